@@ -1,0 +1,128 @@
+"""Board geometry: cell names, edges and the three neighbourhoods (RULES.md §1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+#: Neighbourhood offsets (row, column). ``diagonal2`` is Maldonado's "two diagonal steps".
+HOODS: dict[str, tuple[tuple[int, int], ...]] = {
+    "orthogonal": ((-1, 0), (0, 1), (1, 0), (0, -1)),
+    "diagonal": ((-1, 1), (1, 1), (1, -1), (-1, -1)),
+    "king": ((-1, 0), (-1, 1), (0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1)),
+    "diagonal2": ((-2, 2), (2, 2), (2, -2), (-2, -2)),
+}
+
+ROW_LETTERS = "ABCDEFG"
+
+
+class CellError(ValueError):
+    """A cell name that is malformed or off the board."""
+
+
+@dataclass(frozen=True)
+class Board:
+    """A rectangular board whose cells keep their 7x7 names (Training uses B3..F7).
+
+    Cells are numbered row-major from 0; ``name(i)`` gives ``"E3"``-style names.
+    """
+
+    first_row: int  # 0 for row A
+    first_col: int  # 1 for column 1
+    height: int
+    width: int
+    _hoods: dict = field(default_factory=dict, compare=False, repr=False, hash=False)
+
+    @property
+    def size(self) -> int:
+        return self.height * self.width
+
+    @cached_property
+    def names(self) -> tuple[str, ...]:
+        return tuple(
+            f"{ROW_LETTERS[self.first_row + r]}{self.first_col + c}"
+            for r in range(self.height)
+            for c in range(self.width)
+        )
+
+    @cached_property
+    def _by_name(self) -> dict[str, int]:
+        return {n: i for i, n in enumerate(self.names)}
+
+    @property
+    def row_letters(self) -> str:
+        return ROW_LETTERS[self.first_row : self.first_row + self.height]
+
+    @property
+    def col_numbers(self) -> tuple[int, ...]:
+        return tuple(range(self.first_col, self.first_col + self.width))
+
+    def name(self, i: int) -> str:
+        return self.names[i]
+
+    def index(self, name: str) -> int:
+        """The index of a cell named like ``E3`` (case-insensitive); CellError if off the board."""
+        key = name.strip().upper()
+        if key in self._by_name:
+            return self._by_name[key]
+        if len(key) == 2 and key[0] in ROW_LETTERS and key[1].isdigit():
+            raise CellError(f"cell {key} is off the board ({self.names[0]} to {self.names[-1]})")
+        raise CellError(f"{name!r} is not a cell name (a row letter and a column number, like E3)")
+
+    def rc(self, i: int) -> tuple[int, int]:
+        return divmod(i, self.width)
+
+    def at(self, r: int, c: int) -> int | None:
+        """The index at board-relative row r, column c, or None off the board."""
+        if 0 <= r < self.height and 0 <= c < self.width:
+            return r * self.width + c
+        return None
+
+    def neighbours(self, i: int, hood: str) -> tuple[int, ...]:
+        return self.hood(hood)[i]
+
+    def hood(self, hood: str) -> tuple[tuple[int, ...], ...]:
+        """For every cell, the on-board cells of a neighbourhood, in offset order."""
+        table = self._hoods.get(hood)
+        if table is None:
+            offsets = HOODS[hood]
+            table = tuple(
+                tuple(
+                    j
+                    for dr, dc in offsets
+                    if (j := self.at(i // self.width + dr, i % self.width + dc)) is not None
+                )
+                for i in range(self.size)
+            )
+            self._hoods[hood] = table
+        return table
+
+    @cached_property
+    def rows(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(range(r * self.width, (r + 1) * self.width)) for r in range(self.height))
+
+    @cached_property
+    def cols(self) -> tuple[tuple[int, ...], ...]:
+        return tuple(tuple(range(c, self.size, self.width)) for c in range(self.width))
+
+    def edge_distance(self, i: int) -> int:
+        """0 on the outer ring, 1 one Path in, and so on."""
+        r, c = self.rc(i)
+        return min(r, c, self.height - 1 - r, self.width - 1 - c)
+
+    def is_edge(self, i: int) -> bool:
+        return self.edge_distance(i) == 0
+
+    def col_cells(self, column: int) -> tuple[int, ...]:
+        """Cells of a column given by its printed number (7 is east)."""
+        return self.cols[column - self.first_col]
+
+    def row_label(self, r: int) -> str:
+        return self.row_letters[r]
+
+    def col_label(self, c: int) -> str:
+        return str(self.first_col + c)
+
+
+FULL = Board(first_row=0, first_col=1, height=7, width=7)
+TRAINING = Board(first_row=1, first_col=3, height=5, width=5)

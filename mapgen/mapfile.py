@@ -1,0 +1,215 @@
+"""Reading and writing map files (RULES.md §7): TOML with a terrain grid, human-editable."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+import tomllib
+from pathlib import Path
+
+from mapgen.board import Board, CellError
+from mapgen.model import CHAPTER_NAMES, START_COLUMN, Briefing, Map, Pattern, board_for
+from mapgen.terrain import Terrain
+
+KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
+_HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE)
+
+
+class MapFileError(ValueError):
+    """A map file that cannot be read; the message names the file and what is wrong."""
+
+    def __init__(self, source: str | None, problem: str):
+        self.source = source
+        self.problem = problem
+        super().__init__(f"{source}: {problem}" if source else problem)
+
+
+def read_map(path: str | os.PathLike) -> Map:
+    """Read a map file; raises MapFileError for anything unreadable."""
+    source = str(path)
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise MapFileError(source, "no such file") from None
+    except IsADirectoryError:
+        raise MapFileError(source, "is a directory, not a map file") from None
+    except UnicodeDecodeError:
+        raise MapFileError(source, "is not a text file (not UTF-8)") from None
+    except OSError as e:
+        raise MapFileError(source, e.strerror or str(e)) from None
+    return parse_map(text, source)
+
+
+def parse_map(text: str, source: str | None = None) -> Map:
+    """Parse map file text; raises MapFileError (and nothing else) on bad input."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise MapFileError(source, f"not valid TOML ({e})") from None
+    except (ValueError, TypeError, RecursionError) as e:  # defensive: tomllib on pathological input
+        raise MapFileError(source, f"not valid TOML ({e})") from None
+    try:
+        return _from_data(data)
+    except (ValueError, CellError) as e:
+        raise MapFileError(source, str(e)) from None
+
+
+def _require(data: dict, key: str, kind: type, what: str):
+    if key not in data:
+        raise ValueError(f"missing field '{key}'")
+    value = data[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ValueError(f"field '{key}' must be {what}, not {value!r}")
+    return value
+
+
+def _cell(data: dict, key: str, board: Board) -> int:
+    value = _require(data, key, str, "a cell name like E3")
+    try:
+        return board.index(value)
+    except CellError as e:
+        raise ValueError(f"field '{key}': {e}") from None
+
+
+def _from_data(data: dict) -> Map:
+    chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
+    if chapter not in CHAPTER_NAMES:
+        raise ValueError(f"unknown chapter {data['chapter']!r} (expected one of {', '.join(CHAPTER_NAMES)})")
+    board = board_for(chapter)
+    peak = _cell(data, "peak", board)
+    start = None
+    if "start" in data:
+        raw = _require(data, "start", str, f'"{START_COLUMN}" or a cell name')
+        if raw.strip().lower() != START_COLUMN:
+            start = _cell(data, "start", board)
+    if chapter == "flora" and start is None:
+        raise ValueError("Flora maps need 'start' to be the cell of the start Fort, like D7")
+    pattern = None
+    if "fort_pattern" in data:
+        pattern = parse_pattern(_require(data, "fort_pattern", str, "rows of terrain codes"))
+    elif chapter == "fauna":
+        raise ValueError("missing field 'fort_pattern' (Fauna's mini map)")
+    greek_fire = _cell(data, "greek_fire", board) if "greek_fire" in data else None
+    number = _require(data, "number", int, "a whole number") if "number" in data else None
+    name = _require(data, "name", str, "text") if "name" in data else None
+    cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
+    meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
+    briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
+    return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta)
+
+
+def _code(token: str, where: str) -> tuple[Terrain | None, int | None]:
+    if token == "..":
+        return None, None
+    m = _HILL.match(token)
+    if m:
+        return Terrain.HILL, int(m.group(1))
+    try:
+        return Terrain.from_code(token), None
+    except KeyError:
+        raise ValueError(f"unknown terrain code {token!r} in {where}") from None
+
+
+def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], dict[int, int]]:
+    """Parse the terrain grid; an optional header of column numbers and row letters are checked."""
+    lines = [line.split() for line in text.splitlines() if line.strip()]
+    expected_cols = [str(c) for c in board.col_numbers]
+    if lines and all(tok.isdigit() for tok in lines[0]):
+        if lines[0] != expected_cols:
+            raise ValueError(f"terrain header reads {' '.join(lines[0])}, expected {' '.join(expected_cols)}")
+        lines = lines[1:]
+    if len(lines) != board.height:
+        raise ValueError(f"terrain has {len(lines)} rows, expected {board.height} (rows {board.row_letters[0]} to {board.row_letters[-1]})")
+    cells: list[Terrain | None] = []
+    hills: dict[int, int] = {}
+    for r, tokens in enumerate(lines):
+        letter = board.row_letters[r]
+        if tokens and len(tokens[0]) == 1 and tokens[0].isalpha():
+            if tokens[0].upper() != letter:
+                raise ValueError(f"terrain row {r + 1} is labelled {tokens[0]}, expected {letter}")
+            tokens = tokens[1:]
+        if len(tokens) != board.width:
+            raise ValueError(f"terrain row {letter} has {len(tokens)} cells, expected {board.width}")
+        for c, token in enumerate(tokens):
+            terrain, number = _code(token, f"row {letter}")
+            if number is not None:
+                hills[len(cells)] = number
+            cells.append(terrain)
+    return tuple(cells), hills
+
+
+def parse_pattern(text: str) -> Pattern:
+    """Parse Fauna's mini map: rows of codes with exactly one Ft; ``..`` is any terrain."""
+    rows = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        rows.append(tuple(_code(tok, "fort_pattern")[0] for tok in line.split()))
+    if not rows:
+        raise ValueError("fort_pattern is empty")
+    if len({len(row) for row in rows}) != 1:
+        raise ValueError("fort_pattern rows have different lengths")
+    forts = sum(t is Terrain.FORT for row in rows for t in row)
+    if forts != 1:
+        raise ValueError(f"fort_pattern must hold exactly one Ft, found {forts}")
+    return Pattern(rows=tuple(rows))
+
+
+def terrain_text(m: Map) -> str:
+    """The terrain grid with a header of column numbers and row letters, Hill numbers shown."""
+    b = m.board
+    lines = ["   " + " ".join(f"{c:<3}" for c in b.col_numbers).rstrip()]
+    for r, letter in enumerate(b.row_letters):
+        codes = []
+        for i in b.rows[r]:
+            t = m.cells[i]
+            codes.append(".." if t is None else t.code + (str(m.hills[i]) if i in m.hills else ""))
+        lines.append(f"{letter}  " + " ".join(f"{code:<3}" for code in codes).rstrip())
+    return "\n".join(lines) + "\n"
+
+
+def dumps_map(m: Map) -> str:
+    """The map as file text, fields in a fixed order (so equal maps give equal bytes)."""
+    import tomli_w
+
+    b = m.board
+    head: dict = {"chapter": m.chapter}
+    br = m.briefing
+    if br.number is not None:
+        head["number"] = br.number
+    if br.name is not None:
+        head["name"] = br.name
+    head["peak"] = b.name(br.peak)
+    head["start"] = START_COLUMN if br.start is None else b.name(br.start)
+    if br.fort_pattern is not None:
+        head["fort_pattern"] = br.fort_pattern.text() + "\n"
+    if br.greek_fire is not None:
+        head["greek_fire"] = b.name(br.greek_fire)
+    scalars = {k: v for k, v in m.meta.items() if not isinstance(v, dict)}
+    tables = {k: v for k, v in m.meta.items() if isinstance(v, dict)}
+    head.update(scalars)
+    head["terrain"] = terrain_text(m)
+    head.update(tables)
+    return tomli_w.dumps(head, multiline_strings=True)
+
+
+def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> None:
+    """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
+    path = Path(path)
+    if path.exists() and not overwrite:
+        raise FileExistsError(f"{path}: already exists (use --force to overwrite)")
+    text = dumps_map(m)
+    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if overwrite:
+            os.replace(tmp, path)
+        else:
+            os.link(tmp, path)  # fails if the file appeared meanwhile: never clobber
+            os.unlink(tmp)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise

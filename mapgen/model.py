@@ -1,0 +1,125 @@
+"""The map model: a chapter's board, its briefing, its terrain (with unrevealed cells) and Hill numbers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from mapgen.board import FULL, TRAINING, Board
+from mapgen.terrain import Terrain
+
+CHAPTER_NAMES = ("training", "fauna", "flora", "vameter", "maldonado")
+START_COLUMN = "column 7"
+
+
+def board_for(chapter: str) -> Board:
+    """The Training Mission plays on 5x5 (B3..F7); every other chapter on 7x7."""
+    return TRAINING if chapter == "training" else FULL
+
+
+@dataclass(frozen=True)
+class Pattern:
+    """Fauna's mini map: terrains at (row, column) offsets from the Fort; ``None`` is ``..``."""
+
+    rows: tuple[tuple[Terrain | None, ...], ...]
+
+    @property
+    def origin(self) -> tuple[int, int]:
+        for r, row in enumerate(self.rows):
+            for c, t in enumerate(row):
+                if t is Terrain.FORT:
+                    return r, c
+        raise ValueError("the pattern holds no Ft")
+
+    def cells(self) -> list[tuple[int, int, Terrain | None]]:
+        """Every pattern cell as (dr, dc, terrain) relative to the Fort, ``..`` cells included."""
+        r0, c0 = self.origin
+        return [(r - r0, c - c0, t) for r, row in enumerate(self.rows) for c, t in enumerate(row)]
+
+    def rotations(self) -> list[list[tuple[int, int, Terrain | None]]]:
+        """The four 90° clockwise rotations (never mirrored), each as ``cells()``."""
+        out, cells = [], self.cells()
+        for _ in range(4):
+            out.append(cells)
+            cells = [(dc, -dr, t) for dr, dc, t in cells]
+        return out
+
+    def text(self) -> str:
+        return "\n".join(" ".join(t.code if t else ".." for t in row) for row in self.rows)
+
+
+@dataclass(frozen=True)
+class Briefing:
+    """The Mission Briefing of one map (RULES.md §4)."""
+
+    peak: int
+    start: int | None = None  # a cell for Flora; None means "column 7"
+    fort_pattern: Pattern | None = None
+    greek_fire: int | None = None
+    number: int | None = None
+    name: str | None = None
+
+
+@dataclass(frozen=True)
+class Map:
+    """A map or a partial map (a *state*): ``cells[i]`` is a Terrain or None when unrevealed.
+
+    ``hills`` maps cell index to the number shown on that Hill, where one is given.
+    ``meta`` holds extra file fields kept on a round trip (``generator`` and the like).
+    """
+
+    chapter: str
+    briefing: Briefing
+    cells: tuple[Terrain | None, ...]
+    hills: dict[int, int] = field(default_factory=dict)
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def board(self) -> Board:
+        return board_for(self.chapter)
+
+    @property
+    def complete(self) -> bool:
+        return all(t is not None for t in self.cells)
+
+    def unrevealed(self) -> list[int]:
+        return [i for i, t in enumerate(self.cells) if t is None]
+
+    def at(self, name: str) -> Terrain | None:
+        return self.cells[self.board.index(name)]
+
+    def cells_of(self, terrain: Terrain) -> list[int]:
+        return [i for i, t in enumerate(self.cells) if t is terrain]
+
+    def with_cells(self, cells, hills: dict[int, int] | None = None) -> Map:
+        """A copy with new terrain; Hill numbers are kept only on cells that are still Hills."""
+        cells = tuple(cells)
+        keep = self.hills if hills is None else hills
+        return replace(self, cells=cells, hills={i: n for i, n in keep.items() if cells[i] is Terrain.HILL})
+
+    def hide(self, indices) -> Map:
+        """A partial map with the given cells unrevealed (their Hill numbers hidden too)."""
+        hidden = set(indices)
+        return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))
+
+    def start_cells(self) -> list[int]:
+        """Cells a first exploration may take: Flora's start Fort, otherwise all of column 7."""
+        if self.briefing.start is not None:
+            return [self.briefing.start]
+        board = self.board
+        return list(board.col_cells(7))
+
+    def grid_text(self) -> str:
+        """A plain grid with headers, for messages and debugging."""
+        b = self.board
+        lines = ["   " + " ".join(f"{c:>3}" for c in b.col_numbers)]
+        for r, letter in enumerate(b.row_letters):
+            codes = []
+            for i in b.rows[r]:
+                t = self.cells[i]
+                code = ".." if t is None else t.code + (str(self.hills[i]) if i in self.hills else "")
+                codes.append(f"{code:>3}")
+            lines.append(f"{letter}  " + " ".join(codes))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.grid_text()

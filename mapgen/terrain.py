@@ -1,0 +1,63 @@
+"""Terrain types of Corps of Discovery maps and their two-letter file codes (RULES.md §2)."""
+
+from __future__ import annotations
+
+from enum import Enum
+
+
+class Terrain(Enum):
+    """A terrain type. The value is its file code; ``index`` is its fixed position in arrays."""
+
+    FOOD = "Fo"
+    WOOD = "Wo"
+    WATER = "Wa"
+    MUD = "Mu"
+    ROCK = "Ro"
+    SKULL = "Sk"
+    TIPI = "Ti"
+    FIELD = "Fi"
+    HILL = "Hi"
+    VINE = "Vi"
+    FORT = "Ft"
+    PETRIFIED_FOREST = "Pf"
+    SACAGAWEA = "Sa"
+    FLORA_CREATURE = "Fc"
+    FEZRON_CAMP = "Fz"
+    MUSHROOM_FIELD = "Mf"
+    MALDONADO = "Ma"
+
+    @property
+    def code(self) -> str:
+        return self.value
+
+    @property
+    def label(self) -> str:
+        """The terrain's name as the rulebooks write it: ``Petrified Forest``."""
+        return _LABELS.get(self, self.name.replace("_", " ").title())
+
+    @property
+    def index(self) -> int:
+        return _INDEX[self]
+
+    @classmethod
+    def from_code(cls, code: str) -> Terrain:
+        """The terrain for a code, case-insensitively; raises KeyError for an unknown code."""
+        return _BY_CODE[code.lower()]
+
+    def __str__(self) -> str:
+        return self.value
+
+
+_LABELS = {Terrain.FLORA_CREATURE: "Flora creature", Terrain.FEZRON_CAMP: "Fezron Camp",
+           Terrain.MUSHROOM_FIELD: "Mushroom Field"}
+_BY_CODE = {t.value.lower(): t for t in Terrain}
+_INDEX = {t: i for i, t in enumerate(Terrain)}
+TERRAINS: tuple[Terrain, ...] = tuple(Terrain)
+
+
+def parse_terrain(code: str) -> Terrain:
+    """Like ``Terrain.from_code`` but raises ``ValueError`` with a person's message."""
+    try:
+        return Terrain.from_code(code)
+    except KeyError:
+        raise ValueError(f"unknown terrain code {code!r}") from None
