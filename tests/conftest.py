@@ -1,0 +1,34 @@
+"""Shared fixtures: the worked example maps kept under tests/data (valid, invalid, states)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mapgen.mapfile import read_map
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    """tests/data: ``valid/``, ``invalid/`` and ``states/`` examples with their ``expected.json``."""
+    return DATA
+
+
+@pytest.fixture(scope="session")
+def example():
+    """A loader: ``example("fauna-201")`` reads ``valid/fauna-201.toml``; ``example(name, "states")`` another folder."""
+
+    def load(name: str, folder: str = "valid"):
+        return read_map(DATA / folder / f"{name}.toml")
+
+    return load
+
+
+@pytest.fixture(scope="session")
+def expected_invalid() -> dict[str, list[str]]:
+    """Rule ids each ``invalid/`` example breaks."""
+    return json.loads((DATA / "invalid" / "expected.json").read_text(encoding="utf-8"))
