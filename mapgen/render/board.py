@@ -1,0 +1,327 @@
+"""Drawing a map or a partial map: the board with its coordinates, the briefing panel and a key."""
+
+from __future__ import annotations
+
+import os
+
+from mapgen.model import Map
+from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
+from mapgen.render.style import (
+    BOARD_FILL,
+    GREEK_FIRE,
+    GRID_EDGE,
+    HEAT_CMAP,
+    PEAK_BADGE,
+    RIVER,
+    START_EDGE,
+    TOKEN_EDGE,
+    TOKEN_FILL,
+    style,
+)
+from mapgen.terrain import Terrain
+
+RIVER_WIDTH = 0.55  # in cells
+LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
+
+
+def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
+    """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1."""
+    hidden = set(m.unrevealed())
+    b = m.board
+    for i, t in (forced or {}).items():
+        if not isinstance(i, int) or not 0 <= i < b.size:
+            raise RenderError(f"forced cell {i!r} is not on the board")
+        if i not in hidden:
+            raise RenderError(f"forced cell {b.name(i)} is already explored")
+        if not isinstance(t, Terrain):
+            raise RenderError(f"forced cell {b.name(i)} holds {t!r}, not a terrain")
+    for i, p in (heat or {}).items():
+        if not isinstance(i, int) or not 0 <= i < b.size:
+            raise RenderError(f"shaded cell {i!r} is not on the board")
+        if i not in hidden:
+            raise RenderError(f"shaded cell {b.name(i)} is already explored")
+        if not 0.0 <= float(p) <= 1.0:
+            raise RenderError(f"chance {p!r} at {b.name(i)} is not between 0 and 1")
+
+
+def board_extent(m: Map, *, right_labels: bool = True) -> tuple[float, float, float, float]:
+    """The board's drawing area in cell units: (left, right, top, bottom), labels and river included."""
+    b = m.board
+    right = b.width + (RIVER_WIDTH + 0.1 if m.briefing.start is None else 0.0)
+    if right_labels:
+        right += LABEL_MARGIN
+    return -LABEL_MARGIN, right, -LABEL_MARGIN, b.height + LABEL_MARGIN
+
+
+def _percent(p: float) -> str:
+    if p <= 0:
+        return "0%"
+    if p >= 1:
+        return "100%"
+    if p < 0.005:
+        return "<1%"
+    if p > 0.995:
+        return ">99%"
+    return f"{round(p * 100)}%"
+
+
+def draw_board(
+    ax, m: Map, cell_pt: float, *, forced: dict | None = None, heat: dict | None = None, right_labels: bool = True
+) -> None:
+    """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points."""
+    from matplotlib import colormaps
+    from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
+
+    from mapgen.render.panel import ink_for
+
+    b, br = m.board, m.briefing
+    forced = forced or {}
+    heat = heat or {}
+    cmap = colormaps[HEAT_CMAP]
+    x0, x1, y0, y1 = board_extent(m, right_labels=right_labels)
+    ax.set_xlim(x0, x1)
+    ax.set_ylim(y1, y0)
+    ax.set_axis_off()
+    lw = max(0.6, cell_pt * 0.018)
+    ax.add_patch(Rectangle((0, 0), b.width, b.height, fc=BOARD_FILL, ec=GRID_EDGE, lw=lw * 1.5, gid="board"))
+
+    label_pt = cell_pt * 0.27
+    for c in range(b.width):
+        for y in (-LABEL_MARGIN / 2, b.height + LABEL_MARGIN / 2):
+            ax.text(
+                c + 0.5,
+                y,
+                b.col_label(c),
+                ha="center",
+                va="center",
+                fontsize=label_pt,
+                fontweight="bold",
+                gid=f"col-{b.col_label(c)}",
+            )
+    river = br.start is None
+    right_x = b.width + (RIVER_WIDTH + 0.1 if river else 0) + LABEL_MARGIN / 2
+    for r in range(b.height):
+        xs = (-LABEL_MARGIN / 2, right_x) if right_labels else (-LABEL_MARGIN / 2,)
+        for x in xs:
+            ax.text(
+                x,
+                r + 0.5,
+                b.row_label(r),
+                ha="center",
+                va="center",
+                fontsize=label_pt,
+                fontweight="bold",
+                gid=f"row-{b.row_label(r)}",
+            )
+    if river:
+        rx = b.width + 0.1
+        ax.add_patch(Rectangle((rx, 0), RIVER_WIDTH, b.height, fc=RIVER, ec=GRID_EDGE, lw=lw, gid="river"))
+        ax.text(
+            rx + RIVER_WIDTH / 2,
+            b.height / 2,
+            "RIVER · START ON COLUMN 7",
+            rotation=270,
+            ha="center",
+            va="center",
+            fontsize=cell_pt * 0.15,
+            fontweight="bold",
+            color="#ffffff",
+        )
+
+    for i, t in enumerate(m.cells):
+        r, c = b.rc(i)
+        name = b.name(i)
+        x, y = c, r
+        if t is not None:
+            st = style(t)
+            ax.add_patch(
+                FancyBboxPatch(
+                    (x + 0.05, y + 0.05),
+                    0.9,
+                    0.9,
+                    boxstyle="round,pad=0,rounding_size=0.08",
+                    fc=st.colour,
+                    ec=GRID_EDGE,
+                    lw=lw,
+                    gid=f"cell-{name}-{t.code}",
+                )
+            )
+            number = m.hills.get(i)
+            two_lines = "\n" in st.short
+            sym_y = y + (0.44 if two_lines else 0.47)
+            if number is not None:
+                ax.text(
+                    x + 0.5,
+                    sym_y,
+                    str(number),
+                    ha="center",
+                    va="center",
+                    fontsize=cell_pt * 0.42,
+                    fontweight="bold",
+                    color=st.ink,
+                    gid=f"hill-{name}-{number}",
+                )
+            else:
+                ax.text(x + 0.5, sym_y, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.36, color=st.ink)
+            ax.text(
+                x + 0.5,
+                y + (0.79 if two_lines else 0.82),
+                st.short,
+                ha="center",
+                va="center",
+                fontsize=cell_pt * (0.115 if two_lines else 0.14),
+                color=st.ink,
+                linespacing=0.95,
+                fontweight="bold",
+            )
+        elif i in heat:
+            p = float(heat[i])
+            fill = cmap(p)
+            ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=fill, ec=TOKEN_EDGE, lw=lw, gid=f"heat-{name}"))
+            ax.text(
+                x + 0.5,
+                y + 0.5,
+                _percent(p),
+                ha="center",
+                va="center",
+                fontsize=cell_pt * 0.2,
+                fontweight="bold",
+                color=ink_for(fill),
+                gid=f"heat-{name}-{_percent(p)}",
+            )
+            if i in forced:
+                ax.add_patch(
+                    Circle(
+                        (x + 0.5, y + 0.5),
+                        0.46,
+                        fill=False,
+                        ec="#000000",
+                        lw=lw * 1.6,
+                        ls=(0, (3, 2)),
+                        gid=f"forced-{name}-{forced[i].code}",
+                    )
+                )
+                ax.text(
+                    x + 0.5,
+                    y + 0.73,
+                    forced[i].code,
+                    ha="center",
+                    va="center",
+                    fontsize=cell_pt * 0.12,
+                    color=ink_for(fill),
+                )
+        elif i in forced:
+            st = style(forced[i])
+            ax.add_patch(
+                Circle(
+                    (x + 0.5, y + 0.5), 0.40, fc=st.colour, ec=TOKEN_EDGE, lw=lw, gid=f"forced-{name}-{forced[i].code}"
+                )
+            )
+            ax.add_patch(Circle((x + 0.5, y + 0.5), 0.46, fill=False, ec="#000000", lw=lw * 1.6, ls=(0, (3, 2))))
+            ax.text(x + 0.5, y + 0.46, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.28, color=st.ink)
+            ax.text(
+                x + 0.5,
+                y + 0.72,
+                forced[i].code,
+                ha="center",
+                va="center",
+                fontsize=cell_pt * 0.13,
+                color=st.ink,
+                fontweight="bold",
+            )
+        else:
+            ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=TOKEN_FILL, ec=TOKEN_EDGE, lw=lw, gid=f"token-{name}"))
+            ax.add_patch(Circle((x + 0.5, y + 0.5), 0.31, fill=False, ec=TOKEN_EDGE, lw=lw * 0.6))
+
+        badges = []
+        if i == br.peak:
+            badges.append(("PEAK", PEAK_BADGE, "#ffffff", "peak"))
+        if i == br.start:
+            badges.append(("START", START_EDGE, "#000000", "start"))
+            ax.add_patch(Rectangle((x + 0.02, y + 0.02), 0.96, 0.96, fill=False, ec=START_EDGE, lw=lw * 3.5))
+        if i == br.greek_fire:
+            badges.append(("GREEK FIRE", GREEK_FIRE, "#000000", "greek-fire"))
+        for k, (text, fc, ink, gid) in enumerate(badges):
+            ax.text(
+                x + 0.5,
+                y + 0.13 + 0.22 * k,
+                text,
+                ha="center",
+                va="center",
+                fontsize=cell_pt * 0.115,
+                fontweight="bold",
+                color=ink,
+                gid=f"{gid}-{name}",
+                bbox={"boxstyle": "round,pad=0.2", "fc": fc, "ec": "#ffffff", "lw": 0.6},
+            )
+
+
+def _chapter_info(m: Map, chapter=None):
+    """The chapter's title, terrains and counted terrain (from the catalogue unless one is given)."""
+    if chapter is None:
+        from constraints.catalogue import ChapterError, get_chapter
+
+        try:
+            chapter = get_chapter(m.chapter)
+        except ChapterError as e:
+            raise RenderError(str(e)) from None
+    return chapter.title, tuple(chapter.terrains), chapter.counted
+
+
+def map_figure(m: Map, *, forced: dict | None = None, heat: dict | None = None, heat_label: str = "", chapter=None):
+    """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
+    from matplotlib.figure import Figure
+
+    from mapgen.render.panel import Panel, briefing, legend
+
+    check_overlays(m, forced, heat)
+    title, terrains, counted = _chapter_info(m, chapter)
+    x0, x1, y0, y1 = board_extent(m)
+    margin, gap, panel_w = 0.3, 0.35, 4.4
+    unit = 7.6 / max(x1 - x0, y1 - y0)  # inches per cell
+    board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
+    fig = Figure(figsize=(10, 10), facecolor="#ffffff")
+    bax = fig.add_axes((0, 0, 1, 1))
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat)
+    pax = fig.add_axes((0, 0, 1, 1))
+    p = Panel(pax, panel_w, 40.0, size=10.5)
+    briefing(p, m, title, counted, forced=len(forced) if forced is not None else None, heat_label=heat_label)
+    p.gap(0.8)
+    legend(
+        p,
+        terrains,
+        partial=not m.complete,
+        forced=bool(forced),
+        heat_label=heat_label,
+        start_cell=m.briefing.start is not None,
+        greek_fire=m.briefing.greek_fire is not None,
+    )
+    # Size the figure to what was drawn: the board or the panel, whichever is taller.
+    panel_h = max(board_h, p.y)
+    pax.set_ylim(panel_h, 0)
+    fig_w, fig_h = margin * 2 + board_w + gap + panel_w, margin * 2 + panel_h
+    fig.set_size_inches(fig_w, fig_h)
+    bax.set_position((margin / fig_w, (fig_h - margin - board_h) / fig_h, board_w / fig_w, board_h / fig_h))
+    pax.set_position(((margin + board_w + gap) / fig_w, margin / fig_h, panel_w / fig_w, panel_h / fig_h))
+    return fig
+
+
+def render_map(
+    m: Map,
+    path: str | os.PathLike,
+    *,
+    forced: dict[int, Terrain] | None = None,
+    heat: dict[int, float] | None = None,
+    heat_label: str = "",
+    fmt: str | None = None,
+    chapter=None,
+    dpi: int = DPI,
+) -> Rendered:
+    """Draw a map (or a partial map) to an SVG, PNG or PDF file.
+
+    ``forced`` marks unexplored cells that hold one terrain in every completion; ``heat`` shades each
+    unexplored cell by the chance (0..1) that it holds ``heat_label``. The format comes from the suffix.
+    """
+    fmt = output_format(path, fmt)
+    fig = map_figure(m, forced=forced, heat=heat, heat_label=heat_label, chapter=chapter)
+    return save_figures([fig], path, fmt, dpi=dpi)

@@ -1,0 +1,104 @@
+"""Writing figures to SVG, PNG or PDF files atomically (a temp file renamed into place)."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+FORMATS = ("svg", "png", "pdf")
+DPI = 150
+
+
+class RenderError(ValueError):
+    """A picture that cannot be made from the given input; the message is one line for a person."""
+
+
+@dataclass(frozen=True)
+class Rendered:
+    """What was written: the file, its format, its pages and (for PNG) its size in pixels."""
+
+    path: str
+    format: str
+    pages: int = 1
+    width_px: int | None = None
+    height_px: int | None = None
+
+    def to_json(self) -> dict:
+        return {
+            "path": self.path,
+            "format": self.format,
+            "pages": self.pages,
+            "width_px": self.width_px,
+            "height_px": self.height_px,
+        }
+
+
+def output_format(path: str | os.PathLike, fmt: str | None = None) -> str:
+    """The format to write: ``fmt`` if given, otherwise the file's suffix; RenderError if unsupported."""
+    if fmt is None:
+        suffix = Path(path).suffix
+        if not suffix:
+            raise RenderError(f"{path}: cannot tell the format; name the file .svg, .png or .pdf")
+        fmt = suffix[1:]
+    fmt = fmt.lower()
+    if fmt not in FORMATS:
+        raise RenderError(f"{path}: unsupported format '{fmt}' (use .svg, .png or .pdf)")
+    return fmt
+
+
+def _metadata(fmt: str) -> dict:
+    # No dates: the same input gives the same file.
+    if fmt == "svg":
+        return {"Date": None}
+    if fmt == "pdf":
+        return {"CreationDate": None, "Creator": "mapgen"}
+    return {"Software": "mapgen (matplotlib)"}
+
+
+def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int = DPI) -> Rendered:
+    """Write one figure (SVG, PNG) or several as PDF pages; never leaves a half-written file at ``path``."""
+    import matplotlib
+
+    if len(figures) > 1 and fmt != "pdf":
+        raise RenderError(f"{path}: only a PDF can hold {len(figures)} pages")
+    path = Path(path)
+    folder = path.parent if str(path.parent) else Path(".")
+    if not folder.is_dir():
+        raise RenderError(f"{path}: folder {folder} does not exist")
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=f".{fmt}.tmp")
+    os.close(fd)
+    try:
+        with matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path", "pdf.fonttype": 42}):
+            if fmt == "pdf":
+                from matplotlib.backends.backend_pdf import PdfPages
+
+                with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
+                    for fig in figures:
+                        pdf.savefig(fig)
+            else:
+                figures[0].savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output file gets the usual mode
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    width = height = None
+    if fmt == "png":
+        width, height = png_size(path)
+    return Rendered(str(path), fmt, len(figures), width, height)
+
+
+def png_size(path: str | os.PathLike) -> tuple[int, int]:
+    """Width and height from a PNG file's IHDR chunk."""
+    import struct
+
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":
+        raise RenderError(f"{path}: not a PNG file")
+    return struct.unpack(">II", head[16:24])

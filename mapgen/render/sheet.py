@@ -1,0 +1,149 @@
+"""The printable sheet: a PDF on A4 or Letter with the map large enough to play on, its briefing and key."""
+
+from __future__ import annotations
+
+import os
+
+from mapgen.model import Map
+from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board
+from mapgen.render.output import Rendered, RenderError, output_format, save_figures
+from mapgen.terrain import Terrain
+
+#: Paper sizes in inches (portrait).
+PAPERS = {"a4": (8.27, 11.69), "letter": (8.5, 11.0)}
+MARGIN = 0.45  # inches: inside what home printers can reach
+
+
+def _axes(fig, left: float, top: float, width: float, height: float):
+    """An axes placed in inches from the page's top-left corner."""
+    w, h = fig.get_size_inches()
+    return fig.add_axes((left / w, (h - top - height) / h, width / w, height / h))
+
+
+def _title(m: Map, chapter_title: str) -> str:
+    br = m.briefing
+    parts = [chapter_title]
+    if br.number is not None:
+        parts.append(f"Map {br.number}")
+    if br.name:
+        parts.append(br.name)
+    return " · ".join(parts)
+
+
+def sheet_figures(
+    m: Map,
+    *,
+    paper: str = "a4",
+    forced: dict | None = None,
+    heat: dict | None = None,
+    heat_label: str = "",
+    chapter=None,
+) -> list:
+    """Two pages: the board with its briefing, then the key and the chapter's rules."""
+    from matplotlib.figure import Figure
+
+    from mapgen.render.panel import Panel, briefing, legend, minimap
+
+    if paper not in PAPERS:
+        raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
+    check_overlays(m, forced, heat)
+    title, terrains, counted = _chapter_info(m, chapter)
+    page_w, page_h = PAPERS[paper]
+    inner_w = page_w - 2 * MARGIN
+
+    page1 = Figure(figsize=(page_w, page_h), facecolor="#ffffff")
+    head = _axes(page1, MARGIN, MARGIN, inner_w, 0.45)
+    head.set_axis_off()
+    head.text(0, 0.5, _title(m, title), fontsize=16, fontweight="bold", va="center", transform=head.transAxes)
+    head.text(
+        1,
+        0.5,
+        f"{paper.upper()} · print at 100%",
+        fontsize=8,
+        color="#666666",
+        va="center",
+        ha="right",
+        transform=head.transAxes,
+    )
+    x0, x1, y0, y1 = board_extent(m, right_labels=False)
+    unit = min(inner_w / (x1 - x0), 7.4 / (y1 - y0))
+    board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
+    bax = _axes(page1, MARGIN + (inner_w - board_w) / 2, MARGIN + 0.5, board_w, board_h)
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat, right_labels=False)
+    top = MARGIN + 0.5 + board_h + 0.15
+    rest = page_h - MARGIN - top
+    has_minimap = m.briefing.fort_pattern is not None
+    left_w = inner_w * (0.58 if has_minimap else 1.0)
+    p = Panel(_axes(page1, MARGIN, top, left_w, rest), left_w, rest, size=9.5)
+    briefing(
+        p,
+        m,
+        title,
+        counted,
+        forced=len(forced) if forced is not None else None,
+        heat_label=heat_label,
+        with_title=False,
+        with_minimap=False,
+    )
+    p.text(
+        f"Cells are {unit * 25.4:.0f} mm wide when printed at 100%: put a Path token on each cell to play.", scale=0.85
+    )
+    if has_minimap:
+        q = Panel(
+            _axes(page1, MARGIN + left_w + 0.2, top, inner_w - left_w - 0.2, rest),
+            inner_w - left_w - 0.2,
+            rest,
+            size=9.5,
+        )
+        q.gap(1.9)
+        minimap(q, m.briefing.fort_pattern)
+
+    page2 = Figure(figsize=(page_w, page_h), facecolor="#ffffff")
+    k = Panel(_axes(page2, MARGIN, MARGIN, inner_w, page_h - 2 * MARGIN), inner_w, page_h - 2 * MARGIN, size=10)
+    k.heading(f"Reference: {title}", gid="reference")
+    k.gap(0.3)
+    legend(
+        k,
+        terrains,
+        partial=not m.complete,
+        forced=bool(forced),
+        heat_label=heat_label,
+        start_cell=m.briefing.start is not None,
+        greek_fire=m.briefing.greek_fire is not None,
+        columns=3,
+    )
+    k.gap(0.6)
+    k.text("Map rules", weight="bold", gid="rules")
+    if counted is not None:
+        k.text(f"Each Hill shows the number of {counted.label}s in its row plus its column.", scale=0.92)
+    for info in _rules(m, chapter):
+        k.gap(0.25)
+        k.text(f"{info.id}  {info.title}", scale=0.92, weight="bold", gid=f"rule-{info.id}")
+        k.text(info.text, scale=0.88)
+    return [page1, page2]
+
+
+def _rules(m: Map, chapter=None):
+    if chapter is None:
+        from constraints.catalogue import get_chapter
+
+        chapter = get_chapter(m.chapter)
+    return chapter.info
+
+
+def render_sheet(
+    m: Map,
+    path: str | os.PathLike,
+    *,
+    paper: str = "a4",
+    forced: dict[int, Terrain] | None = None,
+    heat: dict[int, float] | None = None,
+    heat_label: str = "",
+    chapter=None,
+) -> Rendered:
+    """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
+    fmt = output_format(path)
+    if fmt != "pdf":
+        raise RenderError(f"{path}: a printable sheet is a PDF; name the file .pdf")
+    figures = sheet_figures(m, paper=paper, forced=forced, heat=heat, heat_label=heat_label, chapter=chapter)
+    return save_figures(figures, path, fmt)

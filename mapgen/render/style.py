@@ -1,0 +1,55 @@
+"""How each terrain looks in pictures: a colour, a symbol and a name that also read in greyscale."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mapgen.terrain import Terrain
+
+
+@dataclass(frozen=True)
+class TerrainStyle:
+    """A terrain's fill colour, the symbol drawn on it, its ink colour and its name wrapped for a cell."""
+
+    colour: str
+    symbol: str
+    ink: str
+    short: str  # the name as printed in a cell, with a line break where it is long
+
+
+# Colours are chosen so that terrains of one chapter differ in lightness as well as hue; the
+# symbol and the printed name carry the meaning when printed in black and white.
+STYLES: dict[Terrain, TerrainStyle] = {
+    Terrain.FOOD: TerrainStyle("#f0a04b", "♥", "#3b1f00", "Food"),
+    Terrain.WOOD: TerrainStyle("#2e7d32", "♣", "#ffffff", "Wood"),
+    Terrain.WATER: TerrainStyle("#4f8fd9", "≈", "#ffffff", "Water"),
+    Terrain.MUD: TerrainStyle("#8d6748", "∴", "#ffffff", "Mud"),
+    Terrain.ROCK: TerrainStyle("#a3a3a3", "▲", "#1a1a1a", "Rock"),
+    Terrain.SKULL: TerrainStyle("#303030", "☠", "#ffffff", "Skull"),
+    Terrain.TIPI: TerrainStyle("#e6cfa3", "△", "#3b2a10", "Tipi"),
+    Terrain.FIELD: TerrainStyle("#f5e663", "⁂", "#3b3500", "Field"),
+    Terrain.HILL: TerrainStyle("#b9e0a5", "∩", "#16300c", "Hill"),
+    Terrain.VINE: TerrainStyle("#7fb539", "§", "#102000", "Vine"),
+    Terrain.FORT: TerrainStyle("#a8201a", "♜", "#ffffff", "Fort"),
+    Terrain.PETRIFIED_FOREST: TerrainStyle("#5d4037", "♠", "#ffffff", "Petrified\nForest"),
+    Terrain.SACAGAWEA: TerrainStyle("#b05cc6", "★", "#ffffff", "Sacagawea"),
+    Terrain.FLORA_CREATURE: TerrainStyle("#f48fb1", "✿", "#3d0018", "Flora\ncreature"),
+    Terrain.FEZRON_CAMP: TerrainStyle("#4a2d8f", "⚑", "#ffffff", "Fezron\nCamp"),
+    Terrain.MUSHROOM_FIELD: TerrainStyle("#f6c7a0", "☂", "#3b1a00", "Mushroom\nField"),
+    Terrain.MALDONADO: TerrainStyle("#f2c21b", "♛", "#2b2000", "Maldonado"),
+}
+
+#: An unexplored Path: the round Path token that covers it on the Map Board.
+TOKEN_FILL = "#d8d2c4"
+TOKEN_EDGE = "#7a7266"
+BOARD_FILL = "#f7f4ec"
+GRID_EDGE = "#4a4a4a"
+RIVER = "#3f7fcf"
+PEAK_BADGE = "#1a1a1a"
+START_EDGE = "#e0a800"
+GREEK_FIRE = "#ff6f00"
+HEAT_CMAP = "YlOrRd"  # light to dark: the order survives greyscale printing
+
+
+def style(t: Terrain) -> TerrainStyle:
+    return STYLES[t]
