@@ -1,0 +1,346 @@
+"""Chapters as plug-ins: each chapter is an object whose hooks the core rules call (see engine/README.md).
+
+``Chapter`` holds the core defaults (every hook that a chapter need not change); ``MinotaurChapter``
+adds Minotaurs and Kill Minotaur cards; ``Training`` and ``Fauna`` fill in their chapters' rules.
+"""
+
+from __future__ import annotations
+
+from engine import actions as A
+from engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.board import FULL, TRAINING
+from mapgen.model import Map
+from mapgen.terrain import Terrain
+
+
+class Chapter:
+    """The core game's defaults. Override a hook to change a rule; push agenda steps to add decisions.
+
+    Hooks are called with the ``State``; a hook that adds work returns (or pushes) agenda steps:
+    tuples whose first item names the step (see ``engine/game.py``); ``("chapter", ...)`` steps are
+    answered by ``legal``/``apply`` (decisions) or ``run_step`` (automatic) of the chapter itself, and
+    ``("chance_chapter", ...)`` steps draw from ``chance_pile`` into ``apply_chance``.
+    """
+
+    name = "core"
+    title = "Core rules"
+    board = FULL
+    terrains: tuple[Terrain, ...] = (
+        Terrain.FOOD,
+        Terrain.WOOD,
+        Terrain.WATER,
+        Terrain.MUD,
+        Terrain.ROCK,
+        Terrain.SKULL,
+        Terrain.TIPI,
+        Terrain.FIELD,
+        Terrain.HILL,
+    )
+    resources: tuple[int, ...] = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
+    start_water = 8
+    destiny = True  # column reward: a Destiny card
+    shelter = True  # Fields exist, so Shelter can be built
+    default_characters = ("Lewis", "Clark", "York", "Collins")
+    default_gear = ("Compass", "Flint", "Mortar and Pestle", "Satchel", "Tracking Guide", "Jar")
+    loss_causes: tuple[str, ...] = ()
+
+    # ----- cards and team -----
+    def uses_challenge(self, card) -> bool:
+        return card.chapter in ("core", self.name)
+
+    def uses_threat(self, card) -> bool:
+        return card.chapter in ("core", self.name)
+
+    def uses_kill(self, card) -> bool:
+        return card.chapter == self.name
+
+    def choose_team(self, players: int, characters, gear):
+        """Characters and gear per player: the given ones, or sensible defaults (Collins never solo)."""
+        from engine.game import GEAR_PER_PLAYER, GameError
+
+        per = GEAR_PER_PLAYER[players]
+        if characters is None:
+            pool = [c for c in self.default_characters if not (c == "Collins" and players == 1)]
+            characters = pool[:players]
+        characters = tuple(characters)
+        if len(characters) != players:
+            raise GameError(f"{players} player(s) need {players} character(s), not {len(characters)}")
+        if gear is None:
+            pool = list(self.default_gear)
+            gear = [pool[p * per : (p + 1) * per] for p in range(players)]
+        gear = tuple(tuple(g) for g in gear)
+        if len(gear) != players:
+            raise GameError(f"give gear for each of the {players} player(s)")
+        for p, g in enumerate(gear):
+            if len(g) != per:
+                raise GameError(
+                    f"with {players} player(s) each player takes {per} Gear card(s); player {p + 1} has {len(g)}"
+                )
+        return characters, gear
+
+    def check_team(self, game) -> None:
+        """Chapter restrictions on characters and gear (core: none beyond Game's checks)."""
+
+    def start_cells(self, m: Map) -> list[int]:
+        return m.start_cells()
+
+    # ----- per-game chapter data (cloned with the state) -----
+    def new_data(self, game) -> dict:
+        return {}
+
+    def copy_data(self, data: dict) -> dict:
+        return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+
+    def setup_steps(self, state) -> list[tuple]:
+        """Extra setup: steps run after the Challenge Row and Destiny cards are dealt."""
+        return []
+
+    # ----- exploring -----
+    def can_explore_from(self, state, cell: int) -> bool:
+        """Beyond Rocks and Monsters (core), may exploring continue from this Explored Path?"""
+        return True
+
+    def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        """Chapter terrains' activation; the core table (Resources, Skull, Tipi, Hill) is already done."""
+        return []
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        return []
+
+    def column_reward(self, state, col: int) -> list[tuple]:
+        return [("destiny_pick",)] if self.destiny else []
+
+    def shelter_cells(self, state) -> list[int]:
+        g = state.game
+        return [i for i in range(g.board.size) if state.explored[i] and g.cells[i] is Terrain.FIELD]
+
+    # ----- free actions and chapter steps -----
+    def free_actions(self, state, out: list[int]) -> None:
+        """Append the chapter's legal free actions (numbers from actions.CHAPTER up, or KILL)."""
+
+    def apply_free(self, state, action: int) -> None:
+        raise ValueError(f"{self.name} has no free action {action}")
+
+    def legal(self, state, step) -> list[int]:
+        raise ValueError(f"{self.name} has no decision step {step}")
+
+    def apply(self, state, step, action: int) -> None:
+        raise ValueError(f"{self.name} has no decision step {step}")
+
+    def is_decision(self, state, step) -> bool:
+        return True
+
+    def run_step(self, state, step) -> None:
+        raise ValueError(f"{self.name} has no step {step}")
+
+    def chance_pile(self, state, step) -> list[int]:
+        raise ValueError(f"{self.name} has no chance step {step}")
+
+    def apply_chance(self, state, step, card: int) -> None:
+        raise ValueError(f"{self.name} has no chance step {step}")
+
+    def empty_pile(self, state, step) -> None:
+        """A chapter chance step whose deck is empty: nothing happens by default."""
+
+    def reveal(self, state, target, n: int) -> None:
+        """A card's ``reveal N target`` effect."""
+
+    # ----- threats, days, the end -----
+    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+        pos = state.monster_place(card, when, cell)
+        if pos >= 0:
+            state.monsters[pos] = card
+
+    def night_threat(self, state) -> bool:
+        """Draw a Threat card at Night? (core: when no Monster is in play)."""
+        return not state.monsters
+
+    def food_needed(self, state) -> int:
+        return 1
+
+    def on_resolved(self, state, card, passed: bool) -> None:
+        """After a Challenge card is resolved (before its effects run)."""
+
+    def check_victory(self, state) -> bool:
+        return False
+
+    def check_loss(self, state) -> str | None:
+        """A chapter-specific loss cause, or None (the core causes are checked by the core)."""
+        return None
+
+    def score_bonus(self, state) -> int:
+        return 0
+
+    def describe_action(self, action: int, state) -> str:
+        return f"chapter action {action}"
+
+    def describe_state(self, state) -> list[str]:
+        return []
+
+
+class MinotaurChapter(Chapter):
+    """Minotaurs and Kill Minotaur cards (Training and Fauna)."""
+
+    def new_data(self, game) -> dict:
+        return {"kill_pile": list(range(len(game.kills))), "kill_face": [], "kills": 0, "forts": 0}
+
+    def free_actions(self, state, out: list[int]) -> None:
+        if not state.monsters:
+            return
+        g, pack = state.game, state.pack
+        n_mon = len(state.monsters)
+        for s, k in enumerate(state.data["kill_face"]):
+            req = g.kills[k].requires
+            if all(pack[r] >= req[r] for r in range(len(req))):
+                out.extend(A.KILL + 8 * s + m for m in range(n_mon))
+
+    def apply_free(self, state, action: int) -> None:
+        if not A.KILL <= action < A.GUESS:
+            return super().apply_free(state, action)
+        s, m = divmod(action - A.KILL, 8)
+        d = state.data
+        k = d["kill_face"].pop(s)
+        req = state.game.kills[k].requires
+        for r in range(len(req)):
+            state.pack[r] -= req[r]
+        cell = sorted(state.monsters)[m]
+        state.remove_threat(state.monsters[cell], "out")
+        d["kills"] += 1
+        state.event(f"kill {d['kills']}")
+        if state.chased:  # killing a Monster discards Chased and gives the Destiny cards back
+            chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+            state.remove_threat(chased, "discard")
+
+    def chance_pile(self, state, step) -> list[int]:
+        return state.data["kill_pile"]
+
+    def apply_chance(self, state, step, card: int) -> None:
+        state.data["kill_face"].append(card)
+
+    def reveal(self, state, target, n: int) -> None:
+        if target == "kill":
+            state.push(*[("chance_chapter", "kill")] * n)
+
+    def describe_state(self, state) -> list[str]:
+        g, d = state.game, state.data
+        lines = []
+        if d["kill_face"]:
+            lines.append(
+                "Kill Minotaur cards: "
+                + "; ".join(
+                    f"{g.kills[k].name} ({' '.join(RESOURCE_CODES[r] for r in range(len(g.kills[k].requires)) for _ in range(g.kills[k].requires[r]))})"
+                    for k in d["kill_face"]
+                )
+            )
+        if state.monsters:
+            lines.append(
+                "Minotaurs on " + ", ".join(g.board.name(c) for c in sorted(state.monsters)) + f"; killed {d['kills']}"
+            )
+        return lines
+
+
+class Training(MinotaurChapter):
+    """Chapter 0: the Training Mission on the 5x5 board."""
+
+    name = "training"
+    title = "Chapter 0: Training Mission"
+    board = TRAINING
+    terrains = (Terrain.FOOD, Terrain.WOOD, Terrain.WATER, Terrain.MUD, Terrain.ROCK)
+    resources = (FOOD, WOOD, MUD, ROCK, WATER)
+    start_water = 3
+    destiny = False  # no Explore Bonus, so no Destiny cards
+    shelter = False  # no Field terrain
+    minotaur_cell = "D4"
+
+    def uses_challenge(self, card) -> bool:
+        """Core cards that the five Training terrains can pass, and no Shelter (decision)."""
+        allowed = {FOOD, WOOD, MUD, ROCK, WATER}
+        return (
+            card.chapter == "core"
+            and not card.shelter
+            and all(card.requires[r] == 0 for r in range(len(card.requires)) if r not in allowed)
+        )
+
+    def uses_threat(self, card) -> bool:
+        return card.chapter == "core" or card.monster
+
+    def uses_kill(self, card) -> bool:
+        return card.training
+
+    def choose_team(self, players: int, characters, gear):
+        from engine.game import GameError
+
+        if characters is not None and any(c not in ("Lewis", None, "") for c in characters):
+            raise GameError("the Training Mission is played with Lewis only")
+        if gear is not None and any(x != "Compass" for g in gear for x in g):
+            raise GameError("the Training Mission is played with the Compass only")
+        # one Lewis card and one Compass for the whole team: the first player holds them
+        return ("Lewis",) + ("",) * (players - 1), (("Compass",),) + ((),) * (players - 1)
+
+    def new_data(self, game) -> dict:
+        d = super().new_data(game)
+        d["kill_face"], d["kill_pile"] = d["kill_pile"], []
+        return d
+
+    def setup_steps(self, state) -> list[tuple]:
+        g = state.game
+        monsters = [k for k in state.th_pile if g.threats[k].monster]
+        if monsters:
+            card = monsters[0]
+            state.th_pile = [k for k in state.th_pile if not g.threats[k].monster]
+            state.threats.append(card)
+            state.monsters[g.board.index(self.minotaur_cell)] = card
+        return []
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        return []
+
+    def column_reward(self, state, col: int) -> list[tuple]:
+        return []
+
+    def night_threat(self, state) -> bool:
+        return False  # only one Monster in the Training Mission
+
+    def food_needed(self, state) -> int:
+        return 1 if state.day == 1 else 0
+
+    def check_victory(self, state) -> bool:
+        return state.resolved >= 6
+
+
+class Fauna(MinotaurChapter):
+    """Chapter 1: Fauna. Find Forts for Kill Minotaur cards; win on the third kill."""
+
+    name = "fauna"
+    title = "Chapter 1: Fauna"
+    terrains = Chapter.terrains + (Terrain.VINE, Terrain.FORT)
+    resources = (FOOD, WOOD, MUD, ROCK, SKULL, VINE, WATER)
+
+    def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        if terrain is Terrain.FORT:
+            state.data["forts"] += 1
+            state.event("first fort")
+            return [("chance_chapter", "kill")]
+        return []
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        return [("threat_discard",)]
+
+    def check_victory(self, state) -> bool:
+        return state.data["kills"] >= 3
+
+
+CHAPTERS = {"training": Training, "fauna": Fauna}
+
+
+def chapter_for(name: str) -> Chapter:
+    """The chapter plug-in for a chapter name; GameError for a chapter the engine cannot play yet."""
+    from engine.game import GameError
+
+    cls = CHAPTERS.get(name)
+    if cls is None:
+        raise GameError(f"the engine cannot play {name!r} yet (it plays {', '.join(CHAPTERS)})")
+    return cls()
+
+
+__all__ = ["CHAPTERS", "MUD", "SKULL", "VINE", "Chapter", "Fauna", "MinotaurChapter", "Training", "chapter_for"]

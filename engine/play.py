@@ -1,0 +1,33 @@
+"""One loop that plays any game with any bots, and replays a game from its actions."""
+
+from __future__ import annotations
+
+import random
+
+from engine.game import CHANCE_PLAYER, Game, State
+
+
+def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
+    """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``."""
+    steps = 0
+    while not state.is_terminal():
+        p = state.current_player()
+        if p == CHANCE_PLAYER:
+            pile = state._chance_pile()
+            state.apply_action(1000 + pile[rng.randrange(len(pile))])
+        else:
+            state.apply_action(bots[p].step(state))
+        steps += 1
+        if steps > max_steps:
+            raise RuntimeError(f"game did not end in {max_steps} steps")
+    return state
+
+
+def replay(game: Game, actions, upto: int | None = None) -> State:
+    """The state after applying the recorded actions (chance outcomes included) to a new game."""
+    state = game.new_initial_state()
+    for k, a in enumerate(actions):
+        if upto is not None and k >= upto:
+            break
+        state.apply_action(a)
+    return state
