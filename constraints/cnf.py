@@ -1,0 +1,479 @@
+"""A state as CNF, counted exactly by Ganak (pyganak) with projection onto the terrain variables.
+
+One Boolean per (unrevealed cell, chapter terrain), exactly one true per cell; revealed cells are
+constants folded away while the clauses are built. Every rule kind of ``constraints/rules.py`` has
+an encoding here (``encode_rule``, dispatch on the class); cardinalities use direct clauses when
+they are few and pysat's totalizer otherwise. Auxiliary variables (reachability layers for a
+connected terrain, pattern matches, cardinality counters) are projected away: Ganak counts the
+distinct assignments of the terrain variables only, so the count is the number of completions.
+
+Ganak has no time limit of its own, so ``count_completions_cnf`` runs it in a child process and
+kills it at the limit (raising ``CountTimeout``).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import multiprocessing
+import os
+import time
+from dataclasses import dataclass, field
+from functools import singledispatch
+
+from pysat.card import CardEnc, EncType
+
+from constraints.catalogue import Chapter, chapter_for
+from constraints.rules import (
+    BriefingCell,
+    ColumnPair,
+    Connected,
+    Count,
+    DistinctNeighbours,
+    HillNumbers,
+    LineCount,
+    Neighbours,
+    NotOnEdge,
+    PatternMatch,
+    Ring,
+    Rule,
+    TerrainSet,
+    pattern_placements,
+)
+from mapgen.model import Map
+from mapgen.terrain import Terrain
+
+#: Constant literals. A literal is a nonzero int (DIMACS) or one of these.
+TRUE = True
+FALSE = False
+#: Up to this many clauses, a cardinality constraint is written out directly (no auxiliary variables).
+DIRECT_CARD_LIMIT = 120
+#: The default time limit of a count, in seconds (None: no limit, counted in this process).
+DEFAULT_TIME_LIMIT = 60.0
+
+
+class CountTimeout(TimeoutError):
+    """The exact count did not finish within its time limit."""
+
+
+class CountError(RuntimeError):
+    """The counter failed (crashed or returned nothing)."""
+
+
+def _neg(lit):
+    if lit is TRUE:
+        return FALSE
+    if lit is FALSE:
+        return TRUE
+    return -lit
+
+
+@dataclass
+class Cnf:
+    """A state's CNF: clauses over numbered variables, the projection set, and readable variable names.
+
+    ``x[i][t]`` is the literal "cell i holds terrain t" (an int, or TRUE/FALSE once decided).
+    ``broken`` names the rules already broken by constants (then the formula has no model).
+    """
+
+    state: Map
+    chapter: Chapter
+    x: list[dict[Terrain, object]] = field(default_factory=list)
+    clauses: list[list[int]] = field(default_factory=list)
+    names: dict[int, str] = field(default_factory=dict)
+    sampling: list[int] = field(default_factory=list)
+    broken: list[str] = field(default_factory=list)
+    nvars: int = 0
+
+    def new_var(self, name: str) -> int:
+        self.nvars += 1
+        self.names[self.nvars] = name
+        return self.nvars
+
+    def lit(self, i: int, t: Terrain):
+        """Cell i holds terrain t: a variable, or TRUE/FALSE when decided."""
+        return self.x[i].get(t, FALSE)
+
+    def add(self, clause, rule: Rule | None = None) -> None:
+        """Add a clause of literals, folding constants; an empty clause marks the formula broken."""
+        out = []
+        for lit in clause:
+            if lit is TRUE:
+                return
+            if lit is FALSE:
+                continue
+            out.append(lit)
+        if not out:
+            self.broken.append(rule.id if rule else "cells")
+            return
+        self.clauses.append(sorted(set(out), key=abs))
+
+    def fix(self, i: int, t: Terrain, value: bool, rule: Rule) -> None:
+        """Decide "cell i holds t" (used by one-cell rules): a unit clause, or a broken rule."""
+        self.add([self.lit(i, t) if value else _neg(self.lit(i, t))], rule)
+
+    # --- cardinality -------------------------------------------------------------------------
+
+    def at_most(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
+        """At most k of ``lits`` are true, when ``cond`` holds."""
+        lits, k = self._fold(lits, k)
+        if k >= len(lits):
+            return
+        if k < 0:
+            self.add([_neg(cond)], rule)
+        elif k == 0:
+            for lit in lits:
+                self.add([_neg(cond), -lit], rule)
+        elif math.comb(len(lits), k + 1) <= DIRECT_CARD_LIMIT:
+            for group in itertools.combinations(lits, k + 1):
+                self.add([_neg(cond), *(-lit for lit in group)], rule)
+        else:
+            self._card(CardEnc.atmost, lits, k, rule, cond)
+
+    def at_least(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
+        """At least k of ``lits`` are true, when ``cond`` holds."""
+        lits, k = self._fold(lits, k)
+        if k <= 0:
+            return
+        if k > len(lits):
+            self.add([_neg(cond)], rule)
+        elif k == 1:
+            self.add([_neg(cond), *lits], rule)
+        elif math.comb(len(lits), k - 1) <= DIRECT_CARD_LIMIT:
+            for group in itertools.combinations(lits, len(lits) - k + 1):
+                self.add([_neg(cond), *group], rule)
+        else:
+            self._card(CardEnc.atleast, lits, k, rule, cond)
+
+    def exactly(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
+        self.at_least(lits, k, rule, cond)
+        self.at_most(lits, k, rule, cond)
+
+    def _fold(self, lits, k: int):
+        """Drop FALSE literals; each TRUE one lowers the bound."""
+        lits = list(lits)
+        return [lit for lit in lits if lit is not TRUE and lit is not FALSE], k - sum(lit is TRUE for lit in lits)
+
+    def _card(self, encode, lits, k: int, rule: Rule, cond) -> None:
+        enc = encode(lits=lits, bound=k, top_id=self.nvars, encoding=EncType.totalizer)
+        for v in range(self.nvars + 1, enc.nv + 1):
+            self.names[v] = f"card_{rule.id}_{v}"
+        self.nvars = max(self.nvars, enc.nv)
+        for clause in enc.clauses:
+            self.add([_neg(cond), *clause], rule)
+
+    def dimacs(self) -> str:
+        """The formula in DIMACS with its projection set (``c p show ... 0``), for other counters."""
+        lines = [f"p cnf {self.nvars} {len(self.clauses)}"]
+        lines.append("c p show " + " ".join(map(str, self.sampling)) + " 0")
+        lines.extend(" ".join(map(str, c)) + " 0" for c in self.clauses)
+        return "\n".join(lines) + "\n"
+
+
+# --- one encoding per rule kind ----------------------------------------------------------------
+
+
+@singledispatch
+def encode_rule(rule: Rule, cnf: Cnf) -> None:
+    """Add ``rule``'s clauses to ``cnf`` (dispatch on the rule kind)."""
+    raise NotImplementedError(f"no CNF encoding for rule kind {type(rule).__name__}")
+
+
+@encode_rule.register
+def _(rule: TerrainSet, cnf: Cnf) -> None:
+    for i, lits in enumerate(cnf.x):
+        for t in lits:
+            if t not in rule.terrains:
+                cnf.fix(i, t, False, rule)
+
+
+@encode_rule.register
+def _(rule: NotOnEdge, cnf: Cnf) -> None:
+    board = cnf.state.board
+    for i in range(board.size):
+        if board.is_edge(i):
+            cnf.fix(i, rule.terrain, False, rule)
+
+
+@encode_rule.register
+def _(rule: Ring, cnf: Cnf) -> None:
+    board = cnf.state.board
+    for i in range(board.size):
+        if board.edge_distance(i) != rule.depth:
+            cnf.fix(i, rule.terrain, False, rule)
+
+
+@encode_rule.register
+def _(rule: BriefingCell, cnf: Cnf) -> None:
+    i = rule.cell(cnf.state)
+    if i is None:
+        cnf.broken.append(rule.id)
+    else:
+        cnf.fix(i, rule.terrain, True, rule)
+
+
+@encode_rule.register
+def _(rule: Neighbours, cnf: Cnf) -> None:
+    table = cnf.state.board.hood(rule.hood)
+    for i in range(cnf.state.board.size):
+        s = cnf.lit(i, rule.subject)
+        if s is FALSE:
+            continue
+        around = [cnf.lit(j, rule.target) for j in table[i]]
+        cnf.at_least(around, rule.at_least, rule, cond=s)
+        if rule.at_most is not None:
+            cnf.at_most(around, rule.at_most, rule, cond=s)
+
+
+@encode_rule.register
+def _(rule: LineCount, cnf: Cnf) -> None:
+    board = cnf.state.board
+    for line in (*board.rows, *board.cols):
+        cnf.exactly([cnf.lit(i, rule.terrain) for i in line], rule.count, rule)
+
+
+@encode_rule.register
+def _(rule: Count, cnf: Cnf) -> None:
+    lits = [cnf.lit(i, rule.terrain) for i in range(cnf.state.board.size)]
+    cnf.at_least(lits, rule.at_least, rule)
+    if rule.at_most is not None:
+        cnf.at_most(lits, rule.at_most, rule)
+
+
+@encode_rule.register
+def _(rule: HillNumbers, cnf: Cnf) -> None:
+    state, board = cnf.state, cnf.state.board
+    for i, number in state.hills.items():
+        if state.cells[i] is not rule.hill:
+            continue
+        r, c = board.rc(i)
+        line = [cnf.lit(j, rule.counted) for j in (*board.rows[r], *board.cols[c]) if j != i]
+        cnf.exactly(line, number, rule)
+
+
+@encode_rule.register
+def _(rule: ColumnPair, cnf: Cnf) -> None:
+    for col in cnf.state.board.cols:
+        seconds = [cnf.lit(i, rule.second) for i in col]
+        for i in col:
+            cnf.add([_neg(cnf.lit(i, rule.first)), *seconds], rule)
+
+
+@encode_rule.register
+def _(rule: DistinctNeighbours, cnf: Cnf) -> None:
+    table = cnf.state.board.hood(rule.hood)
+    for i in range(cnf.state.board.size):
+        s = cnf.lit(i, rule.terrain)
+        if s is FALSE:
+            continue
+        for j, k in itertools.combinations(table[i], 2):
+            for t in cnf.chapter.terrains:
+                cnf.add([_neg(s), _neg(cnf.lit(j, t)), _neg(cnf.lit(k, t))], rule)
+
+
+@encode_rule.register
+def _(rule: PatternMatch, cnf: Cnf) -> None:
+    board = cnf.state.board
+    pattern = getattr(cnf.state.briefing, rule.field)
+    if pattern is None:
+        cnf.broken.append(rule.id)
+        return
+    for i in range(board.size):
+        f = cnf.lit(i, rule.terrain)
+        if f is FALSE:
+            continue
+        matches = []
+        for r, rot in enumerate(pattern.rotations()):
+            placed = pattern_placements(board, i, rot)
+            if placed is None:
+                continue
+            need = [cnf.lit(j, t) for j, t in placed if t is not None]
+            if any(lit is FALSE for lit in need):
+                continue
+            need = [lit for lit in need if lit is not TRUE]
+            if not need:
+                matches.append(TRUE)
+                continue
+            m = cnf.new_var(f"match_{board.name(i)}_rot{r}")
+            for lit in need:
+                cnf.add([-m, lit], rule)
+            cnf.add([m, *(-lit for lit in need)], rule)
+            matches.append(m)
+        cnf.add([_neg(f), *matches], rule)
+
+
+@encode_rule.register
+def _(rule: Connected, cnf: Cnf) -> None:
+    """Layered reachability from a root cell of the terrain: reach[v][k] says v is joined to the root
+    by a path of at most k steps through the terrain; every cell of the terrain must be reached."""
+    board, terrain = cnf.state.board, rule.terrain
+    cand = [i for i in range(board.size) if cnf.lit(i, terrain) is not FALSE]
+    if len(cand) <= 1:
+        return
+    orth = board.hood("orthogonal")
+    inside = set(cand)
+    root_cell = _sure_cell(cnf, terrain, cand)
+    if root_cell is not None:
+        level = {v: (TRUE if v == root_cell else FALSE) for v in cand}
+    else:
+        level = _first_cell_roots(cnf, terrain, cand)
+    # reach in k steps is impossible before the grid distance from the root cell (when known).
+    dist = _grid_distances(root_cell, cand, orth) if root_cell is not None else {v: 0 for v in cand}
+    for k in range(1, len(cand)):
+        nxt = {}
+        for v in cand:
+            if dist.get(v, len(cand)) > k:
+                nxt[v] = FALSE
+                continue
+            before = [level[v], *(level[u] for u in orth[v] if u in inside)]
+            if any(b is TRUE for b in before) and cnf.lit(v, terrain) is TRUE:
+                nxt[v] = TRUE
+                continue
+            before = [b for b in before if b is not FALSE]
+            x = cnf.lit(v, terrain)
+            if not before:
+                nxt[v] = FALSE
+                continue
+            r = cnf.new_var(f"reach_{board.name(v)}_{k}")
+            # r <-> x and (any of before)
+            cnf.add([-r, x], rule)
+            cnf.add([-r, *before], rule)
+            for b in before:
+                cnf.add([r, _neg(x), _neg(b)], rule)
+            nxt[v] = r
+        level = nxt
+    for v in cand:
+        cnf.add([_neg(cnf.lit(v, terrain)), level[v]], rule)
+
+
+def _sure_cell(cnf: Cnf, terrain: Terrain, cand: list[int]) -> int | None:
+    """A cell that holds ``terrain`` in every completion: a revealed one, or a briefing cell (the Peak)."""
+    for i in cand:
+        if cnf.lit(i, terrain) is TRUE:
+            return i
+    for rule in cnf.chapter.rules:
+        if isinstance(rule, BriefingCell) and rule.terrain is terrain:
+            i = rule.cell(cnf.state)
+            if i is not None and i in cand:
+                return i
+    return None
+
+
+def _grid_distances(root: int, cand: list[int], orth) -> dict[int, int]:
+    inside, dist, todo = set(cand), {root: 0}, [root]
+    for v in todo:
+        for u in orth[v]:
+            if u in inside and u not in dist:
+                dist[u] = dist[v] + 1
+                todo.append(u)
+    return dist
+
+
+def _first_cell_roots(cnf: Cnf, terrain: Terrain, cand: list[int]) -> dict[int, object]:
+    """With no sure cell, the root is the first cell (in cell order) holding the terrain."""
+    roots, seen = {}, FALSE  # seen: some earlier candidate holds the terrain
+    board = cnf.state.board
+    for v in cand:
+        x = cnf.lit(v, terrain)
+        root = cnf.new_var(f"root_{board.name(v)}")
+        cnf.add([-root, x])
+        if seen is not FALSE:
+            cnf.add([-root, -seen])
+        cnf.add([root, _neg(x), seen])
+        roots[v] = root
+        after = cnf.new_var(f"seen_{board.name(v)}")  # after <-> seen or x
+        cnf.add([-after, x, seen])
+        cnf.add([after, _neg(x)])
+        if seen is not FALSE:
+            cnf.add([after, -seen])
+        seen = after
+    return roots
+
+
+# --- building and counting ---------------------------------------------------------------------
+
+
+def cnf_for_state(state: Map, chapter: Chapter | None = None) -> Cnf:
+    """The CNF of a state: terrain variables, exactly one per unrevealed cell, every rule of the chapter."""
+    chapter = chapter or chapter_for(state)
+    cnf = Cnf(state, chapter)
+    board = state.board
+    for i, t in enumerate(state.cells):
+        if t is None:
+            lits = {u: cnf.new_var(f"cell_{board.name(i)}_{u.code}") for u in chapter.terrains}
+            cnf.sampling.extend(lits.values())
+            cnf.x.append(lits)
+        else:
+            cnf.x.append({t: TRUE})
+    for lits in cnf.x:
+        vs = [v for v in lits.values() if v is not TRUE]
+        if vs:
+            cnf.add(vs)
+            for a, b in itertools.combinations(vs, 2):
+                cnf.add([-a, -b])
+    # One-cell rules first so the others fold their constants.
+    ordered = sorted(chapter.rules, key=lambda r: not isinstance(r, (TerrainSet, NotOnEdge, Ring, BriefingCell)))
+    for rule in ordered:
+        encode_rule(rule, cnf)
+    return cnf
+
+
+def _count_here(clauses, nvars: int, sampling: list[int]) -> int:
+    from pyganak import Counter
+
+    counter = Counter()
+    if nvars:
+        counter.new_vars(nvars)
+    counter.add_clauses(clauses)
+    counter.set_sampling_set(sampling)
+    return counter.count()
+
+
+def _child(conn, clauses, nvars, sampling) -> None:
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # Ganak prints progress lines on stdout
+    try:
+        conn.send(("ok", _count_here(clauses, nvars, sampling)))
+    except Exception as e:  # noqa: BLE001 - any failure goes to the parent as a message
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        conn.close()
+
+
+def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
+    """Count the projected models of ``cnf`` with Ganak; raises CountTimeout past ``time_limit`` seconds."""
+    if cnf.broken:
+        return 0
+    if time_limit is None:
+        return _count_here(cnf.clauses, cnf.nvars, cnf.sampling)
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, cnf.clauses, cnf.nvars, cnf.sampling), daemon=True)
+    start = time.monotonic()
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(time_limit):
+            raise CountTimeout(f"the exact count did not finish within {time_limit:g} s")
+        try:
+            status, value = parent.recv()
+        except EOFError:
+            raise CountError(f"the model counter died (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(max(0.0, 1.0 - (time.monotonic() - start)) + 1.0)
+        parent.close()
+    if status != "ok":
+        raise CountError(f"the model counter failed: {value}")
+    return value
+
+
+def count_completions_cnf(state: Map, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
+    """The exact number of completions of ``state`` (RULES.md §6), counted by Ganak.
+
+    The count runs in a child process that is killed after ``time_limit`` seconds (CountTimeout);
+    ``time_limit=None`` counts in this process with no limit.
+    """
+    return count_cnf(cnf_for_state(state), time_limit)
