@@ -110,5 +110,9 @@ def chapters(chapter, as_json, rules_file):
         click.echo("\n\n".join(chapter_text(c, full=bool(chapter or custom)) for c in chosen))
 
 
+from mapgen.render.commands import render  # noqa: E402
+main.add_command(render)
+
+
 if __name__ == "__main__":
     main()

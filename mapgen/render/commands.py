@@ -1,0 +1,188 @@
+"""The ``mapgen render`` command: a thin click layer over ``mapgen.render``."""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from pathlib import Path
+
+import click
+
+EXIT_BAD_INPUT = 2
+
+
+def _fail(message: str, code: int = EXIT_BAD_INPUT):
+    click.echo(f"error: {message}", err=True)
+    sys.exit(code)
+
+
+def _read_map(spec: str):
+    """A map from a path, or from a shipped map's name when the maps package can resolve it."""
+    from mapgen.mapfile import MapFileError, read_map
+
+    path = Path(spec)
+    if not path.exists():
+        try:
+            from maps import resolve  # shipped maps by name, once they exist
+        except ImportError:
+            resolve = None
+        if resolve is not None:
+            try:
+                path = Path(resolve(spec))
+            except (LookupError, ValueError, OSError):
+                path = Path(spec)
+    try:
+        return read_map(path)
+    except MapFileError as e:
+        _fail(str(e))
+
+
+def _read_steps(path: str) -> list[dict]:
+    """Reveal-profile steps from a JSON file: a list of steps, or an object holding one under ``steps``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        _fail(f"{path}: no such file")
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        _fail(f"{path}: not a JSON reveal profile ({e})")
+    if isinstance(data, dict):
+        data = data.get("steps", data.get("profile"))
+    if not isinstance(data, list):
+        _fail(f"{path}: expected a list of reveal steps (or an object with 'steps')")
+    return data
+
+
+def _solver(chapter: str):
+    try:
+        from mapgen.solve import Solver
+    except ImportError:
+        _fail("--forced and --probabilities need the solver (mapgen.solve), which this install lacks", 1)
+    return Solver.for_chapter(chapter)
+
+
+def _forced(m, time_limit: float) -> dict:
+    possible = _solver(m.chapter).possible(m)
+    if not possible and m.unrevealed():
+        _fail("this partial map has no completion: no map of its chapter fits the explored cells", 1)
+    return {i: next(iter(ts)) for i, ts in possible.items() if m.cells[i] is None and len(ts) == 1}
+
+
+def _heat(m, terrain, time_limit: float) -> dict:
+    chances = _solver(m.chapter).probabilities(m, time_limit=time_limit)
+    if not chances and m.unrevealed():
+        _fail("this partial map has no completion: no map of its chapter fits the explored cells", 1)
+    return {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}
+
+
+def _profile(m, time_limit: float) -> list[dict]:
+    try:
+        from mapgen.deduce import reveal_profile
+    except ImportError:
+        _fail("--profile on a map file needs mapgen.deduce, which this install lacks; pass a JSON profile", 1)
+    return reveal_profile(m, time_limit=time_limit)
+
+
+@click.command()
+@click.argument("map_file", metavar="MAP")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    type=click.Path(dir_okay=False),
+    help="The picture to write; its suffix picks the format: .svg, .png or .pdf.",
+)
+@click.option("--forced", is_flag=True, help="Mark unexplored cells that hold one terrain in every completion.")
+@click.option(
+    "--probabilities",
+    "code",
+    metavar="CODE",
+    help="Shade each unexplored cell by the chance it holds this terrain (a code like Ft).",
+)
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Draw the reveal profile of `mapgen deduce` (MAP may be a map or that command's JSON).",
+)
+@click.option("--sheet", is_flag=True, help="A printable two-page PDF: the board to play on, then key and rules.")
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"], case_sensitive=False),
+    default="a4",
+    show_default=True,
+    help="Paper size of --sheet.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.1),
+    default=30.0,
+    show_default=True,
+    help="Seconds the solver may spend on --forced, --probabilities or --profile.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")
+def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_json):
+    """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
+
+    The board shows coordinates, every terrain as a colour, a symbol and its name (readable in
+    greyscale), Hill numbers, the Peak, the start and Greek Fire, beside the Mission Briefing.
+    Unexplored cells are drawn as Path tokens.
+
+    \b
+    Example:
+        mapgen render maps/fauna-1.toml -o fauna-1.png
+        mapgen render state.toml -o state.svg --forced --probabilities Ft
+        mapgen render maps/fauna-1.toml -o fauna-1.pdf --sheet --paper letter
+        mapgen render maps/fauna-1.toml -o profile.png --profile
+    """
+    from mapgen.render import RenderError, plot_profile, render_map, render_sheet
+    from mapgen.render.output import output_format
+    from mapgen.terrain import parse_terrain
+
+    try:
+        fmt = output_format(out)
+    except RenderError as e:
+        _fail(str(e))
+    if profile and (forced or code or sheet):
+        _fail("--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
+    if sheet and fmt != "pdf":
+        _fail(f"{out}: a printable sheet is a PDF; name the file .pdf")
+    started = time.perf_counter()
+    extra: dict = {}
+    try:
+        if profile:
+            steps = (
+                _read_steps(map_file)
+                if map_file.lower().endswith(".json")
+                else _profile(_read_map(map_file), time_limit)
+            )
+            result = plot_profile(steps, out)
+            extra["steps"] = len(steps)
+        else:
+            m = _read_map(map_file)
+            terrain = None
+            if code is not None:
+                try:
+                    terrain = parse_terrain(code)
+                except ValueError as e:
+                    _fail(f"--probabilities: {e}")
+                if m.complete:
+                    _fail(f"{map_file}: the map is complete; --probabilities shades unexplored cells only")
+            forced_cells = _forced(m, time_limit) if forced else None
+            heat = _heat(m, terrain, time_limit) if terrain is not None else None
+            label = terrain.label if terrain is not None else ""
+            if sheet:
+                result = render_sheet(m, out, paper=paper.lower(), forced=forced_cells, heat=heat, heat_label=label)
+            else:
+                result = render_map(m, out, forced=forced_cells, heat=heat, heat_label=label)
+            if forced_cells is not None:
+                extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}
+    except RenderError as e:
+        _fail(str(e), 1)
+    seconds = time.perf_counter() - started
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "seconds": round(seconds, 3), **extra}, indent=2))
+        return
+    size = f", {result.width_px}x{result.height_px} px" if result.width_px else ""
+    pages = f", {result.pages} pages" if result.pages > 1 else ""
+    click.echo(f"wrote {result.path} ({result.format.upper()}{size}{pages}) in {seconds:.1f} s")
