@@ -1,11 +1,88 @@
-"""Bots: random (placeholder until the real ones are written)."""
+"""Bots: each is handed its own seeded RNG and implements ``step(state) -> action``.
+
+- ``random``: a uniform legal action.
+- ``heuristic``: plays on what is revealed. It values Resources by what today's Challenges, the End
+  of Day, the Water supply and the revealed Kill Minotaur cards need, guesses each reachable cell's
+  terrain from the Reference Board rules applied to the revealed cells, and explores where the
+  expected value is highest; it builds Fire and Shelter when a Challenge asks or the backpack is full.
+- ``deducer``: the heuristic, with each cell's possible terrains from the solve API (``mapgen.solve``).
+- ``clairvoyant``: the heuristic reading the hidden map: an upper bound, not a fair player.
+
+Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others use ``state.known``.
+"""
 
 from __future__ import annotations
 
 import random
 
+from engine import actions as A
+from engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
+from engine.game import BACKPACK_SLOTS
+from mapgen.terrain import TERRAINS, Terrain
+
+T = Terrain
+NT = len(TERRAINS)
+I_FOOD, I_WOOD, I_WATER, I_MUD, I_ROCK, I_SKULL, I_TIPI, I_FIELD, I_HILL, I_VINE, I_FORT = (
+    t.index for t in (T.FOOD, T.WOOD, T.WATER, T.MUD, T.ROCK, T.SKULL, T.TIPI, T.FIELD, T.HILL, T.VINE, T.FORT)
+)
+#: Rough terrain frequencies (per cell) of shipped maps, the heuristic's prior before any deduction.
+PRIORS = {
+    "fauna": {
+        T.WATER: 7.5,
+        T.WOOD: 7,
+        T.ROCK: 6,
+        T.VINE: 5,
+        T.HILL: 4.5,
+        T.SKULL: 4,
+        T.FOOD: 3.5,
+        T.TIPI: 3.5,
+        T.FORT: 3,
+        T.MUD: 3,
+        T.FIELD: 2,
+    },
+    "training": {T.WATER: 9.5, T.FOOD: 6.5, T.WOOD: 5, T.ROCK: 3, T.MUD: 1},
+}
+RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
+
+
+class _Geometry:
+    """Per-game tables the heuristic reads many times: neighbours, lines, priors, Fort pattern placements."""
+
+    def __init__(self, g):
+        self.game = g
+        b = g.board
+        self.tidx = tuple(t.index for t in g.cells)
+        prior = PRIORS.get(g.chapter.name, PRIORS["fauna"])
+        self.prior = [0.0] * NT
+        for t, v in prior.items():
+            if t in g.chapter.terrains:
+                self.prior[t.index] = v
+        n = b.size
+        self.orth = b.hood("orthogonal")
+        self.diag = b.hood("diagonal")
+        self.king = b.hood("king")
+        self.edge = [b.is_edge(i) for i in range(n)]
+        self.col = [b.cols[i % b.width] for i in range(n)]
+        self.line = [tuple(sorted(set(b.rows[i // b.width]) | set(b.cols[i % b.width]))) for i in range(n)]
+        pattern = g.map.briefing.fort_pattern
+        self.fort_rots: list = [None] * n
+        if pattern is not None and T.FORT in g.chapter.terrains:
+            rotations = pattern.rotations()
+            for i in range(n):
+                r, c = divmod(i, b.width)
+                rots = []
+                for rot in rotations:
+                    cells = [(b.at(r + dr, c + dc), t) for dr, dc, t in rot]
+                    if any(j is None for j, _ in cells):
+                        continue
+                    rots.append([(j, t.index) for j, t in cells if t is not None and t is not T.FORT])
+                self.fort_rots[i] = rots
+        self.hills = [(h, num, frozenset(self.line[h])) for h, num in g.hills.items()]
+
 
 class RandomBot:
+    """A uniform legal action."""
+
     name = "random"
 
     def __init__(self, rng: random.Random):
@@ -14,3 +91,504 @@ class RandomBot:
     def step(self, state) -> int:
         la = state.legal_actions()
         return la[self.rng.randrange(len(la))]
+
+
+class HeuristicBot:
+    """Plays on revealed information only (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self._geometry: _Geometry | None = None
+        self._known_key = None
+        self._known_list: list[int] = []
+        self._weight_cache: dict[int, list[float]] = {}
+        self._plan = None
+
+    # ----- what the team needs -----
+    def needs(self, state) -> list[float]:
+        """Units of each Resource the team wants to hold now (a soft target)."""
+        g = state.game
+        need = [0.0] * NRES
+        for entry in state.row:
+            c = entry[0]
+            if c < 0:
+                continue
+            card = g.challenges[c]
+            stored = entry[2] or ()
+            for r in range(NRES):
+                k = card.requires[r] - stored.count(r) if stored else card.requires[r]
+                if k > 0:
+                    need[r] += k
+            if card.fire and state.fires == 0:
+                need[WOOD] += 2
+        need[FOOD] += 1 + (1 if state.day >= 1 and len(state.ch_pile) > 3 else 0)
+        need[WATER] = max(need[WATER], 0) + 4
+        d = state.data
+        if d.get("kill_face"):
+            best = min(d["kill_face"], key=lambda k: self._kill_gap(state, k))
+            req = g.kills[best].requires
+            for r in range(NRES):
+                need[r] += req[r]
+        return need
+
+    def _kill_gap(self, state, k) -> int:
+        req = state.game.kills[k].requires
+        return sum(max(0, req[r] - state.pack[r]) for r in range(NRES))
+
+    def unit_value(self, state, need, r: int, have: int | None = None) -> float:
+        """Value of holding one more unit of Resource r given ``have`` units already."""
+        have = state.pack[r] if have is None else have
+        if r == WATER:
+            return 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
+        if have < need[r]:
+            base = 2.5 if r == FOOD and have == 0 else 1.5
+            return base
+        if state.slots() >= BACKPACK_SLOTS - 1:
+            return 0.02
+        return 0.15 if r in (WOOD, ROCK, MUD, SKULL) else 0.1
+
+    def keep_value(self, state, need, r: int) -> float:
+        """What discarding one unit of r would cost."""
+        return self.unit_value(state, need, r, state.pack[r] - 1)
+
+    def cheapest(self, state, need, candidates) -> int:
+        return min(candidates, key=lambda r: (self.keep_value(state, need, r), -r))
+
+    # ----- beliefs about terrain -----
+    def belief(self, state, cell: int) -> dict[Terrain, float]:
+        """Guess the terrain of an unexplored cell: {terrain: probability} (for people and tests)."""
+        w = self._weights(state, cell)
+        return {TERRAINS[k]: p for k, p in enumerate(w) if p > 0}
+
+    def _geo(self, g) -> _Geometry:
+        if self._geometry is None or self._geometry.game is not g:
+            self._geometry = _Geometry(g)
+        return self._geometry
+
+    def _known(self, state) -> list[int]:
+        """Terrain index of every seen cell, -1 for the others; cached until something new is seen."""
+        key = (id(state.game), bytes(state.seen))
+        if key != self._known_key:
+            tidx = self._geo(state.game).tidx
+            seen = state.seen
+            self._known_list = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
+            self._known_key = key
+            self._weight_cache = {}
+        return self._known_list
+
+    def _weights(self, state, cell: int) -> list[float]:
+        known = self._known(state)
+        w = self._weight_cache.get(cell)
+        if w is None:
+            w = self._weight_cache[cell] = self._local_weights(state, cell, known)
+        return w
+
+    def _local_weights(self, state, cell: int, known: list[int]) -> list[float]:
+        """Prior frequencies nudged by the Reference Board rules around the revealed cells."""
+        geo = self._geo(state.game)
+        if known[cell] >= 0:
+            w = [0.0] * NT
+            w[known[cell]] = 1.0
+            return w
+        w = list(geo.prior)
+        if geo.edge[cell]:
+            w[I_ROCK] = 0.0
+        if any(known[i] == I_WOOD for i in geo.line[cell]):
+            w[I_WOOD] = 0.0
+        else:
+            w[I_WOOD] *= 1.5
+        for j in geo.orth[cell]:
+            tj = known[j]
+            if tj == I_WATER:
+                if w[I_WOOD] and not any(known[k] == I_WOOD for k in geo.orth[j]):
+                    open_n = sum(1 for k in geo.orth[j] if known[k] < 0)
+                    w[I_WOOD] *= 1 + 6.0 / max(open_n, 1)
+            elif tj == I_WOOD:
+                if not any(known[k] == I_WATER for k in geo.orth[j]):
+                    open_n = sum(1 for k in geo.orth[j] if known[k] < 0)
+                    w[I_WATER] *= 1 + 6.0 / max(open_n, 1)
+            elif tj == I_ROCK and w[I_ROCK]:
+                w[I_ROCK] *= 2.0
+                w[I_MUD] *= 1.5
+        if w[I_TIPI]:
+            for j in geo.diag[cell]:
+                if known[j] == I_TIPI:
+                    w[I_FOOD] *= 3.0
+                elif known[j] == I_FOOD:
+                    w[I_TIPI] *= 2.0
+            if any(known[j] == I_TIPI for j in geo.king[cell]):
+                w[I_SKULL] *= 2.0
+        if w[I_VINE]:
+            col = [known[i] for i in geo.col[cell]]
+            if I_ROCK in col and I_VINE not in col:
+                w[I_VINE] *= 3.0
+        if w[I_FORT]:
+            w[I_FORT] *= self._fort_factor(state, cell, known, geo)
+        total = sum(w)
+        if total <= 0:
+            w = [0.0] * NT
+            w[I_WATER] = 1.0
+            return w
+        return [v / total for v in w]
+
+    def _fort_factor(self, state, cell: int, known: list[int], geo) -> float:
+        rots = geo.fort_rots[cell]
+        if rots is None:
+            return 1.0
+        best = -1
+        for rot in rots:
+            hits = 0
+            for j, t in rot:
+                k = known[j]
+                if k < 0:
+                    continue
+                if k != t:
+                    hits = -1
+                    break
+                hits += 1
+            best = max(best, hits)
+        if best < 0:
+            return 0.0
+        factor = 1.0 + 2.0 * best
+        for h, n, line in geo.hills:
+            if known[h] < 0 or cell not in line:
+                continue
+            found = sum(1 for i in line if known[i] == I_FORT)
+            if found >= n:
+                return 0.0
+            factor *= 2.0
+        return factor
+
+    # ----- choosing where to explore -----
+    def terrain_value(self, state, need, t: Terrain, lewis: bool) -> float:
+        d = state.data
+        v = 0.0
+        r = RES_OF.get(t)
+        if r is not None:
+            v += self.unit_value(state, need, r)
+            if lewis:
+                v += self.unit_value(state, need, r, state.pack[r] + 1)
+        if t is T.HILL:
+            v += 1.2  # no time passes, and another turn
+        elif t is T.FORT:
+            missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+            v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+        elif t is T.SKULL:
+            if "kills" in d:
+                ready = bool(d["kill_face"]) and not state.monsters
+                v += 1.0 if ready else -0.4
+            else:
+                v -= 0.4
+        elif t is T.TIPI:
+            v += 0.6
+        elif t is T.FIELD:
+            v += 1.5 if state.shelter < 0 and self._wants_shelter(state) else 0.1
+        elif t is T.ROCK:
+            v -= 0.2
+        return v
+
+    def _wants_shelter(self, state) -> bool:
+        return any(state.challenge(k) is not None and state.challenge(k).shelter for k in range(len(state.row)))
+
+    def value_vector(self, state, need, lewis: bool) -> list[float]:
+        """The value of finding each terrain now (index = Terrain.index)."""
+        return [
+            self.terrain_value(state, need, t, lewis) if t in state.game.chapter.terrains else 0.0 for t in TERRAINS
+        ]
+
+    def cell_value(self, state, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
+        if values is None:
+            values = self.value_vector(state, need, lewis)
+        w = self._weights(state, cell)
+        v = sum(p * x for p, x in zip(w, values) if p)
+        g = state.game
+        tax = state.monster_tax(cell)
+        if tax:
+            v -= 0.6 * tax
+        b = g.board
+        ex = state.explored
+        if g.chapter.destiny and not state.chased and sum(1 for i in b.cols[g.col_of[cell]] if not ex[i]) == 1:
+            v += 0.8
+        if state.threats and "kills" in state.data and sum(1 for i in b.rows[g.row_of[cell]] if not ex[i]) == 1:
+            v += 0.3
+        for j in g.orth[cell]:
+            if not ex[j]:
+                v += 0.05
+        return v
+
+    def best_cell(self, state, explores: list[int], need) -> int:
+        """The cell to explore this turn; planned once and kept while Lewis and guesses are used."""
+        key = (id(state.game), state.turn, state.n_explored, state.banned, len(explores))
+        if self._plan is not None and self._plan[0] == key and self._plan[1] in explores:
+            return self._plan[1]
+        lewis = state.lewis_on or (state.game.characters[state.current] == "Lewis" and "Lewis" not in state.exhausted)
+        best, best_v = explores[0], -1e9
+        values = self.value_vector(state, need, lewis)
+        for a in explores:
+            v = self.cell_value(state, need, a, lewis, values) + self.rng.random() * 1e-3
+            if v > best_v:
+                best, best_v = a, v
+        self._plan = (key, best)
+        return best
+
+    # ----- the decision -----
+    def step(self, state) -> int:
+        la = state.legal_actions()
+        if len(la) == 1:
+            return la[0]
+        kind = state.agenda[-1][0]
+        need = self.needs(state)
+        fn = getattr(self, "_step_" + kind, None)
+        if fn is None:
+            return la[0]
+        return fn(state, la, need)
+
+    def _step_main(self, state, la, need) -> int:
+        g = state.game
+        legal = set(la)
+        kills = [a for a in la if A.KILL <= a < A.GUESS]
+        if kills:
+            return kills[0]
+        if A.CURE_INJURED in legal and state.pack[MUD] > need[MUD] - 0:
+            return A.CURE_INJURED
+        a = self._use_destiny(state, la, need)
+        if a is not None:
+            return a
+        a = self._build(state, legal, need)
+        if a is not None:
+            return a
+        if A.JAR_TAKE in legal and self._day_ending(state):
+            return A.JAR_TAKE
+        explores = [a for a in la if a < A.DISCARD]
+        if explores:
+            cell = self.best_cell(state, explores, need)
+            if A.LEWIS in legal:
+                return A.LEWIS
+            if A.COLLINS in legal and state.monster_tax(cell):
+                return A.COLLINS
+            guess = self._guess(state, legal, cell, need)
+            if guess is not None:
+                return guess
+            return cell
+        if A.SATCHEL in legal and state.last_gain >= 0 and state.pack[state.last_gain] > need[state.last_gain]:
+            return A.SATCHEL
+        jar = [a for a in la if A.JAR_STORE <= a < A.JAR_TAKE]
+        if jar and not self._day_ending(state):
+            r = self.cheapest(state, need, [a - A.JAR_STORE for a in jar])
+            if state.pack[r] > need[r]:
+                return A.JAR_STORE + r
+        if A.MORTAR in legal:
+            a = self._mortar(state, need)
+            if a is not None:
+                return a
+        if A.END_TURN in legal:
+            return A.END_TURN
+        return la[0]
+
+    def _day_ending(self, state) -> bool:
+        return len(state.row) == 1
+
+    def _guess(self, state, legal, cell, need):
+        w = self._weights(state, cell)
+        p = max(w)
+        t = TERRAINS[w.index(p)]
+        if A.GUESS + t.index in legal and p >= 0.5:
+            return A.GUESS + t.index  # Compass: a right guess saves an hour
+        if A.GUESS + 20 + t.index in legal and p >= 0.6 and self.terrain_value(state, need, t, False) < 0.3:
+            return A.GUESS + 20 + t.index  # Tracking Guide: skip a likely unwanted terrain
+        return None
+
+    def _use_destiny(self, state, la, need):
+        g = state.game
+        for a in la:
+            if not A.USE_DESTINY <= a < A.KILL:
+                continue
+            card = g.destiny[state.de_held[a - A.USE_DESTINY]]
+            good = False
+            for e in card.effects:
+                if e.verb == "gain" and isinstance(e.target, int):
+                    good |= state.pack[e.target] < need[e.target]
+                elif e.verb == "gain" and e.target == "any":
+                    good |= any(state.pack[r] < need[r] for r in g.chapter.resources)
+                elif e.verb == "gain" and e.target == "fire":
+                    good |= state.fires == 0 and any(c and c.fire for c in map(state.challenge, range(3)))
+                elif e.verb == "remove":
+                    good |= (
+                        bool(state.row)
+                        and state.challenge(0) is not None
+                        and not state.can_pass()
+                        and state.row[0][1] >= state.challenge(0).time - 1
+                    )
+                elif e.verb == "refresh":
+                    good |= len(state.exhausted) >= 2
+                elif e.verb == "reveal":
+                    good = True
+            if good:
+                return a
+        return None
+
+    def _build(self, state, legal, need):
+        pack = state.pack
+        fire_needed = any(c is not None and c.fire for c in map(state.challenge, range(len(state.row))))
+        if fire_needed and state.fires == 0:
+            for k in (2, 3, 0, 1):
+                if A.FIRE + k in legal:
+                    return A.FIRE + k
+        if state.shelter < 0:
+            wants = self._wants_shelter(state) or state.slots() >= 4
+            if wants:
+                for k, (x, y) in enumerate(A.SHELTER_PAIRS):
+                    if A.SHELTER + k in legal and (
+                        self._wants_shelter(state) or (pack[x] > need[x] and pack[y] > need[y])
+                    ):
+                        return A.SHELTER + k
+        if state.slots() >= BACKPACK_SLOTS - 1 and state.fires < 2:
+            if A.FIRE in legal and pack[WOOD] - 2 >= need[WOOD]:
+                return A.FIRE
+            if A.FIRE + 1 in legal and pack[ROCK] - 2 >= need[ROCK]:
+                return A.FIRE + 1
+        return None
+
+    def _mortar(self, state, need):
+        g = state.game
+        short = [r for r in g.chapter.resources if state.pack[r] < need[r] and r != WATER]
+        spare = sum(max(0, state.pack[r] - int(need[r])) for r in range(NRES) if r != WATER)
+        if short and spare >= 2:
+            return A.MORTAR
+        return None
+
+    def _step_pay(self, state, la, need) -> int:
+        return A.DISCARD + self.cheapest(state, need, [a - A.DISCARD for a in la])
+
+    _step_limits = _step_pay
+
+    def _step_gain(self, state, la, need) -> int:
+        return max(la, key=lambda a: (self.unit_value(state, need, a - A.GAIN), -a))
+
+    def _step_trade(self, state, la, need) -> int:
+        best, best_v = A.SKIP, 0.2
+        for a in la:
+            if a == A.SKIP:
+                continue
+            give, take = divmod(a - A.TRADE, 10)
+            v = self.unit_value(state, need, take) - self.keep_value(state, need, give)
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _step_backtrack(self, state, la, need) -> int:
+        return A.ACTIVATE
+
+    def _step_destiny_pick(self, state, la, need) -> int:
+        g = state.game
+        best, best_v = la[-1], 0.3
+        for a in la:
+            k = a - A.DESTINY_PICK
+            if k == 2:
+                continue
+            card = g.destiny[state.de_face[k]]
+            v = 0.0
+            for e in card.effects:
+                if e.verb == "gain" and isinstance(e.target, int):
+                    v += e.n * self.unit_value(state, need, e.target)
+                elif e.verb == "gain" and e.target == "any":
+                    v += 1.5
+                elif e.verb == "reveal":
+                    v += 3.0
+                elif e.verb == "remove":
+                    v += 1.0
+                else:
+                    v += 0.5
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _step_resolve(self, state, la, need) -> int:
+        return A.PASS if A.PASS in la else A.FAIL
+
+    def _step_fatigue(self, state, la, need) -> int:
+        discards = [a - A.DISCARD for a in la if a != A.FATIGUE_WATER]
+        r = self.cheapest(state, need, discards) if discards else None
+        if r is not None and (self.keep_value(state, need, r) < 0.5 or state.pack[WATER] <= 3):
+            return A.DISCARD + r
+        return A.FATIGUE_WATER
+
+    def _step_threat_discard(self, state, la, need) -> int:
+        g = state.game
+        for a in la:
+            if a == A.SKIP:
+                continue
+            if g.threats[state.threats[a - A.THREAT_DISCARD]].kind in ("injured", "chased"):
+                return a
+        return A.SKIP
+
+
+class ClairvoyantBot(HeuristicBot):
+    """The heuristic with the hidden map in view: an upper bound on what deduction could give."""
+
+    name = "clairvoyant"
+
+    def _weights(self, state, cell: int) -> list[float]:
+        w = [0.0] * NT
+        w[state.game.cells[cell].index] = 1.0
+        return w
+
+
+class DeducerBot(HeuristicBot):
+    """The heuristic, with each cell's possible terrains from the solve API instead of local rules.
+
+    A cell that the solver says can hold only one terrain is known exactly; otherwise the heuristic's
+    local weights are kept for the terrains still possible and zeroed for the others.
+    """
+
+    name = "deducer"
+
+    def __init__(self, rng: random.Random, solver=None):
+        super().__init__(rng)
+        self.solver = solver
+        self._key = None
+        self._possible: dict[int, frozenset] = {}
+
+    def _possible_for(self, state) -> dict[int, frozenset]:
+        key = (id(state.game), bytes(state.seen))
+        if key != self._key:
+            if self.solver is None:
+                from engine.deduce import solver_for
+
+                self.solver = solver_for(state.game.chapter.name)
+            self._possible = self.solver.possible(state.known_map())
+            self._key = key
+        return self._possible
+
+    def _weights(self, state, cell: int) -> list[float]:
+        t = state.known(cell)
+        if t is not None:
+            w = [0.0] * NT
+            w[t.index] = 1.0
+            return w
+        possible = self._possible_for(state).get(cell)
+        base = super()._weights(state, cell)
+        if not possible:
+            return base
+        w = [0.0] * NT
+        if len(possible) == 1:
+            w[next(iter(possible)).index] = 1.0
+            return w
+        geo = self._geo(state.game)
+        for t in possible:
+            k = t.index
+            w[k] = base[k] or 0.01 * (geo.prior[k] or 1.0)
+        total = sum(w)
+        return [v / total for v in w]
+
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "deducer": DeducerBot, "clairvoyant": ClairvoyantBot}
+
+
+def make_bot(name: str, rng: random.Random):
+    try:
+        return BOTS[name](rng)
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r} (expected one of {', '.join(BOTS)})") from None

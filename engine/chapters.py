@@ -96,6 +96,8 @@ class Chapter:
         return []
 
     # ----- exploring -----
+    blocks_exploring = False  # set True to have can_explore_from consulted (Flora's red-circled Paths)
+
     def can_explore_from(self, state, cell: int) -> bool:
         """Beyond Rocks and Monsters (core), may exploring continue from this Explored Path?"""
         return True

@@ -76,7 +76,7 @@ LEVELS = (
     (1, "Greenhorn Scout"),
 )
 GEAR_PER_PLAYER = {1: 3, 2: 2, 3: 1, 4: 1}
-LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "blocked")
+LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "blocked", "map_explored")
 
 # Decision steps: the agenda waits on them for an action.
 DECISIONS = frozenset(
@@ -245,6 +245,8 @@ class State:
         self.events: dict[str, int] = {}
         self.history: list[int] = []
         self.data = g.chapter.new_data(g)
+        self._legal = None
+        self.ex_list: list[int] = []
         self.agenda: list[tuple] = [("main",)]
         self.agenda += g.chapter.setup_steps(self)
         n_row = 2
@@ -290,6 +292,15 @@ class State:
         return self.game.chapter.chance_pile(self, self.agenda[-1])
 
     def legal_actions(self) -> list[int]:
+        key = len(self.history)
+        cache = self._legal
+        if cache is not None and cache[0] == key:
+            return list(cache[1])
+        out = self._legal_now()
+        self._legal = (key, out)
+        return list(out)
+
+    def _legal_now(self) -> list[int]:
         if self.outcome is not None:
             return []
         step = self.agenda[-1]
@@ -303,19 +314,21 @@ class State:
         if self.outcome is not None:
             raise ValueError("the game is over")
         step = self.agenda[-1]
-        self.history.append(action)
-        if action >= A.CHANCE:
-            card = action - A.CHANCE
+        if step[0] in CHANCE_STEPS:
             pile = self._chance_pile()
-            if card not in pile:
-                raise ValueError(f"chance outcome {card} is not in the deck")
+            card = action - A.CHANCE
+            if action < A.CHANCE or card not in pile:
+                raise ValueError(f"{action} is not a chance outcome of this deck ({sorted(pile)})")
+            self.history.append(action)
             pile.remove(card)
             self.agenda.pop()
             getattr(self, "_chance_" + step[0][7:])(step, card)
         else:
-            if action not in self.legal_actions():
-                self.history.pop()
+            cache = self._legal
+            legal = cache[1] if cache is not None and cache[0] == len(self.history) else self.legal_actions()
+            if action not in legal:
                 raise ValueError(f"illegal action {action} ({A.describe(action, self)}) at step {step[0]}")
+            self.history.append(action)
             getattr(self, "_apply_" + step[0])(step, action)
         self._advance()
 
@@ -373,11 +386,16 @@ class State:
         g = self.game
         if self.n_explored == 0:
             return [i for i in g.start_cells if not self.explored[i]]
-        ex, cells, mon = self.explored, g.cells, self.monsters
+        ex, cells, mon, orth = self.explored, g.cells, self.monsters, g.orth
+        check = g.chapter.blocks_exploring
         out = set()
-        for i in range(len(ex)):
-            if ex[i] and cells[i] is not Terrain.ROCK and i not in mon and self.game.chapter.can_explore_from(self, i):
-                for j in g.orth[i]:
+        for i in self.ex_list:
+            if (
+                cells[i] is not Terrain.ROCK
+                and i not in mon
+                and not (check and not g.chapter.can_explore_from(self, i))
+            ):
+                for j in orth[i]:
                     if not ex[j]:
                         out.add(j)
         return sorted(out)
@@ -639,7 +657,7 @@ class State:
             if not self.explored_now:  # a whole round in which nobody can explore ends the expedition
                 self.passes += 1
                 if self.passes >= g.n:
-                    self.lose("blocked")
+                    self.lose("map_explored" if self.n_explored == g.board.size else "blocked")
                     return
             self.agenda.pop()
             self.push(("limits",), ("check_challenge",), ("next_turn",))
@@ -730,6 +748,7 @@ class State:
         self.explored[cell] = 1
         self.seen[cell] = 1
         self.n_explored += 1
+        self.ex_list.append(cell)
         self.explored_now = True
         tracked = self.guesses.get(1) == t.index
         if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
@@ -759,6 +778,7 @@ class State:
         self.fires -= 2
         self.explored[cell] = 0
         self.n_explored -= 1
+        self.ex_list.remove(cell)
         if self.row and self.game.cells[cell] is not Terrain.HILL and self.row[0][1] > 0:
             self.row[0][1] -= 1
         self.explored_now = False

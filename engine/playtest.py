@@ -1,0 +1,298 @@
+"""Playtests: many seeded games of one map with one bot, in parallel, summed up in one report."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from engine.bots import BOTS, make_bot
+from engine.game import LOSS_CAUSES, Game, level_name
+from engine.play import play_game, replay
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.model import Map
+
+REPLAY_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Everything that decides a playtest's games apart from the map."""
+
+    bot: str = "heuristic"
+    players: int = 1
+    characters: tuple | None = None
+    gear: tuple | None = None
+    medicine: bool = False
+    seed: int = 0
+
+
+@dataclass
+class GameRecord:
+    index: int
+    seed: int
+    outcome: str
+    score: int
+    days: int
+    turns: int
+    events: dict[str, int] = field(default_factory=dict)
+    actions: list[int] = field(default_factory=list)
+
+    @property
+    def won(self) -> bool:
+        return self.outcome == "win"
+
+
+def game_seed(seed: int, k: int) -> int:
+    """The seed of game k of a playtest: fixed, whatever the number of processes."""
+    return (seed * 1_000_003 + k) & 0x7FFFFFFF
+
+
+def make_game(m: Map, s: Settings, seed: int) -> Game:
+    return Game(m, players=s.players, characters=s.characters, gear=s.gear, medicine=s.medicine, seed=seed)
+
+
+def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game | None = None) -> GameRecord:
+    """Play game k: chance draws from Random(seed), player p's bot from Random(seed, p)."""
+    seed = game_seed(s.seed, k)
+    game = game or make_game(m, s, seed)
+    state = game.new_initial_state()
+    bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1)) for p in range(s.players)]
+    play_game(state, bots, random.Random(seed))
+    return GameRecord(
+        k,
+        seed,
+        state.outcome,
+        state.score,
+        state.day,
+        state.turn,
+        dict(state.events),
+        list(state.history) if keep_actions else [],
+    )
+
+
+_WORKER: dict = {}
+
+
+def _init_worker(map_text: str, s: Settings, keep: bool) -> None:
+    m = parse_map(map_text)
+    _WORKER.update(map=m, settings=s, keep=keep, game=make_game(m, s, 0))
+
+
+def _work(k: int) -> GameRecord:
+    w = _WORKER
+    return play_one(w["map"], w["settings"], k, w["keep"], w["game"])
+
+
+def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: bool = False, progress=None):
+    """Play ``games`` games (``jobs`` processes); returns the records in game order.
+
+    ``progress`` is called with the number of games finished so far.
+    """
+    make_game(m, s, 0)  # settings errors surface here, before any process starts
+    if jobs <= 1 or games < 2:
+        game = make_game(m, s, 0)
+        out = []
+        for k in range(games):
+            out.append(play_one(m, s, k, keep_actions, game))
+            if progress:
+                progress(k + 1)
+        return out
+    import multiprocessing as mp
+
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+    out = []
+    chunk = max(1, min(50, games // (jobs * 8) or 1))
+    with ctx.Pool(jobs, initializer=_init_worker, initargs=(dumps_map(m), s, keep_actions)) as pool:
+        for rec in pool.imap(_work, range(games), chunksize=chunk):
+            out.append(rec)
+            if progress:
+                progress(len(out))
+    return out
+
+
+def wilson(wins: int, n: int, z: float = 1.96) -> tuple[float, float]:
+    """The Wilson score interval (95% by default) for a win rate."""
+    if n == 0:
+        return (0.0, 1.0)
+    p = wins / n
+    d = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / d
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, centre - half), min(1.0, centre + half))
+
+
+def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") -> dict:
+    """The playtest report: the JSON contract plus bot, scores, levels, events and settings."""
+    n = len(records)
+    wins = sum(r.won for r in records)
+    lo, hi = wilson(wins, n)
+    losses = Counter(r.outcome for r in records if not r.won)
+    levels = Counter(level_name(r.score) for r in records if r.won)
+    events: dict[str, dict] = {}
+    names = sorted({e for r in records for e in r.events}, key=_event_order)
+    for e in names:
+        turns = [r.events[e] for r in records if e in r.events]
+        events[e] = {"games": len(turns), "mean_turn": round(sum(turns) / len(turns), 2)}
+    game = make_game(m, s, 0)
+    return {
+        "map": source,
+        "chapter": m.chapter,
+        "bot": s.bot,
+        "players": s.players,
+        "team": [{"character": c or None, "gear": list(g)} for c, g in zip(game.characters, game.gear)],
+        "seed": s.seed,
+        "games": n,
+        "wins": wins,
+        "win_rate": round(wins / n, 4) if n else 0.0,
+        "win_rate_ci": [round(lo, 4), round(hi, 4)],
+        "mean_score": round(sum(r.score for r in records) / n, 3) if n else 0.0,
+        "mean_score_wins": round(sum(r.score for r in records if r.won) / wins, 3) if wins else 0.0,
+        "scores": [r.score for r in records],
+        "levels": {lv: levels[lv] for lv in _level_names() if levels[lv]},
+        "losses": {c: losses[c] for c in sorted(losses, key=_cause_order)},
+        "mean_days": round(sum(r.days for r in records) / n, 3) if n else 0.0,
+        "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
+        "events": events,
+        "cards_approximate": True,
+    }
+
+
+def _level_names():
+    from engine.game import LEVELS
+
+    return [name for _, name in LEVELS]
+
+
+def _event_order(e: str):
+    return (0, e) if not e.startswith("kill") else (1, int(e.split()[-1]) if e.split()[-1].isdigit() else 0)
+
+
+def _cause_order(c: str):
+    return (LOSS_CAUSES.index(c), c) if c in LOSS_CAUSES else (len(LOSS_CAUSES), c)
+
+
+def report_text(rep: dict) -> str:
+    """The report for people."""
+    team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
+    lo, hi = rep["win_rate_ci"]
+    lines = [
+        f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
+        f"seed {rep['seed']}",
+        f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
+        f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)",
+        f"  mean score   {rep['mean_score']:.1f} over all games (a loss scores 0); {rep['mean_score_wins']:.1f} over wins",
+    ]
+    if rep["levels"]:
+        lines.append("  levels       " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
+    if rep["losses"]:
+        lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
+    lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
+    for e, d in rep["events"].items():
+        lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
+    lines.append("  (cards: designed, approximate sets; see engine/cards/*.toml)")
+    return "\n".join(lines)
+
+
+def _cause_words(c: str) -> str:
+    return {
+        "thirst": "thirst",
+        "hunger": "hunger",
+        "no_challenges": "no Challenge cards left",
+        "blocked": "no Path to explore",
+        "map_explored": "every Path explored",
+    }.get(c, c)
+
+
+# ----- replays -----
+def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
+    return {
+        "version": REPLAY_VERSION,
+        "map": dumps_map(m),
+        "bot": s.bot,
+        "players": s.players,
+        "characters": list(s.characters) if s.characters else None,
+        "gear": [list(g) for g in s.gear] if s.gear else None,
+        "medicine": s.medicine,
+        "seed": rec.seed,
+        "game": rec.index,
+        "outcome": rec.outcome,
+        "score": rec.score,
+        "actions": rec.actions,
+    }
+
+
+def save_replays(directory: str | Path, m: Map, s: Settings, records: list[GameRecord]) -> list[Path]:
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for rec in records:
+        p = d / f"game-{rec.index:05d}.json"
+        p.write_text(json.dumps(replay_record(m, s, rec)) + "\n", encoding="utf-8")
+        paths.append(p)
+    return paths
+
+
+class ReplayError(ValueError):
+    """A replay file that cannot be played back."""
+
+
+def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
+    """The game and its actions from a replay file written by ``save_replays``."""
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ReplayError(f"{path}: no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ReplayError(f"{path}: not a replay file ({e})") from None
+    if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
+        raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
+    from mapgen.mapfile import MapFileError
+
+    try:
+        m = parse_map(data["map"], str(path))
+        gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
+        chars = tuple(data["characters"]) if data.get("characters") else None
+        game = Game(
+            m,
+            players=data["players"],
+            characters=chars,
+            gear=gear,
+            medicine=data.get("medicine", False),
+            seed=data["seed"],
+        )
+    except (MapFileError, KeyError, TypeError, ValueError) as e:
+        raise ReplayError(f"{path}: {e}") from None
+    return game, [int(a) for a in data["actions"]], data
+
+
+def play_back(game: Game, actions: list[int]):
+    """Yield (action, state after it) for each recorded action, checking each is legal."""
+    state = game.new_initial_state()
+    yield None, state
+    for a in actions:
+        text = state.action_to_string(a)
+        try:
+            state.apply_action(a)
+        except ValueError as e:
+            raise ReplayError(f"the recorded action {a} ({text}) cannot be played here: {e}") from None
+        yield text, state
+
+
+__all__ = [
+    "BOTS",
+    "GameRecord",
+    "ReplayError",
+    "Settings",
+    "load_replay",
+    "play_back",
+    "replay",
+    "report_text",
+    "run_playtest",
+    "save_replays",
+    "summarise",
+    "wilson",
+]
