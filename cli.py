@@ -113,6 +113,9 @@ def chapters(chapter, as_json, rules_file):
 from mapgen.render.commands import render  # noqa: E402
 main.add_command(render)
 
+from engine.commands import playtest  # noqa: E402
+main.add_command(playtest)
+
 
 if __name__ == "__main__":
     main()
