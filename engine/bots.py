@@ -346,7 +346,6 @@ class HeuristicBot:
         return fn(state, la, need)
 
     def _step_main(self, state, la, need) -> int:
-        g = state.game
         legal = set(la)
         kills = [a for a in la if A.KILL <= a < A.GUESS]
         if kills:

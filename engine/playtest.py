@@ -180,10 +180,14 @@ def report_text(rep: dict) -> str:
     team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
     lo, hi = rep["win_rate_ci"]
     lines = [
-        f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
-        f"seed {rep['seed']}",
-        f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
-        f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)",
+        (
+            f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
+            f"seed {rep['seed']}"
+        ),
+        (
+            f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
+            f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
+        ),
         f"  mean score   {rep['mean_score']:.1f} over all games (a loss scores 0); {rep['mean_score_wins']:.1f} over wins",
     ]
     if rep["levels"]:
