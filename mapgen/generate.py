@@ -1,0 +1,220 @@
+"""Generation of new maps: a random briefing, then CP-SAT finds a map true to every rule and setting.
+
+The chapter's model is built once per ``Generator`` (without the briefing) and cloned for each map,
+which adds that map's briefing. Every map passes the plain-Python checks before it is returned.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
+from constraints.cpsat import ChapterModel, make_solver
+from mapgen import __version__
+from mapgen.design import check_design
+from mapgen.mapfile import parse_pattern
+from mapgen.model import Briefing, Map, Pattern
+from mapgen.profile import Profile, default_profile
+from mapgen.terrain import Terrain
+
+ATTEMPTS = 8  # random briefings tried before a request is judged impossible
+
+
+class GenerationError(Exception):
+    """A request that cannot be met; the message names the settings and rules that conflict."""
+
+
+@dataclass(frozen=True)
+class Generated:
+    map: Map
+    seed: int
+    attempts: int
+    seconds: float
+
+
+def ortools_version() -> str:
+    import ortools
+
+    return ortools.__version__
+
+
+def _tune(solver) -> None:
+    """Parameters measured to suit these small models (see bench/bench_generate.py)."""
+    solver.parameters.linearization_level = 0
+    solver.parameters.cp_model_probing_level = 0
+
+
+class Generator:
+    """Makes maps of one chapter under one profile; reuse it for a batch."""
+
+    def __init__(self, chapter: str | Chapter, profile: Profile | None = None, *, time_limit: float = 10.0):
+        self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        self.profile = profile or default_profile(self.chapter.name)
+        self.time_limit = float(time_limit)
+        self.board = self.chapter.board
+        self._base: ChapterModel | None = None
+
+    # -- the model ---------------------------------------------------------------------------
+    def _settings(self, cm: ChapterModel, briefing: Briefing | None) -> None:
+        """Post the profile's settings; those that read the briefing only when one is given."""
+        p = self.profile
+        fixed_start = self.chapter.name != "flora"
+        if briefing is None:
+            for t, (lo, hi) in p.counts.items():
+                if t in self.chapter.terrains:
+                    cm.post_counts(f"counts.{t.code}", t, lo, hi)
+            if p.reachable and fixed_start:
+                cm.post_reachable("reachable", Terrain.ROCK, list(self.board.col_cells(7)))
+        else:
+            if p.reachable and not fixed_start:
+                cm.post_reachable("reachable", Terrain.ROCK, [briefing.start])
+            if briefing.greek_fire is not None:
+                cm.forbid("greek_fire", [cm.lit(briefing.greek_fire, Terrain.ROCK)])
+
+    def base_model(self) -> ChapterModel:
+        if self._base is None:
+            self._base = ChapterModel(self.chapter, None)
+            self._settings(self._base, None)
+        return self._base
+
+    def model_for(self, briefing: Briefing, guarded: bool = False) -> ChapterModel:
+        if guarded:
+            cm = ChapterModel(self.chapter, briefing, guarded=True)
+            self._settings(cm, None)
+        else:
+            cm = self.base_model().with_briefing(briefing)
+        self._settings(cm, briefing)
+        return cm
+
+    # -- briefings ---------------------------------------------------------------------------
+    def random_briefing(self, rng: random.Random) -> Briefing:
+        p, b = self.profile, self.board
+        interior = [i for i in range(b.size) if not b.is_edge(i)]
+        peak = p.peak if p.peak is not None else rng.choice(interior)
+        if self.chapter.default_peak and p.peak is None and p.source == "default":
+            peak = b.index(self.chapter.default_peak)
+        start = greek_fire = pattern = None
+        if self.chapter.name == "flora":
+            start = p.start if p.start is not None else rng.choice(list(b.col_cells(7)))
+            options = [i for i in range(b.size) if i not in (start, peak)]
+            greek_fire = p.greek_fire if p.greek_fire is not None else rng.choice(options)
+        if self.chapter.name == "fauna":
+            pattern = parse_pattern(p.fort_pattern) if p.fort_pattern else self.random_pattern(rng)
+        return Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire)
+
+    def random_pattern(self, rng: random.Random) -> Pattern:
+        """A mini map: a few terrain cells within one step of the Fort, in the smallest box holding them."""
+        lo, hi = self.profile.pattern_cells
+        offsets = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
+        chosen = rng.sample(offsets, rng.randint(lo, hi))
+        terrains = self.profile.pattern_terrains or (Terrain.VINE, Terrain.SKULL, Terrain.TIPI)
+        placed = {(dr, dc): rng.choice(terrains) for dr, dc in chosen}
+        placed[(0, 0)] = Terrain.FORT
+        rows = range(min(r for r, _ in placed), max(r for r, _ in placed) + 1)
+        cols = range(min(c for _, c in placed), max(c for _, c in placed) + 1)
+        return Pattern(rows=tuple(tuple(placed.get((r, c)) for c in cols) for r in rows))
+
+    def weights(self) -> dict[Terrain, float]:
+        """How often each terrain is suggested to the solver: the middle of its profile bounds."""
+        out = {}
+        for t in self.chapter.terrains:
+            lo, hi = self.profile.counts.get(t, (None, None))
+            if t is Terrain.WOOD:
+                out[t] = float(self.board.width)
+            elif lo is not None or hi is not None:
+                out[t] = ((lo or 0) + (hi if hi is not None else (lo or 0) + 4)) / 2
+            else:
+                out[t] = 3.0
+        return out
+
+    def hint(self, cm: ChapterModel, rng: random.Random) -> None:
+        """Suggest a random map to the solver: different seeds lead it to very different maps."""
+        weights = self.weights()
+        for i, cell in enumerate(cm.x):
+            options = [t for t in cell if cm.possible(i, t)]
+            pick = rng.choices(options, [weights[t] for t in options])[0]
+            for t, v in cell.items():
+                cm.model.add_hint(v, t is pick)
+
+    # -- generation --------------------------------------------------------------------------
+    def generate(self, seed: int) -> Generated:
+        """One map for a seed: the same seed, chapter, profile and versions give the same map."""
+        started = time.perf_counter()
+        rng = random.Random(f"mapgen:{self.chapter.name}:{seed}")
+        briefing = None
+        for attempt in range(1, ATTEMPTS + 1):
+            briefing = self.random_briefing(rng)
+            cm = self.model_for(briefing)
+            self.hint(cm, rng)
+            left = self.time_limit - (time.perf_counter() - started)
+            if left <= 0:
+                break
+            solver = make_solver(left, seed=rng.randrange(2**31), presolve=False)
+            _tune(solver)
+            status = solver.solve(cm.model)
+            name = solver.status_name(status)
+            if name in ("OPTIMAL", "FEASIBLE"):
+                m = self._finish(cm.decode(solver.boolean_value), briefing, seed)
+                return Generated(m, seed, attempt, time.perf_counter() - started)
+            if name != "INFEASIBLE":
+                break
+            if not self._has_random_briefing():
+                break
+        if time.perf_counter() - started >= self.time_limit or briefing is None:
+            raise GenerationError(f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
+                                  f"(seed {seed}); try a larger --time-limit or looser profile settings")
+        raise GenerationError(self.explain(briefing))
+
+    def _has_random_briefing(self) -> bool:
+        p = self.profile
+        return (p.peak is None and not (self.chapter.default_peak and p.source == "default")) or (
+            self.chapter.name == "fauna" and not p.fort_pattern) or (
+            self.chapter.name == "flora" and (p.start is None or p.greek_fire is None))
+
+    def _finish(self, cells, briefing: Briefing, seed: int) -> Map:
+        meta = {"generator": {"mapgen": __version__, "ortools": ortools_version(), "seed": seed,
+                              "profile": self.profile.source}}
+        m = with_hill_numbers(Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta),
+                              self.chapter)
+        problems = check_map(m, self.chapter) + check_design(m, self.profile)
+        if problems:  # the model and the checks disagree: a bug, never a map to hand out
+            raise AssertionError("generated map fails its checks: " + "; ".join(map(str, problems)))
+        return m
+
+    def explain(self, briefing: Briefing) -> str:
+        """Name a small set of rules and settings that together admit no map (CP-SAT assumptions)."""
+        cm = self.model_for(briefing, guarded=True)
+        guards = list(cm.guards.values())
+        cm.model.add_assumptions([g.literal for g in guards])
+        solver = make_solver(max(1.0, self.time_limit), presolve=True)
+        status = solver.solve(cm.model)
+        if solver.status_name(status) != "INFEASIBLE":
+            return (f"no {self.chapter.name} map found for {ATTEMPTS} random briefings; "
+                    "the profile settings are too tight for the time limit")
+        core = set(solver.sufficient_assumptions_for_infeasibility())
+        labels = [g.label for g in guards if g.literal.index in core]
+        return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
+            self.describe(label, briefing) for label in labels)
+
+    def describe(self, label: str, briefing: Briefing) -> str:
+        p, b = self.profile, self.board
+        if label.startswith("counts."):
+            t = Terrain.from_code(label.split(".", 1)[1])
+            lo, hi = p.counts[t]
+            return f"profile setting counts.{t.code} = [{lo}, {hi}] ({p.source})"
+        if label == "reachable":
+            return f"profile setting reachable = true (P1, {p.source})"
+        if label == "greek_fire":
+            return f"Greek Fire on {b.name(briefing.greek_fire)} (not a Rock)"
+        info = self.chapter.rule_info(label)
+        extra = f", Peak {b.name(briefing.peak)}" if label == "C6" else ""
+        if label == "F2" and briefing.fort_pattern is not None:
+            extra = f", mini map {briefing.fort_pattern.text().replace(chr(10), ' / ')}"
+        return f"rule {info.id} {info.title} ({info.text}{extra})"
+
+
+def generate_map(chapter: str, seed: int, profile: Profile | None = None, time_limit: float = 10.0) -> Map:
+    """One map of a chapter for a seed (convenience for a single call; use Generator for batches)."""
+    return Generator(chapter, profile, time_limit=time_limit).generate(seed).map
