@@ -117,5 +117,49 @@ from engine.commands import playtest  # noqa: E402
 main.add_command(playtest)
 
 
+@main.command()
+@click.option("--chapter", "-c", "chapter_name", required=True,
+              type=click.Choice(["training", "fauna", "flora", "vameter", "maldonado"], case_sensitive=False),
+              help="The chapter to generate maps for.")
+@click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=None,
+              help="The first seed (default: a random one, recorded in the map). Same seed, same map.")
+@click.option("--count", "-n", type=click.IntRange(1, 100_000), default=1, show_default=True,
+              help="How many maps (seeds N ... N+K-1); more than one needs --out.")
+@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
+              help="Write CH-SEED.toml files into this folder instead of printing one map.")
+@click.option("--profile", "profile_file", type=click.Path(dir_okay=False), default=None,
+              help="A design profile (TOML) overriding the chapter's defaults (mapgen/profiles/).")
+@click.option("--time-limit", type=click.FloatRange(0.1, 3600), default=10.0, show_default=True,
+              help="Seconds allowed for each map.")
+@click.option("--force", is_flag=True, help="Overwrite existing map files in --out.")
+@json_option
+def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json):
+    """Generate new maps that keep every rule of their chapter and the design defaults.
+
+    Without --out one map is printed as a map file on stdout. With --out, K files are written
+    atomically; existing files are kept unless --force. Exit 1 when no map can meet the request.
+
+    \b
+    Example:
+        mapgen generate --chapter fauna --seed 7
+        mapgen generate -c flora --seed 100 --count 20 --out maps/
+    """
+    from mapgen.batch import BatchError, generate_batch
+
+    try:
+        summary = generate_batch(chapter_name.lower(), seed=seed, count=count, out_dir=out_dir,
+                                 profile_file=profile_file, time_limit=time_limit, force=force,
+                                 progress=not as_json and out_dir is not None)
+    except BatchError as e:
+        raise click.ClickException(str(e)) from None
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    elif out_dir is None:
+        click.echo(summary[0]["text"], nl=False)
+    else:
+        for item in summary:
+            click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
+
+
 if __name__ == "__main__":
     main()
