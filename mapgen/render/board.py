@@ -87,7 +87,7 @@ def draw_board(
 
     label_pt = cell_pt * 0.27
     for c in range(b.width):
-        for y in (-LABEL_MARGIN / 2, b.height + LABEL_MARGIN / 2):
+        for side, y in (("top", -LABEL_MARGIN / 2), ("bottom", b.height + LABEL_MARGIN / 2)):
             ax.text(
                 c + 0.5,
                 y,
@@ -96,13 +96,13 @@ def draw_board(
                 va="center",
                 fontsize=label_pt,
                 fontweight="bold",
-                gid=f"col-{b.col_label(c)}",
+                gid=f"col-{b.col_label(c)}-{side}",
             )
     river = br.start is None
     right_x = b.width + (RIVER_WIDTH + 0.1 if river else 0) + LABEL_MARGIN / 2
     for r in range(b.height):
-        xs = (-LABEL_MARGIN / 2, right_x) if right_labels else (-LABEL_MARGIN / 2,)
-        for x in xs:
+        xs = (("left", -LABEL_MARGIN / 2), ("right", right_x)) if right_labels else (("left", -LABEL_MARGIN / 2),)
+        for side, x in xs:
             ax.text(
                 x,
                 r + 0.5,
@@ -111,7 +111,7 @@ def draw_board(
                 va="center",
                 fontsize=label_pt,
                 fontweight="bold",
-                gid=f"row-{b.row_label(r)}",
+                gid=f"row-{b.row_label(r)}-{side}",
             )
     if river:
         rx = b.width + 0.1

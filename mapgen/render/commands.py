@@ -143,6 +143,9 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
         fmt = output_format(out)
     except RenderError as e:
         _fail(str(e))
+    folder = Path(out).parent
+    if not folder.is_dir():
+        _fail(f"{out}: folder {folder} does not exist")
     if profile and (forced or code or sheet):
         _fail("--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
     if sheet and fmt != "pdf":

@@ -70,7 +70,7 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=f".{fmt}.tmp")
     os.close(fd)
     try:
-        with matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path", "pdf.fonttype": 42}):
+        with matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}):
             if fmt == "pdf":
                 from matplotlib.backends.backend_pdf import PdfPages
 

@@ -50,16 +50,18 @@ class Panel:
 
     def text(self, text: str, scale: float = 1.0, weight: str = "normal", gid: str | None = None) -> None:
         chars = max(10, int(self.width * 72 / (self.size * scale * 0.58)))
-        for part in textwrap.wrap(text, chars) or [""]:
-            self.ax.text(0, self.y, part, fontsize=self.size * scale, fontweight=weight, va="top", gid=gid)
+        for k, part in enumerate(textwrap.wrap(text, chars) or [""]):
+            self.ax.text(
+                0, self.y, part, fontsize=self.size * scale, fontweight=weight, va="top", gid=None if k else gid
+            )
             self.y += self.line * scale
 
     def field(self, label: str, value: str, gid: str | None = None) -> None:
         tab = min(1.25, self.width * 0.34)
         self.ax.text(0, self.y, label, fontsize=self.size, fontweight="bold", va="top", color="#333333")
         chars = max(10, int((self.width - tab) * 72 / (self.size * 0.58)))
-        for part in textwrap.wrap(value, chars) or [""]:
-            self.ax.text(tab, self.y, part, fontsize=self.size, va="top", gid=gid)
+        for k, part in enumerate(textwrap.wrap(value, chars) or [""]):
+            self.ax.text(tab, self.y, part, fontsize=self.size, va="top", gid=None if k else gid)
             self.y += self.line
 
     def gap(self, lines: float = 0.5) -> None:

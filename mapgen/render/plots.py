@@ -188,7 +188,12 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
 
     scores = [list(r["scores"]) or [0] for r in reports]
     box = ax_score.boxplot(
-        scores, positions=ys, vert=False, widths=0.55, patch_artist=True, medianprops={"color": "#111111", "lw": 2}
+        scores,
+        positions=ys,
+        orientation="horizontal",
+        widths=0.55,
+        patch_artist=True,
+        medianprops={"color": "#111111", "lw": 2},
     )
     for patch in box["boxes"]:
         patch.set_facecolor("#a0cbe8")

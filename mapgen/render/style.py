@@ -35,7 +35,7 @@ STYLES: dict[Terrain, TerrainStyle] = {
     Terrain.SACAGAWEA: TerrainStyle("#b05cc6", "★", "#ffffff", "Sacagawea"),
     Terrain.FLORA_CREATURE: TerrainStyle("#f48fb1", "✿", "#3d0018", "Flora\ncreature"),
     Terrain.FEZRON_CAMP: TerrainStyle("#4a2d8f", "⚑", "#ffffff", "Fezron\nCamp"),
-    Terrain.MUSHROOM_FIELD: TerrainStyle("#f6c7a0", "☂", "#3b1a00", "Mushroom\nField"),
+    Terrain.MUSHROOM_FIELD: TerrainStyle("#d98cb3", "☂", "#2b0018", "Mushroom\nField"),
     Terrain.MALDONADO: TerrainStyle("#f2c21b", "♛", "#2b2000", "Maldonado"),
 }
 

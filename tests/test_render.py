@@ -1,0 +1,435 @@
+"""Pictures: every map renders to real SVG, PNG and PDF files that show what the map holds."""
+
+from __future__ import annotations
+
+import json
+import re
+import struct
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from mapgen.mapfile import read_map
+from mapgen.render import RenderError, plot_playtest, plot_profile, render_map, render_sheet
+from mapgen.render.board import map_figure
+from mapgen.render.output import DPI, save_figures
+from mapgen.render.style import STYLES, TOKEN_FILL
+from mapgen.terrain import Terrain
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).parent.parent
+CHAPTER_MAPS = ["render_fauna", "render_flora", "render_training", "render_vameter", "render_maldonado"]
+STATES = ["render_fauna_state", "render_flora_state"]
+# Forced cells of the two partial maps, from the worked examples (an independent implementation).
+FORCED = {
+    "render_fauna_state": {
+        "A5": "Wo",
+        "B4": "Ro",
+        "B5": "Ro",
+        "C3": "Wo",
+        "C6": "Sk",
+        "D1": "Wo",
+        "D3": "Ti",
+        "D4": "Sk",
+        "D5": "Ft",
+        "E2": "Wo",
+        "E5": "Ft",
+        "E7": "Fo",
+    },
+    "render_flora_state": {
+        "A2": "Wo",
+        "A5": "Sk",
+        "B4": "Ro",
+        "B5": "Ro",
+        "B6": "Ro",
+        "C3": "Wo",
+        "C6": "Ro",
+        "D4": "Wa",
+        "D5": "Wo",
+        "E5": "Ro",
+        "E7": "Wo",
+        "G5": "Wa",
+    },
+}
+SHIPPED = sorted((ROOT / "maps").glob("*.toml"))
+
+
+def load(name: str):
+    return read_map(DATA / f"{name}.toml")
+
+
+def forced_of(name: str, m) -> dict:
+    return {m.board.index(c): Terrain.from_code(t) for c, t in FORCED[name].items()}
+
+
+# --- what a file really is -------------------------------------------------------------------------
+
+
+def png_pixels(path: Path):
+    """The PNG's size from its header, and its pixels as an RGB array (checks the signature)."""
+    from matplotlib.image import imread
+
+    head = path.read_bytes()[:24]
+    assert head[:8] == b"\x89PNG\r\n\x1a\n" and head[12:16] == b"IHDR"
+    width, height = struct.unpack(">II", head[16:24])
+    pixels = imread(path)[:, :, :3]
+    assert pixels.shape[:2] == (height, width)
+    return width, height, pixels
+
+
+def assert_png(path: Path, rendered=None):
+    width, height, pixels = png_pixels(path)
+    assert width >= 800 and height >= 600
+    if rendered is not None:
+        assert (rendered.width_px, rendered.height_px) == (width, height)
+    white = (pixels > 0.98).all(axis=2).mean()
+    assert white < 0.9, "the picture is (almost) blank"
+    colours = {tuple(px) for px in (pixels[::7, ::7] * 255).astype(int).reshape(-1, 3)}
+    assert len(colours) > 20
+
+
+def svg_ids(path: Path) -> list[str]:
+    root = ET.parse(path).getroot()
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    return [el.get("id") for el in root.iter() if el.get("id")]
+
+
+def pdf_pages(path: Path) -> list[tuple[float, float]]:
+    """The size in points of every page of a PDF written by matplotlib (object dictionaries are plain text)."""
+    data = path.read_bytes()
+    assert data.startswith(b"%PDF-") and data.rstrip().endswith(b"%%EOF")
+    pages = re.findall(rb"/Type /Page\b.*?/MediaBox \[\s*([\d.]+) ([\d.]+) ([\d.]+) ([\d.]+)\s*\]", data, re.DOTALL)
+    return [(float(x1) - float(x0), float(y1) - float(y0)) for x0, y0, x1, y1 in pages]
+
+
+# --- every map, every format -----------------------------------------------------------------------
+
+
+# Every chapter as SVG (the cheapest); maps with and without the river, and both partial maps, in every format.
+CASES = [(name, "svg") for name in CHAPTER_MAPS + STATES] + [
+    (name, fmt) for name in ("render_fauna", "render_flora", *STATES) for fmt in ("png", "pdf")
+]
+
+
+@pytest.mark.parametrize(("name", "fmt"), CASES)
+def test_examples_render_in_every_format(tmp_path, name, fmt):
+    m = load(name)
+    forced = forced_of(name, m) if name in FORCED else None
+    out = tmp_path / f"{name}.{fmt}"
+    rendered = render_map(m, out, forced=forced)
+    assert rendered.format == fmt and Path(rendered.path) == out
+    if fmt == "png":
+        assert_png(out, rendered)
+    elif fmt == "svg":
+        ids = svg_ids(out)
+        assert sum(i.startswith(("cell-", "token-", "forced-")) for i in ids) == m.board.size
+    else:
+        assert len(pdf_pages(out)) == 1
+    assert [p.name for p in tmp_path.iterdir()] == [out.name], "a temp file was left behind"
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
+def test_every_shipped_map_renders(tmp_path, path):
+    m = read_map(path)
+    for fmt in ("svg", "png", "pdf"):
+        out = tmp_path / f"{path.stem}.{fmt}"
+        render_map(m, out)
+        assert out.stat().st_size > 1000
+    assert_png(tmp_path / f"{path.stem}.png")
+    assert len(pdf_pages(tmp_path / f"{path.stem}.pdf")) == 1
+
+
+# --- the picture shows the map ---------------------------------------------------------------------
+
+
+def cell_colours(m, tmp_path, **kw) -> dict[str, tuple[int, int, int]]:
+    """The colour of each cell's tile, sampled in the PNG beside its symbol."""
+    fig = map_figure(m, **kw)
+    out = tmp_path / "cells.png"
+    save_figures([fig], out, "png")
+    _, height, pixels = png_pixels(out)
+    board_ax = fig.axes[0]
+    scale = DPI / fig.dpi
+    colours = {}
+    for i in range(m.board.size):
+        r, c = m.board.rc(i)
+        x, y = board_ax.transData.transform((c + 0.2, r + 0.5)) * scale
+        px = pixels[round(height - y), round(x)]
+        colours[m.board.name(i)] = tuple(round(v * 255) for v in px)
+    return colours
+
+
+def hex_rgb(colour: str) -> tuple[int, int, int]:
+    return tuple(int(colour[k : k + 2], 16) for k in (1, 3, 5))
+
+
+def close(a, b, tol=6) -> bool:
+    return all(abs(x - y) <= tol for x, y in zip(a, b))
+
+
+def test_each_cell_of_the_png_has_its_terrain_colour(tmp_path):
+    m = load("render_flora")
+    colours = cell_colours(m, tmp_path)
+    for i, t in enumerate(m.cells):
+        name = m.board.name(i)
+        assert close(colours[name], hex_rgb(STYLES[t].colour)), f"{name} ({t.code}) drawn as {colours[name]}"
+
+
+def test_partial_map_shows_tokens_and_forced_terrains(tmp_path):
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    colours = cell_colours(m, tmp_path, forced=forced)
+    for i, t in enumerate(m.cells):
+        name = m.board.name(i)
+        want = STYLES[t].colour if t is not None else STYLES[forced[i]].colour if i in forced else TOKEN_FILL
+        assert close(colours[name], hex_rgb(want)), f"{name} drawn as {colours[name]}, expected {want}"
+
+
+def test_terrain_colours_differ_in_greyscale_within_each_chapter():
+    from constraints.catalogue import get_chapter
+
+    def grey(colour):
+        r, g, b = hex_rgb(colour)
+        return 0.299 * r + 0.587 * g + 0.114 * b
+
+    for chapter in ("training", "fauna", "flora", "vameter", "maldonado"):
+        terrains = get_chapter(chapter).terrains
+        symbols = [STYLES[t].symbol for t in terrains]
+        assert len(set(symbols)) == len(symbols), f"{chapter}: two terrains share a symbol"
+        # Colour alone need not separate every pair (symbol and name do), but no two may be near-identical.
+        for a in terrains:
+            for b in terrains:
+                if a is not b:
+                    same_grey = abs(grey(STYLES[a].colour) - grey(STYLES[b].colour)) < 4
+                    same_hue = close(hex_rgb(STYLES[a].colour), hex_rgb(STYLES[b].colour), 40)
+                    assert not (same_grey and same_hue), f"{chapter}: {a.code} and {b.code} look alike"
+
+
+# --- golden SVG structure --------------------------------------------------------------------------
+
+GOLDEN = DATA / "render_golden_fauna_state.json"
+OUR_IDS = re.compile(
+    r"^(cell|token|forced|heat|hill|peak|start|greek-fire|river|board|row|col|briefing|minimap|legend)"
+)
+
+
+def structure(path: Path) -> list[str]:
+    ids = [i for i in svg_ids(path) if OUR_IDS.match(i)]
+    assert len(ids) == len(set(ids)), "an id appears twice"
+    return ids
+
+
+def test_svg_structure_matches_the_golden_file(tmp_path):
+    m = load("render_fauna_state")
+    out = tmp_path / "state.svg"
+    render_map(m, out, forced=forced_of("render_fauna_state", m))
+    assert structure(out) == json.loads(GOLDEN.read_text(encoding="utf-8"))
+
+
+def test_golden_svg_names_every_cell_with_its_terrain(tmp_path):
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    out = tmp_path / "state.svg"
+    render_map(m, out, forced=forced)
+    ids = set(structure(out))
+    for i, t in enumerate(m.cells):
+        name = m.board.name(i)
+        if t is not None:
+            assert f"cell-{name}-{t.code}" in ids
+        elif i in forced:
+            assert f"forced-{name}-{forced[i].code}" in ids
+        else:
+            assert f"token-{name}" in ids
+    for i, n in m.hills.items():
+        assert f"hill-{m.board.name(i)}-{n}" in ids
+    assert "peak-B4" in ids and "river" in ids
+    assert {f"row-{r}-{side}" for r in "ABCDEFG" for side in ("left", "right")} <= ids
+    assert {f"col-{c}-{side}" for c in range(1, 8) for side in ("top", "bottom")} <= ids
+    pattern_ids = {i for i in ids if i.startswith("minimap-")}
+    assert pattern_ids == {
+        "minimap-0-0-any",
+        "minimap-0-1-Vi",
+        "minimap-0-2-any",
+        "minimap-1-0-Sk",
+        "minimap-1-1-Ft",
+        "minimap-1-2-any",
+        "minimap-2-0-any",
+        "minimap-2-1-any",
+        "minimap-2-2-Ti",
+    }
+
+
+def test_flora_marks_its_start_fort_and_greek_fire(tmp_path):
+    out = tmp_path / "flora.svg"
+    render_map(load("render_flora"), out)
+    ids = set(structure(out))
+    assert {"start-F7", "greek-fire-C2", "peak-B4", "briefing-greek-fire", "legend-start"} <= ids
+    assert "river" not in ids  # Flora starts at its Fort, not from the river
+
+
+def test_training_board_uses_rows_b_to_f_and_columns_3_to_7(tmp_path):
+    out = tmp_path / "training.svg"
+    render_map(load("render_training"), out)
+    ids = set(structure(out))
+    assert {i.split("-")[1] for i in ids if i.startswith("row-")} == set("BCDEF")
+    assert {i.split("-")[1] for i in ids if i.startswith("col-")} == {str(c) for c in range(3, 8)}
+    assert "cell-B3-Fo" in ids and "cell-F7-Fo" in ids
+
+
+def test_heat_map_shades_unexplored_cells_with_a_legend(tmp_path):
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    # Chances here are test input, not solver output: forced Forts 1, other forced cells 0, the rest 0.25.
+    heat = {i: (1.0 if forced.get(i) is Terrain.FORT else 0.0 if i in forced else 0.25) for i in m.unrevealed()}
+    out = tmp_path / "heat.svg"
+    render_map(m, out, forced=forced, heat=heat, heat_label="Fort")
+    ids = set(structure(out))
+    assert {"heat-D5-100%", "heat-E5-100%", "heat-A5-0%", "heat-A2-25%", "legend-heat", "briefing-heat"} <= ids
+    assert "heat-scale" in svg_ids(out)
+
+
+# --- printable sheet -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("paper", "size"), [("a4", (595.4, 841.7)), ("letter", (612.0, 792.0))])
+def test_sheet_is_a_two_page_pdf_on_the_paper(tmp_path, paper, size):
+    out = tmp_path / "sheet.pdf"
+    rendered = render_sheet(load("render_fauna"), out, paper=paper)
+    pages = pdf_pages(out)
+    assert rendered.pages == len(pages) == 2
+    for w, h in pages:
+        assert abs(w - size[0]) < 1 and abs(h - size[1]) < 1
+
+
+def test_sheet_must_be_pdf(tmp_path):
+    with pytest.raises(RenderError, match="a printable sheet is a PDF"):
+        render_sheet(load("render_fauna"), tmp_path / "sheet.png")
+
+
+# --- bad input and safe writing --------------------------------------------------------------------
+
+
+def test_unknown_format_is_refused(tmp_path):
+    with pytest.raises(RenderError, match=r"unsupported format 'gif' \(use .svg, .png or .pdf\)"):
+        render_map(load("render_fauna"), tmp_path / "x.gif")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_forced_cell_must_be_unexplored(tmp_path):
+    m = load("render_fauna_state")
+    with pytest.raises(RenderError, match="forced cell A1 is already explored"):
+        render_map(m, tmp_path / "x.png", forced={0: Terrain.HILL})
+
+
+def test_chance_must_be_between_0_and_1(tmp_path):
+    m = load("render_fauna_state")
+    with pytest.raises(RenderError, match="is not between 0 and 1"):
+        render_map(m, tmp_path / "x.png", heat={m.board.index("A2"): 1.5})
+
+
+def test_a_failed_render_leaves_the_old_file_and_no_temp_file(tmp_path, monkeypatch):
+    from matplotlib.figure import Figure
+
+    out = tmp_path / "map.png"
+    out.write_text("old picture")
+
+    def broken(self, fname, **kw):
+        Path(fname).write_bytes(b"\x89PNG half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(Figure, "savefig", broken)
+    with pytest.raises(OSError, match="disk full"):
+        render_map(load("render_fauna"), out)
+    assert out.read_text() == "old picture"
+    assert [p.name for p in tmp_path.iterdir()] == ["map.png"]
+
+
+def test_render_overwrites_its_output(tmp_path):
+    out = tmp_path / "map.svg"
+    out.write_text("old")
+    render_map(load("render_training"), out)
+    svg_ids(out)
+
+
+# --- charts ----------------------------------------------------------------------------------------
+
+STEPS = [
+    {"step": 0, "cell": None, "terrain": None, "count": 5_000_000, "exact": False, "forced": 2},
+    {"step": 1, "cell": "E3", "terrain": "Wo", "count": 120_000, "exact": True, "forced": 3},
+    {"step": 2, "cell": "B4", "terrain": "Ro", "count": 340, "exact": True, "forced": 9},
+    {"step": 3, "cell": "G7", "terrain": "Hi", "count": 8, "exact": True, "forced": 20},
+    {"step": 4, "cell": "D5", "terrain": "Ft", "count": 1, "exact": True, "forced": 44},
+]
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
+def test_profile_chart(tmp_path, fmt):
+    out = tmp_path / f"profile.{fmt}"
+    plot_profile(STEPS, out)
+    if fmt == "png":
+        assert_png(out)
+    elif fmt == "svg":
+        ids = svg_ids(out)
+        assert {"profile-count-line", "profile-exact", "profile-bound", "profile-forced"} <= set(ids)
+    else:
+        assert len(pdf_pages(out)) == 1
+
+
+def test_profile_needs_steps(tmp_path):
+    with pytest.raises(RenderError, match="the reveal profile has no steps"):
+        plot_profile([], tmp_path / "p.png")
+    with pytest.raises(RenderError, match="profile step 1 has no 'count'"):
+        plot_profile([{"step": 0, "forced": 1}], tmp_path / "p.png")
+
+
+REPORTS = [
+    {
+        "bot": "random",
+        "games": 50,
+        "wins": 10,
+        "win_rate": 0.2,
+        "win_rate_ci": [0.11, 0.33],
+        "mean_score": 3.0,
+        "losses": {"starved": 30, "Minotaur": 10},
+        "mean_days": 5.5,
+        "scores": [0, 1, 2, 3, 3, 4, 5, 9],
+        "levels": {"easy": 50},
+    },
+    {
+        "bot": "deducer",
+        "games": 50,
+        "wins": 40,
+        "win_rate": 0.8,
+        "win_rate_ci": [0.67, 0.89],
+        "mean_score": 8.0,
+        "losses": {"Minotaur": 10},
+        "mean_days": 7.0,
+        "scores": [5, 7, 8, 8, 9, 11],
+        "levels": {"easy": 50},
+    },
+]
+
+
+def test_playtest_chart(tmp_path):
+    out = tmp_path / "playtest.svg"
+    plot_playtest(REPORTS, out, title="fauna-1")
+    ids = set(svg_ids(out))
+    assert {
+        "playtest-win-rate",
+        "playtest-win-ci",
+        "playtest-score-mean",
+        "playtest-loss-starved",
+        "playtest-loss-Minotaur",
+        "playtest-level-easy",
+    } <= ids
+    png = tmp_path / "playtest.png"
+    plot_playtest(REPORTS, png)
+    assert_png(png)
+
+
+def test_playtest_chart_refuses_incomplete_reports(tmp_path):
+    with pytest.raises(RenderError, match="no playtest results to plot"):
+        plot_playtest([], tmp_path / "p.png")
+    with pytest.raises(RenderError, match="playtest report 1 has no 'wins'"):
+        plot_playtest([{"bot": "x", "games": 1, "win_rate": 0, "scores": [], "losses": {}}], tmp_path / "p.png")
