@@ -1,0 +1,146 @@
+"""``mapgen render`` through the real command: outputs, exit codes and exact error text."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+DATA = Path(__file__).parent / "data"
+FAUNA = str(DATA / "render_fauna.toml")
+STATE = str(DATA / "render_fauna_state.toml")
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["render", *map(str, args)])
+
+
+def test_renders_a_png_and_reports_it(tmp_path):
+    out = tmp_path / "fauna.png"
+    result = run(FAUNA, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(f"wrote {out} (PNG, ")
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_json_report(tmp_path):
+    out = tmp_path / "fauna.svg"
+    result = run(FAUNA, "-o", out, "--json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.output)
+    assert report["path"] == str(out) and report["format"] == "svg" and report["pages"] == 1
+    assert report["seconds"] > 0
+
+
+def test_sheet_on_letter(tmp_path):
+    out = tmp_path / "sheet.pdf"
+    result = run(FAUNA, "-o", out, "--sheet", "--paper", "letter", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["pages"] == 2
+    assert out.read_bytes().count(b"/MediaBox [ 0 0 612 792 ]") == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["-o", "{tmp}/x.jpg"], "error: {tmp}/x.jpg: unsupported format 'jpg' (use .svg, .png or .pdf)"),
+        (["-o", "{tmp}/x"], "error: {tmp}/x: cannot tell the format; name the file .svg, .png or .pdf"),
+        (["-o", "{tmp}/x.png", "--sheet"], "error: {tmp}/x.png: a printable sheet is a PDF; name the file .pdf"),
+        (["-o", "{tmp}/no/x.png"], "error: {tmp}/no/x.png: folder {tmp}/no does not exist"),
+        (
+            ["-o", "{tmp}/x.png", "--profile", "--sheet"],
+            "error: --profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet",
+        ),
+        (
+            ["-o", "{tmp}/x.png", "--probabilities", "Ft"],
+            "error: {map}: the map is complete; --probabilities shades unexplored cells only",
+        ),
+    ],
+)
+def test_bad_requests_get_one_line_and_exit_2(tmp_path, args, message):
+    args = [a.format(tmp=tmp_path) for a in args]
+    result = run(FAUNA, *args)
+    assert result.exit_code == 2
+    assert result.output == message.format(tmp=tmp_path, map=FAUNA) + "\n"
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_unknown_terrain_code(tmp_path):
+    result = run(STATE, "-o", tmp_path / "x.png", "--probabilities", "Qq")
+    assert result.exit_code == 2
+    assert result.output == "error: --probabilities: unknown terrain code 'Qq'\n"
+
+
+def test_missing_and_broken_map_files(tmp_path):
+    result = run(tmp_path / "none.toml", "-o", tmp_path / "x.png")
+    assert (result.exit_code, result.output) == (2, f"error: {tmp_path / 'none.toml'}: no such file\n")
+    bad = tmp_path / "bad.toml"
+    bad.write_text('chapter = "fauna"\n')
+    result = run(bad, "-o", tmp_path / "x.png")
+    assert result.exit_code == 2
+    assert result.output.startswith(f"error: {bad}: ") and result.output.count("\n") == 1
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_profile_from_json(tmp_path):
+    steps = [
+        {"step": 0, "cell": None, "terrain": None, "count": 900, "exact": True, "forced": 1},
+        {"step": 1, "cell": "E3", "terrain": "Wo", "count": 12, "exact": True, "forced": 5},
+        {"step": 2, "cell": "B4", "terrain": "Ro", "count": 1, "exact": True, "forced": 46},
+    ]
+    profile = tmp_path / "profile.json"
+    profile.write_text(json.dumps({"steps": steps}))
+    out = tmp_path / "profile.svg"
+    result = run(profile, "-o", out, "--profile", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["steps"] == 3
+    assert b"profile-forced" in out.read_bytes()
+
+
+def test_profile_json_must_hold_steps(tmp_path):
+    profile = tmp_path / "profile.json"
+    profile.write_text('{"nothing": 1}')
+    result = run(profile, "-o", tmp_path / "p.png", "--profile")
+    assert result.exit_code == 2
+    assert result.output == f"error: {profile}: expected a list of reveal steps (or an object with 'steps')\n"
+
+
+def test_forced_cells_come_from_the_solver(tmp_path):
+    pytest.importorskip("mapgen.solve")
+    # The forced cells of this partial map, from the worked examples (an independent implementation).
+    expected = {
+        "A5": "Wo",
+        "B4": "Ro",
+        "B5": "Ro",
+        "C3": "Wo",
+        "C6": "Sk",
+        "D1": "Wo",
+        "D3": "Ti",
+        "D4": "Sk",
+        "D5": "Ft",
+        "E2": "Wo",
+        "E5": "Ft",
+        "E7": "Fo",
+    }
+    out = tmp_path / "state.svg"
+    result = run(STATE, "-o", out, "--forced", "--json", "--time-limit", "20")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["forced"] == expected
+    text = out.read_text()
+    for cell, code in expected.items():
+        assert f'id="forced-{cell}-{code}"' in text
+
+
+def test_probabilities_shade_every_unexplored_cell(tmp_path):
+    pytest.importorskip("mapgen.solve")
+    out = tmp_path / "heat.svg"
+    result = run(STATE, "-o", out, "--probabilities", "Ft", "--time-limit", "20")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    # D5 and E5 are Forts in every completion; A5 is always Wood.
+    assert 'id="heat-D5-100%"' in text and 'id="heat-E5-100%"' in text and 'id="heat-A5-0%"' in text
+    assert text.count('id="heat-') == 15 + 1  # every unexplored cell, and the scale
