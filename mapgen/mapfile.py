@@ -13,7 +13,8 @@ from mapgen.model import CHAPTER_NAMES, START_COLUMN, Briefing, Map, Pattern, bo
 from mapgen.terrain import Terrain
 
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
-_HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE)
+_HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
+_HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
 
 
 class MapFileError(ValueError):
@@ -104,6 +105,8 @@ def _code(token: str, where: str) -> tuple[Terrain | None, int | None]:
         return None, None
     m = _HILL.match(token)
     if m:
+        if len(m.group(1)) > _HILL_DIGITS:
+            raise ValueError(f"Hill number {token!r} in {where} is too large")
         return Terrain.HILL, int(m.group(1))
     try:
         return Terrain.from_code(token), None
