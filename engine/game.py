@@ -219,6 +219,7 @@ class State:
         self.de_pile = list(range(len(g.destiny)))
         self.de_face: list[int] = []
         self.de_held: list[int] = []
+        self.de_discard: list[int] = []
         self.pack = [0] * NRES
         self.pack[WATER] = g.chapter.start_water
         self.samples = 0
@@ -233,6 +234,8 @@ class State:
         self.day = 1
         self.resolved = 0
         self.passes = 0
+        self.tokens_out = 0  # Path tokens discarded (resolved cards, Hills, right guesses)
+        self.token_to_row = False
         self.explored_now = False
         self.extra_turn = False
         self.guesses: dict[int, int] = {}  # guess gear (0 Compass, 1 Tracking Guide) -> terrain index
@@ -347,10 +350,12 @@ class State:
             "de_pile",
             "de_face",
             "de_held",
+            "de_discard",
             "pack",
             "history",
             "agenda",
             "reserve",
+            "ex_list",
         ):
             setattr(s, name, list(getattr(self, name)))
         s.row = [[c, t, list(st) if st else st] for c, t, st in self.row]
@@ -554,7 +559,9 @@ class State:
             self.push(("chance_threat", "day", -1))
         elif v == "remove" and t == "path":
             if self.row:
-                self.row[0][1] = max(0, self.row[0][1] - n)
+                k = min(n, self.row[0][1])
+                self.row[0][1] -= k
+                self.tokens_out += k
         elif v == "refresh":
             self.exhausted.clear()
         elif v == "reveal":
@@ -684,6 +691,7 @@ class State:
             self.samples -= 1
         elif A.USE_DESTINY <= a < A.KILL:
             card = self.de_held.pop(a - A.USE_DESTINY)
+            self.de_discard.append(card)
             self.run_effects(g.destiny[card].effects)
         elif A.GUESS <= a < A.LEWIS:
             k, t = divmod(a - A.GUESS, 20)
@@ -731,15 +739,13 @@ class State:
             g.chapter.apply_free(self, a)
 
     def _discard_injured(self) -> None:
-        if self.injured == 2 and self.row and self.row[0][0] < 0:
-            self.row.pop(0)
-        self.injured = 0
-        for k in range(len(self.threats)):
-            if self.game.threats[self.threats[k]].kind == "injured":
-                self.th_discard.append(self.threats.pop(k))
-                break
-        if not self.row:
-            self.push(("end_of_day",))
+        self.remove_threat(self._injured_card(), "discard")
+
+    def pop_row(self) -> list:
+        """Take the leftmost card off the Challenge Row; its Path tokens are discarded."""
+        entry = self.row.pop(0)
+        self.tokens_out += entry[1]
+        return entry
 
     # ----- exploring -----
     def _run_explore(self, step) -> None:
@@ -755,10 +761,15 @@ class State:
             self.explored_now = False
             self.guesses.clear()
             self.lewis_on = False
+            self.tokens_out += 1
             self.push(*self._completion_steps(cell))
             return
         if t is not Terrain.HILL and self.guesses.get(0) != t.index and self.row:
             self.row[0][1] += 1
+            self.token_to_row = True
+        else:  # a Hill's token, or a Compass's right guess: the token is discarded
+            self.tokens_out += 1
+            self.token_to_row = False
         self.guesses.clear()
         if self.fires >= 2:
             self.push(("backtrack", cell))
@@ -779,8 +790,10 @@ class State:
         self.explored[cell] = 0
         self.n_explored -= 1
         self.ex_list.remove(cell)
-        if self.row and self.game.cells[cell] is not Terrain.HILL and self.row[0][1] > 0:
+        if self.token_to_row:
             self.row[0][1] -= 1
+        else:
+            self.tokens_out -= 1
         self.explored_now = False
         self.banned = cell
         for name in ("Lewis", "Collins", "Compass", "Tracking Guide"):
@@ -950,7 +963,7 @@ class State:
             self.chased_pile = []
         elif th.kind == "injured":
             if self.injured == 2 and self.row and self.row[0][0] < 0:
-                self.row.pop(0)
+                self.pop_row()
             self.injured = 0
         if to == "bottom":
             self.th_bottom.append(card)
@@ -982,7 +995,7 @@ class State:
         time = self.game.threats[self._injured_card()].time if c < 0 else self.game.challenges[c].time
         if tokens >= time:
             if c < 0:  # Injured is resolved with no Pass, no Fail and no Consequence
-                self.row.pop(0)
+                self.pop_row()
                 self.injured = 1
                 self.push(("after_resolve",))
             else:
@@ -1010,7 +1023,7 @@ class State:
 
     def _apply_resolve(self, step, a: int) -> None:
         self.agenda.pop()
-        c, _, stored = self.row.pop(0)
+        c, _, stored = self.pop_row()
         card = self.game.challenges[c]
         stored = list(stored or ())
         pack = self.pack
