@@ -161,5 +161,70 @@ def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
 
 
+def _read_state(file):
+    from mapgen.mapfile import MapFileError, read_map
+
+    try:
+        return read_map(file)
+    except MapFileError as e:
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
+
+
+@main.command()
+@click.argument("file")
+@click.option("--limit", type=click.IntRange(1), default=100_000, show_default=True,
+              help="Stop enumerating at N completions when no exact counter finishes.")
+@click.option("--probabilities", is_flag=True, help="The share of completions with each terrain, per unrevealed cell.")
+@click.option("--target", is_flag=False, flag_value="", default=None, metavar="[CODE]",
+              help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)")
+@click.option("--time-limit", type=click.FloatRange(0.1), default=60.0, show_default=True,
+              help="Seconds allowed for each question.")
+@json_option
+def solve(file, limit, probabilities, target, time_limit, as_json):
+    """Deduce a partial map: completions, forced cells, probabilities and targets.
+
+    Exit 0 with at least one completion, 1 with none (naming rules and cells that conflict),
+    2 for an unreadable file.
+
+    \b
+    Example:
+        mapgen solve state.toml
+        mapgen solve state.toml --probabilities --target Ft --json
+    """
+    from constraints.catalogue import get_chapter
+    from mapgen.report import solve_report, solve_text
+    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.terrain import parse_terrain
+
+    state = _read_state(file)
+    chapter = get_chapter(state.chapter)
+    terrain = None
+    if target is not None:
+        if target == "":
+            if chapter.counted is None:
+                raise click.UsageError(f"the {chapter.name} chapter has no counted terrain; name one: --target CODE")
+            terrain = chapter.counted
+        else:
+            try:
+                terrain = parse_terrain(target)
+            except ValueError as e:
+                raise click.UsageError(str(e)) from None
+    try:
+        report = solve_report(state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit)
+    except NoCompletion as e:
+        if as_json:
+            click.echo(json.dumps({"count": 0, "exact": True, "unique": False, "forced": {},
+                                   "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)}}))
+        click.echo(f"{file}: {e}", err=True)
+        sys.exit(1)
+    except SolveTimeout as e:
+        raise click.ClickException(f"{file}: {e} (raise --time-limit)") from None
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(solve_text(state, report, file))
+
+
 if __name__ == "__main__":
     main()
