@@ -268,7 +268,15 @@ def _chapter_info(m: Map, chapter=None):
     return chapter.title, tuple(chapter.terrains), chapter.counted
 
 
-def map_figure(m: Map, *, forced: dict | None = None, heat: dict | None = None, heat_label: str = "", chapter=None):
+def map_figure(
+    m: Map,
+    *,
+    forced: dict | None = None,
+    heat: dict | None = None,
+    heat_label: str = "",
+    heat_exact: bool = True,
+    chapter=None,
+):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
     from matplotlib.figure import Figure
 
@@ -285,7 +293,15 @@ def map_figure(m: Map, *, forced: dict | None = None, heat: dict | None = None, 
     draw_board(bax, m, unit * 72, forced=forced, heat=heat)
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
-    briefing(p, m, title, counted, forced=len(forced) if forced is not None else None, heat_label=heat_label)
+    briefing(
+        p,
+        m,
+        title,
+        counted,
+        forced=len(forced) if forced is not None else None,
+        heat_label=heat_label,
+        heat_exact=heat_exact,
+    )
     p.gap(0.8)
     legend(
         p,
@@ -313,6 +329,7 @@ def render_map(
     forced: dict[int, Terrain] | None = None,
     heat: dict[int, float] | None = None,
     heat_label: str = "",
+    heat_exact: bool = True,
     fmt: str | None = None,
     chapter=None,
     dpi: int = DPI,
@@ -320,8 +337,9 @@ def render_map(
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
     ``forced`` marks unexplored cells that hold one terrain in every completion; ``heat`` shades each
-    unexplored cell by the chance (0..1) that it holds ``heat_label``. The format comes from the suffix.
+    unexplored cell by the chance (0..1) that it holds ``heat_label`` (``heat_exact=False``: an estimate).
+    The format comes from the suffix.
     """
     fmt = output_format(path, fmt)
-    fig = map_figure(m, forced=forced, heat=heat, heat_label=heat_label, chapter=chapter)
+    fig = map_figure(m, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter)
     return save_figures([fig], path, fmt, dpi=dpi)

@@ -61,18 +61,27 @@ def _solver(chapter: str):
     return Solver.for_chapter(chapter)
 
 
+def _solving(call, time_limit: float):
+    """Run a solver call; no completion or no time left becomes a one-line error (exit 1)."""
+    from mapgen.solve import NoCompletion, SolveTimeout
+
+    try:
+        return call()
+    except NoCompletion as e:
+        _fail(f"no completion: {e}", 1)
+    except SolveTimeout:
+        _fail(f"the solver ran out of time ({time_limit:g} s); try a larger --time-limit", 1)
+
+
 def _forced(m, time_limit: float) -> dict:
-    possible = _solver(m.chapter).possible(m)
-    if not possible and m.unrevealed():
-        _fail("this partial map has no completion: no map of its chapter fits the explored cells", 1)
-    return {i: next(iter(ts)) for i, ts in possible.items() if m.cells[i] is None and len(ts) == 1}
+    solver = _solver(m.chapter)
+    return _solving(lambda: solver.forced(m, time_limit=time_limit), time_limit)
 
 
-def _heat(m, terrain, time_limit: float) -> dict:
-    chances = _solver(m.chapter).probabilities(m, time_limit=time_limit)
-    if not chances and m.unrevealed():
-        _fail("this partial map has no completion: no map of its chapter fits the explored cells", 1)
-    return {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}
+def _heat(m, terrain, time_limit: float) -> tuple[dict, bool]:
+    solver = _solver(m.chapter)
+    chances, exact = _solving(lambda: solver.probabilities(m, time_limit=time_limit), time_limit)
+    return {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}, exact
 
 
 def _profile(m, time_limit: float) -> list[dict]:
@@ -172,12 +181,19 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
                 if m.complete:
                     _fail(f"{map_file}: the map is complete; --probabilities shades unexplored cells only")
             forced_cells = _forced(m, time_limit) if forced else None
-            heat = _heat(m, terrain, time_limit) if terrain is not None else None
+            heat, exact = _heat(m, terrain, time_limit) if terrain is not None else (None, True)
             label = terrain.label if terrain is not None else ""
+            options = {"forced": forced_cells, "heat": heat, "heat_label": label, "heat_exact": exact}
             if sheet:
-                result = render_sheet(m, out, paper=paper.lower(), forced=forced_cells, heat=heat, heat_label=label)
+                result = render_sheet(m, out, paper=paper.lower(), **options)
             else:
-                result = render_map(m, out, forced=forced_cells, heat=heat, heat_label=label)
+                result = render_map(m, out, **options)
+            if heat is not None:
+                extra["probabilities"] = {
+                    "terrain": terrain.code,
+                    "exact": exact,
+                    "cells": {m.board.name(i): round(p, 6) for i, p in sorted(heat.items())},
+                }
             if forced_cells is not None:
                 extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}
     except RenderError as e:

@@ -101,6 +101,7 @@ def briefing(
     *,
     forced: int | None = None,
     heat_label: str = "",
+    heat_exact: bool = True,
     with_title: bool = True,
     with_minimap: bool = True,
 ) -> None:
@@ -132,7 +133,8 @@ def briefing(
             gid="briefing-forced",
         )
     if heat_label:
-        p.field("Shading", f"chance that an unexplored Path is {heat_label}", gid="briefing-heat")
+        how = "exact share of all completions" if heat_exact else "estimated from the completions found in time"
+        p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
     if with_minimap and br.fort_pattern is not None:
         p.gap(0.5)
         minimap(p, br.fort_pattern)

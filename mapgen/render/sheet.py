@@ -37,6 +37,7 @@ def sheet_figures(
     forced: dict | None = None,
     heat: dict | None = None,
     heat_label: str = "",
+    heat_exact: bool = True,
     chapter=None,
 ) -> list:
     """Two pages: the board with its briefing, then the key and the chapter's rules."""
@@ -82,6 +83,7 @@ def sheet_figures(
         counted,
         forced=len(forced) if forced is not None else None,
         heat_label=heat_label,
+        heat_exact=heat_exact,
         with_title=False,
         with_minimap=False,
     )
@@ -139,11 +141,14 @@ def render_sheet(
     forced: dict[int, Terrain] | None = None,
     heat: dict[int, float] | None = None,
     heat_label: str = "",
+    heat_exact: bool = True,
     chapter=None,
 ) -> Rendered:
     """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
     fmt = output_format(path)
     if fmt != "pdf":
         raise RenderError(f"{path}: a printable sheet is a PDF; name the file .pdf")
-    figures = sheet_figures(m, paper=paper, forced=forced, heat=heat, heat_label=heat_label, chapter=chapter)
+    figures = sheet_figures(
+        m, paper=paper, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter
+    )
     return save_figures(figures, path, fmt)
