@@ -54,6 +54,10 @@ class Chapter:
     def uses_kill(self, card) -> bool:
         return card.chapter == self.name
 
+    def select_threats(self, cards: list) -> list:
+        """The Threat cards of this game, from those ``uses_threat`` accepted."""
+        return cards
+
     def choose_team(self, players: int, characters, gear):
         """Characters and gear per player: the given ones, or sensible defaults (Collins never solo)."""
         from engine.game import GEAR_PER_PLAYER, GameError
@@ -268,6 +272,11 @@ class Training(MinotaurChapter):
 
     def uses_kill(self, card) -> bool:
         return card.training
+
+    def select_threats(self, cards: list) -> list:
+        """Injured, Chased and one Minotaur card: only one Monster in the Training Mission."""
+        monsters = [c for c in cards if c.monster]
+        return [c for c in cards if not c.monster] + monsters[:1]
 
     def choose_team(self, players: int, characters, gear):
         from engine.game import GameError

@@ -155,7 +155,7 @@ class Game:
         self.destiny = (
             [c for c in cards.destiny if c.chapter in ("core", self.chapter.name)] if self.chapter.destiny else []
         )
-        self.threats = [c for c in cards.threats if self.chapter.uses_threat(c)]
+        self.threats = self.chapter.select_threats([c for c in cards.threats if self.chapter.uses_threat(c)])
         self.kills = [c for c in cards.kills if self.chapter.uses_kill(c)]
         self.characters, self.gear = self.chapter.choose_team(players, characters, gear)
         if medicine:
@@ -401,7 +401,7 @@ class State:
                 and not (check and not g.chapter.can_explore_from(self, i))
             ):
                 for j in orth[i]:
-                    if not ex[j]:
+                    if not ex[j] and j not in mon:  # decision: a Monster's own Path cannot be explored
                         out.add(j)
         return sorted(out)
 
