@@ -1,0 +1,345 @@
+"""Map files (RULES.md §7): round trips, the optional header and row letters, and every error in words."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from constraints.catalogue import check_map, with_hill_numbers
+from mapgen.mapfile import MapFileError, dumps_map, parse_map, read_map, write_map
+from mapgen.terrain import Terrain
+
+DATA = Path(__file__).parent / "data"
+EXAMPLES = sorted(DATA.glob("*/*.toml"))
+TEXTS = [p.read_text(encoding="utf-8") for p in EXAMPLES]
+TRAINING = (DATA / "valid" / "training-201.toml").read_text(encoding="utf-8")
+FAUNA = (DATA / "valid" / "fauna-201.toml").read_text(encoding="utf-8")
+FLORA = (DATA / "valid" / "flora-201.toml").read_text(encoding="utf-8")
+
+
+def problem(text: str, source: str = "fauna-3.toml") -> str:
+    """The message of the MapFileError that parsing ``text`` raises."""
+    with pytest.raises(MapFileError) as caught:
+        parse_map(text, source)
+    return str(caught.value)
+
+
+def grid(text: str) -> list[str]:
+    """The terrain lines of a map file (header included)."""
+    return text.split('terrain = """\n', 1)[1].split('"""', 1)[0].splitlines()
+
+
+def with_grid(text: str, lines: list[str]) -> str:
+    head = text.split('terrain = """\n', 1)[0]
+    return head + 'terrain = """\n' + "\n".join(lines) + '\n"""\n'
+
+
+# --- round trips ----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", EXAMPLES, ids=[f"{p.parent.name}/{p.stem}" for p in EXAMPLES])
+def test_read_dumps_parse_gives_the_same_map(path):
+    m = read_map(path)
+    text = dumps_map(m)
+    again = parse_map(text, "again.toml")
+    assert again == m
+    assert dumps_map(again) == text  # a fixed layout: equal maps give equal bytes
+
+
+def test_partial_maps_keep_their_unrevealed_cells(example):
+    m = example("fauna-201-k34", "states")
+    assert not m.complete
+    assert len(m.unrevealed()) == 15
+    assert m.board.name(m.unrevealed()[0]) == "A2"
+    assert parse_map(dumps_map(m)).unrevealed() == m.unrevealed()
+
+
+def test_write_then_read_gives_the_same_map(tmp_path, example):
+    m = example("flora-201")
+    write_map(m, tmp_path / "out.toml")
+    assert read_map(tmp_path / "out.toml") == m
+
+
+def test_a_complete_map_is_written_with_its_hill_numbers(tmp_path, example):
+    m = example("fauna-202")  # its file shows bare "Hi"
+    assert m.hills == {}
+    numbered = with_hill_numbers(m)
+    write_map(numbered, tmp_path / "numbered.toml")
+    text = (tmp_path / "numbered.toml").read_text(encoding="utf-8")
+    back = read_map(tmp_path / "numbered.toml")
+    hills = back.cells_of(Terrain.HILL)
+    assert sorted(back.hills) == hills  # every Hill carries a number
+    assert check_map(back) == []  # and every number is right
+    # fauna-202 has Forts at A5, C2, D4: Hill E7 sees none, D7 sees D4, G1 sees none.
+    assert {back.board.name(i): n for i, n in back.hills.items()} == {"D7": 1, "E1": 0, "E7": 0, "G1": 0}
+    assert "Hi1" in text and "Hi0" in text
+
+
+def test_meta_fields_survive_a_round_trip(example):
+    text = 'generator = "mapgen 0.1"\n' + FAUNA + "[profile]\nseed = 7\nweights = [1, 2]\n"
+    m = parse_map(text)
+    assert m.meta == {"generator": "mapgen 0.1", "profile": {"seed": 7, "weights": [1, 2]}}
+    assert parse_map(dumps_map(m)) == m
+
+
+def test_number_and_name_survive_a_round_trip():
+    m = parse_map('number = 101\nname = "Bitterroot \\"pass\\""\n' + FAUNA)
+    assert (m.briefing.number, m.briefing.name) == (101, 'Bitterroot "pass"')
+    assert parse_map(dumps_map(m)) == m
+
+
+# --- the grid: header, row letters, case, unrevealed cells ---------------------------------------
+
+
+def test_header_and_row_letters_are_optional():
+    lines = grid(TRAINING)
+    bare = [line.split(maxsplit=1)[1] for line in lines[1:]]  # no header, no letters
+    letters_only = lines[1:]
+    header_only = [lines[0], *bare]
+    full = parse_map(TRAINING)
+    for variant in (bare, letters_only, header_only):
+        assert parse_map(with_grid(TRAINING, variant)) == full
+
+
+def test_codes_and_row_letters_are_case_insensitive():
+    lower = with_grid(FAUNA, [line.lower() for line in grid(FAUNA)])
+    assert lower != FAUNA
+    assert parse_map(lower) == parse_map(FAUNA)
+
+
+def test_blank_lines_and_extra_spaces_in_the_grid_are_ignored():
+    lines = ["", *["  " + "    ".join(line.split()) + "  " for line in grid(TRAINING)], ""]
+    assert parse_map(with_grid(TRAINING, lines)) == parse_map(TRAINING)
+
+
+def test_unrevealed_cells_and_hill_numbers():
+    m = parse_map(
+        FAUNA.replace("B   Mu  Ro", "B   ..  Ro").replace("G   Sk  Ti  Wa  Wo  Hi2", "G   Sk  Ti  Wa  Wo  hi2")
+    )
+    assert m.at("B1") is None
+    assert m.unrevealed() == [m.board.index("B1")]
+    assert m.at("G5") is Terrain.HILL
+    assert m.hills[m.board.index("G5")] == 2
+
+
+def test_chapter_name_is_case_insensitive():
+    assert parse_map(TRAINING.replace('"training"', '"Training"')).chapter == "training"
+
+
+def test_training_keeps_its_7x7_cell_names():
+    m = parse_map(TRAINING)
+    assert m.board.names[0] == "B3" and m.board.names[-1] == "F7"
+    assert m.board.name(m.briefing.peak) == "C5"
+    assert m.start_cells() == [m.board.index(c) for c in ("B7", "C7", "D7", "E7", "F7")]
+
+
+def test_flora_start_and_greek_fire():
+    m = parse_map(FLORA)
+    assert m.board.name(m.briefing.start) == "F7"
+    assert m.board.name(m.briefing.greek_fire) == "C2"
+    assert m.start_cells() == [m.briefing.start]
+
+
+# --- errors name the file and say what is wrong --------------------------------------------------
+
+
+def test_wrong_row_length():
+    text = FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Wa  Wo  Fo  Vi  Sk")
+    assert problem(text) == "fauna-3.toml: terrain row C has 6 cells, expected 7"
+
+
+def test_too_many_cells_in_a_row():
+    text = FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0  Wa")
+    assert problem(text) == "fauna-3.toml: terrain row C has 8 cells, expected 7"
+
+
+def test_unknown_terrain_code():
+    text = FAUNA.replace("C   Wa  Wa  Wo  Fo", "C   Wa  Qq  Wo  Fo")
+    assert problem(text) == "fauna-3.toml: unknown terrain code 'Qq' in row C"
+
+
+def test_wrong_number_of_rows():
+    text = with_grid(FAUNA, grid(FAUNA)[:-1])
+    assert problem(text) == "fauna-3.toml: terrain has 6 rows, expected 7 (rows A to G)"
+
+
+def test_wrong_header():
+    text = with_grid(TRAINING, ["1 2 3 4 5", *grid(TRAINING)[1:]])
+    assert problem(text, "t.toml") == "t.toml: terrain header reads 1 2 3 4 5, expected 3 4 5 6 7"
+
+
+def test_wrong_row_letter():
+    text = FAUNA.replace("C   Wa  Wa", "X   Wa  Wa")
+    assert problem(text) == "fauna-3.toml: terrain row 3 is labelled X, expected C"
+
+
+def test_rows_out_of_order():
+    lines = grid(FAUNA)
+    lines[1], lines[2] = lines[2], lines[1]
+    assert problem(with_grid(FAUNA, lines)) == "fauna-3.toml: terrain row 1 is labelled B, expected A"
+
+
+def test_too_large_hill_number():
+    text = FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2", "G   Sk  Ti  Wa  Wo  Hi123")
+    assert problem(text) == "fauna-3.toml: Hill number 'Hi123' in row G is too large"
+
+
+@pytest.mark.parametrize("field", ["chapter", "peak", "terrain"])
+def test_missing_field(field):
+    text = "\n".join(line for line in TRAINING.splitlines() if not line.startswith(f"{field} ="))
+    if field == "terrain":
+        text = TRAINING.split("terrain =")[0]
+    assert problem(text, "t.toml") == f"t.toml: missing field '{field}'"
+
+
+def test_unknown_chapter():
+    text = TRAINING.replace('"training"', '"atlantis"')
+    assert problem(text, "t.toml") == (
+        "t.toml: unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)"
+    )
+
+
+def test_cell_off_the_training_board():
+    text = TRAINING.replace('peak = "C5"', 'peak = "A1"')
+    assert problem(text, "t.toml") == "t.toml: field 'peak': cell A1 is off the board (B3 to F7)"
+
+
+def test_not_a_cell_name():
+    text = TRAINING.replace('peak = "C5"', 'peak = "middle"')
+    assert problem(text, "t.toml") == (
+        "t.toml: field 'peak': 'middle' is not a cell name (a row letter and a column number, like E3)"
+    )
+
+
+def test_field_of_the_wrong_type():
+    assert problem(TRAINING.replace('peak = "C5"', "peak = 5"), "t.toml") == (
+        "t.toml: field 'peak' must be a cell name like E3, not 5"
+    )
+    assert problem("number = true\n" + TRAINING, "t.toml") == "t.toml: field 'number' must be a whole number, not True"
+
+
+def test_flora_needs_a_start_cell():
+    no_start = "\n".join(line for line in FLORA.splitlines() if not line.startswith("start ="))
+    expected = "fl.toml: Flora maps need 'start' to be the cell of the start Fort, like D7"
+    assert problem(no_start, "fl.toml") == expected
+    assert problem(FLORA.replace('start = "F7"', 'start = "column 7"'), "fl.toml") == expected
+
+
+def test_fauna_needs_a_fort_pattern():
+    text = FAUNA.replace('fort_pattern = """\n.. Vi ..\nSk Ft ..\n.. .. Ti\n"""\n', "")
+    assert "fort_pattern" not in text
+    assert problem(text) == "fauna-3.toml: missing field 'fort_pattern' (Fauna's mini map)"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "count"),
+    [(".. Vi ..\nSk Wo ..", 0), (".. Vi ..\nSk Ft Ft", 2)],
+)
+def test_fort_pattern_needs_exactly_one_fort(pattern, count):
+    text = FAUNA.replace(".. Vi ..\nSk Ft ..\n.. .. Ti", pattern)
+    assert problem(text) == f"fauna-3.toml: fort_pattern must hold exactly one Ft, found {count}"
+
+
+def test_fort_pattern_with_ragged_rows():
+    text = FAUNA.replace(".. Vi ..\nSk Ft ..\n.. .. Ti", ".. Vi\nSk Ft ..")
+    assert problem(text) == "fauna-3.toml: fort_pattern rows have different lengths"
+
+
+def test_not_toml():
+    assert problem("chapter = fauna\n").startswith("fauna-3.toml: not valid TOML (")
+
+
+def test_read_map_names_the_file(tmp_path):
+    missing = tmp_path / "nope.toml"
+    with pytest.raises(MapFileError) as caught:
+        read_map(missing)
+    assert str(caught.value) == f"{missing}: no such file"
+    (tmp_path / "bin.toml").write_bytes(b"\xff\xfe\x00chapter")
+    with pytest.raises(MapFileError, match=r"bin\.toml: is not a text file \(not UTF-8\)$"):
+        read_map(tmp_path / "bin.toml")
+    with pytest.raises(MapFileError, match="is a directory"):
+        read_map(tmp_path)
+
+
+# --- write_map never clobbers ------------------------------------------------------------------
+
+
+def test_write_map_refuses_to_overwrite(tmp_path, example):
+    target = tmp_path / "map.toml"
+    target.write_text("original\n", encoding="utf-8")
+    with pytest.raises(FileExistsError):
+        write_map(example("fauna-201"), target)
+    assert target.read_text(encoding="utf-8") == "original\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["map.toml"]  # no temporary file left behind
+    write_map(example("fauna-201"), target, overwrite=True)
+    assert read_map(target) == example("fauna-201")
+
+
+# --- junk in, MapFileError out -------------------------------------------------------------------
+
+SYMBOLS = list(" \n\t\"'=[]{}.,#-+_:0123456789ABCDEFGabcdefgHhiIoOwWaAuUrRkKtTsScCzZmMqQéß²⁷\\\r\x00")
+
+
+@st.composite
+def mangled(draw) -> str:
+    """An example file with a few characters or lines deleted, duplicated, replaced or swapped."""
+    text = draw(st.sampled_from(TEXTS))
+    for _ in range(draw(st.integers(1, 5))):
+        if not text:
+            break
+        op = draw(
+            st.sampled_from(["delete", "duplicate", "replace", "insert", "line-delete", "line-duplicate", "line-swap"])
+        )
+        i = draw(st.integers(0, len(text) - 1))
+        if op == "delete":
+            text = text[:i] + text[i + 1 :]
+        elif op == "duplicate":
+            text = text[: i + 1] + text[i:]
+        elif op == "replace":
+            text = text[:i] + draw(st.sampled_from(SYMBOLS)) + text[i + 1 :]
+        elif op == "insert":
+            text = text[:i] + draw(st.text(st.sampled_from(SYMBOLS), max_size=6)) + text[i:]
+        else:
+            lines = text.split("\n")
+            j, k = draw(st.integers(0, len(lines) - 1)), draw(st.integers(0, len(lines) - 1))
+            if op == "line-delete":
+                del lines[j]
+            elif op == "line-duplicate":
+                lines.insert(j, lines[j])
+            else:
+                lines[j], lines[k] = lines[k], lines[j]
+            text = "\n".join(lines)
+    return text
+
+
+def parses_or_says_why(text: str):
+    """Parse junk: a Map or a MapFileError naming the source; any other exception fails the test."""
+    try:
+        return parse_map(text, "junk.toml")
+    except MapFileError as e:
+        assert str(e).startswith("junk.toml: ") and e.problem
+        assert "\n" not in str(e)  # the CLI prints it as one line
+        return None
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(max_size=400))
+def test_random_text_only_raises_map_file_error(text):
+    parses_or_says_why(text)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.text(st.sampled_from(SYMBOLS), max_size=300))
+def test_random_map_like_text_only_raises_map_file_error(text):
+    parses_or_says_why(text)
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled())
+def test_mangled_files_only_raise_map_file_error_and_round_trip(text):
+    m = parses_or_says_why(text)
+    if m is not None:
+        assert parse_map(dumps_map(m)) == m
