@@ -145,3 +145,13 @@ def test_probabilities_shade_every_unexplored_cell(tmp_path):
     # D5 and E5 are Forts in every completion; A5 is always Wood.
     assert 'id="heat-D5-100%"' in text and 'id="heat-E5-100%"' in text and 'id="heat-A5-0%"' in text
     assert len(re.findall(r'id="heat-[A-G][1-7]"', text)) == 15  # every unexplored cell is shaded
+
+
+def test_a_state_without_completion_is_a_one_line_error(tmp_path):
+    pytest.importorskip("mapgen.solve")
+    bad = tmp_path / "bad.toml"
+    bad.write_text(Path(STATE).read_text().replace("A   Hi0  ..  Vi", "A   Hi0  Ro  Vi"))  # a Rock on the edge
+    result = run(bad, "-o", tmp_path / "x.png", "--forced")
+    assert result.exit_code == 1
+    assert result.output == "error: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]

@@ -68,7 +68,7 @@ def _solving(call, time_limit: float):
     try:
         return call()
     except NoCompletion as e:
-        _fail(f"no completion: {e}", 1)
+        _fail(str(e), 1)
     except SolveTimeout:
         _fail(f"the solver ran out of time ({time_limit:g} s); try a larger --time-limit", 1)
 
