@@ -1,0 +1,148 @@
+"""``mapgen playtest`` through click's CliRunner: the JSON contract, seeds, errors, replays; and card files."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from engine.cards import CardError, load_card_file, load_cards
+from engine.game import Game
+from mapgen.mapfile import read_map
+
+DATA = Path(__file__).parent / "data"
+FAUNA = str(DATA / "engine_fauna_201.toml")
+TRAINING = str(DATA / "engine_training_201.toml")
+
+
+def run(*args):
+    return CliRunner().invoke(main, ["playtest", *args])
+
+
+def test_json_contract():
+    r = run(FAUNA, "--games", "12", "--json")
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    for key, kind in [
+        ("games", int),
+        ("wins", int),
+        ("win_rate", float),
+        ("mean_score", float),
+        ("mean_days", float),
+        ("losses", dict),
+        ("win_rate_ci", list),
+    ]:
+        assert isinstance(rep[key], kind), key
+    assert rep["games"] == 12 and 0 <= rep["wins"] <= 12
+    assert rep["win_rate"] == pytest.approx(rep["wins"] / 12, abs=1e-4)
+    lo, hi = rep["win_rate_ci"]
+    assert 0 <= lo <= rep["win_rate"] <= hi <= 1
+    assert sum(rep["losses"].values()) == 12 - rep["wins"]
+    assert all(isinstance(v, int) for v in rep["losses"].values())
+    assert rep["bot"] == "heuristic" and len(rep["scores"]) == 12 and sum(rep["levels"].values()) == rep["wins"]
+
+
+def test_same_seed_same_report_whatever_the_jobs():
+    a = json.loads(run(TRAINING, "--games", "16", "--seed", "3", "--json").output)
+    b = json.loads(run(TRAINING, "--games", "16", "--seed", "3", "--json", "--jobs", "2").output)
+    c = json.loads(run(TRAINING, "--games", "16", "--seed", "4", "--json").output)
+    assert a == b
+    assert a["scores"] != c["scores"]
+
+
+def test_readable_report_names_causes_and_events():
+    r = run(FAUNA, "--games", "10", "--bot", "clairvoyant", "--players", "2")
+    assert r.exit_code == 0, r.output
+    assert "wins" in r.output and "95% interval" in r.output and "mean days" in r.output
+    assert "first fort" in r.output and "2 player(s)" in r.output
+
+
+def test_bad_maps_get_one_line_errors(tmp_path):
+    r = run(str(tmp_path / "nope.toml"))
+    assert r.exit_code == 1 and "no such map file, and no shipped map of that name" in r.output
+    bad = tmp_path / "bad.toml"
+    bad.write_text("chapter = 'fauna'\nthis is not toml", encoding="utf-8")
+    r = run(str(bad))
+    assert r.exit_code == 1 and r.output.startswith("Error:") and "not valid TOML" in r.output
+    assert "Traceback" not in r.output
+    text = Path(FAUNA).read_text(encoding="utf-8")
+    broken = tmp_path / "broken.toml"
+    broken.write_text(text.replace("A   Hi0  Hi0  Vi", "A   Hi0  Hi0  Ro"), encoding="utf-8")
+    r = run(str(broken))
+    assert r.exit_code == 1 and "not a valid fauna map" in r.output and "mapgen validate" in r.output
+    partial = tmp_path / "partial.toml"
+    partial.write_text(text.replace("A   Hi0  Hi0  Vi", "A   ..  Hi0  Vi"), encoding="utf-8")
+    r = run(str(partial))
+    assert r.exit_code == 1 and "partial" in r.output
+
+
+def test_team_errors_and_unplayable_chapters():
+    r = run(FAUNA, "--characters", "Collins")
+    assert r.exit_code == 1 and "Collins cannot be used in a solo game" in r.output
+    r = run(FAUNA, "--players", "2", "--gear", "Compass;Flint")
+    assert r.exit_code == 1 and "2 Gear card(s)" in r.output
+    flora = DATA / "valid" / "flora-201.toml"
+    if flora.exists():
+        r = run(str(flora))
+        assert r.exit_code == 1 and "cannot play 'flora'" in r.output
+    r = run()
+    assert r.exit_code == 2
+
+
+def test_replay_saved_and_played_back(tmp_path):
+    out = tmp_path / "runs"
+    r = run(TRAINING, "--games", "3", "--replay", str(out), "--json")
+    assert r.exit_code == 0, r.output
+    files = sorted(out.glob("game-*.json"))
+    assert len(files) == 3
+    data = json.loads(files[1].read_text())
+    assert data["actions"] and data["seed"] is not None
+    r = CliRunner().invoke(main, ["playtest", "--show", str(files[1])])
+    assert r.exit_code == 0, r.output
+    assert "Game over" in r.output and f"#{len(data['actions'])}" in r.output
+    r = CliRunner().invoke(main, ["playtest", "--show", str(files[1]), "--step"])
+    assert r.output.count("Backpack:") == len(data["actions"]) + 1
+    data["actions"][5] = 999
+    files[1].write_text(json.dumps(data))
+    r = CliRunner().invoke(main, ["playtest", "--show", str(files[1])])
+    assert r.exit_code == 1 and "cannot be played here" in r.output
+    r = CliRunner().invoke(main, ["playtest", "--show", str(tmp_path / "none.json")])
+    assert r.exit_code == 1 and "no such file" in r.output
+
+
+def test_shipped_cards_match_the_rulebook_counts():
+    cards = load_cards()
+    assert (
+        len(cards.challenges) == 24 and len(cards.destiny) == 13 and len(cards.threats) == 6 and len(cards.kills) == 4
+    )
+    assert cards.all_approximate
+    assert [c.name for c in cards.challenges if c.first] == ["Approach the Arch"]
+    assert "Make Ammo" in [k.name for k in cards.kills if k.training]
+    school = next(c for c in cards.challenges if c.name == "School of Fish")
+    assert school.bonus_if == "fire"
+
+
+def test_a_typed_in_card_file_replaces_the_designed_cards(tmp_path):
+    f = tmp_path / "printed.toml"
+    f.write_text(
+        'chapter = "core"\n'
+        '[[challenge]]\nname = "Approach the Arch"\nfirst = true\ntime = 2\nrequires = ["Wa"]\n'
+        'pass = ["gain 1 Fo"]\nfail = ["lose 2 Wa"]\n'
+        '[[challenge]]\nname = "Only Card"\ntime = 1\noptional = ["Fo"]\nfail = ["lose 1 any"]\n'
+        '[[threat]]\nname = "Injured"\nkind = "injured"\ntime = 2\n',
+        encoding="utf-8",
+    )
+    cards = load_card_file(f)
+    assert not cards.all_approximate
+    g = Game(read_map(FAUNA), cards=cards)
+    assert [c.name for c in g.challenges] == ["Approach the Arch", "Only Card"] and not g.destiny
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[challenge]]\nname = "X"\ntime = 3\nrequires = ["Qq"]\n', encoding="utf-8")
+    with pytest.raises(CardError, match="unknown resource 'Qq'"):
+        load_card_file(bad)
+    bad.write_text('[[challenge]]\nname = "X"\ntime = 3\npass = ["steal 1 Fo"]\n', encoding="utf-8")
+    with pytest.raises(CardError, match="expected one of"):
+        load_card_file(bad)
