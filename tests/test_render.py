@@ -394,7 +394,7 @@ REPORTS = [
         "losses": {"starved": 30, "Minotaur": 10},
         "mean_days": 5.5,
         "scores": [0, 1, 2, 3, 3, 4, 5, 9],
-        "levels": {"easy": 50},
+        "levels": {"Explorer": 10},
     },
     {
         "bot": "deducer",
@@ -406,7 +406,7 @@ REPORTS = [
         "losses": {"Minotaur": 10},
         "mean_days": 7.0,
         "scores": [5, 7, 8, 8, 9, 11],
-        "levels": {"easy": 50},
+        "levels": {"Explorer": 25, "Master Explorer": 15},
     },
 ]
 
@@ -421,11 +421,18 @@ def test_playtest_chart(tmp_path):
         "playtest-score-mean",
         "playtest-loss-starved",
         "playtest-loss-Minotaur",
-        "playtest-level-easy",
+        "playtest-level-Explorer",
     } <= ids
     png = tmp_path / "playtest.png"
     plot_playtest(REPORTS, png)
     assert_png(png)
+
+
+def test_playtest_chart_of_one_bot_draws_each_score(tmp_path):
+    out = tmp_path / "one.svg"
+    plot_playtest(REPORTS[:1], out)
+    ids = set(svg_ids(out))
+    assert {"playtest-scores", "playtest-score-mean", "playtest-win-ci"} <= ids
 
 
 def test_playtest_chart_refuses_incomplete_reports(tmp_path):

@@ -118,7 +118,19 @@ def plot_profile(
     return save_figures([profile_figure(steps, title=title)], path, fmt, dpi=dpi)
 
 
+def _words(key) -> str:
+    """A category key as words: ``map_explored`` -> ``map explored``."""
+    return str(key).replace("_", " ")
+
+
+def _bot_axis(ax, bots: list[str]) -> None:
+    ax.set_yticks(list(range(len(bots))))
+    ax.set_yticklabels(bots)
+    ax.set_ylim(len(bots) - 0.5, -0.5)
+
+
 def _stacked(ax, bots: list[str], tables: list[dict], title: str, xlabel: str, gid: str) -> None:
+    """One stacked bar per bot; every segment has its own fill and hatch, and its count when it fits."""
     keys: list[str] = []
     for t in tables:
         for k in t:
@@ -126,29 +138,82 @@ def _stacked(ax, bots: list[str], tables: list[dict], title: str, xlabel: str, g
                 keys.append(k)
     ys = range(len(bots))
     left = [0.0] * len(bots)
+    widest = max((sum(float(v) for v in t.values()) for t in tables), default=0.0) or 1.0
     for n, key in enumerate(keys):
         widths = [float(t.get(key, 0)) for t in tables]
+        colour = CATEGORY_COLOURS[n % len(CATEGORY_COLOURS)]
         ax.barh(
             ys,
             widths,
+            height=0.6,
             left=left,
-            color=CATEGORY_COLOURS[n % len(CATEGORY_COLOURS)],
+            color=colour,
             hatch=CATEGORY_HATCHES[n % len(CATEGORY_HATCHES)],
             edgecolor="#333333",
             lw=0.6,
-            label=str(key),
+            label=_words(key),
             gid=f"{gid}-{key}",
         )
+        for y, x, w in zip(ys, left, widths):
+            if w and w / widest > 0.06:
+                ax.text(
+                    x + w / 2,
+                    y,
+                    f"{w:g}",
+                    ha="center",
+                    va="center",
+                    fontsize=9,
+                    fontweight="bold",
+                    bbox={"boxstyle": "round,pad=0.15", "fc": "#ffffff", "ec": "none", "alpha": 0.85},
+                )
         left = [a + b for a, b in zip(left, widths)]
-    ax.set_yticks(list(ys))
-    ax.set_yticklabels(bots)
-    ax.invert_yaxis()
+    _bot_axis(ax, bots)
     ax.set_title(title, loc="left", fontweight="bold")
     ax.set_xlabel(xlabel)
+    ax.grid(True, axis="x", color="#dddddd")
+    ax.set_axisbelow(True)
     if keys:
-        ax.legend(loc="lower right", fontsize=8, frameon=True, framealpha=0.9)
+        ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.22), ncol=min(4, len(keys)), fontsize=9, frameon=False)
     else:
         ax.text(0.5, 0.5, "none", transform=ax.transAxes, ha="center", va="center", color="#777777")
+
+
+def _scores(ax, bots: list[str], reports: list[dict]) -> None:
+    """One bot: a bar per score (losses score 0). Several: a box per bot with its mean."""
+    scores = [[float(v) for v in r["scores"]] for r in reports]
+    if len(reports) == 1:
+        from collections import Counter
+
+        tally = Counter(scores[0])
+        xs = sorted(tally)
+        ax.bar(xs, [tally[x] for x in xs], width=0.8, color="#a0cbe8", edgecolor="#1f3b5a", gid="playtest-scores")
+        if scores[0]:
+            mean = sum(scores[0]) / len(scores[0])
+            ax.axvline(mean, color="#e15759", lw=2, ls="--", gid="playtest-score-mean")
+            ax.text(mean, 1.0, f" mean {mean:.1f}", color="#e15759", transform=ax.get_xaxis_transform(), va="top")
+        ax.set_ylabel("games")
+        ax.set_title("Score distribution (a loss scores 0)", loc="left", fontweight="bold")
+    else:
+        box = ax.boxplot(
+            [s or [0.0] for s in scores],
+            positions=list(range(len(bots))),
+            orientation="horizontal",
+            widths=0.55,
+            patch_artist=True,
+            medianprops={"color": "#111111", "lw": 2},
+        )
+        for patch in box["boxes"]:
+            patch.set_facecolor("#a0cbe8")
+        means = [sum(s) / len(s) if s else 0.0 for s in scores]
+        ax.scatter(
+            means, range(len(bots)), marker="D", color="#e15759", zorder=3, label="mean", gid="playtest-score-mean"
+        )
+        _bot_axis(ax, bots)
+        ax.set_title("Score distribution (box: middle half, line: median)", loc="left", fontweight="bold")
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_xlabel("score")
+    ax.grid(True, axis="x", color="#dddddd")
+    ax.set_axisbelow(True)
 
 
 def playtest_figure(reports: list[dict], *, title: str = ""):
@@ -161,7 +226,7 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
         _need(r, ("bot", "games", "wins", "win_rate", "scores", "losses"), f"playtest report {k + 1}")
     bots = [str(r["bot"]) for r in reports]
     ys = list(range(len(bots)))
-    height = max(6.5, 3.2 + 0.9 * len(bots))
+    height = max(7.0, 4.0 + 0.9 * len(bots))
     fig = Figure(figsize=(13, height), facecolor="#ffffff")
     (ax_win, ax_score), (ax_loss, ax_level) = fig.subplots(2, 2)
 
@@ -171,58 +236,33 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
         [max(0.0, rate - lo) for rate, (lo, _) in zip(rates, ci)],
         [max(0.0, hi - rate) for rate, (_, hi) in zip(rates, ci)],
     ]
-    ax_win.barh(ys, rates, color="#4e79a7", edgecolor="#1f3b5a", gid="playtest-win-rate")
-    ax_win.errorbar(rates, ys, xerr=err, fmt="none", ecolor="#111111", elinewidth=1.5, capsize=5, gid="playtest-win-ci")
+    ax_win.barh(ys, rates, height=0.6, color="#4e79a7", edgecolor="#1f3b5a", gid="playtest-win-rate")
+    ax_win.errorbar(rates, ys, xerr=err, fmt="none", ecolor="#111111", elinewidth=1.5, capsize=6, gid="playtest-win-ci")
     for y, r, (lo, hi) in zip(ys, reports, ci):
-        ax_win.text(
-            min(1.0, hi) + 0.02, y, f"{r['wins']}/{r['games']} ({float(r['win_rate']):.0%})", va="center", fontsize=9
-        )
-    ax_win.set_xlim(0, 1.3)
+        words = f"{r['wins']}/{r['games']} = {float(r['win_rate']):.0%}\n95%: {float(lo):.0%} to {float(hi):.0%}"
+        ax_win.text(min(1.0, hi) + 0.02, y, words, va="center", fontsize=9)
+    ax_win.set_xlim(0, 1.35)
     ax_win.set_xticks([0, 0.25, 0.5, 0.75, 1.0])
     ax_win.set_xticklabels(["0%", "25%", "50%", "75%", "100%"])
-    ax_win.set_yticks(ys)
-    ax_win.set_yticklabels(bots)
-    ax_win.invert_yaxis()
-    ax_win.set_title("Win rate per bot (bars: 95% interval)", loc="left", fontweight="bold")
+    _bot_axis(ax_win, bots)
+    ax_win.set_title("Win rate per bot (whiskers: 95% interval)", loc="left", fontweight="bold")
     ax_win.grid(True, axis="x", color="#dddddd")
+    ax_win.set_axisbelow(True)
 
-    scores = [list(r["scores"]) or [0] for r in reports]
-    box = ax_score.boxplot(
-        scores,
-        positions=ys,
-        orientation="horizontal",
-        widths=0.55,
-        patch_artist=True,
-        medianprops={"color": "#111111", "lw": 2},
-    )
-    for patch in box["boxes"]:
-        patch.set_facecolor("#a0cbe8")
-    means = [sum(s) / len(s) for s in scores]
-    ax_score.scatter(means, ys, marker="D", color="#e15759", zorder=3, label="mean", gid="playtest-score-mean")
-    ax_score.set_yticks(ys)
-    ax_score.set_yticklabels(bots)
-    ax_score.invert_yaxis()
-    ax_score.set_title("Score distribution (box: middle half, line: median)", loc="left", fontweight="bold")
-    ax_score.set_xlabel("score")
-    ax_score.legend(loc="lower right", fontsize=8)
-    ax_score.grid(True, axis="x", color="#dddddd")
-
+    _scores(ax_score, bots, reports)
     _stacked(ax_loss, bots, [dict(r["losses"]) for r in reports], "Causes of loss", "games lost", "playtest-loss")
     if any(r.get("levels") for r in reports):
-        _stacked(
-            ax_level, bots, [dict(r.get("levels") or {}) for r in reports], "Levels reached", "games", "playtest-level"
-        )
+        levels = [dict(r.get("levels") or {}) for r in reports]
+        _stacked(ax_level, bots, levels, "Levels of success (games won)", "games won", "playtest-level")
     else:
         days = [float(r.get("mean_days") or 0) for r in reports]
-        ax_level.barh(ys, days, color="#59a14f", edgecolor="#2d5a27", gid="playtest-days")
-        ax_level.set_yticks(ys)
-        ax_level.set_yticklabels(bots)
-        ax_level.invert_yaxis()
+        ax_level.barh(ys, days, height=0.6, color="#59a14f", edgecolor="#2d5a27", gid="playtest-days")
+        _bot_axis(ax_level, bots)
         ax_level.set_title("Mean days played", loc="left", fontweight="bold")
         ax_level.set_xlabel("days")
     if title:
         fig.suptitle(title, x=0.01, ha="left", fontsize=14, fontweight="bold")
-    fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if title else 0.94, bottom=0.08, hspace=0.45, wspace=0.25)
+    fig.subplots_adjust(left=0.1, right=0.98, top=0.9 if title else 0.94, bottom=0.17, hspace=0.75, wspace=0.25)
     return fig
 
 
