@@ -226,5 +226,58 @@ def solve(file, limit, probabilities, target, time_limit, as_json):
         click.echo(solve_text(state, report, file))
 
 
+@main.command()
+@click.argument("map_file", metavar="MAP")
+@click.option("--puzzle", "puzzle_out", type=click.Path(dir_okay=False), default=None,
+              help="Write the minimal reveal set as a partial map file: a pencil-and-paper puzzle.")
+@click.option("--force", is_flag=True, help="Overwrite the --puzzle file if it exists.")
+@click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Order in which the reveal set is thinned.")
+@click.option("--time-limit", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds in all.")
+@json_option
+def deduce(map_file, puzzle_out, force, no_profile, seed, time_limit, as_json):
+    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, and the
+    reveal profile of a logical explorer playing from the start.
+
+    \b
+    Example:
+        mapgen deduce maps/fauna-1.toml --puzzle fauna-1-puzzle.toml
+        mapgen deduce my-map.toml --no-profile --json
+    """
+    from constraints.catalogue import check_map
+    from mapgen.deduce import deduce_report, reveal
+    from mapgen.deduce_text import deduce_text
+    from mapgen.mapfile import write_map
+    from mapgen.solve import SolveTimeout
+
+    m = _read_state(map_file)
+    if not m.complete:
+        raise click.ClickException(f"{map_file}: a partial map; deduce needs a complete map (use `mapgen solve`)")
+    broken = check_map(m)
+    if broken:
+        raise click.ClickException(f"{map_file}: the map breaks {broken[0]} (run `mapgen validate` for all)")
+    if puzzle_out and not force:
+        from pathlib import Path
+
+        if Path(puzzle_out).exists():
+            raise click.ClickException(f"{puzzle_out} already exists; use --force to overwrite")
+    progress = None
+    if not as_json and not no_profile and sys.stderr.isatty():
+        progress = lambda k, n: click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)  # noqa: E731
+    try:
+        report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, progress=progress)
+    except SolveTimeout as e:
+        raise click.ClickException(f"{map_file}: {e} (raise --time-limit)") from None
+    if puzzle_out:
+        b = m.board
+        puzzle = reveal(m, [b.index(c) for c in report["reveal_set"]])
+        write_map(puzzle, puzzle_out, overwrite=force)
+        report["puzzle"] = puzzle_out
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(deduce_text(m, report, map_file))
+
+
 if __name__ == "__main__":
     main()
