@@ -376,6 +376,17 @@ def test_profile_chart(tmp_path, fmt):
         assert len(pdf_pages(out)) == 1
 
 
+def test_profile_from_reveal_profile_dict(tmp_path):
+    # The shape mapgen.deduce.reveal_profile returns: reasons, target cells deduced, the step it turns unique.
+    steps = [dict(s, reason="guess" if s["step"] == 2 else "forced", deduced=[]) for s in STEPS[1:]]
+    steps[2]["deduced"] = ["D5", "E5"]
+    out = tmp_path / "profile.svg"
+    plot_profile({"profile": {"steps": steps, "target": "Ft", "unique_at": 4}}, out)
+    ids = set(svg_ids(out))
+    assert {"profile-unique", "profile-deduced-2", "profile-forced"} <= ids
+    assert "profile-deduced-1" not in ids
+
+
 def test_profile_needs_steps(tmp_path):
     with pytest.raises(RenderError, match="the reveal profile has no steps"):
         plot_profile([], tmp_path / "p.png")

@@ -10,6 +10,8 @@ from pathlib import Path
 import click
 
 EXIT_BAD_INPUT = 2
+SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
+PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
 
 
 def _fail(message: str, code: int = EXIT_BAD_INPUT):
@@ -38,18 +40,20 @@ def _read_map(spec: str):
         _fail(str(e))
 
 
-def _read_steps(path: str) -> list[dict]:
-    """Reveal-profile steps from a JSON file: a list of steps, or an object holding one under ``steps``."""
+def _read_profile(path: str):
+    """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
+    from mapgen.render.plots import profile_steps
+
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         _fail(f"{path}: no such file")
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
         _fail(f"{path}: not a JSON reveal profile ({e})")
-    if isinstance(data, dict):
-        data = data.get("steps", data.get("profile"))
-    if not isinstance(data, list):
-        _fail(f"{path}: expected a list of reveal steps (or an object with 'steps')")
+    try:
+        profile_steps(data)
+    except ValueError as e:
+        _fail(f"{path}: {e}")
     return data
 
 
@@ -84,12 +88,14 @@ def _heat(m, terrain, time_limit: float) -> tuple[dict, bool]:
     return {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}, exact
 
 
-def _profile(m, time_limit: float) -> list[dict]:
+def _profile(m, time_limit: float) -> dict:
     try:
         from mapgen.deduce import reveal_profile
     except ImportError:
         _fail("--profile on a map file needs mapgen.deduce, which this install lacks; pass a JSON profile", 1)
-    return reveal_profile(m, time_limit=time_limit)
+    if not m.complete:
+        _fail("--profile plays a complete map from its start; this map has unexplored cells")
+    return _solving(lambda: reveal_profile(m, time_limit=time_limit), time_limit)
 
 
 @click.command()
@@ -125,9 +131,8 @@ def _profile(m, time_limit: float) -> list[dict]:
 @click.option(
     "--time-limit",
     type=click.FloatRange(min=0.1),
-    default=30.0,
-    show_default=True,
-    help="Seconds the solver may spend on --forced, --probabilities or --profile.",
+    default=None,
+    help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")
 def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_json):
@@ -146,6 +151,7 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
     """
     from mapgen.render import RenderError, plot_profile, render_map, render_sheet
     from mapgen.render.output import output_format
+    from mapgen.render.plots import profile_steps
     from mapgen.terrain import parse_terrain
 
     try:
@@ -163,13 +169,12 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
     extra: dict = {}
     try:
         if profile:
-            steps = (
-                _read_steps(map_file)
-                if map_file.lower().endswith(".json")
-                else _profile(_read_map(map_file), time_limit)
-            )
-            result = plot_profile(steps, out)
-            extra["steps"] = len(steps)
+            if map_file.lower().endswith(".json"):
+                data = _read_profile(map_file)
+            else:
+                data = _profile(_read_map(map_file), time_limit or PROFILE_TIME)
+            result = plot_profile(data, out)
+            extra["steps"] = len(profile_steps(data)[0])
         else:
             m = _read_map(map_file)
             terrain = None
@@ -180,6 +185,7 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
                     _fail(f"--probabilities: {e}")
                 if m.complete:
                     _fail(f"{map_file}: the map is complete; --probabilities shades unexplored cells only")
+            time_limit = time_limit or SOLVE_TIME
             forced_cells = _forced(m, time_limit) if forced else None
             heat, exact = _heat(m, terrain, time_limit) if terrain is not None else (None, True)
             label = terrain.label if terrain is not None else ""

@@ -30,27 +30,45 @@ def _need(entry: dict, keys: tuple[str, ...], what: str) -> None:
         raise RenderError(f"{what} has no {', '.join(repr(k) for k in missing)}")
 
 
-def profile_figure(steps: list[dict], *, title: str = ""):
+def profile_steps(profile) -> tuple[list[dict], dict]:
+    """The steps of a reveal profile and its summary fields, from a list of steps or ``reveal_profile``'s dict
+    (also when nested under ``profile``, as in ``mapgen deduce --json``)."""
+    if isinstance(profile, dict) and isinstance(profile.get("profile"), dict):
+        profile = profile["profile"]
+    if isinstance(profile, dict):
+        steps, extra = profile.get("steps"), {k: v for k, v in profile.items() if k != "steps"}
+    else:
+        steps, extra = profile, {}
+    if not isinstance(steps, list):
+        raise RenderError("expected a list of reveal steps (or an object with 'steps')")
+    return steps, extra
+
+
+def profile_figure(profile, *, title: str = ""):
     """Completions (log scale) and forced cells after each reveal, one point per step."""
     from matplotlib.figure import Figure
     from matplotlib.lines import Line2D
+    from matplotlib.ticker import MaxNLocator
 
+    steps, extra = profile_steps(profile)
     if not steps:
         raise RenderError("the reveal profile has no steps")
     for k, s in enumerate(steps):
         _need(s, ("step", "count", "forced"), f"profile step {k + 1}")
-        if not isinstance(s["count"], int) or s["count"] < 0:
+        if not isinstance(s["count"], int) or isinstance(s["count"], bool) or s["count"] < 0:
             raise RenderError(f"profile step {s['step']}: count {s['count']!r} is not a whole number >= 0")
     xs = list(range(len(steps)))
     counts = [s["count"] for s in steps]
     exact = [bool(s.get("exact", True)) for s in steps]
+    guesses = [s.get("reason") == "guess" for s in steps]
     labels = []
     for k, s in enumerate(steps):
         cell, terrain = s.get("cell"), s.get("terrain")
-        labels.append(f"{cell}\n{terrain}" if cell and terrain else str(cell or ("start" if k == 0 else s["step"])))
+        label = f"{cell}\n{terrain}" if cell and terrain else str(cell or ("start" if k == 0 else s["step"]))
+        labels.append(label + ("?" if guesses[k] else ""))
 
-    width = max(8.0, min(18.0, 2.0 + 0.32 * len(steps)))
-    fig = Figure(figsize=(width, 7.0), facecolor="#ffffff")
+    width = max(9.0, min(20.0, 2.5 + 0.34 * len(steps)))
+    fig = Figure(figsize=(width, 7.5), facecolor="#ffffff")
     top, bottom = fig.subplots(2, 1, sharex=True, gridspec_kw={"height_ratios": (3, 2), "hspace": 0.08})
     top.plot(xs, counts, color="#4e79a7", lw=1.8, zorder=2, gid="profile-count-line")
     ex = [x for x in xs if exact[x]]
@@ -73,49 +91,97 @@ def profile_figure(steps: list[dict], *, title: str = ""):
     else:
         top.set_yscale("symlog", linthresh=1)
     top.axhline(1, color="#2e7d32", lw=1.2, ls="--", zorder=1)
-    top.text(0, 1, " 1 = unique", color="#2e7d32", va="bottom", ha="left", fontsize=10)
     top.set_ylabel("completions (log scale)")
     top.grid(True, which="major", axis="y", color="#dddddd")
-    handles = [Line2D([], [], color="#4e79a7", marker="o", lw=1.8, label="exact count")]
+    handles = [
+        Line2D([], [], color="#4e79a7", marker="o", lw=1.8, label="completions after the reveal (exact)"),
+        Line2D([], [], color="#2e7d32", lw=1.2, ls="--", label="1 completion: the map is unique"),
+    ]
     if lo:
+        handles.append(
+            Line2D(
+                [], [], color="#c0392b", marker="^", markerfacecolor="#ffffff", lw=0, label="at least (count stopped)"
+            )
+        )
+    by_step = {s["step"]: x for x, s in zip(xs, steps)}
+    unique_at = extra.get("unique_at")
+    if unique_at in by_step:
+        top.axvline(by_step[unique_at], color="#2e7d32", lw=1.5, gid="profile-unique")
+        right_half = by_step[unique_at] > len(steps) / 2
+        top.text(
+            by_step[unique_at],
+            0.98,
+            "unique from here " if right_half else " unique from here",
+            color="#2e7d32",
+            va="top",
+            ha="right" if right_half else "left",
+            fontsize=10,
+            fontweight="bold",
+            transform=top.get_xaxis_transform(),
+        )
+    deduced = [(x, s.get("deduced") or []) for x, s in zip(xs, steps)]
+    if any(cells for _, cells in deduced):
+        target = extra.get("target") or "target"
+        for x, cells in deduced:
+            if cells:
+                top.annotate(
+                    f"{target} " + " ".join(cells),
+                    (x, counts[x]),
+                    xytext=(0, 14),
+                    textcoords="offset points",
+                    ha="center",
+                    fontsize=8,
+                    color="#a8201a",
+                    fontweight="bold",
+                    arrowprops={"arrowstyle": "-", "color": "#a8201a", "lw": 0.8},
+                    gid=f"profile-deduced-{x}",
+                )
         handles.append(
             Line2D(
                 [],
                 [],
-                color="#c0392b",
-                marker="^",
-                markerfacecolor="#ffffff",
+                color="#a8201a",
                 lw=0,
-                label="at least (count stopped at its limit)",
+                marker="$\\downarrow$",
+                label=f"{target} cells deduced before being explored",
             )
         )
-    top.legend(handles=handles, loc="upper right", frameon=False)
+    top.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 0.06), frameon=True, framealpha=0.9)
     top.set_title(
         title or "Reveal profile: what is still open after each reveal", loc="left", fontsize=13, fontweight="bold"
     )
 
     forced = [s["forced"] for s in steps]
     bottom.bar(xs, forced, color="#f28e2b", edgecolor="#7a4a12", hatch="//", gid="profile-forced")
-    from matplotlib.ticker import MaxNLocator
-
     bottom.yaxis.set_major_locator(MaxNLocator(integer=True))
     bottom.set_ylabel("forced unexplored cells")
     bottom.grid(True, axis="y", color="#dddddd")
+    bottom.set_axisbelow(True)
     bottom.set_xticks(xs)
-    small = len(steps) > 30
-    bottom.set_xticklabels(labels, fontsize=7 if small else 9)
-    bottom.set_xlabel("reveal (cell and terrain), in order")
+    bottom.set_xticklabels(labels, fontsize=7 if len(steps) > 30 else 9)
+    for tick, guess in zip(bottom.get_xticklabels(), guesses):
+        if guess:
+            tick.set_color("#c0392b")
+            tick.set_fontweight("bold")
+    words = "reveal (cell and terrain), in order"
+    if any(guesses):
+        words += "; red with ? = a guess (no frontier cell was forced)"
+    bottom.set_xlabel(words)
     bottom.set_xlim(-0.6, len(steps) - 0.4)
     fig.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.16)
     return fig
 
 
 def plot_profile(
-    steps: list[dict], path: str | os.PathLike, *, title: str = "", fmt: str | None = None, dpi: int = DPI
+    profile, path: str | os.PathLike, *, title: str = "", fmt: str | None = None, dpi: int = DPI
 ) -> Rendered:
-    """Draw ``mapgen deduce``'s reveal profile: completions per step (log scale) and forced cells per step."""
+    """Draw ``mapgen deduce``'s reveal profile: completions per step (log scale) and forced cells per step.
+
+    ``profile`` is the list of steps or the dict ``reveal_profile`` returns (its ``unique_at``, ``target``
+    and each step's ``reason`` and ``deduced`` cells are drawn too).
+    """
     fmt = output_format(path, fmt)
-    return save_figures([profile_figure(steps, title=title)], path, fmt, dpi=dpi)
+    return save_figures([profile_figure(profile, title=title)], path, fmt, dpi=dpi)
 
 
 def _words(key) -> str:
