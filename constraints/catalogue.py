@@ -12,7 +12,7 @@ from functools import cache
 from pathlib import Path
 
 from constraints.rules import KINDS, HillNumbers, Rule, View, Violation
-from mapgen.board import FULL, TRAINING, Board
+from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.model import CHAPTER_NAMES, Map
 from mapgen.terrain import Terrain, parse_terrain
 
@@ -79,13 +79,33 @@ def _terrain(value, where: str) -> Terrain:
         raise ChapterError(f"{where}: {e}") from None
 
 
+_NUMBERS = ("at_least", "at_most", "count", "depth")
+_FIELDS = {"briefing_cell": ("peak", "start", "greek_fire"), "pattern": ("fort_pattern",)}
+
+
+def _setting(rule_id: str, kind_name: str, key: str, value):
+    """A plain setting checked against what the rule kind reads, so a bad chapter file fails on loading."""
+    if key in _NUMBERS and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
+        raise ChapterError(f"rule {rule_id}: {key} must be a whole number of 0 or more, not {value!r}")
+    if key == "hood" and (not isinstance(value, str) or value not in HOODS):
+        raise ChapterError(f"rule {rule_id}: unknown neighbourhood {value!r} (known: {', '.join(HOODS)})")
+    if key == "field" and value not in _FIELDS.get(kind_name, ()):
+        known = ", ".join(_FIELDS.get(kind_name, ()))
+        raise ChapterError(f"rule {rule_id}: a {kind_name} rule reads the briefing field {known}, not {value!r}")
+    if key == "both_ways" and not isinstance(value, bool):
+        raise ChapterError(f"rule {rule_id}: both_ways must be true or false, not {value!r}")
+    return value
+
+
 def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[Rule]:
+    if not isinstance(spec, dict):
+        raise ChapterError(f"rule {rule_id}: each check must be a table like {{ kind = \"count\", ... }}, not {spec!r}")
     spec = dict(spec)
     kind_name = spec.pop("kind", None)
-    if kind_name not in KINDS:
+    if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ChapterError(f"rule {rule_id}: unknown rule kind {kind_name!r} (known: {', '.join(sorted(KINDS))})")
     kind = KINDS[kind_name]
-    both = spec.pop("both_ways", False)
+    both = _setting(rule_id, kind_name, "both_ways", spec.pop("both_ways", False))
     names = {f.name: f for f in fields(kind)} if hasattr(kind, "__dataclass_fields__") else {}
     args: dict = {}
     each_terrain = False
@@ -93,6 +113,8 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
         if key not in names or key in ("id", "title"):
             raise ChapterError(f"rule {rule_id}: a {kind_name} rule has no setting {key!r}")
         if key == "terrains":
+            if value != "chapter" and not isinstance(value, list):
+                raise ChapterError(f'rule {rule_id}: terrains must be "chapter" or a list of codes, not {value!r}')
             value = terrains if value == "chapter" else [_terrain(v, f"rule {rule_id}") for v in value]
             args[key] = frozenset(value)
         elif value == "chapter" and key == "counted":
@@ -104,7 +126,7 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
         elif key in ("subject", "target", "terrain", "first", "second", "counted", "hill"):
             args[key] = _terrain(value, f"rule {rule_id}")
         else:
-            args[key] = value
+            args[key] = _setting(rule_id, kind_name, key, value)
     try:
         if each_terrain:
             made = [kind(id=rule_id, title=title, terrain=t, **args) for t in terrains]
@@ -124,27 +146,45 @@ def _core_rules() -> dict[str, dict]:
     return {r["id"]: r for r in data["rule"]}
 
 
+def _field(table: dict, key: str, kind: type, what: str, where: str = "chapter file"):
+    if key not in table:
+        raise ChapterError(f"{where}: missing {key!r}")
+    value = table[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ChapterError(f"{where}: {key!r} must be {what}, not {value!r}")
+    return value
+
+
 def chapter_from_data(data: dict) -> Chapter:
-    try:
-        name = data["name"]
-        board = BOARDS[data.get("board", "7x7")]
-        terrains = tuple(_terrain(t, "terrains") for t in data["terrains"])
-        counted = _terrain(data["counted"], "counted") if "counted" in data else None
-        core = _core_rules()
-        specs = []
-        for rid in data.get("rules", []):
-            if rid not in core:
-                raise ChapterError(f"unknown shared rule {rid!r} (shared rules: {', '.join(core)})")
-            specs.append(core[rid])
-        specs.extend(data.get("rule", []))
-    except KeyError as e:
-        raise ChapterError(f"chapter file: missing {e.args[0]!r}") from None
+    """A chapter from the parsed TOML of a chapter file; ChapterError (and nothing else) when it cannot be used."""
+    name = _field(data, "name", str, "text")
+    board_name = data.get("board", "7x7")
+    if not isinstance(board_name, str) or board_name not in BOARDS:
+        raise ChapterError(f"chapter file: board must be {' or '.join(BOARDS)}, not {board_name!r}")
+    board = BOARDS[board_name]
+    terrains = tuple(_terrain(t, "terrains") for t in _field(data, "terrains", list, "a list of terrain codes"))
+    counted = _terrain(data["counted"], "counted") if "counted" in data else None
+    core = _core_rules()
+    specs = []
+    shared = data.get("rules", [])
+    if not isinstance(shared, list):
+        raise ChapterError(f"chapter file: 'rules' must be a list of shared rule ids like [\"C1\"], not {shared!r}")
+    for rid in shared:
+        if not isinstance(rid, str) or rid not in core:
+            raise ChapterError(f"unknown shared rule {rid!r} (shared rules: {', '.join(core)})")
+        specs.append(core[rid])
+    own = data.get("rule", [])
+    if not isinstance(own, list) or not all(isinstance(spec, dict) for spec in own):
+        raise ChapterError("chapter file: each rule must be a [[rule]] table with id, title and checks")
+    specs.extend(own)
     rules: list[Rule] = []
     info: list[RuleInfo] = []
     for spec in specs:
-        info.append(RuleInfo(spec["id"], spec["title"], spec.get("text", "")))
-        for check in spec["checks"]:
-            rules.extend(_instances(check, spec["id"], spec["title"], terrains, counted))
+        rid = _field(spec, "id", str, "text", "a [[rule]] table")
+        title = _field(spec, "title", str, "text", f"rule {rid}")
+        info.append(RuleInfo(rid, title, spec.get("text", "")))
+        for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
+            rules.extend(_instances(check, rid, title, terrains, counted))
     return Chapter(name=name, title=data.get("title", name), board=board, terrains=terrains, counted=counted,
                    rules=tuple(rules), info=tuple(info), default_peak=data.get("default_peak"))
 
@@ -163,7 +203,10 @@ def load_chapter(path: str | Path) -> Chapter:
         data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise ChapterError(f"{path}: {e}") from None
-    return chapter_from_data(data)
+    try:
+        return chapter_from_data(data)
+    except ChapterError as e:
+        raise ChapterError(f"{path}: {e}") from None
 
 
 def chapter_for(m: Map) -> Chapter:
