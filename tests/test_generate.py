@@ -1,0 +1,152 @@
+"""Generated maps: valid, playable, balanced, reproducible, diverse; impossible requests explained."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cli import main
+from constraints.catalogue import check_map
+from mapgen.design import check_design, reachable_cells
+from mapgen.generate import GenerationError, Generator
+from mapgen.mapfile import dumps_map, parse_map, read_map
+from mapgen.model import CHAPTER_NAMES
+from mapgen.profile import ProfileError, default_profile, load_profile
+from mapgen.terrain import Terrain
+
+GENERATORS = {name: Generator(name) for name in CHAPTER_NAMES}
+
+
+@settings(max_examples=25, deadline=None, derandomize=True)
+@given(chapter=st.sampled_from(CHAPTER_NAMES), seed=st.integers(0, 2**40))
+def test_every_generated_map_keeps_every_rule_and_setting(chapter, seed):
+    gen = GENERATORS[chapter]
+    m = gen.generate(seed).map
+    assert m.complete
+    assert check_map(m) == []
+    assert check_design(m, gen.profile) == []
+    assert len(reachable_cells(m)) == m.board.size
+    # Hill numbers are written, and right (C9 checks them)
+    assert set(m.hills) == set(m.cells_of(Terrain.HILL))
+    assert parse_map(dumps_map(m)) == m
+
+
+@pytest.mark.parametrize("chapter", CHAPTER_NAMES)
+def test_same_seed_same_bytes_and_seeds_differ(chapter):
+    a = Generator(chapter).generate(11).map
+    b = Generator(chapter).generate(11).map
+    assert dumps_map(a) == dumps_map(b)
+    assert a.meta["generator"]["seed"] == 11
+    assert "ortools" in a.meta["generator"] and "mapgen" in a.meta["generator"]
+    maps = [GENERATORS[chapter].generate(s).map for s in range(6)]
+    distances = [sum(x != y for x, y in zip(p.cells, q.cells)) for k, p in enumerate(maps) for q in maps[k + 1:]]
+    assert min(distances) > 0
+    assert sum(distances) / len(distances) > maps[0].board.size / 4
+
+
+def test_briefings_follow_the_chapter():
+    fauna = GENERATORS["fauna"].generate(3).map
+    pattern = fauna.briefing.fort_pattern
+    cells = [t for row in pattern.rows for t in row if t is not None and t is not Terrain.FORT]
+    lo, hi = GENERATORS["fauna"].profile.pattern_cells
+    assert lo <= len(cells) <= hi
+    flora = GENERATORS["flora"].generate(3).map
+    b = flora.board
+    assert b.name(flora.briefing.start).endswith("7")
+    assert flora.cells[flora.briefing.start] is Terrain.FORT
+    assert flora.briefing.greek_fire not in (flora.briefing.start, flora.briefing.peak)
+    assert GENERATORS["maldonado"].generate(3).map.briefing.peak == b.index("C4")
+    training = GENERATORS["training"].generate(3).map
+    assert training.board.size == 25 and not training.board.is_edge(training.briefing.peak)
+
+
+def test_profile_settings_are_obeyed(tmp_path):
+    p = tmp_path / "wet.toml"
+    p.write_text('chapter = "vameter"\npeak = "D4"\n[counts]\nWa = [11, 11]\nHi = [0, 0]\n', encoding="utf-8")
+    gen = Generator("vameter", load_profile(p))
+    m = gen.generate(5).map
+    assert len(m.cells_of(Terrain.WATER)) == 11
+    assert m.cells_of(Terrain.HILL) == []
+    assert m.board.name(m.briefing.peak) == "D4"
+
+
+def test_impossible_request_names_the_conflict(tmp_path):
+    p = tmp_path / "forts.toml"
+    p.write_text('chapter = "fauna"\n[counts]\nFt = [20, 20]\n', encoding="utf-8")
+    with pytest.raises(GenerationError) as err:
+        Generator("fauna", load_profile(p), time_limit=20).generate(1)
+    message = str(err.value)
+    assert "counts.Ft = [20, 20]" in message
+    assert "F2 Fort pattern" in message
+
+
+def test_contradictory_minimums_are_explained(tmp_path):
+    p = tmp_path / "full.toml"
+    p.write_text('chapter = "training"\n[counts]\nWa = [15, 25]\nFo = [15, 25]\n', encoding="utf-8")
+    with pytest.raises(GenerationError) as err:
+        Generator("training", load_profile(p), time_limit=20).generate(1)
+    assert "counts.Wa" in str(err.value) and "counts.Fo" in str(err.value)
+
+
+def test_bad_profiles_are_one_line_errors(tmp_path):
+    p = tmp_path / "bad.toml"
+    p.write_text('chapter = "fauna"\n[counts]\nQq = [1, 2]\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match="unknown terrain code 'Qq'"):
+        load_profile(p)
+    with pytest.raises(ProfileError, match="for chapter fauna, not flora"):
+        load_profile(p, "flora")
+    with pytest.raises(ProfileError, match="no such file"):
+        load_profile(tmp_path / "missing.toml")
+    assert default_profile("fauna").reachable
+
+
+# -- the command line ---------------------------------------------------------------------------
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_prints_exactly_one_map_file():
+    r = run("generate", "--chapter", "fauna", "--seed", "7")
+    assert r.exit_code == 0, r.output
+    m = parse_map(r.stdout)
+    assert check_map(m) == []
+    assert r.stdout == run("generate", "--chapter", "fauna", "--seed", "7").stdout
+
+
+def test_cli_writes_a_batch_and_never_overwrites(tmp_path):
+    out = tmp_path / "maps"
+    r = run("generate", "-c", "flora", "--seed", "100", "--count", "3", "--out", str(out))
+    assert r.exit_code == 0, r.output
+    files = sorted(p.name for p in out.iterdir())
+    assert files == ["flora-100.toml", "flora-101.toml", "flora-102.toml"]
+    for f in out.iterdir():
+        assert check_map(read_map(f)) == []
+    (out / "flora-101.toml").write_text("mine", encoding="utf-8")
+    r = run("generate", "-c", "flora", "--seed", "100", "--count", "3", "--out", str(out))
+    assert r.exit_code == 1
+    assert "flora-100.toml already exists (and 2 more of the 3 files)" in r.output and "--force" in r.output
+    assert (out / "flora-101.toml").read_text(encoding="utf-8") == "mine"
+    r = run("generate", "-c", "flora", "--seed", "100", "--count", "3", "--out", str(out), "--force")
+    assert r.exit_code == 0
+    assert check_map(read_map(out / "flora-101.toml")) == []
+    assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
+
+
+def test_cli_json_and_errors(tmp_path):
+    r = run("generate", "-c", "training", "--seed", "2", "--json")
+    data = json.loads(r.stdout)
+    assert data[0]["seed"] == 2 and data[0]["chapter"] == "training" and data[0]["file"] is None
+    r = run("generate", "-c", "training", "--count", "2")
+    assert r.exit_code == 1 and "--count above 1 needs --out DIR" in r.output
+    p = tmp_path / "forts.toml"
+    p.write_text('chapter = "fauna"\n[counts]\nFt = [20, 20]\n', encoding="utf-8")
+    r = run("generate", "-c", "fauna", "--seed", "1", "--profile", str(p), "--time-limit", "20")
+    assert r.exit_code == 1
+    assert "counts.Ft = [20, 20]" in r.output and "Traceback" not in r.output
+    r = run("generate", "-c", "atlantis")
+    assert r.exit_code == 2
