@@ -1,0 +1,221 @@
+"""The rule catalogue as data: each chapter's board, terrains and rule ids, and house-rule chapter files."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from constraints.catalogue import CHAPTER_DIR, ChapterError, chapter_from_data, check_map, get_chapter, load_chapter
+from mapgen.board import FULL, TRAINING
+from mapgen.mapfile import read_map
+from mapgen.reference import chapter_json, chapter_text
+from mapgen.terrain import Terrain
+
+CORE = ["T1", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"]
+
+
+@pytest.mark.parametrize(
+    ("name", "board", "codes", "counted", "ids"),
+    [
+        ("training", TRAINING, "Fo Wo Wa Mu Ro", None, ["T1", "C1", "C4", "C5", "C6"]),
+        ("fauna", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft", "Ft", [*CORE, "F1", "F2"]),
+        ("flora", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ft Pf Sa Fc", "Fc", [*CORE, "L1", "L2", "L3", "L4"]),
+        ("vameter", FULL, "Fo Wo Wa Mu Ro Sk Ti Hi Fz Mf", "Fz", [*CORE[:8], "C9", "V1", "V2", "V3"]),
+        ("maldonado", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ma", "Ma", [*CORE, "M1", "M2"]),
+    ],
+)
+def test_chapters_follow_rules_md(name, board, codes, counted, ids):
+    ch = get_chapter(name)
+    assert ch.board == board
+    assert {t.code for t in ch.terrains} == set(codes.split())
+    assert (ch.counted.code if ch.counted else None) == counted
+    assert list(ch.rule_ids) == ids
+    assert all(info.text for info in ch.info)
+    assert {r.id for r in ch.rules} == set(ids)  # every id has at least one check
+
+
+def test_maldonado_peak_default():
+    assert get_chapter("maldonado").default_peak == "C4"
+
+
+def test_unknown_chapter():
+    with pytest.raises(ChapterError, match=r"^unknown chapter 'atlantis' \(expected one of training, fauna"):
+        get_chapter("atlantis")
+
+
+def test_violations_come_in_rule_order(example):
+    m = example("fauna-201-m", "invalid")
+    assert [v.rule for v in check_map(m)] == ["C1", "C2", "C3", "C5"]
+
+
+# --- the Reference Board as text ----------------------------------------------------------------
+
+
+def test_reference_board_text_lists_terrains_and_rules_in_words():
+    text = chapter_text(get_chapter("fauna"))
+    assert text.splitlines()[0] == "fauna: Chapter 1: Fauna"
+    assert "Vine (Vi)" in text and "Fort (Ft)" in text
+    assert "Hills count: Fort (Ft)" in text
+    assert "C7  Skull sides: The terrains orthogonally around a Skull" in text
+    assert "F2  Fort pattern: Exactly 3 Forts" in text
+
+
+def test_reference_board_json():
+    data = chapter_json(get_chapter("training"))
+    assert data["board"] == {"rows": "BCDEF", "columns": [3, 4, 5, 6, 7]}
+    assert data["terrains"] == ["Fo", "Wo", "Wa", "Mu", "Ro"]
+    assert data["counted"] is None
+    assert [r["id"] for r in data["rules"]] == ["T1", "C1", "C4", "C5", "C6"]
+
+
+# --- house rules: a chapter is data ---------------------------------------------------------------
+
+FAUNA_TEXT = (CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8")
+HOUSE_RULE = """
+[[rule]]
+id = "H1"
+title = "Plenty of Food"
+text = "At least 4 Food."
+checks = [{ kind = "count", terrain = "Fo", at_least = 4 }]
+"""
+
+
+def test_a_shipped_chapter_file_loads_the_same_as_get_chapter():
+    assert load_chapter(CHAPTER_DIR / "fauna.toml") == get_chapter("fauna")
+
+
+def test_a_house_rule_needs_no_code(tmp_path, example):
+    path = tmp_path / "house.toml"
+    path.write_text(FAUNA_TEXT + HOUSE_RULE, encoding="utf-8")
+    house = load_chapter(path)
+    assert house.rule_ids[-1] == "H1"
+    m = example("fauna-201")
+    assert [m.board.name(i) for i in m.cells_of(Terrain.FOOD)] == ["C4", "D7", "E7", "F1"]
+    assert check_map(m, house) == []
+    cells = list(m.cells)
+    cells[m.board.index("C4")] = Terrain.HILL  # leaves D7, E7, F1, but breaks C2 for the Tipi at D3
+    fewer = m.with_cells(cells)
+    got = [(v.rule, v.cells, v.message) for v in check_map(fewer, house)]
+    assert got == [
+        ("C2", ("D3",), "the Tipi at D3 has no Food diagonally next to it"),
+        ("H1", ("D7", "E7", "F1"), "the map has 3 Food (D7, E7, F1), expected at least 4"),
+    ]
+
+
+def test_a_house_chapter_can_drop_a_rule(tmp_path, example):
+    path = tmp_path / "no-c5.toml"
+    path.write_text(FAUNA_TEXT.replace('"C5", ', ""), encoding="utf-8")
+    house = load_chapter(path)
+    assert "C5" not in house.rule_ids
+    m = example("fauna-201-m", "invalid")
+    assert {v.rule for v in check_map(m, house)} == {"C1", "C2", "C3"}
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ('name = "x"', "chapter file: missing 'terrains'"),
+        ('terrains = ["Fo"]', "chapter file: missing 'name'"),
+        ('name = "x"\nterrains = "Fo"', "chapter file: 'terrains' must be a list of terrain codes, not 'Fo'"),
+        ('name = "x"\nterrains = ["Qq"]', "terrains: unknown terrain code 'Qq'"),
+        ('name = "x"\nterrains = ["Fo"]\nboard = "9x9"', "chapter file: board must be 7x7 or 5x5, not '9x9'"),
+        (
+            'name = "x"\nterrains = ["Fo"]\nrules = ["Z9"]',
+            "unknown shared rule 'Z9' (shared rules: T1, C1, C2, C3, C4, C5, C6, C7, C8, C9)",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\nrule = 3',
+            "chapter file: each rule must be a [[rule]] table with id, title and checks",
+        ),
+        ('name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\nchecks = []', "rule H1: missing 'title'"),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = 3',
+            "rule H1: 'checks' must be a list of checks, not 3",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "nope" }]',
+            (
+                "rule H1: unknown rule kind 'nope' (known: briefing_cell, column_pair, connected, count, "
+                "distinct_neighbours, hill_numbers, line_count, neighbours, not_on_edge, pattern, ring, terrain_set)"
+            ),
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "count", colour = 3 }]',
+            "rule H1: a count rule has no setting 'colour'",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "neighbours", hood = "hex" }]',
+            "rule H1: unknown neighbourhood 'hex' (known: orthogonal, diagonal, king, diagonal2)",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "count", at_least = "3" }]',
+            "rule H1: at_least must be a whole number of 0 or more, not '3'",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "hill_numbers", counted = "chapter" }]',
+            "rule H1: the chapter has no counted terrain",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = [{ kind = "briefing_cell", field = "colour" }]',
+            "rule H1: a briefing_cell rule reads the briefing field peak, start, greek_fire, not 'colour'",
+        ),
+    ],
+)
+def test_bad_chapter_files_say_what_is_wrong(tmp_path, text, message):
+    path = tmp_path / "house.toml"
+    path.write_text(text + "\n", encoding="utf-8")
+    with pytest.raises(ChapterError) as caught:
+        load_chapter(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
+def test_unreadable_chapter_file(tmp_path):
+    with pytest.raises(ChapterError, match="nope.toml"):
+        load_chapter(tmp_path / "nope.toml")
+    (tmp_path / "bad.toml").write_text("name = \n", encoding="utf-8")
+    with pytest.raises(ChapterError, match="bad.toml"):
+        load_chapter(tmp_path / "bad.toml")
+
+
+SHIPPED = [p.read_text(encoding="utf-8") for p in sorted(CHAPTER_DIR.glob("*.toml")) if p.stem != "core"]
+MAPS = [read_map(p) for p in sorted((Path(__file__).parent / "data" / "valid").glob("*.toml"))]
+SYMBOLS = list(" \n\"'=[]{},#-_0123456789abcdefghiklmnoprstuvwxyzFWRSTHVMPCA*")
+
+
+@st.composite
+def mangled_chapter(draw) -> str:
+    text = draw(st.sampled_from(SHIPPED))
+    for _ in range(draw(st.integers(1, 4))):
+        i = draw(st.integers(0, len(text) - 1))
+        op = draw(st.sampled_from(["delete", "replace", "insert", "line-delete"]))
+        if op == "delete":
+            text = text[:i] + text[i + 1 :]
+        elif op == "replace":
+            text = text[:i] + draw(st.sampled_from(SYMBOLS)) + text[i + 1 :]
+        elif op == "insert":
+            text = text[:i] + draw(st.text(st.sampled_from(SYMBOLS), max_size=5)) + text[i:]
+        else:
+            lines = text.split("\n")
+            del lines[draw(st.integers(0, len(lines) - 1))]
+            text = "\n".join(lines)
+    return text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(mangled_chapter())
+def test_mangled_chapter_files_load_or_raise_chapter_error_and_then_check(text):
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return
+    try:
+        chapter = chapter_from_data(data)
+    except ChapterError:
+        return
+    for m in MAPS:  # a chapter that loads can check any map of its board without crashing
+        if m.board == chapter.board:
+            chapter.check(m)
