@@ -26,8 +26,9 @@ def _load_rules(rules_file):
 
     try:
         return load_chapter(rules_file)
-    except ChapterError as e:
-        raise click.ClickException(str(e)) from None
+    except ChapterError as e:  # an unreadable input file: exit 2, like an unreadable map
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
 
 
 class MapgenGroup(click.Group):
@@ -107,7 +108,7 @@ def chapters(chapter, as_json, rules_file):
     if as_json:
         click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
     else:
-        click.echo("\n\n".join(chapter_text(c, full=bool(chapter or custom)) for c in chosen))
+        click.echo("\n\n".join(chapter_text(c) for c in chosen))
 
 
 from mapgen.render.commands import render  # noqa: E402
