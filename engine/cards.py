@@ -24,7 +24,11 @@ FOOD, WOOD, MUD, ROCK, SKULL, VINE, MUSHROOM, FLOWER, FOSSIL, WATER = range(NRES
 RES_INDEX = {c.lower(): i for i, c in enumerate(RESOURCE_CODES)}
 
 CARD_DIR = Path(__file__).parent / "cards"
+#: Threat kinds that are no Monster (Vameter's Misfortune: Hunting Grounds).
+NOT_MONSTERS = ("injured", "chased", "misfortune")
 EFFECT_TARGETS = ("any", "fire", "shelter", "sample", "destiny", "threat", "path", "all", "kill")
+#: Targets that only chapter plug-ins run (``lose 1 crew``, ``gain 1 power``): see Chapter.run_effect.
+CHAPTER_TARGETS = ("crew", "power", "fezron", "range", "heart", "cyclops", "monster")
 
 
 class CardError(ValueError):
@@ -66,7 +70,7 @@ def parse_effect(text: str) -> Effect:
     what = rest[0].lower()
     if what in RES_INDEX:
         return Effect(verb, n, RES_INDEX[what])
-    if what in EFFECT_TARGETS:
+    if what in EFFECT_TARGETS or what in CHAPTER_TARGETS:
         return Effect(verb, n, what)
     raise CardError(f"effect {text!r}: unknown target {rest[0]!r}")
 
@@ -138,7 +142,7 @@ class ThreatCard:
 
     @property
     def monster(self) -> bool:
-        return self.kind not in ("injured", "chased")
+        return self.kind not in NOT_MONSTERS
 
 
 @dataclass(frozen=True)
@@ -248,7 +252,7 @@ def cards_from_data(data: dict, source: str = "cards") -> CardSet:
         where = f"{source}: threat {d.get('name', k + 1)!r}"
         kind = _str(d, "kind", where)
         direction = d.get("direction")
-        if kind not in ("injured", "chased") and direction not in ("north", "south", "east", "west"):
+        if kind not in NOT_MONSTERS and direction not in ("north", "south", "east", "west"):
             raise CardError(f"{where}: a monster needs 'direction' (north, south, east or west)")
         time = _int(d, "time", where, 1, 9) if kind == "injured" else 0
         cs.threats.append(

@@ -43,6 +43,12 @@ class Chapter:
     default_characters = ("Lewis", "Clark", "York", "Collins")
     default_gear = ("Compass", "Flint", "Mortar and Pestle", "Satchel", "Tracking Guide", "Jar")
     loss_causes: tuple[str, ...] = ()
+    extra_characters: tuple[str, ...] = ()  # a chapter's own characters (Mme. Boniface, Irene, ...)
+    extra_gear: tuple[str, ...] = ()  # a chapter's own Gear cards (Pipe Hawks, Goggles, ...)
+    custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
+    track_gains = False  # set True to have on_gain told of every Resource gained
+    priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
+    bot_policy = None  # an object with the bots' chapter knowledge (see engine/bots.py)
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:
@@ -105,6 +111,33 @@ class Chapter:
     def can_explore_from(self, state, cell: int) -> bool:
         """Beyond Rocks and Monsters (core), may exploring continue from this Explored Path?"""
         return True
+
+    def can_explore_to(self, state, cell: int) -> bool:
+        """With ``blocks_exploring``: may this Unexplored Path be explored (Vameter's own Path cannot)?"""
+        return True
+
+    def monster_tax(self, state, cell: int) -> int:
+        """With ``custom_tax``: Resources to discard before exploring this cell."""
+        return 0
+
+    def on_gain(self, state, r: int) -> None:
+        """With ``track_gains``: Resource r was just gained (exploring, trading, a choice, an effect)."""
+
+    def run_effect(self, state, effect) -> bool:
+        """Run a card effect the core does not know (``lose 1 crew``); True when handled."""
+        return False
+
+    def may_pass(self, state, card) -> bool:
+        """Beyond the card's requirements, may the leftmost Challenge be passed now?"""
+        return True
+
+    def night_steps(self, state) -> list[tuple]:
+        """Steps at the start of Night, after the Crew is fed (Vameter returns Crew, Maldonado redraws)."""
+        return []
+
+    def end_turn_steps(self, state) -> list[tuple]:
+        """Steps when a player ends the turn, before the backpack limits (Maldonado's Influence card)."""
+        return []
 
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         """Chapter terrains' activation; the core table (Resources, Skull, Tipi, Hill) is already done."""
@@ -344,11 +377,27 @@ class Fauna(MinotaurChapter):
 CHAPTERS = {"training": Training, "fauna": Fauna}
 
 
+def _expansion(name: str):
+    """Flora, Vameter and Maldonado live in their own modules, imported when first asked for."""
+    import importlib
+
+    if name not in ("flora", "vameter", "maldonado"):
+        return None
+    try:
+        module = importlib.import_module(f"engine.{name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"engine.{name}":
+            raise
+        return None
+    CHAPTERS[name] = cls = getattr(module, name.title())
+    return cls
+
+
 def chapter_for(name: str) -> Chapter:
     """The chapter plug-in for a chapter name; GameError for a chapter the engine cannot play yet."""
     from engine.game import GameError
 
-    cls = CHAPTERS.get(name)
+    cls = CHAPTERS.get(name) or _expansion(name)
     if cls is None:
         raise GameError(f"the engine cannot play {name!r} yet (it plays {', '.join(CHAPTERS)})")
     return cls()

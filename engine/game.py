@@ -173,7 +173,7 @@ class Game:
         if len(set(chars)) != len(chars):
             raise GameError("each character can be played by one player only")
         for c in chars:
-            if c not in A.CHARACTERS:
+            if c not in A.CHARACTERS and c not in self.chapter.extra_characters:
                 raise GameError(f"unknown character {c!r} (expected one of {', '.join(A.CHARACTERS)})")
         if "Collins" in chars and self.n == 1:
             raise GameError("Collins cannot be used in a solo game")
@@ -181,7 +181,7 @@ class Game:
         if len(set(all_gear)) != len(all_gear):
             raise GameError("each Gear card exists once")
         for g in all_gear:
-            if g not in A.GEAR_KINDS:
+            if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
                 raise GameError(f"unknown gear {g!r} (expected one of {', '.join(A.GEAR_KINDS)})")
         self.chapter.check_team(self)
 
@@ -206,6 +206,7 @@ class State:
         self.explored = bytearray(size)
         self.seen = bytearray(size)
         self.n_explored = 0
+        self.extra_slots = 0  # backpack spaces a chapter's token takes (Flora's Greek Fire)
         self.monsters: dict[int, int] = {}  # cell -> threat card index
         self.threats: list[int] = []  # revealed Threat cards in play
         self.injured = 0  # 0 none, 1 over the End of Day area, 2 active in the Challenge Row
@@ -384,7 +385,7 @@ class State:
     def slots(self) -> int:
         """Backpack spaces in use: every Resource but Water, and the Sample tokens."""
         p = self.pack
-        return sum(p) - p[WATER] + self.samples
+        return sum(p) - p[WATER] + self.samples + self.extra_slots
 
     def frontier(self) -> list[int]:
         """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
@@ -401,12 +402,15 @@ class State:
                 and not (check and not g.chapter.can_explore_from(self, i))
             ):
                 for j in orth[i]:
-                    if not ex[j] and j not in mon:  # decision: a Monster's own Path cannot be explored
+                    # decision: a Monster's own Path cannot be explored
+                    if not ex[j] and j not in mon and not (check and not g.chapter.can_explore_to(self, j)):
                         out.add(j)
         return sorted(out)
 
     def monster_tax(self, cell: int) -> int:
         """Resources to discard before exploring a cell: 1 per Monster in its row or column."""
+        if self.game.chapter.custom_tax:
+            return self.game.chapter.monster_tax(self, cell)
         if not self.monsters or self.collins_on:
             return 0
         g = self.game
@@ -515,6 +519,8 @@ class State:
     # ----- resources -----
     def gain(self, r: int, n: int = 1) -> None:
         self.pack[r] += n
+        if self.game.chapter.track_gains and n > 0:
+            self.game.chapter.on_gain(self, r)
 
     def lose_water(self, n: int) -> None:
         if self.pack[WATER] < n:
@@ -532,6 +538,8 @@ class State:
 
     def _run_effect(self, step) -> None:
         e: Effect = step[1]
+        if self.game.chapter.run_effect(self, e):
+            return
         v, n, t = e.verb, e.n, e.target
         if v == "gain":
             if isinstance(t, int):
@@ -667,7 +675,7 @@ class State:
                     self.lose("map_explored" if self.n_explored == g.board.size else "blocked")
                     return
             self.agenda.pop()
-            self.push(("limits",), ("check_challenge",), ("next_turn",))
+            self.push(*g.chapter.end_turn_steps(self), ("limits",), ("check_challenge",), ("next_turn",))
         elif A.FIRE <= a < A.SHELTER:
             k = a - A.FIRE
             if k == 0:
@@ -836,6 +844,8 @@ class State:
                     return
         self.pack[r] += 1
         self.last_gain = r
+        if self.game.chapter.track_gains:
+            self.game.chapter.on_gain(self, r)
 
     def _completion_steps(self, cell: int) -> list[tuple]:
         g = self.game
@@ -863,6 +873,8 @@ class State:
         give, take = divmod(a - A.TRADE, 10)
         self.pack[give] -= 1
         self.pack[take] += 1
+        if self.game.chapter.track_gains:
+            self.game.chapter.on_gain(self, take)
 
     # ----- choices -----
     def _legal_pay(self, step) -> list[int]:
@@ -881,6 +893,8 @@ class State:
     def _apply_gain(self, step, a: int) -> None:
         self.agenda.pop()
         self.pack[a - A.GAIN] += 1
+        if self.game.chapter.track_gains:
+            self.game.chapter.on_gain(self, a - A.GAIN)
 
     def _legal_destiny_pick(self, step) -> list[int]:
         out = [A.DESTINY_PICK + k for k in range(len(self.de_face))]
@@ -1007,6 +1021,8 @@ class State:
     def can_pass(self, card=None, stored=None) -> bool:
         if card is None:
             card, stored = self.game.challenges[self.row[0][0]], self.row[0][2]
+        if not self.game.chapter.may_pass(self, card):
+            return False
         if card.fire and self.fires < 1:
             return False
         if card.shelter and self.shelter < 0:
@@ -1077,7 +1093,7 @@ class State:
 
     def _run_night(self, step) -> None:
         g = self.game
-        steps: list[tuple] = []
+        steps: list[tuple] = list(g.chapter.night_steps(self))
         if g.chapter.night_threat(self):
             steps.append(("chance_threat", "night", -1))
         if self.injured == 1:
