@@ -52,7 +52,7 @@ class _Geometry:
         self.game = g
         b = g.board
         self.tidx = tuple(t.index for t in g.cells)
-        prior = PRIORS.get(g.chapter.name, PRIORS["fauna"])
+        prior = PRIORS.get(g.chapter.name) or g.chapter.priors or PRIORS["fauna"]
         self.prior = [0.0] * NT
         for t, v in prior.items():
             if t in g.chapter.terrains:
@@ -131,6 +131,8 @@ class HeuristicBot:
             req = g.kills[best].requires
             for r in range(NRES):
                 need[r] += req[r]
+        if g.chapter.bot_policy is not None:  # a chapter's own needs (Flora's Giant Plant, ...)
+            g.chapter.bot_policy.needs(self, state, need)
         return need
 
     def _kill_gap(self, state, k) -> int:
@@ -287,6 +289,9 @@ class HeuristicBot:
             v += 1.5 if state.shelter < 0 and self._wants_shelter(state) else 0.1
         elif t is T.ROCK:
             v -= 0.2
+        policy = state.game.chapter.bot_policy
+        if policy is not None:
+            v += policy.terrain_value(self, state, need, t)
         return v
 
     def _wants_shelter(self, state) -> bool:
@@ -340,6 +345,13 @@ class HeuristicBot:
             return la[0]
         kind = state.agenda[-1][0]
         need = self.needs(state)
+        policy = state.game.chapter.bot_policy
+        if kind == "chapter" and policy is not None:
+            return policy.step(self, state, la, need)
+        if kind == "main" and policy is not None:
+            a = policy.main(self, state, la, need)
+            if a is not None:
+                return a
         fn = getattr(self, "_step_" + kind, None)
         if fn is None:
             return la[0]
