@@ -34,7 +34,8 @@ def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
         return FileReport(path, error=e.problem)
     hidden = m.unrevealed()
     if hidden:
-        return FileReport(path, error=(f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
+        cells = "cell" if len(hidden) == 1 else "cells"
+        return FileReport(path, error=(f"partial map ({len(hidden)} unrevealed {cells}, first {m.board.name(hidden[0])}); "
                                        "validate needs a complete map, use `mapgen solve` for partial ones"))
     if chapter is not None and chapter.board != m.board:
         return FileReport(path, error=f"a {m.chapter} map does not fit the board of chapter {chapter.name}")
