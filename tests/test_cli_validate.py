@@ -1,0 +1,300 @@
+"""`mapgen validate` and `mapgen chapters` through click's CliRunner: exit codes, exact text, JSON shape."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+DATA = Path(__file__).parent / "data"
+VALID = DATA / "valid"
+INVALID = DATA / "invalid"
+FAUNA = (VALID / "fauna-201.toml").read_text(encoding="utf-8")
+
+
+def run(*args: str):
+    result = CliRunner().invoke(main, list(args))
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Write text to a file in tmp_path and return its path as a string."""
+
+    def make(name: str, text: str) -> str:
+        path = tmp_path / name
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
+    return make
+
+
+# --- exit codes and the readable report ----------------------------------------------------------
+
+
+def test_valid_maps_exit_0():
+    files = [str(p) for p in sorted(VALID.glob("*.toml"))]
+    result = run("validate", *files)
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [f"{f}: valid" for f in files]
+    assert result.stderr == ""
+
+
+def test_a_broken_rule_exits_1_with_a_line_per_violation():
+    f = str(INVALID / "fauna-202-m.toml")
+    result = run("validate", f)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{f}: 2 violations",
+        "  C1 Water–Wood: the Wood at F4 has no Water orthogonally next to it",
+        "  C1 Water–Wood: the Wood at G5 has no Water orthogonally next to it",
+    ]
+    assert result.stderr == ""
+
+
+def test_skull_sides_report_in_the_rulebooks_words(write):
+    # fauna-201 with G5 (a Hill) turned into a Vine: the Skull at F5 then has Vine at F4 and G5.
+    f = write("c7.toml", FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2", "G   Sk  Ti  Wa  Wo  Vi"))
+    result = run("validate", f)
+    assert result.exit_code == 1
+    assert result.stdout.splitlines() == [
+        f"{f}: 1 violation",
+        "  C7 Skull sides: the Skull at F5 has Vine on two sides (G5, F4)",
+    ]
+
+
+@pytest.mark.parametrize("name", sorted(p.stem for p in INVALID.glob("*.toml")))
+def test_every_invalid_example_exits_1_with_its_rule_ids(name):
+    expected = json.loads((INVALID / "expected.json").read_text(encoding="utf-8"))[name]
+    result = run("validate", "--json", str(INVALID / f"{name}.toml"))
+    assert result.exit_code == 1
+    (report,) = json.loads(result.stdout)
+    assert {v["rule"] for v in report["violations"]} == set(expected)
+
+
+# --- unreadable files: exit 2, one line on stderr, never a traceback -------------------------------
+
+UNREADABLE = {
+    "not TOML": ("chapter = fauna\n", "not valid TOML (Invalid value (at line 1, column 11))"),
+    "unknown chapter": (
+        FAUNA.replace('"fauna"', '"atlantis"'),
+        "unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)",
+    ),
+    "unknown code": (FAUNA.replace("C   Wa  Wa  Wo", "C   Wa  Qq  Wo"), "unknown terrain code 'Qq' in row C"),
+    "wrong row length": (
+        FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Wa  Wo  Fo  Vi  Sk"),
+        "terrain row C has 6 cells, expected 7",
+    ),
+    "wrong number of rows": (
+        FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0\n", ""),
+        "terrain has 6 rows, expected 7 (rows A to G)",
+    ),
+    "cell off the board": (
+        (VALID / "training-201.toml").read_text(encoding="utf-8").replace('peak = "C5"', 'peak = "A1"'),
+        "field 'peak': cell A1 is off the board (B3 to F7)",
+    ),
+    "missing field": (FAUNA.replace('peak = "B4"\n', ""), "missing field 'peak'"),
+    "partial map": (
+        FAUNA.replace("B   Mu  Ro", "B   ..  Ro"),
+        "partial map (1 unrevealed cell, first B1); validate needs a complete map, use `mapgen solve` for partial ones",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", UNREADABLE, ids=list(UNREADABLE))
+def test_unreadable_file_exits_2_with_one_error_line(write, case):
+    text, problem = UNREADABLE[case]
+    f = write("fauna-3.toml", text)
+    result = run("validate", f)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {f}: {problem}\n"
+    assert "Traceback" not in result.output
+    assert result.stdout == f"{f}: unreadable\n"
+
+
+def test_the_issues_example_errors(write):
+    f = write("fauna-3.toml", FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Qq  Wo  Fo  Vi  Sk"))
+    assert run("validate", f).stderr == f"error: {f}: terrain row C has 6 cells, expected 7\n"
+
+
+def test_partial_map_points_to_mapgen_solve():
+    f = str(DATA / "states" / "fauna-201-k34.toml")
+    result = run("validate", f)
+    assert result.exit_code == 2
+    assert "`mapgen solve`" in result.stderr
+    assert result.stderr.startswith(f"error: {f}: partial map (15 unrevealed cells, first A2)")
+
+
+def test_missing_file_and_directory(tmp_path):
+    missing = str(tmp_path / "nope.toml")
+    result = run("validate", missing, str(tmp_path))
+    assert result.exit_code == 2
+    assert result.stderr.splitlines() == [
+        f"error: {missing}: no such file",
+        f"error: {tmp_path}: is a directory, not a map file",
+    ]
+
+
+def test_no_files_is_a_usage_error():
+    result = run("validate")
+    assert result.exit_code == 2
+    assert "Missing argument 'FILES...'" in result.stderr
+
+
+# --- mixed files: 2 beats 1 beats 0 --------------------------------------------------------------
+
+
+def test_mixed_valid_invalid_unreadable_exits_2(write):
+    bad = write("bad.toml", "chapter = \n")
+    files = [str(VALID / "flora-201.toml"), str(INVALID / "flora-201-m.toml"), bad]
+    result = run("validate", *files)
+    assert result.exit_code == 2
+    assert result.stdout.splitlines()[0] == f"{files[0]}: valid"
+    assert result.stdout.splitlines()[1] == f"{files[1]}: 3 violations"
+    assert result.stdout.splitlines()[-1] == f"{bad}: unreadable"
+    assert len(result.stderr.splitlines()) == 1 and result.stderr.startswith(f"error: {bad}: not valid TOML")
+
+
+def test_valid_and_invalid_exits_1():
+    result = run("validate", str(VALID / "vameter-201.toml"), str(INVALID / "vameter-201-m.toml"))
+    assert result.exit_code == 1
+
+
+# --- --json ---------------------------------------------------------------------------------------
+
+
+def test_json_shape_and_argument_order(write):
+    bad = write("bad.toml", FAUNA.replace("C   Wa  Wa  Wo", "C   Wa  Qq  Wo"))
+    files = [str(INVALID / "training-201-m.toml"), bad, str(VALID / "training-201.toml")]
+    result = run("validate", "--json", *files)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {bad}: unknown terrain code 'Qq' in row C\n"
+    assert json.loads(result.stdout) == [
+        {
+            "file": files[0],
+            "valid": False,
+            "violations": [{"rule": "C6", "cells": ["B5"], "message": "the Rock at B5 is on the edge of the board"}],
+            "error": None,
+        },
+        {"file": bad, "valid": False, "violations": [], "error": "unknown terrain code 'Qq' in row C"},
+        {"file": files[2], "valid": True, "violations": [], "error": None},
+    ]
+
+
+def test_json_keeps_the_path_as_given(monkeypatch):
+    monkeypatch.chdir(DATA)
+    result = run("validate", "--json", "valid/../valid/maldonado-202.toml", "valid/maldonado-202.toml")
+    assert result.exit_code == 0
+    assert [r["file"] for r in json.loads(result.stdout)] == [
+        "valid/../valid/maldonado-202.toml",
+        "valid/maldonado-202.toml",
+    ]
+
+
+def test_json_of_valid_maps_exits_0():
+    result = run("validate", "--json", str(VALID / "flora-202.toml"))
+    assert result.exit_code == 0
+    assert json.loads(result.stdout) == [
+        {"file": str(VALID / "flora-202.toml"), "valid": True, "violations": [], "error": None}
+    ]
+
+
+# --- house rules ----------------------------------------------------------------------------------
+
+
+def test_house_rules_file(write):
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter.replace('"C5", ', ""))
+    f = str(INVALID / "fauna-201-m.toml")  # breaks C1, C2, C3 and C5
+    result = run("validate", "--json", "--rules", house, f)
+    assert result.exit_code == 1
+    assert {v["rule"] for v in json.loads(result.stdout)[0]["violations"]} == {"C1", "C2", "C3"}
+
+
+def test_unusable_house_rules_file_exits_2(write):
+    house = write("house.toml", 'name = "x"\n')
+    result = run("validate", "--rules", house, str(VALID / "fauna-201.toml"))
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {house}: chapter file: missing 'terrains'\n"
+
+
+# --- mapgen chapters ------------------------------------------------------------------------------
+
+
+def test_chapters_lists_every_chapter_with_terrains_and_rules_in_words():
+    result = run("chapters")
+    assert result.exit_code == 0
+    out = result.stdout
+    for title in ("Training Mission", "Fauna", "Flora", "Vameter", "Maldonado"):
+        assert title in out
+    assert "terrains: Food (Fo), Wood (Wo), Water (Wa), Mud (Mu), Rock (Ro)\n" in out
+    assert "C4  Wood lines: Exactly 1 Wood in every row and every column." in out
+    assert "M2  Plenty: At least 3 of each terrain of the chapter." in out
+
+
+def test_chapters_fauna():
+    result = run("chapters", "fauna")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "fauna: Chapter 1: Fauna"
+    assert "  Hills count: Fort (Ft)" in lines
+    ids = [line.split()[0] for line in lines[lines.index("  rules:") + 1 :]]
+    assert ids == ["T1", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9", "F1", "F2"]
+    assert any(line.startswith("    F1  Vine–Rock columns: A column that holds a Vine holds a Rock") for line in lines)
+
+
+def test_chapters_json():
+    result = run("chapters", "--json", "vameter")
+    assert result.exit_code == 0
+    (data,) = json.loads(result.stdout)
+    assert data["chapter"] == "vameter" and data["counted"] == "Fz"
+    assert "Fi" not in data["terrains"] and "Mf" in data["terrains"]
+    assert [r["id"] for r in data["rules"]][-3:] == ["V1", "V2", "V3"]
+
+
+def test_unknown_chapter_errors_cleanly():
+    result = run("chapters", "atlantis")
+    assert result.exit_code != 0
+    assert result.stdout == ""
+    assert result.stderr == (
+        "Error: unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)\n"
+    )
+
+
+# --- the validate path stays light ---------------------------------------------------------------
+
+
+def test_validate_does_not_import_ortools():
+    script = (
+        "import sys, cli\n"
+        "try:\n"
+        f"    cli.main(['validate', {str(VALID / 'fauna-201.toml')!r}])\n"
+        "except SystemExit as e:\n"
+        "    assert e.code in (0, None), e.code\n"
+        "heavy = sorted(m for m in ('ortools', 'matplotlib', 'constraint', 'pyganak') if m in sys.modules)\n"
+        "print('heavy:', heavy)\n"
+    )
+    root = Path(__file__).parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, cwd=root, env=env, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1] == "heavy: []"
+
+
+def test_house_rules_for_another_board(write):
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter)
+    f = str(VALID / "training-201.toml")
+    result = run("validate", "--rules", house, f)
+    assert result.exit_code == 2
+    assert result.stderr == f"error: {f}: a training map does not fit the board of chapter fauna\n"
