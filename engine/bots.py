@@ -321,6 +321,8 @@ class HeuristicBot:
         for j in g.orth[cell]:
             if not ex[j]:
                 v += 0.05
+        if g.chapter.bot_policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
+            v += g.chapter.bot_policy.cell_value(self, state, need, cell)
         return v
 
     def best_cell(self, state, explores: list[int], need) -> int:
