@@ -45,7 +45,7 @@ def read_map(path: str | os.PathLike) -> Map:
 def parse_map(text: str, source: str | None = None) -> Map:
     """Parse map file text; raises MapFileError (and nothing else) on bad input."""
     try:
-        data = tomllib.loads(text)
+        data = tomllib.loads(text.removeprefix("\ufeff"))  # editors on Windows may start the file with a BOM
     except tomllib.TOMLDecodeError as e:
         raise MapFileError(source, f"not valid TOML ({e})") from None
     except (ValueError, TypeError, RecursionError) as e:  # defensive: tomllib on pathological input
