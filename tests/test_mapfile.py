@@ -343,3 +343,10 @@ def test_mangled_files_only_raise_map_file_error_and_round_trip(text):
     m = parses_or_says_why(text)
     if m is not None:
         assert parse_map(dumps_map(m)) == m
+
+
+def test_windows_line_endings_and_a_byte_order_mark(tmp_path):
+    (tmp_path / "crlf.toml").write_bytes(TRAINING.replace("\n", "\r\n").encode())
+    (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + TRAINING.encode())
+    assert read_map(tmp_path / "crlf.toml") == parse_map(TRAINING)
+    assert read_map(tmp_path / "bom.toml") == parse_map(TRAINING)
