@@ -1,0 +1,513 @@
+"""Chapter 2: Flora. Follow the Expedition Trail, bring the Greek Fire and burn the Giant Plant.
+
+The rules of the core rulebook's Flora chapter on the engine's hooks:
+
+- the first exploration is the start Fort of the Mission Briefing (its Path token leaves play);
+  one Fire token is on the Supply Board; the Greek Fire token lies on the briefing's Path;
+- the Expedition Trail: three Search cards dealt at random (``[[search]]`` in
+  ``engine/cards/flora.toml``) and the Giant Plant; the S Crew token moves onto the next Terrain
+  icon when that Terrain is found, and off the third Search card onto the Giant Plant once the
+  Greek Fire is in the backpack (where it takes a space);
+- a Flora creature found: discard a Fire to kill it (advancing S if it is next on the Trail), or
+  lose a Crew token, leave the Terrain unactivated and a red-circled Flora token on the Path, from
+  which no Path can be explored until a Fire is discarded to kill it (a free action);
+- Petrified Forest gives a Petrified Fossil; Sacagawea removes every Minotaur and kills those that
+  come later;
+- the row reward moves S one space on, unless the next Terrain is a Flora creature;
+- the fight: the Crew tokens left cover items on the backs of the Search cards, and the game is won
+  the moment the backpack holds what is still visible (and the Greek Fire); a Crew token lost
+  during the fight uncovers its item; losing the S token (no other Crew left) loses the game;
+- Mme. Boniface: the first Wood or Skull she finds in a turn may be taken as Water instead.
+
+Decisions where the rulebook is silent are marked "decision:" in the code.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
+
+from engine import actions as A
+from engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from engine.chapter_policy import ChapterPolicy
+from engine.chapters import Chapter
+from mapgen.terrain import Terrain
+
+T = Terrain
+BURN = A.CHAPTER  # discard a Fire to kill the Flora creature just found
+SPARE = A.CHAPTER + 1  # keep the Fire: lose a Crew token, the Path is red-circled
+KILL_RING = A.CHAPTER + 10  # + cell: discard a Fire to kill a red-circled Flora token on the map
+COVER = A.CHAPTER + 80  # + item: place a Crew token on an item of a Search card's back
+UNCOVER = A.CHAPTER + 100  # + item: the Crew token lost during the fight is the one on this item
+BONIFACE_WATER = A.CHAPTER + 120  # Mme. Boniface takes Water instead
+BONIFACE_KEEP = A.CHAPTER + 121
+CREW = 4  # numbered Crew tokens beside S
+ITEMS = ("fire", "shelter")  # items a Search card's back may show beside Resources
+PLANT = "Giant Plant"
+
+
+@dataclass(frozen=True)
+class SearchCard:
+    """A Search card: Terrain icons on its front (the Trail), Resources and items on its back."""
+
+    name: str
+    trail: tuple[Terrain, ...]
+    back: tuple[int | str, ...]  # resource index, or "fire" / "shelter"
+    approximate: bool = True
+
+
+def load_search_cards(path=None) -> list[SearchCard]:
+    """The ``[[search]]`` tables of a card file (default ``engine/cards/flora.toml``)."""
+    from engine.cards import CardError
+
+    path = path or CARD_DIR / "flora.toml"
+    data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    approx = bool(data.get("approximate", False))
+    out = []
+    for k, d in enumerate(data.get("search", [])):
+        where = f"{path}: search card {d.get('name', k + 1)!r}"
+        try:
+            trail = tuple(Terrain.from_code(c) for c in d["trail"])
+        except KeyError as e:
+            raise CardError(f"{where}: unknown or missing trail terrain {e}") from None
+        back: list[int | str] = []
+        for c in d.get("back", []):
+            key = str(c).lower()
+            if key in RES_INDEX:
+                back.append(RES_INDEX[key])
+            elif key in ITEMS:
+                back.append(key)
+            else:
+                raise CardError(f"{where}: unknown back item {c!r}")
+        if not trail or not back:
+            raise CardError(f"{where}: a Search card needs 'trail' and 'back'")
+        out.append(SearchCard(str(d["name"]), trail, tuple(back), bool(d.get("approximate", approx))))
+    return out
+
+
+def item_name(x) -> str:
+    return RESOURCE_CODES[x] if isinstance(x, int) else x.title()
+
+
+class Flora(Chapter):
+    """Chapter 2: Flora (see the module docstring)."""
+
+    name = "flora"
+    title = "Chapter 2: Flora"
+    terrains = Chapter.terrains + (T.FORT, T.PETRIFIED_FOREST, T.SACAGAWEA, T.FLORA_CREATURE)
+    resources = (FOOD, WOOD, MUD, ROCK, SKULL, FOSSIL, WATER)
+    extra_characters = ("Mme. Boniface",)
+    default_characters = ("Lewis", "Clark", "York", "Mme. Boniface")
+    blocks_exploring = True
+    loss_causes = ("crew_lost",)
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.ROCK: 6,
+        T.SKULL: 5,
+        T.TIPI: 4.5,
+        T.HILL: 4,
+        T.FOOD: 4,
+        T.FLORA_CREATURE: 3.5,
+        T.MUD: 3,
+        T.PETRIFIED_FOREST: 2.5,
+        T.FIELD: 2,
+        T.SACAGAWEA: 1,
+        T.FORT: 0.02,
+    }
+
+    def __init__(self, search_cards: list[SearchCard] | None = None):
+        self.search = search_cards if search_cards is not None else load_search_cards()
+        self.bot_policy = FloraPolicy()
+
+    def uses_threat(self, card) -> bool:
+        """Injured, Chased and the Minotaurs (Sacagawea's rule speaks of Minotaurs in play)."""
+        return card.chapter == "core" or card.monster
+
+    # ----- setup -----
+    def new_data(self, game) -> dict:
+        return {
+            "search_pile": list(range(len(self.search))),
+            "trail": [],  # the Search cards dealt, in Trail order
+            "pos": 0,  # Trail icons passed by S (len(icons) + 1: S is on the Giant Plant)
+            "crew": CREW,  # numbered Crew tokens still alive
+            "s_alive": True,
+            "ringed": [],  # Paths holding a red-circled Flora token
+            "dead": 0,  # Flora creatures killed (tokens off the Reference Board)
+            "greek_fire": False,
+            "sacagawea": False,
+            "removed": 0,  # Minotaurs removed by Sacagawea (out of the game)
+            "fight": False,
+            "covered": [],  # items of the backs (index into back_items) under a Crew token
+            "boniface_turn": -1,
+        }
+
+    def copy_data(self, data: dict) -> dict:
+        return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+
+    def setup_steps(self, state) -> list[tuple]:
+        g = state.game
+        start = g.start_cells[0]
+        state.explored[start] = state.seen[start] = 1
+        state.n_explored = 1
+        state.ex_list.append(start)
+        state.tokens_out += 1  # the start Fort's Path token is removed from play
+        state.fires = 1  # the Mission Briefing's Fire token
+        if g.map.briefing.greek_fire == start:
+            self._take_greek_fire(state)
+        return [("chance_chapter", "search")] * 3
+
+    def chance_pile(self, state, step) -> list[int]:
+        return state.data["search_pile"]
+
+    def apply_chance(self, state, step, card: int) -> None:
+        state.data["trail"].append(card)
+
+    # ----- the Trail -----
+    def icons(self, state) -> list[Terrain]:
+        return [t for k in state.data["trail"] for t in self.search[k].trail]
+
+    def next_icon(self, state) -> Terrain | None:
+        """The next Terrain on the Trail; None when S is on the last icon or on the Giant Plant."""
+        icons = self.icons(state)
+        p = state.data["pos"]
+        return icons[p] if p < len(icons) else None
+
+    def back_items(self, state) -> list:
+        return [x for k in state.data["trail"] for x in self.search[k].back]
+
+    def flipped(self, state) -> int:
+        """Search cards S has moved off (their backs are face up)."""
+        d, n = state.data, 0
+        p = d["pos"]
+        for k in d["trail"]:
+            n_icons = len(self.search[k].trail)
+            if p > n_icons:
+                n += 1
+                p -= n_icons
+            else:
+                break
+        return n
+
+    def advance(self, state) -> None:
+        """S moves one icon on (and onto the Giant Plant when it is on the last icon with the Greek Fire)."""
+        state.data["pos"] += 1
+        state.event(f"trail {state.data['pos']}")
+        self._maybe_fight(state)
+
+    def _maybe_fight(self, state) -> None:
+        d = state.data
+        if d["fight"] or not d["trail"]:
+            return
+        n = len(self.icons(state))
+        if d["pos"] == n and d["greek_fire"]:
+            d["pos"] = n + 1  # off the third Search card, onto the Giant Plant
+        if d["pos"] == n + 1:
+            d["fight"] = True
+            state.event("fight")
+            state.push(*[("chapter", "cover")] * min(d["crew"], len(self.back_items(state))))
+
+    def _take_greek_fire(self, state) -> None:
+        d = state.data
+        if not d["greek_fire"]:
+            d["greek_fire"] = True
+            state.extra_slots = 1  # it takes a backpack space until the end of the game
+            state.event("greek fire")
+            self._maybe_fight(state)
+
+    # ----- exploring -----
+    def can_explore_from(self, state, cell: int) -> bool:
+        return cell not in state.data["ringed"]
+
+    def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        g, d = state.game, state.data
+        steps: list[tuple] = []
+        if cell == g.map.briefing.greek_fire:
+            self._take_greek_fire(state)
+        if terrain is T.FLORA_CREATURE:
+            return [("chapter", "flora", cell)]
+        if terrain is T.PETRIFIED_FOREST:
+            for _ in range(2 if state.lewis_on else 1):
+                state._gain_found(FOSSIL)
+        elif terrain is T.SACAGAWEA:
+            d["sacagawea"] = True
+            for card in [k for k in state.threats if g.threats[k].monster]:
+                self._remove_minotaur(state, card)
+        elif terrain in (T.WOOD, T.SKULL) and g.characters[state.current] == "Mme. Boniface":
+            r = WOOD if terrain is T.WOOD else SKULL
+            if d["boniface_turn"] != state.turn and state.pack[r] > 0 and state.last_gain == r:
+                steps.append(("chapter", "boniface", r))
+        if terrain is self.next_icon(state):
+            self.advance(state)
+        return steps
+
+    def _remove_minotaur(self, state, card: int) -> None:
+        state.remove_threat(card, "out")
+        state.data["removed"] += 1
+
+    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+        if state.data["sacagawea"]:  # Minotaurs that enter play after Sacagawea are killed at once
+            self._remove_minotaur(state, card)
+            return
+        super().place_monster(state, card, when, cell)
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        """S moves one space on, unless the next Terrain is a Flora creature (decision: always taken)."""
+        nxt = self.next_icon(state)
+        if nxt is not None and nxt is not T.FLORA_CREATURE:
+            self.advance(state)
+        return []
+
+    # ----- decisions -----
+    def legal(self, state, step) -> list[int]:
+        kind = step[1]
+        d = state.data
+        if kind == "flora":
+            return [BURN, SPARE] if state.fires > 0 else [SPARE]
+        if kind == "cover":
+            items = self.back_items(state)
+            return [COVER + k for k in range(len(items)) if k not in d["covered"]]
+        if kind == "uncover":
+            return [UNCOVER + k for k in d["covered"]]
+        if kind == "boniface":
+            return [BONIFACE_WATER, BONIFACE_KEEP]
+        raise ValueError(f"flora has no decision step {step}")
+
+    def is_decision(self, state, step) -> bool:
+        if step[1] == "cover":
+            return len(self.legal(state, step)) > 0
+        return True
+
+    def run_step(self, state, step) -> None:
+        pass  # a cover step with every item covered already
+
+    def apply(self, state, step, a: int) -> None:
+        state.agenda.pop()
+        d = state.data
+        kind = step[1]
+        if kind == "flora":
+            cell = step[2]
+            if a == BURN:
+                state.fires -= 1
+                d["dead"] += 1
+                state.event("flora burnt")
+                if self.next_icon(state) is T.FLORA_CREATURE:
+                    self.advance(state)
+            else:
+                d["ringed"].append(cell)
+                self.lose_crew(state)
+        elif kind == "cover":
+            d["covered"].append(a - COVER)
+        elif kind == "uncover":
+            d["covered"].remove(a - UNCOVER)
+        elif kind == "boniface":
+            d["boniface_turn"] = state.turn
+            if a == BONIFACE_WATER:
+                r = step[2]
+                state.pack[r] -= 1
+                state.pack[WATER] += 1
+
+    def lose_crew(self, state, n: int = 1) -> None:
+        """Lose Crew tokens: a numbered one while any is left (during the fight, the players say which), then S."""
+        d = state.data
+        for _ in range(n):
+            if d["crew"] > 0:
+                d["crew"] -= 1
+                if d["fight"] and len(d["covered"]) > d["crew"]:
+                    state.push(("chapter", "uncover"))
+            else:
+                d["s_alive"] = False
+                state.lose("crew_lost")
+                return
+
+    def run_effect(self, state, effect) -> bool:
+        if effect.target == "crew" and effect.verb == "lose":
+            self.lose_crew(state, effect.n)
+            return True
+        return False
+
+    # ----- free actions -----
+    def free_actions(self, state, out: list[int]) -> None:
+        if state.fires > 0:
+            out.extend(KILL_RING + c for c in state.data["ringed"])
+
+    def apply_free(self, state, action: int) -> None:
+        cell = action - KILL_RING
+        state.fires -= 1
+        state.data["ringed"].remove(cell)
+        state.data["dead"] += 1
+
+    # ----- the end -----
+    def missing(self, state) -> list:
+        """Items still visible on the Search cards' backs that the team does not hold."""
+        d = state.data
+        items = self.back_items(state)
+        need = [0] * NRES
+        fire = shelter = False
+        for k, x in enumerate(items):
+            if k in d["covered"]:
+                continue
+            if isinstance(x, int):
+                need[x] += 1
+            elif x == "fire":
+                fire = True
+            else:
+                shelter = True
+        out: list = [r for r in range(NRES) for _ in range(max(0, need[r] - state.pack[r]))]
+        if fire and state.fires < 1:
+            out.append("fire")
+        if shelter and state.shelter < 0:
+            out.append("shelter")
+        return out
+
+    def check_victory(self, state) -> bool:
+        d = state.data
+        if not (d["fight"] and d["greek_fire"]):
+            return False
+        if state.agenda and state.agenda[-1][:2] in (("chapter", "cover"), ("chapter", "uncover")):
+            return False  # the Crew tokens are being placed
+        return not self.missing(state)
+
+    def check_loss(self, state) -> str | None:
+        return None if state.data["s_alive"] else "crew_lost"
+
+    # ----- words -----
+    def describe_action(self, action: int, state) -> str:
+        if action == BURN:
+            return "discard a Fire to kill the Flora"
+        if action == SPARE:
+            return "keep the Fire: lose a Crew token, red-circle the Path"
+        if KILL_RING <= action < COVER:
+            return f"discard a Fire to kill the Flora token on {state.game.board.name(action - KILL_RING)}"
+        if COVER <= action < UNCOVER:
+            return f"cover {item_name(self.back_items(state)[action - COVER])} with a Crew token"
+        if UNCOVER <= action < BONIFACE_WATER:
+            return f"lose the Crew token on {item_name(self.back_items(state)[action - UNCOVER])}"
+        if action == BONIFACE_WATER:
+            return "Mme. Boniface: take Water instead"
+        if action == BONIFACE_KEEP:
+            return "Mme. Boniface: keep it"
+        return super().describe_action(action, state)
+
+    def describe_state(self, state) -> list[str]:
+        d = state.data
+        b = state.game.board
+        cards = [self.search[k] for k in d["trail"]]
+        flipped = self.flipped(state)
+        icons = self.icons(state)
+        where = "before the Trail" if d["pos"] == 0 else "on the Giant Plant" if d["pos"] > len(icons) else None
+        if where is None:
+            where = f"on {icons[d['pos'] - 1].label} (icon {d['pos']} of {len(icons)})"
+        lines = [
+            "Expedition Trail: "
+            + " | ".join(
+                f"{c.name} ({' '.join(t.code for t in c.trail)})"
+                + (f" back: {' '.join(item_name(x) for x in c.back)}" if k < flipped or d["fight"] else "")
+                for k, c in enumerate(cards)
+            )
+            + f" | {PLANT}; S {where}",
+            f"Crew tokens: S + {d['crew']}; Greek Fire {'in the backpack' if d['greek_fire'] else 'not found'}; "
+            f"Flora killed {d['dead']}"
+            + (f"; red-circled Flora on {', '.join(b.name(c) for c in d['ringed'])}" if d["ringed"] else ""),
+        ]
+        if d["fight"]:
+            lines.append("Fight: still needed " + (" ".join(item_name(x) for x in self.missing(state)) or "nothing"))
+        return lines
+
+
+class FloraPolicy(ChapterPolicy):
+    """The heuristic's Flora: follow the Trail, keep a Fire for the Flora, fetch the Greek Fire, then the fight."""
+
+    def _chapter(self, state) -> Flora:
+        return state.game.chapter
+
+    def needs(self, bot, state, need) -> None:
+        ch, d = self._chapter(state), state.data
+        if d["fight"]:
+            items = ch.back_items(state)
+            for k, x in enumerate(items):
+                if k not in d["covered"] and isinstance(x, int):
+                    need[x] += 1
+                elif k not in d["covered"] and x == "fire" and state.fires < 1:
+                    need[WOOD] += 2
+                elif k not in d["covered"] and x == "shelter" and state.shelter < 0:
+                    need[WOOD] += 1
+                    need[MUD] += 1
+        elif state.fires == 0:
+            need[WOOD] += 1  # a Fire for the next Flora creature
+
+    def terrain_value(self, bot, state, need, t) -> float:
+        ch, d = self._chapter(state), state.data
+        v = 0.0
+        nxt = ch.next_icon(state)
+        if t is T.PETRIFIED_FOREST:
+            v += bot.unit_value(state, need, FOSSIL)
+        if t is T.FLORA_CREATURE:
+            if state.fires == 0:
+                v -= 3.0 if d["crew"] > 0 else 20.0
+            elif nxt is t:
+                v += 3.0
+            else:
+                v -= 0.5
+        elif nxt is not None and t is nxt:
+            v += 3.0
+        if t is T.SACAGAWEA and state.monsters:
+            v += 1.0
+        return v
+
+    def cell_value(self, bot, state, need, cell: int) -> float:
+        d, g = state.data, state.game
+        gf = g.map.briefing.greek_fire
+        if d["greek_fire"] or gf is None:
+            return 0.0
+        if cell == gf:
+            return 4.0 if d["pos"] >= len(self._chapter(state).icons(state)) - 2 else 1.5
+        # a pull towards the Greek Fire, stronger as the Trail nears its end
+        dist = abs(g.row_of[cell] - g.row_of[gf]) + abs(g.col_of[cell] - g.col_of[gf])
+        return 0.6 / (1 + dist)
+
+    def step(self, bot, state, legal, need) -> int:
+        kind = state.agenda[-1][1]
+        ch, d = self._chapter(state), state.data
+        if kind == "flora":
+            if BURN not in legal:
+                return SPARE
+            fire_today = any(c is not None and c.fire for c in map(state.challenge, range(len(state.row))))
+            if ch.next_icon(state) is T.FLORA_CREATURE or d["crew"] <= 1 or not (fire_today and state.fires == 1):
+                return BURN
+            return SPARE
+        if kind == "cover":  # cover what the team lacks most
+            items = ch.back_items(state)
+
+            def lack(a):
+                x = items[a - COVER]
+                if isinstance(x, int):
+                    return (state.pack[x] > 0, -bot.unit_value(state, need, x), a)
+                return ((state.fires if x == "fire" else state.shelter) >= (1 if x == "fire" else 0), 0, a)
+
+            return min(legal, key=lack)
+        if kind == "uncover":  # uncover what the team holds already
+            items = ch.back_items(state)
+
+            def held(a):
+                x = items[a - UNCOVER]
+                if isinstance(x, int):
+                    return (-state.pack[x], a)
+                return (-(state.fires if x == "fire" else state.shelter + 1), a)
+
+            return min(legal, key=held)
+        if kind == "boniface":
+            r = state.agenda[-1][2]
+            keep = bot.unit_value(state, need, r, state.pack[r] - 1)
+            return BONIFACE_WATER if bot.unit_value(state, need, WATER) > keep else BONIFACE_KEEP
+        return legal[0]
+
+    def main(self, bot, state, legal, need) -> int | None:
+        rings = [a for a in legal if KILL_RING <= a < COVER]
+        if rings and state.fires >= 2 and not state.explored_now:
+            frontier = state.frontier()
+            if len(frontier) <= 2:  # a red-circled Path is walling the expedition in
+                return rings[0]
+        return None
