@@ -65,7 +65,8 @@ class Board:
         key = name.strip().upper()
         if key in self._by_name:
             return self._by_name[key]
-        if len(key) == 2 and key[0] in ROW_LETTERS and key[1].isdigit():
+        letter, number = key[:1], key[1:]
+        if letter.isascii() and letter.isalpha() and number.isascii() and number.isdecimal():
             raise CellError(f"cell {key} is off the board ({self.names[0]} to {self.names[-1]})")
         raise CellError(f"{name!r} is not a cell name (a row letter and a column number, like E3)")
 
