@@ -644,7 +644,11 @@ class State:
         if char == "Clark" and "Clark" not in self.exhausted:
             for s, x in enumerate(mine):
                 if x not in ("Box of Goods", "Medicine"):
-                    out.extend(A.CLARK + 10 * s + A.GEAR_KINDS.index(y) for y in self.reserve if y != "Box of Goods")
+                    out.extend(
+                        A.CLARK + 10 * s + A.GEAR_KINDS.index(y)
+                        for y in self.reserve
+                        if y != "Box of Goods" and y in A.GEAR_KINDS  # a chapter's Gear is never swapped in
+                    )
         g.chapter.free_actions(self, out)
         return out
 
