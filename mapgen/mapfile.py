@@ -12,6 +12,7 @@ from mapgen.board import Board, CellError
 from mapgen.model import CHAPTER_NAMES, START_COLUMN, Briefing, Map, Pattern, board_for
 from mapgen.terrain import Terrain
 
+MAX_BYTES = 1024 * 1024  # 1 MiB
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
 _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
@@ -30,7 +31,11 @@ def read_map(path: str | os.PathLike) -> Map:
     """Read a map file; raises MapFileError for anything unreadable."""
     source = str(path)
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # a map is a few hundred bytes; never swallow /dev/zero
+        if len(raw) > MAX_BYTES:
+            raise MapFileError(source, "too large for a map file (over 1 MiB)")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise MapFileError(source, "no such file") from None
     except IsADirectoryError:
