@@ -350,3 +350,11 @@ def test_windows_line_endings_and_a_byte_order_mark(tmp_path):
     (tmp_path / "bom.toml").write_bytes(b"\xef\xbb\xbf" + TRAINING.encode())
     assert read_map(tmp_path / "crlf.toml") == parse_map(TRAINING)
     assert read_map(tmp_path / "bom.toml") == parse_map(TRAINING)
+
+
+def test_a_huge_file_is_refused_without_reading_it_all(tmp_path):
+    big = tmp_path / "big.toml"
+    big.write_bytes(b"# " + b"x" * (1024 * 1024) + b"\n")
+    with pytest.raises(MapFileError) as caught:
+        read_map(big)
+    assert str(caught.value) == f"{big}: too large for a map file (over 1 MiB)"
