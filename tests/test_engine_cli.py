@@ -115,6 +115,9 @@ def test_replay_saved_and_played_back(tmp_path):
 
 def test_shipped_cards_match_the_rulebook_counts():
     cards = load_cards()
+    box = ("core", "fauna", "flora")  # the core box; the expansions' cards are counted in their own tests
+    for kind in ("challenges", "destiny", "threats", "kills"):
+        setattr(cards, kind, [c for c in getattr(cards, kind) if c.chapter in box])
     assert (
         len(cards.challenges) == 24 and len(cards.destiny) == 13 and len(cards.threats) == 6 and len(cards.kills) == 4
     )
