@@ -358,3 +358,22 @@ def test_a_huge_file_is_refused_without_reading_it_all(tmp_path):
     with pytest.raises(MapFileError) as caught:
         read_map(big)
     assert str(caught.value) == f"{big}: too large for a map file (over 1 MiB)"
+
+
+BASES = [read_map(p) for p in sorted((DATA / "valid").glob("*.toml"))]
+
+
+@st.composite
+def random_state(draw):
+    """Any map or partial map: random terrains (or unrevealed cells) and random Hill numbers."""
+    base = draw(st.sampled_from(BASES))
+    options = st.one_of(st.none(), st.sampled_from(list(Terrain)))
+    cells = draw(st.lists(options, min_size=base.board.size, max_size=base.board.size))
+    hills = {i: draw(st.integers(0, 12)) for i, t in enumerate(cells) if t is Terrain.HILL and draw(st.booleans())}
+    return base.with_cells(cells, hills=hills)
+
+
+@settings(max_examples=200, deadline=None)
+@given(random_state())
+def test_any_map_round_trips_through_its_file_text(m):
+    assert parse_map(dumps_map(m)) == m

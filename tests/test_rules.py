@@ -7,12 +7,15 @@ exactly the intended rule breaks; the tests assert every violation, not just the
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from constraints.catalogue import check_map, get_chapter, with_hill_numbers
 from constraints.rules import pattern_fits
-from mapgen.mapfile import parse_pattern
+from mapgen.mapfile import parse_pattern, read_map
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -353,3 +356,32 @@ def test_invalid_examples_break_exactly_the_expected_ids(example, expected_inval
     for name, ids in expected_invalid.items():
         got = {v.rule for v in check_map(example(name, "invalid"))}
         assert got == set(ids), name
+
+
+# --- any board: check never crashes, and reports only its chapter's ids and real cells ------------
+
+
+@st.composite
+def random_map(draw) -> Map:
+    """A complete map of a random chapter with random terrains (any of the 17) and random Hill numbers."""
+    base = draw(st.sampled_from(BASES))
+    cells = draw(st.lists(st.sampled_from(list(Terrain)), min_size=base.board.size, max_size=base.board.size))
+    hills = {i: draw(st.integers(0, 12)) for i, t in enumerate(cells) if t is Terrain.HILL and draw(st.booleans())}
+    return base.with_cells(cells, hills=hills)
+
+
+BASES = [read_map(p) for p in sorted((Path(__file__).parent / "data" / "valid").glob("*.toml"))]
+
+
+@settings(max_examples=300, deadline=None)
+@given(random_map())
+def test_any_board_gives_violations_with_chapter_ids_and_board_cells(m):
+    chapter = get_chapter(m.chapter)
+    names = set(m.board.names)
+    violations = check_map(m)
+    for v in violations:
+        assert v.rule in chapter.rule_ids
+        assert set(v.cells) <= names
+        assert v.message and "\n" not in v.message
+    outside = [i for i, t in enumerate(m.cells) if t not in chapter.terrains]
+    assert any(v.rule == "T1" for v in violations) == bool(outside)
