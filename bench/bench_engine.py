@@ -1,0 +1,78 @@
+"""Games per second of each bot on one core, and the bots' win rates on the Fauna maps.
+
+Goals of issue 5: at least 200 games/s per core for ``heuristic``, at least 2 games/s for ``deducer``.
+Maps: the shipped Fauna maps (``maps/fauna-*.toml``) when there are any, else the engine's test maps.
+Run: ``python -m bench.bench_engine`` (``--games N`` per bot and map, ``--bots random,heuristic``,
+``--deducer-games N``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+from engine.playtest import Settings, run_playtest, summarise
+from mapgen.mapfile import read_map
+
+ROOT = Path(__file__).resolve().parent.parent
+GOALS = {"heuristic": 200.0, "deducer": 2.0}
+
+
+def fauna_maps() -> list[Path]:
+    shipped = sorted((ROOT / "maps").glob("fauna-*.toml"))
+    return shipped or sorted((ROOT / "tests" / "data").glob("engine_fauna_*.toml"))
+
+
+def bench(path: Path, bot: str, games: int, seed: int = 0) -> dict:
+    m = read_map(path)
+    s = Settings(bot=bot, seed=seed)
+    start = time.process_time()
+    wall = time.perf_counter()
+    records = run_playtest(m, s, games, jobs=1)
+    cpu = time.process_time() - start
+    wall = time.perf_counter() - wall
+    rep = summarise(records, m, s, str(path.relative_to(ROOT)))
+    rep["games_per_cpu_second"] = games / cpu if cpu else float("inf")
+    rep["games_per_second"] = games / wall if wall else float("inf")
+    return rep
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--games", type=int, default=200, help="games per bot and map (default 200)")
+    ap.add_argument("--deducer-games", type=int, default=10, help="games per map for the slow deducer (default 10)")
+    ap.add_argument("--bots", default="random,heuristic,clairvoyant,deducer")
+    ap.add_argument("--seed", type=int, default=0)
+    args = ap.parse_args()
+    maps = fauna_maps()
+    print(
+        f"{'map':<36} {'bot':<12} {'games':>5} {'win rate':>9} {'95% interval':>15} {'score':>6} "
+        f"{'days':>5} {'games/cpu-s':>12}  goal"
+    )
+    for bot in args.bots.split(","):
+        total_games, total_cpu = 0, 0.0
+        for path in maps:
+            n = args.deducer_games if bot == "deducer" else args.games
+            rep = bench(path, bot, n, args.seed)
+            lo, hi = rep["win_rate_ci"]
+            rate = rep["games_per_cpu_second"]
+            total_games += n
+            total_cpu += n / rate
+            print(
+                f"{rep['map']:<36} {bot:<12} {n:>5} {100 * rep['win_rate']:>8.1f}% "
+                f"{100 * lo:>6.1f}-{100 * hi:>5.1f}% {rep['mean_score']:>6.1f} {rep['mean_days']:>5.2f} "
+                f"{rate:>12.1f}",
+                flush=True,
+            )
+        rate = total_games / total_cpu if total_cpu else float("inf")
+        goal = GOALS.get(bot)
+        verdict = "" if goal is None else f"{'met' if rate >= goal else 'NOT met'} (goal {goal:g})"
+        print(
+            f"{'all maps':<36} {bot:<12} {total_games:>5} {'':>9} {'':>15} {'':>6} {'':>5} {rate:>12.1f}  {verdict}",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
