@@ -30,28 +30,17 @@ def _title(m: Map, chapter_title: str) -> str:
     return " · ".join(parts)
 
 
-def sheet_figures(
-    m: Map,
-    *,
-    paper: str = "a4",
-    forced: dict | None = None,
-    heat: dict | None = None,
-    heat_label: str = "",
-    heat_exact: bool = True,
-    chapter=None,
-) -> list:
-    """Two pages: the board with its briefing, then the key and the chapter's rules."""
+def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, heat_label: str, heat_exact: bool):
+    """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below.
+
+    Returns the figure and whether everything fitted above the bottom margin.
+    """
     from matplotlib.figure import Figure
 
-    from mapgen.render.panel import Panel, briefing, legend, minimap
+    from mapgen.render.panel import Panel, briefing, heat_bar, minimap
 
-    if paper not in PAPERS:
-        raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
-    check_overlays(m, forced, heat)
-    title, terrains, counted = _chapter_info(m, chapter)
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
-
     page1 = Figure(figsize=(page_w, page_h), facecolor="#ffffff")
     head = _axes(page1, MARGIN, MARGIN, inner_w, 0.45)
     head.set_axis_off()
@@ -67,14 +56,13 @@ def sheet_figures(
         transform=head.transAxes,
     )
     x0, x1, y0, y1 = board_extent(m, right_labels=False)
-    unit = min(inner_w / (x1 - x0), 7.4 / (y1 - y0))
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     bax = _axes(page1, MARGIN + (inner_w - board_w) / 2, MARGIN + 0.5, board_w, board_h)
     draw_board(bax, m, unit * 72, forced=forced, heat=heat, right_labels=False)
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
     has_minimap = m.briefing.fort_pattern is not None
-    left_w = inner_w * (0.58 if has_minimap else 1.0)
+    left_w = inner_w * (0.6 if has_minimap else 1.0)
     p = Panel(_axes(page1, MARGIN, top, left_w, rest), left_w, rest, size=9.5)
     briefing(
         p,
@@ -90,15 +78,48 @@ def sheet_figures(
     p.text(
         f"Cells are {unit * 25.4:.0f} mm wide when printed at 100%: put a Path token on each cell to play.", scale=0.85
     )
+    if heat_label:
+        heat_bar(p, heat_label)
+    fits = p.y <= rest
     if has_minimap:
-        q = Panel(
-            _axes(page1, MARGIN + left_w + 0.2, top, inner_w - left_w - 0.2, rest),
-            inner_w - left_w - 0.2,
-            rest,
-            size=9.5,
-        )
-        q.gap(1.9)
+        q_w = inner_w - left_w - 0.2
+        q = Panel(_axes(page1, MARGIN + left_w + 0.2, top, q_w, rest), q_w, rest, size=9.5)
+        q.gap(1.2)
         minimap(q, m.briefing.fort_pattern)
+        fits = fits and q.y <= rest
+    return page1, fits
+
+
+def sheet_figures(
+    m: Map,
+    *,
+    paper: str = "a4",
+    forced: dict | None = None,
+    heat: dict | None = None,
+    heat_label: str = "",
+    heat_exact: bool = True,
+    chapter=None,
+) -> list:
+    """Two pages: the board with its briefing, then the key and the chapter's rules."""
+    from matplotlib.figure import Figure
+
+    from mapgen.render.panel import Panel, legend
+
+    if paper not in PAPERS:
+        raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
+    check_overlays(m, forced, heat)
+    title, terrains, counted = _chapter_info(m, chapter)
+    page_w, page_h = PAPERS[paper]
+    inner_w = page_w - 2 * MARGIN
+
+    x0, x1, y0, y1 = board_extent(m, right_labels=False)
+    unit = min(inner_w / (x1 - x0), 7.4 / (y1 - y0))
+    # Shrink the board a little at a time until the briefing below it fits on the page.
+    while True:
+        page1, fits = _page1(m, unit, paper, title, counted, forced, heat, heat_label, heat_exact)
+        if fits or unit < 0.5:
+            break
+        unit *= 0.96
 
     page2 = Figure(figsize=(page_w, page_h), facecolor="#ffffff")
     k = Panel(_axes(page2, MARGIN, MARGIN, inner_w, page_h - 2 * MARGIN), inner_w, page_h - 2 * MARGIN, size=10)
