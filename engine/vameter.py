@@ -1,0 +1,747 @@
+"""Expansion 2: Vameter. Shoot the flying Vameter five times, then surround it with Explored Paths.
+
+The rules of the Vameter rulebook on the engine's hooks:
+
+- Fezron Camps give Fezron tokens (not Resources: no backpack space); Mushroom Fields give a
+  Mushroom and hold a Shelter; the first Fezron Camp found spawns the Vameter on the Peak (or the
+  nearest Unexplored Path), arrow East; its Path cannot be explored;
+- after a Path is explored, one Crew token (2, 3 or 4: its range) from the supply may be placed on
+  it; then, when the Path is Water, the Vameter flips a Move token and moves that many Unexplored
+  Paths in its direction, jumping Explored ones and turning clockwise when none is left ahead;
+  it kills the Crew in the 8 Paths around where it stops, and every Crew token in line (orthogonal)
+  with the Vameter or a Cyclops within its range fires at the first one in that line;
+- a shot Cyclops leaves the game; a shot Vameter loses a Heart (and Hunting Grounds is removed);
+  with no Heart left it is Vulnerable, and the game is won once its 8 Paths are Explored or off the map;
+- Sacrificing a Fezron (free action): one Crew token in range fires at once, then waits on the End
+  of Day's Pass space; at End of Day those come back, and Crew on the map may be called back;
+- the row reward moves one Crew token up to 3 Explored Paths;
+- Cyclops (Monsters): 1 more Resource or Water to Explore any of the 8 Paths around one; after each
+  Consequence each moves to the closest Unexplored Path and explores it (no activation; rewards of
+  completed rows and columns are gained); at Night they are placed ignoring Paths with Crew;
+- Hunting Grounds (Misfortune): 1 extra Water to Pass a Challenge;
+- score: 5 points per Fezron still held; Pipe Hawks +3 if kept;
+- Irene moves a Monster to an adjacent Path; Pipe Hawks (removed from play) gives an extra
+  explore whose Path token is discarded; the Dowsing Rod's right guess gives a Resource of an
+  adjacent Explored Path; the four Destiny cards (Scope, Fezron Guide, Monster Claws, Air Rifle Shot).
+
+Decisions where the rulebook is silent are marked "decision:" in the code.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from engine import actions as A
+from engine.cards import FOOD, MUD, MUSHROOM, ROCK, SKULL, WATER, WOOD
+from engine.chapter_policy import ChapterPolicy
+from engine.chapters import Chapter
+from engine.game import PRIORITY, TERRAIN_RESOURCE
+from mapgen.terrain import TERRAINS, Terrain
+
+T = Terrain
+HEARTS = 5
+FEZRON_TOKENS = 4
+CREW_RANGES = (2, 3, 4)  # the Crew tokens 2, 3 and 4 from the Flora box: the number is the range
+MOVE_TOKENS = (1, 2, 2, 3)  # decision: the Move tokens' numbers are not printed; designed, approximate
+SUPPLY, PASS, DEAD = -1, -2, -3  # where a Crew token is when not on a Path
+DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))  # North, East, South, West: clockwise
+DIR_NAMES = ("North", "East", "South", "West")
+
+PLACE = A.CHAPTER  # + token: place this Crew token on the Path just explored
+LOSE_CREW = A.CHAPTER + 3  # + token: the Crew token that dies
+RECALL = A.CHAPTER + 6  # + token: End of Day, take this Crew token back from the map
+ROW_PICK = A.CHAPTER + 9  # + token: the Crew token the row reward moves
+SACRIFICE = A.CHAPTER + 12  # + token: discard a Fezron, this Crew token fires
+IRENE = A.CHAPTER + 15  # + monster slot (sorted cells): Irene moves this Monster
+PIPE_HAWKS = A.CHAPTER + 19
+DOWSE = A.CHAPTER + 20  # + terrain index: the Dowsing Rod's guess
+DOWSE_TAKE = A.CHAPTER + 40  # + resource taken from an adjacent Explored Path
+TARGET = A.CHAPTER + 50  # + cell: what a firing Crew token shoots
+DEST = A.CHAPTER + 100  # + cell: where a moved token goes (row reward, Irene, a Cyclops' tie)
+RANGE_TO = A.CHAPTER + 150  # + token: Scope's extra range goes to this Crew token
+CLAW = A.CHAPTER + 155  # + cell: Monster Claws kills the Cyclops there
+
+
+class Vameter(Chapter):
+    """Expansion 2: Vameter (see the module docstring)."""
+
+    name = "vameter"
+    title = "Expansion 2: Vameter"
+    terrains = (
+        T.FOOD,
+        T.WOOD,
+        T.WATER,
+        T.MUD,
+        T.ROCK,
+        T.SKULL,
+        T.TIPI,
+        T.HILL,
+        T.FEZRON_CAMP,
+        T.MUSHROOM_FIELD,
+    )
+    resources = (FOOD, WOOD, MUD, ROCK, SKULL, MUSHROOM, WATER)
+    extra_characters = ("Irene",)
+    extra_gear = ("Pipe Hawks", "Dowsing Rod")
+    default_characters = ("Lewis", "Clark", "York", "Irene")
+    default_gear = ("Compass", "Flint", "Dowsing Rod", "Satchel", "Tracking Guide", "Jar")
+    blocks_exploring = True
+    custom_tax = True
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.ROCK: 8,
+        T.HILL: 6,
+        T.SKULL: 4,
+        T.TIPI: 4,
+        T.FOOD: 3.5,
+        T.FEZRON_CAMP: 3,
+        T.MUD: 3,
+        T.MUSHROOM_FIELD: 2.5,
+    }
+
+    def __init__(self):
+        self.bot_policy = VameterPolicy()
+
+    # ----- setup -----
+    def new_data(self, game) -> dict:
+        return {
+            "vam": -1,  # the Vameter's Path (-1: not in play yet)
+            "dir": 1,  # its arrow: 0 North, 1 East, 2 South, 3 West
+            "hearts": HEARTS,
+            "move_pile": list(range(len(MOVE_TOKENS))),
+            "move_face": [],  # Move tokens flipped (reshuffled when all are up)
+            "crew": [SUPPLY] * len(CREW_RANGES),  # where each Crew token is
+            "range": list(CREW_RANGES),
+            "fezron": 0,
+            "fezron_used": 0,
+            "cyclops_out": 0,  # Cyclops cards shot or clawed out of the game
+            "dowse": -1,  # the Dowsing Rod's guess (terrain index)
+            "hawks": False,  # the next explore is Pipe Hawks': its Path token is discarded
+            "irene": -1,  # the Monster's cell Irene is moving
+            "shots": 0,
+        }
+
+    def copy_data(self, data: dict) -> dict:
+        return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+
+    def shelter_cells(self, state) -> list[int]:
+        g = state.game
+        return [i for i in state.ex_list if g.cells[i] is T.MUSHROOM_FIELD]
+
+    # ----- geometry -----
+    def cyclops_cells(self, state) -> list[int]:
+        return sorted(state.monsters)
+
+    def line_targets(self, state, tk: int) -> list[int]:
+        """Cells a Crew token may shoot now: the first Vameter or Cyclops within range in each straight line."""
+        d = state.data
+        at = d["crew"][tk]
+        if at < 0:
+            return []
+        g = state.game
+        b = g.board
+        r0, c0 = divmod(at, b.width)
+        out = []
+        for dr, dc in DIRS:
+            for k in range(1, d["range"][tk] + 1):
+                j = b.at(r0 + dr * k, c0 + dc * k)
+                if j is None:
+                    break
+                if j == d["vam"] or j in state.monsters:
+                    out.append(j)
+                    break  # never over one to hit the other
+        return sorted(out)
+
+    def king(self, state, cell: int) -> tuple[int, ...]:
+        return state.game.board.hood("king")[cell]
+
+    def monster_tax(self, state, cell: int) -> int:
+        """Cyclops: 1 more Resource or Water for each Cyclops among the 8 Paths around the cell."""
+        if not state.monsters or state.collins_on:
+            return 0
+        return sum(1 for j in self.king(state, cell) if j in state.monsters)
+
+    def can_explore_to(self, state, cell: int) -> bool:
+        return cell != state.data["vam"]
+
+    # ----- exploring -----
+    def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        d = state.data
+        steps: list[tuple] = []
+        if d["hawks"]:  # Pipe Hawks' explore: its Path token is discarded
+            d["hawks"] = False
+            if state.token_to_row and state.row and state.row[0][1] > 0:
+                state.row[0][1] -= 1
+                state.tokens_out += 1
+        if SUPPLY in d["crew"] and cell not in state.monsters:
+            steps.append(("chapter", "place", cell))
+        if terrain is T.MUSHROOM_FIELD:
+            for _ in range(2 if state.lewis_on else 1):
+                state._gain_found(MUSHROOM)
+        elif terrain is T.FEZRON_CAMP:
+            d["fezron"] = min(FEZRON_TOKENS - d["fezron_used"], d["fezron"] + 1)
+            if d["vam"] < 0 and "vameter" not in state.events:
+                self.spawn(state)
+        if d["dowse"] >= 0:
+            if d["dowse"] == terrain.index and self.dowse_choices(state, cell):
+                steps.append(("chapter", "dowse", cell))
+            d["dowse"] = -1
+        if terrain is T.WATER and d["vam"] >= 0:
+            steps.append(("chance_chapter", "move"))
+        return steps
+
+    def dowse_choices(self, state, cell: int) -> list[int]:
+        g = state.game
+        out = set()
+        for j in g.orth[cell]:
+            if state.explored[j]:
+                t = g.cells[j]
+                r = TERRAIN_RESOURCE.get(t, MUSHROOM if t is T.MUSHROOM_FIELD else -1)
+                if r >= 0:
+                    out.add(r)
+        return sorted(out)
+
+    def spawn(self, state) -> None:
+        """The Vameter on the Peak, arrow East; on the nearest Unexplored Path if the Peak is explored."""
+        g, d = state.game, state.data
+        peak = g.map.briefing.peak
+        cell = peak
+        if state.explored[peak] or peak in state.monsters:
+            pr, pc = g.row_of[peak], g.col_of[peak]
+            free = [i for i in range(g.board.size) if not state.explored[i] and i not in state.monsters]
+            if not free:
+                return
+            # decision: nearest by king steps, then orthogonal steps, then reading order
+            cell = min(
+                free,
+                key=lambda i: (
+                    max(abs(g.row_of[i] - pr), abs(g.col_of[i] - pc)),
+                    abs(g.row_of[i] - pr) + abs(g.col_of[i] - pc),
+                    i,
+                ),
+            )
+        d["vam"], d["dir"] = cell, 1
+        state.event("vameter")
+
+    def next_path(self, state, cell: int, direction: int) -> int:
+        """The first Unexplored Path from cell in a direction, jumping Explored ones (and Cyclops); -1 if none."""
+        b = state.game.board
+        r, c = divmod(cell, b.width)
+        dr, dc = DIRS[direction]
+        while True:
+            r, c = r + dr, c + dc
+            j = b.at(r, c)
+            if j is None:
+                return -1
+            if not state.explored[j] and j not in state.monsters:
+                return j
+
+    def move_vameter(self, state, n: int) -> None:
+        """Move n Unexplored Paths, turning clockwise when none is left ahead (pinned if none anywhere)."""
+        d = state.data
+        for _ in range(n):
+            for _turn in range(4):
+                j = self.next_path(state, d["vam"], d["dir"])
+                if j >= 0:
+                    d["vam"] = j
+                    break
+                d["dir"] = (d["dir"] + 1) % 4
+            else:
+                break  # pinned: it will not move again
+        around = set(self.king(state, d["vam"]))
+        for tk, at in enumerate(d["crew"]):
+            if at in around:
+                d["crew"][tk] = DEAD
+                state.event("crew killed")
+        state.push(*[("chapter", "fire", tk) for tk in range(len(CREW_RANGES))])
+
+    def chance_pile(self, state, step) -> list[int]:
+        return state.data["move_pile"]
+
+    def apply_chance(self, state, step, card: int) -> None:
+        d = state.data
+        d["move_face"].append(card)
+        self.move_vameter(state, MOVE_TOKENS[card])
+
+    def empty_pile(self, state, step) -> None:
+        """Every Move token is face up: shuffle them face down again and flip one."""
+        d = state.data
+        d["move_pile"], d["move_face"] = d["move_face"], []
+        state.agenda.append(step)
+
+    # ----- shooting -----
+    def shoot(self, state, target: int) -> None:
+        d = state.data
+        d["shots"] += 1
+        if target == d["vam"]:
+            if d["hearts"] > 0:
+                d["hearts"] -= 1
+                state.event(f"heart {HEARTS - d['hearts']}")
+            g = state.game
+            for k in [k for k in state.threats if g.threats[k].kind == "misfortune"]:
+                state.remove_threat(k, "discard")  # Hunting Grounds: removed by shooting the Vameter
+        elif target in state.monsters:
+            state.remove_threat(state.monsters[target], "out")
+            d["cyclops_out"] += 1
+            state.event("cyclops shot")
+
+    # ----- Cyclops -----
+    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+        """By day on its Lair; at Night by its direction, ignoring Paths with Crew tokens."""
+        if not state.game.threats[card].monster:
+            return  # Hunting Grounds stays beside the board
+        if when == "day" and cell >= 0 and cell not in state.monsters and cell not in state.data["crew"]:
+            state.monsters[cell] = card
+            return
+        g = state.game
+        crew = set(state.data["crew"])
+        cands = [i for i in state.ex_list if i not in state.monsters and i not in crew]
+        if not cands:
+            return
+        key = {
+            "north": lambda i: (g.row_of[i], PRIORITY.get(g.cells[i], 99), g.col_of[i]),
+            "south": lambda i: (-g.row_of[i], PRIORITY.get(g.cells[i], 99), g.col_of[i]),
+            "west": lambda i: (g.col_of[i], PRIORITY.get(g.cells[i], 99), g.row_of[i]),
+            "east": lambda i: (-g.col_of[i], PRIORITY.get(g.cells[i], 99), g.row_of[i]),
+        }[g.threats[card].direction]
+        state.monsters[min(cands, key=key)] = card
+
+    def cyclops_dests(self, state, cell: int) -> list[int]:
+        """The closest Unexplored Paths (king steps) free of another Cyclops, the Vameter and Crew."""
+        g, d = state.game, state.data
+        r, c = g.row_of[cell], g.col_of[cell]
+        free = [
+            i
+            for i in range(g.board.size)
+            if not state.explored[i] and i not in state.monsters and i != d["vam"] and i not in d["crew"]
+        ]
+        if not free:
+            return []
+        dist = {i: max(abs(g.row_of[i] - r), abs(g.col_of[i] - c)) for i in free}
+        best = min(dist.values())
+        return sorted(i for i in free if dist[i] == best)
+
+    def on_resolved(self, state, card, passed: bool) -> None:
+        """After each Consequence: Hunting Grounds' Water, then each Cyclops moves."""
+        if passed and self.hunting(state):
+            state.push(("chapter", "hunting_water"))
+        if state.monsters:
+            state.push(*[("chapter", "cyclops", state.monsters[c]) for c in sorted(state.monsters)])
+
+    def move_cyclops(self, state, card: int, dest: int) -> None:
+        cell = next((c for c, k in state.monsters.items() if k == card), -1)
+        if cell < 0:
+            return
+        del state.monsters[cell]
+        state.monsters[dest] = card
+        state.explored[dest] = state.seen[dest] = 1  # its Path token is discarded: Explored, not activated
+        state.n_explored += 1
+        state.ex_list.append(dest)
+        state.tokens_out += 1
+        state.push(*state._completion_steps(dest))
+
+    # ----- Misfortune -----
+    def hunting(self, state) -> bool:
+        g = state.game
+        return any(g.threats[k].kind == "misfortune" for k in state.threats)
+
+    def may_pass(self, state, card) -> bool:
+        if not self.hunting(state):
+            return True
+        stored = state.row[0][2] or () if state.row else ()
+        return state.pack[WATER] + stored.count(WATER) >= card.requires[WATER] + 1
+
+    # ----- card effects -----
+    def run_effect(self, state, effect) -> bool:
+        d = state.data
+        v, n, t = effect.verb, effect.n, effect.target
+        if t == "crew" and v == "lose":
+            state.push(*[("chapter", "lose_crew")] * n)
+        elif t == "fezron" and v == "gain":
+            d["fezron"] = min(FEZRON_TOKENS - d["fezron_used"], d["fezron"] + n)
+        elif t == "range" and v == "gain":
+            state.push(("chapter", "range", n))
+        elif t == "cyclops" and v == "remove":
+            state.push(*[("chapter", "claw")] * n)
+        elif t == "heart" and v == "remove":
+            for _ in range(n):
+                if d["vam"] >= 0:
+                    self.shoot(state, d["vam"])
+        else:
+            return False
+        return True
+
+    # ----- End of Day -----
+    def night_steps(self, state) -> list[tuple]:
+        d = state.data
+        d["crew"] = [SUPPLY if at == PASS else at for at in d["crew"]]
+        return [("chapter", "recall")]
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        return [("chapter", "row_pick")]
+
+    # ----- decisions -----
+    def _row_dests(self, state, tk: int) -> list[int]:
+        """Explored Paths up to 3 orthogonal steps over Explored Paths, free of Crew, Monsters and the Vameter."""
+        g, d = state.game, state.data
+        start = d["crew"][tk]
+        seen = {start}
+        frontier = [start]
+        for _ in range(3):
+            nxt = []
+            for i in frontier:
+                for j in g.orth[i]:
+                    if j not in seen and state.explored[j]:
+                        seen.add(j)
+                        nxt.append(j)
+            frontier = nxt
+        busy = set(d["crew"]) | set(state.monsters) | {d["vam"]}
+        return sorted(j for j in seen if j not in busy)
+
+    def legal(self, state, step) -> list[int]:
+        d = state.data
+        kind = step[1]
+        if kind == "place":
+            if step[2] in state.monsters:  # not on a Path with a Cyclops
+                return [A.SKIP]
+            return [A.SKIP] + [PLACE + tk for tk, at in enumerate(d["crew"]) if at == SUPPLY]
+        if kind == "fire":
+            return [TARGET + c for c in self.line_targets(state, step[2])]
+        if kind == "lose_crew":
+            return [LOSE_CREW + tk for tk, at in enumerate(d["crew"]) if at != DEAD]
+        if kind == "recall":
+            return [A.SKIP] + [RECALL + tk for tk, at in enumerate(d["crew"]) if at >= 0]
+        if kind == "row_pick":
+            return [A.SKIP] + [
+                ROW_PICK + tk for tk, at in enumerate(d["crew"]) if at >= 0 and self._row_dests(state, tk)
+            ]
+        if kind == "row_dest":
+            return [DEST + c for c in self._row_dests(state, step[2])]
+        if kind == "irene":
+            return [DEST + c for c in self._irene_dests(state, step[2])]
+        if kind == "cyclops":
+            cell = next((c for c, k in state.monsters.items() if k == step[2]), -1)
+            return [DEST + c for c in self.cyclops_dests(state, cell)] if cell >= 0 else []
+        if kind == "sacrifice":
+            return [TARGET + c for c in self.line_targets(state, step[2])]
+        if kind == "dowse":
+            return [DOWSE_TAKE + r for r in self.dowse_choices(state, step[2])]
+        if kind == "range":
+            return [RANGE_TO + tk for tk, at in enumerate(d["crew"]) if at != DEAD]
+        if kind == "claw":
+            return [CLAW + c for c in sorted(state.monsters)]
+        if kind in ("hunting_water", "to_pass"):
+            return [A.SKIP]
+        raise ValueError(f"vameter has no decision step {step}")
+
+    def is_decision(self, state, step) -> bool:
+        kind = step[1]
+        if kind in ("hunting_water", "to_pass"):
+            return False
+        n = len(self.legal(state, step))
+        if kind in ("fire", "sacrifice", "cyclops", "row_dest", "irene", "dowse", "lose_crew", "range", "claw"):
+            return n > 1
+        if kind in ("place", "recall", "row_pick"):
+            return n > 1
+        return True
+
+    def run_step(self, state, step) -> None:
+        """A step with one choice or none: take it."""
+        kind = step[1]
+        if kind == "hunting_water":
+            state.lose_water(1)
+            return
+        if kind == "to_pass":  # a sacrificed shot: the Crew token waits on the End of Day's Pass space
+            if state.data["crew"][step[2]] >= 0:
+                state.data["crew"][step[2]] = PASS
+            return
+        la = self.legal(state, step)
+        if len(la) == 1 and la[0] != A.SKIP:
+            self._do(state, step, la[0])
+
+    def apply(self, state, step, a: int) -> None:
+        state.agenda.pop()
+        self._do(state, step, a)
+
+    def _do(self, state, step, a: int) -> None:
+        d = state.data
+        kind = step[1]
+        if a == A.SKIP:
+            return
+        if kind == "place":
+            d["crew"][a - PLACE] = step[2]
+        elif kind in ("fire", "sacrifice"):
+            self.shoot(state, a - TARGET)
+        elif kind == "lose_crew":
+            d["crew"][a - LOSE_CREW] = DEAD
+        elif kind == "recall":
+            d["crew"][a - RECALL] = SUPPLY
+            state.push(("chapter", "recall"))
+        elif kind == "row_pick":
+            state.push(("chapter", "row_dest", a - ROW_PICK))
+        elif kind == "row_dest":
+            d["crew"][step[2]] = a - DEST
+        elif kind == "irene":
+            cell = step[2]
+            card = state.monsters.pop(cell)
+            state.monsters[a - DEST] = card
+        elif kind == "cyclops":
+            self.move_cyclops(state, step[2], a - DEST)
+        elif kind == "dowse":
+            state.gain(a - DOWSE_TAKE)
+        elif kind == "range":
+            d["range"][a - RANGE_TO] += step[2]
+        elif kind == "claw":
+            state.remove_threat(state.monsters[a - CLAW], "out")
+            d["cyclops_out"] += 1
+
+    def _irene_dests(self, state, cell: int) -> list[int]:
+        d = state.data
+        return sorted(
+            j for j in self.king(state, cell) if j not in state.monsters and j != d["vam"] and j not in d["crew"]
+        )
+
+    # ----- free actions -----
+    def free_actions(self, state, out: list[int]) -> None:
+        d = state.data
+        if d["fezron"] > 0:
+            out.extend(SACRIFICE + tk for tk in range(len(CREW_RANGES)) if self.line_targets(state, tk))
+        g, p = state.game, state.current
+        if g.characters[p] == "Irene" and "Irene" not in state.exhausted:
+            out.extend(IRENE + s for s, c in enumerate(sorted(state.monsters)) if self._irene_dests(state, c))
+        mine = state.gear[p]
+        if "Pipe Hawks" in mine and state.explored_now and not d["hawks"] and state.frontier():
+            out.append(PIPE_HAWKS)
+        if "Dowsing Rod" in mine and "Dowsing Rod" not in state.exhausted and not state.explored_now:
+            out.extend(DOWSE + t.index for t in self.terrains)
+
+    def apply_free(self, state, action: int) -> None:
+        d = state.data
+        if SACRIFICE <= action < IRENE:
+            tk = action - SACRIFICE
+            d["fezron"] -= 1
+            d["fezron_used"] += 1
+            state.push(("chapter", "sacrifice", tk), ("chapter", "to_pass", tk))
+        elif IRENE <= action < PIPE_HAWKS:
+            state.exhausted.add("Irene")
+            cell = sorted(state.monsters)[action - IRENE]
+            state.push(("chapter", "irene", cell))
+        elif action == PIPE_HAWKS:
+            state.gear[state.current].remove("Pipe Hawks")
+            d["hawks"] = True
+            state.explored_now = False
+            state.guesses.clear()
+        elif DOWSE <= action < DOWSE_TAKE:
+            state.exhausted.add("Dowsing Rod")
+            d["dowse"] = action - DOWSE
+        else:
+            super().apply_free(state, action)
+
+    # ----- the end -----
+    def surrounded(self, state) -> bool:
+        vam = state.data["vam"]
+        return vam >= 0 and all(state.explored[j] for j in self.king(state, vam))
+
+    def check_victory(self, state) -> bool:
+        return state.data["hearts"] == 0 and self.surrounded(state)
+
+    def score_bonus(self, state) -> int:
+        bonus = 5 * state.data["fezron"]
+        if any("Pipe Hawks" in gs for gs in state.gear):
+            bonus += 3
+        return bonus
+
+    # ----- words -----
+    def describe_action(self, action: int, state) -> str:
+        b = state.game.board
+        if action == A.SKIP:
+            return "skip"
+        for lo, hi, words in (
+            (PLACE, LOSE_CREW, "place Crew {} here"),
+            (LOSE_CREW, RECALL, "Crew {} dies"),
+            (RECALL, ROW_PICK, "take Crew {} back to the supply"),
+            (ROW_PICK, SACRIFICE, "row reward: move Crew {}"),
+            (SACRIFICE, IRENE, "sacrifice a Fezron: Crew {} fires"),
+            (RANGE_TO, CLAW, "Scope: Crew {} shoots further"),
+        ):
+            if lo <= action < hi:
+                return words.format(CREW_RANGES[action - lo])
+        if IRENE <= action < PIPE_HAWKS:
+            return f"Irene: move the Monster on {b.name(sorted(state.monsters)[action - IRENE])}"
+        if action == PIPE_HAWKS:
+            return "Pipe Hawks: explore again, its Path token discarded"
+        if DOWSE <= action < DOWSE_TAKE:
+            return f"Dowsing Rod: guess {TERRAINS[action - DOWSE].label}"
+        if DOWSE_TAKE <= action < TARGET:
+            from engine.cards import RESOURCE_CODES
+
+            return f"Dowsing Rod: take {RESOURCE_CODES[action - DOWSE_TAKE]}"
+        if TARGET <= action < DEST:
+            c = action - TARGET
+            return f"shoot the {'Vameter' if c == state.data['vam'] else 'Cyclops'} on {b.name(c)}"
+        if DEST <= action < RANGE_TO:
+            return f"move to {b.name(action - DEST)}"
+        if CLAW <= action < CLAW + 64:
+            return f"Monster Claws: kill the Cyclops on {b.name(action - CLAW)}"
+        return super().describe_action(action, state)
+
+    def describe_state(self, state) -> list[str]:
+        d = state.data
+        b = state.game.board
+
+        def where(at):
+            return {SUPPLY: "supply", PASS: "Pass", DEAD: "dead"}.get(at) or b.name(at)
+
+        vam = (
+            f"Vameter on {b.name(d['vam'])} facing {DIR_NAMES[d['dir']]}, {d['hearts']} Heart(s)"
+            + (" (Vulnerable)" if d["hearts"] == 0 else "")
+            if d["vam"] >= 0
+            else "Vameter not yet in play"
+        )
+        crew = ", ".join(f"{n} (range {r}) {where(at)}" for n, r, at in zip(CREW_RANGES, d["range"], d["crew"]))
+        lines = [vam, f"Crew: {crew}; Fezron {d['fezron']}"]
+        if state.monsters:
+            lines.append("Cyclops on " + ", ".join(b.name(c) for c in sorted(state.monsters)))
+        return lines
+
+
+class VameterPolicy(ChapterPolicy):
+    """The heuristic's Vameter: Fezron first, Crew in line with the Vameter, shoot it, then surround it."""
+
+    def _v(self, state) -> Vameter:
+        return state.game.chapter
+
+    def needs(self, bot, state, need) -> None:
+        if self._v(state).hunting(state):
+            need[WATER] += 1
+
+    def terrain_value(self, bot, state, need, t) -> float:
+        d = state.data
+        if t is T.FEZRON_CAMP:
+            return 3.0 if d["fezron"] + d["fezron_used"] < FEZRON_TOKENS else 0.5
+        if t is T.MUSHROOM_FIELD:
+            v = bot.unit_value(state, need, MUSHROOM)
+            if state.shelter < 0 and bot._wants_shelter(state):
+                v += 1.5
+            return v
+        if t is T.WATER and d["vam"] >= 0 and d["hearts"] > 0:
+            # the Vameter moves: worth it when Crew on the map can shoot along its lines
+            armed = sum(1 for at in d["crew"] if at >= 0)
+            return 0.8 * armed - 0.3
+        return 0.0
+
+    def cell_value(self, bot, state, need, cell: int) -> float:
+        d, g = state.data, state.game
+        vam = d["vam"]
+        if vam < 0:
+            return 0.0
+        if d["hearts"] == 0:
+            if cell in self._v(state).king(state, vam):
+                return 5.0
+            return 0.0
+        v = 0.0
+        if SUPPLY in d["crew"] and cell not in self._v(state).king(state, vam):
+            best = max(d["range"][tk] for tk, at in enumerate(d["crew"]) if at == SUPPLY)
+            if (
+                g.row_of[cell] == g.row_of[vam]
+                and abs(g.col_of[cell] - g.col_of[vam]) <= best
+                or g.col_of[cell] == g.col_of[vam]
+                and abs(g.row_of[cell] - g.row_of[vam]) <= best
+            ):
+                v += 1.2
+        return v
+
+    def _in_line(self, state, cell: int, rng: int) -> bool:
+        g, d = state.game, state.data
+        targets = [d["vam"]] if d["vam"] >= 0 and d["hearts"] > 0 else []
+        targets += list(state.monsters)
+        for t in targets:
+            same_row = g.row_of[t] == g.row_of[cell] and abs(g.col_of[t] - g.col_of[cell]) <= rng
+            same_col = g.col_of[t] == g.col_of[cell] and abs(g.row_of[t] - g.row_of[cell]) <= rng
+            if (same_row or same_col) and t != cell:
+                return True
+        return False
+
+    def step(self, bot, state, legal, need) -> int:
+        step = state.agenda[-1]
+        kind = step[1]
+        d = state.data
+        ch = self._v(state)
+        if kind == "place":
+            cell = step[2]
+            near = d["vam"] >= 0 and cell in ch.king(state, d["vam"])
+            picks = [a for a in legal if a != A.SKIP]
+            picks.sort(key=lambda a: -d["range"][a - PLACE])
+            if near or not picks:
+                return A.SKIP
+            for a in picks:
+                if self._in_line(state, cell, d["range"][a - PLACE]):
+                    return a
+            # decision (bot): a Crew token anywhere may find the Vameter in its lines later; keep one back
+            if d["vam"] >= 0 and len(picks) >= 2:
+                return picks[-1]
+            return A.SKIP
+        if kind in ("fire", "sacrifice"):
+            vam = [a for a in legal if a - TARGET == d["vam"]]
+            return vam[0] if vam and d["hearts"] > 0 else legal[-1 if not vam else 0]
+        if kind == "lose_crew":  # the one least useful: in the supply, shortest range
+            return min(legal, key=lambda a: (d["crew"][a - LOSE_CREW] >= 0, d["range"][a - LOSE_CREW]))
+        if kind == "recall":
+            for a in legal:
+                tk = a - RECALL if a != A.SKIP else -1
+                if tk >= 0 and not self._in_line(state, d["crew"][tk], d["range"][tk]):
+                    return a
+            return A.SKIP
+        if kind == "row_pick":
+            for a in legal:
+                if a == A.SKIP:
+                    continue
+                tk = a - ROW_PICK
+                if self._in_line(state, d["crew"][tk], d["range"][tk]):
+                    continue
+                if any(self._in_line(state, c, d["range"][tk]) for c in ch._row_dests(state, tk)):
+                    return a
+            return A.SKIP
+        if kind == "row_dest":
+            tk = step[2]
+            good = [a for a in legal if self._in_line(state, a - DEST, d["range"][tk])]
+            if d["vam"] >= 0:
+                good = [a for a in good if a - DEST not in ch.king(state, d["vam"])] or good
+            return (good or legal)[0]
+        if kind == "dowse":
+            return max(legal, key=lambda a: bot.unit_value(state, need, a - DOWSE_TAKE))
+        if kind == "range":
+            return max(legal, key=lambda a: (d["crew"][a - RANGE_TO] >= 0, d["range"][a - RANGE_TO]))
+        return legal[0]
+
+    def main(self, bot, state, legal, need) -> int | None:
+        d = state.data
+        g = state.game
+        sac = [a for a in legal if SACRIFICE <= a < IRENE]
+        if sac:
+            at_vam = [a for a in sac if d["vam"] in self._v(state).line_targets(state, a - SACRIFICE)]
+            if at_vam and d["hearts"] > 0:
+                return at_vam[0]
+        for a in legal:
+            if A.USE_DESTINY <= a < A.KILL:
+                card = g.destiny[state.de_held[a - A.USE_DESTINY]]
+                for e in card.effects:
+                    if e.target == "fezron" or (e.target == "range" and any(x != DEAD for x in d["crew"])):
+                        return a
+                    if e.target == "heart" and d["vam"] >= 0 and d["hearts"] > 0:
+                        return a
+                    if e.target == "cyclops" and state.monsters:
+                        return a
+        if not state.explored_now:
+            rods = [a for a in legal if DOWSE <= a < DOWSE_TAKE]
+            explores = [a for a in legal if a < A.DISCARD]
+            if rods and explores:
+                cell = bot.best_cell(state, explores, need)
+                w = bot._weights(state, cell)
+                p = max(w)
+                if p >= 0.5 and DOWSE + w.index(p) in legal:
+                    return DOWSE + w.index(p)
+        return None
+
+
+__all__ = ["CREW_RANGES", "HEARTS", "MOVE_TOKENS", "Vameter", "VameterPolicy"]
