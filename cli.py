@@ -60,8 +60,12 @@ def validate(files, as_json, rules_file):
     """
     from mapgen.validate import validate_file
 
+    from dataclasses import replace
+
+    from maps import resolve
+
     chapter = _load_rules(rules_file)
-    reports = [validate_file(f, chapter) for f in files]
+    reports = [replace(validate_file(resolve(f), chapter), file=f) for f in files]
     for r in reports:
         if r.error:
             click.echo(f"error: {r.file}: {r.error}", err=True)
@@ -163,10 +167,12 @@ def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force
 
 
 def _read_state(file):
+    """A map file, or a shipped map by name (``fauna-1``); unreadable input exits 2 with one line."""
+    from maps import resolve
     from mapgen.mapfile import MapFileError, read_map
 
     try:
-        return read_map(file)
+        return read_map(resolve(file))
     except MapFileError as e:
         click.echo(f"error: {e}", err=True)
         sys.exit(2)
