@@ -155,3 +155,16 @@ def test_a_state_without_completion_is_a_one_line_error(tmp_path):
     assert result.exit_code == 1
     assert result.output == "error: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
+
+
+def test_dpi_sets_the_png_size(tmp_path):
+    small, large = tmp_path / "small.png", tmp_path / "large.png"
+    assert run(FAUNA, "-o", small, "--dpi", "75").exit_code == 0
+    assert run(FAUNA, "-o", large, "--dpi", "150").exit_code == 0
+
+    def size(path):
+        head = path.read_bytes()[16:24]
+        return int.from_bytes(head[:4], "big"), int.from_bytes(head[4:], "big")
+
+    (w1, h1), (w2, h2) = size(small), size(large)
+    assert abs(w2 - 2 * w1) <= 2 and abs(h2 - 2 * h1) <= 2

@@ -134,8 +134,15 @@ def _profile(m, time_limit: float) -> dict:
     default=None,
     help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile.",
 )
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=50, max=600),
+    default=150,
+    show_default=True,
+    help="Pixels per inch of a PNG (a map is about 13 inches wide).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")
-def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_json):
+def render(map_file, out, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
     """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
 
     The board shows coordinates, every terrain as a colour, a symbol and its name (readable in
@@ -173,7 +180,7 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
                 data = _read_profile(map_file)
             else:
                 data = _profile(_read_map(map_file), time_limit or PROFILE_TIME)
-            result = plot_profile(data, out)
+            result = plot_profile(data, out, dpi=dpi)
             extra["steps"] = len(profile_steps(data)[0])
         else:
             m = _read_map(map_file)
@@ -193,7 +200,7 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, as_js
             if sheet:
                 result = render_sheet(m, out, paper=paper.lower(), **options)
             else:
-                result = render_map(m, out, **options)
+                result = render_map(m, out, dpi=dpi, **options)
             if heat is not None:
                 extra["probabilities"] = {
                     "terrain": terrain.code,
