@@ -14,6 +14,7 @@ Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others
 from __future__ import annotations
 
 import random
+import weakref
 
 from engine import actions as A
 from engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
@@ -45,6 +46,9 @@ PRIORS = {
 RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
 
 
+_GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one per Game, shared by its bots
+
+
 class _Geometry:
     """Per-game tables the heuristic reads many times: neighbours, lines, priors, Fort pattern placements."""
 
@@ -61,6 +65,7 @@ class _Geometry:
         self.orth = b.hood("orthogonal")
         self.diag = b.hood("diagonal")
         self.king = b.hood("king")
+        self.orth2 = [tuple((j, self.orth[j]) for j in self.orth[i]) for i in range(b.size)]
         self.edge = [b.is_edge(i) for i in range(n)]
         self.col = [b.cols[i % b.width] for i in range(n)]
         self.line = [tuple(sorted(set(b.rows[i // b.width]) | set(b.cols[i % b.width]))) for i in range(n)]
@@ -165,9 +170,13 @@ class HeuristicBot:
         return {TERRAINS[k]: p for k, p in enumerate(w) if p > 0}
 
     def _geo(self, g) -> _Geometry:
-        if self._geometry is None or self._geometry.game is not g:
-            self._geometry = _Geometry(g)
-        return self._geometry
+        geo = self._geometry
+        if geo is None or geo.game is not g:
+            geo = _GEOMETRY.get(g)
+            if geo is None:
+                geo = _GEOMETRY[g] = _Geometry(g)
+            self._geometry = geo
+        return geo
 
     def _known(self, state) -> list[int]:
         """Terrain index of every seen cell, -1 for the others; cached until something new is seen."""
@@ -197,34 +206,58 @@ class HeuristicBot:
         w = list(geo.prior)
         if geo.edge[cell]:
             w[I_ROCK] = 0.0
-        if any(known[i] == I_WOOD for i in geo.line[cell]):
-            w[I_WOOD] = 0.0
+        for i in geo.line[cell]:
+            if known[i] == I_WOOD:
+                w[I_WOOD] = 0.0
+                break
         else:
             w[I_WOOD] *= 1.5
-        for j in geo.orth[cell]:
+        for j, around in geo.orth2[cell]:
             tj = known[j]
+            if tj < 0:
+                continue
             if tj == I_WATER:
-                if w[I_WOOD] and not any(known[k] == I_WOOD for k in geo.orth[j]):
-                    open_n = sum(1 for k in geo.orth[j] if known[k] < 0)
-                    w[I_WOOD] *= 1 + 6.0 / max(open_n, 1)
+                if w[I_WOOD]:
+                    open_n = 0
+                    for k in around:
+                        tk = known[k]
+                        if tk == I_WOOD:
+                            break
+                        if tk < 0:
+                            open_n += 1
+                    else:
+                        w[I_WOOD] *= 1 + 6.0 / (open_n or 1)
             elif tj == I_WOOD:
-                if not any(known[k] == I_WATER for k in geo.orth[j]):
-                    open_n = sum(1 for k in geo.orth[j] if known[k] < 0)
-                    w[I_WATER] *= 1 + 6.0 / max(open_n, 1)
+                open_n = 0
+                for k in around:
+                    tk = known[k]
+                    if tk == I_WATER:
+                        break
+                    if tk < 0:
+                        open_n += 1
+                else:
+                    w[I_WATER] *= 1 + 6.0 / (open_n or 1)
             elif tj == I_ROCK and w[I_ROCK]:
                 w[I_ROCK] *= 2.0
                 w[I_MUD] *= 1.5
         if w[I_TIPI]:
             for j in geo.diag[cell]:
-                if known[j] == I_TIPI:
+                tj = known[j]
+                if tj == I_TIPI:
                     w[I_FOOD] *= 3.0
-                elif known[j] == I_FOOD:
+                elif tj == I_FOOD:
                     w[I_TIPI] *= 2.0
-            if any(known[j] == I_TIPI for j in geo.king[cell]):
-                w[I_SKULL] *= 2.0
+            for j in geo.king[cell]:
+                if known[j] == I_TIPI:
+                    w[I_SKULL] *= 2.0
+                    break
         if w[I_VINE]:
-            col = [known[i] for i in geo.col[cell]]
-            if I_ROCK in col and I_VINE not in col:
+            rock = vine = False
+            for i in geo.col[cell]:
+                ti = known[i]
+                rock |= ti == I_ROCK
+                vine |= ti == I_VINE
+            if rock and not vine:
                 w[I_VINE] *= 3.0
         if w[I_FORT]:
             w[I_FORT] *= self._fort_factor(state, cell, known, geo)
@@ -233,7 +266,8 @@ class HeuristicBot:
             w = [0.0] * NT
             w[I_WATER] = 1.0
             return w
-        return [v / total for v in w]
+        inv = 1.0 / total
+        return [v * inv for v in w]
 
     def _fort_factor(self, state, cell: int, known: list[int], geo) -> float:
         rots = geo.fort_rots[cell]
@@ -346,6 +380,10 @@ class HeuristicBot:
         if len(la) == 1:
             return la[0]
         kind = state.agenda[-1][0]
+        if kind == "resolve":
+            return A.PASS if A.PASS in la else A.FAIL
+        if kind == "backtrack":
+            return A.ACTIVATE
         need = self.needs(state)
         policy = state.game.chapter.bot_policy
         if kind == "chapter" and policy is not None:

@@ -151,7 +151,8 @@ class Chapter:
 
     def shelter_cells(self, state) -> list[int]:
         g = state.game
-        return [i for i in range(g.board.size) if state.explored[i] and g.cells[i] is Terrain.FIELD]
+        cells = g.cells
+        return [i for i in state.ex_list if cells[i] is Terrain.FIELD]
 
     # ----- free actions and chapter steps -----
     def free_actions(self, state, out: list[int]) -> None:

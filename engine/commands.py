@@ -13,29 +13,14 @@ import click
 
 def _load_map(spec: str):
     """A complete, valid map from a path or a shipped map's name; ClickException otherwise."""
+    import maps
     from constraints.catalogue import check_map
     from mapgen.mapfile import MapFileError, read_map
 
-    path = Path(spec)
+    path = Path(maps.resolve(spec))
     if not path.exists():
-        resolved = None
-        try:
-            from maps import resolve  # shipped maps by name, once the maps package offers it
-        except ImportError:
-            resolve = None
-        if resolve is not None:
-            try:
-                resolved = Path(resolve(spec))
-            except (LookupError, ValueError, OSError):
-                resolved = None
-        if resolved is None:
-            import maps
-
-            shipped = Path(maps.__file__).parent / f"{spec}.toml"
-            resolved = shipped if shipped.exists() else None
-        if resolved is None:
-            raise click.ClickException(f"{spec}: no such map file, and no shipped map of that name")
-        path = resolved
+        shipped = ", ".join(maps.names()) or "none"
+        raise click.ClickException(f"{spec}: no such map file, and no shipped map of that name (shipped: {shipped})")
     try:
         m = read_map(path)
     except MapFileError as e:

@@ -95,6 +95,16 @@ def pack(state, **counts):
         state.pack[codes[code]] = n
 
 
+def mark(state, *names):
+    """Explore these Paths without playing them (a test's shortcut to a position)."""
+    for name in names:
+        i = cell(state, name)
+        state.explored[i] = state.seen[i] = 1
+        state.ex_list.append(i)
+        state.n_explored += 1
+    state._legal = None
+
+
 def solo(m, **kw):
     kw.setdefault("characters", ("Clark",))
     kw.setdefault("gear", (("Flint", "Jar", "Satchel"),))
@@ -296,8 +306,7 @@ def test_build_fire_and_shelter(fauna_map):
     assert not any(A.SHELTER <= a < A.CURE_INJURED for a in la)  # no explored Field yet
     s.apply_action(A.FIRE)
     assert s.fires == 1 and s.pack[WOOD] == 1
-    s.explored[cell(s, "F7")] = 1
-    s._legal = None
+    mark(s, "F7")
     s.apply_action(A.SHELTER)  # Wood and Mud
     assert s.shelter == cell(s, "F7") and s.pack[WOOD] == 0 and s.pack[MUD] == 0
 
