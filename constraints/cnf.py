@@ -470,10 +470,13 @@ def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
     return value
 
 
-def count_completions_cnf(state: Map, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
+def count_completions_cnf(
+    state: Map, time_limit: float | None = DEFAULT_TIME_LIMIT, *, chapter: Chapter | None = None
+) -> int:
     """The exact number of completions of ``state`` (RULES.md §6), counted by Ganak.
 
     The count runs in a child process that is killed after ``time_limit`` seconds (CountTimeout);
-    ``time_limit=None`` counts in this process with no limit.
+    ``time_limit=None`` counts in this process with no limit. ``chapter`` overrides the state's own
+    chapter (a house-rule chapter on the same board).
     """
-    return count_cnf(cnf_for_state(state), time_limit)
+    return count_cnf(cnf_for_state(state, chapter), time_limit)

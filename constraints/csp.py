@@ -340,9 +340,11 @@ def build_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter |
     return model
 
 
-def completions_csp(state: Map, *, time_limit: float | None = None) -> Iterator[Map]:
-    """Every completion of ``state`` found by python-constraint; raises CspTimeout past ``time_limit`` seconds."""
-    model = build_csp(state, time_limit=time_limit)
+def completions_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter | None = None) -> Iterator[Map]:
+    """Every completion of ``state`` found by python-constraint; raises CspTimeout past ``time_limit`` seconds.
+
+    ``chapter`` overrides the state's own chapter (a house-rule chapter on the same board)."""
+    model = build_csp(state, time_limit=time_limit, chapter=chapter)
     if model.broken:
         return
     unknown = state.unrevealed()
@@ -357,22 +359,24 @@ def completions_csp(state: Map, *, time_limit: float | None = None) -> Iterator[
         yield state.with_cells(cells)
 
 
-def count_completions_csp(state: Map, limit: int | None = None, *, time_limit: float | None = None) -> int:
+def count_completions_csp(
+    state: Map, limit: int | None = None, *, time_limit: float | None = None, chapter: Chapter | None = None
+) -> int:
     """The number of completions, stopping at ``limit`` when given; raises CspTimeout past ``time_limit``."""
     n = 0
-    for _ in completions_csp(state, time_limit=time_limit):
+    for _ in completions_csp(state, time_limit=time_limit, chapter=chapter):
         n += 1
         if limit is not None and n >= limit:
             break
     return n
 
 
-def forced_csp(state: Map, *, time_limit: float | None = None) -> dict[int, Terrain]:
+def forced_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter | None = None) -> dict[int, Terrain]:
     """Unrevealed cells holding the same terrain in every completion (empty when there is no completion)."""
     unknown = state.unrevealed()
     seen: dict[int, set[Terrain]] = {i: set() for i in unknown}
     found = False
-    for full in completions_csp(state, time_limit=time_limit):
+    for full in completions_csp(state, time_limit=time_limit, chapter=chapter):
         found = True
         for i in unknown:
             seen[i].add(full.cells[i])
