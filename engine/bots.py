@@ -603,26 +603,26 @@ class DeducerBot(HeuristicBot):
         self._key = None
         self._possible: dict[int, frozenset] = {}
 
-    #: Ask the solver only once this many cells are seen (before that nearly everything is possible and
-    #: the solver is slow), and again after every ``refresh`` newly seen cells. Older answers stay sound:
-    #: possible sets only shrink as cells are revealed.
-    min_seen = 10
-    refresh = 2
+    #: Ask the solver once this many cells are seen (before that nearly every terrain is possible
+    #: everywhere and the heuristic's local rules say as much).
+    min_seen = 12
+
+    def best_cell(self, state, explores: list[int], need) -> int:
+        n_seen = sum(state.seen)
+        key = (id(state.game), bytes(state.seen), tuple(explores))
+        if key != self._key:
+            self._key = key
+            self._possible = {}
+            if n_seen >= self.min_seen:
+                if self.solver is None:
+                    from engine.deduce import solver_for
+
+                    self.solver = solver_for(state.game.chapter.name)
+                self._possible = self.solver.possible(state.known_map(), explores)
+                self.solver_calls += 1
+        return super().best_cell(state, explores, need)
 
     def _possible_for(self, state) -> dict[int, frozenset]:
-        n_seen = sum(state.seen)
-        game = id(state.game)
-        if self._key is not None and self._key[0] == game and n_seen - self._key[1] < self.refresh:
-            return self._possible
-        if n_seen < self.min_seen:
-            return {}
-        if self.solver is None:
-            from engine.deduce import solver_for
-
-            self.solver = solver_for(state.game.chapter.name)
-        self._possible = self.solver.possible(state.known_map())
-        self._key = (game, n_seen)
-        self.solver_calls += 1
         return self._possible
 
     def _weights(self, state, cell: int) -> list[float]:

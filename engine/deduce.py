@@ -1,10 +1,96 @@
-"""The deducer bot's link to the solve API: each unrevealed cell's possible terrains, with a time limit."""
+"""The deducer bot's deduction: which terrains each reachable cell can still hold.
+
+``FrontierPossible`` asks exactly what ``mapgen.solve.Solver.possible`` answers (the terrains a
+cell holds in at least one completion of the revealed state, under every rule of the chapter),
+but only for the cells the bot may explore next: CP-SAT on the chapter's compiled model
+(``constraints.cpsat.ChapterModel``), completions kept as witnesses between turns, one growing
+disjunction of the (cell, terrain) pairs not yet witnessed. Far fewer and easier solves than for
+every unrevealed cell. ``SolverPossible`` is the solve API itself, for comparison.
+"""
 
 from __future__ import annotations
 
+import time
 
-class PossibleTerrains:
-    """``possible(map)`` from ``mapgen.solve.Solver``, bounded in time; {} when the solver gives up."""
+from constraints.catalogue import get_chapter
+from constraints.cpsat import ChapterModel, make_solver
+from constraints.rules import hill_number
+from mapgen.model import Map
+from mapgen.terrain import Terrain
+
+WITNESS_CAP = 400
+
+
+class FrontierPossible:
+    """Possible terrains of chosen unrevealed cells, exact, bounded by a time limit per question."""
+
+    def __init__(self, chapter: str, time_limit: float = 0.3):
+        self.chapter = get_chapter(chapter)
+        self.time_limit = time_limit
+        self.timeouts = 0
+        self.calls = 0
+        self._slots: dict = {}
+
+    def _slot(self, state: Map):
+        slot = self._slots.get(state.briefing)
+        if slot is None:
+            if len(self._slots) > 8:
+                self._slots.clear()
+            slot = self._slots[state.briefing] = (ChapterModel(self.chapter, state.briefing), [])
+        return slot
+
+    def _agrees(self, w, state: Map) -> bool:
+        if any(t is not None and t is not u for t, u in zip(state.cells, w)):
+            return False
+        c = self.chapter.counted
+        return c is None or all(hill_number(state.board, w, i, c) == n for i, n in state.hills.items())
+
+    def possible(self, state: Map, cells) -> dict[int, frozenset[Terrain]]:
+        """{cell: terrains it can hold} for the given unrevealed cells; {} when time runs out."""
+        self.calls += 1
+        cm, witnesses = self._slot(state)
+        lits = cm.given_literals(state)  # may add Hill literals to the model: before cloning it
+        if lits is None:
+            return {}
+        cells = [i for i in cells if state.cells[i] is None]
+        seen: dict[int, set[Terrain]] = {i: set() for i in cells}
+        for w in witnesses:
+            if self._agrees(w, state):
+                for i in cells:
+                    seen[i].add(w[i])
+        deadline = time.monotonic() + self.time_limit
+        model = None
+        while True:
+            unseen = [cm.x[i][t] for i in cells for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]]
+            if not unseen:
+                break
+            if model is None:
+                model = cm.model.clone()
+                model.add_bool_and(lits)
+            model.add_bool_or(unseen)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                self.timeouts += 1
+                return {}
+            solver = make_solver(left, presolve=False)
+            solver.parameters.linearization_level = 0
+            status = solver.status_name(solver.solve(model))
+            if status == "INFEASIBLE":
+                break
+            if status not in ("OPTIMAL", "FEASIBLE"):
+                self.timeouts += 1
+                return {}
+            w = cm.decode(solver.boolean_value)
+            witnesses.append(w)
+            if len(witnesses) > WITNESS_CAP:
+                del witnesses[: WITNESS_CAP // 4]
+            for i in cells:
+                seen[i].add(w[i])
+        return {i: frozenset(ts) for i, ts in seen.items() if ts}
+
+
+class SolverPossible:
+    """``mapgen.solve.Solver.possible`` for every unrevealed cell (slower: kept for comparison)."""
 
     def __init__(self, chapter: str, time_limit: float = 1.0):
         from mapgen.solve import Solver
@@ -12,12 +98,14 @@ class PossibleTerrains:
         self.solver = Solver.for_chapter(chapter)
         self.time_limit = time_limit
         self.timeouts = 0
+        self.calls = 0
 
-    def possible(self, state_map):
+    def possible(self, state: Map, cells=None) -> dict[int, frozenset[Terrain]]:
         from mapgen.solve import NoCompletion, SolveTimeout
 
+        self.calls += 1
         try:
-            return self.solver.possible(state_map, time_limit=self.time_limit)
+            return self.solver.possible(state, time_limit=self.time_limit)
         except SolveTimeout:
             self.timeouts += 1
             return {}
@@ -25,11 +113,11 @@ class PossibleTerrains:
             return {}
 
 
-_CACHE: dict[str, PossibleTerrains] = {}
+_CACHE: dict[str, FrontierPossible] = {}
 
 
-def solver_for(chapter: str) -> PossibleTerrains:
-    """One per chapter and process (the solver caches one model per briefing)."""
+def solver_for(chapter: str) -> FrontierPossible:
+    """One per chapter and process (one compiled model per briefing, with its witnesses)."""
     if chapter not in _CACHE:
-        _CACHE[chapter] = PossibleTerrains(chapter)
+        _CACHE[chapter] = FrontierPossible(chapter)
     return _CACHE[chapter]
