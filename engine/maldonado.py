@@ -1,0 +1,759 @@
+"""Expansion 3: Maldonado, co-operative mode (solo to 4 players). Kill 3 Monsters, then save every Crew Member.
+
+The rules of the Maldonado rulebook on the engine's hooks (the Hidden Traitor mode is
+``engine/traitor.py``, a subclass):
+
+- Maldonado's Power track: +1 for each Skull and Maldonado terrain found (and some failed
+  Challenges), -1 for each completed row (the row reward); co-operative start 6;
+- Maldonado terrain: +1 Power and 1 Resource of choice or Water; Tipi: a Kill Monster card, then
+  the usual trade; Skull: a Threat card and +1 Power; in co-operative mode each Skull or Maldonado
+  found also turns one of the five face-down setup cards on the Crew Members face up;
+- Monsters (Vipera Volantis, Rattus Vorax): by day on the Explored Skull; at Night on an Unexplored
+  Path beside the northernmost (southernmost) Explored Path; 1 Resource or Water to Explore in
+  their row or column; killed by discarding any 2 different Resources shown on a Kill Monster card;
+- every turn in which the active player gained a Resource matching a Crew Member (Water: any Crew
+  Member), one Influence card from the hand, or a Command card from the deck, goes on one such
+  Crew Member; hands are refilled at the end of a turn and renewed at Night;
+- the game ends when the third Monster is killed: each Crew Member's cards are revealed and added
+  (matching Influence +top-left, other Influence -top-right, Command +1 or -1, the Traitor card -4);
+  a Crew Member is saved when the total is at least Maldonado's Power; co-operative players win by
+  saving all five;
+- Randolph and Russell refresh up to 2 of each other's Gear; Goggles (an Unexplored Path that
+  gives 1 more Water if it is Water); Water Skin (2 Water kept aside, +7 points if never used);
+  the Journal Destiny card lowers the Power.
+
+Decisions where the rulebook is silent are marked "decision:" in the code.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from itertools import combinations
+from pathlib import Path
+from typing import ClassVar
+
+from engine import actions as A
+from engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from engine.chapter_policy import ChapterPolicy
+from engine.chapters import Chapter
+from engine.game import PRIORITY, GameError
+from mapgen.terrain import Terrain
+
+T = Terrain
+TRAITOR_CARD = 200  # the Traitor card's code in a Crew Member's pile
+COMMAND_BASE = 100  # Command card k is 100 + k in a pile
+HANDS = {1: 10, 2: 5, 3: 4, 4: 3}  # co-operative hand sizes
+COOP_POWER = 6
+REMOVED = 5  # Influence cards removed unseen at setup
+
+PLAY = A.CHAPTER  # + hand slot * 2 + face (1 face up, 0 face down)
+TRAITOR_PLAY = A.CHAPTER + 25  # play the Traitor card (face down)
+COMMAND = A.CHAPTER + 26  # draw and play a Command card (face down)
+TARGET_CREW = A.CHAPTER + 30  # + Crew Member: the Target
+FLIP = A.CHAPTER + 40  # + Crew Member: turn its face-down setup card up
+KILL_M = A.CHAPTER + 50  # + Kill Monster slot * 4 + Monster slot: kill it
+PAIR = A.CHAPTER + 70  # + r1 * 10 + r2: the two different Resources discarded
+ACCUSE = A.CHAPTER + 180  # + player
+ABSTAIN = A.CHAPTER + 190
+PARTNER = A.CHAPTER + 195  # Randolph / Russell: refresh the other's Gear
+WATER_SKIN = A.CHAPTER + 196
+GOGGLES = A.CHAPTER + 200  # + cell
+
+
+@dataclass(frozen=True)
+class CrewMember:
+    name: str
+    resource: int
+
+
+@dataclass(frozen=True)
+class InfluenceCard:
+    """``match`` is added on a Crew Member of the same Resource, ``mismatch`` subtracted on any other."""
+
+    resource: int
+    match: int
+    mismatch: int
+
+
+def _resources(value, where: str) -> list[int]:
+    from engine.cards import CardError
+
+    values = value if isinstance(value, list) else [value]
+    out = []
+    for v in values:
+        if str(v).lower() not in RES_INDEX:
+            raise CardError(f"{where}: unknown resource {v!r}")
+        out.append(RES_INDEX[str(v).lower()])
+    return out
+
+
+def load_decks(path=None):
+    """Crew Member, Influence and Command cards from ``engine/cards/maldonado.toml``."""
+    from engine.cards import CardError
+
+    path = Path(path or CARD_DIR / "maldonado.toml")
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    crew = [
+        CrewMember(str(d["name"]), _resources(d["resource"], f"{path}: crew member")[0])
+        for d in data.get("crew_member", [])
+    ]
+    influence = []
+    for d in data.get("influence", []):
+        for r in _resources(d["resource"], f"{path}: influence"):
+            influence += [InfluenceCard(r, int(d["match"]), int(d["mismatch"]))] * int(d.get("copies", 1))
+    commands = []
+    for d in data.get("command", []):
+        for r in _resources(d["resource"], f"{path}: command"):
+            commands += [r] * int(d.get("copies", 1))
+    if len(crew) != 5 or len(influence) < REMOVED + 4 or not commands:
+        raise CardError(f"{path}: Maldonado needs 5 Crew Members, Influence cards and Command cards")
+    return crew, influence, commands
+
+
+class Maldonado(Chapter):
+    """Expansion 3: Maldonado, co-operative mode (see the module docstring)."""
+
+    name = "maldonado"
+    title = "Expansion 3: Maldonado (co-operative)"
+    mode = "coop"
+    terrains = Chapter.terrains + (T.MALDONADO,)
+    resources = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
+    extra_characters = ("Randolph", "Russell")
+    extra_gear = ("Goggles", "Water Skin")
+    track_gains = True
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.HILL: 6,
+        T.FOOD: 5,
+        T.ROCK: 4,
+        T.SKULL: 4,
+        T.TIPI: 4,
+        T.FIELD: 3.5,
+        T.MUD: 3,
+        T.MALDONADO: 3.5,
+    }
+
+    def __init__(self):
+        self.crew, self.influence, self.commands = load_decks()
+        self.bot_policy = CoopPolicy()
+
+    def uses_kill(self, card) -> bool:
+        return card.chapter == "maldonado"
+
+    def start_power(self, players: int) -> int:
+        return COOP_POWER
+
+    def check_team(self, game) -> None:
+        return None
+
+    # ----- setup -----
+    def new_data(self, game) -> dict:
+        n = game.n
+        return {
+            "power": self.start_power(n),
+            "inf_pile": list(range(len(self.influence))),
+            "inf_discard": [],
+            "removed": [],
+            "hands": [[] for _ in range(n)],
+            "cmd_pile": list(range(len(self.commands))),
+            "piles": [[] for _ in self.crew],  # [code, face_up, player (-1: setup card)]
+            "slot_pile": [],
+            "kill_pile": list(range(len(game.kills))),
+            "kill_face": [],
+            "kills": 0,
+            "gained": [],  # (turn, resource) gained on the active player's turn
+            "log": [],  # public plays: (player, crew, "up" / "down" / "command")
+            "rows_by": [0] * n,
+            "goggles": -1,
+            "skin": 0,
+            "result": None,
+            "identity": [-1] * n,  # Hidden Traitor mode: 0 the Traitor, 1.. Loyalists
+            "id_pile": [],
+            "traitor_played": False,
+            "accusations": [],  # rounds of [(accuser, accused or -1)]
+            "turn_player": -1,
+        }
+
+    def copy_data(self, data: dict) -> dict:
+        out = {}
+        for k, v in data.items():
+            if k in ("hands", "accusations"):
+                out[k] = [list(x) for x in v]
+            elif k == "piles":
+                out[k] = [[list(e) for e in pile] for pile in v]
+            elif isinstance(v, list):
+                out[k] = list(v)
+            else:
+                out[k] = v
+        return out
+
+    def setup_steps(self, state) -> list[tuple]:
+        g, d = state.game, state.data
+        if any("Water Skin" in gs for gs in g.gear):  # 2 Water from the backpack onto the card
+            state.pack[WATER] -= 2
+            d["skin"] = 2
+        steps: list[tuple] = [("chance_chapter", "remove")] * REMOVED
+        steps += self.setup_mode_steps(state)
+        return steps
+
+    def setup_mode_steps(self, state) -> list[tuple]:
+        """Co-operative: the Traitor card and 4 Influence cards face down on the Crew Members; hands dealt."""
+        d = state.data
+        d["slot_pile"] = list(range(len(self.crew)))
+        steps: list[tuple] = [("chance_chapter", "traitor_slot")]
+        for p in range(state.game.n):
+            steps += [("chance_chapter", "draw", p)] * HANDS[state.game.n]
+        return steps
+
+    def hand_size(self, state, p: int) -> int:
+        return HANDS[state.game.n]
+
+    def refill_to(self, state, p: int) -> int:
+        """End of turn: refill to this many Influence cards (co-operative: 4)."""
+        return 4
+
+    # ----- chance -----
+    def chance_pile(self, state, step) -> list[int]:
+        d = state.data
+        kind = step[1]
+        if kind in ("remove", "setup", "draw"):
+            return d["inf_pile"]
+        if kind == "traitor_slot":
+            return d["slot_pile"]
+        if kind == "command":
+            return d["cmd_pile"]
+        if kind == "identity":
+            return d["id_pile"]
+        if kind == "kill":
+            return d["kill_pile"]
+        raise ValueError(f"maldonado has no chance step {step}")
+
+    def apply_chance(self, state, step, card: int) -> None:
+        d = state.data
+        kind = step[1]
+        if kind == "remove":
+            d["removed"].append(card)
+        elif kind == "traitor_slot":
+            d["piles"][card].append([TRAITOR_CARD, False, -1])
+            others = [c for c in range(len(self.crew)) if c != card]
+            d["slot_pile"] = []
+            state.push(*[("chance_chapter", "setup", c) for c in others])
+        elif kind == "setup":
+            d["piles"][step[2]].append([card, False, -1])
+        elif kind == "draw":
+            d["hands"][step[2]].append(card)
+        elif kind == "command":
+            crew, p = step[2], step[3]
+            d["piles"][crew].append([COMMAND_BASE + card, False, p])
+            d["log"].append((p, crew, "command"))
+        elif kind == "identity":
+            d["identity"][step[2]] = card
+        elif kind == "kill":
+            d["kill_face"].append(card)
+
+    def empty_pile(self, state, step) -> None:
+        d = state.data
+        if step[1] == "draw" and d["inf_discard"]:  # the discards are shuffled into a new deck
+            d["inf_pile"], d["inf_discard"] = d["inf_discard"], []
+            state.agenda.append(step)
+
+    # ----- Power -----
+    def add_power(self, state, n: int) -> None:
+        d = state.data
+        d["power"] = max(0, d["power"] + n)
+
+    def row_reward(self, state, row: int) -> list[tuple]:
+        self.add_power(state, -1)
+        state.data["rows_by"][state.current] += 1
+        return []
+
+    def run_effect(self, state, effect) -> bool:
+        if effect.target == "power":
+            self.add_power(state, effect.n if effect.verb == "gain" else -effect.n)
+            return True
+        return False
+
+    # ----- exploring -----
+    def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        d = state.data
+        steps: list[tuple] = []
+        if cell == d["goggles"]:
+            if terrain is T.WATER:
+                state.gain(WATER)
+            d["goggles"] = -1
+        if terrain is T.MALDONADO:
+            self.add_power(state, 1)
+            steps.append(("gain",))
+            steps += self.found_evil(state)
+        elif terrain is T.SKULL:
+            self.add_power(state, 1)
+            steps += self.found_evil(state)
+        elif terrain is T.TIPI:
+            steps.append(("chance_chapter", "kill"))
+        return steps
+
+    def found_evil(self, state) -> list[tuple]:
+        """Co-operative: a Skull or Maldonado turns one face-down setup card up."""
+        return [("chapter", "flip")]
+
+    def on_gain(self, state, r: int) -> None:
+        d = state.data
+        if d["gained"] and d["gained"][0][0] != state.turn:
+            d["gained"] = []
+        if r == WATER or any(c.resource == r for c in self.crew):
+            d["gained"].append((state.turn, r))
+
+    def targets(self, state) -> list[int]:
+        gained = {r for t, r in state.data["gained"] if t == state.turn}
+        if WATER in gained:
+            return list(range(len(self.crew)))
+        return [c for c, m in enumerate(self.crew) if m.resource in gained]
+
+    def end_turn_steps(self, state) -> list[tuple]:
+        steps: list[tuple] = []
+        if self.targets(state):
+            steps.append(("chapter", "target"))
+        steps.append(("chapter", "refill", state.current))
+        return steps
+
+    def night_steps(self, state) -> list[tuple]:
+        """Every hand is discarded and dealt again."""
+        d = state.data
+        steps: list[tuple] = []
+        for p in range(state.game.n):
+            d["inf_discard"] += d["hands"][p]
+            d["hands"][p] = []
+            steps += [("chance_chapter", "draw", p)] * self.hand_size(state, p)
+        return steps
+
+    # ----- playing cards -----
+    def faces(self, state, p: int, card: int) -> tuple[int, ...]:
+        """Faces an Influence card may be played with (co-operative: face up)."""
+        return (1,)
+
+    def play_actions(self, state, p: int, crew: int) -> list[int]:
+        """A matching Influence card, else a Command card (decision: any Influence card once that deck is out)."""
+        d = state.data
+        r = self.crew[crew].resource
+        hand = d["hands"][p]
+        match = [s for s, card in enumerate(hand) if self.influence[card].resource == r]
+        if match:
+            return [PLAY + 2 * s + f for s in match for f in self.faces(state, p, hand[s])]
+        if d["cmd_pile"]:
+            return [COMMAND]
+        return [PLAY + 2 * s + f for s, card in enumerate(hand) for f in self.faces(state, p, card)]
+
+    def play(self, state, crew: int, a: int) -> None:
+        d = state.data
+        p = state.current
+        if a == COMMAND:
+            state.push(("chance_chapter", "command", crew, p))
+            return
+        if a == TRAITOR_PLAY:
+            d["piles"][crew].append([TRAITOR_CARD, False, p])
+            d["traitor_played"] = True
+            d["log"].append((p, crew, "down"))
+            return
+        s, face = divmod(a - PLAY, 2)
+        card = d["hands"][p].pop(s)
+        d["piles"][crew].append([card, bool(face), p])
+        d["log"].append((p, crew, "up" if face else "down"))
+
+    # ----- Monsters -----
+    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+        """By day on the Explored Skull; at Night beside the northernmost (southernmost) Explored Path."""
+        g = state.game
+        if when == "day" and cell >= 0 and cell not in state.monsters:
+            state.monsters[cell] = card
+            return
+        north = g.threats[card].direction == "north"
+        order = (0, 1, 2, 3) if north else (2, 1, 0, 3)  # decision: beside it, its own side first, clockwise
+        b = g.board
+        best = None
+        for i in sorted(
+            state.ex_list,
+            key=lambda i: (g.row_of[i] if north else -g.row_of[i], PRIORITY.get(g.cells[i], 99), g.col_of[i]),
+        ):
+            r, c = g.row_of[i], g.col_of[i]
+            for k in order:
+                dr, dc = ((-1, 0), (0, 1), (1, 0), (0, -1))[k]
+                j = b.at(r + dr, c + dc)
+                if j is not None and not state.explored[j] and j not in state.monsters:
+                    best = j
+                    break
+            if best is not None:
+                break
+        if best is not None:
+            state.monsters[best] = card
+
+    def kill_pairs(self, state, k: int) -> list[tuple[int, int]]:
+        """Pairs of different Resources shown on Kill Monster card k that the team can discard."""
+        req = state.game.kills[k].requires
+        shown = [r for r in range(NRES) if req[r] and state.pack[r] > 0]
+        return list(combinations(shown, 2))
+
+    def free_actions(self, state, out: list[int]) -> None:
+        d = state.data
+        if state.monsters and d["result"] is None:
+            n_mon = len(state.monsters)
+            for s, k in enumerate(d["kill_face"][:4]):
+                if self.kill_pairs(state, k):
+                    out.extend(KILL_M + 4 * s + m for m in range(min(n_mon, 4)))
+        g, p = state.game, state.current
+        char = g.characters[p]
+        partner = {"Randolph": "Russell", "Russell": "Randolph"}.get(char)
+        if partner and char not in state.exhausted and partner in g.characters:
+            q = g.characters.index(partner)
+            if any(x in state.exhausted for x in state.gear[q]):
+                out.append(PARTNER)
+        mine = state.gear[p]
+        if "Water Skin" in mine and d["skin"]:
+            out.append(WATER_SKIN)
+        if "Goggles" in mine and "Goggles" not in state.exhausted and not state.explored_now:
+            out.extend(GOGGLES + i for i in range(g.board.size) if not state.explored[i] and i != d["goggles"])
+
+    def apply_free(self, state, action: int) -> None:
+        d = state.data
+        g = state.game
+        if KILL_M <= action < PAIR:
+            s, m = divmod(action - KILL_M, 4)
+            state.push(("chapter", "pair", s, sorted(state.monsters)[m]))
+        elif action == PARTNER:
+            char = g.characters[state.current]
+            q = g.characters.index("Russell" if char == "Randolph" else "Randolph")
+            for x in [x for x in state.gear[q] if x in state.exhausted][:2]:
+                state.exhausted.discard(x)
+            state.exhausted.add(char)
+        elif action == WATER_SKIN:
+            state.gear[state.current].remove("Water Skin")
+            state.pack[WATER] += d["skin"]
+            d["skin"] = 0
+        elif GOGGLES <= action < GOGGLES + 64:
+            d["goggles"] = action - GOGGLES
+            state.exhausted.add("Goggles")
+        else:
+            super().apply_free(state, action)
+
+    def kill(self, state, s: int, cell: int, r1: int, r2: int) -> None:
+        d = state.data
+        state.pack[r1] -= 1
+        state.pack[r2] -= 1
+        d["kill_face"].pop(s)
+        state.remove_threat(state.monsters[cell], "out")
+        d["kills"] += 1
+        state.event(f"kill {d['kills']}")
+        if state.chased:  # as in Fauna: a kill discards Chased and gives the Destiny cards back
+            chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+            state.remove_threat(chased, "discard")
+        state.push(*self.after_kill(state))
+
+    def after_kill(self, state) -> list[tuple]:
+        return [("chapter", "finale")] if state.data["kills"] >= 3 else []
+
+    # ----- decisions -----
+    def legal(self, state, step) -> list[int]:
+        d = state.data
+        kind = step[1]
+        if kind == "target":
+            return [TARGET_CREW + c for c in self.targets(state)]
+        if kind == "play":
+            return self.play_actions(state, state.current, step[2])
+        if kind == "flip":
+            return [FLIP + c for c, pile in enumerate(d["piles"]) if any(e[2] == -1 and not e[1] for e in pile)]
+        if kind == "pair":
+            k = d["kill_face"][step[2]]
+            return [PAIR + 10 * r1 + r2 for r1, r2 in self.kill_pairs(state, k)]
+        if kind == "accuse":
+            p = step[2]
+            out = [ACCUSE + q for q in range(state.game.n) if q != p]
+            if state.game.n == 2:
+                out.append(ABSTAIN)
+            return out
+        if kind in ("refill", "finale", "as", "round_done"):
+            return []
+        raise ValueError(f"maldonado has no decision step {step}")
+
+    def is_decision(self, state, step) -> bool:
+        kind = step[1]
+        if kind in ("refill", "finale", "as", "round_done"):
+            return False
+        return len(self.legal(state, step)) > 1
+
+    def run_step(self, state, step) -> None:
+        kind = step[1]
+        d = state.data
+        if kind == "refill":
+            p = step[2]
+            need = self.refill_to(state, p) - len(d["hands"][p])
+            if need > 0 and len(d["hands"][p]) < 4:
+                state.push(*[("chance_chapter", "draw", p)] * need)
+        elif kind == "finale":
+            self.finale(state)
+        elif kind == "as":
+            state.current = step[2]
+        elif kind == "round_done":
+            pass
+        else:
+            la = self.legal(state, step)
+            if len(la) == 1:
+                self._do(state, step, la[0])
+
+    def apply(self, state, step, a: int) -> None:
+        state.agenda.pop()
+        self._do(state, step, a)
+
+    def _do(self, state, step, a: int) -> None:
+        d = state.data
+        kind = step[1]
+        if kind == "target":
+            state.push(("chapter", "play", a - TARGET_CREW))
+        elif kind == "play":
+            self.play(state, step[2], a)
+        elif kind == "flip":
+            for e in d["piles"][a - FLIP]:
+                if e[2] == -1 and not e[1]:
+                    e[1] = True
+                    break
+        elif kind == "pair":
+            r1, r2 = divmod(a - PAIR, 10)
+            self.kill(state, step[2], step[3], r1, r2)
+        elif kind == "accuse":
+            d["accusations"][-1].append((step[2], -1 if a == ABSTAIN else a - ACCUSE))
+
+    # ----- the end -----
+    def card_value(self, code: int, crew: int) -> int:
+        r = self.crew[crew].resource
+        if code == TRAITOR_CARD:
+            return -4
+        if code >= COMMAND_BASE:
+            return 1 if self.commands[code - COMMAND_BASE] == r else -1
+        c = self.influence[code]
+        return c.match if c.resource == r else -c.mismatch
+
+    def crew_value(self, state, crew: int) -> int:
+        return sum(self.card_value(e[0], crew) for e in state.data["piles"][crew])
+
+    def saved(self, state) -> list[bool]:
+        power = state.data["power"]
+        return [self.crew_value(state, c) >= power for c in range(len(self.crew))]
+
+    def finale(self, state) -> None:
+        """Co-operative: reveal every card; all five Crew Members saved wins."""
+        d = state.data
+        for pile in d["piles"]:
+            for e in pile:
+                e[1] = True
+        n_saved = sum(self.saved(state))
+        state.event(f"saved {n_saved}")
+        d["result"] = "win" if n_saved == len(self.crew) else "crew_died"
+
+    def check_victory(self, state) -> bool:
+        return state.data["result"] == "win"
+
+    def check_loss(self, state) -> str | None:
+        r = state.data["result"]
+        return r if r not in (None, "win") else None
+
+    def score_bonus(self, state) -> int:
+        return 7 if any("Water Skin" in gs for gs in state.gear) else 0
+
+    # ----- words -----
+    def card_name(self, code: int) -> str:
+        if code == TRAITOR_CARD:
+            return "Traitor -4"
+        if code >= COMMAND_BASE:
+            return f"Command {RESOURCE_CODES[self.commands[code - COMMAND_BASE]]}"
+        c = self.influence[code]
+        return f"{RESOURCE_CODES[c.resource]} +{c.match}/-{c.mismatch}"
+
+    def describe_action(self, action: int, state) -> str:
+        b = state.game.board
+        d = state.data
+        if PLAY <= action < TRAITOR_PLAY:
+            s, face = divmod(action - PLAY, 2)
+            hand = d["hands"][state.current]
+            name = self.card_name(hand[s]) if s < len(hand) else f"card {s}"
+            return f"play Influence {name} face {'up' if face else 'down'}"
+        if action == TRAITOR_PLAY:
+            return "play the Traitor card face down"
+        if action == COMMAND:
+            return "play a Command card face down"
+        if TARGET_CREW <= action < FLIP:
+            return f"target {self.crew[action - TARGET_CREW].name}"
+        if FLIP <= action < KILL_M:
+            return f"turn up the setup card on {self.crew[action - FLIP].name}"
+        if KILL_M <= action < PAIR:
+            s, m = divmod(action - KILL_M, 4)
+            return f"kill Monster {m + 1} with Kill Monster card {s + 1}"
+        if PAIR <= action < ACCUSE:
+            r1, r2 = divmod(action - PAIR, 10)
+            return f"discard {RESOURCE_CODES[r1]} and {RESOURCE_CODES[r2]}"
+        if ACCUSE <= action < ABSTAIN:
+            return f"accuse player {action - ACCUSE + 1}"
+        if action == ABSTAIN:
+            return "abstain from accusing"
+        if action == PARTNER:
+            return "refresh up to 2 of your partner's Gear"
+        if action == WATER_SKIN:
+            return "Water Skin: 2 Water back into the backpack"
+        if GOGGLES <= action < GOGGLES + 64:
+            return f"Goggles on {b.name(action - GOGGLES)}"
+        return super().describe_action(action, state)
+
+    def describe_state(self, state) -> list[str]:
+        d = state.data
+        g = state.game
+        lines = [f"Maldonado's Power {d['power']}; Monsters killed {d['kills']}"]
+        for c, m in enumerate(self.crew):
+            shown = [self.card_name(e[0]) if e[1] else "?" for e in d["piles"][c]]
+            lines.append(f"  {m.name} ({RESOURCE_CODES[m.resource]}): {' '.join(shown) or '-'}")
+        if d["kill_face"]:
+            lines.append(
+                "Kill Monster cards: "
+                + "; ".join(
+                    f"{g.kills[k].name} ({' '.join(RESOURCE_CODES[r] for r in range(NRES) if g.kills[k].requires[r])})"
+                    for k in d["kill_face"]
+                )
+            )
+        if state.monsters:
+            lines.append("Monsters on " + ", ".join(g.board.name(c) for c in sorted(state.monsters)))
+        return lines
+
+
+class CoopPolicy(ChapterPolicy):
+    """The heuristic's co-operative Maldonado: Tipis and kills, complete rows, feed the weakest Crew Member."""
+
+    def _m(self, state) -> Maldonado:
+        return state.game.chapter
+
+    def visible_value(self, state, crew: int) -> float:
+        """A Crew Member's total as far as the acting player can tell (face-down cards estimated)."""
+        ch, d = self._m(state), state.data
+        v = 0.0
+        for code, up, who in d["piles"][crew]:
+            if up or (who == state.current and code < COMMAND_BASE):
+                v += ch.card_value(code, crew)
+            elif who == -1:
+                v += -1.2  # a setup card: likely a mismatch, maybe the Traitor card
+            elif code >= COMMAND_BASE:
+                v += -0.6
+            else:
+                v += self.face_down_guess(state, who)
+        return v
+
+    def face_down_guess(self, state, who: int) -> float:
+        return 2.5  # a Loyalist's face-down card is a matching +2 or +3
+
+    def needs(self, bot, state, need) -> None:
+        d = state.data
+        if d["kill_face"] and state.monsters:
+            k = d["kill_face"][0]
+            req = state.game.kills[k].requires
+            shown = sorted((r for r in range(NRES) if req[r]), key=lambda r: state.pack[r], reverse=True)
+            for r in shown[:2]:
+                need[r] += 1
+
+    def terrain_value(self, bot, state, need, t) -> float:
+        d = state.data
+        if t is T.MALDONADO:
+            return 0.6
+        if t is T.SKULL:
+            return -0.8
+        if t is T.TIPI:
+            missing = 3 - d["kills"] - len(d["kill_face"])
+            return 2.5 if missing > 0 and d["kill_pile"] else 0.0
+        return 0.0
+
+    def cell_value(self, bot, state, need, cell: int) -> float:
+        g = state.game
+        row = g.board.rows[g.row_of[cell]]
+        if sum(1 for i in row if not state.explored[i]) == 1:
+            return 1.2  # the row reward lowers Maldonado's Power
+        return 0.0
+
+    def choose_target(self, state, legal) -> int:
+        ch, d = self._m(state), state.data
+        hand = d["hands"][state.current]
+
+        def key(a):
+            c = a - TARGET_CREW
+            r = ch.crew[c].resource
+            has = any(ch.influence[x].resource == r for x in hand)
+            return (not has, self.visible_value(state, c), c)
+
+        return min(legal, key=key)
+
+    def choose_play(self, state, legal, crew: int) -> int:
+        ch, d = self._m(state), state.data
+        hand = d["hands"][state.current]
+        best, best_v = None, -99
+        for a in legal:
+            if a >= TRAITOR_PLAY:
+                continue
+            s, _face = divmod(a - PLAY, 2)
+            v = ch.card_value(hand[s], crew)
+            if v > best_v:
+                best, best_v = a, v
+        if best is not None and best_v > 0:
+            return best
+        if COMMAND in legal:
+            return COMMAND
+        return best if best is not None else legal[0]
+
+    def step(self, bot, state, legal, need) -> int:
+        kind = state.agenda[-1][1]
+        if kind == "target":
+            return self.choose_target(state, legal)
+        if kind == "play":
+            return self.choose_play(state, legal, state.agenda[-1][2])
+        if kind == "pair":
+            return min(
+                legal,
+                key=lambda a: sum(bot.keep_value(state, need, r) for r in divmod(a - PAIR, 10)),
+            )
+        if kind == "accuse":
+            return self.accuse(bot, state, legal)
+        return legal[0]
+
+    def accuse(self, bot, state, legal) -> int:
+        return legal[0]
+
+    def ready_to_end(self, state) -> bool:
+        """Kill a Monster now? The third kill ends the game: wait until the Crew look saved, or time runs out."""
+        d = state.data
+        if d["kills"] < 2:
+            return True
+        ch = self._m(state)
+        if len(state.ch_pile) <= 3 or state.pack[WATER] <= 2 or len(state.frontier()) <= 3:
+            return True
+        return all(self.visible_value(state, c) >= d["power"] for c in range(len(ch.crew)))
+
+    def main(self, bot, state, legal, need) -> int | None:
+        g, d = state.game, state.data
+        kills = [a for a in legal if KILL_M <= a < PAIR]
+        if kills and self.ready_to_end(state):
+            return kills[0]
+        for a in legal:
+            if A.USE_DESTINY <= a < A.KILL:
+                card = g.destiny[state.de_held[a - A.USE_DESTINY]]
+                if any(e.target == "power" and e.verb == "lose" for e in card.effects) and d["power"] > 0:
+                    return a
+        return None
+
+
+def chapter_for_mode(chapter: str, mode: str | None):
+    """The chapter plug-in for a playtest ``--mode``: ``coop`` (default) or ``traitor`` (Maldonado only)."""
+    if mode in (None, "", "coop"):
+        return None
+    if mode != "traitor":
+        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)")
+    if chapter != "maldonado":
+        raise GameError(f"--mode traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}")
+    from engine.traitor import MaldonadoTraitor
+
+    return MaldonadoTraitor()
+
+
+__all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "CoopPolicy", "Maldonado", "chapter_for_mode", "load_decks"]

@@ -1,0 +1,238 @@
+"""Maldonado's Hidden Traitor mode (2 to 4 players): identities, face-down play, Accusations, and its bots.
+
+Rules (Maldonado rulebook, Hidden Traitor): Identity cards dealt by player count (4: 3 Loyalists and
+the Traitor; 3: 2 and the Traitor; 2: 2 Loyalists and the Traitor, one card unseen), 4 Influence
+cards each beside the Identity card; the Power track starts at 0 / 7 / 9 for 2 / 3 / 4 players;
+Loyalists play +1 Influence cards face up and +2 / +3 face down (or a Command card), the Traitor
+plays any card face down (or face up, to pass for a Loyalist) and may play the Traitor card (-4);
+after each kill every player accuses another (in 2 players one may abstain); after the third
+kill and the third Accusation the Accusations are resolved (2 players: +1 Power for each wrong or
+missing Loyalist Accusation; 3-4 players: -1 Power for each Accusation token in front of the
+Traitor), then each Crew Member is saved when its total reaches the Power.
+
+Decision (the rulebook's goal: "Save or kill 3 Crew"): the Loyalists win when at least 3 of the 5
+Crew Members are saved; otherwise the Traitor wins (outcome ``traitor``), or, with no Traitor in
+a 2-player game, the game is lost (``crew_died``). Losing by thirst or hunger is everyone's loss.
+The Traitor is *caught* when more than half of the Loyalists' Accusation tokens name them.
+
+Bots: ``TraitorPolicy`` plays both roles from what the acting player may know (their own Identity
+and hand, face-up cards, who played face down or drew Command cards, who completed rows).
+"""
+
+from __future__ import annotations
+
+from engine.game import GameError
+from engine.maldonado import (
+    ABSTAIN,
+    ACCUSE,
+    COMMAND,
+    PLAY,
+    TARGET_CREW,
+    TRAITOR_PLAY,
+    CoopPolicy,
+    Maldonado,
+)
+
+START_POWER = {2: 0, 3: 7, 4: 9}
+TRAITOR = 0  # the Traitor's Identity card; 1.. are Loyalists
+
+
+class MaldonadoTraitor(Maldonado):
+    """Maldonado in Hidden Traitor mode (see the module docstring)."""
+
+    mode = "traitor"
+    title = "Expansion 3: Maldonado (Hidden Traitor)"
+
+    def __init__(self):
+        super().__init__()
+        self.bot_policy = TraitorPolicy()
+
+    def check_team(self, game) -> None:
+        if game.n < 2:
+            raise GameError("the Hidden Traitor mode needs 2 to 4 players")
+
+    def start_power(self, players: int) -> int:
+        return START_POWER.get(players, 0)
+
+    def setup_mode_steps(self, state) -> list[tuple]:
+        n = state.game.n
+        state.data["id_pile"] = list(range(4 if n == 4 else 3))
+        steps: list[tuple] = [("chance_chapter", "identity", p) for p in range(n)]
+        for p in range(n):
+            steps += [("chance_chapter", "draw", p)] * 4
+        return steps
+
+    def hand_size(self, state, p: int) -> int:
+        return 4
+
+    def refill_to(self, state, p: int) -> int:
+        d = state.data
+        return 5 if d["identity"][p] == TRAITOR and d["traitor_played"] else 4
+
+    def found_evil(self, state) -> list[tuple]:
+        return []  # no setup cards on the Crew Members in this mode
+
+    def night_steps(self, state) -> list[tuple]:
+        """Each player discards 4 Influence cards and draws 4 (the Traitor who played the -4 keeps 1)."""
+        d = state.data
+        steps: list[tuple] = []
+        for p in range(state.game.n):
+            hand = d["hands"][p]
+            keep = hand[:1] if d["identity"][p] == TRAITOR and d["traitor_played"] else []
+            d["inf_discard"] += hand[len(keep) :]
+            d["hands"][p] = keep
+            steps += [("chance_chapter", "draw", p)] * 4
+        return steps
+
+    def is_traitor(self, state, p: int) -> bool:
+        return state.data["identity"][p] == TRAITOR
+
+    def faces(self, state, p: int, card: int) -> tuple[int, ...]:
+        if self.is_traitor(state, p):
+            return (0, 1)
+        return (1,) if self.influence[card].match == 1 else (0,)
+
+    def play_actions(self, state, p: int, crew: int) -> list[int]:
+        """Loyalists: a matching card or a Command card; the Traitor: any card, either face, or the Traitor card."""
+        if not self.is_traitor(state, p):
+            return super().play_actions(state, p, crew)
+        d = state.data
+        out = [PLAY + 2 * s + f for s, card in enumerate(d["hands"][p]) for f in (0, 1)]
+        if d["cmd_pile"]:
+            out.append(COMMAND)
+        if not d["traitor_played"]:
+            out.append(TRAITOR_PLAY)
+        return out
+
+    def after_kill(self, state) -> list[tuple]:
+        """Everyone accuses, in turn order from the active player; then the active player's turn goes on."""
+        d = state.data
+        n = state.game.n
+        d["accusations"].append([])
+        me = state.current
+        steps: list[tuple] = []
+        for k in range(n):
+            p = (me + k) % n
+            steps += [("chapter", "as", p), ("chapter", "accuse", p)]
+        steps.append(("chapter", "as", me))
+        if d["kills"] >= 3:
+            steps.append(("chapter", "finale"))
+        return steps
+
+    def traitor(self, state) -> int:
+        ids = state.data["identity"]
+        return ids.index(TRAITOR) if TRAITOR in ids else -1
+
+    def accusation_power(self, state) -> int:
+        """The Power change from the Accusations (2 players: wrong ones; 3-4: those on the Traitor)."""
+        d = state.data
+        t = self.traitor(state)
+        n = state.game.n
+        if n == 2:
+            wrong = 0
+            for rnd in d["accusations"]:
+                for p, q in rnd:
+                    if p == t:
+                        continue  # only the Loyalists' tokens count
+                    if (q == -1 and t >= 0) or (q >= 0 and q != t):
+                        wrong += 1
+                placed = {p for p, _ in rnd}
+                wrong += sum(1 for p in range(n) if p != t and p not in placed and t >= 0)
+            return wrong
+        return -sum(1 for rnd in d["accusations"] for p, q in rnd if q == t and t >= 0)
+
+    def caught(self, state) -> bool:
+        t = self.traitor(state)
+        if t < 0:
+            return False
+        loyal = state.game.n - 1
+        on_traitor = sum(1 for rnd in state.data["accusations"] for p, q in rnd if p != t and q == t)
+        return on_traitor * 2 > 3 * loyal
+
+    def finale(self, state) -> None:
+        d = state.data
+        for pile in d["piles"]:
+            for e in pile:
+                e[1] = True
+        self.add_power(state, self.accusation_power(state))
+        n_saved = sum(self.saved(state))
+        state.event(f"saved {n_saved}")
+        if self.caught(state):
+            state.event("traitor caught")
+        if n_saved >= 3:
+            d["result"] = "win"
+        else:
+            d["result"] = "traitor" if self.traitor(state) >= 0 else "crew_died"
+            if d["result"] == "traitor":
+                state.event("traitor wins")
+
+
+class TraitorPolicy(CoopPolicy):
+    """Both roles of the Hidden Traitor mode, on what the acting player may know."""
+
+    def _me_traitor(self, state) -> bool:
+        return state.data["identity"][state.current] == TRAITOR
+
+    def suspicion(self, state, q: int) -> float:
+        """Evidence against player q from public play: face-down Influence plays, rows left undone."""
+        d = state.data
+        down = sum(1 for p, _c, how in d["log"] if p == q and how == "down")
+        up = sum(1 for p, _c, how in d["log"] if p == q and how == "up")
+        return down - 0.5 * up - 0.7 * d["rows_by"][q]
+
+    def face_down_guess(self, state, who: int) -> float:
+        if who == state.current:
+            return 0.0
+        return 2.5 - 1.5 * max(0.0, min(2.0, self.suspicion(state, who) / 2))
+
+    def cell_value(self, bot, state, need, cell: int) -> float:
+        v = super().cell_value(bot, state, need, cell)
+        return -0.5 * (v > 0) if self._me_traitor(state) else v
+
+    def step(self, bot, state, legal, need) -> int:
+        kind = state.agenda[-1][1]
+        if self._me_traitor(state):
+            if kind == "target":
+                return self.traitor_target(state, legal)
+            if kind == "play":
+                return self.traitor_play(bot, state, legal, state.agenda[-1][2])
+        return super().step(bot, state, legal, need)
+
+    def traitor_target(self, state, legal) -> int:
+        power = state.data["power"]
+        # the Crew Member just above the Power line is the cheapest to push under it
+        return min(legal, key=lambda a: (abs(self.visible_value(state, a - TARGET_CREW) - power - 1), a))
+
+    def traitor_play(self, bot, state, legal, crew: int) -> int:
+        ch, d = self._m(state), state.data
+        hand = d["hands"][state.current]
+        if TRAITOR_PLAY in legal and self.visible_value(state, crew) >= d["power"] - 1:
+            return TRAITOR_PLAY
+        if bot.rng.random() < 0.25:  # now and then a matching +1 face up, to pass for a Loyalist
+            for a in legal:
+                if PLAY <= a < TRAITOR_PLAY and (a - PLAY) % 2 == 1:
+                    card = hand[(a - PLAY) // 2]
+                    if ch.influence[card].match == 1 and ch.card_value(card, crew) > 0:
+                        return a
+        best, best_v = None, 99.0
+        for a in legal:
+            if PLAY <= a < TRAITOR_PLAY and (a - PLAY) % 2 == 0:
+                v = ch.card_value(hand[(a - PLAY) // 2], crew)
+                if v < best_v:
+                    best, best_v = a, v
+        if COMMAND in legal and best_v > -0.6:
+            return COMMAND
+        return best if best is not None else legal[0]
+
+    def accuse(self, bot, state, legal) -> int:
+        others = [a - ACCUSE for a in legal if ACCUSE <= a < ABSTAIN]
+        if self._me_traitor(state):
+            # blend in: name whoever the table suspects most (the other Loyalists' public evidence)
+            return ACCUSE + max(others, key=lambda q: (self.suspicion(state, q), -q))
+        best = max(others, key=lambda q: (self.suspicion(state, q), -q))
+        if ABSTAIN in legal and self.suspicion(state, best) < -0.5:
+            return ABSTAIN
+        return ACCUSE + best
+
+
+__all__ = ["START_POWER", "MaldonadoTraitor", "TraitorPolicy"]
