@@ -88,6 +88,11 @@ def _play_back(path: str, step: bool) -> None:
     "--gear", help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel')."
 )
 @click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
+@click.option(
+    "--mode",
+    type=click.Choice(["coop", "traitor"]),
+    help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
+)
 @click.option("--seed", "-s", default=0, show_default=True, type=int, help="Seed: same seed, same report.")
 @click.option(
     "--jobs",
@@ -124,6 +129,7 @@ def playtest(
     characters,
     gear,
     medicine,
+    mode,
     seed,
     jobs,
     replay_dir,
@@ -157,7 +163,7 @@ def playtest(
 
     m, source = _load_map(map_spec)
     chars, gears = _team(characters, gear)
-    s = Settings(bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed)
+    s = Settings(bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode)
     jobs = jobs or os.cpu_count() or 1
     show_bar = not as_json and sys.stderr.isatty()
     try:

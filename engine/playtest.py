@@ -28,6 +28,7 @@ class Settings:
     gear: tuple | None = None
     medicine: bool = False
     seed: int = 0
+    mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
 
 
 @dataclass
@@ -52,7 +53,17 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    return Game(m, players=s.players, characters=s.characters, gear=s.gear, medicine=s.medicine, seed=seed)
+    from engine.maldonado import chapter_for_mode
+
+    return Game(
+        m,
+        chapter=chapter_for_mode(m.chapter, s.mode),
+        players=s.players,
+        characters=s.characters,
+        gear=s.gear,
+        medicine=s.medicine,
+        seed=seed,
+    )
 
 
 def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game | None = None) -> GameRecord:
@@ -158,6 +169,23 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
         "events": events,
         "cards_approximate": True,
+        **_traitor_keys(records, s),
+    }
+
+
+def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
+    """Hidden Traitor mode: how often the Traitor wins and how often the Loyalists catch them."""
+    if s.mode != "traitor":
+        return {}
+    n = len(records)
+    wins = sum(r.outcome == "traitor" for r in records)
+    caught = sum("traitor caught" in r.events for r in records)
+    return {
+        "mode": "traitor",
+        "traitor_wins": wins,
+        "traitor_win_rate": round(wins / n, 4) if n else 0.0,
+        "traitor_caught": caught,
+        "traitor_caught_rate": round(caught / n, 4) if n else 0.0,
     }
 
 
@@ -195,6 +223,10 @@ def report_text(rep: dict) -> str:
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
     lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
+    if rep.get("mode") == "traitor":
+        lines.append(
+            f"  traitor      wins {rep['traitor_wins']}/{rep['games']}, caught {rep['traitor_caught']}/{rep['games']}"
+        )
     for e, d in rep["events"].items():
         lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
     lines.append("  (cards: designed, approximate sets; see engine/cards/*.toml)")
@@ -208,6 +240,9 @@ def _cause_words(c: str) -> str:
         "no_challenges": "no Challenge cards left",
         "blocked": "no Path to explore",
         "map_explored": "every Path explored",
+        "crew_lost": "every Crew token lost",
+        "crew_died": "a Crew Member not saved",
+        "traitor": "the Traitor won",
     }.get(c, c)
 
 
@@ -221,6 +256,7 @@ def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
         "characters": list(s.characters) if s.characters else None,
         "gear": [list(g) for g in s.gear] if s.gear else None,
         "medicine": s.medicine,
+        "mode": s.mode,
         "seed": rec.seed,
         "game": rec.index,
         "outcome": rec.outcome,
@@ -260,8 +296,11 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         m = parse_map(data["map"], str(path))
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
+        from engine.maldonado import chapter_for_mode
+
         game = Game(
             m,
+            chapter=chapter_for_mode(m.chapter, data.get("mode")),
             players=data["players"],
             characters=chars,
             gear=gear,
