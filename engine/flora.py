@@ -267,6 +267,8 @@ class Flora(Chapter):
         if kind == "flora":
             return [BURN, SPARE] if state.fires > 0 else [SPARE]
         if kind == "cover":
+            if len(d["covered"]) >= d["crew"]:  # a Crew token lost while the others were being placed
+                return []
             items = self.back_items(state)
             return [COVER + k for k in range(len(items)) if k not in d["covered"]]
         if kind == "uncover":
