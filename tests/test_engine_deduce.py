@@ -1,0 +1,45 @@
+"""The deducer's possible terrains against the worked examples' forced cells, and a deducer game."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from engine.bots import make_bot
+from engine.deduce import FrontierPossible
+from engine.game import Game
+from engine.play import play_game
+from mapgen.mapfile import read_map
+from mapgen.terrain import Terrain
+
+DATA = Path(__file__).parent / "data"
+
+
+@pytest.mark.parametrize("name", ["fauna-201-k34", "training-201-k16"])
+def test_possible_terrains_agree_with_the_forced_cells(name):
+    expected = json.loads((DATA / "states" / "expected.json").read_text())[name]
+    state = read_map(DATA / "states" / f"{name}.toml")
+    full = read_map(DATA / "valid" / f"{name.rsplit('-', 1)[0]}.toml")
+    fp = FrontierPossible(state.chapter, time_limit=20.0)
+    hidden = state.unrevealed()
+    possible = fp.possible(state, hidden)
+    assert set(possible) == set(hidden) and fp.timeouts == 0
+    forced = {state.board.name(i): next(iter(ts)).code for i, ts in possible.items() if len(ts) == 1}
+    assert forced == expected["forced"]
+    # the true map is one completion: every cell's real terrain is possible
+    assert all(full.cells[i] in possible[i] for i in hidden)
+    # a second question on the same state is answered from the witnesses kept
+    again = fp.possible(state, hidden[:3])
+    assert again == {i: possible[i] for i in hidden[:3]}
+
+
+def test_deducer_plays_a_training_game():
+    g = Game(read_map(DATA / "engine_training_201.toml"))
+    s = g.new_initial_state()
+    bot = make_bot("deducer", random.Random(0))
+    play_game(s, [bot], random.Random(0))
+    assert s.is_terminal() and bot.solver_calls > 0
+    assert all(isinstance(t, Terrain) for ts in bot._possible.values() for t in ts)
