@@ -1,0 +1,145 @@
+"""Deduction on partial maps: exact counts, forced cells, probabilities, targets, conflicts (RULES.md §6)."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from constraints.csp import count_completions_csp
+from mapgen.bruteforce import completions_brute, count_completions_brute
+from mapgen.model import CHAPTER_NAMES
+from mapgen.solve import NoCompletion, Solver
+from mapgen.terrain import Terrain
+
+
+@pytest.fixture(scope="module")
+def expected_states(data_dir):
+    return json.loads((data_dir / "states" / "expected.json").read_text(encoding="utf-8"))
+
+
+def state_names(data_dir_path=None):
+    from tests.conftest import DATA
+
+    return sorted(p.stem for p in (DATA / "states").glob("*.toml"))
+
+
+@pytest.mark.parametrize("name", state_names())
+def test_example_states_count_and_forced_exactly(name, example, expected_states):
+    state = example(name, "states")
+    want = expected_states[name]
+    solver = Solver.for_chapter(state.chapter)
+    result = solver.count(state)
+    assert (result.count, result.exact) == (want["count"], want["exact"])
+    forced = {state.board.name(i): t.code for i, t in solver.forced(state).items()}
+    assert forced == want["forced"]
+    possible = solver.possible(state)
+    assert {state.board.name(i): next(iter(ts)).code for i, ts in possible.items() if len(ts) == 1} == want["forced"]
+
+
+def hidden_states(chapter_names, k, per_map, seed):
+    """States made by hiding k random cells of each valid example map."""
+    from tests.conftest import DATA
+    from mapgen.mapfile import read_map
+
+    rng = random.Random(seed)
+    for path in sorted((DATA / "valid").glob("*.toml")):
+        m = read_map(path)
+        if m.chapter not in chapter_names:
+            continue
+        for _ in range(per_map):
+            yield path.stem, m.hide(rng.sample(range(m.board.size), k))
+
+
+@pytest.mark.parametrize("name,state", list(hidden_states(CHAPTER_NAMES, 3, 2, 1)))
+def test_cpsat_counts_equal_brute_force_and_python_constraint(name, state):
+    solver = Solver.for_chapter(state.chapter)
+    brute = list(completions_brute(state))
+    assert solver.count(state).count == len(brute) == count_completions_csp(state, time_limit=60)
+    if brute:
+        tallies = {i: Counter(c.cells[i] for c in brute) for i in state.unrevealed()}
+        shares, exact = solver.probabilities(state)
+        assert exact
+        for i, counts in tallies.items():
+            for t, n in counts.items():
+                assert shares[i][t] == pytest.approx(n / len(brute))
+            assert sum(shares[i].values()) == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("name,state", list(hidden_states(("training", "maldonado", "flora"), 9, 1, 2)))
+def test_larger_states_agree_with_python_constraint(name, state):
+    solver = Solver.for_chapter(state.chapter)
+    assert solver.count(state).count == count_completions_csp(state, time_limit=120)
+
+
+def test_large_counts_use_the_exact_counter(example):
+    m = example("training-201")
+    state = m.hide(range(10, 25))  # 15 unknown cells: far beyond brute force, counted exactly
+    result = Solver.for_chapter("training").count(state)
+    assert result.exact and result.method == "model counter" and result.count > 2_000
+    capped = Solver.for_chapter("training").count(state, limit=50, time_limit=30, exact_counter=False)
+    assert (capped.count, capped.exact) == (50, False)
+
+
+def test_unique_state_and_targets(example):
+    m = example("fauna-201-k34", "states")
+    solver = Solver.for_chapter("fauna")
+    target = solver.target(m, Terrain.FORT)
+    assert target["deduced"] and target["cells"] == ["D5", "E5", "F3"]
+    full = example("fauna-201")
+    assert solver.is_unique(full.hide([0]))
+    assert not solver.is_unique(m)
+
+
+def test_no_completion_names_rules_and_cells(example):
+    bad = example("fauna-202-m", "invalid")
+    with pytest.raises(NoCompletion) as err:
+        Solver.for_chapter("fauna").count(bad.hide([0]))
+    assert "C1" in err.value.rules
+    assert "F4" in err.value.cells
+
+
+def test_foreign_terrain_is_no_completion(example):
+    m = example("training-201")
+    state = m.with_cells([Terrain.SKULL, *m.cells[1:]]).hide([5, 6])
+    with pytest.raises(NoCompletion) as err:
+        Solver.for_chapter("training").possible(state)
+    assert err.value.rules == ("T1",)
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_json_contract(data_dir, expected_states):
+    path = data_dir / "states" / "vameter-202-k34.toml"
+    r = run("solve", str(path), "--json", "--probabilities", "--target")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    want = expected_states["vameter-202-k34"]
+    assert {k: data[k] for k in ("count", "exact", "unique", "forced")} == want
+    from mapgen.mapfile import read_map
+
+    state = read_map(path)
+    assert set(data["probabilities"]) == {state.board.name(i) for i in state.unrevealed()}
+    for shares in data["probabilities"].values():
+        assert sum(shares.values()) == pytest.approx(1.0)
+    assert data["target"]["terrain"] == "Fz"
+
+
+def test_cli_exit_codes(data_dir, tmp_path):
+    assert run("solve", str(data_dir / "states" / "training-201-k16.toml")).exit_code == 0
+    r = run("solve", str(data_dir / "invalid" / "training-201-m.toml"))
+    assert r.exit_code == 1 and "no completion: rule C6 Rock conflicts" in r.stderr
+    bad = tmp_path / "bad.toml"
+    bad.write_text('chapter = "fauna"\npeak = "Z9"\n', encoding="utf-8")
+    r = run("solve", str(bad))
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}: ")
+    r = run("solve", str(data_dir / "states" / "training-201-k16.toml"), "--target", "Qq")
+    assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
