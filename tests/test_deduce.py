@@ -1,0 +1,72 @@
+"""The designer's deduction report: minimal reveal sets, rule ablation, the reveal profile."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from constraints.catalogue import check_map, get_chapter
+from mapgen.deduce import minimal_reveal_set, reveal, reveal_profile, rule_ablation
+from mapgen.mapfile import read_map
+from mapgen.solve import Solver
+from mapgen.terrain import Terrain
+
+
+@pytest.mark.parametrize("name", ["training-201", "fauna-201", "vameter-202"])
+def test_reveal_set_is_unique_and_minimal(name, example):
+    m = example(name)
+    cells = minimal_reveal_set(m, seed=3)
+    solver = Solver(get_chapter(m.chapter))
+    assert solver.is_unique(reveal(m, cells))
+    for c in cells:
+        assert not solver.is_unique(reveal(m, [k for k in cells if k != c])), m.board.name(c)
+
+
+def test_ablation_names_rules_whose_removal_allows_another_map(example):
+    m = example("training-201")
+    cells = minimal_reveal_set(m)
+    ablation = rule_ablation(m, cells)
+    assert set(ablation) == {"C1", "C4", "C5", "C6"}
+    assert ablation["C4"]  # one Wood per row and column does real work on every Training map
+
+
+def test_reveal_profile_follows_the_exploring_rules(example):
+    m = example("training-202")
+    prof = reveal_profile(m)
+    steps = prof["steps"]
+    b = m.board
+    assert len(steps) == b.size
+    explored: list[int] = []
+    for s in steps:
+        i = b.index(s["cell"])
+        assert s["terrain"] == m.cells[i].code
+        if not explored:
+            assert s["cell"].endswith("7")  # the first exploration is from the river, column 7
+        else:
+            assert any(j in explored and m.cells[j] is not Terrain.ROCK for j in b.neighbours(i, "orthogonal"))
+        explored.append(i)
+    exact = [s["count"] for s in steps if s["exact"]]
+    assert exact == sorted(exact, reverse=True) and exact[-1] == 1
+    assert prof["unique_at"] is not None
+
+
+def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir):
+    src = data_dir / "valid" / "training-201.toml"
+    out = tmp_path / "puzzle.toml"
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    puzzle = read_map(out)
+    assert sorted(puzzle.board.name(i) for i, t in enumerate(puzzle.cells) if t is not None) == sorted(report["reveal_set"])
+    assert Solver.for_chapter("training").is_unique(puzzle)
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", str(out)])
+    assert r.exit_code == 1 and "already exists" in r.output
+    r = CliRunner().invoke(main, ["deduce", str(data_dir / "states" / "training-201-k16.toml")])
+    assert r.exit_code == 1 and "partial map" in r.output
+    bad = data_dir / "invalid" / "training-201-m.toml"
+    assert check_map(read_map(bad))
+    r = CliRunner().invoke(main, ["deduce", str(bad)])
+    assert r.exit_code == 1 and "breaks C6" in r.output
