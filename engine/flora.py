@@ -437,8 +437,15 @@ class FloraPolicy(ChapterPolicy):
                 elif k not in d["covered"] and x == "shelter" and state.shelter < 0:
                     need[WOOD] += 1
                     need[MUD] += 1
-        elif state.fires == 0:
-            need[WOOD] += 1  # a Fire for the next Flora creature
+                    need[SKULL] += 0.5
+        else:
+            if state.fires == 0:
+                need[WOOD] += 1  # a Fire for the next Flora creature
+            # the backs already shown: start gathering for the fight (the Crew will cover some)
+            shown = [x for k in d["trail"][: ch.flipped(state)] for x in ch.search[k].back]
+            for x in shown:
+                if isinstance(x, int):
+                    need[x] += 0.5
 
     def terrain_value(self, bot, state, need, t) -> float:
         ch, d = self._chapter(state), state.data
@@ -457,6 +464,8 @@ class FloraPolicy(ChapterPolicy):
             v += 3.0
         if t is T.SACAGAWEA and state.monsters:
             v += 1.0
+        if t is T.FIELD and d["fight"] and "shelter" in ch.missing(state) and state._field_for_shelter() < 0:
+            v += 2.0  # the fight asks for a Shelter and no Field is found yet
         return v
 
     def cell_value(self, bot, state, need, cell: int) -> float:
@@ -483,11 +492,12 @@ class FloraPolicy(ChapterPolicy):
         if kind == "cover":  # cover what the team lacks most
             items = ch.back_items(state)
 
-            def lack(a):
+            def lack(a):  # the hardest to get first: a Shelter, a Fire, a Fossil, then what is not held
                 x = items[a - COVER]
                 if isinstance(x, int):
-                    return (state.pack[x] > 0, -bot.unit_value(state, need, x), a)
-                return ((state.fires if x == "fire" else state.shelter) >= (1 if x == "fire" else 0), 0, a)
+                    return (state.pack[x] > 0, -(1.5 if x == FOSSIL else 1.0), a)
+                held = state.fires >= 1 if x == "fire" else state.shelter >= 0
+                return (held, -3.0 if x == "shelter" else -2.0, a)
 
             return min(legal, key=lack)
         if kind == "uncover":  # uncover what the team holds already
@@ -507,6 +517,19 @@ class FloraPolicy(ChapterPolicy):
         return legal[0]
 
     def main(self, bot, state, legal, need) -> int | None:
+        # a Fire ready for the next Flora creature (two when the Trail asks for one)
+        d = state.data
+        ch = self._chapter(state)
+        want = 2 if ch.next_icon(state) is T.FLORA_CREATURE else 1
+        missing = ch.missing(state) if d["fight"] else []
+        if (state.fires < want and not d["fight"]) or "fire" in missing:
+            for k in (2, 3, 0, 1):  # Flint first
+                if A.FIRE + k in legal:
+                    return A.FIRE + k
+        if "shelter" in missing:
+            for k in range(3):
+                if A.SHELTER + k in legal:
+                    return A.SHELTER + k
         rings = [a for a in legal if KILL_RING <= a < COVER]
         if rings and state.fires >= 2 and not state.explored_now:
             frontier = state.frontier()

@@ -338,6 +338,9 @@ class Vameter(Chapter):
         state.n_explored += 1
         state.ex_list.append(dest)
         state.tokens_out += 1
+        d = state.data
+        if state.game.cells[dest] is T.FEZRON_CAMP and d["vam"] < 0 and "vameter" not in state.events:
+            self.spawn(state)  # decision: a Fezron Camp revealed by a Cyclops is found too (no token gained)
         state.push(*state._completion_steps(dest))
 
     # ----- Misfortune -----
