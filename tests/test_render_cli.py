@@ -159,8 +159,8 @@ def test_a_state_without_completion_is_a_one_line_error(tmp_path):
 
 def test_dpi_sets_the_png_size(tmp_path):
     small, large = tmp_path / "small.png", tmp_path / "large.png"
-    assert run(FAUNA, "-o", small, "--dpi", "75").exit_code == 0
-    assert run(FAUNA, "-o", large, "--dpi", "150").exit_code == 0
+    assert run(FAUNA, "-o", small, "--dpi", "50").exit_code == 0
+    assert run(FAUNA, "-o", large, "--dpi", "100").exit_code == 0
 
     def size(path):
         head = path.read_bytes()[16:24]

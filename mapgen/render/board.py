@@ -53,6 +53,13 @@ def board_extent(m: Map, *, right_labels: bool = True) -> tuple[float, float, fl
     return -LABEL_MARGIN, right, -LABEL_MARGIN, b.height + LABEL_MARGIN
 
 
+def _name_size(short: str) -> float:
+    """Font size of a terrain's name as a fraction of the cell, so the longest line fits inside the tile."""
+    longest = max(len(line) for line in short.split("\n"))
+    size = 0.115 if "\n" in short else 0.14
+    return min(size, 0.8 / (0.72 * longest))
+
+
 def _percent(p: float) -> str:
     if p <= 0:
         return "0%"
@@ -169,7 +176,7 @@ def draw_board(
                 st.short,
                 ha="center",
                 va="center",
-                fontsize=cell_pt * (0.115 if two_lines else 0.14),
+                fontsize=cell_pt * _name_size(st.short),
                 color=st.ink,
                 linespacing=0.95,
                 fontweight="bold",
