@@ -168,3 +168,18 @@ def test_dpi_sets_the_png_size(tmp_path):
 
     (w1, h1), (w2, h2) = size(small), size(large)
     assert abs(w2 - 2 * w1) <= 2 and abs(h2 - 2 * h1) <= 2
+
+
+def test_a_map_without_number_or_name_is_titled_by_its_file(tmp_path):
+    out = tmp_path / "fauna.svg"
+    assert run(FAUNA, "-o", out).exit_code == 0
+    assert 'id="briefing-number"' in out.read_text()
+
+
+def test_a_shipped_map_by_name(tmp_path):
+    if not (Path(__file__).parent.parent / "maps" / "fauna-1.toml").exists():
+        pytest.skip("no shipped maps in this checkout")
+    out = tmp_path / "fauna-1.svg"
+    result = run("fauna-1", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert 'id="cell-A1-' in out.read_text()

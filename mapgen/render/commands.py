@@ -40,6 +40,15 @@ def _read_map(spec: str):
         _fail(str(e))
 
 
+def _named(m, spec: str):
+    """The map to draw: one with neither number nor name in its briefing is titled by its file (``fauna-1``)."""
+    from dataclasses import replace
+
+    if m.briefing.number is not None or m.briefing.name:
+        return m
+    return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
+
+
 def _read_profile(path: str):
     """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
     from mapgen.render.plots import profile_steps
@@ -197,10 +206,11 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, dpi, 
             heat, exact = _heat(m, terrain, time_limit) if terrain is not None else (None, True)
             label = terrain.label if terrain is not None else ""
             options = {"forced": forced_cells, "heat": heat, "heat_label": label, "heat_exact": exact}
+            shown = _named(m, map_file)
             if sheet:
-                result = render_sheet(m, out, paper=paper.lower(), **options)
+                result = render_sheet(shown, out, paper=paper.lower(), **options)
             else:
-                result = render_map(m, out, dpi=dpi, **options)
+                result = render_map(shown, out, dpi=dpi, **options)
             if heat is not None:
                 extra["probabilities"] = {
                     "terrain": terrain.code,
