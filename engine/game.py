@@ -405,6 +405,12 @@ class State:
                     # decision: a Monster's own Path cannot be explored
                     if not ex[j] and j not in mon and not (check and not g.chapter.can_explore_to(self, j)):
                         out.add(j)
+        if not out:  # decision: with every way on blocked, the boat may land again on the start column
+            return [
+                i
+                for i in g.start_cells
+                if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(self, i))
+            ]
         return sorted(out)
 
     def monster_tax(self, cell: int) -> int:

@@ -59,9 +59,17 @@ def check_invariants(
             assert c in g.start_cells
         else:
             assert c not in monsters_before
-            assert any(
-                explored_before[j] and g.cells[j] is not Terrain.ROCK and j not in monsters_before for j in g.orth[c]
-            )
+
+            def open_from(j):
+                return explored_before[j] and g.cells[j] is not Terrain.ROCK and j not in monsters_before
+
+            trail = [
+                k
+                for k in range(len(explored_before))
+                if not explored_before[k] and k not in monsters_before and any(open_from(j) for j in g.orth[k])
+            ]
+            # from the trail; or, when the trail is blocked everywhere, from the start column again
+            assert c in trail or (not trail and c in g.start_cells)
 
 
 def random_playout(s, rng: random.Random):

@@ -164,9 +164,10 @@ def test_monster_blocks_and_taxes_its_row_and_column(fauna_map):
     s.threats.append(minotaur)
     s.monsters[cell(s, "D7")] = minotaur
     s._legal = None
-    assert s.frontier() == []  # no exploring past a Monster
-    explore_ = [a for a in s.legal_actions() if a < A.DISCARD]
-    assert explore_ == [] and A.END_TURN in s.legal_actions()
+    # no exploring past a Monster: with every way on blocked, the boat lands again on column 7
+    names = [s.game.board.name(c) for c in s.frontier()]
+    assert names == ["A7", "B7", "C7", "E7", "F7", "G7"]
+    assert A.EXPLORE + cell(s, "D6") not in s.legal_actions()
     del s.monsters[cell(s, "D7")]
     s.monsters[cell(s, "C1")] = minotaur  # C1: row C and column 1
     s._legal = None
