@@ -14,11 +14,14 @@ The map is tests/data/engine6_flora_201.toml (start F7, Greek Fire C2, Peak B4):
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from cli import main
 from engine import actions as A
 from engine import flora as F
 from engine.bots import make_bot
@@ -312,3 +315,17 @@ def test_clairvoyant_wins_flora_often(flora_map):
         play_game(s, [make_bot("clairvoyant", random.Random(seed))], random.Random(seed))
         wins += s.won()
     assert wins >= 6
+
+
+SHIPPED = sorted(p.stem for p in (Path(__file__).parent.parent / "maps").glob("flora-*.toml"))
+CONTRACT = {"games", "wins", "win_rate", "win_rate_ci", "mean_score", "losses", "mean_days"}
+
+
+@pytest.mark.parametrize("name", SHIPPED or ["engine6_flora_201"])
+def test_playtest_json_on_every_shipped_flora_map(name):
+    spec = name if SHIPPED else str(DATA / f"{name}.toml")
+    r = CliRunner().invoke(main, ["playtest", spec, "--games", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert CONTRACT <= set(rep) and rep["chapter"] == "flora" and rep["games"] == 3
+    assert sum(rep["losses"].values()) + rep["wins"] == 3

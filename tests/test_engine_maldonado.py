@@ -449,3 +449,17 @@ def test_playtest_traitor_mode_reports_traitor_keys(tmp_path):
     assert r.exit_code == 0 and "Game over" in r.output
     r = CliRunner().invoke(main, ["playtest", f, "--games", "2", "--mode", "traitor"])
     assert r.exit_code == 1 and "2 to 4 players" in r.output
+
+
+SHIPPED = sorted(p.stem for p in (Path(__file__).parent.parent / "maps").glob("maldonado-*.toml"))
+CONTRACT = {"games", "wins", "win_rate", "win_rate_ci", "mean_score", "losses", "mean_days"}
+
+
+@pytest.mark.parametrize("name", SHIPPED or ["engine6_maldonado_201"])
+def test_playtest_json_on_every_shipped_maldonado_map(name):
+    spec = name if SHIPPED else str(DATA / f"{name}.toml")
+    r = CliRunner().invoke(main, ["playtest", spec, "--games", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert CONTRACT <= set(rep) and rep["chapter"] == "maldonado" and rep["games"] == 3
+    assert sum(rep["losses"].values()) + rep["wins"] == 3

@@ -14,11 +14,14 @@ The map is tests/data/engine6_vameter_201.toml (Peak B4):
 
 from __future__ import annotations
 
+import json
 import random
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 
+from cli import main
 from engine import actions as A
 from engine import vameter as V
 from engine.bots import make_bot
@@ -385,3 +388,17 @@ def test_bots_finish_vameter_games_and_replay(bot, vmap):
             again = replay(g, s.history)
             assert again.outcome == s.outcome and str(again) == str(s)
     assert won >= 1  # the Vameter can be shot five times and surrounded
+
+
+SHIPPED = sorted(p.stem for p in (Path(__file__).parent.parent / "maps").glob("vameter-*.toml"))
+CONTRACT = {"games", "wins", "win_rate", "win_rate_ci", "mean_score", "losses", "mean_days"}
+
+
+@pytest.mark.parametrize("name", SHIPPED or ["engine6_vameter_201"])
+def test_playtest_json_on_every_shipped_vameter_map(name):
+    spec = name if SHIPPED else str(DATA / f"{name}.toml")
+    r = CliRunner().invoke(main, ["playtest", spec, "--games", "3", "--json"])
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert CONTRACT <= set(rep) and rep["chapter"] == "vameter" and rep["games"] == 3
+    assert sum(rep["losses"].values()) + rep["wins"] == 3
