@@ -463,3 +463,27 @@ def test_playtest_json_on_every_shipped_maldonado_map(name):
     rep = json.loads(r.output)
     assert CONTRACT <= set(rep) and rep["chapter"] == "maldonado" and rep["games"] == 3
     assert sum(rep["losses"].values()) + rep["wins"] == 3
+
+
+@pytest.mark.parametrize(
+    "name, traitor, players",
+    [("engine6_flora_201", False, 1), ("engine6_vameter_201", False, 2), ("engine6_maldonado_201", True, 3)],
+)
+def test_clone_is_independent_and_equal_in_every_expansion_chapter(name, traitor, players):
+    g = Game(read_map(DATA / f"{name}.toml"), chapter=MaldonadoTraitor() if traitor else None, players=players)
+    rng = random.Random(11)
+    s = g.new_initial_state()
+    for _ in range(400):
+        if s.is_terminal():
+            break
+        c = s.clone()
+        assert str(c) == str(s) and c.legal_actions() == s.legal_actions() and c.data == s.data
+        a = rng.choice(s.chance_outcomes())[0] if s.is_chance_node() else rng.choice(s.legal_actions())
+        c.apply_action(a)
+        s.apply_action(a)
+        assert str(c) == str(s) and c.data == s.data
+        other = c.clone()
+        if not other.is_terminal():
+            b = rng.choice(other.chance_outcomes())[0] if other.is_chance_node() else rng.choice(other.legal_actions())
+            other.apply_action(b)
+        assert str(c) == str(s) and c.data == s.data  # playing on a clone leaves its original alone
