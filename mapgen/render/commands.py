@@ -189,7 +189,8 @@ def render(map_file, out, forced, code, profile, sheet, paper, time_limit, dpi, 
                 data = _read_profile(map_file)
             else:
                 data = _profile(_read_map(map_file), time_limit or PROFILE_TIME)
-            result = plot_profile(data, out, dpi=dpi)
+            title = f"Reveal profile of {Path(map_file).stem}: what is still open after each reveal"
+            result = plot_profile(data, out, title=title, dpi=dpi)
             extra["steps"] = len(profile_steps(data)[0])
         else:
             m = _read_map(map_file)

@@ -168,7 +168,7 @@ def profile_figure(profile, *, title: str = ""):
         words += "; red with ? = a guess (no frontier cell was forced)"
     bottom.set_xlabel(words)
     bottom.set_xlim(-0.6, len(steps) - 0.4)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.16)
+    fig.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.13)
     return fig
 
 
