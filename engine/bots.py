@@ -83,6 +83,19 @@ class _Geometry:
                     rots.append([(j, t.index) for j, t in cells if t is not None and t is not T.FORT])
                 self.fort_rots[i] = rots
         self.hills = [(h, num, frozenset(self.line[h])) for h, num in g.hills.items()]
+        # affects[x]: the cells whose local weights read cell x (to keep the others cached)
+        reads = []
+        for c in range(n):
+            r = set(self.line[c]) | set(self.king[c]) | {c}
+            for j in self.orth[c]:
+                r |= set(self.orth[j])
+            for rot in self.fort_rots[c] or ():
+                r |= {j for j, _ in rot}
+            for h, _, line in self.hills:
+                if c in line:
+                    r |= line | {h}
+            reads.append(r)
+        self.affects = [tuple(c for c in range(n) if x in reads[c]) for x in range(n)]
 
 
 class RandomBot:
@@ -181,12 +194,24 @@ class HeuristicBot:
     def _known(self, state) -> list[int]:
         """Terrain index of every seen cell, -1 for the others; cached until something new is seen."""
         key = (id(state.game), bytes(state.seen))
-        if key != self._known_key:
-            tidx = self._geo(state.game).tidx
+        old = self._known_key
+        if key != old:
+            geo = self._geo(state.game)
+            tidx = geo.tidx
             seen = state.seen
-            self._known_list = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
+            known = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
+            cache = self._weight_cache
+            if old is not None and old[0] == key[0] and cache:
+                # only the cells whose weights read a newly seen cell are computed again
+                previous = self._known_list
+                for x, (a, b) in enumerate(zip(previous, known)):
+                    if a != b:
+                        for c in geo.affects[x]:
+                            cache.pop(c, None)
+            else:
+                self._weight_cache = {}
+            self._known_list = known
             self._known_key = key
-            self._weight_cache = {}
         return self._known_list
 
     def _weights(self, state, cell: int) -> list[float]:
