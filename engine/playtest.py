@@ -168,7 +168,7 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "mean_days": round(sum(r.days for r in records) / n, 3) if n else 0.0,
         "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
         "events": events,
-        "cards_approximate": True,
+        "cards_approximate": any(c.approximate for c in [*game.challenges, *game.destiny, *game.threats, *game.kills]),
         **_traitor_keys(records, s),
     }
 
@@ -229,7 +229,8 @@ def report_text(rep: dict) -> str:
         )
     for e, d in rep["events"].items():
         lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
-    lines.append("  (cards: designed, approximate sets; see engine/cards/*.toml)")
+    if rep.get("cards_approximate", True):
+        lines.append("  (cards: designed, approximate sets; see engine/cards/*.toml)")
     return "\n".join(lines)
 
 
