@@ -834,7 +834,9 @@ class State:
             steps.append(("trade",))
         elif t is Terrain.HILL:
             self.extra_turn = True
-        steps += g.chapter.activate(self, cell, t)
+        # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,
+        # Maldonado's Tipi gives its Kill Monster card before the trade
+        steps[:0] = g.chapter.activate(self, cell, t)
         steps += self._completion_steps(cell)
         self.lewis_on = False
         self.collins_on = False
