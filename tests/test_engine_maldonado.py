@@ -174,11 +174,11 @@ def test_tipi_draws_a_kill_monster_card_and_two_different_resources_kill(mmap):
     g = s.game
     d = s.data
     opened(s, "C7")
-    explore(s, "C6")  # a Tipi: the trade and a Kill Monster card (decision: the trade is asked first)
-    if s.agenda[-1] == ("trade",):
-        s.apply_action(A.SKIP)
-        settle(s)
+    explore(s, "C6")  # a Tipi: first a Kill Monster card, then the trade
     assert len(d["kill_face"]) == 1
+    assert s.agenda[-1] == ("trade",)
+    s.apply_action(A.SKIP)
+    settle(s)
     k = d["kill_face"][0]
     shown = [r for r in range(10) if g.kills[k].requires[r]]
     mon = next(i for i, c in enumerate(g.threats) if c.monster)
