@@ -24,7 +24,7 @@ CORE = ["T1", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"]
         ("training", TRAINING, "Fo Wo Wa Mu Ro", None, ["T1", "C1", "C4", "C5", "C6"]),
         ("fauna", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft", "Ft", [*CORE, "F1", "F2"]),
         ("flora", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ft Pf Sa Fc", "Fc", [*CORE, "L1", "L2", "L3", "L4"]),
-        ("vameter", FULL, "Fo Wo Wa Mu Ro Sk Ti Hi Fz Mf", "Fz", [*CORE[:8], "C9", "V1", "V2", "V3"]),
+        ("vameter", FULL, "Fo Wo Wa Mu Ro Sk Ti Hi Fz Mf", "Fz", [*CORE, "V1", "V2", "V3"]),
         ("maldonado", FULL, "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ma", "Ma", [*CORE, "M1", "M2"]),
     ],
 )

@@ -43,7 +43,8 @@ def messages(m: Map) -> list[str]:
 FAILING = {
     "T1 a code of another chapter": ("fauna-201", {"A1": "Fz", "A2": "Fz"}, [("T1", ("A1", "A2"))]),
     "T1 Vine on Vameter": ("vameter-201", {"A6": "Vi"}, [("T1", ("A6",))]),
-    "T1 plain Field on Vameter": ("vameter-201", {"A6": "Fi"}, [("T1", ("A6",))]),
+    # C8 is a core rule of every chapter but Training, so a stray Field on Vameter is checked by it too.
+    "T1 plain Field on Vameter": ("vameter-201", {"A6": "Fi"}, [("T1", ("A6",)), ("C8", ("A6",))]),
     "T1 Skull in Training": ("training-201", {"B6": "Sk"}, [("T1", ("B6",))]),
     "C1 Water without Wood": ("fauna-201", {"A1": "Wa"}, [("C1", ("A1",))]),
     "C1 Wood without Water": ("fauna-201", {"A7": "Hi"}, [("C1", ("B7",))]),
@@ -385,3 +386,125 @@ def test_any_board_gives_violations_with_chapter_ids_and_board_cells(m):
         assert v.message and "\n" not in v.message
     outside = [i for i, t in enumerate(m.cells) if t not in chapter.terrains]
     assert any(v.rule == "T1" for v in violations) == bool(outside)
+
+
+# --- a second, independent reading of RULES.md §3, compared on boards near the valid examples ------
+
+CHAPTER_CODES = {
+    "training": "Fo Wo Wa Mu Ro",
+    "fauna": "Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft",
+    "flora": "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ft Pf Sa Fc",
+    "vameter": "Fo Wo Wa Mu Ro Sk Ti Hi Fz Mf",
+    "maldonado": "Fo Wo Wa Mu Ro Sk Ti Fi Hi Ma",
+}
+COUNTED = {"fauna": "Ft", "flora": "Fc", "vameter": "Fz", "maldonado": "Ma"}
+ORTH = ((-1, 0), (1, 0), (0, -1), (0, 1))
+DIAG = ((-1, -1), (-1, 1), (1, -1), (1, 1))
+KING = ORTH + DIAG
+TWO_DIAG = ((-2, -2), (-2, 2), (2, -2), (2, 2))
+
+
+def reference_ids(m: Map) -> set[str]:
+    """The rule ids a complete map breaks, written straight from RULES.md without the library's rule kinds."""
+    h, w, ch = m.board.height, m.board.width, m.chapter
+    grid = {(r, c): (m.cells[r * w + c].code if m.cells[r * w + c] else None) for r in range(h) for c in range(w)}
+    where = {code: [rc for rc, t in grid.items() if t == code] for code in {t.code for t in Terrain}}
+
+    def near(rc, offsets, code):
+        return [(rc[0] + dr, rc[1] + dc) for dr, dc in offsets if grid.get((rc[0] + dr, rc[1] + dc)) == code]
+
+    def needs(a, b, offsets, low=1, high=99):
+        return all(low <= len(near(rc, offsets, b)) <= high for rc in where[a])
+
+    def rc_of(i):
+        return divmod(i, w)
+
+    ok = {"T1": all(t in CHAPTER_CODES[ch].split() for t in grid.values())}
+    ok["C1"] = needs("Wa", "Wo", ORTH) and needs("Wo", "Wa", ORTH)
+    ok["C2"] = needs("Fo", "Ti", DIAG) and needs("Ti", "Fo", DIAG)
+    ok["C3"] = needs("Ti", "Sk", KING) and needs("Sk", "Ti", KING)
+    rows = [[grid[r, c] for c in range(w)] for r in range(h)]
+    cols = [[grid[r, c] for r in range(h)] for c in range(w)]
+    ok["C4"] = all(line.count("Wo") == 1 for line in rows + cols)
+    ok["C5"] = needs("Mu", "Wa", ORTH) and needs("Mu", "Ro", ORTH)
+    rocks = set(where["Ro"])
+    inner = all(0 < r < h - 1 and 0 < c < w - 1 for r, c in rocks)
+    seen, todo = set(), [min(rocks)] if rocks else []
+    while todo:
+        r, c = todo.pop()
+        if (r, c) in seen:
+            continue
+        seen.add((r, c))
+        todo.extend(near((r, c), ORTH, "Ro"))
+    ok["C6"] = inner and seen == rocks and grid[rc_of(m.briefing.peak)] == "Ro"
+    sides = [[grid[r + dr, c + dc] for dr, dc in ORTH if (r + dr, c + dc) in grid] for r, c in where["Sk"]]
+    ok["C7"] = all(len(set(s)) == len(s) for s in sides)
+    ok["C8"] = needs("Fi", "Fo", ORTH) and needs("Fi", "Wo", ORTH)
+    if ch in COUNTED:
+        ok["C9"] = all(
+            rows[r].count(COUNTED[ch]) + cols[c].count(COUNTED[ch]) == n
+            for (r, c), n in ((rc_of(i), shown) for i, shown in m.hills.items())
+        )
+    if ch == "fauna":
+        ok["F1"] = all(("Vi" in col) == ("Ro" in col) for col in cols)
+        pattern = [[t.code if t else None for t in row] for row in m.briefing.fort_pattern.rows]
+
+        def fits(fr, fc):
+            turned = pattern
+            for _ in range(4):
+                pr, pc = next((i, j) for i, row in enumerate(turned) for j, t in enumerate(row) if t == "Ft")
+                if all(
+                    (fr + i - pr, fc + j - pc) in grid and (t is None or grid[fr + i - pr, fc + j - pc] == t)
+                    for i, row in enumerate(turned)
+                    for j, t in enumerate(row)
+                ):
+                    return True
+                turned = [list(row) for row in zip(*turned[::-1], strict=True)]  # a quarter turn clockwise
+            return False
+
+        ok["F2"] = len(where["Ft"]) == 3 and all(fits(r, c) for r, c in where["Ft"])
+    if ch == "flora":
+        ok["L1"] = all(min(r, c, h - 1 - r, w - 1 - c) == 1 for r, c in where["Pf"])
+        ok["L2"] = len(where["Sa"]) == 1 and needs("Sa", "Wo", KING, 3, 3)
+        ok["L3"] = 4 <= len(where["Fc"]) <= 8
+        ok["L4"] = where["Ft"] == [rc_of(m.briefing.start)]
+    if ch == "vameter":
+        ok["V1"] = needs("Fz", "Mu", DIAG) and needs("Mu", "Fz", DIAG)
+        ok["V2"] = needs("Fz", "Sk", KING, 0, 0)
+        ok["V3"] = needs("Mf", "Fo", ORTH) and needs("Mf", "Wo", ORTH)
+    if ch == "maldonado":
+        ok["M1"] = needs("Ma", "Sk", TWO_DIAG) and needs("Sk", "Ma", TWO_DIAG)
+        ok["M2"] = all(len(where[code]) >= 3 for code in CHAPTER_CODES[ch].split())
+    if ch == "training":
+        ok = {k: ok[k] for k in ("T1", "C1", "C4", "C5", "C6")}
+    return {rule for rule, good in ok.items() if not good}
+
+
+@st.composite
+def near_valid_map(draw) -> Map:
+    """A valid example with 1 to 3 cells changed (mostly to the chapter's terrains) and maybe a Hill number."""
+    base = draw(st.sampled_from(BASES))
+    cells = list(base.cells)
+    own = [Terrain.from_code(c) for c in CHAPTER_CODES[base.chapter].split()]
+    for _ in range(draw(st.integers(1, 3))):
+        i = draw(st.integers(0, base.board.size - 1))
+        cells[i] = draw(st.sampled_from(own) if draw(st.integers(0, 9)) else st.sampled_from(list(Terrain)))
+    hills = dict(base.hills)
+    if draw(st.booleans()):
+        for i, t in enumerate(cells):
+            if t is Terrain.HILL and draw(st.integers(0, 3)) == 0:
+                hills[i] = draw(st.integers(0, 4))
+    return base.with_cells(cells, hills=hills)
+
+
+def test_reference_reading_agrees_on_the_examples(example, expected_invalid):
+    for m in BASES:
+        assert reference_ids(m) == set()
+    for name, ids in expected_invalid.items():
+        assert reference_ids(example(name, "invalid")) == set(ids), name
+
+
+@settings(max_examples=1000, deadline=None)
+@given(near_valid_map())
+def test_check_agrees_with_an_independent_reading_of_the_rules(m):
+    assert {v.rule for v in check_map(m)} == reference_ids(m)
