@@ -9,6 +9,8 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mapgen.mapfile import read_map
 from mapgen.render import RenderError, plot_playtest, plot_profile, render_map, render_sheet
@@ -479,3 +481,31 @@ def test_playtest_chart_refuses_incomplete_reports(tmp_path):
         plot_playtest([], tmp_path / "p.png")
     with pytest.raises(RenderError, match="playtest report 1 has no 'wins'"):
         plot_playtest([{"bot": "x", "games": 1, "win_rate": 0, "scores": [], "losses": {}}], tmp_path / "p.png")
+
+
+# --- any partial map -------------------------------------------------------------------------------
+
+
+@settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_any_partial_map_with_any_overlay_draws_every_cell_once(tmp_path, data):
+    m = load(data.draw(st.sampled_from(CHAPTER_MAPS)))
+    hidden = data.draw(st.sets(st.integers(0, m.board.size - 1)))
+    state = m.hide(hidden)
+    terrains = list(STYLES)
+    forced = {i: data.draw(st.sampled_from(terrains)) for i in sorted(hidden) if data.draw(st.booleans())}
+    heat = {i: data.draw(st.floats(0, 1)) for i in sorted(hidden)} if data.draw(st.booleans()) else None
+    out = tmp_path / "any.svg"
+    render_map(state, out, forced=forced, heat=heat, heat_label="Fort" if heat else "")
+    ids = structure(out)
+    for i in range(m.board.size):
+        name = m.board.name(i)
+        mine = [k for k in ids if re.match(rf"^(cell|token|forced|heat)-{name}(-|$)", k)]
+        if i not in hidden:
+            assert mine == [f"cell-{name}-{m.cells[i].code}"]
+        elif heat is not None:
+            assert f"heat-{name}" in mine and (i not in forced or f"forced-{name}-{forced[i].code}" in mine)
+        elif i in forced:
+            assert mine == [f"forced-{name}-{forced[i].code}"]
+        else:
+            assert mine == [f"token-{name}"]
