@@ -119,7 +119,7 @@ class Neighbours(Rule):
             found = [j for j in table[i] if cells[j] is self.target]
             n = len(found)
             if n < self.at_least or (self.at_most is not None and n > self.at_most):
-                out.append(self.violation(view, [i, *found], self._message(view.board, i, found)))
+                out.append(self.violation(view, [i], self._message(view.board, i, found)))
         return out
 
     def _message(self, board, i, found):
@@ -252,7 +252,7 @@ class DistinctNeighbours(Rule):
             for t, js in seen.items():
                 if len(js) > 1:
                     count = {2: "two", 3: "three", 4: "four"}[len(js)]
-                    out.append(self.violation(view, [i, *js], f"the {self.terrain.label} at {b.name(i)} has {t.label} on {count} sides ({cell_list(b, js)})"))
+                    out.append(self.violation(view, [i], f"the {self.terrain.label} at {b.name(i)} has {t.label} on {count} sides ({cell_list(b, js)})"))
         return out
 
 
