@@ -183,3 +183,17 @@ def test_a_shipped_map_by_name(tmp_path):
     result = run("fauna-1", "-o", out)
     assert result.exit_code == 0, result.output
     assert 'id="cell-A1-' in out.read_text()
+
+
+def test_profile_needs_a_complete_map(tmp_path):
+    result = run(STATE, "-o", tmp_path / "p.png", "--profile")
+    assert result.exit_code == 2
+    assert result.output == "error: --profile plays a complete map from its start; this map has unexplored cells\n"
+
+
+def test_profile_out_of_time_is_a_one_line_error(tmp_path):
+    pytest.importorskip("mapgen.deduce")
+    result = run(FAUNA, "-o", tmp_path / "p.png", "--profile", "--time-limit", "0.2")
+    assert result.exit_code == 1
+    assert result.output == "error: the solver ran out of time (0.2 s); try a larger --time-limit\n"
+    assert list(tmp_path.iterdir()) == []
