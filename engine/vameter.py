@@ -236,18 +236,25 @@ class Vameter(Chapter):
             if not state.explored[j] and j not in state.monsters:
                 return j
 
+    def destination(self, state, n: int) -> tuple[int, int]:
+        """Where n Unexplored Paths of movement take the Vameter: (cell, direction)."""
+        d = state.data
+        vam, direction = d["vam"], d["dir"]
+        for _ in range(n):
+            for _turn in range(4):
+                j = self.next_path(state, vam, direction)
+                if j >= 0:
+                    vam = j
+                    break
+                direction = (direction + 1) % 4
+            else:
+                break  # pinned: it will not move again
+        return vam, direction
+
     def move_vameter(self, state, n: int) -> None:
         """Move n Unexplored Paths, turning clockwise when none is left ahead (pinned if none anywhere)."""
         d = state.data
-        for _ in range(n):
-            for _turn in range(4):
-                j = self.next_path(state, d["vam"], d["dir"])
-                if j >= 0:
-                    d["vam"] = j
-                    break
-                d["dir"] = (d["dir"] + 1) % 4
-            else:
-                break  # pinned: it will not move again
+        d["vam"], d["dir"] = self.destination(state, n)
         around = set(self.king(state, d["vam"]))
         for tk, at in enumerate(d["crew"]):
             if at in around:
@@ -628,9 +635,15 @@ class VameterPolicy(ChapterPolicy):
                 v += 1.5
             return v
         if t is T.WATER and d["vam"] >= 0 and d["hearts"] > 0:
-            # the Vameter moves: worth it when Crew on the map can shoot along its lines
-            armed = sum(1 for at in d["crew"] if at >= 0)
-            return 0.8 * armed - 0.3
+            # the Vameter moves: worth what the Crew on the map are expected to hit where it stops
+            stops = self.stops(state)
+            ch = self._v(state)
+            v = -0.3
+            for tk, at in enumerate(d["crew"]):
+                if at >= 0:
+                    v += 2.5 * self.shots_from(state, at, d["range"][tk], stops)
+                    v -= 1.0 * sum(at in ch.king(state, s) for s in stops) / max(1, len(stops))
+            return v
         return 0.0
 
     def cell_value(self, bot, state, need, cell: int) -> float:
@@ -645,14 +658,41 @@ class VameterPolicy(ChapterPolicy):
         v = 0.0
         if SUPPLY in d["crew"] and cell not in self._v(state).king(state, vam):
             best = max(d["range"][tk] for tk, at in enumerate(d["crew"]) if at == SUPPLY)
+            # a Path from which a Crew token placed now would hit the Vameter where it stops next
+            v += 2.0 * self.shots_from(state, cell, best, self.stops(state))
             if (
                 g.row_of[cell] == g.row_of[vam]
                 and abs(g.col_of[cell] - g.col_of[vam]) <= best
                 or g.col_of[cell] == g.col_of[vam]
                 and abs(g.row_of[cell] - g.row_of[vam]) <= best
             ):
-                v += 1.2
+                v += 0.4
         return v
+
+    def stops(self, state) -> list[int]:
+        """Where the Vameter may stop after its next move: one cell per Move token still face down (public)."""
+        d = state.data
+        if d["vam"] < 0:
+            return []
+        pile = d["move_pile"] or d["move_face"]
+        ch = self._v(state)
+        return [ch.destination(state, MOVE_TOKENS[k])[0] for k in pile]
+
+    def shots_from(self, state, cell: int, rng: int, stops: list[int]) -> float:
+        """Share of the next stops at which a Crew token on cell would fire at the Vameter (and not be killed)."""
+        if not stops:
+            return 0.0
+        g = state.game
+        ch = self._v(state)
+        hits = 0
+        for v in stops:
+            if cell in ch.king(state, v):
+                continue
+            same_row = g.row_of[v] == g.row_of[cell] and abs(g.col_of[v] - g.col_of[cell]) <= rng
+            same_col = g.col_of[v] == g.col_of[cell] and abs(g.row_of[v] - g.row_of[cell]) <= rng
+            if same_row or same_col:
+                hits += 1
+        return hits / len(stops)
 
     def _in_line(self, state, cell: int, rng: int) -> bool:
         g, d = state.game, state.data
@@ -677,6 +717,11 @@ class VameterPolicy(ChapterPolicy):
             picks.sort(key=lambda a: -d["range"][a - PLACE])
             if near or not picks:
                 return A.SKIP
+            stops = self.stops(state)
+            if stops:  # the Crew token most likely to hit the Vameter where it stops next
+                best = max(picks, key=lambda a: self.shots_from(state, cell, d["range"][a - PLACE], stops))
+                if self.shots_from(state, cell, d["range"][best - PLACE], stops) >= 0.25:
+                    return best
             for a in picks:
                 if self._in_line(state, cell, d["range"][a - PLACE]):
                     return a
