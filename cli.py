@@ -106,7 +106,7 @@ def chapters(chapter, as_json, rules_file):
 
     custom = _load_rules(rules_file)
     try:
-        chosen = [custom] if custom else [get_chapter(chapter)] if chapter else [get_chapter(n) for n in CHAPTER_NAMES]
+        chosen = [custom] if custom else [get_chapter(chapter.strip().lower())] if chapter else [get_chapter(n) for n in CHAPTER_NAMES]
     except ChapterError as e:
         raise click.ClickException(str(e)) from None
     if as_json:
