@@ -298,3 +298,7 @@ def test_house_rules_for_another_board(write):
     result = run("validate", "--rules", house, f)
     assert result.exit_code == 2
     assert result.stderr == f"error: {f}: a training map does not fit the board of chapter fauna\n"
+
+
+def test_chapter_names_are_case_insensitive_as_in_map_files():
+    assert run("chapters", "Fauna").stdout == run("chapters", "fauna").stdout
