@@ -658,9 +658,9 @@ class CoopPolicy(ChapterPolicy):
     def terrain_value(self, bot, state, need, t) -> float:
         d = state.data
         if t is T.MALDONADO:
-            return 0.6
+            return 0.6  # a Resource of choice (so a card to play), though Maldonado's Power grows
         if t is T.SKULL:
-            return -0.8
+            return -1.0
         if t is T.TIPI:
             missing = 3 - d["kills"] - len(d["kill_face"])
             return 2.5 if missing > 0 and d["kill_pile"] else 0.0
@@ -670,7 +670,7 @@ class CoopPolicy(ChapterPolicy):
         g = state.game
         row = g.board.rows[g.row_of[cell]]
         if sum(1 for i in row if not state.explored[i]) == 1:
-            return 1.2  # the row reward lowers Maldonado's Power
+            return 2.0  # the row reward lowers Maldonado's Power
         return 0.0
 
     def choose_target(self, state, legal) -> int:
@@ -681,7 +681,7 @@ class CoopPolicy(ChapterPolicy):
             c = a - TARGET_CREW
             r = ch.crew[c].resource
             has = any(ch.influence[x].resource == r for x in hand)
-            return (not has, self.visible_value(state, c), c)
+            return (not has, self.visible_value(state, c) - state.data["power"], c)
 
         return min(legal, key=key)
 
