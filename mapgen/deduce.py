@@ -26,6 +26,7 @@ def _differs_from(solver: Solver, m: Map, state: Map, deadline: float, cm: Chapt
         raise SolveTimeout("the time limit ran out")
     s = make_solver(left, presolve=False)
     s.parameters.linearization_level = 0
+    s.parameters.use_sat_inprocessing = False
     name = s.status_name(s.solve(model))
     if name in ("OPTIMAL", "FEASIBLE"):
         return cm.decode(s.boolean_value)

@@ -51,7 +51,6 @@ class _Slot:
 
     cm: ChapterModel
     witnesses: list[tuple[Terrain, ...]] = field(default_factory=list)
-    cell_vars: list | None = None
 
 
 class _Tally(cp_model.CpSolverSolutionCallback):
@@ -124,6 +123,7 @@ class Solver:
             raise SolveTimeout("the time limit ran out")
         solver = make_solver(left, presolve=False)
         solver.parameters.linearization_level = 0
+        solver.parameters.use_sat_inprocessing = False
         name = solver.status_name(solver.solve(model))
         if name in ("OPTIMAL", "FEASIBLE"):
             return solver
@@ -167,15 +167,19 @@ class Solver:
         self._remember(slot, w)
         return w
 
-    def possible(self, state: Map, time_limit: float | None = None) -> dict[int, frozenset[Terrain]]:
-        """For every unrevealed cell, the terrains it holds in at least one completion.
+    def possible(self, state: Map, time_limit: float | None = None, cells=None) -> dict[int, frozenset[Terrain]]:
+        """For every unrevealed cell (or just ``cells``), the terrains it holds in at least one completion.
 
         Raises NoCompletion when there is no completion at all.
         """
         deadline = self._deadline(time_limit)
         slot = self.slot(state.briefing)
         cm = slot.cm
-        hidden = state.unrevealed()
+        hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
+        if not hidden:
+            if self.completion(state, time_limit) is None:
+                raise self.explain(state)
+            return {}
         seen: dict[int, set[Terrain]] = {i: set() for i in hidden}
         for w in self._witnesses(slot, state):
             for i in hidden:
@@ -188,6 +192,11 @@ class Solver:
             if model is None:
                 model = self._fixed(slot, state)
             model.add_bool_or(unseen)  # stronger than every earlier one: older ones stay harmless
+            model.clear_hints()  # lean towards an unseen terrain in every cell at once: fewer rounds
+            for i in hidden:
+                want = next((t for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]), None)
+                if want is not None:
+                    model.add_hint(cm.x[i][want], True)
             solver = self._solve(model, deadline)
             if solver is None:
                 break
@@ -195,9 +204,7 @@ class Solver:
             self._remember(slot, w)
             for i in hidden:
                 seen[i].add(w[i])
-        if hidden and not seen[hidden[0]]:
-            raise self.explain(state)
-        if not hidden and self.completion(state, time_limit) is None:
+        if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}
 
@@ -221,6 +228,9 @@ class Solver:
             if model is None:
                 model = self._fixed(slot, state)
             model.add_bool_or([cm.x[i][t].Not() for i, t in cand.items()])
+            model.clear_hints()  # lean away from every candidate at once: fewer rounds
+            for i, t in cand.items():
+                model.add_hint(cm.x[i][t], False)
             solver = self._solve(model, deadline)
             if solver is None:
                 break
@@ -300,25 +310,26 @@ class Solver:
                 "known": [b.name(i) for i in cells], "undecided": [b.name(i) for i in sorted(maybe)]}
 
     # -- internals ---------------------------------------------------------------------------
-    def _cell_vars(self, slot: _Slot) -> list:
-        if slot.cell_vars is None:
-            cm, m = slot.cm, slot.cm.model
-            slot.cell_vars = []
-            for i, cell in enumerate(cm.x):
-                v = m.new_int_var(0, len(Terrain) - 1, f"terrain_{cm.board.name(i)}")
-                m.add(v == sum(t.index * lit for t, lit in cell.items()))
-                slot.cell_vars.append(v)
-        return slot.cell_vars
+    @staticmethod
+    def _cell_vars(cm: ChapterModel, model: cp_model.CpModel, cells) -> dict[int, cp_model.IntVar]:
+        """Per cell, an integer holding its terrain's index: one read per cell in the callback."""
+        out = {}
+        for i in cells:
+            v = model.new_int_var(0, len(Terrain) - 1, f"terrain_{cm.board.name(i)}")
+            model.add(v == sum(t.index * lit for t, lit in cm.x[i].items()))
+            out[i] = v
+        return out
 
     def _enumerate(self, slot: _Slot, state: Map, limit: int, deadline: float, allow_partial=False) -> _Tally:
-        cell_vars = self._cell_vars(slot)
         model = self._fixed(slot, state)
+        cell_vars = self._cell_vars(slot.cm, model, state.unrevealed())
         left = deadline - time.monotonic()
         if left <= 0:
             raise SolveTimeout("the time limit ran out")
         tally = _Tally(cell_vars, state.unrevealed(), limit, deadline)
         solver = make_solver(left, presolve=False)
         solver.parameters.enumerate_all_solutions = True
+        solver.parameters.use_sat_inprocessing = False
         name = solver.status_name(solver.solve(model, tally))
         tally.timed_out = name == "UNKNOWN" or (name == "FEASIBLE" and tally.count < limit)
         if tally.timed_out and not allow_partial:
