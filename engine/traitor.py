@@ -26,6 +26,7 @@ from engine.maldonado import (
     ABSTAIN,
     ACCUSE,
     COMMAND,
+    COMMAND_BASE,
     PLAY,
     TARGET_CREW,
     TRAITOR_PLAY,
@@ -174,7 +175,45 @@ class TraitorPolicy(CoopPolicy):
         return state.data["identity"][state.current] == TRAITOR
 
     def suspicion(self, state, q: int) -> float:
-        """Evidence against player q from public play: face-down Influence plays, rows left undone."""
+        """Evidence against player q known to the acting player.
+
+        Public play: face-down Influence plays (a Loyalist plays only matching +2 / +3 cards face
+        down), face-up plays and completed rows (what Loyalists do). Card counting: each Resource has
+        only so many +2 / +3 cards; face-down plays on a Crew Member beyond those the acting player
+        cannot account for (held or played by themselves) are lies, shared among those who made them.
+        """
+        d = state.data
+        ch = self._m(state)
+        me = state.current
+        score = self.public_suspicion(state, q)
+        high = {}
+        for card in ch.influence:
+            if card.match >= 2:
+                high[card.resource] = high.get(card.resource, 0) + 1
+        mine = {}
+        for card in d["hands"][me]:
+            c = ch.influence[card]
+            if c.match >= 2:
+                mine[c.resource] = mine.get(c.resource, 0) + 1
+        for crew, pile in enumerate(d["piles"]):
+            r = ch.crew[crew].resource
+            for code, up_, who in pile:
+                if (
+                    who == me
+                    and code < COMMAND_BASE
+                    and ch.influence[code].match >= 2
+                    and ch.influence[code].resource == r
+                ):
+                    mine[r] = mine.get(r, 0) + 1
+        for crew, m in enumerate(ch.crew):
+            downs = [p for p, c, how in d["log"] if c == crew and how == "down" and p != me]
+            excess = len(downs) - (high.get(m.resource, 0) - mine.get(m.resource, 0))
+            if excess > 0 and q in downs:
+                score += 3.0 * excess * downs.count(q) / len(downs)
+        return score
+
+    def public_suspicion(self, state, q: int) -> float:
+        """What every player can see against q: face-down plays, face-up plays, completed rows."""
         d = state.data
         down = sum(1 for p, _c, how in d["log"] if p == q and how == "down")
         up = sum(1 for p, _c, how in d["log"] if p == q and how == "up")
@@ -208,7 +247,12 @@ class TraitorPolicy(CoopPolicy):
         hand = d["hands"][state.current]
         if TRAITOR_PLAY in legal and self.visible_value(state, crew) >= d["power"] - 1:
             return TRAITOR_PLAY
-        if bot.rng.random() < 0.25:  # now and then a matching +1 face up, to pass for a Loyalist
+        me = state.current
+        others = [q for q in range(state.game.n) if q != me]
+        looks = self.public_suspicion(state, me) > max(self.public_suspicion(state, q) for q in others)
+        if looks and COMMAND in legal:  # looking guilty: play a Command card as a Loyalist would
+            return COMMAND
+        if looks or bot.rng.random() < 0.25:  # now and then a matching +1 face up, to pass for a Loyalist
             for a in legal:
                 if PLAY <= a < TRAITOR_PLAY and (a - PLAY) % 2 == 1:
                     card = hand[(a - PLAY) // 2]
