@@ -76,7 +76,7 @@ LEVELS = (
     (1, "Greenhorn Scout"),
 )
 GEAR_PER_PLAYER = {1: 3, 2: 2, 3: 1, 4: 1}
-LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "blocked", "map_explored")
+LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "monster_toll", "blocked", "map_explored")
 
 # Decision steps: the agenda waits on them for an action.
 DECISIONS = frozenset(
@@ -682,7 +682,9 @@ class State:
             if not self.explored_now:  # a whole round in which nobody can explore ends the expedition
                 self.passes += 1
                 if self.passes >= g.n:
-                    self.lose("map_explored" if self.n_explored == g.board.size else "blocked")
+                    # Paths open but too few Resources for the Monsters' toll; or no Path open at all
+                    full = self.n_explored == g.board.size
+                    self.lose("map_explored" if full else "monster_toll" if self.frontier() else "blocked")
                     return
             self.agenda.pop()
             self.push(*g.chapter.end_turn_steps(self), ("limits",), ("check_challenge",), ("next_turn",))

@@ -239,6 +239,7 @@ def _cause_words(c: str) -> str:
         "thirst": "thirst",
         "hunger": "hunger",
         "no_challenges": "no Challenge cards left",
+        "monster_toll": "nothing left to pay the Monsters",
         "blocked": "no Path to explore",
         "map_explored": "every Path explored",
         "crew_lost": "every Crew token lost",

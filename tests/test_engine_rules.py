@@ -597,3 +597,19 @@ def test_chapters_not_yet_played_are_refused():
 
     with pytest.raises(GameError, match="cannot play 'fog'"):  # Flora, Vameter, Maldonado: engine/flora.py, ...
         Game(replace(m, chapter="fog"))
+
+
+def test_a_round_without_an_affordable_path_loses_with_its_cause(fauna_map):
+    s = start(solo(fauna_map))
+    explore(s, "D7")
+    s.apply_action(A.END_TURN)
+    for name, where in (("Minotaur (North)", "D1"), ("Minotaur (East)", "A7")):  # row D and column 7
+        minotaur = idx(s.game.threats, name)
+        s.th_pile.remove(minotaur)
+        s.threats.append(minotaur)
+        s.monsters[cell(s, where)] = minotaur
+    pack(s)
+    la = s.legal_actions()
+    assert A.END_TURN in la and not any(a < A.DISCARD for a in la)  # Paths open, nothing to pay with
+    s.apply_action(A.END_TURN)
+    assert s.outcome == "monster_toll" and s.score == 0 and s.level() == ""
