@@ -28,11 +28,18 @@ def measure(chapter: str, batch: int) -> dict:
         walls.append(time.perf_counter() - w)
         cpus.append(time.process_time() - c)
     total_wall, total_cpu = time.perf_counter() - t0, time.process_time() - c0
-    pairs = [(a, b) for k, a in enumerate(maps) for b in maps[k + 1:]]
+    pairs = [(a, b) for k, a in enumerate(maps) for b in maps[k + 1 :]]
     hamming = statistics.mean(sum(x != y for x, y in zip(a, b)) for a, b in pairs)
-    return {"chapter": chapter, "build_ms": build * 1000, "median_ms": statistics.median(walls) * 1000,
-            "median_cpu_ms": statistics.median(cpus) * 1000, "maps_per_s": batch / total_wall,
-            "maps_per_cpu_s": batch / total_cpu, "hamming": hamming, "cells": len(maps[0])}
+    return {
+        "chapter": chapter,
+        "build_ms": build * 1000,
+        "median_ms": statistics.median(walls) * 1000,
+        "median_cpu_ms": statistics.median(cpus) * 1000,
+        "maps_per_s": batch / total_wall,
+        "maps_per_cpu_s": batch / total_cpu,
+        "hamming": hamming,
+        "cells": len(maps[0]),
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -41,11 +48,16 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--chapters", nargs="*", default=list(CHAPTER_NAMES))
     args = ap.parse_args(argv or [])
     print(f"generate: {args.batch}-map batches, one worker (deterministic); goal <= 25 ms/map, >= 30 maps/s")
-    print(f"{'chapter':<10} {'build ms':>8} {'median ms':>9} {'cpu ms':>7} {'maps/s':>7} {'cpu maps/s':>10} {'hamming':>12}")
+    print(
+        f"{'chapter':<10} {'build ms':>8} {'median ms':>9} {'cpu ms':>7} {'maps/s':>7} {'cpu maps/s':>10} {'hamming':>12}"
+    )
     for ch in args.chapters:
         r = measure(ch, args.batch)
-        print(f"{ch:<10} {r['build_ms']:>8.1f} {r['median_ms']:>9.1f} {r['median_cpu_ms']:>7.1f} {r['maps_per_s']:>7.1f} "
-              f"{r['maps_per_cpu_s']:>10.1f} {r['hamming']:>6.1f}/{r['cells']}", flush=True)
+        print(
+            f"{ch:<10} {r['build_ms']:>8.1f} {r['median_ms']:>9.1f} {r['median_cpu_ms']:>7.1f} {r['maps_per_s']:>7.1f} "
+            f"{r['maps_per_cpu_s']:>10.1f} {r['hamming']:>6.1f}/{r['cells']}",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

@@ -42,8 +42,11 @@ def timed(fn, items) -> list[float]:
 
 
 def row(label: str, times: list[float], goal: str) -> None:
-    print(f"{label:<34} median {statistics.median(times) * 1000:>8.1f} ms   max {max(times) * 1000:>8.1f} ms   "
-          f"n={len(times):<3} goal {goal}", flush=True)
+    print(
+        f"{label:<34} median {statistics.median(times) * 1000:>8.1f} ms   max {max(times) * 1000:>8.1f} ms   "
+        f"n={len(times):<3} goal {goal}",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -66,8 +69,11 @@ def main(argv: list[str] | None = None) -> None:
     for st in s20:
         fresh.setdefault(st.chapter, Solver(Solver.for_chapter(st.chapter).chapter)).slot(st.briefing)
     row("forced cells at 20 givens", timed(forced, s20), "<= 100 ms")
-    row("exact count at 20 givens", timed(lambda st: Solver.for_chapter(st.chapter).count(st, time_limit=60), s20),
-        "<= 500 ms")
+    row(
+        "exact count at 20 givens",
+        timed(lambda st: Solver.for_chapter(st.chapter).count(st, time_limit=60), s20),
+        "<= 500 ms",
+    )
     if not args.skip_10:
         s10 = states(10, 1, 2)
         times = []
@@ -88,8 +94,10 @@ def main(argv: list[str] | None = None) -> None:
     ratios = [b / a for a, b in zip(cp, pc)]
     row("count at 40 givens, CP-SAT", cp, "")
     row("count at 40 givens, python-constraint", pc, "")
-    print(f"{'CP-SAT speed-up over python-constraint':<34} median {statistics.median(ratios):>8.1f}x   "
-          f"min {min(ratios):.1f}x   goal >= 50x")
+    print(
+        f"{'CP-SAT speed-up over python-constraint':<34} median {statistics.median(ratios):>8.1f}x   "
+        f"min {min(ratios):.1f}x   goal >= 50x"
+    )
 
 
 if __name__ == "__main__":

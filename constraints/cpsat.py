@@ -17,13 +17,32 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from constraints.catalogue import Chapter
-from constraints.rules import (BriefingCell, ColumnPair, Connected, Count, DistinctNeighbours, HillNumbers, LineCount,
-                               Neighbours, NotOnEdge, PatternMatch, Ring, Rule, TerrainSet, pattern_placements)
+from constraints.rules import (
+    BriefingCell,
+    ColumnPair,
+    Connected,
+    Count,
+    DistinctNeighbours,
+    HillNumbers,
+    LineCount,
+    Neighbours,
+    NotOnEdge,
+    PatternMatch,
+    Ring,
+    Rule,
+    TerrainSet,
+    pattern_placements,
+)
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
 
-STATUS_NAMES = {cp_model.OPTIMAL: "optimal", cp_model.FEASIBLE: "feasible", cp_model.INFEASIBLE: "infeasible",
-                cp_model.UNKNOWN: "unknown", cp_model.MODEL_INVALID: "invalid"}
+STATUS_NAMES = {
+    cp_model.OPTIMAL: "optimal",
+    cp_model.FEASIBLE: "feasible",
+    cp_model.INFEASIBLE: "infeasible",
+    cp_model.UNKNOWN: "unknown",
+    cp_model.MODEL_INVALID: "invalid",
+}
 
 
 @dataclass(frozen=True)
@@ -40,8 +59,9 @@ class ChapterModel:
     ``x[i][t]`` is true when cell i holds terrain t; only the chapter's terrains get variables.
     """
 
-    def __init__(self, chapter: Chapter, briefing: Briefing | None, *, guarded: bool = False,
-                 rules: Iterable[Rule] | None = None):
+    def __init__(
+        self, chapter: Chapter, briefing: Briefing | None, *, guarded: bool = False, rules: Iterable[Rule] | None = None
+    ):
         """Compile ``rules`` (default: all the chapter's). With ``briefing=None`` the rules that read the
         briefing (the Peak, the start, the mini map) are left out; add them with ``with_briefing``."""
         self.chapter = chapter
@@ -86,11 +106,17 @@ class ChapterModel:
         if table is None:
             b, rules = self.board, self.chapter.rules
             table = self._possible = [
-                frozenset(t for t in cell if not any(
-                    (isinstance(r, NotOnEdge) and r.terrain is t and b.is_edge(k))
-                    or (isinstance(r, Ring) and r.terrain is t and b.edge_distance(k) != r.depth)
-                    for r in rules))
-                for k, cell in enumerate(self.x)]
+                frozenset(
+                    t
+                    for t in cell
+                    if not any(
+                        (isinstance(r, NotOnEdge) and r.terrain is t and b.is_edge(k))
+                        or (isinstance(r, Ring) and r.terrain is t and b.edge_distance(k) != r.depth)
+                        for r in rules
+                    )
+                )
+                for k, cell in enumerate(self.x)
+            ]
         return t in table[i]
 
     def lit(self, i: int, t: Terrain):
@@ -253,6 +279,7 @@ def make_solver(time_limit: float, *, seed: int = 0, workers: int = 1, presolve:
 
 # -- one poster per rule kind ---------------------------------------------------------------------
 
+
 def _post_terrain_set(cm: ChapterModel, rule: TerrainSet) -> None:
     for i in range(cm.board.size):
         cm.forbid(rule.id, [v for t, v in cm.x[i].items() if t not in rule.terrains])
@@ -291,9 +318,15 @@ def _post_connected(cm: ChapterModel, rule: Connected) -> None:
     t = rule.terrain
     cells = [i for i in range(cm.board.size) if cm.possible(i, t)]
     member = [cm.lit(i, t) for i in cells]
-    fixed_roots = [] if cm.briefing is None else [
-        getattr(cm.briefing, r.field) for r in cm.chapter.rules
-        if isinstance(r, BriefingCell) and r.terrain is t and getattr(cm.briefing, r.field) is not None]
+    fixed_roots = (
+        []
+        if cm.briefing is None
+        else [
+            getattr(cm.briefing, r.field)
+            for r in cm.chapter.rules
+            if isinstance(r, BriefingCell) and r.terrain is t and getattr(cm.briefing, r.field) is not None
+        ]
+    )
     if fixed_roots:
         root_cell = fixed_roots[0]
         roots = [member[k] if c == root_cell else None for k, c in enumerate(cells)]
@@ -388,10 +421,18 @@ def _post_ring(cm: ChapterModel, rule: Ring) -> None:
 BRIEFING_KINDS = (BriefingCell, PatternMatch)
 
 _POSTERS: dict[type, Callable] = {
-    TerrainSet: _post_terrain_set, Neighbours: _post_neighbours, LineCount: _post_line_count,
-    Connected: _post_connected, NotOnEdge: _post_not_on_edge, BriefingCell: _post_briefing_cell,
-    DistinctNeighbours: _post_distinct_neighbours, HillNumbers: _post_hill_numbers, ColumnPair: _post_column_pair,
-    PatternMatch: _post_pattern, Count: _post_count, Ring: _post_ring,
+    TerrainSet: _post_terrain_set,
+    Neighbours: _post_neighbours,
+    LineCount: _post_line_count,
+    Connected: _post_connected,
+    NotOnEdge: _post_not_on_edge,
+    BriefingCell: _post_briefing_cell,
+    DistinctNeighbours: _post_distinct_neighbours,
+    HillNumbers: _post_hill_numbers,
+    ColumnPair: _post_column_pair,
+    PatternMatch: _post_pattern,
+    Count: _post_count,
+    Ring: _post_ring,
 }
 
 

@@ -19,9 +19,17 @@ def map_filename(chapter: str, seed: int) -> str:
     return f"{chapter}-{seed}.toml"
 
 
-def generate_batch(chapter: str, *, seed: int | None = None, count: int = 1, out_dir: str | None = None,
-                   profile_file: str | None = None, time_limit: float = 10.0, force: bool = False,
-                   progress: bool = False) -> list[dict]:
+def generate_batch(
+    chapter: str,
+    *,
+    seed: int | None = None,
+    count: int = 1,
+    out_dir: str | None = None,
+    profile_file: str | None = None,
+    time_limit: float = 10.0,
+    force: bool = False,
+    progress: bool = False,
+) -> list[dict]:
     """Generate ``count`` maps for seeds seed..seed+count-1; print (one) or write them.
 
     Returns one summary per map: chapter, seed, file (or None), seconds, text (the map file).
@@ -67,8 +75,16 @@ def generate_batch(chapter: str, *, seed: int | None = None, count: int = 1, out
                     raise BatchError(str(e)) from None
                 except OSError as e:
                     raise BatchError(f"{path}: cannot write ({e.strerror or e})") from None
-            summary.append({"chapter": chapter, "seed": s, "file": None if path is None else str(path),
-                            "seconds": round(made.seconds, 4), "attempts": made.attempts, "text": text})
+            summary.append(
+                {
+                    "chapter": chapter,
+                    "seed": s,
+                    "file": None if path is None else str(path),
+                    "seconds": round(made.seconds, 4),
+                    "attempts": made.attempts,
+                    "text": text,
+                }
+            )
             if bar:
                 bar[0].update(bar[1], advance=1)
     finally:
@@ -80,7 +96,13 @@ def generate_batch(chapter: str, *, seed: int | None = None, count: int = 1, out
 def _progress(total: int):
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
-    p = Progress("generating", BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True,
-                 console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True))
+    p = Progress(
+        "generating",
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True),
+    )
     p.start()
     return p, p.add_task("maps", total=total)

@@ -7,9 +7,9 @@ import time
 from dataclasses import dataclass, field
 
 from constraints.catalogue import Chapter, get_chapter
-from constraints.cpsat import ChapterModel, make_solver
+from constraints.cpsat import ChapterModel
 from mapgen.model import Map
-from mapgen.solve import SolveTimeout, Solver
+from mapgen.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain
 
 
@@ -21,18 +21,8 @@ def _differs_from(solver: Solver, m: Map, state: Map, deadline: float, cm: Chapt
     model = cm.model.clone()
     model.add_bool_and(givens)
     model.add_bool_or([cm.x[i][m.cells[i]].Not() for i in state.unrevealed() if m.cells[i] in cm.x[i]])
-    left = deadline - time.monotonic()
-    if left <= 0:
-        raise SolveTimeout("the time limit ran out")
-    s = make_solver(left, presolve=False)
-    s.parameters.linearization_level = 0
-    s.parameters.use_sat_inprocessing = False
-    name = s.status_name(s.solve(model))
-    if name in ("OPTIMAL", "FEASIBLE"):
-        return cm.decode(s.boolean_value)
-    if name == "INFEASIBLE":
-        return None
-    raise SolveTimeout("the time limit ran out")
+    found = solver.solve_model(model, deadline)
+    return None if found is None else cm.decode(found.boolean_value)
 
 
 def reveal(m: Map, cells) -> Map:
@@ -86,12 +76,27 @@ class Step:
     deduced: list[str] = field(default_factory=list)  # target cells deduced by this reveal
 
     def to_json(self) -> dict:
-        return {"step": self.step, "cell": self.cell, "terrain": self.terrain, "reason": self.reason,
-                "count": self.count, "exact": self.exact, "forced": self.forced, "deduced": self.deduced}
+        return {
+            "step": self.step,
+            "cell": self.cell,
+            "terrain": self.terrain,
+            "reason": self.reason,
+            "count": self.count,
+            "exact": self.exact,
+            "forced": self.forced,
+            "deduced": self.deduced,
+        }
 
 
-def reveal_profile(m: Map, *, time_limit: float = 120.0, count_time: float = 1.0, count_limit: int = 2_000,
-                   solver: Solver | None = None, progress=None) -> dict:
+def reveal_profile(
+    m: Map,
+    *,
+    time_limit: float = 120.0,
+    count_time: float = 1.0,
+    count_limit: int = 2_000,
+    solver: Solver | None = None,
+    progress=None,
+) -> dict:
     """Play the map from its start by the exploring rules with a logical explorer.
 
     Each new cell is orthogonally adjacent to an explored cell and never entered from a Rock. The
@@ -141,14 +146,29 @@ def reveal_profile(m: Map, *, time_limit: float = 120.0, count_time: float = 1.0
         newly = sorted(i for i in forced & targets if i not in deduced_at)
         for i in newly:
             deduced_at[i] = len(steps) + 1
-        steps.append(Step(len(steps) + 1, b.name(cell), m.cells[cell].code, reason, count, exact, len(forced),
-                          [b.name(i) for i in newly]))
+        steps.append(
+            Step(
+                len(steps) + 1,
+                b.name(cell),
+                m.cells[cell].code,
+                reason,
+                count,
+                exact,
+                len(forced),
+                [b.name(i) for i in newly],
+            )
+        )
         if progress:
             progress(len(steps), b.size)
     events = {b.name(i): {"deduced": deduced_at.get(i), "revealed": revealed_at.get(i)} for i in sorted(targets)}
     all_known = max((min(v for v in (deduced_at.get(i), revealed_at.get(i)) if v) for i in targets), default=None)
-    return {"steps": [s.to_json() for s in steps], "target": target.code if target else None, "targets": events,
-            "all_targets_known_at": all_known, "unique_at": next((s.step for s in steps if s.exact and s.count == 1), None)}
+    return {
+        "steps": [s.to_json() for s in steps],
+        "target": target.code if target else None,
+        "targets": events,
+        "all_targets_known_at": all_known,
+        "unique_at": next((s.step for s in steps if s.exact and s.count == 1), None),
+    }
 
 
 def rule_ablation(m: Map, cells, *, time_limit: float = 60.0) -> dict[str, bool]:

@@ -9,8 +9,10 @@ from mapgen.terrain import Terrain
 def deduce_text(m: Map, report: dict, source: str) -> str:
     b = m.board
     shown = set(report["reveal_set"])
-    lines = [f"{source}: unique from {report['reveal_count']} revealed cells (a minimal set: hiding any one "
-             f"of them allows another map)"]
+    lines = [
+        f"{source}: unique from {report['reveal_count']} revealed cells (a minimal set: hiding any one "
+        f"of them allows another map)"
+    ]
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):
         codes = []
@@ -29,13 +31,18 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         lines.append("  step cell terrain  how     completions        forced")
         for s in steps:
             count = f"{s['count']:,}" if s["exact"] else f">= {s['count']:,}"
-            lines.append(f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {count:<18} {s['forced']}"
-                         + (f"   deduced {', '.join(s['deduced'])}" if s["deduced"] else ""))
+            lines.append(
+                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {count:<18} {s['forced']}"
+                + (f"   deduced {', '.join(s['deduced'])}" if s["deduced"] else "")
+            )
         if prof["target"]:
             label = Terrain.from_code(prof["target"]).label
             for cell, ev in prof["targets"].items():
-                how = f"deduced at step {ev['deduced']}" if ev["deduced"] and (
-                    not ev["revealed"] or ev["deduced"] < ev["revealed"]) else f"found by revealing it at step {ev['revealed']}"
+                how = (
+                    f"deduced at step {ev['deduced']}"
+                    if ev["deduced"] and (not ev["revealed"] or ev["deduced"] < ev["revealed"])
+                    else f"found by revealing it at step {ev['revealed']}"
+                )
                 lines.append(f"  {label} at {cell}: {how}")
             if prof["all_targets_known_at"]:
                 lines.append(f"  every {label} known by step {prof['all_targets_known_at']}")

@@ -34,15 +34,27 @@ def check_design(m: Map, profile: Profile) -> list[Violation]:
     if profile.reachable:
         sealed = sorted(set(range(b.size)) - reachable_cells(m))
         if sealed:
-            out.append(Violation("P1", "Reachable", tuple(b.name(i) for i in sealed),
-                                 f"{cell_list(b, sealed)} cannot be reached from the start without passing a Rock"))
+            out.append(
+                Violation(
+                    "P1",
+                    "Reachable",
+                    tuple(b.name(i) for i in sealed),
+                    f"{cell_list(b, sealed)} cannot be reached from the start without passing a Rock",
+                )
+            )
     for t, (lo, hi) in profile.counts.items():
         found = m.cells_of(t)
         n = len(found)
         if (lo is not None and n < lo) or (hi is not None and n > hi):
             want = f"{lo if lo is not None else 0} to {hi if hi is not None else 'any number'}"
-            out.append(Violation("P2", "Balanced", tuple(b.name(i) for i in found),
-                                 f"the map has {plural(t, n)}, the profile asks for {want}"))
+            out.append(
+                Violation(
+                    "P2",
+                    "Balanced",
+                    tuple(b.name(i) for i in found),
+                    f"the map has {plural(t, n)}, the profile asks for {want}",
+                )
+            )
     if m.briefing.greek_fire is not None and m.cells[m.briefing.greek_fire] is Terrain.ROCK:
         out.append(Violation("P2", "Balanced", (b.name(m.briefing.greek_fire),), "the Greek Fire lies on a Rock"))
     return out

@@ -165,21 +165,32 @@ class Generator:
             if not self._has_random_briefing():
                 break
         if time.perf_counter() - started >= self.time_limit or briefing is None:
-            raise GenerationError(f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
-                                  f"(seed {seed}); try a larger --time-limit or looser profile settings")
+            raise GenerationError(
+                f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
+                f"(seed {seed}); try a larger --time-limit or looser profile settings"
+            )
         raise GenerationError(self.explain(briefing))
 
     def _has_random_briefing(self) -> bool:
         p = self.profile
-        return (p.peak is None and not (self.chapter.default_peak and p.source == "default")) or (
-            self.chapter.name == "fauna" and not p.fort_pattern) or (
-            self.chapter.name == "flora" and (p.start is None or p.greek_fire is None))
+        return (
+            (p.peak is None and not (self.chapter.default_peak and p.source == "default"))
+            or (self.chapter.name == "fauna" and not p.fort_pattern)
+            or (self.chapter.name == "flora" and (p.start is None or p.greek_fire is None))
+        )
 
     def _finish(self, cells, briefing: Briefing, seed: int) -> Map:
-        meta = {"generator": {"mapgen": __version__, "ortools": ortools_version(), "seed": seed,
-                              "profile": self.profile.source}}
-        m = with_hill_numbers(Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta),
-                              self.chapter)
+        meta = {
+            "generator": {
+                "mapgen": __version__,
+                "ortools": ortools_version(),
+                "seed": seed,
+                "profile": self.profile.source,
+            }
+        }
+        m = with_hill_numbers(
+            Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta), self.chapter
+        )
         problems = check_map(m, self.chapter) + check_design(m, self.profile)
         if problems:  # the model and the checks disagree: a bug, never a map to hand out
             raise AssertionError("generated map fails its checks: " + "; ".join(map(str, problems)))
@@ -193,12 +204,15 @@ class Generator:
         solver = make_solver(max(1.0, self.time_limit), presolve=True)
         status = solver.solve(cm.model)
         if solver.status_name(status) != "INFEASIBLE":
-            return (f"no {self.chapter.name} map found for {ATTEMPTS} random briefings; "
-                    "the profile settings are too tight for the time limit")
+            return (
+                f"no {self.chapter.name} map found for {ATTEMPTS} random briefings; "
+                "the profile settings are too tight for the time limit"
+            )
         core = set(solver.sufficient_assumptions_for_infeasibility())
         labels = [g.label for g in guards if g.literal.index in core]
         return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
-            self.describe(label, briefing) for label in labels)
+            self.describe(label, briefing) for label in labels
+        )
 
     def describe(self, label: str, briefing: Briefing) -> str:
         p, b = self.profile, self.board

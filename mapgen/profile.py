@@ -62,8 +62,11 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
             t = parse_terrain(code)
         except ValueError as e:
             raise ProfileError(f"{source}: counts: {e}") from None
-        ok = (isinstance(bounds, list) and len(bounds) == 2
-              and all(b is None or (isinstance(b, int) and not isinstance(b, bool) and b >= 0) for b in bounds))
+        ok = (
+            isinstance(bounds, list)
+            and len(bounds) == 2
+            and all(b is None or (isinstance(b, int) and not isinstance(b, bool) and b >= 0) for b in bounds)
+        )
         if not ok:
             raise ProfileError(f"{source}: counts.{code} must be [least, most] (whole numbers), not {bounds!r}")
         counts[t] = (bounds[0], bounds[1])
@@ -74,7 +77,9 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
         fixed = None
         cells = tuple(fp.get("cells", [2, 4]))
         if len(cells) != 2 or not all(isinstance(c, int) and 1 <= c <= 8 for c in cells) or cells[0] > cells[1]:
-            raise ProfileError(f"{source}: fort_pattern.cells must be [least, most] between 1 and 8, not {list(cells)!r}")
+            raise ProfileError(
+                f"{source}: fort_pattern.cells must be [least, most] between 1 and 8, not {list(cells)!r}"
+            )
         try:
             terrains = tuple(parse_terrain(c) for c in fp.get("terrains", ["Vi", "Sk", "Ti", "Fi", "Mu", "Fo", "Wa"]))
         except ValueError as e:
@@ -82,11 +87,18 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
     reachable = data.get("reachable", True)
     if not isinstance(reachable, bool):
         raise ProfileError(f"{source}: 'reachable' must be true or false")
-    return Profile(chapter=name, source=source, reachable=reachable,
-                   peak=_cell_or_random(data, "peak", board, source),
-                   start=_cell_or_random(data, "start", board, source),
-                   greek_fire=_cell_or_random(data, "greek_fire", board, source),
-                   counts=counts, pattern_cells=cells, pattern_terrains=terrains, fort_pattern=fixed)
+    return Profile(
+        chapter=name,
+        source=source,
+        reachable=reachable,
+        peak=_cell_or_random(data, "peak", board, source),
+        start=_cell_or_random(data, "start", board, source),
+        greek_fire=_cell_or_random(data, "greek_fire", board, source),
+        counts=counts,
+        pattern_cells=cells,
+        pattern_terrains=terrains,
+        fort_pattern=fixed,
+    )
 
 
 def default_profile(chapter: str) -> Profile:

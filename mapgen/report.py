@@ -7,8 +7,15 @@ from mapgen.solve import Solver
 from mapgen.terrain import Terrain
 
 
-def solve_report(state: Map, *, limit: int = 100_000, probabilities: bool = False, target: Terrain | None = None,
-                 time_limit: float = 60.0, solver: Solver | None = None) -> dict:
+def solve_report(
+    state: Map,
+    *,
+    limit: int = 100_000,
+    probabilities: bool = False,
+    target: Terrain | None = None,
+    time_limit: float = 60.0,
+    solver: Solver | None = None,
+) -> dict:
     """``{"count", "exact", "unique", "forced"}`` plus ``probabilities`` and ``target`` when asked.
 
     Raises ``mapgen.solve.NoCompletion`` when the state has no completion.
@@ -55,16 +62,20 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                 cells.append("..")
         lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
-    lines.append(f"forced: {len(forced)} of {hidden} unrevealed cells (marked *)"
-                 + (": " + ", ".join(f"{c} {t}" for c, t in forced.items()) if forced else ""))
+    lines.append(
+        f"forced: {len(forced)} of {hidden} unrevealed cells (marked *)"
+        + (": " + ", ".join(f"{c} {t}" for c, t in forced.items()) if forced else "")
+    )
     if "target" in report:
         tg = report["target"]
         label = Terrain.from_code(tg["terrain"]).label
         if tg["deduced"]:
             lines.append(f"target {label}: deduced, at {', '.join(tg['cells']) or 'no cell'}")
         else:
-            lines.append(f"target {label}: not deduced yet; known at {', '.join(tg['known']) or 'no cell'}, "
-                         f"still open at {', '.join(tg['undecided'])}")
+            lines.append(
+                f"target {label}: not deduced yet; known at {', '.join(tg['known']) or 'no cell'}, "
+                f"still open at {', '.join(tg['undecided'])}"
+            )
     if "probabilities" in report:
         exact = "exact" if report.get("probabilities_exact") else "estimated"
         lines.append(f"probabilities ({exact}):")

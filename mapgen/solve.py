@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from ortools.sat.python import cp_model
 
@@ -76,7 +77,7 @@ class _Tally(cp_model.CpSolverSolutionCallback):
 class Solver:
     """Answers deduction questions about states of one chapter; cheap to query repeatedly."""
 
-    _shared: dict[str, Solver] = {}
+    _shared: ClassVar[dict[str, Solver]] = {}
 
     def __init__(self, chapter: Chapter, *, time_limit: float = 30.0):
         self.chapter = chapter
@@ -106,8 +107,11 @@ class Solver:
         if lits is None:
             bad = next(i for i, t in enumerate(state.cells) if t is not None and cm.lit(i, t) is None)
             t = state.cells[bad]
-            raise NoCompletion(f"{t.label} ({t.code}) at {state.board.name(bad)} is not a terrain of this chapter (T1)",
-                               ("T1",), (state.board.name(bad),))
+            raise NoCompletion(
+                f"{t.label} ({t.code}) at {state.board.name(bad)} is not a terrain of this chapter (T1)",
+                ("T1",),
+                (state.board.name(bad),),
+            )
         return lits
 
     def _fixed(self, slot: _Slot, state: Map) -> cp_model.CpModel:
@@ -117,7 +121,8 @@ class Solver:
         model.add_bool_and(givens)
         return model
 
-    def _solve(self, model: cp_model.CpModel, deadline: float):
+    def solve_model(self, model: cp_model.CpModel, deadline: float):
+        """Solve a prepared copy of a briefing's model by ``deadline`` (monotonic): a solver, or None if infeasible."""
         left = deadline - time.monotonic()
         if left <= 0:
             raise SolveTimeout("the time limit ran out")
@@ -160,7 +165,7 @@ class Solver:
         known = self._witnesses(slot, state)
         if known:
             return known[0]
-        solver = self._solve(self._fixed(slot, state), self._deadline(time_limit))
+        solver = self.solve_model(self._fixed(slot, state), self._deadline(time_limit))
         if solver is None:
             return None
         w = slot.cm.decode(solver.boolean_value)
@@ -197,7 +202,7 @@ class Solver:
                 want = next((t for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]), None)
                 if want is not None:
                     model.add_hint(cm.x[i][want], True)
-            solver = self._solve(model, deadline)
+            solver = self.solve_model(model, deadline)
             if solver is None:
                 break
             w = cm.decode(solver.boolean_value)
@@ -231,7 +236,7 @@ class Solver:
             model.clear_hints()  # lean away from every candidate at once: fewer rounds
             for i, t in cand.items():
                 model.add_hint(cm.x[i][t], False)
-            solver = self._solve(model, deadline)
+            solver = self.solve_model(model, deadline)
             if solver is None:
                 break
             w = cm.decode(solver.boolean_value)
@@ -243,8 +248,9 @@ class Solver:
         """Whether the state has exactly one completion (NoCompletion if it has none)."""
         return self.count(state, limit=2, time_limit=time_limit, exact_counter=False).count == 1
 
-    def count(self, state: Map, *, limit: int = 100_000, time_limit: float | None = None,
-              exact_counter: bool = True) -> CountResult:
+    def count(
+        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, exact_counter: bool = True
+    ) -> CountResult:
         """The number of completions: enumerated (CP-SAT, one worker) while small, else counted exactly
         by the projected model counter; if neither finishes, at least ``limit`` with ``exact=False``."""
         deadline = self._deadline(time_limit)
@@ -265,8 +271,9 @@ class Solver:
                 return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
         return CountResult(tally.count, False, "enumeration (stopped)")
 
-    def probabilities(self, state: Map, *, limit: int = 100_000, time_limit: float | None = None
-                      ) -> tuple[dict[int, dict[Terrain, float]], bool]:
+    def probabilities(
+        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None
+    ) -> tuple[dict[int, dict[Terrain, float]], bool]:
         """Per unrevealed cell, the share of completions holding each terrain, and whether it is exact.
 
         Exact by enumeration when the count is small, else by counting completions with each
@@ -305,9 +312,13 @@ class Solver:
         sure = [i for i, ts in possible.items() if ts == {terrain}]
         maybe = [i for i, ts in possible.items() if terrain in ts and len(ts) > 1]
         cells = sorted(revealed + sure)
-        return {"terrain": terrain.code, "deduced": not maybe,
-                "cells": [b.name(i) for i in cells] if not maybe else None,
-                "known": [b.name(i) for i in cells], "undecided": [b.name(i) for i in sorted(maybe)]}
+        return {
+            "terrain": terrain.code,
+            "deduced": not maybe,
+            "cells": [b.name(i) for i in cells] if not maybe else None,
+            "known": [b.name(i) for i in cells],
+            "undecided": [b.name(i) for i in sorted(maybe)],
+        }
 
     # -- internals ---------------------------------------------------------------------------
     @staticmethod
@@ -346,7 +357,7 @@ class Solver:
             return None
         try:
             return count_completions_cnf(state, time_limit=left)
-        except Exception:  # a timeout or an unavailable counter: fall back to enumeration
+        except (TimeoutError, RuntimeError, OSError, EOFError):  # timed out or the counter failed: enumerate
             return None
 
     @staticmethod
@@ -371,8 +382,9 @@ class Solver:
                 continue
             lit = cm.lit(i, t)
             if lit is None:
-                return NoCompletion(f"{t.label} ({t.code}) at {b.name(i)} is not a terrain of this chapter (T1)",
-                                    ("T1",), (b.name(i),))
+                return NoCompletion(
+                    f"{t.label} ({t.code}) at {b.name(i)} is not a terrain of this chapter (T1)", ("T1",), (b.name(i),)
+                )
             assumptions.append(lit)
             labels[lit.index] = ("cell", b.name(i))
         for i, n in state.hills.items():
@@ -389,8 +401,11 @@ class Solver:
         cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
         shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
-        subject = (f"rule {words} conflicts" if len(rule_ids) == 1 else f"rules {words} conflict") if rule_ids else (
-            "the revealed cells conflict")
+        subject = (
+            (f"rule {words} conflicts" if len(rule_ids) == 1 else f"rules {words} conflict")
+            if rule_ids
+            else ("the revealed cells conflict")
+        )
         msg = f"no completion: {subject}"
         if rule_ids:
             msg += f" with the revealed cells {shown}" if cells else " with the briefing"

@@ -15,6 +15,7 @@ FOLDER = Path(__file__).parent
 
 def names(chapter: str | None = None) -> list[str]:
     """Names of the shipped maps (``fauna-1`` …), in chapter and number order."""
+
     def key(p: Path):
         ch, _, n = p.stem.rpartition("-")
         return ch, int(n) if n.isdigit() else 0

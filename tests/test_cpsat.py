@@ -86,5 +86,7 @@ def test_guarded_model_names_the_conflicting_rule(example):
     cm.model.add_assumptions([g.literal for g in cm.guards.values()])
     solver = make_solver(10)
     assert solver.status_name(solver.solve(cm.model)) == "INFEASIBLE"
-    core = {g.label for g in cm.guards.values() if g.literal.index in set(solver.sufficient_assumptions_for_infeasibility())}
+    core = {
+        g.label for g in cm.guards.values() if g.literal.index in set(solver.sufficient_assumptions_for_infeasibility())
+    }
     assert core == {"C4"}

@@ -60,7 +60,9 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     puzzle = read_map(out)
-    assert sorted(puzzle.board.name(i) for i, t in enumerate(puzzle.cells) if t is not None) == sorted(report["reveal_set"])
+    assert sorted(puzzle.board.name(i) for i, t in enumerate(puzzle.cells) if t is not None) == sorted(
+        report["reveal_set"]
+    )
     assert Solver.for_chapter("training").is_unique(puzzle)
     r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", str(out)])
     assert r.exit_code == 1 and "already exists" in r.output

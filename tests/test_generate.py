@@ -43,7 +43,7 @@ def test_same_seed_same_bytes_and_seeds_differ(chapter):
     assert a.meta["generator"]["seed"] == 11
     assert "ortools" in a.meta["generator"] and "mapgen" in a.meta["generator"]
     maps = [GENERATORS[chapter].generate(s).map for s in range(6)]
-    distances = [sum(x != y for x, y in zip(p.cells, q.cells)) for k, p in enumerate(maps) for q in maps[k + 1:]]
+    distances = [sum(x != y for x, y in zip(p.cells, q.cells)) for k, p in enumerate(maps) for q in maps[k + 1 :]]
     assert min(distances) > 0
     assert sum(distances) / len(distances) > maps[0].board.size / 4
 
@@ -105,6 +105,7 @@ def test_bad_profiles_are_one_line_errors(tmp_path):
 
 
 # -- the command line ---------------------------------------------------------------------------
+
 
 def run(*args):
     return CliRunner().invoke(main, list(args))

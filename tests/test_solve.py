@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from cli import main
 from constraints.csp import count_completions_csp
-from mapgen.bruteforce import completions_brute, count_completions_brute
+from mapgen.bruteforce import completions_brute
 from mapgen.model import CHAPTER_NAMES
 from mapgen.solve import NoCompletion, Solver
 from mapgen.terrain import Terrain
@@ -43,8 +43,8 @@ def test_example_states_count_and_forced_exactly(name, example, expected_states)
 
 def hidden_states(chapter_names, k, per_map, seed):
     """States made by hiding k random cells of each valid example map."""
-    from tests.conftest import DATA
     from mapgen.mapfile import read_map
+    from tests.conftest import DATA
 
     rng = random.Random(seed)
     for path in sorted((DATA / "valid").glob("*.toml")):
@@ -112,6 +112,7 @@ def test_foreign_terrain_is_no_completion(example):
 
 
 # -- the command line ----------------------------------------------------------------------------
+
 
 def run(*args):
     return CliRunner().invoke(main, list(args))
