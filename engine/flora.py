@@ -121,6 +121,7 @@ class Flora(Chapter):
     def __init__(self, search_cards: list[SearchCard] | None = None):
         self.search = search_cards if search_cards is not None else load_search_cards()
         self.bot_policy = FloraPolicy()
+        self._icons: dict[tuple, list[Terrain]] = {}
 
     def uses_threat(self, card) -> bool:
         """Injured, Chased and the Minotaurs (Sacagawea's rule speaks of Minotaurs in play)."""
@@ -167,7 +168,12 @@ class Flora(Chapter):
 
     # ----- the Trail -----
     def icons(self, state) -> list[Terrain]:
-        return [t for k in state.data["trail"] for t in self.search[k].trail]
+        """The Trail's Terrain icons in order (cached per deal: the chapter object is shared by games)."""
+        key = tuple(state.data["trail"])
+        out = self._icons.get(key)
+        if out is None:
+            out = self._icons[key] = [t for k in key for t in self.search[k].trail]
+        return out
 
     def next_icon(self, state) -> Terrain | None:
         """The next Terrain on the Trail; None when S is on the last icon or on the Giant Plant."""
