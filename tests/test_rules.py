@@ -117,7 +117,15 @@ PASSING = {
     "V1 Fezron Camp beside Mud": ("vameter-202", {"D6": "Fz"}),
     "V3 Mushroom Field with Food and Wood": ("vameter-202", {"C5": "Mf"}),
     "M1 Maldonado with its Skull": ("maldonado-202", {"B3": "Ma"}),
+    "M2 a fourth Field": ("maldonado-201", {"B3": "Fi"}),
+    "T1 Vameter's own Mushroom Field": ("vameter-202", {"C5": "Mf"}),
+    "V2 a new Fezron Camp away from Skulls": ("vameter-202", {"D6": "Fz"}),
+    "L1 Petrified Forest turned to Skull": ("flora-202", {"B3": "Sk"}),
+    "C9 an unnumbered Hill anywhere": ("fauna-201", {"E1": "Hi"}),
 }
+
+# Passing boards for the other ids (C4, F2, L2, L4) are the valid examples themselves and, for F2,
+# the rotation tests below; C9 with numbers is checked by with_hill_numbers below.
 
 
 @pytest.mark.parametrize("case", FAILING, ids=list(FAILING))
