@@ -135,8 +135,9 @@ class Maldonado(Chapter):
         T.MALDONADO: 3.5,
     }
 
-    def __init__(self):
-        self.crew, self.influence, self.commands = load_decks()
+    def __init__(self, decks=None):
+        """``decks``: a card file with ``crew_member``, ``influence`` and ``command`` tables (printed cards)."""
+        self.crew, self.influence, self.commands = load_decks(decks)
         self.bot_policy = CoopPolicy()
 
     def uses_kill(self, card) -> bool:

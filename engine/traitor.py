@@ -44,8 +44,8 @@ class MaldonadoTraitor(Maldonado):
     mode = "traitor"
     title = "Expansion 3: Maldonado (Hidden Traitor)"
 
-    def __init__(self):
-        super().__init__()
+    def __init__(self, decks=None):
+        super().__init__(decks)
         self.bot_policy = TraitorPolicy()
 
     def check_team(self, game) -> None:

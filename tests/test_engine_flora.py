@@ -329,3 +329,20 @@ def test_playtest_json_on_every_shipped_flora_map(name):
     rep = json.loads(r.output)
     assert CONTRACT <= set(rep) and rep["chapter"] == "flora" and rep["games"] == 3
     assert sum(rep["losses"].values()) + rep["wins"] == 3
+
+
+def test_typed_in_search_cards_replace_the_designed_ones(tmp_path, flora_map):
+    from engine.cards import CardError
+
+    f = tmp_path / "printed.toml"
+    f.write_text(
+        "\n".join(f'[[search]]\nname = "Card {k}"\ntrail = ["Wa", "Wo"]\nback = ["Fo", "fire"]\n' for k in range(3)),
+        encoding="utf-8",
+    )
+    cards = F.load_search_cards(f)
+    assert [c.name for c in cards] == ["Card 0", "Card 1", "Card 2"] and not cards[0].approximate
+    s = settle(Game(flora_map, chapter=F.Flora(cards)).new_initial_state())
+    assert s.game.chapter.icons(s) == [Terrain.WATER, Terrain.WOOD] * 3
+    f.write_text('[[search]]\nname = "Bad"\ntrail = ["Qq"]\nback = ["Fo"]\n', encoding="utf-8")
+    with pytest.raises(CardError, match="Bad"):
+        F.load_search_cards(f)
