@@ -13,7 +13,7 @@ from mapgen.mapfile import MapFileError, dumps_map, parse_map, read_map, write_m
 from mapgen.terrain import Terrain
 
 DATA = Path(__file__).parent / "data"
-EXAMPLES = sorted(DATA.glob("*/*.toml"))
+EXAMPLES = sorted(p for folder in ("valid", "invalid", "states") for p in (DATA / folder).glob("*.toml"))
 TEXTS = [p.read_text(encoding="utf-8") for p in EXAMPLES]
 TRAINING = (DATA / "valid" / "training-201.toml").read_text(encoding="utf-8")
 FAUNA = (DATA / "valid" / "fauna-201.toml").read_text(encoding="utf-8")
