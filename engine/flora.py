@@ -476,14 +476,30 @@ class FloraPolicy(ChapterPolicy):
 
     def cell_value(self, bot, state, need, cell: int) -> float:
         d, g = state.data, state.game
+        v = self._rule_correction(bot, state, need, cell)
         gf = g.map.briefing.greek_fire
         if d["greek_fire"] or gf is None:
-            return 0.0
+            return v
         if cell == gf:
-            return 4.0 if d["pos"] >= len(self._chapter(state).icons(state)) - 2 else 1.5
+            return v + (4.0 if d["pos"] >= len(self._chapter(state).icons(state)) - 2 else 1.5)
         # a pull towards the Greek Fire, stronger as the Trail nears its end
         dist = abs(g.row_of[cell] - g.row_of[gf]) + abs(g.col_of[cell] - g.col_of[gf])
-        return 0.6 / (1 + dist)
+        return v + 0.6 / (1 + dist)
+
+    def _rule_correction(self, bot, state, need, cell: int) -> float:
+        """Take back the value the heuristic's prior gave to Flora terrains a Flora Reference Board rules out.
+
+        A Petrified Forest lies exactly one Path in from the edge; there is one Sacagawea only.
+        """
+        w = bot._weights(state, cell)
+        b = state.game.board
+        out = 0.0
+        pf, sa = w[T.PETRIFIED_FOREST.index], w[T.SACAGAWEA.index]
+        if pf and b.edge_distance(cell) != 1:
+            out -= pf * bot.terrain_value(state, need, T.PETRIFIED_FOREST, False)
+        if sa and state.data["sacagawea"]:
+            out -= sa * bot.terrain_value(state, need, T.SACAGAWEA, False)
+        return out
 
     def step(self, bot, state, legal, need) -> int:
         kind = state.agenda[-1][1]
