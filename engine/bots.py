@@ -14,6 +14,7 @@ Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others
 from __future__ import annotations
 
 import random
+import time
 import weakref
 
 from engine import actions as A
@@ -625,26 +626,48 @@ class DeducerBot(HeuristicBot):
         super().__init__(rng)
         self.solver = solver
         self.solver_calls = 0
+        self.spent = 0.0
+        self._asked = None
         self._key = None
         self._possible: dict[int, frozenset] = {}
 
-    #: Ask the solver once this many cells are seen (before that nearly every terrain is possible
-    #: everywhere and the heuristic's local rules say as much).
-    min_seen = 12
+    #: Ask the solver once this many cells are seen: before that nearly every terrain is possible
+    #: everywhere (the heuristic's local rules say as much) and the questions are the slowest.
+    min_seen_share = 0.37  # 18 of 49 cells (9 of Training's 25)
+
+    #: Ask again after this many newly seen cells, or when most reachable cells have no answer yet.
+    #: An older answer stays sound: a cell's possible terrains only shrink as cells are revealed.
+    refresh = 2
+    #: Seconds of solver time per game; then the bot plays on its last answers and local rules.
+    budget = 1.0
 
     def best_cell(self, state, explores: list[int], need) -> int:
         n_seen = sum(state.seen)
         key = (id(state.game), bytes(state.seen), tuple(explores))
         if key != self._key:
             self._key = key
-            self._possible = {}
-            if n_seen >= self.min_seen:
+            if self._asked is None or self._asked[0] != id(state.game):
+                self._possible, self._asked = {}, (id(state.game), -99)
+            possible = {c: ts for c, ts in self._possible.items() if state.known(c) is None}
+            unanswered = sum(1 for c in explores if c not in possible)
+            again = n_seen - self._asked[1] >= self.refresh or (
+                2 * unanswered > len(explores) and n_seen > self._asked[1]
+            )
+            if n_seen >= self.min_seen_share * len(state.seen) and again:
                 if self.solver is None:
                     from engine.deduce import solver_for
 
                     self.solver = solver_for(state.game.chapter.name)
-                self._possible = self.solver.possible(state.known_map(), explores)
-                self.solver_calls += 1
+                started = time.monotonic()
+                limit = min(self.solver.time_limit, self.budget - self.spent)
+                fresh = {}
+                if limit > 0.01:
+                    fresh = self.solver.possible(state.known_map(), explores, time_limit=limit)
+                    self.solver_calls += 1
+                self.spent += time.monotonic() - started
+                possible.update(fresh)
+                self._asked = (id(state.game), n_seen)  # after a timeout too: ask again later
+            self._possible = possible
         return super().best_cell(state, explores, need)
 
     def _possible_for(self, state) -> dict[int, frozenset]:

@@ -24,7 +24,7 @@ WITNESS_CAP = 400
 class FrontierPossible:
     """Possible terrains of chosen unrevealed cells, exact, bounded by a time limit per question."""
 
-    def __init__(self, chapter: str, time_limit: float = 0.3):
+    def __init__(self, chapter: str, time_limit: float = 0.15):
         self.chapter = get_chapter(chapter)
         self.time_limit = time_limit
         self.timeouts = 0
@@ -45,7 +45,7 @@ class FrontierPossible:
         c = self.chapter.counted
         return c is None or all(hill_number(state.board, w, i, c) == n for i, n in state.hills.items())
 
-    def possible(self, state: Map, cells) -> dict[int, frozenset[Terrain]]:
+    def possible(self, state: Map, cells, time_limit: float | None = None) -> dict[int, frozenset[Terrain]]:
         """{cell: terrains it can hold} for the given unrevealed cells; {} when time runs out."""
         self.calls += 1
         cm, witnesses = self._slot(state)
@@ -58,7 +58,7 @@ class FrontierPossible:
             if self._agrees(w, state):
                 for i in cells:
                     seen[i].add(w[i])
-        deadline = time.monotonic() + self.time_limit
+        deadline = time.monotonic() + (self.time_limit if time_limit is None else time_limit)
         model = None
         while True:
             unseen = [cm.x[i][t] for i in cells for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]]
@@ -100,12 +100,12 @@ class SolverPossible:
         self.timeouts = 0
         self.calls = 0
 
-    def possible(self, state: Map, cells=None) -> dict[int, frozenset[Terrain]]:
+    def possible(self, state: Map, cells=None, time_limit: float | None = None) -> dict[int, frozenset[Terrain]]:
         from mapgen.solve import NoCompletion, SolveTimeout
 
         self.calls += 1
         try:
-            return self.solver.possible(state, time_limit=self.time_limit)
+            return self.solver.possible(state, time_limit=self.time_limit if time_limit is None else time_limit)
         except SolveTimeout:
             self.timeouts += 1
             return {}
