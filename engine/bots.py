@@ -5,7 +5,8 @@
   of Day, the Water supply and the revealed Kill Minotaur cards need, guesses each reachable cell's
   terrain from the Reference Board rules applied to the revealed cells, and explores where the
   expected value is highest; it builds Fire and Shelter when a Challenge asks or the backpack is full.
-- ``deducer``: the heuristic, with each cell's possible terrains from the solve API (``mapgen.solve``).
+- ``deducer``: the heuristic, with each reachable cell's possible terrains from exact deduction
+  (CP-SAT on the chapter's rules, ``engine/deduce.py``), within a solver budget per game.
 - ``clairvoyant``: the heuristic reading the hidden map: an upper bound, not a fair player.
 
 Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others use ``state.known``.
@@ -614,10 +615,11 @@ class ClairvoyantBot(HeuristicBot):
 
 
 class DeducerBot(HeuristicBot):
-    """The heuristic, with each cell's possible terrains from the solve API instead of local rules.
+    """The heuristic, with each reachable cell's possible terrains from exact deduction.
 
-    A cell that the solver says can hold only one terrain is known exactly; otherwise the heuristic's
-    local weights are kept for the terrains still possible and zeroed for the others.
+    A cell that can hold only one terrain in every completion of the seen cells is known exactly;
+    otherwise the heuristic's local weights are kept for the terrains still possible and zeroed for
+    the others. The solver gets ``budget`` seconds per game; after that the last answers are kept.
     """
 
     name = "deducer"
