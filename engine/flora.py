@@ -477,6 +477,11 @@ class FloraPolicy(ChapterPolicy):
     def cell_value(self, bot, state, need, cell: int) -> float:
         d, g = state.data, state.game
         v = self._rule_correction(bot, state, need, cell)
+        nxt = self._chapter(state).next_icon(state)
+        if nxt is not None and nxt is not T.FLORA_CREATURE:
+            row = g.board.rows[g.row_of[cell]]
+            if sum(1 for i in row if not state.explored[i]) == 1:
+                v += 2.5  # the row reward moves S on as if the next Terrain were found
         gf = g.map.briefing.greek_fire
         if d["greek_fire"] or gf is None:
             return v
