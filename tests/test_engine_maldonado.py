@@ -487,3 +487,41 @@ def test_clone_is_independent_and_equal_in_every_expansion_chapter(name, traitor
             b = rng.choice(other.chance_outcomes())[0] if other.is_chance_node() else rng.choice(other.legal_actions())
             other.apply_action(b)
         assert str(c) == str(s) and c.data == s.data  # playing on a clone leaves its original alone
+
+
+def test_loyalist_bots_never_read_hidden_cards(mmap):
+    """A Loyalist's choices stay the same when other players' hands and face-down cards are swapped."""
+    g = Game(mmap, chapter=MaldonadoTraitor(), players=3)
+    rng = random.Random(5)
+    bots = [make_bot("heuristic", random.Random(p)) for p in range(3)]
+    checked = 0
+    s = g.new_initial_state()
+    while not s.is_terminal() and checked < 12:
+        if s.is_chance_node():
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+            continue
+        me = s.current_player()
+        step = s.agenda[-1]
+        if step[0] == "chapter" and step[1] in ("target", "play", "accuse") and s.data["identity"][me] != 0:
+            other = s.clone()
+            d = other.data
+            # shuffle what the acting Loyalist cannot see: the others' hands and their face-down cards
+            hidden = [c for p in range(3) if p != me for c in d["hands"][p]]
+            pool = hidden + d["inf_pile"]
+            random.Random(checked).shuffle(pool)
+            for p in range(3):
+                if p != me:
+                    n = len(d["hands"][p])
+                    d["hands"][p], pool = pool[:n], pool[n:]
+            d["inf_pile"] = pool
+            for pile in d["piles"]:
+                for e in pile:
+                    if not e[1] and e[2] not in (me,) and e[0] < M.COMMAND_BASE:
+                        e[0] = (e[0] + 7) % len(g.chapter.influence)
+            seed = rng.random()
+            a = make_bot("heuristic", random.Random(seed)).step(s)
+            b = make_bot("heuristic", random.Random(seed)).step(other)
+            assert a == b, step
+            checked += 1
+        s.apply_action(bots[me].step(s))
+    assert checked >= 5
