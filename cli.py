@@ -58,10 +58,9 @@ def validate(files, as_json, rules_file):
         mapgen validate maps/fauna-1.toml my-map.toml
         mapgen validate --json *.toml
     """
-    from mapgen.validate import validate_file
-
     from dataclasses import replace
 
+    from mapgen.validate import validate_file
     from maps import resolve
 
     chapter = _load_rules(rules_file)
@@ -116,9 +115,11 @@ def chapters(chapter, as_json, rules_file):
 
 
 from mapgen.render.commands import render  # noqa: E402
+
 main.add_command(render)
 
 from engine.commands import playtest  # noqa: E402
+
 main.add_command(playtest)
 
 
@@ -168,8 +169,8 @@ def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force
 
 def _read_state(file):
     """A map file, or a shipped map by name (``fauna-1``); unreadable input exits 2 with one line."""
-    from maps import resolve
     from mapgen.mapfile import MapFileError, read_map
+    from maps import resolve
 
     try:
         return read_map(resolve(file))

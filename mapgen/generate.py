@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
@@ -188,6 +188,7 @@ class Generator:
                 "profile": self.profile.source,
             }
         }
+        briefing = replace(briefing, number=seed)  # the map number is its seed: easy to make again
         m = with_hill_numbers(
             Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta), self.chapter
         )
