@@ -112,7 +112,13 @@ class Generator:
         offsets = [(dr, dc) for dr in (-1, 0, 1) for dc in (-1, 0, 1) if (dr, dc) != (0, 0)]
         chosen = rng.sample(offsets, rng.randint(lo, hi))
         terrains = self.profile.pattern_terrains or (Terrain.VINE, Terrain.SKULL, Terrain.TIPI)
-        placed = {(dr, dc): rng.choice(terrains) for dr, dc in chosen}
+        # Distinct terrains: a telling pattern, and one the three Forts can all meet far more often.
+        picks = (
+            rng.sample(terrains, len(chosen))
+            if len(terrains) >= len(chosen)
+            else [rng.choice(terrains) for _ in chosen]
+        )
+        placed = dict(zip(chosen, picks))
         placed[(0, 0)] = Terrain.FORT
         rows = range(min(r for r, _ in placed), max(r for r, _ in placed) + 1)
         cols = range(min(c for _, c in placed), max(c for _, c in placed) + 1)
