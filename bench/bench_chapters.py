@@ -25,6 +25,7 @@ CONFIGS = (
     ("vameter", "vameter", 1, None),
     ("maldonado coop", "maldonado", 1, None),
     ("maldonado coop 2p", "maldonado", 2, None),
+    ("maldonado traitor 2p", "maldonado", 2, "traitor"),
     ("maldonado traitor 3p", "maldonado", 3, "traitor"),
     ("maldonado traitor 4p", "maldonado", 4, "traitor"),
 )
