@@ -337,7 +337,7 @@ def test_random_map_like_text_only_raises_map_file_error(text):
     parses_or_says_why(text)
 
 
-@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mangled())
 def test_mangled_files_only_raise_map_file_error_and_round_trip(text):
     m = parses_or_says_why(text)
@@ -373,7 +373,7 @@ def random_state(draw):
     return base.with_cells(cells, hills=hills)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(random_state())
 def test_any_map_round_trips_through_its_file_text(m):
     assert parse_map(dumps_map(m)) == m
