@@ -15,7 +15,6 @@ Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others
 from __future__ import annotations
 
 import random
-import time
 import weakref
 
 from engine import actions as A
@@ -628,7 +627,8 @@ class DeducerBot(HeuristicBot):
         super().__init__(rng)
         self.solver = solver
         self.solver_calls = 0
-        self.spent = 0.0
+        self.spent = 0.0  # CP-SAT deterministic time used in this game
+        self._session = None  # this game's copy of the model and its witnesses
         self._asked = None
         self._key = None
         self._possible: dict[int, frozenset] = {}
@@ -640,8 +640,9 @@ class DeducerBot(HeuristicBot):
     #: Ask again after this many newly seen cells, or when most reachable cells have no answer yet.
     #: An older answer stays sound: a cell's possible terrains only shrink as cells are revealed.
     refresh = 2
-    #: Seconds of solver time per game; then the bot plays on its last answers and local rules.
-    budget = 1.0
+    #: Solver time per game (CP-SAT deterministic seconds, so reproducible); then the bot plays on
+    #: its last answers and the local rules.
+    budget = 0.3
 
     def best_cell(self, state, explores: list[int], need) -> int:
         n_seen = sum(state.seen)
@@ -660,13 +661,16 @@ class DeducerBot(HeuristicBot):
                     from engine.deduce import solver_for
 
                     self.solver = solver_for(state.game.chapter.name)
-                started = time.monotonic()
                 limit = min(self.solver.time_limit, self.budget - self.spent)
                 fresh = {}
                 if limit > 0.01:
-                    fresh = self.solver.possible(state.known_map(), explores, time_limit=limit)
+                    known = state.known_map()
+                    if self._session is None:
+                        self._session = self.solver.session(known)
+                    before = self.solver.spent
+                    fresh = self.solver.possible(known, explores, time_limit=limit, session=self._session)
+                    self.spent += self.solver.spent - before
                     self.solver_calls += 1
-                self.spent += time.monotonic() - started
                 possible.update(fresh)
                 self._asked = (id(state.game), n_seen)  # after a timeout too: ask again later
             self._possible = possible

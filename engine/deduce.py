@@ -19,16 +19,25 @@ from mapgen.model import Map
 from mapgen.terrain import Terrain
 
 WITNESS_CAP = 400
+WALL_FACTOR = 200.0
 
 
 class FrontierPossible:
-    """Possible terrains of chosen unrevealed cells, exact, bounded by a time limit per question."""
+    """Possible terrains of chosen unrevealed cells, exact, bounded per question.
 
-    def __init__(self, chapter: str, time_limit: float = 0.15):
+    The bound is CP-SAT's *deterministic* time (``max_deterministic_time``, one worker), so the same
+    question gets the same answer on a busy machine as on an idle one: playtests stay reproducible.
+    A wall-clock limit (``WALL_FACTOR`` times longer) is only a safety net. ``spent`` adds up the
+    deterministic time used. Use one ``session`` per game: completions are reused between its
+    questions, and no other game changes its answers.
+    """
+
+    def __init__(self, chapter: str, time_limit: float = 0.05):
         self.chapter = get_chapter(chapter)
         self.time_limit = time_limit
         self.timeouts = 0
         self.calls = 0
+        self.spent = 0.0
         self._slots: dict = {}
 
     def _slot(self, state: Map):
@@ -45,10 +54,31 @@ class FrontierPossible:
         c = self.chapter.counted
         return c is None or all(hill_number(state.board, w, i, c) == n for i, n in state.hills.items())
 
-    def possible(self, state: Map, cells, time_limit: float | None = None) -> dict[int, frozenset[Terrain]]:
-        """{cell: terrains it can hold} for the given unrevealed cells; {} when time runs out."""
+    def session(self, state: Map) -> tuple[ChapterModel, list]:
+        """A private copy of the briefing's model and an empty witness list, for one game.
+
+        Questions in one game then never depend on other games (Hill literals are added to the
+        model as Hills are seen), so a game's answers are the same however games are spread
+        over processes.
+        """
+        cm, _ = self._slot(state)
+        new = object.__new__(ChapterModel)
+        new.__dict__.update(cm.__dict__)
+        new.model = cm.model.clone()
+        new.guards = dict(cm.guards)
+        new._hill_count = dict(cm._hill_count)
+        new._hill_lits = dict(cm._hill_lits)
+        return new, []
+
+    def possible(
+        self, state: Map, cells, time_limit: float | None = None, session=None
+    ) -> dict[int, frozenset[Terrain]]:
+        """{cell: terrains it can hold} for the given unrevealed cells; {} when time runs out.
+
+        ``session`` (from ``session()``) keeps one game's questions apart from every other game's.
+        """
         self.calls += 1
-        cm, witnesses = self._slot(state)
+        cm, witnesses = session if session is not None else self._slot(state)
         lits = cm.given_literals(state)  # may add Hill literals to the model: before cloning it
         if lits is None:
             return {}
@@ -58,7 +88,8 @@ class FrontierPossible:
             if self._agrees(w, state):
                 for i in cells:
                     seen[i].add(w[i])
-        deadline = time.monotonic() + (self.time_limit if time_limit is None else time_limit)
+        budget = self.time_limit if time_limit is None else time_limit
+        deadline = time.monotonic() + WALL_FACTOR * budget
         model = None
         while True:
             unseen = [cm.x[i][t] for i in cells for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]]
@@ -69,12 +100,17 @@ class FrontierPossible:
                 model.add_bool_and(lits)
             model.add_bool_or(unseen)
             left = deadline - time.monotonic()
-            if left <= 0:
+            if left <= 0 or budget <= 0:
                 self.timeouts += 1
                 return {}
             solver = make_solver(left, presolve=False)
             solver.parameters.linearization_level = 0
+            solver.parameters.max_deterministic_time = budget
             status = solver.status_name(solver.solve(model))
+            used = solver.deterministic_time
+            used = used() if callable(used) else used
+            budget -= used
+            self.spent += used
             if status == "INFEASIBLE":
                 break
             if status not in ("OPTIMAL", "FEASIBLE"):
