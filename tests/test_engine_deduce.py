@@ -43,3 +43,14 @@ def test_deducer_plays_a_training_game():
     play_game(s, [bot], random.Random(0))
     assert s.is_terminal() and bot.solver_calls > 0
     assert all(isinstance(t, Terrain) for ts in bot._possible.values() for t in ts)
+
+
+def test_deducer_games_are_reproducible():
+    from engine.playtest import Settings, play_one
+
+    m = read_map(DATA / "engine_fauna_202.toml")
+    s = Settings(bot="deducer", seed=4)
+    first = play_one(m, s, 0, keep_actions=True)
+    play_one(m, s, 1)  # another game in between must not change the next answers
+    again = play_one(m, s, 0, keep_actions=True)
+    assert first.actions == again.actions and first.outcome == again.outcome
