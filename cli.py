@@ -32,10 +32,21 @@ def _load_rules(rules_file):
 
 
 class MapgenGroup(click.Group):
-    """Lists commands in the order they were added, not alphabetically."""
+    """Lists commands in the order they were added, and imports the heavy ones only when called."""
+
+    #: command name -> "module:attribute"; imported on first use so `validate` stays fast
+    lazy = {"render": "mapgen.render.commands:render", "playtest": "engine.commands:playtest"}
 
     def list_commands(self, ctx):
-        return list(self.commands)
+        return [*self.commands, *(n for n in self.lazy if n not in self.commands)]
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in self.lazy:
+            import importlib
+
+            module, attr = self.lazy[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
 
 
 @click.group(cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -113,14 +124,6 @@ def chapters(chapter, as_json, rules_file):
     else:
         click.echo("\n\n".join(chapter_text(c) for c in chosen))
 
-
-from mapgen.render.commands import render  # noqa: E402
-
-main.add_command(render)
-
-from engine.commands import playtest  # noqa: E402
-
-main.add_command(playtest)
 
 
 @main.command()
