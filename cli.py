@@ -273,9 +273,10 @@ def deduce(map_file, puzzle_out, force, no_profile, seed, time_limit, as_json):
 
         if Path(puzzle_out).exists():
             raise click.ClickException(f"{puzzle_out} already exists; use --force to overwrite")
-    progress = None
-    if not as_json and not no_profile and sys.stderr.isatty():
-        progress = lambda k, n: click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)  # noqa: E731
+    def show_step(k, n):
+        click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)
+
+    progress = show_step if not as_json and not no_profile and sys.stderr.isatty() else None
     try:
         report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, progress=progress)
     except SolveTimeout as e:
