@@ -175,7 +175,7 @@ class Generator:
                 f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )
-        raise GenerationError(self.explain(briefing))
+        raise GenerationError(self.explain(briefing, self.time_limit - (time.perf_counter() - started)))
 
     def _has_random_briefing(self) -> bool:
         p = self.profile
@@ -203,12 +203,12 @@ class Generator:
             raise AssertionError("generated map fails its checks: " + "; ".join(map(str, problems)))
         return m
 
-    def explain(self, briefing: Briefing) -> str:
+    def explain(self, briefing: Briefing, time_left: float | None = None) -> str:
         """Name a small set of rules and settings that together admit no map (CP-SAT assumptions)."""
         cm = self.model_for(briefing, guarded=True)
         guards = list(cm.guards.values())
         cm.model.add_assumptions([g.literal for g in guards])
-        solver = make_solver(max(1.0, self.time_limit), presolve=True)
+        solver = make_solver(max(0.5, self.time_limit if time_left is None else time_left), presolve=True)
         status = solver.solve(cm.model)
         if solver.status_name(status) != "INFEASIBLE":
             return (
