@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import weakref
+from itertools import compress
 
 from engine import actions as A
 from engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
@@ -24,6 +25,7 @@ from mapgen.terrain import TERRAINS, Terrain
 
 T = Terrain
 NT = len(TERRAINS)
+_RANGE_NT = range(NT)
 I_FOOD, I_WOOD, I_WATER, I_MUD, I_ROCK, I_SKULL, I_TIPI, I_FIELD, I_HILL, I_VINE, I_FORT = (
     t.index for t in (T.FOOD, T.WOOD, T.WATER, T.MUD, T.ROCK, T.SKULL, T.TIPI, T.FIELD, T.HILL, T.VINE, T.FORT)
 )
@@ -143,18 +145,25 @@ class HeuristicBot:
             if c < 0:
                 continue
             card = g.challenges[c]
-            stored = entry[2] or ()
-            for r in range(NRES):
-                k = card.requires[r] - stored.count(r) if stored else card.requires[r]
-                if k > 0:
-                    need[r] += k
+            stored = entry[2]
+            if stored:
+                for r, k in enumerate(card.requires):
+                    k -= stored.count(r)
+                    if k > 0:
+                        need[r] += k
+            else:  # the common case: nothing stored by York, so no count per Resource
+                for r, k in enumerate(card.requires):
+                    if k > 0:
+                        need[r] += k
             if card.fire and state.fires == 0:
                 need[WOOD] += 2
         need[FOOD] += 1 + (1 if state.day >= 1 and len(state.ch_pile) > 3 else 0)
         need[WATER] = max(need[WATER], 0) + 4
         d = state.data
-        if d.get("kill_face"):
-            best = min(d["kill_face"], key=lambda k: self._kill_gap(state, k))
+        face = d.get("kill_face")
+        if face:
+            # min() with a key returns the only card without calling the key: skip the gap then
+            best = face[0] if len(face) == 1 else min(face, key=lambda k: self._kill_gap(state, k))
             req = g.kills[best].requires
             for r in range(NRES):
                 need[r] += req[r]
@@ -163,8 +172,12 @@ class HeuristicBot:
         return need
 
     def _kill_gap(self, state, k) -> int:
-        req = state.game.kills[k].requires
-        return sum(max(0, req[r] - state.pack[r]) for r in range(NRES))
+        pack = state.pack
+        gap = 0
+        for r, n in enumerate(state.game.kills[k].requires):
+            if n > pack[r]:
+                gap += n - pack[r]
+        return gap
 
     def unit_value(self, state, need, r: int, have: int | None = None) -> float:
         """Value of holding one more unit of Resource r given ``have`` units already."""
@@ -230,11 +243,12 @@ class HeuristicBot:
 
     def _weight_entry(self, state, cell: int) -> tuple[list[float], tuple[int, ...]]:
         """The cell's cached weights and the indices of their non-zero terms (for _expected)."""
-        known = self._known(state)
+        if id(state.game) != self._known_gid or state.seen != self._known_seen:
+            self._known(state)  # something new was seen: drop the weights that read it
         entry = self._weight_cache.get(cell)
         if entry is None:
-            w = self._local_weights(state, cell, known)
-            entry = self._weight_cache[cell] = (w, tuple(k for k, p in enumerate(w) if p))
+            w = self._local_weights(state, cell, self._known_list)
+            entry = self._weight_cache[cell] = (w, tuple(compress(_RANGE_NT, w)))  # indices of the non-zero weights
         return entry
 
     def _expected(self, state, cell: int, values: list[float]) -> float:
@@ -379,7 +393,12 @@ class HeuristicBot:
         return v
 
     def _wants_shelter(self, state) -> bool:
-        return any(state.challenge(k) is not None and state.challenge(k).shelter for k in range(len(state.row)))
+        # reads the row directly (state.challenge(k) is None exactly for Injured, card -1)
+        challenges = state.game.challenges
+        for entry in state.row:
+            if entry[0] >= 0 and challenges[entry[0]].shelter:
+                return True
+        return False
 
     def value_vector(self, state, need, lewis: bool) -> list[float]:
         """The value of finding each terrain now (index = Terrain.index)."""
@@ -533,7 +552,8 @@ class HeuristicBot:
 
     def _build(self, state, legal, need):
         pack = state.pack
-        fire_needed = any(c is not None and c.fire for c in map(state.challenge, range(len(state.row))))
+        challenges = state.game.challenges
+        fire_needed = any(challenges[e[0]].fire for e in state.row if e[0] >= 0)
         if fire_needed and state.fires == 0:
             for k in (2, 3, 0, 1):
                 if A.FIRE + k in legal:

@@ -167,6 +167,8 @@ class Game:
         self.col_of = tuple(i % self.board.width for i in range(size))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
+        # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)
+        self.terrain_indices = tuple(t.index for t in self.chapter.terrains)
 
     def _check_team(self):
         chars = [c for c in self.characters if c]
@@ -420,8 +422,13 @@ class State:
         if not self.monsters or self.collins_on:
             return 0
         g = self.game
-        r, c = g.row_of[cell], g.col_of[cell]
-        return sum(1 for m in self.monsters if g.row_of[m] == r or g.col_of[m] == c)
+        row_of, col_of = g.row_of, g.col_of
+        r, c = row_of[cell], col_of[cell]
+        n = 0
+        for m in self.monsters:  # a plain loop: usually one Monster, so no generator to set up
+            if row_of[m] == r or col_of[m] == c:
+                n += 1
+        return n
 
     def carried(self) -> int:
         """Resources that can be discarded for a Monster or an 'any' loss (Water excluded)."""
@@ -597,7 +604,7 @@ class State:
                 out.append(A.END_TURN)
             for k, name in enumerate(A.GUESS_GEAR):
                 if name in ready and k not in self.guesses:
-                    out.extend(A.GUESS + 20 * k + t.index for t in g.chapter.terrains)
+                    out.extend(A.GUESS + 20 * k + t for t in g.terrain_indices)
             if char == "Lewis" and "Lewis" not in self.exhausted and not self.lewis_on:
                 out.append(A.LEWIS)
             if char == "Collins" and "Collins" not in self.exhausted and not self.collins_on and self.monsters:
