@@ -47,6 +47,8 @@ TRUE = True
 FALSE = False
 #: Up to this many clauses, a cardinality constraint is written out directly (no auxiliary variables).
 DIRECT_CARD_LIMIT = 120
+#: How a large "at least k" is encoded: "counter" (sequential, cut at k) or "pysat" (CardEnc totalizer).
+AT_LEAST_ENCODING = "counter"
 #: The default time limit of a count, in seconds (None: no limit, counted in this process).
 DEFAULT_TIME_LIMIT = 60.0
 
@@ -141,6 +143,8 @@ class Cnf:
         elif math.comb(len(lits), k - 1) <= DIRECT_CARD_LIMIT:
             for group in itertools.combinations(lits, len(lits) - k + 1):
                 self.add([_neg(cond), *group], rule)
+        elif AT_LEAST_ENCODING == "counter":
+            self._add_at_least_counter(lits, k, rule, cond)
         else:
             self._card(CardEnc.atleast, lits, k, rule, cond)
 
@@ -152,6 +156,26 @@ class Cnf:
         """Drop FALSE literals; each TRUE one lowers the bound."""
         lits = list(lits)
         return [lit for lit in lits if lit is not TRUE and lit is not FALSE], k - sum(lit is TRUE for lit in lits)
+
+    def _add_at_least_counter(self, lits, k: int, rule: Rule, cond) -> None:
+        """At least k of ``lits`` by a sequential counter cut at k (Sinz): ``s[j]`` after literal i says
+        "at least j+1 of the literals up to i are true". O(n·k) auxiliaries, each defined both ways, and
+        chained in the literals' order (board order), which keeps the formula narrow for Ganak; pysat's
+        ``atleast`` would negate into an at-most of n-k, quadratic for "at least 3 of 49 cells"."""
+        prev = [FALSE] * k
+        for n, x in enumerate(lits):
+            cur = []
+            for j in range(min(k, n + 1)):
+                below = TRUE if j == 0 else prev[j - 1]
+                s = self.new_var(f"atleast_{rule.id}_{n}_{j + 1}")
+                # s <-> prev[j] or (x and below)
+                self.add([-s, prev[j], x], rule)
+                self.add([-s, prev[j], below], rule)
+                self.add([s, _neg(prev[j])], rule)
+                self.add([s, -x, _neg(below)], rule)
+                cur.append(s)
+            prev = cur + prev[len(cur) :]
+        self.add([_neg(cond), prev[k - 1]], rule)
 
     def _card(self, encode, lits, k: int, rule: Rule, cond) -> None:
         enc = encode(lits=lits, bound=k, top_id=self.nvars, encoding=EncType.totalizer)
