@@ -245,8 +245,30 @@ class Solver:
         return cand
 
     def is_unique(self, state: Map, time_limit: float | None = None) -> bool:
-        """Whether the state has exactly one completion (NoCompletion if it has none)."""
-        return self.count(state, limit=2, time_limit=time_limit, exact_counter=False).count == 1
+        """Whether the state has exactly one completion (NoCompletion if it has none).
+
+        Two stored completions that differ settle it at once; otherwise one completion and one
+        solve for another that differs from it somewhere.
+        """
+        deadline = self._deadline(time_limit)
+        slot = self.slot(state.briefing)
+        cm = slot.cm
+        known = self._witnesses(slot, state)
+        if len(set(known)) > 1:
+            return False
+        first = known[0] if known else self.completion(state, deadline - time.monotonic())
+        if first is None:
+            raise self.explain(state)
+        hidden = state.unrevealed()
+        if not hidden:
+            return True
+        model = self._fixed(slot, state)
+        model.add_bool_or([cm.x[i][first[i]].Not() for i in hidden])
+        other = self.solve_model(model, deadline)
+        if other is None:
+            return True
+        self._remember(slot, cm.decode(other.boolean_value))
+        return False
 
     def count(
         self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, exact_counter: bool = True
