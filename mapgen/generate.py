@@ -62,7 +62,9 @@ class Generator:
     def _settings(self, cm: ChapterModel, briefing: Briefing | None) -> None:
         """Post the profile's settings; those that read the briefing only when one is given."""
         p = self.profile
-        fixed_start = self.chapter.name != "flora"
+        # Any start on the edge reaches what column 7 reaches (the edge ring is never Rock), so P1 can
+        # go into the shared model unless a designer put Flora's start inside the board.
+        fixed_start = self.chapter.name != "flora" or p.start is None or self.board.is_edge(p.start)
         if briefing is None:
             for t, (lo, hi) in p.counts.items():
                 if t in self.chapter.terrains:
