@@ -151,6 +151,12 @@ class Chapter:
 
     def shelter_cells(self, state) -> list[int]:
         g = state.game
+        ex = state.explored
+        for i in g.field_cells:  # most of the time no Field is explored yet: no scan of the explored cells
+            if ex[i]:
+                break
+        else:
+            return []
         cells = g.cells
         return [i for i in state.ex_list if cells[i] is Terrain.FIELD]
 
@@ -230,8 +236,10 @@ class MinotaurChapter(Chapter):
         g, pack = state.game, state.pack
         n_mon = len(state.monsters)
         for s, k in enumerate(state.data["kill_face"]):
-            req = g.kills[k].requires
-            if all(pack[r] >= req[r] for r in range(len(req))):
+            for r, n in enumerate(g.kills[k].requires):  # a loop, not all() over a generator
+                if pack[r] < n:
+                    break
+            else:
                 out.extend(A.KILL + 8 * s + m for m in range(n_mon))
 
     def apply_free(self, state, action: int) -> None:

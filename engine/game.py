@@ -167,6 +167,7 @@ class Game:
         self.col_of = tuple(i % self.board.width for i in range(size))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
+        self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)
         self.terrain_indices = tuple(t.index for t in self.chapter.terrains)
 
@@ -252,6 +253,7 @@ class State:
         self.history: list[int] = []
         self.data = g.chapter.new_data(g)
         self._legal = None
+        self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
         self.ex_list: list[int] = []
         self.agenda: list[tuple] = [("main",)]
         self.agenda += g.chapter.setup_steps(self)
@@ -396,6 +398,13 @@ class State:
             return [i for i in g.start_cells if not self.explored[i]]
         ex, cells, mon, orth = self.explored, g.cells, self.monsters, g.orth
         check = g.chapter.blocks_exploring
+        if not check:
+            # without a chapter's exploring rules the frontier is a function of the explored cells and
+            # the Monsters' cells: the main step asks again after every free action, so keep the last one
+            key = (tuple(self.ex_list), bytes(ex), tuple(mon))
+            cached = self._frontier
+            if cached is not None and cached[0] == key:
+                return list(cached[1])
         out = set()
         for i in self.ex_list:
             if (
@@ -408,12 +417,17 @@ class State:
                     if not ex[j] and j not in mon and not (check and not g.chapter.can_explore_to(self, j)):
                         out.add(j)
         if not out:  # decision: with every way on blocked, the boat may land again on the start column
-            return [
+            result = [
                 i
                 for i in g.start_cells
                 if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(self, i))
             ]
-        return sorted(out)
+        else:
+            result = sorted(out)
+        if not check:
+            self._frontier = (key, result)
+            return list(result)
+        return result
 
     def monster_tax(self, cell: int) -> int:
         """Resources to discard before exploring a cell: 1 per Monster in its row or column."""
@@ -429,6 +443,23 @@ class State:
             if row_of[m] == r or col_of[m] == c:
                 n += 1
         return n
+
+    def monster_taxes(self, cells: list[int]) -> list[int]:
+        """``monster_tax`` of each cell, the Monsters' rows and columns looked up once for all cells."""
+        if self.game.chapter.custom_tax or not self.monsters or self.collins_on:
+            return [self.monster_tax(c) for c in cells]
+        g = self.game
+        row_of, col_of = g.row_of, g.col_of
+        lines = [(row_of[m], col_of[m]) for m in self.monsters]
+        out = []
+        for cell in cells:
+            r, c = row_of[cell], col_of[cell]
+            n = 0
+            for mr, mc in lines:
+                if mr == r or mc == c:
+                    n += 1
+            out.append(n)
+        return out
 
     def carried(self) -> int:
         """Resources that can be discarded for a Monster or an 'any' loss (Water excluded)."""
@@ -596,10 +627,13 @@ class State:
         ready = [x for x in mine if x not in self.exhausted]
         char = g.characters[p]
         if not self.explored_now:
-            carried = self.carried() + pack[WATER]
-            for c in self.frontier():
-                if c != self.banned and self.monster_tax(c) <= carried:
-                    out.append(A.EXPLORE + c)
+            banned = self.banned
+            if g.chapter.custom_tax or (self.monsters and not self.collins_on):
+                carried = self.carried() + pack[WATER]
+                frontier = [c for c in self.frontier() if c != banned]
+                out = [A.EXPLORE + c for c, tax in zip(frontier, self.monster_taxes(frontier)) if tax <= carried]
+            else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
+                out = [A.EXPLORE + c for c in self.frontier() if c != banned]
             if not out:  # decision: no Path can be explored, so the turn may end without one
                 out.append(A.END_TURN)
             for k, name in enumerate(A.GUESS_GEAR):
