@@ -438,24 +438,34 @@ class HeuristicBot:
     def cell_value(self, state, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
         if values is None:
             values = self.value_vector(state, need, lewis)
-        v = self._expected(state, cell, values)
+        return self._cell_values(state, need, (cell,), values)[0]
+
+    def _cell_values(self, state, need, cells, values: list[float]) -> list[float]:
+        """``cell_value`` of each cell; what is the same for every cell is looked up once."""
         g = state.game
-        if state.monsters or g.chapter.custom_tax:  # the core tax is 0 without Monsters
-            tax = state.monster_tax(cell)
-            if tax:
-                v -= 0.6 * tax
-        ex = state.explored
+        chapter = g.chapter
         geo = self._geo(g)
-        if g.chapter.destiny and not state.chased and ex[geo.col_slice[cell]].count(0) == 1:
-            v += 0.8
-        if state.threats and "kills" in state.data and ex[geo.row_slice[cell]].count(0) == 1:
-            v += 0.3
-        for j in g.orth[cell]:
-            if not ex[j]:
-                v += 0.05
-        if g.chapter.bot_policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
-            v += g.chapter.bot_policy.cell_value(self, state, need, cell)
-        return v
+        ex = state.explored
+        taxes = state.monster_taxes(cells) if state.monsters or chapter.custom_tax else None  # 0 without Monsters
+        column_bonus = chapter.destiny and not state.chased
+        row_bonus = state.threats and "kills" in state.data
+        policy = chapter.bot_policy
+        out = []
+        for k, cell in enumerate(cells):
+            v = self._expected(state, cell, values)
+            if taxes is not None and taxes[k]:
+                v -= 0.6 * taxes[k]
+            if column_bonus and ex[geo.col_slice[cell]].count(0) == 1:
+                v += 0.8
+            if row_bonus and ex[geo.row_slice[cell]].count(0) == 1:
+                v += 0.3
+            for j in g.orth[cell]:
+                if not ex[j]:
+                    v += 0.05
+            if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
+                v += policy.cell_value(self, state, need, cell)
+            out.append(v)
+        return out
 
     def best_cell(self, state, explores: list[int], need) -> int:
         """The cell to explore this turn; planned once and kept while Lewis and guesses are used."""
@@ -465,8 +475,9 @@ class HeuristicBot:
         lewis = state.lewis_on or (state.game.characters[state.current] == "Lewis" and "Lewis" not in state.exhausted)
         best, best_v = explores[0], -1e9
         values = self.value_vector(state, need, lewis)
-        for a in explores:
-            v = self.cell_value(state, need, a, lewis, values) + self.rng.random() * 1e-3
+        rand = self.rng.random
+        for a, v in zip(explores, self._cell_values(state, need, explores, values)):
+            v += rand() * 1e-3  # a tie-break: one draw per cell, in cell order
             if v > best_v:
                 best, best_v = a, v
         self._plan = (key, best)
