@@ -1,0 +1,48 @@
+"""Golden playtests: the heuristic bot's play on fixed seeds is pinned, so a speed-up cannot change it.
+
+Each case plays 20 heuristic games (seed 3) on an engine test map and compares the report's wins,
+loss causes and mean score, the number of actions played, and a digest of every game's actions
+with values recorded before the engine's performance work. A change meant to alter play (a rule
+fix, a better heuristic) updates these numbers in the same commit and says why.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from engine.playtest import Settings, run_playtest, summarise
+from mapgen.mapfile import read_map
+
+DATA = Path(__file__).parent / "data"
+
+GOLDEN = {
+    # map: (wins, losses, mean_score, actions, digest of the actions)
+    "engine_fauna_201": (
+        8,
+        {"thirst": 1, "hunger": 7, "monster_toll": 2, "map_explored": 2},
+        14.45,
+        2923,
+        "7b34c10a8aa9e44e",
+    ),
+    "engine_training_201": (20, {}, 17.95, 1184, "705fdcaae829f1fa"),
+    "engine6_flora_201": (16, {"map_explored": 4}, 28.05, 3624, "368a1a1eb5a2aefa"),
+    "engine6_vameter_201": (9, {"hunger": 3, "blocked": 8}, 20.4, 3404, "cb10f1ef81dc71a2"),
+    "engine6_maldonado_201": (9, {"blocked": 2, "map_explored": 3, "crew_died": 6}, 16.2, 5493, "30c06ffccec11c7c"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(GOLDEN))
+def test_heuristic_play_is_pinned(name):
+    m = read_map(DATA / f"{name}.toml")
+    settings = Settings(bot="heuristic", seed=3)
+    records = run_playtest(m, settings, 20, keep_actions=True)
+    report = summarise(records, m, settings, name)
+    actions = [r.actions for r in records]
+    digest = hashlib.sha256(repr(actions).encode()).hexdigest()[:16]
+    wins, losses, mean_score, n_actions, expected_digest = GOLDEN[name]
+    assert (report["wins"], report["losses"], report["mean_score"]) == (wins, losses, mean_score)
+    assert sum(map(len, actions)) == n_actions
+    assert digest == expected_digest
