@@ -74,6 +74,9 @@ class _Geometry:
         self.row_no = [i // b.width for i in range(n)]
         self.col_no = [i % b.width for i in range(n)]
         self.line = [tuple(sorted(set(b.rows[i // b.width]) | set(b.cols[i % b.width]))) for i in range(n)]
+        # each Challenge and Kill card's non-zero requirements as (resource, units): needs() skips the zeros
+        self.challenge_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k > 0) for c in g.challenges]
+        self.kill_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k) for c in g.kills]
         # (index, terrain) of the chapter's terrains in Terrain order: value_vector skips the Enum membership tests
         # row and column of each cell as slices of the row-major ``explored`` bytes: counting a line's
         # unexplored cells is one C-level bytearray.count instead of a Python generator per cell
@@ -163,6 +166,7 @@ class HeuristicBot:
     def needs(self, state) -> list[float]:
         """Units of each Resource the team wants to hold now (a soft target)."""
         g = state.game
+        geo = self._geo(g)
         need = [0.0] * NRES
         for entry in state.row:
             c = entry[0]
@@ -175,10 +179,9 @@ class HeuristicBot:
                     k -= stored.count(r)
                     if k > 0:
                         need[r] += k
-            else:  # the common case: nothing stored by York, so no count per Resource
-                for r, k in enumerate(card.requires):
-                    if k > 0:
-                        need[r] += k
+            else:  # the common case: nothing stored by York, so only the card's non-zero requirements
+                for r, k in geo.challenge_needs[c]:
+                    need[r] += k
             if card.fire and state.fires == 0:
                 need[WOOD] += 2
         need[FOOD] += 1 + (1 if state.day >= 1 and len(state.ch_pile) > 3 else 0)
@@ -188,9 +191,8 @@ class HeuristicBot:
         if face:
             # min() with a key returns the only card without calling the key: skip the gap then
             best = face[0] if len(face) == 1 else min(face, key=lambda k: self._kill_gap(state, k))
-            req = g.kills[best].requires
-            for r in range(NRES):
-                need[r] += req[r]
+            for r, k in geo.kill_needs[best]:  # adding the zero requirements would change nothing
+                need[r] += k
         if g.chapter.bot_policy is not None:  # a chapter's own needs (Flora's Giant Plant, ...)
             g.chapter.bot_policy.needs(self, state, need)
         return need

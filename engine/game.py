@@ -30,6 +30,8 @@ from engine.cards import (
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
+#: Resources other than Water, in order (the ones a free discard can drop)
+CARRIED = tuple(r for r in range(NRES) if r != WATER)
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
 BACKPACK_SLOTS = 6
@@ -647,8 +649,8 @@ class State:
             out.append(A.END_TURN)
             if "Satchel" in ready and self.last_gain >= 0 and pack[self.last_gain] > 0 and self._destiny_open():
                 out.append(A.SATCHEL)
-        for r in range(NRES):
-            if pack[r] and r != WATER:
+        for r in CARRIED:
+            if pack[r]:
                 out.append(A.DISCARD + r)
                 if self.samples:
                     out.append(A.DROP_SAMPLE + r)
