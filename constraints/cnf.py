@@ -47,8 +47,9 @@ TRUE = True
 FALSE = False
 #: Up to this many clauses, a cardinality constraint is written out directly (no auxiliary variables).
 DIRECT_CARD_LIMIT = 120
-#: How a large "at least k" is encoded: "counter" (sequential, cut at k) or "pysat" (CardEnc totalizer).
-AT_LEAST_ENCODING = "counter"
+#: How large cardinalities are encoded: "counter" (one sequential counter per constraint, cut at the
+#: bound) or "pysat" (pysat's CardEnc totalizer per bound). The counter is faster for Ganak here.
+CARD_ENCODING = "counter"
 #: The default time limit of a count, in seconds (None: no limit, counted in this process).
 DEFAULT_TIME_LIMIT = 60.0
 
@@ -115,59 +116,81 @@ class Cnf:
 
     # --- cardinality -------------------------------------------------------------------------
 
+    def bounds(self, lits, lo: int, hi: int | None, rule: Rule, cond=TRUE) -> None:
+        """Between ``lo`` and ``hi`` (None: no upper bound) of ``lits`` are true, when ``cond`` holds.
+
+        Small cases are written out directly (no auxiliary variables). Otherwise one sequential
+        counter serves both bounds (``CARD_ENCODING == "counter"``, the default) or pysat's totalizer
+        encodes each bound (``"pysat"``)."""
+        lits, lo, hi = self._fold(lits, lo, hi)
+        n = len(lits)
+        if hi is not None and hi >= n:
+            hi = None
+        if lo > n or (hi is not None and hi < max(lo, 0)):
+            self.add([_neg(cond)], rule)
+            return
+        need_lo = lo >= 1 and not self._direct_at_least(lits, lo, rule, cond)
+        need_hi = hi is not None and not self._direct_at_most(lits, hi, rule, cond)
+        if not (need_lo or need_hi):
+            return
+        if CARD_ENCODING == "pysat":
+            if need_lo:
+                self._card(CardEnc.atleast, lits, lo, rule, cond)
+            if need_hi:
+                self._card(CardEnc.atmost, lits, hi, rule, cond)
+            return
+        top = hi + 1 if need_hi else lo
+        counts = self._counter(lits, top, rule)
+        if need_lo:
+            self.add([_neg(cond), counts[lo - 1]], rule)
+        if need_hi:
+            self.add([_neg(cond), _neg(counts[hi])], rule)
+
     def at_most(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
         """At most k of ``lits`` are true, when ``cond`` holds."""
-        lits, k = self._fold(lits, k)
-        if k >= len(lits):
-            return
-        if k < 0:
-            self.add([_neg(cond)], rule)
-        elif k == 0:
-            for lit in lits:
-                self.add([_neg(cond), -lit], rule)
-        elif math.comb(len(lits), k + 1) <= DIRECT_CARD_LIMIT:
-            for group in itertools.combinations(lits, k + 1):
-                self.add([_neg(cond), *(-lit for lit in group)], rule)
-        else:
-            self._card(CardEnc.atmost, lits, k, rule, cond)
+        self.bounds(lits, 0, k, rule, cond)
 
     def at_least(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
         """At least k of ``lits`` are true, when ``cond`` holds."""
-        lits, k = self._fold(lits, k)
-        if k <= 0:
-            return
-        if k > len(lits):
-            self.add([_neg(cond)], rule)
-        elif k == 1:
-            self.add([_neg(cond), *lits], rule)
-        elif math.comb(len(lits), k - 1) <= DIRECT_CARD_LIMIT:
-            for group in itertools.combinations(lits, len(lits) - k + 1):
-                self.add([_neg(cond), *group], rule)
-        elif AT_LEAST_ENCODING == "counter":
-            self._add_at_least_counter(lits, k, rule, cond)
-        else:
-            self._card(CardEnc.atleast, lits, k, rule, cond)
+        self.bounds(lits, k, None, rule, cond)
 
     def exactly(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
-        self.at_least(lits, k, rule, cond)
-        self.at_most(lits, k, rule, cond)
+        self.bounds(lits, k, k, rule, cond)
 
-    def _fold(self, lits, k: int):
-        """Drop FALSE literals; each TRUE one lowers the bound."""
+    def _fold(self, lits, lo: int, hi: int | None):
+        """Drop FALSE literals; each TRUE one lowers both bounds."""
         lits = list(lits)
-        return [lit for lit in lits if lit is not TRUE and lit is not FALSE], k - sum(lit is TRUE for lit in lits)
+        done = sum(lit is TRUE for lit in lits)
+        rest = [lit for lit in lits if lit is not TRUE and lit is not FALSE]
+        return rest, lo - done, None if hi is None else hi - done
 
-    def _add_at_least_counter(self, lits, k: int, rule: Rule, cond) -> None:
-        """At least k of ``lits`` by a sequential counter cut at k (Sinz): ``s[j]`` after literal i says
-        "at least j+1 of the literals up to i are true". O(n·k) auxiliaries, each defined both ways, and
-        chained in the literals' order (board order), which keeps the formula narrow for Ganak; pysat's
-        ``atleast`` would negate into an at-most of n-k, quadratic for "at least 3 of 49 cells"."""
+    def _direct_at_least(self, lits, k: int, rule: Rule, cond) -> bool:
+        """Write "at least k" as plain clauses (every n-k+1 of the literals hold a true one) when few."""
+        if k == 1 or math.comb(len(lits), k - 1) <= DIRECT_CARD_LIMIT:
+            for group in itertools.combinations(lits, len(lits) - k + 1):
+                self.add([_neg(cond), *group], rule)
+            return True
+        return False
+
+    def _direct_at_most(self, lits, k: int, rule: Rule, cond) -> bool:
+        """Write "at most k" as plain clauses (every k+1 of the literals hold a false one) when few."""
+        if k == 0 or math.comb(len(lits), k + 1) <= DIRECT_CARD_LIMIT:
+            for group in itertools.combinations(lits, k + 1):
+                self.add([_neg(cond), *(-lit for lit in group)], rule)
+            return True
+        return False
+
+    def _counter(self, lits, k: int, rule: Rule) -> list:
+        """A sequential counter cut at k (Sinz): the returned ``counts[j]`` says "at least j+1 of ``lits``
+        are true". O(n·k) auxiliaries, each defined both ways (a function of the terrain variables),
+        chained in the literals' order (board order), which keeps the formula narrow for Ganak. pysat's
+        ``atleast`` negates into an at-most of n-k, quadratic for "at least 3 of 49 cells"."""
         prev = [FALSE] * k
         for n, x in enumerate(lits):
             cur = []
             for j in range(min(k, n + 1)):
                 below = TRUE if j == 0 else prev[j - 1]
-                s = self.new_var(f"atleast_{rule.id}_{n}_{j + 1}")
+                s = self.new_var(f"count_{rule.id}_{n}_{j + 1}")
                 # s <-> prev[j] or (x and below)
                 self.add([-s, prev[j], x], rule)
                 self.add([-s, prev[j], below], rule)
@@ -175,7 +198,7 @@ class Cnf:
                 self.add([s, -x, _neg(below)], rule)
                 cur.append(s)
             prev = cur + prev[len(cur) :]
-        self.add([_neg(cond), prev[k - 1]], rule)
+        return prev
 
     def _card(self, encode, lits, k: int, rule: Rule, cond) -> None:
         enc = encode(lits=lits, bound=k, top_id=self.nvars, encoding=EncType.totalizer)
@@ -243,9 +266,7 @@ def _(rule: Neighbours, cnf: Cnf) -> None:
         if s is FALSE:
             continue
         around = [cnf.lit(j, rule.target) for j in table[i]]
-        cnf.at_least(around, rule.at_least, rule, cond=s)
-        if rule.at_most is not None:
-            cnf.at_most(around, rule.at_most, rule, cond=s)
+        cnf.bounds(around, rule.at_least, rule.at_most, rule, cond=s)
 
 
 @encode_rule.register
@@ -258,9 +279,7 @@ def _(rule: LineCount, cnf: Cnf) -> None:
 @encode_rule.register
 def _(rule: Count, cnf: Cnf) -> None:
     lits = [cnf.lit(i, rule.terrain) for i in range(cnf.state.board.size)]
-    cnf.at_least(lits, rule.at_least, rule)
-    if rule.at_most is not None:
-        cnf.at_most(lits, rule.at_most, rule)
+    cnf.bounds(lits, rule.at_least, rule.at_most, rule)
 
 
 @encode_rule.register

@@ -10,6 +10,7 @@ import random
 import pytest
 from pyganak import Counter
 
+import constraints.cnf as cnf_module
 from constraints.catalogue import get_chapter
 from constraints.cnf import CountTimeout, cnf_for_state, count_cnf, count_completions_cnf
 from constraints.csp import count_completions_csp
@@ -132,3 +133,26 @@ def test_count_stops_at_its_time_limit_and_leaves_no_process(example):
     with pytest.raises(CountTimeout, match="did not finish within 0.5 s"):
         count_completions_cnf(state, time_limit=0.5)
     assert not multiprocessing.active_children()
+
+
+@pytest.mark.parametrize("encoding", ["counter", "pysat"])
+@pytest.mark.parametrize("name", ["fauna-201-k34", "flora-201-k34", "flora-202-k34"])
+def test_both_cardinality_encodings_give_the_same_counts(encoding, name, example, expected_states, monkeypatch):
+    monkeypatch.setattr(cnf_module, "CARD_ENCODING", encoding)
+    state = example(name, "states")
+    cnf = cnf_for_state(state)
+    prefix = "count_" if encoding == "counter" else "card_"
+    assert any(n.startswith(prefix) for n in cnf.names.values())  # the encoding under test is in use
+    assert count_cnf(cnf) == expected_states[name]["count"]
+
+
+@pytest.mark.parametrize("encoding", ["counter", "pysat"])
+def test_both_cardinality_encodings_count_maldonado_plenty(encoding, example, monkeypatch):
+    """M2 ("at least 3 of each terrain") needs a counter once few cells are revealed."""
+    monkeypatch.setattr(cnf_module, "CARD_ENCODING", encoding)
+    m = example("maldonado-202")
+    state = m.hide(random.Random(2).sample(range(m.board.size), 18))
+    cnf = cnf_for_state(state)
+    prefix = "count_M2" if encoding == "counter" else "card_M2"
+    assert any(n.startswith(prefix) for n in cnf.names.values())
+    assert count_cnf(cnf) == count_completions_csp(state, time_limit=60) == 55
