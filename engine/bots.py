@@ -248,16 +248,20 @@ class HeuristicBot:
             return self._known_list
         geo = self._geo(state.game)
         tidx = geo.tidx
-        known = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
         cache = self._weight_cache
         if self._known_gid == gid and cache:
-            # only the cells whose weights read a newly seen cell are computed again
-            previous = self._known_list
-            for x, (a, b) in enumerate(zip(previous, known)):
-                if a != b:
-                    for c in geo.affects[x]:
+            # only the cells whose weights read a newly seen cell are computed again; the known list is
+            # updated where ``seen`` changed (a new list: _LineSummary tells lists apart by identity)
+            known = list(self._known_list)
+            old = self._known_seen
+            affects = geo.affects
+            for x in range(len(seen)):
+                if seen[x] != old[x]:
+                    known[x] = tidx[x] if seen[x] else -1
+                    for c in affects[x]:
                         cache.pop(c, None)
         else:
+            known = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
             self._weight_cache = {}
         self._known_list = known
         self._known_gid = gid
