@@ -169,6 +169,7 @@ class Game:
         self.col_of = tuple(i % self.board.width for i in range(size))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
+        self.not_rock = bytes(t is not Terrain.ROCK for t in self.cells)  # frontier(): Paths that lead on
         self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)
         self.terrain_indices = tuple(t.index for t in self.chapter.terrains)
@@ -407,17 +408,23 @@ class State:
             cached = self._frontier
             if cached is not None and cached[0] == key:
                 return list(cached[1])
-        out = set()
-        for i in self.ex_list:
-            if (
-                cells[i] is not Terrain.ROCK
-                and i not in mon
-                and not (check and not g.chapter.can_explore_from(self, i))
-            ):
-                for j in orth[i]:
-                    # decision: a Monster's own Path cannot be explored
-                    if not ex[j] and j not in mon and not (check and not g.chapter.can_explore_to(self, j)):
-                        out.add(j)
+            # the same cells as the general loop below, as one set comprehension (no chapter checks)
+            not_rock = g.not_rock
+            out = {
+                j
+                for i in self.ex_list
+                if not_rock[i] and i not in mon
+                for j in orth[i]
+                if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
+            }
+        else:
+            out = set()
+            for i in self.ex_list:
+                if cells[i] is not Terrain.ROCK and i not in mon and g.chapter.can_explore_from(self, i):
+                    for j in orth[i]:
+                        # decision: a Monster's own Path cannot be explored
+                        if not ex[j] and j not in mon and g.chapter.can_explore_to(self, j):
+                            out.add(j)
         if not out:  # decision: with every way on blocked, the boat may land again on the start column
             result = [
                 i
