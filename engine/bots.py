@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import random
 import weakref
+from bisect import bisect_left
 from itertools import compress
 
 from engine import actions as A
@@ -47,6 +48,12 @@ PRIORS = {
     "training": {T.WATER: 9.5, T.FOOD: 6.5, T.WOOD: 5, T.ROCK: 3, T.MUD: 1},
 }
 RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
+_RES_OF_CODE = {t.value: r for t, r in RES_OF.items()}
+
+
+def _between(la: list[int], lo: int, hi: int) -> list[int]:
+    """The actions lo <= a < hi of a sorted legal-action list, by bisection instead of a scan."""
+    return la[bisect_left(la, lo) : bisect_left(la, hi)]
 
 
 _GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one per Game, shared by its bots
@@ -300,7 +307,9 @@ class HeuristicBot:
         w = list(geo.prior)
         if geo.edge[cell]:
             w[I_ROCK] = 0.0
-        lines = self._line_summary(known, geo)
+        lines = self._lines
+        if lines is None or lines.known is not known:
+            lines = self._line_summary(known, geo)
         row, col = geo.row_no[cell], geo.col_no[cell]
         if lines.wood_row[row] or lines.wood_col[col]:  # a seen Wood in the cell's row or column
             w[I_WOOD] = 0.0
@@ -399,7 +408,7 @@ class HeuristicBot:
     def terrain_value(self, state, need, t: Terrain, lewis: bool) -> float:
         d = state.data
         v = 0.0
-        r = RES_OF.get(t)
+        r = _RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
         if r is not None:
             v += self.unit_value(state, need, r)
             if lewis:
@@ -514,7 +523,7 @@ class HeuristicBot:
 
     def _step_main(self, state, la, need) -> int:
         legal = set(la)
-        kills = [a for a in la if A.KILL <= a < A.GUESS]
+        kills = _between(la, A.KILL, A.GUESS)
         if kills:
             return kills[0]
         if A.CURE_INJURED in legal and state.pack[MUD] > need[MUD] - 0:
@@ -527,7 +536,7 @@ class HeuristicBot:
             return a
         if A.JAR_TAKE in legal and self._day_ending(state):
             return A.JAR_TAKE
-        explores = [a for a in la if a < A.DISCARD]
+        explores = _between(la, A.EXPLORE, A.DISCARD)
         if explores:
             cell = self.best_cell(state, explores, need)
             if A.LEWIS in legal:
@@ -540,7 +549,7 @@ class HeuristicBot:
             return cell
         if A.SATCHEL in legal and state.last_gain >= 0 and state.pack[state.last_gain] > need[state.last_gain]:
             return A.SATCHEL
-        jar = [a for a in la if A.JAR_STORE <= a < A.JAR_TAKE]
+        jar = _between(la, A.JAR_STORE, A.JAR_TAKE)
         if jar and not self._day_ending(state):
             r = self.cheapest(state, need, [a - A.JAR_STORE for a in jar])
             if state.pack[r] > need[r]:
@@ -568,9 +577,7 @@ class HeuristicBot:
 
     def _use_destiny(self, state, la, need):
         g = state.game
-        for a in la:
-            if not A.USE_DESTINY <= a < A.KILL:
-                continue
+        for a in _between(la, A.USE_DESTINY, A.KILL):
             card = g.destiny[state.de_held[a - A.USE_DESTINY]]
             good = False
             for e in card.effects:
