@@ -125,14 +125,23 @@ class _LineSummary:
 
     __slots__ = ("known", "rock_col", "vine_col", "wood_col", "wood_row")
 
-    def __init__(self, known: list[int], geo: _Geometry):
+    def __init__(self, known: list[int], geo: _Geometry, base: _LineSummary | None = None, cells=None):
+        """Made from all of ``known``, or from ``base`` (an older summary) and the newly seen ``cells``."""
         self.known = known
-        height, width = max(geo.row_no) + 1, max(geo.col_no) + 1
-        self.wood_row = [False] * height
-        self.wood_col = [False] * width
-        self.rock_col = [False] * width
-        self.vine_col = [False] * width
-        for i, t in enumerate(known):
+        if base is None:
+            height, width = geo.row_no[-1] + 1, geo.col_no[-1] + 1
+            self.wood_row = [False] * height
+            self.wood_col = [False] * width
+            self.rock_col = [False] * width
+            self.vine_col = [False] * width
+            cells = range(len(known))
+        else:  # flags only turn on as cells are seen: copy the old ones and add the new cells
+            self.wood_row = list(base.wood_row)
+            self.wood_col = list(base.wood_col)
+            self.rock_col = list(base.rock_col)
+            self.vine_col = list(base.vine_col)
+        for i in cells:
+            t = known[i]
             if t == I_WOOD:
                 self.wood_row[geo.row_no[i]] = self.wood_col[geo.col_no[i]] = True
             elif t == I_ROCK:
@@ -259,14 +268,20 @@ class HeuristicBot:
         if self._known_gid == gid and cache:
             # only the cells whose weights read a newly seen cell are computed again; the known list is
             # updated where ``seen`` changed (a new list: _LineSummary tells lists apart by identity)
-            known = list(self._known_list)
+            previous = self._known_list
+            known = list(previous)
             old = self._known_seen
             affects = geo.affects
+            changed = []
             for x in range(len(seen)):
                 if seen[x] != old[x]:
+                    changed.append(x)
                     known[x] = tidx[x] if seen[x] else -1
                     for c in affects[x]:
                         cache.pop(c, None)
+            lines = self._lines
+            if lines is not None and lines.known is previous and all(known[x] >= 0 for x in changed):
+                self._lines = _LineSummary(known, geo, lines, changed)  # extend the summary, no full scan
         else:
             known = [tidx[i] if seen[i] else -1 for i in range(len(seen))]
             self._weight_cache = {}
@@ -391,7 +406,8 @@ class HeuristicBot:
                     hits = -1
                     break
                 hits += 1
-            best = max(best, hits)
+            if hits > best:  # noqa: PLR1730 -- a comparison, not a max() call per placement
+                best = hits
         if best < 0:
             return 0.0
         factor = 1.0 + 2.0 * best
@@ -628,7 +644,10 @@ class HeuristicBot:
     def _mortar(self, state, need):
         g = state.game
         short = [r for r in g.chapter.resources if state.pack[r] < need[r] and r != WATER]
-        spare = sum(max(0, state.pack[r] - int(need[r])) for r in range(NRES) if r != WATER)
+        spare = 0
+        for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
+            if r != WATER and state.pack[r] > int(need[r]):
+                spare += state.pack[r] - int(need[r])
         if short and spare >= 2:
             return A.MORTAR
         return None
