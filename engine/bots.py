@@ -294,23 +294,36 @@ class HeuristicBot:
         return self._weight_entry(state, cell)[0]
 
     def _weight_entry(self, state, cell: int) -> tuple[list[float], tuple[int, ...]]:
-        """The cell's cached weights and the indices of their non-zero terms (for _expected)."""
+        """The cell's cached weights and the indices of their non-zero terms (for _expected_values)."""
         if id(state.game) != self._known_gid or state.seen != self._known_seen:
             self._known(state)  # something new was seen: drop the weights that read it
         entry = self._weight_cache.get(cell)
         if entry is None:
-            w = self._local_weights(state, cell, self._known_list)
-            entry = self._weight_cache[cell] = (w, tuple(compress(_RANGE_NT, w)))  # indices of the non-zero weights
+            entry = self._new_entry(state, cell)
         return entry
 
-    def _expected(self, state, cell: int, values: list[float]) -> float:
-        """Expected value of finding the cell's terrain: sum of weight * value over the possible terrains.
+    def _new_entry(self, state, cell: int) -> tuple[list[float], tuple[int, ...]]:
+        w = self._local_weights(state, cell, self._known_list)
+        entry = self._weight_cache[cell] = (w, tuple(compress(_RANGE_NT, w)))  # indices of the non-zero weights
+        return entry
+
+    def _expected_values(self, state, cells, values: list[float]) -> list[float]:
+        """Expected value of finding each cell's terrain: sum of weight * value over the possible terrains.
 
         Sums the same products in the same order as ``_dot``, but only over the cached non-zero
-        terms (typically 4-9 of the 20 terrains).
+        terms (typically 4-9 of the 20 terrains); the seen cells are checked once for all cells.
         """
-        w, nonzero = self._weight_entry(state, cell)
-        return sum([w[k] * values[k] for k in nonzero])
+        if id(state.game) != self._known_gid or state.seen != self._known_seen:
+            self._known(state)  # something new was seen: drop the weights that read it
+        cache = self._weight_cache
+        out = []
+        for cell in cells:
+            entry = cache.get(cell)
+            if entry is None:
+                entry = self._new_entry(state, cell)
+            w, nonzero = entry
+            out.append(sum([w[k] * values[k] for k in nonzero]))
+        return out
 
     def _local_weights(self, state, cell: int, known: list[int]) -> list[float]:
         """Prior frequencies nudged by the Reference Board rules around the revealed cells."""
@@ -482,8 +495,7 @@ class HeuristicBot:
         row_bonus = state.threats and "kills" in state.data
         policy = chapter.bot_policy
         out = []
-        for k, cell in enumerate(cells):
-            v = self._expected(state, cell, values)
+        for k, (cell, v) in enumerate(zip(cells, self._expected_values(state, cells, values))):
             if taxes is not None and taxes[k]:
                 v -= 0.6 * taxes[k]
             if column_bonus and ex[geo.col_slice[cell]].count(0) == 1:
@@ -733,8 +745,8 @@ class ClairvoyantBot(HeuristicBot):
         w[state.game.cells[cell].index] = 1.0
         return w
 
-    def _expected(self, state, cell: int, values: list[float]) -> float:
-        return _dot(self._weights(state, cell), values)
+    def _expected_values(self, state, cells, values: list[float]) -> list[float]:
+        return [_dot(self._weights(state, cell), values) for cell in cells]
 
 
 class DeducerBot(HeuristicBot):
@@ -800,8 +812,8 @@ class DeducerBot(HeuristicBot):
             self._possible = possible
         return super().best_cell(state, explores, need)
 
-    def _expected(self, state, cell: int, values: list[float]) -> float:
-        return _dot(self._weights(state, cell), values)
+    def _expected_values(self, state, cells, values: list[float]) -> list[float]:
+        return [_dot(self._weights(state, cell), values) for cell in cells]
 
     def _possible_for(self, state) -> dict[int, frozenset]:
         return self._possible
