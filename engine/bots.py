@@ -742,11 +742,13 @@ class ClairvoyantBot(HeuristicBot):
 
     def _weights(self, state, cell: int) -> list[float]:
         w = [0.0] * NT
-        w[state.game.cells[cell].index] = 1.0
+        w[self._geo(state.game).tidx[cell]] = 1.0
         return w
 
     def _expected_values(self, state, cells, values: list[float]) -> list[float]:
-        return [_dot(self._weights(state, cell), values) for cell in cells]
+        # _dot of the one-hot weights: sum([1.0 * value]), and 1.0 * value is value exactly
+        tidx = self._geo(state.game).tidx
+        return [sum([values[tidx[cell]]]) for cell in cells]
 
 
 class DeducerBot(HeuristicBot):
