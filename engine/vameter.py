@@ -46,6 +46,29 @@ MOVE_TOKENS = (1, 2, 2, 3)  # decision: the Move tokens' numbers are not printed
 SUPPLY, PASS, DEAD = -1, -2, -3  # where a Crew token is when not on a Path
 DIRS = ((-1, 0), (0, 1), (1, 0), (0, -1))  # North, East, South, West: clockwise
 DIR_NAMES = ("North", "East", "South", "West")
+_RAYS: dict[tuple[int, int], tuple] = {}
+
+
+def _rays(b) -> tuple[tuple[tuple[int, ...], ...], ...]:
+    """For each direction of DIRS and each cell, the cells along the straight line away from it, nearest first.
+
+    Made once per board shape: the Vameter's moves and the Crew's shots walk these instead of
+    calling ``Board.at`` step by step.
+    """
+    key = (b.height, b.width)
+    rays = _RAYS.get(key)
+    if rays is None:
+        rays = _RAYS[key] = tuple(tuple(_ray(b, cell, dr, dc) for cell in range(b.size)) for dr, dc in DIRS)
+    return rays
+
+
+def _ray(b, cell: int, dr: int, dc: int) -> tuple[int, ...]:
+    r, c = divmod(cell, b.width)
+    out = []
+    while (j := b.at(r + dr * (len(out) + 1), c + dc * (len(out) + 1))) is not None:
+        out.append(j)
+    return tuple(out)
+
 
 PLACE = A.CHAPTER  # + token: place this Crew token on the Path just explored
 LOSE_CREW = A.CHAPTER + 3  # + token: the Crew token that dies
@@ -138,16 +161,11 @@ class Vameter(Chapter):
         at = d["crew"][tk]
         if at < 0:
             return []
-        g = state.game
-        b = g.board
-        r0, c0 = divmod(at, b.width)
+        reach, vam, monsters = d["range"][tk], d["vam"], state.monsters
         out = []
-        for dr, dc in DIRS:
-            for k in range(1, d["range"][tk] + 1):
-                j = b.at(r0 + dr * k, c0 + dc * k)
-                if j is None:
-                    break
-                if j == d["vam"] or j in state.monsters:
+        for rays in _rays(state.game.board):  # each direction: the cells within range, nearest first
+            for j in rays[at][:reach]:
+                if j == vam or j in monsters:
                     out.append(j)
                     break  # never over one to hit the other
         return sorted(out)
@@ -225,16 +243,11 @@ class Vameter(Chapter):
 
     def next_path(self, state, cell: int, direction: int) -> int:
         """The first Unexplored Path from cell in a direction, jumping Explored ones (and Cyclops); -1 if none."""
-        b = state.game.board
-        r, c = divmod(cell, b.width)
-        dr, dc = DIRS[direction]
-        while True:
-            r, c = r + dr, c + dc
-            j = b.at(r, c)
-            if j is None:
-                return -1
-            if not state.explored[j] and j not in state.monsters:
+        explored, monsters = state.explored, state.monsters
+        for j in _rays(state.game.board)[direction][cell]:
+            if not explored[j] and j not in monsters:
                 return j
+        return -1
 
     def destination(self, state, n: int) -> tuple[int, int]:
         """Where n Unexplored Paths of movement take the Vameter: (cell, direction)."""
