@@ -4,8 +4,8 @@ One Boolean per (unrevealed cell, chapter terrain), exactly one true per cell; r
 constants folded away while the clauses are built. Every rule kind of ``constraints/rules.py`` has
 an encoding here (``encode_rule``, dispatch on the class); cardinalities use direct clauses when
 they are few and a sequential counter otherwise (pysat's totalizer on request). Auxiliary variables
-(reachability layers for a connected terrain, pattern matches, counters) are each defined both ways
-from the terrain variables and projected away: Ganak counts the distinct assignments of the terrain
+(reachability layers for a connected terrain, pattern matches, counters) are defined both ways from
+the terrain variables (pysat's totalizer one way only) and projected away: Ganak counts the distinct assignments of the terrain
 variables only, so the count is the number of completions.
 
 Ganak has no time limit of its own, so ``count_completions_cnf`` runs it in a child process and
