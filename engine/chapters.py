@@ -139,6 +139,10 @@ class Chapter:
         """Steps when a player ends the turn, before the backpack limits (Maldonado's Influence card)."""
         return []
 
+    def after_resolve_steps(self, state) -> list[tuple]:
+        """Steps after a Challenge card (and its Fatigue check) is resolved, before any End of Day (Maldonado)."""
+        return []
+
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         """Chapter terrains' activation; the core table (Resources, Skull, Tipi, Hill) is already done."""
         return []

@@ -1142,8 +1142,11 @@ class State:
             self.agenda.pop()
 
     def _run_after_resolve(self, step) -> None:
+        steps = self.game.chapter.after_resolve_steps(self)
         if not self.row:
-            self.push(("end_of_day",))
+            steps = [*steps, ("end_of_day",)]
+        if steps:
+            self.push(*steps)
 
     def _run_end_of_day(self, step) -> None:
         need = self.game.chapter.food_needed(self)

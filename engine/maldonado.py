@@ -165,6 +165,7 @@ class Maldonado(Chapter):
             "kill_face": [],
             "kills": 0,
             "gained": [],  # (turn, resource) gained on the active player's turn
+            "played": -1,  # the last turn in which a Target was chosen and a card played on it
             "log": [],  # public plays: (player, crew, "up" / "down" / "command")
             "rows_by": [0] * n,
             "goggles": -1,
@@ -307,6 +308,9 @@ class Maldonado(Chapter):
             d["gained"].append((state.turn, r))
 
     def targets(self, state) -> list[int]:
+        """Crew Members a card may be played on now: none once this turn's one card is played."""
+        if state.data["played"] == state.turn:
+            return []
         gained = {r for t, r in state.data["gained"] if t == state.turn}
         if WATER in gained:
             return list(range(len(self.crew)))
@@ -318,6 +322,13 @@ class Maldonado(Chapter):
             steps.append(("chapter", "target"))
         steps.append(("chapter", "refill", state.current))
         return steps
+
+    def after_resolve_steps(self, state) -> list[tuple]:
+        """Resources gained from a Challenge resolved after "end turn" are gained on this turn too ("by any
+        means"): with no card played yet this turn, the play happens now, then the hand is refilled."""
+        if self.targets(state):
+            return [("chapter", "target"), ("chapter", "refill", state.current)]
+        return []
 
     def night_steps(self, state) -> list[tuple]:
         """Every hand is discarded and dealt again."""
@@ -509,6 +520,7 @@ class Maldonado(Chapter):
         d = state.data
         kind = step[1]
         if kind == "target":
+            d["played"] = state.turn
             state.push(("chapter", "play", a - TARGET_CREW))
         elif kind == "play":
             self.play(state, step[2], a)

@@ -30,7 +30,8 @@ GOLDEN = {
     "engine_training_201": (20, {}, 17.95, 1184, "705fdcaae829f1fa"),
     "engine6_flora_201": (16, {"map_explored": 4}, 28.05, 3624, "368a1a1eb5a2aefa"),
     "engine6_vameter_201": (9, {"hunger": 3, "blocked": 8}, 20.4, 3404, "cb10f1ef81dc71a2"),
-    "engine6_maldonado_201": (9, {"blocked": 2, "map_explored": 3, "crew_died": 6}, 16.2, 5493, "30c06ffccec11c7c"),
+    # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6)
+    "engine6_maldonado_201": (7, {"blocked": 2, "map_explored": 2, "crew_died": 9}, 12.75, 5470, "66a9895380db8a59"),
 }
 
 

@@ -525,3 +525,50 @@ def test_loyalist_bots_never_read_hidden_cards(mmap):
             checked += 1
         s.apply_action(bots[me].step(s))
     assert checked >= 5
+
+
+def _rapids_resolves_this_turn(s):
+    """The Challenge Row's first card is Rapids (Pass: 1 Wood) with 2 of its 3 Path tokens; the backpack can pass it."""
+    k = next(k for k, c in enumerate(s.game.challenges) if c.name == "Rapids")
+    if k in s.ch_pile:
+        s.ch_pile.remove(k)
+    s.row = [[k, 2, None]] + [e for e in s.row if e[0] != k][:2]  # the day goes on after Rapids
+    s.pack[:] = [0] * len(s.pack)
+    s.pack[ROCK] = s.pack[MUD] = s.pack[FOOD] = 1
+    s.pack[WATER] = 8
+
+
+def test_resource_gained_from_a_challenge_after_end_turn_plays_an_influence_card(mmap):
+    """'when you gain a Resource Token on your turn by any means ... that Crew Member is the Target': the
+    Challenge resolved after "end turn" is still this turn, so its Wood targets the Wood Crew Member."""
+    s = start(mmap)
+    ch, d = s.game.chapter, s.data
+    wood_crew = next(c for c, m in enumerate(ch.crew) if m.resource == WOOD)
+    _rapids_resolves_this_turn(s)
+    d["hands"][0] = [influence(ch, WOOD, 2), influence(ch, ROCK, 1)]
+    explore(s, "C7")  # Fields: no Resource gained while exploring; the third Path token goes on Rapids
+    s.apply_action(A.END_TURN)
+    settle(s)
+    assert d["log"] == []
+    assert s.legal_actions() == [A.PASS, A.FAIL]
+    s.apply_action(A.PASS)  # discard 1 Rock, 1 Mud, 2 Water; gain 1 Wood
+    settle(s)
+    assert s.pack[WOOD] == 1
+    assert d["log"] == [(0, wood_crew, "up")]
+    assert d["piles"][wood_crew][-1] == [influence(ch, WOOD, 2), True, 0]
+    assert len(d["hands"][0]) == 4  # refilled at the end of the turn
+
+
+def test_only_one_influence_card_per_turn_even_with_a_challenge_gain(mmap):
+    """'You only play one Influence or Command Card per turn regardless of the total number of Resources.'"""
+    s = start(mmap)
+    ch, d = s.game.chapter, s.data
+    _rapids_resolves_this_turn(s)
+    d["hands"][0] = [influence(ch, FOOD, 2), influence(ch, WOOD, 1)]
+    explore(s, "B7")  # Food: its card is played at "end turn"
+    s.apply_action(A.END_TURN)
+    settle(s)
+    assert d["log"] == [(0, FOOD_CREW, "up")]
+    s.apply_action(A.PASS)  # the Wood from Rapids does not give a second play this turn
+    settle(s)
+    assert d["log"] == [(0, FOOD_CREW, "up")]
