@@ -36,6 +36,7 @@ from engine.chapters import Chapter
 from mapgen.terrain import Terrain
 
 T = Terrain
+_I_PETRIFIED, _I_SACAGAWEA = T.PETRIFIED_FOREST.index, T.SACAGAWEA.index  # weight positions, looked up once
 BURN = A.CHAPTER  # discard a Fire to kill the Flora creature just found
 SPARE = A.CHAPTER + 1  # keep the Fire: lose a Crew token, the Path is red-circled
 KILL_RING = A.CHAPTER + 10  # + cell: discard a Fire to kill a red-circled Flora token on the map
@@ -428,6 +429,9 @@ class Flora(Chapter):
 class FloraPolicy(ChapterPolicy):
     """The heuristic's Flora: follow the Trail, keep a Fire for the Flora, fetch the Greek Fire, then the fight."""
 
+    def __init__(self):
+        self._memo = None  # (bot, state, need, actions played, {terrain: value}) of the current decision
+
     def _chapter(self, state) -> Flora:
         return state.game.chapter
 
@@ -499,12 +503,30 @@ class FloraPolicy(ChapterPolicy):
         w = bot._weights(state, cell)
         b = state.game.board
         out = 0.0
-        pf, sa = w[T.PETRIFIED_FOREST.index], w[T.SACAGAWEA.index]
+        pf, sa = w[_I_PETRIFIED], w[_I_SACAGAWEA]
         if pf and b.edge_distance(cell) != 1:
-            out -= pf * bot.terrain_value(state, need, T.PETRIFIED_FOREST, False)
+            out -= pf * self._value_without_lewis(bot, state, need, T.PETRIFIED_FOREST)
         if sa and state.data["sacagawea"]:
-            out -= sa * bot.terrain_value(state, need, T.SACAGAWEA, False)
+            out -= sa * self._value_without_lewis(bot, state, need, T.SACAGAWEA)
         return out
+
+    def _value_without_lewis(self, bot, state, need, t) -> float:
+        """``bot.terrain_value(state, need, t, False)``, kept while the bot values the cells of one decision.
+
+        The bot calls ``cell_value`` for every explorable cell with the same state and the same
+        ``need`` list (a new list each decision, held here so it cannot be mistaken for another),
+        so the two terrains' values are worked out once per decision instead of once per cell.
+        """
+        memo = self._memo
+        moves = len(state.history)
+        # a new decision: another bot, state or need list, or the same objects after the game moved on
+        if memo is None or memo[0] is not bot or memo[1] is not state or memo[2] is not need or memo[3] != moves:
+            memo = self._memo = (bot, state, need, moves, {})
+        values = memo[4]
+        v = values.get(t)
+        if v is None:
+            v = values[t] = bot.terrain_value(state, need, t, False)
+        return v
 
     def step(self, bot, state, legal, need) -> int:
         kind = state.agenda[-1][1]
