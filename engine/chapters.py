@@ -139,6 +139,9 @@ class Chapter:
         """Steps when a player ends the turn, before the backpack limits (Maldonado's Influence card)."""
         return []
 
+    def explored_unactivated(self, state, cell: int) -> None:
+        """A Path explored with no activation (a right Tracking Guide guess): Flora's Greek Fire is still taken."""
+
     def after_resolve_steps(self, state) -> list[tuple]:
         """Steps after a Challenge card (and its Fatigue check) is resolved, before any End of Day (Maldonado)."""
         return []

@@ -228,6 +228,12 @@ class Flora(Chapter):
     def can_explore_from(self, state, cell: int) -> bool:
         return cell not in state.data["ringed"]
 
+    def explored_unactivated(self, state, cell: int) -> None:
+        """'To acquire Greek Fire, simply Explore the Path that has the Greek Fire Token on it': a right
+        Tracking Guide guess skips the activation, not the Exploring."""
+        if cell == state.game.map.briefing.greek_fire:
+            self._take_greek_fire(state)
+
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         g, d = state.game, state.data
         steps: list[tuple] = []

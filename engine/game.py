@@ -832,6 +832,7 @@ class State:
             self.guesses.clear()
             self.lewis_on = False
             self.tokens_out += 1
+            self.game.chapter.explored_unactivated(self, cell)
             self.push(*self._completion_steps(cell))
             return
         if t is not Terrain.HILL and self.guesses.get(0) != t.index and self.row:

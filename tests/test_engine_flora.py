@@ -346,3 +346,16 @@ def test_typed_in_search_cards_replace_the_designed_ones(tmp_path, flora_map):
     f.write_text('[[search]]\nname = "Bad"\ntrail = ["Qq"]\nback = ["Fo"]\n', encoding="utf-8")
     with pytest.raises(CardError, match="Bad"):
         F.load_search_cards(f)
+
+
+def test_greek_fire_is_taken_when_a_tracking_guide_guess_skips_the_activation(flora_map):
+    """'To acquire Greek Fire, simply Explore the Path that has the Greek Fire Token on it': a right
+    Tracking Guide guess discards the Path token and skips the activation, but the Path is Explored."""
+    s = start(flora_map, *TRAIL, gear=(("Tracking Guide", "Jar", "Satchel"),))
+    opened(s, "D2", "D3")
+    assert s.game.cells[cell(s, "C2")] is Terrain.FIELD and not s.data["greek_fire"]
+    slots = s.slots()
+    s.apply_action(A.GUESS + 20 * 1 + Terrain.FIELD.index)  # Tracking Guide: "Field"
+    explore(s, "C2")
+    assert s.explored[cell(s, "C2")] and not s.explored_now  # the right guess: explore again
+    assert s.data["greek_fire"] and s.slots() == slots + 1
