@@ -104,7 +104,8 @@ def describe(a: int, state=None) -> str:
         return f"Medicine: refresh player {p + 1} {'character' if s == 0 else f'gear {s}'}"
     if CLARK <= a < BACKTRACK:
         s, k = divmod(a - CLARK, 10)
-        return f"Clark: swap gear {s + 1} for {GEAR_KINDS[k]}"
+        kinds = state.game.chapter.gear_kinds() if state is not None else GEAR_KINDS
+        return f"Clark: swap gear {s + 1} for {kinds[k] if k < len(kinds) else f'gear kind {k}'}"
     if DESTINY_PICK <= a < THREAT_DISCARD:
         return ("take face-up Destiny 1", "take face-up Destiny 2", "draw the top Destiny card")[a - DESTINY_PICK]
     if THREAT_DISCARD <= a < CHAPTER:

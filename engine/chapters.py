@@ -45,6 +45,7 @@ class Chapter:
     loss_causes: tuple[str, ...] = ()
     extra_characters: tuple[str, ...] = ()  # a chapter's own characters (Mme. Boniface, Irene, ...)
     extra_gear: tuple[str, ...] = ()  # a chapter's own Gear cards (Pipe Hawks, Goggles, ...)
+    start_only_gear: tuple[str, ...] = ()  # of those, the ones Clark cannot swap in (Pipe Hawks, Water Skin)
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
     priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
@@ -90,6 +91,15 @@ class Chapter:
 
     def check_team(self, game) -> None:
         """Chapter restrictions on characters and gear (core: none beyond Game's checks)."""
+
+    def gear_kinds(self) -> tuple[str, ...]:
+        """Every Gear card of the chapter: Clark's action numbers index this (at most 10 kinds)."""
+        return A.GEAR_KINDS + self.extra_gear
+
+    def fixed_gear(self) -> tuple[str, ...]:
+        """Gear Clark never swaps: 'CAN ONLY BE SELECTED AT THE START OF A GAME' (Box of Goods and the
+        chapter's own such cards) and the Training Gear Medicine (decision: neither in nor out)."""
+        return ("Box of Goods", "Medicine", *self.start_only_gear)
 
     def start_cells(self, m: Map) -> list[int]:
         return m.start_cells()

@@ -233,7 +233,8 @@ class State:
         self.fires = 0
         self.shelter = -1
         self.gear = [list(gs) for gs in g.gear]
-        self.reserve = [k for k in A.GEAR_KINDS if k not in {x for gs in g.gear for x in gs} and k != "Medicine"]
+        chosen = {x for gs in g.gear for x in gs}
+        self.reserve = [k for k in g.chapter.gear_kinds() if k not in chosen and k != "Medicine"]
         self.exhausted: set[str] = set()
         self.jar = -1
         self.current = 0
@@ -698,13 +699,10 @@ class State:
                     if x in self.exhausted and x != "Medicine"
                 )
         if char == "Clark" and "Clark" not in self.exhausted:
+            kinds, fixed = g.chapter.gear_kinds(), g.chapter.fixed_gear()
             for s, x in enumerate(mine):
-                if x not in ("Box of Goods", "Medicine"):
-                    out.extend(
-                        A.CLARK + 10 * s + A.GEAR_KINDS.index(y)
-                        for y in self.reserve
-                        if y != "Box of Goods" and y in A.GEAR_KINDS  # a chapter's Gear is never swapped in
-                    )
+                if x not in fixed:
+                    out.extend(A.CLARK + 10 * s + kinds.index(y) for y in self.reserve if y not in fixed)
         g.chapter.free_actions(self, out)
         return out
 
@@ -798,7 +796,7 @@ class State:
         elif A.CLARK <= a < A.BACKTRACK:
             s, k = divmod(a - A.CLARK, 10)
             mine = self.gear[self.current]
-            old, new = mine[s], A.GEAR_KINDS[k]
+            old, new = mine[s], g.chapter.gear_kinds()[k]
             mine[s] = new
             self.reserve.remove(new)
             self.reserve.append(old)

@@ -121,6 +121,7 @@ class Maldonado(Chapter):
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
     extra_characters = ("Randolph", "Russell")
     extra_gear = ("Goggles", "Water Skin")
+    start_only_gear = ("Water Skin",)  # 'cannot be swapped in using Clark's ability'
     track_gains = True
     priors: ClassVar[dict] = {
         T.WATER: 7,

@@ -105,6 +105,7 @@ class Vameter(Chapter):
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, MUSHROOM, WATER)
     extra_characters = ("Irene",)
     extra_gear = ("Pipe Hawks", "Dowsing Rod")
+    start_only_gear = ("Pipe Hawks",)  # 'This Gear cannot be swapped in using Clark's ability.'
     default_characters = ("Lewis", "Clark", "York", "Irene")
     default_gear = ("Compass", "Flint", "Dowsing Rod", "Satchel", "Tracking Guide", "Jar")
     blocks_exploring = True

@@ -572,3 +572,19 @@ def test_only_one_influence_card_per_turn_even_with_a_challenge_gain(mmap):
     s.apply_action(A.PASS)  # the Wood from Rapids does not give a second play this turn
     settle(s)
     assert d["log"] == [(0, FOOD_CREW, "up")]
+
+
+def test_clark_swaps_in_the_goggles_but_never_the_water_skin(mmap):
+    """Clark: 'Swap 1 Gear from Reserve'; Water Skin: 'cannot be swapped in using Clark's ability'."""
+    s = start(mmap)
+    kinds = s.game.chapter.gear_kinds()
+    assert "Goggles" in s.reserve and "Water Skin" in s.reserve
+    clark = [a for a in s.legal_actions() if A.CLARK <= a < A.BACKTRACK]
+    swapped_in = {kinds[(a - A.CLARK) % 10] for a in clark}
+    assert "Goggles" in swapped_in and "Water Skin" not in swapped_in
+    a = A.CLARK + kinds.index("Goggles")  # the Flint goes to the Reserve
+    assert s.action_to_string(a) == "Clark: swap gear 1 for Goggles"
+    s.apply_action(a)
+    settle(s)
+    assert s.gear[0] == ["Goggles", "Jar", "Satchel"] and "Flint" in s.reserve
+    assert any(M.GOGGLES <= x < M.GOGGLES + 64 for x in s.legal_actions())  # the Goggles can be used now

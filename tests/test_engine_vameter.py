@@ -402,3 +402,25 @@ def test_playtest_json_on_every_shipped_vameter_map(name):
     rep = json.loads(r.output)
     assert CONTRACT <= set(rep) and rep["chapter"] == "vameter" and rep["games"] == 3
     assert sum(rep["losses"].values()) + rep["wins"] == 3
+
+
+def test_clark_swaps_in_the_dowsing_rod_but_never_pipe_hawks(vmap):
+    """Clark: 'Swap 1 Gear from Reserve'; Pipe Hawks: 'This Gear cannot be swapped in using Clark's ability.'"""
+    s = start(vmap)
+    kinds = s.game.chapter.gear_kinds()
+    assert "Dowsing Rod" in s.reserve and "Pipe Hawks" in s.reserve
+    clark = [a for a in s.legal_actions() if A.CLARK <= a < A.BACKTRACK]
+    swapped_in = {kinds[(a - A.CLARK) % 10] for a in clark}
+    assert "Dowsing Rod" in swapped_in and "Pipe Hawks" not in swapped_in and "Box of Goods" not in swapped_in
+    a = A.CLARK + 10 * 2 + kinds.index("Dowsing Rod")  # the Satchel goes to the Reserve
+    assert s.action_to_string(a) == "Clark: swap gear 3 for Dowsing Rod"
+    answer(s, a)
+    assert s.gear[0] == ["Flint", "Jar", "Dowsing Rod"] and "Satchel" in s.reserve and "Dowsing Rod" not in s.reserve
+    # the Dowsing Rod now works: its guess is a free action before exploring
+    assert any(V.DOWSE <= x < V.DOWSE + 20 for x in s.legal_actions())
+
+
+def test_clark_never_swaps_pipe_hawks_out(vmap):
+    s = start(vmap, gear=(("Pipe Hawks", "Jar", "Satchel"),))
+    clark = [a for a in s.legal_actions() if A.CLARK <= a < A.BACKTRACK]
+    assert clark and all((a - A.CLARK) // 10 != 0 for a in clark)
