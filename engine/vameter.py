@@ -83,6 +83,8 @@ TARGET = A.CHAPTER + 50  # + cell: what a firing Crew token shoots
 DEST = A.CHAPTER + 100  # + cell: where a moved token goes (row reward, Irene, a Cyclops' tie)
 RANGE_TO = A.CHAPTER + 150  # + token: Scope's extra range goes to this Crew token
 CLAW = A.CHAPTER + 155  # + cell: Monster Claws kills the Cyclops there
+IRENE_GAIN = 0.5  # the bots use Irene when the best explore gains this much value
+IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can explore
 
 
 class Vameter(Chapter):
@@ -774,7 +776,52 @@ class VameterPolicy(ChapterPolicy):
             return max(legal, key=lambda a: bot.unit_value(state, need, a - DOWSE_TAKE))
         if kind == "range":
             return max(legal, key=lambda a: (d["crew"][a - RANGE_TO] >= 0, d["range"][a - RANGE_TO]))
+        if kind == "irene":  # the adjacent Path that leaves the best Path to explore
+            values = bot.value_vector(state, need, False)
+            return max(legal, key=lambda a: self._moved_outlook(bot, state, need, values, step[2], a - DEST))
         return legal[0]
+
+    # ----- Irene: move a Monster out of the way of this turn's explore -----
+    def _outlook(self, bot, state, need, values) -> float:
+        """The bot's value of the best Path it can explore now (Cyclops' tolls and blocks included)."""
+        banned = state.banned
+        frontier = [c for c in state.frontier() if c != banned]
+        carried = state.carried() + state.pack[WATER]
+        cells = [c for c, tax in zip(frontier, state.monster_taxes(frontier)) if tax <= carried]
+        if not cells:
+            return IRENE_NO_EXPLORE
+        return max(bot._cell_values(state, need, cells, values))
+
+    def _moved_outlook(self, bot, state, need, values, cell: int, dest: int) -> float:
+        """``_outlook`` with the Monster on cell moved to dest (the Monsters are put back as they were)."""
+        mon = state.monsters
+        saved = dict(mon)
+        mon[dest] = mon.pop(cell)
+        try:
+            return self._outlook(bot, state, need, values)
+        finally:
+            mon.clear()
+            mon.update(saved)
+
+    def _irene(self, bot, state, legal, need) -> int | None:
+        """Irene's move when it makes this turn's best explore worth clearly more: a Cyclops' toll
+        (1 Resource or Water per Cyclops around the Path) avoided, or a Path it blocks opened (the
+        Vulnerable Vameter's last Paths too); else keep her for a later turn (she refreshes at Night)."""
+        moves = [a for a in legal if IRENE <= a < PIPE_HAWKS]
+        if not moves or state.explored_now:
+            return None
+        values = bot.value_vector(state, need, False)
+        now = self._outlook(bot, state, need, values)
+        ch = self._v(state)
+        cells = sorted(state.monsters)
+        best, best_v = None, now + IRENE_GAIN
+        for a in moves:
+            cell = cells[a - IRENE]
+            for dest in ch._irene_dests(state, cell):
+                v = self._moved_outlook(bot, state, need, values, cell, dest)
+                if v > best_v:
+                    best, best_v = a, v
+        return best
 
     def main(self, bot, state, legal, need) -> int | None:
         d = state.data
@@ -794,6 +841,9 @@ class VameterPolicy(ChapterPolicy):
                         return a
                     if e.target == "cyclops" and state.monsters:
                         return a
+        a = self._irene(bot, state, legal, need)
+        if a is not None:
+            return a
         if not state.explored_now:
             rods = [a for a in legal if DOWSE <= a < DOWSE_TAKE]
             explores = [a for a in legal if a < A.DISCARD]

@@ -424,3 +424,38 @@ def test_clark_never_swaps_pipe_hawks_out(vmap):
     s = start(vmap, gear=(("Pipe Hawks", "Jar", "Satchel"),))
     clark = [a for a in s.legal_actions() if A.CLARK <= a < A.BACKTRACK]
     assert clark and all((a - A.CLARK) // 10 != 0 for a in clark)
+
+
+def _irene_with_a_cyclops_on(vmap, where):
+    s = start(vmap, characters=("Irene",))
+    cyc = next(k for k, c in enumerate(s.game.threats) if c.kind == "cyclops")
+    s.th_pile.remove(cyc)
+    s.threats.append(cyc)
+    opened(s, "E7")
+    s.monsters[cell(s, where)] = cyc
+    s.pack[:] = [0] * len(s.pack)  # nothing to pay a Cyclops' toll with
+    s._legal = None
+    return s
+
+
+def test_heuristic_irene_moves_a_cyclops_that_tolls_every_path_it_can_explore(vmap):
+    """Irene: 'EXHAUST: Move a Monster to an adjacent Path.' A Cyclops on E6 tolls D7 and F7 (its 8 Paths)
+    and its own Path cannot be explored: with nothing to pay, the bot moves it, then explores for free."""
+    s = _irene_with_a_cyclops_on(vmap, "E6")
+    assert not [a for a in s.legal_actions() if a < A.DISCARD]
+    bot = make_bot("heuristic", random.Random(1))
+    assert bot.step(s) == V.IRENE
+    answer(s, V.IRENE)
+    assert s.agenda[-1] == ("chapter", "irene", cell(s, "E6"))
+    answer(s, bot.step(s))
+    (moved,) = s.monsters
+    assert moved != cell(s, "E6") and "Irene" in s.exhausted
+    a = bot.step(s)
+    assert a < A.DISCARD and s.monster_tax(a) == 0  # an explore with no toll
+
+
+def test_heuristic_keeps_irene_when_no_monster_is_in_the_way(vmap):
+    s = _irene_with_a_cyclops_on(vmap, "A2")
+    assert V.IRENE in s.legal_actions()
+    bot = make_bot("heuristic", random.Random(1))
+    assert bot.step(s) != V.IRENE
