@@ -30,6 +30,7 @@ from engine.game import CHANCE_PLAYER, Game
 from engine.play import play_game, replay
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
+from tests.engine_support import cell, opened
 
 DATA = Path(__file__).parent / "data"
 MAPS = ["engine6_flora_201", "engine6_flora_202"]
@@ -65,19 +66,6 @@ def start(m, *prefer, **kw):
     return settle(Game(m, **kw).new_initial_state(), *prefer)
 
 
-def cell(state, name):
-    return state.game.board.index(name)
-
-
-def opened(state, *names):
-    """Mark Paths explored (their tokens discarded), as if found earlier."""
-    for n in names:
-        i = cell(state, n)
-        state.explored[i] = state.seen[i] = 1
-        state.n_explored += 1
-        state.tokens_out += 1
-        state.ex_list.append(i)
-    state._legal = None
 
 
 def explore(state, name, *prefer):

@@ -32,6 +32,7 @@ from engine.game import CHANCE_PLAYER, Game, GameError
 from engine.play import play_game, replay
 from engine.traitor import MaldonadoTraitor
 from mapgen.mapfile import read_map
+from tests.engine_support import cell, opened
 
 DATA = Path(__file__).parent / "data"
 MAPS = ["engine6_maldonado_201", "engine6_maldonado_202"]
@@ -58,19 +59,6 @@ def start(m, traitor=False, **kw):
     return settle(Game(m, chapter=chapter, **kw).new_initial_state())
 
 
-def cell(state, name):
-    return state.game.board.index(name)
-
-
-def opened(state, *names):
-    for n in names:
-        i = cell(state, n)
-        if not state.explored[i]:
-            state.explored[i] = state.seen[i] = 1
-            state.n_explored += 1
-            state.tokens_out += 1
-            state.ex_list.append(i)
-    state._legal = None
 
 
 def explore(state, name):
