@@ -36,14 +36,6 @@ from constraints.rules import (
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
 
-STATUS_NAMES = {
-    cp_model.OPTIMAL: "optimal",
-    cp_model.FEASIBLE: "feasible",
-    cp_model.INFEASIBLE: "infeasible",
-    cp_model.UNKNOWN: "unknown",
-    cp_model.MODEL_INVALID: "invalid",
-}
-
 
 @dataclass(frozen=True)
 class Guard:
@@ -434,16 +426,3 @@ _POSTERS: dict[type, Callable] = {
     Count: _post_count,
     Ring: _post_ring,
 }
-
-
-def feasible(m: Map, time_limit: float = 10.0) -> bool | None:
-    """Whether a (complete or partial) map has a completion; None if the time limit ran out."""
-    from constraints.catalogue import chapter_for
-
-    cm = ChapterModel(chapter_for(m), m.briefing)
-    lits = cm.given_literals(m)
-    if lits is None:
-        return False
-    cm.model.add_bool_and(lits)
-    status = make_solver(time_limit).solve(cm.model)
-    return {cp_model.OPTIMAL: True, cp_model.FEASIBLE: True, cp_model.INFEASIBLE: False}.get(status)

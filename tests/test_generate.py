@@ -48,6 +48,13 @@ def test_same_seed_same_bytes_and_seeds_differ(chapter):
     assert sum(distances) / len(distances) > maps[0].board.size / 4
 
 
+def test_generate_map_is_the_one_call_api():
+    from mapgen.generate import generate_map
+
+    m = generate_map("vameter", 4)
+    assert check_map(m) == [] and dumps_map(m) == dumps_map(GENERATORS["vameter"].generate(4).map)
+
+
 def test_briefings_follow_the_chapter():
     fauna = GENERATORS["fauna"].generate(3).map
     pattern = fauna.briefing.fort_pattern
