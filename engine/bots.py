@@ -119,10 +119,14 @@ class _Geometry:
                     rots.append([(j, t.index) for j, t in cells if t is not None and t is not T.FORT])
                 self.fort_rots[i] = rots
         self.hills = [(h, num, frozenset(self.line[h])) for h, num in g.hills.items()]
-        # affects[x]: the cells whose local weights read cell x (to keep the others cached)
-        reads = []
+        # affects[x]: the cells whose local weights read cell x (to keep the others cached).
+        # A cell reads its row and column only through _LineSummary, which looks at Wood (row and column),
+        # Rock and Vine (column) only; its other reads (itself, king, orth-of-orth, Fort placements, Hill
+        # lines) are ``near``. So a newly seen cell that is not Wood/Rock/Vine changes the weights of its
+        # near_affects only, a Rock or Vine those and its column's cells (col_affects), a Wood all affects.
+        near = []
         for c in range(n):
-            r = set(self.line[c]) | set(self.king[c]) | {c}
+            r = set(self.king[c]) | {c}
             for j in self.orth[c]:
                 r |= set(self.orth[j])
             for rot in self.fort_rots[c] or ():
@@ -130,8 +134,13 @@ class _Geometry:
             for h, _, line in self.hills:
                 if c in line:
                     r |= line | {h}
-            reads.append(r)
+            near.append(r)
+        reads = [near[c] | set(self.line[c]) for c in range(n)]
         self.affects = [tuple(c for c in range(n) if x in reads[c]) for x in range(n)]
+        self.near_affects = [tuple(c for c in range(n) if x in near[c]) for x in range(n)]
+        self.col_affects = [
+            tuple(c for c in range(n) if x in near[c] or self.col_no[c] == self.col_no[x]) for x in range(n)
+        ]
 
 
 class _LineSummary:
@@ -285,11 +294,18 @@ class HeuristicBot:
             previous = self._known_list
             known = list(previous)
             old = self._known_seen
-            affects = geo.affects
+            affects, near_affects, col_affects = geo.affects, geo.near_affects, geo.col_affects
             changed = _changed_bytes(old, seen)
             for x in changed:
-                known[x] = tidx[x] if seen[x] else -1
-                for c in affects[x]:
+                before = known[x]
+                t = known[x] = tidx[x] if seen[x] else -1
+                if before >= 0 or t == I_WOOD:  # a cell hidden again (rare) or a Wood: its whole row and column
+                    drop = affects[x]
+                elif t == I_ROCK or t == I_VINE:  # Rock and Vine flags are per column
+                    drop = col_affects[x]
+                else:  # no line flag changes: only the cells that read x directly
+                    drop = near_affects[x]
+                for c in drop:
                     cache.pop(c, None)
             lines = self._lines
             if lines is not None and lines.known is previous and all(known[x] >= 0 for x in changed):
