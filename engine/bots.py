@@ -463,34 +463,47 @@ class HeuristicBot:
 
     # ----- choosing where to explore -----
     def terrain_value(self, state, need, t: Terrain, lewis: bool) -> float:
+        out = [0.0]
+        self._terrain_values(state, need, ((0, t),), lewis, out)
+        return out[0]
+
+    def _terrain_values(self, state, need, terrains, lewis: bool, out: list[float]) -> None:
+        """``out[k] = terrain_value(t)`` for each (k, t) of ``terrains``.
+
+        What every terrain reads (the Kill cards' data, the Monsters, the chapter policy) is looked up
+        once per decision rather than once per terrain; each value is the same sum in the same order.
+        """
         d = state.data
-        v = 0.0
-        r = _RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
-        if r is not None:
-            v += self.unit_value(state, need, r)
-            if lewis:
-                v += self.unit_value(state, need, r, state.pack[r] + 1)
-        if t is T.HILL:
-            v += 1.2  # no time passes, and another turn
-        elif t is T.FORT:
-            missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
-            v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
-        elif t is T.SKULL:
-            if "kills" in d:
-                ready = bool(d["kill_face"]) and not state.monsters
-                v += 1.0 if ready else -0.4
-            else:
-                v -= 0.4
-        elif t is T.TIPI:
-            v += 0.6
-        elif t is T.FIELD:
-            v += 1.5 if state.shelter < 0 and self._wants_shelter(state) else 0.1
-        elif t is T.ROCK:
-            v -= 0.2
+        pack = state.pack
+        unit_value = self.unit_value
         policy = state.game.chapter.bot_policy
-        if policy is not None:
-            v += policy.terrain_value(self, state, need, t)
-        return v
+        for k, t in terrains:
+            v = 0.0
+            r = _RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
+            if r is not None:
+                v += unit_value(state, need, r)
+                if lewis:
+                    v += unit_value(state, need, r, pack[r] + 1)
+            if t is T.HILL:
+                v += 1.2  # no time passes, and another turn
+            elif t is T.FORT:
+                missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+                v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+            elif t is T.SKULL:
+                if "kills" in d:
+                    ready = bool(d["kill_face"]) and not state.monsters
+                    v += 1.0 if ready else -0.4
+                else:
+                    v -= 0.4
+            elif t is T.TIPI:
+                v += 0.6
+            elif t is T.FIELD:
+                v += 1.5 if state.shelter < 0 and self._wants_shelter(state) else 0.1
+            elif t is T.ROCK:
+                v -= 0.2
+            if policy is not None:
+                v += policy.terrain_value(self, state, need, t)
+            out[k] = v
 
     def _wants_shelter(self, state) -> bool:
         # reads the row directly (state.challenge(k) is None exactly for Injured, card -1)
@@ -503,8 +516,7 @@ class HeuristicBot:
     def value_vector(self, state, need, lewis: bool) -> list[float]:
         """The value of finding each terrain now (index = Terrain.index)."""
         values = [0.0] * NT
-        for k, t in self._geo(state.game).chapter_terrains:
-            values[k] = self.terrain_value(state, need, t, lewis)
+        self._terrain_values(state, need, self._geo(state.game).chapter_terrains, lewis, values)
         return values
 
     def cell_value(self, state, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
