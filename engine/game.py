@@ -672,10 +672,11 @@ class State:
                     out.append(A.FIRE + 2)
                 if pack[ROCK]:
                     out.append(A.FIRE + 3)
-        if g.chapter.shelter and self._field_for_shelter() >= 0:
-            for k, (x, y) in enumerate(A.SHELTER_PAIRS):
-                if pack[x] and pack[y]:
-                    out.append(A.SHELTER + k)
+        if g.chapter.shelter:
+            # the affordable pairs first: without one, no need to look for an explored Field (the usual case)
+            pairs = [k for k, (x, y) in enumerate(A.SHELTER_PAIRS) if pack[x] and pack[y]]
+            if pairs and self._field_for_shelter() >= 0:
+                out.extend(A.SHELTER + k for k in pairs)
         if self.injured and pack[MUD]:
             out.append(A.CURE_INJURED)
         if self.de_held and not self.chased:
