@@ -678,15 +678,14 @@ class HeuristicBot:
             for k in (2, 3, 0, 1):
                 if A.FIRE + k in legal:
                     return A.FIRE + k
+        slots = state.slots()  # nothing below changes the pack: counted once
         if state.shelter < 0:
-            wants = self._wants_shelter(state) or state.slots() >= 4
-            if wants:
+            shelter_card = self._wants_shelter(state)
+            if shelter_card or slots >= 4:
                 for k, (x, y) in enumerate(A.SHELTER_PAIRS):
-                    if A.SHELTER + k in legal and (
-                        self._wants_shelter(state) or (pack[x] > need[x] and pack[y] > need[y])
-                    ):
+                    if A.SHELTER + k in legal and (shelter_card or (pack[x] > need[x] and pack[y] > need[y])):
                         return A.SHELTER + k
-        if state.slots() >= BACKPACK_SLOTS - 1 and state.fires < 2:
+        if slots >= BACKPACK_SLOTS - 1 and state.fires < 2:
             if A.FIRE in legal and pack[WOOD] - 2 >= need[WOOD]:
                 return A.FIRE
             if A.FIRE + 1 in legal and pack[ROCK] - 2 >= need[ROCK]:
