@@ -18,3 +18,24 @@ def opened(state, *names: str) -> None:
             state.tokens_out += 1
             state.ex_list.append(i)
     state._legal = None
+
+
+def random_playout(game, seed: int, check):
+    """Play one game with uniformly random legal actions and chance outcomes, calling ``check(state)``
+    after every step; legal actions must be sorted, distinct and non-empty. Returns the final state."""
+    import random
+
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    steps = 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+        else:
+            la = s.legal_actions()
+            assert la == sorted(set(la)) and la
+            s.apply_action(rng.choice(la))
+        check(s)
+        steps += 1
+        assert steps < 5000
+    return s

@@ -33,6 +33,7 @@ from engine.play import play_game, replay
 from engine.traitor import MaldonadoTraitor
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened
+from tests.engine_support import random_playout as shared_playout
 
 DATA = Path(__file__).parent / "data"
 MAPS = ["engine6_maldonado_201", "engine6_maldonado_202"]
@@ -57,8 +58,6 @@ def start(m, traitor=False, **kw):
     kw.setdefault("gear", (("Flint", "Jar", "Satchel"),) if kw.get("players", 1) == 1 else None)
     chapter = MaldonadoTraitor() if traitor else None
     return settle(Game(m, chapter=chapter, **kw).new_initial_state())
-
-
 
 
 def explore(state, name):
@@ -370,20 +369,7 @@ def check_maldonado_invariants(s):
 
 
 def random_playout(g, seed):
-    rng = random.Random(seed)
-    s = g.new_initial_state()
-    steps = 0
-    while not s.is_terminal():
-        if s.is_chance_node():
-            s.apply_action(rng.choice(s.chance_outcomes())[0])
-        else:
-            la = s.legal_actions()
-            assert la == sorted(set(la)) and la
-            s.apply_action(rng.choice(la))
-        check_maldonado_invariants(s)
-        steps += 1
-        assert steps < 5000
-    return s
+    return shared_playout(g, seed, check_maldonado_invariants)
 
 
 @pytest.mark.parametrize("name", MAPS)

@@ -30,7 +30,7 @@ from engine.game import CHANCE_PLAYER, Game
 from engine.play import play_game, replay
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
-from tests.engine_support import cell, opened
+from tests.engine_support import cell, opened, random_playout
 
 DATA = Path(__file__).parent / "data"
 MAPS = ["engine6_vameter_201", "engine6_vameter_202"]
@@ -58,8 +58,6 @@ def start(m, **kw):
     kw.setdefault("characters", ("Clark",))
     kw.setdefault("gear", (("Flint", "Jar", "Satchel"),))
     return settle(Game(m, **kw).new_initial_state())
-
-
 
 
 def explore(state, name, move=None):
@@ -348,19 +346,7 @@ def test_random_playouts_keep_vameter_invariants(name, players):
     chars = None if players == 1 else ("Irene", "Clark")
     g = Game(read_map(DATA / f"{name}.toml"), players=players, characters=chars, gear=gear)
     for seed in range(10):
-        rng = random.Random(seed)
-        s = g.new_initial_state()
-        steps = 0
-        while not s.is_terminal():
-            if s.is_chance_node():
-                s.apply_action(rng.choice(s.chance_outcomes())[0])
-            else:
-                la = s.legal_actions()
-                assert la == sorted(set(la)) and la
-                s.apply_action(rng.choice(la))
-            check_vameter_invariants(s)
-            steps += 1
-            assert steps < 5000
+        random_playout(g, seed, check_vameter_invariants)
 
 
 @pytest.mark.parametrize("bot", ["heuristic", "clairvoyant"])
