@@ -36,7 +36,7 @@ class MapgenGroup(click.Group):
     """Lists commands in the order they were added, and imports the heavy ones only when called."""
 
     #: command name -> "module:attribute"; imported on first use so `validate` stays fast
-    lazy: ClassVar[dict[str, str]] = {"render": "mapgen.render.commands:render", "playtest": "engine.commands:playtest"}
+    lazy: ClassVar[dict[str, str]] = {"render": "mapgen.render.commands:render", "playtest": "mapgen.engine.commands:playtest"}
 
     def list_commands(self, ctx):
         return [*self.commands, *(n for n in self.lazy if n not in self.commands)]

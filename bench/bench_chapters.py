@@ -15,7 +15,7 @@ import json
 import time
 from pathlib import Path
 
-from engine.playtest import Settings, run_playtest, summarise
+from mapgen.engine.playtest import Settings, run_playtest, summarise
 from mapgen.mapfile import read_map
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from engine.cards import CardError, load_card_file, load_cards
-from engine.game import Game
+from mapgen.engine.cards import CardError, load_card_file, load_cards
+from mapgen.engine.game import Game
 from mapgen.mapfile import read_map
 
 DATA = Path(__file__).parent / "data"
@@ -86,7 +86,7 @@ def test_team_errors_and_unplayable_chapters():
     assert r.exit_code == 1 and "2 Gear card(s)" in r.output
     flora = DATA / "valid" / "flora-201.toml"
     if flora.exists():
-        r = run(str(flora), "--games", "2", "--json")  # Flora plays now (engine/flora.py)
+        r = run(str(flora), "--games", "2", "--json")  # Flora plays now (mapgen/engine/flora.py)
         assert r.exit_code == 0 and json.loads(r.output)["chapter"] == "flora"
     r = run()
     assert r.exit_code == 2

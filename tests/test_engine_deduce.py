@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.bots import make_bot
-from engine.deduce import FrontierPossible
-from engine.game import Game
-from engine.play import play_game
+from mapgen.engine.bots import make_bot
+from mapgen.engine.deduce import FrontierPossible
+from mapgen.engine.game import Game
+from mapgen.engine.play import play_game
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 
@@ -46,7 +46,7 @@ def test_deducer_plays_a_training_game():
 
 
 def test_deducer_games_are_reproducible():
-    from engine.playtest import Settings, play_one
+    from mapgen.engine.playtest import Settings, play_one
 
     m = read_map(DATA / "engine_fauna_202.toml")
     s = Settings(bot="deducer", seed=4)

@@ -22,12 +22,12 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from engine import actions as A
-from engine import flora as F
-from engine.bots import make_bot
-from engine.cards import FOOD, FOSSIL, MUD, ROCK, WATER, WOOD
-from engine.game import CHANCE_PLAYER, Game
-from engine.play import play_game, replay
+from mapgen.engine import actions as A
+from mapgen.engine import flora as F
+from mapgen.engine.bots import make_bot
+from mapgen.engine.cards import FOOD, FOSSIL, MUD, ROCK, WATER, WOOD
+from mapgen.engine.game import CHANCE_PLAYER, Game
+from mapgen.engine.play import play_game, replay
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 from tests.engine_support import cell, opened, random_playout
@@ -306,7 +306,7 @@ def test_playtest_json_on_every_shipped_flora_map(name):
 
 
 def test_typed_in_search_cards_replace_the_designed_ones(tmp_path, flora_map):
-    from engine.cards import CardError
+    from mapgen.engine.cards import CardError
 
     f = tmp_path / "printed.toml"
     f.write_text(

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.playtest import Settings, run_playtest, summarise
+from mapgen.engine.playtest import Settings, run_playtest, summarise
 from mapgen.mapfile import read_map
 
 DATA = Path(__file__).parent / "data"

@@ -11,7 +11,7 @@ The map is tests/data/engine6_maldonado_201.toml (Peak C4, start column 7):
     F  Hi0 Wa  Fo  Wa  Mu  Wo  Wa
     G  Sk  Ti  Hi1 Wo  Hi0 Wa  Hi1
 
-Crew Members (engine/cards/maldonado.toml): 0 Rock, 1 Food, 2 Wood, 3 Mud, 4 Skull.
+Crew Members (mapgen/engine/cards/maldonado.toml): 0 Rock, 1 Food, 2 Wood, 3 Mud, 4 Skull.
 """
 
 from __future__ import annotations
@@ -24,13 +24,13 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from engine import actions as A
-from engine import maldonado as M
-from engine.bots import make_bot
-from engine.cards import FOOD, MUD, ROCK, WATER, WOOD
-from engine.game import CHANCE_PLAYER, Game, GameError
-from engine.play import play_game, replay
-from engine.traitor import MaldonadoTraitor
+from mapgen.engine import actions as A
+from mapgen.engine import maldonado as M
+from mapgen.engine.bots import make_bot
+from mapgen.engine.cards import FOOD, MUD, ROCK, WATER, WOOD
+from mapgen.engine.game import CHANCE_PLAYER, Game, GameError
+from mapgen.engine.play import play_game, replay
+from mapgen.engine.traitor import MaldonadoTraitor
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened
 from tests.engine_support import random_playout as shared_playout

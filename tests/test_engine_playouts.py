@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine import actions as A
-from engine.bots import make_bot
-from engine.game import BACKPACK_SLOTS, CHANCE_PLAYER, WATER_LIMIT, Game
-from engine.play import play_game, replay
+from mapgen.engine import actions as A
+from mapgen.engine.bots import make_bot
+from mapgen.engine.game import BACKPACK_SLOTS, CHANCE_PLAYER, WATER_LIMIT, Game
+from mapgen.engine.play import play_game, replay
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from engine import actions as A
-from engine.cards import FOOD, MUD, ROCK, SKULL, VINE, WATER, WOOD
-from engine.game import CHANCE_PLAYER, Game, GameError, level_name
+from mapgen.engine import actions as A
+from mapgen.engine.cards import FOOD, MUD, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.engine.game import CHANCE_PLAYER, Game, GameError, level_name
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 
@@ -562,8 +562,8 @@ def test_training_setup(training_map):
 def test_training_won_by_six_challenges_and_no_food_after_day_two(training_map):
     import random
 
-    from engine.bots import make_bot
-    from engine.play import play_game
+    from mapgen.engine.bots import make_bot
+    from mapgen.engine.play import play_game
 
     wins = 0
     for seed in range(6):
@@ -595,7 +595,7 @@ def test_chapters_not_yet_played_are_refused():
     m = read_map(DATA / "engine_fauna_201.toml")
     from dataclasses import replace
 
-    with pytest.raises(GameError, match="cannot play 'fog'"):  # Flora, Vameter, Maldonado: engine/flora.py, ...
+    with pytest.raises(GameError, match="cannot play 'fog'"):  # Flora, Vameter, Maldonado: mapgen/engine/flora.py, ...
         Game(replace(m, chapter="fog"))
 
 

@@ -22,12 +22,12 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
-from engine import actions as A
-from engine import vameter as V
-from engine.bots import make_bot
-from engine.cards import MUSHROOM, WATER
-from engine.game import CHANCE_PLAYER, Game
-from engine.play import play_game, replay
+from mapgen.engine import actions as A
+from mapgen.engine import vameter as V
+from mapgen.engine.bots import make_bot
+from mapgen.engine.cards import MUSHROOM, WATER
+from mapgen.engine.game import CHANCE_PLAYER, Game
+from mapgen.engine.play import play_game, replay
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 from tests.engine_support import cell, opened, random_playout
@@ -253,7 +253,7 @@ def test_crew_placed_after_exploring_and_a_challenge_can_kill_one(vmap):
     assert s.agenda[-1] == ("chapter", "place", cell(s, "E7"))
     answer(s, V.PLACE + 2)
     assert s.data["crew"][2] == cell(s, "E7")
-    s.game.chapter.run_effect(s, __import__("engine.cards", fromlist=["parse_effect"]).parse_effect("lose 1 crew"))
+    s.game.chapter.run_effect(s, __import__("mapgen.engine.cards", fromlist=["parse_effect"]).parse_effect("lose 1 crew"))
     s._legal = None
     assert s.legal_actions() == [V.LOSE_CREW + 0, V.LOSE_CREW + 1, V.LOSE_CREW + 2]
     answer(s, V.LOSE_CREW + 2)

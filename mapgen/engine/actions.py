@@ -5,7 +5,7 @@
 
 from __future__ import annotations
 
-from engine.cards import RESOURCE_CODES
+from mapgen.engine.cards import RESOURCE_CODES
 from mapgen.terrain import TERRAINS
 
 EXPLORE = 0  # + cell index (< 64)

@@ -5,7 +5,7 @@ The rules of the core rulebook's Flora chapter on the engine's hooks:
 - the first exploration is the start Fort of the Mission Briefing (its Path token leaves play);
   one Fire token is on the Supply Board; the Greek Fire token lies on the briefing's Path;
 - the Expedition Trail: three Search cards dealt at random (``[[search]]`` in
-  ``engine/cards/flora.toml``) and the Giant Plant; the S Crew token moves onto the next Terrain
+  ``mapgen/engine/cards/flora.toml``) and the Giant Plant; the S Crew token moves onto the next Terrain
   icon when that Terrain is found, and off the third Search card onto the Giant Plant once the
   Greek Fire is in the backpack (where it takes a space);
 - a Flora creature found: discard a Fire to kill it (advancing S if it is next on the Trail), or
@@ -29,10 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import ClassVar
 
-from engine import actions as A
-from engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
-from engine.chapter_policy import ChapterPolicy
-from engine.chapters import Chapter
+from mapgen.engine import actions as A
+from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.chapter_policy import ChapterPolicy
+from mapgen.engine.chapters import Chapter
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -60,8 +60,8 @@ class SearchCard:
 
 
 def load_search_cards(path=None) -> list[SearchCard]:
-    """The ``[[search]]`` tables of a card file (default ``engine/cards/flora.toml``)."""
-    from engine.cards import CardError
+    """The ``[[search]]`` tables of a card file (default ``mapgen/engine/cards/flora.toml``)."""
+    from mapgen.engine.cards import CardError
 
     path = path or CARD_DIR / "flora.toml"
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))

@@ -1,4 +1,4 @@
-"""Chapters as plug-ins: each chapter is an object whose hooks the core rules call (see engine/README.md).
+"""Chapters as plug-ins: each chapter is an object whose hooks the core rules call (see mapgen/engine/README.md).
 
 ``Chapter`` holds the core defaults (every hook that a chapter need not change); ``MinotaurChapter``
 adds Minotaurs and Kill Minotaur cards; ``Training`` and ``Fauna`` fill in their chapters' rules.
@@ -6,8 +6,8 @@ adds Minotaurs and Kill Minotaur cards; ``Training`` and ``Fauna`` fill in their
 
 from __future__ import annotations
 
-from engine import actions as A
-from engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.engine import actions as A
+from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.board import FULL, TRAINING
 from mapgen.model import Map
 from mapgen.terrain import Terrain
@@ -17,7 +17,7 @@ class Chapter:
     """The core game's defaults. Override a hook to change a rule; push agenda steps to add decisions.
 
     Hooks are called with the ``State``; a hook that adds work returns (or pushes) agenda steps:
-    tuples whose first item names the step (see ``engine/game.py``); ``("chapter", ...)`` steps are
+    tuples whose first item names the step (see ``mapgen/engine/game.py``); ``("chapter", ...)`` steps are
     answered by ``legal``/``apply`` (decisions) or ``run_step`` (automatic) of the chapter itself, and
     ``("chance_chapter", ...)`` steps draw from ``chance_pile`` into ``apply_chance``.
     """
@@ -49,7 +49,7 @@ class Chapter:
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
     priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
-    bot_policy = None  # an object with the bots' chapter knowledge (see engine/bots.py)
+    bot_policy = None  # an object with the bots' chapter knowledge (see mapgen/engine/bots.py)
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:
@@ -67,7 +67,7 @@ class Chapter:
 
     def choose_team(self, players: int, characters, gear):
         """Characters and gear per player: the given ones, or sensible defaults (Collins never solo)."""
-        from engine.game import GEAR_PER_PLAYER, GameError
+        from mapgen.engine.game import GEAR_PER_PLAYER, GameError
 
         per = GEAR_PER_PLAYER[players]
         if characters is None:
@@ -338,7 +338,7 @@ class Training(MinotaurChapter):
         return [c for c in cards if not c.monster] + monsters[:1]
 
     def choose_team(self, players: int, characters, gear):
-        from engine.game import GameError
+        from mapgen.engine.game import GameError
 
         if characters is not None and any(c not in ("Lewis", None, "") for c in characters):
             raise GameError("the Training Mission is played with Lewis only")
@@ -410,9 +410,9 @@ def _expansion(name: str):
     if name not in ("flora", "vameter", "maldonado"):
         return None
     try:
-        module = importlib.import_module(f"engine.{name}")
+        module = importlib.import_module(f"mapgen.engine.{name}")
     except ModuleNotFoundError as e:
-        if e.name != f"engine.{name}":
+        if e.name != f"mapgen.engine.{name}":
             raise
         return None
     CHAPTERS[name] = cls = getattr(module, name.title())
@@ -421,7 +421,7 @@ def _expansion(name: str):
 
 def chapter_for(name: str) -> Chapter:
     """The chapter plug-in for a chapter name; GameError for a chapter the engine cannot play yet."""
-    from engine.game import GameError
+    from mapgen.engine.game import GameError
 
     cls = CHAPTERS.get(name) or _expansion(name)
     if cls is None:

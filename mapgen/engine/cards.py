@@ -1,6 +1,6 @@
 """Cards as data: Challenge, Destiny, Threat and Kill Minotaur cards loaded from TOML files.
 
-The rulebook prints only a few cards, so the shipped files (``engine/cards/*.toml``) hold a designed,
+The rulebook prints only a few cards, so the shipped files (``mapgen/engine/cards/*.toml``) hold a designed,
 plausible set marked ``approximate = true``. Any card file in the same shape can be loaded instead,
 so the printed cards can be typed in and used (``load_cards([...])``).
 
@@ -295,7 +295,7 @@ def load_card_file(path: str | Path) -> CardSet:
 
 
 def load_cards(paths=None) -> CardSet:
-    """The shipped cards (every ``engine/cards/*.toml``), or the given card files."""
+    """The shipped cards (every ``mapgen/engine/cards/*.toml``), or the given card files."""
     files = sorted(CARD_DIR.glob("*.toml")) if paths is None else [Path(p) for p in paths]
     cs = CardSet()
     for p in files:

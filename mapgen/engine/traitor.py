@@ -21,8 +21,8 @@ and hand, face-up cards, who played face down or drew Command cards, who complet
 
 from __future__ import annotations
 
-from engine.game import GameError
-from engine.maldonado import (
+from mapgen.engine.game import GameError
+from mapgen.engine.maldonado import (
     ABSTAIN,
     ACCUSE,
     COMMAND,

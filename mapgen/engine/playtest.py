@@ -9,9 +9,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from engine.bots import BOTS, make_bot
-from engine.game import LOSS_CAUSES, Game, level_name
-from engine.play import play_game, replay
+from mapgen.engine.bots import BOTS, make_bot
+from mapgen.engine.game import LOSS_CAUSES, Game, level_name
+from mapgen.engine.play import play_game, replay
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 
@@ -53,7 +53,7 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    from engine.maldonado import chapter_for_mode
+    from mapgen.engine.maldonado import chapter_for_mode
 
     return Game(
         m,
@@ -190,7 +190,7 @@ def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
 
 
 def _level_names():
-    from engine.game import LEVELS
+    from mapgen.engine.game import LEVELS
 
     return [name for _, name in LEVELS]
 
@@ -230,7 +230,7 @@ def report_text(rep: dict) -> str:
     for e, d in rep["events"].items():
         lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
     if rep.get("cards_approximate", True):
-        lines.append("  (cards: designed, approximate sets; see engine/cards/*.toml)")
+        lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
     return "\n".join(lines)
 
 
@@ -298,7 +298,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         m = parse_map(data["map"], str(path))
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
-        from engine.maldonado import chapter_for_mode
+        from mapgen.engine.maldonado import chapter_for_mode
 
         game = Game(
             m,

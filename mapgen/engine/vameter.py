@@ -31,11 +31,11 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from engine import actions as A
-from engine.cards import FOOD, MUD, MUSHROOM, ROCK, SKULL, WATER, WOOD
-from engine.chapter_policy import ChapterPolicy
-from engine.chapters import Chapter
-from engine.game import PRIORITY, TERRAIN_RESOURCE
+from mapgen.engine import actions as A
+from mapgen.engine.cards import FOOD, MUD, MUSHROOM, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.chapter_policy import ChapterPolicy
+from mapgen.engine.chapters import Chapter
+from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
 from mapgen.terrain import TERRAINS, Terrain
 
 T = Terrain
@@ -599,7 +599,7 @@ class Vameter(Chapter):
         if DOWSE <= action < DOWSE_TAKE:
             return f"Dowsing Rod: guess {TERRAINS[action - DOWSE].label}"
         if DOWSE_TAKE <= action < TARGET:
-            from engine.cards import RESOURCE_CODES
+            from mapgen.engine.cards import RESOURCE_CODES
 
             return f"Dowsing Rod: take {RESOURCE_CODES[action - DOWSE_TAKE]}"
         if TARGET <= action < DEST:

@@ -7,13 +7,13 @@ from its actions, and from (seed, bots) through ``play_game``.
 
 Inside, a turn is an *agenda*: a stack of steps. Automatic steps run at once; a step that needs a
 decision (a player's or chance's) stays on top until an action answers it. Chapters push their own
-steps and answer their own actions (``engine/chapters.py``).
+steps and answer their own actions (``mapgen/engine/chapters.py``).
 """
 
 from __future__ import annotations
 
-from engine import actions as A
-from engine.cards import (
+from mapgen.engine import actions as A
+from mapgen.engine.cards import (
     FOOD,
     MUD,
     NRES,
@@ -130,7 +130,7 @@ class Game:
         seed: int = 0,
         cards: CardSet | None = None,
     ):
-        from engine.chapters import chapter_for
+        from mapgen.engine.chapters import chapter_for
 
         if not m.complete:
             raise GameError("the map is not complete: every cell needs a terrain to play")

@@ -1,7 +1,7 @@
 """Expansion 3: Maldonado, co-operative mode (solo to 4 players). Kill 3 Monsters, then save every Crew Member.
 
 The rules of the Maldonado rulebook on the engine's hooks (the Hidden Traitor mode is
-``engine/traitor.py``, a subclass):
+``mapgen/engine/traitor.py``, a subclass):
 
 - Maldonado's Power track: +1 for each Skull and Maldonado terrain found (and some failed
   Challenges), -1 for each completed row (the row reward); co-operative start 6;
@@ -33,11 +33,11 @@ from itertools import combinations
 from pathlib import Path
 from typing import ClassVar
 
-from engine import actions as A
-from engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
-from engine.chapter_policy import ChapterPolicy
-from engine.chapters import Chapter
-from engine.game import PRIORITY, GameError
+from mapgen.engine import actions as A
+from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.chapter_policy import ChapterPolicy
+from mapgen.engine.chapters import Chapter
+from mapgen.engine.game import PRIORITY, GameError
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -77,7 +77,7 @@ class InfluenceCard:
 
 
 def _resources(value, where: str) -> list[int]:
-    from engine.cards import CardError
+    from mapgen.engine.cards import CardError
 
     values = value if isinstance(value, list) else [value]
     out = []
@@ -89,8 +89,8 @@ def _resources(value, where: str) -> list[int]:
 
 
 def load_decks(path=None):
-    """Crew Member, Influence and Command cards from ``engine/cards/maldonado.toml``."""
-    from engine.cards import CardError
+    """Crew Member, Influence and Command cards from ``mapgen/engine/cards/maldonado.toml``."""
+    from mapgen.engine.cards import CardError
 
     path = Path(path or CARD_DIR / "maldonado.toml")
     data = tomllib.loads(path.read_text(encoding="utf-8"))
@@ -765,7 +765,7 @@ def chapter_for_mode(chapter: str, mode: str | None):
         raise GameError(f"unknown mode {mode!r} (expected coop or traitor)")
     if chapter != "maldonado":
         raise GameError(f"--mode traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}")
-    from engine.traitor import MaldonadoTraitor
+    from mapgen.engine.traitor import MaldonadoTraitor
 
     return MaldonadoTraitor()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from engine.game import CHANCE_PLAYER, Game, State
+from mapgen.engine.game import CHANCE_PLAYER, Game, State
 
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:

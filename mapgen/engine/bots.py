@@ -6,7 +6,7 @@
   terrain from the Reference Board rules applied to the revealed cells, and explores where the
   expected value is highest; it builds Fire and Shelter when a Challenge asks or the backpack is full.
 - ``deducer``: the heuristic, with each reachable cell's possible terrains from exact deduction
-  (CP-SAT on the chapter's rules, ``engine/deduce.py``), within a solver budget per game.
+  (CP-SAT on the chapter's rules, ``mapgen/engine/deduce.py``), within a solver budget per game.
 - ``clairvoyant``: the heuristic reading the hidden map: an upper bound, not a fair player.
 
 Only ``clairvoyant`` reads ``state.game.cells`` for unexplored cells; the others use ``state.known``.
@@ -19,9 +19,9 @@ import weakref
 from bisect import bisect_left
 from itertools import compress
 
-from engine import actions as A
-from engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
-from engine.game import BACKPACK_SLOTS
+from mapgen.engine import actions as A
+from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.terrain import TERRAINS, Terrain
 
 T = Terrain
@@ -835,7 +835,7 @@ class DeducerBot(HeuristicBot):
             )
             if n_seen >= self.min_seen_share * len(state.seen) and again:
                 if self.solver is None:
-                    from engine.deduce import solver_for
+                    from mapgen.engine.deduce import solver_for
 
                     self.solver = solver_for(state.game.chapter.name)
                 limit = min(self.solver.time_limit, self.budget - self.spent)

@@ -46,7 +46,7 @@ def _team(characters: str | None, gear: str | None):
 
 
 def _play_back(path: str, step: bool) -> None:
-    from engine.playtest import ReplayError, load_replay, play_back
+    from mapgen.engine.playtest import ReplayError, load_replay, play_back
 
     try:
         game, actions, data = load_replay(path)
@@ -158,8 +158,8 @@ def playtest(
         return
     if not map_spec:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
-    from engine.game import GameError
-    from engine.playtest import Settings, report_text, run_playtest, save_replays, summarise
+    from mapgen.engine.game import GameError
+    from mapgen.engine.playtest import Settings, report_text, run_playtest, save_replays, summarise
 
     m, source = _load_map(map_spec)
     chars, gears = _team(characters, gear)
