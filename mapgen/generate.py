@@ -26,6 +26,10 @@ class GenerationError(Exception):
     """A request that cannot be met; the message names the settings and rules that conflict."""
 
 
+class GenerationTimeout(GenerationError):
+    """No map was found within the time limit (the request may still be possible with more time)."""
+
+
 @dataclass(frozen=True)
 class Generated:
     map: Map
@@ -173,7 +177,7 @@ class Generator:
             if not self._has_random_briefing():
                 break
         if time.perf_counter() - started >= self.time_limit or briefing is None:
-            raise GenerationError(
+            raise GenerationTimeout(
                 f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )

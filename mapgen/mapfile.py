@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import tempfile
 import tomllib
 from pathlib import Path
 
@@ -204,20 +203,6 @@ def dumps_map(m: Map) -> str:
 
 def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> None:
     """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
-    path = Path(path)
-    if path.exists() and not overwrite:
-        raise FileExistsError(f"{path}: already exists (use --force to overwrite)")
-    text = dumps_map(m)
-    fd, tmp = tempfile.mkstemp(dir=path.parent or ".", prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        if overwrite:
-            os.replace(tmp, path)
-        else:
-            os.link(tmp, path)  # fails if the file appeared meanwhile: never clobber
-            os.unlink(tmp)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    from mapgen.output import write_text  # atomic, the usual file mode, OutputError naming the file
+
+    write_text(path, dumps_map(m), force=overwrite)

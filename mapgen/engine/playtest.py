@@ -267,13 +267,30 @@ def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
     }
 
 
-def save_replays(directory: str | Path, m: Map, s: Settings, records: list[GameRecord]) -> list[Path]:
-    d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
+def replay_paths(directory: str | Path, games: int) -> list[Path]:
+    """The files ``save_replays`` writes for games 0..games-1: DIR/game-NNNNN.json."""
+    return [Path(directory) / f"game-{k:05d}.json" for k in range(games)]
+
+
+def check_replay_folder(directory: str | Path, games: int, *, force: bool = False) -> None:
+    """Before playing: the folder can be made and written, and no replay file is in the way unless ``force``."""
+    from mapgen.output import check_files, prepare_folder
+
+    check_files(replay_paths(directory, games), force=force)
+    prepare_folder(directory)
+
+
+def save_replays(
+    directory: str | Path, m: Map, s: Settings, records: list[GameRecord], *, force: bool = False
+) -> list[Path]:
+    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``."""
+    from mapgen.output import prepare_folder, write_text
+
+    d = prepare_folder(directory)
     paths = []
     for rec in records:
         p = d / f"game-{rec.index:05d}.json"
-        p.write_text(json.dumps(replay_record(m, s, rec)) + "\n", encoding="utf-8")
+        write_text(p, json.dumps(replay_record(m, s, rec)) + "\n", force=force)
         paths.append(p)
     return paths
 
@@ -337,6 +354,8 @@ __all__ = [
     "replay",
     "report_text",
     "run_playtest",
+    "check_replay_folder",
+    "replay_paths",
     "save_replays",
     "summarise",
     "wilson",

@@ -1,0 +1,68 @@
+"""The ``mapgen`` command line: a thin click layer over the mapgen and constraints libraries.
+
+One module per command (or family) in this package, listed in ``COMMANDS`` and imported only when that
+command runs (``mapgen validate`` imports no solver and no matplotlib). Shared arguments and options live in
+``options``; ``errors`` is the one place where library errors become exit codes (0/1/2/3) and one-line messages.
+
+To add a command: write ``mapgen/cli/NAME.py`` with a ``@click.command()`` function (heavy imports inside it,
+shared options from ``options``, an ``Example:`` block ending its help, typed library errors left to
+propagate), and add ``"NAME": "mapgen.cli.NAME:function"`` to ``COMMANDS``.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from mapgen import __version__
+from mapgen.cli.errors import failure
+
+#: command name -> "module:attribute", in the order `mapgen --help` lists them
+COMMANDS: dict[str, str] = {
+    "validate": "mapgen.cli.validate:validate",
+    "chapters": "mapgen.cli.chapters:chapters",
+    "generate": "mapgen.cli.generate:generate",
+    "solve": "mapgen.cli.solve:solve",
+    "deduce": "mapgen.cli.deduce:deduce",
+    "playtest": "mapgen.cli.playtest:playtest",
+    "render": "mapgen.cli.render:render",
+}
+
+
+class MapgenGroup(click.Group):
+    """Imports a command's module on first use, and maps every library error to an exit code and one line."""
+
+    def list_commands(self, ctx):
+        return [*COMMANDS, *(n for n in self.commands if n not in COMMANDS)]
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            module, attr = COMMANDS[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as e:
+            mapped = failure(e)
+            if mapped is None:
+                raise
+            raise mapped from None
+
+
+@click.group(cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mapgen")
+def main():
+    """Generate, validate, solve, deduce, playtest and render Corps of Discovery maps.
+
+    MAP arguments take a map file or the name of a shipped map (fauna-1, flora-3, ...).
+
+    Exit codes, for every command: 0 success; 1 a rule broken, no completion or an impossible
+    request; 2 unreadable or invalid input (a map, profile, rules or replay file, an output file
+    that exists without --force or cannot be written); 3 a time limit ran out. Errors are one line
+    on stderr: "error: FILE: what is wrong".
+    """
