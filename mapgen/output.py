@@ -61,11 +61,18 @@ def check_folder_exists(folder: Path, named: str | os.PathLike) -> None:
         raise OutputError(named, f"{folder} is not a folder")
 
 
+def _regular_or_missing(p: Path, named: str | os.PathLike) -> None:
+    """Only a regular file may be replaced: never a folder, and never /dev/full or a pipe."""
+    if p.is_dir():
+        raise OutputError(named, "is a folder; name a file")
+    if p.exists() and not p.is_file():
+        raise OutputError(named, "is not a regular file; name a new file")
+
+
 def check_file(path: str | os.PathLike, *, force: bool = False) -> Path:
     """Check that ``path`` can be written (folder exists and takes files; no file there unless ``force``)."""
     p = Path(path)
-    if p.is_dir():
-        raise OutputError(path, "is a folder; name a file")
+    _regular_or_missing(p, path)
     if p.exists() and not force:
         raise OutputExistsError(path, "already exists; use --force to overwrite")
     folder = _folder(p)
@@ -84,8 +91,7 @@ def check_files(paths: list[Path], *, force: bool = False) -> None:
             more = f" (and {len(clash) - 1} more of the {len(paths)} files)" if len(clash) > 1 else ""
             raise OutputExistsError(clash[0], f"already exists{more}; use --force to overwrite")
     for p in paths:
-        if p.is_dir():
-            raise OutputError(p, "is a folder; name a file")
+        _regular_or_missing(p, p)
 
 
 def prepare_folder(folder: str | os.PathLike) -> Path:
@@ -117,6 +123,7 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
     """
     p = Path(path)
     folder = _folder(p)
+    _regular_or_missing(p, path)
     if not force and p.exists():
         raise OutputExistsError(path, "already exists; use --force to overwrite")
     try:

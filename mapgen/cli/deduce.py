@@ -13,8 +13,13 @@ from mapgen.cli.options import force_option, json_option, map_argument, out_file
 
 @click.command()
 @map_argument(complete=True, valid=True)
-@click.option("--puzzle", "puzzle_out", type=click.Path(dir_okay=False), default=None,
-              help="Write the minimal reveal set as a partial map file: a pencil-and-paper puzzle.")
+@click.option(
+    "--puzzle",
+    "puzzle_out",
+    metavar="FILE",
+    default=None,
+    help="Write the minimal reveal set as a partial map file: a pencil-and-paper puzzle.",
+)
 @force_option("the --puzzle file")
 @click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
 @seed_option(0, help="Order in which the reveal set is thinned.", short=False)

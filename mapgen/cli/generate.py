@@ -12,12 +12,29 @@ from mapgen.cli.options import chapter_option, force_option, json_option, seed_o
 @click.command()
 @chapter_option(required=True, help="The chapter to generate maps for.")
 @seed_option(None, help="The first seed (default: a random one, recorded in the map). Same seed, same map.")
-@click.option("--count", "-n", type=click.IntRange(1, 100_000), default=1, show_default=True,
-              help="How many maps (seeds N ... N+K-1); more than one needs --out.")
-@click.option("--out", "-o", "out_dir", type=click.Path(file_okay=False), default=None,
-              help="Write CH-SEED.toml files into this folder (made if missing) instead of printing one map.")
-@click.option("--profile", "profile_file", type=click.Path(dir_okay=False), default=None,
-              help="A design profile (TOML) overriding the chapter's defaults (mapgen/profiles/).")
+@click.option(
+    "--count",
+    "-n",
+    type=click.IntRange(1, 100_000),
+    default=1,
+    show_default=True,
+    help="How many maps (seeds N ... N+K-1); more than one needs --out.",
+)
+@click.option(
+    "--out",
+    "-o",
+    "out_dir",
+    metavar="DIR",
+    default=None,
+    help="Write CH-SEED.toml files into this folder (made if missing) instead of printing one map.",
+)
+@click.option(
+    "--profile",
+    "profile_file",
+    metavar="FILE",
+    default=None,
+    help="A design profile (TOML) overriding the chapter's defaults (mapgen/profiles/).",
+)
 @time_limit_option(10.0, help="Seconds allowed for each map.")
 @force_option("existing map files in --out")
 @json_option
@@ -35,9 +52,16 @@ def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force
     """
     from mapgen.batch import generate_batch
 
-    summary = generate_batch(chapter_name.lower(), seed=seed, count=count, out_dir=out_dir,
-                             profile_file=profile_file, time_limit=time_limit, force=force,
-                             progress=not as_json and out_dir is not None)
+    summary = generate_batch(
+        chapter_name.lower(),
+        seed=seed,
+        count=count,
+        out_dir=out_dir,
+        profile_file=profile_file,
+        time_limit=time_limit,
+        force=force,
+        progress=not as_json and out_dir is not None,
+    )
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif out_dir is None:

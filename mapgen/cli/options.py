@@ -93,7 +93,12 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        from pathlib import Path
+
         from constraints.catalogue import load_chapter
+
+        if not Path(value).exists():
+            raise BadInput(value, "no such file")
 
         return load_chapter(value)
 

@@ -38,29 +38,68 @@ def _play_back(path: str, step: bool) -> None:
 
 @click.command()
 @map_argument("map_in", complete=True, valid=True, required=False)
-@click.option("--games", "-n", default=200, show_default=True, type=click.IntRange(1, 10_000_000),
-              help="Number of games to play.")
+@click.option(
+    "--games", "-n", default=200, show_default=True, type=click.IntRange(1, 10_000_000), help="Number of games to play."
+)
 @bot_option
 @click.option("--players", "-p", default=1, show_default=True, type=click.IntRange(1, 4), help="Players (1 to 4).")
-@click.option("--characters", help="Characters, one per player, comma-separated (default: Lewis, Clark, York, Collins).")
-@click.option("--gear",
-              help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel').")
+@click.option(
+    "--characters", help="Characters, one per player, comma-separated (default: Lewis, Clark, York, Collins)."
+)
+@click.option(
+    "--gear", help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel')."
+)
 @click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
-@click.option("--mode", type=click.Choice(["coop", "traitor"]),
-              help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).")
+@click.option(
+    "--mode",
+    type=click.Choice(["coop", "traitor"]),
+    help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
+)
 @seed_option(0, help="Seed: same seed, same report.")
-@click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0, 256),
-              help="Processes to play in (0: one per core).")
-@click.option("--replay", "replay_dir", type=click.Path(file_okay=False),
-              help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).")
-@click.option("--show", "show_file", type=click.Path(dir_okay=False),
-              help="Play back one saved game (a file written by --replay) instead of playtesting.")
-@click.option("--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal).")
-@click.option("--plot", "plot_file", type=click.Path(dir_okay=False), help="Also draw the report to a PNG/SVG/PDF file.")
+@click.option(
+    "--jobs",
+    "-j",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 256),
+    help="Processes to play in (0: one per core).",
+)
+@click.option(
+    "--replay",
+    "replay_dir",
+    metavar="DIR",
+    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).",
+)
+@click.option(
+    "--show",
+    "show_file",
+    metavar="FILE",
+    help="Play back one saved game (a file written by --replay) instead of playtesting.",
+)
+@click.option(
+    "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."
+)
+@click.option("--plot", "plot_file", metavar="FILE", help="Also draw the report to a PNG/SVG/PDF file.")
 @force_option("the --plot file and --replay files")
 @json_option
-def playtest(map_in, games, bot, players, characters, gear, medicine, mode, seed, jobs, replay_dir, show_file, step,
-             plot_file, force, as_json):
+def playtest(
+    map_in,
+    games,
+    bot,
+    players,
+    characters,
+    gear,
+    medicine,
+    mode,
+    seed,
+    jobs,
+    replay_dir,
+    show_file,
+    step,
+    plot_file,
+    force,
+    as_json,
+):
     """Play a map many times with a bot and report how often, how well and why games are won or lost.
 
     MAP is a map file or the name of a shipped map. The report gives the win rate with a 95%
@@ -82,8 +121,7 @@ def playtest(map_in, games, bot, players, characters, gear, medicine, mode, seed
         return
     if map_in is None:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
-    from mapgen.engine.playtest import (Settings, check_replay_folder, report_text, run_playtest, save_replays,
-                                        summarise)
+    from mapgen.engine.playtest import Settings, check_replay_folder, report_text, run_playtest, save_replays, summarise
 
     if plot_file:
         from mapgen.render.output import output_format
@@ -99,11 +137,13 @@ def playtest(map_in, games, bot, players, characters, gear, medicine, mode, seed
     if not as_json and sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(),
-                      transient=True) as bar:
+        with Progress(
+            TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
+        ) as bar:
             task = bar.add_task("games", total=games)
-            records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir),
-                                   progress=lambda k: bar.update(task, completed=k))
+            records = run_playtest(
+                m, s, games, jobs, keep_actions=bool(replay_dir), progress=lambda k: bar.update(task, completed=k)
+            )
     else:
         records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir))
     rep = summarise(records, m, s, source)
@@ -119,4 +159,6 @@ def playtest(map_in, games, bot, players, characters, gear, medicine, mode, seed
     else:
         click.echo(report_text(rep))
         if replay_dir:
-            click.echo(f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)")
+            click.echo(
+                f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
+            )

@@ -43,22 +43,49 @@ def _read_profile(path: str):
 
 @click.command()
 @click.argument("map_file", metavar="MAP")
-@click.option("-o", "--output", "out", required=True, type=click.Path(dir_okay=False),
-              help="The picture to write; its suffix picks the format: .svg, .png or .pdf.")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    metavar="FILE",
+    help="The picture to write; its suffix picks the format: .svg, .png or .pdf.",
+)
 @force_option("the output file")
 @click.option("--forced", is_flag=True, help="Mark unexplored cells that hold one terrain in every completion.")
-@click.option("--probabilities", "code", metavar="CODE",
-              help="Shade each unexplored cell by the chance it holds this terrain (a code like Ft).")
-@click.option("--profile", is_flag=True,
-              help="Draw the reveal profile of `mapgen deduce` (MAP may be a map or that command's JSON).")
+@click.option(
+    "--probabilities",
+    "code",
+    metavar="CODE",
+    help="Shade each unexplored cell by the chance it holds this terrain (a code like Ft).",
+)
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Draw the reveal profile of `mapgen deduce` (MAP may be a map or that command's JSON).",
+)
 @click.option("--sheet", is_flag=True, help="A printable two-page PDF: the board to play on, then key and rules.")
-@click.option("--paper", type=click.Choice(["a4", "letter"], case_sensitive=False), default="a4", show_default=True,
-              help="Paper size of --sheet.")
-@click.option("--time-limit", type=click.FloatRange(min=0.1), default=None,
-              help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile. "
-                   "When it runs out: exit 3.")
-@click.option("--dpi", type=click.IntRange(min=50, max=600), default=150, show_default=True,
-              help="Pixels per inch of a PNG (a map is about 13 inches wide).")
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"], case_sensitive=False),
+    default="a4",
+    show_default=True,
+    help="Paper size of --sheet.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile. "
+    "When it runs out: exit 3.",
+)
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=50, max=600),
+    default=150,
+    show_default=True,
+    help="Pixels per inch of a PNG (a map is about 13 inches wide).",
+)
 @json_option
 def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
     """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.

@@ -12,11 +12,22 @@ from mapgen.cli.options import json_option, map_argument, reject, time_limit_opt
 
 @click.command()
 @map_argument()
-@click.option("--limit", type=click.IntRange(1), default=100_000, show_default=True,
-              help="Stop enumerating at N completions when no exact counter finishes.")
+@click.option(
+    "--limit",
+    type=click.IntRange(1),
+    default=100_000,
+    show_default=True,
+    help="Stop enumerating at N completions when no exact counter finishes.",
+)
 @click.option("--probabilities", is_flag=True, help="The share of completions with each terrain, per unrevealed cell.")
-@click.option("--target", is_flag=False, flag_value="", default=None, metavar="[CODE]",
-              help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)")
+@click.option(
+    "--target",
+    is_flag=False,
+    flag_value="",
+    default=None,
+    metavar="[CODE]",
+    help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)",
+)
 @time_limit_option(60.0, help="Seconds allowed for each question.")
 @json_option
 def solve(map_in, limit, probabilities, target, time_limit, as_json):
@@ -50,13 +61,23 @@ def solve(map_in, limit, probabilities, target, time_limit, as_json):
                 reject("--target", str(e))
     try:
         with about(file, time_limit):
-            report = solve_report(state, limit=limit, probabilities=probabilities, target=terrain,
-                                  time_limit=time_limit)
+            report = solve_report(
+                state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit
+            )
     except NoCompletion as e:
         if not as_json:
             raise
-        click.echo(json.dumps({"count": 0, "exact": True, "unique": False, "forced": {},
-                               "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)}}))
+        click.echo(
+            json.dumps(
+                {
+                    "count": 0,
+                    "exact": True,
+                    "unique": False,
+                    "forced": {},
+                    "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},
+                }
+            )
+        )
         click.echo(f"error: {file}: {e}", err=True)
         raise click.exceptions.Exit(BROKEN) from None
     if as_json:

@@ -71,16 +71,18 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise RenderError(f"{path}: folder {folder} does not exist")
-    with writing(path, force=force, suffix=f".{fmt}.tmp") as tmp:
-        with matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}):
-            if fmt == "pdf":
-                from matplotlib.backends.backend_pdf import PdfPages
+    with (
+        writing(path, force=force, suffix=f".{fmt}.tmp") as tmp,
+        matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}),
+    ):
+        if fmt == "pdf":
+            from matplotlib.backends.backend_pdf import PdfPages
 
-                with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
-                    for fig in figures:
-                        pdf.savefig(fig)
-            else:
-                figures[0].savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
+            with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
+                for fig in figures:
+                    pdf.savefig(fig)
+        else:
+            figures[0].savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
     width = height = None
     if fmt == "png":
         width, height = png_size(path)
