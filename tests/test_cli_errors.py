@@ -425,3 +425,64 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
                 continue
             r = run(*args)
             assert r.exit_code == 0, (line, r.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "work", "error", "code", "line"),
+    [
+        (
+            ["solve", MAP],
+            "mapgen.report.solve_report",
+            ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
+            3,
+            f"error: {MAP}: the time limit ran out (60 s; raise --time-limit)",
+        ),
+        (
+            ["deduce", MAP, "--time-limit", "5"],
+            "mapgen.deduce.deduce_report",
+            ("mapgen.solve", "SolveTimeout", "the reveal profile ran out of time"),
+            3,
+            f"error: {MAP}: the reveal profile ran out of time (5 s; raise --time-limit)",
+        ),
+        (
+            ["generate", "-c", "training", "--seed", "1"],
+            "mapgen.generate.Generator.generate",
+            ("mapgen.generate", "GenerationTimeout", "no training map found within the time limit of 10 s (seed 1)"),
+            3,
+            "error: no training map found within the time limit of 10 s (seed 1) (raise --time-limit)",
+        ),
+        (
+            ["generate", "-c", "training", "--seed", "1"],
+            "mapgen.generate.Generator.generate",
+            ("mapgen.generate", "GenerationError", "no training map can meet all of these together: …"),
+            1,
+            "error: no training map can meet all of these together: …",
+        ),
+        (
+            ["solve", MAP],
+            "mapgen.report.solve_report",
+            ("mapgen.solve", "NoCompletion", "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)"),
+            1,
+            f"error: {MAP}: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)",
+        ),
+    ],
+)
+def test_library_errors_map_to_the_convention(monkeypatch, args, work, error, code, line):
+    import importlib
+
+    module, name, text = error
+    exc = getattr(importlib.import_module(module), name)
+
+    def fail(*a, **kw):
+        raise exc(text)
+
+    monkeypatch.setattr(work, fail)
+    assert_fails(run(*args), code, line)
+
+
+def test_an_unexpected_error_is_not_disguised():
+    """A bug is not an input problem: it is not mapped to an exit code (the runner sees the exception)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("mapgen.report.solve_report", lambda *a, **kw: 1 / 0)
+        r = run("solve", MAP)
+    assert isinstance(r.exception, ZeroDivisionError)
