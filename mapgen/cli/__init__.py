@@ -4,9 +4,22 @@ One module per command (or family) in this package, listed in ``COMMANDS`` and i
 command runs (``mapgen validate`` imports no solver and no matplotlib). Shared arguments and options live in
 ``options``; ``errors`` is the one place where library errors become exit codes (0/1/2/3) and one-line messages.
 
-To add a command: write ``mapgen/cli/NAME.py`` with a ``@click.command()`` function (heavy imports inside it,
-shared options from ``options``, an ``Example:`` block ending its help, typed library errors left to
-propagate), and add ``"NAME": "mapgen.cli.NAME:function"`` to ``COMMANDS``.
+To add a command (``hint``, say):
+
+1. ``mapgen/cli/hint.py``: a ``@click.command()`` function built from ``options`` (``map_argument()``,
+   ``json_option``, ``time_limit_option(30.0)``, ``seed_option()``, ``force_option(...)``, ...). Import the
+   library (ortools, matplotlib) inside the function, never at module level: ``mapgen --help`` imports every
+   command module. End the help with an ``Example:`` block (after a line holding only backslash-b, as click wants) whose MAPs are shipped names
+   (``fauna-1``), so it runs from any folder; tests/test_cli_errors.py checks this for every command.
+2. Let the library's typed exceptions propagate; a new exception class gets one line in ``errors.ERRORS``
+   (its exit code). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
+   (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
+   so their messages name the file and the limit. Never ``sys.exit`` or print ``error:`` yourself.
+3. Writing a file: ``options.out_file(path, force=force)`` before the work, then
+   ``mapgen.output.write_text``/``writing`` (atomic, never replaces without ``force``).
+4. One line in ``COMMANDS`` below, and a row for it in tests/test_cli_errors.py (bad inputs and destinations).
+
+An option of an existing command (``solve --explain``) goes into that command's module.
 """
 
 from __future__ import annotations

@@ -86,6 +86,11 @@ class Failure(click.ClickException):
         click.echo(f"error: {self.message}", err=True)
 
 
+def _stdout_failed(e: BaseException) -> bool:
+    """A write to stdout failed (a full disk); file writes go through mapgen.output and name their file."""
+    return isinstance(e, OSError) and e.errno in STDOUT_ERRNOS and not e.filename
+
+
 def exit_code(e: BaseException) -> int | None:
     """The exit code a library or command error means; None for an unexpected one (a bug: let it show)."""
     for module, name, code in ERRORS:
@@ -93,14 +98,14 @@ def exit_code(e: BaseException) -> int | None:
         cls = getattr(mod, name, None) if mod else None
         if cls is not None and isinstance(e, cls):
             return e.code if code == -1 else code
-    if isinstance(e, OSError) and e.errno in STDOUT_ERRNOS and not e.filename:
+    if _stdout_failed(e):
         return BAD_INPUT
     return None
 
 
 def message(e: BaseException, code: int) -> str:
-    """One line: the subject (attached by ``about``) unless the message already names it, then the problem."""
-    if isinstance(e, OSError) and not isinstance(e, CommandError) and e.errno in STDOUT_ERRNOS and not e.filename:
+    """One line: the subject ``about`` attached (if any), the problem, and for a time-out what to do."""
+    if _stdout_failed(e):
         text = f"stdout: cannot write ({e.strerror or e})"
     else:
         text = str(e).strip() or type(e).__name__
@@ -117,7 +122,7 @@ def failure(e: BaseException) -> Failure | None:
     code = exit_code(e)
     if code is None:
         return None
-    if isinstance(e, OSError) and e.errno in STDOUT_ERRNOS and not e.filename:
+    if _stdout_failed(e):
         _silence_stdout()
     return Failure(message(e, code), code)
 
