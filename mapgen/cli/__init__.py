@@ -10,7 +10,8 @@ To add a command (``hint``, say):
    ``json_option``, ``time_limit_option(30.0)``, ``seed_option()``, ``force_option(...)``, ...). Import the
    library (ortools, matplotlib) inside the function, never at module level: ``mapgen --help`` imports every
    command module. End the help with an ``Example:`` block (after a line holding only backslash-b, as
-   click wants) whose MAPs are shipped names (``fauna-1``), so it runs from any folder; tests/test_cli_errors.py checks this for every command.
+   click wants) whose MAPs are shipped names (``fauna-1``), so it runs from any folder
+   (tests/test_cli_errors.py checks this for every command).
 2. Let the library's typed exceptions propagate; a new exception class gets one line in ``errors.ERRORS``
    (its exit code). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
    (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
