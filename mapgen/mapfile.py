@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import tomllib
-from pathlib import Path
 
 from mapgen.board import Board, CellError
 from mapgen.model import CHAPTER_NAMES, START_COLUMN, Briefing, Map, Pattern, board_for
