@@ -81,14 +81,16 @@ def check_file(path: str | os.PathLike, *, force: bool = False) -> Path:
     return p
 
 
-def check_files(paths: list[Path], *, force: bool = False) -> None:
-    """Check several files in one folder at once; the error counts the files that already exist."""
+def check_files(paths: list[Path], *, force: bool = False, total: int | None = None) -> None:
+    """Check several files in one folder at once; the error counts the files that already exist (of ``total``
+    files to write, default ``len(paths)``)."""
     if not paths:
         return
+    total = len(paths) if total is None else total
     if not force:
         clash = [p for p in paths if p.exists()]
         if clash:
-            more = f" (and {len(clash) - 1} more of the {len(paths)} files)" if len(clash) > 1 else ""
+            more = f" (and {len(clash) - 1} more of the {total} files)" if len(clash) > 1 else ""
             raise OutputExistsError(clash[0], f"already exists{more}; use --force to overwrite")
     for p in paths:
         _regular_or_missing(p, p)

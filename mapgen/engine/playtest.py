@@ -273,10 +273,19 @@ def replay_paths(directory: str | Path, games: int) -> list[Path]:
 
 
 def check_replay_folder(directory: str | Path, games: int, *, force: bool = False) -> None:
-    """Before playing: the folder can be made and written, and no replay file is in the way unless ``force``."""
+    """Before playing: the folder can be made and written, and no replay file is in the way unless ``force``.
+
+    Reads the folder once (a run may save millions of games), not one file at a time.
+    """
+    import os
+    import re
+
     from mapgen.output import check_files, prepare_folder
 
-    check_files(replay_paths(directory, games), force=force)
+    d = Path(directory)
+    if d.is_dir():
+        names = [n for n in os.listdir(d) if (k := re.fullmatch(r"game-(\d{5,})\.json", n)) and int(k[1]) < games]
+        check_files(sorted(d / n for n in names), force=force, total=games)
     prepare_folder(directory)
 
 
