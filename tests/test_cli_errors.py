@@ -163,10 +163,19 @@ def test_a_bad_rules_file(tmp_path, command):
 
 def test_an_unknown_chapter_on_the_command_line():
     assert_fails(run("chapters", "atlantis"), 2, f"error: unknown chapter 'atlantis' (expected one of {CHAPTERS})")
-    r = run("generate", "-c", "atlantis")
-    assert (
-        r.exit_code == 2 and "'atlantis' is not one of" in r.stderr
-    )  # a click usage error: the choices come from the registry
+    choices = ", ".join(f"'{c}'" for c in CHAPTERS.split(", "))  # from the registry
+    assert_fails(
+        run("generate", "-c", "atlantis"),
+        2,
+        f"error: Invalid value for '--chapter' / '-c': 'atlantis' is not one of {choices}. "
+        "See 'mapgen generate --help'.",
+    )
+
+
+@pytest.mark.parametrize("command", ["validate", "solve", "deduce", "render"])
+def test_a_missing_argument_is_one_line_too(command):
+    name = "FILES..." if command == "validate" else "MAP"
+    assert_fails(run(command), 2, f"error: Missing argument '{name}'. See 'mapgen {command} --help'.")
 
 
 BAD_REPLAYS = {

@@ -30,7 +30,7 @@ import importlib
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import failure
+from mapgen.cli.errors import BAD_INPUT, Failure, failure
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -59,6 +59,9 @@ class MapgenGroup(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
+        except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
+            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+            raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
         except Exception as e:
@@ -68,7 +71,7 @@ class MapgenGroup(click.Group):
             raise mapped from None
 
 
-@click.group(cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group("mapgen", cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="mapgen")
 def main():
     """Generate, validate, solve, deduce, playtest and render Corps of Discovery maps.
