@@ -88,6 +88,11 @@ def apply_resolve(state, step, a: int) -> None:
     state.game.chapter.on_resolved(state, card, a == A.PASS)
 
 
+def fatigue_needed(state, step) -> bool:
+    """Fatigue: 5 or more spaces in use and no Shelter (a Shelter removes the Fatigue penalty)."""
+    return state.slots() >= 5 and state.shelter < 0
+
+
 def legal_fatigue(state, step) -> list[int]:
     return [A.FATIGUE_WATER] + [A.DISCARD + r for r in range(NRES) if state.pack[r] and r != WATER]
 
@@ -224,6 +229,10 @@ def remove_threat(state, card: int, to: str) -> None:
 def injured_card(state) -> int:
     """The Injured Threat card in play."""
     return next(k for k in state.threats if state.game.threats[k].kind == "injured")
+
+
+def threat_discard_needed(state, step) -> bool:
+    return bool(state.threats)
 
 
 def legal_threat_discard(state, step) -> list[int]:

@@ -70,6 +70,13 @@ def run_effect(state, step) -> None:
 
 
 # ----- choices -----
+def pay_needed(state, step) -> bool:
+    """A "pay N" step asks for a choice only when something is owed and something can pay it."""
+    n, what = step[1], step[2]
+    have = state.carried() + (state.pack[WATER] if what == "any_water" else 0)
+    return not (n <= 0 or have == 0)
+
+
 def legal_pay(state, step) -> list[int]:
     allow_water = step[2] == "any_water"
     return [A.DISCARD + r for r in range(NRES) if state.pack[r] and (r != WATER or allow_water)]
@@ -97,6 +104,11 @@ def apply_gain(state, step, a: int) -> None:
 def destiny_open(state) -> bool:
     """May a Destiny card be taken now (the chapter has them, no Chased, a card face up or in the deck)?"""
     return bool(state.game.destiny) and not state.chased and bool(state.de_face or state.de_pile)
+
+
+def destiny_pick_needed(state, step) -> bool:
+    """No Destiny card is taken while Chased or with none face up or left in the deck."""
+    return not (state.chased or not (state.de_face or state.de_pile))
 
 
 def legal_destiny_pick(state, step) -> list[int]:

@@ -229,6 +229,11 @@ def completion_steps(state, cell: int) -> list[tuple]:
 
 
 # ----- the Tipi's trade -----
+def trade_needed(state, step) -> bool:
+    """The Tipi's trade needs something to give."""
+    return state.carried() + state.pack[WATER] > 0
+
+
 def legal_trade(state, step) -> list[int]:
     pack = state.pack
     out = [A.SKIP]

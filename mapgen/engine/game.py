@@ -91,6 +91,15 @@ APPLY = {
     "threat_discard": challenges.apply_threat_discard,
     "chapter": lambda state, step, a: state.game.chapter.apply(state, step, a),
 }
+#: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
+NEEDED = {
+    "pay": effects.pay_needed,
+    "limits": main_step.limits_needed,
+    "fatigue": challenges.fatigue_needed,
+    "trade": explore.trade_needed,
+    "destiny_pick": effects.destiny_pick_needed,
+    "threat_discard": challenges.threat_discard_needed,
+}
 #: Chance steps: the card drawn goes to ``chance(state, step, card)`` (the step is popped first).
 CHANCE = {
     "chance_challenge": challenges.chance_challenge,
@@ -445,33 +454,13 @@ class State:
                 elif kind in CHANCE_STEPS and len(self._chance_pile()) == 0:
                     ag.pop()
                     self._empty_pile(step)
-                elif kind == "main" or self._needs_decision(step):
+                elif (needed := NEEDED.get(kind)) is None or needed(self, step):
                     return
-                else:
+                else:  # a decision with no real choice resolves itself
                     ag.pop()
             else:
                 ag.pop()
                 RUN[kind](self, step)
-
-    def _needs_decision(self, step) -> bool:
-        """A decision step that has no real choice resolves itself (and is popped by the caller)."""
-        kind = step[0]
-        if kind == "pay":
-            n, what = step[1], step[2]
-            have = self.carried() + (self.pack[WATER] if what == "any_water" else 0)
-            return not (n <= 0 or have == 0)
-        if kind == "limits":
-            self.pack[WATER] = min(self.pack[WATER], WATER_LIMIT)
-            return self.slots() > BACKPACK_SLOTS and self.carried() > 0
-        if kind == "fatigue":
-            return self.slots() >= 5 and self.shelter < 0  # a Shelter removes the Fatigue penalty
-        if kind == "trade":
-            return self.carried() + self.pack[WATER] > 0
-        if kind == "destiny_pick":
-            return not (self.chased or not (self.de_face or self.de_pile))
-        if kind == "threat_discard":
-            return bool(self.threats)
-        return True
 
     def _empty_pile(self, step) -> None:
         kind = step[0]

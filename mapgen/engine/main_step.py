@@ -11,7 +11,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
-from mapgen.engine.rules import CARRIED, MAX_FIRES
+from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, WATER_LIMIT
 from mapgen.terrain import TERRAINS
 
 
@@ -306,6 +306,12 @@ def apply_end_turn(state, a: int) -> None:
             return
     state.agenda.pop()
     state.push(*g.chapter.end_turn_steps(state), ("limits",), ("check_challenge",), ("next_turn",))
+
+
+def limits_needed(state, step) -> bool:
+    """The end of a turn's limits: Water over 10 is lost at once; Resources over 6 spaces are chosen to discard."""
+    state.pack[WATER] = min(state.pack[WATER], WATER_LIMIT)
+    return state.slots() > BACKPACK_SLOTS and state.carried() > 0
 
 
 def legal_limits(state, step) -> list[int]:
