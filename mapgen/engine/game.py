@@ -118,7 +118,7 @@ class GameError(ValueError):
 
 
 class Game:
-    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed."""
+    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed; the action table."""
 
     def __init__(
         self,
