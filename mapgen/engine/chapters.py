@@ -6,9 +6,10 @@ adds Minotaurs and Kill Minotaur cards; ``Training`` and ``Fauna`` fill in their
 
 from __future__ import annotations
 
-from mapgen.engine import actions as A
-from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.board import FULL, TRAINING
+from mapgen.engine import actions as A
+from mapgen.engine.actions import ActionKind
+from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -177,12 +178,16 @@ class Chapter:
         cells = g.cells
         return [i for i in state.ex_list if cells[i] is Terrain.FIELD]
 
-    # ----- free actions and chapter steps -----
-    def free_actions(self, state, out: list[int]) -> None:
-        """Append the chapter's legal free actions (numbers from actions.CHAPTER up, or KILL)."""
+    # ----- the chapter's actions and steps -----
+    def actions(self) -> list[ActionKind]:
+        """The chapter's action kinds, added to the game's action table (see ``mapgen/engine/actions.py``).
 
-    def apply_free(self, state, action: int) -> None:
-        raise ValueError(f"{self.name} has no free action {action}")
+        One ``ActionKind`` per range of numbers from ``actions.CHAPTER`` (600..999): how to
+        ``describe`` it, and for a main-step (free) action when it is ``legal`` and how to ``apply`` it.
+        Answers to the chapter's own ``("chapter", ...)`` steps need only ``describe``. A subclass
+        extends its parent's list (``super().actions() + [...]``).
+        """
+        return []
 
     def legal(self, state, step) -> list[int]:
         raise ValueError(f"{self.name} has no decision step {step}")
@@ -234,9 +239,6 @@ class Chapter:
     def score_bonus(self, state) -> int:
         return 0
 
-    def describe_action(self, action: int, state) -> str:
-        return f"chapter action {action}"
-
     def describe_state(self, state) -> list[str]:
         return []
 
@@ -247,34 +249,8 @@ class MinotaurChapter(Chapter):
     def new_data(self, game) -> dict:
         return {"kill_pile": list(range(len(game.kills))), "kill_face": [], "kills": 0, "forts": 0}
 
-    def free_actions(self, state, out: list[int]) -> None:
-        if not state.monsters:
-            return
-        g, pack = state.game, state.pack
-        n_mon = len(state.monsters)
-        for s, k in enumerate(state.data["kill_face"]):
-            for r, n in enumerate(g.kills[k].requires):  # a loop, not all() over a generator
-                if pack[r] < n:
-                    break
-            else:
-                out.extend(A.KILL + 8 * s + m for m in range(n_mon))
-
-    def apply_free(self, state, action: int) -> None:
-        if not A.KILL <= action < A.GUESS:
-            return super().apply_free(state, action)
-        s, m = divmod(action - A.KILL, 8)
-        d = state.data
-        k = d["kill_face"].pop(s)
-        req = state.game.kills[k].requires
-        for r in range(len(req)):
-            state.pack[r] -= req[r]
-        cell = sorted(state.monsters)[m]
-        state.remove_threat(state.monsters[cell], "out")
-        d["kills"] += 1
-        state.event(f"kill {d['kills']}")
-        if state.chased:  # killing a Monster discards Chased and gives the Destiny cards back
-            chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
-            state.remove_threat(chased, "discard")
+    def actions(self) -> list[ActionKind]:
+        return [*super().actions(), ActionKind(A.KILL, A.GUESS, describe_kill, legal_kill, apply_kill)]
 
     def chance_pile(self, state, step) -> list[int]:
         return state.data["kill_pile"]
@@ -302,6 +278,41 @@ class MinotaurChapter(Chapter):
                 "Minotaurs on " + ", ".join(g.board.name(c) for c in sorted(state.monsters)) + f"; killed {d['kills']}"
             )
         return lines
+
+
+def legal_kill(state, out: list[int]) -> None:
+    """Kill a Minotaur: a face-up Kill Minotaur card whose Resources the backpack holds, on any Minotaur."""
+    if not state.monsters:
+        return
+    g, pack = state.game, state.pack
+    n_mon = len(state.monsters)
+    for s, k in enumerate(state.data["kill_face"]):
+        for r, n in enumerate(g.kills[k].requires):  # a loop, not all() over a generator
+            if pack[r] < n:
+                break
+        else:
+            out.extend(A.KILL + 8 * s + m for m in range(n_mon))
+
+
+def apply_kill(state, action: int) -> None:
+    s, m = divmod(action - A.KILL, 8)
+    d = state.data
+    k = d["kill_face"].pop(s)
+    req = state.game.kills[k].requires
+    for r in range(len(req)):
+        state.pack[r] -= req[r]
+    cell = sorted(state.monsters)[m]
+    state.remove_threat(state.monsters[cell], "out")
+    d["kills"] += 1
+    state.event(f"kill {d['kills']}")
+    if state.chased:  # killing a Monster discards Chased and gives the Destiny cards back
+        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+        state.remove_threat(chased, "discard")
+
+
+def describe_kill(action: int, state=None) -> str:
+    k, m = divmod(action - A.KILL, 8)
+    return f"kill Minotaur {m} with Kill card {k}"
 
 
 class Training(MinotaurChapter):
