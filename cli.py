@@ -20,6 +20,13 @@ def chapter_file_option(f):
                         help="A house-rule chapter file (TOML, same shape as constraints/chapters/*.toml).")(f)
 
 
+def _chapter_names() -> tuple[str, ...]:
+    """The shipped chapters, from the chapter registry (constraints/chapters/*.toml)."""
+    from constraints.catalogue import chapter_names
+
+    return chapter_names()
+
+
 def _load_rules(rules_file):
     if rules_file is None:
         return None
@@ -111,13 +118,12 @@ def chapters(chapter, as_json, rules_file):
         mapgen chapters
         mapgen chapters fauna
     """
-    from constraints.catalogue import ChapterError, get_chapter
-    from mapgen.model import CHAPTER_NAMES
+    from constraints.catalogue import ChapterError, chapter_names, get_chapter
     from mapgen.reference import chapter_json, chapter_text
 
     custom = _load_rules(rules_file)
     try:
-        chosen = [custom] if custom else [get_chapter(chapter.strip().lower())] if chapter else [get_chapter(n) for n in CHAPTER_NAMES]
+        chosen = [custom] if custom else [get_chapter(chapter.strip().lower())] if chapter else [get_chapter(n) for n in chapter_names()]
     except ChapterError as e:
         raise click.ClickException(str(e)) from None
     if as_json:
@@ -129,7 +135,7 @@ def chapters(chapter, as_json, rules_file):
 
 @main.command()
 @click.option("--chapter", "-c", "chapter_name", required=True,
-              type=click.Choice(["training", "fauna", "flora", "vameter", "maldonado"], case_sensitive=False),
+              type=click.Choice(_chapter_names(), case_sensitive=False),
               help="The chapter to generate maps for.")
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=None,
               help="The first seed (default: a random one, recorded in the map). Same seed, same map.")
