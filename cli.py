@@ -161,11 +161,15 @@ def generate(chapter_name, seed, count, out_dir, profile_file, time_limit, force
         mapgen generate -c flora --seed 100 --count 20 --out maps/
     """
     from mapgen.batch import BatchError, generate_batch
+    from mapgen.profile import ProfileError
 
     try:
         summary = generate_batch(chapter_name.lower(), seed=seed, count=count, out_dir=out_dir,
                                  profile_file=profile_file, time_limit=time_limit, force=force,
                                  progress=not as_json and out_dir is not None)
+    except ProfileError as e:  # an unusable profile file: invalid input, exit 2 like an unreadable map
+        click.echo(f"error: {e}", err=True)
+        sys.exit(2)
     except BatchError as e:
         raise click.ClickException(str(e)) from None
     if as_json:

@@ -10,8 +10,8 @@ import argparse
 import statistics
 import time
 
-from mapgen.generate import Generator
 from constraints.catalogue import chapter_names
+from mapgen.generate import Generator
 
 
 def measure(chapter: str, batch: int) -> dict:

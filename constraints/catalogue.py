@@ -341,5 +341,17 @@ def with_hill_numbers(m: Map, chapter: Chapter | None = None) -> Map:
     return m.with_cells(m.cells, hills=(chapter or chapter_for(m)).hill_numbers(m))
 
 
-__all__ = ["BRIEFING_FIELDS", "Chapter", "ChapterError", "RuleInfo", "chapter_board", "chapter_for", "chapter_names",
-           "check_map", "get_chapter", "load_chapter", "with_hill_numbers", "HillNumbers"]
+__all__ = [
+    "BRIEFING_FIELDS",
+    "Chapter",
+    "ChapterError",
+    "HillNumbers",
+    "RuleInfo",
+    "chapter_board",
+    "chapter_for",
+    "chapter_names",
+    "check_map",
+    "get_chapter",
+    "load_chapter",
+    "with_hill_numbers",
+]

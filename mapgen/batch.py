@@ -8,7 +8,7 @@ from pathlib import Path
 
 from mapgen.generate import GenerationError, Generator
 from mapgen.mapfile import dumps_map, write_map
-from mapgen.profile import ProfileError, default_profile, load_profile
+from mapgen.profile import default_profile, load_profile
 
 
 class BatchError(Exception):
@@ -34,13 +34,11 @@ def generate_batch(
 
     Returns one summary per map: chapter, seed, file (or None), seconds, text (the map file).
     Nothing existing is overwritten without ``force``; the check happens before any work.
+    An unusable profile file raises ProfileError (invalid input), anything else BatchError.
     """
     if out_dir is None and count != 1:
         raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
-    try:
-        profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
-    except ProfileError as e:
-        raise BatchError(str(e)) from None
+    profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     seeds = range(seed, seed + count)

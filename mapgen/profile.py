@@ -24,7 +24,7 @@ PROFILE_KEYS = ("chapter", "reachable", "peak", "start", "greek_fire", "counts",
 PATTERN_KEYS = ("cells", "terrains")
 #: The design defaults as rules: id, title and words (RULES.md §5; P3 is a project design default).
 P1 = RuleInfo("P1", "Reachable", "Every cell can be reached from the start without passing a Rock (profile: reachable).")
-P2 = RuleInfo("P2", "Balanced", "Each terrain's count lies within the profile's [least, most] (profile: counts).")
+P2 = RuleInfo("P2", "Balanced", "Each terrain's count lies within the profile's [least, most] (profile: counts)")
 P3 = RuleInfo("P3", "Greek Fire collectable", "The Greek Fire is never on a Rock, so the expedition can collect it.")
 
 
@@ -73,7 +73,9 @@ class Profile:
         """The chapter with the profile's rules appended: what a generated map must keep."""
         rules = self.rules(chapter)
         ids = {r.id for r in rules}
-        info = tuple(i for i in (P2, P1, P3) if i.id in ids)
+        counts = "; ".join(r.setting.removeprefix("counts.") for r in rules if r.id == P2.id)
+        p2 = replace(P2, text=f"{P2.text}: {counts}.")
+        info = tuple(i for i in (P1, p2, P3) if i.id in ids)
         return replace(chapter, rules=chapter.rules + rules, info=chapter.info + info)
 
 

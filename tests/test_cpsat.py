@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-from constraints.catalogue import check_map, get_chapter
+from constraints.catalogue import chapter_names, check_map, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen.generate import Generator
-from constraints.catalogue import chapter_names
 from mapgen.terrain import Terrain
 
 MAPS_PER_CHAPTER = 12

@@ -10,11 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cli import main
-from constraints.catalogue import check_map
+from constraints.catalogue import chapter_names, check_map
 from mapgen.design import check_design, reachable_cells
 from mapgen.generate import GenerationError, Generator
 from mapgen.mapfile import dumps_map, parse_map, read_map
-from constraints.catalogue import chapter_names
 from mapgen.profile import ProfileError, default_profile, load_profile
 from mapgen.terrain import Terrain
 

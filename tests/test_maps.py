@@ -6,9 +6,8 @@ from click.testing import CliRunner
 
 import maps
 from cli import main
-from constraints.catalogue import check_map
+from constraints.catalogue import chapter_names, check_map
 from mapgen.design import check_design
-from constraints.catalogue import chapter_names
 from mapgen.profile import default_profile
 
 

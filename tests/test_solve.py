@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from constraints.catalogue import chapter_names
 from constraints.csp import count_completions_csp
 from mapgen.bruteforce import completions_brute
-from constraints.catalogue import chapter_names
 from mapgen.solve import NoCompletion, Solver
 from mapgen.terrain import Terrain
 
