@@ -20,11 +20,18 @@ def chapter_file_option(f):
                         help="A house-rule chapter file (TOML, same shape as constraints/chapters/*.toml).")(f)
 
 
-def _chapter_names() -> tuple[str, ...]:
-    """The shipped chapters, from the chapter registry (constraints/chapters/*.toml)."""
-    from constraints.catalogue import chapter_names
+class ChapterChoice(click.Choice):
+    """``--chapter``: the shipped chapters of the chapter registry (constraints/chapters/*.toml), read
+    when a command needs them, so that `mapgen validate` reads no chapter file it does not use."""
 
-    return chapter_names()
+    def __init__(self) -> None:
+        self.case_sensitive = False
+
+    @property
+    def choices(self) -> tuple[str, ...]:
+        from constraints.catalogue import chapter_names
+
+        return chapter_names()
 
 
 def _load_rules(rules_file):
@@ -135,7 +142,7 @@ def chapters(chapter, as_json, rules_file):
 
 @main.command()
 @click.option("--chapter", "-c", "chapter_name", required=True,
-              type=click.Choice(_chapter_names(), case_sensitive=False),
+              type=ChapterChoice(),
               help="The chapter to generate maps for.")
 @click.option("--seed", "-s", type=click.IntRange(0, 2**63 - 1), default=None,
               help="The first seed (default: a random one, recorded in the map). Same seed, same map.")

@@ -271,17 +271,28 @@ def chapter_from_data(data: dict) -> Chapter:
 
 
 @cache
+def _stems() -> frozenset[str]:
+    """The names of the shipped chapter files (a folder listing: no file is read)."""
+    return frozenset(p.stem for p in CHAPTER_DIR.glob("*.toml")) - {"core"}  # core.toml: the shared rules
+
+
+@cache
+def _data(name: str) -> dict | None:
+    """One shipped chapter file's data, or None when no file has that name. Only that file is read."""
+    if not isinstance(name, str) or name not in _stems():
+        return None
+    path = CHAPTER_DIR / f"{name}.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if data.get("name") != name:
+        raise ChapterError(f"{path}: 'name' must be {name!r}, the file's name")
+    return data
+
+
+@cache
 def _registry() -> dict[str, dict]:
     """Every shipped chapter file's data by chapter name, in the order of their titles (Chapter 0 first)."""
-    found = {}
-    for path in sorted(CHAPTER_DIR.glob("*.toml")):
-        if path.stem == "core":  # the shared rules, not a chapter
-            continue
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-        if data.get("name") != path.stem:
-            raise ChapterError(f"{path}: 'name' must be {path.stem!r}, the file's name")
-        found[path.stem] = data
-    return dict(sorted(found.items(), key=lambda item: str(item[1].get("title", item[0]))))
+    found = {name: _data(name) for name in _stems()}
+    return dict(sorted(found.items(), key=lambda item: (str(item[1].get("title", item[0])), item[0])))
 
 
 def chapter_names() -> tuple[str, ...]:
@@ -296,7 +307,7 @@ def _unknown(name: str) -> ChapterError:
 @cache
 def chapter_board(name: str) -> Board:
     """A shipped chapter's board, read without compiling its rules (maps ask for it often)."""
-    data = _registry().get(name)
+    data = _data(name)
     if data is None:
         raise _unknown(name)
     return BOARDS[data.get("board", "7x7")]
@@ -305,7 +316,7 @@ def chapter_board(name: str) -> Board:
 @cache
 def get_chapter(name: str) -> Chapter:
     """A shipped chapter by name (see ``chapter_names()``); ChapterError for any other name."""
-    data = _registry().get(name) if isinstance(name, str) else None
+    data = _data(name)
     if data is None:
         raise _unknown(name)
     try:

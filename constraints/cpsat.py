@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from constraints.catalogue import Chapter
+from constraints.design import NotAt, Reachable
 from constraints.rules import (
     BriefingCell,
     ColumnPair,
@@ -26,10 +27,8 @@ from constraints.rules import (
     HillNumbers,
     LineCount,
     Neighbours,
-    NotAt,
     NotOnEdge,
     PatternMatch,
-    Reachable,
     Ring,
     Rule,
     TerrainSet,

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from constraints.catalogue import get_chapter
-from constraints.rules import View, Violation, reachable_cells
+from constraints.design import reachable_cells
+from constraints.rules import View, Violation
 from mapgen.model import Map
 from mapgen.profile import Profile
 

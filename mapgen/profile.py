@@ -14,7 +14,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from constraints.catalogue import Chapter, ChapterError, RuleInfo, chapter_board, chapter_names, get_chapter
-from constraints.rules import Count, NotAt, Reachable, Rule
+from constraints.design import NotAt, Reachable
+from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
 from mapgen.terrain import Terrain, parse_terrain
 

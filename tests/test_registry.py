@@ -8,9 +8,9 @@ from dataclasses import replace
 import pytest
 from click.testing import CliRunner
 
-import constraints.catalogue as catalogue
 import maps
 from cli import main
+from constraints import catalogue
 from constraints.catalogue import (
     CHAPTER_DIR,
     ChapterError,
@@ -82,7 +82,7 @@ def registry_with_fog(tmp_path, monkeypatch):
     text = text.replace('name = "training"', 'name = "fog"').replace("Chapter 0: Training Mission", "Chapter 9: Fog")
     text = "\n".join(line for line in text.splitlines() if not line.startswith(("engine =", "profile =")))
     (folder / "fog.toml").write_text(text + "\n", encoding="utf-8")
-    caches = (catalogue._registry, catalogue.get_chapter, catalogue.chapter_board)
+    caches = (catalogue._stems, catalogue._data, catalogue._registry, catalogue.get_chapter, catalogue.chapter_board)
 
     def clear():
         for cached in caches:
@@ -113,8 +113,8 @@ def test_a_new_chapter_is_one_toml_file(registry_with_fog):
     ("text", "message"),
     [
         ('name = "x"\nterrains = ["Fo"]\ncolour = "red"',
-         "chapter file: unknown key 'colour' (known: name, title, board, terrains, counted, default_peak, briefing, "
-         "rules, rule, profile, cards, engine)"),
+         ("chapter file: unknown key 'colour' (known: name, title, board, terrains, counted, default_peak, briefing, "
+          "rules, rule, profile, cards, engine)")),
         ('name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = []\nnote = "n"',
          "rule H1: unknown key 'note' (known: id, title, text, checks)"),
         ('name = "x"\nterrains = ["Fo"]\nbriefing = { peak = "required", weather = "optional" }',
