@@ -108,6 +108,18 @@ class Chapter:
     def new_data(self, game) -> dict:
         return {}
 
+    #: piles in ``data`` whose cards are public though their order is not (shown sorted to the bots)
+    public_piles: tuple[str, ...] = ()
+
+    def public_data(self, data: dict, player: int) -> dict:
+        """``data`` as ``player`` may know it (the bots' observation): a pile (``*_pile``) shows its size
+        only, or its cards sorted when listed in ``public_piles``; the rest is on the table."""
+        out = dict(data)
+        for k, v in data.items():
+            if k.endswith("_pile"):
+                out[k] = sorted(v) if k in self.public_piles else len(v)
+        return out
+
     def copy_data(self, data: dict) -> dict:
         return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
 

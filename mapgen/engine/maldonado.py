@@ -192,6 +192,19 @@ class Maldonado(Chapter):
                 out[k] = v
         return out
 
+    def public_data(self, data: dict, player: int) -> dict:
+        """Besides the piles' order: another player's hand (its size only), Identity (None) and the Influence
+        cards others played face down are hidden from ``player``: an Influence card shows as -1, a Command
+        or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
+        out = super().public_data(data, player)
+        out["hands"] = [h if p == player else len(h) for p, h in enumerate(data["hands"])]
+        out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(data["identity"])]
+        out["piles"] = [
+            [e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]] for e in pile]
+            for pile in data["piles"]
+        ]
+        return out
+
     def setup_steps(self, state) -> list[tuple]:
         g, d = state.game, state.data
         if any("Water Skin" in gs for gs in g.gear):  # 2 Water from the backpack onto the card

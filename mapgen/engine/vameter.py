@@ -125,6 +125,8 @@ class Vameter(Chapter):
         T.MUSHROOM_FIELD: 2.5,
     }
 
+    public_piles = ("move_pile",)  # the Move tokens still face down are known, not their order
+
     def __init__(self):
         self.bot_policy = VameterPolicy()
 
