@@ -49,7 +49,7 @@ class Chapter:
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
     priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
-    bot_policy = None  # an object with the bots' chapter knowledge (see mapgen/engine/bots.py)
+    policy: str | None = None  # the bots' chapter policy, a key of mapgen.engine.bots.POLICIES
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:
