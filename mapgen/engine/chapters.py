@@ -114,10 +114,17 @@ class Chapter:
     def public_data(self, data: dict, player: int) -> dict:
         """``data`` as ``player`` may know it (the bots' observation): a pile (``*_pile``) shows its size
         only, or its cards sorted when listed in ``public_piles``; the rest is on the table."""
-        out = dict(data)
-        for k, v in data.items():
-            if k.endswith("_pile"):
-                out[k] = sorted(v) if k in self.public_piles else len(v)
+        out = data.copy()
+        try:
+            n, piles = self._pile_keys
+        except AttributeError:
+            n = -1
+        if n != len(out):  # the data's keys are fixed per chapter: found once
+            piles = tuple(k for k in data if k.endswith("_pile"))
+            self._pile_keys = (len(out), piles)
+        public = self.public_piles
+        for k in piles:
+            out[k] = sorted(data[k]) if k in public else len(data[k])
         return out
 
     def copy_data(self, data: dict) -> dict:

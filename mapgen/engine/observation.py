@@ -29,7 +29,8 @@ from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
 _TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> Table
-_SEEN: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # State -> (seen copy, terrain, hills)
+_last_table: list = [None, None]  # the last (Game, Table) asked for: one game is played at a time
+_TERRAIN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> its cells' Terrain indices
 
 
 class Table:
@@ -76,23 +77,35 @@ class Table:
 
 def table(g) -> Table:
     """The public ``Table`` of a game (made once per game)."""
+    if _last_table[0] is g:
+        return _last_table[1]
     t = _TABLES.get(g)
     if t is None:
         t = _TABLES[g] = Table(g)
+    _last_table[0], _last_table[1] = g, t
     return t
 
 
 def _seen_cells(state) -> tuple[list[int], dict[int, int]]:
-    """The terrain index of each seen cell (-1 unseen) and the seen Hills' numbers; new lists when seen changes."""
+    """The terrain index of each seen cell (-1 unseen) and the seen Hills' numbers; new lists when seen changes.
+
+    Kept on the state (``_observed``, copied by ``clone`` with the state's other fields) and made
+    again only when a cell is newly seen.
+    """
     seen = state.seen
-    entry = _SEEN.get(state)
-    if entry is not None and entry[0] == seen:
-        return entry[1], entry[2]
+    try:
+        entry = state._observed
+        if entry[0] == seen:
+            return entry[1], entry[2]
+    except AttributeError:
+        pass
     g = state.game
-    cells = g.cells
-    terrain = [cells[i].index if s else -1 for i, s in enumerate(seen)]
+    tidx = _TERRAIN_INDEX.get(g)  # the engine's own table: never handed to a bot
+    if tidx is None:
+        tidx = _TERRAIN_INDEX[g] = tuple(t.index for t in g.cells)
+    terrain = [tidx[i] if s else -1 for i, s in enumerate(seen)]
     hills = {i: n for i, n in g.hills.items() if seen[i]}
-    _SEEN[state] = (bytes(seen), terrain, hills)
+    state._observed = (bytes(seen), terrain, hills)
     return terrain, hills
 
 
@@ -174,9 +187,17 @@ def observe(state, player: int | None = None) -> Observation:
     o = Observation.__new__(Observation)
     o._state = state
     o.player = state.current_player() if player is None else player
-    o.game = table(state.game)
-    o.terrain, o.hills = _seen_cells(state)
-    o.seen = state.seen
+    g = state.game
+    o.game = _last_table[1] if _last_table[0] is g else table(g)
+    seen = o.seen = state.seen
+    try:  # the common case inline: no cell newly seen since the last decision
+        entry = state._observed
+        if entry[0] == seen:
+            o.terrain, o.hills = entry[1], entry[2]
+        else:
+            o.terrain, o.hills = _seen_cells(state)
+    except AttributeError:
+        o.terrain, o.hills = _seen_cells(state)
     o.explored = state.explored
     o.n_explored = state.n_explored
     o.pack = state.pack
@@ -202,7 +223,7 @@ def observe(state, player: int | None = None) -> Observation:
     o.explored_now = state.explored_now
     o.challenges_left = len(state.ch_pile)
     o.moves = len(state.history)
-    o.data = state.game.chapter.public_data(state.data, o.player)
+    o.data = g.chapter.public_data(state.data, o.player)
     o.step = state.agenda[-1] if state.agenda else None
-    o.legal = state.legal_actions() if not state.is_terminal() else []
+    o.legal = state.legal_actions() if state.outcome is None else []
     return o
