@@ -48,7 +48,6 @@ class Chapter:
     start_only_gear: tuple[str, ...] = ()  # of those, the ones Clark cannot swap in (Pipe Hawks, Water Skin)
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
-    priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
     policy: str | None = None  # the bots' chapter policy, a key of mapgen.engine.bots.POLICIES
 
     # ----- cards and team -----

@@ -27,7 +27,6 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 from mapgen.engine import actions as A
 from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
@@ -102,22 +101,6 @@ class Flora(Chapter):
     default_characters = ("Lewis", "Clark", "York", "Mme. Boniface")
     blocks_exploring = True
     loss_causes = ("crew_lost",)
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.ROCK: 6,
-        T.SKULL: 5,
-        T.TIPI: 4.5,
-        T.HILL: 4,
-        T.FOOD: 4,
-        T.FLORA_CREATURE: 3.5,
-        T.MUD: 3,
-        T.PETRIFIED_FOREST: 2.5,
-        T.FIELD: 2,
-        T.SACAGAWEA: 1,
-        T.FORT: 0.02,
-    }
-
     policy = "flora"
 
     def __init__(self, search_cards: list[SearchCard] | None = None):

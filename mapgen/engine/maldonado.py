@@ -31,7 +31,6 @@ import tomllib
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import ClassVar
 
 from mapgen.engine import actions as A
 from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
@@ -122,19 +121,6 @@ class Maldonado(Chapter):
     extra_gear = ("Goggles", "Water Skin")
     start_only_gear = ("Water Skin",)  # 'cannot be swapped in using Clark's ability'
     track_gains = True
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.HILL: 6,
-        T.FOOD: 5,
-        T.ROCK: 4,
-        T.SKULL: 4,
-        T.TIPI: 4,
-        T.FIELD: 3.5,
-        T.MUD: 3,
-        T.MALDONADO: 3.5,
-    }
-
     policy = "maldonado"
 
     def __init__(self, decks=None):

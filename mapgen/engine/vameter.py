@@ -29,8 +29,6 @@ Decisions where the rulebook is silent are marked "decision:" in the code.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from mapgen.engine import actions as A
 from mapgen.engine.cards import FOOD, MUD, MUSHROOM, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import Chapter
@@ -109,19 +107,6 @@ class Vameter(Chapter):
     default_gear = ("Compass", "Flint", "Dowsing Rod", "Satchel", "Tracking Guide", "Jar")
     blocks_exploring = True
     custom_tax = True
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.ROCK: 8,
-        T.HILL: 6,
-        T.SKULL: 4,
-        T.TIPI: 4,
-        T.FOOD: 3.5,
-        T.FEZRON_CAMP: 3,
-        T.MUD: 3,
-        T.MUSHROOM_FIELD: 2.5,
-    }
-
     policy = "vameter"
     public_piles = ("move_pile",)  # the Move tokens still face down are known, not their order
 

@@ -72,7 +72,9 @@ class Geometry:
     def __init__(self, g):
         self.game = g  # the public Table (observation.Table): no terrain, no Hill positions
         b = g.board
-        prior = PRIORS.get(g.chapter.name) or g.chapter.priors or PRIORS["fauna"]
+        self.policy = policy_for(g.chapter)  # the chapter's bot policy, or None
+        policy_priors = self.policy.priors if self.policy is not None else None
+        prior = PRIORS.get(g.chapter.name) or policy_priors or PRIORS["fauna"]
         self.prior = [0.0] * NT
         for t, v in prior.items():
             if t in g.chapter.terrains:
@@ -96,7 +98,6 @@ class Geometry:
         w = b.width
         self.row_slice = [slice((i // w) * w, (i // w + 1) * w) for i in range(n)]
         self.col_slice = [slice(i % w, n, w) for i in range(n)]
-        self.policy = policy_for(g.chapter)  # the chapter's bot policy, or None
         self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
         pattern = g.briefing.fort_pattern
         self.fort_rots: list = [None] * n

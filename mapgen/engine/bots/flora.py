@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import FOSSIL, MUD, SKULL, WATER, WOOD
@@ -14,6 +16,23 @@ _I_PETRIFIED, _I_SACAGAWEA = T.PETRIFIED_FOREST.index, T.SACAGAWEA.index  # weig
 
 class FloraPolicy(ChapterPolicy):
     """The heuristic's Flora: follow the Trail, keep a Fire for the Flora, fetch the Greek Fire, then the fight."""
+
+    #: the heuristic's terrain frequencies per cell on this chapter's maps (its prior before deduction)
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.ROCK: 6,
+        T.SKULL: 5,
+        T.TIPI: 4.5,
+        T.HILL: 4,
+        T.FOOD: 4,
+        T.FLORA_CREATURE: 3.5,
+        T.MUD: 3,
+        T.PETRIFIED_FOREST: 2.5,
+        T.FIELD: 2,
+        T.SACAGAWEA: 1,
+        T.FORT: 0.02,
+    }
 
     def __init__(self):
         self._memo = None  # (bot, obs, need, actions played, {terrain: value}) of the current decision

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import NRES, WATER
@@ -13,6 +15,20 @@ T = Terrain
 
 class CoopPolicy(ChapterPolicy):
     """The heuristic's co-operative Maldonado: Tipis and kills, complete rows, feed the weakest Crew Member."""
+
+    #: the heuristic's terrain frequencies per cell on this chapter's maps (its prior before deduction)
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.HILL: 6,
+        T.FOOD: 5,
+        T.ROCK: 4,
+        T.SKULL: 4,
+        T.TIPI: 4,
+        T.FIELD: 3.5,
+        T.MUD: 3,
+        T.MALDONADO: 3.5,
+    }
 
     def _m(self, obs) -> Maldonado:
         return obs.game.chapter

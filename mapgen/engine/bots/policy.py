@@ -22,6 +22,9 @@ POLICIES = {
 class ChapterPolicy:
     """Defaults: no extra needs or values, the first legal chapter action, no chapter free action."""
 
+    #: the heuristic's terrain frequencies per cell on the chapter's maps (None: Fauna's, in common.PRIORS)
+    priors: dict | None = None
+
     def needs(self, bot, obs, need: list[float]) -> None:
         """Add what the chapter's goal asks for to ``need`` (units of each Resource)."""
 

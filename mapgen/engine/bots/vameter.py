@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import MUSHROOM, WATER
@@ -33,6 +35,20 @@ IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can expl
 
 class VameterPolicy(ChapterPolicy):
     """The heuristic's Vameter: Fezron first, Crew in line with the Vameter, shoot it, then surround it."""
+
+    #: the heuristic's terrain frequencies per cell on this chapter's maps (its prior before deduction)
+    priors: ClassVar[dict] = {
+        T.WATER: 7,
+        T.WOOD: 7,
+        T.ROCK: 8,
+        T.HILL: 6,
+        T.SKULL: 4,
+        T.TIPI: 4,
+        T.FOOD: 3.5,
+        T.FEZRON_CAMP: 3,
+        T.MUD: 3,
+        T.MUSHROOM_FIELD: 2.5,
+    }
 
     def _v(self, obs) -> Vameter:
         return obs.game.chapter
