@@ -22,7 +22,7 @@ BOTS_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "bots"
 
 
 def _public_objects(root, limit: int = 20000) -> list:
-    """Every object reachable from ``root`` through public attributes, containers and dataclass fields."""
+    """Every object reachable from ``root`` through its attributes (private ones too), containers and dataclass fields."""
     seen, out, todo = set(), [], [root]
     while todo and len(out) < limit:
         x = todo.pop()
@@ -36,7 +36,7 @@ def _public_objects(root, limit: int = 20000) -> list:
         elif isinstance(x, (list, tuple, set, frozenset, bytearray)):
             todo.extend(x)
         elif isinstance(x, (Observation, Table)):
-            todo.extend(getattr(x, name) for name in type(x).__slots__ if not name.startswith("_"))
+            todo.extend(getattr(x, name) for name in type(x).__slots__ if name != "__weakref__")
         elif dataclasses.is_dataclass(x):
             todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
     return out
@@ -55,7 +55,7 @@ def _advance(state, rng, decisions: int):
 
 
 def test_observation_holds_no_unseen_terrain():
-    """Nothing reachable from an observation's public attributes holds the map's terrain or Hill positions."""
+    """Nothing reachable from an observation's attributes holds the map's terrain, Hill positions, the state or the Game."""
     m = read_map(DATA / "engine_fauna_201.toml")
     s = _advance(Game(m).new_initial_state(), random.Random(2), 25)
     obs = s.observation()
@@ -88,10 +88,11 @@ def test_observations_of_maps_differing_in_unseen_cells_are_equal():
         t.apply_action(a)
     a, b = s.observation(), t.observation()
     for name in Observation.__slots__:
-        if name in ("_state", "game"):
+        if name == "game":
             continue
         assert getattr(a, name) == getattr(b, name), name
-    assert a.known_map() == b.known_map() and a.frontier() == b.frontier()
+    assert a.known_map() == b.known_map() and a.frontier() == b.frontier() == s.frontier()
+    assert a.field_for_shelter() == s._field_for_shelter()
 
 
 def test_deck_orders_are_hidden():
@@ -171,7 +172,7 @@ def test_clairvoyant_is_given_the_map():
 @pytest.mark.parametrize("path", sorted(BOTS_DIR.glob("*.py")), ids=lambda p: p.name)
 def test_bots_read_no_private_or_hidden_state(path):
     """The bots and their chapter policies use the observation's public attributes only."""
-    forbidden = {"_state", "agenda", "history", "ch_pile", "th_pile", "de_pile", "hills_all", "not_rock", "field_cells"}
+    forbidden = {"agenda", "history", "ch_pile", "th_pile", "de_pile", "not_rock", "field_cells"}
     tree = ast.parse(path.read_text())
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute):
@@ -184,3 +185,26 @@ def test_bots_read_no_private_or_hidden_state(path):
 
 def test_registry_names_every_bot():
     assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["engine_training_201", "engine_fauna_201", "engine6_flora_201", "engine6_vameter_201", "engine6_maldonado_201"],
+)
+def test_rule_questions_on_the_observation_answer_as_the_state(name):
+    """frontier() and field_for_shelter(), run on the seen cells only, equal the engine's answers on the state."""
+    m = read_map(DATA / f"{name}.toml")
+    for seed in range(2):
+        s = Game(m).new_initial_state()
+        bot, rng, checked = make_bot("heuristic", random.Random(seed)), random.Random(seed), 0
+        while not s.is_terminal():
+            if s.current_player() == CHANCE_PLAYER:
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+                continue
+            obs = s.observation()
+            assert obs.frontier() == s.frontier()
+            assert obs.field_for_shelter() == s._field_for_shelter()
+            assert obs.slots() == s.slots() and obs.monster_taxes(obs.frontier()) == s.monster_taxes(s.frontier())
+            checked += 1
+            s.apply_action(bot.step(obs))
+        assert checked > 20

@@ -16,9 +16,12 @@ reading the state did. It holds:
   order; in Hidden Traitor mode no other player's Identity, hand or face-down card);
 - the decision: ``player``, ``step`` (the step being decided) and ``legal`` (the legal actions).
 
-Rule questions whose answers are public (``frontier()``, ``field_for_shelter()``) are answered by the
-engine; the state kept for them is private (``_state``) and no bot reads it (a test checks the bots'
-source). The hidden map is never an attribute: ``clairvoyant`` is handed the map when it is made.
+Rule helpers are the engine's own code run on public facts: ``slots``, ``carried``, ``challenge``,
+``can_pass``, ``monster_tax(es)`` are the State's functions (they read public attributes only);
+``frontier()`` and ``field_for_shelter()`` run the State's functions on a view whose game holds the
+seen cells only (they read the terrain of explored cells, which are seen). The observation keeps no
+reference to the state or the Game: the hidden map cannot be reached from it, and ``clairvoyant``
+is handed the map when it is made.
 """
 
 from __future__ import annotations
@@ -113,7 +116,6 @@ class Observation:
     """What ``player`` may know now (see the module docstring); made by ``observe``."""
 
     __slots__ = (
-        "_state",
         "banned",
         "challenges_left",
         "chased",
@@ -123,6 +125,7 @@ class Observation:
         "day",
         "de_face",
         "de_held",
+        "ex_list",
         "exhausted",
         "explored",
         "explored_now",
@@ -164,11 +167,41 @@ class Observation:
 
     def frontier(self) -> list[int]:
         """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
-        return self._state.frontier()
+        return _STATE_RULES["frontier"](_RulesView(self))
 
     def field_for_shelter(self) -> int:
         """An explored Field (or the chapter's Shelter terrain) free for a Shelter, -1 if none."""
-        return self._state._field_for_shelter()
+        return _STATE_RULES["_field_for_shelter"](_RulesView(self))
+
+
+class _SeenGame:
+    """A game as the players see it (unseen cells None), for the State's rule helpers run on observations."""
+
+    __slots__ = ("board", "cells", "chapter", "col_of", "field_cells", "not_rock", "orth", "row_of", "start_cells")
+
+    def __init__(self, obs: Observation):
+        t = obs.game
+        self.board, self.chapter, self.orth = t.board, t.chapter, t.orth
+        self.row_of, self.col_of, self.start_cells = t.row_of, t.col_of, t.start_cells
+        cells = self.cells = tuple(TERRAINS[k] if k >= 0 else None for k in obs.terrain)
+        self.not_rock = bytes(c is not Terrain.ROCK for c in cells)
+        self.field_cells = tuple(i for i, c in enumerate(cells) if c is Terrain.FIELD)
+
+
+class _RulesView:
+    """What ``State.frontier`` and ``State._field_for_shelter`` read, from an observation (seen cells only)."""
+
+    __slots__ = ("_frontier", "collins_on", "data", "ex_list", "explored", "game", "monsters", "n_explored", "shelter")
+
+    def __init__(self, obs: Observation):
+        self.game = _SeenGame(obs)
+        self.data, self.ex_list, self.explored = obs.data, obs.ex_list, obs.explored
+        self.monsters, self.n_explored, self.shelter = obs.monsters, obs.n_explored, obs.shelter
+        self.collins_on = obs.collins_on
+        self._frontier = None  # State.frontier's cache: a view lives for one question
+
+
+_STATE_RULES: dict = {}  # State functions run on a _RulesView
 
 
 def _bind_state_rules():
@@ -177,6 +210,8 @@ def _bind_state_rules():
 
     for name in ("slots", "carried", "challenge", "can_pass", "monster_tax", "monster_taxes"):
         setattr(Observation, name, getattr(State, name))
+    for name in ("frontier", "_field_for_shelter"):
+        _STATE_RULES[name] = getattr(State, name)
 
 
 _bind_state_rules()
@@ -185,7 +220,6 @@ _bind_state_rules()
 def observe(state, player: int | None = None) -> Observation:
     """The observation of ``player`` (default: the player to act) at this state."""
     o = Observation.__new__(Observation)
-    o._state = state
     o.player = state.current_player() if player is None else player
     g = state.game
     o.game = _last_table[1] if _last_table[0] is g else table(g)
@@ -199,6 +233,7 @@ def observe(state, player: int | None = None) -> Observation:
     except AttributeError:
         o.terrain, o.hills = _seen_cells(state)
     o.explored = state.explored
+    o.ex_list = state.ex_list
     o.n_explored = state.n_explored
     o.pack = state.pack
     o.row = state.row
