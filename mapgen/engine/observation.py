@@ -174,6 +174,9 @@ class Observation:
         return _STATE_RULES["_field_for_shelter"](_RulesView(self))
 
 
+_last_seen_game: list = [None, None]  # (the terrain list it was made from, _SeenGame)
+
+
 class _SeenGame:
     """A game as the players see it (unseen cells None), for the State's rule helpers run on observations."""
 
@@ -194,7 +197,11 @@ class _RulesView:
     __slots__ = ("_frontier", "collins_on", "data", "ex_list", "explored", "game", "monsters", "n_explored", "shelter")
 
     def __init__(self, obs: Observation):
-        self.game = _SeenGame(obs)
+        seen_game = _last_seen_game[1]
+        if _last_seen_game[0] is not obs.terrain or seen_game.chapter is not obs.game.chapter:
+            seen_game = _SeenGame(obs)  # made again only when a cell is newly seen (a new terrain list)
+            _last_seen_game[0], _last_seen_game[1] = obs.terrain, seen_game
+        self.game = seen_game
         self.data, self.ex_list, self.explored = obs.data, obs.ex_list, obs.explored
         self.monsters, self.n_explored, self.shelter = obs.monsters, obs.n_explored, obs.shelter
         self.collins_on = obs.collins_on
