@@ -184,11 +184,20 @@ class Maldonado(Chapter):
         or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
         out = super().public_data(data, player)
         out["hands"] = [h if p == player else len(h) for p, h in enumerate(data["hands"])]
-        out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(data["identity"])]
-        out["piles"] = [
-            [e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]] for e in pile]
-            for pile in data["piles"]
-        ]
+        identity = data["identity"]
+        if max(identity) >= 0:  # Hidden Traitor mode: Identity cards are dealt
+            out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(identity)]
+        piles = []
+        for pile in data["piles"]:
+            for e in pile:
+                if not e[1] and e[2] != player:  # this pile has a card hidden from player: shown as a copy
+                    pile = [
+                        e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]]
+                        for e in pile
+                    ]
+                    break
+            piles.append(pile)
+        out["piles"] = piles
         return out
 
     def setup_steps(self, state) -> list[tuple]:
