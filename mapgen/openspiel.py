@@ -4,8 +4,8 @@
     game = pyspiel.load_game("python_corps_of_discovery", {"map": "fauna-1", "players": 1})
 
 Parameters: ``map`` (a shipped map's name or a map file), ``players`` (1 to 4), ``mode`` (``coop``, or
-``traitor``: Maldonado's Hidden Traitor mode), ``characters`` (comma-separated), ``gear`` (comma-separated,
-players separated by ``;``), ``medicine``. Needs the optional extra: ``pip install ".[openspiel]"``.
+``traitor``: Maldonado's Hidden Traitor mode), ``characters`` (``Lewis+Clark``), ``gear`` (``+`` between
+cards, ``/`` between players: ``Compass+Flint/Jar``), ``medicine``. Needs the optional extra: ``pip install ".[openspiel]"``.
 
 The engine's State (``mapgen/engine/game.py``) is played as it is: a player's action is the engine's
 action number (below 1000); a chance outcome is the card's index in the deck drawn from (the engine's
@@ -60,8 +60,9 @@ _GAME_TYPE = pyspiel.GameType(
 
 
 def _team(characters: str, gear: str):
-    chars = tuple(c.strip() for c in characters.split(",")) if characters else None
-    gears = tuple(tuple(x.strip() for x in part.split(",") if x.strip()) for part in gear.split(";")) if gear else None
+    """``Lewis+Clark`` and ``Compass+Flint/Jar``: OpenSpiel's game strings reserve ``,`` ``=`` and parentheses."""
+    chars = tuple(c.strip() for c in characters.split("+")) if characters else None
+    gears = tuple(tuple(x.strip() for x in part.split("+") if x.strip()) for part in gear.split("/")) if gear else None
     return chars, gears
 
 
@@ -136,7 +137,10 @@ class _Engine:
     def __reduce__(self):
         s = self.tracker.state
         g = s.game
-        return (_rebuild, (dumps_map(g.map), I.team_settings(g), getattr(g.chapter, "mode", "coop"), g.n, list(s.history)))
+        return (
+            _rebuild,
+            (dumps_map(g.map), I.team_settings(g), getattr(g.chapter, "mode", "coop"), g.n, list(s.history)),
+        )
 
 
 def _rebuild(map_text, settings, mode, players, history) -> _Engine:
@@ -203,7 +207,7 @@ class CorpsState(pyspiel.State):
         (called with no argument, a float in [0, 1)) seeds the draw."""
         u = sampler() if callable(sampler) else random.random()
         rng = random.Random(int(u * (1 << 53)))
-        info = I.information_state(self.inner, player)
+        info = I.information_state(self.inner, player, self.engine.tracker)
         world = I.resample(info, rng)
         return CorpsState(self.get_game(), world)
 

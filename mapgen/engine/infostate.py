@@ -204,9 +204,12 @@ def tracker_for(state: State) -> Tracker:
     return t
 
 
-def information_state(state: State, player: int) -> InfoState:
-    """``player``'s information state at ``state`` (made by the referee: a bot never holds the state)."""
-    t = tracker_for(state)
+def information_state(state: State, player: int, tracker: Tracker | None = None) -> InfoState:
+    """``player``'s information state at ``state`` (made by the referee: a bot never holds the state);
+    ``tracker``: the one following this state, when there is one."""
+    if not 0 <= player < state.game.n:
+        raise ValueError(f"no player {player} in a {state.game.n}-player game")
+    t = tracker if tracker is not None else tracker_for(state)
     obs = observe(state, player)
     return InfoState(
         player,

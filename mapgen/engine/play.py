@@ -10,13 +10,18 @@ from mapgen.engine.observation import observe
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
     """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``,
-    handed p's observation (``mapgen/engine/observation.py``), never the state."""
+    handed p's observation (``mapgen/engine/observation.py``), never the state; a bot with
+    ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``)."""
     steps = 0
     while not state.is_terminal():
         p = state.current_player()
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
             state.apply_action(1000 + pile[rng.randrange(len(pile))])
+        elif getattr(bots[p], "decides_on", None) == "infostate":
+            from mapgen.engine.infostate import information_state
+
+            state.apply_action(bots[p].step(information_state(state, p)))
         else:
             state.apply_action(bots[p].step(observe(state, p)))
         steps += 1
