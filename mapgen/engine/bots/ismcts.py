@@ -4,8 +4,11 @@ At each decision with a choice, ``open_spiel.python.algorithms.ismcts.ISMCTSBot`
 simulations. Each starts from a world drawn from the player's information state
 (``mapgen.engine.infostate``: a completion of the revealed cells, hidden cards redrawn, the game so far
 replayed onto it), grows the tree over information states, and values a new node by one rollout of
-the ``heuristic`` bot (every player) to the end of the game; the heuristic's own choice gets half the
-prior. The bot is handed an ``InfoState`` (``decides_on = "infostate"``), never the state: the worlds
+the ``heuristic`` bot (every player) to the end of the game. The heuristic also gives the prior: its
+own choice gets half, and at a main step the search weighs only its choice and the ``ALTERNATIVES``
+cells it values next (a budget of a few dozen simulations cannot weigh thirty actions); children are
+expanded in the prior's order and chosen by PUCT. The heuristic's choice is played unless another
+action, visited at least a quarter of the budget, beats its mean return by ``MARGIN`` (``choose``). The bot is handed an ``InfoState`` (``decides_on = "infostate"``), never the state: the worlds
 are its only view of what it cannot see. Worlds are kept between decisions (each is carried forward
 by replaying the new actions, and dropped when it contradicts them), ``WORLDS`` of them at a time.
 
@@ -21,11 +24,43 @@ from mapgen.engine.bots.heuristic import HeuristicBot
 
 DEFAULT_BUDGET = 16
 WORLDS = 8  # worlds kept per decision (the simulations share them)
-UCT_C = 0.5  # returns are 0 for a loss and 1 to 2 for a win
+UCT_C = 1.0  # PUCT's constant; returns are 0 for a loss and 1 to 2 for a win
+ALTERNATIVES = 3  # cells weighed besides the heuristic's choice at a main step
+SMALL = 4  # decisions with at most this many legal actions weigh them all
+MARGIN = 1.0  # standard errors by which another action's mean return must beat the heuristic's choice
+ROLLOUT = "heuristic"  # or "clairvoyant": rollouts that know the sampled world's map
+EVIDENCE = 0.25  # ... with at least this share of the simulations
+
+
+def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
+    """The actions the search weighs, with their prior: the heuristic's choice (half the prior) and,
+    at the main step, the ``ALTERNATIVES`` cells it values most after it; every legal action of a
+    small decision (``SMALL`` or fewer)."""
+    from mapgen.engine import actions as A
+    from mapgen.engine.bots.common import between
+
+    la = obs.legal
+    best = bot.step(obs)
+    if len(la) <= SMALL:
+        others = [a for a in la if a != best]
+    else:
+        others = []
+        explores = between(la, A.EXPLORE, A.DISCARD) if obs.step[0] == "main" else []
+        if explores:
+            need = bot.needs(obs)
+            lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
+            values = bot._cell_values(obs, need, explores, bot.value_vector(obs, need, lewis))
+            ranked = sorted(zip(values, explores), key=lambda vc: (-vc[0], vc[1]))
+            others = [c for _, c in ranked if c != best][:ALTERNATIVES]
+    if not others:
+        return [(best, 1.0)]
+    share = 0.5 / len(others)
+    return [(best, 0.5)] + [(a, share) for a in others]
 
 
 class _HeuristicEvaluator:
-    """OpenSpiel's evaluator interface: ``evaluate`` plays the heuristic to the end, ``prior`` favours its choice."""
+    """OpenSpiel's evaluator interface: ``evaluate`` plays the heuristic to the end, ``prior`` gives the
+    candidates (``candidates``): the search expands only those."""
 
     def __init__(self, rng: random.Random, traitor: bool):
         self.rng = rng
@@ -39,7 +74,12 @@ class _HeuristicEvaluator:
 
         s = state.inner.clone()
         seed = self.rng.randrange(1 << 30)
-        bots = [HeuristicBot(random.Random(seed + p)) for p in range(s.game.n)]
+        if ROLLOUT == "clairvoyant":  # the world's own map: a guess drawn from what the player knows
+            from mapgen.engine.bots.clairvoyant import ClairvoyantBot
+
+            bots = [ClairvoyantBot(random.Random(seed + p), s.game.map) for p in range(s.game.n)]
+        else:
+            bots = [HeuristicBot(random.Random(seed + p)) for p in range(s.game.n)]
         play_game(s, bots, random.Random(seed))
         return np.array(engine_returns(s, self.traitor))
 
@@ -47,12 +87,23 @@ class _HeuristicEvaluator:
         from mapgen.engine.observation import observe
 
         s = state.inner
-        if s.is_chance_node():
-            return [(a - 1000, p) for a, p in s.chance_outcomes()]
-        legal = s.legal_actions()
-        best = HeuristicBot(random.Random(self.rng.randrange(1 << 30))).step(observe(s, s.current_player()))
-        share = 0.5 / len(legal)
-        return [(a, share + (0.5 if a == best else 0.0)) for a in legal]
+        bot = HeuristicBot(random.Random(self.rng.randrange(1 << 30)))
+        return candidates(observe(s, s.current_player()), bot)
+
+
+def _search_class():
+    """OpenSpiel's ISMCTSBot, expanding only the prior's actions, most likely first (progressive in
+    the prior's order instead of OpenSpiel's random order over every legal action)."""
+    from open_spiel.python.algorithms import ismcts
+
+    class PriorOrderISMCTS(ismcts.ISMCTSBot):
+        def check_expand(self, node, legal_actions):
+            for action, _ in sorted(node.prior_map.items(), key=lambda ap: (-ap[1], ap[0])):
+                if action not in node.child_info:
+                    return action
+            return -1  # pyspiel.INVALID_ACTION: every candidate is expanded
+
+    return PriorOrderISMCTS
 
 
 class IsmctsBot:
@@ -121,7 +172,7 @@ class IsmctsBot:
         def resampler(state, player):
             return CorpsState(game, worlds[pick.randrange(len(worlds))].clone())
 
-        search = ismcts.ISMCTSBot(
+        search = _search_class()(
             game,
             _HeuristicEvaluator(random.Random(self.rng.randrange(1 << 30)), traitor),
             UCT_C,
@@ -131,7 +182,25 @@ class IsmctsBot:
         )
         search.set_resampler(resampler)
         root = CorpsState(game, worlds[0].clone())
-        policy = search.get_policy(root)
-        best = max(p for _, p in policy)
-        choices = sorted(a for a, p in policy if p == best)
-        return int(choices[0] if len(choices) == 1 else choices[self.rng.randrange(len(choices))])
+        search.get_policy(root)
+        return int(choose(search._root_node, self.budget))
+
+
+def choose(node, budget: int) -> int:
+    """The action to play after a search: the prior's first action (the heuristic's choice) unless
+    another was visited at least ``EVIDENCE`` of the budget and its mean return beats it by ``MARGIN``
+    (a single rollout is a win or a loss: deviating on one is deviating on noise)."""
+    first = max(node.prior_map.items(), key=lambda ap: (ap[1], -ap[0]))[0]
+    info = node.child_info
+    if first not in info or info[first].visits == 0:
+        return max(info, key=lambda a: (info[a].visits, -a))
+    h = info[first]
+    best, best_gain = first, 0.0
+    for a, c in sorted(info.items()):
+        if a == first or c.visits < max(2, EVIDENCE * budget):
+            continue
+        # a win returns 1 to 2, a loss 0: a standard deviation of about 0.7 per rollout
+        gain = c.value() - h.value() - MARGIN * 0.7 * (1 / c.visits + 1 / h.visits) ** 0.5
+        if gain > best_gain:
+            best, best_gain = a, gain
+    return best
