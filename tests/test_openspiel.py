@@ -89,7 +89,10 @@ def test_information_state_has_perfect_recall():
     assert c.information_state_string(0) == a.information_state_string(0)
 
 
-@pytest.mark.parametrize("params", [{"map": "fauna-2"}, {"map": "flora-1"}, {"map": "vameter-3", "players": 2}])
+@pytest.mark.parametrize(
+    "params",
+    [{"map": "fauna-2"}, {"map": "flora-1"}, {"map": "vameter-3", "players": 2}, {"map": "maldonado-1", "players": 2}],
+)
 def test_resampled_state_is_indistinguishable(params):
     game = pyspiel.load_game(NAME, params)
     for seed in range(2):
@@ -100,7 +103,8 @@ def test_resampled_state_is_indistinguishable(params):
         r = s.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
         assert r.observation_string(p) == s.observation_string(p)
         assert r.information_state_string(p) == s.information_state_string(p)
-        assert r.legal_actions() == s.legal_actions()
+        if s.current_player() == p:
+            assert r.legal_actions() == s.legal_actions()
         assert r.inner.game.map.complete
         seen = [i for i, v in enumerate(s.inner.seen) if v]
         assert all(r.inner.game.cells[i] is s.inner.game.cells[i] for i in seen)
@@ -115,21 +119,27 @@ def test_resampling_varies_the_unseen_cells():
     assert len(worlds) > 1
 
 
-def test_info_state_hides_the_other_hands():
-    """A player's information state masks the cards dealt to others, and resampling redraws them."""
+def test_info_state_hides_the_other_hands_until_shown():
+    """A player's information state masks the cards dealt to others until they are played face up;
+    resampling redraws the masked ones."""
     import maps
     from mapgen.engine.playtest import Settings, make_game
 
     g = make_game(maps.load("maldonado-1"), Settings(players=2), 0)
     s = g.new_initial_state()
     rng = random.Random(0)
-    while len(s.history) < 30:
+    while not s.is_terminal() and len(s.history) < 150:
         pile = s._chance_pile() if s.is_chance_node() else None
-        s.apply_action(1000 + pile[rng.randrange(len(pile))] if pile else s.legal_actions()[0])
+        s.apply_action(1000 + pile[rng.randrange(len(pile))] if pile else rng.choice(s.legal_actions()))
     info = I.information_state(s, 0)
     hidden = [k for k, a in enumerate(info.history) if a is None]
-    assert hidden  # player 1's hand
-    assert all(s.history[k] >= 1000 for k in hidden)
+    assert hidden and all(s.history[k] >= 1000 for k in hidden)
+    face_up = {e[0] for pile in s.data["piles"] for e in pile if e[1] and e[2] == 1}
+    assert face_up  # player 1 played cards face up: their draws are no longer masked
+    shown = {a - 1000 for k, a in enumerate(info.history) if a is not None and a >= 1000}
+    assert face_up <= shown
+    world = I.resample(info, random.Random(1))
+    assert I.obs_text(world.state, 0) == I.obs_text(s, 0)
 
 
 def test_ismcts_bot_plays_reproducibly():

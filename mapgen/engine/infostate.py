@@ -112,6 +112,67 @@ def digest(text: str) -> bytes:
     return hashlib.blake2b(text.encode(), digest_size=8).digest()
 
 
+class _CardSources:
+    """Maldonado's hidden cards followed from the draw that dealt them: into a hand (in hand order),
+    onto a Crew Member's pile; a card turned face up or discarded (face up) shows its draw to all."""
+
+    __slots__ = ("hands", "piles")
+
+    def __init__(self, state=None, hands=None, piles=None):
+        d = state.data if state is not None else None
+        self.hands = hands if hands is not None else [[] for _ in d["hands"]]
+        self.piles = piles if piles is not None else [[] for _ in d["piles"]]
+
+    def clone(self):
+        return _CardSources(hands=[list(h) for h in self.hands], piles=[list(p) for p in self.piles])
+
+    @staticmethod
+    def snapshot(state):
+        d = state.data
+        return [list(h) for h in d["hands"]], [len(p) for p in d["piles"]], len(d["inf_discard"])
+
+    def follow(self, before, state, k: int, chance_step) -> list[int]:
+        """Update the sources after action ``k``; the positions of draws now shown to everyone."""
+        d = state.data
+        hands_before, piles_before, discards_before = before
+        shown: list[int] = []
+        moved: dict[int, int] = {}  # card -> source of a card that left a hand
+        for q, (old, new) in enumerate(zip(hands_before, d["hands"])):
+            src = self.hands[q]
+            if chance_step is not None and len(new) == len(old) + 1 and chance_step[1] == "draw":
+                src.append(k)
+                continue
+            if len(new) < len(old):
+                keep, left = [], []
+                j = 0
+                for s_, card in enumerate(old):
+                    if j < len(new) and new[j] == card:
+                        keep.append(src[s_] if s_ < len(src) else -1)
+                        j += 1
+                    else:
+                        left.append((card, src[s_] if s_ < len(src) else -1))
+                self.hands[q] = keep
+                for card, pos in left:
+                    moved[card] = pos
+        new_discards = d["inf_discard"][discards_before:] if len(d["inf_discard"]) >= discards_before else []
+        for card in new_discards:  # discarded face up
+            pos = moved.pop(card, -1)
+            if pos >= 0:
+                shown.append(pos)
+        for c, (n_before, pile) in enumerate(zip(piles_before, d["piles"])):
+            src = self.piles[c]
+            for e in pile[n_before:]:
+                if chance_step is not None and chance_step[1] == "setup":
+                    src.append(k)
+                else:
+                    src.append(moved.pop(e[0], -1))
+            for e, pos in zip(pile, src):
+                if e[1] and pos >= 0:  # face up: shown
+                    shown.append(pos)
+            self.piles[c] = [pos if not e[1] else -1 for e, pos in zip(pile, src)]
+        return shown
+
+
 def pile_tag(state: State) -> str:
     """The name of the deck the chance node of ``state`` draws from (public: which deck, not its cards)."""
     kind = state.agenda[-1][0]
@@ -128,32 +189,46 @@ class Tracker:
     """A game followed step by step: per player, the actions as seen (hidden outcomes ``None``) and
     the digest of each observation (the first one before any action)."""
 
-    __slots__ = ("masked", "state", "tags", "trace")
+    __slots__ = ("cards", "masked", "state", "tags", "trace")
 
-    def __init__(self, state: State, masked=None, trace=None, tags=None):
+    def __init__(self, state: State, masked=None, trace=None, tags=None, cards=None):
         self.state = state
         n = state.game.n
         if masked is None:
             masked = [[] for _ in range(n)]
             trace = [[digest(obs_text(state, p))] for p in range(n)]
             tags = []
+            cards = _CardSources(state) if "hands" in state.data else None
         self.masked = masked
         self.trace = trace
         self.tags = tags  # per action: the deck a chance outcome came from (public), None for a player's action
+        self.cards = cards  # Maldonado: where each hidden card came from, to unmask it when it is shown
 
     def apply(self, action: int) -> None:
         s = self.state
         chance = s.is_chance_node()
         step = s.agenda[-1]
         self.tags.append(pile_tag(s) if chance else None)
+        cards = self.cards
+        before = cards.snapshot(s) if cards is not None else None
         s.apply_action(action)
+        k = len(s.history) - 1
         for p in range(s.game.n):
             self.masked[p].append(None if chance and hidden_from(step, p) else action)
+        if cards is not None:
+            for j in cards.follow(before, s, k, step if chance else None):
+                for p in range(s.game.n):  # shown to everyone now: the draw is no longer hidden
+                    self.masked[p][j] = s.history[j]
+        for p in range(s.game.n):
             self.trace[p].append(digest(obs_text(s, p)))
 
     def clone(self) -> Tracker:
         return Tracker(
-            self.state.clone(), [list(m) for m in self.masked], [list(t) for t in self.trace], list(self.tags)
+            self.state.clone(),
+            [list(m) for m in self.masked],
+            [list(t) for t in self.trace],
+            list(self.tags),
+            self.cards.clone() if self.cards is not None else None,
         )
 
     def catch_up(self, real: State) -> None:
@@ -379,7 +454,7 @@ def extend(world: Tracker, info: InfoState, rng: random.Random) -> bool:
                 later = {history[i] - CHANCE for i in range(j + 1, len(history)) if tags[i] == tag and history[i]}
                 cards = [c for c in pile if c not in later] or pile
                 a = CHANCE + cards[rng.randrange(len(cards))]
-            elif a - CHANCE not in pile or hidden_from(s.agenda[-1], p):
+            elif a - CHANCE not in pile:  # seen when drawn, or shown since
                 return False
         elif a is None or a not in s.legal_actions():
             return False
