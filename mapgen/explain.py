@@ -106,7 +106,7 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     # 1. fewest rules, with every revealed cell available
     core_rules = rules
     best = None
-    top = SUBSET_SIZE + (1 if len(core_rules) <= 5 else 0)
+    top = SUBSET_SIZE + (1 if len(core_rules) <= 5 else 0) if len(core_rules) <= 7 else 1
     for k in range(0, min(top, len(core_rules)) + 1):
         for subset in itertools.combinations(core_rules, k):
             ok, r2, c2 = check(subset, revealed)

@@ -78,6 +78,39 @@ class Budget:
         return self.deadline - time.monotonic()
 
 
+class _Watchdog:
+    """One daemon thread that interrupts SAT calls past their wall-clock deadline (a thread per call
+    costs more than most calls)."""
+
+    def __init__(self):
+        self._armed: dict[int, tuple[object, float]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+
+    def arm(self, sat, deadline: float) -> None:
+        with self._lock:
+            self._armed[id(sat)] = (sat, deadline)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="sat-watchdog", daemon=True)
+                self._thread.start()
+
+    def disarm(self, sat) -> None:
+        with self._lock:
+            self._armed.pop(id(sat), None)
+
+    def _run(self) -> None:
+        while True:
+            time.sleep(0.005)
+            now = time.monotonic()
+            with self._lock:
+                late = [sat for sat, deadline in self._armed.values() if now > deadline]
+            for sat in late:
+                sat.interrupt()
+
+
+_WATCH = _Watchdog()
+
+
 class SatSession:
     """One briefing's guarded CNF loaded into an incremental SAT solver, and the completions seen."""
 
@@ -186,17 +219,13 @@ class SatSession:
         self.calls += 1
         sat = self._sat
         before = sat.accum_stats().get("propagations", 0)
-        timer = None
         if budget.deterministic:
             sat.prop_budget(max(1, int(left * PROPAGATIONS_PER_SECOND)))
-        wall = budget.deadline - time.monotonic()
-        timer = threading.Timer(max(0.0, wall), sat.interrupt)
-        timer.daemon = True
-        timer.start()
+        _WATCH.arm(sat, budget.deadline)
         try:
             result = sat.solve_limited(assumptions=assumptions, expect_interrupt=True)
         finally:
-            timer.cancel()
+            _WATCH.disarm(sat)
             sat.clear_interrupt()
             if budget.deterministic:
                 sat.prop_budget(-1)

@@ -211,21 +211,29 @@ class Solver:
             return None
         return self._found(slot)
 
-    def other_completion(self, state: Map, avoid, time_limit=None) -> tuple[Terrain, ...] | None:
-        """A completion of ``state`` that differs from the terrain ``avoid`` on some unrevealed cell, or None."""
+    def other_completion(self, state: Map, avoid, time_limit=None, *, rules=None) -> tuple[Terrain, ...] | None:
+        """A completion of ``state`` that differs from the terrain ``avoid`` on some unrevealed cell, or None.
+
+        ``rules`` (rule ids) keeps only those rules in force (default: all; T1 and the briefing always).
+        """
         slot = self.slot(state.briefing)
         hidden = state.unrevealed()
-        for w in self._witnesses(slot, state):
-            if any(w[i] is not avoid[i] for i in hidden):
-                return w
+        if rules is None:
+            for w in self._witnesses(slot, state):
+                if any(w[i] is not avoid[i] for i in hidden):
+                    return w
         lits = [-v for i in hidden if (v := slot.sat.lit(i, avoid[i])) is not None]
         if not lits:
             return None
+        givens = self._givens(slot, state) if rules is None else slot.sat.givens(state, rules=rules)
         act = slot.sat.switch(lits)
         try:
-            if not self._sat(slot, [*self._givens(slot, state), act], self._budget(time_limit)):
+            if not self._sat(slot, [*givens, act], self._budget(time_limit)):
                 return None
-            return self._found(slot)
+            w = slot.sat.decode()
+            if rules is None:
+                slot.sat.remember(w, WITNESS_CAP)
+            return w
         finally:
             slot.sat.retire(act)
 
