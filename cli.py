@@ -183,6 +183,28 @@ def _read_state(file):
         sys.exit(2)
 
 
+def _target_terrain(chapter, target):
+    """The terrain named by ``--target`` (``""``: the chapter's counted terrain), or None."""
+    from mapgen.terrain import parse_terrain
+
+    if target is None:
+        return None
+    if target == "":
+        if chapter.counted is None:
+            raise click.UsageError(f"the {chapter.name} chapter has no counted terrain; name one: --target CODE")
+        return chapter.counted
+    try:
+        return parse_terrain(target)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+
+
+def _interrupted(file):
+    """Ctrl-C: one line that says so (never "time limit"), exit 130 like any interrupted command."""
+    click.echo(f"error: {file}: interrupted", err=True)
+    sys.exit(130)
+
+
 @main.command()
 @click.argument("file")
 @click.option("--limit", type=click.IntRange(1), default=100_000, show_default=True,
@@ -190,52 +212,92 @@ def _read_state(file):
 @click.option("--probabilities", is_flag=True, help="The share of completions with each terrain, per unrevealed cell.")
 @click.option("--target", is_flag=False, flag_value="", default=None, metavar="[CODE]",
               help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)")
-@click.option("--time-limit", type=click.FloatRange(0.1), default=60.0, show_default=True,
-              help="Seconds allowed for each question.")
+@click.option("--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells.")
+@click.option("--time-limit", type=click.FloatRange(0.1), default=10.0, show_default=True,
+              help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
-def solve(file, limit, probabilities, target, time_limit, as_json):
-    """Deduce a partial map: completions, forced cells, probabilities and targets.
+def solve(file, limit, probabilities, target, explain, time_limit, as_json):
+    """Deduce a partial map: forced cells, completions, reasons, probabilities and targets.
 
-    Exit 0 with at least one completion, 1 with none (naming rules and cells that conflict),
-    2 for an unreadable file.
+    Forced cells and possible terrains are exact and come first. The count is exact when the
+    exact counter finishes in time, otherwise a labelled estimate with its bounds. Exit 0 with at
+    least one completion, 1 with none (naming rules and cells that conflict), 2 for an unreadable
+    file, 3 when the time limit ran out before the forced cells were known.
 
     \b
     Example:
         mapgen solve state.toml
+        mapgen solve state.toml --explain
         mapgen solve state.toml --probabilities --target Ft --json
     """
     from constraints.catalogue import get_chapter
     from mapgen.report import solve_report, solve_text
     from mapgen.solve import NoCompletion, SolveTimeout
-    from mapgen.terrain import parse_terrain
 
     state = _read_state(file)
-    chapter = get_chapter(state.chapter)
-    terrain = None
-    if target is not None:
-        if target == "":
-            if chapter.counted is None:
-                raise click.UsageError(f"the {chapter.name} chapter has no counted terrain; name one: --target CODE")
-            terrain = chapter.counted
-        else:
-            try:
-                terrain = parse_terrain(target)
-            except ValueError as e:
-                raise click.UsageError(str(e)) from None
+    terrain = _target_terrain(get_chapter(state.chapter), target)
     try:
-        report = solve_report(state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit)
+        report = solve_report(state, limit=limit, probabilities=probabilities, target=terrain,
+                              time_limit=time_limit, explain=explain)
     except NoCompletion as e:
         if as_json:
             click.echo(json.dumps({"count": 0, "exact": True, "unique": False, "forced": {},
                                    "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)}}))
         click.echo(f"{file}: {e}", err=True)
         sys.exit(1)
-    except SolveTimeout as e:
-        raise click.ClickException(f"{file}: {e} (raise --time-limit)") from None
+    except SolveTimeout:
+        click.echo(f"error: {file}: the time limit ran out before the forced cells were known "
+                   f"(raise --time-limit)", err=True)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        _interrupted(file)
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
         click.echo(solve_text(state, report, file))
+
+
+@main.command()
+@click.argument("file")
+@click.option("--target", default=None, metavar="CODE",
+              help="When nothing is forced, name the Paths with the best odds of this terrain "
+                   "(default: the chapter's counted terrain).")
+@click.option("--time-limit", type=click.FloatRange(0.1), default=10.0, show_default=True, help="Seconds allowed.")
+@json_option
+def hint(file, target, time_limit, as_json):
+    """The single easiest deduction on a partial map, with its reason, like a hint button.
+
+    When no cell is forced, says so and names the unexplored Paths with the best odds of the
+    target terrain. Exit codes as for `mapgen solve`.
+
+    \b
+    Example:
+        mapgen hint state.toml
+        mapgen hint state.toml --target Sk --json
+    """
+    from constraints.catalogue import get_chapter
+    from mapgen.explain import hint as find_hint
+    from mapgen.explain import hint_text
+    from mapgen.solve import NoCompletion, Solver, SolveTimeout
+
+    state = _read_state(file)
+    chapter = get_chapter(state.chapter)
+    terrain = _target_terrain(chapter, target if target is not None else ("" if chapter.counted else None))
+    try:
+        result = find_hint(Solver.for_chapter(state.chapter), state, terrain, time_limit=time_limit)
+    except NoCompletion as e:
+        click.echo(f"{file}: {e}", err=True)
+        sys.exit(1)
+    except SolveTimeout:
+        click.echo(f"error: {file}: the time limit ran out before the forced cells were known "
+                   f"(raise --time-limit)", err=True)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        _interrupted(file)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo(hint_text(state, result, file))
 
 
 @main.command()
@@ -248,8 +310,10 @@ def solve(file, limit, probabilities, target, time_limit, as_json):
 @click.option("--time-limit", type=click.FloatRange(1), default=300.0, show_default=True, help="Seconds in all.")
 @json_option
 def deduce(map_file, puzzle_out, force, no_profile, seed, time_limit, as_json):
-    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, and the
-    reveal profile of a logical explorer playing from the start.
+    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, the
+    reveal profile of a logical explorer playing from the start (a count at every step, the
+    reason for every forced step) and the map's deduction grade (Gentle, Moderate, Tricky,
+    Fiendish). Exit 3 when the time limit runs out.
 
     \b
     Example:
@@ -273,14 +337,25 @@ def deduce(map_file, puzzle_out, force, no_profile, seed, time_limit, as_json):
 
         if Path(puzzle_out).exists():
             raise click.ClickException(f"{puzzle_out} already exists; use --force to overwrite")
-    def show_step(k, n):
-        click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)
+    progress = None
+    if not as_json and not no_profile and sys.stderr.isatty():
+        from rich.console import Console
+        from rich.progress import Progress
 
-    progress = show_step if not as_json and not no_profile and sys.stderr.isatty() else None
+        bar = Progress(transient=True, console=Console(stderr=True))
+        task = bar.add_task("reveal profile", total=m.board.size)
+        progress = lambda k, n: bar.update(task, completed=k)  # noqa: E731
+        bar.start()
     try:
         report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, progress=progress)
     except SolveTimeout as e:
-        raise click.ClickException(f"{map_file}: {e} (raise --time-limit)") from None
+        click.echo(f"error: {map_file}: {e} (raise --time-limit)", err=True)
+        sys.exit(3)
+    except KeyboardInterrupt:
+        _interrupted(map_file)
+    finally:
+        if progress is not None:
+            bar.stop()
     if puzzle_out:
         b = m.board
         puzzle = reveal(m, [b.index(c) for c in report["reveal_set"]])

@@ -235,8 +235,9 @@ def grade(profile: dict, chapter: str) -> dict:
 
 def difficulty_score(guesses: int, largest_reason: int, deduced_share: float) -> float:
     """One number per path, higher is harder: each guess counts 1, each cited rule or cell of the
-    largest explanation 0.25, and each tenth of the path guessed rather than deduced 1."""
-    return guesses + 0.25 * largest_reason + 10 * (1 - deduced_share)
+    largest explanation 0.25, and a path guessed rather than deduced throughout 2 more (a short path
+    makes the share noisy, so it weighs least)."""
+    return guesses + 0.25 * largest_reason + 2 * (1 - deduced_share)
 
 
 def grade_thresholds(chapter: str) -> tuple[float, float, float]:

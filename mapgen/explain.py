@@ -6,9 +6,11 @@ on the solver's guarded SAT session (``mapgen.sat``): every rule and every revea
 assumption, "X is not t" is one more, and the answer is unsatisfiable exactly when the
 assumptions force X = t. From the solver's core:
 
-1. fewest rules: every subset of the core's rules of size 0, 1, 2 (then 3 when the core is
-   small) is tried with all revealed cells; the first size that forces X wins, the subset whose
-   core cites fewest cells among them; past that, deletion (drop each rule while X stays forced);
+1. fewest rules: no rule, every single rule, pairs of rules (every pair on a chapter of at most
+   8 switchable rules, else the pairs holding a rule of the first core) and triples of the core's
+   rules (when it has at most 6) are tried with all revealed cells; the first size that forces X
+   wins, the subset whose core cites fewest cells among them; past that, deletion (drop each rule
+   while X stays forced);
 2. fewest cells: deletion over the cells of the last core, farthest from X first, each refuted
    drop shrinking the set to the new core.
 
@@ -103,12 +105,22 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     ok, rules, cells = check(sat.rules, revealed)
     if not ok:
         return None
-    # 1. fewest rules, with every revealed cell available
+    # 1. fewest rules, with every revealed cell available: none, then each single rule, then pairs
+    #    (all pairs on a small chapter, else those with a rule of the core), then triples of the core
     core_rules = rules
     best = None
-    top = SUBSET_SIZE + (1 if len(core_rules) <= 5 else 0) if len(core_rules) <= 7 else 1
-    for k in range(0, min(top, len(core_rules)) + 1):
-        for subset in itertools.combinations(core_rules, k):
+    everyone = sat.rules
+
+    def subsets(k):
+        if k <= 1:
+            return itertools.combinations(everyone, k)
+        if k == 2:
+            pairs = itertools.combinations(everyone, 2)
+            return pairs if len(everyone) <= 8 else (p for p in pairs if set(p) & set(core_rules))
+        return itertools.combinations(core_rules, k) if len(core_rules) <= 6 else ()
+
+    for k in range(0, SUBSET_SIZE + 2):
+        for subset in subsets(k):
             ok, r2, c2 = check(subset, revealed)
             if ok and (best is None or len(c2) < len(best[1])):
                 best = (r2, c2)
@@ -229,7 +241,7 @@ def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cel
     for r in rules:
         info = chapter.rule_info(r)
         if len(rules) <= 2:
-            words = _lower_first(info.text.rstrip(".") if info.text else info.title)
+            words = _lower_first(info.text.split(". ")[0].rstrip(".") if info.text else info.title)
             said.append(f"{words} ({r})")
         else:
             said.append(f"{r} {info.title}")
