@@ -33,7 +33,8 @@ def solve_report(
     """
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
-    budget = solver.budget(time_limit)
+    # a margin for what follows the last solver call (stopping the counter's child process, printing)
+    budget = solver.budget(max(0.1, time_limit - min(0.5, 0.1 * time_limit)))
     possible = solver.possible(state, budget)
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}

@@ -257,9 +257,9 @@ class Solver:
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
+        ruled_out = sat.implied_false(givens)  # pairs unit propagation already excludes: no round needed
         while True:
-            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i] and isinstance(v, int)
-                      and not isinstance(v, bool)]
+            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i] and v not in ruled_out]
             if not unseen:
                 break
             act = sat.switch(unseen)
