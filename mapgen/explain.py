@@ -275,11 +275,15 @@ def frontier(state: Map) -> list[int]:
 
 def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 10.0) -> dict:
     """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
-    forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``)."""
-    budget = solver._budget(time_limit)
+    forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
+
+    Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
+    """
+    budget = solver._budget(max(0.1, time_limit - min(1.0, 0.1 * time_limit)))  # a margin for printing
     b = state.board
     start = time.monotonic()
-    forced = solver.forced(state, budget)
+    known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
+    forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
     if forced:
         found = explain_forced(solver, state, budget, forced=forced)
         best = easiest(found)
@@ -291,15 +295,52 @@ def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 
         out["forced_cells"] = len(forced)
     if target is not None:
         cells = frontier(state)
-        shares, exact = solver.probabilities(state, time_limit=max(0.5, budget.left()))
-        odds = sorted(((shares.get(i, {}).get(target, 0.0), i) for i in cells), key=lambda p: (-p[0], p[1]))
-        best = odds[0][0] if odds else 0.0
+        odds, exact = _odds(solver, state, cells, target, budget)
+        ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-p[0], p[1]))
+        best = ranked[0][0] if ranked else 0.0
         out["target"] = target.code
-        out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in odds]
-        out["best"] = [b.name(i) for p, i in odds if p == best and p > 0]
+        out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in ranked]
+        out["best"] = [b.name(i) for p, i in ranked if p == best and p > 0]
         out["odds_exact"] = exact
     out["seconds"] = round(time.monotonic() - start, 3)
     return out
+
+
+def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float], bool]:
+    """Per cell, the share of completions with ``target`` there, and whether the shares are exact.
+
+    Exact when the count of the state and of each cell's sub-state (the cell set to ``target``)
+    finish within 80% of the budget left; otherwise shares over the completions enumerated in the
+    rest, over completions found under random preferred terrains (labelled estimated: diverse, but
+    not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
+    """
+    from mapgen.solve import SolveTimeout
+
+    possible = solver.possible(state, budget, cells=cells)
+    can = [i for i in cells if target in possible[i]]
+    odds = {i: 0.0 for i in cells}
+    try:
+        deadline = time.monotonic() + 0.8 * budget.left()
+        total = solver.count(state, time_limit=max(0.1, 0.1 * (deadline - time.monotonic())), exact_counter=False,
+                             limit=2_000)
+        if not total.exact:
+            total = solver._model_count(state, time.monotonic() + (deadline - time.monotonic()) / (1 + len(can)))
+            if total is None:
+                raise SolveTimeout("no exact count")
+        else:
+            total = total.count
+        for k, i in enumerate(can):
+            sub = state.with_cells(target if j == i else t for j, t in enumerate(state.cells))
+            part = solver._model_count(sub, time.monotonic() + (deadline - time.monotonic()) / (len(can) - k))
+            if part is None:
+                raise SolveTimeout("no exact count")
+            odds[i] = part / total
+        return odds, True
+    except SolveTimeout:
+        found = solver.sample(state, 400, max(0.2, budget.left()))
+        for i in can:
+            odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
+        return odds, False
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:

@@ -34,7 +34,7 @@ def solve_report(
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
     # a margin for what follows the last solver call (stopping the counter's child process, printing)
-    budget = solver.budget(max(0.1, time_limit - min(0.5, 0.1 * time_limit)))
+    budget = solver.budget(max(0.1, time_limit - min(1.0, 0.1 * time_limit)))
     possible = solver.possible(state, budget)
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}

@@ -237,6 +237,29 @@ class Solver:
         finally:
             slot.sat.retire(act)
 
+    def sample(self, state: Map, n: int, time_limit=None, *, seed: int = 0) -> list[tuple[Terrain, ...]]:
+        """Up to ``n`` completions, each found under random preferred terrains (diverse, not uniform),
+        as many as the budget allows."""
+        import random
+
+        budget = self._budget(time_limit)
+        slot = self.slot(state.briefing)
+        sat, rng = slot.sat, random.Random(seed)
+        givens = self._givens(slot, state)
+        hidden = state.unrevealed()
+        out = []
+        try:
+            for _ in range(n):
+                sat.lean([v if rng.random() < 0.5 else -v for i in hidden for v in sat.x[i].values()])
+                prefer = [rng.choice(list(sat.x[i].values())) for i in hidden]
+                sat.lean(prefer)
+                if not self._sat(slot, givens, budget):
+                    break
+                out.append(sat.decode())
+        except SolveTimeout:
+            pass
+        return out
+
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
     ) -> dict[int, frozenset[Terrain]]:
