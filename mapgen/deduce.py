@@ -78,8 +78,8 @@ class Step:
 
 
 def _step_count(solver: Solver, state: Map, possible, forced, cap: int, seconds: float):
-    """(count, exact, estimate): enumerated when at most ``cap``; else proven bounds (completions
-    enumerated, and the product over unrevealed cells of their possible terrains: one for a forced
+    """(count, exact, estimate): enumerated when at most ``cap``; else proven bounds (the completions
+    enumerated or kept by the session, and the product over unrevealed cells of their possible terrains: one for a forced
     cell, the exact set for a frontier cell, the chapter's static choices for the rest)."""
     slot = solver.slot(state.briefing)
     tally = solver._enumerate(slot, state, cap, time.monotonic() + seconds, allow_partial=True)
@@ -90,7 +90,7 @@ def _step_count(solver: Solver, state: Map, possible, forced, cap: int, seconds:
         1 if i in forced else len(possible[i]) if i in possible else sum(sat.lit(i, t) is not None for t in sat.x[i])
         for i in state.unrevealed()
     )
-    low = max(1, tally.count)
+    low = max(1, tally.count, len(set(solver._witnesses(slot, state))))  # distinct completions seen
     return low, False, {"method": "bounds", "value": low, "low": low, "high": high, "confidence": 1.0}
 
 

@@ -382,7 +382,7 @@ class Solver:
                 raise self.explain(state)
         if tally.count < cap and not tally.timed_out:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
-        low = max(1, tally.count)
+        low = max(1, tally.count, len(set(self._witnesses(slot, state))))  # distinct completions seen
         if exact_counter:
             exact = self._model_count(state, time.monotonic() + 0.5 * (deadline - time.monotonic()))
             if exact is not None:
