@@ -103,10 +103,10 @@ class _Watchdog:
         while True:
             time.sleep(0.005)
             now = time.monotonic()
-            with self._lock:
-                late = [sat for sat, deadline in self._armed.values() if now > deadline]
-            for sat in late:
-                sat.interrupt()
+            with self._lock:  # interrupt under the lock: once disarmed, a solver is never interrupted late
+                for sat, deadline in self._armed.values():
+                    if now > deadline:
+                        sat.interrupt()
 
 
 _WATCH = _Watchdog()
