@@ -145,19 +145,20 @@ class SatSession:
         self._hills: dict[tuple[int, int], int] = {}
         self._sat = _PySat(name=BACKEND, bootstrap_with=cnf.clauses)
         self._done = len(cnf.clauses)
+        self._pristine = (self._done, cnf.nvars)  # what a fork starts from, whatever was asked since
         self.witnesses: list[tuple[Terrain, ...]] = []
         self.spent = 0.0
         self.calls = 0
 
     def fork(self) -> SatSession:
-        """A fresh solver on the same encoding (cheap: nothing is compiled again), with no witnesses:
-        its answers never depend on questions asked of this one."""
+        """A fresh solver on the same encoding as built (cheap: nothing is compiled again), with no
+        witnesses and no Hill numbers: its answers never depend on questions asked of this one."""
         new = object.__new__(SatSession)
         new.__dict__.update(self.__dict__)
-        cnf = self.cnf
-        new.cnf = GuardedCnf(cnf.state, cnf.chapter, cnf.x, list(cnf.clauses), dict(cnf.names), cnf.sampling,
-                             list(cnf.broken), cnf.nvars, dict(cnf.guards))
-        new._hills = dict(self._hills)
+        cnf, (done, nvars) = self.cnf, self._pristine
+        new.cnf = GuardedCnf(cnf.state, cnf.chapter, cnf.x, cnf.clauses[:done], dict(cnf.names), cnf.sampling,
+                             list(cnf.broken), nvars, dict(cnf.guards))
+        new._hills = {}
         new._sat = _PySat(name=BACKEND, bootstrap_with=new.cnf.clauses)
         new._done = len(new.cnf.clauses)
         new.witnesses = []

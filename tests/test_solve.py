@@ -144,3 +144,26 @@ def test_cli_exit_codes(data_dir, tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}: ")
     r = run("solve", str(data_dir / "states" / "training-201-k16.toml"), "--target", "Qq")
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
+
+
+def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
+    """The deducer bot's budget: SAT propagations, not seconds, so a question's answer (or its timeout)
+    does not depend on the machine's load nor on the questions other sessions were asked."""
+    from constraints.catalogue import get_chapter
+    from mapgen.solve import SolveTimeout
+
+    m = example("fauna-202")
+    state = m.hide(range(0, 30))
+    solver = Solver(get_chapter("fauna"), time_limit=0.02, deterministic=True)
+
+    def ask():
+        session = solver.session(state.briefing)
+        try:
+            return solver.possible(state, cells=state.unrevealed()[:8], session=session)
+        except SolveTimeout:
+            return "timeout"
+
+    first = ask()
+    solver.possible(example("fauna-201-k34", "states"), 5.0)  # the shared session learns another state
+    assert ask() == first
+    assert solver.spent > 0
