@@ -152,7 +152,7 @@ def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
     from constraints.catalogue import get_chapter
     from mapgen.solve import SolveTimeout
 
-    m = example("fauna-202")
+    m = example("fauna-201")
     state = m.hide(range(0, 30))
     solver = Solver(get_chapter("fauna"), time_limit=0.02, deterministic=True)
 
