@@ -13,7 +13,7 @@ from pathlib import Path
 
 from mapgen.deduce import difficulty_score, reveal_profile
 from mapgen.generate import generate_map
-from mapgen.model import CHAPTER_NAMES
+from constraints.catalogue import chapter_names
 
 GRADES = Path(__file__).resolve().parent.parent / "mapgen" / "grades.toml"
 
@@ -33,7 +33,7 @@ def main(argv=None) -> None:
     ap.add_argument("--out", default=None, help="also save every map's figures as JSON")
     args = ap.parse_args(argv)
     data: dict[str, list] = {}
-    for chapter in CHAPTER_NAMES:
+    for chapter in chapter_names():
         rows = []
         for k in range(args.per_chapter):
             m = generate_map(chapter, args.seed + k)

@@ -290,6 +290,9 @@ def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 
         if best is not None:
             return {"forced": True, "explanation": best.to_json(b), "forced_cells": len(forced)}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
+    if not state.unrevealed():
+        out["message"] = "every cell is revealed: nothing left to deduce"
+        return out
     if forced:  # forced, but no explanation in time
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out["forced_cells"] = len(forced)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.solve import Solver
+from mapgen.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain
 
 
@@ -35,7 +35,10 @@ def solve_report(
     b = state.board
     # a margin for what follows the last solver call (stopping the counter's child process, printing)
     budget = solver.budget(max(0.1, time_limit - min(1.0, 0.1 * time_limit)))
-    possible = solver.possible(state, budget)
+    try:
+        possible = solver.possible(state, budget)
+    except SolveTimeout:
+        raise SolveTimeout("the time limit ran out before the forced cells were known") from None
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
     if explain:

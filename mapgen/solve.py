@@ -25,7 +25,7 @@ from ortools.sat.python import cp_model
 from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
-from mapgen.model import CHAPTER_NAMES, Briefing, Map, board_for
+from mapgen.model import Briefing, Map
 from mapgen.sat import Budget, SatSession, SatTimeout
 from mapgen.terrain import Terrain
 
@@ -145,9 +145,14 @@ class Solver:
 
     # -- sessions and budgets ------------------------------------------------------------------
     def _blank(self, briefing: Briefing) -> Map:
-        name = self.chapter.name if self.chapter.name in CHAPTER_NAMES else None
-        if name is None or board_for(name) != self.chapter.board:
-            name = next(n for n in CHAPTER_NAMES if board_for(n) == self.chapter.board)
+        """A blank state on this chapter's board (a house chapter borrows a shipped chapter's name with
+        that board: a Map finds its board by chapter name)."""
+        from constraints.catalogue import chapter_board, chapter_names
+
+        names = chapter_names()
+        name = self.chapter.name
+        if name not in names or chapter_board(name) != self.chapter.board:
+            name = next(n for n in names if chapter_board(n) == self.chapter.board)
         return Map(name, briefing, (None,) * self.chapter.board.size)
 
     def slot(self, briefing: Briefing) -> _Slot:

@@ -105,7 +105,9 @@ def test_solve_exit_codes(tmp_path, monkeypatch):
     monkeypatch.setattr(mapgen.report.Solver, "possible", out_of_time)
     r = run("solve", state)
     assert r.exit_code == 3
-    assert r.stderr == f"error: {state}: the time limit ran out before the forced cells were known (raise --time-limit)\n"
+    assert r.stderr == (
+        f"error: {state}: the time limit ran out before the forced cells were known (10 s; raise --time-limit)\n"
+    )
 
     def ctrl_c(*a, **k):
         raise KeyboardInterrupt
