@@ -14,11 +14,10 @@ import statistics
 import time
 
 import maps
-from constraints.catalogue import get_chapter
+from constraints.catalogue import chapter_names, get_chapter
 from constraints.cnf import count_completions_cnf
 from mapgen.deduce import deduce_report
 from mapgen.explain import explain_cell, explain_forced
-from constraints.catalogue import chapter_names
 from mapgen.report import solve_report
 from mapgen.solve import Solver
 
@@ -41,8 +40,10 @@ def row(label: str, times: list[float], goal: float | None, unit: str = "ms") ->
     med, top = statistics.median(times) * scale, max(times) * scale
     ratio = f"   median/goal {med / (goal * scale):.2f}" if goal else ""
     goal_text = f"goal <= {goal * scale:g} {unit}" if goal else ""
-    print(f"{label:<44} median {med:>8.1f} {unit}   max {top:>8.1f} {unit}   n={len(times):<3} {goal_text}{ratio}",
-          flush=True)
+    print(
+        f"{label:<44} median {med:>8.1f} {unit}   max {top:>8.1f} {unit}   n={len(times):<3} {goal_text}{ratio}",
+        flush=True,
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

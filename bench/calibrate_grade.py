@@ -11,9 +11,9 @@ import json
 import statistics
 from pathlib import Path
 
+from constraints.catalogue import chapter_names
 from mapgen.deduce import difficulty_score, reveal_profile
 from mapgen.generate import generate_map
-from constraints.catalogue import chapter_names
 
 GRADES = Path(__file__).resolve().parent.parent / "mapgen" / "grades.toml"
 
@@ -38,8 +38,15 @@ def main(argv=None) -> None:
         for k in range(args.per_chapter):
             m = generate_map(chapter, args.seed + k)
             guesses, largest, share = path_figures(m)
-            rows.append({"seed": args.seed + k, "guesses": guesses, "largest_reason": largest,
-                         "deduced_share": share, "score": round(difficulty_score(guesses, largest, share), 2)})
+            rows.append(
+                {
+                    "seed": args.seed + k,
+                    "guesses": guesses,
+                    "largest_reason": largest,
+                    "deduced_share": share,
+                    "score": round(difficulty_score(guesses, largest, share), 2),
+                }
+            )
             print(chapter, rows[-1], flush=True)
         scores = sorted(r["score"] for r in rows)
         print(f"{chapter:<10} scores {' '.join(f'{x:.1f}' for x in scores)}")

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 
 from constraints.catalogue import get_chapter
-from mapgen.explain import explain_cell, frontier
+from mapgen.explain import explain_cell
 from mapgen.model import Map
 from mapgen.solve import Solver, SolveTimeout, agrees
 from mapgen.terrain import Terrain
@@ -170,8 +170,18 @@ def reveal_profile(
         for i in newly:
             deduced_at[i] = len(steps) + 1
         steps.append(
-            Step(len(steps) + 1, b.name(cell), m.cells[cell].code, reason, count, exact, len(forced),
-                 [b.name(i) for i in newly], estimate, why)
+            Step(
+                len(steps) + 1,
+                b.name(cell),
+                m.cells[cell].code,
+                reason,
+                count,
+                exact,
+                len(forced),
+                [b.name(i) for i in newly],
+                estimate,
+                why,
+            )
         )
         if progress:
             progress(len(steps), b.size)
@@ -229,8 +239,14 @@ def grade(profile: dict, chapter: str) -> dict:
     score = difficulty_score(guesses, largest, share)
     cuts = grade_thresholds(chapter)
     tier = TIERS[sum(score > c for c in cuts)]
-    return {"tier": tier, "guesses": guesses, "largest_reason": largest, "deduced_share": share,
-            "score": round(score, 2), "steps": end}
+    return {
+        "tier": tier,
+        "guesses": guesses,
+        "largest_reason": largest,
+        "deduced_share": share,
+        "score": round(score, 2),
+        "steps": end,
+    }
 
 
 def difficulty_score(guesses: int, largest_reason: int, deduced_share: float) -> float:
@@ -277,9 +293,7 @@ def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: 
     report = {
         "reveal_set": [b.name(i) for i in cells],
         "reveal_count": len(cells),
-        "depends_on": sorted(
-            k for k, v in rule_ablation(m, cells, time_limit=time_limit, solver=solver).items() if v
-        ),
+        "depends_on": sorted(k for k, v in rule_ablation(m, cells, time_limit=time_limit, solver=solver).items() if v),
     }
     if profile:
         left = max(1.0, time_limit - (time.monotonic() - t0))

@@ -56,7 +56,9 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
                 lines.append(f"  every {label} known by step {prof['all_targets_known_at']}")
         if prof["unique_at"]:
             lines.append(f"  the map is unique after step {prof['unique_at']}")
-        lines.append("  counts: exact, or a range \"low..high\" proven by enumeration and by each cell's possible terrains")
+        lines.append(
+            '  counts: exact, or a range "low..high" proven by enumeration and by each cell\'s possible terrains'
+        )
     g = report.get("grade")
     if g:
         lines.append(

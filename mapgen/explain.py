@@ -119,7 +119,7 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
             return pairs if len(everyone) <= 8 else (p for p in pairs if set(p) & set(core_rules))
         return itertools.combinations(core_rules, k) if len(core_rules) <= 6 else ()
 
-    for k in range(0, SUBSET_SIZE + 2):
+    for k in range(SUBSET_SIZE + 2):
         for subset in subsets(k):
             ok, r2, c2 = check(subset, revealed)
             if ok and (best is None or len(c2) < len(best[1])):
@@ -172,8 +172,9 @@ def explain_cell(solver, state: Map, cell: int, terrain: Terrain, time_limit=Non
     return Explanation(cell, terrain, rules, cells, explanation_text(solver, state, cell, terrain, rules, cells))
 
 
-def explain_forced(solver, state: Map, time_limit=None, forced: dict[int, Terrain] | None = None,
-                   per_cell: float | None = None) -> list[Explanation]:
+def explain_forced(
+    solver, state: Map, time_limit=None, forced: dict[int, Terrain] | None = None, per_cell: float | None = None
+) -> list[Explanation]:
     """An explanation for every forced unrevealed cell, in reading order.
 
     The forced cells come first (exact); each explanation then gets its share of what is left of
@@ -193,8 +194,13 @@ def explain_forced(solver, state: Map, time_limit=None, forced: dict[int, Terrai
         if left <= 0:
             break
         try:
-            e = explain_cell(solver, state, i, t, solver.budget(min(left, share)) if not solver.deterministic
-                             else Budget(min(left, share), True))
+            e = explain_cell(
+                solver,
+                state,
+                i,
+                t,
+                solver.budget(min(left, share)) if not solver.deterministic else Budget(min(left, share), True),
+            )
         except SolveTimeout:
             continue
         if e is not None:
@@ -324,8 +330,9 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     odds = {i: 0.0 for i in cells}
     try:
         deadline = time.monotonic() + 0.8 * budget.left()
-        total = solver.count(state, time_limit=max(0.1, 0.1 * (deadline - time.monotonic())), exact_counter=False,
-                             limit=2_000)
+        total = solver.count(
+            state, time_limit=max(0.1, 0.1 * (deadline - time.monotonic())), exact_counter=False, limit=2_000
+        )
         if not total.exact:
             total = solver._model_count(state, time.monotonic() + (deadline - time.monotonic()) / (1 + len(can)))
             if total is None:
@@ -356,8 +363,10 @@ def hint_text(state: Map, result: dict, source: str) -> str:
         label = Terrain.from_code(result["target"]).label
         kind = "" if result["odds_exact"] else " (estimated)"
         if result["best"]:
-            lines.append(f"best odds of a {label}{kind}: " + ", ".join(
-                f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] in result["best"]))
+            lines.append(
+                f"best odds of a {label}{kind}: "
+                + ", ".join(f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] in result["best"])
+            )
         else:
             lines.append(f"no unexplored Path next to the explored ones can hold a {label}")
         others = [f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] not in result["best"]]

@@ -6,7 +6,6 @@ from mapgen.model import Map
 from mapgen.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain
 
-
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share of what is left, then the count, then probabilities.
 EXPLAIN_SHARE = 0.4
@@ -76,8 +75,10 @@ def count_words(report: dict) -> str:
     e = report["estimate"]
     proven = f"proven: at least {e['proven_low']:,}" if "proven_low" in e else f"proven: at least {e['low']:,}"
     if e["method"] == "approxmc":
-        return (f"about {e['value']:,} completions (estimate: ApproxMC, between {e['low']:,} and {e['high']:,} with "
-                f"probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})")
+        return (
+            f"about {e['value']:,} completions (estimate: ApproxMC, between {e['low']:,} and {e['high']:,} with "
+            f"probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})"
+        )
     return f"at least {e['low']:,} completions (the exact count ran out of time; at most {e['high']:.3g})"
 
 

@@ -156,8 +156,17 @@ class SatSession:
         new = object.__new__(SatSession)
         new.__dict__.update(self.__dict__)
         cnf, (done, nvars) = self.cnf, self._pristine
-        new.cnf = GuardedCnf(cnf.state, cnf.chapter, cnf.x, cnf.clauses[:done], dict(cnf.names), cnf.sampling,
-                             list(cnf.broken), nvars, dict(cnf.guards))
+        new.cnf = GuardedCnf(
+            cnf.state,
+            cnf.chapter,
+            cnf.x,
+            cnf.clauses[:done],
+            dict(cnf.names),
+            cnf.sampling,
+            list(cnf.broken),
+            nvars,
+            dict(cnf.guards),
+        )
         new._hills = {}
         new._sat = _PySat(name=BACKEND, bootstrap_with=new.cnf.clauses)
         new._done = len(new.cnf.clauses)
@@ -248,7 +257,7 @@ class SatSession:
 
     def decode(self) -> tuple[Terrain, ...]:
         model = self._sat.get_model()
-        value = set(v for v in model if v > 0)
+        value = {v for v in model if v > 0}
         return tuple(
             next(t for t, v in cell.items() if v is TRUE or (v is not FALSE and v in value)) for cell in self.x
         )

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ortools.sat.python import cp_model
@@ -377,8 +377,9 @@ class Solver:
         slot = self.slot(state.briefing)
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
         share = 0.25 if exact_counter else 1.0
-        tally = self._enumerate(slot, state, cap, time.monotonic() + max(0.05, share * budget.left()),
-                                allow_partial=True)
+        tally = self._enumerate(
+            slot, state, cap, time.monotonic() + max(0.05, share * budget.left()), allow_partial=True
+        )
         if tally.count == 0:
             if tally.timed_out:
                 if self.completion(state, max(0.05, budget.left())) is None:
@@ -566,8 +567,9 @@ class Solver:
         except NoCompletion as e:
             return e
         try:
-            reason = minimal_reason(self, state, None, self._budget(max(5.0, self.time_limit)
-                                                                   if time_limit is None else time_limit))
+            reason = minimal_reason(
+                self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
+            )
         except SolveTimeout:
             reason = None
         if reason is None:

@@ -72,8 +72,12 @@ def test_an_empty_board_gets_an_answer_within_its_time_limit(example):
 def test_a_house_chapter_counts_its_own_rules(example):
     """The CNF count uses the solver's own chapter (it used to count the shipped rules)."""
     training = get_chapter("training")
-    house = dataclasses.replace(training, name="house", rules=tuple(r for r in training.rules if r.id != "C5"),
-                                info=tuple(i for i in training.info if i.id != "C5"))
+    house = dataclasses.replace(
+        training,
+        name="house",
+        rules=tuple(r for r in training.rules if r.id != "C5"),
+        info=tuple(i for i in training.info if i.id != "C5"),
+    )
     state = example("training-201").hide(range(12, 25))
     shipped = Solver(training).count(state, time_limit=60)
     own = Solver(house).count(state, time_limit=60)

@@ -12,8 +12,8 @@ import dataclasses
 import json
 
 import pytest
-from pysat.solvers import Solver as SatSolver
 from click.testing import CliRunner
+from pysat.solvers import Solver as SatSolver
 
 from cli import main
 from constraints.catalogue import get_chapter

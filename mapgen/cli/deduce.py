@@ -55,8 +55,13 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
             report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile)
         else:
             with bar:
-                report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile,
-                                       progress=lambda k, n: bar.update(task, completed=k))
+                report = deduce_report(
+                    m,
+                    seed=seed,
+                    time_limit=time_limit,
+                    profile=not no_profile,
+                    progress=lambda k, n: bar.update(task, completed=k),
+                )
     if puzzle_out:
         puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]])
         write_text(puzzle_out, dumps_map(puzzle), force=force)

@@ -28,7 +28,9 @@ from mapgen.cli.options import json_option, map_argument, reject, time_limit_opt
     metavar="[CODE]",
     help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)",
 )
-@click.option("--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells.")
+@click.option(
+    "--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells."
+)
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
 def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
