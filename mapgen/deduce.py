@@ -147,7 +147,7 @@ def reveal_profile(
             if explain and not settled:  # the grade reads explanations up to here; later ones cost time only
                 found = []
                 for i in forced_now[:2]:
-                    e = explain_cell(solver, state, i, forced[i], budget)
+                    e = explain_cell(solver, state, i, forced[i], budget, thorough=False)
                     if e is not None:
                         found.append(e)
                         if e.size <= 1:

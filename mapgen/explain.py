@@ -80,9 +80,12 @@ def _check(solver, slot, state: Map, rules, cells, extra: list[int], budget: Bud
     return True, core_rules, core_cells
 
 
-def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget):
+def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget, *, thorough: bool = True):
     """(rules, cells) forcing ``target`` = (cell, terrain), or, with ``target=None``, admitting no
     completion; subset-minimal, fewest rules first. None when it is not forced (or there is a completion).
+
+    ``thorough=False`` searches only subsets of the first core's rules for the fewest rules (fewer
+    solves; still subset-minimal): the solve path of ``mapgen deduce`` uses it.
 
     Raises ``mapgen.solve.SolveTimeout`` when the budget runs out.
     """
@@ -109,7 +112,7 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     #    (all pairs on a small chapter, else those with a rule of the core), then triples of the core
     core_rules = rules
     best = None
-    everyone = sat.rules
+    everyone = sat.rules if thorough else core_rules
 
     def subsets(k):
         if k <= 1:
@@ -158,12 +161,14 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     return tuple(sorted(rules, key=order.get)), tuple(sorted(keep_cells))
 
 
-def explain_cell(solver, state: Map, cell: int, terrain: Terrain, time_limit=None) -> Explanation | None:
+def explain_cell(
+    solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
+) -> Explanation | None:
     """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
     from mapgen.solve import SolveTimeout
 
     try:
-        reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit))
+        reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
     except SatTimeout:
         raise SolveTimeout("the time limit ran out") from None
     if reason is None:
