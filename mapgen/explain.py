@@ -290,7 +290,7 @@ def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
     """
-    budget = solver._budget(max(0.1, time_limit - min(1.0, 0.1 * time_limit)))  # a margin for printing
+    budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     b = state.board
     start = time.monotonic()
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them

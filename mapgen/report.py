@@ -33,7 +33,7 @@ def solve_report(
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
     # a margin for what follows the last solver call (stopping the counter's child process, printing)
-    budget = solver.budget(max(0.1, time_limit - min(1.0, 0.1 * time_limit)))
+    budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
     try:
         possible = solver.possible(state, budget)
     except SolveTimeout:
@@ -61,7 +61,7 @@ def solve_report(
         **report,
     }
     if probabilities:
-        shares, exact = solver.probabilities(state, limit=limit, time_limit=max(0.3, budget.left()))
+        shares, exact = solver.probabilities(state, limit=limit, time_limit=max(0.3, budget.left()), counted=result)
         report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
         report["probabilities_exact"] = exact
     return report

@@ -436,16 +436,18 @@ class Solver:
         return CountResult(estimate["value"], False, estimate["method"], estimate=estimate)
 
     def probabilities(
-        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None
+        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, counted: CountResult | None = None
     ) -> tuple[dict[int, dict[Terrain, float]], bool]:
         """Per unrevealed cell, the share of completions holding each terrain, and whether it is exact.
 
         Exact by enumeration when the count is small, else by counting completions with each
-        (cell, terrain) fixed; when time runs out, shares over the completions enumerated so far.
+        (cell, terrain) fixed (``counted``: the state's count, when already known); when time runs
+        out, shares over up to 400 completions found under
+        random preferred terrains (``sample``: diverse, but not a uniform sample; marked not exact).
         """
         budget = self._budget(time_limit)
         deadline = budget.deadline
-        result = self.count(state, limit=limit, time_limit=max(0.1, 0.5 * budget.left()))
+        result = counted or self.count(state, limit=limit, time_limit=max(0.1, 0.5 * budget.left()))
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count), True
@@ -466,11 +468,13 @@ class Solver:
                         raise SolveTimeout("the model counter did not finish")
                     tallies[i][t] = n
             return self._shares(tallies, result.count), True
-        except SolveTimeout:
-            slot = self.slot(state.briefing)
-            left = max(0.2, deadline - time.monotonic())
-            tally = self._enumerate(slot, state, min(limit, 20_000), time.monotonic() + left, allow_partial=True)
-            return self._shares(self._tallies(tally, state), max(1, tally.count)), False
+        except SolveTimeout:  # shares over completions found under random preferred terrains (diverse, not uniform)
+            found = self.sample(state, 400, max(0.2, deadline - time.monotonic()))
+            tallies = {i: {} for i in hidden}
+            for w in found:
+                for i in hidden:
+                    tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
+            return self._shares(tallies, max(1, len(found))), False
 
     def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` are the same in every completion, and if so where."""
