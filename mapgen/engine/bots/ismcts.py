@@ -5,7 +5,7 @@ simulations. Each starts from a world drawn from the player's information state
 (``mapgen.engine.infostate``: a completion of the revealed cells, hidden cards redrawn, the game so far
 replayed onto it), grows the tree over information states, and values a new node by one rollout of
 the ``heuristic`` bot (every player) to the end of the game. The heuristic also gives the prior: its
-own choice gets half, and at a main step the search weighs only its choice and the ``ALTERNATIVES``
+own choice gets 0.6, and at a main step the search weighs only its choice and the ``ALTERNATIVES``
 cells it values next (a budget of a few dozen simulations cannot weigh thirty actions); children are
 expanded in the prior's order and chosen by PUCT. The heuristic's choice is played unless another
 action, visited at least a quarter of the budget, beats its mean return by ``MARGIN`` (``choose``). The bot is handed an ``InfoState`` (``decides_on = "infostate"``), never the state: the worlds
@@ -26,6 +26,7 @@ DEFAULT_BUDGET = 16
 WORLDS = 8  # worlds kept per decision (the simulations share them)
 UCT_C = 1.0  # PUCT's constant; returns are 0 for a loss and 1 to 2 for a win
 ALTERNATIVES = 3  # cells weighed besides the heuristic's choice at a main step
+PRIOR_BEST = 0.6  # the heuristic's choice's share of the prior (the rest shared by the alternatives)
 SMALL = 4  # decisions with at most this many legal actions weigh them all
 MARGIN = 1.0  # standard errors by which another action's mean return must beat the heuristic's choice
 ROLLOUT = "heuristic"  # or "clairvoyant": rollouts that know the sampled world's map
@@ -33,9 +34,9 @@ EVIDENCE = 0.25  # ... with at least this share of the simulations
 
 
 def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
-    """The actions the search weighs, with their prior: the heuristic's choice (half the prior) and,
+    """The actions the search weighs, with their prior: the heuristic's choice (first, with the larger share of the prior) and,
     at the main step, the ``ALTERNATIVES`` cells it values most after it; every legal action of a
-    small decision (``SMALL`` or fewer)."""
+    small decision (``SMALL`` or fewer). The heuristic's choice comes first, with ``PRIOR_BEST``."""
     from mapgen.engine import actions as A
     from mapgen.engine.bots.common import between
 
@@ -54,8 +55,8 @@ def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
             others = [c for _, c in ranked if c != best][:ALTERNATIVES]
     if not others:
         return [(best, 1.0)]
-    share = 0.5 / len(others)
-    return [(best, 0.5)] + [(a, share) for a in others]
+    share = (1 - PRIOR_BEST) / len(others)
+    return [(best, PRIOR_BEST)] + [(a, share) for a in others]
 
 
 class _HeuristicEvaluator:
@@ -98,7 +99,7 @@ def _search_class():
 
     class PriorOrderISMCTS(ismcts.ISMCTSBot):
         def check_expand(self, node, legal_actions):
-            for action, _ in sorted(node.prior_map.items(), key=lambda ap: (-ap[1], ap[0])):
+            for action, _ in sorted(node.prior_map.items(), key=lambda ap: -ap[1]):  # stable: the heuristic's first
                 if action not in node.child_info:
                     return action
             return -1  # pyspiel.INVALID_ACTION: every candidate is expanded
@@ -190,7 +191,7 @@ def choose(node, budget: int) -> int:
     """The action to play after a search: the prior's first action (the heuristic's choice) unless
     another was visited at least ``EVIDENCE`` of the budget and its mean return beats it by ``MARGIN``
     (a single rollout is a win or a loss: deviating on one is deviating on noise)."""
-    first = max(node.prior_map.items(), key=lambda ap: (ap[1], -ap[0]))[0]
+    first = next(iter(node.prior_map))  # the heuristic's choice (``candidates`` puts it first)
     info = node.child_info
     if first not in info or info[first].visits == 0:
         return max(info, key=lambda a: (info[a].visits, -a))
