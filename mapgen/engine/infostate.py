@@ -483,3 +483,24 @@ def resample(
         if time.monotonic() > deadline:
             break
     raise ResampleError(f"no world consistent with player {info.player}'s information in {tries} tries")
+
+
+def carry(worlds: list[Tracker], info: InfoState, rng: random.Random, want: int) -> tuple[list[Tracker], int]:
+    """Worlds for a new decision: the earlier ones carried forward by the actions since (dropped when
+    they contradict the player's information), topped up to ``want`` with fresh ones; and how many
+    are fresh."""
+    kept = [
+        w
+        for w in worlds
+        if w.state.game.n == info.table.n and len(w.state.history) <= len(info.history) and extend(w, info, rng)
+    ]
+    fresh = 0
+    for _ in range(2 * want):
+        if len(kept) >= want:
+            break
+        try:
+            kept.append(resample(info, rng, tries=20, time_limit=5.0))
+            fresh += 1
+        except ResampleError:
+            break
+    return kept, fresh

@@ -29,7 +29,6 @@ ALTERNATIVES = 3  # cells weighed besides the heuristic's choice at a main step
 PRIOR_BEST = 0.6  # the heuristic's choice's share of the prior (the rest shared by the alternatives)
 SMALL = 4  # decisions with at most this many legal actions weigh them all
 MARGIN = 1.0  # standard errors by which another action's mean return must beat the heuristic's choice
-ROLLOUT = "heuristic"  # or "clairvoyant": rollouts that know the sampled world's map
 EVIDENCE = 0.25  # ... with at least this share of the simulations
 
 
@@ -75,12 +74,7 @@ class _HeuristicEvaluator:
 
         s = state.inner.clone()
         seed = self.rng.randrange(1 << 30)
-        if ROLLOUT == "clairvoyant":  # the world's own map: a guess drawn from what the player knows
-            from mapgen.engine.bots.clairvoyant import ClairvoyantBot
-
-            bots = [ClairvoyantBot(random.Random(seed + p), s.game.map) for p in range(s.game.n)]
-        else:
-            bots = [HeuristicBot(random.Random(seed + p)) for p in range(s.game.n)]
+        bots = [HeuristicBot(random.Random(seed + p)) for p in range(s.game.n)]
         play_game(s, bots, random.Random(seed))
         return np.array(engine_returns(s, self.traitor))
 
@@ -125,25 +119,11 @@ class IsmctsBot:
         self._fallback = HeuristicBot(rng)
 
     def _worlds(self, info) -> list:
-        from mapgen.engine.infostate import ResampleError, extend, resample
+        from mapgen.engine.infostate import carry
 
-        kept = []
-        for w in self.worlds:
-            if (
-                w.state.game.n == info.table.n
-                and len(w.state.history) <= len(info.history)
-                and extend(w, info, self.rng)
-            ):
-                kept.append(w)
-        self.carried += len(kept)
-        tries = 0
-        while len(kept) < WORLDS and tries < 2 * WORLDS:
-            tries += 1
-            try:
-                kept.append(resample(info, self.rng, tries=20, time_limit=5.0))
-                self.resampled += 1
-            except ResampleError:
-                break
+        kept, fresh = carry(self.worlds, info, self.rng, WORLDS)
+        self.carried += len(kept) - fresh
+        self.resampled += fresh
         self.worlds = kept
         return kept
 
