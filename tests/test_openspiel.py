@@ -165,3 +165,28 @@ def test_cli_lists_ismcts_and_budget():
     assert r.exit_code == 0, r.output
     rep = json.loads(r.output)
     assert rep["bot"] == "ismcts" and rep["budget"] == 2 and rep["games"] == 1
+
+
+def test_budget_only_for_a_search_bot():
+    from click.testing import CliRunner
+
+    from cli import main
+
+    r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "heuristic", "--budget", "4"])
+    assert r.exit_code == 2
+    assert "error: --budget: the heuristic bot has no search budget (--budget is for ismcts)" in r.output
+
+
+def test_ismcts_without_openspiel_is_one_line(monkeypatch):
+    import sys
+
+    from click.testing import CliRunner
+
+    from cli import main
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError
+    r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "ismcts", "--games", "1"])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines()[-1] == (
+        "error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)"
+    )

@@ -8,8 +8,8 @@ import sys
 
 import click
 
-from mapgen.cli.errors import about
-from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, seed_option
+from mapgen.cli.errors import RuleBroken, about
+from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, reject, seed_option
 
 
 def _team(characters: str | None, gear: str | None):
@@ -138,6 +138,17 @@ def playtest(
     out_file(plot_file, force=force)
     if replay_dir:
         check_replay_folder(replay_dir, games, force=force)
+    from mapgen.engine.bots import HAS_BUDGET
+
+    if budget is not None and bot not in HAS_BUDGET:
+        reject("--budget", f"the {bot} bot has no search budget (--budget is for {', '.join(sorted(HAS_BUDGET))})")
+    if bot == "ismcts":
+        from mapgen.engine.bots.ismcts import require_openspiel
+
+        try:
+            require_openspiel()
+        except ImportError as e:
+            raise RuleBroken("--bot ismcts", str(e)) from None
     m, source = map_in.map, map_in.source
     chars, gears = _team(characters, gear)
     s = Settings(

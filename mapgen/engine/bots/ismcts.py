@@ -101,6 +101,14 @@ def _search_class():
     return PriorOrderISMCTS
 
 
+def require_openspiel() -> None:
+    """ImportError with the way to install it when OpenSpiel (PyPI ``open-spiel``) is missing."""
+    try:
+        import pyspiel  # noqa: F401
+    except ImportError:
+        raise ImportError("the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)") from None
+
+
 class IsmctsBot:
     """Information Set MCTS over resampled worlds, the heuristic as rollout and prior (see the module docstring)."""
 
@@ -108,6 +116,7 @@ class IsmctsBot:
     decides_on = "infostate"  # play_game hands it information_state(state, player)
 
     def __init__(self, rng: random.Random, budget: int | None = None):
+        require_openspiel()
         self.rng = rng
         self.budget = budget or DEFAULT_BUDGET
         self.worlds: list = []
