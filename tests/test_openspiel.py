@@ -190,3 +190,45 @@ def test_ismcts_without_openspiel_is_one_line(monkeypatch):
     assert r.output.strip().splitlines()[-1] == (
         "error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)"
     )
+
+
+def test_an_info_state_holds_no_state_map_or_hidden_card():
+    """What the ismcts bot is handed: nothing reachable from it is the state, the Game, the map or
+    another player's hand."""
+    import dataclasses
+
+    import maps
+    from mapgen.engine.game import Game, State
+    from mapgen.engine.observation import Observation, Table
+    from mapgen.engine.playtest import Settings, make_game
+    from mapgen.model import Map
+    from mapgen.terrain import Terrain
+
+    g = make_game(maps.load("maldonado-2"), Settings(players=3, mode="traitor"), 0)
+    s = g.new_initial_state()
+    rng = random.Random(2)
+    while not s.is_terminal() and len(s.history) < 90:
+        pile = s._chance_pile() if s.is_chance_node() else None
+        s.apply_action(1000 + pile[rng.randrange(len(pile))] if pile else rng.choice(s.legal_actions()))
+    info = I.information_state(s, 0)
+    seen, todo = set(), [info]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen or isinstance(x, (int, float, str, bytes, bool, type(None), Terrain)):
+            continue
+        seen.add(id(x))
+        assert not isinstance(x, (State, Game)), type(x)
+        if isinstance(x, dict):
+            todo.extend([*x.keys(), *x.values()])
+        elif isinstance(x, (list, tuple, set, frozenset, bytearray)):
+            todo.extend(x)
+        elif isinstance(x, (I.InfoState, Observation, Table)):
+            todo.extend(getattr(x, n) for n in type(x).__slots__ if n != "__weakref__")
+        elif isinstance(x, Map):
+            assert x is not g.map
+            assert all(t is None or s.seen[i] for i, t in enumerate(x.cells))  # the seen cells only
+        elif dataclasses.is_dataclass(x):
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+    assert id(s.data["hands"][1]) not in seen and id(s.data["hands"][2]) not in seen
+    assert info.obs.data["hands"][1] == len(s.data["hands"][1])
+    assert all(a is None or a == b for a, b in zip(info.history, s.history))
