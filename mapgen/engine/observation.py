@@ -7,7 +7,10 @@ reading the state did. It holds:
 - ``game``: a ``Table``, the game's public facts (board, chapter rules, card definitions, team,
   briefing, start cells), one per ``Game``. No terrain, no Hill positions, no seed.
 - the map as seen: ``terrain[i]`` (the Terrain index of a seen cell, -1 unseen), ``hills`` (the numbers
-  of the seen Hills), ``seen``, ``explored``, ``n_explored``, and ``known(i)`` / ``known_map()``;
+  of the seen Hills), ``seen``, ``explored``, ``n_explored``, and ``known(i)`` / ``known_map()``.
+  ``terrain`` is a new list whenever a cell is newly seen and is never changed in place (nor is
+  ``hills``), so a bot may tell "nothing newly seen" by identity (``obs.terrain is last_terrain``);
+  the state keeps it up to date where ``seen`` changed, not by a scan of the board;
 - the public tokens and resources: ``pack``, ``row`` (the Challenge Row), ``fires``, ``shelter``,
   ``samples``, ``monsters``, ``threats``, ``exhausted``, ``de_held`` / ``de_face`` (Destiny cards), the
   clock (``day``, ``turn``, ``current``), the turn's flags, ``challenges_left`` (the Challenge pile's
