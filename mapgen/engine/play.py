@@ -13,17 +13,19 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     handed p's observation (``mapgen/engine/observation.py``), never the state; a bot with
     ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``)."""
     steps = 0
-    while not state.is_terminal():
+    apply_action = state.apply_action
+    wants_infostate = [getattr(b, "decides_on", None) == "infostate" for b in bots]
+    while state.outcome is None:  # state.is_terminal(), without a call per step
         p = state.current_player()
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
-            state.apply_action(1000 + pile[rng.randrange(len(pile))])
-        elif getattr(bots[p], "decides_on", None) == "infostate":
+            apply_action(1000 + pile[rng.randrange(len(pile))])
+        elif wants_infostate[p]:
             from mapgen.engine.infostate import information_state
 
-            state.apply_action(bots[p].step(information_state(state, p)))
+            apply_action(bots[p].step(information_state(state, p)))
         else:
-            state.apply_action(bots[p].step(observe(state, p)))
+            apply_action(bots[p].step(observe(state, p)))
         steps += 1
         if steps > max_steps:
             raise RuntimeError(f"game did not end in {max_steps} steps")
