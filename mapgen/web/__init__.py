@@ -1,0 +1,36 @@
+"""``mapgen serve``: a table helper and a map studio in the browser, over a JSON API mirroring the CLI."""
+
+from __future__ import annotations
+
+import ipaddress
+
+__all__ = ["create_app", "is_loopback", "serve"]
+
+
+def create_app(**kw):
+    """The ASGI app (Starlette); see ``mapgen.web.app``."""
+    from mapgen.web.app import create_app as make
+
+    return make(**kw)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine (127.0.0.1, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
+    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback)."""
+    import uvicorn
+
+    if not is_loopback(host):
+        announce(f"warning: listening on {host}: anyone who can reach this machine can use the app "
+                 "(it has no login); use the default 127.0.0.1 unless you mean it")
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
+    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
