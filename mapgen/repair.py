@@ -68,8 +68,8 @@ class Repair:
 
     @property
     def distance(self) -> int:
-        """Cells whose terrain changed (Hill numbers corrected on unchanged Hills are not counted)."""
-        return sum(1 for c in self.changes if c.before[:2] != c.after[:2])
+        """Placed cells whose terrain changed (free cells filled and Hill numbers set right are not counted)."""
+        return sum(1 for c in self.changes if c.before != ".." and c.before[:2] != c.after[:2])
 
     def to_json(self) -> dict:
         from mapgen.mapfile import dumps_map

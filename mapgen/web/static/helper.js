@@ -121,8 +121,9 @@ function status() {
   }
   const note = $("heat-note");
   if ($("heat").value) {
-    note.textContent = v.heat ? `Shading: chance of ${MG.style(H.briefing.chapter, $("heat").value).label} (${v.heat_exact ? "exact" : "estimate"})`
-      : "The chance could not be worked out in time.";
+    const label = MG.style(H.briefing.chapter, $("heat").value).label;
+    note.textContent = v.heat ? `Shading: the chance of ${label} on each Path (${v.heat_exact ? "exact" : "estimate"})`
+      : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
   } else {
     note.textContent = "";
   }
