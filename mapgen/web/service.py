@@ -20,6 +20,7 @@ DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "rep
 MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repair": 30.0, "deduce": 300.0}
 HTTP_STATUS = {1: 409, 2: 400, 3: 504}
 QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
+HEAT_ENUMERATION = 20_000  # then enumerate up to this many (a few seconds): an exact count and heat map
 
 
 class ApiError(Exception):
@@ -256,18 +257,24 @@ def do_table(body: dict) -> tuple[int, dict]:
         except SolveTimeout:
             pass
         if not exact and mode == "full":
-            try:
-                result = solver.count(state, limit=100_000, time_limit=left(0.7))
-                count, exact, tallies = result.count, result.exact, result.tallies
-            except SolveTimeout:
-                pass
+            # Enumerating gives the count and every cell's tallies (the heat map) at once, when it finishes;
+            # beyond that the exact model counter gives the count alone.
+            for cap, exact_counter, share in ((HEAT_ENUMERATION, False, 0.6), (100_000, True, 0.7)):
+                try:
+                    result = solver.count(state, limit=cap, time_limit=left(share), exact_counter=exact_counter)
+                except SolveTimeout:
+                    continue
+                if result.count > (count or 0) or result.exact:
+                    count, exact, tallies = result.count, result.exact, result.tallies
+                if exact:
+                    break
         out = {
             "count": count,
             "exact": exact,
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
-            "target": solver.target(state, target_t, time_limit=left()) if target_t is not None else None,
+            "target": _table_target(solver, state, target_t, left()) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
         }
@@ -275,7 +282,7 @@ def do_table(body: dict) -> tuple[int, dict]:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
                 out["heat_exact"] = True
-            elif mode == "full":
+            elif mode == "full" and left() > 1.0:
                 try:
                     shares, heat_exact = solver.probabilities(state, limit=5_000, time_limit=left())
                     out["heat"] = {b.name(i): d.get(heat_t, 0.0) for i, d in sorted(shares.items())}
@@ -287,6 +294,18 @@ def do_table(body: dict) -> tuple[int, dict]:
         return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
     except SolveTimeout as e:
         raise _timeout(e) from None
+
+
+def _table_target(solver, state: Map, terrain, seconds: float) -> dict:
+    """``Solver.target``, or ``deduced: null`` (not known) when it cannot be worked out in time."""
+    from mapgen.solve import SolveTimeout
+
+    try:
+        return solver.target(state, terrain, time_limit=seconds)
+    except SolveTimeout:
+        b = state.board
+        known = [b.name(i) for i, t in enumerate(state.cells) if t is terrain]
+        return {"terrain": terrain.code, "deduced": None, "cells": None, "known": known, "undecided": None}
 
 
 def _profile(body: dict, chapter: str):

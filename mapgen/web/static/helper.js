@@ -113,9 +113,10 @@ function status() {
   const t = v.target;
   if (t) {
     const label = MG.style(H.briefing.chapter, t.terrain).label;
-    $("target").textContent = t.deduced
-      ? `${label} deduced at ${t.cells.join(", ") || "no cell"}`
-      : `${label}: known at ${t.known.join(", ") || "no cell yet"}; ${t.undecided.length} Paths still open`;
+    $("target").textContent = t.deduced === null
+      ? `${label}: known at ${t.known.join(", ") || "no cell yet"}; the rest not worked out yet`
+      : t.deduced ? `${label} deduced at ${t.cells.join(", ") || "no cell"}`
+      : `${label}: known at ${t.known.join(", ") || "no cell yet"}; ${t.undecided.length} Paths may still hold one`;
   } else {
     $("target").textContent = "";
   }
