@@ -187,7 +187,7 @@ def test_render_draws_every_format(client, fmt, magic):
 
 
 def test_render_of_a_state_marks_forced_cells(client):
-    r = client.post("/api/render", json={"map": _column_state("training-1", (5, 6, 7)), "format": "svg", "forced": True, "heat": "Wa"})
+    r = client.post("/api/render", json={"map": _column_state("training-1", (4, 5, 6, 7)), "format": "svg", "forced": True, "heat": "Wa"})
     assert r.status_code == 200 and b"<svg" in r.content
 
 

@@ -31,7 +31,7 @@ MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilob
 CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
        "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
 
-#: which pool answers which endpoint
+#: which pool answers which endpoint (a table request with ``count: "full"`` goes with the slow ones)
 QUICK = {"validate": service.do_validate, "parse": service.do_parse, "hint": service.do_hint,
          "table": service.do_table, "repair": service.do_repair}
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
@@ -97,8 +97,10 @@ def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: in
         if name not in QUICK and name not in SLOW:
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
-        if name in QUICK:
+        if name in QUICK and not (name == "table" and body.get("count") != "quick"):
             code, payload = await run(quick, QUICK[name], body)
+        elif name in QUICK:  # the table helper's full count: with the slow questions
+            code, payload = await run(slow, QUICK[name], body)
         else:
             code, payload = await run(slow, SLOW[name], body)
         return _json(payload, exit=code)

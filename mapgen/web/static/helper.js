@@ -143,7 +143,11 @@ async function update() {
   // First a quick answer (forced cells, a count of up to a few hundred maps), then the exact count.
   for (const mode of ["quick", "full"]) {
     body.count = mode;
-    if (mode === "full") body.time_limit = 10;
+    if (mode === "full") {
+      body.time_limit = 10;
+      await new Promise((done) => setTimeout(done, 250)); // another tap may follow at once: count that one
+      if (seq !== H.seq) return;
+    }
     const r = await MG.api("/api/table", body);
     if (seq !== H.seq) return; // a newer tap is on its way
     H.view = r.ok ? r.data : {error: r.data.error || "the server could not answer"};
