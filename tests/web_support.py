@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import threading
-import time
-from contextlib import contextmanager
+
+from mapgen.web.live import live_server
+
+__all__ = ["chrome", "chromium_paths", "live_server"]
 
 
 def chromium_paths() -> tuple[str, str] | None:
@@ -19,32 +19,6 @@ def chromium_paths() -> tuple[str, str] | None:
                                 shutil.which("google-chrome")) if p), None)
     driver = shutil.which("chromedriver")
     return (browser, driver) if browser and driver else None
-
-
-@contextmanager
-def live_server():
-    """The app served by uvicorn on 127.0.0.1 at a free port, in a thread; yields its base URL."""
-    import uvicorn
-
-    from mapgen.web import create_app
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning",
-                                           timeout_graceful_shutdown=2))
-    thread = threading.Thread(target=server.run, name="mapgen-serve", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=10)
 
 
 def chrome(width: int = 1280, height: int = 900, downloads: str | None = None):

@@ -74,8 +74,15 @@ def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: in
     slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow")
     jobs = Jobs(job_workers)
 
-    async def run(pool, fn, *args):
-        return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+    gates = {id(quick): asyncio.Semaphore(quick_workers), id(slow): asyncio.Semaphore(slow_workers)}
+
+    async def run(pool, fn, *args, request: Request | None = None):
+        # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
+        # gone (a tap superseded by the next one) is dropped before it costs any solver time.
+        async with gates[id(pool)]:
+            if request is not None and await request.is_disconnected():
+                raise ApiError("the client went away", status=499)
+            return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
 
     def page(name: str):
         async def handler(request: Request):
@@ -98,11 +105,11 @@ def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: in
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
         if name in QUICK and not (name == "table" and body.get("count") != "quick"):
-            code, payload = await run(quick, QUICK[name], body)
+            code, payload = await run(quick, QUICK[name], body, request=request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
-            code, payload = await run(slow, QUICK[name], body)
+            code, payload = await run(slow, QUICK[name], body, request=request)
         else:
-            code, payload = await run(slow, SLOW[name], body)
+            code, payload = await run(slow, SLOW[name], body, request=request)
         return _json(payload, exit=code)
 
     async def render(request: Request):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 
 from mapgen.model import Map
-from mapgen.solve import NoCompletion, Solver, SolveTimeout
+from mapgen.solve import Solver, SolveTimeout
 
 
 def _near(state: Map, i: int, radius: int) -> list[int]:
@@ -25,12 +25,32 @@ def _only(state: Map, keep: list[int]) -> Map:
     return state.hide(j for j in range(state.board.size) if j not in keep_set)
 
 
-def _forced_by(solver: Solver, state: Map, cells: list[int], i: int, t, deadline: float) -> bool:
-    """Whether the revealed ``cells`` alone (with the rules and the briefing) force terrain t at cell i."""
-    try:
-        return solver.possible(_only(state, cells), max(0.05, deadline - time.monotonic()), cells=[i])[i] == {t}
-    except NoCompletion:
+def _forced_by(solver: Solver, state: Map, cells: list[int], i: int, t, deadline: float, others: list) -> bool:
+    """Whether the revealed ``cells`` alone (with the rules and the briefing) force terrain t at cell i.
+
+    One solve: the rules, those cells and "i is not t". Completions found on the way go into ``others``
+    and refute later questions without a solve.
+    """
+    from constraints.rules import hill_number
+
+    b, counted = state.board, solver.chapter.counted
+    for w in others:
+        if w[i] is not t and all(w[j] is state.cells[j] for j in cells) and (
+            counted is None or all(hill_number(b, w, j, counted) == n for j, n in state.hills.items() if j in cells)
+        ):
+            return False
+    cm = solver.slot(state.briefing).cm
+    lits = cm.given_literals(_only(state, cells))
+    not_t = cm.lit(i, t)
+    if lits is None or not_t is None:
         return False
+    model = cm.model.clone()
+    model.add_bool_and([*lits, not_t.Not()])
+    found = solver.solve_model(model, deadline)
+    if found is None:
+        return True
+    others.append(cm.decode(found.boolean_value))
+    return False
 
 
 def easiest_hint(state: Map, *, solver: Solver | None = None, time_limit: float = 5.0) -> dict:
@@ -53,6 +73,7 @@ def easiest_hint(state: Map, *, solver: Solver | None = None, time_limit: float 
     if not others:  # only what the briefing already says
         i = min(given)
         return _answer(state, names, i, forced[i], [], given[i])
+    seen: list = []  # completions met on the way: each refutes later questions at once
     try:
         for radius in (1, 2):
             ranked = sorted(others, key=lambda i: (len(_near(state, i, radius)), i))
@@ -60,15 +81,16 @@ def easiest_hint(state: Map, *, solver: Solver | None = None, time_limit: float 
                 near = _near(state, i, radius)
                 if not near or time.monotonic() > deadline:
                     continue
-                if _forced_by(solver, state, near, i, forced[i], deadline):
-                    return _answer(state, names, i, forced[i], _thin(solver, state, near, i, forced[i], deadline), "")
+                if _forced_by(solver, state, near, i, forced[i], deadline, seen):
+                    kept = _thin(solver, state, near, i, forced[i], deadline, seen)
+                    return _answer(state, names, i, forced[i], kept, "")
     except SolveTimeout:
         pass
     i = min(others)
     return _answer(state, names, i, forced[i], None, "")
 
 
-def _thin(solver: Solver, state: Map, cells: list[int], i: int, t, deadline: float) -> list[int]:
+def _thin(solver: Solver, state: Map, cells: list[int], i: int, t, deadline: float, others: list) -> list[int]:
     """Drop revealed cells one by one while the rest still force t at i (a subset-minimal set)."""
     kept = list(cells)
     for j in list(cells):
@@ -76,7 +98,7 @@ def _thin(solver: Solver, state: Map, cells: list[int], i: int, t, deadline: flo
             break
         trial = [k for k in kept if k != j]
         try:
-            if _forced_by(solver, state, trial, i, t, deadline):
+            if _forced_by(solver, state, trial, i, t, deadline, others):
                 kept = trial
         except SolveTimeout:
             break

@@ -20,6 +20,7 @@ DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "rep
 MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repair": 30.0, "deduce": 300.0}
 HTTP_STATUS = {1: 409, 2: 400, 3: 504}
 QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
+QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
 HEAT_ENUMERATION = 20_000  # then enumerate up to this many (a few seconds): an exact count and heat map
 
 
@@ -274,7 +275,8 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
-            "target": _table_target(solver, state, target_t, left()) if target_t is not None else None,
+            "target": (_table_target(solver, state, target_t, left() if mode == "full" else min(left(), QUICK_TARGET))
+                       if target_t is not None else None),
             "heat": None,
             "heat_exact": None,
         }

@@ -4,14 +4,16 @@
 const MG = {
   chapters: {},
 
-  async api(path, body) {
+  async api(path, body, signal) {
     const init = body === undefined ? {} : {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
     };
+    if (signal) init.signal = signal;
     let r;
     try {
       r = await fetch(path, init);
     } catch (e) {
+      if (e.name === "AbortError") return {ok: false, status: 0, exit: 0, aborted: true, data: {error: "superseded"}};
       return {ok: false, status: 0, exit: 2, data: {error: "the server cannot be reached"}};
     }
     const type = r.headers.get("content-type") || "";

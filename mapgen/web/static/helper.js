@@ -136,6 +136,9 @@ async function update() {
   $("hint-text").hidden = true;
   draw();
   const seq = ++H.seq;
+  if (H.abort) H.abort.abort(); // the answer to the previous tap is no longer wanted
+  H.abort = new AbortController();
+  const signal = H.abort.signal;
   $("count").textContent = "working…";
   document.body.classList.add("busy");
   const body = {map: mapText(), time_limit: 3, count: "quick"};
@@ -148,7 +151,7 @@ async function update() {
       await new Promise((done) => setTimeout(done, 250)); // another tap may follow at once: count that one
       if (seq !== H.seq) return;
     }
-    const r = await MG.api("/api/table", body);
+    const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
     H.view = r.ok ? r.data : {error: r.data.error || "the server could not answer"};
     draw();
