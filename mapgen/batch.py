@@ -6,17 +6,35 @@ import random
 import sys
 from pathlib import Path
 
-from mapgen.generate import GenerationError, Generator
-from mapgen.mapfile import dumps_map, write_map
-from mapgen.profile import ProfileError, default_profile, load_profile
+from mapgen.generate import Generator
+from mapgen.mapfile import dumps_map
+from mapgen.output import check_files, prepare_folder, write_text
+from mapgen.profile import default_profile, load_profile
+
+#: TOML integers are signed 64-bit: the largest seed a map file can record
+MAX_SEED = 2**63 - 1
 
 
 class BatchError(Exception):
     """A batch request that cannot be carried out (one line, for the CLI)."""
 
 
+class SeedRangeError(BatchError, ValueError):
+    """Seeds a map file cannot record (TOML integers are signed 64-bit)."""
+
+
 def map_filename(chapter: str, seed: int) -> str:
     return f"{chapter}-{seed}.toml"
+
+
+def check_seeds(seed: int, count: int) -> None:
+    """SeedRangeError unless seeds seed..seed+count-1 all fit a TOML integer."""
+    if seed < 0 or seed + count - 1 > MAX_SEED:
+        last = seed + count - 1
+        raise SeedRangeError(
+            f"--seed {seed} with --count {count} reaches seed {last}, beyond what a map file can record "
+            f"(0 to {MAX_SEED}, TOML's largest integer)"
+        )
 
 
 def generate_batch(
@@ -33,48 +51,33 @@ def generate_batch(
     """Generate ``count`` maps for seeds seed..seed+count-1; print (one) or write them.
 
     Returns one summary per map: chapter, seed, file (or None), seconds, text (the map file).
-    Nothing existing is overwritten without ``force``; the check happens before any work.
+    Every check (seeds, profile, destination folder, existing files) happens before any work; nothing
+    existing is overwritten without ``force``. Raises BatchError (SeedRangeError), ProfileError,
+    mapgen.output.OutputError, GenerationError (GenerationTimeout).
     """
     if out_dir is None and count != 1:
         raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
-    try:
-        profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
-    except ProfileError as e:
-        raise BatchError(str(e)) from None
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
+    check_seeds(seed, count)
+    profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
     seeds = range(seed, seed + count)
-    paths = []
+    paths: list[Path] = []
     if out_dir is not None:
-        folder = Path(out_dir)
-        if folder.exists() and not folder.is_dir():
-            raise BatchError(f"{folder}: not a folder")
-        paths = [folder / map_filename(chapter, s) for s in seeds]
-        if not force:
-            clash = [p for p in paths if p.exists()]
-            if clash:
-                more = f" (and {len(clash) - 1} more of the {len(paths)} files)" if len(clash) > 1 else ""
-                raise BatchError(f"{clash[0]} already exists{more}; use --force to overwrite")
-        folder.mkdir(parents=True, exist_ok=True)
+        paths = [Path(out_dir) / map_filename(chapter, s) for s in seeds]
+        check_files(paths, force=force)
+        prepare_folder(out_dir)
     generator = Generator(chapter, profile, time_limit=time_limit)
     summary = []
     bar = _progress(len(seeds)) if progress and sys.stderr.isatty() else None
     try:
         for k, s in enumerate(seeds):
-            try:
-                made = generator.generate(s)
-            except GenerationError as e:
-                raise BatchError(str(e)) from None
+            made = generator.generate(s)
             text = dumps_map(made.map)
             path = None
             if paths:
                 path = paths[k]
-                try:
-                    write_map(made.map, path, overwrite=force)
-                except FileExistsError as e:
-                    raise BatchError(str(e)) from None
-                except OSError as e:
-                    raise BatchError(f"{path}: cannot write ({e.strerror or e})") from None
+                write_text(path, text, force=force)
             summary.append(
                 {
                     "chapter": chapter,
@@ -94,6 +97,7 @@ def generate_batch(
 
 
 def _progress(total: int):
+    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
 
     p = Progress(
@@ -102,7 +106,7 @@ def _progress(total: int):
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         transient=True,
-        console=__import__("rich.console", fromlist=["Console"]).Console(stderr=True),
+        console=Console(stderr=True),
     )
     p.start()
     return p, p.add_task("maps", total=total)

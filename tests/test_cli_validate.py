@@ -262,10 +262,10 @@ def test_chapters_json():
 
 def test_unknown_chapter_errors_cleanly():
     result = run("chapters", "atlantis")
-    assert result.exit_code != 0
+    assert result.exit_code == 2
     assert result.stdout == ""
     assert result.stderr == (
-        "Error: unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)\n"
+        "error: unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)\n"
     )
 
 

@@ -65,10 +65,11 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     )
     assert Solver.for_chapter("training").is_unique(puzzle)
     r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", str(out)])
-    assert r.exit_code == 1 and "already exists" in r.output
-    r = CliRunner().invoke(main, ["deduce", str(data_dir / "states" / "training-201-k16.toml")])
-    assert r.exit_code == 1 and "partial map" in r.output
+    assert r.exit_code == 2 and r.stderr == f"error: {out}: already exists; use --force to overwrite\n"
+    state = data_dir / "states" / "training-201-k16.toml"
+    r = CliRunner().invoke(main, ["deduce", str(state)])
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {state}: a partial map (")
     bad = data_dir / "invalid" / "training-201-m.toml"
     assert check_map(read_map(bad))
     r = CliRunner().invoke(main, ["deduce", str(bad)])
-    assert r.exit_code == 1 and "breaks C6" in r.output
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")

@@ -62,21 +62,26 @@ def test_readable_report_names_causes_and_events():
 
 def test_bad_maps_get_one_line_errors(tmp_path):
     r = run(str(tmp_path / "nope.toml"))
-    assert r.exit_code == 1 and "no such map file, and no shipped map of that name" in r.output
+    assert r.exit_code == 2 and r.stderr == f"error: {tmp_path / 'nope.toml'}: no such file\n"
+    r = run("fauna-99")
+    assert r.exit_code == 2 and r.stderr.startswith("error: fauna-99: no such file, and no shipped map of that name")
     bad = tmp_path / "bad.toml"
     bad.write_text("chapter = 'fauna'\nthis is not toml", encoding="utf-8")
     r = run(str(bad))
-    assert r.exit_code == 1 and r.output.startswith("Error:") and "not valid TOML" in r.output
+    assert r.exit_code == 2 and r.output.startswith(f"error: {bad}: not valid TOML") and r.output.count("\n") == 1
     assert "Traceback" not in r.output
     text = Path(FAUNA).read_text(encoding="utf-8")
     broken = tmp_path / "broken.toml"
     broken.write_text(text.replace("A   Hi0  Hi0  Vi", "A   Hi0  Hi0  Ro"), encoding="utf-8")
     r = run(str(broken))
-    assert r.exit_code == 1 and "not a valid fauna map" in r.output and "mapgen validate" in r.output
+    assert r.exit_code == 1 and r.output.startswith(f"error: {broken}: not a valid fauna map: it breaks ")
+    assert "mapgen validate" in r.output
     partial = tmp_path / "partial.toml"
     partial.write_text(text.replace("A   Hi0  Hi0  Vi", "A   ..  Hi0  Vi"), encoding="utf-8")
     r = run(str(partial))
-    assert r.exit_code == 1 and "partial" in r.output
+    assert r.exit_code == 2 and r.output == (
+        f"error: {partial}: a partial map (1 cells unrevealed, first A1); mapgen playtest needs a complete map\n"
+    )
 
 
 def test_team_errors_and_unplayable_chapters():
@@ -108,9 +113,10 @@ def test_replay_saved_and_played_back(tmp_path):
     data["actions"][5] = 999
     files[1].write_text(json.dumps(data))
     r = CliRunner().invoke(main, ["playtest", "--show", str(files[1])])
-    assert r.exit_code == 1 and "cannot be played here" in r.output
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {files[1]}: the recorded action 999 (")
+    assert "cannot be played here" in r.stderr and r.stderr.count("\n") == 1
     r = CliRunner().invoke(main, ["playtest", "--show", str(tmp_path / "none.json")])
-    assert r.exit_code == 1 and "no such file" in r.output
+    assert r.exit_code == 2 and r.stderr == f"error: {tmp_path / 'none.json'}: no such file\n"
 
 
 def test_shipped_cards_match_the_rulebook_counts():

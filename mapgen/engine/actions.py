@@ -1,12 +1,17 @@
-"""Action numbers: every move is one int (OpenSpiel style), grouped in ranges by kind.
+"""Action numbers and the action table: every move is one int (OpenSpiel style), one ``ActionKind`` per range.
 
-``describe(action, state)`` turns a number into words for logs and replays.
+An ``ActionKind`` declares a range of action numbers and how to ``describe`` them; a kind played at
+the main step (a free action, an explore, ending the turn) also says when it is ``legal`` and how to
+``apply`` it. Answers to other steps (Pass, Fail, a trade, a chapter's decision) are described
+here and answered by their step. The ``ActionTable`` of a game holds the core kinds and the
+chapter's own (``Chapter.actions()``); ``describe(action, state)`` goes through it for every action.
 """
 
 from __future__ import annotations
 
-from mapgen.engine.cards import RESOURCE_CODES
-from mapgen.terrain import TERRAINS
+from bisect import bisect_right
+from collections.abc import Callable
+from dataclasses import dataclass
 
 EXPLORE = 0  # + cell index (< 64)
 DISCARD = 64  # + resource: a free discard, or the resource paid when a choice asks for one
@@ -46,70 +51,80 @@ GUESS_GEAR = ("Compass", "Tracking Guide")
 SHELTER_PAIRS = ((1, 2), (1, 4), (2, 4))  # Wood+Mud, Wood+Skull, Mud+Skull
 
 
+@dataclass(frozen=True, slots=True)
+class ActionKind:
+    """One range of action numbers, ``lo`` to ``hi`` (exclusive), and what the engine does with it.
+
+    - ``describe(action, state)``: words for logs and replays (``state`` may be None for core kinds);
+    - ``legal(state, out)``: at the main step, append this kind's legal actions to ``out``
+      (``out`` already holds those of the kinds with lower numbers); None for answers to other steps;
+    - ``apply(state, action)``: play one of them (the main step stays on the agenda unless it pops it);
+    - ``needs``: names of characters or Gear; when given, the kind is offered only in games where
+      a player is one of those characters or may hold one of those Gear (a speed filter, not a rule).
+    """
+
+    lo: int
+    hi: int
+    describe: Callable[..., str]
+    legal: Callable[..., None] | None = None
+    apply: Callable[..., None] | None = None
+    needs: tuple[str, ...] = ()
+
+
+class ActionTable:
+    """Every action kind of one game, looked up by number; the main step's legal actions and effects."""
+
+    def __init__(self, kinds):
+        self.kinds = tuple(sorted(kinds, key=lambda k: k.lo))
+        for k, kind in enumerate(self.kinds):
+            if not 0 <= kind.lo < kind.hi <= CHANCE:
+                raise ValueError(f"action kind {kind.lo}..{kind.hi} lies outside 0..{CHANCE}")
+            if k and self.kinds[k - 1].hi > kind.lo:
+                raise ValueError(f"action kinds {self.kinds[k - 1].lo}.. and {kind.lo}.. overlap")
+        self._los = [kind.lo for kind in self.kinds]
+
+    def kind(self, action: int) -> ActionKind | None:
+        """The kind an action number belongs to (None for a chance outcome or an unused number)."""
+        i = bisect_right(self._los, action) - 1
+        if i < 0:
+            return None
+        kind = self.kinds[i]
+        return kind if action < kind.hi else None
+
+    def main_legal(self, present=None) -> tuple:
+        """The ``legal`` functions of the main-step kinds, in number order; with ``present`` (the names of
+        the game's characters and of the Gear its players may hold), only the kinds that can come up."""
+        return tuple(
+            k.legal
+            for k in self.kinds
+            if k.legal is not None and (present is None or not k.needs or any(n in present for n in k.needs))
+        )
+
+    def apply(self, state, action: int) -> None:
+        """Play a main-step action (already checked legal)."""
+        self.kind(action).apply(state, action)
+
+    def describe(self, action: int, state=None) -> str:
+        if action >= CHANCE:
+            return f"chance outcome {action - CHANCE}"
+        kind = self.kind(action)
+        if kind is None:
+            return f"chapter action {action}"
+        return kind.describe(action, state)
+
+
 def describe(a: int, state=None) -> str:
-    """Words for an action number; with a state, cells and cards get their names."""
-    board = state.game.board if state is not None else None
-    if a >= CHANCE:
-        return f"chance outcome {a - CHANCE}"
-    if a < DISCARD:
-        return f"explore {board.name(a) if board else a}"
-    if a < GAIN:
-        return f"discard {RESOURCE_CODES[a - DISCARD]}"
-    if a < TRADE:
-        return f"take {RESOURCE_CODES[a - GAIN]}"
-    if a < FIRE:
-        g, t = divmod(a - TRADE, 10)
-        return f"trade {RESOURCE_CODES[g]} for {RESOURCE_CODES[t]}"
-    if a < SHELTER:
-        return ("build Fire (2 Wo)", "build Fire (2 Ro)", "build Fire (Flint, Wo)", "build Fire (Flint, Ro)")[a - FIRE]
-    if a < CURE_INJURED:
-        x, y = SHELTER_PAIRS[a - SHELTER]
-        return f"build Shelter ({RESOURCE_CODES[x]}+{RESOURCE_CODES[y]})"
-    if a == CURE_INJURED:
-        return "pay Mu to discard Injured"
-    if DROP_SAMPLE <= a < USE_DESTINY:
-        return f"pay {RESOURCE_CODES[a - DROP_SAMPLE]} to discard a Sample"
-    if USE_DESTINY <= a < KILL:
-        k = a - USE_DESTINY
-        if state is not None and k < len(state.de_held):
-            return f"use Destiny '{state.game.destiny[state.de_held[k]].name}'"
-        return f"use Destiny card {k}"
-    if KILL <= a < GUESS:
-        k, m = divmod(a - KILL, 8)
-        return f"kill Minotaur {m} with Kill card {k}"
-    if GUESS <= a < LEWIS:
-        g, t = divmod(a - GUESS, 20)
-        return f"{GUESS_GEAR[g]}: guess {TERRAINS[t].label}"
-    names = {
-        LEWIS: "Lewis: double the next find",
-        COLLINS: "Collins: ignore Monsters this explore",
-        BOX_OF_GOODS: "discard Box of Goods",
-        MORTAR: "Mortar and Pestle",
-        SATCHEL: "Satchel: swap find for Destiny",
-        JAR_TAKE: "take the Jar's Resource back",
-        BACKTRACK: "Backtrack (2 Fire)",
-        ACTIVATE: "activate",
-        END_TURN: "end turn",
-        PASS: "pass the Challenge",
-        FAIL: "fail the Challenge",
-        SKIP: "skip",
-        FATIGUE_WATER: "stay Fatigued (lose 1 Water unless Sheltered)",
-    }
-    if a in names:
-        return names[a]
-    if JAR_STORE <= a < JAR_TAKE:
-        return f"Jar: store {RESOURCE_CODES[a - JAR_STORE]}"
-    if MEDICINE <= a < CLARK:
-        p, s = divmod(a - MEDICINE, 8)
-        return f"Medicine: refresh player {p + 1} {'character' if s == 0 else f'gear {s}'}"
-    if CLARK <= a < BACKTRACK:
-        s, k = divmod(a - CLARK, 10)
-        kinds = state.game.chapter.gear_kinds() if state is not None else GEAR_KINDS
-        return f"Clark: swap gear {s + 1} for {kinds[k] if k < len(kinds) else f'gear kind {k}'}"
-    if DESTINY_PICK <= a < THREAT_DISCARD:
-        return ("take face-up Destiny 1", "take face-up Destiny 2", "draw the top Destiny card")[a - DESTINY_PICK]
-    if THREAT_DISCARD <= a < CHAPTER:
-        return f"row reward: discard Threat {a - THREAT_DISCARD + 1}"
+    """Words for an action number; with a state, through its game's table (cells, cards and chapter actions named)."""
     if state is not None:
-        return state.game.chapter.describe_action(a, state)
-    return f"chapter action {a}"
+        return state.game.action_table.describe(a, state)
+    from mapgen.engine.game import core_table
+
+    return core_table().describe(a)
+
+
+def words(text: str) -> Callable[..., str]:
+    """A ``describe`` for a kind whose actions all read the same (``words("end turn")``)."""
+    return lambda action, state=None: text
+
+
+SKIP_KIND = ActionKind(SKIP, SKIP + 1, words("skip"))  # the answer that declines an optional step

@@ -30,9 +30,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from mapgen.engine import actions as A
+from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -92,12 +93,10 @@ def item_name(x) -> str:
     return RESOURCE_CODES[x] if isinstance(x, int) else x.title()
 
 
-class Flora(Chapter):
+class Flora(ChapterRules):
     """Chapter 2: Flora (see the module docstring)."""
 
     name = "flora"
-    title = "Chapter 2: Flora"
-    terrains = Chapter.terrains + (T.FORT, T.PETRIFIED_FOREST, T.SACAGAWEA, T.FLORA_CREATURE)
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, FOSSIL, WATER)
     extra_characters = ("Mme. Boniface",)
     default_characters = ("Lewis", "Clark", "York", "Mme. Boniface")
@@ -343,16 +342,36 @@ class Flora(Chapter):
             return True
         return False
 
-    # ----- free actions -----
-    def free_actions(self, state, out: list[int]) -> None:
+    # ----- the chapter's actions -----
+    def actions(self) -> list[ActionKind]:
+        return [
+            *super().actions(),
+            ActionKind(BURN, BURN + 1, words("discard a Fire to kill the Flora")),
+            ActionKind(SPARE, SPARE + 1, words("keep the Fire: lose a Crew token, red-circle the Path")),
+            ActionKind(KILL_RING, COVER, self._describe_kill_ring, self._legal_kill_ring, self._apply_kill_ring),
+            ActionKind(COVER, UNCOVER, lambda a, state: f"cover {self._item(state, a - COVER)} with a Crew token"),
+            ActionKind(
+                UNCOVER, BONIFACE_WATER, lambda a, state: f"lose the Crew token on {self._item(state, a - UNCOVER)}"
+            ),
+            ActionKind(BONIFACE_WATER, BONIFACE_WATER + 1, words("Mme. Boniface: take Water instead")),
+            ActionKind(BONIFACE_KEEP, BONIFACE_KEEP + 1, words("Mme. Boniface: keep it")),
+        ]
+
+    def _legal_kill_ring(self, state, out: list[int]) -> None:
         if state.fires > 0:
             out.extend(KILL_RING + c for c in state.data["ringed"])
 
-    def apply_free(self, state, action: int) -> None:
+    def _apply_kill_ring(self, state, action: int) -> None:
         cell = action - KILL_RING
         state.fires -= 1
         state.data["ringed"].remove(cell)
         state.data["dead"] += 1
+
+    def _describe_kill_ring(self, action: int, state) -> str:
+        return f"discard a Fire to kill the Flora token on {state.game.board.name(action - KILL_RING)}"
+
+    def _item(self, state, k: int) -> str:
+        return item_name(self.back_items(state)[k])
 
     # ----- the end -----
     def missing(self, state) -> list:
@@ -389,23 +408,6 @@ class Flora(Chapter):
         return None if state.data["s_alive"] else "crew_lost"
 
     # ----- words -----
-    def describe_action(self, action: int, state) -> str:
-        if action == BURN:
-            return "discard a Fire to kill the Flora"
-        if action == SPARE:
-            return "keep the Fire: lose a Crew token, red-circle the Path"
-        if KILL_RING <= action < COVER:
-            return f"discard a Fire to kill the Flora token on {state.game.board.name(action - KILL_RING)}"
-        if COVER <= action < UNCOVER:
-            return f"cover {item_name(self.back_items(state)[action - COVER])} with a Crew token"
-        if UNCOVER <= action < BONIFACE_WATER:
-            return f"lose the Crew token on {item_name(self.back_items(state)[action - UNCOVER])}"
-        if action == BONIFACE_WATER:
-            return "Mme. Boniface: take Water instead"
-        if action == BONIFACE_KEEP:
-            return "Mme. Boniface: keep it"
-        return super().describe_action(action, state)
-
     def describe_state(self, state) -> list[str]:
         d = state.data
         b = state.game.board

@@ -1,4 +1,4 @@
-"""The core rules of Corps of Discovery as a game: ``Game`` (fixed settings) and ``State`` (what changes).
+"""The game: ``Game`` (fixed settings) and ``State`` (what changes): the OpenSpiel interface and the agenda.
 
 The shape follows OpenSpiel's Python games: ``current_player()``, sorted ``legal_actions()``,
 ``apply_action()``, ``is_terminal()``, ``returns()``, ``clone()``, ``__str__``; shuffles and draws are
@@ -6,110 +6,111 @@ chance nodes (``current_player() == CHANCE_PLAYER``, ``chance_outcomes()``), so 
 from its actions, and from (seed, bots) through ``play_game``.
 
 Inside, a turn is an *agenda*: a stack of steps. Automatic steps run at once; a step that needs a
-decision (a player's or chance's) stays on top until an action answers it. Chapters push their own
-steps and answer their own actions (``mapgen/engine/chapters.py``).
+decision (a player's or chance's) stays on top until an action answers it. ``STEPS`` says which
+function runs, answers or draws for each kind of step; those functions live in the engine's rooms
+(``explore``, ``challenges``, ``effects``, ``main_step``; ``display`` for ``__str__``), and
+``State`` binds the ones other code calls as its methods, so the State stays the one facade.
+Chapters push their own steps and answer their own actions (``mapgen/engine/chapters.py``).
 """
 
 from __future__ import annotations
 
 from mapgen.engine import actions as A
-from mapgen.engine.cards import (
-    FOOD,
-    MUD,
-    NRES,
-    RESOURCE_CODES,
-    ROCK,
-    SKULL,
-    VINE,
-    WATER,
-    WOOD,
-    CardSet,
-    Effect,
-    shipped_cards,
+from mapgen.engine import challenges, display, effects, explore, main_step
+from mapgen.engine.actions import ActionTable
+from mapgen.engine.cards import NRES, WATER, CardSet, shipped_cards
+from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots and tests import them from here)
+    BACKPACK_SLOTS,
+    CARRIED,
+    GEAR_PER_PLAYER,
+    LEVELS,
+    LOSS_CAUSES,
+    MAX_FIRES,
+    PRIORITY,
+    SAMPLE_TOKENS,
+    TERRAIN_RESOURCE,
+    WATER_LIMIT,
+    level_name,
 )
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
-#: Resources other than Water, in order (the ones a free discard can drop)
-CARRIED = tuple(r for r in range(NRES) if r != WATER)
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
-BACKPACK_SLOTS = 6
-WATER_LIMIT = 10
-MAX_FIRES = 3
-SAMPLE_TOKENS = 4
 
-#: Resource gained when a terrain is activated (the Terrain Activation Table).
-TERRAIN_RESOURCE = {
-    Terrain.FOOD: FOOD,
-    Terrain.WOOD: WOOD,
-    Terrain.MUD: MUD,
-    Terrain.ROCK: ROCK,
-    Terrain.SKULL: SKULL,
-    Terrain.VINE: VINE,
-    Terrain.WATER: WATER,
-}
-#: The Resource Priority Order on the back of the rulebook, used to place Monsters.
-PRIORITY = {
-    t: k
-    for k, t in enumerate(
-        (
-            Terrain.FOOD,
-            Terrain.WOOD,
-            Terrain.MUD,
-            Terrain.ROCK,
-            Terrain.SKULL,
-            Terrain.VINE,
-            Terrain.FIELD,
-            Terrain.MUSHROOM_FIELD,
-            Terrain.PETRIFIED_FOREST,
-            Terrain.WATER,
-            Terrain.TIPI,
-            Terrain.HILL,
-        )
-    )
-}
-LEVELS = (
-    (28, "Master Explorer"),
-    (22, "Fearless Trailblazer"),
-    (16, "Veteran Pathfinder"),
-    (10, "Skilled Tracker"),
-    (4, "Novice Guide"),
-    (1, "Greenhorn Scout"),
-)
-GEAR_PER_PLAYER = {1: 3, 2: 2, 3: 1, 4: 1}
-LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "monster_toll", "blocked", "map_explored")
+#: Action kinds of the core rules (a chapter's are added per game: ``Chapter.actions()``).
+CORE_ACTIONS = explore.ACTIONS + main_step.ACTIONS + challenges.ACTIONS + effects.ACTIONS + (A.SKIP_KIND,)
 
+
+def core_table() -> ActionTable:
+    """The core rules' action table (words for actions when no game is at hand)."""
+    global _CORE_TABLE
+    if _CORE_TABLE is None:
+        _CORE_TABLE = ActionTable(CORE_ACTIONS)
+    return _CORE_TABLE
+
+
+_CORE_TABLE: ActionTable | None = None
+
+#: The agenda's step kinds. Automatic steps: ``run(state, step)`` (popped before it runs).
+RUN = {
+    "explore": explore.run_explore,
+    "activate": explore.run_activate,
+    "effect": effects.run_effect,
+    "check_challenge": challenges.run_check_challenge,
+    "after_resolve": challenges.run_after_resolve,
+    "end_of_day": challenges.run_end_of_day,
+    "night": challenges.run_night,
+    "deal_day": challenges.run_deal_day,
+    "next_turn": main_step.run_next_turn,
+}
+#: Decision steps: ``legal(state, step)`` and ``apply(state, step, action)`` (which pops the step when done).
+LEGAL = {
+    "main": main_step.legal_main,
+    "pay": effects.legal_pay,
+    "gain": effects.legal_gain,
+    "trade": explore.legal_trade,
+    "backtrack": explore.legal_backtrack,
+    "destiny_pick": effects.legal_destiny_pick,
+    "resolve": challenges.legal_resolve,
+    "fatigue": challenges.legal_fatigue,
+    "limits": main_step.legal_limits,
+    "threat_discard": challenges.legal_threat_discard,
+    "chapter": lambda state, step: state.game.chapter.legal(state, step),
+}
+APPLY = {
+    "main": main_step.apply_main,
+    "pay": effects.apply_pay,
+    "gain": effects.apply_gain,
+    "trade": explore.apply_trade,
+    "backtrack": explore.apply_backtrack,
+    "destiny_pick": effects.apply_destiny_pick,
+    "resolve": challenges.apply_resolve,
+    "fatigue": challenges.apply_fatigue,
+    "limits": main_step.apply_limits,
+    "threat_discard": challenges.apply_threat_discard,
+    "chapter": lambda state, step, a: state.game.chapter.apply(state, step, a),
+}
+#: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
+NEEDED = {
+    "pay": effects.pay_needed,
+    "limits": main_step.limits_needed,
+    "fatigue": challenges.fatigue_needed,
+    "trade": explore.trade_needed,
+    "destiny_pick": effects.destiny_pick_needed,
+    "threat_discard": challenges.threat_discard_needed,
+}
+#: Chance steps: the card drawn goes to ``chance(state, step, card)`` (the step is popped first).
+CHANCE = {
+    "chance_challenge": challenges.chance_challenge,
+    "chance_threat": challenges.chance_threat,
+    "chance_destiny": effects.chance_destiny,
+    "chance_held": effects.chance_held,
+    "chance_chapter": lambda state, step, card: state.game.chapter.apply_chance(state, step, card),
+}
+CHANCE_STEPS = frozenset(CHANCE)
 # Decision steps: the agenda waits on them for an action.
-DECISIONS = frozenset(
-    (
-        "main",
-        "pay",
-        "gain",
-        "trade",
-        "backtrack",
-        "destiny_pick",
-        "resolve",
-        "fatigue",
-        "limits",
-        "threat_discard",
-        "chance_challenge",
-        "chance_destiny",
-        "chance_threat",
-        "chance_held",
-        "chance_chapter",
-        "chapter",
-    )
-)
-CHANCE_STEPS = frozenset(("chance_challenge", "chance_destiny", "chance_threat", "chance_held", "chance_chapter"))
-
-
-def level_name(score: int) -> str:
-    """The rulebook's level of success for a final score ("" below 1)."""
-    for lo, name in LEVELS:
-        if score >= lo:
-            return name
-    return ""
+DECISIONS = frozenset(LEGAL) | CHANCE_STEPS
 
 
 class GameError(ValueError):
@@ -117,7 +118,7 @@ class GameError(ValueError):
 
 
 class Game:
-    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed."""
+    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed; the action table."""
 
     def __init__(
         self,
@@ -130,7 +131,7 @@ class Game:
         seed: int = 0,
         cards: CardSet | None = None,
     ):
-        from mapgen.engine.chapters import chapter_for
+        from mapgen.engine.chapters import plugin_for
 
         if not m.complete:
             raise GameError("the map is not complete: every cell needs a terrain to play")
@@ -138,7 +139,7 @@ class Game:
             raise GameError(f"players must be 1 to 4, not {players}")
         self.map = m
         self.chapter = (
-            chapter if chapter is not None and not isinstance(chapter, str) else chapter_for(chapter or m.chapter)
+            chapter if chapter is not None and not isinstance(chapter, str) else plugin_for(chapter or m.chapter)
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
@@ -173,6 +174,13 @@ class Game:
         self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)
         self.terrain_indices = tuple(t.index for t in self.chapter.terrains)
+        # every action number's kind: the core's and the chapter's; the main step asks only the kinds
+        # this team can use (a Gear kind only if someone holds that Gear, or Clark may swap it in)
+        self.action_table = ActionTable(CORE_ACTIONS + tuple(self.chapter.actions()))
+        present = {c for c in self.characters if c} | {x for gs in self.gear for x in gs}
+        if "Clark" in present:
+            present.update(self.chapter.gear_kinds())
+        self.main_legal = self.action_table.main_legal(present)
 
     def _check_team(self):
         chars = [c for c in self.characters if c]
@@ -203,7 +211,8 @@ class Game:
 
 
 class State:
-    """Everything that changes during one game."""
+    """Everything that changes during one game: the OpenSpiel interface, the agenda, and (bound from the
+    rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ..."""
 
     def __init__(self, game: Game):
         g = game
@@ -318,7 +327,7 @@ class State:
         step = self.agenda[-1]
         if step[0] in CHANCE_STEPS:
             return sorted(A.CHANCE + k for k in self._chance_pile())
-        out = getattr(self, "_legal_" + step[0])(step)
+        out = LEGAL[step[0]](self, step)
         out.sort()
         return out
 
@@ -334,14 +343,14 @@ class State:
             self.history.append(action)
             pile.remove(card)
             self.agenda.pop()
-            getattr(self, "_chance_" + step[0][7:])(step, card)
+            CHANCE[step[0]](self, step, card)
         else:
             cache = self._legal
             legal = cache[1] if cache is not None and cache[0] == len(self.history) else self.legal_actions()
             if action not in legal:
                 raise ValueError(f"illegal action {action} ({A.describe(action, self)}) at step {step[0]}")
             self.history.append(action)
-            getattr(self, "_apply_" + step[0])(step, action)
+            APPLY[step[0]](self, step, action)
         self._advance()
 
     def clone(self) -> State:
@@ -379,6 +388,8 @@ class State:
     def action_to_string(self, action: int) -> str:
         return A.describe(action, self)
 
+    __str__ = display.describe_state
+
     # ----- what players know -----
     def known(self, i: int) -> Terrain | None:
         """The terrain of a cell if the players have seen it (explored, or looked at and backtracked)."""
@@ -395,82 +406,6 @@ class State:
         p = self.pack
         return sum(p) - p[WATER] + self.samples + self.extra_slots
 
-    def frontier(self) -> list[int]:
-        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
-        g = self.game
-        if self.n_explored == 0:
-            return [i for i in g.start_cells if not self.explored[i]]
-        ex, cells, mon, orth = self.explored, g.cells, self.monsters, g.orth
-        check = g.chapter.blocks_exploring
-        if not check:
-            # without a chapter's exploring rules the frontier is a function of the explored cells and
-            # the Monsters' cells: the main step asks again after every free action, so keep the last one
-            key = (tuple(self.ex_list), bytes(ex), tuple(mon))
-            cached = self._frontier
-            if cached is not None and cached[0] == key:
-                return list(cached[1])
-            # the same cells as the general loop below, as one set comprehension (no chapter checks)
-            not_rock = g.not_rock
-            out = {
-                j
-                for i in self.ex_list
-                if not_rock[i] and i not in mon
-                for j in orth[i]
-                if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
-            }
-        else:
-            out = set()
-            for i in self.ex_list:
-                if cells[i] is not Terrain.ROCK and i not in mon and g.chapter.can_explore_from(self, i):
-                    for j in orth[i]:
-                        # decision: a Monster's own Path cannot be explored
-                        if not ex[j] and j not in mon and g.chapter.can_explore_to(self, j):
-                            out.add(j)
-        if not out:  # decision: with every way on blocked, the boat may land again on the start column
-            result = [
-                i
-                for i in g.start_cells
-                if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(self, i))
-            ]
-        else:
-            result = sorted(out)
-        if not check:
-            self._frontier = (key, result)
-            return list(result)
-        return result
-
-    def monster_tax(self, cell: int) -> int:
-        """Resources to discard before exploring a cell: 1 per Monster in its row or column."""
-        if self.game.chapter.custom_tax:
-            return self.game.chapter.monster_tax(self, cell)
-        if not self.monsters or self.collins_on:
-            return 0
-        g = self.game
-        row_of, col_of = g.row_of, g.col_of
-        r, c = row_of[cell], col_of[cell]
-        n = 0
-        for m in self.monsters:  # a plain loop: usually one Monster, so no generator to set up
-            if row_of[m] == r or col_of[m] == c:
-                n += 1
-        return n
-
-    def monster_taxes(self, cells: list[int]) -> list[int]:
-        """``monster_tax`` of each cell, the Monsters' rows and columns looked up once for all cells."""
-        if self.game.chapter.custom_tax or not self.monsters or self.collins_on:
-            return [self.monster_tax(c) for c in cells]
-        g = self.game
-        row_of, col_of = g.row_of, g.col_of
-        lines = [(row_of[m], col_of[m]) for m in self.monsters]
-        out = []
-        for cell in cells:
-            r, c = row_of[cell], col_of[cell]
-            n = 0
-            for mr, mc in lines:
-                if mr == r or mc == c:
-                    n += 1
-            out.append(n)
-        return out
-
     def carried(self) -> int:
         """Resources that can be discarded for a Monster or an 'any' loss (Water excluded)."""
         return sum(self.pack) - self.pack[WATER]
@@ -483,6 +418,21 @@ class State:
 
     def level(self) -> str:
         return level_name(self.score) if self.outcome == "win" else ""
+
+    # ----- the rules, bound from the rooms -----
+    frontier = explore.frontier
+    monster_tax = explore.monster_tax
+    monster_taxes = explore.monster_taxes
+    _gain_found = explore.gain_found
+    _completion_steps = explore.completion_steps
+    can_pass = challenges.can_pass
+    monster_place = challenges.monster_place
+    remove_threat = challenges.remove_threat
+    pop_row = challenges.pop_row
+    _field_for_shelter = main_step.field_for_shelter
+    gain = effects.gain
+    lose_water = effects.lose_water
+    run_effects = effects.run_effects
 
     # ----- the agenda -----
     def _advance(self) -> None:
@@ -504,33 +454,13 @@ class State:
                 elif kind in CHANCE_STEPS and len(self._chance_pile()) == 0:
                     ag.pop()
                     self._empty_pile(step)
-                elif kind == "main" or self._needs_decision(step):
+                elif (needed := NEEDED.get(kind)) is None or needed(self, step):
                     return
-                else:
+                else:  # a decision with no real choice resolves itself
                     ag.pop()
             else:
                 ag.pop()
-                getattr(self, "_run_" + kind)(step)
-
-    def _needs_decision(self, step) -> bool:
-        """A decision step that has no real choice resolves itself (and is popped by the caller)."""
-        kind = step[0]
-        if kind == "pay":
-            n, what = step[1], step[2]
-            have = self.carried() + (self.pack[WATER] if what == "any_water" else 0)
-            return not (n <= 0 or have == 0)
-        if kind == "limits":
-            self.pack[WATER] = min(self.pack[WATER], WATER_LIMIT)
-            return self.slots() > BACKPACK_SLOTS and self.carried() > 0
-        if kind == "fatigue":
-            return self.slots() >= 5 and self.shelter < 0  # a Shelter removes the Fatigue penalty
-        if kind == "trade":
-            return self.carried() + self.pack[WATER] > 0
-        if kind == "destiny_pick":
-            return not (self.chased or not (self.de_face or self.de_pile))
-        if kind == "threat_discard":
-            return bool(self.threats)
-        return True
+                RUN[kind](self, step)
 
     def _empty_pile(self, step) -> None:
         kind = step[0]
@@ -539,11 +469,7 @@ class State:
         elif kind == "chance_chapter":
             self.game.chapter.empty_pile(self, step)
         elif kind == "chance_threat":
-            if self.th_bottom:  # the known cards put at the bottom come up in order
-                self._chance_threat(step, self.th_bottom.pop(0))
-            elif self.th_discard:  # decision: an exhausted Threat deck is reshuffled from its discard pile
-                self.th_pile, self.th_discard = self.th_discard, []
-                self.agenda.append(step)
+            challenges.empty_threat_pile(self, step)
 
     # ----- ending the game -----
     def lose(self, cause: str) -> None:
@@ -570,688 +496,9 @@ class State:
         """Record the turn of a goal event (first Fort, each kill) for the playtest report."""
         self.events.setdefault(name, self.turn)
 
-    # ----- resources -----
-    def gain(self, r: int, n: int = 1) -> None:
-        self.pack[r] += n
-        if self.game.chapter.track_gains and n > 0:
-            self.game.chapter.on_gain(self, r)
-
-    def lose_water(self, n: int) -> None:
-        if self.pack[WATER] < n:
-            self.pack[WATER] = 0
-            self.lose("thirst")
-        else:
-            self.pack[WATER] -= n
-
     def push(self, *steps) -> None:
         """Push steps so that the first one given runs first."""
         self.agenda.extend(reversed(steps))
-
-    def run_effects(self, effects: tuple[Effect, ...]) -> None:
-        self.push(*[("effect", e) for e in effects])
-
-    def _run_effect(self, step) -> None:
-        e: Effect = step[1]
-        if self.game.chapter.run_effect(self, e):
-            return
-        v, n, t = e.verb, e.n, e.target
-        if v == "gain":
-            if isinstance(t, int):
-                self.gain(t, n)
-            elif t == "any":
-                self.push(*[("gain",)] * n)
-            elif t == "fire":
-                self.fires = min(MAX_FIRES, self.fires + n)
-            elif t == "sample":
-                self.samples = min(SAMPLE_TOKENS, self.samples + n)
-            elif t == "destiny" and self.game.destiny and not self.chased:
-                self.push(*[("destiny_pick",)] * n)
-        elif v == "lose":
-            if t == WATER:
-                self.lose_water(n)
-            elif isinstance(t, int):
-                self.pack[t] = max(0, self.pack[t] - n)
-            elif t == "any":
-                self.push(("pay", n, "any"))
-            elif t == "fire":
-                self.fires = max(0, self.fires - n)
-            elif t == "shelter":
-                self.shelter = -1
-        elif v == "draw" and t == "threat":
-            self.push(("chance_threat", "day", -1))
-        elif v == "remove" and t == "path":
-            if self.row:
-                k = min(n, self.row[0][1])
-                self.row[0][1] -= k
-                self.tokens_out += k
-        elif v == "refresh":
-            self.exhausted.clear()
-        elif v == "reveal":
-            self.game.chapter.reveal(self, t, n)
-
-    # ----- the main step: free actions, exploring, ending the turn -----
-    def _legal_main(self, step) -> list[int]:
-        g, p, pack = self.game, self.current, self.pack
-        out: list[int] = []
-        mine = self.gear[p]
-        ready = [x for x in mine if x not in self.exhausted]
-        char = g.characters[p]
-        if not self.explored_now:
-            banned = self.banned
-            if g.chapter.custom_tax or (self.monsters and not self.collins_on):
-                carried = self.carried() + pack[WATER]
-                frontier = [c for c in self.frontier() if c != banned]
-                out = [A.EXPLORE + c for c, tax in zip(frontier, self.monster_taxes(frontier)) if tax <= carried]
-            else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
-                out = [A.EXPLORE + c for c in self.frontier() if c != banned]
-            if not out:  # decision: no Path can be explored, so the turn may end without one
-                out.append(A.END_TURN)
-            for k, name in enumerate(A.GUESS_GEAR):
-                if name in ready and k not in self.guesses:
-                    out.extend(A.GUESS + 20 * k + t for t in g.terrain_indices)
-            if char == "Lewis" and "Lewis" not in self.exhausted and not self.lewis_on:
-                out.append(A.LEWIS)
-            if char == "Collins" and "Collins" not in self.exhausted and not self.collins_on and self.monsters:
-                out.append(A.COLLINS)
-        else:
-            out.append(A.END_TURN)
-            if "Satchel" in ready and self.last_gain >= 0 and pack[self.last_gain] > 0 and self._destiny_open():
-                out.append(A.SATCHEL)
-        for r in CARRIED:
-            if pack[r]:
-                out.append(A.DISCARD + r)
-                if self.samples:
-                    out.append(A.DROP_SAMPLE + r)
-        if self.fires < MAX_FIRES:
-            if pack[WOOD] >= 2:
-                out.append(A.FIRE)
-            if pack[ROCK] >= 2:
-                out.append(A.FIRE + 1)
-            if "Flint" in ready:
-                if pack[WOOD]:
-                    out.append(A.FIRE + 2)
-                if pack[ROCK]:
-                    out.append(A.FIRE + 3)
-        if g.chapter.shelter:
-            # the affordable pairs first: without one, no need to look for an explored Field (the usual case)
-            pairs = [k for k, (x, y) in enumerate(A.SHELTER_PAIRS) if pack[x] and pack[y]]
-            if pairs and self._field_for_shelter() >= 0:
-                out.extend(A.SHELTER + k for k in pairs)
-        if self.injured and pack[MUD]:
-            out.append(A.CURE_INJURED)
-        if self.de_held and not self.chased:
-            out.extend(A.USE_DESTINY + k for k in range(len(self.de_held)))
-        if "Box of Goods" in mine:
-            out.append(A.BOX_OF_GOODS)
-        if "Mortar and Pestle" in ready and self.carried() + pack[WATER] >= 2:
-            out.append(A.MORTAR)
-        if "Jar" in mine:
-            if "Jar" in ready:
-                out.extend(A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER)
-            elif self.jar >= 0:
-                out.append(A.JAR_TAKE)
-        if "Medicine" in ready:
-            for q in range(g.n):
-                if g.characters[q] and g.characters[q] in self.exhausted:
-                    out.append(A.MEDICINE + 8 * q)
-                out.extend(
-                    A.MEDICINE + 8 * q + 1 + s
-                    for s, x in enumerate(self.gear[q])
-                    if x in self.exhausted and x != "Medicine"
-                )
-        if char == "Clark" and "Clark" not in self.exhausted:
-            kinds, fixed = g.chapter.gear_kinds(), g.chapter.fixed_gear()
-            for s, x in enumerate(mine):
-                if x not in fixed:
-                    out.extend(A.CLARK + 10 * s + kinds.index(y) for y in self.reserve if y not in fixed)
-        g.chapter.free_actions(self, out)
-        return out
-
-    def _field_for_shelter(self) -> int:
-        for i in self.game.chapter.shelter_cells(self):
-            if i != self.shelter:
-                return i
-        return -1
-
-    def _destiny_open(self) -> bool:
-        return bool(self.game.destiny) and not self.chased and bool(self.de_face or self.de_pile)
-
-    def _apply_main(self, step, a: int) -> None:
-        g, pack = self.game, self.pack
-        if a < A.DISCARD:
-            tax = self.monster_tax(a)
-            self.push(("explore", a))
-            self.passes = 0
-            if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
-                self.push(("pay", tax, "any_water"))
-            return
-        if a < A.GAIN:
-            pack[a - A.DISCARD] -= 1
-        elif a == A.END_TURN:
-            if not self.explored_now:  # a whole round in which nobody can explore ends the expedition
-                self.passes += 1
-                if self.passes >= g.n:
-                    # Paths open but too few Resources for the Monsters' toll; or no Path open at all
-                    full = self.n_explored == g.board.size
-                    self.lose("map_explored" if full else "monster_toll" if self.frontier() else "blocked")
-                    return
-            self.agenda.pop()
-            self.push(*g.chapter.end_turn_steps(self), ("limits",), ("check_challenge",), ("next_turn",))
-        elif A.FIRE <= a < A.SHELTER:
-            k = a - A.FIRE
-            if k == 0:
-                pack[WOOD] -= 2
-            elif k == 1:
-                pack[ROCK] -= 2
-            else:
-                pack[WOOD if k == 2 else ROCK] -= 1
-                self.exhausted.add("Flint")
-            self.fires += 1
-        elif A.SHELTER <= a < A.CURE_INJURED:
-            x, y = A.SHELTER_PAIRS[a - A.SHELTER]
-            pack[x] -= 1
-            pack[y] -= 1
-            self.shelter = self._field_for_shelter()
-        elif a == A.CURE_INJURED:
-            pack[MUD] -= 1
-            self._discard_injured()
-        elif A.DROP_SAMPLE <= a < A.USE_DESTINY:
-            pack[a - A.DROP_SAMPLE] -= 1
-            self.samples -= 1
-        elif A.USE_DESTINY <= a < A.KILL:
-            card = self.de_held.pop(a - A.USE_DESTINY)
-            self.de_discard.append(card)
-            self.run_effects(g.destiny[card].effects)
-        elif A.GUESS <= a < A.LEWIS:
-            k, t = divmod(a - A.GUESS, 20)
-            self.guesses[k] = t
-            self.exhausted.add(A.GUESS_GEAR[k])
-        elif a == A.LEWIS:
-            self.lewis_on = True
-            self.exhausted.add("Lewis")
-        elif a == A.COLLINS:
-            self.collins_on = True
-            self.exhausted.add("Collins")
-        elif a == A.BOX_OF_GOODS:
-            self.gear[self.current].remove("Box of Goods")
-            self.push(("gain",))
-        elif a == A.MORTAR:
-            self.exhausted.add("Mortar and Pestle")
-            self.push(("pay", 2, "any_water"), ("gain",))
-        elif a == A.SATCHEL:
-            self.exhausted.add("Satchel")
-            pack[self.last_gain] -= 1
-            self.last_gain = -1
-            self.push(("destiny_pick",))
-        elif A.JAR_STORE <= a < A.JAR_TAKE:
-            self.jar = a - A.JAR_STORE
-            pack[self.jar] -= 1
-            self.exhausted.add("Jar")
-        elif a == A.JAR_TAKE:
-            pack[self.jar] += 1
-            self.jar = -1
-        elif A.MEDICINE <= a < A.CLARK:
-            q, s = divmod(a - A.MEDICINE, 8)
-            self.exhausted.discard(g.characters[q] if s == 0 else self.gear[q][s - 1])
-            self.exhausted.add("Medicine")
-        elif A.CLARK <= a < A.BACKTRACK:
-            s, k = divmod(a - A.CLARK, 10)
-            mine = self.gear[self.current]
-            old, new = mine[s], g.chapter.gear_kinds()[k]
-            mine[s] = new
-            self.reserve.remove(new)
-            self.reserve.append(old)
-            self.exhausted.discard(new)
-            self.exhausted.discard(old)
-            self.exhausted.add("Clark")
-        else:
-            g.chapter.apply_free(self, a)
-
-    def _discard_injured(self) -> None:
-        self.remove_threat(self._injured_card(), "discard")
-
-    def pop_row(self) -> list:
-        """Take the leftmost card off the Challenge Row; its Path tokens are discarded."""
-        entry = self.row.pop(0)
-        self.tokens_out += entry[1]
-        return entry
-
-    # ----- exploring -----
-    def _run_explore(self, step) -> None:
-        g, cell = self.game, step[1]
-        t = g.cells[cell]
-        self.explored[cell] = 1
-        self.seen[cell] = 1
-        self.n_explored += 1
-        self.ex_list.append(cell)
-        self.explored_now = True
-        tracked = self.guesses.get(1) == t.index
-        if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
-            self.explored_now = False
-            self.guesses.clear()
-            self.lewis_on = False
-            self.tokens_out += 1
-            self.game.chapter.explored_unactivated(self, cell)
-            self.push(*self._completion_steps(cell))
-            return
-        if t is not Terrain.HILL and self.guesses.get(0) != t.index and self.row:
-            self.row[0][1] += 1
-            self.token_to_row = True
-        else:  # a Hill's token, or a Compass's right guess: the token is discarded
-            self.tokens_out += 1
-            self.token_to_row = False
-        self.guesses.clear()
-        if self.fires >= 2:
-            self.push(("backtrack", cell))
-        else:
-            self.push(("activate", cell))
-
-    def _legal_backtrack(self, step) -> list[int]:
-        return [A.BACKTRACK, A.ACTIVATE]
-
-    def _apply_backtrack(self, step, a: int) -> None:
-        self.agenda.pop()
-        cell = step[1]
-        if a == A.ACTIVATE:
-            self.push(("activate", cell))
-            return
-        # Backtrack: put the Path token back, refresh what was used for this explore, explore elsewhere
-        self.fires -= 2
-        self.explored[cell] = 0
-        self.n_explored -= 1
-        self.ex_list.remove(cell)
-        if self.token_to_row:
-            self.row[0][1] -= 1
-        else:
-            self.tokens_out -= 1
-        self.explored_now = False
-        self.banned = cell
-        for name in ("Lewis", "Collins", "Compass", "Tracking Guide"):
-            self.exhausted.discard(name)
-        self.lewis_on = self.collins_on = False
-
-    def _run_activate(self, step) -> None:
-        g, cell = self.game, step[1]
-        t = g.cells[cell]
-        r = g.terrain_res[cell]
-        steps: list[tuple] = []
-        self.last_gain = -1
-        if r >= 0:
-            n = 2 if self.lewis_on else 1
-            for _ in range(n):
-                self._gain_found(r)
-        if t is Terrain.SKULL:
-            steps.append(("chance_threat", "day", cell))
-        elif t is Terrain.TIPI:
-            steps.append(("trade",))
-        elif t is Terrain.HILL:
-            self.extra_turn = True
-        # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,
-        # Maldonado's Tipi gives its Kill Monster card before the trade
-        steps[:0] = g.chapter.activate(self, cell, t)
-        steps += self._completion_steps(cell)
-        self.lewis_on = False
-        self.collins_on = False
-        self.push(*steps)
-
-    def _gain_found(self, r: int) -> None:
-        """A Resource found by exploring: York puts one that today's Challenges need on the card."""
-        if self.game.characters[self.current] == "York":
-            for entry in self.row:
-                if entry[0] < 0:
-                    continue
-                card = self.game.challenges[entry[0]]
-                stored = entry[2] or []
-                need = card.requires[r] + card.optional[r]
-                if need > stored.count(r):
-                    entry[2] = stored + [r]
-                    return
-        self.pack[r] += 1
-        self.last_gain = r
-        if self.game.chapter.track_gains:
-            self.game.chapter.on_gain(self, r)
-
-    def _completion_steps(self, cell: int) -> list[tuple]:
-        g = self.game
-        steps = []
-        ex = self.explored
-        b = g.board
-        if all(ex[i] for i in b.rows[g.row_of[cell]]):
-            steps += g.chapter.row_reward(self, g.row_of[cell])
-        if all(ex[i] for i in b.cols[g.col_of[cell]]):
-            steps += g.chapter.column_reward(self, g.col_of[cell])
-        return steps
-
-    def _legal_trade(self, step) -> list[int]:
-        pack = self.pack
-        out = [A.SKIP]
-        for give in range(NRES):
-            if pack[give]:
-                out.extend(A.TRADE + 10 * give + take for take in self.game.chapter.resources if take != give)
-        return out
-
-    def _apply_trade(self, step, a: int) -> None:
-        self.agenda.pop()
-        if a == A.SKIP:
-            return
-        give, take = divmod(a - A.TRADE, 10)
-        self.pack[give] -= 1
-        self.pack[take] += 1
-        if self.game.chapter.track_gains:
-            self.game.chapter.on_gain(self, take)
-
-    # ----- choices -----
-    def _legal_pay(self, step) -> list[int]:
-        allow_water = step[2] == "any_water"
-        return [A.DISCARD + r for r in range(NRES) if self.pack[r] and (r != WATER or allow_water)]
-
-    def _apply_pay(self, step, a: int) -> None:
-        self.agenda.pop()
-        self.pack[a - A.DISCARD] -= 1
-        if step[1] > 1:
-            self.agenda.append((step[0], step[1] - 1, step[2]))
-
-    def _legal_gain(self, step) -> list[int]:
-        return [A.GAIN + r for r in self.game.chapter.resources]
-
-    def _apply_gain(self, step, a: int) -> None:
-        self.agenda.pop()
-        self.pack[a - A.GAIN] += 1
-        if self.game.chapter.track_gains:
-            self.game.chapter.on_gain(self, a - A.GAIN)
-
-    def _legal_destiny_pick(self, step) -> list[int]:
-        out = [A.DESTINY_PICK + k for k in range(len(self.de_face))]
-        if self.de_pile:
-            out.append(A.DESTINY_PICK + 2)
-        return out
-
-    def _apply_destiny_pick(self, step, a: int) -> None:
-        self.agenda.pop()
-        k = a - A.DESTINY_PICK
-        if k == 2:
-            self.push(("chance_held",))
-        else:
-            self.de_held.append(self.de_face.pop(k))
-            if self.de_pile:
-                self.push(("chance_destiny",))
-
-    def _chance_destiny(self, step, card: int) -> None:
-        self.de_face.append(card)
-
-    def _chance_held(self, step, card: int) -> None:
-        self.de_held.append(card)
-
-    def _chance_chapter(self, step, card: int) -> None:
-        self.game.chapter.apply_chance(self, step, card)
-
-    def _chance_challenge(self, step, card: int) -> None:
-        self.row.append([card, 0, None])
-
-    # ----- threats -----
-    def _chance_threat(self, step, card: int) -> None:
-        g = self.game
-        th = g.threats[card]
-        when, cell = step[1], step[2]
-        if th.kind == "injured":
-            self.threats.append(card)
-            self.injured = 1
-        elif th.kind == "chased":
-            self.threats.append(card)
-            self.chased = True
-            self.chased_pile += self.de_held
-            self.de_held = []
-        else:
-            self.threats.append(card)
-            g.chapter.place_monster(self, card, when, cell)
-
-    def monster_place(self, card: int, when: str, cell: int) -> int:
-        """Where a Monster goes: by day on its Lair; at Night or as a row reward by its card's direction.
-
-        Ties on the edge are broken by the Resource Priority Order of the Explored terrain, then
-        (decision: the rulebook's 'Token Tray order' is not printed) west to east or north to south.
-        """
-        if when == "day" and cell >= 0 and cell not in self.monsters:
-            return cell
-        g = self.game
-        cands = [i for i in range(g.board.size) if self.explored[i] and i not in self.monsters]
-        if not cands:
-            return -1
-        d = g.threats[card].direction
-        key = {
-            "north": lambda i: (g.row_of[i], PRIORITY.get(g.cells[i], 99), g.col_of[i]),
-            "south": lambda i: (-g.row_of[i], PRIORITY.get(g.cells[i], 99), g.col_of[i]),
-            "west": lambda i: (g.col_of[i], PRIORITY.get(g.cells[i], 99), g.row_of[i]),
-            "east": lambda i: (-g.col_of[i], PRIORITY.get(g.cells[i], 99), g.row_of[i]),
-        }[d]
-        return min(cands, key=key)
-
-    def remove_threat(self, card: int, to: str) -> None:
-        """Take a revealed Threat card out of play: to 'bottom' of the deck, 'discard', or 'out' (killed)."""
-        g = self.game
-        self.threats.remove(card)
-        th = g.threats[card]
-        if th.monster:
-            for c, k in list(self.monsters.items()):
-                if k == card:
-                    del self.monsters[c]
-        elif th.kind == "chased":
-            self.chased = False
-            self.de_held += self.chased_pile
-            self.chased_pile = []
-        elif th.kind == "injured":
-            if self.injured == 2 and self.row and self.row[0][0] < 0:
-                self.pop_row()
-            self.injured = 0
-        if to == "bottom":
-            self.th_bottom.append(card)
-        elif to == "discard":
-            self.th_discard.append(card)
-
-    def _legal_threat_discard(self, step) -> list[int]:
-        return [A.SKIP] + [A.THREAT_DISCARD + k for k in range(len(self.threats))]
-
-    def _apply_threat_discard(self, step, a: int) -> None:
-        self.agenda.pop()
-        if a == A.SKIP:
-            return
-        card = self.threats[a - A.THREAT_DISCARD]
-        self.remove_threat(card, "bottom")
-        self.push(("chance_threat", "row", -1))
-
-    # ----- ending a turn -----
-    def _legal_limits(self, step) -> list[int]:
-        return [A.DISCARD + r for r in range(NRES) if self.pack[r] and r != WATER]
-
-    def _apply_limits(self, step, a: int) -> None:
-        self.pack[a - A.DISCARD] -= 1  # the step stays until the backpack is within its limits
-
-    def _run_check_challenge(self, step) -> None:
-        if not self.row:
-            return
-        c, tokens, _ = self.row[0]
-        time = self.game.threats[self._injured_card()].time if c < 0 else self.game.challenges[c].time
-        if tokens >= time:
-            if c < 0:  # Injured is resolved with no Pass, no Fail and no Consequence
-                self.pop_row()
-                self.injured = 1
-                self.push(("after_resolve",))
-            else:
-                self.push(("resolve",), ("fatigue",), ("after_resolve",))
-
-    def _injured_card(self) -> int:
-        return next(k for k in self.threats if self.game.threats[k].kind == "injured")
-
-    def can_pass(self, card=None, stored=None) -> bool:
-        if card is None:
-            card, stored = self.game.challenges[self.row[0][0]], self.row[0][2]
-        if not self.game.chapter.may_pass(self, card):
-            return False
-        if card.fire and self.fires < 1:
-            return False
-        if card.shelter and self.shelter < 0:
-            return False
-        pack = self.pack
-        for r in range(NRES):
-            need = card.requires[r]
-            if need and need > pack[r] + (stored.count(r) if stored else 0):
-                return False
-        return True
-
-    def _legal_resolve(self, step) -> list[int]:
-        return [A.PASS, A.FAIL] if self.can_pass() else [A.FAIL]
-
-    def _apply_resolve(self, step, a: int) -> None:
-        self.agenda.pop()
-        c, _, stored = self.pop_row()
-        card = self.game.challenges[c]
-        stored = list(stored or ())
-        pack = self.pack
-        if a == A.PASS:
-            for r in range(NRES):
-                for _ in range(card.requires[r] + card.optional[r]):
-                    if r in stored:
-                        stored.remove(r)
-                    elif pack[r]:
-                        pack[r] -= 1
-            for r in stored:
-                pack[r] += 1
-            effects = card.passes
-            if card.bonus and (
-                (card.bonus_if == "fire" and self.fires) or (card.bonus_if == "shelter" and self.shelter >= 0)
-            ):
-                effects = effects + card.bonus
-            self.run_effects(effects)
-        else:
-            for r in stored:
-                pack[r] += 1
-            self.run_effects(card.fails)
-        self.resolved += 1
-        self.game.chapter.on_resolved(self, card, a == A.PASS)
-
-    def _legal_fatigue(self, step) -> list[int]:
-        return [A.FATIGUE_WATER] + [A.DISCARD + r for r in range(NRES) if self.pack[r] and r != WATER]
-
-    def _apply_fatigue(self, step, a: int) -> None:
-        if a == A.FATIGUE_WATER:
-            self.agenda.pop()
-            self.lose_water(1)
-            return
-        self.pack[a - A.DISCARD] -= 1
-        if self.slots() < 5:
-            self.agenda.pop()
-
-    def _run_after_resolve(self, step) -> None:
-        steps = self.game.chapter.after_resolve_steps(self)
-        if not self.row:
-            steps = [*steps, ("end_of_day",)]
-        if steps:
-            self.push(*steps)
-
-    def _run_end_of_day(self, step) -> None:
-        need = self.game.chapter.food_needed(self)
-        if need:
-            if self.pack[FOOD] < need:
-                self.pack[FOOD] = 0
-                self.lose("hunger")
-                return
-            self.pack[FOOD] -= need
-        self.push(("night",))
-
-    def _run_night(self, step) -> None:
-        g = self.game
-        steps: list[tuple] = list(g.chapter.night_steps(self))
-        if g.chapter.night_threat(self):
-            steps.append(("chance_threat", "night", -1))
-        if self.injured == 1:
-            self.injured = 2
-        steps.append(("deal_day",))
-        self.push(*steps)
-
-    def _run_deal_day(self, step) -> None:
-        n = 3
-        if self.injured == 2:
-            self.row.append([-1, 0, None])
-            n = 2
-        if len(self.ch_pile) < n:
-            self.lose("no_challenges")
-            return
-        if "Jar" in [x for gs in self.gear for x in gs] and self.jar >= 0:
-            self.pack[self.jar] += 2
-            self.jar = -1
-        self.exhausted.clear()
-        self.day += 1
-        self.push(*[("chance_challenge",)] * n)
-
-    def _run_next_turn(self, step) -> None:
-        if not self.extra_turn:
-            self.current = (self.current + 1) % self.game.n
-        self.turn += 1
-        self.extra_turn = False
-        self.explored_now = False
-        self.guesses.clear()
-        self.lewis_on = self.collins_on = False
-        self.last_gain = -1
-        self.banned = -1
-        self.agenda.append(("main",))
-
-    # chapter steps route through the chapter object
-    def _legal_chapter(self, step) -> list[int]:
-        return self.game.chapter.legal(self, step)
-
-    def _apply_chapter(self, step, a: int) -> None:
-        self.game.chapter.apply(self, step, a)
-
-    # ----- display -----
-    def __str__(self) -> str:
-        g = self.game
-        b = g.board
-        lines = [f"Day {self.day}, turn {self.turn}, player {self.current + 1} ({g.characters[self.current] or '-'})"]
-        lines.append("   " + " ".join(f"{c:>3}" for c in b.col_numbers))
-        for r, letter in enumerate(b.row_letters):
-            cells = []
-            for i in b.rows[r]:
-                if self.explored[i]:
-                    t = g.cells[i]
-                    code = t.code + (str(g.hills[i]) if i in g.hills else "")
-                else:
-                    code = "[]" if not self.seen[i] else g.cells[i].code.lower()
-                if i in self.monsters:
-                    code = "M" + code[:2]
-                if i == self.shelter:
-                    code = code[:2] + "^"
-                cells.append(f"{code:>3}")
-            lines.append(f"{letter}  " + " ".join(cells))
-        pack = " ".join(f"{RESOURCE_CODES[r]}{self.pack[r]}" for r in range(NRES) if self.pack[r])
-        lines.append(
-            f"Backpack: {pack or 'empty'}; Samples {self.samples}; Fire {self.fires}; "
-            f"Shelter {'yes' if self.shelter >= 0 else 'no'}; {self.slots()}/6 spaces"
-        )
-        row = []
-        for c, tokens, stored in self.row:
-            if c < 0:
-                row.append(f"Injured {tokens}/{g.threats[self._injured_card()].time}")
-            else:
-                card = g.challenges[c]
-                row.append(f"{card.describe()} ({tokens}/{card.time})" + (f" holds {stored}" if stored else ""))
-        lines.append("Challenges: " + ("; ".join(row) or "none"))
-        if self.threats:
-            lines.append("Threats: " + ", ".join(g.threats[k].name for k in self.threats))
-        if g.destiny:
-            lines.append(
-                "Destiny: held "
-                + (", ".join(g.destiny[k].name for k in self.de_held) or "none")
-                + "; face up "
-                + ", ".join(g.destiny[k].name for k in self.de_face)
-            )
-        lines += g.chapter.describe_state(self)
-        if self.outcome:
-            lines.append(
-                f"Game over: {self.outcome}" + (f", score {self.score} ({self.level()})" if self.won() else "")
-            )
-        else:
-            lines.append(f"Waiting on: {self.agenda[-1][0]}")
-        return "\n".join(lines)
 
 
 def terrain_by_index(k: int) -> Terrain:

@@ -34,9 +34,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from mapgen.engine import actions as A
+from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, GameError
 from mapgen.terrain import Terrain
 
@@ -111,13 +112,12 @@ def load_decks(path=None):
     return crew, influence, commands
 
 
-class Maldonado(Chapter):
+class Maldonado(ChapterRules):
     """Expansion 3: Maldonado, co-operative mode (see the module docstring)."""
 
     name = "maldonado"
-    title = "Expansion 3: Maldonado (co-operative)"
+    variant = "co-operative"
     mode = "coop"
-    terrains = Chapter.terrains + (T.MALDONADO,)
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
     extra_characters = ("Randolph", "Russell")
     extra_gear = ("Goggles", "Water Skin")
@@ -407,47 +407,106 @@ class Maldonado(Chapter):
         shown = [r for r in range(NRES) if req[r] and state.pack[r] > 0]
         return list(combinations(shown, 2))
 
-    def free_actions(self, state, out: list[int]) -> None:
+    # ----- the chapter's actions -----
+    def actions(self) -> list[ActionKind]:
+        return [
+            *super().actions(),
+            ActionKind(PLAY, TRAITOR_PLAY, self._describe_play),
+            ActionKind(TRAITOR_PLAY, TRAITOR_PLAY + 1, words("play the Traitor card face down")),
+            ActionKind(COMMAND, COMMAND + 1, words("play a Command card face down")),
+            ActionKind(TARGET_CREW, FLIP, lambda a, state: f"target {self.crew[a - TARGET_CREW].name}"),
+            ActionKind(FLIP, KILL_M, lambda a, state: f"turn up the setup card on {self.crew[a - FLIP].name}"),
+            ActionKind(KILL_M, PAIR, self._describe_kill, self._legal_kill, self._kill_with),
+            ActionKind(PAIR, ACCUSE, self._describe_pair),
+            ActionKind(ACCUSE, ABSTAIN, lambda a, state: f"accuse player {a - ACCUSE + 1}"),
+            ActionKind(ABSTAIN, ABSTAIN + 1, words("abstain from accusing")),
+            ActionKind(
+                PARTNER,
+                PARTNER + 1,
+                words("refresh up to 2 of your partner's Gear"),
+                self._legal_partner,
+                self._partner,
+                ("Randolph", "Russell"),
+            ),
+            ActionKind(
+                WATER_SKIN,
+                WATER_SKIN + 1,
+                words("Water Skin: 2 Water back into the backpack"),
+                self._legal_water_skin,
+                self._water_skin,
+                ("Water Skin",),
+            ),
+            ActionKind(
+                GOGGLES,
+                GOGGLES + 64,
+                lambda a, state: f"Goggles on {state.game.board.name(a - GOGGLES)}",
+                self._legal_goggles,
+                self._goggles,
+                ("Goggles",),
+            ),
+        ]
+
+    def _legal_kill(self, state, out: list[int]) -> None:
         d = state.data
         if state.monsters and d["result"] is None:
             n_mon = len(state.monsters)
             for s, k in enumerate(d["kill_face"][:4]):
                 if self.kill_pairs(state, k):
                     out.extend(KILL_M + 4 * s + m for m in range(min(n_mon, 4)))
-        g, p = state.game, state.current
-        char = g.characters[p]
+
+    def _kill_with(self, state, action: int) -> None:
+        s, m = divmod(action - KILL_M, 4)
+        state.push(("chapter", "pair", s, sorted(state.monsters)[m]))
+
+    def _legal_partner(self, state, out: list[int]) -> None:
+        g = state.game
+        char = g.characters[state.current]
         partner = {"Randolph": "Russell", "Russell": "Randolph"}.get(char)
         if partner and char not in state.exhausted and partner in g.characters:
             q = g.characters.index(partner)
             if any(x in state.exhausted for x in state.gear[q]):
                 out.append(PARTNER)
-        mine = state.gear[p]
-        if "Water Skin" in mine and d["skin"]:
-            out.append(WATER_SKIN)
-        if "Goggles" in mine and "Goggles" not in state.exhausted and not state.explored_now:
-            out.extend(GOGGLES + i for i in range(g.board.size) if not state.explored[i] and i != d["goggles"])
 
-    def apply_free(self, state, action: int) -> None:
-        d = state.data
+    def _partner(self, state, action: int) -> None:
         g = state.game
-        if KILL_M <= action < PAIR:
-            s, m = divmod(action - KILL_M, 4)
-            state.push(("chapter", "pair", s, sorted(state.monsters)[m]))
-        elif action == PARTNER:
-            char = g.characters[state.current]
-            q = g.characters.index("Russell" if char == "Randolph" else "Randolph")
-            for x in [x for x in state.gear[q] if x in state.exhausted][:2]:
-                state.exhausted.discard(x)
-            state.exhausted.add(char)
-        elif action == WATER_SKIN:
-            state.gear[state.current].remove("Water Skin")
-            state.pack[WATER] += d["skin"]
-            d["skin"] = 0
-        elif GOGGLES <= action < GOGGLES + 64:
-            d["goggles"] = action - GOGGLES
-            state.exhausted.add("Goggles")
-        else:
-            super().apply_free(state, action)
+        char = g.characters[state.current]
+        q = g.characters.index("Russell" if char == "Randolph" else "Randolph")
+        for x in [x for x in state.gear[q] if x in state.exhausted][:2]:
+            state.exhausted.discard(x)
+        state.exhausted.add(char)
+
+    def _legal_water_skin(self, state, out: list[int]) -> None:
+        if "Water Skin" in state.gear[state.current] and state.data["skin"]:
+            out.append(WATER_SKIN)
+
+    def _water_skin(self, state, action: int) -> None:
+        d = state.data
+        state.gear[state.current].remove("Water Skin")
+        state.pack[WATER] += d["skin"]
+        d["skin"] = 0
+
+    def _legal_goggles(self, state, out: list[int]) -> None:
+        if "Goggles" in state.gear[state.current] and "Goggles" not in state.exhausted and not state.explored_now:
+            d = state.data
+            out.extend(GOGGLES + i for i in range(state.game.board.size) if not state.explored[i] and i != d["goggles"])
+
+    def _goggles(self, state, action: int) -> None:
+        state.data["goggles"] = action - GOGGLES
+        state.exhausted.add("Goggles")
+
+    def _describe_play(self, action: int, state) -> str:
+        s, face = divmod(action - PLAY, 2)
+        hand = state.data["hands"][state.current]
+        name = self.card_name(hand[s]) if s < len(hand) else f"card {s}"
+        return f"play Influence {name} face {'up' if face else 'down'}"
+
+    def _describe_kill(self, action: int, state) -> str:
+        s, m = divmod(action - KILL_M, 4)
+        return f"kill Monster {m + 1} with Kill Monster card {s + 1}"
+
+    def _describe_pair(self, action: int, state) -> str:
+        r1, r2 = divmod(action - PAIR, 10)
+        return f"discard {RESOURCE_CODES[r1]} and {RESOURCE_CODES[r2]}"
 
     def kill(self, state, s: int, cell: int, r1: int, r2: int) -> None:
         d = state.data
@@ -581,40 +640,6 @@ class Maldonado(Chapter):
             return f"Command {RESOURCE_CODES[self.commands[code - COMMAND_BASE]]}"
         c = self.influence[code]
         return f"{RESOURCE_CODES[c.resource]} +{c.match}/-{c.mismatch}"
-
-    def describe_action(self, action: int, state) -> str:
-        b = state.game.board
-        d = state.data
-        if PLAY <= action < TRAITOR_PLAY:
-            s, face = divmod(action - PLAY, 2)
-            hand = d["hands"][state.current]
-            name = self.card_name(hand[s]) if s < len(hand) else f"card {s}"
-            return f"play Influence {name} face {'up' if face else 'down'}"
-        if action == TRAITOR_PLAY:
-            return "play the Traitor card face down"
-        if action == COMMAND:
-            return "play a Command card face down"
-        if TARGET_CREW <= action < FLIP:
-            return f"target {self.crew[action - TARGET_CREW].name}"
-        if FLIP <= action < KILL_M:
-            return f"turn up the setup card on {self.crew[action - FLIP].name}"
-        if KILL_M <= action < PAIR:
-            s, m = divmod(action - KILL_M, 4)
-            return f"kill Monster {m + 1} with Kill Monster card {s + 1}"
-        if PAIR <= action < ACCUSE:
-            r1, r2 = divmod(action - PAIR, 10)
-            return f"discard {RESOURCE_CODES[r1]} and {RESOURCE_CODES[r2]}"
-        if ACCUSE <= action < ABSTAIN:
-            return f"accuse player {action - ACCUSE + 1}"
-        if action == ABSTAIN:
-            return "abstain from accusing"
-        if action == PARTNER:
-            return "refresh up to 2 of your partner's Gear"
-        if action == WATER_SKIN:
-            return "Water Skin: 2 Water back into the backpack"
-        if GOGGLES <= action < GOGGLES + 64:
-            return f"Goggles on {b.name(action - GOGGLES)}"
-        return super().describe_action(action, state)
 
     def describe_state(self, state) -> list[str]:
         d = state.data

@@ -267,13 +267,39 @@ def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
     }
 
 
-def save_replays(directory: str | Path, m: Map, s: Settings, records: list[GameRecord]) -> list[Path]:
+def replay_paths(directory: str | Path, games: int) -> list[Path]:
+    """The files ``save_replays`` writes for games 0..games-1: DIR/game-NNNNN.json."""
+    return [Path(directory) / f"game-{k:05d}.json" for k in range(games)]
+
+
+def check_replay_folder(directory: str | Path, games: int, *, force: bool = False) -> None:
+    """Before playing: the folder can be made and written, and no replay file is in the way unless ``force``.
+
+    Reads the folder once (a run may save millions of games), not one file at a time.
+    """
+    import os
+    import re
+
+    from mapgen.output import check_files, prepare_folder
+
     d = Path(directory)
-    d.mkdir(parents=True, exist_ok=True)
+    if d.is_dir():
+        names = [n for n in os.listdir(d) if (k := re.fullmatch(r"game-(\d{5,})\.json", n)) and int(k[1]) < games]
+        check_files(sorted(d / n for n in names), force=force, total=games)
+    prepare_folder(directory)
+
+
+def save_replays(
+    directory: str | Path, m: Map, s: Settings, records: list[GameRecord], *, force: bool = False
+) -> list[Path]:
+    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``."""
+    from mapgen.output import prepare_folder, write_text
+
+    d = prepare_folder(directory)
     paths = []
     for rec in records:
         p = d / f"game-{rec.index:05d}.json"
-        p.write_text(json.dumps(replay_record(m, s, rec)) + "\n", encoding="utf-8")
+        write_text(p, json.dumps(replay_record(m, s, rec)) + "\n", force=force)
         paths.append(p)
     return paths
 
@@ -332,9 +358,11 @@ __all__ = [
     "GameRecord",
     "ReplayError",
     "Settings",
+    "check_replay_folder",
     "load_replay",
     "play_back",
     "replay",
+    "replay_paths",
     "report_text",
     "run_playtest",
     "save_replays",

@@ -32,9 +32,10 @@ from __future__ import annotations
 from typing import ClassVar
 
 from mapgen.engine import actions as A
-from mapgen.engine.cards import FOOD, MUD, MUSHROOM, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.actions import ActionKind, words
+from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -87,23 +88,10 @@ IRENE_GAIN = 0.5  # the bots use Irene when the best explore gains this much val
 IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can explore
 
 
-class Vameter(Chapter):
+class Vameter(ChapterRules):
     """Expansion 2: Vameter (see the module docstring)."""
 
     name = "vameter"
-    title = "Expansion 2: Vameter"
-    terrains = (
-        T.FOOD,
-        T.WOOD,
-        T.WATER,
-        T.MUD,
-        T.ROCK,
-        T.SKULL,
-        T.TIPI,
-        T.HILL,
-        T.FEZRON_CAMP,
-        T.MUSHROOM_FIELD,
-    )
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, MUSHROOM, WATER)
     extra_characters = ("Irene",)
     extra_gear = ("Pipe Hawks", "Dowsing Rod")
@@ -527,41 +515,108 @@ class Vameter(Chapter):
             j for j in self.king(state, cell) if j not in state.monsters and j != d["vam"] and j not in d["crew"]
         )
 
-    # ----- free actions -----
-    def free_actions(self, state, out: list[int]) -> None:
-        d = state.data
-        if d["fezron"] > 0:
+    # ----- the chapter's actions -----
+    def actions(self) -> list[ActionKind]:
+        crew = self._describe_crew
+        return [
+            *super().actions(),
+            ActionKind(PLACE, LOSE_CREW, crew(PLACE, "place Crew {} here")),
+            ActionKind(LOSE_CREW, RECALL, crew(LOSE_CREW, "Crew {} dies")),
+            ActionKind(RECALL, ROW_PICK, crew(RECALL, "take Crew {} back to the supply")),
+            ActionKind(ROW_PICK, SACRIFICE, crew(ROW_PICK, "row reward: move Crew {}")),
+            ActionKind(
+                SACRIFICE,
+                IRENE,
+                crew(SACRIFICE, "sacrifice a Fezron: Crew {} fires"),
+                self._legal_sacrifice,
+                self._sacrifice,
+            ),
+            ActionKind(IRENE, PIPE_HAWKS, self._describe_irene, self._legal_irene, self._irene, ("Irene",)),
+            ActionKind(
+                PIPE_HAWKS,
+                PIPE_HAWKS + 1,
+                words("Pipe Hawks: explore again, its Path token discarded"),
+                self._legal_pipe_hawks,
+                self._pipe_hawks,
+                ("Pipe Hawks",),
+            ),
+            ActionKind(
+                DOWSE,
+                DOWSE_TAKE,
+                lambda a, state: f"Dowsing Rod: guess {TERRAINS[a - DOWSE].label}",
+                self._legal_dowse,
+                self._dowse,
+                ("Dowsing Rod",),
+            ),
+            ActionKind(DOWSE_TAKE, TARGET, lambda a, state: f"Dowsing Rod: take {RESOURCE_CODES[a - DOWSE_TAKE]}"),
+            ActionKind(TARGET, DEST, self._describe_target),
+            ActionKind(DEST, RANGE_TO, lambda a, state: f"move to {state.game.board.name(a - DEST)}"),
+            ActionKind(RANGE_TO, CLAW, crew(RANGE_TO, "Scope: Crew {} shoots further")),
+            ActionKind(
+                CLAW,
+                CLAW + 64,
+                lambda a, state: f"Monster Claws: kill the Cyclops on {state.game.board.name(a - CLAW)}",
+            ),
+        ]
+
+    def _legal_sacrifice(self, state, out: list[int]) -> None:
+        if state.data["fezron"] > 0:
             out.extend(SACRIFICE + tk for tk in range(len(CREW_RANGES)) if self.line_targets(state, tk))
-        g, p = state.game, state.current
-        if g.characters[p] == "Irene" and "Irene" not in state.exhausted:
+
+    def _sacrifice(self, state, action: int) -> None:
+        d = state.data
+        tk = action - SACRIFICE
+        d["fezron"] -= 1
+        d["fezron_used"] += 1
+        state.push(("chapter", "sacrifice", tk), ("chapter", "to_pass", tk))
+
+    def _legal_irene(self, state, out: list[int]) -> None:
+        if state.game.characters[state.current] == "Irene" and "Irene" not in state.exhausted:
             out.extend(IRENE + s for s, c in enumerate(sorted(state.monsters)) if self._irene_dests(state, c))
-        mine = state.gear[p]
-        if "Pipe Hawks" in mine and state.explored_now and not d["hawks"] and state.frontier():
+
+    def _irene(self, state, action: int) -> None:
+        state.exhausted.add("Irene")
+        cell = sorted(state.monsters)[action - IRENE]
+        state.push(("chapter", "irene", cell))
+
+    def _legal_pipe_hawks(self, state, out: list[int]) -> None:
+        if (
+            "Pipe Hawks" in state.gear[state.current]
+            and state.explored_now
+            and not state.data["hawks"]
+            and state.frontier()
+        ):
             out.append(PIPE_HAWKS)
-        if "Dowsing Rod" in mine and "Dowsing Rod" not in state.exhausted and not state.explored_now:
+
+    def _pipe_hawks(self, state, action: int) -> None:
+        state.gear[state.current].remove("Pipe Hawks")
+        state.data["hawks"] = True
+        state.explored_now = False
+        state.guesses.clear()
+
+    def _legal_dowse(self, state, out: list[int]) -> None:
+        if (
+            "Dowsing Rod" in state.gear[state.current]
+            and "Dowsing Rod" not in state.exhausted
+            and not state.explored_now
+        ):
             out.extend(DOWSE + t.index for t in self.terrains)
 
-    def apply_free(self, state, action: int) -> None:
-        d = state.data
-        if SACRIFICE <= action < IRENE:
-            tk = action - SACRIFICE
-            d["fezron"] -= 1
-            d["fezron_used"] += 1
-            state.push(("chapter", "sacrifice", tk), ("chapter", "to_pass", tk))
-        elif IRENE <= action < PIPE_HAWKS:
-            state.exhausted.add("Irene")
-            cell = sorted(state.monsters)[action - IRENE]
-            state.push(("chapter", "irene", cell))
-        elif action == PIPE_HAWKS:
-            state.gear[state.current].remove("Pipe Hawks")
-            d["hawks"] = True
-            state.explored_now = False
-            state.guesses.clear()
-        elif DOWSE <= action < DOWSE_TAKE:
-            state.exhausted.add("Dowsing Rod")
-            d["dowse"] = action - DOWSE
-        else:
-            super().apply_free(state, action)
+    def _dowse(self, state, action: int) -> None:
+        state.exhausted.add("Dowsing Rod")
+        state.data["dowse"] = action - DOWSE
+
+    @staticmethod
+    def _describe_crew(lo: int, text: str):
+        """Words for a kind whose actions are ``lo`` + a Crew token (named by its range)."""
+        return lambda action, state: text.format(CREW_RANGES[action - lo])
+
+    def _describe_irene(self, action: int, state) -> str:
+        return f"Irene: move the Monster on {state.game.board.name(sorted(state.monsters)[action - IRENE])}"
+
+    def _describe_target(self, action: int, state) -> str:
+        c = action - TARGET
+        return f"shoot the {'Vameter' if c == state.data['vam'] else 'Cyclops'} on {state.game.board.name(c)}"
 
     # ----- the end -----
     def surrounded(self, state) -> bool:
@@ -578,39 +633,6 @@ class Vameter(Chapter):
         return bonus
 
     # ----- words -----
-    def describe_action(self, action: int, state) -> str:
-        b = state.game.board
-        if action == A.SKIP:
-            return "skip"
-        for lo, hi, words in (
-            (PLACE, LOSE_CREW, "place Crew {} here"),
-            (LOSE_CREW, RECALL, "Crew {} dies"),
-            (RECALL, ROW_PICK, "take Crew {} back to the supply"),
-            (ROW_PICK, SACRIFICE, "row reward: move Crew {}"),
-            (SACRIFICE, IRENE, "sacrifice a Fezron: Crew {} fires"),
-            (RANGE_TO, CLAW, "Scope: Crew {} shoots further"),
-        ):
-            if lo <= action < hi:
-                return words.format(CREW_RANGES[action - lo])
-        if IRENE <= action < PIPE_HAWKS:
-            return f"Irene: move the Monster on {b.name(sorted(state.monsters)[action - IRENE])}"
-        if action == PIPE_HAWKS:
-            return "Pipe Hawks: explore again, its Path token discarded"
-        if DOWSE <= action < DOWSE_TAKE:
-            return f"Dowsing Rod: guess {TERRAINS[action - DOWSE].label}"
-        if DOWSE_TAKE <= action < TARGET:
-            from mapgen.engine.cards import RESOURCE_CODES
-
-            return f"Dowsing Rod: take {RESOURCE_CODES[action - DOWSE_TAKE]}"
-        if TARGET <= action < DEST:
-            c = action - TARGET
-            return f"shoot the {'Vameter' if c == state.data['vam'] else 'Cyclops'} on {b.name(c)}"
-        if DEST <= action < RANGE_TO:
-            return f"move to {b.name(action - DEST)}"
-        if CLAW <= action < CLAW + 64:
-            return f"Monster Claws: kill the Cyclops on {b.name(action - CLAW)}"
-        return super().describe_action(action, state)
-
     def describe_state(self, state) -> list[str]:
         d = state.data
         b = state.game.board

@@ -340,6 +340,7 @@ def render_map(
     fmt: str | None = None,
     chapter=None,
     dpi: int = DPI,
+    force: bool = True,
 ) -> Rendered:
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
@@ -349,4 +350,4 @@ def render_map(
     """
     fmt = output_format(path, fmt)
     fig = map_figure(m, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter)
-    return save_figures([fig], path, fmt, dpi=dpi)
+    return save_figures([fig], path, fmt, dpi=dpi, force=force)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,9 +56,14 @@ def _metadata(fmt: str) -> dict:
     return {"Software": "mapgen (matplotlib)"}
 
 
-def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int = DPI) -> Rendered:
-    """Write one figure (SVG, PNG) or several as PDF pages; never leaves a half-written file at ``path``."""
+def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int = DPI, force: bool = True) -> Rendered:
+    """Write one figure (SVG, PNG) or several as PDF pages; never leaves a half-written file at ``path``.
+
+    ``force=False`` never replaces an existing file (mapgen.output.OutputError instead).
+    """
     import matplotlib
+
+    from mapgen.output import writing
 
     if len(figures) > 1 and fmt != "pdf":
         raise RenderError(f"{path}: only a PDF can hold {len(figures)} pages")
@@ -67,26 +71,18 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
     folder = path.parent if str(path.parent) else Path(".")
     if not folder.is_dir():
         raise RenderError(f"{path}: folder {folder} does not exist")
-    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.", suffix=f".{fmt}.tmp")
-    os.close(fd)
-    try:
-        with matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}):
-            if fmt == "pdf":
-                from matplotlib.backends.backend_pdf import PdfPages
+    with (
+        writing(path, force=force, suffix=f".{fmt}.tmp") as tmp,
+        matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}),
+    ):
+        if fmt == "pdf":
+            from matplotlib.backends.backend_pdf import PdfPages
 
-                with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
-                    for fig in figures:
-                        pdf.savefig(fig)
-            else:
-                figures[0].savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600; an output file gets the usual mode
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+            with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
+                for fig in figures:
+                    pdf.savefig(fig)
+        else:
+            figures[0].savefig(tmp, format=fmt, dpi=dpi, metadata=_metadata(fmt))
     width = height = None
     if fmt == "png":
         width, height = png_size(path)

@@ -173,7 +173,7 @@ def profile_figure(profile, *, title: str = ""):
 
 
 def plot_profile(
-    profile, path: str | os.PathLike, *, title: str = "", fmt: str | None = None, dpi: int = DPI
+    profile, path: str | os.PathLike, *, title: str = "", fmt: str | None = None, dpi: int = DPI, force: bool = True
 ) -> Rendered:
     """Draw ``mapgen deduce``'s reveal profile: completions per step (log scale) and forced cells per step.
 
@@ -181,7 +181,7 @@ def plot_profile(
     and each step's ``reason`` and ``deduced`` cells are drawn too).
     """
     fmt = output_format(path, fmt)
-    return save_figures([profile_figure(profile, title=title)], path, fmt, dpi=dpi)
+    return save_figures([profile_figure(profile, title=title)], path, fmt, dpi=dpi, force=force)
 
 
 def _words(key) -> str:
@@ -333,8 +333,14 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
 
 
 def plot_playtest(
-    reports: list[dict], path: str | os.PathLike, *, title: str = "", fmt: str | None = None, dpi: int = DPI
+    reports: list[dict],
+    path: str | os.PathLike,
+    *,
+    title: str = "",
+    fmt: str | None = None,
+    dpi: int = DPI,
+    force: bool = True,
 ) -> Rendered:
     """Draw playtest results: win rate per bot with intervals, scores, causes of loss (and levels reached)."""
     fmt = output_format(path, fmt)
-    return save_figures([playtest_figure(reports, title=title)], path, fmt, dpi=dpi)
+    return save_figures([playtest_figure(reports, title=title)], path, fmt, dpi=dpi, force=force)

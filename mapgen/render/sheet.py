@@ -164,6 +164,7 @@ def render_sheet(
     heat_label: str = "",
     heat_exact: bool = True,
     chapter=None,
+    force: bool = True,
 ) -> Rendered:
     """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
     fmt = output_format(path)
@@ -172,4 +173,4 @@ def render_sheet(
     figures = sheet_figures(
         m, paper=paper, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter
     )
-    return save_figures(figures, path, fmt)
+    return save_figures(figures, path, fmt, force=force)

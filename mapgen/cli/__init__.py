@@ -1,0 +1,85 @@
+"""The ``mapgen`` command line: a thin click layer over the mapgen and constraints libraries.
+
+One module per command (or family) in this package, listed in ``COMMANDS`` and imported only when that
+command runs (``mapgen validate`` imports no solver and no matplotlib). Shared arguments and options live in
+``options``; ``errors`` is the one place where library errors become exit codes (0/1/2/3) and one-line messages.
+
+To add a command (``hint``, say):
+
+1. ``mapgen/cli/hint.py``: a ``@click.command()`` function built from ``options`` (``map_argument()``,
+   ``json_option``, ``time_limit_option(30.0)``, ``seed_option()``, ``force_option(...)``, ...). Import the
+   library (ortools, matplotlib) inside the function, never at module level: ``mapgen --help`` imports every
+   command module. End the help with an ``Example:`` block (after a line holding only backslash-b, as
+   click wants) whose MAPs are shipped names (``fauna-1``), so it runs from any folder
+   (tests/test_cli_errors.py checks this for every command).
+2. Let the library's typed exceptions propagate; a new exception class gets one line in ``errors.ERRORS``
+   (its exit code). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
+   (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
+   so their messages name the file and the limit. Never ``sys.exit`` or print ``error:`` yourself.
+3. Writing a file: ``options.out_file(path, force=force)`` before the work, then
+   ``mapgen.output.write_text``/``writing`` (atomic, never replaces without ``force``).
+4. One line in ``COMMANDS`` below, and a row for it in tests/test_cli_errors.py (bad inputs and destinations).
+
+An option of an existing command (``solve --explain``) goes into that command's module.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import click
+
+from mapgen import __version__
+from mapgen.cli.errors import BAD_INPUT, Failure, failure
+
+#: command name -> "module:attribute", in the order `mapgen --help` lists them
+COMMANDS: dict[str, str] = {
+    "validate": "mapgen.cli.validate:validate",
+    "chapters": "mapgen.cli.chapters:chapters",
+    "generate": "mapgen.cli.generate:generate",
+    "solve": "mapgen.cli.solve:solve",
+    "deduce": "mapgen.cli.deduce:deduce",
+    "playtest": "mapgen.cli.playtest:playtest",
+    "render": "mapgen.cli.render:render",
+}
+
+
+class MapgenGroup(click.Group):
+    """Imports a command's module on first use, and maps every library error to an exit code and one line."""
+
+    def list_commands(self, ctx):
+        return [*COMMANDS, *(n for n in self.commands if n not in COMMANDS)]
+
+    def get_command(self, ctx, name):
+        if name not in self.commands and name in COMMANDS:
+            module, attr = COMMANDS[name].split(":")
+            self.add_command(getattr(importlib.import_module(module), attr), name)
+        return super().get_command(ctx, name)
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
+            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+            raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
+        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            raise
+        except Exception as e:
+            mapped = failure(e)
+            if mapped is None:
+                raise
+            raise mapped from None
+
+
+@click.group("mapgen", cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="mapgen")
+def main():
+    """Generate, validate, solve, deduce, playtest and render Corps of Discovery maps.
+
+    MAP arguments take a map file or the name of a shipped map (fauna-1, flora-3, ...).
+
+    Exit codes, for every command: 0 success; 1 a rule broken, no completion or an impossible
+    request; 2 unreadable or invalid input (a map, profile, rules or replay file, an output file
+    that exists without --force or cannot be written); 3 a time limit ran out. Errors are one line
+    on stderr: "error: FILE: what is wrong".
+    """

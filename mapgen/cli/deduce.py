@@ -1,0 +1,58 @@
+"""``mapgen deduce``: how a complete map deduces (a minimal reveal set, its rules, the reveal profile)."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import click
+
+from mapgen.cli.errors import about
+from mapgen.cli.options import force_option, json_option, map_argument, out_file, seed_option, time_limit_option
+
+
+@click.command()
+@map_argument(complete=True, valid=True)
+@click.option(
+    "--puzzle",
+    "puzzle_out",
+    metavar="FILE",
+    default=None,
+    help="Write the minimal reveal set as a partial map file: a pencil-and-paper puzzle.",
+)
+@force_option("the --puzzle file")
+@click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
+@seed_option(0, help="Order in which the reveal set is thinned.", short=False)
+@time_limit_option(300.0, minimum=1, help="Seconds in all.")
+@json_option
+def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
+    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, and the
+    reveal profile of a logical explorer playing from the start.
+
+    \b
+    Example:
+        mapgen deduce fauna-1 --puzzle fauna-1-puzzle.toml
+        mapgen deduce training-2 --no-profile --json
+    """
+    from mapgen.deduce import deduce_report, reveal
+    from mapgen.deduce_text import deduce_text
+    from mapgen.mapfile import dumps_map
+    from mapgen.output import write_text
+
+    out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
+    m, map_file = map_in.map, map_in.source
+
+    def show_step(k, n):
+        click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)
+
+    progress = show_step if not as_json and not no_profile and sys.stderr.isatty() else None
+    with about(map_file, time_limit):
+        report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, progress=progress)
+    if puzzle_out:
+        puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]])
+        write_text(puzzle_out, dumps_map(puzzle), force=force)
+        report["puzzle"] = puzzle_out
+    if as_json:
+        click.echo(json.dumps(report, indent=2))
+    else:
+        click.echo(deduce_text(m, report, map_file))

@@ -1,0 +1,154 @@
+"""The one place where library errors become exit codes and one-line messages, for every command.
+
+Exit codes: 0 success; 1 a rule broken, no completion, an impossible request; 2 unreadable or invalid input
+(map, profile, rules, replay files, an output destination that cannot be used); 3 a time limit ran out.
+Every error is ONE line on stderr, ``error: FILE: what is wrong``; never a traceback, never click's "Error:".
+
+A library module raises its own typed exception (MapFileError, SolveTimeout, ...); ``ERRORS`` below says which
+exit code it means. A command raises ``BadInput``, ``RuleBroken`` or ``OutOfTime`` for what it checks itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import sys
+from collections.abc import Iterator
+
+import click
+
+OK, BROKEN, BAD_INPUT, TIMEOUT = 0, 1, 2, 3
+
+
+class CommandError(Exception):
+    """A problem found by a command itself: ``subject`` (a file, or an option) and what is wrong."""
+
+    code = BROKEN
+
+    def __init__(self, subject: str | None, problem: str):
+        self.subject = subject
+        self.problem = problem
+        super().__init__(f"{subject}: {problem}" if subject else problem)
+
+
+class BadInput(CommandError):
+    """Unreadable or invalid input: exit 2."""
+
+    code = BAD_INPUT
+
+
+class RuleBroken(CommandError):
+    """A rule broken, no completion, a request that cannot be met: exit 1."""
+
+    code = BROKEN
+
+
+class OutOfTime(CommandError):
+    """A time limit ran out: exit 3."""
+
+    code = TIMEOUT
+
+
+#: (module, exception class, exit code), first match wins (subclasses before their bases). A class is looked up
+#: only once its module has been imported (an exception cannot come from a module nobody imported), so this
+#: table costs `mapgen validate` no solver import.
+ERRORS: tuple[tuple[str, str, int], ...] = (
+    ("mapgen.cli.errors", "CommandError", -1),  # its own code
+    ("mapgen.output", "OutputError", BAD_INPUT),
+    ("mapgen.mapfile", "MapFileError", BAD_INPUT),
+    ("constraints.catalogue", "ChapterError", BAD_INPUT),
+    ("mapgen.profile", "ProfileError", BAD_INPUT),
+    ("mapgen.engine.playtest", "ReplayError", BAD_INPUT),
+    ("mapgen.engine.cards", "CardError", BAD_INPUT),
+    ("mapgen.render.output", "RenderError", BAD_INPUT),
+    ("mapgen.batch", "SeedRangeError", BAD_INPUT),
+    ("mapgen.solve", "SolveTimeout", TIMEOUT),
+    ("mapgen.generate", "GenerationTimeout", TIMEOUT),
+    ("mapgen.solve", "NoCompletion", BROKEN),
+    ("mapgen.generate", "GenerationError", BROKEN),
+    ("mapgen.batch", "BatchError", BROKEN),
+    ("mapgen.engine.game", "GameError", BROKEN),
+)
+
+#: errors writing to stdout (``mapgen generate > /dev/full``)
+STDOUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
+
+
+class Failure(click.ClickException):
+    """What the user sees: ``error: MESSAGE`` on stderr, one line, and the exit code."""
+
+    def __init__(self, message: str, code: int):
+        super().__init__(message)
+        self.exit_code = code
+
+    def show(self, file=None) -> None:
+        click.echo(f"error: {self.message}", err=True)
+
+
+def _stdout_failed(e: BaseException) -> bool:
+    """A write to stdout failed (a full disk); file writes go through mapgen.output and name their file."""
+    return isinstance(e, OSError) and e.errno in STDOUT_ERRNOS and not e.filename
+
+
+def exit_code(e: BaseException) -> int | None:
+    """The exit code a library or command error means; None for an unexpected one (a bug: let it show)."""
+    for module, name, code in ERRORS:
+        mod = sys.modules.get(module)
+        cls = getattr(mod, name, None) if mod else None
+        if cls is not None and isinstance(e, cls):
+            return e.code if code == -1 else code
+    if _stdout_failed(e):
+        return BAD_INPUT
+    return None
+
+
+def message(e: BaseException, code: int) -> str:
+    """One line: the subject ``about`` attached (if any), the problem, and for a time-out what to do."""
+    if _stdout_failed(e):
+        text = f"stdout: cannot write ({e.strerror or e})"
+    else:
+        text = str(e).strip() or type(e).__name__
+    subject = getattr(e, "mapgen_subject", None)
+    if subject:
+        text = f"{subject}: {text}"
+    if code == TIMEOUT and "--time-limit" not in text:
+        limit = getattr(e, "mapgen_time_limit", None)
+        text += f" ({limit:g} s; raise --time-limit)" if limit else " (raise --time-limit)"
+    return " ".join(text.split())  # one line whatever the library put in it
+
+
+def failure(e: BaseException) -> Failure | None:
+    code = exit_code(e)
+    if code is None:
+        return None
+    if _stdout_failed(e):
+        _silence_stdout()
+    return Failure(message(e, code), code)
+
+
+def _silence_stdout() -> None:
+    """After stdout failed (a full disk), send what is still buffered nowhere so exit adds no second error."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        os.close(devnull)
+    except (OSError, ValueError, AttributeError):  # no real file descriptor (a test runner's stream)
+        pass
+
+
+@contextlib.contextmanager
+def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterator[None]:
+    """Name ``subject`` (the input file) in any error raised inside whose message does not name it already
+    (``no completion: rule C6 ...`` from the solver becomes ``state.toml: no completion: rule C6 ...``);
+    a time-out's message gives ``time_limit``."""
+    try:
+        yield
+    except Exception as e:
+        if time_limit is not None and exit_code(e) == TIMEOUT:
+            with contextlib.suppress(AttributeError):
+                e.mapgen_time_limit = time_limit
+        if exit_code(e) is not None and not getattr(e, "mapgen_subject", None) and str(subject) not in str(e):
+            with contextlib.suppress(AttributeError):
+                e.mapgen_subject = str(subject)
+        raise

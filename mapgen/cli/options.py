@@ -1,0 +1,191 @@
+"""Arguments and options shared by the commands: one map type, one way to say --json, --force, --seed ...
+
+Choices come from the registries (bots: ``mapgen.engine.bots.BOTS``; chapters: ``constraints.catalogue.chapter_names()``).
+Heavy modules are imported inside the converters, when a command runs, never when this module is imported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import click
+
+from mapgen.cli.errors import BadInput, RuleBroken
+
+#: TOML integers are signed 64-bit: the largest seed a map file or a report can record
+MAX_SEED = 2**63 - 1
+
+
+@dataclass(frozen=True)
+class MapInput:
+    """A map given on the command line: as the user wrote it (``fauna-1``) and as read."""
+
+    source: str
+    map: object  # mapgen.model.Map
+
+
+def map_path(spec: str) -> str:
+    """The file for a map argument: the path as given, or a shipped map's file for its name (``fauna-1``)."""
+    from maps import resolve
+
+    return resolve(spec)
+
+
+def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
+    """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
+    breaks a rule of its chapter (only with ``valid``)."""
+    from pathlib import Path
+
+    from mapgen.mapfile import read_map
+
+    path = map_path(spec)
+    if path == spec and not Path(spec).exists() and not Path(spec).suffix and "/" not in spec and "\\" not in spec:
+        import maps
+
+        shipped = maps.names()
+        hint = f" ({shipped[0]} to {shipped[-1]})" if shipped else ""
+        raise BadInput(spec, f"no such file, and no shipped map of that name{hint}")
+    m = read_map(path)
+    if complete and not m.complete:
+        gaps = m.unrevealed()
+        raise BadInput(
+            spec,
+            f"a partial map ({len(gaps)} cells unrevealed, first {m.board.name(gaps[0])}); "
+            f"{command} needs a complete map",
+        )
+    if valid:
+        from constraints.catalogue import check_map
+
+        broken = check_map(m)
+        if broken:
+            n = len(broken)
+            more = f" and {n - 1} more rule{'s' if n > 2 else ''}" if n > 1 else ""
+            raise RuleBroken(spec, f"not a valid {m.chapter} map: it breaks {broken[0]}{more}; see `mapgen validate`")
+    return MapInput(spec, m)
+
+
+class MapType(click.ParamType):
+    """A map file or the name of a shipped map (``fauna-1``), read when the command starts."""
+
+    name = "map"
+
+    def __init__(self, *, complete: bool = False, valid: bool = False):
+        self.complete = complete
+        self.valid = valid
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, MapInput):
+            return value
+        command = f"mapgen {ctx.info_name}" if ctx is not None and ctx.info_name else "this command"
+        return load_map(value, complete=self.complete, valid=self.valid, command=command)
+
+
+def map_argument(name: str = "map_in", *, complete: bool = False, valid: bool = False, **kw):
+    """``MAP``: a map file or a shipped map's name; the command receives a ``MapInput``."""
+    return click.argument(name, metavar="MAP", type=MapType(complete=complete, valid=valid), **kw)
+
+
+class RulesType(click.ParamType):
+    """A house-rule chapter file, loaded (ChapterError, exit 2, when it cannot be used)."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        from pathlib import Path
+
+        from constraints.catalogue import load_chapter
+
+        if not Path(value).exists():
+            raise BadInput(value, "no such file")
+
+        return load_chapter(value)
+
+
+def json_option(f):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")(f)
+
+
+def rules_option(f):
+    return click.option(
+        "--rules",
+        "rules",
+        type=RulesType(),
+        default=None,
+        help="A house-rule chapter file (TOML, same shape as constraints/chapters/*.toml).",
+    )(f)
+
+
+def force_option(what: str):
+    def deco(f):
+        return click.option("--force", is_flag=True, help=f"Overwrite {what} if it exists.")(f)
+
+    return deco
+
+
+def time_limit_option(default: float | None, *, minimum: float = 0.1, help: str = "Seconds allowed."):
+    def deco(f):
+        return click.option(
+            "--time-limit",
+            type=click.FloatRange(minimum, 86_400),
+            default=default,
+            show_default=default is not None,
+            help=help + " When it runs out: exit 3.",
+        )(f)
+
+    return deco
+
+
+def seed_option(default: int | None = 0, *, help: str = "Seed: same seed, same result.", short: bool = True):
+    def deco(f):
+        names = ("--seed", "-s") if short else ("--seed",)
+        return click.option(
+            *names, type=click.IntRange(0, MAX_SEED), default=default, show_default=default is not None, help=help
+        )(f)
+
+    return deco
+
+
+def chapter_names() -> list[str]:
+    from constraints.catalogue import chapter_names as registry_names
+
+    return list(registry_names())
+
+
+def chapter_option(*names: str, **kw):
+    def deco(f):
+        return click.option(
+            *(names or ("--chapter", "-c")),
+            "chapter_name",
+            type=click.Choice(chapter_names(), case_sensitive=False),
+            **kw,
+        )(f)
+
+    return deco
+
+
+def bot_names() -> list[str]:
+    from mapgen.engine.bots import BOTS
+
+    return list(BOTS)
+
+
+def bot_option(f):
+    return click.option(
+        "--bot", "-b", default="heuristic", show_default=True, type=click.Choice(bot_names()), help="Who plays."
+    )(f)
+
+
+def out_file(path: str | None, *, force: bool) -> None:
+    """Check an output file before the work starts (OutputError, exit 2): folder exists and takes files, and
+    nothing is there unless --force."""
+    if path is not None:
+        from mapgen.output import check_file
+
+        check_file(path, force=force)
+
+
+def reject(option: str, problem: str):
+    """An option value that cannot be used: exit 2 with ``error: OPTION: problem``."""
+    raise BadInput(option, problem)

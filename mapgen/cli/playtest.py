@@ -1,0 +1,164 @@
+"""``mapgen playtest``: play a map many times with a bot and report how games are won or lost."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+import click
+
+from mapgen.cli.errors import about
+from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, seed_option
+
+
+def _team(characters: str | None, gear: str | None):
+    chars = tuple(c.strip() for c in characters.split(",")) if characters else None
+    gears = tuple(tuple(x.strip() for x in part.split(",") if x.strip()) for part in gear.split(";")) if gear else None
+    return chars, gears
+
+
+def _play_back(path: str, step: bool) -> None:
+    from mapgen.engine.playtest import load_replay, play_back
+
+    with about(path):
+        game, actions, data = load_replay(path)
+        click.echo(f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}): {game}")
+        interactive = step and sys.stdin.isatty()
+        for k, (text, state) in enumerate(play_back(game, actions)):
+            if text is None:
+                click.echo(str(state))
+                continue
+            click.echo(f"\n#{k} {text}")
+            if step or state.is_terminal():
+                click.echo(str(state))
+            if interactive and not state.is_terminal():
+                click.pause("(press any key for the next step)")
+
+
+@click.command()
+@map_argument("map_in", complete=True, valid=True, required=False)
+@click.option(
+    "--games", "-n", default=200, show_default=True, type=click.IntRange(1, 10_000_000), help="Number of games to play."
+)
+@bot_option
+@click.option("--players", "-p", default=1, show_default=True, type=click.IntRange(1, 4), help="Players (1 to 4).")
+@click.option(
+    "--characters", help="Characters, one per player, comma-separated (default: Lewis, Clark, York, Collins)."
+)
+@click.option(
+    "--gear", help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel')."
+)
+@click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
+@click.option(
+    "--mode",
+    type=click.Choice(["coop", "traitor"]),
+    help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
+)
+@seed_option(0, help="Seed: same seed, same report.")
+@click.option(
+    "--jobs",
+    "-j",
+    default=1,
+    show_default=True,
+    type=click.IntRange(0, 256),
+    help="Processes to play in (0: one per core).",
+)
+@click.option(
+    "--replay",
+    "replay_dir",
+    metavar="DIR",
+    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).",
+)
+@click.option(
+    "--show",
+    "show_file",
+    metavar="FILE",
+    help="Play back one saved game (a file written by --replay) instead of playtesting.",
+)
+@click.option(
+    "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."
+)
+@click.option("--plot", "plot_file", metavar="FILE", help="Also draw the report to a PNG/SVG/PDF file.")
+@force_option("the --plot file and --replay files")
+@json_option
+def playtest(
+    map_in,
+    games,
+    bot,
+    players,
+    characters,
+    gear,
+    medicine,
+    mode,
+    seed,
+    jobs,
+    replay_dir,
+    show_file,
+    step,
+    plot_file,
+    force,
+    as_json,
+):
+    """Play a map many times with a bot and report how often, how well and why games are won or lost.
+
+    MAP is a map file or the name of a shipped map. The report gives the win rate with a 95%
+    interval, the mean score and the levels of success, the causes of loss, the mean number of
+    days and the turn of each goal event (first Fort, each kill). Same seed, same report, whatever
+    --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
+    possible terrains), clairvoyant (sees the map: an upper bound). --plot and --replay are checked
+    before the first game.
+
+    \b
+    Example:
+        mapgen playtest fauna-1 --games 1000 --jobs 2
+        mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
+        mapgen playtest training-1 --games 5 --replay runs/
+        mapgen playtest --show runs/game-00003.json --step
+    """
+    if show_file:
+        _play_back(show_file, step)
+        return
+    if map_in is None:
+        raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
+    from mapgen.engine.playtest import Settings, check_replay_folder, report_text, run_playtest, save_replays, summarise
+
+    if plot_file:
+        from mapgen.render.output import output_format
+
+        output_format(plot_file)  # RenderError (exit 2) for a suffix that is not .png, .svg or .pdf
+    out_file(plot_file, force=force)
+    if replay_dir:
+        check_replay_folder(replay_dir, games, force=force)
+    m, source = map_in.map, map_in.source
+    chars, gears = _team(characters, gear)
+    s = Settings(bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode)
+    jobs = jobs or os.cpu_count() or 1
+    if not as_json and sys.stderr.isatty():
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+        with Progress(
+            TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
+        ) as bar:
+            task = bar.add_task("games", total=games)
+            records = run_playtest(
+                m, s, games, jobs, keep_actions=bool(replay_dir), progress=lambda k: bar.update(task, completed=k)
+            )
+    else:
+        records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir))
+    rep = summarise(records, m, s, source)
+    if replay_dir:
+        save_replays(replay_dir, m, s, records, force=force)
+        rep["replays"] = str(replay_dir)
+    if plot_file:
+        from mapgen.render import plot_playtest
+
+        plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
+    if as_json:
+        click.echo(json.dumps(rep, indent=2))
+    else:
+        click.echo(report_text(rep))
+        if replay_dir:
+            click.echo(
+                f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
+            )

@@ -1,0 +1,174 @@
+"""``mapgen render``: draw a map, a partial map or its reveal profile as SVG, PNG or PDF."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from mapgen.cli.errors import BadInput, about
+from mapgen.cli.options import force_option, json_option, load_map, out_file, reject
+
+SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
+PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
+
+
+def _named(m, spec: str):
+    """The map to draw: one with neither number nor name in its briefing is titled by its file (``fauna-1``)."""
+    from dataclasses import replace
+
+    if m.briefing.number is not None or m.briefing.name:
+        return m
+    return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
+
+
+def _read_profile(path: str):
+    """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
+    from mapgen.render.plots import profile_steps
+
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BadInput(path, "no such file") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise BadInput(path, f"not a JSON reveal profile ({e})") from None
+    try:
+        profile_steps(data)
+    except ValueError as e:
+        raise BadInput(path, str(e)) from None
+    return data
+
+
+@click.command()
+@click.argument("map_file", metavar="MAP")
+@click.option(
+    "-o",
+    "--output",
+    "out",
+    required=True,
+    metavar="FILE",
+    help="The picture to write; its suffix picks the format: .svg, .png or .pdf.",
+)
+@force_option("the output file")
+@click.option("--forced", is_flag=True, help="Mark unexplored cells that hold one terrain in every completion.")
+@click.option(
+    "--probabilities",
+    "code",
+    metavar="CODE",
+    help="Shade each unexplored cell by the chance it holds this terrain (a code like Ft).",
+)
+@click.option(
+    "--profile",
+    is_flag=True,
+    help="Draw the reveal profile of `mapgen deduce` (MAP may be a map or that command's JSON).",
+)
+@click.option("--sheet", is_flag=True, help="A printable two-page PDF: the board to play on, then key and rules.")
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"], case_sensitive=False),
+    default="a4",
+    show_default=True,
+    help="Paper size of --sheet.",
+)
+@click.option(
+    "--time-limit",
+    type=click.FloatRange(min=0.1),
+    default=None,
+    help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile. "
+    "When it runs out: exit 3.",
+)
+@click.option(
+    "--dpi",
+    type=click.IntRange(min=50, max=600),
+    default=150,
+    show_default=True,
+    help="Pixels per inch of a PNG (a map is about 13 inches wide).",
+)
+@json_option
+def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
+    """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
+
+    MAP is a map file or the name of a shipped map. The board shows coordinates, every terrain
+    as a colour, a symbol and its name (readable in greyscale), Hill numbers, the Peak, the
+    start and Greek Fire, beside the Mission Briefing. Unexplored cells are drawn as Path tokens.
+    An existing output file is kept unless --force.
+
+    \b
+    Example:
+        mapgen render fauna-1 -o fauna-1.png
+        mapgen render my-state.toml -o state.svg --forced --probabilities Ft
+        mapgen render fauna-1 -o fauna-1.pdf --sheet --paper letter
+        mapgen render fauna-1 -o profile.png --profile
+    """
+    from mapgen.render import plot_profile, render_map, render_sheet
+    from mapgen.render.output import output_format
+    from mapgen.render.plots import profile_steps
+    from mapgen.terrain import parse_terrain
+
+    fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
+    out_file(out, force=force)
+    if profile and (forced or code or sheet):
+        raise BadInput(None, "--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
+    if sheet and fmt != "pdf":
+        raise BadInput(out, "a printable sheet is a PDF; name the file .pdf")
+    started = time.perf_counter()
+    extra: dict = {}
+    if profile:
+        if map_file.lower().endswith(".json"):
+            data = _read_profile(map_file)
+        else:
+            m = load_map(map_file, complete=True, command="--profile").map
+            from mapgen.deduce import reveal_profile
+
+            time_limit = time_limit or PROFILE_TIME
+            with about(map_file, time_limit):
+                data = reveal_profile(m, time_limit=time_limit)
+        title = f"Reveal profile of {Path(map_file).stem}: what is still open after each reveal"
+        result = plot_profile(data, out, title=title, dpi=dpi, force=force)
+        extra["steps"] = len(profile_steps(data)[0])
+    else:
+        m = load_map(map_file).map
+        terrain = None
+        if code is not None:
+            try:
+                terrain = parse_terrain(code)
+            except ValueError as e:
+                reject("--probabilities", str(e))
+            if m.complete:
+                raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
+        time_limit = time_limit or SOLVE_TIME
+        forced_cells, heat, exact = None, None, True
+        if forced or terrain is not None:
+            from mapgen.solve import Solver
+
+            solver = Solver.for_chapter(m.chapter)
+            with about(map_file, time_limit):
+                if forced:
+                    forced_cells = solver.forced(m, time_limit=time_limit)
+                if terrain is not None:
+                    chances, exact = solver.probabilities(m, time_limit=time_limit)
+                    heat = {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}
+        label = terrain.label if terrain is not None else ""
+        options = {"forced": forced_cells, "heat": heat, "heat_label": label, "heat_exact": exact}
+        shown = _named(m, map_file)
+        if sheet:
+            result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
+        else:
+            result = render_map(shown, out, dpi=dpi, force=force, **options)
+        if heat is not None:
+            extra["probabilities"] = {
+                "terrain": terrain.code,
+                "exact": exact,
+                "cells": {m.board.name(i): round(p, 6) for i, p in sorted(heat.items())},
+            }
+        if forced_cells is not None:
+            extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}
+    seconds = time.perf_counter() - started
+    if as_json:
+        click.echo(json.dumps({**result.to_json(), "seconds": round(seconds, 3), **extra}, indent=2))
+        return
+    size = f", {result.width_px}x{result.height_px} px" if result.width_px else ""
+    pages = f", {result.pages} pages" if result.pages > 1 else ""
+    click.echo(f"wrote {result.path} ({result.format.upper()}{size}{pages}) in {seconds:.1f} s")

@@ -1,0 +1,52 @@
+"""``mapgen validate``: check complete map files against every rule of their chapter."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mapgen.cli.errors import BAD_INPUT, BROKEN
+from mapgen.cli.options import json_option, map_path, rules_option
+
+
+@click.command()
+@click.argument("files", nargs=-1, required=True)
+@json_option
+@rules_option
+def validate(files, as_json, rules):
+    """Check complete map files (or shipped maps by name) against every rule of their chapter.
+
+    Every file is checked, even after an unreadable one: exit 0 when every map is valid, 1 when
+    any breaks a rule, 2 when any file cannot be read.
+
+    \b
+    Example:
+        mapgen validate fauna-1 flora-2
+        mapgen validate --json my-map.toml
+    """
+    from dataclasses import replace
+
+    from mapgen.validate import validate_file
+
+    reports = [replace(validate_file(map_path(f), rules), file=f) for f in files]
+    for r in reports:
+        if r.error:
+            click.echo(f"error: {r.file}: {r.error}", err=True)
+    if as_json:
+        click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False))
+    else:
+        for r in reports:
+            if r.error:
+                click.echo(f"{r.file}: unreadable")
+            elif r.valid:
+                click.echo(f"{r.file}: valid")
+            else:
+                n = len(r.violations)
+                click.echo(f"{r.file}: {n} violation{'s' if n != 1 else ''}")
+                for v in r.violations:
+                    click.echo(f"  {v}")
+    if any(r.error for r in reports):
+        raise click.exceptions.Exit(BAD_INPUT)
+    if any(not r.valid for r in reports):
+        raise click.exceptions.Exit(BROKEN)

@@ -1,0 +1,58 @@
+"""The state in words: the board as the players see it, the backpack, the Challenge Row, Threats, Destiny cards."""
+
+from __future__ import annotations
+
+from mapgen.engine.cards import NRES, RESOURCE_CODES
+from mapgen.engine.challenges import injured_card
+
+
+def describe_state(state) -> str:
+    """``str(state)``: several lines, the chapter's own (``Chapter.describe_state``) before the last."""
+    g = state.game
+    b = g.board
+    lines = [f"Day {state.day}, turn {state.turn}, player {state.current + 1} ({g.characters[state.current] or '-'})"]
+    lines.append("   " + " ".join(f"{c:>3}" for c in b.col_numbers))
+    for r, letter in enumerate(b.row_letters):
+        cells = []
+        for i in b.rows[r]:
+            if state.explored[i]:
+                t = g.cells[i]
+                code = t.code + (str(g.hills[i]) if i in g.hills else "")
+            else:
+                code = "[]" if not state.seen[i] else g.cells[i].code.lower()
+            if i in state.monsters:
+                code = "M" + code[:2]
+            if i == state.shelter:
+                code = code[:2] + "^"
+            cells.append(f"{code:>3}")
+        lines.append(f"{letter}  " + " ".join(cells))
+    pack = " ".join(f"{RESOURCE_CODES[r]}{state.pack[r]}" for r in range(NRES) if state.pack[r])
+    lines.append(
+        f"Backpack: {pack or 'empty'}; Samples {state.samples}; Fire {state.fires}; "
+        f"Shelter {'yes' if state.shelter >= 0 else 'no'}; {state.slots()}/6 spaces"
+    )
+    row = []
+    for c, tokens, stored in state.row:
+        if c < 0:
+            row.append(f"Injured {tokens}/{g.threats[injured_card(state)].time}")
+        else:
+            card = g.challenges[c]
+            row.append(f"{card.describe()} ({tokens}/{card.time})" + (f" holds {stored}" if stored else ""))
+    lines.append("Challenges: " + ("; ".join(row) or "none"))
+    if state.threats:
+        lines.append("Threats: " + ", ".join(g.threats[k].name for k in state.threats))
+    if g.destiny:
+        lines.append(
+            "Destiny: held "
+            + (", ".join(g.destiny[k].name for k in state.de_held) or "none")
+            + "; face up "
+            + ", ".join(g.destiny[k].name for k in state.de_face)
+        )
+    lines += g.chapter.describe_state(state)
+    if state.outcome:
+        lines.append(
+            f"Game over: {state.outcome}" + (f", score {state.score} ({state.level()})" if state.won() else "")
+        )
+    else:
+        lines.append(f"Waiting on: {state.agenda[-1][0]}")
+    return "\n".join(lines)

@@ -1,0 +1,149 @@
+"""Card effects and the choices they ask for: gains and losses, "pay N", "take any", Destiny picks.
+
+Functions over a ``State`` (the facade binds the public ones as its methods: ``state.gain(r)``).
+"""
+
+from __future__ import annotations
+
+from mapgen.engine import actions as A
+from mapgen.engine.actions import ActionKind
+from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER, Effect
+from mapgen.engine.rules import MAX_FIRES, SAMPLE_TOKENS
+
+
+def gain(state, r: int, n: int = 1) -> None:
+    state.pack[r] += n
+    if state.game.chapter.track_gains and n > 0:
+        state.game.chapter.on_gain(state, r)
+
+
+def lose_water(state, n: int) -> None:
+    if state.pack[WATER] < n:
+        state.pack[WATER] = 0
+        state.lose("thirst")
+    else:
+        state.pack[WATER] -= n
+
+
+def run_effects(state, effects: tuple[Effect, ...]) -> None:
+    state.push(*[("effect", e) for e in effects])
+
+
+def run_effect(state, step) -> None:
+    e: Effect = step[1]
+    if state.game.chapter.run_effect(state, e):
+        return
+    v, n, t = e.verb, e.n, e.target
+    if v == "gain":
+        if isinstance(t, int):
+            gain(state, t, n)
+        elif t == "any":
+            state.push(*[("gain",)] * n)
+        elif t == "fire":
+            state.fires = min(MAX_FIRES, state.fires + n)
+        elif t == "sample":
+            state.samples = min(SAMPLE_TOKENS, state.samples + n)
+        elif t == "destiny" and state.game.destiny and not state.chased:
+            state.push(*[("destiny_pick",)] * n)
+    elif v == "lose":
+        if t == WATER:
+            lose_water(state, n)
+        elif isinstance(t, int):
+            state.pack[t] = max(0, state.pack[t] - n)
+        elif t == "any":
+            state.push(("pay", n, "any"))
+        elif t == "fire":
+            state.fires = max(0, state.fires - n)
+        elif t == "shelter":
+            state.shelter = -1
+    elif v == "draw" and t == "threat":
+        state.push(("chance_threat", "day", -1))
+    elif v == "remove" and t == "path":
+        if state.row:
+            k = min(n, state.row[0][1])
+            state.row[0][1] -= k
+            state.tokens_out += k
+    elif v == "refresh":
+        state.exhausted.clear()
+    elif v == "reveal":
+        state.game.chapter.reveal(state, t, n)
+
+
+# ----- choices -----
+def pay_needed(state, step) -> bool:
+    """A "pay N" step asks for a choice only when something is owed and something can pay it."""
+    n, what = step[1], step[2]
+    have = state.carried() + (state.pack[WATER] if what == "any_water" else 0)
+    return not (n <= 0 or have == 0)
+
+
+def legal_pay(state, step) -> list[int]:
+    allow_water = step[2] == "any_water"
+    return [A.DISCARD + r for r in range(NRES) if state.pack[r] and (r != WATER or allow_water)]
+
+
+def apply_pay(state, step, a: int) -> None:
+    state.agenda.pop()
+    state.pack[a - A.DISCARD] -= 1
+    if step[1] > 1:
+        state.agenda.append((step[0], step[1] - 1, step[2]))
+
+
+def legal_gain(state, step) -> list[int]:
+    return [A.GAIN + r for r in state.game.chapter.resources]
+
+
+def apply_gain(state, step, a: int) -> None:
+    state.agenda.pop()
+    state.pack[a - A.GAIN] += 1
+    if state.game.chapter.track_gains:
+        state.game.chapter.on_gain(state, a - A.GAIN)
+
+
+# ----- Destiny cards -----
+def destiny_open(state) -> bool:
+    """May a Destiny card be taken now (the chapter has them, no Chased, a card face up or in the deck)?"""
+    return bool(state.game.destiny) and not state.chased and bool(state.de_face or state.de_pile)
+
+
+def destiny_pick_needed(state, step) -> bool:
+    """No Destiny card is taken while Chased or with none face up or left in the deck."""
+    return not (state.chased or not (state.de_face or state.de_pile))
+
+
+def legal_destiny_pick(state, step) -> list[int]:
+    out = [A.DESTINY_PICK + k for k in range(len(state.de_face))]
+    if state.de_pile:
+        out.append(A.DESTINY_PICK + 2)
+    return out
+
+
+def apply_destiny_pick(state, step, a: int) -> None:
+    state.agenda.pop()
+    k = a - A.DESTINY_PICK
+    if k == 2:
+        state.push(("chance_held",))
+    else:
+        state.de_held.append(state.de_face.pop(k))
+        if state.de_pile:
+            state.push(("chance_destiny",))
+
+
+def chance_destiny(state, step, card: int) -> None:
+    state.de_face.append(card)
+
+
+def chance_held(state, step, card: int) -> None:
+    state.de_held.append(card)
+
+
+ACTIONS = (
+    ActionKind(A.GAIN, A.TRADE, lambda a, state=None: f"take {RESOURCE_CODES[a - A.GAIN]}"),
+    ActionKind(
+        A.DESTINY_PICK,
+        A.THREAT_DISCARD,
+        lambda a, state=None: ("take face-up Destiny 1", "take face-up Destiny 2", "draw the top Destiny card")[
+            a - A.DESTINY_PICK
+        ],
+    ),
+)

@@ -1,0 +1,267 @@
+"""Exploring: which Paths may be explored, Monster tolls, the explore itself, Backtrack, activation, the Tipi trade.
+
+Functions over a ``State`` (the facade binds the public ones as its methods: ``state.frontier()``).
+"""
+
+from __future__ import annotations
+
+from mapgen.engine import actions as A
+from mapgen.engine.actions import ActionKind, words
+from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
+from mapgen.terrain import Terrain
+
+
+def frontier(state) -> list[int]:
+    """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
+    g = state.game
+    if state.n_explored == 0:
+        return [i for i in g.start_cells if not state.explored[i]]
+    ex, cells, mon, orth = state.explored, g.cells, state.monsters, g.orth
+    check = g.chapter.blocks_exploring
+    if not check:
+        # without a chapter's exploring rules the frontier is a function of the explored cells and
+        # the Monsters' cells: the main step asks again after every free action, so keep the last one
+        key = (tuple(state.ex_list), bytes(ex), tuple(mon))
+        cached = state._frontier
+        if cached is not None and cached[0] == key:
+            return list(cached[1])
+        # the same cells as the general loop below, as one set comprehension (no chapter checks)
+        not_rock = g.not_rock
+        out = {
+            j
+            for i in state.ex_list
+            if not_rock[i] and i not in mon
+            for j in orth[i]
+            if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
+        }
+    else:
+        out = set()
+        for i in state.ex_list:
+            if cells[i] is not Terrain.ROCK and i not in mon and g.chapter.can_explore_from(state, i):
+                for j in orth[i]:
+                    # decision: a Monster's own Path cannot be explored
+                    if not ex[j] and j not in mon and g.chapter.can_explore_to(state, j):
+                        out.add(j)
+    if not out:  # decision: with every way on blocked, the boat may land again on the start column
+        result = [
+            i
+            for i in g.start_cells
+            if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
+        ]
+    else:
+        result = sorted(out)
+    if not check:
+        state._frontier = (key, result)
+        return list(result)
+    return result
+
+
+def monster_tax(state, cell: int) -> int:
+    """Resources to discard before exploring a cell: 1 per Monster in its row or column."""
+    if state.game.chapter.custom_tax:
+        return state.game.chapter.monster_tax(state, cell)
+    if not state.monsters or state.collins_on:
+        return 0
+    g = state.game
+    row_of, col_of = g.row_of, g.col_of
+    r, c = row_of[cell], col_of[cell]
+    n = 0
+    for m in state.monsters:  # a plain loop: usually one Monster, so no generator to set up
+        if row_of[m] == r or col_of[m] == c:
+            n += 1
+    return n
+
+
+def monster_taxes(state, cells: list[int]) -> list[int]:
+    """``monster_tax`` of each cell, the Monsters' rows and columns looked up once for all cells."""
+    if state.game.chapter.custom_tax or not state.monsters or state.collins_on:
+        return [monster_tax(state, c) for c in cells]
+    g = state.game
+    row_of, col_of = g.row_of, g.col_of
+    lines = [(row_of[m], col_of[m]) for m in state.monsters]
+    out = []
+    for cell in cells:
+        r, c = row_of[cell], col_of[cell]
+        n = 0
+        for mr, mc in lines:
+            if mr == r or mc == c:
+                n += 1
+        out.append(n)
+    return out
+
+
+# ----- the main step's explore actions -----
+def legal_explore(state, out: list[int]) -> None:
+    if state.explored_now:
+        return
+    banned = state.banned
+    if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
+        carried = state.carried() + state.pack[WATER]
+        cells = [c for c in frontier(state) if c != banned]
+        out.extend(A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried)
+    else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
+        out.extend(A.EXPLORE + c for c in frontier(state) if c != banned)
+
+
+def apply_explore(state, a: int) -> None:
+    tax = monster_tax(state, a)
+    state.push(("explore", a))
+    state.passes = 0
+    if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
+        state.push(("pay", tax, "any_water"))
+
+
+def describe_explore(a: int, state=None) -> str:
+    return f"explore {state.game.board.name(a) if state is not None else a}"
+
+
+# ----- the explore and its activation -----
+def run_explore(state, step) -> None:
+    g, cell = state.game, step[1]
+    t = g.cells[cell]
+    state.explored[cell] = 1
+    state.seen[cell] = 1
+    state.n_explored += 1
+    state.ex_list.append(cell)
+    state.explored_now = True
+    tracked = state.guesses.get(1) == t.index
+    if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
+        state.explored_now = False
+        state.guesses.clear()
+        state.lewis_on = False
+        state.tokens_out += 1
+        g.chapter.explored_unactivated(state, cell)
+        state.push(*completion_steps(state, cell))
+        return
+    if t is not Terrain.HILL and state.guesses.get(0) != t.index and state.row:
+        state.row[0][1] += 1
+        state.token_to_row = True
+    else:  # a Hill's token, or a Compass's right guess: the token is discarded
+        state.tokens_out += 1
+        state.token_to_row = False
+    state.guesses.clear()
+    if state.fires >= 2:
+        state.push(("backtrack", cell))
+    else:
+        state.push(("activate", cell))
+
+
+def legal_backtrack(state, step) -> list[int]:
+    return [A.BACKTRACK, A.ACTIVATE]
+
+
+def apply_backtrack(state, step, a: int) -> None:
+    state.agenda.pop()
+    cell = step[1]
+    if a == A.ACTIVATE:
+        state.push(("activate", cell))
+        return
+    # Backtrack: put the Path token back, refresh what was used for this explore, explore elsewhere
+    state.fires -= 2
+    state.explored[cell] = 0
+    state.n_explored -= 1
+    state.ex_list.remove(cell)
+    if state.token_to_row:
+        state.row[0][1] -= 1
+    else:
+        state.tokens_out -= 1
+    state.explored_now = False
+    state.banned = cell
+    for name in ("Lewis", "Collins", "Compass", "Tracking Guide"):
+        state.exhausted.discard(name)
+    state.lewis_on = state.collins_on = False
+
+
+def run_activate(state, step) -> None:
+    g, cell = state.game, step[1]
+    t = g.cells[cell]
+    r = g.terrain_res[cell]
+    steps: list[tuple] = []
+    state.last_gain = -1
+    if r >= 0:
+        n = 2 if state.lewis_on else 1
+        for _ in range(n):
+            gain_found(state, r)
+    if t is Terrain.SKULL:
+        steps.append(("chance_threat", "day", cell))
+    elif t is Terrain.TIPI:
+        steps.append(("trade",))
+    elif t is Terrain.HILL:
+        state.extra_turn = True
+    # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,
+    # Maldonado's Tipi gives its Kill Monster card before the trade
+    steps[:0] = g.chapter.activate(state, cell, t)
+    steps += completion_steps(state, cell)
+    state.lewis_on = False
+    state.collins_on = False
+    state.push(*steps)
+
+
+def gain_found(state, r: int) -> None:
+    """A Resource found by exploring: York puts one that today's Challenges need on the card."""
+    if state.game.characters[state.current] == "York":
+        for entry in state.row:
+            if entry[0] < 0:
+                continue
+            card = state.game.challenges[entry[0]]
+            stored = entry[2] or []
+            need = card.requires[r] + card.optional[r]
+            if need > stored.count(r):
+                entry[2] = stored + [r]
+                return
+    state.pack[r] += 1
+    state.last_gain = r
+    if state.game.chapter.track_gains:
+        state.game.chapter.on_gain(state, r)
+
+
+def completion_steps(state, cell: int) -> list[tuple]:
+    """The chapter's rewards for the row and the column this explored cell completes."""
+    g = state.game
+    steps = []
+    ex = state.explored
+    b = g.board
+    if all(ex[i] for i in b.rows[g.row_of[cell]]):
+        steps += g.chapter.row_reward(state, g.row_of[cell])
+    if all(ex[i] for i in b.cols[g.col_of[cell]]):
+        steps += g.chapter.column_reward(state, g.col_of[cell])
+    return steps
+
+
+# ----- the Tipi's trade -----
+def trade_needed(state, step) -> bool:
+    """The Tipi's trade needs something to give."""
+    return state.carried() + state.pack[WATER] > 0
+
+
+def legal_trade(state, step) -> list[int]:
+    pack = state.pack
+    out = [A.SKIP]
+    for give in range(NRES):
+        if pack[give]:
+            out.extend(A.TRADE + 10 * give + take for take in state.game.chapter.resources if take != give)
+    return out
+
+
+def apply_trade(state, step, a: int) -> None:
+    state.agenda.pop()
+    if a == A.SKIP:
+        return
+    give, take = divmod(a - A.TRADE, 10)
+    state.pack[give] -= 1
+    state.pack[take] += 1
+    if state.game.chapter.track_gains:
+        state.game.chapter.on_gain(state, take)
+
+
+def describe_trade(a: int, state=None) -> str:
+    g, t = divmod(a - A.TRADE, 10)
+    return f"trade {RESOURCE_CODES[g]} for {RESOURCE_CODES[t]}"
+
+
+ACTIONS = (
+    ActionKind(A.EXPLORE, A.DISCARD, describe_explore, legal_explore, apply_explore),
+    ActionKind(A.TRADE, A.FIRE, describe_trade),
+    ActionKind(A.BACKTRACK, A.BACKTRACK + 1, words("Backtrack (2 Fire)")),
+    ActionKind(A.ACTIVATE, A.ACTIVATE + 1, words("activate")),
+)

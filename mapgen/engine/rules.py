@@ -1,0 +1,62 @@
+"""The core rulebook's numbers and tables: limits, the Terrain Activation Table, the Resource Priority Order, levels."""
+
+from __future__ import annotations
+
+from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.terrain import Terrain
+
+#: Resources other than Water, in order (the ones a free discard can drop)
+CARRIED = tuple(r for r in range(NRES) if r != WATER)
+BACKPACK_SLOTS = 6
+WATER_LIMIT = 10
+MAX_FIRES = 3
+SAMPLE_TOKENS = 4
+
+#: Resource gained when a terrain is activated (the Terrain Activation Table).
+TERRAIN_RESOURCE = {
+    Terrain.FOOD: FOOD,
+    Terrain.WOOD: WOOD,
+    Terrain.MUD: MUD,
+    Terrain.ROCK: ROCK,
+    Terrain.SKULL: SKULL,
+    Terrain.VINE: VINE,
+    Terrain.WATER: WATER,
+}
+#: The Resource Priority Order on the back of the rulebook, used to place Monsters.
+PRIORITY = {
+    t: k
+    for k, t in enumerate(
+        (
+            Terrain.FOOD,
+            Terrain.WOOD,
+            Terrain.MUD,
+            Terrain.ROCK,
+            Terrain.SKULL,
+            Terrain.VINE,
+            Terrain.FIELD,
+            Terrain.MUSHROOM_FIELD,
+            Terrain.PETRIFIED_FOREST,
+            Terrain.WATER,
+            Terrain.TIPI,
+            Terrain.HILL,
+        )
+    )
+}
+LEVELS = (
+    (28, "Master Explorer"),
+    (22, "Fearless Trailblazer"),
+    (16, "Veteran Pathfinder"),
+    (10, "Skilled Tracker"),
+    (4, "Novice Guide"),
+    (1, "Greenhorn Scout"),
+)
+GEAR_PER_PLAYER = {1: 3, 2: 2, 3: 1, 4: 1}
+LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "monster_toll", "blocked", "map_explored")
+
+
+def level_name(score: int) -> str:
+    """The rulebook's level of success for a final score ("" below 1)."""
+    for lo, name in LEVELS:
+        if score >= lo:
+            return name
+    return ""

@@ -1,0 +1,164 @@
+"""Safe output files: the destination checked before any work, atomic writes, no overwrite without force.
+
+Every writer of the toolkit (maps, puzzles, pictures, replays) goes through this module:
+
+- ``check_file(path, force=...)`` / ``check_folder(path)`` before the work starts, so a missing or unwritable
+  folder or an existing file fails in a second, not after an hour of solving;
+- ``writing(path, force=...)`` / ``write_text(...)``: a temp file in the same folder renamed into place, so a
+  crash, a full disk or Ctrl-C never leaves half a file; without ``force`` an existing file is never replaced
+  (not even one that appeared while the work ran);
+- files get the usual mode (``0o666`` less the umask), not ``mkstemp``'s 0600.
+
+Problems are ``OutputError``: one line naming the file, for the CLI's exit code 2.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+
+class OutputError(OSError):
+    """A destination that cannot be written; ``str()`` is one line naming the file and what is wrong.
+
+    An OSError, so callers that already catch OSError around a write keep working."""
+
+    def __init__(self, path: str | os.PathLike, problem: str):
+        self.path = str(path)
+        self.problem = problem
+        super().__init__(f"{self.path}: {problem}")
+
+
+class OutputExistsError(OutputError, FileExistsError):
+    """The destination exists and ``force`` was not given."""
+
+
+def _folder(path: Path) -> Path:
+    return path.parent if str(path.parent) else Path(".")
+
+
+def _why(e: OSError) -> str:
+    return e.strerror or str(e)
+
+
+def _probe(folder: Path, named: str | os.PathLike) -> None:
+    """Create and remove a temp file in ``folder``: the only honest writability test (root ignores modes)."""
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mapgen-probe-")
+    except OSError as e:
+        raise OutputError(named, f"cannot write in folder {folder} ({_why(e)})") from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def check_folder_exists(folder: Path, named: str | os.PathLike) -> None:
+    if not folder.exists():
+        raise OutputError(named, f"folder {folder} does not exist")
+    if not folder.is_dir():
+        raise OutputError(named, f"{folder} is not a folder")
+
+
+def _regular_or_missing(p: Path, named: str | os.PathLike) -> None:
+    """Only a regular file may be replaced: never a folder, and never /dev/full or a pipe."""
+    if p.is_dir():
+        raise OutputError(named, "is a folder; name a file")
+    if p.exists() and not p.is_file():
+        raise OutputError(named, "is not a regular file; name a new file")
+
+
+def check_file(path: str | os.PathLike, *, force: bool = False) -> Path:
+    """Check that ``path`` can be written (folder exists and takes files; no file there unless ``force``)."""
+    p = Path(path)
+    _regular_or_missing(p, path)
+    if p.exists() and not force:
+        raise OutputExistsError(path, "already exists; use --force to overwrite")
+    folder = _folder(p)
+    check_folder_exists(folder, path)
+    _probe(folder, path)
+    return p
+
+
+def check_files(paths: list[Path], *, force: bool = False, total: int | None = None) -> None:
+    """Check several files in one folder at once; the error counts the files that already exist (of ``total``
+    files to write, default ``len(paths)``)."""
+    if not paths:
+        return
+    total = len(paths) if total is None else total
+    if not force:
+        clash = [p for p in paths if p.exists()]
+        if clash:
+            more = f" (and {len(clash) - 1} more of the {total} files)" if len(clash) > 1 else ""
+            raise OutputExistsError(clash[0], f"already exists{more}; use --force to overwrite")
+    for p in paths:
+        _regular_or_missing(p, p)
+
+
+def prepare_folder(folder: str | os.PathLike) -> Path:
+    """An output folder: created (with parents) when missing; OutputError when it cannot hold files."""
+    d = Path(folder)
+    if d.exists() and not d.is_dir():
+        raise OutputError(folder, "not a folder")
+    try:
+        d.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise OutputError(folder, f"cannot create the folder ({_why(e)})") from None
+    _probe(d, folder)
+    return d
+
+
+def file_mode() -> int:
+    """The mode a new file gets from ``open()``: 0o666 less the umask."""
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextlib.contextmanager
+def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp") -> Iterator[str]:
+    """Yield a temp path in ``path``'s folder to write; on success it becomes ``path`` atomically.
+
+    Without ``force`` an existing ``path`` is never replaced (``os.link`` fails if it appeared meanwhile).
+    On any failure the temp file is removed and ``path`` is left as it was; OSErrors become OutputError.
+    """
+    p = Path(path)
+    folder = _folder(p)
+    _regular_or_missing(p, path)
+    if not force and p.exists():
+        raise OutputExistsError(path, "already exists; use --force to overwrite")
+    try:
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=suffix)
+    except FileNotFoundError:
+        raise OutputError(path, f"folder {folder} does not exist") from None
+    except NotADirectoryError:
+        raise OutputError(path, f"{folder} is not a folder") from None
+    except OSError as e:
+        raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
+    os.close(fd)
+    try:
+        try:
+            yield tmp
+            os.chmod(tmp, file_mode())
+            if force:
+                os.replace(tmp, p)
+            else:
+                os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
+                os.unlink(tmp)
+        except FileExistsError:
+            raise OutputExistsError(path, "already exists; use --force to overwrite") from None
+        except OutputError:
+            raise
+        except OSError as e:
+            raise OutputError(path, f"cannot write ({_why(e)})") from None
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def write_text(path: str | os.PathLike, text: str, *, force: bool = False) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically; never replaces a file unless ``force``."""
+    with writing(path, force=force) as tmp, open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    return Path(path)

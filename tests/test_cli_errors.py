@@ -1,0 +1,497 @@
+"""Every command against every kind of bad input and bad destination: exit code, one exact line, nothing touched.
+
+The convention (README, ``mapgen --help``): 0 success; 1 a rule broken / no completion / impossible request;
+2 unreadable or invalid input, or an output destination that cannot be used; 3 a time limit ran out. Errors
+are one line on stderr, ``error: FILE: what is wrong``.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import stat
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+import maps
+from cli import main
+
+ROOT = Path(__file__).parent.parent
+DATA = Path(__file__).parent / "data"
+TRAINING = (DATA / "valid" / "training-201.toml").read_text(encoding="utf-8")
+CHAPTERS = "training, fauna, flora, vameter, maldonado"
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def snapshot(folder: Path) -> dict:
+    """Every file and folder under ``folder`` with its bytes and mode: what a failed command must not change."""
+    found = {}
+    for p in sorted(folder.rglob("*")):
+        st = p.lstat()
+        found[str(p.relative_to(folder))] = (stat.S_IMODE(st.st_mode), None if p.is_dir() else p.read_bytes())
+    return found
+
+
+def assert_fails(result, code: int, line: str) -> None:
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    assert (result.exit_code, result.stderr) == (code, line + "\n")
+    assert "Traceback" not in result.output
+
+
+# --- bad input: maps ---------------------------------------------------------------------------------------------
+
+#: kind -> (file text, or None for no file; the problem every command reports)
+BAD_MAPS = {
+    "missing file": (None, "no such file"),
+    "malformed TOML": (
+        "chapter = 'training'\nthis is not toml\n",
+        "not valid TOML (Expected '=' after a key in a key/value pair (at line 2, column 6))",
+    ),
+    "unknown terrain": (TRAINING.replace("Mu", "Qq", 1), "unknown terrain code 'Qq' in row B"),
+    "cell off the board": (
+        TRAINING.replace('peak = "C5"', 'peak = "H9"'),
+        "field 'peak': cell H9 is off the board (B3 to F7)",
+    ),
+    "unknown chapter": (
+        TRAINING.replace('chapter = "training"', 'chapter = "atlantis"'),
+        f"unknown chapter 'atlantis' (expected one of {CHAPTERS})",
+    ),
+}
+
+#: command -> its arguments around a MAP (``{map}``) and an output folder (``{tmp}``)
+MAP_COMMANDS = {
+    "validate": ["validate", "{map}"],
+    "solve": ["solve", "{map}"],
+    "deduce": ["deduce", "{map}", "--no-profile", "--puzzle", "{tmp}/puzzle.toml"],
+    "playtest": ["playtest", "{map}", "--games", "1", "--plot", "{tmp}/p.png", "--replay", "{tmp}/runs"],
+    "render": ["render", "{map}", "-o", "{tmp}/map.png"],
+    "render --profile": ["render", "{map}", "-o", "{tmp}/profile.png", "--profile"],
+    "render --forced": ["render", "{map}", "-o", "{tmp}/map.png", "--forced"],
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_MAPS))
+@pytest.mark.parametrize("command", list(MAP_COMMANDS))
+def test_every_map_command_reports_a_bad_map_in_one_line(tmp_path, command, kind):
+    text, problem = BAD_MAPS[kind]
+    f = tmp_path / "bad.toml"
+    if text is not None:
+        f.write_text(text, encoding="utf-8")
+    before = snapshot(tmp_path)
+    args = [a.format(map=f, tmp=tmp_path) for a in MAP_COMMANDS[command]]
+    assert_fails(run(*args), 2, f"error: {f}: {problem}")
+    assert snapshot(tmp_path) == before  # no picture, puzzle, plot or replay folder made
+
+
+def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
+    first, last = maps.names()[0], maps.names()[-1]
+    for args in (["solve", "fauna-99"], ["playtest", "fauna-99"], ["deduce", "fauna-99"]):
+        assert_fails(
+            run(*args), 2, f"error: fauna-99: no such file, and no shipped map of that name ({first} to {last})"
+        )
+
+
+def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
+    partial = tmp_path / "partial.toml"
+    partial.write_text(TRAINING.replace("B   Fo  Wa  Mu", "B   ..  Wa  Mu"), encoding="utf-8")
+    for command, needs in (("deduce", "mapgen deduce"), ("playtest", "mapgen playtest")):
+        assert_fails(
+            run(command, partial),
+            2,
+            f"error: {partial}: a partial map (1 cells unrevealed, first B3); {needs} needs a complete map",
+        )
+    assert_fails(
+        run("render", partial, "-o", tmp_path / "p.png", "--profile"),
+        2,
+        f"error: {partial}: a partial map (1 cells unrevealed, first B3); --profile needs a complete map",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["partial.toml"]
+
+
+def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
+    bad = DATA / "invalid" / "training-201-m.toml"
+    for command in ("deduce", "playtest"):
+        r = run(command, bad)
+        assert r.exit_code == 1 and r.stderr.count("\n") == 1
+        assert r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6 ")
+        assert r.stderr.endswith("; see `mapgen validate`\n")
+
+
+# --- bad input: profiles, rules, replays, reveal profiles ---------------------------------------------------------
+
+BAD_PROFILES = {
+    "missing file": (None, "no such file"),
+    "malformed TOML": ("x = = 1\n", "not valid TOML (Invalid value (at line 1, column 5))"),
+    "unknown terrain": ('chapter = "training"\n[counts]\nQq = [1, 2]\n', "counts: unknown terrain code 'Qq'"),
+    "cell off the board": ('chapter = "training"\npeak = "H9"\n', "'peak': cell H9 is off the board (B3 to F7)"),
+    "unknown chapter": ('chapter = "atlantis"\n', f"unknown chapter 'atlantis' (expected one of {CHAPTERS})"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_PROFILES))
+def test_generate_reports_a_bad_profile_before_any_work(tmp_path, kind):
+    text, problem = BAD_PROFILES[kind]
+    f = tmp_path / "profile.toml"
+    if text is not None:
+        f.write_text(text, encoding="utf-8")
+    before = snapshot(tmp_path)
+    r = run("generate", "-c", "training", "--seed", "1", "--out", tmp_path / "out", "--profile", f)
+    assert_fails(r, 2, f"error: {f}: {problem}")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize("command", [["validate", str(DATA / "valid" / "training-201.toml")], ["chapters"]])
+def test_a_bad_rules_file(tmp_path, command):
+    missing = tmp_path / "none.toml"
+    assert_fails(run(*command, "--rules", missing), 2, f"error: {missing}: no such file")
+    bad = tmp_path / "house.toml"
+    bad.write_text("x = = 1\n", encoding="utf-8")
+    r = run(*command, "--rules", bad)
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}: ") and r.stderr.count("\n") == 1
+    chapter = (ROOT / "constraints" / "chapters" / "training.toml").read_text(encoding="utf-8")
+    bad.write_text(chapter.replace("terrains = [", 'terrains = ["Qq", ', 1), encoding="utf-8")
+    assert_fails(run(*command, "--rules", bad), 2, f"error: {bad}: terrains: unknown terrain code 'Qq'")
+
+
+def test_an_unknown_chapter_on_the_command_line():
+    assert_fails(run("chapters", "atlantis"), 2, f"error: unknown chapter 'atlantis' (expected one of {CHAPTERS})")
+    choices = ", ".join(f"'{c}'" for c in CHAPTERS.split(", "))  # from the registry
+    assert_fails(
+        run("generate", "-c", "atlantis"),
+        2,
+        f"error: Invalid value for '--chapter' / '-c': 'atlantis' is not one of {choices}. "
+        "See 'mapgen generate --help'.",
+    )
+
+
+@pytest.mark.parametrize("command", ["validate", "solve", "deduce", "render"])
+def test_a_missing_argument_is_one_line_too(command):
+    name = "FILES..." if command == "validate" else "MAP"
+    assert_fails(run(command), 2, f"error: Missing argument '{name}'. See 'mapgen {command} --help'.")
+
+
+BAD_REPLAYS = {
+    "missing file": (None, "no such file"),
+    "malformed JSON": (
+        "{\n",
+        "not a replay file (Expecting property name enclosed in double quotes: line 2 column 1 (char 2))",
+    ),
+    "not a replay": ("[1, 2]\n", "not a replay file written by mapgen playtest --replay"),
+}
+
+
+@pytest.mark.parametrize("kind", list(BAD_REPLAYS))
+def test_a_bad_replay_file(tmp_path, kind):
+    text, problem = BAD_REPLAYS[kind]
+    f = tmp_path / "game.json"
+    if text is not None:
+        f.write_text(text, encoding="utf-8")
+    assert_fails(run("playtest", "--show", f), 2, f"error: {f}: {problem}")
+
+
+def test_a_replay_whose_map_is_bad(tmp_path):
+    import json
+
+    runs = tmp_path / "runs"
+    assert (
+        run("playtest", DATA / "valid" / "training-201.toml", "--games", "1", "--replay", runs, "--json").exit_code == 0
+    )
+    f = runs / "game-00000.json"
+    data = json.loads(f.read_text(encoding="utf-8"))
+    data["map"] = data["map"].replace("Mu", "Qq", 1)
+    f.write_text(json.dumps(data), encoding="utf-8")
+    assert_fails(run("playtest", "--show", f), 2, f"error: {f}: {f}: unknown terrain code 'Qq' in row B")
+
+
+def test_a_bad_reveal_profile_file(tmp_path):
+    missing = tmp_path / "none.json"
+    assert_fails(run("render", missing, "-o", tmp_path / "p.png", "--profile"), 2, f"error: {missing}: no such file")
+    bad = tmp_path / "p.json"
+    bad.write_text("{}", encoding="utf-8")
+    assert_fails(
+        run("render", bad, "-o", tmp_path / "p.png", "--profile"),
+        2,
+        f"error: {bad}: expected a list of reveal steps (or an object with 'steps')",
+    )
+
+
+# --- bad destinations ----------------------------------------------------------------------------------------------
+
+MAP = str(DATA / "valid" / "training-201.toml")
+
+#: writer -> (arguments with {dest}, destination is a folder, the file it writes there, the work that must not start)
+WRITERS = {
+    "render": (["render", MAP, "-o", "{dest}"], False, None, "mapgen.render.render_map"),
+    "playtest --plot": (
+        ["playtest", MAP, "--games", "1", "--plot", "{dest}"],
+        False,
+        None,
+        "mapgen.engine.playtest.run_playtest",
+    ),
+    "deduce --puzzle": (
+        ["deduce", MAP, "--no-profile", "--puzzle", "{dest}"],
+        False,
+        None,
+        "mapgen.deduce.deduce_report",
+    ),
+    "playtest --replay": (
+        ["playtest", MAP, "--games", "1", "--replay", "{dest}"],
+        True,
+        "game-00000.json",
+        "mapgen.engine.playtest.run_playtest",
+    ),
+    "generate --out": (
+        ["generate", "-c", "training", "--seed", "1", "--out", "{dest}"],
+        True,
+        "training-1.toml",
+        "mapgen.generate.Generator.generate",
+    ),
+}
+NAMES = {"render": "map.png", "playtest --plot": "plot.png", "deduce --puzzle": "puzzle.toml"}
+
+
+def _no_work(monkeypatch, target: str) -> None:
+    def refuse(*args, **kw):
+        raise AssertionError("the work started before the destination was checked")
+
+    monkeypatch.setattr(target, refuse)
+
+
+def _args(writer: str, dest) -> list[str]:
+    return [a.format(dest=dest) for a in WRITERS[writer][0]]
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_missing_or_impossible_folder_fails_before_the_work(tmp_path, monkeypatch, writer):
+    _, is_folder, _, work = WRITERS[writer]
+    _no_work(monkeypatch, work)
+    (tmp_path / "afile").write_text("mine", encoding="utf-8")
+    before = snapshot(tmp_path)
+    if is_folder:
+        # a missing --out/--replay folder is made; one under a regular file cannot be
+        dest = tmp_path / "afile" / "runs"
+        assert_fails(run(*_args(writer, dest)), 2, f"error: {dest}: cannot create the folder (Not a directory)")
+    else:
+        dest = tmp_path / "nodir" / NAMES[writer]
+        assert_fails(run(*_args(writer, dest)), 2, f"error: {dest}: folder {tmp_path / 'nodir'} does not exist")
+        dest = tmp_path / "afile" / NAMES[writer]
+        assert_fails(run(*_args(writer, dest)), 2, f"error: {dest}: {tmp_path / 'afile'} is not a folder")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc (a folder even root cannot write)")
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_an_unwritable_folder_fails_before_the_work(monkeypatch, writer):
+    _, is_folder, _, work = WRITERS[writer]
+    _no_work(monkeypatch, work)
+    dest = "/proc/mapgen-test" if is_folder else f"/proc/{NAMES[writer]}"
+    r = run(*_args(writer, dest))
+    want = (
+        f"error: {dest}: cannot create the folder (" if is_folder else f"error: {dest}: cannot write in folder /proc ("
+    )
+    assert r.exit_code == 2 and r.stderr.startswith(want) and r.stderr.endswith(")\n") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_an_existing_file_is_kept_without_force(tmp_path, monkeypatch, writer):
+    _, is_folder, inside, work = WRITERS[writer]
+    dest = tmp_path / "out" if is_folder else tmp_path / NAMES[writer]
+    existing = dest / inside if is_folder else dest
+    existing.parent.mkdir(exist_ok=True)
+    existing.write_text("mine", encoding="utf-8")
+    before = snapshot(tmp_path)
+    with monkeypatch.context() as m:
+        _no_work(m, work)
+        assert_fails(run(*_args(writer, dest)), 2, f"error: {existing}: already exists; use --force to overwrite")
+    assert snapshot(tmp_path) == before
+    r = run(*_args(writer, dest), "--force")
+    assert r.exit_code == 0, r.output
+    assert existing.read_bytes() != b"mine"
+    assert not [p for p in existing.parent.iterdir() if p.name.startswith(".")]  # no temporary file left
+
+
+@pytest.mark.parametrize("writer", list(WRITERS))
+def test_a_full_disk_is_one_line_and_leaves_nothing_behind(tmp_path, monkeypatch, writer):
+    _, is_folder, inside, _ = WRITERS[writer]
+    dest = tmp_path / "out" if is_folder else tmp_path / NAMES[writer]
+    target = dest / inside if is_folder else dest
+
+    def full(*args, **kw):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(os, "link", full)  # the last step of every write without --force
+    assert_fails(run(*_args(writer, dest)), 2, f"error: {target}: cannot write ({os.strerror(errno.ENOSPC)})")
+    left = [p for p in tmp_path.rglob("*") if p.is_file()]
+    assert left == []  # neither the file nor a temporary one
+
+
+def test_a_special_file_is_never_replaced(tmp_path):
+    r = run("deduce", MAP, "--no-profile", "--puzzle", "/dev/full", "--force")
+    assert_fails(r, 2, "error: /dev/full: is not a regular file; name a new file")
+    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+
+
+@pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "training-1"],
+        ["chapters", "training"],
+        ["generate", "-c", "training", "--seed", "1"],
+        ["solve", "training-1", "--json"],
+        ["deduce", "training-1", "--no-profile"],
+        ["playtest", "training-1", "--games", "1", "--json"],
+    ],
+)
+def test_stdout_on_a_full_disk_is_one_line(args):
+    with open("/dev/full", "w") as full:
+        done = subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=ROOT,
+            timeout=120,
+            check=False,
+        )
+    assert (done.returncode, done.stderr) == (2, f"error: stdout: cannot write ({os.strerror(errno.ENOSPC)})\n")
+
+
+def test_seeds_beyond_a_toml_integer_are_refused_before_the_work(tmp_path, monkeypatch):
+    _no_work(monkeypatch, "mapgen.generate.Generator.generate")
+    top = 2**63 - 1
+    r = run("generate", "-c", "training", "--seed", top - 4, "--count", "10", "--out", tmp_path / "out")
+    assert_fails(
+        r,
+        2,
+        f"error: --seed {top - 4} with --count 10 reaches seed {top + 5}, beyond what a map file can "
+        f"record (0 to {top}, TOML's largest integer)",
+    )
+    assert list(tmp_path.iterdir()) == []
+    assert run("generate", "-c", "training", "--seed", top + 1).exit_code == 2  # click's range check
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    old = os.umask(0o027)
+    try:
+        assert run("generate", "-c", "training", "--seed", "1", "--out", tmp_path).exit_code == 0
+        assert run("deduce", MAP, "--no-profile", "--puzzle", tmp_path / "p.toml").exit_code == 0
+    finally:
+        os.umask(old)
+    for name in ("training-1.toml", "p.toml"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == 0o640
+
+
+# --- time limits ---------------------------------------------------------------------------------------------------
+
+
+def test_a_time_limit_running_out_exits_3(tmp_path):
+    r = run("render", DATA / "render_fauna.toml", "-o", tmp_path / "p.png", "--profile", "--time-limit", "0.1")
+    assert r.exit_code == 3 and r.stderr.count("\n") == 1
+    assert re.fullmatch(
+        rf"error: {re.escape(str(DATA / 'render_fauna.toml'))}: .* \(0\.1 s; raise --time-limit\)\n", r.stderr
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+# --- help ----------------------------------------------------------------------------------------------------------
+
+
+def _examples(command: str) -> list[str]:
+    """The lines of the Example block that ends the command's description (click prints Options after it)."""
+    text = run(command, "--help").output
+    _, found, rest = text.partition("Example:\n")
+    assert found, f"{command}: its help has no Example block"
+    block, _, options = rest.partition("\nOptions:")
+    assert options and "Example:" not in options
+    lines = [ln.strip() for ln in block.splitlines() if ln.strip()]
+    assert lines and all(ln.startswith("mapgen ") for ln in lines), lines  # nothing after the examples
+    return lines
+
+
+@pytest.mark.parametrize("command", ["validate", "chapters", "generate", "solve", "deduce", "playtest", "render"])
+def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_path, monkeypatch):
+    examples = _examples(command)
+    shipped = set(maps.names())
+    for line in examples:
+        assert not re.search(r"(^|\s)(\./)?(maps|tests|constraints)/", line), line  # no repo paths: not in any folder
+        for word in line.split():
+            if re.fullmatch(r"[a-z]+-\d+", word):
+                assert word in shipped, f"{line}: {word} is not a shipped map"
+    monkeypatch.chdir(tmp_path)
+    if command in ("validate", "chapters", "solve"):  # quick enough to run every example here
+        for line in examples:
+            args = line.split()[1:]
+            if any(a.startswith("my-") for a in args):
+                continue
+            r = run(*args)
+            assert r.exit_code == 0, (line, r.output)
+
+
+@pytest.mark.parametrize(
+    ("args", "work", "error", "code", "line"),
+    [
+        (
+            ["solve", MAP],
+            "mapgen.report.solve_report",
+            ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
+            3,
+            f"error: {MAP}: the time limit ran out (60 s; raise --time-limit)",
+        ),
+        (
+            ["deduce", MAP, "--time-limit", "5"],
+            "mapgen.deduce.deduce_report",
+            ("mapgen.solve", "SolveTimeout", "the reveal profile ran out of time"),
+            3,
+            f"error: {MAP}: the reveal profile ran out of time (5 s; raise --time-limit)",
+        ),
+        (
+            ["generate", "-c", "training", "--seed", "1"],
+            "mapgen.generate.Generator.generate",
+            ("mapgen.generate", "GenerationTimeout", "no training map found within the time limit of 10 s (seed 1)"),
+            3,
+            "error: no training map found within the time limit of 10 s (seed 1) (raise --time-limit)",
+        ),
+        (
+            ["generate", "-c", "training", "--seed", "1"],
+            "mapgen.generate.Generator.generate",
+            ("mapgen.generate", "GenerationError", "no training map can meet all of these together: …"),
+            1,
+            "error: no training map can meet all of these together: …",
+        ),
+        (
+            ["solve", MAP],
+            "mapgen.report.solve_report",
+            ("mapgen.solve", "NoCompletion", "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)"),
+            1,
+            f"error: {MAP}: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)",
+        ),
+    ],
+)
+def test_library_errors_map_to_the_convention(monkeypatch, args, work, error, code, line):
+    import importlib
+
+    module, name, text = error
+    exc = getattr(importlib.import_module(module), name)
+
+    def fail(*a, **kw):
+        raise exc(text)
+
+    monkeypatch.setattr(work, fail)
+    assert_fails(run(*args), code, line)
+
+
+def test_an_unexpected_error_is_not_disguised():
+    """A bug is not an input problem: it is not mapped to an exit code (the runner sees the exception)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr("mapgen.report.solve_report", lambda *a, **kw: 1 / 0)
+        r = run("solve", MAP)
+    assert isinstance(r.exception, ZeroDivisionError)
