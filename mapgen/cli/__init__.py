@@ -41,6 +41,8 @@ COMMANDS: dict[str, str] = {
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
     "render": "mapgen.cli.render:render",
+    "repair": "mapgen.cli.repair:repair",
+    "serve": "mapgen.cli.serve:serve",
 }
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import ipaddress
 
-__all__ = ["create_app", "is_loopback", "serve"]
+__all__ = ["ServeError", "create_app", "is_loopback", "serve"]
+
+
+class ServeError(OSError):
+    """The address cannot be listened on (in use, not this machine's, not allowed)."""
 
 
 def create_app(**kw):
@@ -31,6 +35,15 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
     if not is_loopback(host):
         announce(f"warning: listening on {host}: anyone who can reach this machine can use the app "
                  "(it has no login); use the default 127.0.0.1 unless you mean it")
+    import socket
+
+    try:  # one clear line now rather than uvicorn's log when the port is taken
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(info[0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(info[4])
+    except OSError as e:
+        raise ServeError(f"{host}:{port}: cannot listen there ({e.strerror or e})") from None
     shown = f"[{host}]" if ":" in host else host
     announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     uvicorn.run(create_app(), host=host, port=port, log_level="warning")
