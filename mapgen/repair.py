@@ -245,6 +245,7 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
     cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
     parts = [gen.describe(r, sketch.briefing) for r in rules]
     if cells:
-        parts.append("the placed cells " + ", ".join(f"{c} ({_code(sketch, b.index(c))})" for c in cells))
-    return SketchError("the sketch cannot be completed: " + "; ".join(parts) + " cannot all hold", rules, cells)
+        placed = ", ".join(f"{c} ({_code(sketch, b.index(c))})" for c in cells)
+        parts.append(f"the placed cell{'s' if len(cells) > 1 else ''} {placed}")
+    return SketchError("the sketch cannot be completed; these cannot all hold: " + "; ".join(parts), rules, cells)
 

@@ -495,9 +495,9 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["generate", "--from", MAP],
             "mapgen.repair.fill_sketch",
-            ("mapgen.repair", "SketchError", "the sketch cannot be completed: rule C4 Wood lines; the placed cells …"),
+            ("mapgen.repair", "SketchError", "the sketch cannot be completed; these cannot all hold: rule C4 …"),
             1,
-            f"error: {MAP}: the sketch cannot be completed: rule C4 Wood lines; the placed cells …",
+            f"error: {MAP}: the sketch cannot be completed; these cannot all hold: rule C4 …",
         ),
         (
             ["solve", MAP],

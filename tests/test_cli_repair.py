@@ -92,8 +92,8 @@ def test_generate_from_an_impossible_sketch_names_the_rules_and_cells(tmp_path):
     r = run("generate", "--from", f)
     assert r.exit_code == 1 and r.stdout == ""
     line = r.stderr
-    assert line.startswith(f"error: {f}: the sketch cannot be completed: ") and line.count("\n") == 1
-    assert "rule F2" in line and "the placed cells" in line
+    assert line.startswith(f"error: {f}: the sketch cannot be completed; these cannot all hold: ")
+    assert line.count("\n") == 1 and "rule F2 Fort pattern" in line and "the placed cell" in line
 
 
 def test_generate_from_checks_its_options(tmp_path):

@@ -123,7 +123,7 @@ def test_a_sketch_with_four_forts_names_the_fort_rule_and_cells():
         fill_sketch(sketch)
     assert "F2" in e.value.rules
     assert set(e.value.cells) <= {m.board.name(i) for i in (*forts, spare)} and e.value.cells
-    assert str(e.value).startswith("the sketch cannot be completed: ")
+    assert str(e.value).startswith("the sketch cannot be completed; these cannot all hold: rule F2 ")
 
 
 def test_a_sketch_against_its_profile_names_the_setting():

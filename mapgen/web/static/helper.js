@@ -71,9 +71,9 @@ function draw() {
       b.append(mark);
       b.setAttribute("aria-label", `${name}: forced ${s.label}`);
     }
-    if (H.cells[i] === ".." && heat && heat[name] !== undefined) {
+    if (H.cells[i] === ".." && !forced[name] && heat && heat[name] !== undefined) {
       const p = heat[name];
-      b.style.setProperty("--heat", p.toFixed(3));
+      b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
       b.classList.add("heat");
       b.append(MG.el("span", {class: "pct", text: `${Math.round(p * 100)}%`}));
     }
@@ -217,6 +217,10 @@ async function hint() {
   if (!r.ok) { box.textContent = r.data.error || "no hint"; return; }
   H.hint = r.data.hint;
   box.textContent = r.data.message;
+  if (H.hint) {
+    const cited = (H.hint.cells || []).length ? "; the cells it follows from in blue" : "";
+    box.append(MG.el("span", {class: "note", text: ` (${H.hint.cell} is outlined in yellow${cited}.)`}));
+  }
   draw();
 }
 
