@@ -71,7 +71,7 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
         driver.find_element(By.CSS_SELECTOR, f'#terrains button[data-code="{code[:2]}"]').click()
         if code.startswith("Hi"):
             driver.find_element(By.CSS_SELECTOR, f'#hill-numbers button[data-number="{code[2:]}"]').click()
-        wait_for(lambda: not palette.is_displayed(), what="the palette to close")
+        wait_for(lambda sheet=palette: not sheet.is_displayed(), what="the palette to close")
         assert code in cell(driver, name).text
     assert "r=" in driver.current_url and "G7Hi0" in driver.current_url  # the state lives in the URL
     # Forced cells appear on their tokens (beyond the Peak), and the count is labelled.

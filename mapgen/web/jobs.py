@@ -69,7 +69,7 @@ def _run(kind: str, args: dict, out) -> None:
             step = max(1, games // 50)
             records = run_playtest(m, s, games, 1, progress=lambda k: k % step == 0 and out.put(("progress", k, games)))
             report = summarise(records, m, s, args["source"])
-            chart = lambda path: plot_playtest([report], path, title=f"{args['source']}: {s.bot}")  # noqa: E731
+            chart = lambda path: plot_playtest([report], path, title=f"{args['source']}: {s.bot}")
         else:
             from mapgen.deduce import deduce_report
             from mapgen.render import plot_profile
@@ -80,9 +80,11 @@ def _run(kind: str, args: dict, out) -> None:
             chart = (lambda path: plot_profile(report["profile"], path, title="reveal profile")) if args["profile"] else None
         png = None
         if chart is not None:
-            with tempfile.NamedTemporaryFile(suffix=".png") as f:
-                chart(f.name)
-                png = open(f.name, "rb").read()
+            with tempfile.TemporaryDirectory(prefix="mapgen-chart-") as folder:
+                path = f"{folder}/chart.png"
+                chart(path)
+                with open(path, "rb") as f:
+                    png = f.read()
         out.put(("done", report, png))
     except Exception as e:  # noqa: BLE001 - reported to the user as one line, never a traceback
         out.put(("failed", " ".join(f"{type(e).__name__}: {e}".split())[:300], None))

@@ -139,12 +139,9 @@ def map_json(m: Map) -> dict:
 
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
-    from constraints.catalogue import get_chapter
+    from constraints.catalogue import chapter_names, get_chapter
     from mapgen.reference import chapter_json
-
     from mapgen.render.style import STYLES
-
-    from constraints.catalogue import chapter_names
 
     out = []
     for name in chapter_names():
@@ -216,7 +213,7 @@ def do_hint(body: dict) -> tuple[int, dict]:
     try:
         return 0, easiest_hint(state, solver=solver_for(state.chapter), time_limit=time_limit(body, "hint"))
     except NoCompletion as e:
-        return 1, {"hint": None, "forced": {}, "message": str(e), **{"conflict": _conflict_json(e)["conflict"]}}
+        return 1, {"hint": None, "forced": {}, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
     except SolveTimeout as e:
         raise _timeout(e) from None
 
@@ -426,7 +423,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     fd, path = tempfile.mkstemp(suffix=f".{suffix}", prefix="mapgen-render-")
     os.close(fd)
     try:
-        kw = dict(forced=forced, heat=heat, heat_label=heat_t.label if heat_t else "", heat_exact=heat_exact)
+        kw = {"forced": forced, "heat": heat, "heat_label": heat_t.label if heat_t else "", "heat_exact": heat_exact}
         try:
             if fmt == "sheet":
                 render_sheet(m, path, paper=paper, **kw)
