@@ -82,7 +82,10 @@ def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: in
         async with gates[id(pool)]:
             if request is not None and await request.is_disconnected():
                 raise ApiError("the client went away", status=499)
-            return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+            try:
+                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+            except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
+                raise ApiError("the server is stopping", status=503) from None
 
     def page(name: str):
         async def handler(request: Request):

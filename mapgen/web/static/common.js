@@ -169,6 +169,15 @@ const MG = {
     return {set, read};
   },
 
+  // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire.
+  briefingBadge(b, name, button) {
+    const words = [];
+    if (name === b.peak) words.push("Peak");
+    if (b.chapter === "flora" && name === b.start) words.push("Start");
+    if (b.chapter === "flora" && name === b.greek_fire) words.push("Greek Fire");
+    if (words.length) button.append(MG.el("span", {class: "badge", text: words.join(" · ")}));
+  },
+
   // Fauna's mini map for the URL: "Ti-..-Vi/Sk-Ft-.." and back.
   packPattern(text) { return (text || "").trim().split("\n").map((r) => r.trim().split(/\s+/).join("-")).join("/"); },
   unpackPattern(s) { return (s || "").split("/").map((r) => r.split("-").join(" ")).join("\n"); },

@@ -77,7 +77,7 @@ function draw() {
       b.classList.add("heat");
       b.append(MG.el("span", {class: "pct", text: `${Math.round(p * 100)}%`}));
     }
-    if (name === H.briefing.peak) b.append(MG.el("span", {class: "badge", text: "Peak"}));
+    MG.briefingBadge(H.briefing, name, b);
     if (hint && hint.cell === name) b.classList.add("hinted");
     if (hint && (hint.cells || []).includes(name)) b.classList.add("cited");
     const conflict = v.conflict ? v.conflict.cells : [];

@@ -55,7 +55,7 @@ function draw() {
     }
     if (S.changed.has(name)) b.classList.add("changed");
     if (S.reveal.has(name)) b.classList.add("reveal");
-    if (name === S.briefing.peak) b.append(MG.el("span", {class: "badge", text: "Peak"}));
+    MG.briefingBadge(S.briefing, name, b);
   }, {
     pointerdown: (name, i, e) => { e.preventDefault(); S.painting = true; paint(i); },
     pointerenter: (name, i) => { if (S.painting) paint(i); },
