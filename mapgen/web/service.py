@@ -442,9 +442,6 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------
 
-BOTS = ("random", "heuristic", "deducer", "clairvoyant")
-
-
 def complete_valid_map(body: dict) -> Map:
     from constraints.catalogue import check_map
 
@@ -466,7 +463,9 @@ def deduce_args(body: dict) -> dict:
 
 def playtest_args(body: dict) -> dict:
     m = complete_valid_map(body)
-    bot = _field(body, "bot", str, "random, heuristic, deducer or clairvoyant", "heuristic")
+    from mapgen.engine.bots import BOTS
+
+    bot = _field(body, "bot", str, "the name of a bot", "heuristic")
     if bot not in BOTS:
         raise ApiError(f"field 'bot' must be one of {', '.join(BOTS)}, not {bot!r}"[:200])
     mode = _field(body, "mode", str, "coop or traitor")
