@@ -83,6 +83,12 @@ def read_map_field(body: dict, key: str = "map") -> Map:
         raise ApiError(" ".join(str(e).split())[:300]) from None
 
 
+def _source(body: dict) -> str:
+    """How reports name the map: ``file`` if given, else the shipped map's name, else ``map``."""
+    name = body.get("name") if isinstance(body.get("name"), str) and body.get("map") is None else None
+    return _field(body, "file", str, "a file name", name or "map")
+
+
 def _terrain(code: str, what: str):
     from mapgen.terrain import parse_terrain
 
@@ -163,7 +169,7 @@ def do_validate(body: dict) -> tuple[int, list]:
     from mapgen.validate import FileReport
 
     m = read_map_field(body)
-    file = _field(body, "file", str, "a file name", "map")
+    file = _source(body)
     hidden = m.unrevealed()
     if hidden:
         raise ApiError(f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
@@ -379,7 +385,7 @@ def do_repair(body: dict) -> tuple[int, dict]:
         raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
-    return 0, {"file": _field(body, "file", str, "a file name", "map"), **r.to_json()}
+    return 0, {"file": _source(body), **r.to_json()}
 
 
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
@@ -474,4 +480,4 @@ def playtest_args(body: dict) -> dict:
     return {"text": dumps_map(m), "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
             "bot": bot, "players": _bounded(body, "players", 1, 4, 1, "a whole number"),
             "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"), "mode": mode,
-            "source": _field(body, "file", str, "a file name", "map")}
+            "source": _source(body)}
