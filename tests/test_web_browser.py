@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import maps
 from tests.web_support import chrome, chromium_paths, live_server
 
 pytestmark = pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed")
@@ -80,9 +81,11 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     wait_for(lambda: "(exact)" in text_of(driver, "count") or "(estimate" in text_of(driver, "count"), what="a count")
     # Hint: the easiest deduction, in words, marked on the board.
     driver.find_element(By.ID, "hint").click()
-    wait_for(lambda: "must be" in text_of(driver, "hint-text"), what="a hint")
-    hinted = driver.find_element(By.CSS_SELECTOR, ".cell.hinted")
-    assert hinted.get_attribute("data-cell") in text_of(driver, "hint-text")
+    hinted = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".cell.hinted"), what="a hint")[0]
+    name = hinted.get_attribute("data-cell")
+    m = maps.load("fauna-1")
+    assert name in text_of(driver, "hint-text") and m.at(name).label in text_of(driver, "hint-text")
+    assert name not in column_7 and name != "F2"  # an unrevealed cell, and not the Peak everyone knows
     # Undo takes the last tap back.
     driver.find_element(By.ID, "undo").click()
     wait_for(lambda: "Hi0" not in cell(driver, "G7").text, what="undo")

@@ -215,8 +215,15 @@ async function hint() {
   box.textContent = "Looking for the easiest deduction…";
   const r = await MG.api("/api/hint", {map: mapText(), time_limit: 5});
   if (!r.ok) { box.textContent = r.data.error || "no hint"; return; }
-  H.hint = r.data.hint;
-  box.textContent = r.data.message;
+  // Two shapes: {hint: {cell, cells, ...}, message} and `mapgen hint --json`'s {forced, explanation | message, best}.
+  const d = r.data;
+  const ex = d.explanation || null;
+  H.hint = ex ? {cell: ex.cell, cells: ex.cells, rules: ex.rules} : (d.hint || null);
+  box.textContent = ex ? ex.text : (d.message || "");
+  if (!H.hint && d.best && d.best.length) {
+    const label = MG.style(H.briefing.chapter, d.target).label;
+    box.textContent += `. Best odds of ${label}: ${d.best.join(", ")}.`;
+  }
   if (H.hint) {
     const cited = (H.hint.cells || []).length ? "; the cells it follows from in blue" : "";
     box.append(MG.el("span", {class: "note", text: ` (${H.hint.cell} is outlined in yellow${cited}.)`}));
