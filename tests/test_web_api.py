@@ -222,8 +222,26 @@ def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
 
 
 def test_oversized_bodies_are_refused_before_they_are_read(client):
-    r = client.post("/api/solve", content=b" " * (65 * 1024))
+    r = client.post("/api/solve", content=b" " * (65 * 1024), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "too large" in r.json()["error"]
+
+
+def test_only_json_bodies_are_read(client):
+    """A page on another site can send a form or text/plain across sites, never application/json."""
+    r = client.post("/api/playtest", content=b'{"name": "fauna-1"}', headers={"content-type": "text/plain"})
+    assert r.status_code == 415 and r.json() == {"error": "send the body as application/json, not text/plain"}
+    form = client.post("/api/playtest", data={"name": "fauna-1"})
+    assert form.status_code == 415
+
+
+def test_a_loopback_server_answers_only_loopback_host_names():
+    from mapgen.web import LOOPBACK_NAMES
+
+    with TestClient(create_app(allowed_hosts=LOOPBACK_NAMES), base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/chapters").status_code == 200
+        assert c.post("/api/validate", json={"name": "fauna-1"}, headers={"host": "localhost:8000"}).status_code == 200
+        # a page whose own name was pointed at 127.0.0.1 (DNS rebinding) reaches nothing
+        assert c.get("/api/chapters", headers={"host": "rebound.example.org:8000"}).status_code == 400
 
 
 def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import ipaddress
 
-__all__ = ["ServeError", "create_app", "is_loopback", "serve"]
+__all__ = ["LOOPBACK_NAMES", "ServeError", "create_app", "is_loopback", "serve"]
+
+#: Host headers a loopback server answers (with or without a port)
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
 class ServeError(OSError):
@@ -46,4 +49,5 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
         raise ServeError(f"{host}:{port}: cannot listen there ({e.strerror or e})") from None
     shown = f"[{host}]" if ":" in host else host
     announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
-    uvicorn.run(create_app(), host=host, port=port, log_level="warning")
+    hosts = LOOPBACK_NAMES if is_loopback(host) else None
+    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")

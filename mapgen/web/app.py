@@ -46,7 +46,15 @@ def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
 
 
 async def read_body(request: Request) -> dict:
-    """The JSON object of a request body, at most MAX_BODY bytes."""
+    """The JSON object of a request body, at most MAX_BODY bytes, sent as application/json.
+
+    Requiring the JSON content type keeps other web sites out: a page elsewhere can only send a
+    cross-site "simple" request (a form, text/plain), never application/json without the browser
+    asking first, and this app answers no such question (no CORS).
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(f"send the body as application/json, not {kind or 'no content type'}", status=415)
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
         raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
@@ -68,8 +76,14 @@ async def read_body(request: Request) -> dict:
     return body
 
 
-def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2) -> Starlette:
-    """The web app; each app has its own thread pools and job line."""
+def create_app(
+    *, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2, allowed_hosts: list[str] | None = None
+) -> Starlette:
+    """The web app; each app has its own thread pools and job line.
+
+    ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
+    names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
+    """
     quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
     slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow")
     jobs = Jobs(job_workers)
@@ -193,5 +207,9 @@ def create_app(*, quick_workers: int = 4, slow_workers: int = 2, job_workers: in
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    if allowed_hosts is not None:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
     return app
 

@@ -13,11 +13,13 @@ def live_server(host: str = "127.0.0.1", **app_options):
     """Serve ``create_app(**app_options)`` on ``host`` at a free port until the block ends; yields the base URL."""
     import uvicorn
 
-    from mapgen.web import create_app
+    from mapgen.web import LOOPBACK_NAMES, create_app, is_loopback
 
     with socket.socket() as s:
         s.bind((host, 0))
         port = s.getsockname()[1]
+    if is_loopback(host):
+        app_options.setdefault("allowed_hosts", LOOPBACK_NAMES)
     config = uvicorn.Config(create_app(**app_options), host=host, port=port, log_level="warning",
                             timeout_graceful_shutdown=2)
     server = uvicorn.Server(config)
