@@ -119,6 +119,8 @@ def load_test(url: str, solves: int, hints: int, clients: int) -> None:
     wall = time.perf_counter() - started
     for kind in ("solve", "hint"):
         mine = [r for r in results if r[0] == kind]
+        if not mine:
+            continue
         good = sum(ok for _, ok, _ in mine)
         row(f"load: {kind} ({clients} clients at once)", [dt for _, _, dt in mine], "all correct",
             f"   correct {good}/{len(mine)}")
@@ -131,6 +133,15 @@ def hint_beside_long_counts(url: str, hints: int) -> None:
     """Hints while two long counts fill the slow pool: they must not wait for the counts."""
     import threading
 
+    def hints_on(seed: int) -> list[float]:
+        times = []
+        for m, st, _ in states("fauna", 20, 1, seed)[:hints]:
+            status, payload, dt = post(f"{url}/api/hint", {"map": dumps_map(st)})
+            assert status == 200 and m.at(payload["hint"]["cell"]).code == payload["hint"]["terrain"]
+            times.append(dt)
+        return times
+
+    row("hint, nothing else running", hints_on(8), "(for comparison)")
     empty = dumps_map(maps.load("fauna-1").hide(range(49)))
     counts = [threading.Thread(target=post, args=(f"{url}/api/solve", {"map": empty, "probabilities": True,
                                                                      "time_limit": 30}), daemon=True)
@@ -138,11 +149,7 @@ def hint_beside_long_counts(url: str, hints: int) -> None:
     for t in counts:
         t.start()
     time.sleep(1.0)
-    times = []
-    for m, st, _ in states("fauna", 20, 1, 7)[:hints]:
-        status, payload, dt = post(f"{url}/api/hint", {"map": dumps_map(st)})
-        assert status == 200 and m.at(payload["hint"]["cell"]).code == payload["hint"]["terrain"]
-        times.append(dt)
+    times = hints_on(7)
     busy = sum(t.is_alive() for t in counts)
     row("hint while 2 long counts run", times, "not held up", f"   counts still running after: {busy}/2")
     for t in counts:
@@ -189,7 +196,8 @@ def main(argv: list[str] | None = None) -> None:
         tap_latency(url, args.per_map)
         paint_latency(url, args.paints)
         hint_beside_long_counts(url, 5)
-        load_test(url, args.solves, args.hints, args.clients)
+        if args.solves or args.hints:
+            load_test(url, args.solves, args.hints, args.clients)
     repair_mutants(args.mutants)
 
 

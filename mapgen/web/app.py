@@ -76,6 +76,18 @@ async def read_body(request: Request) -> dict:
     return body
 
 
+def _yield_to_quick() -> None:
+    """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
+    CPU goes to quick questions (a hint, a tap) before long counts."""
+    import os
+    import threading
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed: equal priority, still separate pools
+        pass
+
+
 def create_app(
     *, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2, allowed_hosts: list[str] | None = None
 ) -> Starlette:
@@ -85,7 +97,7 @@ def create_app(
     names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
     """
     quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
-    slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow")
+    slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
     jobs = Jobs(job_workers)
 
     gates = {id(quick): asyncio.Semaphore(quick_workers), id(slow): asyncio.Semaphore(slow_workers)}

@@ -280,7 +280,8 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
-            "target": (_table_target(solver, state, target_t, left() if mode == "full" else min(left(), QUICK_TARGET))
+            "target": (_table_target(solver, state, target_t, forced, tallies if exact else None,
+                                     left() if mode == "full" else min(left(), QUICK_TARGET))
                        if target_t is not None else None),
             "heat": None,
             "heat_exact": None,
@@ -303,16 +304,72 @@ def do_table(body: dict) -> tuple[int, dict]:
         raise _timeout(e) from None
 
 
-def _table_target(solver, state: Map, terrain, seconds: float) -> dict:
-    """``Solver.target``, or ``deduced: null`` (not known) when it cannot be worked out in time."""
+def _table_target(solver, state: Map, terrain, forced: dict, tallies: dict | None, seconds: float) -> dict:
+    """What ``Solver.target`` says, found with less work: the forced cells are known already, so only
+    "which unrevealed cells can hold the terrain at all" is asked (from the enumeration's tallies when
+    it finished, else by a few solves that each look for the terrain where it was not seen yet).
+    ``deduced: null`` (not known) when the time runs out first.
+    """
+    import time
+
     from mapgen.solve import SolveTimeout
 
+    b = state.board
+    revealed = [i for i, t in enumerate(state.cells) if t is terrain]
+    hidden = state.unrevealed()
     try:
-        return solver.target(state, terrain, time_limit=seconds)
+        if tallies is not None:
+            can = {i for i in hidden if terrain in tallies.get(i, {})}
+        else:
+            can = _cells_that_can_hold(solver, state, terrain, hidden, time.monotonic() + seconds)
     except SolveTimeout:
-        b = state.board
-        known = [b.name(i) for i, t in enumerate(state.cells) if t is terrain]
-        return {"terrain": terrain.code, "deduced": None, "cells": None, "known": known, "undecided": None}
+        return {"terrain": terrain.code, "deduced": None, "cells": None, "known": [b.name(i) for i in revealed],
+                "undecided": None}
+    sure = [i for i in hidden if forced.get(i) is terrain]
+    maybe = sorted(i for i in can if forced.get(i) is not terrain)
+    cells = sorted(revealed + sure)
+    return {
+        "terrain": terrain.code,
+        "deduced": not maybe,
+        "cells": [b.name(i) for i in cells] if not maybe else None,
+        "known": [b.name(i) for i in cells],
+        "undecided": [b.name(i) for i in maybe],
+    }
+
+
+def _cells_that_can_hold(solver, state: Map, terrain, hidden: list[int], deadline: float) -> set[int]:
+    """The unrevealed cells that hold ``terrain`` in at least one completion (SolveTimeout past ``deadline``)."""
+    from constraints.rules import hill_number
+    from mapgen.solve import WITNESS_CAP
+
+    b = state.board
+    slot = solver.slot(state.briefing)
+    cm = slot.cm
+    counted = solver.chapter.counted
+
+    def agrees(w) -> bool:
+        return all(t is None or t is u for t, u in zip(state.cells, w)) and (
+            counted is None or all(hill_number(b, w, i, counted) == n for i, n in state.hills.items()))
+
+    seen = {i for w in slot.witnesses if agrees(w) for i in hidden if w[i] is terrain}
+    todo = [i for i in hidden if i not in seen and cm.lit(i, terrain) is not None and cm.possible(i, terrain)]
+    if not todo:
+        return seen
+    givens = cm.given_literals(state)
+    model = cm.model.clone()
+    model.add_bool_and(givens)
+    while todo:
+        model.add_bool_or([cm.x[i][terrain] for i in todo])  # stronger each round: older ones stay harmless
+        found = solver.solve_model(model, deadline)
+        if found is None:
+            break
+        w = cm.decode(found.boolean_value)
+        slot.witnesses.append(w)  # as the Solver keeps them: later questions on this briefing start from it
+        if len(slot.witnesses) > WITNESS_CAP:
+            del slot.witnesses[: WITNESS_CAP // 4]
+        seen.update(i for i in todo if w[i] is terrain)
+        todo = [i for i in todo if w[i] is not terrain]
+    return seen
 
 
 def _profile(body: dict, chapter: str):
