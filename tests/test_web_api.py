@@ -53,6 +53,7 @@ def test_chapters_list_terrains_rules_styles_and_shipped_maps(client):
     assert fauna["maps"] == maps.names("fauna")
     assert set(fauna["styles"]) == set(fauna["terrains"])
     assert any(rule["id"] == "F2" for rule in fauna["rules"])
+    assert 'chapter = "fauna"' in fauna["profile"]  # the default profile, to start a designer's own from
 
 
 def test_a_shipped_map_and_a_parsed_map_round_trip(client):

@@ -160,3 +160,28 @@ def test_phone_sized_helper_has_large_tap_targets(base_url):
         assert len(buttons) == 11 and min(s["height"] for s in buttons) >= 56
     finally:
         d.quit()
+
+
+def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver, base_url):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=training-1")
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
+    before = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")]
+    seed = driver.find_element(By.ID, "seed")
+    seed.clear()
+    seed.send_keys("12")
+    driver.find_element(By.ID, "generate").click()
+    wait_for(lambda: "Generated training map, seed 12" in text_of(driver, "message"), what="the new map")
+    assert "Valid" in text_of(driver, "verdict")
+    assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")] != before
+    games = driver.find_element(By.ID, "games")
+    games.clear()
+    games.send_keys("40")
+    driver.find_element(By.ID, "playtest").click()
+    wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the progress bar")
+    plot = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#job-result img.plot"), 120, "the plots")[0]
+    wait_for(lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot),
+             what="the plot image to load")
+    assert "Wins " in text_of(driver, "job-result") and "/40 = " in text_of(driver, "job-result")
+    assert not driver.find_element(By.ID, "job").is_displayed()

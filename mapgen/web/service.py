@@ -147,6 +147,7 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
     from mapgen.reference import chapter_json
+    from mapgen.profile import PROFILE_DIR
     from mapgen.render.style import STYLES
 
     out = []
@@ -155,6 +156,8 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
         entry["maps"] = maps.names(name)
         entry["styles"] = {t.code: {"label": t.label, "colour": s.colour, "ink": s.ink, "symbol": s.symbol}
                            for t, s in STYLES.items() if t.code in entry["terrains"]}
+        spec = get_chapter(name).profile
+        entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
     return 0, out
 

@@ -238,6 +238,9 @@ async function main() {
   $("fill").addEventListener("click", fill);
   $("blank").addEventListener("click", () => { S.cells = S.cells.map(() => ".."); S.changed = new Set(); check(); });
   $("generate").addEventListener("click", generate);
+  $("default-profile").addEventListener("click", () => {
+    $("profile").value = MG.chapters[S.form.read().chapter].profile || "";
+  });
   $("deduce").addEventListener("click", () => startJob("deduce"));
   $("playtest").addEventListener("click", () => startJob("playtest"));
   $("job-cancel").addEventListener("click", async () => {
