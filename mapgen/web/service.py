@@ -146,8 +146,8 @@ def map_json(m: Map) -> dict:
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
-    from mapgen.reference import chapter_json
     from mapgen.profile import PROFILE_DIR
+    from mapgen.reference import chapter_json
     from mapgen.render.style import STYLES
 
     out = []
