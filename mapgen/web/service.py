@@ -11,6 +11,7 @@ thread-safe), so concurrent requests never share one.
 from __future__ import annotations
 
 import threading
+import time
 
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
@@ -21,7 +22,8 @@ MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repai
 HTTP_STATUS = {1: 409, 2: 400, 3: 504}
 QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
 QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
-HEAT_ENUMERATION = 20_000  # then enumerate up to this many (a few seconds): an exact count and heat map
+HEAT_ENUMERATION = 20_000  # an exact heat map by enumeration up to this many completions (a few seconds)
+HEAT_SAMPLE = 3_000  # beyond: an estimated heat map over the first completions met
 
 
 class ApiError(Exception):
@@ -236,8 +238,6 @@ def do_table(body: dict) -> tuple[int, dict]:
     be had in time). ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
     after a tap); ``"full"`` (default) then asks the exact counter too.
     """
-    import time
-
     from constraints.catalogue import get_chapter
     from mapgen.solve import NoCompletion, SolveTimeout
 
@@ -266,17 +266,17 @@ def do_table(body: dict) -> tuple[int, dict]:
         except SolveTimeout:
             pass
         if not exact and mode == "full":
-            # Enumerating gives the count and every cell's tallies (the heat map) at once, when it finishes;
-            # beyond that the exact model counter gives the count alone.
-            for cap, exact_counter, share in ((HEAT_ENUMERATION, False, 0.6), (100_000, True, 0.7)):
-                try:
-                    result = solver.count(state, limit=cap, time_limit=left(share), exact_counter=exact_counter)
+            try:  # the exact count: enumeration while small, then the exact model counter
+                result = solver.count(state, limit=100_000, time_limit=left(0.6))
+                count, exact, tallies = result.count, result.exact, result.tallies
+            except SolveTimeout:
+                pass
+            if heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
+                try:  # few enough to enumerate: every cell's tallies, so an exact heat map
+                    tallies = solver.count(state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8),
+                                           exact_counter=False).tallies
                 except SolveTimeout:
-                    continue
-                if result.count > (count or 0) or result.exact:
-                    count, exact, tallies = result.count, result.exact, result.tallies
-                if exact:
-                    break
+                    pass
         out = {
             "count": count,
             "exact": exact,
@@ -293,18 +293,54 @@ def do_table(body: dict) -> tuple[int, dict]:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
                 out["heat_exact"] = True
-            elif mode == "full" and left() > 1.0:
-                try:
-                    shares, heat_exact = solver.probabilities(state, limit=5_000, time_limit=left())
-                    out["heat"] = {b.name(i): d.get(heat_t, 0.0) for i, d in sorted(shares.items())}
-                    out["heat_exact"] = heat_exact
-                except SolveTimeout:
-                    pass
+            elif mode == "full":
+                seen, tally = _sample_tallies(solver, state, HEAT_SAMPLE, time.monotonic() + left())
+                if seen:  # an estimate: shares over the completions met first (labelled so)
+                    out["heat"] = {b.name(i): d.get(heat_t, 0) / seen for i, d in sorted(tally.items())}
+                    out["heat_exact"] = False
         return 0, out
     except NoCompletion as e:
         return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
     except SolveTimeout as e:
         raise _timeout(e) from None
+
+
+def _sample_tallies(solver, state: Map, limit: int, deadline: float) -> tuple[int, dict]:
+    """Enumerate up to ``limit`` completions by ``deadline``: how many, and per unrevealed cell how many hold
+    each terrain (shares over these are an estimate: CP-SAT's order is not a uniform sample)."""
+    from ortools.sat.python import cp_model
+
+    from constraints.cpsat import make_solver
+
+    slot = solver.slot(state.briefing)
+    cm = slot.cm
+    hidden = state.unrevealed()
+    model = cm.model.clone()
+    model.add_bool_and(cm.given_literals(state))
+    tally: dict[int, dict] = {i: {} for i in hidden}
+
+    class Tally(cp_model.CpSolverSolutionCallback):
+        def __init__(self):
+            super().__init__()
+            self.n = 0
+
+        def on_solution_callback(self):
+            self.n += 1
+            for i in hidden:
+                t = next(t for t, v in cm.x[i].items() if self.boolean_value(v))
+                tally[i][t] = tally[i].get(t, 0) + 1
+            if self.n >= limit:
+                self.stop_search()
+
+    left = deadline - time.monotonic()
+    if left <= 0.05:
+        return 0, tally
+    counter = Tally()
+    cp = make_solver(left)
+    cp.parameters.enumerate_all_solutions = True
+    cp.parameters.linearization_level = 0
+    cp.solve(model, counter)
+    return counter.n, tally
 
 
 def _table_target(solver, state: Map, terrain, forced: dict, tallies: dict | None, seconds: float) -> dict:
@@ -313,8 +349,6 @@ def _table_target(solver, state: Map, terrain, forced: dict, tallies: dict | Non
     it finished, else by a few solves that each look for the terrain where it was not seen yet).
     ``deduced: null`` (not known) when the time runs out first.
     """
-    import time
-
     from mapgen.solve import SolveTimeout
 
     b = state.board
@@ -396,7 +430,6 @@ def _profile(body: dict, chapter: str):
 def do_generate(body: dict) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
     import random
-    import time
 
     from mapgen.generate import GenerationError, Generator
     from mapgen.repair import SketchError, fill_sketch
