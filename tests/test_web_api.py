@@ -133,7 +133,7 @@ def test_table_gives_forced_cells_count_target_and_heat(client):
     assert all(0.0 <= p <= 1.0 for p in v["heat"].values())
     # tens of thousands of maps: the count exact (model counter), the heat map an estimate, labelled so
     board = maps.load("fauna-1").board
-    shown = "A7 B7 C7 D7 E7 F7 G7 A6 B6 C6 D6 E6 F6 G6 B5 D5 E5 E4 B4 A5".split()
+    shown = ["A7", "B7", "C7", "D7", "E7", "F7", "G7", "A6", "B6", "C6", "D6", "E6", "F6", "G6", "B5", "D5", "E5", "E4", "B4", "A5"]
     state = _state("fauna-1", [board.index(c) for c in shown])
     v = client.post("/api/table", json={"map": state, "heat": "Sk", "time_limit": 15}).json()
     assert v["exact"] and v["count"] == 57009 and v["heat_exact"] is False
