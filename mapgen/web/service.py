@@ -23,7 +23,6 @@ HTTP_STATUS = {1: 409, 2: 400, 3: 504}
 QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
 QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
 HEAT_ENUMERATION = 20_000  # an exact heat map by enumeration up to this many completions (a few seconds)
-HEAT_SAMPLE = 3_000  # beyond: an estimated heat map over the first completions met
 
 
 class ApiError(Exception):
@@ -234,8 +233,9 @@ def do_table(body: dict) -> tuple[int, dict]:
 
     ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact;
     the count exact when it finishes in time, else a lower bound with ``exact: false`` (null when not even
-    that); ``heat`` the chance of the terrain ``heat`` names in every unrevealed cell (null when it cannot
-    be had in time). ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
+    that); ``heat`` the chance of the terrain ``heat`` names in every unrevealed cell, exact
+    (``heat_exact``) when the completions could be enumerated, else only where it is known (0 or 1) and
+    null where the terrain may be; ``heat`` is null when not even that could be had in time. ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
     after a tap); ``"full"`` (default) then asks the exact counter too.
     """
     from constraints.catalogue import get_chapter
@@ -294,53 +294,20 @@ def do_table(body: dict) -> tuple[int, dict]:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
                 out["heat_exact"] = True
             elif mode == "full":
-                seen, tally = _sample_tallies(solver, state, HEAT_SAMPLE, time.monotonic() + left())
-                if seen:  # an estimate: shares over the completions met first (labelled so)
-                    out["heat"] = {b.name(i): d.get(heat_t, 0) / seen for i, d in sorted(tally.items())}
+                # Too many maps to enumerate: no chance in numbers (the first completions met are far from a
+                # fair sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
+                try:
+                    can = _cells_that_can_hold(solver, state, heat_t, state.unrevealed(), time.monotonic() + left())
+                    out["heat"] = {b.name(i): (1.0 if forced.get(i) is heat_t else None) if i in can else 0.0
+                                   for i in state.unrevealed()}
                     out["heat_exact"] = False
+                except SolveTimeout:
+                    pass
         return 0, out
     except NoCompletion as e:
         return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
     except SolveTimeout as e:
         raise _timeout(e) from None
-
-
-def _sample_tallies(solver, state: Map, limit: int, deadline: float) -> tuple[int, dict]:
-    """Enumerate up to ``limit`` completions by ``deadline``: how many, and per unrevealed cell how many hold
-    each terrain (shares over these are an estimate: CP-SAT's order is not a uniform sample)."""
-    from ortools.sat.python import cp_model
-
-    from constraints.cpsat import make_solver
-
-    slot = solver.slot(state.briefing)
-    cm = slot.cm
-    hidden = state.unrevealed()
-    model = cm.model.clone()
-    model.add_bool_and(cm.given_literals(state))
-    tally: dict[int, dict] = {i: {} for i in hidden}
-
-    class Tally(cp_model.CpSolverSolutionCallback):
-        def __init__(self):
-            super().__init__()
-            self.n = 0
-
-        def on_solution_callback(self):
-            self.n += 1
-            for i in hidden:
-                t = next(t for t, v in cm.x[i].items() if self.boolean_value(v))
-                tally[i][t] = tally[i].get(t, 0) + 1
-            if self.n >= limit:
-                self.stop_search()
-
-    left = deadline - time.monotonic()
-    if left <= 0.05:
-        return 0, tally
-    counter = Tally()
-    cp = make_solver(left)
-    cp.parameters.enumerate_all_solutions = True
-    cp.parameters.linearization_level = 0
-    cp.solve(model, counter)
-    return counter.n, tally
 
 
 def _table_target(solver, state: Map, terrain, forced: dict, tallies: dict | None, seconds: float) -> dict:

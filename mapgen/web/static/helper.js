@@ -73,9 +73,14 @@ function draw() {
     }
     if (H.cells[i] === ".." && !forced[name] && heat && heat[name] !== undefined) {
       const p = heat[name];
-      b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
       b.classList.add("heat");
-      b.append(MG.el("span", {class: "pct", text: `${Math.round(p * 100)}%`}));
+      if (p === null) { // may hold it; the chance is not known yet
+        b.classList.add("maybe");
+        b.append(MG.el("span", {class: "pct", text: "?"}));
+      } else {
+        b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
+        b.append(MG.el("span", {class: "pct", text: `${Math.round(p * 100)}%`}));
+      }
     }
     MG.briefingBadge(H.briefing, name, b);
     if (hint && hint.cell === name) b.classList.add("hinted");
@@ -123,7 +128,8 @@ function status() {
   const note = $("heat-note");
   if ($("heat").value) {
     const label = MG.style(H.briefing.chapter, $("heat").value).label;
-    note.textContent = v.heat ? `Shading: the chance of ${label} on each Path (${v.heat_exact ? "exact" : "estimate"})`
+    note.textContent = v.heat && v.heat_exact ? `Shading: the chance of ${label} on each Path (exact)`
+      : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
   } else {
     note.textContent = "";
