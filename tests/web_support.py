@@ -60,7 +60,7 @@ def screenshots(folder: str, *, keep_all: bool = False) -> list[str]:
                 return
             time.sleep(0.2)
 
-    revealed = "A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0,A6Wo,B6Ft,C6Fo,D6Fo,E6Wa,F6Sk,G6Ti,B5Ti,D5Ro,E5Wo,E4Hi1,B4Ft,A5Hi1"
+    revealed = "A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0,A6Wo,B6Ft,C6Fo,D6Fo,E6Wa,F6Sk,G6Ti,B5Ti,D5Ro,E5Wo,E4Hi1,B4Ft,A5Hi1,G5Hi1,A1Sk"
     helper = f"/helper#ch=fauna&from=fauna-1&peak=F2&fp=Ti-..-Vi/Sk-Ft-../..-..-Hi&r={revealed}&heat=Sk"
     shots = [("helper", 390, 1100, True), ("studio", 1280, 1020, True), ("helper", 1280, 900, False),
              ("studio", 390, 1500, False)]
