@@ -166,7 +166,8 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     from selenium.webdriver.common.by import By
 
     driver.get(f"{base_url}/studio#map=training-1")
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
+    wait_for(lambda: "training-1" in text_of(driver, "briefing-summary") and "Valid" in text_of(driver, "verdict"),
+             what="training-1")
     before = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")]
     seed = driver.find_element(By.ID, "seed")
     seed.clear()

@@ -254,6 +254,13 @@ async function main() {
   }
   H.form = MG.briefingForm($("briefing"), b, (nb) => { $("setup").open = false; setBriefing(nb, []); });
   setBriefing(b, revealed);
+  window.addEventListener("hashchange", () => { // a shared link opened in this tab
+    const h = readHash();
+    if (h && MG.chapters[h.briefing.chapter]) {
+      H.form.set(h.briefing);
+      setBriefing(h.briefing, h.revealed);
+    }
+  });
   $("hint").addEventListener("click", hint);
   $("undo").addEventListener("click", () => { if (H.undo.length) { H.cells = H.undo.pop(); update(); } });
   $("reset").addEventListener("click", () => { push(); H.cells = H.cells.map(() => ".."); update(); });

@@ -232,6 +232,12 @@ async function main() {
     $("setup").open = false;
   }, {applyText: "Open"});
   setMap(m.data, name);
+  window.addEventListener("hashchange", async () => { // a link to another shipped map: /studio#map=flora-2
+    const wanted = new URLSearchParams(location.hash.slice(1)).get("map");
+    if (!wanted) return;
+    const r = await MG.api(`/api/maps/${encodeURIComponent(wanted)}`);
+    if (r.ok) setMap(r.data, wanted); else say(r.data.error, true);
+  });
   document.addEventListener("pointerup", () => { S.painting = false; });
   $("board").addEventListener("pointerleave", () => { S.painting = false; });
   $("repair").addEventListener("click", repair);
