@@ -258,6 +258,8 @@ async function main() {
     const h = readHash();
     if (h && MG.chapters[h.briefing.chapter]) {
       H.form.set(h.briefing);
+      $("heat").append(MG.el("option", {value: h.heat, text: h.heat})); // kept by setBriefing if a terrain
+      $("heat").value = h.heat;
       setBriefing(h.briefing, h.revealed);
     }
   });
