@@ -104,21 +104,22 @@ def test_solve_of_an_impossible_state_names_the_conflict(client):
     assert body["count"] == 0 and "C6" in body["conflict"]["rules"] and body["conflict"]["cells"] == ["A1"]
 
 
-def test_hint_gives_a_forced_cell_and_its_reason(client):
+def test_hint_returns_what_the_cli_prints(client, tmp_path):
+    from cli import main
+
     text = _column_state("fauna-1")
     r = client.post("/api/hint", json={"map": text})
-    assert r.status_code == 200
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "0"
     body = r.json()
-    hint = body["hint"]
-    m = maps.load("fauna-1")
-    assert hint["cell"] in body["forced"] and body["forced"][hint["cell"]] == hint["terrain"]
-    assert m.at(hint["cell"]).code == hint["terrain"]  # a true deduction about the real map
-    assert hint["cell"] != "F2"  # the Peak is known from the briefing: not a hint worth giving
-    assert hint["reason"].startswith(f"{hint['cell']} must be ")
-    for cell in hint["cells"]:
-        assert cell in hint["reason"]
-    nothing = client.post("/api/hint", json={"map": _state("fauna-1", [])})
-    assert nothing.json()["hint"]["cell"] == "F2"  # only the briefing's Peak is forced on an empty board
+    path = tmp_path / "state.toml"
+    path.write_text(text, encoding="utf-8")
+    cli = CliRunner().invoke(main, ["hint", str(path), "--json"])
+    assert body == json.loads(cli.output)
+    e = body["explanation"]
+    assert body["forced"] and maps.load("fauna-1").at(e["cell"]).code == e["terrain"]  # true of the real map
+    assert e["cell"] != "F2" and e["text"].startswith(f"{e['cell']} must be ")  # the Peak is no hint
+    nothing = client.post("/api/hint", json={"map": _state("fauna-1", [])}).json()
+    assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
 
 
 def test_table_gives_forced_cells_count_target_and_heat(client):

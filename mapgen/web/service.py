@@ -190,9 +190,10 @@ def do_solve(body: dict) -> tuple[int, dict]:
     state = read_map_field(body)
     limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
     probabilities = _field(body, "probabilities", bool, "true or false", False)
+    explain = _field(body, "explain", bool, "true or false", False)
     target = _target(body, state)
     try:
-        return 0, solve_report(state, limit=limit, probabilities=probabilities, target=target,
+        return 0, solve_report(state, limit=limit, probabilities=probabilities, target=target, explain=explain,
                                time_limit=time_limit(body, "solve"), solver=solver_for(state.chapter))
     except NoCompletion as e:
         return 1, _conflict_json(e)
@@ -215,15 +216,17 @@ def _target(body: dict, state: Map):
 
 
 def do_hint(body: dict) -> tuple[int, dict]:
-    """The easiest deduction now: ``{"hint": {cell, terrain, reason, cells, rules} | null, "forced", "message"}``."""
+    """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``."""
     from mapgen.solve import NoCompletion, SolveTimeout
     from mapgen.web.hints import easiest_hint
 
     state = read_map_field(body)
+    target = _target(body, state) if body.get("target") else None
     try:
-        return 0, easiest_hint(state, solver=solver_for(state.chapter), time_limit=time_limit(body, "hint"))
+        return 0, easiest_hint(state, solver=solver_for(state.chapter), target=target,
+                               time_limit=time_limit(body, "hint"))
     except NoCompletion as e:
-        return 1, {"hint": None, "forced": {}, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
+        return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
     except SolveTimeout as e:
         raise _timeout(e) from None
 
@@ -258,122 +261,44 @@ def do_table(body: dict) -> tuple[int, dict]:
         return max(0.05, (deadline - time.monotonic()) * share)
 
     try:
-        forced = solver.forced(state, time_limit=left())
-        count, exact, tallies = None, False, None
-        try:  # enumerate a few hundred completions first: exact for most states met in play, and fast
-            quick = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False)
-            count, exact, tallies = quick.count, quick.exact, quick.tallies
-        except SolveTimeout:
-            pass
-        if not exact and mode == "full":
-            try:  # the exact count: enumeration while small, then the exact model counter
-                result = solver.count(state, limit=100_000, time_limit=left(0.6))
-                count, exact, tallies = result.count, result.exact, result.tallies
-            except SolveTimeout:
-                pass
-            if heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
-                try:  # few enough to enumerate: every cell's tallies, so an exact heat map
-                    tallies = solver.count(state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8),
-                                           exact_counter=False).tallies
-                except SolveTimeout:
-                    pass
+        possible = solver.possible(state, time_limit=left())
+        forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        # enumerate a few hundred completions first: exact for most states met in play, and fast
+        result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
+        if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
+            result = solver.count(state, limit=100_000, time_limit=left(0.6), possible=possible)
+        count, exact, tallies = result.count, result.exact, result.tallies
+        if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
+            few = solver.count(state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8), exact_counter=False,
+                               possible=possible)
+            tallies = few.tallies if few.exact else None  # few enough to enumerate: an exact heat map
         out = {
             "count": count,
             "exact": exact,
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
-            "target": (_table_target(solver, state, target_t, forced, tallies if exact else None,
-                                     left() if mode == "full" else min(left(), QUICK_TARGET))
-                       if target_t is not None else None),
+            "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
         }
+        if not exact and result.estimate is not None:
+            out["estimate"] = result.estimate
         if heat_t is not None:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
                 out["heat_exact"] = True
-            elif mode == "full":
-                # Too many maps to enumerate: no chance in numbers (the first completions met are far from a
-                # fair sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
-                try:
-                    can = _cells_that_can_hold(solver, state, heat_t, state.unrevealed(), time.monotonic() + left())
-                    out["heat"] = {b.name(i): (1.0 if forced.get(i) is heat_t else None) if i in can else 0.0
-                                   for i in state.unrevealed()}
-                    out["heat_exact"] = False
-                except SolveTimeout:
-                    pass
+            else:
+                # Too many maps to enumerate: no chance in numbers (completions found first are no fair
+                # sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
+                out["heat"] = {b.name(i): (1.0 if ts == {heat_t} else None) if heat_t in ts else 0.0
+                               for i, ts in sorted(possible.items())}
+                out["heat_exact"] = False
         return 0, out
     except NoCompletion as e:
         return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
     except SolveTimeout as e:
         raise _timeout(e) from None
-
-
-def _table_target(solver, state: Map, terrain, forced: dict, tallies: dict | None, seconds: float) -> dict:
-    """What ``Solver.target`` says, found with less work: the forced cells are known already, so only
-    "which unrevealed cells can hold the terrain at all" is asked (from the enumeration's tallies when
-    it finished, else by a few solves that each look for the terrain where it was not seen yet).
-    ``deduced: null`` (not known) when the time runs out first.
-    """
-    from mapgen.solve import SolveTimeout
-
-    b = state.board
-    revealed = [i for i, t in enumerate(state.cells) if t is terrain]
-    hidden = state.unrevealed()
-    try:
-        if tallies is not None:
-            can = {i for i in hidden if terrain in tallies.get(i, {})}
-        else:
-            can = _cells_that_can_hold(solver, state, terrain, hidden, time.monotonic() + seconds)
-    except SolveTimeout:
-        return {"terrain": terrain.code, "deduced": None, "cells": None, "known": [b.name(i) for i in revealed],
-                "undecided": None}
-    sure = [i for i in hidden if forced.get(i) is terrain]
-    maybe = sorted(i for i in can if forced.get(i) is not terrain)
-    cells = sorted(revealed + sure)
-    return {
-        "terrain": terrain.code,
-        "deduced": not maybe,
-        "cells": [b.name(i) for i in cells] if not maybe else None,
-        "known": [b.name(i) for i in cells],
-        "undecided": [b.name(i) for i in maybe],
-    }
-
-
-def _cells_that_can_hold(solver, state: Map, terrain, hidden: list[int], deadline: float) -> set[int]:
-    """The unrevealed cells that hold ``terrain`` in at least one completion (SolveTimeout past ``deadline``)."""
-    from constraints.rules import hill_number
-    from mapgen.solve import WITNESS_CAP
-
-    b = state.board
-    slot = solver.slot(state.briefing)
-    cm = slot.cm
-    counted = solver.chapter.counted
-
-    def agrees(w) -> bool:
-        return all(t is None or t is u for t, u in zip(state.cells, w)) and (
-            counted is None or all(hill_number(b, w, i, counted) == n for i, n in state.hills.items()))
-
-    seen = {i for w in slot.witnesses if agrees(w) for i in hidden if w[i] is terrain}
-    todo = [i for i in hidden if i not in seen and cm.lit(i, terrain) is not None and cm.possible(i, terrain)]
-    if not todo:
-        return seen
-    givens = cm.given_literals(state)
-    model = cm.model.clone()
-    model.add_bool_and(givens)
-    while todo:
-        model.add_bool_or([cm.x[i][terrain] for i in todo])  # stronger each round: older ones stay harmless
-        found = solver.solve_model(model, deadline)
-        if found is None:
-            break
-        w = cm.decode(found.boolean_value)
-        slot.witnesses.append(w)  # as the Solver keeps them: later questions on this briefing start from it
-        if len(slot.witnesses) > WITNESS_CAP:
-            del slot.witnesses[: WITNESS_CAP // 4]
-        seen.update(i for i in todo if w[i] is terrain)
-        todo = [i for i in todo if w[i] is not terrain]
-    return seen
 
 
 def _profile(body: dict, chapter: str):
