@@ -195,7 +195,12 @@ function showResult(kind, j) {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
     lines.push(`Uniqueness depends on: ${res.depends_on.join(", ") || "none"}`);
-    if (res.profile && res.profile.unique_at !== undefined) lines.push(`The explorer knows the whole map after ${res.profile.unique_at} reveals`);
+    if (res.profile && res.profile.unique_at) lines.push(`The map is unique after step ${res.profile.unique_at} of the reveal profile`);
+    const g = res.grade;
+    if (g) {
+      lines.push(`Deduction grade: ${g.tier} (${g.guesses} guesses before every target is known, largest reason ` +
+        `${g.largest_reason} rules and cells, ${Math.round(g.deduced_share * 100)}% of those steps deduced)`);
+    }
     draw();
   }
   box.replaceChildren(...lines.map((t) => MG.el("p", {text: t})));
