@@ -36,7 +36,7 @@ def driver(downloads):
     d.quit()
 
 
-def wait_for(predicate, seconds: float = 30.0, what: str = "the page"):
+def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # generous: CI machines are busy
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         value = predicate()
@@ -128,7 +128,7 @@ def test_studio_downloads_a_png(driver, base_url, downloads):
     driver.get(f"{base_url}/studio")
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
     driver.find_element(By.ID, "dl-png").click()
-    png = wait_for(lambda: next((p for p in Path(downloads).glob("*.png")), None), 60, "the PNG download")
+    png = wait_for(lambda: next((p for p in Path(downloads).glob("*.png")), None), 120, "the PNG download")
     wait_for(lambda: png.stat().st_size > 1000 and png.read_bytes().startswith(b"\x89PNG"), 30, "the whole file")
 
 
@@ -181,7 +181,7 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     games.send_keys("40")
     driver.find_element(By.ID, "playtest").click()
     wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the progress bar")
-    plot = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#job-result img.plot"), 120, "the plots")[0]
+    plot = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#job-result img.plot"), 240, "the plots")[0]
     wait_for(lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot),
              what="the plot image to load")
     assert "Wins " in text_of(driver, "job-result") and "/40 = " in text_of(driver, "job-result")
