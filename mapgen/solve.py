@@ -285,7 +285,8 @@ class Solver:
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
-        ruled_out = None  # pairs unit propagation already excludes: no round needed (asked only if witnesses fall short)
+        # pairs unit propagation already excludes need no round; asked only when the witnesses fall short
+        ruled_out = None
         while True:
             unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
             if unseen and ruled_out is None:
