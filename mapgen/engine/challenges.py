@@ -226,6 +226,19 @@ def remove_threat(state, card: int, to: str) -> None:
         state.th_discard.append(card)
 
 
+def kill_monster(state, card: int) -> None:
+    """A Monster killed (any chapter's way: a Kill card, a shot, Monster Claws, Sacagawea): out of the game.
+
+    Core rules, Skull Terrain Found: "You can reclaim Destiny Cards and use them again after you Kill a
+    Monster (varies by chapter) and discard Chased." So every kill also discards Chased, and the Destiny
+    cards under it come back.
+    """
+    remove_threat(state, card, "out")
+    if state.chased:
+        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+        remove_threat(state, chased, "discard")
+
+
 def injured_card(state) -> int:
     """The Injured Threat card in play."""
     return next(k for k in state.threats if state.game.threats[k].kind == "injured")

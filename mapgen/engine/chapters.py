@@ -302,12 +302,9 @@ def apply_kill(state, action: int) -> None:
     for r in range(len(req)):
         state.pack[r] -= req[r]
     cell = sorted(state.monsters)[m]
-    state.remove_threat(state.monsters[cell], "out")
+    state.kill_monster(state.monsters[cell])  # Chased is discarded too
     d["kills"] += 1
     state.event(f"kill {d['kills']}")
-    if state.chased:  # killing a Monster discards Chased and gives the Destiny cards back
-        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
-        state.remove_threat(chased, "discard")
 
 
 def describe_kill(action: int, state=None) -> str:

@@ -258,7 +258,8 @@ class Flora(Chapter):
         return steps
 
     def _remove_minotaur(self, state, card: int) -> None:
-        state.remove_threat(card, "out")
+        """Sacagawea removes (kills) a Minotaur: out of the game, and Chased is discarded too."""
+        state.kill_monster(card)
         state.data["removed"] += 1
 
     def place_monster(self, state, card: int, when: str, cell: int) -> None:

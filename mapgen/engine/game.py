@@ -212,7 +212,7 @@ class Game:
 
 class State:
     """Everything that changes during one game: the OpenSpiel interface, the agenda, and (bound from the
-    rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ..."""
+    rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ``kill_monster``, ..."""
 
     def __init__(self, game: Game):
         g = game
@@ -428,6 +428,7 @@ class State:
     can_pass = challenges.can_pass
     monster_place = challenges.monster_place
     remove_threat = challenges.remove_threat
+    kill_monster = challenges.kill_monster
     pop_row = challenges.pop_row
     _field_for_shelter = main_step.field_for_shelter
     gain = effects.gain

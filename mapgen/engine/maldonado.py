@@ -514,12 +514,9 @@ class Maldonado(Chapter):
         state.pack[r1] -= 1
         state.pack[r2] -= 1
         d["kill_face"].pop(s)
-        state.remove_threat(state.monsters[cell], "out")
+        state.kill_monster(state.monsters[cell])  # Chased is discarded too
         d["kills"] += 1
         state.event(f"kill {d['kills']}")
-        if state.chased:  # as in Fauna: a kill discards Chased and gives the Destiny cards back
-            chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
-            state.remove_threat(chased, "discard")
         state.push(*self.after_kill(state))
 
     def after_kill(self, state) -> list[tuple]:

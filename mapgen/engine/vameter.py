@@ -304,8 +304,8 @@ class Vameter(Chapter):
             g = state.game
             for k in [k for k in state.threats if g.threats[k].kind == "misfortune"]:
                 state.remove_threat(k, "discard")  # Hunting Grounds: removed by shooting the Vameter
-        elif target in state.monsters:
-            state.remove_threat(state.monsters[target], "out")
+        elif target in state.monsters:  # a Cyclops shot is killed: Chased is discarded too
+            state.kill_monster(state.monsters[target])
             d["cyclops_out"] += 1
             state.event("cyclops shot")
 
@@ -519,7 +519,7 @@ class Vameter(Chapter):
         elif kind == "range":
             d["range"][a - RANGE_TO] += step[2]
         elif kind == "claw":
-            state.remove_threat(state.monsters[a - CLAW], "out")
+            state.kill_monster(state.monsters[a - CLAW])  # Monster Claws kills it: Chased is discarded too
             d["cyclops_out"] += 1
 
     def _irene_dests(self, state, cell: int) -> list[int]:

@@ -1,0 +1,107 @@
+"""Issue 12: the engine follows the rulebooks. Each test quotes the rule it checks.
+
+Maps: tests/data/engine_fauna_201.toml, engine_training_201.toml, engine6_flora_201.toml,
+engine6_vameter_201.toml, engine6_maldonado_201.toml (their layouts are drawn in the chapter test files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mapgen.engine import actions as A
+from mapgen.engine.game import CHANCE_PLAYER, Game
+from mapgen.mapfile import read_map
+from tests.engine_support import cell, opened
+
+DATA = Path(__file__).parent / "data"
+
+
+def load(name):
+    return read_map(DATA / f"{name}.toml")
+
+
+def settle(state):
+    """Answer chance nodes with the lowest card left."""
+    state._advance()
+    state._legal = None
+    while state.current_player() == CHANCE_PLAYER:
+        state.apply_action(A.CHANCE + min(state._chance_pile()))
+    return state
+
+
+def reveal_threat(state, kind: str) -> int:
+    """Put the first Threat card of this kind in play (out of the deck), as a draw would."""
+    g = state.game
+    card = next(k for k in state.th_pile if g.threats[k].kind == kind or (kind == "monster" and g.threats[k].monster))
+    state.th_pile.remove(card)
+    state.threats.append(card)
+    return card
+
+
+def chase(state) -> None:
+    """Chased in play with one Destiny card held under it."""
+    state.de_held = [state.de_pile.pop()]
+    card = reveal_threat(state, "chased")
+    from mapgen.engine.challenges import chance_threat
+
+    state.threats.remove(card)
+    chance_threat(state, ("chance_threat", "day", -1), card)
+    assert state.chased and not state.de_held and state.chased_pile
+
+
+# ----- 1. Chased is cleared by every Monster kill -----
+CHASED_RULE = (
+    "Core rules, Skull Terrain Found: 'You can reclaim Destiny Cards and use them again after you Kill a "
+    "Monster (varies by chapter) and discard Chased.'"
+)
+
+
+def test_shooting_a_cyclops_discards_chased():
+    """Core rules, Skull Terrain Found: "You can reclaim Destiny Cards and use them again after you Kill a
+    Monster (varies by chapter) and discard Chased." Vameter: "Cyclops is shot: Remove that Cyclops token
+    and the matching Threat card from the game." """
+    s = settle(Game(load("engine6_vameter_201"), characters=("Clark",)).new_initial_state())
+    chase(s)
+    cyc = reveal_threat(s, "cyclops")
+    opened(s, "E7")
+    s.monsters[cell(s, "E7")] = cyc
+    s.game.chapter.shoot(s, cell(s, "E7"))
+    assert not s.monsters and not s.chased and len(s.de_held) == 1 and not s.chased_pile
+
+
+def test_monster_claws_discards_chased():
+    """As above: Monster Claws kills a Cyclops, and a kill discards Chased."""
+    from mapgen.engine import vameter as V
+
+    s = settle(Game(load("engine6_vameter_201"), characters=("Clark",)).new_initial_state())
+    chase(s)
+    cyc = reveal_threat(s, "cyclops")
+    opened(s, "E7")
+    s.monsters[cell(s, "E7")] = cyc
+    s.game.chapter._do(s, ("chapter", "claw"), V.CLAW + cell(s, "E7"))
+    assert not s.monsters and not s.chased and len(s.de_held) == 1
+
+
+def test_shooting_the_vameter_does_not_discard_chased():
+    """Vameter: "Important: The Vameter is not considered to be a Monster for any game effect." """
+    s = settle(Game(load("engine6_vameter_201"), characters=("Clark",)).new_initial_state())
+    chase(s)
+    s.data["vam"] = cell(s, "B4")
+    s.game.chapter.shoot(s, cell(s, "B4"))
+    assert s.data["hearts"] == 4 and s.chased
+
+
+def test_sacagawea_removing_a_minotaur_discards_chased():
+    """Flora: "SACAGAWEA: ... When you Activate this Terrain you immediately remove all Minotaurs in play.
+    Also, if more Minotaurs enter play, they are immediately killed and removed from play." A Minotaur
+    so removed is killed, and a kill discards Chased."""
+    s = settle(Game(load("engine6_flora_201"), characters=("Clark",)).new_initial_state())
+    chase(s)
+    mino = reveal_threat(s, "monster")
+    s.monsters[cell(s, "F7")] = mino
+    opened(s, "C2", "C3")
+    s.apply_action(A.EXPLORE + cell(s, "B2"))  # Sacagawea
+    settle(s)
+    assert not s.monsters and not s.chased and len(s.de_held) == 1
