@@ -97,7 +97,9 @@ def test_sacagawea_removing_a_minotaur_discards_chased():
     """Flora: "SACAGAWEA: ... When you Activate this Terrain you immediately remove all Minotaurs in play.
     Also, if more Minotaurs enter play, they are immediately killed and removed from play." A Minotaur
     so removed is killed, and a kill discards Chased."""
-    s = settle(Game(load("engine6_flora_201"), characters=("Clark",)).new_initial_state())
+    s = settle(
+        Game(load("engine6_flora_201"), characters=("Clark",), variants=("flora-minotaurs",)).new_initial_state()
+    )
     chase(s)
     mino = reveal_threat(s, "monster")
     s.monsters[cell(s, "F7")] = mino
@@ -105,3 +107,52 @@ def test_sacagawea_removing_a_minotaur_discards_chased():
     s.apply_action(A.EXPLORE + cell(s, "B2"))  # Sacagawea
     settle(s)
     assert not s.monsters and not s.chased and len(s.de_held) == 1
+
+
+# ----- 2. Flora's Threat deck -----
+def test_flora_threat_deck_is_injured_and_chased():
+    """Core Game Setup, Q: "Shuffle the Injured and Chased Threat Cards together with any Chapter Specific
+    Threat Cards to form the Threat Deck." Flora's Chapter Specific Components list no Threat cards (Fauna's
+    list "4 Threat Cards": the Minotaurs)."""
+    g = Game(load("engine6_flora_201"))
+    assert sorted(t.kind for t in g.threats) == ["chased", "injured"]
+
+
+def test_flora_minotaurs_variant_adds_faunas_four_minotaurs_only():
+    """The variant ``flora-minotaurs`` reads Sacagawea's "you immediately remove all Minotaurs in play" as
+    Minotaurs being in Flora's Threat deck: Fauna's four Minotaur cards, no other chapter's Monsters."""
+    g = Game(load("engine6_flora_201"), variants=("flora-minotaurs",))
+    assert sorted(t.kind for t in g.threats) == ["chased", "injured"] + ["minotaur"] * 4
+    assert {t.chapter for t in g.threats if t.monster} == {"fauna"}
+    # the chapter object of another game is not changed by this game's variant
+    assert "flora-minotaurs" not in Game(load("engine6_flora_201")).chapter.variants
+
+
+def test_variant_for_another_chapter_or_unknown_is_refused():
+    from mapgen.engine.game import GameError
+
+    with pytest.raises(GameError, match="is for flora, not fauna"):
+        Game(load("engine_fauna_201"), variants=("flora-minotaurs",))
+    with pytest.raises(GameError, match="unknown variant"):
+        Game(load("engine_fauna_201"), variants=("no-such-rule",))
+
+
+def test_playtest_variant_option_is_reported_and_replayed(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from cli import main
+    from mapgen.engine.playtest import load_replay
+
+    flora = str(DATA / "engine6_flora_201.toml")
+    r = CliRunner().invoke(
+        main, ["playtest", flora, "-n", "3", "--variant", "flora-minotaurs", "--json", "--replay", str(tmp_path)]
+    )
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert rep["variants"] == ["flora-minotaurs"]
+    game, _, _ = load_replay(tmp_path / "game-00000.json")
+    assert game.variants == {"flora-minotaurs"} and any(t.monster for t in game.threats)
+    r = CliRunner().invoke(main, ["playtest", str(DATA / "engine_fauna_201.toml"), "--variant", "flora-minotaurs"])
+    assert r.exit_code == 1 and r.output.strip() == "error: the variant 'flora-minotaurs' is for flora, not fauna"

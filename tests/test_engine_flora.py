@@ -174,7 +174,7 @@ def test_petrified_forest_gives_a_fossil_and_sacagawea_removes_minotaurs(flora_m
     opened(s, "E3")
     explore(s, "E2")
     assert s.pack[FOSSIL] == 1
-    s = start(flora_map, *TRAIL)
+    s = start(flora_map, *TRAIL, variants=("flora-minotaurs",))  # the variant whose Threat deck holds Minotaurs
     g = s.game
     mino = next(k for k, c in enumerate(g.threats) if c.monster)
     s.th_pile.remove(mino)

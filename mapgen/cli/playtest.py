@@ -10,6 +10,7 @@ import click
 
 from mapgen.cli.errors import about
 from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, seed_option
+from mapgen.engine.variants import VARIANTS
 
 
 def _team(characters: str | None, gear: str | None):
@@ -55,6 +56,14 @@ def _play_back(path: str, step: bool) -> None:
     type=click.Choice(["coop", "traitor"]),
     help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
 )
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    type=click.Choice(sorted(VARIANTS)),
+    help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
+    "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
+)
 @seed_option(0, help="Seed: same seed, same report.")
 @click.option(
     "--jobs",
@@ -91,6 +100,7 @@ def playtest(
     gear,
     medicine,
     mode,
+    variants,
     seed,
     jobs,
     replay_dir,
@@ -113,6 +123,7 @@ def playtest(
     Example:
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
+        mapgen playtest flora-3 --variant flora-minotaurs
         mapgen playtest training-1 --games 5 --replay runs/
         mapgen playtest --show runs/game-00003.json --step
     """
@@ -132,7 +143,16 @@ def playtest(
         check_replay_folder(replay_dir, games, force=force)
     m, source = map_in.map, map_in.source
     chars, gears = _team(characters, gear)
-    s = Settings(bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode)
+    s = Settings(
+        bot=bot,
+        players=players,
+        characters=chars,
+        gear=gears,
+        medicine=medicine,
+        seed=seed,
+        mode=mode,
+        variants=tuple(dict.fromkeys(variants)),
+    )
     jobs = jobs or os.cpu_count() or 1
     if not as_json and sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn

@@ -51,6 +51,7 @@ class Chapter:
     track_gains = False  # set True to have on_gain told of every Resource gained
     priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
     bot_policy = None  # an object with the bots' chapter knowledge (see mapgen/engine/bots.py)
+    variants: frozenset[str] = frozenset()  # the game's named variants (mapgen/engine/variants.py), set by Game
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:

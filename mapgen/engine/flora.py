@@ -126,8 +126,10 @@ class Flora(Chapter):
         self._icons: dict[tuple, list[Terrain]] = {}
 
     def uses_threat(self, card) -> bool:
-        """Injured, Chased and the Minotaurs (Sacagawea's rule speaks of Minotaurs in play)."""
-        return card.chapter == "core" or card.monster
+        """Injured and Chased: Setup step Q adds "any Chapter Specific Threat Cards", and Flora's components
+        list none. With the variant ``flora-minotaurs`` also Fauna's four Minotaurs (Sacagawea's rule
+        speaks of Minotaurs in play)."""
+        return card.chapter == "core" or (card.kind == "minotaur" and "flora-minotaurs" in self.variants)
 
     # ----- setup -----
     def new_data(self, game) -> dict:

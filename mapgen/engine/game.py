@@ -15,6 +15,8 @@ Chapters push their own steps and answer their own actions (``mapgen/engine/chap
 
 from __future__ import annotations
 
+import copy
+
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
@@ -32,6 +34,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     WATER_LIMIT,
     level_name,
 )
+from mapgen.engine.variants import check_variants
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -118,7 +121,8 @@ class GameError(ValueError):
 
 
 class Game:
-    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed; the action table."""
+    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed, the named
+    variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading); the action table."""
 
     def __init__(
         self,
@@ -130,6 +134,7 @@ class Game:
         medicine: bool = False,
         seed: int = 0,
         cards: CardSet | None = None,
+        variants=(),
     ):
         from mapgen.engine.chapters import chapter_for
 
@@ -143,6 +148,13 @@ class Game:
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
+        try:
+            self.variants = check_variants(variants, self.chapter.name)
+        except ValueError as e:
+            raise GameError(str(e)) from None
+        if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
+            self.chapter = copy.copy(self.chapter)
+            self.chapter.variants = self.variants
         self.board = m.board
         self.cells: tuple[Terrain, ...] = m.cells
         self.hills = dict(m.hills)

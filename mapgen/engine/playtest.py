@@ -29,6 +29,7 @@ class Settings:
     medicine: bool = False
     seed: int = 0
     mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
+    variants: tuple[str, ...] = ()  # named variants (mapgen/engine/variants.py); none: the rulebooks' reading
 
 
 @dataclass
@@ -63,6 +64,7 @@ def make_game(m: Map, s: Settings, seed: int) -> Game:
         gear=s.gear,
         medicine=s.medicine,
         seed=seed,
+        variants=s.variants,
     )
 
 
@@ -156,6 +158,7 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "players": s.players,
         "team": [{"character": c or None, "gear": list(g)} for c, g in zip(game.characters, game.gear)],
         "seed": s.seed,
+        "variants": sorted(game.variants),
         "games": n,
         "wins": wins,
         "win_rate": round(wins / n, 4) if n else 0.0,
@@ -210,7 +213,7 @@ def report_text(rep: dict) -> str:
     lines = [
         (
             f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
-            f"seed {rep['seed']}"
+            f"seed {rep['seed']}" + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
         ),
         (
             f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
@@ -259,6 +262,7 @@ def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
         "gear": [list(g) for g in s.gear] if s.gear else None,
         "medicine": s.medicine,
         "mode": s.mode,
+        "variants": list(s.variants),
         "seed": rec.seed,
         "game": rec.index,
         "outcome": rec.outcome,
@@ -334,6 +338,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
             gear=gear,
             medicine=data.get("medicine", False),
             seed=data["seed"],
+            variants=tuple(data.get("variants") or ()),
         )
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None
