@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from mapgen.engine import actions as A
+from mapgen.engine.cards import WATER
 from mapgen.engine.game import CHANCE_PLAYER, Game
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened
@@ -156,3 +157,36 @@ def test_playtest_variant_option_is_reported_and_replayed(tmp_path):
     assert game.variants == {"flora-minotaurs"} and any(t.monster for t in game.threats)
     r = CliRunner().invoke(main, ["playtest", str(DATA / "engine_fauna_201.toml"), "--variant", "flora-minotaurs"])
     assert r.exit_code == 1 and r.output.strip() == "error: the variant 'flora-minotaurs' is for flora, not fauna"
+
+
+# ----- 3. Training is won after the sixth Challenge is fully resolved -----
+def _training_at_sixth_card(fail_card: str, water: int):
+    """A Training game whose sixth Challenge card (``fail_card``) is about to be resolved."""
+    g = Game(load("engine_training_201"))
+    s = settle(g.new_initial_state())
+    k = next(i for i, c in enumerate(g.challenges) if c.name == fail_card)
+    if k in s.ch_pile:
+        s.ch_pile.remove(k)
+    s.row = [[k, g.challenges[k].time, None]]
+    s.resolved = s.settled = 5
+    s.pack = [0] * len(s.pack)
+    s.pack[WATER] = water
+    s.agenda = [("next_turn",), ("after_resolve",), ("fatigue",), ("resolve",)]
+    s._legal = None
+    return s
+
+
+def test_training_sixth_card_fail_that_causes_thirst_loses():
+    """Training: "You WIN the Training Mission if you resolve all 6 Challenge Cards." and "You LOSE the
+    Training Mission if you are required to discard any Water Tokens and have none on the Supply Board."
+    The sixth card is resolved once its Fail side is followed ("Follow any instructions on the Fail side
+    of the Challenge Card"), so a Fail that asks for Water the players lack loses."""
+    s = _training_at_sixth_card("Cold Night", water=1)  # Fail: lose 2 Water
+    s.apply_action(A.FAIL)
+    assert s.outcome == "thirst"
+
+
+def test_training_sixth_card_fail_that_can_be_paid_wins():
+    s = _training_at_sixth_card("Cold Night", water=2)
+    s.apply_action(A.FAIL)
+    assert s.outcome == "win" and s.settled == 6 and s.pack[WATER] == 0

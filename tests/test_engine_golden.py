@@ -27,7 +27,7 @@ GOLDEN = {
         2923,
         "7b34c10a8aa9e44e",
     ),
-    "engine_training_201": (20, {}, 17.95, 1184, "705fdcaae829f1fa"),
+    "engine_training_201": (20, {}, 17.95, 1186, "3994286ae1063e46"),
     "engine6_flora_201": (15, {"hunger": 1, "map_explored": 4}, 32.6, 2636, "88b8e87c9e2f959f"),
     "engine6_vameter_201": (11, {"hunger": 2, "blocked": 7}, 24.2, 3488, "6d006f123cb56439"),
     # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6)

@@ -65,6 +65,7 @@ def apply_resolve(state, step, a: int) -> None:
     card = state.game.challenges[c]
     stored = list(stored or ())
     pack = state.pack
+    state.agenda.append(("resolved",))  # below the card's effects: ``settled`` counts it once they are done
     if a == A.PASS:
         for r in range(NRES):
             for _ in range(card.requires[r] + card.optional[r]):
@@ -86,6 +87,11 @@ def apply_resolve(state, step, a: int) -> None:
         state.run_effects(card.fails)
     state.resolved += 1
     state.game.chapter.on_resolved(state, card, a == A.PASS)
+
+
+def run_resolved(state, step) -> None:
+    """The Challenge card is fully resolved, its Pass or Fail effects done (Training's sixth card wins here)."""
+    state.settled += 1
 
 
 def fatigue_needed(state, step) -> bool:

@@ -384,7 +384,8 @@ class Training(MinotaurChapter):
         return 1 if state.day == 1 else 0
 
     def check_victory(self, state) -> bool:
-        return state.resolved >= 6
+        """'You WIN the Training Mission if you resolve all 6 Challenge Cards': the sixth one's effects done."""
+        return state.settled >= 6
 
 
 class Fauna(MinotaurChapter):

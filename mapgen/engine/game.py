@@ -61,6 +61,7 @@ RUN = {
     "activate": explore.run_activate,
     "effect": effects.run_effect,
     "check_challenge": challenges.run_check_challenge,
+    "resolved": challenges.run_resolved,
     "after_resolve": challenges.run_after_resolve,
     "end_of_day": challenges.run_end_of_day,
     "night": challenges.run_night,
@@ -261,7 +262,8 @@ class State:
         self.current = 0
         self.turn = 1
         self.day = 1
-        self.resolved = 0
+        self.resolved = 0  # Challenge cards taken off the Row to be resolved
+        self.settled = 0  # of those, the ones whose Pass or Fail effects are all done
         self.passes = 0
         self.tokens_out = 0  # Path tokens discarded (resolved cards, Hills, right guesses)
         self.token_to_row = False
