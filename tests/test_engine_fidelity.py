@@ -190,3 +190,44 @@ def test_training_sixth_card_fail_that_can_be_paid_wins():
     s = _training_at_sixth_card("Cold Night", water=2)
     s.apply_action(A.FAIL)
     assert s.outcome == "win" and s.settled == 6 and s.pack[WATER] == 0
+
+
+# ----- 4. A Sample Token gained with a full Backpack -----
+def _fauna_with(pack_counts: dict, samples: int = 0):
+    from mapgen.engine.cards import FOOD, MUD, ROCK, WOOD
+
+    g = Game(load("engine_fauna_201"), characters=("Clark",))
+    s = settle(g.new_initial_state())
+    codes = {"Fo": FOOD, "Wo": WOOD, "Mu": MUD, "Ro": ROCK, "Wa": WATER}
+    s.pack = [0] * len(s.pack)
+    for code, n in pack_counts.items():
+        s.pack[codes[code]] = n
+    s.samples = samples
+    return s
+
+
+def _gain_a_sample(s):
+    from mapgen.engine.cards import Effect
+
+    s.agenda.append(("effect", Effect("gain", 1, "sample")))
+    s._advance()
+    s._legal = None
+
+
+def test_sample_token_with_a_full_backpack_costs_a_resource():
+    """Core rules, Backpack: "If you gain a Sample Token when your Backpack is full, you must discard a
+    resource to accept the Sample Token!" """
+    from mapgen.engine.cards import FOOD
+
+    s = _fauna_with({"Fo": 3, "Wo": 3, "Wa": 5})  # 6 spaces in use: full
+    _gain_a_sample(s)
+    assert s.samples == 1 and s.agenda[-1] == ("pay", 1, "any")
+    assert A.DISCARD + WATER not in s.legal_actions()  # Water takes no space: a Resource is discarded
+    s.apply_action(A.DISCARD + FOOD)
+    assert s.pack[FOOD] == 2 and s.slots() == 6 and s.pack[WATER] == 5
+
+
+def test_sample_token_with_room_costs_nothing():
+    s = _fauna_with({"Fo": 2, "Wo": 3, "Wa": 5})  # 5 spaces in use
+    _gain_a_sample(s)
+    assert s.samples == 1 and s.slots() == 6 and s.agenda[-1] != ("pay", 1, "any")

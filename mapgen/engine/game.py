@@ -60,6 +60,7 @@ RUN = {
     "explore": explore.run_explore,
     "activate": explore.run_activate,
     "effect": effects.run_effect,
+    "gain_sample": effects.run_gain_sample,
     "check_challenge": challenges.run_check_challenge,
     "resolved": challenges.run_resolved,
     "after_resolve": challenges.run_after_resolve,
