@@ -231,3 +231,96 @@ def test_sample_token_with_room_costs_nothing():
     s = _fauna_with({"Fo": 2, "Wo": 3, "Wa": 5})  # 5 spaces in use
     _gain_a_sample(s)
     assert s.samples == 1 and s.slots() == 6 and s.agenda[-1] != ("pay", 1, "any")
+
+
+# ----- 5. Vameter -----
+def _vameter(**kw):
+    kw.setdefault("characters", ("Clark",))
+    kw.setdefault("gear", (("Flint", "Jar", "Satchel"),))
+    return settle(Game(load("engine6_vameter_201"), **kw).new_initial_state())
+
+
+def test_cyclops_moves_after_the_fail_effects_and_fatigue():
+    """Core rules, Consequence: "Regardless of whether you Passed or Failed, discard the resolved Challenge
+    Card ... Then you must resolve the Consequence ... Each Consequence will check if you are Fatigued and
+    resolve any active Consequence Effects." Vameter, Cyclops: "B. Each time you resolve a Consequence,
+    move each Cyclops to the closest Unexplored Path". So the Cyclops moves after the card's Fail effects
+    and the Fatigue check, not before them."""
+    from mapgen.engine.cards import FOOD
+
+    s = _vameter()
+    g = s.game
+    cyc = reveal_threat(s, "cyclops")
+    opened(s, "E7", "D6")
+    s.monsters[cell(s, "E7")] = cyc
+    k = next(i for i, c in enumerate(g.challenges) if c.name == "Approach the Arch")  # Fail: lose 1 Water
+    s.row = [[k, g.challenges[k].time, None]]
+    s.pack = [0] * len(s.pack)
+    s.pack[FOOD], s.pack[WATER] = 5, 5  # 5 spaces: Fatigued
+    s.agenda = [("next_turn",), ("after_resolve",), ("fatigue",), ("resolve",)]
+    s._legal = None
+    s.apply_action(A.FAIL)
+    assert s.pack[WATER] == 4 and s.agenda[-1] == ("fatigue",)  # the Fail effect is done, Fatigue is asked
+    assert s.monsters == {cell(s, "E7"): cyc}  # and the Cyclops has not moved yet
+    s.apply_action(A.FATIGUE_WATER)
+    if s.agenda and s.agenda[-1][:2] == ("chapter", "cyclops"):
+        s.apply_action(s.legal_actions()[0])
+    settle(s)
+    assert s.pack[WATER] == 3 and cell(s, "E7") not in s.monsters and len(s.monsters) == 1
+
+
+def test_cyclops_does_not_move_after_injured():
+    """Core rules: "Note that Consequences are only triggered after normal Challenge Cards are discarded, not
+    End of Day or Injured Threat Cards." """
+    s = _vameter()
+    cyc = reveal_threat(s, "cyclops")
+    opened(s, "E7")
+    s.monsters[cell(s, "E7")] = cyc
+    assert s.game.chapter.after_resolve_steps(s) == []
+
+
+def test_day_drawn_cyclops_goes_on_its_lair_even_with_crew_there():
+    """Vameter: "When Cyclops are placed on the board at night, ignore terrain that have Crew tokens on them."
+    Only the Night placement skips Paths with Crew: by day the Cyclops goes on the Skull it came from."""
+    s = _vameter()
+    cyc = reveal_threat(s, "cyclops")
+    opened(s, "C5", "C6")  # C5 is a Skull
+    s.data["crew"][0] = cell(s, "C5")
+    s.game.chapter.place_monster(s, cyc, "day", cell(s, "C5"))
+    assert s.monsters == {cell(s, "C5"): cyc}
+
+
+def test_pipe_hawks_extra_explore_may_come_before_the_turns_explore():
+    """Vameter, Pipe Hawks: "On your turn, you may remove this Gear from the game to take 1 extra Explore
+    action, and discard the Path token." Free Actions "can be done at any time during a turn, before or
+    after you Explore and Activate a Path"."""
+    from mapgen.engine import vameter as V
+
+    s = _vameter(characters=("Clark",), gear=(("Pipe Hawks", "Flint", "Jar"),))
+    assert V.PIPE_HAWKS in s.legal_actions()  # before the turn's explore
+    tokens = s.row[0][1]
+    s.apply_action(V.PIPE_HAWKS)
+    s.apply_action(A.EXPLORE + cell(s, "D7"))  # Water: the Vameter is not in play yet
+    settle(s)
+    if s.agenda[-1][:2] == ("chapter", "place"):
+        s.apply_action(A.SKIP)
+    assert s.row[0][1] == tokens  # Pipe Hawks' explore: its Path token discarded
+    la = s.legal_actions()
+    assert A.END_TURN not in la and A.EXPLORE + cell(s, "E7") in la  # the turn's own explore is still to come
+    s.apply_action(A.EXPLORE + cell(s, "E7"))  # Food
+    settle(s)
+    if s.agenda[-1][:2] == ("chapter", "place"):
+        s.apply_action(A.SKIP)
+    assert s.row[0][1] == tokens + 1 and A.END_TURN in s.legal_actions()
+
+
+def test_spent_fezron_go_back_to_the_reserve():
+    """Vameter setup: "Place Fezron tokens in the Reserve with other tokens." Sacrificing: "discard 1 Fezron
+    token from your Supply"; a discarded token goes back to the Reserve (Core: "discard ... back to the
+    Reserve"), so it can be gained again: only 4 can be held at once, not 4 in the whole game."""
+    s = _vameter()
+    s.data["fezron_used"] = 4
+    opened(s, "F1")
+    s.apply_action(A.EXPLORE + cell(s, "G1"))  # a Fezron Camp
+    settle(s)
+    assert s.data["fezron"] == 1
