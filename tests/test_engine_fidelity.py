@@ -324,3 +324,70 @@ def test_spent_fezron_go_back_to_the_reserve():
     s.apply_action(A.EXPLORE + cell(s, "G1"))  # a Fezron Camp
     settle(s)
     assert s.data["fezron"] == 1
+
+
+# ----- 6. Gear and the Flora trail -----
+def test_dowsing_rod_guess_does_not_carry_over_a_backtrack():
+    """Core rules, Backtrack: "Simply replace the Path Token on top of that Path. You MAY Refresh any Gear or
+    Characters that you used, and reverse any effects those cards had. You then must Explore a different
+    Path." Dowsing Rod: "EXHAUST BEFORE EXPLORE: If you correctly guess the Terrain you're about to Explore"
+    - the guess was for the Path put back, not for the different one."""
+    from mapgen.engine import vameter as V
+    from mapgen.terrain import Terrain
+
+    s = _vameter(gear=(("Dowsing Rod", "Flint", "Jar"),))
+    opened(s, "E7")
+    s.fires = 2
+    s.apply_action(V.DOWSE + Terrain.WOOD.index)
+    s.apply_action(A.EXPLORE + cell(s, "F7"))  # Wood
+    settle(s)
+    assert s.agenda[-1] == ("backtrack", cell(s, "F7"))
+    s.apply_action(A.BACKTRACK)
+    assert s.data["dowse"] == -1 and "Dowsing Rod" not in s.exhausted
+    assert V.DOWSE + Terrain.WOOD.index in s.legal_actions()  # refreshed: a new guess for the new Path
+
+
+def _flora_trail(gear=("Tracking Guide", "Jar", "Satchel")):
+    g = Game(load("engine6_flora_201"), characters=("Clark",), gear=(gear,))
+    s = g.new_initial_state()
+    trail = ("Riverbank", "Stone Garden", "Thicket")  # Wa Fc | Pf Ro | Wo Fc
+    while s.current_player() == CHANCE_PLAYER:
+        pile = s._chance_pile()
+        want = [k for n in trail for k, c in enumerate(g.chapter.search) if c.name == n]
+        s.apply_action(A.CHANCE + next((k for k in want if k in pile), min(pile)))
+    return s
+
+
+def test_tracking_guide_right_guess_on_the_next_trail_terrain_advances_s():
+    """Flora: "If you Explore a Path and the revealed Terrain is next on the Expedition Trail (to the right of
+    the Crew Token) move the Crew Token onto that Terrain icon". Tracking Guide: "If you correctly guess the
+    Terrain you're about to Explore, discard that Path Token and that Resource, and Explore again": the Path
+    is still Explored, so S moves."""
+    from mapgen.terrain import Terrain
+
+    s = _flora_trail()
+    opened(s, "E7")
+    assert s.game.chapter.next_icon(s) is Terrain.WATER
+    s.apply_action(A.GUESS + 20 * 1 + Terrain.WATER.index)  # Tracking Guide: "Water"
+    s.apply_action(A.EXPLORE + cell(s, "D7"))  # Water
+    settle(s)
+    assert s.data["pos"] == 1 and s.pack[WATER] == s.game.chapter.start_water  # no Water taken
+    assert not s.explored_now  # explore again
+
+
+def test_tracking_guide_right_guess_on_a_flora_creature_meets_it():
+    """Flora: "If you Explore a Path and reveal a Flora Terrain, you MAY discard a Fire Token to kill it ...
+    B. If the Flora Terrain you just Explored matches the next Terrain on the Expedition Trail, advance the
+    Crew Token". A right Tracking Guide guess still Explores the Path."""
+    from mapgen.engine import flora as F
+    from mapgen.terrain import Terrain
+
+    s = _flora_trail()
+    opened(s, "E7", "D7")
+    s.data["pos"] = 1  # S on Water: the next icon is a Flora creature
+    s.apply_action(A.GUESS + 20 * 1 + Terrain.FLORA_CREATURE.index)
+    s.apply_action(A.EXPLORE + cell(s, "C7"))  # a Flora creature
+    settle(s)
+    assert s.agenda[-1] == ("chapter", "flora", cell(s, "C7"))
+    s.apply_action(F.BURN)
+    assert s.data["pos"] == 2 and s.data["dead"] == 1 and s.fires == 0

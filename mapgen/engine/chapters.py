@@ -151,6 +151,9 @@ class Chapter:
         """Steps when a player ends the turn, before the backpack limits (Maldonado's Influence card)."""
         return []
 
+    def backtracked(self, state, cell: int) -> None:
+        """A Backtrack put this Path's token back: undo what the chapter's Gear did for that explore."""
+
     def explored_unactivated(self, state, cell: int) -> None:
         """A Path explored with no activation (a right Tracking Guide guess): Flora's Greek Fire is still taken."""
 

@@ -170,6 +170,7 @@ def apply_backtrack(state, step, a: int) -> None:
     for name in ("Lewis", "Collins", "Compass", "Tracking Guide"):
         state.exhausted.discard(name)
     state.lewis_on = state.collins_on = False
+    state.game.chapter.backtracked(state, cell)
 
 
 def run_activate(state, step) -> None:

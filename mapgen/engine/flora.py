@@ -232,10 +232,17 @@ class Flora(Chapter):
         return cell not in state.data["ringed"]
 
     def explored_unactivated(self, state, cell: int) -> None:
-        """'To acquire Greek Fire, simply Explore the Path that has the Greek Fire Token on it': a right
-        Tracking Guide guess skips the activation, not the Exploring."""
+        """A right Tracking Guide guess skips the activation, not the Exploring: 'To acquire Greek Fire, simply
+        Explore the Path that has the Greek Fire Token on it'; 'If you Explore a Path and the revealed Terrain
+        is next on the Expedition Trail ... move the Crew Token onto that Terrain icon'; 'If you Explore a Path
+        and reveal a Flora Terrain, you MAY discard a Fire Token to kill it' (or lose a Crew token)."""
         if cell == state.game.map.briefing.greek_fire:
             self._take_greek_fire(state)
+        terrain = state.game.cells[cell]
+        if terrain is T.FLORA_CREATURE:
+            state.push(("chapter", "flora", cell))
+        elif terrain is self.next_icon(state):
+            self.advance(state)
 
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         g, d = state.game, state.data

@@ -217,6 +217,13 @@ class Vameter(Chapter):
             steps.append(("chance_chapter", "move"))
         return steps
 
+    def backtracked(self, state, cell: int) -> None:
+        """Backtrack: "You MAY Refresh any Gear or Characters that you used, and reverse any effects those cards
+        had." The Dowsing Rod's guess was for the Path put back: it is cancelled and the Rod refreshed."""
+        if state.data["dowse"] >= 0:
+            state.data["dowse"] = -1
+            state.exhausted.discard("Dowsing Rod")
+
     def dowse_choices(self, state, cell: int) -> list[int]:
         g = state.game
         out = set()
