@@ -391,3 +391,23 @@ def test_tracking_guide_right_guess_on_a_flora_creature_meets_it():
     assert s.agenda[-1] == ("chapter", "flora", cell(s, "C7"))
     s.apply_action(F.BURN)
     assert s.data["pos"] == 2 and s.data["dead"] == 1 and s.fires == 0
+
+
+# ----- 7. Maldonado's Hidden Traitor redraws to 5 after the -4 card -----
+def test_traitor_who_played_the_minus_four_redraws_to_five_influence_cards():
+    """Maldonado, End of Turn: "If you have less than 4 Influence Cards, redraw back up so that you now have 5
+    cards in your hand. You will have 4 Influence Cards and 1 Identity Card. If you are the Traitor and you
+    have played your -4 Traitor Card, then you should redraw so that you have 5 Influence Cards in your
+    hand." - with 4 Influence cards left, the Traitor still draws the fifth."""
+    from mapgen.engine.traitor import MaldonadoTraitor
+
+    s = settle(Game(load("engine6_maldonado_201"), chapter=MaldonadoTraitor(), players=2).new_initial_state())
+    d = s.data
+    t = d["identity"].index(0)
+    loyal = 1 - t
+    d["traitor_played"] = True
+    assert len(d["hands"][t]) == 4 and len(d["hands"][loyal]) == 4
+    s.agenda.append(("chapter", "refill", t))
+    s.agenda.append(("chapter", "refill", loyal))
+    settle(s)
+    assert len(d["hands"][t]) == 5 and len(d["hands"][loyal]) == 4

@@ -556,8 +556,10 @@ class Maldonado(Chapter):
         d = state.data
         if kind == "refill":
             p = step[2]
+            # "If you have less than 4 Influence Cards, redraw back up ..."; the Traitor who played the -4
+            # "should redraw so that you have 5 Influence Cards in your hand", whatever the hand holds
             need = self.refill_to(state, p) - len(d["hands"][p])
-            if need > 0 and len(d["hands"][p]) < 4:
+            if need > 0:
                 state.push(*[("chance_chapter", "draw", p)] * need)
         elif kind == "finale":
             self.finale(state)
