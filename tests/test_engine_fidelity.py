@@ -411,3 +411,61 @@ def test_traitor_who_played_the_minus_four_redraws_to_five_influence_cards():
     s.agenda.append(("chapter", "refill", loyal))
     settle(s)
     assert len(d["hands"][t]) == 5 and len(d["hands"][loyal]) == 4
+
+
+# ----- 8. Rules the rulebooks do not have: the sealed trail -----
+def test_no_relaunch_from_the_start_column_unless_the_house_rule_is_asked_for():
+    """Core rules, Rules for Exploring: "Every Path that you Explore after the first must be orthogonally
+    adjacent (north, east, west, or south) to a Path that has already been Explored." and "you cannot
+    explore a Path adjacent to: a Rock Path or a Path with a Monster Token on it." No rule lets the boat land
+    again: landing again from the start column is the house rule ``relaunch``."""
+    for variants, expected in (((), []), (("relaunch",), ["A7", "B7", "C7", "E7", "F7", "G7"])):
+        s = settle(Game(load("engine_fauna_201"), characters=("Clark",), variants=variants).new_initial_state())
+        opened(s, "D7")
+        s.monsters[cell(s, "D7")] = reveal_threat(s, "monster")
+        s._legal = None
+        assert [s.game.board.name(c) for c in s.frontier()] == expected
+
+
+def test_a_round_with_no_path_to_explore_seals_the_game_not_a_loss():
+    """Core rules, End of Game and How You Lose: thirst, hunger, and "If you cannot refill the Challenge Row
+    with 3 new Challenge cards then you lose the game" - no rule loses a game in which no Path can be
+    explored. The engine ends it "sealed" after a whole round of that, and reports it apart from losses."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise
+
+    g = Game(load("engine_fauna_201"), characters=("Clark", "York"), players=2)
+    s = settle(g.new_initial_state())
+    opened(s, "D7")
+    s.monsters[cell(s, "D7")] = reveal_threat(s, "monster")
+    s.agenda = [("main",)]
+    s._legal = None
+    assert s.legal_actions()[-1] == A.END_TURN and not any(a < A.DISCARD for a in s.legal_actions())
+    s.apply_action(A.END_TURN)
+    settle(s)
+    while s.current_player() != 0 and not s.is_terminal():  # the other player's turn: no Path either
+        la = s.legal_actions()
+        s.apply_action(A.END_TURN if A.END_TURN in la else la[0])
+        settle(s)
+    assert s.outcome == "sealed" and "sealed: walled in" in s.events
+    recs = [
+        GameRecord(0, 1, "sealed", 0, 1, 3, {"sealed: walled in": 3}),
+        GameRecord(1, 2, "hunger", 0, 2, 9, {}),
+        GameRecord(2, 3, "win", 20, 3, 20, {}),
+    ]
+    rep = summarise(recs, load("engine_fauna_201"), Settings())
+    assert rep["losses"] == {"hunger": 1} and rep["sealed"] == 1 and rep["sealed_by"] == {"walled in": 1}
+    assert rep["sealed_rate"] == round(1 / 3, 4)
+    text = report_text(rep)
+    assert "sealed       1 (no Path could be explored for a whole round: not a rulebook loss; walled in 1)" in text
+    assert "losses       hunger 1" in text
+
+
+def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):
+    from mapgen.render import plot_playtest
+
+    rep = {"bot": "heuristic", "games": 3, "wins": 1, "win_rate": 0.3333, "scores": [0, 0, 20]}
+    rep |= {"losses": {"hunger": 1}, "sealed": 1, "levels": {}}
+    out = tmp_path / "p.svg"
+    plot_playtest([rep], out)
+    svg = out.read_text()
+    assert "playtest-loss-sealed" in svg and "playtest-loss-hunger" in svg

@@ -42,12 +42,18 @@ def frontier(state) -> list[int]:
                     # decision: a Monster's own Path cannot be explored
                     if not ex[j] and j not in mon and g.chapter.can_explore_to(state, j):
                         out.add(j)
-    if not out:  # decision: with every way on blocked, the boat may land again on the start column
-        result = [
-            i
-            for i in g.start_cells
-            if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
-        ]
+    if not out:
+        # house rule, the variant "relaunch" (the rulebooks are silent): with every way on blocked, the boat
+        # lands again on the start column; without it no Path can be explored, and a round of that seals the game
+        result = (
+            [
+                i
+                for i in g.start_cells
+                if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
+            ]
+            if "relaunch" in g.variants
+            else []
+        )
     else:
         result = sorted(out)
     if not check:

@@ -30,6 +30,8 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     MAX_FIRES,
     PRIORITY,
     SAMPLE_TOKENS,
+    SEALED,
+    SEALED_BY,
     TERRAIN_RESOURCE,
     WATER_LIMIT,
     level_name,

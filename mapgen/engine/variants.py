@@ -27,6 +27,12 @@ VARIANTS: dict[str, Variant] = {
             "reading",
             "Flora's Threat deck also holds Fauna's four Minotaur cards (Sacagawea's text speaks of Minotaurs in play)",
         ),
+        Variant(
+            "relaunch",
+            (),
+            "house rule",
+            "when no Path can be explored from the trail, the expedition may start again from an unexplored start Path",
+        ),
     )
 }
 
