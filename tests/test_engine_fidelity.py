@@ -469,3 +469,28 @@ def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):
     plot_playtest([rep], out)
     svg = out.read_text()
     assert "playtest-loss-sealed" in svg and "playtest-loss-hunger" in svg
+
+
+# ----- Water and a Monster's toll: two readings -----
+def test_water_pays_a_minotaurs_toll_unless_toll_no_water():
+    """Core rules: "If you Explore a Path that is affected by a Monster's Explore Effect, then you must discard
+    any 1 Resource before you can Explore that Path." Mortar and Pestle: "Remember, Water is a Resource!"
+    The default reads Water as a Resource; the variant ``toll-no-water`` reads Vameter's and Maldonado's
+    explicit "Resource or Water" as saying that a plain "Resource" excludes Water."""
+    for variants, can_pay in (((), True), (("toll-no-water",), False)):
+        s = settle(Game(load("engine_fauna_201"), characters=("Clark",), variants=variants).new_initial_state())
+        opened(s, "D7")
+        s.monsters[cell(s, "C1")] = reveal_threat(s, "monster")  # row C: C7 costs 1
+        s.pack = [0] * len(s.pack)
+        s.pack[WATER] = 5
+        s.agenda = [("main",)]
+        s._legal = None
+        assert (A.EXPLORE + cell(s, "C7") in s.legal_actions()) is can_pay
+        assert A.EXPLORE + cell(s, "E7") in s.legal_actions()  # no toll there
+    s.pack[WATER] = 5
+    from mapgen.engine.cards import FOOD
+
+    s.pack[FOOD] = 1
+    s._legal = None
+    s.apply_action(A.EXPLORE + cell(s, "C7"))
+    assert s.agenda[-1] == ("pay", 1, "any") and A.DISCARD + WATER not in s.legal_actions()

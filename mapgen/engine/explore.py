@@ -102,7 +102,7 @@ def legal_explore(state, out: list[int]) -> None:
         return
     banned = state.banned
     if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
-        carried = state.carried() + state.pack[WATER]
+        carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
         cells = [c for c in frontier(state) if c != banned]
         out.extend(A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried)
     else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
@@ -114,7 +114,7 @@ def apply_explore(state, a: int) -> None:
     state.push(("explore", a))
     state.passes = 0
     if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
-        state.push(("pay", tax, "any_water"))
+        state.push(("pay", tax, "any" if "toll-no-water" in state.game.variants else "any_water"))
 
 
 def describe_explore(a: int, state=None) -> str:

@@ -33,6 +33,12 @@ VARIANTS: dict[str, Variant] = {
             "house rule",
             "when no Path can be explored from the trail, the expedition may start again from an unexplored start Path",
         ),
+        Variant(
+            "toll-no-water",
+            ("training", "fauna", "flora"),
+            "reading",
+            "a Minotaur's toll ('discard any 1 Resource') cannot be paid with Water",
+        ),
     )
 }
 
