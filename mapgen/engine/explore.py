@@ -51,7 +51,7 @@ def frontier(state) -> list[int]:
                 for i in g.start_cells
                 if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
             ]
-            if "relaunch" in g.variants
+            if "relaunch" in g.chapter.variants  # the chapter: an observation's game view has it too
             else []
         )
     else:
