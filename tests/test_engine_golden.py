@@ -23,7 +23,7 @@ GOLDEN = {
     "engine_fauna_201": (8, {"thirst": 1, "hunger": 7}, 4, 14.45, 2922, "fb7306301476ac13"),
     "engine_training_201": (20, {}, 0, 17.95, 1192, "f0815bc1c38953f9"),
     "engine6_flora_201": (15, {"hunger": 1}, 4, 32.6, 2654, "92bcff7cb325e6fa"),
-    "engine6_vameter_201": (11, {"hunger": 2}, 7, 24.25, 3625, "c8431d23b3adfa6e"),
+    "engine6_vameter_201": (12, {"hunger": 2}, 6, 26.25, 3620, "7efc67cd6e4a8592"),
     # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6)
     "engine6_maldonado_201": (7, {"crew_died": 9}, 4, 12.75, 5471, "5b68f7f6d146040a"),
 }
