@@ -494,3 +494,82 @@ def test_water_pays_a_minotaurs_toll_unless_toll_no_water():
     s._legal = None
     s.apply_action(A.EXPLORE + cell(s, "C7"))
     assert s.agenda[-1] == ("pay", 1, "any") and A.DISCARD + WATER not in s.legal_actions()
+
+
+# ----- 9. The heuristic bot reasons with the chapter's rule instances -----
+RIVERSIDE_WOOD = """
+[[rule]]
+id = "H1"
+title = "Riverside Wood"
+text = "Every Wood is on the outer rows or columns."
+checks = [{ kind = "ring", terrain = "Wo", depth = 0 }]
+"""
+
+
+def _wood_hunt(reference):
+    """Fauna map 201 with A7 and A6 (two Waters) explored: A5, B6 and B7 can be explored, Wood is needed."""
+    g = Game(load("engine_fauna_201"), characters=("Clark",), gear=(("Flint", "Jar", "Satchel"),), reference=reference)
+    s = settle(g.new_initial_state())
+    opened(s, "A7", "A6")
+    s.pack = [0] * len(s.pack)
+    s.pack[WATER] = 9
+    s._legal = None
+    return s
+
+
+def test_a_house_rule_changes_the_heuristics_play(tmp_path):
+    """STYLE.md: "A chapter is *data*: a list of rule instances with their parameters ... so a new chapter or a
+    house rule needs no new code." RULES.md C1: "Every Water has >=1 orthogonal Wood": the Water on A7 has
+    only B7 left for its Wood, so the heuristic explores B7... unless a house rule puts every Wood on the
+    board's edge, when the Waters' Woods must be A5 or B7, never B6."""
+    import random
+
+    from constraints.catalogue import CHAPTER_DIR, get_chapter, load_chapter
+    from mapgen.engine.bots import make_bot
+    from mapgen.engine.observation import observe
+    from mapgen.terrain import Terrain
+
+    path = tmp_path / "riverside.toml"
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    house = load_chapter(path)
+    shipped = _wood_hunt(None)
+    assert shipped.game.reference == get_chapter("fauna")  # by default, the chapter's own rules
+    riverside = _wood_hunt(house)
+    picks, woods = [], []
+    for s in (shipped, riverside):
+        bot = make_bot("heuristic", random.Random(1))
+        obs = observe(s, 0)
+        woods.append({s.game.board.name(c): bot.belief(obs, c).get(Terrain.WOOD, 0.0) for c in s.frontier()})
+        picks.append(s.action_to_string(bot.step(obs)))
+    assert woods[0]["B6"] > 0 and woods[1]["B6"] == 0
+    assert woods[0]["B7"] == woods[1]["B7"] > woods[0]["A5"] > 0  # C1 around the Waters, in both
+    assert picks[0] != picks[1] and picks[1] in ("explore A5", "explore B7")
+
+
+def test_the_heuristics_local_reasoning_reads_every_rule_kind():
+    """Each shipped chapter's rule instances compile into the heuristic's local reasoning, kind by kind:
+    C4 ("Exactly one Wood in every row and every column"), C6 ("No Rock on the board's outer rows or
+    columns"), F1 ("A column that holds a Vine holds a Rock"), L1 ("Every Petrified Forest is exactly one
+    Path in from the edge"), V2 ("No Fezron Camp is among the 8 neighbours of a Skull")."""
+    from constraints.catalogue import get_chapter
+    from mapgen.engine.bots.local_rules import NT, LineCounts, LocalRules
+    from mapgen.terrain import Terrain as T
+
+    def weights(chapter, seen: dict, cell: str):
+        m = load({"fauna": "engine_fauna_201", "flora": "engine6_flora_201", "vameter": "engine6_vameter_201"}[chapter])
+        b = m.board
+        ch = get_chapter(chapter)
+        local = LocalRules(ch.rules, b, m.briefing, ch.terrains)
+        known = [-1] * b.size
+        for name, t in seen.items():
+            known[b.index(name)] = t.index
+        w = [1.0] * NT
+        local.apply(w, b.index(cell), known, LineCounts(known, local), [])
+        return {t: w[t.index] for t in T}
+
+    assert weights("fauna", {"D4": T.WOOD}, "D2")[T.WOOD] == 0  # C4: D4's row has its Wood
+    assert weights("fauna", {}, "A3")[T.ROCK] == 0 and weights("fauna", {}, "C3")[T.ROCK] > 0  # C6
+    assert weights("fauna", {"C3": T.ROCK}, "E3")[T.VINE] == 3.0 * 1.0  # F1: a Rock's column wants a Vine
+    assert weights("flora", {}, "D4")[T.PETRIFIED_FOREST] == 0 and weights("flora", {}, "B4")[T.PETRIFIED_FOREST]
+    assert weights("vameter", {"C3": T.SKULL}, "D4")[T.FEZRON_CAMP] == 0  # V2
+    assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0

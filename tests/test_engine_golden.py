@@ -20,12 +20,12 @@ DATA = Path(__file__).parent / "data"
 
 GOLDEN = {
     # map: (wins, losses, sealed games, mean_score, actions, digest of the actions)
-    "engine_fauna_201": (8, {"thirst": 1, "hunger": 7}, 4, 14.45, 2922, "fb7306301476ac13"),
-    "engine_training_201": (20, {}, 0, 17.95, 1192, "f0815bc1c38953f9"),
-    "engine6_flora_201": (15, {"hunger": 1}, 4, 32.6, 2654, "92bcff7cb325e6fa"),
-    "engine6_vameter_201": (12, {"hunger": 2}, 6, 26.25, 3620, "7efc67cd6e4a8592"),
+    "engine_fauna_201": (5, {"thirst": 2, "hunger": 9}, 4, 9.35, 2925, "acfeadabbe570e9b"),
+    "engine_training_201": (20, {}, 0, 17.95, 1192, "a9a482a94d0fcd24"),
+    "engine6_flora_201": (19, {}, 1, 43.0, 2368, "a17114f46906339a"),
+    "engine6_vameter_201": (12, {"hunger": 1}, 7, 25.9, 3979, "22d827fef83b0481"),
     # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6)
-    "engine6_maldonado_201": (7, {"crew_died": 9}, 4, 12.75, 5471, "5b68f7f6d146040a"),
+    "engine6_maldonado_201": (8, {"crew_died": 11}, 1, 15.4, 5123, "8ec3673a3e485e91"),
 }
 
 

@@ -126,7 +126,9 @@ class GameError(ValueError):
 
 class Game:
     """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed, the named
-    variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading); the action table."""
+    variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading), the ``reference`` (the
+    Reference Board's rule instances the bots reason with: ``constraints.catalogue.get_chapter(name)``, or
+    a house-rule chapter); the action table."""
 
     def __init__(
         self,
@@ -139,6 +141,7 @@ class Game:
         seed: int = 0,
         cards: CardSet | None = None,
         variants=(),
+        reference=None,
     ):
         from mapgen.engine.chapters import plugin_for
 
@@ -159,6 +162,14 @@ class Game:
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)
             self.chapter.variants = self.variants
+        # the Reference Board the players reason with: the chapter's rule instances, or a house-rule chapter's
+        if reference is None:
+            from constraints.catalogue import get_chapter
+
+            reference = get_chapter(self.chapter.name)
+        if reference.board != m.board:
+            raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
+        self.reference = reference
         self.board = m.board
         self.cells: tuple[Terrain, ...] = m.cells
         self.hills = dict(m.hills)

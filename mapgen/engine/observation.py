@@ -53,6 +53,7 @@ class Table:
         "kills",
         "n",
         "orth",
+        "reference",
         "row_of",
         "start_cells",
         "threats",
@@ -74,6 +75,7 @@ class Table:
         self.col_of = g.col_of
         self.start_cells = g.start_cells
         self.briefing = m.briefing
+        self.reference = g.reference  # the Reference Board's rule instances (constraints.catalogue.Chapter)
         # the map with nothing revealed (no cells, no Hills, no generator fields): known_map() fills it in
         self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size)
 
