@@ -573,3 +573,26 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
     assert weights("flora", {}, "D4")[T.PETRIFIED_FOREST] == 0 and weights("flora", {}, "B4")[T.PETRIFIED_FOREST]
     assert weights("vameter", {"C3": T.SKULL}, "D4")[T.FEZRON_CAMP] == 0  # V2
     assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0
+
+
+def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
+    import json
+
+    from click.testing import CliRunner
+
+    from cli import main
+    from constraints.catalogue import CHAPTER_DIR
+
+    path = tmp_path / "riverside.toml"
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    fauna = str(DATA / "engine_fauna_201.toml")
+    runs = [
+        CliRunner().invoke(main, ["playtest", fauna, "-n", "6", "--json", *extra])
+        for extra in ((), ("--rules", str(path)))
+    ]
+    assert all(r.exit_code == 0 for r in runs), runs[1].output
+    plain, house = (json.loads(r.output) for r in runs)
+    assert house["house_rules"] == "fauna" and "house_rules" not in plain
+    assert plain["scores"] != house["scores"] or plain["mean_days"] != house["mean_days"]  # the bots play otherwise
+    r = CliRunner().invoke(main, ["playtest", fauna, "--rules", str(CHAPTER_DIR / "training.toml")])
+    assert r.exit_code == 1 and "for another board" in r.output

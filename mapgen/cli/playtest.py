@@ -9,7 +9,15 @@ import sys
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, seed_option
+from mapgen.cli.options import (
+    bot_option,
+    force_option,
+    json_option,
+    map_argument,
+    out_file,
+    rules_option,
+    seed_option,
+)
 from mapgen.engine.variants import VARIANTS
 
 
@@ -64,6 +72,7 @@ def _play_back(path: str, step: bool) -> None:
     help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
     "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
 )
+@rules_option
 @seed_option(0, help="Seed: same seed, same report.")
 @click.option(
     "--jobs",
@@ -101,6 +110,7 @@ def playtest(
     medicine,
     mode,
     variants,
+    rules,
     seed,
     jobs,
     replay_dir,
@@ -116,7 +126,7 @@ def playtest(
     interval, the mean score and the levels of success, the causes of loss (the rulebooks' own),
     the sealed games (no Path could be explored for a whole round), the mean number of days and the
     turn of each goal event (first Fort, each kill). --variant plays another reading of an ambiguous
-    rule or a house rule. Same seed, same report, whatever
+    rule or a house rule; --rules gives the bots a house-rule chapter file to reason with. Same seed, same report, whatever
     --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
     possible terrains), clairvoyant (sees the map: an upper bound). --plot and --replay are checked
     before the first game.
@@ -126,6 +136,7 @@ def playtest(
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
         mapgen playtest flora-3 --variant flora-minotaurs
+        mapgen playtest fauna-1 --rules my-fauna.toml
         mapgen playtest training-1 --games 5 --replay runs/
         mapgen playtest --show runs/game-00003.json --step
     """
@@ -154,6 +165,7 @@ def playtest(
         seed=seed,
         mode=mode,
         variants=tuple(dict.fromkeys(variants)),
+        reference=rules,
     )
     jobs = jobs or os.cpu_count() or 1
     if not as_json and sys.stderr.isatty():

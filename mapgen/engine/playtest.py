@@ -30,6 +30,7 @@ class Settings:
     seed: int = 0
     mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
     variants: tuple[str, ...] = ()  # named variants (mapgen/engine/variants.py); none: the rulebooks' reading
+    reference: object = None  # a house-rule chapter (constraints.catalogue.Chapter) the bots reason with
 
 
 @dataclass
@@ -65,6 +66,7 @@ def make_game(m: Map, s: Settings, seed: int) -> Game:
         medicine=s.medicine,
         seed=seed,
         variants=s.variants,
+        reference=s.reference,
     )
 
 
@@ -161,6 +163,7 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "team": [{"character": c or None, "gear": list(g)} for c, g in zip(game.characters, game.gear)],
         "seed": s.seed,
         "variants": sorted(game.variants),
+        **({"house_rules": game.reference.name} if s.reference is not None else {}),
         "games": n,
         "wins": wins,
         "win_rate": round(wins / n, 4) if n else 0.0,
@@ -218,7 +221,9 @@ def report_text(rep: dict) -> str:
     lines = [
         (
             f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
-            f"seed {rep['seed']}" + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
+            f"seed {rep['seed']}"
+            + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
+            + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
         ),
         (
             f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
