@@ -169,7 +169,8 @@ class LocalRules:
                 w[t] = 0.0
             else:
                 w[t] *= 1.5
-        for table, rules, apart, by_subject in self.hoods:
+        pulls = counts.pulls
+        for g, (table, rules, apart, by_subject) in enumerate(self.hoods):
             around = table[cell]
             seen = [0] * (NT + 1)  # seen neighbours of the cell per terrain; the last item: unseen ones
             for j in around:
@@ -191,22 +192,12 @@ class LocalRules:
                 rs = by_subject[known[j]]
                 if rs is None:
                     continue
-                hj = table[j]
-                for t, least in rs:
-                    if not w[t]:
-                        continue
-                    found = open_j = 0
-                    for k in hj:
-                        tk = known[k]
-                        if tk == t:
-                            found += 1
-                        elif tk < 0:
-                            open_j += 1
-                    if least < 0:  # an at_most rule: a subject with its fill of targets takes no more
-                        if found >= -least - 1:
-                            w[t] = 0.0
-                    elif found < least:
-                        w[t] *= 1 + 6.0 / (open_j or 1)
+                key = g * 4096 + j
+                pull = pulls.get(key)
+                if pull is None:
+                    pull = pulls[key] = self._pull(table[j], rs, known)
+                for t, factor in pull:
+                    w[t] *= factor
         for t in self.connected:
             if w[t]:
                 for j in self.orth[cell]:
@@ -238,6 +229,25 @@ class LocalRules:
                     w[t] *= 2.0
 
     @staticmethod
+    def _pull(hood, rs, known) -> tuple:
+        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``."""
+        out = []
+        for t, least in rs:
+            found = open_j = 0
+            for k in hood:
+                tk = known[k]
+                if tk == t:
+                    found += 1
+                elif tk < 0:
+                    open_j += 1
+            if least < 0:  # an at_most rule: a subject with its fill of targets takes no more
+                if found >= -least - 1:
+                    out.append((t, 0.0))
+            elif found < least:
+                out.append((t, 1 + 6.0 / (open_j or 1)))
+        return tuple(out)
+
+    @staticmethod
     def _pattern_factor(rots, known) -> float:
         best = -1
         for rot in rots:
@@ -256,13 +266,15 @@ class LocalRules:
 
 
 class LineCounts:
-    """Seen cells of the counted terrains per row, per column and over the map, for one ``known`` list."""
+    """For one ``known`` list: seen cells of the counted terrains per row, per column and over the map, and
+    (filled as asked) what each seen subject of a neighbour rule does to the cells around it."""
 
-    __slots__ = ("col", "known", "row", "total")
+    __slots__ = ("col", "known", "pulls", "row", "total")
 
     def __init__(self, known: list[int], rules: LocalRules):
         b = rules.board
         self.known = known
+        self.pulls: dict[int, tuple] = {}  # what each seen subject does to its neighbours (LocalRules._pull)
         self.row = {t: [0] * b.height for t in rules.row_terrains}
         self.col = {t: [0] * b.width for t in rules.col_terrains}
         self.total = dict.fromkeys(rules.map_terrains, 0)
