@@ -198,11 +198,13 @@ class LocalRules:
                     pull = pulls[key] = self._pull(table[j], rs, known)
                 for t, factor in pull:
                     w[t] *= factor
-        for t in self.connected:
-            if w[t]:
-                for j in self.orth[cell]:
-                    if known[j] == t:
-                        w[t] *= 2.0
+        if self.connected:
+            orth = self.orth[cell]
+            for t in self.connected:
+                if w[t]:
+                    for j in orth:
+                        if known[j] == t:
+                            w[t] *= 2.0
         for first, second in self.column_pairs:
             if w[second] and counts.col[first][col] and not counts.col[second][col]:
                 w[second] *= 3.0
@@ -210,14 +212,17 @@ class LocalRules:
             for j in table[cell]:
                 if known[j] == t:
                     for k in table[j]:
-                        if k != cell and known[k] >= 0:
-                            w[known[k]] = 0.0
+                        tk = known[k]
+                        if tk >= 0 and k != cell:
+                            w[tk] = 0.0
         for t, most in self.caps:
             if w[t] and counts.total[t] >= most:
                 w[t] = 0.0
         for t, per_cell in self.patterns:
             if w[t]:
                 w[t] *= self._pattern_factor(per_cell[cell], known)
+        if not hills:
+            return
         for t in self.counted:
             if w[t]:
                 for h, n, line in hills:
