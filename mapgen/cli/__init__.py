@@ -42,6 +42,8 @@ COMMANDS: dict[str, str] = {
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
     "render": "mapgen.cli.render:render",
+    "repair": "mapgen.cli.repair:repair",
+    "serve": "mapgen.cli.serve:serve",
 }
 
 

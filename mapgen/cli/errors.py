@@ -71,10 +71,12 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.engine.cards", "CardError", BAD_INPUT),
     ("mapgen.render.output", "RenderError", BAD_INPUT),
     ("mapgen.batch", "SeedRangeError", BAD_INPUT),
+    ("mapgen.web", "ServeError", BAD_INPUT),
     ("mapgen.solve", "SolveTimeout", TIMEOUT),
     ("mapgen.generate", "GenerationTimeout", TIMEOUT),
     ("mapgen.solve", "NoCompletion", BROKEN),
     ("mapgen.generate", "GenerationError", BROKEN),
+    ("mapgen.repair", "RepairError", BROKEN),
     ("mapgen.batch", "BatchError", BROKEN),
     ("mapgen.engine.game", "GameError", BROKEN),
 )
