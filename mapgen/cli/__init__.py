@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "solve": "mapgen.cli.solve:solve",
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
+    "grade": "mapgen.cli.grade:grade",
     "render": "mapgen.cli.render:render",
 }
 

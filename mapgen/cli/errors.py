@@ -63,6 +63,8 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.engine.cards", "CardError", BAD_INPUT),
     ("mapgen.render.output", "RenderError", BAD_INPUT),
     ("mapgen.batch", "SeedRangeError", BAD_INPUT),
+    ("mapgen.quality", "QualityError", BAD_INPUT),
+    ("mapgen.campaign", "CampaignError", BAD_INPUT),
     ("mapgen.solve", "SolveTimeout", TIMEOUT),
     ("mapgen.generate", "GenerationTimeout", TIMEOUT),
     ("mapgen.solve", "NoCompletion", BROKEN),
