@@ -9,8 +9,8 @@ Backends:
 
 - ``Local(jobs)``: this process (``jobs`` 1) or a pool of ``jobs`` forked processes (the default);
 - ``Ray(address)``: ``"auto"`` joins the Ray cluster this machine belongs to (``RAY_ADDRESS``, or one
-  started by ``ray start --head``) and otherwise starts a local one; any other value is a cluster's
-  address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install "mapgen[ray]"``.
+  started by ``ray start --head``) and otherwise starts a local one; ``"local"`` always starts a new
+  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install "mapgen[ray]"``.
   Every node must have the same mapgen installed (tasks import it there).
 """
 
@@ -116,7 +116,9 @@ class Ray:
             quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
             try:
                 with _stderr_aside():
-                    if self.address == "auto":
+                    if self.address == "local":
+                        ray.init(num_cpus=self.num_cpus, runtime_env=_local_env(), **quiet)
+                    elif self.address == "auto":
                         try:
                             ray.init(address="auto", **quiet)
                         except ConnectionError:  # no cluster here: start one on this machine

@@ -69,8 +69,8 @@ def campaign_options(f):
         "ray_address",
         metavar="ADDRESS",
         default=None,
-        help='Run on Ray: "auto" (this machine\'s cluster, or a new local one) or a cluster address '
-        '(pip install "mapgen[ray]").',
+        help='Run on Ray: "auto" (this machine\'s cluster, or a new local one), "local" (a new local one) or a '
+        'cluster address (pip install "mapgen[ray]").',
     )(f)
     f = click.option(
         "--jobs",
