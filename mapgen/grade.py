@@ -159,6 +159,32 @@ class MapGrade:
             "quality": self.quality.to_json(),
         }
 
+    def table(self) -> dict:
+        """The ``[grade]`` table of a graded map file (``validate`` ignores it): the headline figures."""
+        t: dict = {"seed": self.seed}
+        d = self.deduction
+        if d is not None:
+            if d.grade:
+                t.update({k: d.grade[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")})
+            t["reveal_set"] = d.reveal_set
+            if d.targets_known_at is not None:
+                t["targets_known_at"] = d.targets_known_at
+            if d.target:
+                t["guessed_targets"] = list(d.guessed_targets)
+        for b, f in self.bots.items():
+            lo, hi = f.interval
+            t[b] = {
+                "games": f.games,
+                "win_rate": round(f.win_rate, 4),
+                "win_rate_ci": [round(lo, 4), round(hi, 4)],
+                "blocked_share": round(f.blocked_share, 4),
+                "mean_days": round(f.mean_days, 3),
+            }
+        if self.gap is not None:
+            t["gap"] = round(self.gap, 4)
+        t["flags"] = [f.reason for f in self.flags]
+        return t
+
     def row(self) -> dict:
         """One flat row (CSV, Markdown): the headline figures."""
         d = self.deduction

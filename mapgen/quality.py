@@ -67,12 +67,21 @@ class Quality:
             "games": dict(self.games),
         }
 
+    @property
+    def checks(self) -> bool:
+        """Whether anything is checked at all."""
+        return any(x is not None for x in (self.grade, self.win_rate, self.max_blocked, self.guessed_targets))
+
     def needs_deduction(self) -> bool:
         return self.grade is not None or self.guessed_targets is not None
 
     def bots_needed(self) -> list[str]:
         """The bots a candidate must be played with to judge these targets (the band's bot)."""
         return [self.bot] if self.win_rate is not None or self.max_blocked is not None else []
+
+
+#: Nothing checked: every map passes (the start of a generation target).
+NO_CHECKS = Quality()
 
 
 def tier_index(tier: str) -> int:
@@ -114,11 +123,11 @@ def _count(value, key: str, source: str) -> int:
     return value
 
 
-def quality_from_data(data: dict, source: str, chapter: str) -> Quality:
-    """The chapter's defaults overridden by a ``[quality]`` table's keys."""
+def quality_from_data(data: dict, source: str, chapter: str, base: Quality | None = None) -> Quality:
+    """``base`` (default: the chapter's defaults) overridden by a ``[quality]`` table's keys."""
     from mapgen.engine.bots import BOTS
 
-    q = chapter_quality(chapter)
+    q = chapter_quality(chapter) if base is None else base
     if not isinstance(data, dict):
         raise QualityError(f"{source}: [quality] must be a table")
     known = {"grade", "grade_within", "bot", "win_rate", "max_blocked", "guessed_targets", "games"}
@@ -153,10 +162,12 @@ def quality_from_data(data: dict, source: str, chapter: str) -> Quality:
     return replace(q, **changes)
 
 
-def load_quality(profile_file: str | Path | None, chapter: str) -> Quality:
-    """The ``[quality]`` table of a profile file (the chapter's defaults when there is none or no file)."""
+def load_quality(profile_file: str | Path | None, chapter: str, *, defaults: bool = True) -> Quality:
+    """The ``[quality]`` table of a profile file over the chapter's defaults (``defaults``; else over no
+    check at all: what ``mapgen generate`` asks of candidates is only what the table and its flags say)."""
+    base = chapter_quality(chapter) if defaults else NO_CHECKS
     if profile_file is None:
-        return chapter_quality(chapter)
+        return base
     source = str(profile_file)
     try:
         data = tomllib.loads(Path(profile_file).read_text(encoding="utf-8"))
@@ -166,12 +177,13 @@ def load_quality(profile_file: str | Path | None, chapter: str) -> Quality:
         raise QualityError(f"{source}: cannot be read ({e})") from None
     except tomllib.TOMLDecodeError as e:
         raise QualityError(f"{source}: not valid TOML ({e})") from None
-    return quality_from_data(data.get("quality", {}), source, chapter)
+    return quality_from_data(data.get("quality", {}), source, chapter, base)
 
 
 __all__ = [
     "CHAPTER_DEFAULTS",
     "DEFAULT_GAMES",
+    "NO_CHECKS",
     "TIERS",
     "Quality",
     "QualityError",

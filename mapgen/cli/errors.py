@@ -70,6 +70,7 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.solve", "NoCompletion", BROKEN),
     ("mapgen.generate", "GenerationError", BROKEN),
     ("mapgen.batch", "BatchError", BROKEN),
+    ("mapgen.target", "TargetMissed", BROKEN),
     ("mapgen.engine.game", "GameError", BROKEN),
 )
 

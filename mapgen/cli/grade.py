@@ -83,8 +83,9 @@ def campaign_options(f):
     return f
 
 
-def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_blocked) -> dict:
-    """Per chapter: the profile's [quality] table (or the chapter's defaults) with the options over it."""
+def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_blocked, *, defaults: bool = True) -> dict:
+    """Per chapter: the profile's [quality] table over the chapter's defaults (with ``defaults``; else over
+    no check), with the options over both."""
     from dataclasses import replace
 
     from mapgen.quality import canonical_tier, load_quality
@@ -92,7 +93,7 @@ def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_bloc
     band = parse_win_rate(win_rate)
     out = {}
     for ch in chapters:
-        q = load_quality(profile_file, ch)
+        q = load_quality(profile_file, ch, defaults=defaults)
         changes: dict = {}
         if grade_tier:
             changes["grade"] = canonical_tier(grade_tier)

@@ -1,0 +1,82 @@
+"""mapgen generate to a target: only passing maps, same seed same maps, an impossible target ends with exit 1."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+from click.testing import CliRunner
+
+from cli import main
+from mapgen.campaign import Local
+from mapgen.profile import default_profile
+from mapgen.quality import NO_CHECKS
+from mapgen.target import search
+
+BAND = "heuristic:0.95-1"  # about half of the Training candidates from seed 1 pass
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_only_maps_in_the_band_are_written_with_their_grade_and_they_validate(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--out", tmp_path, "--win-rate", BAND)
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("*.toml"))
+    assert len(files) == 2
+    for f in files:
+        table = tomllib.loads(f.read_text(encoding="utf-8"))["grade"]
+        assert table["heuristic"]["games"] == 200 and table["heuristic"]["win_rate"] >= 0.95 and table["flags"] == []
+    assert cli("validate", *files).exit_code == 0  # validate ignores the [grade] table
+    assert r.stderr.startswith("tried ") and " kept 2 of 2 asked" in r.stderr
+
+
+def test_the_same_seed_gives_the_same_maps_on_one_process_or_two(tmp_path):
+    runs = []
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        args = ["generate", "-c", "training", "--seed", "1", "--count", "2", "--out", out, "--win-rate", BAND]
+        assert cli(*args, "--jobs", jobs).exit_code == 0
+        runs.append({p.name: p.read_bytes() for p in out.iterdir()})
+    assert runs[0] == runs[1]
+
+
+def test_search_reports_tries_and_failures_and_keeps_the_first_passing_seeds():
+    from dataclasses import replace
+
+    q = replace(NO_CHECKS, win_rate=(0.95, 1.0), games={"heuristic": 200})
+    one = search("training", default_profile("training"), q, seed=1, count=2, where=Local(1))
+    two = search("training", default_profile("training"), q, seed=1, count=2, where=Local(2))
+    assert [c.seed for c in one.kept] == [c.seed for c in two.kept]
+    assert one.tried == one.kept[-1].seed and one.stopped == "enough"  # seeds 1 .. the last kept, no more
+    assert sum(one.failures.values()) == one.tried - 2 == one.failures["win_rate"]
+
+
+def test_an_impossible_target_ends_with_exit_1_and_the_closest_candidates(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--candidates", "3")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(
+        "error: only 0 of 1 training maps met the target (all 3 candidates tried); closest: seed "
+    )
+    assert r.stdout.startswith("tried 3 candidates in ")
+    assert r.stdout.count("closest: seed ") == 3
+
+
+def test_the_time_limit_bounds_the_search():
+    r = cli(
+        "generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--time-limit", "0.5", "--json"
+    )
+    assert r.exit_code == 1
+    report = json.loads(r.stdout)
+    assert report["stopped"] == "time" and report["kept"] == [] and report["tried"] >= 1
+    assert "the time limit of 0.5 s ran out" in r.stderr
+
+
+def test_a_profile_quality_table_is_a_target(tmp_path):
+    p = tmp_path / "p.toml"
+    p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.05]\n', encoding="utf-8")
+    r = cli("generate", "-c", "training", "--seed", "1", "--profile", p, "--candidates", "2")
+    assert r.exit_code == 1 and "maps met the target (all 2 candidates tried)" in r.stderr
+    p.write_text('chapter = "training"\n', encoding="utf-8")  # no [quality]: plain generation
+    assert cli("generate", "-c", "training", "--seed", "1", "--profile", p).stdout.startswith('chapter = "training"')
