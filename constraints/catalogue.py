@@ -1,7 +1,12 @@
-"""Chapters as data: each chapter file lists its terrains and its rules as rule-kind instances.
+"""The chapter registry: each chapter is one TOML file, the single source of everything about it.
+
+``constraints/chapters/NAME.toml`` gives a chapter's name, title, board, terrains, counted terrain,
+briefing fields, rules (rule-kind instances), default design profile, card files and engine plug-in;
+every other layer (map files, profiles, the generator, the game engine, the CLI's choices) reads them
+from here: ``chapter_names()``, ``get_chapter(name)``, ``chapter_board(name)``.
 
 A designer can write a house-rule chapter as a TOML file in the same shape as the shipped ones
-(``constraints/chapters/*.toml``) and load it with ``load_chapter(path)``; no code is needed.
+and load it with ``load_chapter(path)``; no code is needed.
 """
 
 from __future__ import annotations
@@ -10,14 +15,23 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from constraints.rules import KINDS, HillNumbers, Rule, View, Violation
 from mapgen.board import FULL, HOODS, TRAINING, Board
-from mapgen.model import CHAPTER_NAMES, Map
 from mapgen.terrain import Terrain, parse_terrain
+
+if TYPE_CHECKING:  # mapgen.model reads boards from this registry
+    from mapgen.model import Map
 
 CHAPTER_DIR = Path(__file__).parent / "chapters"
 BOARDS = {"7x7": FULL, "5x5": TRAINING}
+#: The fields a Mission Briefing may hold (RULES.md §4); a chapter file says which it has.
+BRIEFING_FIELDS = ("peak", "start", "fort_pattern", "greek_fire")
+#: The keys of a chapter file; any other key is an error that names it.
+CHAPTER_KEYS = ("name", "title", "board", "terrains", "counted", "default_peak", "briefing", "rules", "rule",
+                "profile", "cards", "engine")
+RULE_KEYS = ("id", "title", "text", "checks")
 
 
 class ChapterError(ValueError):
@@ -45,6 +59,15 @@ class Chapter:
     rules: tuple[Rule, ...]
     info: tuple[RuleInfo, ...]
     default_peak: str | None = None
+    #: Briefing fields the chapter's maps hold, and those a map file must give.
+    briefing: tuple[str, ...] = ("peak",)
+    required: tuple[str, ...] = ("peak",)
+    #: The default design profile (a file name in mapgen/profiles/), or None.
+    profile: str | None = None
+    #: Card files (names in mapgen/engine/cards/) the engine plays with besides core.toml.
+    cards: tuple[str, ...] = ()
+    #: The engine plug-in, "module:Class", or None when the chapter cannot be played yet.
+    engine: str | None = None
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -80,7 +103,10 @@ def _terrain(value, where: str) -> Terrain:
 
 
 _NUMBERS = ("at_least", "at_most", "count", "depth")
-_FIELDS = {"briefing_cell": ("peak", "start", "greek_fire"), "pattern": ("fort_pattern",)}
+_FIELDS = {
+    "briefing_cell": ("peak", "start", "greek_fire"),
+    "pattern": ("fort_pattern",),
+}
 
 
 def _setting(rule_id: str, kind_name: str, key: str, value):
@@ -110,7 +136,7 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
     args: dict = {}
     each_terrain = False
     for key, value in spec.items():
-        if key not in names or key in ("id", "title"):
+        if key not in names or key in ("id", "title", "setting"):
             raise ChapterError(f"rule {rule_id}: a {kind_name} rule has no setting {key!r}")
         if key == "terrains":
             if value != "chapter" and not isinstance(value, list):
@@ -155,15 +181,62 @@ def _field(table: dict, key: str, kind: type, what: str, where: str = "chapter f
     return value
 
 
+def _unknown_keys(table: dict, known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in table if k not in known]
+    if unknown:
+        raise ChapterError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(known)})")
+
+
+def _names(data: dict, key: str, where: str = "chapter file") -> tuple[str, ...]:
+    value = data.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+        raise ChapterError(f"{where}: {key!r} must be a list of file names, not {value!r}")
+    return tuple(value)
+
+
+def _briefing(data: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(fields, required fields) from ``briefing = { peak = "required", greek_fire = "optional" }``."""
+    table = data.get("briefing", {"peak": "required"})
+    if not isinstance(table, dict):
+        raise ChapterError(f'chapter file: \'briefing\' must be a table like {{ peak = "required" }}, not {table!r}')
+    _unknown_keys(table, BRIEFING_FIELDS, "chapter file: briefing")
+    for key, value in table.items():
+        if value not in ("required", "optional"):
+            raise ChapterError(f"chapter file: briefing.{key} must be \"required\" or \"optional\", not {value!r}")
+    if table.get("peak") != "required":
+        raise ChapterError('chapter file: every briefing names the Peak: briefing.peak must be "required"')
+    fields_ = tuple(f for f in BRIEFING_FIELDS if f in table)
+    return fields_, tuple(f for f in fields_ if table[f] == "required")
+
+
 def chapter_from_data(data: dict) -> Chapter:
     """A chapter from the parsed TOML of a chapter file; ChapterError (and nothing else) when it cannot be used."""
+    _unknown_keys(data, CHAPTER_KEYS, "chapter file")
     name = _field(data, "name", str, "text")
+    title = data.get("title", name)
+    if not isinstance(title, str):
+        raise ChapterError(f"chapter file: 'title' must be text, not {title!r}")
     board_name = data.get("board", "7x7")
     if not isinstance(board_name, str) or board_name not in BOARDS:
         raise ChapterError(f"chapter file: board must be {' or '.join(BOARDS)}, not {board_name!r}")
     board = BOARDS[board_name]
     terrains = tuple(_terrain(t, "terrains") for t in _field(data, "terrains", list, "a list of terrain codes"))
     counted = _terrain(data["counted"], "counted") if "counted" in data else None
+    default_peak = data.get("default_peak")
+    if default_peak is not None:
+        if not isinstance(default_peak, str):
+            raise ChapterError(f"chapter file: 'default_peak' must be a cell name like C4, not {default_peak!r}")
+        try:
+            board.index(default_peak)
+        except ValueError as e:
+            raise ChapterError(f"chapter file: 'default_peak': {e}") from None
+    briefing, required = _briefing(data)
+    for key in ("profile", "engine"):
+        if not isinstance(data.get(key, ""), str):
+            raise ChapterError(f"chapter file: {key!r} must be text, not {data[key]!r}")
+    engine = data.get("engine")
+    if engine is not None and engine.count(":") != 1:
+        raise ChapterError(f'chapter file: \'engine\' must be "module:Class", not {engine!r}')
     core = _core_rules()
     specs = []
     shared = data.get("rules", [])
@@ -181,20 +254,75 @@ def chapter_from_data(data: dict) -> Chapter:
     info: list[RuleInfo] = []
     for spec in specs:
         rid = _field(spec, "id", str, "text", "a [[rule]] table")
-        title = _field(spec, "title", str, "text", f"rule {rid}")
-        info.append(RuleInfo(rid, title, spec.get("text", "")))
+        _unknown_keys(spec, RULE_KEYS, f"rule {rid}")
+        title_ = _field(spec, "title", str, "text", f"rule {rid}")
+        text = spec.get("text", "")
+        if not isinstance(text, str):
+            raise ChapterError(f"rule {rid}: 'text' must be text, not {text!r}")
+        info.append(RuleInfo(rid, title_, text))
         for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
-            rules.extend(_instances(check, rid, title, terrains, counted))
-    return Chapter(name=name, title=data.get("title", name), board=board, terrains=terrains, counted=counted,
-                   rules=tuple(rules), info=tuple(info), default_peak=data.get("default_peak"))
+            rules.extend(_instances(check, rid, title_, terrains, counted))
+    return Chapter(name=name, title=title, board=board, terrains=terrains, counted=counted,
+                   rules=tuple(rules), info=tuple(info), default_peak=default_peak, briefing=briefing,
+                   required=required, profile=data.get("profile"), cards=_names(data, "cards"), engine=engine)
+
+
+# -- the registry of shipped chapters ---------------------------------------------------------------
+
+
+@cache
+def _stems() -> frozenset[str]:
+    """The names of the shipped chapter files (a folder listing: no file is read)."""
+    return frozenset(p.stem for p in CHAPTER_DIR.glob("*.toml")) - {"core"}  # core.toml: the shared rules
+
+
+@cache
+def _data(name: str) -> dict | None:
+    """One shipped chapter file's data, or None when no file has that name. Only that file is read."""
+    if not isinstance(name, str) or name not in _stems():
+        return None
+    path = CHAPTER_DIR / f"{name}.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    if data.get("name") != name:
+        raise ChapterError(f"{path}: 'name' must be {name!r}, the file's name")
+    return data
+
+
+@cache
+def _registry() -> dict[str, dict]:
+    """Every shipped chapter file's data by chapter name, in the order of their titles (Chapter 0 first)."""
+    found = {name: _data(name) for name in _stems()}
+    return dict(sorted(found.items(), key=lambda item: (str(item[1].get("title", item[0])), item[0])))
+
+
+def chapter_names() -> tuple[str, ...]:
+    """The shipped chapters' names (one per file in constraints/chapters/), Chapter 0 first."""
+    return tuple(_registry())
+
+
+def _unknown(name: str) -> ChapterError:
+    return ChapterError(f"unknown chapter {name!r} (expected one of {', '.join(chapter_names())})")
+
+
+@cache
+def chapter_board(name: str) -> Board:
+    """A shipped chapter's board, read without compiling its rules (maps ask for it often)."""
+    data = _data(name)
+    if data is None:
+        raise _unknown(name)
+    return BOARDS[data.get("board", "7x7")]
 
 
 @cache
 def get_chapter(name: str) -> Chapter:
-    """A shipped chapter by name: training, fauna, flora, vameter or maldonado."""
-    if name not in CHAPTER_NAMES:
-        raise ChapterError(f"unknown chapter {name!r} (expected one of {', '.join(CHAPTER_NAMES)})")
-    return chapter_from_data(tomllib.loads((CHAPTER_DIR / f"{name}.toml").read_text(encoding="utf-8")))
+    """A shipped chapter by name (see ``chapter_names()``); ChapterError for any other name."""
+    data = _data(name)
+    if data is None:
+        raise _unknown(name)
+    try:
+        return chapter_from_data(data)
+    except ChapterError as e:
+        raise ChapterError(f"{CHAPTER_DIR / name}.toml: {e}") from None
 
 
 def load_chapter(path: str | Path) -> Chapter:
@@ -210,6 +338,7 @@ def load_chapter(path: str | Path) -> Chapter:
 
 
 def chapter_for(m: Map) -> Chapter:
+    """The shipped chapter a map belongs to (its ``chapter`` field)."""
     return get_chapter(m.chapter)
 
 
@@ -223,5 +352,17 @@ def with_hill_numbers(m: Map, chapter: Chapter | None = None) -> Map:
     return m.with_cells(m.cells, hills=(chapter or chapter_for(m)).hill_numbers(m))
 
 
-__all__ = ["Chapter", "ChapterError", "RuleInfo", "get_chapter", "load_chapter", "check_map",
-           "with_hill_numbers", "chapter_for", "HillNumbers"]
+__all__ = [
+    "BRIEFING_FIELDS",
+    "Chapter",
+    "ChapterError",
+    "HillNumbers",
+    "RuleInfo",
+    "chapter_board",
+    "chapter_for",
+    "chapter_names",
+    "check_map",
+    "get_chapter",
+    "load_chapter",
+    "with_hill_numbers",
+]

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from ortools.sat.python import cp_model
 
 from constraints.catalogue import Chapter
+from constraints.design import NotAt, Reachable
 from constraints.rules import (
     BriefingCell,
     ColumnPair,
@@ -71,7 +72,7 @@ class ChapterModel:
         self._hill_count: dict[int, cp_model.IntVar] = {}
         self._hill_lits: dict[tuple[int, int], cp_model.IntVar] = {}
         for rule in chapter.rules if rules is None else rules:
-            if briefing is not None or not isinstance(rule, BRIEFING_KINDS):
+            if briefing is not None or not rule.reads_briefing:
                 self.post(rule)
 
     def with_briefing(self, briefing: Briefing) -> ChapterModel:
@@ -87,7 +88,7 @@ class ChapterModel:
         new._hill_count = dict(self._hill_count)
         new._hill_lits = dict(self._hill_lits)
         for rule in self.chapter.rules:
-            if isinstance(rule, BRIEFING_KINDS):
+            if rule.reads_briefing:
                 new.post(rule)
         return new
 
@@ -274,11 +275,11 @@ def make_solver(time_limit: float, *, seed: int = 0, workers: int = 1, presolve:
 
 def _post_terrain_set(cm: ChapterModel, rule: TerrainSet) -> None:
     for i in range(cm.board.size):
-        cm.forbid(rule.id, [v for t, v in cm.x[i].items() if t not in rule.terrains])
+        cm.forbid(rule.label, [v for t, v in cm.x[i].items() if t not in rule.terrains])
 
 
 def _post_neighbours(cm: ChapterModel, rule: Neighbours) -> None:
-    m, g = cm.model, cm.guard(rule.id)
+    m, g = cm.model, cm.guard(rule.label)
     for i in range(cm.board.size):
         subj = cm.lit(i, rule.subject)
         if subj is None:
@@ -303,7 +304,7 @@ def _post_neighbours(cm: ChapterModel, rule: Neighbours) -> None:
 
 def _post_line_count(cm: ChapterModel, rule: LineCount) -> None:
     for line in (*cm.board.rows, *cm.board.cols):
-        cm.model.add(cm.count_of(rule.terrain, line) == rule.count).only_enforce_if(cm.guard(rule.id))
+        cm.model.add(cm.count_of(rule.terrain, line) == rule.count).only_enforce_if(cm.guard(rule.label))
 
 
 def _post_connected(cm: ChapterModel, rule: Connected) -> None:
@@ -333,24 +334,24 @@ def _post_connected(cm: ChapterModel, rule: Connected) -> None:
             m.add_bool_and([member[k], *[e.Not() for e in earlier]]).only_enforce_if(r)
             m.add_bool_or([member[k].Not(), *earlier, r])
             roots.append(r)
-    cm.distance_labels(rule.id, member, roots, cells, f"conn_{rule.id}_{t.code}")
+    cm.distance_labels(rule.label, member, roots, cells, f"conn_{rule.id}_{t.code}")
 
 
 def _post_not_on_edge(cm: ChapterModel, rule: NotOnEdge) -> None:
-    cm.forbid(rule.id, [cm.lit(i, rule.terrain) for i in range(cm.board.size) if cm.board.is_edge(i)])
+    cm.forbid(rule.label, [cm.lit(i, rule.terrain) for i in range(cm.board.size) if cm.board.is_edge(i)])
 
 
 def _post_briefing_cell(cm: ChapterModel, rule: BriefingCell) -> None:
     i = getattr(cm.briefing, rule.field)
     lit = None if i is None else cm.lit(i, rule.terrain)
     if lit is None:
-        cm.model.add_bool_or([]).only_enforce_if(cm.guard(rule.id))  # impossible: no such cell or terrain
+        cm.model.add_bool_or([]).only_enforce_if(cm.guard(rule.label))  # impossible: no such cell or terrain
     else:
-        cm.model.add_bool_or([lit]).only_enforce_if(cm.guard(rule.id))
+        cm.model.add_bool_or([lit]).only_enforce_if(cm.guard(rule.label))
 
 
 def _post_distinct_neighbours(cm: ChapterModel, rule: DistinctNeighbours) -> None:
-    m, g = cm.model, cm.guard(rule.id)
+    m, g = cm.model, cm.guard(rule.label)
     for i in range(cm.board.size):
         subj = cm.lit(i, rule.terrain)
         if subj is None:
@@ -368,7 +369,7 @@ def _post_hill_numbers(cm: ChapterModel, rule: HillNumbers) -> None:
 
 
 def _post_column_pair(cm: ChapterModel, rule: ColumnPair) -> None:
-    m, g = cm.model, cm.guard(rule.id)
+    m, g = cm.model, cm.guard(rule.label)
     for col in cm.board.cols:
         seconds = [v for i in col if (v := cm.lit(i, rule.second)) is not None]
         for i in col:
@@ -378,7 +379,7 @@ def _post_column_pair(cm: ChapterModel, rule: ColumnPair) -> None:
 
 
 def _post_pattern(cm: ChapterModel, rule: PatternMatch) -> None:
-    m, g, b = cm.model, cm.guard(rule.id), cm.board
+    m, g, b = cm.model, cm.guard(rule.label), cm.board
     pattern = getattr(cm.briefing, rule.field)
     for i in range(b.size):
         subj = cm.lit(i, rule.terrain)
@@ -401,16 +402,27 @@ def _post_pattern(cm: ChapterModel, rule: PatternMatch) -> None:
 
 
 def _post_count(cm: ChapterModel, rule: Count) -> None:
-    cm.post_counts(rule.id, rule.terrain, rule.at_least or None, rule.at_most)
+    cm.post_counts(rule.label, rule.terrain, rule.at_least or None, rule.at_most)
+
+
+def _post_reachable(cm: ChapterModel, rule: Reachable) -> None:
+    if rule.reads_briefing and cm.briefing is not None and cm.briefing.start is not None:
+        starts = [cm.briefing.start]
+    else:  # an edge start reaches what column 7 reaches (see Reachable)
+        starts = list(cm.board.col_cells(7))
+    cm.post_reachable(rule.label, rule.blocker, starts)
+
+
+def _post_not_at(cm: ChapterModel, rule: NotAt) -> None:
+    i = getattr(cm.briefing, rule.field)
+    if i is not None:
+        cm.forbid(rule.label, [cm.lit(i, rule.terrain)])
 
 
 def _post_ring(cm: ChapterModel, rule: Ring) -> None:
     b = cm.board
-    cm.forbid(rule.id, [cm.lit(i, rule.terrain) for i in range(b.size) if b.edge_distance(i) != rule.depth])
+    cm.forbid(rule.label, [cm.lit(i, rule.terrain) for i in range(b.size) if b.edge_distance(i) != rule.depth])
 
-
-#: Rule kinds that read the briefing; a briefing-free model leaves them to ``with_briefing``.
-BRIEFING_KINDS = (BriefingCell, PatternMatch)
 
 _POSTERS: dict[type, Callable] = {
     TerrainSet: _post_terrain_set,
@@ -425,4 +437,6 @@ _POSTERS: dict[type, Callable] = {
     PatternMatch: _post_pattern,
     Count: _post_count,
     Ring: _post_ring,
+    Reachable: _post_reachable,
+    NotAt: _post_not_at,
 }

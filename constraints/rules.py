@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from mapgen.board import Board
-from mapgen.model import Map
 from mapgen.terrain import Terrain
+
+if TYPE_CHECKING:  # mapgen.model reads boards from the chapter registry, which imports this module
+    from mapgen.model import Map
 
 HOOD_WORDS = {
     "orthogonal": "orthogonally next to it",
@@ -68,11 +70,23 @@ class View:
 
 @dataclass(frozen=True)
 class Rule:
-    """Base of every rule kind. ``id`` and ``title`` come from the chapter's catalogue."""
+    """Base of every rule kind. ``id`` and ``title`` come from the chapter's catalogue.
+
+    ``setting`` names the design-profile setting an instance comes from (``counts.Wa``), empty for a
+    chapter's own rules; a guarded CP-SAT model switches each setting on its own (``label``).
+    """
 
     id: str
     title: str
+    setting: str = ""
     kind: ClassVar[str] = ""
+    #: Whether the rule reads the briefing (a briefing-free model leaves it for ``with_briefing``).
+    reads_briefing: ClassVar[bool] = False
+
+    @property
+    def label(self) -> str:
+        """The name of the rule's switch in a guarded model: its setting, else its id."""
+        return self.setting or self.id
 
     def check(self, view: View) -> list[Violation]:
         raise NotImplementedError
@@ -219,6 +233,7 @@ class BriefingCell(Rule):
     field: str = "peak"
     terrain: Terrain = Terrain.ROCK
     kind: ClassVar[str] = "briefing_cell"
+    reads_briefing: ClassVar[bool] = True
 
     def cell(self, m: Map) -> int | None:
         return getattr(m.briefing, self.field)
@@ -305,6 +320,7 @@ class PatternMatch(Rule):
     terrain: Terrain = Terrain.FORT
     field: str = "fort_pattern"
     kind: ClassVar[str] = "pattern"
+    reads_briefing: ClassVar[bool] = True
 
     def check(self, view):
         pattern = getattr(view.map.briefing, self.field)
@@ -379,6 +395,7 @@ class Ring(Rule):
         ]
 
 
+#: The kinds a chapter file may use: rules of the game, which every solver (CP-SAT, CSP, CNF) compiles.
 KINDS: dict[str, type[Rule]] = {
     k.kind: k
     for k in (TerrainSet, Neighbours, LineCount, Connected, NotOnEdge, BriefingCell, DistinctNeighbours,

@@ -1,6 +1,7 @@
 """Generation of new maps: a random briefing, then CP-SAT finds a map true to every rule and setting.
 
-The chapter's model is built once per ``Generator`` (without the briefing) and cloned for each map,
+The profile's settings are rules too (``Profile.rules``: P1, P2, P3), appended to the chapter's rules;
+the model of them all is built once per ``Generator`` (without the briefing) and cloned for each map,
 which adds that map's briefing. Every map passes the plain-Python checks before it is returned.
 """
 
@@ -13,7 +14,6 @@ from dataclasses import dataclass, replace
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen import __version__
-from mapgen.design import check_design
 from mapgen.mapfile import parse_pattern
 from mapgen.model import Briefing, Map, Pattern
 from mapgen.profile import Profile, default_profile
@@ -58,43 +58,22 @@ class Generator:
     def __init__(self, chapter: str | Chapter, profile: Profile | None = None, *, time_limit: float = 10.0):
         self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self.profile = profile or default_profile(self.chapter.name)
+        #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.
+        self.designed = self.profile.applied_to(self.chapter)
         self.time_limit = float(time_limit)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None
 
     # -- the model ---------------------------------------------------------------------------
-    def _settings(self, cm: ChapterModel, briefing: Briefing | None) -> None:
-        """Post the profile's settings; those that read the briefing only when one is given."""
-        p = self.profile
-        # Any start on the edge reaches what column 7 reaches (the edge ring is never Rock), so P1 can
-        # go into the shared model unless a designer put Flora's start inside the board.
-        fixed_start = self.chapter.name != "flora" or p.start is None or self.board.is_edge(p.start)
-        if briefing is None:
-            for t, (lo, hi) in p.counts.items():
-                if t in self.chapter.terrains:
-                    cm.post_counts(f"counts.{t.code}", t, lo, hi)
-            if p.reachable and fixed_start:
-                cm.post_reachable("reachable", Terrain.ROCK, list(self.board.col_cells(7)))
-        else:
-            if p.reachable and not fixed_start:
-                cm.post_reachable("reachable", Terrain.ROCK, [briefing.start])
-            if briefing.greek_fire is not None:
-                cm.forbid("greek_fire", [cm.lit(briefing.greek_fire, Terrain.ROCK)])
-
     def base_model(self) -> ChapterModel:
         if self._base is None:
-            self._base = ChapterModel(self.chapter, None)
-            self._settings(self._base, None)
+            self._base = ChapterModel(self.designed, None)
         return self._base
 
     def model_for(self, briefing: Briefing, guarded: bool = False) -> ChapterModel:
         if guarded:
-            cm = ChapterModel(self.chapter, briefing, guarded=True)
-            self._settings(cm, None)
-        else:
-            cm = self.base_model().with_briefing(briefing)
-        self._settings(cm, briefing)
-        return cm
+            return ChapterModel(self.designed, briefing, guarded=True)
+        return self.base_model().with_briefing(briefing)
 
     # -- briefings ---------------------------------------------------------------------------
     def random_briefing(self, rng: random.Random) -> Briefing:
@@ -104,11 +83,13 @@ class Generator:
         if self.chapter.default_peak and p.peak is None and p.source == "default":
             peak = b.index(self.chapter.default_peak)
         start = greek_fire = pattern = None
-        if self.chapter.name == "flora":
+        fields = self.chapter.briefing  # the registry says which fields this chapter's briefing holds
+        if "start" in fields:
             start = p.start if p.start is not None else rng.choice(list(b.col_cells(7)))
+        if "greek_fire" in fields:
             options = [i for i in range(b.size) if i not in (start, peak)]
             greek_fire = p.greek_fire if p.greek_fire is not None else rng.choice(options)
-        if self.chapter.name == "fauna":
+        if "fort_pattern" in fields:
             pattern = parse_pattern(p.fort_pattern) if p.fort_pattern else self.random_pattern(rng)
         return Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire)
 
@@ -187,8 +168,9 @@ class Generator:
         p = self.profile
         return (
             (p.peak is None and not (self.chapter.default_peak and p.source == "default"))
-            or (self.chapter.name == "fauna" and not p.fort_pattern)
-            or (self.chapter.name == "flora" and (p.start is None or p.greek_fire is None))
+            or ("fort_pattern" in self.chapter.briefing and not p.fort_pattern)
+            or ("start" in self.chapter.briefing and p.start is None)
+            or ("greek_fire" in self.chapter.briefing and p.greek_fire is None)
         )
 
     def _finish(self, cells, briefing: Briefing, seed: int) -> Map:
@@ -204,7 +186,7 @@ class Generator:
         m = with_hill_numbers(
             Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta), self.chapter
         )
-        problems = check_map(m, self.chapter) + check_design(m, self.profile)
+        problems = check_map(m, self.designed)
         if problems:  # the model and the checks disagree: a bug, never a map to hand out
             raise AssertionError("generated map fails its checks: " + "; ".join(map(str, problems)))
         return m
@@ -228,19 +210,19 @@ class Generator:
         )
 
     def describe(self, label: str, briefing: Briefing) -> str:
-        p, b = self.profile, self.board
-        if label.startswith("counts."):
-            t = Terrain.from_code(label.split(".", 1)[1])
-            lo, hi = p.counts[t]
-            return f"profile setting counts.{t.code} = [{lo}, {hi}] ({p.source})"
-        if label == "reachable":
-            return f"profile setting reachable = true (P1, {p.source})"
-        if label == "greek_fire":
-            return f"Greek Fire on {b.name(briefing.greek_fire)} (not a Rock)"
-        info = self.chapter.rule_info(label)
-        extra = f", Peak {b.name(briefing.peak)}" if label == "C6" else ""
-        if label == "F2" and briefing.fort_pattern is not None:
+        """A guard's rule in words: a profile setting as written, or the rule's id, title and text."""
+        b = self.board
+        rule = next(r for r in self.designed.rules if r.label == label)
+        if rule.setting:
+            return f"profile setting {rule.setting} ({rule.id} {rule.title}, {self.profile.source})"
+        info = self.designed.rule_info(rule.id)
+        extra = ""
+        if label == "C6":
+            extra = f", Peak {b.name(briefing.peak)}"
+        elif getattr(rule, "field", None) == "fort_pattern" and briefing.fort_pattern is not None:
             extra = f", mini map {briefing.fort_pattern.text().replace(chr(10), ' / ')}"
+        elif getattr(rule, "field", None) == "greek_fire" and briefing.greek_fire is not None:
+            extra = f", Greek Fire on {b.name(briefing.greek_fire)}"
         return f"rule {info.id} {info.title} ({info.text}{extra})"
 
 

@@ -6,8 +6,9 @@ import os
 import re
 import tomllib
 
+from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
-from mapgen.model import CHAPTER_NAMES, START_COLUMN, Briefing, Map, Pattern, board_for
+from mapgen.model import START_COLUMN, Briefing, Map, Pattern
 from mapgen.terrain import Terrain
 
 MAX_BYTES = 1024 * 1024  # 1 MiB
@@ -78,29 +79,41 @@ def _cell(data: dict, key: str, board: Board) -> int:
 
 def _from_data(data: dict) -> Map:
     chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
-    if chapter not in CHAPTER_NAMES:
-        raise ValueError(f"unknown chapter {data['chapter']!r} (expected one of {', '.join(CHAPTER_NAMES)})")
-    board = board_for(chapter)
+    try:
+        spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold
+    except ChapterError:
+        raise ValueError(f"unknown chapter {data['chapter']!r} (expected one of {', '.join(chapter_names())})") from None
+    board = spec.board
+    shown = chapter.title()
+    for key in BRIEFING_FIELDS:
+        if key in data and key not in spec.briefing and not (key == "start" and _is_start_column(data[key])):
+            raise ValueError(f"field '{key}' is not part of a {shown} briefing")
     peak = _cell(data, "peak", board)
     start = None
     if "start" in data:
         raw = _require(data, "start", str, f'"{START_COLUMN}" or a cell name')
-        if raw.strip().lower() != START_COLUMN:
+        if not _is_start_column(raw):
             start = _cell(data, "start", board)
-    if chapter == "flora" and start is None:
-        raise ValueError("Flora maps need 'start' to be the cell of the start Fort, like D7")
+    if "start" in spec.required and start is None:
+        raise ValueError(f"{shown} maps need 'start' to be the cell of the start Fort, like D7")
     pattern = None
     if "fort_pattern" in data:
         pattern = parse_pattern(_require(data, "fort_pattern", str, "rows of terrain codes"))
-    elif chapter == "fauna":
-        raise ValueError("missing field 'fort_pattern' (Fauna's mini map)")
+    elif "fort_pattern" in spec.required:
+        raise ValueError(f"missing field 'fort_pattern' ({shown}'s mini map)")
     greek_fire = _cell(data, "greek_fire", board) if "greek_fire" in data else None
+    if greek_fire is None and "greek_fire" in spec.required:
+        raise ValueError("missing field 'greek_fire'")
     number = _require(data, "number", int, "a whole number") if "number" in data else None
     name = _require(data, "name", str, "text") if "name" in data else None
     cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
     meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
     return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta)
+
+
+def _is_start_column(value) -> bool:
+    return isinstance(value, str) and value.strip().lower() == START_COLUMN
 
 
 def _code(token: str, where: str) -> tuple[Terrain | None, int | None]:

@@ -4,16 +4,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from mapgen.board import FULL, TRAINING, Board
+from constraints.catalogue import chapter_board
+from mapgen.board import Board
 from mapgen.terrain import Terrain
 
-CHAPTER_NAMES = ("training", "fauna", "flora", "vameter", "maldonado")
 START_COLUMN = "column 7"
-
-
-def board_for(chapter: str) -> Board:
-    """The Training Mission plays on 5x5 (B3..F7); every other chapter on 7x7."""
-    return TRAINING if chapter == "training" else FULL
 
 
 @dataclass(frozen=True)
@@ -75,7 +70,8 @@ class Map:
 
     @property
     def board(self) -> Board:
-        return board_for(self.chapter)
+        """The chapter's board, from the chapter registry (constraints/chapters/CHAPTER.toml)."""
+        return chapter_board(self.chapter)
 
     @property
     def complete(self) -> bool:

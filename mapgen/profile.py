@@ -1,16 +1,32 @@
-"""Design profiles: the generation defaults of RULES.md §5 (P1 reachable, P2 balanced) as settings."""
+"""Design profiles: the generation defaults of RULES.md §5 as settings, and as rules.
+
+A profile's settings become rule instances of the catalogue (``Profile.rules``) that the generator
+appends to the chapter's rules: **P1 Reachable** (``reachable``), **P2 Balanced** (each of ``counts``)
+and, for a chapter whose briefing names a Greek Fire cell, the design default **P3 Greek Fire
+collectable** (never on a Rock). They are checked, compiled to CP-SAT and described by the same code
+as every rule of a chapter.
+"""
 
 from __future__ import annotations
 
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from constraints.catalogue import Chapter, ChapterError, RuleInfo, chapter_board, chapter_names, get_chapter
+from constraints.design import NotAt, Reachable
+from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
-from mapgen.model import CHAPTER_NAMES, board_for
 from mapgen.terrain import Terrain, parse_terrain
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
+#: The keys of a profile file (and of its fort_pattern table); any other key is an error that names it.
+PROFILE_KEYS = ("chapter", "reachable", "peak", "start", "greek_fire", "counts", "fort_pattern")
+PATTERN_KEYS = ("cells", "terrains")
+#: The design defaults as rules: id, title and words (RULES.md §5; P3 is a project design default).
+P1 = RuleInfo("P1", "Reachable", "Every cell can be reached from the start without passing a Rock (profile: reachable).")
+P2 = RuleInfo("P2", "Balanced", "Each terrain's count lies within the profile's [least, most] (profile: counts)")
+P3 = RuleInfo("P3", "Greek Fire collectable", "The Greek Fire is never on a Rock, so the expedition can collect it.")
 
 
 class ProfileError(ValueError):
@@ -34,7 +50,44 @@ class Profile:
 
     @property
     def board(self) -> Board:
-        return board_for(self.chapter)
+        return chapter_board(self.chapter)
+
+    def rules(self, chapter: Chapter) -> tuple[Rule, ...]:
+        """The profile's settings as rule instances, in the order the generator posts them:
+        the counts (P2), reachability (P1), then the Greek Fire (P3)."""
+        out: list[Rule] = [
+            Count(P2.id, P2.title, f"counts.{t.code} = [{_bound(lo)}, {_bound(hi)}]", terrain=t,
+                  at_least=lo or 0, at_most=hi)
+            for t, (lo, hi) in self.counts.items()
+            if t in chapter.terrains
+        ]
+        if self.reachable:
+            # A start inside the board must wait for the briefing; any edge start reaches what column 7 does.
+            inside = "start" in chapter.briefing and self.start is not None and not chapter.board.is_edge(self.start)
+            out.append(Reachable(P1.id, P1.title, "reachable = true", blocker=Terrain.ROCK,
+                                 start="briefing" if inside else "edge"))
+        if "greek_fire" in chapter.briefing:
+            out.append(NotAt(P3.id, P3.title, field="greek_fire", terrain=Terrain.ROCK))
+        return tuple(out)
+
+    def applied_to(self, chapter: Chapter) -> Chapter:
+        """The chapter with the profile's rules appended: what a generated map must keep."""
+        rules = self.rules(chapter)
+        ids = {r.id for r in rules}
+        counts = "; ".join(r.setting.removeprefix("counts.") for r in rules if r.id == P2.id)
+        p2 = replace(P2, text=f"{P2.text}: {counts}.")
+        info = tuple(i for i in (P1, p2, P3) if i.id in ids)
+        return replace(chapter, rules=chapter.rules + rules, info=chapter.info + info)
+
+
+def _bound(n: int | None) -> str:
+    return "any" if n is None else str(n)
+
+
+def _unknown_keys(table: dict, known: tuple[str, ...], where: str) -> None:
+    unknown = [k for k in table if k not in known]
+    if unknown:
+        raise ProfileError(f"{where}: unknown key {unknown[0]!r} (known: {', '.join(known)})")
 
 
 def _cell_or_random(data: dict, key: str, board: Board, source: str) -> int | None:
@@ -50,14 +103,22 @@ def _cell_or_random(data: dict, key: str, board: Board, source: str) -> int | No
 
 
 def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Profile:
+    _unknown_keys(data, PROFILE_KEYS, source)
     name = data.get("chapter", chapter)
-    if name not in CHAPTER_NAMES:
-        raise ProfileError(f"{source}: unknown chapter {name!r} (expected one of {', '.join(CHAPTER_NAMES)})")
+    if not isinstance(name, str) or name not in chapter_names():
+        raise ProfileError(f"{source}: unknown chapter {name!r} (expected one of {', '.join(chapter_names())})")
     if chapter is not None and name != chapter:
         raise ProfileError(f"{source}: this profile is for chapter {name}, not {chapter}")
-    board = board_for(name)
+    spec = get_chapter(name)
+    board = spec.board
+    for key in ("start", "greek_fire", "fort_pattern"):
+        if key in data and key not in spec.briefing:
+            raise ProfileError(f"{source}: '{key}': a {name} briefing has no {key}")
     counts: dict[Terrain, tuple[int | None, int | None]] = {}
-    for code, bounds in data.get("counts", {}).items():
+    table = data.get("counts", {})
+    if not isinstance(table, dict):
+        raise ProfileError(f"{source}: 'counts' must be a table like [counts] Wa = [6, 10], not {table!r}")
+    for code, bounds in table.items():
         try:
             t = parse_terrain(code)
         except ValueError as e:
@@ -73,17 +134,21 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
     fp = data.get("fort_pattern", {})
     if isinstance(fp, str):
         fixed, cells, terrains = fp, (2, 4), ()
-    else:
+    elif isinstance(fp, dict):
+        _unknown_keys(fp, PATTERN_KEYS, f"{source}: fort_pattern")
         fixed = None
-        cells = tuple(fp.get("cells", [2, 4]))
+        cells = fp.get("cells", [2, 4])
+        cells = tuple(cells) if isinstance(cells, list) else (cells,)
         if len(cells) != 2 or not all(isinstance(c, int) and 1 <= c <= 8 for c in cells) or cells[0] > cells[1]:
             raise ProfileError(
                 f"{source}: fort_pattern.cells must be [least, most] between 1 and 8, not {list(cells)!r}"
             )
         try:
             terrains = tuple(parse_terrain(c) for c in fp.get("terrains", ["Vi", "Sk", "Ti", "Fi", "Mu", "Fo", "Wa"]))
-        except ValueError as e:
+        except (ValueError, TypeError) as e:
             raise ProfileError(f"{source}: fort_pattern.terrains: {e}") from None
+    else:
+        raise ProfileError(f"{source}: 'fort_pattern' must be a mini map or a table of cells and terrains")
     reachable = data.get("reachable", True)
     if not isinstance(reachable, bool):
         raise ProfileError(f"{source}: 'reachable' must be true or false")
@@ -102,10 +167,15 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
 
 
 def default_profile(chapter: str) -> Profile:
-    """The shipped profile of a chapter (``mapgen/profiles/CHAPTER.toml``)."""
-    if chapter not in CHAPTER_NAMES:
-        raise ProfileError(f"unknown chapter {chapter!r} (expected one of {', '.join(CHAPTER_NAMES)})")
-    path = PROFILE_DIR / f"{chapter}.toml"
+    """The chapter's default profile: the file its registry entry names (``profile = "NAME.toml"``
+    in ``mapgen/profiles/``), or the bare defaults (P1 only) when it names none."""
+    try:
+        spec = get_chapter(chapter)
+    except ChapterError as e:
+        raise ProfileError(str(e)) from None
+    if spec.profile is None:
+        return Profile(chapter=chapter)
+    path = PROFILE_DIR / spec.profile
     return profile_from_data(tomllib.loads(path.read_text(encoding="utf-8")), "default", chapter)
 
 

@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-from constraints.catalogue import check_map, get_chapter
+from constraints.catalogue import chapter_names, check_map, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen.generate import Generator
-from mapgen.model import CHAPTER_NAMES
 from mapgen.terrain import Terrain
 
 MAPS_PER_CHAPTER = 12
@@ -29,7 +28,7 @@ def fixed_feasible(m, base: ChapterModel) -> bool:
     return name == "OPTIMAL"
 
 
-@pytest.fixture(scope="module", params=CHAPTER_NAMES)
+@pytest.fixture(scope="module", params=chapter_names())
 def chapter_maps(request):
     gen = Generator(request.param)
     return request.param, [gen.generate(seed).map for seed in range(MAPS_PER_CHAPTER)]

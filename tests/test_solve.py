@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from constraints.catalogue import chapter_names
 from constraints.csp import count_completions_csp
 from mapgen.bruteforce import completions_brute
-from mapgen.model import CHAPTER_NAMES
 from mapgen.solve import NoCompletion, Solver
 from mapgen.terrain import Terrain
 
@@ -55,7 +55,7 @@ def hidden_states(chapter_names, k, per_map, seed):
             yield path.stem, m.hide(rng.sample(range(m.board.size), k))
 
 
-@pytest.mark.parametrize("name,state", list(hidden_states(CHAPTER_NAMES, 3, 2, 1)))
+@pytest.mark.parametrize("name,state", list(hidden_states(chapter_names(), 3, 2, 1)))
 def test_cpsat_counts_equal_brute_force_and_python_constraint(name, state):
     solver = Solver.for_chapter(state.chapter)
     brute = list(completions_brute(state))

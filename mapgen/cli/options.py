@@ -1,6 +1,6 @@
 """Arguments and options shared by the commands: one map type, one way to say --json, --force, --seed ...
 
-Choices come from the registries (bots: ``mapgen.engine.bots.BOTS``; chapters: ``mapgen.model.CHAPTER_NAMES``).
+Choices come from the registries (bots: ``mapgen.engine.bots.BOTS``; chapters: ``constraints.catalogue.chapter_names()``).
 Heavy modules are imported inside the converters, when a command runs, never when this module is imported.
 """
 
@@ -148,9 +148,9 @@ def seed_option(default: int | None = 0, *, help: str = "Seed: same seed, same r
 
 
 def chapter_names() -> list[str]:
-    from mapgen.model import CHAPTER_NAMES
+    from constraints.catalogue import chapter_names as registry_names
 
-    return list(CHAPTER_NAMES)
+    return list(registry_names())
 
 
 def chapter_option(*names: str, **kw):

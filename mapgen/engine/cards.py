@@ -27,7 +27,7 @@ CARD_DIR = Path(__file__).parent / "cards"
 #: Threat kinds that are no Monster (Vameter's Misfortune: Hunting Grounds).
 NOT_MONSTERS = ("injured", "chased", "misfortune")
 EFFECT_TARGETS = ("any", "fire", "shelter", "sample", "destiny", "threat", "path", "all", "kill")
-#: Targets that only chapter plug-ins run (``lose 1 crew``, ``gain 1 power``): see Chapter.run_effect.
+#: Targets that only chapter plug-ins run (``lose 1 crew``, ``gain 1 power``): see ChapterRules.run_effect.
 CHAPTER_TARGETS = ("crew", "power", "fezron", "range", "heart", "cyclops", "monster")
 
 
@@ -294,9 +294,18 @@ def load_card_file(path: str | Path) -> CardSet:
     return cards_from_data(data, str(path))
 
 
+def card_files(chapter: str | None = None) -> list[Path]:
+    """The card files the chapter registry names (``cards = [...]``, files in ``mapgen/engine/cards/``):
+    one chapter's, or (None) every shipped chapter's, each once, in file-name order."""
+    from constraints.catalogue import chapter_names, get_chapter
+
+    names = [chapter] if chapter is not None else chapter_names()
+    return sorted({CARD_DIR / f for n in names for f in get_chapter(n).cards})
+
+
 def load_cards(paths=None) -> CardSet:
-    """The shipped cards (every ``mapgen/engine/cards/*.toml``), or the given card files."""
-    files = sorted(CARD_DIR.glob("*.toml")) if paths is None else [Path(p) for p in paths]
+    """The shipped cards (every card file of the chapter registry), or the given card files."""
+    files = card_files() if paths is None else [Path(p) for p in paths]
     cs = CardSet()
     for p in files:
         cs.extend(load_card_file(p))

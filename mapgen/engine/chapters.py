@@ -1,12 +1,17 @@
-"""Chapters as plug-ins: each chapter is an object whose hooks the core rules call (see mapgen/engine/README.md).
+"""Chapter plug-ins: each chapter's game rules are an object whose hooks the core rules call
+(see mapgen/engine/README.md).
 
-``Chapter`` holds the core defaults (every hook that a chapter need not change); ``MinotaurChapter``
+``ChapterRules`` holds the core defaults (every hook that a chapter need not change); ``MinotaurChapter``
 adds Minotaurs and Kill Minotaur cards; ``Training`` and ``Fauna`` fill in their chapters' rules.
+A plug-in names its chapter (``name``); its title, board and terrains come from the chapter registry
+(``constraints/chapters/NAME.toml``), whose ``engine = "module:Class"`` key is how ``plugin_for`` finds it.
 """
 
 from __future__ import annotations
 
-from mapgen.board import FULL, TRAINING
+import importlib
+
+from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
@@ -14,7 +19,20 @@ from mapgen.model import Map
 from mapgen.terrain import Terrain
 
 
-class Chapter:
+class _FromRegistry:
+    """A plug-in attribute read from its chapter's registry entry (``board``, ``terrains``), once per object."""
+
+    def __set_name__(self, owner, attr: str) -> None:
+        self.attr = attr
+
+    def __get__(self, obj, owner=None):
+        value = getattr(get_chapter((owner if obj is None else obj).name), self.attr)
+        if obj is not None:
+            obj.__dict__[self.attr] = value  # an instance attribute from now on: no registry lookup in play
+        return value
+
+
+class ChapterRules:
     """The core game's defaults. Override a hook to change a rule; push agenda steps to add decisions.
 
     Hooks are called with the ``State``; a hook that adds work returns (or pushes) agenda steps:
@@ -23,20 +41,16 @@ class Chapter:
     ``("chance_chapter", ...)`` steps draw from ``chance_pile`` into ``apply_chance``.
     """
 
-    name = "core"
-    title = "Core rules"
-    board = FULL
-    terrains: tuple[Terrain, ...] = (
-        Terrain.FOOD,
-        Terrain.WOOD,
-        Terrain.WATER,
-        Terrain.MUD,
-        Terrain.ROCK,
-        Terrain.SKULL,
-        Terrain.TIPI,
-        Terrain.FIELD,
-        Terrain.HILL,
-    )
+    name = "core"  # the registry entry a plug-in plays (constraints/chapters/NAME.toml)
+    variant: str | None = None  # a mode of the chapter, shown after its title: "co-operative"
+    board = _FromRegistry()
+    terrains = _FromRegistry()
+
+    @property
+    def title(self) -> str:
+        """The registry's title, with the variant: "Expansion 3: Maldonado (co-operative)"."""
+        title = get_chapter(self.name).title
+        return f"{title} ({self.variant})" if self.variant else title
     resources: tuple[int, ...] = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
     start_water = 8
     destiny = True  # column reward: a Destiny card
@@ -243,7 +257,7 @@ class Chapter:
         return []
 
 
-class MinotaurChapter(Chapter):
+class MinotaurChapter(ChapterRules):
     """Minotaurs and Kill Minotaur cards (Training and Fauna)."""
 
     def new_data(self, game) -> dict:
@@ -319,9 +333,6 @@ class Training(MinotaurChapter):
     """Chapter 0: the Training Mission on the 5x5 board."""
 
     name = "training"
-    title = "Chapter 0: Training Mission"
-    board = TRAINING
-    terrains = (Terrain.FOOD, Terrain.WOOD, Terrain.WATER, Terrain.MUD, Terrain.ROCK)
     resources = (FOOD, WOOD, MUD, ROCK, WATER)
     start_water = 3
     destiny = False  # no Explore Bonus, so no Destiny cards
@@ -393,8 +404,6 @@ class Fauna(MinotaurChapter):
     """Chapter 1: Fauna. Find Forts for Kill Minotaur cards; win on the third kill."""
 
     name = "fauna"
-    title = "Chapter 1: Fauna"
-    terrains = Chapter.terrains + (Terrain.VINE, Terrain.FORT)
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, VINE, WATER)
 
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
@@ -411,33 +420,32 @@ class Fauna(MinotaurChapter):
         return state.data["kills"] >= 3
 
 
-CHAPTERS = {"training": Training, "fauna": Fauna}
+def playable_chapters() -> tuple[str, ...]:
+    """The registry's chapters that name an engine plug-in."""
+    return tuple(n for n in chapter_names() if get_chapter(n).engine)
 
 
-def _expansion(name: str):
-    """Flora, Vameter and Maldonado live in their own modules, imported when first asked for."""
-    import importlib
+def plugin_class(name: str) -> type[ChapterRules]:
+    """The plug-in class the chapter registry names for a chapter (``engine = "module:Class"``)."""
+    from mapgen.engine.game import GameError
 
-    if name not in ("flora", "vameter", "maldonado"):
-        return None
     try:
-        module = importlib.import_module(f"mapgen.engine.{name}")
-    except ModuleNotFoundError as e:
-        if e.name != f"mapgen.engine.{name}":
-            raise
-        return None
-    CHAPTERS[name] = cls = getattr(module, name.title())
+        spec = get_chapter(name)
+    except ChapterError:
+        spec = None
+    if spec is None or spec.engine is None:
+        raise GameError(f"the engine cannot play {name!r} yet (it plays {', '.join(playable_chapters())})")
+    module, attr = spec.engine.split(":")
+    cls = getattr(importlib.import_module(module), attr, None)
+    if not (isinstance(cls, type) and issubclass(cls, ChapterRules)) or cls.name != name:
+        raise GameError(f"chapter {name}: engine {spec.engine!r} is no ChapterRules plug-in for {name}")
     return cls
 
 
-def chapter_for(name: str) -> Chapter:
-    """The chapter plug-in for a chapter name; GameError for a chapter the engine cannot play yet."""
-    from mapgen.engine.game import GameError
-
-    cls = CHAPTERS.get(name) or _expansion(name)
-    if cls is None:
-        raise GameError(f"the engine cannot play {name!r} yet (it plays {', '.join(CHAPTERS)})")
-    return cls()
+def plugin_for(name: str) -> ChapterRules:
+    """The chapter plug-in for a chapter name; GameError for a chapter the engine cannot play."""
+    return plugin_class(name)()
 
 
-__all__ = ["CHAPTERS", "MUD", "SKULL", "VINE", "Chapter", "Fauna", "MinotaurChapter", "Training", "chapter_for"]
+__all__ = ["MUD", "SKULL", "VINE", "ChapterRules", "Fauna", "MinotaurChapter", "Training", "playable_chapters",
+           "plugin_class", "plugin_for"]

@@ -33,7 +33,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -93,12 +93,10 @@ def item_name(x) -> str:
     return RESOURCE_CODES[x] if isinstance(x, int) else x.title()
 
 
-class Flora(Chapter):
+class Flora(ChapterRules):
     """Chapter 2: Flora (see the module docstring)."""
 
     name = "flora"
-    title = "Chapter 2: Flora"
-    terrains = Chapter.terrains + (T.FORT, T.PETRIFIED_FOREST, T.SACAGAWEA, T.FLORA_CREATURE)
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, FOSSIL, WATER)
     extra_characters = ("Mme. Boniface",)
     default_characters = ("Lewis", "Clark", "York", "Mme. Boniface")

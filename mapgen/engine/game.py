@@ -131,7 +131,7 @@ class Game:
         seed: int = 0,
         cards: CardSet | None = None,
     ):
-        from mapgen.engine.chapters import chapter_for
+        from mapgen.engine.chapters import plugin_for
 
         if not m.complete:
             raise GameError("the map is not complete: every cell needs a terrain to play")
@@ -139,7 +139,7 @@ class Game:
             raise GameError(f"players must be 1 to 4, not {players}")
         self.map = m
         self.chapter = (
-            chapter if chapter is not None and not isinstance(chapter, str) else chapter_for(chapter or m.chapter)
+            chapter if chapter is not None and not isinstance(chapter, str) else plugin_for(chapter or m.chapter)
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")

@@ -37,7 +37,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, GameError
 from mapgen.terrain import Terrain
 
@@ -112,13 +112,12 @@ def load_decks(path=None):
     return crew, influence, commands
 
 
-class Maldonado(Chapter):
+class Maldonado(ChapterRules):
     """Expansion 3: Maldonado, co-operative mode (see the module docstring)."""
 
     name = "maldonado"
-    title = "Expansion 3: Maldonado (co-operative)"
+    variant = "co-operative"
     mode = "coop"
-    terrains = Chapter.terrains + (T.MALDONADO,)
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
     extra_characters = ("Randolph", "Russell")
     extra_gear = ("Goggles", "Water Skin")

@@ -42,7 +42,7 @@ class MaldonadoTraitor(Maldonado):
     """Maldonado in Hidden Traitor mode (see the module docstring)."""
 
     mode = "traitor"
-    title = "Expansion 3: Maldonado (Hidden Traitor)"
+    variant = "Hidden Traitor"
 
     def __init__(self, decks=None):
         super().__init__(decks)

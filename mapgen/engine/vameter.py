@@ -35,7 +35,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapter_policy import ChapterPolicy
-from mapgen.engine.chapters import Chapter
+from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -88,23 +88,10 @@ IRENE_GAIN = 0.5  # the bots use Irene when the best explore gains this much val
 IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can explore
 
 
-class Vameter(Chapter):
+class Vameter(ChapterRules):
     """Expansion 2: Vameter (see the module docstring)."""
 
     name = "vameter"
-    title = "Expansion 2: Vameter"
-    terrains = (
-        T.FOOD,
-        T.WOOD,
-        T.WATER,
-        T.MUD,
-        T.ROCK,
-        T.SKULL,
-        T.TIPI,
-        T.HILL,
-        T.FEZRON_CAMP,
-        T.MUSHROOM_FIELD,
-    )
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, MUSHROOM, WATER)
     extra_characters = ("Irene",)
     extra_gear = ("Pipe Hawks", "Dowsing Rod")
