@@ -28,14 +28,16 @@ TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
 DEFAULT_GAMES = {"heuristic": 200, "deducer": 50, "clairvoyant": 200}
 
 #: Per chapter: the heuristic bot's win-rate band and the largest blocked share a printable map may have.
-#: Decision: bands around what the shipped generated maps give (Fauna 16-40%, Training ~90%; Maldonado's
-#: Crew Members make every map hard), wide enough that a typical map passes and an outlier is flagged.
+#: Decision, measured on the five shipped maps per chapter (200 heuristic games each, seed 0): heuristic win
+#: rates Training 91-100%, Fauna 16-41%, Flora 12-85%, Vameter 23-48%, Maldonado 5-23%; blocked shares 0-6%
+#: except flora-3 (82%) and every Vameter map (43-71%; a chapter-wide effect, cause not studied). The bands
+#: keep the typical map and flag the outliers; Vameter's blocked limit flags only its worst maps.
 CHAPTER_DEFAULTS: dict[str, dict] = {
     "training": {"win_rate": (0.60, 1.00), "max_blocked": 0.20},
-    "fauna": {"win_rate": (0.15, 0.70), "max_blocked": 0.20},
-    "flora": {"win_rate": (0.10, 0.70), "max_blocked": 0.25},
-    "vameter": {"win_rate": (0.15, 0.70), "max_blocked": 0.25},
-    "maldonado": {"win_rate": (0.02, 0.50), "max_blocked": 0.20},
+    "fauna": {"win_rate": (0.15, 0.60), "max_blocked": 0.20},
+    "flora": {"win_rate": (0.15, 0.85), "max_blocked": 0.25},
+    "vameter": {"win_rate": (0.15, 0.70), "max_blocked": 0.60},
+    "maldonado": {"win_rate": (0.05, 0.50), "max_blocked": 0.20},
 }
 
 
