@@ -274,7 +274,14 @@ def test_bots_finish_flora_games_and_replay(bot):
     outcomes = set()
     for seed in range(6):
         s = g.new_initial_state()
-        play_game(s, [make_bot(bot, random.Random(seed)), make_bot(bot, random.Random(seed + 9))], random.Random(seed))
+        play_game(
+            s,
+            [
+                make_bot(bot, random.Random(seed), map=s.game.map),
+                make_bot(bot, random.Random(seed + 9), map=s.game.map),
+            ],
+            random.Random(seed),
+        )
         check_flora_invariants(s)
         outcomes.add(s.outcome)
         again = replay(g, s.history)
@@ -287,7 +294,7 @@ def test_clairvoyant_wins_flora_often(flora_map):
     wins = 0
     for seed in range(12):
         s = g.new_initial_state()
-        play_game(s, [make_bot("clairvoyant", random.Random(seed))], random.Random(seed))
+        play_game(s, [make_bot("clairvoyant", random.Random(seed), map=s.game.map)], random.Random(seed))
         wins += s.won()
     assert wins >= 6
 

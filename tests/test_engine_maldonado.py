@@ -395,7 +395,9 @@ def test_bots_finish_maldonado_games_and_replay(mmap, traitor, players):
     for seed in range(6):
         s = g.new_initial_state()
         play_game(
-            s, [make_bot("clairvoyant", random.Random(seed * 4 + p)) for p in range(players)], random.Random(seed)
+            s,
+            [make_bot("clairvoyant", random.Random(seed * 4 + p), map=s.game.map) for p in range(players)],
+            random.Random(seed),
         )
         check_maldonado_invariants(s)
         outcomes.append(s.outcome)
@@ -494,11 +496,11 @@ def test_loyalist_bots_never_read_hidden_cards(mmap):
                     if not e[1] and e[2] not in (me,) and e[0] < M.COMMAND_BASE:
                         e[0] = (e[0] + 7) % len(g.chapter.influence)
             seed = rng.random()
-            a = make_bot("heuristic", random.Random(seed)).step(s)
-            b = make_bot("heuristic", random.Random(seed)).step(other)
+            a = make_bot("heuristic", random.Random(seed)).step(s.observation())
+            b = make_bot("heuristic", random.Random(seed)).step(other.observation())
             assert a == b, step
             checked += 1
-        s.apply_action(bots[me].step(s))
+        s.apply_action(bots[me].step(s.observation()))
     assert checked >= 5
 
 

@@ -124,12 +124,16 @@ def test_clone_is_independent_and_equal():
 def test_game_replays_from_its_actions(bot):
     g = Game(read_map(DATA / "engine_fauna_202.toml"), players=2)
     s = g.new_initial_state()
-    play_game(s, [make_bot(bot, random.Random(5)), make_bot(bot, random.Random(6))], random.Random(7))
+    play_game(
+        s, [make_bot(bot, random.Random(5), map=g.map), make_bot(bot, random.Random(6), map=g.map)], random.Random(7)
+    )
     again = replay(g, s.history)
     assert again.outcome == s.outcome and again.score == s.score and str(again) == str(s)
     # and the same seeds give the same game
     t = g.new_initial_state()
-    play_game(t, [make_bot(bot, random.Random(5)), make_bot(bot, random.Random(6))], random.Random(7))
+    play_game(
+        t, [make_bot(bot, random.Random(5), map=g.map), make_bot(bot, random.Random(6), map=g.map)], random.Random(7)
+    )
     assert t.history == s.history
 
 
@@ -160,15 +164,16 @@ def test_heuristic_bot_reads_only_what_is_revealed():
         if a.is_chance_node():
             action = rng.choice(a.chance_outcomes())[0]
         else:
-            action = bot_a.step(a)
-            assert bot_b.step(b) == action
+            action = bot_a.step(a.observation())
+            assert bot_b.step(b.observation()) == action
             decisions += 1
         a.apply_action(action)
         b.apply_action(action)
     assert decisions >= 10
     e7 = m.board.index("E7")
     c3 = m.board.index("C4")  # Food on one map, Water on the other
-    clair = make_bot("clairvoyant", random.Random(1))
-    assert clair.belief(a, e7) == {Terrain.FOOD: 1.0}
-    assert clair.belief(Game(m).new_initial_state(), c3) == {Terrain.FOOD: 1.0}
-    assert clair.belief(Game(other).new_initial_state(), c3) == {Terrain.WATER: 1.0}
+    clair = make_bot("clairvoyant", random.Random(1), map=m)
+    assert clair.belief(a.observation(), e7) == {Terrain.FOOD: 1.0}
+    assert clair.belief(Game(m).new_initial_state().observation(), c3) == {Terrain.FOOD: 1.0}
+    other_clair = make_bot("clairvoyant", random.Random(1), map=other)
+    assert other_clair.belief(Game(other).new_initial_state().observation(), c3) == {Terrain.WATER: 1.0}

@@ -568,7 +568,7 @@ def test_training_won_by_six_challenges_and_no_food_after_day_two(training_map):
     wins = 0
     for seed in range(6):
         s = Game(training_map).new_initial_state()
-        play_game(s, [make_bot("clairvoyant", random.Random(seed))], random.Random(seed))
+        play_game(s, [make_bot("clairvoyant", random.Random(seed), map=s.game.map)], random.Random(seed))
         if s.won():
             wins += 1
             assert s.resolved == 6 and s.day == 2

@@ -254,7 +254,9 @@ def test_crew_placed_after_exploring_and_a_challenge_can_kill_one(vmap):
     assert s.agenda[-1] == ("chapter", "place", cell(s, "E7"))
     answer(s, V.PLACE + 2)
     assert s.data["crew"][2] == cell(s, "E7")
-    s.game.chapter.run_effect(s, __import__("mapgen.engine.cards", fromlist=["parse_effect"]).parse_effect("lose 1 crew"))
+    s.game.chapter.run_effect(
+        s, __import__("mapgen.engine.cards", fromlist=["parse_effect"]).parse_effect("lose 1 crew")
+    )
     s._legal = None
     assert s.legal_actions() == [V.LOSE_CREW + 0, V.LOSE_CREW + 1, V.LOSE_CREW + 2]
     answer(s, V.LOSE_CREW + 2)
@@ -356,7 +358,7 @@ def test_bots_finish_vameter_games_and_replay(bot, vmap):
     won = 0
     for seed in range(12):
         s = g.new_initial_state()
-        play_game(s, [make_bot(bot, random.Random(seed))], random.Random(seed))
+        play_game(s, [make_bot(bot, random.Random(seed), map=s.game.map)], random.Random(seed))
         check_vameter_invariants(s)
         won += s.won()
         if seed < 4:
@@ -419,13 +421,13 @@ def test_heuristic_irene_moves_a_cyclops_that_tolls_every_path_it_can_explore(vm
     s = _irene_with_a_cyclops_on(vmap, "E6")
     assert not [a for a in s.legal_actions() if a < A.DISCARD]
     bot = make_bot("heuristic", random.Random(1))
-    assert bot.step(s) == V.IRENE
+    assert bot.step(s.observation()) == V.IRENE
     answer(s, V.IRENE)
     assert s.agenda[-1] == ("chapter", "irene", cell(s, "E6"))
-    answer(s, bot.step(s))
+    answer(s, bot.step(s.observation()))
     (moved,) = s.monsters
     assert moved != cell(s, "E6") and "Irene" in s.exhausted
-    a = bot.step(s)
+    a = bot.step(s.observation())
     assert a < A.DISCARD and s.monster_tax(a) == 0  # an explore with no toll
 
 
@@ -433,4 +435,4 @@ def test_heuristic_keeps_irene_when_no_monster_is_in_the_way(vmap):
     s = _irene_with_a_cyclops_on(vmap, "A2")
     assert V.IRENE in s.legal_actions()
     bot = make_bot("heuristic", random.Random(1))
-    assert bot.step(s) != V.IRENE
+    assert bot.step(s.observation()) != V.IRENE

@@ -63,8 +63,7 @@ class ChapterRules:
     start_only_gear: tuple[str, ...] = ()  # of those, the ones Clark cannot swap in (Pipe Hawks, Water Skin)
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
-    priors: dict | None = None  # the heuristic bots' terrain frequencies for this chapter
-    bot_policy = None  # an object with the bots' chapter knowledge (see mapgen/engine/bots.py)
+    policy: str | None = None  # the bots' chapter policy, a key of mapgen.engine.bots.POLICIES
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:
@@ -122,6 +121,25 @@ class ChapterRules:
     # ----- per-game chapter data (cloned with the state) -----
     def new_data(self, game) -> dict:
         return {}
+
+    #: piles in ``data`` whose cards are public though their order is not (shown sorted to the bots)
+    public_piles: tuple[str, ...] = ()
+
+    def public_data(self, data: dict, player: int) -> dict:
+        """``data`` as ``player`` may know it (the bots' observation): a pile (``*_pile``) shows its size
+        only, or its cards sorted when listed in ``public_piles``; the rest is on the table."""
+        out = data.copy()
+        try:
+            n, piles = self._pile_keys
+        except AttributeError:
+            n = -1
+        if n != len(out):  # the data's keys are fixed per chapter: found once
+            piles = tuple(k for k in data if k.endswith("_pile"))
+            self._pile_keys = (len(out), piles)
+        public = self.public_piles
+        for k in piles:
+            out[k] = sorted(data[k]) if k in public else len(data[k])
+        return out
 
     def copy_data(self, data: dict) -> dict:
         return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}

@@ -27,12 +27,10 @@ from __future__ import annotations
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
-from mapgen.engine.chapter_policy import ChapterPolicy
 from mapgen.engine.chapters import ChapterRules
 from mapgen.terrain import Terrain
 
@@ -102,25 +100,10 @@ class Flora(ChapterRules):
     default_characters = ("Lewis", "Clark", "York", "Mme. Boniface")
     blocks_exploring = True
     loss_causes = ("crew_lost",)
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.ROCK: 6,
-        T.SKULL: 5,
-        T.TIPI: 4.5,
-        T.HILL: 4,
-        T.FOOD: 4,
-        T.FLORA_CREATURE: 3.5,
-        T.MUD: 3,
-        T.PETRIFIED_FOREST: 2.5,
-        T.FIELD: 2,
-        T.SACAGAWEA: 1,
-        T.FORT: 0.02,
-    }
+    policy = "flora"
 
     def __init__(self, search_cards: list[SearchCard] | None = None):
         self.search = search_cards if search_cards is not None else load_search_cards()
-        self.bot_policy = FloraPolicy()
         self._icons: dict[tuple, list[Terrain]] = {}
 
     def uses_threat(self, card) -> bool:
@@ -432,164 +415,3 @@ class Flora(ChapterRules):
         if d["fight"]:
             lines.append("Fight: still needed " + (" ".join(item_name(x) for x in self.missing(state)) or "nothing"))
         return lines
-
-
-class FloraPolicy(ChapterPolicy):
-    """The heuristic's Flora: follow the Trail, keep a Fire for the Flora, fetch the Greek Fire, then the fight."""
-
-    def __init__(self):
-        self._memo = None  # (bot, state, need, actions played, {terrain: value}) of the current decision
-
-    def _chapter(self, state) -> Flora:
-        return state.game.chapter
-
-    def needs(self, bot, state, need) -> None:
-        ch, d = self._chapter(state), state.data
-        if d["fight"]:
-            items = ch.back_items(state)
-            for k, x in enumerate(items):
-                if k not in d["covered"] and isinstance(x, int):
-                    need[x] += 1
-                elif k not in d["covered"] and x == "fire" and state.fires < 1:
-                    need[WOOD] += 2
-                elif k not in d["covered"] and x == "shelter" and state.shelter < 0:
-                    need[WOOD] += 1
-                    need[MUD] += 1
-                    need[SKULL] += 0.5
-        else:
-            if state.fires == 0:
-                need[WOOD] += 1  # a Fire for the next Flora creature
-            # the backs already shown: start gathering for the fight (the Crew will cover some)
-            shown = [x for k in d["trail"][: ch.flipped(state)] for x in ch.search[k].back]
-            for x in shown:
-                if isinstance(x, int):
-                    need[x] += 0.5
-
-    def terrain_value(self, bot, state, need, t) -> float:
-        ch, d = self._chapter(state), state.data
-        v = 0.0
-        nxt = ch.next_icon(state)
-        if t is T.PETRIFIED_FOREST:
-            v += bot.unit_value(state, need, FOSSIL)
-        if t is T.FLORA_CREATURE:
-            if state.fires == 0:
-                v -= 3.0 if d["crew"] > 0 else 20.0
-            elif nxt is t:
-                v += 3.0
-            else:
-                v -= 0.5
-        elif nxt is not None and t is nxt:
-            v += 3.0
-        if t is T.SACAGAWEA and state.monsters:
-            v += 1.0
-        if t is T.FIELD and d["fight"] and "shelter" in ch.missing(state) and state._field_for_shelter() < 0:
-            v += 2.0  # the fight asks for a Shelter and no Field is found yet
-        return v
-
-    def cell_value(self, bot, state, need, cell: int) -> float:
-        d, g = state.data, state.game
-        v = self._rule_correction(bot, state, need, cell)
-        nxt = self._chapter(state).next_icon(state)
-        if nxt is not None and nxt is not T.FLORA_CREATURE:
-            row = g.board.rows[g.row_of[cell]]
-            if sum(1 for i in row if not state.explored[i]) == 1:
-                v += 2.5  # the row reward moves S on as if the next Terrain were found
-        gf = g.map.briefing.greek_fire
-        if d["greek_fire"] or gf is None:
-            return v
-        if cell == gf:
-            return v + (4.0 if d["pos"] >= len(self._chapter(state).icons(state)) - 2 else 1.5)
-        # a pull towards the Greek Fire, stronger as the Trail nears its end
-        dist = abs(g.row_of[cell] - g.row_of[gf]) + abs(g.col_of[cell] - g.col_of[gf])
-        return v + 0.6 / (1 + dist)
-
-    def _rule_correction(self, bot, state, need, cell: int) -> float:
-        """Take back the value the heuristic's prior gave to Flora terrains a Flora Reference Board rules out.
-
-        A Petrified Forest lies exactly one Path in from the edge; there is one Sacagawea only.
-        """
-        w = bot._weights(state, cell)
-        b = state.game.board
-        out = 0.0
-        pf, sa = w[_I_PETRIFIED], w[_I_SACAGAWEA]
-        if pf and b.edge_distance(cell) != 1:
-            out -= pf * self._value_without_lewis(bot, state, need, T.PETRIFIED_FOREST)
-        if sa and state.data["sacagawea"]:
-            out -= sa * self._value_without_lewis(bot, state, need, T.SACAGAWEA)
-        return out
-
-    def _value_without_lewis(self, bot, state, need, t) -> float:
-        """``bot.terrain_value(state, need, t, False)``, kept while the bot values the cells of one decision.
-
-        The bot calls ``cell_value`` for every explorable cell with the same state and the same
-        ``need`` list (a new list each decision, held here so it cannot be mistaken for another),
-        so the two terrains' values are worked out once per decision instead of once per cell.
-        """
-        memo = self._memo
-        moves = len(state.history)
-        # a new decision: another bot, state or need list, or the same objects after the game moved on
-        if memo is None or memo[0] is not bot or memo[1] is not state or memo[2] is not need or memo[3] != moves:
-            memo = self._memo = (bot, state, need, moves, {})
-        values = memo[4]
-        v = values.get(t)
-        if v is None:
-            v = values[t] = bot.terrain_value(state, need, t, False)
-        return v
-
-    def step(self, bot, state, legal, need) -> int:
-        kind = state.agenda[-1][1]
-        ch, d = self._chapter(state), state.data
-        if kind == "flora":
-            if BURN not in legal:
-                return SPARE
-            fire_today = any(c is not None and c.fire for c in map(state.challenge, range(len(state.row))))
-            if ch.next_icon(state) is T.FLORA_CREATURE or d["crew"] <= 1 or not (fire_today and state.fires == 1):
-                return BURN
-            return SPARE
-        if kind == "cover":  # cover what the team lacks most
-            items = ch.back_items(state)
-
-            def lack(a):  # the hardest to get first: a Shelter, a Fire, a Fossil, then what is not held
-                x = items[a - COVER]
-                if isinstance(x, int):
-                    return (state.pack[x] > 0, -(1.5 if x == FOSSIL else 1.0), a)
-                held = state.fires >= 1 if x == "fire" else state.shelter >= 0
-                return (held, -3.0 if x == "shelter" else -2.0, a)
-
-            return min(legal, key=lack)
-        if kind == "uncover":  # uncover what the team holds already
-            items = ch.back_items(state)
-
-            def held(a):
-                x = items[a - UNCOVER]
-                if isinstance(x, int):
-                    return (-state.pack[x], a)
-                return (-(state.fires if x == "fire" else state.shelter + 1), a)
-
-            return min(legal, key=held)
-        if kind == "boniface":
-            r = state.agenda[-1][2]
-            keep = bot.unit_value(state, need, r, state.pack[r] - 1)
-            return BONIFACE_WATER if bot.unit_value(state, need, WATER) > keep else BONIFACE_KEEP
-        return legal[0]
-
-    def main(self, bot, state, legal, need) -> int | None:
-        # a Fire ready for the next Flora creature (two when the Trail asks for one)
-        d = state.data
-        ch = self._chapter(state)
-        want = 2 if ch.next_icon(state) is T.FLORA_CREATURE else 1
-        missing = ch.missing(state) if d["fight"] else []
-        if (state.fires < want and not d["fight"]) or "fire" in missing:
-            for k in (2, 3, 0, 1):  # Flint first
-                if A.FIRE + k in legal:
-                    return A.FIRE + k
-        if "shelter" in missing:
-            for k in range(3):
-                if A.SHELTER + k in legal:
-                    return A.SHELTER + k
-        rings = [a for a in legal if KILL_RING <= a < COVER]
-        if rings and state.fires >= 2 and not state.explored_now:
-            frontier = state.frontier()
-            if len(frontier) <= 2:  # a red-circled Path is walling the expedition in
-                return rings[0]
-        return None

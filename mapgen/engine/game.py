@@ -401,6 +401,12 @@ class State:
         cells = tuple(g.cells[i] if self.seen[i] else None for i in range(g.board.size))
         return g.map.with_cells(cells, hills={i: n for i, n in g.hills.items() if self.seen[i]})
 
+    def observation(self, player: int | None = None):
+        """What ``player`` (default: the one to act) may know now: see ``mapgen/engine/observation.py``."""
+        from mapgen.engine.observation import observe
+
+        return observe(self, player)
+
     def slots(self) -> int:
         """Backpack spaces in use: every Resource but Water, and the Sample tokens."""
         p = self.pack

@@ -31,12 +31,10 @@ import tomllib
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
-from typing import ClassVar
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
-from mapgen.engine.chapter_policy import ChapterPolicy
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, GameError
 from mapgen.terrain import Terrain
@@ -123,23 +121,11 @@ class Maldonado(ChapterRules):
     extra_gear = ("Goggles", "Water Skin")
     start_only_gear = ("Water Skin",)  # 'cannot be swapped in using Clark's ability'
     track_gains = True
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.HILL: 6,
-        T.FOOD: 5,
-        T.ROCK: 4,
-        T.SKULL: 4,
-        T.TIPI: 4,
-        T.FIELD: 3.5,
-        T.MUD: 3,
-        T.MALDONADO: 3.5,
-    }
+    policy = "maldonado"
 
     def __init__(self, decks=None):
         """``decks``: a card file with ``crew_member``, ``influence`` and ``command`` tables (printed cards)."""
         self.crew, self.influence, self.commands = load_decks(decks)
-        self.bot_policy = CoopPolicy()
 
     def uses_kill(self, card) -> bool:
         return card.chapter == "maldonado"
@@ -190,6 +176,28 @@ class Maldonado(ChapterRules):
                 out[k] = list(v)
             else:
                 out[k] = v
+        return out
+
+    def public_data(self, data: dict, player: int) -> dict:
+        """Besides the piles' order: another player's hand (its size only), Identity (None) and the Influence
+        cards others played face down are hidden from ``player``: an Influence card shows as -1, a Command
+        or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
+        out = super().public_data(data, player)
+        out["hands"] = [h if p == player else len(h) for p, h in enumerate(data["hands"])]
+        identity = data["identity"]
+        if max(identity) >= 0:  # Hidden Traitor mode: Identity cards are dealt
+            out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(identity)]
+        piles = []
+        for pile in data["piles"]:
+            for e in pile:
+                if not e[1] and e[2] != player:  # this pile has a card hidden from player: shown as a copy
+                    pile = [
+                        e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]]
+                        for e in pile
+                    ]
+                    break
+            piles.append(pile)
+        out["piles"] = piles
         return out
 
     def setup_steps(self, state) -> list[tuple]:
@@ -661,127 +669,6 @@ class Maldonado(ChapterRules):
         return lines
 
 
-class CoopPolicy(ChapterPolicy):
-    """The heuristic's co-operative Maldonado: Tipis and kills, complete rows, feed the weakest Crew Member."""
-
-    def _m(self, state) -> Maldonado:
-        return state.game.chapter
-
-    def visible_value(self, state, crew: int) -> float:
-        """A Crew Member's total as far as the acting player can tell (face-down cards estimated)."""
-        ch, d = self._m(state), state.data
-        v = 0.0
-        for code, up, who in d["piles"][crew]:
-            if up or (who == state.current and code < COMMAND_BASE):
-                v += ch.card_value(code, crew)
-            elif who == -1:
-                v += -1.2  # a setup card: likely a mismatch, maybe the Traitor card
-            elif code >= COMMAND_BASE:
-                v += -0.6
-            else:
-                v += self.face_down_guess(state, who)
-        return v
-
-    def face_down_guess(self, state, who: int) -> float:
-        return 2.5  # a Loyalist's face-down card is a matching +2 or +3
-
-    def needs(self, bot, state, need) -> None:
-        d = state.data
-        if d["kill_face"] and state.monsters:
-            k = d["kill_face"][0]
-            req = state.game.kills[k].requires
-            shown = sorted((r for r in range(NRES) if req[r]), key=lambda r: state.pack[r], reverse=True)
-            for r in shown[:2]:
-                need[r] += 1
-
-    def terrain_value(self, bot, state, need, t) -> float:
-        d = state.data
-        if t is T.MALDONADO:
-            return 0.6  # a Resource of choice (so a card to play), though Maldonado's Power grows
-        if t is T.SKULL:
-            return -1.0
-        if t is T.TIPI:
-            missing = 3 - d["kills"] - len(d["kill_face"])
-            return 2.5 if missing > 0 and d["kill_pile"] else 0.0
-        return 0.0
-
-    def cell_value(self, bot, state, need, cell: int) -> float:
-        g = state.game
-        row = g.board.rows[g.row_of[cell]]
-        if sum(1 for i in row if not state.explored[i]) == 1:
-            return 2.0  # the row reward lowers Maldonado's Power
-        return 0.0
-
-    def choose_target(self, state, legal) -> int:
-        ch, d = self._m(state), state.data
-        hand = d["hands"][state.current]
-
-        def key(a):
-            c = a - TARGET_CREW
-            r = ch.crew[c].resource
-            has = any(ch.influence[x].resource == r for x in hand)
-            return (not has, self.visible_value(state, c) - state.data["power"], c)
-
-        return min(legal, key=key)
-
-    def choose_play(self, state, legal, crew: int) -> int:
-        ch, d = self._m(state), state.data
-        hand = d["hands"][state.current]
-        best, best_v = None, -99
-        for a in legal:
-            if a >= TRAITOR_PLAY:
-                continue
-            s, _face = divmod(a - PLAY, 2)
-            v = ch.card_value(hand[s], crew)
-            if v > best_v:
-                best, best_v = a, v
-        if best is not None and best_v > 0:
-            return best
-        if COMMAND in legal:
-            return COMMAND
-        return best if best is not None else legal[0]
-
-    def step(self, bot, state, legal, need) -> int:
-        kind = state.agenda[-1][1]
-        if kind == "target":
-            return self.choose_target(state, legal)
-        if kind == "play":
-            return self.choose_play(state, legal, state.agenda[-1][2])
-        if kind == "pair":
-            return min(
-                legal,
-                key=lambda a: sum(bot.keep_value(state, need, r) for r in divmod(a - PAIR, 10)),
-            )
-        if kind == "accuse":
-            return self.accuse(bot, state, legal)
-        return legal[0]
-
-    def accuse(self, bot, state, legal) -> int:
-        return legal[0]
-
-    def ready_to_end(self, state) -> bool:
-        """Kill a Monster now? The third kill ends the game: wait until the Crew look saved, or time runs out."""
-        d = state.data
-        if d["kills"] < 2:
-            return True
-        ch = self._m(state)
-        if len(state.ch_pile) <= 3 or state.pack[WATER] <= 2 or len(state.frontier()) <= 3:
-            return True
-        return all(self.visible_value(state, c) >= d["power"] for c in range(len(ch.crew)))
-
-    def main(self, bot, state, legal, need) -> int | None:
-        g, d = state.game, state.data
-        kills = [a for a in legal if KILL_M <= a < PAIR]
-        if kills and self.ready_to_end(state):
-            return kills[0]
-        for a in legal:
-            if A.USE_DESTINY <= a < A.KILL:
-                card = g.destiny[state.de_held[a - A.USE_DESTINY]]
-                if any(e.target == "power" and e.verb == "lose" for e in card.effects) and d["power"] > 0:
-                    return a
-        return None
-
-
 def chapter_for_mode(chapter: str, mode: str | None):
     """The chapter plug-in for a playtest ``--mode``: ``coop`` (default) or ``traitor`` (Maldonado only)."""
     if mode in (None, "", "coop"):
@@ -795,4 +682,4 @@ def chapter_for_mode(chapter: str, mode: str | None):
     return MaldonadoTraitor()
 
 
-__all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "CoopPolicy", "Maldonado", "chapter_for_mode", "load_decks"]
+__all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "Maldonado", "chapter_for_mode", "load_decks"]

@@ -5,10 +5,12 @@ from __future__ import annotations
 import random
 
 from mapgen.engine.game import CHANCE_PLAYER, Game, State
+from mapgen.engine.observation import observe
 
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
-    """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``."""
+    """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``,
+    handed p's observation (``mapgen/engine/observation.py``), never the state."""
     steps = 0
     while not state.is_terminal():
         p = state.current_player()
@@ -16,7 +18,7 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
             pile = state._chance_pile()
             state.apply_action(1000 + pile[rng.randrange(len(pile))])
         else:
-            state.apply_action(bots[p].step(state))
+            state.apply_action(bots[p].step(observe(state, p)))
         steps += 1
         if steps > max_steps:
             raise RuntimeError(f"game did not end in {max_steps} steps")

@@ -71,7 +71,7 @@ def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game
     seed = game_seed(s.seed, k)
     game = game or make_game(m, s, seed)
     state = game.new_initial_state()
-    bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1)) for p in range(s.players)]
+    bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1), map=m) for p in range(s.players)]
     play_game(state, bots, random.Random(seed))
     return GameRecord(
         k,

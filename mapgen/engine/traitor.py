@@ -15,7 +15,7 @@ Crew Members are saved; otherwise the Traitor wins (outcome ``traitor``), or, wi
 a 2-player game, the game is lost (``crew_died``). Losing by thirst or hunger is everyone's loss.
 The Traitor is *caught* when more than half of the Loyalists' Accusation tokens name them.
 
-Bots: ``TraitorPolicy`` plays both roles from what the acting player may know (their own Identity
+Bots: ``mapgen/engine/bots/traitor.py`` plays both roles from what the acting player may know (their own Identity
 and hand, face-up cards, who played face down or drew Command cards, who completed rows).
 """
 
@@ -23,14 +23,9 @@ from __future__ import annotations
 
 from mapgen.engine.game import GameError
 from mapgen.engine.maldonado import (
-    ABSTAIN,
-    ACCUSE,
     COMMAND,
-    COMMAND_BASE,
     PLAY,
-    TARGET_CREW,
     TRAITOR_PLAY,
-    CoopPolicy,
     Maldonado,
 )
 
@@ -44,9 +39,7 @@ class MaldonadoTraitor(Maldonado):
     mode = "traitor"
     variant = "Hidden Traitor"
 
-    def __init__(self, decks=None):
-        super().__init__(decks)
-        self.bot_policy = TraitorPolicy()
+    policy = "maldonado-traitor"
 
     def check_team(self, game) -> None:
         if game.n < 2:
@@ -168,115 +161,4 @@ class MaldonadoTraitor(Maldonado):
                 state.event("traitor wins")
 
 
-class TraitorPolicy(CoopPolicy):
-    """Both roles of the Hidden Traitor mode, on what the acting player may know."""
-
-    def _me_traitor(self, state) -> bool:
-        return state.data["identity"][state.current] == TRAITOR
-
-    def suspicion(self, state, q: int) -> float:
-        """Evidence against player q known to the acting player.
-
-        Public play: face-down Influence plays (a Loyalist plays only matching +2 / +3 cards face
-        down), face-up plays and completed rows (what Loyalists do). Card counting: each Resource has
-        only so many +2 / +3 cards; face-down plays on a Crew Member beyond those the acting player
-        cannot account for (held or played by themselves) are lies, shared among those who made them.
-        """
-        d = state.data
-        ch = self._m(state)
-        me = state.current
-        score = self.public_suspicion(state, q)
-        high = {}
-        for card in ch.influence:
-            if card.match >= 2:
-                high[card.resource] = high.get(card.resource, 0) + 1
-        mine = {}
-        for card in d["hands"][me]:
-            c = ch.influence[card]
-            if c.match >= 2:
-                mine[c.resource] = mine.get(c.resource, 0) + 1
-        for crew, pile in enumerate(d["piles"]):
-            r = ch.crew[crew].resource
-            for code, up_, who in pile:
-                if (
-                    who == me
-                    and code < COMMAND_BASE
-                    and ch.influence[code].match >= 2
-                    and ch.influence[code].resource == r
-                ):
-                    mine[r] = mine.get(r, 0) + 1
-        for crew, m in enumerate(ch.crew):
-            downs = [p for p, c, how in d["log"] if c == crew and how == "down" and p != me]
-            excess = len(downs) - (high.get(m.resource, 0) - mine.get(m.resource, 0))
-            if excess > 0 and q in downs:
-                score += 3.0 * excess * downs.count(q) / len(downs)
-        return score
-
-    def public_suspicion(self, state, q: int) -> float:
-        """What every player can see against q: face-down plays, face-up plays, completed rows."""
-        d = state.data
-        down = sum(1 for p, _c, how in d["log"] if p == q and how == "down")
-        up = sum(1 for p, _c, how in d["log"] if p == q and how == "up")
-        return down - 0.5 * up - 0.7 * d["rows_by"][q]
-
-    def face_down_guess(self, state, who: int) -> float:
-        if who == state.current:
-            return 0.0
-        return 2.5 - 1.5 * max(0.0, min(2.0, self.suspicion(state, who) / 2))
-
-    def cell_value(self, bot, state, need, cell: int) -> float:
-        v = super().cell_value(bot, state, need, cell)
-        return -0.5 * (v > 0) if self._me_traitor(state) else v
-
-    def step(self, bot, state, legal, need) -> int:
-        kind = state.agenda[-1][1]
-        if self._me_traitor(state):
-            if kind == "target":
-                return self.traitor_target(state, legal)
-            if kind == "play":
-                return self.traitor_play(bot, state, legal, state.agenda[-1][2])
-        return super().step(bot, state, legal, need)
-
-    def traitor_target(self, state, legal) -> int:
-        power = state.data["power"]
-        # the Crew Member just above the Power line is the cheapest to push under it
-        return min(legal, key=lambda a: (abs(self.visible_value(state, a - TARGET_CREW) - power - 1), a))
-
-    def traitor_play(self, bot, state, legal, crew: int) -> int:
-        ch, d = self._m(state), state.data
-        hand = d["hands"][state.current]
-        if TRAITOR_PLAY in legal and self.visible_value(state, crew) >= d["power"] - 1:
-            return TRAITOR_PLAY
-        me = state.current
-        others = [q for q in range(state.game.n) if q != me]
-        looks = self.public_suspicion(state, me) > max(self.public_suspicion(state, q) for q in others)
-        if looks and COMMAND in legal:  # looking guilty: play a Command card as a Loyalist would
-            return COMMAND
-        if looks or bot.rng.random() < 0.25:  # now and then a matching +1 face up, to pass for a Loyalist
-            for a in legal:
-                if PLAY <= a < TRAITOR_PLAY and (a - PLAY) % 2 == 1:
-                    card = hand[(a - PLAY) // 2]
-                    if ch.influence[card].match == 1 and ch.card_value(card, crew) > 0:
-                        return a
-        best, best_v = None, 99.0
-        for a in legal:
-            if PLAY <= a < TRAITOR_PLAY and (a - PLAY) % 2 == 0:
-                v = ch.card_value(hand[(a - PLAY) // 2], crew)
-                if v < best_v:
-                    best, best_v = a, v
-        if COMMAND in legal and best_v > -0.6:
-            return COMMAND
-        return best if best is not None else legal[0]
-
-    def accuse(self, bot, state, legal) -> int:
-        others = [a - ACCUSE for a in legal if ACCUSE <= a < ABSTAIN]
-        if self._me_traitor(state):
-            # blend in: name whoever the table suspects most (the other Loyalists' public evidence)
-            return ACCUSE + max(others, key=lambda q: (self.suspicion(state, q), -q))
-        best = max(others, key=lambda q: (self.suspicion(state, q), -q))
-        if ABSTAIN in legal and self.suspicion(state, best) < -0.5:
-            return ABSTAIN
-        return ACCUSE + best
-
-
-__all__ = ["START_POWER", "MaldonadoTraitor", "TraitorPolicy"]
+__all__ = ["START_POWER", "MaldonadoTraitor"]

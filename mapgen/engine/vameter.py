@@ -29,12 +29,9 @@ Decisions where the rulebook is silent are marked "decision:" in the code.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
-from mapgen.engine.chapter_policy import ChapterPolicy
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
 from mapgen.terrain import TERRAINS, Terrain
@@ -84,8 +81,6 @@ TARGET = A.CHAPTER + 50  # + cell: what a firing Crew token shoots
 DEST = A.CHAPTER + 100  # + cell: where a moved token goes (row reward, Irene, a Cyclops' tie)
 RANGE_TO = A.CHAPTER + 150  # + token: Scope's extra range goes to this Crew token
 CLAW = A.CHAPTER + 155  # + cell: Monster Claws kills the Cyclops there
-IRENE_GAIN = 0.5  # the bots use Irene when the best explore gains this much value
-IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can explore
 
 
 class Vameter(ChapterRules):
@@ -100,21 +95,8 @@ class Vameter(ChapterRules):
     default_gear = ("Compass", "Flint", "Dowsing Rod", "Satchel", "Tracking Guide", "Jar")
     blocks_exploring = True
     custom_tax = True
-    priors: ClassVar[dict] = {
-        T.WATER: 7,
-        T.WOOD: 7,
-        T.ROCK: 8,
-        T.HILL: 6,
-        T.SKULL: 4,
-        T.TIPI: 4,
-        T.FOOD: 3.5,
-        T.FEZRON_CAMP: 3,
-        T.MUD: 3,
-        T.MUSHROOM_FIELD: 2.5,
-    }
-
-    def __init__(self):
-        self.bot_policy = VameterPolicy()
+    policy = "vameter"
+    public_piles = ("move_pile",)  # the Move tokens still face down are known, not their order
 
     # ----- setup -----
     def new_data(self, game) -> dict:
@@ -653,229 +635,4 @@ class Vameter(ChapterRules):
         return lines
 
 
-class VameterPolicy(ChapterPolicy):
-    """The heuristic's Vameter: Fezron first, Crew in line with the Vameter, shoot it, then surround it."""
-
-    def _v(self, state) -> Vameter:
-        return state.game.chapter
-
-    def needs(self, bot, state, need) -> None:
-        if self._v(state).hunting(state):
-            need[WATER] += 1
-
-    def terrain_value(self, bot, state, need, t) -> float:
-        d = state.data
-        if t is T.FEZRON_CAMP:
-            return 3.0 if d["fezron"] + d["fezron_used"] < FEZRON_TOKENS else 0.5
-        if t is T.MUSHROOM_FIELD:
-            v = bot.unit_value(state, need, MUSHROOM)
-            if state.shelter < 0 and bot._wants_shelter(state):
-                v += 1.5
-            return v
-        if t is T.WATER and d["vam"] >= 0 and d["hearts"] > 0:
-            # the Vameter moves: worth what the Crew on the map are expected to hit where it stops
-            stops = self.stops(state)
-            ch = self._v(state)
-            v = -0.3
-            for tk, at in enumerate(d["crew"]):
-                if at >= 0:
-                    v += 2.5 * self.shots_from(state, at, d["range"][tk], stops)
-                    v -= 1.0 * sum(at in ch.king(state, s) for s in stops) / max(1, len(stops))
-            return v
-        return 0.0
-
-    def cell_value(self, bot, state, need, cell: int) -> float:
-        d, g = state.data, state.game
-        vam = d["vam"]
-        if vam < 0:
-            return 0.0
-        if d["hearts"] == 0:
-            if cell in self._v(state).king(state, vam):
-                return 5.0
-            return 0.0
-        v = 0.0
-        if SUPPLY in d["crew"] and cell not in self._v(state).king(state, vam):
-            best = max(d["range"][tk] for tk, at in enumerate(d["crew"]) if at == SUPPLY)
-            # a Path from which a Crew token placed now would hit the Vameter where it stops next
-            v += 2.0 * self.shots_from(state, cell, best, self.stops(state))
-            if (
-                g.row_of[cell] == g.row_of[vam]
-                and abs(g.col_of[cell] - g.col_of[vam]) <= best
-                or g.col_of[cell] == g.col_of[vam]
-                and abs(g.row_of[cell] - g.row_of[vam]) <= best
-            ):
-                v += 0.4
-        return v
-
-    def stops(self, state) -> list[int]:
-        """Where the Vameter may stop after its next move: one cell per Move token still face down (public)."""
-        d = state.data
-        if d["vam"] < 0:
-            return []
-        pile = d["move_pile"] or d["move_face"]
-        ch = self._v(state)
-        return [ch.destination(state, MOVE_TOKENS[k])[0] for k in pile]
-
-    def shots_from(self, state, cell: int, rng: int, stops: list[int]) -> float:
-        """Share of the next stops at which a Crew token on cell would fire at the Vameter (and not be killed)."""
-        if not stops:
-            return 0.0
-        g = state.game
-        ch = self._v(state)
-        hits = 0
-        for v in stops:
-            if cell in ch.king(state, v):
-                continue
-            same_row = g.row_of[v] == g.row_of[cell] and abs(g.col_of[v] - g.col_of[cell]) <= rng
-            same_col = g.col_of[v] == g.col_of[cell] and abs(g.row_of[v] - g.row_of[cell]) <= rng
-            if same_row or same_col:
-                hits += 1
-        return hits / len(stops)
-
-    def _in_line(self, state, cell: int, rng: int) -> bool:
-        g, d = state.game, state.data
-        targets = [d["vam"]] if d["vam"] >= 0 and d["hearts"] > 0 else []
-        targets += list(state.monsters)
-        for t in targets:
-            same_row = g.row_of[t] == g.row_of[cell] and abs(g.col_of[t] - g.col_of[cell]) <= rng
-            same_col = g.col_of[t] == g.col_of[cell] and abs(g.row_of[t] - g.row_of[cell]) <= rng
-            if (same_row or same_col) and t != cell:
-                return True
-        return False
-
-    def step(self, bot, state, legal, need) -> int:
-        step = state.agenda[-1]
-        kind = step[1]
-        d = state.data
-        ch = self._v(state)
-        if kind == "place":
-            cell = step[2]
-            near = d["vam"] >= 0 and cell in ch.king(state, d["vam"])
-            picks = [a for a in legal if a != A.SKIP]
-            picks.sort(key=lambda a: -d["range"][a - PLACE])
-            if near or not picks:
-                return A.SKIP
-            stops = self.stops(state)
-            if stops:  # the Crew token most likely to hit the Vameter where it stops next
-                best = max(picks, key=lambda a: self.shots_from(state, cell, d["range"][a - PLACE], stops))
-                if self.shots_from(state, cell, d["range"][best - PLACE], stops) >= 0.25:
-                    return best
-            for a in picks:
-                if self._in_line(state, cell, d["range"][a - PLACE]):
-                    return a
-            # decision (bot): a Crew token anywhere may find the Vameter in its lines later; keep one back
-            if d["vam"] >= 0 and len(picks) >= 2:
-                return picks[-1]
-            return A.SKIP
-        if kind in ("fire", "sacrifice"):
-            vam = [a for a in legal if a - TARGET == d["vam"]]
-            return vam[0] if vam and d["hearts"] > 0 else legal[-1 if not vam else 0]
-        if kind == "lose_crew":  # the one least useful: in the supply, shortest range
-            return min(legal, key=lambda a: (d["crew"][a - LOSE_CREW] >= 0, d["range"][a - LOSE_CREW]))
-        if kind == "recall":
-            for a in legal:
-                tk = a - RECALL if a != A.SKIP else -1
-                if tk >= 0 and not self._in_line(state, d["crew"][tk], d["range"][tk]):
-                    return a
-            return A.SKIP
-        if kind == "row_pick":
-            for a in legal:
-                if a == A.SKIP:
-                    continue
-                tk = a - ROW_PICK
-                if self._in_line(state, d["crew"][tk], d["range"][tk]):
-                    continue
-                if any(self._in_line(state, c, d["range"][tk]) for c in ch._row_dests(state, tk)):
-                    return a
-            return A.SKIP
-        if kind == "row_dest":
-            tk = step[2]
-            good = [a for a in legal if self._in_line(state, a - DEST, d["range"][tk])]
-            if d["vam"] >= 0:
-                good = [a for a in good if a - DEST not in ch.king(state, d["vam"])] or good
-            return (good or legal)[0]
-        if kind == "dowse":
-            return max(legal, key=lambda a: bot.unit_value(state, need, a - DOWSE_TAKE))
-        if kind == "range":
-            return max(legal, key=lambda a: (d["crew"][a - RANGE_TO] >= 0, d["range"][a - RANGE_TO]))
-        if kind == "irene":  # the adjacent Path that leaves the best Path to explore
-            values = bot.value_vector(state, need, False)
-            return max(legal, key=lambda a: self._moved_outlook(bot, state, need, values, step[2], a - DEST))
-        return legal[0]
-
-    # ----- Irene: move a Monster out of the way of this turn's explore -----
-    def _outlook(self, bot, state, need, values) -> float:
-        """The bot's value of the best Path it can explore now (Cyclops' tolls and blocks included)."""
-        banned = state.banned
-        frontier = [c for c in state.frontier() if c != banned]
-        carried = state.carried() + state.pack[WATER]
-        cells = [c for c, tax in zip(frontier, state.monster_taxes(frontier)) if tax <= carried]
-        if not cells:
-            return IRENE_NO_EXPLORE
-        return max(bot._cell_values(state, need, cells, values))
-
-    def _moved_outlook(self, bot, state, need, values, cell: int, dest: int) -> float:
-        """``_outlook`` with the Monster on cell moved to dest (the Monsters are put back as they were)."""
-        mon = state.monsters
-        saved = dict(mon)
-        mon[dest] = mon.pop(cell)
-        try:
-            return self._outlook(bot, state, need, values)
-        finally:
-            mon.clear()
-            mon.update(saved)
-
-    def _irene(self, bot, state, legal, need) -> int | None:
-        """Irene's move when it makes this turn's best explore worth clearly more: a Cyclops' toll
-        (1 Resource or Water per Cyclops around the Path) avoided, or a Path it blocks opened (the
-        Vulnerable Vameter's last Paths too); else keep her for a later turn (she refreshes at Night)."""
-        moves = [a for a in legal if IRENE <= a < PIPE_HAWKS]
-        if not moves or state.explored_now:
-            return None
-        values = bot.value_vector(state, need, False)
-        now = self._outlook(bot, state, need, values)
-        ch = self._v(state)
-        cells = sorted(state.monsters)
-        best, best_v = None, now + IRENE_GAIN
-        for a in moves:
-            cell = cells[a - IRENE]
-            for dest in ch._irene_dests(state, cell):
-                v = self._moved_outlook(bot, state, need, values, cell, dest)
-                if v > best_v:
-                    best, best_v = a, v
-        return best
-
-    def main(self, bot, state, legal, need) -> int | None:
-        d = state.data
-        g = state.game
-        sac = [a for a in legal if SACRIFICE <= a < IRENE]
-        if sac:
-            at_vam = [a for a in sac if d["vam"] in self._v(state).line_targets(state, a - SACRIFICE)]
-            if at_vam and d["hearts"] > 0:
-                return at_vam[0]
-        for a in legal:
-            if A.USE_DESTINY <= a < A.KILL:
-                card = g.destiny[state.de_held[a - A.USE_DESTINY]]
-                for e in card.effects:
-                    if e.target == "fezron" or (e.target == "range" and any(x != DEAD for x in d["crew"])):
-                        return a
-                    if e.target == "heart" and d["vam"] >= 0 and d["hearts"] > 0:
-                        return a
-                    if e.target == "cyclops" and state.monsters:
-                        return a
-        a = self._irene(bot, state, legal, need)
-        if a is not None:
-            return a
-        if not state.explored_now:
-            rods = [a for a in legal if DOWSE <= a < DOWSE_TAKE]
-            explores = [a for a in legal if a < A.DISCARD]
-            if rods and explores:
-                cell = bot.best_cell(state, explores, need)
-                w = bot._weights(state, cell)
-                p = max(w)
-                if p >= 0.5 and DOWSE + w.index(p) in legal:
-                    return DOWSE + w.index(p)
-        return None
-
-
-__all__ = ["CREW_RANGES", "HEARTS", "MOVE_TOKENS", "Vameter", "VameterPolicy"]
+__all__ = ["CREW_RANGES", "HEARTS", "MOVE_TOKENS", "Vameter"]

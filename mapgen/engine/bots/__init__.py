@@ -1,0 +1,54 @@
+"""Bots: each is handed its own seeded RNG and implements ``step(obs) -> action``.
+
+``obs`` is the acting player's ``Observation`` (``mapgen/engine/observation.py``): what that player may
+know, never the hidden map or a deck's order. ``play_game`` hands it over.
+
+- ``random`` (``random_bot.py``): a uniform legal action.
+- ``heuristic`` (``heuristic.py``): plays on what is revealed, with the chapter's policy.
+- ``deducer`` (``deducer.py``): the heuristic, with exact deduction of the reachable cells' terrains.
+- ``clairvoyant`` (``clairvoyant.py``): the heuristic given the map (``make_bot(..., map=m)``).
+
+Chapter policies: ``policy.py`` (the base and the ``POLICIES`` registry), one module per chapter
+(``flora.py``, ``vameter.py``, ``maldonado.py``, ``traitor.py``); shared tables in ``common.py``.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mapgen.engine.bots.clairvoyant import ClairvoyantBot
+from mapgen.engine.bots.deducer import DeducerBot
+from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
+from mapgen.engine.bots.random_bot import RandomBot
+from mapgen.model import Map
+
+BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "deducer": DeducerBot, "clairvoyant": ClairvoyantBot}
+#: the bots that must be handed the map (``make_bot(name, rng, map=m)``)
+NEEDS_MAP = frozenset({"clairvoyant"})
+
+
+def make_bot(name: str, rng: random.Random, map: Map | None = None):
+    """A new bot by name; ``map`` is required by the bots in ``NEEDS_MAP`` and ignored by the others."""
+    try:
+        cls = BOTS[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r} (expected one of {', '.join(BOTS)})") from None
+    if name in NEEDS_MAP:
+        if map is None:
+            raise ValueError(f"the {name} bot must be given the map (make_bot(..., map=m))")
+        return cls(rng, map)
+    return cls(rng)
+
+
+__all__ = [
+    "BOTS",
+    "NEEDS_MAP",
+    "POLICIES",
+    "ChapterPolicy",
+    "ClairvoyantBot",
+    "DeducerBot",
+    "HeuristicBot",
+    "RandomBot",
+    "make_bot",
+]

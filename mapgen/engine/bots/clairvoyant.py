@@ -1,0 +1,35 @@
+"""The ``clairvoyant`` bot: the heuristic with the hidden map in view, an upper bound, not a fair player.
+
+It is given the map when it is made (``make_bot("clairvoyant", rng, map=m)``); it reads nothing
+hidden from its observation.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mapgen.engine.bots.common import NT
+from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.model import Map
+
+
+class ClairvoyantBot(HeuristicBot):
+    """The heuristic with the hidden map in view: an upper bound on what deduction could give."""
+
+    name = "clairvoyant"
+
+    def __init__(self, rng: random.Random, map: Map):
+        """``map``: the game's map, handed over explicitly (the observation never holds unseen terrain)."""
+        super().__init__(rng)
+        self.map = map
+        self._tidx = tuple(t.index for t in map.cells)
+
+    def _weights(self, obs, cell: int) -> list[float]:
+        w = [0.0] * NT
+        w[self._tidx[cell]] = 1.0
+        return w
+
+    def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
+        # _dot of the one-hot weights: sum([1.0 * value]), and 1.0 * value is value exactly
+        tidx = self._tidx
+        return [sum([values[tidx[cell]]]) for cell in cells]

@@ -1,0 +1,171 @@
+"""Shared by the bots: terrain priors, per-game geometry tables, and small helpers on sorted actions."""
+
+from __future__ import annotations
+
+import weakref
+from bisect import bisect_left
+
+from mapgen.engine.bots.policy import policy_for
+from mapgen.engine.cards import FOOD, MUD, ROCK, SKULL, WATER, WOOD
+from mapgen.terrain import TERRAINS, Terrain
+
+T = Terrain
+NT = len(TERRAINS)
+RANGE_NT = range(NT)
+I_FOOD, I_WOOD, I_WATER, I_MUD, I_ROCK, I_SKULL, I_TIPI, I_FIELD, I_HILL, I_VINE, I_FORT = (
+    t.index for t in (T.FOOD, T.WOOD, T.WATER, T.MUD, T.ROCK, T.SKULL, T.TIPI, T.FIELD, T.HILL, T.VINE, T.FORT)
+)
+#: Rough terrain frequencies (per cell) of shipped maps, the heuristic's prior before any deduction.
+PRIORS = {
+    "fauna": {
+        T.WATER: 7.5,
+        T.WOOD: 7,
+        T.ROCK: 6,
+        T.VINE: 5,
+        T.HILL: 4.5,
+        T.SKULL: 4,
+        T.FOOD: 3.5,
+        T.TIPI: 3.5,
+        T.FORT: 3,
+        T.MUD: 3,
+        T.FIELD: 2,
+    },
+    "training": {T.WATER: 9.5, T.FOOD: 6.5, T.WOOD: 5, T.ROCK: 3, T.MUD: 1},
+}
+RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
+RES_OF_CODE = {t.value: r for t, r in RES_OF.items()}
+
+
+def changed_bytes(old: bytes, new: bytearray) -> list[int]:
+    """Positions where two equally long byte strings differ, in order, found with integer XOR.
+
+    One or two cells are newly seen per explore: this avoids comparing all 49 bytes in Python.
+    """
+    diff = int.from_bytes(old, "little") ^ int.from_bytes(new, "little")
+    out = []
+    while diff:
+        x = ((diff & -diff).bit_length() - 1) >> 3  # the lowest differing byte
+        out.append(x)
+        diff &= ~(0xFF << (x << 3))
+    return out
+
+
+def between(la: list[int], lo: int, hi: int) -> list[int]:
+    """The actions lo <= a < hi of a sorted legal-action list, by bisection instead of a scan."""
+    return la[bisect_left(la, lo) : bisect_left(la, hi)]
+
+
+_GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one per game's Table, shared by its bots
+
+
+def geometry(table) -> Geometry:
+    """The ``Geometry`` of a game, from its public ``Table`` (made once per game)."""
+    geo = _GEOMETRY.get(table)
+    if geo is None:
+        geo = _GEOMETRY[table] = Geometry(table)
+    return geo
+
+
+class Geometry:
+    """Per-game tables the heuristic reads many times: neighbours, lines, priors, Fort pattern placements."""
+
+    def __init__(self, g):
+        self.game = g  # the public Table (observation.Table): no terrain, no Hill positions
+        b = g.board
+        self.policy = policy_for(g.chapter)  # the chapter's bot policy, or None
+        policy_priors = self.policy.priors if self.policy is not None else None
+        prior = PRIORS.get(g.chapter.name) or policy_priors or PRIORS["fauna"]
+        self.prior = [0.0] * NT
+        for t, v in prior.items():
+            if t in g.chapter.terrains:
+                self.prior[t.index] = v
+        n = b.size
+        self.orth = b.hood("orthogonal")
+        self.diag = b.hood("diagonal")
+        self.king = b.hood("king")
+        self.orth2 = [tuple((j, self.orth[j]) for j in self.orth[i]) for i in range(b.size)]
+        self.edge = [b.is_edge(i) for i in range(n)]
+        self.col = [b.cols[i % b.width] for i in range(n)]
+        self.row_no = [i // b.width for i in range(n)]
+        self.col_no = [i % b.width for i in range(n)]
+        self.line = [tuple(sorted(set(b.rows[i // b.width]) | set(b.cols[i % b.width]))) for i in range(n)]
+        # each Challenge and Kill card's non-zero requirements as (resource, units): needs() skips the zeros
+        self.challenge_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k > 0) for c in g.challenges]
+        self.kill_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k) for c in g.kills]
+        # (index, terrain) of the chapter's terrains in Terrain order: value_vector skips the Enum membership tests
+        # row and column of each cell as slices of the row-major ``explored`` bytes: counting a line's
+        # unexplored cells is one C-level bytearray.count instead of a Python generator per cell
+        w = b.width
+        self.row_slice = [slice((i // w) * w, (i // w + 1) * w) for i in range(n)]
+        self.col_slice = [slice(i % w, n, w) for i in range(n)]
+        self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
+        pattern = g.briefing.fort_pattern
+        self.fort_rots: list = [None] * n
+        if pattern is not None and T.FORT in g.chapter.terrains:
+            rotations = pattern.rotations()
+            for i in range(n):
+                r, c = divmod(i, b.width)
+                rots = []
+                for rot in rotations:
+                    cells = [(b.at(r + dr, c + dc), t) for dr, dc, t in rot]
+                    if any(j is None for j, _ in cells):
+                        continue
+                    rots.append([(j, t.index) for j, t in cells if t is not None and t is not T.FORT])
+                self.fort_rots[i] = rots
+        self.hill_line = [frozenset(self.line[h]) for h in range(n)]  # a seen Hill's row and column
+        # affects[x]: the cells whose local weights read cell x (to keep the others cached).
+        # A cell reads its row and column only through LineSummary, which looks at Wood (row and column),
+        # Rock and Vine (column) only; its other reads (itself, king, orth-of-orth, Fort placements) are
+        # ``near``. So a newly seen cell that is not Wood/Rock/Vine/Hill changes the weights of its
+        # near_affects only, a Rock or Vine those and its column's cells (col_affects), a Wood or a Hill all
+        # affects (a Hill's row and column are in its affects); a seen Hill's line cells also read every
+        # cell of that line (the bot drops them itself: Hill positions are known only once seen).
+        near = []
+        for c in range(n):
+            r = set(self.king[c]) | {c}
+            for j in self.orth[c]:
+                r |= set(self.orth[j])
+            for rot in self.fort_rots[c] or ():
+                r |= {j for j, _ in rot}
+            near.append(r)
+        reads = [near[c] | set(self.line[c]) for c in range(n)]
+        self.affects = [tuple(c for c in range(n) if x in reads[c]) for x in range(n)]
+        self.near_affects = [tuple(c for c in range(n) if x in near[c]) for x in range(n)]
+        self.col_affects = [
+            tuple(c for c in range(n) if x in near[c] or self.col_no[c] == self.col_no[x]) for x in range(n)
+        ]
+
+
+class LineSummary:
+    """For one list of seen terrains: the rows and columns holding a Wood, the columns holding a Rock or a Vine."""
+
+    __slots__ = ("known", "rock_col", "vine_col", "wood_col", "wood_row")
+
+    def __init__(self, known: list[int], geo: Geometry, base: LineSummary | None = None, cells=None):
+        """Made from all of ``known``, or from ``base`` (an older summary) and the newly seen ``cells``."""
+        self.known = known
+        if base is None:
+            height, width = geo.row_no[-1] + 1, geo.col_no[-1] + 1
+            self.wood_row = [False] * height
+            self.wood_col = [False] * width
+            self.rock_col = [False] * width
+            self.vine_col = [False] * width
+            cells = range(len(known))
+        else:  # flags only turn on as cells are seen: copy the old ones and add the new cells
+            self.wood_row = list(base.wood_row)
+            self.wood_col = list(base.wood_col)
+            self.rock_col = list(base.rock_col)
+            self.vine_col = list(base.vine_col)
+        for i in cells:
+            t = known[i]
+            if t == I_WOOD:
+                self.wood_row[geo.row_no[i]] = self.wood_col[geo.col_no[i]] = True
+            elif t == I_ROCK:
+                self.rock_col[geo.col_no[i]] = True
+            elif t == I_VINE:
+                self.vine_col[geo.col_no[i]] = True
+
+
+def dot(w: list[float], values: list[float]) -> float:
+    """Expected value of a terrain guess: sum of weight * value over the terrains with a weight."""
+    return sum([p * x for p, x in zip(w, values) if p])

@@ -1,0 +1,103 @@
+"""The ``deducer`` bot: the heuristic, with each reachable cell's possible terrains from exact deduction.
+
+CP-SAT on the chapter's rules (``mapgen/engine/deduce.py``, asked through ``solver_for(chapter).possible``)
+on the observation's ``known_map()``, within a solver budget per game.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mapgen.engine.bots.common import NT, dot
+from mapgen.engine.bots.heuristic import HeuristicBot
+
+
+class DeducerBot(HeuristicBot):
+    """The heuristic, with each reachable cell's possible terrains from exact deduction.
+
+    A cell that can hold only one terrain in every completion of the seen cells is known exactly;
+    otherwise the heuristic's local weights are kept for the terrains still possible and zeroed for
+    the others. The solver gets ``budget`` seconds per game; after that the last answers are kept.
+    """
+
+    name = "deducer"
+
+    def __init__(self, rng: random.Random, solver=None):
+        super().__init__(rng)
+        self.solver = solver
+        self.solver_calls = 0
+        self.spent = 0.0  # CP-SAT deterministic time used in this game
+        self._session = None  # this game's copy of the model and its witnesses
+        self._asked = None
+        self._key = None
+        self._possible: dict[int, frozenset] = {}
+
+    #: Ask the solver once this many cells are seen: before that nearly every terrain is possible
+    #: everywhere (the heuristic's local rules say as much) and the questions are the slowest.
+    min_seen_share = 0.37  # 18 of 49 cells (9 of Training's 25)
+
+    #: Ask again after this many newly seen cells, or when most reachable cells have no answer yet.
+    #: An older answer stays sound: a cell's possible terrains only shrink as cells are revealed.
+    refresh = 2
+    #: Solver time per game (CP-SAT deterministic seconds, so reproducible); then the bot plays on
+    #: its last answers and the local rules.
+    budget = 0.3
+
+    def best_cell(self, obs, explores: list[int], need) -> int:
+        n_seen = sum(obs.seen)
+        key = (id(obs.game), bytes(obs.seen), tuple(explores))
+        if key != self._key:
+            self._key = key
+            if self._asked is None or self._asked[0] != id(obs.game):
+                self._possible, self._asked = {}, (id(obs.game), -99)
+            possible = {c: ts for c, ts in self._possible.items() if obs.known(c) is None}
+            unanswered = sum(1 for c in explores if c not in possible)
+            again = n_seen - self._asked[1] >= self.refresh or (
+                2 * unanswered > len(explores) and n_seen > self._asked[1]
+            )
+            if n_seen >= self.min_seen_share * len(obs.seen) and again:
+                if self.solver is None:
+                    from mapgen.engine.deduce import solver_for  # ortools: imported when first needed
+
+                    self.solver = solver_for(obs.game.chapter.name)
+                limit = min(self.solver.time_limit, self.budget - self.spent)
+                fresh = {}
+                if limit > 0.01:
+                    known = obs.known_map()
+                    if self._session is None:
+                        self._session = self.solver.session(known)
+                    before = self.solver.spent
+                    fresh = self.solver.possible(known, explores, time_limit=limit, session=self._session)
+                    self.spent += self.solver.spent - before
+                    self.solver_calls += 1
+                possible.update(fresh)
+                self._asked = (id(obs.game), n_seen)  # after a timeout too: ask again later
+            self._possible = possible
+        return super().best_cell(obs, explores, need)
+
+    def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
+        return [dot(self._weights(obs, cell), values) for cell in cells]
+
+    def _possible_for(self, obs) -> dict[int, frozenset]:
+        return self._possible
+
+    def _weights(self, obs, cell: int) -> list[float]:
+        t = obs.known(cell)
+        if t is not None:
+            w = [0.0] * NT
+            w[t.index] = 1.0
+            return w
+        possible = self._possible_for(obs).get(cell)
+        base = super()._weights(obs, cell)
+        if not possible:
+            return base
+        w = [0.0] * NT
+        if len(possible) == 1:
+            w[next(iter(possible)).index] = 1.0
+            return w
+        geo = self._geo(obs.game)
+        for t in possible:
+            k = t.index
+            w[k] = base[k] or 0.01 * (geo.prior[k] or 1.0)
+        total = sum(w)
+        return [v / total for v in w]

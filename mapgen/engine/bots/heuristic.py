@@ -1,0 +1,626 @@
+"""The ``heuristic`` bot: plays on its observation (what is revealed and public).
+
+It values Resources by what today's Challenges, the End of Day, the Water supply and the revealed Kill
+Minotaur cards need, guesses each reachable cell's terrain from the Reference Board rules applied to the
+revealed cells, and explores where the expected value is highest; it builds Fire and Shelter when a
+Challenge asks or the backpack is full. A chapter's own knowledge comes from its policy
+(``mapgen/engine/bots/policy.py``). ``step(obs)`` gets an ``Observation`` (``mapgen/engine/observation.py``).
+"""
+
+from __future__ import annotations
+
+import random
+from itertools import compress
+
+from mapgen.engine import actions as A
+from mapgen.engine.bots.common import (
+    I_FOOD,
+    I_FORT,
+    I_HILL,
+    I_MUD,
+    I_ROCK,
+    I_SKULL,
+    I_TIPI,
+    I_VINE,
+    I_WATER,
+    I_WOOD,
+    NT,
+    RANGE_NT,
+    RES_OF_CODE,
+    Geometry,
+    LineSummary,
+    T,
+    between,
+    changed_bytes,
+    geometry,
+)
+from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.game import BACKPACK_SLOTS
+from mapgen.terrain import TERRAINS, Terrain
+
+
+class HeuristicBot:
+    """Plays on its observation: what is revealed and public (see the module docstring)."""
+
+    name = "heuristic"
+
+    def __init__(self, rng: random.Random):
+        self.rng = rng
+        self._geometry: Geometry | None = None
+        self._known_gid = None  # id of the game and copy of ``seen`` that _known_list was made for
+        self._known_seen = b""
+        self._known_list: list[int] = []
+        self._weight_cache: dict[int, list[float]] = {}
+        self._plan = None
+        self._lines: LineSummary | None = None
+        self._hills: list = []  # (cell, number, row and column) of each seen Hill
+
+    # ----- what the team needs -----
+    def needs(self, obs) -> list[float]:
+        """Units of each Resource the team wants to hold now (a soft target)."""
+        g = obs.game
+        geo = self._geo(g)
+        need = [0.0] * NRES
+        for entry in obs.row:
+            c = entry[0]
+            if c < 0:
+                continue
+            card = g.challenges[c]
+            stored = entry[2]
+            if stored:
+                for r, k in enumerate(card.requires):
+                    k -= stored.count(r)
+                    if k > 0:
+                        need[r] += k
+            else:  # the common case: nothing stored by York, so only the card's non-zero requirements
+                for r, k in geo.challenge_needs[c]:
+                    need[r] += k
+            if card.fire and obs.fires == 0:
+                need[WOOD] += 2
+        need[FOOD] += 1 + (1 if obs.day >= 1 and obs.challenges_left > 3 else 0)
+        need[WATER] = max(need[WATER], 0) + 4
+        d = obs.data
+        face = d.get("kill_face")
+        if face:
+            # min() with a key returns the only card without calling the key: skip the gap then
+            best = face[0] if len(face) == 1 else min(face, key=lambda k: self._kill_gap(obs, k))
+            for r, k in geo.kill_needs[best]:  # adding the zero requirements would change nothing
+                need[r] += k
+        if geo.policy is not None:  # a chapter's own needs (Flora's Giant Plant, ...)
+            geo.policy.needs(self, obs, need)
+        return need
+
+    def _kill_gap(self, obs, k) -> int:
+        pack = obs.pack
+        gap = 0
+        for r, n in enumerate(obs.game.kills[k].requires):
+            if n > pack[r]:
+                gap += n - pack[r]
+        return gap
+
+    def unit_value(self, obs, need, r: int, have: int | None = None) -> float:
+        """Value of holding one more unit of Resource r given ``have`` units already."""
+        have = obs.pack[r] if have is None else have
+        if r == WATER:
+            return 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
+        if have < need[r]:
+            base = 2.5 if r == FOOD and have == 0 else 1.5
+            return base
+        if obs.slots() >= BACKPACK_SLOTS - 1:
+            return 0.02
+        return 0.15 if r in (WOOD, ROCK, MUD, SKULL) else 0.1
+
+    def keep_value(self, obs, need, r: int) -> float:
+        """What discarding one unit of r would cost."""
+        return self.unit_value(obs, need, r, obs.pack[r] - 1)
+
+    def cheapest(self, obs, need, candidates) -> int:
+        return min(candidates, key=lambda r: (self.keep_value(obs, need, r), -r))
+
+    # ----- beliefs about terrain -----
+    def belief(self, obs, cell: int) -> dict[Terrain, float]:
+        """Guess the terrain of an unexplored cell: {terrain: probability} (for people and tests)."""
+        w = self._weights(obs, cell)
+        return {TERRAINS[k]: p for k, p in enumerate(w) if p > 0}
+
+    def _geo(self, g) -> Geometry:
+        """The geometry of a game's public ``Table``."""
+        geo = self._geometry
+        if geo is None or geo.game is not g:
+            geo = self._geometry = geometry(g)
+        return geo
+
+    def _known(self, obs) -> list[int]:
+        """Terrain index of every seen cell, -1 for the others; cached until something new is seen."""
+        seen = obs.seen
+        gid = id(obs.game)
+        # the hit path compares the bytearray with the saved copy in C (no key tuple, no bytes() copy)
+        if gid == self._known_gid and seen == self._known_seen:
+            return self._known_list
+        geo = self._geo(obs.game)
+        terrain = obs.terrain  # the seen cells' terrain indices, -1 unseen
+        self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
+        cache = self._weight_cache
+        if self._known_gid == gid and cache:
+            # only the cells whose weights read a newly seen cell are computed again; the known list is
+            # updated where ``seen`` changed (a new list: LineSummary tells lists apart by identity)
+            previous = self._known_list
+            known = list(previous)
+            old = self._known_seen
+            affects, near_affects, col_affects = geo.affects, geo.near_affects, geo.col_affects
+            changed = changed_bytes(old, seen)
+            for x in changed:
+                before = known[x]
+                t = known[x] = terrain[x]
+                if before >= 0 or t == I_WOOD or t == I_HILL:  # hidden again (rare), a Wood or a Hill: row and column
+                    drop = affects[x]
+                elif t == I_ROCK or t == I_VINE:  # Rock and Vine flags are per column
+                    drop = col_affects[x]
+                else:  # no line flag changes: only the cells that read x directly
+                    drop = near_affects[x]
+                for c in drop:
+                    cache.pop(c, None)
+                for h, _, line in self._hills:  # a seen Hill's line cells count the Forts in that line
+                    if x in line and x != h:
+                        for c in line:
+                            cache.pop(c, None)
+            lines = self._lines
+            if lines is not None and lines.known is previous and all(known[x] >= 0 for x in changed):
+                self._lines = LineSummary(known, geo, lines, changed)  # extend the summary, no full scan
+        else:
+            known = list(terrain)
+            self._weight_cache = {}
+        self._known_list = known
+        self._known_gid = gid
+        self._known_seen = bytes(seen)
+        return known
+
+    def _weights(self, obs, cell: int) -> list[float]:
+        return self._weight_entry(obs, cell)[0]
+
+    def _weight_entry(self, obs, cell: int) -> tuple[list[float], tuple[int, ...]]:
+        """The cell's cached weights and the indices of their non-zero terms (for _expected_values)."""
+        if id(obs.game) != self._known_gid or obs.seen != self._known_seen:
+            self._known(obs)  # something new was seen: drop the weights that read it
+        entry = self._weight_cache.get(cell)
+        if entry is None:
+            entry = self._new_entry(obs, cell)
+        return entry
+
+    def _new_entry(self, obs, cell: int) -> tuple[list[float], tuple[int, ...]]:
+        w = self._local_weights(obs, cell, self._known_list)
+        entry = self._weight_cache[cell] = (w, tuple(compress(RANGE_NT, w)))  # indices of the non-zero weights
+        return entry
+
+    def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
+        """Expected value of finding each cell's terrain: sum of weight * value over the possible terrains.
+
+        Sums the same products in the same order as ``_dot``, but only over the cached non-zero
+        terms (typically 4-9 of the 20 terrains); the seen cells are checked once for all cells.
+        """
+        if id(obs.game) != self._known_gid or obs.seen != self._known_seen:
+            self._known(obs)  # something new was seen: drop the weights that read it
+        cache = self._weight_cache
+        out = []
+        for cell in cells:
+            entry = cache.get(cell)
+            if entry is None:
+                entry = self._new_entry(obs, cell)
+            w, nonzero = entry
+            out.append(sum([w[k] * values[k] for k in nonzero]))
+        return out
+
+    def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
+        """Prior frequencies nudged by the Reference Board rules around the revealed cells."""
+        geo = self._geo(obs.game)
+        if known[cell] >= 0:
+            w = [0.0] * NT
+            w[known[cell]] = 1.0
+            return w
+        w = list(geo.prior)
+        if geo.edge[cell]:
+            w[I_ROCK] = 0.0
+        lines = self._lines
+        if lines is None or lines.known is not known:
+            lines = self._line_summary(known, geo)
+        row, col = geo.row_no[cell], geo.col_no[cell]
+        if lines.wood_row[row] or lines.wood_col[col]:  # a seen Wood in the cell's row or column
+            w[I_WOOD] = 0.0
+        else:
+            w[I_WOOD] *= 1.5
+        for j, around in geo.orth2[cell]:
+            tj = known[j]
+            if tj < 0:
+                continue
+            if tj == I_WATER:
+                if w[I_WOOD]:
+                    open_n = 0
+                    for k in around:
+                        tk = known[k]
+                        if tk == I_WOOD:
+                            break
+                        if tk < 0:
+                            open_n += 1
+                    else:
+                        w[I_WOOD] *= 1 + 6.0 / (open_n or 1)
+            elif tj == I_WOOD:
+                open_n = 0
+                for k in around:
+                    tk = known[k]
+                    if tk == I_WATER:
+                        break
+                    if tk < 0:
+                        open_n += 1
+                else:
+                    w[I_WATER] *= 1 + 6.0 / (open_n or 1)
+            elif tj == I_ROCK and w[I_ROCK]:
+                w[I_ROCK] *= 2.0
+                w[I_MUD] *= 1.5
+        if w[I_TIPI]:
+            for j in geo.diag[cell]:
+                tj = known[j]
+                if tj == I_TIPI:
+                    w[I_FOOD] *= 3.0
+                elif tj == I_FOOD:
+                    w[I_TIPI] *= 2.0
+            for j in geo.king[cell]:
+                if known[j] == I_TIPI:
+                    w[I_SKULL] *= 2.0
+                    break
+        if w[I_VINE] and lines.rock_col[col] and not lines.vine_col[col]:
+            w[I_VINE] *= 3.0
+        if w[I_FORT]:
+            w[I_FORT] *= self._fort_factor(obs, cell, known, geo)
+        total = sum(w)
+        if total <= 0:
+            w = [0.0] * NT
+            w[I_WATER] = 1.0
+            return w
+        inv = 1.0 / total
+        return [v * inv for v in w]
+
+    def _line_summary(self, known: list[int], geo) -> LineSummary:
+        """Which rows and columns hold a seen Wood, Rock or Vine; made once per ``known`` list.
+
+        Saves scanning a cell's 13 line cells in every ``_local_weights`` call.
+        """
+        summary = self._lines
+        if summary is None or summary.known is not known:
+            summary = self._lines = LineSummary(known, geo)
+        return summary
+
+    def _fort_factor(self, obs, cell: int, known: list[int], geo) -> float:
+        rots = geo.fort_rots[cell]
+        if rots is None:
+            return 1.0
+        best = -1
+        for rot in rots:
+            hits = 0
+            for j, t in rot:
+                k = known[j]
+                if k < 0:
+                    continue
+                if k != t:
+                    hits = -1
+                    break
+                hits += 1
+            if hits > best:  # noqa: PLR1730 -- a comparison, not a max() call per placement
+                best = hits
+        if best < 0:
+            return 0.0
+        factor = 1.0 + 2.0 * best
+        for h, n, line in self._hills:
+            if known[h] < 0 or cell not in line:
+                continue
+            found = sum(1 for i in line if known[i] == I_FORT)
+            if found >= n:
+                return 0.0
+            factor *= 2.0
+        return factor
+
+    # ----- choosing where to explore -----
+    def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:
+        out = [0.0]
+        self._terrain_values(obs, need, ((0, t),), lewis, out)
+        return out[0]
+
+    def _terrain_values(self, obs, need, terrains, lewis: bool, out: list[float]) -> None:
+        """``out[k] = terrain_value(t)`` for each (k, t) of ``terrains``.
+
+        What every terrain reads (the Kill cards' data, the Monsters, the chapter policy) is looked up
+        once per decision rather than once per terrain; each value is the same sum in the same order.
+        """
+        d = obs.data
+        pack = obs.pack
+        unit_value = self.unit_value
+        policy = self._geo(obs.game).policy
+        for k, t in terrains:
+            v = 0.0
+            r = RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
+            if r is not None:
+                v += unit_value(obs, need, r)
+                if lewis:
+                    v += unit_value(obs, need, r, pack[r] + 1)
+            if t is T.HILL:
+                v += 1.2  # no time passes, and another turn
+            elif t is T.FORT:
+                missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+                v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+            elif t is T.SKULL:
+                if "kills" in d:
+                    ready = bool(d["kill_face"]) and not obs.monsters
+                    v += 1.0 if ready else -0.4
+                else:
+                    v -= 0.4
+            elif t is T.TIPI:
+                v += 0.6
+            elif t is T.FIELD:
+                v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
+            elif t is T.ROCK:
+                v -= 0.2
+            if policy is not None:
+                v += policy.terrain_value(self, obs, need, t)
+            out[k] = v
+
+    def _wants_shelter(self, obs) -> bool:
+        # reads the row directly (obs.challenge(k) is None exactly for Injured, card -1)
+        challenges = obs.game.challenges
+        for entry in obs.row:
+            if entry[0] >= 0 and challenges[entry[0]].shelter:
+                return True
+        return False
+
+    def value_vector(self, obs, need, lewis: bool) -> list[float]:
+        """The value of finding each terrain now (index = Terrain.index)."""
+        values = [0.0] * NT
+        self._terrain_values(obs, need, self._geo(obs.game).chapter_terrains, lewis, values)
+        return values
+
+    def cell_value(self, obs, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
+        if values is None:
+            values = self.value_vector(obs, need, lewis)
+        return self._cell_values(obs, need, (cell,), values)[0]
+
+    def _cell_values(self, obs, need, cells, values: list[float]) -> list[float]:
+        """``cell_value`` of each cell; what is the same for every cell is looked up once."""
+        g = obs.game
+        chapter = g.chapter
+        geo = self._geo(g)
+        ex = obs.explored
+        taxes = obs.monster_taxes(cells) if obs.monsters or chapter.custom_tax else None  # 0 without Monsters
+        column_bonus = chapter.destiny and not obs.chased
+        row_bonus = obs.threats and "kills" in obs.data
+        policy = geo.policy
+        out = []
+        for k, (cell, v) in enumerate(zip(cells, self._expected_values(obs, cells, values))):
+            if taxes is not None and taxes[k]:
+                v -= 0.6 * taxes[k]
+            if column_bonus and ex[geo.col_slice[cell]].count(0) == 1:
+                v += 0.8
+            if row_bonus and ex[geo.row_slice[cell]].count(0) == 1:
+                v += 0.3
+            for j in g.orth[cell]:
+                if not ex[j]:
+                    v += 0.05
+            if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
+                v += policy.cell_value(self, obs, need, cell)
+            out.append(v)
+        return out
+
+    def best_cell(self, obs, explores: list[int], need) -> int:
+        """The cell to explore this turn; planned once and kept while Lewis and guesses are used."""
+        key = (id(obs.game), obs.turn, obs.n_explored, obs.banned, len(explores))
+        if self._plan is not None and self._plan[0] == key and self._plan[1] in explores:
+            return self._plan[1]
+        lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
+        best, best_v = explores[0], -1e9
+        values = self.value_vector(obs, need, lewis)
+        rand = self.rng.random
+        for a, v in zip(explores, self._cell_values(obs, need, explores, values)):
+            v += rand() * 1e-3  # a tie-break: one draw per cell, in cell order
+            if v > best_v:
+                best, best_v = a, v
+        self._plan = (key, best)
+        return best
+
+    # ----- the decision -----
+    def step(self, obs) -> int:
+        la = obs.legal_actions()
+        if len(la) == 1:
+            return la[0]
+        kind = obs.step[0]
+        if kind == "resolve":
+            return A.PASS if A.PASS in la else A.FAIL
+        if kind == "backtrack":
+            return A.ACTIVATE
+        need = self.needs(obs)
+        policy = self._geo(obs.game).policy
+        if kind == "chapter" and policy is not None:
+            return policy.step(self, obs, la, need)
+        if kind == "main" and policy is not None:
+            a = policy.main(self, obs, la, need)
+            if a is not None:
+                return a
+        fn = getattr(self, "_step_" + kind, None)
+        if fn is None:
+            return la[0]
+        return fn(obs, la, need)
+
+    def _step_main(self, obs, la, need) -> int:
+        legal = set(la)
+        kills = between(la, A.KILL, A.GUESS)
+        if kills:
+            return kills[0]
+        if A.CURE_INJURED in legal and obs.pack[MUD] > need[MUD] - 0:
+            return A.CURE_INJURED
+        a = self._use_destiny(obs, la, need)
+        if a is not None:
+            return a
+        a = self._build(obs, legal, need)
+        if a is not None:
+            return a
+        if A.JAR_TAKE in legal and self._day_ending(obs):
+            return A.JAR_TAKE
+        explores = between(la, A.EXPLORE, A.DISCARD)
+        if explores:
+            cell = self.best_cell(obs, explores, need)
+            if A.LEWIS in legal:
+                return A.LEWIS
+            if A.COLLINS in legal and obs.monster_tax(cell):
+                return A.COLLINS
+            guess = self._guess(obs, legal, cell, need)
+            if guess is not None:
+                return guess
+            return cell
+        if A.SATCHEL in legal and obs.last_gain >= 0 and obs.pack[obs.last_gain] > need[obs.last_gain]:
+            return A.SATCHEL
+        jar = between(la, A.JAR_STORE, A.JAR_TAKE)
+        if jar and not self._day_ending(obs):
+            r = self.cheapest(obs, need, [a - A.JAR_STORE for a in jar])
+            if obs.pack[r] > need[r]:
+                return A.JAR_STORE + r
+        if A.MORTAR in legal:
+            a = self._mortar(obs, need)
+            if a is not None:
+                return a
+        if A.END_TURN in legal:
+            return A.END_TURN
+        return la[0]
+
+    def _day_ending(self, obs) -> bool:
+        return len(obs.row) == 1
+
+    def _guess(self, obs, legal, cell, need):
+        w = self._weights(obs, cell)
+        p = max(w)
+        t = TERRAINS[w.index(p)]
+        if A.GUESS + t.index in legal and p >= 0.5:
+            return A.GUESS + t.index  # Compass: a right guess saves an hour
+        if A.GUESS + 20 + t.index in legal and p >= 0.6 and self.terrain_value(obs, need, t, False) < 0.3:
+            return A.GUESS + 20 + t.index  # Tracking Guide: skip a likely unwanted terrain
+        return None
+
+    def _use_destiny(self, obs, la, need):
+        g = obs.game
+        for a in between(la, A.USE_DESTINY, A.KILL):
+            card = g.destiny[obs.de_held[a - A.USE_DESTINY]]
+            good = False
+            for e in card.effects:
+                if e.verb == "gain" and isinstance(e.target, int):
+                    good |= obs.pack[e.target] < need[e.target]
+                elif e.verb == "gain" and e.target == "any":
+                    good |= any(obs.pack[r] < need[r] for r in g.chapter.resources)
+                elif e.verb == "gain" and e.target == "fire":
+                    good |= obs.fires == 0 and any(c and c.fire for c in map(obs.challenge, range(3)))
+                elif e.verb == "remove":
+                    good |= (
+                        bool(obs.row)
+                        and obs.challenge(0) is not None
+                        and not obs.can_pass()
+                        and obs.row[0][1] >= obs.challenge(0).time - 1
+                    )
+                elif e.verb == "refresh":
+                    good |= len(obs.exhausted) >= 2
+                elif e.verb == "reveal":
+                    good = True
+            if good:
+                return a
+        return None
+
+    def _build(self, obs, legal, need):
+        pack = obs.pack
+        challenges = obs.game.challenges
+        fire_needed = any(challenges[e[0]].fire for e in obs.row if e[0] >= 0)
+        if fire_needed and obs.fires == 0:
+            for k in (2, 3, 0, 1):
+                if A.FIRE + k in legal:
+                    return A.FIRE + k
+        slots = obs.slots()  # nothing below changes the pack: counted once
+        if obs.shelter < 0:
+            shelter_card = self._wants_shelter(obs)
+            if shelter_card or slots >= 4:
+                for k, (x, y) in enumerate(A.SHELTER_PAIRS):
+                    if A.SHELTER + k in legal and (shelter_card or (pack[x] > need[x] and pack[y] > need[y])):
+                        return A.SHELTER + k
+        if slots >= BACKPACK_SLOTS - 1 and obs.fires < 2:
+            if A.FIRE in legal and pack[WOOD] - 2 >= need[WOOD]:
+                return A.FIRE
+            if A.FIRE + 1 in legal and pack[ROCK] - 2 >= need[ROCK]:
+                return A.FIRE + 1
+        return None
+
+    def _mortar(self, obs, need):
+        g = obs.game
+        short = [r for r in g.chapter.resources if obs.pack[r] < need[r] and r != WATER]
+        spare = 0
+        for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
+            if r != WATER and obs.pack[r] > int(need[r]):
+                spare += obs.pack[r] - int(need[r])
+        if short and spare >= 2:
+            return A.MORTAR
+        return None
+
+    def _step_pay(self, obs, la, need) -> int:
+        return A.DISCARD + self.cheapest(obs, need, [a - A.DISCARD for a in la])
+
+    _step_limits = _step_pay
+
+    def _step_gain(self, obs, la, need) -> int:
+        return max(la, key=lambda a: (self.unit_value(obs, need, a - A.GAIN), -a))
+
+    def _step_trade(self, obs, la, need) -> int:
+        best, best_v = A.SKIP, 0.2
+        for a in la:
+            if a == A.SKIP:
+                continue
+            give, take = divmod(a - A.TRADE, 10)
+            v = self.unit_value(obs, need, take) - self.keep_value(obs, need, give)
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _step_backtrack(self, obs, la, need) -> int:
+        return A.ACTIVATE
+
+    def _step_destiny_pick(self, obs, la, need) -> int:
+        g = obs.game
+        best, best_v = la[-1], 0.3
+        for a in la:
+            k = a - A.DESTINY_PICK
+            if k == 2:
+                continue
+            card = g.destiny[obs.de_face[k]]
+            v = 0.0
+            for e in card.effects:
+                if e.verb == "gain" and isinstance(e.target, int):
+                    v += e.n * self.unit_value(obs, need, e.target)
+                elif e.verb == "gain" and e.target == "any":
+                    v += 1.5
+                elif e.verb == "reveal":
+                    v += 3.0
+                elif e.verb == "remove":
+                    v += 1.0
+                else:
+                    v += 0.5
+            if v > best_v:
+                best, best_v = a, v
+        return best
+
+    def _step_resolve(self, obs, la, need) -> int:
+        return A.PASS if A.PASS in la else A.FAIL
+
+    def _step_fatigue(self, obs, la, need) -> int:
+        discards = [a - A.DISCARD for a in la if a != A.FATIGUE_WATER]
+        r = self.cheapest(obs, need, discards) if discards else None
+        if r is not None and (self.keep_value(obs, need, r) < 0.5 or obs.pack[WATER] <= 3):
+            return A.DISCARD + r
+        return A.FATIGUE_WATER
+
+    def _step_threat_discard(self, obs, la, need) -> int:
+        g = obs.game
+        for a in la:
+            if a == A.SKIP:
+                continue
+            if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in ("injured", "chased"):
+                return a
+        return A.SKIP

@@ -1,0 +1,271 @@
+"""What one player may know of a game: the observation a bot decides on (as OpenSpiel's observers).
+
+``observe(state, player)`` (or ``state.observation(player)``) gives an ``Observation``: plain attributes,
+made once per decision from references to the state's public parts, so reading them costs what
+reading the state did. It holds:
+
+- ``game``: a ``Table``, the game's public facts (board, chapter rules, card definitions, team,
+  briefing, start cells), one per ``Game``. No terrain, no Hill positions, no seed.
+- the map as seen: ``terrain[i]`` (the Terrain index of a seen cell, -1 unseen), ``hills`` (the numbers
+  of the seen Hills), ``seen``, ``explored``, ``n_explored``, and ``known(i)`` / ``known_map()``;
+- the public tokens and resources: ``pack``, ``row`` (the Challenge Row), ``fires``, ``shelter``,
+  ``samples``, ``monsters``, ``threats``, ``exhausted``, ``de_held`` / ``de_face`` (Destiny cards), the
+  clock (``day``, ``turn``, ``current``), the turn's flags, ``challenges_left`` (the Challenge pile's
+  size, not its order) and ``moves`` (actions played so far);
+- ``data``: the chapter's data as ``chapter.public_data(data, player)`` shows it to that player (no deck
+  order; in Hidden Traitor mode no other player's Identity, hand or face-down card);
+- the decision: ``player``, ``step`` (the step being decided) and ``legal`` (the legal actions).
+
+Rule helpers are the engine's own code run on public facts: ``slots``, ``carried``, ``challenge``,
+``can_pass``, ``monster_tax(es)`` are the State's functions (they read public attributes only);
+``frontier()`` and ``field_for_shelter()`` run the State's functions on a view whose game holds the
+seen cells only (they read the terrain of explored cells, which are seen). The observation keeps no
+reference to the state or the Game: the hidden map cannot be reached from it, and ``clairvoyant``
+is handed the map when it is made.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+from mapgen.model import Map
+from mapgen.terrain import TERRAINS, Terrain
+
+_TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> Table
+_last_table: list = [None, None]  # the last (Game, Table) asked for: one game is played at a time
+_TERRAIN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> its cells' Terrain indices
+
+
+class Table:
+    """The public facts of one game: what is printed on the board and cards, and the briefing."""
+
+    __slots__ = (
+        "__weakref__",
+        "blank",
+        "board",
+        "briefing",
+        "challenges",
+        "chapter",
+        "characters",
+        "col_of",
+        "destiny",
+        "gear",
+        "kills",
+        "n",
+        "orth",
+        "row_of",
+        "start_cells",
+        "threats",
+    )
+
+    def __init__(self, g):
+        m = g.map
+        self.board = g.board
+        self.chapter = g.chapter
+        self.n = g.n
+        self.challenges = g.challenges
+        self.kills = g.kills
+        self.destiny = g.destiny
+        self.threats = g.threats
+        self.characters = g.characters
+        self.gear = g.gear
+        self.orth = g.orth
+        self.row_of = g.row_of
+        self.col_of = g.col_of
+        self.start_cells = g.start_cells
+        self.briefing = m.briefing
+        # the map with nothing revealed (no cells, no Hills, no generator fields): known_map() fills it in
+        self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size)
+
+
+def table(g) -> Table:
+    """The public ``Table`` of a game (made once per game)."""
+    if _last_table[0] is g:
+        return _last_table[1]
+    t = _TABLES.get(g)
+    if t is None:
+        t = _TABLES[g] = Table(g)
+    _last_table[0], _last_table[1] = g, t
+    return t
+
+
+def _seen_cells(state) -> tuple[list[int], dict[int, int]]:
+    """The terrain index of each seen cell (-1 unseen) and the seen Hills' numbers; new lists when seen changes.
+
+    Kept on the state (``_observed``, copied by ``clone`` with the state's other fields) and made
+    again only when a cell is newly seen.
+    """
+    seen = state.seen
+    try:
+        entry = state._observed
+        if entry[0] == seen:
+            return entry[1], entry[2]
+    except AttributeError:
+        pass
+    g = state.game
+    tidx = _TERRAIN_INDEX.get(g)  # the engine's own table: never handed to a bot
+    if tidx is None:
+        tidx = _TERRAIN_INDEX[g] = tuple(t.index for t in g.cells)
+    terrain = [tidx[i] if s else -1 for i, s in enumerate(seen)]
+    hills = {i: n for i, n in g.hills.items() if seen[i]}
+    state._observed = (bytes(seen), terrain, hills)
+    return terrain, hills
+
+
+class Observation:
+    """What ``player`` may know now (see the module docstring); made by ``observe``."""
+
+    __slots__ = (
+        "banned",
+        "challenges_left",
+        "chased",
+        "collins_on",
+        "current",
+        "data",
+        "day",
+        "de_face",
+        "de_held",
+        "ex_list",
+        "exhausted",
+        "explored",
+        "explored_now",
+        "extra_slots",
+        "fires",
+        "game",
+        "hills",
+        "injured",
+        "last_gain",
+        "legal",
+        "lewis_on",
+        "monsters",
+        "moves",
+        "n_explored",
+        "pack",
+        "player",
+        "row",
+        "samples",
+        "seen",
+        "shelter",
+        "step",
+        "terrain",
+        "threats",
+        "turn",
+    )
+
+    def legal_actions(self) -> list[int]:
+        return self.legal
+
+    def known(self, i: int) -> Terrain | None:
+        """The terrain of a cell if the players have seen it."""
+        k = self.terrain[i]
+        return TERRAINS[k] if k >= 0 else None
+
+    def known_map(self):
+        """The map as the players see it: unseen cells None, seen Hills with their numbers (a solver state)."""
+        cells = tuple(TERRAINS[k] if k >= 0 else None for k in self.terrain)
+        return self.game.blank.with_cells(cells, hills=self.hills)
+
+    def frontier(self) -> list[int]:
+        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
+        return _STATE_RULES["frontier"](_RulesView(self))
+
+    def field_for_shelter(self) -> int:
+        """An explored Field (or the chapter's Shelter terrain) free for a Shelter, -1 if none."""
+        return _STATE_RULES["_field_for_shelter"](_RulesView(self))
+
+
+_last_seen_game: list = [None, None]  # (the terrain list it was made from, _SeenGame)
+
+
+class _SeenGame:
+    """A game as the players see it (unseen cells None), for the State's rule helpers run on observations."""
+
+    __slots__ = ("board", "cells", "chapter", "col_of", "field_cells", "not_rock", "orth", "row_of", "start_cells")
+
+    def __init__(self, obs: Observation):
+        t = obs.game
+        self.board, self.chapter, self.orth = t.board, t.chapter, t.orth
+        self.row_of, self.col_of, self.start_cells = t.row_of, t.col_of, t.start_cells
+        cells = self.cells = tuple(TERRAINS[k] if k >= 0 else None for k in obs.terrain)
+        self.not_rock = bytes(c is not Terrain.ROCK for c in cells)
+        self.field_cells = tuple(i for i, c in enumerate(cells) if c is Terrain.FIELD)
+
+
+class _RulesView:
+    """What ``State.frontier`` and ``State._field_for_shelter`` read, from an observation (seen cells only)."""
+
+    __slots__ = ("_frontier", "collins_on", "data", "ex_list", "explored", "game", "monsters", "n_explored", "shelter")
+
+    def __init__(self, obs: Observation):
+        seen_game = _last_seen_game[1]
+        if _last_seen_game[0] is not obs.terrain or seen_game.chapter is not obs.game.chapter:
+            seen_game = _SeenGame(obs)  # made again only when a cell is newly seen (a new terrain list)
+            _last_seen_game[0], _last_seen_game[1] = obs.terrain, seen_game
+        self.game = seen_game
+        self.data, self.ex_list, self.explored = obs.data, obs.ex_list, obs.explored
+        self.monsters, self.n_explored, self.shelter = obs.monsters, obs.n_explored, obs.shelter
+        self.collins_on = obs.collins_on
+        self._frontier = None  # State.frontier's cache: a view lives for one question
+
+
+_STATE_RULES: dict = {}  # State functions run on a _RulesView
+
+
+def _bind_state_rules():
+    """The State's rule helpers that read only public attributes, shared as the Observation's methods."""
+    from mapgen.engine.game import State
+
+    for name in ("slots", "carried", "challenge", "can_pass", "monster_tax", "monster_taxes"):
+        setattr(Observation, name, getattr(State, name))
+    for name in ("frontier", "_field_for_shelter"):
+        _STATE_RULES[name] = getattr(State, name)
+
+
+_bind_state_rules()
+
+
+def observe(state, player: int | None = None) -> Observation:
+    """The observation of ``player`` (default: the player to act) at this state."""
+    o = Observation.__new__(Observation)
+    o.player = state.current_player() if player is None else player
+    g = state.game
+    o.game = _last_table[1] if _last_table[0] is g else table(g)
+    seen = o.seen = state.seen
+    try:  # the common case inline: no cell newly seen since the last decision
+        entry = state._observed
+        if entry[0] == seen:
+            o.terrain, o.hills = entry[1], entry[2]
+        else:
+            o.terrain, o.hills = _seen_cells(state)
+    except AttributeError:
+        o.terrain, o.hills = _seen_cells(state)
+    o.explored = state.explored
+    o.ex_list = state.ex_list
+    o.n_explored = state.n_explored
+    o.pack = state.pack
+    o.row = state.row
+    o.fires = state.fires
+    o.shelter = state.shelter
+    o.samples = state.samples
+    o.extra_slots = state.extra_slots
+    o.monsters = state.monsters
+    o.threats = state.threats
+    o.exhausted = state.exhausted
+    o.de_held = state.de_held
+    o.de_face = state.de_face
+    o.day = state.day
+    o.turn = state.turn
+    o.current = state.current
+    o.injured = state.injured
+    o.chased = state.chased
+    o.lewis_on = state.lewis_on
+    o.collins_on = state.collins_on
+    o.last_gain = state.last_gain
+    o.banned = state.banned
+    o.explored_now = state.explored_now
+    o.challenges_left = len(state.ch_pile)
+    o.moves = len(state.history)
+    o.data = g.chapter.public_data(state.data, o.player)
+    o.step = state.agenda[-1] if state.agenda else None
+    o.legal = state.legal_actions() if state.outcome is None else []
+    return o

@@ -1,0 +1,210 @@
+"""The bots' observation: what the acting player may know, never the hidden map, a deck's order or another's hand."""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+
+from mapgen.engine.bots import BOTS, make_bot
+from mapgen.engine.game import CHANCE_PLAYER, Game
+from mapgen.engine.observation import Observation, Table, observe
+from mapgen.engine.play import play_game
+from mapgen.engine.traitor import MaldonadoTraitor
+from mapgen.mapfile import read_map
+from mapgen.terrain import Terrain
+
+DATA = Path(__file__).parent / "data"
+BOTS_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "bots"
+
+
+def _public_objects(root, limit: int = 20000) -> list:
+    """Every object reachable from ``root`` through its attributes (private ones too), containers and dataclass fields."""
+    seen, out, todo = set(), [], [root]
+    while todo and len(out) < limit:
+        x = todo.pop()
+        if id(x) in seen or isinstance(x, (int, float, str, bytes, bool, type(None), Terrain)):
+            continue
+        seen.add(id(x))
+        out.append(x)
+        if isinstance(x, dict):
+            todo.extend(x.keys())
+            todo.extend(x.values())
+        elif isinstance(x, (list, tuple, set, frozenset, bytearray)):
+            todo.extend(x)
+        elif isinstance(x, (Observation, Table)):
+            todo.extend(getattr(x, name) for name in type(x).__slots__ if name != "__weakref__")
+        elif dataclasses.is_dataclass(x):
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+    return out
+
+
+def _advance(state, rng, decisions: int):
+    bot = make_bot("heuristic", random.Random(1))
+    n = 0
+    while not state.is_terminal() and n < decisions:
+        if state.current_player() == CHANCE_PLAYER:
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(bot.step(state.observation()))
+            n += 1
+    return state
+
+
+def test_observation_holds_no_unseen_terrain():
+    """Nothing reachable from an observation's attributes holds the map's terrain, Hill positions, the state or the Game."""
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = _advance(Game(m).new_initial_state(), random.Random(2), 25)
+    obs = s.observation()
+    unseen = [i for i in range(m.board.size) if not s.seen[i]]
+    assert unseen and any(s.seen)
+    reached = _public_objects(obs)
+    ids = {id(x) for x in reached}
+    assert id(s.game.cells) not in ids and id(s.game.map) not in ids and id(s.game.hills) not in ids
+    assert id(s) not in ids and id(s.game) not in ids
+    # no tuple or list holds the true terrain of an unseen cell at that cell's place
+    for x in reached:
+        if isinstance(x, (tuple, list)) and len(x) == m.board.size and any(x[i] is m.cells[i] for i in unseen):
+            pytest.fail(f"a public sequence holds unseen terrain: {x!r}")
+    assert all(obs.terrain[i] == -1 and obs.known(i) is None for i in unseen)
+    assert set(obs.hills) <= {i for i in range(m.board.size) if s.seen[i]}
+    known = obs.known_map()
+    assert all(known.cells[i] is None for i in unseen) and set(known.hills) == set(obs.hills)
+    assert known.cells == s.known_map().cells and known.hills == s.known_map().hills
+
+
+def test_observations_of_maps_differing_in_unseen_cells_are_equal():
+    """Two maps that differ only in unseen cells give the same observation (the map cannot leak)."""
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = _advance(Game(m).new_initial_state(), random.Random(2), 25)
+    unseen = [i for i in range(m.board.size) if not s.seen[i]]
+    other_map = m.with_cells(Terrain.WATER if i in unseen else t for i, t in enumerate(m.cells))
+    assert other_map.cells != m.cells
+    t = Game(other_map).new_initial_state()
+    for a in s.history:
+        t.apply_action(a)
+    a, b = s.observation(), t.observation()
+    for name in Observation.__slots__:
+        if name == "game":
+            continue
+        assert getattr(a, name) == getattr(b, name), name
+    assert a.known_map() == b.known_map() and a.frontier() == b.frontier() == s.frontier()
+    assert a.field_for_shelter() == s._field_for_shelter()
+
+
+def test_deck_orders_are_hidden():
+    """A pile shows its size only (Kill Minotaur cards here), never the order of its cards."""
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = _advance(Game(m).new_initial_state(), random.Random(2), 5)
+    obs = s.observation()
+    assert obs.data["kill_pile"] == len(s.data["kill_pile"])
+    assert obs.challenges_left == len(s.ch_pile)
+    assert not hasattr(obs, "ch_pile") and not hasattr(obs, "history") and not hasattr(obs, "agenda")
+
+
+def test_traitor_mode_hides_other_players_identity_hand_and_face_down_cards():
+    m = read_map(DATA / "engine6_maldonado_201.toml")
+    g = Game(m, chapter=MaldonadoTraitor(), players=3)
+    rng = random.Random(4)
+    bots = [make_bot("heuristic", random.Random(p)) for p in range(3)]
+    s = g.new_initial_state()
+    checked = 0
+    while not s.is_terminal() and checked < 30:
+        if s.current_player() == CHANCE_PLAYER:
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+            continue
+        me = s.current_player()
+        obs = observe(s, me)
+        d = obs.data
+        for p in range(3):
+            if p == me:
+                assert d["hands"][p] == s.data["hands"][p] and d["identity"][p] == s.data["identity"][p]
+            else:
+                assert d["hands"][p] == len(s.data["hands"][p])
+                assert d["identity"][p] is None or d["identity"][p] == -1
+        for pile, true in zip(d["piles"], s.data["piles"]):
+            for (code, up, who), real in zip(pile, true):
+                if not up and who != me:
+                    assert code in (-1, 100) and (code == -1) == (real[0] < 100)
+                else:
+                    assert code == real[0]
+        assert isinstance(d["inf_pile"], int)
+        checked += 1
+        s.apply_action(bots[me].step(obs))
+    assert checked == 30
+
+
+def test_play_game_hands_each_bot_its_observation():
+    m = read_map(DATA / "engine_fauna_202.toml")
+    g = Game(m, players=2)
+    handed = []
+
+    class Recorder:
+        def __init__(self, inner):
+            self.inner = inner
+
+        def step(self, obs):
+            handed.append((type(obs), obs.player, obs.current))
+            return self.inner.step(obs)
+
+    bots = [Recorder(make_bot("heuristic", random.Random(p))) for p in range(2)]
+    play_game(g.new_initial_state(), bots, random.Random(3))
+    assert handed and all(t is Observation and p == c for t, p, c in handed)
+    assert {p for _, p, _ in handed} == {0, 1}
+
+
+def test_clairvoyant_is_given_the_map():
+    with pytest.raises(ValueError, match="must be given the map"):
+        make_bot("clairvoyant", random.Random(0))
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = Game(m).new_initial_state()
+    c3 = m.board.index("C4")
+    other = m.with_cells(Terrain.WATER if i == c3 else t for i, t in enumerate(m.cells))
+    # the same observation, two maps: the clairvoyant believes the map it was handed
+    obs = s.observation()
+    assert make_bot("clairvoyant", random.Random(0), map=m).belief(obs, c3) == {m.cells[c3]: 1.0}
+    assert make_bot("clairvoyant", random.Random(0), map=other).belief(obs, c3) == {Terrain.WATER: 1.0}
+
+
+@pytest.mark.parametrize("path", sorted(BOTS_DIR.glob("*.py")), ids=lambda p: p.name)
+def test_bots_read_no_private_or_hidden_state(path):
+    """The bots and their chapter policies use the observation's public attributes only."""
+    forbidden = {"agenda", "history", "ch_pile", "th_pile", "de_pile", "not_rock", "field_cells"}
+    tree = ast.parse(path.read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute):
+            assert node.attr not in forbidden, f"{path.name}:{node.lineno} reads .{node.attr}"
+            if node.attr in ("cells", "map") and path.name != "clairvoyant.py":
+                pytest.fail(f"{path.name}:{node.lineno} reads .{node.attr}")
+        if isinstance(node, ast.ImportFrom) and node.module in ("mapgen.engine.game", "mapgen.engine.play"):
+            assert all(a.name != "State" for a in node.names), f"{path.name} imports State"
+
+
+def test_registry_names_every_bot():
+    assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["engine_training_201", "engine_fauna_201", "engine6_flora_201", "engine6_vameter_201", "engine6_maldonado_201"],
+)
+def test_rule_questions_on_the_observation_answer_as_the_state(name):
+    """frontier() and field_for_shelter(), run on the seen cells only, equal the engine's answers on the state."""
+    m = read_map(DATA / f"{name}.toml")
+    for seed in range(2):
+        s = Game(m).new_initial_state()
+        bot, rng, checked = make_bot("heuristic", random.Random(seed)), random.Random(seed), 0
+        while not s.is_terminal():
+            if s.current_player() == CHANCE_PLAYER:
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+                continue
+            obs = s.observation()
+            assert obs.frontier() == s.frontier()
+            assert obs.field_for_shelter() == s._field_for_shelter()
+            assert obs.slots() == s.slots() and obs.monster_taxes(obs.frontier()) == s.monster_taxes(s.frontier())
+            checked += 1
+            s.apply_action(bot.step(obs))
+        assert checked > 20
