@@ -111,6 +111,7 @@ _FAILURE_WORDS = {
     "blocked": "blocked too often",
     "guessed_target": "a target found before deduced",
     "generation": "no map generated in time",
+    "tier_full": "passed, but its tier was full",
     "timeout": "grading ran out of time",
 }
 
@@ -153,10 +154,11 @@ def candidate(
     return Candidate(seed, dumps_map(m), g, None, time.perf_counter() - started)
 
 
-def settings_for(quality: Quality, seed: int, time_limit: float) -> GradeSettings:
-    """Only what the targets need: the band's bot (its games) and the deduction when a grade or targets are asked."""
+def settings_for(quality: Quality, seed: int, time_limit: float, *, deduce: bool = False) -> GradeSettings:
+    """Only what the targets need: the band's bot (its games) and the deduction when a grade or targets are
+    asked (or ``deduce``)."""
     games = {b: quality.games.get(b, 200) for b in quality.bots_needed()}
-    return GradeSettings(games=games, seed=seed, deduce=quality.needs_deduction(), time_limit=time_limit)
+    return GradeSettings(games=games, seed=seed, deduce=deduce or quality.needs_deduction(), time_limit=time_limit)
 
 
 def search(
@@ -172,15 +174,21 @@ def search(
     where: Backend | None = None,
     progress=None,
     closest: int = 3,
+    per_tier: dict[str, int] | None = None,
 ) -> SearchResult:
     """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
 
+    ``per_tier`` ({"Gentle": 2, ...}, with no ``quality.grade``): fill each deduction tier's share in one
+    pass over the seeds instead (a graded library); a passing map whose tier is full is not kept.
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
     where = where or Local(1)
     started = time.monotonic()
     deadline = started + time_limit
+    room = dict(per_tier or {})
+    if per_tier:
+        count = sum(per_tier.values())
     result = SearchResult(chapter, quality, count)
     batch = max(1, 2 * where.workers) if isinstance(where, Local) else max(2, where.workers)
     next_seed = seed
@@ -197,7 +205,14 @@ def search(
         tasks = [
             Task(
                 candidate,
-                (chapter, profile, s, quality, settings_for(quality, s, max(1.0, left)), min(map_time, max(1.0, left))),
+                (
+                    chapter,
+                    profile,
+                    s,
+                    quality,
+                    settings_for(quality, s, max(1.0, left), deduce=bool(per_tier)),
+                    min(map_time, max(1.0, left)),
+                ),
             )
             for s in range(next_seed, next_seed + todo)
         ]
@@ -207,7 +222,13 @@ def search(
                 break
             result.tried += 1
             graded.append(c)
-            if c.passes:
+            if c.passes and per_tier:
+                if room.get(c.grade.tier, 0) > 0:
+                    room[c.grade.tier] -= 1
+                    result.kept.append(c)
+                else:
+                    result.failures["tier_full"] += 1
+            elif c.passes:
                 result.kept.append(c)
             elif c.failure:
                 result.failures[c.failure] += 1

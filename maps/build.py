@@ -1,15 +1,15 @@
 """Build the graded map library: per chapter a folder of maps spanning the deduction grades, and its README table.
 
 ``python -m maps.build`` makes, for every chapter, ``maps/CHAPTER/CHAPTER-1.toml`` ... (8 maps; Training 2,
-like the printed game): for each tier of the chapter's share, the first candidates from the seed on whose
-deduction grade is that tier and which pass the chapter's quality defaults (heuristic win-rate band,
-blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
+like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
+chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
+defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
 50 deducer, 200 clairvoyant games) and written with its ``[grade]`` table, numbered easiest first (tier,
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
 prints, the rank correlation between tier and deducer win rate, and this command. Same seed, same library.
 
 Options: ``--chapters training,fauna``, ``--seed S``, ``--jobs J`` or ``--ray ADDRESS``, ``--time-limit``
-(seconds per chapter and tier), ``--out DIR`` (default: this folder), ``--force`` (replace the library
+(seconds per chapter), ``--candidates`` (per chapter), ``--out DIR`` (default: this folder), ``--force`` (replace the library
 and remove the flat ``CHAPTER-N.toml`` files of the chapters rebuilt).
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
@@ -53,7 +54,9 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     return None if sx == 0 or sy == 0 else sxy / (sx * sy)
 
 
-def build_chapter(chapter: str, *, seed: int, where, time_limit: float, games: dict, log=print) -> list:
+def build_chapter(
+    chapter: str, *, seed: int, where, time_limit: float, games: dict, candidates: int = 2000, log=print
+) -> list:
     """(map, full grade) for the chapter's library, easiest first; TargetMissed when a tier cannot be filled."""
     from mapgen.grade import GradeSettings, grade_maps
     from mapgen.profile import default_profile
@@ -61,14 +64,17 @@ def build_chapter(chapter: str, *, seed: int, where, time_limit: float, games: d
     from mapgen.target import TargetMissed, kept_map, search
 
     profile = default_profile(chapter)
-    chosen = []
-    for tier, n in PER_TIER.get(chapter, DEFAULT_PER_TIER).items():
-        q = replace(chapter_quality(chapter), grade=tier, guessed_targets=None, games={"heuristic": games["heuristic"]})
-        res = search(chapter, profile, q, seed=seed, count=n, time_limit=time_limit, where=where)
-        log(f"{chapter} {tier}: {res.summary()}")
-        if not res.done:
-            raise TargetMissed(f"{chapter}: only {len(res.kept)} of {n} {tier} maps in {time_limit:g} s", res)
-        chosen.extend(kept_map(c) for c in res.kept)
+    per_tier = PER_TIER.get(chapter, DEFAULT_PER_TIER)
+    q = replace(chapter_quality(chapter), guessed_targets=None, games={"heuristic": games["heuristic"]})
+    res = search(
+        chapter, profile, q, seed=seed, time_limit=time_limit, max_candidates=candidates, where=where, per_tier=per_tier
+    )
+    log(f"{chapter}: {res.summary()}")
+    if not res.done:
+        tiers = Counter(c.grade.tier for c in res.kept)
+        short = ", ".join(f"{t} {tiers[t]}/{n}" for t, n in per_tier.items() if tiers[t] < n)
+        raise TargetMissed(f"{chapter}: tiers not filled ({short}) after {res.tried} candidates", res)
+    chosen = [kept_map(c) for c in res.kept]
     full = grade_maps(
         [(f"{chapter}-{m.briefing.number}", m) for m in chosen],
         GradeSettings(games=dict(games), seed=0),  # mapgen grade's default seed: the README table is its output
@@ -135,7 +141,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument("--ray", default=None)
-    ap.add_argument("--time-limit", type=float, default=1800.0, help="seconds per chapter and tier")
+    ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per chapter (default 3600)")
+    ap.add_argument("--candidates", type=int, default=2000, help="most candidates per chapter (default 2000)")
     ap.add_argument("--games", type=int, default=None, help="games per bot (default 200; deducer a quarter)")
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")
@@ -148,7 +155,9 @@ def main(argv: list[str] | None = None) -> int:
     built = {}
     try:
         for ch in args.chapters.split(","):
-            built[ch] = build_chapter(ch, seed=args.seed, where=where, time_limit=args.time_limit, games=games)
+            built[ch] = build_chapter(
+                ch, seed=args.seed, where=where, time_limit=args.time_limit, games=games, candidates=args.candidates
+            )
         write_library(out, built, force=args.force)
     except Exception as e:  # noqa: BLE001 (a script: one line, like the CLI)
         print(f"error: {e}", file=sys.stderr)
