@@ -80,3 +80,26 @@ def test_a_profile_quality_table_is_a_target(tmp_path):
     assert r.exit_code == 1 and "maps met the target (all 2 candidates tried)" in r.stderr
     p.write_text('chapter = "training"\n', encoding="utf-8")  # no [quality]: plain generation
     assert cli("generate", "-c", "training", "--seed", "1", "--profile", p).stdout.startswith('chapter = "training"')
+
+
+def _fake_candidate(chapter, profile, seed, quality, settings, gen_time):
+    """A candidate whose deduction tier cycles with its seed (Moderate, Tricky, Fiendish, Gentle, ...)."""
+    from mapgen.grade import Deduction, MapGrade
+    from mapgen.quality import TIERS
+    from mapgen.target import Candidate
+
+    d = Deduction(
+        10, None, None, (), 20, {"tier": TIERS[seed % 4], "guesses": 1, "largest_reason": 1, "deduced_share": 0.5}
+    )
+    return Candidate(seed, "", MapGrade(f"{chapter}-{seed}", chapter, seed, {}, d, quality), None, 0.0)
+
+
+def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
+    import mapgen.target as target
+
+    monkeypatch.setattr(target, "candidate", _fake_candidate)
+    res = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 1, "Tricky": 2})
+    assert [c.seed for c in res.kept] == [2, 4, 6] and res.tried == 6 and res.stopped == "enough"
+    assert res.failures == {"tier_full": 3}
+    short = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 5}, max_candidates=8)
+    assert [c.seed for c in short.kept] == [4, 8] and short.stopped == "candidates" and not short.done
