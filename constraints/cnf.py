@@ -474,15 +474,49 @@ def _count_here(clauses, nvars: int, sampling: list[int]) -> int:
     return counter.count()
 
 
-def _child(conn, clauses, nvars, sampling) -> None:
+def _approx_here(clauses, nvars: int, sampling: list[int], epsilon: float, delta: float, seed: int) -> int:
+    from pyapproxmc import Counter
+
+    counter = Counter(seed=seed, epsilon=epsilon, delta=delta)
+    counter.add_clauses(clauses)
+    cells, hashes = counter.count(sampling)
+    return cells * 2**hashes
+
+
+def _child(conn, work, args) -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints progress lines on stdout
     try:
-        conn.send(("ok", _count_here(clauses, nvars, sampling)))
+        conn.send(("ok", work(*args)))
     except Exception as e:  # noqa: BLE001 - any failure goes to the parent as a message
         conn.send(("error", f"{type(e).__name__}: {e}"))
     finally:
         conn.close()
+
+
+def _in_child(work, args, time_limit: float, what: str):
+    """Run ``work(*args)`` in a child process killed after ``time_limit`` seconds (CountTimeout)."""
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, work, args), daemon=True)
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(max(0.0, time_limit)):
+            raise CountTimeout(f"the {what} did not finish within {time_limit:g} s")
+        try:
+            status, value = parent.recv()
+        except EOFError:
+            raise CountError(f"the {what} died (exit code {proc.exitcode})") from None
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5.0)
+        parent.close()
+    if status != "ok":
+        raise CountError(f"the {what} failed: {value}")
+    return value
 
 
 def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
@@ -491,27 +525,22 @@ def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
         return 0
     if time_limit is None:
         return _count_here(cnf.clauses, cnf.nvars, cnf.sampling)
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, cnf.clauses, cnf.nvars, cnf.sampling), daemon=True)
-    proc.start()
-    child.close()
-    try:
-        if not parent.poll(time_limit):
-            raise CountTimeout(f"the exact count did not finish within {time_limit:g} s")
-        try:
-            status, value = parent.recv()
-        except EOFError:
-            raise CountError(f"the model counter died (exit code {proc.exitcode})") from None
-    finally:
-        if proc.is_alive():
-            proc.kill()
-        proc.join(5.0)
-        parent.close()
-    if status != "ok":
-        raise CountError(f"the model counter failed: {value}")
-    return value
+    return _in_child(_count_here, (cnf.clauses, cnf.nvars, cnf.sampling), time_limit, "exact count")
+
+
+def approx_count_cnf(cnf: Cnf, time_limit: float, *, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1) -> int:
+    """ApproxMC's (epsilon, delta) estimate of the projected model count of ``cnf``.
+
+    The guarantee (probabilistic, over ApproxMC's random hashes): with probability at least
+    1 - delta the true count lies within [estimate / (1 + epsilon), estimate * (1 + epsilon)].
+    Small counts come back exact. Runs in a child process killed after ``time_limit`` seconds.
+    """
+    if cnf.broken:
+        return 0
+    if not cnf.sampling:
+        return 1
+    return _in_child(_approx_here, (cnf.clauses, cnf.nvars, cnf.sampling, epsilon, delta, seed), time_limit,
+                     "approximate count")
 
 
 def count_completions_cnf(

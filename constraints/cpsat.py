@@ -79,17 +79,22 @@ class ChapterModel:
         """A copy of a briefing-free model with the briefing's rules added (cheap: the proto is cloned)."""
         if self.briefing is not None:
             raise ValueError("this model already has a briefing")
+        new = self.copy()
+        new.briefing = briefing
+        for rule in self.chapter.rules:
+            if rule.reads_briefing:
+                new.post(rule)
+        return new
+
+    def copy(self) -> ChapterModel:
+        """An independent copy: constraints added to one (Hill literals, rules) never reach the other."""
         new = object.__new__(ChapterModel)
         new.__dict__.update(self.__dict__)
         # Variables are indices into the proto, so the base model's variable objects serve the clone too.
         new.model = self.model.clone()
-        new.briefing = briefing
         new.guards = dict(self.guards)
         new._hill_count = dict(self._hill_count)
         new._hill_lits = dict(self._hill_lits)
-        for rule in self.chapter.rules:
-            if rule.reads_briefing:
-                new.post(rule)
         return new
 
     # -- helpers -------------------------------------------------------------------------------

@@ -1,28 +1,18 @@
-"""How a complete map deduces: a minimal reveal set, the reveal profile of a logical explorer, rule ablation."""
+"""How a complete map deduces: a minimal reveal set, rule ablation, the logical solve path (reveal
+profile) and its deduction grade."""
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from dataclasses import dataclass, field
 
-from constraints.catalogue import Chapter, get_chapter
-from constraints.cpsat import ChapterModel
+from constraints.catalogue import get_chapter
+from mapgen.explain import explain_cell
 from mapgen.model import Map
-from mapgen.solve import Solver, SolveTimeout
+from mapgen.solve import Solver, SolveTimeout, agrees
 from mapgen.terrain import Terrain
-
-
-def _differs_from(solver: Solver, m: Map, state: Map, deadline: float, cm: ChapterModel | None = None):
-    """A completion of ``state`` other than the map ``m``, or None when ``m`` is its only completion."""
-    slot = solver.slot(m.briefing)
-    cm = cm or slot.cm
-    givens = cm.given_literals(state)
-    model = cm.model.clone()
-    model.add_bool_and(givens)
-    model.add_bool_or([cm.x[i][m.cells[i]].Not() for i in state.unrevealed() if m.cells[i] in cm.x[i]])
-    found = solver.solve_model(model, deadline)
-    return None if found is None else cm.decode(found.boolean_value)
 
 
 def reveal(m: Map, cells) -> Map:
@@ -39,29 +29,21 @@ def minimal_reveal_set(m: Map, *, seed: int = 0, time_limit: float = 60.0, solve
     Alternative completions found on the way are remembered and refute later drops without a solve.
     """
     solver = solver or Solver(get_chapter(m.chapter))
-    deadline = time.monotonic() + time_limit
+    budget = solver.budget(time_limit)
     order = list(range(m.board.size))
     random.Random(seed).shuffle(order)
     kept = set(order)
     others: list[tuple[Terrain, ...]] = []
     for i in order:
-        trial = kept - {i}
-        if any(all(w[j] is m.cells[j] for j in trial) and _hills_agree(m, w, trial, solver.chapter) for w in others):
+        trial = reveal(m, kept - {i})
+        if any(agrees(solver.chapter, w, trial) for w in others):
             continue
-        alt = _differs_from(solver, m, reveal(m, trial), deadline)
+        alt = solver.other_completion(trial, m.cells, budget)
         if alt is None:
-            kept = trial
+            kept.discard(i)
         else:
             others.append(alt)
     return sorted(kept)
-
-
-def _hills_agree(m: Map, w, revealed, chapter: Chapter) -> bool:
-    if chapter.counted is None:
-        return True
-    from constraints.rules import hill_number
-
-    return all(hill_number(m.board, w, j, chapter.counted) == n for j, n in m.hills.items() if j in revealed)
 
 
 @dataclass
@@ -74,9 +56,11 @@ class Step:
     exact: bool
     forced: int
     deduced: list[str] = field(default_factory=list)  # target cells deduced by this reveal
+    estimate: dict | None = None  # when the count is not exact: proven low and high
+    explanation: dict | None = None  # for a forced step: why (rules, cells, text)
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "step": self.step,
             "cell": self.cell,
             "terrain": self.terrain,
@@ -86,28 +70,55 @@ class Step:
             "forced": self.forced,
             "deduced": self.deduced,
         }
+        if self.estimate is not None:
+            out["estimate"] = self.estimate
+        if self.explanation is not None:
+            out["explanation"] = self.explanation
+        return out
+
+
+def _step_count(solver: Solver, state: Map, possible, forced, cap: int, seconds: float):
+    """(count, exact, estimate): enumerated when at most ``cap``; else proven bounds (the completions
+    enumerated or kept by the session, and the product over unrevealed cells of their possible terrains: one for a forced
+    cell, the exact set for a frontier cell, the chapter's static choices for the rest)."""
+    slot = solver.slot(state.briefing)
+    tally = solver._enumerate(slot, state, cap, time.monotonic() + seconds, allow_partial=True)
+    if tally.count < cap and not tally.timed_out:
+        return tally.count, True, None
+    sat = slot.sat
+    high = math.prod(
+        1 if i in forced else len(possible[i]) if i in possible else sum(sat.lit(i, t) is not None for t in sat.x[i])
+        for i in state.unrevealed()
+    )
+    low = max(1, tally.count, len(set(solver._witnesses(slot, state))))  # distinct completions seen
+    return low, False, {"method": "bounds", "value": low, "low": low, "high": high, "confidence": 1.0}
 
 
 def reveal_profile(
     m: Map,
     *,
     time_limit: float = 120.0,
-    count_time: float = 1.0,
-    count_limit: int = 2_000,
+    count_time: float = 0.03,
+    count_limit: int = 500,
     solver: Solver | None = None,
     progress=None,
+    explain: bool = True,
 ) -> dict:
-    """Play the map from its start by the exploring rules with a logical explorer.
+    """The logical solve path: play the map from its start by the exploring rules, like a careful player.
 
     Each new cell is orthogonally adjacent to an explored cell and never entered from a Rock. The
-    explorer reveals a forced frontier cell when there is one, otherwise the frontier cell with the
-    fewest possible terrains (ties: one that may hold a target, then reading order). Per step: the
-    completions (exact when a count finishes within ``count_time``), the forced cells, and which
-    target cells (the chapter's counted terrain) were deduced before being revealed.
+    explorer reveals a forced frontier cell when there is one, the one with the easiest explanation
+    (fewest rules, then fewest cells: ``mapgen.explain``), otherwise it guesses: the frontier cell
+    with the fewest possible terrains (ties: one that may hold a target, then reading order). Per
+    step: the completions (exact by enumeration up to ``count_limit``, else proven bounds, tightened
+    afterwards since a count never grows as cells are revealed), the forced cells, the explanation
+    of a forced step (until every target is known, or with no target the map is unique: what the
+    grade reads), and which target cells (the chapter's counted terrain) were deduced before
+    being revealed.
     """
     chapter = get_chapter(m.chapter)
     solver = solver or Solver(chapter)
-    deadline = time.monotonic() + time_limit
+    budget = solver.budget(time_limit)
     b = m.board
     target = chapter.counted
     targets = set(m.cells_of(target)) if target else set()
@@ -117,33 +128,45 @@ def reveal_profile(
     revealed_at: dict[int, int] = {}
     steps: list[Step] = []
     orth = b.hood("orthogonal")
+    possible: dict = {}
+    forced: dict = solver.forced(state, budget)
     while len(explored) < b.size:
-        if time.monotonic() > deadline:
+        if budget.left() <= 0:
             raise SolveTimeout("the reveal profile ran out of time")
         if explored:
-            frontier = sorted({j for i in explored if m.cells[i] is not Terrain.ROCK for j in orth[i]} - explored)
+            front = sorted({j for i in explored if m.cells[i] is not Terrain.ROCK for j in orth[i]} - explored)
         else:
-            frontier = sorted(set(m.start_cells()))
-        if not frontier:
+            front = sorted(set(m.start_cells()))
+        if not front:
             break  # the rest cannot be reached (P1 broken): the profile stops here
-        possible = solver.possible(state, max(0.1, deadline - time.monotonic()), cells=frontier)
-        forced_now = [i for i in frontier if len(possible[i]) == 1]
+        forced_now = [i for i in front if i in forced]
+        why = None
+        settled = (targets <= set(deduced_at) | set(revealed_at)) if targets else len(forced) == b.size - len(explored)
         if forced_now:
-            cell, reason = forced_now[0], "forced"
+            reason = "forced"
+            if explain and not settled:  # the grade reads explanations up to here; later ones cost time only
+                found = []
+                for i in forced_now[:2]:
+                    e = explain_cell(solver, state, i, forced[i], budget, thorough=False)
+                    if e is not None:
+                        found.append(e)
+                        if e.size <= 1:
+                            break
+                best = min(found, key=lambda e: e.key())
+                cell, why = best.cell, best.to_json(b)
+            else:
+                cell = forced_now[0]
         else:
-            cell = min(frontier, key=lambda i: (len(possible[i]), not (target in possible[i]), i))
+            possible = solver.possible(state, budget, cells=front)
+            cell = min(front, key=lambda i: (len(possible[i]), not (target in possible[i]), i))
             reason = "guess"
         explored.add(cell)
         state = reveal(m, explored)
         if cell in targets:
             revealed_at[cell] = len(steps) + 1
-        try:  # the exact counter pays off once a dozen cells are known; before that counts run to 1e9+
-            res = solver.count(state, limit=count_limit, time_limit=count_time, exact_counter=len(explored) >= 12)
-            count, exact = res.count, res.exact
-        except SolveTimeout:
-            count, exact = count_limit, False
-        forced = set(solver.forced(state, max(0.1, deadline - time.monotonic())))
-        newly = sorted(i for i in forced & targets if i not in deduced_at)
+        forced = solver.forced(state, budget) if len(explored) < b.size else {}
+        count, exact, estimate = _step_count(solver, state, possible, forced, count_limit, count_time)
+        newly = sorted(i for i in set(forced) & targets if i not in deduced_at)
         for i in newly:
             deduced_at[i] = len(steps) + 1
         steps.append(
@@ -156,10 +179,13 @@ def reveal_profile(
                 exact,
                 len(forced),
                 [b.name(i) for i in newly],
+                estimate,
+                why,
             )
         )
         if progress:
             progress(len(steps), b.size)
+    _tighten(steps)
     events = {b.name(i): {"deduced": deduced_at.get(i), "revealed": revealed_at.get(i)} for i in sorted(targets)}
     all_known = max((min(v for v in (deduced_at.get(i), revealed_at.get(i)) if v) for i in targets), default=None)
     return {
@@ -171,24 +197,95 @@ def reveal_profile(
     }
 
 
-def rule_ablation(m: Map, cells, *, time_limit: float = 60.0) -> dict[str, bool]:
+def _tighten(steps: list[Step]) -> None:
+    """Counts never grow along the path: a later count bounds an earlier one from below, an earlier
+    bound bounds a later one from above (both proven)."""
+    later_low = 1
+    for s in reversed(steps):
+        low = s.count if s.exact else s.estimate["low"]
+        later_low = max(later_low, low)
+        if not s.exact:
+            s.estimate["low"] = s.estimate["value"] = s.count = later_low
+    high = None
+    for s in steps:
+        if s.exact:
+            high = s.count
+        else:
+            if high is not None:
+                s.estimate["high"] = min(s.estimate["high"], high)
+            high = s.estimate["high"]
+            if s.estimate["low"] >= s.estimate["high"]:
+                s.count, s.exact, s.estimate = s.estimate["high"], True, None
+
+
+#: Deduction tiers, easiest first; the thresholds per chapter live in ``grade_thresholds``.
+TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
+
+
+def grade(profile: dict, chapter: str) -> dict:
+    """The deduction grade of a map from its logical solve path (see ``grade_thresholds``).
+
+    ``guesses``: guesses made before every target is known (Training: before the map is unique);
+    ``largest_reason``: the largest explanation (rules + cells) any forced step up to then needed;
+    ``deduced_share``: the share of those steps that were deductions rather than guesses.
+    """
+    steps = profile["steps"]
+    end = profile.get("all_targets_known_at") or profile.get("unique_at") or len(steps)
+    used = steps[:end]
+    guesses = sum(s["reason"] == "guess" for s in used)
+    sizes = [len(s["explanation"]["rules"]) + len(s["explanation"]["cells"]) for s in used if s.get("explanation")]
+    largest = max(sizes, default=0)
+    share = round(sum(s["reason"] == "forced" for s in used) / max(1, len(used)), 3)
+    score = difficulty_score(guesses, largest, share)
+    cuts = grade_thresholds(chapter)
+    tier = TIERS[sum(score > c for c in cuts)]
+    return {
+        "tier": tier,
+        "guesses": guesses,
+        "largest_reason": largest,
+        "deduced_share": share,
+        "score": round(score, 2),
+        "steps": end,
+    }
+
+
+def difficulty_score(guesses: int, largest_reason: int, deduced_share: float) -> float:
+    """One number per path, higher is harder: each guess counts 1, each cited rule or cell of the
+    largest explanation 0.25, and a path guessed rather than deduced throughout 2 more (a short path
+    makes the share noisy, so it weighs least)."""
+    return guesses + 0.25 * largest_reason + 2 * (1 - deduced_share)
+
+
+def grade_thresholds(chapter: str) -> tuple[float, float, float]:
+    """Score cuts between Gentle|Moderate|Tricky|Fiendish for a chapter (``mapgen/grades.toml``:
+    the quartiles of the scores of generated maps, see ``bench/calibrate_grade.py``)."""
+    import tomllib
+    from pathlib import Path
+
+    data = tomllib.loads((Path(__file__).parent / "grades.toml").read_text(encoding="utf-8"))
+    cuts = data["thresholds"].get(chapter) or data["thresholds"]["default"]
+    return tuple(cuts)
+
+
+def rule_ablation(m: Map, cells, *, time_limit: float = 60.0, solver: Solver | None = None) -> dict[str, bool]:
     """For a unique reveal set: rule id -> True when dropping that rule breaks uniqueness."""
     chapter = get_chapter(m.chapter)
+    solver = solver or Solver(chapter)
     state = reveal(m, cells)
-    deadline = time.monotonic() + time_limit
-    solver = Solver(chapter)
+    budget = solver.budget(time_limit)
+    switched = solver.slot(m.briefing).sat.rules
     out = {}
     for info in chapter.info:
         if info.id == "T1":  # built into the model's domains: only the chapter's terrains have variables
             continue
-        rules = [r for r in chapter.rules if r.id != info.id]
-        cm = ChapterModel(chapter, m.briefing, rules=rules)
-        out[info.id] = _differs_from(solver, m, state, deadline, cm) is not None
+        rules = [r for r in switched if r != info.id]
+        out[info.id] = solver.other_completion(state, m.cells, budget, rules=rules) is not None
     return out
 
 
 def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: bool = True, progress=None) -> dict:
-    """The designer's report on a complete map: reveal set, ablation and (optionally) reveal profile."""
+    """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
+    profile with its deduction grade; one solver session serves them all."""
     solver = Solver(get_chapter(m.chapter))
     t0 = time.monotonic()
     cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
@@ -196,9 +293,10 @@ def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: 
     report = {
         "reveal_set": [b.name(i) for i in cells],
         "reveal_count": len(cells),
-        "depends_on": sorted(k for k, v in rule_ablation(m, cells, time_limit=time_limit).items() if v),
+        "depends_on": sorted(k for k, v in rule_ablation(m, cells, time_limit=time_limit, solver=solver).items() if v),
     }
     if profile:
         left = max(1.0, time_limit - (time.monotonic() - t0))
         report["profile"] = reveal_profile(m, time_limit=left, solver=solver, progress=progress)
+        report["grade"] = grade(report["profile"], m.chapter)
     return report

@@ -6,6 +6,13 @@ from mapgen.model import Map
 from mapgen.terrain import Terrain
 
 
+def _count(step: dict) -> str:
+    if step["exact"]:
+        return f"{step['count']:,}"
+    e = step["estimate"]
+    return f"{e['low']:,}..{e['high']:.2g}"
+
+
 def deduce_text(m: Map, report: dict, source: str) -> str:
     b = m.board
     shown = set(report["reveal_set"])
@@ -30,11 +37,12 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         lines.append(f"reveal profile ({len(steps)} steps from the start):")
         lines.append("  step cell terrain  how     completions        forced")
         for s in steps:
-            count = f"{s['count']:,}" if s["exact"] else f">= {s['count']:,}"
             lines.append(
-                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {count:<18} {s['forced']}"
+                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {_count(s):<18} {s['forced']}"
                 + (f"   deduced {', '.join(s['deduced'])}" if s["deduced"] else "")
             )
+            if s.get("explanation"):
+                lines.append(f"         why: {s['explanation']['text']}")
         if prof["target"]:
             label = Terrain.from_code(prof["target"]).label
             for cell, ev in prof["targets"].items():
@@ -48,4 +56,13 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
                 lines.append(f"  every {label} known by step {prof['all_targets_known_at']}")
         if prof["unique_at"]:
             lines.append(f"  the map is unique after step {prof['unique_at']}")
+        lines.append(
+            '  counts: exact, or a range "low..high" proven by enumeration and by each cell\'s possible terrains'
+        )
+    g = report.get("grade")
+    if g:
+        lines.append(
+            f"deduction grade: {g['tier']} ({g['guesses']} guesses before every target is known, largest reason "
+            f"{g['largest_reason']} rules and cells, {g['deduced_share']:.0%} of those steps deduced)"
+        )
     return "\n".join(lines)

@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.solve import Solver
+from mapgen.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain
+
+#: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
+#: but rarely need much; explanations get this share of what is left, then the count, then probabilities.
+EXPLAIN_SHARE = 0.4
+PROBABILITY_SHARE = 0.5
 
 
 def solve_report(
@@ -13,41 +18,74 @@ def solve_report(
     limit: int = 100_000,
     probabilities: bool = False,
     target: Terrain | None = None,
-    time_limit: float = 60.0,
+    time_limit: float = 10.0,
     solver: Solver | None = None,
+    explain: bool = False,
 ) -> dict:
-    """``{"count", "exact", "unique", "forced"}`` plus ``probabilities`` and ``target`` when asked.
+    """``{"count", "exact", "unique", "forced"}`` (plus ``estimate`` when the count is not exact),
+    ``explanations``, ``probabilities`` and ``target`` when asked, all within ``time_limit`` seconds.
 
-    Raises ``mapgen.solve.NoCompletion`` when the state has no completion.
+    The exact answers come first and may use the whole budget; the rest is split so the count never
+    starves them: explanations, then the count (exact, else a labelled estimate: never a failure),
+    then probabilities. Raises ``mapgen.solve.NoCompletion`` when the state has no completion and
+    ``mapgen.solve.SolveTimeout`` when the exact answers themselves do not finish in time.
     """
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
-    result = solver.count(state, limit=limit, time_limit=time_limit)
-    if result.tallies is not None:
-        forced = {i: next(iter(d)) for i, d in result.tallies.items() if len(d) == 1}
-    else:
-        forced = solver.forced(state, time_limit=time_limit)
-    report: dict = {
+    # a margin for what follows the last solver call (stopping the counter's child process, printing)
+    budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
+    try:
+        possible = solver.possible(state, budget)
+    except SolveTimeout:
+        raise SolveTimeout("the time limit ran out before the forced cells were known") from None
+    forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+    report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
+    if explain:
+        from mapgen.explain import explain_forced
+
+        found = explain_forced(solver, state, solver.budget(EXPLAIN_SHARE * budget.left()), forced=forced)
+        report["explanations"] = [e.to_json(b) for e in found]
+        missing = sorted(set(forced) - {e.cell for e in found})
+        if missing:
+            report["unexplained"] = [b.name(i) for i in missing]
+    if target is not None:
+        report["target"] = solver.target(state, target, possible=possible)
+    left = budget.left()
+    count_time = max(0.2, (1 - PROBABILITY_SHARE) * left if probabilities else left)
+    result = solver.count(state, limit=limit, time_limit=count_time, possible=possible)
+    report = {
         "count": result.count,
         "exact": result.exact,
         "unique": result.exact and result.count == 1,
-        "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
+        **({"estimate": result.estimate} if result.estimate is not None else {}),
+        **report,
     }
     if probabilities:
-        shares, exact = solver.probabilities(state, limit=limit, time_limit=time_limit)
+        shares, exact = solver.probabilities(state, limit=limit, time_limit=max(0.3, budget.left()), counted=result)
         report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
         report["probabilities_exact"] = exact
-    if target is not None:
-        report["target"] = solver.target(state, target, time_limit=time_limit)
     return report
+
+
+def count_words(report: dict) -> str:
+    """``8 completions``, or an estimate in words with its bounds and how sure they are."""
+    n = report["count"]
+    if report["exact"]:
+        return f"{n:,} completion{'s' if n != 1 else ''}"
+    e = report["estimate"]
+    proven = f"proven: at least {e['proven_low']:,}" if "proven_low" in e else f"proven: at least {e['low']:,}"
+    if e["method"] == "approxmc":
+        return (
+            f"about {e['value']:,} completions (estimate: ApproxMC, between {e['low']:,} and {e['high']:,} with "
+            f"probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})"
+        )
+    return f"at least {e['low']:,} completions (the exact count ran out of time; at most {e['high']:.3g})"
 
 
 def solve_text(state: Map, report: dict, source: str) -> str:
     """A person's view: the count, the grid with forced cells marked, the target and probabilities."""
     b = state.board
-    n = report["count"]
-    count = f"{n} completion{'s' if n != 1 else ''}" if report["exact"] else f"at least {n} completions"
-    lines = [f"{source}: {count}" + (" (unique)" if report["unique"] else "")]
+    lines = [f"{source}: {count_words(report)}" + (" (unique)" if report["unique"] else "")]
     forced = report["forced"]
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):
@@ -76,6 +114,12 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                 f"target {label}: not deduced yet; known at {', '.join(tg['known']) or 'no cell'}, "
                 f"still open at {', '.join(tg['undecided'])}"
             )
+    if "explanations" in report:
+        lines.append("why:" if report["explanations"] else "why: no cell is forced")
+        for e in report["explanations"]:
+            lines.append(f"  {e['text']}")
+        if report.get("unexplained"):
+            lines.append(f"  (no explanation in time for {', '.join(report['unexplained'])}: raise --time-limit)")
     if "probabilities" in report:
         exact = "exact" if report.get("probabilities_exact") else "estimated"
         lines.append(f"probabilities ({exact}):")

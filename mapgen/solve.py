@@ -1,27 +1,39 @@
-"""Deduction on partial maps (RULES.md §6): completions, forced cells, possible terrains, probabilities.
+"""Deduction on partial maps (RULES.md §6): completions, forced cells, possible terrains, counts, probabilities.
 
-One CP-SAT model is built per (chapter, briefing) and reused: a state's revealed cells and Hill
-numbers are assumptions. Completions found along the way are kept as *witnesses*, so repeated
-queries on growing states (a game in progress) re-solve only what the witnesses do not settle.
-Every solver call is bounded by a time limit.
+One ``Solver`` is the one solver session of the project: the CLI, ``mapgen deduce``, the grade and
+the engine's deducer bot all ask it. Per (chapter, briefing) it keeps a *slot*: an incremental SAT
+session over the chapter's guarded CNF (``mapgen.sat``: possible terrains, forced cells,
+uniqueness, explanations) and, built only when a count needs it, the CP-SAT model that enumerates
+completions. Completions found along the way are kept as *witnesses*, so repeated queries on
+growing states (a game in progress) re-solve only what the witnesses do not settle.
+
+Every solver call is bounded by a budget: wall-clock seconds, or deterministic ones (reproducible
+on a busy machine). Counts are exact when enumeration or the exact counter finishes in time, else
+a labelled estimate (``CountResult.estimate``): never a failure.
 """
 
 from __future__ import annotations
 
+import math
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import ClassVar
 
 from ortools.sat.python import cp_model
 
 from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
+from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
+from mapgen.sat import Budget, SatSession, SatTimeout
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
 WITNESS_CAP = 400
+#: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
+#: estimate with probability at least 1 - DELTA.
+EPSILON, DELTA = 0.8, 0.2
 
 
 class SolveTimeout(Exception):
@@ -39,19 +51,51 @@ class NoCompletion(Exception):
 
 @dataclass
 class CountResult:
+    """A count of completions. When ``exact`` is false, ``count`` is the estimate's best value and
+    ``estimate`` says how it was made and which bounds are proven (see ``Solver.count``)."""
+
     count: int
     exact: bool
     method: str
     #: per unrevealed cell, completions holding each terrain (when the enumeration finished)
     tallies: dict[int, dict[Terrain, int]] | None = None
+    estimate: dict | None = None
+
+    def to_json(self) -> dict:
+        out = {"count": self.count, "exact": self.exact, "method": self.method}
+        if self.estimate is not None:
+            out["estimate"] = self.estimate
+        return out
+
+
+def agrees(chapter: Chapter, w, state: Map) -> bool:
+    """Whether the complete terrain ``w`` is a completion's terrain for ``state``: it shows every revealed
+    cell and every revealed Hill's number (``w`` itself keeps every rule: it came from a solver)."""
+    if any(t is not None and t is not u for t, u in zip(state.cells, w)):
+        return False
+    c = chapter.counted
+    return c is None or all(hill_number(state.board, w, i, c) == n for i, n in state.hills.items())
 
 
 @dataclass
 class _Slot:
-    """A compiled model for one briefing and the completions seen for it."""
+    """One briefing's solvers and the completions seen for it."""
 
-    cm: ChapterModel
-    witnesses: list[tuple[Terrain, ...]] = field(default_factory=list)
+    sat: SatSession
+    chapter: Chapter
+    briefing: Briefing
+    _cm: ChapterModel | None = None
+
+    @property
+    def witnesses(self) -> list[tuple[Terrain, ...]]:
+        return self.sat.witnesses
+
+    @property
+    def cm(self) -> ChapterModel:
+        """The CP-SAT model (built on first use: only enumeration needs it)."""
+        if self._cm is None:
+            self._cm = ChapterModel(self.chapter, self.briefing)
+        return self._cm
 
 
 class _Tally(cp_model.CpSolverSolutionCallback):
@@ -75,13 +119,21 @@ class _Tally(cp_model.CpSolverSolutionCallback):
 
 
 class Solver:
-    """Answers deduction questions about states of one chapter; cheap to query repeatedly."""
+    """Answers deduction questions about states of one chapter; cheap to query repeatedly.
+
+    ``time_limit`` is the default budget of one question; with ``deterministic=True`` it counts
+    deterministic seconds (SAT propagations) so the same question gets the same answer however
+    busy the machine is (the deducer bot's playtests rely on it). ``spent`` adds up the
+    deterministic time used.
+    """
 
     _shared: ClassVar[dict[str, Solver]] = {}
 
-    def __init__(self, chapter: Chapter, *, time_limit: float = 30.0):
+    def __init__(self, chapter: Chapter, *, time_limit: float = 30.0, deterministic: bool = False):
         self.chapter = chapter
         self.time_limit = time_limit
+        self.deterministic = deterministic
+        self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
 
     @classmethod
@@ -91,222 +143,317 @@ class Solver:
             cls._shared[name] = cls(get_chapter(name))
         return cls._shared[name]
 
-    # -- models ------------------------------------------------------------------------------
+    # -- sessions and budgets ------------------------------------------------------------------
+    def _blank(self, briefing: Briefing) -> Map:
+        """A blank state on this chapter's board (a house chapter borrows a shipped chapter's name with
+        that board: a Map finds its board by chapter name)."""
+        from constraints.catalogue import chapter_board, chapter_names
+
+        names = chapter_names()
+        name = self.chapter.name
+        if name not in names or chapter_board(name) != self.chapter.board:
+            name = next(n for n in names if chapter_board(n) == self.chapter.board)
+        return Map(name, briefing, (None,) * self.chapter.board.size)
+
     def slot(self, briefing: Briefing) -> _Slot:
+        """The shared session of a briefing (its solvers and witnesses)."""
         s = self._slots.get(briefing)
         if s is None:
-            s = self._slots[briefing] = _Slot(ChapterModel(self.chapter, briefing))
+            s = self._slots[briefing] = _Slot(SatSession(self.chapter, self._blank(briefing)), self.chapter, briefing)
             if len(self._slots) > 16:
                 self._slots.popitem(last=False)
         else:
             self._slots.move_to_end(briefing)
         return s
 
-    def _givens(self, cm: ChapterModel, state: Map) -> list:
-        lits = cm.given_literals(state)
+    def session(self, briefing: Briefing) -> _Slot:
+        """A private session for one briefing: its answers never depend on questions asked elsewhere."""
+        return _Slot(self.slot(briefing).sat.fork(), self.chapter, briefing)
+
+    def budget(self, time_limit: float | None = None) -> Budget:
+        return Budget(self.time_limit if time_limit is None else time_limit, self.deterministic)
+
+    def _budget(self, time_limit) -> Budget:
+        return time_limit if isinstance(time_limit, Budget) else self.budget(time_limit)
+
+    def _sat(self, slot: _Slot, assumptions: list[int], budget: Budget) -> bool:
+        before = slot.sat.spent
+        try:
+            return slot.sat.solve(assumptions, budget)
+        except SatTimeout:
+            raise SolveTimeout("the time limit ran out") from None
+        finally:
+            self.spent += slot.sat.spent - before
+
+    def _givens(self, slot: _Slot, state: Map) -> list[int]:
+        lits = slot.sat.givens(state)
         if lits is None:
-            bad = next(i for i, t in enumerate(state.cells) if t is not None and cm.lit(i, t) is None)
+            b = state.board
+            bad = next(i for i, t in enumerate(state.cells) if t is not None and t not in slot.sat.x[i])
             t = state.cells[bad]
             raise NoCompletion(
-                f"{t.label} ({t.code}) at {state.board.name(bad)} is not a terrain of this chapter (T1)",
-                ("T1",),
-                (state.board.name(bad),),
+                f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of this chapter (T1)", ("T1",), (b.name(bad),)
             )
         return lits
 
-    def _fixed(self, slot: _Slot, state: Map) -> cp_model.CpModel:
-        """A copy of the briefing's model with the state's givens fixed (cheaper to solve than assumptions)."""
-        givens = self._givens(slot.cm, state)
-        model = slot.cm.model.clone()
-        model.add_bool_and(givens)
-        return model
-
-    def solve_model(self, model: cp_model.CpModel, deadline: float):
-        """Solve a prepared copy of a briefing's model by ``deadline`` (monotonic): a solver, or None if infeasible."""
-        left = deadline - time.monotonic()
-        if left <= 0:
-            raise SolveTimeout("the time limit ran out")
-        solver = make_solver(left, presolve=False)
-        solver.parameters.linearization_level = 0
-        solver.parameters.use_sat_inprocessing = False
-        name = solver.status_name(solver.solve(model))
-        if name in ("OPTIMAL", "FEASIBLE"):
-            return solver
-        if name == "INFEASIBLE":
-            return None
-        raise SolveTimeout("the time limit ran out")
-
-    def _deadline(self, time_limit: float | None) -> float:
-        return time.monotonic() + (self.time_limit if time_limit is None else time_limit)
-
-    @staticmethod
-    def _agrees(w, state: Map) -> bool:
-        return all(t is None or t is u for t, u in zip(state.cells, w))
-
     def _witnesses(self, slot: _Slot, state: Map) -> list[tuple[Terrain, ...]]:
         """Stored completions that are completions of this state too (Hill numbers included)."""
-        out = [w for w in slot.witnesses if self._agrees(w, state)]
-        if state.hills and self.chapter.counted is not None and out:
-            from constraints.rules import hill_number
+        return [w for w in slot.witnesses if agrees(self.chapter, w, state)]
 
-            b, c = state.board, self.chapter.counted
-            out = [w for w in out if all(hill_number(b, w, i, c) == n for i, n in state.hills.items())]
-        return out
-
-    def _remember(self, slot: _Slot, w: tuple[Terrain, ...]) -> None:
-        slot.witnesses.append(w)
-        if len(slot.witnesses) > WITNESS_CAP:
-            del slot.witnesses[: WITNESS_CAP // 4]
+    def _found(self, slot: _Slot) -> tuple[Terrain, ...]:
+        w = slot.sat.decode()
+        slot.sat.remember(w, WITNESS_CAP)
+        return w
 
     # -- questions ---------------------------------------------------------------------------
-    def completion(self, state: Map, time_limit: float | None = None) -> tuple[Terrain, ...] | None:
+    def completion(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> tuple[Terrain, ...] | None:
         """One completion, or None when there is none."""
-        slot = self.slot(state.briefing)
+        slot = session or self.slot(state.briefing)
         known = self._witnesses(slot, state)
         if known:
             return known[0]
-        solver = self.solve_model(self._fixed(slot, state), self._deadline(time_limit))
-        if solver is None:
+        if not self._sat(slot, self._givens(slot, state), self._budget(time_limit)):
             return None
-        w = slot.cm.decode(solver.boolean_value)
-        self._remember(slot, w)
-        return w
+        return self._found(slot)
 
-    def possible(self, state: Map, time_limit: float | None = None, cells=None) -> dict[int, frozenset[Terrain]]:
+    def other_completion(self, state: Map, avoid, time_limit=None, *, rules=None) -> tuple[Terrain, ...] | None:
+        """A completion of ``state`` that differs from the terrain ``avoid`` on some unrevealed cell, or None.
+
+        ``rules`` (rule ids) keeps only those rules in force (default: all; T1 and the briefing always).
+        """
+        slot = self.slot(state.briefing)
+        hidden = state.unrevealed()
+        if rules is None:
+            for w in self._witnesses(slot, state):
+                if any(w[i] is not avoid[i] for i in hidden):
+                    return w
+        lits = [-v for i in hidden if (v := slot.sat.lit(i, avoid[i])) is not None]
+        if not lits:
+            return None
+        givens = self._givens(slot, state) if rules is None else slot.sat.givens(state, rules=rules)
+        act = slot.sat.switch(lits)
+        try:
+            if not self._sat(slot, [*givens, act], self._budget(time_limit)):
+                return None
+            w = slot.sat.decode()
+            if rules is None:
+                slot.sat.remember(w, WITNESS_CAP)
+            return w
+        finally:
+            slot.sat.retire(act)
+
+    def sample(self, state: Map, n: int, time_limit=None, *, seed: int = 0) -> list[tuple[Terrain, ...]]:
+        """Up to ``n`` completions, each found under random preferred terrains (diverse, not uniform),
+        as many as the budget allows."""
+        import random
+
+        budget = self._budget(time_limit)
+        slot = self.slot(state.briefing)
+        sat, rng = slot.sat, random.Random(seed)
+        givens = self._givens(slot, state)
+        hidden = state.unrevealed()
+        out = []
+        try:
+            for _ in range(n):
+                sat.lean([v if rng.random() < 0.5 else -v for i in hidden for v in sat.x[i].values()])
+                prefer = [rng.choice(list(sat.x[i].values())) for i in hidden]
+                sat.lean(prefer)
+                if not self._sat(slot, givens, budget):
+                    break
+                out.append(sat.decode())
+        except SolveTimeout:
+            pass
+        return out
+
+    def possible(
+        self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
+    ) -> dict[int, frozenset[Terrain]]:
         """For every unrevealed cell (or just ``cells``), the terrains it holds in at least one completion.
 
-        Raises NoCompletion when there is no completion at all.
+        Raises NoCompletion when there is no completion at all, SolveTimeout past the budget.
         """
-        deadline = self._deadline(time_limit)
-        slot = self.slot(state.briefing)
-        cm = slot.cm
+        budget = self._budget(time_limit)
+        slot = session or self.slot(state.briefing)
+        sat = slot.sat
         hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
+        givens = self._givens(slot, state)
         if not hidden:
-            if self.completion(state, time_limit) is None:
+            if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
             return {}
         seen: dict[int, set[Terrain]] = {i: set() for i in hidden}
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
-        model = None
+        ruled_out = sat.implied_false(givens)  # pairs unit propagation already excludes: no round needed
         while True:
-            unseen = [cm.x[i][t] for i in hidden for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]]
+            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i] and v not in ruled_out]
             if not unseen:
                 break
-            if model is None:
-                model = self._fixed(slot, state)
-            model.add_bool_or(unseen)  # stronger than every earlier one: older ones stay harmless
-            model.clear_hints()  # lean towards an unseen terrain in every cell at once: fewer rounds
-            for i in hidden:
-                want = next((t for t in cm.x[i] if cm.possible(i, t) and t not in seen[i]), None)
-                if want is not None:
-                    model.add_hint(cm.x[i][want], True)
-            solver = self.solve_model(model, deadline)
-            if solver is None:
+            act = sat.switch(unseen)
+            sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
+            try:
+                ok = self._sat(slot, [*givens, act], budget)
+            finally:
+                sat.retire(act)
+            if not ok:
                 break
-            w = cm.decode(solver.boolean_value)
-            self._remember(slot, w)
+            w = self._found(slot)
             for i in hidden:
                 seen[i].add(w[i])
         if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}
 
-    def forced(self, state: Map, time_limit: float | None = None) -> dict[int, Terrain]:
+    def forced(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> dict[int, Terrain]:
         """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop)."""
-        deadline = self._deadline(time_limit)
-        slot = self.slot(state.briefing)
-        cm = slot.cm
+        budget = self._budget(time_limit)
+        slot = session or self.slot(state.briefing)
+        sat = slot.sat
         hidden = state.unrevealed()
         known = self._witnesses(slot, state)
         if not known:
-            first = self.completion(state, deadline - time.monotonic())
+            first = self.completion(state, budget, session=slot)
             if first is None:
                 raise self.explain(state)
             known = [first]
         cand = {i: known[0][i] for i in hidden}
         for w in known[1:]:
             cand = {i: t for i, t in cand.items() if w[i] is t}
-        model = None
+        givens = self._givens(slot, state)
         while cand:
-            if model is None:
-                model = self._fixed(slot, state)
-            model.add_bool_or([cm.x[i][t].Not() for i, t in cand.items()])
-            model.clear_hints()  # lean away from every candidate at once: fewer rounds
-            for i, t in cand.items():
-                model.add_hint(cm.x[i][t], False)
-            solver = self.solve_model(model, deadline)
-            if solver is None:
+            lits = [-v for i, t in cand.items() if isinstance(v := sat.x[i][t], int) and not isinstance(v, bool)]
+            if not lits:
                 break
-            w = cm.decode(solver.boolean_value)
-            self._remember(slot, w)
+            act = sat.switch(lits)
+            sat.lean(lits)  # lean away from every candidate at once: fewer rounds
+            try:
+                ok = self._sat(slot, [*givens, act], budget)
+            finally:
+                sat.retire(act)
+            if not ok:
+                break
+            w = self._found(slot)
             cand = {i: t for i, t in cand.items() if w[i] is t}
         return cand
 
-    def is_unique(self, state: Map, time_limit: float | None = None) -> bool:
+    def is_unique(self, state: Map, time_limit=None) -> bool:
         """Whether the state has exactly one completion (NoCompletion if it has none).
 
         Two stored completions that differ settle it at once; otherwise one completion and one
         solve for another that differs from it somewhere.
         """
-        deadline = self._deadline(time_limit)
+        budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
-        cm = slot.cm
         known = self._witnesses(slot, state)
         if len(set(known)) > 1:
             return False
-        first = known[0] if known else self.completion(state, deadline - time.monotonic())
+        first = known[0] if known else self.completion(state, budget)
         if first is None:
             raise self.explain(state)
-        hidden = state.unrevealed()
-        if not hidden:
-            return True
-        model = self._fixed(slot, state)
-        model.add_bool_or([cm.x[i][first[i]].Not() for i in hidden])
-        other = self.solve_model(model, deadline)
-        if other is None:
-            return True
-        self._remember(slot, cm.decode(other.boolean_value))
-        return False
+        return self.other_completion(state, first, budget) is None
 
     def count(
-        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, exact_counter: bool = True
+        self,
+        state: Map,
+        *,
+        limit: int = 100_000,
+        time_limit: float | None = None,
+        exact_counter: bool = True,
+        possible: dict[int, frozenset[Terrain]] | None = None,
     ) -> CountResult:
-        """The number of completions: enumerated (CP-SAT, one worker) while small, else counted exactly
-        by the projected model counter; if neither finishes, at least ``limit`` with ``exact=False``."""
-        deadline = self._deadline(time_limit)
+        """The number of completions, exact when it can be, else a labelled estimate (never a failure
+        once a completion is known).
+
+        The budget is split: enumeration (CP-SAT, one worker) gets a quarter, then the exact
+        projected model counter (Ganak) half of what is left, then ApproxMC the rest. Without an
+        exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated: proven),
+        ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
+        ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
+        ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only).
+        """
+        budget = self._budget(time_limit)
+        deadline = budget.deadline
         slot = self.slot(state.briefing)
-        first_cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
-        tally = self._enumerate(slot, state, first_cap, deadline)
+        cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
+        share = 0.25 if exact_counter else 1.0
+        tally = self._enumerate(
+            slot, state, cap, time.monotonic() + max(0.05, share * budget.left()), allow_partial=True
+        )
         if tally.count == 0:
-            raise self.explain(state)
-        if tally.count < first_cap:
+            if tally.timed_out:
+                if self.completion(state, max(0.05, budget.left())) is None:
+                    raise self.explain(state)
+            else:
+                raise self.explain(state)
+        if tally.count < cap and not tally.timed_out:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
+        low = max(1, tally.count, len(set(self._witnesses(slot, state))))  # distinct completions seen
         if exact_counter:
-            exact = self._model_count(state, deadline)
+            exact = self._model_count(state, time.monotonic() + 0.5 * (deadline - time.monotonic()))
             if exact is not None:
                 return CountResult(exact, True, "model counter")
-        if first_cap < limit:
-            tally = self._enumerate(slot, state, limit, deadline, allow_partial=True)
-            if tally.count < limit and not getattr(tally, "timed_out", False):
-                return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
-        return CountResult(tally.count, False, "enumeration (stopped)")
+        if possible is None:
+            try:
+                possible = self.possible(state, max(0.05, min(1.0, deadline - time.monotonic())))
+            except SolveTimeout:
+                possible = None
+        hidden = state.unrevealed()
+        if possible is not None:
+            high = math.prod(len(possible[i]) for i in hidden)
+        else:
+            high = math.prod(sum(slot.sat.lit(i, t) is not None for t in slot.sat.x[i]) for i in hidden)
+        estimate = {
+            "method": "bounds",
+            "value": low,
+            "low": low,
+            "high": high,
+            "confidence": 1.0,
+            "proven_low": low,
+            "proven_high": high,
+            "note": "proven bounds: at least the completions enumerated, at most the product of every "
+            "unrevealed cell's possible terrains",
+        }
+        if exact_counter and low < high:
+            approx = self._approx_count(state, deadline - 0.05)
+            if approx is not None:
+                lo = max(low, math.ceil(approx / (1 + EPSILON)))
+                hi = min(high, math.floor(approx * (1 + EPSILON)))
+                estimate = {
+                    "method": "approxmc",
+                    "value": min(max(approx, lo), hi),
+                    "low": lo,
+                    "high": hi,
+                    "confidence": 1 - DELTA,
+                    "proven_low": low,
+                    "proven_high": high,
+                    "epsilon": EPSILON,
+                    "delta": DELTA,
+                    "note": f"low and high hold with probability at least {1 - DELTA:g} (ApproxMC, epsilon "
+                    f"{EPSILON:g}, delta {DELTA:g}); proven_low (completions enumerated) and proven_high (product "
+                    "of every unrevealed cell's possible terrains) always hold",
+                }
+        return CountResult(estimate["value"], False, estimate["method"], estimate=estimate)
 
     def probabilities(
-        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None
+        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, counted: CountResult | None = None
     ) -> tuple[dict[int, dict[Terrain, float]], bool]:
         """Per unrevealed cell, the share of completions holding each terrain, and whether it is exact.
 
         Exact by enumeration when the count is small, else by counting completions with each
-        (cell, terrain) fixed; when time runs out, shares over the completions enumerated so far.
+        (cell, terrain) fixed (``counted``: the state's count, when already known); when time runs
+        out, shares over up to 400 completions found under
+        random preferred terrains (``sample``: diverse, but not a uniform sample; marked not exact).
         """
-        deadline = self._deadline(time_limit)
-        result = self.count(state, limit=limit, time_limit=max(0.1, deadline - time.monotonic()))
+        budget = self._budget(time_limit)
+        deadline = budget.deadline
+        result = counted or self.count(state, limit=limit, time_limit=max(0.1, 0.5 * budget.left()))
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count), True
         try:
+            if not result.exact:
+                raise SolveTimeout("no exact count")
             possible = self.possible(state, max(0.1, deadline - time.monotonic()))
             tallies: dict[int, dict[Terrain, int]] = {}
             for i in hidden:
@@ -320,15 +467,18 @@ class Solver:
                     if n is None:
                         raise SolveTimeout("the model counter did not finish")
                     tallies[i][t] = n
-            return self._shares(tallies, result.count), result.exact
-        except SolveTimeout:
-            slot = self.slot(state.briefing)
-            tally = self._enumerate(slot, state, min(limit, 20_000), time.monotonic() + 5.0, allow_partial=True)
-            return self._shares(self._tallies(tally, state), tally.count), False
+            return self._shares(tallies, result.count), True
+        except SolveTimeout:  # shares over completions found under random preferred terrains (diverse, not uniform)
+            found = self.sample(state, 400, max(0.2, deadline - time.monotonic()))
+            tallies = {i: {} for i in hidden}
+            for w in found:
+                for i in hidden:
+                    tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
+            return self._shares(tallies, max(1, len(found))), False
 
-    def target(self, state: Map, terrain: Terrain, time_limit: float | None = None) -> dict:
+    def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` are the same in every completion, and if so where."""
-        possible = self.possible(state, time_limit)
+        possible = possible if possible is not None else self.possible(state, time_limit)
         b = state.board
         revealed = [i for i, t in enumerate(state.cells) if t is terrain]
         sure = [i for i, ts in possible.items() if ts == {terrain}]
@@ -354,12 +504,20 @@ class Solver:
         return out
 
     def _enumerate(self, slot: _Slot, state: Map, limit: int, deadline: float, allow_partial=False) -> _Tally:
-        model = self._fixed(slot, state)
-        cell_vars = self._cell_vars(slot.cm, model, state.unrevealed())
+        cm = slot.cm
+        lits = cm.given_literals(state)
+        if lits is None:
+            raise self.explain(state)
+        model = cm.model.clone()
+        model.add_bool_and(lits)
+        cell_vars = self._cell_vars(cm, model, state.unrevealed())
         left = deadline - time.monotonic()
-        if left <= 0:
-            raise SolveTimeout("the time limit ran out")
         tally = _Tally(cell_vars, state.unrevealed(), limit, deadline)
+        if left <= 0:
+            if not allow_partial:
+                raise SolveTimeout("the time limit ran out")
+            tally.timed_out = True
+            return tally
         solver = make_solver(left)  # measured: presolve on and no LP relaxation enumerate 8x faster
         solver.parameters.enumerate_all_solutions = True
         solver.parameters.linearization_level = 0
@@ -370,16 +528,27 @@ class Solver:
         return tally
 
     def _model_count(self, state: Map, deadline: float) -> int | None:
-        try:
-            from constraints.cnf import count_completions_cnf
-        except ImportError:
-            return None
+        """The exact count by Ganak on this solver's own chapter (a house chapter counts its own rules)."""
+        from constraints.cnf import count_completions_cnf
+
         left = deadline - time.monotonic()
         if left <= 0.05:
             return None
         try:
-            return count_completions_cnf(state, time_limit=left)
-        except (TimeoutError, RuntimeError, OSError, EOFError):  # timed out or the counter failed: enumerate
+            return count_completions_cnf(state, time_limit=left, chapter=self.chapter)
+        except (TimeoutError, RuntimeError, OSError, EOFError):  # timed out or the counter failed
+            return None
+
+    def _approx_count(self, state: Map, deadline: float) -> int | None:
+        """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter, or None when it does not finish."""
+        from constraints.cnf import approx_count_cnf, cnf_for_state
+
+        left = deadline - time.monotonic()
+        if left <= 0.1:
+            return None
+        try:
+            return approx_count_cnf(cnf_for_state(state, self.chapter), left, epsilon=EPSILON, delta=DELTA)
+        except (TimeoutError, RuntimeError, OSError, EOFError, ImportError):
             return None
 
     @staticmethod
@@ -391,36 +560,26 @@ class Solver:
     def _shares(tallies: dict[int, dict[Terrain, int]], total: int) -> dict[int, dict[Terrain, float]]:
         return {i: {t: n / total for t, n in sorted(d.items(), key=lambda kv: -kv[1])} for i, d in tallies.items()}
 
-    def explain(self, state: Map) -> NoCompletion:
-        """A small set of rules and revealed cells that admit no completion together."""
-        cm = ChapterModel(self.chapter, state.briefing, guarded=True)
+    def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
+        """A subset-minimal set of rules and revealed cells that admit no completion together."""
+        from mapgen.explain import minimal_reason
+
         b = state.board
-        labels: dict[int, tuple[str, str]] = {}
-        assumptions = [g.literal for g in cm.guards.values()]
-        for g in cm.guards.values():
-            labels[g.literal.index] = ("rule", g.label)
-        for i, t in enumerate(state.cells):
-            if t is None:
-                continue
-            lit = cm.lit(i, t)
-            if lit is None:
-                return NoCompletion(
-                    f"{t.label} ({t.code}) at {b.name(i)} is not a terrain of this chapter (T1)", ("T1",), (b.name(i),)
-                )
-            assumptions.append(lit)
-            labels[lit.index] = ("cell", b.name(i))
-        for i, n in state.hills.items():
-            lit = cm.hill_shows(i, n)
-            assumptions.append(lit)
-            labels[lit.index] = ("cell", b.name(i))
-        cm.model.add_assumptions(assumptions)
-        solver = make_solver(max(5.0, self.time_limit))
-        status = solver.solve(cm.model)
-        if solver.status_name(status) != "INFEASIBLE":
+        slot = self.slot(state.briefing)
+        try:
+            self._givens(slot, state)
+        except NoCompletion as e:
+            return e
+        try:
+            reason = minimal_reason(
+                self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
+            )
+        except SolveTimeout:
+            reason = None
+        if reason is None:
             return NoCompletion("no completion found (the time limit ran out while looking for one)")
-        core = [labels[i] for i in solver.sufficient_assumptions_for_infeasibility() if i in labels]
-        rule_ids = tuple(dict.fromkeys(name for kind, name in core if kind == "rule"))
-        cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
+        rule_ids, cells = reason
+        cells = tuple(b.name(i) for i in cells)
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
         shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
         subject = (
@@ -433,4 +592,4 @@ class Solver:
             msg += f" with the revealed cells {shown}" if cells else " with the briefing"
         elif cells:
             msg += f": {shown}"
-        return NoCompletion(msg, rule_ids, cells)
+        return NoCompletion(msg, tuple(rule_ids), cells)

@@ -70,6 +70,8 @@ BAD_MAPS = {
 MAP_COMMANDS = {
     "validate": ["validate", "{map}"],
     "solve": ["solve", "{map}"],
+    "solve --explain": ["solve", "{map}", "--explain"],
+    "hint": ["hint", "{map}"],
     "deduce": ["deduce", "{map}", "--no-profile", "--puzzle", "{tmp}/puzzle.toml"],
     "playtest": ["playtest", "{map}", "--games", "1", "--plot", "{tmp}/p.png", "--replay", "{tmp}/runs"],
     "render": ["render", "{map}", "-o", "{tmp}/map.png"],
@@ -419,7 +421,7 @@ def _examples(command: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "command", ["validate", "chapters", "generate", "solve", "deduce", "playtest", "render", "grade"]
+    "command", ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "grade"]
 )
 def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_path, monkeypatch):
     examples = _examples(command)
@@ -430,7 +432,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             if re.fullmatch(r"[a-z]+-\d+", word):
                 assert word in shipped, f"{line}: {word} is not a shipped map"
     monkeypatch.chdir(tmp_path)
-    if command in ("validate", "chapters", "solve"):  # quick enough to run every example here
+    if command in ("validate", "chapters", "solve", "hint"):  # quick enough to run every example here
         for line in examples:
             args = line.split()[1:]
             if any(a.startswith("my-") for a in args):
@@ -447,7 +449,14 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             "mapgen.report.solve_report",
             ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
             3,
-            f"error: {MAP}: the time limit ran out (60 s; raise --time-limit)",
+            f"error: {MAP}: the time limit ran out (10 s; raise --time-limit)",
+        ),
+        (
+            ["hint", MAP],
+            "mapgen.explain.hint",
+            ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
+            3,
+            f"error: {MAP}: the time limit ran out (10 s; raise --time-limit)",
         ),
         (
             ["deduce", MAP, "--time-limit", "5"],
@@ -490,6 +499,19 @@ def test_library_errors_map_to_the_convention(monkeypatch, args, work, error, co
 
     monkeypatch.setattr(work, fail)
     assert_fails(run(*args), code, line)
+
+
+@pytest.mark.parametrize(
+    ("args", "work"),
+    [(["solve", MAP], "mapgen.report.solve_report"), (["hint", MAP], "mapgen.explain.hint"),
+     (["deduce", MAP], "mapgen.deduce.deduce_report")],
+)
+def test_ctrl_c_says_interrupted_never_time_limit(monkeypatch, args, work):
+    def ctrl_c(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(work, ctrl_c)
+    assert_fails(run(*args), 130, f"error: {MAP}: interrupted")
 
 
 def test_an_unexpected_error_is_not_disguised():

@@ -73,3 +73,64 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert check_map(read_map(bad))
     r = CliRunner().invoke(main, ["deduce", str(bad)])
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")
+
+
+def test_profile_counts_every_step_and_explains_forced_steps(example):
+    from constraints.cnf import count_completions_cnf
+
+    m = example("training-201")
+    prof = reveal_profile(m)
+    b = m.board
+    explored = []
+    for s in prof["steps"]:
+        explored.append(b.index(s["cell"]))
+        if s["exact"]:
+            assert "estimate" not in s
+        else:  # a labelled estimate whose proven bounds hold
+            e = s["estimate"]
+            assert e["method"] == "bounds" and e["confidence"] == 1.0 and s["count"] == e["low"]
+            exact = count_completions_cnf(reveal(m, explored), time_limit=60)
+            assert e["low"] <= exact <= e["high"], s["step"]
+    settled = prof["unique_at"]
+    for s in prof["steps"][: settled - 1]:
+        if s["reason"] == "forced":
+            e = s["explanation"]
+            assert e["cell"] == s["cell"] and e["terrain"] == s["terrain"] and e["text"].startswith(s["cell"])
+
+
+def test_grade_of_a_map(example):
+    from mapgen.deduce import TIERS, grade
+
+    m = example("fauna-201")
+    prof = reveal_profile(m)
+    g = grade(prof, "fauna")
+    assert g["tier"] in TIERS
+    end = prof["all_targets_known_at"]
+    used = prof["steps"][:end]
+    assert g["guesses"] == sum(s["reason"] == "guess" for s in used)
+    assert g["deduced_share"] == pytest.approx(sum(s["reason"] == "forced" for s in used) / len(used), abs=1e-3)
+    sizes = [len(s["explanation"]["rules"]) + len(s["explanation"]["cells"]) for s in used if s["reason"] == "forced"]
+    assert g["largest_reason"] == max(sizes, default=0)
+
+
+def test_every_tier_is_populated_in_every_chapter_of_the_calibration():
+    """The documented thresholds split the calibration maps of every chapter into all four tiers."""
+    from pathlib import Path
+
+    from mapgen.deduce import TIERS, difficulty_score, grade_thresholds
+
+    data = json.loads((Path(__file__).parent.parent / "bench" / "grade_calibration.json").read_text())
+    for chapter, rows in data.items():
+        cuts = grade_thresholds(chapter)
+        tiers = {TIERS[sum(difficulty_score(r["guesses"], r["largest_reason"], r["deduced_share"]) > c for c in cuts)]
+                 for r in rows}
+        assert tiers == set(TIERS), chapter
+
+
+def test_cli_deduce_json_has_the_grade(data_dir):
+    r = CliRunner().invoke(main, ["deduce", str(data_dir / "valid" / "training-202.toml"), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert {"tier", "guesses", "largest_reason", "deduced_share"} <= set(report["grade"])
+    r = CliRunner().invoke(main, ["deduce", str(data_dir / "valid" / "training-202.toml")])
+    assert r.exit_code == 0 and f"deduction grade: {report['grade']['tier']}" in r.stdout

@@ -144,3 +144,28 @@ def test_cli_exit_codes(data_dir, tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {bad}: ")
     r = run("solve", str(data_dir / "states" / "training-201-k16.toml"), "--target", "Qq")
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
+
+
+def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
+    """The deducer bot's budget: SAT propagations, not seconds, so a question's answer (or its timeout)
+    does not depend on the machine's load nor on the questions other sessions were asked."""
+    from constraints.catalogue import get_chapter
+    from mapgen.solve import SolveTimeout
+
+    m = example("fauna-201")
+    state = m.hide(range(0, 30))
+    solver = Solver(get_chapter("fauna"), time_limit=0.02, deterministic=True)
+
+    def ask():
+        session = solver.session(state.briefing)
+        try:
+            return solver.possible(state, cells=state.unrevealed()[:8], session=session)
+        except SolveTimeout:
+            return "timeout"
+
+    first = ask()
+    other = m.hide(range(20, 49))  # same briefing, its Hills shown: the shared session learns their numbers
+    assert other.hills
+    solver.possible(other, 5.0)
+    assert ask() == first
+    assert solver.spent > 0

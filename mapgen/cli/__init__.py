@@ -30,7 +30,7 @@ import importlib
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import BAD_INPUT, Failure, failure
+from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, failure
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "chapters": "mapgen.cli.chapters:chapters",
     "generate": "mapgen.cli.generate:generate",
     "solve": "mapgen.cli.solve:solve",
+    "hint": "mapgen.cli.hint:hint",
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
     "grade": "mapgen.cli.grade:grade",
@@ -65,6 +66,8 @@ class MapgenGroup(click.Group):
             raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
         except (click.ClickException, click.exceptions.Exit, click.Abort):
             raise
+        except KeyboardInterrupt:  # outside a command's `about`: no file to name
+            raise Failure("interrupted", INTERRUPTED) from None
         except Exception as e:
             mapped = failure(e)
             if mapped is None:
@@ -81,6 +84,6 @@ def main():
 
     Exit codes, for every command: 0 success; 1 a rule broken, no completion or an impossible
     request; 2 unreadable or invalid input (a map, profile, rules or replay file, an output file
-    that exists without --force or cannot be written); 3 a time limit ran out. Errors are one line
-    on stderr: "error: FILE: what is wrong".
+    that exists without --force or cannot be written); 3 a time limit ran out; 130 interrupted
+    (Ctrl-C). Errors are one line on stderr: "error: FILE: what is wrong".
     """

@@ -1,4 +1,4 @@
-"""``mapgen deduce``: how a complete map deduces (a minimal reveal set, its rules, the reveal profile)."""
+"""``mapgen deduce``: how a complete map deduces (a minimal reveal set, its rules, the reveal profile, the grade)."""
 
 from __future__ import annotations
 
@@ -26,8 +26,9 @@ from mapgen.cli.options import force_option, json_option, map_argument, out_file
 @time_limit_option(300.0, minimum=1, help="Seconds in all.")
 @json_option
 def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
-    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, and the
-    reveal profile of a logical explorer playing from the start.
+    """Report how a complete map deduces: a minimal reveal set, the rules it relies on, the reveal
+    profile of a logical explorer playing from the start (a count at every step, the reason of every
+    forced step) and the map's deduction grade: Gentle, Moderate, Tricky or Fiendish.
 
     \b
     Example:
@@ -42,12 +43,25 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
     m, map_file = map_in.map, map_in.source
 
-    def show_step(k, n):
-        click.echo(f"\rreveal profile: step {k}/{n}", err=True, nl=k == n)
+    bar = None
+    if not as_json and not no_profile and sys.stderr.isatty():  # a progress bar on a terminal only
+        from rich.console import Console
+        from rich.progress import Progress
 
-    progress = show_step if not as_json and not no_profile and sys.stderr.isatty() else None
+        bar = Progress(transient=True, console=Console(stderr=True))
+        task = bar.add_task("reveal profile", total=m.board.size)
     with about(map_file, time_limit):
-        report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, progress=progress)
+        if bar is None:
+            report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile)
+        else:
+            with bar:
+                report = deduce_report(
+                    m,
+                    seed=seed,
+                    time_limit=time_limit,
+                    profile=not no_profile,
+                    progress=lambda k, n: bar.update(task, completed=k),
+                )
     if puzzle_out:
         puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]])
         write_text(puzzle_out, dumps_map(puzzle), force=force)

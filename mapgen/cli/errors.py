@@ -19,6 +19,8 @@ from collections.abc import Iterator
 import click
 
 OK, BROKEN, BAD_INPUT, TIMEOUT = 0, 1, 2, 3
+#: Ctrl-C: the shell's code for a command stopped by SIGINT (128 + 2); the message says "interrupted"
+INTERRUPTED = 130
 
 
 class CommandError(Exception):
@@ -48,6 +50,12 @@ class OutOfTime(CommandError):
     """A time limit ran out: exit 3."""
 
     code = TIMEOUT
+
+
+class Interrupted(CommandError):
+    """Ctrl-C: ``error: FILE: interrupted``, exit 130 (never reported as a time limit)."""
+
+    code = INTERRUPTED
 
 
 #: (module, exception class, exit code), first match wins (subclasses before their bases). A class is looked up
@@ -144,9 +152,11 @@ def _silence_stdout() -> None:
 def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterator[None]:
     """Name ``subject`` (the input file) in any error raised inside whose message does not name it already
     (``no completion: rule C6 ...`` from the solver becomes ``state.toml: no completion: rule C6 ...``);
-    a time-out's message gives ``time_limit``."""
+    a time-out's message gives ``time_limit``; Ctrl-C becomes ``FILE: interrupted``."""
     try:
         yield
+    except KeyboardInterrupt:
+        raise Interrupted(str(subject), "interrupted") from None
     except Exception as e:
         if time_limit is not None and exit_code(e) == TIMEOUT:
             with contextlib.suppress(AttributeError):

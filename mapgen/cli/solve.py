@@ -1,4 +1,4 @@
-"""``mapgen solve``: deduce a partial map (completions, forced cells, probabilities, targets)."""
+"""``mapgen solve``: deduce a partial map (forced cells, their reasons, completions, probabilities, targets)."""
 
 from __future__ import annotations
 
@@ -28,17 +28,24 @@ from mapgen.cli.options import json_option, map_argument, reject, time_limit_opt
     metavar="[CODE]",
     help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)",
 )
-@time_limit_option(60.0, help="Seconds allowed for each question.")
+@click.option(
+    "--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells."
+)
+@time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
-def solve(map_in, limit, probabilities, target, time_limit, as_json):
-    """Deduce a partial map: completions, forced cells, probabilities and targets.
+def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
+    """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
-    Exit 0 with at least one completion, 1 with none (naming rules and cells that conflict),
-    2 for an unreadable file, 3 when the time limit runs out.
+    Forced cells and possible terrains are exact and come first. The count is exact when the exact
+    counter finishes in time, otherwise a labelled estimate with its bounds ("exact": false and
+    "estimate"). Exit 0 with at least one completion, 1 with none (naming rules and cells that
+    conflict), 2 for an unreadable file, 3 when the time limit runs out before the forced cells
+    are known.
 
     \b
     Example:
         mapgen solve training-1
+        mapgen solve my-state.toml --explain
         mapgen solve my-state.toml --probabilities --target Ft --json
     """
     from constraints.catalogue import get_chapter
@@ -62,7 +69,7 @@ def solve(map_in, limit, probabilities, target, time_limit, as_json):
     try:
         with about(file, time_limit):
             report = solve_report(
-                state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit
+                state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit, explain=explain
             )
     except NoCompletion as e:
         if not as_json:

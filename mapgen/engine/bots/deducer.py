@@ -1,6 +1,6 @@
 """The ``deducer`` bot: the heuristic, with each reachable cell's possible terrains from exact deduction.
 
-CP-SAT on the chapter's rules (``mapgen/engine/deduce.py``, asked through ``solver_for(chapter).possible``)
+The one Solver on the chapter's rules (``mapgen/engine/deduce.py``, asked through ``solver_for(chapter).possible``)
 on the observation's ``known_map()``, within a solver budget per game.
 """
 
@@ -26,7 +26,7 @@ class DeducerBot(HeuristicBot):
         super().__init__(rng)
         self.solver = solver
         self.solver_calls = 0
-        self.spent = 0.0  # CP-SAT deterministic time used in this game
+        self.spent = 0.0  # deterministic solver time used in this game (SAT propagations)
         self._session = None  # this game's copy of the model and its witnesses
         self._asked = None
         self._key = None
@@ -39,7 +39,7 @@ class DeducerBot(HeuristicBot):
     #: Ask again after this many newly seen cells, or when most reachable cells have no answer yet.
     #: An older answer stays sound: a cell's possible terrains only shrink as cells are revealed.
     refresh = 2
-    #: Solver time per game (CP-SAT deterministic seconds, so reproducible); then the bot plays on
+    #: Solver time per game (deterministic seconds: SAT propagations, so reproducible); then the bot plays on
     #: its last answers and the local rules.
     budget = 0.3
 

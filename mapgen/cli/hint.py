@@ -1,0 +1,54 @@
+"""``mapgen hint``: the single easiest deduction on a partial map, with its reason (a hint button)."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from mapgen.cli.errors import about
+from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
+
+
+@click.command()
+@map_argument()
+@click.option(
+    "--target",
+    default=None,
+    metavar="CODE",
+    help="When nothing is forced, rank the Paths by their odds of this terrain (default: the chapter's counted terrain).",
+)
+@time_limit_option(10.0)
+@json_option
+def hint(map_in, target, time_limit, as_json):
+    """The single easiest deduction on a partial map, with its reason in words, like a hint button.
+
+    The easiest is the forced cell whose explanation needs the fewest rules, then the fewest
+    revealed cells. When no cell is forced it says so and names the unexplored Paths a player may
+    explore next with the best odds of the target terrain. Exit codes as for `mapgen solve`.
+
+    \b
+    Example:
+        mapgen hint training-1
+        mapgen hint my-state.toml --target Sk --json
+    """
+    from constraints.catalogue import get_chapter
+    from mapgen.explain import hint as find_hint
+    from mapgen.explain import hint_text
+    from mapgen.solve import Solver
+    from mapgen.terrain import parse_terrain
+
+    state, file = map_in.map, map_in.source
+    chapter = get_chapter(state.chapter)
+    terrain = chapter.counted
+    if target is not None:
+        try:
+            terrain = parse_terrain(target)
+        except ValueError as e:
+            reject("--target", str(e))
+    with about(file, time_limit):
+        result = find_hint(Solver.for_chapter(state.chapter), state, terrain, time_limit=time_limit)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        click.echo(hint_text(state, result, file))

@@ -1,0 +1,380 @@
+"""Why a cell is forced: subset-minimal explanations (RULES.md §6), their words, and hints.
+
+An explanation of a forced cell X = t is a set R of rule ids and a set C of revealed cells such that
+every board keeping the rules of R, the terrains of C and the briefing holds t at X. It is found
+on the solver's guarded SAT session (``mapgen.sat``): every rule and every revealed cell is an
+assumption, "X is not t" is one more, and the answer is unsatisfiable exactly when the
+assumptions force X = t. From the solver's core:
+
+1. fewest rules: no rule, every single rule, pairs of rules (every pair on a chapter of at most
+   8 switchable rules, else the pairs holding a rule of the first core) and triples of the core's
+   rules (when it has at most 6) are tried with all revealed cells; the first size that forces X
+   wins, the subset whose core cites fewest cells among them; past that, deletion (drop each rule
+   while X stays forced);
+2. fewest cells: deletion over the cells of the last core, farthest from X first, each refuted
+   drop shrinking the set to the new core.
+
+Every rule and cell left is needed (dropping it un-forces X): subset-minimal. Fewer rules are
+never possible with more cells, since more cells only remove boards.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from dataclasses import dataclass
+
+from mapgen.model import Map
+from mapgen.sat import Budget, SatTimeout
+from mapgen.terrain import Terrain
+
+#: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
+SUBSET_SIZE = 2
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """Why ``cell`` must hold ``terrain``: ``rules`` (ids) and revealed ``cells`` (indices) force it."""
+
+    cell: int
+    terrain: Terrain
+    rules: tuple[str, ...]
+    cells: tuple[int, ...]
+    text: str
+
+    @property
+    def size(self) -> int:
+        return len(self.rules) + len(self.cells)
+
+    def key(self) -> tuple:
+        """Easiest first: fewest rules, then fewest cells, then reading order."""
+        return (len(self.rules), len(self.cells), self.cell)
+
+    def to_json(self, board) -> dict:
+        return {
+            "cell": board.name(self.cell),
+            "terrain": self.terrain.code,
+            "rules": list(self.rules),
+            "cells": [board.name(i) for i in self.cells],
+            "text": self.text,
+        }
+
+
+def _check(solver, slot, state: Map, rules, cells, extra: list[int], budget: Budget):
+    """(forced?, core rules, core cells) for the given rules and revealed cells plus ``extra``."""
+    sat = slot.sat
+    assumptions = sat.givens(state, cells=cells, rules=rules)
+    lit_of = {}
+    for i in cells:
+        t = state.cells[i]
+        v = sat.lit(i, t)
+        if v is not None:
+            lit_of[v] = i
+        if i in state.hills and sat.hill_rule is not None:
+            lit_of[sat.hill_switch(i, state.hills[i])] = i
+    if solver._sat(slot, [*assumptions, *extra], budget):
+        return False, (), ()
+    core = set(sat.core())
+    core_rules = tuple(r for r in rules if sat.guard(r) in core)
+    core_cells = tuple(sorted({lit_of[v] for v in core if v in lit_of}))
+    return True, core_rules, core_cells
+
+
+def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget, *, thorough: bool = True):
+    """(rules, cells) forcing ``target`` = (cell, terrain), or, with ``target=None``, admitting no
+    completion; subset-minimal, fewest rules first. None when it is not forced (or there is a completion).
+
+    ``thorough=False`` searches only subsets of the first core's rules for the fewest rules (fewer
+    solves; still subset-minimal): the solve path of ``mapgen deduce`` uses it.
+
+    Raises ``mapgen.solve.SolveTimeout`` when the budget runs out.
+    """
+    slot = solver.slot(state.briefing)
+    sat = slot.sat
+    order = {r: k for k, r in enumerate(sat.rules)}
+    revealed = [i for i, t in enumerate(state.cells) if t is not None and i not in sat.briefing_cells]
+    extra: list[int] = []
+    if target is not None:
+        cell, terrain = target
+        v = sat.lit(cell, terrain)
+        if v is None:  # fixed by the briefing (the Peak): the empty explanation
+            return (), ()
+        extra = [-v]
+    b = state.board
+
+    def check(rules, cells):
+        return _check(solver, slot, state, rules, cells, extra, budget)
+
+    ok, rules, cells = check(sat.rules, revealed)
+    if not ok:
+        return None
+    # 1. fewest rules, with every revealed cell available: none, then each single rule, then pairs
+    #    (all pairs on a small chapter, else those with a rule of the core), then triples of the core
+    core_rules = rules
+    best = None
+    everyone = sat.rules if thorough else core_rules
+
+    def subsets(k):
+        if k <= 1:
+            return itertools.combinations(everyone, k)
+        if k == 2:
+            pairs = itertools.combinations(everyone, 2)
+            return pairs if len(everyone) <= 8 else (p for p in pairs if set(p) & set(core_rules))
+        return itertools.combinations(core_rules, k) if len(core_rules) <= 6 else ()
+
+    for k in range(SUBSET_SIZE + 2):
+        for subset in subsets(k):
+            ok, r2, c2 = check(subset, revealed)
+            if ok and (best is None or len(c2) < len(best[1])):
+                best = (r2, c2)
+        if best is not None:
+            break
+    if best is None:  # deletion over the rules
+        keep = list(core_rules)
+        cells = revealed
+        for r in list(keep):
+            if r not in keep:
+                continue
+            trial = [q for q in keep if q != r]
+            ok, r2, c2 = check(trial, revealed)
+            if ok:
+                keep, cells = list(r2), c2
+        best = (tuple(keep), cells)
+        ok, r2, c2 = check(best[0], revealed)
+        best = (r2, c2)
+    rules, cells = best
+    # 2. fewest cells, the farthest from the target dropped first
+    if target is not None:
+        r0, c0 = b.rc(target[0])
+        far = sorted(cells, key=lambda i: -(abs(b.rc(i)[0] - r0) + abs(b.rc(i)[1] - c0)))
+    else:
+        far = list(cells)
+    keep_cells = list(cells)
+    for i in far:
+        if i not in keep_cells:
+            continue
+        trial = [j for j in keep_cells if j != i]
+        ok, r2, c2 = check(rules, trial)
+        if ok:
+            keep_cells = list(c2)
+            rules = r2 if set(r2) <= set(rules) else rules
+    return tuple(sorted(rules, key=order.get)), tuple(sorted(keep_cells))
+
+
+def explain_cell(
+    solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
+) -> Explanation | None:
+    """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
+    from mapgen.solve import SolveTimeout
+
+    try:
+        reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
+    except SatTimeout:
+        raise SolveTimeout("the time limit ran out") from None
+    if reason is None:
+        return None
+    rules, cells = reason
+    return Explanation(cell, terrain, rules, cells, explanation_text(solver, state, cell, terrain, rules, cells))
+
+
+def explain_forced(
+    solver, state: Map, time_limit=None, forced: dict[int, Terrain] | None = None, per_cell: float | None = None
+) -> list[Explanation]:
+    """An explanation for every forced unrevealed cell, in reading order.
+
+    The forced cells come first (exact); each explanation then gets its share of what is left of
+    the budget (at least ``per_cell`` seconds when given). SolveTimeout if the forced cells cannot
+    be found in time; cells whose explanation runs out of time are left out.
+    """
+    from mapgen.solve import SolveTimeout
+
+    budget = solver._budget(time_limit)
+    if forced is None:
+        forced = solver.forced(state, budget)
+    out = []
+    items = sorted(forced.items())
+    for k, (i, t) in enumerate(items):
+        left = budget.left()
+        share = left / (len(items) - k) if per_cell is None else max(per_cell, left / (len(items) - k))
+        if left <= 0:
+            break
+        try:
+            e = explain_cell(
+                solver,
+                state,
+                i,
+                t,
+                solver.budget(min(left, share)) if not solver.deterministic else Budget(min(left, share), True),
+            )
+        except SolveTimeout:
+            continue
+        if e is not None:
+            out.append(e)
+    return out
+
+
+def easiest(explanations: list[Explanation]) -> Explanation | None:
+    return min(explanations, key=Explanation.key, default=None)
+
+
+# -- words ----------------------------------------------------------------------------------------
+
+
+def _shown(state: Map, i: int, with_number: bool) -> str:
+    t = state.cells[i]
+    name = state.board.name(i)
+    if t is Terrain.HILL and with_number and i in state.hills:
+        return f"the Hill at {name} showing {state.hills[i]}"
+    return f"the {t.label} at {name}"
+
+
+def _lower_first(text: str) -> str:
+    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+
+
+def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cells) -> str:
+    """The reason in words, after the rulebook's worked example ("A must be Wood: Wood is always next
+    to Water, and A is the only unexplored Path beside it")."""
+    chapter = solver.chapter
+    b = state.board
+    name = b.name(cell)
+    head = f"{name} must be {terrain.label}"
+    if not rules and not cells:
+        briefing = state.briefing
+        if cell == briefing.peak:
+            return f"{head}: it is the Peak, and the briefing makes the Peak a Rock."
+        if cell == briefing.start:
+            return f"{head}: it is the start, and the briefing puts the Fort there."
+        return f"{head}: the briefing alone decides it."
+    hill_rule = solver.slot(state.briefing).sat.hill_rule
+    c9 = hill_rule is not None and hill_rule.id in rules
+    said = []
+    for r in rules:
+        info = chapter.rule_info(r)
+        if len(rules) <= 2:
+            words = _lower_first(info.text.split(". ")[0].rstrip(".") if info.text else info.title)
+            said.append(f"{words} ({r})")
+        else:
+            said.append(f"{r} {info.title}")
+    because = "; ".join(said) if len(rules) <= 2 else "rules " + ", ".join(said)
+    if cells:
+        seen = [_shown(state, i, c9) for i in cells]
+        given = seen[0] if len(seen) == 1 else ", ".join(seen[:-1]) + " and " + seen[-1]
+        rule_word = "that rule" if len(rules) == 1 else ("these rules" if rules else "them")
+        tail = f"With {given} revealed, any other terrain at {name} would break {rule_word}."
+        if not rules:
+            tail = f"With {given} revealed, nothing else fits at {name}."
+        return f"{head}: {because}. {tail}" if rules else f"{head}. {tail}"
+    return f"{head}: {because}; no other terrain at {name} keeps {'it' if len(rules) == 1 else 'them all'}."
+
+
+# -- hints ----------------------------------------------------------------------------------------
+
+
+def frontier(state: Map) -> list[int]:
+    """The unexplored Paths a player may explore next: next to an explored cell that is not a Rock,
+    or a start cell when nothing is explored yet."""
+    from mapgen.terrain import Terrain as T
+
+    b = state.board
+    orth = b.hood("orthogonal")
+    opened = [i for i, t in enumerate(state.cells) if t is not None and t is not T.ROCK]
+    if not opened:
+        return sorted(i for i in state.start_cells() if state.cells[i] is None)
+    return sorted({j for i in opened for j in orth[i] if state.cells[j] is None})
+
+
+def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 10.0) -> dict:
+    """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
+    forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
+
+    Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
+    """
+    budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
+    b = state.board
+    start = time.monotonic()
+    known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
+    forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+    if forced:
+        found = explain_forced(solver, state, budget, forced=forced)
+        best = easiest(found)
+        if best is not None:
+            return {"forced": True, "explanation": best.to_json(b), "forced_cells": len(forced)}
+    out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
+    if not state.unrevealed():
+        out["message"] = "every cell is revealed: nothing left to deduce"
+        return out
+    if forced:  # forced, but no explanation in time
+        out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
+        out["forced_cells"] = len(forced)
+    if target is not None:
+        cells = frontier(state)
+        odds, exact = _odds(solver, state, cells, target, budget)
+        ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-p[0], p[1]))
+        best = ranked[0][0] if ranked else 0.0
+        out["target"] = target.code
+        out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in ranked]
+        out["best"] = [b.name(i) for p, i in ranked if p == best and p > 0]
+        out["odds_exact"] = exact
+    out["seconds"] = round(time.monotonic() - start, 3)
+    return out
+
+
+def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float], bool]:
+    """Per cell, the share of completions with ``target`` there, and whether the shares are exact.
+
+    Exact when the count of the state and of each cell's sub-state (the cell set to ``target``)
+    finish within 80% of the budget left; otherwise shares over the completions enumerated in the
+    rest, over completions found under random preferred terrains (labelled estimated: diverse, but
+    not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
+    """
+    from mapgen.solve import SolveTimeout
+
+    possible = solver.possible(state, budget, cells=cells)
+    can = [i for i in cells if target in possible[i]]
+    odds = {i: 0.0 for i in cells}
+    try:
+        deadline = time.monotonic() + 0.8 * budget.left()
+        total = solver.count(
+            state, time_limit=max(0.1, 0.1 * (deadline - time.monotonic())), exact_counter=False, limit=2_000
+        )
+        if not total.exact:
+            total = solver._model_count(state, time.monotonic() + (deadline - time.monotonic()) / (1 + len(can)))
+            if total is None:
+                raise SolveTimeout("no exact count")
+        else:
+            total = total.count
+        for k, i in enumerate(can):
+            sub = state.with_cells(target if j == i else t for j, t in enumerate(state.cells))
+            part = solver._model_count(sub, time.monotonic() + (deadline - time.monotonic()) / (len(can) - k))
+            if part is None:
+                raise SolveTimeout("no exact count")
+            odds[i] = part / total
+        return odds, True
+    except SolveTimeout:
+        found = solver.sample(state, 400, max(0.2, budget.left()))
+        for i in can:
+            odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
+        return odds, False
+
+
+def hint_text(state: Map, result: dict, source: str) -> str:
+    if result["forced"]:
+        e = result["explanation"]
+        cited = ", ".join([*e["rules"], *e["cells"]]) or "the briefing"
+        return f"{source}: {e['text']}\n  (cites {cited})"
+    lines = [f"{source}: {result['message']}"]
+    if "odds" in result:
+        label = Terrain.from_code(result["target"]).label
+        kind = "" if result["odds_exact"] else " (estimated)"
+        if result["best"]:
+            lines.append(
+                f"best odds of a {label}{kind}: "
+                + ", ".join(f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] in result["best"])
+            )
+        else:
+            lines.append(f"no unexplored Path next to the explored ones can hold a {label}")
+        others = [f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] not in result["best"]]
+        if others:
+            lines.append("  then: " + ", ".join(others))
+    return "\n".join(lines)

@@ -1,0 +1,181 @@
+"""Explanations of forced cells (RULES.md §6): sound, subset-minimal, in words; hints; the hint and --explain CLI.
+
+Every explanation is re-checked on a model built apart from the solver's session: the CNF of a
+chapter holding only the cited rules (plus the briefing and T1, which always hold) on the state
+showing only the cited cells (a cited Hill's number counts only with C9, the rule that reads it):
+the cell must be forced, and dropping any one rule or cell must un-force it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+
+import pytest
+from click.testing import CliRunner
+from pysat.solvers import Solver as SatSolver
+
+from cli import main
+from constraints.catalogue import get_chapter
+from constraints.cnf import cnf_for_state
+from constraints.rules import BriefingCell, TerrainSet
+from mapgen.explain import Explanation, easiest, explain_cell, explain_forced, hint
+from mapgen.mapfile import read_map
+from mapgen.solve import Solver
+from mapgen.terrain import Terrain
+from tests.conftest import DATA
+
+STATES = sorted(p.stem for p in (DATA / "states").glob("*.toml"))
+
+
+def forced_by(state, cell: int, terrain: Terrain, rules, cells) -> bool:
+    """Whether every board keeping ``rules``, the terrains of ``cells`` and the briefing holds ``terrain`` at ``cell``.
+
+    Built from scratch, apart from the solver's guarded session: the CNF of the state that shows only
+    ``cells`` under a chapter that keeps only ``rules`` (and T1 and the briefing), with "not ``terrain``
+    at ``cell``" added; a plain SAT call must find no board.
+    """
+    chapter = get_chapter(state.chapter)
+    kept = tuple(r for r in chapter.rules if r.id in rules or isinstance(r, (BriefingCell, TerrainSet)))
+    sub = state.hide(i for i in range(state.board.size) if i not in set(cells))
+    cnf = cnf_for_state(sub, dataclasses.replace(chapter, rules=kept))
+    if cnf.broken:
+        return True
+    lit = cnf.lit(cell, terrain)
+    if lit is True:
+        return True
+    if lit is False:
+        return False
+    with SatSolver(name="minisat22", bootstrap_with=[*cnf.clauses, [-lit]]) as sat:
+        return not sat.solve()
+
+
+def assert_sound_and_minimal(state, cell, terrain, rules, cells) -> None:
+    name = state.board.name(cell)
+    assert forced_by(state, cell, terrain, rules, cells), f"{name}: not forced by its explanation"
+    for r in rules:
+        assert not forced_by(state, cell, terrain, [q for q in rules if q != r], cells), f"{name}: {r} not needed"
+    for c in cells:
+        rest = [k for k in cells if k != c]
+        assert not forced_by(state, cell, terrain, rules, rest), f"{name}: {state.board.name(c)} not needed"
+
+
+@pytest.fixture(scope="module")
+def worked():
+    return json.loads((DATA / "states" / "explanations.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize("name", STATES)
+def test_every_forced_cell_is_explained_soundly_and_minimally(name, worked):
+    state = read_map(DATA / "states" / f"{name}.toml")
+    solver = Solver.for_chapter(state.chapter)
+    forced = solver.forced(state)
+    found = explain_forced(solver, state, time_limit=60)
+    assert {e.cell: e.terrain for e in found} == forced  # every forced cell, none missed
+    b = state.board
+    briefing = {state.briefing.peak, state.briefing.start}
+    for e in found:
+        assert "T1" not in e.rules and not (set(e.cells) & briefing)
+        assert all(state.cells[i] is not None for i in e.cells)  # only revealed cells are cited
+        assert_sound_and_minimal(state, e.cell, e.terrain, e.rules, e.cells)
+    for ref in worked[name]:
+        e = next(x for x in found if b.name(x.cell) == ref["cell"])
+        # never more rules than the worked example's greedy explanation needs
+        assert len(e.rules) <= len(ref["rules"]), (ref["cell"], e.rules, ref["rules"])
+
+
+@pytest.mark.parametrize("name", ["fauna-201-k34", "flora-202-k34", "training-202-k16"])
+def test_the_checker_accepts_the_worked_explanations(name, worked):
+    """The independent check reads RULES.md §6 as the worked examples do (briefing, T1, Hill numbers with C9)."""
+    state = read_map(DATA / "states" / f"{name}.toml")
+    b = state.board
+    for ref in worked[name][:3]:
+        cells = [b.index(c) for c in ref["cells"]]
+        assert_sound_and_minimal(state, b.index(ref["cell"]), Terrain.from_code(ref["terrain"]), ref["rules"], cells)
+
+
+def test_the_peak_has_the_empty_explanation():
+    state = read_map(DATA / "states" / "fauna-201-k34.toml")
+    solver = Solver.for_chapter("fauna")
+    e = explain_cell(solver, state, state.briefing.peak, Terrain.ROCK)
+    assert (e.rules, e.cells) == ((), ())
+    assert e.text == "B4 must be Rock: it is the Peak, and the briefing makes the Peak a Rock."
+    assert explain_cell(solver, state, state.board.index("A2"), Terrain.VINE) is None  # A2 is not forced
+
+
+def test_explanation_json_contract_and_words():
+    state = read_map(DATA / "states" / "training-201-k16.toml")
+    solver = Solver.for_chapter("training")
+    e = explain_cell(solver, state, state.board.index("B4"), Terrain.WATER)
+    assert e.to_json(state.board) == {
+        "cell": "B4",
+        "terrain": "Wa",
+        "rules": ["C5"],
+        "cells": ["B5", "B6"],
+        "text": "B4 must be Water: every Mud has at least 1 orthogonal Water and at least 1 orthogonal Rock (C5). "
+        "With the Mud at B5 and the Food at B6 revealed, any other terrain at B4 would break that rule.",
+    }
+
+
+def test_a_cited_hill_brings_its_number_only_with_c9():
+    state = read_map(DATA / "states" / "flora-202-k34.toml")
+    solver = Solver.for_chapter("flora")
+    e = explain_cell(solver, state, state.board.index("A7"), Terrain.FLORA_CREATURE)
+    assert "C9" in e.rules and "showing" in e.text
+    assert_sound_and_minimal(state, e.cell, e.terrain, e.rules, e.cells)
+
+
+def test_hint_gives_the_easiest_deduction():
+    state = read_map(DATA / "states" / "vameter-201-k34.toml")
+    solver = Solver.for_chapter("vameter")
+    result = hint(solver, state, Terrain.FEZRON_CAMP)
+    found = [e for e in explain_forced(solver, state, time_limit=60) if e.cell != state.briefing.peak]
+    best = easiest(found)  # the Peak is known to every player: never a hint
+    assert result["forced"] and result["explanation"] == best.to_json(state.board)
+    assert result["explanation"]["cell"] != "B4" and best.key() == min(e.key() for e in found)
+    assert Explanation.key(best)[:2] == (len(best.rules), len(best.cells))
+
+
+def test_hint_without_a_forced_cell_names_the_best_odds(example):
+    m = example("training-201")
+    state = m.hide(i for i in range(m.board.size) if i != m.briefing.peak)
+    result = hint(Solver.for_chapter("training"), state, Terrain.WOOD)
+    assert not result["forced"] and result["message"] == "no cell is forced: you must guess"
+    cells = [o["cell"] for o in result["odds"]]
+    assert sorted(cells) == ["B7", "C7", "D7", "E7", "F7"]  # nothing explored yet: the river column
+    chances = [o["chance"] for o in result["odds"]]
+    assert chances == sorted(chances, reverse=True) and result["best"][0] == cells[0]
+
+
+# -- the command line ----------------------------------------------------------------------------
+
+
+def run(*args):
+    return CliRunner().invoke(main, list(args))
+
+
+def test_cli_solve_explain_json():
+    path = DATA / "states" / "training-201-k16.toml"
+    r = run("solve", str(path), "--explain", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert [e["cell"] for e in data["explanations"]] == sorted(data["forced"], key=lambda c: (c[0], int(c[1:])))
+    for e in data["explanations"]:
+        assert set(e) == {"cell", "terrain", "rules", "cells", "text"}
+        assert data["forced"][e["cell"]] == e["terrain"]
+    r = run("solve", str(path), "--explain")
+    assert r.exit_code == 0 and "why:" in r.stdout and "B4 must be Water" in r.stdout
+
+
+def test_cli_hint():
+    path = DATA / "states" / "training-201-k16.toml"
+    r = run("hint", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert data["forced"] and set(data["explanation"]) == {"cell", "terrain", "rules", "cells", "text"}
+    r = run("hint", str(path))
+    assert r.exit_code == 0 and "must be" in r.stdout
+    r = run("hint", str(DATA / "invalid" / "training-201-m.toml"))
+    assert r.exit_code == 1 and "no completion" in r.stderr
+    r = run("hint", str(path), "--target", "Qq")
+    assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
