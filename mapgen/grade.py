@@ -261,8 +261,7 @@ def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
     cells = deduce.minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
     left = max(1.0, time_limit - (time.monotonic() - t0))
     profile = deduce.reveal_profile(m, time_limit=left, solver=solver)
-    grade_fn = getattr(deduce, "grade", None)  # the deduction grade (issue 10) where this mapgen has it
-    g = grade_fn(profile, m.chapter) if grade_fn else None
+    g = deduce.grade(profile, m.chapter)
     guessed = tuple(
         cell
         for cell, ev in profile["targets"].items()
@@ -274,7 +273,7 @@ def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
         targets_known_at=profile["all_targets_known_at"],
         guessed_targets=guessed,
         unique_at=profile["unique_at"],
-        grade=None if g is None else {k: g[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")},
+        grade={k: g[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")},
     )
 
 

@@ -168,3 +168,21 @@ def test_a_profile_quality_table_sets_what_passes(tmp_path):
     p.write_text("[quality]\nwin_rat = [0.1, 0.2]\n", encoding="utf-8")
     r = cli("grade", TRAINING, "--games", "1", "--no-deduction", "--profile", p)
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {p}: unknown key quality.win_rat (known: ")
+
+
+def test_the_tiers_named_here_are_the_deduction_grade_s():
+    from mapgen.cli.grade import TIER_NAMES
+    from mapgen.deduce import TIERS as DEDUCE_TIERS
+    from mapgen.quality import TIERS
+
+    assert TIERS == TIER_NAMES == DEDUCE_TIERS
+
+
+def test_the_deduction_half_is_mapgen_deduce_s_grade():
+    from mapgen.deduce import deduce_report
+
+    m = read_map(TRAINING)
+    d = deduce_map(dumps_map(m), 0, 60.0)
+    report = deduce_report(m, seed=0, time_limit=60.0)
+    assert d.grade == {k: report["grade"][k] for k in ("tier", "guesses", "largest_reason", "deduced_share")}
+    assert d.reveal_set == report["reveal_count"] and d.unique_at == report["profile"]["unique_at"]

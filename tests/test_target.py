@@ -103,3 +103,16 @@ def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
     assert res.failures == {"tier_full": 3}
     short = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 5}, max_candidates=8)
     assert [c.seed for c in short.kept] == [4, 8] and short.stopped == "candidates" and not short.done
+
+
+def test_generate_grade_returns_only_maps_of_that_grade(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--grade", "Moderate", "--out", tmp_path)
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("*.toml"))
+    assert len(files) == 2
+    for f in files:
+        table = tomllib.loads(f.read_text(encoding="utf-8"))["grade"]
+        assert table["tier"] == "Moderate"
+        deduced = json.loads(cli("deduce", f, "--json").stdout)
+        assert deduced["grade"]["tier"] == "Moderate"  # what mapgen deduce says of the written map
+    assert "failed: deduction grade " in r.stderr or " kept 2 of 2 asked; 1.0 candidates" in r.stderr
