@@ -202,6 +202,9 @@ def test_rule_questions_on_the_observation_answer_as_the_state(name):
                 s.apply_action(rng.choice(s.chance_outcomes())[0])
                 continue
             obs = s.observation()
+            # the seen cells, updated where ``seen`` changed, equal the state's at every decision
+            assert [obs.known(i) for i in range(m.board.size)] == [s.known(i) for i in range(m.board.size)]
+            assert obs.hills == {i: n for i, n in s.game.hills.items() if s.seen[i]}
             assert obs.frontier() == s.frontier()
             assert obs.field_for_shelter() == s._field_for_shelter()
             assert obs.slots() == s.slots() and obs.monster_taxes(obs.frontier()) == s.monster_taxes(s.frontier())

@@ -267,6 +267,7 @@ class State:
         self.data = g.chapter.new_data(g)
         self._legal = None
         self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
+        self._observed: tuple = (b"", [], {})  # observation.py's seen-cells cache: (seen copy, terrain, hills)
         self.ex_list: list[int] = []
         self.agenda: list[tuple] = [("main",)]
         self.agenda += g.chapter.setup_steps(self)

@@ -7,7 +7,10 @@ reading the state did. It holds:
 - ``game``: a ``Table``, the game's public facts (board, chapter rules, card definitions, team,
   briefing, start cells), one per ``Game``. No terrain, no Hill positions, no seed.
 - the map as seen: ``terrain[i]`` (the Terrain index of a seen cell, -1 unseen), ``hills`` (the numbers
-  of the seen Hills), ``seen``, ``explored``, ``n_explored``, and ``known(i)`` / ``known_map()``;
+  of the seen Hills), ``seen``, ``explored``, ``n_explored``, and ``known(i)`` / ``known_map()``.
+  ``terrain`` is a new list whenever a cell is newly seen and is never changed in place (nor is
+  ``hills``), so a bot may tell "nothing newly seen" by identity (``obs.terrain is last_terrain``);
+  the state keeps it up to date where ``seen`` changed, not by a scan of the board;
 - the public tokens and resources: ``pack``, ``row`` (the Challenge Row), ``fires``, ``shelter``,
   ``samples``, ``monsters``, ``threats``, ``exhausted``, ``de_held`` / ``de_face`` (Destiny cards), the
   clock (``day``, ``turn``, ``current``), the turn's flags, ``challenges_left`` (the Challenge pile's
@@ -92,22 +95,34 @@ def table(g) -> Table:
 def _seen_cells(state) -> tuple[list[int], dict[int, int]]:
     """The terrain index of each seen cell (-1 unseen) and the seen Hills' numbers; new lists when seen changes.
 
-    Kept on the state (``_observed``, copied by ``clone`` with the state's other fields) and made
-    again only when a cell is newly seen.
+    Kept on the state (``_observed``: a copy of ``seen``, the list and the dict, copied by ``clone`` with
+    the state's other fields) and updated only where ``seen`` changed: a new terrain list (the old one may
+    be held by a bot's earlier observation, so neither is ever changed in place), a new Hill dict only when
+    a Hill is among the changed cells.
     """
     seen = state.seen
-    try:
-        entry = state._observed
-        if entry[0] == seen:
-            return entry[1], entry[2]
-    except AttributeError:
-        pass
     g = state.game
     tidx = _TERRAIN_INDEX.get(g)  # the engine's own table: never handed to a bot
     if tidx is None:
         tidx = _TERRAIN_INDEX[g] = tuple(t.index for t in g.cells)
-    terrain = [tidx[i] if s else -1 for i, s in enumerate(seen)]
-    hills = {i: n for i, n in g.hills.items() if seen[i]}
+    entry = state.__dict__.get("_observed")
+    if entry is None or len(entry[0]) != len(seen):
+        terrain = [tidx[i] if s else -1 for i, s in enumerate(seen)]
+        hills = {i: n for i, n in g.hills.items() if seen[i]}
+    else:
+        # one or two cells are newly seen per explore: find them with one integer XOR, not a scan
+        terrain = list(entry[1])
+        hills = entry[2]
+        diff = int.from_bytes(entry[0], "little") ^ int.from_bytes(seen, "little")
+        new_hill = False
+        while diff:
+            x = ((diff & -diff).bit_length() - 1) >> 3  # the lowest differing byte
+            diff &= ~(0xFF << (x << 3))
+            terrain[x] = tidx[x] if seen[x] else -1
+            if x in g.hills:
+                new_hill = True
+        if new_hill:
+            hills = {i: n for i, n in g.hills.items() if seen[i]}
     state._observed = (bytes(seen), terrain, hills)
     return terrain, hills
 
@@ -226,18 +241,16 @@ _bind_state_rules()
 
 def observe(state, player: int | None = None) -> Observation:
     """The observation of ``player`` (default: the player to act) at this state."""
-    o = Observation.__new__(Observation)
+    o = _new_observation(Observation)
     o.player = state.current_player() if player is None else player
     g = state.game
     o.game = _last_table[1] if _last_table[0] is g else table(g)
     seen = o.seen = state.seen
-    try:  # the common case inline: no cell newly seen since the last decision
-        entry = state._observed
-        if entry[0] == seen:
-            o.terrain, o.hills = entry[1], entry[2]
-        else:
-            o.terrain, o.hills = _seen_cells(state)
-    except AttributeError:
+    entry = state._observed
+    if entry[0] == seen:  # the common case inline: no cell newly seen since the last decision
+        o.terrain = entry[1]
+        o.hills = entry[2]
+    else:
         o.terrain, o.hills = _seen_cells(state)
     o.explored = state.explored
     o.ex_list = state.ex_list
@@ -266,6 +279,10 @@ def observe(state, player: int | None = None) -> Observation:
     o.challenges_left = len(state.ch_pile)
     o.moves = len(state.history)
     o.data = g.chapter.public_data(state.data, o.player)
-    o.step = state.agenda[-1] if state.agenda else None
+    agenda = state.agenda
+    o.step = agenda[-1] if agenda else None
     o.legal = state.legal_actions() if state.outcome is None else []
     return o
+
+
+_new_observation = object.__new__

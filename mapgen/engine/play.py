@@ -12,13 +12,14 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``,
     handed p's observation (``mapgen/engine/observation.py``), never the state."""
     steps = 0
-    while not state.is_terminal():
+    apply_action = state.apply_action
+    while state.outcome is None:  # state.is_terminal(), without a call per step
         p = state.current_player()
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
-            state.apply_action(1000 + pile[rng.randrange(len(pile))])
+            apply_action(1000 + pile[rng.randrange(len(pile))])
         else:
-            state.apply_action(bots[p].step(observe(state, p)))
+            apply_action(bots[p].step(observe(state, p)))
         steps += 1
         if steps > max_steps:
             raise RuntimeError(f"game did not end in {max_steps} steps")

@@ -43,6 +43,11 @@ class HeuristicBot:
     """Plays on its observation: what is revealed and public (see the module docstring)."""
 
     name = "heuristic"
+    _STEPS: dict = {}  # step kind -> the class's ``_step_<kind>`` function (made per class, see _step_table)
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        cls._STEPS = _step_table(cls)
 
     def __init__(self, rng: random.Random):
         self.rng = rng
@@ -50,6 +55,9 @@ class HeuristicBot:
         self._known_gid = None  # id of the game and copy of ``seen`` that _known_list was made for
         self._known_seen = b""
         self._known_list: list[int] = []
+        # the observation's terrain list _known_list was made for: observe() hands out a new list whenever
+        # a cell is newly seen and never changes one in place, so an identity check replaces comparing ``seen``
+        self._known_terrain: list[int] | None = None
         self._weight_cache: dict[int, list[float]] = {}
         self._plan = None
         self._lines: LineSummary | None = None
@@ -59,7 +67,9 @@ class HeuristicBot:
     def needs(self, obs) -> list[float]:
         """Units of each Resource the team wants to hold now (a soft target)."""
         g = obs.game
-        geo = self._geo(g)
+        geo = self._geometry
+        if geo is None or geo.game is not g:
+            geo = self._geo(g)
         need = [0.0] * NRES
         for entry in obs.row:
             c = entry[0]
@@ -82,8 +92,13 @@ class HeuristicBot:
         d = obs.data
         face = d.get("kill_face")
         if face:
-            # min() with a key returns the only card without calling the key: skip the gap then
-            best = face[0] if len(face) == 1 else min(face, key=lambda k: self._kill_gap(obs, k))
+            best = face[0]
+            if len(face) > 1:  # the first card with the smallest gap, as min() with a key gives it
+                best_gap = self._kill_gap(obs, best)
+                for k in face[1:]:
+                    gap = self._kill_gap(obs, k)
+                    if gap < best_gap:
+                        best, best_gap = k, gap
             for r, k in geo.kill_needs[best]:  # adding the zero requirements would change nothing
                 need[r] += k
         if geo.policy is not None:  # a chapter's own needs (Flora's Giant Plant, ...)
@@ -136,6 +151,7 @@ class HeuristicBot:
         gid = id(obs.game)
         # the hit path compares the bytearray with the saved copy in C (no key tuple, no bytes() copy)
         if gid == self._known_gid and seen == self._known_seen:
+            self._known_terrain = obs.terrain
             return self._known_list
         geo = self._geo(obs.game)
         terrain = obs.terrain  # the seen cells' terrain indices, -1 unseen
@@ -171,6 +187,7 @@ class HeuristicBot:
             known = list(terrain)
             self._weight_cache = {}
         self._known_list = known
+        self._known_terrain = terrain
         self._known_gid = gid
         self._known_seen = bytes(seen)
         return known
@@ -180,7 +197,7 @@ class HeuristicBot:
 
     def _weight_entry(self, obs, cell: int) -> tuple[list[float], tuple[int, ...]]:
         """The cell's cached weights and the indices of their non-zero terms (for _expected_values)."""
-        if id(obs.game) != self._known_gid or obs.seen != self._known_seen:
+        if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
         entry = self._weight_cache.get(cell)
         if entry is None:
@@ -198,7 +215,7 @@ class HeuristicBot:
         Sums the same products in the same order as ``_dot``, but only over the cached non-zero
         terms (typically 4-9 of the 20 terrains); the seen cells are checked once for all cells.
         """
-        if id(obs.game) != self._known_gid or obs.seen != self._known_seen:
+        if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
         cache = self._weight_cache
         out = []
@@ -441,10 +458,10 @@ class HeuristicBot:
             a = policy.main(self, obs, la, need)
             if a is not None:
                 return a
-        fn = getattr(self, "_step_" + kind, None)
+        fn = self._STEPS.get(kind)
         if fn is None:
             return la[0]
-        return fn(obs, la, need)
+        return fn(self, obs, la, need)
 
     def _step_main(self, obs, la, need) -> int:
         legal = set(la)
@@ -530,8 +547,7 @@ class HeuristicBot:
     def _build(self, obs, legal, need):
         pack = obs.pack
         challenges = obs.game.challenges
-        fire_needed = any(challenges[e[0]].fire for e in obs.row if e[0] >= 0)
-        if fire_needed and obs.fires == 0:
+        if obs.fires == 0 and any(challenges[e[0]].fire for e in obs.row if e[0] >= 0):
             for k in (2, 3, 0, 1):
                 if A.FIRE + k in legal:
                     return A.FIRE + k
@@ -624,3 +640,11 @@ class HeuristicBot:
             if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in ("injured", "chased"):
                 return a
         return A.SKIP
+
+
+def _step_table(cls) -> dict:
+    """``{kind: cls._step_<kind>}``: step() looks a decision's answer up once, not by name per decision."""
+    return {name[len("_step_") :]: getattr(cls, name) for name in dir(cls) if name.startswith("_step_")}
+
+
+HeuristicBot._STEPS = _step_table(HeuristicBot)
