@@ -78,6 +78,8 @@ MAP_COMMANDS = {
     "grade": ["grade", "{map}", "--games", "1", "--no-deduction"],
     "render --profile": ["render", "{map}", "-o", "{tmp}/profile.png", "--profile"],
     "render --forced": ["render", "{map}", "-o", "{tmp}/map.png", "--forced"],
+    "repair": ["repair", "{map}", "-o", "{tmp}/fixed.toml"],
+    "generate --from": ["generate", "--from", "{map}", "--out", "{tmp}/maps"],
 }
 
 
@@ -257,8 +259,15 @@ WRITERS = {
         "training-1.toml",
         "mapgen.generate.Generator.generate",
     ),
+    "repair -o": (["repair", MAP, "-o", "{dest}"], False, None, "mapgen.repair.repair_map"),
+    "generate --from --out": (
+        ["generate", "--from", "training-1", "--out", "{dest}"],
+        True,
+        "training-0.toml",
+        "mapgen.repair.fill_sketch",
+    ),
 }
-NAMES = {"render": "map.png", "playtest --plot": "plot.png", "deduce --puzzle": "puzzle.toml"}
+NAMES = {"render": "map.png", "playtest --plot": "plot.png", "deduce --puzzle": "puzzle.toml", "repair -o": "fixed.toml"}
 
 
 def _no_work(monkeypatch, target: str) -> None:
@@ -421,7 +430,8 @@ def _examples(command: str) -> list[str]:
 
 
 @pytest.mark.parametrize(
-    "command", ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "grade"]
+    "command",
+    ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "repair", "serve", "grade"],
 )
 def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_path, monkeypatch):
     examples = _examples(command)
@@ -478,6 +488,27 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             ("mapgen.generate", "GenerationError", "no training map can meet all of these together: …"),
             1,
             "error: no training map can meet all of these together: …",
+        ),
+        (
+            ["repair", MAP],
+            "mapgen.repair.repair_map",
+            ("mapgen.solve", "SolveTimeout", "no valid map found within the time limit of 10 s"),
+            3,
+            f"error: {MAP}: no valid map found within the time limit of 10 s (10 s; raise --time-limit)",
+        ),
+        (
+            ["repair", MAP],
+            "mapgen.repair.repair_map",
+            ("mapgen.repair", "RepairError", "no valid training map has this briefing: C6 Rock cannot all hold"),
+            1,
+            f"error: {MAP}: no valid training map has this briefing: C6 Rock cannot all hold",
+        ),
+        (
+            ["generate", "--from", MAP],
+            "mapgen.repair.fill_sketch",
+            ("mapgen.repair", "SketchError", "the sketch cannot be completed; these cannot all hold: rule C4 …"),
+            1,
+            f"error: {MAP}: the sketch cannot be completed; these cannot all hold: rule C4 …",
         ),
         (
             ["solve", MAP],

@@ -6,12 +6,29 @@ import json
 
 import click
 
+from mapgen.cli.errors import about
 from mapgen.cli.grade import campaign_options, quality_options
-from mapgen.cli.options import chapter_option, force_option, json_option, seed_option, time_limit_option
+from mapgen.cli.options import (
+    MapType,
+    chapter_option,
+    force_option,
+    json_option,
+    reject,
+    seed_option,
+    time_limit_option,
+)
 
 
 @click.command()
-@chapter_option(required=True, help="The chapter to generate maps for.")
+@chapter_option(help="The chapter to generate maps for (with --from: the sketch's).")
+@click.option(
+    "--from",
+    "sketch",
+    metavar="SKETCH",
+    type=MapType(),
+    default=None,
+    help="Fill a sketch: a map file whose placed cells are kept and whose '..' cells are generated.",
+)
 @seed_option(None, help="The first seed (default: a random one, recorded in the map). Same seed, same map.")
 @click.option(
     "--count",
@@ -53,6 +70,7 @@ from mapgen.cli.options import chapter_option, force_option, json_option, seed_o
 @json_option
 def generate(
     chapter_name,
+    sketch,
     seed,
     count,
     out_dir,
@@ -70,8 +88,10 @@ def generate(
     """Generate new maps that keep every rule of their chapter and the design defaults.
 
     Without --out one map is printed as a map file on stdout. With --out, K files are written
-    atomically; existing files are kept unless --force (checked before any map is made). Exit 1
-    when no map can meet the request, 3 when the time limit runs out first.
+    atomically; existing files are kept unless --force (checked before any map is made). With
+    --from SKETCH the cells the designer placed are kept and the '..' cells are generated under the
+    chapter's rules and the profile. Exit 1 when no map can meet the request (naming the rules,
+    settings and sketch cells that conflict), 3 when the time limit runs out first.
 
     With a quality target (--grade, --win-rate, --max-blocked, or the profile's [quality] table),
     candidates from --seed on are generated and graded (mapgen grade), and only those that pass are
@@ -83,8 +103,19 @@ def generate(
     Example:
         mapgen generate --chapter fauna --seed 7
         mapgen generate -c flora --seed 100 --count 20 --out new-maps/
+        mapgen generate --from my-sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
     """
+    from mapgen.batch import generate_batch
+
+    if sketch is not None:
+        if grade_tier or win_rate or max_blocked is not None:
+            reject("--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-blocked) needs -c")
+        time_limit = 10.0 if time_limit is None else time_limit
+        _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
+        return
+    if chapter_name is None:
+        raise click.UsageError("Missing option '--chapter' / '-c' (or --from SKETCH).")
     from mapgen.cli.target import generate_to_target, wanted
 
     quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_blocked)
@@ -104,7 +135,6 @@ def generate(
             as_json=as_json,
         )
         return
-    from mapgen.batch import generate_batch
 
     summary = generate_batch(
         chapter_name.lower(),
@@ -123,3 +153,40 @@ def generate(
     else:
         for item in summary:
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
+
+
+def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json):
+    """``generate --from``: complete one sketch (its placed cells kept)."""
+    import time
+
+    from mapgen.batch import map_filename
+    from mapgen.mapfile import dumps_map
+    from mapgen.output import check_file, prepare_folder, write_text
+    from mapgen.profile import default_profile, load_profile
+    from mapgen.repair import fill_sketch
+
+    m = sketch.map
+    if chapter_name is not None and chapter_name.lower() != m.chapter:
+        reject("--chapter", f"the sketch {sketch.source} is a {m.chapter} map, not {chapter_name.lower()}")
+    if count != 1:
+        reject("--count", "a sketch is filled once (drop --count, or give --seed for another fill)")
+    seed = 0 if seed is None else seed
+    profile = load_profile(profile_file, m.chapter) if profile_file else default_profile(m.chapter)
+    path = None
+    if out_dir is not None:
+        path = prepare_folder(out_dir) / map_filename(m.chapter, seed)
+        check_file(path, force=force)
+    started = time.perf_counter()
+    with about(sketch.source, time_limit):
+        filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit)
+    text = dumps_map(filled)
+    if path is not None:
+        write_text(path, text, force=force)
+    summary = [{"chapter": m.chapter, "seed": seed, "file": None if path is None else str(path), "from": sketch.source,
+                "seconds": round(time.perf_counter() - started, 4), "text": text}]
+    if as_json:
+        click.echo(json.dumps(summary, indent=2))
+    elif path is None:
+        click.echo(text, nl=False)
+    else:
+        click.echo(f"wrote {path} (sketch {sketch.source}, seed {seed})", err=True)

@@ -1,0 +1,28 @@
+"""``mapgen serve``: the table helper and the map studio in the browser, over a JSON API."""
+
+from __future__ import annotations
+
+import click
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but this machine (127.0.0.1, ::1) lets others in: a warning.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
+def serve(host, port):
+    """Start a local web app and print its URL: a table helper for players and a map studio for designers.
+
+    The table helper (/helper) takes the Paths revealed at the table and shows the forced cells, the
+    number of maps left, the chance of a terrain and a hint. The studio (/studio) paints maps with
+    broken rules shown as you paint, and repairs, fills, generates, deduces, playtests and downloads
+    them. The JSON API under /api mirrors the commands (see the README). Ctrl+C stops it.
+    Exit 2 when the address cannot be used.
+
+    \b
+    Example:
+        mapgen serve
+        mapgen serve --port 8080
+    """
+    from mapgen.web import serve as run
+
+    run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))

@@ -1,0 +1,251 @@
+"""Designer features over CP-SAT: the valid map nearest to a hand-made one, and filling a sketch.
+
+``repair_map`` finds a map that keeps every rule of the chapter and the briefing while changing as few
+cells as possible (CP-SAT minimises the Hamming distance to the given map), and says for each change the
+rule it mends: the rules that break again when that one change alone is undone. ``fill_sketch`` keeps
+every placed cell of a partial map and generates the ``..`` cells under the chapter's rules and a design
+profile; when no map can complete the sketch, ``SketchError`` names the rules, settings and cells that
+conflict (CP-SAT assumptions, as ``Generator.explain`` does). Every solver call is time-limited.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass
+
+from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
+from constraints.cpsat import ChapterModel, make_solver
+from mapgen.design import check_design
+from mapgen.generate import Generator
+from mapgen.model import Map
+from mapgen.profile import Profile
+from mapgen.solve import SolveTimeout
+
+__all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
+
+
+class RepairError(Exception):
+    """No valid map exists for this briefing at all; ``rules`` names the rules that conflict."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.rules = rules
+        self.cells = cells
+
+
+class SketchError(RepairError):
+    """A sketch no map can complete; ``rules`` (rule ids and profile settings) and ``cells`` conflict."""
+
+
+@dataclass(frozen=True)
+class Change:
+    """One cell changed by a repair, with the rules that break again if this change alone is undone."""
+
+    cell: str
+    before: str
+    after: str
+    rules: tuple[str, ...]
+    message: str
+
+    def to_json(self) -> dict:
+        return {"cell": self.cell, "from": self.before, "to": self.after, "rules": list(self.rules),
+                "message": self.message}
+
+    def __str__(self) -> str:
+        return f"{self.cell}: {self.before} -> {self.after} (mends {', '.join(self.rules)}: {self.message})"
+
+
+@dataclass(frozen=True)
+class Repair:
+    """The outcome of ``repair_map``: the repaired map, its changes, and whether the distance is proven least."""
+
+    map: Map
+    changes: tuple[Change, ...]
+    violations_before: tuple
+    optimal: bool
+    seconds: float
+
+    @property
+    def distance(self) -> int:
+        """Placed cells whose terrain changed (free cells filled and Hill numbers set right are not counted)."""
+        return sum(1 for c in self.changes if c.before != ".." and c.before[:2] != c.after[:2])
+
+    def to_json(self) -> dict:
+        from mapgen.mapfile import dumps_map
+
+        return {
+            "valid_before": not self.violations_before,
+            "violations_before": [v.to_json() for v in self.violations_before],
+            "distance": self.distance,
+            "optimal": self.optimal,
+            "changes": [c.to_json() for c in self.changes],
+            "seconds": round(self.seconds, 4),
+            "text": dumps_map(self.map),
+        }
+
+
+_BASE: dict[str, ChapterModel] = {}
+
+
+def _model(chapter: Chapter, m: Map) -> ChapterModel:
+    """The chapter's rules and this map's briefing (the briefing-free part compiled once per chapter)."""
+    key = chapter.name if chapter is get_chapter(chapter.name) else None
+    if key is None:
+        return ChapterModel(chapter, m.briefing)
+    base = _BASE.get(key)
+    if base is None:
+        base = _BASE[key] = ChapterModel(chapter, None)
+    return base.with_briefing(m.briefing)
+
+
+def _code(m: Map, i: int) -> str:
+    t = m.cells[i]
+    if t is None:
+        return ".."
+    return t.code + (str(m.hills[i]) if i in m.hills else "")
+
+
+def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairError:
+    """Why no map at all keeps the rules with this briefing (assumptions over guarded rules)."""
+    cm = ChapterModel(chapter, m.briefing, guarded=True)
+    guards = list(cm.guards.values())
+    cm.model.add_assumptions([g.literal for g in guards])
+    solver = make_solver(max(0.5, time_limit))
+    if solver.status_name(solver.solve(cm.model)) != "INFEASIBLE":
+        return RepairError(f"no valid {chapter.name} map found for this briefing within the time limit")
+    core = set(solver.sufficient_assumptions_for_infeasibility())
+    ids = tuple(g.label for g in guards if g.literal.index in core)
+    words = "; ".join(f"{r} {chapter.rule_info(r).title}" for r in ids)
+    return RepairError(f"no valid {chapter.name} map has this briefing: {words} cannot all hold", ids)
+
+
+def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10.0, workers: int = 1) -> Repair:
+    """The valid map nearest to ``m``: fewest cells changed, the briefing kept, every rule of the chapter met.
+
+    ``..`` cells are free (filled at no cost). Hill numbers are set right on every Hill. Raises
+    ``RepairError`` when no map at all has this briefing, ``SolveTimeout`` when the time limit runs out
+    before any valid map is found; a map found but not proven nearest has ``optimal=False``.
+    """
+    started = time.perf_counter()
+    chapter = chapter or get_chapter(m.chapter)
+    before = tuple(check_map(m, chapter)) if m.complete else ()
+    if m.complete and not before:
+        return Repair(m, (), (), True, time.perf_counter() - started)
+    cm = _model(chapter, m)
+    model = cm.model
+    keep = []
+    for i, t in enumerate(m.cells):
+        lit = None if t is None else cm.lit(i, t)
+        if lit is not None:
+            keep.append(lit)
+            model.add_hint(lit, True)
+    model.maximize(sum(keep))
+    solver = make_solver(time_limit, workers=workers)
+    solver.parameters.linearization_level = 0
+    name = solver.status_name(solver.solve(model))
+    if name == "INFEASIBLE":
+        raise _briefing_conflict(chapter, m, max(0.5, time_limit - (time.perf_counter() - started)))
+    if name not in ("OPTIMAL", "FEASIBLE"):
+        raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
+    fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
+    fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta))
+    problems = check_map(fixed, chapter)
+    if problems:  # the model and the checks disagree: a bug, never a map to hand out
+        raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
+    changes = tuple(_changes(m, fixed, chapter))
+    return Repair(fixed, changes, before, name == "OPTIMAL", time.perf_counter() - started)
+
+
+def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
+    """Each changed cell with the rules that break again when that change alone is undone."""
+    b = m.board
+    out = []
+    for i in range(b.size):
+        was, now = _code(m, i), _code(fixed, i)
+        if was == now:
+            continue
+        if m.cells[i] is None:
+            out.append(Change(b.name(i), was, now, (), "a free cell, filled"))
+            continue
+        if m.cells[i] is fixed.cells[i]:  # the same Hill with its number set right
+            out.append(Change(b.name(i), was, now, ("C9",), f"the Hill at {b.name(i)} counts {fixed.hills[i]}"))
+            continue
+        undone = fixed.with_cells(m.cells[i] if k == i else t for k, t in enumerate(fixed.cells))
+        undone = with_hill_numbers(undone, chapter) if m.cells[i] in chapter.terrains else undone
+        broken = check_map(undone, chapter)
+        here = [v for v in broken if b.name(i) in v.cells] or broken
+        rules = tuple(dict.fromkeys(v.rule for v in here))
+        message = here[0].message if here else "needed with the other changes"
+        out.append(Change(b.name(i), was, now, rules, message))
+    return out
+
+
+def fill_sketch(
+    sketch: Map,
+    profile: Profile | None = None,
+    *,
+    seed: int = 0,
+    time_limit: float = 10.0,
+    chapter: Chapter | None = None,
+) -> Map:
+    """Complete a designer's sketch: placed cells kept, ``..`` cells generated under the rules and profile.
+
+    The same sketch, seed and profile give the same map. Raises ``SketchError`` naming the rules, profile
+    settings and placed cells that conflict, or ``SolveTimeout`` when the time limit runs out first.
+    """
+    started = time.perf_counter()
+    gen = Generator(chapter or sketch.chapter, profile, time_limit=time_limit)
+    cm = gen.model_for(sketch.briefing)
+    givens = cm.given_literals(sketch)
+    if givens is None:
+        b = sketch.board
+        bad = next(i for i, t in enumerate(sketch.cells) if t is not None and cm.lit(i, t) is None)
+        t = sketch.cells[bad]
+        raise SketchError(f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of the {gen.chapter.name} chapter "
+                          "(T1)", ("T1",), (b.name(bad),))
+    cm.model.add_bool_and(givens)
+    gen.hint(cm, random.Random(f"mapgen:sketch:{gen.chapter.name}:{seed}"))
+    solver = make_solver(time_limit, seed=seed, presolve=True)
+    name = solver.status_name(solver.solve(cm.model))
+    if name == "INFEASIBLE":
+        raise _sketch_conflict(gen, sketch, max(0.5, time_limit - (time.perf_counter() - started)))
+    if name not in ("OPTIMAL", "FEASIBLE"):
+        raise SolveTimeout(f"no completion of the sketch found within the time limit of {time_limit:g} s")
+    filled = with_hill_numbers(sketch.with_cells(cm.decode(solver.boolean_value), hills={}), gen.chapter)
+    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta))
+    problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile)
+    if problems:  # the model and the checks disagree: a bug, never a map to hand out
+        raise AssertionError("filled sketch fails its checks: " + "; ".join(map(str, problems)))
+    return filled
+
+
+def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError:
+    """A small set of rules, settings and placed cells that admit no map together."""
+    cm = gen.model_for(sketch.briefing, guarded=True)
+    b = sketch.board
+    labels: dict[int, tuple[str, str]] = {g.literal.index: ("rule", g.label) for g in cm.guards.values()}
+    assumptions = [g.literal for g in cm.guards.values()]
+    for i, t in enumerate(sketch.cells):
+        if t is not None:
+            lit = cm.lit(i, t)
+            assumptions.append(lit)
+            labels.setdefault(lit.index, ("cell", b.name(i)))
+    for i, n in sketch.hills.items():
+        if any(r.id == "C9" for r in gen.chapter.rules):
+            lit = cm.hill_shows(i, n)
+            assumptions.append(lit)
+            labels.setdefault(lit.index, ("cell", b.name(i)))
+    cm.model.add_assumptions(assumptions)
+    solver = make_solver(time_left)
+    if solver.status_name(solver.solve(cm.model)) != "INFEASIBLE":
+        return SketchError(f"no completion of the sketch found within the time limit of {gen.time_limit:g} s")
+    core = [labels[k] for k in solver.sufficient_assumptions_for_infeasibility() if k in labels]
+    rules = tuple(dict.fromkeys(name for kind, name in core if kind == "rule"))
+    cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
+    parts = [gen.describe(r, sketch.briefing) for r in rules]
+    if cells:
+        placed = ", ".join(f"{c} ({_code(sketch, b.index(c))})" for c in cells)
+        parts.append(f"the placed cell{'s' if len(cells) > 1 else ''} {placed}")
+    return SketchError("the sketch cannot be completed; these cannot all hold: " + "; ".join(parts), rules, cells)
+

@@ -1,0 +1,53 @@
+"""``mapgen serve``: a table helper and a map studio in the browser, over a JSON API mirroring the CLI."""
+
+from __future__ import annotations
+
+import ipaddress
+
+__all__ = ["LOOPBACK_NAMES", "ServeError", "create_app", "is_loopback", "serve"]
+
+#: Host headers a loopback server answers (with or without a port)
+LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
+
+
+class ServeError(OSError):
+    """The address cannot be listened on (in use, not this machine's, not allowed)."""
+
+
+def create_app(**kw):
+    """The ASGI app (Starlette); see ``mapgen.web.app``."""
+    from mapgen.web.app import create_app as make
+
+    return make(**kw)
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` only listens on this machine (127.0.0.1, ::1, localhost)."""
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
+    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback)."""
+    import uvicorn
+
+    if not is_loopback(host):
+        announce(f"warning: listening on {host}: anyone who can reach this machine can use the app "
+                 "(it has no login); use the default 127.0.0.1 unless you mean it")
+    import socket
+
+    try:  # one clear line now rather than uvicorn's log when the port is taken
+        info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
+        with socket.socket(info[0], socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(info[4])
+    except OSError as e:
+        raise ServeError(f"{host}:{port}: cannot listen there ({e.strerror or e})") from None
+    shown = f"[{host}]" if ":" in host else host
+    announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
+    hosts = LOOPBACK_NAMES if is_loopback(host) else None
+    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")

@@ -1,0 +1,227 @@
+"""The ASGI app of ``mapgen serve``: the table helper, the studio, and a JSON API over ``service``.
+
+Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
+message, never a traceback); solver work runs in thread pools with a time limit on every call, quick
+questions (hint, table, validate, repair) in one pool and slow ones (solve counts, generate, render) in
+another, so a long count never holds up a hint; playtest and deduce run in worker processes (``jobs``).
+Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import asynccontextmanager
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from mapgen.web import service
+from mapgen.web.jobs import Jobs, JobsFull
+from mapgen.web.service import ApiError
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
+CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+
+#: which pool answers which endpoint (a table request with ``count: "full"`` goes with the slow ones)
+QUICK = {"validate": service.do_validate, "parse": service.do_parse, "hint": service.do_hint,
+         "table": service.do_table, "repair": service.do_repair}
+SLOW = {"solve": service.do_solve, "generate": service.do_generate}
+
+
+def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
+    return JSONResponse(payload, status_code=status, headers={"X-Mapgen-Exit": str(exit)})
+
+
+def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
+    return _json({"error": message, **extra}, status, exit)
+
+
+async def read_body(request: Request) -> dict:
+    """The JSON object of a request body, at most MAX_BODY bytes, sent as application/json.
+
+    Requiring the JSON content type keeps other web sites out: a page elsewhere can only send a
+    cross-site "simple" request (a form, text/plain), never application/json without the browser
+    asking first, and this app answers no such question (no CORS).
+    """
+    kind = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if kind != "application/json":
+        raise ApiError(f"send the body as application/json, not {kind or 'no content type'}", status=415)
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
+        raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY:
+            raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    if not raw.strip():
+        raise ApiError("empty request body: send a JSON object")
+    try:
+        body = json.loads(raw)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        raise ApiError("request body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ApiError(f"request body must be a JSON object, not {type(body).__name__}")
+    return body
+
+
+def _yield_to_quick() -> None:
+    """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
+    CPU goes to quick questions (a hint, a tap) before long counts."""
+    import os
+    import threading
+
+    try:
+        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
+    except (AttributeError, OSError):  # not Linux, or not allowed: equal priority, still separate pools
+        pass
+
+
+def create_app(
+    *, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2, allowed_hosts: list[str] | None = None
+) -> Starlette:
+    """The web app; each app has its own thread pools and job line.
+
+    ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
+    names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
+    """
+    quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
+    slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
+    jobs = Jobs(job_workers)
+
+    gates = {id(quick): asyncio.Semaphore(quick_workers), id(slow): asyncio.Semaphore(slow_workers)}
+
+    async def run(pool, fn, *args, request: Request | None = None):
+        # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
+        # gone (a tap superseded by the next one) is dropped before it costs any solver time.
+        async with gates[id(pool)]:
+            if request is not None and await request.is_disconnected():
+                raise ApiError("the client went away", status=499)
+            try:
+                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
+            except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
+                raise ApiError("the server is stopping", status=503) from None
+
+    def page(name: str):
+        async def handler(request: Request):
+            return FileResponse(STATIC / name, headers={"Content-Security-Policy": CSP, "Cache-Control": "no-cache"})
+
+        return handler
+
+    async def chapters(request: Request):
+        code, payload = await run(quick, service.do_chapters)
+        return _json(payload, exit=code)
+
+    async def shipped(request: Request):
+        name = request.path_params["name"]
+        code, payload = await run(quick, service.do_parse, {"name": name})
+        return _json(payload, exit=code)
+
+    async def api(request: Request):
+        name = request.path_params["name"]
+        if name not in QUICK and name not in SLOW:
+            raise ApiError(f"no API endpoint /api/{name}", status=404)
+        body = await read_body(request)
+        if name in QUICK and not (name == "table" and body.get("count") != "quick"):
+            code, payload = await run(quick, QUICK[name], body, request=request)
+        elif name in QUICK:  # the table helper's full count: with the slow questions
+            code, payload = await run(slow, QUICK[name], body, request=request)
+        else:
+            code, payload = await run(slow, SLOW[name], body, request=request)
+        return _json(payload, exit=code)
+
+    async def render(request: Request):
+        body = await read_body(request)
+        data, media, filename = await run(slow, service.do_render, body)
+        return Response(data, media_type=media, headers={
+            "Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"})
+
+    async def start_job(request: Request):
+        kind = request.url.path.rsplit("/", 1)[1]
+        body = await read_body(request)
+        args = service.deduce_args(body) if kind == "deduce" else service.playtest_args(body)
+        limit = args["time_limit"] + 30 if kind == "deduce" else None
+        try:
+            job = jobs.submit(kind, args, limit)
+        except JobsFull as e:
+            return _error(str(e), 503)
+        return _json(job.to_json(), 202)
+
+    def _job(request: Request):
+        job = jobs.get(request.path_params["id"])
+        if job is None:
+            raise ApiError(f"no job {request.path_params['id']!r}", status=404)
+        return job
+
+    async def job_status(request: Request):
+        job = _job(request)
+        exit_code = {"done": 0, "failed": 1, "timeout": 3}.get(job.status, 0)
+        return _json(job.to_json(), exit=exit_code)
+
+    async def job_cancel(request: Request):
+        _job(request)
+        return _json(jobs.cancel(request.path_params["id"]).to_json())
+
+    async def job_plot(request: Request):
+        job = _job(request)
+        if job.plot is None:
+            raise ApiError(f"job {job.id} has no chart (status {job.status})", status=404)
+        return Response(job.plot, media_type="image/png")
+
+    async def on_api_error(request: Request, exc: ApiError):
+        return _json(exc.to_json(), exc.status, exc.exit)
+
+    async def on_http(request: Request, exc: HTTPException):
+        return _error(str(exc.detail), exc.status_code)
+
+    async def on_crash(request: Request, exc: Exception):
+        # A bug: one line, never a traceback page. The server log keeps the details.
+        return _error(f"internal error ({type(exc).__name__}); please report it", 500, 1)
+
+    @asynccontextmanager
+    async def lifespan(app):
+        try:
+            yield
+        finally:
+            jobs.shutdown()
+            quick.shutdown(wait=False, cancel_futures=True)
+            slow.shutdown(wait=False, cancel_futures=True)
+
+    routes = [
+        Route("/", page("index.html")),
+        Route("/helper", page("helper.html")),
+        Route("/studio", page("studio.html")),
+        Route("/api/chapters", chapters),
+        Route("/api/maps/{name}", shipped),
+        Route("/api/render", render, methods=["POST"]),
+        Route("/api/deduce", start_job, methods=["POST"]),
+        Route("/api/playtest", start_job, methods=["POST"]),
+        Route("/api/jobs/{id}", job_status),
+        Route("/api/jobs/{id}", job_cancel, methods=["DELETE"]),
+        Route("/api/jobs/{id}/plot.png", job_plot),
+        Route("/api/{name:str}", api, methods=["POST"]),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(
+        routes=routes,
+        exception_handlers={ApiError: on_api_error, HTTPException: on_http, Exception: on_crash},
+        lifespan=lifespan,
+    )
+    app.state.jobs = jobs
+    if allowed_hosts is not None:
+        from starlette.middleware.trustedhost import TrustedHostMiddleware
+
+        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
+    return app
+

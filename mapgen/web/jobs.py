@@ -1,0 +1,188 @@
+"""Long jobs (playtest, deduce) in worker processes, off the request threads, with progress and cancel.
+
+Each job runs in its own process (spawned, so no solver state or lock is inherited from the server's
+threads); at most ``workers`` run at once and the rest wait in line. A job reports progress through a
+queue, ends with its report (the CLI's ``--json``) and a PNG chart, and can be cancelled at any time
+(its process is terminated). A job also ends when it outlives its wall-clock limit.
+"""
+
+from __future__ import annotations
+
+import itertools
+import multiprocessing as mp
+import queue
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+
+KEEP = 50  # finished jobs kept for their results; older ones are forgotten
+WAITING_CAP = 20  # jobs in line before new ones are refused
+
+
+class JobsFull(Exception):
+    """Too many jobs waiting."""
+
+
+@dataclass
+class Job:
+    id: str
+    kind: str
+    args: dict
+    limit: float
+    status: str = "queued"  # queued, running, done, failed, cancelled, timeout
+    done: int = 0
+    total: int = 0
+    result: dict | None = None
+    error: str | None = None
+    plot: bytes | None = None
+    started: float | None = None
+    ended: float | None = None
+    process: object = None
+    cancel: threading.Event = field(default_factory=threading.Event)
+
+    def to_json(self) -> dict:
+        out = {"id": self.id, "kind": self.kind, "status": self.status,
+               "progress": {"done": self.done, "total": self.total}}
+        if self.result is not None:
+            out["result"] = self.result
+        if self.error is not None:
+            out["error"] = self.error
+        if self.plot is not None:
+            out["plot"] = f"/api/jobs/{self.id}/plot.png"
+        return out
+
+
+def _run(kind: str, args: dict, out) -> None:
+    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png)."""
+    try:
+        from mapgen.mapfile import parse_map
+
+        m = parse_map(args["text"], "map")
+        if kind == "playtest":
+            from mapgen.engine.playtest import Settings, run_playtest, summarise
+            from mapgen.render import plot_playtest
+
+            s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
+            games = args["games"]
+            out.put(("progress", 0, games))
+            step = max(1, games // 50)
+            records = run_playtest(m, s, games, 1, progress=lambda k: k % step == 0 and out.put(("progress", k, games)))
+            report = summarise(records, m, s, args["source"])
+            chart = lambda path: plot_playtest([report], path, title=f"{args['source']}: {s.bot}")
+        else:
+            from mapgen.deduce import deduce_report
+            from mapgen.render import plot_profile
+
+            out.put(("progress", 0, 0))
+            report = deduce_report(m, seed=args["seed"], time_limit=args["time_limit"], profile=args["profile"],
+                                   progress=lambda k, n: out.put(("progress", k, n)))
+            chart = (lambda path: plot_profile(report["profile"], path, title="reveal profile")) if args["profile"] else None
+        png = None
+        if chart is not None:
+            with tempfile.TemporaryDirectory(prefix="mapgen-chart-") as folder:
+                path = f"{folder}/chart.png"
+                chart(path)
+                with open(path, "rb") as f:
+                    png = f.read()
+        out.put(("done", report, png))
+    except Exception as e:  # noqa: BLE001 - reported to the user as one line, never a traceback
+        out.put(("failed", " ".join(f"{type(e).__name__}: {e}".split())[:300], None))
+
+
+class Jobs:
+    """A line of long jobs, at most ``workers`` running at once, each in its own process."""
+
+    def __init__(self, workers: int = 2, limit: float = 900.0):
+        self.workers = workers
+        self.limit = limit
+        self._ctx = mp.get_context("spawn")
+        self._slots = threading.Semaphore(workers)
+        self._jobs: dict[str, Job] = {}
+        self._lock = threading.Lock()
+        self._ids = itertools.count(1)
+
+    def submit(self, kind: str, args: dict, limit: float | None = None) -> Job:
+        with self._lock:
+            waiting = sum(j.status == "queued" for j in self._jobs.values())
+            if waiting >= WAITING_CAP:
+                raise JobsFull(f"{waiting} jobs are waiting already; try again later")
+            job = Job(f"{next(self._ids)}", kind, args, limit or self.limit)
+            self._jobs[job.id] = job
+            ended = [j for j in self._jobs.values() if j.ended is not None]
+            for old in sorted(ended, key=lambda j: j.ended)[:-KEEP] if len(ended) > KEEP else []:
+                del self._jobs[old.id]
+        threading.Thread(target=self._supervise, args=(job,), name=f"job-{job.id}", daemon=True).start()
+        return job
+
+    def get(self, job_id: str) -> Job | None:
+        return self._jobs.get(job_id)
+
+    def cancel(self, job_id: str) -> Job | None:
+        job = self._jobs.get(job_id)
+        if job is not None and job.ended is None:
+            job.cancel.set()
+            p = job.process
+            if p is not None and p.is_alive():
+                p.terminate()
+        return job
+
+    def shutdown(self) -> None:
+        for job in list(self._jobs.values()):
+            self.cancel(job.id)
+
+    def _supervise(self, job: Job) -> None:
+        with self._slots:
+            if job.cancel.is_set():
+                self._end(job, "cancelled")
+                return
+            q = self._ctx.Queue()
+            p = self._ctx.Process(target=_run, args=(job.kind, job.args, q), daemon=True)
+            job.process, job.status, job.started = p, "running", time.monotonic()
+            try:
+                p.start()
+            except Exception as e:  # noqa: BLE001 - one line for the user
+                job.error = f"the worker process could not start ({type(e).__name__})"
+                self._end(job, "failed")
+                return
+            try:
+                while True:
+                    if job.cancel.is_set():
+                        self._end(job, "cancelled")
+                        return
+                    if time.monotonic() - job.started > job.limit:
+                        p.terminate()
+                        job.error = f"the job ran out of its time limit of {job.limit:g} s"
+                        self._end(job, "timeout")
+                        return
+                    try:
+                        msg = q.get(timeout=0.2)
+                    except queue.Empty:
+                        if job.cancel.is_set():
+                            continue
+                        if not p.is_alive() and q.empty():
+                            job.error = job.error or "the worker process ended without a report"
+                            self._end(job, "failed")
+                            return
+                        continue
+                    if msg[0] == "progress":
+                        job.done, job.total = msg[1], msg[2]
+                    elif msg[0] == "done":
+                        job.result, job.plot = msg[1], msg[2]
+                        if job.total:
+                            job.done = job.total
+                        self._end(job, "done")
+                        return
+                    else:
+                        job.error = msg[1]
+                        self._end(job, "failed")
+                        return
+            finally:
+                if p.is_alive():
+                    p.terminate()
+                p.join(timeout=5)
+                q.close()
+
+    @staticmethod
+    def _end(job: Job, status: str) -> None:
+        job.status, job.ended = status, time.monotonic()

@@ -1,0 +1,468 @@
+"""The web API's work: a validated JSON body in, the CLI's JSON contract out (no web framework here).
+
+Each ``do_*`` function takes a request body (a dict already decoded from JSON) and returns
+``(exit_code, payload)``: the exit code the same CLI command would end with (0, 1) and what its
+``--json`` prints. Bad input raises ``ApiError`` (exit 2), a request no map can meet ``ApiError``
+with exit 1, a time limit ``ApiError`` with exit 3; the app turns them into HTTP statuses.
+Solver-backed calls keep one ``Solver`` per chapter per thread (Solvers cache models and are not
+thread-safe), so concurrent requests never share one.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from mapgen.mapfile import MapFileError, dumps_map, parse_map
+from mapgen.model import Map
+
+#: seconds allowed when a body names no time limit, and the most a body may ask for
+DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
+MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repair": 30.0, "deduce": 300.0}
+HTTP_STATUS = {1: 409, 2: 400, 3: 504}
+QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
+QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
+HEAT_ENUMERATION = 20_000  # an exact heat map by enumeration up to this many completions (a few seconds)
+
+
+class ApiError(Exception):
+    """A request the API refuses or cannot meet: ``exit`` is the CLI's code, ``extra`` goes into the body."""
+
+    def __init__(self, message: str, exit: int = 2, status: int | None = None, **extra):
+        super().__init__(message)
+        self.exit = exit
+        self.status = status or HTTP_STATUS[exit]
+        self.extra = extra
+
+    def to_json(self) -> dict:
+        return {"error": str(self), **self.extra}
+
+
+# -- reading bodies ---------------------------------------------------------------------------------
+
+
+def _field(body: dict, key: str, kind, what: str, default=None, *, required: bool = False):
+    if key not in body or body[key] is None:
+        if required:
+            raise ApiError(f"missing field '{key}' ({what})")
+        return default
+    value = body[key]
+    ok = isinstance(value, kind) and not (isinstance(value, bool) and kind is not bool)
+    if kind is float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+    if not ok:
+        raise ApiError(f"field '{key}' must be {what}, not {value!r}"[:200])
+    return value
+
+
+def _bounded(body: dict, key: str, lo, hi, default, what: str):
+    kind = float if isinstance(default, float) else int
+    value = _field(body, key, kind, what, default)
+    if not lo <= value <= hi:
+        raise ApiError(f"field '{key}' must be between {lo} and {hi}, not {value!r}")
+    return value
+
+
+def time_limit(body: dict, kind: str) -> float:
+    return float(_bounded(body, "time_limit", 0.1, MAX_TIME[kind], DEFAULT_TIME[kind], "a number of seconds"))
+
+
+def read_map_field(body: dict, key: str = "map") -> Map:
+    """The map of a body: ``map`` (map file text) or ``name`` (a shipped map such as ``fauna-1``)."""
+    if key == "map" and body.get("map") is None and body.get("name") is not None:
+        import maps
+
+        name = _field(body, "name", str, "the name of a shipped map")
+        try:
+            return maps.load(name)
+        except (KeyError, MapFileError):
+            raise ApiError(f"no shipped map named {name!r} (shipped: {', '.join(maps.names())})"[:300]) from None
+    text = _field(body, key, str, "map file text (TOML)", required=True)
+    try:
+        return parse_map(text, key)
+    except MapFileError as e:
+        raise ApiError(" ".join(str(e).split())[:300]) from None
+
+
+def _source(body: dict) -> str:
+    """How reports name the map: ``file`` if given, else the shipped map's name, else ``map``."""
+    name = body.get("name") if isinstance(body.get("name"), str) and body.get("map") is None else None
+    return _field(body, "file", str, "a file name", name or "map")
+
+
+def _terrain(code: str, what: str):
+    from mapgen.terrain import parse_terrain
+
+    try:
+        return parse_terrain(code)
+    except (ValueError, KeyError):
+        raise ApiError(f"field '{what}': unknown terrain code {code!r}"[:200]) from None
+
+
+_local = threading.local()
+
+
+def solver_for(chapter: str):
+    """This thread's Solver for a chapter."""
+    from constraints.catalogue import get_chapter
+    from mapgen.solve import Solver
+
+    solvers = _local.__dict__.setdefault("solvers", {})
+    if chapter not in solvers:
+        solvers[chapter] = Solver(get_chapter(chapter))
+    return solvers[chapter]
+
+
+def _timeout(e) -> ApiError:
+    return ApiError(f"{e} (ask for a larger time_limit)", exit=3)
+
+
+def _conflict_json(e) -> dict:
+    return {"count": 0, "exact": True, "unique": False, "forced": {},
+            "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)}}
+
+
+# -- endpoints --------------------------------------------------------------------------------------
+
+
+def map_json(m: Map) -> dict:
+    """A map for the browser: briefing fields, one code per cell (``..`` unrevealed), and the file text."""
+    b, br = m.board, m.briefing
+    cells = [".." if t is None else t.code + (str(m.hills[i]) if i in m.hills else "") for i, t in enumerate(m.cells)]
+    return {
+        "chapter": m.chapter,
+        "number": br.number,
+        "name": br.name,
+        "peak": b.name(br.peak),
+        "start": None if br.start is None else b.name(br.start),
+        "fort_pattern": None if br.fort_pattern is None else br.fort_pattern.text(),
+        "greek_fire": None if br.greek_fire is None else b.name(br.greek_fire),
+        "rows": b.row_letters,
+        "columns": list(b.col_numbers),
+        "cells": cells,
+        "text": dumps_map(m),
+    }
+
+
+def do_chapters(body: dict | None = None) -> tuple[int, list]:
+    import maps
+    from constraints.catalogue import chapter_names, get_chapter
+    from mapgen.profile import PROFILE_DIR
+    from mapgen.reference import chapter_json
+    from mapgen.render.style import STYLES
+
+    out = []
+    for name in chapter_names():
+        entry = chapter_json(get_chapter(name))
+        entry["maps"] = maps.names(name)
+        entry["styles"] = {t.code: {"label": t.label, "colour": s.colour, "ink": s.ink, "symbol": s.symbol}
+                           for t, s in STYLES.items() if t.code in entry["terrains"]}
+        spec = get_chapter(name).profile
+        entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
+        out.append(entry)
+    return 0, out
+
+
+def do_parse(body: dict) -> tuple[int, dict]:
+    return 0, map_json(read_map_field(body))
+
+
+def do_validate(body: dict) -> tuple[int, list]:
+    """What ``mapgen validate --json`` prints for one file (imports no solver)."""
+    from constraints.catalogue import check_map
+    from mapgen.validate import FileReport
+
+    m = read_map_field(body)
+    file = _source(body)
+    hidden = m.unrevealed()
+    if hidden:
+        raise ApiError(f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
+                       "validate needs a complete map")
+    report = FileReport(file, violations=tuple(check_map(m)))
+    return (0 if report.valid else 1), [report.to_json()]
+
+
+def do_solve(body: dict) -> tuple[int, dict]:
+    """What ``mapgen solve --json`` prints: count, exact, unique, forced (+ probabilities, target)."""
+    from mapgen.report import solve_report
+    from mapgen.solve import NoCompletion, SolveTimeout
+
+    state = read_map_field(body)
+    limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
+    probabilities = _field(body, "probabilities", bool, "true or false", False)
+    explain = _field(body, "explain", bool, "true or false", False)
+    target = _target(body, state)
+    try:
+        return 0, solve_report(state, limit=limit, probabilities=probabilities, target=target, explain=explain,
+                               time_limit=time_limit(body, "solve"), solver=solver_for(state.chapter))
+    except NoCompletion as e:
+        return 1, _conflict_json(e)
+    except SolveTimeout as e:
+        raise _timeout(e) from None
+
+
+def _target(body: dict, state: Map):
+    from constraints.catalogue import get_chapter
+
+    code = _field(body, "target", str, "a terrain code, or \"\" for the chapter's counted terrain")
+    if code is None:
+        return None
+    if code == "":
+        counted = get_chapter(state.chapter).counted
+        if counted is None:
+            raise ApiError(f"the {state.chapter} chapter has no counted terrain; name one in 'target'")
+        return counted
+    return _terrain(code, "target")
+
+
+def do_hint(body: dict) -> tuple[int, dict]:
+    """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``."""
+    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.web.hints import easiest_hint
+
+    state = read_map_field(body)
+    target = _target(body, state) if body.get("target") else None
+    try:
+        return 0, easiest_hint(state, solver=solver_for(state.chapter), target=target,
+                               time_limit=time_limit(body, "hint"))
+    except NoCompletion as e:
+        return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
+    except SolveTimeout as e:
+        raise _timeout(e) from None
+
+
+def do_table(body: dict) -> tuple[int, dict]:
+    """The table helper's view of a state, in one call within one time limit.
+
+    ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact;
+    the count exact when it finishes in time, else a lower bound with ``exact: false`` (null when not even
+    that); ``heat`` the chance of the terrain ``heat`` names in every unrevealed cell, exact
+    (``heat_exact``) when the completions could be enumerated, else only where it is known (0 or 1) and
+    null where the terrain may be; ``heat`` is null when not even that could be had in time. ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
+    after a tap); ``"full"`` (default) then asks the exact counter too.
+    """
+    from constraints.catalogue import get_chapter
+    from mapgen.solve import NoCompletion, SolveTimeout
+
+    state = read_map_field(body)
+    heat_code = _field(body, "heat", str, "a terrain code")
+    heat_t = _terrain(heat_code, "heat") if heat_code else None
+    chapter = get_chapter(state.chapter)
+    target_t = _target(body, state) if "target" in body else chapter.counted
+    mode = _field(body, "count", str, '"quick" or "full"', "full")
+    if mode not in ("quick", "full"):
+        raise ApiError(f"field 'count' must be \"quick\" or \"full\", not {mode!r}"[:200])
+    limit = time_limit(body, "table")
+    deadline = time.monotonic() + limit
+    solver = solver_for(state.chapter)
+    b = state.board
+
+    def left(share: float = 1.0) -> float:
+        return max(0.05, (deadline - time.monotonic()) * share)
+
+    try:
+        possible = solver.possible(state, time_limit=left())
+        forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        # enumerate a few hundred completions first: exact for most states met in play, and fast
+        result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
+        if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
+            result = solver.count(state, limit=100_000, time_limit=left(0.6), possible=possible)
+        count, exact, tallies = result.count, result.exact, result.tallies
+        if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
+            few = solver.count(state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8), exact_counter=False,
+                               possible=possible)
+            tallies = few.tallies if few.exact else None  # few enough to enumerate: an exact heat map
+        out = {
+            "count": count,
+            "exact": exact,
+            "unique": exact and count == 1,
+            "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
+            "count_mode": mode,
+            "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
+            "heat": None,
+            "heat_exact": None,
+        }
+        if not exact and result.estimate is not None:
+            out["estimate"] = result.estimate
+        if heat_t is not None:
+            if tallies is not None and exact:
+                out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
+                out["heat_exact"] = True
+            else:
+                # Too many maps to enumerate: no chance in numbers (completions found first are no fair
+                # sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
+                out["heat"] = {b.name(i): (1.0 if ts == {heat_t} else None) if heat_t in ts else 0.0
+                               for i, ts in sorted(possible.items())}
+                out["heat_exact"] = False
+        return 0, out
+    except NoCompletion as e:
+        return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
+    except SolveTimeout as e:
+        raise _timeout(e) from None
+
+
+def _profile(body: dict, chapter: str):
+    from mapgen.profile import ProfileError, default_profile, profile_from_data
+
+    text = _field(body, "profile", str, "profile file text (TOML)")
+    if text is None:
+        return default_profile(chapter)
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as e:
+        raise ApiError(f"profile: not valid TOML ({e})"[:300]) from None
+    try:
+        return profile_from_data(data, "profile", chapter)
+    except ProfileError as e:
+        raise ApiError(str(e)[:300]) from None
+
+
+def do_generate(body: dict) -> tuple[int, list]:
+    """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
+    import random
+
+    from mapgen.generate import GenerationError, Generator
+    from mapgen.repair import SketchError, fill_sketch
+    from mapgen.solve import SolveTimeout
+
+    limit = time_limit(body, "generate")
+    seed = _bounded(body, "seed", 0, 2**63 - 1, -1, "a whole number") if body.get("seed") is not None else None
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    if body.get("from") is not None:
+        sketch = read_map_field(body, "from")
+        profile = _profile(body, sketch.chapter)
+        started = time.perf_counter()
+        try:
+            m = fill_sketch(sketch, profile, seed=seed, time_limit=limit)
+        except SketchError as e:
+            raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
+        except SolveTimeout as e:
+            raise _timeout(e) from None
+        return 0, [{"chapter": m.chapter, "seed": seed, "file": None, "from": "sketch",
+                    "seconds": round(time.perf_counter() - started, 4), "text": dumps_map(m)}]
+    from constraints.catalogue import chapter_names
+
+    chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
+    if chapter not in chapter_names():
+        raise ApiError(f"unknown chapter {chapter!r} (expected one of {', '.join(chapter_names())})"[:200])
+    gen = Generator(chapter, _profile(body, chapter), time_limit=limit)
+    try:
+        made = gen.generate(seed)
+    except GenerationError as e:
+        exit_code = 3 if "time limit" in str(e) else 1
+        raise ApiError(str(e), exit=exit_code) from None
+    return 0, [{"chapter": chapter, "seed": seed, "file": None, "seconds": round(made.seconds, 4),
+                "attempts": made.attempts, "text": dumps_map(made.map)}]
+
+
+def do_repair(body: dict) -> tuple[int, dict]:
+    """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
+    from mapgen.repair import RepairError, repair_map
+    from mapgen.solve import SolveTimeout
+
+    m = read_map_field(body)
+    try:
+        r = repair_map(m, time_limit=time_limit(body, "repair"))
+    except RepairError as e:
+        raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
+    except SolveTimeout as e:
+        raise _timeout(e) from None
+    return 0, {"file": _source(body), **r.to_json()}
+
+
+RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
+
+
+def do_render(body: dict) -> tuple[bytes, str, str]:
+    """A picture of a map (``format``: png, svg, pdf or sheet), with forced cells and a heat map if asked."""
+    import os
+    import tempfile
+
+    from mapgen.render import render_map
+    from mapgen.render.output import RenderError
+    from mapgen.render.sheet import render_sheet
+    from mapgen.solve import NoCompletion, SolveTimeout
+
+    m = read_map_field(body)
+    fmt = _field(body, "format", str, "png, svg, pdf or sheet", "png")
+    if fmt not in RENDER_FORMATS:
+        raise ApiError(f"field 'format' must be one of png, svg, pdf, sheet, not {fmt!r}"[:200])
+    paper = _field(body, "paper", str, "a4 or letter", "a4")
+    if paper not in ("a4", "letter"):
+        raise ApiError(f"field 'paper' must be a4 or letter, not {paper!r}"[:200])
+    want_forced = _field(body, "forced", bool, "true or false", False)
+    heat_code = _field(body, "heat", str, "a terrain code")
+    heat_t = _terrain(heat_code, "heat") if heat_code else None
+    forced = heat = None
+    heat_exact = True
+    if (want_forced or heat_t) and not m.complete:
+        solver = solver_for(m.chapter)
+        try:
+            if want_forced:
+                forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
+            if heat_t:
+                shares, heat_exact = solver.probabilities(m, time_limit=DEFAULT_TIME["solve"])
+                heat = {i: d.get(heat_t, 0.0) for i, d in shares.items()}
+        except NoCompletion as e:
+            raise ApiError(str(e), exit=1) from None
+        except SolveTimeout as e:
+            raise _timeout(e) from None
+    suffix = "pdf" if fmt == "sheet" else fmt
+    fd, path = tempfile.mkstemp(suffix=f".{suffix}", prefix="mapgen-render-")
+    os.close(fd)
+    try:
+        kw = {"forced": forced, "heat": heat, "heat_label": heat_t.label if heat_t else "", "heat_exact": heat_exact}
+        try:
+            if fmt == "sheet":
+                render_sheet(m, path, paper=paper, **kw)
+            else:
+                render_map(m, path, **kw)
+        except RenderError as e:
+            raise ApiError(str(e)[:300]) from None
+        with open(path, "rb") as f:
+            data = f.read()
+    finally:
+        os.unlink(path)
+    stem = f"{m.chapter}-{m.briefing.number}" if m.briefing.number is not None else m.chapter
+    name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
+    return data, RENDER_FORMATS[fmt], name
+
+
+# -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------
+
+def complete_valid_map(body: dict) -> Map:
+    from constraints.catalogue import check_map
+
+    m = read_map_field(body)
+    if not m.complete:
+        raise ApiError(f"a partial map ({len(m.unrevealed())} cells unrevealed); this needs a complete map")
+    broken = check_map(m)
+    if broken:
+        raise ApiError(f"the map breaks {broken[0]} (validate it first)"[:300], exit=1)
+    return m
+
+
+def deduce_args(body: dict) -> dict:
+    m = complete_valid_map(body)
+    return {"text": dumps_map(m), "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
+            "profile": _field(body, "profile", bool, "true or false", True),
+            "time_limit": time_limit(body, "deduce")}
+
+
+def playtest_args(body: dict) -> dict:
+    m = complete_valid_map(body)
+    from mapgen.engine.bots import BOTS
+
+    bot = _field(body, "bot", str, "the name of a bot", "heuristic")
+    if bot not in BOTS:
+        raise ApiError(f"field 'bot' must be one of {', '.join(BOTS)}, not {bot!r}"[:200])
+    mode = _field(body, "mode", str, "coop or traitor")
+    if mode is not None and mode not in ("coop", "traitor"):
+        raise ApiError(f"field 'mode' must be coop or traitor, not {mode!r}"[:200])
+    return {"text": dumps_map(m), "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
+            "bot": bot, "players": _bounded(body, "players", 1, 4, 1, "a whole number"),
+            "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"), "mode": mode,
+            "source": _source(body)}

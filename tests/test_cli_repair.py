@@ -1,0 +1,140 @@
+"""``mapgen repair``, ``mapgen generate --from`` and ``mapgen serve`` through the real commands."""
+
+from __future__ import annotations
+
+import json
+import socket
+
+import pytest
+from click.testing import CliRunner
+
+import maps
+from cli import main
+from constraints.catalogue import check_map
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.terrain import Terrain
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture
+def broken(tmp_path):
+    m = maps.load("fauna-1")
+    i = m.board.index("B2")
+    f = tmp_path / "broken.toml"
+    f.write_text(dumps_map(m.with_cells(Terrain.FORT if k == i else t for k, t in enumerate(m.cells))), encoding="utf-8")
+    return f
+
+
+def test_repair_prints_the_nearest_map_and_lists_the_change(broken):
+    r = run("repair", broken)
+    assert r.exit_code == 0, r.output
+    assert parse_map(r.stdout).cells == maps.load("fauna-1").cells
+    n = len(check_map(parse_map(broken.read_text(encoding="utf-8"))))
+    assert r.stderr.splitlines() == [
+        f"{broken}: {n} violations; repaired by changing 1 cell (the fewest possible):",
+        "  B2: Ft -> Wa (mends F2: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3)",
+    ]
+
+
+def test_repair_writes_out_and_reports_json(broken, tmp_path):
+    out = tmp_path / "fixed.toml"
+    r = run("repair", broken, "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["distance"] == 1 and report["optimal"] and report["out"] == str(out)
+    assert report["changes"] == [{"cell": "B2", "from": "Ft", "to": "Wa", "rules": ["F2"],
+                                  "message": "the map has 4 Forts (B2, B4, B6, F5), expected exactly 3"}]
+    assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
+
+
+def test_repair_of_a_valid_map_changes_nothing():
+    r = run("repair", "training-1")
+    assert r.exit_code == 0 and r.stderr == "training-1: valid; nothing to repair\n"
+    assert parse_map(r.stdout) == maps.load("training-1")
+
+
+def test_repair_with_an_impossible_briefing_exits_1_naming_the_rule(tmp_path):
+    f = tmp_path / "edge-peak.toml"
+    f.write_text(maps.path("fauna-1").read_text(encoding="utf-8").replace('peak = "F2"', 'peak = "A1"'), encoding="utf-8")
+    r = run("repair", f)
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"error: {f}: no valid fauna map has this briefing: ") and "C6 Rock" in r.stderr
+    assert r.stderr.count("\n") == 1
+
+
+def _sketch(tmp_path, name="fauna-2", keep=lambda i: i % 7 in (0, 6)):
+    m = maps.load(name)
+    f = tmp_path / "sketch.toml"
+    f.write_text(dumps_map(m.hide(i for i in range(m.board.size) if not keep(i))), encoding="utf-8")
+    return f, parse_map(f.read_text(encoding="utf-8"))
+
+
+def test_generate_from_a_sketch_keeps_its_cells(tmp_path):
+    f, sketch = _sketch(tmp_path)
+    r = run("generate", "--from", f, "--seed", "3")
+    assert r.exit_code == 0, r.output
+    m = parse_map(r.stdout)
+    assert check_map(m) == [] and all(m.cells[i] is t for i, t in enumerate(sketch.cells) if t is not None)
+    again = run("generate", "--from", f, "--seed", "3", "--json")
+    summary = json.loads(again.stdout)
+    assert summary[0]["text"] == r.stdout and summary[0]["from"] == str(f) and summary[0]["seed"] == 3
+
+
+def test_generate_from_an_impossible_sketch_names_the_rules_and_cells(tmp_path):
+    m = maps.load("fauna-1")
+    f = tmp_path / "forts.toml"
+    forts = {m.board.index(c) for c in ("A1", "A3", "A5", "A7")}
+    f.write_text(dumps_map(m.hide(range(m.board.size)).with_cells(
+        Terrain.FORT if i in forts else None for i in range(m.board.size))), encoding="utf-8")
+    r = run("generate", "--from", f)
+    assert r.exit_code == 1 and r.stdout == ""
+    line = r.stderr
+    assert line.startswith(f"error: {f}: the sketch cannot be completed; these cannot all hold: ")
+    assert line.count("\n") == 1 and "rule F2 Fort pattern" in line and "the placed cell" in line
+
+
+def test_generate_from_checks_its_options(tmp_path):
+    f, _ = _sketch(tmp_path)
+    r = run("generate", "--from", f, "-c", "flora")
+    assert r.exit_code == 2 and r.stderr == f"error: --chapter: the sketch {f} is a fauna map, not flora\n"
+    r = run("generate", "--from", f, "--count", "2")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --count: a sketch is filled once")
+    r = run("generate")
+    assert r.exit_code == 2 and r.stderr == (
+        "error: Missing option '--chapter' / '-c' (or --from SKETCH). See 'mapgen generate --help'.\n")
+
+
+def test_serve_listens_on_loopback_by_default(monkeypatch):
+    import uvicorn
+
+    seen = {}
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: seen.update(kw))
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    r = run("serve", "--port", port)
+    assert r.exit_code == 0 and r.stderr == ""
+    assert r.stdout.startswith(f"mapgen serve: http://127.0.0.1:{port}/")
+    assert seen["host"] == "127.0.0.1" and seen["port"] == port
+
+
+def test_serve_warns_when_it_listens_beyond_this_machine(monkeypatch):
+    import uvicorn
+
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    r = run("serve", "--host", "0.0.0.0", "--port", "18765")
+    assert r.exit_code == 0
+    assert r.stderr.startswith("warning: listening on 0.0.0.0: anyone who can reach this machine can use the app")
+
+
+def test_serve_on_a_port_in_use_is_one_line_exit_2():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        r = run("serve", "--port", port)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: 127.0.0.1:{port}: cannot listen there (") and r.stderr.count("\n") == 1

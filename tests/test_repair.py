@@ -1,0 +1,146 @@
+"""Repair (the nearest valid map) and sketch filling: what a designer relies on."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+import maps
+from constraints.catalogue import chapter_names, check_map, get_chapter
+from mapgen.profile import default_profile
+from mapgen.repair import RepairError, SketchError, fill_sketch, repair_map
+from mapgen.terrain import Terrain
+
+
+def _mutant(m, i, t):
+    return m.with_cells(t if k == i else c for k, c in enumerate(m.cells))
+
+
+def _hamming(a, b) -> int:
+    return sum(x is not y for x, y in zip(a.cells, b.cells))
+
+
+def test_a_valid_map_comes_back_unchanged(example):
+    m = example("fauna-201")
+    r = repair_map(m)
+    assert r.map == m and r.changes == () and r.distance == 0 and r.optimal
+
+
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_one_cell_mutants_are_repaired_at_distance_one(chapter, example):
+    m = example(f"{chapter}-201")
+    ch = get_chapter(chapter)
+    rng = random.Random(chapter)
+    tried = 0
+    while tried < 3:
+        i = rng.randrange(m.board.size)
+        t = rng.choice([t for t in ch.terrains if t is not m.cells[i]])
+        broken = _mutant(m, i, t)
+        if not check_map(broken):
+            continue
+        tried += 1
+        r = repair_map(broken)
+        assert check_map(r.map) == []
+        assert r.map.briefing == m.briefing
+        assert r.optimal and r.distance == 1 == _hamming(r.map, broken)
+        (change,) = [c for c in r.changes if c.before[:2] != c.after[:2]]
+        # the change names rules that really break again when it alone is undone
+        undone = _mutant(r.map, m.board.index(change.cell), broken.cells[m.board.index(change.cell)])
+        assert change.rules and set(change.rules) <= {v.rule for v in check_map(undone)}
+
+
+def test_invalid_examples_are_repaired_with_each_change_explained(data_dir, expected_invalid):
+    from mapgen.mapfile import read_map
+
+    for name in expected_invalid:
+        m = read_map(data_dir / "invalid" / f"{name}.toml")
+        r = repair_map(m)
+        assert check_map(r.map) == [], name
+        assert r.map.briefing == m.briefing
+        assert r.distance == _hamming(r.map, m) >= 1
+        assert {v.rule for v in r.violations_before} == set(expected_invalid[name])
+        for c in r.changes:
+            assert c.rules, (name, c)
+
+
+def test_a_wrong_hill_number_is_set_right_without_changing_terrain():
+    m = maps.load("fauna-1")
+    hill = next(iter(m.hills))
+    wrong = replace(m, hills={**m.hills, hill: m.hills[hill] + 1})
+    r = repair_map(wrong)
+    assert r.map == m and r.distance == 0
+    (change,) = r.changes
+    assert change.rules == ("C9",) and change.cell == m.board.name(hill)
+
+
+def test_a_terrain_of_another_chapter_is_replaced_and_cited_as_t1():
+    m = maps.load("vameter-1")
+    i = next(i for i, t in enumerate(m.cells) if t is Terrain.WATER)
+    r = repair_map(_mutant(m, i, Terrain.VINE))
+    assert check_map(r.map) == []
+    assert any("T1" in c.rules for c in r.changes if c.cell == m.board.name(i))
+
+
+def test_a_briefing_no_map_can_have_is_reported_with_its_rule():
+    m = maps.load("fauna-1")
+    edge_peak = replace(m, briefing=replace(m.briefing, peak=m.board.index("A1")))
+    with pytest.raises(RepairError) as e:
+        repair_map(edge_peak)
+    assert "C6" in e.value.rules
+
+
+def test_free_cells_are_filled_at_no_cost():
+    m = maps.load("training-1")
+    state = m.hide(range(0, m.board.size, 2))
+    r = repair_map(state)
+    assert r.map.complete and check_map(r.map) == [] and r.distance == 0
+    assert all(r.map.cells[i] is t for i, t in enumerate(state.cells) if t is not None)
+
+
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_a_sketch_is_filled_keeping_every_placed_cell(chapter):
+    from mapgen.design import check_design
+
+    m = maps.load(f"{chapter}-1")  # generated under the default profile, so its cells can meet it
+    sketch = m.hide(i for i in range(m.board.size) if i % 3)
+    a = fill_sketch(sketch, seed=5)
+    assert a.complete and check_map(a) == []
+    assert check_design(a, default_profile(chapter)) == []
+    assert all(a.cells[i] is t for i, t in enumerate(sketch.cells) if t is not None)
+    assert a.briefing == sketch.briefing
+    assert fill_sketch(sketch, seed=5) == a  # same sketch, seed and profile: same map
+
+
+def test_a_sketch_with_four_forts_names_the_fort_rule_and_cells():
+    m = maps.load("fauna-1")
+    forts = m.cells_of(Terrain.FORT)
+    spare = next(i for i, t in enumerate(m.cells) if t is Terrain.WATER)
+    sketch = m.hide(range(m.board.size))
+    sketch = sketch.with_cells(Terrain.FORT if i in (*forts, spare) else None for i in range(m.board.size))
+    with pytest.raises(SketchError) as e:
+        fill_sketch(sketch)
+    assert "F2" in e.value.rules
+    assert set(e.value.cells) <= {m.board.name(i) for i in (*forts, spare)} and e.value.cells
+    assert str(e.value).startswith("the sketch cannot be completed; these cannot all hold: rule F2 ")
+
+
+def test_a_sketch_against_its_profile_names_the_setting():
+    from mapgen.profile import profile_from_data
+
+    m = maps.load("fauna-1")
+    sketch = m.hide(range(m.board.size))
+    profile = profile_from_data({"counts": {"Ft": [5, 5]}}, "five-forts.toml", "fauna")
+    with pytest.raises(SketchError) as e:
+        fill_sketch(sketch, profile)
+    assert "F2" in e.value.rules
+    assert "five-forts.toml" in str(e.value)
+
+
+def test_a_sketch_with_a_terrain_of_another_chapter_names_t1():
+    m = maps.load("vameter-1")
+    sketch = m.hide(range(1, m.board.size)).with_cells([Terrain.VINE, *[None] * (m.board.size - 1)])
+    with pytest.raises(SketchError) as e:
+        fill_sketch(sketch)
+    assert e.value.rules == ("T1",) and e.value.cells == ("A1",)

@@ -1,0 +1,350 @@
+"""The JSON API of ``mapgen serve`` through the ASGI test client: every endpoint, bad bodies, time limits."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from click.testing import CliRunner
+from starlette.testclient import TestClient
+
+import maps
+from constraints.catalogue import check_map
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.terrain import Terrain
+from mapgen.web import create_app, is_loopback
+
+
+@pytest.fixture(scope="module")
+def client():
+    with TestClient(create_app(), raise_server_exceptions=False) as c:
+        yield c
+
+
+def _state(name: str, shown) -> str:
+    m = maps.load(name)
+    keep = set(shown)
+    return dumps_map(m.hide(i for i in range(m.board.size) if i not in keep))
+
+
+def _column_state(name: str, columns=(6, 7)) -> str:
+    m = maps.load(name)
+    return _state(name, [i for i in range(m.board.size) if m.board.rc(i)[1] + 1 in columns])
+
+
+def test_pages_and_static_files_are_served_with_a_strict_policy(client):
+    for path in ("/", "/helper", "/studio"):
+        r = client.get(path)
+        assert r.status_code == 200 and "<!doctype html>" in r.text
+        assert "default-src 'self'" in r.headers["content-security-policy"]
+    for name in ("common.js", "helper.js", "studio.js", "style.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    # nothing is fetched from other sites: every script, style and link in the pages is local
+    for path in ("/helper", "/studio"):
+        assert "http://" not in client.get(path).text and "https://" not in client.get(path).text
+
+
+def test_chapters_list_terrains_rules_styles_and_shipped_maps(client):
+    r = client.get("/api/chapters")
+    assert r.status_code == 200
+    fauna = next(c for c in r.json() if c["chapter"] == "fauna")
+    assert "Ft" in fauna["terrains"] and fauna["counted"] == "Ft"
+    assert fauna["maps"] == maps.names("fauna")
+    assert set(fauna["styles"]) == set(fauna["terrains"])
+    assert any(rule["id"] == "F2" for rule in fauna["rules"])
+    assert 'chapter = "fauna"' in fauna["profile"]  # the default profile, to start a designer's own from
+
+
+def test_a_shipped_map_and_a_parsed_map_round_trip(client):
+    r = client.get("/api/maps/fauna-1")
+    assert r.status_code == 200
+    data = r.json()
+    assert data["peak"] == "F2" and len(data["cells"]) == 49 and data["cells"][0] == "Sk"
+    assert parse_map(data["text"]) == maps.load("fauna-1")
+    assert client.post("/api/parse", json={"map": data["text"]}).json() == data
+    missing = client.get("/api/maps/fauna-99")
+    assert missing.status_code == 400 and "no shipped map named 'fauna-99'" in missing.json()["error"]
+
+
+def test_validate_returns_what_the_cli_prints(client, data_dir):
+    from cli import main
+
+    path = data_dir / "invalid" / "fauna-201-m.toml"
+    text = path.read_text(encoding="utf-8")
+    r = client.post("/api/validate", json={"map": text, "file": str(path)})
+    cli = CliRunner().invoke(main, ["validate", "--json", str(path)])
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "1" == str(cli.exit_code)
+    assert r.json() == json.loads(cli.output)
+    ok = client.post("/api/validate", json={"name": "fauna-1"})
+    assert ok.headers["x-mapgen-exit"] == "0" and ok.json()[0]["valid"] is True
+    partial = client.post("/api/validate", json={"map": _column_state("fauna-1")})
+    assert partial.status_code == 400 and "partial map" in partial.json()["error"]
+
+
+def test_solve_returns_what_the_cli_prints(client, tmp_path):
+    from cli import main
+
+    text = _column_state("fauna-1", (3, 4, 5, 6, 7))
+    path = tmp_path / "state.toml"
+    path.write_text(text, encoding="utf-8")
+    r = client.post("/api/solve", json={"map": text, "target": "", "probabilities": True})
+    cli = CliRunner().invoke(main, ["solve", str(path), "--json", "--target", "--probabilities"])
+    assert r.status_code == 200 and cli.exit_code == 0 and r.headers["x-mapgen-exit"] == "0"
+    assert r.json() == json.loads(cli.output)
+
+
+def test_solve_of_an_impossible_state_names_the_conflict(client):
+    m = maps.load("fauna-1")
+    bad = m.hide(range(m.board.size)).with_cells(
+        [Terrain.ROCK if i == m.board.index("A1") else None for i in range(m.board.size)])
+    r = client.post("/api/solve", json={"map": dumps_map(bad)})
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "1"
+    body = r.json()
+    assert body["count"] == 0 and "C6" in body["conflict"]["rules"] and body["conflict"]["cells"] == ["A1"]
+
+
+def test_hint_returns_what_the_cli_prints(client, tmp_path):
+    from cli import main
+
+    text = _column_state("fauna-1")
+    r = client.post("/api/hint", json={"map": text})
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "0"
+    body = r.json()
+    path = tmp_path / "state.toml"
+    path.write_text(text, encoding="utf-8")
+    cli = CliRunner().invoke(main, ["hint", str(path), "--json"])
+    assert body == json.loads(cli.output)
+    e = body["explanation"]
+    assert body["forced"] and maps.load("fauna-1").at(e["cell"]).code == e["terrain"]  # true of the real map
+    assert e["cell"] != "F2" and e["text"].startswith(f"{e['cell']} must be ")  # the Peak is no hint
+    nothing = client.post("/api/hint", json={"map": _state("fauna-1", [])}).json()
+    assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
+
+
+def test_table_gives_forced_cells_count_target_and_heat(client):
+    text = _column_state("fauna-1", (3, 4, 5, 6, 7))
+    r = client.post("/api/table", json={"map": text, "heat": "Ft"})
+    assert r.status_code == 200
+    v = r.json()
+    solved = client.post("/api/solve", json={"map": text, "target": "Ft"}).json()
+    assert v["forced"] == solved["forced"] and v["count"] == solved["count"] and v["exact"]
+    assert v["target"] == solved["target"]
+    assert v["heat_exact"] and set(v["heat"]) == {c for c in maps.load("fauna-1").board.names if c[1] in "12"}
+    assert all(0.0 <= p <= 1.0 for p in v["heat"].values())
+    # tens of thousands of maps: the count exact (model counter); no chance in numbers, only where a Skull may be
+    board = maps.load("fauna-1").board
+    shown = ["A7", "B7", "C7", "D7", "E7", "F7", "G7", "A6", "B6", "C6", "D6", "E6", "F6", "G6", "B5", "D5", "E5", "E4", "B4", "A5"]
+    state = _state("fauna-1", [board.index(c) for c in shown])
+    v = client.post("/api/table", json={"map": state, "heat": "Sk", "time_limit": 15}).json()
+    assert v["exact"] and v["count"] == 57009 and v["heat_exact"] is False
+    may = {c for c, p in v["heat"].items() if p is None}
+    assert may and set(v["heat"].values()) <= {None, 0.0, 1.0}
+    from constraints.catalogue import get_chapter
+    from mapgen.solve import Solver
+
+    possible = Solver(get_chapter("fauna")).possible(parse_map(state), time_limit=60)
+    for i, ts in possible.items():  # "may hold one" exactly where some maps put a Skull and some do not
+        p = v["heat"][board.name(i)]
+        assert (p is None) == (Terrain.SKULL in ts and len(ts) > 1)
+        assert p is None or p == (1.0 if ts == {Terrain.SKULL} else 0.0)
+    quick = client.post("/api/table", json={"map": _state("fauna-1", []), "count": "quick"}).json()
+    assert quick["exact"] is False and quick["count"] >= 500 and quick["count_mode"] == "quick"
+
+
+def test_generate_returns_what_the_cli_prints(client):
+    from cli import main
+
+    r = client.post("/api/generate", json={"chapter": "training", "seed": 4})
+    cli = CliRunner().invoke(main, ["generate", "-c", "training", "--seed", "4", "--json"])
+    assert r.status_code == 200
+    got, want = r.json(), json.loads(cli.output)
+    for entry in (*got, *want):
+        entry.pop("seconds")
+    assert got == want
+
+
+def test_generate_from_a_sketch_keeps_its_cells(client):
+    text = _column_state("fauna-2", (1, 7))
+    r = client.post("/api/generate", json={"from": text, "seed": 2})
+    assert r.status_code == 200
+    m = parse_map(r.json()[0]["text"])
+    sketch = parse_map(text)
+    assert check_map(m) == [] and all(m.cells[i] is t for i, t in enumerate(sketch.cells) if t)
+
+
+def test_impossible_requests_are_409_with_the_rules_named(client):
+    profile = 'chapter = "fauna"\n[counts]\nFt = [5, 5]\n'
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    assert r.status_code == 409 and r.headers["x-mapgen-exit"] == "1"
+    assert "F2" in r.json()["error"]
+    m = maps.load("fauna-1")
+    forts = [Terrain.FORT if i < 4 else None for i in range(m.board.size)]
+    sketch = dumps_map(m.hide(range(m.board.size)).with_cells(forts))
+    r = client.post("/api/generate", json={"from": sketch})
+    assert r.status_code == 409 and "F2" in r.json()["rules"] and r.json()["cells"]
+
+
+def test_repair_mends_a_one_cell_mutant(client):
+    m = maps.load("fauna-1")
+    i = m.board.index("B2")
+    broken = m.with_cells(Terrain.FORT if k == i else t for k, t in enumerate(m.cells))
+    r = client.post("/api/repair", json={"map": dumps_map(broken)})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["distance"] == 1 and body["optimal"] and not body["valid_before"]
+    assert body["changes"][0]["cell"] == "B2" and "F2" in body["changes"][0]["rules"]
+    assert parse_map(body["text"]).cells == m.cells
+
+
+@pytest.mark.parametrize("fmt, magic", [("png", b"\x89PNG"), ("svg", b"<?xml"), ("pdf", b"%PDF"), ("sheet", b"%PDF")])
+def test_render_draws_every_format(client, fmt, magic):
+    r = client.post("/api/render", json={"name": "training-1", "format": fmt})
+    assert r.status_code == 200 and r.content.startswith(magic)
+    assert "attachment" in r.headers["content-disposition"]
+
+
+def test_render_of_a_state_marks_forced_cells(client):
+    r = client.post("/api/render", json={"map": _column_state("training-1", (4, 5, 6, 7)), "format": "svg", "forced": True, "heat": "Wa"})
+    assert r.status_code == 200 and b"<svg" in r.content
+
+
+@pytest.mark.parametrize(
+    "path, body, status, words",
+    [
+        ("/api/solve", b"", 400, "empty request body"),
+        ("/api/solve", b"{not json", 400, "not JSON"),
+        ("/api/solve", b"[1, 2]", 400, "must be a JSON object"),
+        ("/api/solve", b'{"map": 3}', 400, "field 'map' must be map file text"),
+        ("/api/solve", b'{}', 400, "missing field 'map'"),
+        ("/api/solve", b'{"map": "chapter = 1"}', 400, "field 'chapter' must be a chapter name"),
+        ("/api/solve", b'{"name": "fauna-1", "time_limit": 99999}', 400, "between 0.1 and 30"),
+        ("/api/solve", b'{"name": "fauna-1", "time_limit": true}', 400, "must be a number of seconds"),
+        ("/api/solve", b'{"name": "fauna-1", "target": "Qq"}', 400, "unknown terrain code 'Qq'"),
+        ("/api/table", b'{"name": "fauna-1", "count": "all"}', 400, "field 'count'"),
+        ("/api/generate", b'{"chapter": "atlantis"}', 400, "unknown chapter 'atlantis'"),
+        ("/api/generate", b'{"chapter": "fauna", "seed": -1}', 400, "field 'seed'"),
+        ("/api/generate", b'{"chapter": "fauna", "profile": "= ="}', 400, "profile: not valid TOML"),
+        ("/api/render", b'{"name": "fauna-1", "format": "gif"}', 400, "field 'format'"),
+        ("/api/playtest", b'{"name": "fauna-1", "games": 0}', 400, "field 'games'"),
+        ("/api/playtest", b'{"name": "fauna-1", "bot": "cheater"}', 400, "field 'bot'"),
+        ("/api/deduce", b'{"map": "chapter = \\"fauna\\""}', 400, "missing field 'peak'"),
+        ("/api/frobnicate", b"{}", 404, "no API endpoint /api/frobnicate"),
+    ],
+)
+def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == status, r.text
+    message = r.json()["error"]
+    assert words in message and "\n" not in message and "Traceback" not in r.text
+
+
+def test_oversized_bodies_are_refused_before_they_are_read(client):
+    r = client.post("/api/solve", content=b" " * (65 * 1024), headers={"content-type": "application/json"})
+    assert r.status_code == 413 and "too large" in r.json()["error"]
+
+
+def test_only_json_bodies_are_read(client):
+    """A page on another site can send a form or text/plain across sites, never application/json."""
+    r = client.post("/api/playtest", content=b'{"name": "fauna-1"}', headers={"content-type": "text/plain"})
+    assert r.status_code == 415 and r.json() == {"error": "send the body as application/json, not text/plain"}
+    form = client.post("/api/playtest", data={"name": "fauna-1"})
+    assert form.status_code == 415
+
+
+def test_a_loopback_server_answers_only_loopback_host_names():
+    from mapgen.web import LOOPBACK_NAMES
+
+    with TestClient(create_app(allowed_hosts=LOOPBACK_NAMES), base_url="http://127.0.0.1:8000") as c:
+        assert c.get("/api/chapters").status_code == 200
+        assert c.post("/api/validate", json={"name": "fauna-1"}, headers={"host": "localhost:8000"}).status_code == 200
+        # a page whose own name was pointed at 127.0.0.1 (DNS rebinding) reaches nothing
+        assert c.get("/api/chapters", headers={"host": "rebound.example.org:8000"}).status_code == 400
+
+
+def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
+    text = (data_dir / "invalid" / "fauna-201-m.toml").read_text(encoding="utf-8")
+    r = client.post("/api/deduce", json={"map": text})
+    assert r.status_code == 409 and "the map breaks" in r.json()["error"]
+
+
+def test_a_solver_time_limit_gives_504_and_exit_3(client, monkeypatch):
+    from mapgen.solve import Solver, SolveTimeout
+
+    def slow(self, *a, **k):
+        raise SolveTimeout("the time limit ran out")
+
+    monkeypatch.setattr(Solver, "count", slow)
+    r = client.post("/api/solve", json={"name": "fauna-1", "time_limit": 0.1})
+    assert r.status_code == 504 and r.headers["x-mapgen-exit"] == "3"
+    assert r.json()["error"] == "the time limit ran out (ask for a larger time_limit)"
+
+
+def test_a_real_time_limit_bounds_a_hard_question(client):
+    started = time.monotonic()
+    r = client.post("/api/table", json={"map": _state("fauna-1", []), "heat": "Sk", "time_limit": 0.5})
+    assert time.monotonic() - started < 5
+    assert r.status_code in (200, 504)
+    if r.status_code == 200:  # answered within the limit: then the count is labelled an estimate
+        assert r.json()["exact"] is False
+
+
+def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
+    from mapgen.web import service
+
+    def broken(body):
+        raise ZeroDivisionError("boom")
+
+    monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["QUICK"]).QUICK, "parse", broken)
+    r = client.post("/api/parse", json={"name": "fauna-1"})
+    assert r.status_code == 500 and r.json() == {"error": "internal error (ZeroDivisionError); please report it"}
+    assert service  # the service module itself is untouched
+
+
+def _wait(client, job_id, until=("done", "failed", "cancelled", "timeout"), seconds=120):
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        j = client.get(f"/api/jobs/{job_id}").json()
+        if j["status"] in until:
+            return j
+        time.sleep(0.2)
+    raise AssertionError(f"job {job_id} still {j['status']}")
+
+
+def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
+    from cli import main
+
+    r = client.post("/api/playtest", json={"name": "training-1", "games": 12, "seed": 3, "file": "training-1"})
+    assert r.status_code == 202
+    job = _wait(client, r.json()["id"])
+    assert job["status"] == "done" and job["progress"] == {"done": 12, "total": 12}
+    cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", "12", "--seed", "3", "--json"])
+    assert job["result"] == json.loads(cli.output)
+    png = client.get(job["plot"])
+    assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
+
+
+def test_deduce_runs_as_a_job_and_matches_the_cli(client):
+    from cli import main
+
+    r = client.post("/api/deduce", json={"name": "training-1", "profile": False})
+    job = _wait(client, r.json()["id"])
+    assert job["status"] == "done", job
+    cli = CliRunner().invoke(main, ["deduce", "training-1", "--no-profile", "--json"])
+    assert job["result"] == json.loads(cli.output)
+
+
+def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
+    r = client.post("/api/playtest", json={"name": "fauna-1", "games": 5000, "bot": "deducer"})
+    job_id = r.json()["id"]
+    _wait(client, job_id, until=("running",), seconds=30)
+    cancelled = client.delete(f"/api/jobs/{job_id}")
+    assert cancelled.status_code == 200
+    assert _wait(client, job_id)["status"] == "cancelled"
+    assert client.get("/api/jobs/nope").status_code == 404
+    assert client.get(f"/api/jobs/{job_id}/plot.png").status_code == 404
+
+
+def test_only_loopback_hosts_count_as_local():
+    assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
+    assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
