@@ -256,11 +256,14 @@ class SatSession:
         return list(self._sat.get_core() or [])
 
     def decode(self) -> tuple[Terrain, ...]:
-        model = self._sat.get_model()
-        value = {v for v in model if v > 0}
-        return tuple(
-            next(t for t, v in cell.items() if v is TRUE or (v is not FALSE and v in value)) for cell in self.x
-        )
+        model = self._sat.get_model()  # model[v - 1] is v or -v: one look-up per literal
+        out = []
+        for cell in self.x:
+            for t, v in cell.items():
+                if v is TRUE or (v is not FALSE and model[v - 1] > 0):
+                    out.append(t)
+                    break
+        return tuple(out)
 
     def switch(self, clause: list[int]) -> int:
         """A fresh literal that, when assumed, enforces ``clause``; ``retire`` it after use."""

@@ -285,9 +285,13 @@ class Solver:
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
-        ruled_out = sat.implied_false(givens)  # pairs unit propagation already excludes: no round needed
+        # pairs unit propagation already excludes need no round; asked only when the witnesses fall short
+        ruled_out = None
         while True:
-            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i] and v not in ruled_out]
+            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
+            if unseen and ruled_out is None:
+                ruled_out = sat.implied_false(givens)
+            unseen = [v for v in unseen if v not in ruled_out] if unseen else unseen
             if not unseen:
                 break
             act = sat.switch(unseen)

@@ -184,7 +184,7 @@ def test_bots_read_no_private_or_hidden_state(path):
 
 
 def test_registry_names_every_bot():
-    assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant"}
+    assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant", "ismcts"}
 
 
 @pytest.mark.parametrize(

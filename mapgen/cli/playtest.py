@@ -8,8 +8,8 @@ import sys
 
 import click
 
-from mapgen.cli.errors import about
-from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, seed_option
+from mapgen.cli.errors import RuleBroken, about
+from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, reject, seed_option
 
 
 def _team(characters: str | None, gear: str | None):
@@ -55,6 +55,11 @@ def _play_back(path: str, step: bool) -> None:
     type=click.Choice(["coop", "traitor"]),
     help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
 )
+@click.option(
+    "--budget",
+    type=click.IntRange(1, 100_000),
+    help="ismcts: simulations per decision (default 16); more plays better and slower.",
+)
 @seed_option(0, help="Seed: same seed, same report.")
 @click.option(
     "--jobs",
@@ -91,6 +96,7 @@ def playtest(
     gear,
     medicine,
     mode,
+    budget,
     seed,
     jobs,
     replay_dir,
@@ -106,13 +112,15 @@ def playtest(
     interval, the mean score and the levels of success, the causes of loss, the mean number of
     days and the turn of each goal event (first Fort, each kill). Same seed, same report, whatever
     --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
-    possible terrains), clairvoyant (sees the map: an upper bound). --plot and --replay are checked
-    before the first game.
+    possible terrains), clairvoyant (sees the map: an upper bound), ismcts (OpenSpiel's Information
+    Set MCTS on worlds drawn from what the player knows, --budget simulations per decision; needs the
+    openspiel extra). --plot and --replay are checked before the first game.
 
     \b
     Example:
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
+        mapgen playtest fauna-1 --bot ismcts --budget 32 --games 4
         mapgen playtest training-1 --games 5 --replay runs/
         mapgen playtest --show runs/game-00003.json --step
     """
@@ -130,9 +138,22 @@ def playtest(
     out_file(plot_file, force=force)
     if replay_dir:
         check_replay_folder(replay_dir, games, force=force)
+    from mapgen.engine.bots import HAS_BUDGET
+
+    if budget is not None and bot not in HAS_BUDGET:
+        reject("--budget", f"the {bot} bot has no search budget (--budget is for {', '.join(sorted(HAS_BUDGET))})")
+    if bot == "ismcts":
+        from mapgen.engine.bots.ismcts import require_openspiel
+
+        try:
+            require_openspiel()
+        except ImportError as e:
+            raise RuleBroken("--bot ismcts", str(e)) from None
     m, source = map_in.map, map_in.source
     chars, gears = _team(characters, gear)
-    s = Settings(bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode)
+    s = Settings(
+        bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode, budget=budget
+    )
     jobs = jobs or os.cpu_count() or 1
     if not as_json and sys.stderr.isatty():
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn

@@ -179,11 +179,13 @@ class Maldonado(ChapterRules):
         return out
 
     def public_data(self, data: dict, player: int) -> dict:
-        """Besides the piles' order: another player's hand (its size only), Identity (None) and the Influence
+        """Besides the piles' order: the 5 Influence cards removed at setup (their number only), another
+        player's hand (its size only), Identity (None) and the Influence
         cards others played face down are hidden from ``player``: an Influence card shows as -1, a Command
         or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
         out = super().public_data(data, player)
         out["hands"] = [h if p == player else len(h) for p, h in enumerate(data["hands"])]
+        out["removed"] = len(data["removed"])  # removed unseen at setup: how many, not which
         identity = data["identity"]
         if max(identity) >= 0:  # Hidden Traitor mode: Identity cards are dealt
             out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(identity)]

@@ -10,14 +10,20 @@ from mapgen.engine.observation import observe
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
     """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``,
-    handed p's observation (``mapgen/engine/observation.py``), never the state."""
+    handed p's observation (``mapgen/engine/observation.py``), never the state; a bot with
+    ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``)."""
     steps = 0
     apply_action = state.apply_action
+    wants_infostate = [getattr(b, "decides_on", None) == "infostate" for b in bots]
     while state.outcome is None:  # state.is_terminal(), without a call per step
         p = state.current_player()
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
             apply_action(1000 + pile[rng.randrange(len(pile))])
+        elif wants_infostate[p]:
+            from mapgen.engine.infostate import information_state
+
+            apply_action(bots[p].step(information_state(state, p)))
         else:
             apply_action(bots[p].step(observe(state, p)))
         steps += 1

@@ -29,6 +29,7 @@ class Settings:
     medicine: bool = False
     seed: int = 0
     mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
+    budget: int | None = None  # search bots (ismcts): simulations per decision (None: the bot's default)
 
 
 @dataclass
@@ -71,7 +72,7 @@ def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game
     seed = game_seed(s.seed, k)
     game = game or make_game(m, s, seed)
     state = game.new_initial_state()
-    bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1), map=m) for p in range(s.players)]
+    bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1), map=m, budget=s.budget) for p in range(s.players)]
     play_game(state, bots, random.Random(seed))
     return GameRecord(
         k,
@@ -170,6 +171,7 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "events": events,
         "cards_approximate": any(c.approximate for c in [*game.challenges, *game.destiny, *game.threats, *game.kills]),
         **_traitor_keys(records, s),
+        **({"budget": s.budget} if s.budget is not None else {}),
     }
 
 

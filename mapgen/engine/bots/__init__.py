@@ -7,6 +7,9 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
 - ``heuristic`` (``heuristic.py``): plays on what is revealed, with the chapter's policy.
 - ``deducer`` (``deducer.py``): the heuristic, with exact deduction of the reachable cells' terrains.
 - ``clairvoyant`` (``clairvoyant.py``): the heuristic given the map (``make_bot(..., map=m)``).
+- ``ismcts`` (``ismcts.py``): OpenSpiel's Information Set MCTS on worlds resampled from the player's
+  information state, the heuristic as rollout; ``budget`` simulations per decision (needs ``open-spiel``).
+  It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
 
 Chapter policies: ``policy.py`` (the base and the ``POLICIES`` registry), one module per chapter
 (``flora.py``, ``vameter.py``, ``maldonado.py``, ``traitor.py``); shared tables in ``common.py``.
@@ -19,17 +22,27 @@ import random
 from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.deducer import DeducerBot
 from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.bots.ismcts import IsmctsBot
 from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
 from mapgen.engine.bots.random_bot import RandomBot
 from mapgen.model import Map
 
-BOTS = {"random": RandomBot, "heuristic": HeuristicBot, "deducer": DeducerBot, "clairvoyant": ClairvoyantBot}
+BOTS = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "deducer": DeducerBot,
+    "clairvoyant": ClairvoyantBot,
+    "ismcts": IsmctsBot,
+}
 #: the bots that must be handed the map (``make_bot(name, rng, map=m)``)
 NEEDS_MAP = frozenset({"clairvoyant"})
+#: the bots with a search budget (``make_bot(name, rng, budget=n)``: simulations per decision)
+HAS_BUDGET = frozenset({"ismcts"})
 
 
-def make_bot(name: str, rng: random.Random, map: Map | None = None):
-    """A new bot by name; ``map`` is required by the bots in ``NEEDS_MAP`` and ignored by the others."""
+def make_bot(name: str, rng: random.Random, map: Map | None = None, budget: int | None = None):
+    """A new bot by name; ``map`` is required by the bots in ``NEEDS_MAP`` and ignored by the others;
+    ``budget`` is given to the bots in ``HAS_BUDGET`` (their default when None) and ignored by the others."""
     try:
         cls = BOTS[name]
     except KeyError:
@@ -38,17 +51,21 @@ def make_bot(name: str, rng: random.Random, map: Map | None = None):
         if map is None:
             raise ValueError(f"the {name} bot must be given the map (make_bot(..., map=m))")
         return cls(rng, map)
+    if name in HAS_BUDGET:
+        return cls(rng, budget)
     return cls(rng)
 
 
 __all__ = [
     "BOTS",
+    "HAS_BUDGET",
     "NEEDS_MAP",
     "POLICIES",
     "ChapterPolicy",
     "ClairvoyantBot",
     "DeducerBot",
     "HeuristicBot",
+    "IsmctsBot",
     "RandomBot",
     "make_bot",
 ]

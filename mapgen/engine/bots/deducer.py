@@ -31,6 +31,7 @@ class DeducerBot(HeuristicBot):
         self._asked = None
         self._key = None
         self._possible: dict[int, frozenset] = {}
+        self._narrowed: dict[int, tuple] = {}  # cell -> (local odds, possible terrains, narrowed odds)
 
     #: Ask the solver once this many cells are seen: before that nearly every terrain is possible
     #: everywhere (the heuristic's local rules say as much) and the questions are the slowest.
@@ -91,6 +92,15 @@ class DeducerBot(HeuristicBot):
         base = super()._weights(obs, cell)
         if not possible:
             return base
+        hit = self._narrowed.get(cell)
+        if hit is not None and hit[0] is base and hit[1] is possible:  # same local odds, same answer
+            return hit[2]
+        w = self._narrow(obs, base, possible)
+        self._narrowed[cell] = (base, possible, w)
+        return w
+
+    def _narrow(self, obs, base: list[float], possible: frozenset) -> list[float]:
+        """The local odds kept for the possible terrains only (one-hot when one is left)."""
         w = [0.0] * NT
         if len(possible) == 1:
             w[next(iter(possible)).index] = 1.0

@@ -1,0 +1,506 @@
+"""What one player knows of a whole game (an information state), and worlds resampled from it.
+
+A player's *information state* is every observation they had (perfect recall), in order: the
+observation after each action (``mapgen/engine/observation.py``, written as text by ``obs_text``),
+and the actions as far as that player saw them. A ``Tracker`` follows a game and keeps, per player,
+the actions with the chance outcomes hidden from that player masked (``None``) and a digest of
+each observation. ``information_state(state, player)`` hands a player an ``InfoState``: no reference
+to the state, the map or a hidden card.
+
+``resample(info, rng)`` makes a state the player cannot tell apart from the real one: a completion
+of the revealed cells drawn by the solver (``CompletionSampler``), a ``Game`` on it, and the
+player's history replayed onto it with every chance outcome hidden from the player drawn afresh
+from the pile it came from (the other players' hands, face-down cards, Identity cards). A world is
+kept only if the player's observation matches at every step (rejection: the Minotaurs' Night
+placement or a Loyalist's face-down play may contradict a drawn world).
+
+How close to uniform: when the revealed cells leave at most ``ENUMERATION_CAP`` completions,
+they are enumerated and one is picked uniformly; otherwise a completion is drawn by CP-SAT with a
+random seed and random terrain hints (varied, not uniform: the solver's search biases it). Hidden
+cards are drawn uniformly at each draw, then filtered by the rejection above (uniform over the
+consistent deals when each draw is independent of later observations, which holds for hands that
+are never shown; cards shown later are conditioned by rejection, which is exact but may need
+many tries). The map and the cards are drawn independently, then filtered together.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+import time
+
+from mapgen.engine.actions import CHANCE
+from mapgen.engine.game import Game, State
+from mapgen.engine.observation import observe
+from mapgen.model import Map
+
+ENUMERATION_CAP = 400  # enumerate the completions (uniform pick) when there are at most this many
+ENUMERATION_TIME = 0.3  # seconds for one enumeration; then draws are made by the solver
+ENUMERATION_HIDDEN = 24  # try to enumerate only when at most this many cells are unrevealed (else: far too many)
+DRAW_TIME = 2.0  # seconds for one drawn completion
+
+
+class ResampleError(Exception):
+    """No world consistent with the player's information state was found in the tries allowed."""
+
+
+def hidden_from(step: tuple, player: int) -> bool:
+    """Whether the card drawn at a chance ``step`` is hidden from ``player``.
+
+    Challenge, Threat, Destiny and Kill cards and every chapter token are drawn face up. Maldonado
+    deals hands (seen by their holder), Identity cards (Hidden Traitor mode), face-down setup cards
+    (the Traitor card's Crew Member is public: its card shows as not an Influence card), removes 5 Influence cards unseen, and a Command card is seen
+    only by the player who drew it.
+    """
+    if step[0] != "chance_chapter":
+        return False
+    kind = step[1]
+    if kind in ("remove", "setup"):
+        return True
+    if kind in ("draw", "identity"):
+        return step[2] != player
+    if kind == "command":
+        return step[3] != player
+    return False
+
+
+def _canon(x):
+    """A value with its sets sorted and its byte arrays as bytes, so that ``repr`` is one text per value."""
+    if isinstance(x, (set, frozenset)):
+        return sorted(x, key=repr)
+    if isinstance(x, dict):
+        return {k: _canon(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_canon(v) for v in x]
+    if isinstance(x, bytearray):
+        return bytes(x)
+    return x
+
+
+def obs_text(state: State, player: int) -> str:
+    """``player``'s observation now, as text (the OpenSpiel observation string).
+
+    Made from ``observe(state, player)``: the seen cells and Hill numbers, the public tokens, the
+    chapter's data as that player sees it; the decision and its legal actions only for the player
+    who takes it (another player sees only which kind of step is being decided).
+    """
+    o = observe(state, player)
+    b = o.game.board
+    terr = "".join("." if k < 0 else chr(65 + k) for k in o.terrain)
+    step = o.step
+    if step is None:
+        step_text = "end"
+    elif o.current == player and not state.is_chance_node():
+        step_text = f"{_canon(step)!r} legal {o.legal!r}"
+    else:
+        step_text = repr(step[:2] if len(step) > 1 and isinstance(step[1], str) else step[:1])
+    return (
+        f"p{player} moves {o.moves} day {o.day} turn {o.turn} current {o.current}\n"
+        f"map {terr} hills {sorted(o.hills.items())!r}\n"
+        f"explored {''.join('x' if e else '.' for e in o.explored)} trail {o.ex_list!r}\n"
+        f"pack {o.pack!r} fires {o.fires} shelter {o.shelter} samples {o.samples} slots+ {o.extra_slots}\n"
+        f"row {_canon(o.row)!r} left {o.challenges_left} monsters {sorted(o.monsters.items())!r} "
+        f"threats {o.threats!r} injured {o.injured} chased {o.chased}\n"
+        f"destiny {o.de_face!r} held {o.de_held!r} exhausted {_canon(o.exhausted)!r}\n"
+        f"flags {int(o.lewis_on)}{int(o.collins_on)}{int(o.explored_now)} banned {o.banned} last {o.last_gain}\n"
+        f"data {_canon(o.data)!r}\n"
+        f"step {step_text} ({b.name(0)}..{b.name(b.size - 1)})"
+    )
+
+
+def digest(text: str) -> bytes:
+    return hashlib.blake2b(text.encode(), digest_size=8).digest()
+
+
+class _CardSources:
+    """Maldonado's hidden cards followed from the draw that dealt them: into a hand (in hand order),
+    onto a Crew Member's pile; a card turned face up or discarded (face up) shows its draw to all."""
+
+    __slots__ = ("hands", "piles")
+
+    def __init__(self, state=None, hands=None, piles=None):
+        d = state.data if state is not None else None
+        self.hands = hands if hands is not None else [[] for _ in d["hands"]]
+        self.piles = piles if piles is not None else [[] for _ in d["piles"]]
+
+    def clone(self):
+        return _CardSources(hands=[list(h) for h in self.hands], piles=[list(p) for p in self.piles])
+
+    @staticmethod
+    def snapshot(state):
+        d = state.data
+        return [list(h) for h in d["hands"]], [len(p) for p in d["piles"]], len(d["inf_discard"])
+
+    def follow(self, before, state, k: int, chance_step) -> list[int]:
+        """Update the sources after action ``k``; the positions of draws now shown to everyone."""
+        d = state.data
+        hands_before, piles_before, discards_before = before
+        shown: list[int] = []
+        moved: dict[int, int] = {}  # card -> source of a card that left a hand
+        for q, (old, new) in enumerate(zip(hands_before, d["hands"])):
+            src = self.hands[q]
+            if chance_step is not None and len(new) == len(old) + 1 and chance_step[1] == "draw":
+                src.append(k)
+                continue
+            if len(new) < len(old):
+                keep, left = [], []
+                j = 0
+                for s_, card in enumerate(old):
+                    if j < len(new) and new[j] == card:
+                        keep.append(src[s_] if s_ < len(src) else -1)
+                        j += 1
+                    else:
+                        left.append((card, src[s_] if s_ < len(src) else -1))
+                self.hands[q] = keep
+                for card, pos in left:
+                    moved[card] = pos
+        new_discards = d["inf_discard"][discards_before:] if len(d["inf_discard"]) >= discards_before else []
+        for card in new_discards:  # discarded face up
+            pos = moved.pop(card, -1)
+            if pos >= 0:
+                shown.append(pos)
+        for c, (n_before, pile) in enumerate(zip(piles_before, d["piles"])):
+            src = self.piles[c]
+            for e in pile[n_before:]:
+                if chance_step is not None and chance_step[1] == "setup":
+                    src.append(k)
+                else:
+                    src.append(moved.pop(e[0], -1))
+            for e, pos in zip(pile, src):
+                if e[1] and pos >= 0:  # face up: shown
+                    shown.append(pos)
+            self.piles[c] = [pos if not e[1] else -1 for e, pos in zip(pile, src)]
+        return shown
+
+
+def pile_tag(state: State) -> str:
+    """The name of the deck the chance node of ``state`` draws from (public: which deck, not its cards)."""
+    kind = state.agenda[-1][0]
+    if kind != "chance_chapter":
+        return "destiny" if kind == "chance_held" else kind
+    pile = state._chance_pile()
+    for k, v in state.data.items():
+        if v is pile:
+            return k
+    return repr(state.agenda[-1][:2])
+
+
+class Tracker:
+    """A game followed step by step: per player, the actions as seen (hidden outcomes ``None``) and
+    the digest of each observation (the first one before any action)."""
+
+    __slots__ = ("cards", "masked", "state", "tags", "trace")
+
+    def __init__(self, state: State, masked=None, trace=None, tags=None, cards=None):
+        self.state = state
+        n = state.game.n
+        if masked is None:
+            masked = [[] for _ in range(n)]
+            trace = [[digest(obs_text(state, p))] for p in range(n)]
+            tags = []
+            cards = _CardSources(state) if "hands" in state.data else None
+        self.masked = masked
+        self.trace = trace
+        self.tags = tags  # per action: the deck a chance outcome came from (public), None for a player's action
+        self.cards = cards  # Maldonado: where each hidden card came from, to unmask it when it is shown
+
+    def apply(self, action: int) -> None:
+        s = self.state
+        chance = s.is_chance_node()
+        step = s.agenda[-1]
+        self.tags.append(pile_tag(s) if chance else None)
+        cards = self.cards
+        before = cards.snapshot(s) if cards is not None else None
+        s.apply_action(action)
+        k = len(s.history) - 1
+        for p in range(s.game.n):
+            self.masked[p].append(None if chance and hidden_from(step, p) else action)
+        if cards is not None:
+            for j in cards.follow(before, s, k, step if chance else None):
+                for p in range(s.game.n):  # shown to everyone now: the draw is no longer hidden
+                    self.masked[p][j] = s.history[j]
+        for p in range(s.game.n):
+            self.trace[p].append(digest(obs_text(s, p)))
+
+    def clone(self) -> Tracker:
+        return Tracker(
+            self.state.clone(),
+            [list(m) for m in self.masked],
+            [list(t) for t in self.trace],
+            list(self.tags),
+            self.cards.clone() if self.cards is not None else None,
+        )
+
+    def catch_up(self, real: State) -> None:
+        """Apply the actions ``real`` played since this tracker's state (a replay of the same game)."""
+        for a in real.history[len(self.state.history) :]:
+            self.apply(a)
+
+    def chain(self, player: int) -> str:
+        """One digest of all of ``player``'s observations so far."""
+        h = hashlib.blake2b(digest_size=12)
+        for d in self.trace[player]:
+            h.update(d)
+        return h.hexdigest()
+
+
+class InfoState:
+    """What ``player`` knows of a game: the public table, the settings, the seen map, the actions as
+    seen (hidden chance outcomes ``None``), the observation digests, and the last observation."""
+
+    __slots__ = ("history", "known", "obs", "player", "settings", "table", "tags", "trace")
+
+    def __init__(self, player, table, settings, known, history, trace, obs, tags):
+        self.player = player
+        self.table = table
+        self.settings = settings  # (characters, gear as chosen, medicine)
+        self.known = known
+        self.history = history
+        self.trace = trace
+        self.obs = obs
+        self.tags = tags
+
+
+def team_settings(g: Game) -> tuple:
+    """The arguments a ``Game`` was made with, apart from the map: (characters, gear, medicine)."""
+    gear = [tuple(x) for x in g.gear]
+    if g.medicine:
+        gear[0] = tuple(gear[0][:-1])  # Game appended the Medicine: give it back as the flag
+    return tuple(g.characters), tuple(gear), g.medicine
+
+
+def tracker_for(state: State) -> Tracker:
+    """The referee's tracker of ``state``'s game (kept on the state, caught up to it)."""
+    t = getattr(state, "_tracker", None)
+    h = state.history
+    if t is None or t.state.game is not state.game or t.state.history != h[: len(t.state.history)]:
+        t = Tracker(state.game.new_initial_state())
+    t.catch_up(state)
+    state._tracker = t
+    return t
+
+
+def information_state(state: State, player: int, tracker: Tracker | None = None) -> InfoState:
+    """``player``'s information state at ``state`` (made by the referee: a bot never holds the state);
+    ``tracker``: the one following this state, when there is one."""
+    if not 0 <= player < state.game.n:
+        raise ValueError(f"no player {player} in a {state.game.n}-player game")
+    t = tracker if tracker is not None else tracker_for(state)
+    obs = observe(state, player)
+    return InfoState(
+        player,
+        obs.game,
+        team_settings(state.game),
+        state.known_map(),
+        list(t.masked[player]),
+        list(t.trace[player]),
+        obs,
+        list(t.tags),
+    )
+
+
+class CompletionSampler:
+    """Completions of partial maps of one chapter: uniform when few, else varied draws by CP-SAT."""
+
+    def __init__(self, chapter: str):
+        from constraints.catalogue import get_chapter
+
+        self.chapter = get_chapter(chapter)
+        self._models: dict = {}
+        self._enumerated: dict = {}  # (cells, hills) -> list of completions, or None (too many)
+        self._drawing: dict = {}  # (cells, hills) -> the model with those cells fixed, for draws
+        self.uniform = 0  # completions picked uniformly from an enumeration
+        self.drawn = 0  # completions drawn by the solver
+
+    def _model(self, briefing):
+        from constraints.cpsat import ChapterModel
+
+        cm = self._models.get(briefing)
+        if cm is None:
+            if len(self._models) > 8:
+                self._models.clear()
+            cm = self._models[briefing] = ChapterModel(self.chapter, briefing)
+        return cm
+
+    def _fixed(self, known: Map):
+        cm = self._model(known.briefing)
+        lits = cm.given_literals(known)
+        if lits is None:
+            raise ResampleError("a revealed terrain is not of this chapter")
+        model = cm.model.clone()
+        model.add_bool_and(lits)
+        return cm, model
+
+    def _enumerate(self, known: Map) -> list | None:
+        from ortools.sat.python import cp_model
+
+        from constraints.cpsat import make_solver
+        from mapgen.terrain import TERRAINS
+
+        cm, model = self._fixed(known)
+        hidden = known.unrevealed()
+        index = []  # per hidden cell, an integer holding its terrain's index: one read per cell
+        for i in hidden:
+            v = model.new_int_var(0, len(TERRAINS) - 1, f"terrain_{i}")
+            model.add(v == sum(t.index * lit for t, lit in cm.x[i].items()))
+            index.append(v)
+
+        class Collect(cp_model.CpSolverSolutionCallback):
+            def __init__(self):
+                super().__init__()
+                self.out: list = []
+
+            def on_solution_callback(self):
+                self.out.append(tuple(TERRAINS[self.value(v)] for v in index))
+                if len(self.out) > ENUMERATION_CAP:
+                    self.stop_search()
+
+        cb = Collect()
+        solver = make_solver(ENUMERATION_TIME)
+        solver.parameters.enumerate_all_solutions = True
+        solver.parameters.linearization_level = 0
+        status = solver.status_name(solver.solve(model, cb))
+        if status not in ("OPTIMAL", "INFEASIBLE") or len(cb.out) > ENUMERATION_CAP or not cb.out:
+            return None
+        out = []
+        for values in sorted(cb.out, key=lambda v: [t.index for t in v]):  # the solver's order: not part of it
+            cells = list(known.cells)
+            for i, t in zip(hidden, values):
+                cells[i] = t
+            out.append(tuple(cells))
+        return out
+
+    def _draw(self, key, known: Map, rng: random.Random):
+        from constraints.cpsat import make_solver
+
+        fixed = self._drawing.get(key)
+        if fixed is None:
+            if len(self._drawing) > 4:
+                self._drawing.clear()
+            fixed = self._drawing[key] = self._fixed(known)
+        cm, model = fixed
+        model.clear_hints()
+        for i in known.unrevealed():
+            ts = [t for t in cm.x[i] if cm.possible(i, t)]
+            if ts:
+                model.add_hint(cm.x[i][rng.choice(ts)], True)
+        solver = make_solver(DRAW_TIME, seed=rng.randrange(1 << 30), presolve=False)
+        p = solver.parameters
+        p.linearization_level = 0
+        p.use_sat_inprocessing = False
+        p.cp_model_probing_level = 0  # measured: 0.04 s a draw on Fauna instead of 0.1 s
+        p.symmetry_level = 0
+        status = solver.status_name(solver.solve(model))
+        if status not in ("OPTIMAL", "FEASIBLE"):
+            raise ResampleError(f"no completion of the revealed cells drawn in {DRAW_TIME:g} s ({status})")
+        return cm.decode(solver.boolean_value)
+
+    def sample(self, known: Map, rng: random.Random) -> Map:
+        """A complete map agreeing with every revealed cell and Hill number of ``known``."""
+        key = (known.briefing, known.cells, tuple(sorted(known.hills.items())))
+        if key not in self._enumerated:
+            if len(self._enumerated) > 64:
+                self._enumerated.clear()
+            few = len(known.unrevealed()) <= ENUMERATION_HIDDEN
+            self._enumerated[key] = self._enumerate(known) if few else None
+        choices = self._enumerated[key]
+        if choices:
+            cells = choices[rng.randrange(len(choices))]
+            self.uniform += 1
+        else:
+            cells = self._draw(key, known, rng)
+            self.drawn += 1
+        full = known.with_cells(cells, hills={})
+        return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full))
+
+
+_SAMPLERS: dict[str, CompletionSampler] = {}
+
+
+def sampler_for(chapter: str) -> CompletionSampler:
+    if chapter not in _SAMPLERS:
+        _SAMPLERS[chapter] = CompletionSampler(chapter)
+    return _SAMPLERS[chapter]
+
+
+def world_game(info: InfoState, m: Map) -> Game:
+    chars, gear, medicine = info.settings
+    return Game(m, chapter=info.table.chapter, players=info.table.n, characters=chars, gear=gear, medicine=medicine)
+
+
+def extend(world: Tracker, info: InfoState, rng: random.Random) -> bool:
+    """Replay the rest of ``info``'s history onto ``world`` (drawing the hidden outcomes afresh);
+    False as soon as the player's observation differs from theirs."""
+    p = info.player
+    s = world.state
+    k = len(s.history)
+    trace = info.trace
+    if world.trace[p][: k + 1] != trace[: k + 1]:
+        return False
+    history, tags = info.history, info.tags
+    for j in range(k, len(history)):
+        a = history[j]
+        if s.is_terminal():
+            return False
+        if s.is_chance_node():
+            pile = s._chance_pile()
+            if not pile:
+                return False
+            if a is None:
+                if not hidden_from(s.agenda[-1], p):
+                    return False
+                # not a card the player sees drawn later from the same deck (reshuffles aside)
+                tag = tags[j]
+                later = {history[i] - CHANCE for i in range(j + 1, len(history)) if tags[i] == tag and history[i]}
+                cards = [c for c in pile if c not in later] or pile
+                a = CHANCE + cards[rng.randrange(len(cards))]
+            elif a - CHANCE not in pile:  # seen when drawn, or shown since
+                return False
+        elif a is None or a not in s.legal_actions():
+            return False
+        world.apply(a)
+        if world.trace[p][-1] != trace[len(s.history)]:
+            return False
+    return True
+
+
+def resample(
+    info: InfoState, rng: random.Random, sampler: CompletionSampler | None = None, tries: int = 200, time_limit=10.0
+) -> Tracker:
+    """A world ``info.player`` cannot tell from the real one (a ``Tracker`` at the same point); see the
+    module docstring. ``ResampleError`` after ``tries`` worlds or ``time_limit`` seconds without one."""
+    sampler = sampler or sampler_for(info.table.chapter.name)
+    deadline = time.monotonic() + time_limit
+    games: dict = {}
+    for _ in range(tries):
+        m = sampler.sample(info.known, rng)
+        g = games.get(m.cells)
+        if g is None:
+            g = games[m.cells] = world_game(info, m)
+        world = Tracker(g.new_initial_state())
+        if extend(world, info, rng):
+            return world
+        if time.monotonic() > deadline:
+            break
+    raise ResampleError(f"no world consistent with player {info.player}'s information in {tries} tries")
+
+
+def carry(worlds: list[Tracker], info: InfoState, rng: random.Random, want: int) -> tuple[list[Tracker], int]:
+    """Worlds for a new decision: the earlier ones carried forward by the actions since (dropped when
+    they contradict the player's information), topped up to ``want`` with fresh ones; and how many
+    are fresh."""
+    kept = [
+        w
+        for w in worlds
+        if w.state.game.n == info.table.n and len(w.state.history) <= len(info.history) and extend(w, info, rng)
+    ]
+    fresh = 0
+    for _ in range(2 * want):
+        if len(kept) >= want:
+            break
+        try:
+            kept.append(resample(info, rng, tries=20, time_limit=5.0))
+            fresh += 1
+        except ResampleError:
+            break
+    return kept, fresh

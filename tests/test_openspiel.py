@@ -1,0 +1,234 @@
+"""The engine as an OpenSpiel game: registration, OpenSpiel's own random simulation test on every
+chapter and mode, information states, resampling, and the ``ismcts`` bot (skipped without pyspiel)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+pyspiel = pytest.importorskip("pyspiel")
+
+import mapgen.openspiel  # noqa: F401  (registers the game)
+from constraints.catalogue import chapter_names
+from mapgen.engine import infostate as I
+
+NAME = "python_corps_of_discovery"
+
+CASES = [{"map": f"{ch}-1", "players": 1} for ch in chapter_names()] + [
+    {"map": "fauna-2", "players": 2},
+    {"map": "flora-3", "players": 3},
+    {"map": "vameter-2", "players": 2},
+    {"map": "maldonado-2", "players": 2},
+    {"map": "maldonado-3", "players": 3, "mode": "traitor"},
+    {"map": "fauna-4", "players": 1, "medicine": True, "gear": "Compass+Flint+Satchel"},
+]
+
+
+def _play(state, rng, steps):
+    while not state.is_terminal() and len(state.history()) < steps:
+        if state.is_chance_node():
+            actions, probs = zip(*state.chance_outcomes())
+            state.apply_action(rng.choices(actions, probs)[0])
+        else:
+            state.apply_action(rng.choice(state.legal_actions()))
+    return state
+
+
+@pytest.mark.parametrize("params", CASES, ids=lambda p: "-".join(str(v) for v in p.values()))
+def test_random_sim_test_passes(params):
+    game = pyspiel.load_game(NAME, params)
+    assert game.num_players() == params["players"]
+    pyspiel.random_sim_test(game, num_sims=2, serialize=True, verbose=False)
+
+
+def test_chance_outcomes_are_the_deck_with_probabilities():
+    game = pyspiel.load_game(NAME, {"map": "fauna-1"})
+    s = game.new_initial_state()
+    assert s.is_chance_node()
+    outcomes = s.chance_outcomes()
+    assert sum(p for _, p in outcomes) == pytest.approx(1.0)
+    assert [a for a, _ in outcomes] == sorted(c - 1000 for c in s.inner.legal_actions())
+
+
+def test_returns_follow_the_score():
+    game = pyspiel.load_game(NAME, {"map": "training-1", "players": 2})
+    for seed in range(40):
+        s = _play(game.new_initial_state(), random.Random(seed), 10_000)
+        r = s.returns()
+        assert r[0] == r[1]  # co-operative: one shared return
+        if s.inner.outcome == "win":
+            assert r[0] == pytest.approx(1 + s.inner.score / 100)
+        else:
+            assert r[0] == 0.0
+
+
+def test_observation_shows_only_what_the_player_may_know():
+    game = pyspiel.load_game(NAME, {"map": "maldonado-2", "players": 3, "mode": "traitor"})
+    s = _play(game.new_initial_state(), random.Random(4), 80)
+    inner = s.inner
+    hands, identity = inner.data["hands"], inner.data["identity"]
+    for p in range(3):
+        text = s.observation_string(p)
+        assert text == I.obs_text(inner, p)
+        # the player's own hand and Identity; another player's hand as a count, their Identity unknown
+        assert f"'hands': {[h if q == p else len(h) for q, h in enumerate(hands)]!r}" in text
+        assert f"'identity': {[x if q == p else None for q, x in enumerate(identity)]!r}" in text
+        # unseen cells are hidden: the map line has a dot for every unseen cell
+        line = next(x for x in text.splitlines() if x.startswith("map "))
+        assert line.split()[1].count(".") == inner.game.board.size - sum(inner.seen)
+
+
+def test_information_state_has_perfect_recall():
+    game = pyspiel.load_game(NAME, {"map": "fauna-1"})
+    a = _play(game.new_initial_state(), random.Random(1), 60)
+    b = _play(game.new_initial_state(), random.Random(2), 60)
+    assert a.information_state_string(0) != b.information_state_string(0)
+    c = a.clone()
+    assert c.information_state_string(0) == a.information_state_string(0)
+
+
+@pytest.mark.parametrize(
+    "params",
+    [{"map": "fauna-2"}, {"map": "flora-1"}, {"map": "vameter-3", "players": 2}, {"map": "maldonado-1", "players": 2}],
+)
+def test_resampled_state_is_indistinguishable(params):
+    game = pyspiel.load_game(NAME, params)
+    for seed in range(2):
+        s = _play(game.new_initial_state(), random.Random(seed), 70)
+        if s.is_terminal():
+            continue
+        p = 0
+        r = s.resample_from_infostate(p, pyspiel.UniformProbabilitySampler(0.0, 1.0))
+        assert r.observation_string(p) == s.observation_string(p)
+        assert r.information_state_string(p) == s.information_state_string(p)
+        if s.current_player() == p:
+            assert r.legal_actions() == s.legal_actions()
+        assert r.inner.game.map.complete
+        seen = [i for i, v in enumerate(s.inner.seen) if v]
+        assert all(r.inner.game.cells[i] is s.inner.game.cells[i] for i in seen)
+
+
+def test_resampling_varies_the_unseen_cells():
+    game = pyspiel.load_game(NAME, {"map": "fauna-3"})
+    s = _play(game.new_initial_state(), random.Random(5), 40)
+    worlds = {
+        s.resample_from_infostate(0, pyspiel.UniformProbabilitySampler(0.0, 1.0)).inner.game.cells for _ in range(4)
+    }
+    assert len(worlds) > 1
+
+
+def test_info_state_hides_the_other_hands_until_shown():
+    """A player's information state masks the cards dealt to others until they are played face up;
+    resampling redraws the masked ones."""
+    import maps
+    from mapgen.engine.playtest import Settings, make_game
+
+    g = make_game(maps.load("maldonado-1"), Settings(players=2), 0)
+    s = g.new_initial_state()
+    rng = random.Random(0)
+    while not s.is_terminal() and len(s.history) < 150:
+        pile = s._chance_pile() if s.is_chance_node() else None
+        s.apply_action(1000 + pile[rng.randrange(len(pile))] if pile else rng.choice(s.legal_actions()))
+    info = I.information_state(s, 0)
+    hidden = [k for k, a in enumerate(info.history) if a is None]
+    assert hidden and all(s.history[k] >= 1000 for k in hidden)
+    face_up = {e[0] for pile in s.data["piles"] for e in pile if e[1] and e[2] == 1}
+    assert face_up  # player 1 played cards face up: their draws are no longer masked
+    shown = {a - 1000 for k, a in enumerate(info.history) if a is not None and a >= 1000}
+    assert face_up <= shown
+    world = I.resample(info, random.Random(1))
+    assert I.obs_text(world.state, 0) == I.obs_text(s, 0)
+
+
+def test_ismcts_bot_plays_reproducibly():
+    import maps
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    m = maps.load("training-1")
+    s = Settings(bot="ismcts", budget=3, seed=2)
+    a = run_playtest(m, s, 1, keep_actions=True)
+    b = run_playtest(m, s, 1, keep_actions=True)
+    assert a[0].actions == b[0].actions
+    assert a[0].outcome is not None
+
+
+def test_cli_lists_ismcts_and_budget():
+    from click.testing import CliRunner
+
+    from cli import main
+
+    r = CliRunner().invoke(
+        main, ["playtest", "training-1", "--bot", "ismcts", "--budget", "2", "--games", "1", "--json"]
+    )
+    assert r.exit_code == 0, r.output
+    rep = json.loads(r.output)
+    assert rep["bot"] == "ismcts" and rep["budget"] == 2 and rep["games"] == 1
+
+
+def test_budget_only_for_a_search_bot():
+    from click.testing import CliRunner
+
+    from cli import main
+
+    r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "heuristic", "--budget", "4"])
+    assert r.exit_code == 2
+    assert "error: --budget: the heuristic bot has no search budget (--budget is for ismcts)" in r.output
+
+
+def test_ismcts_without_openspiel_is_one_line(monkeypatch):
+    import sys
+
+    from click.testing import CliRunner
+
+    from cli import main
+
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError
+    r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "ismcts", "--games", "1"])
+    assert r.exit_code == 1
+    assert r.output.strip().splitlines()[-1] == (
+        "error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)"
+    )
+
+
+def test_an_info_state_holds_no_state_map_or_hidden_card():
+    """What the ismcts bot is handed: nothing reachable from it is the state, the Game, the map or
+    another player's hand."""
+    import dataclasses
+
+    import maps
+    from mapgen.engine.game import Game, State
+    from mapgen.engine.observation import Observation, Table
+    from mapgen.engine.playtest import Settings, make_game
+    from mapgen.model import Map
+    from mapgen.terrain import Terrain
+
+    g = make_game(maps.load("maldonado-2"), Settings(players=3, mode="traitor"), 0)
+    s = g.new_initial_state()
+    rng = random.Random(2)
+    while not s.is_terminal() and len(s.history) < 90:
+        pile = s._chance_pile() if s.is_chance_node() else None
+        s.apply_action(1000 + pile[rng.randrange(len(pile))] if pile else rng.choice(s.legal_actions()))
+    info = I.information_state(s, 0)
+    seen, todo = set(), [info]
+    while todo:
+        x = todo.pop()
+        if id(x) in seen or isinstance(x, (int, float, str, bytes, bool, type(None), Terrain)):
+            continue
+        seen.add(id(x))
+        assert not isinstance(x, (State, Game)), type(x)
+        if isinstance(x, dict):
+            todo.extend([*x.keys(), *x.values()])
+        elif isinstance(x, (list, tuple, set, frozenset, bytearray)):
+            todo.extend(x)
+        elif isinstance(x, (I.InfoState, Observation, Table)):
+            todo.extend(getattr(x, n) for n in type(x).__slots__ if n != "__weakref__")
+        elif isinstance(x, Map):
+            assert x is not g.map
+            assert all(t is None or s.seen[i] for i, t in enumerate(x.cells))  # the seen cells only
+        elif dataclasses.is_dataclass(x):
+            todo.extend(getattr(x, f.name) for f in dataclasses.fields(x))
+    assert id(s.data["hands"][1]) not in seen and id(s.data["hands"][2]) not in seen
+    assert info.obs.data["hands"][1] == len(s.data["hands"][1])
+    assert all(a is None or a == b for a, b in zip(info.history, s.history))
