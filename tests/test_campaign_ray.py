@@ -8,9 +8,9 @@ import pytest
 
 ray = pytest.importorskip("ray")
 
-from mapgen.campaign import Local, Ray, Task, run  # noqa: E402
-from mapgen.grade import grade  # noqa: E402
-from mapgen.mapfile import read_map  # noqa: E402
+from mapgen.campaign import Local, Ray, Task, run
+from mapgen.grade import grade
+from mapgen.mapfile import read_map
 
 TRAINING = Path(__file__).parent / "data" / "valid" / "training-201.toml"
 

@@ -95,7 +95,7 @@ def _fake_candidate(chapter, profile, seed, quality, settings, gen_time):
 
 
 def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
-    import mapgen.target as target
+    from mapgen import target
 
     monkeypatch.setattr(target, "candidate", _fake_candidate)
     res = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 1, "Tricky": 2})
