@@ -20,6 +20,9 @@ from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
 
+#: a game that ended with no Path open: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
+WALLED_IN = "sealed: walled in"
+
 #: Games per task: small enough to spread over workers, large enough that a task is worth sending.
 CHUNK = {"deducer": 5}
 DEFAULT_CHUNK = 50
@@ -45,8 +48,10 @@ class BotFigures:
 
     @property
     def blocked_share(self) -> float:
-        """Games lost with no Path left to explore (the way sealed by Rocks), as a share of all games."""
-        return self.losses.get("blocked", 0) / self.games if self.games else 0.0
+        """Games that ended with no Path left to explore (walled in by Rocks and Monsters), as a share of all
+        games: the engine's outcome ``blocked``, or ``sealed`` with the reason ``walled in``."""
+        n = self.losses.get("blocked", 0) + self.losses.get(WALLED_IN, 0)
+        return n / self.games if self.games else 0.0
 
     @classmethod
     def from_games(cls, bot: str, games: list[tuple[str, int]]) -> BotFigures:
@@ -243,7 +248,10 @@ def play_games(map_text: str, bot: str, seed: int, start: int, count: int) -> li
     out = []
     for k in range(start, start + count):
         rec = play_one(m, s, k, False, game)
-        out.append((rec.outcome, rec.days))
+        outcome = rec.outcome
+        if outcome == "sealed":  # a game that could not go on: say why ("sealed: walled in", ...)
+            outcome = next((e for e in rec.events if e.startswith("sealed: ")), outcome)
+        out.append((outcome, rec.days))
     return out
 
 

@@ -33,6 +33,8 @@ def test_json_contract():
         ("mean_score", float),
         ("mean_days", float),
         ("losses", dict),
+        ("sealed", int),
+        ("sealed_by", dict),
         ("win_rate_ci", list),
     ]:
         assert isinstance(rep[key], kind), key
@@ -40,7 +42,9 @@ def test_json_contract():
     assert rep["win_rate"] == pytest.approx(rep["wins"] / 12, abs=1e-4)
     lo, hi = rep["win_rate_ci"]
     assert 0 <= lo <= rep["win_rate"] <= hi <= 1
-    assert sum(rep["losses"].values()) == 12 - rep["wins"]
+    # every game is won, lost to a rulebook cause, or sealed (issue 12: a sealed game is no loss)
+    assert sum(rep["losses"].values()) + rep["sealed"] == 12 - rep["wins"] and "sealed" not in rep["losses"]
+    assert sum(rep["sealed_by"].values()) == rep["sealed"]
     assert all(isinstance(v, int) for v in rep["losses"].values())
     assert rep["bot"] == "heuristic" and len(rep["scores"]) == 12 and sum(rep["levels"].values()) == rep["wins"]
 

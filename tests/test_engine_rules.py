@@ -164,10 +164,18 @@ def test_monster_blocks_and_taxes_its_row_and_column(fauna_map):
     s.threats.append(minotaur)
     s.monsters[cell(s, "D7")] = minotaur
     s._legal = None
-    # no exploring past a Monster: with every way on blocked, the boat lands again on column 7
-    names = [s.game.board.name(c) for c in s.frontier()]
-    assert names == ["A7", "B7", "C7", "E7", "F7", "G7"]
-    assert A.EXPLORE + cell(s, "D6") not in s.legal_actions()
+    # no exploring past a Monster: with every way on blocked, no Path can be explored (issue 12: the
+    # rulebooks never land the boat again; that is the house rule "relaunch")
+    assert s.frontier() == [] and A.EXPLORE + cell(s, "D6") not in s.legal_actions()
+    relaunch = start(solo(fauna_map, variants=("relaunch",)))
+    explore(relaunch, "D7")
+    relaunch.apply_action(A.END_TURN)
+    relaunch.th_pile.remove(minotaur)
+    relaunch.threats.append(minotaur)
+    relaunch.monsters[cell(relaunch, "D7")] = minotaur
+    relaunch._legal = None
+    names = [s.game.board.name(c) for c in relaunch.frontier()]
+    assert names == ["A7", "B7", "C7", "E7", "F7", "G7"]  # with it, the boat lands again on column 7
     del s.monsters[cell(s, "D7")]
     s.monsters[cell(s, "C1")] = minotaur  # C1: row C and column 1
     s._legal = None
@@ -599,7 +607,7 @@ def test_chapters_not_yet_played_are_refused():
         Game(replace(m, chapter="fog"))
 
 
-def test_a_round_without_an_affordable_path_loses_with_its_cause(fauna_map):
+def test_a_round_without_an_affordable_path_seals_the_game_with_its_cause(fauna_map):
     s = start(solo(fauna_map))
     explore(s, "D7")
     s.apply_action(A.END_TURN)
@@ -612,4 +620,5 @@ def test_a_round_without_an_affordable_path_loses_with_its_cause(fauna_map):
     la = s.legal_actions()
     assert A.END_TURN in la and not any(a < A.DISCARD for a in la)  # Paths open, nothing to pay with
     s.apply_action(A.END_TURN)
-    assert s.outcome == "monster_toll" and s.score == 0 and s.level() == ""
+    # issue 12: the rulebooks have no such loss: the game ends "sealed", with its reason
+    assert s.outcome == "sealed" and s.score == 0 and s.level() == "" and "sealed: toll unpaid" in s.events

@@ -124,10 +124,10 @@ def test_hint_returns_what_the_cli_prints(client, tmp_path):
 
 def test_table_gives_forced_cells_count_target_and_heat(client):
     text = _column_state("fauna-1", (3, 4, 5, 6, 7))
-    r = client.post("/api/table", json={"map": text, "heat": "Ft"})
+    r = client.post("/api/table", json={"map": text, "heat": "Ft", "time_limit": 15})  # room for a loaded machine
     assert r.status_code == 200
     v = r.json()
-    solved = client.post("/api/solve", json={"map": text, "target": "Ft"}).json()
+    solved = client.post("/api/solve", json={"map": text, "target": "Ft", "time_limit": 30}).json()
     assert v["forced"] == solved["forced"] and v["count"] == solved["count"] and v["exact"]
     assert v["target"] == solved["target"]
     assert v["heat_exact"] and set(v["heat"]) == {c for c in maps.load("fauna-1").board.names if c[1] in "12"}

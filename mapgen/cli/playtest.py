@@ -9,7 +9,17 @@ import sys
 import click
 
 from mapgen.cli.errors import RuleBroken, about
-from mapgen.cli.options import bot_option, force_option, json_option, map_argument, out_file, reject, seed_option
+from mapgen.cli.options import (
+    bot_option,
+    force_option,
+    json_option,
+    map_argument,
+    out_file,
+    reject,
+    rules_option,
+    seed_option,
+)
+from mapgen.engine.variants import VARIANTS
 
 
 def _team(characters: str | None, gear: str | None):
@@ -60,6 +70,15 @@ def _play_back(path: str, step: bool) -> None:
     type=click.IntRange(1, 100_000),
     help="ismcts: simulations per decision (default 16); more plays better and slower.",
 )
+@click.option(
+    "--variant",
+    "variants",
+    multiple=True,
+    type=click.Choice(sorted(VARIANTS)),
+    help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
+    "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
+)
+@rules_option
 @seed_option(0, help="Seed: same seed, same report.")
 @click.option(
     "--jobs",
@@ -97,6 +116,8 @@ def playtest(
     medicine,
     mode,
     budget,
+    variants,
+    rules,
     seed,
     jobs,
     replay_dir,
@@ -109,8 +130,10 @@ def playtest(
     """Play a map many times with a bot and report how often, how well and why games are won or lost.
 
     MAP is a map file or the name of a shipped map. The report gives the win rate with a 95%
-    interval, the mean score and the levels of success, the causes of loss, the mean number of
-    days and the turn of each goal event (first Fort, each kill). Same seed, same report, whatever
+    interval, the mean score and the levels of success, the causes of loss (the rulebooks' own),
+    the sealed games (no Path could be explored for a whole round), the mean number of days and the
+    turn of each goal event (first Fort, each kill). --variant plays another reading of an ambiguous
+    rule or a house rule; --rules gives the bots a house-rule chapter file to reason with. Same seed, same report, whatever
     --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
     possible terrains), clairvoyant (sees the map: an upper bound), ismcts (OpenSpiel's Information
     Set MCTS on worlds drawn from what the player knows, --budget simulations per decision; needs the
@@ -121,6 +144,8 @@ def playtest(
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
         mapgen playtest fauna-1 --bot ismcts --budget 32 --games 4
+        mapgen playtest flora-3 --variant flora-minotaurs
+        mapgen playtest fauna-1 --rules my-fauna.toml
         mapgen playtest training-1 --games 5 --replay runs/
         mapgen playtest --show runs/game-00003.json --step
     """
@@ -152,7 +177,16 @@ def playtest(
     m, source = map_in.map, map_in.source
     chars, gears = _team(characters, gear)
     s = Settings(
-        bot=bot, players=players, characters=chars, gear=gears, medicine=medicine, seed=seed, mode=mode, budget=budget
+        bot=bot,
+        players=players,
+        characters=chars,
+        gear=gears,
+        medicine=medicine,
+        seed=seed,
+        mode=mode,
+        budget=budget,
+        variants=tuple(dict.fromkeys(variants)),
+        reference=rules,
     )
     jobs = jobs or os.cpu_count() or 1
     if not as_json and sys.stderr.isatty():

@@ -65,6 +65,7 @@ def apply_resolve(state, step, a: int) -> None:
     card = state.game.challenges[c]
     stored = list(stored or ())
     pack = state.pack
+    state.agenda.append(("resolved",))  # below the card's effects: ``settled`` counts it once they are done
     if a == A.PASS:
         for r in range(NRES):
             for _ in range(card.requires[r] + card.optional[r]):
@@ -86,6 +87,11 @@ def apply_resolve(state, step, a: int) -> None:
         state.run_effects(card.fails)
     state.resolved += 1
     state.game.chapter.on_resolved(state, card, a == A.PASS)
+
+
+def run_resolved(state, step) -> None:
+    """The Challenge card is fully resolved, its Pass or Fail effects done (Training's sixth card wins here)."""
+    state.settled += 1
 
 
 def fatigue_needed(state, step) -> bool:
@@ -224,6 +230,19 @@ def remove_threat(state, card: int, to: str) -> None:
         state.th_bottom.append(card)
     elif to == "discard":
         state.th_discard.append(card)
+
+
+def kill_monster(state, card: int) -> None:
+    """A Monster killed (any chapter's way: a Kill card, a shot, Monster Claws, Sacagawea): out of the game.
+
+    Core rules, Skull Terrain Found: "You can reclaim Destiny Cards and use them again after you Kill a
+    Monster (varies by chapter) and discard Chased." So every kill also discards Chased, and the Destiny
+    cards under it come back.
+    """
+    remove_threat(state, card, "out")
+    if state.chased:
+        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+        remove_threat(state, chased, "discard")
 
 
 def injured_card(state) -> int:

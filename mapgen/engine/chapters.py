@@ -64,6 +64,7 @@ class ChapterRules:
     custom_tax = False  # set True to have monster_tax decide what exploring a Path costs
     track_gains = False  # set True to have on_gain told of every Resource gained
     policy: str | None = None  # the bots' chapter policy, a key of mapgen.engine.bots.POLICIES
+    variants: frozenset[str] = frozenset()  # the game's named variants (mapgen/engine/variants.py), set by Game
 
     # ----- cards and team -----
     def uses_challenge(self, card) -> bool:
@@ -181,6 +182,9 @@ class ChapterRules:
     def end_turn_steps(self, state) -> list[tuple]:
         """Steps when a player ends the turn, before the backpack limits (Maldonado's Influence card)."""
         return []
+
+    def backtracked(self, state, cell: int) -> None:
+        """A Backtrack put this Path's token back: undo what the chapter's Gear did for that explore."""
 
     def explored_unactivated(self, state, cell: int) -> None:
         """A Path explored with no activation (a right Tracking Guide guess): Flora's Greek Fire is still taken."""
@@ -334,12 +338,9 @@ def apply_kill(state, action: int) -> None:
     for r in range(len(req)):
         state.pack[r] -= req[r]
     cell = sorted(state.monsters)[m]
-    state.remove_threat(state.monsters[cell], "out")
+    state.kill_monster(state.monsters[cell])  # Chased is discarded too
     d["kills"] += 1
     state.event(f"kill {d['kills']}")
-    if state.chased:  # killing a Monster discards Chased and gives the Destiny cards back
-        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
-        state.remove_threat(chased, "discard")
 
 
 def describe_kill(action: int, state=None) -> str:
@@ -415,7 +416,8 @@ class Training(MinotaurChapter):
         return 1 if state.day == 1 else 0
 
     def check_victory(self, state) -> bool:
-        return state.resolved >= 6
+        """'You WIN the Training Mission if you resolve all 6 Challenge Cards': the sixth one's effects done."""
+        return state.settled >= 6
 
 
 class Fauna(MinotaurChapter):

@@ -8,7 +8,7 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER, Effect
-from mapgen.engine.rules import MAX_FIRES, SAMPLE_TOKENS
+from mapgen.engine.rules import BACKPACK_SLOTS, MAX_FIRES, SAMPLE_TOKENS
 
 
 def gain(state, r: int, n: int = 1) -> None:
@@ -42,7 +42,7 @@ def run_effect(state, step) -> None:
         elif t == "fire":
             state.fires = min(MAX_FIRES, state.fires + n)
         elif t == "sample":
-            state.samples = min(SAMPLE_TOKENS, state.samples + n)
+            state.push(*[("gain_sample",)] * n)
         elif t == "destiny" and state.game.destiny and not state.chased:
             state.push(*[("destiny_pick",)] * n)
     elif v == "lose":
@@ -67,6 +67,17 @@ def run_effect(state, step) -> None:
         state.exhausted.clear()
     elif v == "reveal":
         state.game.chapter.reveal(state, t, n)
+
+
+def run_gain_sample(state, step) -> None:
+    """A Sample Token is gained (while the Reserve has one): "If you gain a Sample Token when your Backpack is
+    full, you must discard a resource to accept the Sample Token!" """
+    if state.samples >= SAMPLE_TOKENS:
+        return
+    full = state.slots() >= BACKPACK_SLOTS and state.carried() > 0
+    state.samples += 1
+    if full:
+        state.push(("pay", 1, "any"))
 
 
 # ----- choices -----

@@ -42,12 +42,18 @@ def frontier(state) -> list[int]:
                     # decision: a Monster's own Path cannot be explored
                     if not ex[j] and j not in mon and g.chapter.can_explore_to(state, j):
                         out.add(j)
-    if not out:  # decision: with every way on blocked, the boat may land again on the start column
-        result = [
-            i
-            for i in g.start_cells
-            if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
-        ]
+    if not out:
+        # house rule, the variant "relaunch" (the rulebooks are silent): with every way on blocked, the boat
+        # lands again on the start column; without it no Path can be explored, and a round of that seals the game
+        result = (
+            [
+                i
+                for i in g.start_cells
+                if not ex[i] and i not in mon and not (check and not g.chapter.can_explore_to(state, i))
+            ]
+            if "relaunch" in g.chapter.variants  # the chapter: an observation's game view has it too
+            else []
+        )
     else:
         result = sorted(out)
     if not check:
@@ -96,7 +102,7 @@ def legal_explore(state, out: list[int]) -> None:
         return
     banned = state.banned
     if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
-        carried = state.carried() + state.pack[WATER]
+        carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
         cells = [c for c in frontier(state) if c != banned]
         out.extend(A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried)
     else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
@@ -108,7 +114,7 @@ def apply_explore(state, a: int) -> None:
     state.push(("explore", a))
     state.passes = 0
     if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
-        state.push(("pay", tax, "any_water"))
+        state.push(("pay", tax, "any" if "toll-no-water" in state.game.variants else "any_water"))
 
 
 def describe_explore(a: int, state=None) -> str:
@@ -170,6 +176,7 @@ def apply_backtrack(state, step, a: int) -> None:
     for name in ("Lewis", "Collins", "Compass", "Tracking Guide"):
         state.exhausted.discard(name)
     state.lewis_on = state.collins_on = False
+    state.game.chapter.backtracked(state, cell)
 
 
 def run_activate(state, step) -> None:

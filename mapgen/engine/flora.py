@@ -107,8 +107,10 @@ class Flora(ChapterRules):
         self._icons: dict[tuple, list[Terrain]] = {}
 
     def uses_threat(self, card) -> bool:
-        """Injured, Chased and the Minotaurs (Sacagawea's rule speaks of Minotaurs in play)."""
-        return card.chapter == "core" or card.monster
+        """Injured and Chased: Setup step Q adds "any Chapter Specific Threat Cards", and Flora's components
+        list none. With the variant ``flora-minotaurs`` also Fauna's four Minotaurs (Sacagawea's rule
+        speaks of Minotaurs in play)."""
+        return card.chapter == "core" or (card.kind == "minotaur" and "flora-minotaurs" in self.variants)
 
     # ----- setup -----
     def new_data(self, game) -> dict:
@@ -211,10 +213,17 @@ class Flora(ChapterRules):
         return cell not in state.data["ringed"]
 
     def explored_unactivated(self, state, cell: int) -> None:
-        """'To acquire Greek Fire, simply Explore the Path that has the Greek Fire Token on it': a right
-        Tracking Guide guess skips the activation, not the Exploring."""
+        """A right Tracking Guide guess skips the activation, not the Exploring: 'To acquire Greek Fire, simply
+        Explore the Path that has the Greek Fire Token on it'; 'If you Explore a Path and the revealed Terrain
+        is next on the Expedition Trail ... move the Crew Token onto that Terrain icon'; 'If you Explore a Path
+        and reveal a Flora Terrain, you MAY discard a Fire Token to kill it' (or lose a Crew token)."""
         if cell == state.game.map.briefing.greek_fire:
             self._take_greek_fire(state)
+        terrain = state.game.cells[cell]
+        if terrain is T.FLORA_CREATURE:
+            state.push(("chapter", "flora", cell))
+        elif terrain is self.next_icon(state):
+            self.advance(state)
 
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         g, d = state.game, state.data
@@ -239,7 +248,8 @@ class Flora(ChapterRules):
         return steps
 
     def _remove_minotaur(self, state, card: int) -> None:
-        state.remove_threat(card, "out")
+        """Sacagawea removes (kills) a Minotaur: out of the game, and Chased is discarded too."""
+        state.kill_monster(card)
         state.data["removed"] += 1
 
     def place_monster(self, state, card: int, when: str, cell: int) -> None:

@@ -15,6 +15,8 @@ Chapters push their own steps and answer their own actions (``mapgen/engine/chap
 
 from __future__ import annotations
 
+import copy
+
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
@@ -28,10 +30,13 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     MAX_FIRES,
     PRIORITY,
     SAMPLE_TOKENS,
+    SEALED,
+    SEALED_BY,
     TERRAIN_RESOURCE,
     WATER_LIMIT,
     level_name,
 )
+from mapgen.engine.variants import check_variants
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -57,7 +62,9 @@ RUN = {
     "explore": explore.run_explore,
     "activate": explore.run_activate,
     "effect": effects.run_effect,
+    "gain_sample": effects.run_gain_sample,
     "check_challenge": challenges.run_check_challenge,
+    "resolved": challenges.run_resolved,
     "after_resolve": challenges.run_after_resolve,
     "end_of_day": challenges.run_end_of_day,
     "night": challenges.run_night,
@@ -118,7 +125,10 @@ class GameError(ValueError):
 
 
 class Game:
-    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed; the action table."""
+    """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed, the named
+    variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading), the ``reference`` (the
+    Reference Board's rule instances the bots reason with: ``constraints.catalogue.get_chapter(name)``, or
+    a house-rule chapter); the action table."""
 
     def __init__(
         self,
@@ -130,6 +140,8 @@ class Game:
         medicine: bool = False,
         seed: int = 0,
         cards: CardSet | None = None,
+        variants=(),
+        reference=None,
     ):
         from mapgen.engine.chapters import plugin_for
 
@@ -143,6 +155,21 @@ class Game:
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
+        try:
+            self.variants = check_variants(variants, self.chapter.name)
+        except ValueError as e:
+            raise GameError(str(e)) from None
+        if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
+            self.chapter = copy.copy(self.chapter)
+            self.chapter.variants = self.variants
+        # the Reference Board the players reason with: the chapter's rule instances, or a house-rule chapter's
+        if reference is None:
+            from constraints.catalogue import get_chapter
+
+            reference = get_chapter(self.chapter.name)
+        if reference.board != m.board:
+            raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
+        self.reference = reference
         self.board = m.board
         self.cells: tuple[Terrain, ...] = m.cells
         self.hills = dict(m.hills)
@@ -212,7 +239,7 @@ class Game:
 
 class State:
     """Everything that changes during one game: the OpenSpiel interface, the agenda, and (bound from the
-    rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ..."""
+    rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ``kill_monster``, ..."""
 
     def __init__(self, game: Game):
         g = game
@@ -249,7 +276,8 @@ class State:
         self.current = 0
         self.turn = 1
         self.day = 1
-        self.resolved = 0
+        self.resolved = 0  # Challenge cards taken off the Row to be resolved
+        self.settled = 0  # of those, the ones whose Pass or Fail effects are all done
         self.passes = 0
         self.tokens_out = 0  # Path tokens discarded (resolved cards, Hills, right guesses)
         self.token_to_row = False
@@ -435,6 +463,7 @@ class State:
     can_pass = challenges.can_pass
     monster_place = challenges.monster_place
     remove_threat = challenges.remove_threat
+    kill_monster = challenges.kill_monster
     pop_row = challenges.pop_row
     _field_for_shelter = main_step.field_for_shelter
     gain = effects.gain

@@ -11,7 +11,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
-from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, WATER_LIMIT
+from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
 from mapgen.terrain import TERRAINS
 
 
@@ -297,12 +297,14 @@ def legal_end_turn(state, out: list[int]) -> None:
 
 def apply_end_turn(state, a: int) -> None:
     g = state.game
-    if not state.explored_now:  # a whole round in which nobody can explore ends the expedition
+    if not state.explored_now:  # a whole round in which nobody can explore: the trail is sealed
         state.passes += 1
         if state.passes >= g.n:
-            # Paths open but too few Resources for the Monsters' toll; or no Path open at all
+            # house rule (the rulebooks are silent): the game ends "sealed", reported apart from the losses;
+            # why: every Path explored, Paths open but the Monsters' toll unpaid, or no Path open at all
             full = state.n_explored == g.board.size
-            state.lose("map_explored" if full else "monster_toll" if state.frontier() else "blocked")
+            state.event("sealed: " + SEALED_BY[2 if full else 1 if state.frontier() else 0])
+            state.lose(SEALED)
             return
     state.agenda.pop()
     state.push(*g.chapter.end_turn_steps(state), ("limits",), ("check_challenge",), ("next_turn",))

@@ -523,12 +523,9 @@ class Maldonado(ChapterRules):
         state.pack[r1] -= 1
         state.pack[r2] -= 1
         d["kill_face"].pop(s)
-        state.remove_threat(state.monsters[cell], "out")
+        state.kill_monster(state.monsters[cell])  # Chased is discarded too
         d["kills"] += 1
         state.event(f"kill {d['kills']}")
-        if state.chased:  # as in Fauna: a kill discards Chased and gives the Destiny cards back
-            chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
-            state.remove_threat(chased, "discard")
         state.push(*self.after_kill(state))
 
     def after_kill(self, state) -> list[tuple]:
@@ -568,8 +565,10 @@ class Maldonado(ChapterRules):
         d = state.data
         if kind == "refill":
             p = step[2]
+            # "If you have less than 4 Influence Cards, redraw back up ..."; the Traitor who played the -4
+            # "should redraw so that you have 5 Influence Cards in your hand", whatever the hand holds
             need = self.refill_to(state, p) - len(d["hands"][p])
-            if need > 0 and len(d["hands"][p]) < 4:
+            if need > 0:
                 state.push(*[("chance_chapter", "draw", p)] * need)
         elif kind == "finale":
             self.finale(state)

@@ -56,6 +56,7 @@ class Table:
         "kills",
         "n",
         "orth",
+        "reference",
         "row_of",
         "start_cells",
         "threats",
@@ -77,6 +78,7 @@ class Table:
         self.col_of = g.col_of
         self.start_cells = g.start_cells
         self.briefing = m.briefing
+        self.reference = g.reference  # the Reference Board's rule instances (constraints.catalogue.Chapter)
         # the map with nothing revealed (no cells, no Hills, no generator fields): known_map() fills it in
         self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size)
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from mapgen.engine.bots import BOTS, make_bot
-from mapgen.engine.game import LOSS_CAUSES, Game, level_name
+from mapgen.engine.game import LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
@@ -30,6 +30,8 @@ class Settings:
     seed: int = 0
     mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
     budget: int | None = None  # search bots (ismcts): simulations per decision (None: the bot's default)
+    variants: tuple[str, ...] = ()  # named variants (mapgen/engine/variants.py); none: the rulebooks' reading
+    reference: object = None  # a house-rule chapter (constraints.catalogue.Chapter) the bots reason with
 
 
 @dataclass
@@ -64,6 +66,8 @@ def make_game(m: Map, s: Settings, seed: int) -> Game:
         gear=s.gear,
         medicine=s.medicine,
         seed=seed,
+        variants=s.variants,
+        reference=s.reference,
     )
 
 
@@ -142,7 +146,9 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
     n = len(records)
     wins = sum(r.won for r in records)
     lo, hi = wilson(wins, n)
-    losses = Counter(r.outcome for r in records if not r.won)
+    losses = Counter(r.outcome for r in records if not r.won and r.outcome != SEALED)
+    sealed = [r for r in records if r.outcome == SEALED]
+    sealed_by = Counter(e.removeprefix("sealed: ") for r in sealed for e in r.events if e.startswith("sealed: "))
     levels = Counter(level_name(r.score) for r in records if r.won)
     events: dict[str, dict] = {}
     names = sorted({e for r in records for e in r.events}, key=_event_order)
@@ -157,6 +163,8 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "players": s.players,
         "team": [{"character": c or None, "gear": list(g)} for c, g in zip(game.characters, game.gear)],
         "seed": s.seed,
+        "variants": sorted(game.variants),
+        **({"house_rules": game.reference.name} if s.reference is not None else {}),
         "games": n,
         "wins": wins,
         "win_rate": round(wins / n, 4) if n else 0.0,
@@ -166,6 +174,9 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "scores": [r.score for r in records],
         "levels": {lv: levels[lv] for lv in _level_names() if levels[lv]},
         "losses": {c: losses[c] for c in sorted(losses, key=_cause_order)},
+        "sealed": len(sealed),
+        "sealed_rate": round(len(sealed) / n, 4) if n else 0.0,
+        "sealed_by": {w: sealed_by[w] for w in SEALED_BY if sealed_by[w]},
         "mean_days": round(sum(r.days for r in records) / n, 3) if n else 0.0,
         "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
         "events": events,
@@ -213,6 +224,8 @@ def report_text(rep: dict) -> str:
         (
             f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
             f"seed {rep['seed']}"
+            + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
+            + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
         ),
         (
             f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
@@ -224,12 +237,20 @@ def report_text(rep: dict) -> str:
         lines.append("  levels       " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
+    if rep.get("sealed"):
+        lines.append(
+            f"  sealed       {rep['sealed']} (no Path could be explored for a whole round: not a rulebook loss; "
+            + ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
+            + ")"
+        )
     lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
     if rep.get("mode") == "traitor":
         lines.append(
             f"  traitor      wins {rep['traitor_wins']}/{rep['games']}, caught {rep['traitor_caught']}/{rep['games']}"
         )
     for e, d in rep["events"].items():
+        if e.startswith("sealed: "):
+            continue
         lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
@@ -241,9 +262,6 @@ def _cause_words(c: str) -> str:
         "thirst": "thirst",
         "hunger": "hunger",
         "no_challenges": "no Challenge cards left",
-        "monster_toll": "nothing left to pay the Monsters",
-        "blocked": "no Path to explore",
-        "map_explored": "every Path explored",
         "crew_lost": "every Crew token lost",
         "crew_died": "a Crew Member not saved",
         "traitor": "the Traitor won",
@@ -261,6 +279,7 @@ def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
         "gear": [list(g) for g in s.gear] if s.gear else None,
         "medicine": s.medicine,
         "mode": s.mode,
+        "variants": list(s.variants),
         "seed": rec.seed,
         "game": rec.index,
         "outcome": rec.outcome,
@@ -336,6 +355,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
             gear=gear,
             medicine=data.get("medicine", False),
             seed=data["seed"],
+            variants=tuple(data.get("variants") or ()),
         )
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None

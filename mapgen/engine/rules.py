@@ -51,7 +51,14 @@ LEVELS = (
     (1, "Greenhorn Scout"),
 )
 GEAR_PER_PLAYER = {1: 3, 2: 2, 3: 1, 4: 1}
-LOSS_CAUSES = ("thirst", "hunger", "no_challenges", "monster_toll", "blocked", "map_explored")
+#: The rulebooks' causes of loss (core; a chapter adds its own: ``Chapter.loss_causes``).
+LOSS_CAUSES = ("thirst", "hunger", "no_challenges")
+#: The outcome of a game that cannot go on: for a whole round no Path could be explored (Rocks and Monsters
+#: wall the trail in, the Monsters' toll cannot be paid, or every Path is explored). The rulebooks do not
+#: say what happens then; it is no loss of theirs and is reported apart (``"sealed"``).
+SEALED = "sealed"
+#: why a game was sealed (recorded as the event ``sealed: WHY``)
+SEALED_BY = ("walled in", "toll unpaid", "map explored")
 
 
 def level_name(score: int) -> str:

@@ -109,12 +109,14 @@ class Vameter(ChapterRules):
             "crew": [SUPPLY] * len(CREW_RANGES),  # where each Crew token is
             "range": list(CREW_RANGES),
             "fezron": 0,
-            "fezron_used": 0,
+            "fezron_used": 0,  # Fezron tokens sacrificed (back in the Reserve: they can be gained again)
             "cyclops_out": 0,  # Cyclops cards shot or clawed out of the game
             "dowse": -1,  # the Dowsing Rod's guess (terrain index)
             "hawks": False,  # the next explore is Pipe Hawks': its Path token is discarded
             "irene": -1,  # the Monster's cell Irene is moving
             "shots": 0,
+            "consequence": False,  # a Challenge card was resolved: its Consequence moves the Cyclops
+            "hawks_first": False,  # Pipe Hawks taken before the turn's own explore: that one is still to come
         }
 
     def copy_data(self, data: dict) -> dict:
@@ -164,13 +166,16 @@ class Vameter(ChapterRules):
             if state.token_to_row and state.row and state.row[0][1] > 0:
                 state.row[0][1] -= 1
                 state.tokens_out += 1
+            if d["hawks_first"]:  # the turn's own explore is still to come
+                d["hawks_first"] = False
+                state.explored_now = False
         if SUPPLY in d["crew"] and cell not in state.monsters:
             steps.append(("chapter", "place", cell))
         if terrain is T.MUSHROOM_FIELD:
             for _ in range(2 if state.lewis_on else 1):
                 state._gain_found(MUSHROOM)
         elif terrain is T.FEZRON_CAMP:
-            d["fezron"] = min(FEZRON_TOKENS - d["fezron_used"], d["fezron"] + 1)
+            d["fezron"] = min(FEZRON_TOKENS, d["fezron"] + 1)  # spent tokens are back in the Reserve
             if d["vam"] < 0 and "vameter" not in state.events:
                 self.spawn(state)
         if d["dowse"] >= 0:
@@ -180,6 +185,13 @@ class Vameter(ChapterRules):
         if terrain is T.WATER and d["vam"] >= 0:
             steps.append(("chance_chapter", "move"))
         return steps
+
+    def backtracked(self, state, cell: int) -> None:
+        """Backtrack: "You MAY Refresh any Gear or Characters that you used, and reverse any effects those cards
+        had." The Dowsing Rod's guess was for the Path put back: it is cancelled and the Rod refreshed."""
+        if state.data["dowse"] >= 0:
+            state.data["dowse"] = -1
+            state.exhausted.discard("Dowsing Rod")
 
     def dowse_choices(self, state, cell: int) -> list[int]:
         g = state.game
@@ -273,8 +285,8 @@ class Vameter(ChapterRules):
             g = state.game
             for k in [k for k in state.threats if g.threats[k].kind == "misfortune"]:
                 state.remove_threat(k, "discard")  # Hunting Grounds: removed by shooting the Vameter
-        elif target in state.monsters:
-            state.remove_threat(state.monsters[target], "out")
+        elif target in state.monsters:  # a Cyclops shot is killed: Chased is discarded too
+            state.kill_monster(state.monsters[target])
             d["cyclops_out"] += 1
             state.event("cyclops shot")
 
@@ -283,7 +295,8 @@ class Vameter(ChapterRules):
         """By day on its Lair; at Night by its direction, ignoring Paths with Crew tokens."""
         if not state.game.threats[card].monster:
             return  # Hunting Grounds stays beside the board
-        if when == "day" and cell >= 0 and cell not in state.monsters and cell not in state.data["crew"]:
+        if when == "day" and cell >= 0 and cell not in state.monsters:
+            # by day on its Lair, Crew or not: only Night placement "ignore[s] terrain that have Crew tokens"
             state.monsters[cell] = card
             return
         g = state.game
@@ -315,11 +328,21 @@ class Vameter(ChapterRules):
         return sorted(i for i in free if dist[i] == best)
 
     def on_resolved(self, state, card, passed: bool) -> None:
-        """After each Consequence: Hunting Grounds' Water, then each Cyclops moves."""
+        """A Challenge card resolved: Hunting Grounds' extra Water is part of Passing it (before its Pass
+        effects); the Consequence, when the Cyclops move, comes after the effects and Fatigue."""
         if passed and self.hunting(state):
             state.push(("chapter", "hunting_water"))
-        if state.monsters:
-            state.push(*[("chapter", "cyclops", state.monsters[c]) for c in sorted(state.monsters)])
+        state.data["consequence"] = True
+
+    def after_resolve_steps(self, state) -> list[tuple]:
+        """'Each time you resolve a Consequence, move each Cyclops to the closest Unexplored Path': after a
+        Challenge card's Pass or Fail effects and the Fatigue check ('Each Consequence will check if you are
+        Fatigued'); not after Injured ('Consequences are only triggered after normal Challenge Cards')."""
+        d = state.data
+        if not d["consequence"]:
+            return []
+        d["consequence"] = False
+        return [("chapter", "cyclops", state.monsters[c]) for c in sorted(state.monsters)]
 
     def move_cyclops(self, state, card: int, dest: int) -> None:
         cell = next((c for c, k in state.monsters.items() if k == card), -1)
@@ -354,7 +377,7 @@ class Vameter(ChapterRules):
         if t == "crew" and v == "lose":
             state.push(*[("chapter", "lose_crew")] * n)
         elif t == "fezron" and v == "gain":
-            d["fezron"] = min(FEZRON_TOKENS - d["fezron_used"], d["fezron"] + n)
+            d["fezron"] = min(FEZRON_TOKENS, d["fezron"] + n)
         elif t == "range" and v == "gain":
             state.push(("chapter", "range", n))
         elif t == "cyclops" and v == "remove":
@@ -488,7 +511,7 @@ class Vameter(ChapterRules):
         elif kind == "range":
             d["range"][a - RANGE_TO] += step[2]
         elif kind == "claw":
-            state.remove_threat(state.monsters[a - CLAW], "out")
+            state.kill_monster(state.monsters[a - CLAW])  # Monster Claws kills it: Chased is discarded too
             d["cyclops_out"] += 1
 
     def _irene_dests(self, state, cell: int) -> list[int]:
@@ -564,17 +587,21 @@ class Vameter(ChapterRules):
     def _legal_pipe_hawks(self, state, out: list[int]) -> None:
         if (
             "Pipe Hawks" in state.gear[state.current]
-            and state.explored_now
             and not state.data["hawks"]
             and state.frontier()
         ):
             out.append(PIPE_HAWKS)
 
     def _pipe_hawks(self, state, action: int) -> None:
+        """'On your turn, you may remove this Gear from the game to take 1 extra Explore action': at any time
+        of the turn. Taken before the turn's own explore, that explore is still to come after this one."""
         state.gear[state.current].remove("Pipe Hawks")
-        state.data["hawks"] = True
-        state.explored_now = False
-        state.guesses.clear()
+        d = state.data
+        d["hawks"] = True
+        d["hawks_first"] = not state.explored_now
+        if state.explored_now:
+            state.explored_now = False
+            state.guesses.clear()
 
     def _legal_dowse(self, state, out: list[int]) -> None:
         if (

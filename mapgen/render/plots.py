@@ -316,7 +316,17 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
     ax_win.set_axisbelow(True)
 
     _scores(ax_score, bots, reports)
-    _stacked(ax_loss, bots, [dict(r["losses"]) for r in reports], "Causes of loss", "games lost", "playtest-loss")
+    # sealed games (no Path could be explored for a whole round) are no loss of the rulebooks': their own segment
+    ends = [{**dict(r["losses"]), **({"sealed": r["sealed"]} if r.get("sealed") else {})} for r in reports]
+    sealed = any(r.get("sealed") for r in reports)
+    _stacked(
+        ax_loss,
+        bots,
+        ends,
+        "Causes of loss, and sealed games" if sealed else "Causes of loss",
+        "games lost or sealed" if sealed else "games lost",
+        "playtest-loss",
+    )
     if any(r.get("levels") for r in reports):
         levels = [dict(r.get("levels") or {}) for r in reports]
         _stacked(ax_level, bots, levels, "Levels of success (games won)", "games won", "playtest-level")

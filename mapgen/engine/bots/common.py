@@ -5,6 +5,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 
+from mapgen.engine.bots.local_rules import LocalRules
 from mapgen.engine.bots.policy import policy_for
 from mapgen.engine.cards import FOOD, MUD, ROCK, SKULL, WATER, WOOD
 from mapgen.terrain import TERRAINS, Terrain
@@ -67,7 +68,7 @@ def geometry(table) -> Geometry:
 
 
 class Geometry:
-    """Per-game tables the heuristic reads many times: neighbours, lines, priors, Fort pattern placements."""
+    """Per-game tables the heuristic reads many times: neighbours, lines, priors, the chapter's rules compiled."""
 
     def __init__(self, g):
         self.game = g  # the public Table (observation.Table): no terrain, no Hill positions
@@ -99,71 +100,27 @@ class Geometry:
         self.row_slice = [slice((i // w) * w, (i // w + 1) * w) for i in range(n)]
         self.col_slice = [slice(i % w, n, w) for i in range(n)]
         self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
-        pattern = g.briefing.fort_pattern
-        self.fort_rots: list = [None] * n
-        if pattern is not None and T.FORT in g.chapter.terrains:
-            rotations = pattern.rotations()
-            for i in range(n):
-                r, c = divmod(i, b.width)
-                rots = []
-                for rot in rotations:
-                    cells = [(b.at(r + dr, c + dc), t) for dr, dc, t in rot]
-                    if any(j is None for j, _ in cells):
-                        continue
-                    rots.append([(j, t.index) for j, t in cells if t is not None and t is not T.FORT])
-                self.fort_rots[i] = rots
+        # the chapter's rule instances (or the house-rule chapter the game was built with) as local reasoning
+        self.local = local = LocalRules(g.reference.rules, b, g.briefing, g.chapter.terrains)
         self.hill_line = [frozenset(self.line[h]) for h in range(n)]  # a seen Hill's row and column
         # affects[x]: the cells whose local weights read cell x (to keep the others cached).
-        # A cell reads its row and column only through LineSummary, which looks at Wood (row and column),
-        # Rock and Vine (column) only; its other reads (itself, king, orth-of-orth, Fort placements) are
-        # ``near``. So a newly seen cell that is not Wood/Rock/Vine/Hill changes the weights of its
-        # near_affects only, a Rock or Vine those and its column's cells (col_affects), a Wood or a Hill all
-        # affects (a Hill's row and column are in its affects); a seen Hill's line cells also read every
-        # cell of that line (the bot drops them itself: Hill positions are known only once seen).
-        near = []
-        for c in range(n):
-            r = set(self.king[c]) | {c}
-            for j in self.orth[c]:
-                r |= set(self.orth[j])
-            for rot in self.fort_rots[c] or ():
-                r |= {j for j, _ in rot}
-            near.append(r)
+        # A cell reads its row and column only through LineCounts (the terrains that rules count per row,
+        # per column or over the map: ``local.row_terrains``, ``col_terrains``, ``map_terrains``); its other
+        # reads are ``near`` (``local.near_reads``). So a newly seen cell of a row-counted terrain, or a Hill,
+        # changes the weights of all its affects, one of a column-counted terrain its near_affects and its
+        # column's cells (col_affects), one of a map-counted terrain every cell, any other its near_affects;
+        # a seen Hill's line cells also read every cell of that line (the bot drops them itself: Hill
+        # positions are known only once seen).
+        near = [local.near_reads(c) for c in range(n)]
         reads = [near[c] | set(self.line[c]) for c in range(n)]
         self.affects = [tuple(c for c in range(n) if x in reads[c]) for x in range(n)]
         self.near_affects = [tuple(c for c in range(n) if x in near[c]) for x in range(n)]
         self.col_affects = [
             tuple(c for c in range(n) if x in near[c] or self.col_no[c] == self.col_no[x]) for x in range(n)
         ]
-
-
-class LineSummary:
-    """For one list of seen terrains: the rows and columns holding a Wood, the columns holding a Rock or a Vine."""
-
-    __slots__ = ("known", "rock_col", "vine_col", "wood_col", "wood_row")
-
-    def __init__(self, known: list[int], geo: Geometry, base: LineSummary | None = None, cells=None):
-        """Made from all of ``known``, or from ``base`` (an older summary) and the newly seen ``cells``."""
-        self.known = known
-        if base is None:
-            height, width = geo.row_no[-1] + 1, geo.col_no[-1] + 1
-            self.wood_row = [False] * height
-            self.wood_col = [False] * width
-            self.rock_col = [False] * width
-            self.vine_col = [False] * width
-            cells = range(len(known))
-        else:  # flags only turn on as cells are seen: copy the old ones and add the new cells
-            self.wood_row = list(base.wood_row)
-            self.wood_col = list(base.wood_col)
-            self.rock_col = list(base.rock_col)
-            self.vine_col = list(base.vine_col)
-        for i in cells:
-            t = known[i]
-            if t == I_WOOD:
-                self.wood_row[geo.row_no[i]] = self.wood_col[geo.col_no[i]] = True
-            elif t == I_ROCK:
-                self.rock_col[geo.col_no[i]] = True
-            elif t == I_VINE:
-                self.vine_col[geo.col_no[i]] = True
+        self.row_terrains = frozenset(local.row_terrains)
+        self.col_terrains = frozenset(local.col_terrains)
+        self.map_terrains = frozenset(local.map_terrains)
 
 
 def dot(w: list[float], values: list[float]) -> float:

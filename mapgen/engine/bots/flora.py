@@ -11,7 +11,6 @@ from mapgen.engine.flora import BONIFACE_KEEP, BONIFACE_WATER, BURN, COVER, KILL
 from mapgen.terrain import Terrain
 
 T = Terrain
-_I_PETRIFIED, _I_SACAGAWEA = T.PETRIFIED_FOREST.index, T.SACAGAWEA.index  # weight positions, looked up once
 
 
 class FloraPolicy(ChapterPolicy):
@@ -33,9 +32,6 @@ class FloraPolicy(ChapterPolicy):
         T.SACAGAWEA: 1,
         T.FORT: 0.02,
     }
-
-    def __init__(self):
-        self._memo = None  # (bot, obs, need, actions played, {terrain: value}) of the current decision
 
     def _chapter(self, obs) -> Flora:
         return obs.game.chapter
@@ -85,7 +81,7 @@ class FloraPolicy(ChapterPolicy):
 
     def cell_value(self, bot, obs, need, cell: int) -> float:
         d, g = obs.data, obs.game
-        v = self._rule_correction(bot, obs, need, cell)
+        v = 0.0  # the Flora Reference Board's L1 and L2 are in the heuristic's weights (the chapter's rules)
         nxt = self._chapter(obs).next_icon(obs)
         if nxt is not None and nxt is not T.FLORA_CREATURE:
             row = g.board.rows[g.row_of[cell]]
@@ -99,39 +95,6 @@ class FloraPolicy(ChapterPolicy):
         # a pull towards the Greek Fire, stronger as the Trail nears its end
         dist = abs(g.row_of[cell] - g.row_of[gf]) + abs(g.col_of[cell] - g.col_of[gf])
         return v + 0.6 / (1 + dist)
-
-    def _rule_correction(self, bot, obs, need, cell: int) -> float:
-        """Take back the value the heuristic's prior gave to Flora terrains a Flora Reference Board rules out.
-
-        A Petrified Forest lies exactly one Path in from the edge; there is one Sacagawea only.
-        """
-        w = bot._weights(obs, cell)
-        b = obs.game.board
-        out = 0.0
-        pf, sa = w[_I_PETRIFIED], w[_I_SACAGAWEA]
-        if pf and b.edge_distance(cell) != 1:
-            out -= pf * self._value_without_lewis(bot, obs, need, T.PETRIFIED_FOREST)
-        if sa and obs.data["sacagawea"]:
-            out -= sa * self._value_without_lewis(bot, obs, need, T.SACAGAWEA)
-        return out
-
-    def _value_without_lewis(self, bot, obs, need, t) -> float:
-        """``bot.terrain_value(obs, need, t, False)``, kept while the bot values the cells of one decision.
-
-        The bot calls ``cell_value`` for every explorable cell with the same obs and the same
-        ``need`` list (a new list each decision, held here so it cannot be mistaken for another),
-        so the two terrains' values are worked out once per decision instead of once per cell.
-        """
-        memo = self._memo
-        moves = obs.moves
-        # a new decision: another bot, obs or need list, or the same objects after the game moved on
-        if memo is None or memo[0] is not bot or memo[1] is not obs or memo[2] is not need or memo[3] != moves:
-            memo = self._memo = (bot, obs, need, moves, {})
-        values = memo[4]
-        v = values.get(t)
-        if v is None:
-            v = values[t] = bot.terrain_value(obs, need, t, False)
-        return v
 
     def step(self, bot, obs, legal, need) -> int:
         kind = obs.step[1]

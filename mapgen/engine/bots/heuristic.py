@@ -14,26 +14,18 @@ from itertools import compress
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots.common import (
-    I_FOOD,
-    I_FORT,
     I_HILL,
-    I_MUD,
-    I_ROCK,
-    I_SKULL,
-    I_TIPI,
-    I_VINE,
     I_WATER,
-    I_WOOD,
     NT,
     RANGE_NT,
     RES_OF_CODE,
     Geometry,
-    LineSummary,
     T,
     between,
     changed_bytes,
     geometry,
 )
+from mapgen.engine.bots.local_rules import LineCounts
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.terrain import TERRAINS, Terrain
@@ -60,7 +52,7 @@ class HeuristicBot:
         self._known_terrain: list[int] | None = None
         self._weight_cache: dict[int, list[float]] = {}
         self._plan = None
-        self._lines: LineSummary | None = None
+        self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
 
     # ----- what the team needs -----
@@ -164,15 +156,21 @@ class HeuristicBot:
             known = list(previous)
             old = self._known_seen
             affects, near_affects, col_affects = geo.affects, geo.near_affects, geo.col_affects
+            row_terrains, col_terrains, map_terrains = geo.row_terrains, geo.col_terrains, geo.map_terrains
             changed = changed_bytes(old, seen)
             for x in changed:
                 before = known[x]
                 t = known[x] = terrain[x]
-                if before >= 0 or t == I_WOOD or t == I_HILL:  # hidden again (rare), a Wood or a Hill: row and column
+                if t in map_terrains:  # counted over the whole map: every cell may read it
+                    cache.clear()
+                    continue
+                if (
+                    before >= 0 or t in row_terrains or t == I_HILL
+                ):  # hidden again (rare), counted per row: row and column
                     drop = affects[x]
-                elif t == I_ROCK or t == I_VINE:  # Rock and Vine flags are per column
+                elif t in col_terrains:  # counted per column (a Wood line, Vine-Rock columns)
                     drop = col_affects[x]
-                else:  # no line flag changes: only the cells that read x directly
+                else:  # no line count changes: only the cells that read x directly
                     drop = near_affects[x]
                 for c in drop:
                     cache.pop(c, None)
@@ -180,9 +178,6 @@ class HeuristicBot:
                     if x in line and x != h:
                         for c in line:
                             cache.pop(c, None)
-            lines = self._lines
-            if lines is not None and lines.known is previous and all(known[x] >= 0 for x in changed):
-                self._lines = LineSummary(known, geo, lines, changed)  # extend the summary, no full scan
         else:
             known = list(terrain)
             self._weight_cache = {}
@@ -228,66 +223,21 @@ class HeuristicBot:
         return out
 
     def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
-        """Prior frequencies nudged by the Reference Board rules around the revealed cells."""
+        """Prior frequencies nudged by the Reference Board's rules around the revealed cells.
+
+        The rules are the game's rule instances (``constraints/``: the chapter's, or a house-rule chapter's),
+        compiled once per game (``Geometry.local``, ``mapgen/engine/bots/local_rules.py``).
+        """
         geo = self._geo(obs.game)
         if known[cell] >= 0:
             w = [0.0] * NT
             w[known[cell]] = 1.0
             return w
         w = list(geo.prior)
-        if geo.edge[cell]:
-            w[I_ROCK] = 0.0
-        lines = self._lines
-        if lines is None or lines.known is not known:
-            lines = self._line_summary(known, geo)
-        row, col = geo.row_no[cell], geo.col_no[cell]
-        if lines.wood_row[row] or lines.wood_col[col]:  # a seen Wood in the cell's row or column
-            w[I_WOOD] = 0.0
-        else:
-            w[I_WOOD] *= 1.5
-        for j, around in geo.orth2[cell]:
-            tj = known[j]
-            if tj < 0:
-                continue
-            if tj == I_WATER:
-                if w[I_WOOD]:
-                    open_n = 0
-                    for k in around:
-                        tk = known[k]
-                        if tk == I_WOOD:
-                            break
-                        if tk < 0:
-                            open_n += 1
-                    else:
-                        w[I_WOOD] *= 1 + 6.0 / (open_n or 1)
-            elif tj == I_WOOD:
-                open_n = 0
-                for k in around:
-                    tk = known[k]
-                    if tk == I_WATER:
-                        break
-                    if tk < 0:
-                        open_n += 1
-                else:
-                    w[I_WATER] *= 1 + 6.0 / (open_n or 1)
-            elif tj == I_ROCK and w[I_ROCK]:
-                w[I_ROCK] *= 2.0
-                w[I_MUD] *= 1.5
-        if w[I_TIPI]:
-            for j in geo.diag[cell]:
-                tj = known[j]
-                if tj == I_TIPI:
-                    w[I_FOOD] *= 3.0
-                elif tj == I_FOOD:
-                    w[I_TIPI] *= 2.0
-            for j in geo.king[cell]:
-                if known[j] == I_TIPI:
-                    w[I_SKULL] *= 2.0
-                    break
-        if w[I_VINE] and lines.rock_col[col] and not lines.vine_col[col]:
-            w[I_VINE] *= 3.0
-        if w[I_FORT]:
-            w[I_FORT] *= self._fort_factor(obs, cell, known, geo)
+        counts = self._counts
+        if counts is None or counts.known is not known:
+            counts = self._counts = LineCounts(known, geo.local)
+        geo.local.apply(w, cell, known, counts, self._hills)
         total = sum(w)
         if total <= 0:
             w = [0.0] * NT
@@ -295,45 +245,6 @@ class HeuristicBot:
             return w
         inv = 1.0 / total
         return [v * inv for v in w]
-
-    def _line_summary(self, known: list[int], geo) -> LineSummary:
-        """Which rows and columns hold a seen Wood, Rock or Vine; made once per ``known`` list.
-
-        Saves scanning a cell's 13 line cells in every ``_local_weights`` call.
-        """
-        summary = self._lines
-        if summary is None or summary.known is not known:
-            summary = self._lines = LineSummary(known, geo)
-        return summary
-
-    def _fort_factor(self, obs, cell: int, known: list[int], geo) -> float:
-        rots = geo.fort_rots[cell]
-        if rots is None:
-            return 1.0
-        best = -1
-        for rot in rots:
-            hits = 0
-            for j, t in rot:
-                k = known[j]
-                if k < 0:
-                    continue
-                if k != t:
-                    hits = -1
-                    break
-                hits += 1
-            if hits > best:  # noqa: PLR1730 -- a comparison, not a max() call per placement
-                best = hits
-        if best < 0:
-            return 0.0
-        factor = 1.0 + 2.0 * best
-        for h, n, line in self._hills:
-            if known[h] < 0 or cell not in line:
-                continue
-            found = sum(1 for i in line if known[i] == I_FORT)
-            if found >= n:
-                return 0.0
-            factor *= 2.0
-        return factor
 
     # ----- choosing where to explore -----
     def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:

@@ -60,7 +60,7 @@ class VameterPolicy(ChapterPolicy):
     def terrain_value(self, bot, obs, need, t) -> float:
         d = obs.data
         if t is T.FEZRON_CAMP:
-            return 3.0 if d["fezron"] + d["fezron_used"] < FEZRON_TOKENS else 0.5
+            return 3.0 if d["fezron"] < FEZRON_TOKENS else 0.5  # spent ones are back in the Reserve
         if t is T.MUSHROOM_FIELD:
             v = bot.unit_value(obs, need, MUSHROOM)
             if obs.shelter < 0 and bot._wants_shelter(obs):

@@ -1,0 +1,296 @@
+"""The heuristic's local reasoning, taken from the chapter's rule instances (``constraints/``).
+
+The heuristic guesses an unseen cell's terrain from prior frequencies nudged by what the Reference
+Board's rules say about the seen cells around it. Those rules are the chapter's rule instances
+(``constraints.catalogue.get_chapter(name).rules``, or the house-rule chapter a game is built with), so a
+house rule changes the bot's play. Each rule kind reads like this (``w[t]``: the weight of terrain t):
+
+- ``not_on_edge`` (C6): on the edge, ``w[t] = 0``; ``ring`` (L1): off its ring, ``w[t] = 0``;
+- ``line_count`` (C4): with ``count`` of t seen in the cell's row or column, ``w[t] = 0``, else x1.5;
+- ``neighbours`` with ``at_least`` (C1, C2, C3, C5, C8, ...): a seen subject in the cell's neighbourhood
+  that still lacks its targets makes a target likelier (x ``1 + 6 / its unseen neighbours``); a
+  one-way rule's seen target next to the cell makes the subject a little likelier (x1.5); a subject
+  whose neighbourhood can no longer hold enough targets is ruled out;
+- ``neighbours`` with ``at_most`` (V2: Fezron Camps and Skulls apart): a cell next to too many seen
+  targets cannot be the subject, and a cell next to a seen subject that has its fill cannot be a target;
+- ``connected`` (C6): each seen t orthogonally beside the cell, x2;
+- ``column_pair`` (F1): a column with a seen ``first`` and no seen ``second``: ``second`` x3;
+- ``distinct_neighbours`` (C7): a terrain already seen around a neighbouring Skull cannot be the cell's;
+- ``count`` with ``at_most`` (L2, L3, F2): with that many seen, ``w[t] = 0``;
+- ``pattern`` (F2): the mini map's placements that fit the seen cells (none: 0; each seen match x2 + 1);
+- ``hill_numbers`` (C9): a seen Hill in the cell's row or column whose count is already found rules the
+  counted terrain out, else x2.
+
+Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipped.
+"""
+
+from __future__ import annotations
+
+from mapgen.terrain import TERRAINS
+
+NT = len(TERRAINS)
+
+
+class LocalRules:
+    """A chapter's rule instances compiled for one board and briefing: ``apply(w, cell, known, ...)``."""
+
+    def __init__(self, rules, board, briefing, terrains):
+        self.board = board
+        n = board.size
+        self.rules = tuple(rules)
+        present = {t.index for t in terrains}
+        self.rowcol = [divmod(i, board.width) for i in range(n)]
+        self.zero = [[] for _ in range(n)]  # per cell: terrains ruled out by position (edge, ring)
+        self.line_counts: list[tuple[int, int]] = []
+        self.need: list[tuple[int, int, tuple, int, bool]] = []  # (subject, target, hood table, at_least, one way)
+        self.apart: list[tuple[int, int, tuple, int]] = []  # (subject, target, hood table, at_most)
+        self.connected: list[int] = []
+        self.column_pairs: list[tuple[int, int]] = []
+        self.distinct: list[tuple[int, tuple]] = []
+        self.caps: list[tuple[int, int]] = []  # (terrain, at_most) over the whole map
+        self.patterns: list[tuple[int, list]] = []  # (terrain, per cell: placements as [(cell, terrain)])
+        self.counted: list[int] = []  # terrains Hills count
+        pairs = set()
+        for r in self.rules:
+            if r.kind == "neighbours":
+                pairs.add((r.subject.index, r.target.index, r.hood))
+        for r in self.rules:
+            k = r.kind
+            if k == "not_on_edge":
+                for i in range(n):
+                    if board.is_edge(i):
+                        self.zero[i].append(r.terrain.index)
+            elif k == "ring":
+                for i in range(n):
+                    if board.edge_distance(i) != r.depth:
+                        self.zero[i].append(r.terrain.index)
+            elif k == "line_count":
+                self.line_counts.append((r.terrain.index, r.count))
+            elif k == "neighbours" and r.subject.index in present:  # (no subject on the map: nothing to say)
+                s, t, table = r.subject.index, r.target.index, board.hood(r.hood)
+                if r.at_least > 0:
+                    self.need.append((s, t, table, r.at_least, (t, s, r.hood) not in pairs))
+                    for i in range(n):  # too few neighbours on the board to hold the targets
+                        if len(table[i]) < r.at_least:
+                            self.zero[i].append(s)
+                if r.at_most is not None:
+                    self.apart.append((s, t, table, r.at_most))
+            elif k == "connected":
+                self.connected.append(r.terrain.index)
+            elif k == "column_pair":
+                self.column_pairs.append((r.first.index, r.second.index))
+            elif k == "distinct_neighbours":
+                self.distinct.append((r.terrain.index, board.hood(r.hood)))
+            elif k == "count" and r.at_most is not None:
+                self.caps.append((r.terrain.index, r.at_most))
+            elif k == "pattern":
+                pattern = getattr(briefing, r.field, None)
+                if pattern is not None:
+                    self.patterns.append((r.terrain.index, self._placements(board, pattern, r.terrain)))
+            elif k == "hill_numbers":
+                self.counted.append(r.counted.index)
+        self.zero = [tuple(z) for z in self.zero]
+        # the neighbour rules grouped by neighbourhood, so that a cell's neighbours are looked at once per
+        # neighbourhood: (table, rules as (subject, target, at_least, one way), apart rules as (subject,
+        # target, at_most), {seen subject: [(target, at_least)]} for the target side)
+        hoods: dict[int, tuple] = {}
+        for s_, t_, table, least, one_way in self.need:
+            g = hoods.setdefault(id(table), (table, [], [], {}))
+            g[1].append((s_, t_, least, one_way))
+            g[3].setdefault(s_, []).append((t_, least))
+        for s_, t_, table, most in self.apart:
+            g = hoods.setdefault(id(table), (table, [], [], {}))
+            g[2].append((s_, t_, most))
+            g[3].setdefault(s_, []).append((t_, -most - 1))  # negative: an at_most rule (see apply)
+        # by subject: a list indexed by terrain (and -1, unseen: the last item, None)
+        self.hoods = tuple(
+            (t, tuple(r), tuple(a), [tuple(by[k]) if k in by else None for k in range(NT + 1)])
+            for t, r, a, by in hoods.values()
+        )
+        # terrains whose seen cells are counted per row, per column or over the map (LineCounts)
+        self.row_terrains = tuple(sorted({t for t, _ in self.line_counts}))
+        self.col_terrains = tuple(sorted({t for t, _ in self.line_counts} | {x for p in self.column_pairs for x in p}))
+        self.map_terrains = tuple(sorted({t for t, _ in self.caps}))
+        self.present = present
+        self.orth = board.hood("orthogonal")
+        self._reads = None
+
+    @staticmethod
+    def _placements(board, pattern, terrain) -> list:
+        """Per cell: the pattern's rotations placed with their origin there, all on the board; [] if none fits."""
+        out = []
+        rotations = pattern.rotations()
+        for i in range(board.size):
+            r, c = board.rc(i)
+            rots = []
+            for rot in rotations:
+                cells = [(board.at(r + dr, c + dc), t) for dr, dc, t in rot]
+                if any(j is None for j, _ in cells):
+                    continue
+                rots.append([(j, t.index) for j, t in cells if t is not None and t is not terrain])
+            out.append(rots)
+        return out
+
+    # ----- what a cell's weights read (for the heuristic's cache) -----
+    def near_reads(self, cell: int) -> set[int]:
+        """The cells whose terrain this cell's weights read directly (not through row, column or map counts)."""
+        out = {cell}
+        for s, t, table, _, _ in self.need:
+            for j in table[cell]:
+                out.add(j)
+                out.update(table[j])
+        for s, t, table, _ in self.apart:
+            for j in table[cell]:
+                out.add(j)
+                out.update(table[j])
+        if self.connected:
+            out.update(self.orth[cell])
+        for _, table in self.distinct:
+            for j in table[cell]:
+                out.add(j)
+                out.update(table[j])
+        for _, per_cell in self.patterns:
+            for rot in per_cell[cell]:
+                out.update(j for j, _ in rot)
+        return out
+
+    # ----- the weights -----
+    def apply(self, w: list[float], cell: int, known: list[int], counts: LineCounts, hills) -> None:
+        """Nudge the prior weights ``w`` of an unseen cell by the rules around the seen cells.
+
+        ``known``: each cell's terrain index, -1 unseen; ``counts``: ``LineCounts`` of ``known``;
+        ``hills``: (cell, number, its row and column as a set) of each seen Hill with a number.
+        """
+        for t in self.zero[cell]:
+            w[t] = 0.0
+        row, col = self.rowcol[cell]
+        for t, n in self.line_counts:
+            if counts.row[t][row] >= n or counts.col[t][col] >= n:
+                w[t] = 0.0
+            else:
+                w[t] *= 1.5
+        pulls = counts.pulls
+        for g, (table, rules, apart, by_subject) in enumerate(self.hoods):
+            around = table[cell]
+            seen = [0] * (NT + 1)  # seen neighbours of the cell per terrain; the last item: unseen ones
+            for j in around:
+                seen[known[j]] += 1
+            open_n = seen[-1]
+            if open_n == len(around):
+                continue
+            for s, t, least, one_way in rules:  # the cell as a subject: enough room left for its targets?
+                if w[s]:
+                    found = seen[t]
+                    if found + open_n < least:
+                        w[s] = 0.0
+                    elif one_way and found:
+                        w[s] *= 1.5
+            for s, t, most in apart:
+                if w[s] and seen[t] > most:
+                    w[s] = 0.0
+            for j in around:  # the cell as a target of a seen subject beside it
+                rs = by_subject[known[j]]
+                if rs is None:
+                    continue
+                key = g * 4096 + j
+                pull = pulls.get(key)
+                if pull is None:
+                    pull = pulls[key] = self._pull(table[j], rs, known)
+                for t, factor in pull:
+                    w[t] *= factor
+        if self.connected:
+            orth = self.orth[cell]
+            for t in self.connected:
+                if w[t]:
+                    for j in orth:
+                        if known[j] == t:
+                            w[t] *= 2.0
+        for first, second in self.column_pairs:
+            if w[second] and counts.col[first][col] and not counts.col[second][col]:
+                w[second] *= 3.0
+        for t, table in self.distinct:
+            for j in table[cell]:
+                if known[j] == t:
+                    for k in table[j]:
+                        tk = known[k]
+                        if tk >= 0 and k != cell:
+                            w[tk] = 0.0
+        for t, most in self.caps:
+            if w[t] and counts.total[t] >= most:
+                w[t] = 0.0
+        for t, per_cell in self.patterns:
+            if w[t]:
+                w[t] *= self._pattern_factor(per_cell[cell], known)
+        if not hills:
+            return
+        for t in self.counted:
+            if w[t]:
+                for h, n, line in hills:
+                    if cell not in line:
+                        continue
+                    if sum(1 for i in line if known[i] == t) >= n:
+                        w[t] = 0.0
+                        break
+                    w[t] *= 2.0
+
+    @staticmethod
+    def _pull(hood, rs, known) -> tuple:
+        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``."""
+        out = []
+        for t, least in rs:
+            found = open_j = 0
+            for k in hood:
+                tk = known[k]
+                if tk == t:
+                    found += 1
+                elif tk < 0:
+                    open_j += 1
+            if least < 0:  # an at_most rule: a subject with its fill of targets takes no more
+                if found >= -least - 1:
+                    out.append((t, 0.0))
+            elif found < least:
+                out.append((t, 1 + 6.0 / (open_j or 1)))
+        return tuple(out)
+
+    @staticmethod
+    def _pattern_factor(rots, known) -> float:
+        best = -1
+        for rot in rots:
+            hits = 0
+            for j, t in rot:
+                k = known[j]
+                if k < 0:
+                    continue
+                if k != t:
+                    hits = -1
+                    break
+                hits += 1
+            if hits > best:  # noqa: PLR1730 -- a comparison, not a max() call per placement
+                best = hits
+        return 0.0 if best < 0 else 1.0 + 2.0 * best
+
+
+class LineCounts:
+    """For one ``known`` list: seen cells of the counted terrains per row, per column and over the map, and
+    (filled as asked) what each seen subject of a neighbour rule does to the cells around it."""
+
+    __slots__ = ("col", "known", "pulls", "row", "total")
+
+    def __init__(self, known: list[int], rules: LocalRules):
+        b = rules.board
+        self.known = known
+        self.pulls: dict[int, tuple] = {}  # what each seen subject does to its neighbours (LocalRules._pull)
+        self.row = {t: [0] * b.height for t in rules.row_terrains}
+        self.col = {t: [0] * b.width for t in rules.col_terrains}
+        self.total = dict.fromkeys(rules.map_terrains, 0)
+        rows, cols, total = self.row, self.col, self.total
+        w = b.width
+        for i, t in enumerate(known):
+            if t < 0:
+                continue
+            if t in rows:
+                rows[t][i // w] += 1
+            if t in cols:
+                cols[t][i % w] += 1
+            if t in total:
+                total[t] += 1
