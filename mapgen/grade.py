@@ -471,7 +471,7 @@ def report_text(g: MapGrade) -> str:
         losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%), "
-            f"blocked {100 * f.blocked_share:.0f}%, mean days {f.mean_days:.2f}; losses: {losses}"
+            f"blocked {100 * f.blocked_share:.0f}%, mean days {f.mean_days:.2f}; not won: {losses}"
         )
     if g.gap is not None:
         lines.append(f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points")

@@ -60,7 +60,7 @@ def test_a_map_blocked_most_of_the_time_is_flagged_with_its_share():
     share = g.bots["heuristic"].blocked_share
     assert share > 0.6 and not g.passes
     (flag,) = [f for f in g.flags if f.code == "blocked"]
-    assert flag.reason == (f"blocked in {100 * share:.0f}% of heuristic games (no Path left to explore; at most 60%)")
+    assert flag.reason == (f"blocked in {100 * share:.0f}% of heuristic games (no Path left to explore; at most 45%)")
     looser = replace(chapter_quality("vameter"), max_blocked=0.95, win_rate=None)
     assert grade(m, "v", games={"heuristic": 30}, deduce=False, quality=looser).passes
 
