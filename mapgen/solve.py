@@ -85,6 +85,18 @@ class _Slot:
     chapter: Chapter
     briefing: Briefing
     _cm: ChapterModel | None = None
+    _ruled: SatSession | None = None
+
+    @property
+    def ruled(self) -> SatSession:
+        """A fork of the session with every rule fixed in force (guards as unit clauses, not
+        assumptions): the SAT solver simplifies with them, so full-rule questions run faster
+        (built on first use)."""
+        if self._ruled is None:
+            s = self._ruled = self.sat.fork()
+            for g in s.cnf.guards.values():
+                s._sat.add_clause([g])
+        return self._ruled
 
     @property
     def witnesses(self) -> list[tuple[Terrain, ...]]:
@@ -281,6 +293,16 @@ class Solver:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
             return {}
+        if session is None and not budget.deterministic:
+            # Wall-clock questions run on the fork with every rule fixed in force (faster, e.g. an
+            # empty board); its completions are kept as the shared session's witnesses. The
+            # deterministic path (the deducer bot) keeps the guarded session: same answers, same cost.
+            ruled = slot.ruled
+            ruled.witnesses = slot.sat.witnesses
+            guards = set(ruled.cnf.guards.values())
+            givens = [v for v in ruled.givens(state) if v not in guards]
+            slot = _Slot(ruled, slot.chapter, slot.briefing)
+            sat = ruled
         seen: dict[int, set[Terrain]] = {i: set() for i in hidden}
         for w in self._witnesses(slot, state):
             for i in hidden:

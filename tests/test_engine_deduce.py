@@ -54,3 +54,17 @@ def test_deducer_games_are_reproducible():
     play_one(m, s, 1)  # another game in between must not change the next answers
     again = play_one(m, s, 0, keep_actions=True)
     assert first.actions == again.actions and first.outcome == again.outcome
+
+
+def test_the_deducer_reasons_with_a_house_rule_chapter(tmp_path):
+    """`playtest --rules FILE`: the deducer's solver uses the house rules, not the shipped chapter's."""
+    from constraints.catalogue import get_chapter, load_chapter
+    from mapgen.engine.deduce import solver_for
+
+    src = (Path(__file__).parent.parent / "constraints" / "chapters" / "training.toml").read_text(encoding="utf-8")
+    house = tmp_path / "training-no-mud.toml"
+    house.write_text(src.replace('"C5", ', ""), encoding="utf-8")
+    rules = load_chapter(house)
+    assert "C5" not in rules.rule_ids
+    assert solver_for(rules).solver.chapter is rules
+    assert solver_for(get_chapter("training")) is solver_for("training")

@@ -206,3 +206,13 @@ def test_profile_rules_are_described_with_the_chapter():
     assert "P2  Balanced: " in text and "Pf = [2, 4]" in text
     assert "P3  Greek Fire collectable: The Greek Fire is never on a Rock" in text
     assert "P3" not in chapter_text(default_profile("fauna").applied_to(get_chapter("fauna")))
+
+
+def test_chapter_decks_come_from_the_card_files_the_registry_names():
+    """Flora's Search cards and Maldonado's decks are read from the chapter's own card file in `cards`."""
+    from mapgen.engine.cards import card_files, own_card_file
+
+    for name in ("flora", "maldonado"):
+        own = own_card_file(name)
+        assert own in card_files(name) and own.name == f"{name}.toml"
+        assert all(own not in card_files(other) for other in chapter_names() if other != name)

@@ -169,3 +169,39 @@ def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
     solver.possible(other, 5.0)
     assert ask() == first
     assert solver.spent > 0
+
+
+@pytest.mark.parametrize("chapter", ["training", "vameter"])
+def test_possible_on_an_empty_board_equals_cpsat_per_pair(chapter):
+    """Possible terrains of a briefing-only board (the wall-clock path, on the rules-fixed session)
+    equal CP-SAT's answer asked pair by pair: every (cell, terrain) is feasible or not."""
+    import maps
+    from ortools.sat.python import cp_model
+
+    from constraints.catalogue import get_chapter
+    from constraints.cpsat import ChapterModel
+
+    m = maps.load(f"{chapter}-1")
+    empty = m.hide(range(m.board.size))
+    solver = Solver(get_chapter(chapter))
+    possible = solver.possible(empty, 60)
+    cm = ChapterModel(get_chapter(chapter), empty.briefing)
+    cp = cp_model.CpSolver()
+    cp.parameters.num_workers = 1
+    cp.parameters.max_time_in_seconds = 30
+    expected = {i: set() for i in range(m.board.size)}
+    for i in range(m.board.size):
+        for t, v in cm.x[i].items():
+            if t in expected[i]:
+                continue  # already in a completion CP-SAT found
+            model = cm.model.clone()
+            model.add(v == 1)
+            status = cp.solve(model)
+            assert status in (cp_model.OPTIMAL, cp_model.FEASIBLE, cp_model.INFEASIBLE)
+            if status != cp_model.INFEASIBLE:
+                for j, cell in enumerate(cm.x):
+                    expected[j] |= {u for u, x in cell.items() if cp.value(x)}
+    assert possible == {i: frozenset(ts) for i, ts in expected.items()}
+    # and the deterministic (guarded-session) path gives the same answer
+    det = Solver(get_chapter(chapter), time_limit=60, deterministic=True)
+    assert det.possible(empty) == possible

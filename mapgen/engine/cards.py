@@ -294,6 +294,18 @@ def load_card_file(path: str | Path) -> CardSet:
     return cards_from_data(data, str(path))
 
 
+def own_card_file(chapter: str) -> Path:
+    """The chapter's own card file (its chapter-specific decks): the one of the registry's ``cards`` that
+    no other shipped chapter lists too."""
+    from constraints.catalogue import chapter_names
+
+    shared = {f for n in chapter_names() if n != chapter for f in card_files(n)}
+    own = [f for f in card_files(chapter) if f not in shared]
+    if len(own) != 1:
+        raise CardError(f"the {chapter} chapter names {len(own)} card files of its own, not 1 (constraints/chapters)")
+    return own[0]
+
+
 def card_files(chapter: str | None = None) -> list[Path]:
     """The card files the chapter registry names (``cards = [...]``, files in ``mapgen/engine/cards/``):
     one chapter's, or (None) every shipped chapter's, each once, in file-name order."""

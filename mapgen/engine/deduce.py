@@ -11,7 +11,7 @@ answers depend on another's), and an empty answer instead of an exception when t
 
 from __future__ import annotations
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import Chapter, chapter_names, get_chapter
 from mapgen.model import Map
 from mapgen.solve import NoCompletion, Solver, SolveTimeout
 from mapgen.terrain import Terrain
@@ -25,8 +25,9 @@ class FrontierPossible:
     questions, and no other game changes its answers.
     """
 
-    def __init__(self, chapter: str, time_limit: float = 0.05):
-        self.solver = Solver(get_chapter(chapter), time_limit=time_limit, deterministic=True)
+    def __init__(self, chapter: str | Chapter, time_limit: float = 0.05):
+        rules = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        self.solver = Solver(rules, time_limit=time_limit, deterministic=True)
         self.timeouts = 0
         self.calls = 0
 
@@ -83,11 +84,18 @@ class SolverPossible:
             return {}
 
 
-_CACHE: dict[str, FrontierPossible] = {}
+_CACHE: dict[object, FrontierPossible] = {}
 
 
-def solver_for(chapter: str) -> FrontierPossible:
-    """One per chapter and process (one session per briefing, with its witnesses)."""
-    if chapter not in _CACHE:
-        _CACHE[chapter] = FrontierPossible(chapter)
-    return _CACHE[chapter]
+def solver_for(chapter: str | Chapter) -> FrontierPossible:
+    """One per chapter and process (one session per briefing, with its witnesses): a shipped chapter by
+    name or as its registry object, or a house-rule chapter (``load_chapter``) the game's bots reason with."""
+    if isinstance(chapter, str):
+        key = chapter
+    elif chapter.name in chapter_names() and chapter is get_chapter(chapter.name):
+        key = chapter.name  # the shipped chapter: shared with callers that name it
+    else:
+        key = id(chapter)  # a house-rule chapter; the cached FrontierPossible keeps it alive, so its id stays its own
+    if key not in _CACHE:
+        _CACHE[key] = FrontierPossible(chapter)
+    return _CACHE[key]

@@ -30,7 +30,7 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import CARD_DIR, FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import ChapterRules
 from mapgen.terrain import Terrain
 
@@ -59,10 +59,10 @@ class SearchCard:
 
 
 def load_search_cards(path=None) -> list[SearchCard]:
-    """The ``[[search]]`` tables of a card file (default ``mapgen/engine/cards/flora.toml``)."""
-    from mapgen.engine.cards import CardError
+    """The ``[[search]]`` tables of a card file (default: the chapter's own card file in the registry)."""
+    from mapgen.engine.cards import CardError, own_card_file
 
-    path = path or CARD_DIR / "flora.toml"
+    path = path or own_card_file("flora")
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     approx = bool(data.get("approximate", False))
     out = []

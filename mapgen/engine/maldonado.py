@@ -34,7 +34,7 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import CARD_DIR, FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, GameError
 from mapgen.terrain import Terrain
@@ -88,10 +88,11 @@ def _resources(value, where: str) -> list[int]:
 
 
 def load_decks(path=None):
-    """Crew Member, Influence and Command cards from ``mapgen/engine/cards/maldonado.toml``."""
-    from mapgen.engine.cards import CardError
+    """Crew Member, Influence and Command cards from a card file (default: the chapter's own card file in the
+    registry's ``cards``, ``mapgen/engine/cards/maldonado.toml``)."""
+    from mapgen.engine.cards import CardError, own_card_file
 
-    path = Path(path or CARD_DIR / "maldonado.toml")
+    path = Path(path or own_card_file("maldonado"))
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     crew = [
         CrewMember(str(d["name"]), _resources(d["resource"], f"{path}: crew member")[0])

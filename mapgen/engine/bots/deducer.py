@@ -60,7 +60,7 @@ class DeducerBot(HeuristicBot):
                 if self.solver is None:
                     from mapgen.engine.deduce import solver_for  # ortools: imported when first needed
 
-                    self.solver = solver_for(obs.game.chapter.name)
+                    self.solver = solver_for(obs.game.reference)  # the rules the game's bots reason with (--rules)
                 limit = min(self.solver.time_limit, self.budget - self.spent)
                 fresh = {}
                 if limit > 0.01:
