@@ -32,7 +32,9 @@ CONFIGS = (
 
 
 def chapter_maps(chapter: str) -> list[Path]:
-    shipped = sorted((ROOT / "maps").glob(f"{chapter}-*.toml"))
+    import maps
+
+    shipped = [maps.path(n) for n in maps.names(chapter)]  # flat files or the graded library's folder
     return shipped or sorted((ROOT / "tests" / "data").glob(f"engine6_{chapter}_*.toml"))
 
 

@@ -23,7 +23,9 @@ GOALS = {"heuristic": 200.0, "deducer": 30.0}
 
 
 def fauna_maps() -> list[Path]:
-    shipped = sorted((ROOT / "maps").glob("fauna-*.toml"))
+    import maps
+
+    shipped = [maps.path(n) for n in maps.names("fauna")]  # flat files or the graded library's folder
     return shipped or sorted((ROOT / "tests" / "data").glob("engine_fauna_*.toml"))
 
 

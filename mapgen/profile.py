@@ -21,7 +21,8 @@ from mapgen.terrain import Terrain, parse_terrain
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
 #: The keys of a profile file (and of its fort_pattern table); any other key is an error that names it.
-PROFILE_KEYS = ("chapter", "reachable", "peak", "start", "greek_fire", "counts", "fort_pattern")
+#: ``quality`` is the [quality] table of generation to a target, read and checked by ``mapgen.quality``.
+PROFILE_KEYS = ("chapter", "reachable", "peak", "start", "greek_fire", "counts", "fort_pattern", "quality")
 PATTERN_KEYS = ("cells", "terrains")
 #: The design defaults as rules: id, title and words (RULES.md §5; P3 is a project design default).
 P1 = RuleInfo("P1", "Reachable", "Every cell can be reached from the start without passing a Rock (profile: reachable).")

@@ -1,4 +1,5 @@
-"""The shipped maps: five or more generated maps per chapter, usable by name (``fauna-1``).
+"""The shipped maps, usable by name (``fauna-1``): files here, or in a folder per chapter (``fauna/fauna-1.toml``,
+the graded library that ``python -m maps.build`` makes).
 
 Made by one command (see README.md in this folder), each checked by ``mapgen validate``.
 """
@@ -20,13 +21,21 @@ def names(chapter: str | None = None) -> list[str]:
         ch, _, n = p.stem.rpartition("-")
         return ch, int(n) if n.isdigit() else 0
 
-    found = sorted(FOLDER.glob("*.toml"), key=key)
+    found = sorted(files(), key=key)
     return [p.stem for p in found if chapter is None or p.stem.rpartition("-")[0] == chapter]
+
+
+def files() -> list[Path]:
+    """Every shipped map file: ``maps/NAME.toml`` and ``maps/CHAPTER/NAME.toml``."""
+    return [*FOLDER.glob("*.toml"), *(p for p in FOLDER.glob("*/*.toml") if p.parent.name == p.stem.rpartition("-")[0])]
 
 
 def path(name: str) -> Path:
     """The file of a shipped map; KeyError when there is none by that name."""
-    p = FOLDER / f"{name.removesuffix('.toml')}.toml"
+    stem = name.removesuffix(".toml")
+    p = FOLDER / f"{stem}.toml"
+    if not p.is_file() and "/" not in stem and "\\" not in stem:
+        p = FOLDER / stem.rpartition("-")[0] / f"{stem}.toml"
     if not p.is_file():
         raise KeyError(name)
     return p

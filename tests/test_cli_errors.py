@@ -75,6 +75,7 @@ MAP_COMMANDS = {
     "deduce": ["deduce", "{map}", "--no-profile", "--puzzle", "{tmp}/puzzle.toml"],
     "playtest": ["playtest", "{map}", "--games", "1", "--plot", "{tmp}/p.png", "--replay", "{tmp}/runs"],
     "render": ["render", "{map}", "-o", "{tmp}/map.png"],
+    "grade": ["grade", "{map}", "--games", "1", "--no-deduction"],
     "render --profile": ["render", "{map}", "-o", "{tmp}/profile.png", "--profile"],
     "render --forced": ["render", "{map}", "-o", "{tmp}/map.png", "--forced"],
     "repair": ["repair", "{map}", "-o", "{tmp}/fixed.toml"],
@@ -122,7 +123,7 @@ def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
 
 def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
     bad = DATA / "invalid" / "training-201-m.toml"
-    for command in ("deduce", "playtest"):
+    for command in ("deduce", "playtest", "grade"):
         r = run(command, bad)
         assert r.exit_code == 1 and r.stderr.count("\n") == 1
         assert r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6 ")
@@ -430,7 +431,7 @@ def _examples(command: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "command",
-    ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "repair", "serve"],
+    ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "repair", "serve", "grade"],
 )
 def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_path, monkeypatch):
     examples = _examples(command)

@@ -23,6 +23,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import maps
 from cli import main
 from mapgen.engine import actions as A
 from mapgen.engine import maldonado as M
@@ -427,7 +428,7 @@ def test_playtest_traitor_mode_reports_traitor_keys(tmp_path):
     assert r.exit_code == 1 and "2 to 4 players" in r.output
 
 
-SHIPPED = sorted(p.stem for p in (Path(__file__).parent.parent / "maps").glob("maldonado-*.toml"))
+SHIPPED = maps.names("maldonado")  # flat files or the graded library's maldonado/ folder
 CONTRACT = {"games", "wins", "win_rate", "win_rate_ci", "mean_score", "losses", "mean_days"}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 import maps
@@ -11,15 +12,31 @@ from mapgen.design import check_design
 from mapgen.profile import default_profile
 
 
-def test_five_valid_playable_maps_per_chapter():
+def test_valid_playable_maps_in_every_chapter():
     for chapter in chapter_names():
         names = maps.names(chapter)
-        assert len(names) >= 5, chapter
+        assert len(names) >= 2, chapter
         for name in names:
             m = maps.load(name)
             assert m.chapter == chapter
             assert check_map(m) == [], name
             assert check_design(m, default_profile(chapter)) == [], name
+
+
+def test_the_library_holds_8_graded_maps_per_chapter_easiest_first():
+    """maps/CHAPTER/: 8 maps per chapter (Training 2) spanning the deduction grades, each with its [grade] table,
+    numbered by grade then heuristic win rate (highest first); what `python -m maps.build` writes."""
+    from mapgen.quality import TIERS
+
+    for chapter in chapter_names():
+        names = maps.names(chapter)
+        assert len(names) == (2 if chapter == "training" else 8), chapter
+        tables = [maps.load(n).meta["grade"] for n in names]
+        order = [(TIERS.index(t["tier"]), -t["heuristic"]["win_rate"]) for t in tables]
+        assert order == sorted(order), chapter
+        if chapter != "training":
+            assert {t["tier"] for t in tables} == set(TIERS), chapter
+        assert all(maps.path(n).parent.name == chapter for n in names)
 
 
 def test_maps_are_usable_by_name_from_the_cli():
@@ -30,3 +47,25 @@ def test_maps_are_usable_by_name_from_the_cli():
     assert r.exit_code == 0 and '"unique": true' in r.stdout
     r = CliRunner().invoke(main, ["validate", "fauna-999"])
     assert r.exit_code == 2 and "error: fauna-999: no such file" in r.stderr
+
+
+def test_maps_in_a_chapter_folder_keep_their_names(tmp_path, monkeypatch):
+    (tmp_path / "fauna").mkdir()
+    (tmp_path / "fauna" / "fauna-1.toml").write_text(maps.path("fauna-1").read_text(encoding="utf-8"))
+    (tmp_path / "training-2.toml").write_text(maps.path("training-2").read_text(encoding="utf-8"))
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "draft-1.toml").write_text("not a shipped map")  # only CHAPTER/CHAPTER-N.toml counts
+    monkeypatch.setattr(maps, "FOLDER", tmp_path)
+    assert maps.names() == ["fauna-1", "training-2"] and maps.names("fauna") == ["fauna-1"]
+    assert maps.path("fauna-1") == tmp_path / "fauna" / "fauna-1.toml"
+    assert maps.resolve("fauna-1") == str(tmp_path / "fauna" / "fauna-1.toml")
+    assert maps.load("fauna-1").chapter == "fauna"
+
+
+def test_spearman_rank_correlation_of_the_library_table():
+    from maps.build import spearman
+
+    assert spearman([0, 1, 2, 3], [0.9, 0.7, 0.5, 0.1]) == pytest.approx(-1.0)
+    assert spearman([0, 0, 1, 1], [1, 2, 3, 4]) == pytest.approx(2 / 5**0.5)  # ties: average ranks
+    assert spearman([0, 0, 1, 1], [1, 1, 4, 4]) == pytest.approx(1.0)
+    assert spearman([1, 2], [2, 1]) is None and spearman([1, 1, 1], [1, 2, 3]) is None

@@ -141,7 +141,7 @@ def test_bad_registry_keys_in_chapter_files(tmp_path, text, message):
     ("text", "message"),
     [
         ('chapter = "fauna"\ncolour = "red"\n',
-         "unknown key 'colour' (known: chapter, reachable, peak, start, greek_fire, counts, fort_pattern)"),
+         "unknown key 'colour' (known: chapter, reachable, peak, start, greek_fire, counts, fort_pattern, quality)"),
         ('chapter = "fauna"\n[fort_pattern]\ncells = [2, 3]\nsize = 3\n',
          "fort_pattern: unknown key 'size' (known: cells, terrains)"),
         ('chapter = "fauna"\ngreek_fire = "C3"\n', "'greek_fire': a fauna briefing has no greek_fire"),

@@ -12,6 +12,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import maps
 from mapgen.mapfile import read_map
 from mapgen.render import RenderError, plot_playtest, plot_profile, render_map, render_sheet
 from mapgen.render.board import map_figure
@@ -54,7 +55,7 @@ FORCED = {
         "G5": "Wa",
     },
 }
-SHIPPED = sorted((ROOT / "maps").glob("*.toml"))
+SHIPPED = sorted(maps.files())  # flat files or the graded library's chapter folders
 
 
 def load(name: str):

@@ -163,7 +163,9 @@ def test_a_map_without_number_or_name_is_titled_by_its_file(tmp_path):
 
 
 def test_a_shipped_map_by_name(tmp_path):
-    if not (Path(__file__).parent.parent / "maps" / "fauna-1.toml").exists():
+    import maps
+
+    if "fauna-1" not in maps.names():
         pytest.skip("no shipped maps in this checkout")
     out = tmp_path / "fauna-1.svg"
     result = run("fauna-1", "-o", out)

@@ -41,6 +41,7 @@ COMMANDS: dict[str, str] = {
     "hint": "mapgen.cli.hint:hint",
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
+    "grade": "mapgen.cli.grade:grade",
     "render": "mapgen.cli.render:render",
     "repair": "mapgen.cli.repair:repair",
     "serve": "mapgen.cli.serve:serve",

@@ -71,6 +71,8 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.engine.cards", "CardError", BAD_INPUT),
     ("mapgen.render.output", "RenderError", BAD_INPUT),
     ("mapgen.batch", "SeedRangeError", BAD_INPUT),
+    ("mapgen.quality", "QualityError", BAD_INPUT),
+    ("mapgen.campaign", "CampaignError", BAD_INPUT),
     ("mapgen.web", "ServeError", BAD_INPUT),
     ("mapgen.solve", "SolveTimeout", TIMEOUT),
     ("mapgen.generate", "GenerationTimeout", TIMEOUT),
@@ -78,6 +80,7 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.generate", "GenerationError", BROKEN),
     ("mapgen.repair", "RepairError", BROKEN),
     ("mapgen.batch", "BatchError", BROKEN),
+    ("mapgen.target", "TargetMissed", BROKEN),
     ("mapgen.engine.game", "GameError", BROKEN),
 )
 

@@ -7,6 +7,7 @@ import json
 import click
 
 from mapgen.cli.errors import about
+from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
     chapter_option,
@@ -52,10 +53,38 @@ from mapgen.cli.options import (
     default=None,
     help="A design profile (TOML) overriding the chapter's defaults (mapgen/profiles/).",
 )
-@time_limit_option(10.0, help="Seconds allowed for each map.")
+@time_limit_option(
+    None,
+    help="Seconds allowed for each map (default 10); with a quality target, for the whole search (default 600).",
+)
+@quality_options
+@click.option(
+    "--candidates",
+    type=click.IntRange(1, 1_000_000),
+    default=200,
+    show_default=True,
+    help="With a quality target: most candidates to generate and grade.",
+)
+@campaign_options
 @force_option("existing map files in --out")
 @json_option
-def generate(chapter_name, sketch, seed, count, out_dir, profile_file, time_limit, force, as_json):
+def generate(
+    chapter_name,
+    sketch,
+    seed,
+    count,
+    out_dir,
+    profile_file,
+    time_limit,
+    grade_tier,
+    win_rate,
+    max_blocked,
+    candidates,
+    jobs,
+    ray_address,
+    force,
+    as_json,
+):
     """Generate new maps that keep every rule of their chapter and the design defaults.
 
     Without --out one map is printed as a map file on stdout. With --out, K files are written
@@ -64,19 +93,48 @@ def generate(chapter_name, sketch, seed, count, out_dir, profile_file, time_limi
     chapter's rules and the profile. Exit 1 when no map can meet the request (naming the rules,
     settings and sketch cells that conflict), 3 when the time limit runs out first.
 
+    With a quality target (--grade, --win-rate, --max-blocked, or the profile's [quality] table),
+    candidates from --seed on are generated and graded (mapgen grade), and only those that pass are
+    printed or written, each with its [grade] table; the report says how many were tried and why the
+    others failed. Same seed, same maps, whatever --jobs or --ray. When fewer than --count pass
+    within --candidates or --time-limit: exit 1, naming the closest candidates.
+
     \b
     Example:
         mapgen generate --chapter fauna --seed 7
         mapgen generate -c flora --seed 100 --count 20 --out new-maps/
         mapgen generate --from my-sketch.toml --seed 3
+        mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
     """
     from mapgen.batch import generate_batch
 
     if sketch is not None:
+        if grade_tier or win_rate or max_blocked is not None:
+            reject("--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-blocked) needs -c")
+        time_limit = 10.0 if time_limit is None else time_limit
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
         return
     if chapter_name is None:
         raise click.UsageError("Missing option '--chapter' / '-c' (or --from SKETCH).")
+    from mapgen.cli.target import generate_to_target, wanted
+
+    quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_blocked)
+    if quality is not None:
+        generate_to_target(
+            chapter_name.lower(),
+            quality,
+            seed=seed,
+            count=count,
+            out_dir=out_dir,
+            profile_file=profile_file,
+            time_limit=time_limit,
+            candidates=candidates,
+            jobs=jobs,
+            ray_address=ray_address,
+            force=force,
+            as_json=as_json,
+        )
+        return
 
     summary = generate_batch(
         chapter_name.lower(),
@@ -84,7 +142,7 @@ def generate(chapter_name, sketch, seed, count, out_dir, profile_file, time_limi
         count=count,
         out_dir=out_dir,
         profile_file=profile_file,
-        time_limit=time_limit,
+        time_limit=10.0 if time_limit is None else time_limit,
         force=force,
         progress=not as_json and out_dir is not None,
     )

@@ -1,0 +1,181 @@
+"""Grading benchmarks (issue 11): one map's grade on one core, campaign scaling, generation to a target.
+
+Goals:
+- grading one map (deduction grade + 200 heuristic + 50 deducer + 200 clairvoyant games) ≤ 15 s on one core;
+- campaign throughput with 2 workers ≥ 1.8× one worker, on local processes and on a local Ray;
+- ``generate --grade``: candidates per kept map and time per kept map (reported; no goal).
+
+CPU time (this process and its children, e.g. the exact counter) is what the one-core goal reads; the
+machine may be shared, so the load average is printed beside every figure. Run
+``python -m bench.bench_grade`` (all parts, small defaults) or ``--part one|campaign|generate`` with
+``--maps fauna-1,flora-1``, ``--chapters``, ``--tiers``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import statistics
+import time
+
+import maps
+from mapgen.campaign import Local, Ray, Task, run
+from mapgen.grade import deduce_map, play_games
+from mapgen.mapfile import dumps_map
+from mapgen.quality import DEFAULT_GAMES
+
+GOAL_ONE = 15.0
+GOAL_SCALING = 1.8
+
+
+def load() -> str:
+    return "load average {:.2f} {:.2f} {:.2f}".format(*os.getloadavg())
+
+
+def cpu() -> float:
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def one_map(name: str, seed: int = 0) -> dict:
+    """Each part of one grade, in this process (one core): CPU and wall seconds."""
+    text = dumps_map(maps.load(name))
+    parts = {}
+    c, w = cpu(), time.perf_counter()
+    d = deduce_map(text, seed, 300.0)
+    parts["deduction"] = (cpu() - c, time.perf_counter() - w)
+    for bot, n in DEFAULT_GAMES.items():
+        c, w = cpu(), time.perf_counter()
+        play_games(text, bot, seed, 0, n)
+        parts[f"{bot} {n}"] = (cpu() - c, time.perf_counter() - w)
+    return {"map": name, "parts": parts, "tier": d.tier}
+
+
+def part_one(names: list[str]) -> None:
+    print(f"-- grading one map on one core (goal ≤ {GOAL_ONE:g} s CPU); {load()}")
+    for name in names:
+        r = one_map(name)
+        total = sum(c for c, _ in r["parts"].values())
+        wall = sum(w for _, w in r["parts"].values())
+        detail = ", ".join(f"{k} {c:.1f}" for k, (c, _) in r["parts"].items())
+        verdict = "met" if total <= GOAL_ONE else "NOT met"
+        print(
+            f"{name:<14} cpu {total:6.1f} s (wall {wall:5.1f} s)  {verdict}  [{detail}] tier {r['tier']}; {load()}",
+            flush=True,
+        )
+
+
+def campaign_tasks(names: list[str], games: int) -> list[Task]:
+    """Heuristic games in chunks of 25 over the maps: many equal tasks, like a grading campaign."""
+    tasks = []
+    for name in names:
+        text = dumps_map(maps.load(name))
+        for start in range(0, games, 25):
+            tasks.append(Task(play_games, (text, "heuristic", 0, start, 25), weight=25))
+    return tasks
+
+
+def timed(tasks, where, runs: int) -> tuple[float, list, float]:
+    """Median wall seconds, the results, and the median CPU seconds of this process and its finished children
+    (local workers; Ray's workers are not children, their CPU is not seen)."""
+    times, cpus, out = [], [], None
+    for _ in range(runs):
+        t, c = time.perf_counter(), cpu()
+        out = run(tasks, where)
+        times.append(time.perf_counter() - t)
+        cpus.append(cpu() - c)
+    return statistics.median(times), out, statistics.median(cpus)
+
+
+def part_campaign(names: list[str], games: int, runs: int, use_ray: bool) -> None:
+    tasks = campaign_tasks(names, games)
+    n = sum(t.weight for t in tasks)
+    print(f"-- campaign throughput: {n} heuristic games in {len(tasks)} tasks, median of {runs}; {load()}")
+    run(tasks[:2], Local(1))  # warm: the maps' games built once in this process
+    base, ref, cpu1 = timed(tasks, Local(1), runs)
+    print(f"local 1 worker   {n / base:8.1f} games/s, {1000 * cpu1 / n:.1f} cpu-ms/game; {load()}", flush=True)
+    two, out, cpu2 = timed(tasks, Local(2), runs)
+    ok = "met" if base / two >= GOAL_SCALING else "NOT met"
+    print(
+        f"local 2 workers  {n / two:8.1f} games/s, {1000 * cpu2 / n:.1f} cpu-ms/game  ×{base / two:.2f}  {ok} "
+        f"(goal ×{GOAL_SCALING:g}); on 2 free cores at most ×{2 * cpu1 / cpu2:.2f} (CPU per game 1 vs 2 workers); "
+        f"{load()}"
+    )
+    assert out == ref, "2 local workers gave other results than 1"
+    if not use_ray:
+        return
+    try:
+        import ray
+    except ImportError:
+        print("ray: not installed (pip install 'mapgen[ray]'); skipped")
+        return
+    rates = {}
+    for cpus in (1, 2):
+        if ray.is_initialized():
+            ray.shutdown()
+        backend = Ray("local", num_cpus=cpus)
+        backend.connect()
+        run(tasks[: 2 * cpus], backend)  # start the workers before timing
+        t, out, _ = timed(tasks, backend, runs)
+        assert out == ref, f"Ray with {cpus} CPUs gave other results than local processes"
+        rates[cpus] = t
+        extra = ""
+        if cpus == 2:
+            ok = "met" if rates[1] / t >= GOAL_SCALING else "NOT met"
+            extra = f"  ×{rates[1] / t:.2f}  {ok} (goal ×{GOAL_SCALING:g})"
+        print(f"ray {cpus} CPU{'s' if cpus > 1 else ' '}      {n / t:8.1f} games/s{extra}; {load()}", flush=True)
+    ray.shutdown()
+
+
+def part_generate(chapters: list[str], tiers: list[str], count: int, limit: float, jobs: int) -> None:
+    from mapgen.profile import default_profile
+    from mapgen.quality import NO_CHECKS
+    from mapgen.target import search
+
+    print(f"-- generate to a grade: {count} map(s) per chapter and tier, {jobs} job(s); {load()}")
+    for ch in chapters:
+        for tier in tiers:
+            from dataclasses import replace
+
+            q = replace(NO_CHECKS, grade=tier)
+            c0 = cpu()
+            res = search(ch, default_profile(ch), q, seed=1, count=count, time_limit=limit, where=Local(jobs))
+            spent = cpu() - c0
+            kept = len(res.kept)
+            per = (
+                f"{res.tried / kept:5.1f} candidates, {res.seconds / kept:6.1f} s wall per kept map"
+                if kept
+                else "none kept"
+            )
+            print(
+                f"{ch:<10} {tier:<9} kept {kept}/{count} of {res.tried} tried in {res.seconds:6.1f} s "
+                f"(cpu {spent:6.1f} s): {per}; failures {dict(res.failures)}; {load()}",
+                flush=True,
+            )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--part", choices=["one", "campaign", "generate", "all"], default="all")
+    ap.add_argument("--maps", default="training-1,fauna-1,flora-1,vameter-1,maldonado-1")
+    ap.add_argument("--campaign-maps", default="fauna-1,fauna-2,flora-1,vameter-1")
+    ap.add_argument("--campaign-games", type=int, default=200, help="heuristic games per map (default 200)")
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--chapters", default="training,fauna")
+    ap.add_argument("--tiers", default="Gentle,Fiendish")
+    ap.add_argument("--count", type=int, default=1)
+    ap.add_argument("--time-limit", type=float, default=300.0, help="per chapter and tier (default 300 s)")
+    ap.add_argument("--jobs", type=int, default=1)
+    args = ap.parse_args()
+    if args.part in ("one", "all"):
+        part_one(args.maps.split(","))
+    if args.part in ("campaign", "all"):
+        part_campaign(args.campaign_maps.split(","), args.campaign_games, args.runs, not args.no_ray)
+    if args.part in ("generate", "all"):
+        part_generate(args.chapters.split(","), args.tiers.split(","), args.count, args.time_limit, args.jobs)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,204 @@
+"""Monte-Carlo campaigns: many independent seeded tasks on local processes or on a Ray cluster.
+
+A campaign is a list of ``Task``s. Each task is a module-level function and its arguments, and carries
+its own seed among them, so its result depends on nothing but the task: the same tasks give the same
+results in the same order whether they ran in this process, on ``jobs`` local processes or on a Ray
+cluster, and however the scheduler interleaved them. ``run`` returns the results in task order.
+
+Backends:
+
+- ``Local(jobs)``: this process (``jobs`` 1) or a pool of ``jobs`` forked processes (the default);
+- ``Ray(address)``: ``"auto"`` joins the Ray cluster this machine belongs to (``RAY_ADDRESS``, or one
+  started by ``ray start --head``) and otherwise starts a local one; ``"local"`` always starts a new
+  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install "mapgen[ray]"``.
+  Every node must have the same mapgen installed (tasks import it there).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+
+class CampaignError(Exception):
+    """A campaign that cannot run (Ray missing or unreachable); one line, for the CLI (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One unit of work: ``fn(*args)``, where the arguments include everything (seed too) the result depends on.
+
+    ``weight`` is the work it stands for in a progress bar (games played, candidates graded).
+    """
+
+    fn: Callable[..., Any]
+    args: tuple = ()
+    weight: int = 1
+
+
+def _call(task: Task):
+    return task.fn(*task.args)
+
+
+class Local:
+    """Tasks on this machine: in this process (``jobs`` 1) or on ``jobs`` forked worker processes."""
+
+    def __init__(self, jobs: int = 1):
+        self.jobs = max(1, int(jobs or os.cpu_count() or 1))
+
+    @property
+    def workers(self) -> int:
+        return self.jobs
+
+    def describe(self) -> str:
+        return f"{self.jobs} local process{'es' if self.jobs > 1 else ''}"
+
+    def run(self, tasks: Sequence[Task], progress: Callable[[int], None] | None = None) -> list:
+        out: list = [None] * len(tasks)
+        done = 0
+        if self.jobs <= 1 or len(tasks) < 2:
+            for k, task in enumerate(tasks):
+                out[k] = _call(task)
+                done += task.weight
+                if progress:
+                    progress(done)
+            return out
+        import multiprocessing as mp
+        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
+        # Not multiprocessing.Pool: its workers are daemons, and a task may start a process of its own (the
+        # exact model counter runs in one).
+        ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
+        with ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx) as pool:
+            futures = {pool.submit(_call, t): k for k, t in enumerate(tasks)}
+            pending = set(futures)
+            try:
+                while pending:
+                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    for f in finished:
+                        k = futures[f]
+                        out[k] = f.result()
+                        done += tasks[k].weight
+                        if progress:
+                            progress(done)
+            except BaseException:
+                for f in pending:
+                    f.cancel()
+                raise
+        return out
+
+
+class Ray:
+    """Tasks on a Ray cluster: one Ray task per campaign task, one CPU each.
+
+    ``num_cpus`` only applies when this call starts a local Ray (tests start one with 2 CPUs).
+    """
+
+    def __init__(self, address: str = "auto", *, num_cpus: int | None = None):
+        self.address = address
+        self.num_cpus = num_cpus
+        self._ray = None
+        self._remote = None
+
+    def connect(self):
+        """Join (or start) the cluster once; CampaignError when Ray is missing or the address is wrong."""
+        if self._ray is not None:
+            return self._ray
+        try:
+            import ray
+        except ImportError:
+            raise CampaignError('--ray: Ray is not installed (pip install "mapgen[ray]", or pip install ray)') from None
+        if not ray.is_initialized():
+            quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
+            try:
+                with _stderr_aside():
+                    if self.address == "local":
+                        ray.init(num_cpus=self.num_cpus, runtime_env=_local_env(), **quiet)
+                    elif self.address == "auto":
+                        try:
+                            ray.init(address="auto", **quiet)
+                        except ConnectionError:  # no cluster here: start one on this machine
+                            ray.init(num_cpus=self.num_cpus, runtime_env=_local_env(), **quiet)
+                    else:
+                        ray.init(address=self.address, **quiet)
+            except Exception as e:  # noqa: BLE001 (Ray raises many kinds: ConnectionError, RuntimeError, ...)
+                raise CampaignError(
+                    f"--ray {self.address}: cannot connect ({' '.join(str(e).split())[:200]})"
+                ) from None
+        self._ray = ray
+        self._remote = ray.remote(num_cpus=1, max_retries=2)(_call)
+        return ray
+
+    @property
+    def workers(self) -> int:
+        ray = self.connect()
+        return max(1, int(ray.cluster_resources().get("CPU", 1)))
+
+    def describe(self) -> str:
+        return f"Ray ({self.address}, {self.workers} CPUs)"
+
+    def run(self, tasks: Sequence[Task], progress: Callable[[int], None] | None = None) -> list:
+        ray = self.connect()
+        refs = [self._remote.remote(t) for t in tasks]
+        where = {ref: k for k, ref in enumerate(refs)}
+        out: list = [None] * len(tasks)
+        pending, done = list(refs), 0
+        while pending:
+            ready, pending = ray.wait(pending, num_returns=1)
+            for ref in ready:
+                k = where[ref]
+                out[k] = ray.get(ref)
+                done += tasks[k].weight
+                if progress:
+                    progress(done)
+        return out
+
+
+@contextlib.contextmanager
+def _stderr_aside():
+    """Ray's C++ core logs every retry of a connection on file descriptor 2; errors here are one line."""
+    try:
+        saved = os.dup(2)
+    except OSError:  # no real stderr (an embedding host): nothing to set aside
+        yield
+        return
+    with tempfile.TemporaryFile() as sink:
+        os.dup2(sink.fileno(), 2)
+        try:
+            yield
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
+def _local_env() -> dict:
+    """A Ray started here imports mapgen from where this process does (a checkout that is not installed)."""
+    import mapgen
+
+    root = os.path.dirname(os.path.dirname(os.path.abspath(mapgen.__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    return {"env_vars": {"PYTHONPATH": path}}
+
+
+Backend = Local | Ray
+
+
+def backend(jobs: int = 1, ray: str | None = None) -> Backend:
+    """The backend the CLI options ask for: ``--ray ADDRESS`` wins over ``--jobs``."""
+    return Ray(ray) if ray else Local(jobs)
+
+
+def run(tasks: Sequence[Task], where: Backend | None = None, progress: Callable[[int], None] | None = None) -> list:
+    """Run every task; the results in task order, whatever ran where."""
+    return (where or Local(1)).run(list(tasks), progress)
+
+
+def total_weight(tasks: Sequence[Task]) -> int:
+    return sum(t.weight for t in tasks)
+
+
+__all__ = ["Backend", "CampaignError", "Local", "Ray", "Task", "backend", "run", "total_weight"]

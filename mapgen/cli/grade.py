@@ -1,0 +1,241 @@
+"""``mapgen grade``: how each map deduces and plays, with flags for maps not worth printing.
+
+Also the quality options shared with ``mapgen generate`` (``--grade``, ``--win-rate``, ``--max-blocked``,
+``--jobs``, ``--ray``) and the progress bar of a campaign.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import sys
+
+import click
+
+from mapgen.cli.errors import about
+from mapgen.cli.options import map_argument, reject, seed_option, time_limit_option
+
+#: the deduction tiers (mapgen.quality.TIERS), spelt out so `mapgen --help` imports nothing heavy
+TIER_NAMES = ("Gentle", "Moderate", "Tricky", "Fiendish")
+
+
+def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] | None:
+    """``[BOT:]LO-HI`` with shares (0.25-0.6) or percentages (25%-60%)."""
+    if value is None:
+        return None
+    bot, _, band = value.rpartition(":")
+    from mapgen.engine.bots import BOTS
+
+    if bot and bot not in BOTS:
+        reject("--win-rate", f"unknown bot {bot!r} (expected one of {', '.join(BOTS)})")
+    try:
+        lo_s, hi_s = band.split("-")
+        lo, hi = (float(x.strip().rstrip("%")) / (100 if x.strip().endswith("%") else 1) for x in (lo_s, hi_s))
+    except ValueError:
+        reject("--win-rate", f"expected [BOT:]LEAST-MOST, like heuristic:0.25-0.6 or 25%-60%, not {value!r}")
+    if not (0 <= lo <= hi <= 1):
+        reject("--win-rate", f"a band of shares between 0 and 1 with the least first, not {value!r}")
+    return bot or None, (lo, hi)
+
+
+def quality_options(f):
+    """--grade, --win-rate, --max-blocked: targets that override a profile's [quality] table."""
+    f = click.option(
+        "--max-blocked",
+        type=click.FloatRange(0, 1),
+        default=None,
+        help="Largest share of games lost with no Path left to explore (the band's bot).",
+    )(f)
+    f = click.option(
+        "--win-rate",
+        "win_rate",
+        metavar="[BOT:]LO-HI",
+        default=None,
+        help="Win-rate band for a bot (default heuristic), e.g. heuristic:0.25-0.6 or 25%-60%.",
+    )(f)
+    f = click.option(
+        "--grade",
+        "grade_tier",
+        type=click.Choice(TIER_NAMES, case_sensitive=False),
+        default=None,
+        help="The deduction grade asked.",
+    )(f)
+    return f
+
+
+def campaign_options(f):
+    f = click.option(
+        "--ray",
+        "ray_address",
+        metavar="ADDRESS",
+        default=None,
+        help='Run on Ray: "auto" (this machine\'s cluster, or a new local one), "local" (a new local one) or a '
+        'cluster address (pip install "mapgen[ray]").',
+    )(f)
+    f = click.option(
+        "--jobs",
+        "-j",
+        default=1,
+        show_default=True,
+        type=click.IntRange(0, 256),
+        help="Local processes (0: one per core).",
+    )(f)
+    return f
+
+
+def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_blocked, *, defaults: bool = True) -> dict:
+    """Per chapter: the profile's [quality] table over the chapter's defaults (with ``defaults``; else over
+    no check), with the options over both."""
+    from dataclasses import replace
+
+    from mapgen.quality import canonical_tier, load_quality
+
+    band = parse_win_rate(win_rate)
+    out = {}
+    for ch in chapters:
+        q = load_quality(profile_file, ch, defaults=defaults)
+        changes: dict = {}
+        if grade_tier:
+            changes["grade"] = canonical_tier(grade_tier)
+        if band:
+            bot, (lo, hi) = band
+            changes["win_rate"] = (lo, hi)
+            if bot:
+                changes["bot"] = bot
+        if max_blocked is not None:
+            changes["max_blocked"] = max_blocked
+        out[ch] = replace(q, **changes)
+    return out
+
+
+def where(jobs: int, ray_address: str | None):
+    from mapgen.campaign import backend
+
+    return backend(jobs, ray_address)
+
+
+@contextlib.contextmanager
+def progress_bar(label: str, total: int, enabled: bool):
+    """A rich progress bar on stderr when it is a terminal; yields the callback (done so far) or None."""
+    if not (enabled and sys.stderr.isatty()):
+        yield None
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+    with Progress(
+        TextColumn(label),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        transient=True,
+        console=Console(stderr=True),
+    ) as bar:
+        task = bar.add_task(label, total=total)
+        yield lambda done: bar.update(task, completed=done)
+
+
+def parse_bots(value: str) -> list[str]:
+    from mapgen.engine.bots import BOTS
+
+    names = [b.strip() for b in value.split(",") if b.strip()]
+    bad = [b for b in names if b not in BOTS]
+    if bad or not names:
+        reject("--bots", f"unknown bot {bad[0]!r} (expected some of {', '.join(BOTS)})" if bad else "name a bot")
+    return list(dict.fromkeys(names))
+
+
+def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
+    """--games N: N games per bot, a quarter of them (rounded up) for the deducer, which is ~50x slower."""
+    from mapgen.quality import DEFAULT_GAMES
+
+    if games is None:
+        return {b: DEFAULT_GAMES.get(b, 200) for b in bots}
+    return {b: -(-games // 4) if b == "deducer" else games for b in bots}
+
+
+@click.command()
+@map_argument("maps_in", complete=True, valid=True, nargs=-1, required=True)
+@click.option(
+    "--games",
+    "-n",
+    type=click.IntRange(1, 10_000_000),
+    default=None,
+    help="Games per bot (default 200; the deducer plays a quarter as many: 50).",
+)
+@click.option(
+    "--bots",
+    default="heuristic,deducer,clairvoyant",
+    show_default=True,
+    help="Bots to play each map with, comma-separated.",
+)
+@quality_options
+@click.option(
+    "--profile",
+    "profile_file",
+    metavar="FILE",
+    default=None,
+    help="A profile whose [quality] table says what passes (default: the chapter's defaults).",
+)
+@click.option("--no-deduction", is_flag=True, help="Play only: skip the reveal set and the deduction grade.")
+@seed_option(0, help="Seed: same seed, same report, wherever it runs.")
+@campaign_options
+@time_limit_option(120.0, help="Seconds allowed for each map's deduction.")
+@click.option("--json", "fmt", flag_value="json", help="Print JSON for machines: a list, one object per map.")
+@click.option("--csv", "fmt", flag_value="csv", help="Print CSV: one row per map.")
+@click.option("--markdown", "fmt", flag_value="markdown", help="Print a Markdown table: one row per map.")
+def grade(
+    maps_in,
+    games,
+    bots,
+    grade_tier,
+    win_rate,
+    max_blocked,
+    profile_file,
+    no_deduction,
+    seed,
+    jobs,
+    ray_address,
+    time_limit,
+    fmt,
+):
+    """Grade maps for print: how each deduces and plays, with flags for maps a designer should not print.
+
+    Per map: the deduction grade and its measures, the minimal reveal set size, the step at which
+    every target is known and the targets found before they could be deduced; per bot the win rate
+    with its 95% interval, the share of games blocked (no Path left to explore), the causes of loss
+    and the mean days; the clairvoyant-minus-deducer gap. Flags, each with its reason: blocked too
+    often, a target never deduced before it is found, a win rate outside the band, a deduction grade
+    far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
+    whatever --jobs or --ray. Exit 0 when every map was graded, flagged or not.
+
+    \b
+    Example:
+        mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
+        mapgen grade training-1 training-2 --markdown --jobs 2
+    """
+    from mapgen.grade import GradeSettings, games_total, grade_maps, report_csv, report_markdown, report_text
+
+    bot_list = parse_bots(bots)
+    chapters = sorted({mi.map.chapter for mi in maps_in})
+    quality = qualities(profile_file, chapters, grade_tier, win_rate, max_blocked)
+    settings = GradeSettings(
+        games=games_per_bot(bot_list, games), seed=seed, deduce=not no_deduction, time_limit=time_limit
+    )
+    backend = where(jobs, ray_address)
+    if ray_address:
+        backend.connect()  # CampaignError (exit 2) before any work
+    items = [(mi.source, mi.map) for mi in maps_in]
+    with (
+        about(maps_in[0].source if len(maps_in) == 1 else "grade", time_limit),
+        progress_bar("grading (games)", games_total(len(items), settings), fmt is None) as progress,
+    ):
+        grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress)
+    if fmt == "json":
+        click.echo(json.dumps([g.to_json() for g in grades], indent=2))
+    elif fmt == "csv":
+        click.echo(report_csv(grades), nl=False)
+    elif fmt == "markdown":
+        click.echo(report_markdown(grades), nl=False)
+    else:
+        click.echo("\n\n".join(report_text(g) for g in grades))

@@ -1,0 +1,545 @@
+"""Grading maps for print: how a map deduces and how it plays, with flags for maps not worth printing.
+
+``grade(map)`` returns a ``MapGrade``: per bot the win rate with its 95% interval, the causes of loss,
+the share of games blocked (no Path left to explore) and the mean days; the clairvoyant-minus-deducer
+gap (how much deduction matters on this map); the minimal reveal set size, the step at which every
+target is known and the targets found before they could be deduced; the deduction grade; and the
+flags, each with its reason (``mapgen.quality`` says what passes). ``grade_maps`` grades many maps
+in one campaign (``mapgen.campaign``): every game is a seeded task, so the report is the same on one
+process, many, or a Ray cluster.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from mapgen.campaign import Backend, Task, run
+from mapgen.engine.playtest import Settings, wilson
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.model import Map
+from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
+
+#: a game that ended with no Path open: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
+WALLED_IN = "sealed: walled in"
+
+#: Games per task: small enough to spread over workers, large enough that a task is worth sending.
+CHUNK = {"deducer": 5}
+DEFAULT_CHUNK = 50
+
+
+@dataclass(frozen=True)
+class BotFigures:
+    """One bot's games on one map."""
+
+    bot: str
+    games: int
+    wins: int
+    losses: dict[str, int]
+    mean_days: float
+
+    @property
+    def win_rate(self) -> float:
+        return self.wins / self.games if self.games else 0.0
+
+    @property
+    def interval(self) -> tuple[float, float]:
+        return wilson(self.wins, self.games)
+
+    @property
+    def blocked_share(self) -> float:
+        """Games that ended with no Path left to explore (walled in by Rocks and Monsters), as a share of all
+        games: the engine's outcome ``blocked``, or ``sealed`` with the reason ``walled in``."""
+        n = self.losses.get("blocked", 0) + self.losses.get(WALLED_IN, 0)
+        return n / self.games if self.games else 0.0
+
+    @classmethod
+    def from_games(cls, bot: str, games: list[tuple[str, int]]) -> BotFigures:
+        """From (outcome, days) per game."""
+        from mapgen.engine.playtest import _cause_order
+
+        n = len(games)
+        losses = Counter(o for o, _ in games if o != "win")
+        return cls(
+            bot=bot,
+            games=n,
+            wins=sum(o == "win" for o, _ in games),
+            losses={c: losses[c] for c in sorted(losses, key=_cause_order)},
+            mean_days=sum(d for _, d in games) / n if n else 0.0,
+        )
+
+    def to_json(self) -> dict:
+        lo, hi = self.interval
+        return {
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": round(self.win_rate, 4),
+            "win_rate_ci": [round(lo, 4), round(hi, 4)],
+            "blocked_share": round(self.blocked_share, 4),
+            "losses": dict(self.losses),
+            "mean_days": round(self.mean_days, 3),
+        }
+
+
+@dataclass(frozen=True)
+class Deduction:
+    """How the map deduces: minimal reveal set, when every target is known, and the deduction grade."""
+
+    reveal_set: int
+    target: str | None  # the chapter's counted terrain (Ft, Fc, Fz, Ma), None for Training
+    targets_known_at: int | None  # the explorer's step at which every target is known (deduced or found)
+    guessed_targets: tuple[str, ...]  # targets found before they could be deduced
+    unique_at: int | None
+    grade: dict | None  # {"tier", "guesses", "largest_reason", "deduced_share"}
+
+    @property
+    def tier(self) -> str | None:
+        return self.grade["tier"] if self.grade else None
+
+    def to_json(self) -> dict:
+        return {
+            "reveal_set": self.reveal_set,
+            "target": self.target,
+            "targets_known_at": self.targets_known_at,
+            "guessed_targets": list(self.guessed_targets),
+            "unique_at": self.unique_at,
+            "grade": self.grade,
+        }
+
+
+@dataclass(frozen=True)
+class Flag:
+    """A reason not to print a map: ``code`` for machines, ``reason`` in words."""
+
+    code: str
+    reason: str
+    distance: float = 0.0  # how far from passing (0 to 1 per check): ranks the closest failures
+
+    def to_json(self) -> dict:
+        return {"code": self.code, "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class MapGrade:
+    """Everything ``mapgen grade`` says about one map."""
+
+    map: str
+    chapter: str
+    seed: int
+    bots: dict[str, BotFigures]
+    deduction: Deduction | None
+    quality: Quality
+    flags: tuple[Flag, ...] = field(default=())
+
+    @property
+    def passes(self) -> bool:
+        return not self.flags
+
+    @property
+    def gap(self) -> float | None:
+        """Clairvoyant minus deducer win rate: how much knowing the map is worth over deducing it."""
+        c, d = self.bots.get("clairvoyant"), self.bots.get("deducer")
+        return None if c is None or d is None else c.win_rate - d.win_rate
+
+    @property
+    def tier(self) -> str | None:
+        return self.deduction.tier if self.deduction else None
+
+    @property
+    def distance(self) -> float:
+        """How far from passing: the sum over the flags (0 when it passes)."""
+        return sum(f.distance for f in self.flags)
+
+    def to_json(self) -> dict:
+        gap = self.gap
+        return {
+            "map": self.map,
+            "chapter": self.chapter,
+            "seed": self.seed,
+            "passes": self.passes,
+            "flags": [f.to_json() for f in self.flags],
+            "deduction": self.deduction.to_json() if self.deduction else None,
+            "bots": {b: f.to_json() for b, f in self.bots.items()},
+            "gap": None if gap is None else round(gap, 4),
+            "quality": self.quality.to_json(),
+        }
+
+    def table(self) -> dict:
+        """The ``[grade]`` table of a graded map file (``validate`` ignores it): the headline figures."""
+        t: dict = {"seed": self.seed}
+        d = self.deduction
+        if d is not None:
+            if d.grade:
+                t.update({k: d.grade[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")})
+            t["reveal_set"] = d.reveal_set
+            if d.targets_known_at is not None:
+                t["targets_known_at"] = d.targets_known_at
+            if d.target:
+                t["guessed_targets"] = list(d.guessed_targets)
+        for b, f in self.bots.items():
+            lo, hi = f.interval
+            t[b] = {
+                "games": f.games,
+                "win_rate": round(f.win_rate, 4),
+                "win_rate_ci": [round(lo, 4), round(hi, 4)],
+                "blocked_share": round(f.blocked_share, 4),
+                "mean_days": round(f.mean_days, 3),
+            }
+        if self.gap is not None:
+            t["gap"] = round(self.gap, 4)
+        t["flags"] = [f.reason for f in self.flags]
+        return t
+
+    def row(self) -> dict:
+        """One flat row (CSV, Markdown): the headline figures."""
+        d = self.deduction
+        g = d.grade if d and d.grade else {}
+        out = {
+            "map": self.map,
+            "chapter": self.chapter,
+            "tier": g.get("tier", ""),
+            "guesses": g.get("guesses", ""),
+            "largest_reason": g.get("largest_reason", ""),
+            "deduced_share": g.get("deduced_share", ""),
+            "reveal_set": d.reveal_set if d else "",
+            "targets_known_at": (d.targets_known_at or "") if d else "",
+            "guessed_targets": len(d.guessed_targets) if d else "",
+        }
+        for b, f in self.bots.items():
+            lo, hi = f.interval
+            out[f"{b}_win"] = round(f.win_rate, 4)
+            out[f"{b}_ci_low"] = round(lo, 4)
+            out[f"{b}_ci_high"] = round(hi, 4)
+        out["gap"] = "" if self.gap is None else round(self.gap, 4)
+        head = self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
+        out["blocked_share"] = round(head.blocked_share, 4) if head else ""
+        out["mean_days"] = round(head.mean_days, 3) if head else ""
+        out["losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items()) if head else ""
+        out["flags"] = "; ".join(f.reason for f in self.flags)
+        return out
+
+
+# ----- the tasks (module level: they run in worker processes and on Ray) -----
+_CACHE: dict = {}
+
+
+def _game_for(map_text: str, bot: str):
+    """Parse a map and build its Game once per worker process."""
+    key = (map_text, bot)
+    hit = _CACHE.get(key)
+    if hit is None:
+        from mapgen.engine.playtest import make_game
+
+        if len(_CACHE) > 16:
+            _CACHE.clear()
+        m = parse_map(map_text)
+        s = Settings(bot=bot)
+        hit = _CACHE[key] = (m, make_game(m, s, 0))
+    return hit
+
+
+def play_games(map_text: str, bot: str, seed: int, start: int, count: int) -> list[tuple[str, int]]:
+    """Games start..start+count-1 of a playtest with this seed: (outcome, days) each, exactly as
+    ``mapgen playtest --seed SEED`` plays them."""
+    from mapgen.engine.playtest import play_one
+
+    m, game = _game_for(map_text, bot)
+    s = Settings(bot=bot, seed=seed)
+    out = []
+    for k in range(start, start + count):
+        rec = play_one(m, s, k, False, game)
+        outcome = rec.outcome
+        if outcome == "sealed":  # a game that could not go on: say why ("sealed: walled in", ...)
+            outcome = next((e for e in rec.events if e.startswith("sealed: ")), outcome)
+        out.append((outcome, rec.days))
+    return out
+
+
+def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
+    """The deduction half of a grade: minimal reveal set, the logical explorer's path and its grade."""
+    import time
+
+    from constraints.catalogue import get_chapter
+    from mapgen import deduce
+    from mapgen.solve import Solver
+
+    m = parse_map(map_text)
+    solver = Solver(get_chapter(m.chapter))
+    t0 = time.monotonic()
+    cells = deduce.minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
+    left = max(1.0, time_limit - (time.monotonic() - t0))
+    profile = deduce.reveal_profile(m, time_limit=left, solver=solver)
+    g = deduce.grade(profile, m.chapter)
+    guessed = tuple(
+        cell
+        for cell, ev in profile["targets"].items()
+        if ev["deduced"] is None or (ev["revealed"] is not None and ev["revealed"] < ev["deduced"])
+    )
+    return Deduction(
+        reveal_set=len(cells),
+        target=profile["target"],
+        targets_known_at=profile["all_targets_known_at"],
+        guessed_targets=guessed,
+        unique_at=profile["unique_at"],
+        grade={k: g[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")},
+    )
+
+
+# ----- flags -----
+def flags_for(
+    chapter: str, bots: dict[str, BotFigures], deduction: Deduction | None, quality: Quality
+) -> tuple[Flag, ...]:
+    """Each check of ``quality`` that the figures fail, with its reason."""
+    out = []
+    head = bots.get(quality.bot)
+    if head is not None and quality.max_blocked is not None and head.blocked_share > quality.max_blocked:
+        out.append(
+            Flag(
+                "blocked",
+                f"blocked in {100 * head.blocked_share:.0f}% of {quality.bot} games (no Path left to explore; "
+                f"at most {100 * quality.max_blocked:.0f}%)",
+                min(1.0, head.blocked_share - quality.max_blocked),
+            )
+        )
+    if head is not None and quality.win_rate is not None:
+        lo, hi = quality.win_rate
+        if not lo <= head.win_rate <= hi:
+            ci_lo, ci_hi = head.interval
+            out.append(
+                Flag(
+                    "win_rate",
+                    f"{quality.bot} wins {100 * head.win_rate:.1f}% (95% interval {100 * ci_lo:.1f}% to "
+                    f"{100 * ci_hi:.1f}%), outside the band {100 * lo:.0f}% to {100 * hi:.0f}%",
+                    min(1.0, max(lo - head.win_rate, head.win_rate - hi)),
+                )
+            )
+    if deduction is not None and quality.guessed_targets is not None and deduction.target:
+        n = len(deduction.guessed_targets)
+        if n > quality.guessed_targets:
+            cells = ", ".join(deduction.guessed_targets)
+            allowed = f"at most {quality.guessed_targets}" if quality.guessed_targets else "none allowed"
+            out.append(
+                Flag(
+                    "guessed_target",
+                    f"{n} target{'s' if n > 1 else ''} ({deduction.target} at {cells}) never deduced before "
+                    f"found ({allowed})",
+                    min(1.0, (n - quality.guessed_targets) / 4),
+                )
+            )
+    if quality.grade is not None:
+        tier = deduction.tier if deduction else None
+        if tier is None:
+            out.append(Flag("grade", f"no deduction grade to compare with {quality.grade} (see mapgen deduce)", 1.0))
+        else:
+            off = abs(tier_index(tier) - tier_index(quality.grade))
+            if off > quality.grade_within:
+                out.append(
+                    Flag(
+                        "grade",
+                        f"deduction grade {tier}, {off} tier{'s' if off > 1 else ''} from the {quality.grade} asked",
+                        off / 3,
+                    )
+                )
+    return tuple(out)
+
+
+# ----- grading -----
+@dataclass(frozen=True)
+class GradeSettings:
+    """How to grade: games per bot (0 or missing: not played), the seed, whether to deduce, its time limit."""
+
+    games: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_GAMES))
+    seed: int = 0
+    deduce: bool = True
+    time_limit: float = 120.0
+
+
+def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
+    """The campaign tasks that grade one map: its deduction (one long task, first) and its games in chunks."""
+    text = dumps_map(m)
+    tasks = []
+    if settings.deduce:
+        tasks.append(Task(deduce_map, (text, settings.seed, settings.time_limit), weight=0))
+    for bot, n in settings.games.items():
+        size = CHUNK.get(bot, DEFAULT_CHUNK)
+        for start in range(0, n, size):
+            tasks.append(
+                Task(play_games, (text, bot, settings.seed, start, min(size, n - start)), weight=min(size, n - start))
+            )
+    return tasks
+
+
+def assemble(source: str, m: Map, settings: GradeSettings, results: list, quality: Quality | None = None) -> MapGrade:
+    """The grade from the results of ``tasks_for``'s tasks, in their order."""
+    quality = quality or chapter_quality(m.chapter)
+    k = 0
+    deduction = None
+    if settings.deduce:
+        deduction, k = results[0], 1
+    bots: dict[str, BotFigures] = {}
+    for bot, n in settings.games.items():
+        games: list = []
+        size = CHUNK.get(bot, DEFAULT_CHUNK)
+        for _ in range(0, n, size):
+            games.extend(results[k])
+            k += 1
+        if n:
+            bots[bot] = BotFigures.from_games(bot, games)
+    return MapGrade(
+        map=source,
+        chapter=m.chapter,
+        seed=settings.seed,
+        bots=bots,
+        deduction=deduction,
+        quality=quality,
+        flags=flags_for(m.chapter, bots, deduction, quality),
+    )
+
+
+def grade_maps(
+    maps: list[tuple[str, Map]],
+    settings: GradeSettings | None = None,
+    *,
+    quality: Quality | dict[str, Quality] | None = None,
+    where: Backend | None = None,
+    progress=None,
+) -> list[MapGrade]:
+    """Grade several maps in one campaign (``where``: ``campaign.Local(jobs)`` or ``campaign.Ray(address)``).
+
+    ``quality`` is one for every map, or one per chapter (missing chapters: the chapter's defaults).
+    ``progress`` is called with the number of games played so far (total: ``games_total``).
+    """
+    settings = settings or GradeSettings()
+    per_map = [tasks_for(m, settings) for _, m in maps]
+    flat = [t for ts in per_map for t in ts]
+    results = run(flat, where, progress)
+    out, k = [], 0
+    for (source, m), ts in zip(maps, per_map):
+        q = quality.get(m.chapter) if isinstance(quality, dict) else quality
+        out.append(assemble(source, m, settings, results[k : k + len(ts)], q))
+        k += len(ts)
+    return out
+
+
+def games_total(n_maps: int, settings: GradeSettings) -> int:
+    return n_maps * sum(settings.games.values())
+
+
+def grade(
+    m: Map,
+    source: str = "",
+    *,
+    games: dict[str, int] | None = None,
+    seed: int = 0,
+    deduce: bool = True,
+    time_limit: float = 120.0,
+    quality: Quality | None = None,
+    where: Backend | None = None,
+    progress=None,
+) -> MapGrade:
+    """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``."""
+    settings = GradeSettings(
+        games=dict(DEFAULT_GAMES if games is None else games), seed=seed, deduce=deduce, time_limit=time_limit
+    )
+    return grade_maps([(source or _name(m), m)], settings, quality=quality, where=where, progress=progress)[0]
+
+
+def _name(m: Map) -> str:
+    number = m.briefing.number
+    return f"{m.chapter}-{number}" if number is not None else m.chapter
+
+
+# ----- reports -----
+def report_text(g: MapGrade) -> str:
+    """A grade for people."""
+    lines = [f"{g.map}: {g.chapter}, seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
+    d = g.deduction
+    if d is not None:
+        if d.grade:
+            gr = d.grade
+            lines.append(
+                f"  deduction    {gr['tier']}: {gr['guesses']} guesses before every target is known, largest reason "
+                f"{gr['largest_reason']}, {100 * gr['deduced_share']:.0f}% of steps deduced"
+            )
+        known = f"every target known at step {d.targets_known_at}" if d.target else "no targets"
+        if d.target and d.targets_known_at is None:
+            known = "some target never known"
+        guessed = f", found before deduced: {', '.join(d.guessed_targets)}" if d.guessed_targets else ""
+        lines.append(f"  reveal set   {d.reveal_set} cells; {known}{guessed}")
+    for b, f in g.bots.items():
+        lo, hi = f.interval
+        losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
+        lines.append(
+            f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%), "
+            f"blocked {100 * f.blocked_share:.0f}%, mean days {f.mean_days:.2f}; not won: {losses}"
+        )
+    if g.gap is not None:
+        lines.append(f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points")
+    for fl in g.flags:
+        lines.append(f"  flag         {fl.reason}")
+    return "\n".join(lines)
+
+
+def report_csv(grades: list[MapGrade]) -> str:
+    import csv
+    import io
+
+    rows = [g.row() for g in grades]
+    fields = list(dict.fromkeys(k for r in rows for k in r))
+    buf = io.StringIO()
+    w = csv.DictWriter(buf, fieldnames=fields, lineterminator="\n")
+    w.writeheader()
+    w.writerows(rows)
+    return buf.getvalue()
+
+
+def report_markdown(grades: list[MapGrade]) -> str:
+    """The table of maps/README.md: one row per map."""
+    bots = list(dict.fromkeys(b for g in grades for b in g.bots))
+    head = ["map", "grade", "guesses", "reveal set", "targets known at"]
+    head += [f"{b} win (95%)" for b in bots] + ["gap", "blocked", "mean days", "flags"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for g in grades:
+        d = g.deduction
+        gr = d.grade if d and d.grade else {}
+        cells = [
+            g.map,
+            gr.get("tier", "–"),
+            str(gr.get("guesses", "–")),
+            str(d.reveal_set) if d else "–",
+            (str(d.targets_known_at) if d.targets_known_at else "–") if d else "–",
+        ]
+        for b in bots:
+            f = g.bots.get(b)
+            if f is None:
+                cells.append("–")
+            else:
+                lo, hi = f.interval
+                cells.append(f"{100 * f.win_rate:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})")
+        head_bot = g.bots.get(g.quality.bot) or next(iter(g.bots.values()), None)
+        cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
+        cells.append(f"{100 * head_bot.blocked_share:.0f}%" if head_bot else "–")
+        cells.append(f"{head_bot.mean_days:.1f}" if head_bot else "–")
+        cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = [
+    "BotFigures",
+    "Deduction",
+    "Flag",
+    "GradeSettings",
+    "MapGrade",
+    "assemble",
+    "deduce_map",
+    "flags_for",
+    "games_total",
+    "grade",
+    "grade_maps",
+    "play_games",
+    "report_csv",
+    "report_markdown",
+    "report_text",
+    "tasks_for",
+]

@@ -1,0 +1,254 @@
+"""Generation to a target: make candidate maps, grade each, keep those that pass (Tatham's ``new_game_desc``).
+
+Candidate k of a search from seed S is the map ``Generator.generate(S + k)`` graded with seed S + k, so
+the kept maps are the first ``count`` passing seeds in order: the same seed gives the same maps whatever
+ran them (one process, many, Ray) and however many candidates ran at once. The search stops when enough
+maps pass, after ``max_candidates`` candidates, or at the time limit (never a hang); short of ``count``
+it reports how many were tried, why they failed, and the closest candidates.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from dataclasses import dataclass, field, replace
+
+from mapgen.campaign import Backend, Local, Task, run
+from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.model import Map
+from mapgen.profile import Profile
+from mapgen.quality import Quality
+
+
+class TargetMissed(Exception):
+    """Fewer maps than asked met the target (exit 1); ``result`` holds the closest candidates."""
+
+    def __init__(self, message: str, result: SearchResult):
+        super().__init__(message)
+        self.result = result
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One generated candidate: its seed, the map (None when generation failed) and its grade or failure."""
+
+    seed: int
+    map_text: str | None
+    grade: MapGrade | None
+    failure: str | None = None  # generation failed (timed out) or grading ran out of time
+    seconds: float = 0.0
+
+    @property
+    def passes(self) -> bool:
+        return self.grade is not None and self.grade.passes
+
+    @property
+    def distance(self) -> float:
+        return float("inf") if self.grade is None else self.grade.distance
+
+    def reasons(self) -> list[str]:
+        if self.failure:
+            return [self.failure]
+        return [f.reason for f in self.grade.flags] if self.grade else []
+
+    def to_json(self) -> dict:
+        return {
+            "seed": self.seed,
+            "passes": self.passes,
+            "reasons": self.reasons(),
+            "seconds": round(self.seconds, 3),
+            "grade": self.grade.to_json() if self.grade else None,
+        }
+
+
+@dataclass
+class SearchResult:
+    chapter: str
+    quality: Quality
+    count: int
+    kept: list[Candidate] = field(default_factory=list)
+    tried: int = 0
+    failures: Counter = field(default_factory=Counter)  # flag code (or "generation") -> candidates
+    closest: list[Candidate] = field(default_factory=list)
+    seconds: float = 0.0
+    stopped: str = ""  # "enough", "candidates" or "time"
+
+    @property
+    def done(self) -> bool:
+        return len(self.kept) >= self.count
+
+    def summary(self) -> str:
+        """One paragraph: tried, kept, why the others failed."""
+        why = ", ".join(f"{_FAILURE_WORDS.get(k, k)} {n}" for k, n in self.failures.most_common()) or "none failed"
+        per = (
+            f"; {self.tried / len(self.kept):.1f} candidates and {self.seconds / len(self.kept):.1f} s per kept map"
+            if self.kept
+            else ""
+        )
+        return (
+            f"tried {self.tried} candidate{'s' if self.tried != 1 else ''} in {self.seconds:.1f} s, kept "
+            f"{len(self.kept)} of {self.count} asked{per}; failed: {why}"
+        )
+
+    def to_json(self) -> dict:
+        return {
+            "chapter": self.chapter,
+            "quality": self.quality.to_json(),
+            "asked": self.count,
+            "tried": self.tried,
+            "kept": [c.to_json() for c in self.kept],
+            "failures": dict(self.failures.most_common()),
+            "closest": [c.to_json() for c in self.closest],
+            "seconds": round(self.seconds, 3),
+            "stopped": self.stopped,
+        }
+
+
+_FAILURE_WORDS = {
+    "grade": "deduction grade",
+    "win_rate": "win rate outside the band",
+    "blocked": "blocked too often",
+    "guessed_target": "a target found before deduced",
+    "generation": "no map generated in time",
+    "tier_full": "passed, but its tier was full",
+    "timeout": "grading ran out of time",
+}
+
+_GENERATORS: dict = {}
+
+
+def _generator(chapter: str, profile: Profile, time_limit: float):
+    """One Generator per (chapter, profile) in each worker process: the chapter model is built once."""
+    from mapgen.generate import Generator
+
+    key = (chapter, repr(profile))
+    gen = _GENERATORS.get(key)
+    if gen is None:
+        if len(_GENERATORS) > 8:
+            _GENERATORS.clear()
+        gen = _GENERATORS[key] = Generator(chapter, profile, time_limit=time_limit)
+    gen.time_limit = time_limit
+    return gen
+
+
+def candidate(
+    chapter: str, profile: Profile, seed: int, quality: Quality, settings: GradeSettings, gen_time: float
+) -> Candidate:
+    """Generate the map of ``seed`` and grade it against ``quality`` (a campaign task: runs anywhere)."""
+    from mapgen.generate import GenerationTimeout
+    from mapgen.solve import SolveTimeout
+
+    started = time.perf_counter()
+    try:
+        made = _generator(chapter, profile, gen_time).generate(seed)
+    except GenerationTimeout:
+        return Candidate(seed, None, None, "generation", time.perf_counter() - started)
+    m = made.map
+    tasks = tasks_for(m, settings)
+    try:
+        results = run(tasks, Local(1))
+    except SolveTimeout:
+        return Candidate(seed, dumps_map(m), None, "timeout", time.perf_counter() - started)
+    g = assemble(f"{chapter}-{seed}", m, settings, results, quality)
+    return Candidate(seed, dumps_map(m), g, None, time.perf_counter() - started)
+
+
+def settings_for(quality: Quality, seed: int, time_limit: float, *, deduce: bool = False) -> GradeSettings:
+    """Only what the targets need: the band's bot (its games) and the deduction when a grade or targets are
+    asked (or ``deduce``)."""
+    games = {b: quality.games.get(b, 200) for b in quality.bots_needed()}
+    return GradeSettings(games=games, seed=seed, deduce=deduce or quality.needs_deduction(), time_limit=time_limit)
+
+
+def search(
+    chapter: str,
+    profile: Profile,
+    quality: Quality,
+    *,
+    seed: int = 0,
+    count: int = 1,
+    time_limit: float = 600.0,
+    max_candidates: int = 200,
+    map_time: float = 10.0,
+    where: Backend | None = None,
+    progress=None,
+    closest: int = 3,
+    per_tier: dict[str, int] | None = None,
+) -> SearchResult:
+    """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
+
+    ``per_tier`` ({"Gentle": 2, ...}, with no ``quality.grade``): fill each deduction tier's share in one
+    pass over the seeds instead (a graded library); a passing map whose tier is full is not kept.
+    ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
+    itself admits no map (every candidate would fail the same way).
+    """
+    where = where or Local(1)
+    started = time.monotonic()
+    deadline = started + time_limit
+    room = dict(per_tier or {})
+    if per_tier:
+        count = sum(per_tier.values())
+    result = SearchResult(chapter, quality, count)
+    batch = max(1, 2 * where.workers) if isinstance(where, Local) else max(2, where.workers)
+    next_seed = seed
+    graded: list[Candidate] = []
+    while not result.done:
+        left = deadline - time.monotonic()
+        todo = min(batch, max_candidates - result.tried)
+        if todo <= 0:
+            result.stopped = "candidates"
+            break
+        if left <= 0:
+            result.stopped = "time"
+            break
+        tasks = [
+            Task(
+                candidate,
+                (
+                    chapter,
+                    profile,
+                    s,
+                    quality,
+                    settings_for(quality, s, max(1.0, left), deduce=bool(per_tier)),
+                    min(map_time, max(1.0, left)),
+                ),
+            )
+            for s in range(next_seed, next_seed + todo)
+        ]
+        next_seed += todo
+        for c in run(tasks, where):  # in seed order: the first passing seeds are kept, whatever the batch
+            if result.done:
+                break
+            result.tried += 1
+            graded.append(c)
+            if c.passes and per_tier:
+                if room.get(c.grade.tier, 0) > 0:
+                    room[c.grade.tier] -= 1
+                    result.kept.append(c)
+                else:
+                    result.failures["tier_full"] += 1
+            elif c.passes:
+                result.kept.append(c)
+            elif c.failure:
+                result.failures[c.failure] += 1
+            else:
+                for f in c.grade.flags:
+                    result.failures[f.code] += 1
+            if progress:
+                progress(result.tried, len(result.kept))
+    else:
+        result.stopped = "enough"
+    result.seconds = time.monotonic() - started
+    failed = [c for c in graded if not c.passes and c.grade is not None]
+    result.closest = sorted(failed, key=lambda c: (c.distance, c.seed))[:closest]
+    return result
+
+
+def kept_map(c: Candidate) -> Map:
+    """A kept candidate's map with its ``[grade]`` table (which ``validate`` ignores)."""
+    m = parse_map(c.map_text)
+    return replace(m, meta={**m.meta, "grade": c.grade.table()})
+
+
+__all__ = ["Candidate", "SearchResult", "TargetMissed", "candidate", "kept_map", "search", "settings_for"]

@@ -1,0 +1,174 @@
+"""Build the graded map library: per chapter a folder of maps spanning the deduction grades, and its README table.
+
+``python -m maps.build`` makes, for every chapter, ``maps/CHAPTER/CHAPTER-1.toml`` ... (8 maps; Training 2,
+like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
+chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
+defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
+50 deducer, 200 clairvoyant games) and written with its ``[grade]`` table, numbered easiest first (tier,
+then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
+prints, the rank correlation between tier and deducer win rate, and this command. Same seed, same library.
+
+Options: ``--chapters training,fauna``, ``--seed S``, ``--jobs J`` or ``--ray ADDRESS``, ``--time-limit``
+(seconds per chapter), ``--candidates`` (per chapter), ``--out DIR`` (default: this folder), ``--force`` (replace the library
+and remove the flat ``CHAPTER-N.toml`` files of the chapters rebuilt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections import Counter
+from dataclasses import replace
+from pathlib import Path
+
+FOLDER = Path(__file__).parent
+#: maps per tier: 2 of each of the four tiers (8); Training 2 maps, Gentle and Moderate (a first game)
+PER_TIER = {"training": {"Gentle": 1, "Moderate": 1}}
+DEFAULT_PER_TIER = {"Gentle": 2, "Moderate": 2, "Tricky": 2, "Fiendish": 2}
+COMMAND = "python -m maps.build --force --jobs 2"
+
+
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); None with fewer than 3 pairs or no spread."""
+    if len(xs) < 3:
+        return None
+
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return None if sx == 0 or sy == 0 else sxy / (sx * sy)
+
+
+def build_chapter(
+    chapter: str, *, seed: int, where, time_limit: float, games: dict, candidates: int = 2000, log=print
+) -> list:
+    """(map, full grade) for the chapter's library, easiest first; TargetMissed when a tier cannot be filled."""
+    from mapgen.grade import GradeSettings, grade_maps
+    from mapgen.profile import default_profile
+    from mapgen.quality import chapter_quality, tier_index
+    from mapgen.target import TargetMissed, kept_map, search
+
+    profile = default_profile(chapter)
+    per_tier = PER_TIER.get(chapter, DEFAULT_PER_TIER)
+    q = replace(chapter_quality(chapter), guessed_targets=None, games={"heuristic": games["heuristic"]})
+    res = search(
+        chapter, profile, q, seed=seed, time_limit=time_limit, max_candidates=candidates, where=where, per_tier=per_tier
+    )
+    log(f"{chapter}: {res.summary()}")
+    if not res.done:
+        tiers = Counter(c.grade.tier for c in res.kept)
+        short = ", ".join(f"{t} {tiers[t]}/{n}" for t, n in per_tier.items() if tiers[t] < n)
+        raise TargetMissed(f"{chapter}: tiers not filled ({short}) after {res.tried} candidates", res)
+    chosen = [kept_map(c) for c in res.kept]
+    full = grade_maps(
+        [(f"{chapter}-{m.briefing.number}", m) for m in chosen],
+        GradeSettings(games=dict(games), seed=0),  # mapgen grade's default seed: the README table is its output
+        quality=chapter_quality(chapter),
+        where=where,
+    )
+    pairs = sorted(zip(chosen, full), key=lambda mg: (tier_index(mg[1].tier), -mg[1].bots["heuristic"].win_rate))
+    return pairs
+
+
+def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Path]:
+    """Write CHAPTER/CHAPTER-K.toml for every chapter built (with its [grade] table)."""
+    from mapgen.mapfile import dumps_map
+    from mapgen.output import check_files, prepare_folder, write_text
+
+    paths = {ch: [out / ch / f"{ch}-{k}.toml" for k in range(1, len(pairs) + 1)] for ch, pairs in built.items()}
+    check_files([p for ps in paths.values() for p in ps], force=force)
+    written = []
+    for ch, pairs in built.items():
+        prepare_folder(out / ch)
+        for p, (m, g) in zip(paths[ch], pairs):
+            m = replace(m, meta={**{k: v for k, v in m.meta.items() if k != "grade"}, "grade": g.table()})
+            written.append(write_text(p, dumps_map(m), force=force))
+        if force:  # the flat files of the old layout would shadow nothing but confuse: remove them
+            for old in out.glob(f"{ch}-*.toml"):
+                old.unlink()
+    return written
+
+
+def readme(grades: list) -> str:
+    from mapgen.grade import report_markdown
+    from mapgen.quality import tier_index
+
+    pairs = [(tier_index(g.tier), g.bots["deducer"].win_rate) for g in grades if g.tier and "deducer" in g.bots]
+    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    corr = "n/a" if rho is None else f"{rho:+.2f}"
+    return f"""# Shipped maps: the graded library
+
+A folder per chapter (`fauna/fauna-1.toml` ...): 8 maps per chapter (Training: 2, like the printed game),
+from the gentlest deduction grade to the most fiendish, numbered easiest first (deduction grade, then
+the heuristic bot's win rate, highest first). Use them by name: `mapgen render fauna-1 -o fauna-1.png`,
+`mapgen playtest fauna-1`, or `maps.load("fauna-1")`. Each file records its grade and playtest figures in
+a `[grade]` table (which `mapgen validate` ignores); every map passes `mapgen validate maps/*/*.toml`.
+
+The one command that rebuilds the library (same seed, same maps; it takes a while: each candidate is
+deduced and played):
+
+```bash
+{COMMAND}
+```
+
+The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
+between the deduction grade and the deducer's win rate over the library: {corr}.
+
+{report_markdown(grades)}"""
+
+
+def main(argv: list[str] | None = None) -> int:
+    from mapgen.campaign import backend
+    from mapgen.quality import DEFAULT_GAMES
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--chapters", default="training,fauna,flora,vameter,maldonado")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--jobs", type=int, default=1)
+    ap.add_argument("--ray", default=None)
+    ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per chapter (default 3600)")
+    ap.add_argument("--candidates", type=int, default=2000, help="most candidates per chapter (default 2000)")
+    ap.add_argument("--games", type=int, default=None, help="games per bot (default 200; deducer a quarter)")
+    ap.add_argument("--out", default=str(FOLDER))
+    ap.add_argument("--force", action="store_true")
+    args = ap.parse_args(argv)
+    games = dict(DEFAULT_GAMES)
+    if args.games:
+        games = {"heuristic": args.games, "deducer": -(-args.games // 4), "clairvoyant": args.games}
+    where = backend(args.jobs, args.ray)
+    out = Path(args.out)
+    built = {}
+    try:
+        for ch in args.chapters.split(","):
+            built[ch] = build_chapter(
+                ch, seed=args.seed, where=where, time_limit=args.time_limit, games=games, candidates=args.candidates
+            )
+        write_library(out, built, force=args.force)
+    except Exception as e:  # noqa: BLE001 (a script: one line, like the CLI)
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    # the rows `mapgen grade maps/*/*.toml --markdown` prints: the shell's order, each map by its path
+    rows = [(f"maps/{ch}/{ch}-{k}.toml", g) for ch, pairs in built.items() for k, (_, g) in enumerate(pairs, 1)]
+    grades = [replace(g, map=name) for name, g in sorted(rows, key=lambda r: r[0])]
+    (out / "README.md").write_text(readme(grades), encoding="utf-8")
+    print(f"wrote {sum(len(p) for p in built.values())} maps and {out / 'README.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,191 @@
+"""mapgen grade: figures equal to the playtest's, flags with reasons, the same report wherever it runs, the CLI."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from mapgen.campaign import Local, Task, run
+from mapgen.engine.bots import BOTS
+from mapgen.engine.playtest import Settings, run_playtest, summarise
+from mapgen.grade import BotFigures, Deduction, deduce_map, flags_for, grade
+from mapgen.mapfile import dumps_map, read_map
+from mapgen.quality import QualityError, chapter_quality, load_quality
+
+DATA = Path(__file__).parent / "data"
+TRAINING = DATA / "valid" / "training-201.toml"
+BLOCKED = DATA / "grade_blocked_vameter.toml"  # a Vameter map whose heuristic games end walled in 2 times in 3
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_bot_figures_are_the_playtest_report_for_the_same_seed():
+    m = read_map(TRAINING)
+    g = grade(m, "t", games={"heuristic": 30, "clairvoyant": 20}, seed=5, deduce=False)
+    for bot, n in (("heuristic", 30), ("clairvoyant", 20)):
+        s = Settings(bot=bot, seed=5)
+        rep = summarise(run_playtest(m, s, n), m, s)
+        got = g.to_json()["bots"][bot]
+        assert (got["games"], got["wins"], got["win_rate_ci"], got["losses"]) == (
+            n,
+            rep["wins"],
+            rep["win_rate_ci"],
+            rep["losses"],
+        )
+        assert got["mean_days"] == round(rep["mean_days"], 3)
+
+
+def test_the_same_seed_gives_the_same_report_on_one_process_or_two():
+    m = read_map(TRAINING)
+    games = {"heuristic": 60, "deducer": 3, "clairvoyant": 60}
+    one = grade(m, "t", games=games, seed=3, where=Local(1)).to_json()
+    two = grade(m, "t", games=games, seed=3, where=Local(2)).to_json()
+    assert one == two
+    assert one["deduction"]["reveal_set"] > 0
+    assert one["gap"] == round(one["bots"]["clairvoyant"]["win_rate"] - one["bots"]["deducer"]["win_rate"], 4)
+
+
+def test_a_map_blocked_most_of_the_time_is_flagged_with_its_share():
+    m = read_map(BLOCKED)
+    g = grade(m, "v", games={"heuristic": 30}, deduce=False)
+    share = g.bots["heuristic"].blocked_share
+    assert share > 0.6 and not g.passes
+    (flag,) = [f for f in g.flags if f.code == "blocked"]
+    assert flag.reason == (f"blocked in {100 * share:.0f}% of heuristic games (no Path left to explore; at most 45%)")
+    looser = replace(chapter_quality("vameter"), max_blocked=0.95, win_rate=None)
+    assert grade(m, "v", games={"heuristic": 30}, deduce=False, quality=looser).passes
+
+
+def test_a_win_rate_outside_the_band_is_flagged():
+    m = read_map(TRAINING)
+    q = replace(chapter_quality("training"), win_rate=(0.0, 0.05))
+    g = grade(m, "t", games={"heuristic": 20}, deduce=False, quality=q)
+    f = g.bots["heuristic"]
+    lo, hi = f.interval
+    assert [fl.reason for fl in g.flags] == [
+        (
+            f"heuristic wins {100 * f.win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "
+            "outside the band 0% to 5%"
+        )
+    ]
+
+
+def _deduction(tier="Gentle", guessed=()):
+    grade_ = {"tier": tier, "guesses": 1, "largest_reason": 3, "deduced_share": 0.8}
+    return Deduction(12, "Ft", 20, tuple(guessed), 25, grade_)
+
+
+def test_targets_found_before_deduced_and_a_grade_far_from_the_one_asked_are_flagged():
+    bots = {"heuristic": BotFigures("heuristic", 10, 5, {"hunger": 5}, 3.0)}
+    q = replace(chapter_quality("fauna"), grade="Fiendish", grade_within=1)
+    flags = flags_for("fauna", bots, _deduction("Moderate", ["B4", "F5"]), q)
+    assert [(f.code, f.reason) for f in flags] == [
+        ("guessed_target", "2 targets (Ft at B4, F5) never deduced before found (none allowed)"),
+        ("grade", "deduction grade Moderate, 2 tiers from the Fiendish asked"),
+    ]
+    assert flags_for("fauna", bots, _deduction("Tricky"), q) == ()  # one tier away: within 1
+
+
+def test_deduce_map_reports_the_minimal_reveal_set():
+    from mapgen.deduce import minimal_reveal_set
+
+    m = read_map(TRAINING)
+    d = deduce_map(dumps_map(m), 0, 60.0)
+    assert d.reveal_set == len(minimal_reveal_set(m, seed=0))
+    assert d.target is None and d.guessed_targets == ()
+
+
+def test_campaign_results_come_back_in_task_order_and_errors_surface():
+    tasks = [Task(pow, (k, 2)) for k in range(12)]
+    assert run(tasks, Local(2)) == [k * k for k in range(12)]
+    with pytest.raises(ValueError):
+        run([Task(int, ("x",))], Local(1))
+
+
+# --- the command ---------------------------------------------------------------------------------------------------
+
+
+def test_grade_json_csv_and_markdown_give_one_row_per_map():
+    args = [TRAINING, "training-2", "--games", "8", "--bots", "heuristic,clairvoyant", "--no-deduction"]
+    r = cli("grade", *args, "--json")
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert [x["map"] for x in rows] == [str(TRAINING), "training-2"]
+    assert all(set(x["bots"]) == {"heuristic", "clairvoyant"} and x["bots"]["heuristic"]["games"] == 8 for x in rows)
+    table = list(csv.DictReader(io.StringIO(cli("grade", *args, "--csv").stdout)))
+    assert [t["map"] for t in table] == [str(TRAINING), "training-2"]
+    assert float(table[0]["heuristic_win"]) == rows[0]["bots"]["heuristic"]["win_rate"]
+    md = cli("grade", *args, "--markdown").stdout.splitlines()
+    assert md[0].startswith("| map | grade |") and len(md) == 4 and md[3].startswith("| training-2 |")
+
+
+def test_grade_text_names_each_flag():
+    r = cli("grade", BLOCKED, "--games", "30", "--bots", "heuristic", "--no-deduction", "--win-rate", "heuristic:0-1")
+    assert r.exit_code == 0
+    assert "FLAGGED" in r.stdout and "  flag         blocked in " in r.stdout and "outside the band" not in r.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--bots", "heuristic,wizard"],
+            f"error: --bots: unknown bot 'wizard' (expected some of {', '.join(BOTS)})",
+        ),
+        (
+            ["--win-rate", "0.6-0.2"],
+            "error: --win-rate: a band of shares between 0 and 1 with the least first, not '0.6-0.2'",
+        ),
+        (
+            ["--win-rate", "wizard:0.1-0.2"],
+            f"error: --win-rate: unknown bot 'wizard' (expected one of {', '.join(BOTS)})",
+        ),
+    ],
+)
+def test_bad_options_are_one_line_exit_2(args, line):
+    r = cli("grade", TRAINING, "--games", "1", "--no-deduction", *args)
+    assert (r.exit_code, r.stderr) == (2, line + "\n")
+
+
+def test_a_profile_quality_table_sets_what_passes(tmp_path):
+    p = tmp_path / "q.toml"
+    p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.01]\nmax_blocked = 0.5\n', encoding="utf-8")
+    q = load_quality(p, "training")
+    assert (q.win_rate, q.max_blocked, q.bot, q.source) == ((0.0, 0.01), 0.5, "heuristic", str(p))
+    r = cli("grade", TRAINING, "--games", "6", "--bots", "heuristic", "--no-deduction", "--profile", p, "--json")
+    assert [f["code"] for f in json.loads(r.stdout)[0]["flags"]] == ["win_rate"]
+    p.write_text("[quality]\nwin_rate = [0.7, 0.2]\n", encoding="utf-8")
+    with pytest.raises(QualityError):
+        load_quality(p, "training")
+    r = cli("grade", TRAINING, "--games", "1", "--no-deduction", "--profile", p)
+    assert (r.exit_code, r.stderr) == (2, f"error: {p}: quality.win_rate: the least share 0.7 is above the most 0.2\n")
+    p.write_text("[quality]\nwin_rat = [0.1, 0.2]\n", encoding="utf-8")
+    r = cli("grade", TRAINING, "--games", "1", "--no-deduction", "--profile", p)
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {p}: unknown key quality.win_rat (known: ")
+
+
+def test_the_tiers_named_here_are_the_deduction_grade_s():
+    from mapgen.cli.grade import TIER_NAMES
+    from mapgen.deduce import TIERS as DEDUCE_TIERS
+    from mapgen.quality import TIERS
+
+    assert TIERS == TIER_NAMES == DEDUCE_TIERS
+
+
+def test_the_deduction_half_is_mapgen_deduce_s_grade():
+    from mapgen.deduce import deduce_report
+
+    m = read_map(TRAINING)
+    d = deduce_map(dumps_map(m), 0, 60.0)
+    report = deduce_report(m, seed=0, time_limit=60.0)
+    assert d.grade == {k: report["grade"][k] for k in ("tier", "guesses", "largest_reason", "deduced_share")}
+    assert d.reveal_set == report["reveal_count"] and d.unique_at == report["profile"]["unique_at"]

@@ -1,0 +1,118 @@
+"""mapgen generate to a target: only passing maps, same seed same maps, an impossible target ends with exit 1."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+
+from click.testing import CliRunner
+
+from cli import main
+from mapgen.campaign import Local
+from mapgen.profile import default_profile
+from mapgen.quality import NO_CHECKS
+from mapgen.target import search
+
+BAND = "heuristic:0.95-1"  # about half of the Training candidates from seed 1 pass
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def test_only_maps_in_the_band_are_written_with_their_grade_and_they_validate(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--out", tmp_path, "--win-rate", BAND)
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("*.toml"))
+    assert len(files) == 2
+    for f in files:
+        table = tomllib.loads(f.read_text(encoding="utf-8"))["grade"]
+        assert table["heuristic"]["games"] == 200 and table["heuristic"]["win_rate"] >= 0.95 and table["flags"] == []
+    assert cli("validate", *files).exit_code == 0  # validate ignores the [grade] table
+    assert r.stderr.startswith("tried ") and " kept 2 of 2 asked" in r.stderr
+
+
+def test_the_same_seed_gives_the_same_maps_on_one_process_or_two(tmp_path):
+    runs = []
+    for jobs in (1, 2):
+        out = tmp_path / f"j{jobs}"
+        args = ["generate", "-c", "training", "--seed", "1", "--count", "2", "--out", out, "--win-rate", BAND]
+        assert cli(*args, "--jobs", jobs).exit_code == 0
+        runs.append({p.name: p.read_bytes() for p in out.iterdir()})
+    assert runs[0] == runs[1]
+
+
+def test_search_reports_tries_and_failures_and_keeps_the_first_passing_seeds():
+    from dataclasses import replace
+
+    q = replace(NO_CHECKS, win_rate=(0.95, 1.0), games={"heuristic": 200})
+    one = search("training", default_profile("training"), q, seed=1, count=2, where=Local(1))
+    two = search("training", default_profile("training"), q, seed=1, count=2, where=Local(2))
+    assert [c.seed for c in one.kept] == [c.seed for c in two.kept]
+    assert one.tried == one.kept[-1].seed and one.stopped == "enough"  # seeds 1 .. the last kept, no more
+    assert sum(one.failures.values()) == one.tried - 2 == one.failures["win_rate"]
+
+
+def test_an_impossible_target_ends_with_exit_1_and_the_closest_candidates(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--candidates", "3")
+    assert r.exit_code == 1 and r.stderr.count("\n") == 1
+    assert r.stderr.startswith(
+        "error: only 0 of 1 training maps met the target (all 3 candidates tried); closest: seed "
+    )
+    assert r.stdout.startswith("tried 3 candidates in ")
+    assert r.stdout.count("closest: seed ") == 3
+
+
+def test_the_time_limit_bounds_the_search():
+    r = cli(
+        "generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--time-limit", "0.5", "--json"
+    )
+    assert r.exit_code == 1
+    report = json.loads(r.stdout)
+    assert report["stopped"] == "time" and report["kept"] == [] and report["tried"] >= 1
+    assert "the time limit of 0.5 s ran out" in r.stderr
+
+
+def test_a_profile_quality_table_is_a_target(tmp_path):
+    p = tmp_path / "p.toml"
+    p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.05]\n', encoding="utf-8")
+    r = cli("generate", "-c", "training", "--seed", "1", "--profile", p, "--candidates", "2")
+    assert r.exit_code == 1 and "maps met the target (all 2 candidates tried)" in r.stderr
+    p.write_text('chapter = "training"\n', encoding="utf-8")  # no [quality]: plain generation
+    assert cli("generate", "-c", "training", "--seed", "1", "--profile", p).stdout.startswith('chapter = "training"')
+
+
+def _fake_candidate(chapter, profile, seed, quality, settings, gen_time):
+    """A candidate whose deduction tier cycles with its seed (Moderate, Tricky, Fiendish, Gentle, ...)."""
+    from mapgen.grade import Deduction, MapGrade
+    from mapgen.quality import TIERS
+    from mapgen.target import Candidate
+
+    d = Deduction(
+        10, None, None, (), 20, {"tier": TIERS[seed % 4], "guesses": 1, "largest_reason": 1, "deduced_share": 0.5}
+    )
+    return Candidate(seed, "", MapGrade(f"{chapter}-{seed}", chapter, seed, {}, d, quality), None, 0.0)
+
+
+def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
+    from mapgen import target
+
+    monkeypatch.setattr(target, "candidate", _fake_candidate)
+    res = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 1, "Tricky": 2})
+    assert [c.seed for c in res.kept] == [2, 4, 6] and res.tried == 6 and res.stopped == "enough"
+    assert res.failures == {"tier_full": 3}
+    short = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 5}, max_candidates=8)
+    assert [c.seed for c in short.kept] == [4, 8] and short.stopped == "candidates" and not short.done
+
+
+def test_generate_grade_returns_only_maps_of_that_grade(tmp_path):
+    r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--grade", "Moderate", "--out", tmp_path)
+    assert r.exit_code == 0, r.output
+    files = sorted(tmp_path.glob("*.toml"))
+    assert len(files) == 2
+    for f in files:
+        table = tomllib.loads(f.read_text(encoding="utf-8"))["grade"]
+        assert table["tier"] == "Moderate"
+        deduced = json.loads(cli("deduce", f, "--json").stdout)
+        assert deduced["grade"]["tier"] == "Moderate"  # what mapgen deduce says of the written map
+    assert "failed: deduction grade " in r.stderr or " kept 2 of 2 asked; 1.0 candidates" in r.stderr
