@@ -14,25 +14,13 @@ import statistics
 import time
 
 import maps
+from bench.bench_solve import states  # the same revealed states as the solve benchmark
 from constraints.catalogue import chapter_names, get_chapter
 from constraints.cnf import count_completions_cnf
 from mapgen.deduce import deduce_report
 from mapgen.explain import explain_cell, explain_forced
 from mapgen.report import solve_report
 from mapgen.solve import Solver
-
-
-def states(givens: int, per_map: int, seed: int, chapters=None):
-    rng = random.Random(seed)
-    out = []
-    for name in maps.names():
-        m = maps.load(name)
-        if m.board.size < 49 or (chapters and m.chapter not in chapters):
-            continue
-        for _ in range(per_map):
-            shown = set(rng.sample(range(m.board.size), givens))
-            out.append(m.hide(i for i in range(m.board.size) if i not in shown))
-    return out
 
 
 def row(label: str, times: list[float], goal: float | None, unit: str = "ms") -> None:
