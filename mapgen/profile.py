@@ -180,15 +180,19 @@ def default_profile(chapter: str) -> Profile:
     return profile_from_data(tomllib.loads(path.read_text(encoding="utf-8")), "default", chapter)
 
 
-def load_profile(path: str | Path, chapter: str | None = None) -> Profile:
-    """A designer's profile file; ``chapter``, when given, must match the file's."""
+def read_profile_file(path: str | Path, error: type[ValueError] = ProfileError) -> dict:
+    """A profile file's parsed TOML; ``error`` (one line naming the file) when it cannot be read or parsed."""
     source = str(path)
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ProfileError(f"{source}: no such file") from None
+        raise error(f"{source}: no such file") from None
     except (OSError, UnicodeDecodeError) as e:
-        raise ProfileError(f"{source}: cannot be read ({e})") from None
+        raise error(f"{source}: cannot be read ({e})") from None
     except tomllib.TOMLDecodeError as e:
-        raise ProfileError(f"{source}: not valid TOML ({e})") from None
-    return profile_from_data(data, source, chapter)
+        raise error(f"{source}: not valid TOML ({e})") from None
+
+
+def load_profile(path: str | Path, chapter: str | None = None) -> Profile:
+    """A designer's profile file; ``chapter``, when given, must match the file's."""
+    return profile_from_data(read_profile_file(path), str(path), chapter)

@@ -17,9 +17,10 @@ the rest); ``mapgen generate`` and ``mapgen grade`` flags override it:
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+
+from mapgen.profile import read_profile_file
 
 #: The deduction tiers, easiest first (the deduction grade's names, mapgen.deduce).
 TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
@@ -170,16 +171,8 @@ def load_quality(profile_file: str | Path | None, chapter: str, *, defaults: boo
     base = chapter_quality(chapter) if defaults else NO_CHECKS
     if profile_file is None:
         return base
-    source = str(profile_file)
-    try:
-        data = tomllib.loads(Path(profile_file).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise QualityError(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise QualityError(f"{source}: cannot be read ({e})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise QualityError(f"{source}: not valid TOML ({e})") from None
-    return quality_from_data(data.get("quality", {}), source, chapter, base)
+    data = read_profile_file(profile_file, QualityError)
+    return quality_from_data(data.get("quality", {}), str(profile_file), chapter, base)
 
 
 __all__ = [
