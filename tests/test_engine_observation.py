@@ -137,6 +137,37 @@ def test_traitor_mode_hides_other_players_identity_hand_and_face_down_cards():
     assert checked == 30
 
 
+@pytest.mark.parametrize(("players", "mode"), [(1, None), (3, "traitor")])
+def test_observed_piles_follow_every_play_and_flip(players, mode):
+    """The Crew Members' piles as each player sees them match the true piles at every decision of whole
+    games (the public view is remembered between plays and flips, so a stale view would show here)."""
+    from mapgen.engine.maldonado import COMMAND_BASE, Maldonado
+
+    m = read_map(DATA / "engine6_maldonado_201.toml")
+    g = Game(m, chapter=MaldonadoTraitor() if mode else Maldonado(), players=players)
+    flipped = 0
+    for seed in range(3):
+        rng = random.Random(seed)
+        bots = [make_bot("random", random.Random(seed * 10 + p)) for p in range(players)]
+        s = g.new_initial_state()
+        while not s.is_terminal():
+            if s.current_player() == CHANCE_PLAYER:
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+                continue
+            for p in range(players):
+                seen = observe(s, p).data["piles"]
+                assert [len(x) for x in seen] == [len(x) for x in s.data["piles"]]
+                for pile, true in zip(seen, s.data["piles"]):
+                    for (code, up, who), real in zip(pile, true):
+                        assert up == real[1] and who == real[2]
+                        hidden = not up and who != p
+                        assert code == ((-1 if real[0] < COMMAND_BASE else COMMAND_BASE) if hidden else real[0])
+            flipped = max(flipped, s.data["flips"])
+            me = s.current_player()
+            s.apply_action(bots[me].step(observe(s, me)))
+    assert flipped > 0 or mode  # co-operative: setup cards were turned face up while the games went on
+
+
 def test_play_game_hands_each_bot_its_observation():
     m = read_map(DATA / "engine_fauna_202.toml")
     g = Game(m, players=2)

@@ -129,14 +129,16 @@ class ChapterRules:
     def public_data(self, data: dict, player: int) -> dict:
         """``data`` as ``player`` may know it (the bots' observation): a pile (``*_pile``) shows its size
         only, or its cards sorted when listed in ``public_piles``; the rest is on the table."""
+        if not data:  # a chapter without data of its own (Training, Fauna): nothing to hide
+            return {}
         out = data.copy()
         try:
-            n, piles = self._pile_keys
+            known = self._pile_keys
         except AttributeError:
-            n = -1
-        if n != len(out):  # the data's keys are fixed per chapter: found once
-            piles = tuple(k for k in data if k.endswith("_pile"))
-            self._pile_keys = (len(out), piles)
+            known = self._pile_keys = {}
+        piles = known.get(len(out))
+        if piles is None:  # a chapter's data keys are fixed (keys are only ever added): found once per size
+            piles = known[len(out)] = tuple(k for k in data if k.endswith("_pile"))
         public = self.public_piles
         for k in piles:
             out[k] = sorted(data[k]) if k in public else len(data[k])

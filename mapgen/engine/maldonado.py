@@ -164,6 +164,7 @@ class Maldonado(ChapterRules):
             "traitor_played": False,
             "accusations": [],  # rounds of [(accuser, accused or -1)]
             "turn_player": -1,
+            "flips": 0,  # face-down cards on the Crew Members turned face up (public_data's cache key)
         }
 
     def copy_data(self, data: dict) -> dict:
@@ -185,22 +186,14 @@ class Maldonado(ChapterRules):
         cards others played face down are hidden from ``player``: an Influence card shows as -1, a Command
         or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
         out = super().public_data(data, player)
-        out["hands"] = [h if p == player else len(h) for p, h in enumerate(data["hands"])]
+        hands = data["hands"]
+        # solo: the one hand is the player's own (shown as it is, like the pack)
+        out["hands"] = hands if len(hands) == 1 else [h if p == player else len(h) for p, h in enumerate(hands)]
         out["removed"] = len(data["removed"])  # removed unseen at setup: how many, not which
         identity = data["identity"]
         if max(identity) >= 0:  # Hidden Traitor mode: Identity cards are dealt
             out["identity"] = [x if p == player or x < 0 else None for p, x in enumerate(identity)]
-        piles = []
-        for pile in data["piles"]:
-            for e in pile:
-                if not e[1] and e[2] != player:  # this pile has a card hidden from player: shown as a copy
-                    pile = [
-                        e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]]
-                        for e in pile
-                    ]
-                    break
-            piles.append(pile)
-        out["piles"] = piles
+        out["piles"] = _public_piles(data, player)
         return out
 
     def setup_steps(self, state) -> list[tuple]:
@@ -598,6 +591,7 @@ class Maldonado(ChapterRules):
             for e in d["piles"][a - FLIP]:
                 if e[2] == -1 and not e[1]:
                     e[1] = True
+                    d["flips"] += 1
                     break
         elif kind == "pair":
             r1, r2 = divmod(a - PAIR, 10)
@@ -625,9 +619,7 @@ class Maldonado(ChapterRules):
     def finale(self, state) -> None:
         """Co-operative: reveal every card; all five Crew Members saved wins."""
         d = state.data
-        for pile in d["piles"]:
-            for e in pile:
-                e[1] = True
+        reveal_piles(d)
         n_saved = sum(self.saved(state))
         state.event(f"saved {n_saved}")
         d["result"] = "win" if n_saved == len(self.crew) else "crew_died"
@@ -685,3 +677,42 @@ def chapter_for_mode(chapter: str, mode: str | None):
 
 
 __all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "Maldonado", "chapter_for_mode", "load_decks"]
+
+
+def reveal_piles(d: dict) -> None:
+    """Every card on the Crew Members face up (the end of the game)."""
+    for pile in d["piles"]:
+        for e in pile:
+            if not e[1]:
+                e[1] = True
+                d["flips"] += 1
+
+
+#: per player, the last public view of the piles made: (the piles list, cards in the piles, flips, view).
+#: A pile only grows, and a card only turns face up (counted in ``flips``), so while the same list holds
+#: as many cards with as many flips, the view is the same: made again only after a play or a flip
+#: (not at every decision).
+_PILES_SEEN: dict[int, tuple] = {}
+
+
+def _public_piles(data: dict, player: int) -> list:
+    """The Crew Members' piles as ``player`` sees them: a card face down that another player (or the
+    setup) put there shows as -1 (Influence) or ``COMMAND_BASE`` (a Command or the Traitor card)."""
+    piles = data["piles"]
+    n = sum(map(len, piles))
+    flips = data["flips"]
+    hit = _PILES_SEEN.get(player)
+    if hit is not None and hit[0] is piles and hit[1] == n and hit[2] == flips:
+        return hit[3]
+    view = []
+    for pile in piles:
+        for e in pile:
+            if not e[1] and e[2] != player:  # this pile has a card hidden from player: shown as a copy
+                pile = [
+                    e if e[1] or e[2] == player else [-1 if e[0] < COMMAND_BASE else COMMAND_BASE, e[1], e[2]]
+                    for e in pile
+                ]
+                break
+        view.append(pile)
+    _PILES_SEEN[player] = (piles, n, flips, view)
+    return view

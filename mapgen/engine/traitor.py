@@ -27,6 +27,7 @@ from mapgen.engine.maldonado import (
     PLAY,
     TRAITOR_PLAY,
     Maldonado,
+    reveal_piles,
 )
 
 START_POWER = {2: 0, 3: 7, 4: 9}
@@ -145,9 +146,7 @@ class MaldonadoTraitor(Maldonado):
 
     def finale(self, state) -> None:
         d = state.data
-        for pile in d["piles"]:
-            for e in pile:
-                e[1] = True
+        reveal_piles(d)
         self.add_power(state, self.accusation_power(state))
         n_saved = sum(self.saved(state))
         state.event(f"saved {n_saved}")
