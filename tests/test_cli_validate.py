@@ -260,6 +260,26 @@ def test_chapters_json():
     assert [r["id"] for r in data["rules"]][-3:] == ["V1", "V2", "V3"]
 
 
+def test_chapters_design_adds_the_profile_rules_the_generator_keeps(tmp_path):
+    plain = run("chapters", "flora").stdout
+    assert "P1 " not in plain
+    result = run("chapters", "flora", "--design")
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    ids = [line.split()[0] for line in lines[lines.index("  rules:") + 1 :]]
+    assert ids[-3:] == ["P1", "P2", "P3"] and ids[:-3] == [x.split()[0] for x in plain.splitlines()[5:]]
+    assert any(line.startswith("    P3  Greek Fire collectable: The Greek Fire is never on a Rock") for line in lines)
+    # a designer's profile: its own counts in P2, its chapter when none is named
+    profile = tmp_path / "mine.toml"
+    profile.write_text('chapter = "fauna"\n[counts]\nWa = [7, 9]\n', encoding="utf-8")
+    (data,) = json.loads(run("chapters", "--profile", str(profile), "--json").stdout)
+    assert data["chapter"] == "fauna"
+    p2 = next(r for r in data["rules"] if r["id"] == "P2")
+    assert "Wa = [7, 9]" in p2["text"]
+    wrong = run("chapters", "flora", "--profile", str(profile))
+    assert wrong.exit_code == 2 and wrong.stderr == f"error: {profile}: this profile is for chapter fauna, not flora\n"
+
+
 def test_unknown_chapter_errors_cleanly():
     result = run("chapters", "atlantis")
     assert result.exit_code == 2

@@ -13,25 +13,53 @@ from mapgen.cli.options import chapter_names, json_option, rules_option
 @click.argument("chapter", required=False)
 @json_option
 @rules_option
-def chapters(chapter, as_json, rules):
+@click.option(
+    "--design",
+    is_flag=True,
+    help="Add the design rules a generated map also keeps (P1-P3: the chapter's default profile).",
+)
+@click.option(
+    "--profile",
+    "profile_file",
+    metavar="FILE",
+    default=None,
+    help="Add this design profile's rules instead of the default profile's (implies --design).",
+)
+def chapters(chapter, as_json, rules, design, profile_file):
     """Show the chapters, their terrains and their rules: the Reference Board as text.
 
-    With --rules, show that house-rule chapter file instead.
+    With --rules, show that house-rule chapter file instead. With --design (or --profile FILE), the
+    design rules the generator adds (P1 Reachable, P2 Balanced counts, P3 Greek Fire collectable)
+    follow the chapter's rules, as mapgen generate keeps them.
 
     \b
     Example:
         mapgen chapters
         mapgen chapters fauna --json
+        mapgen chapters flora --design
     """
     from constraints.catalogue import get_chapter
     from mapgen.reference import chapter_json, chapter_text
 
+    profile = None
+    if profile_file is not None:
+        from mapgen.profile import load_profile
+
+        # the profile names its chapter; CHAPTER, when given, must be the same (ProfileError: exit 2)
+        profile = load_profile(profile_file, chapter.strip().lower() if chapter else None)
+        chapter = chapter or profile.chapter
     if rules is not None:
         chosen = [rules]
     elif chapter:
         chosen = [get_chapter(chapter.strip().lower())]  # ChapterError (exit 2) names the chapters there are
     else:
         chosen = [get_chapter(n) for n in chapter_names()]
+    if profile is not None:
+        chosen = [profile.applied_to(c) for c in chosen]
+    elif design:
+        from mapgen.profile import default_profile
+
+        chosen = [default_profile(c.name).applied_to(c) for c in chosen]
     if as_json:
         click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
     else:
