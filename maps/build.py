@@ -8,6 +8,9 @@ defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
 prints, the rank correlation between tier and deducer win rate, and this command. Same seed, same library.
 
+``--regrade`` grades the shipped maps again instead (after an engine or bot change): the same maps, with
+new ``[grade]`` tables, renumbered easiest first.
+
 Options: ``--chapters training,fauna``, ``--seed S``, ``--jobs J`` or ``--ray ADDRESS``, ``--time-limit``
 (seconds per chapter), ``--candidates`` (per chapter), ``--out DIR`` (default: this folder), ``--force`` (replace the library
 and remove the flat ``CHAPTER-N.toml`` files of the chapters rebuilt).
@@ -26,6 +29,8 @@ FOLDER = Path(__file__).parent
 PER_TIER = {"training": {"Gentle": 1, "Moderate": 1}}
 DEFAULT_PER_TIER = {"Gentle": 2, "Moderate": 2, "Tricky": 2, "Fiendish": 2}
 COMMAND = "python -m maps.build --force --jobs 2"
+#: after an engine or bot change: the same maps graded again, their [grade] tables and order refreshed
+REGRADE = "python -m maps.build --regrade --force --jobs 2"
 
 
 def spearman(xs: list[float], ys: list[float]) -> float | None:
@@ -54,13 +59,17 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
     return None if sx == 0 or sy == 0 else sxy / (sx * sy)
 
 
+def maps_in(chapter: str) -> int:
+    """How many maps the chapter's library folder holds (8; Training 2)."""
+    return sum(PER_TIER.get(chapter, DEFAULT_PER_TIER).values())
+
+
 def build_chapter(
     chapter: str, *, seed: int, where, time_limit: float, games: dict, candidates: int = 2000, log=print
 ) -> list:
     """(map, full grade) for the chapter's library, easiest first; TargetMissed when a tier cannot be filled."""
-    from mapgen.grade import GradeSettings, grade_maps
     from mapgen.profile import default_profile
-    from mapgen.quality import chapter_quality, tier_index
+    from mapgen.quality import chapter_quality
     from mapgen.target import TargetMissed, kept_map, search
 
     profile = default_profile(chapter)
@@ -74,15 +83,33 @@ def build_chapter(
         tiers = Counter(c.grade.tier for c in res.kept)
         short = ", ".join(f"{t} {tiers[t]}/{n}" for t, n in per_tier.items() if tiers[t] < n)
         raise TargetMissed(f"{chapter}: tiers not filled ({short}) after {res.tried} candidates", res)
-    chosen = [kept_map(c) for c in res.kept]
+    return grade_in_order(chapter, [kept_map(c) for c in res.kept], where=where, games=games)
+
+
+def grade_in_order(chapter: str, chosen: list, *, where, games: dict) -> list:
+    """(map, full grade) for each map, easiest first: deduction tier, then heuristic win rate, highest first."""
+    from mapgen.grade import GradeSettings, grade_maps
+    from mapgen.quality import chapter_quality, tier_index
+
     full = grade_maps(
         [(f"{chapter}-{m.briefing.number}", m) for m in chosen],
         GradeSettings(games=dict(games), seed=0),  # mapgen grade's default seed: the README table is its output
         quality=chapter_quality(chapter),
         where=where,
     )
-    pairs = sorted(zip(chosen, full), key=lambda mg: (tier_index(mg[1].tier), -mg[1].bots["heuristic"].win_rate))
-    return pairs
+    return sorted(zip(chosen, full), key=lambda mg: (tier_index(mg[1].tier), -mg[1].bots["heuristic"].win_rate))
+
+
+def regrade_chapter(chapter: str, folder: Path, *, where, games: dict, log=print) -> list:
+    """The chapter's shipped maps graded again (after an engine change), easiest first: same maps, new
+    ``[grade]`` tables and numbering."""
+    from mapgen.mapfile import read_map
+
+    paths = sorted((folder / chapter).glob(f"{chapter}-*.toml"))
+    if not paths:
+        raise ValueError(f"{folder / chapter}: no {chapter}-N.toml maps to grade again")
+    log(f"{chapter}: grading {len(paths)} maps again")
+    return grade_in_order(chapter, [read_map(p) for p in paths], where=where, games=games)
 
 
 def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Path]:
@@ -126,6 +153,13 @@ deduced and played):
 {COMMAND}
 ```
 
+After a change to the engine or the bots, the same maps graded again (new `[grade]` tables, renumbered
+easiest first):
+
+```bash
+{REGRADE}
+```
+
 The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
 between the deduction grade and the deducer's win rate over the library: {corr}.
 
@@ -146,27 +180,48 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--games", type=int, default=None, help="games per bot (default 200; deducer a quarter)")
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")
+    ap.add_argument(
+        "--regrade", action="store_true", help="grade the shipped maps again (same maps): new [grade] tables and order"
+    )
     args = ap.parse_args(argv)
     games = dict(DEFAULT_GAMES)
     if args.games:
         games = {"heuristic": args.games, "deducer": -(-args.games // 4), "clairvoyant": args.games}
     where = backend(args.jobs, args.ray)
     out = Path(args.out)
+    chapters = args.chapters.split(",")
     built = {}
     try:
-        for ch in args.chapters.split(","):
-            built[ch] = build_chapter(
-                ch, seed=args.seed, where=where, time_limit=args.time_limit, games=games, candidates=args.candidates
-            )
+        # the destination first, before hours of work: the files this run writes, and the README
+        from mapgen.output import check_files
+
+        sizes = {ch: len(list((out / ch).glob(f"{ch}-*.toml"))) if args.regrade else maps_in(ch) for ch in chapters}
+        check_files([out / ch / f"{ch}-{k}.toml" for ch in chapters for k in range(1, sizes[ch] + 1)], force=args.force)
+        for ch in chapters:
+            if args.regrade:
+                built[ch] = regrade_chapter(ch, out, where=where, games=games)
+            else:
+                built[ch] = build_chapter(
+                    ch, seed=args.seed, where=where, time_limit=args.time_limit, games=games, candidates=args.candidates
+                )
         write_library(out, built, force=args.force)
-    except Exception as e:  # noqa: BLE001 (a script: one line, like the CLI)
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+    except Exception as e:  # noqa: BLE001 (a script: one line and the CLI's exit codes)
+        from mapgen.cli.errors import exit_code
+
+        print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
+        code = exit_code(e)
+        return 2 if isinstance(e, ValueError) and code is None else code or 1
     # the rows `mapgen grade maps/*/*.toml --markdown` prints: the shell's order, each map by its path
     rows = [(f"maps/{ch}/{ch}-{k}.toml", g) for ch, pairs in built.items() for k, (_, g) in enumerate(pairs, 1)]
     grades = [replace(g, map=name) for name, g in sorted(rows, key=lambda r: r[0])]
-    (out / "README.md").write_text(readme(grades), encoding="utf-8")
-    print(f"wrote {sum(len(p) for p in built.values())} maps and {out / 'README.md'}")
+    n = sum(len(p) for p in built.values())
+    from constraints.catalogue import chapter_names
+
+    if set(chapter_names()) <= set(built):
+        (out / "README.md").write_text(readme(grades), encoding="utf-8")
+        print(f"wrote {n} maps and {out / 'README.md'}")
+    else:  # the README's table covers the whole library: a partial run cannot fill it
+        print(f"wrote {n} maps; {out / 'README.md'} left as it was (its table needs every chapter: run without --chapters)")
     return 0
 
 
