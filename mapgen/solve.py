@@ -90,12 +90,10 @@ class _Slot:
     @property
     def ruled(self) -> SatSession:
         """A fork of the session with every rule fixed in force (guards as unit clauses, not
-        assumptions): the SAT solver simplifies with them, so full-rule questions run faster
-        (built on first use)."""
+        assumptions) and the Rocks' connection checked lazily (``SatSession.fork(ruled=True)``):
+        full-rule questions run faster (built on first use)."""
         if self._ruled is None:
-            s = self._ruled = self.sat.fork()
-            for g in s.cnf.guards.values():
-                s._sat.add_clause([g])
+            self._ruled = self.sat.fork(ruled=True)
         return self._ruled
 
     @property
@@ -307,15 +305,14 @@ class Solver:
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
-        # pairs unit propagation already excludes need no round; asked only when the witnesses fall short
-        ruled_out = None
-        while True:
-            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
-            if unseen and ruled_out is None:
-                ruled_out = sat.implied_false(givens)
-            unseen = [v for v in unseen if v not in ruled_out] if unseen else unseen
-            if not unseen:
-                break
+        # the (cell, terrain, literal) pairs still unseen; pairs unit propagation already excludes
+        # need no round (asked only when the witnesses fall short)
+        pending = [(i, t, v) for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
+        if pending:
+            ruled_out = sat.implied_false(givens)
+            pending = [p for p in pending if p[2] not in ruled_out]
+        while pending:
+            unseen = [v for _i, _t, v in pending]
             act = sat.switch(unseen)
             sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
             try:
@@ -327,6 +324,7 @@ class Solver:
             w = self._found(slot)
             for i in hidden:
                 seen[i].add(w[i])
+            pending = [p for p in pending if w[p[0]] is not p[1]]
         if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}
