@@ -291,7 +291,8 @@ class Solver:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
             return {}
-        if session is None and not budget.deterministic:
+        fast = session is None and not budget.deterministic
+        if fast:
             # Wall-clock questions run on the fork with every rule fixed in force (faster, e.g. an
             # empty board); its completions are kept as the shared session's witnesses. The
             # deterministic path (the deducer bot) keeps the guarded session: same answers, same cost.
@@ -311,20 +312,33 @@ class Solver:
         if pending:
             ruled_out = sat.implied_false(givens)
             pending = [p for p in pending if p[2] not in ruled_out]
+        # One round asks for a completion with any unseen pair. Once a round finds at most one new
+        # pair, the wall-clock path asks pair by pair instead (the pair assumed, the others leaned
+        # towards): the late pairs are few and hard, and a disjunction over them (mostly impossible
+        # ones) costs the solver more than one question each (Fauna's empty boards: about half).
+        per_pair = False
         while pending:
-            unseen = [v for _i, _t, v in pending]
-            act = sat.switch(unseen)
-            sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
-            try:
-                ok = self._sat(slot, [*givens, act], budget)
-            finally:
-                sat.retire(act)
-            if not ok:
-                break
+            if per_pair:
+                _i, _t, v = pending.pop(0)
+                sat.lean([v, *(p[2] for p in pending)])
+                if not self._sat(slot, [*givens, v], budget):
+                    continue  # (cell, terrain) in no completion
+            else:
+                unseen = [v for _i, _t, v in pending]
+                act = sat.switch(unseen)
+                sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
+                try:
+                    ok = self._sat(slot, [*givens, act], budget)
+                finally:
+                    sat.retire(act)
+                if not ok:
+                    break
             w = self._found(slot)
             for i in hidden:
                 seen[i].add(w[i])
+            before = len(pending)
             pending = [p for p in pending if w[p[0]] is not p[1]]
+            per_pair = per_pair or (fast and before - len(pending) <= 1)
         if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}
