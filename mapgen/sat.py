@@ -254,6 +254,7 @@ class SatSession:
         self.spent = 0.0
         self.calls = 0
         self.lazy: list[LazyConnected] = []  # rules checked on each model (a ruled fork only)
+        self._source: SatSession | None = None  # the session a fork was made from
         self._decoded: tuple[Terrain, ...] | None = None
 
     def _post_count(self, rule: Count) -> None:
@@ -288,16 +289,18 @@ class SatSession:
         (``LazyConnected``) instead of by its layered clauses: only for questions under every rule
         that use no cores (wall-clock ``possible``).
         """
+        src = self._source or self  # a fork of a fork starts from the session as built
         new = object.__new__(SatSession)
-        new.__dict__.update(self.__dict__)
-        cnf, (done, nvars) = self.cnf, self._pristine
+        new.__dict__.update(src.__dict__)
+        new._source = src
+        cnf, (done, nvars) = src.cnf, src._pristine
         clauses = cnf.clauses[:done]
-        native = ruled and self._sat.supports_atmost()
-        if ruled and (self._connected or (native and self._counts)):
+        native = ruled and src._sat.supports_atmost()
+        if ruled and (src._connected or (native and src._counts)):
             skip = set()
-            for _rule, _root, start, end in self._connected:
+            for _rule, _root, start, end in src._connected:
                 skip.update(range(start, end))
-            for _rule, start, end in self._counts if native else ():
+            for _rule, start, end in src._counts if native else ():
                 skip.update(range(start, end))
             clauses = [c for k, c in enumerate(clauses) if k not in skip]
         new.cnf = GuardedCnf(
@@ -322,9 +325,9 @@ class SatSession:
         if ruled:
             for g in new.cnf.guards.values():
                 new._sat.add_clause([g])
-            for rule, _start, _end in self._counts if native else ():
+            for rule, _start, _end in src._counts if native else ():
                 new._post_count(rule)
-            for rule, root, _start, _end in self._connected:
+            for rule, root, _start, _end in src._connected:
                 lazy = LazyConnected(rule, root, new.cnf.guards[rule.id])
                 lazy.seed(new)
                 new.lazy.append(lazy)
