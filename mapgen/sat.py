@@ -10,6 +10,14 @@ of forced cells (RULES.md §6) and of conflicts are built from.
 Never guarded: T1 (the chapter's terrains are the variables' domains) and the briefing's cells
 (the Peak is a Rock, Flora's start is a Fort): RULES.md §6 never cites them. A revealed Hill's
 number is one more switch, assumed only together with C9 and that cell.
+
+``SatSession.fork(ruled=True)`` makes the session behind wall-clock ``possible``: every rule in
+force as unit clauses; a connected terrain with a sure cell (C6: the Rocks and the Peak) checked
+lazily (``LazyConnected``) instead of by its layered reachability clauses, which cost the SAT
+solver most of its time on Fauna; and each count of a terrain on the map (F2's 3 Forts, Flora's
+Sacagawea, Maldonado's plenty) as Minicard's native cardinality constraints instead of a counter.
+It answers exactly the same questions; the guarded session (cores, the deterministic budget of
+the deducer bot) and the exact counter keep ``constraints.cnf``'s encoding.
 """
 
 from __future__ import annotations
@@ -22,7 +30,7 @@ from pysat.solvers import Solver as _PySat
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, encode_rule
-from constraints.rules import BriefingCell, HillNumbers, NotOnEdge, Ring, Rule, TerrainSet
+from constraints.rules import BriefingCell, Connected, Count, HillNumbers, NotOnEdge, Ring, Rule, TerrainSet, components
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -112,6 +120,93 @@ class _Watchdog:
 _WATCH = _Watchdog()
 
 
+@dataclass
+class LazyConnected:
+    """A ``Connected`` rule checked on each model instead of encoded in full (lazy cuts).
+
+    The cells of ``terrain`` must form one orthogonal group with ``root`` (a briefing cell that holds
+    the terrain in every completion). Every clause added is implied by the rule: if cell v holds the
+    terrain and v lies in a set C of cells without the root, then a path from v to the root leaves C,
+    so some orthogonal neighbour of C outside C holds the terrain too (more generally: some cell of
+    every set that separates v from the root does). ``seed`` posts these clauses for every connected
+    C of up to ``SEED_SIZE`` cells and for the distance rings between each cell and the root; ``cut`` posts them for the groups of a model
+    that miss the root (around the group, and around the root's group), so every model that breaks
+    the rule is excluded and the solver is asked again. Answers stay exact: a model that passes
+    ``cut`` keeps the rule, and the clauses only remove models that break it.
+    """
+
+    rule: Connected
+    root: int
+    guard: int
+    #: Clauses for every connected set of up to this many cells (measured on the empty boards of
+    #: every chapter: 3 is the fastest; 1 or 2 leave Maldonado more cut rounds, 4 costs more than it saves).
+    SEED_SIZE = 3
+
+    def _around(self, s: SatSession, group) -> list[int]:
+        orth, inside = s.board.hood("orthogonal"), set(group)
+        out = {u for v in group for u in orth[v] if u not in inside}
+        return [v for u in sorted(out) if (v := s.lit(u, self.rule.terrain)) is not None]
+
+    def _post(self, s: SatSession, group, around: list[int]) -> None:
+        for v in group:
+            s._sat.add_clause([-self.guard, -s.lit(v, self.rule.terrain), *around])
+
+    def seed(self, s: SatSession) -> None:
+        """Post the clauses of every connected set of up to SEED_SIZE possible cells without the
+        root, and of the rings that separate a cell from the root: the cells at each distance from
+        the root nearer than the cell, and at each distance from the cell nearer than the root
+        (distances over the cells that may hold the terrain)."""
+        t, orth = self.rule.terrain, s.board.hood("orthogonal")
+        never = s.implied_false([self.guard])
+        cand = {i for i in range(s.board.size) if (v := s.lit(i, t)) is not None and v not in never}
+        cand.add(self.root)
+        others = cand - {self.root}
+        sets, layer = set(), {frozenset([i]) for i in others}
+        for _ in range(self.SEED_SIZE):
+            sets |= layer
+            layer = {c | {u} for c in layer for v in c for u in orth[v] if u in others and u not in c}
+        for group in sorted(sets, key=sorted):
+            self._post(s, group, self._around(s, group))
+
+        def rings(source: int) -> list[list[int]]:
+            dist, todo = {source: 0}, [source]
+            for a in todo:
+                for b in orth[a]:
+                    if b in cand and b not in dist:
+                        dist[b] = dist[a] + 1
+                        todo.append(b)
+            out = [[] for _ in range(max(dist.values()) + 1)]
+            for u in sorted(dist):
+                out[dist[u]].append(u)
+            return out
+
+        from_root = rings(self.root)
+        far = {u: k for k, ring in enumerate(from_root) for u in ring}
+        for v in sorted(others):
+            if v not in far:  # no path to the root at all: never the terrain
+                self._post(s, [v], [])
+                continue
+            for ring in from_root[1 : far[v]]:
+                self._post(s, [v], [s.lit(u, t) for u in ring])
+            around_v = rings(v)
+            for ring in around_v[2 : far[v]]:  # ring 1 (the neighbours) is one of the sets above
+                self._post(s, [v], [s.lit(u, t) for u in ring])
+
+    def cut(self, s: SatSession, w: tuple[Terrain, ...]) -> bool:
+        """Post the clauses a model ``w`` breaks, if it breaks the rule (then True: solve again)."""
+        t = self.rule.terrain
+        groups = components(s.board, [i for i, u in enumerate(w) if u is t])
+        if len(groups) <= 1 and (not groups or self.root in groups[0]):
+            return False
+        home = next((g for g in groups if self.root in g), [self.root])
+        around_home = self._around(s, home)
+        for group in groups:
+            if self.root not in group:
+                self._post(s, group, self._around(s, group))
+                self._post(s, group, around_home)
+        return True
+
+
 class SatSession:
     """One briefing's guarded CNF loaded into an incremental SAT solver, and the completions seen."""
 
@@ -127,8 +222,17 @@ class SatSession:
                 for b in range(a + 1, len(vs)):
                     cnf.add([-vs[a], -vs[b]])
         first = (TerrainSet, NotOnEdge, Ring, BriefingCell)
+        #: the rules a ruled fork posts its own way, each with its clauses' span in cnf.clauses:
+        #: a Connected rule with a sure root cell (checked lazily), a Count (native cardinality)
+        self._connected: list[tuple[Connected, int, int, int]] = []
+        self._counts: list[tuple[Count, int, int]] = []
         for rule in sorted(chapter.rules, key=lambda r: not isinstance(r, first)):
+            start = len(cnf.clauses)
             encode_rule(rule, cnf)
+            if isinstance(rule, Connected) and (root := self._root(chapter, blank, rule)) is not None:
+                self._connected.append((rule, root, start, len(cnf.clauses)))
+            elif isinstance(rule, Count):
+                self._counts.append((rule, start, len(cnf.clauses)))
         self.hill_rule = next((r for r in chapter.rules if isinstance(r, HillNumbers)), None)
         if self.hill_rule is not None:
             cnf.guard(self.hill_rule.id)  # the numbers of revealed Hills are posted per state
@@ -149,18 +253,61 @@ class SatSession:
         self.witnesses: list[tuple[Terrain, ...]] = []
         self.spent = 0.0
         self.calls = 0
+        self.lazy: list[LazyConnected] = []  # rules checked on each model (a ruled fork only)
+        self._source: SatSession | None = None  # the session a fork was made from
+        self._decoded: tuple[Terrain, ...] | None = None
 
-    def fork(self) -> SatSession:
+    def _post_count(self, rule: Count) -> None:
+        """A Count rule as Minicard's native cardinality constraints (no counter variables: the
+        solver propagates the bounds itself; its guard is a unit clause in a ruled fork)."""
+        lits = [v for i in range(self.board.size) if (v := self.lit(i, rule.terrain)) is not None]
+        bounds = []
+        if rule.at_most is not None:
+            bounds.append((lits, rule.at_most))
+        if rule.at_least:
+            bounds.append(([-v for v in lits], len(lits) - rule.at_least))
+        for lits_, k in bounds:
+            if k < 0:
+                self._sat.add_clause([-self.cnf.guards[rule.id]])
+            else:
+                self._sat.add_atmost(lits_, k)
+
+    @staticmethod
+    def _root(chapter: Chapter, blank: Map, rule: Connected) -> int | None:
+        """A cell that holds the rule's terrain in every completion: a briefing cell (the Peak)."""
+        for r in chapter.rules:
+            if isinstance(r, BriefingCell) and r.terrain is rule.terrain and (i := r.cell(blank)) is not None:
+                return i
+        return None
+
+    def fork(self, *, ruled: bool = False) -> SatSession:
         """A fresh solver on the same encoding as built (cheap: nothing is compiled again), with no
-        witnesses and no Hill numbers: its answers never depend on questions asked of this one."""
+        witnesses and no Hill numbers: its answers never depend on questions asked of this one.
+
+        ``ruled``: every rule fixed in force (guards as unit clauses, not assumptions: the solver
+        simplifies with them) and each connected terrain with a sure cell checked lazily
+        (``LazyConnected``) instead of by its layered clauses: only for questions under every rule
+        that use no cores (wall-clock ``possible``).
+        """
+        src = self._source or self  # a fork of a fork starts from the session as built
         new = object.__new__(SatSession)
-        new.__dict__.update(self.__dict__)
-        cnf, (done, nvars) = self.cnf, self._pristine
+        new.__dict__.update(src.__dict__)
+        new._source = src
+        cnf, (done, nvars) = src.cnf, src._pristine
+        clauses = cnf.clauses[:done]
+        native = ruled and src._sat.supports_atmost()
+        if ruled and (src._connected or (native and src._counts)):
+            skip = set()
+            for _rule, _root, start, end in src._connected:
+                skip.update(range(start, end))
+            for _rule, start, end in src._counts if native else ():
+                skip.update(range(start, end))
+            clauses = [c for k, c in enumerate(clauses) if k not in skip]
         new.cnf = GuardedCnf(
             cnf.state,
             cnf.chapter,
             cnf.x,
-            cnf.clauses[:done],
+            clauses,
             dict(cnf.names),
             cnf.sampling,
             list(cnf.broken),
@@ -173,6 +320,17 @@ class SatSession:
         new.witnesses = []
         new.spent = 0.0
         new.calls = 0
+        new.lazy = []
+        new._decoded = None
+        if ruled:
+            for g in new.cnf.guards.values():
+                new._sat.add_clause([g])
+            for rule, _start, _end in src._counts if native else ():
+                new._post_count(rule)
+            for rule, root, _start, _end in src._connected:
+                lazy = LazyConnected(rule, root, new.cnf.guards[rule.id])
+                lazy.seed(new)
+                new.lazy.append(lazy)
         return new
 
     # -- literals ------------------------------------------------------------------------------
@@ -223,7 +381,22 @@ class SatSession:
 
     # -- solving -------------------------------------------------------------------------------
     def solve(self, assumptions: list[int], budget: Budget) -> bool:
-        """Satisfiable under ``assumptions``? SatTimeout when the budget runs out first."""
+        """Satisfiable under ``assumptions``? SatTimeout when the budget runs out first.
+
+        With lazily checked rules, a model that breaks one is cut off and the solver asked again
+        (each round excludes that model, so the loop ends; each is bounded by the same budget)."""
+        while True:
+            if not self._solve_once(assumptions, budget):
+                return False
+            if not self.lazy:
+                return True
+            w = self.decode()
+            broken = [lazy.cut(self, w) for lazy in self.lazy]  # each broken rule posts its cuts
+            if not any(broken):
+                return True
+
+    def _solve_once(self, assumptions: list[int], budget: Budget) -> bool:
+        self._decoded = None
         left = budget.left()
         if left <= 0:
             raise SatTimeout("the time limit ran out")
@@ -256,6 +429,12 @@ class SatSession:
         return list(self._sat.get_core() or [])
 
     def decode(self) -> tuple[Terrain, ...]:
+        """The terrain of every cell in the last model (decoded once per model)."""
+        if self._decoded is None:
+            self._decoded = self._decode()
+        return self._decoded
+
+    def _decode(self) -> tuple[Terrain, ...]:
         model = self._sat.get_model()  # model[v - 1] is v or -v: one look-up per literal
         out = []
         for cell in self.x:

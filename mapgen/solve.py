@@ -90,12 +90,10 @@ class _Slot:
     @property
     def ruled(self) -> SatSession:
         """A fork of the session with every rule fixed in force (guards as unit clauses, not
-        assumptions): the SAT solver simplifies with them, so full-rule questions run faster
-        (built on first use)."""
+        assumptions) and the Rocks' connection checked lazily (``SatSession.fork(ruled=True)``):
+        full-rule questions run faster (built on first use)."""
         if self._ruled is None:
-            s = self._ruled = self.sat.fork()
-            for g in s.cnf.guards.values():
-                s._sat.add_clause([g])
+            self._ruled = self.sat.fork(ruled=True)
         return self._ruled
 
     @property
@@ -293,7 +291,8 @@ class Solver:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
             return {}
-        if session is None and not budget.deterministic:
+        fast = session is None and not budget.deterministic
+        if fast:
             # Wall-clock questions run on the fork with every rule fixed in force (faster, e.g. an
             # empty board); its completions are kept as the shared session's witnesses. The
             # deterministic path (the deducer bot) keeps the guarded session: same answers, same cost.
@@ -307,26 +306,39 @@ class Solver:
         for w in self._witnesses(slot, state):
             for i in hidden:
                 seen[i].add(w[i])
-        # pairs unit propagation already excludes need no round; asked only when the witnesses fall short
-        ruled_out = None
-        while True:
-            unseen = [v for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
-            if unseen and ruled_out is None:
-                ruled_out = sat.implied_false(givens)
-            unseen = [v for v in unseen if v not in ruled_out] if unseen else unseen
-            if not unseen:
-                break
-            act = sat.switch(unseen)
-            sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
-            try:
-                ok = self._sat(slot, [*givens, act], budget)
-            finally:
-                sat.retire(act)
-            if not ok:
-                break
+        # the (cell, terrain, literal) pairs still unseen; pairs unit propagation already excludes
+        # need no round (asked only when the witnesses fall short)
+        pending = [(i, t, v) for i in hidden for t, v in sat.x[i].items() if t not in seen[i]]
+        if pending:
+            ruled_out = sat.implied_false(givens)
+            pending = [p for p in pending if p[2] not in ruled_out]
+        # One round asks for a completion with any unseen pair. Once a round finds at most one new
+        # pair, the wall-clock path asks pair by pair instead (the pair assumed, the others leaned
+        # towards): the late pairs are few and hard, and a disjunction over them (mostly impossible
+        # ones) costs the solver more than one question each (Fauna's empty boards: about half).
+        per_pair = False
+        while pending:
+            if per_pair:
+                _i, _t, v = pending.pop(0)
+                sat.lean([v, *(p[2] for p in pending)])
+                if not self._sat(slot, [*givens, v], budget):
+                    continue  # (cell, terrain) in no completion
+            else:
+                unseen = [v for _i, _t, v in pending]
+                act = sat.switch(unseen)
+                sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
+                try:
+                    ok = self._sat(slot, [*givens, act], budget)
+                finally:
+                    sat.retire(act)
+                if not ok:
+                    break
             w = self._found(slot)
             for i in hidden:
                 seen[i].add(w[i])
+            before = len(pending)
+            pending = [p for p in pending if w[p[0]] is not p[1]]
+            per_pair = per_pair or (fast and before - len(pending) <= 1)
         if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}
