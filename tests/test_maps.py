@@ -69,3 +69,34 @@ def test_spearman_rank_correlation_of_the_library_table():
     assert spearman([0, 0, 1, 1], [1, 2, 3, 4]) == pytest.approx(2 / 5**0.5)  # ties: average ranks
     assert spearman([0, 0, 1, 1], [1, 1, 4, 4]) == pytest.approx(1.0)
     assert spearman([1, 2], [2, 1]) is None and spearman([1, 1, 1], [1, 2, 3]) is None
+
+
+@pytest.mark.parametrize("name", ["training-1", "fauna-1"])
+def test_a_library_grade_table_is_what_mapgen_grade_says_now(name):
+    """The [grade] table a shipped map carries is the grade the engine and bots give it today (after a
+    change to either, `python -m maps.build --regrade --force` refreshes the library)."""
+    from mapgen.grade import GradeSettings, grade
+    from mapgen.quality import DEFAULT_GAMES, chapter_quality
+
+    m = maps.load(name)
+    now = grade(m, GradeSettings(games=dict(DEFAULT_GAMES), seed=0), quality=chapter_quality(m.chapter)).table()
+    assert now == m.meta["grade"]
+
+
+def test_regrade_refreshes_the_grade_tables_and_refuses_to_overwrite_without_force(tmp_path):
+    from maps.build import main as build
+
+    (tmp_path / "training").mkdir()
+    before = {}
+    for n in maps.names("training"):
+        text = maps.path(n).read_text(encoding="utf-8")
+        (tmp_path / "training" / f"{n}.toml").write_text(text, encoding="utf-8")
+        before[n] = text
+    args = ["--regrade", "--chapters", "training", "--games", "4", "--out", str(tmp_path)]
+    assert build(args) == 2  # the files exist: refused before any grading, nothing changed
+    assert {n: (tmp_path / "training" / f"{n}.toml").read_text(encoding="utf-8") for n in before} == before
+    assert build([*args, "--force"]) == 0
+    for n in before:
+        table = maps.load(str(tmp_path / "training" / f"{n}.toml")).meta["grade"]
+        assert table["heuristic"]["games"] == 4 and table["deducer"]["games"] == 1
+    assert not (tmp_path / "README.md").exists()  # one chapter cannot fill the library's table
