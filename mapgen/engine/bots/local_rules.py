@@ -26,9 +26,22 @@ Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipp
 
 from __future__ import annotations
 
+from operator import itemgetter
+
 from mapgen.terrain import TERRAINS
 
 NT = len(TERRAINS)
+_CODE: dict[str, object] = {}  # the source of a rule set's ``apply`` -> its compiled code (shared by games)
+
+
+def _getter(cells: tuple):
+    """``known -> (known[j] for j in cells)`` as a tuple, in C (``itemgetter``; it gives a bare item for one cell)."""
+    if len(cells) > 1:
+        return itemgetter(*cells)
+    if cells:
+        j = cells[0]
+        return lambda known: (known[j],)
+    return lambda known: ()
 
 
 class LocalRules:
@@ -113,7 +126,11 @@ class LocalRules:
         self.map_terrains = tuple(sorted({t for t, _ in self.caps}))
         self.present = present
         self.orth = board.hood("orthogonal")
-        self._reads = None
+        #: ``apply(w, cell, known, counts, hills)``: nudge the prior weights ``w`` of an unseen cell by the
+        #: rules around the seen cells (``known``: each cell's terrain index, -1 unseen; ``counts``: the
+        #: ``LineCounts`` of ``known``; ``hills``: (cell, number, its row and column as a set) of each seen
+        #: Hill with a number). Written out for this rule set and compiled (``_specialise``, ``_source``).
+        self.apply = self._specialise()
 
     @staticmethod
     def _placements(board, pattern, terrain) -> list:
@@ -155,83 +172,132 @@ class LocalRules:
         return out
 
     # ----- the weights -----
-    def apply(self, w: list[float], cell: int, known: list[int], counts: LineCounts, hills) -> None:
-        """Nudge the prior weights ``w`` of an unseen cell by the rules around the seen cells.
+    def _specialise(self):
+        """This rule set's ``apply``: its source (``_source``) compiled once per rule set, bound to this board."""
+        source, names = self._source()
+        code = _CODE.get(source)
+        if code is None:
+            code = _CODE[source] = compile(source, "<local rules: apply>", "exec")
+        namespace = dict(names)
+        exec(code, namespace)  # noqa: S102 -- our own generated source (``_source``), not input
+        self.source = source
+        return namespace["apply"]
 
-        ``known``: each cell's terrain index, -1 unseen; ``counts``: ``LineCounts`` of ``known``;
-        ``hills``: (cell, number, its row and column as a set) of each seen Hill with a number.
+    def _source(self) -> tuple[str, dict]:
+        """The source of ``apply`` for these rules, and the board's tables it reads (its globals).
+
+        The rule kinds are read in a fixed order (positions, line counts, the neighbour rules by
+        neighbourhood, connected, column pairs, distinct neighbours, map counts, patterns, Hills), so each
+        terrain's weight gets the same factors in the same order whatever the chapter; a neighbourhood's
+        terrains are read once per call as a tuple (``_getter``) and counted in C (``tuple.count``).
+        The source names no board: one compiled code serves every game with the same rule set.
         """
-        for t in self.zero[cell]:
-            w[t] = 0.0
-        row, col = self.rowcol[cell]
+        names: dict = {"ZERO": self.zero, "ROWCOL": self.rowcol, "PULL": self._pull, "PATTERN": self._pattern_factor}
+        tables: dict[int, int] = {}  # id(hood table) -> its number k: H{k} the table, K{k} per cell its getter
+        fetched: set[int] = set()
+        out = ["def apply(w, cell, known, counts, hills):", "    for t in ZERO[cell]:", "        w[t] = 0.0"]
+
+        def table_no(table) -> int:
+            k = tables.get(id(table))
+            if k is None:
+                k = tables[id(table)] = len(tables)
+                names[f"H{k}"] = table
+                names[f"K{k}"] = [_getter(cells) for cells in table]
+            return k
+
+        def fetch(table) -> str:  # the terrains of the cell's neighbours in ``table``: variable k{k}
+            k = table_no(table)
+            if k not in fetched:
+                fetched.add(k)
+                out.append(f"    k{k} = K{k}[cell](known)")
+            return f"k{k}"
+
+        if self.line_counts or self.column_pairs:
+            out.append("    row, col = ROWCOL[cell]")
+        if self.line_counts:
+            out.append("    rows, cols = counts.row, counts.col")
         for t, n in self.line_counts:
-            if counts.row[t][row] >= n or counts.col[t][col] >= n:
-                w[t] = 0.0
-            else:
-                w[t] *= 1.5
-        pulls = counts.pulls
+            out += [
+                f"    if rows[{t}][row] >= {n} or cols[{t}][col] >= {n}:",
+                f"        w[{t}] = 0.0",
+                "    else:",
+                f"        w[{t}] *= 1.5",
+            ]
+        if self.hoods:
+            out.append("    pulls = counts.pulls")
         for g, (table, rules, apart, by_subject) in enumerate(self.hoods):
-            around = table[cell]
-            seen = [0] * (NT + 1)  # seen neighbours of the cell per terrain; the last item: unseen ones
-            for j in around:
-                seen[known[j]] += 1
-            open_n = seen[-1]
-            if open_n == len(around):
-                continue
+            ks = fetch(table)
+            k = table_no(table)
+            names[f"BY{g}"] = by_subject
+            names[f"S{g}"] = frozenset(s for s in range(NT) if by_subject[s] is not None)
+            out += ["    open_n = " + ks + ".count(-1)", f"    if open_n != len({ks}):"]
+            for t in sorted({t for _, t, _, _ in rules} | {t for _, t, _ in apart}):
+                out.append(f"        n{t} = {ks}.count({t})")
             for s, t, least, one_way in rules:  # the cell as a subject: enough room left for its targets?
-                if w[s]:
-                    found = seen[t]
-                    if found + open_n < least:
-                        w[s] = 0.0
-                    elif one_way and found:
-                        w[s] *= 1.5
+                if one_way:  # (a one-way rule's seen target makes the subject likelier)
+                    out += [
+                        f"        if w[{s}]:",
+                        f"            if n{t} + open_n < {least}:",
+                        f"                w[{s}] = 0.0",
+                        f"            elif n{t}:",
+                        f"                w[{s}] *= 1.5",
+                    ]
+                else:
+                    out += [f"        if w[{s}] and n{t} + open_n < {least}:", f"            w[{s}] = 0.0"]
             for s, t, most in apart:
-                if w[s] and seen[t] > most:
-                    w[s] = 0.0
-            for j in around:  # the cell as a target of a seen subject beside it
-                rs = by_subject[known[j]]
-                if rs is None:
-                    continue
-                key = g * 4096 + j
-                pull = pulls.get(key)
-                if pull is None:
-                    pull = pulls[key] = self._pull(table[j], rs, known)
-                for t, factor in pull:
-                    w[t] *= factor
+                out += [f"        if w[{s}] and n{t} > {most}:", f"            w[{s}] = 0.0"]
+            out += [  # the cell as a target of a seen subject beside it
+                f"        if not S{g}.isdisjoint({ks}):",
+                f"            p = pulls[{g}]",
+                f"            for j, tj in zip(H{k}[cell], {ks}):",
+                f"                rs = BY{g}[tj]",
+                "                if rs is not None:",
+                "                    pull = p[j]",
+                "                    if pull is None:",
+                f"                        pull = p[j] = PULL(H{k}[j], rs, known)",
+                "                    for t, factor in pull:",
+                "                        w[t] *= factor",
+            ]
         if self.connected:
-            orth = self.orth[cell]
-            for t in self.connected:
-                if w[t]:
-                    for j in orth:
-                        if known[j] == t:
-                            w[t] *= 2.0
+            ks = fetch(self.orth)
+        for t in self.connected:
+            out += [f"    if w[{t}]:", f"        for _ in range({ks}.count({t})):", f"            w[{t}] *= 2.0"]
+        if self.column_pairs:
+            out.append("    cols = counts.col")
         for first, second in self.column_pairs:
-            if w[second] and counts.col[first][col] and not counts.col[second][col]:
-                w[second] *= 3.0
+            out += [f"    if w[{second}] and cols[{first}][col] and not cols[{second}][col]:", f"        w[{second}] *= 3.0"]
         for t, table in self.distinct:
-            for j in table[cell]:
-                if known[j] == t:
-                    for k in table[j]:
-                        tk = known[k]
-                        if tk >= 0 and k != cell:
-                            w[tk] = 0.0
+            ks = fetch(table)
+            k = table_no(table)
+            out += [
+                f"    if {t} in {ks}:",
+                f"        for j, tj in zip(H{k}[cell], {ks}):",
+                f"            if tj == {t}:",
+                f"                for i in H{k}[j]:",
+                "                    ti = known[i]",
+                "                    if ti >= 0 and i != cell:",
+                "                        w[ti] = 0.0",
+            ]
+        if self.caps:
+            out.append("    total = counts.total")
         for t, most in self.caps:
-            if w[t] and counts.total[t] >= most:
-                w[t] = 0.0
-        for t, per_cell in self.patterns:
-            if w[t]:
-                w[t] *= self._pattern_factor(per_cell[cell], known)
-        if not hills:
-            return
+            out += [f"    if w[{t}] and total[{t}] >= {most}:", f"        w[{t}] = 0.0"]
+        for p, (t, per_cell) in enumerate(self.patterns):
+            names[f"PLACED{p}"] = per_cell
+            out += [f"    if w[{t}]:", f"        w[{t}] *= PATTERN(PLACED{p}[cell], known)"]
+        if self.counted:
+            out.append("    if hills:")
         for t in self.counted:
-            if w[t]:
-                for h, n, line in hills:
-                    if cell not in line:
-                        continue
-                    if sum(1 for i in line if known[i] == t) >= n:
-                        w[t] = 0.0
-                        break
-                    w[t] *= 2.0
+            out += [
+                f"        if w[{t}]:",
+                "            for h, n, line in hills:",
+                "                if cell in line:",
+                f"                    if sum(1 for i in line if known[i] == {t}) >= n:",
+                f"                        w[{t}] = 0.0",
+                "                        break",
+                f"                    w[{t}] *= 2.0",
+            ]
+        return "\n".join(out) + "\n", names
 
     @staticmethod
     def _pull(hood, rs, known) -> tuple:
@@ -279,7 +345,9 @@ class LineCounts:
     def __init__(self, known: list[int], rules: LocalRules):
         b = rules.board
         self.known = known
-        self.pulls: dict[int, tuple] = {}  # what each seen subject does to its neighbours (LocalRules._pull)
+        # per neighbourhood of the neighbour rules, per cell: what the seen subject there does to its
+        # neighbours (LocalRules._pull), None until asked
+        self.pulls = [[None] * b.size for _ in rules.hoods]
         self.row = {t: [0] * b.height for t in rules.row_terrains}
         self.col = {t: [0] * b.width for t in rules.col_terrains}
         self.total = dict.fromkeys(rules.map_terrains, 0)
