@@ -126,6 +126,7 @@ class LocalRules:
         self.map_terrains = tuple(sorted({t for t, _ in self.caps}))
         self.present = present
         self.orth = board.hood("orthogonal")
+        self._read_tables(board)
         #: ``apply(w, cell, known, counts, hills)``: nudge the prior weights ``w`` of an unseen cell by the
         #: rules around the seen cells (``known``: each cell's terrain index, -1 unseen; ``counts``: the
         #: ``LineCounts`` of ``known``; ``hills``: (cell, number, its row and column as a set) of each seen
@@ -149,26 +150,83 @@ class LocalRules:
         return out
 
     # ----- what a cell's weights read (for the heuristic's cache) -----
-    def near_reads(self, cell: int) -> set[int]:
-        """The cells whose terrain this cell's weights read directly (not through row, column or map counts)."""
-        out = {cell}
-        for s, t, table, _, _ in self.need:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
-        for s, t, table, _ in self.apart:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
+    def _read_tables(self, board) -> None:
+        """``readers``: per cell x, the cells whose weights read x's terrain directly (x itself included);
+        ``relays``: per neighbourhood, the subjects whose seen cells read their own neighbours for their
+        neighbours' weights (a neighbour rule's pull, a distinct-neighbours Skull) and, per cell x, the cells
+        whose neighbourhood holds x. What ``stale`` reads."""
+        n = board.size
+        direct: list[set[int]] = [{x} for x in range(n)]
+        subjects: dict[int, set[int]] = {}  # id(table) -> the terrains whose seen cells relay
+        tables: dict[int, tuple] = {}
+        for table, _, _, by_subject in self.hoods:
+            tables[id(table)] = table
+            subjects.setdefault(id(table), set()).update(s for s in range(NT) if by_subject[s] is not None)
+        for t, table in self.distinct:
+            tables[id(table)] = table
+            subjects.setdefault(id(table), set()).add(t)
         if self.connected:
-            out.update(self.orth[cell])
-        for _, table in self.distinct:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
+            tables.setdefault(id(self.orth), self.orth)
+        for table in tables.values():
+            for c in range(n):
+                for x in table[c]:
+                    direct[x].add(c)
         for _, per_cell in self.patterns:
-            for rot in per_cell[cell]:
-                out.update(j for j, _ in rot)
+            for c in range(n):
+                for rot in per_cell[c]:
+                    for x, _ in rot:
+                        direct[x].add(c)
+        self.readers = [frozenset(r) for r in direct]
+        relays = []
+        for key, subj in subjects.items():
+            table = tables[key]
+            holders = [[] for _ in range(n)]  # per cell x: the cells c with x in table[c]
+            for c in range(n):
+                for x in table[c]:
+                    holders[x].append(c)
+            relays.append((frozenset(subj), tuple(tuple(h) for h in holders)))
+        self.relays = tuple(relays)
+        w = board.width
+        self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
+        self.col_cells = [frozenset(range(c, n, w)) for c in range(w)]
+
+    def stale(self, changed: list[int], known: list[int], old: LineCounts, new: LineCounts) -> set[int] | None:
+        """The cells whose weights may differ between two seen-cell lists, ``old.known`` and ``new.known``
+        (``known``), which differ by the newly seen cells ``changed``; None: any cell's may (a cell hidden
+        again, a map count reaching its cap). Seen Hills are the bot's to follow (``hills`` in ``apply``).
+
+        A cell's weights read its neighbourhoods' cells (``readers``), the neighbourhoods of the seen
+        subjects among them (``relays``), and the row, column and map counts only through thresholds
+        (``line_count``: n reached; ``column_pair``: one seen; ``count``: the cap reached).
+        """
+        out: set[int] = set()
+        for x in changed:
+            if known[x] < 0:
+                return None
+            out |= self.readers[x]
+            for subjects, holders in self.relays:
+                for j in holders[x]:
+                    if known[j] in subjects:
+                        out.update(holders[j])
+        if self.line_counts or self.column_pairs:
+            w = self.board.width
+            for t, n in self.line_counts:
+                old_row, new_row, old_col, new_col = old.row[t], new.row[t], old.col[t], new.col[t]
+                for x in changed:
+                    if known[x] == t:
+                        r, c = divmod(x, w)
+                        if old_row[r] < n <= new_row[r]:
+                            out |= self.row_cells[r]
+                        if old_col[c] < n <= new_col[c]:
+                            out |= self.col_cells[c]
+            for pair in self.column_pairs:
+                for t in pair:
+                    for x in changed:
+                        if known[x] == t and not old.col[t][x % w]:
+                            out |= self.col_cells[x % w]
+        for t, most in self.caps:
+            if old.total[t] < most <= new.total[t]:
+                return None
         return out
 
     # ----- the weights -----
@@ -342,18 +400,27 @@ class LineCounts:
 
     __slots__ = ("col", "known", "pulls", "row", "total")
 
-    def __init__(self, known: list[int], rules: LocalRules):
+    def __init__(self, known: list[int], rules: LocalRules, base: LineCounts | None = None, cells=None):
+        """Counted over all of ``known``, or from ``base`` (the counts of an older list) and ``cells``, the
+        cells seen since (none hidden again: counts only grow)."""
         b = rules.board
         self.known = known
         # per neighbourhood of the neighbour rules, per cell: what the seen subject there does to its
         # neighbours (LocalRules._pull), None until asked
         self.pulls = [[None] * b.size for _ in rules.hoods]
-        self.row = {t: [0] * b.height for t in rules.row_terrains}
-        self.col = {t: [0] * b.width for t in rules.col_terrains}
-        self.total = dict.fromkeys(rules.map_terrains, 0)
+        if base is None:
+            self.row = {t: [0] * b.height for t in rules.row_terrains}
+            self.col = {t: [0] * b.width for t in rules.col_terrains}
+            self.total = dict.fromkeys(rules.map_terrains, 0)
+            cells = range(len(known))
+        else:
+            self.row = {t: list(v) for t, v in base.row.items()}
+            self.col = {t: list(v) for t, v in base.col.items()}
+            self.total = dict(base.total)
         rows, cols, total = self.row, self.col, self.total
         w = b.width
-        for i, t in enumerate(known):
+        for i in cells:
+            t = known[i]
             if t < 0:
                 continue
             if t in rows:
