@@ -26,6 +26,7 @@ Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipp
 
 from __future__ import annotations
 
+from itertools import compress
 from operator import itemgetter
 
 from mapgen.terrain import TERRAINS
@@ -121,8 +122,9 @@ class LocalRules:
             for t, r, a, by in hoods.values()
         )
         # terrains whose seen cells are counted per row, per column or over the map (LineCounts)
-        self.row_terrains = tuple(sorted({t for t, _ in self.line_counts}))
-        self.col_terrains = tuple(sorted({t for t, _ in self.line_counts} | {x for p in self.column_pairs for x in p}))
+        lines = {t for t, _ in self.line_counts} | set(self.counted)  # (a Hill counts its row and column)
+        self.row_terrains = tuple(sorted(lines))
+        self.col_terrains = tuple(sorted(lines | {x for p in self.column_pairs for x in p}))
         self.map_terrains = tuple(sorted({t for t, _ in self.caps}))
         self.present = present
         self.orth = board.hood("orthogonal")
@@ -250,7 +252,13 @@ class LocalRules:
         terrains are read once per call as a tuple (``_getter``) and counted in C (``tuple.count``).
         The source names no board: one compiled code serves every game with the same rule set.
         """
-        names: dict = {"ZERO": self.zero, "ROWCOL": self.rowcol, "PULL": self._pull, "PATTERN": self._pattern_factor}
+        names: dict = {
+            "ZERO": self.zero,
+            "ROWCOL": self.rowcol,
+            "PULL": self._pull,
+            "PATTERN": self._pattern_factor,
+            "compress": compress,
+        }
         tables: dict[int, int] = {}  # id(hood table) -> its number k: H{k} the table, K{k} per cell its getter
         fetched: set[int] = set()
         out = ["def apply(w, cell, known, counts, hills):", "    for t in ZERO[cell]:", "        w[t] = 0.0"]
@@ -287,34 +295,46 @@ class LocalRules:
             ks = fetch(table)
             k = table_no(table)
             names[f"BY{g}"] = by_subject
-            names[f"S{g}"] = frozenset(s for s in range(NT) if by_subject[s] is not None)
+            names[f"IS{g}"] = frozenset(s for s in range(NT) if by_subject[s] is not None).__contains__
             out += ["    open_n = " + ks + ".count(-1)", f"    if open_n != len({ks}):"]
-            for t in sorted({t for _, t, _, _ in rules} | {t for _, t, _ in apart}):
-                out.append(f"        n{t} = {ks}.count({t})")
-            for s, t, least, one_way in rules:  # the cell as a subject: enough room left for its targets?
-                if one_way:  # (a one-way rule's seen target makes the subject likelier)
+            # the cell as a subject: enough room left for its targets? (each rule only zeroes its subject
+            # or multiplies it by 1.5, so their order within a neighbourhood does not matter)
+            for s_, t, least, one_way in rules:
+                if one_way and least == 1:  # (a one-way rule's seen target makes the subject likelier)
                     out += [
-                        f"        if w[{s}]:",
-                        f"            if n{t} + open_n < {least}:",
-                        f"                w[{s}] = 0.0",
-                        f"            elif n{t}:",
-                        f"                w[{s}] *= 1.5",
+                        f"        if w[{s_}]:",
+                        f"            if {t} in {ks}:",
+                        f"                w[{s_}] *= 1.5",
+                        "            elif not open_n:",
+                        f"                w[{s_}] = 0.0",
                     ]
+                elif one_way:
+                    out += [
+                        f"        if w[{s_}]:",
+                        f"            found = {ks}.count({t})",
+                        f"            if found + open_n < {least}:",
+                        f"                w[{s_}] = 0.0",
+                        "            elif found:",
+                        f"                w[{s_}] *= 1.5",
+                    ]
+                elif least == 1:
+                    out += [f"        if not open_n and w[{s_}] and {t} not in {ks}:", f"            w[{s_}] = 0.0"]
                 else:
-                    out += [f"        if w[{s}] and n{t} + open_n < {least}:", f"            w[{s}] = 0.0"]
-            for s, t, most in apart:
-                out += [f"        if w[{s}] and n{t} > {most}:", f"            w[{s}] = 0.0"]
-            out += [  # the cell as a target of a seen subject beside it
-                f"        if not S{g}.isdisjoint({ks}):",
-                f"            p = pulls[{g}]",
-                f"            for j, tj in zip(H{k}[cell], {ks}):",
-                f"                rs = BY{g}[tj]",
-                "                if rs is not None:",
-                "                    pull = p[j]",
-                "                    if pull is None:",
-                f"                        pull = p[j] = PULL(H{k}[j], rs, known)",
-                "                    for t, factor in pull:",
-                "                        w[t] *= factor",
+                    out += [
+                        f"        if open_n < {least} and w[{s_}] and {ks}.count({t}) + open_n < {least}:",
+                        f"            w[{s_}] = 0.0",
+                    ]
+            for s_, t, most in apart:
+                test = f"{t} in {ks}" if most == 0 else f"{ks}.count({t}) > {most}"
+                out += [f"        if w[{s_}] and {test}:", f"            w[{s_}] = 0.0"]
+            out += [  # the cell as a target of each seen subject beside it, in neighbourhood order
+                f"        p = pulls[{g}]",
+                f"        for j in compress(H{k}[cell], map(IS{g}, {ks})):",
+                "            pull = p[j]",
+                "            if pull is None:",
+                f"                pull = p[j] = PULL(K{k}[j](known), BY{g}[known[j]])",
+                "            for t, factor in pull:",
+                "                w[t] *= factor",
             ]
         if self.connected:
             ks = fetch(self.orth)
@@ -331,9 +351,8 @@ class LocalRules:
                 f"    if {t} in {ks}:",
                 f"        for j, tj in zip(H{k}[cell], {ks}):",
                 f"            if tj == {t}:",
-                f"                for i in H{k}[j]:",
-                "                    ti = known[i]",
-                "                    if ti >= 0 and i != cell:",
+                f"                for ti in K{k}[j](known):",
+                "                    if ti >= 0:  # (the cell itself is unseen)",
                 "                        w[ti] = 0.0",
             ]
         if self.caps:
@@ -345,12 +364,14 @@ class LocalRules:
             out += [f"    if w[{t}]:", f"        w[{t}] *= PATTERN(PLACED{p}[cell], known)"]
         if self.counted:
             out.append("    if hills:")
-        for t in self.counted:
+        for t in self.counted:  # a Hill's line: its row and column (counted in LineCounts), less the Hill
             out += [
                 f"        if w[{t}]:",
+                f"            rows, cols = counts.row[{t}], counts.col[{t}]",
                 "            for h, n, line in hills:",
                 "                if cell in line:",
-                f"                    if sum(1 for i in line if known[i] == {t}) >= n:",
+                "                    r, c = ROWCOL[h]",
+                f"                    if rows[r] + cols[c] - (known[h] == {t}) >= n:",
                 f"                        w[{t}] = 0.0",
                 "                        break",
                 f"                    w[{t}] *= 2.0",
@@ -358,22 +379,17 @@ class LocalRules:
         return "\n".join(out) + "\n", names
 
     @staticmethod
-    def _pull(hood, rs, known) -> tuple:
-        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``."""
+    def _pull(around: tuple, rs) -> tuple:
+        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``;
+        ``around``: the terrains of its neighbours (-1 unseen)."""
         out = []
         for t, least in rs:
-            found = open_j = 0
-            for k in hood:
-                tk = known[k]
-                if tk == t:
-                    found += 1
-                elif tk < 0:
-                    open_j += 1
+            found = around.count(t)
             if least < 0:  # an at_most rule: a subject with its fill of targets takes no more
                 if found >= -least - 1:
                     out.append((t, 0.0))
             elif found < least:
-                out.append((t, 1 + 6.0 / (open_j or 1)))
+                out.append((t, 1 + 6.0 / (around.count(-1) or 1)))
         return tuple(out)
 
     @staticmethod
