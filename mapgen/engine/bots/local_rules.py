@@ -186,7 +186,7 @@ class LocalRules:
             for c in range(n):
                 for x in table[c]:
                     holders[x].append(c)
-            relays.append((frozenset(subj), tuple(tuple(h) for h in holders)))
+            relays.append((frozenset(subj), tuple(tuple(h) for h in holders), [_getter(tuple(h)) for h in holders]))
         self.relays = tuple(relays)
         w = board.width
         self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
@@ -202,14 +202,16 @@ class LocalRules:
         (``line_count``: n reached; ``column_pair``: one seen; ``count``: the cap reached).
         """
         out: set[int] = set()
+        readers, relays = self.readers, self.relays
         for x in changed:
             if known[x] < 0:
                 return None
-            out |= self.readers[x]
-            for subjects, holders in self.relays:
-                for j in holders[x]:
-                    if known[j] in subjects:
-                        out.update(holders[j])
+            out |= readers[x]
+            for subjects, holders, terrains in relays:
+                if not subjects.isdisjoint(terrains[x](known)):  # (mostly no seen subject around x)
+                    for j in holders[x]:
+                        if known[j] in subjects:
+                            out.update(holders[j])
         if self.line_counts or self.column_pairs:
             w = self.board.width
             for t, n in self.line_counts:
@@ -295,6 +297,7 @@ class LocalRules:
             ks = fetch(table)
             k = table_no(table)
             names[f"BY{g}"] = by_subject
+            names[f"AT{g}"] = g * self.board.size  # where the neighbourhood's pulls start in LineCounts.pulls
             names[f"IS{g}"] = frozenset(s for s in range(NT) if by_subject[s] is not None).__contains__
             out += ["    open_n = " + ks + ".count(-1)", f"    if open_n != len({ks}):"]
             # the cell as a subject: enough room left for its targets? (each rule only zeroes its subject
@@ -328,11 +331,10 @@ class LocalRules:
                 test = f"{t} in {ks}" if most == 0 else f"{ks}.count({t}) > {most}"
                 out += [f"        if w[{s_}] and {test}:", f"            w[{s_}] = 0.0"]
             out += [  # the cell as a target of each seen subject beside it, in neighbourhood order
-                f"        p = pulls[{g}]",
                 f"        for j in compress(H{k}[cell], map(IS{g}, {ks})):",
-                "            pull = p[j]",
+                f"            pull = pulls[AT{g} + j]",
                 "            if pull is None:",
-                f"                pull = p[j] = PULL(K{k}[j](known), BY{g}[known[j]])",
+                f"                pull = pulls[AT{g} + j] = PULL(K{k}[j](known), BY{g}[known[j]])",
                 "            for t, factor in pull:",
                 "                w[t] *= factor",
             ]
@@ -421,27 +423,36 @@ class LineCounts:
         cells seen since (none hidden again: counts only grow)."""
         b = rules.board
         self.known = known
-        # per neighbourhood of the neighbour rules, per cell: what the seen subject there does to its
+        # per neighbourhood of the neighbour rules and cell: what the seen subject there does to its
         # neighbours (LocalRules._pull), None until asked
-        self.pulls = [[None] * b.size for _ in rules.hoods]
+        self.pulls = [None] * (b.size * len(rules.hoods))  # (neighbourhood g, cell j) at g * size + j
         if base is None:
             self.row = {t: [0] * b.height for t in rules.row_terrains}
             self.col = {t: [0] * b.width for t in rules.col_terrains}
             self.total = dict.fromkeys(rules.map_terrains, 0)
             cells = range(len(known))
-        else:
-            self.row = {t: list(v) for t, v in base.row.items()}
-            self.col = {t: list(v) for t, v in base.col.items()}
-            self.total = dict(base.total)
-        rows, cols, total = self.row, self.col, self.total
-        w = b.width
-        for i in cells:
-            t = known[i]
-            if t < 0:
-                continue
-            if t in rows:
-                rows[t][i // w] += 1
-            if t in cols:
-                cols[t][i % w] += 1
-            if t in total:
-                total[t] += 1
+            rows, cols, total = self.row, self.col, self.total
+            w = b.width
+            for i in cells:
+                t = known[i]
+                if t < 0:
+                    continue
+                if t in rows:
+                    rows[t][i // w] += 1
+                if t in cols:
+                    cols[t][i % w] += 1
+                if t in total:
+                    total[t] += 1
+        else:  # the base's lists are shared until a count changes (copied on write)
+            rows, cols, total = self.row, self.col, self.total = base.row.copy(), base.col.copy(), base.total.copy()
+            w = b.width
+            for i in cells:
+                t = known[i]
+                if t in rows:
+                    counts = rows[t] = rows[t].copy()
+                    counts[i // w] += 1
+                if t in cols:
+                    counts = cols[t] = cols[t].copy()
+                    counts[i % w] += 1
+                if t in total:
+                    total[t] += 1
