@@ -35,7 +35,7 @@ NT = len(TERRAINS)
 _CODE: dict[str, object] = {}  # the source of a rule set's ``apply`` -> its compiled code (shared by games)
 
 
-def _getter(cells: tuple):
+def tuple_getter(cells: tuple):
     """``known -> (known[j] for j in cells)`` as a tuple, in C (``itemgetter``; it gives a bare item for one cell)."""
     if len(cells) > 1:
         return itemgetter(*cells)
@@ -186,7 +186,7 @@ class LocalRules:
             for c in range(n):
                 for x in table[c]:
                     holders[x].append(c)
-            relays.append((frozenset(subj), tuple(tuple(h) for h in holders), [_getter(tuple(h)) for h in holders]))
+            relays.append((frozenset(subj), tuple(tuple(h) for h in holders), [tuple_getter(tuple(h)) for h in holders]))
         self.relays = tuple(relays)
         w = board.width
         self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
@@ -251,7 +251,7 @@ class LocalRules:
         The rule kinds are read in a fixed order (positions, line counts, the neighbour rules by
         neighbourhood, connected, column pairs, distinct neighbours, map counts, patterns, Hills), so each
         terrain's weight gets the same factors in the same order whatever the chapter; a neighbourhood's
-        terrains are read once per call as a tuple (``_getter``) and counted in C (``tuple.count``).
+        terrains are read once per call as a tuple (``tuple_getter``) and counted in C (``tuple.count``).
         The source names no board: one compiled code serves every game with the same rule set.
         """
         names: dict = {
@@ -270,7 +270,7 @@ class LocalRules:
             if k is None:
                 k = tables[id(table)] = len(tables)
                 names[f"H{k}"] = table
-                names[f"K{k}"] = [_getter(cells) for cells in table]
+                names[f"K{k}"] = [tuple_getter(cells) for cells in table]
             return k
 
         def fetch(table) -> str:  # the terrains of the cell's neighbours in ``table``: variable k{k}
