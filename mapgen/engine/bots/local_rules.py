@@ -129,6 +129,16 @@ class LocalRules:
         self.present = present
         self.orth = board.hood("orthogonal")
         self._read_tables(board)
+        # per cell x: the places in LineCounts.pulls of the subjects whose pull reads x (x's and those of
+        # the cells whose neighbourhood holds x), cleared when x is newly seen
+        n = board.size
+        reset: list[set[int]] = [set() for _ in range(n)]
+        for g, (table, _, _, _) in enumerate(self.hoods):
+            for j in range(n):
+                reset[j].add(g * n + j)
+                for x in table[j]:
+                    reset[x].add(g * n + j)
+        self.pull_reset = [tuple(sorted(r)) for r in reset]
         #: ``apply(w, cell, known, counts, hills)``: nudge the prior weights ``w`` of an unseen cell by the
         #: rules around the seen cells (``known``: each cell's terrain index, -1 unseen; ``counts``: the
         #: ``LineCounts`` of ``known``; ``hills``: (cell, number, its row and column as a set) of each seen
@@ -298,7 +308,8 @@ class LocalRules:
             k = table_no(table)
             names[f"BY{g}"] = by_subject
             names[f"AT{g}"] = g * self.board.size  # where the neighbourhood's pulls start in LineCounts.pulls
-            names[f"IS{g}"] = frozenset(s for s in range(NT) if by_subject[s] is not None).__contains__
+            names[f"S{g}"] = subjects = frozenset(s for s in range(NT) if by_subject[s] is not None)
+            names[f"IS{g}"] = subjects.__contains__
             out += ["    open_n = " + ks + ".count(-1)", f"    if open_n != len({ks}):"]
             # the cell as a subject: enough room left for its targets? (each rule only zeroes its subject
             # or multiplies it by 1.5, so their order within a neighbourhood does not matter)
@@ -331,12 +342,13 @@ class LocalRules:
                 test = f"{t} in {ks}" if most == 0 else f"{ks}.count({t}) > {most}"
                 out += [f"        if w[{s_}] and {test}:", f"            w[{s_}] = 0.0"]
             out += [  # the cell as a target of each seen subject beside it, in neighbourhood order
-                f"        for j in compress(H{k}[cell], map(IS{g}, {ks})):",
-                f"            pull = pulls[AT{g} + j]",
-                "            if pull is None:",
-                f"                pull = pulls[AT{g} + j] = PULL(K{k}[j](known), BY{g}[known[j]])",
-                "            for t, factor in pull:",
-                "                w[t] *= factor",
+                f"        if not S{g}.isdisjoint({ks}):",
+                f"            for j in compress(H{k}[cell], map(IS{g}, {ks})):",
+                f"                pull = pulls[AT{g} + j]",
+                "                if pull is None:",
+                f"                    pull = pulls[AT{g} + j] = PULL(K{k}[j](known), BY{g}[known[j]])",
+                "                for t, factor in pull:",
+                "                    w[t] *= factor",
             ]
         if self.connected:
             ks = fetch(self.orth)
@@ -425,8 +437,8 @@ class LineCounts:
         self.known = known
         # per neighbourhood of the neighbour rules and cell: what the seen subject there does to its
         # neighbours (LocalRules._pull), None until asked
-        self.pulls = [None] * (b.size * len(rules.hoods))  # (neighbourhood g, cell j) at g * size + j
         if base is None:
+            self.pulls = [None] * (b.size * len(rules.hoods))  # (neighbourhood g, cell j) at g * size + j
             self.row = {t: [0] * b.height for t in rules.row_terrains}
             self.col = {t: [0] * b.width for t in rules.col_terrains}
             self.total = dict.fromkeys(rules.map_terrains, 0)
@@ -445,8 +457,12 @@ class LineCounts:
                     total[t] += 1
         else:  # the base's lists are shared until a count changes (copied on write)
             rows, cols, total = self.row, self.col, self.total = base.row.copy(), base.col.copy(), base.total.copy()
+            pulls = self.pulls = base.pulls.copy()  # the pulls that read no newly seen cell stand
+            reset = rules.pull_reset
             w = b.width
             for i in cells:
+                for k in reset[i]:
+                    pulls[k] = None
                 t = known[i]
                 if t in rows:
                     counts = rows[t] = rows[t].copy()
