@@ -22,6 +22,14 @@ house rule changes the bot's play. Each rule kind reads like this (``w[t]``: the
   counted terrain out, else x2.
 
 Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipped.
+
+Speed: the bot weighs a few cells per turn, so ``LocalRules`` writes ``apply`` out once per rule set
+(``_source``: the rules as straight-line code, in the fixed order above, which keeps each weight's
+factors in the same order as a loop over the rules would) and compiles it (``_specialise``; the code is
+shared by every game with the same rules). A cell's neighbours are read once per neighbourhood as a tuple
+and counted in C. ``LineCounts`` holds what is per seen-cell list (row, column and map counts, each seen
+subject's pull on its neighbours) and is extended from the previous list's, not recounted; ``stale``
+tells the bot which cached weights a newly seen cell can change.
 """
 
 from __future__ import annotations
@@ -131,7 +139,6 @@ class LocalRules:
         self._read_tables(board)
         # per cell x: the places in LineCounts.pulls of the subjects whose pull reads x (x's and those of
         # the cells whose neighbourhood holds x), cleared when x is newly seen
-        n = board.size
         reset: list[set[int]] = [set() for _ in range(n)]
         for g, (table, _, _, _) in enumerate(self.hoods):
             for j in range(n):
@@ -196,7 +203,9 @@ class LocalRules:
             for c in range(n):
                 for x in table[c]:
                     holders[x].append(c)
-            relays.append((frozenset(subj), tuple(tuple(h) for h in holders), [tuple_getter(tuple(h)) for h in holders]))
+            relays.append(
+                (frozenset(subj), tuple(tuple(h) for h in holders), [tuple_getter(tuple(h)) for h in holders])
+            )
         self.relays = tuple(relays)
         w = board.width
         self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
@@ -357,7 +366,10 @@ class LocalRules:
         if self.column_pairs:
             out.append("    cols = counts.col")
         for first, second in self.column_pairs:
-            out += [f"    if w[{second}] and cols[{first}][col] and not cols[{second}][col]:", f"        w[{second}] *= 3.0"]
+            out += [
+                f"    if w[{second}] and cols[{first}][col] and not cols[{second}][col]:",
+                f"        w[{second}] *= 3.0",
+            ]
         for t, table in self.distinct:
             ks = fetch(table)
             k = table_no(table)
