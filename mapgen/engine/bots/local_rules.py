@@ -87,16 +87,16 @@ class LocalRules:
                     if board.edge_distance(i) != r.depth:
                         self.zero[i].append(r.terrain.index)
             elif k == "line_count":
-                self.line_counts.append((r.terrain.index, r.count))
+                self.line_counts.append((r.terrain.index, int(r.count)))
             elif k == "neighbours" and r.subject.index in present:  # (no subject on the map: nothing to say)
                 s, t, table = r.subject.index, r.target.index, board.hood(r.hood)
                 if r.at_least > 0:
-                    self.need.append((s, t, table, r.at_least, (t, s, r.hood) not in pairs))
+                    self.need.append((s, t, table, int(r.at_least), (t, s, r.hood) not in pairs))
                     for i in range(n):  # too few neighbours on the board to hold the targets
                         if len(table[i]) < r.at_least:
                             self.zero[i].append(s)
                 if r.at_most is not None:
-                    self.apart.append((s, t, table, r.at_most))
+                    self.apart.append((s, t, table, int(r.at_most)))
             elif k == "connected":
                 self.connected.append(r.terrain.index)
             elif k == "column_pair":
@@ -104,7 +104,7 @@ class LocalRules:
             elif k == "distinct_neighbours":
                 self.distinct.append((r.terrain.index, board.hood(r.hood)))
             elif k == "count" and r.at_most is not None:
-                self.caps.append((r.terrain.index, r.at_most))
+                self.caps.append((r.terrain.index, int(r.at_most)))
             elif k == "pattern":
                 pattern = getattr(briefing, r.field, None)
                 if pattern is not None:
@@ -271,7 +271,8 @@ class LocalRules:
         neighbourhood, connected, column pairs, distinct neighbours, map counts, patterns, Hills), so each
         terrain's weight gets the same factors in the same order whatever the chapter; a neighbourhood's
         terrains are read once per call as a tuple (``tuple_getter``) and counted in C (``tuple.count``).
-        The source names no board: one compiled code serves every game with the same rule set.
+        The source names no board: one compiled code serves every game with the same rule set. It holds
+        only integers from the rules (terrain indices and counts, made ``int`` in ``__init__``).
         """
         names: dict = {
             "ZERO": self.zero,
