@@ -575,6 +575,42 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
     assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0
 
 
+def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
+    """A newly seen cell drops exactly the cached weights it can change (``LocalRules.stale``): every cached
+    weight the heuristic reads equals the weights computed afresh from a full recount of the seen cells, in
+    every chapter and with a house rule (H1: "Every Wood is on the outer rows or columns")."""
+    import random
+
+    from constraints.catalogue import CHAPTER_DIR, load_chapter
+    from mapgen.engine.bots.heuristic import HeuristicBot
+    from mapgen.engine.bots.local_rules import LineCounts
+    from mapgen.engine.play import play_game
+
+    checked = []
+
+    class Checking(HeuristicBot):
+        def _expected_values(self, obs, cells, values):
+            if obs.terrain is not self._known_terrain:
+                self._known(obs)
+            known, local = self._known_list, self._geo(obs.game).local
+            for c, (w, _) in list(self._weight_cache.items()):
+                kept, self._counts = self._counts, LineCounts(known, local)
+                assert self._local_weights(obs, c, known) == w, obs.game.board.name(c)
+                self._counts = kept
+                checked.append(c)
+            return super()._expected_values(obs, cells, values)
+
+    path = tmp_path / "riverside.toml"
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    games = [Game(load(name)) for name in ("engine_training_201", "engine_fauna_201", "engine6_flora_201")]
+    games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
+    games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
+    for g in games:
+        for seed in range(3):
+            play_game(g.new_initial_state(), [Checking(random.Random(seed))], random.Random(seed))
+    assert len(checked) > 2000
+
+
 def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     import json
 

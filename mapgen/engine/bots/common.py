@@ -101,26 +101,8 @@ class Geometry:
         self.col_slice = [slice(i % w, n, w) for i in range(n)]
         self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
         # the chapter's rule instances (or the house-rule chapter the game was built with) as local reasoning
-        self.local = local = LocalRules(g.reference.rules, b, g.briefing, g.chapter.terrains)
+        self.local = LocalRules(g.reference.rules, b, g.briefing, g.chapter.terrains)
         self.hill_line = [frozenset(self.line[h]) for h in range(n)]  # a seen Hill's row and column
-        # affects[x]: the cells whose local weights read cell x (to keep the others cached).
-        # A cell reads its row and column only through LineCounts (the terrains that rules count per row,
-        # per column or over the map: ``local.row_terrains``, ``col_terrains``, ``map_terrains``); its other
-        # reads are ``near`` (``local.near_reads``). So a newly seen cell of a row-counted terrain, or a Hill,
-        # changes the weights of all its affects, one of a column-counted terrain its near_affects and its
-        # column's cells (col_affects), one of a map-counted terrain every cell, any other its near_affects;
-        # a seen Hill's line cells also read every cell of that line (the bot drops them itself: Hill
-        # positions are known only once seen).
-        near = [local.near_reads(c) for c in range(n)]
-        reads = [near[c] | set(self.line[c]) for c in range(n)]
-        self.affects = [tuple(c for c in range(n) if x in reads[c]) for x in range(n)]
-        self.near_affects = [tuple(c for c in range(n) if x in near[c]) for x in range(n)]
-        self.col_affects = [
-            tuple(c for c in range(n) if x in near[c] or self.col_no[c] == self.col_no[x]) for x in range(n)
-        ]
-        self.row_terrains = frozenset(local.row_terrains)
-        self.col_terrains = frozenset(local.col_terrains)
-        self.map_terrains = frozenset(local.map_terrains)
 
 
 def dot(w: list[float], values: list[float]) -> float:

@@ -148,39 +148,42 @@ class HeuristicBot:
         geo = self._geo(obs.game)
         terrain = obs.terrain  # the seen cells' terrain indices, -1 unseen
         self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
+        local = geo.local
         cache = self._weight_cache
-        if self._known_gid == gid and cache:
-            # only the cells whose weights read a newly seen cell are computed again; the known list is
-            # updated where ``seen`` changed (a new list: LineSummary tells lists apart by identity)
-            previous = self._known_list
-            known = list(previous)
-            old = self._known_seen
-            affects, near_affects, col_affects = geo.affects, geo.near_affects, geo.col_affects
-            row_terrains, col_terrains, map_terrains = geo.row_terrains, geo.col_terrains, geo.map_terrains
-            changed = changed_bytes(old, seen)
+        counts = self._counts
+        if self._known_gid == gid and cache and counts is not None and counts.known is self._known_list:
+            # only the cells whose weights read a newly seen cell are computed again (LocalRules.stale); the
+            # known list is updated where ``seen`` changed (a new list: LineCounts tells lists apart by identity)
+            known = list(self._known_list)
+            changed = changed_bytes(self._known_seen, seen)
+            hidden = False
             for x in changed:
-                before = known[x]
-                t = known[x] = terrain[x]
-                if t in map_terrains:  # counted over the whole map: every cell may read it
+                hidden |= known[x] >= 0  # seen before: hidden again (rare)
+                known[x] = terrain[x]
+            if hidden:
+                cache.clear()
+                self._counts = LineCounts(known, local)
+            else:
+                self._counts = new = LineCounts(known, local, counts, changed)  # extended, no full scan
+                drop = local.stale(changed, known, counts, new)
+                if drop is None:
                     cache.clear()
-                    continue
-                if (
-                    before >= 0 or t in row_terrains or t == I_HILL
-                ):  # hidden again (rare), counted per row: row and column
-                    drop = affects[x]
-                elif t in col_terrains:  # counted per column (a Wood line, Vine-Rock columns)
-                    drop = col_affects[x]
-                else:  # no line count changes: only the cells that read x directly
-                    drop = near_affects[x]
-                for c in drop:
-                    cache.pop(c, None)
-                for h, _, line in self._hills:  # a seen Hill's line cells count the Forts in that line
-                    if x in line and x != h:
-                        for c in line:
-                            cache.pop(c, None)
+                else:
+                    if local.counted:  # the Hill numbers: a newly seen Hill, a counted terrain in a seen Hill's line
+                        for x in changed:
+                            t = known[x]
+                            if t == I_HILL:
+                                drop |= geo.hill_line[x]
+                            elif t in local.counted:
+                                for h, _, line in self._hills:
+                                    if x in line and x != h:
+                                        drop |= line
+                    for c in drop.intersection(cache):
+                        del cache[c]
         else:
             known = list(terrain)
             self._weight_cache = {}
+            self._counts = LineCounts(known, local)
         self._known_list = known
         self._known_terrain = terrain
         self._known_gid = gid

@@ -22,13 +22,35 @@ house rule changes the bot's play. Each rule kind reads like this (``w[t]``: the
   counted terrain out, else x2.
 
 Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipped.
+
+Speed: the bot weighs a few cells per turn, so ``LocalRules`` writes ``apply`` out once per rule set
+(``_source``: the rules as straight-line code, in the fixed order above, which keeps each weight's
+factors in the same order as a loop over the rules would) and compiles it (``_specialise``; the code is
+shared by every game with the same rules). A cell's neighbours are read once per neighbourhood as a tuple
+and counted in C. ``LineCounts`` holds what is per seen-cell list (row, column and map counts, each seen
+subject's pull on its neighbours) and is extended from the previous list's, not recounted; ``stale``
+tells the bot which cached weights a newly seen cell can change.
 """
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import itemgetter
+
 from mapgen.terrain import TERRAINS
 
 NT = len(TERRAINS)
+_CODE: dict[str, object] = {}  # the source of a rule set's ``apply`` -> its compiled code (shared by games)
+
+
+def tuple_getter(cells: tuple):
+    """``known -> (known[j] for j in cells)`` as a tuple, in C (``itemgetter``; it gives a bare item for one cell)."""
+    if len(cells) > 1:
+        return itemgetter(*cells)
+    if cells:
+        j = cells[0]
+        return lambda known: (known[j],)
+    return lambda known: ()
 
 
 class LocalRules:
@@ -65,16 +87,16 @@ class LocalRules:
                     if board.edge_distance(i) != r.depth:
                         self.zero[i].append(r.terrain.index)
             elif k == "line_count":
-                self.line_counts.append((r.terrain.index, r.count))
+                self.line_counts.append((r.terrain.index, int(r.count)))
             elif k == "neighbours" and r.subject.index in present:  # (no subject on the map: nothing to say)
                 s, t, table = r.subject.index, r.target.index, board.hood(r.hood)
                 if r.at_least > 0:
-                    self.need.append((s, t, table, r.at_least, (t, s, r.hood) not in pairs))
+                    self.need.append((s, t, table, int(r.at_least), (t, s, r.hood) not in pairs))
                     for i in range(n):  # too few neighbours on the board to hold the targets
                         if len(table[i]) < r.at_least:
                             self.zero[i].append(s)
                 if r.at_most is not None:
-                    self.apart.append((s, t, table, r.at_most))
+                    self.apart.append((s, t, table, int(r.at_most)))
             elif k == "connected":
                 self.connected.append(r.terrain.index)
             elif k == "column_pair":
@@ -82,7 +104,7 @@ class LocalRules:
             elif k == "distinct_neighbours":
                 self.distinct.append((r.terrain.index, board.hood(r.hood)))
             elif k == "count" and r.at_most is not None:
-                self.caps.append((r.terrain.index, r.at_most))
+                self.caps.append((r.terrain.index, int(r.at_most)))
             elif k == "pattern":
                 pattern = getattr(briefing, r.field, None)
                 if pattern is not None:
@@ -108,12 +130,27 @@ class LocalRules:
             for t, r, a, by in hoods.values()
         )
         # terrains whose seen cells are counted per row, per column or over the map (LineCounts)
-        self.row_terrains = tuple(sorted({t for t, _ in self.line_counts}))
-        self.col_terrains = tuple(sorted({t for t, _ in self.line_counts} | {x for p in self.column_pairs for x in p}))
+        lines = {t for t, _ in self.line_counts} | set(self.counted)  # (a Hill counts its row and column)
+        self.row_terrains = tuple(sorted(lines))
+        self.col_terrains = tuple(sorted(lines | {x for p in self.column_pairs for x in p}))
         self.map_terrains = tuple(sorted({t for t, _ in self.caps}))
         self.present = present
         self.orth = board.hood("orthogonal")
-        self._reads = None
+        self._read_tables(board)
+        # per cell x: the places in LineCounts.pulls of the subjects whose pull reads x (x's and those of
+        # the cells whose neighbourhood holds x), cleared when x is newly seen
+        reset: list[set[int]] = [set() for _ in range(n)]
+        for g, (table, _, _, _) in enumerate(self.hoods):
+            for j in range(n):
+                reset[j].add(g * n + j)
+                for x in table[j]:
+                    reset[x].add(g * n + j)
+        self.pull_reset = [tuple(sorted(r)) for r in reset]
+        #: ``apply(w, cell, known, counts, hills)``: nudge the prior weights ``w`` of an unseen cell by the
+        #: rules around the seen cells (``known``: each cell's terrain index, -1 unseen; ``counts``: the
+        #: ``LineCounts`` of ``known``; ``hills``: (cell, number, its row and column as a set) of each seen
+        #: Hill with a number). Written out for this rule set and compiled (``_specialise``, ``_source``).
+        self.apply = self._specialise()
 
     @staticmethod
     def _placements(board, pattern, terrain) -> list:
@@ -132,124 +169,254 @@ class LocalRules:
         return out
 
     # ----- what a cell's weights read (for the heuristic's cache) -----
-    def near_reads(self, cell: int) -> set[int]:
-        """The cells whose terrain this cell's weights read directly (not through row, column or map counts)."""
-        out = {cell}
-        for s, t, table, _, _ in self.need:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
-        for s, t, table, _ in self.apart:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
+    def _read_tables(self, board) -> None:
+        """``readers``: per cell x, the cells whose weights read x's terrain directly (x itself included);
+        ``relays``: per neighbourhood, the subjects whose seen cells read their own neighbours for their
+        neighbours' weights (a neighbour rule's pull, a distinct-neighbours Skull) and, per cell x, the cells
+        whose neighbourhood holds x. What ``stale`` reads."""
+        n = board.size
+        direct: list[set[int]] = [{x} for x in range(n)]
+        subjects: dict[int, set[int]] = {}  # id(table) -> the terrains whose seen cells relay
+        tables: dict[int, tuple] = {}
+        for table, _, _, by_subject in self.hoods:
+            tables[id(table)] = table
+            subjects.setdefault(id(table), set()).update(s for s in range(NT) if by_subject[s] is not None)
+        for t, table in self.distinct:
+            tables[id(table)] = table
+            subjects.setdefault(id(table), set()).add(t)
         if self.connected:
-            out.update(self.orth[cell])
-        for _, table in self.distinct:
-            for j in table[cell]:
-                out.add(j)
-                out.update(table[j])
+            tables.setdefault(id(self.orth), self.orth)
+        for table in tables.values():
+            for c in range(n):
+                for x in table[c]:
+                    direct[x].add(c)
         for _, per_cell in self.patterns:
-            for rot in per_cell[cell]:
-                out.update(j for j, _ in rot)
+            for c in range(n):
+                for rot in per_cell[c]:
+                    for x, _ in rot:
+                        direct[x].add(c)
+        self.readers = [frozenset(r) for r in direct]
+        relays = []
+        for key, subj in subjects.items():
+            table = tables[key]
+            holders = [[] for _ in range(n)]  # per cell x: the cells c with x in table[c]
+            for c in range(n):
+                for x in table[c]:
+                    holders[x].append(c)
+            relays.append(
+                (frozenset(subj), tuple(tuple(h) for h in holders), [tuple_getter(tuple(h)) for h in holders])
+            )
+        self.relays = tuple(relays)
+        w = board.width
+        self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
+        self.col_cells = [frozenset(range(c, n, w)) for c in range(w)]
+
+    def stale(self, changed: list[int], known: list[int], old: LineCounts, new: LineCounts) -> set[int] | None:
+        """The cells whose weights may differ between two seen-cell lists, ``old.known`` and ``new.known``
+        (``known``), which differ by the newly seen cells ``changed``; None: any cell's may (a cell hidden
+        again, a map count reaching its cap). Seen Hills are the bot's to follow (``hills`` in ``apply``).
+
+        A cell's weights read its neighbourhoods' cells (``readers``), the neighbourhoods of the seen
+        subjects among them (``relays``), and the row, column and map counts only through thresholds
+        (``line_count``: n reached; ``column_pair``: one seen; ``count``: the cap reached).
+        """
+        out: set[int] = set()
+        readers, relays = self.readers, self.relays
+        for x in changed:
+            if known[x] < 0:
+                return None
+            out |= readers[x]
+            for subjects, holders, terrains in relays:
+                if not subjects.isdisjoint(terrains[x](known)):  # (mostly no seen subject around x)
+                    for j in holders[x]:
+                        if known[j] in subjects:
+                            out.update(holders[j])
+        if self.line_counts or self.column_pairs:
+            w = self.board.width
+            for t, n in self.line_counts:
+                old_row, new_row, old_col, new_col = old.row[t], new.row[t], old.col[t], new.col[t]
+                for x in changed:
+                    if known[x] == t:
+                        r, c = divmod(x, w)
+                        if old_row[r] < n <= new_row[r]:
+                            out |= self.row_cells[r]
+                        if old_col[c] < n <= new_col[c]:
+                            out |= self.col_cells[c]
+            for pair in self.column_pairs:
+                for t in pair:
+                    for x in changed:
+                        if known[x] == t and not old.col[t][x % w]:
+                            out |= self.col_cells[x % w]
+        for t, most in self.caps:
+            if old.total[t] < most <= new.total[t]:
+                return None
         return out
 
     # ----- the weights -----
-    def apply(self, w: list[float], cell: int, known: list[int], counts: LineCounts, hills) -> None:
-        """Nudge the prior weights ``w`` of an unseen cell by the rules around the seen cells.
+    def _specialise(self):
+        """This rule set's ``apply``: its source (``_source``) compiled once per rule set, bound to this board."""
+        source, names = self._source()
+        code = _CODE.get(source)
+        if code is None:
+            code = _CODE[source] = compile(source, "<local rules: apply>", "exec")
+        namespace = dict(names)
+        exec(code, namespace)  # noqa: S102 -- our own generated source (``_source``), not input
+        self.source = source
+        return namespace["apply"]
 
-        ``known``: each cell's terrain index, -1 unseen; ``counts``: ``LineCounts`` of ``known``;
-        ``hills``: (cell, number, its row and column as a set) of each seen Hill with a number.
+    def _source(self) -> tuple[str, dict]:
+        """The source of ``apply`` for these rules, and the board's tables it reads (its globals).
+
+        The rule kinds are read in a fixed order (positions, line counts, the neighbour rules by
+        neighbourhood, connected, column pairs, distinct neighbours, map counts, patterns, Hills), so each
+        terrain's weight gets the same factors in the same order whatever the chapter; a neighbourhood's
+        terrains are read once per call as a tuple (``tuple_getter``) and counted in C (``tuple.count``).
+        The source names no board: one compiled code serves every game with the same rule set. It holds
+        only integers from the rules (terrain indices and counts, made ``int`` in ``__init__``).
         """
-        for t in self.zero[cell]:
-            w[t] = 0.0
-        row, col = self.rowcol[cell]
+        names: dict = {
+            "ZERO": self.zero,
+            "ROWCOL": self.rowcol,
+            "PULL": self._pull,
+            "PATTERN": self._pattern_factor,
+            "compress": compress,
+        }
+        tables: dict[int, int] = {}  # id(hood table) -> its number k: H{k} the table, K{k} per cell its getter
+        fetched: set[int] = set()
+        out = ["def apply(w, cell, known, counts, hills):", "    for t in ZERO[cell]:", "        w[t] = 0.0"]
+
+        def table_no(table) -> int:
+            k = tables.get(id(table))
+            if k is None:
+                k = tables[id(table)] = len(tables)
+                names[f"H{k}"] = table
+                names[f"K{k}"] = [tuple_getter(cells) for cells in table]
+            return k
+
+        def fetch(table) -> str:  # the terrains of the cell's neighbours in ``table``: variable k{k}
+            k = table_no(table)
+            if k not in fetched:
+                fetched.add(k)
+                out.append(f"    k{k} = K{k}[cell](known)")
+            return f"k{k}"
+
+        if self.line_counts or self.column_pairs:
+            out.append("    row, col = ROWCOL[cell]")
+        if self.line_counts:
+            out.append("    rows, cols = counts.row, counts.col")
         for t, n in self.line_counts:
-            if counts.row[t][row] >= n or counts.col[t][col] >= n:
-                w[t] = 0.0
-            else:
-                w[t] *= 1.5
-        pulls = counts.pulls
+            out += [
+                f"    if rows[{t}][row] >= {n} or cols[{t}][col] >= {n}:",
+                f"        w[{t}] = 0.0",
+                "    else:",
+                f"        w[{t}] *= 1.5",
+            ]
+        if self.hoods:
+            out.append("    pulls = counts.pulls")
         for g, (table, rules, apart, by_subject) in enumerate(self.hoods):
-            around = table[cell]
-            seen = [0] * (NT + 1)  # seen neighbours of the cell per terrain; the last item: unseen ones
-            for j in around:
-                seen[known[j]] += 1
-            open_n = seen[-1]
-            if open_n == len(around):
-                continue
-            for s, t, least, one_way in rules:  # the cell as a subject: enough room left for its targets?
-                if w[s]:
-                    found = seen[t]
-                    if found + open_n < least:
-                        w[s] = 0.0
-                    elif one_way and found:
-                        w[s] *= 1.5
-            for s, t, most in apart:
-                if w[s] and seen[t] > most:
-                    w[s] = 0.0
-            for j in around:  # the cell as a target of a seen subject beside it
-                rs = by_subject[known[j]]
-                if rs is None:
-                    continue
-                key = g * 4096 + j
-                pull = pulls.get(key)
-                if pull is None:
-                    pull = pulls[key] = self._pull(table[j], rs, known)
-                for t, factor in pull:
-                    w[t] *= factor
+            ks = fetch(table)
+            k = table_no(table)
+            names[f"BY{g}"] = by_subject
+            names[f"AT{g}"] = g * self.board.size  # where the neighbourhood's pulls start in LineCounts.pulls
+            names[f"S{g}"] = subjects = frozenset(s for s in range(NT) if by_subject[s] is not None)
+            names[f"IS{g}"] = subjects.__contains__
+            out += ["    open_n = " + ks + ".count(-1)", f"    if open_n != len({ks}):"]
+            # the cell as a subject: enough room left for its targets? (each rule only zeroes its subject
+            # or multiplies it by 1.5, so their order within a neighbourhood does not matter)
+            for s_, t, least, one_way in rules:
+                if one_way and least == 1:  # (a one-way rule's seen target makes the subject likelier)
+                    out += [
+                        f"        if w[{s_}]:",
+                        f"            if {t} in {ks}:",
+                        f"                w[{s_}] *= 1.5",
+                        "            elif not open_n:",
+                        f"                w[{s_}] = 0.0",
+                    ]
+                elif one_way:
+                    out += [
+                        f"        if w[{s_}]:",
+                        f"            found = {ks}.count({t})",
+                        f"            if found + open_n < {least}:",
+                        f"                w[{s_}] = 0.0",
+                        "            elif found:",
+                        f"                w[{s_}] *= 1.5",
+                    ]
+                elif least == 1:
+                    out += [f"        if not open_n and w[{s_}] and {t} not in {ks}:", f"            w[{s_}] = 0.0"]
+                else:
+                    out += [
+                        f"        if open_n < {least} and w[{s_}] and {ks}.count({t}) + open_n < {least}:",
+                        f"            w[{s_}] = 0.0",
+                    ]
+            for s_, t, most in apart:
+                test = f"{t} in {ks}" if most == 0 else f"{ks}.count({t}) > {most}"
+                out += [f"        if w[{s_}] and {test}:", f"            w[{s_}] = 0.0"]
+            out += [  # the cell as a target of each seen subject beside it, in neighbourhood order
+                f"        if not S{g}.isdisjoint({ks}):",
+                f"            for j in compress(H{k}[cell], map(IS{g}, {ks})):",
+                f"                pull = pulls[AT{g} + j]",
+                "                if pull is None:",
+                f"                    pull = pulls[AT{g} + j] = PULL(K{k}[j](known), BY{g}[known[j]])",
+                "                for t, factor in pull:",
+                "                    w[t] *= factor",
+            ]
         if self.connected:
-            orth = self.orth[cell]
-            for t in self.connected:
-                if w[t]:
-                    for j in orth:
-                        if known[j] == t:
-                            w[t] *= 2.0
+            ks = fetch(self.orth)
+        for t in self.connected:
+            out += [f"    if w[{t}]:", f"        for _ in range({ks}.count({t})):", f"            w[{t}] *= 2.0"]
+        if self.column_pairs:
+            out.append("    cols = counts.col")
         for first, second in self.column_pairs:
-            if w[second] and counts.col[first][col] and not counts.col[second][col]:
-                w[second] *= 3.0
+            out += [
+                f"    if w[{second}] and cols[{first}][col] and not cols[{second}][col]:",
+                f"        w[{second}] *= 3.0",
+            ]
         for t, table in self.distinct:
-            for j in table[cell]:
-                if known[j] == t:
-                    for k in table[j]:
-                        tk = known[k]
-                        if tk >= 0 and k != cell:
-                            w[tk] = 0.0
+            ks = fetch(table)
+            k = table_no(table)
+            out += [
+                f"    if {t} in {ks}:",
+                f"        for j, tj in zip(H{k}[cell], {ks}):",
+                f"            if tj == {t}:",
+                f"                for ti in K{k}[j](known):",
+                "                    if ti >= 0:  # (the cell itself is unseen)",
+                "                        w[ti] = 0.0",
+            ]
+        if self.caps:
+            out.append("    total = counts.total")
         for t, most in self.caps:
-            if w[t] and counts.total[t] >= most:
-                w[t] = 0.0
-        for t, per_cell in self.patterns:
-            if w[t]:
-                w[t] *= self._pattern_factor(per_cell[cell], known)
-        if not hills:
-            return
-        for t in self.counted:
-            if w[t]:
-                for h, n, line in hills:
-                    if cell not in line:
-                        continue
-                    if sum(1 for i in line if known[i] == t) >= n:
-                        w[t] = 0.0
-                        break
-                    w[t] *= 2.0
+            out += [f"    if w[{t}] and total[{t}] >= {most}:", f"        w[{t}] = 0.0"]
+        for p, (t, per_cell) in enumerate(self.patterns):
+            names[f"PLACED{p}"] = per_cell
+            out += [f"    if w[{t}]:", f"        w[{t}] *= PATTERN(PLACED{p}[cell], known)"]
+        if self.counted:
+            out.append("    if hills:")
+        for t in self.counted:  # a Hill's line: its row and column (counted in LineCounts), less the Hill
+            out += [
+                f"        if w[{t}]:",
+                f"            rows, cols = counts.row[{t}], counts.col[{t}]",
+                "            for h, n, line in hills:",
+                "                if cell in line:",
+                "                    r, c = ROWCOL[h]",
+                f"                    if rows[r] + cols[c] - (known[h] == {t}) >= n:",
+                f"                        w[{t}] = 0.0",
+                "                        break",
+                f"                    w[{t}] *= 2.0",
+            ]
+        return "\n".join(out) + "\n", names
 
     @staticmethod
-    def _pull(hood, rs, known) -> tuple:
-        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``."""
+    def _pull(around: tuple, rs) -> tuple:
+        """What a seen subject does to its unseen neighbours: ((target, factor), ...) by its rules ``rs``;
+        ``around``: the terrains of its neighbours (-1 unseen)."""
         out = []
         for t, least in rs:
-            found = open_j = 0
-            for k in hood:
-                tk = known[k]
-                if tk == t:
-                    found += 1
-                elif tk < 0:
-                    open_j += 1
+            found = around.count(t)
             if least < 0:  # an at_most rule: a subject with its fill of targets takes no more
                 if found >= -least - 1:
                     out.append((t, 0.0))
             elif found < least:
-                out.append((t, 1 + 6.0 / (open_j or 1)))
+                out.append((t, 1 + 6.0 / (around.count(-1) or 1)))
         return tuple(out)
 
     @staticmethod
@@ -276,21 +443,45 @@ class LineCounts:
 
     __slots__ = ("col", "known", "pulls", "row", "total")
 
-    def __init__(self, known: list[int], rules: LocalRules):
+    def __init__(self, known: list[int], rules: LocalRules, base: LineCounts | None = None, cells=None):
+        """Counted over all of ``known``, or from ``base`` (the counts of an older list) and ``cells``, the
+        cells seen since (none hidden again: counts only grow)."""
         b = rules.board
         self.known = known
-        self.pulls: dict[int, tuple] = {}  # what each seen subject does to its neighbours (LocalRules._pull)
-        self.row = {t: [0] * b.height for t in rules.row_terrains}
-        self.col = {t: [0] * b.width for t in rules.col_terrains}
-        self.total = dict.fromkeys(rules.map_terrains, 0)
-        rows, cols, total = self.row, self.col, self.total
-        w = b.width
-        for i, t in enumerate(known):
-            if t < 0:
-                continue
-            if t in rows:
-                rows[t][i // w] += 1
-            if t in cols:
-                cols[t][i % w] += 1
-            if t in total:
-                total[t] += 1
+        # per neighbourhood of the neighbour rules and cell: what the seen subject there does to its
+        # neighbours (LocalRules._pull), None until asked
+        if base is None:
+            self.pulls = [None] * (b.size * len(rules.hoods))  # (neighbourhood g, cell j) at g * size + j
+            self.row = {t: [0] * b.height for t in rules.row_terrains}
+            self.col = {t: [0] * b.width for t in rules.col_terrains}
+            self.total = dict.fromkeys(rules.map_terrains, 0)
+            cells = range(len(known))
+            rows, cols, total = self.row, self.col, self.total
+            w = b.width
+            for i in cells:
+                t = known[i]
+                if t < 0:
+                    continue
+                if t in rows:
+                    rows[t][i // w] += 1
+                if t in cols:
+                    cols[t][i % w] += 1
+                if t in total:
+                    total[t] += 1
+        else:  # the base's lists are shared until a count changes (copied on write)
+            rows, cols, total = self.row, self.col, self.total = base.row.copy(), base.col.copy(), base.total.copy()
+            pulls = self.pulls = base.pulls.copy()  # the pulls that read no newly seen cell stand
+            reset = rules.pull_reset
+            w = b.width
+            for i in cells:
+                for k in reset[i]:
+                    pulls[k] = None
+                t = known[i]
+                if t in rows:
+                    counts = rows[t] = rows[t].copy()
+                    counts[i // w] += 1
+                if t in cols:
+                    counts = cols[t] = cols[t].copy()
+                    counts[i % w] += 1
+                if t in total:
+                    total[t] += 1
