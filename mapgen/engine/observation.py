@@ -287,4 +287,15 @@ def observe(state, player: int | None = None) -> Observation:
     return o
 
 
+def legal_only(state, player: int) -> Observation:
+    """An observation with only ``player``, ``step`` and ``legal`` set, for a bot that reads nothing else
+    (``decides_on = "legal"``: the random bot); the other attributes are unset."""
+    o = _new_observation(Observation)
+    o.player = player
+    agenda = state.agenda
+    o.step = agenda[-1] if agenda else None
+    o.legal = state.legal_actions()
+    return o
+
+
 _new_observation = object.__new__

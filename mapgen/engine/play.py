@@ -5,27 +5,31 @@ from __future__ import annotations
 import random
 
 from mapgen.engine.game import CHANCE_PLAYER, Game, State
-from mapgen.engine.observation import observe
+from mapgen.engine.observation import legal_only, observe
 
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
     """Play to the end: chance nodes draw with ``rng``; player p's decisions come from ``bots[p]``,
     handed p's observation (``mapgen/engine/observation.py``), never the state; a bot with
-    ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``)."""
+    ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``),
+    one with ``decides_on = "legal"`` only the legal actions (``legal_only``: an observation holding
+    ``player``, ``step`` and ``legal``, as OpenSpiel's uniform random agent reads nothing else)."""
     steps = 0
     apply_action = state.apply_action
-    wants_infostate = [getattr(b, "decides_on", None) == "infostate" for b in bots]
+    wants = [getattr(b, "decides_on", "observation") for b in bots]
     while state.outcome is None:  # state.is_terminal(), without a call per step
         p = state.current_player()
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
             apply_action(1000 + pile[rng.randrange(len(pile))])
-        elif wants_infostate[p]:
+        elif wants[p] == "observation":
+            apply_action(bots[p].step(observe(state, p)))
+        elif wants[p] == "legal":
+            apply_action(bots[p].step(legal_only(state, p)))
+        else:
             from mapgen.engine.infostate import information_state
 
             apply_action(bots[p].step(information_state(state, p)))
-        else:
-            apply_action(bots[p].step(observe(state, p)))
         steps += 1
         if steps > max_steps:
             raise RuntimeError(f"game did not end in {max_steps} steps")

@@ -3,7 +3,8 @@
 ``obs`` is the acting player's ``Observation`` (``mapgen/engine/observation.py``): what that player may
 know, never the hidden map or a deck's order. ``play_game`` hands it over.
 
-- ``random`` (``random_bot.py``): a uniform legal action.
+- ``random`` (``random_bot.py``): a uniform legal action; it reads the legal actions only
+  (``decides_on = "legal"``: handed ``observation.legal_only``).
 - ``heuristic`` (``heuristic.py``): plays on what is revealed, with the chapter's policy.
 - ``deducer`` (``deducer.py``): the heuristic, with exact deduction of the reachable cells' terrains.
 - ``clairvoyant`` (``clairvoyant.py``): the heuristic given the map (``make_bot(..., map=m)``).

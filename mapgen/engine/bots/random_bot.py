@@ -9,6 +9,7 @@ class RandomBot:
     """A uniform legal action."""
 
     name = "random"
+    decides_on = "legal"  # play_game hands it the legal actions only (mapgen.engine.observation.legal_only)
 
     def __init__(self, rng: random.Random):
         self.rng = rng
