@@ -76,33 +76,40 @@ def campaign_tasks(names: list[str], games: int) -> list[Task]:
     return tasks
 
 
-def timed(tasks, where, runs: int) -> tuple[float, list, float]:
-    """Median wall seconds, the results, and the median CPU seconds of this process and its finished children
-    (local workers; Ray's workers are not children, their CPU is not seen)."""
-    times, cpus, out = [], [], None
+def timed(tasks, where) -> tuple[float, list, float]:
+    """Wall seconds, the results, and the CPU seconds of this process and its finished children (local
+    workers; Ray's workers are not children, their CPU is not seen) of one run."""
+    t, c = time.perf_counter(), cpu()
+    out = run(tasks, where)
+    return time.perf_counter() - t, out, cpu() - c
+
+
+def alternate(tasks, one, two, runs: int) -> tuple[list[float], list[float], list[float], list[float], list, list]:
+    """``runs`` pairs of runs, one worker then two, so that a noisy spell of a shared machine slows both
+    sides of a pair: the wall times and CPU seconds of each side, and the results of each."""
+    t1, t2, c1, c2 = [], [], [], []
+    ref = out = None
     for _ in range(runs):
-        t, c = time.perf_counter(), cpu()
-        out = run(tasks, where)
-        times.append(time.perf_counter() - t)
-        cpus.append(cpu() - c)
-    return statistics.median(times), out, statistics.median(cpus)
+        w, ref, c = timed(tasks, one)
+        t1.append(w)
+        c1.append(c)
+        w, out, c = timed(tasks, two)
+        t2.append(w)
+        c2.append(c)
+    return t1, t2, c1, c2, ref, out
 
 
 def part_campaign(names: list[str], games: int, runs: int, use_ray: bool) -> None:
     tasks = campaign_tasks(names, games)
     n = sum(t.weight for t in tasks)
-    print(f"-- campaign throughput: {n} heuristic games in {len(tasks)} tasks, median of {runs}; {load()}")
+    print(f"-- campaign throughput: {n} heuristic games in {len(tasks)} tasks, {runs} pairs of runs; {load()}")
     run(tasks[:2], Local(1))  # warm: the maps' games built once in this process
-    base, ref, cpu1 = timed(tasks, Local(1), runs)
-    print(f"local 1 worker   {n / base:8.1f} games/s, {1000 * cpu1 / n:.1f} cpu-ms/game; {load()}", flush=True)
-    two, out, cpu2 = timed(tasks, Local(2), runs)
-    ok = "met" if base / two >= GOAL_SCALING else "NOT met"
-    print(
-        f"local 2 workers  {n / two:8.1f} games/s, {1000 * cpu2 / n:.1f} cpu-ms/game  ×{base / two:.2f}  {ok} "
-        f"(goal ×{GOAL_SCALING:g}); on 2 free cores at most ×{2 * cpu1 / cpu2:.2f} (CPU per game 1 vs 2 workers); "
-        f"{load()}"
-    )
+    t1, t2, c1, c2, ref, out = alternate(tasks, Local(1), Local(2), runs)
     assert out == ref, "2 local workers gave other results than 1"
+    scaling(
+        "local", n, t1, t2, f"; on 2 free cores at most ×{2 * statistics.median(c1) / statistics.median(c2):.2f} "
+        f"(CPU per game 1 vs 2 workers: {1000 * statistics.median(c1) / n:.1f} vs {1000 * statistics.median(c2) / n:.1f} ms)"
+    )
     if not use_ray:
         return
     try:
@@ -110,22 +117,33 @@ def part_campaign(names: list[str], games: int, runs: int, use_ray: bool) -> Non
     except ImportError:
         print("ray: not installed (pip install 'mapgen[ray]'); skipped")
         return
-    rates = {}
-    for cpus in (1, 2):
-        if ray.is_initialized():
-            ray.shutdown()
-        backend = Ray("local", num_cpus=cpus)
-        backend.connect()
-        run(tasks[: 2 * cpus], backend)  # start the workers before timing
-        t, out, _ = timed(tasks, backend, runs)
-        assert out == ref, f"Ray with {cpus} CPUs gave other results than local processes"
-        rates[cpus] = t
-        extra = ""
-        if cpus == 2:
-            ok = "met" if rates[1] / t >= GOAL_SCALING else "NOT met"
-            extra = f"  ×{rates[1] / t:.2f}  {ok} (goal ×{GOAL_SCALING:g})"
-        print(f"ray {cpus} CPU{'s' if cpus > 1 else ' '}      {n / t:8.1f} games/s{extra}; {load()}", flush=True)
+    # a local Ray of 1 CPU, then one of 2, pair after pair (each started anew and warmed before timing)
+    t1, t2 = [], []
+    for _ in range(runs):
+        for cpus, times in ((1, t1), (2, t2)):
+            if ray.is_initialized():
+                ray.shutdown()
+            backend = Ray("local", num_cpus=cpus)
+            backend.connect()
+            run(tasks[: 2 * cpus], backend)  # start the workers (imports, the maps' games) before timing
+            w, out, _ = timed(tasks, backend)
+            assert out == ref, f"Ray with {cpus} CPUs gave other results than local processes"
+            times.append(w)
     ray.shutdown()
+    scaling("ray", n, t1, t2, "")
+
+
+def scaling(where: str, n: int, t1: list[float], t2: list[float], extra: str) -> None:
+    """Games per second of each side (medians) and the median of the pairs' ratios against the goal."""
+    ratio = statistics.median(a / b for a, b in zip(t1, t2))
+    ok = "met" if ratio >= GOAL_SCALING else "NOT met"
+    pairs = " ".join(f"{a / b:.2f}" for a, b in zip(t1, t2))
+    print(f"{where:<6} 1 worker  {n / statistics.median(t1):8.1f} games/s; {load()}")
+    print(
+        f"{where:<6} 2 workers {n / statistics.median(t2):8.1f} games/s  ×{ratio:.2f} (median of the pairs: "
+        f"{pairs})  {ok} (goal ×{GOAL_SCALING:g}){extra}; {load()}",
+        flush=True,
+    )
 
 
 def part_generate(chapters: list[str], tiers: list[str], count: int, limit: float, jobs: int) -> None:
