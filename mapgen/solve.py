@@ -323,16 +323,8 @@ class Solver:
                 sat.lean([v, *(p[2] for p in pending)])
                 if not self._sat(slot, [*givens, v], budget):
                     continue  # (cell, terrain) in no completion
-            else:
-                unseen = [v for _i, _t, v in pending]
-                act = sat.switch(unseen)
-                sat.lean(unseen)  # lean towards an unseen terrain in every cell at once: fewer rounds
-                try:
-                    ok = self._sat(slot, [*givens, act], budget)
-                finally:
-                    sat.retire(act)
-                if not ok:
-                    break
+            elif not self._any_of(slot, givens, [v for _i, _t, v in pending], budget):
+                break  # no completion holds any unseen pair
             w = self._found(slot)
             for i in hidden:
                 seen[i].add(w[i])
@@ -363,17 +355,22 @@ class Solver:
             lits = [-v for i, t in cand.items() if isinstance(v := sat.x[i][t], int) and not isinstance(v, bool)]
             if not lits:
                 break
-            act = sat.switch(lits)
-            sat.lean(lits)  # lean away from every candidate at once: fewer rounds
-            try:
-                ok = self._sat(slot, [*givens, act], budget)
-            finally:
-                sat.retire(act)
-            if not ok:
+            if not self._any_of(slot, givens, lits, budget):  # no completion differs from a candidate
                 break
             w = self._found(slot)
             cand = {i: t for i, t in cand.items() if w[i] is t}
         return cand
+
+    def _any_of(self, slot: _Slot, givens: list[int], lits: list[int], budget) -> bool:
+        """Is there a completion with at least one of ``lits`` true? The solver leans towards all of
+        them at once (fewer rounds), through one switch retired after the call."""
+        sat = slot.sat
+        act = sat.switch(lits)
+        sat.lean(lits)
+        try:
+            return self._sat(slot, [*givens, act], budget)
+        finally:
+            sat.retire(act)
 
     def is_unique(self, state: Map, time_limit=None) -> bool:
         """Whether the state has exactly one completion (NoCompletion if it has none).
