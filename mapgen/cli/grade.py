@@ -13,7 +13,7 @@ import sys
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import map_argument, reject, seed_option, time_limit_option
+from mapgen.cli.options import jobs_option, map_argument, reject, seed_option, time_limit_option
 
 #: the deduction tiers (mapgen.quality.TIERS), spelt out so `mapgen --help` imports nothing heavy
 TIER_NAMES = ("Gentle", "Moderate", "Tricky", "Fiendish")
@@ -72,14 +72,7 @@ def campaign_options(f):
         help='Run on Ray: "auto" (this machine\'s cluster, or a new local one), "local" (a new local one) or a '
         'cluster address (pip install "mapgen[ray]").',
     )(f)
-    f = click.option(
-        "--jobs",
-        "-j",
-        default=1,
-        show_default=True,
-        type=click.IntRange(0, 256),
-        help="Local processes (0: one per core).",
-    )(f)
+    f = jobs_option()(f)
     return f
 
 

@@ -147,6 +147,13 @@ def seed_option(default: int | None = 0, *, help: str = "Seed: same seed, same r
     return deco
 
 
+def jobs_option(help: str = "Local processes (0: one per core)."):
+    def deco(f):
+        return click.option("--jobs", "-j", default=1, show_default=True, type=click.IntRange(0, 256), help=help)(f)
+
+    return deco
+
+
 def chapter_names() -> list[str]:
     from constraints.catalogue import chapter_names as registry_names
 

@@ -12,6 +12,7 @@ from mapgen.cli.errors import RuleBroken, about
 from mapgen.cli.options import (
     bot_option,
     force_option,
+    jobs_option,
     json_option,
     map_argument,
     out_file,
@@ -80,14 +81,7 @@ def _play_back(path: str, step: bool) -> None:
 )
 @rules_option
 @seed_option(0, help="Seed: same seed, same report.")
-@click.option(
-    "--jobs",
-    "-j",
-    default=1,
-    show_default=True,
-    type=click.IntRange(0, 256),
-    help="Processes to play in (0: one per core).",
-)
+@jobs_option("Processes to play in (0: one per core).")
 @click.option(
     "--replay",
     "replay_dir",
