@@ -9,7 +9,7 @@ from pathlib import Path
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
 from mapgen.output import check_files, prepare_folder, write_text
-from mapgen.profile import default_profile, load_profile
+from mapgen.profile import Profile, default_profile, load_profile
 
 #: TOML integers are signed 64-bit: the largest seed a map file can record
 MAX_SEED = 2**63 - 1
@@ -37,6 +37,19 @@ def check_seeds(seed: int, count: int) -> None:
         )
 
 
+def start_batch(
+    chapter: str, seed: int | None, count: int, seeds: int, out_dir: str | None, profile_file: str | None
+) -> tuple[int, Profile]:
+    """The checks before a batch of ``count`` maps drawn from ``seeds`` seeds: one map unless written to a
+    folder, the first seed (random when None) with every seed in TOML's range, and the profile."""
+    if out_dir is None and count != 1:
+        raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
+    if seed is None:
+        seed = random.SystemRandom().randrange(1_000_000)
+    check_seeds(seed, seeds)
+    return seed, load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
+
+
 def generate_batch(
     chapter: str,
     *,
@@ -55,12 +68,7 @@ def generate_batch(
     existing is overwritten without ``force``. Raises BatchError (SeedRangeError), ProfileError,
     mapgen.output.OutputError, GenerationError (GenerationTimeout).
     """
-    if out_dir is None and count != 1:
-        raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
-    if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
-    check_seeds(seed, count)
-    profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
+    seed, profile = start_batch(chapter, seed, count, count, out_dir, profile_file)
     seeds = range(seed, seed + count)
     paths: list[Path] = []
     if out_dir is not None:

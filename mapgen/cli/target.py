@@ -35,20 +35,12 @@ def generate_to_target(
     force: bool,
     as_json: bool,
 ) -> None:
-    import random
-
-    from mapgen.batch import BatchError, check_seeds, map_filename
+    from mapgen.batch import map_filename, start_batch
     from mapgen.mapfile import dumps_map
     from mapgen.output import check_files, prepare_folder, write_text
-    from mapgen.profile import default_profile, load_profile
     from mapgen.target import TargetMissed, kept_map, search
 
-    if out_dir is None and count != 1:
-        raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
-    if seed is None:
-        seed = random.SystemRandom().randrange(1_000_000)
-    check_seeds(seed, candidates)
-    profile = load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
+    seed, profile = start_batch(chapter, seed, count, candidates, out_dir, profile_file)
     if out_dir is not None:  # every file a candidate could become, checked before the work
         check_files([Path(out_dir) / map_filename(chapter, s) for s in range(seed, seed + candidates)], force=force)
         prepare_folder(out_dir)
