@@ -3,6 +3,18 @@
 from __future__ import annotations
 
 
+def settle(state):
+    """Answer chance nodes with the lowest card left (the engine's own ``_advance`` run first)."""
+    from mapgen.engine import actions as A
+    from mapgen.engine.game import CHANCE_PLAYER
+
+    state._advance()
+    state._legal = None
+    while state.current_player() == CHANCE_PLAYER:
+        state.apply_action(A.CHANCE + min(state._chance_pile()))
+    return state
+
+
 def cell(state, name: str) -> int:
     """The index of a cell named like ``E3`` on the state's board."""
     return state.game.board.index(name)

@@ -14,22 +14,13 @@ from mapgen.engine import actions as A
 from mapgen.engine.cards import WATER
 from mapgen.engine.game import CHANCE_PLAYER, Game
 from mapgen.mapfile import read_map
-from tests.engine_support import cell, opened
+from tests.engine_support import cell, opened, settle
 
 DATA = Path(__file__).parent / "data"
 
 
 def load(name):
     return read_map(DATA / f"{name}.toml")
-
-
-def settle(state):
-    """Answer chance nodes with the lowest card left."""
-    state._advance()
-    state._legal = None
-    while state.current_player() == CHANCE_PLAYER:
-        state.apply_action(A.CHANCE + min(state._chance_pile()))
-    return state
 
 
 def reveal_threat(state, kind: str) -> int:

@@ -29,11 +29,11 @@ from mapgen.engine import actions as A
 from mapgen.engine import maldonado as M
 from mapgen.engine.bots import make_bot
 from mapgen.engine.cards import FOOD, MUD, ROCK, WATER, WOOD
-from mapgen.engine.game import CHANCE_PLAYER, Game, GameError
+from mapgen.engine.game import Game, GameError
 from mapgen.engine.play import play_game, replay
 from mapgen.engine.traitor import MaldonadoTraitor
 from mapgen.mapfile import read_map
-from tests.engine_support import cell, opened
+from tests.engine_support import cell, opened, settle
 from tests.engine_support import random_playout as shared_playout
 
 DATA = Path(__file__).parent / "data"
@@ -44,14 +44,6 @@ ROCK_CREW, FOOD_CREW = 0, 1
 @pytest.fixture(scope="module")
 def mmap():
     return read_map(DATA / "engine6_maldonado_201.toml")
-
-
-def settle(state):
-    state._advance()
-    state._legal = None
-    while state.current_player() == CHANCE_PLAYER:
-        state.apply_action(A.CHANCE + min(state._chance_pile()))
-    return state
 
 
 def start(m, traitor=False, **kw):
