@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         except SystemExit as e:  # a benchmark that ends with sys.exit(code)
             if e.code not in (0, None):
                 failed.append(name)
-        except Exception:  # report it and go on with the others
+        except Exception:  # noqa: BLE001 - a benchmark's failure is reported and the others go on
             traceback.print_exc()
             failed.append(name)
         finally:

@@ -107,8 +107,12 @@ def part_campaign(names: list[str], games: int, runs: int, use_ray: bool) -> Non
     t1, t2, c1, c2, ref, out = alternate(tasks, Local(1), Local(2), runs)
     assert out == ref, "2 local workers gave other results than 1"
     scaling(
-        "local", n, t1, t2, f"; on 2 free cores at most ×{2 * statistics.median(c1) / statistics.median(c2):.2f} "
-        f"(CPU per game 1 vs 2 workers: {1000 * statistics.median(c1) / n:.1f} vs {1000 * statistics.median(c2) / n:.1f} ms)"
+        "local",
+        n,
+        t1,
+        t2,
+        f"; on 2 free cores at most ×{2 * statistics.median(c1) / statistics.median(c2):.2f} "
+        f"(CPU per game 1 vs 2 workers: {1000 * statistics.median(c1) / n:.1f} vs {1000 * statistics.median(c2) / n:.1f} ms)",
     )
     if not use_ray:
         return

@@ -43,8 +43,11 @@ def pct(times: list[float], q: float) -> float:
 
 
 def row(label: str, times: list[float], goal: str, extra: str = "") -> None:
-    print(f"{label:<44} median {statistics.median(times) * 1000:>7.1f} ms   p95 {pct(times, 0.95) * 1000:>7.1f} ms   "
-          f"n={len(times):<4} goal {goal}{extra}", flush=True)
+    print(
+        f"{label:<44} median {statistics.median(times) * 1000:>7.1f} ms   p95 {pct(times, 0.95) * 1000:>7.1f} ms   "
+        f"n={len(times):<4} goal {goal}{extra}",
+        flush=True,
+    )
 
 
 def states(chapter: str, givens: int, per_map: int, seed: int) -> list[tuple[Map, Map, int]]:
@@ -99,7 +102,7 @@ def paint_latency(url: str, paints: int) -> None:
 
 def load_test(url: str, solves: int, hints: int, clients: int) -> None:
     from mapgen.report import solve_report
-    from mapgen.solve import Solver
+    from mapgen.solving.solve import Solver
 
     solve_states = [st for _, st, _ in states("fauna", 30, 2, 3)] + [st for _, st, _ in states("training", 12, 2, 3)]
     hint_states = [(m, st) for m, st, _ in states("fauna", 20, 4, 4)]
@@ -129,11 +132,18 @@ def load_test(url: str, solves: int, hints: int, clients: int) -> None:
         if not mine:
             continue
         good = sum(ok for _, ok, _ in mine)
-        row(f"load: {kind} ({clients} clients at once)", [dt for _, _, dt in mine], "all correct",
-            f"   correct {good}/{len(mine)}")
+        row(
+            f"load: {kind} ({clients} clients at once)",
+            [dt for _, _, dt in mine],
+            "all correct",
+            f"   correct {good}/{len(mine)}",
+        )
     status, _, dt = post(f"{url}/api/validate", {"name": "fauna-1"})
-    print(f"load: {len(results)} answered of {len(jobs)} sent in {wall:.1f} s; afterwards the server answers "
-          f"{'yes' if status == 200 else 'NO'} ({dt * 1000:.0f} ms)", flush=True)
+    print(
+        f"load: {len(results)} answered of {len(jobs)} sent in {wall:.1f} s; afterwards the server answers "
+        f"{'yes' if status == 200 else 'NO'} ({dt * 1000:.0f} ms)",
+        flush=True,
+    )
 
 
 def hint_beside_long_counts(url: str, hints: int) -> None:
@@ -150,9 +160,12 @@ def hint_beside_long_counts(url: str, hints: int) -> None:
 
     row("hint, nothing else running", hints_on(8), "(for comparison)")
     empty = dumps_map(maps.load("fauna-1").hide(range(49)))
-    counts = [threading.Thread(target=post, args=(f"{url}/api/solve", {"map": empty, "probabilities": True,
-                                                                     "time_limit": 30}), daemon=True)
-              for _ in range(2)]
+    counts = [
+        threading.Thread(
+            target=post, args=(f"{url}/api/solve", {"map": empty, "probabilities": True, "time_limit": 30}), daemon=True
+        )
+        for _ in range(2)
+    ]
     for t in counts:
         t.start()
     time.sleep(1.0)
@@ -174,8 +187,10 @@ def repair_mutants(per_map: int) -> None:
         done = 0
         while done < per_map:
             i = rng.randrange(m.board.size)
-            broken = m.with_cells(rng.choice([t for t in ch.terrains if t is not m.cells[i]]) if j == i else t
-                                  for j, t in enumerate(m.cells))
+            broken = m.with_cells(
+                rng.choice([t for t in ch.terrains if t is not m.cells[i]]) if j == i else t
+                for j, t in enumerate(m.cells)
+            )
             if not check_map(broken):
                 continue
             done += 1
@@ -185,8 +200,12 @@ def repair_mutants(per_map: int) -> None:
             n += 1
             at_one += r.distance == 1 and check_map(r.map) == []
             nearer += r.distance == 0 and check_map(r.map) == []  # only a Hill number set right
-    row("repair of one-cell mutants", times, "<= 200 ms",
-        f"   at distance 1: {at_one}/{n} = {at_one / n:.0%}; at 0 (a Hill number set right): {nearer}")
+    row(
+        "repair of one-cell mutants",
+        times,
+        "<= 200 ms",
+        f"   at distance 1: {at_one}/{n} = {at_one / n:.0%}; at 0 (a Hill number set right): {nearer}",
+    )
 
 
 def main(argv: list[str] | None = None) -> None:

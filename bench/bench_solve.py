@@ -16,7 +16,7 @@ import maps
 from constraints.csp import count_completions_csp
 from mapgen.deduce import minimal_reveal_set
 from mapgen.model import Map
-from mapgen.solve import Solver, SolveTimeout
+from mapgen.solving.solve import Solver, SolveTimeout
 
 
 def states(givens: int, per_map: int, seed: int, chapters=None) -> list[Map]:

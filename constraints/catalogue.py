@@ -29,8 +29,20 @@ BOARDS = {"7x7": FULL, "5x5": TRAINING}
 #: The fields a Mission Briefing may hold (RULES.md §4); a chapter file says which it has.
 BRIEFING_FIELDS = ("peak", "start", "fort_pattern", "greek_fire")
 #: The keys of a chapter file; any other key is an error that names it.
-CHAPTER_KEYS = ("name", "title", "board", "terrains", "counted", "default_peak", "briefing", "rules", "rule",
-                "profile", "cards", "engine")
+CHAPTER_KEYS = (
+    "name",
+    "title",
+    "board",
+    "terrains",
+    "counted",
+    "default_peak",
+    "briefing",
+    "rules",
+    "rule",
+    "profile",
+    "cards",
+    "engine",
+)
 RULE_KEYS = ("id", "title", "text", "checks")
 
 
@@ -125,7 +137,7 @@ def _setting(rule_id: str, kind_name: str, key: str, value):
 
 def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[Rule]:
     if not isinstance(spec, dict):
-        raise ChapterError(f"rule {rule_id}: each check must be a table like {{ kind = \"count\", ... }}, not {spec!r}")
+        raise ChapterError(f'rule {rule_id}: each check must be a table like {{ kind = "count", ... }}, not {spec!r}')
     spec = dict(spec)
     kind_name = spec.pop("kind", None)
     if not isinstance(kind_name, str) or kind_name not in KINDS:
@@ -198,11 +210,11 @@ def _briefing(data: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """(fields, required fields) from ``briefing = { peak = "required", greek_fire = "optional" }``."""
     table = data.get("briefing", {"peak": "required"})
     if not isinstance(table, dict):
-        raise ChapterError(f'chapter file: \'briefing\' must be a table like {{ peak = "required" }}, not {table!r}')
+        raise ChapterError(f"chapter file: 'briefing' must be a table like {{ peak = \"required\" }}, not {table!r}")
     _unknown_keys(table, BRIEFING_FIELDS, "chapter file: briefing")
     for key, value in table.items():
         if value not in ("required", "optional"):
-            raise ChapterError(f"chapter file: briefing.{key} must be \"required\" or \"optional\", not {value!r}")
+            raise ChapterError(f'chapter file: briefing.{key} must be "required" or "optional", not {value!r}')
     if table.get("peak") != "required":
         raise ChapterError('chapter file: every briefing names the Peak: briefing.peak must be "required"')
     fields_ = tuple(f for f in BRIEFING_FIELDS if f in table)
@@ -236,7 +248,7 @@ def chapter_from_data(data: dict) -> Chapter:
             raise ChapterError(f"chapter file: {key!r} must be text, not {data[key]!r}")
     engine = data.get("engine")
     if engine is not None and engine.count(":") != 1:
-        raise ChapterError(f'chapter file: \'engine\' must be "module:Class", not {engine!r}')
+        raise ChapterError(f"chapter file: 'engine' must be \"module:Class\", not {engine!r}")
     core = _core_rules()
     specs = []
     shared = data.get("rules", [])
@@ -262,9 +274,21 @@ def chapter_from_data(data: dict) -> Chapter:
         info.append(RuleInfo(rid, title_, text))
         for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
             rules.extend(_instances(check, rid, title_, terrains, counted))
-    return Chapter(name=name, title=title, board=board, terrains=terrains, counted=counted,
-                   rules=tuple(rules), info=tuple(info), default_peak=default_peak, briefing=briefing,
-                   required=required, profile=data.get("profile"), cards=_names(data, "cards"), engine=engine)
+    return Chapter(
+        name=name,
+        title=title,
+        board=board,
+        terrains=terrains,
+        counted=counted,
+        rules=tuple(rules),
+        info=tuple(info),
+        default_peak=default_peak,
+        briefing=briefing,
+        required=required,
+        profile=data.get("profile"),
+        cards=_names(data, "cards"),
+        engine=engine,
+    )
 
 
 # -- the registry of shipped chapters ---------------------------------------------------------------

@@ -539,8 +539,9 @@ def approx_count_cnf(cnf: Cnf, time_limit: float, *, epsilon: float = 0.8, delta
         return 0
     if not cnf.sampling:
         return 1
-    return _in_child(_approx_here, (cnf.clauses, cnf.nvars, cnf.sampling, epsilon, delta, seed), time_limit,
-                     "approximate count")
+    return _in_child(
+        _approx_here, (cnf.clauses, cnf.nvars, cnf.sampling, epsilon, delta, seed), time_limit, "approximate count"
+    )
 
 
 def count_completions_cnf(

@@ -42,7 +42,13 @@ class Reachable(Rule):
         sealed = sorted(set(range(b.size)) - reachable_cells(view.map, self.blocker))
         if not sealed:
             return []
-        return [self.violation(view, sealed, f"{cell_list(b, sealed)} cannot be reached from the start without passing a {self.blocker.label}")]
+        return [
+            self.violation(
+                view,
+                sealed,
+                f"{cell_list(b, sealed)} cannot be reached from the start without passing a {self.blocker.label}",
+            )
+        ]
 
 
 def reachable_cells(m: Map, blocker: Terrain = Terrain.ROCK) -> set[int]:

@@ -56,7 +56,7 @@ class Violation:
 class View:
     """A complete map prepared once for checking: the board, the cells, where each terrain lies."""
 
-    __slots__ = ("map", "board", "cells", "where")
+    __slots__ = ("board", "cells", "map", "where")
 
     def __init__(self, m: Map):
         self.map = m
@@ -108,7 +108,9 @@ class TerrainSet(Rule):
 
     def check(self, view):
         return [
-            self.violation(view, cells, f"{t.label} ({t.code}) at {cell_list(view.board, cells)} is not a terrain of this chapter")
+            self.violation(
+                view, cells, f"{t.label} ({t.code}) at {cell_list(view.board, cells)} is not a terrain of this chapter"
+            )
             for t, cells in view.where.items()
             if t is not None and t not in self.terrains
         ]
@@ -170,7 +172,13 @@ class LineCount(Rule):
             if len(found) != self.count:
                 shown = found or line
                 detail = f" ({cell_list(b, found)})" if found else ""
-                out.append(self.violation(view, shown, f"{label} has {plural(self.terrain, len(found))}{detail}, expected exactly {self.count}"))
+                out.append(
+                    self.violation(
+                        view,
+                        shown,
+                        f"{label} has {plural(self.terrain, len(found))}{detail}, expected exactly {self.count}",
+                    )
+                )
         return out
 
 
@@ -189,7 +197,13 @@ class Connected(Rule):
         apart = sorted(i for g in groups[1:] for i in g)
         b = view.board
         parts = "; ".join(cell_list(b, g) for g in groups)
-        return [self.violation(view, apart, f"the {self.terrain.label}s form {len(groups)} separate groups ({parts}), expected one connected group")]
+        return [
+            self.violation(
+                view,
+                apart,
+                f"the {self.terrain.label}s form {len(groups)} separate groups ({parts}), expected one connected group",
+            )
+        ]
 
 
 def components(board: Board, cells) -> list[list[int]]:
@@ -267,7 +281,13 @@ class DistinctNeighbours(Rule):
             for t, js in seen.items():
                 if len(js) > 1:
                     count = {2: "two", 3: "three", 4: "four"}[len(js)]
-                    out.append(self.violation(view, [i], f"the {self.terrain.label} at {b.name(i)} has {t.label} on {count} sides ({cell_list(b, js)})"))
+                    out.append(
+                        self.violation(
+                            view,
+                            [i],
+                            f"the {self.terrain.label} at {b.name(i)} has {t.label} on {count} sides ({cell_list(b, js)})",
+                        )
+                    )
         return out
 
 
@@ -286,7 +306,13 @@ class HillNumbers(Rule):
                 continue
             n = hill_number(b, view.cells, i, self.counted)
             if n != m.hills[i]:
-                out.append(self.violation(view, [i], f"the {self.hill.label} at {b.name(i)} shows {m.hills[i]} but its row and column hold {plural(self.counted, n)}"))
+                out.append(
+                    self.violation(
+                        view,
+                        [i],
+                        f"the {self.hill.label} at {b.name(i)} shows {m.hills[i]} but its row and column hold {plural(self.counted, n)}",
+                    )
+                )
         return out
 
 
@@ -309,7 +335,13 @@ class ColumnPair(Rule):
         for c, col in enumerate(b.cols):
             firsts = [i for i in col if cells[i] is self.first]
             if firsts and not any(cells[i] is self.second for i in col):
-                out.append(self.violation(view, firsts, f"column {b.col_label(c)} holds {plural(self.first, len(firsts))} ({cell_list(b, firsts)}) but no {self.second.label}"))
+                out.append(
+                    self.violation(
+                        view,
+                        firsts,
+                        f"column {b.col_label(c)} holds {plural(self.first, len(firsts))} ({cell_list(b, firsts)}) but no {self.second.label}",
+                    )
+                )
         return out
 
 
@@ -329,7 +361,9 @@ class PatternMatch(Rule):
         b = view.board
         rotations = pattern.rotations()
         return [
-            self.violation(view, [i], f"the {self.terrain.label} at {b.name(i)} does not match the mini map in any rotation")
+            self.violation(
+                view, [i], f"the {self.terrain.label} at {b.name(i)} does not match the mini map in any rotation"
+            )
             for i in view.where.get(self.terrain, ())
             if not any(pattern_fits(b, view.cells, i, rot) for rot in rotations)
         ]
@@ -389,7 +423,11 @@ class Ring(Rule):
     def check(self, view):
         b = view.board
         return [
-            self.violation(view, [i], f"the {self.terrain.label} at {b.name(i)} is {b.edge_distance(i)} Paths in from the edge, expected {self.depth}")
+            self.violation(
+                view,
+                [i],
+                f"the {self.terrain.label} at {b.name(i)} is {b.edge_distance(i)} Paths in from the edge, expected {self.depth}",
+            )
             for i in view.where.get(self.terrain, ())
             if b.edge_distance(i) != self.depth
         ]
@@ -398,6 +436,18 @@ class Ring(Rule):
 #: The kinds a chapter file may use: rules of the game, which every solver (CP-SAT, CSP, CNF) compiles.
 KINDS: dict[str, type[Rule]] = {
     k.kind: k
-    for k in (TerrainSet, Neighbours, LineCount, Connected, NotOnEdge, BriefingCell, DistinctNeighbours,
-              HillNumbers, ColumnPair, PatternMatch, Count, Ring)
+    for k in (
+        TerrainSet,
+        Neighbours,
+        LineCount,
+        Connected,
+        NotOnEdge,
+        BriefingCell,
+        DistinctNeighbours,
+        HillNumbers,
+        ColumnPair,
+        PatternMatch,
+        Count,
+        Ring,
+    )
 }

@@ -88,11 +88,7 @@ class Board:
         if table is None:
             offsets = HOODS[hood]
             table = tuple(
-                tuple(
-                    j
-                    for dr, dc in offsets
-                    if (j := self.at(i // self.width + dr, i % self.width + dc)) is not None
-                )
+                tuple(j for dr, dc in offsets if (j := self.at(i // self.width + dr, i % self.width + dc)) is not None)
                 for i in range(self.size)
             )
             self._hoods[hood] = table

@@ -9,9 +9,9 @@ import time
 from dataclasses import dataclass, field
 
 from constraints.catalogue import get_chapter
-from mapgen.explain import explain_cell
+from mapgen.solving.explain import explain_cell
 from mapgen.model import Map
-from mapgen.solve import Solver, SolveTimeout, agrees
+from mapgen.solving.solve import Solver, SolveTimeout, agrees
 from mapgen.terrain import Terrain
 
 
@@ -108,7 +108,7 @@ def reveal_profile(
 
     Each new cell is orthogonally adjacent to an explored cell and never entered from a Rock. The
     explorer reveals a forced frontier cell when there is one, the one with the easiest explanation
-    (fewest rules, then fewest cells: ``mapgen.explain``), otherwise it guesses: the frontier cell
+    (fewest rules, then fewest cells: ``mapgen.solving.explain``), otherwise it guesses: the frontier cell
     with the fewest possible terrains (ties: one that may hold a target, then reading order). Per
     step: the completions (exact by enumeration up to ``count_limit``, else proven bounds, tightened
     afterwards since a count never grows as cells are revealed), the forced cells, the explanation

@@ -17,8 +17,10 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     b = m.board
     shown = set(report["reveal_set"])
     lines = [
-        f"{source}: unique from {report['reveal_count']} revealed cells (a minimal set: hiding any one "
-        f"of them allows another map)"
+        (
+            f"{source}: unique from {report['reveal_count']} revealed cells (a minimal set: hiding any one "
+            f"of them allows another map)"
+        )
     ]
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):

@@ -261,7 +261,7 @@ def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
 
     from constraints.catalogue import get_chapter
     from mapgen import deduce
-    from mapgen.solve import Solver
+    from mapgen.solving.solve import Solver
 
     m = parse_map(map_text)
     solver = Solver(get_chapter(m.chapter))

@@ -65,7 +65,7 @@ def _require(data: dict, key: str, kind: type, what: str):
         raise ValueError(f"missing field '{key}'")
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ValueError(f"field '{key}' must be {what}, not {value!r}")
+        raise ValueError(f"field '{key}' must be {what}, not {value!r}")  # noqa: TRY004 - MapFileError wraps ValueError
     return value
 
 
@@ -82,7 +82,9 @@ def _from_data(data: dict) -> Map:
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold
     except ChapterError:
-        raise ValueError(f"unknown chapter {data['chapter']!r} (expected one of {', '.join(chapter_names())})") from None
+        raise ValueError(
+            f"unknown chapter {data['chapter']!r} (expected one of {', '.join(chapter_names())})"
+        ) from None
     board = spec.board
     shown = chapter.title()
     for key in BRIEFING_FIELDS:
@@ -139,7 +141,9 @@ def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], 
             raise ValueError(f"terrain header reads {' '.join(lines[0])}, expected {' '.join(expected_cols)}")
         lines = lines[1:]
     if len(lines) != board.height:
-        raise ValueError(f"terrain has {len(lines)} rows, expected {board.height} (rows {board.row_letters[0]} to {board.row_letters[-1]})")
+        raise ValueError(
+            f"terrain has {len(lines)} rows, expected {board.height} (rows {board.row_letters[0]} to {board.row_letters[-1]})"
+        )
     cells: list[Terrain | None] = []
     hills: dict[int, int] = {}
     for r, tokens in enumerate(lines):

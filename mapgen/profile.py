@@ -25,7 +25,9 @@ PROFILE_DIR = Path(__file__).parent / "profiles"
 PROFILE_KEYS = ("chapter", "reachable", "peak", "start", "greek_fire", "counts", "fort_pattern", "quality")
 PATTERN_KEYS = ("cells", "terrains")
 #: The design defaults as rules: id, title and words (RULES.md §5; P3 is a project design default).
-P1 = RuleInfo("P1", "Reachable", "Every cell can be reached from the start without passing a Rock (profile: reachable).")
+P1 = RuleInfo(
+    "P1", "Reachable", "Every cell can be reached from the start without passing a Rock (profile: reachable)."
+)
 P2 = RuleInfo("P2", "Balanced", "Each terrain's count lies within the profile's [least, most] (profile: counts)")
 P3 = RuleInfo("P3", "Greek Fire collectable", "The Greek Fire is never on a Rock, so the expedition can collect it.")
 
@@ -57,16 +59,25 @@ class Profile:
         """The profile's settings as rule instances, in the order the generator posts them:
         the counts (P2), reachability (P1), then the Greek Fire (P3)."""
         out: list[Rule] = [
-            Count(P2.id, P2.title, f"counts.{t.code} = [{_bound(lo)}, {_bound(hi)}]", terrain=t,
-                  at_least=lo or 0, at_most=hi)
+            Count(
+                P2.id,
+                P2.title,
+                f"counts.{t.code} = [{_bound(lo)}, {_bound(hi)}]",
+                terrain=t,
+                at_least=lo or 0,
+                at_most=hi,
+            )
             for t, (lo, hi) in self.counts.items()
             if t in chapter.terrains
         ]
         if self.reachable:
             # A start inside the board must wait for the briefing; any edge start reaches what column 7 does.
             inside = "start" in chapter.briefing and self.start is not None and not chapter.board.is_edge(self.start)
-            out.append(Reachable(P1.id, P1.title, "reachable = true", blocker=Terrain.ROCK,
-                                 start="briefing" if inside else "edge"))
+            out.append(
+                Reachable(
+                    P1.id, P1.title, "reachable = true", blocker=Terrain.ROCK, start="briefing" if inside else "edge"
+                )
+            )
         if "greek_fire" in chapter.briefing:
             out.append(NotAt(P3.id, P3.title, field="greek_fire", terrain=Terrain.ROCK))
         return tuple(out)

@@ -9,10 +9,14 @@ def chapter_text(ch: Chapter, full: bool = True) -> str:
     """A readable Reference Board; ``full=False`` gives a one-paragraph summary."""
     b = ch.board
     terrains = ", ".join(f"{t.label} ({t.code})" for t in ch.terrains)
-    lines = [f"{ch.name}: {ch.title}",
-             f"  board: {b.height}x{b.width}, rows {b.row_letters[0]}-{b.row_letters[-1]}, "
-             f"columns {b.col_numbers[0]}-{b.col_numbers[-1]}",
-             f"  terrains: {terrains}"]
+    lines = [
+        f"{ch.name}: {ch.title}",
+        (
+            f"  board: {b.height}x{b.width}, rows {b.row_letters[0]}-{b.row_letters[-1]}, "
+            f"columns {b.col_numbers[0]}-{b.col_numbers[-1]}"
+        ),
+        f"  terrains: {terrains}",
+    ]
     if ch.counted:
         lines.append(f"  Hills count: {ch.counted.label} ({ch.counted.code})")
     if full:

@@ -20,7 +20,7 @@ from mapgen.design import check_design
 from mapgen.generate import Generator
 from mapgen.model import Map
 from mapgen.profile import Profile
-from mapgen.solve import SolveTimeout
+from mapgen.solving.solve import SolveTimeout
 
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
 
@@ -49,8 +49,13 @@ class Change:
     message: str
 
     def to_json(self) -> dict:
-        return {"cell": self.cell, "from": self.before, "to": self.after, "rules": list(self.rules),
-                "message": self.message}
+        return {
+            "cell": self.cell,
+            "from": self.before,
+            "to": self.after,
+            "rules": list(self.rules),
+            "message": self.message,
+        }
 
     def __str__(self) -> str:
         return f"{self.cell}: {self.before} -> {self.after} (mends {', '.join(self.rules)}: {self.message})"
@@ -202,8 +207,11 @@ def fill_sketch(
         b = sketch.board
         bad = next(i for i, t in enumerate(sketch.cells) if t is not None and cm.lit(i, t) is None)
         t = sketch.cells[bad]
-        raise SketchError(f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of the {gen.chapter.name} chapter "
-                          "(T1)", ("T1",), (b.name(bad),))
+        raise SketchError(
+            f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of the {gen.chapter.name} chapter (T1)",
+            ("T1",),
+            (b.name(bad),),
+        )
     cm.model.add_bool_and(givens)
     gen.hint(cm, random.Random(f"mapgen:sketch:{gen.chapter.name}:{seed}"))
     solver = make_solver(time_limit, seed=seed, presolve=True)
@@ -248,4 +256,3 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
         placed = ", ".join(f"{c} ({_code(sketch, b.index(c))})" for c in cells)
         parts.append(f"the placed cell{'s' if len(cells) > 1 else ''} {placed}")
     return SketchError("the sketch cannot be completed; these cannot all hold: " + "; ".join(parts), rules, cells)
-

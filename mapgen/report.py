@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.solve import Solver, SolveTimeout
+from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
@@ -27,8 +27,8 @@ def solve_report(
 
     The exact answers come first and may use the whole budget; the rest is split so the count never
     starves them: explanations, then the count (exact, else a labelled estimate: never a failure),
-    then probabilities. Raises ``mapgen.solve.NoCompletion`` when the state has no completion and
-    ``mapgen.solve.SolveTimeout`` when the exact answers themselves do not finish in time.
+    then probabilities. Raises ``mapgen.solving.solve.NoCompletion`` when the state has no completion and
+    ``mapgen.solving.solve.SolveTimeout`` when the exact answers themselves do not finish in time.
     """
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
@@ -41,7 +41,7 @@ def solve_report(
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
     if explain:
-        from mapgen.explain import explain_forced
+        from mapgen.solving.explain import explain_forced
 
         found = explain_forced(solver, state, solver.budget(EXPLAIN_SHARE * budget.left()), forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]

@@ -137,7 +137,7 @@ def candidate(
 ) -> Candidate:
     """Generate the map of ``seed`` and grade it against ``quality`` (a campaign task: runs anywhere)."""
     from mapgen.generate import GenerationTimeout
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     started = time.perf_counter()
     try:

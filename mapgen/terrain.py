@@ -48,8 +48,11 @@ class Terrain(Enum):
         return self.value
 
 
-_LABELS = {Terrain.FLORA_CREATURE: "Flora creature", Terrain.FEZRON_CAMP: "Fezron Camp",
-           Terrain.MUSHROOM_FIELD: "Mushroom Field"}
+_LABELS = {
+    Terrain.FLORA_CREATURE: "Flora creature",
+    Terrain.FEZRON_CAMP: "Fezron Camp",
+    Terrain.MUSHROOM_FIELD: "Mushroom Field",
+}
 _BY_CODE = {t.value.lower(): t for t in Terrain}
 _INDEX = {t: i for i, t in enumerate(Terrain)}
 TERRAINS: tuple[Terrain, ...] = tuple(Terrain)

@@ -22,8 +22,12 @@ class FileReport:
         return self.error is None and not self.violations
 
     def to_json(self) -> dict:
-        return {"file": self.file, "valid": self.valid,
-                "violations": [v.to_json() for v in self.violations], "error": self.error}
+        return {
+            "file": self.file,
+            "valid": self.valid,
+            "violations": [v.to_json() for v in self.violations],
+            "error": self.error,
+        }
 
 
 def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
@@ -35,8 +39,13 @@ def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
     hidden = m.unrevealed()
     if hidden:
         cells = "cell" if len(hidden) == 1 else "cells"
-        return FileReport(path, error=(f"partial map ({len(hidden)} unrevealed {cells}, first {m.board.name(hidden[0])}); "
-                                       "validate needs a complete map, use `mapgen solve` for partial ones"))
+        return FileReport(
+            path,
+            error=(
+                f"partial map ({len(hidden)} unrevealed {cells}, first {m.board.name(hidden[0])}); "
+                "validate needs a complete map, use `mapgen solve` for partial ones"
+            ),
+        )
     if chapter is not None and chapter.board != m.board:
         return FileReport(path, error=f"a {m.chapter} map does not fit the board of chapter {chapter.name}")
     return FileReport(path, violations=tuple(check_map(m, chapter)))

@@ -221,7 +221,9 @@ def main(argv: list[str] | None = None) -> int:
         (out / "README.md").write_text(readme(grades), encoding="utf-8")
         print(f"wrote {n} maps and {out / 'README.md'}")
     else:  # the README's table covers the whole library: a partial run cannot fill it
-        print(f"wrote {n} maps; {out / 'README.md'} left as it was (its table needs every chapter: run without --chapters)")
+        print(
+            f"wrote {n} maps; {out / 'README.md'} left as it was (its table needs every chapter: run without --chapters)"
+        )
     return 0
 
 

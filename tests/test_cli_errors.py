@@ -267,7 +267,12 @@ WRITERS = {
         "mapgen.repair.fill_sketch",
     ),
 }
-NAMES = {"render": "map.png", "playtest --plot": "plot.png", "deduce --puzzle": "puzzle.toml", "repair -o": "fixed.toml"}
+NAMES = {
+    "render": "map.png",
+    "playtest --plot": "plot.png",
+    "deduce --puzzle": "puzzle.toml",
+    "repair -o": "fixed.toml",
+}
 
 
 def _no_work(monkeypatch, target: str) -> None:
@@ -457,21 +462,21 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["solve", MAP],
             "mapgen.report.solve_report",
-            ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
+            ("mapgen.solving.solve", "SolveTimeout", "the time limit ran out"),
             3,
             f"error: {MAP}: the time limit ran out (10 s; raise --time-limit)",
         ),
         (
             ["hint", MAP],
-            "mapgen.explain.hint",
-            ("mapgen.solve", "SolveTimeout", "the time limit ran out"),
+            "mapgen.solving.explain.hint",
+            ("mapgen.solving.solve", "SolveTimeout", "the time limit ran out"),
             3,
             f"error: {MAP}: the time limit ran out (10 s; raise --time-limit)",
         ),
         (
             ["deduce", MAP, "--time-limit", "5"],
             "mapgen.deduce.deduce_report",
-            ("mapgen.solve", "SolveTimeout", "the reveal profile ran out of time"),
+            ("mapgen.solving.solve", "SolveTimeout", "the reveal profile ran out of time"),
             3,
             f"error: {MAP}: the reveal profile ran out of time (5 s; raise --time-limit)",
         ),
@@ -492,7 +497,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["repair", MAP],
             "mapgen.repair.repair_map",
-            ("mapgen.solve", "SolveTimeout", "no valid map found within the time limit of 10 s"),
+            ("mapgen.solving.solve", "SolveTimeout", "no valid map found within the time limit of 10 s"),
             3,
             f"error: {MAP}: no valid map found within the time limit of 10 s (10 s; raise --time-limit)",
         ),
@@ -513,7 +518,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["solve", MAP],
             "mapgen.report.solve_report",
-            ("mapgen.solve", "NoCompletion", "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)"),
+            ("mapgen.solving.solve", "NoCompletion", "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)"),
             1,
             f"error: {MAP}: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)",
         ),
@@ -534,8 +539,11 @@ def test_library_errors_map_to_the_convention(monkeypatch, args, work, error, co
 
 @pytest.mark.parametrize(
     ("args", "work"),
-    [(["solve", MAP], "mapgen.report.solve_report"), (["hint", MAP], "mapgen.explain.hint"),
-     (["deduce", MAP], "mapgen.deduce.deduce_report")],
+    [
+        (["solve", MAP], "mapgen.report.solve_report"),
+        (["hint", MAP], "mapgen.solving.explain.hint"),
+        (["deduce", MAP], "mapgen.deduce.deduce_report"),
+    ],
 )
 def test_ctrl_c_says_interrupted_never_time_limit(monkeypatch, args, work):
     def ctrl_c(*a, **kw):

@@ -24,7 +24,9 @@ def broken(tmp_path):
     m = maps.load("fauna-1")
     i = m.board.index("B2")
     f = tmp_path / "broken.toml"
-    f.write_text(dumps_map(m.with_cells(Terrain.FORT if k == i else t for k, t in enumerate(m.cells))), encoding="utf-8")
+    f.write_text(
+        dumps_map(m.with_cells(Terrain.FORT if k == i else t for k, t in enumerate(m.cells))), encoding="utf-8"
+    )
     return f
 
 
@@ -45,8 +47,15 @@ def test_repair_writes_out_and_reports_json(broken, tmp_path):
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["distance"] == 1 and report["optimal"] and report["out"] == str(out)
-    assert report["changes"] == [{"cell": "B2", "from": "Ft", "to": "Wa", "rules": ["F2"],
-                                  "message": "the map has 4 Forts (B2, B4, B6, F5), expected exactly 3"}]
+    assert report["changes"] == [
+        {
+            "cell": "B2",
+            "from": "Ft",
+            "to": "Wa",
+            "rules": ["F2"],
+            "message": "the map has 4 Forts (B2, B4, B6, F5), expected exactly 3",
+        }
+    ]
     assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
 
 
@@ -58,7 +67,9 @@ def test_repair_of_a_valid_map_changes_nothing():
 
 def test_repair_with_an_impossible_briefing_exits_1_naming_the_rule(tmp_path):
     f = tmp_path / "edge-peak.toml"
-    f.write_text(maps.path("fauna-1").read_text(encoding="utf-8").replace('peak = "F2"', 'peak = "A1"'), encoding="utf-8")
+    f.write_text(
+        maps.path("fauna-1").read_text(encoding="utf-8").replace('peak = "F2"', 'peak = "A1"'), encoding="utf-8"
+    )
     r = run("repair", f)
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr.startswith(f"error: {f}: no valid fauna map has this briefing: ") and "C6 Rock" in r.stderr
@@ -87,8 +98,12 @@ def test_generate_from_an_impossible_sketch_names_the_rules_and_cells(tmp_path):
     m = maps.load("fauna-1")
     f = tmp_path / "forts.toml"
     forts = {m.board.index(c) for c in ("A1", "A3", "A5", "A7")}
-    f.write_text(dumps_map(m.hide(range(m.board.size)).with_cells(
-        Terrain.FORT if i in forts else None for i in range(m.board.size))), encoding="utf-8")
+    f.write_text(
+        dumps_map(
+            m.hide(range(m.board.size)).with_cells(Terrain.FORT if i in forts else None for i in range(m.board.size))
+        ),
+        encoding="utf-8",
+    )
     r = run("generate", "--from", f)
     assert r.exit_code == 1 and r.stdout == ""
     line = r.stderr
@@ -104,7 +119,8 @@ def test_generate_from_checks_its_options(tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith("error: --count: a sketch is filled once")
     r = run("generate")
     assert r.exit_code == 2 and r.stderr == (
-        "error: Missing option '--chapter' / '-c' (or --from SKETCH). See 'mapgen generate --help'.\n")
+        "error: Missing option '--chapter' / '-c' (or --from SKETCH). See 'mapgen generate --help'.\n"
+    )
 
 
 def test_serve_listens_on_loopback_by_default(monkeypatch):

@@ -14,7 +14,7 @@ import constraints.cnf as cnf_module
 from constraints.catalogue import get_chapter
 from constraints.cnf import CountTimeout, cnf_for_state, count_cnf, count_completions_cnf
 from constraints.csp import count_completions_csp
-from mapgen.bruteforce import count_completions_brute
+from mapgen.solving.bruteforce import count_completions_brute
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 

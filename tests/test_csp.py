@@ -10,7 +10,7 @@ import pytest
 
 from constraints.catalogue import get_chapter
 from constraints.csp import CspTimeout, completions_csp, count_completions_csp, forced_csp
-from mapgen.bruteforce import completions_brute, count_completions_brute, forced_brute
+from mapgen.solving.bruteforce import completions_brute, count_completions_brute, forced_brute
 from mapgen.mapfile import read_map
 from mapgen.terrain import Terrain
 

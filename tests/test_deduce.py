@@ -11,7 +11,7 @@ from cli import main
 from constraints.catalogue import check_map, get_chapter
 from mapgen.deduce import minimal_reveal_set, reveal, reveal_profile, rule_ablation
 from mapgen.mapfile import read_map
-from mapgen.solve import Solver
+from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 
 
@@ -122,8 +122,10 @@ def test_every_tier_is_populated_in_every_chapter_of_the_calibration():
     data = json.loads((Path(__file__).parent.parent / "bench" / "grade_calibration.json").read_text())
     for chapter, rows in data.items():
         cuts = grade_thresholds(chapter)
-        tiers = {TIERS[sum(difficulty_score(r["guesses"], r["largest_reason"], r["deduced_share"]) > c for c in cuts)]
-                 for r in rows}
+        tiers = {
+            TIERS[sum(difficulty_score(r["guesses"], r["largest_reason"], r["deduced_share"]) > c for c in cuts)]
+            for r in rows
+        }
         assert tiers == set(TIERS), chapter
 
 

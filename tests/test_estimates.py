@@ -14,7 +14,7 @@ import mapgen.report
 from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import count_completions_cnf
-from mapgen.solve import Solver, SolveTimeout
+from mapgen.solving.solve import Solver, SolveTimeout
 from tests.conftest import DATA
 
 

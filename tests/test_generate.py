@@ -136,7 +136,10 @@ def test_cli_writes_a_batch_and_never_overwrites(tmp_path):
     (out / "flora-101.toml").write_text("mine", encoding="utf-8")
     r = run("generate", "-c", "flora", "--seed", "100", "--count", "3", "--out", str(out))
     assert r.exit_code == 2  # an output file in the way is a bad destination: exit 2, before any map is made
-    assert r.stderr == f"error: {out / 'flora-100.toml'}: already exists (and 2 more of the 3 files); use --force to overwrite\n"
+    assert (
+        r.stderr
+        == f"error: {out / 'flora-100.toml'}: already exists (and 2 more of the 3 files); use --force to overwrite\n"
+    )
     assert (out / "flora-101.toml").read_text(encoding="utf-8") == "mine"
     r = run("generate", "-c", "flora", "--seed", "100", "--count", "3", "--out", str(out), "--force")
     assert r.exit_code == 0

@@ -112,21 +112,37 @@ def test_a_new_chapter_is_one_toml_file(registry_with_fog):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('name = "x"\nterrains = ["Fo"]\ncolour = "red"',
-         ("chapter file: unknown key 'colour' (known: name, title, board, terrains, counted, default_peak, briefing, "
-          "rules, rule, profile, cards, engine)")),
-        ('name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = []\nnote = "n"',
-         "rule H1: unknown key 'note' (known: id, title, text, checks)"),
-        ('name = "x"\nterrains = ["Fo"]\nbriefing = { peak = "required", weather = "optional" }',
-         "chapter file: briefing: unknown key 'weather' (known: peak, start, fort_pattern, greek_fire)"),
-        ('name = "x"\nterrains = ["Fo"]\nbriefing = { peak = "required", start = "maybe" }',
-         "chapter file: briefing.start must be \"required\" or \"optional\", not 'maybe'"),
-        ('name = "x"\nterrains = ["Fo"]\nbriefing = { start = "required" }',
-         'chapter file: every briefing names the Peak: briefing.peak must be "required"'),
-        ('name = "x"\nterrains = ["Fo"]\nengine = "mapgen.engine.chapters"',
-         "chapter file: 'engine' must be \"module:Class\", not 'mapgen.engine.chapters'"),
-        ('name = "x"\nterrains = ["Fo"]\ncards = "core.toml"',
-         "chapter file: 'cards' must be a list of file names, not 'core.toml'"),
+        (
+            'name = "x"\nterrains = ["Fo"]\ncolour = "red"',
+            (
+                "chapter file: unknown key 'colour' (known: name, title, board, terrains, counted, default_peak, briefing, "
+                "rules, rule, profile, cards, engine)"
+            ),
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = []\nnote = "n"',
+            "rule H1: unknown key 'note' (known: id, title, text, checks)",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\nbriefing = { peak = "required", weather = "optional" }',
+            "chapter file: briefing: unknown key 'weather' (known: peak, start, fort_pattern, greek_fire)",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\nbriefing = { peak = "required", start = "maybe" }',
+            'chapter file: briefing.start must be "required" or "optional", not \'maybe\'',
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\nbriefing = { start = "required" }',
+            'chapter file: every briefing names the Peak: briefing.peak must be "required"',
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\nengine = "mapgen.engine.chapters"',
+            "chapter file: 'engine' must be \"module:Class\", not 'mapgen.engine.chapters'",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\ncards = "core.toml"',
+            "chapter file: 'cards' must be a list of file names, not 'core.toml'",
+        ),
     ],
 )
 def test_bad_registry_keys_in_chapter_files(tmp_path, text, message):
@@ -140,10 +156,14 @@ def test_bad_registry_keys_in_chapter_files(tmp_path, text, message):
 @pytest.mark.parametrize(
     ("text", "message"),
     [
-        ('chapter = "fauna"\ncolour = "red"\n',
-         "unknown key 'colour' (known: chapter, reachable, peak, start, greek_fire, counts, fort_pattern, quality)"),
-        ('chapter = "fauna"\n[fort_pattern]\ncells = [2, 3]\nsize = 3\n',
-         "fort_pattern: unknown key 'size' (known: cells, terrains)"),
+        (
+            'chapter = "fauna"\ncolour = "red"\n',
+            "unknown key 'colour' (known: chapter, reachable, peak, start, greek_fire, counts, fort_pattern, quality)",
+        ),
+        (
+            'chapter = "fauna"\n[fort_pattern]\ncells = [2, 3]\nsize = 3\n',
+            "fort_pattern: unknown key 'size' (known: cells, terrains)",
+        ),
         ('chapter = "fauna"\ngreek_fire = "C3"\n', "'greek_fire': a fauna briefing has no greek_fire"),
     ],
 )
@@ -161,8 +181,10 @@ def test_bad_profile_keys_are_one_line_errors_and_exit_2(tmp_path, text, message
 def test_a_house_rule_chapter_still_validates_from_the_cli(tmp_path):
     path = tmp_path / "house.toml"
     text = (CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8")
-    path.write_text(text + '\n[[rule]]\nid = "H1"\ntitle = "Food"\nchecks = [{ kind = "count", terrain = "Fo", at_least = 40 }]\n',
-                    encoding="utf-8")
+    path.write_text(
+        text + '\n[[rule]]\nid = "H1"\ntitle = "Food"\nchecks = [{ kind = "count", terrain = "Fo", at_least = 40 }]\n',
+        encoding="utf-8",
+    )
     r = CliRunner().invoke(main, ["validate", "fauna-1", "--rules", str(path)])
     assert r.exit_code == 1 and "H1 Food" in r.output
 

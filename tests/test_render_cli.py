@@ -123,7 +123,7 @@ def test_forced_cells_come_from_the_solver(tmp_path):
 
 
 def test_probabilities_shade_every_unexplored_cell(tmp_path):
-    pytest.importorskip("mapgen.solve")
+    pytest.importorskip("mapgen.solving.solve")
     out = tmp_path / "heat.svg"
     result = run(STATE, "-o", out, "--probabilities", "Ft", "--time-limit", "20")
     assert result.exit_code == 0, result.output
@@ -134,7 +134,7 @@ def test_probabilities_shade_every_unexplored_cell(tmp_path):
 
 
 def test_a_state_without_completion_is_a_one_line_error(tmp_path):
-    pytest.importorskip("mapgen.solve")
+    pytest.importorskip("mapgen.solving.solve")
     bad = tmp_path / "bad.toml"
     bad.write_text(Path(STATE).read_text().replace("A   Hi0  ..  Vi", "A   Hi0  Ro  Vi"))  # a Rock on the edge
     result = run(bad, "-o", tmp_path / "x.png", "--forced")
@@ -176,12 +176,17 @@ def test_a_shipped_map_by_name(tmp_path):
 def test_profile_needs_a_complete_map(tmp_path):
     result = run(STATE, "-o", tmp_path / "p.png", "--profile")
     assert result.exit_code == 2
-    assert result.output == f"error: {STATE}: a partial map (15 cells unrevealed, first A2); --profile needs a complete map\n"
+    assert (
+        result.output
+        == f"error: {STATE}: a partial map (15 cells unrevealed, first A2); --profile needs a complete map\n"
+    )
 
 
 def test_profile_out_of_time_is_a_one_line_error(tmp_path):
     pytest.importorskip("mapgen.deduce")
     result = run(FAUNA, "-o", tmp_path / "p.png", "--profile", "--time-limit", "0.2")
     assert result.exit_code == 3  # the convention: a time limit ran out
-    assert re.fullmatch(rf"error: {re.escape(FAUNA)}: [^\n]* ran out[^\n]* \(0\.2 s; raise --time-limit\)\n", result.output)
+    assert re.fullmatch(
+        rf"error: {re.escape(FAUNA)}: [^\n]* ran out[^\n]* \(0\.2 s; raise --time-limit\)\n", result.output
+    )
     assert list(tmp_path.iterdir()) == []

@@ -12,8 +12,8 @@ from click.testing import CliRunner
 from cli import main
 from constraints.catalogue import chapter_names
 from constraints.csp import count_completions_csp
-from mapgen.bruteforce import completions_brute
-from mapgen.solve import NoCompletion, Solver
+from mapgen.solving.bruteforce import completions_brute
+from mapgen.solving.solve import NoCompletion, Solver
 from mapgen.terrain import Terrain
 
 
@@ -150,10 +150,10 @@ def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
     """The deducer bot's budget: SAT propagations, not seconds, so a question's answer (or its timeout)
     does not depend on the machine's load nor on the questions other sessions were asked."""
     from constraints.catalogue import get_chapter
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     m = example("fauna-201")
-    state = m.hide(range(0, 30))
+    state = m.hide(range(30))
     solver = Solver(get_chapter("fauna"), time_limit=0.02, deterministic=True)
 
     def ask():
@@ -175,9 +175,9 @@ def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
 def test_possible_on_an_empty_board_equals_cpsat_per_pair(chapter):
     """Possible terrains of a briefing-only board (the wall-clock path, on the rules-fixed session)
     equal CP-SAT's answer asked pair by pair: every (cell, terrain) is feasible or not."""
-    import maps
     from ortools.sat.python import cp_model
 
+    import maps
     from constraints.catalogue import get_chapter
     from constraints.cpsat import ChapterModel
 

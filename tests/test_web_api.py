@@ -97,7 +97,8 @@ def test_solve_returns_what_the_cli_prints(client, tmp_path):
 def test_solve_of_an_impossible_state_names_the_conflict(client):
     m = maps.load("fauna-1")
     bad = m.hide(range(m.board.size)).with_cells(
-        [Terrain.ROCK if i == m.board.index("A1") else None for i in range(m.board.size)])
+        [Terrain.ROCK if i == m.board.index("A1") else None for i in range(m.board.size)]
+    )
     r = client.post("/api/solve", json={"map": dumps_map(bad)})
     assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "1"
     body = r.json()
@@ -134,14 +135,35 @@ def test_table_gives_forced_cells_count_target_and_heat(client):
     assert all(0.0 <= p <= 1.0 for p in v["heat"].values())
     # tens of thousands of maps: the count exact (model counter); no chance in numbers, only where a Skull may be
     board = maps.load("fauna-1").board
-    shown = ["A7", "B7", "C7", "D7", "E7", "F7", "G7", "A6", "B6", "C6", "D6", "E6", "F6", "G6", "B5", "D5", "E5", "E4", "B4", "A5"]
+    shown = [
+        "A7",
+        "B7",
+        "C7",
+        "D7",
+        "E7",
+        "F7",
+        "G7",
+        "A6",
+        "B6",
+        "C6",
+        "D6",
+        "E6",
+        "F6",
+        "G6",
+        "B5",
+        "D5",
+        "E5",
+        "E4",
+        "B4",
+        "A5",
+    ]
     state = _state("fauna-1", [board.index(c) for c in shown])
     v = client.post("/api/table", json={"map": state, "heat": "Sk", "time_limit": 15}).json()
     assert v["exact"] and v["count"] == 57009 and v["heat_exact"] is False
     may = {c for c, p in v["heat"].items() if p is None}
     assert may and set(v["heat"].values()) <= {None, 0.0, 1.0}
     from constraints.catalogue import get_chapter
-    from mapgen.solve import Solver
+    from mapgen.solving.solve import Solver
 
     possible = Solver(get_chapter("fauna")).possible(parse_map(state), time_limit=60)
     for i, ts in possible.items():  # "may hold one" exactly where some maps put a Skull and some do not
@@ -205,7 +227,10 @@ def test_render_draws_every_format(client, fmt, magic):
 
 
 def test_render_of_a_state_marks_forced_cells(client):
-    r = client.post("/api/render", json={"map": _column_state("training-1", (4, 5, 6, 7)), "format": "svg", "forced": True, "heat": "Wa"})
+    r = client.post(
+        "/api/render",
+        json={"map": _column_state("training-1", (4, 5, 6, 7)), "format": "svg", "forced": True, "heat": "Wa"},
+    )
     assert r.status_code == 200 and b"<svg" in r.content
 
 
@@ -216,7 +241,7 @@ def test_render_of_a_state_marks_forced_cells(client):
         ("/api/solve", b"{not json", 400, "not JSON"),
         ("/api/solve", b"[1, 2]", 400, "must be a JSON object"),
         ("/api/solve", b'{"map": 3}', 400, "field 'map' must be map file text"),
-        ("/api/solve", b'{}', 400, "missing field 'map'"),
+        ("/api/solve", b"{}", 400, "missing field 'map'"),
         ("/api/solve", b'{"map": "chapter = 1"}', 400, "field 'chapter' must be a chapter name"),
         ("/api/solve", b'{"name": "fauna-1", "time_limit": 99999}', 400, "between 0.1 and 30"),
         ("/api/solve", b'{"name": "fauna-1", "time_limit": true}', 400, "must be a number of seconds"),
@@ -269,7 +294,7 @@ def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
 
 
 def test_a_solver_time_limit_gives_504_and_exit_3(client, monkeypatch):
-    from mapgen.solve import Solver, SolveTimeout
+    from mapgen.solving.solve import Solver, SolveTimeout
 
     def slow(self, *a, **k):
         raise SolveTimeout("the time limit ran out")

@@ -166,8 +166,10 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     from selenium.webdriver.common.by import By
 
     driver.get(f"{base_url}/studio#map=training-1")
-    wait_for(lambda: "training-1" in text_of(driver, "briefing-summary") and "Valid" in text_of(driver, "verdict"),
-             what="training-1")
+    wait_for(
+        lambda: "training-1" in text_of(driver, "briefing-summary") and "Valid" in text_of(driver, "verdict"),
+        what="training-1",
+    )
     before = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")]
     seed = driver.find_element(By.ID, "seed")
     seed.clear()
@@ -182,7 +184,9 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     driver.find_element(By.ID, "playtest").click()
     wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the progress bar")
     plot = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#job-result img.plot"), 240, "the plots")[0]
-    wait_for(lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot),
-             what="the plot image to load")
+    wait_for(
+        lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot),
+        what="the plot image to load",
+    )
     assert "Wins " in text_of(driver, "job-result") and "/40 = " in text_of(driver, "job-result")
     assert not driver.find_element(By.ID, "job").is_displayed()

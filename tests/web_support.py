@@ -15,8 +15,10 @@ __all__ = ["chrome", "chromium_paths", "live_server"]
 
 
 def chromium_paths() -> tuple[str, str] | None:
-    browser = next((p for p in (shutil.which("chromium"), shutil.which("chromium-browser"),
-                                shutil.which("google-chrome")) if p), None)
+    browser = next(
+        (p for p in (shutil.which("chromium"), shutil.which("chromium-browser"), shutil.which("google-chrome")) if p),
+        None,
+    )
     driver = shutil.which("chromedriver")
     return (browser, driver) if browser and driver else None
 
@@ -30,12 +32,20 @@ def chrome(width: int = 1280, height: int = 900, downloads: str | None = None):
     browser, driver = chromium_paths()
     opts = webdriver.ChromeOptions()
     opts.binary_location = browser
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu",
-                f"--window-size={width},{height}", "--force-device-scale-factor=1", "--lang=en-GB"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        f"--window-size={width},{height}",
+        "--force-device-scale-factor=1",
+        "--lang=en-GB",
+    ):
         opts.add_argument(arg)
     if downloads:
-        opts.add_experimental_option("prefs", {"download.default_directory": downloads,
-                                               "download.prompt_for_download": False})
+        opts.add_experimental_option(
+            "prefs", {"download.default_directory": downloads, "download.prompt_for_download": False}
+        )
     d = webdriver.Chrome(service=Service(driver), options=opts)
     d.set_window_size(width, height)
     if downloads:
@@ -62,8 +72,12 @@ def screenshots(folder: str, *, keep_all: bool = False) -> list[str]:
 
     revealed = "A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0,A6Wo,B6Ft,C6Fo,D6Fo,E6Wa,F6Sk,G6Ti,B5Ti,D5Ro,E5Wo,E4Hi1,B4Ft,A5Hi1,G5Hi1,A1Sk"
     helper = f"/helper#ch=fauna&from=fauna-1&peak=F2&fp=Ti-..-Vi/Sk-Ft-../..-..-Hi&r={revealed}&heat=Sk"
-    shots = [("helper", 390, 1100, True), ("studio", 1280, 1020, True), ("helper", 1280, 900, False),
-             ("studio", 390, 1500, False)]
+    shots = [
+        ("helper", 390, 1100, True),
+        ("studio", 1280, 1020, True),
+        ("helper", 1280, 900, False),
+        ("studio", 390, 1500, False),
+    ]
     out = []
     with live_server() as url:
         for page, w, h, readme in shots:

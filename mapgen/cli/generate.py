@@ -182,8 +182,16 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     text = dumps_map(filled)
     if path is not None:
         write_text(path, text, force=force)
-    summary = [{"chapter": m.chapter, "seed": seed, "file": None if path is None else str(path), "from": sketch.source,
-                "seconds": round(time.perf_counter() - started, 4), "text": text}]
+    summary = [
+        {
+            "chapter": m.chapter,
+            "seed": seed,
+            "file": None if path is None else str(path),
+            "from": sketch.source,
+            "seconds": round(time.perf_counter() - started, 4),
+            "text": text,
+        }
+    ]
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif path is None:

@@ -33,9 +33,9 @@ def hint(map_in, target, time_limit, as_json):
         mapgen hint my-state.toml --target Sk --json
     """
     from constraints.catalogue import get_chapter
-    from mapgen.explain import hint as find_hint
-    from mapgen.explain import hint_text
-    from mapgen.solve import Solver
+    from mapgen.solving.explain import hint as find_hint
+    from mapgen.solving.explain import hint_text
+    from mapgen.solving.solve import Solver
     from mapgen.terrain import parse_terrain
 
     state, file = map_in.map, map_in.source

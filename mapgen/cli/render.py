@@ -141,7 +141,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         time_limit = time_limit or SOLVE_TIME
         forced_cells, heat, exact = None, None, True
         if forced or terrain is not None:
-            from mapgen.solve import Solver
+            from mapgen.solving.solve import Solver
 
             solver = Solver.for_chapter(m.chapter)
             with about(map_file, time_limit):

@@ -12,8 +12,14 @@ from mapgen.cli.options import force_option, json_option, map_argument, out_file
 
 @click.command()
 @map_argument()
-@click.option("--out", "-o", "out_path", metavar="FILE", default=None,
-              help="Write the repaired map to FILE instead of printing it.")
+@click.option(
+    "--out",
+    "-o",
+    "out_path",
+    metavar="FILE",
+    default=None,
+    help="Write the repaired map to FILE instead of printing it.",
+)
 @time_limit_option(10.0, help="Seconds allowed for the search.")
 @force_option("the --out file")
 @json_option

@@ -6,8 +6,12 @@ import click
 
 
 @click.command()
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Anything but this machine (127.0.0.1, ::1) lets others in: a warning.")
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Anything but this machine (127.0.0.1, ::1) lets others in: a warning.",
+)
 @click.option("--port", type=click.IntRange(1, 65535), default=8000, show_default=True, help="Port to listen on.")
 def serve(host, port):
     """Start a local web app and print its URL: a table helper for players and a map studio for designers.

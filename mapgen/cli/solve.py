@@ -50,7 +50,7 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
     """
     from constraints.catalogue import get_chapter
     from mapgen.report import solve_report, solve_text
-    from mapgen.solve import NoCompletion
+    from mapgen.solving.solve import NoCompletion
     from mapgen.terrain import parse_terrain
 
     state, file = map_in.map, map_in.source

@@ -51,6 +51,7 @@ class ChapterRules:
         """The registry's title, with the variant: "Expansion 3: Maldonado (co-operative)"."""
         title = get_chapter(self.name).title
         return f"{title} ({self.variant})" if self.variant else title
+
     resources: tuple[int, ...] = (FOOD, WOOD, MUD, ROCK, SKULL, WATER)
     start_water = 8
     destiny = True  # column reward: a Destiny card
@@ -469,5 +470,15 @@ def plugin_for(name: str) -> ChapterRules:
     return plugin_class(name)()
 
 
-__all__ = ["MUD", "SKULL", "VINE", "ChapterRules", "Fauna", "MinotaurChapter", "Training", "playable_chapters",
-           "plugin_class", "plugin_for"]
+__all__ = [
+    "MUD",
+    "SKULL",
+    "VINE",
+    "ChapterRules",
+    "Fauna",
+    "MinotaurChapter",
+    "Training",
+    "playable_chapters",
+    "plugin_class",
+    "plugin_for",
+]

@@ -1,6 +1,6 @@
 """The deducer bot's deduction: which terrains each reachable cell can still hold.
 
-``FrontierPossible`` asks ``mapgen.solve.Solver.possible`` (the terrains a cell holds in at least
+``FrontierPossible`` asks ``mapgen.solving.solve.Solver.possible`` (the terrains a cell holds in at least
 one completion of the revealed state, under every rule of the chapter) for the cells the bot may
 explore next only: far fewer and easier questions than for every unrevealed cell. It adds what a
 playtest needs: a *deterministic* budget (the same question gets the same answer on a busy machine
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from constraints.catalogue import Chapter, chapter_names, get_chapter
 from mapgen.model import Map
-from mapgen.solve import NoCompletion, Solver, SolveTimeout
+from mapgen.solving.solve import NoCompletion, Solver, SolveTimeout
 from mapgen.terrain import Terrain
 
 
@@ -65,7 +65,7 @@ class FrontierPossible:
 
 
 class SolverPossible:
-    """``mapgen.solve.Solver.possible`` for every unrevealed cell (slower: kept for comparison)."""
+    """``mapgen.solving.solve.Solver.possible`` for every unrevealed cell (slower: kept for comparison)."""
 
     def __init__(self, chapter: str, time_limit: float = 1.0):
         self.solver = Solver.for_chapter(chapter)

@@ -585,11 +585,7 @@ class Vameter(ChapterRules):
         state.push(("chapter", "irene", cell))
 
     def _legal_pipe_hawks(self, state, out: list[int]) -> None:
-        if (
-            "Pipe Hawks" in state.gear[state.current]
-            and not state.data["hawks"]
-            and state.frontier()
-        ):
+        if "Pipe Hawks" in state.gear[state.current] and not state.data["hawks"] and state.frontier():
             out.append(PIPE_HAWKS)
 
     def _pipe_hawks(self, state, action: int) -> None:

@@ -36,8 +36,10 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
     import uvicorn
 
     if not is_loopback(host):
-        announce(f"warning: listening on {host}: anyone who can reach this machine can use the app "
-                 "(it has no login); use the default 127.0.0.1 unless you mean it")
+        announce(
+            f"warning: listening on {host}: anyone who can reach this machine can use the app "
+            "(it has no login); use the default 127.0.0.1 unless you mean it"
+        )
     import socket
 
     try:  # one clear line now rather than uvicorn's log when the port is taken

@@ -28,12 +28,19 @@ from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
-CSP = ("default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
-       "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'")
+CSP = (
+    "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
+    "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+)
 
 #: which pool answers which endpoint (a table request with ``count: "full"`` goes with the slow ones)
-QUICK = {"validate": service.do_validate, "parse": service.do_parse, "hint": service.do_hint,
-         "table": service.do_table, "repair": service.do_repair}
+QUICK = {
+    "validate": service.do_validate,
+    "parse": service.do_parse,
+    "hint": service.do_hint,
+    "table": service.do_table,
+    "repair": service.do_repair,
+}
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
 
 
@@ -144,8 +151,11 @@ def create_app(
     async def render(request: Request):
         body = await read_body(request)
         data, media, filename = await run(slow, service.do_render, body)
-        return Response(data, media_type=media, headers={
-            "Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"})
+        return Response(
+            data,
+            media_type=media,
+            headers={"Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"},
+        )
 
     async def start_job(request: Request):
         kind = request.url.path.rsplit("/", 1)[1]
@@ -224,4 +234,3 @@ def create_app(
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
     return app
-

@@ -42,8 +42,12 @@ class Job:
     cancel: threading.Event = field(default_factory=threading.Event)
 
     def to_json(self) -> dict:
-        out = {"id": self.id, "kind": self.kind, "status": self.status,
-               "progress": {"done": self.done, "total": self.total}}
+        out = {
+            "id": self.id,
+            "kind": self.kind,
+            "status": self.status,
+            "progress": {"done": self.done, "total": self.total},
+        }
         if self.result is not None:
             out["result"] = self.result
         if self.error is not None:
@@ -75,9 +79,18 @@ def _run(kind: str, args: dict, out) -> None:
             from mapgen.render import plot_profile
 
             out.put(("progress", 0, 0))
-            report = deduce_report(m, seed=args["seed"], time_limit=args["time_limit"], profile=args["profile"],
-                                   progress=lambda k, n: out.put(("progress", k, n)))
-            chart = (lambda path: plot_profile(report["profile"], path, title="reveal profile")) if args["profile"] else None
+            report = deduce_report(
+                m,
+                seed=args["seed"],
+                time_limit=args["time_limit"],
+                profile=args["profile"],
+                progress=lambda k, n: out.put(("progress", k, n)),
+            )
+            chart = (
+                (lambda path: plot_profile(report["profile"], path, title="reveal profile"))
+                if args["profile"]
+                else None
+            )
         png = None
         if chart is not None:
             with tempfile.TemporaryDirectory(prefix="mapgen-chart-") as folder:

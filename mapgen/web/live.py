@@ -20,8 +20,9 @@ def live_server(host: str = "127.0.0.1", **app_options):
         port = s.getsockname()[1]
     if is_loopback(host):
         app_options.setdefault("allowed_hosts", LOOPBACK_NAMES)
-    config = uvicorn.Config(create_app(**app_options), host=host, port=port, log_level="warning",
-                            timeout_graceful_shutdown=2)
+    config = uvicorn.Config(
+        create_app(**app_options), host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+    )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="mapgen-serve", daemon=True)
     thread.start()

@@ -105,7 +105,7 @@ _local = threading.local()
 def solver_for(chapter: str):
     """This thread's Solver for a chapter."""
     from constraints.catalogue import get_chapter
-    from mapgen.solve import Solver
+    from mapgen.solving.solve import Solver
 
     solvers = _local.__dict__.setdefault("solvers", {})
     if chapter not in solvers:
@@ -118,8 +118,13 @@ def _timeout(e) -> ApiError:
 
 
 def _conflict_json(e) -> dict:
-    return {"count": 0, "exact": True, "unique": False, "forced": {},
-            "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)}}
+    return {
+        "count": 0,
+        "exact": True,
+        "unique": False,
+        "forced": {},
+        "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},
+    }
 
 
 # -- endpoints --------------------------------------------------------------------------------------
@@ -155,8 +160,11 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
     for name in chapter_names():
         entry = chapter_json(get_chapter(name))
         entry["maps"] = maps.names(name)
-        entry["styles"] = {t.code: {"label": t.label, "colour": s.colour, "ink": s.ink, "symbol": s.symbol}
-                           for t, s in STYLES.items() if t.code in entry["terrains"]}
+        entry["styles"] = {
+            t.code: {"label": t.label, "colour": s.colour, "ink": s.ink, "symbol": s.symbol}
+            for t, s in STYLES.items()
+            if t.code in entry["terrains"]
+        }
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
@@ -176,8 +184,10 @@ def do_validate(body: dict) -> tuple[int, list]:
     file = _source(body)
     hidden = m.unrevealed()
     if hidden:
-        raise ApiError(f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
-                       "validate needs a complete map")
+        raise ApiError(
+            f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
+            "validate needs a complete map"
+        )
     report = FileReport(file, violations=tuple(check_map(m)))
     return (0 if report.valid else 1), [report.to_json()]
 
@@ -185,7 +195,7 @@ def do_validate(body: dict) -> tuple[int, list]:
 def do_solve(body: dict) -> tuple[int, dict]:
     """What ``mapgen solve --json`` prints: count, exact, unique, forced (+ probabilities, target)."""
     from mapgen.report import solve_report
-    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.solving.solve import NoCompletion, SolveTimeout
 
     state = read_map_field(body)
     limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
@@ -193,8 +203,15 @@ def do_solve(body: dict) -> tuple[int, dict]:
     explain = _field(body, "explain", bool, "true or false", False)
     target = _target(body, state)
     try:
-        return 0, solve_report(state, limit=limit, probabilities=probabilities, target=target, explain=explain,
-                               time_limit=time_limit(body, "solve"), solver=solver_for(state.chapter))
+        return 0, solve_report(
+            state,
+            limit=limit,
+            probabilities=probabilities,
+            target=target,
+            explain=explain,
+            time_limit=time_limit(body, "solve"),
+            solver=solver_for(state.chapter),
+        )
     except NoCompletion as e:
         return 1, _conflict_json(e)
     except SolveTimeout as e:
@@ -204,7 +221,7 @@ def do_solve(body: dict) -> tuple[int, dict]:
 def _target(body: dict, state: Map):
     from constraints.catalogue import get_chapter
 
-    code = _field(body, "target", str, "a terrain code, or \"\" for the chapter's counted terrain")
+    code = _field(body, "target", str, 'a terrain code, or "" for the chapter\'s counted terrain')
     if code is None:
         return None
     if code == "":
@@ -217,14 +234,15 @@ def _target(body: dict, state: Map):
 
 def do_hint(body: dict) -> tuple[int, dict]:
     """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``."""
-    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.solving.solve import NoCompletion, SolveTimeout
     from mapgen.web.hints import easiest_hint
 
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
     try:
-        return 0, easiest_hint(state, solver=solver_for(state.chapter), target=target,
-                               time_limit=time_limit(body, "hint"))
+        return 0, easiest_hint(
+            state, solver=solver_for(state.chapter), target=target, time_limit=time_limit(body, "hint")
+        )
     except NoCompletion as e:
         return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
     except SolveTimeout as e:
@@ -242,7 +260,7 @@ def do_table(body: dict) -> tuple[int, dict]:
     after a tap); ``"full"`` (default) then asks the exact counter too.
     """
     from constraints.catalogue import get_chapter
-    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.solving.solve import NoCompletion, SolveTimeout
 
     state = read_map_field(body)
     heat_code = _field(body, "heat", str, "a terrain code")
@@ -251,7 +269,7 @@ def do_table(body: dict) -> tuple[int, dict]:
     target_t = _target(body, state) if "target" in body else chapter.counted
     mode = _field(body, "count", str, '"quick" or "full"', "full")
     if mode not in ("quick", "full"):
-        raise ApiError(f"field 'count' must be \"quick\" or \"full\", not {mode!r}"[:200])
+        raise ApiError(f'field \'count\' must be "quick" or "full", not {mode!r}'[:200])
     limit = time_limit(body, "table")
     deadline = time.monotonic() + limit
     solver = solver_for(state.chapter)
@@ -269,8 +287,9 @@ def do_table(body: dict) -> tuple[int, dict]:
             result = solver.count(state, limit=100_000, time_limit=left(0.6), possible=possible)
         count, exact, tallies = result.count, result.exact, result.tallies
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
-            few = solver.count(state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8), exact_counter=False,
-                               possible=possible)
+            few = solver.count(
+                state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8), exact_counter=False, possible=possible
+            )
             tallies = few.tallies if few.exact else None  # few enough to enumerate: an exact heat map
         out = {
             "count": count,
@@ -291,8 +310,10 @@ def do_table(body: dict) -> tuple[int, dict]:
             else:
                 # Too many maps to enumerate: no chance in numbers (completions found first are no fair
                 # sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
-                out["heat"] = {b.name(i): (1.0 if ts == {heat_t} else None) if heat_t in ts else 0.0
-                               for i, ts in sorted(possible.items())}
+                out["heat"] = {
+                    b.name(i): (1.0 if ts == {heat_t} else None) if heat_t in ts else 0.0
+                    for i, ts in sorted(possible.items())
+                }
                 out["heat_exact"] = False
         return 0, out
     except NoCompletion as e:
@@ -325,7 +346,7 @@ def do_generate(body: dict) -> tuple[int, list]:
 
     from mapgen.generate import GenerationError, Generator
     from mapgen.repair import SketchError, fill_sketch
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     limit = time_limit(body, "generate")
     seed = _bounded(body, "seed", 0, 2**63 - 1, -1, "a whole number") if body.get("seed") is not None else None
@@ -341,8 +362,16 @@ def do_generate(body: dict) -> tuple[int, list]:
             raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
-        return 0, [{"chapter": m.chapter, "seed": seed, "file": None, "from": "sketch",
-                    "seconds": round(time.perf_counter() - started, 4), "text": dumps_map(m)}]
+        return 0, [
+            {
+                "chapter": m.chapter,
+                "seed": seed,
+                "file": None,
+                "from": "sketch",
+                "seconds": round(time.perf_counter() - started, 4),
+                "text": dumps_map(m),
+            }
+        ]
     from constraints.catalogue import chapter_names
 
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
@@ -354,14 +383,22 @@ def do_generate(body: dict) -> tuple[int, list]:
     except GenerationError as e:
         exit_code = 3 if "time limit" in str(e) else 1
         raise ApiError(str(e), exit=exit_code) from None
-    return 0, [{"chapter": chapter, "seed": seed, "file": None, "seconds": round(made.seconds, 4),
-                "attempts": made.attempts, "text": dumps_map(made.map)}]
+    return 0, [
+        {
+            "chapter": chapter,
+            "seed": seed,
+            "file": None,
+            "seconds": round(made.seconds, 4),
+            "attempts": made.attempts,
+            "text": dumps_map(made.map),
+        }
+    ]
 
 
 def do_repair(body: dict) -> tuple[int, dict]:
     """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
     from mapgen.repair import RepairError, repair_map
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     m = read_map_field(body)
     try:
@@ -384,7 +421,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     from mapgen.render import render_map
     from mapgen.render.output import RenderError
     from mapgen.render.sheet import render_sheet
-    from mapgen.solve import NoCompletion, SolveTimeout
+    from mapgen.solving.solve import NoCompletion, SolveTimeout
 
     m = read_map_field(body)
     fmt = _field(body, "format", str, "png, svg, pdf or sheet", "png")
@@ -433,6 +470,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------
 
+
 def complete_valid_map(body: dict) -> Map:
     from constraints.catalogue import check_map
 
@@ -447,9 +485,12 @@ def complete_valid_map(body: dict) -> Map:
 
 def deduce_args(body: dict) -> dict:
     m = complete_valid_map(body)
-    return {"text": dumps_map(m), "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
-            "profile": _field(body, "profile", bool, "true or false", True),
-            "time_limit": time_limit(body, "deduce")}
+    return {
+        "text": dumps_map(m),
+        "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
+        "profile": _field(body, "profile", bool, "true or false", True),
+        "time_limit": time_limit(body, "deduce"),
+    }
 
 
 def playtest_args(body: dict) -> dict:
@@ -462,7 +503,12 @@ def playtest_args(body: dict) -> dict:
     mode = _field(body, "mode", str, "coop or traitor")
     if mode is not None and mode not in ("coop", "traitor"):
         raise ApiError(f"field 'mode' must be coop or traitor, not {mode!r}"[:200])
-    return {"text": dumps_map(m), "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
-            "bot": bot, "players": _bounded(body, "players", 1, 4, 1, "a whole number"),
-            "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"), "mode": mode,
-            "source": _source(body)}
+    return {
+        "text": dumps_map(m),
+        "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
+        "bot": bot,
+        "players": _bounded(body, "players", 1, 4, 1, "a whole number"),
+        "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
+        "mode": mode,
+        "source": _source(body),
+    }

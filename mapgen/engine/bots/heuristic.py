@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from itertools import compress
+from typing import ClassVar
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots.common import (
@@ -35,7 +36,7 @@ class HeuristicBot:
     """Plays on its observation: what is revealed and public (see the module docstring)."""
 
     name = "heuristic"
-    _STEPS: dict = {}  # step kind -> the class's ``_step_<kind>`` function (made per class, see _step_table)
+    _STEPS: ClassVar[dict] = {}  # step kind -> the class's ``_step_<kind>`` function (made per class, see _step_table)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)

@@ -2,7 +2,7 @@
 
 An explanation of a forced cell X = t is a set R of rule ids and a set C of revealed cells such that
 every board keeping the rules of R, the terrains of C and the briefing holds t at X. It is found
-on the solver's guarded SAT session (``mapgen.sat``): every rule and every revealed cell is an
+on the solver's guarded SAT session (``mapgen.solving.sat``): every rule and every revealed cell is an
 assumption, "X is not t" is one more, and the answer is unsatisfiable exactly when the
 assumptions force X = t. From the solver's core:
 
@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from mapgen.model import Map
-from mapgen.sat import Budget, SatTimeout
+from mapgen.solving.sat import Budget, SatTimeout
 from mapgen.terrain import Terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -87,7 +87,7 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     ``thorough=False`` searches only subsets of the first core's rules for the fewest rules (fewer
     solves; still subset-minimal): the solve path of ``mapgen deduce`` uses it.
 
-    Raises ``mapgen.solve.SolveTimeout`` when the budget runs out.
+    Raises ``mapgen.solving.solve.SolveTimeout`` when the budget runs out.
     """
     slot = solver.slot(state.briefing)
     sat = slot.sat
@@ -165,7 +165,7 @@ def explain_cell(
     solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
 ) -> Explanation | None:
     """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     try:
         reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
@@ -186,7 +186,7 @@ def explain_forced(
     the budget (at least ``per_cell`` seconds when given). SolveTimeout if the forced cells cannot
     be found in time; cells whose explanation runs out of time are left out.
     """
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     budget = solver._budget(time_limit)
     if forced is None:
@@ -328,7 +328,7 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     rest, over completions found under random preferred terrains (labelled estimated: diverse, but
     not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
     """
-    from mapgen.solve import SolveTimeout
+    from mapgen.solving.solve import SolveTimeout
 
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]

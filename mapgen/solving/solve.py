@@ -2,7 +2,7 @@
 
 One ``Solver`` is the one solver session of the project: the CLI, ``mapgen deduce``, the grade and
 the engine's deducer bot all ask it. Per (chapter, briefing) it keeps a *slot*: an incremental SAT
-session over the chapter's guarded CNF (``mapgen.sat``: possible terrains, forced cells,
+session over the chapter's guarded CNF (``mapgen.solving.sat``: possible terrains, forced cells,
 uniqueness, explanations) and, built only when a count needs it, the CP-SAT model that enumerates
 completions. Completions found along the way are kept as *witnesses*, so repeated queries on
 growing states (a game in progress) re-solve only what the witnesses do not settle.
@@ -26,7 +26,7 @@ from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
-from mapgen.sat import Budget, SatSession, SatTimeout
+from mapgen.solving.sat import Budget, SatSession, SatTimeout
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -597,7 +597,7 @@ class Solver:
 
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
         """A subset-minimal set of rules and revealed cells that admit no completion together."""
-        from mapgen.explain import minimal_reason
+        from mapgen.solving.explain import minimal_reason
 
         b = state.board
         slot = self.slot(state.briefing)
