@@ -9,8 +9,8 @@ import time
 from dataclasses import dataclass, field
 
 from constraints.catalogue import get_chapter
-from mapgen.solving.explain import explain_cell
 from mapgen.model import Map
+from mapgen.solving.explain import explain_cell
 from mapgen.solving.solve import Solver, SolveTimeout, agrees
 from mapgen.terrain import Terrain
 

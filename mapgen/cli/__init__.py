@@ -38,6 +38,7 @@ COMMANDS: dict[str, str] = {
     "chapters": "mapgen.cli.chapters:chapters",
     "generate": "mapgen.cli.generate:generate",
     "solve": "mapgen.cli.solve:solve",
+    "compile": "mapgen.cli.compile:compile_",
     "hint": "mapgen.cli.hint:hint",
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",

@@ -75,6 +75,8 @@ ERRORS: tuple[tuple[str, str, int], ...] = (
     ("mapgen.campaign", "CampaignError", BAD_INPUT),
     ("mapgen.web", "ServeError", BAD_INPUT),
     ("mapgen.solving.solve", "SolveTimeout", TIMEOUT),
+    ("mapgen.solving.compiled", "CompileTimeout", TIMEOUT),
+    ("mapgen.solving.compiled", "CompileError", BROKEN),
     ("mapgen.generate", "GenerationTimeout", TIMEOUT),
     ("mapgen.solving.solve", "NoCompletion", BROKEN),
     ("mapgen.generate", "GenerationError", BROKEN),

@@ -26,6 +26,8 @@ from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
+from mapgen.solving import compiled as _compiled
+from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout
 from mapgen.solving.sat import Budget, SatSession, SatTimeout
 from mapgen.terrain import Terrain
 
@@ -128,6 +130,88 @@ class _Tally(cp_model.CpSolverSolutionCallback):
             self.stop_search()
 
 
+class CircuitStore:
+    """The compiled circuits of one process: loaded ones in memory (least recently used dropped past
+    ``max_edges`` edges in all), the on-disk ``CircuitCache`` behind them, and the bases whose compile
+    failed (not tried again with a time limit no larger). ``compiles=False``: only circuits already
+    cached answer (today's counters otherwise)."""
+
+    def __init__(self, cache: CircuitCache | None = None, *, max_edges: int = 20_000_000, compiles: bool = True):
+        self.cache = cache
+        self.max_edges = max_edges
+        self.compiles = compiles
+        self._loaded: OrderedDict[str, Circuit] = OrderedDict()
+        self._failed: dict[str, float] = {}
+
+    def find(self, chapter: Chapter, state: Map) -> Circuit | None:
+        """A circuit that answers ``state`` (its base the largest), from memory or the disk cache."""
+        best = None
+        for c in self._loaded.values():
+            if (
+                c.chapter == chapter
+                and c.applies(state)
+                and (best is None or _revealed(c.base) > _revealed(best.base))
+            ):
+                best = c
+        if best is None and self.cache is not None:
+            best = self.cache.load(chapter, state)
+            if best is not None:
+                self._keep(best)
+        if best is not None:
+            self._loaded.move_to_end(best.key)
+        return best
+
+    def compile(
+        self, chapter: Chapter, state: Map, time_limit: float, progress=None, *, memory_limit: int | None = None
+    ) -> Circuit | None:
+        """Compile ``state`` as revealed (None when it does not compile within ``time_limit``)."""
+        key = _compiled.circuit_key(chapter, state)
+        if not self.compiles or self._failed.get(key, -1.0) >= time_limit or time_limit <= 0.05:
+            return None
+        try:
+            c = Circuit.compile(
+                chapter,
+                state,
+                time_limit=time_limit,
+                memory_limit=memory_limit or _compiled.DEFAULT_COMPILE_MEMORY,
+                progress=progress,
+            )
+        except (CompileTimeout, CompileError, OSError):
+            self._failed[key] = time_limit
+            return None
+        self._keep(c)
+        if self.cache is not None:
+            self.cache.store(c)
+        return c
+
+    def _keep(self, c: Circuit) -> None:
+        self._loaded[c.key] = c
+        self._loaded.move_to_end(c.key)
+        while len(self._loaded) > 1 and sum(x.stats.edges for x in self._loaded.values()) > self.max_edges:
+            self._loaded.popitem(last=False)
+
+
+def _revealed(state: Map) -> int:
+    return sum(t is not None for t in state.cells)
+
+
+_DEFAULT_STORE: CircuitStore | None = None
+
+
+def default_store() -> CircuitStore:
+    """The process-wide store over the user's cache folder (``compiled.default_cache_dir``)."""
+    global _DEFAULT_STORE
+    if _DEFAULT_STORE is None:
+        _DEFAULT_STORE = CircuitStore(CircuitCache())
+    return _DEFAULT_STORE
+
+
+#: A circuit this large answers a state with many more reveals slower than compiling that state anew.
+LARGE_CIRCUIT_EDGES = 200_000
+#: Share of a count's budget the compile may take before the other counters get the rest.
+COMPILE_SHARE = 0.6
+
+
 class Solver:
     """Answers deduction questions about states of one chapter; cheap to query repeatedly.
 
@@ -139,12 +223,52 @@ class Solver:
 
     _shared: ClassVar[dict[str, Solver]] = {}
 
-    def __init__(self, chapter: Chapter, *, time_limit: float = 30.0, deterministic: bool = False):
+    def __init__(
+        self,
+        chapter: Chapter,
+        *,
+        time_limit: float = 30.0,
+        deterministic: bool = False,
+        circuits: CircuitStore | None = None,
+    ):
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
         self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
+        self._circuits = circuits
+
+    @property
+    def circuits(self) -> CircuitStore:
+        """Where compiled briefings come from (default: the process-wide store over the user cache)."""
+        if self._circuits is None:
+            self._circuits = default_store()
+        return self._circuits
+
+    def circuit(self, state: Map, time_limit: float | None = 0.0, *, progress=None) -> Circuit | None:
+        """A compiled circuit that answers ``state`` exactly: a cached one (memory, then disk), else the
+        state compiled as revealed within ``time_limit`` seconds (0: only cached ones; None: the compile's
+        default limit). A very large cached circuit gives way to a compile of a state with many more reveals."""
+        found = self.circuits.find(self.chapter, state)
+        if time_limit is None:
+            time_limit = _compiled.DEFAULT_COMPILE_SECONDS
+        if found is not None:
+            if found.stats.edges > LARGE_CIRCUIT_EDGES and _revealed(state) >= _revealed(found.base) + 8:
+                fresh = self.circuits.compile(self.chapter, state, min(2.0, time_limit), progress)
+                if fresh is not None:
+                    return fresh
+            return found
+        if time_limit <= 0:
+            return None
+        return self.circuits.compile(self.chapter, state, time_limit, progress)
+
+    def exact_tallies(
+        self, state: Map, time_limit: float | None = 0.0, *, progress=None
+    ) -> tuple[int, dict[int, dict[Terrain, int]]] | None:
+        """The exact count and, per unrevealed cell, how many completions hold each terrain, from a
+        circuit (see ``circuit``); None when no circuit can be had within ``time_limit``."""
+        c = self.circuit(state, time_limit, progress=progress)
+        return None if c is None else c.tallies(state)
 
     @classmethod
     def for_chapter(cls, name: str) -> Solver:
@@ -253,10 +377,14 @@ class Solver:
             slot.sat.retire(act)
 
     def sample(self, state: Map, n: int, time_limit=None, *, seed: int = 0) -> list[tuple[Terrain, ...]]:
-        """Up to ``n`` completions, each found under random preferred terrains (diverse, not uniform),
-        as many as the budget allows."""
+        """``n`` completions drawn exactly uniformly (with repetition, seeded) when a compiled circuit
+        answers the state (``circuit``: cached ones only); otherwise up to ``n`` completions, each found
+        under random preferred terrains (diverse, not uniform), as many as the budget allows."""
         import random
 
+        c = self.circuit(state, 0.0)
+        if c is not None:
+            return c.sample(state, n, seed)
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
         sat, rng = slot.sat, random.Random(seed)
@@ -287,6 +415,11 @@ class Solver:
         sat = slot.sat
         hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
         givens = self._givens(slot, state)
+        if session is None and (c := self.circuit(state, 0.0)) is not None:
+            total, tallies = c.tallies(state)
+            if total == 0:
+                raise self.explain(state)
+            return {i: frozenset(tallies[i]) for i in hidden}
         if not hidden:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
@@ -341,6 +474,12 @@ class Solver:
         slot = session or self.slot(state.briefing)
         sat = slot.sat
         hidden = state.unrevealed()
+        if session is None and (c := self.circuit(state, 0.0)) is not None:
+            self._givens(slot, state)
+            total, tallies = c.tallies(state)
+            if total == 0:
+                raise self.explain(state)
+            return {i: next(iter(d)) for i, d in tallies.items() if len(d) == 1}
         known = self._witnesses(slot, state)
         if not known:
             first = self.completion(state, budget, session=slot)
@@ -380,6 +519,12 @@ class Solver:
         """
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
+        if (c := self.circuit(state, 0.0)) is not None:
+            self._givens(slot, state)
+            n = c.count(state)
+            if n == 0:
+                raise self.explain(state)
+            return n == 1
         known = self._witnesses(slot, state)
         if len(set(known)) > 1:
             return False
@@ -406,10 +551,22 @@ class Solver:
         ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only).
+
+        First of all, a compiled circuit (``circuit``) answers exactly with every cell's tallies
+        (``method`` "d-dnnf"): a cached one always, else the state compiled within ``COMPILE_SHARE`` of
+        the budget (when ``exact_counter``); only without one does the budget go to the other counters.
         """
         budget = self._budget(time_limit)
-        deadline = budget.deadline
         slot = self.slot(state.briefing)
+        self._givens(slot, state)
+        share = COMPILE_SHARE * budget.left() if exact_counter and not budget.deterministic else 0.0
+        got = self.exact_tallies(state, max(0.0, share))
+        if got is not None:
+            total, tallies = got
+            if total == 0:
+                raise self.explain(state)
+            return CountResult(total, True, "d-dnnf", tallies)
+        deadline = budget.deadline
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
         share = 0.25 if exact_counter else 1.0
         tally = self._enumerate(
@@ -486,6 +643,9 @@ class Solver:
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count), True
+        got = self.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * budget.left())
+        if got is not None and got[0]:
+            return self._shares(got[1], got[0]), True
         try:
             if not result.exact:
                 raise SolveTimeout("no exact count")
