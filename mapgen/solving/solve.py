@@ -147,11 +147,7 @@ class CircuitStore:
         """A circuit that answers ``state`` (its base the largest), from memory or the disk cache."""
         best = None
         for c in self._loaded.values():
-            if (
-                c.chapter == chapter
-                and c.applies(state)
-                and (best is None or _revealed(c.base) > _revealed(best.base))
-            ):
+            if c.chapter == chapter and c.applies(state) and (best is None or _revealed(c.base) > _revealed(best.base)):
                 best = c
         if best is None and self.cache is not None:
             best = self.cache.load(chapter, state)
