@@ -15,9 +15,9 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from constraints.rules import KINDS, HillNumbers, Rule, View, Violation
+from constraints.rules import KINDS, HillNumbers, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.terrain import Terrain, parse_terrain
 
@@ -98,8 +98,6 @@ class Chapter:
 
     def hill_numbers(self, m: Map) -> dict[int, int]:
         """The right number for every Hill of a complete map (empty without a counted terrain)."""
-        from constraints.rules import hill_number
-
         if self.counted is None:
             return {}
         return {i: hill_number(m.board, m.cells, i, self.counted) for i in m.cells_of(Terrain.HILL)}
@@ -142,7 +140,7 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
     kind_name = spec.pop("kind", None)
     if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ChapterError(f"rule {rule_id}: unknown rule kind {kind_name!r} (known: {', '.join(sorted(KINDS))})")
-    kind = KINDS[kind_name]
+    kind: Any = KINDS[kind_name]  # a Rule subclass; its settings are checked against its fields below
     both = _setting(rule_id, kind_name, "both_ways", spec.pop("both_ways", False))
     names = {f.name: f for f in fields(kind)} if hasattr(kind, "__dataclass_fields__") else {}
     args: dict = {}
@@ -315,7 +313,7 @@ def _data(name: str) -> dict | None:
 @cache
 def _registry() -> dict[str, dict]:
     """Every shipped chapter file's data by chapter name, in the order of their titles (Chapter 0 first)."""
-    found = {name: _data(name) for name in _stems()}
+    found = {name: data for name in _stems() if (data := _data(name)) is not None}  # every stem has its file
     return dict(sorted(found.items(), key=lambda item: (str(item[1].get("title", item[0])), item[0])))
 
 

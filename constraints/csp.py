@@ -324,7 +324,7 @@ def build_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter |
     domains = [set(chapter.terrains) if t is None else {t} for t in state.cells]
     deadline = None if time_limit is None else time.monotonic() + time_limit
     model = CspModel(state, chapter, Problem(RecursiveBacktrackingSolver()), domains, deadline)
-    unary = [r for r in chapter.rules if isinstance(r, UNARY_KINDS)]
+    unary: list[Rule] = [r for r in chapter.rules if isinstance(r, UNARY_KINDS)]
     for rule in unary:
         post_csp(rule, model)
     # Pattern rules can rule a terrain out of a cell, so run them before the domains are fixed.
@@ -379,7 +379,9 @@ def forced_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter 
     for full in completions_csp(state, time_limit=time_limit, chapter=chapter):
         found = True
         for i in unknown:
-            seen[i].add(full.cells[i])
+            t = full.cells[i]
+            assert t is not None  # a completion
+            seen[i].add(t)
     if not found:
         return {}
     return {i: next(iter(ts)) for i, ts in seen.items() if len(ts) == 1}

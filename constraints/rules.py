@@ -62,7 +62,7 @@ class View:
         self.map = m
         self.board = m.board
         self.cells = m.cells
-        where: dict[Terrain, list[int]] = defaultdict(list)
+        where: dict[Terrain | None, list[int]] = defaultdict(list)  # None: the unrevealed cells
         for i, t in enumerate(m.cells):
             where[t].append(i)
         self.where = where

@@ -194,7 +194,7 @@ def terrain_text(m: Map) -> str:
 
 def dumps_map(m: Map) -> str:
     """The map as file text, fields in a fixed order (so equal maps give equal bytes)."""
-    import tomli_w
+    import tomli_w  # deferred: only writers need it, not the readers (`mapgen validate`)
 
     b = m.board
     head: dict = {"chapter": m.chapter}
@@ -219,6 +219,6 @@ def dumps_map(m: Map) -> str:
 
 def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> None:
     """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
-    from mapgen.output import write_text  # atomic, the usual file mode, OutputError naming the file
+    from mapgen.output import write_text  # deferred: only writers need it; atomic, the usual file mode
 
     write_text(path, dumps_map(m), force=overwrite)

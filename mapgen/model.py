@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from constraints.catalogue import chapter_board
@@ -86,13 +87,13 @@ class Map:
     def cells_of(self, terrain: Terrain) -> list[int]:
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
-    def with_cells(self, cells, hills: dict[int, int] | None = None) -> Map:
+    def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:
         """A copy with new terrain; Hill numbers are kept only on cells that are still Hills."""
-        cells = tuple(cells)
+        new = tuple(cells)
         keep = self.hills if hills is None else hills
-        return replace(self, cells=cells, hills={i: n for i, n in keep.items() if cells[i] is Terrain.HILL})
+        return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 
-    def hide(self, indices) -> Map:
+    def hide(self, indices: Iterable[int]) -> Map:
         """A partial map with the given cells unrevealed (their Hill numbers hidden too)."""
         hidden = set(indices)
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))

@@ -19,8 +19,8 @@ from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import cnf_for_state
 from constraints.rules import BriefingCell, TerrainSet
-from mapgen.solving.explain import Explanation, easiest, explain_cell, explain_forced, hint
 from mapgen.mapfile import read_map
+from mapgen.solving.explain import Explanation, easiest, explain_cell, explain_forced, hint
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 from tests.conftest import DATA

@@ -19,6 +19,8 @@ ROOT = Path(__file__).parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 PIP_QUIET = {"--quiet", "--disable-pip-version-check"}
+#: what .ci/run runs between the install and the tests (the README names each)
+LINTERS = [["ruff", "check", "."], ["ruff", "format", "--check", "."], ["mypy"]]
 
 
 def _bash_blocks(section: str) -> list[str]:
@@ -46,7 +48,10 @@ def test_ci_runs_the_readme_test_command():
     # CI installs the browser the browser tests drive first; the README says so beside the test command.
     assert ci_steps[0] == [".ci/install-chromium"]
     assert "`.ci/install-chromium`" in README.split("## Set up\n", 1)[1].split("\n## ", 1)[0]
-    assert ci_steps[1:] == _steps(tests)
+    install, pytest_run = _steps(tests)
+    assert ci_steps[1:] == [install, *LINTERS, pytest_run]
+    for linter in LINTERS:
+        assert f"`{' '.join(linter)}" in README.split("## Set up\n", 1)[1].split("\n## ", 1)[0]
 
 
 def test_readme_python_version_is_the_package_s():
