@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 
 from constraints.rules import KINDS, HillNumbers, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
+from mapgen.errors import InputError
 from mapgen.terrain import Terrain, parse_terrain
 
 if TYPE_CHECKING:  # mapgen.model reads boards from this registry
@@ -46,7 +47,7 @@ CHAPTER_KEYS = (
 RULE_KEYS = ("id", "title", "text", "checks")
 
 
-class ChapterError(ValueError):
+class ChapterError(InputError, ValueError):
     """A chapter file that cannot be used."""
 
 

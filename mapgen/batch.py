@@ -6,6 +6,7 @@ import random
 import sys
 from pathlib import Path
 
+from mapgen.errors import InputError, UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
 from mapgen.output import check_files, prepare_folder, write_text
@@ -15,11 +16,11 @@ from mapgen.profile import Profile, default_profile, load_profile
 MAX_SEED = 2**63 - 1
 
 
-class BatchError(Exception):
+class BatchError(UnmetError):
     """A batch request that cannot be carried out (one line, for the CLI)."""
 
 
-class SeedRangeError(BatchError, ValueError):
+class SeedRangeError(InputError, BatchError, ValueError):
     """Seeds a map file cannot record (TOML integers are signed 64-bit)."""
 
 

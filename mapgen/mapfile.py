@@ -8,6 +8,7 @@ import tomllib
 
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
+from mapgen.errors import InputError
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
 from mapgen.terrain import Terrain
 
@@ -17,7 +18,7 @@ _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
 
 
-class MapFileError(ValueError):
+class MapFileError(InputError, ValueError):
     """A map file that cannot be read; the message names the file and what is wrong."""
 
     def __init__(self, source: str | None, problem: str):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen.design import check_design
+from mapgen.errors import UnmetError
 from mapgen.generate import Generator
 from mapgen.model import Map
 from mapgen.profile import Profile
@@ -25,7 +26,7 @@ from mapgen.solving.solve import SolveTimeout
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
 
 
-class RepairError(Exception):
+class RepairError(UnmetError):
     """No valid map exists for this briefing at all; ``rules`` names the rules that conflict."""
 
     def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):

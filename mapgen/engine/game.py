@@ -37,6 +37,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     level_name,
 )
 from mapgen.engine.variants import check_variants
+from mapgen.errors import UnmetError
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -120,7 +121,7 @@ CHANCE_STEPS = frozenset(CHANCE)
 DECISIONS = frozenset(LEGAL) | CHANCE_STEPS
 
 
-class GameError(ValueError):
+class GameError(UnmetError, ValueError):
     """Settings a game cannot be made from (a wrong character, too much gear, a bad map)."""
 
 

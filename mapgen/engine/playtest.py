@@ -12,6 +12,7 @@ from pathlib import Path
 from mapgen.engine.bots import BOTS, make_bot
 from mapgen.engine.game import LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
+from mapgen.errors import InputError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 
@@ -325,7 +326,7 @@ def save_replays(
     return paths
 
 
-class ReplayError(ValueError):
+class ReplayError(InputError, ValueError):
     """A replay file that cannot be played back."""
 
 

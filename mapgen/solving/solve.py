@@ -25,6 +25,7 @@ from ortools.sat.python import cp_model
 from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Briefing, Map
 from mapgen.solving.sat import Budget, SatSession, SatTimeout
 from mapgen.terrain import Terrain
@@ -36,11 +37,11 @@ WITNESS_CAP = 400
 EPSILON, DELTA = 0.8, 0.2
 
 
-class SolveTimeout(Exception):
+class SolveTimeout(TimeLimitError):
     """A solver call ran out of its time limit."""
 
 
-class NoCompletion(Exception):
+class NoCompletion(UnmetError):
     """The state has no completion; ``rules`` and ``cells`` name a small conflicting set."""
 
     def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
+from mapgen.errors import BROKEN, exit_code
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 
@@ -380,9 +381,8 @@ def do_generate(body: dict) -> tuple[int, list]:
     gen = Generator(chapter, _profile(body, chapter), time_limit=limit)
     try:
         made = gen.generate(seed)
-    except GenerationError as e:
-        exit_code = 3 if "time limit" in str(e) else 1
-        raise ApiError(str(e), exit=exit_code) from None
+    except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
+        raise ApiError(str(e), exit=exit_code(e) or BROKEN) from None
     return 0, [
         {
             "chapter": chapter,
