@@ -185,7 +185,8 @@ class Generator:
         }
         briefing = replace(briefing, number=seed)  # the map number is its seed: easy to make again
         m = with_hill_numbers(
-            Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta), self.chapter
+            Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta, board=self.chapter.board),
+            self.chapter,
         )
         problems = check_map(m, self.designed)
         if problems:  # the model and the checks disagree: a bug, never a map to hand out

@@ -112,7 +112,7 @@ def _from_data(data: dict) -> Map:
     cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
     meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
-    return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta)
+    return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta, board=board)
 
 
 def _is_start_column(value) -> bool:

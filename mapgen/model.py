@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from constraints.catalogue import chapter_board
 from mapgen.board import Board
 from mapgen.terrain import Terrain
 
@@ -61,6 +60,8 @@ class Map:
 
     ``hills`` maps cell index to the number shown on that Hill, where one is given.
     ``meta`` holds extra file fields kept on a round trip (``generator`` and the like).
+    ``board`` is the chapter's board (``constraints.catalogue.chapter_board(chapter)`` for a shipped chapter,
+    ``Chapter.board`` for any): the map carries it, so the model needs no chapter registry.
     """
 
     chapter: str
@@ -68,11 +69,7 @@ class Map:
     cells: tuple[Terrain | None, ...]
     hills: dict[int, int] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
-
-    @property
-    def board(self) -> Board:
-        """The chapter's board, from the chapter registry (constraints/chapters/CHAPTER.toml)."""
-        return chapter_board(self.chapter)
+    board: Board = field(kw_only=True, compare=False, repr=False)
 
     @property
     def complete(self) -> bool:

@@ -57,7 +57,7 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    from mapgen.engine.maldonado import chapter_for_mode
+    from mapgen.engine.traitor import chapter_for_mode
 
     return Game(
         m,
@@ -346,7 +346,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         m = parse_map(data["map"], str(path))
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
-        from mapgen.engine.maldonado import chapter_for_mode
+        from mapgen.engine.traitor import chapter_for_mode
 
         game = Game(
             m,

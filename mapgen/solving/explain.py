@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from mapgen.model import Map
-from mapgen.solving.sat import Budget, SatTimeout
+from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
 from mapgen.terrain import Terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -165,8 +165,6 @@ def explain_cell(
     solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
 ) -> Explanation | None:
     """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
-    from mapgen.solving.solve import SolveTimeout
-
     try:
         reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
     except SatTimeout:
@@ -186,8 +184,6 @@ def explain_forced(
     the budget (at least ``per_cell`` seconds when given). SolveTimeout if the forced cells cannot
     be found in time; cells whose explanation runs out of time are left out.
     """
-    from mapgen.solving.solve import SolveTimeout
-
     budget = solver._budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
@@ -327,8 +323,6 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     rest, over completions found under random preferred terrains (labelled estimated: diverse, but
     not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
     """
-    from mapgen.solving.solve import SolveTimeout
-
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}

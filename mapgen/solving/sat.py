@@ -32,6 +32,7 @@ from pysat.solvers import Solver as _PySat
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, encode_rule
 from constraints.rules import BriefingCell, Connected, Count, HillNumbers, NotOnEdge, Ring, Rule, TerrainSet, components
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -40,6 +41,19 @@ from mapgen.terrain import Terrain
 BACKEND = "minicard"
 #: Propagations per "deterministic second" of a budget (about a second of glucose's work here).
 PROPAGATIONS_PER_SECOND = 20_000_000
+
+
+class SolveTimeout(TimeLimitError):
+    """A solver call ran out of its time limit (``mapgen.solving.solve`` re-exports it, with ``NoCompletion``)."""
+
+
+class NoCompletion(UnmetError):
+    """The state has no completion; ``rules`` and ``cells`` name a small conflicting set."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.rules = rules
+        self.cells = cells
 
 
 class SatTimeout(Exception):
