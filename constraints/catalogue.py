@@ -114,10 +114,6 @@ def _terrain(value, where: str) -> Terrain:
 
 
 _NUMBERS = ("at_least", "at_most", "count", "depth")
-_FIELDS = {
-    "briefing_cell": ("peak", "start", "greek_fire"),
-    "pattern": ("fort_pattern",),
-}
 
 
 def _setting(rule_id: str, kind_name: str, key: str, value):
@@ -126,8 +122,8 @@ def _setting(rule_id: str, kind_name: str, key: str, value):
         raise ChapterError(f"rule {rule_id}: {key} must be a whole number of 0 or more, not {value!r}")
     if key == "hood" and (not isinstance(value, str) or value not in HOODS):
         raise ChapterError(f"rule {rule_id}: unknown neighbourhood {value!r} (known: {', '.join(HOODS)})")
-    if key == "field" and value not in _FIELDS.get(kind_name, ()):
-        known = ", ".join(_FIELDS.get(kind_name, ()))
+    if key == "field" and value not in KINDS[kind_name].briefing_fields:
+        known = ", ".join(KINDS[kind_name].briefing_fields)
         raise ChapterError(f"rule {rule_id}: a {kind_name} rule reads the briefing field {known}, not {value!r}")
     if key == "both_ways" and not isinstance(value, bool):
         raise ChapterError(f"rule {rule_id}: both_ways must be true or false, not {value!r}")

@@ -457,7 +457,7 @@ def cnf_for_state(state: Map, chapter: Chapter | None = None) -> Cnf:
             for a, b in itertools.combinations(vs, 2):
                 cnf.add([-a, -b])
     # One-cell rules first so the others fold their constants.
-    ordered = sorted(chapter.rules, key=lambda r: not isinstance(r, (TerrainSet, NotOnEdge, Ring, BriefingCell)))
+    ordered = sorted(chapter.rules, key=lambda r: not r.one_cell)  # one-cell rules first (the kind's trait)
     for rule in ordered:
         encode_rule(rule, cnf)
     return cnf

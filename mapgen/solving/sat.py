@@ -31,7 +31,7 @@ from pysat.solvers import Solver as _PySat
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, encode_rule
-from constraints.rules import BriefingCell, Connected, Count, HillNumbers, NotOnEdge, Ring, Rule, TerrainSet, components
+from constraints.rules import BriefingCell, Connected, Count, HillNumbers, Rule, TerrainSet, components
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Map
 from mapgen.terrain import Terrain
@@ -243,12 +243,11 @@ class SatSession:
             for a in range(len(vs)):
                 for b in range(a + 1, len(vs)):
                     cnf.add([-vs[a], -vs[b]])
-        first = (TerrainSet, NotOnEdge, Ring, BriefingCell)
         #: the rules a ruled fork posts its own way, each with its clauses' span in cnf.clauses:
         #: a Connected rule with a sure root cell (checked lazily), a Count (native cardinality)
         self._connected: list[tuple[Connected, int, int, int]] = []
         self._counts: list[tuple[Count, int, int]] = []
-        for rule in sorted(chapter.rules, key=lambda r: not isinstance(r, first)):
+        for rule in sorted(chapter.rules, key=lambda r: not r.one_cell):  # one-cell rules first (the kind's trait)
             start = len(cnf.clauses)
             encode_rule(rule, cnf)
             if isinstance(rule, Connected) and (root := self._root(chapter, blank, rule)) is not None:
