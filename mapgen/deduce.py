@@ -6,7 +6,9 @@ from __future__ import annotations
 import math
 import random
 import time
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from constraints.catalogue import get_chapter
 from mapgen.model import Map
@@ -296,9 +298,6 @@ def difficulty_score(guesses: int, largest_reason: int, deduced_share: float) ->
 def grade_thresholds(chapter: str) -> tuple[float, float, float]:
     """Score cuts between Gentle|Moderate|Tricky|Fiendish for a chapter (``mapgen/grades.toml``:
     the quartiles of the scores of generated maps, see ``bench/calibrate_grade.py``)."""
-    import tomllib
-    from pathlib import Path
-
     data = tomllib.loads((Path(__file__).parent / "grades.toml").read_text(encoding="utf-8"))
     cuts = data["thresholds"].get(chapter) or data["thresholds"]["default"]
     return tuple(cuts)

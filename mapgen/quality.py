@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mapgen.errors import InputError
 from mapgen.profile import read_profile_file
 
 #: The deduction tiers, easiest first (the deduction grade's names, mapgen.deduce).
@@ -42,7 +43,7 @@ CHAPTER_DEFAULTS: dict[str, dict] = {
 }
 
 
-class QualityError(ValueError):
+class QualityError(InputError, ValueError):
     """A quality table or option that cannot be used (one line, exit 2)."""
 
 

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from mapgen.campaign import Backend, Local, Task, run
+from mapgen.errors import UnmetError
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
@@ -21,7 +22,7 @@ from mapgen.profile import Profile
 from mapgen.quality import Quality
 
 
-class TargetMissed(Exception):
+class TargetMissed(UnmetError):
     """Fewer maps than asked met the target (exit 1); ``result`` holds the closest candidates."""
 
     def __init__(self, message: str, result: SearchResult):

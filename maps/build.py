@@ -24,6 +24,8 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from mapgen.errors import exit_code
+
 FOLDER = Path(__file__).parent
 #: maps per tier: 2 of each of the four tiers (8); Training 2 maps, Gentle and Moderate (a first game)
 PER_TIER = {"training": {"Gentle": 1, "Moderate": 1}}
@@ -206,8 +208,6 @@ def main(argv: list[str] | None = None) -> int:
                 )
         write_library(out, built, force=args.force)
     except Exception as e:  # noqa: BLE001 (a script: one line and the CLI's exit codes)
-        from mapgen.cli.errors import exit_code
-
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         code = exit_code(e)
         return 2 if isinstance(e, ValueError) and code is None else code or 1

@@ -48,3 +48,12 @@ def example():
 def expected_invalid() -> dict[str, list[str]]:
     """Rule ids each ``invalid/`` example breaks."""
     return json.loads((DATA / "invalid" / "expected.json").read_text(encoding="utf-8"))
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-readme",
+        action="store_true",
+        help="rewrite the README's console blocks whose output no longer matches (tests/test_readme.py); "
+        "MAPGEN_UPDATE_README=1 does the same",
+    )

@@ -141,7 +141,9 @@ def test_approxmc_counts_small_formulas_exactly():
     from constraints.cnf import Cnf, approx_count_cnf
     from mapgen.model import Briefing, Map
 
-    cnf = Cnf(Map("training", Briefing(peak=7), (None,) * 25), get_chapter("training"))
+    cnf = Cnf(
+        Map("training", Briefing(peak=7), (None,) * 25, board=get_chapter("training").board), get_chapter("training")
+    )
     cnf.nvars, cnf.sampling = 5, [1, 2, 4, 5]
     cnf.clauses = [[1, 2], [-1, -2], [4, 5], [-4, -5], [3, -1]]
     assert approx_count_cnf(cnf, time_limit=30) == 4

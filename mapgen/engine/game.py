@@ -21,6 +21,7 @@ from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
 from mapgen.engine.cards import NRES, WATER, CardSet, shipped_cards
+from mapgen.engine.observation import bind_state_rules, observe
 from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots and tests import them from here)
     BACKPACK_SLOTS,
     CARRIED,
@@ -34,6 +35,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     SEALED_BY,
     TERRAIN_RESOURCE,
     WATER_LIMIT,
+    GameError,
     level_name,
 )
 from mapgen.engine.variants import check_variants
@@ -118,10 +120,6 @@ CHANCE = {
 CHANCE_STEPS = frozenset(CHANCE)
 # Decision steps: the agenda waits on them for an action.
 DECISIONS = frozenset(LEGAL) | CHANCE_STEPS
-
-
-class GameError(ValueError):
-    """Settings a game cannot be made from (a wrong character, too much gear, a bad map)."""
 
 
 class Game:
@@ -432,8 +430,6 @@ class State:
 
     def observation(self, player: int | None = None):
         """What ``player`` (default: the one to act) may know now: see ``mapgen/engine/observation.py``."""
-        from mapgen.engine.observation import observe
-
         return observe(self, player)
 
     def slots(self) -> int:
@@ -539,3 +535,9 @@ class State:
 
 def terrain_by_index(k: int) -> Terrain:
     return TERRAINS[k]
+
+
+# the Observation shares the State's rule helpers that read only public attributes (the observation module sits
+# below the game: the game hands them over); and the core rules' table gives actions words without a game
+bind_state_rules(State)
+A.use_core_table(core_table)

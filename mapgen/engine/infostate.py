@@ -411,7 +411,7 @@ class CompletionSampler:
             cells = self._draw(key, known, rng)
             self.drawn += 1
         full = known.with_cells(cells, hills={})
-        return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full))
+        return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full), board=known.board)
 
 
 _SAMPLERS: dict[str, CompletionSampler] = {}

@@ -36,7 +36,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import ChapterRules
-from mapgen.engine.game import PRIORITY, GameError
+from mapgen.engine.game import PRIORITY
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -663,20 +663,7 @@ class Maldonado(ChapterRules):
         return lines
 
 
-def chapter_for_mode(chapter: str, mode: str | None):
-    """The chapter plug-in for a playtest ``--mode``: ``coop`` (default) or ``traitor`` (Maldonado only)."""
-    if mode in (None, "", "coop"):
-        return None
-    if mode != "traitor":
-        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)")
-    if chapter != "maldonado":
-        raise GameError(f"--mode traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}")
-    from mapgen.engine.traitor import MaldonadoTraitor
-
-    return MaldonadoTraitor()
-
-
-__all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "Maldonado", "chapter_for_mode", "load_decks"]
+__all__ = ["COMMAND", "PLAY", "TRAITOR_CARD", "Maldonado", "load_decks"]
 
 
 def reveal_piles(d: dict) -> None:

@@ -12,6 +12,7 @@ from pathlib import Path
 from mapgen.engine.bots import BOTS, make_bot
 from mapgen.engine.game import LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
+from mapgen.errors import InputError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 
@@ -56,7 +57,7 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    from mapgen.engine.maldonado import chapter_for_mode
+    from mapgen.engine.traitor import chapter_for_mode
 
     return Game(
         m,
@@ -325,7 +326,7 @@ def save_replays(
     return paths
 
 
-class ReplayError(ValueError):
+class ReplayError(InputError, ValueError):
     """A replay file that cannot be played back."""
 
 
@@ -345,7 +346,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         m = parse_map(data["map"], str(path))
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
-        from mapgen.engine.maldonado import chapter_for_mode
+        from mapgen.engine.traitor import chapter_for_mode
 
         game = Game(
             m,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.errors import UnmetError
 from mapgen.terrain import Terrain
 
 #: Resources other than Water, in order (the ones a free discard can drop)
@@ -67,3 +68,8 @@ def level_name(score: int) -> str:
         if score >= lo:
             return name
     return ""
+
+
+class GameError(UnmetError, ValueError):
+    """Settings a game cannot be made from (a wrong character, too much gear, a bad map); ``mapgen.engine.game``
+    re-exports it."""

@@ -48,6 +48,7 @@ import numpy as np
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
 
@@ -65,11 +66,11 @@ _DTYPES = {FLOAT: np.float64, INT: np.int64, BIG: object}
 AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 
 
-class CompileTimeout(TimeoutError):
+class CompileTimeout(TimeLimitError, TimeoutError):
     """The compile did not finish within its time limit."""
 
 
-class CompileError(RuntimeError):
+class CompileError(UnmetError, RuntimeError):
     """The compiler failed (out of memory, crashed, or gave a circuit that does not count the CNF)."""
 
 

@@ -28,7 +28,7 @@ from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout
-from mapgen.solving.sat import Budget, SatSession, SatTimeout
+from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -36,19 +36,6 @@ WITNESS_CAP = 400
 #: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
 #: estimate with probability at least 1 - DELTA.
 EPSILON, DELTA = 0.8, 0.2
-
-
-class SolveTimeout(Exception):
-    """A solver call ran out of its time limit."""
-
-
-class NoCompletion(Exception):
-    """The state has no completion; ``rules`` and ``cells`` name a small conflicting set."""
-
-    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
-        super().__init__(message)
-        self.rules = rules
-        self.cells = cells
 
 
 @dataclass
@@ -283,7 +270,7 @@ class Solver:
         name = self.chapter.name
         if name not in names or chapter_board(name) != self.chapter.board:
             name = next(n for n in names if chapter_board(n) == self.chapter.board)
-        return Map(name, briefing, (None,) * self.chapter.board.size)
+        return Map(name, briefing, (None,) * self.chapter.board.size, board=self.chapter.board)
 
     def slot(self, briefing: Briefing) -> _Slot:
         """The shared session of a briefing (its solvers and witnesses)."""

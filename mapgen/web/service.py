@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
+from mapgen.errors import BROKEN, exit_code
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 
@@ -344,6 +345,7 @@ def do_generate(body: dict) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
     import random
 
+    from mapgen.batch import MapOutput
     from mapgen.generate import GenerationError, Generator
     from mapgen.repair import SketchError, fill_sketch
     from mapgen.solving.solve import SolveTimeout
@@ -362,16 +364,8 @@ def do_generate(body: dict) -> tuple[int, list]:
             raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
-        return 0, [
-            {
-                "chapter": m.chapter,
-                "seed": seed,
-                "file": None,
-                "from": "sketch",
-                "seconds": round(time.perf_counter() - started, 4),
-                "text": dumps_map(m),
-            }
-        ]
+        fields = {"from": "sketch", "seconds": round(time.perf_counter() - started, 4)}
+        return 0, [MapOutput(m.chapter).put(m, seed, **fields)]
     from constraints.catalogue import chapter_names
 
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
@@ -380,19 +374,9 @@ def do_generate(body: dict) -> tuple[int, list]:
     gen = Generator(chapter, _profile(body, chapter), time_limit=limit)
     try:
         made = gen.generate(seed)
-    except GenerationError as e:
-        exit_code = 3 if "time limit" in str(e) else 1
-        raise ApiError(str(e), exit=exit_code) from None
-    return 0, [
-        {
-            "chapter": chapter,
-            "seed": seed,
-            "file": None,
-            "seconds": round(made.seconds, 4),
-            "attempts": made.attempts,
-            "text": dumps_map(made.map),
-        }
-    ]
+    except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
+        raise ApiError(str(e), exit=exit_code(e) or BROKEN) from None
+    return 0, [MapOutput(chapter).put(made.map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
 
 
 def do_repair(body: dict) -> tuple[int, dict]:
