@@ -74,17 +74,18 @@ class Layout:
     def check(self) -> None:
         """LayoutError unless the trim box, its crop marks and caption fit inside the 1/4 inch margins."""
         if self.paper not in PAPERS:
-            raise LayoutError(f"unknown paper {self.paper!r} (use a4 or letter)")
+            raise LayoutError(f"--paper: unknown paper {self.paper!r} (use a4 or letter)")
         if not 10 <= self.cell_mm <= 40:
-            raise LayoutError(f"--cell-mm {self.cell_mm:g}: a cell pitch between 10 and 40 mm")
+            raise LayoutError(f"--cell-mm: a cell pitch between 10 and 40 mm, not {self.cell_mm:g}")
         if any(not 0 <= o <= 40 for o in self.offset_mm):
-            raise LayoutError(f"--offset-mm {_pair(self.offset_mm)}: offsets between 0 and 40 mm")
+            raise LayoutError(f"--offset-mm: offsets between 0 and 40 mm, not {_pair(self.offset_mm)}")
         w, h = self.trim
         room_w = self.page[0] - 2 * MARGIN_MM - 2 * (MARK_GAP_MM + MARK_LEN_MM)
         room_h = self.page[1] - 2 * MARGIN_MM - 2 * (MARK_GAP_MM + MARK_LEN_MM) - CAPTION_MM
         if w > room_w + 1e-9 or h > room_h + 1e-9:
             raise LayoutError(
-                f"a map at --cell-mm {self.cell_mm:g} and --offset-mm {_pair(self.offset_mm)} is {w:.1f} x {h:.1f} mm; "
+                f"--cell-mm: a map at {self.cell_mm:g} mm cells and a {_pair(self.offset_mm)} mm offset is "
+                f"{w:.1f} x {h:.1f} mm; "
                 f"{self.paper.upper()} holds {room_w:.1f} x {room_h:.1f} mm inside its 1/4 inch margins and crop marks"
             )
 
