@@ -344,7 +344,7 @@ def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
         if any(isinstance((fm.grade or {}).get(b), dict) for fm in maps)
     ]
     head = ["Map", "Grade", "Guesses", "Reveal set"]
-    head += [f"{b.capitalize()} wins" for b in bots] + ["Blocked", "Mean days", "Seed"]
+    head += [f"{b.capitalize()} wins" for b in bots] + ["Blocked", "Days", "Seed"]
     rows = []
     for fm in maps:
         g = fm.grade or {}
@@ -400,7 +400,7 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
         top,
         "Grade: the deduction grade, how much a logical team must guess before every target is known (Gentle, "
         "Moderate, Tricky, Fiendish); guesses and reveal set: its measures (mapgen deduce). Wins: the share of games "
-        "a bot won playing the map (mapgen grade), with its 95% interval; blocked and mean days: the first bot's games "
+        "a bot won playing the map (mapgen grade), with its 95% interval; blocked and days: the first bot's games "
         "walled in with no Path left to explore, and their length. Seed: the map's generator seed.",
         width,
         7.5,
