@@ -338,20 +338,21 @@ def _generate(
         items.append((m, str(path), None))
     spread = " spread over the grades" if grade_spread else f" of grade {quality.grade}" if quality.grade else ""
     note = f"{chapter}, seed {seed}, {count} maps{spread}"
-    _write(items, chapter, out, layout, base, note, force, as_json, started)
+    search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
+    _write(items, chapter, out, layout, base, note, force, as_json, started, search)
 
 
-def _write(items, chapter, out, layout, base, note, force, as_json, started):
+def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None):
     from constraints.catalogue import get_chapter
     from mapgen.render.folder import FolderMap, write_folder
     from mapgen.web.links import DEFAULT_BASE, helper_url
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
     pages = write_folder(folder, out, layout, title=get_chapter(chapter).title, note=note, force=force)
-    _done(as_json, out, pages, folder, started, layout)
+    _done(as_json, out, pages, folder, started, layout, search)
 
 
-def _done(as_json, out, pages, folder, started, layout):
+def _done(as_json, out, pages, folder, started, layout, search=None):
     seconds = time.perf_counter() - started
     if as_json:
         report = {
@@ -367,6 +368,8 @@ def _done(as_json, out, pages, folder, started, layout):
             ],
             "seconds": round(seconds, 3),
         }
+        if search is not None:
+            report["search"] = search
         click.echo(json.dumps(report, indent=2))
         return
     for fm in folder:
