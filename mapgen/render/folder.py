@@ -422,7 +422,8 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
         ),
         (
             "Cut each map along its corner marks. Without looking at it, cover it with the Concealer Page, slide both into "
-            "the Map Board and remove the Concealer Page: the Mission Briefing shows below the grid."
+            "the Map Board (pushed into the slot's corner, as the calibration sheet was) and remove the Concealer Page: "
+            "the Mission Briefing shows below the grid."
         ),
         (
             "Scan a map's QR code to open the table helper of `mapgen serve` on that map's briefing (no terrain is in the "
@@ -584,7 +585,8 @@ def calibration_help(p: _Page, layout: Layout) -> None:
             "the right and bottom edges only."
         ),
         (
-            "3. Slide it into the Map Board like a map. Through the holes read the centre of the hole in row A, column 1 "
+            "3. Slide it into the Map Board like a map, its top-left corner pushed into the corner of the slot (push "
+            "the maps in the same way). Through the holes read the centre of the hole in row A, column 1 "
             "(x1 across, y1 down), the centre of the hole in row A, column 7 (x7 across) and in row G, column 1 (y7 down)."
         ),
         (
