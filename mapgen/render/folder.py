@@ -9,7 +9,8 @@ ruler grid to lay under the Map Board and read the pitch and offset from.
 
 Measurement assumption (the rulebooks give no sizes): a 24 mm cell pitch and the grid's top-left corner
 8 mm right of and below the sheet's top-left corner (``DEFAULT_CELL_MM``, ``DEFAULT_OFFSET_MM``); measure
-yours with the calibration page and pass ``--cell-mm`` and ``--offset-mm``.
+yours with the calibration page and pass ``--cell-mm`` and ``--offset-mm``. The board's window onto the
+Mission Briefing is assumed to lie below the grid.
 """
 
 from __future__ import annotations
