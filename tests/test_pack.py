@@ -265,3 +265,13 @@ def test_the_time_limit_running_out_exits_3(tmp_path):
     assert r.exit_code == 3, r.output
     assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training maps met the target in 0.1 s")
     assert r.stderr.count("\n") == 1 and not (tmp_path / "f.pdf").exists()
+
+
+def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
+    def ctrl_c(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mapgen.pack.search", ctrl_c)
+    pdf = tmp_path / "f.pdf"
+    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"error: {pdf}: interrupted")
+    assert not pdf.exists()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken
+from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
 from mapgen.cli.grade import TIER_NAMES, parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
     MapType,
@@ -301,7 +301,10 @@ def _generate(
     prepare_folder(out_dir)
     limit = SEARCH_TIME if time_limit is None else time_limit
     backend = where(jobs, None)
-    with progress_bar(f"candidates for a {count}-map {chapter} folder", candidates, not as_json) as bar:
+    with (
+        about(out, limit),  # Ctrl-C: "error: FOLDER.pdf: interrupted", exit 130
+        progress_bar(f"candidates for a {count}-map {chapter} folder", candidates, not as_json) as bar,
+    ):
         made = make_folder(
             chapter,
             profile,
