@@ -153,7 +153,7 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
     from constraints.rules import BriefingCell
-    from mapgen.profile import PROFILE_DIR
+    from mapgen.profile import P1, P2, P3, PROFILE_DIR
     from mapgen.reference import chapter_json
     from mapgen.render.style import STYLES
 
@@ -171,6 +171,7 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
             for r in get_chapter(name).rules
             if isinstance(r, BriefingCell)
         ]
+        entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
