@@ -518,11 +518,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["solve", MAP],
             "mapgen.report.solve_report",
-            (
-                "mapgen.solving.solve",
-                "NoCompletion",
-                "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)",
-            ),
+            ("mapgen.solving.solve", "NoCompletion", "no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)"),
             1,
             f"error: {MAP}: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)",
         ),
