@@ -498,6 +498,12 @@ def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_bla
     seed.send_keys("7")
     ctrl(driver, "z")
     assert "Ft" in cell(driver, "B2").text
+    # a plain /studio opens fauna-1 and offers the last map worked on in this browser
+    driver.get(f"{base_url}/studio")
+    wait_for(lambda: driver.find_elements(By.ID, "restore"), what="the offer of the last map")
+    driver.find_element(By.ID, "restore").click()
+    wait_for(lambda: "Ft" in cell(driver, "B2").text and "c=" in driver.current_url, what="the last map back")
+    cell(driver, "A1").click()  # an edit, so that leaving asks first
     leaving = driver.execute_script(
         "const e = new Event('beforeunload', {cancelable: true}); window.dispatchEvent(e); return e.defaultPrevented;"
     )

@@ -473,10 +473,12 @@ async function openShipped(name) {
   return true;
 }
 
-function restoreOffer() {
+function lastSaved() {
+  try { return JSON.parse(localStorage.getItem(SAVE_KEY) || "null"); } catch (e) { return null; }
+}
+
+function restoreOffer(saved) {
   // Opened without a map in the address: offer the last map worked on in this browser.
-  let saved = null;
-  try { saved = JSON.parse(localStorage.getItem(SAVE_KEY) || "null"); } catch (e) { saved = null; }
   if (!saved || !saved.hash || saved.hash === hashOf()) return;
   const when = new Date(saved.saved).toLocaleString("en-GB");
   const b = MG.el("button", {type: "button", id: "restore", text: `Reopen your last map (${when})`});
@@ -526,15 +528,14 @@ async function main() {
   if (h && h.briefing) {
     S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
     S.form.set(S.briefing);
-    try {
-      const saved = JSON.parse(localStorage.getItem(SAVE_KEY) || "null");
-      if (saved && saved.hash === location.hash) { S.undo = saved.undo || []; S.redo = saved.redo || []; }
-    } catch (e) { /* no history: start afresh */ }
+    const saved = lastSaved();
+    if (saved && saved.hash === location.hash) { S.undo = saved.undo || []; S.redo = saved.redo || []; }
     brushes();
     check();
   } else {
+    const saved = lastSaved(); // read before this map is remembered in its place
     setMap(m, from);
-    restoreOffer();
+    restoreOffer(saved);
   }
   window.addEventListener("hashchange", async () => { // a link to another shipped map: /studio#map=flora-2
     if (location.hash === hashOf()) return;
