@@ -457,7 +457,8 @@ def test_copy_link_and_print_view(driver, base_url):
     driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": "print"})
     try:
         assert not driver.find_element(By.ID, "hint").is_displayed()  # no buttons on paper
-        assert driver.find_element(By.ID, "board").is_displayed()
+        assert driver.find_element(By.ID, "board").is_displayed() and cell(driver, "G7").is_displayed()
+        assert "Hi0" in cell(driver, "G7").text
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
