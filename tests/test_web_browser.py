@@ -609,14 +609,31 @@ def test_accessibility_no_serious_or_critical_violations(base_url):
         pytest.skip("axe-core is not installed (.ci/install-axe installs it with npm)")
     d = chrome(1366, 900)
     try:
+        from selenium.webdriver.common.by import By
+
+        def palette():
+            cell(d, "C6").click()
+            return d.find_element(By.ID, "palette").is_displayed()
+
+        def question():
+            d.find_element(By.ID, "blank").click()
+            return d.find_elements(By.CSS_SELECTOR, "dialog.confirm[open]")
+
         found = {}
-        for path, ready in [
-            (f"/helper#{FAUNA_1}&r={COLUMN_7}&heat=Ft", lambda: "maps fit" in text_of(d, "count")),
-            ("/studio#map=fauna-1", lambda: "Valid" in text_of(d, "verdict")),
-            ("/", lambda: True),
+        for path, ready, then in [
+            (f"/helper#{FAUNA_1}&r={COLUMN_7}&heat=Ft", lambda: "maps fit" in text_of(d, "count"), None),
+            (f"/helper#{FAUNA_1}&r=F2Wa", lambda: "No map fits" in text_of(d, "problem"), None),
+            (f"/helper#{FAUNA_1}&r={COLUMN_7}", lambda: "maps fit" in text_of(d, "count"), palette),
+            ("/studio#map=fauna-1", lambda: "Valid" in text_of(d, "verdict"), None),
+            ("/studio#map=flora-1", lambda: "flora" in text_of(d, "briefing-summary"), question),
+            ("/", lambda: True, None),
         ]:
             d.get(base_url + path)
+            d.refresh()
             wait_for(ready, what=path)
+            if then is not None:
+                wait_for(then, what=f"{path}: the palette or the question")
+                path += f" ({then.__name__})"
             time.sleep(0.5)
             d.execute_script(script)
             d.set_script_timeout(60)
