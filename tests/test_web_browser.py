@@ -206,6 +206,7 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
         what="the plot image to load",
     )
     assert "Wins " in text_of(driver, "job-result") and "/40 = " in text_of(driver, "job-result")
+    assert "Outcomes of 40 games" in driver.find_element(By.CSS_SELECTOR, "#playtest-chart svg").text
     assert not driver.find_element(By.ID, "job").is_displayed()
 
 
@@ -574,6 +575,15 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     assert ids and len(re.findall(r"rule [A-Z]\d\b", deps)) == len(ids)  # every id shown as "rule X9", by a title
     if driver.find_elements(By.ID, "unique-at"):
         assert "reveal profile plays the map" in text_of(driver, "unique-at")
+    # the page's own chart is drawn for its box: as wide as the box, its text at the page's size
+    svg = driver.find_element(By.CSS_SELECTOR, "#deduce-chart svg")
+    box_width = driver.execute_script("return document.getElementById('deduce-chart').clientWidth")
+    assert abs(svg.size["width"] - box_width) <= 20 and svg.size["width"] > 600
+    sizes = driver.execute_script(
+        "return [...arguments[0].querySelectorAll('text')].map((t) => parseFloat(getComputedStyle(t).fontSize))", svg
+    )
+    assert sizes and min(sizes) >= 12
+    assert driver.find_elements(By.CSS_SELECTOR, "#deduce-chart circle")  # one mark per step
     wait_for(lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot))
     driver.find_element(By.CSS_SELECTOR, "button.plot-open").click()
     big = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "dialog.chart[open] img"), what="the full chart")[0]

@@ -400,14 +400,98 @@ function showResult(kind, j) {
     draw();
   }
   box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
+  const chart = MG.el("div", {class: "chart-box", id: `${kind}-chart`});
+  if (kind === "playtest" || (res.profile && res.profile.steps)) box.append(chart);
+  drawChart(chart, kind, res);
   if (j.plot) {
     const src = j.plot + "?t=" + Date.now();
     const img = MG.el("img", {src, alt: `${kind} chart (opens full size)`, class: "plot"});
-    const open = MG.el("button", {type: "button", class: "plot-open", "aria-label": `Open the ${kind} chart full size`}, img);
+    const open = MG.el("button", {type: "button", class: "plot-open", "aria-label": `Open the full ${kind} chart at full size`}, img);
     open.addEventListener("click", () => openChart(src, kind));
-    box.append(open, MG.el("p", {class: "note", text: "Click the chart to open it full size."}));
+    box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
   say(`${kind} finished.`);
+}
+
+// -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// The reveal profile: maps that still fit after each step (log scale), guesses marked, the step where the map
+// is unique and where every target is known.
+function profileChart(box, prof) {
+  const steps = prof.steps || [];
+  const W = Math.max(280, box.clientWidth || 600), H = Math.min(320, Math.max(220, Math.round(W * 0.45)));
+  const narrow = W < 520;
+  const m = {l: 52, r: 14, t: narrow ? 44 : 28, b: 40};
+  const svg = svgEl("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart-svg",
+    "aria-label": `Maps that fit after each of ${steps.length} reveals` + (prof.unique_at ? `; unique after step ${prof.unique_at}` : "")});
+  const top = Math.max(1, ...steps.map((s) => Math.log10(Math.max(1, s.count || 1))));
+  const x = (k) => m.l + (W - m.l - m.r) * (steps.length <= 1 ? 0 : (k - 1) / (steps.length - 1));
+  const y = (c) => H - m.b - (H - m.t - m.b) * (Math.log10(Math.max(1, c || 1)) / Math.ceil(top));
+  svg.append(svgEl("text", {x: narrow ? 0 : m.l, y: 16, class: "chart-title"},
+    narrow ? "Maps that fit after each reveal (log)" : "Maps that still fit after each reveal (log scale)"));
+  for (let e = 0; e <= Math.ceil(top); e += Math.max(1, Math.ceil(Math.ceil(top) / 5))) {
+    const yy = y(10 ** e);
+    svg.append(svgEl("line", {x1: m.l, x2: W - m.r, y1: yy, y2: yy, class: "grid"}));
+    svg.append(svgEl("text", {x: m.l - 6, y: yy + 4, "text-anchor": "end"}, e === 0 ? "1" : e <= 3 ? String(10 ** e) : `10^${e}`));
+  }
+  const every = Math.max(1, Math.ceil(steps.length / Math.max(2, Math.floor((W - m.l) / 48))));
+  for (let k = 1; k <= steps.length; k += every) {
+    svg.append(svgEl("text", {x: x(k), y: H - m.b + 16, "text-anchor": "middle"}, String(k)));
+  }
+  svg.append(svgEl("text", {x: (m.l + W - m.r) / 2, y: H - 6, "text-anchor": "middle"}, "step (Paths revealed)"));
+  [[prof.unique_at, "unique", "mark-unique"], [prof.all_targets_known_at, "targets known", "mark-target"]]
+    .forEach(([at, label, cls], k) => {
+      if (!at) return;
+      svg.append(svgEl("line", {x1: x(at), x2: x(at), y1: m.t, y2: H - m.b, class: cls}));
+      const left = x(at) - m.l > 8 * (label.length + 4); // room for the label left of its line, else right of it
+      svg.append(svgEl("text", {x: left ? x(at) - 4 : x(at) + 4, y: m.t + 12 + 16 * k, "text-anchor": left ? "end" : "start",
+        class: cls}, `${label}: ${at}`));
+    });
+  svg.append(svgEl("polyline", {points: steps.map((s) => `${x(s.step)},${y(s.count)}`).join(" "), class: "series"}));
+  for (const s of steps) {
+    const dot = svgEl("circle", {cx: x(s.step), cy: y(s.count), r: 3.5, class: s.reason === "guess" ? "guess" : "forced"});
+    dot.append(svgEl("title", {}, `step ${s.step}: ${s.cell} ${s.terrain} (${s.reason}), ${s.exact ? "" : "about "}${s.count} maps`));
+    svg.append(dot);
+  }
+  svg.append(svgEl("text", {x: W - m.r, y: narrow ? 34 : 16, "text-anchor": "end", class: "legend"}, "● forced  ○ guess"));
+  box.replaceChildren(svg);
+}
+
+// A playtest's outcomes: wins and each cause of loss, as shares of the games.
+function playtestChart(box, res) {
+  const rows = [["wins", res.wins], ...Object.entries(res.losses).map(([k, v]) => [k.replace(/_/g, " "), v])];
+  if (res.sealed) rows.push(["sealed", res.sealed]);
+  const W = Math.max(280, box.clientWidth || 600), bar = 24, m = {l: Math.min(170, W * 0.38), r: 70, t: 28};
+  const H = m.t + rows.length * (bar + 8) + 8;
+  const svg = svgEl("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart-svg",
+    "aria-label": rows.map(([k, v]) => `${k} ${v} of ${res.games}`).join(", ")});
+  svg.append(svgEl("text", {x: 0, y: 16, class: "chart-title"}, `Outcomes of ${res.games} games (${res.bot || "bot"})`));
+  rows.forEach(([label, n], k) => {
+    const yy = m.t + k * (bar + 8);
+    const w = (W - m.l - m.r) * (res.games ? n / res.games : 0);
+    svg.append(svgEl("text", {x: m.l - 8, y: yy + bar * 0.7, "text-anchor": "end"}, label));
+    svg.append(svgEl("rect", {x: m.l, y: yy, width: Math.max(1, w), height: bar, class: k === 0 ? "win" : "loss"}));
+    svg.append(svgEl("text", {x: m.l + w + 6, y: yy + bar * 0.7}, `${n} (${Math.round((100 * n) / Math.max(1, res.games))}%)`));
+  });
+  box.replaceChildren(svg);
+}
+
+function drawChart(box, kind, res) {
+  const draw = () => (kind === "playtest" ? playtestChart(box, res) : res.profile && profileChart(box, res.profile));
+  draw();
+  if (window.ResizeObserver) {
+    let last = box.clientWidth;
+    new ResizeObserver(() => { if (box.clientWidth !== last) { last = box.clientWidth; draw(); } }).observe(box);
+  }
 }
 
 function openChart(src, kind) {
