@@ -279,6 +279,9 @@ def test_phone_hint_is_in_the_viewport_after_hint(base_url, tmp_path):
         time.sleep(0.3)
         assert in_viewport(d, "hint-text"), "the hint's reason is below the fold"
         first = d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
+        # the cited cells' rings: a dark ring between two white ones, so they show on Water, Fort and Skull alike
+        rings = [c.value_of_css_property("box-shadow") for c in d.find_elements(By.CSS_SELECTOR, ".cell.cited")]
+        assert rings and all(r.count("rgb(255, 255, 255)") == 2 and "rgb(11, 61, 145)" in r for r in rings)
         # Next hint: another forced cell, not the one just named
         assert text_of(d, "hint") == "Next hint"
         d.find_element(By.ID, "hint").click()
