@@ -92,7 +92,11 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     slot = solver.slot(state.briefing)
     sat = slot.sat
     order = {r: k for k, r in enumerate(sat.rules)}
-    revealed = [i for i, t in enumerate(state.cells) if t is not None and i not in sat.briefing_cells]
+    # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
+    # conflict it may be the cause (the Peak revealed as Water), so it is a candidate then.
+    revealed = [
+        i for i, t in enumerate(state.cells) if t is not None and (target is None or i not in sat.briefing_cells)
+    ]
     extra: list[int] = []
     if target is not None:
         cell, terrain = target

@@ -753,10 +753,13 @@ class Solver:
                 self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
             )
         except SolveTimeout:
-            reason = None
-        if reason is None:
-            return NoCompletion("no completion found (the time limit ran out while looking for one)")
+            return NoCompletion("no completion found (the time limit ran out while looking for its reason)")
+        if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
+            return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
         rule_ids, cells = reason
+        briefed = self._briefing_conflicts(state, cells)
+        if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
+            rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
         cells = tuple(b.name(i) for i in cells)
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
         shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
@@ -770,4 +773,19 @@ class Solver:
             msg += f" with the revealed cells {shown}" if cells else " with the briefing"
         elif cells:
             msg += f": {shown}"
+        for r, i in briefed:
+            what = {"peak": "the Peak", "start": "the start"}.get(r.field, f"the {r.field}")
+            msg += f"; the briefing makes {what} {b.name(i)} a {r.terrain.label} ({r.id})"
         return NoCompletion(msg, tuple(rule_ids), cells)
+
+    def _briefing_conflicts(self, state: Map, cells) -> list:
+        """(rule, cell) for each cell of ``cells`` the briefing fixes to another terrain than the revealed one."""
+        from constraints.rules import BriefingCell
+
+        out = []
+        for r in self.chapter.rules:
+            if isinstance(r, BriefingCell):
+                i = r.cell(state)
+                if i is not None and i in cells and state.cells[i] is not None and state.cells[i] is not r.terrain:
+                    out.append((r, i))
+        return out

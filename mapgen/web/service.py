@@ -153,7 +153,8 @@ def map_json(m: Map) -> dict:
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
-    from mapgen.profile import PROFILE_DIR
+    from constraints.rules import BriefingCell
+    from mapgen.profile import P1, P2, P3, PROFILE_DIR
     from mapgen.reference import chapter_json
     from mapgen.render.style import STYLES
 
@@ -166,6 +167,12 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
             for t, s in STYLES.items()
             if t.code in entry["terrains"]
         }
+        entry["briefing_cells"] = [
+            {"field": r.field, "terrain": r.terrain.code, "rule": r.id}
+            for r in get_chapter(name).rules
+            if isinstance(r, BriefingCell)
+        ]
+        entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
@@ -240,9 +247,16 @@ def do_hint(body: dict) -> tuple[int, dict]:
 
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
+    exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
+    if len(exclude) > state.board.size or not all(isinstance(c, str) for c in exclude):
+        raise ApiError("field 'exclude' must be a list of cell names")
     try:
         return 0, easiest_hint(
-            state, solver=solver_for(state.chapter), target=target, time_limit=time_limit(body, "hint")
+            state,
+            solver=solver_for(state.chapter),
+            target=target,
+            time_limit=time_limit(body, "hint"),
+            exclude=tuple(exclude),
         )
     except NoCompletion as e:
         return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
@@ -298,6 +312,7 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
+            "method": result.method,
             "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
@@ -381,17 +396,30 @@ def do_generate(body: dict) -> tuple[int, list]:
 
 def do_repair(body: dict) -> tuple[int, dict]:
     """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
+    from constraints.catalogue import get_chapter
+    from mapgen.design import check_design
     from mapgen.repair import RepairError, repair_map
     from mapgen.solving.solve import SolveTimeout
 
     m = read_map_field(body)
+    within = _field(body, "within_profile", bool, "true or false", False)
+    profile = _profile(body, m.chapter)
+    chapter = profile.applied_to(get_chapter(m.chapter)) if within else None
     try:
-        r = repair_map(m, time_limit=time_limit(body, "repair"))
+        r = repair_map(m, chapter=chapter, time_limit=time_limit(body, "repair"))
     except RepairError as e:
         raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
-    return 0, {"file": _source(body), **r.to_json()}
+    # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
+    # Generate use it), so a designer is never surprised by a 7th Skull later
+    out = {"file": _source(body), **r.to_json(), "within_profile": within}
+    out["profile"] = profile.source
+    out["profile_violations"] = [
+        {"rule": v.rule, "title": v.title, "cells": list(v.cells), "message": v.message}
+        for v in check_design(r.map, profile)
+    ]
+    return 0, out
 
 
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
