@@ -167,6 +167,10 @@ class ChapterRules:
         """With ``custom_tax``: Resources to discard before exploring this cell."""
         return 0
 
+    def held_aside(self, state, r: int) -> int:
+        """Tokens of Resource r the chapter keeps out of the Reserve and the backpack (the Reserve's count)."""
+        return 0
+
     def on_gain(self, state, r: int) -> None:
         """With ``track_gains``: Resource r was just gained (exploring, trading, a choice, an effect)."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
+from mapgen.engine.rules import POOL
 from mapgen.terrain import Terrain
 
 
@@ -134,7 +135,9 @@ def run_explore(state, step) -> None:
     if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
         state.explored_now = False
         state.guesses.clear()
-        state.lewis_on = False
+        # Lewis and Collins were used for this Path: the explore again is a new one ("EXHAUST: You don't pay
+        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore)
+        state.lewis_on = state.collins_on = False
         state.tokens_out += 1
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))
@@ -213,9 +216,11 @@ def gain_found(state, r: int) -> None:
             card = state.game.challenges[entry[0]]
             stored = entry[2] or []
             need = card.requires[r] + card.optional[r]
-            if need > stored.count(r):
+            if need > stored.count(r) and state.room(r) > 0:
                 entry[2] = stored + [r]
                 return
+    if state.room(r) <= 0:  # the Reserve has no token left
+        return
     state.pack[r] += 1
     state.last_gain = r
     if state.game.chapter.track_gains:
@@ -244,9 +249,15 @@ def trade_needed(state, step) -> bool:
 def legal_trade(state, step) -> list[int]:
     pack = state.pack
     out = [A.SKIP]
+    left = {take: state.room(take) for take in state.game.chapter.resources}
     for give in range(NRES):
         if pack[give]:
-            out.extend(A.TRADE + 10 * give + take for take in state.game.chapter.resources if take != give)
+            out.extend(
+                A.TRADE + 10 * give + take
+                for take in state.game.chapter.resources
+                # the token given back is in the Reserve before the one taken leaves it
+                if take != give and (left[take] > 0 or (take in POOL and give in POOL))
+            )
     return out
 
 

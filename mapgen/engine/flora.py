@@ -241,7 +241,12 @@ class Flora(ChapterRules):
                 self._remove_minotaur(state, card)
         elif terrain in (T.WOOD, T.SKULL) and g.characters[state.current] == "Mme. Boniface":
             r = WOOD if terrain is T.WOOD else SKULL
-            if d["boniface_turn"] != state.turn and state.pack[r] > 0 and state.last_gain == r:
+            if (
+                d["boniface_turn"] != state.turn
+                and state.pack[r] > 0
+                and state.last_gain == r
+                and state.room(WATER) > 0  # the Reserve has a Water token for the swap
+            ):
                 steps.append(("chapter", "boniface", r))
         if terrain is self.next_icon(state):
             self.advance(state)

@@ -101,6 +101,7 @@ APPLY = {
 #: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
 NEEDED = {
     "pay": effects.pay_needed,
+    "gain": effects.gain_needed,
     "limits": main_step.limits_needed,
     "fatigue": challenges.fatigue_needed,
     "trade": explore.trade_needed,
@@ -467,6 +468,7 @@ class State:
     pop_row = challenges.pop_row
     _field_for_shelter = main_step.field_for_shelter
     gain = effects.gain
+    room = effects.room
     lose_water = effects.lose_water
     run_effects = effects.run_effects
 

@@ -1,0 +1,214 @@
+"""Issue 22, part 4: the engine's last gaps against the rulebooks. Each test quotes the rule it checks; where the
+rulebooks leave a choice, the test pins the engine's decision (mapgen/engine/README.md, "Rulebook fidelity").
+
+Maps: tests/data/engine_fauna_201.toml, engine6_flora_201.toml, engine6_vameter_201.toml,
+engine6_maldonado_201.toml (their layouts are drawn in the chapter test files).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mapgen.engine import actions as A
+from mapgen.engine.cards import FOOD, FOSSIL, MUSHROOM, ROCK, VINE, WATER, WOOD
+from mapgen.engine.game import Game
+from mapgen.mapfile import read_map
+from mapgen.terrain import Terrain
+from tests.engine_support import cell, opened, settle
+
+DATA = Path(__file__).parent / "data"
+TRACK = 1  # A.GUESS_GEAR index of the Tracking Guide: its guess is A.GUESS + 20 * TRACK + terrain
+
+
+def load(name):
+    return read_map(DATA / f"{name}.toml")
+
+
+def new(name, **kw):
+    return settle(Game(load(name), **kw).new_initial_state())
+
+
+def answer_place(s):
+    """Vameter: skip the Crew placement offered after an explore (and settle the draws that follow)."""
+    settle(s)
+    while s.agenda and s.agenda[-1][:2] == ("chapter", "place"):
+        s.apply_action(A.SKIP)
+        settle(s)
+
+
+# ----- the Reserve's token counts -----
+def test_water_beyond_the_fourteen_tokens_is_not_gained():
+    """Core components: "14 Water Tokens". Exploring Water with all 14 out of the Reserve gains nothing."""
+    s = new("engine_fauna_201", characters=("Clark",))
+    s.pack[WATER] = 14
+    s.apply_action(A.EXPLORE + cell(s, "A7"))  # Water
+    settle(s)
+    assert s.pack[WATER] == 14
+
+
+def test_the_48_resource_tokens_are_shared_by_the_five_core_resources():
+    """Core components: "48 Resource Tokens" (Food, Wood, Mud, Rock and Skull: Vines, Fossils and Mushrooms are
+    the chapters' own tokens). With 48 held, Food found gains nothing; with 47, one."""
+    for held, gained in ((48, 0), (47, 1)):
+        s = new("engine_fauna_201", characters=("Clark",))
+        s.pack[WOOD], s.pack[ROCK] = held - 20, 20
+        s.apply_action(A.EXPLORE + cell(s, "E7"))  # Food
+        settle(s)
+        assert s.pack[FOOD] == gained
+
+
+def test_chapter_tokens_have_their_own_counts():
+    """Fauna: "6 Vine Tokens"; Flora: "4 Petrified Fossil Tokens"; Vameter: "6 Mushroom tokens"."""
+    from mapgen.engine.rules import SUPPLY
+
+    assert SUPPLY == {WATER: 14, VINE: 6, MUSHROOM: 6, FOSSIL: 4}
+    s = new("engine_fauna_201", characters=("Clark",))
+    s.pack[VINE] = 6
+    s.gain(VINE)
+    assert s.pack[VINE] == 6 and s.room(VINE) == 0
+    s.pack[VINE] = 5
+    s.gain(VINE, 3)
+    assert s.pack[VINE] == 6
+
+
+def test_take_any_offers_only_what_the_reserve_still_has():
+    """Mortar and Pestle: "Discard any 2 Resources to gain any 1 Resource" - of the Reserve's tokens: with the 14
+    Water out, Water is not offered."""
+    from mapgen.engine.effects import legal_gain
+
+    s = new("engine_fauna_201", characters=("Clark",))
+    s.pack[WATER] = 14
+    offered = {a - A.GAIN for a in legal_gain(s, ("gain",))}
+    assert WATER not in offered and FOOD in offered
+
+
+def test_york_and_the_jar_hold_tokens_out_of_the_reserve():
+    """York: "place it on the Challenge Card instead of in your Backpack"; Jar: "Place 1 Resource ... onto this
+    card". Tokens there are not in the Reserve: 13 Water in the backpack and 1 on a card leave no Water."""
+    s = new("engine_fauna_201", characters=("Clark",))
+    s.pack[WATER] = 13
+    s.row[0][2] = [WATER]
+    assert s.room(WATER) == 0
+    s.row[0][2] = None
+    s.jar = FOOD
+    assert s.room(FOOD) == 48 - 1 - sum(s.pack[r] for r in range(5))
+
+
+# ----- Lewis on a choice of Resource -----
+def test_lewis_on_maldonado_terrain_gives_two_of_the_resource_chosen():
+    """Lewis: "If the Terrain provides your choice of Resource, then this ability will give you 2 of the one you
+    choose." Maldonado Terrain: "gain 1 Resource of your choice or 1 Water"."""
+    s = new("engine6_maldonado_201", characters=("Lewis",))
+    s.apply_action(A.LEWIS)
+    s.apply_action(A.EXPLORE + cell(s, "A7"))  # Maldonado
+    settle(s)
+    assert s.agenda[-1] == ("gain", 2)
+    before = s.pack[ROCK]
+    s.apply_action(A.GAIN + ROCK)
+    assert s.pack[ROCK] == before + 2
+
+
+def test_maldonado_terrain_without_lewis_gives_one():
+    s = new("engine6_maldonado_201", characters=("Clark",))
+    s.apply_action(A.EXPLORE + cell(s, "A7"))
+    settle(s)
+    assert s.agenda[-1] == ("gain",)
+
+
+# ----- a right Tracking Guide guess -----
+def test_collins_waiver_is_spent_on_the_path_the_tracking_guide_discards():
+    """Collins: "EXHAUST: You don't pay the Resource to Explore Paths protected by Monsters." Tracking Guide: "If
+    you correctly guess the Terrain you're about to Explore, discard that Path Token and that Resource, and
+    Explore again." Collins was used for the Path explored; the explore again pays a Monster's toll (as every
+    explore after the one Collins was used for)."""
+    s = new(
+        "engine_fauna_201",
+        players=2,
+        characters=("Collins", "Clark"),
+        gear=(("Tracking Guide", "Jar"), ("Compass", "Flint")),
+    )
+    opened(s, "E7")
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, "D6")] = card  # row D and column 6
+    s.pack[WOOD] = 2
+    s.apply_action(A.COLLINS)
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.FOOD.index)
+    s.apply_action(A.EXPLORE + cell(s, "D7"))  # Food, row D: toll-free with Collins
+    settle(s)
+    assert s.pack[WOOD] == 2 and not s.explored_now and s.explored[cell(s, "D7")]
+    assert not s.collins_on and s.monster_tax(cell(s, "E6")) == 1  # column 6: the toll is owed again
+
+
+def test_dowsing_rod_guess_is_used_up_on_the_path_the_tracking_guide_discards():
+    """Dowsing Rod: "guess the Terrain under the Path you're about to Explore. If correct, gain 1 additional
+    Resource from an adjacent Explored Path of your choice." The guess is for that Path: a right Tracking Guide
+    guess on it (no activation) still settles the Rod's guess there, and it does not carry over to the Path
+    explored next."""
+    from mapgen.engine import vameter as V
+
+    s = new("engine6_vameter_201", characters=("Clark",), gear=(("Dowsing Rod", "Tracking Guide", "Jar"),))
+    opened(s, "E7")  # Food
+    s.apply_action(V.DOWSE + Terrain.WOOD.index)
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.WOOD.index)
+    food = s.pack[FOOD]
+    s.apply_action(A.EXPLORE + cell(s, "F7"))  # Wood
+    answer_place(s)
+    assert s.data["dowse"] == -1 and s.pack[FOOD] == food + 1  # the Rod's Resource, from E7
+    assert s.pack[WOOD] == 0  # the Tracking Guide discards the Wood
+
+
+def test_vameter_moves_and_crew_may_be_placed_after_a_right_tracking_guide_guess():
+    """Vameter: "After Exploring a Path but before Activating the Terrain or moving the Vameter, you can choose to
+    place one of the Crew"; "After Exploring a Path and finding Water, the Vameter (if in play) moves
+    immediately". A right Tracking Guide guess skips the activation, not the Exploring."""
+    s = new("engine6_vameter_201", characters=("Clark",), gear=(("Tracking Guide", "Flint", "Jar"),))
+    opened(s, "F7")
+    s.data["vam"] = cell(s, "C4")
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.WATER.index)
+    s.apply_action(A.EXPLORE + cell(s, "G7"))  # Water
+    s._advance()
+    assert s.agenda[-1] == ("chapter", "place", cell(s, "G7"))
+    s.apply_action(A.SKIP)
+    settle(s)
+    assert len(s.data["move_face"]) == 1  # a Move token was flipped: the Vameter moved
+
+
+def test_first_fezron_camp_found_by_a_right_guess_spawns_the_vameter_without_a_token():
+    """Vameter: "When the first Fezron Camp is found, spawn the Vameter!"; "Gain a Fezron token when activating a
+    Fezron Camp terrain" - a right Tracking Guide guess finds it without activating it."""
+    s = new("engine6_vameter_201", characters=("Clark",), gear=(("Tracking Guide", "Flint", "Jar"),))
+    opened(s, "F1")
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.FEZRON_CAMP.index)
+    s.apply_action(A.EXPLORE + cell(s, "G1"))  # a Fezron Camp
+    answer_place(s)
+    assert s.data["vam"] >= 0 and s.data["fezron"] == 0
+
+
+def test_maldonado_power_and_flip_after_a_right_tracking_guide_guess():
+    """Maldonado's Power Track: "The Crew Token on Maldonado's Power Track increases by 1 every time you find a
+    Skull or a Maldonado Terrain"; co-operative: "Each time you reveal a Skull or a Maldonado Terrain, you also
+    get to flip over one of the 5 face-down Influence Cards". Maldonado Terrain: "gain 1 Resource of your
+    choice" is its activation, which a right Tracking Guide guess skips."""
+    s = new("engine6_maldonado_201", characters=("Clark",), gear=(("Tracking Guide", "Flint", "Jar"),))
+    power = s.data["power"]
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.MALDONADO.index)
+    s.apply_action(A.EXPLORE + cell(s, "A7"))  # Maldonado
+    s._advance()
+    assert s.data["power"] == power + 1
+    assert s.agenda[-1][:2] == ("chapter", "flip") and ("gain",) not in s.agenda
+
+
+def test_goggles_water_after_a_right_tracking_guide_guess():
+    """Goggles: "When that Path is Explored (by any Player), gain 1 more Water if the Terrain is Water." The Path
+    is Explored by a right Tracking Guide guess too (its own Water is discarded with the Path token)."""
+    from mapgen.engine import maldonado as M
+
+    s = new("engine6_maldonado_201", characters=("Clark",), gear=(("Tracking Guide", "Goggles", "Jar"),))
+    water = s.pack[WATER]
+    s.apply_action(M.GOGGLES + cell(s, "E7"))
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.WATER.index)
+    s.apply_action(A.EXPLORE + cell(s, "E7"))  # Water
+    settle(s)
+    assert s.pack[WATER] == water + 1 and s.data["goggles"] == -1
