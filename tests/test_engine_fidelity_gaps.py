@@ -212,3 +212,79 @@ def test_goggles_water_after_a_right_tracking_guide_guess():
     s.apply_action(A.EXPLORE + cell(s, "E7"))  # Water
     settle(s)
     assert s.pack[WATER] == water + 1 and s.data["goggles"] == -1
+
+
+# ----- the Shelter -----
+def test_shelter_goes_on_a_vacant_field_not_under_a_monster():
+    """Build a Shelter: "A Shelter must be built on an Explored Field Terrain. If there are no available vacant
+    Field Terrains then a Shelter cannot be built." and "Place the Shelter on an available Field Terrain". A
+    Field holding a Monster token is not vacant."""
+    from mapgen.engine.cards import MUD
+
+    s = new("engine_fauna_201", characters=("Clark",))
+    opened(s, "F7")  # a Field
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, "F7")] = card
+    s.pack[WOOD] = s.pack[MUD] = 1
+    assert not [a for a in s.legal_actions() if A.SHELTER <= a < A.SHELTER + len(A.SHELTER_PAIRS)]
+    opened(s, "E1")  # another Field, vacant
+    s._legal = None
+    shelter = [a for a in s.legal_actions() if A.SHELTER <= a < A.SHELTER + len(A.SHELTER_PAIRS)]
+    s.apply_action(shelter[0])
+    assert s.shelter == cell(s, "E1")
+
+
+# ----- Flora: the Search cards and the 8 Flora Terrain Tokens -----
+def test_flora_has_six_search_cards_and_the_giant_plant():
+    """Flora components: "7 Search Cards"; setup: "Place the Search Card with the Giant Plant face up. Shuffle and
+    deal 3 face up Search Cards ... Remove the remaining Search Cards from the game." - 6 to deal from."""
+    from mapgen.engine import flora as F
+
+    s = new("engine6_flora_201", characters=("Clark",))
+    assert len(s.game.chapter.search) == 6 and F.PLANT == "Giant Plant"
+    assert len(s.data["trail"]) == 3 and len(s.data["search_pile"]) == 3
+
+
+def test_each_flora_creature_is_its_own_flora_terrain_token():
+    """Flora: "8 Flora Terrain Tokens"; "Place the Flora Terrain Tokens over the matching Terrain icons on the Flora
+    Reference Board"; burnt: "Remove the matching Flora Token from the Reference Board and place it off to the
+    side"; spared: "Place the Flora Terrain Token matching the Terrain you just explored ONTO that Path";
+    later "discard it to kill any Flora Terrain Token that's on the Map Board. Discard that Flora Terrain
+    Token." Two creatures are two tokens, each followed on its own."""
+    from mapgen.engine import flora as F
+
+    s = new("engine6_flora_201", characters=("Clark",))
+    assert s.data["tokens"] == [F.ON_BOARD] * 8
+    opened(s, "E7", "D7")
+    s.fires = 1
+    s.apply_action(A.EXPLORE + cell(s, "C7"))  # a Flora creature: the first found is token 1
+    settle(s)
+    s.apply_action(F.SPARE)
+    assert s.data["tokens"][0] == cell(s, "C7") and s.data["tokens"][1:] == [F.ON_BOARD] * 7
+    opened(s, "G2", "G1")
+    s.explored_now = False
+    s._legal = None
+    s.apply_action(A.EXPLORE + cell(s, "G3"))  # another Flora creature: token 2
+    settle(s)
+    s.apply_action(F.BURN)
+    assert s.data["tokens"][:2] == [cell(s, "C7"), F.DEAD]
+    s.fires = 1
+    s._legal = None
+    s.apply_action(F.KILL_RING + cell(s, "C7"))
+    assert s.data["tokens"][:2] == [F.DEAD, F.DEAD] and s.data["dead"] == 2
+
+
+def test_a_map_with_more_flora_creatures_than_tokens_cannot_be_played():
+    """Flora components: "8 Flora Terrain Tokens": a ninth Flora creature has no token."""
+    import pytest
+
+    from mapgen.engine.game import GameError
+
+    m = load("engine6_flora_201")
+    cells = list(m.cells)
+    for name in ("A1", "A2", "A3", "A4", "B1"):
+        cells[m.board.index(name)] = Terrain.FLORA_CREATURE
+    with pytest.raises(GameError, match="8 Flora Terrain Tokens"):
+        Game(m.with_cells(tuple(cells)), characters=("Clark",))

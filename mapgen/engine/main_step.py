@@ -83,9 +83,15 @@ def apply_fire(state, a: int) -> None:
 
 
 def field_for_shelter(state) -> int:
-    """An explored Field (or the chapter's Shelter terrain) a new Shelter can go on; -1 if none."""
+    """A vacant explored Field (or the chapter's Shelter terrain) a new Shelter can go on; -1 if none.
+
+    Build a Shelter: "If there are no available vacant Field Terrains then a Shelter cannot be built", "Place
+    the Shelter on an available Field Terrain": a Field under a Monster token is not vacant (Vameter: "A Crew
+    token and a Shelter can occupy the same Explored Path", so Crew do not take it). Which vacant Field does
+    not matter to any rule (the Shelter's effects are the team's): the first explored (decision)."""
+    monsters = state.monsters
     for i in state.game.chapter.shelter_cells(state):
-        if i != state.shelter:
+        if i != state.shelter and i not in monsters:
             return i
     return -1
 
