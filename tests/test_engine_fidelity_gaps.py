@@ -288,3 +288,90 @@ def test_a_map_with_more_flora_creatures_than_tokens_cannot_be_played():
         cells[m.board.index(name)] = Terrain.FLORA_CREATURE
     with pytest.raises(GameError, match="8 Flora Terrain Tokens"):
         Game(m.with_cells(tuple(cells)), characters=("Clark",))
+
+
+# ----- decisions where the rulebooks leave a choice (mapgen/engine/README.md, issue 22) -----
+def test_vameter_move_tokens_are_four_designed_numbers():
+    """Vameter components: "4 Vameter Move tokens"; "Flip a random Vameter Move token face up ... Move the Vameter
+    by the number of Unexplored Paths shown". The numbers are not printed in the rulebook: the engine's tokens
+    show 1, 2, 2 and 3 (decision)."""
+    from mapgen.engine import vameter as V
+
+    assert V.MOVE_TOKENS == (1, 2, 2, 3)
+    s = new("engine6_vameter_201", characters=("Clark",))
+    assert sorted(s.data["move_pile"]) == [0, 1, 2, 3]
+
+
+def test_closest_path_is_counted_in_king_steps_and_a_tie_is_the_players_choice():
+    """Cyclops: "move each Cyclops to the closest Unexplored Path ... If multiple Paths are equally close, you
+    choose." The rulebook does not say how distance is counted: king steps (the 8 Paths around are all 1 away,
+    as "any of the 8 Paths surrounding a Cyclops"), decision; every closest Path is offered."""
+    from mapgen.engine import vameter as V
+
+    s = new("engine6_vameter_201", characters=("Clark",))
+    opened(s, "C4", "B4", "D4")
+    dests = s.game.chapter.cyclops_dests(s, cell(s, "C4"))
+    assert [s.game.board.name(c) for c in dests] == ["B3", "B5", "C3", "C5", "D3", "D5"]
+    s.monsters[cell(s, "C4")] = next(k for k in s.th_pile if s.game.threats[k].monster)
+    step = ("chapter", "cyclops", s.monsters[cell(s, "C4")])
+    assert s.game.chapter.legal(s, step) == [V.DEST + c for c in dests]
+
+
+def test_vameter_spawns_on_the_nearest_unexplored_path_ties_broken_by_the_engine():
+    """Vameter: "Place the Vameter token with the arrow pointing East on the Peak. If the Peak is explored, place it
+    on the nearest Unexplored Path." Nearest and its ties are not defined: king steps, then orthogonal steps,
+    then reading order (decision; no choice is offered)."""
+    s = new("engine6_vameter_201", characters=("Clark",))
+    opened(s, "B4")  # the Peak
+    s.game.chapter.spawn(s)
+    assert s.data["vam"] == cell(s, "A4") and s.data["dir"] == 1  # A4 is 1 king and 1 orthogonal step away, first
+
+
+def test_irene_moves_a_monster_to_any_of_its_8_neighbours_but_not_onto_crew():
+    """Irene: "EXHAUST: Move a Monster to an adjacent Path." and "Moves a Monster to its adjacent Path (Explored or
+    Unexplored)". "Adjacent" is unqualified (the core says "orthogonally adjacent" where it means it; Vameter
+    counts "the 8 spaces adjacent to the Vameter"): any of the 8 neighbours, decision; not onto another Monster,
+    the Vameter or a Crew token (as the Cyclops' own move: "It cannot move to a Path with another Cyclops, the
+    Vameter, or a Crew token"), decision."""
+    from mapgen.engine import vameter as V
+
+    s = new("engine6_vameter_201", characters=("Irene",))
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, "D5")] = card
+    s.data["crew"][0] = cell(s, "C4")
+    s.data["vam"] = cell(s, "E6")
+    dests = [s.game.board.name(a - V.DEST) for a in s.game.chapter.legal(s, ("chapter", "irene", cell(s, "D5")))]
+    assert dests == ["C5", "C6", "D4", "D6", "E4", "E5"]
+
+
+def test_goggles_take_no_water_from_the_backpack():
+    """Goggles: "Place 2 Water Tokens on any Unexplored Path. When that Path is Explored (by any Player), gain 1 more
+    Water if the Terrain is Water." Core, Strategy: "Place a Resource Token matching the suspected Terrain on top
+    of the face down Path Token as a reminder". Decision: the 2 Water tokens mark the Path (a reminder, not the
+    team's Water): placing them costs nothing, and the one more Water comes from the Reserve."""
+    from mapgen.engine import maldonado as M
+
+    s = new("engine6_maldonado_201", characters=("Clark",), gear=(("Goggles", "Flint", "Jar"),))
+    water = s.pack[WATER]
+    s.apply_action(M.GOGGLES + cell(s, "E7"))
+    assert s.pack[WATER] == water and s.data["goggles"] == cell(s, "E7")
+    s.apply_action(A.EXPLORE + cell(s, "E7"))  # Water
+    settle(s)
+    assert s.pack[WATER] == water + 2  # the Terrain's Water and one more
+
+
+def test_traitor_keeps_the_first_influence_card_at_night():
+    """Maldonado, Night: "all players must discard all 4 of their Influence Cards face down and redraw back up to 4.
+    Note: If you are the Traitor and you have played your -4 Traitor Card, then you need to keep any 1 of your
+    Influence Cards". Which one is the Traitor's choice; the engine keeps the first of the hand (decision)."""
+    from mapgen.engine.traitor import MaldonadoTraitor
+
+    s = settle(Game(load("engine6_maldonado_201"), chapter=MaldonadoTraitor(), players=2).new_initial_state())
+    d = s.data
+    t = d["identity"].index(0)
+    d["traitor_played"] = True
+    first = d["hands"][t][0]
+    s.game.chapter.night_steps(s)
+    assert d["hands"][t] == [first] and d["hands"][1 - t] == []
