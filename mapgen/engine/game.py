@@ -274,6 +274,7 @@ class State:
         self.reserve = [k for k in g.chapter.gear_kinds() if k not in chosen and k != "Medicine"]
         self.exhausted: set[str] = set()
         self.jar = -1
+        self.sealed_why: dict | None = None  # a sealed game's reason (walls.explain_sealed)
         self.current = 0
         self.turn = 1
         self.day = 1

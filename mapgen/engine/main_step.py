@@ -12,6 +12,7 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
+from mapgen.engine.walls import explain_sealed
 from mapgen.terrain import TERRAINS
 
 
@@ -309,7 +310,9 @@ def apply_end_turn(state, a: int) -> None:
             # house rule (the rulebooks are silent): the game ends "sealed", reported apart from the losses;
             # why: every Path explored, Paths open but the Monsters' toll unpaid, or no Path open at all
             full = state.n_explored == g.board.size
-            state.event("sealed: " + SEALED_BY[2 if full else 1 if state.frontier() else 0])
+            why = SEALED_BY[2 if full else 1 if state.frontier() else 0]
+            state.event("sealed: " + why)
+            state.sealed_why = explain_sealed(state, why)  # the cells and tolls behind it (mapgen/engine/walls.py)
             state.lose(SEALED)
             return
     state.agenda.pop()
