@@ -40,7 +40,10 @@ def test_walled_in_names_the_closing_cells_and_the_other_first_paths():
     assert (d["why"], d["closed_by"], d["first"]) == ("walled in", {"D7": "Monster"}, "D7")
     assert sorted(d["other_first"]) == ["A7", "B7", "C7", "E7", "F7", "G7"]
     assert all(n > 30 for n in d["other_first"].values())
-    assert sealed_words(d).startswith("walled in by D7 Monster (first Path D7); another first Path would have avoided")
+    assert d["unexplored"] == 48
+    assert sealed_words(d).startswith(
+        "walled in by D7 Monster (first Path D7, 48 Paths unexplored); another first Path would have avoided"
+    )
 
 
 def test_walled_in_by_rocks_and_a_monster_counts_every_wall():

@@ -82,6 +82,7 @@ def explain_sealed(state, why: str) -> dict:
                     elif check and not chapter.can_explore_to(state, j):
                         closed[j] = "Vameter" if j == state.data.get("vam") else "blocked"
     out["closed_by"] = {b.name(c): closed[c] for c in sorted(closed)}
+    out["unexplored"] = g.board.size - state.n_explored  # Paths the walls keep out of reach
     first = state.ex_list[0] if state.ex_list else -1
     out["first"] = b.name(first) if first >= 0 else None
     region = _trail_region(state, first) if first >= 0 else set()
@@ -113,7 +114,9 @@ def sealed_words(d: dict) -> str:
         )
     else:
         alt = "no other first Path avoids these walls"
-    return f"walled in by {walls or 'nothing'} (first Path {d.get('first')}); {alt}"
+    left = d.get("unexplored")
+    left = f", {left} Paths unexplored" if left is not None else ""
+    return f"walled in by {walls or 'nothing'} (first Path {d.get('first')}{left}); {alt}"
 
 
 @dataclass(frozen=True)
