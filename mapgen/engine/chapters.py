@@ -167,6 +167,9 @@ class ChapterRules:
         """With ``custom_tax``: Resources to discard before exploring this cell."""
         return 0
 
+    #: Resources the chapter keeps aside out of the backpack (``held_aside``: Maldonado's Water Skin)
+    aside_resources: tuple[int, ...] = ()
+
     def held_aside(self, state, r: int) -> int:
         """Tokens of Resource r the chapter keeps out of the Reserve and the backpack (the Reserve's count)."""
         return 0

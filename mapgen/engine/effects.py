@@ -18,7 +18,22 @@ def held(state, r: int) -> int:
     for entry in state.row:
         if entry[2]:
             n += entry[2].count(r)
-    return n + state.game.chapter.held_aside(state, r)
+    chapter = state.game.chapter
+    return n + (chapter.held_aside(state, r) if r in chapter.aside_resources else 0)
+
+
+def pool_held(state) -> int:
+    """``held`` summed over the five Resources that share the 48 tokens (``rules.POOL``), in one pass."""
+    pack = state.pack
+    n = sum([pack[x] for x in POOL]) + (state.jar in POOL)
+    for entry in state.row:
+        if entry[2]:
+            n += sum([x in POOL for x in entry[2]])
+    chapter = state.game.chapter
+    for x in chapter.aside_resources:
+        if x in POOL:
+            n += chapter.held_aside(state, x)
+    return n
 
 
 def room(state, r: int) -> int:
@@ -26,8 +41,24 @@ def room(state, r: int) -> int:
     if r in SUPPLY:
         return SUPPLY[r] - held(state, r)
     if r in POOL:
-        return POOL_TOKENS - sum(held(state, x) for x in POOL)
+        return POOL_TOKENS - pool_held(state)
     return 1 << 20  # a token the rulebooks give no count for
+
+
+def rooms(state, resources) -> dict[int, int]:
+    """``room`` of each Resource, the shared 48 counted once."""
+    pool = None
+    out = {}
+    for r in resources:
+        if r in SUPPLY:
+            out[r] = SUPPLY[r] - held(state, r)
+        elif r in POOL:
+            if pool is None:
+                pool = POOL_TOKENS - pool_held(state)
+            out[r] = pool
+        else:
+            out[r] = 1 << 20
+    return out
 
 
 def gain(state, r: int, n: int = 1) -> None:
@@ -125,11 +156,11 @@ def apply_pay(state, step, a: int) -> None:
 def legal_gain(state, step) -> list[int]:
     """ "Take any": a Resource the Reserve still has (step ``("gain", n)``: n of the one chosen, Lewis on a
     choice of Resource)."""
-    return [A.GAIN + r for r in state.game.chapter.resources if room(state, r) > 0]
+    return [A.GAIN + r for r, n in rooms(state, state.game.chapter.resources).items() if n > 0]
 
 
 def gain_needed(state, step) -> bool:
-    return any(room(state, r) > 0 for r in state.game.chapter.resources)
+    return any(n > 0 for n in rooms(state, state.game.chapter.resources).values())
 
 
 def apply_gain(state, step, a: int) -> None:

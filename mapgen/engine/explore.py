@@ -105,9 +105,9 @@ def legal_explore(state, out: list[int]) -> None:
     if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
         carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
         cells = [c for c in frontier(state) if c != banned]
-        out.extend(A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried)
+        out.extend([A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
     else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
-        out.extend(A.EXPLORE + c for c in frontier(state) if c != banned)
+        out.extend([A.EXPLORE + c for c in frontier(state) if c != banned])
 
 
 def apply_explore(state, a: int) -> None:
@@ -249,7 +249,7 @@ def trade_needed(state, step) -> bool:
 def legal_trade(state, step) -> list[int]:
     pack = state.pack
     out = [A.SKIP]
-    left = {take: state.room(take) for take in state.game.chapter.resources}
+    left = state.rooms(state.game.chapter.resources)
     for give in range(NRES):
         if pack[give]:
             out.extend(

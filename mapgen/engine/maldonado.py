@@ -326,6 +326,8 @@ class Maldonado(ChapterRules):
         """Co-operative: a Skull or Maldonado turns one face-down setup card up."""
         return [("chapter", "flip")]
 
+    aside_resources = (WATER,)
+
     def held_aside(self, state, r: int) -> int:
         """The Water Skin's Water is out of the Reserve."""
         return state.data["skin"] if r == WATER else 0
