@@ -337,7 +337,7 @@ def legal_kill(state, out: list[int]) -> None:
             if pack[r] < n:
                 break
         else:
-            out.extend(A.KILL + 8 * s + m for m in range(n_mon))
+            out.extend([A.KILL + 8 * s + m for m in range(n_mon)])
 
 
 def apply_kill(state, action: int) -> None:

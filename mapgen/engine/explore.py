@@ -20,9 +20,10 @@ def frontier(state) -> list[int]:
     ex, cells, mon, orth = state.explored, g.cells, state.monsters, g.orth
     check = g.chapter.blocks_exploring
     if not check:
-        # without a chapter's exploring rules the frontier is a function of the explored cells and
-        # the Monsters' cells: the main step asks again after every free action, so keep the last one
-        key = (tuple(state.ex_list), bytes(ex), tuple(mon))
+        # without a chapter's exploring rules the frontier is a function of the explored cells (``explored``
+        # marks the cells of ``ex_list``; the result is sorted, so their order does not matter) and the
+        # Monsters' cells: the main step asks again after every free action, so keep the last one
+        key = (bytes(ex), tuple(mon))
         cached = state._frontier
         if cached is not None and cached[0] == key:
             return list(cached[1])

@@ -36,7 +36,7 @@ def _ready(state, gear: str) -> bool:
 # ----- discards -----
 def legal_discard(state, out: list[int]) -> None:
     pack = state.pack
-    out.extend(A.DISCARD + r for r in CARRIED if pack[r])
+    out.extend([A.DISCARD + r for r in CARRIED if pack[r]])
 
 
 def apply_discard(state, a: int) -> None:
@@ -46,7 +46,7 @@ def apply_discard(state, a: int) -> None:
 def legal_drop_sample(state, out: list[int]) -> None:
     if state.samples:
         pack = state.pack
-        out.extend(A.DROP_SAMPLE + r for r in CARRIED if pack[r])
+        out.extend([A.DROP_SAMPLE + r for r in CARRIED if pack[r]])
 
 
 def apply_drop_sample(state, a: int) -> None:
@@ -103,7 +103,7 @@ def legal_shelter(state, out: list[int]) -> None:
         # the affordable pairs first: without one, no need to look for an explored Field (the usual case)
         pairs = [k for k, (x, y) in enumerate(A.SHELTER_PAIRS) if pack[x] and pack[y]]
         if pairs and field_for_shelter(state) >= 0:
-            out.extend(A.SHELTER + k for k in pairs)
+            out.extend([A.SHELTER + k for k in pairs])
 
 
 def apply_shelter(state, a: int) -> None:
@@ -116,7 +116,7 @@ def apply_shelter(state, a: int) -> None:
 # ----- Destiny cards -----
 def legal_use_destiny(state, out: list[int]) -> None:
     if state.de_held and not state.chased:
-        out.extend(A.USE_DESTINY + k for k in range(len(state.de_held)))
+        out.extend([A.USE_DESTINY + k for k in range(len(state.de_held))])
 
 
 def apply_use_destiny(state, a: int) -> None:
@@ -136,9 +136,10 @@ def describe_use_destiny(a: int, state=None) -> str:
 def legal_guess(state, out: list[int]) -> None:
     if state.explored_now:
         return
+    gear, exhausted, guesses = state.gear[state.current], state.exhausted, state.guesses
     for k, name in enumerate(A.GUESS_GEAR):
-        if k not in state.guesses and _ready(state, name):
-            out.extend(A.GUESS + 20 * k + t for t in state.game.terrain_indices)
+        if k not in guesses and name in gear and name not in exhausted:  # _ready, written out
+            out.extend([A.GUESS + 20 * k + t for t in state.game.terrain_indices])
 
 
 def apply_guess(state, a: int) -> None:
@@ -190,7 +191,7 @@ def legal_clark(state, out: list[int]) -> None:
     kinds, fixed = chapter.gear_kinds(), chapter.fixed_gear()
     for s, x in enumerate(state.gear[state.current]):
         if x not in fixed:
-            out.extend(A.CLARK + 10 * s + kinds.index(y) for y in state.reserve if y not in fixed)
+            out.extend([A.CLARK + 10 * s + kinds.index(y) for y in state.reserve if y not in fixed])
 
 
 def apply_clark(state, a: int) -> None:
@@ -253,7 +254,7 @@ def apply_satchel(state, a: int) -> None:
 def legal_jar_store(state, out: list[int]) -> None:
     if _ready(state, "Jar"):
         pack = state.pack
-        out.extend(A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER)
+        out.extend([A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER])
 
 
 def apply_jar_store(state, a: int) -> None:
