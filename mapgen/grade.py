@@ -400,7 +400,7 @@ def skull_wall_flags(m: Map, quality: Quality) -> tuple[Flag, ...]:
     """With ``quality.skull_walls``: the start Paths a Monster on one Skull walls in (mapgen/engine/walls.py)."""
     if not quality.skull_walls:
         return ()
-    from mapgen.engine.walls import WALL_POCKET, skull_walls
+    from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 
     walls = skull_walls(m)
     if not walls:

@@ -213,7 +213,7 @@ def test_a_start_one_skull_can_wall_in_is_flagged_with_its_cells():
 def test_a_skull_that_cuts_a_start_off_walls_it_in_a_pocket():
     """A Skull beside a start whose other ways on are Rocks: exploring the Skull puts its Monster there, the Rocks
     stop the trail, and the start is walled in with the Paths before the Skull."""
-    from mapgen.engine.walls import skull_walls
+    from mapgen.engine.skull_walls import skull_walls
     from mapgen.terrain import Terrain
 
     m = read_map(BLOCKED)

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
+from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -330,6 +331,13 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}
+    # a compiled circuit gives every cell's exact count at once (cached, or compiled within half the budget)
+    got = solver.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * max(0.0, budget.left()))
+    if got is not None and got[0]:
+        total, tallies = got
+        for i in can:
+            odds[i] = tallies[i].get(target, 0) / total
+        return odds, True
     try:
         deadline = time.monotonic() + 0.8 * budget.left()
         total = solver.count(
@@ -348,8 +356,11 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
                 raise SolveTimeout("no exact count")
             odds[i] = part / total
         return odds, True
-    except SolveTimeout:
-        found = solver.sample(state, 400, max(0.2, budget.left()))
+    except SolveTimeout:  # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
+        try:
+            found = unigen_samples(state, solver.chapter, 400, max(0.2, budget.left()))
+        except SolveTimeout:
+            found = solver.sample(state, 400, max(0.2, budget.left()))
         for i in can:
             odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
         return odds, False

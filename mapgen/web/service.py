@@ -114,6 +114,63 @@ def solver_for(chapter: str):
     return solvers[chapter]
 
 
+class BackgroundCompiles:
+    """Briefings compiled behind the table helper: the first time a state is shown that no cached circuit
+    answers, its state as revealed is compiled in a thread (the compile itself in a child process, bounded
+    in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
+    (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
+    state that extends a running compile's base waits for it."""
+
+    MAX = 2
+    SECONDS = 180.0
+    MEMORY = 3 << 30
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running: dict[str, tuple[Map, float]] = {}
+        self._failed: set[str] = set()
+
+    def status(self, chapter, state: Map) -> float | None:
+        """Seconds the compile that will answer ``state`` has run (starting one if needed), or None when
+        none will (every compile slot busy with other states, or this one failed before)."""
+        from mapgen.solving.compiled import circuit_key
+
+        key = circuit_key(chapter, state)
+        now = time.monotonic()
+        with self._lock:
+            for base, started in self._running.values():
+                if _extends(state, base):
+                    return now - started
+            if key in self._failed or len(self._running) >= self.MAX:
+                return None
+            self._running[key] = (state, now)
+        threading.Thread(target=self._compile, args=(chapter, state, key), name="compile", daemon=True).start()
+        return 0.0
+
+    def _compile(self, chapter, state: Map, key: str) -> None:
+        from mapgen.solving.solve import default_store
+
+        try:
+            got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+        except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
+            got = None
+        with self._lock:
+            self._running.pop(key, None)
+            if got is None:
+                self._failed.add(key)
+
+
+def _extends(state: Map, base: Map) -> bool:
+    return (
+        state.briefing == base.briefing
+        and state.hills == base.hills
+        and all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
+    )
+
+
+COMPILES = BackgroundCompiles()
+
+
 def _timeout(e) -> ApiError:
     return ApiError(f"{e} (ask for a larger time_limit)", exit=3)
 
@@ -296,10 +353,14 @@ def do_table(body: dict) -> tuple[int, dict]:
     try:
         possible = solver.possible(state, time_limit=left())
         forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        # a compiled circuit answers at once; without one, compile the state in the background
+        compiling = COMPILES.status(chapter, state) if solver.circuit(state, 0.0) is None else None
         # enumerate a few hundred completions first: exact for most states met in play, and fast
         result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
         if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
-            result = solver.count(state, limit=100_000, time_limit=left(0.6), possible=possible)
+            result = solver.count(
+                state, limit=100_000, time_limit=left(0.6), possible=possible, compile=compiling is None
+            )
         count, exact, tallies = result.count, result.exact, result.tallies
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
             few = solver.count(
@@ -319,6 +380,8 @@ def do_table(body: dict) -> tuple[int, dict]:
         }
         if not exact and result.estimate is not None:
             out["estimate"] = result.estimate
+        if compiling is not None and result.method != "d-dnnf":
+            out["compiling"] = {"seconds": round(compiling, 1)}
         if heat_t is not None:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
