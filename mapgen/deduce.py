@@ -14,7 +14,7 @@ from constraints.catalogue import get_chapter
 from mapgen.model import Map
 from mapgen.solving.explain import explain_cell
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout, agrees
+from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout, agrees, compile_from
 from mapgen.terrain import Terrain
 
 
@@ -84,11 +84,9 @@ class Step:
 #: its explanations (what the grade reads) are the same on any machine, however busy; the wall-clock time
 #: limit only ends the work (SolveTimeout).
 PROFILE_BUDGET = 600.0
-#: Revealed cells from which a profile compiles its state (when no cached circuit answers it yet), and the
-#: seconds one compile may take; a compile that does not finish is tried again after ``COMPILE_EVERY``
-#: more reveals. The counts before the first circuit are proven bounds (never part of the grade).
-COMPILE_FROM = {"training": 0, "fauna": 5}
-COMPILE_FROM_DEFAULT = 8
+#: The seconds one compile of the profile's state may take (from ``solve.compile_from(chapter)`` revealed
+#: cells on, when no cached circuit answers it yet); a compile that does not finish is tried again after
+#: ``COMPILE_EVERY`` more reveals. The counts before the first circuit are proven bounds (never part of the grade).
 COMPILE_SECONDS = 5.0
 COMPILE_EVERY = 4
 
@@ -100,7 +98,7 @@ class _StepCounter:
 
     def __init__(self, chapter, solver: Solver | None = None):
         self.solver = solver or Solver(chapter)
-        self.start = COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
+        self.start = compile_from(chapter)
         self.next_try = self.start
         self.hills: dict | None = None
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from mapgen.model import Map
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, percent
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share of what is left, then the count, then probabilities.
@@ -132,5 +132,5 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         lines.append(f"probabilities ({exact}):")
         for cell, d in report["probabilities"].items():
             if len(d) > 1:
-                lines.append(f"  {cell}: " + ", ".join(f"{t} {p:.0%}" for t, p in d.items()))
+                lines.append(f"  {cell}: " + ", ".join(f"{t} {percent(p)}" for t, p in d.items()))
     return "\n".join(lines)

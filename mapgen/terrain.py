@@ -64,3 +64,12 @@ def parse_terrain(code: str) -> Terrain:
         return Terrain.from_code(code)
     except KeyError:
         raise ValueError(f"unknown terrain code {code!r}") from None
+
+
+def percent(p: float) -> str:
+    """A chance for people: ``40%``; never ``0%`` or ``100%`` for a chance that is neither (``<1%``, ``>99%``)."""
+    if 0 < p < 0.005:
+        return "<1%"
+    if 0.995 < p < 1:
+        return ">99%"
+    return f"{p:.0%}"

@@ -115,6 +115,27 @@ class Dnnf:
         # per node, its edge range (for sampling): edges are contiguous per parent
         self._ranges: tuple[np.ndarray, np.ndarray] | None = None
         self._lit_ranges: tuple[np.ndarray, np.ndarray] | None = None
+        self._prepared = False
+
+    def _prepare(self) -> None:
+        """What the downward pass reads besides the arrays (made once, in memory only): each parent
+        segment's size, the positive literals, and per height the edges sorted by child (to add the
+        derivatives of a child's parents in one reduceat)."""
+        if self._prepared:
+            return
+        e = len(self.parent)
+        self.seg_size = np.diff(np.r_[self.seg_start, e]).astype(np.int64)
+        pos = self.lit > 0
+        self.pos_lit, self.pos_edge = self.lit[pos], self.lit_edge[pos]
+        perm = np.empty(e, dtype=np.int64)
+        first = np.zeros(e, dtype=bool)
+        for e0, _e1, e2, *_ in self.levels:
+            local = np.argsort(self.child[e0:e2], kind="stable")
+            perm[e0:e2] = e0 + local
+            c = self.child[e0:e2][local]
+            first[e0:e2] = np.r_[True, c[1:] != c[:-1]]
+        self.sc_perm, self.sc_first = perm, first
+        self._prepared = True
 
     # -- building ----------------------------------------------------------------------------------
     @classmethod
@@ -217,8 +238,9 @@ class Dnnf:
         alive = np.ones(len(self.parent), dtype=bool)
         dead = np.fromiter((-a for a in assumptions), dtype=np.int64)
         if len(dead) and len(self.lit):
-            hit = np.isin(self.lit, dead)
-            alive[self.lit_edge[hit]] = False
+            table = np.zeros(2 * self.nvars + 1, dtype=bool)
+            table[dead + self.nvars] = True
+            alive[self.lit_edge[table[self.lit + self.nvars]]] = False
         return alive
 
     def _values(self, alive: np.ndarray, dtype=None) -> np.ndarray:
@@ -252,12 +274,14 @@ class Dnnf:
         ev = val[self.child] * w
         der = np.zeros(self.n, dtype=dtype)
         der[0] = 1
+        self._prepare()
         edge_m = np.zeros(len(self.parent), dtype=dtype)  # models through each edge
+        contrib = np.zeros(len(self.parent), dtype=dtype)  # derivative each edge hands its child
         for e0, e1, e2, s0, s1, s2 in self.levels[::-1]:
             if e1 > e0:  # AND parents: d child += d parent * product of the other edges
                 seg = self.seg_start[s0:s1] - e0
+                sizes = self.seg_size[s0:s1]
                 x = ev[e0:e1]
-                sizes = np.diff(np.r_[seg, e1 - e0])
                 zero = x == 0
                 zeros = np.repeat(np.add.reduceat(zero.astype(np.int64), seg), sizes)
                 safe = np.where(zero, 1, x).astype(dtype)
@@ -269,19 +293,18 @@ class Dnnf:
                 else:
                     others = np.array([a // b for a, b in zip(prod_nz.tolist(), safe.tolist())], dtype=object)
                 others = np.where(zeros == 0, others, np.where((zeros == 1) & zero, prod_nz, 0)).astype(dtype)
-                contrib = np.repeat(der[self.seg_node[s0:s1]], sizes) * others * w[e0:e1]
-                _scatter_add(der, self.child[e0:e1], contrib)
-                edge_m[e0:e1] = contrib * val[self.child[e0:e1]]
+                contrib[e0:e1] = np.repeat(der[self.seg_node[s0:s1]], sizes) * others * w[e0:e1]
             if e2 > e1:  # OR parents: d child += d parent
-                seg = self.seg_start[s1:s2] - e1
-                sizes = np.diff(np.r_[seg, e2 - e1])
-                contrib = np.repeat(der[self.seg_node[s1:s2]], sizes) * w[e1:e2]
-                _scatter_add(der, self.child[e1:e2], contrib)
-                edge_m[e1:e2] = contrib * val[self.child[e1:e2]]
+                contrib[e1:e2] = np.repeat(der[self.seg_node[s1:s2]], self.seg_size[s1:s2]) * w[e1:e2]
+            # every child of this height's parents gets its parents' share in one sum
+            perm = self.sc_perm[e0:e2]
+            starts = np.flatnonzero(self.sc_first[e0:e2])
+            kids = self.child[perm[starts]]
+            der[kids] += np.add.reduceat(contrib[perm], starts)
+            edge_m[e0:e2] = contrib[e0:e2] * val[self.child[e0:e2]]
         out: dict[int, int] = {}
         if len(self.lit):
-            pos = self.lit > 0
-            lits, m = self.lit[pos], edge_m[self.lit_edge[pos]]
+            lits, m = self.pos_lit, edge_m[self.pos_edge]
             if self.mode == FLOAT:
                 sums = np.bincount(lits, weights=m, minlength=self.nvars + 1)
             else:
@@ -346,16 +369,6 @@ def _weights(alive: np.ndarray, dtype) -> np.ndarray:
     if dtype is object:
         return np.where(alive, 1, 0).astype(object)
     return alive.astype(dtype)
-
-
-def _scatter_add(target: np.ndarray, where: np.ndarray, values: np.ndarray) -> None:
-    """``target[where] += values`` with repeated indices summed (sorted segments: faster than add.at)."""
-    if not len(where):
-        return
-    order = np.argsort(where, kind="stable")
-    w, v = where[order], values[order]
-    starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
-    target[w[starts]] += np.add.reduceat(v, starts)
 
 
 def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:

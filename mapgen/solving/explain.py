@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
 from mapgen.solving.unigen import unigen_samples
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
@@ -378,11 +378,13 @@ def hint_text(state: Map, result: dict, source: str) -> str:
         if result["best"]:
             lines.append(
                 f"best odds of a {label}{kind}: "
-                + ", ".join(f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] in result["best"])
+                + ", ".join(
+                    f"{o['cell']} {percent(o['chance'])}" for o in result["odds"] if o["cell"] in result["best"]
+                )
             )
         else:
             lines.append(f"no unexplored Path next to the explored ones can hold a {label}")
-        others = [f"{o['cell']} {o['chance']:.0%}" for o in result["odds"] if o["cell"] not in result["best"]]
+        others = [f"{o['cell']} {percent(o['chance'])}" for o in result["odds"] if o["cell"] not in result["best"]]
         if others:
             lines.append("  then: " + ", ".join(others))
     return "\n".join(lines)

@@ -1,0 +1,201 @@
+"""Exact answers from compiled briefings (issue 24): ``python -m bench exact`` (or ``python -m bench.bench_exact``).
+
+Per chapter, on its first shipped maps, states revealing 0, 3, 5 and 8 cells (column 7 first, the
+explorers' start, then the cells next to what is revealed, as a game reveals them):
+
+- **cold**: no circuit cached; the state compiled as revealed, then exact count and every cell's odds
+  (goal for 5 or more revealed: <= 1 s);
+- **cached**: with that circuit, a later state of the same briefing (4 more cells revealed, no new Hill):
+  exact count + forced cells + all odds (goal <= 50 ms);
+- **side by side** on the 8-revealed states: Ganak (the project's count_cnf), ApproxMC and the circuit,
+  time and answer;
+- **empty boards** (``--empty``): every chapter's first shipped briefing compiled, seconds, nodes and
+  the compiler's peak memory (goal <= 60 s and <= 2 GB);
+- ``mapgen deduce`` with exact counts at every step: seconds per map (goal <= 2 s).
+
+CPU seconds are the process's own plus its children's (the compiler runs in a child process); on a
+shared machine they are the figures to compare. Medians; one run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import statistics
+import time
+
+import maps
+from constraints.catalogue import chapter_names, get_chapter
+from constraints.cnf import CountTimeout, approx_count_cnf, cnf_for_state, count_cnf
+from mapgen.model import Map
+from mapgen.solving.compiled import Circuit, CompileError, CompileTimeout
+
+
+def cpu() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
+def reveal_order(m: Map) -> list[int]:
+    """Column 7 top to bottom, then breadth first from what is revealed (no Hill: a Hill's number would
+    need a new circuit, see mapgen/solving/compiled.py)."""
+    b = m.board
+    orth = b.hood("orthogonal")
+    order = [i for i in b.col_cells(7)]
+    seen = set(order)
+    k = 0
+    while k < len(order):
+        for j in orth[order[k]]:
+            if j not in seen:
+                seen.add(j)
+                order.append(j)
+        k += 1
+    return [i for i in order if m.cells[i].code != "Hi"]
+
+
+def state_of(m: Map, cells) -> Map:
+    keep = set(cells)
+    return m.hide(i for i in range(m.board.size) if i not in keep)
+
+
+def answer(circuit: Circuit, state: Map):
+    total, tallies = circuit.tallies(state)
+    forced = {i: next(iter(d)) for i, d in tallies.items() if len(d) == 1}
+    return total, forced, tallies
+
+
+def row(*cells, widths=(11, 9, 9, 10, 10, 14, 12)) -> str:
+    return "  ".join(str(c).rjust(w) for c, w in zip(cells, widths))
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--maps", type=int, default=2, help="shipped maps per chapter")
+    ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per compile")
+    ap.add_argument("--empty", action="store_true", help="compile every chapter's first empty board too (slow)")
+    ap.add_argument("--deduce", type=int, default=1, help="maps per chapter for the deduce timing (0: skip)")
+    a = ap.parse_args()
+
+    print("cold: compile the state + exact count and all odds; cached: a later state (4 more cells) on it")
+    print(row("chapter", "revealed", "compiled", "cold s", "nodes", "count", "cached ms"))
+    cold_5, cached_all, side = [], [], []
+    for chapter in chapter_names():
+        ch = get_chapter(chapter)
+        for k in range(1, a.maps + 1):
+            m = maps.load(f"{chapter}-{k}")
+            order = reveal_order(m)
+            for revealed in (0, 3, 5, 8):
+                state = state_of(m, order[:revealed])
+                t0 = cpu()
+                try:
+                    c = Circuit.compile(ch, state, time_limit=a.time_limit)
+                    total, _forced, _tallies = answer(c, state)
+                except (CompileTimeout, CompileError) as e:
+                    kind = "timeout" if isinstance(e, CompileTimeout) else "failed"
+                    print(row(f"{chapter}-{k}", revealed, kind, f">{a.time_limit:g}", "-", "-", "-"), flush=True)
+                    continue
+                cold = cpu() - t0
+                later = state_of(m, order[: revealed + 4])
+                times = []
+                for _ in range(3):
+                    c._memo.clear()
+                    t1 = time.process_time()
+                    answer(c, later)
+                    times.append(1000 * (time.process_time() - t1))
+                cached = statistics.median(times)
+                if revealed >= 5:
+                    cold_5.append(cold)
+                cached_all.append(cached)
+                print(
+                    row(f"{chapter}-{k}", revealed, "yes", f"{cold:.2f}", c.stats.nodes, total, f"{cached:.1f}"),
+                    flush=True,
+                )
+                if revealed == 8:
+                    side.append((f"{chapter}-{k}", state, total, cold))
+    if cold_5:
+        med = statistics.median(cold_5)
+        print(
+            f"cold, 5+ revealed: median {med:.2f} s, worst {max(cold_5):.2f} s (goal <= 1 s: ratio {max(cold_5):.2f})"
+        )
+    if cached_all:
+        med = statistics.median(cached_all)
+        print(
+            f"cached: median {med:.1f} ms, worst {max(cached_all):.1f} ms (goal <= 50 ms: ratio {max(cached_all) / 50:.2f})"
+        )
+
+    print("\nside by side on the 8-revealed states (CPU s; answers)")
+    print(
+        row(
+            "state", "circuit", "count", "ganak s", "ganak", "approxmc s", "approxmc", widths=(11, 8, 14, 8, 14, 10, 14)
+        )
+    )
+    for name, state, total, cold in side:
+        cnf = cnf_for_state(state)
+        t0 = cpu()
+        try:
+            g = count_cnf(cnf, time_limit=a.time_limit)
+        except (CountTimeout, RuntimeError):
+            g = None
+        tg = cpu() - t0
+        t0 = cpu()
+        try:
+            x = approx_count_cnf(cnf, a.time_limit)
+        except (CountTimeout, RuntimeError):
+            x = None
+        tx = cpu() - t0
+        print(
+            row(
+                name,
+                f"{cold:.2f}",
+                total,
+                f"{tg:.2f}",
+                g if g is not None else "timeout",
+                f"{tx:.2f}",
+                x if x is not None else "timeout",
+                widths=(11, 8, 14, 8, 14, 10, 14),
+            ),
+            flush=True,
+        )
+
+    if a.empty:
+        print("\nempty boards (the briefing of each chapter's first shipped map)")
+        for chapter in chapter_names():
+            m = maps.load(f"{chapter}-1")
+            state = m.hide(range(m.board.size))
+            before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+            t0 = time.perf_counter()
+            try:
+                c = Circuit.compile(get_chapter(chapter), state, time_limit=max(a.time_limit, 120.0))
+                peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+                print(
+                    f"  {chapter}: {time.perf_counter() - t0:.1f} s, {c.stats.nodes:,} nodes, {c.stats.count:,} maps, "
+                    f"compiler peak {max(peak, before) / 1024:.0f} MB",
+                    flush=True,
+                )
+            except (CompileTimeout, CompileError) as e:
+                print(f"  {chapter}: not compiled ({e})", flush=True)
+
+    if a.deduce:
+        from mapgen.deduce import deduce_report
+
+        print("\nmapgen deduce with exact counts at every step (CPU s per map; exact steps / 49)")
+        per = []
+        for chapter in chapter_names():
+            for k in range(1, a.deduce + 1):
+                m = maps.load(f"{chapter}-{k}")
+                t0 = cpu()
+                r = deduce_report(m)
+                spent = cpu() - t0
+                per.append(spent)
+                steps = r["profile"]["steps"]
+                exact = sum(s["exact"] for s in steps)
+                print(
+                    f"  {chapter}-{k}: {spent:.2f} s, {exact}/{len(steps)} steps exact, {r['grade']['tier']}",
+                    flush=True,
+                )
+        print(f"deduce: median {statistics.median(per):.2f} s, worst {max(per):.2f} s (goal <= 2 s)")
+
+
+if __name__ == "__main__":
+    main()
