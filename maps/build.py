@@ -4,9 +4,10 @@
 like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
 chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
 defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
-50 deducer, 200 clairvoyant games) and written with its ``[grade]`` table, numbered easiest first (tier,
+50 deducer, 200 clairvoyant, 40 planner and 40 oracle games) and written with its ``[grade]`` table, numbered easiest first (tier,
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
-prints, the rank correlation between tier and deducer win rate, and this command. Same seed, same library.
+prints, the rank correlations between tier and the deducer's win rate, the best fair bot's (play difficulty)
+and the oracle gap, and this command. Same seed, same library.
 
 ``--regrade`` grades the shipped maps again instead (after an engine or bot change): the same maps, with
 new ``[grade]`` tables, renumbered easiest first.
@@ -131,13 +132,22 @@ def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Pat
     return written
 
 
-def readme(grades: list) -> str:
-    from mapgen.grade import report_markdown
+def correlation(grades: list, figure) -> str:
+    """Spearman's rank correlation between the deduction tier and ``figure(grade)`` over the maps that have
+    both, as text ("n/a" without enough of them)."""
     from mapgen.quality import tier_index
 
-    pairs = [(tier_index(g.tier), g.bots["deducer"].win_rate) for g in grades if g.tier and "deducer" in g.bots]
+    pairs = [(tier_index(g.tier), v) for g in grades if g.tier and (v := figure(g)) is not None]
     rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
-    corr = "n/a" if rho is None else f"{rho:+.2f}"
+    return "n/a" if rho is None else f"{rho:+.2f}"
+
+
+def readme(grades: list) -> str:
+    from mapgen.grade import report_markdown
+
+    corr = correlation(grades, lambda g: g.bots["deducer"].win_rate if "deducer" in g.bots else None)
+    fair = correlation(grades, lambda g: g.play.fair.win_rate if g.play else None)
+    gap = correlation(grades, lambda g: g.play.gap if g.play else None)
     return f"""# Shipped maps: the graded library
 
 A folder per chapter (`fauna/fauna-1.toml` ...): 8 maps per chapter (Training: 2, like the printed game),
@@ -163,6 +173,11 @@ easiest first):
 The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
 between the deduction grade and the deducer's win rate over the library: {corr}.
 
+Play difficulty: the best fair bot's win rate (the `planner`'s, unless another fair bot does better), the
+`oracle`'s (a search with the map in view: the upper bound) and the gap between them (the "gap" column: what
+the hidden map costs a strong player). Rank correlation (Spearman) over the library between the deduction
+grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}.
+
 {report_markdown(grades)}"""
 
 
@@ -177,7 +192,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ray", default=None)
     ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per chapter (default 3600)")
     ap.add_argument("--candidates", type=int, default=2000, help="most candidates per chapter (default 2000)")
-    ap.add_argument("--games", type=int, default=None, help="games per bot (default 200; deducer a quarter)")
+    ap.add_argument(
+        "--games", type=int, default=None, help="games per bot (default 200; deducer a quarter, planner and oracle 40)"
+    )
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")
     ap.add_argument(
@@ -186,7 +203,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     games = dict(DEFAULT_GAMES)
     if args.games:
-        games = {"heuristic": args.games, "deducer": -(-args.games // 4), "clairvoyant": args.games}
+        from mapgen.quality import SLOW_BOTS
+
+        games = {b: -(-args.games // SLOW_BOTS.get(b, 1)) for b in DEFAULT_GAMES}
     where = backend(args.jobs, args.ray)
     out = Path(args.out)
     chapters = args.chapters.split(",")

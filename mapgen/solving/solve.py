@@ -252,13 +252,15 @@ class Solver:
         finally:
             slot.sat.retire(act)
 
-    def sample(self, state: Map, n: int, time_limit=None, *, seed: int = 0) -> list[tuple[Terrain, ...]]:
+    def sample(
+        self, state: Map, n: int, time_limit=None, *, seed: int = 0, session: _Slot | None = None
+    ) -> list[tuple[Terrain, ...]]:
         """Up to ``n`` completions, each found under random preferred terrains (diverse, not uniform),
-        as many as the budget allows."""
+        as many as the budget allows (``session``: a private one, see ``session()``)."""
         import random
 
         budget = self._budget(time_limit)
-        slot = self.slot(state.briefing)
+        slot = session or self.slot(state.briefing)
         sat, rng = slot.sat, random.Random(seed)
         givens = self._givens(slot, state)
         hidden = state.unrevealed()
