@@ -595,8 +595,9 @@ def report_markdown(grades: list[MapGrade]) -> str:
     bots = list(dict.fromkeys(b for g in grades for b in g.bots))
     head = ["map", "grade", "guesses", "reveal set", "targets known at"]
     head += [f"{b} win (95%)" for b in bots] + ["gap", "blocked", "mean days", "flags"]
-    if any(g.play for g in grades):
-        head[-4] = "gap (oracle − best fair)"
+    played = any(g.play for g in grades)
+    if played:  # the play difficulty: which fair bot did best, and the oracle gap
+        head[-4:-3] = ["best fair bot", "gap (oracle − best fair)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in grades:
         d = g.deduction
@@ -616,6 +617,8 @@ def report_markdown(grades: list[MapGrade]) -> str:
                 lo, hi = f.interval
                 cells.append(f"{100 * f.win_rate:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})")
         head_bot = g.bots.get(g.quality.bot) or next(iter(g.bots.values()), None)
+        if played:
+            cells.append(g.play.fair.bot if g.play else "–")
         cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
         cells.append(f"{100 * head_bot.blocked_share:.0f}%" if head_bot else "–")
         cells.append(f"{head_bot.mean_days:.1f}" if head_bot else "–")

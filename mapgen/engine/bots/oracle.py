@@ -155,7 +155,8 @@ def rollout_search(worlds: list, seeds: list[int], player: int, candidates: list
 def rollout(state, m: Map, player: int, action: int, key, seed: int) -> float:
     """One game to the end from ``state`` after ``action`` (with ``key``: the turn aimed at that cell),
     the clairvoyant bot on map ``m`` for every player, chance drawn from Random(seed). A win is worth 1
-    plus a thousandth of its score (wins first, then better wins), a loss 0."""
+    plus a thousandth of its score (wins first, then better wins), a loss 0; in Hidden Traitor mode the
+    Traitor (of this world) is worth 1 when the Traitor wins."""
     from mapgen.engine.play import play_game
 
     s = state.clone()
@@ -165,4 +166,7 @@ def rollout(state, m: Map, player: int, action: int, key, seed: int) -> float:
     else:
         s.apply_action(action)
     play_game(s, bots, random.Random(seed), max_steps=MAX_ROLLOUT_STEPS)
+    chapter = s.game.chapter
+    if getattr(chapter, "mode", "coop") == "traitor" and chapter.traitor(s) == player:
+        return 1.0 if s.outcome == "traitor" else 0.0  # Hidden Traitor mode: the Traitor's own side
     return (1.0 + s.score / 1000) if s.outcome == "win" else 0.0
