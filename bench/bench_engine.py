@@ -128,10 +128,10 @@ def main() -> None:
         if bot != "planner" or not oracles:
             continue
         ob, (owins, ogames) = max(oracles, key=lambda o: o[0])  # the oracle at its largest budget
-        points = 100 * (owins / ogames - wins / games)
+        points = 100 * (owins / ogames - wins / games)  # positive: below the oracle
         met = "met" if points <= ORACLE_POINTS else "NOT met"
         print(
-            f"planner@{budget} vs oracle@{ob}: {points:+.1f} points below the oracle "
+            f"planner@{budget} vs oracle@{ob}: {points:.1f} points below the oracle "
             f"({met}: goal within {ORACLE_POINTS:g})",
             flush=True,
         )

@@ -541,6 +541,56 @@ def _name(m: Map) -> str:
 
 
 # ----- reports -----
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); None with fewer than 3 pairs or no spread."""
+    if len(xs) < 3:
+        return None
+
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return None if sx == 0 or sy == 0 else sxy / (sx * sy)
+
+
+def correlation(grades: list[MapGrade], figure) -> str:
+    """Spearman's rank correlation between the deduction tier and ``figure(grade)`` over the maps that have
+    both, as text ("n/a" without enough of them)."""
+    from mapgen.quality import tier_index
+
+    pairs = [(tier_index(g.tier), v) for g in grades if g.tier and (v := figure(g)) is not None]
+    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    return "n/a" if rho is None else f"{rho:+.2f}"
+
+
+def play_correlations(grades: list[MapGrade]) -> str | None:
+    """The rank correlations over the maps of the deduction grade with the play difficulty: with the best fair
+    bot's win rate and with the oracle gap (None unless 3 maps or more have both)."""
+    with_both = [g for g in grades if g.tier and g.play]
+    if len(with_both) < 3:
+        return None
+    fair = correlation(with_both, lambda g: g.play.fair.win_rate)
+    gap = correlation(with_both, lambda g: g.play.gap)
+    return (
+        f"rank correlation (Spearman) over {len(with_both)} maps of the deduction grade with the best fair bot's "
+        f"win rate: {fair}; with the oracle gap: {gap}"
+    )
+
+
 def report_text(g: MapGrade) -> str:
     """A grade for people."""
     lines = [f"{g.map}: {g.chapter}, seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
@@ -635,15 +685,18 @@ __all__ = [
     "MapGrade",
     "Play",
     "assemble",
+    "correlation",
     "deduce_map",
     "flags_for",
     "games_total",
     "grade",
     "grade_maps",
+    "play_correlations",
     "play_games",
     "play_of",
     "report_csv",
     "report_markdown",
     "report_text",
+    "spearman",
     "tasks_for",
 ]

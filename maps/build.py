@@ -25,6 +25,8 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from mapgen.grade import correlation, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
+
 FOLDER = Path(__file__).parent
 #: maps per tier: 2 of each of the four tiers (8); Training 2 maps, Gentle and Moderate (a first game)
 PER_TIER = {"training": {"Gentle": 1, "Moderate": 1}}
@@ -32,32 +34,6 @@ DEFAULT_PER_TIER = {"Gentle": 2, "Moderate": 2, "Tricky": 2, "Fiendish": 2}
 COMMAND = "python -m maps.build --force --jobs 2"
 #: after an engine or bot change: the same maps graded again, their [grade] tables and order refreshed
 REGRADE = "python -m maps.build --regrade --force --jobs 2"
-
-
-def spearman(xs: list[float], ys: list[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None with fewer than 3 pairs or no spread."""
-    if len(xs) < 3:
-        return None
-
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2 + 1
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    sy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return None if sx == 0 or sy == 0 else sxy / (sx * sy)
 
 
 def maps_in(chapter: str) -> int:
@@ -130,16 +106,6 @@ def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Pat
             for old in out.glob(f"{ch}-*.toml"):
                 old.unlink()
     return written
-
-
-def correlation(grades: list, figure) -> str:
-    """Spearman's rank correlation between the deduction tier and ``figure(grade)`` over the maps that have
-    both, as text ("n/a" without enough of them)."""
-    from mapgen.quality import tier_index
-
-    pairs = [(tier_index(g.tier), v) for g in grades if g.tier and (v := figure(g)) is not None]
-    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
-    return "n/a" if rho is None else f"{rho:+.2f}"
 
 
 def readme(grades: list) -> str:

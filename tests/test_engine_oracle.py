@@ -185,3 +185,10 @@ def test_readme_correlations_speak_of_play():
     assert correlation(grades, lambda g: g.play.fair.win_rate if g.play else None) == "-1.00"
     assert correlation(grades, lambda g: g.play.gap if g.play else None) == "+1.00"
     assert correlation([replace(g, bots={}) for g in grades], lambda g: g.play.gap if g.play else None) == "n/a"
+    from mapgen.grade import play_correlations
+
+    assert play_correlations(grades) == (
+        "rank correlation (Spearman) over 4 maps of the deduction grade with the best fair bot's win rate: -1.00; "
+        "with the oracle gap: +1.00"
+    )
+    assert play_correlations(grades[:2]) is None

@@ -211,7 +211,15 @@ def grade(
         mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
         mapgen grade training-1 training-2 --markdown --jobs 2
     """
-    from mapgen.grade import GradeSettings, games_total, grade_maps, report_csv, report_markdown, report_text
+    from mapgen.grade import (
+        GradeSettings,
+        games_total,
+        grade_maps,
+        play_correlations,
+        report_csv,
+        report_markdown,
+        report_text,
+    )
 
     bot_list = parse_bots(bots)
     chapters = sorted({mi.map.chapter for mi in maps_in})
@@ -236,3 +244,6 @@ def grade(
         click.echo(report_markdown(grades), nl=False)
     else:
         click.echo("\n\n".join(report_text(g) for g in grades))
+        corr = play_correlations(grades)
+        if corr:
+            click.echo(f"\n{corr}")
