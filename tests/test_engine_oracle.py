@@ -192,3 +192,12 @@ def test_readme_correlations_speak_of_play():
         "with the oracle gap: +1.00"
     )
     assert play_correlations(grades[:2]) is None
+
+
+@pytest.mark.parametrize("bot", ["oracle", "planner"])
+def test_the_same_games_on_one_process_or_two(bot):
+    m = read_map(TRAINING)
+    s = Settings(bot=bot, seed=9, budget=1)
+    one = run_playtest(m, s, 4, jobs=1, keep_actions=True)
+    two = run_playtest(m, s, 4, jobs=2, keep_actions=True)
+    assert [r.actions for r in one] == [r.actions for r in two]
