@@ -27,7 +27,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
-from mapgen.model import Map
+from mapgen.engine.infostate import world_view
 from mapgen.solving.solve import NoCompletion, SolveTimeout
 
 DEFAULT_BUDGET = 2
@@ -100,7 +100,7 @@ class PlannerBot(HeuristicBot):
             return cells[0]
         self.searches += 1
         rng = self.search_rng
-        pairs = [(w.state, w.state.game.map) for w in worlds]
+        pairs = [world_view(w) for w in worlds]
         seeds = [rng.randrange(1 << 30) for _ in pairs]
         best, played = rollout_search(pairs, seeds, obs.player, cells, turn_key(obs))
         self.rollouts += played
@@ -114,7 +114,7 @@ class PlannerBot(HeuristicBot):
         of the seen cells from ``Solver.sample`` (a private session per game, a deterministic budget),
         the game so far replayed onto each (``infostate.extend``: hidden cards redrawn, kept only when
         every observation matches)."""
-        from mapgen.engine.infostate import Tracker, extend, world_game
+        from mapgen.engine.infostate import carried, world_on
 
         rng = self.search_rng
         if self._table is not info.table:
@@ -123,22 +123,18 @@ class PlannerBot(HeuristicBot):
             self._table, self.worlds = info.table, []
             self._solver = solver_for(info.table.reference).solver  # the rules the game's bots reason with
             self._session = self._solver.session(info.known.briefing)
-        kept = [w for w in self.worlds if len(w.state.history) <= len(info.history) and extend(w, info, rng)]
+        kept = carried(self.worlds, info, rng)
         want = self.budget - len(kept)
         if want > 0:
-            known = info.known
             try:
                 drawn = self._solver.sample(
-                    known, want, SAMPLE_BUDGET, seed=rng.randrange(1 << 30), session=self._session
+                    info.known, want, SAMPLE_BUDGET, seed=rng.randrange(1 << 30), session=self._session
                 )
             except (SolveTimeout, NoCompletion):
                 drawn = []
-            chapter = self._solver.chapter
             for cells in drawn:
-                full = known.with_cells(cells, hills={})
-                m = Map(known.chapter, known.briefing, full.cells, chapter.hill_numbers(full))
-                world = Tracker(world_game(info, m).new_initial_state())
-                if extend(world, info, rng):
+                world = world_on(info, cells, self._solver.chapter, rng)
+                if world is not None:
                     kept.append(world)
                     self.resampled += 1
         self.worlds = kept
