@@ -69,7 +69,7 @@ def _play_back(path: str, step: bool) -> None:
 @click.option(
     "--budget",
     type=click.IntRange(1, 100_000),
-    help="Search bots: ismcts simulations per decision (default 16), planner worlds per explore (default 4), "
+    help="Search bots: ismcts simulations per decision (default 16), planner worlds per explore (default 2), "
     "oracle rollouts per candidate action (default 4); more plays better and slower.",
 )
 @click.option(
