@@ -18,8 +18,8 @@ from bench.bench_solve import states  # the same revealed states as the solve be
 from constraints.catalogue import chapter_names, get_chapter
 from constraints.cnf import count_completions_cnf
 from mapgen.deduce import deduce_report
-from mapgen.solving.explain import explain_cell, explain_forced
 from mapgen.report import solve_report
+from mapgen.solving.explain import explain_cell, explain_forced
 from mapgen.solving.solve import Solver
 
 

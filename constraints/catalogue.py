@@ -15,10 +15,11 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from constraints.rules import KINDS, HillNumbers, Rule, View, Violation
+from constraints.rules import KINDS, HillNumbers, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
+from mapgen.errors import InputError
 from mapgen.terrain import Terrain, parse_terrain
 
 if TYPE_CHECKING:  # mapgen.model reads boards from this registry
@@ -46,7 +47,7 @@ CHAPTER_KEYS = (
 RULE_KEYS = ("id", "title", "text", "checks")
 
 
-class ChapterError(ValueError):
+class ChapterError(InputError, ValueError):
     """A chapter file that cannot be used."""
 
 
@@ -98,8 +99,6 @@ class Chapter:
 
     def hill_numbers(self, m: Map) -> dict[int, int]:
         """The right number for every Hill of a complete map (empty without a counted terrain)."""
-        from constraints.rules import hill_number
-
         if self.counted is None:
             return {}
         return {i: hill_number(m.board, m.cells, i, self.counted) for i in m.cells_of(Terrain.HILL)}
@@ -115,10 +114,6 @@ def _terrain(value, where: str) -> Terrain:
 
 
 _NUMBERS = ("at_least", "at_most", "count", "depth")
-_FIELDS = {
-    "briefing_cell": ("peak", "start", "greek_fire"),
-    "pattern": ("fort_pattern",),
-}
 
 
 def _setting(rule_id: str, kind_name: str, key: str, value):
@@ -127,8 +122,8 @@ def _setting(rule_id: str, kind_name: str, key: str, value):
         raise ChapterError(f"rule {rule_id}: {key} must be a whole number of 0 or more, not {value!r}")
     if key == "hood" and (not isinstance(value, str) or value not in HOODS):
         raise ChapterError(f"rule {rule_id}: unknown neighbourhood {value!r} (known: {', '.join(HOODS)})")
-    if key == "field" and value not in _FIELDS.get(kind_name, ()):
-        known = ", ".join(_FIELDS.get(kind_name, ()))
+    if key == "field" and value not in KINDS[kind_name].briefing_fields:
+        known = ", ".join(KINDS[kind_name].briefing_fields)
         raise ChapterError(f"rule {rule_id}: a {kind_name} rule reads the briefing field {known}, not {value!r}")
     if key == "both_ways" and not isinstance(value, bool):
         raise ChapterError(f"rule {rule_id}: both_ways must be true or false, not {value!r}")
@@ -142,7 +137,7 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
     kind_name = spec.pop("kind", None)
     if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ChapterError(f"rule {rule_id}: unknown rule kind {kind_name!r} (known: {', '.join(sorted(KINDS))})")
-    kind = KINDS[kind_name]
+    kind: Any = KINDS[kind_name]  # a Rule subclass; its settings are checked against its fields below
     both = _setting(rule_id, kind_name, "both_ways", spec.pop("both_ways", False))
     names = {f.name: f for f in fields(kind)} if hasattr(kind, "__dataclass_fields__") else {}
     args: dict = {}
@@ -315,7 +310,7 @@ def _data(name: str) -> dict | None:
 @cache
 def _registry() -> dict[str, dict]:
     """Every shipped chapter file's data by chapter name, in the order of their titles (Chapter 0 first)."""
-    found = {name: _data(name) for name in _stems()}
+    found = {name: data for name in _stems() if (data := _data(name)) is not None}  # every stem has its file
     return dict(sorted(found.items(), key=lambda item: (str(item[1].get("title", item[0])), item[0])))
 
 

@@ -83,7 +83,7 @@ class Cnf:
 
     state: Map
     chapter: Chapter
-    x: list[dict[Terrain, object]] = field(default_factory=list)
+    x: list[dict[Terrain, int]] = field(default_factory=list)  # a variable, or TRUE/FALSE (bools) when fixed
     clauses: list[list[int]] = field(default_factory=list)
     names: dict[int, str] = field(default_factory=dict)
     sampling: list[int] = field(default_factory=list)
@@ -457,14 +457,14 @@ def cnf_for_state(state: Map, chapter: Chapter | None = None) -> Cnf:
             for a, b in itertools.combinations(vs, 2):
                 cnf.add([-a, -b])
     # One-cell rules first so the others fold their constants.
-    ordered = sorted(chapter.rules, key=lambda r: not isinstance(r, (TerrainSet, NotOnEdge, Ring, BriefingCell)))
+    ordered = sorted(chapter.rules, key=lambda r: not r.one_cell)  # one-cell rules first (the kind's trait)
     for rule in ordered:
         encode_rule(rule, cnf)
     return cnf
 
 
 def _count_here(clauses, nvars: int, sampling: list[int]) -> int:
-    from pyganak import Counter
+    from pyganak import Counter  # deferred: loaded only where a count runs (often a worker process)
 
     counter = Counter()
     if nvars:
@@ -475,7 +475,7 @@ def _count_here(clauses, nvars: int, sampling: list[int]) -> int:
 
 
 def _approx_here(clauses, nvars: int, sampling: list[int], epsilon: float, delta: float, seed: int) -> int:
-    from pyapproxmc import Counter
+    from pyapproxmc import Counter  # deferred: loaded only where an estimate runs (often a worker process)
 
     counter = Counter(seed=seed, epsilon=epsilon, delta=delta)
     counter.add_clauses(clauses)

@@ -104,15 +104,7 @@ class ChapterModel:
         if table is None:
             b, rules = self.board, self.chapter.rules
             table = self._possible = [
-                frozenset(
-                    t
-                    for t in cell
-                    if not any(
-                        (isinstance(r, NotOnEdge) and r.terrain is t and b.is_edge(k))
-                        or (isinstance(r, Ring) and r.terrain is t and b.edge_distance(k) != r.depth)
-                        for r in rules
-                    )
-                )
+                frozenset(t for t in cell if not any(r.rules_out(b, k, t) for r in rules))
                 for k, cell in enumerate(self.x)
             ]
         return t in table[i]

@@ -37,9 +37,6 @@ from constraints.rules import (
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
-#: Rule kinds that constrain one cell at a time: posted first, as domain reductions.
-UNARY_KINDS = (TerrainSet, NotOnEdge, BriefingCell, Ring)
-
 
 class CspTimeout(TimeoutError):
     """The python-constraint search ran past its time limit."""
@@ -324,7 +321,7 @@ def build_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter |
     domains = [set(chapter.terrains) if t is None else {t} for t in state.cells]
     deadline = None if time_limit is None else time.monotonic() + time_limit
     model = CspModel(state, chapter, Problem(RecursiveBacktrackingSolver()), domains, deadline)
-    unary = [r for r in chapter.rules if isinstance(r, UNARY_KINDS)]
+    unary = [r for r in chapter.rules if r.one_cell]  # the kind's trait: posted first, as domain reductions
     for rule in unary:
         post_csp(rule, model)
     # Pattern rules can rule a terrain out of a cell, so run them before the domains are fixed.
@@ -335,7 +332,7 @@ def build_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter |
         if domains[i]:
             model.problem.addVariable(model.name(i), sorted(domains[i], key=lambda t: t.index))
     for rule in chapter.rules:
-        if not isinstance(rule, (*UNARY_KINDS, PatternMatch)):
+        if not rule.one_cell and not isinstance(rule, PatternMatch):
             post_csp(rule, model)
     return model
 
@@ -379,7 +376,9 @@ def forced_csp(state: Map, *, time_limit: float | None = None, chapter: Chapter 
     for full in completions_csp(state, time_limit=time_limit, chapter=chapter):
         found = True
         for i in unknown:
-            seen[i].add(full.cells[i])
+            t = full.cells[i]
+            assert t is not None  # a completion
+            seen[i].add(t)
     if not found:
         return {}
     return {i: next(iter(ts)) for i, ts in seen.items() if len(ts) == 1}

@@ -62,7 +62,7 @@ class View:
         self.map = m
         self.board = m.board
         self.cells = m.cells
-        where: dict[Terrain, list[int]] = defaultdict(list)
+        where: dict[Terrain | None, list[int]] = defaultdict(list)  # None: the unrevealed cells
         for i, t in enumerate(m.cells):
             where[t].append(i)
         self.where = where
@@ -80,8 +80,14 @@ class Rule:
     title: str
     setting: str = ""
     kind: ClassVar[str] = ""
+    # -- traits: declared here once, read by every encoder (CP-SAT, CNF, CSP, the SAT session, the heuristic) --
     #: Whether the rule reads the briefing (a briefing-free model leaves it for ``with_briefing``).
     reads_briefing: ClassVar[bool] = False
+    #: Whether the rule constrains one cell at a time (an edge, a ring, a briefing cell, the chapter's terrains):
+    #: encoders post these first, as domain reductions, so later rules see narrow domains.
+    one_cell: ClassVar[bool] = False
+    #: The briefing fields a ``field`` setting may name (empty: the kind has no such setting).
+    briefing_fields: ClassVar[tuple[str, ...]] = ()
 
     @property
     def label(self) -> str:
@@ -98,6 +104,11 @@ class Rule:
         """Briefing fields this rule reads, for error messages of impossible requests."""
         return ()
 
+    def rules_out(self, board: Board, i: int, t: Terrain) -> bool:
+        """Whether this rule alone, by position, forbids terrain ``t`` at cell ``i`` whatever the other cells
+        hold (an edge, a ring); the solvers' "possible at all" tables read it."""
+        return False
+
 
 @dataclass(frozen=True)
 class TerrainSet(Rule):
@@ -105,6 +116,7 @@ class TerrainSet(Rule):
 
     terrains: frozenset[Terrain] = frozenset()
     kind: ClassVar[str] = "terrain_set"
+    one_cell: ClassVar[bool] = True
 
     def check(self, view):
         return [
@@ -230,6 +242,7 @@ class NotOnEdge(Rule):
 
     terrain: Terrain = Terrain.ROCK
     kind: ClassVar[str] = "not_on_edge"
+    one_cell: ClassVar[bool] = True
 
     def check(self, view):
         b = view.board
@@ -239,6 +252,9 @@ class NotOnEdge(Rule):
             if b.is_edge(i)
         ]
 
+    def rules_out(self, board: Board, i: int, t: Terrain) -> bool:
+        return t is self.terrain and board.is_edge(i)
+
 
 @dataclass(frozen=True)
 class BriefingCell(Rule):
@@ -247,6 +263,8 @@ class BriefingCell(Rule):
     field: str = "peak"
     terrain: Terrain = Terrain.ROCK
     kind: ClassVar[str] = "briefing_cell"
+    one_cell: ClassVar[bool] = True
+    briefing_fields: ClassVar[tuple[str, ...]] = ("peak", "start", "greek_fire")
     reads_briefing: ClassVar[bool] = True
 
     def cell(self, m: Map) -> int | None:
@@ -352,6 +370,7 @@ class PatternMatch(Rule):
     terrain: Terrain = Terrain.FORT
     field: str = "fort_pattern"
     kind: ClassVar[str] = "pattern"
+    briefing_fields: ClassVar[tuple[str, ...]] = ("fort_pattern",)
     reads_briefing: ClassVar[bool] = True
 
     def check(self, view):
@@ -419,6 +438,7 @@ class Ring(Rule):
     terrain: Terrain = Terrain.PETRIFIED_FOREST
     depth: int = 1
     kind: ClassVar[str] = "ring"
+    one_cell: ClassVar[bool] = True
 
     def check(self, view):
         b = view.board
@@ -431,6 +451,9 @@ class Ring(Rule):
             for i in view.where.get(self.terrain, ())
             if b.edge_distance(i) != self.depth
         ]
+
+    def rules_out(self, board: Board, i: int, t: Terrain) -> bool:
+        return t is self.terrain and board.edge_distance(i) != self.depth
 
 
 #: The kinds a chapter file may use: rules of the game, which every solver (CP-SAT, CSP, CNF) compiles.

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import random
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
+from mapgen.errors import InputError, UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
+from mapgen.model import Map
 from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.profile import Profile, default_profile, load_profile
 
@@ -15,16 +18,52 @@ from mapgen.profile import Profile, default_profile, load_profile
 MAX_SEED = 2**63 - 1
 
 
-class BatchError(Exception):
+class BatchError(UnmetError):
     """A batch request that cannot be carried out (one line, for the CLI)."""
 
 
-class SeedRangeError(BatchError, ValueError):
+class SeedRangeError(InputError, BatchError, ValueError):
     """Seeds a map file cannot record (TOML integers are signed 64-bit)."""
 
 
 def map_filename(chapter: str, seed: int) -> str:
     return f"{chapter}-{seed}.toml"
+
+
+class MapOutput:
+    """Where generated maps go, the one path for ``mapgen generate`` (a batch, a sketch, a quality target) and
+    the web's generate: printed (no folder), or written to ``out_dir`` as ``CHAPTER-SEED.toml`` atomically,
+    never over an existing file unless ``force``. ``check`` every destination before the work, then ``put``
+    each map."""
+
+    def __init__(self, chapter: str, out_dir: str | None = None, *, force: bool = False):
+        self.chapter = chapter
+        self.out_dir = out_dir
+        self.force = force
+
+    def path(self, seed: int) -> Path | None:
+        return None if self.out_dir is None else Path(self.out_dir) / map_filename(self.chapter, seed)
+
+    def check(self, seeds: Iterable[int]) -> None:
+        """Every file these seeds could become can be written (OutputError otherwise); the folder is made."""
+        if self.out_dir is not None:
+            check_files([Path(self.out_dir) / map_filename(self.chapter, s) for s in seeds], force=self.force)
+            prepare_folder(self.out_dir)
+
+    def put(self, m: Map, seed: int, **fields) -> dict:
+        """The map's file text, written when there is a folder; its summary: chapter, seed, file (or None),
+        ``fields`` in their order, text."""
+        text = dumps_map(m)
+        path = self.path(seed)
+        if path is not None:
+            write_text(path, text, force=self.force)
+        return {
+            "chapter": self.chapter,
+            "seed": seed,
+            "file": None if path is None else str(path),
+            **fields,
+            "text": text,
+        }
 
 
 def check_seeds(seed: int, count: int) -> None:
@@ -70,32 +109,15 @@ def generate_batch(
     """
     seed, profile = start_batch(chapter, seed, count, count, out_dir, profile_file)
     seeds = range(seed, seed + count)
-    paths: list[Path] = []
-    if out_dir is not None:
-        paths = [Path(out_dir) / map_filename(chapter, s) for s in seeds]
-        check_files(paths, force=force)
-        prepare_folder(out_dir)
+    out = MapOutput(chapter, out_dir, force=force)
+    out.check(seeds)
     generator = Generator(chapter, profile, time_limit=time_limit)
     summary = []
     bar = _progress(len(seeds)) if progress and sys.stderr.isatty() else None
     try:
-        for k, s in enumerate(seeds):
+        for s in seeds:
             made = generator.generate(s)
-            text = dumps_map(made.map)
-            path = None
-            if paths:
-                path = paths[k]
-                write_text(path, text, force=force)
-            summary.append(
-                {
-                    "chapter": chapter,
-                    "seed": s,
-                    "file": None if path is None else str(path),
-                    "seconds": round(made.seconds, 4),
-                    "attempts": made.attempts,
-                    "text": text,
-                }
-            )
+            summary.append(out.put(made.map, s, seconds=round(made.seconds, 4), attempts=made.attempts))
             if bar:
                 bar[0].update(bar[1], advance=1)
     finally:

@@ -23,8 +23,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from mapgen.errors import InputError
 
-class CampaignError(Exception):
+
+class CampaignError(InputError):
     """A campaign that cannot run (Ray missing or unreachable); one line, for the CLI (exit 2)."""
 
 

@@ -6,12 +6,15 @@ from __future__ import annotations
 import math
 import random
 import time
+import tomllib
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from constraints.catalogue import get_chapter
-from mapgen.solving.explain import explain_cell
 from mapgen.model import Map
-from mapgen.solving.solve import Solver, SolveTimeout, agrees
+from mapgen.solving.explain import explain_cell
+from mapgen.solving.sat import Budget
+from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout, agrees
 from mapgen.terrain import Terrain
 
 
@@ -77,30 +80,59 @@ class Step:
         return out
 
 
-def _step_count(solver: Solver, state: Map, possible, forced, cap: int, seconds: float):
-    """(count, exact, estimate): enumerated when at most ``cap``; else proven bounds (the completions
-    enumerated or kept by the session, and the product over unrevealed cells of their possible terrains: one for a forced
-    cell, the exact set for a frontier cell, the chapter's static choices for the rest)."""
-    slot = solver.slot(state.briefing)
-    tally = solver._enumerate(slot, state, cap, time.monotonic() + seconds, allow_partial=True)
-    if tally.count < cap and not tally.timed_out:
-        return tally.count, True, None
-    sat = slot.sat
-    high = math.prod(
-        1 if i in forced else len(possible[i]) if i in possible else sum(sat.lit(i, t) is not None for t in sat.x[i])
-        for i in state.unrevealed()
-    )
-    low = max(1, tally.count, len(set(solver._witnesses(slot, state))))  # distinct completions seen
-    return low, False, {"method": "bounds", "value": low, "low": low, "high": high, "confidence": 1.0}
+#: The deterministic budget of a reveal profile (SAT propagations, ``mapgen.solving.sat``): the path and
+#: its explanations (what the grade reads) are the same on any machine, however busy; the wall-clock time
+#: limit only ends the work (SolveTimeout).
+PROFILE_BUDGET = 600.0
+#: Revealed cells from which a profile compiles its state (when no cached circuit answers it yet), and the
+#: seconds one compile may take; a compile that does not finish is tried again after ``COMPILE_EVERY``
+#: more reveals. The counts before the first circuit are proven bounds (never part of the grade).
+COMPILE_FROM = {"training": 0, "fauna": 5}
+COMPILE_FROM_DEFAULT = 8
+COMPILE_SECONDS = 5.0
+COMPILE_EVERY = 4
+
+
+class _StepCounter:
+    """The profile's counts: exact from a compiled circuit (cached, or the state compiled as revealed once
+    it has enough reveals; a revealed Hill's number starts a new one), else proven bounds. It uses its own
+    solver, so the path's solver (and so the grade) never depends on what was cached."""
+
+    def __init__(self, chapter, solver: Solver | None = None):
+        self.solver = solver or Solver(chapter)
+        self.start = COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
+        self.next_try = self.start
+        self.hills: dict | None = None
+
+    def count(self, state: Map, possible, forced, sat):
+        revealed = sum(t is not None for t in state.cells)
+        if state.hills != self.hills:  # a new Hill number: no earlier base applies
+            self.hills = dict(state.hills)
+            self.next_try = min(self.next_try, max(self.start, revealed))
+        c = self.solver.circuit(state, 0.0)
+        if c is None and revealed >= self.next_try:
+            c = self.solver.circuit(state, COMPILE_SECONDS)
+            if c is None:
+                self.next_try = revealed + COMPILE_EVERY
+        if c is not None:
+            return c.count(state), True, None
+        high = math.prod(
+            1
+            if i in forced
+            else len(possible[i])
+            if i in possible
+            else sum(sat.lit(i, t) is not None for t in sat.x[i])
+            for i in state.unrevealed()
+        )
+        return 1, False, {"method": "bounds", "value": 1, "low": 1, "high": high, "confidence": 1.0}
 
 
 def reveal_profile(
     m: Map,
     *,
     time_limit: float = 120.0,
-    count_time: float = 0.03,
-    count_limit: int = 500,
     solver: Solver | None = None,
+    counter: Solver | None = None,
     progress=None,
     explain: bool = True,
 ) -> dict:
@@ -110,15 +142,22 @@ def reveal_profile(
     explorer reveals a forced frontier cell when there is one, the one with the easiest explanation
     (fewest rules, then fewest cells: ``mapgen.solving.explain``), otherwise it guesses: the frontier cell
     with the fewest possible terrains (ties: one that may hold a target, then reading order). Per
-    step: the completions (exact by enumeration up to ``count_limit``, else proven bounds, tightened
-    afterwards since a count never grows as cells are revealed), the forced cells, the explanation
+    step: the completions (exact from a compiled circuit, ``_StepCounter``; before the first one, proven
+    bounds, tightened afterwards since a count never grows as cells are revealed), the forced cells, the explanation
     of a forced step (until every target is known, or with no target the map is unique: what the
     grade reads), and which target cells (the chapter's counted terrain) were deduced before
     being revealed.
+
+    The path runs on a fresh deterministic solver (``PROFILE_BUDGET``), never on one that answered other
+    questions before, so a map gets the same path, explanations and grade from every command and under
+    any load; ``time_limit`` wall-clock seconds only end the work (SolveTimeout).
     """
     chapter = get_chapter(m.chapter)
-    solver = solver or Solver(chapter)
-    budget = solver.budget(time_limit)
+    if solver is None:
+        solver = Solver(chapter, deterministic=True, circuits=CircuitStore(None, compiles=False))
+    budget = Budget(PROFILE_BUDGET, True)
+    budget.deadline = time.monotonic() + time_limit
+    counts = _StepCounter(chapter, counter)
     b = m.board
     target = chapter.counted
     targets = set(m.cells_of(target)) if target else set()
@@ -165,7 +204,7 @@ def reveal_profile(
         if cell in targets:
             revealed_at[cell] = len(steps) + 1
         forced = solver.forced(state, budget) if len(explored) < b.size else {}
-        count, exact, estimate = _step_count(solver, state, possible, forced, count_limit, count_time)
+        count, exact, estimate = counts.count(state, possible, forced, solver.slot(state.briefing).sat)
         newly = sorted(i for i in set(forced) & targets if i not in deduced_at)
         for i in newly:
             deduced_at[i] = len(steps) + 1
@@ -259,9 +298,6 @@ def difficulty_score(guesses: int, largest_reason: int, deduced_share: float) ->
 def grade_thresholds(chapter: str) -> tuple[float, float, float]:
     """Score cuts between Gentle|Moderate|Tricky|Fiendish for a chapter (``mapgen/grades.toml``:
     the quartiles of the scores of generated maps, see ``bench/calibrate_grade.py``)."""
-    import tomllib
-    from pathlib import Path
-
     data = tomllib.loads((Path(__file__).parent / "grades.toml").read_text(encoding="utf-8"))
     cuts = data["thresholds"].get(chapter) or data["thresholds"]["default"]
     return tuple(cuts)
@@ -297,6 +333,6 @@ def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: 
     }
     if profile:
         left = max(1.0, time_limit - (time.monotonic() - t0))
-        report["profile"] = reveal_profile(m, time_limit=left, solver=solver, progress=progress)
+        report["profile"] = reveal_profile(m, time_limit=left, progress=progress)
         report["grade"] = grade(report["profile"], m.chapter)
     return report

@@ -14,6 +14,7 @@ from dataclasses import dataclass, replace
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen import __version__
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import parse_pattern
 from mapgen.model import Briefing, Map, Pattern
 from mapgen.profile import Profile, default_profile
@@ -22,11 +23,11 @@ from mapgen.terrain import Terrain
 ATTEMPTS = 8  # random briefings tried before a request is judged impossible
 
 
-class GenerationError(Exception):
+class GenerationError(UnmetError):
     """A request that cannot be met; the message names the settings and rules that conflict."""
 
 
-class GenerationTimeout(GenerationError):
+class GenerationTimeout(TimeLimitError, GenerationError):
     """No map was found within the time limit (the request may still be possible with more time)."""
 
 
@@ -184,7 +185,8 @@ class Generator:
         }
         briefing = replace(briefing, number=seed)  # the map number is its seed: easy to make again
         m = with_hill_numbers(
-            Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta), self.chapter
+            Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta, board=self.chapter.board),
+            self.chapter,
         )
         problems = check_map(m, self.designed)
         if problems:  # the model and the checks disagree: a bug, never a map to hand out

@@ -339,7 +339,7 @@ def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
     t0 = time.monotonic()
     cells = deduce.minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
     left = max(1.0, time_limit - (time.monotonic() - t0))
-    profile = deduce.reveal_profile(m, time_limit=left, solver=solver)
+    profile = deduce.reveal_profile(m, time_limit=left)  # its own deterministic solver: one grade per map
     g = deduce.grade(profile, m.chapter)
     guessed = tuple(
         cell
@@ -478,7 +478,26 @@ def assemble(source: str, m: Map, settings: GradeSettings, results: list, qualit
         bots=bots,
         deduction=deduction,
         quality=quality,
-        flags=flags_for(m.chapter, bots, deduction, quality),
+        flags=flags_for(m.chapter, bots, deduction, quality) + skull_wall_flags(m, quality),
+    )
+
+
+def skull_wall_flags(m: Map, quality: Quality) -> tuple[Flag, ...]:
+    """With ``quality.skull_walls``: the start Paths a Monster on one Skull walls in (mapgen/engine/walls.py)."""
+    if not quality.skull_walls:
+        return ()
+    from mapgen.engine.walls import WALL_POCKET, skull_walls
+
+    walls = skull_walls(m)
+    if not walls:
+        return ()
+    return (
+        Flag(
+            "skull_wall",
+            f"{len(walls)} start Path{'s' if len(walls) > 1 else ''} one Skull's Monster walls in within "
+            f"{WALL_POCKET} Paths: " + "; ".join(w.words() for w in walls),
+            min(1.0, 0.1 * len(walls)),
+        ),
     )
 
 

@@ -8,6 +8,7 @@ import tomllib
 
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
+from mapgen.errors import InputError
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
 from mapgen.terrain import Terrain
 
@@ -17,7 +18,7 @@ _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
 
 
-class MapFileError(ValueError):
+class MapFileError(InputError, ValueError):
     """A map file that cannot be read; the message names the file and what is wrong."""
 
     def __init__(self, source: str | None, problem: str):
@@ -111,7 +112,7 @@ def _from_data(data: dict) -> Map:
     cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
     meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
-    return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta)
+    return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta, board=board)
 
 
 def _is_start_column(value) -> bool:
@@ -194,7 +195,7 @@ def terrain_text(m: Map) -> str:
 
 def dumps_map(m: Map) -> str:
     """The map as file text, fields in a fixed order (so equal maps give equal bytes)."""
-    import tomli_w
+    import tomli_w  # deferred: only writers need it, not the readers (`mapgen validate`)
 
     b = m.board
     head: dict = {"chapter": m.chapter}
@@ -219,6 +220,6 @@ def dumps_map(m: Map) -> str:
 
 def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> None:
     """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
-    from mapgen.output import write_text  # atomic, the usual file mode, OutputError naming the file
+    from mapgen.output import write_text  # deferred: only writers need it; atomic, the usual file mode
 
     write_text(path, dumps_map(m), force=overwrite)

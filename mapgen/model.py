@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from constraints.catalogue import chapter_board
 from mapgen.board import Board
 from mapgen.terrain import Terrain
 
@@ -60,6 +60,8 @@ class Map:
 
     ``hills`` maps cell index to the number shown on that Hill, where one is given.
     ``meta`` holds extra file fields kept on a round trip (``generator`` and the like).
+    ``board`` is the chapter's board (``constraints.catalogue.chapter_board(chapter)`` for a shipped chapter,
+    ``Chapter.board`` for any): the map carries it, so the model needs no chapter registry.
     """
 
     chapter: str
@@ -67,11 +69,7 @@ class Map:
     cells: tuple[Terrain | None, ...]
     hills: dict[int, int] = field(default_factory=dict)
     meta: dict = field(default_factory=dict)
-
-    @property
-    def board(self) -> Board:
-        """The chapter's board, from the chapter registry (constraints/chapters/CHAPTER.toml)."""
-        return chapter_board(self.chapter)
+    board: Board = field(kw_only=True, compare=False, repr=False)
 
     @property
     def complete(self) -> bool:
@@ -86,13 +84,13 @@ class Map:
     def cells_of(self, terrain: Terrain) -> list[int]:
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
-    def with_cells(self, cells, hills: dict[int, int] | None = None) -> Map:
+    def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:
         """A copy with new terrain; Hill numbers are kept only on cells that are still Hills."""
-        cells = tuple(cells)
+        new = tuple(cells)
         keep = self.hills if hills is None else hills
-        return replace(self, cells=cells, hills={i: n for i, n in keep.items() if cells[i] is Terrain.HILL})
+        return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 
-    def hide(self, indices) -> Map:
+    def hide(self, indices: Iterable[int]) -> Map:
         """A partial map with the given cells unrevealed (their Hill numbers hidden too)."""
         hidden = set(indices)
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))

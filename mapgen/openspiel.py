@@ -1,253 +1,29 @@
-"""Corps of Discovery as an OpenSpiel game: ``import mapgen.openspiel`` registers ``python_corps_of_discovery``.
+"""``import mapgen.openspiel`` registers the engine as the OpenSpiel game ``python_corps_of_discovery``.
 
-    import pyspiel, mapgen.openspiel
-    game = pyspiel.load_game("python_corps_of_discovery", {"map": "fauna-1", "players": 1})
-
-Parameters: ``map`` (a shipped map's name or a map file), ``players`` (1 to 4), ``mode`` (``coop``, or
-``traitor``: Maldonado's Hidden Traitor mode), ``characters`` (``Lewis+Clark``), ``gear`` (``+`` between
-cards, ``/`` between players: ``Compass+Flint/Jar``), ``medicine``. Needs the optional extra: ``pip install ".[openspiel]"``.
-
-The engine's State (``mapgen/engine/game.py``) is played as it is: a player's action is the engine's
-action number (below 1000); a chance outcome is the card's index in the deck drawn from (the engine's
-``1000 + card``), with its probability (uniform over the cards left). ``observation_string(p)`` is
-``p``'s engine ``Observation`` as text (``mapgen.engine.infostate.obs_text``): seen cells, public tokens,
-their own hand only; ``information_state_string(p)`` adds a digest of every earlier observation of
-``p`` (perfect recall). ``returns``: co-operative games share one return, 0 for a loss and
-``1 + score / 100`` for a win; in Hidden Traitor mode the Loyalists share it and the Traitor gets 1 when
-the Traitor wins. ``resample_from_infostate(player, sampler)`` draws a world the player cannot tell
-from this one (``mapgen.engine.infostate.resample``). States clone with the engine's ``clone`` and
-serialize as (settings, map, actions).
+The game lives in the engine's package, ``mapgen/engine/openspiel.py`` (its bots use it); this module is the
+documented name for it and re-exports it. Needs the optional extra: ``pip install ".[openspiel]"``.
 """
 
 from __future__ import annotations
 
-import random
-
-import pyspiel
-
-from mapgen.engine import infostate as I
-from mapgen.engine.actions import CHANCE
-from mapgen.engine.game import Game
-from mapgen.mapfile import dumps_map, parse_map
-
-GAME_NAME = "python_corps_of_discovery"
-MAX_LENGTH = 20000  # play_game's bound on steps
-WIN_SCALE = 100.0  # a win returns 1 + score / WIN_SCALE
-
-_GAME_TYPE = pyspiel.GameType(
-    short_name=GAME_NAME,
-    long_name="Python Corps of Discovery",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.GENERAL_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=4,
-    min_num_players=1,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=False,
-    parameter_specification={
-        "map": "fauna-1",
-        "players": 1,
-        "mode": "coop",
-        "characters": "",
-        "gear": "",
-        "medicine": False,
-    },
+from mapgen.engine.openspiel import (
+    GAME_NAME,
+    MAX_LENGTH,
+    WIN_SCALE,
+    CorpsGame,
+    CorpsObserver,
+    CorpsState,
+    engine_game,
+    engine_returns,
 )
 
-
-def _team(characters: str, gear: str):
-    """``Lewis+Clark`` and ``Compass+Flint/Jar``: OpenSpiel's game strings reserve ``,`` ``=`` and parentheses."""
-    chars = tuple(c.strip() for c in characters.split("+")) if characters else None
-    gears = tuple(tuple(x.strip() for x in part.split("+") if x.strip()) for part in gear.split("/")) if gear else None
-    return chars, gears
-
-
-def engine_game(params: dict, m=None) -> Game:
-    """The engine's ``Game`` for these parameters (``m``: a map instead of the ``map`` parameter)."""
-    from mapgen.engine.maldonado import chapter_for_mode
-
-    if m is None:
-        import maps
-        from mapgen.mapfile import read_map
-
-        m = read_map(maps.resolve(params["map"]))
-    chars, gear = _team(params["characters"], params["gear"])
-    return Game(
-        m,
-        chapter=chapter_for_mode(m.chapter, params["mode"]),
-        players=params["players"],
-        characters=chars,
-        gear=gear,
-        medicine=params["medicine"],
-    )
-
-
-def _max_chance(g: Game) -> int:
-    decks = [len(g.challenges), len(g.threats), len(g.destiny), len(g.kills)]
-    ch = g.chapter
-    for name in ("influence", "commands", "crew"):
-        decks.append(len(getattr(ch, name, ())))
-    decks.append(g.board.size)  # chapter tokens (Vameter's Move tokens, Flora's search) stay below one per cell
-    return max(decks) + 1
-
-
-class CorpsGame(pyspiel.Game):
-    """The registered game: the engine's ``Game`` for the parameters (see the module docstring)."""
-
-    def __init__(self, params=None, engine: Game | None = None):
-        p = dict(_GAME_TYPE.parameter_specification)
-        p.update(params or {})
-        self.engine = engine or engine_game(p)
-        g = self.engine
-        self.traitor = p["mode"] == "traitor"
-        info = pyspiel.GameInfo(
-            num_distinct_actions=CHANCE,
-            max_chance_outcomes=_max_chance(g),
-            num_players=g.n,
-            min_utility=0.0,
-            max_utility=2.0,
-            utility_sum=None,
-            max_game_length=MAX_LENGTH,
-        )
-        super().__init__(_GAME_TYPE, info, p)
-
-    def new_initial_state(self):
-        return CorpsState(self, I.Tracker(self.engine.new_initial_state()))
-
-    def make_py_observer(self, iig_obs_type=None, params=None):
-        perfect = iig_obs_type is None or iig_obs_type.perfect_recall
-        return CorpsObserver(perfect)
-
-
-class _Engine:
-    """The engine's state with its tracker: cloned by the engine's ``clone``, pickled as (settings, map, actions)."""
-
-    __slots__ = ("tracker",)
-
-    def __init__(self, tracker: I.Tracker):
-        self.tracker = tracker
-
-    def __deepcopy__(self, memo):
-        return _Engine(self.tracker.clone())
-
-    def __reduce__(self):
-        s = self.tracker.state
-        g = s.game
-        return (
-            _rebuild,
-            (dumps_map(g.map), I.team_settings(g), getattr(g.chapter, "mode", "coop"), g.n, list(s.history)),
-        )
-
-
-def _rebuild(map_text, settings, mode, players, history) -> _Engine:
-    from mapgen.engine.maldonado import chapter_for_mode
-
-    m = parse_map(map_text)
-    chars, gear, medicine = settings
-    chapter = chapter_for_mode(m.chapter, mode)
-    g = Game(m, chapter=chapter, players=players, characters=chars, gear=gear, medicine=medicine)
-    t = I.Tracker(g.new_initial_state())
-    for a in history:
-        t.apply(a)
-    return _Engine(t)
-
-
-class CorpsState(pyspiel.State):
-    """One game in OpenSpiel's interface, over the engine's State (kept in ``self.engine``)."""
-
-    def __init__(self, game: CorpsGame, tracker: I.Tracker):
-        super().__init__(game)
-        self._traitor = game.traitor
-        self.engine = _Engine(tracker)
-
-    @property
-    def inner(self):
-        """The engine's State."""
-        return self.engine.tracker.state
-
-    def current_player(self):
-        s = self.inner
-        if s.is_terminal():
-            return pyspiel.PlayerId.TERMINAL
-        if s.is_chance_node():
-            return pyspiel.PlayerId.CHANCE
-        return s.current
-
-    def _legal_actions(self, player):
-        return self.inner.legal_actions()
-
-    def chance_outcomes(self):
-        return [(a - CHANCE, p) for a, p in self.inner.chance_outcomes()]
-
-    def _apply_action(self, action):
-        if self.inner.is_chance_node():
-            action += CHANCE
-        self.engine.tracker.apply(action)
-
-    def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"{self.inner.action_to_string(action + CHANCE)} (card {action})"
-        return f"{self.inner.action_to_string(action)} (#{action})"  # two copies of a card: two actions
-
-    def is_terminal(self):
-        return self.inner.is_terminal()
-
-    def returns(self):
-        return engine_returns(self.inner, self._traitor)
-
-    def __str__(self):
-        return str(self.inner)
-
-    def resample_from_infostate(self, player, sampler):
-        """A state ``player`` cannot tell from this one (``mapgen.engine.infostate.resample``); ``sampler``
-        (called with no argument, a float in [0, 1)) seeds the draw."""
-        u = sampler() if callable(sampler) else random.random()
-        rng = random.Random(int(u * (1 << 53)))
-        info = I.information_state(self.inner, player, self.engine.tracker)
-        world = I.resample(info, rng)
-        return CorpsState(self.get_game(), world)
-
-
-def engine_returns(s, traitor: bool = False) -> list[float]:
-    """Returns by the score: a win ``1 + score / 100`` (shared); in Hidden Traitor mode the Traitor's side gets 1."""
-    n = s.game.n
-    if not s.is_terminal():
-        return [0.0] * n
-    if s.outcome == "win":
-        v = 1.0 + max(0, min(s.score, int(WIN_SCALE))) / WIN_SCALE
-        out = [v] * n
-    else:
-        out = [0.0] * n
-    if traitor:
-        t = s.game.chapter.traitor(s)
-        if t >= 0:
-            out[t] = 1.0 if s.outcome == "traitor" else 0.0
-    return out
-
-
-class CorpsObserver:
-    """Observation strings from the engine's ``Observation``; no tensors (``provides_*_tensor`` is False)."""
-
-    def __init__(self, perfect_recall: bool):
-        import numpy as np
-
-        self.perfect_recall = perfect_recall
-        self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
-
-    def set_from(self, state, player):
-        pass
-
-    def string_from(self, state, player):
-        t = state.engine.tracker
-        text = I.obs_text(t.state, player)
-        if self.perfect_recall:
-            return f"history {t.chain(player)}\n{text}"
-        return text
-
-
-pyspiel.register_game(_GAME_TYPE, CorpsGame)
+__all__ = [
+    "GAME_NAME",
+    "MAX_LENGTH",
+    "WIN_SCALE",
+    "CorpsGame",
+    "CorpsObserver",
+    "CorpsState",
+    "engine_game",
+    "engine_returns",
+]

@@ -20,8 +20,10 @@ import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
+from mapgen.errors import InputError
 
-class OutputError(OSError):
+
+class OutputError(InputError, OSError):
     """A destination that cannot be written; ``str()`` is one line naming the file and what is wrong.
 
     An OSError, so callers that already catch OSError around a write keep working."""

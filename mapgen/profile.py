@@ -17,6 +17,7 @@ from constraints.catalogue import Chapter, ChapterError, RuleInfo, chapter_board
 from constraints.design import NotAt, Reachable
 from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
+from mapgen.errors import InputError
 from mapgen.terrain import Terrain, parse_terrain
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -32,7 +33,7 @@ P2 = RuleInfo("P2", "Balanced", "Each terrain's count lies within the profile's 
 P3 = RuleInfo("P3", "Greek Fire collectable", "The Greek Fire is never on a Rock, so the expedition can collect it.")
 
 
-class ProfileError(ValueError):
+class ProfileError(InputError, ValueError):
     """A profile file that cannot be used."""
 
 

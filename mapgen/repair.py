@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen.design import check_design
+from mapgen.errors import UnmetError
 from mapgen.generate import Generator
 from mapgen.model import Map
 from mapgen.profile import Profile
@@ -25,7 +26,7 @@ from mapgen.solving.solve import SolveTimeout
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
 
 
-class RepairError(Exception):
+class RepairError(UnmetError):
     """No valid map exists for this briefing at all; ``rules`` names the rules that conflict."""
 
     def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
@@ -154,7 +155,7 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
     fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
-    fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta))
+    fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
     problems = check_map(fixed, chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
@@ -221,7 +222,7 @@ def fill_sketch(
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no completion of the sketch found within the time limit of {time_limit:g} s")
     filled = with_hill_numbers(sketch.with_cells(cm.decode(solver.boolean_value), hills={}), gen.chapter)
-    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta))
+    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta), board=sketch.board)
     problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("filled sketch fails its checks: " + "; ".join(map(str, problems)))

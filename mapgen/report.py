@@ -56,6 +56,7 @@ def solve_report(
     report = {
         "count": result.count,
         "exact": result.exact,
+        "method": result.method,
         "unique": result.exact and result.count == 1,
         **({"estimate": result.estimate} if result.estimate is not None else {}),
         **report,
@@ -64,6 +65,12 @@ def solve_report(
         shares, exact = solver.probabilities(state, limit=limit, time_limit=max(0.3, budget.left()), counted=result)
         report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
         report["probabilities_exact"] = exact
+        if exact and result.tallies is not None:
+            # exact rationals: each probability is this many completions over "count"
+            report["probability_counts"] = {
+                b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: -kv[1])}
+                for i, d in sorted(result.tallies.items())
+            }
     return report
 
 

@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field, replace
 
 from mapgen.campaign import Backend, Local, Task, run
+from mapgen.errors import UnmetError
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
@@ -21,7 +22,7 @@ from mapgen.profile import Profile
 from mapgen.quality import Quality
 
 
-class TargetMissed(Exception):
+class TargetMissed(UnmetError):
     """Fewer maps than asked met the target (exit 1); ``result`` holds the closest candidates."""
 
     def __init__(self, message: str, result: SearchResult):
@@ -175,11 +176,13 @@ def search(
     progress=None,
     closest: int = 3,
     per_tier: dict[str, int] | None = None,
+    deduce: bool = False,
 ) -> SearchResult:
     """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
 
     ``per_tier`` ({"Gentle": 2, ...}, with no ``quality.grade``): fill each deduction tier's share in one
     pass over the seeds instead (a graded library); a passing map whose tier is full is not kept.
+    ``deduce``: grade every candidate's deduction even when no target needs it (its tier goes in ``[grade]``).
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
@@ -210,7 +213,7 @@ def search(
                     profile,
                     s,
                     quality,
-                    settings_for(quality, s, max(1.0, left), deduce=bool(per_tier)),
+                    settings_for(quality, s, max(1.0, left), deduce=deduce or bool(per_tier)),
                     min(map_time, max(1.0, left)),
                 ),
             )

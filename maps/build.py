@@ -25,6 +25,7 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from mapgen.errors import exit_code
 from mapgen.grade import correlation, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
 
 FOLDER = Path(__file__).parent
@@ -191,8 +192,6 @@ def main(argv: list[str] | None = None) -> int:
                 )
         write_library(out, built, force=args.force)
     except Exception as e:  # noqa: BLE001 (a script: one line and the CLI's exit codes)
-        from mapgen.cli.errors import exit_code
-
         print(f"error: {' '.join(str(e).split())}", file=sys.stderr)
         code = exit_code(e)
         return 2 if isinstance(e, ValueError) and code is None else code or 1

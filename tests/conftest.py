@@ -12,6 +12,22 @@ from mapgen.mapfile import read_map
 DATA = Path(__file__).parent / "data"
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _circuit_cache(tmp_path_factory):
+    """Compiled briefings go to a folder of this test run (never the user's cache); child processes
+    (CLI runs) inherit it through the environment."""
+    import os
+
+    folder = tmp_path_factory.mktemp("circuits")
+    old = os.environ.get("MAPGEN_CACHE_DIR")
+    os.environ["MAPGEN_CACHE_DIR"] = str(folder)
+    yield folder
+    if old is None:
+        os.environ.pop("MAPGEN_CACHE_DIR", None)
+    else:
+        os.environ["MAPGEN_CACHE_DIR"] = old
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """tests/data: ``valid/``, ``invalid/`` and ``states/`` examples with their ``expected.json``."""
@@ -32,3 +48,12 @@ def example():
 def expected_invalid() -> dict[str, list[str]]:
     """Rule ids each ``invalid/`` example breaks."""
     return json.loads((DATA / "invalid" / "expected.json").read_text(encoding="utf-8"))
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--update-readme",
+        action="store_true",
+        help="rewrite the README's console blocks whose output no longer matches (tests/test_readme.py); "
+        "MAPGEN_UPDATE_README=1 does the same",
+    )

@@ -14,8 +14,8 @@ import constraints.cnf as cnf_module
 from constraints.catalogue import get_chapter
 from constraints.cnf import CountTimeout, cnf_for_state, count_cnf, count_completions_cnf
 from constraints.csp import count_completions_csp
-from mapgen.solving.bruteforce import count_completions_brute
 from mapgen.mapfile import read_map
+from mapgen.solving.bruteforce import count_completions_brute
 from mapgen.terrain import Terrain
 
 STATES = [f"{c}-{n}-k{34 if c != 'training' else 16}" for c in ("fauna", "flora", "maldonado", "training", "vameter")

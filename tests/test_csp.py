@@ -10,8 +10,8 @@ import pytest
 
 from constraints.catalogue import get_chapter
 from constraints.csp import CspTimeout, completions_csp, count_completions_csp, forced_csp
-from mapgen.solving.bruteforce import completions_brute, count_completions_brute, forced_brute
 from mapgen.mapfile import read_map
+from mapgen.solving.bruteforce import completions_brute, count_completions_brute, forced_brute
 from mapgen.terrain import Terrain
 
 STATES = [f"{c}-{n}-k{34 if c != 'training' else 16}" for c in ("fauna", "flora", "maldonado", "training", "vameter")

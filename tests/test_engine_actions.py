@@ -12,7 +12,7 @@ from mapgen.engine.actions import ActionKind, ActionTable, words
 from mapgen.engine.cards import FOOD
 from mapgen.engine.chapters import Fauna
 from mapgen.engine.game import CORE_ACTIONS, Game
-from mapgen.engine.maldonado import chapter_for_mode
+from mapgen.engine.traitor import chapter_for_mode
 from mapgen.mapfile import read_map
 
 DATA = Path(__file__).parent / "data"

@@ -12,8 +12,8 @@ To add a command (``hint``, say):
    command module. End the help with an ``Example:`` block (after a line holding only backslash-b, as
    click wants) whose MAPs are shipped names (``fauna-1``), so it runs from any folder
    (tests/test_cli_errors.py checks this for every command).
-2. Let the library's typed exceptions propagate; a new exception class gets one line in ``errors.ERRORS``
-   (its exit code). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
+2. Let the library's typed exceptions propagate; a new exception class derives from the base of its exit
+   code in ``mapgen.errors`` (``InputError``, ``UnmetError``, ``TimeLimitError``). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
    (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
    so their messages name the file and the limit. Never ``sys.exit`` or print ``error:`` yourself.
 3. Writing a file: ``options.out_file(path, force=force)`` before the work, then
@@ -38,11 +38,13 @@ COMMANDS: dict[str, str] = {
     "chapters": "mapgen.cli.chapters:chapters",
     "generate": "mapgen.cli.generate:generate",
     "solve": "mapgen.cli.solve:solve",
+    "compile": "mapgen.cli.compile:compile_",
     "hint": "mapgen.cli.hint:hint",
     "deduce": "mapgen.cli.deduce:deduce",
     "playtest": "mapgen.cli.playtest:playtest",
     "grade": "mapgen.cli.grade:grade",
     "render": "mapgen.cli.render:render",
+    "pack": "mapgen.cli.pack:pack",
     "repair": "mapgen.cli.repair:repair",
     "serve": "mapgen.cli.serve:serve",
 }

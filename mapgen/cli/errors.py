@@ -4,8 +4,9 @@ Exit codes: 0 success; 1 a rule broken, no completion, an impossible request; 2 
 (map, profile, rules, replay files, an output destination that cannot be used); 3 a time limit ran out.
 Every error is ONE line on stderr, ``error: FILE: what is wrong``; never a traceback, never click's "Error:".
 
-A library module raises its own typed exception (MapFileError, SolveTimeout, ...); ``ERRORS`` below says which
-exit code it means. A command raises ``BadInput``, ``RuleBroken`` or ``OutOfTime`` for what it checks itself.
+A library module raises its own typed exception (MapFileError, SolveTimeout, ...), whose base in ``mapgen.errors``
+(the library's table) says which exit code it means. A command raises ``BadInput``, ``RuleBroken`` or ``OutOfTime``
+for what it checks itself.
 """
 
 from __future__ import annotations
@@ -18,9 +19,10 @@ from collections.abc import Iterator
 
 import click
 
-OK, BROKEN, BAD_INPUT, TIMEOUT = 0, 1, 2, 3
-#: Ctrl-C: the shell's code for a command stopped by SIGINT (128 + 2); the message says "interrupted"
-INTERRUPTED = 130
+from mapgen import errors
+from mapgen.errors import BAD_INPUT, BROKEN, INTERRUPTED, OK, TIMEOUT
+
+__all__ = ["BAD_INPUT", "BROKEN", "INTERRUPTED", "OK", "TIMEOUT", "BadInput", "OutOfTime", "RuleBroken", "about"]
 
 
 class CommandError(Exception):
@@ -58,32 +60,6 @@ class Interrupted(CommandError):
     code = INTERRUPTED
 
 
-#: (module, exception class, exit code), first match wins (subclasses before their bases). A class is looked up
-#: only once its module has been imported (an exception cannot come from a module nobody imported), so this
-#: table costs `mapgen validate` no solver import.
-ERRORS: tuple[tuple[str, str, int], ...] = (
-    ("mapgen.cli.errors", "CommandError", -1),  # its own code
-    ("mapgen.output", "OutputError", BAD_INPUT),
-    ("mapgen.mapfile", "MapFileError", BAD_INPUT),
-    ("constraints.catalogue", "ChapterError", BAD_INPUT),
-    ("mapgen.profile", "ProfileError", BAD_INPUT),
-    ("mapgen.engine.playtest", "ReplayError", BAD_INPUT),
-    ("mapgen.engine.cards", "CardError", BAD_INPUT),
-    ("mapgen.render.output", "RenderError", BAD_INPUT),
-    ("mapgen.batch", "SeedRangeError", BAD_INPUT),
-    ("mapgen.quality", "QualityError", BAD_INPUT),
-    ("mapgen.campaign", "CampaignError", BAD_INPUT),
-    ("mapgen.web", "ServeError", BAD_INPUT),
-    ("mapgen.solving.solve", "SolveTimeout", TIMEOUT),
-    ("mapgen.generate", "GenerationTimeout", TIMEOUT),
-    ("mapgen.solving.solve", "NoCompletion", BROKEN),
-    ("mapgen.generate", "GenerationError", BROKEN),
-    ("mapgen.repair", "RepairError", BROKEN),
-    ("mapgen.batch", "BatchError", BROKEN),
-    ("mapgen.target", "TargetMissed", BROKEN),
-    ("mapgen.engine.game", "GameError", BROKEN),
-)
-
 #: errors writing to stdout (``mapgen generate > /dev/full``)
 STDOUT_ERRNOS = (errno.ENOSPC, errno.EIO, errno.EDQUOT, errno.EFBIG)
 
@@ -106,11 +82,11 @@ def _stdout_failed(e: BaseException) -> bool:
 
 def exit_code(e: BaseException) -> int | None:
     """The exit code a library or command error means; None for an unexpected one (a bug: let it show)."""
-    for module, name, code in ERRORS:
-        mod = sys.modules.get(module)
-        cls = getattr(mod, name, None) if mod else None
-        if cls is not None and isinstance(e, cls):
-            return e.code if code == -1 else code
+    if isinstance(e, CommandError):
+        return e.code
+    code = errors.exit_code(e)
+    if code is not None:
+        return code
     if _stdout_failed(e):
         return BAD_INPUT
     return None

@@ -159,9 +159,7 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     """``generate --from``: complete one sketch (its placed cells kept)."""
     import time
 
-    from mapgen.batch import map_filename
-    from mapgen.mapfile import dumps_map
-    from mapgen.output import check_file, prepare_folder, write_text
+    from mapgen.batch import MapOutput
     from mapgen.profile import default_profile, load_profile
     from mapgen.repair import fill_sketch
 
@@ -172,26 +170,14 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
         reject("--count", "a sketch is filled once (drop --count, or give --seed for another fill)")
     seed = 0 if seed is None else seed
     profile = load_profile(profile_file, m.chapter) if profile_file else default_profile(m.chapter)
-    path = None
-    if out_dir is not None:
-        path = prepare_folder(out_dir) / map_filename(m.chapter, seed)
-        check_file(path, force=force)
+    out = MapOutput(m.chapter, out_dir, force=force)
+    out.check([seed])
+    path = out.path(seed)
     started = time.perf_counter()
     with about(sketch.source, time_limit):
         filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit)
-    text = dumps_map(filled)
-    if path is not None:
-        write_text(path, text, force=force)
-    summary = [
-        {
-            "chapter": m.chapter,
-            "seed": seed,
-            "file": None if path is None else str(path),
-            "from": sketch.source,
-            "seconds": round(time.perf_counter() - started, 4),
-            "text": text,
-        }
-    ]
+    summary = [out.put(filled, seed, **{"from": sketch.source, "seconds": round(time.perf_counter() - started, 4)})]
+    text = summary[0]["text"]
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif path is None:

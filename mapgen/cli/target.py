@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
 
@@ -35,15 +34,12 @@ def generate_to_target(
     force: bool,
     as_json: bool,
 ) -> None:
-    from mapgen.batch import map_filename, start_batch
-    from mapgen.mapfile import dumps_map
-    from mapgen.output import check_files, prepare_folder, write_text
+    from mapgen.batch import MapOutput, start_batch
     from mapgen.target import TargetMissed, kept_map, search
 
     seed, profile = start_batch(chapter, seed, count, candidates, out_dir, profile_file)
-    if out_dir is not None:  # every file a candidate could become, checked before the work
-        check_files([Path(out_dir) / map_filename(chapter, s) for s in range(seed, seed + candidates)], force=force)
-        prepare_folder(out_dir)
+    out = MapOutput(chapter, out_dir, force=force)
+    out.check(range(seed, seed + candidates))  # every file a candidate could become, checked before the work
     backend = where(jobs, ray_address)
     if ray_address:
         backend.connect()
@@ -63,16 +59,14 @@ def generate_to_target(
     report = result.to_json()
     files = []
     for c in result.kept:
-        text = dumps_map(kept_map(c))
-        if out_dir is not None:
-            path = Path(out_dir) / map_filename(chapter, c.seed)
-            write_text(path, text, force=force)
-            files.append(str(path))
+        put = out.put(kept_map(c), c.seed)
+        if put["file"] is not None:
+            files.append(put["file"])
         elif not as_json:
-            click.echo(text, nl=False)
+            click.echo(put["text"], nl=False)
         report_kept = next(k for k in report["kept"] if k["seed"] == c.seed)
-        report_kept["file"] = files[-1] if out_dir is not None else None
-        report_kept["text"] = text
+        report_kept["file"] = put["file"]
+        report_kept["text"] = put["text"]
     if as_json:
         click.echo(json.dumps(report, indent=2))
     if result.done:

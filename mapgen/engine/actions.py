@@ -117,9 +117,19 @@ def describe(a: int, state=None) -> str:
     """Words for an action number; with a state, through its game's table (cells, cards and chapter actions named)."""
     if state is not None:
         return state.game.action_table.describe(a, state)
-    from mapgen.engine.game import core_table
+    if _core_table is None:
+        raise RuntimeError("no action table: import mapgen.engine.game (it hands over the core rules' table)")
+    return _core_table().describe(a)
 
-    return core_table().describe(a)
+
+#: the core rules' action table, for words without a game at hand; set by mapgen.engine.game, which assembles
+#: it from the rooms' action kinds (this module sits below them all)
+_core_table: Callable[[], ActionTable] | None = None
+
+
+def use_core_table(table: Callable[[], ActionTable]) -> None:
+    global _core_table
+    _core_table = table
 
 
 def words(text: str) -> Callable[..., str]:

@@ -16,6 +16,8 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from mapgen.errors import InputError
+
 #: Resources in the rulebook's Resource Priority Order (Water last of the tokens that are carried).
 RESOURCE_CODES = ("Fo", "Wo", "Mu", "Ro", "Sk", "Vi", "Mf", "Fw", "Pf", "Wa")
 RESOURCE_NAMES = ("Food", "Wood", "Mud", "Rock", "Skull", "Vine", "Mushroom", "Flower", "Petrified Fossil", "Water")
@@ -31,7 +33,7 @@ EFFECT_TARGETS = ("any", "fire", "shelter", "sample", "destiny", "threat", "path
 CHAPTER_TARGETS = ("crew", "power", "fezron", "range", "heart", "cyclops", "monster")
 
 
-class CardError(ValueError):
+class CardError(InputError, ValueError):
     """A card file that cannot be used; the message names the file and the card."""
 
 

@@ -15,6 +15,7 @@ from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.engine.rules import GEAR_PER_PLAYER, GameError
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -83,8 +84,6 @@ class ChapterRules:
 
     def choose_team(self, players: int, characters, gear):
         """Characters and gear per player: the given ones, or sensible defaults (Collins never solo)."""
-        from mapgen.engine.game import GEAR_PER_PLAYER, GameError
-
         per = GEAR_PER_PLAYER[players]
         if characters is None:
             pool = [c for c in self.default_characters if not (c == "Collins" and players == 1)]
@@ -165,6 +164,13 @@ class ChapterRules:
 
     def monster_tax(self, state, cell: int) -> int:
         """With ``custom_tax``: Resources to discard before exploring this cell."""
+        return 0
+
+    #: Resources the chapter keeps aside out of the backpack (``held_aside``: Maldonado's Water Skin)
+    aside_resources: tuple[int, ...] = ()
+
+    def held_aside(self, state, r: int) -> int:
+        """Tokens of Resource r the chapter keeps out of the Reserve and the backpack (the Reserve's count)."""
         return 0
 
     def on_gain(self, state, r: int) -> None:
@@ -330,7 +336,7 @@ def legal_kill(state, out: list[int]) -> None:
             if pack[r] < n:
                 break
         else:
-            out.extend(A.KILL + 8 * s + m for m in range(n_mon))
+            out.extend([A.KILL + 8 * s + m for m in range(n_mon)])
 
 
 def apply_kill(state, action: int) -> None:
@@ -382,8 +388,6 @@ class Training(MinotaurChapter):
         return [c for c in cards if not c.monster] + monsters[:1]
 
     def choose_team(self, players: int, characters, gear):
-        from mapgen.engine.game import GameError
-
         if characters is not None and any(c not in ("Lewis", None, "") for c in characters):
             raise GameError("the Training Mission is played with Lewis only")
         if gear is not None and any(x != "Compass" for g in gear for x in g):
@@ -450,8 +454,6 @@ def playable_chapters() -> tuple[str, ...]:
 
 def plugin_class(name: str) -> type[ChapterRules]:
     """The plug-in class the chapter registry names for a chapter (``engine = "module:Class"``)."""
-    from mapgen.engine.game import GameError
-
     try:
         spec = get_chapter(name)
     except ChapterError:

@@ -21,6 +21,7 @@ from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
 from mapgen.engine.cards import NRES, WATER, CardSet, shipped_cards
+from mapgen.engine.observation import bind_state_rules, observe
 from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots and tests import them from here)
     BACKPACK_SLOTS,
     CARRIED,
@@ -34,6 +35,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     SEALED_BY,
     TERRAIN_RESOURCE,
     WATER_LIMIT,
+    GameError,
     level_name,
 )
 from mapgen.engine.variants import check_variants
@@ -101,6 +103,7 @@ APPLY = {
 #: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
 NEEDED = {
     "pay": effects.pay_needed,
+    "gain": effects.gain_needed,
     "limits": main_step.limits_needed,
     "fatigue": challenges.fatigue_needed,
     "trade": explore.trade_needed,
@@ -118,10 +121,6 @@ CHANCE = {
 CHANCE_STEPS = frozenset(CHANCE)
 # Decision steps: the agenda waits on them for an action.
 DECISIONS = frozenset(LEGAL) | CHANCE_STEPS
-
-
-class GameError(ValueError):
-    """Settings a game cannot be made from (a wrong character, too much gear, a bad map)."""
 
 
 class Game:
@@ -225,6 +224,11 @@ class Game:
             if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
                 raise GameError(f"unknown gear {g!r} (expected one of {', '.join(A.GEAR_KINDS)})")
         self.chapter.check_team(self)
+        # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
+        # it after every step, so a chapter without one is not asked at all
+        from mapgen.engine.chapters import ChapterRules
+
+        self.loss_check = None if type(self.chapter).check_loss is ChapterRules.check_loss else self.chapter.check_loss
 
     def new_initial_state(self) -> State:
         return State(self)
@@ -273,6 +277,7 @@ class State:
         self.reserve = [k for k in g.chapter.gear_kinds() if k not in chosen and k != "Medicine"]
         self.exhausted: set[str] = set()
         self.jar = -1
+        self.sealed_why: dict | None = None  # a sealed game's reason (walls.explain_sealed)
         self.current = 0
         self.turn = 1
         self.day = 1
@@ -432,8 +437,6 @@ class State:
 
     def observation(self, player: int | None = None):
         """What ``player`` (default: the one to act) may know now: see ``mapgen/engine/observation.py``."""
-        from mapgen.engine.observation import observe
-
         return observe(self, player)
 
     def slots(self) -> int:
@@ -467,6 +470,8 @@ class State:
     pop_row = challenges.pop_row
     _field_for_shelter = main_step.field_for_shelter
     gain = effects.gain
+    room = effects.room
+    rooms = effects.rooms
     lose_water = effects.lose_water
     run_effects = effects.run_effects
 
@@ -474,10 +479,11 @@ class State:
     def _advance(self) -> None:
         ag = self.agenda
         chapter = self.game.chapter
+        check_loss = self.game.loss_check
         while True:
             if self.outcome is None and chapter.check_victory(self):
                 self._win()
-            elif self.outcome is None and (cause := chapter.check_loss(self)):
+            elif self.outcome is None and check_loss is not None and (cause := check_loss(self)):
                 self.lose(cause)
             if self.outcome is not None:
                 return
@@ -539,3 +545,9 @@ class State:
 
 def terrain_by_index(k: int) -> Terrain:
     return TERRAINS[k]
+
+
+# the Observation shares the State's rule helpers that read only public attributes (the observation module sits
+# below the game: the game hands them over); and the core rules' table gives actions words without a game
+bind_state_rules(State)
+A.use_core_table(core_table)

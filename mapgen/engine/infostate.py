@@ -411,7 +411,7 @@ class CompletionSampler:
             cells = self._draw(key, known, rng)
             self.drawn += 1
         full = known.with_cells(cells, hills={})
-        return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full))
+        return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full), board=known.board)
 
 
 _SAMPLERS: dict[str, CompletionSampler] = {}
@@ -501,7 +501,7 @@ def world_on(info: InfoState, cells, rules, rng: random.Random) -> Tracker | Non
     player saw."""
     known = info.known
     full = known.with_cells(cells, hills={})
-    m = Map(known.chapter, known.briefing, full.cells, rules.hill_numbers(full))
+    m = Map(known.chapter, known.briefing, full.cells, rules.hill_numbers(full), board=known.board)
     world = Tracker(world_game(info, m).new_initial_state())
     return world if extend(world, info, rng) else None
 

@@ -80,7 +80,7 @@ class Table:
         self.briefing = m.briefing
         self.reference = g.reference  # the Reference Board's rule instances (constraints.catalogue.Chapter)
         # the map with nothing revealed (no cells, no Hills, no generator fields): known_map() fills it in
-        self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size)
+        self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size, board=m.board)
 
 
 def table(g) -> Table:
@@ -228,17 +228,13 @@ class _RulesView:
 _STATE_RULES: dict = {}  # State functions run on a _RulesView
 
 
-def _bind_state_rules():
-    """The State's rule helpers that read only public attributes, shared as the Observation's methods."""
-    from mapgen.engine.game import State
-
+def bind_state_rules(State) -> None:
+    """The State's rule helpers that read only public attributes, shared as the Observation's methods
+    (called by ``mapgen.engine.game`` once its State is defined: the game sits above this module)."""
     for name in ("slots", "carried", "challenge", "can_pass", "monster_tax", "monster_taxes"):
         setattr(Observation, name, getattr(State, name))
     for name in ("frontier", "_field_for_shelter"):
         _STATE_RULES[name] = getattr(State, name)
-
-
-_bind_state_rules()
 
 
 def observe(state, player: int | None = None) -> Observation:

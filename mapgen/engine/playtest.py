@@ -12,6 +12,7 @@ from pathlib import Path
 from mapgen.engine.bots import BOTS, make_bot
 from mapgen.engine.game import LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
+from mapgen.errors import InputError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 
@@ -44,6 +45,7 @@ class GameRecord:
     turns: int
     events: dict[str, int] = field(default_factory=dict)
     actions: list[int] = field(default_factory=list)
+    sealed: dict | None = None  # why a sealed game was sealed (mapgen/engine/walls.py: explain_sealed)
 
     @property
     def won(self) -> bool:
@@ -56,7 +58,7 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    from mapgen.engine.maldonado import chapter_for_mode
+    from mapgen.engine.traitor import chapter_for_mode
 
     return Game(
         m,
@@ -87,6 +89,7 @@ def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game
         state.turn,
         dict(state.events),
         list(state.history) if keep_actions else [],
+        state.sealed_why,
     )
 
 
@@ -177,6 +180,11 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "sealed": len(sealed),
         "sealed_rate": round(len(sealed) / n, 4) if n else 0.0,
         "sealed_by": {w: sealed_by[w] for w in SEALED_BY if sealed_by[w]},
+        # every sealed game's reason: the walls (and whether another first Path avoids them), the tolls, or a
+        # map explored (mapgen/engine/walls.py)
+        "sealed_games": [
+            {"game": r.index, "seed": r.seed, "turn": r.turns, **(r.sealed or {"why": "unknown"})} for r in sealed
+        ],
         "mean_days": round(sum(r.days for r in records) / n, 3) if n else 0.0,
         "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
         "events": events,
@@ -243,6 +251,7 @@ def report_text(rep: dict) -> str:
             + ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
             + ")"
         )
+        lines += _sealed_lines(rep.get("sealed_games", []))
     lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
     if rep.get("mode") == "traitor":
         lines.append(
@@ -255,6 +264,20 @@ def report_text(rep: dict) -> str:
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
     return "\n".join(lines)
+
+
+def _sealed_lines(games: list[dict]) -> list[str]:
+    """Every sealed game's reason, games with the same reason on one line (their numbers listed)."""
+    from mapgen.engine.walls import sealed_words
+
+    by: dict[str, list[int]] = {}
+    for d in games:
+        why = sealed_words(d) if d.get("why") != "unknown" else "no reason recorded"
+        by.setdefault(why, []).append(d["game"])
+    lines = []
+    for why, ks in sorted(by.items(), key=lambda x: (-len(x[1]), x[0])):
+        lines.append(f"    {len(ks):>4} x {why} (game{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))})")
+    return lines
 
 
 def _cause_words(c: str) -> str:
@@ -325,7 +348,7 @@ def save_replays(
     return paths
 
 
-class ReplayError(ValueError):
+class ReplayError(InputError, ValueError):
     """A replay file that cannot be played back."""
 
 
@@ -345,7 +368,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         m = parse_map(data["map"], str(path))
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
-        from mapgen.engine.maldonado import chapter_for_mode
+        from mapgen.engine.traitor import chapter_for_mode
 
         game = Game(
             m,

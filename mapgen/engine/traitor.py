@@ -160,4 +160,15 @@ class MaldonadoTraitor(Maldonado):
                 state.event("traitor wins")
 
 
-__all__ = ["START_POWER", "MaldonadoTraitor"]
+def chapter_for_mode(chapter: str, mode: str | None):
+    """The chapter plug-in for a playtest ``--mode``: ``coop`` (default) or ``traitor`` (Maldonado only)."""
+    if mode in (None, "", "coop"):
+        return None
+    if mode != "traitor":
+        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)")
+    if chapter != "maldonado":
+        raise GameError(f"--mode traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}")
+    return MaldonadoTraitor()
+
+
+__all__ = ["START_POWER", "MaldonadoTraitor", "chapter_for_mode"]

@@ -6,11 +6,13 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mapgen.errors import InputError
+
 FORMATS = ("svg", "png", "pdf")
 DPI = 150
 
 
-class RenderError(ValueError):
+class RenderError(InputError, ValueError):
     """A picture that cannot be made from the given input; the message is one line for a person."""
 
 

@@ -58,7 +58,9 @@ def forced_brute(state: Map, *, max_unknown: int = MAX_UNKNOWN) -> dict[int, Ter
     for full in completions_brute(state, max_unknown=max_unknown):
         any_completion = True
         for i in unknown:
-            seen[i].add(full.cells[i])
+            t = full.cells[i]
+            assert t is not None  # a completion
+            seen[i].add(t)
     if not any_completion:
         return {}
     return {i: next(iter(ts)) for i, ts in seen.items() if len(ts) == 1}

@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from mapgen.model import Map
-from mapgen.solving.sat import Budget, SatTimeout
+from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
 from mapgen.terrain import Terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -92,7 +92,11 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     slot = solver.slot(state.briefing)
     sat = slot.sat
     order = {r: k for k, r in enumerate(sat.rules)}
-    revealed = [i for i, t in enumerate(state.cells) if t is not None and i not in sat.briefing_cells]
+    # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
+    # conflict it may be the cause (the Peak revealed as Water), so it is a candidate then.
+    revealed = [
+        i for i, t in enumerate(state.cells) if t is not None and (target is None or i not in sat.briefing_cells)
+    ]
     extra: list[int] = []
     if target is not None:
         cell, terrain = target
@@ -158,15 +162,13 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
         if ok:
             keep_cells = list(c2)
             rules = r2 if set(r2) <= set(rules) else rules
-    return tuple(sorted(rules, key=order.get)), tuple(sorted(keep_cells))
+    return tuple(sorted(rules, key=order.__getitem__)), tuple(sorted(keep_cells))
 
 
 def explain_cell(
     solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
 ) -> Explanation | None:
     """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
-    from mapgen.solving.solve import SolveTimeout
-
     try:
         reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
     except SatTimeout:
@@ -186,8 +188,6 @@ def explain_forced(
     the budget (at least ``per_cell`` seconds when given). SolveTimeout if the forced cells cannot
     be found in time; cells whose explanation runs out of time are left out.
     """
-    from mapgen.solving.solve import SolveTimeout
-
     budget = solver._budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
@@ -222,6 +222,7 @@ def easiest(explanations: list[Explanation]) -> Explanation | None:
 
 def _shown(state: Map, i: int, with_number: bool) -> str:
     t = state.cells[i]
+    assert t is not None, "a cited cell is a revealed one"
     name = state.board.name(i)
     if t is Terrain.HILL and with_number and i in state.hills:
         return f"the Hill at {name} showing {state.hills[i]}"
@@ -274,11 +275,9 @@ def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cel
 def frontier(state: Map) -> list[int]:
     """The unexplored Paths a player may explore next: next to an explored cell that is not a Rock,
     or a start cell when nothing is explored yet."""
-    from mapgen.terrain import Terrain as T
-
     b = state.board
     orth = b.hood("orthogonal")
-    opened = [i for i, t in enumerate(state.cells) if t is not None and t is not T.ROCK]
+    opened = [i for i, t in enumerate(state.cells) if t is not None and t is not Terrain.ROCK]
     if not opened:
         return sorted(i for i in state.start_cells() if state.cells[i] is None)
     return sorted({j for i in opened for j in orth[i] if state.cells[j] is None})
@@ -311,10 +310,10 @@ def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 
         cells = frontier(state)
         odds, exact = _odds(solver, state, cells, target, budget)
         ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-p[0], p[1]))
-        best = ranked[0][0] if ranked else 0.0
+        top = ranked[0][0] if ranked else 0.0
         out["target"] = target.code
         out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in ranked]
-        out["best"] = [b.name(i) for p, i in ranked if p == best and p > 0]
+        out["best"] = [b.name(i) for p, i in ranked if p == top and p > 0]
         out["odds_exact"] = exact
     out["seconds"] = round(time.monotonic() - start, 3)
     return out
@@ -328,8 +327,6 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     rest, over completions found under random preferred terrains (labelled estimated: diverse, but
     not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
     """
-    from mapgen.solving.solve import SolveTimeout
-
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}

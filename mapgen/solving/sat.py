@@ -25,12 +25,14 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from pysat.solvers import Solver as _PySat
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, encode_rule
-from constraints.rules import BriefingCell, Connected, Count, HillNumbers, NotOnEdge, Ring, Rule, TerrainSet, components
+from constraints.rules import BriefingCell, Connected, Count, HillNumbers, Rule, TerrainSet, components
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -39,6 +41,19 @@ from mapgen.terrain import Terrain
 BACKEND = "minicard"
 #: Propagations per "deterministic second" of a budget (about a second of glucose's work here).
 PROPAGATIONS_PER_SECOND = 20_000_000
+
+
+class SolveTimeout(TimeLimitError):
+    """A solver call ran out of its time limit (``mapgen.solving.solve`` re-exports it, with ``NoCompletion``)."""
+
+
+class NoCompletion(UnmetError):
+    """The state has no completion; ``rules`` and ``cells`` name a small conflicting set."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.rules = rules
+        self.cells = cells
 
 
 class SatTimeout(Exception):
@@ -92,7 +107,7 @@ class _Watchdog:
     costs more than most calls)."""
 
     def __init__(self):
-        self._armed: dict[int, tuple[object, float]] = {}
+        self._armed: dict[int, tuple[Any, float]] = {}  # a pysat solver (untyped) and its deadline
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
 
@@ -118,6 +133,13 @@ class _Watchdog:
 
 
 _WATCH = _Watchdog()
+
+
+def _var(s: SatSession, i: int, t: Terrain) -> int:
+    """Cell i's variable for terrain t, where the caller knows the terrain is open (not fixed by the briefing)."""
+    v = s.lit(i, t)
+    assert v is not None, f"{s.board.name(i)} {t.code}: fixed by the briefing"
+    return v
 
 
 @dataclass
@@ -149,7 +171,7 @@ class LazyConnected:
 
     def _post(self, s: SatSession, group, around: list[int]) -> None:
         for v in group:
-            s._sat.add_clause([-self.guard, -s.lit(v, self.rule.terrain), *around])
+            s._sat.add_clause([-self.guard, -_var(s, v, self.rule.terrain), *around])
 
     def seed(self, s: SatSession) -> None:
         """Post the clauses of every connected set of up to SEED_SIZE possible cells without the
@@ -175,7 +197,7 @@ class LazyConnected:
                     if b in cand and b not in dist:
                         dist[b] = dist[a] + 1
                         todo.append(b)
-            out = [[] for _ in range(max(dist.values()) + 1)]
+            out: list[list[int]] = [[] for _ in range(max(dist.values()) + 1)]
             for u in sorted(dist):
                 out[dist[u]].append(u)
             return out
@@ -187,10 +209,10 @@ class LazyConnected:
                 self._post(s, [v], [])
                 continue
             for ring in from_root[1 : far[v]]:
-                self._post(s, [v], [s.lit(u, t) for u in ring])
+                self._post(s, [v], [_var(s, u, t) for u in ring])
             around_v = rings(v)
             for ring in around_v[2 : far[v]]:  # ring 1 (the neighbours) is one of the sets above
-                self._post(s, [v], [s.lit(u, t) for u in ring])
+                self._post(s, [v], [_var(s, u, t) for u in ring])
 
     def cut(self, s: SatSession, w: tuple[Terrain, ...]) -> bool:
         """Post the clauses a model ``w`` breaks, if it breaks the rule (then True: solve again)."""
@@ -221,12 +243,11 @@ class SatSession:
             for a in range(len(vs)):
                 for b in range(a + 1, len(vs)):
                     cnf.add([-vs[a], -vs[b]])
-        first = (TerrainSet, NotOnEdge, Ring, BriefingCell)
         #: the rules a ruled fork posts its own way, each with its clauses' span in cnf.clauses:
         #: a Connected rule with a sure root cell (checked lazily), a Count (native cardinality)
         self._connected: list[tuple[Connected, int, int, int]] = []
         self._counts: list[tuple[Count, int, int]] = []
-        for rule in sorted(chapter.rules, key=lambda r: not isinstance(r, first)):
+        for rule in sorted(chapter.rules, key=lambda r: not r.one_cell):  # one-cell rules first (the kind's trait)
             start = len(cnf.clauses)
             encode_rule(rule, cnf)
             if isinstance(rule, Connected) and (root := self._root(chapter, blank, rule)) is not None:
@@ -297,10 +318,10 @@ class SatSession:
         clauses = cnf.clauses[:done]
         native = ruled and src._sat.supports_atmost()
         if ruled and (src._connected or (native and src._counts)):
-            skip = set()
-            for _rule, _root, start, end in src._connected:
+            skip: set[int] = set()
+            for _connected, _root, start, end in src._connected:
                 skip.update(range(start, end))
-            for _rule, start, end in src._counts if native else ():
+            for _count, start, end in src._counts if native else ():
                 skip.update(range(start, end))
             clauses = [c for k, c in enumerate(clauses) if k not in skip]
         new.cnf = GuardedCnf(
@@ -325,10 +346,10 @@ class SatSession:
         if ruled:
             for g in new.cnf.guards.values():
                 new._sat.add_clause([g])
-            for rule, _start, _end in src._counts if native else ():
-                new._post_count(rule)
-            for rule, root, _start, _end in src._connected:
-                lazy = LazyConnected(rule, root, new.cnf.guards[rule.id])
+            for count, _start, _end in src._counts if native else ():
+                new._post_count(count)
+            for connected, root, _start, _end in src._connected:
+                lazy = LazyConnected(connected, root, new.cnf.guards[connected.id])
                 lazy.seed(new)
                 new.lazy.append(lazy)
         return new
@@ -376,7 +397,9 @@ class SatSession:
                 continue  # fixed by the briefing
             out.append(v)
             if c9 and i in state.hills:
-                out.append(self.hill_switch(i, state.hills[i]))
+                switch = self.hill_switch(i, state.hills[i])
+                assert switch is not None  # c9: the session has the Hill rule
+                out.append(switch)
         return out
 
     # -- solving -------------------------------------------------------------------------------

@@ -26,7 +26,9 @@ from constraints.catalogue import Chapter, get_chapter
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
-from mapgen.solving.sat import Budget, SatSession, SatTimeout
+from mapgen.solving import compiled as _compiled
+from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout
+from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -34,19 +36,6 @@ WITNESS_CAP = 400
 #: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
 #: estimate with probability at least 1 - DELTA.
 EPSILON, DELTA = 0.8, 0.2
-
-
-class SolveTimeout(Exception):
-    """A solver call ran out of its time limit."""
-
-
-class NoCompletion(Exception):
-    """The state has no completion; ``rules`` and ``cells`` name a small conflicting set."""
-
-    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
-        super().__init__(message)
-        self.rules = rules
-        self.cells = cells
 
 
 @dataclass
@@ -128,6 +117,84 @@ class _Tally(cp_model.CpSolverSolutionCallback):
             self.stop_search()
 
 
+class CircuitStore:
+    """The compiled circuits of one process: loaded ones in memory (least recently used dropped past
+    ``max_edges`` edges in all), the on-disk ``CircuitCache`` behind them, and the bases whose compile
+    failed (not tried again with a time limit no larger). ``compiles=False``: only circuits already
+    cached answer (today's counters otherwise)."""
+
+    def __init__(self, cache: CircuitCache | None = None, *, max_edges: int = 20_000_000, compiles: bool = True):
+        self.cache = cache
+        self.max_edges = max_edges
+        self.compiles = compiles
+        self._loaded: OrderedDict[str, Circuit] = OrderedDict()
+        self._failed: dict[str, float] = {}
+
+    def find(self, chapter: Chapter, state: Map) -> Circuit | None:
+        """A circuit that answers ``state`` (its base the largest), from memory or the disk cache."""
+        best = None
+        for c in self._loaded.values():
+            if c.chapter == chapter and c.applies(state) and (best is None or _revealed(c.base) > _revealed(best.base)):
+                best = c
+        if best is None and self.cache is not None:
+            best = self.cache.load(chapter, state)
+            if best is not None:
+                self._keep(best)
+        if best is not None:
+            self._loaded.move_to_end(best.key)
+        return best
+
+    def compile(
+        self, chapter: Chapter, state: Map, time_limit: float, progress=None, *, memory_limit: int | None = None
+    ) -> Circuit | None:
+        """Compile ``state`` as revealed (None when it does not compile within ``time_limit``)."""
+        key = _compiled.circuit_key(chapter, state)
+        if not self.compiles or self._failed.get(key, -1.0) >= time_limit or time_limit <= 0.05:
+            return None
+        try:
+            c = Circuit.compile(
+                chapter,
+                state,
+                time_limit=time_limit,
+                memory_limit=memory_limit or _compiled.DEFAULT_COMPILE_MEMORY,
+                progress=progress,
+            )
+        except (CompileTimeout, CompileError, OSError):
+            self._failed[key] = time_limit
+            return None
+        self._keep(c)
+        if self.cache is not None:
+            self.cache.store(c)
+        return c
+
+    def _keep(self, c: Circuit) -> None:
+        self._loaded[c.key] = c
+        self._loaded.move_to_end(c.key)
+        while len(self._loaded) > 1 and sum(x.stats.edges for x in self._loaded.values()) > self.max_edges:
+            self._loaded.popitem(last=False)
+
+
+def _revealed(state: Map) -> int:
+    return sum(t is not None for t in state.cells)
+
+
+_DEFAULT_STORE: CircuitStore | None = None
+
+
+def default_store() -> CircuitStore:
+    """The process-wide store over the user's cache folder (``compiled.default_cache_dir``)."""
+    global _DEFAULT_STORE
+    if _DEFAULT_STORE is None:
+        _DEFAULT_STORE = CircuitStore(CircuitCache())
+    return _DEFAULT_STORE
+
+
+#: A circuit this large answers a state with many more reveals slower than compiling that state anew.
+LARGE_CIRCUIT_EDGES = 200_000
+#: Share of a count's budget the compile may take before the other counters get the rest.
+COMPILE_SHARE = 0.6
+
+
 class Solver:
     """Answers deduction questions about states of one chapter; cheap to query repeatedly.
 
@@ -139,12 +206,52 @@ class Solver:
 
     _shared: ClassVar[dict[str, Solver]] = {}
 
-    def __init__(self, chapter: Chapter, *, time_limit: float = 30.0, deterministic: bool = False):
+    def __init__(
+        self,
+        chapter: Chapter,
+        *,
+        time_limit: float = 30.0,
+        deterministic: bool = False,
+        circuits: CircuitStore | None = None,
+    ):
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
         self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
+        self._circuits = circuits
+
+    @property
+    def circuits(self) -> CircuitStore:
+        """Where compiled briefings come from (default: the process-wide store over the user cache)."""
+        if self._circuits is None:
+            self._circuits = default_store()
+        return self._circuits
+
+    def circuit(self, state: Map, time_limit: float | None = 0.0, *, progress=None) -> Circuit | None:
+        """A compiled circuit that answers ``state`` exactly: a cached one (memory, then disk), else the
+        state compiled as revealed within ``time_limit`` seconds (0: only cached ones; None: the compile's
+        default limit). A very large cached circuit gives way to a compile of a state with many more reveals."""
+        found = self.circuits.find(self.chapter, state)
+        if time_limit is None:
+            time_limit = _compiled.DEFAULT_COMPILE_SECONDS
+        if found is not None:
+            if found.stats.edges > LARGE_CIRCUIT_EDGES and _revealed(state) >= _revealed(found.base) + 8:
+                fresh = self.circuits.compile(self.chapter, state, min(2.0, time_limit), progress)
+                if fresh is not None:
+                    return fresh
+            return found
+        if time_limit <= 0:
+            return None
+        return self.circuits.compile(self.chapter, state, time_limit, progress)
+
+    def exact_tallies(
+        self, state: Map, time_limit: float | None = 0.0, *, progress=None
+    ) -> tuple[int, dict[int, dict[Terrain, int]]] | None:
+        """The exact count and, per unrevealed cell, how many completions hold each terrain, from a
+        circuit (see ``circuit``); None when no circuit can be had within ``time_limit``."""
+        c = self.circuit(state, time_limit, progress=progress)
+        return None if c is None else c.tallies(state)
 
     @classmethod
     def for_chapter(cls, name: str) -> Solver:
@@ -163,7 +270,7 @@ class Solver:
         name = self.chapter.name
         if name not in names or chapter_board(name) != self.chapter.board:
             name = next(n for n in names if chapter_board(n) == self.chapter.board)
-        return Map(name, briefing, (None,) * self.chapter.board.size)
+        return Map(name, briefing, (None,) * self.chapter.board.size, board=self.chapter.board)
 
     def slot(self, briefing: Briefing) -> _Slot:
         """The shared session of a briefing (its solvers and witnesses)."""
@@ -255,10 +362,17 @@ class Solver:
     def sample(
         self, state: Map, n: int, time_limit=None, *, seed: int = 0, session: _Slot | None = None
     ) -> list[tuple[Terrain, ...]]:
-        """Up to ``n`` completions, each found under random preferred terrains (diverse, not uniform),
-        as many as the budget allows (``session``: a private one, see ``session()``)."""
+        """``n`` completions drawn exactly uniformly (with repetition, seeded) when a compiled circuit
+        answers the state (``circuit``: cached ones only); otherwise up to ``n`` completions, each found
+        under random preferred terrains (diverse, not uniform), as many as the budget allows. With a
+        private ``session`` (see ``session()``) always the latter, in that session: its answers depend on
+        its own questions only, never on which circuits this machine has cached (the planner bot)."""
         import random
 
+        if session is None:
+            c = self.circuit(state, 0.0)
+            if c is not None:
+                return c.sample(state, n, seed)
         budget = self._budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat, rng = slot.sat, random.Random(seed)
@@ -289,6 +403,11 @@ class Solver:
         sat = slot.sat
         hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
         givens = self._givens(slot, state)
+        if session is None and (c := self.circuit(state, 0.0)) is not None:
+            total, tallies = c.tallies(state)
+            if total == 0:
+                raise self.explain(state)
+            return {i: frozenset(tallies[i]) for i in hidden}
         if not hidden:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
@@ -343,6 +462,12 @@ class Solver:
         slot = session or self.slot(state.briefing)
         sat = slot.sat
         hidden = state.unrevealed()
+        if session is None and (c := self.circuit(state, 0.0)) is not None:
+            self._givens(slot, state)
+            total, tallies = c.tallies(state)
+            if total == 0:
+                raise self.explain(state)
+            return {i: next(iter(d)) for i, d in tallies.items() if len(d) == 1}
         known = self._witnesses(slot, state)
         if not known:
             first = self.completion(state, budget, session=slot)
@@ -382,6 +507,12 @@ class Solver:
         """
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
+        if (c := self.circuit(state, 0.0)) is not None:
+            self._givens(slot, state)
+            n = c.count(state)
+            if n == 0:
+                raise self.explain(state)
+            return n == 1
         known = self._witnesses(slot, state)
         if len(set(known)) > 1:
             return False
@@ -408,10 +539,22 @@ class Solver:
         ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only).
+
+        First of all, a compiled circuit (``circuit``) answers exactly with every cell's tallies
+        (``method`` "d-dnnf"): a cached one always, else the state compiled within ``COMPILE_SHARE`` of
+        the budget (when ``exact_counter``); only without one does the budget go to the other counters.
         """
         budget = self._budget(time_limit)
-        deadline = budget.deadline
         slot = self.slot(state.briefing)
+        self._givens(slot, state)
+        share = COMPILE_SHARE * budget.left() if exact_counter and not budget.deterministic else 0.0
+        got = self.exact_tallies(state, max(0.0, share))
+        if got is not None:
+            total, tallies = got
+            if total == 0:
+                raise self.explain(state)
+            return CountResult(total, True, "d-dnnf", tallies)
+        deadline = budget.deadline
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
         share = 0.25 if exact_counter else 1.0
         tally = self._enumerate(
@@ -488,6 +631,9 @@ class Solver:
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count), True
+        got = self.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * budget.left())
+        if got is not None and got[0]:
+            return self._shares(got[1], got[0]), True
         try:
             if not result.exact:
                 raise SolveTimeout("no exact count")
@@ -612,10 +758,13 @@ class Solver:
                 self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
             )
         except SolveTimeout:
-            reason = None
-        if reason is None:
-            return NoCompletion("no completion found (the time limit ran out while looking for one)")
+            return NoCompletion("no completion found (the time limit ran out while looking for its reason)")
+        if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
+            return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
         rule_ids, cells = reason
+        briefed = self._briefing_conflicts(state, cells)
+        if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
+            rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
         cells = tuple(b.name(i) for i in cells)
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
         shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
@@ -629,4 +778,19 @@ class Solver:
             msg += f" with the revealed cells {shown}" if cells else " with the briefing"
         elif cells:
             msg += f": {shown}"
+        for r, i in briefed:
+            what = {"peak": "the Peak", "start": "the start"}.get(r.field, f"the {r.field}")
+            msg += f"; the briefing makes {what} {b.name(i)} a {r.terrain.label} ({r.id})"
         return NoCompletion(msg, tuple(rule_ids), cells)
+
+    def _briefing_conflicts(self, state: Map, cells) -> list:
+        """(rule, cell) for each cell of ``cells`` the briefing fixes to another terrain than the revealed one."""
+        from constraints.rules import BriefingCell
+
+        out = []
+        for r in self.chapter.rules:
+            if isinstance(r, BriefingCell):
+                i = r.cell(state)
+                if i is not None and i in cells and state.cells[i] is not None and state.cells[i] is not r.terrain:
+                    out.append((r, i))
+        return out

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import ipaddress
 
+from mapgen.errors import InputError
+
 __all__ = ["LOOPBACK_NAMES", "ServeError", "create_app", "is_loopback", "serve"]
 
 #: Host headers a loopback server answers (with or without a port)
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
 
 
-class ServeError(OSError):
+class ServeError(InputError, OSError):
     """The address cannot be listened on (in use, not this machine's, not allowed)."""
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 import time
 
+from mapgen.errors import BROKEN, exit_code
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 
@@ -152,7 +153,8 @@ def map_json(m: Map) -> dict:
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
-    from mapgen.profile import PROFILE_DIR
+    from constraints.rules import BriefingCell
+    from mapgen.profile import P1, P2, P3, PROFILE_DIR
     from mapgen.reference import chapter_json
     from mapgen.render.style import STYLES
 
@@ -165,6 +167,12 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
             for t, s in STYLES.items()
             if t.code in entry["terrains"]
         }
+        entry["briefing_cells"] = [
+            {"field": r.field, "terrain": r.terrain.code, "rule": r.id}
+            for r in get_chapter(name).rules
+            if isinstance(r, BriefingCell)
+        ]
+        entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
@@ -239,9 +247,16 @@ def do_hint(body: dict) -> tuple[int, dict]:
 
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
+    exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
+    if len(exclude) > state.board.size or not all(isinstance(c, str) for c in exclude):
+        raise ApiError("field 'exclude' must be a list of cell names")
     try:
         return 0, easiest_hint(
-            state, solver=solver_for(state.chapter), target=target, time_limit=time_limit(body, "hint")
+            state,
+            solver=solver_for(state.chapter),
+            target=target,
+            time_limit=time_limit(body, "hint"),
+            exclude=tuple(exclude),
         )
     except NoCompletion as e:
         return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
@@ -297,6 +312,7 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
+            "method": result.method,
             "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
@@ -344,6 +360,7 @@ def do_generate(body: dict) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
     import random
 
+    from mapgen.batch import MapOutput
     from mapgen.generate import GenerationError, Generator
     from mapgen.repair import SketchError, fill_sketch
     from mapgen.solving.solve import SolveTimeout
@@ -362,16 +379,8 @@ def do_generate(body: dict) -> tuple[int, list]:
             raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
-        return 0, [
-            {
-                "chapter": m.chapter,
-                "seed": seed,
-                "file": None,
-                "from": "sketch",
-                "seconds": round(time.perf_counter() - started, 4),
-                "text": dumps_map(m),
-            }
-        ]
+        fields = {"from": "sketch", "seconds": round(time.perf_counter() - started, 4)}
+        return 0, [MapOutput(m.chapter).put(m, seed, **fields)]
     from constraints.catalogue import chapter_names
 
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
@@ -380,34 +389,37 @@ def do_generate(body: dict) -> tuple[int, list]:
     gen = Generator(chapter, _profile(body, chapter), time_limit=limit)
     try:
         made = gen.generate(seed)
-    except GenerationError as e:
-        exit_code = 3 if "time limit" in str(e) else 1
-        raise ApiError(str(e), exit=exit_code) from None
-    return 0, [
-        {
-            "chapter": chapter,
-            "seed": seed,
-            "file": None,
-            "seconds": round(made.seconds, 4),
-            "attempts": made.attempts,
-            "text": dumps_map(made.map),
-        }
-    ]
+    except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
+        raise ApiError(str(e), exit=exit_code(e) or BROKEN) from None
+    return 0, [MapOutput(chapter).put(made.map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
 
 
 def do_repair(body: dict) -> tuple[int, dict]:
     """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
+    from constraints.catalogue import get_chapter
+    from mapgen.design import check_design
     from mapgen.repair import RepairError, repair_map
     from mapgen.solving.solve import SolveTimeout
 
     m = read_map_field(body)
+    within = _field(body, "within_profile", bool, "true or false", False)
+    profile = _profile(body, m.chapter)
+    chapter = profile.applied_to(get_chapter(m.chapter)) if within else None
     try:
-        r = repair_map(m, time_limit=time_limit(body, "repair"))
+        r = repair_map(m, chapter=chapter, time_limit=time_limit(body, "repair"))
     except RepairError as e:
         raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
-    return 0, {"file": _source(body), **r.to_json()}
+    # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
+    # Generate use it), so a designer is never surprised by a 7th Skull later
+    out = {"file": _source(body), **r.to_json(), "within_profile": within}
+    out["profile"] = profile.source
+    out["profile_violations"] = [
+        {"rule": v.rule, "title": v.title, "cells": list(v.cells), "message": v.message}
+        for v in check_design(r.map, profile)
+    ]
+    return 0, out
 
 
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}

@@ -69,8 +69,8 @@ class _HeuristicEvaluator:
     def evaluate(self, state):
         import numpy as np
 
+        from mapgen.engine.openspiel import engine_returns
         from mapgen.engine.play import play_game
-        from mapgen.openspiel import engine_returns
 
         s = state.inner.clone()
         seed = self.rng.randrange(1 << 30)
@@ -149,7 +149,7 @@ class IsmctsBot:
         import numpy as np
         from open_spiel.python.algorithms import ismcts
 
-        from mapgen.openspiel import CorpsGame, CorpsState
+        from mapgen.engine.openspiel import CorpsGame, CorpsState
 
         if self._game is None:
             g = worlds[0].state.game

@@ -21,7 +21,8 @@ house rule changes the bot's play. Each rule kind reads like this (``w[t]``: the
 - ``hill_numbers`` (C9): a seen Hill in the cell's row or column whose count is already found rules the
   counted terrain out, else x2.
 
-Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) are skipped.
+Kinds with nothing to say locally (``terrain_set``, ``briefing_cell``) read nothing. ``READINGS`` (the end of
+this module) holds one reading per rule kind; a rule of a kind it lacks is an error, never silently skipped.
 
 Speed: the bot weighs a few cells per turn, so ``LocalRules`` writes ``apply`` out once per rule set
 (``_source``: the rules as straight-line code, in the fixed order above, which keeps each weight's
@@ -77,40 +78,11 @@ class LocalRules:
             if r.kind == "neighbours":
                 pairs.add((r.subject.index, r.target.index, r.hood))
         for r in self.rules:
-            k = r.kind
-            if k == "not_on_edge":
-                for i in range(n):
-                    if board.is_edge(i):
-                        self.zero[i].append(r.terrain.index)
-            elif k == "ring":
-                for i in range(n):
-                    if board.edge_distance(i) != r.depth:
-                        self.zero[i].append(r.terrain.index)
-            elif k == "line_count":
-                self.line_counts.append((r.terrain.index, int(r.count)))
-            elif k == "neighbours" and r.subject.index in present:  # (no subject on the map: nothing to say)
-                s, t, table = r.subject.index, r.target.index, board.hood(r.hood)
-                if r.at_least > 0:
-                    self.need.append((s, t, table, int(r.at_least), (t, s, r.hood) not in pairs))
-                    for i in range(n):  # too few neighbours on the board to hold the targets
-                        if len(table[i]) < r.at_least:
-                            self.zero[i].append(s)
-                if r.at_most is not None:
-                    self.apart.append((s, t, table, int(r.at_most)))
-            elif k == "connected":
-                self.connected.append(r.terrain.index)
-            elif k == "column_pair":
-                self.column_pairs.append((r.first.index, r.second.index))
-            elif k == "distinct_neighbours":
-                self.distinct.append((r.terrain.index, board.hood(r.hood)))
-            elif k == "count" and r.at_most is not None:
-                self.caps.append((r.terrain.index, int(r.at_most)))
-            elif k == "pattern":
-                pattern = getattr(briefing, r.field, None)
-                if pattern is not None:
-                    self.patterns.append((r.terrain.index, self._placements(board, pattern, r.terrain)))
-            elif k == "hill_numbers":
-                self.counted.append(r.counted.index)
+            try:
+                read = READINGS[r.kind]
+            except KeyError:
+                raise ValueError(f"the heuristic has no local reading of rule kind {r.kind!r} (rule {r.id})") from None
+            read(self, r, board, present, pairs, briefing)
         self.zero = [tuple(z) for z in self.zero]
         # the neighbour rules grouped by neighbourhood, so that a cell's neighbours are looked at once per
         # neighbourhood: (table, rules as (subject, target, at_least, one way), apart rules as (subject,
@@ -485,3 +457,84 @@ class LineCounts:
                     counts[i % w] += 1
                 if t in total:
                     total[t] += 1
+
+
+# -- the local reading of each rule kind (one entry per kind of constraints.rules.KINDS; tests check it) ------
+
+
+def _read_nothing(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    """``terrain_set`` (the bot guesses only the chapter's terrains anyway), ``briefing_cell`` (the Peak and the
+    start are seen from the first turn): nothing to say about an unseen cell."""
+
+
+def _read_not_on_edge(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    for i in range(board.size):
+        if board.is_edge(i):
+            lr.zero[i].append(r.terrain.index)
+
+
+def _read_ring(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    for i in range(board.size):
+        if board.edge_distance(i) != r.depth:
+            lr.zero[i].append(r.terrain.index)
+
+
+def _read_line_count(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    lr.line_counts.append((r.terrain.index, int(r.count)))
+
+
+def _read_neighbours(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    if r.subject.index not in present:  # no subject on the map: nothing to say
+        return
+    s, t, table = r.subject.index, r.target.index, board.hood(r.hood)
+    if r.at_least > 0:
+        lr.need.append((s, t, table, int(r.at_least), (t, s, r.hood) not in pairs))
+        for i in range(board.size):  # too few neighbours on the board to hold the targets
+            if len(table[i]) < r.at_least:
+                lr.zero[i].append(s)
+    if r.at_most is not None:
+        lr.apart.append((s, t, table, int(r.at_most)))
+
+
+def _read_connected(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    lr.connected.append(r.terrain.index)
+
+
+def _read_column_pair(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    lr.column_pairs.append((r.first.index, r.second.index))
+
+
+def _read_distinct_neighbours(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    lr.distinct.append((r.terrain.index, board.hood(r.hood)))
+
+
+def _read_count(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    if r.at_most is not None:
+        lr.caps.append((r.terrain.index, int(r.at_most)))
+
+
+def _read_pattern(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    pattern = getattr(briefing, r.field, None)
+    if pattern is not None:
+        lr.patterns.append((r.terrain.index, lr._placements(board, pattern, r.terrain)))
+
+
+def _read_hill_numbers(lr: LocalRules, r, board, present, pairs, briefing) -> None:
+    lr.counted.append(r.counted.index)
+
+
+#: rule kind -> how the heuristic reads an instance (what it appends to the LocalRules' tables)
+READINGS = {
+    "terrain_set": _read_nothing,
+    "briefing_cell": _read_nothing,
+    "not_on_edge": _read_not_on_edge,
+    "ring": _read_ring,
+    "line_count": _read_line_count,
+    "neighbours": _read_neighbours,
+    "connected": _read_connected,
+    "column_pair": _read_column_pair,
+    "distinct_neighbours": _read_distinct_neighbours,
+    "count": _read_count,
+    "pattern": _read_pattern,
+    "hill_numbers": _read_hill_numbers,
+}

@@ -1,0 +1,63 @@
+"""Exit codes, and the library errors that carry them: the one table the CLI, the web app and maps/build.py use.
+
+Every error a user can meet derives from one of three bases, and its class says which exit code it means:
+
+| exit | base | meaning |
+|---|---|---|
+| 1 | ``UnmetError`` | a rule is broken, a partial map has no completion, a request cannot be met |
+| 2 | ``InputError`` | unreadable or invalid input, or an output that cannot be written |
+| 3 | ``TimeLimitError`` | a time limit ran out |
+
+(0 is success; 130, ``INTERRUPTED``, is Ctrl-C.) The library's errors, by module:
+
+- exit 2: ``mapgen.mapfile.MapFileError``, ``mapgen.output.OutputError``, ``mapgen.profile.ProfileError``,
+  ``constraints.catalogue.ChapterError``, ``mapgen.quality.QualityError``, ``mapgen.batch.SeedRangeError``,
+  ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``, ``mapgen.engine.cards.CardError``,
+  ``mapgen.engine.playtest.ReplayError``, ``mapgen.web.ServeError``;
+- exit 1: ``mapgen.solving.solve.NoCompletion``, ``mapgen.generate.GenerationError``,
+  ``mapgen.repair.RepairError``, ``mapgen.batch.BatchError``, ``mapgen.target.TargetMissed``,
+  ``mapgen.engine.game.GameError``;
+- exit 3: ``mapgen.solving.solve.SolveTimeout``, ``mapgen.generate.GenerationTimeout``,
+  ``mapgen.solving.compiled.CompileTimeout``;
+- exit 1 as well: ``mapgen.solving.compiled.CompileError`` (the compiler ran out of memory or failed).
+
+A new error class derives from the base of its meaning (and from ``ValueError`` or ``OSError`` where callers
+catch those); ``tests/test_errors.py`` holds this list. This module is on the ground floor: it imports nothing.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+OK, BROKEN, BAD_INPUT, TIMEOUT = 0, 1, 2, 3
+#: Ctrl-C: the shell's code for a command stopped by SIGINT (128 + 2); the message says "interrupted"
+INTERRUPTED = 130
+
+
+class MapgenError(Exception):
+    """An error a user can meet (not a bug): ``exit_code`` is the exit code of a command that ends with it."""
+
+    exit_code: ClassVar[int] = BROKEN
+
+
+class UnmetError(MapgenError):
+    """A rule broken, no completion, a request that cannot be met: exit 1."""
+
+    exit_code = BROKEN
+
+
+class InputError(MapgenError):
+    """Unreadable or invalid input, or an output that cannot be written: exit 2."""
+
+    exit_code = BAD_INPUT
+
+
+class TimeLimitError(MapgenError):
+    """A time limit ran out (the request may still be possible with more time): exit 3."""
+
+    exit_code = TIMEOUT
+
+
+def exit_code(e: BaseException) -> int | None:
+    """The exit code a library error means; None for any other exception (a bug, or not the library's)."""
+    return e.exit_code if isinstance(e, MapgenError) else None

@@ -1,0 +1,797 @@
+"""A briefing compiled once to a d-DNNF circuit, then every question is a pass over the circuit.
+
+A briefing's maps are one fixed space and every reveal is a condition on it (the knowledge-compilation
+line of d4, c2d and SDDs; feature-model analysis does exactly this with d4 and ddnnife). The CNF of a
+state (``constraints.cnf``: one variable per unrevealed cell and terrain, auxiliaries defined both ways
+from them) is compiled by the d4 compiler (PyPI ``d4solver``, CRIL) in a child process bounded in time
+and memory; its decision-DNNF is kept as numpy arrays, grouped by height, so that
+
+- the exact count under any further reveals is one upward pass (assumed literals zero the edges that
+  contradict them);
+- the count of every (cell, terrain) at once is one downward pass of partial derivatives (Darwiche's
+  differential approach), which gives exact odds, forced cells and possible terrains together;
+- exactly uniform random completions are drawn top-down, each OR edge with probability its count over
+  the node's (integer arithmetic, seeded).
+
+Counts are Python integers. Passes run in float64 when the circuit's unconditioned counts (an upper bound
+on every conditioned one and on every partial derivative) stay below 2^53, where float64 holds every
+integer exactly; in int64 below 2^62; else over Python integers (object arrays): exact in every mode.
+``ddnnife`` (the d-DNNF reasoner of SoftVarE) answers one count or core per pass; the tests cross-check
+this module against it, against Ganak and against brute force.
+
+A circuit compiled from a *base* state (the empty board, or the state as revealed when the empty board
+is too hard) answers every later state of the same briefing: its revealed cells must include the base's
+and its Hill numbers must equal the base's (a Hill's number is a count, not a literal to condition on).
+
+Circuits live in an on-disk cache (``CircuitCache``: the user cache folder, size-capped, least recently
+used evicted) keyed by a hash of the chapter's rules, the briefing, the base and ``ENCODER_VERSION``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import json
+import multiprocessing
+import os
+import random
+import tempfile
+import time
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+
+from constraints.catalogue import Chapter
+from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state
+from mapgen.errors import TimeLimitError, UnmetError
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.model import Briefing, Map
+from mapgen.terrain import Terrain
+
+#: Bump when constraints/cnf.py's encoding changes: a cached circuit of another version is never used.
+ENCODER_VERSION = "cnf-1"
+#: The compile's default limits: wall-clock seconds and bytes of address space for the child.
+DEFAULT_COMPILE_SECONDS = 60.0
+DEFAULT_COMPILE_MEMORY = 4 << 30
+#: The on-disk cache's default size cap in bytes.
+DEFAULT_CACHE_BYTES = 2 << 30
+#: Number modes of the passes: exact integers in float64 (counts below 2^53), int64 (below 2^62), Python ints.
+FLOAT, INT, BIG = 0, 1, 2
+_DTYPES = {FLOAT: np.float64, INT: np.int64, BIG: object}
+
+AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
+
+
+class CompileTimeout(TimeLimitError, TimeoutError):
+    """The compile did not finish within its time limit."""
+
+
+class CompileError(UnmetError, RuntimeError):
+    """The compiler failed (out of memory, crashed, or gave a circuit that does not count the CNF)."""
+
+
+# --------------------------------------------------------------------------------------------------
+# the circuit
+
+
+@dataclass
+class CircuitStats:
+    nodes: int
+    edges: int
+    seconds: float
+    count: int
+    nvars: int
+
+    def to_json(self) -> dict:
+        return {"nodes": self.nodes, "edges": self.edges, "seconds": round(self.seconds, 3), "count": self.count}
+
+
+class Dnnf:
+    """A decision-DNNF as d4 writes it, prepared for passes: nodes by height, edges grouped by parent.
+
+    Arrays: ``kind`` per node (AND, OR, TRUE_NODE, FALSE_NODE); edges sorted by (parent height, parent
+    kind, parent) with ``child`` and their literals (``lit_edge``, ``lit``); per height a slice of
+    edges and the parents' segment starts for ``reduceat``. Node 0 is the root.
+    """
+
+    def __init__(self, arrays: dict[str, np.ndarray]):
+        self.a = arrays
+        self.kind = arrays["kind"]
+        self.child = arrays["child"]
+        self.parent = arrays["parent"]
+        self.lit = arrays["lit"]
+        self.lit_edge = arrays["lit_edge"]
+        self.levels = arrays["levels"]  # rows: (edge_from, edge_mid, edge_to, seg_from, seg_mid, seg_to)
+        self.seg_start = arrays["seg_start"]  # per parent segment, its first edge
+        self.seg_node = arrays["seg_node"]  # per parent segment, its node
+        self.nvars = int(arrays["nvars"][0])
+        self.mode = int(arrays["mode"][0])
+        self.n = len(self.kind)
+        # per node, its edge range (for sampling): edges are contiguous per parent
+        self._ranges: tuple[np.ndarray, np.ndarray] | None = None
+        self._lit_ranges: tuple[np.ndarray, np.ndarray] | None = None
+
+    # -- building ----------------------------------------------------------------------------------
+    @classmethod
+    def from_d4(cls, text: str, nvars: int) -> Dnnf:
+        """Parse d4's NNF text: ``o|a|t|f ID 0`` node lines, ``PARENT CHILD LIT... 0`` edge lines.
+
+        Vectorised: the node letters become negative numbers, numpy reads every number at once, and
+        the zeros that end lines split them (0 is never a node id nor a literal)."""
+        for letter, code in (("a", AND), ("o", OR), ("t", TRUE_NODE), ("f", FALSE_NODE)):
+            text = text.replace(f"{letter} ", f"{-1 - code} ")
+        tok = np.fromstring(text, dtype=np.int64, sep=" ")
+        if not len(tok) or tok[-1] != 0:
+            raise CompileError("the compiler gave an unreadable circuit")
+        ends = np.flatnonzero(tok == 0)
+        starts = np.r_[0, ends[:-1] + 1]
+        is_node = tok[starts] < 0
+        nstart = starts[is_node]
+        ids = tok[nstart + 1]
+        if not len(ids):
+            raise CompileError("the compiler gave an empty circuit")
+        root = 1 if np.any(ids == 1) else int(ids.min())
+        order = np.r_[ids[ids == root], ids[ids != root]]
+        index = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
+        index[order] = np.arange(len(order))
+        kind = np.empty(len(order), dtype=np.int8)
+        kind[index[ids]] = (-tok[nstart] - 1).astype(np.int8)
+        estart, eend = starts[~is_node], ends[~is_node]
+        par = index[tok[estart]]
+        chi = index[tok[estart + 1]]
+        if np.any(par < 0) or np.any(chi < 0):
+            raise CompileError("the circuit names a node it does not define")
+        nlits = eend - estart - 2
+        lit_edge = np.repeat(np.arange(len(estart)), nlits)
+        first = np.repeat(estart + 2 - np.r_[0, np.cumsum(nlits)[:-1]], nlits)
+        lit = tok[first + np.arange(int(nlits.sum()))]
+        return cls.build(kind, par, chi, lit, lit_edge, nvars)
+
+    @classmethod
+    def build(cls, kind, par, chi, lit, lit_edge, nvars: int) -> Dnnf:
+        n = len(kind)
+        height = _heights(n, par, chi)
+        # edges sorted by (height of parent, kind of parent (AND first), parent)
+        order = np.lexsort((par, kind[par], height[par]))
+        inv = np.empty_like(order)
+        inv[order] = np.arange(len(order))
+        par, chi = par[order], chi[order]
+        lit_edge = inv[lit_edge]
+        lo = np.argsort(lit_edge, kind="stable")
+        lit, lit_edge = lit[lo], lit_edge[lo]
+        # parent segments
+        if len(par):
+            starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
+        else:
+            starts = np.zeros(0, dtype=np.int64)
+        seg_node = par[starts] if len(par) else np.zeros(0, dtype=np.int64)
+        levels = []
+        hp = height[par] if len(par) else np.zeros(0, dtype=np.int64)
+        kp = kind[par] if len(par) else np.zeros(0, dtype=np.int8)
+        for h in range(1, int(height.max(initial=0)) + 1):
+            e0, e2 = np.searchsorted(hp, h, "left"), np.searchsorted(hp, h, "right")
+            if e0 == e2:
+                continue
+            e1 = e0 + int(np.searchsorted(kp[e0:e2], OR, "left"))
+            s0, s1, s2 = (int(np.searchsorted(starts, e)) for e in (e0, e1, e2))
+            levels.append((e0, e1, e2, s0, s1, s2))
+        arrays = {
+            "kind": kind,
+            "parent": par,
+            "child": chi,
+            "lit": lit,
+            "lit_edge": lit_edge,
+            "levels": np.array(levels, dtype=np.int64).reshape(-1, 6),
+            "seg_start": starts.astype(np.int64),
+            "seg_node": seg_node.astype(np.int64),
+            "nvars": np.array([nvars], dtype=np.int64),
+            "mode": np.array([FLOAT]),
+        }
+        d = cls(arrays)
+        free = d._values(np.ones(len(par), dtype=bool), dtype=np.float64)
+        top = float(free.max(initial=1.0))
+        # a margin of 2^4 for sums of derivatives before they settle
+        d.mode = FLOAT if top < 2.0**49 else INT if top < 2.0**58 else BIG
+        arrays["mode"] = np.array([d.mode])
+        return d
+
+    # -- storage -----------------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        buf = io.BytesIO()
+        np.savez(buf, **self.a)
+        return buf.getvalue()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike) -> Dnnf:
+        with np.load(path, allow_pickle=False) as z:
+            return cls({k: z[k] for k in z.files})
+
+    # -- passes ------------------------------------------------------------------------------------
+    def alive(self, assumptions: Iterable[int]) -> np.ndarray:
+        """Per edge: whether none of its literals contradicts an assumption."""
+        alive = np.ones(len(self.parent), dtype=bool)
+        dead = np.fromiter((-a for a in assumptions), dtype=np.int64)
+        if len(dead) and len(self.lit):
+            hit = np.isin(self.lit, dead)
+            alive[self.lit_edge[hit]] = False
+        return alive
+
+    def _values(self, alive: np.ndarray, dtype=None) -> np.ndarray:
+        """Every node's model count under the edges ``alive`` (the upward pass)."""
+        dtype = dtype or _DTYPES[self.mode]
+        val = np.zeros(self.n, dtype=dtype)
+        val[(self.kind == TRUE_NODE) | (self.kind == AND)] = 1  # an AND without edges is true
+        w = _weights(alive, dtype)
+        for e0, e1, e2, s0, s1, s2 in self.levels:
+            ev = val[self.child[e0:e2]] * w[e0:e2]
+            if e1 > e0:
+                val[self.seg_node[s0:s1]] = np.multiply.reduceat(ev[: e1 - e0], self.seg_start[s0:s1] - e0)
+            if e2 > e1:
+                val[self.seg_node[s1:s2]] = np.add.reduceat(ev[e1 - e0 :], self.seg_start[s1:s2] - e1)
+        return val
+
+    def count(self, assumptions: Iterable[int] = ()) -> int:
+        return int(self._values(self.alive(assumptions))[0])
+
+    def literal_counts(self, assumptions: Iterable[int] = ()) -> tuple[int, dict[int, int]]:
+        """The count and, for every positive literal on some edge, the number of models where it holds:
+        the upward pass, then one downward pass of partial derivatives (``der[v]``: models of the root
+        per model of ``v``), each edge's models are its parent's derivative times its own value."""
+        alive = self.alive(assumptions)
+        val = self._values(alive)
+        total = int(val[0])
+        if total == 0:
+            return 0, {}
+        dtype = val.dtype
+        w = _weights(alive, dtype)
+        ev = val[self.child] * w
+        der = np.zeros(self.n, dtype=dtype)
+        der[0] = 1
+        edge_m = np.zeros(len(self.parent), dtype=dtype)  # models through each edge
+        for e0, e1, e2, s0, s1, s2 in self.levels[::-1]:
+            if e1 > e0:  # AND parents: d child += d parent * product of the other edges
+                seg = self.seg_start[s0:s1] - e0
+                x = ev[e0:e1]
+                sizes = np.diff(np.r_[seg, e1 - e0])
+                zero = x == 0
+                zeros = np.repeat(np.add.reduceat(zero.astype(np.int64), seg), sizes)
+                safe = np.where(zero, 1, x).astype(dtype)
+                prod_nz = np.repeat(np.multiply.reduceat(safe, seg), sizes)
+                if self.mode == FLOAT:
+                    others = prod_nz / safe
+                elif self.mode == INT:
+                    others = prod_nz // safe
+                else:
+                    others = np.array([a // b for a, b in zip(prod_nz.tolist(), safe.tolist())], dtype=object)
+                others = np.where(zeros == 0, others, np.where((zeros == 1) & zero, prod_nz, 0)).astype(dtype)
+                contrib = np.repeat(der[self.seg_node[s0:s1]], sizes) * others * w[e0:e1]
+                _scatter_add(der, self.child[e0:e1], contrib)
+                edge_m[e0:e1] = contrib * val[self.child[e0:e1]]
+            if e2 > e1:  # OR parents: d child += d parent
+                seg = self.seg_start[s1:s2] - e1
+                sizes = np.diff(np.r_[seg, e2 - e1])
+                contrib = np.repeat(der[self.seg_node[s1:s2]], sizes) * w[e1:e2]
+                _scatter_add(der, self.child[e1:e2], contrib)
+                edge_m[e1:e2] = contrib * val[self.child[e1:e2]]
+        out: dict[int, int] = {}
+        if len(self.lit):
+            pos = self.lit > 0
+            lits, m = self.lit[pos], edge_m[self.lit_edge[pos]]
+            if self.mode == FLOAT:
+                sums = np.bincount(lits, weights=m, minlength=self.nvars + 1)
+            else:
+                sums = np.zeros(self.nvars + 1, dtype=dtype)
+                np.add.at(sums, lits, m)
+            nz = np.flatnonzero(sums)
+            out = {int(v): int(sums[v]) for v in nz}
+        return total, out
+
+    def samples(self, assumptions: Iterable[int], n: int, seed: int) -> list[set[int]]:
+        """``n`` models drawn exactly uniformly (each as its set of true literals on the path)."""
+        alive = self.alive(assumptions)
+        val = self._values(alive)
+        if int(val[0]) == 0:
+            return []
+        if self._ranges is None:
+            first = np.full(self.n, -1, dtype=np.int64)
+            last = np.full(self.n, -1, dtype=np.int64)
+            ends = np.r_[self.seg_start[1:], len(self.parent)]
+            first[self.seg_node] = self.seg_start
+            last[self.seg_node] = ends
+            lit_first = np.searchsorted(self.lit_edge, np.arange(len(self.parent)), "left")
+            lit_last = np.searchsorted(self.lit_edge, np.arange(len(self.parent)), "right")
+            self._ranges = (first, last)
+            self._lit_ranges = (lit_first, lit_last)
+        first, last = self._ranges
+        lit_first, lit_last = self._lit_ranges
+        kind, child, lit = self.kind.tolist(), self.child, self.lit
+        vals = val.tolist()
+        ok = alive.tolist()
+        rng = random.Random(seed)
+        out = []
+        for _ in range(n):
+            model: set[int] = set()
+            todo = [0]
+            while todo:
+                v = todo.pop()
+                a, b = int(first[v]), int(last[v])
+                if a < 0:
+                    continue
+                if kind[v] == AND:
+                    chosen = range(a, b)
+                else:
+                    r = rng.randrange(vals[v])
+                    chosen = []
+                    for e in range(a, b):
+                        if not ok[e]:
+                            continue
+                        r -= vals[int(child[e])]
+                        if r < 0:
+                            chosen = [e]
+                            break
+                for e in chosen:
+                    model.update(lit[lit_first[e] : lit_last[e]].tolist())
+                    todo.append(int(child[e]))
+            out.append(model)
+        return out
+
+
+def _weights(alive: np.ndarray, dtype) -> np.ndarray:
+    """Edge weights 1 (alive) or 0, in the pass's number type."""
+    if dtype is object:
+        return np.where(alive, 1, 0).astype(object)
+    return alive.astype(dtype)
+
+
+def _scatter_add(target: np.ndarray, where: np.ndarray, values: np.ndarray) -> None:
+    """``target[where] += values`` with repeated indices summed (sorted segments: faster than add.at)."""
+    if not len(where):
+        return
+    order = np.argsort(where, kind="stable")
+    w, v = where[order], values[order]
+    starts = np.flatnonzero(np.r_[True, w[1:] != w[:-1]])
+    target[w[starts]] += np.add.reduceat(v, starts)
+
+
+def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:
+    """Each node's height (leaves 0), wave by wave: a node is ready once all its children are."""
+    height = np.zeros(n, dtype=np.int64)
+    if not len(par):
+        return height
+    left = np.bincount(par, minlength=n)  # children not yet done
+    by_child = np.argsort(chi, kind="stable")
+    cstart = np.searchsorted(chi[by_child], np.arange(n + 1))
+    wave = np.flatnonzero(left == 0)
+    h = 0
+    while len(wave):
+        height[wave] = h
+        a, b = cstart[wave], cstart[wave + 1]
+        sizes = b - a
+        total = int(sizes.sum())
+        if not total:
+            break
+        pos = np.repeat(a - np.r_[0, np.cumsum(sizes)[:-1]], sizes) + np.arange(total)
+        parents = par[by_child[pos]]
+        dec = np.bincount(parents, minlength=n)
+        touched = np.flatnonzero(dec)
+        left[touched] -= dec[touched]
+        wave = touched[left[touched] == 0]
+        h += 1
+    return height
+
+
+# --------------------------------------------------------------------------------------------------
+# compiling
+
+
+def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> None:
+    import resource  # deferred: only the compile's child process sets its limits
+
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # d4 prints its statistics on stdout
+    os.dup2(devnull, 2)
+    try:
+        if memory:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        import py_d4  # deferred: the compiler is loaded in the child process only
+
+        opt = py_d4.dump_options_to_dict(py_d4.OptionDpllStyleMethod())
+        # smaller cache pages than d4's 4 GiB default: the memory limit stays meaningful
+        opt["cache"]["bucket"]["sizeFirstPage"] = str(64 << 20)
+        opt["cache"]["bucket"]["sizeAdditionalPage"] = str(64 << 20)
+        opt["branching"]["branchingHeuristicType"] = "classic"
+        t = time.perf_counter()
+        res = py_d4.Solver(clauses, nvars, py_d4.load_options_from_dict(opt)).compile()
+        seconds = time.perf_counter() - t
+        with open(out, "w", encoding="ascii") as f:
+            f.write(res.getNNFString())
+        conn.send(("ok", (seconds, int(res.getNbNodes()), int(res.getNbEdges()), str(res.count([])))))
+    except MemoryError:
+        conn.send(("error", "out of memory"))
+    except Exception as e:  # noqa: BLE001 - any failure goes to the parent as a message
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+    finally:
+        conn.close()
+
+
+def compile_cnf(
+    cnf: Cnf,
+    *,
+    time_limit: float = DEFAULT_COMPILE_SECONDS,
+    memory_limit: int | None = DEFAULT_COMPILE_MEMORY,
+    progress: Callable[[float], None] | None = None,
+) -> tuple[Dnnf, CircuitStats]:
+    """Compile ``cnf`` with d4 in a child process killed after ``time_limit`` seconds (CompileTimeout);
+    the child's address space is capped at ``memory_limit`` bytes (CompileError when it runs out).
+
+    The circuit's count must equal d4's own (no variable left free): otherwise CompileError."""
+    t0 = time.monotonic()
+    if cnf.broken:
+        d = Dnnf.build(
+            np.array([FALSE_NODE], dtype=np.int8), *(np.zeros(0, dtype=np.int64) for _ in range(4)), cnf.nvars
+        )
+        return d, CircuitStats(1, 0, 0.0, 0, cnf.nvars)
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    fd, out = tempfile.mkstemp(prefix="mapgen-circuit-", suffix=".nnf")
+    os.close(fd)
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_compile_child, args=(child, cnf.clauses, cnf.nvars, out, memory_limit), daemon=True)
+    try:
+        proc.start()
+        child.close()
+        deadline = t0 + max(0.0, time_limit)
+        while True:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise CompileTimeout(f"the compile did not finish within {time_limit:g} s")
+            if parent.poll(min(left, 0.25)):
+                break
+            if progress:
+                progress(time.monotonic() - t0)
+        try:
+            status, value = parent.recv()
+        except EOFError:
+            raise CompileError(f"the compiler died (exit code {proc.exitcode})") from None
+        if status != "ok":
+            raise CompileError(f"the compiler failed: {value}")
+        _seconds, nodes, edges, count = value
+        text = Path(out).read_text(encoding="ascii")
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5.0)
+        parent.close()
+        Path(out).unlink(missing_ok=True)
+    d = Dnnf.from_d4(text, cnf.nvars)
+    total = d.count()
+    if total != int(count):
+        raise CompileError(f"the circuit counts {total}, the compiler {count} (a variable left free)")
+    return d, CircuitStats(nodes, edges, time.monotonic() - t0, total, cnf.nvars)
+
+
+# --------------------------------------------------------------------------------------------------
+# a circuit with its meaning: which variable is which (cell, terrain)
+
+
+def _canonical(value):
+    """A value as plain JSON-able data, sets sorted (their repr's order depends on the hash seed)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return [type(value).__name__, *(_canonical(getattr(value, f.name)) for f in dataclasses.fields(value))]
+    if isinstance(value, Terrain):
+        return value.code
+    if isinstance(value, (set, frozenset)):
+        return sorted((_canonical(v) for v in value), key=repr)
+    if isinstance(value, (list, tuple)):
+        return [_canonical(v) for v in value]
+    if isinstance(value, dict):
+        return sorted(([_canonical(k), _canonical(v)] for k, v in value.items()), key=repr)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    return repr(value)
+
+
+def chapter_fingerprint(chapter: Chapter) -> str:
+    """A hash of what a chapter's maps are: board, terrains, counted terrain and every rule instance."""
+    data = [chapter.board.height, chapter.board.width, chapter.terrains, chapter.counted, chapter.rules]
+    text = json.dumps(_canonical(data))
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def briefing_key(briefing: Briefing) -> tuple:
+    """The briefing fields that change which maps fit (not its number or name)."""
+    pattern = briefing.fort_pattern.text() if briefing.fort_pattern is not None else None
+    return (briefing.peak, briefing.start, pattern, briefing.greek_fire)
+
+
+def base_of(state: Map) -> tuple[tuple[tuple[int, str], ...], tuple[tuple[int, int], ...]]:
+    """A state's revealed cells and Hill numbers, as sorted tuples."""
+    cells = tuple((i, t.code) for i, t in enumerate(state.cells) if t is not None)
+    return cells, tuple(sorted(state.hills.items()))
+
+
+def circuit_key(chapter: Chapter, state: Map) -> str:
+    text = json.dumps(
+        [ENCODER_VERSION, chapter_fingerprint(chapter), briefing_key(state.briefing), base_of(state)], default=str
+    )
+    return hashlib.sha256(text.encode()).hexdigest()[:32]
+
+
+def briefing_folder(chapter: Chapter, briefing: Briefing) -> str:
+    text = json.dumps([ENCODER_VERSION, chapter_fingerprint(chapter), briefing_key(briefing)], default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:24]
+
+
+class Circuit:
+    """A compiled base state of one briefing: exact answers for every state that extends it."""
+
+    def __init__(self, chapter: Chapter, base: Map, dnnf: Dnnf, stats: CircuitStats, x: list[dict[Terrain, object]]):
+        self.chapter, self.base, self.dnnf, self.stats, self.x = chapter, base, dnnf, stats, x
+        self.key = circuit_key(chapter, base)
+        self._memo: dict[tuple[int, ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
+
+    @classmethod
+    def compile(
+        cls,
+        chapter: Chapter,
+        state: Map,
+        *,
+        time_limit: float = DEFAULT_COMPILE_SECONDS,
+        memory_limit: int | None = DEFAULT_COMPILE_MEMORY,
+        progress: Callable[[float], None] | None = None,
+    ) -> Circuit:
+        base = state.with_cells(state.cells)
+        cnf = cnf_for_state(base, chapter)
+        dnnf, stats = compile_cnf(cnf, time_limit=time_limit, memory_limit=memory_limit, progress=progress)
+        return cls(chapter, base, dnnf, stats, cnf.x)
+
+    def applies(self, state: Map) -> bool:
+        """Whether ``state`` extends the base: the same briefing, the base's cells revealed alike and
+        exactly the base's Hill numbers."""
+        if briefing_key(state.briefing) != briefing_key(self.base.briefing) or state.board != self.base.board:
+            return False
+        if state.hills != self.base.hills:
+            return False
+        return all(t is None or state.cells[i] is t for i, t in enumerate(self.base.cells))
+
+    def assumptions(self, state: Map) -> list[int] | None:
+        """The literals that condition the circuit on ``state``, or None when a revealed cell is
+        impossible outright (not a variable of its cell)."""
+        out = []
+        for i, t in enumerate(state.cells):
+            if t is None or self.base.cells[i] is not None:
+                continue
+            v = self.x[i].get(t, FALSE)
+            if v is FALSE:
+                return None
+            if v is not TRUE:
+                out.append(v)
+        return sorted(out)
+
+    def count(self, state: Map) -> int:
+        lits = self.assumptions(state)
+        return 0 if lits is None else self.dnnf.count(lits)
+
+    def tallies(self, state: Map) -> tuple[int, dict[int, dict[Terrain, int]]]:
+        """The count and, per unrevealed cell of ``state``, the completions holding each terrain (only
+        terrains with at least one)."""
+        lits = self.assumptions(state)
+        if lits is None:
+            return 0, {}
+        key = tuple(lits)
+        hit = self._memo.get(key)
+        if hit is not None:
+            return hit
+        total, per_lit = self.dnnf.literal_counts(lits)
+        out: dict[int, dict[Terrain, int]] = {}
+        if total:
+            for i in state.unrevealed():
+                d = {}
+                for t, v in self.x[i].items():
+                    n = total if v is TRUE else 0 if v is FALSE else per_lit.get(v, 0)
+                    if n:
+                        d[t] = n
+                out[i] = d
+        if len(self._memo) > 256:
+            self._memo.clear()
+        self._memo[key] = (total, out)
+        return total, out
+
+    def sample(self, state: Map, n: int, seed: int = 0) -> list[tuple[Terrain, ...]]:
+        """``n`` completions drawn exactly uniformly at random (seeded), with repetition."""
+        lits = self.assumptions(state)
+        if lits is None:
+            return []
+        out = []
+        for model in self.dnnf.samples(lits, n, seed):
+            w = []
+            for i, t in enumerate(state.cells):
+                if t is not None:
+                    w.append(t)
+                    continue
+                got = [u for u, v in self.x[i].items() if v is TRUE or (v is not FALSE and v in model)]
+                if len(got) != 1:
+                    raise CompileError(f"a sampled model gives cell {i} {len(got)} terrains")
+                w.append(got[0])
+            out.append(tuple(w))
+        return out
+
+    # -- storage -----------------------------------------------------------------------------------
+    def to_bytes(self) -> bytes:
+        meta = {
+            "version": ENCODER_VERSION,
+            "chapter": chapter_fingerprint(self.chapter),
+            "key": self.key,
+            "stats": {**self.stats.to_json(), "count": str(self.stats.count), "nvars": self.stats.nvars},
+            "base": dumps_map(self.base),
+            "x": [
+                {t.code: (v if isinstance(v, int) and not isinstance(v, bool) else bool(v)) for t, v in d.items()}
+                for d in self.x
+            ],
+        }
+        buf = io.BytesIO()
+        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+            z.writestr("meta.json", json.dumps(meta))
+            z.writestr("circuit.npz", self.dnnf.to_bytes())
+        return buf.getvalue()
+
+    @classmethod
+    def from_file(cls, path: str | os.PathLike, chapter: Chapter) -> Circuit:
+        """A cached circuit; CompileError when the file is unreadable, truncated or of another version."""
+        try:
+            with zipfile.ZipFile(path) as z:
+                meta = json.loads(z.read("meta.json"))
+                if meta.get("version") != ENCODER_VERSION or meta.get("chapter") != chapter_fingerprint(chapter):
+                    raise CompileError("a circuit of another encoder or chapter")
+                with z.open("circuit.npz") as f:
+                    data = io.BytesIO(f.read())
+            with np.load(data, allow_pickle=False) as npz:
+                dnnf = Dnnf({k: npz[k] for k in npz.files})
+            base = parse_map(meta["base"])
+            x = [
+                {Terrain.from_code(c): (TRUE if v is True else FALSE if v is False else int(v)) for c, v in d.items()}
+                for d in meta["x"]
+            ]
+            s = meta["stats"]
+            stats = CircuitStats(
+                int(s["nodes"]), int(s["edges"]), float(s["seconds"]), int(s["count"]), int(s["nvars"])
+            )
+        except CompileError:
+            raise
+        except Exception as e:  # noqa: BLE001 - any damage to a cache file means: compile again
+            raise CompileError(f"unreadable circuit file ({type(e).__name__})") from None
+        c = cls(chapter, base, dnnf, stats, x)
+        if c.key != meta.get("key") or len(x) != base.board.size:
+            raise CompileError("a circuit file whose contents do not match its key")
+        return c
+
+
+# --------------------------------------------------------------------------------------------------
+# the cache
+
+
+def default_cache_dir() -> Path:
+    """``$MAPGEN_CACHE_DIR``, else the user cache folder (``$XDG_CACHE_HOME`` or ``~/.cache``)/mapgen/circuits."""
+    env = os.environ.get("MAPGEN_CACHE_DIR")
+    if env:
+        return Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mapgen" / "circuits"
+
+
+class CircuitCache:
+    """Circuits on disk, one folder per briefing (``briefing_folder``), one file per base state, capped
+    at ``max_bytes`` with the least recently used evicted. A damaged file is deleted and reported as
+    missing (the caller compiles again): never a wrong answer."""
+
+    def __init__(self, folder: str | os.PathLike | None = None, *, max_bytes: int = DEFAULT_CACHE_BYTES):
+        self.folder = Path(folder) if folder is not None else default_cache_dir()
+        self.max_bytes = max_bytes
+
+    def _dir(self, chapter: Chapter, briefing: Briefing) -> Path:
+        return self.folder / briefing_folder(chapter, briefing)
+
+    def candidates(self, chapter: Chapter, state: Map) -> list[Path]:
+        """The cached circuit files of the state's briefing, largest base first (smallest circuit)."""
+        d = self._dir(chapter, state.briefing)
+        try:
+            files = [p for p in d.iterdir() if p.suffix == ".circuit"]
+        except OSError:
+            return []
+        return sorted(files, key=lambda p: (-int(p.stem.split("-")[0]), p.name))
+
+    def load(self, chapter: Chapter, state: Map) -> Circuit | None:
+        """The cached circuit with the largest base that ``state`` extends, or None."""
+        revealed = {i for i, t in enumerate(state.cells) if t is not None}
+        for p in self.candidates(chapter, state):
+            try:
+                n = int(p.stem.split("-")[0])
+            except ValueError:
+                continue
+            if n > len(revealed):
+                continue
+            try:
+                c = Circuit.from_file(p, chapter)
+            except CompileError:
+                p.unlink(missing_ok=True)
+                continue
+            except OSError:
+                continue
+            if c.applies(state):
+                _touch(p)
+                return c
+        return None
+
+    def store(self, circuit: Circuit) -> Path | None:
+        """Write a circuit atomically (never over another writer's half file); None if it cannot be written."""
+        d = self._dir(circuit.chapter, circuit.base.briefing)
+        revealed = sum(t is not None for t in circuit.base.cells)
+        path = d / f"{revealed}-{circuit.key}.circuit"
+        data = circuit.to_bytes()
+        if len(data) > self.max_bytes:
+            return None
+        try:
+            d.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".circuit")
+            try:
+                with os.fdopen(fd, "wb") as f:
+                    f.write(data)
+                os.replace(tmp, path)
+            except BaseException:
+                Path(tmp).unlink(missing_ok=True)
+                raise
+        except OSError:
+            return None
+        self.evict()
+        return path
+
+    def evict(self) -> None:
+        """Delete the least recently used circuits until the cache fits its cap."""
+        try:
+            files = [p for p in self.folder.glob("*/*.circuit")]
+            stats = [(p.stat().st_mtime, p.stat().st_size, p) for p in files]
+        except OSError:
+            return
+        total = sum(s for _t, s, _p in stats)
+        for _t, size, p in sorted(stats):
+            if total <= self.max_bytes:
+                break
+            p.unlink(missing_ok=True)
+            total -= size
+
+    def size(self) -> int:
+        return sum(p.stat().st_size for p in self.folder.glob("*/*.circuit"))
+
+
+def _touch(p: Path) -> None:
+    try:
+        os.utime(p)
+    except OSError:
+        pass
+
+
+def shares(tallies: dict[int, dict[Terrain, int]], total: int) -> dict[int, dict[Terrain, Fraction]]:
+    """Exact probabilities: per cell, each terrain's count over the total, as fractions."""
+    return {i: {t: Fraction(n, total) for t, n in sorted(d.items(), key=lambda kv: -kv[1])} for i, d in tallies.items()}
+
+
+__all__ = [
+    "DEFAULT_CACHE_BYTES",
+    "DEFAULT_COMPILE_MEMORY",
+    "DEFAULT_COMPILE_SECONDS",
+    "ENCODER_VERSION",
+    "Circuit",
+    "CircuitCache",
+    "CircuitStats",
+    "CompileError",
+    "CompileTimeout",
+    "Dnnf",
+    "compile_cnf",
+    "default_cache_dir",
+    "shares",
+]

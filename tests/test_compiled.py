@@ -1,0 +1,252 @@
+"""Compiled briefings (mapgen.solving.compiled): exact counts, odds and uniform samples from a d-DNNF,
+cross-checked against Ganak, brute force, ddnnife and the worked examples; the cache never gives a
+wrong answer."""
+
+from __future__ import annotations
+
+import json
+import math
+import random
+from collections import Counter
+
+import pytest
+from click.testing import CliRunner
+
+import maps
+from cli import main
+from constraints.catalogue import chapter_names, get_chapter
+from constraints.cnf import cnf_for_state, count_completions_cnf
+from mapgen.mapfile import read_map
+from mapgen.solving import compiled as C
+from mapgen.solving.bruteforce import completions_brute
+from mapgen.solving.solve import CircuitStore, Solver
+from tests.conftest import DATA
+
+STATES = sorted(p.stem for p in (DATA / "states").glob("*.toml"))
+EXPECTED = json.loads((DATA / "states" / "expected.json").read_text(encoding="utf-8"))
+
+
+def compiled(state, chapter=None):
+    return C.Circuit.compile(chapter or get_chapter(state.chapter), state, time_limit=60)
+
+
+def hidden_from(m, k: int, seed: int):
+    """A state of complete map ``m`` with ``k`` random cells hidden."""
+    cells = random.Random(seed).sample(range(m.board.size), k)
+    return m.hide(cells)
+
+
+@pytest.mark.parametrize("name", STATES)
+def test_the_worked_examples_count_and_force_exactly(name):
+    state = read_map(DATA / "states" / f"{name}.toml")
+    total, tallies = compiled(state).tallies(state)
+    want = EXPECTED[name]
+    assert total == want["count"]
+    forced = {state.board.name(i): next(iter(d)).code for i, d in tallies.items() if len(d) == 1}
+    assert forced == want["forced"]
+    # per cell the terrains' counts add up to the count: probabilities times the count are integers
+    assert all(sum(d.values()) == total for d in tallies.values())
+
+
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_counts_equal_brute_force_and_ganak(chapter):
+    m = maps.load(f"{chapter}-1")
+    for seed in range(3):
+        state = hidden_from(m, 5, seed)
+        circuit = compiled(state)
+        brute = [w.cells for w in completions_brute(state)]
+        assert circuit.count(state) == len(brute) == count_completions_cnf(state, time_limit=60)
+        _total, tallies = circuit.tallies(state)
+        for i, d in tallies.items():
+            assert d == dict(Counter(w[i] for w in brute))
+
+
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_a_base_circuit_answers_later_states_like_a_fresh_compile(chapter):
+    """Conditioning: the circuit of a state answers every state that reveals more of the same map."""
+    m = maps.load(f"{chapter}-2")
+    rng = random.Random(5)
+    order = rng.sample(range(m.board.size), m.board.size)
+    # Hills hidden in the base and in every later state: a Hill's number is not a literal
+    order = [i for i in order if m.cells[i].code != "Hi"]
+    base = m.hide(order[:18])
+    circuit = compiled(base)
+    for k in (14, 9, 4):
+        later = m.hide(order[:k])
+        assert circuit.applies(later)
+        assert circuit.tallies(later) == compiled(later).tallies(later)
+
+
+def test_hill_numbers_are_part_of_the_base():
+    m = maps.load("fauna-1")
+    b = m.board
+    hill = next(i for i, t in enumerate(m.cells) if t.code == "Hi")
+    others = [i for i in range(b.size) if i != hill]
+    base = m.hide(others[:30])  # the Hill shown with its number
+    circuit = compiled(base)
+    no_number = base.with_cells(base.cells, hills={})
+    assert not circuit.applies(no_number)
+    assert circuit.applies(base) and circuit.count(base) == count_completions_cnf(base, time_limit=60)
+
+
+def test_against_ddnnife():
+    """ddnnife (the d-DNNF reasoner) reads d4's circuit and agrees on the count, the core and odds."""
+    ddnnife = pytest.importorskip("ddnnife")
+    py_d4 = pytest.importorskip("py_d4")
+    state = read_map(DATA / "states" / "flora-202-k34.toml")
+    cnf = cnf_for_state(state)
+    res = py_d4.Solver([list(c) for c in cnf.clauses], cnf.nvars).compile()
+    ours = C.Dnnf.from_d4(res.getNNFString(), cnf.nvars)
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as d:
+        path = f"{d}/state.nnf"
+        with open(path, "w") as f:
+            f.write(res.getNNFString())
+        theirs = ddnnife.Ddnnf.from_file(path, cnf.nvars).as_mut()
+    total, per_lit = ours.literal_counts([])
+    assert total == int(theirs.count([])) == 285
+    core = {lit for lit in theirs.core([]) if abs(lit) in set(cnf.sampling) and lit > 0}
+    assert core == {v for v in cnf.sampling if per_lit.get(v, 0) == total}
+    counts = theirs.count_multiple([], list(cnf.sampling))
+    assert [int(c) for c in counts] == [per_lit.get(v, 0) for v in cnf.sampling]
+
+
+@pytest.mark.parametrize("mode", [C.FLOAT, C.INT, C.BIG])
+def test_every_number_mode_gives_the_same_answers(mode):
+    m = maps.load("training-1")
+    state = hidden_from(m, 14, 1)
+    circuit = compiled(state)
+    want = circuit.tallies(state)
+    circuit.dnnf.mode = mode
+    circuit._memo.clear()
+    assert circuit.tallies(state) == want
+    assert circuit.count(state) == want[0]
+    lits = circuit.assumptions(state)
+    assert circuit.dnnf.count(lits) == want[0]
+
+
+def test_samples_are_uniform_chi_square():
+    """Samples against exact enumeration: a chi-square test of the completions' frequencies (seeded,
+    so the test is deterministic; at p = 0.001 a correct sampler fails one seed in a thousand)."""
+    m = maps.load("training-2")
+    state = hidden_from(m, 7, 6)  # 160 completions: enough to see a bias, few enough to list
+    circuit = compiled(state)
+    brute = [w.cells for w in completions_brute(state)]
+    k = len(brute)
+    assert k == circuit.count(state)
+    n = 60 * k
+    got = Counter(circuit.sample(state, n, seed=11))
+    assert set(got) <= set(brute)  # every sample is a completion
+    chi2 = sum((got.get(w, 0) - n / k) ** 2 / (n / k) for w in brute)
+    # the 0.999 quantile of chi-square with k - 1 degrees of freedom (Wilson-Hilferty)
+    df = k - 1
+    z = 3.09
+    limit = df * (1 - 2 / (9 * df) + z * math.sqrt(2 / (9 * df))) ** 3
+    assert chi2 < limit
+    # the same seed gives the same samples
+    assert circuit.sample(state, 5, seed=4) == circuit.sample(state, 5, seed=4)
+
+
+def test_the_cache_round_trips_and_survives_damage(tmp_path):
+    cache = C.CircuitCache(tmp_path)
+    m = maps.load("training-1")
+    state = hidden_from(m, 12, 2)
+    circuit = compiled(state)
+    path = cache.store(circuit)
+    assert path is not None and path.exists()
+    later = m.hide(random.Random(2).sample(range(m.board.size), 12)[:6])
+    loaded = cache.load(get_chapter("training"), later)
+    assert loaded is not None and loaded.tallies(later) == circuit.tallies(later)
+    # truncated, then garbage: never a wrong answer, the file is dropped and the caller compiles again
+    data = path.read_bytes()
+    for damaged in (data[: len(data) // 2], b"not a circuit", data[:-10] + b"0123456789"):
+        path.write_bytes(damaged)
+        assert cache.load(get_chapter("training"), later) is None
+        assert not path.exists()
+        cache.store(circuit)
+    solver = Solver(get_chapter("training"), circuits=CircuitStore(cache))
+    path.write_bytes(b"junk")
+    assert solver.count(later, time_limit=30).count == count_completions_cnf(later, time_limit=60)
+
+
+def test_another_encoder_version_is_never_used(tmp_path, monkeypatch):
+    cache = C.CircuitCache(tmp_path)
+    state = hidden_from(maps.load("training-1"), 10, 0)
+    cache.store(compiled(state))
+    monkeypatch.setattr(C, "ENCODER_VERSION", "cnf-test")
+    assert cache.load(get_chapter("training"), state) is None
+
+
+def test_the_cache_keeps_to_its_size_least_recently_used_first(tmp_path):
+    cache = C.CircuitCache(tmp_path)
+    m = maps.load("training-1")
+    paths = []
+    for seed in range(3):
+        paths.append(cache.store(compiled(hidden_from(m, 10, seed))))
+    one = paths[0].stat().st_size
+    import os
+
+    for k, p in enumerate(paths):  # the first is the oldest
+        os.utime(p, (1000 + k, 1000 + k))
+    cache.max_bytes = int(2.5 * one)
+    cache.evict()
+    assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
+
+
+def test_a_house_chapter_gets_its_own_circuit(tmp_path, example):
+    import dataclasses
+
+    training = get_chapter("training")
+    house = dataclasses.replace(
+        training,
+        name="house",
+        rules=tuple(r for r in training.rules if r.id != "C5"),
+        info=tuple(i for i in training.info if i.id != "C5"),
+    )
+    assert C.chapter_fingerprint(house) != C.chapter_fingerprint(training)
+    state = example("training-201").hide(range(12, 25))
+    store = CircuitStore(C.CircuitCache(tmp_path))
+    own = Solver(house, circuits=store).count(state, time_limit=60)
+    shipped = Solver(training, circuits=store).count(state, time_limit=60)
+    assert (own.count, shipped.count) == (35_832, 1_024)
+
+
+def test_compile_limits():
+    cnf = cnf_for_state(maps.load("fauna-1").hide(range(49)))
+    with pytest.raises(C.CompileTimeout):
+        C.compile_cnf(cnf, time_limit=0.5)
+    with pytest.raises(C.CompileError):
+        C.compile_cnf(cnf, time_limit=60, memory_limit=150 << 20)
+
+
+def test_solver_answers_from_the_circuit(tmp_path):
+    """count, probabilities, forced, possible, uniqueness and samples agree with brute force."""
+    m = maps.load("vameter-1")
+    state = hidden_from(m, 5, 9)
+    brute = [w.cells for w in completions_brute(state)]
+    solver = Solver(get_chapter("vameter"), circuits=CircuitStore(C.CircuitCache(tmp_path)))
+    result = solver.count(state, time_limit=30)
+    assert (result.count, result.exact, result.method) == (len(brute), True, "d-dnnf")
+    shares, exact = solver.probabilities(state, time_limit=30)
+    assert exact
+    for i in state.unrevealed():
+        freq = Counter(w[i] for w in brute)
+        assert {t: round(p * len(brute)) for t, p in shares[i].items()} == dict(freq)
+    assert solver.possible(state) == {i: frozenset(w[i] for w in brute) for i in state.unrevealed()}
+    assert solver.is_unique(state) == (len(brute) == 1)
+    assert all(w in set(brute) for w in solver.sample(state, 50, seed=1))
+
+
+def test_mapgen_compile(tmp_path):
+    r = CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"])
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.stdout)
+    assert out["count"] == 7_108_570 and out["base"] == "briefing" and not out["from_cache"]
+    again = json.loads(
+        CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]).stdout
+    )
+    assert again["from_cache"] and again["count"] == out["count"]
+    slow = CliRunner().invoke(main, ["compile", "fauna-1", "--cache-dir", str(tmp_path), "--time-limit", "0.5"])
+    assert slow.exit_code == 3
+    assert slow.stderr.strip().startswith("error: fauna-1: the compile of the briefing (empty board) did not finish")
