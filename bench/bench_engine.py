@@ -3,10 +3,16 @@
 Goals: at least 200 games/s per core for ``heuristic`` (issue 5), at least 30 games/s for ``deducer``
 (issue 13; issue 5 asked for 2).
 Maps: the shipped Fauna maps (``maps/fauna-*.toml``) when there are any, else the engine's test maps.
-The ``ismcts`` bot (needs the ``openspiel`` extra) plays at two budgets (``--ismcts-budgets 8,32``:
-simulations per decision), ``--ismcts-games`` games per map (slow: seconds to minutes per game).
-Run: ``python -m bench.bench_engine`` (``--games N`` per bot and map, ``--bots random,heuristic``,
-``--deducer-games N``; ``--bots heuristic,ismcts`` for the search bot next to the heuristic).
+The search bots play at two budgets each, fewer games per map (slow: about a second of CPU a game):
+``planner`` (the strong fair bot; ``--planner-budgets 1,2``: worlds per explore), ``oracle`` (the upper
+bound, the map in view; ``--oracle-budgets 2,4``: rollouts per candidate), ``--search-games`` games per map
+and budget; ``ismcts`` (needs the ``openspiel`` extra; ``--ismcts-budgets 8,32``: simulations per
+decision), ``--ismcts-games`` games per map (seconds to minutes per game). The planner's goal (issue 22):
+20 games per CPU-second, and a win rate within 10 points of the oracle's on the Fauna maps (the line
+``planner@B vs oracle@B'`` says how far it is).
+Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,
+``--bots random,heuristic``, ``--deducer-games N``; ``--bots heuristic,planner,oracle`` for the search
+bots next to the heuristic).
 """
 
 from __future__ import annotations
@@ -19,7 +25,9 @@ from mapgen.engine.playtest import Settings, run_playtest, summarise, wilson
 from mapgen.mapfile import read_map
 
 ROOT = Path(__file__).resolve().parent.parent
-GOALS = {"heuristic": 200.0, "deducer": 30.0}
+GOALS = {"heuristic": 200.0, "deducer": 30.0, "planner": 20.0}
+#: the planner's other goal: its win rate on the Fauna maps within this many points of the oracle's
+ORACLE_POINTS = 10.0
 
 
 def fauna_maps() -> list[Path]:
@@ -34,6 +42,7 @@ def fauna_maps() -> list[Path]:
 WARM = {
     "deducer": ("mapgen.engine.deduce",),
     "ismcts": ("open_spiel.python.algorithms.ismcts", "mapgen.openspiel", "mapgen.engine.infostate"),
+    "planner": ("mapgen.engine.deduce", "mapgen.engine.infostate"),
 }
 
 
@@ -59,9 +68,14 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per bot and map (default 200)")
     ap.add_argument("--deducer-games", type=int, default=10, help="games per map for the slow deducer (default 10)")
-    ap.add_argument("--bots", default="random,heuristic,clairvoyant,deducer,ismcts")
+    ap.add_argument("--bots", default="random,heuristic,clairvoyant,deducer,planner,oracle,ismcts")
     ap.add_argument("--ismcts-budgets", default="8,32", help="simulations per decision for ismcts (default 8,32)")
     ap.add_argument("--ismcts-games", type=int, default=2, help="games per map and budget for ismcts (default 2)")
+    ap.add_argument("--planner-budgets", default="1,2", help="worlds per explore for the planner (default 1,2)")
+    ap.add_argument("--oracle-budgets", default="2,4", help="rollouts per candidate for the oracle (default 2,4)")
+    ap.add_argument(
+        "--search-games", type=int, default=4, help="games per map and budget for planner and oracle (default 4)"
+    )
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     maps = fauna_maps()
@@ -70,16 +84,23 @@ def main() -> None:
         f"{'days':>5} {'games/cpu-s':>12}  goal"
     )
     runs = []
+    budgets = {"ismcts": args.ismcts_budgets, "planner": args.planner_budgets, "oracle": args.oracle_budgets}
     for bot in args.bots.split(","):
-        if bot == "ismcts":
-            runs += [(bot, int(b)) for b in args.ismcts_budgets.split(",")]
+        if bot in budgets:
+            runs += [(bot, int(b)) for b in budgets[bot].split(",")]
         else:
             runs.append((bot, None))
+    totals = {}  # (bot, budget) -> (wins, games)
     for bot, budget in runs:
         total_games, total_cpu, total_wins = 0, 0.0, 0
         label = bot if budget is None else f"{bot}@{budget}"
         for path in maps:
-            n = {"deducer": args.deducer_games, "ismcts": args.ismcts_games}.get(bot, args.games)
+            n = {
+                "deducer": args.deducer_games,
+                "ismcts": args.ismcts_games,
+                "planner": args.search_games,
+                "oracle": args.search_games,
+            }.get(bot, args.games)
             rep = bench(path, bot, n, args.seed, budget)
             lo, hi = rep["win_rate_ci"]
             rate = rep["games_per_cpu_second"]
@@ -92,6 +113,7 @@ def main() -> None:
                 f"{rate:>12.1f}",
                 flush=True,
             )
+        totals[bot, budget] = (total_wins, total_games)
         rate = total_games / total_cpu if total_cpu else float("inf")
         goal = GOALS.get(bot)
         verdict = "" if goal is None else f"{'met' if rate >= goal else 'NOT met'} (goal {goal:g})"
@@ -99,6 +121,18 @@ def main() -> None:
         print(
             f"{'all maps':<36} {label:<12} {total_games:>5} {100 * total_wins / total_games:>8.1f}% "
             f"{100 * lo:>6.1f}-{100 * hi:>5.1f}% {'':>6} {'':>5} {rate:>12.1f}  {verdict}",
+            flush=True,
+        )
+    oracles = [(b, totals[k]) for k in totals if (b := k[1]) is not None and k[0] == "oracle"]
+    for (bot, budget), (wins, games) in totals.items():
+        if bot != "planner" or not oracles:
+            continue
+        ob, (owins, ogames) = max(oracles, key=lambda o: o[0])  # the oracle at its largest budget
+        points = 100 * (owins / ogames - wins / games)  # positive: below the oracle
+        met = "met" if points <= ORACLE_POINTS else "NOT met"
+        print(
+            f"planner@{budget} vs oracle@{ob}: {points:.1f} points below the oracle "
+            f"({met}: goal within {ORACLE_POINTS:g})",
             flush=True,
         )
 

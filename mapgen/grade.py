@@ -1,8 +1,9 @@
 """Grading maps for print: how a map deduces and how it plays, with flags for maps not worth printing.
 
 ``grade(map)`` returns a ``MapGrade``: per bot the win rate with its 95% interval, the causes of loss,
-the share of games blocked (no Path left to explore) and the mean days; the clairvoyant-minus-deducer
-gap (how much deduction matters on this map); the minimal reveal set size, the step at which every
+the share of games blocked (no Path left to explore) and the mean days; the play difficulty (``Play``:
+the best fair bot's win rate, the ``oracle``'s, and the gap between them: what the hidden map costs a
+strong player; without the oracle the gap is the older clairvoyant minus deducer); the minimal reveal set size, the step at which every
 target is known and the targets found before they could be deduced; the deduction grade; and the
 flags, each with its reason (``mapgen.quality`` says what passes). ``grade_maps`` grades many maps
 in one campaign (``mapgen.campaign``): every game is a seeded task, so the report is the same on one
@@ -15,6 +16,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from mapgen.campaign import Backend, Task, run
+from mapgen.engine.bots import UNFAIR
 from mapgen.engine.playtest import Settings, wilson
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
@@ -24,7 +26,7 @@ from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
 WALLED_IN = "sealed: walled in"
 
 #: Games per task: small enough to spread over workers, large enough that a task is worth sending.
-CHUNK = {"deducer": 5}
+CHUNK = {"deducer": 5, "planner": 2, "oracle": 2}
 DEFAULT_CHUNK = 50
 
 
@@ -108,6 +110,48 @@ class Deduction:
 
 
 @dataclass(frozen=True)
+class Play:
+    """How the map plays for a strong player: the best fair bot's win rate against the ``oracle``'s (the
+    upper bound, the map in view), and the gap (oracle minus best fair bot: what the hidden map costs)."""
+
+    fair: BotFigures  # the fair bot (not in ``mapgen.engine.bots.UNFAIR``) with the highest win rate
+    oracle: BotFigures
+
+    @property
+    def gap(self) -> float:
+        return self.oracle.win_rate - self.fair.win_rate
+
+    @property
+    def fair_above_oracle(self) -> bool:
+        """Whether the best fair bot beats the oracle outside the intervals (the bound failed on this map)."""
+        return self.fair.interval[0] > self.oracle.interval[1]
+
+    def to_json(self) -> dict:
+        return {
+            "fair_bot": self.fair.bot,
+            "fair_win_rate": round(self.fair.win_rate, 4),
+            "fair_win_rate_ci": [round(x, 4) for x in self.fair.interval],
+            "oracle_win_rate": round(self.oracle.win_rate, 4),
+            "oracle_win_rate_ci": [round(x, 4) for x in self.oracle.interval],
+            "gap": round(self.gap, 4),
+            "fair_above_oracle": self.fair_above_oracle,
+        }
+
+
+def play_of(bots: dict[str, BotFigures]) -> Play | None:
+    """The play difficulty, when the oracle and a fair bot were played (ties: the first bot played)."""
+    oracle = bots.get("oracle")
+    fair = [f for b, f in bots.items() if b not in UNFAIR]
+    if oracle is None or not fair:
+        return None
+    best = fair[0]
+    for f in fair[1:]:
+        if f.win_rate > best.win_rate:
+            best = f
+    return Play(best, oracle)
+
+
+@dataclass(frozen=True)
 class Flag:
     """A reason not to print a map: ``code`` for machines, ``reason`` in words."""
 
@@ -136,10 +180,27 @@ class MapGrade:
         return not self.flags
 
     @property
+    def play(self) -> Play | None:
+        """The play difficulty (best fair bot, oracle, gap) when the oracle was played."""
+        return play_of(self.bots)
+
+    @property
     def gap(self) -> float | None:
-        """Clairvoyant minus deducer win rate: how much knowing the map is worth over deducing it."""
+        """Oracle minus the best fair bot's win rate (what the hidden map costs a strong player) when the
+        oracle was played; else clairvoyant minus deducer (the older, cheaper figure)."""
+        play = self.play
+        if play is not None:
+            return play.gap
         c, d = self.bots.get("clairvoyant"), self.bots.get("deducer")
         return None if c is None or d is None else c.win_rate - d.win_rate
+
+    @property
+    def gap_bots(self) -> tuple[str, str] | None:
+        """The two bots the gap compares (upper bound, fair bot)."""
+        play = self.play
+        if play is not None:
+            return ("oracle", play.fair.bot)
+        return ("clairvoyant", "deducer") if self.gap is not None else None
 
     @property
     def tier(self) -> str | None:
@@ -161,6 +222,8 @@ class MapGrade:
             "deduction": self.deduction.to_json() if self.deduction else None,
             "bots": {b: f.to_json() for b, f in self.bots.items()},
             "gap": None if gap is None else round(gap, 4),
+            "gap_bots": list(self.gap_bots) if self.gap_bots else None,
+            "play": self.play.to_json() if self.play else None,
             "quality": self.quality.to_json(),
         }
 
@@ -187,6 +250,8 @@ class MapGrade:
             }
         if self.gap is not None:
             t["gap"] = round(self.gap, 4)
+        if self.play is not None:
+            t["play"] = {k: v for k, v in self.play.to_json().items() if k != "fair_above_oracle"}
         t["flags"] = [f.reason for f in self.flags]
         return t
 
@@ -211,6 +276,10 @@ class MapGrade:
             out[f"{b}_ci_low"] = round(lo, 4)
             out[f"{b}_ci_high"] = round(hi, 4)
         out["gap"] = "" if self.gap is None else round(self.gap, 4)
+        play = self.play
+        out["fair_bot"] = play.fair.bot if play else ""
+        out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
+        out["oracle_gap"] = round(play.gap, 4) if play else ""
         head = self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
         out["blocked_share"] = round(head.blocked_share, 4) if head else ""
         out["mean_days"] = round(head.mean_days, 3) if head else ""
@@ -238,13 +307,15 @@ def _game_for(map_text: str, bot: str):
     return hit
 
 
-def play_games(map_text: str, bot: str, seed: int, start: int, count: int) -> list[tuple[str, int]]:
+def play_games(
+    map_text: str, bot: str, seed: int, start: int, count: int, budget: int | None = None
+) -> list[tuple[str, int]]:
     """Games start..start+count-1 of a playtest with this seed: (outcome, days) each, exactly as
-    ``mapgen playtest --seed SEED`` plays them."""
+    ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot) plays them."""
     from mapgen.engine.playtest import play_one
 
     m, game = _game_for(map_text, bot)
-    s = Settings(bot=bot, seed=seed)
+    s = Settings(bot=bot, seed=seed, budget=budget)
     out = []
     for k in range(start, start + count):
         rec = play_one(m, s, k, False, game)
@@ -291,6 +362,18 @@ def flags_for(
 ) -> tuple[Flag, ...]:
     """Each check of ``quality`` that the figures fail, with its reason."""
     out = []
+    play = play_of(bots)
+    if play is not None and play.fair_above_oracle:
+        lo, _ = play.fair.interval
+        _, hi = play.oracle.interval
+        out.append(
+            Flag(
+                "oracle_below",
+                f"{play.fair.bot} wins {100 * play.fair.win_rate:.1f}%, above the oracle's {100 * play.oracle.win_rate:.1f}% "
+                f"outside the intervals ({100 * lo:.1f}% > {100 * hi:.1f}%): the upper bound failed",
+                min(1.0, lo - hi),
+            )
+        )
     head = bots.get(quality.bot)
     if head is not None and quality.max_blocked is not None and head.blocked_share > quality.max_blocked:
         out.append(
@@ -346,12 +429,14 @@ def flags_for(
 # ----- grading -----
 @dataclass(frozen=True)
 class GradeSettings:
-    """How to grade: games per bot (0 or missing: not played), the seed, whether to deduce, its time limit."""
+    """How to grade: games per bot (0 or missing: not played), the seed, whether to deduce, its time limit,
+    and the search bots' budgets (``budgets``: bot -> budget; missing: the bot's default)."""
 
     games: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_GAMES))
     seed: int = 0
     deduce: bool = True
     time_limit: float = 120.0
+    budgets: dict[str, int] = field(default_factory=dict)
 
 
 def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
@@ -363,9 +448,10 @@ def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     for bot, n in settings.games.items():
         size = CHUNK.get(bot, DEFAULT_CHUNK)
         for start in range(0, n, size):
-            tasks.append(
-                Task(play_games, (text, bot, settings.seed, start, min(size, n - start)), weight=min(size, n - start))
-            )
+            args = (text, bot, settings.seed, start, min(size, n - start))
+            if settings.budgets.get(bot) is not None:
+                args += (settings.budgets[bot],)
+            tasks.append(Task(play_games, args, weight=min(size, n - start)))
     return tasks
 
 
@@ -455,10 +541,15 @@ def grade(
     quality: Quality | None = None,
     where: Backend | None = None,
     progress=None,
+    budgets: dict[str, int] | None = None,
 ) -> MapGrade:
     """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``."""
     settings = GradeSettings(
-        games=dict(DEFAULT_GAMES if games is None else games), seed=seed, deduce=deduce, time_limit=time_limit
+        games=dict(DEFAULT_GAMES if games is None else games),
+        seed=seed,
+        deduce=deduce,
+        time_limit=time_limit,
+        budgets=dict(budgets or {}),
     )
     return grade_maps([(source or _name(m), m)], settings, quality=quality, where=where, progress=progress)[0]
 
@@ -469,6 +560,56 @@ def _name(m: Map) -> str:
 
 
 # ----- reports -----
+def spearman(xs: list[float], ys: list[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); None with fewer than 3 pairs or no spread."""
+    if len(xs) < 3:
+        return None
+
+    def ranks(v):
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for k in range(i, j + 1):
+                r[order[k]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
+    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
+    sy = sum((b - my) ** 2 for b in ry) ** 0.5
+    return None if sx == 0 or sy == 0 else sxy / (sx * sy)
+
+
+def correlation(grades: list[MapGrade], figure) -> str:
+    """Spearman's rank correlation between the deduction tier and ``figure(grade)`` over the maps that have
+    both, as text ("n/a" without enough of them)."""
+    from mapgen.quality import tier_index
+
+    pairs = [(tier_index(g.tier), v) for g in grades if g.tier and (v := figure(g)) is not None]
+    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
+    return "n/a" if rho is None else f"{rho:+.2f}"
+
+
+def play_correlations(grades: list[MapGrade]) -> str | None:
+    """The rank correlations over the maps of the deduction grade with the play difficulty: with the best fair
+    bot's win rate and with the oracle gap (None unless 3 maps or more have both)."""
+    with_both = [g for g in grades if g.tier and g.play]
+    if len(with_both) < 3:
+        return None
+    fair = correlation(with_both, lambda g: g.play.fair.win_rate)
+    gap = correlation(with_both, lambda g: g.play.gap)
+    return (
+        f"rank correlation (Spearman) over {len(with_both)} maps of the deduction grade with the best fair bot's "
+        f"win rate: {fair}; with the oracle gap: {gap}"
+    )
+
+
 def report_text(g: MapGrade) -> str:
     """A grade for people."""
     lines = [f"{g.map}: {g.chapter}, seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
@@ -492,7 +633,13 @@ def report_text(g: MapGrade) -> str:
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%), "
             f"blocked {100 * f.blocked_share:.0f}%, mean days {f.mean_days:.2f}; not won: {losses}"
         )
-    if g.gap is not None:
+    play = g.play
+    if play is not None:
+        lines.append(
+            f"  play         {play.fair.bot} (best fair bot) wins {100 * play.fair.win_rate:.1f}%, oracle "
+            f"{100 * play.oracle.win_rate:.1f}%: gap oracle − {play.fair.bot} = {100 * play.gap:+.1f} points"
+        )
+    elif g.gap is not None:
         lines.append(f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points")
     for fl in g.flags:
         lines.append(f"  flag         {fl.reason}")
@@ -517,6 +664,9 @@ def report_markdown(grades: list[MapGrade]) -> str:
     bots = list(dict.fromkeys(b for g in grades for b in g.bots))
     head = ["map", "grade", "guesses", "reveal set", "targets known at"]
     head += [f"{b} win (95%)" for b in bots] + ["gap", "blocked", "mean days", "flags"]
+    played = any(g.play for g in grades)
+    if played:  # the play difficulty: which fair bot did best, and the oracle gap
+        head[-4:-3] = ["best fair bot", "gap (oracle − best fair)"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in grades:
         d = g.deduction
@@ -536,6 +686,8 @@ def report_markdown(grades: list[MapGrade]) -> str:
                 lo, hi = f.interval
                 cells.append(f"{100 * f.win_rate:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})")
         head_bot = g.bots.get(g.quality.bot) or next(iter(g.bots.values()), None)
+        if played:
+            cells.append(g.play.fair.bot if g.play else "–")
         cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
         cells.append(f"{100 * head_bot.blocked_share:.0f}%" if head_bot else "–")
         cells.append(f"{head_bot.mean_days:.1f}" if head_bot else "–")
@@ -550,15 +702,20 @@ __all__ = [
     "Flag",
     "GradeSettings",
     "MapGrade",
+    "Play",
     "assemble",
+    "correlation",
     "deduce_map",
     "flags_for",
     "games_total",
     "grade",
     "grade_maps",
+    "play_correlations",
     "play_games",
+    "play_of",
     "report_csv",
     "report_markdown",
     "report_text",
+    "spearman",
     "tasks_for",
 ]

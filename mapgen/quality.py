@@ -13,7 +13,7 @@ the rest); ``mapgen generate`` and ``mapgen grade`` flags override it:
     max_blocked = 0.20        # the largest share of that bot's games lost with no Path to explore
     guessed_targets = 0       # how many targets may be found before they can be deduced
     skull_walls = true        # flag a start Path that one Skull's Monster walls in (mapgen/engine/walls.py)
-    games = { heuristic = 200, deducer = 50, clairvoyant = 200 }
+    games = { heuristic = 200, deducer = 50, clairvoyant = 200, planner = 40, oracle = 40 }
 """
 
 from __future__ import annotations
@@ -27,8 +27,12 @@ from mapgen.profile import read_profile_file
 #: The deduction tiers, easiest first (the deduction grade's names, mapgen.deduce).
 TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
 
-#: Games per bot when grading a map (the issue's budget: 200 heuristic, 50 deducer, 200 clairvoyant).
-DEFAULT_GAMES = {"heuristic": 200, "deducer": 50, "clairvoyant": 200}
+#: Games per bot when grading a map (the issue's budget: 200 heuristic, 50 deducer, 200 clairvoyant; issue 22:
+#: 40 each for the planner, the strong fair bot, and the oracle, the upper bound: about a second a game each).
+DEFAULT_GAMES = {"heuristic": 200, "deducer": 50, "clairvoyant": 200, "planner": 40, "oracle": 40}
+#: the slow bots, which play N / this many games (rounded up) when one number N is given for every bot
+#: (``mapgen grade --games N``, ``python -m maps.build --games N``)
+SLOW_BOTS = {"deducer": 4, "planner": 5, "oracle": 5, "ismcts": 5}
 
 #: Per chapter: the heuristic bot's win-rate band and the largest blocked share (games walled in) a printable
 #: map may have. Decision, measured on the graded library (100 heuristic games per map, seed 0, the engine
@@ -189,6 +193,7 @@ __all__ = [
     "CHAPTER_DEFAULTS",
     "DEFAULT_GAMES",
     "NO_CHECKS",
+    "SLOW_BOTS",
     "TIERS",
     "Quality",
     "QualityError",

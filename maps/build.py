@@ -4,9 +4,10 @@
 like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
 chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
 defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
-50 deducer, 200 clairvoyant games) and written with its ``[grade]`` table, numbered easiest first (tier,
+50 deducer, 200 clairvoyant, 40 planner and 40 oracle games) and written with its ``[grade]`` table, numbered easiest first (tier,
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
-prints, the rank correlation between tier and deducer win rate, and this command. Same seed, same library.
+prints, the rank correlations between tier and the deducer's win rate, the best fair bot's (play difficulty)
+and the oracle gap, and this command. Same seed, same library.
 
 ``--regrade`` grades the shipped maps again instead (after an engine or bot change): the same maps, with
 new ``[grade]`` tables, renumbered easiest first.
@@ -25,6 +26,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from mapgen.errors import exit_code
+from mapgen.grade import correlation, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
 
 FOLDER = Path(__file__).parent
 #: maps per tier: 2 of each of the four tiers (8); Training 2 maps, Gentle and Moderate (a first game)
@@ -33,32 +35,6 @@ DEFAULT_PER_TIER = {"Gentle": 2, "Moderate": 2, "Tricky": 2, "Fiendish": 2}
 COMMAND = "python -m maps.build --force --jobs 2"
 #: after an engine or bot change: the same maps graded again, their [grade] tables and order refreshed
 REGRADE = "python -m maps.build --regrade --force --jobs 2"
-
-
-def spearman(xs: list[float], ys: list[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); None with fewer than 3 pairs or no spread."""
-    if len(xs) < 3:
-        return None
-
-    def ranks(v):
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for k in range(i, j + 1):
-                r[order[k]] = (i + j) / 2 + 1
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    sxy = sum((a - mx) * (b - my) for a, b in zip(rx, ry))
-    sx = sum((a - mx) ** 2 for a in rx) ** 0.5
-    sy = sum((b - my) ** 2 for b in ry) ** 0.5
-    return None if sx == 0 or sy == 0 else sxy / (sx * sy)
 
 
 def maps_in(chapter: str) -> int:
@@ -135,11 +111,10 @@ def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Pat
 
 def readme(grades: list) -> str:
     from mapgen.grade import report_markdown
-    from mapgen.quality import tier_index
 
-    pairs = [(tier_index(g.tier), g.bots["deducer"].win_rate) for g in grades if g.tier and "deducer" in g.bots]
-    rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
-    corr = "n/a" if rho is None else f"{rho:+.2f}"
+    corr = correlation(grades, lambda g: g.bots["deducer"].win_rate if "deducer" in g.bots else None)
+    fair = correlation(grades, lambda g: g.play.fair.win_rate if g.play else None)
+    gap = correlation(grades, lambda g: g.play.gap if g.play else None)
     return f"""# Shipped maps: the graded library
 
 A folder per chapter (`fauna/fauna-1.toml` ...): 8 maps per chapter (Training: 2, like the printed game),
@@ -165,6 +140,11 @@ easiest first):
 The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
 between the deduction grade and the deducer's win rate over the library: {corr}.
 
+Play difficulty: the best fair bot's win rate (the `planner`'s, unless another fair bot does better), the
+`oracle`'s (a search with the map in view: the upper bound) and the gap between them (the "gap" column: what
+the hidden map costs a strong player). Rank correlation (Spearman) over the library between the deduction
+grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}.
+
 {report_markdown(grades)}"""
 
 
@@ -179,7 +159,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--ray", default=None)
     ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per chapter (default 3600)")
     ap.add_argument("--candidates", type=int, default=2000, help="most candidates per chapter (default 2000)")
-    ap.add_argument("--games", type=int, default=None, help="games per bot (default 200; deducer a quarter)")
+    ap.add_argument(
+        "--games", type=int, default=None, help="games per bot (default 200; deducer a quarter, planner and oracle 40)"
+    )
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")
     ap.add_argument(
@@ -188,7 +170,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     games = dict(DEFAULT_GAMES)
     if args.games:
-        games = {"heuristic": args.games, "deducer": -(-args.games // 4), "clairvoyant": args.games}
+        from mapgen.quality import SLOW_BOTS
+
+        games = {b: -(-args.games // SLOW_BOTS.get(b, 1)) for b in DEFAULT_GAMES}
     where = backend(args.jobs, args.ray)
     out = Path(args.out)
     chapters = args.chapters.split(",")

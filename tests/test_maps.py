@@ -99,4 +99,7 @@ def test_regrade_refreshes_the_grade_tables_and_refuses_to_overwrite_without_for
     for n in before:
         table = maps.load(str(tmp_path / "training" / f"{n}.toml")).meta["grade"]
         assert table["heuristic"]["games"] == 4 and table["deducer"]["games"] == 1
+        # the play difficulty (issue 22): the strong fair bot and the oracle, the gap between them
+        assert table["planner"]["games"] == 1 and table["oracle"]["games"] == 1
+        assert table["play"]["gap"] == table["gap"]
     assert not (tmp_path / "README.md").exists()  # one chapter cannot fill the library's table

@@ -174,7 +174,9 @@ def test_budget_only_for_a_search_bot():
 
     r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "heuristic", "--budget", "4"])
     assert r.exit_code == 2
-    assert "error: --budget: the heuristic bot has no search budget (--budget is for ismcts)" in r.output
+    assert (
+        "error: --budget: the heuristic bot has no search budget (--budget is for ismcts, oracle, planner)" in r.output
+    )
 
 
 def test_ismcts_without_openspiel_is_one_line(monkeypatch):

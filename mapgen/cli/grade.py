@@ -139,12 +139,13 @@ def parse_bots(value: str) -> list[str]:
 
 
 def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
-    """--games N: N games per bot, a quarter of them (rounded up) for the deducer, which is ~50x slower."""
-    from mapgen.quality import DEFAULT_GAMES
+    """--games N: N games per bot, fewer (rounded up) for the slow bots: a quarter for the deducer (~50x
+    slower than the heuristic), a fifth for the planner, the oracle and ismcts (search bots)."""
+    from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS
 
     if games is None:
         return {b: DEFAULT_GAMES.get(b, 200) for b in bots}
-    return {b: -(-games // 4) if b == "deducer" else games for b in bots}
+    return {b: -(-games // SLOW_BOTS.get(b, 1)) for b in bots}
 
 
 @click.command()
@@ -154,11 +155,12 @@ def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
     "-n",
     type=click.IntRange(1, 10_000_000),
     default=None,
-    help="Games per bot (default 200; the deducer plays a quarter as many: 50).",
+    help="Games per bot (default 200; the deducer plays a quarter as many: 50; planner and oracle 40, "
+    "a fifth of N when given).",
 )
 @click.option(
     "--bots",
-    default="heuristic,deducer,clairvoyant",
+    default="heuristic,deducer,clairvoyant,planner,oracle",
     show_default=True,
     help="Bots to play each map with, comma-separated.",
 )
@@ -197,9 +199,11 @@ def grade(
     Per map: the deduction grade and its measures, the minimal reveal set size, the step at which
     every target is known and the targets found before they could be deduced; per bot the win rate
     with its 95% interval, the share of games blocked (no Path left to explore), the causes of loss
-    and the mean days; the clairvoyant-minus-deducer gap. Flags, each with its reason: blocked too
-    often, a target never deduced before it is found, a win rate outside the band, a deduction grade
-    far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
+    and the mean days; the play difficulty: the best fair bot's win rate (the planner's, unless another
+    does better), the oracle's (a search with the map in view: the upper bound) and the gap between them
+    (without the oracle: clairvoyant minus deducer). Flags, each with its reason: blocked too
+    often, a target never deduced before it is found, a win rate outside the band, a fair bot above
+    the oracle outside the intervals, a deduction grade far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
     whatever --jobs or --ray. Exit 0 when every map was graded, flagged or not.
 
     \b
@@ -207,7 +211,15 @@ def grade(
         mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
         mapgen grade training-1 training-2 --markdown --jobs 2
     """
-    from mapgen.grade import GradeSettings, games_total, grade_maps, report_csv, report_markdown, report_text
+    from mapgen.grade import (
+        GradeSettings,
+        games_total,
+        grade_maps,
+        play_correlations,
+        report_csv,
+        report_markdown,
+        report_text,
+    )
 
     bot_list = parse_bots(bots)
     chapters = sorted({mi.map.chapter for mi in maps_in})
@@ -232,3 +244,6 @@ def grade(
         click.echo(report_markdown(grades), nl=False)
     else:
         click.echo("\n\n".join(report_text(g) for g in grades))
+        corr = play_correlations(grades)
+        if corr:
+            click.echo(f"\n{corr}")

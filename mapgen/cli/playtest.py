@@ -69,7 +69,8 @@ def _play_back(path: str, step: bool) -> None:
 @click.option(
     "--budget",
     type=click.IntRange(1, 100_000),
-    help="ismcts: simulations per decision (default 16); more plays better and slower.",
+    help="Search bots: ismcts simulations per decision (default 16), planner worlds per explore (default 2), "
+    "oracle rollouts per candidate action (default 4); more plays better and slower.",
 )
 @click.option(
     "--variant",
@@ -129,15 +130,19 @@ def playtest(
     turn of each goal event (first Fort, each kill). --variant plays another reading of an ambiguous
     rule or a house rule; --rules gives the bots a house-rule chapter file to reason with. Same seed, same report, whatever
     --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
-    possible terrains), clairvoyant (sees the map: an upper bound), ismcts (OpenSpiel's Information
-    Set MCTS on worlds drawn from what the player knows, --budget simulations per decision; needs the
-    openspiel extra). --plot and --replay are checked before the first game.
+    possible terrains), clairvoyant (the heuristic seeing the map: a cheap reference), ismcts
+    (OpenSpiel's Information Set MCTS on worlds drawn from what the player knows, --budget simulations
+    per decision; needs the openspiel extra), planner (the strong fair bot: each explore chosen by
+    rollouts on --budget worlds drawn from what the player knows), oracle (a rollout search with the map
+    in view, chance drawn at random: the upper bound, --budget rollouts per candidate). --plot and --replay are checked before the first game.
 
     \b
     Example:
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
         mapgen playtest fauna-1 --bot ismcts --budget 32 --games 4
+        mapgen playtest fauna-1 --bot oracle --games 20
+        mapgen playtest fauna-1 --bot planner --budget 2 --games 20
         mapgen playtest flora-3 --variant flora-minotaurs
         mapgen playtest fauna-1 --rules my-fauna.toml
         mapgen playtest training-1 --games 5 --replay runs/

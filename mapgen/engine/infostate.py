@@ -485,15 +485,37 @@ def resample(
     raise ResampleError(f"no world consistent with player {info.player}'s information in {tries} tries")
 
 
-def carry(worlds: list[Tracker], info: InfoState, rng: random.Random, want: int) -> tuple[list[Tracker], int]:
-    """Worlds for a new decision: the earlier ones carried forward by the actions since (dropped when
-    they contradict the player's information), topped up to ``want`` with fresh ones; and how many
-    are fresh."""
-    kept = [
+def carried(worlds: list[Tracker], info: InfoState, rng: random.Random) -> list[Tracker]:
+    """The earlier worlds carried forward by the actions since, without those that contradict the
+    player's information."""
+    return [
         w
         for w in worlds
         if w.state.game.n == info.table.n and len(w.state.history) <= len(info.history) and extend(w, info, rng)
     ]
+
+
+def world_on(info: InfoState, cells, rules, rng: random.Random) -> Tracker | None:
+    """A world on ``cells`` (a completion of ``info.known`` under ``rules``, a catalogue chapter, which
+    gives the Hills' numbers): the game so far replayed onto it, or None when it contradicts what the
+    player saw."""
+    known = info.known
+    full = known.with_cells(cells, hills={})
+    m = Map(known.chapter, known.briefing, full.cells, rules.hill_numbers(full), board=known.board)
+    world = Tracker(world_game(info, m).new_initial_state())
+    return world if extend(world, info, rng) else None
+
+
+def world_view(world: Tracker) -> tuple[State, Map]:
+    """A world's state and its map (a search plays rollouts on them)."""
+    return world.state, world.state.game.map
+
+
+def carry(worlds: list[Tracker], info: InfoState, rng: random.Random, want: int) -> tuple[list[Tracker], int]:
+    """Worlds for a new decision: the earlier ones carried forward by the actions since (dropped when
+    they contradict the player's information), topped up to ``want`` with fresh ones; and how many
+    are fresh."""
+    kept = carried(worlds, info, rng)
     fresh = 0
     for _ in range(2 * want):
         if len(kept) >= want:

@@ -13,7 +13,8 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     handed p's observation (``mapgen/engine/observation.py``), never the state; a bot with
     ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``),
     one with ``decides_on = "legal"`` only the legal actions (``legal_only``: an observation holding
-    ``player``, ``step`` and ``legal``, as OpenSpiel's uniform random agent reads nothing else)."""
+    ``player``, ``step`` and ``legal``, as OpenSpiel's uniform random agent reads nothing else), one with
+    ``decides_on = "state"`` (the ``oracle``, not a fair player) the state itself."""
     steps = 0
     apply_action = state.apply_action
     wants = [getattr(b, "decides_on", "observation") for b in bots]
@@ -26,6 +27,8 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
             apply_action(bots[p].step(observe(state, p)))
         elif wants[p] == "legal":
             apply_action(bots[p].step(legal_only(state, p)))
+        elif wants[p] == "state":  # the oracle: a search with the map in view (it clones, never changes it)
+            apply_action(bots[p].step(state))
         else:
             from mapgen.engine.infostate import information_state
 

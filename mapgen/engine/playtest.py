@@ -30,7 +30,7 @@ class Settings:
     medicine: bool = False
     seed: int = 0
     mode: str | None = None  # Maldonado: "coop" (default) or "traitor" (Hidden Traitor)
-    budget: int | None = None  # search bots (ismcts): simulations per decision (None: the bot's default)
+    budget: int | None = None  # search bots (ismcts, planner, oracle): their --budget (None: the bot's default)
     variants: tuple[str, ...] = ()  # named variants (mapgen/engine/variants.py); none: the rulebooks' reading
     reference: object = None  # a house-rule chapter (constraints.catalogue.Chapter) the bots reason with
 

@@ -381,17 +381,22 @@ class Solver:
         finally:
             slot.sat.retire(act)
 
-    def sample(self, state: Map, n: int, time_limit=None, *, seed: int = 0) -> list[tuple[Terrain, ...]]:
+    def sample(
+        self, state: Map, n: int, time_limit=None, *, seed: int = 0, session: _Slot | None = None
+    ) -> list[tuple[Terrain, ...]]:
         """``n`` completions drawn exactly uniformly (with repetition, seeded) when a compiled circuit
         answers the state (``circuit``: cached ones only); otherwise up to ``n`` completions, each found
-        under random preferred terrains (diverse, not uniform), as many as the budget allows."""
+        under random preferred terrains (diverse, not uniform), as many as the budget allows. With a
+        private ``session`` (see ``session()``) always the latter, in that session: its answers depend on
+        its own questions only, never on which circuits this machine has cached (the planner bot)."""
         import random
 
-        c = self.circuit(state, 0.0)
-        if c is not None:
-            return c.sample(state, n, seed)
+        if session is None:
+            c = self.circuit(state, 0.0)
+            if c is not None:
+                return c.sample(state, n, seed)
         budget = self._budget(time_limit)
-        slot = self.slot(state.briefing)
+        slot = session or self.slot(state.briefing)
         sat, rng = slot.sat, random.Random(seed)
         givens = self._givens(slot, state)
         hidden = state.unrevealed()

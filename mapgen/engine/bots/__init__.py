@@ -11,6 +11,11 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
 - ``ismcts`` (``ismcts.py``): OpenSpiel's Information Set MCTS on worlds resampled from the player's
   information state, the heuristic as rollout; ``budget`` simulations per decision (needs ``open-spiel``).
   It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
+- ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
+  bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
+- ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,
+  chance drawn at random: no deck order), ``budget`` rollouts per candidate action; the playtests'
+  upper bound, not a fair player (``decides_on = "state"``).
 
 Chapter policies: ``policy.py`` (the base and the ``POLICIES`` registry), one module per chapter
 (``flora.py``, ``vameter.py``, ``maldonado.py``, ``traitor.py``); shared tables in ``common.py``.
@@ -24,6 +29,8 @@ from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.deducer import DeducerBot
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.ismcts import IsmctsBot
+from mapgen.engine.bots.oracle import OracleBot
+from mapgen.engine.bots.planner import PlannerBot
 from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
 from mapgen.engine.bots.random_bot import RandomBot
 from mapgen.model import Map
@@ -34,11 +41,15 @@ BOTS = {
     "deducer": DeducerBot,
     "clairvoyant": ClairvoyantBot,
     "ismcts": IsmctsBot,
+    "planner": PlannerBot,
+    "oracle": OracleBot,
 }
 #: the bots that must be handed the map (``make_bot(name, rng, map=m)``)
-NEEDS_MAP = frozenset({"clairvoyant"})
+NEEDS_MAP = frozenset({"clairvoyant", "oracle"})
 #: the bots with a search budget (``make_bot(name, rng, budget=n)``: simulations per decision)
-HAS_BUDGET = frozenset({"ismcts"})
+HAS_BUDGET = frozenset({"ismcts", "planner", "oracle"})
+#: the bots that see the hidden map: upper bounds, not fair players (a grade's gap is oracle minus the best other)
+UNFAIR = frozenset({"clairvoyant", "oracle"})
 
 
 def make_bot(name: str, rng: random.Random, map: Map | None = None, budget: int | None = None):
@@ -51,7 +62,7 @@ def make_bot(name: str, rng: random.Random, map: Map | None = None, budget: int 
     if name in NEEDS_MAP:
         if map is None:
             raise ValueError(f"the {name} bot must be given the map (make_bot(..., map=m))")
-        return cls(rng, map)
+        return cls(rng, map, budget) if name in HAS_BUDGET else cls(rng, map)
     if name in HAS_BUDGET:
         return cls(rng, budget)
     return cls(rng)
@@ -62,11 +73,14 @@ __all__ = [
     "HAS_BUDGET",
     "NEEDS_MAP",
     "POLICIES",
+    "UNFAIR",
     "ChapterPolicy",
     "ClairvoyantBot",
     "DeducerBot",
     "HeuristicBot",
     "IsmctsBot",
+    "OracleBot",
+    "PlannerBot",
     "RandomBot",
     "make_bot",
 ]

@@ -1,0 +1,141 @@
+"""The ``planner`` bot: a fair player that plans each explore on worlds drawn from what it knows.
+
+It decides on its information state (``decides_on = "infostate"``: never the state). Every decision
+but the choice of a Path is the heuristic's. When it is about to explore and has a choice, it weighs
+the heuristic's cell and the ``ALTERNATIVES`` cells the heuristic values next, as the oracle does
+(``mapgen/engine/bots/oracle.py``), but on ``budget`` worlds the player cannot tell from the real
+game instead of the real one (determinized search, "perfect-information Monte Carlo"): each world is
+a completion of the seen cells drawn by ``Solver.sample`` (``mapgen.solving.solve``: a private
+session per game, a deterministic budget, so the same seed plays the same game on a busy machine)
+with the game so far replayed onto it (``mapgen.engine.infostate.extend``: hidden cards redrawn, kept
+only when it shows the player what they saw), and each candidate is played
+to the end once per world by the clairvoyant bot on that world's map, chance drawn at random (common
+seeds for every candidate). The candidate with the best total return is played; ties go to the
+heuristic's choice. Worlds are carried from one decision to the next while they agree with what is
+seen and topped up with fresh ones.
+
+``budget``: worlds per explore decision (``DEFAULT_BUDGET``); the search costs ``budget`` times the
+candidates rollouts per explore. Without a world (none consistent was found) it plays the heuristic's
+choice and counts it in ``fallbacks``. Seeded by its RNG: same seed, same play.
+"""
+
+from __future__ import annotations
+
+import random
+
+from mapgen.engine import actions as A
+from mapgen.engine.bots.common import between
+from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
+from mapgen.engine.infostate import world_view
+from mapgen.solving.solve import NoCompletion, SolveTimeout
+
+DEFAULT_BUDGET = 2
+SAMPLE_BUDGET = 0.5  # deterministic seconds (SAT propagations) for one decision's fresh worlds
+
+
+class PlannerBot(HeuristicBot):
+    """The heuristic, whose explores are chosen by rollouts on worlds drawn from what it knows."""
+
+    name = "planner"
+    decides_on = "infostate"  # play_game hands it information_state(state, player)
+
+    def __init__(self, rng: random.Random, budget: int | None = None):
+        super().__init__(rng)
+        self.budget = budget or DEFAULT_BUDGET
+        self.search_rng = random.Random(rng.randrange(1 << 30))
+        self.aim: tuple | None = None  # (turn key, cell) chosen by the search
+        self.worlds: list = []
+        self._table = None
+        self._solver = None
+        self._session = None
+        self.searches = 0
+        self.rollouts = 0
+        self.departures = 0
+        self.fallbacks = 0
+        self.resampled = 0
+
+    def best_cell(self, obs, explores: list[int], need) -> int:
+        aim = self.aim
+        if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
+            return aim[1]
+        return super().best_cell(obs, explores, need)
+
+    def step(self, info) -> int:
+        obs = info.obs
+        legal = obs.legal
+        if len(legal) == 1:
+            return legal[0]
+        if obs.step[0] != "main":
+            return super().step(obs)
+        aim = self.aim
+        if aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
+            return super().step(obs)
+        first = super().step(obs)
+        cells = self._cells(obs, first)
+        if not cells:
+            return first
+        cell = self._search(info, obs, cells)
+        self.aim = (turn_key(obs), cell)
+        return super().step(obs)
+
+    def _cells(self, obs, first: int) -> list[int]:
+        """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
+        explores = between(obs.legal, A.EXPLORE, A.DISCARD)
+        if len(explores) < 2:
+            return []
+        need = self.needs(obs)
+        chosen = HeuristicBot.best_cell(self, obs, explores, need)
+        if first != chosen and first not in (A.LEWIS, A.COLLINS) and not A.GUESS <= first < A.LEWIS:
+            return []  # a free action first: search when it explores
+        lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
+        values = self._cell_values(obs, need, explores, self.value_vector(obs, need, lewis))
+        ranked = sorted(zip(values, explores), key=lambda vc: (-vc[0], vc[1]))
+        return [chosen] + [c for _, c in ranked if c != chosen][:ALTERNATIVES]
+
+    def _search(self, info, obs, cells: list[int]) -> int:
+        worlds = self._worlds(info)
+        if not worlds:
+            self.fallbacks += 1
+            return cells[0]
+        self.searches += 1
+        rng = self.search_rng
+        pairs = [world_view(w) for w in worlds]
+        seeds = [rng.randrange(1 << 30) for _ in pairs]
+        best, played = rollout_search(pairs, seeds, obs.player, cells, turn_key(obs))
+        self.rollouts += played
+        if best != cells[0]:
+            self.departures += 1
+        return best
+
+    def _worlds(self, info) -> list:
+        """``budget`` worlds at this decision: the earlier ones carried forward by the actions since
+        (dropped when they contradict what the player saw), topped up with fresh ones: completions
+        of the seen cells from ``Solver.sample`` (a private session per game, a deterministic budget),
+        the game so far replayed onto each (``infostate.extend``: hidden cards redrawn, kept only when
+        every observation matches)."""
+        from mapgen.engine.infostate import carried, world_on
+
+        rng = self.search_rng
+        if self._table is not info.table:
+            from mapgen.engine.deduce import solver_for
+
+            self._table, self.worlds = info.table, []
+            self._solver = solver_for(info.table.reference).solver  # the rules the game's bots reason with
+            self._session = self._solver.session(info.known.briefing)
+        kept = carried(self.worlds, info, rng)
+        want = self.budget - len(kept)
+        if want > 0:
+            try:
+                drawn = self._solver.sample(
+                    info.known, want, SAMPLE_BUDGET, seed=rng.randrange(1 << 30), session=self._session
+                )
+            except (SolveTimeout, NoCompletion):
+                drawn = []
+            for cells in drawn:
+                world = world_on(info, cells, self._solver.chapter, rng)
+                if world is not None:
+                    kept.append(world)
+                    self.resampled += 1
+        self.worlds = kept
+        return kept
