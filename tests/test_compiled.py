@@ -250,3 +250,13 @@ def test_mapgen_compile(tmp_path):
     slow = CliRunner().invoke(main, ["compile", "fauna-1", "--cache-dir", str(tmp_path), "--time-limit", "0.5"])
     assert slow.exit_code == 3
     assert slow.stderr.strip().startswith("error: fauna-1: the compile of the briefing (empty board) did not finish")
+
+
+def test_a_complete_state_and_a_broken_one_need_no_compiler():
+    """d4 dies on a formula without clauses: a complete state is decided before it is called."""
+    m = maps.load("training-1")
+    full = compiled(m)
+    assert full.count(m) == 1 and full.sample(m, 2, seed=0) == [m.cells, m.cells]
+    broken = m.with_cells((m.cells[1], *m.cells[1:]))
+    if get_chapter("training").check(broken):
+        assert compiled(broken).count(broken) == 0

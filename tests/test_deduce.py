@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from cli import main
 from constraints.catalogue import check_map, get_chapter
-from mapgen.deduce import minimal_reveal_set, reveal, reveal_profile, rule_ablation
+from mapgen.deduce import grade, minimal_reveal_set, reveal, reveal_profile, rule_ablation
 from mapgen.mapfile import read_map
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
@@ -136,3 +136,23 @@ def test_cli_deduce_json_has_the_grade(data_dir):
     assert {"tier", "guesses", "largest_reason", "deduced_share"} <= set(report["grade"])
     r = CliRunner().invoke(main, ["deduce", str(data_dir / "valid" / "training-202.toml")])
     assert r.exit_code == 0 and f"deduction grade: {report['grade']['tier']}" in r.stdout
+
+
+@pytest.mark.parametrize("name", ["training-2", "fauna-2", "maldonado-3"])
+def test_one_grade_per_map_from_every_command(name):
+    """deduce (which asks rule ablation first), grade's deduction and a profile on a busy, already used
+    solver give one grade: the path runs on a fresh deterministic solver of its own."""
+    import maps
+    from mapgen.deduce import deduce_report
+    from mapgen.grade import deduce_map
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load(name)
+    keys = ("tier", "guesses", "largest_reason", "deduced_share")
+    report = deduce_report(m)
+    from_deduce = {k: report["grade"][k] for k in keys}
+    used = Solver.for_chapter(m.chapter)  # a shared solver that answered other questions before
+    used.possible(m.hide(range(m.board.size)))
+    from_grade = deduce_map(dumps_map(m), 0, 300.0).grade
+    again = grade(reveal_profile(m, time_limit=300.0), m.chapter)
+    assert from_deduce == from_grade == {k: again[k] for k in keys}

@@ -444,11 +444,12 @@ def compile_cnf(
 
     The circuit's count must equal d4's own (no variable left free): otherwise CompileError."""
     t0 = time.monotonic()
-    if cnf.broken:
-        d = Dnnf.build(
-            np.array([FALSE_NODE], dtype=np.int8), *(np.zeros(0, dtype=np.int64) for _ in range(4)), cnf.nvars
-        )
-        return d, CircuitStats(1, 0, 0.0, 0, cnf.nvars)
+    if cnf.broken or not cnf.clauses:  # decided without the compiler (d4 fails on an empty formula)
+        leaf = FALSE_NODE if cnf.broken else TRUE_NODE
+        if not cnf.broken and cnf.nvars:
+            raise CompileError("a formula without clauses over free variables")
+        d = Dnnf.build(np.array([leaf], dtype=np.int8), *(np.zeros(0, dtype=np.int64) for _ in range(4)), cnf.nvars)
+        return d, CircuitStats(1, 0, 0.0, 0 if cnf.broken else 1, cnf.nvars)
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     fd, out = tempfile.mkstemp(prefix="mapgen-circuit-", suffix=".nnf")
