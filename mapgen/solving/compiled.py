@@ -43,6 +43,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -224,7 +225,7 @@ class Dnnf:
     # -- storage -----------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
         buf = io.BytesIO()
-        np.savez(buf, **self.a)
+        np.savez(buf, **self.a)  # type: ignore[arg-type]  # numpy's stub types the first keyword only
         return buf.getvalue()
 
     @classmethod
@@ -330,6 +331,7 @@ class Dnnf:
             lit_last = np.searchsorted(self.lit_edge, np.arange(len(self.parent)), "right")
             self._ranges = (first, last)
             self._lit_ranges = (lit_first, lit_last)
+        assert self._ranges is not None and self._lit_ranges is not None
         first, last = self._ranges
         lit_first, lit_last = self._lit_ranges
         kind, child, lit = self.kind.tolist(), self.child, self.lit
@@ -345,6 +347,7 @@ class Dnnf:
                 a, b = int(first[v]), int(last[v])
                 if a < 0:
                     continue
+                chosen: Iterable[int]
                 if kind[v] == AND:
                     chosen = range(a, b)
                 else:
@@ -448,10 +451,11 @@ def compile_cnf(
         leaf = FALSE_NODE if cnf.broken else TRUE_NODE
         if not cnf.broken and cnf.nvars:
             raise CompileError("a formula without clauses over free variables")
-        d = Dnnf.build(np.array([leaf], dtype=np.int8), *(np.zeros(0, dtype=np.int64) for _ in range(4)), cnf.nvars)
+        none = np.zeros(0, dtype=np.int64)
+        d = Dnnf.build(np.array([leaf], dtype=np.int8), none, none, none, none, cnf.nvars)
         return d, CircuitStats(1, 0, 0.0, 0 if cnf.broken else 1, cnf.nvars)
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     fd, out = tempfile.mkstemp(prefix="mapgen-circuit-", suffix=".nnf")
     os.close(fd)
     parent, child = ctx.Pipe(duplex=False)
@@ -544,7 +548,7 @@ def briefing_folder(chapter: Chapter, briefing: Briefing) -> str:
 class Circuit:
     """A compiled base state of one briefing: exact answers for every state that extends it."""
 
-    def __init__(self, chapter: Chapter, base: Map, dnnf: Dnnf, stats: CircuitStats, x: list[dict[Terrain, object]]):
+    def __init__(self, chapter: Chapter, base: Map, dnnf: Dnnf, stats: CircuitStats, x: list[dict[Terrain, int]]):
         self.chapter, self.base, self.dnnf, self.stats, self.x = chapter, base, dnnf, stats, x
         self.key = circuit_key(chapter, base)
         self._memo: dict[tuple[int, ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
@@ -583,7 +587,7 @@ class Circuit:
             v = self.x[i].get(t, FALSE)
             if v is FALSE:
                 return None
-            if v is not TRUE:
+            if isinstance(v, int) and v is not TRUE:
                 out.append(v)
         return sorted(out)
 
@@ -607,7 +611,7 @@ class Circuit:
             for i in state.unrevealed():
                 d = {}
                 for t, v in self.x[i].items():
-                    n = total if v is TRUE else 0 if v is FALSE else per_lit.get(v, 0)
+                    n = total if v is TRUE else per_lit.get(v, 0) if isinstance(v, int) and v is not FALSE else 0
                     if n:
                         d[t] = n
                 out[i] = d
@@ -667,7 +671,7 @@ class Circuit:
             with np.load(data, allow_pickle=False) as npz:
                 dnnf = Dnnf({k: npz[k] for k in npz.files})
             base = parse_map(meta["base"])
-            x = [
+            x: list[dict[Terrain, int]] = [
                 {Terrain.from_code(c): (TRUE if v is True else FALSE if v is False else int(v)) for c, v in d.items()}
                 for d in meta["x"]
             ]
