@@ -119,11 +119,14 @@ class BackgroundCompiles:
     answers, its state as revealed is compiled in a thread (the compile itself in a child process, bounded
     in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
     (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
-    state that extends a running compile's base waits for it."""
+    state that extends a running compile's base waits for it. Only states with the chapter's measured
+    number of reveals (``solve.compile_from``: Training's empty board, Fauna from 5 cells) are compiled:
+    below it a compile takes minutes and gigabytes (Fauna's empty board: about a minute and 1 GB for d4,
+    5 GB to read its 5.6 million nodes), which a helper at the table cannot wait for."""
 
     MAX = 2
-    SECONDS = 180.0
-    MEMORY = 3 << 30
+    SECONDS = 60.0
+    MEMORY = 2 << 30
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -134,7 +137,10 @@ class BackgroundCompiles:
         """Seconds the compile that will answer ``state`` has run (starting one if needed), or None when
         none will (every compile slot busy with other states, or this one failed before)."""
         from mapgen.solving.compiled import circuit_key
+        from mapgen.solving.solve import compile_from
 
+        if sum(t is not None for t in state.cells) < compile_from(chapter):
+            return None
         key = circuit_key(chapter, state)
         now = time.monotonic()
         with self._lock:
