@@ -484,6 +484,9 @@ def _approx_here(clauses, nvars: int, sampling: list[int], epsilon: float, delta
 
 
 def _child(conn, work, args) -> None:
+    from mapgen.workers import start_worker
+
+    start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints progress lines on stdout
     try:

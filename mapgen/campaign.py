@@ -74,24 +74,39 @@ class Local:
 
         # Not multiprocessing.Pool: its workers are daemons, and a task may start a process of its own (the
         # exact model counter runs in one).
+        from mapgen.workers import start_worker
+
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx) as pool:
+        pool = ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx, initializer=start_worker)
+        try:
             futures = {pool.submit(_call, t): k for k, t in enumerate(tasks)}
             pending = set(futures)
-            try:
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        k = futures[f]
-                        out[k] = f.result()
-                        done += tasks[k].weight
-                        if progress:
-                            progress(done)
-            except BaseException:
-                for f in pending:
-                    f.cancel()
-                raise
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    k = futures[f]
+                    out[k] = f.result()
+                    done += tasks[k].weight
+                    if progress:
+                        progress(done)
+        except BaseException:
+            _stop(pool)  # Ctrl-C, a failed task: do not wait for the tasks still running
+            raise
+        pool.shutdown()
         return out
+
+
+def _stop(pool) -> None:
+    """End a process pool now: cancel what has not started, kill its workers (each worker's own child ends
+    with it, mapgen.workers.end_with_parent) and reap them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.kill()
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.join(5.0)
 
 
 class Ray:

@@ -563,3 +563,101 @@ def test_an_unexpected_error_is_not_disguised():
         m.setattr("mapgen.report.solve_report", lambda *a, **kw: 1 / 0)
         r = run("solve", MAP)
     assert isinstance(r.exception, ZeroDivisionError)
+
+
+# --- Ctrl-C, for real: SIGINT to the process group, as a terminal sends it ------------------------------------
+
+
+def _open_fauna(tmp_path: Path) -> Path:
+    """A Fauna map with every cell unrevealed: ``solve --probabilities`` on it takes tens of seconds."""
+    text = (DATA / "states" / "fauna-201-k34.toml").read_text(encoding="utf-8")
+    head, body = text.split('terrain = """')
+    rows, tail = body.split('"""', 1)
+    lines = rows.strip("\n").split("\n")
+    blank = [lines[0]] + [line[:4] + "  ".join([".."] * 7) for line in lines[1:]]
+    path = tmp_path / "open.toml"
+    path.write_text(head + 'terrain = """\n' + "\n".join(blank) + '\n"""' + tail, encoding="utf-8")
+    return path
+
+
+def _group(pgid: int) -> list[int]:
+    """The live (not zombie) processes of process group ``pgid``."""
+    found = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat_file.read_text()
+        except OSError:
+            continue
+        fields = text[text.rindex(")") + 2 :].split()
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            found.append(int(stat_file.parent.name))
+    return found
+
+
+#: long command -> (its arguments, the FILE its line names); {open} is the all-unrevealed Fauna map
+LONG_COMMANDS = {
+    "solve --probabilities": (["solve", "{open}", "--probabilities", "--time-limit", "60"], "{open}"),
+    "deduce": (["deduce", "vameter-5"], "vameter-5"),
+    "grade --games 5000": (["grade", "fauna-1", "--games", "5000"], "fauna-1"),
+    "repair": (["repair", str(DATA / "invalid" / "vameter-201-m.toml")], str(DATA / "invalid" / "vameter-201-m.toml")),
+    "generate --count --out": (["generate", "-c", "fauna", "--count", "3000", "--out", "{tmp}/maps"], "{tmp}/maps"),
+    "playtest --jobs 2": (["playtest", "fauna-1", "--games", "3000", "--jobs", "2"], "fauna-1"),
+}
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs Linux's /proc (to find leftover processes)")
+@pytest.mark.parametrize("command", list(LONG_COMMANDS))
+def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
+    """While modules import (0.3 s), in the first solver calls (1 s) and well into the work (2.5 s): exit 130
+    within a second, the one line, no process of the group left, no temporary file, nothing half written."""
+    import signal
+    import time
+
+    from mapgen.mapfile import read_map
+
+    args, subject = LONG_COMMANDS[command]
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    interrupted = 0
+    for moment in (0.3, 1.0, 2.5):
+        work = tmp_path / f"at-{moment}"
+        work.mkdir()
+        fill = {"open": str(_open_fauna(work)), "tmp": str(work)}
+        argv = [a.format(**fill) for a in args]
+        before = snapshot(work)
+        p = subprocess.Popen(
+            [sys.executable, "-m", "cli", *argv],
+            cwd=work,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,  # its own process group, as a shell job
+        )
+        time.sleep(moment)
+        if p.poll() is not None:  # a fast machine finished first: nothing to interrupt at this moment
+            p.communicate()
+            assert p.returncode == 0
+            continue
+        sent = time.monotonic()
+        os.killpg(p.pid, signal.SIGINT)
+        try:
+            _out, err = p.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.communicate()
+            pytest.fail(f"{command}: still running 10 s after Ctrl-C at {moment} s")
+        took = time.monotonic() - sent
+        line = f"error: {subject.format(**fill)}: interrupted\n"
+        assert (p.returncode, err.decode()) == (130, line), moment
+        assert took < 2.0, (moment, took)  # a hang guard; the 1 s goal is measured by bench/bench_fuzz.py
+        deadline = time.monotonic() + 2.0
+        while _group(p.pid) and time.monotonic() < deadline:  # the kernel reaps a killed worker quickly
+            time.sleep(0.05)
+        assert _group(p.pid) == [], moment
+        after = snapshot(work)
+        assert not [f for f in after if Path(f).name.startswith(".")], moment  # no temporary file
+        for name in set(after) - set(before):  # a new file is a whole map (generate's earlier seeds)
+            if name.endswith(".toml"):
+                read_map(work / name)
+        interrupted += 1
+    assert interrupted >= 1

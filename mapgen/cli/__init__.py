@@ -30,7 +30,7 @@ import importlib
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, failure
+from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, current_subject, failure, interrupted
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -61,21 +61,65 @@ class MapgenGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
 
+    def parse_args(self, ctx, args):
+        ctx.meta["mapgen.args"] = list(args)
+        return super().parse_args(ctx, args)
+
     def invoke(self, ctx):
-        try:
-            return super().invoke(ctx)
-        except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
-            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
-            raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
-            raise
-        except KeyboardInterrupt:  # outside a command's `about`: no file to name
-            raise Failure("interrupted", INTERRUPTED) from None
-        except Exception as e:
-            mapped = failure(e)
-            if mapped is None:
+        with catching_ctrl_c():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:  # outside a command's `about` (an import, reading the arguments)
+                raise self._interrupted(ctx) from None
+            except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
+                if interrupted():
+                    raise self._interrupted(ctx) from None
+                where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+                raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
+            except Failure as e:
+                if interrupted() and e.exit_code != INTERRUPTED:
+                    raise self._interrupted(ctx) from None
                 raise
-            raise mapped from None
+            except (click.ClickException, click.exceptions.Exit, click.Abort):
+                raise
+            except Exception as e:
+                mapped = failure(e)
+                if interrupted() and (mapped is None or mapped.exit_code != INTERRUPTED):
+                    # whatever broke after Ctrl-C broke because of it (``ImportError: initialization failed``)
+                    raise self._interrupted(ctx) from None
+                if mapped is None:
+                    raise
+                raise mapped from None
+
+    @staticmethod
+    def _interrupted(ctx) -> Failure:
+        """``FILE: interrupted``: the file the command recorded, else the one its arguments name."""
+        subject = current_subject() or _subject_of(ctx.meta.get("mapgen.args", [])) or ctx.info_name
+        return Failure(f"{subject}: interrupted", INTERRUPTED)
+
+
+def _subject_of(args: list[str]) -> str | None:
+    """The file a command line works on, before its command could read it: the first argument after the command
+    that is a file or a shipped map's name, else the value of ``--out``."""
+    from pathlib import Path
+
+    rest = list(args[1:])
+    for a in rest:
+        if not a.startswith("-") and (Path(a).exists() or _shipped(a)):
+            return a
+    for k, a in enumerate(rest[:-1]):
+        if a in ("--out", "-o"):
+            return rest[k + 1]
+    return None
+
+
+def _shipped(name: str) -> bool:
+    try:
+        import maps
+
+        return name in maps.names()
+    except Exception:  # noqa: BLE001 - only a guess for the message
+        return False
 
 
 @click.group("mapgen", cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})

@@ -14,7 +14,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 
 import click
@@ -143,3 +145,49 @@ def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterat
             with contextlib.suppress(AttributeError):
                 e.mapgen_subject = str(subject)
         raise
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------------------------------
+
+#: what the running command works on (its MAP, its output folder), for ``FILE: interrupted`` when Ctrl-C comes
+#: before any ``about`` (while the command's modules are imported, while its arguments are read)
+_subject: list[str] = []
+#: set by the SIGINT handler: once Ctrl-C was pressed, whatever error comes out of the command was caused by it
+#: (an extension module interrupted while it was imported raises ``ImportError: initialization failed``)
+_interrupted = threading.Event()
+
+
+def working_on(subject: str | os.PathLike) -> None:
+    """Record the file the command works on (the first one recorded wins)."""
+    if not _subject:
+        _subject.append(str(subject))
+
+
+def current_subject() -> str | None:
+    return _subject[0] if _subject else None
+
+
+def interrupted() -> bool:
+    """Ctrl-C was pressed while the command ran."""
+    return _interrupted.is_set()
+
+
+def _on_sigint(signum, frame):
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def catching_ctrl_c() -> Iterator[None]:
+    """Python's Ctrl-C (KeyboardInterrupt) for the command's run, remembering that it came; the previous
+    handler afterwards (a test runner's)."""
+    _subject.clear()
+    _interrupted.clear()
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_sigint)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)

@@ -95,6 +95,9 @@ _WORKER: dict = {}
 
 
 def _init_worker(map_text: str, s: Settings, keep: bool) -> None:
+    from mapgen.workers import start_worker
+
+    start_worker()  # Ctrl-C: the parent stops the pool (Pool.terminate) and reports it
     m = parse_map(map_text)
     _WORKER.update(map=m, settings=s, keep=keep, game=make_game(m, s, 0))
 
