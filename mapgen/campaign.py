@@ -10,7 +10,7 @@ Backends:
 - ``Local(jobs)``: this process (``jobs`` 1) or a pool of ``jobs`` forked processes (the default);
 - ``Ray(address)``: ``"auto"`` joins the Ray cluster this machine belongs to (``RAY_ADDRESS``, or one
   started by ``ray start --head``) and otherwise starts a local one; ``"local"`` always starts a new
-  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install "mapgen[ray]"``.
+  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install ".[ray]"`` in the mapgen folder.
   Every node must have the same mapgen installed (tasks import it there).
 """
 
@@ -128,7 +128,9 @@ class Ray:
         try:
             import ray
         except ImportError:
-            raise CampaignError('--ray: Ray is not installed (pip install "mapgen[ray]", or pip install ray)') from None
+            raise CampaignError(
+                '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
+            ) from None
         if not ray.is_initialized():
             quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
             try:

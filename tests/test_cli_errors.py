@@ -366,6 +366,9 @@ def test_a_special_file_is_never_replaced(tmp_path):
         ["solve", "training-1", "--json"],
         ["deduce", "training-1", "--no-profile"],
         ["playtest", "training-1", "--games", "1", "--json"],
+        ["--help"],
+        ["--version"],
+        ["grade", "--help"],
     ],
 )
 def test_stdout_on_a_full_disk_is_one_line(args):
@@ -563,6 +566,81 @@ def test_an_unexpected_error_is_not_disguised():
         m.setattr("mapgen.report.solve_report", lambda *a, **kw: 1 / 0)
         r = run("solve", MAP)
     assert isinstance(r.exception, ZeroDivisionError)
+
+
+# --- option values: exit 2 before any work ------------------------------------------------------------------
+
+#: command -> its arguments before ``--time-limit VALUE``
+TIMED = {
+    "solve": ["solve", "training-1"],
+    "hint": ["hint", "training-1"],
+    "deduce": ["deduce", "training-1"],
+    "repair": ["repair", "training-1"],
+    "render --forced": ["render", "training-1", "-o", "{tmp}/map.png", "--forced"],
+    "generate": ["generate", "-c", "training"],
+    "grade": ["grade", "training-1"],
+}
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "-inf", "NaN"])
+@pytest.mark.parametrize("command", list(TIMED))
+def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, command, value):
+    before = snapshot(tmp_path)
+    args = [a.format(tmp=tmp_path) for a in TIMED[command]]
+    verb = args[0]
+    if value.lower() == "nan":
+        problem = f"{value} is not a finite number."
+    else:
+        low = "1" if verb == "deduce" else "0.1"
+        problem = f"{float(value)} is not in the range {low}<=x<=86400."
+    r = run(*args, f"--time-limit={value}")
+    assert_fails(r, 2, f"error: Invalid value for '--time-limit': {problem} See 'mapgen {verb} --help'.")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["grade", "training-1", "--max-blocked", "nan"],
+            "error: Invalid value for '--max-blocked': nan is not a finite number. See 'mapgen grade --help'.",
+        ),
+        (
+            ["generate", "-c", "training", "--count", "2"],
+            "error: --count above 1 needs --out DIR (only one map can be printed)",
+        ),
+        (
+            ["playtest", "fauna-1", "--characters", "Nobody"],
+            "error: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York)",
+        ),
+        (
+            ["playtest", "training-1", "--step"],
+            "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
+        ),
+    ],
+)
+def test_a_bad_option_value_exits_2(tmp_path, monkeypatch, args, line):
+    monkeypatch.chdir(tmp_path)
+    assert_fails(run(*args), 2, line)
+    assert snapshot(tmp_path) == {}
+
+
+def test_grade_usage_says_it_takes_several_maps():
+    r = run("grade")
+    assert_fails(r, 2, "error: Missing argument 'MAP...'. See 'mapgen grade --help'.")
+    assert run("grade", "--help").output.startswith("Usage: mapgen grade [OPTIONS] MAP...\n")
+
+
+@pytest.mark.parametrize(
+    ("host", "why"),
+    [("not..a..host", "not a valid host name"), ("bad host name!", None)],
+)
+def test_serve_on_an_address_that_cannot_be_used(host, why):
+    r = run("serve", "--host", host, "--port", "8765")
+    assert r.exit_code == 2 and "Traceback" not in r.output
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: {host}:8765: cannot listen there (")
+    if why:
+        assert r.stderr == f"error: {host}:8765: cannot listen there ({why})\n"
 
 
 # --- Ctrl-C, for real: SIGINT to the process group, as a terminal sends it ------------------------------------

@@ -152,7 +152,7 @@ def test_cli_json_and_errors(tmp_path):
     data = json.loads(r.stdout)
     assert data[0]["seed"] == 2 and data[0]["chapter"] == "training" and data[0]["file"] is None
     r = run("generate", "-c", "training", "--count", "2")
-    assert r.exit_code == 1 and "--count above 1 needs --out DIR" in r.output
+    assert r.exit_code == 2 and "--count above 1 needs --out DIR" in r.output
     p = tmp_path / "forts.toml"
     p.write_text('chapter = "fauna"\n[counts]\nFt = [20, 20]\n', encoding="utf-8")
     r = run("generate", "-c", "fauna", "--seed", "1", "--profile", str(p), "--time-limit", "20")

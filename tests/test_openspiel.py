@@ -188,7 +188,7 @@ def test_ismcts_without_openspiel_is_one_line(monkeypatch):
     r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "ismcts", "--games", "1"])
     assert r.exit_code == 1
     assert r.output.strip().splitlines()[-1] == (
-        "error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)"
+        'error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder (PyPI open-spiel)'
     )
 
 

@@ -63,7 +63,15 @@ class MapgenGroup(click.Group):
 
     def parse_args(self, ctx, args):
         ctx.meta["mapgen.args"] = list(args)
-        return super().parse_args(ctx, args)
+        try:  # `mapgen --help` and `--version` print here, before any command runs
+            return super().parse_args(ctx, args)
+        except KeyboardInterrupt:
+            raise Failure("mapgen: interrupted", INTERRUPTED) from None
+        except OSError as e:  # `mapgen --help > /dev/full`
+            mapped = failure(e)
+            if mapped is None:
+                raise
+            raise mapped from None
 
     def invoke(self, ctx):
         with catching_ctrl_c():

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from mapgen.cli.errors import BadInput, about
-from mapgen.cli.options import force_option, json_option, load_map, out_file, reject
+from mapgen.cli.options import FiniteRange, force_option, json_option, load_map, out_file, reject
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -74,7 +74,7 @@ def _read_profile(path: str):
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0.1),
+    type=FiniteRange(0.1, 86_400),
     default=None,
     help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile. "
     "When it runs out: exit 3.",
