@@ -346,9 +346,11 @@ def get_chapter(name: str) -> Chapter:
 
 def load_chapter(path: str | Path) -> Chapter:
     """A chapter (shipped or house-rule) from a TOML file."""
+    from mapgen.inputs import Unreadable, read_toml
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        data = read_toml(path, "chapter file")  # size, encoding, nesting: the same reader as every input
+    except Unreadable as e:
         raise ChapterError(f"{path}: {e}") from None
     try:
         return chapter_from_data(data)

@@ -213,7 +213,7 @@ def test_a_replay_whose_map_is_bad(tmp_path):
     data = json.loads(f.read_text(encoding="utf-8"))
     data["map"] = data["map"].replace("Mu", "Qq", 1)
     f.write_text(json.dumps(data), encoding="utf-8")
-    assert_fails(run("playtest", "--show", f), 2, f"error: {f}: {f}: unknown terrain code 'Qq' in row B")
+    assert_fails(run("playtest", "--show", f), 2, f"error: {f}: unknown terrain code 'Qq' in row B")
 
 
 def test_a_bad_reveal_profile_file(tmp_path):
@@ -566,6 +566,87 @@ def test_an_unexpected_error_is_not_disguised():
         m.setattr("mapgen.report.solve_report", lambda *a, **kw: 1 / 0)
         r = run("solve", MAP)
     assert isinstance(r.exception, ZeroDivisionError)
+
+
+# --- one reader for every file: size, depth, BOM, symbolic links ---------------------------------------------
+
+#: command -> its arguments around a user's TOML file (``{f}``): every kind of TOML input
+TOML_READERS = {
+    "generate --profile": ["generate", "-c", "fauna", "--profile", "{f}"],
+    "validate --rules": ["validate", "fauna-1", "--rules", "{f}"],
+    "chapters --rules": ["chapters", "--rules", "{f}"],
+    "chapters --profile": ["chapters", "fauna", "--profile", "{f}"],
+    "grade --profile": ["grade", "fauna-1", "--profile", "{f}"],
+    "validate (a map)": ["validate", "{f}"],
+}
+
+
+@pytest.mark.parametrize(
+    ("kind", "problem"),
+    [
+        ("deep", "nested too deeply (more than 32 levels)"),
+        ("loop", "a loop of symbolic links (no file at its end)"),
+        ("directory", None),
+    ],
+)
+@pytest.mark.parametrize("command", list(TOML_READERS))
+def test_every_toml_input_is_read_with_the_same_limits(tmp_path, command, kind, problem):
+    f = tmp_path / "in.toml"
+    if kind == "deep":
+        f.write_text("x = " + "[" * 1000 + "]" * 1000 + "\n", encoding="utf-8")
+    elif kind == "loop":
+        (tmp_path / "other.toml").symlink_to(f)
+        f.symlink_to(tmp_path / "other.toml")
+    else:
+        f.mkdir()
+    before = sorted(tmp_path.iterdir())
+    r = run(*[a.format(f=f) for a in TOML_READERS[command]])
+    if problem is None:
+        what = "map file" if command == "validate (a map)" else "chapter file" if "rules" in command else "profile file"
+        problem = f"is a directory, not a {what}"
+    assert_fails(r, 2, f"error: {f}: {problem}")
+    assert sorted(tmp_path.iterdir()) == before
+
+
+@pytest.mark.parametrize(
+    ("command", "what"), [("chapters --rules", "chapter file"), ("grade --profile", "profile file")]
+)
+def test_an_endless_file_is_refused_at_the_size_cap(command, what):
+    r = run(*[a.format(f="/dev/zero") for a in TOML_READERS[command]])
+    assert_fails(r, 2, f"error: /dev/zero: too large for a {what} (over 1 MiB)")
+
+
+def test_a_byte_order_mark_is_accepted_in_every_toml_file(tmp_path):
+    bom = "\ufeff"
+    profile = tmp_path / "p.toml"
+    profile.write_text(bom + (ROOT / "mapgen" / "profiles" / "training.toml").read_text(encoding="utf-8"), "utf-8")
+    rules = tmp_path / "r.toml"
+    rules.write_text(bom + (ROOT / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8"), "utf-8")
+    board = tmp_path / "m.toml"
+    board.write_text(bom + TRAINING, encoding="utf-8")
+    assert run("generate", "-c", "training", "--profile", profile, "--seed", "1").exit_code == 0
+    assert run("chapters", "--rules", rules).exit_code == 0
+    assert run("validate", board).exit_code == 0
+
+
+def test_a_map_with_an_unknown_field_names_it(tmp_path):
+    f = tmp_path / "m.toml"
+    f.write_text(TRAINING.replace('chapter = "training"', 'chapter = "training"\ncolour = "red"'), "utf-8")
+    assert_fails(
+        run("validate", f),
+        2,
+        f"error: {f}: unknown field 'colour' (map files have: chapter, number, name, peak, start, fort_pattern, "
+        "greek_fire, terrain, generator, grade)",
+    )
+
+
+def test_a_replay_too_deep_or_too_large(tmp_path):
+    deep = tmp_path / "deep.json"
+    deep.write_text("[" * 100_000 + "]" * 100_000, encoding="utf-8")
+    assert_fails(run("playtest", "--show", deep), 2, f"error: {deep}: nested too deeply (more than 32 levels)")
+    assert_fails(
+        run("playtest", "--show", "/dev/zero"), 2, "error: /dev/zero: too large for a replay file (over 1 MiB)"
+    )
 
 
 # --- option values: exit 2 before any work ------------------------------------------------------------------

@@ -26,14 +26,13 @@ def _named(m, spec: str):
 
 def _read_profile(path: str):
     """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
+    from mapgen.inputs import Unreadable, read_json
     from mapgen.render.plots import profile_steps
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(path, "no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BadInput(path, f"not a JSON reveal profile ({e})") from None
+        data = read_json(path, "JSON reveal profile")
+    except Unreadable as e:
+        raise BadInput(path, str(e)) from None
     try:
         profile_steps(data)
     except ValueError as e:

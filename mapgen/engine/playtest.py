@@ -335,18 +335,18 @@ class ReplayError(InputError, ValueError):
 
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     """The game and its actions from a replay file written by ``save_replays``."""
+    from mapgen.inputs import Unreadable, read_json
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ReplayError(f"{path}: not a replay file ({e})") from None
+        data = read_json(path, "replay file")
+    except Unreadable as e:
+        raise ReplayError(f"{path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
     from mapgen.mapfile import MapFileError
 
     try:
-        m = parse_map(data["map"], str(path))
+        m = parse_map(data["map"])  # its problem alone: the line below names the file (once)
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
         from mapgen.engine.traitor import chapter_for_mode
