@@ -10,7 +10,7 @@ Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,6 +28,9 @@ from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
+DISCARD_BODY = 16 * 1024 * 1024  # a larger body is read (and dropped) up to this before the 413 answer
+#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint")
+GET_ONLY = ("chapters",)
 CSP = (
     "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -63,24 +66,45 @@ async def read_body(request: Request) -> dict:
     if kind != "application/json":
         raise ApiError(f"send the body as application/json, not {kind or 'no content type'}", status=415)
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+    too_large = ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+    if declared is not None and not declared.isdigit():
+        raise too_large
+    if declared is not None and int(declared) > MAX_BODY:
+        await _discard(request)
+        raise too_large
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+            await _discard(request)
+            raise too_large
         chunks.append(chunk)
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError("empty request body: send a JSON object")
+    from mapgen.inputs import InputError, parse_json
+
     try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ApiError("request body is not JSON") from None
+        body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
+    except InputError as e:
+        problem = str(e)
+        raise ApiError(
+            "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"
+        ) from None
     if not isinstance(body, dict):
         raise ApiError(f"request body must be a JSON object, not {type(body).__name__}")
     return body
+
+
+async def _discard(request: Request) -> None:
+    """Read and drop the rest of a body too large to use, up to DISCARD_BODY bytes, so that the client, still
+    sending, gets the 413 answer instead of a connection reset (a server that answers and closes unread)."""
+    drained = 0
+    with contextlib.suppress(Exception):  # the client went away: nothing left to answer
+        async for chunk in request.stream():
+            drained += len(chunk)
+            if drained > DISCARD_BODY:
+                break
 
 
 def _yield_to_quick() -> None:
@@ -137,9 +161,17 @@ def create_app(
 
     async def api(request: Request):
         name = request.path_params["name"]
+        if name in GET_ONLY:
+            await _discard(request)
+            return JSONResponse(
+                {"error": f"/api/{name} answers GET, not POST"},
+                status_code=405,
+                headers={"Allow": "GET, HEAD", "X-Mapgen-Exit": "2"},
+            )
         if name not in QUICK and name not in SLOW:
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
+        service.check_fields(name, body)
         if name in QUICK and not (name == "table" and body.get("count") != "quick"):
             code, payload = await run(quick, QUICK[name], body, request=request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
@@ -150,6 +182,7 @@ def create_app(
 
     async def render(request: Request):
         body = await read_body(request)
+        service.check_fields("render", body)
         data, media, filename = await run(slow, service.do_render, body)
         return Response(
             data,
@@ -160,6 +193,7 @@ def create_app(
     async def start_job(request: Request):
         kind = request.url.path.rsplit("/", 1)[1]
         body = await read_body(request)
+        service.check_fields(kind, body)
         args = service.deduce_args(body) if kind == "deduce" else service.playtest_args(body)
         limit = args["time_limit"] + 30 if kind == "deduce" else None
         try:
