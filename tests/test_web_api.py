@@ -322,7 +322,7 @@ def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
     def broken(body):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["QUICK"]).QUICK, "parse", broken)
+    monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["CHECKS"]).CHECKS, "parse", broken)
     r = client.post("/api/parse", json={"name": "fauna-1"})
     assert r.status_code == 500 and r.json() == {"error": "internal error (ZeroDivisionError); please report it"}
     assert service  # the service module itself is untouched

@@ -1,9 +1,12 @@
 """The ASGI app of ``mapgen serve``: the table helper, the studio, and a JSON API over ``service``.
 
 Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
-message, never a traceback); solver work runs in thread pools with a time limit on every call, quick
-questions (hint, table, validate, repair) in one pool and slow ones (solve counts, generate, render) in
-another, so a long count never holds up a hint; playtest and deduce run in worker processes (``jobs``).
+message, never a traceback). Each kind of work has its own thread pool, so no request waits behind work
+of another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in one,
+drawing (render without a solve) in another, quick solver questions (hint, the table's quick answer,
+repair) in a third and slow ones (solve counts, generate, the table's full count, render with forced
+cells or a heat map) in a fourth, every solver call with a time limit; playtest and deduce run in worker
+processes (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -37,9 +40,8 @@ CSP = (
 )
 
 #: which pool answers which endpoint (a table request with ``count: "full"`` goes with the slow ones)
+CHECKS = {"validate": service.do_validate, "parse": service.do_parse}
 QUICK = {
-    "validate": service.do_validate,
-    "parse": service.do_parse,
     "hint": service.do_hint,
     "table": service.do_table,
     "repair": service.do_repair,
@@ -120,18 +122,28 @@ def _yield_to_quick() -> None:
 
 
 def create_app(
-    *, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2, allowed_hosts: list[str] | None = None
+    *,
+    quick_workers: int = 4,
+    slow_workers: int = 2,
+    check_workers: int = 2,
+    draw_workers: int = 2,
+    job_workers: int = 2,
+    allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The web app; each app has its own thread pools and job line.
+    """The web app; each app has its own thread pools (checks, drawing, quick and slow solver work) and job line.
 
     ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
     names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
     """
+    checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
+    draw = ThreadPoolExecutor(draw_workers, thread_name_prefix="mapgen-draw")
     quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
     slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
     jobs = Jobs(job_workers)
+    pools = {"checks": checks, "draw": draw, "quick": quick, "slow": slow}
+    sizes = {"checks": check_workers, "draw": draw_workers, "quick": quick_workers, "slow": slow_workers}
 
-    gates = {id(quick): asyncio.Semaphore(quick_workers), id(slow): asyncio.Semaphore(slow_workers)}
+    gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
     async def run(pool, fn, *args, request: Request | None = None):
         # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
@@ -151,12 +163,12 @@ def create_app(
         return handler
 
     async def chapters(request: Request):
-        code, payload = await run(quick, service.do_chapters)
+        code, payload = await run(checks, service.do_chapters)
         return _json(payload, exit=code)
 
     async def shipped(request: Request):
         name = request.path_params["name"]
-        code, payload = await run(quick, service.do_parse, {"name": name})
+        code, payload = await run(checks, service.do_parse, {"name": name})
         return _json(payload, exit=code)
 
     async def api(request: Request):
@@ -168,11 +180,13 @@ def create_app(
                 status_code=405,
                 headers={"Allow": "GET, HEAD", "X-Mapgen-Exit": "2"},
             )
-        if name not in QUICK and name not in SLOW:
+        if name not in CHECKS and name not in QUICK and name not in SLOW:
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
         service.check_fields(name, body)
-        if name in QUICK and not (name == "table" and body.get("count") != "quick"):
+        if name in CHECKS:
+            code, payload = await run(checks, CHECKS[name], body, request=request)
+        elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
             code, payload = await run(quick, QUICK[name], body, request=request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
             code, payload = await run(slow, QUICK[name], body, request=request)
@@ -183,7 +197,8 @@ def create_app(
     async def render(request: Request):
         body = await read_body(request)
         service.check_fields("render", body)
-        data, media, filename = await run(slow, service.do_render, body)
+        solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
+        data, media, filename = await run(slow if solves else draw, service.do_render, body)
         return Response(
             data,
             media_type=media,
@@ -239,8 +254,8 @@ def create_app(
             yield
         finally:
             jobs.shutdown()
-            quick.shutdown(wait=False, cancel_futures=True)
-            slow.shutdown(wait=False, cancel_futures=True)
+            for pool in pools.values():
+                pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page("index.html")),
