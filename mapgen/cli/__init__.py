@@ -25,7 +25,10 @@ An option of an existing command (``solve --explain``) goes into that command's 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
 
 import click
 
@@ -60,6 +63,21 @@ class MapgenGroup(click.Group):
             module, attr = COMMANDS[name].split(":")
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
+
+    def main(self, *args, **kwargs):
+        try:
+            return super().main(*args, **kwargs)
+        except SystemExit as e:
+            if e.code == INTERRUPTED and interrupted() and _own_process():
+                # Ctrl-C during an extension module's import (its init code run through PyRun_String) leaves
+                # CPython's "unhandled KeyboardInterrupt" mark set although the interrupt was handled here, and
+                # the interpreter would then end itself by SIGINT (-2) instead of exiting 130: exit now, after
+                # the one line is out (every cleanup in a finally already ran on the way here).
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                os._exit(INTERRUPTED)
+            raise
 
     def parse_args(self, ctx, args):
         ctx.meta["mapgen.args"] = list(args)
@@ -104,6 +122,14 @@ class MapgenGroup(click.Group):
         """``FILE: interrupted``: the file the command recorded, else the one its arguments name."""
         subject = current_subject() or _subject_of(ctx.meta.get("mapgen.args", [])) or ctx.info_name
         return Failure(f"{subject}: interrupted", INTERRUPTED)
+
+
+def _own_process() -> bool:
+    """mapgen runs as its own process (its stderr a real file), not inside a test's CliRunner."""
+    try:
+        return sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
 
 
 def _subject_of(args: list[str]) -> str | None:
