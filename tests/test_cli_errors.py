@@ -317,6 +317,7 @@ def test_an_unwritable_folder_fails_before_the_work(monkeypatch, writer):
     assert r.exit_code == 2 and r.stderr.startswith(want) and r.stderr.endswith(")\n") and r.stderr.count("\n") == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("writer", list(WRITERS))
 def test_an_existing_file_is_kept_without_force(tmp_path, monkeypatch, writer):
     _, is_folder, inside, work = WRITERS[writer]
@@ -356,6 +357,7 @@ def test_a_special_file_is_never_replaced(tmp_path):
     assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not Path("/dev/full").exists(), reason="needs /dev/full")
 @pytest.mark.parametrize(
     "args",

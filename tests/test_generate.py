@@ -20,6 +20,7 @@ from mapgen.terrain import Terrain
 GENERATORS = {name: Generator(name) for name in chapter_names()}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(chapter=st.sampled_from(chapter_names()), seed=st.integers(0, 2**40))
 def test_every_generated_map_keeps_every_rule_and_setting(chapter, seed):
@@ -147,6 +148,7 @@ def test_cli_writes_a_batch_and_never_overwrites(tmp_path):
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
+@pytest.mark.slow
 def test_cli_json_and_errors(tmp_path):
     r = run("generate", "-c", "training", "--seed", "2", "--json")
     data = json.loads(r.stdout)

@@ -349,6 +349,7 @@ def test_random_map_like_text_only_raises_map_file_error(text):
     parses_or_says_why(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mangled())
 def test_mangled_files_only_raise_map_file_error_and_round_trip(text):

@@ -36,6 +36,7 @@ def _play(state, rng, steps):
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", CASES, ids=lambda p: "-".join(str(v) for v in p.values()))
 def test_random_sim_test_passes(params):
     game = pyspiel.load_game(NAME, params)
@@ -142,6 +143,7 @@ def test_info_state_hides_the_other_hands_until_shown():
     assert I.obs_text(world.state, 0) == I.obs_text(s, 0)
 
 
+@pytest.mark.slow
 def test_ismcts_bot_plays_reproducibly():
     import maps
     from mapgen.engine.playtest import Settings, run_playtest

@@ -105,6 +105,7 @@ def test_solve_of_an_impossible_state_names_the_conflict(client):
     assert body["count"] == 0 and "C6" in body["conflict"]["rules"] and body["conflict"]["cells"] == ["A1"]
 
 
+@pytest.mark.slow
 def test_hint_returns_what_the_cli_prints(client, tmp_path):
     from cli import main
 
@@ -123,6 +124,7 @@ def test_hint_returns_what_the_cli_prints(client, tmp_path):
     assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
 
 
+@pytest.mark.slow
 def test_table_gives_forced_cells_count_target_and_heat(client):
     text = _column_state("fauna-1", (3, 4, 5, 6, 7))
     r = client.post("/api/table", json={"map": text, "heat": "Ft", "time_limit": 15})  # room for a loaded machine
@@ -195,6 +197,7 @@ def test_generate_from_a_sketch_keeps_its_cells(client):
     assert check_map(m) == [] and all(m.cells[i] is t for i, t in enumerate(sketch.cells) if t)
 
 
+@pytest.mark.slow
 def test_impossible_requests_are_409_with_the_rules_named(client):
     profile = 'chapter = "fauna"\n[counts]\nFt = [5, 5]\n'
     r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
@@ -226,6 +229,7 @@ def test_render_draws_every_format(client, fmt, magic):
     assert "attachment" in r.headers["content-disposition"]
 
 
+@pytest.mark.slow
 def test_render_of_a_state_marks_forced_cells(client):
     r = client.post(
         "/api/render",
@@ -338,6 +342,7 @@ def _wait(client, job_id, until=("done", "failed", "cancelled", "timeout"), seco
     raise AssertionError(f"job {job_id} still {j['status']}")
 
 
+@pytest.mark.slow
 def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     from cli import main
 
@@ -351,6 +356,7 @@ def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_deduce_runs_as_a_job_and_matches_the_cli(client):
     from cli import main
 

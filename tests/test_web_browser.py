@@ -13,7 +13,10 @@ import pytest
 import maps
 from tests.web_support import chrome, chromium_paths, live_server
 
-pytestmark = pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed")
+pytestmark = [
+    pytest.mark.slow,  # a browser: seconds per test
+    pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed"),
+]
 
 FAUNA_1 = "ch=fauna&from=fauna-1&peak=F2&fp=Ti-..-Vi/Sk-Ft-../..-..-Hi"
 
