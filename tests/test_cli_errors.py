@@ -763,6 +763,7 @@ LONG_COMMANDS = {
     "repair": (["repair", str(DATA / "invalid" / "vameter-201-m.toml")], str(DATA / "invalid" / "vameter-201-m.toml")),
     "generate --count --out": (["generate", "-c", "fauna", "--count", "3000", "--out", "{tmp}/maps"], "{tmp}/maps"),
     "playtest --jobs 2": (["playtest", "fauna-1", "--games", "3000", "--jobs", "2"], "fauna-1"),
+    "compile": (["compile", "{open}", "--time-limit", "60", "--cache-dir", "{tmp}/cache"], "{open}"),
 }
 
 

@@ -391,6 +391,10 @@ def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:
 def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> None:
     import resource
 
+    from mapgen.workers import start_worker
+
+    start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
+
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # d4 prints its statistics on stdout
     os.dup2(devnull, 2)
