@@ -187,7 +187,23 @@ def catching_ctrl_c() -> Iterator[None]:
         yield
         return
     previous = signal.signal(signal.SIGINT, _on_sigint)
+    previous_hook = sys.unraisablehook
+
+    def unraisable(hook_args) -> None:
+        # Ctrl-C that lands in a finalizer (a __del__ the garbage collector runs) is printed as "Exception
+        # ignored in ..." and dropped, and the command would run on to the end: deliver it again instead,
+        # a moment later from another thread, so that it arrives once the finalizer has returned (if it
+        # lands in one again, this comes round again).
+        if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
+            import _thread
+
+            threading.Timer(0.05, _thread.interrupt_main, (signal.SIGINT,)).start()
+            return
+        previous_hook(hook_args)
+
+    sys.unraisablehook = unraisable
     try:
         yield
     finally:
+        sys.unraisablehook = previous_hook
         signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
