@@ -216,6 +216,21 @@ def test_a_replay_whose_map_is_bad(tmp_path):
     assert_fails(run("playtest", "--show", f), 2, f"error: {f}: unknown terrain code 'Qq' in row B")
 
 
+def test_a_replay_with_an_action_no_game_has(tmp_path):
+    """Found by bench/bench_fuzz.py: an action number off the board was an IndexError traceback."""
+    import json
+
+    runs = tmp_path / "runs"
+    assert run("playtest", "training-1", "--games", "1", "--replay", runs, "--json").exit_code == 0
+    f = runs / "game-00000.json"
+    data = json.loads(f.read_text(encoding="utf-8"))
+    data["actions"][0] = 10**6
+    f.write_text(json.dumps(data), encoding="utf-8")
+    assert_fails(
+        run("playtest", "--show", f), 2, f"error: {f}: the recorded action 1000000 is not an action of this game"
+    )
+
+
 def test_a_bad_reveal_profile_file(tmp_path):
     missing = tmp_path / "none.json"
     assert_fails(run("render", missing, "-o", tmp_path / "p.png", "--profile"), 2, f"error: {missing}: no such file")

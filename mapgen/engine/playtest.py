@@ -371,7 +371,10 @@ def play_back(game: Game, actions: list[int]):
     state = game.new_initial_state()
     yield None, state
     for a in actions:
-        text = state.action_to_string(a)
+        try:
+            text = state.action_to_string(a)
+        except (IndexError, KeyError, ValueError):  # a number no action of this game has (an edited file)
+            raise ReplayError(f"the recorded action {a} is not an action of this game") from None
         try:
             state.apply_action(a)
         except ValueError as e:
