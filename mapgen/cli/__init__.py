@@ -33,7 +33,7 @@ import sys
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, current_subject, failure, interrupted
+from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, failure, interrupted
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -119,8 +119,8 @@ class MapgenGroup(click.Group):
 
     @staticmethod
     def _interrupted(ctx) -> Failure:
-        """``FILE: interrupted``: the file the command recorded, else the one its arguments name."""
-        subject = current_subject() or _subject_of(ctx.meta.get("mapgen.args", [])) or ctx.info_name
+        """``FILE: interrupted``, the file its arguments name (a command's ``about`` names it itself)."""
+        subject = _subject_of(ctx.meta.get("mapgen.args", [])) or ctx.info_name
         return Failure(f"{subject}: interrupted", INTERRUPTED)
 
 

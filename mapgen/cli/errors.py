@@ -149,22 +149,9 @@ def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterat
 
 # -- Ctrl-C --------------------------------------------------------------------------------------------------------
 
-#: what the running command works on (its MAP, its output folder), for ``FILE: interrupted`` when Ctrl-C comes
-#: before any ``about`` (while the command's modules are imported, while its arguments are read)
-_subject: list[str] = []
 #: set by the SIGINT handler: once Ctrl-C was pressed, whatever error comes out of the command was caused by it
 #: (an extension module interrupted while it was imported raises ``ImportError: initialization failed``)
 _interrupted = threading.Event()
-
-
-def working_on(subject: str | os.PathLike) -> None:
-    """Record the file the command works on (the first one recorded wins)."""
-    if not _subject:
-        _subject.append(str(subject))
-
-
-def current_subject() -> str | None:
-    return _subject[0] if _subject else None
 
 
 def interrupted() -> bool:
@@ -181,7 +168,6 @@ def _on_sigint(signum, frame):
 def catching_ctrl_c() -> Iterator[None]:
     """Python's Ctrl-C (KeyboardInterrupt) for the command's run, remembering that it came; the previous
     handler afterwards (a test runner's)."""
-    _subject.clear()
     _interrupted.clear()
     if threading.current_thread() is not threading.main_thread():
         yield
