@@ -84,7 +84,8 @@ class MapgenGroup(click.Group):
         try:  # `mapgen --help` and `--version` print here, before any command runs
             return super().parse_args(ctx, args)
         except KeyboardInterrupt:
-            raise Failure("mapgen: interrupted", INTERRUPTED) from None
+            subject = _subject_of(list(args)) or next((a for a in args if not a.startswith("-")), "mapgen")
+            raise Failure(f"{subject}: interrupted", INTERRUPTED) from None
         except OSError as e:  # `mapgen --help > /dev/full`
             mapped = failure(e)
             if mapped is None:
