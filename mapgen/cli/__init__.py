@@ -121,7 +121,8 @@ class MapgenGroup(click.Group):
     @staticmethod
     def _interrupted(ctx) -> Failure:
         """``FILE: interrupted``, the file its arguments name (a command's ``about`` names it itself)."""
-        subject = _subject_of(ctx.meta.get("mapgen.args", [])) or ctx.info_name
+        args = ctx.meta.get("mapgen.args", [])
+        subject = _subject_of(args) or next((a for a in args if not a.startswith("-")), ctx.info_name)
         return Failure(f"{subject}: interrupted", INTERRUPTED)
 
 
