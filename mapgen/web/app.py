@@ -3,10 +3,10 @@
 Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
 message, never a traceback). Each kind of work has its own thread pool, so no request waits behind work
 of another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in one,
-drawing (render without a solve) in another, quick solver questions (hint, the table's quick answer,
-repair) in a third and slow ones (solve counts, generate, the table's full count, render with forced
-cells or a heat map) in a fourth, every solver call with a time limit; playtest and deduce run in worker
-processes (``jobs``).
+drawing (render without a solve) in another, quick solver questions (the table's quick answer, repair) in
+a third, hints (an explanation takes a second or more) in a fourth and slow ones (solve counts, generate,
+the table's full count, render with forced cells or a heat map) in a fifth, every solver call with a time
+limit; playtest and deduce run in worker processes (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -127,6 +127,7 @@ def create_app(
     slow_workers: int = 2,
     check_workers: int = 2,
     draw_workers: int = 2,
+    hint_workers: int = 2,
     job_workers: int = 2,
     allowed_hosts: list[str] | None = None,
 ) -> Starlette:
@@ -138,10 +139,17 @@ def create_app(
     checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
     draw = ThreadPoolExecutor(draw_workers, thread_name_prefix="mapgen-draw")
     quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
+    hints = ThreadPoolExecutor(hint_workers, thread_name_prefix="mapgen-hint")
     slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
     jobs = Jobs(job_workers)
-    pools = {"checks": checks, "draw": draw, "quick": quick, "slow": slow}
-    sizes = {"checks": check_workers, "draw": draw_workers, "quick": quick_workers, "slow": slow_workers}
+    pools = {"checks": checks, "draw": draw, "quick": quick, "hints": hints, "slow": slow}
+    sizes = {
+        "checks": check_workers,
+        "draw": draw_workers,
+        "quick": quick_workers,
+        "hints": hint_workers,
+        "slow": slow_workers,
+    }
 
     gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
@@ -186,6 +194,8 @@ def create_app(
         service.check_fields(name, body)
         if name in CHECKS:
             code, payload = await run(checks, CHECKS[name], body, request=request)
+        elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
+            code, payload = await run(hints, QUICK[name], body, request=request)
         elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
             code, payload = await run(quick, QUICK[name], body, request=request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
