@@ -166,14 +166,22 @@ class Ray:
         where = {ref: k for k, ref in enumerate(refs)}
         out: list = [None] * len(tasks)
         pending, done = list(refs), 0
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                k = where[ref]
-                out[k] = ray.get(ref)
-                done += tasks[k].weight
-                if progress:
-                    progress(done)
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    k = where[ref]
+                    out[k] = ray.get(ref)
+                    done += tasks[k].weight
+                    if progress:
+                        progress(done)
+        except KeyboardInterrupt:  # Ctrl-C: the cluster's tasks stop too, and a Ray started here ends
+            for ref in pending:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            with contextlib.suppress(Exception):
+                ray.shutdown()  # a joined cluster stays up; this process's own local Ray (and its agents) end
+            raise
         return out
 
 
