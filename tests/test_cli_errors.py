@@ -229,6 +229,23 @@ def test_a_replay_with_an_action_no_game_has(tmp_path):
     assert_fails(run("playtest", "--show", f), 2, f"error: {f}: the recorded action 60 is not an action of this game")
 
 
+def test_a_replay_with_an_unknown_field_names_it(tmp_path):
+    import json
+
+    runs = tmp_path / "runs"
+    assert run("playtest", "training-1", "--games", "1", "--replay", runs, "--json").exit_code == 0
+    f = runs / "game-00000.json"
+    data = json.loads(f.read_text(encoding="utf-8"))
+    data["colour"] = "red"
+    f.write_text(json.dumps(data), encoding="utf-8")
+    assert_fails(
+        run("playtest", "--show", f),
+        2,
+        f"error: {f}: unknown field 'colour' (replay files have: version, map, bot, players, characters, gear, "
+        "medicine, mode, variants, seed, game, outcome, score, actions)",
+    )
+
+
 def test_a_bad_reveal_profile_file(tmp_path):
     missing = tmp_path / "none.json"
     assert_fails(run("render", missing, "-o", tmp_path / "p.png", "--profile"), 2, f"error: {missing}: no such file")

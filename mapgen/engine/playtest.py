@@ -273,6 +273,25 @@ def _cause_words(c: str) -> str:
 
 
 # ----- replays -----
+#: the fields of a replay file (``replay_record``), the only ones ``load_replay`` accepts
+REPLAY_FIELDS = (
+    "version",
+    "map",
+    "bot",
+    "players",
+    "characters",
+    "gear",
+    "medicine",
+    "mode",
+    "variants",
+    "seed",
+    "game",
+    "outcome",
+    "score",
+    "actions",
+)
+
+
 def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
     return {
         "version": REPLAY_VERSION,
@@ -343,6 +362,9 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         raise ReplayError(f"{path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
+    unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
+    if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
+        raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
     from mapgen.mapfile import MapFileError
 
     try:
