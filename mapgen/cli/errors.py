@@ -7,6 +7,11 @@ Every error is ONE line on stderr, ``error: FILE: what is wrong``; never a trace
 A library module raises its own typed exception (MapFileError, SolveTimeout, ...), whose base in ``mapgen.errors``
 (the library's table) says which exit code it means. A command raises ``BadInput``, ``RuleBroken`` or ``OutOfTime``
 for what it checks itself.
+
+Ctrl-C (130, ``error: FILE: interrupted``): ``catching_ctrl_c`` puts mapgen's SIGINT handler in place for a
+command's run and remembers that Ctrl-C came, so that an error it caused (an interrupted import) is reported
+as the interrupt; a KeyboardInterrupt dropped in a finalizer is delivered again. Solver calls stop at once
+(constraints.cpsat.make_solver), worker processes ignore SIGINT and end with their parent (mapgen.workers).
 """
 
 from __future__ import annotations
