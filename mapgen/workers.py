@@ -26,7 +26,7 @@ def end_with_parent() -> None:
     if not sys.platform.startswith("linux"):
         return
     try:
-        import ctypes
+        import ctypes  # deferred: only on Linux, only in a worker process
 
         ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     except (OSError, AttributeError):  # no libc prctl: the parent still kills its child in a finally

@@ -51,6 +51,7 @@ from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
+from mapgen.workers import start_worker
 
 #: Bump when constraints/cnf.py's encoding changes: a cached circuit of another version is never used.
 ENCODER_VERSION = "cnf-1"
@@ -390,8 +391,6 @@ def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:
 
 def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> None:
     import resource
-
-    from mapgen.workers import start_worker
 
     start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
 
