@@ -25,10 +25,13 @@ SEALED = ("sealed", "blocked", "monster_toll", "map_explored")
 
 def row(chapter: str, bot: str, games: int, seed: int, variants: tuple[str, ...] = ()) -> dict:
     """``games`` games on each shipped map of the chapter, summed."""
+    import maps
+
     n = wins = sealed = 0
     losses: dict[str, int] = {}
+    sealed_by: dict[str, int] = {}
     cpu = 0.0
-    for path in sorted((ROOT / "maps").glob(f"{chapter}-*.toml")):
+    for path in [Path(maps.path(name)) for name in maps.names(chapter)]:  # flat files or the library's folders
         m = read_map(path)
         s = Settings(bot=bot, seed=seed, **({"variants": variants} if variants else {}))
         t0 = time.process_time()
@@ -38,6 +41,8 @@ def row(chapter: str, bot: str, games: int, seed: int, variants: tuple[str, ...]
         n += rep["games"]
         wins += rep["wins"]
         sealed += rep.get("sealed", 0)
+        for k, v in rep.get("sealed_by", {}).items():
+            sealed_by[k] = sealed_by.get(k, 0) + v
         for k, v in rep["losses"].items():
             if k in SEALED:
                 sealed += v
@@ -49,6 +54,7 @@ def row(chapter: str, bot: str, games: int, seed: int, variants: tuple[str, ...]
         "games": n,
         "win_rate": round(wins / n, 4) if n else 0.0,
         "sealed_rate": round(sealed / n, 4) if n else 0.0,
+        "sealed_by": {k: round(v / n, 4) for k, v in sealed_by.items()} if n else {},
         "losses": losses,
         "games_per_cpu_second": round(n / cpu, 1) if cpu else None,
     }
@@ -74,9 +80,11 @@ def main() -> None:
             rows.append(r)
             if not args.json:
                 lost = ", ".join(f"{k} {v}" for k, v in sorted(r["losses"].items()))
+                why = ", ".join(f"{k} {100 * v:.1f}%" for k, v in r["sealed_by"].items())
                 print(
                     f"{r['chapter']:<28} {bot:<12} {r['games']:>5} {100 * r['win_rate']:>8.1f}% "
-                    f"{100 * r['sealed_rate']:>6.1f}% {r['games_per_cpu_second'] or 0:>12.1f}  {lost}",
+                    f"{100 * r['sealed_rate']:>6.1f}% {r['games_per_cpu_second'] or 0:>12.1f}  {lost}"
+                    + (f"; sealed: {why}" if why else ""),
                     flush=True,
                 )
     if args.json:

@@ -392,7 +392,26 @@ def assemble(source: str, m: Map, settings: GradeSettings, results: list, qualit
         bots=bots,
         deduction=deduction,
         quality=quality,
-        flags=flags_for(m.chapter, bots, deduction, quality),
+        flags=flags_for(m.chapter, bots, deduction, quality) + skull_wall_flags(m, quality),
+    )
+
+
+def skull_wall_flags(m: Map, quality: Quality) -> tuple[Flag, ...]:
+    """With ``quality.skull_walls``: the start Paths a Monster on one Skull walls in (mapgen/engine/walls.py)."""
+    if not quality.skull_walls:
+        return ()
+    from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
+
+    walls = skull_walls(m)
+    if not walls:
+        return ()
+    return (
+        Flag(
+            "skull_wall",
+            f"{len(walls)} start Path{'s' if len(walls) > 1 else ''} one Skull's Monster walls in within "
+            f"{WALL_POCKET} Paths: " + "; ".join(w.words() for w in walls),
+            min(1.0, 0.1 * len(walls)),
+        ),
     )
 
 

@@ -12,6 +12,7 @@ the rest); ``mapgen generate`` and ``mapgen grade`` flags override it:
     win_rate = [0.25, 0.60]   # the band
     max_blocked = 0.20        # the largest share of that bot's games lost with no Path to explore
     guessed_targets = 0       # how many targets may be found before they can be deduced
+    skull_walls = true        # flag a start Path that one Skull's Monster walls in (mapgen/engine/walls.py)
     games = { heuristic = 200, deducer = 50, clairvoyant = 200 }
 """
 
@@ -57,6 +58,7 @@ class Quality:
     win_rate: tuple[float, float] | None = None
     max_blocked: float | None = None
     guessed_targets: int | None = None
+    skull_walls: bool | None = None  # True: flag the start Paths one Skull's Monster walls in
     games: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_GAMES))
     source: str = "default"
 
@@ -68,13 +70,16 @@ class Quality:
             "win_rate": list(self.win_rate) if self.win_rate else None,
             "max_blocked": self.max_blocked,
             "guessed_targets": self.guessed_targets,
+            "skull_walls": self.skull_walls,
             "games": dict(self.games),
         }
 
     @property
     def checks(self) -> bool:
         """Whether anything is checked at all."""
-        return any(x is not None for x in (self.grade, self.win_rate, self.max_blocked, self.guessed_targets))
+        return any(
+            x is not None for x in (self.grade, self.win_rate, self.max_blocked, self.guessed_targets, self.skull_walls)
+        )
 
     def needs_deduction(self) -> bool:
         return self.grade is not None or self.guessed_targets is not None
@@ -101,9 +106,9 @@ def canonical_tier(tier: str) -> str:
 
 def chapter_quality(chapter: str) -> Quality:
     """The chapter's defaults: its win-rate band and blocked share; a target found before it is deduced
-    is flagged; no deduction grade asked."""
+    is flagged, and so is a start Path one Skull can wall in; no deduction grade asked."""
     d = CHAPTER_DEFAULTS.get(chapter, CHAPTER_DEFAULTS["fauna"])
-    return Quality(win_rate=d["win_rate"], max_blocked=d["max_blocked"], guessed_targets=0)
+    return Quality(win_rate=d["win_rate"], max_blocked=d["max_blocked"], guessed_targets=0, skull_walls=True)
 
 
 def _share(value, key: str, source: str) -> float:
@@ -134,7 +139,7 @@ def quality_from_data(data: dict, source: str, chapter: str, base: Quality | Non
     q = chapter_quality(chapter) if base is None else base
     if not isinstance(data, dict):
         raise QualityError(f"{source}: [quality] must be a table")
-    known = {"grade", "grade_within", "bot", "win_rate", "max_blocked", "guessed_targets", "games"}
+    known = {"grade", "grade_within", "bot", "win_rate", "max_blocked", "guessed_targets", "skull_walls", "games"}
     extra = sorted(set(data) - known)
     if extra:
         raise QualityError(f"{source}: unknown key quality.{extra[0]} (known: {', '.join(sorted(known))})")
@@ -158,6 +163,10 @@ def quality_from_data(data: dict, source: str, chapter: str, base: Quality | Non
         changes["max_blocked"] = _share(data["max_blocked"], "max_blocked", source)
     if "guessed_targets" in data:
         changes["guessed_targets"] = _count(data["guessed_targets"], "guessed_targets", source)
+    if "skull_walls" in data:
+        if not isinstance(data["skull_walls"], bool):
+            raise QualityError(f"{source}: quality.skull_walls must be true or false, not {data['skull_walls']!r}")
+        changes["skull_walls"] = data["skull_walls"] or None
     if "games" in data:
         games = data["games"]
         if not isinstance(games, dict) or not all(b in BOTS for b in games):

@@ -176,11 +176,13 @@ def search(
     progress=None,
     closest: int = 3,
     per_tier: dict[str, int] | None = None,
+    deduce: bool = False,
 ) -> SearchResult:
     """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
 
     ``per_tier`` ({"Gentle": 2, ...}, with no ``quality.grade``): fill each deduction tier's share in one
     pass over the seeds instead (a graded library); a passing map whose tier is full is not kept.
+    ``deduce``: grade every candidate's deduction even when no target needs it (its tier goes in ``[grade]``).
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
@@ -211,7 +213,7 @@ def search(
                     profile,
                     s,
                     quality,
-                    settings_for(quality, s, max(1.0, left), deduce=bool(per_tier)),
+                    settings_for(quality, s, max(1.0, left), deduce=deduce or bool(per_tier)),
                     min(map_time, max(1.0, left)),
                 ),
             )

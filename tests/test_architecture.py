@@ -44,7 +44,7 @@ FLOORS: list[tuple[str, list[str]]] = [
     ("solving", ["mapgen.solving.*"]),
     ("jobs", ["mapgen.generate", "mapgen.repair", "mapgen.deduce", "mapgen.report", "mapgen.batch"]),
     ("engine", ["mapgen.engine.*"]),
-    ("grading", ["mapgen.quality", "mapgen.grade", "mapgen.target"]),
+    ("grading", ["mapgen.quality", "mapgen.grade", "mapgen.target", "mapgen.pack"]),
     ("pictures", ["mapgen.render.*"]),
     ("front doors", ["mapgen.cli.*", "cli", "mapgen.web.*", "maps.build", "mapgen.openspiel"]),
 ]

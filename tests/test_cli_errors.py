@@ -290,6 +290,7 @@ WRITERS = {
         "mapgen.generate.Generator.generate",
     ),
     "repair -o": (["repair", MAP, "-o", "{dest}"], False, None, "mapgen.repair.repair_map"),
+    "pack -o": (["pack", MAP, "-o", "{dest}"], False, None, "mapgen.render.folder.write_folder"),
     "generate --from --out": (
         ["generate", "--from", "training-1", "--out", "{dest}"],
         True,
@@ -302,6 +303,7 @@ NAMES = {
     "playtest --plot": "plot.png",
     "deduce --puzzle": "puzzle.toml",
     "repair -o": "fixed.toml",
+    "pack -o": "folder.pdf",
 }
 
 
@@ -471,7 +473,20 @@ def _examples(command: str) -> list[str]:
 
 @pytest.mark.parametrize(
     "command",
-    ["validate", "chapters", "generate", "solve", "hint", "deduce", "playtest", "render", "repair", "serve", "grade"],
+    [
+        "validate",
+        "chapters",
+        "generate",
+        "solve",
+        "hint",
+        "deduce",
+        "playtest",
+        "render",
+        "repair",
+        "serve",
+        "grade",
+        "pack",
+    ],
 )
 def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_path, monkeypatch):
     examples = _examples(command)

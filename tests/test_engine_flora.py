@@ -79,7 +79,8 @@ def test_setup_start_fort_one_fire_trail_of_three_and_greek_fire(flora_map):
     s = start(flora_map, *TRAIL)
     ch = s.game.chapter
     assert [ch.search[k].name for k in s.data["trail"]] == list(TRAIL)
-    assert len(s.data["search_pile"]) == 4  # the other Search cards leave the game
+    # the other Search cards leave the game: "7 Search Cards", one of them the Giant Plant, 3 dealt (issue 22)
+    assert len(s.data["search_pile"]) == 3
     assert s.explored[cell(s, "F7")] and s.n_explored == 1 and s.tokens_out == 1
     assert s.fires == 1 and s.data["crew"] == 4 and s.data["pos"] == 0
     assert ch.next_icon(s) is Terrain.WATER

@@ -22,10 +22,12 @@ GOLDEN = {
     # map: (wins, losses, sealed games, mean_score, actions, digest of the actions)
     "engine_fauna_201": (5, {"thirst": 2, "hunger": 9}, 4, 9.35, 2925, "acfeadabbe570e9b"),
     "engine_training_201": (20, {}, 0, 17.95, 1192, "a9a482a94d0fcd24"),
-    "engine6_flora_201": (19, {}, 1, 43.0, 2368, "a17114f46906339a"),
+    # Flora: 6 Search cards and the Giant Plant, not 7 and the Plant (issue 22)
+    "engine6_flora_201": (19, {}, 1, 43.9, 2251, "efa86a2d7ce15c42"),
     "engine6_vameter_201": (12, {"hunger": 1}, 7, 25.9, 3979, "22d827fef83b0481"),
-    # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6)
-    "engine6_maldonado_201": (8, {"crew_died": 11}, 1, 15.4, 5123, "8ec3673a3e485e91"),
+    # Maldonado: Resources gained from a Challenge resolved after "end turn" play an Influence card (issue 6);
+    # Lewis on Maldonado Terrain gives 2 of the Resource chosen (issue 22)
+    "engine6_maldonado_201": (8, {"crew_died": 12}, 0, 15.3, 5130, "a5f1c7b27d60d441"),
 }
 
 

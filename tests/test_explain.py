@@ -182,3 +182,21 @@ def test_cli_hint():
     assert r.exit_code == 1 and "no completion" in r.stderr
     r = run("hint", str(path), "--target", "Qq")
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
+
+
+def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(tmp_path):
+    """A revealed Peak that is not a Rock is the cause, found at once (never 'the time limit ran out')."""
+    import maps
+    from mapgen.mapfile import dumps_map
+    from mapgen.solving.solve import NoCompletion
+
+    m = maps.load("fauna-1")
+    peak = m.board.index("F2")
+    state = m.hide(range(m.board.size)).with_cells(Terrain.WATER if i == peak else None for i in range(m.board.size))
+    e = Solver(get_chapter("fauna")).explain(state, time_limit=10)
+    assert isinstance(e, NoCompletion) and e.rules == ("C6",) and e.cells == ("F2",)
+    assert "the briefing makes the Peak F2 a Rock (C6)" in str(e) and "time limit" not in str(e)
+    path = tmp_path / "state.toml"
+    path.write_text(dumps_map(state), encoding="utf-8")
+    r = CliRunner().invoke(main, ["solve", str(path)])
+    assert r.exit_code == 1 and "the briefing makes the Peak F2 a Rock" in r.output

@@ -63,7 +63,8 @@ def test_a_map_blocked_most_of_the_time_is_flagged_with_its_share():
     assert share > 0.6 and not g.passes
     (flag,) = [f for f in g.flags if f.code == "blocked"]
     assert flag.reason == (f"blocked in {100 * share:.0f}% of heuristic games (no Path left to explore; at most 45%)")
-    looser = replace(chapter_quality("vameter"), max_blocked=0.95, win_rate=None)
+    # (skull_walls off: its B7 start is a Skull, which issue 22's check flags; see the test below)
+    looser = replace(chapter_quality("vameter"), max_blocked=0.95, win_rate=None, skull_walls=None)
     assert grade(m, "v", games={"heuristic": 30}, deduce=False, quality=looser).passes
 
 
@@ -192,3 +193,39 @@ def test_the_deduction_half_is_mapgen_deduce_s_grade():
     report = deduce_report(m, seed=0, time_limit=60.0)
     assert d.grade == {k: report["grade"][k] for k in ("tier", "guesses", "largest_reason", "deduced_share")}
     assert d.reveal_set == report["reveal_count"] and d.unique_at == report["profile"]["unique_at"]
+
+
+def test_a_start_one_skull_can_wall_in_is_flagged_with_its_cells():
+    """Issue 22: a Monster drawn on an explored Skull goes on it ("If DAY: Explored Monster Lair"), and "you cannot
+    explore a Path adjacent to ... a Path with a Monster Token on it": a start Path that is a Skull walls the
+    expedition in at once. grade says which start, and a profile can switch the check off."""
+    m = read_map(BLOCKED)
+    g = grade(m, "v", games={"heuristic": 2}, deduce=False)
+    (flag,) = [f for f in g.flags if f.code == "skull_wall"]
+    assert flag.reason == (
+        "1 start Path one Skull's Monster walls in within 5 Paths: "
+        "B7 is a Skull: a Monster drawn there walls the first Path in"
+    )
+    off = replace(chapter_quality("vameter"), skull_walls=None)
+    assert not [
+        f for f in grade(m, "v", games={"heuristic": 2}, deduce=False, quality=off).flags if f.code == "skull_wall"
+    ]
+    assert not grade(read_map(TRAINING), "t", games={"heuristic": 2}, deduce=False).flags  # no Monster from a Skull
+
+
+def test_a_skull_that_cuts_a_start_off_walls_it_in_a_pocket():
+    """A Skull beside a start whose other ways on are Rocks: exploring the Skull puts its Monster there, the Rocks
+    stop the trail, and the start is walled in with the Paths before the Skull."""
+    from mapgen.engine.skull_walls import skull_walls
+    from mapgen.terrain import Terrain
+
+    m = read_map(BLOCKED)
+    cells = list(m.cells)
+    b = m.board
+    cells[b.index("G7")] = Terrain.FOOD  # the start
+    cells[b.index("F7")] = Terrain.SKULL  # the only way on
+    cells[b.index("G6")] = Terrain.WATER  # then a dead end: Rock beyond it
+    cells[b.index("F6")] = Terrain.ROCK
+    cells[b.index("G5")] = Terrain.ROCK
+    walls = [w for w in skull_walls(m.with_cells(tuple(cells))) if w.start == "G7"]
+    assert [(w.skull, w.pocket) for w in walls] == [("F7", ("F6", "G5", "G6", "G7", "F7"))]

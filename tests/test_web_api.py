@@ -496,3 +496,52 @@ def test_a_huge_body_from_urllib_gets_the_413_not_a_connection_reset():
             urllib.request.urlopen(request, timeout=30)
         assert e.value.code == 413
         assert json.loads(e.value.read()) == {"error": "request body too large (at most 64 KiB)"}
+
+
+def test_a_peak_revealed_as_another_terrain_names_the_briefing_rule_at_once(client):
+    m = maps.load("fauna-1")
+    state = m.hide(range(m.board.size)).with_cells(
+        Terrain.WATER if i == m.board.index("F2") else None for i in range(m.board.size)
+    )
+    started = time.monotonic()
+    r = client.post("/api/table", json={"map": dumps_map(state), "count": "quick", "time_limit": 3})
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "1"
+    conflict = r.json()["conflict"]
+    assert conflict["rules"] == ["C6"] and conflict["cells"] == ["F2"]
+    assert "the Peak F2 a Rock" in conflict["message"] and "time limit" not in conflict["message"]
+    assert time.monotonic() - started < 10  # found, not timed out
+    hint = client.post("/api/hint", json={"map": dumps_map(state)}).json()
+    assert hint["conflict"]["rules"] == ["C6"]
+
+
+def test_chapters_name_the_cells_the_briefing_fixes(client):
+    fauna = next(c for c in client.get("/api/chapters").json() if c["chapter"] == "fauna")
+    assert {"field": "peak", "terrain": "Ro", "rule": "C6"} in fauna["briefing_cells"]
+
+
+def test_next_hint_skips_cells_already_hinted(client):
+    text = _column_state("fauna-1")
+    first = client.post("/api/hint", json={"map": text}).json()["explanation"]
+    r = client.post("/api/hint", json={"map": text, "exclude": [first["cell"]]})
+    assert r.status_code == 200
+    body = r.json()
+    assert body["forced"] and body["explanation"]["cell"] != first["cell"] and body["next"] == 2
+    assert maps.load("fauna-1").at(body["explanation"]["cell"]).code == body["explanation"]["terrain"]
+    assert client.post("/api/hint", json={"map": text, "exclude": "A1"}).status_code == 400
+
+
+def test_a_blank_board_hint_gives_a_best_guess(client):
+    body = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 5}).json()
+    assert body["forced"] is False and body["guess"]["cell"][1] == "7"  # a start Path of column 7
+    assert abs(sum(body["guess"]["shares"].values()) - 1) < 0.01
+
+
+def test_repair_says_whether_the_map_keeps_the_profile_and_can_keep_it(client):
+    m = maps.load("fauna-1")
+    i = m.board.index("C1")
+    broken = dumps_map(m.with_cells(Terrain.SKULL if k == i else t for k, t in enumerate(m.cells)))
+    plain = client.post("/api/repair", json={"map": broken}).json()
+    assert plain["within_profile"] is False and [v["rule"] for v in plain["profile_violations"]] == ["P2"]
+    kept = client.post("/api/repair", json={"map": broken, "within_profile": True}).json()
+    assert kept["within_profile"] is True and kept["profile_violations"] == []
+    assert check_map(parse_map(kept["text"])) == []

@@ -11,7 +11,7 @@ import shutil
 
 from mapgen.web.live import live_server
 
-__all__ = ["chrome", "chromium_paths", "live_server"]
+__all__ = ["axe_script", "chrome", "chromium_paths", "console_errors", "live_server"]
 
 
 def chromium_paths() -> tuple[str, str] | None:
@@ -21,6 +21,25 @@ def chromium_paths() -> tuple[str, str] | None:
     )
     driver = shutil.which("chromedriver")
     return (browser, driver) if browser and driver else None
+
+
+def axe_script() -> str | None:
+    """axe-core's ``axe.min.js`` from its npm package (``.ci/install-axe`` puts it in a cache folder), or None."""
+    from pathlib import Path
+
+    env = os.environ.get("MAPGEN_AXE")
+    cache = os.environ.get("MAPGEN_AXE_CACHE") or str(
+        Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "mapgen-axe"
+    )
+    for path in (env, str(Path(cache) / "node_modules" / "axe-core" / "axe.min.js")):
+        if path and Path(path).is_file():
+            return Path(path).read_text(encoding="utf-8")
+    return None
+
+
+def console_errors(d) -> list[str]:
+    """The page's console errors since the last call (Chromium's SEVERE log entries)."""
+    return [e["message"] for e in d.get_log("browser") if e.get("level") == "SEVERE"]
 
 
 def chrome(width: int = 1280, height: int = 900, downloads: str | None = None):
@@ -42,12 +61,23 @@ def chrome(width: int = 1280, height: int = 900, downloads: str | None = None):
         "--lang=en-GB",
     ):
         opts.add_argument(arg)
+    # the studio warns before leaving with unsaved edits: tests that navigate on accept that question
+    opts.set_capability("unhandledPromptBehavior", "accept")
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # console errors, read by the tests
     if downloads:
         opts.add_experimental_option(
             "prefs", {"download.default_directory": downloads, "download.prompt_for_download": False}
         )
     d = webdriver.Chrome(service=Service(driver), options=opts)
     d.set_window_size(width, height)
+    # the page's viewport exactly width x height (the window's own frame takes no room from it); a phone-sized
+    # one is emulated as a phone (touch, mobile viewport)
+    d.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride",
+        {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": width < 700},
+    )
+    if width < 700:
+        d.execute_cdp_cmd("Emulation.setTouchEmulationEnabled", {"enabled": True, "maxTouchPoints": 5})
     if downloads:
         d.execute_cdp_cmd("Page.setDownloadBehavior", {"behavior": "allow", "downloadPath": downloads})
     return d

@@ -47,6 +47,7 @@ COMMANDS: dict[str, str] = {
     "playtest": "mapgen.cli.playtest:playtest",
     "grade": "mapgen.cli.grade:grade",
     "render": "mapgen.cli.render:render",
+    "pack": "mapgen.cli.pack:pack",
     "repair": "mapgen.cli.repair:repair",
     "serve": "mapgen.cli.serve:serve",
 }

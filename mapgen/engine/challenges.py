@@ -153,8 +153,9 @@ def run_deal_day(state, step) -> None:
         state.lose("no_challenges")
         return
     if "Jar" in [x for gs in state.gear for x in gs] and state.jar >= 0:
-        state.pack[state.jar] += 2
-        state.jar = -1
+        r, state.jar = state.jar, -1  # "return that Resource plus one more of the same type" (if the Reserve has it)
+        state.pack[r] += 1
+        state.gain(r)
     state.exhausted.clear()
     state.day += 1
     state.push(*[("chance_challenge",)] * n)

@@ -166,6 +166,13 @@ class ChapterRules:
         """With ``custom_tax``: Resources to discard before exploring this cell."""
         return 0
 
+    #: Resources the chapter keeps aside out of the backpack (``held_aside``: Maldonado's Water Skin)
+    aside_resources: tuple[int, ...] = ()
+
+    def held_aside(self, state, r: int) -> int:
+        """Tokens of Resource r the chapter keeps out of the Reserve and the backpack (the Reserve's count)."""
+        return 0
+
     def on_gain(self, state, r: int) -> None:
         """With ``track_gains``: Resource r was just gained (exploring, trading, a choice, an effect)."""
 
@@ -329,7 +336,7 @@ def legal_kill(state, out: list[int]) -> None:
             if pack[r] < n:
                 break
         else:
-            out.extend(A.KILL + 8 * s + m for m in range(n_mon))
+            out.extend([A.KILL + 8 * s + m for m in range(n_mon)])
 
 
 def apply_kill(state, action: int) -> None:

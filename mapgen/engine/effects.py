@@ -8,10 +8,63 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER, Effect
-from mapgen.engine.rules import BACKPACK_SLOTS, MAX_FIRES, SAMPLE_TOKENS
+from mapgen.engine.rules import BACKPACK_SLOTS, MAX_FIRES, POOL, POOL_TOKENS, SAMPLE_TOKENS, SUPPLY
+
+
+def held(state, r: int) -> int:
+    """Tokens of Resource r out of the Reserve: in the backpack, on York's Challenge cards, in the Jar, and
+    what the chapter keeps aside (Maldonado's Water Skin)."""
+    n = state.pack[r] + (state.jar == r)
+    for entry in state.row:
+        if entry[2]:
+            n += entry[2].count(r)
+    chapter = state.game.chapter
+    return n + (chapter.held_aside(state, r) if r in chapter.aside_resources else 0)
+
+
+def pool_held(state) -> int:
+    """``held`` summed over the five Resources that share the 48 tokens (``rules.POOL``), in one pass."""
+    pack = state.pack
+    n = sum([pack[x] for x in POOL]) + (state.jar in POOL)
+    for entry in state.row:
+        if entry[2]:
+            n += sum([x in POOL for x in entry[2]])
+    chapter = state.game.chapter
+    for x in chapter.aside_resources:
+        if x in POOL:
+            n += chapter.held_aside(state, x)
+    return n
+
+
+def room(state, r: int) -> int:
+    """Tokens of Resource r left in the Reserve (``rules.SUPPLY``, ``rules.POOL``): what can still be gained."""
+    if r in SUPPLY:
+        return SUPPLY[r] - held(state, r)
+    if r in POOL:
+        return POOL_TOKENS - pool_held(state)
+    return 1 << 20  # a token the rulebooks give no count for
+
+
+def rooms(state, resources) -> dict[int, int]:
+    """``room`` of each Resource, the shared 48 counted once."""
+    pool = None
+    out = {}
+    for r in resources:
+        if r in SUPPLY:
+            out[r] = SUPPLY[r] - held(state, r)
+        elif r in POOL:
+            if pool is None:
+                pool = POOL_TOKENS - pool_held(state)
+            out[r] = pool
+        else:
+            out[r] = 1 << 20
+    return out
 
 
 def gain(state, r: int, n: int = 1) -> None:
+    n = min(n, room(state, r))
+    if n <= 0:
+        return
     state.pack[r] += n
     if state.game.chapter.track_gains and n > 0:
         state.game.chapter.on_gain(state, r)
@@ -101,14 +154,18 @@ def apply_pay(state, step, a: int) -> None:
 
 
 def legal_gain(state, step) -> list[int]:
-    return [A.GAIN + r for r in state.game.chapter.resources]
+    """ "Take any": a Resource the Reserve still has (step ``("gain", n)``: n of the one chosen, Lewis on a
+    choice of Resource)."""
+    return [A.GAIN + r for r, n in rooms(state, state.game.chapter.resources).items() if n > 0]
+
+
+def gain_needed(state, step) -> bool:
+    return any(n > 0 for n in rooms(state, state.game.chapter.resources).values())
 
 
 def apply_gain(state, step, a: int) -> None:
     state.agenda.pop()
-    state.pack[a - A.GAIN] += 1
-    if state.game.chapter.track_gains:
-        state.game.chapter.on_gain(state, a - A.GAIN)
+    gain(state, a - A.GAIN, step[1] if len(step) > 1 else 1)
 
 
 # ----- Destiny cards -----

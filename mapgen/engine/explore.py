@@ -8,6 +8,7 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
+from mapgen.engine.rules import POOL
 from mapgen.terrain import Terrain
 
 
@@ -19,9 +20,10 @@ def frontier(state) -> list[int]:
     ex, cells, mon, orth = state.explored, g.cells, state.monsters, g.orth
     check = g.chapter.blocks_exploring
     if not check:
-        # without a chapter's exploring rules the frontier is a function of the explored cells and
-        # the Monsters' cells: the main step asks again after every free action, so keep the last one
-        key = (tuple(state.ex_list), bytes(ex), tuple(mon))
+        # without a chapter's exploring rules the frontier is a function of the explored cells (``explored``
+        # marks the cells of ``ex_list``; the result is sorted, so their order does not matter) and the
+        # Monsters' cells: the main step asks again after every free action, so keep the last one
+        key = (bytes(ex), tuple(mon))
         cached = state._frontier
         if cached is not None and cached[0] == key:
             return list(cached[1])
@@ -104,9 +106,9 @@ def legal_explore(state, out: list[int]) -> None:
     if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
         carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
         cells = [c for c in frontier(state) if c != banned]
-        out.extend(A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried)
+        out.extend([A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
     else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
-        out.extend(A.EXPLORE + c for c in frontier(state) if c != banned)
+        out.extend([A.EXPLORE + c for c in frontier(state) if c != banned])
 
 
 def apply_explore(state, a: int) -> None:
@@ -134,7 +136,9 @@ def run_explore(state, step) -> None:
     if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
         state.explored_now = False
         state.guesses.clear()
-        state.lewis_on = False
+        # Lewis and Collins were used for this Path: the explore again is a new one ("EXHAUST: You don't pay
+        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore)
+        state.lewis_on = state.collins_on = False
         state.tokens_out += 1
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))
@@ -213,9 +217,11 @@ def gain_found(state, r: int) -> None:
             card = state.game.challenges[entry[0]]
             stored = entry[2] or []
             need = card.requires[r] + card.optional[r]
-            if need > stored.count(r):
+            if need > stored.count(r) and state.room(r) > 0:
                 entry[2] = stored + [r]
                 return
+    if state.room(r) <= 0:  # the Reserve has no token left
+        return
     state.pack[r] += 1
     state.last_gain = r
     if state.game.chapter.track_gains:
@@ -244,9 +250,15 @@ def trade_needed(state, step) -> bool:
 def legal_trade(state, step) -> list[int]:
     pack = state.pack
     out = [A.SKIP]
+    left = state.rooms(state.game.chapter.resources)
     for give in range(NRES):
         if pack[give]:
-            out.extend(A.TRADE + 10 * give + take for take in state.game.chapter.resources if take != give)
+            out.extend(
+                A.TRADE + 10 * give + take
+                for take in state.game.chapter.resources
+                # the token given back is in the Reserve before the one taken leaves it
+                if take != give and (left[take] > 0 or (take in POOL and give in POOL))
+            )
     return out
 
 

@@ -44,6 +44,8 @@ UNCOVER = A.CHAPTER + 100  # + item: the Crew token lost during the fight is the
 BONIFACE_WATER = A.CHAPTER + 120  # Mme. Boniface takes Water instead
 BONIFACE_KEEP = A.CHAPTER + 121
 CREW = 4  # numbered Crew tokens beside S
+FLORA_TOKENS = 8  # "8 Flora Terrain Tokens", one per Flora creature, on the Reference Board at setup
+ON_BOARD, DEAD = -1, -2  # where a Flora Terrain Token is when not on a Path of the map
 ITEMS = ("fire", "shelter")  # items a Search card's back may show beside Resources
 PLANT = "Giant Plant"
 
@@ -113,8 +115,22 @@ class Flora(ChapterRules):
         return card.chapter == "core" or (card.kind == "minotaur" and "flora-minotaurs" in self.variants)
 
     # ----- setup -----
+    def start_cells(self, m) -> list[int]:
+        """The start Fort; a map with more Flora creatures than the box's 8 Flora Terrain Tokens cannot be played."""
+        n = sum(1 for t in m.cells if t is T.FLORA_CREATURE)
+        if n > FLORA_TOKENS:
+            from mapgen.engine.game import GameError
+
+            raise GameError(f"{n} Flora creatures on the map; the box has {FLORA_TOKENS} Flora Terrain Tokens")
+        return super().start_cells(m)
+
     def new_data(self, game) -> dict:
         return {
+            # the 8 Flora creatures are distinct tokens, but the map format marks each with `Fc` (the Reference
+            # Board's rules do not tell them apart): token k is the k-th creature found (``found``), which
+            # says nothing of the unexplored cells
+            "found": [],  # the Flora creatures' cells in the order found
+            "tokens": [ON_BOARD] * FLORA_TOKENS,  # each token: on the Reference Board, DEAD, or the cell it rings
             "search_pile": list(range(len(self.search))),
             "trail": [],  # the Search cards dealt, in Trail order
             "pos": 0,  # Trail icons passed by S (len(icons) + 1: S is on the Giant Plant)
@@ -132,6 +148,13 @@ class Flora(ChapterRules):
 
     def copy_data(self, data: dict) -> dict:
         return {k: list(v) if isinstance(v, list) else v for k, v in data.items()}
+
+    def token(self, state, cell: int) -> int:
+        """The Flora Terrain Token matching the Flora creature on this cell (named when it is first found)."""
+        found = state.data["found"]
+        if cell not in found:
+            found.append(cell)
+        return found.index(cell)
 
     def setup_steps(self, state) -> list[tuple]:
         g = state.game
@@ -241,7 +264,12 @@ class Flora(ChapterRules):
                 self._remove_minotaur(state, card)
         elif terrain in (T.WOOD, T.SKULL) and g.characters[state.current] == "Mme. Boniface":
             r = WOOD if terrain is T.WOOD else SKULL
-            if d["boniface_turn"] != state.turn and state.pack[r] > 0 and state.last_gain == r:
+            if (
+                d["boniface_turn"] != state.turn
+                and state.pack[r] > 0
+                and state.last_gain == r
+                and state.room(WATER) > 0  # the Reserve has a Water token for the swap
+            ):
                 steps.append(("chapter", "boniface", r))
         if terrain is self.next_icon(state):
             self.advance(state)
@@ -297,13 +325,16 @@ class Flora(ChapterRules):
         if kind == "flora":
             cell = step[2]
             if a == BURN:
+                # "Remove the matching Flora Token from the Reference Board and place it off to the side"
                 state.fires -= 1
                 d["dead"] += 1
+                d["tokens"][self.token(state, cell)] = DEAD
                 state.event("flora burnt")
                 if self.next_icon(state) is T.FLORA_CREATURE:
                     self.advance(state)
-            else:
+            else:  # "Place the Flora Terrain Token matching the Terrain you just explored ONTO that Path"
                 d["ringed"].append(cell)
+                d["tokens"][self.token(state, cell)] = cell
                 self.lose_crew(state)
         elif kind == "cover":
             d["covered"].append(a - COVER)
@@ -359,6 +390,7 @@ class Flora(ChapterRules):
         state.fires -= 1
         state.data["ringed"].remove(cell)
         state.data["dead"] += 1
+        state.data["tokens"][self.token(state, cell)] = DEAD  # "Discard that Flora Terrain Token"
 
     def _describe_kill_ring(self, action: int, state) -> str:
         return f"discard a Fire to kill the Flora token on {state.game.board.name(action - KILL_RING)}"
@@ -419,7 +451,8 @@ class Flora(ChapterRules):
             )
             + f" | {PLANT}; S {where}",
             f"Crew tokens: S + {d['crew']}; Greek Fire {'in the backpack' if d['greek_fire'] else 'not found'}; "
-            f"Flora killed {d['dead']}"
+            f"Flora killed {d['dead']}; on the Reference Board: Flora tokens "
+            f"{' '.join(str(k + 1) for k, at in enumerate(d['tokens']) if at == ON_BOARD) or 'none'}"
             + (f"; red-circled Flora on {', '.join(b.name(c) for c in d['ringed'])}" if d["ringed"] else ""),
         ]
         if d["fight"]:

@@ -104,6 +104,7 @@ APPLY = {
 #: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
 NEEDED = {
     "pay": effects.pay_needed,
+    "gain": effects.gain_needed,
     "limits": main_step.limits_needed,
     "fatigue": challenges.fatigue_needed,
     "trade": explore.trade_needed,
@@ -224,6 +225,11 @@ class Game:
             if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
                 raise UnknownNameError(f"unknown gear {g!r} (expected one of {', '.join(A.GEAR_KINDS)})")
         self.chapter.check_team(self)
+        # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
+        # it after every step, so a chapter without one is not asked at all
+        from mapgen.engine.chapters import ChapterRules
+
+        self.loss_check = None if type(self.chapter).check_loss is ChapterRules.check_loss else self.chapter.check_loss
 
     def new_initial_state(self) -> State:
         return State(self)
@@ -272,6 +278,7 @@ class State:
         self.reserve = [k for k in g.chapter.gear_kinds() if k not in chosen and k != "Medicine"]
         self.exhausted: set[str] = set()
         self.jar = -1
+        self.sealed_why: dict | None = None  # a sealed game's reason (walls.explain_sealed)
         self.current = 0
         self.turn = 1
         self.day = 1
@@ -464,6 +471,8 @@ class State:
     pop_row = challenges.pop_row
     _field_for_shelter = main_step.field_for_shelter
     gain = effects.gain
+    room = effects.room
+    rooms = effects.rooms
     lose_water = effects.lose_water
     run_effects = effects.run_effects
 
@@ -471,10 +480,11 @@ class State:
     def _advance(self) -> None:
         ag = self.agenda
         chapter = self.game.chapter
+        check_loss = self.game.loss_check
         while True:
             if self.outcome is None and chapter.check_victory(self):
                 self._win()
-            elif self.outcome is None and (cause := chapter.check_loss(self)):
+            elif self.outcome is None and check_loss is not None and (cause := check_loss(self)):
                 self.lose(cause)
             if self.outcome is not None:
                 return

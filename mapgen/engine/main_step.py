@@ -12,6 +12,7 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
+from mapgen.engine.walls import explain_sealed
 from mapgen.terrain import TERRAINS
 
 
@@ -35,7 +36,7 @@ def _ready(state, gear: str) -> bool:
 # ----- discards -----
 def legal_discard(state, out: list[int]) -> None:
     pack = state.pack
-    out.extend(A.DISCARD + r for r in CARRIED if pack[r])
+    out.extend([A.DISCARD + r for r in CARRIED if pack[r]])
 
 
 def apply_discard(state, a: int) -> None:
@@ -45,7 +46,7 @@ def apply_discard(state, a: int) -> None:
 def legal_drop_sample(state, out: list[int]) -> None:
     if state.samples:
         pack = state.pack
-        out.extend(A.DROP_SAMPLE + r for r in CARRIED if pack[r])
+        out.extend([A.DROP_SAMPLE + r for r in CARRIED if pack[r]])
 
 
 def apply_drop_sample(state, a: int) -> None:
@@ -83,9 +84,15 @@ def apply_fire(state, a: int) -> None:
 
 
 def field_for_shelter(state) -> int:
-    """An explored Field (or the chapter's Shelter terrain) a new Shelter can go on; -1 if none."""
+    """A vacant explored Field (or the chapter's Shelter terrain) a new Shelter can go on; -1 if none.
+
+    Build a Shelter: "If there are no available vacant Field Terrains then a Shelter cannot be built", "Place
+    the Shelter on an available Field Terrain": a Field under a Monster token is not vacant (Vameter: "A Crew
+    token and a Shelter can occupy the same Explored Path", so Crew do not take it). Which vacant Field does
+    not matter to any rule (the Shelter's effects are the team's): the first explored (decision)."""
+    monsters = state.monsters
     for i in state.game.chapter.shelter_cells(state):
-        if i != state.shelter:
+        if i != state.shelter and i not in monsters:
             return i
     return -1
 
@@ -96,7 +103,7 @@ def legal_shelter(state, out: list[int]) -> None:
         # the affordable pairs first: without one, no need to look for an explored Field (the usual case)
         pairs = [k for k, (x, y) in enumerate(A.SHELTER_PAIRS) if pack[x] and pack[y]]
         if pairs and field_for_shelter(state) >= 0:
-            out.extend(A.SHELTER + k for k in pairs)
+            out.extend([A.SHELTER + k for k in pairs])
 
 
 def apply_shelter(state, a: int) -> None:
@@ -109,7 +116,7 @@ def apply_shelter(state, a: int) -> None:
 # ----- Destiny cards -----
 def legal_use_destiny(state, out: list[int]) -> None:
     if state.de_held and not state.chased:
-        out.extend(A.USE_DESTINY + k for k in range(len(state.de_held)))
+        out.extend([A.USE_DESTINY + k for k in range(len(state.de_held))])
 
 
 def apply_use_destiny(state, a: int) -> None:
@@ -129,9 +136,10 @@ def describe_use_destiny(a: int, state=None) -> str:
 def legal_guess(state, out: list[int]) -> None:
     if state.explored_now:
         return
+    gear, exhausted, guesses = state.gear[state.current], state.exhausted, state.guesses
     for k, name in enumerate(A.GUESS_GEAR):
-        if k not in state.guesses and _ready(state, name):
-            out.extend(A.GUESS + 20 * k + t for t in state.game.terrain_indices)
+        if k not in guesses and name in gear and name not in exhausted:  # _ready, written out
+            out.extend([A.GUESS + 20 * k + t for t in state.game.terrain_indices])
 
 
 def apply_guess(state, a: int) -> None:
@@ -183,7 +191,7 @@ def legal_clark(state, out: list[int]) -> None:
     kinds, fixed = chapter.gear_kinds(), chapter.fixed_gear()
     for s, x in enumerate(state.gear[state.current]):
         if x not in fixed:
-            out.extend(A.CLARK + 10 * s + kinds.index(y) for y in state.reserve if y not in fixed)
+            out.extend([A.CLARK + 10 * s + kinds.index(y) for y in state.reserve if y not in fixed])
 
 
 def apply_clark(state, a: int) -> None:
@@ -246,7 +254,7 @@ def apply_satchel(state, a: int) -> None:
 def legal_jar_store(state, out: list[int]) -> None:
     if _ready(state, "Jar"):
         pack = state.pack
-        out.extend(A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER)
+        out.extend([A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER])
 
 
 def apply_jar_store(state, a: int) -> None:
@@ -303,7 +311,9 @@ def apply_end_turn(state, a: int) -> None:
             # house rule (the rulebooks are silent): the game ends "sealed", reported apart from the losses;
             # why: every Path explored, Paths open but the Monsters' toll unpaid, or no Path open at all
             full = state.n_explored == g.board.size
-            state.event("sealed: " + SEALED_BY[2 if full else 1 if state.frontier() else 0])
+            why = SEALED_BY[2 if full else 1 if state.frontier() else 0]
+            state.event("sealed: " + why)
+            state.sealed_why = explain_sealed(state, why)  # the cells and tolls behind it (mapgen/engine/walls.py)
             state.lose(SEALED)
             return
     state.agenda.pop()

@@ -292,7 +292,9 @@ class Maldonado(ChapterRules):
             d["goggles"] = -1
         if terrain is T.MALDONADO:
             self.add_power(state, 1)
-            steps.append(("gain",))
+            # Lewis: "If the Terrain provides your choice of Resource, then this ability will give you 2 of the
+            # one you choose" (activate runs before the explore clears lewis_on)
+            steps.append(("gain", 2) if state.lewis_on else ("gain",))
             steps += self.found_evil(state)
         elif terrain is T.SKULL:
             self.add_power(state, 1)
@@ -301,9 +303,34 @@ class Maldonado(ChapterRules):
             steps.append(("chance_chapter", "kill"))
         return steps
 
+    def explored_unactivated(self, state, cell: int) -> None:
+        """A right Tracking Guide guess ("discard that Path Token and that Resource, and Explore again") skips the
+        Terrain's activation: no Resource of choice, no Threat card, no Kill Monster card. What does not come
+        from activating still happens (decision, see the engine README): the Goggles ("When that Path is
+        Explored (by any Player), gain 1 more Water if the Terrain is Water"), the Power ("increases by 1 every
+        time you find a Skull or a Maldonado Terrain") and, co-operative, the flip ("Each time you reveal a Skull
+        or a Maldonado Terrain, you also get to flip over one of the 5 face-down Influence Cards")."""
+        d = state.data
+        terrain = state.game.cells[cell]
+        steps: list[tuple] = []
+        if cell == d["goggles"]:
+            if terrain is T.WATER:
+                state.gain(WATER)
+            d["goggles"] = -1
+        if terrain is T.MALDONADO or terrain is T.SKULL:
+            self.add_power(state, 1)
+            steps += self.found_evil(state)
+        state.push(*steps)
+
     def found_evil(self, state) -> list[tuple]:
         """Co-operative: a Skull or Maldonado turns one face-down setup card up."""
         return [("chapter", "flip")]
+
+    aside_resources = (WATER,)
+
+    def held_aside(self, state, r: int) -> int:
+        """The Water Skin's Water is out of the Reserve."""
+        return state.data["skin"] if r == WATER else 0
 
     def on_gain(self, state, r: int) -> None:
         d = state.data

@@ -45,6 +45,7 @@ class GameRecord:
     turns: int
     events: dict[str, int] = field(default_factory=dict)
     actions: list[int] = field(default_factory=list)
+    sealed: dict | None = None  # why a sealed game was sealed (mapgen/engine/walls.py: explain_sealed)
 
     @property
     def won(self) -> bool:
@@ -88,6 +89,7 @@ def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game
         state.turn,
         dict(state.events),
         list(state.history) if keep_actions else [],
+        state.sealed_why,
     )
 
 
@@ -181,6 +183,11 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "sealed": len(sealed),
         "sealed_rate": round(len(sealed) / n, 4) if n else 0.0,
         "sealed_by": {w: sealed_by[w] for w in SEALED_BY if sealed_by[w]},
+        # every sealed game's reason: the walls (and whether another first Path avoids them), the tolls, or a
+        # map explored (mapgen/engine/walls.py)
+        "sealed_games": [
+            {"game": r.index, "seed": r.seed, "turn": r.turns, **(r.sealed or {"why": "unknown"})} for r in sealed
+        ],
         "mean_days": round(sum(r.days for r in records) / n, 3) if n else 0.0,
         "mean_turns": round(sum(r.turns for r in records) / n, 3) if n else 0.0,
         "events": events,
@@ -247,6 +254,7 @@ def report_text(rep: dict) -> str:
             + ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
             + ")"
         )
+        lines += _sealed_lines(rep.get("sealed_games", []))
     lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
     if rep.get("mode") == "traitor":
         lines.append(
@@ -259,6 +267,20 @@ def report_text(rep: dict) -> str:
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
     return "\n".join(lines)
+
+
+def _sealed_lines(games: list[dict]) -> list[str]:
+    """Every sealed game's reason, games with the same reason on one line (their numbers listed)."""
+    from mapgen.engine.walls import sealed_words
+
+    by: dict[str, list[int]] = {}
+    for d in games:
+        why = sealed_words(d) if d.get("why") != "unknown" else "no reason recorded"
+        by.setdefault(why, []).append(d["game"])
+    lines = []
+    for why, ks in sorted(by.items(), key=lambda x: (-len(x[1]), x[0])):
+        lines.append(f"    {len(ks):>4} x {why} (game{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))})")
+    return lines
 
 
 def _cause_words(c: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, VINE, WATER, WOOD
+from mapgen.engine.cards import FOOD, FOSSIL, MUD, MUSHROOM, NRES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.errors import InputError, UnmetError
 from mapgen.terrain import Terrain
 
@@ -12,6 +12,13 @@ BACKPACK_SLOTS = 6
 WATER_LIMIT = 10
 MAX_FIRES = 3
 SAMPLE_TOKENS = 4
+#: The Reserve's tokens, from the component lists: core "48 Resource Tokens" (Food, Wood, Mud, Rock and Skull
+#: share them: ``POOL``) and "14 Water Tokens"; Fauna "6 Vine Tokens"; Flora "4 Petrified Fossil Tokens";
+#: Vameter "6 Mushroom tokens". What the players hold (the backpack, York's cards, the Jar, the Water Skin)
+#: cannot exceed them: a gain with the Reserve empty gains nothing (``effects.room``).
+SUPPLY = {WATER: 14, VINE: 6, MUSHROOM: 6, FOSSIL: 4}
+POOL = (FOOD, WOOD, MUD, ROCK, SKULL)
+POOL_TOKENS = 48
 
 #: Resource gained when a terrain is activated (the Terrain Activation Table).
 TERRAIN_RESOURCE = {

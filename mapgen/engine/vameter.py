@@ -160,7 +160,6 @@ class Vameter(ChapterRules):
     # ----- exploring -----
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
         d = state.data
-        steps: list[tuple] = []
         if d["hawks"]:  # Pipe Hawks' explore: its Path token is discarded
             d["hawks"] = False
             if state.token_to_row and state.row and state.row[0][1] > 0:
@@ -169,15 +168,30 @@ class Vameter(ChapterRules):
             if d["hawks_first"]:  # the turn's own explore is still to come
                 d["hawks_first"] = False
                 state.explored_now = False
-        if SUPPLY in d["crew"] and cell not in state.monsters:
-            steps.append(("chapter", "place", cell))
         if terrain is T.MUSHROOM_FIELD:
             for _ in range(2 if state.lewis_on else 1):
                 state._gain_found(MUSHROOM)
         elif terrain is T.FEZRON_CAMP:
             d["fezron"] = min(FEZRON_TOKENS, d["fezron"] + 1)  # spent tokens are back in the Reserve
-            if d["vam"] < 0 and "vameter" not in state.events:
-                self.spawn(state)
+        return self._explored(state, cell, terrain)
+
+    def explored_unactivated(self, state, cell: int) -> None:
+        """A right Tracking Guide guess skips the activation ("Gain a Fezron token when activating a Fezron Camp",
+        the Mushroom), not what follows Exploring: "After Exploring a Path but before Activating the Terrain or
+        moving the Vameter, you can choose to place one of the Crew"; "After Exploring a Path and finding Water,
+        the Vameter (if in play) moves immediately"; "When the first Fezron Camp is found, spawn the Vameter!";
+        the Dowsing Rod's guess was for this Path ("guess the Terrain under the Path you're about to Explore")."""
+        state.push(*self._explored(state, cell, state.game.cells[cell]))
+
+    def _explored(self, state, cell: int, terrain: Terrain) -> list[tuple]:
+        """What follows every explore, activated or not: Crew placement, the first Fezron Camp's Vameter, the
+        Dowsing Rod's guess (used up on this Path), the Vameter's move on Water."""
+        d = state.data
+        steps: list[tuple] = []
+        if SUPPLY in d["crew"] and cell not in state.monsters:
+            steps.insert(0, ("chapter", "place", cell))
+        if terrain is T.FEZRON_CAMP and d["vam"] < 0 and "vameter" not in state.events:
+            self.spawn(state)
         if d["dowse"] >= 0:
             if d["dowse"] == terrain.index and self.dowse_choices(state, cell):
                 steps.append(("chapter", "dowse", cell))

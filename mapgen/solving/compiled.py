@@ -49,6 +49,7 @@ import numpy as np
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state
 from mapgen.errors import TimeLimitError, UnmetError
+from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
 from mapgen.workers import start_worker
@@ -390,7 +391,7 @@ def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:
 
 
 def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> None:
-    import resource
+    import resource  # deferred: only the compile's child process sets its limits
 
     start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
 
@@ -400,7 +401,7 @@ def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> N
     try:
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        import py_d4
+        import py_d4  # deferred: the compiler is loaded in the child process only
 
         opt = py_d4.dump_options_to_dict(py_d4.OptionDpllStyleMethod())
         # smaller cache pages than d4's 4 GiB default: the memory limit stays meaningful
@@ -625,8 +626,6 @@ class Circuit:
 
     # -- storage -----------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
-        from mapgen.mapfile import dumps_map
-
         meta = {
             "version": ENCODER_VERSION,
             "chapter": chapter_fingerprint(self.chapter),
@@ -647,8 +646,6 @@ class Circuit:
     @classmethod
     def from_file(cls, path: str | os.PathLike, chapter: Chapter) -> Circuit:
         """A cached circuit; CompileError when the file is unreadable, truncated or of another version."""
-        from mapgen.mapfile import parse_map
-
         try:
             with zipfile.ZipFile(path) as z:
                 meta = json.loads(z.read("meta.json"))

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
+from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -92,7 +93,11 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
     slot = solver.slot(state.briefing)
     sat = slot.sat
     order = {r: k for k, r in enumerate(sat.rules)}
-    revealed = [i for i, t in enumerate(state.cells) if t is not None and i not in sat.briefing_cells]
+    # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
+    # conflict it may be the cause (the Peak revealed as Water), so it is a candidate then.
+    revealed = [
+        i for i, t in enumerate(state.cells) if t is not None and (target is None or i not in sat.briefing_cells)
+    ]
     extra: list[int] = []
     if target is not None:
         cell, terrain = target
@@ -326,6 +331,13 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}
+    # a compiled circuit gives every cell's exact count at once (cached, or compiled within half the budget)
+    got = solver.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * max(0.0, budget.left()))
+    if got is not None and got[0]:
+        total, tallies = got
+        for i in can:
+            odds[i] = tallies[i].get(target, 0) / total
+        return odds, True
     try:
         deadline = time.monotonic() + 0.8 * budget.left()
         total = solver.count(
@@ -344,8 +356,11 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
                 raise SolveTimeout("no exact count")
             odds[i] = part / total
         return odds, True
-    except SolveTimeout:
-        found = solver.sample(state, 400, max(0.2, budget.left()))
+    except SolveTimeout:  # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
+        try:
+            found = unigen_samples(state, solver.chapter, 400, max(0.2, budget.left()))
+        except SolveTimeout:
+            found = solver.sample(state, 400, max(0.2, budget.left()))
         for i in can:
             odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
         return odds, False

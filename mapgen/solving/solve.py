@@ -15,6 +15,7 @@ a labelled estimate (``CountResult.estimate``): never a failure.
 from __future__ import annotations
 
 import math
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from mapgen.model import Briefing, Map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
+from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -127,11 +129,16 @@ class CircuitStore:
         self.cache = cache
         self.max_edges = max_edges
         self.compiles = compiles
+        self._lock = threading.RLock()  # the web app's threads share one store
         self._loaded: OrderedDict[str, Circuit] = OrderedDict()
         self._failed: dict[str, float] = {}
 
     def find(self, chapter: Chapter, state: Map) -> Circuit | None:
         """A circuit that answers ``state`` (its base the largest), from memory or the disk cache."""
+        with self._lock:
+            return self._find(chapter, state)
+
+    def _find(self, chapter: Chapter, state: Map) -> Circuit | None:
         best = None
         for c in self._loaded.values():
             if c.chapter == chapter and c.applies(state) and (best is None or _revealed(c.base) > _revealed(best.base)):
@@ -168,6 +175,10 @@ class CircuitStore:
         return c
 
     def _keep(self, c: Circuit) -> None:
+        with self._lock:
+            self._keep_locked(c)
+
+    def _keep_locked(self, c: Circuit) -> None:
         self._loaded[c.key] = c
         self._loaded.move_to_end(c.key)
         while len(self._loaded) > 1 and sum(x.stats.edges for x in self._loaded.values()) > self.max_edges:
@@ -524,6 +535,7 @@ class Solver:
         time_limit: float | None = None,
         exact_counter: bool = True,
         possible: dict[int, frozenset[Terrain]] | None = None,
+        compile: bool = True,
     ) -> CountResult:
         """The number of completions, exact when it can be, else a labelled estimate (never a failure
         once a completion is known).
@@ -533,7 +545,8 @@ class Solver:
         exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated: proven),
         ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
-        ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only).
+        ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``compile=False``
+        uses only circuits already compiled.
 
         First of all, a compiled circuit (``circuit``) answers exactly with every cell's tallies
         (``method`` "d-dnnf"): a cached one always, else the state compiled within ``COMPILE_SHARE`` of
@@ -542,7 +555,7 @@ class Solver:
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
         self._givens(slot, state)
-        share = COMPILE_SHARE * budget.left() if exact_counter and not budget.deterministic else 0.0
+        share = COMPILE_SHARE * budget.left() if exact_counter and compile and not budget.deterministic else 0.0
         got = self.exact_tallies(state, max(0.0, share))
         if got is not None:
             total, tallies = got
@@ -646,8 +659,11 @@ class Solver:
                         raise SolveTimeout("the model counter did not finish")
                     tallies[i][t] = n
             return self._shares(tallies, result.count), True
-        except SolveTimeout:  # shares over completions found under random preferred terrains (diverse, not uniform)
-            found = self.sample(state, 400, max(0.2, deadline - time.monotonic()))
+        except SolveTimeout:  # shares over UniGen's almost-uniform samples (UNIGEN_EPSILON), else diverse ones
+            try:
+                found = unigen_samples(state, self.chapter, 400, max(0.2, deadline - time.monotonic()))
+            except SolveTimeout:
+                found = self.sample(state, 400, max(0.2, deadline - time.monotonic()))
             tallies = {i: {} for i in hidden}
             for w in found:
                 for i in hidden:
@@ -753,10 +769,13 @@ class Solver:
                 self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
             )
         except SolveTimeout:
-            reason = None
-        if reason is None:
-            return NoCompletion("no completion found (the time limit ran out while looking for one)")
+            return NoCompletion("no completion found (the time limit ran out while looking for its reason)")
+        if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
+            return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
         rule_ids, cells = reason
+        briefed = self._briefing_conflicts(state, cells)
+        if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
+            rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
         cells = tuple(b.name(i) for i in cells)
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
         shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
@@ -770,4 +789,19 @@ class Solver:
             msg += f" with the revealed cells {shown}" if cells else " with the briefing"
         elif cells:
             msg += f": {shown}"
+        for r, i in briefed:
+            what = {"peak": "the Peak", "start": "the start"}.get(r.field, f"the {r.field}")
+            msg += f"; the briefing makes {what} {b.name(i)} a {r.terrain.label} ({r.id})"
         return NoCompletion(msg, tuple(rule_ids), cells)
+
+    def _briefing_conflicts(self, state: Map, cells) -> list:
+        """(rule, cell) for each cell of ``cells`` the briefing fixes to another terrain than the revealed one."""
+        from constraints.rules import BriefingCell
+
+        out = []
+        for r in self.chapter.rules:
+            if isinstance(r, BriefingCell):
+                i = r.cell(state)
+                if i is not None and i in cells and state.cells[i] is not None and state.cells[i] is not r.terrain:
+                    out.append((r, i))
+        return out

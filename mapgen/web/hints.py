@@ -2,10 +2,18 @@
 
 It is ``mapgen hint``'s answer (``mapgen.solving.explain.hint``): the forced cell whose explanation needs the
 fewest rules, then the fewest revealed cells, with its reason in words; when nothing is forced, the
-Paths with the best odds of the target terrain.
+Paths with the best odds of the target terrain. Two things on top for the page:
+
+- ``exclude``: cells already hinted on this state; "Next hint" asks for the easiest forced cell not among
+  them (and says so once every forced cell has been named);
+- a best guess whenever nothing is forced and no Path the player can explore next may hold the target
+  (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most.
 """
 
 from __future__ import annotations
+
+import math
+import time
 
 from mapgen.model import Map
 from mapgen.solving.solve import Solver
@@ -13,15 +21,82 @@ from mapgen.terrain import Terrain
 
 
 def easiest_hint(
-    state: Map, *, solver: Solver | None = None, target: Terrain | None = None, time_limit: float = 5.0
+    state: Map,
+    *,
+    solver: Solver | None = None,
+    target: Terrain | None = None,
+    time_limit: float = 5.0,
+    exclude: tuple[str, ...] = (),
 ) -> dict:
     """What ``mapgen hint --json`` prints: ``{"forced": true, "explanation": {"cell", "terrain", "rules",
-    "cells", "text"}, "forced_cells"}``, or ``{"forced": false, "message", ...odds of target}``.
+    "cells", "text"}, "forced_cells"}``, or ``{"forced": false, "message", ...odds of target, "guess"}``.
 
-    ``target`` defaults to the chapter's counted terrain. Raises ``NoCompletion`` when the state has no
-    completion and ``SolveTimeout`` when the forced cells cannot be found in time.
+    ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
+    Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
+    cannot be found in time.
     """
-    from mapgen.solving.explain import hint
+    from mapgen.solving.explain import easiest, explain_forced, hint
 
     solver = solver or Solver.for_chapter(state.chapter)
-    return hint(solver, state, target if target is not None else solver.chapter.counted, time_limit=time_limit)
+    target = target if target is not None else solver.chapter.counted
+    started = time.monotonic()
+    b = state.board
+    skip = {b.index(c) for c in exclude if _is_cell(b, c)}
+    if skip:
+        budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
+        known = solver.slot(state.briefing).sat.briefing_cells
+        forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+        rest = {i: t for i, t in forced.items() if i not in skip}
+        if rest:
+            best = easiest(explain_forced(solver, state, budget, forced=rest))
+            if best is not None:
+                return {
+                    "forced": True,
+                    "explanation": best.to_json(b),
+                    "forced_cells": len(forced),
+                    "next": len(forced) - len(rest) + 1,
+                }
+        out = hint(solver, state, None, time_limit=max(0.1, time_limit - (time.monotonic() - started)))
+        if forced:
+            out = {
+                "forced": False,
+                "message": f"every forced cell has been named ({len(forced)}): reveal one, or guess",
+                "forced_cells": len(forced),
+            }
+    else:
+        out = hint(solver, state, target, time_limit=time_limit)
+    if not out.get("forced") and state.unrevealed() and not out.get("best"):
+        left = time_limit - (time.monotonic() - started)
+        guess = best_guess(solver, state, max(0.2, left))
+        if guess is not None:
+            out["guess"] = guess
+    return out
+
+
+def _is_cell(board, name) -> bool:
+    try:
+        board.index(name)
+    except (KeyError, ValueError, TypeError, IndexError):
+        return False
+    return True
+
+
+def best_guess(solver: Solver, state: Map, time_limit: float) -> dict | None:
+    """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
+    ``{"cell", "shares": {code: share}, "exact"}``, or None when no Path can be explored."""
+    from mapgen.solving.explain import frontier
+
+    cells = frontier(state) or state.unrevealed()
+    if not cells:
+        return None
+    shares, exact = solver.probabilities(state, time_limit=time_limit)
+
+    def entropy(i: int) -> float:
+        return -sum(p * math.log(p) for p in shares.get(i, {}).values() if p > 0)
+
+    i = min(cells, key=lambda i: (-round(entropy(i), 9), i))
+    return {
+        "cell": state.board.name(i),
+        "shares": {t.code: round(p, 4) for t, p in shares.get(i, {}).items()},
+        "exact": exact,
+    }

@@ -48,9 +48,9 @@ FIELDS = {
     "parse": MAP_FIELDS,
     "validate": MAP_FIELDS,
     "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit"),
-    "hint": (*MAP_FIELDS, "target", "time_limit"),
+    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit"),
     "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit"),
-    "repair": (*MAP_FIELDS, "time_limit"),
+    "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
     "generate": ("chapter", "from", "seed", "profile", "time_limit"),
     "render": (*MAP_FIELDS, "format", "paper", "forced", "heat"),
     "deduce": (*MAP_FIELDS, "seed", "profile", "time_limit"),
@@ -140,6 +140,63 @@ def solver_for(chapter: str):
     return solvers[chapter]
 
 
+class BackgroundCompiles:
+    """Briefings compiled behind the table helper: the first time a state is shown that no cached circuit
+    answers, its state as revealed is compiled in a thread (the compile itself in a child process, bounded
+    in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
+    (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
+    state that extends a running compile's base waits for it."""
+
+    MAX = 2
+    SECONDS = 180.0
+    MEMORY = 3 << 30
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._running: dict[str, tuple[Map, float]] = {}
+        self._failed: set[str] = set()
+
+    def status(self, chapter, state: Map) -> float | None:
+        """Seconds the compile that will answer ``state`` has run (starting one if needed), or None when
+        none will (every compile slot busy with other states, or this one failed before)."""
+        from mapgen.solving.compiled import circuit_key
+
+        key = circuit_key(chapter, state)
+        now = time.monotonic()
+        with self._lock:
+            for base, started in self._running.values():
+                if _extends(state, base):
+                    return now - started
+            if key in self._failed or len(self._running) >= self.MAX:
+                return None
+            self._running[key] = (state, now)
+        threading.Thread(target=self._compile, args=(chapter, state, key), name="compile", daemon=True).start()
+        return 0.0
+
+    def _compile(self, chapter, state: Map, key: str) -> None:
+        from mapgen.solving.solve import default_store
+
+        try:
+            got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+        except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
+            got = None
+        with self._lock:
+            self._running.pop(key, None)
+            if got is None:
+                self._failed.add(key)
+
+
+def _extends(state: Map, base: Map) -> bool:
+    return (
+        state.briefing == base.briefing
+        and state.hills == base.hills
+        and all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
+    )
+
+
+COMPILES = BackgroundCompiles()
+
+
 def _timeout(e) -> ApiError:
     return ApiError(f"{e} (ask for a larger time_limit)", exit=3)
 
@@ -179,7 +236,8 @@ def map_json(m: Map) -> dict:
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
     import maps
     from constraints.catalogue import chapter_names, get_chapter
-    from mapgen.profile import PROFILE_DIR
+    from constraints.rules import BriefingCell
+    from mapgen.profile import P1, P2, P3, PROFILE_DIR
     from mapgen.reference import chapter_json
     from mapgen.render.style import STYLES
 
@@ -192,6 +250,12 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
             for t, s in STYLES.items()
             if t.code in entry["terrains"]
         }
+        entry["briefing_cells"] = [
+            {"field": r.field, "terrain": r.terrain.code, "rule": r.id}
+            for r in get_chapter(name).rules
+            if isinstance(r, BriefingCell)
+        ]
+        entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)
@@ -266,9 +330,16 @@ def do_hint(body: dict) -> tuple[int, dict]:
 
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
+    exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
+    if len(exclude) > state.board.size or not all(isinstance(c, str) for c in exclude):
+        raise ApiError("field 'exclude' must be a list of cell names")
     try:
         return 0, easiest_hint(
-            state, solver=solver_for(state.chapter), target=target, time_limit=time_limit(body, "hint")
+            state,
+            solver=solver_for(state.chapter),
+            target=target,
+            time_limit=time_limit(body, "hint"),
+            exclude=tuple(exclude),
         )
     except NoCompletion as e:
         return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
@@ -308,10 +379,14 @@ def do_table(body: dict) -> tuple[int, dict]:
     try:
         possible = solver.possible(state, time_limit=left())
         forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        # a compiled circuit answers at once; without one, compile the state in the background
+        compiling = COMPILES.status(chapter, state) if solver.circuit(state, 0.0) is None else None
         # enumerate a few hundred completions first: exact for most states met in play, and fast
         result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
         if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
-            result = solver.count(state, limit=100_000, time_limit=left(0.6), possible=possible)
+            result = solver.count(
+                state, limit=100_000, time_limit=left(0.6), possible=possible, compile=compiling is None
+            )
         count, exact, tallies = result.count, result.exact, result.tallies
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
             few = solver.count(
@@ -324,12 +399,15 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
+            "method": result.method,
             "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
         }
         if not exact and result.estimate is not None:
             out["estimate"] = result.estimate
+        if compiling is not None and result.method != "d-dnnf":
+            out["compiling"] = {"seconds": round(compiling, 1)}
         if heat_t is not None:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
@@ -407,17 +485,30 @@ def do_generate(body: dict) -> tuple[int, list]:
 
 def do_repair(body: dict) -> tuple[int, dict]:
     """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
+    from constraints.catalogue import get_chapter
+    from mapgen.design import check_design
     from mapgen.repair import RepairError, repair_map
     from mapgen.solving.solve import SolveTimeout
 
     m = read_map_field(body)
+    within = _field(body, "within_profile", bool, "true or false", False)
+    profile = _profile(body, m.chapter)
+    chapter = profile.applied_to(get_chapter(m.chapter)) if within else None
     try:
-        r = repair_map(m, time_limit=time_limit(body, "repair"))
+        r = repair_map(m, chapter=chapter, time_limit=time_limit(body, "repair"))
     except RepairError as e:
         raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
-    return 0, {"file": _source(body), **r.to_json()}
+    # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
+    # Generate use it), so a designer is never surprised by a 7th Skull later
+    out = {"file": _source(body), **r.to_json(), "within_profile": within}
+    out["profile"] = profile.source
+    out["profile_violations"] = [
+        {"rule": v.rule, "title": v.title, "cells": list(v.cells), "message": v.message}
+        for v in check_design(r.map, profile)
+    ]
+    return 0, out
 
 
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import random
 from itertools import compress
+from operator import mul
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -26,10 +27,12 @@ from mapgen.engine.bots.common import (
     changed_bytes,
     geometry,
 )
-from mapgen.engine.bots.local_rules import LineCounts
+from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.terrain import TERRAINS, Terrain
+
+_COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
 
 
 class HeuristicBot:
@@ -55,14 +58,40 @@ class HeuristicBot:
         self._plan = None
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
+        self._needs = None  # (key, needs) of the last needs() answer (chapters without a policy)
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
-        """Units of each Resource the team wants to hold now (a soft target)."""
+        """Units of each Resource the team wants to hold now (a soft target). Callers never change the list.
+
+        Without a chapter policy the answer reads only the row's cards and York's stores, whether a Fire is
+        built, the day and the Challenge deck's size, and (with Kill cards face up) their order and the
+        backpack: the last answer is kept with those as its key (the same list, the same numbers).
+        """
         g = obs.game
         geo = self._geometry
         if geo is None or geo.game is not g:
             geo = self._geo(g)
+        key = None
+        if geo.policy is None:
+            face = obs.data.get("kill_face")
+            key = (
+                g,
+                [(e[0], tuple(e[2]) if e[2] else None) for e in obs.row],  # York's stores copied
+                obs.fires == 0,
+                obs.day >= 1 and obs.challenges_left > 3,
+                tuple(face) if face else None,
+                tuple(obs.pack) if face and len(face) > 1 else None,
+            )
+            last = self._needs
+            if last is not None and last[0] == key:
+                return last[1]
+        need = self._needs_now(obs, g, geo)
+        if key is not None:
+            self._needs = (key, need)
+        return need
+
+    def _needs_now(self, obs, g, geo) -> list[float]:
         need = [0.0] * NRES
         for entry in obs.row:
             c = entry[0]
@@ -107,7 +136,8 @@ class HeuristicBot:
         return gap
 
     def unit_value(self, obs, need, r: int, have: int | None = None) -> float:
-        """Value of holding one more unit of Resource r given ``have`` units already."""
+        """Value of holding one more unit of Resource r given ``have`` units already (``_terrain_values``
+        writes the same tests out: change both together)."""
         have = obs.pack[r] if have is None else have
         if r == WATER:
             return 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
@@ -116,7 +146,7 @@ class HeuristicBot:
             return base
         if obs.slots() >= BACKPACK_SLOTS - 1:
             return 0.02
-        return 0.15 if r in (WOOD, ROCK, MUD, SKULL) else 0.1
+        return 0.15 if r in _COMMON else 0.1
 
     def keep_value(self, obs, need, r: int) -> float:
         """What discarding one unit of r would cost."""
@@ -194,8 +224,8 @@ class HeuristicBot:
     def _weights(self, obs, cell: int) -> list[float]:
         return self._weight_entry(obs, cell)[0]
 
-    def _weight_entry(self, obs, cell: int) -> tuple[list[float], tuple[int, ...]]:
-        """The cell's cached weights and the indices of their non-zero terms (for _expected_values)."""
+    def _weight_entry(self, obs, cell: int) -> tuple[list[float], tuple]:
+        """The cell's cached weights and their non-zero terms (for _expected_values)."""
         if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
         entry = self._weight_cache.get(cell)
@@ -203,9 +233,13 @@ class HeuristicBot:
             entry = self._new_entry(obs, cell)
         return entry
 
-    def _new_entry(self, obs, cell: int) -> tuple[list[float], tuple[int, ...]]:
+    def _new_entry(self, obs, cell: int) -> tuple[list[float], tuple]:
         w = self._local_weights(obs, cell, self._known_list)
-        entry = self._weight_cache[cell] = (w, tuple(compress(RANGE_NT, w)))  # indices of the non-zero weights
+        nonzero = tuple(compress(RANGE_NT, w))  # indices of the non-zero weights
+        # (the non-zero weights, a getter of the same terms of a value vector): _expected_values multiplies
+        # them pairwise in C, in the same order as a loop over ``nonzero``
+        terms = tuple_getter(nonzero)
+        entry = self._weight_cache[cell] = (w, (terms(w), terms))
         return entry
 
     def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
@@ -222,8 +256,8 @@ class HeuristicBot:
             entry = cache.get(cell)
             if entry is None:
                 entry = self._new_entry(obs, cell)
-            w, nonzero = entry
-            out.append(sum([w[k] * values[k] for k in nonzero]))
+            weights, terms = entry[1]
+            out.append(sum(map(mul, weights, terms(values))))  # sum of w[k] * values[k], k in order
         return out
 
     def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
@@ -248,7 +282,7 @@ class HeuristicBot:
             w[I_WATER] = 1.0
             return w
         inv = 1.0 / total
-        return [v * inv for v in w]
+        return list(map(inv.__mul__, w))  # v * inv for each weight (the same products), in C
 
     # ----- choosing where to explore -----
     def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:
@@ -264,15 +298,32 @@ class HeuristicBot:
         """
         d = obs.data
         pack = obs.pack
-        unit_value = self.unit_value
         policy = self._geo(obs.game).policy
+        full = None  # the backpack's "nearly full" test of unit_value, made once (the pack does not change)
         for k, t in terrains:
             v = 0.0
             r = RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
             if r is not None:
-                v += unit_value(obs, need, r)
+                # unit_value(obs, need, r), then with Lewis unit_value(obs, need, r, have + 1), written out
+                have = pack[r]
+                if r == WATER:
+                    v += 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
+                elif have < need[r]:
+                    v += 2.5 if r == FOOD and have == 0 else 1.5
+                else:
+                    if full is None:
+                        full = obs.slots() >= BACKPACK_SLOTS - 1
+                    v += 0.02 if full else 0.15 if r in _COMMON else 0.1
                 if lewis:
-                    v += unit_value(obs, need, r, pack[r] + 1)
+                    have += 1
+                    if r == WATER:
+                        v += 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
+                    elif have < need[r]:
+                        v += 2.5 if r == FOOD and have == 0 else 1.5
+                    else:
+                        if full is None:
+                            full = obs.slots() >= BACKPACK_SLOTS - 1
+                        v += 0.02 if full else 0.15 if r in _COMMON else 0.1
             if t is T.HILL:
                 v += 1.2  # no time passes, and another turn
             elif t is T.FORT:
@@ -323,15 +374,16 @@ class HeuristicBot:
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
+        col_slice, row_slice, orth = geo.col_slice, geo.row_slice, g.orth
         out = []
         for k, (cell, v) in enumerate(zip(cells, self._expected_values(obs, cells, values))):
             if taxes is not None and taxes[k]:
                 v -= 0.6 * taxes[k]
-            if column_bonus and ex[geo.col_slice[cell]].count(0) == 1:
+            if column_bonus and ex[col_slice[cell]].count(0) == 1:
                 v += 0.8
-            if row_bonus and ex[geo.row_slice[cell]].count(0) == 1:
+            if row_bonus and ex[row_slice[cell]].count(0) == 1:
                 v += 0.3
-            for j in g.orth[cell]:
+            for j in orth[cell]:
                 if not ex[j]:
                     v += 0.05
             if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
@@ -366,7 +418,8 @@ class HeuristicBot:
         if kind == "backtrack":
             return A.ACTIVATE
         need = self.needs(obs)
-        policy = self._geo(obs.game).policy
+        geo = self._geometry  # needs() made it for this game
+        policy = geo.policy
         if kind == "chapter" and policy is not None:
             return policy.step(self, obs, la, need)
         if kind == "main" and policy is not None:
@@ -483,6 +536,8 @@ class HeuristicBot:
     def _mortar(self, obs, need):
         g = obs.game
         short = [r for r in g.chapter.resources if obs.pack[r] < need[r] and r != WATER]
+        if not short:  # nothing to make: the spare count below cannot change the answer
+            return None
         spare = 0
         for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
             if r != WATER and obs.pack[r] > int(need[r]):

@@ -104,8 +104,15 @@ const MG = {
         b.append(MG.el("span", {class: "sym", text: s.symbol}),
                  MG.el("span", {class: "code", text: code}));
       }
-      b.append(MG.el("span", {class: "name", text: name}));
+      b.append(MG.el("span", {class: "name", text: name, "aria-hidden": "true"}));
+      b.tabIndex = name === (root.dataset.focus || names[0]) ? 0 : -1;
       if (decorate) decorate(name, i, b);
+      // What a screen reader says is one visually hidden line ("A7: Water, in the conflict"); the marks drawn
+      // on the cell are hidden from it (and no aria-label, so the name always holds the visible text).
+      const said = b.getAttribute("aria-label") || `${name}: ${code === ".." ? "not revealed" : MG.style(chapter, code).label}`;
+      b.removeAttribute("aria-label");
+      for (const kid of b.children) kid.setAttribute("aria-hidden", "true");
+      b.append(MG.el("span", {class: "sr", text: said}));
       for (const [ev, fn] of Object.entries(handlers || {})) b.addEventListener(ev, (e) => fn(name, i, e));
       root.append(b);
     });
@@ -176,6 +183,141 @@ const MG = {
     if (b.chapter === "flora" && name === b.start) words.push("Start");
     if (b.chapter === "flora" && name === b.greek_fire) words.push("Greek Fire");
     if (words.length) button.append(MG.el("span", {class: "badge", text: words.join(" · ")}));
+  },
+
+  // A rule by its title, its id as a label that cannot be read as a cell name ("Fort pattern" + "rule F2").
+  rules(chapter) {
+    const c = MG.chapters[chapter] || {};
+    return [...(c.rules || []), ...(c.profile_rules || [])];
+  },
+
+  rule(chapter, id) {
+    const info = MG.rules(chapter).find((r) => r.id === id);
+    const title = info ? info.title : id;
+    const e = MG.el("span", {class: "rule", "data-rule": id, title: info ? `rule ${id}: ${info.text}` : `rule ${id}`},
+      MG.el("span", {class: "rule-title", text: title}), " ", MG.el("span", {class: "rule-id", text: `rule ${id}`}));
+    return e;
+  },
+
+  ruleTitle(chapter, id) {
+    const info = MG.rules(chapter).find((r) => r.id === id);
+    return info ? `${info.title} (rule ${id})` : `rule ${id}`;
+  },
+
+  // A message from the server with its rule ids ("(F2)", "rule C6 Rock", "rules C1 Water–Wood and F2 Fort
+  // pattern") shown by title with an id label; cell names in it are left as they are.
+  ruleText(chapter, text, ids) {
+    const frag = document.createDocumentFragment();
+    const rules = MG.rules(chapter);
+    const known = (ids && ids.length ? ids : rules.map((r) => r.id)).filter((id) => id);
+    if (!known.length) { frag.append(text); return frag; }
+    const esc = (s) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const alts = [];
+    for (const id of known) {
+      const info = rules.find((r) => r.id === id);
+      if (info) alts.push(`${esc(id)} ${esc(info.title)}`);
+      alts.push(`\\(${esc(id)}\\)`);
+    }
+    const re = new RegExp(`(?:\\brules? )?(${alts.join("|")})`, "g");
+    let last = 0;
+    for (const m of text.matchAll(re)) {
+      frag.append(text.slice(last, m.index));
+      const token = m[1];
+      const id = known.find((k) => token === `(${k})` || token.startsWith(k + " "));
+      const wrapped = token.startsWith("(");
+      if (wrapped) frag.append("(");
+      frag.append(MG.rule(chapter, id));
+      if (wrapped) frag.append(")");
+      last = m.index + m[0].length;
+    }
+    frag.append(text.slice(last));
+    return frag;
+  },
+
+  // A confirmation in the page (a modal <dialog>): resolves true when the person agrees.
+  confirm(message, okText, cancelText) {
+    return new Promise((resolve) => {
+      const dlg = MG.el("dialog", {class: "confirm", "aria-labelledby": "confirm-text"});
+      const ok = MG.el("button", {type: "button", class: "primary", id: "confirm-ok", text: okText || "OK"});
+      const no = MG.el("button", {type: "button", id: "confirm-cancel", text: cancelText || "Cancel"});
+      dlg.append(MG.el("p", {id: "confirm-text", text: message}), MG.el("div", {class: "actions"}, ok, no));
+      const done = (answer) => { dlg.close(); dlg.remove(); resolve(answer); };
+      ok.addEventListener("click", () => done(true));
+      no.addEventListener("click", () => done(false));
+      dlg.addEventListener("cancel", (e) => { e.preventDefault(); done(false); });
+      document.body.append(dlg);
+      dlg.showModal();
+      no.focus();
+    });
+  },
+
+  // Copy text to the clipboard; falls back to a selected text box when the Clipboard API is not allowed.
+  async copy(text) {
+    try {
+      await navigator.clipboard.writeText(text);
+      return true;
+    } catch (e) {
+      const box = MG.el("textarea", {"aria-hidden": "true", class: "offscreen"});
+      box.value = text;
+      document.body.append(box);
+      box.select();
+      let ok = false;
+      try { ok = document.execCommand("copy"); } catch (e2) { ok = false; }
+      box.remove();
+      return ok;
+    }
+  },
+
+  // One key per terrain for keyboard play: the label's first letter, else the code's second, else any free one.
+  terrainKeys(chapter) {
+    const out = {};
+    const used = new Set(["Z", "Y", "X"]);
+    for (const code of MG.chapters[chapter].terrains) {
+      const label = MG.style(chapter, code).label.toUpperCase();
+      const tries = [label[0], code[1].toUpperCase(), ...label.slice(1)];
+      const key = tries.find((k) => /[A-Z]/.test(k) && !used.has(k));
+      if (key) { used.add(key); out[code] = key; }
+    }
+    return out;
+  },
+
+  // The terrain the briefing fixes at a cell (the Peak a Rock, Flora's start a Fort), with its rule.
+  briefingTerrain(b, name) {
+    for (const f of MG.chapters[b.chapter].briefing_cells || []) {
+      if (b[f.field] && b[f.field].toUpperCase() === name) return f;
+    }
+    return null;
+  },
+
+  // Roving focus over a board's cells: arrow keys move, the focused cell alone is in the tab order.
+  rovingBoard(root, getFocus, setFocus) {
+    root.addEventListener("keydown", (e) => {
+      const cell = e.target.closest && e.target.closest(".cell");
+      if (!cell || e.ctrlKey || e.metaKey || e.altKey) return;
+      const moves = {ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1]};
+      if (!moves[e.key]) return;
+      e.preventDefault();
+      const cells = [...root.querySelectorAll(".cell")];
+      const w = Number(getComputedStyle(root).getPropertyValue("--cols")) || 7;
+      const i = cells.indexOf(cell);
+      const [dr, dc] = moves[e.key];
+      const r = Math.min(Math.max(Math.floor(i / w) + dr, 0), Math.floor((cells.length - 1) / w));
+      const c = Math.min(Math.max((i % w) + dc, 0), w - 1);
+      const next = cells[r * w + c];
+      if (next) { setFocus(next.dataset.cell); MG.focusCell(root, next.dataset.cell); }
+    });
+  },
+
+  focusCell(root, name) {
+    for (const b of root.querySelectorAll(".cell")) b.tabIndex = b.dataset.cell === name ? 0 : -1;
+    const b = root.querySelector(`.cell[data-cell="${name}"]`);
+    if (b) b.focus({preventScroll: false});
+  },
+
+  // Whether a key press belongs to a text field (then the page leaves Ctrl+Z and letters to it).
+  typing(e) {
+    const t = e.target;
+    return t && (t.tagName === "TEXTAREA" || t.tagName === "SELECT" || (t.tagName === "INPUT" && t.type !== "button"));
   },
 
   // Fauna's mini map for the URL: "Ti-..-Vi/Sk-Ft-.." and back.

@@ -1,7 +1,25 @@
 // The table helper: tap revealed Paths, see forced cells, the count, a heat map, the target and a hint.
+//
+// Contract with the API's count (POST /api/table, and /api/solve's JSON alike):
+//   - "method": "d-dnnf"  the count and the heat map come from the briefing's compiled circuit: the page shows
+//                          "N maps fit (exact)" and every Path's chance as an exact percentage;
+//   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
+//                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
+//                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
+//   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
+//     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
+//   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells.
 "use strict";
 
-const H = {briefing: null, cells: [], undo: [], view: null, hint: null, seq: 0, picking: null, form: null};
+const POLL_MS = 1000;
+const POLL_CAP = 600;
+const HISTORY_KEY = "mapgen.helper.history";
+const HISTORY_CAP = 200;
+
+const H = {
+  briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
+  form: null, focus: null, keys: {},
+};
 const $ = (id) => document.getElementById(id);
 
 function readHash() {
@@ -17,8 +35,7 @@ function readHash() {
   };
 }
 
-function writeHash() {
-  const b = H.briefing;
+function hashOf(b, cells, heat) {
   const p = new URLSearchParams();
   p.set("ch", b.chapter);
   if (b.from) p.set("from", b.from);
@@ -27,22 +44,86 @@ function writeHash() {
   if (b.greek_fire) p.set("gf", b.greek_fire);
   if (b.fort_pattern) p.set("fp", MG.packPattern(b.fort_pattern));
   const names = MG.cellNames(b.chapter);
-  const r = names.map((n, i) => (H.cells[i] === ".." ? null : n + H.cells[i])).filter(Boolean);
+  const r = names.map((n, i) => (cells[i] === ".." ? null : n + cells[i])).filter(Boolean);
   if (r.length) p.set("r", r.join(","));
-  if ($("heat").value) p.set("heat", $("heat").value);
-  history.replaceState(null, "", "#" + p.toString());
+  if (heat) p.set("heat", heat);
+  return "#" + p.toString();
 }
 
-function setBriefing(b, revealed) {
+function writeHash() {
+  const hash = hashOf(H.briefing, H.cells, $("heat").value);
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+  saveHistory();
+}
+
+// The undo and redo stacks live in local storage beside the address they belong to: a reload keeps them.
+function saveHistory() {
+  try {
+    localStorage.setItem(HISTORY_KEY, JSON.stringify({
+      hash: location.hash, undo: H.undo.slice(-HISTORY_CAP), redo: H.redo.slice(-HISTORY_CAP),
+    }));
+  } catch (e) { /* private mode or full: the history stays in this tab only */ }
+}
+
+function loadHistory() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(HISTORY_KEY) || "null");
+    if (saved && saved.hash === location.hash && Array.isArray(saved.undo) && Array.isArray(saved.redo)) {
+      H.undo = saved.undo;
+      H.redo = saved.redo;
+    }
+  } catch (e) { /* unreadable: start afresh */ }
+}
+
+function snapshot() { return {briefing: {...H.briefing}, cells: H.cells.slice()}; }
+
+function push() {
+  H.undo.push(snapshot());
+  if (H.undo.length > HISTORY_CAP) H.undo.shift();
+  H.redo = [];
+}
+
+function restore(s) {
+  const briefingChanged = JSON.stringify(s.briefing) !== JSON.stringify(H.briefing);
+  if (briefingChanged) {
+    H.form.set(s.briefing);
+    setBriefing(s.briefing, [], {keepHistory: true});
+  }
+  H.cells = s.cells.slice();
+  update();
+}
+
+function undo() {
+  if (!H.undo.length) { say("Nothing to undo."); return; }
+  H.redo.push(snapshot());
+  restore(H.undo.pop());
+  say("Undone.");
+}
+
+function redo() {
+  if (!H.redo.length) { say("Nothing to redo."); return; }
+  H.undo.push(snapshot());
+  restore(H.redo.pop());
+  say("Redone.");
+}
+
+function say(text) { $("said").textContent = text || ""; }
+
+function revealedCount() { return H.cells.filter((c) => c !== "..").length; }
+
+function setBriefing(b, revealed, options) {
+  const opts = options || {};
   H.briefing = b;
   const names = MG.cellNames(b.chapter);
   H.cells = names.map(() => "..");
   for (const item of revealed || []) {
-    const m = /^([A-G][1-7])(.+)$/i.exec(item);
+    const m = /^([A-Z][0-9]+)(.+)$/i.exec(item);
     const i = m ? names.indexOf(m[1].toUpperCase()) : -1;
     if (i >= 0) H.cells[i] = m[2];
   }
-  H.undo = [];
+  if (!opts.keepHistory) { H.undo = []; H.redo = []; }
+  H.keys = MG.terrainKeys(b.chapter);
+  if (!names.includes(H.focus)) H.focus = names[0];
   const heat = $("heat");
   const keep = heat.value;
   heat.replaceChildren(MG.el("option", {value: "", text: "(none)"}));
@@ -51,27 +132,67 @@ function setBriefing(b, revealed) {
   }
   heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
   $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+  if (!opts.keepHistory) update();
+}
+
+function sameBriefing(a, b) {
+  const norm = (x) => [x.chapter, (x.peak || "").toUpperCase(), x.start || "", (x.greek_fire || "").toUpperCase(),
+    (x.fort_pattern || "").trim().split(/\s+/).join(" ")].join("|");
+  return norm(a) === norm(b);
+}
+
+async function applyBriefing(nb) {
+  if (sameBriefing(nb, H.briefing)) {
+    H.briefing = {...H.briefing, from: nb.from};
+    $("setup").open = false;
+    say(`The same briefing: your ${revealedCount()} reveal${revealedCount() === 1 ? " is" : "s are"} kept.`);
+    writeHash();
+    return;
+  }
+  const n = revealedCount();
+  if (n && !(await MG.confirm(`Use this briefing? It starts a new game: your ${n} reveal${n === 1 ? "" : "s"} `
+    + "go (Undo brings them back).", "Use it", "Keep playing"))) {
+    H.form.set(H.briefing);
+    return;
+  }
+  push();
+  $("setup").open = false;
+  setBriefing(nb, [], {keepHistory: true});
   update();
+  say(n ? "New briefing. Undo (Ctrl+Z) brings the last game back." : "New briefing.");
 }
 
 function mapText() { return MG.mapText(H.briefing, H.cells); }
+
+function pctText(p) {
+  if (p <= 0) return "0%";
+  if (p >= 1) return "100%";
+  if (p < 0.005) return "<1%";
+  if (p > 0.995) return ">99%";
+  return `${Math.round(p * 100)}%`;
+}
 
 function draw() {
   const v = H.view || {};
   const forced = v.forced || {};
   const heat = v.heat || null;
   const hint = H.hint;
-  MG.drawBoard($("board"), H.briefing.chapter, H.cells, (name, i, b) => {
-    if (H.cells[i] === ".." && forced[name]) {
+  const board = $("board");
+  board.dataset.focus = H.focus || "";
+  const hadFocus = board.contains(document.activeElement);
+  MG.drawBoard(board, H.briefing.chapter, H.cells, (name, i, b) => {
+    const code = H.cells[i];
+    let label = code === ".." ? `${name}: not revealed` : `${name}: ${MG.style(H.briefing.chapter, code).label}`;
+    if (code === ".." && forced[name]) {
       const s = MG.style(H.briefing.chapter, forced[name]);
       b.classList.add("forced");
       const mark = MG.el("span", {class: "forced-mark", text: s.symbol + " " + forced[name]});
       mark.style.background = s.colour;
       mark.style.color = s.ink;
       b.append(mark);
-      b.setAttribute("aria-label", `${name}: forced ${s.label}`);
+      label = `${name}: forced ${s.label}`;
     }
-    if (H.cells[i] === ".." && !forced[name] && heat && heat[name] !== undefined) {
+    if (code === ".." && !forced[name] && heat && heat[name] !== undefined) {
       const p = heat[name];
       b.classList.add("heat");
       if (p === null) { // may hold it; the chance is not known yet
@@ -79,45 +200,61 @@ function draw() {
         b.append(MG.el("span", {class: "pct", text: "?"}));
       } else {
         b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
-        b.append(MG.el("span", {class: "pct", text: `${Math.round(p * 100)}%`}));
+        b.append(MG.el("span", {class: "pct", text: pctText(p)}));
+        label += `, ${pctText(p)} chance`;
       }
     }
     MG.briefingBadge(H.briefing, name, b);
-    if (hint && hint.cell === name) b.classList.add("hinted");
-    if (hint && (hint.cells || []).includes(name)) b.classList.add("cited");
+    if (hint && hint.cell === name) { b.classList.add("hinted"); label += ", the hint"; }
+    if (hint && (hint.cells || []).includes(name)) { b.classList.add("cited"); label += ", cited by the hint"; }
     const conflict = v.conflict ? v.conflict.cells : [];
-    if (conflict.includes(name)) b.classList.add("conflict");
-  }, {click: (name, i) => openPalette(name, i)});
+    if (conflict.includes(name)) { b.classList.add("conflict"); label += ", in the conflict"; }
+    b.setAttribute("aria-label", label);
+  }, {click: (name, i) => { H.focus = name; openPalette(name, i); }});
+  if (hadFocus || H.refocus) { H.refocus = false; MG.focusCell(board, H.focus); }
+}
+
+function clearStatus() {
+  for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
+}
+
+function countText(v) {
+  const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
+  if (v.compiling) return `compiling the briefing… ${Math.round(v.compiling.seconds || 0)} s`;
+  if (v.count === null || v.count === undefined) return "counting…";
+  if (v.unique) return "1 map fits: fully deduced (exact)";
+  if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
+  return `at least ${n} maps fit (estimate${v.count_mode === "quick" ? ", counting…" : ""})`;
 }
 
 function status() {
   const v = H.view;
   const problem = $("problem");
   problem.hidden = true;
+  problem.replaceChildren();
   if (!v) return;
+  const ch = H.briefing.chapter;
   if (v.error) {
+    clearStatus();
     problem.hidden = false;
     problem.textContent = v.error;
     $("count").textContent = "—";
     return;
   }
   if (v.conflict) {
+    clearStatus();
     problem.hidden = false;
-    problem.textContent = "No map fits: " + v.conflict.message;
+    problem.append("No map fits: ", MG.ruleText(ch, v.conflict.message, v.conflict.rules));
+    if (v.conflict.cells.length) problem.append(` (marked on the board: ${v.conflict.cells.join(", ")})`);
     $("count").textContent = "0 maps fit";
-    $("forced-line").textContent = "";
-    $("target").textContent = "";
     return;
   }
-  const n = v.count === null ? "?" : v.count.toLocaleString("en");
-  const more = v.count_mode === "quick" ? ", counting…" : "";
-  $("count").textContent = v.count === null ? "counting…" : v.unique ? "1 map fits: fully deduced (exact)"
-    : v.exact ? `${n} maps fit (exact)` : `at least ${n} maps fit (estimate${more})`;
-  const forcedCount = Object.keys(v.forced).length;
+  $("count").textContent = countText(v);
+  const forcedCount = Object.keys(v.forced || {}).length;
   $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"} (marked on their tokens)`;
   const t = v.target;
   if (t) {
-    const label = MG.style(H.briefing.chapter, t.terrain).label;
+    const label = MG.style(ch, t.terrain).label;
     $("target").textContent = t.deduced === null
       ? `${label}: known at ${t.known.join(", ") || "no cell yet"}; the rest not worked out yet`
       : t.deduced ? `${label} deduced at ${t.cells.join(", ") || "no cell"}`
@@ -127,8 +264,9 @@ function status() {
   }
   const note = $("heat-note");
   if ($("heat").value) {
-    const label = MG.style(H.briefing.chapter, $("heat").value).label;
-    note.textContent = v.heat && v.heat_exact ? `Shading: the chance of ${label} on each Path (exact)`
+    const label = MG.style(ch, $("heat").value).label;
+    note.textContent = v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
+      : v.heat && (v.heat_exact || v.method === "d-dnnf") ? `Shading: the chance of ${label} on each Path (exact)`
       : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
   } else {
@@ -139,6 +277,8 @@ function status() {
 async function update() {
   writeHash();
   H.hint = null;
+  H.hinted = [];
+  $("hint").textContent = "Hint";
   $("hint-text").hidden = true;
   draw();
   const seq = ++H.seq;
@@ -149,26 +289,29 @@ async function update() {
   document.body.classList.add("busy");
   const body = {map: mapText(), time_limit: 3, count: "quick"};
   if ($("heat").value) body.heat = $("heat").value;
-  // First a quick answer (forced cells, a count of up to a few hundred maps), then the exact count.
-  for (const mode of ["quick", "full"]) {
+  // First a quick answer (forced cells, a count of up to a few hundred maps), then the exact count; while the
+  // briefing's circuit compiles ("compiling"), ask again every POLL_MS.
+  const modes = ["quick", "full"];
+  let polls = 0;
+  for (let k = 0; k < modes.length; k++) {
+    const mode = modes[k];
     body.count = mode;
     if (mode === "full") {
       body.time_limit = 10;
-      await new Promise((done) => setTimeout(done, 250)); // another tap may follow at once: count that one
+      await new Promise((done) => setTimeout(done, k === 1 ? 250 : POLL_MS)); // another tap may follow at once
       if (seq !== H.seq) return;
     }
     const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
-    H.view = r.ok ? r.data : {error: r.data.error || "the server could not answer"};
+    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data : {error: r.data.error || "the server could not answer"});
     draw();
     status();
-    const heatDone = !body.heat || (H.view.heat && H.view.heat_exact);
-    if (!r.ok || H.view.conflict || (H.view.exact && heatDone)) break;
+    if (H.view.compiling && polls++ < POLL_CAP) { modes.push("full"); continue; }
+    const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
+    if (!r.ok || H.view.conflict || H.view.error || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
   }
   document.body.classList.remove("busy");
 }
-
-function push() { H.undo.push(H.cells.slice()); }
 
 function openPalette(name, i) {
   H.picking = i;
@@ -176,10 +319,22 @@ function openPalette(name, i) {
   $("palette-title").textContent = `Revealed at ${name}`;
   const box = $("terrains");
   box.replaceChildren();
-  for (const code of MG.chapters[ch].terrains) {
+  const fixed = MG.briefingTerrain(H.briefing, name);
+  const note = $("palette-note");
+  note.replaceChildren();
+  note.hidden = !fixed;
+  const codes = fixed ? [fixed.terrain] : MG.chapters[ch].terrains;
+  if (fixed) {
+    const what = fixed.field === "peak" ? "the Peak" : `the ${fixed.field}`;
+    note.append(`${name} is ${what}: the briefing makes it a ${MG.style(ch, fixed.terrain).label} (`,
+      MG.rule(ch, fixed.rule), "), so that is all it can show.");
+  }
+  for (const code of codes) {
     const s = MG.style(ch, code);
-    const b = MG.el("button", {type: "button", class: "terrain", "data-code": code},
-      MG.el("span", {class: "sym", text: s.symbol}), MG.el("span", {text: s.label}));
+    const key = H.keys[code];
+    const b = MG.el("button", {type: "button", class: "terrain", "data-code": code, "aria-keyshortcuts": key || null},
+      MG.el("span", {class: "sym", text: s.symbol, "aria-hidden": "true"}), MG.el("span", {text: s.label}),
+      key ? MG.el("span", {class: "key", text: key, "aria-hidden": "true"}) : null);
     b.style.background = s.colour;
     b.style.color = s.ink;
     b.addEventListener("click", () => pick(code));
@@ -187,54 +342,134 @@ function openPalette(name, i) {
   }
   $("hill-numbers").hidden = true;
   $("palette").hidden = false;
-  box.querySelector("button").focus();
+  const current = box.querySelector(`button[data-code="${H.cells[i].slice(0, 2)}"]`);
+  (current || box.querySelector("button")).focus();
 }
 
 function pick(code) {
   const counted = MG.chapters[H.briefing.chapter].counted;
   if (code === "Hi" && counted) {
     const box = $("hill-numbers");
-    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and column):`}));
+    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and column; type 0–6):`}));
     const choices = ["no number", 0, 1, 2, 3, 4, 5, 6];
     for (const n of choices) {
       box.append(MG.el("button", {type: "button", class: "number", "data-number": String(n), text: String(n),
         onclick: () => choose(n === "no number" ? "Hi" : "Hi" + n)}));
     }
     box.hidden = false;
+    box.querySelector('button[data-number="0"]').focus();
     return;
   }
   choose(code);
 }
 
 function choose(code) {
-  push();
-  H.cells[H.picking] = code;
+  if (H.picking === null) return;
+  if (H.cells[H.picking] !== code) {
+    push();
+    H.cells[H.picking] = code;
+  }
   closePalette();
   update();
 }
 
-function closePalette() { $("palette").hidden = true; H.picking = null; }
+function closePalette() {
+  const was = !$("palette").hidden;
+  $("palette").hidden = true;
+  H.picking = null;
+  if (was) { H.refocus = true; MG.focusCell($("board"), H.focus); }
+}
 
 async function hint() {
   const box = $("hint-text");
   box.hidden = false;
   box.textContent = "Looking for the easiest deduction…";
-  const r = await MG.api("/api/hint", {map: mapText(), time_limit: 5});
-  if (!r.ok) { box.textContent = r.data.error || "no hint"; return; }
-  // Two shapes: {hint: {cell, cells, ...}, message} and `mapgen hint --json`'s {forced, explanation | message, best}.
+  box.scrollIntoView({block: "nearest"});
+  const seq = H.seq;
+  const r = await MG.api("/api/hint", {map: mapText(), time_limit: 5, exclude: H.hinted});
+  if (seq !== H.seq) return;
+  const ch = H.briefing.chapter;
+  if (!r.ok && !(r.data && r.data.conflict)) { box.textContent = r.data.error || "no hint"; return; }
   const d = r.data;
-  const ex = d.explanation || null;
-  H.hint = ex ? {cell: ex.cell, cells: ex.cells, rules: ex.rules} : (d.hint || null);
-  box.textContent = ex ? ex.text : (d.message || "");
-  if (!H.hint && d.best && d.best.length) {
-    const label = MG.style(H.briefing.chapter, d.target).label;
-    box.textContent += `. Best odds of ${label}: ${d.best.join(", ")}.`;
+  box.replaceChildren();
+  if (d.conflict) {
+    box.append("No map fits: ", MG.ruleText(ch, d.conflict.message, d.conflict.rules));
+    box.scrollIntoView({block: "nearest"});
+    return;
   }
-  if (H.hint) {
-    const cited = (H.hint.cells || []).length ? "; the cells it follows from in blue" : "";
-    box.append(MG.el("span", {class: "note", text: ` (${H.hint.cell} is outlined in yellow${cited}.)`}));
+  const ex = d.explanation || null;
+  H.hint = ex ? {cell: ex.cell, cells: ex.cells, rules: ex.rules} : null;
+  if (ex) {
+    H.hinted.push(ex.cell);
+    box.append(MG.ruleText(ch, ex.text, ex.rules));
+    const cited = (ex.cells || []).length ? "; the cells it follows from are ringed in blue" : "";
+    box.append(MG.el("span", {class: "note", text: `${ex.cell} is outlined in yellow${cited}.`}));
+    const more = (d.forced_cells || 1) > H.hinted.length;
+    if (more) box.append(MG.el("span", {class: "note", text: `Hint ${H.hinted.length} of ${d.forced_cells} forced cells: Next hint gives another.`}));
+    $("hint").textContent = more ? "Next hint" : "Hint";
+  } else {
+    box.append(d.message || "");
+    if (d.best && d.best.length) {
+      const label = MG.style(ch, d.target).label;
+      const odds = (d.odds || []).filter((o) => d.best.includes(o.cell)).map((o) => `${o.cell} ${pctText(o.chance)}`);
+      box.append(`. Best odds of ${label}${d.odds_exact ? "" : " (estimated)"}: ${odds.join(", ") || d.best.join(", ")}.`);
+      H.hint = {cell: d.best[0], cells: []};
+    } else if (d.guess) {
+      const shares = Object.entries(d.guess.shares).slice(0, 3)
+        .map(([code, p]) => `${MG.style(ch, code).label} ${pctText(p)}`).join(", ");
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain (${shares}`
+        + `${d.guess.exact ? "" : ", estimated"}): its reveal tells you the most.`);
+      H.hint = {cell: d.guess.cell, cells: []};
+    }
+    $("hint").textContent = "Hint";
   }
   draw();
+  box.scrollIntoView({block: "nearest"});
+}
+
+// Keyboard play: arrows move over the board, a terrain's letter reveals it at the focused cell, Delete or "."
+// hides it again, Enter opens the palette; Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes.
+function onKey(e) {
+  if (MG.typing(e) || document.querySelector("dialog[open]")) return;
+  const key = e.key.length === 1 ? e.key.toUpperCase() : e.key;
+  if ((e.ctrlKey || e.metaKey) && !e.altKey) {
+    if (key === "Z" && !e.shiftKey) { e.preventDefault(); undo(); return; }
+    if ((key === "Z" && e.shiftKey) || key === "Y") { e.preventDefault(); redo(); return; }
+    return;
+  }
+  if (e.altKey) return;
+  const paletteOpen = !$("palette").hidden;
+  if (e.key === "Escape") { closePalette(); return; }
+  if (paletteOpen && !$("hill-numbers").hidden && /^[0-6]$/.test(e.key)) {
+    e.preventDefault();
+    choose("Hi" + e.key);
+    return;
+  }
+  const onBoard = e.target.closest && e.target.closest("#board .cell");
+  if (!paletteOpen && !onBoard) return;
+  const code = Object.keys(H.keys).find((c) => H.keys[c] === key);
+  if (code) {
+    e.preventDefault();
+    const names = MG.cellNames(H.briefing.chapter);
+    if (!paletteOpen) H.picking = names.indexOf(H.focus);
+    const fixed = MG.briefingTerrain(H.briefing, names[H.picking]);
+    if (fixed && fixed.terrain !== code) {
+      say(`${names[H.picking]} can only be a ${MG.style(H.briefing.chapter, fixed.terrain).label}: the briefing fixes it.`);
+      if (!paletteOpen) H.picking = null;
+      return;
+    }
+    if (code === "Hi" && !paletteOpen) { openPalette(H.focus, H.picking); }
+    pick(code);
+  } else if (!paletteOpen && (e.key === "Delete" || e.key === "Backspace" || e.key === ".")) {
+    e.preventDefault();
+    H.picking = MG.cellNames(H.briefing.chapter).indexOf(H.focus);
+    choose("..");
+  }
+}
+
+async function copyLink() {
+  const ok = await MG.copy(location.href);
+  say(ok ? "Link copied: it opens this game as it stands." : `Copy this link: ${location.href}`);
 }
 
 async function main() {
@@ -252,24 +487,41 @@ async function main() {
          fort_pattern: m.fort_pattern, number: null};
     $("setup").open = true;
   }
-  H.form = MG.briefingForm($("briefing"), b, (nb) => { $("setup").open = false; setBriefing(nb, []); });
-  setBriefing(b, revealed);
+  H.form = MG.briefingForm($("briefing"), b, applyBriefing);
+  setBriefing(b, revealed, {keepHistory: true});
+  loadHistory();
+  update();
   window.addEventListener("hashchange", () => { // a shared link opened in this tab
+    if (location.hash === hashOf(H.briefing, H.cells, $("heat").value)) return;
     const h = readHash();
     if (h && MG.chapters[h.briefing.chapter]) {
+      push();
       H.form.set(h.briefing);
       $("heat").append(MG.el("option", {value: h.heat, text: h.heat})); // kept by setBriefing if a terrain
       $("heat").value = h.heat;
-      setBriefing(h.briefing, h.revealed);
+      setBriefing(h.briefing, h.revealed, {keepHistory: true});
+      update();
     }
   });
+  MG.rovingBoard($("board"), () => H.focus, (name) => { H.focus = name; });
+  $("board").addEventListener("focusin", (e) => { const c = e.target.closest(".cell"); if (c) H.focus = c.dataset.cell; });
   $("hint").addEventListener("click", hint);
-  $("undo").addEventListener("click", () => { if (H.undo.length) { H.cells = H.undo.pop(); update(); } });
-  $("reset").addEventListener("click", () => { push(); H.cells = H.cells.map(() => ".."); update(); });
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("copy-link").addEventListener("click", copyLink);
+  $("print").addEventListener("click", () => window.print());
+  $("reset").addEventListener("click", async () => {
+    const n = revealedCount();
+    if (!n) return;
+    if (!(await MG.confirm(`Clear all ${n} reveals? Undo brings them back.`, "Clear all", "Keep them"))) return;
+    push();
+    H.cells = H.cells.map(() => "..");
+    update();
+  });
   $("unreveal").addEventListener("click", () => choose(".."));
   $("cancel").addEventListener("click", closePalette);
   $("palette").addEventListener("click", (e) => { if (e.target.id === "palette") closePalette(); });
-  document.addEventListener("keydown", (e) => { if (e.key === "Escape") closePalette(); });
+  document.addEventListener("keydown", onKey);
   $("heat").addEventListener("change", update);
   $("export").addEventListener("click", () => MG.download(`${H.briefing.chapter}-state.toml`, mapText(), "application/toml"));
 }

@@ -1,17 +1,112 @@
 // The studio: paint a map, see broken rules live, repair, fill, generate, deduce, playtest, download.
+//
+// Nothing is lost: the map lives in the address (#ch=…&peak=…&c=<cells>) and in local storage, every edit
+// (a paint stroke, Repair, Fill, Generate, Blank, a briefing, a file) can be undone and redone (buttons,
+// Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y), what throws work away asks first, and leaving with unsaved edits warns.
 "use strict";
 
+const SAVE_KEY = "mapgen.studio.last";
+const HISTORY_CAP = 200;
+
 const S = {briefing: null, cells: [], brush: "Wa", painting: false, violations: [], changed: new Set(),
-           reveal: new Set(), seq: 0, job: null, form: null, number: null};
+           reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
+           focus: null, stroke: false};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
   const m = $("message");
-  m.textContent = text || "";
+  m.replaceChildren();
+  if (text instanceof Node) m.append(text); else m.textContent = text || "";
   m.classList.toggle("problem", Boolean(bad));
 }
 
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
+
+// -- the map in the address and in local storage ------------------------------------------------------
+
+function hashOf() {
+  const b = S.briefing;
+  const p = new URLSearchParams();
+  p.set("ch", b.chapter);
+  if (b.from) p.set("from", b.from);
+  if (S.number !== null && S.number !== undefined && S.number !== "") p.set("n", String(S.number));
+  p.set("peak", b.peak || "");
+  if (b.start) p.set("start", b.start);
+  if (b.greek_fire) p.set("gf", b.greek_fire);
+  if (b.fort_pattern) p.set("fp", MG.packPattern(b.fort_pattern));
+  p.set("c", S.cells.join(""));
+  return "#" + p.toString();
+}
+
+function readHash() {
+  const p = new URLSearchParams(location.hash.slice(1));
+  if (p.get("map")) return {name: p.get("map")};
+  const ch = p.get("ch");
+  if (!ch || !MG.chapters[ch] || p.get("c") === null) return null;
+  const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]?/g) || [];
+  if (cells.length !== MG.cellNames(ch).length) return null;
+  const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
+             greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
+  return {briefing: b, number: p.get("n") === null ? null : Number(p.get("n")), cells};
+}
+
+function remember() {
+  const hash = hashOf();
+  if (location.hash !== hash) history.replaceState(null, "", hash);
+  try {
+    localStorage.setItem(SAVE_KEY, JSON.stringify({hash, saved: Date.now(), undo: S.undo.slice(-HISTORY_CAP),
+                                                   redo: S.redo.slice(-HISTORY_CAP)}));
+  } catch (e) { /* private mode or full: the address still keeps the map */ }
+  const b = S.briefing;
+  const p = new URLSearchParams();
+  p.set("ch", b.chapter);
+  if (b.from) p.set("from", b.from);
+  p.set("peak", b.peak || "");
+  if (b.start) p.set("start", b.start);
+  if (b.greek_fire) p.set("gf", b.greek_fire);
+  if (b.fort_pattern) p.set("fp", MG.packPattern(b.fort_pattern));
+  $("open-helper").href = "/helper#" + p.toString();
+}
+
+// -- undo and redo --------------------------------------------------------------------------------------
+
+function snapshot() { return {briefing: {...S.briefing}, number: S.number, cells: S.cells.slice()}; }
+
+function push() {
+  S.undo.push(snapshot());
+  if (S.undo.length > HISTORY_CAP) S.undo.shift();
+  S.redo = [];
+  S.dirty = true;
+}
+
+function restore(s) {
+  const chapterChanged = s.briefing.chapter !== S.briefing.chapter;
+  S.briefing = {...s.briefing};
+  S.number = s.number;
+  S.cells = s.cells.slice();
+  S.changed = new Set();
+  S.reveal = new Set();
+  S.form.set(S.briefing);
+  if (chapterChanged) brushes(); else summary();
+  S.dirty = true;
+  check();
+}
+
+function undo() {
+  if (!S.undo.length) { say("Nothing to undo."); return; }
+  S.redo.push(snapshot());
+  restore(S.undo.pop());
+  say("Undone.");
+}
+
+function redo() {
+  if (!S.redo.length) { say("Nothing to redo."); return; }
+  S.undo.push(snapshot());
+  restore(S.redo.pop());
+  say("Redone.");
+}
+
+// -- the map ----------------------------------------------------------------------------------------------
 
 function setMap(m, from) {
   S.briefing = {chapter: m.chapter, from: from || null, peak: m.peak, start: m.start, greek_fire: m.greek_fire,
@@ -25,53 +120,81 @@ function setMap(m, from) {
   check();
 }
 
+function summary() {
+  const b = S.briefing;
+  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+}
+
 function brushes() {
   const ch = S.briefing.chapter;
   const box = $("brushes");
   box.replaceChildren();
   const codes = [...MG.chapters[ch].terrains, ".."];
+  S.keys = MG.terrainKeys(ch);
   if (!codes.includes(S.brush)) S.brush = codes[0];
   for (const code of codes) {
     const s = code === ".." ? {label: "Erase", colour: "#d8d2c4", ink: "#222", symbol: "○"} : MG.style(ch, code);
+    const key = code === ".." ? "Del" : S.keys[code];
     const b = MG.el("button", {type: "button", class: "brush" + (code === S.brush ? " on" : ""), "data-code": code,
-      "aria-pressed": String(code === S.brush), title: s.label},
-      MG.el("span", {class: "sym", text: s.symbol}), MG.el("span", {class: "blabel", text: s.label}));
+      "aria-pressed": String(code === S.brush), title: `${s.label}${key ? " (" + key + ")" : ""}`},
+      MG.el("span", {class: "sym", text: s.symbol, "aria-hidden": "true"}), MG.el("span", {class: "blabel", text: s.label}));
     b.style.background = s.colour;
     b.style.color = s.ink;
     b.addEventListener("click", () => { S.brush = code; brushes(); });
     box.append(b);
   }
-  $("briefing-summary").textContent = `Briefing: ${ch}${S.briefing.from ? " (" + S.briefing.from + ")" : ""}, Peak ${S.briefing.peak}`;
+  summary();
 }
 
 function draw() {
   const byCell = {};
   for (const v of S.violations) for (const c of v.cells) (byCell[c] = byCell[c] || []).push(v.rule);
-  MG.drawBoard($("board"), S.briefing.chapter, S.cells, (name, i, b) => {
+  const ch = S.briefing.chapter;
+  const board = $("board");
+  if (!S.focus) S.focus = MG.cellNames(ch)[0];
+  board.dataset.focus = S.focus;
+  const hadFocus = board.contains(document.activeElement);
+  MG.drawBoard(board, ch, S.cells, (name, i, b) => {
+    const code = S.cells[i];
+    let label = code === ".." ? `${name}: blank` : `${name}: ${MG.style(ch, code).label}`;
     if (byCell[name]) {
+      const ids = [...new Set(byCell[name])];
+      const words = ids.map((id) => MG.ruleTitle(ch, id)).join(", ");
       b.classList.add("broken");
-      b.append(MG.el("span", {class: "rules", text: [...new Set(byCell[name])].join(" ")}));
-      b.setAttribute("aria-label", `${name}: breaks ${[...new Set(byCell[name])].join(", ")}`);
+      // a mark, not the rule id: ids such as F2 or C7 read as cell names; the list beside names the rules
+      b.append(MG.el("span", {class: "rules", text: "!", "aria-hidden": "true"}));
+      b.title = `${name} breaks ${words}`;
+      label += `, breaks ${words}`;
     }
-    if (S.changed.has(name)) b.classList.add("changed");
-    if (S.reveal.has(name)) b.classList.add("reveal");
+    if (S.changed.has(name)) { b.classList.add("changed"); label += ", just changed"; }
+    if (S.reveal.has(name)) { b.classList.add("reveal"); label += ", in the reveal set"; }
     MG.briefingBadge(S.briefing, name, b);
+    b.setAttribute("aria-label", label);
   }, {
-    pointerdown: (name, i, e) => { e.preventDefault(); S.painting = true; paint(i); },
+    pointerdown: (name, i, e) => {
+      e.preventDefault();
+      S.painting = true;
+      S.stroke = false;
+      S.focus = name;
+      paint(i);
+    },
     pointerenter: (name, i) => { if (S.painting) paint(i); },
   });
+  if (hadFocus) MG.focusCell(board, S.focus);
 }
 
-function paint(i) {
-  if (S.cells[i] === S.brush) return;
-  S.cells[i] = S.brush;
+function paint(i, code) {
+  const brush = code === undefined ? S.brush : code;
+  if (S.cells[i] === brush) return;
+  if (!S.stroke) { push(); S.stroke = S.painting; } // one undo step per stroke
+  S.cells[i] = brush;
   S.changed.delete(MG.cellNames(S.briefing.chapter)[i]);
   S.reveal = new Set();
-  draw();
   check();
 }
 
 async function check() {
+  remember();
   draw();
   const seq = ++S.seq;
   const blank = S.cells.filter((c) => c === "..").length;
@@ -102,23 +225,60 @@ async function check() {
   $("verdict").textContent = report.valid ? "Valid: every rule holds"
     : `${report.violations.length} broken rule${report.violations.length === 1 ? "" : "s"}`;
   $("verdict").className = "big " + (report.valid ? "good" : "problem");
+  const ch = S.briefing.chapter;
   list.replaceChildren(...report.violations.map((v) =>
-    MG.el("li", {class: "violation", "data-rule": v.rule}, MG.el("b", {text: v.rule}), " " + v.message)));
+    MG.el("li", {class: "violation", "data-rule": v.rule}, MG.rule(ch, v.rule), ": " + v.message
+      + (v.cells.length ? ` (${v.cells.join(", ")})` : ""))));
   draw();
 }
 
-async function repair() {
-  say("Repairing…");
-  const r = await MG.api("/api/repair", {map: mapText(), time_limit: 10});
-  if (!r.ok) { say(r.data.error, true); return; }
+function violationsText(ch, list) {
+  const frag = document.createDocumentFragment();
+  list.forEach((v, k) => {
+    if (k) frag.append("; ");
+    frag.append(MG.rule(ch, v.rule), `: ${v.message}`);
+  });
+  return frag;
+}
+
+async function repair(within) {
+  say(within ? "Repairing within the profile…" : "Repairing…");
+  const body = {map: mapText(), time_limit: 10, within_profile: Boolean(within)};
+  if ($("profile").value.trim()) body.profile = $("profile").value;
+  const r = await MG.api("/api/repair", body);
+  if (!r.ok) {
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    return;
+  }
   const out = r.data;
   const m = (await MG.api("/api/parse", {map: out.text})).data;
+  const ch = S.briefing.chapter;
+  if (m.cells.join() !== S.cells.join()) push();
   S.cells = m.cells.slice();
   S.changed = new Set(out.changes.map((c) => c.cell));
-  $("changes").replaceChildren(...out.changes.map((c) =>
-    MG.el("li", {}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}` + (c.rules.length ? ` (mends ${c.rules.join(", ")}: ${c.message})` : ""))));
-  say(out.distance === 0 && !out.changes.length ? "Nothing to repair: the map keeps every rule."
-    : `Repaired: ${out.distance} cell${out.distance === 1 ? "" : "s"} changed${out.optimal ? " (the fewest possible)" : ""}.`);
+  $("changes").replaceChildren(...out.changes.map((c) => {
+    const li = MG.el("li", {}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}`);
+    if (c.rules.length) {
+      li.append(" (mends ");
+      c.rules.forEach((id, k) => { if (k) li.append(", "); li.append(MG.rule(ch, id)); });
+      li.append(`: ${c.message})`);
+    }
+    return li;
+  }));
+  const msg = document.createDocumentFragment();
+  msg.append(out.distance === 0 && !out.changes.length ? "Nothing to repair: the map keeps every rule."
+    : `Repaired: ${out.distance} cell${out.distance === 1 ? "" : "s"} changed${out.optimal ? " (the fewest possible)" : ""}`
+      + (within ? ", keeping the profile too." : "."));
+  const which = out.profile === "default" ? "the chapter's default profile" : "your profile";
+  if (out.profile_violations.length) {
+    msg.append(MG.el("br"), `Repair keeps the chapter's rules, not the profile: this map breaks ${which} (`,
+      violationsText(ch, out.profile_violations), "), which Fill the rest and Generate keep. ");
+    msg.append(MG.el("button", {type: "button", id: "repair-profile", text: "Repair within the profile",
+      onclick: () => repair(true)}));
+  } else if (!within) {
+    msg.append(` It keeps ${which} too.`);
+  }
+  say(msg);
   check();
 }
 
@@ -127,9 +287,14 @@ async function fill() {
   const body = {from: mapText(), seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body);
-  if (!r.ok) { say(r.data.error, true); markCells(r.data.cells || []); return; }
+  if (!r.ok) {
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    markCells(r.data.cells || []);
+    return;
+  }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
   const before = S.cells.slice();
+  push();
   S.cells = m.cells.slice();
   S.changed = new Set(MG.cellNames(S.briefing.chapter).filter((n, i) => before[i] === ".."));
   $("changes").replaceChildren();
@@ -144,6 +309,7 @@ function markCells(cells) {
 
 async function generate() {
   const b = S.form.read();
+  if (S.dirty && !(await MG.confirm("Generate a new map? It replaces this one (Undo brings it back).", "Generate", "Keep this map"))) return;
   say(`Generating a ${b.chapter} map…`);
   const body = {chapter: b.chapter, seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
@@ -151,9 +317,22 @@ async function generate() {
   if (!r.ok) { say(r.data.error, true); return; }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
   $("changes").replaceChildren();
+  push();
   setMap(m, null);
   say(`Generated ${b.chapter} map, seed ${r.data[0].seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
 }
+
+async function blankMap() {
+  const n = S.cells.filter((c) => c !== "..").length;
+  if (!n) return;
+  if (!(await MG.confirm(`Blank the map? It clears all ${n} painted cells (Undo brings them back).`, "Blank it", "Keep them"))) return;
+  push();
+  S.cells = S.cells.map(() => "..");
+  S.changed = new Set();
+  check();
+}
+
+// -- deduce and playtest ------------------------------------------------------------------------------
 
 async function startJob(kind) {
   if (S.job) { say("A job is running: cancel it first.", true); return; }
@@ -187,6 +366,7 @@ async function poll(kind) {
 function showResult(kind, j) {
   const res = j.result;
   const box = $("job-result");
+  const ch = S.briefing.chapter;
   const lines = [];
   if (kind === "playtest") {
     const pct = (x) => `${(x * 100).toFixed(1)}%`;
@@ -197,8 +377,24 @@ function showResult(kind, j) {
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
-    lines.push(`Uniqueness depends on: ${res.depends_on.join(", ") || "none"}`);
-    if (res.profile && res.profile.unique_at) lines.push(`The map is unique after step ${res.profile.unique_at} of the reveal profile`);
+    const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
+    if (!res.depends_on.length) deps.append("no rule");
+    res.depends_on.forEach((id, k) => { if (k) deps.append(", "); deps.append(MG.rule(ch, id)); });
+    lines.push(deps);
+    const prof = res.profile;
+    if (prof && prof.unique_at) {
+      const size = MG.cellNames(ch).length;
+      const steps = prof.steps ? prof.steps.length : size;
+      const p = MG.el("p", {id: "unique-at"}, `Unique after step ${prof.unique_at} of the reveal profile. `);
+      p.append(MG.el("span", {class: "note", text:
+        "The reveal profile plays the map as a careful player would: from the start, one Path at a time, "
+        + "a forced Path whenever one can be explored, else a guess at the Path with the fewest possible terrains, "
+        + `counting after each step the maps that still fit. At step ${prof.unique_at} of ${steps} only one map fits`
+        + (prof.unique_at >= size ? ": only once every cell is revealed, so deduction alone never pins down the whole map"
+          : `: the other ${size - prof.unique_at} cells follow from the rules`)
+        + (prof.all_targets_known_at ? `; every ${MG.style(ch, prof.target || MG.chapters[ch].counted).label} is known at step ${prof.all_targets_known_at}.` : ".")}));
+      lines.push(p);
+    }
     const g = res.grade;
     if (g) {
       lines.push(`Deduction grade: ${g.tier} (${g.guesses} guesses before every target is known, largest reason ` +
@@ -206,13 +402,119 @@ function showResult(kind, j) {
     }
     draw();
   }
-  box.replaceChildren(...lines.map((t) => MG.el("p", {text: t})));
-  if (j.plot) box.append(MG.el("img", {src: j.plot + "?t=" + Date.now(), alt: `${kind} chart`, class: "plot"}));
+  box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
+  const chart = MG.el("div", {class: "chart-box", id: `${kind}-chart`});
+  if (kind === "playtest" || (res.profile && res.profile.steps)) box.append(chart);
+  drawChart(chart, kind, res);
+  if (j.plot) {
+    const src = j.plot + "?t=" + Date.now();
+    const img = MG.el("img", {src, alt: `${kind} chart (opens full size)`, class: "plot"});
+    const open = MG.el("button", {type: "button", class: "plot-open", "aria-label": `Open the full ${kind} chart at full size`}, img);
+    open.addEventListener("click", () => openChart(src, kind));
+    box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
+  }
   say(`${kind} finished.`);
 }
 
+// -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
+
+const SVGNS = "http://www.w3.org/2000/svg";
+
+function svgEl(tag, attrs, text) {
+  const e = document.createElementNS(SVGNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) e.setAttribute(k, v);
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// The reveal profile: maps that still fit after each step (log scale), guesses marked, the step where the map
+// is unique and where every target is known.
+function profileChart(box, prof) {
+  const steps = prof.steps || [];
+  const W = Math.max(280, box.clientWidth || 600), H = Math.min(320, Math.max(220, Math.round(W * 0.45)));
+  const narrow = W < 520;
+  const m = {l: 52, r: 14, t: narrow ? 44 : 28, b: 40};
+  const svg = svgEl("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart-svg",
+    "aria-label": `Maps that fit after each of ${steps.length} reveals` + (prof.unique_at ? `; unique after step ${prof.unique_at}` : "")});
+  const top = Math.max(1, ...steps.map((s) => Math.log10(Math.max(1, s.count || 1))));
+  const x = (k) => m.l + (W - m.l - m.r) * (steps.length <= 1 ? 0 : (k - 1) / (steps.length - 1));
+  const y = (c) => H - m.b - (H - m.t - m.b) * (Math.log10(Math.max(1, c || 1)) / Math.ceil(top));
+  svg.append(svgEl("text", {x: narrow ? 0 : m.l, y: 16, class: "chart-title"},
+    narrow ? "Maps that fit after each reveal (log)" : "Maps that still fit after each reveal (log scale)"));
+  for (let e = 0; e <= Math.ceil(top); e += Math.max(1, Math.ceil(Math.ceil(top) / 5))) {
+    const yy = y(10 ** e);
+    svg.append(svgEl("line", {x1: m.l, x2: W - m.r, y1: yy, y2: yy, class: "grid"}));
+    svg.append(svgEl("text", {x: m.l - 6, y: yy + 4, "text-anchor": "end"}, e === 0 ? "1" : e <= 3 ? String(10 ** e) : `10^${e}`));
+  }
+  const every = Math.max(1, Math.ceil(steps.length / Math.max(2, Math.floor((W - m.l) / 48))));
+  for (let k = 1; k <= steps.length; k += every) {
+    svg.append(svgEl("text", {x: x(k), y: H - m.b + 16, "text-anchor": "middle"}, String(k)));
+  }
+  svg.append(svgEl("text", {x: (m.l + W - m.r) / 2, y: H - 6, "text-anchor": "middle"}, "step (Paths revealed)"));
+  [[prof.unique_at, "unique", "mark-unique"], [prof.all_targets_known_at, "targets known", "mark-target"]]
+    .forEach(([at, label, cls], k) => {
+      if (!at) return;
+      svg.append(svgEl("line", {x1: x(at), x2: x(at), y1: m.t, y2: H - m.b, class: cls}));
+      const left = x(at) - m.l > 8 * (label.length + 4); // room for the label left of its line, else right of it
+      svg.append(svgEl("text", {x: left ? x(at) - 4 : x(at) + 4, y: m.t + 12 + 16 * k, "text-anchor": left ? "end" : "start",
+        class: cls}, `${label}: ${at}`));
+    });
+  svg.append(svgEl("polyline", {points: steps.map((s) => `${x(s.step)},${y(s.count)}`).join(" "), class: "series"}));
+  for (const s of steps) {
+    const dot = svgEl("circle", {cx: x(s.step), cy: y(s.count), r: 3.5, class: s.reason === "guess" ? "guess" : "forced"});
+    dot.append(svgEl("title", {}, `step ${s.step}: ${s.cell} ${s.terrain} (${s.reason}), ${s.exact ? "" : "about "}${s.count} maps`));
+    svg.append(dot);
+  }
+  svg.append(svgEl("text", {x: W - m.r, y: narrow ? 34 : 16, "text-anchor": "end", class: "legend"}, "● forced  ○ guess"));
+  box.replaceChildren(svg);
+}
+
+// A playtest's outcomes: wins and each cause of loss, as shares of the games.
+function playtestChart(box, res) {
+  const rows = [["wins", res.wins], ...Object.entries(res.losses).map(([k, v]) => [k.replace(/_/g, " "), v])];
+  if (res.sealed) rows.push(["sealed", res.sealed]);
+  const W = Math.max(280, box.clientWidth || 600), bar = 24, m = {l: Math.min(170, W * 0.38), r: 70, t: 28};
+  const H = m.t + rows.length * (bar + 8) + 8;
+  const svg = svgEl("svg", {width: W, height: H, viewBox: `0 0 ${W} ${H}`, role: "img", class: "chart-svg",
+    "aria-label": rows.map(([k, v]) => `${k} ${v} of ${res.games}`).join(", ")});
+  svg.append(svgEl("text", {x: 0, y: 16, class: "chart-title"}, `Outcomes of ${res.games} games (${res.bot || "bot"})`));
+  rows.forEach(([label, n], k) => {
+    const yy = m.t + k * (bar + 8);
+    const w = (W - m.l - m.r) * (res.games ? n / res.games : 0);
+    svg.append(svgEl("text", {x: m.l - 8, y: yy + bar * 0.7, "text-anchor": "end"}, label));
+    svg.append(svgEl("rect", {x: m.l, y: yy, width: Math.max(1, w), height: bar, class: k === 0 ? "win" : "loss"}));
+    svg.append(svgEl("text", {x: m.l + w + 6, y: yy + bar * 0.7}, `${n} (${Math.round((100 * n) / Math.max(1, res.games))}%)`));
+  });
+  box.replaceChildren(svg);
+}
+
+function drawChart(box, kind, res) {
+  const draw = () => (kind === "playtest" ? playtestChart(box, res) : res.profile && profileChart(box, res.profile));
+  draw();
+  if (window.ResizeObserver) {
+    let last = box.clientWidth;
+    new ResizeObserver(() => { if (box.clientWidth !== last) { last = box.clientWidth; draw(); } }).observe(box);
+  }
+}
+
+function openChart(src, kind) {
+  const dlg = MG.el("dialog", {class: "chart", "aria-label": `${kind} chart, full size`});
+  const close = MG.el("button", {type: "button", id: "chart-close", text: "Close"});
+  dlg.append(MG.el("div", {class: "actions"}, MG.el("b", {text: `${kind} chart`}), close),
+    MG.el("div", {class: "chart-scroll"}, MG.el("img", {src, alt: `${kind} chart, full size`})));
+  close.addEventListener("click", () => { dlg.close(); dlg.remove(); });
+  dlg.addEventListener("close", () => dlg.remove());
+  document.body.append(dlg);
+  dlg.showModal();
+  close.focus();
+}
+
 async function download(format) {
-  if (format === "map") { MG.download(`${S.briefing.chapter}-map.toml`, mapText(), "application/toml"); return; }
+  if (format === "map") {
+    MG.download(`${S.briefing.chapter}-map.toml`, mapText(), "application/toml");
+    S.dirty = false;
+    return;
+  }
   say(`Drawing ${format.toUpperCase()}…`);
   const r = await MG.api("/api/render", {map: mapText(), format});
   if (!r.ok) { say(r.data.error, true); return; }
@@ -221,36 +523,133 @@ async function download(format) {
   say(`Downloaded the ${format === "sheet" ? "PDF sheet" : format.toUpperCase()}.`);
 }
 
+// Keyboard: Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes (text boxes keep their own); on the board the arrow
+// keys move, a terrain's letter paints it (and picks that brush), Delete erases.
+function onKey(e) {
+  if (MG.typing(e) || document.querySelector("dialog[open]")) return;
+  const key = e.key.length === 1 ? e.key.toUpperCase() : e.key;
+  if ((e.ctrlKey || e.metaKey) && !e.altKey) {
+    if (key === "Z" && !e.shiftKey) { e.preventDefault(); undo(); }
+    else if ((key === "Z" && e.shiftKey) || key === "Y") { e.preventDefault(); redo(); }
+    return;
+  }
+  const onBoard = e.target.closest && e.target.closest("#board .cell");
+  if (!onBoard || e.altKey) return;
+  const i = MG.cellNames(S.briefing.chapter).indexOf(onBoard.dataset.cell);
+  const code = Object.keys(S.keys || {}).find((c) => S.keys[c] === key);
+  if (code || e.key === "Delete" || e.key === "Backspace") {
+    e.preventDefault();
+    S.focus = onBoard.dataset.cell;
+    S.stroke = false;
+    if (code && code !== S.brush) { S.brush = code; brushes(); }
+    paint(i, code || "..");
+  } else if (e.key === "Enter" || e.key === " ") {
+    e.preventDefault();
+    S.focus = onBoard.dataset.cell;
+    S.stroke = false;
+    paint(i);
+  }
+}
+
+async function openShipped(name) {
+  const r = await MG.api(`/api/maps/${encodeURIComponent(name)}`);
+  if (!r.ok) { say(r.data.error, true); return false; }
+  push();
+  setMap(r.data, name);
+  S.dirty = false;
+  return true;
+}
+
+function lastSaved() {
+  try { return JSON.parse(localStorage.getItem(SAVE_KEY) || "null"); } catch (e) { return null; }
+}
+
+function restoreOffer(saved) {
+  // Opened without a map in the address: offer the last map worked on in this browser.
+  if (!saved || !saved.hash || saved.hash === hashOf()) return;
+  const when = new Date(saved.saved).toLocaleString("en-GB");
+  const b = MG.el("button", {type: "button", id: "restore", text: `Reopen your last map (${when})`});
+  b.addEventListener("click", () => {
+    push();
+    history.replaceState(null, "", saved.hash);
+    const h = readHash();
+    if (h && !h.name) {
+      S.undo = saved.undo || S.undo;
+      S.redo = saved.redo || [];
+      S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
+      S.form.set(S.briefing);
+      brushes();
+      check();
+    }
+    b.remove();
+  });
+  say(b);
+}
+
 async function main() {
   await MG.loadChapters();
-  const name = new URLSearchParams(location.hash.slice(1)).get("map") || "fauna-1";
-  let m = (await MG.api(`/api/maps/${encodeURIComponent(name)}`));
-  if (!m.ok) m = await MG.api("/api/maps/fauna-1");
-  S.form = MG.briefingForm($("briefing"), {chapter: m.data.chapter, from: name}, async (b) => {
+  const h = readHash();
+  let m = null, from = null;
+  if (h && h.name) {
+    const r = await MG.api(`/api/maps/${encodeURIComponent(h.name)}`);
+    if (r.ok) { m = r.data; from = h.name; }
+  }
+  if (!m && !(h && h.briefing)) { m = (await MG.api("/api/maps/fauna-1")).data; from = "fauna-1"; }
+  const initial = h && h.briefing ? h.briefing : {chapter: m.chapter, from};
+  S.form = MG.briefingForm($("briefing"), initial, async (b) => {
     // A new briefing: a shipped map opens as it is; a typed briefing keeps the cells if the board fits.
     if (b.from) {
-      setMap((await MG.api(`/api/maps/${b.from}`)).data, b.from);
+      if (S.dirty && !(await MG.confirm(`Open ${b.from}? It replaces this map (Undo brings it back).`, "Open it", "Keep this map"))) return;
+      await openShipped(b.from);
     } else {
       const same = b.chapter === S.briefing.chapter;
+      if (!same && S.cells.some((c) => c !== "..")
+          && !(await MG.confirm(`Start a blank ${b.chapter} map? It replaces this one (Undo brings it back).`, "Start it", "Keep this map"))) return;
+      push();
       S.briefing = b;
-      if (!same) S.cells = MG.cellNames(b.chapter).map(() => "..");
-      brushes();
+      if (!same) { S.cells = MG.cellNames(b.chapter).map(() => ".."); brushes(); } else summary();
       check();
     }
     $("setup").open = false;
   }, {applyText: "Open"});
-  setMap(m.data, name);
+  if (h && h.briefing) {
+    S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
+    S.form.set(S.briefing);
+    const saved = lastSaved();
+    if (saved && saved.hash === location.hash) { S.undo = saved.undo || []; S.redo = saved.redo || []; }
+    brushes();
+    check();
+  } else {
+    const saved = lastSaved(); // read before this map is remembered in its place
+    setMap(m, from);
+    restoreOffer(saved);
+  }
   window.addEventListener("hashchange", async () => { // a link to another shipped map: /studio#map=flora-2
-    const wanted = new URLSearchParams(location.hash.slice(1)).get("map");
+    if (location.hash === hashOf()) return;
+    const wanted = readHash();
     if (!wanted) return;
-    const r = await MG.api(`/api/maps/${encodeURIComponent(wanted)}`);
-    if (r.ok) setMap(r.data, wanted); else say(r.data.error, true);
+    if (wanted.name) { await openShipped(wanted.name); return; }
+    push();
+    S.briefing = wanted.briefing; S.number = wanted.number; S.cells = wanted.cells;
+    S.form.set(S.briefing);
+    brushes();
+    check();
   });
-  document.addEventListener("pointerup", () => { S.painting = false; });
+  window.addEventListener("beforeunload", (e) => {
+    if (!S.dirty) return;
+    e.preventDefault();
+    e.returnValue = ""; // the browser asks "Leave site? Changes you made may not be saved."
+  });
+  document.addEventListener("pointerup", () => { S.painting = false; S.stroke = false; });
   $("board").addEventListener("pointerleave", () => { S.painting = false; });
-  $("repair").addEventListener("click", repair);
+  MG.rovingBoard($("board"), () => S.focus, (name) => { S.focus = name; });
+  $("board").addEventListener("focusin", (e) => { const c = e.target.closest(".cell"); if (c) S.focus = c.dataset.cell; });
+  document.addEventListener("keydown", onKey);
+  $("undo").addEventListener("click", undo);
+  $("redo").addEventListener("click", redo);
+  $("repair").addEventListener("click", () => repair(false));
   $("fill").addEventListener("click", fill);
-  $("blank").addEventListener("click", () => { S.cells = S.cells.map(() => ".."); S.changed = new Set(); check(); });
+  $("blank").addEventListener("click", blankMap);
   $("generate").addEventListener("click", generate);
   $("default-profile").addEventListener("click", () => {
     $("profile").value = MG.chapters[S.form.read().chapter].profile || "";
@@ -269,7 +668,10 @@ async function main() {
     if (!file) return;
     const r = await MG.api("/api/parse", {map: await file.text()});
     if (!r.ok) { say(r.data.error, true); return; }
+    if (S.dirty && !(await MG.confirm(`Open ${file.name}? It replaces this map (Undo brings it back).`, "Open it", "Keep this map"))) return;
+    push();
     setMap(r.data, null);
+    S.dirty = false;
     $("setup").open = false;
     say(`Opened ${file.name}.`);
   });

@@ -1,0 +1,380 @@
+"""``mapgen pack``: a map folder to print and play: a cover, maps at Map Board size, a play log (PDF)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+
+import click
+
+from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
+from mapgen.cli.grade import TIER_NAMES, parse_win_rate, progress_bar, where
+from mapgen.cli.options import (
+    MapType,
+    chapter_option,
+    force_option,
+    jobs_option,
+    json_option,
+    out_file,
+    reject,
+    seed_option,
+    time_limit_option,
+)
+
+#: the whole search's default time limit (seconds), when --time-limit is not given
+SEARCH_TIME = 1200.0
+
+
+def _offset(value: str) -> tuple[float, float]:
+    """``--offset-mm``: ``X,Y`` or one number for both."""
+    parts = [p.strip() for p in value.split(",")]
+    try:
+        nums = [float(p) for p in parts]
+    except ValueError:
+        reject("--offset-mm", f"expected X,Y in millimetres (or one number for both), like 8,8, not {value!r}")
+    if len(nums) not in (1, 2):
+        reject("--offset-mm", f"expected X,Y in millimetres (or one number for both), like 8,8, not {value!r}")
+    return (nums[0], nums[-1])
+
+
+def _url_base(value: str) -> str:
+    from urllib.parse import urlsplit
+
+    u = urlsplit(value)
+    if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
+        reject("--url-base", f"expected the address of mapgen serve, like http://192.168.1.20:8000, not {value!r}")
+    return value.rstrip("/")
+
+
+@click.command()
+@click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True, valid=True))
+@click.option("-o", "--output", "out", required=True, metavar="FILE", help="The PDF to write (.pdf).")
+@chapter_option(help="Make a new folder of this chapter's maps (or give MAPS).")
+@click.option(
+    "--count",
+    "-n",
+    type=click.IntRange(1, 40),
+    default=None,
+    help="Maps in the folder (default: as in the box, 8; Training 2).",
+)
+@click.option("--grade-spread", is_flag=True, help="Spread the maps over the deduction grades, easiest first.")
+@click.option(
+    "--grade",
+    "grade_tier",
+    type=click.Choice(TIER_NAMES, case_sensitive=False),
+    default=None,
+    help="Every map of this deduction grade.",
+)
+@click.option(
+    "--win-rate",
+    metavar="[BOT:]LO-HI",
+    default=None,
+    help="Win-rate band for a bot (default: the chapter's heuristic band).",
+)
+@click.option("--max-blocked", type=click.FloatRange(0, 1), default=None, help="Largest share of games walled in.")
+@click.option(
+    "--games",
+    type=click.IntRange(1, 100_000),
+    default=200,
+    show_default=True,
+    help="Games of the band's bot per candidate.",
+)
+@seed_option(None, help="The first seed (default: a random one, printed on the cover). Same seed, same folder.")
+@click.option(
+    "--out",
+    "out_dir",
+    metavar="DIR",
+    default=None,
+    help="Write the new maps here as CHAPTER-N.toml with their [grade] tables (needed with -c).",
+)
+@click.option(
+    "--candidates",
+    type=click.IntRange(1, 1_000_000),
+    default=400,
+    show_default=True,
+    help="Most candidates to generate and grade.",
+)
+@time_limit_option(None, help=f"Seconds for the whole search (default {SEARCH_TIME:g}).")
+@jobs_option()
+@click.option(
+    "--paper",
+    type=click.Choice(["a4", "letter"], case_sensitive=False),
+    default="a4",
+    show_default=True,
+    help="Paper size (1/4 inch margins).",
+)
+@click.option(
+    "--cell-mm",
+    type=float,
+    default=None,
+    help="Cell pitch of your Map Board in mm (default 24, an assumption: measure it with --calibrate).",
+)
+@click.option(
+    "--offset-mm",
+    metavar="X,Y",
+    default=None,
+    help="The grid's top-left corner from the cut sheet's top-left corner, in mm (default 8,8).",
+)
+@click.option("--bw", is_flag=True, help="Black and white, no fills: saves ink, stays readable.")
+@click.option(
+    "--url-base",
+    metavar="URL",
+    default=None,
+    help="The address of mapgen serve for the QR codes (default http://localhost:8000; a phone needs your "
+    "computer's address on the network, with mapgen serve --host 0.0.0.0).",
+)
+@click.option("--calibrate", is_flag=True, help="Write the calibration pages instead: a mm ruler grid for the board.")
+@force_option("the PDF and the map files")
+@json_option
+def pack(
+    maps_in,
+    out,
+    chapter_name,
+    count,
+    grade_spread,
+    grade_tier,
+    win_rate,
+    max_blocked,
+    games,
+    seed,
+    out_dir,
+    candidates,
+    time_limit,
+    jobs,
+    paper,
+    cell_mm,
+    offset_mm,
+    bw,
+    url_base,
+    calibrate,
+    force,
+    as_json,
+):
+    """Make a map folder to print and play: a PDF with a cover, the maps at Map Board size, and a play log.
+
+    With -c CHAPTER, new maps are generated and graded (mapgen generate with a target: every candidate's
+    deduction grade and --games games of the band's bot) and written to --out DIR as CHAPTER-N.toml with
+    their [grade] tables, numbered easiest first; --grade-spread shares them over the deduction grades,
+    --grade TIER asks one. Same seed, same folder. With MAPS, the folder holds those maps (their [grade]
+    tables, when they have one, fill the cover).
+
+    The PDF (A4 or Letter, 1/4 inch margins): a cover with the folder's table; each map on its own page
+    with a blank back, drawn at --cell-mm and --offset-mm (defaults 24 mm and 8,8 mm: an assumption, the
+    rulebooks give no sizes) inside crop marks, its Mission Briefing below the grid where the Map Board
+    shows it, and a QR code of mapgen serve's table helper opened on the map's briefing; and the play log
+    (players, characters, gear, map, score, date) as a form. --calibrate writes the ruler pages to read
+    your board's pitch and offset from. Existing files are kept unless --force (checked before any work).
+    Exit 1 when too few candidates pass, 3 when --time-limit runs out first.
+
+    \b
+    Example:
+        mapgen pack --calibrate -o calibration.pdf
+        mapgen pack fauna-1 fauna-2 fauna-3 -o three.pdf --paper letter --bw
+        mapgen pack -c training --seed 1 --grade-spread --games 50 -o training.pdf --out training-folder
+        mapgen pack -c fauna --count 8 --grade-spread --seed 1 -o fauna-folder.pdf --out fauna-folder
+    """
+    from mapgen.render.folder import DEFAULT_CELL_MM, DEFAULT_OFFSET_MM, Layout
+
+    layout = Layout(
+        paper=paper.lower(),
+        cell_mm=DEFAULT_CELL_MM if cell_mm is None else cell_mm,
+        offset_mm=DEFAULT_OFFSET_MM if offset_mm is None else _offset(offset_mm),
+        bw=bw,
+    )
+    layout.check()  # LayoutError (exit 2): a layout the paper cannot hold
+    if Path(out).suffix.lower() != ".pdf":
+        raise BadInput(out, "a map folder is a PDF; name the file .pdf")
+    generating = [
+        name
+        for name, given in (
+            ("--count", count is not None),
+            ("--grade-spread", grade_spread),
+            ("--grade", grade_tier is not None),
+            ("--win-rate", win_rate is not None),
+            ("--max-blocked", max_blocked is not None),
+            ("--seed", seed is not None),
+            ("--out", out_dir is not None),
+        )
+        if given
+    ]
+    started = time.perf_counter()
+    if calibrate:
+        if maps_in or chapter_name or generating or bw or url_base:
+            given = ["MAPS"] if maps_in else ["-c"] if chapter_name else generating or ["--bw/--url-base"]
+            reject("--calibrate", f"writes the ruler pages only; drop {given[0]}")
+        from mapgen.render.folder import write_calibration
+
+        out_file(out, force=force)
+        pages = write_calibration(out, layout, force=force)
+        _done(as_json, out, pages, [], started, layout)
+        return
+    base = _url_base(url_base) if url_base is not None else None
+    if maps_in:
+        if chapter_name:
+            reject("-c", "give MAPS or -c CHAPTER, not both")
+        if generating:
+            reject(generating[0], "makes new maps with -c CHAPTER; MAPS are packed as they are")
+        chapters = sorted({mi.map.chapter for mi in maps_in})
+        if len(chapters) > 1:
+            reject("MAPS", f"a folder holds one chapter's maps, not {', '.join(chapters)}")
+        if len(maps_in) > 40:
+            reject("MAPS", f"a folder holds at most 40 maps, not {len(maps_in)}")
+        from dataclasses import replace
+
+        out_file(out, force=force)
+        items = [  # numbered in the folder as given: the number the log and the cover name it by
+            (replace(mi.map, briefing=replace(mi.map.briefing, number=n)), mi.source, None)
+            for n, mi in enumerate(maps_in, 1)
+        ]
+        note = "maps given: " + ", ".join(Path(mi.source).stem for mi in maps_in)
+        _write(items, chapters[0], out, layout, base, note, force, as_json, started)
+        return
+    if chapter_name is None:
+        raise click.UsageError("Missing MAPS, or -c CHAPTER to make new maps (or --calibrate).")
+    if out_dir is None:
+        reject("--out", "a new folder's maps are written to --out DIR as well (to print one again, or check it)")
+    if grade_spread and grade_tier:
+        reject("--grade-spread", "spreads the maps over every grade; drop --grade, or drop --grade-spread")
+    _generate(
+        chapter_name.lower(),
+        count=count,
+        grade_spread=grade_spread,
+        grade_tier=grade_tier,
+        win_rate=win_rate,
+        max_blocked=max_blocked,
+        games=games,
+        seed=seed,
+        out_dir=out_dir,
+        candidates=candidates,
+        time_limit=time_limit,
+        jobs=jobs,
+        out=out,
+        layout=layout,
+        base=base,
+        force=force,
+        as_json=as_json,
+        started=started,
+    )
+
+
+def _generate(
+    chapter,
+    *,
+    count,
+    grade_spread,
+    grade_tier,
+    win_rate,
+    max_blocked,
+    games,
+    seed,
+    out_dir,
+    candidates,
+    time_limit,
+    jobs,
+    out,
+    layout,
+    base,
+    force,
+    as_json,
+    started,
+):
+    from mapgen.batch import start_batch
+    from mapgen.output import check_files, prepare_folder
+    from mapgen.pack import folder_size, make_folder, pack_quality
+    from mapgen.quality import canonical_tier
+
+    count = folder_size(chapter) if count is None else count
+    band = parse_win_rate(win_rate)
+    quality = pack_quality(
+        chapter,
+        grade=canonical_tier(grade_tier) if grade_tier else None,
+        win_rate=band[1] if band else None,
+        bot=band[0] if band else None,
+        max_blocked=max_blocked,
+        games=games,
+    )
+    seed, profile = start_batch(chapter, seed, count, candidates, out_dir, None)
+    out_file(out, force=force)
+    files = [Path(out_dir) / f"{chapter}-{k}.toml" for k in range(1, count + 1)]
+    check_files(files, force=force)
+    prepare_folder(out_dir)
+    limit = SEARCH_TIME if time_limit is None else time_limit
+    backend = where(jobs, None)
+    with (
+        about(out, limit),  # Ctrl-C: "error: FOLDER.pdf: interrupted", exit 130
+        progress_bar(f"candidates for a {count}-map {chapter} folder", candidates, not as_json) as bar,
+    ):
+        made = make_folder(
+            chapter,
+            profile,
+            quality,
+            count=count,
+            seed=seed,
+            grade_spread=grade_spread,
+            time_limit=limit,
+            candidates=candidates,
+            where=backend,
+            progress=(lambda tried, kept: bar(tried)) if bar else None,
+        )
+    res = made.result
+    if not res.done:
+        if not as_json:
+            click.echo(res.summary())
+            for c in res.closest:
+                click.echo(f"closest: seed {c.seed}: {'; '.join(c.reasons())}")
+        first = res.closest[0] if res.closest else None
+        near = f"; closest: seed {first.seed} ({'; '.join(first.reasons())})" if first else ""
+        if res.stopped == "time":
+            raise OutOfTime(out, f"only {len(res.kept)} of {count} {chapter} maps met the target in {limit:g} s{near}")
+        raise RuleBroken(
+            out, f"only {len(res.kept)} of {count} {chapter} maps met the target in {res.tried} candidates{near}"
+        )
+    if not as_json:
+        click.echo(res.summary(), err=True)
+    from mapgen.mapfile import dumps_map
+    from mapgen.output import write_text
+
+    items = []
+    for m, path in zip(made.maps, files):
+        write_text(path, dumps_map(m), force=force)
+        items.append((m, str(path), None))
+    spread = " spread over the grades" if grade_spread else f" of grade {quality.grade}" if quality.grade else ""
+    note = f"{chapter}, seed {seed}, {count} maps{spread}"
+    search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
+    _write(items, chapter, out, layout, base, note, force, as_json, started, search)
+
+
+def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None):
+    from constraints.catalogue import get_chapter
+    from mapgen.render.folder import FolderMap, write_folder
+    from mapgen.web.links import DEFAULT_BASE, helper_url
+
+    folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
+    pages = write_folder(folder, out, layout, title=get_chapter(chapter).title, note=note, force=force)
+    _done(as_json, out, pages, folder, started, layout, search)
+
+
+def _done(as_json, out, pages, folder, started, layout, search=None):
+    seconds = time.perf_counter() - started
+    if as_json:
+        report = {
+            "file": str(out),
+            "pages": pages,
+            "paper": layout.paper,
+            "cell_mm": layout.cell_mm,
+            "offset_mm": list(layout.offset_mm),
+            "bw": layout.bw,
+            "maps": [
+                {"number": fm.number, "file": fm.source, "tier": (fm.grade or {}).get("tier"), "url": fm.url}
+                for fm in folder
+            ],
+            "seconds": round(seconds, 3),
+        }
+        if search is not None:
+            report["search"] = search
+        click.echo(json.dumps(report, indent=2))
+        return
+    for fm in folder:
+        click.echo(f"map {fm.number}: {fm.source} ({(fm.grade or {}).get('tier') or 'not graded'})")
+    click.echo(f"wrote {out} ({pages} pages, {layout.paper.upper()}) in {seconds:.1f} s")

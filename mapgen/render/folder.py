@@ -1,0 +1,669 @@
+"""A map folder to print (``mapgen pack``): a cover, maps at Map Board size with blank backs, a fillable play log.
+
+The PDF is drawn with reportlab (vector text in embedded DejaVu fonts, AcroForm fields for the log). Every
+map is drawn on the 7x7 grid of the Map Board at a physical cell pitch and offset (Training's 5x5 map on
+rows B-F, columns 3-7 of that grid, where the rulebook puts its Path tokens), inside a trim box with crop
+marks; the Mission Briefing (chapter, map number, Rock Peak, start, Fauna's mini map, Greek Fire) and a QR
+code of the table helper's address fill the band below the grid. The calibration page is a millimetre
+ruler grid to lay under the Map Board and read the pitch and offset from.
+
+Measurement assumption (the rulebooks give no sizes): a 24 mm cell pitch and the grid's top-left corner
+8 mm right of and below the sheet's top-left corner (``DEFAULT_CELL_MM``, ``DEFAULT_OFFSET_MM``); measure
+yours with the calibration page and pass ``--cell-mm`` and ``--offset-mm``. The board's window onto the
+Mission Briefing is assumed to lie below the grid.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from mapgen.model import Map
+from mapgen.render.output import RenderError
+from mapgen.render.style import STYLES
+
+MM = 72 / 25.4  # points per millimetre
+#: Paper sizes in millimetres (portrait).
+PAPERS = {"a4": (210.0, 297.0), "letter": (215.9, 279.4)}
+#: 1/4 inch: inside what home printers reach on both papers.
+MARGIN_MM = 6.35
+#: Assumed Map Board geometry (no size is printed in the rulebooks): measure with ``mapgen pack --calibrate``.
+DEFAULT_CELL_MM = 24.0
+DEFAULT_OFFSET_MM = (8.0, 8.0)
+GRID = 7  # the Map Board's holes: 7 x 7 (Training uses rows B-F, columns 3-7)
+BRIEF_GAP_MM = 4.0  # between the grid and the briefing band
+BAND_MM = 44.0  # the briefing band's height
+BOTTOM_MM = 6.0  # below the band, inside the trim
+MARK_GAP_MM, MARK_LEN_MM = 1.0, 3.5  # crop marks: gap from the trim corner, length
+CAPTION_MM = 5.0  # the line under the trim box
+QR_MM = 26.0
+
+_FONTS: dict[str, str] = {}
+
+
+class LayoutError(RenderError):
+    """A cell pitch, offset or paper the folder cannot be printed with (one line, exit 2)."""
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Where a map sits on the paper: cell pitch and grid offset in mm (from the trim's top-left corner)."""
+
+    paper: str = "a4"
+    cell_mm: float = DEFAULT_CELL_MM
+    offset_mm: tuple[float, float] = DEFAULT_OFFSET_MM
+    bw: bool = False
+
+    @property
+    def page(self) -> tuple[float, float]:
+        return PAPERS[self.paper]
+
+    @property
+    def trim(self) -> tuple[float, float]:
+        """The trim box (the cut sheet) in mm: the grid with its offset on every side, then the briefing band."""
+        ox, oy = self.offset_mm
+        grid = GRID * self.cell_mm
+        return 2 * ox + grid, oy + grid + BRIEF_GAP_MM + BAND_MM + BOTTOM_MM
+
+    @property
+    def trim_origin(self) -> tuple[float, float]:
+        """The trim box's top-left corner on the page (mm from the page's top-left): centred across, near the top."""
+        w, _ = self.trim
+        return (self.page[0] - w) / 2, MARGIN_MM + MARK_GAP_MM + MARK_LEN_MM
+
+    def check(self) -> None:
+        """LayoutError unless the trim box, its crop marks and caption fit inside the 1/4 inch margins."""
+        if self.paper not in PAPERS:
+            raise LayoutError(f"--paper: unknown paper {self.paper!r} (use a4 or letter)")
+        if not 10 <= self.cell_mm <= 40:
+            raise LayoutError(f"--cell-mm: a cell pitch between 10 and 40 mm, not {self.cell_mm:g}")
+        if any(not 0 <= o <= 40 for o in self.offset_mm):
+            raise LayoutError(f"--offset-mm: offsets between 0 and 40 mm, not {_pair(self.offset_mm)}")
+        w, h = self.trim
+        room_w = self.page[0] - 2 * MARGIN_MM - 2 * (MARK_GAP_MM + MARK_LEN_MM)
+        room_h = self.page[1] - 2 * MARGIN_MM - 2 * (MARK_GAP_MM + MARK_LEN_MM) - CAPTION_MM
+        if w > room_w + 1e-9 or h > room_h + 1e-9:
+            raise LayoutError(
+                f"--cell-mm: a map at {self.cell_mm:g} mm cells and a {_pair(self.offset_mm)} mm offset is "
+                f"{w:.1f} x {h:.1f} mm; "
+                f"{self.paper.upper()} holds {room_w:.1f} x {room_h:.1f} mm inside its 1/4 inch margins and crop marks"
+            )
+
+
+@dataclass(frozen=True)
+class FolderMap:
+    """One map of a folder: its number in the folder, the map, its helper link and where it came from."""
+
+    number: int
+    map: Map
+    url: str
+    source: str = ""
+
+    @property
+    def grade(self) -> dict | None:
+        g = self.map.meta.get("grade")
+        return g if isinstance(g, dict) else None
+
+
+def _pair(xy: tuple[float, float]) -> str:
+    return f"{xy[0]:g},{xy[1]:g}"
+
+
+def _fonts() -> tuple[str, str]:
+    """DejaVu Sans (matplotlib's own copy: every terrain symbol), registered once; (regular, bold)."""
+    if not _FONTS:
+        import matplotlib
+        from reportlab.pdfbase import pdfmetrics
+        from reportlab.pdfbase.ttfonts import TTFont
+
+        folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+        for name, file in (("DejaVu", "DejaVuSans.ttf"), ("DejaVu-Bold", "DejaVuSans-Bold.ttf")):
+            pdfmetrics.registerFont(TTFont(name, str(folder / file)))
+            _FONTS[name] = file
+    return "DejaVu", "DejaVu-Bold"
+
+
+class _Page:
+    """A canvas in millimetres measured from the page's top-left corner."""
+
+    def __init__(self, canvas, page_mm: tuple[float, float]):
+        self.c = canvas
+        self.h = page_mm[1]
+        self.font, self.bold = _fonts()
+
+    def y(self, top_mm: float) -> float:
+        return (self.h - top_mm) * MM
+
+    def text(self, x, top, s, size=9.0, *, bold=False, colour="#000000", align="left"):
+        """One line whose baseline is ``top`` mm from the page's top."""
+        from reportlab.lib.colors import HexColor
+
+        c = self.c
+        c.setFillColor(HexColor(colour))
+        c.setFont(self.bold if bold else self.font, size)
+        draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
+        draw(x * MM, self.y(top), s)
+
+    def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000", leading=1.25) -> float:
+        """Text wrapped to ``width`` mm; returns the top of the next line."""
+        from reportlab.lib.utils import simpleSplit
+
+        step = size * leading / MM
+        for line in simpleSplit(s, self.bold if bold else self.font, size, width * MM):
+            self.text(x, top, line, size, bold=bold, colour=colour)
+            top += step
+        return top
+
+    def chars(self, x, top, s, width, size=6.0) -> float:
+        """Text with no spaces (an address) broken anywhere to fit ``width`` mm; returns the next line's top."""
+        from reportlab.pdfbase.pdfmetrics import stringWidth
+
+        line = ""
+        for ch in s:
+            if line and stringWidth(line + ch, self.font, size) > width * MM:
+                self.text(x, top, line, size)
+                top += size * 1.2 / MM
+                line = ""
+            line += ch
+        if line:
+            self.text(x, top, line, size)
+            top += size * 1.2 / MM
+        return top
+
+    def rect(self, x, top, w, h, *, fill=None, stroke="#000000", width=0.5):
+        from reportlab.lib.colors import HexColor
+
+        c = self.c
+        c.setLineWidth(width)
+        if stroke:
+            c.setStrokeColor(HexColor(stroke))
+        if fill:
+            c.setFillColor(HexColor(fill))
+        c.rect(x * MM, self.y(top + h), w * MM, h * MM, stroke=1 if stroke else 0, fill=1 if fill else 0)
+
+    def line(self, x0, y0, x1, y1, *, colour="#000000", width=0.4):
+        from reportlab.lib.colors import HexColor
+
+        self.c.setStrokeColor(HexColor(colour))
+        self.c.setLineWidth(width)
+        self.c.line(x0 * MM, self.y(y0), x1 * MM, self.y(y1))
+
+    def circle(self, x, top, r, *, colour="#000000", width=0.4):
+        from reportlab.lib.colors import HexColor
+
+        self.c.setStrokeColor(HexColor(colour))
+        self.c.setLineWidth(width)
+        self.c.circle(x * MM, self.y(top), r * MM, stroke=1, fill=0)
+
+
+def crop_marks(p: _Page, x0: float, y0: float, w: float, h: float) -> None:
+    """Corner marks outside the trim box (x0, y0, w, h in mm): cut along the lines they point along."""
+    g, n = MARK_GAP_MM, MARK_LEN_MM
+    for x, sx in ((x0, -1), (x0 + w, 1)):
+        for y, sy in ((y0, -1), (y0 + h, 1)):
+            p.line(x + sx * g, y, x + sx * (g + n), y, width=0.3)
+            p.line(x, y + sy * g, x, y + sy * (g + n), width=0.3)
+
+
+def _qr_image(url: str):
+    """The QR code of ``url`` as a 1-bit picture, 6 px per module with its 4-module quiet zone."""
+    import segno
+    from PIL import Image
+
+    qr = segno.make(url, error="m", micro=False)
+    size = len(qr.matrix) + 8
+    img = Image.new("1", (size, size), 1)
+    px = img.load()
+    for r, row in enumerate(qr.matrix):
+        for c, dark in enumerate(row):
+            if dark:
+                px[c + 4, r + 4] = 0
+    return img.resize((size * 6, size * 6), Image.NEAREST)
+
+
+# ----- map pages -----
+def _draw_cell(p: _Page, x, top, s, m: Map, i: int, bw: bool) -> None:
+    """One terrain cell ``s`` mm wide: its colour (not in black and white), symbol, name, Hill number, badges."""
+    t = m.cells[i]
+    st = STYLES[t]
+    br = m.briefing
+    ink = "#000000" if bw else st.ink
+    p.rect(x, top, s, s, fill=None if bw else st.colour, stroke="#9a9a9a" if bw else "#ffffff", width=0.6)
+    name = m.board.name(i)
+    p.text(x + 1.2, top + 3.2, name, 5.5, colour="#555555" if bw else ink)
+    number = m.hills.get(i)
+    if number is not None:
+        p.text(x + s / 2, top + s * 0.62, str(number), s * 0.95, bold=True, colour=ink, align="centre")
+        p.text(x + s - 1.2, top + 3.2, st.symbol, 7, colour=ink, align="right")
+    else:
+        p.text(x + s / 2, top + s * 0.60, st.symbol, s * 1.05, colour=ink, align="centre")
+    label = st.short.replace("\n", " ")
+    p.text(x + s / 2, top + s - 2.0, label, 6.5 if len(label) > 9 else 7.5, bold=True, colour=ink, align="centre")
+    badges = []
+    if i == br.peak:
+        badges.append("PEAK")
+    if br.start is not None and i == br.start:
+        badges.append("START")
+    if br.greek_fire is not None and i == br.greek_fire:
+        badges.append("GREEK FIRE")
+    if badges:
+        p.text(x + s - 1.2, top + 6.4, " · ".join(badges), 5, bold=True, colour=ink, align="right")
+
+
+def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, width: float, bw: bool) -> None:
+    """The Mission Briefing as the board shows it: chapter, map number, Rock Peak, start, mini map; the QR link."""
+    br, b = fm.map.briefing, fm.map.board
+    p.rect(x0, top, width, BAND_MM, stroke="#000000", width=0.6)
+    x = x0 + 3
+    from reportlab.pdfbase.pdfmetrics import stringWidth
+
+    size = min(12.0, 12.0 * 55 * MM / stringWidth(title.upper(), p.bold, 12.0))
+    p.text(x, top + 7, title.upper(), size, bold=True)
+    p.text(x, top + 15.5, f"Map {fm.number}", 17, bold=True)
+    y = top + 22
+    p.text(x, y, "MISSION BRIEFING", 7, bold=True, colour="#333333")
+    y += 4.6
+    p.text(x, y, f"Rock Peak: {b.name(br.peak)}", 9)
+    y += 4.4
+    start = "column 7 (the river)" if br.start is None else f"the Fort at {b.name(br.start)}"
+    p.text(x, y, f"Start: {start}", 9)
+    if br.greek_fire is not None:
+        y += 4.4
+        p.text(x, y, f"Greek Fire: {b.name(br.greek_fire)}", 9)
+    grade = fm.grade
+    if grade and grade.get("tier"):
+        y += 4.4
+        p.text(x, y, f"Deduction grade: {grade['tier']}", 7.5, colour="#444444")
+    qx = x0 + width - QR_MM - 2
+    text_x = x0 + 60
+    if br.fort_pattern is not None:
+        rows = br.fort_pattern.rows
+        cell = min(8.5, (BAND_MM - 12) / len(rows))
+        mx = x0 + 60
+        text_x = mx + max(len(r) for r in rows) * cell + 4
+        p.text(mx, top + 5.5, "Mini map: 3 Forts", 7, bold=True, colour="#333333")
+        p.text(mx, top + BAND_MM - 2.5, "turn it, never mirror it", 5.5, colour="#333333")
+        for r, row in enumerate(rows):
+            for c, t in enumerate(row):
+                cx, cy = mx + c * cell, top + 8 + r * cell
+                if t is None:
+                    p.rect(cx, cy, cell, cell, stroke="#9a9a9a", width=0.4)
+                    p.text(cx + cell / 2, cy + cell * 0.62, "..", 7, colour="#777777", align="centre")
+                    continue
+                st = STYLES[t]
+                p.rect(cx, cy, cell, cell, fill=None if bw else st.colour, stroke="#555555", width=0.4)
+                ink = "#000000" if bw else st.ink
+                p.text(cx + cell / 2, cy + cell * 0.55, st.symbol, cell * 1.6, colour=ink, align="centre")
+                p.text(cx + cell / 2, cy + cell - 0.9, t.code, 5, bold=True, colour=ink, align="centre")
+    text_w = qx - 2 - text_x
+    if text_w >= 22:
+        p.text(text_x, top + 5.5, "Table helper", 7, bold=True, colour="#333333")
+        y = p.lines(
+            text_x, top + 9, "Scan to open mapgen serve's helper on this briefing:", text_w, 6, colour="#333333"
+        )
+        p.chars(text_x, y + 1, fm.url, text_w, 5.5)
+    from reportlab.lib.utils import ImageReader
+
+    p.c.drawImage(ImageReader(_qr_image(fm.url)), qx * MM, p.y(top + 2 + QR_MM), QR_MM * MM, QR_MM * MM)
+
+
+def map_page(p: _Page, fm: FolderMap, title: str, layout: Layout) -> None:
+    """One map at Map Board size in its trim box, with crop marks and the caption below."""
+    m = fm.map
+    x0, y0 = layout.trim_origin
+    w, h = layout.trim
+    ox, oy = layout.offset_mm
+    s = layout.cell_mm
+    gx, gy = x0 + ox, y0 + oy
+    b = m.board
+    for r in range(b.height):
+        for c in range(b.width):
+            i = b.at(r, c)
+            row, col = b.first_row + r, b.first_col - 1 + c
+            _draw_cell(p, gx + col * s, gy + row * s, s, m, i, layout.bw)
+    p.rect(gx, gy, GRID * s, GRID * s, stroke="#000000", width=0.8)  # the Map Board's grid, Training's too
+    _briefing_band(p, fm, title, gx, gy + GRID * s + BRIEF_GAP_MM, GRID * s, layout.bw)
+    crop_marks(p, x0, y0, w, h)
+    caption = (
+        f"{title} · Map {fm.number} · cut along the corner marks · print at 100% (actual size) · "
+        f"cells {s:g} mm, grid offset {_pair(layout.offset_mm)} mm"
+    )
+    p.text(layout.page[0] / 2, y0 + h + MARK_GAP_MM + MARK_LEN_MM + 3.5, caption, 6.5, colour="#555555", align="centre")
+
+
+# ----- cover and play log -----
+def _pct(x) -> str:
+    return "–" if x is None else f"{100 * x:.0f}%"
+
+
+def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
+    """The folder's table: map number, deduction grade and the play figures of each map's ``[grade]`` table."""
+    bots = [
+        b
+        for b in ("heuristic", "deducer", "clairvoyant")
+        if any(isinstance((fm.grade or {}).get(b), dict) for fm in maps)
+    ]
+    head = ["Map", "Grade", "Guesses", "Reveal set"]
+    head += [f"{b.capitalize()} wins" for b in bots] + ["Blocked", "Days", "Seed"]
+    rows = []
+    for fm in maps:
+        g = fm.grade or {}
+        row = [str(fm.number), g.get("tier", "not graded"), str(g.get("guesses", "–")), str(g.get("reveal_set", "–"))]
+        for b in bots:
+            f = g.get(b)
+            if isinstance(f, dict):
+                lo, hi = f.get("win_rate_ci", [None, None])
+                row.append(f"{_pct(f.get('win_rate'))} ({_pct(lo)}–{_pct(hi)})")
+            else:
+                row.append("–")
+        head_bot = next((g[b] for b in bots if isinstance(g.get(b), dict)), None)
+        row.append(_pct(head_bot.get("blocked_share")) if head_bot else "–")
+        row.append(f"{head_bot['mean_days']:.1f}" if head_bot and "mean_days" in head_bot else "–")
+        gen = fm.map.meta.get("generator")
+        seed = gen.get("seed") if isinstance(gen, dict) else None
+        row.append("–" if seed is None else str(seed))
+        rows.append(row)
+    return head, rows
+
+
+def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note: str) -> None:
+    x, width = MARGIN_MM + 6, layout.page[0] - 2 * MARGIN_MM - 12
+    top = MARGIN_MM + 14
+    p.text(x, top, f"Corps of Discovery · {title}", 20, bold=True)
+    top += 8
+    p.text(
+        x,
+        top,
+        f"A folder of {len(maps)} map{'s' if len(maps) != 1 else ''} made by mapgen · {note}",
+        9,
+        colour="#444444",
+    )
+    top += 10
+    head, rows = cover_rows(maps)
+    widths = [10, 20, 15, 16] + [30] * (len(head) - 7) + [15, 16, 0]
+    widths[-1] = max(14.0, width - sum(widths))
+    scale = min(1.0, width / sum(widths))
+    widths = [w * scale for w in widths]
+    row_h = min(7.0, 150 / max(1, len(rows) + 1))
+    for k, cells in enumerate([head, *rows]):
+        cx = x
+        if k == 0:
+            p.rect(x, top, sum(widths), row_h, fill="#e8e8e8", stroke=None)
+        for w, s in zip(widths, cells):
+            p.text(cx + 1.5, top + row_h * 0.68, s, 7 if k == 0 else 8, bold=k == 0)
+            cx += w
+        top += row_h
+        p.line(x, top, x + sum(widths), top, colour="#999999", width=0.3)
+    top += 5
+    p.lines(
+        x,
+        top,
+        "Grade: the deduction grade, how much a logical team must guess before every target is known (Gentle, "
+        "Moderate, Tricky, Fiendish); guesses and reveal set: its measures (mapgen deduce). Wins: the share of games "
+        "a bot won playing the map (mapgen grade), with its 95% interval; blocked and days: the first bot's games "
+        "walled in with no Path left to explore, and their length. Seed: the map's generator seed.",
+        width,
+        7.5,
+        colour="#444444",
+    )
+    top += 16
+    p.text(x, top, "How to use this folder", 11, bold=True)
+    top += 6
+    ox, oy = layout.offset_mm
+    steps = [
+        (
+            "Print at 100% (\u201cactual size\u201d, no \u201cfit to page\u201d). Double-sided is fine: every map has a blank back, "
+            "so it cannot be seen through the paper or on the other side."
+        ),
+        (
+            f"This folder is drawn for cells {layout.cell_mm:g} mm apart with the grid {ox:g} mm from the left and {oy:g} mm "
+            "from the top edge of the cut sheet. To match your Map Board, print `mapgen pack --calibrate -o cal.pdf`, read the "
+            "pitch and offset through the board's holes, and make the folder again with --cell-mm and --offset-mm."
+        ),
+        (
+            "Cut each map along its corner marks. Without looking at it, cover it with the Concealer Page, slide both into "
+            "the Map Board (pushed into the slot's corner, as the calibration sheet was) and remove the Concealer Page: "
+            "the Mission Briefing shows below the grid."
+        ),
+        (
+            "Scan a map's QR code to open the table helper of `mapgen serve` on that map's briefing (no terrain is in the "
+            "link). A phone needs the server's address on your network: make the folder with --url-base."
+        ),
+        (
+            "Write each game in the play log at the back: players, characters, gear, map, score and date "
+            "(the fields can also be filled in on screen)."
+        ),
+    ]
+    for k, s in enumerate(steps, 1):
+        p.text(x, top, f"{k}.", 9, bold=True)
+        top = p.lines(x + 6, top, s, width - 6, 9) + 1.5
+
+
+LOG_COLUMNS = (("Date", 22), ("Map", 13), ("Players", 40), ("Characters", 40), ("Gear", 44), ("Score", 16))
+LOG_ROWS = 20
+
+
+def log_page(p: _Page, title: str, layout: Layout) -> None:
+    """The play log: a table to write in by hand, each cell also an AcroForm text field."""
+    from reportlab.lib.colors import HexColor
+
+    x, width = MARGIN_MM + 4, layout.page[0] - 2 * MARGIN_MM - 8
+    top = MARGIN_MM + 12
+    p.text(x, top, f"Play log · {title}", 16, bold=True)
+    top += 6
+    p.lines(
+        x,
+        top,
+        "Track your plays: the player names with their character and gear, the map you used, your score and the date.",
+        width,
+        8.5,
+        colour="#444444",
+    )
+    top += 8
+    scale = width / sum(w for _, w in LOG_COLUMNS)
+    widths = [w * scale for _, w in LOG_COLUMNS]
+    head_h = 7.0
+    row_h = min(11.0, (layout.page[1] - MARGIN_MM - 6 - top - head_h) / LOG_ROWS)
+    p.rect(x, top, width, head_h, fill="#e8e8e8", stroke=None)
+    cx = x
+    for (name, _), w in zip(LOG_COLUMNS, widths):
+        p.text(cx + 1.5, top + 4.8, name, 8.5, bold=True)
+        cx += w
+    top += head_h
+    form = p.c.acroForm
+    for r in range(1, LOG_ROWS + 1):
+        cx = x
+        for (name, _), w in zip(LOG_COLUMNS, widths):
+            form.textfield(
+                name=f"log_{r:02d}_{name.lower()}",
+                tooltip=f"{name}, game {r}",
+                x=(cx + 0.4) * MM,
+                y=p.y(top + row_h - 0.4),
+                width=(w - 0.8) * MM,
+                height=(row_h - 0.8) * MM,
+                borderWidth=0,
+                fillColor=HexColor("#ffffff"),
+                textColor=HexColor("#000000"),
+                fontName="Helvetica",
+                fontSize=9,
+                fieldFlags="multiline" if name in ("Players", "Characters", "Gear") else "",
+                forceBorder=False,
+            )
+            cx += w
+        top += row_h
+        p.line(x, top, x + width, top, colour="#999999", width=0.3)
+    cx = x
+    for w in [0.0, *widths]:
+        cx += w
+        p.line(cx, top - LOG_ROWS * row_h - head_h, cx, top, colour="#999999", width=0.3)
+
+
+# ----- the documents -----
+def _canvas(path: str, layout: Layout, title: str):
+    from reportlab.pdfgen.canvas import Canvas
+
+    w, h = layout.page
+    c = Canvas(path, pagesize=(w * MM, h * MM), invariant=1, pageCompression=1)
+    c.setTitle(title)
+    c.setAuthor("mapgen")
+    c.setCreator("mapgen pack")
+    return c
+
+
+def write_folder(
+    maps: list[FolderMap], path: str | os.PathLike, layout: Layout, *, title: str, note: str, force: bool = False
+) -> int:
+    """The folder PDF: cover (and its blank back), each map with a blank back, the play log. Returns the pages."""
+    from mapgen.output import writing
+
+    layout.check()
+    with writing(path, force=force, suffix=".pdf") as tmp:
+        c = _canvas(tmp, layout, f"{title}: a map folder")
+        pages = 0
+
+        def page(draw=None):
+            nonlocal pages
+            if draw is not None:
+                draw(_Page(c, layout.page))
+            c.showPage()
+            pages += 1
+
+        page(lambda p: cover_page(p, maps, title, layout, note))
+        page()  # the cover's back: maps start on a front side when printed double-sided
+        for fm in maps:
+            page(lambda p, fm=fm: map_page(p, fm, title, layout))
+            page()  # a blank back: nothing shows through, nothing is printed behind the map
+        page(lambda p: log_page(p, title, layout))
+        c.save()
+    return pages
+
+
+def calibration_page(p: _Page, layout: Layout) -> None:
+    """A millimetre ruler grid filling the largest trim box the paper holds, origin at its top-left corner."""
+    pw, ph = layout.page
+    room = MARK_GAP_MM + MARK_LEN_MM
+    x0, y0 = MARGIN_MM + room, MARGIN_MM + room
+    w = int(pw - 2 * x0)
+    h = int(ph - 2 * y0 - CAPTION_MM)
+    for k in range(w + 1):
+        heavy = k % 10 == 0
+        if k % 5 == 0:
+            p.line(x0 + k, y0, x0 + k, y0 + h, colour="#777777" if heavy else "#c4c4c4", width=0.35 if heavy else 0.2)
+        tick = 4 if heavy else (2.5 if k % 5 == 0 else 1.2)
+        p.line(x0 + k, y0, x0 + k, y0 + tick, width=0.25)
+    for k in range(h + 1):
+        heavy = k % 10 == 0
+        if k % 5 == 0:
+            p.line(x0, y0 + k, x0 + w, y0 + k, colour="#777777" if heavy else "#c4c4c4", width=0.35 if heavy else 0.2)
+        tick = 4 if heavy else (2.5 if k % 5 == 0 else 1.2)
+        p.line(x0, y0 + k, x0 + tick, y0 + k, width=0.25)
+    for gx in range(10, w, 10):  # every 10 mm crossing names itself: readable through a hole
+        for gy in range(10, h, 10):
+            p.text(x0 + gx + 0.5, y0 + gy - 0.6, f"{gx},{gy}", 4, colour="#333333")
+    crop_marks(p, x0, y0, w, h)
+    p.text(
+        pw / 2,
+        y0 + h + room + 3.5,
+        "mapgen pack --calibrate · millimetres from the top-left corner (0,0) · how to read it: page 1",
+        6.5,
+        colour="#555555",
+        align="centre",
+    )
+
+
+def calibration_help(p: _Page, layout: Layout) -> None:
+    """Page 1 of the calibration PDF: how to read the pitch and offset off the ruler grid."""
+    x, width = MARGIN_MM + 10, layout.page[0] - 2 * MARGIN_MM - 20
+    top = MARGIN_MM + 16
+    p.text(x, top, "Calibration: where the Map Board's holes are", 16, bold=True)
+    top += 10
+    text = [
+        "1. Print this file at 100% (actual size, no fit to page), single-sided.",
+        (
+            "2. Page 2 is a ruler grid in millimetres from its top-left corner (0,0); every 10 mm crossing is labelled "
+            "x,y so it can be read through a hole. Cut it along its corner marks; if it is too big for the Map Board, trim "
+            "the right and bottom edges only."
+        ),
+        (
+            "3. Slide it into the Map Board like a map, its top-left corner pushed into the corner of the slot (push "
+            "the maps in the same way). Through the holes read the centre of the hole in row A, column 1 "
+            "(x1 across, y1 down), the centre of the hole in row A, column 7 (x7 across) and in row G, column 1 (y7 down)."
+        ),
+        (
+            "4. The cell pitch is (x7 - x1) / 6 (check: (y7 - y1) / 6 is the same). The offset is x1 - pitch / 2 across and "
+            "y1 - pitch / 2 down: where the grid's top-left corner lies on the cut sheet."
+        ),
+        (
+            "5. Make the folder with them: mapgen pack -c fauna --count 8 --grade-spread --cell-mm PITCH --offset-mm X,Y "
+            "-o folder.pdf --out folder/. Check first with mapgen pack --calibrate --cell-mm PITCH --offset-mm X,Y: page 3 "
+            "then shows a cross at every hole centre of that layout, which should sit in the middle of each hole."
+        ),
+        (
+            f"This file was made with --cell-mm {layout.cell_mm:g} --offset-mm {_pair(layout.offset_mm)} "
+            f"(the defaults are an assumption: {DEFAULT_CELL_MM:g} mm cells, grid {_pair(DEFAULT_OFFSET_MM)} mm from the "
+            "sheet's top-left corner; the rulebooks give no sizes) on "
+            f"{layout.paper.upper()} paper."
+        ),
+    ]
+    for s in text:
+        top = p.lines(x, top, s, width, 10) + 3
+
+
+def check_page(p: _Page, layout: Layout) -> None:
+    """The hole centres of a layout (cross and circle per cell, with its name) in a map's trim box."""
+    x0, y0 = layout.trim_origin
+    w, h = layout.trim
+    ox, oy = layout.offset_mm
+    s = layout.cell_mm
+    from mapgen.board import ROW_LETTERS
+
+    for r in range(GRID):
+        for c in range(GRID):
+            cx, cy = x0 + ox + (c + 0.5) * s, y0 + oy + (r + 0.5) * s
+            p.rect(cx - s / 2, cy - s / 2, s, s, stroke="#9a9a9a", width=0.3)
+            p.circle(cx, cy, s * 0.4, width=0.4)
+            p.line(cx - 2, cy, cx + 2, cy, width=0.3)
+            p.line(cx, cy - 2, cx, cy + 2, width=0.3)
+            p.text(cx, cy + s * 0.3, f"{ROW_LETTERS[r]}{c + 1}", 6, colour="#333333", align="centre")
+    crop_marks(p, x0, y0, w, h)
+    p.lines(
+        x0 + ox,
+        y0 + oy + GRID * s + 10,
+        f"Check: --cell-mm {s:g} --offset-mm {_pair(layout.offset_mm)}. Cut along the marks and slide this sheet into "
+        "the Map Board: each hole should show its cross in the middle of its circle. If the crosses drift across "
+        "the board, change --cell-mm; if they are all off the same way, change --offset-mm.",
+        GRID * s,
+        9,
+    )
+
+
+def write_calibration(path: str | os.PathLike, layout: Layout, *, force: bool = False) -> int:
+    """The calibration PDF: how to read it, the ruler grid, then the hole centres of ``layout``. Returns the pages."""
+    from mapgen.output import writing
+
+    layout.check()
+    with writing(path, force=force, suffix=".pdf") as tmp:
+        c = _canvas(tmp, layout, "mapgen pack: calibration")
+        calibration_help(_Page(c, layout.page), layout)
+        c.showPage()
+        calibration_page(_Page(c, layout.page), layout)
+        c.showPage()
+        check_page(_Page(c, layout.page), layout)
+        c.showPage()
+        c.save()
+    return 3
+
+
+__all__ = [
+    "DEFAULT_CELL_MM",
+    "DEFAULT_OFFSET_MM",
+    "MARGIN_MM",
+    "PAPERS",
+    "FolderMap",
+    "Layout",
+    "LayoutError",
+    "cover_rows",
+    "write_calibration",
+    "write_folder",
+]

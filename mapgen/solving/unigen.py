@@ -1,0 +1,54 @@
+"""Almost-uniform samples from UniGen (pyunigen) where no compiled circuit answers a state.
+
+Odds over completions found by a SAT solver under random preferences are biased (whichever completions
+the solver finds first); UniGen draws each completion with probability within a factor
+``1 + UNIGEN_EPSILON`` of uniform, a stated guarantee, when the exact circuit is out of reach.
+"""
+
+from __future__ import annotations
+
+from constraints.catalogue import Chapter
+from constraints.cnf import CountError, CountTimeout, _in_child, cnf_for_state
+from mapgen.model import Map
+from mapgen.solving.sat import SolveTimeout
+from mapgen.terrain import Terrain
+
+#: UniGen's uniformity parameter kappa (pyunigen's default) and the tolerance it gives: every completion is
+#: drawn with probability within a factor (1 + UNIGEN_EPSILON) of 1/count (UniGen3, Soos, Gocht and Meel,
+#: CAV 2020: epsilon = (1 + kappa)(7.44 + 0.392 / (1 - kappa)^2) - 1).
+UNIGEN_KAPPA = 0.638
+UNIGEN_EPSILON = (1 + UNIGEN_KAPPA) * (7.44 + 0.392 / (1 - UNIGEN_KAPPA) ** 2) - 1
+
+
+def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) -> list[list[int]]:
+    from pyunigen import Sampler  # deferred: loaded only where no circuit answers (often a child process)
+
+    sampler = Sampler(seed=seed, kappa=UNIGEN_KAPPA)
+    for c in clauses:
+        sampler.add_clause(c)
+    if nvars:
+        sampler.add_clause([nvars, -nvars])
+    return sampler.sample(num=n, sampling_set=sampling)[2]
+
+
+def unigen_samples(state: Map, chapter: Chapter, n: int, time_limit: float, seed: int = 0) -> list[tuple[Terrain, ...]]:
+    """``n`` completions from UniGen, almost uniform (``UNIGEN_EPSILON``), in a child process bounded by
+    ``time_limit`` (SolveTimeout past it)."""
+    cnf = cnf_for_state(state, chapter)
+    if cnf.broken:
+        return []
+    try:
+        raw = _in_child(_unigen_here, (cnf.clauses, cnf.nvars, cnf.sampling, n, seed), time_limit, "sampler")
+    except (CountTimeout, CountError) as e:
+        raise SolveTimeout(str(e)) from None
+    out = []
+    for model in raw:
+        true = {v for v in model if v > 0}
+        w = []
+        for i, t in enumerate(state.cells):
+            if t is not None:
+                w.append(t)
+                continue
+            w.append(next(u for u, v in cnf.x[i].items() if v is True or (v is not False and v in true)))
+        out.append(tuple(w))
+    return out

@@ -1,0 +1,86 @@
+"""Issue 22, part 3: every sealed game says why (mapgen/engine/walls.py), and grade's Skull walls.
+
+The rulebooks leave open what happens when no Path can be explored: "Every Path that you Explore after the first
+must be orthogonally adjacent ... to a Path that has already been Explored" and "you cannot explore a Path adjacent
+to: a Rock Path or a Path with a Monster Token on it. They both block progress unless you can access that Path from
+another direction or remove the Monster." The engine ends such a game "sealed" (engine README, "The sealed trail").
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mapgen.engine import actions as A
+from mapgen.engine.game import SEALED_BY, Game
+from mapgen.engine.playtest import Settings, report_text, run_playtest, summarise
+from mapgen.engine.walls import explain_sealed, sealed_words
+from mapgen.mapfile import read_map
+from tests.engine_support import cell, opened, settle
+
+DATA = Path(__file__).parent / "data"
+
+
+def _monster(s, name: str) -> None:
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, name)] = card
+    s._legal = None
+
+
+def test_walled_in_names_the_closing_cells_and_the_other_first_paths():
+    """A Monster on the only explored Path (a Minotaur drawn on a Skull goes "If DAY: Explored Monster Lair"): the
+    trail is walled in by that Path; a first Path elsewhere on column 7 would not meet this wall."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "D7")
+    s.apply_action(A.END_TURN)
+    assert s.outcome == "sealed"
+    d = s.sealed_why
+    assert (d["why"], d["closed_by"], d["first"]) == ("walled in", {"D7": "Monster"}, "D7")
+    assert sorted(d["other_first"]) == ["A7", "B7", "C7", "E7", "F7", "G7"]
+    assert all(n > 30 for n in d["other_first"].values())
+    assert d["unexplored"] == 48
+    assert sealed_words(d).startswith(
+        "walled in by D7 Monster (first Path D7, 48 Paths unexplored); another first Path would have avoided"
+    )
+
+
+def test_walled_in_by_rocks_and_a_monster_counts_every_wall():
+    """Rocks stop the trail as Monsters do ("They both block progress"): an explored Rock beside unexplored Paths is
+    part of the wall, and so is an unexplored Path under a Monster."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "B7", "B6", "B5")  # Wo, Mu, Ro (row B: Mu Ro Ro Ro Ro Mu Wo)
+    _monster(s, "A7")
+    _monster(s, "C7")
+    _monster(s, "A6")
+    _monster(s, "C6")
+    d = explain_sealed(s, "walled in")
+    assert d["closed_by"] == {"A6": "Monster", "A7": "Monster", "B5": "Rock", "C6": "Monster", "C7": "Monster"}
+    assert "B7" not in d["other_first"] and "A7" not in d["other_first"]  # explored, or under a Monster
+
+
+def test_toll_unpaid_lists_the_open_paths_and_what_is_held():
+    """MONSTER EXPLORE EFFECT: "you must discard any 1 Resource before you can Explore that Path": with nothing to
+    discard, the open Paths cannot be explored."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "D1")  # row D
+    _monster(s, "A7")  # column 7
+    s.pack = [0] * len(s.pack)
+    d = explain_sealed(s, "toll unpaid")
+    assert d == {"why": "toll unpaid", "open": {"C7": 1, "D6": 1, "E7": 1}, "held": 0, "water_pays": True}
+    assert sealed_words(d) == "toll unpaid: open C7 (toll 1), D6 (toll 1), E7 (toll 1); 0 Resources and Water held"
+
+
+def test_every_sealed_game_of_a_playtest_says_why():
+    """The report lists each sealed game with its reason, and the text groups games by reason."""
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = Settings(bot="heuristic", seed=3)
+    rep = summarise(run_playtest(m, s, 20), m, s, "engine_fauna_201")
+    games = rep["sealed_games"]
+    assert rep["sealed"] == len(games) == 4
+    assert all(g["why"] in SEALED_BY for g in games)
+    assert sum(rep["sealed_by"].values()) == 4
+    text = report_text(rep)
+    assert sum(int(line.split(" x ")[0]) for line in text.splitlines() if " x " in line) == 4

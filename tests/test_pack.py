@@ -1,0 +1,277 @@
+"""mapgen pack: the folder PDF read back (pages, sizes, the briefing named on each map page, the QR code decoded
+to the helper's address, the log's form fields), the written maps valid and the same seed giving the same bytes,
+and bad requests refused in one line before any work."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from click.testing import CliRunner
+
+import maps
+from cli import main
+from constraints.catalogue import check_map
+from mapgen.mapfile import read_map
+from mapgen.render.folder import MM, PAPERS
+from mapgen.web.links import helper_url
+
+pypdf = pytest.importorskip("pypdf")
+zxingcpp = pytest.importorskip("zxingcpp")
+
+DATA = Path(__file__).parent / "data"
+#: a cheap folder: Training's two maps, one Gentle and one Moderate, 20 heuristic games per candidate
+TRAINING = ["pack", "-c", "training", "--seed", "1", "--grade-spread", "--games", "20"]
+
+
+def cli(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+def assert_fails(result, code: int, line: str) -> None:
+    assert (result.exit_code, result.stderr) == (code, line + "\n"), result.output
+    assert "Traceback" not in result.output
+
+
+def qr_texts(page) -> list[str]:
+    """Every QR code in the page's pictures, decoded."""
+    return [b.text for img in page.images for b in zxingcpp.read_barcodes(img.image)]
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory):
+    """The Training folder made twice from the same seed, in two places."""
+    made = []
+    for run in ("a", "b"):
+        base = tmp_path_factory.mktemp(f"pack-{run}")
+        r = cli(*TRAINING, "-o", base / "folder.pdf", "--out", base / "maps", "--json")
+        assert r.exit_code == 0, r.output
+        made.append((base, json.loads(r.stdout)))
+    return made
+
+
+def test_the_folder_has_a_cover_each_map_with_a_blank_back_and_the_log_on_a4(folder):
+    base, report = folder[0]
+    reader = pypdf.PdfReader(base / "folder.pdf")
+    assert report["pages"] == len(reader.pages) == 2 + 2 * 2 + 1  # cover and back, two maps and backs, the log
+    w, h = PAPERS["a4"]
+    for page in reader.pages:
+        assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx((w * MM, h * MM), abs=0.01)
+    cover = reader.pages[0].extract_text()
+    assert "Corps of Discovery · Chapter 0: Training Mission" in cover and "Gentle" in cover and "Moderate" in cover
+    for back in (1, 3, 5):  # nothing printed behind the cover or a map
+        assert reader.pages[back].extract_text().strip() == "" and not reader.pages[back].images
+    fields = reader.get_fields()
+    assert len(fields) == 20 * 6 and {"log_01_players", "log_20_score", "log_07_gear"} <= set(fields)
+
+
+def test_each_map_page_names_its_briefing_and_its_qr_code_opens_the_helper_on_it(folder):
+    base, report = folder[0]
+    reader = pypdf.PdfReader(base / "folder.pdf")
+    assert [m["number"] for m in report["maps"]] == [1, 2]
+    for k, entry in enumerate(report["maps"]):
+        m = read_map(entry["file"])
+        assert m.briefing.number == k + 1
+        text = reader.pages[2 + 2 * k].extract_text()
+        assert f"Map {k + 1}" in text and f"Rock Peak: {m.board.name(m.briefing.peak)}" in text
+        assert "Start: column 7 (the river)" in text
+        url = helper_url(m)
+        assert qr_texts(reader.pages[2 + 2 * k]) == [url] == [entry["url"]]
+        assert url.replace("\n", "") in text.replace("\n", "")  # the address is printed beside its code
+        parts = urlsplit(url)
+        assert (parts.scheme, parts.netloc, parts.path) == ("http", "localhost:8000", "/helper")
+        assert parse_qs(parts.fragment) == {"ch": ["training"], "peak": [m.board.name(m.briefing.peak)]}
+
+
+def test_every_written_map_is_valid_graded_and_the_tiers_are_spread(folder):
+    base, _ = folder[0]
+    files = sorted((base / "maps").glob("*.toml"))
+    assert [f.name for f in files] == ["training-1.toml", "training-2.toml"]
+    tiers = []
+    for f in files:
+        m = read_map(f)
+        assert check_map(m) == []
+        table = tomllib.loads(f.read_text(encoding="utf-8"))["grade"]
+        assert table["heuristic"]["games"] == 20 and table["flags"] == []
+        tiers.append(table["tier"])
+    assert tiers == ["Gentle", "Moderate"]  # one of each, easiest first
+    assert cli("validate", *files).exit_code == 0
+
+
+def test_the_same_seed_gives_byte_identical_maps_and_pdf(folder):
+    (a, _), (b, _) = folder
+    names = sorted(p.name for p in (a / "maps").iterdir())
+    assert names == sorted(p.name for p in (b / "maps").iterdir())
+    for name in names:
+        assert (a / "maps" / name).read_bytes() == (b / "maps" / name).read_bytes()
+    assert (a / "folder.pdf").read_bytes() == (b / "folder.pdf").read_bytes()
+
+
+def test_packing_given_maps_on_letter_in_black_and_white(tmp_path):
+    out = tmp_path / "fauna.pdf"
+    base = "http://192.168.1.20:8000/"
+    r = cli("pack", "fauna-1", "fauna-3", "-o", out, "--paper", "letter", "--bw", "--url-base", base, "--json")
+    assert r.exit_code == 0, r.output
+    reader = pypdf.PdfReader(out)
+    assert len(reader.pages) == 2 + 2 * 2 + 1
+    w, h = PAPERS["letter"]
+    assert (float(reader.pages[0].mediabox.width), float(reader.pages[0].mediabox.height)) == pytest.approx(
+        (w * MM, h * MM), abs=0.01
+    )
+    for k, name in enumerate(["fauna-1", "fauna-3"]):
+        m = maps.load(name)
+        page = reader.pages[2 + 2 * k]
+        text = page.extract_text()
+        assert f"Map {k + 1}" in text and f"Rock Peak: {m.board.name(m.briefing.peak)}" in text
+        assert "Mini map: 3 Forts" in text
+        url = helper_url(m, "http://192.168.1.20:8000")
+        assert qr_texts(page) == [url]
+        rows = m.briefing.fort_pattern.text().splitlines()
+        assert parse_qs(urlsplit(url).fragment)["fp"] == ["/".join("-".join(r.split()) for r in rows)]
+    cover = reader.pages[0].extract_text()
+    assert maps.load("fauna-1").meta["grade"]["tier"] in cover  # the shipped maps' [grade] tables fill the cover
+
+
+def test_flora_briefing_names_its_start_and_greek_fire():
+    m = maps.load("flora-1")
+    q = parse_qs(urlsplit(helper_url(m)).fragment)
+    assert q == {
+        "ch": ["flora"],
+        "peak": [m.board.name(m.briefing.peak)],
+        "start": [m.board.name(m.briefing.start)],
+        "gf": [m.board.name(m.briefing.greek_fire)],
+    }
+
+
+def test_the_calibration_pages(tmp_path):
+    out = tmp_path / "cal.pdf"
+    r = cli("pack", "--calibrate", "-o", out, "--cell-mm", "23.5", "--offset-mm", "9,7.5")
+    assert r.exit_code == 0, r.output
+    reader = pypdf.PdfReader(out)
+    assert len(reader.pages) == 3
+    assert "--cell-mm 23.5 --offset-mm 9,7.5" in reader.pages[0].extract_text()
+    ruler = reader.pages[1].extract_text()
+    assert "10,10" in ruler and "100,150" in ruler  # labelled crossings, readable through a hole
+    check = reader.pages[2].extract_text()
+    assert "A1" in check and "G7" in check
+
+
+# ----- bad requests -----
+def _refuse_work(monkeypatch):
+    def refuse(*a, **kw):
+        raise AssertionError("the work started before the request was checked")
+
+    monkeypatch.setattr("mapgen.pack.make_folder", refuse)
+    monkeypatch.setattr("mapgen.render.folder.write_folder", refuse)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["--cell-mm", "30"],
+            "error: --cell-mm: a map at 30 mm cells and a 8,8 mm offset is 226.0 x 272.0 mm; A4 holds 188.3 x 270.3 mm ",
+        ),
+        (["--offset-mm", "8,x"], "error: --offset-mm: expected X,Y in millimetres"),
+        (["--offset-mm", "50"], "error: --offset-mm: offsets between 0 and 40 mm, not 50,50"),
+        (["--cell-mm", "5"], "error: --cell-mm: a cell pitch between 10 and 40 mm, not 5"),
+        (["--grade", "Tricky"], "error: --grade-spread: spreads the maps over every grade"),
+        (["--url-base", "localhost:8000"], "error: --url-base: expected the address of mapgen serve"),
+    ],
+)
+def test_bad_options_are_one_line_and_exit_2(tmp_path, monkeypatch, args, line):
+    _refuse_work(monkeypatch)
+    r = cli(*TRAINING, "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps", *args)
+    assert r.exit_code == 2 and r.stderr.startswith(line) and r.stderr.count("\n") == 1, r.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_requests_that_mix_modes_are_refused(tmp_path, monkeypatch):
+    _refuse_work(monkeypatch)
+    out = tmp_path / "f.pdf"
+    assert_fails(cli("pack", "fauna-1", "-c", "fauna", "-o", out), 2, "error: -c: give MAPS or -c CHAPTER, not both")
+    assert_fails(
+        cli("pack", "fauna-1", "--grade-spread", "-o", out),
+        2,
+        "error: --grade-spread: makes new maps with -c CHAPTER; MAPS are packed as they are",
+    )
+    assert_fails(
+        cli("pack", "fauna-1", "flora-1", "-o", out),
+        2,
+        "error: MAPS: a folder holds one chapter's maps, not fauna, flora",
+    )
+    assert_fails(
+        cli("pack", "-c", "training", "-o", out),
+        2,
+        "error: --out: a new folder's maps are written to --out DIR as well (to print one again, or check it)",
+    )
+    assert_fails(
+        cli("pack", "fauna-1", "-o", tmp_path / "f.png"),
+        2,
+        f"error: {tmp_path / 'f.png'}: a map folder is a PDF; name the file .pdf",
+    )
+    assert_fails(
+        cli("pack", "--calibrate", "fauna-1", "-o", out),
+        2,
+        "error: --calibrate: writes the ruler pages only; drop MAPS",
+    )
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_existing_outputs_are_kept_without_force_and_checked_before_the_work(tmp_path, monkeypatch):
+    pdf, maps_dir = tmp_path / "f.pdf", tmp_path / "maps"
+    maps_dir.mkdir()
+    (maps_dir / "training-2.toml").write_text("mine", encoding="utf-8")
+    with monkeypatch.context() as mp:
+        _refuse_work(mp)
+        r = cli(*TRAINING, "-o", pdf, "--out", maps_dir)
+        assert_fails(r, 2, f"error: {maps_dir / 'training-2.toml'}: already exists; use --force to overwrite")
+        pdf.write_text("mine", encoding="utf-8")
+        assert_fails(
+            cli(*TRAINING, "-o", pdf, "--out", maps_dir), 2, f"error: {pdf}: already exists; use --force to overwrite"
+        )
+        assert_fails(
+            cli("pack", "--calibrate", "-o", pdf), 2, f"error: {pdf}: already exists; use --force to overwrite"
+        )
+    assert (
+        pdf.read_text(encoding="utf-8") == "mine"
+        and (maps_dir / "training-2.toml").read_text(encoding="utf-8") == "mine"
+    )
+    assert sorted(p.name for p in maps_dir.iterdir()) == ["training-2.toml"]
+
+
+def test_a_given_map_that_breaks_a_rule_exits_1(tmp_path):
+    bad = tmp_path / "bad.toml"
+    bad.write_text((DATA / "valid" / "training-201.toml").read_text(encoding="utf-8").replace("Mu", "Ro", 1))
+    r = cli("pack", bad, "-o", tmp_path / "f.pdf")
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6 Rock")
+    assert not (tmp_path / "f.pdf").exists()
+
+
+def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):
+    args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
+    r = cli(*args, "--candidates", "1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
+    assert r.exit_code == 1, r.output
+    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training maps met the target in 1 candidates")
+    assert not (tmp_path / "f.pdf").exists() and list((tmp_path / "maps").iterdir()) == []
+
+
+def test_the_time_limit_running_out_exits_3(tmp_path):
+    args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
+    r = cli(*args, "--time-limit", "0.1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
+    assert r.exit_code == 3, r.output
+    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training maps met the target in 0.1 s")
+    assert r.stderr.count("\n") == 1 and not (tmp_path / "f.pdf").exists()
+
+
+def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
+    def ctrl_c(*a, **kw):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr("mapgen.pack.search", ctrl_c)
+    pdf = tmp_path / "f.pdf"
+    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"error: {pdf}: interrupted")
+    assert not pdf.exists()
