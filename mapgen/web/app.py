@@ -84,11 +84,11 @@ async def read_body(request: Request) -> dict:
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError("empty request body: send a JSON object")
-    from mapgen.inputs import InputError, parse_json
+    from mapgen.inputs import Unreadable, parse_json
 
     try:
         body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
-    except InputError as e:
+    except Unreadable as e:
         problem = str(e)
         raise ApiError(
             "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"

@@ -433,11 +433,11 @@ def _profile(body: dict, chapter: str):
     text = _field(body, "profile", str, "profile file text (TOML)")
     if text is None:
         return default_profile(chapter)
-    from mapgen.inputs import InputError, parse_toml
+    from mapgen.inputs import Unreadable, parse_toml
 
     try:
         data = parse_toml(text)  # the reader of profile files: BOM, nesting, size
-    except InputError as e:
+    except Unreadable as e:
         raise ApiError(f"profile: {e}"[:300]) from None
     try:
         return profile_from_data(data, "profile", chapter)
