@@ -119,7 +119,7 @@ def part_campaign(names: list[str], games: int, runs: int, use_ray: bool) -> Non
     try:
         import ray
     except ImportError:
-        print("ray: not installed (pip install 'mapgen[ray]'); skipped")
+        print('ray: not installed (pip install ".[ray]"); skipped')
         return
     # a local Ray of 1 CPU, then one of 2, pair after pair (each started anew and warmed before timing)
     t1, t2 = [], []

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 from constraints.rules import KINDS, HillNumbers, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
+from mapgen.inputs import Unreadable, read_toml
 from mapgen.terrain import Terrain, parse_terrain
 
 if TYPE_CHECKING:  # mapgen.model reads boards from this registry
@@ -347,8 +348,8 @@ def get_chapter(name: str) -> Chapter:
 def load_chapter(path: str | Path) -> Chapter:
     """A chapter (shipped or house-rule) from a TOML file."""
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        data = read_toml(path, "chapter file")  # size, encoding, nesting: the same reader as every input
+    except Unreadable as e:
         raise ChapterError(f"{path}: {e}") from None
     try:
         return chapter_from_data(data)

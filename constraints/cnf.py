@@ -44,6 +44,7 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.terrain import Terrain
+from mapgen.workers import start_worker
 
 #: Constant literals. A literal is a nonzero int (DIMACS) or one of these.
 TRUE = True
@@ -484,6 +485,7 @@ def _approx_here(clauses, nvars: int, sampling: list[int], epsilon: float, delta
 
 
 def _child(conn, work, args) -> None:
+    start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # Ganak prints progress lines on stdout
     try:

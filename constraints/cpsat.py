@@ -11,6 +11,7 @@ own; solving with those literals as assumptions lets CP-SAT name the rules that 
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
@@ -256,9 +257,56 @@ class ChapterModel:
         return tuple(next(t for t, v in cell.items() if value(v)) for cell in self.x)
 
 
+class _Solver(cp_model.CpSolver):
+    """A CpSolver that leaves Ctrl-C to Python and still stops at once.
+
+    OR-Tools' own SIGINT handler (``catch_sigint_signal``) replaces Python's, and after the solve puts back the
+    default disposition, not Python's: the next Ctrl-C killed the process without a word, or was never seen.
+    So that is off; and because Python only runs its handler between bytecodes, which a solve in C++ never
+    reaches, a solve started in the main thread runs in a helper thread while the main thread waits, ready to
+    take the KeyboardInterrupt, stop the search (``stop_search``) and pass the interrupt on. Same answers: the
+    search itself is unchanged (one worker stays deterministic)."""
+
+    def solve(self, model, solution_callback=None):
+        if threading.current_thread() is not threading.main_thread():
+            return super().solve(model, solution_callback)
+        done = threading.Event()
+        result: list = []
+
+        def run() -> None:
+            try:
+                result.append((True, super(_Solver, self).solve(model, solution_callback)))
+            except BaseException as e:  # noqa: BLE001 - handed to the caller's thread below
+                result.append((False, e))
+            finally:
+                done.set()
+
+        interrupted = False
+        worker = threading.Thread(target=run, name="cp-sat", daemon=True)
+        try:
+            worker.start()
+        except KeyboardInterrupt:
+            interrupted = True
+        while worker.ident is not None and not done.is_set():
+            try:
+                if interrupted:  # again: a stop before the search had begun is not kept
+                    self.stop_search()
+                done.wait(0.05)
+            except KeyboardInterrupt:
+                interrupted = True
+        if interrupted:
+            raise KeyboardInterrupt
+        ok, value = result[0]
+        if not ok:
+            raise value
+        return value
+
+
 def make_solver(time_limit: float, *, seed: int = 0, workers: int = 1, presolve: bool = True) -> cp_model.CpSolver:
-    """A CP-SAT solver bounded by a time limit; one worker by default (deterministic)."""
-    s = cp_model.CpSolver()
+    """A CP-SAT solver bounded by a time limit; one worker by default (deterministic); Ctrl-C (KeyboardInterrupt)
+    stops it within a fraction of a second and leaves Python's SIGINT handler in place (``_Solver``)."""
+    s = _Solver()
+    s.parameters.catch_sigint_signal = False
     s.parameters.max_time_in_seconds = float(time_limit)
     s.parameters.num_workers = workers
     s.parameters.random_seed = seed

@@ -22,6 +22,10 @@ class BatchError(UnmetError):
     """A batch request that cannot be carried out (one line, for the CLI)."""
 
 
+class BatchOptionError(InputError, BatchError, ValueError):
+    """Options that cannot go together (``--count`` above 1 without ``--out``): a bad option value, exit 2."""
+
+
 class SeedRangeError(InputError, BatchError, ValueError):
     """Seeds a map file cannot record (TOML integers are signed 64-bit)."""
 
@@ -82,7 +86,7 @@ def start_batch(
     """The checks before a batch of ``count`` maps drawn from ``seeds`` seeds: one map unless written to a
     folder, the first seed (random when None) with every seed in TOML's range, and the profile."""
     if out_dir is None and count != 1:
-        raise BatchError("--count above 1 needs --out DIR (only one map can be printed)")
+        raise BatchOptionError("--count above 1 needs --out DIR (only one map can be printed)")
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     check_seeds(seed, seeds)

@@ -10,7 +10,7 @@ Backends:
 - ``Local(jobs)``: this process (``jobs`` 1) or a pool of ``jobs`` forked processes (the default);
 - ``Ray(address)``: ``"auto"`` joins the Ray cluster this machine belongs to (``RAY_ADDRESS``, or one
   started by ``ray start --head``) and otherwise starts a local one; ``"local"`` always starts a new
-  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install "mapgen[ray]"``.
+  local one; any other value is a cluster's address (``ray://head:10001``, ``head:6379``). Ray is optional: ``pip install ".[ray]"`` in the mapgen folder.
   Every node must have the same mapgen installed (tasks import it there).
 """
 
@@ -74,24 +74,39 @@ class Local:
 
         # Not multiprocessing.Pool: its workers are daemons, and a task may start a process of its own (the
         # exact model counter runs in one).
+        from mapgen.workers import start_worker
+
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
-        with ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx) as pool:
+        pool = ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx, initializer=start_worker)
+        try:
             futures = {pool.submit(_call, t): k for k, t in enumerate(tasks)}
             pending = set(futures)
-            try:
-                while pending:
-                    finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-                    for f in finished:
-                        k = futures[f]
-                        out[k] = f.result()
-                        done += tasks[k].weight
-                        if progress:
-                            progress(done)
-            except BaseException:
-                for f in pending:
-                    f.cancel()
-                raise
+            while pending:
+                finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+                for f in finished:
+                    k = futures[f]
+                    out[k] = f.result()
+                    done += tasks[k].weight
+                    if progress:
+                        progress(done)
+        except BaseException:
+            _stop(pool)  # Ctrl-C, a failed task: do not wait for the tasks still running
+            raise
+        pool.shutdown()
         return out
+
+
+def _stop(pool) -> None:
+    """End a process pool now: cancel what has not started, kill its workers (each worker's own child ends
+    with it, mapgen.workers.end_with_parent) and reap them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.kill()
+    for p in procs:
+        with contextlib.suppress(OSError, ValueError, AttributeError):
+            p.join(5.0)
 
 
 class Ray:
@@ -113,7 +128,9 @@ class Ray:
         try:
             import ray
         except ImportError:
-            raise CampaignError('--ray: Ray is not installed (pip install "mapgen[ray]", or pip install ray)') from None
+            raise CampaignError(
+                '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
+            ) from None
         if not ray.is_initialized():
             quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
             try:
@@ -149,14 +166,22 @@ class Ray:
         where = {ref: k for k, ref in enumerate(refs)}
         out: list = [None] * len(tasks)
         pending, done = list(refs), 0
-        while pending:
-            ready, pending = ray.wait(pending, num_returns=1)
-            for ref in ready:
-                k = where[ref]
-                out[k] = ray.get(ref)
-                done += tasks[k].weight
-                if progress:
-                    progress(done)
+        try:
+            while pending:
+                ready, pending = ray.wait(pending, num_returns=1)
+                for ref in ready:
+                    k = where[ref]
+                    out[k] = ray.get(ref)
+                    done += tasks[k].weight
+                    if progress:
+                        progress(done)
+        except KeyboardInterrupt:  # Ctrl-C: the cluster's tasks stop too, and a Ray started here ends
+            for ref in pending:
+                with contextlib.suppress(Exception):
+                    ray.cancel(ref, force=True)
+            with contextlib.suppress(Exception):
+                ray.shutdown()  # a joined cluster stays up; this process's own local Ray (and its agents) end
+            raise
         return out
 
 

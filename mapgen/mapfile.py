@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import os
 import re
-import tomllib
 
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
+from mapgen.inputs import Unreadable, parse_toml, read_text, unknown_key
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
 from mapgen.terrain import Terrain
 
-MAX_BYTES = 1024 * 1024  # 1 MiB
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
+#: tables mapgen itself writes into a map file and keeps on a round trip (Map.meta): how it was generated, graded
+RECORD_FIELDS = ("generator", "grade")
 _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
 
@@ -28,33 +29,21 @@ class MapFileError(InputError, ValueError):
 
 
 def read_map(path: str | os.PathLike) -> Map:
-    """Read a map file; raises MapFileError for anything unreadable."""
+    """Read a map file; raises MapFileError for anything unreadable (mapgen.inputs: size, encoding, nesting)."""
     source = str(path)
     try:
-        with open(path, "rb") as f:
-            raw = f.read(MAX_BYTES + 1)  # a map is a few hundred bytes; never swallow /dev/zero
-        if len(raw) > MAX_BYTES:
-            raise MapFileError(source, "too large for a map file (over 1 MiB)")
-        text = raw.decode("utf-8")
-    except FileNotFoundError:
-        raise MapFileError(source, "no such file") from None
-    except IsADirectoryError:
-        raise MapFileError(source, "is a directory, not a map file") from None
-    except UnicodeDecodeError:
-        raise MapFileError(source, "is not a text file (not UTF-8)") from None
-    except OSError as e:
-        raise MapFileError(source, e.strerror or str(e)) from None
+        text = read_text(path, "map file")
+    except Unreadable as e:
+        raise MapFileError(source, str(e)) from None
     return parse_map(text, source)
 
 
 def parse_map(text: str, source: str | None = None) -> Map:
     """Parse map file text; raises MapFileError (and nothing else) on bad input."""
     try:
-        data = tomllib.loads(text.removeprefix("\ufeff"))  # editors on Windows may start the file with a BOM
-    except tomllib.TOMLDecodeError as e:
-        raise MapFileError(source, f"not valid TOML ({e})") from None
-    except (ValueError, TypeError, RecursionError) as e:  # defensive: tomllib on pathological input
-        raise MapFileError(source, f"not valid TOML ({e})") from None
+        data = parse_toml(text)  # a BOM (editors on Windows) is allowed
+    except Unreadable as e:
+        raise MapFileError(source, str(e)) from None
     try:
         return _from_data(data)
     except (ValueError, CellError) as e:
@@ -79,6 +68,9 @@ def _cell(data: dict, key: str, board: Board) -> int:
 
 
 def _from_data(data: dict) -> Map:
+    unknown = unknown_key(data, KNOWN_FIELDS + RECORD_FIELDS)
+    if unknown is not None:  # a typo (`colour`, `fortpattern`) would otherwise be kept and silently ignored
+        raise ValueError(f"unknown field {unknown!r} (map files have: {', '.join(KNOWN_FIELDS + RECORD_FIELDS)})")
     chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold

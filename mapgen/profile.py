@@ -9,7 +9,6 @@ as every rule of a chapter.
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -18,6 +17,7 @@ from constraints.design import NotAt, Reachable
 from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
+from mapgen.inputs import Unreadable, read_toml
 from mapgen.terrain import Terrain, parse_terrain
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -189,20 +189,16 @@ def default_profile(chapter: str) -> Profile:
     if spec.profile is None:
         return Profile(chapter=chapter)
     path = PROFILE_DIR / spec.profile
-    return profile_from_data(tomllib.loads(path.read_text(encoding="utf-8")), "default", chapter)
+    return profile_from_data(read_toml(path, "profile file"), "default", chapter)
 
 
 def read_profile_file(path: str | Path, error: type[ValueError] = ProfileError) -> dict:
-    """A profile file's parsed TOML; ``error`` (one line naming the file) when it cannot be read or parsed."""
-    source = str(path)
+    """A profile file's parsed TOML; ``error`` (one line naming the file) when it cannot be read or parsed
+    (mapgen.inputs: size, encoding, nesting)."""
     try:
-        return tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise error(f"{source}: no such file") from None
-    except (OSError, UnicodeDecodeError) as e:
-        raise error(f"{source}: cannot be read ({e})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise error(f"{source}: not valid TOML ({e})") from None
+        return read_toml(path, "profile file")
+    except Unreadable as e:
+        raise error(f"{path}: {e}") from None
 
 
 def load_profile(path: str | Path, chapter: str | None = None) -> Profile:

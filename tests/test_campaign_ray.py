@@ -12,6 +12,9 @@ from mapgen.campaign import Local, Ray, Task, run
 from mapgen.grade import grade
 from mapgen.mapfile import read_map
 
+pytestmark = pytest.mark.slow  # a Ray cluster: seconds to start, seconds per test
+
+
 TRAINING = Path(__file__).parent / "data" / "valid" / "training-201.toml"
 
 

@@ -205,6 +205,7 @@ def mangled_chapter(draw) -> str:
     return text
 
 
+@pytest.mark.slow
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mangled_chapter())
 def test_mangled_chapter_files_load_or_raise_chapter_error_and_then_check(text):

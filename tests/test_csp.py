@@ -46,6 +46,7 @@ def hidden_states(m, count: int, k: int, seed: int):
     return [m.hide(rng.sample(range(m.board.size), k)) for _ in range(count)]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STATES)
 def test_csp_count_and_forced_cells_match_the_worked_examples(name, example, expected_states):
     state, expect = example(name, "states"), expected_states[name]
@@ -87,6 +88,7 @@ def test_each_rule_kind_changes_the_csp_count(index, kind_cases, data_dir):
     assert count_completions_csp(state, chapter=without) == case["count_without_kind"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("index", range(0, 12, 3))
 def test_rule_kind_cases_hold_by_brute_force(index, kind_cases, data_dir):
     case = kind_cases[index]

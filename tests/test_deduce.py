@@ -15,6 +15,7 @@ from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["training-201", "fauna-201", "vameter-202"])
 def test_reveal_set_is_unique_and_minimal(name, example):
     m = example(name)
@@ -75,6 +76,7 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")
 
 
+@pytest.mark.slow
 def test_profile_counts_every_step_and_explains_forced_steps(example):
     from constraints.cnf import count_completions_cnf
 
@@ -98,6 +100,7 @@ def test_profile_counts_every_step_and_explains_forced_steps(example):
             assert e["cell"] == s["cell"] and e["terrain"] == s["terrain"] and e["text"].startswith(s["cell"])
 
 
+@pytest.mark.slow
 def test_grade_of_a_map(example):
     from mapgen.deduce import TIERS, grade
 

@@ -61,6 +61,7 @@ def test_proven_bounds_alone_hold(name, state, monkeypatch):
     assert e["low"] <= exact <= e["high"] and result.count == e["low"] >= 2
 
 
+@pytest.mark.slow
 def test_an_empty_board_gets_an_answer_within_its_time_limit(example):
     m = example("fauna-201")
     state = m.hide(range(m.board.size))
@@ -121,6 +122,7 @@ def test_solve_exit_codes(tmp_path, monkeypatch):
     assert r.exit_code == 130 and r.stderr == f"error: {state}: interrupted\n" and "time" not in r.stderr
 
 
+@pytest.mark.slow
 def test_solve_answers_an_early_state_with_a_labelled_estimate(example, tmp_path):
     from mapgen.mapfile import write_map
 

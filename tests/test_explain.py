@@ -65,6 +65,7 @@ def worked():
     return json.loads((DATA / "states" / "explanations.json").read_text(encoding="utf-8"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", STATES)
 def test_every_forced_cell_is_explained_soundly_and_minimally(name, worked):
     state = read_map(DATA / "states" / f"{name}.toml")
@@ -84,6 +85,7 @@ def test_every_forced_cell_is_explained_soundly_and_minimally(name, worked):
         assert len(e.rules) <= len(ref["rules"]), (ref["cell"], e.rules, ref["rules"])
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["fauna-201-k34", "flora-202-k34", "training-202-k16"])
 def test_the_checker_accepts_the_worked_explanations(name, worked):
     """The independent check reads RULES.md §6 as the worked examples do (briefing, T1, Hill numbers with C9)."""
@@ -136,6 +138,7 @@ def test_hint_gives_the_easiest_deduction():
     assert Explanation.key(best)[:2] == (len(best.rules), len(best.cells))
 
 
+@pytest.mark.slow
 def test_hint_without_a_forced_cell_names_the_best_odds(example):
     m = example("training-201")
     state = m.hide(i for i in range(m.board.size) if i != m.briefing.peak)

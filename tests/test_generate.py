@@ -20,6 +20,7 @@ from mapgen.terrain import Terrain
 GENERATORS = {name: Generator(name) for name in chapter_names()}
 
 
+@pytest.mark.slow
 @settings(max_examples=25, deadline=None, derandomize=True)
 @given(chapter=st.sampled_from(chapter_names()), seed=st.integers(0, 2**40))
 def test_every_generated_map_keeps_every_rule_and_setting(chapter, seed):
@@ -147,12 +148,13 @@ def test_cli_writes_a_batch_and_never_overwrites(tmp_path):
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
+@pytest.mark.slow
 def test_cli_json_and_errors(tmp_path):
     r = run("generate", "-c", "training", "--seed", "2", "--json")
     data = json.loads(r.stdout)
     assert data[0]["seed"] == 2 and data[0]["chapter"] == "training" and data[0]["file"] is None
     r = run("generate", "-c", "training", "--count", "2")
-    assert r.exit_code == 1 and "--count above 1 needs --out DIR" in r.output
+    assert r.exit_code == 2 and "--count above 1 needs --out DIR" in r.output
     p = tmp_path / "forts.toml"
     p.write_text('chapter = "fauna"\n[counts]\nFt = [20, 20]\n', encoding="utf-8")
     r = run("generate", "-c", "fauna", "--seed", "1", "--profile", str(p), "--time-limit", "20")

@@ -28,6 +28,7 @@ def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_bot_figures_are_the_playtest_report_for_the_same_seed():
     m = read_map(TRAINING)
     g = grade(m, "t", games={"heuristic": 30, "clairvoyant": 20}, seed=5, deduce=False)
@@ -44,6 +45,7 @@ def test_bot_figures_are_the_playtest_report_for_the_same_seed():
         assert got["mean_days"] == round(rep["mean_days"], 3)
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_report_on_one_process_or_two():
     m = read_map(TRAINING)
     games = {"heuristic": 60, "deducer": 3, "clairvoyant": 60}
@@ -96,6 +98,7 @@ def test_targets_found_before_deduced_and_a_grade_far_from_the_one_asked_are_fla
     assert flags_for("fauna", bots, _deduction("Tricky"), q) == ()  # one tier away: within 1
 
 
+@pytest.mark.slow
 def test_deduce_map_reports_the_minimal_reveal_set():
     from mapgen.deduce import minimal_reveal_set
 

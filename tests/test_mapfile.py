@@ -79,10 +79,22 @@ def test_a_complete_map_is_written_with_its_hill_numbers(tmp_path, example):
 
 
 def test_meta_fields_survive_a_round_trip(example):
-    text = 'generator = "mapgen 0.1"\n' + FAUNA + "[profile]\nseed = 7\nweights = [1, 2]\n"
+    text = 'generator = "mapgen 0.1"\n' + FAUNA + "[grade]\nseed = 7\nweights = [1, 2]\n"
     m = parse_map(text)
-    assert m.meta == {"generator": "mapgen 0.1", "profile": {"seed": 7, "weights": [1, 2]}}
+    assert m.meta == {"generator": "mapgen 0.1", "grade": {"seed": 7, "weights": [1, 2]}}
     assert parse_map(dumps_map(m)) == m
+
+
+@pytest.mark.parametrize("text", ['colour = "red"\n' + FAUNA, FAUNA + "[profile]\nseed = 7\n"])
+def test_an_unknown_field_is_refused_naming_it(text):
+    """RULES.md §7's fields, and the records mapgen writes itself (generator, grade); a typo is not kept."""
+    key = "colour" if "colour" in text else "profile"
+    with pytest.raises(MapFileError) as e:
+        parse_map(text, "m.toml")
+    assert str(e.value) == (
+        f"m.toml: unknown field {key!r} (map files have: chapter, number, name, peak, start, fort_pattern, "
+        "greek_fire, terrain, generator, grade)"
+    )
 
 
 def test_number_and_name_survive_a_round_trip():
@@ -337,6 +349,7 @@ def test_random_map_like_text_only_raises_map_file_error(text):
     parses_or_says_why(text)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(mangled())
 def test_mangled_files_only_raise_map_file_error_and_round_trip(text):

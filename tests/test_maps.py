@@ -71,6 +71,7 @@ def test_spearman_rank_correlation_of_the_library_table():
     assert spearman([1, 2], [2, 1]) is None and spearman([1, 1, 1], [1, 2, 3]) is None
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", ["training-1", "fauna-1"])
 def test_a_library_grade_table_is_what_mapgen_grade_says_now(name):
     """The [grade] table a shipped map carries is the grade the engine and bots give it today (after a
@@ -83,6 +84,7 @@ def test_a_library_grade_table_is_what_mapgen_grade_says_now(name):
     assert now == m.meta["grade"]
 
 
+@pytest.mark.slow
 def test_regrade_refreshes_the_grade_tables_and_refuses_to_overwrite_without_force(tmp_path):
     from maps.build import main as build
 

@@ -36,6 +36,7 @@ def _play(state, rng, steps):
     return state
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("params", CASES, ids=lambda p: "-".join(str(v) for v in p.values()))
 def test_random_sim_test_passes(params):
     game = pyspiel.load_game(NAME, params)
@@ -142,6 +143,7 @@ def test_info_state_hides_the_other_hands_until_shown():
     assert I.obs_text(world.state, 0) == I.obs_text(s, 0)
 
 
+@pytest.mark.slow
 def test_ismcts_bot_plays_reproducibly():
     import maps
     from mapgen.engine.playtest import Settings, run_playtest
@@ -190,7 +192,7 @@ def test_ismcts_without_openspiel_is_one_line(monkeypatch):
     r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "ismcts", "--games", "1"])
     assert r.exit_code == 1
     assert r.output.strip().splitlines()[-1] == (
-        "error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)"
+        'error: --bot ismcts: the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder (PyPI open-spiel)'
     )
 
 

@@ -118,6 +118,7 @@ CASES = [(name, fmt) for name in STATES for fmt in ("svg", "png", "pdf")] + [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "fmt"), CASES)
 def test_examples_render_in_every_format(tmp_path, name, fmt):
     m = load(name)
@@ -145,6 +146,7 @@ def _first_of_each_chapter(paths: list[Path]) -> list[Path]:
     return out
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SHIPPED, ids=[p.stem for p in SHIPPED])
 def test_every_shipped_map_renders_as_svg_showing_its_cells(tmp_path, path):
     m = read_map(path)
@@ -162,6 +164,7 @@ def test_every_shipped_map_renders_as_svg_showing_its_cells(tmp_path, path):
 SHIPPED_FIRSTS = _first_of_each_chapter(SHIPPED)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("path", SHIPPED_FIRSTS, ids=[p.stem for p in SHIPPED_FIRSTS])
 def test_shipped_maps_render_as_png_and_pdf(tmp_path, path):
     m = read_map(path)
@@ -291,6 +294,7 @@ def test_golden_svg_names_every_cell_with_its_terrain(tmp_path):
     }
 
 
+@pytest.mark.slow
 def test_flora_marks_its_start_fort_and_greek_fire(tmp_path):
     out = tmp_path / "flora.svg"
     render_map(load("render_flora"), out)
@@ -394,6 +398,7 @@ STEPS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["png", "svg", "pdf"])
 def test_profile_chart(tmp_path, fmt):
     out = tmp_path / f"profile.{fmt}"
@@ -453,6 +458,7 @@ REPORTS = [
 ]
 
 
+@pytest.mark.slow
 def test_playtest_chart(tmp_path):
     out = tmp_path / "playtest.svg"
     plot_playtest(REPORTS, out, title="fauna-1")
@@ -487,6 +493,7 @@ def test_playtest_chart_refuses_incomplete_reports(tmp_path):
 # --- any partial map -------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @settings(max_examples=4, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_any_partial_map_with_any_overlay_draws_every_cell_once(tmp_path, data):

@@ -156,6 +156,7 @@ def test_dpi_sets_the_png_size(tmp_path):
     assert abs(w2 - 2 * w1) <= 2 and abs(h2 - 2 * h1) <= 2
 
 
+@pytest.mark.slow
 def test_a_map_without_number_or_name_is_titled_by_its_file(tmp_path):
     out = tmp_path / "fauna.svg"
     assert run(FAUNA, "-o", out).exit_code == 0

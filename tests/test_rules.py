@@ -384,6 +384,7 @@ def random_map(draw) -> Map:
 BASES = [read_map(p) for p in sorted((Path(__file__).parent / "data" / "valid").glob("*.toml"))]
 
 
+@pytest.mark.slow
 @settings(max_examples=150, deadline=None)
 @given(random_map())
 def test_any_board_gives_violations_with_chapter_ids_and_board_cells(m):
@@ -514,6 +515,7 @@ def test_reference_reading_agrees_on_the_examples(example, expected_invalid):
         assert reference_ids(example(name, "invalid")) == set(ids), name
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(near_valid_map())
 def test_check_agrees_with_an_independent_reading_of_the_rules(m):

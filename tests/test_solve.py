@@ -179,6 +179,7 @@ def test_a_deterministic_budget_gives_the_same_answer_in_every_session(example):
     assert solver.spent > 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("chapter", ["training", "vameter", "fauna"])
 def test_possible_on_an_empty_board_equals_cpsat_per_pair(chapter):
     """Possible terrains of a briefing-only board (the wall-clock path, on the rules-fixed session)
@@ -235,6 +236,7 @@ def _partial_states(seed: int):
             yield path.stem, state.with_cells(cells)
 
 
+@pytest.mark.slow
 def test_the_lazy_ruled_session_answers_like_the_guarded_session():
     """Wall-clock ``possible`` runs on the ruled session (the Rocks' connection checked lazily, counts as
     native cardinality constraints); the deterministic path keeps the full guarded encoding. On partial

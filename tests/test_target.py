@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import tomllib
 
+import pytest
 from click.testing import CliRunner
 
 from cli import main
@@ -20,6 +21,7 @@ def cli(*args):
     return CliRunner().invoke(main, [str(a) for a in args])
 
 
+@pytest.mark.slow
 def test_only_maps_in_the_band_are_written_with_their_grade_and_they_validate(tmp_path):
     r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--out", tmp_path, "--win-rate", BAND)
     assert r.exit_code == 0, r.output
@@ -32,6 +34,7 @@ def test_only_maps_in_the_band_are_written_with_their_grade_and_they_validate(tm
     assert r.stderr.startswith("tried ") and " kept 2 of 2 asked" in r.stderr
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_maps_on_one_process_or_two(tmp_path):
     runs = []
     for jobs in (1, 2):
@@ -42,6 +45,7 @@ def test_the_same_seed_gives_the_same_maps_on_one_process_or_two(tmp_path):
     assert runs[0] == runs[1]
 
 
+@pytest.mark.slow
 def test_search_reports_tries_and_failures_and_keeps_the_first_passing_seeds():
     from dataclasses import replace
 
@@ -53,6 +57,7 @@ def test_search_reports_tries_and_failures_and_keeps_the_first_passing_seeds():
     assert sum(one.failures.values()) == one.tried - 2 == one.failures["win_rate"]
 
 
+@pytest.mark.slow
 def test_an_impossible_target_ends_with_exit_1_and_the_closest_candidates(tmp_path):
     r = cli("generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--candidates", "3")
     assert r.exit_code == 1 and r.stderr.count("\n") == 1
@@ -73,6 +78,7 @@ def test_the_time_limit_bounds_the_search():
     assert "the time limit of 0.5 s ran out" in r.stderr
 
 
+@pytest.mark.slow
 def test_a_profile_quality_table_is_a_target(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.05]\n', encoding="utf-8")
@@ -105,6 +111,7 @@ def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
     assert [c.seed for c in short.kept] == [4, 8] and short.stopped == "candidates" and not short.done
 
 
+@pytest.mark.slow
 def test_generate_grade_returns_only_maps_of_that_grade(tmp_path):
     r = cli("generate", "-c", "training", "--seed", "1", "--count", "2", "--grade", "Moderate", "--out", tmp_path)
     assert r.exit_code == 0, r.output

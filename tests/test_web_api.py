@@ -105,6 +105,7 @@ def test_solve_of_an_impossible_state_names_the_conflict(client):
     assert body["count"] == 0 and "C6" in body["conflict"]["rules"] and body["conflict"]["cells"] == ["A1"]
 
 
+@pytest.mark.slow
 def test_hint_returns_what_the_cli_prints(client, tmp_path):
     from cli import main
 
@@ -123,6 +124,7 @@ def test_hint_returns_what_the_cli_prints(client, tmp_path):
     assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
 
 
+@pytest.mark.slow
 def test_table_gives_forced_cells_count_target_and_heat(client):
     text = _column_state("fauna-1", (3, 4, 5, 6, 7))
     r = client.post("/api/table", json={"map": text, "heat": "Ft", "time_limit": 15})  # room for a loaded machine
@@ -195,6 +197,7 @@ def test_generate_from_a_sketch_keeps_its_cells(client):
     assert check_map(m) == [] and all(m.cells[i] is t for i, t in enumerate(sketch.cells) if t)
 
 
+@pytest.mark.slow
 def test_impossible_requests_are_409_with_the_rules_named(client):
     profile = 'chapter = "fauna"\n[counts]\nFt = [5, 5]\n'
     r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
@@ -226,6 +229,7 @@ def test_render_draws_every_format(client, fmt, magic):
     assert "attachment" in r.headers["content-disposition"]
 
 
+@pytest.mark.slow
 def test_render_of_a_state_marks_forced_cells(client):
     r = client.post(
         "/api/render",
@@ -322,7 +326,7 @@ def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
     def broken(body):
         raise ZeroDivisionError("boom")
 
-    monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["QUICK"]).QUICK, "parse", broken)
+    monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["CHECKS"]).CHECKS, "parse", broken)
     r = client.post("/api/parse", json={"name": "fauna-1"})
     assert r.status_code == 500 and r.json() == {"error": "internal error (ZeroDivisionError); please report it"}
     assert service  # the service module itself is untouched
@@ -338,6 +342,7 @@ def _wait(client, job_id, until=("done", "failed", "cancelled", "timeout"), seco
     raise AssertionError(f"job {job_id} still {j['status']}")
 
 
+@pytest.mark.slow
 def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     from cli import main
 
@@ -351,6 +356,7 @@ def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 
 
+@pytest.mark.slow
 def test_deduce_runs_as_a_job_and_matches_the_cli(client):
     from cli import main
 
@@ -375,6 +381,121 @@ def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
 def test_only_loopback_hosts_count_as_local():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
+
+
+# --- only what the CLI accepts, refused up front -------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "line"),
+    [
+        (
+            "/api/solve",
+            {"name": "fauna-1", "time_limt": 5},
+            (
+                "unknown field 'time_limt' for /api/solve (known: map, name, file, limit, probabilities, explain, "
+                "target, time_limit)"
+            ),
+        ),
+        (
+            "/api/generate",
+            {"chapter": "fauna", "colour": "red"},
+            "unknown field 'colour' for /api/generate (known: chapter, from, seed, profile, time_limit)",
+        ),
+        (
+            "/api/playtest",
+            {"name": "fauna-1", "characters": "Lewis"},
+            "unknown field 'characters' for /api/playtest (known: map, name, file, games, bot, players, seed, mode)",
+        ),
+        (
+            "/api/render",
+            {"name": "fauna-1", "dpi": 300},
+            "unknown field 'dpi' for /api/render (known: map, name, file, format, paper, forced, heat)",
+        ),
+        (
+            "/api/validate",
+            {"map": 'colour = "red"\n' + maps.path("training-1").read_text(encoding="utf-8")},
+            (
+                "map: unknown field 'colour' (map files have: chapter, number, name, peak, start, fort_pattern, "
+                "greek_fire, terrain, generator, grade)"
+            ),
+        ),
+        (
+            "/api/generate",
+            {"chapter": "fauna", "profile": "x = " + "[" * 1000 + "]" * 1000},
+            "profile: nested too deeply (more than 32 levels)",
+        ),
+    ],
+)
+def test_unknown_fields_and_bad_inputs_are_refused_naming_them(client, path, body, line):
+    r = client.post(path, json=body)
+    assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (400, {"error": line}, "2")
+
+
+def test_a_body_nested_too_deeply_is_400_not_a_crash(client):
+    deep = b'{"map": ' + b"[" * 20_000 + b"]" * 20_000 + b"}"
+    r = client.post("/api/solve", content=deep, headers={"content-type": "application/json"})
+    assert (r.status_code, r.json()) == (400, {"error": "request body: nested too deeply (more than 32 levels)"})
+
+
+def test_a_profile_with_a_byte_order_mark_is_read_as_the_cli_reads_it(client):
+    from pathlib import Path
+
+    import mapgen
+
+    profile = "\ufeff" + (Path(mapgen.__file__).parent / "profiles" / "fauna.toml").read_text(encoding="utf-8")
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    assert r.status_code == 200, r.text
+
+
+def test_playtest_refuses_up_front_what_the_cli_refuses(client, monkeypatch):
+    """No job is started (202) only to fail later: the same words as ``mapgen playtest``, 409 and exit 1."""
+    import sys
+
+    before = len(client.app.state.jobs._jobs)
+    r = client.post("/api/playtest", json={"name": "fauna-1", "mode": "traitor"})
+    assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (
+        409,
+        {"error": "--mode traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"},
+        "1",
+    )
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError
+    r = client.post("/api/playtest", json={"name": "fauna-1", "bot": "ismcts"})
+    assert (r.status_code, r.json()) == (
+        409,
+        {
+            "error": 'bot ismcts: the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder '
+            "(PyPI open-spiel)"
+        },
+    )
+    assert len(client.app.state.jobs._jobs) == before
+
+
+def test_a_post_to_a_get_endpoint_is_405(client):
+    r = client.post("/api/chapters", json={})
+    assert (r.status_code, r.json(), r.headers["allow"]) == (
+        405,
+        {"error": "/api/chapters answers GET, not POST"},
+        "GET, HEAD",
+    )
+
+
+@pytest.mark.slow
+def test_a_huge_body_from_urllib_gets_the_413_not_a_connection_reset():
+    """The server reads (and drops) the body before it answers, so a client still sending sees the answer."""
+    import urllib.error
+    import urllib.request
+
+    from mapgen.web.live import live_server
+
+    with live_server() as url:
+        request = urllib.request.Request(
+            f"{url}/api/solve", data=b" " * (5 * 1024 * 1024), headers={"Content-Type": "application/json"}
+        )
+        with pytest.raises(urllib.error.HTTPError) as e:
+            urllib.request.urlopen(request, timeout=30)
+        assert e.value.code == 413
+        assert json.loads(e.value.read()) == {"error": "request body too large (at most 64 KiB)"}
 
 
 def test_a_peak_revealed_as_another_terrain_names_the_briefing_rule_at_once(client):

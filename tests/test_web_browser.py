@@ -13,7 +13,10 @@ import pytest
 import maps
 from tests.web_support import axe_script, chrome, chromium_paths, console_errors, live_server
 
-pytestmark = pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed")
+pytestmark = [
+    pytest.mark.slow,  # a browser: seconds per test
+    pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed"),
+]
 
 FAUNA_1 = "ch=fauna&from=fauna-1&peak=F2&fp=Ti-..-Vi/Sk-Ft-../..-..-Hi"
 
@@ -51,6 +54,14 @@ def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # gener
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def settled(d) -> None:
+    """Wait until the page has no answer on its way (``body.busy``: the helper's table request, the studio's
+    validation). Each answer redraws the board, replacing every cell button: an element found before it
+    and used after it is stale. That was this file's race (a tap's count arriving between finding a cell
+    and clicking it), so the tests touch the board only when it is settled."""
+    wait_for(lambda: "busy" not in (d.execute_script("return document.body.className") or ""), what="the answers")
+
+
 def cell(d, name):
     from selenium.webdriver.common.by import By
 
@@ -71,6 +82,7 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     # Reveal column 7 of fauna-1 by tapping each Path and picking its terrain from the palette.
     column_7 = {"A7": "Wa", "B7": "Sk", "C7": "Ti", "D7": "Wo", "E7": "Wa", "F7": "Fo", "G7": "Hi0"}
     for name, code in column_7.items():
+        settled(driver)
         cell(driver, name).click()
         palette = driver.find_element(By.ID, "palette")
         wait_for(palette.is_displayed, what="the palette")
@@ -78,9 +90,11 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
         if code.startswith("Hi"):
             driver.find_element(By.CSS_SELECTOR, f'#hill-numbers button[data-number="{code[2:]}"]').click()
         wait_for(lambda sheet=palette: not sheet.is_displayed(), what="the palette to close")
+        settled(driver)
         assert code in cell(driver, name).text
     assert "r=" in driver.current_url and "G7Hi0" in driver.current_url  # the state lives in the URL
     # Forced cells appear on their tokens (beyond the Peak), and the count is labelled.
+    settled(driver)
     wait_for(lambda: len(driver.find_elements(By.CSS_SELECTOR, ".cell.forced")) >= 2, what="forced cells")
     assert "F2" in [e.get_attribute("data-cell") for e in driver.find_elements(By.CSS_SELECTOR, ".cell.forced")]
     wait_for(lambda: "(exact)" in text_of(driver, "count") or "(estimate" in text_of(driver, "count"), what="a count")
@@ -93,7 +107,8 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     assert name not in column_7 and name != "F2"  # an unrevealed cell, and not the Peak everyone knows
     # Undo takes the last tap back.
     driver.find_element(By.ID, "undo").click()
-    wait_for(lambda: "Hi0" not in cell(driver, "G7").text, what="undo")
+    settled(driver)
+    assert "Hi0" not in cell(driver, "G7").text
     assert "G7Hi0" not in driver.current_url
 
 
@@ -103,6 +118,7 @@ def test_helper_state_reloads_from_the_url(driver, base_url):
     driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0,A6Wo,B6Ft&heat=Ft")
     driver.refresh()
     wait_for(lambda: "B6" in text_of(driver, "target") or "Fort" in text_of(driver, "target"), what="the target")
+    settled(driver)
     assert "Ft" in cell(driver, "B6").text and "Hi0" in cell(driver, "G7").text
     assert driver.find_element(By.ID, "heat").get_attribute("value") == "Ft"
 
@@ -112,8 +128,10 @@ def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
 
     driver.get(f"{base_url}/studio")
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the shipped map to validate")
+    settled(driver)
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Ft"]').click()
     cell(driver, "B2").click()  # a fourth Fort: F2 broken
+    settled(driver)
     wait_for(lambda: "broken rule" in text_of(driver, "verdict"), what="the violation")
     rules = [e.get_attribute("data-rule") for e in driver.find_elements(By.CSS_SELECTOR, "li.violation")]
     assert "F2" in rules
@@ -133,6 +151,7 @@ def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
     assert "Fort pattern" in text_of(driver, "violations") and "rule F2" in text_of(driver, "violations")
     driver.find_element(By.ID, "repair").click()
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the repair")
+    settled(driver)
     assert driver.find_elements(By.CSS_SELECTOR, ".cell.broken") == []
     assert "Ft" not in cell(driver, "B2").text
     assert "changed" in cell(driver, "B2").get_attribute("class")
@@ -154,6 +173,7 @@ def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):
 
     driver.get(f"{base_url}/studio")
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
+    settled(driver)
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code=".."]').click()
     for name in ("A1", "A2", "C3", "D4"):
         cell(driver, name).click()
@@ -169,6 +189,7 @@ def test_phone_sized_helper_has_large_tap_targets(base_url):
     try:
         d.get(f"{base_url}/helper#{FAUNA_1}")
         wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
+        settled(d)
         sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
         assert len(sizes) == 49 and min(s["width"] for s in sizes) >= 40 and min(s["height"] for s in sizes) >= 40
         assert d.execute_script("return document.documentElement.scrollWidth") <= 390  # no sideways scrolling
@@ -183,16 +204,16 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     from selenium.webdriver.common.by import By
 
     driver.get(f"{base_url}/studio#map=training-1")
-    wait_for(
-        lambda: "training-1" in text_of(driver, "briefing-summary") and "Valid" in text_of(driver, "verdict"),
-        what="training-1",
-    )
+    wait_for(lambda: "training-1" in text_of(driver, "briefing-summary"), what="training-1")
+    settled(driver)  # the verdict shown is training-1's, not the page's previous map's (no reload: a new #hash)
+    assert "Valid" in text_of(driver, "verdict")
     before = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")]
     seed = driver.find_element(By.ID, "seed")
     seed.clear()
     seed.send_keys("12")
     driver.find_element(By.ID, "generate").click()
     wait_for(lambda: "Generated training map, seed 12" in text_of(driver, "message"), what="the new map")
+    settled(driver)
     assert "Valid" in text_of(driver, "verdict")
     assert [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")] != before
     games = driver.find_element(By.ID, "games")

@@ -25,12 +25,15 @@ An option of an existing command (``solve --explain``) goes into that command's 
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import os
+import sys
 
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, failure
+from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, failure, interrupted
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -62,21 +65,98 @@ class MapgenGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
 
-    def invoke(self, ctx):
+    def main(self, *args, **kwargs):
         try:
-            return super().invoke(ctx)
-        except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
-            where = e.ctx.command_path if e.ctx is not None else ctx.command_path
-            raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
-        except (click.ClickException, click.exceptions.Exit, click.Abort):
+            return super().main(*args, **kwargs)
+        except SystemExit as e:
+            if e.code == INTERRUPTED and interrupted() and _own_process():
+                # Ctrl-C during an extension module's import (its init code run through PyRun_String) leaves
+                # CPython's "unhandled KeyboardInterrupt" mark set although the interrupt was handled here, and
+                # the interpreter would then end itself by SIGINT (-2) instead of exiting 130: exit now, after
+                # the one line is out (every cleanup in a finally already ran on the way here).
+                for stream in (sys.stdout, sys.stderr):
+                    with contextlib.suppress(Exception):
+                        stream.flush()
+                os._exit(INTERRUPTED)
             raise
-        except KeyboardInterrupt:  # outside a command's `about`: no file to name
-            raise Failure("interrupted", INTERRUPTED) from None
-        except Exception as e:
+
+    def parse_args(self, ctx, args):
+        ctx.meta["mapgen.args"] = list(args)
+        try:  # `mapgen --help` and `--version` print here, before any command runs
+            return super().parse_args(ctx, args)
+        except KeyboardInterrupt:
+            subject = _subject_of(list(args)) or next((a for a in args if not a.startswith("-")), "mapgen")
+            raise Failure(f"{subject}: interrupted", INTERRUPTED) from None
+        except OSError as e:  # `mapgen --help > /dev/full`
             mapped = failure(e)
             if mapped is None:
                 raise
             raise mapped from None
+
+    def invoke(self, ctx):
+        with catching_ctrl_c():
+            try:
+                return super().invoke(ctx)
+            except KeyboardInterrupt:  # outside a command's `about` (an import, reading the arguments)
+                raise self._interrupted(ctx) from None
+            except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
+                if interrupted():
+                    raise self._interrupted(ctx) from None
+                where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+                raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
+            except Failure as e:
+                if interrupted() and e.exit_code != INTERRUPTED:
+                    raise self._interrupted(ctx) from None
+                raise
+            except (click.ClickException, click.exceptions.Exit, click.Abort):
+                raise
+            except Exception as e:
+                mapped = failure(e)
+                if interrupted() and (mapped is None or mapped.exit_code != INTERRUPTED):
+                    # whatever broke after Ctrl-C broke because of it (``ImportError: initialization failed``)
+                    raise self._interrupted(ctx) from None
+                if mapped is None:
+                    raise
+                raise mapped from None
+
+    @staticmethod
+    def _interrupted(ctx) -> Failure:
+        """``FILE: interrupted``, the file its arguments name (a command's ``about`` names it itself)."""
+        args = ctx.meta.get("mapgen.args", [])
+        subject = _subject_of(args) or next((a for a in args if not a.startswith("-")), ctx.info_name)
+        return Failure(f"{subject}: interrupted", INTERRUPTED)
+
+
+def _own_process() -> bool:
+    """mapgen runs as its own process (its stderr a real file), not inside a test's CliRunner."""
+    try:
+        return sys.stderr.fileno() == 2
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
+def _subject_of(args: list[str]) -> str | None:
+    """The file a command line works on, before its command could read it: the first argument after the command
+    that is a file or a shipped map's name, else the value of ``--out``."""
+    from pathlib import Path
+
+    rest = list(args[1:])
+    for a in rest:
+        if not a.startswith("-") and (Path(a).exists() or _shipped(a)):
+            return a
+    for k, a in enumerate(rest[:-1]):
+        if a in ("--out", "-o"):
+            return rest[k + 1]
+    return None
+
+
+def _shipped(name: str) -> bool:
+    try:
+        import maps
+
+        return name in maps.names()
+    except Exception:  # noqa: BLE001 - only a guess for the message
+        return False
 
 
 @click.group("mapgen", cls=MapgenGroup, context_settings={"help_option_names": ["-h", "--help"]})

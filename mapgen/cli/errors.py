@@ -7,6 +7,11 @@ Every error is ONE line on stderr, ``error: FILE: what is wrong``; never a trace
 A library module raises its own typed exception (MapFileError, SolveTimeout, ...), whose base in ``mapgen.errors``
 (the library's table) says which exit code it means. A command raises ``BadInput``, ``RuleBroken`` or ``OutOfTime``
 for what it checks itself.
+
+Ctrl-C (130, ``error: FILE: interrupted``): ``catching_ctrl_c`` puts mapgen's SIGINT handler in place for a
+command's run and remembers that Ctrl-C came, so that an error it caused (an interrupted import) is reported
+as the interrupt; a KeyboardInterrupt dropped in a finalizer is delivered again. Solver calls stop at once
+(constraints.cpsat.make_solver), worker processes ignore SIGINT and end with their parent (mapgen.workers).
 """
 
 from __future__ import annotations
@@ -14,7 +19,9 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import sys
+import threading
 from collections.abc import Iterator
 
 import click
@@ -143,3 +150,51 @@ def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterat
             with contextlib.suppress(AttributeError):
                 e.mapgen_subject = str(subject)
         raise
+
+
+# -- Ctrl-C --------------------------------------------------------------------------------------------------------
+
+#: set by the SIGINT handler: once Ctrl-C was pressed, whatever error comes out of the command was caused by it
+#: (an extension module interrupted while it was imported raises ``ImportError: initialization failed``)
+_interrupted = threading.Event()
+
+
+def interrupted() -> bool:
+    """Ctrl-C was pressed while the command ran."""
+    return _interrupted.is_set()
+
+
+def _on_sigint(signum, frame):
+    _interrupted.set()
+    raise KeyboardInterrupt
+
+
+@contextlib.contextmanager
+def catching_ctrl_c() -> Iterator[None]:
+    """Python's Ctrl-C (KeyboardInterrupt) for the command's run, remembering that it came; the previous
+    handler afterwards (a test runner's)."""
+    _interrupted.clear()
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, _on_sigint)
+    previous_hook = sys.unraisablehook
+
+    def unraisable(hook_args) -> None:
+        # Ctrl-C that lands in a finalizer (a __del__ the garbage collector runs) is printed as "Exception
+        # ignored in ..." and dropped, and the command would run on to the end: deliver it again instead,
+        # a moment later from another thread, so that it arrives once the finalizer has returned (if it
+        # lands in one again, this comes round again).
+        if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
+            import _thread
+
+            threading.Timer(0.05, _thread.interrupt_main, (signal.SIGINT,)).start()
+            return
+        previous_hook(hook_args)
+
+    sys.unraisablehook = unraisable
+    try:
+        yield
+    finally:
+        sys.unraisablehook = previous_hook
+        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)

@@ -13,7 +13,7 @@ import sys
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import jobs_option, map_argument, reject, seed_option, time_limit_option
+from mapgen.cli.options import FiniteRange, jobs_option, map_argument, reject, seed_option, time_limit_option
 
 #: the deduction tiers (mapgen.quality.TIERS), spelt out so `mapgen --help` imports nothing heavy
 TIER_NAMES = ("Gentle", "Moderate", "Tricky", "Fiendish")
@@ -42,7 +42,7 @@ def quality_options(f):
     """--grade, --win-rate, --max-blocked: targets that override a profile's [quality] table."""
     f = click.option(
         "--max-blocked",
-        type=click.FloatRange(0, 1),
+        type=FiniteRange(0, 1),
         default=None,
         help="Largest share of games lost with no Path left to explore (the band's bot).",
     )(f)
@@ -70,7 +70,7 @@ def campaign_options(f):
         metavar="ADDRESS",
         default=None,
         help='Run on Ray: "auto" (this machine\'s cluster, or a new local one), "local" (a new local one) or a '
-        'cluster address (pip install "mapgen[ray]").',
+        'cluster address (pip install ".[ray]").',
     )(f)
     f = jobs_option()(f)
     return f

@@ -82,7 +82,8 @@ class MapType(click.ParamType):
 
 def map_argument(name: str = "map_in", *, complete: bool = False, valid: bool = False, **kw):
     """``MAP``: a map file or a shipped map's name; the command receives a ``MapInput``."""
-    return click.argument(name, metavar="MAP", type=MapType(complete=complete, valid=valid), **kw)
+    metavar = "MAP..." if kw.get("nargs") == -1 else "MAP"  # several maps: the usage line says so
+    return click.argument(name, metavar=metavar, type=MapType(complete=complete, valid=valid), **kw)
 
 
 class RulesType(click.ParamType):
@@ -93,14 +94,9 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        from pathlib import Path
-
         from constraints.catalogue import load_chapter
 
-        if not Path(value).exists():
-            raise BadInput(value, "no such file")
-
-        return load_chapter(value)
+        return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
 
 
 def json_option(f):
@@ -124,11 +120,23 @@ def force_option(what: str):
     return deco
 
 
+class FiniteRange(click.FloatRange):
+    """A float within a range, never NaN (which every comparison lets through) nor infinite."""
+
+    def convert(self, value, param, ctx):
+        import math
+
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value} is not a finite number.", param, ctx)
+        return number
+
+
 def time_limit_option(default: float | None, *, minimum: float = 0.1, help: str = "Seconds allowed."):
     def deco(f):
         return click.option(
             "--time-limit",
-            type=click.FloatRange(minimum, 86_400),
+            type=FiniteRange(minimum, 86_400),
             default=default,
             show_default=default is not None,
             help=help + " When it runs out: exit 3.",

@@ -151,6 +151,8 @@ def playtest(
     if show_file:
         _play_back(show_file, step)
         return
+    if step:
+        reject("--step", "only plays back a saved game: give --show FILE (a file written by --replay)")
     if map_in is None:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
     from mapgen.engine.playtest import Settings, check_replay_folder, report_text, run_playtest, save_replays, summarise

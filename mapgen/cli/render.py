@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from mapgen.cli.errors import BadInput, about
-from mapgen.cli.options import force_option, json_option, load_map, out_file, reject
+from mapgen.cli.options import FiniteRange, force_option, json_option, load_map, out_file, reject
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -26,14 +26,13 @@ def _named(m, spec: str):
 
 def _read_profile(path: str):
     """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
+    from mapgen.inputs import Unreadable, read_json
     from mapgen.render.plots import profile_steps
 
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BadInput(path, "no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise BadInput(path, f"not a JSON reveal profile ({e})") from None
+        data = read_json(path, "JSON reveal profile")
+    except Unreadable as e:
+        raise BadInput(path, str(e)) from None
     try:
         profile_steps(data)
     except ValueError as e:
@@ -74,7 +73,7 @@ def _read_profile(path: str):
 )
 @click.option(
     "--time-limit",
-    type=click.FloatRange(min=0.1),
+    type=FiniteRange(0.1, 86_400),
     default=None,
     help="Seconds the solver may spend: default 30 for --forced/--probabilities, 300 for --profile. "
     "When it runs out: exit 3.",

@@ -12,7 +12,6 @@ Challenge card), ``"refresh all"``, ``"reveal kill"`` (Fauna: reveal a Kill Mino
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -287,11 +286,11 @@ def cards_from_data(data: dict, source: str = "cards") -> CardSet:
 
 
 def load_card_file(path: str | Path) -> CardSet:
+    from mapgen.inputs import Unreadable, read_toml
+
     try:
-        data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise CardError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        data = read_toml(path, "card file")
+    except Unreadable as e:
         raise CardError(f"{path}: {e}") from None
     return cards_from_data(data, str(path))
 

@@ -97,6 +97,9 @@ _WORKER: dict = {}
 
 
 def _init_worker(map_text: str, s: Settings, keep: bool) -> None:
+    from mapgen.workers import start_worker
+
+    start_worker()  # Ctrl-C: the parent stops the pool (Pool.terminate) and reports it
     m = parse_map(map_text)
     _WORKER.update(map=m, settings=s, keep=keep, game=make_game(m, s, 0))
 
@@ -292,6 +295,25 @@ def _cause_words(c: str) -> str:
 
 
 # ----- replays -----
+#: the fields of a replay file (``replay_record``), the only ones ``load_replay`` accepts
+REPLAY_FIELDS = (
+    "version",
+    "map",
+    "bot",
+    "players",
+    "characters",
+    "gear",
+    "medicine",
+    "mode",
+    "variants",
+    "seed",
+    "game",
+    "outcome",
+    "score",
+    "actions",
+)
+
+
 def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
     return {
         "version": REPLAY_VERSION,
@@ -354,18 +376,21 @@ class ReplayError(InputError, ValueError):
 
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     """The game and its actions from a replay file written by ``save_replays``."""
+    from mapgen.inputs import Unreadable, read_json
+
     try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ReplayError(f"{path}: no such file") from None
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise ReplayError(f"{path}: not a replay file ({e})") from None
+        data = read_json(path, "replay file")
+    except Unreadable as e:
+        raise ReplayError(f"{path}: {e}") from None
     if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
+    unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
+    if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
+        raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
     from mapgen.mapfile import MapFileError
 
     try:
-        m = parse_map(data["map"], str(path))
+        m = parse_map(data["map"])  # its problem alone: the line below names the file (once)
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
         from mapgen.engine.traitor import chapter_for_mode
@@ -390,7 +415,10 @@ def play_back(game: Game, actions: list[int]):
     state = game.new_initial_state()
     yield None, state
     for a in actions:
-        text = state.action_to_string(a)
+        try:
+            text = state.action_to_string(a)
+        except (IndexError, KeyError, ValueError):  # a number no action of this game has (an edited file)
+            raise ReplayError(f"the recorded action {a} is not an action of this game") from None
         try:
             state.apply_action(a)
         except ValueError as e:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapgen.engine.cards import FOOD, FOSSIL, MUD, MUSHROOM, NRES, ROCK, SKULL, VINE, WATER, WOOD
-from mapgen.errors import UnmetError
+from mapgen.errors import InputError, UnmetError
 from mapgen.terrain import Terrain
 
 #: Resources other than Water, in order (the ones a free discard can drop)
@@ -80,3 +80,8 @@ def level_name(score: int) -> str:
 class GameError(UnmetError, ValueError):
     """Settings a game cannot be made from (a wrong character, too much gear, a bad map); ``mapgen.engine.game``
     re-exports it."""
+
+
+class UnknownNameError(InputError, GameError):
+    """A character or Gear card that does not exist: a bad option value (exit 2), not a team the rules forbid;
+    ``mapgen.engine.game`` re-exports it."""

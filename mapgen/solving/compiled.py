@@ -53,6 +53,7 @@ from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
+from mapgen.workers import start_worker
 
 #: Bump when constraints/cnf.py's encoding changes: a cached circuit of another version is never used.
 ENCODER_VERSION = "cnf-1"
@@ -407,6 +408,8 @@ def _heights(n: int, par: np.ndarray, chi: np.ndarray) -> np.ndarray:
 
 def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> None:
     import resource  # deferred: only the compile's child process sets its limits
+
+    start_worker()  # Ctrl-C is the parent's to handle; the parent's end (killed, interrupted) ends this child
 
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)  # d4 prints its statistics on stdout

@@ -35,14 +35,9 @@ def is_loopback(host: str) -> bool:
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
     """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback)."""
-    import uvicorn
-
-    if not is_loopback(host):
-        announce(
-            f"warning: listening on {host}: anyone who can reach this machine can use the app "
-            "(it has no login); use the default 127.0.0.1 unless you mean it"
-        )
     import socket
+
+    import uvicorn
 
     try:  # one clear line now rather than uvicorn's log when the port is taken
         info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]
@@ -51,6 +46,13 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
             probe.bind(info[4])
     except OSError as e:
         raise ServeError(f"{host}:{port}: cannot listen there ({e.strerror or e})") from None
+    except UnicodeError:  # the IDNA codec refuses the name (an empty label: "not..a..host")
+        raise ServeError(f"{host}:{port}: cannot listen there (not a valid host name)") from None
+    if not is_loopback(host):
+        announce(
+            f"warning: listening on {host}: anyone who can reach this machine can use the app "
+            "(it has no login); use the default 127.0.0.1 unless you mean it"
+        )
     shown = f"[{host}]" if ":" in host else host
     announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     hosts = LOOPBACK_NAMES if is_loopback(host) else None

@@ -1,16 +1,19 @@
 """The ASGI app of ``mapgen serve``: the table helper, the studio, and a JSON API over ``service``.
 
 Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
-message, never a traceback); solver work runs in thread pools with a time limit on every call, quick
-questions (hint, table, validate, repair) in one pool and slow ones (solve counts, generate, render) in
-another, so a long count never holds up a hint; playtest and deduce run in worker processes (``jobs``).
+message, never a traceback). Each kind of work has its own thread pool, so no request waits behind work
+of another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in one,
+drawing (render without a solve) in another, quick solver questions (the table's quick answer, repair) in
+a third, hints (an explanation takes a second or more) in a fourth and slow ones (solve counts, generate,
+the table's full count, render with forced cells or a heat map) in a fifth, every solver call with a time
+limit; playtest and deduce run in worker processes (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
+import contextlib
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -28,15 +31,17 @@ from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
+DISCARD_BODY = 16 * 1024 * 1024  # a larger body is read (and dropped) up to this before the 413 answer
+#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint")
+GET_ONLY = ("chapters",)
 CSP = (
     "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
 )
 
 #: which pool answers which endpoint (a table request with ``count: "full"`` goes with the slow ones)
+CHECKS = {"validate": service.do_validate, "parse": service.do_parse}
 QUICK = {
-    "validate": service.do_validate,
-    "parse": service.do_parse,
     "hint": service.do_hint,
     "table": service.do_table,
     "repair": service.do_repair,
@@ -63,24 +68,45 @@ async def read_body(request: Request) -> dict:
     if kind != "application/json":
         raise ApiError(f"send the body as application/json, not {kind or 'no content type'}", status=415)
     declared = request.headers.get("content-length")
-    if declared is not None and (not declared.isdigit() or int(declared) > MAX_BODY):
-        raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+    too_large = ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+    if declared is not None and not declared.isdigit():
+        raise too_large
+    if declared is not None and int(declared) > MAX_BODY:
+        await _discard(request)
+        raise too_large
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise ApiError(f"request body too large (at most {MAX_BODY // 1024} KiB)", status=413)
+            await _discard(request)
+            raise too_large
         chunks.append(chunk)
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError("empty request body: send a JSON object")
+    from mapgen.inputs import Unreadable, parse_json
+
     try:
-        body = json.loads(raw)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        raise ApiError("request body is not JSON") from None
+        body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
+    except Unreadable as e:
+        problem = str(e)
+        raise ApiError(
+            "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"
+        ) from None
     if not isinstance(body, dict):
         raise ApiError(f"request body must be a JSON object, not {type(body).__name__}")
     return body
+
+
+async def _discard(request: Request) -> None:
+    """Read and drop the rest of a body too large to use, up to DISCARD_BODY bytes, so that the client, still
+    sending, gets the 413 answer instead of a connection reset (a server that answers and closes unread)."""
+    drained = 0
+    with contextlib.suppress(Exception):  # the client went away: nothing left to answer
+        async for chunk in request.stream():
+            drained += len(chunk)
+            if drained > DISCARD_BODY:
+                break
 
 
 def _yield_to_quick() -> None:
@@ -96,18 +122,36 @@ def _yield_to_quick() -> None:
 
 
 def create_app(
-    *, quick_workers: int = 4, slow_workers: int = 2, job_workers: int = 2, allowed_hosts: list[str] | None = None
+    *,
+    quick_workers: int = 4,
+    slow_workers: int = 2,
+    check_workers: int = 2,
+    draw_workers: int = 2,
+    hint_workers: int = 2,
+    job_workers: int = 2,
+    allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The web app; each app has its own thread pools and job line.
+    """The web app; each app has its own thread pools (checks, drawing, quick and slow solver work) and job line.
 
     ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
     names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
     """
+    checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
+    draw = ThreadPoolExecutor(draw_workers, thread_name_prefix="mapgen-draw")
     quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
+    hints = ThreadPoolExecutor(hint_workers, thread_name_prefix="mapgen-hint")
     slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
     jobs = Jobs(job_workers)
+    pools = {"checks": checks, "draw": draw, "quick": quick, "hints": hints, "slow": slow}
+    sizes = {
+        "checks": check_workers,
+        "draw": draw_workers,
+        "quick": quick_workers,
+        "hints": hint_workers,
+        "slow": slow_workers,
+    }
 
-    gates = {id(quick): asyncio.Semaphore(quick_workers), id(slow): asyncio.Semaphore(slow_workers)}
+    gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
     async def run(pool, fn, *args, request: Request | None = None):
         # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
@@ -127,20 +171,32 @@ def create_app(
         return handler
 
     async def chapters(request: Request):
-        code, payload = await run(quick, service.do_chapters)
+        code, payload = await run(checks, service.do_chapters)
         return _json(payload, exit=code)
 
     async def shipped(request: Request):
         name = request.path_params["name"]
-        code, payload = await run(quick, service.do_parse, {"name": name})
+        code, payload = await run(checks, service.do_parse, {"name": name})
         return _json(payload, exit=code)
 
     async def api(request: Request):
         name = request.path_params["name"]
-        if name not in QUICK and name not in SLOW:
+        if name in GET_ONLY:
+            await _discard(request)
+            return JSONResponse(
+                {"error": f"/api/{name} answers GET, not POST"},
+                status_code=405,
+                headers={"Allow": "GET, HEAD", "X-Mapgen-Exit": "2"},
+            )
+        if name not in CHECKS and name not in QUICK and name not in SLOW:
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
-        if name in QUICK and not (name == "table" and body.get("count") != "quick"):
+        service.check_fields(name, body)
+        if name in CHECKS:
+            code, payload = await run(checks, CHECKS[name], body, request=request)
+        elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
+            code, payload = await run(hints, QUICK[name], body, request=request)
+        elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
             code, payload = await run(quick, QUICK[name], body, request=request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
             code, payload = await run(slow, QUICK[name], body, request=request)
@@ -150,7 +206,9 @@ def create_app(
 
     async def render(request: Request):
         body = await read_body(request)
-        data, media, filename = await run(slow, service.do_render, body)
+        service.check_fields("render", body)
+        solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
+        data, media, filename = await run(slow if solves else draw, service.do_render, body)
         return Response(
             data,
             media_type=media,
@@ -160,6 +218,7 @@ def create_app(
     async def start_job(request: Request):
         kind = request.url.path.rsplit("/", 1)[1]
         body = await read_body(request)
+        service.check_fields(kind, body)
         args = service.deduce_args(body) if kind == "deduce" else service.playtest_args(body)
         limit = args["time_limit"] + 30 if kind == "deduce" else None
         try:
@@ -205,8 +264,8 @@ def create_app(
             yield
         finally:
             jobs.shutdown()
-            quick.shutdown(wait=False, cancel_futures=True)
-            slow.shutdown(wait=False, cancel_futures=True)
+            for pool in pools.values():
+                pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page("index.html")),

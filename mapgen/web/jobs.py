@@ -59,6 +59,9 @@ class Job:
 
 def _run(kind: str, args: dict, out) -> None:
     """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png)."""
+    from mapgen.workers import start_worker
+
+    start_worker()  # Ctrl-C stops the server, which stops its jobs; a job never prints a traceback of its own
     try:
         from mapgen.mapfile import parse_map
 

@@ -41,6 +41,32 @@ class ApiError(Exception):
 
 # -- reading bodies ---------------------------------------------------------------------------------
 
+#: how every endpoint names its map: map file text or a shipped map's name, and the file name reports use
+MAP_FIELDS = ("map", "name", "file")
+#: the fields each endpoint reads; any other is refused (a typo, ``time_limt``, would otherwise be ignored)
+FIELDS = {
+    "parse": MAP_FIELDS,
+    "validate": MAP_FIELDS,
+    "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit"),
+    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit"),
+    "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit"),
+    "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
+    "generate": ("chapter", "from", "seed", "profile", "time_limit"),
+    "render": (*MAP_FIELDS, "format", "paper", "forced", "heat"),
+    "deduce": (*MAP_FIELDS, "seed", "profile", "time_limit"),
+    "playtest": (*MAP_FIELDS, "games", "bot", "players", "seed", "mode"),
+}
+
+
+def check_fields(endpoint: str, body: dict) -> None:
+    """ApiError (400) naming the first field ``endpoint`` does not read."""
+    from mapgen.inputs import unknown_key
+
+    known = FIELDS[endpoint]
+    unknown = unknown_key(body, known)
+    if unknown is not None:
+        raise ApiError(f"unknown field {unknown!r} for /api/{endpoint} (known: {', '.join(known)})"[:300])
+
 
 def _field(body: dict, key: str, kind, what: str, default=None, *, required: bool = False):
     if key not in body or body[key] is None:
@@ -413,12 +439,12 @@ def _profile(body: dict, chapter: str):
     text = _field(body, "profile", str, "profile file text (TOML)")
     if text is None:
         return default_profile(chapter)
-    import tomllib
+    from mapgen.inputs import Unreadable, parse_toml
 
     try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
-        raise ApiError(f"profile: not valid TOML ({e})"[:300]) from None
+        data = parse_toml(text)  # the reader of profile files: BOM, nesting, size
+    except Unreadable as e:
+        raise ApiError(f"profile: {e}"[:300]) from None
     try:
         return profile_from_data(data, "profile", chapter)
     except ProfileError as e:
@@ -584,7 +610,7 @@ def playtest_args(body: dict) -> dict:
     mode = _field(body, "mode", str, "coop or traitor")
     if mode is not None and mode not in ("coop", "traitor"):
         raise ApiError(f"field 'mode' must be coop or traitor, not {mode!r}"[:200])
-    return {
+    args = {
         "text": dumps_map(m),
         "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
         "bot": bot,
@@ -593,3 +619,27 @@ def playtest_args(body: dict) -> dict:
         "mode": mode,
         "source": _source(body),
     }
+    _check_playtest(m, args)
+    return args
+
+
+def _check_playtest(m: Map, args: dict) -> None:
+    """What ``mapgen playtest`` refuses before its first game, refused here before the job starts, in its
+    words: a mode the chapter does not have, a team the rules forbid (409, exit 1), a bot not installed."""
+    from mapgen.engine.game import GameError, UnknownNameError
+    from mapgen.engine.playtest import Settings, make_game
+
+    if args["bot"] == "ismcts":
+        from mapgen.engine.bots.ismcts import require_openspiel
+
+        try:
+            require_openspiel()
+        except ImportError as e:
+            raise ApiError(f"bot ismcts: {e}"[:300], exit=1) from None
+    s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
+    try:
+        make_game(m, s, 0)
+    except UnknownNameError as e:
+        raise ApiError(str(e)[:300]) from None
+    except GameError as e:
+        raise ApiError(str(e)[:300], exit=1) from None

@@ -106,7 +106,9 @@ def require_openspiel() -> None:
     try:
         import pyspiel  # noqa: F401
     except ImportError:
-        raise ImportError("the ismcts bot needs OpenSpiel: pip install 'mapgen[openspiel]' (PyPI open-spiel)") from None
+        raise ImportError(
+            'the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder (PyPI open-spiel)'
+        ) from None
 
 
 class IsmctsBot:

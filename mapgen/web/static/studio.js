@@ -200,6 +200,7 @@ async function check() {
   const blank = S.cells.filter((c) => c === "..").length;
   const list = $("violations");
   if (blank) {
+    document.body.classList.remove("busy"); // an answer still on its way is for an older map: it is dropped
     S.violations = [];
     $("verdict").textContent = `${blank} blank cell${blank === 1 ? "" : "s"}: paint them or press Fill the rest`;
     $("verdict").className = "big";
@@ -207,8 +208,10 @@ async function check() {
     draw();
     return;
   }
+  document.body.classList.add("busy"); // until the newest map's verdict is shown (the board is redrawn then)
   const r = await MG.api("/api/validate", {map: mapText()});
   if (seq !== S.seq) return;
+  document.body.classList.remove("busy");
   if (!r.ok) {
     S.violations = [];
     $("verdict").textContent = r.data.error;

@@ -1,0 +1,120 @@
+"""The one reader for every file and text a user gives mapgen: maps, profiles, rules (chapter files), card files,
+replays, and the web API's bodies.
+
+The same limits and the same words everywhere:
+
+- at most ``MAX_BYTES`` (1 MiB) read: a map is a few hundred bytes and a profile a few kilobytes, so
+  ``--rules /dev/zero`` is refused at once instead of filling the memory;
+- UTF-8, with or without a byte-order mark (editors on Windows write one);
+- nesting at most ``MAX_DEPTH`` levels (``x = [[[[...]]]]`` a thousand deep is refused, never a
+  RecursionError in the parser or in the code that walks the result);
+- a file that cannot be opened says why: no such file, a directory, a loop of symbolic links, no permission.
+
+Every problem is an ``Unreadable`` carrying the problem alone; the caller raises its own error (MapFileError,
+ProfileError, ChapterError, ...) naming the file, so the line reads ``error: FILE: problem`` as before.
+"""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+import tomllib
+from collections.abc import Iterable
+from typing import Any
+
+MAX_BYTES = 1024 * 1024
+#: deeper than any file mapgen reads (a profile's tables are 3 levels deep, a replay 3)
+MAX_DEPTH = 32
+
+
+class Unreadable(ValueError):
+    """Text or a file that cannot be read; ``str(e)`` is the problem, without the file's name (the caller raises
+    its own error, which names the file and carries the exit code: mapgen.errors)."""
+
+
+def read_text(path: str | os.PathLike, what: str = "file") -> str:
+    """The UTF-8 text of ``path`` without a byte-order mark, at most MAX_BYTES; Unreadable otherwise. ``what``
+    names the kind of file in a message (``"is a directory, not a map file"``)."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read(MAX_BYTES + 1)  # never more: /dev/zero, a log file given by mistake
+    except FileNotFoundError:
+        raise Unreadable("no such file") from None
+    except IsADirectoryError:
+        raise Unreadable(f"is a directory, not a {what}") from None
+    except OSError as e:
+        if e.errno == errno.ELOOP:
+            raise Unreadable("a loop of symbolic links (no file at its end)") from None
+        raise Unreadable(f"cannot be read ({e.strerror or e})") from None
+    if len(raw) > MAX_BYTES:
+        raise Unreadable(f"too large for a {what} (over {MAX_BYTES // (1024 * 1024)} MiB)")
+    return decode(raw)
+
+
+def decode(raw: bytes) -> str:
+    """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes."""
+    try:
+        return raw.decode("utf-8").removeprefix("\ufeff")
+    except UnicodeDecodeError:
+        raise Unreadable("is not a text file (not UTF-8)") from None
+
+
+def parse_toml(text: str) -> dict:
+    """A TOML document (a BOM at its start allowed, nesting at most MAX_DEPTH); Unreadable otherwise."""
+    if len(text) > MAX_BYTES:
+        raise Unreadable(f"too large (over {MAX_BYTES // (1024 * 1024)} MiB)")
+    try:
+        data = tomllib.loads(text.removeprefix("\ufeff"))
+    except tomllib.TOMLDecodeError as e:
+        raise Unreadable(f"not valid TOML ({e})") from None
+    except RecursionError:
+        raise Unreadable(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except (ValueError, TypeError) as e:  # defensive: tomllib on pathological input
+        raise Unreadable(f"not valid TOML ({e})") from None
+    check_depth(data)
+    return data
+
+
+def parse_json(text: str | bytes, what: str | None = None) -> Any:
+    """A JSON document (nesting at most MAX_DEPTH); Unreadable otherwise, ``not a WHAT (why)`` when ``what``
+    names the kind of file."""
+    if len(text) > MAX_BYTES:
+        raise Unreadable(f"too large (over {MAX_BYTES // (1024 * 1024)} MiB)")
+    if isinstance(text, bytes):
+        text = decode(text)
+    try:
+        data = json.loads(text.removeprefix("\ufeff"))
+    except RecursionError:
+        raise Unreadable(f"nested too deeply (more than {MAX_DEPTH} levels)") from None
+    except ValueError as e:
+        raise Unreadable(f"not a {what} ({e})" if what else f"not valid JSON ({e})") from None
+    check_depth(data)
+    return data
+
+
+def read_toml(path: str | os.PathLike, what: str = "file") -> dict:
+    return parse_toml(read_text(path, what))
+
+
+def read_json(path: str | os.PathLike, what: str = "file") -> Any:
+    return parse_json(read_text(path, what), what)
+
+
+def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
+    """Unreadable when tables/arrays nest deeper than ``limit`` (walked without recursion)."""
+    stack = [(data, 1)]
+    while stack:
+        item, depth = stack.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
+        for child in children:
+            if isinstance(child, (dict, list)):
+                if depth + 1 > limit:
+                    raise Unreadable(f"nested too deeply (more than {limit} levels)")
+                stack.append((child, depth + 1))
+
+
+def unknown_key(table: dict, known: Iterable[str]) -> str | None:
+    """The first key of ``table`` not in ``known`` (None when all are known)."""
+    known = set(known)
+    return next((k for k in table if k not in known), None)
