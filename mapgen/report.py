@@ -68,7 +68,7 @@ def solve_report(
         if exact and result.tallies is not None:
             # exact rationals: each probability is this many completions over "count"
             report["probability_counts"] = {
-                b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: -kv[1])}
+                b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index))}
                 for i, d in sorted(result.tallies.items())
             }
     return report

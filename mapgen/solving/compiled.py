@@ -798,7 +798,8 @@ def _touch(p: Path) -> None:
 
 def shares(tallies: dict[int, dict[Terrain, int]], total: int) -> dict[int, dict[Terrain, Fraction]]:
     """Exact probabilities: per cell, each terrain's count over the total, as fractions."""
-    return {i: {t: Fraction(n, total) for t, n in sorted(d.items(), key=lambda kv: -kv[1])} for i, d in tallies.items()}
+    order = {i: sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index)) for i, d in tallies.items()}
+    return {i: {t: Fraction(n, total) for t, n in items} for i, items in order.items()}
 
 
 __all__ = [

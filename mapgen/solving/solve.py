@@ -203,7 +203,7 @@ def default_store() -> CircuitStore:
 #: Revealed cells from which a question compiles a state no cached circuit answers (measured by
 #: ``python -m bench exact``: below these the compile rarely finishes within a solve's budget, so the
 #: budget goes to the other counters instead). A chapter not listed: ``COMPILE_FROM_DEFAULT``.
-COMPILE_FROM = {"training": 0, "fauna": 5, "flora": 16, "vameter": 16, "maldonado": 12}
+COMPILE_FROM = {"training": 0, "fauna": 5, "flora": 24, "vameter": 20, "maldonado": 16}
 COMPILE_FROM_DEFAULT = 8
 
 
@@ -768,7 +768,9 @@ class Solver:
 
     @staticmethod
     def _shares(tallies: dict[int, dict[Terrain, int]], total: int) -> dict[int, dict[Terrain, float]]:
-        return {i: {t: n / total for t, n in sorted(d.items(), key=lambda kv: -kv[1])} for i, d in tallies.items()}
+        # most likely first; ties in the terrains' order (the same however the counts were made)
+        order = {i: sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index)) for i, d in tallies.items()}
+        return {i: {t: n / total for t, n in items} for i, items in order.items()}
 
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
         """A subset-minimal set of rules and revealed cells that admit no completion together."""
