@@ -9,7 +9,8 @@ shared; the time limit is wall-clock), circuit nodes and the model count
 over all variables equals the count projected on the terrain variables).
 
 Run: ``python -m bench.bench_compile`` (defaults: every chapter, its first map, 60 s and 4 GB per
-compile); ``--maps flora-1,vameter-2``, ``--revealed 0,3,5,8,12``, ``--time-limit``, ``--memory-gb``,
+compile); ``--maps flora-1,vameter-2``, ``--revealed 0,3,5,8,12``, ``--time-limit`` (CPU seconds of the
+compile), ``--memory-gb``,
 ``--style count|compile`` (the CNF of constraints/cnf.py) and ``--settings tuned|classic|default``
 (d4 settings: ``tuned`` is ``compile_settings`` of constraints/cnf.py, ``classic`` the issue's
 measurement, ``default`` d4's own). ``--check`` also counts each compiled state with Ganak.
@@ -21,6 +22,7 @@ import argparse
 import multiprocessing
 import os
 import resource
+import signal
 import sys
 import time
 
@@ -41,8 +43,10 @@ def revealed_state(m: Map, k: int) -> Map:
     return m.hide(i for i in range(m.board.size) if i not in shown)
 
 
-def _child(conn, cnf, settings: dict, memory: int) -> None:
+def _child(conn, cnf, settings: dict, memory: int, cpu_seconds: float) -> None:
     resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(cpu_seconds) + 1  # SIGXCPU ends the child once it has used this much CPU
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
     os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # d4 may print on stdout
     try:
         start = time.process_time()
@@ -54,19 +58,25 @@ def _child(conn, cnf, settings: dict, memory: int) -> None:
 
 
 def compile_bounded(cnf, settings: dict, time_limit: float, memory: int) -> tuple:
-    """("ok", seconds, nodes, edges, count), ("timeout", seconds), ("error", text) or ("died", exit code)."""
+    """Compile in a child with ``time_limit`` CPU seconds (RLIMIT_CPU: the figure does not depend on the
+    machine's load) and 10 times that in wall-clock seconds as a backstop.
+
+    ("ok", CPU seconds, nodes, edges, count), ("timeout", seconds), ("error", text) or ("died", exit code)."""
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_child, args=(child, cnf, settings, memory), daemon=True)
+    proc = ctx.Process(target=_child, args=(child, cnf, settings, memory, time_limit), daemon=True)
     start = time.perf_counter()
     proc.start()
     child.close()
     try:
-        if not parent.poll(time_limit):
+        if not parent.poll(10 * time_limit + 10):
             return ("timeout", time.perf_counter() - start)
         try:
             return parent.recv()
         except EOFError:
+            proc.join(5.0)
+            if proc.exitcode == -signal.SIGXCPU:
+                return ("timeout", time_limit)
             return ("died", proc.exitcode)
     finally:
         if proc.is_alive():
@@ -101,7 +111,7 @@ def main(argv=None) -> int:
         print(f"error: --revealed: expected numbers like 0,3,5,8, not {a.revealed!r}", file=sys.stderr)
         return 2
     memory = int(a.memory_gb * (1 << 30))
-    print(f"style={a.style} settings={a.settings} limit={a.time_limit:g} s memory={a.memory_gb:g} GB")
+    print(f"style={a.style} settings={a.settings} limit={a.time_limit:g} CPU s memory={a.memory_gb:g} GB")
     print(f"{'map':<14} {'rev':>3} {'vars':>5} {'clauses':>7} {'result':<8} {'seconds':>8} {'nodes':>9} {'count':>24}"
           + ("  ganak" if a.check else ""))  # fmt: skip
     for name in names:
