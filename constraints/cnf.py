@@ -16,6 +16,7 @@ seconds once some 80 or more terrain variables survive its preprocessing (see be
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import multiprocessing
@@ -703,6 +704,23 @@ def compile_settings(cnf: Cnf) -> dict:
         },
         "order": [float(n - v) for v in range(1, n + 1)],
     }
+
+
+def case_split(cnf: Cnf, cell: int) -> list[tuple[Terrain, Cnf]]:
+    """One CNF per terrain the unrevealed ``cell`` may hold, each with that terrain as a unit clause.
+
+    The parts' models are disjoint and together are ``cnf``'s models, so their circuits joined under
+    one decision on the cell make a d-DNNF of ``cnf`` (counts add up). Compiling the parts in
+    parallel child processes is how a state that d4 does not compile in one piece can still compile:
+    flora-1 with 24 revealed cells does not finish in 25 s in one piece, and split on its next cell
+    (D4, 13 parts) all parts finish in 14 CPU seconds together (bench/bench_compile.py figures)."""
+    parts = []
+    for t, lit in cnf.x[cell].items():
+        if lit is TRUE or lit is FALSE:
+            continue
+        part = dataclasses.replace(cnf, clauses=[*cnf.clauses, [lit]], broken=list(cnf.broken))
+        parts.append((t, part))
+    return parts
 
 
 def _merge(base: dict, over: dict) -> dict:

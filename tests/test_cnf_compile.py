@@ -10,7 +10,7 @@ import random
 import pytest
 
 from constraints.catalogue import get_chapter
-from constraints.cnf import cnf_for_state, compile_settings, count_cnf, d4_solver
+from constraints.cnf import case_split, cnf_for_state, compile_settings, count_cnf, d4_solver
 from mapgen.model import Map
 from mapgen.solving.bruteforce import count_completions_brute
 from mapgen.terrain import Terrain
@@ -116,3 +116,15 @@ def test_compile_settings_are_the_ones_d4_uses(example):
     assert used["branching"]["partialOrder"]["partialOrderMethod"] == "given"
     assert used["cache"]["bucket"]["sizeFirstPage"] == str(64 << 20)
     assert int(solver.compile().count([])) == count_cnf(cnf) == 54
+
+
+def test_case_split_parts_add_up_to_the_whole(example):
+    m = example("vameter-202")
+    state = m.hide(rocks_and_more(m, 8, "split"))
+    cnf = cnf_for_state(state, style="compile")
+    cell = state.unrevealed()[0]
+    parts = case_split(cnf, cell)
+    assert len(parts) == len(get_chapter("vameter").terrains)
+    counts = {t: circuit_count(part) for t, part in parts}
+    assert sum(counts.values()) == circuit_count(cnf) == count_cnf(cnf) >= 1
+    assert counts[m.cells[cell]] >= 1  # the map itself is a completion with its own terrain there
