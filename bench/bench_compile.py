@@ -11,9 +11,9 @@ over all variables equals the count projected on the terrain variables).
 Run: ``python -m bench.bench_compile`` (defaults: every chapter, its first map, 60 s and 4 GB per
 compile); ``--maps flora-1,vameter-2``, ``--revealed 0,3,5,8,12``, ``--time-limit`` (CPU seconds of the
 compile), ``--memory-gb``,
-``--style count|compile`` (the CNF of constraints/cnf.py) and ``--settings tuned|classic|default``
-(d4 settings: ``tuned`` is ``compile_settings`` of constraints/cnf.py, ``classic`` the issue's
-measurement, ``default`` d4's own). ``--check`` also counts each compiled state with Ganak.
+``--style count|compile`` (the CNF of constraints/cnf.py) and ``--settings given|classic|tree-decomposition``
+(d4's branching, ``compile_settings`` of constraints/cnf.py: ``classic`` is the issue's
+measurement, ``tree-decomposition`` d4's default). ``--check`` also counts each compiled state with Ganak.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import sys
 import time
 
 import maps
-from constraints.cnf import STYLES, CountTimeout, cnf_for_state, compile_settings, count_cnf, d4_solver
+from constraints.cnf import HEURISTICS, STYLES, CountTimeout, cnf_for_state, compile_settings, count_cnf, d4_solver
 from mapgen.model import Map
 
 CHAPTERS = ("training", "fauna", "flora", "vameter", "maldonado")
@@ -86,12 +86,8 @@ def compile_bounded(cnf, settings: dict, time_limit: float, memory: int) -> tupl
 
 
 def settings_for(cnf, name: str) -> dict:
-    if name == "tuned":
-        return compile_settings(cnf)
-    cache = compile_settings(cnf)["options"]["cache"]  # d4's own 4 GB first page cannot be had under the cap
-    if name == "classic":
-        return {"options": {"cache": cache, "branching": {"branchingHeuristicType": "classic"}}}
-    return {"options": {"cache": cache}}
+    """d4 settings by name: those of ``compile_settings`` ("given", "classic", "tree-decomposition")."""
+    return compile_settings(cnf, name)
 
 
 def main(argv=None) -> int:
@@ -101,7 +97,7 @@ def main(argv=None) -> int:
     ap.add_argument("--time-limit", type=float, default=60.0)
     ap.add_argument("--memory-gb", type=float, default=4.0)
     ap.add_argument("--style", choices=STYLES, default="compile")
-    ap.add_argument("--settings", choices=("tuned", "classic", "default"), default="tuned")
+    ap.add_argument("--settings", choices=HEURISTICS, default="given")
     ap.add_argument("--check", action="store_true", help="also count with Ganak (same time limit)")
     a = ap.parse_args(argv)
     names = a.maps.split(",") if a.maps else [maps.names(c)[0] for c in CHAPTERS]
