@@ -3,17 +3,32 @@
 For each chapter, shipped maps (``maps/<chapter>/``) with 0, 3, 5 and 8 revealed cells (column 7 from
 the top, then column 6, then column 5: the way a first exploration goes), compiled to a d-DNNF by d4
 (PyPI ``d4solver``) in a child process killed at the time limit, its address space capped. Prints a
-table: chapter, map, revealed cells, compiled or not, CPU seconds of the compile (the machine is
-shared; the time limit is wall-clock), circuit nodes and the model count
+table: chapter, map, revealed cells, compiled or not, CPU seconds of the compile (the time limit is
+in CPU seconds too, so figures hold on a loaded machine), circuit nodes and the model count
 (the number of completions: every auxiliary variable of the CNF is defined, so the circuit's count
 over all variables equals the count projected on the terrain variables).
 
-Run: ``python -m bench.bench_compile`` (defaults: every chapter, its first map, 60 s and 4 GB per
+Run: ``python -m bench.bench_compile`` (defaults: every chapter, its first map, 60 CPU s and 4 GB per
 compile); ``--maps flora-1,vameter-2``, ``--revealed 0,3,5,8,12``, ``--time-limit`` (CPU seconds of the
 compile), ``--memory-gb``,
 ``--style count|compile`` (the CNF of constraints/cnf.py) and ``--settings given|classic|tree-decomposition``
 (d4's branching, ``compile_settings`` of constraints/cnf.py: ``classic`` is the issue's
 measurement, ``tree-decomposition`` d4's default). ``--check`` also counts each compiled state with Ganak.
+
+Measured (2 shared cores under load 13-15, CPU seconds, limit 30 CPU s, first map of each chapter,
+style compile, settings given; "-" = not compiled within the limit):
+
+    revealed        0                     3                      5                    8
+    training-1   0.43 s 29,190 nodes   0.10 s 4,996           0.09 s 4,328         0.05 s 783
+    fauna-1      -                     - (classic: 3.35 s)    1.90 s 26,628        1.28 s 18,162
+    flora-1      -                     -                      -                    -
+    vameter-1    -                     -                      -                    -
+    maldonado-1  -                     -                      -                    -
+
+Later states that compile: maldonado-1 with 16 revealed 8.2 s, 293,894 nodes (d4's default
+heuristic 16.2 s, 642,956); vameter-1 with 20/24/28 revealed 2.5/0.9/0.6 s (153k/61k/44k nodes),
+not 16; flora-1 with 20 revealed 9.6 s (334k nodes), 28 revealed 0.2 s, and 24 revealed only as
+13 parts split on D4 (14.0 s together, ``case_split``).
 """
 
 from __future__ import annotations
