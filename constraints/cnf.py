@@ -16,6 +16,7 @@ seconds once some 80 or more terrain variables survive its preprocessing (see be
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import math
 import multiprocessing
@@ -51,6 +52,10 @@ TRUE = True
 FALSE = False
 #: Up to this many clauses, a cardinality constraint is written out directly (no auxiliary variables).
 DIRECT_CARD_LIMIT = 120
+#: The same limit for the "compile" style: a direct at-most-k over a whole row or column is a clique
+#: of the primal graph (rows and columns together a rook's graph, wide for d4's tree decomposition);
+#: a sequential counter chains the literals instead.
+COMPILE_DIRECT_CARD_LIMIT = 6
 #: How large cardinalities are encoded: "counter" (one sequential counter per constraint, cut at the
 #: bound) or "pysat" (pysat's CardEnc totalizer per bound). The counter is faster for Ganak here.
 CARD_ENCODING = "counter"
@@ -90,6 +95,9 @@ class Cnf:
     sampling: list[int] = field(default_factory=list)
     broken: list[str] = field(default_factory=list)
     nvars: int = 0
+    #: "count" (the encodings Ganak counts fastest) or "compile" (those the d4 compiler handles; same models).
+    style: str = "count"
+    _defined: dict = field(default_factory=dict, repr=False)
 
     def new_var(self, name: str) -> int:
         self.nvars += 1
@@ -117,6 +125,40 @@ class Cnf:
     def fix(self, i: int, t: Terrain, value: bool, rule: Rule) -> None:
         """Decide "cell i holds t" (used by one-cell rules): a unit clause, or a broken rule."""
         self.add([self.lit(i, t) if value else _neg(self.lit(i, t))], rule)
+
+    def define(self, name: str, terms, rule: Rule | None = None):
+        """A literal equal to the disjunction of conjunctions ``terms`` (each a list of literals).
+
+        Constants fold away: the result is TRUE, FALSE, an existing literal, or a new variable defined
+        both ways (so it is a function of the others and counts project it away for free). The same
+        definition asked twice gives the same variable."""
+        out = set()
+        for term in terms:
+            if any(lit is FALSE for lit in term):
+                continue
+            t = frozenset(lit for lit in term if lit is not TRUE)
+            if not t:
+                return TRUE
+            if any(-lit in t for lit in t):
+                continue
+            out.add(t)
+        # a term that contains another is redundant (absorption)
+        terms = [t for t in out if not any(o < t for o in out)]
+        if not terms:
+            return FALSE
+        if len(terms) == 1 and len(next(iter(terms))) == 1:
+            return next(iter(terms[0]))
+        key = frozenset(terms)
+        if key in self._defined:
+            return self._defined[key]
+        v = self.new_var(name)
+        for t in terms:
+            self.add([v, *(-lit for lit in t)], rule)
+        for pick in itertools.product(*(sorted(t, key=abs) for t in terms)):
+            if not any(-lit in pick for lit in pick):
+                self.add([-v, *pick], rule)
+        self._defined[key] = v
+        return v
 
     # --- cardinality -------------------------------------------------------------------------
 
@@ -168,9 +210,12 @@ class Cnf:
         rest = [lit for lit in lits if lit is not TRUE and lit is not FALSE]
         return rest, lo - done, None if hi is None else hi - done
 
+    def _direct_limit(self) -> int:
+        return DIRECT_CARD_LIMIT if self.style == "count" else COMPILE_DIRECT_CARD_LIMIT
+
     def _direct_at_least(self, lits, k: int, rule: Rule, cond) -> bool:
         """Write "at least k" as plain clauses (every n-k+1 of the literals hold a true one) when few."""
-        if k == 1 or math.comb(len(lits), k - 1) <= DIRECT_CARD_LIMIT:
+        if k == 1 or math.comb(len(lits), k - 1) <= self._direct_limit():
             for group in itertools.combinations(lits, len(lits) - k + 1):
                 self.add([_neg(cond), *group], rule)
             return True
@@ -178,7 +223,7 @@ class Cnf:
 
     def _direct_at_most(self, lits, k: int, rule: Rule, cond) -> bool:
         """Write "at most k" as plain clauses (every k+1 of the literals hold a false one) when few."""
-        if k == 0 or math.comb(len(lits), k + 1) <= DIRECT_CARD_LIMIT:
+        if k == 0 or math.comb(len(lits), k + 1) <= self._direct_limit():
             for group in itertools.combinations(lits, k + 1):
                 self.add([_neg(cond), *(-lit for lit in group)], rule)
             return True
@@ -350,6 +395,79 @@ def _(rule: PatternMatch, cnf: Cnf) -> None:
 
 @encode_rule.register
 def _(rule: Connected, cnf: Cnf) -> None:
+    if cnf.style == "compile":
+        _connected_frontier(rule, cnf)
+    else:
+        _connected_layers(rule, cnf)
+
+
+def _connected_frontier(rule: Connected, cnf: Cnf) -> None:
+    """Connectivity swept row by row (the frontier method of path and polyomino enumeration).
+
+    Cells are taken in board order inside the bounding box of the terrain's possible cells; the
+    frontier is the last ``width`` cells taken. For the frontier cells a, b, ``conn[a, b]`` says a
+    and b are joined through the terrain among the cells taken so far, and ``rt[a]`` says a is joined
+    to the root (a sure cell of the terrain, or else the first cell holding it). Adding a cell v joins
+    what its up and left neighbours join; when a cell leaves the frontier while holding the terrain,
+    it must be joined to the root or to a cell still in the frontier (otherwise its group is closed
+    off without the root). Each auxiliary depends on the previous frontier only, so the formula is a
+    narrow chain, which the d4 compiler decomposes (the reachability layers tie every cell to every
+    layer). Every auxiliary is defined both ways from the terrain variables."""
+    board, terrain = cnf.state.board, rule.terrain
+    cand = [i for i in range(board.size) if cnf.lit(i, terrain) is not FALSE]
+    if len(cand) <= 1:
+        return
+    rows = [board.rc(i)[0] for i in cand]
+    cols = [board.rc(i)[1] for i in cand]
+    r0, r1, c0, c1 = min(rows), max(rows), min(cols), max(cols)
+    width = c1 - c0 + 1
+    order = [board.at(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+    root_cell = _sure_cell(cnf, terrain, cand)
+    if root_cell is not None:
+        roots = {v: (TRUE if v == root_cell else FALSE) for v in cand}
+    else:
+        roots = _first_cell_roots(cnf, terrain, cand)
+    x = {v: cnf.lit(v, terrain) for v in order}
+    pos = {v: p for p, v in enumerate(order)}
+    conn: dict[tuple[int, int], object] = {}  # keys (a, b) with a before b in order; (a, a) is x[a]
+    rt: dict[int, object] = {}
+    front: list[int] = []
+
+    def c(a, b):
+        if a == b:
+            return x[a]
+        return conn[(a, b) if pos[a] < pos[b] else (b, a)]
+
+    for p, v in enumerate(order):
+        name = board.name(v)
+        near = [
+            u for u in (order[p - width] if p >= width else None, order[p - 1] if p % width else None) if u is not None
+        ]
+        join = {a: cnf.define(f"join_{board.name(a)}_{name}", [[c(a, u)] for u in near], rule) for a in front}
+        new = {}
+        for i, a in enumerate(front):
+            for b in front[i + 1 :]:
+                new[(a, b)] = cnf.define(
+                    f"conn_{board.name(a)}_{board.name(b)}_{name}", [[c(a, b)], [x[v], join[a], join[b]]], rule
+                )
+            new[(a, v)] = cnf.define(f"conn_{board.name(a)}_{name}", [[x[v], join[a]]], rule)
+        rt_v = cnf.define(f"rootward_{name}", [[roots.get(v, FALSE)], *([x[v], rt[u]] for u in near)], rule)
+        new_rt = {
+            a: cnf.define(f"rootward_{board.name(a)}_{name}", [[rt[a]], [new[(a, v)], rt_v]], rule) for a in front
+        }
+        new_rt[v] = rt_v
+        conn.update(new)
+        if p >= width:
+            u = front.pop(0)
+            # u leaves the frontier: its group must hold the root or go on through the frontier.
+            cnf.add([_neg(x[u]), new_rt[u], *(new[(u, b)] for b in [*front, v])], rule)
+        front.append(v)
+        rt = {a: new_rt[a] for a in front}
+    for a in front:
+        cnf.add([_neg(x[a]), rt[a]], rule)
+
+
+def _connected_layers(rule: Connected, cnf: Cnf) -> None:
     """Layered reachability from a root cell of the terrain: reach[v][k] says v is joined to the root
     by a path of at most k steps through the terrain; every cell of the terrain must be reached."""
     board, terrain = cnf.state.board, rule.terrain
@@ -439,10 +557,18 @@ def _first_cell_roots(cnf: Cnf, terrain: Terrain, cand: list[int]) -> dict[int, 
 # --- building and counting ---------------------------------------------------------------------
 
 
-def cnf_for_state(state: Map, chapter: Chapter | None = None) -> Cnf:
-    """The CNF of a state: terrain variables, exactly one per unrevealed cell, every rule of the chapter."""
+STYLES = ("count", "compile")
+
+
+def cnf_for_state(state: Map, chapter: Chapter | None = None, *, style: str = "count") -> Cnf:
+    """The CNF of a state: terrain variables, exactly one per unrevealed cell, every rule of the chapter.
+
+    ``style="count"`` gives the encodings Ganak counts fastest; ``style="compile"`` those the d4
+    knowledge compiler handles (same models on the terrain variables, every auxiliary defined)."""
+    if style not in STYLES:
+        raise ValueError(f"unknown CNF style {style!r} (known: {', '.join(STYLES)})")
     chapter = chapter or chapter_for(state)
-    cnf = Cnf(state, chapter)
+    cnf = Cnf(state, chapter, style=style)
     board = state.board
     for i, t in enumerate(state.cells):
         if t is None:
@@ -556,3 +682,86 @@ def count_completions_cnf(
     chapter (a house-rule chapter on the same board).
     """
     return count_cnf(cnf_for_state(state, chapter), time_limit)
+
+
+# --- knowledge compilation (d4) ----------------------------------------------------------------
+
+#: d4's cache pages (its defaults are a 4 GB first page, too large for a capped child process).
+D4_CACHE_PAGE = 64 << 20
+
+
+#: d4 branching choices for ``compile_settings``: no one of them is best on every state (fauna-1
+#: with 3 revealed cells compiles in 3.5 CPU s with "classic" and not in 30 s with "given"; flora-1
+#: with only the Wood lines and the Rock group the other way round), so run two as a portfolio.
+HEURISTICS = ("given", "classic", "tree-decomposition")
+
+
+def compile_settings(cnf: Cnf, heuristic: str = "given") -> dict:
+    """d4 settings for ``cnf`` (measured in bench/bench_compile.py), as plain data for ``d4_solver``.
+
+    ``options`` overrides d4's defaults (``py_d4.dump_options_to_dict`` shape, merged key by key):
+    64 MB cache pages always, and the branching ``heuristic``: "given" is d4's hybrid branching
+    led by a given partial order, here the order the variables were made in (terrain variables
+    cell by cell in board order, then each rule's auxiliaries in board order: ``order`` is a
+    priority per variable 1..nvars, higher first), which keeps d4 sweeping the board; "classic" is
+    d4's VSADS scoring alone; "tree-decomposition" d4's default (hybrid, led by a tree decomposition)."""
+    if heuristic not in HEURISTICS:
+        raise ValueError(f"unknown d4 heuristic {heuristic!r} (known: {', '.join(HEURISTICS)})")
+    n = cnf.nvars
+    options: dict = {
+        "cache": {"bucket": {"sizeFirstPage": str(D4_CACHE_PAGE), "sizeAdditionalPage": str(D4_CACHE_PAGE)}}
+    }
+    if heuristic == "classic":
+        options["branching"] = {"branchingHeuristicType": "classic"}
+        return {"options": options, "order": None}
+    if heuristic == "tree-decomposition":
+        return {"options": options, "order": None}
+    options["branching"] = {"partialOrder": {"partialOrderMethod": "given"}}
+    return {"options": options, "order": [float(n - v) for v in range(1, n + 1)]}
+
+
+def case_split(cnf: Cnf, cell: int) -> list[tuple[Terrain, Cnf]]:
+    """One CNF per terrain the unrevealed ``cell`` may hold, each with that terrain as a unit clause.
+
+    The parts' models are disjoint and together are ``cnf``'s models, so their circuits joined under
+    one decision on the cell make a d-DNNF of ``cnf`` (counts add up). Compiling the parts in
+    parallel child processes is how a state that d4 does not compile in one piece can still compile:
+    flora-1 with 24 revealed cells does not finish in 25 s in one piece, and split on its next cell
+    (D4, 13 parts) all parts finish in 14 CPU seconds together (bench/bench_compile.py figures)."""
+    parts = []
+    for t, lit in cnf.x[cell].items():
+        if lit is TRUE or lit is FALSE:
+            continue
+        part = dataclasses.replace(cnf, clauses=[*cnf.clauses, [lit]], broken=list(cnf.broken))
+        parts.append((t, part))
+    return parts
+
+
+def _merge(base: dict, over: dict) -> dict:
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(base.get(key), dict):
+            _merge(base[key], value)
+        else:
+            base[key] = value
+    return base
+
+
+def d4_solver(cnf: Cnf, settings: dict | None = None):
+    """A ``py_d4.Solver`` for ``cnf`` with ``settings`` (default ``compile_settings(cnf)``).
+
+    d4 has no time limit: call ``.compile()`` in a child process that can be killed. d4 ignores
+    option values it does not know (it keeps its default silently), so the values here were
+    checked against ``py_d4.dump_options_to_dict`` after loading."""
+    import py_d4
+
+    settings = compile_settings(cnf) if settings is None else settings
+    options = _merge(py_d4.dump_options_to_dict(py_d4.OptionDpllStyleMethod()), settings.get("options", {}))
+    config = py_d4.load_options_from_dict(options)
+    order = settings.get("order")
+    if order is not None:
+        branching = config.optionBranchingHeuristic
+        partial = branching.optionPartialOrderHeuristic
+        partial.givenOrder = list(order)
+        branching.optionPartialOrderHeuristic = partial
+        config.optionBranchingHeuristic = branching
+    return py_d4.Solver([list(c) for c in cnf.clauses], cnf.nvars, config)

@@ -1,0 +1,151 @@
+"""Knowledge compilation of early states: the d4 compiler on each chapter's CNF (issue 24, item 3).
+
+For each chapter, shipped maps (``maps/<chapter>/``) with 0, 3, 5 and 8 revealed cells (column 7 from
+the top, then column 6, then column 5: the way a first exploration goes), compiled to a d-DNNF by d4
+(PyPI ``d4solver``) in a child process killed at the time limit, its address space capped. Prints a
+table: chapter, map, revealed cells, compiled or not, CPU seconds of the compile (the time limit is
+in CPU seconds too, so figures hold on a loaded machine), circuit nodes and the model count
+(the number of completions: every auxiliary variable of the CNF is defined, so the circuit's count
+over all variables equals the count projected on the terrain variables).
+
+Run: ``python -m bench.bench_compile`` (defaults: every chapter, its first map, 60 CPU s and 4 GB per
+compile); ``--maps flora-1,vameter-2``, ``--revealed 0,3,5,8,12``, ``--time-limit`` (CPU seconds of the
+compile), ``--memory-gb``,
+``--style count|compile`` (the CNF of constraints/cnf.py) and ``--settings given|classic|tree-decomposition``
+(d4's branching, ``compile_settings`` of constraints/cnf.py: ``classic`` is the issue's
+measurement, ``tree-decomposition`` d4's default). ``--check`` also counts each compiled state with Ganak.
+
+Measured (2 shared cores under load 13-15, CPU seconds, limit 30 CPU s, first map of each chapter,
+style compile, settings given; "-" = not compiled within the limit):
+
+    revealed        0                     3                      5                    8
+    training-1   0.43 s 29,190 nodes   0.10 s 4,996           0.09 s 4,328         0.05 s 783
+    fauna-1      -                     - (classic: 3.35 s)    1.90 s 26,628        1.28 s 18,162
+    flora-1      -                     -                      -                    -
+    vameter-1    -                     -                      -                    -
+    maldonado-1  -                     -                      -                    -
+
+Later states that compile: maldonado-1 with 16 revealed 8.2 s, 293,894 nodes (d4's default
+heuristic 16.2 s, 642,956); vameter-1 with 20/24/28 revealed 2.5/0.9/0.6 s (153k/61k/44k nodes),
+not 16; flora-1 with 20 revealed 9.6 s (334k nodes), 28 revealed 0.2 s, and 24 revealed only as
+13 parts split on D4 (14.0 s together, ``case_split``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import multiprocessing
+import os
+import resource
+import signal
+import sys
+import time
+
+import maps
+from constraints.cnf import HEURISTICS, STYLES, CountTimeout, cnf_for_state, compile_settings, count_cnf, d4_solver
+from mapgen.model import Map
+
+CHAPTERS = ("training", "fauna", "flora", "vameter", "maldonado")
+
+
+def reveal_order(m: Map) -> list[int]:
+    """Column 7 top down, then column 6, then the others right to left."""
+    return [i for col in reversed(m.board.cols) for i in col]
+
+
+def revealed_state(m: Map, k: int) -> Map:
+    shown = set(reveal_order(m)[:k])
+    return m.hide(i for i in range(m.board.size) if i not in shown)
+
+
+def _child(conn, cnf, settings: dict, memory: int, cpu_seconds: float) -> None:
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+    cpu = int(cpu_seconds) + 1  # SIGXCPU ends the child once it has used this much CPU
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 5))
+    os.dup2(os.open(os.devnull, os.O_WRONLY), 1)  # d4 may print on stdout
+    try:
+        start = time.process_time()
+        res = d4_solver(cnf, settings).compile()
+        seconds = time.process_time() - start
+        conn.send(("ok", seconds, res.getNbNodes(), res.getNbEdges(), int(res.count([]))))
+    except BaseException as e:  # noqa: BLE001 - reported to the parent, which prints it in the table
+        conn.send(("error", f"{type(e).__name__}: {e}"))
+
+
+def compile_bounded(cnf, settings: dict, time_limit: float, memory: int) -> tuple:
+    """Compile in a child with ``time_limit`` CPU seconds (RLIMIT_CPU: the figure does not depend on the
+    machine's load) and 10 times that in wall-clock seconds as a backstop.
+
+    ("ok", CPU seconds, nodes, edges, count), ("timeout", seconds), ("error", text) or ("died", exit code)."""
+    ctx = multiprocessing.get_context("fork")
+    parent, child = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_child, args=(child, cnf, settings, memory, time_limit), daemon=True)
+    start = time.perf_counter()
+    proc.start()
+    child.close()
+    try:
+        if not parent.poll(10 * time_limit + 10):
+            return ("timeout", time.perf_counter() - start)
+        try:
+            return parent.recv()
+        except EOFError:
+            proc.join(5.0)
+            if proc.exitcode == -signal.SIGXCPU:
+                return ("timeout", time_limit)
+            return ("died", proc.exitcode)
+    finally:
+        if proc.is_alive():
+            proc.kill()
+        proc.join(5.0)
+        parent.close()
+
+
+def settings_for(cnf, name: str) -> dict:
+    """d4 settings by name: those of ``compile_settings`` ("given", "classic", "tree-decomposition")."""
+    return compile_settings(cnf, name)
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--maps", help="comma-separated shipped maps (default: each chapter's first map)")
+    ap.add_argument("--revealed", default="0,3,5,8")
+    ap.add_argument("--time-limit", type=float, default=60.0)
+    ap.add_argument("--memory-gb", type=float, default=4.0)
+    ap.add_argument("--style", choices=STYLES, default="compile")
+    ap.add_argument("--settings", choices=HEURISTICS, default="given")
+    ap.add_argument("--check", action="store_true", help="also count with Ganak (same time limit)")
+    a = ap.parse_args(argv)
+    names = a.maps.split(",") if a.maps else [maps.names(c)[0] for c in CHAPTERS]
+    try:
+        ks = [int(k) for k in a.revealed.split(",")]
+    except ValueError:
+        print(f"error: --revealed: expected numbers like 0,3,5,8, not {a.revealed!r}", file=sys.stderr)
+        return 2
+    memory = int(a.memory_gb * (1 << 30))
+    print(f"style={a.style} settings={a.settings} limit={a.time_limit:g} CPU s memory={a.memory_gb:g} GB")
+    print(f"{'map':<14} {'rev':>3} {'vars':>5} {'clauses':>7} {'result':<8} {'seconds':>8} {'nodes':>9} {'count':>24}"
+          + ("  ganak" if a.check else ""))  # fmt: skip
+    for name in names:
+        m = maps.load(name)
+        for k in ks:
+            cnf = cnf_for_state(revealed_state(m, k), style=a.style)
+            r = compile_bounded(cnf, settings_for(cnf, a.settings), a.time_limit, memory)
+            if r[0] == "ok":
+                cells = ("yes", f"{r[1]:.2f}", f"{r[2]:,}", f"{r[4]:,}")
+            elif r[0] == "timeout":
+                cells = ("timeout", f">{a.time_limit:g}", "", "")
+            else:
+                cells = (r[0], "", "", str(r[1])[:24])
+            line = f"{name:<14} {k:>3} {cnf.nvars:>5} {len(cnf.clauses):>7} {cells[0]:<8} {cells[1]:>8} {cells[2]:>9} {cells[3]:>24}"
+            if a.check and r[0] == "ok":
+                try:
+                    g = count_cnf(cnf, a.time_limit)
+                    line += "  same" if g == r[4] else f"  DIFFERS: {g:,}"
+                except CountTimeout:
+                    line += "  timeout"
+            print(line, flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
