@@ -327,13 +327,14 @@ class SatSession:
         new.cnf = GuardedCnf(
             cnf.state,
             cnf.chapter,
-            cnf.x,
-            clauses,
-            dict(cnf.names),
-            cnf.sampling,
-            list(cnf.broken),
-            nvars,
-            dict(cnf.guards),
+            x=cnf.x,
+            clauses=clauses,
+            names=dict(cnf.names),
+            sampling=cnf.sampling,
+            broken=list(cnf.broken),
+            nvars=nvars,
+            style=cnf.style,
+            guards=dict(cnf.guards),
         )
         new._hills = {}
         new._sat = _PySat(name=BACKEND, bootstrap_with=new.cnf.clauses)
