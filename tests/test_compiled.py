@@ -194,24 +194,6 @@ def test_the_cache_keeps_to_its_size_least_recently_used_first(tmp_path):
     assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
 
 
-def test_a_house_chapter_gets_its_own_circuit(tmp_path, example):
-    import dataclasses
-
-    training = get_chapter("training")
-    house = dataclasses.replace(
-        training,
-        name="house",
-        rules=tuple(r for r in training.rules if r.id != "C5"),
-        info=tuple(i for i in training.info if i.id != "C5"),
-    )
-    assert C.chapter_fingerprint(house) != C.chapter_fingerprint(training)
-    state = example("training-201").hide(range(12, 25))
-    store = CircuitStore(C.CircuitCache(tmp_path))
-    own = Solver(house, circuits=store).count(state, time_limit=60)
-    shipped = Solver(training, circuits=store).count(state, time_limit=60)
-    assert (own.count, shipped.count) == (35_832, 1_024)
-
-
 def test_compile_limits():
     cnf = cnf_for_state(maps.load("fauna-1").hide(range(49)))
     with pytest.raises(C.CompileTimeout):

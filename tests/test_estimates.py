@@ -85,6 +85,9 @@ def test_a_house_chapter_counts_its_own_rules(example):
     assert own.exact and own.method == "d-dnnf"  # the circuit is keyed by the chapter's own rules
     assert own.count == count_completions_cnf(state, time_limit=60, chapter=house) == 35_832
     assert shipped.count == 1_024 != own.count
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    assert chapter_fingerprint(house) != chapter_fingerprint(training)  # never one circuit for both
 
 
 # -- exit codes ----------------------------------------------------------------------------------
