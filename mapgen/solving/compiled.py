@@ -416,7 +416,10 @@ def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> N
     os.dup2(devnull, 2)
     try:
         if memory:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+            # the address space a fork inherits (libraries, the parent's thread stacks) counts against
+            # RLIMIT_AS: the cap is what is mapped now plus what the compiler may add
+            limit = _mapped_bytes() + memory
+            resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
         import py_d4  # deferred: the compiler is loaded in the child process only
 
         opt = py_d4.dump_options_to_dict(py_d4.OptionDpllStyleMethod())
@@ -436,6 +439,15 @@ def _compile_child(conn, clauses, nvars: int, out: str, memory: int | None) -> N
         conn.send(("error", f"{type(e).__name__}: {e}"))
     finally:
         conn.close()
+
+
+def _mapped_bytes() -> int:
+    """This process's virtual size (Linux /proc; 0 elsewhere)."""
+    try:
+        with open("/proc/self/statm", encoding="ascii") as f:
+            return int(f.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (OSError, ValueError, IndexError):
+        return 0
 
 
 def compile_cnf(
