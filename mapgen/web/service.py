@@ -385,8 +385,12 @@ def do_table(body: dict) -> tuple[int, dict]:
     try:
         possible = solver.possible(state, time_limit=left())
         forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
-        # a compiled circuit answers at once; without one, compile the state in the background
-        compiling = COMPILES.status(chapter, state) if solver.circuit(state, 0.0) is None else None
+        # a compiled circuit answers at once: a cached one, else the state compiled within 40% of the
+        # time limit (most states met in play take a fraction of a second); else it is compiled in the
+        # background and the answer says so
+        compiling = None
+        if solver.circuit(state, left(0.4)) is None:
+            compiling = COMPILES.status(chapter, state)
         # enumerate a few hundred completions first: exact for most states met in play, and fast
         result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
         if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
