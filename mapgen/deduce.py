@@ -87,8 +87,8 @@ PROFILE_BUDGET = 600.0
 #: The seconds one compile of the profile's state may take (from ``solve.compile_from(chapter)`` revealed
 #: cells on, when no cached circuit answers it yet); a compile that does not finish is tried again after
 #: ``COMPILE_EVERY`` more reveals. The counts before the first circuit are proven bounds (never part of the grade).
-COMPILE_SECONDS = 5.0
-COMPILE_EVERY = 4
+COMPILE_SECONDS = 3.0
+COMPILE_EVERY = 6
 
 
 class _StepCounter:
