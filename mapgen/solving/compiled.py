@@ -469,6 +469,8 @@ def compile_cnf(
         none = np.zeros(0, dtype=np.int64)
         d = Dnnf.build(np.array([leaf], dtype=np.int8), none, none, none, none, cnf.nvars)
         return d, CircuitStats(1, 0, 0.0, 0 if cnf.broken else 1, cnf.nvars)
+    if multiprocessing.current_process().daemon:  # a daemonic worker (the web app's jobs) may start no child
+        raise CompileError("the compiler cannot run inside a daemonic worker process")
     methods = multiprocessing.get_all_start_methods()
     ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     fd, out = tempfile.mkstemp(prefix="mapgen-circuit-", suffix=".nnf")
