@@ -752,7 +752,7 @@ def d4_solver(cnf: Cnf, settings: dict | None = None):
     d4 has no time limit: call ``.compile()`` in a child process that can be killed. d4 ignores
     option values it does not know (it keeps its default silently), so the values here were
     checked against ``py_d4.dump_options_to_dict`` after loading."""
-    import py_d4
+    import py_d4  # deferred: the compiler is loaded only where a compile runs (a child process)
 
     settings = compile_settings(cnf) if settings is None else settings
     options = _merge(py_d4.dump_options_to_dict(py_d4.OptionDpllStyleMethod()), settings.get("options", {}))
