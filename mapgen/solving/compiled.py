@@ -41,7 +41,6 @@ import time
 import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -228,11 +227,6 @@ class Dnnf:
         buf = io.BytesIO()
         np.savez(buf, **self.a)  # type: ignore[arg-type]  # numpy's stub types the first keyword only
         return buf.getvalue()
-
-    @classmethod
-    def from_file(cls, path: str | os.PathLike) -> Dnnf:
-        with np.load(path, allow_pickle=False) as z:
-            return cls({k: z[k] for k in z.files})
 
     # -- passes ------------------------------------------------------------------------------------
     def alive(self, assumptions: Iterable[int]) -> np.ndarray:
@@ -562,6 +556,16 @@ def briefing_folder(chapter: Chapter, briefing: Briefing) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:24]
 
 
+def extends(state: Map, base: Map) -> bool:
+    """Whether a circuit of ``base`` answers ``state``: the same briefing (what of it changes the maps),
+    the base's cells revealed alike, and exactly the base's Hill numbers."""
+    if briefing_key(state.briefing) != briefing_key(base.briefing) or state.board != base.board:
+        return False
+    if state.hills != base.hills:
+        return False
+    return all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
+
+
 class Circuit:
     """A compiled base state of one briefing: exact answers for every state that extends it."""
 
@@ -586,13 +590,8 @@ class Circuit:
         return cls(chapter, base, dnnf, stats, cnf.x)
 
     def applies(self, state: Map) -> bool:
-        """Whether ``state`` extends the base: the same briefing, the base's cells revealed alike and
-        exactly the base's Hill numbers."""
-        if briefing_key(state.briefing) != briefing_key(self.base.briefing) or state.board != self.base.board:
-            return False
-        if state.hills != self.base.hills:
-            return False
-        return all(t is None or state.cells[i] is t for i, t in enumerate(self.base.cells))
+        """Whether ``state`` extends the base (``extends``)."""
+        return extends(state, self.base)
 
     def assumptions(self, state: Map) -> list[int] | None:
         """The literals that condition the circuit on ``state``, or None when a revealed cell is
@@ -810,12 +809,6 @@ def _touch(p: Path) -> None:
         pass
 
 
-def shares(tallies: dict[int, dict[Terrain, int]], total: int) -> dict[int, dict[Terrain, Fraction]]:
-    """Exact probabilities: per cell, each terrain's count over the total, as fractions."""
-    order = {i: sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index)) for i, d in tallies.items()}
-    return {i: {t: Fraction(n, total) for t, n in items} for i, items in order.items()}
-
-
 __all__ = [
     "DEFAULT_CACHE_BYTES",
     "DEFAULT_COMPILE_MEMORY",
@@ -829,5 +822,5 @@ __all__ = [
     "Dnnf",
     "compile_cnf",
     "default_cache_dir",
-    "shares",
+    "extends",
 ]

@@ -26,7 +26,6 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
-from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -357,10 +356,7 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
             odds[i] = part / total
         return odds, True
     except SolveTimeout:  # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
-        try:
-            found = unigen_samples(state, solver.chapter, 400, max(0.2, budget.left()))
-        except SolveTimeout:
-            found = solver.sample(state, 400, max(0.2, budget.left()))
+        found = solver.fair_sample(state, 400, max(0.2, budget.left()))
         for i in can:
             odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
         return odds, False

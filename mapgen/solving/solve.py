@@ -413,6 +413,15 @@ class Solver:
             pass
         return out
 
+    def fair_sample(self, state: Map, n: int, time_limit: float) -> list[tuple[Terrain, ...]]:
+        """Completions to estimate odds from where no circuit answers: UniGen's almost-uniform samples
+        (``unigen.UNIGEN_EPSILON``) when they come within ``time_limit``, else ``sample``'s diverse draws."""
+        deadline = time.monotonic() + time_limit
+        try:
+            return unigen_samples(state, self.chapter, n, time_limit)
+        except SolveTimeout:
+            return self.sample(state, n, max(0.2, deadline - time.monotonic()))
+
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
     ) -> dict[int, frozenset[Terrain]]:
@@ -676,10 +685,7 @@ class Solver:
                     tallies[i][t] = n
             return self._shares(tallies, result.count), True
         except SolveTimeout:  # shares over UniGen's almost-uniform samples (UNIGEN_EPSILON), else diverse ones
-            try:
-                found = unigen_samples(state, self.chapter, 400, max(0.2, deadline - time.monotonic()))
-            except SolveTimeout:
-                found = self.sample(state, 400, max(0.2, deadline - time.monotonic()))
+            found = self.fair_sample(state, 400, max(0.2, deadline - time.monotonic()))
             tallies = {i: {} for i in hidden}
             for w in found:
                 for i in hidden:

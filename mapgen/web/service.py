@@ -162,7 +162,7 @@ class BackgroundCompiles:
     def status(self, chapter, state: Map) -> float | None:
         """Seconds the compile that will answer ``state`` has run (starting one if needed), or None when
         none will (every compile slot busy with other states, or this one failed before)."""
-        from mapgen.solving.compiled import circuit_key
+        from mapgen.solving.compiled import circuit_key, extends
         from mapgen.solving.solve import compile_from
 
         if sum(t is not None for t in state.cells) < compile_from(chapter):
@@ -171,7 +171,7 @@ class BackgroundCompiles:
         now = time.monotonic()
         with self._lock:
             for base, started in self._running.values():
-                if _extends(state, base):
+                if extends(state, base):
                     return now - started
             if key in self._failed or len(self._running) >= self.MAX:
                 return None
@@ -190,14 +190,6 @@ class BackgroundCompiles:
             self._running.pop(key, None)
             if got is None:
                 self._failed.add(key)
-
-
-def _extends(state: Map, base: Map) -> bool:
-    return (
-        state.briefing == base.briefing
-        and state.hills == base.hills
-        and all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
-    )
 
 
 COMPILES = BackgroundCompiles()
