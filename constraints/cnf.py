@@ -21,6 +21,7 @@ import itertools
 import math
 import multiprocessing
 import os
+import time
 from dataclasses import dataclass, field
 from functools import singledispatch
 
@@ -45,7 +46,7 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.terrain import Terrain
-from mapgen.workers import start_worker
+from mapgen.workers import start_worker, wait_child
 
 #: Constant literals. A literal is a nonzero int (DIMACS) or one of these.
 TRUE = True
@@ -69,6 +70,10 @@ class CountTimeout(TimeoutError):
 
 class CountError(RuntimeError):
     """The counter failed (crashed or returned nothing)."""
+
+
+class CountSpent(CountError):
+    """The counter used its CPU budget before it finished (the same on a busy machine as on an idle one)."""
 
 
 def _neg(lit):
@@ -622,8 +627,9 @@ def _child(conn, work, args) -> None:
         conn.close()
 
 
-def _in_child(work, args, time_limit: float, what: str):
-    """Run ``work(*args)`` in a child process killed after ``time_limit`` seconds (CountTimeout)."""
+def _in_child(work, args, time_limit: float, what: str, cpu_limit: float | None = None):
+    """Run ``work(*args)`` in a child process killed after ``time_limit`` seconds (CountTimeout) or, when
+    given, once it has used ``cpu_limit`` CPU seconds (CountSpent)."""
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     parent, child = ctx.Pipe(duplex=False)
@@ -631,8 +637,11 @@ def _in_child(work, args, time_limit: float, what: str):
     proc.start()
     child.close()
     try:
-        if not parent.poll(max(0.0, time_limit)):
+        got = wait_child(parent, proc.pid, time.monotonic() + max(0.0, time_limit), cpu_limit)
+        if got == "wall":
             raise CountTimeout(f"the {what} did not finish within {time_limit:g} s")
+        if got == "cpu":
+            raise CountSpent(f"the {what} did not finish within {cpu_limit:g} CPU s")
         try:
             status, value = parent.recv()
         except EOFError:
@@ -647,33 +656,46 @@ def _in_child(work, args, time_limit: float, what: str):
     return value
 
 
-def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT) -> int:
-    """Count the projected models of ``cnf`` with Ganak; raises CountTimeout past ``time_limit`` seconds."""
+def count_cnf(cnf: Cnf, time_limit: float | None = DEFAULT_TIME_LIMIT, *, cpu_limit: float | None = None) -> int:
+    """Count the projected models of ``cnf`` with Ganak; raises CountTimeout past ``time_limit`` seconds,
+    CountSpent past ``cpu_limit`` CPU seconds."""
     if cnf.broken:
         return 0
     if time_limit is None:
         return _count_here(cnf.clauses, cnf.nvars, cnf.sampling)
-    return _in_child(_count_here, (cnf.clauses, cnf.nvars, cnf.sampling), time_limit, "exact count")
+    return _in_child(_count_here, (cnf.clauses, cnf.nvars, cnf.sampling), time_limit, "exact count", cpu_limit)
 
 
-def approx_count_cnf(cnf: Cnf, time_limit: float, *, epsilon: float = 0.8, delta: float = 0.2, seed: int = 1) -> int:
+def approx_count_cnf(
+    cnf: Cnf,
+    time_limit: float,
+    *,
+    epsilon: float = 0.8,
+    delta: float = 0.2,
+    seed: int = 1,
+    cpu_limit: float | None = None,
+) -> int:
     """ApproxMC's (epsilon, delta) estimate of the projected model count of ``cnf``.
 
     The guarantee (probabilistic, over ApproxMC's random hashes): with probability at least
     1 - delta the true count lies within [estimate / (1 + epsilon), estimate * (1 + epsilon)].
-    Small counts come back exact. Runs in a child process killed after ``time_limit`` seconds.
+    Small counts come back exact. Runs in a child process killed after ``time_limit`` seconds
+    (CountTimeout) or ``cpu_limit`` CPU seconds (CountSpent).
     """
     if cnf.broken:
         return 0
     if not cnf.sampling:
         return 1
-    return _in_child(
-        _approx_here, (cnf.clauses, cnf.nvars, cnf.sampling, epsilon, delta, seed), time_limit, "approximate count"
-    )
+    args = (cnf.clauses, cnf.nvars, cnf.sampling, epsilon, delta, seed)
+    return _in_child(_approx_here, args, time_limit, "approximate count", cpu_limit)
 
 
 def count_completions_cnf(
-    state: Map, time_limit: float | None = DEFAULT_TIME_LIMIT, *, chapter: Chapter | None = None
+    state: Map,
+    time_limit: float | None = DEFAULT_TIME_LIMIT,
+    *,
+    chapter: Chapter | None = None,
+    cpu_limit: float | None = None,
 ) -> int:
     """The exact number of completions of ``state`` (RULES.md §6), counted by Ganak.
 
@@ -681,7 +703,7 @@ def count_completions_cnf(
     ``time_limit=None`` counts in this process with no limit. ``chapter`` overrides the state's own
     chapter (a house-rule chapter on the same board).
     """
-    return count_cnf(cnf_for_state(state, chapter), time_limit)
+    return count_cnf(cnf_for_state(state, chapter), time_limit, cpu_limit=cpu_limit)
 
 
 # --- knowledge compilation (d4) ----------------------------------------------------------------

@@ -84,17 +84,21 @@ class Step:
 #: its explanations (what the grade reads) are the same on any machine, however busy; the wall-clock time
 #: limit only ends the work (SolveTimeout).
 PROFILE_BUDGET = 600.0
-#: The seconds one compile of the profile's state may take (from ``solve.compile_from(chapter)`` revealed
+
+
+#: The CPU seconds one compile of the profile's state may take (from ``solve.compile_from(chapter)`` revealed
 #: cells on, when no cached circuit answers it yet); a compile that does not finish is tried again after
 #: ``COMPILE_EVERY`` more reveals. The counts before the first circuit are proven bounds (never part of the grade).
-COMPILE_SECONDS = 3.0
+COMPILE_CPU = 3.0
 COMPILE_EVERY = 6
 
 
 class _StepCounter:
     """The profile's counts: exact from a compiled circuit (cached, or the state compiled as revealed once
-    it has enough reveals; a revealed Hill's number starts a new one), else proven bounds. It uses its own
-    solver, so the path's solver (and so the grade) never depends on what was cached."""
+    it has enough reveals; a revealed Hill's number starts a new one), else proven bounds. A compile's budget
+    is CPU seconds, so where the first exact count falls is the same under any load (the wall clock passing
+    ends the profile: SolveTimeout). It uses its own solver, so the path's solver (and so the grade) never
+    depends on what was cached."""
 
     def __init__(self, chapter, solver: Solver | None = None):
         self.solver = solver or Solver(chapter)
@@ -102,14 +106,14 @@ class _StepCounter:
         self.next_try = self.start
         self.hills: dict | None = None
 
-    def count(self, state: Map, possible, forced, sat):
+    def count(self, state: Map, possible, forced, sat, deadline: float):
         revealed = sum(t is not None for t in state.cells)
         if state.hills != self.hills:  # a new Hill number: no earlier base applies
             self.hills = dict(state.hills)
             self.next_try = min(self.next_try, max(self.start, revealed))
         c = self.solver.circuit(state, 0.0)
         if c is None and revealed >= self.next_try:
-            c = self.solver.circuit(state, COMPILE_SECONDS)
+            c = self.solver.circuit(state, COMPILE_CPU, deadline=deadline)
             if c is None:
                 self.next_try = revealed + COMPILE_EVERY
         if c is not None:
@@ -202,7 +206,7 @@ def reveal_profile(
         if cell in targets:
             revealed_at[cell] = len(steps) + 1
         forced = solver.forced(state, budget) if len(explored) < b.size else {}
-        count, exact, estimate = counts.count(state, possible, forced, solver.slot(state.briefing).sat)
+        count, exact, estimate = counts.count(state, possible, forced, solver.slot(state.briefing).sat, budget.deadline)
         newly = sorted(i for i in set(forced) & targets if i not in deduced_at)
         for i in newly:
             deduced_at[i] = len(steps) + 1

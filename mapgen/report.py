@@ -3,13 +3,17 @@
 from __future__ import annotations
 
 from mapgen.model import Map
+from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain, percent
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
-#: but rarely need much; explanations get this share of what is left, then the count, then probabilities.
-EXPLAIN_SHARE = 0.4
-PROBABILITY_SHARE = 0.5
+#: but rarely need much; explanations get this share in deterministic seconds, then the count and the
+#: probabilities their shares (each split in CPU seconds, ``Solver.count``). Shares of the time limit,
+#: never of what is left, so that what a solve answers is the same under any load: running out of the time
+#: limit itself is a SolveTimeout (exit 3).
+EXPLAIN_SHARE = 0.15
+PROBABILITY_SHARE = 0.25
 
 
 def solve_report(
@@ -43,16 +47,17 @@ def solve_report(
     if explain:
         from mapgen.solving.explain import explain_forced
 
-        found = explain_forced(solver, state, solver.budget(EXPLAIN_SHARE * budget.left()), forced=forced)
+        reasons = Budget(EXPLAIN_SHARE * budget.seconds, True)
+        reasons.deadline = budget.deadline
+        found = explain_forced(solver, state, reasons, forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]
         missing = sorted(set(forced) - {e.cell for e in found})
         if missing:
             report["unexplained"] = [b.name(i) for i in missing]
     if target is not None:
         report["target"] = solver.target(state, target, possible=possible)
-    left = budget.left()
-    count_time = max(0.2, (1 - PROBABILITY_SHARE) * left if probabilities else left)
-    result = solver.count(state, limit=limit, time_limit=count_time, possible=possible)
+    count_budget = budget.part(1 - PROBABILITY_SHARE) if probabilities else budget
+    result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible)
     report = {
         "count": result.count,
         "exact": result.exact,
@@ -62,7 +67,9 @@ def solve_report(
         **report,
     }
     if probabilities:
-        shares, exact = solver.probabilities(state, limit=limit, time_limit=max(0.3, budget.left()), counted=result)
+        shares, exact = solver.probabilities(
+            state, limit=limit, time_limit=budget.part(PROBABILITY_SHARE), counted=result
+        )
         report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
         report["probabilities_exact"] = exact
         if exact and result.tallies is not None:

@@ -9,8 +9,12 @@ ends, so that killing the worker leaves nothing behind.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
+import time
+from collections.abc import Callable
+from multiprocessing.connection import Connection
 
 #: prctl(2) option: the signal this process gets when its parent ends (Linux)
 _PR_SET_PDEATHSIG = 1
@@ -37,3 +41,42 @@ def start_worker() -> None:
     """The first thing a worker process does: ignore Ctrl-C, end with its parent."""
     ignore_ctrl_c()
     end_with_parent()
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU seconds (user and system) process ``pid`` has used so far: the same for the same work however busy
+    the machine is, unlike the wall clock (Linux /proc; elsewhere 0.0, so no CPU budget ever runs out)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            text = f.read()
+    except OSError:
+        return 0.0
+    fields = text[text.rindex(b")") + 2 :].split()  # after "pid (name) ": state, ppid, ... utime is the 12th
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def wait_child(
+    conn: Connection,
+    pid: int,
+    deadline: float,
+    cpu_limit: float | None = None,
+    progress: Callable[[float], object] | None = None,
+) -> str:
+    """Wait for a child's answer on ``conn``: ``"ok"`` once it is there, ``"cpu"`` when the child has used
+    ``cpu_limit`` CPU seconds first (a budget: where it runs out does not depend on the load), ``"wall"`` when
+    the monotonic ``deadline`` passes first. ``progress`` gets the seconds waited, about every quarter second."""
+    started = time.monotonic()
+    tick = 0.25 if cpu_limit is None else 0.02
+    last = started
+    while True:
+        now = time.monotonic()
+        if conn.poll(max(0.0, min(deadline - now, tick))):
+            return "ok"
+        if cpu_limit is not None and cpu_seconds(pid) >= cpu_limit:
+            return "ok" if conn.poll() else "cpu"
+        now = time.monotonic()
+        if now >= deadline:
+            return "ok" if conn.poll() else "wall"
+        if progress is not None and now - last >= 0.25:
+            progress(now - started)
+            last = now

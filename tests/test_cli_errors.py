@@ -828,7 +828,16 @@ LONG_COMMANDS = {
     "generate --count --out": (["generate", "-c", "fauna", "--count", "3000", "--out", "{tmp}/maps"], "{tmp}/maps"),
     "playtest --jobs 2": (["playtest", "fauna-1", "--games", "3000", "--jobs", "2"], "fauna-1"),
     "compile": (["compile", "{open}", "--time-limit", "60", "--cache-dir", "{tmp}/cache"], "{open}"),
+    "serve": (["serve", "--port", "{port}"], "http://127.0.0.1:{port}/"),  # a server stops only so
 }
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
 
 
 @pytest.mark.slow
@@ -848,7 +857,7 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
     for moment in (0.3, 1.0, 2.5):
         work = tmp_path / f"at-{moment}"
         work.mkdir()
-        fill = {"open": str(_open_fauna(work)), "tmp": str(work)}
+        fill = {"open": str(_open_fauna(work)), "tmp": str(work), "port": str(_free_port())}
         argv = [a.format(**fill) for a in args]
         before = snapshot(work)
         p = subprocess.Popen(

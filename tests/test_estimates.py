@@ -34,7 +34,7 @@ def small_states(n: int, hidden: int, seed: int):
 def test_estimate_bounds_hold_against_the_exact_count(name, state, monkeypatch):
     exact = count_completions_cnf(state, time_limit=120)
     solver = Solver(get_chapter(state.chapter), circuits=CircuitStore(None, compiles=False))  # no circuit either
-    monkeypatch.setattr(solver, "_model_count", lambda *a, **k: None)  # as if Ganak ran out of time
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)  # as if Ganak ran out of time
     result = solver.count(state, limit=3, time_limit=60)
     if exact < 3:
         assert result.exact and result.count == exact
@@ -50,7 +50,7 @@ def test_estimate_bounds_hold_against_the_exact_count(name, state, monkeypatch):
 def test_proven_bounds_alone_hold(name, state, monkeypatch):
     exact = count_completions_cnf(state, time_limit=120)
     solver = Solver(get_chapter(state.chapter), circuits=CircuitStore(None, compiles=False))  # no circuit either
-    monkeypatch.setattr(solver, "_model_count", lambda *a, **k: None)
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
     monkeypatch.setattr(solver, "_approx_count", lambda *a, **k: None)  # ApproxMC too
     result = solver.count(state, limit=2, time_limit=60)
     if result.exact:
@@ -65,7 +65,7 @@ def test_proven_bounds_alone_hold(name, state, monkeypatch):
 def test_an_empty_board_gets_an_answer_within_its_time_limit(example):
     m = example("fauna-201")
     state = m.hide(range(m.board.size))
-    result = Solver.for_chapter("fauna").count(state, time_limit=3)
+    result = Solver.for_chapter("fauna").count(state, time_limit=6)
     assert not result.exact and result.estimate["proven_low"] >= 1
     assert result.estimate["low"] <= result.estimate["high"]
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib
+import itertools
 import os
 import sys
 
@@ -137,10 +138,15 @@ def _own_process() -> bool:
 
 def _subject_of(args: list[str]) -> str | None:
     """The file a command line works on, before its command could read it: the first argument after the command
-    that is a file or a shipped map's name, else the value of ``--out``."""
+    that is a file or a shipped map's name, else the value of ``--out``; for ``serve``, its address."""
     from pathlib import Path
 
     rest = list(args[1:])
+    if args[:1] == ["serve"]:  # the address it listens on (Ctrl+C stops a server)
+        from mapgen.web import url_of
+
+        given = dict(itertools.pairwise(rest))
+        return url_of(given.get("--host", "127.0.0.1"), given.get("--port", "8000"))
     for a in rest:
         if not a.startswith("-") and (Path(a).exists() or _shipped(a)):
             return a

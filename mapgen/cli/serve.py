@@ -19,7 +19,7 @@ def serve(host, port):
     The table helper (/helper) takes the Paths revealed at the table and shows the forced cells, the
     number of maps left, the chance of a terrain and a hint. The studio (/studio) paints maps with
     broken rules shown as you paint, and repairs, fills, generates, deduces, playtests and downloads
-    them. The JSON API under /api mirrors the commands (see the README). Ctrl+C stops it.
+    them. The JSON API under /api mirrors the commands (see the README). Ctrl+C stops it (exit 130).
     Exit 2 when the address cannot be used.
 
     \b
@@ -27,6 +27,11 @@ def serve(host, port):
         mapgen serve
         mapgen serve --port 8080
     """
+    from mapgen.cli.errors import INTERRUPTED, Failure
     from mapgen.web import serve as run
+    from mapgen.web import url_of
 
-    run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))
+    try:
+        run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))
+    except KeyboardInterrupt:  # Ctrl+C stops the server: exit 130 like every command, naming the address
+        raise Failure(f"{url_of(host, port)}: interrupted", INTERRUPTED) from None

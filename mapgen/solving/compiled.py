@@ -52,7 +52,7 @@ from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
-from mapgen.workers import start_worker
+from mapgen.workers import start_worker, wait_child
 
 #: Bump when constraints/cnf.py's encoding changes: a cached circuit of another version is never used.
 ENCODER_VERSION = "cnf-1"
@@ -74,6 +74,10 @@ class CompileTimeout(TimeLimitError, TimeoutError):
 
 class CompileError(UnmetError, RuntimeError):
     """The compiler failed (out of memory, crashed, or gave a circuit that does not count the CNF)."""
+
+
+class CompileSpent(CompileError):
+    """The compile used its CPU budget before it finished (the same on a busy machine as on an idle one)."""
 
 
 # --------------------------------------------------------------------------------------------------
@@ -450,9 +454,11 @@ def compile_cnf(
     time_limit: float = DEFAULT_COMPILE_SECONDS,
     memory_limit: int | None = DEFAULT_COMPILE_MEMORY,
     progress: Callable[[float], None] | None = None,
+    cpu_limit: float | None = None,
 ) -> tuple[Dnnf, CircuitStats]:
-    """Compile ``cnf`` with d4 in a child process killed after ``time_limit`` seconds (CompileTimeout);
-    the child's address space is capped at ``memory_limit`` bytes (CompileError when it runs out).
+    """Compile ``cnf`` with d4 in a child process killed after ``time_limit`` seconds (CompileTimeout) or,
+    when given, once it has used ``cpu_limit`` CPU seconds (CompileSpent: a budget whose end does not depend
+    on the load); the child's address space is capped at ``memory_limit`` bytes (CompileError when it runs out).
 
     The circuit's count must equal d4's own (no variable left free): otherwise CompileError."""
     t0 = time.monotonic()
@@ -474,15 +480,11 @@ def compile_cnf(
     try:
         proc.start()
         child.close()
-        deadline = t0 + max(0.0, time_limit)
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise CompileTimeout(f"the compile did not finish within {time_limit:g} s")
-            if parent.poll(min(left, 0.25)):
-                break
-            if progress:
-                progress(time.monotonic() - t0)
+        got = wait_child(parent, proc.pid, t0 + max(0.0, time_limit), cpu_limit, progress)
+        if got == "wall":
+            raise CompileTimeout(f"the compile did not finish within {time_limit:g} s")
+        if got == "cpu":
+            raise CompileSpent(f"the compile did not finish within {cpu_limit:g} CPU s")
         try:
             status, value = parent.recv()
         except EOFError:
@@ -583,10 +585,13 @@ class Circuit:
         time_limit: float = DEFAULT_COMPILE_SECONDS,
         memory_limit: int | None = DEFAULT_COMPILE_MEMORY,
         progress: Callable[[float], None] | None = None,
+        cpu_limit: float | None = None,
     ) -> Circuit:
         base = state.with_cells(state.cells)
         cnf = cnf_for_state(base, chapter)
-        dnnf, stats = compile_cnf(cnf, time_limit=time_limit, memory_limit=memory_limit, progress=progress)
+        dnnf, stats = compile_cnf(
+            cnf, time_limit=time_limit, memory_limit=memory_limit, progress=progress, cpu_limit=cpu_limit
+        )
         return cls(chapter, base, dnnf, stats, cnf.x)
 
     def applies(self, state: Map) -> bool:
@@ -818,6 +823,7 @@ __all__ = [
     "CircuitCache",
     "CircuitStats",
     "CompileError",
+    "CompileSpent",
     "CompileTimeout",
     "Dnnf",
     "compile_cnf",

@@ -193,6 +193,21 @@ def explain_forced(
         forced = solver.forced(state, budget)
     out = []
     items = sorted(forced.items())
+    if budget.deterministic and not solver.deterministic:
+        # A deterministic budget (``solve --explain``): each cell an equal share of it, so which cells are
+        # explained, and how, is the same under any load; the wall clock passing ends the work (SolveTimeout).
+        for i, t in items:
+            cell = Budget(budget.seconds / len(items), True)
+            cell.deadline = budget.deadline
+            try:
+                e = explain_cell(solver, state, i, t, cell)
+            except SolveTimeout:
+                if time.monotonic() >= budget.deadline:
+                    raise
+                continue
+            if e is not None:
+                out.append(e)
+        return out
     for k, (i, t) in enumerate(items):
         left = budget.left()
         share = left / (len(items) - k) if per_cell is None else max(per_cell, left / (len(items) - k))
@@ -322,44 +337,43 @@ def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 
 def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float], bool]:
     """Per cell, the share of completions with ``target`` there, and whether the shares are exact.
 
-    Exact when the count of the state and of each cell's sub-state (the cell set to ``target``)
-    finish within 80% of the budget left; otherwise shares over the completions enumerated in the
-    rest, over completions found under random preferred terrains (labelled estimated: diverse, but
-    not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
+    Exact when a circuit answers, or the count of the state and of each cell's sub-state (the cell set to
+    ``target``) finish within their CPU shares of the budget; otherwise shares over almost-uniform samples
+    (UniGen), else over completions found under random preferred terrains (labelled estimated: diverse,
+    but not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
     """
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}
-    # a compiled circuit gives every cell's exact count at once (cached, or compiled within half the budget)
-    got = solver.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * max(0.0, budget.left()))
+    # A compiled circuit gives every cell's exact count at once (cached, or compiled within half the budget's
+    # seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares of 80%;
+    # else odds over samples. Shares of the budget's seconds, never of what is left: the same under any load.
+    cpu = 0.0 if budget.deterministic else budget.seconds
+    got = solver.exact_tallies(state, 0.5 * cpu, deadline=budget.deadline)
     if got is not None and got[0]:
         total, tallies = got
         for i in can:
             odds[i] = tallies[i].get(target, 0) / total
         return odds, True
-    try:
-        deadline = time.monotonic() + 0.8 * budget.left()
-        total = solver.count(
-            state, time_limit=max(0.1, 0.1 * (deadline - time.monotonic())), exact_counter=False, limit=2_000
-        )
-        if not total.exact:
-            total = solver._model_count(state, time.monotonic() + (deadline - time.monotonic()) / (1 + len(can)))
-            if total is None:
-                raise SolveTimeout("no exact count")
-        else:
-            total = total.count
-        for k, i in enumerate(can):
-            sub = state.with_cells(target if j == i else t for j, t in enumerate(state.cells))
-            part = solver._model_count(sub, time.monotonic() + (deadline - time.monotonic()) / (len(can) - k))
-            if part is None:
-                raise SolveTimeout("no exact count")
-            odds[i] = part / total
+    counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
+    share = 0.8 * cpu / (len(can) + (0 if counted.exact else 1))
+    total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
+    parts = []
+    for i in can if total else ():
+        sub = state.with_cells(target if j == i else t for j, t in enumerate(state.cells))
+        n = solver.model_count(sub, share, budget.deadline)
+        if n is None:
+            break
+        parts.append(n)
+    if total and len(parts) == len(can):
+        for i, n in zip(can, parts, strict=True):
+            odds[i] = n / total
         return odds, True
-    except SolveTimeout:  # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
-        found = solver.fair_sample(state, 400, max(0.2, budget.left()))
-        for i in can:
-            odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
-        return odds, False
+    # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
+    found = solver.fair_sample(state, 400, max(0.2, 0.2 * budget.seconds), deadline=budget.deadline)
+    for i in can:
+        odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
+    return odds, False
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:

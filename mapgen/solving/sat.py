@@ -96,6 +96,13 @@ class Budget:
         factor = self.wall_factor if self.deterministic else 1.0
         self.deadline = time.monotonic() + factor * self.seconds
 
+    def part(self, share: float) -> Budget:
+        """``share`` of this budget's seconds with this budget's wall-clock deadline: a share that is the
+        same on any load (a share of what is left is not); the deadline still ends the work."""
+        b = Budget(share * self.seconds, self.deterministic, self.wall_factor)
+        b.deadline = self.deadline
+        return b
+
     def left(self) -> float:
         if self.deterministic:
             return min(self.seconds - self.spent, self.deadline - time.monotonic())
@@ -427,8 +434,8 @@ class SatSession:
         self.calls += 1
         sat = self._sat
         before = sat.accum_stats().get("propagations", 0)
-        if budget.deterministic:
-            sat.prop_budget(max(1, int(left * PROPAGATIONS_PER_SECOND)))
+        if budget.deterministic:  # the deterministic seconds left (the watchdog keeps the wall-clock deadline)
+            sat.prop_budget(max(1, int((budget.seconds - budget.spent) * PROPAGATIONS_PER_SECOND)))
         _WATCH.arm(sat, budget.deadline)
         try:
             result = sat.solve_limited(assumptions=assumptions, expect_interrupt=True)

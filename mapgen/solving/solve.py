@@ -28,7 +28,7 @@ from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import hill_number
 from mapgen.model import Briefing, Map
 from mapgen.solving import compiled as _compiled
-from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout
+from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
 from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain
@@ -104,6 +104,7 @@ class _Tally(cp_model.CpSolverSolutionCallback):
         super().__init__()
         self.cell_vars, self.cells, self.limit, self.deadline = cell_vars, cells, limit, deadline
         self.count = 0
+        self.timed_out = self.partial = False
         self.tally = {i: {} for i in cells}
         self.samples: list[list[int]] = []
 
@@ -131,7 +132,9 @@ class CircuitStore:
         self.compiles = compiles
         self._lock = threading.RLock()  # the web app's threads share one store
         self._loaded: OrderedDict[str, Circuit] = OrderedDict()
-        self._failed: dict[str, float] = {}
+        self._failed: dict[str, float] = {}  # base -> the largest time limit it did not compile within
+        self._spent: dict[str, float] = {}  # base -> the largest CPU budget it did not compile within
+        self._broken: set[str] = set()  # bases the compiler failed on (out of memory): not tried again
 
     def find(self, chapter: Chapter, state: Map) -> Circuit | None:
         """A circuit that answers ``state`` (its base the largest), from memory or the disk cache."""
@@ -152,11 +155,24 @@ class CircuitStore:
         return best
 
     def compile(
-        self, chapter: Chapter, state: Map, time_limit: float, progress=None, *, memory_limit: int | None = None
+        self,
+        chapter: Chapter,
+        state: Map,
+        time_limit: float,
+        progress=None,
+        *,
+        memory_limit: int | None = None,
+        cpu_limit: float | None = None,
     ) -> Circuit | None:
-        """Compile ``state`` as revealed (None when it does not compile within ``time_limit``)."""
+        """Compile ``state`` as revealed: None when it does not within ``time_limit`` seconds or, when given,
+        ``cpu_limit`` CPU seconds (a base is not tried again with a budget no larger), or when the compiler
+        fails. With ``cpu_limit`` the CPU budget decides and the wall clock only ends the work: running out
+        of ``time_limit`` first raises CompileTimeout, remembered nowhere."""
         key = _compiled.circuit_key(chapter, state)
-        if not self.compiles or self._failed.get(key, -1.0) >= time_limit or time_limit <= 0.05:
+        if not self.compiles or time_limit <= 0.05 or key in self._broken:
+            return None
+        tried = self._failed if cpu_limit is None else self._spent
+        if tried.get(key, -1.0) >= (time_limit if cpu_limit is None else cpu_limit):
             return None
         try:
             c = Circuit.compile(
@@ -165,9 +181,18 @@ class CircuitStore:
                 time_limit=time_limit,
                 memory_limit=memory_limit or _compiled.DEFAULT_COMPILE_MEMORY,
                 progress=progress,
+                cpu_limit=cpu_limit,
             )
-        except (CompileTimeout, CompileError, OSError):
+        except CompileTimeout:
+            if cpu_limit is not None:
+                raise
             self._failed[key] = time_limit
+            return None
+        except CompileSpent:
+            self._spent[key] = cpu_limit or 0.0
+            return None
+        except (CompileError, OSError):
+            self._broken.add(key)
             return None
         self._keep(c)
         if self.cache is not None:
@@ -200,21 +225,37 @@ def default_store() -> CircuitStore:
     return _DEFAULT_STORE
 
 
-#: Revealed cells from which a question compiles a state no cached circuit answers (measured by
-#: ``python -m bench exact``: below these the compile rarely finishes within a solve's budget, so the
-#: budget goes to the other counters instead). A chapter not listed: ``COMPILE_FROM_DEFAULT``.
+#: Revealed cells from which a question compiles the state as revealed when no cached circuit answers it,
+#: and so answers exactly. Measured (``python -m bench exact --thresholds``) on every shipped map with states
+#: revealed as a game reveals them (a path from the start) and at random: from these every sampled state
+#: compiled within a few CPU seconds. The compile is then bounded only by the question's time limit, and
+#: running out is a SolveTimeout (exit 3), never a weaker answer: whether an answer is exact does not depend
+#: on the machine's load. Below them only circuits already compiled answer (``mapgen compile``, the web
+#: app's background compiles). A chapter not listed (a house chapter): ``COMPILE_FROM_DEFAULT``.
 COMPILE_FROM = {"training": 0, "fauna": 5, "flora": 24, "vameter": 20, "maldonado": 16}
 COMPILE_FROM_DEFAULT = 8
+#: From these the compile takes well under a second on every sampled state (same measurement): the table
+#: helper's quick answer compiles inline instead of in the background.
+INLINE_FROM = {"training": 0, "fauna": 8, "flora": 28, "vameter": 24, "maldonado": 20}
+INLINE_FROM_DEFAULT = 12
 
 
 def compile_from(chapter: Chapter) -> int:
     return COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
 
 
+def inline_from(chapter: Chapter) -> int:
+    return INLINE_FROM.get(chapter.name, INLINE_FROM_DEFAULT)
+
+
 #: A circuit this large answers a state with many more reveals slower than compiling that state anew.
 LARGE_CIRCUIT_EDGES = 200_000
-#: Share of a count's budget the compile may take before the other counters get the rest.
-COMPILE_SHARE = 0.6
+#: Shares of a count's budget (its nominal seconds, never of what is left: the same under any load), in CPU
+#: seconds of the compiler, Ganak and ApproxMC in turn; the wall clock only ends the work (SolveTimeout).
+COMPILE_SHARE, COUNTER_SHARE, APPROX_SHARE = 0.4, 0.1, 0.05
+#: Deterministic seconds (CP-SAT's ``max_deterministic_time``) a count's enumeration may take: how many
+#: completions it finds before the other counters take over is the same on a busy machine as on an idle one.
+ENUMERATION_WORK = 0.25
 
 
 class Solver:
@@ -250,29 +291,46 @@ class Solver:
             self._circuits = default_store()
         return self._circuits
 
-    def circuit(self, state: Map, time_limit: float | None = 0.0, *, progress=None) -> Circuit | None:
-        """A compiled circuit that answers ``state`` exactly: a cached one (memory, then disk), else the
-        state compiled as revealed within ``time_limit`` seconds (0: only cached ones; None: the compile's
-        default limit). A very large cached circuit gives way to a compile of a state with many more reveals."""
+    def circuit(
+        self, state: Map, time_limit: float | None = 0.0, *, progress=None, deadline: float | None = None
+    ) -> Circuit | None:
+        """A compiled circuit that answers ``state`` exactly: a cached one (memory, then disk), else (with a
+        ``time_limit`` above 0; None: the compile's default) the state compiled as revealed, from
+        ``compile_from`` revealed cells. Given a wall-clock ``deadline`` (``time.monotonic``), ``time_limit``
+        counts the compiler's CPU seconds, so whether the compile lands does not depend on the machine's load,
+        and the deadline passing first raises SolveTimeout; without one it counts wall-clock seconds. None
+        below the threshold, past the budget, or when the compiler fails. A very large cached circuit gives
+        way to a compile of a state with many more reveals (the same answers, faster)."""
         found = self.circuits.find(self.chapter, state)
         if time_limit is None:
             time_limit = _compiled.DEFAULT_COMPILE_SECONDS
+        wall, cpu = (time_limit, None) if deadline is None else (deadline - time.monotonic(), time_limit)
         if found is not None:
             if found.stats.edges > LARGE_CIRCUIT_EDGES and _revealed(state) >= _revealed(found.base) + 8:
-                fresh = self.circuits.compile(self.chapter, state, min(2.0, time_limit), progress)
-                if fresh is not None:
+                try:
+                    fresh = self.circuits.compile(
+                        self.chapter, state, min(2.0, wall), progress, cpu_limit=None if cpu is None else min(2.0, cpu)
+                    )
+                except CompileTimeout:
+                    fresh = None
+                if fresh is not None:  # else the cached one answers alike, only slower
                     return fresh
             return found
         if time_limit <= 0 or _revealed(state) < compile_from(self.chapter):
             return None
-        return self.circuits.compile(self.chapter, state, time_limit, progress)
+        if wall <= 0.05:
+            raise SolveTimeout("the time limit ran out before the state was compiled")
+        try:
+            return self.circuits.compile(self.chapter, state, wall, progress, cpu_limit=cpu)
+        except CompileTimeout:
+            raise SolveTimeout(f"the time limit ran out while the state was compiled ({cpu:g} CPU s budget)") from None
 
     def exact_tallies(
-        self, state: Map, time_limit: float | None = 0.0, *, progress=None
+        self, state: Map, time_limit: float | None = 0.0, *, progress=None, deadline: float | None = None
     ) -> tuple[int, dict[int, dict[Terrain, int]]] | None:
         """The exact count and, per unrevealed cell, how many completions hold each terrain, from a
         circuit (see ``circuit``); None when no circuit can be had within ``time_limit``."""
-        c = self.circuit(state, time_limit, progress=progress)
+        c = self.circuit(state, time_limit, progress=progress, deadline=deadline)
         return None if c is None else c.tallies(state)
 
     @classmethod
@@ -410,17 +468,24 @@ class Solver:
                     break
                 out.append(sat.decode())
         except SolveTimeout:
-            pass
+            if budget.deterministic and time.monotonic() >= budget.deadline:
+                raise  # the wall clock, not the deterministic budget, ended the draws
         return out
 
-    def fair_sample(self, state: Map, n: int, time_limit: float) -> list[tuple[Terrain, ...]]:
+    def fair_sample(
+        self, state: Map, n: int, time_limit: float, *, deadline: float | None = None
+    ) -> list[tuple[Terrain, ...]]:
         """Completions to estimate odds from where no circuit answers: UniGen's almost-uniform samples
-        (``unigen.UNIGEN_EPSILON``) when they come within ``time_limit``, else ``sample``'s diverse draws."""
-        deadline = time.monotonic() + time_limit
-        try:
-            return unigen_samples(state, self.chapter, n, time_limit)
-        except SolveTimeout:
-            return self.sample(state, n, max(0.2, deadline - time.monotonic()))
+        (``unigen.UNIGEN_EPSILON``) when they come within ``time_limit`` CPU seconds, else ``sample``'s
+        diverse draws within ``time_limit`` deterministic seconds: the same samples under any load. The
+        wall-clock ``deadline`` (default: ``time_limit`` from now) passing first raises SolveTimeout."""
+        deadline = time.monotonic() + time_limit if deadline is None else deadline
+        got = unigen_samples(state, self.chapter, n, max(0.05, deadline - time.monotonic()), cpu_limit=time_limit)
+        if got is not None:
+            return got
+        budget = Budget(time_limit, True)
+        budget.deadline = deadline
+        return self.sample(state, n, budget)
 
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
@@ -561,12 +626,12 @@ class Solver:
         exact_counter: bool = True,
         possible: dict[int, frozenset[Terrain]] | None = None,
         compile: bool = True,
+        work: float | None = None,
     ) -> CountResult:
-        """The number of completions, exact when it can be, else a labelled estimate (never a failure
-        once a completion is known).
+        """The number of completions, exact when it can be, else a labelled estimate.
 
-        The budget is split: enumeration (CP-SAT, one worker) gets a quarter, then the exact
-        projected model counter (Ganak) half of what is left, then ApproxMC the rest. Without an
+        In turn: a circuit (below), enumeration (CP-SAT, one worker), then the exact projected model
+        counter (Ganak) with half of what is left, then ApproxMC the rest. Without an
         exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated: proven),
         ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
@@ -574,14 +639,18 @@ class Solver:
         uses only circuits already compiled.
 
         First of all, a compiled circuit (``circuit``) answers exactly with every cell's tallies
-        (``method`` "d-dnnf"): a cached one always, else the state compiled within ``COMPILE_SHARE`` of
-        the budget (when ``exact_counter``); only without one does the budget go to the other counters.
+        (``method`` "d-dnnf"): a cached one always, else (when ``exact_counter`` and ``compile``) the state
+        compiled from ``compile_from`` revealed cells, which must finish within the budget (else
+        SolveTimeout). The enumeration then has ``work`` deterministic seconds (default
+        ``ENUMERATION_WORK``): what it proves is the same however busy the machine; the wall clock only ends
+        it (SolveTimeout). Ganak and ApproxMC run within what is left of the wall-clock budget.
         """
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
         self._givens(slot, state)
-        share = COMPILE_SHARE * budget.left() if exact_counter and compile and not budget.deterministic else 0.0
-        got = self.exact_tallies(state, max(0.0, share))
+        wall = exact_counter and compile and not budget.deterministic
+        # the compile's share of the budget in CPU seconds: of the nominal seconds, not of what is left
+        got = self.exact_tallies(state, COMPILE_SHARE * budget.seconds if wall else 0.0, deadline=budget.deadline)
         if got is not None:
             total, tallies = got
             if total == 0:
@@ -589,28 +658,29 @@ class Solver:
             return CountResult(total, True, "d-dnnf", tallies)
         deadline = budget.deadline
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
-        share = 0.25 if exact_counter else 1.0
         tally = self._enumerate(
-            slot, state, cap, time.monotonic() + max(0.05, share * budget.left()), allow_partial=True
+            slot,
+            state,
+            cap,
+            time.monotonic() + max(0.05, budget.left()),
+            allow_partial=True,
+            work=ENUMERATION_WORK if work is None else work,
         )
-        if tally.count == 0:
-            if tally.timed_out:
-                if self.completion(state, max(0.05, budget.left())) is None:
-                    raise self.explain(state)
-            else:
-                raise self.explain(state)
-        if tally.count < cap and not tally.timed_out:
+        if tally.timed_out:  # the wall clock ran out before the deterministic work did
+            raise SolveTimeout(f"the time limit ran out while completions were enumerated ({tally.count} found)")
+        if tally.count == 0 and (not tally.partial or self.completion(state, max(0.05, budget.left())) is None):
+            raise self.explain(state)
+        if tally.count < cap and not tally.partial:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
-        low = max(1, tally.count, len(set(self._witnesses(slot, state))))  # distinct completions seen
-        if exact_counter:
-            exact = self._model_count(state, time.monotonic() + 0.5 * (deadline - time.monotonic()))
+        low = max(1, tally.count)  # completions enumerated (the same on any machine), or the one just found
+        if exact_counter:  # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
+            tried = wall and _revealed(state) >= compile_from(self.chapter)
+            share = COUNTER_SHARE + (0 if tried else COMPILE_SHARE / 2)
+            exact = self.model_count(state, share * budget.seconds, deadline)
             if exact is not None:
                 return CountResult(exact, True, "model counter")
         if possible is None:
-            try:
-                possible = self.possible(state, max(0.05, min(1.0, deadline - time.monotonic())))
-            except SolveTimeout:
-                possible = None
+            possible = self.possible(state, max(0.05, deadline - time.monotonic()))
         hidden = state.unrevealed()
         if possible is not None:
             high = math.prod(len(possible[i]) for i in hidden)
@@ -628,7 +698,7 @@ class Solver:
             "unrevealed cell's possible terrains",
         }
         if exact_counter and low < high:
-            approx = self._approx_count(state, deadline - 0.05)
+            approx = self._approx_count(state, APPROX_SHARE * budget.seconds, deadline)
             if approx is not None:
                 lo = max(low, math.ceil(approx / (1 + EPSILON)))
                 hi = min(high, math.floor(approx * (1 + EPSILON)))
@@ -660,37 +730,36 @@ class Solver:
         """
         budget = self._budget(time_limit)
         deadline = budget.deadline
-        result = counted or self.count(state, limit=limit, time_limit=max(0.1, 0.5 * budget.left()))
+        result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5))
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count), True
-        got = self.exact_tallies(state, 0.0 if budget.deterministic else 0.5 * budget.left())
+        cpu = 0.0 if budget.deterministic else budget.seconds  # CPU seconds: the compiler, Ganak, the sampler
+        got = self.exact_tallies(state, 0.2 * cpu, deadline=deadline)
         if got is not None and got[0]:
             return self._shares(got[1], got[0]), True
-        try:
-            if not result.exact:
-                raise SolveTimeout("no exact count")
+        if result.exact:
             possible = self.possible(state, max(0.1, deadline - time.monotonic()))
-            tallies: dict[int, dict[Terrain, int]] = {}
+            pairs = [(i, t) for i in hidden if len(possible[i]) > 1 for t in possible[i]]
+            tallies: dict[int, dict[Terrain, int]] = {i: {} for i in hidden}
             for i in hidden:
-                tallies[i] = {}
                 if len(possible[i]) == 1:
                     tallies[i][next(iter(possible[i]))] = result.count
-                    continue
-                for t in possible[i]:
-                    sub = state.with_cells(t if k == i else c for k, c in enumerate(state.cells))
-                    n = self._model_count(sub, deadline)
-                    if n is None:
-                        raise SolveTimeout("the model counter did not finish")
-                    tallies[i][t] = n
-            return self._shares(tallies, result.count), True
-        except SolveTimeout:  # shares over UniGen's almost-uniform samples (UNIGEN_EPSILON), else diverse ones
-            found = self.fair_sample(state, 400, max(0.2, deadline - time.monotonic()))
-            tallies = {i: {} for i in hidden}
-            for w in found:
-                for i in hidden:
-                    tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
-            return self._shares(tallies, max(1, len(found))), False
+            for i, t in pairs:  # each (cell, terrain) counted by Ganak within an equal share of the CPU budget
+                sub = state.with_cells(t if k == i else c for k, c in enumerate(state.cells))
+                n = self.model_count(sub, 0.3 * cpu / len(pairs), deadline)
+                if n is None:
+                    break
+                tallies[i][t] = n
+            else:
+                return self._shares(tallies, result.count), True
+        # shares over UniGen's almost-uniform samples (UNIGEN_EPSILON), else diverse ones
+        found = self.fair_sample(state, 400, max(0.2, 0.2 * budget.seconds), deadline=deadline)
+        tallies = {i: {} for i in hidden}
+        for w in found:
+            for i in hidden:
+                tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
+        return self._shares(tallies, max(1, len(found))), False
 
     def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` are the same in every completion, and if so where."""
@@ -719,7 +788,11 @@ class Solver:
             out[i] = v
         return out
 
-    def _enumerate(self, slot: _Slot, state: Map, limit: int, deadline: float, allow_partial=False) -> _Tally:
+    def _enumerate(
+        self, slot: _Slot, state: Map, limit: int, deadline: float, allow_partial=False, work: float | None = None
+    ) -> _Tally:
+        """Completions of ``state`` up to ``limit``, within the wall-clock ``deadline`` (``timed_out``) and,
+        when given, ``work`` deterministic seconds of CP-SAT (``partial``: stopped by the work, not the clock)."""
         cm = slot.cm
         lits = cm.given_literals(state)
         if lits is None:
@@ -737,34 +810,51 @@ class Solver:
         solver = make_solver(left)  # measured: presolve on and no LP relaxation enumerate 8x faster
         solver.parameters.enumerate_all_solutions = True
         solver.parameters.linearization_level = 0
+        if work is not None:
+            solver.parameters.max_deterministic_time = work
         name = solver.status_name(solver.solve(model, tally))
-        tally.timed_out = name == "UNKNOWN" or (name == "FEASIBLE" and tally.count < limit)
+        stopped = name == "UNKNOWN" or (name == "FEASIBLE" and tally.count < limit)
+        # which limit stopped it: the deterministic work (the same on any machine), else the wall clock
+        tally.partial = stopped and work is not None and solver.response_proto.deterministic_time >= 0.98 * work
+        tally.timed_out = stopped and not tally.partial
         if tally.timed_out and not allow_partial:
             raise SolveTimeout(f"enumeration stopped by the time limit after {tally.count} completions")
         return tally
 
-    def _model_count(self, state: Map, deadline: float) -> int | None:
-        """The exact count by Ganak on this solver's own chapter (a house chapter counts its own rules)."""
-        from constraints.cnf import count_completions_cnf
+    def model_count(self, state: Map, cpu: float, deadline: float) -> int | None:
+        """The exact count by Ganak on this solver's own chapter (a house chapter counts its own rules) within
+        ``cpu`` CPU seconds (None past them, or when the counter fails); SolveTimeout past the ``deadline``."""
+        from constraints.cnf import CountError, CountTimeout, count_completions_cnf
 
         left = deadline - time.monotonic()
+        if cpu <= 0.05:
+            return None
         if left <= 0.05:
-            return None
+            raise SolveTimeout("the time limit ran out before the exact count")
         try:
-            return count_completions_cnf(state, time_limit=left, chapter=self.chapter)
-        except (TimeoutError, RuntimeError, OSError, EOFError):  # timed out or the counter failed
+            return count_completions_cnf(state, time_limit=left, chapter=self.chapter, cpu_limit=cpu)
+        except CountTimeout:
+            raise SolveTimeout("the time limit ran out during the exact count") from None
+        except (CountError, OSError, EOFError):  # its CPU budget spent, or the counter failed
             return None
 
-    def _approx_count(self, state: Map, deadline: float) -> int | None:
-        """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter, or None when it does not finish."""
-        from constraints.cnf import approx_count_cnf, cnf_for_state
+    def _approx_count(self, state: Map, cpu: float, deadline: float) -> int | None:
+        """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter within ``cpu`` CPU seconds (None past
+        them, or when it fails); SolveTimeout past the ``deadline``."""
+        from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state
 
         left = deadline - time.monotonic()
-        if left <= 0.1:
+        if cpu <= 0.1:
             return None
+        if left <= 0.1:
+            raise SolveTimeout("the time limit ran out before the estimate")
         try:
-            return approx_count_cnf(cnf_for_state(state, self.chapter), left, epsilon=EPSILON, delta=DELTA)
-        except (TimeoutError, RuntimeError, OSError, EOFError, ImportError):
+            return approx_count_cnf(
+                cnf_for_state(state, self.chapter), left, epsilon=EPSILON, delta=DELTA, cpu_limit=cpu
+            )
+        except CountTimeout:
+            raise SolveTimeout("the time limit ran out during the estimate") from None
+        except (CountError, OSError, EOFError, ImportError):
             return None
 
     @staticmethod

@@ -31,16 +31,22 @@ def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) ->
     return sampler.sample(num=n, sampling_set=sampling)[2]
 
 
-def unigen_samples(state: Map, chapter: Chapter, n: int, time_limit: float, seed: int = 0) -> list[tuple[Terrain, ...]]:
+def unigen_samples(
+    state: Map, chapter: Chapter, n: int, time_limit: float, seed: int = 0, *, cpu_limit: float | None = None
+) -> list[tuple[Terrain, ...]] | None:
     """``n`` completions from UniGen, almost uniform (``UNIGEN_EPSILON``), in a child process bounded by
-    ``time_limit`` (SolveTimeout past it)."""
+    ``time_limit`` seconds (SolveTimeout past it) and, when given, ``cpu_limit`` CPU seconds; None when that
+    budget runs out first or the sampler fails."""
     cnf = cnf_for_state(state, chapter)
     if cnf.broken:
         return []
+    args = (cnf.clauses, cnf.nvars, cnf.sampling, n, seed)
     try:
-        raw = _in_child(_unigen_here, (cnf.clauses, cnf.nvars, cnf.sampling, n, seed), time_limit, "sampler")
-    except (CountTimeout, CountError) as e:
+        raw = _in_child(_unigen_here, args, time_limit, "sampler", cpu_limit)
+    except CountTimeout as e:
         raise SolveTimeout(str(e)) from None
+    except CountError:  # its CPU budget spent, or the sampler failed
+        return None
     out = []
     for model in raw:
         true = {v for v in model if v > 0}

@@ -6,7 +6,7 @@ import ipaddress
 
 from mapgen.errors import InputError
 
-__all__ = ["LOOPBACK_NAMES", "ServeError", "create_app", "is_loopback", "serve"]
+__all__ = ["LOOPBACK_NAMES", "ServeError", "create_app", "is_loopback", "serve", "url_of"]
 
 #: Host headers a loopback server answers (with or without a port)
 LOOPBACK_NAMES = ["127.0.0.1", "localhost", "::1", "[::1]"]
@@ -21,6 +21,11 @@ def create_app(**kw):
     from mapgen.web.app import create_app as make
 
     return make(**kw)
+
+
+def url_of(host: str, port: int | str) -> str:
+    """The app's address as a browser takes it (an IPv6 host in brackets)."""
+    return f"http://[{host}]:{port}/" if ":" in host else f"http://{host}:{port}/"
 
 
 def is_loopback(host: str) -> bool:
@@ -53,7 +58,9 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
             f"warning: listening on {host}: anyone who can reach this machine can use the app "
             "(it has no login); use the default 127.0.0.1 unless you mean it"
         )
-    shown = f"[{host}]" if ":" in host else host
-    announce(f"mapgen serve: http://{shown}:{port}/  (table helper: /helper, studio: /studio; Ctrl+C stops)")
+    announce(f"mapgen serve: {url_of(host, port)}  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     hosts = LOOPBACK_NAMES if is_loopback(host) else None
-    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")
+    server = uvicorn.Server(uvicorn.Config(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning"))
+    # uvicorn.run would swallow the KeyboardInterrupt that Ctrl-C gives once the server has shut down
+    # (uvicorn raises the signal it caught again): the command reports it, exit 130 like every other
+    server.run()

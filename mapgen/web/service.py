@@ -22,6 +22,7 @@ DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "rep
 MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repair": 30.0, "deduce": 300.0}
 HTTP_STATUS = {1: 409, 2: 400, 3: 504}
 QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
+QUICK_WORK = 0.25  # within this many deterministic seconds of CP-SAT (the same answer under any load)
 QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
 HEAT_ENUMERATION = 20_000  # an exact heat map by enumeration up to this many completions (a few seconds)
 
@@ -151,17 +152,20 @@ class BackgroundCompiles:
     5 GB to read its 5.6 million nodes), which a helper at the table cannot wait for."""
 
     MAX = 2
+    QUEUE = 32
     SECONDS = 60.0
     MEMORY = 2 << 30
 
     def __init__(self):
         self._lock = threading.Lock()
+        self._slots = threading.BoundedSemaphore(self.MAX)
         self._running: dict[str, tuple[Map, float]] = {}
         self._failed: set[str] = set()
 
     def status(self, chapter, state: Map) -> float | None:
-        """Seconds the compile that will answer ``state`` has run (starting one if needed), or None when
-        none will (every compile slot busy with other states, or this one failed before)."""
+        """Seconds since the compile that will answer ``state`` was asked for (asking for it if needed; it
+        waits for one of ``MAX`` slots), or None when none will (fewer reveals than ``compile_from``, this
+        base failed before, or ``QUEUE`` compiles already wait)."""
         from mapgen.solving.compiled import circuit_key, extends
         from mapgen.solving.solve import compile_from
 
@@ -173,7 +177,7 @@ class BackgroundCompiles:
             for base, started in self._running.values():
                 if extends(state, base):
                     return now - started
-            if key in self._failed or len(self._running) >= self.MAX:
+            if key in self._failed or len(self._running) >= self.QUEUE:
                 return None
             self._running[key] = (state, now)
         threading.Thread(target=self._compile, args=(chapter, state, key), name="compile", daemon=True).start()
@@ -182,8 +186,10 @@ class BackgroundCompiles:
     def _compile(self, chapter, state: Map, key: str) -> None:
         from mapgen.solving.solve import default_store
 
+        got = None
         try:
-            got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+            with self._slots:
+                got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
         except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
             got = None
         with self._lock:
@@ -356,7 +362,8 @@ def do_table(body: dict) -> tuple[int, dict]:
     after a tap); ``"full"`` (default) then asks the exact counter too.
     """
     from constraints.catalogue import get_chapter
-    from mapgen.solving.solve import NoCompletion, SolveTimeout
+    from mapgen.solving.sat import Budget
+    from mapgen.solving.solve import NoCompletion, SolveTimeout, inline_from
 
     state = read_map_field(body)
     heat_code = _field(body, "heat", str, "a terrain code")
@@ -367,32 +374,33 @@ def do_table(body: dict) -> tuple[int, dict]:
     if mode not in ("quick", "full"):
         raise ApiError(f'field \'count\' must be "quick" or "full", not {mode!r}'[:200])
     limit = time_limit(body, "table")
-    deadline = time.monotonic() + limit
+    budget = Budget(limit)  # shares of its seconds (not of what is left): the same answer under any load
     solver = solver_for(state.chapter)
     b = state.board
 
-    def left(share: float = 1.0) -> float:
-        return max(0.05, (deadline - time.monotonic()) * share)
-
     try:
-        possible = solver.possible(state, time_limit=left())
+        possible = solver.possible(state, time_limit=budget)
         forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
-        # a compiled circuit answers at once: a cached one, else the state compiled within 40% of the
-        # time limit (most states met in play take a fraction of a second); else it is compiled in the
-        # background and the answer says so
+        # A compiled circuit answers at once: a cached one, else from ``inline_from`` reveals the state
+        # compiled now (a fraction of a second; within 40% of the time limit in CPU seconds), else (from
+        # ``compile_from``) compiled in the background and the answer says so. Which of these answers
+        # depends on the state and on what was compiled before, not on the load: the wall clock running
+        # out is a time-out (exit 3), never a weaker answer.
         compiling = None
-        if solver.circuit(state, left(0.4)) is None:
+        inline = 0.4 * limit if sum(t is not None for t in state.cells) >= inline_from(chapter) else 0.0
+        if solver.circuit(state, inline, deadline=budget.deadline) is None:
             compiling = COMPILES.status(chapter, state)
-        # enumerate a few hundred completions first: exact for most states met in play, and fast
-        result = solver.count(state, limit=QUICK_COUNT, time_limit=left(0.5), exact_counter=False, possible=possible)
+        # enumerate a few hundred completions first (deterministic work): exact for most states met in play
+        result = solver.count(
+            state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible, work=QUICK_WORK
+        )
         if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
-            result = solver.count(
-                state, limit=100_000, time_limit=left(0.6), possible=possible, compile=compiling is None
-            )
+            # compile=False: a state the background compiles (or whose compile failed) is not compiled again here
+            result = solver.count(state, limit=100_000, time_limit=budget.part(0.8), possible=possible, compile=False)
         count, exact, tallies = result.count, result.exact, result.tallies
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
             few = solver.count(
-                state, limit=HEAT_ENUMERATION + 1, time_limit=left(0.8), exact_counter=False, possible=possible
+                state, limit=HEAT_ENUMERATION + 1, time_limit=budget, exact_counter=False, possible=possible
             )
             tallies = few.tallies if few.exact else None  # few enough to enumerate: an exact heat map
         out = {
