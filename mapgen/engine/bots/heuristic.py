@@ -28,8 +28,9 @@ from mapgen.engine.bots.common import (
     geometry,
 )
 from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
-from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.game import BACKPACK_SLOTS
+from mapgen.engine.steps import Step
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
@@ -413,16 +414,16 @@ class HeuristicBot:
         if len(la) == 1:
             return la[0]
         kind = obs.step[0]
-        if kind == "resolve":
+        if kind == Step.RESOLVE:
             return A.PASS if A.PASS in la else A.FAIL
-        if kind == "backtrack":
+        if kind == Step.BACKTRACK:
             return A.ACTIVATE
         need = self.needs(obs)
         geo = self._geometry  # needs() made it for this game
         policy = geo.policy
-        if kind == "chapter" and policy is not None:
+        if kind == Step.CHAPTER and policy is not None:
             return policy.step(self, obs, la, need)
-        if kind == "main" and policy is not None:
+        if kind == Step.MAIN and policy is not None:
             a = policy.main(self, obs, la, need)
             if a is not None:
                 return a
@@ -607,7 +608,7 @@ class HeuristicBot:
         for a in la:
             if a == A.SKIP:
                 continue
-            if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in ("injured", "chased"):
+            if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in (ThreatKind.INJURED, ThreatKind.CHASED):
                 return a
         return A.SKIP
 

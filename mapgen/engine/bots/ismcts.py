@@ -21,6 +21,7 @@ from __future__ import annotations
 import random
 
 from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.steps import Step
 
 DEFAULT_BUDGET = 16
 WORLDS = 8  # worlds kept per decision (the simulations share them)
@@ -45,7 +46,7 @@ def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
         others = [a for a in la if a != best]
     else:
         others = []
-        explores = between(la, A.EXPLORE, A.DISCARD) if obs.step[0] == "main" else []
+        explores = between(la, A.EXPLORE, A.DISCARD) if obs.step[0] == Step.MAIN else []
         if explores:
             need = bot.needs(obs)
             lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)

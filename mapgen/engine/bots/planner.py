@@ -28,6 +28,7 @@ from mapgen.engine.bots.common import between
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
 from mapgen.engine.infostate import world_view
+from mapgen.engine.steps import Step
 from mapgen.solving.solve import NoCompletion, SolveTimeout
 
 DEFAULT_BUDGET = 2
@@ -66,7 +67,7 @@ class PlannerBot(HeuristicBot):
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
-        if obs.step[0] != "main":
+        if obs.step[0] != Step.MAIN:
             return super().step(obs)
         aim = self.aim
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
