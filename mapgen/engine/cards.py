@@ -187,7 +187,12 @@ class CardSet:
 
     @property
     def all_approximate(self) -> bool:
-        cards = [*self.challenges, *self.destiny, *self.threats, *self.kills]
+        cards: list[ChallengeCard | DestinyCard | ThreatCard | KillCard] = [
+            *self.challenges,
+            *self.destiny,
+            *self.threats,
+            *self.kills,
+        ]
         return bool(cards) and all(c.approximate for c in cards)
 
 

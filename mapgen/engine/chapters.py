@@ -44,6 +44,7 @@ class ChapterRules:
     """
 
     name = "core"  # the registry entry a plug-in plays (constraints/chapters/NAME.toml)
+    _pile_keys: dict[int, tuple[str, ...]]  # public_data's: the data's size -> its pile keys (made on first use)
     variant: str | None = None  # a mode of the chapter, shown after its title: "co-operative"
     board = _FromRegistry()
     terrains = _FromRegistry()

@@ -16,6 +16,7 @@ Chapters push their own steps and answer their own actions (``mapgen/engine/chap
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING, cast
 
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
@@ -43,6 +44,9 @@ from mapgen.engine.steps import Step
 from mapgen.engine.variants import check_variants
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
+
+if TYPE_CHECKING:
+    from mapgen.engine.infostate import Tracker
 
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
@@ -172,7 +176,7 @@ class Game:
             raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
         self.reference = reference
         self.board = m.board
-        self.cells: tuple[Terrain, ...] = m.cells
+        self.cells = cast(tuple[Terrain, ...], m.cells)  # complete: checked above
         self.hills = dict(m.hills)
         self.n = players
         self.seed = seed
@@ -247,6 +251,8 @@ class State:
     """Everything that changes during one game: the OpenSpiel interface, the agenda, and (bound from the
     rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ``kill_monster``, ..."""
 
+    _tracker: Tracker  # the referee's tracker of the game, once ``infostate.tracker_for`` is asked (not set before)
+
     def __init__(self, game: Game):
         g = game
         self.game = g
@@ -300,7 +306,7 @@ class State:
         self.events: dict[str, int] = {}
         self.history: list[int] = []
         self.data = g.chapter.new_data(g)
-        self._legal = None
+        self._legal: tuple[int, list[int]] | None = None  # (len(history), legal_actions()) of the last ask
         self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
         self._observed: tuple = (b"", [], {})  # observation.py's seen-cells cache: (seen copy, terrain, hills)
         self.ex_list: list[int] = []

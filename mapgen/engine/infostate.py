@@ -121,7 +121,7 @@ class _CardSources:
     __slots__ = ("hands", "piles")
 
     def __init__(self, state=None, hands=None, piles=None):
-        d = state.data if state is not None else None
+        d: dict = state.data if state is not None else {}  # from a state: no source known yet for its cards
         self.hands = hands if hands is not None else [[] for _ in d["hands"]]
         self.piles = piles if piles is not None else [[] for _ in d["piles"]]
 

@@ -63,7 +63,7 @@ def _rays(b) -> tuple[tuple[tuple[int, ...], ...], ...]:
 
 def _ray(b, cell: int, dr: int, dc: int) -> tuple[int, ...]:
     r, c = divmod(cell, b.width)
-    out = []
+    out: list[int] = []
     while (j := b.at(r + dr * (len(out) + 1), c + dc * (len(out) + 1))) is not None:
         out.append(j)
     return tuple(out)

@@ -49,17 +49,20 @@ class HeuristicBot:
     def __init__(self, rng: random.Random):
         self.rng = rng
         self._geometry: Geometry | None = None
-        self._known_gid = None  # id of the game and copy of ``seen`` that _known_list was made for
+        self._known_gid: int | None = None  # id of the game and copy of ``seen`` that _known_list was made for
         self._known_seen = b""
         self._known_list: list[int] = []
         # the observation's terrain list _known_list was made for: observe() hands out a new list whenever
         # a cell is newly seen and never changes one in place, so an identity check replaces comparing ``seen``
         self._known_terrain: list[int] | None = None
-        self._weight_cache: dict[int, list[float]] = {}
-        self._plan = None
+        # cell -> (weights, (their non-zero terms, a getter of the same terms of a value vector))
+        self._weight_cache: dict[int, tuple[list[float], tuple]] = {}
+        self._plan: tuple[tuple, int] | None = None  # (turn key, cell) of the last explore chosen
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
-        self._needs = None  # (key, needs) of the last needs() answer (chapters without a policy)
+        self._needs: tuple[tuple, list[float]] | None = (
+            None  # (key, needs) of the last needs() answer (chapters without a policy)
+        )
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -420,6 +423,7 @@ class HeuristicBot:
             return A.ACTIVATE
         need = self.needs(obs)
         geo = self._geometry  # needs() made it for this game
+        assert geo is not None
         policy = geo.policy
         if kind == Step.CHAPTER and policy is not None:
             return policy.step(self, obs, la, need)

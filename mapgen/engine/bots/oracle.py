@@ -78,6 +78,7 @@ class OracleBot:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
+        assert obs.step is not None  # asked at a decision
         base = self.base
         aim = base.aim
         if obs.step[0] == Step.MAIN and aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:

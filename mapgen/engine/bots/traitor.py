@@ -34,11 +34,11 @@ class TraitorPolicy(CoopPolicy):
         ch = self._m(obs)
         me = obs.current
         score = self.public_suspicion(obs, q)
-        high = {}
+        high: dict[int, int] = {}  # resource -> Influence cards of +2 or +3 for it
         for card in ch.influence:
             if card.match >= 2:
                 high[card.resource] = high.get(card.resource, 0) + 1
-        mine = {}
+        mine: dict[int, int] = {}
         for card in d["hands"][me]:
             c = ch.influence[card]
             if c.match >= 2:
