@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> None:
         for hidden in (12, 16):
             st = m.hide(rng.sample(range(m.board.size), min(hidden, m.board.size - 5)))
             solver = Solver(get_chapter(m.chapter))
-            solver._model_count = lambda *a, **k: None
+            solver.model_count = lambda *a, **k: None
             result = solver.count(st, limit=2, time_limit=30)
             if result.exact:
                 continue

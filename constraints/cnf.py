@@ -51,6 +51,8 @@ from mapgen.workers import start_worker, wait_child
 #: Constant literals. A literal is a nonzero int (DIMACS) or one of these.
 TRUE = True
 FALSE = False
+#: A literal's type: a DIMACS variable (negated: minus it), or TRUE/FALSE (bools, which are ints too).
+Lit = int
 #: Up to this many clauses, a cardinality constraint is written out directly (no auxiliary variables).
 DIRECT_CARD_LIMIT = 120
 #: The same limit for the "compile" style: a direct at-most-k over a whole row or column is a clique
@@ -181,21 +183,22 @@ class Cnf:
             self.add([_neg(cond)], rule)
             return
         need_lo = lo >= 1 and not self._direct_at_least(lits, lo, rule, cond)
-        need_hi = hi is not None and not self._direct_at_most(lits, hi, rule, cond)
-        if not (need_lo or need_hi):
+        # the upper bound left to an encoding (None: none, or written out directly)
+        upper = hi if hi is not None and not self._direct_at_most(lits, hi, rule, cond) else None
+        if not (need_lo or upper is not None):
             return
         if CARD_ENCODING == "pysat":
             if need_lo:
                 self._card(CardEnc.atleast, lits, lo, rule, cond)
-            if need_hi:
-                self._card(CardEnc.atmost, lits, hi, rule, cond)
+            if upper is not None:
+                self._card(CardEnc.atmost, lits, upper, rule, cond)
             return
-        top = hi + 1 if need_hi else lo
+        top = upper + 1 if upper is not None else lo
         counts = self._counter(lits, top, rule)
         if need_lo:
             self.add([_neg(cond), counts[lo - 1]], rule)
-        if need_hi:
-            self.add([_neg(cond), _neg(counts[hi])], rule)
+        if upper is not None:
+            self.add([_neg(cond), _neg(counts[upper])], rule)
 
     def at_most(self, lits, k: int, rule: Rule, cond=TRUE) -> None:
         """At most k of ``lits`` are true, when ``cond`` holds."""
@@ -234,12 +237,12 @@ class Cnf:
             return True
         return False
 
-    def _counter(self, lits, k: int, rule: Rule) -> list:
+    def _counter(self, lits, k: int, rule: Rule) -> list[Lit]:
         """A sequential counter cut at k (Sinz): the returned ``counts[j]`` says "at least j+1 of ``lits``
         are true". O(n·k) auxiliaries, each defined both ways (a function of the terrain variables),
         chained in the literals' order (board order), which keeps the formula narrow for Ganak. pysat's
         ``atleast`` negates into an at-most of n-k, quadratic for "at least 3 of 49 cells"."""
-        prev = [FALSE] * k
+        prev: list[Lit] = [FALSE] * k
         for n, x in enumerate(lits):
             cur = []
             for j in range(min(k, n + 1)):
@@ -378,7 +381,7 @@ def _(rule: PatternMatch, cnf: Cnf) -> None:
         f = cnf.lit(i, rule.terrain)
         if f is FALSE:
             continue
-        matches = []
+        matches: list[Lit] = []
         for r, rot in enumerate(pattern.rotations()):
             placed = pattern_placements(board, i, rot)
             if placed is None:
@@ -426,8 +429,10 @@ def _connected_frontier(rule: Connected, cnf: Cnf) -> None:
     cols = [board.rc(i)[1] for i in cand]
     r0, r1, c0, c1 = min(rows), max(rows), min(cols), max(cols)
     width = c1 - c0 + 1
-    order = [board.at(r, c) for r in range(r0, r1 + 1) for c in range(c0, c1 + 1)]
+    # the cells' bounding box in reading order (inside the board: ``at`` is never None)
+    order = [v for r in range(r0, r1 + 1) for c in range(c0, c1 + 1) if (v := board.at(r, c)) is not None]
     root_cell = _sure_cell(cnf, terrain, cand)
+    roots: dict[int, Lit]
     if root_cell is not None:
         roots = {v: (TRUE if v == root_cell else FALSE) for v in cand}
     else:
@@ -482,6 +487,7 @@ def _connected_layers(rule: Connected, cnf: Cnf) -> None:
     orth = board.hood("orthogonal")
     inside = set(cand)
     root_cell = _sure_cell(cnf, terrain, cand)
+    level: dict[int, Lit]
     if root_cell is not None:
         level = {v: (TRUE if v == root_cell else FALSE) for v in cand}
     else:
@@ -489,7 +495,7 @@ def _connected_layers(rule: Connected, cnf: Cnf) -> None:
     # reach in k steps is impossible before the grid distance from the root cell (when known).
     dist = _grid_distances(root_cell, cand, orth) if root_cell is not None else {v: 0 for v in cand}
     for k in range(1, len(cand)):
-        nxt = {}
+        nxt: dict[int, Lit] = {}
         for v in cand:
             if dist.get(v, len(cand)) > k:
                 nxt[v] = FALSE
@@ -522,9 +528,9 @@ def _sure_cell(cnf: Cnf, terrain: Terrain, cand: list[int]) -> int | None:
             return i
     for rule in cnf.chapter.rules:
         if isinstance(rule, BriefingCell) and rule.terrain is terrain:
-            i = rule.cell(cnf.state)
-            if i is not None and i in cand:
-                return i
+            cell = rule.cell(cnf.state)
+            if cell is not None and cell in cand:
+                return cell
     return None
 
 
@@ -538,9 +544,10 @@ def _grid_distances(root: int, cand: list[int], orth) -> dict[int, int]:
     return dist
 
 
-def _first_cell_roots(cnf: Cnf, terrain: Terrain, cand: list[int]) -> dict[int, object]:
+def _first_cell_roots(cnf: Cnf, terrain: Terrain, cand: list[int]) -> dict[int, Lit]:
     """With no sure cell, the root is the first cell (in cell order) holding the terrain."""
-    roots, seen = {}, FALSE  # seen: some earlier candidate holds the terrain
+    roots: dict[int, Lit] = {}
+    seen: Lit = FALSE  # some earlier candidate holds the terrain
     board = cnf.state.board
     for v in cand:
         x = cnf.lit(v, terrain)
@@ -631,11 +638,12 @@ def _in_child(work, args, time_limit: float, what: str, cpu_limit: float | None 
     """Run ``work(*args)`` in a child process killed after ``time_limit`` seconds (CountTimeout) or, when
     given, once it has used ``cpu_limit`` CPU seconds (CountSpent)."""
     methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+    ctx = multiprocessing.get_context("fork") if "fork" in methods else multiprocessing.get_context("spawn")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, work, args), daemon=True)
     proc.start()
     child.close()
+    assert proc.pid is not None  # started
     try:
         got = wait_child(parent, proc.pid, time.monotonic() + max(0.0, time_limit), cpu_limit)
         if got == "wall":

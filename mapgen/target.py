@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import time
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
-from mapgen.campaign import Backend, Local, Task, run
+from mapgen.batch import MapOutput, start_batch
+from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.errors import UnmetError
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
 from mapgen.mapfile import dumps_map, parse_map
@@ -254,4 +256,100 @@ def kept_map(c: Candidate) -> Map:
     return replace(m, meta={**m.meta, "grade": c.grade.table()})
 
 
-__all__ = ["Candidate", "SearchResult", "TargetMissed", "candidate", "kept_map", "search", "settings_for"]
+#: the whole search's default time limit in seconds (``generate_to_target`` with no ``time_limit``)
+SEARCH_TIME = 600.0
+
+
+@dataclass
+class TargetRun:
+    """What ``generate_to_target`` did: the search, its time limit, and the kept maps as ``MapOutput.put``
+    summaries (chapter, seed, file or None, text), in seed order."""
+
+    result: SearchResult
+    time_limit: float
+    candidates: int
+    put: list[dict] = field(default_factory=list)
+
+    @property
+    def done(self) -> bool:
+        return self.result.done
+
+    @property
+    def files(self) -> list[str]:
+        """The kept maps' files (none when printed)."""
+        return [p["file"] for p in self.put if p["file"] is not None]
+
+    def to_json(self) -> dict:
+        """The search's report, each kept map with its ``file`` (or None) and ``text``."""
+        report = self.result.to_json()
+        for kept, p in zip(report["kept"], self.put):
+            kept["file"] = p["file"]
+            kept["text"] = p["text"]
+        return report
+
+    def missed(self) -> TargetMissed:
+        """The error for a search short of its count: how many met the target, why it stopped, the closest."""
+        r = self.result
+        first = r.closest[0] if r.closest else None
+        near = f"; closest: seed {first.seed} ({'; '.join(first.reasons())})" if first else ""
+        stop = {
+            "time": f"the time limit of {self.time_limit:g} s ran out",
+            "candidates": f"all {self.candidates} candidates tried",
+        }
+        return TargetMissed(
+            f"only {len(r.kept)} of {r.count} {r.chapter} maps met the target ({stop.get(r.stopped, '')}){near}", r
+        )
+
+
+def generate_to_target(
+    chapter: str,
+    quality: Quality,
+    *,
+    seed: int | None = None,
+    count: int = 1,
+    out_dir: str | None = None,
+    profile_file: str | None = None,
+    time_limit: float | None = None,
+    candidates: int = 200,
+    where: Backend | None = None,
+    force: bool = False,
+    progress: Callable[[int, int], None] | None = None,
+) -> TargetRun:
+    """``mapgen generate`` with a quality target: ``search`` from ``seed`` (random when None) for ``count`` maps
+    among ``candidates``, within ``time_limit`` seconds (``SEARCH_TIME`` when None); each kept map, with its
+    ``[grade]`` table, printed or written to ``out_dir`` through ``MapOutput`` (every file a candidate could
+    become is checked, and a Ray cluster joined, before the work). A search short of ``count`` is returned too
+    (its maps are written): ``run.missed()`` is the error to raise once it is reported. Raises what
+    ``start_batch``, ``MapOutput``, ``Ray.connect`` and ``search`` raise."""
+    seed, profile = start_batch(chapter, seed, count, candidates, out_dir, profile_file)
+    out = MapOutput(chapter, out_dir, force=force)
+    out.check(range(seed, seed + candidates))  # every file a candidate could become, checked before the work
+    if isinstance(where, Ray):
+        where.connect()  # and the cluster joined: a wrong address fails before any candidate is made
+    limit = SEARCH_TIME if time_limit is None else time_limit
+    result = search(
+        chapter,
+        profile,
+        quality,
+        seed=seed,
+        count=count,
+        time_limit=limit,
+        max_candidates=candidates,
+        where=where,
+        progress=progress,
+    )
+    return TargetRun(result, limit, candidates, [out.put(kept_map(c), c.seed) for c in result.kept])
+
+
+__all__ = [
+    "SEARCH_TIME",
+    "Candidate",
+    "SearchResult",
+    "TargetMissed",
+    "TargetRun",
+    "candidate",
+    "generate_to_target",
+    "kept_map",
+    "search",
+    "settings_for",
+]

@@ -10,9 +10,10 @@ from click.testing import CliRunner
 
 from cli import main
 from mapgen.campaign import Local
+from mapgen.output import OutputExistsError
 from mapgen.profile import default_profile
 from mapgen.quality import NO_CHECKS
-from mapgen.target import search
+from mapgen.target import generate_to_target, search
 
 BAND = "heuristic:0.95-1"  # about half of the Training candidates from seed 1 pass
 
@@ -79,6 +80,18 @@ def test_the_time_limit_bounds_the_search():
 
 
 @pytest.mark.slow
+def test_generate_to_target_is_the_library_call_behind_the_command(tmp_path):
+    from dataclasses import replace
+
+    q = replace(NO_CHECKS, win_rate=(0.0, 0.05), games={"heuristic": 20})
+    (tmp_path / "training-3.toml").write_text("taken", encoding="utf-8")
+    with pytest.raises(OutputExistsError):  # every file a candidate could become is checked before the work
+        generate_to_target("training", q, seed=1, candidates=3, out_dir=str(tmp_path))
+    run = generate_to_target("training", q, seed=1, time_limit=0.5, out_dir=str(tmp_path / "new"))
+    assert not run.done and run.put == [] and run.files == [] and run.to_json()["stopped"] == "time"
+    assert str(run.missed()).startswith("only 0 of 1 training maps met the target (the time limit of 0.5 s ran out)")
+
+
 def test_a_profile_quality_table_is_a_target(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.05]\n', encoding="utf-8")

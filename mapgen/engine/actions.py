@@ -102,7 +102,10 @@ class ActionTable:
 
     def apply(self, state, action: int) -> None:
         """Play a main-step action (already checked legal)."""
-        self.kind(action).apply(state, action)
+        kind = self.kind(action)
+        if kind is None or kind.apply is None:
+            raise ValueError(f"{action} is no main-step action")
+        kind.apply(state, action)
 
     def describe(self, action: int, state=None) -> str:
         if action >= CHANCE:

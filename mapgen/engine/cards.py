@@ -13,6 +13,7 @@ Challenge card), ``"refresh all"``, ``"reveal kill"`` (Fauna: reveal a Kill Mino
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 
 from mapgen.errors import InputError
@@ -25,8 +26,19 @@ FOOD, WOOD, MUD, ROCK, SKULL, VINE, MUSHROOM, FLOWER, FOSSIL, WATER = range(NRES
 RES_INDEX = {c.lower(): i for i, c in enumerate(RESOURCE_CODES)}
 
 CARD_DIR = Path(__file__).parent / "cards"
-#: Threat kinds that are no Monster (Vameter's Misfortune: Hunting Grounds).
-NOT_MONSTERS = ("injured", "chased", "misfortune")
+
+
+class ThreatKind(StrEnum):
+    """The Threat kinds the rules name (a card's ``kind`` is its file's word: any other kind is a Monster's)."""
+
+    INJURED = "injured"
+    CHASED = "chased"
+    MISFORTUNE = "misfortune"  # Vameter's Hunting Grounds
+    MINOTAUR = "minotaur"
+
+
+#: Threat kinds that are no Monster.
+NOT_MONSTERS = (ThreatKind.INJURED, ThreatKind.CHASED, ThreatKind.MISFORTUNE)
 EFFECT_TARGETS = ("any", "fire", "shelter", "sample", "destiny", "threat", "path", "all", "kill")
 #: Targets that only chapter plug-ins run (``lose 1 crew``, ``gain 1 power``): see ChapterRules.run_effect.
 CHAPTER_TARGETS = ("crew", "power", "fezron", "range", "heart", "cyclops", "monster")
@@ -175,7 +187,12 @@ class CardSet:
 
     @property
     def all_approximate(self) -> bool:
-        cards = [*self.challenges, *self.destiny, *self.threats, *self.kills]
+        cards: list[ChallengeCard | DestinyCard | ThreatCard | KillCard] = [
+            *self.challenges,
+            *self.destiny,
+            *self.threats,
+            *self.kills,
+        ]
         return bool(cards) and all(c.approximate for c in cards)
 
 
@@ -255,7 +272,7 @@ def cards_from_data(data: dict, source: str = "cards") -> CardSet:
         direction = d.get("direction")
         if kind not in NOT_MONSTERS and direction not in ("north", "south", "east", "west"):
             raise CardError(f"{where}: a monster needs 'direction' (north, south, east or west)")
-        time = _int(d, "time", where, 1, 9) if kind == "injured" else 0
+        time = _int(d, "time", where, 1, 9) if kind == ThreatKind.INJURED else 0
         cs.threats.append(
             ThreatCard(
                 _str(d, "name", where),

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import FOOD, MUD, NRES, WATER
+from mapgen.engine.cards import FOOD, MUD, NRES, WATER, ThreatKind
 from mapgen.engine.rules import PRIORITY
+from mapgen.engine.steps import Step, ThreatDraw
 
 
 # ----- the Challenge Row -----
@@ -32,9 +33,9 @@ def run_check_challenge(state, step) -> None:
         if c < 0:  # Injured is resolved with no Pass, no Fail and no Consequence
             pop_row(state)
             state.injured = 1
-            state.push(("after_resolve",))
+            state.push((Step.AFTER_RESOLVE,))
         else:
-            state.push(("resolve",), ("fatigue",), ("after_resolve",))
+            state.push((Step.RESOLVE,), (Step.FATIGUE,), (Step.AFTER_RESOLVE,))
 
 
 def can_pass(state, card=None, stored=None) -> bool:
@@ -65,7 +66,7 @@ def apply_resolve(state, step, a: int) -> None:
     card = state.game.challenges[c]
     stored = list(stored or ())
     pack = state.pack
-    state.agenda.append(("resolved",))  # below the card's effects: ``settled`` counts it once they are done
+    state.agenda.append((Step.RESOLVED,))  # below the card's effects: ``settled`` counts it once they are done
     if a == A.PASS:
         for r in range(NRES):
             for _ in range(card.requires[r] + card.optional[r]):
@@ -116,7 +117,7 @@ def apply_fatigue(state, step, a: int) -> None:
 def run_after_resolve(state, step) -> None:
     steps = state.game.chapter.after_resolve_steps(state)
     if not state.row:
-        steps = [*steps, ("end_of_day",)]
+        steps = [*steps, (Step.END_OF_DAY,)]
     if steps:
         state.push(*steps)
 
@@ -130,17 +131,17 @@ def run_end_of_day(state, step) -> None:
             state.lose("hunger")
             return
         state.pack[FOOD] -= need
-    state.push(("night",))
+    state.push((Step.NIGHT,))
 
 
 def run_night(state, step) -> None:
     g = state.game
     steps: list[tuple] = list(g.chapter.night_steps(state))
     if g.chapter.night_threat(state):
-        steps.append(("chance_threat", "night", -1))
+        steps.append((Step.CHANCE_THREAT, ThreatDraw.NIGHT, -1))
     if state.injured == 1:
         state.injured = 2
-    steps.append(("deal_day",))
+    steps.append((Step.DEAL_DAY,))
     state.push(*steps)
 
 
@@ -158,7 +159,7 @@ def run_deal_day(state, step) -> None:
         state.gain(r)
     state.exhausted.clear()
     state.day += 1
-    state.push(*[("chance_challenge",)] * n)
+    state.push(*[(Step.CHANCE_CHALLENGE,)] * n)
 
 
 # ----- Threats -----
@@ -166,10 +167,10 @@ def chance_threat(state, step, card: int) -> None:
     g = state.game
     th = g.threats[card]
     when, cell = step[1], step[2]
-    if th.kind == "injured":
+    if th.kind == ThreatKind.INJURED:
         state.threats.append(card)
         state.injured = 1
-    elif th.kind == "chased":
+    elif th.kind == ThreatKind.CHASED:
         state.threats.append(card)
         state.chased = True
         state.chased_pile += state.de_held
@@ -188,13 +189,13 @@ def empty_threat_pile(state, step) -> None:
         state.agenda.append(step)
 
 
-def monster_place(state, card: int, when: str, cell: int) -> int:
+def monster_place(state, card: int, when: ThreatDraw, cell: int) -> int:
     """Where a Monster goes: by day on its Lair; at Night or as a row reward by its card's direction.
 
     Ties on the edge are broken by the Resource Priority Order of the Explored terrain, then
     (decision: the rulebook's 'Token Tray order' is not printed) west to east or north to south.
     """
-    if when == "day" and cell >= 0 and cell not in state.monsters:
+    if when == ThreatDraw.DAY and cell >= 0 and cell not in state.monsters:
         return cell
     g = state.game
     cands = [i for i in range(g.board.size) if state.explored[i] and i not in state.monsters]
@@ -219,11 +220,11 @@ def remove_threat(state, card: int, to: str) -> None:
         for c, k in list(state.monsters.items()):
             if k == card:
                 del state.monsters[c]
-    elif th.kind == "chased":
+    elif th.kind == ThreatKind.CHASED:
         state.chased = False
         state.de_held += state.chased_pile
         state.chased_pile = []
-    elif th.kind == "injured":
+    elif th.kind == ThreatKind.INJURED:
         if state.injured == 2 and state.row and state.row[0][0] < 0:
             pop_row(state)
         state.injured = 0
@@ -242,13 +243,13 @@ def kill_monster(state, card: int) -> None:
     """
     remove_threat(state, card, "out")
     if state.chased:
-        chased = next(t for t in state.threats if state.game.threats[t].kind == "chased")
+        chased = next(t for t in state.threats if state.game.threats[t].kind == ThreatKind.CHASED)
         remove_threat(state, chased, "discard")
 
 
 def injured_card(state) -> int:
     """The Injured Threat card in play."""
-    return next(k for k in state.threats if state.game.threats[k].kind == "injured")
+    return next(k for k in state.threats if state.game.threats[k].kind == ThreatKind.INJURED)
 
 
 def threat_discard_needed(state, step) -> bool:
@@ -265,7 +266,7 @@ def apply_threat_discard(state, step, a: int) -> None:
         return
     card = state.threats[a - A.THREAT_DISCARD]
     remove_threat(state, card, "bottom")
-    state.push(("chance_threat", "row", -1))
+    state.push((Step.CHANCE_THREAT, ThreatDraw.ROW, -1))
 
 
 # ----- the main step's Cure Injured -----

@@ -16,6 +16,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.engine.rules import GEAR_PER_PLAYER, GameError
+from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -37,12 +38,13 @@ class ChapterRules:
     """The core game's defaults. Override a hook to change a rule; push agenda steps to add decisions.
 
     Hooks are called with the ``State``; a hook that adds work returns (or pushes) agenda steps:
-    tuples whose first item names the step (see ``mapgen/engine/game.py``); ``("chapter", ...)`` steps are
-    answered by ``legal``/``apply`` (decisions) or ``run_step`` (automatic) of the chapter itself, and
-    ``("chance_chapter", ...)`` steps draw from ``chance_pile`` into ``apply_chance``.
+    tuples whose first item names the step (a ``Step`` of ``mapgen/engine/steps.py``; the second item of a chapter's
+    own step is a member of the chapter's ``StepKind`` subclass); ``("chapter", ...)`` steps are answered by
+    ``legal``/``apply`` (decisions) or ``run_step`` (automatic) of the chapter itself, and ``("chance_chapter", ...)`` steps draw from ``chance_pile`` into ``apply_chance``.
     """
 
     name = "core"  # the registry entry a plug-in plays (constraints/chapters/NAME.toml)
+    _pile_keys: dict[int, tuple[str, ...]]  # public_data's: the data's size -> its pile keys (made on first use)
     variant: str | None = None  # a mode of the chapter, shown after its title: "co-operative"
     board = _FromRegistry()
     terrains = _FromRegistry()
@@ -210,7 +212,7 @@ class ChapterRules:
         return []
 
     def column_reward(self, state, col: int) -> list[tuple]:
-        return [("destiny_pick",)] if self.destiny else []
+        return [(Step.DESTINY_PICK,)] if self.destiny else []
 
     def shelter_cells(self, state) -> list[int]:
         g = state.game
@@ -259,7 +261,7 @@ class ChapterRules:
         """A card's ``reveal N target`` effect."""
 
     # ----- threats, days, the end -----
-    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+    def place_monster(self, state, card: int, when: ThreatDraw, cell: int) -> None:
         pos = state.monster_place(card, when, cell)
         if pos >= 0:
             state.monsters[pos] = card
@@ -288,6 +290,12 @@ class ChapterRules:
         return []
 
 
+class MinotaurStep(StepKind):
+    """The Minotaur chapters' own step: ``("chance_chapter", "kill")``, a Kill Minotaur card turned face up."""
+
+    KILL = "kill"
+
+
 class MinotaurChapter(ChapterRules):
     """Minotaurs and Kill Minotaur cards (Training and Fauna)."""
 
@@ -305,7 +313,7 @@ class MinotaurChapter(ChapterRules):
 
     def reveal(self, state, target, n: int) -> None:
         if target == "kill":
-            state.push(*[("chance_chapter", "kill")] * n)
+            state.push(*[(Step.CHANCE_CHAPTER, MinotaurStep.KILL)] * n)
 
     def describe_state(self, state) -> list[str]:
         g, d = state.game, state.data
@@ -437,11 +445,11 @@ class Fauna(MinotaurChapter):
         if terrain is Terrain.FORT:
             state.data["forts"] += 1
             state.event("first fort")
-            return [("chance_chapter", "kill")]
+            return [(Step.CHANCE_CHAPTER, MinotaurStep.KILL)]
         return []
 
     def row_reward(self, state, row: int) -> list[tuple]:
-        return [("threat_discard",)]
+        return [(Step.THREAT_DISCARD,)]
 
     def check_victory(self, state) -> bool:
         return state.data["kills"] >= 3

@@ -90,6 +90,7 @@ _CACHE: dict[object, FrontierPossible] = {}
 def solver_for(chapter: str | Chapter) -> FrontierPossible:
     """One per chapter and process (one session per briefing, with its witnesses): a shipped chapter by
     name or as its registry object, or a house-rule chapter (``load_chapter``) the game's bots reason with."""
+    key: str | int  # a shipped chapter's name, or a house-rule chapter's id
     if isinstance(chapter, str):
         key = chapter
     elif chapter.name in chapter_names() and chapter is get_chapter(chapter.name):

@@ -9,6 +9,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
 from mapgen.engine.rules import POOL
+from mapgen.engine.steps import Payment, Step, ThreatDraw
 from mapgen.terrain import Terrain
 
 
@@ -113,10 +114,10 @@ def legal_explore(state, out: list[int]) -> None:
 
 def apply_explore(state, a: int) -> None:
     tax = monster_tax(state, a)
-    state.push(("explore", a))
+    state.push((Step.EXPLORE, a))
     state.passes = 0
     if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
-        state.push(("pay", tax, "any" if "toll-no-water" in state.game.variants else "any_water"))
+        state.push((Step.PAY, tax, Payment.ANY if "toll-no-water" in state.game.variants else Payment.ANY_WATER))
 
 
 def describe_explore(a: int, state=None) -> str:
@@ -151,9 +152,9 @@ def run_explore(state, step) -> None:
         state.token_to_row = False
     state.guesses.clear()
     if state.fires >= 2:
-        state.push(("backtrack", cell))
+        state.push((Step.BACKTRACK, cell))
     else:
-        state.push(("activate", cell))
+        state.push((Step.ACTIVATE, cell))
 
 
 def legal_backtrack(state, step) -> list[int]:
@@ -164,7 +165,7 @@ def apply_backtrack(state, step, a: int) -> None:
     state.agenda.pop()
     cell = step[1]
     if a == A.ACTIVATE:
-        state.push(("activate", cell))
+        state.push((Step.ACTIVATE, cell))
         return
     # Backtrack: put the Path token back, refresh what was used for this explore, explore elsewhere
     state.fires -= 2
@@ -194,9 +195,9 @@ def run_activate(state, step) -> None:
         for _ in range(n):
             gain_found(state, r)
     if t is Terrain.SKULL:
-        steps.append(("chance_threat", "day", cell))
+        steps.append((Step.CHANCE_THREAT, ThreatDraw.DAY, cell))
     elif t is Terrain.TIPI:
-        steps.append(("trade",))
+        steps.append((Step.TRADE,))
     elif t is Terrain.HILL:
         state.extra_turn = True
     # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,

@@ -30,8 +30,9 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.chapters import ChapterRules
+from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -48,6 +49,16 @@ FLORA_TOKENS = 8  # "8 Flora Terrain Tokens", one per Flora creature, on the Ref
 ON_BOARD, DEAD = -1, -2  # where a Flora Terrain Token is when not on a Path of the map
 ITEMS = ("fire", "shelter")  # items a Search card's back may show beside Resources
 PLANT = "Giant Plant"
+
+
+class FloraStep(StepKind):
+    """Flora's own steps: ``("chapter", kind, ...)`` decisions and the ``("chance_chapter", "search")`` draw."""
+
+    FLORA = "flora"  # ("chapter", "flora", cell): a Flora creature found, burn it or spare it
+    COVER = "cover"  # place a Crew token on an item of a Search card's back (the fight)
+    UNCOVER = "uncover"  # the Crew token lost during the fight
+    BONIFACE = "boniface"  # ("chapter", "boniface", resource): Mme. Boniface may take Water instead
+    SEARCH = "search"  # a Search card drawn at setup
 
 
 @dataclass(frozen=True)
@@ -112,7 +123,7 @@ class Flora(ChapterRules):
         """Injured and Chased: Setup step Q adds "any Chapter Specific Threat Cards", and Flora's components
         list none. With the variant ``flora-minotaurs`` also Fauna's four Minotaurs (Sacagawea's rule
         speaks of Minotaurs in play)."""
-        return card.chapter == "core" or (card.kind == "minotaur" and "flora-minotaurs" in self.variants)
+        return card.chapter == "core" or (card.kind == ThreatKind.MINOTAUR and "flora-minotaurs" in self.variants)
 
     # ----- setup -----
     def start_cells(self, m) -> list[int]:
@@ -166,7 +177,7 @@ class Flora(ChapterRules):
         state.fires = 1  # the Mission Briefing's Fire token
         if g.map.briefing.greek_fire == start:
             self._take_greek_fire(state)
-        return [("chance_chapter", "search")] * 3
+        return [(Step.CHANCE_CHAPTER, FloraStep.SEARCH)] * 3
 
     def chance_pile(self, state, step) -> list[int]:
         return state.data["search_pile"]
@@ -221,7 +232,7 @@ class Flora(ChapterRules):
         if d["pos"] == n + 1:
             d["fight"] = True
             state.event("fight")
-            state.push(*[("chapter", "cover")] * min(d["crew"], len(self.back_items(state))))
+            state.push(*[(Step.CHAPTER, FloraStep.COVER)] * min(d["crew"], len(self.back_items(state))))
 
     def _take_greek_fire(self, state) -> None:
         d = state.data
@@ -244,7 +255,7 @@ class Flora(ChapterRules):
             self._take_greek_fire(state)
         terrain = state.game.cells[cell]
         if terrain is T.FLORA_CREATURE:
-            state.push(("chapter", "flora", cell))
+            state.push((Step.CHAPTER, FloraStep.FLORA, cell))
         elif terrain is self.next_icon(state):
             self.advance(state)
 
@@ -254,7 +265,7 @@ class Flora(ChapterRules):
         if cell == g.map.briefing.greek_fire:
             self._take_greek_fire(state)
         if terrain is T.FLORA_CREATURE:
-            return [("chapter", "flora", cell)]
+            return [(Step.CHAPTER, FloraStep.FLORA, cell)]
         if terrain is T.PETRIFIED_FOREST:
             for _ in range(2 if state.lewis_on else 1):
                 state._gain_found(FOSSIL)
@@ -270,7 +281,7 @@ class Flora(ChapterRules):
                 and state.last_gain == r
                 and state.room(WATER) > 0  # the Reserve has a Water token for the swap
             ):
-                steps.append(("chapter", "boniface", r))
+                steps.append((Step.CHAPTER, FloraStep.BONIFACE, r))
         if terrain is self.next_icon(state):
             self.advance(state)
         return steps
@@ -280,7 +291,7 @@ class Flora(ChapterRules):
         state.kill_monster(card)
         state.data["removed"] += 1
 
-    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+    def place_monster(self, state, card: int, when: ThreatDraw, cell: int) -> None:
         if state.data["sacagawea"]:  # Minotaurs that enter play after Sacagawea are killed at once
             self._remove_minotaur(state, card)
             return
@@ -297,21 +308,21 @@ class Flora(ChapterRules):
     def legal(self, state, step) -> list[int]:
         kind = step[1]
         d = state.data
-        if kind == "flora":
+        if kind == FloraStep.FLORA:
             return [BURN, SPARE] if state.fires > 0 else [SPARE]
-        if kind == "cover":
+        if kind == FloraStep.COVER:
             if len(d["covered"]) >= d["crew"]:  # a Crew token lost while the others were being placed
                 return []
             items = self.back_items(state)
             return [COVER + k for k in range(len(items)) if k not in d["covered"]]
-        if kind == "uncover":
+        if kind == FloraStep.UNCOVER:
             return [UNCOVER + k for k in d["covered"]]
-        if kind == "boniface":
+        if kind == FloraStep.BONIFACE:
             return [BONIFACE_WATER, BONIFACE_KEEP]
         raise ValueError(f"flora has no decision step {step}")
 
     def is_decision(self, state, step) -> bool:
-        if step[1] == "cover":
+        if step[1] == FloraStep.COVER:
             return len(self.legal(state, step)) > 0
         return True
 
@@ -322,7 +333,7 @@ class Flora(ChapterRules):
         state.agenda.pop()
         d = state.data
         kind = step[1]
-        if kind == "flora":
+        if kind == FloraStep.FLORA:
             cell = step[2]
             if a == BURN:
                 # "Remove the matching Flora Token from the Reference Board and place it off to the side"
@@ -336,11 +347,11 @@ class Flora(ChapterRules):
                 d["ringed"].append(cell)
                 d["tokens"][self.token(state, cell)] = cell
                 self.lose_crew(state)
-        elif kind == "cover":
+        elif kind == FloraStep.COVER:
             d["covered"].append(a - COVER)
-        elif kind == "uncover":
+        elif kind == FloraStep.UNCOVER:
             d["covered"].remove(a - UNCOVER)
-        elif kind == "boniface":
+        elif kind == FloraStep.BONIFACE:
             d["boniface_turn"] = state.turn
             if a == BONIFACE_WATER:
                 r = step[2]
@@ -354,7 +365,7 @@ class Flora(ChapterRules):
             if d["crew"] > 0:
                 d["crew"] -= 1
                 if d["fight"] and len(d["covered"]) > d["crew"]:
-                    state.push(("chapter", "uncover"))
+                    state.push((Step.CHAPTER, FloraStep.UNCOVER))
             else:
                 d["s_alive"] = False
                 state.lose("crew_lost")
@@ -425,7 +436,10 @@ class Flora(ChapterRules):
         d = state.data
         if not (d["fight"] and d["greek_fire"]):
             return False
-        if state.agenda and state.agenda[-1][:2] in (("chapter", "cover"), ("chapter", "uncover")):
+        if state.agenda and state.agenda[-1][:2] in (
+            (Step.CHAPTER, FloraStep.COVER),
+            (Step.CHAPTER, FloraStep.UNCOVER),
+        ):
             return False  # the Crew tokens are being placed
         return not self.missing(state)
 

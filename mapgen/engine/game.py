@@ -6,8 +6,8 @@ chance nodes (``current_player() == CHANCE_PLAYER``, ``chance_outcomes()``), so 
 from its actions, and from (seed, bots) through ``play_game``.
 
 Inside, a turn is an *agenda*: a stack of steps. Automatic steps run at once; a step that needs a
-decision (a player's or chance's) stays on top until an action answers it. ``STEPS`` says which
-function runs, answers or draws for each kind of step; those functions live in the engine's rooms
+decision (a player's or chance's) stays on top until an action answers it. ``RUN``, ``LEGAL``, ``APPLY``,
+``NEEDED`` and ``CHANCE`` say which function runs, answers or draws for each kind of step (a ``Step``); those functions live in the engine's rooms
 (``explore``, ``challenges``, ``effects``, ``main_step``; ``display`` for ``__str__``), and
 ``State`` binds the ones other code calls as its methods, so the State stays the one facade.
 Chapters push their own steps and answer their own actions (``mapgen/engine/chapters.py``).
@@ -16,6 +16,7 @@ Chapters push their own steps and answer their own actions (``mapgen/engine/chap
 from __future__ import annotations
 
 import copy
+from typing import TYPE_CHECKING, cast
 
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
@@ -39,9 +40,13 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     UnknownNameError,
     level_name,
 )
+from mapgen.engine.steps import Step
 from mapgen.engine.variants import check_variants
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
+
+if TYPE_CHECKING:
+    from mapgen.engine.infostate import Tracker
 
 CHANCE_PLAYER = -1
 TERMINAL_PLAYER = -4
@@ -62,62 +67,62 @@ _CORE_TABLE: ActionTable | None = None
 
 #: The agenda's step kinds. Automatic steps: ``run(state, step)`` (popped before it runs).
 RUN = {
-    "explore": explore.run_explore,
-    "activate": explore.run_activate,
-    "effect": effects.run_effect,
-    "gain_sample": effects.run_gain_sample,
-    "check_challenge": challenges.run_check_challenge,
-    "resolved": challenges.run_resolved,
-    "after_resolve": challenges.run_after_resolve,
-    "end_of_day": challenges.run_end_of_day,
-    "night": challenges.run_night,
-    "deal_day": challenges.run_deal_day,
-    "next_turn": main_step.run_next_turn,
+    Step.EXPLORE: explore.run_explore,
+    Step.ACTIVATE: explore.run_activate,
+    Step.EFFECT: effects.run_effect,
+    Step.GAIN_SAMPLE: effects.run_gain_sample,
+    Step.CHECK_CHALLENGE: challenges.run_check_challenge,
+    Step.RESOLVED: challenges.run_resolved,
+    Step.AFTER_RESOLVE: challenges.run_after_resolve,
+    Step.END_OF_DAY: challenges.run_end_of_day,
+    Step.NIGHT: challenges.run_night,
+    Step.DEAL_DAY: challenges.run_deal_day,
+    Step.NEXT_TURN: main_step.run_next_turn,
 }
 #: Decision steps: ``legal(state, step)`` and ``apply(state, step, action)`` (which pops the step when done).
 LEGAL = {
-    "main": main_step.legal_main,
-    "pay": effects.legal_pay,
-    "gain": effects.legal_gain,
-    "trade": explore.legal_trade,
-    "backtrack": explore.legal_backtrack,
-    "destiny_pick": effects.legal_destiny_pick,
-    "resolve": challenges.legal_resolve,
-    "fatigue": challenges.legal_fatigue,
-    "limits": main_step.legal_limits,
-    "threat_discard": challenges.legal_threat_discard,
-    "chapter": lambda state, step: state.game.chapter.legal(state, step),
+    Step.MAIN: main_step.legal_main,
+    Step.PAY: effects.legal_pay,
+    Step.GAIN: effects.legal_gain,
+    Step.TRADE: explore.legal_trade,
+    Step.BACKTRACK: explore.legal_backtrack,
+    Step.DESTINY_PICK: effects.legal_destiny_pick,
+    Step.RESOLVE: challenges.legal_resolve,
+    Step.FATIGUE: challenges.legal_fatigue,
+    Step.LIMITS: main_step.legal_limits,
+    Step.THREAT_DISCARD: challenges.legal_threat_discard,
+    Step.CHAPTER: lambda state, step: state.game.chapter.legal(state, step),
 }
 APPLY = {
-    "main": main_step.apply_main,
-    "pay": effects.apply_pay,
-    "gain": effects.apply_gain,
-    "trade": explore.apply_trade,
-    "backtrack": explore.apply_backtrack,
-    "destiny_pick": effects.apply_destiny_pick,
-    "resolve": challenges.apply_resolve,
-    "fatigue": challenges.apply_fatigue,
-    "limits": main_step.apply_limits,
-    "threat_discard": challenges.apply_threat_discard,
-    "chapter": lambda state, step, a: state.game.chapter.apply(state, step, a),
+    Step.MAIN: main_step.apply_main,
+    Step.PAY: effects.apply_pay,
+    Step.GAIN: effects.apply_gain,
+    Step.TRADE: explore.apply_trade,
+    Step.BACKTRACK: explore.apply_backtrack,
+    Step.DESTINY_PICK: effects.apply_destiny_pick,
+    Step.RESOLVE: challenges.apply_resolve,
+    Step.FATIGUE: challenges.apply_fatigue,
+    Step.LIMITS: main_step.apply_limits,
+    Step.THREAT_DISCARD: challenges.apply_threat_discard,
+    Step.CHAPTER: lambda state, step, a: state.game.chapter.apply(state, step, a),
 }
 #: Decision steps that may have no real choice: ``needed(state, step)`` False and the step is popped unanswered.
 NEEDED = {
-    "pay": effects.pay_needed,
-    "gain": effects.gain_needed,
-    "limits": main_step.limits_needed,
-    "fatigue": challenges.fatigue_needed,
-    "trade": explore.trade_needed,
-    "destiny_pick": effects.destiny_pick_needed,
-    "threat_discard": challenges.threat_discard_needed,
+    Step.PAY: effects.pay_needed,
+    Step.GAIN: effects.gain_needed,
+    Step.LIMITS: main_step.limits_needed,
+    Step.FATIGUE: challenges.fatigue_needed,
+    Step.TRADE: explore.trade_needed,
+    Step.DESTINY_PICK: effects.destiny_pick_needed,
+    Step.THREAT_DISCARD: challenges.threat_discard_needed,
 }
 #: Chance steps: the card drawn goes to ``chance(state, step, card)`` (the step is popped first).
 CHANCE = {
-    "chance_challenge": challenges.chance_challenge,
-    "chance_threat": challenges.chance_threat,
-    "chance_destiny": effects.chance_destiny,
-    "chance_held": effects.chance_held,
-    "chance_chapter": lambda state, step, card: state.game.chapter.apply_chance(state, step, card),
+    Step.CHANCE_CHALLENGE: challenges.chance_challenge,
+    Step.CHANCE_THREAT: challenges.chance_threat,
+    Step.CHANCE_DESTINY: effects.chance_destiny,
+    Step.CHANCE_HELD: effects.chance_held,
+    Step.CHANCE_CHAPTER: lambda state, step, card: state.game.chapter.apply_chance(state, step, card),
 }
 CHANCE_STEPS = frozenset(CHANCE)
 # Decision steps: the agenda waits on them for an action.
@@ -171,7 +176,7 @@ class Game:
             raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
         self.reference = reference
         self.board = m.board
-        self.cells: tuple[Terrain, ...] = m.cells
+        self.cells = cast(tuple[Terrain, ...], m.cells)  # complete: checked above
         self.hills = dict(m.hills)
         self.n = players
         self.seed = seed
@@ -246,6 +251,8 @@ class State:
     """Everything that changes during one game: the OpenSpiel interface, the agenda, and (bound from the
     rooms) the rules other code calls: ``frontier``, ``monster_tax``, ``can_pass``, ``remove_threat``, ``kill_monster``, ..."""
 
+    _tracker: Tracker  # the referee's tracker of the game, once ``infostate.tracker_for`` is asked (not set before)
+
     def __init__(self, game: Game):
         g = game
         self.game = g
@@ -299,16 +306,16 @@ class State:
         self.events: dict[str, int] = {}
         self.history: list[int] = []
         self.data = g.chapter.new_data(g)
-        self._legal = None
+        self._legal: tuple[int, list[int]] | None = None  # (len(history), legal_actions()) of the last ask
         self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
         self._observed: tuple = (b"", [], {})  # observation.py's seen-cells cache: (seen copy, terrain, hills)
         self.ex_list: list[int] = []
-        self.agenda: list[tuple] = [("main",)]
+        self.agenda: list[tuple] = [(Step.MAIN,)]
         self.agenda += g.chapter.setup_steps(self)
         n_row = 2
-        self.agenda += [("chance_challenge",)] * n_row
+        self.agenda += [(Step.CHANCE_CHALLENGE,)] * n_row
         if g.destiny:
-            self.agenda += [("chance_destiny",)] * 2
+            self.agenda += [(Step.CHANCE_DESTINY,)] * 2
         self._advance()
 
     # ----- the OpenSpiel interface -----
@@ -339,11 +346,11 @@ class State:
 
     def _chance_pile(self) -> list[int]:
         kind = self.agenda[-1][0]
-        if kind == "chance_challenge":
+        if kind == Step.CHANCE_CHALLENGE:
             return self.ch_pile
-        if kind == "chance_threat":
+        if kind == Step.CHANCE_THREAT:
             return self.th_pile
-        if kind in ("chance_destiny", "chance_held"):
+        if kind in (Step.CHANCE_DESTINY, Step.CHANCE_HELD):
             return self.de_pile
         return self.game.chapter.chance_pile(self, self.agenda[-1])
 
@@ -491,7 +498,7 @@ class State:
             step = ag[-1]
             kind = step[0]
             if kind in DECISIONS:
-                if kind == "chapter" and not chapter.is_decision(self, step):
+                if kind == Step.CHAPTER and not chapter.is_decision(self, step):
                     ag.pop()
                     chapter.run_step(self, step)
                 elif kind in CHANCE_STEPS and len(self._chance_pile()) == 0:
@@ -507,11 +514,11 @@ class State:
 
     def _empty_pile(self, step) -> None:
         kind = step[0]
-        if kind == "chance_challenge":
+        if kind == Step.CHANCE_CHALLENGE:
             self.lose("no_challenges")
-        elif kind == "chance_chapter":
+        elif kind == Step.CHANCE_CHAPTER:
             self.game.chapter.empty_pile(self, step)
-        elif kind == "chance_threat":
+        elif kind == Step.CHANCE_THREAT:
             challenges.empty_threat_pile(self, step)
 
     # ----- ending the game -----

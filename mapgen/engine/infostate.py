@@ -31,7 +31,9 @@ import time
 
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.game import Game, State
+from mapgen.engine.maldonado import MaldonadoStep
 from mapgen.engine.observation import observe
+from mapgen.engine.steps import Step
 from mapgen.model import Map
 
 ENUMERATION_CAP = 400  # enumerate the completions (uniform pick) when there are at most this many
@@ -52,14 +54,14 @@ def hidden_from(step: tuple, player: int) -> bool:
     (the Traitor card's Crew Member is public: its card shows as not an Influence card), removes 5 Influence cards unseen, and a Command card is seen
     only by the player who drew it.
     """
-    if step[0] != "chance_chapter":
+    if step[0] != Step.CHANCE_CHAPTER:
         return False
     kind = step[1]
-    if kind in ("remove", "setup"):
+    if kind in (MaldonadoStep.REMOVE, MaldonadoStep.SETUP):
         return True
-    if kind in ("draw", "identity"):
+    if kind in (MaldonadoStep.DRAW, MaldonadoStep.IDENTITY):
         return step[2] != player
-    if kind == "command":
+    if kind == MaldonadoStep.COMMAND:
         return step[3] != player
     return False
 
@@ -119,7 +121,7 @@ class _CardSources:
     __slots__ = ("hands", "piles")
 
     def __init__(self, state=None, hands=None, piles=None):
-        d = state.data if state is not None else None
+        d: dict = state.data if state is not None else {}  # from a state: no source known yet for its cards
         self.hands = hands if hands is not None else [[] for _ in d["hands"]]
         self.piles = piles if piles is not None else [[] for _ in d["piles"]]
 
@@ -139,7 +141,7 @@ class _CardSources:
         moved: dict[int, int] = {}  # card -> source of a card that left a hand
         for q, (old, new) in enumerate(zip(hands_before, d["hands"])):
             src = self.hands[q]
-            if chance_step is not None and len(new) == len(old) + 1 and chance_step[1] == "draw":
+            if chance_step is not None and len(new) == len(old) + 1 and chance_step[1] == MaldonadoStep.DRAW:
                 src.append(k)
                 continue
             if len(new) < len(old):
@@ -162,7 +164,7 @@ class _CardSources:
         for c, (n_before, pile) in enumerate(zip(piles_before, d["piles"])):
             src = self.piles[c]
             for e in pile[n_before:]:
-                if chance_step is not None and chance_step[1] == "setup":
+                if chance_step is not None and chance_step[1] == MaldonadoStep.SETUP:
                     src.append(k)
                 else:
                     src.append(moved.pop(e[0], -1))
@@ -176,8 +178,8 @@ class _CardSources:
 def pile_tag(state: State) -> str:
     """The name of the deck the chance node of ``state`` draws from (public: which deck, not its cards)."""
     kind = state.agenda[-1][0]
-    if kind != "chance_chapter":
-        return "destiny" if kind == "chance_held" else kind
+    if kind != Step.CHANCE_CHAPTER:
+        return "destiny" if kind == Step.CHANCE_HELD else kind
     pile = state._chance_pile()
     for k, v in state.data.items():
         if v is pile:

@@ -12,6 +12,7 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
+from mapgen.engine.steps import Payment, Step
 from mapgen.engine.walls import explain_sealed
 from mapgen.terrain import TERRAINS
 
@@ -220,7 +221,7 @@ def legal_box_of_goods(state, out: list[int]) -> None:
 
 def apply_box_of_goods(state, a: int) -> None:
     state.gear[state.current].remove("Box of Goods")
-    state.push(("gain",))
+    state.push((Step.GAIN,))
 
 
 def legal_mortar(state, out: list[int]) -> None:
@@ -230,7 +231,7 @@ def legal_mortar(state, out: list[int]) -> None:
 
 def apply_mortar(state, a: int) -> None:
     state.exhausted.add("Mortar and Pestle")
-    state.push(("pay", 2, "any_water"), ("gain",))
+    state.push((Step.PAY, 2, Payment.ANY_WATER), (Step.GAIN,))
 
 
 def legal_satchel(state, out: list[int]) -> None:
@@ -248,7 +249,7 @@ def apply_satchel(state, a: int) -> None:
     state.exhausted.add("Satchel")
     state.pack[state.last_gain] -= 1
     state.last_gain = -1
-    state.push(("destiny_pick",))
+    state.push((Step.DESTINY_PICK,))
 
 
 def legal_jar_store(state, out: list[int]) -> None:
@@ -317,7 +318,7 @@ def apply_end_turn(state, a: int) -> None:
             state.lose(SEALED)
             return
     state.agenda.pop()
-    state.push(*g.chapter.end_turn_steps(state), ("limits",), ("check_challenge",), ("next_turn",))
+    state.push(*g.chapter.end_turn_steps(state), (Step.LIMITS,), (Step.CHECK_CHALLENGE,), (Step.NEXT_TURN,))
 
 
 def limits_needed(state, step) -> bool:
@@ -344,7 +345,7 @@ def run_next_turn(state, step) -> None:
     state.lewis_on = state.collins_on = False
     state.last_gain = -1
     state.banned = -1
-    state.agenda.append(("main",))
+    state.agenda.append((Step.MAIN,))
 
 
 FIRE_WORDS = ("build Fire (2 Wo)", "build Fire (2 Ro)", "build Fire (Flint, Wo)", "build Fire (Flint, Ro)")

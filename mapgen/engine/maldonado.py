@@ -37,6 +37,7 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY
+from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -58,6 +59,34 @@ ABSTAIN = A.CHAPTER + 190
 PARTNER = A.CHAPTER + 195  # Randolph / Russell: refresh the other's Gear
 WATER_SKIN = A.CHAPTER + 196
 GOGGLES = A.CHAPTER + 200  # + cell
+
+
+class MaldonadoStep(StepKind):
+    """Maldonado's own steps (the Hidden Traitor mode's too): ``("chance_chapter", kind, ...)`` draws and
+    ``("chapter", kind, ...)`` steps, their arguments in brackets."""
+
+    # draws
+    REMOVE = "remove"  # an Influence card removed unseen at setup
+    TRAITOR_SLOT = "traitor_slot"  # the Crew Member the Traitor card goes under
+    SETUP = "setup"  # (crew) a face-down Influence card on a Crew Member's pile
+    DRAW = "draw"  # (player) an Influence card into a hand
+    COMMAND = "command"  # (crew, player) a Command card played face down
+    IDENTITY = "identity"  # (player) an Identity card
+    KILL = "kill"  # a Kill Monster card turned face up
+    # decisions
+    TARGET = "target"  # the Crew Member to play on
+    PLAY = "play"  # (crew) the card played on it
+    FLIP = "flip"  # the face-down setup card turned up
+    PAIR = "pair"  # (kill slot, monster cell) the two Resources discarded for a kill
+    ACCUSE = "accuse"  # (player) whom that player accuses
+    # automatic steps
+    REFILL = "refill"  # (player) draw back up to a full hand
+    FINALE = "finale"  # the Accusations resolved and the Crew Members saved or lost
+    AS = "as"  # (player) the steps after it are that player's
+
+
+#: The steps that run by themselves: never a decision.
+AUTOMATIC = frozenset({MaldonadoStep.REFILL, MaldonadoStep.FINALE, MaldonadoStep.AS})
 
 
 @dataclass(frozen=True)
@@ -201,7 +230,7 @@ class Maldonado(ChapterRules):
         if any("Water Skin" in gs for gs in g.gear):  # 2 Water from the backpack onto the card
             state.pack[WATER] -= 2
             d["skin"] = 2
-        steps: list[tuple] = [("chance_chapter", "remove")] * REMOVED
+        steps: list[tuple] = [(Step.CHANCE_CHAPTER, MaldonadoStep.REMOVE)] * REMOVED
         steps += self.setup_mode_steps(state)
         return steps
 
@@ -209,9 +238,9 @@ class Maldonado(ChapterRules):
         """Co-operative: the Traitor card and 4 Influence cards face down on the Crew Members; hands dealt."""
         d = state.data
         d["slot_pile"] = list(range(len(self.crew)))
-        steps: list[tuple] = [("chance_chapter", "traitor_slot")]
+        steps: list[tuple] = [(Step.CHANCE_CHAPTER, MaldonadoStep.TRAITOR_SLOT)]
         for p in range(state.game.n):
-            steps += [("chance_chapter", "draw", p)] * HANDS[state.game.n]
+            steps += [(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * HANDS[state.game.n]
         return steps
 
     def hand_size(self, state, p: int) -> int:
@@ -225,44 +254,44 @@ class Maldonado(ChapterRules):
     def chance_pile(self, state, step) -> list[int]:
         d = state.data
         kind = step[1]
-        if kind in ("remove", "setup", "draw"):
+        if kind in (MaldonadoStep.REMOVE, MaldonadoStep.SETUP, MaldonadoStep.DRAW):
             return d["inf_pile"]
-        if kind == "traitor_slot":
+        if kind == MaldonadoStep.TRAITOR_SLOT:
             return d["slot_pile"]
-        if kind == "command":
+        if kind == MaldonadoStep.COMMAND:
             return d["cmd_pile"]
-        if kind == "identity":
+        if kind == MaldonadoStep.IDENTITY:
             return d["id_pile"]
-        if kind == "kill":
+        if kind == MaldonadoStep.KILL:
             return d["kill_pile"]
         raise ValueError(f"maldonado has no chance step {step}")
 
     def apply_chance(self, state, step, card: int) -> None:
         d = state.data
         kind = step[1]
-        if kind == "remove":
+        if kind == MaldonadoStep.REMOVE:
             d["removed"].append(card)
-        elif kind == "traitor_slot":
+        elif kind == MaldonadoStep.TRAITOR_SLOT:
             d["piles"][card].append([TRAITOR_CARD, False, -1])
             others = [c for c in range(len(self.crew)) if c != card]
             d["slot_pile"] = []
-            state.push(*[("chance_chapter", "setup", c) for c in others])
-        elif kind == "setup":
+            state.push(*[(Step.CHANCE_CHAPTER, MaldonadoStep.SETUP, c) for c in others])
+        elif kind == MaldonadoStep.SETUP:
             d["piles"][step[2]].append([card, False, -1])
-        elif kind == "draw":
+        elif kind == MaldonadoStep.DRAW:
             d["hands"][step[2]].append(card)
-        elif kind == "command":
+        elif kind == MaldonadoStep.COMMAND:
             crew, p = step[2], step[3]
             d["piles"][crew].append([COMMAND_BASE + card, False, p])
             d["log"].append((p, crew, "command"))
-        elif kind == "identity":
+        elif kind == MaldonadoStep.IDENTITY:
             d["identity"][step[2]] = card
-        elif kind == "kill":
+        elif kind == MaldonadoStep.KILL:
             d["kill_face"].append(card)
 
     def empty_pile(self, state, step) -> None:
         d = state.data
-        if step[1] == "draw" and d["inf_discard"]:  # the discards are shuffled into a new deck
+        if step[1] == MaldonadoStep.DRAW and d["inf_discard"]:  # the discards are shuffled into a new deck
             d["inf_pile"], d["inf_discard"] = d["inf_discard"], []
             state.agenda.append(step)
 
@@ -294,13 +323,13 @@ class Maldonado(ChapterRules):
             self.add_power(state, 1)
             # Lewis: "If the Terrain provides your choice of Resource, then this ability will give you 2 of the
             # one you choose" (activate runs before the explore clears lewis_on)
-            steps.append(("gain", 2) if state.lewis_on else ("gain",))
+            steps.append((Step.GAIN, 2) if state.lewis_on else (Step.GAIN,))
             steps += self.found_evil(state)
         elif terrain is T.SKULL:
             self.add_power(state, 1)
             steps += self.found_evil(state)
         elif terrain is T.TIPI:
-            steps.append(("chance_chapter", "kill"))
+            steps.append((Step.CHANCE_CHAPTER, MaldonadoStep.KILL))
         return steps
 
     def explored_unactivated(self, state, cell: int) -> None:
@@ -324,7 +353,7 @@ class Maldonado(ChapterRules):
 
     def found_evil(self, state) -> list[tuple]:
         """Co-operative: a Skull or Maldonado turns one face-down setup card up."""
-        return [("chapter", "flip")]
+        return [(Step.CHAPTER, MaldonadoStep.FLIP)]
 
     aside_resources = (WATER,)
 
@@ -351,15 +380,15 @@ class Maldonado(ChapterRules):
     def end_turn_steps(self, state) -> list[tuple]:
         steps: list[tuple] = []
         if self.targets(state):
-            steps.append(("chapter", "target"))
-        steps.append(("chapter", "refill", state.current))
+            steps.append((Step.CHAPTER, MaldonadoStep.TARGET))
+        steps.append((Step.CHAPTER, MaldonadoStep.REFILL, state.current))
         return steps
 
     def after_resolve_steps(self, state) -> list[tuple]:
         """Resources gained from a Challenge resolved after "end turn" are gained on this turn too ("by any
         means"): with no card played yet this turn, the play happens now, then the hand is refilled."""
         if self.targets(state):
-            return [("chapter", "target"), ("chapter", "refill", state.current)]
+            return [(Step.CHAPTER, MaldonadoStep.TARGET), (Step.CHAPTER, MaldonadoStep.REFILL, state.current)]
         return []
 
     def night_steps(self, state) -> list[tuple]:
@@ -369,7 +398,7 @@ class Maldonado(ChapterRules):
         for p in range(state.game.n):
             d["inf_discard"] += d["hands"][p]
             d["hands"][p] = []
-            steps += [("chance_chapter", "draw", p)] * self.hand_size(state, p)
+            steps += [(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * self.hand_size(state, p)
         return steps
 
     # ----- playing cards -----
@@ -393,7 +422,7 @@ class Maldonado(ChapterRules):
         d = state.data
         p = state.current
         if a == COMMAND:
-            state.push(("chance_chapter", "command", crew, p))
+            state.push((Step.CHANCE_CHAPTER, MaldonadoStep.COMMAND, crew, p))
             return
         if a == TRAITOR_PLAY:
             d["piles"][crew].append([TRAITOR_CARD, False, p])
@@ -406,10 +435,10 @@ class Maldonado(ChapterRules):
         d["log"].append((p, crew, "up" if face else "down"))
 
     # ----- Monsters -----
-    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+    def place_monster(self, state, card: int, when: ThreatDraw, cell: int) -> None:
         """By day on the Explored Skull; at Night beside the northernmost (southernmost) Explored Path."""
         g = state.game
-        if when == "day" and cell >= 0 and cell not in state.monsters:
+        if when == ThreatDraw.DAY and cell >= 0 and cell not in state.monsters:
             state.monsters[cell] = card
             return
         north = g.threats[card].direction == "north"
@@ -487,7 +516,7 @@ class Maldonado(ChapterRules):
 
     def _kill_with(self, state, action: int) -> None:
         s, m = divmod(action - KILL_M, 4)
-        state.push(("chapter", "pair", s, sorted(state.monsters)[m]))
+        state.push((Step.CHAPTER, MaldonadoStep.PAIR, s, sorted(state.monsters)[m]))
 
     def _legal_partner(self, state, out: list[int]) -> None:
         g = state.game
@@ -550,53 +579,51 @@ class Maldonado(ChapterRules):
         state.push(*self.after_kill(state))
 
     def after_kill(self, state) -> list[tuple]:
-        return [("chapter", "finale")] if state.data["kills"] >= 3 else []
+        return [(Step.CHAPTER, MaldonadoStep.FINALE)] if state.data["kills"] >= 3 else []
 
     # ----- decisions -----
     def legal(self, state, step) -> list[int]:
         d = state.data
         kind = step[1]
-        if kind == "target":
+        if kind == MaldonadoStep.TARGET:
             return [TARGET_CREW + c for c in self.targets(state)]
-        if kind == "play":
+        if kind == MaldonadoStep.PLAY:
             return self.play_actions(state, state.current, step[2])
-        if kind == "flip":
+        if kind == MaldonadoStep.FLIP:
             return [FLIP + c for c, pile in enumerate(d["piles"]) if any(e[2] == -1 and not e[1] for e in pile)]
-        if kind == "pair":
+        if kind == MaldonadoStep.PAIR:
             k = d["kill_face"][step[2]]
             return [PAIR + 10 * r1 + r2 for r1, r2 in self.kill_pairs(state, k)]
-        if kind == "accuse":
+        if kind == MaldonadoStep.ACCUSE:
             p = step[2]
             out = [ACCUSE + q for q in range(state.game.n) if q != p]
             if state.game.n == 2:
                 out.append(ABSTAIN)
             return out
-        if kind in ("refill", "finale", "as", "round_done"):
+        if kind in AUTOMATIC:
             return []
         raise ValueError(f"maldonado has no decision step {step}")
 
     def is_decision(self, state, step) -> bool:
         kind = step[1]
-        if kind in ("refill", "finale", "as", "round_done"):
+        if kind in AUTOMATIC:
             return False
         return len(self.legal(state, step)) > 1
 
     def run_step(self, state, step) -> None:
         kind = step[1]
         d = state.data
-        if kind == "refill":
+        if kind == MaldonadoStep.REFILL:
             p = step[2]
             # "If you have less than 4 Influence Cards, redraw back up ..."; the Traitor who played the -4
             # "should redraw so that you have 5 Influence Cards in your hand", whatever the hand holds
             need = self.refill_to(state, p) - len(d["hands"][p])
             if need > 0:
-                state.push(*[("chance_chapter", "draw", p)] * need)
-        elif kind == "finale":
+                state.push(*[(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * need)
+        elif kind == MaldonadoStep.FINALE:
             self.finale(state)
-        elif kind == "as":
+        elif kind == MaldonadoStep.AS:
             state.current = step[2]
-        elif kind == "round_done":
-            pass
         else:
             la = self.legal(state, step)
             if len(la) == 1:
@@ -609,21 +636,21 @@ class Maldonado(ChapterRules):
     def _do(self, state, step, a: int) -> None:
         d = state.data
         kind = step[1]
-        if kind == "target":
+        if kind == MaldonadoStep.TARGET:
             d["played"] = state.turn
-            state.push(("chapter", "play", a - TARGET_CREW))
-        elif kind == "play":
+            state.push((Step.CHAPTER, MaldonadoStep.PLAY, a - TARGET_CREW))
+        elif kind == MaldonadoStep.PLAY:
             self.play(state, step[2], a)
-        elif kind == "flip":
+        elif kind == MaldonadoStep.FLIP:
             for e in d["piles"][a - FLIP]:
                 if e[2] == -1 and not e[1]:
                     e[1] = True
                     d["flips"] += 1
                     break
-        elif kind == "pair":
+        elif kind == MaldonadoStep.PAIR:
             r1, r2 = divmod(a - PAIR, 10)
             self.kill(state, step[2], step[3], r1, r2)
-        elif kind == "accuse":
+        elif kind == MaldonadoStep.ACCUSE:
             d["accusations"][-1].append((step[2], -1 if a == ABSTAIN else a - ACCUSE))
 
     # ----- the end -----

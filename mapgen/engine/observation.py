@@ -168,6 +168,41 @@ class Observation:
         "threats",
         "turn",
     )
+    # set by ``observe`` (``legal_only`` sets ``player``, ``step`` and ``legal`` only)
+    player: int
+    game: Table
+    seen: bytearray
+    terrain: list[int]  # a seen cell's Terrain index, -1 unseen
+    hills: dict[int, int]
+    explored: bytearray
+    ex_list: list[int]
+    n_explored: int
+    pack: list[int]
+    row: list[list]
+    fires: int
+    shelter: int
+    samples: int
+    extra_slots: int
+    monsters: dict[int, int]
+    threats: list[int]
+    exhausted: set[str]
+    de_held: list[int]
+    de_face: list[int]
+    day: int
+    turn: int
+    current: int
+    injured: int
+    chased: bool
+    lewis_on: bool
+    collins_on: bool
+    last_gain: int
+    banned: int
+    explored_now: bool
+    challenges_left: int
+    moves: int
+    data: dict
+    step: tuple | None  # the decision being taken (None at the end)
+    legal: list[int]
 
     def legal_actions(self) -> list[int]:
         return self.legal

@@ -238,7 +238,7 @@ class CorpsObserver:
 
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(0, np.float32)
-        self.dict = {}
+        self.dict: dict[str, object] = {}
 
     def set_from(self, state, player):
         pass

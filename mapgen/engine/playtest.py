@@ -80,6 +80,7 @@ def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game
     state = game.new_initial_state()
     bots = [make_bot(s.bot, random.Random(seed * 8 + p + 1), map=m, budget=s.budget) for p in range(s.players)]
     play_game(state, bots, random.Random(seed))
+    assert state.outcome is not None  # play_game plays to the end
     return GameRecord(
         k,
         seed,

@@ -27,8 +27,10 @@ from mapgen.engine.maldonado import (
     PLAY,
     TRAITOR_PLAY,
     Maldonado,
+    MaldonadoStep,
     reveal_piles,
 )
+from mapgen.engine.steps import Step
 
 START_POWER = {2: 0, 3: 7, 4: 9}
 TRAITOR = 0  # the Traitor's Identity card; 1.. are Loyalists
@@ -52,9 +54,9 @@ class MaldonadoTraitor(Maldonado):
     def setup_mode_steps(self, state) -> list[tuple]:
         n = state.game.n
         state.data["id_pile"] = list(range(4 if n == 4 else 3))
-        steps: list[tuple] = [("chance_chapter", "identity", p) for p in range(n)]
+        steps: list[tuple] = [(Step.CHANCE_CHAPTER, MaldonadoStep.IDENTITY, p) for p in range(n)]
         for p in range(n):
-            steps += [("chance_chapter", "draw", p)] * 4
+            steps += [(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * 4
         return steps
 
     def hand_size(self, state, p: int) -> int:
@@ -76,7 +78,7 @@ class MaldonadoTraitor(Maldonado):
             keep = hand[:1] if d["identity"][p] == TRAITOR and d["traitor_played"] else []
             d["inf_discard"] += hand[len(keep) :]
             d["hands"][p] = keep
-            steps += [("chance_chapter", "draw", p)] * 4
+            steps += [(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * 4
         return steps
 
     def is_traitor(self, state, p: int) -> bool:
@@ -108,10 +110,10 @@ class MaldonadoTraitor(Maldonado):
         steps: list[tuple] = []
         for k in range(n):
             p = (me + k) % n
-            steps += [("chapter", "as", p), ("chapter", "accuse", p)]
-        steps.append(("chapter", "as", me))
+            steps += [(Step.CHAPTER, MaldonadoStep.AS, p), (Step.CHAPTER, MaldonadoStep.ACCUSE, p)]
+        steps.append((Step.CHAPTER, MaldonadoStep.AS, me))
         if d["kills"] >= 3:
-            steps.append(("chapter", "finale"))
+            steps.append((Step.CHAPTER, MaldonadoStep.FINALE))
         return steps
 
     def traitor(self, state) -> int:

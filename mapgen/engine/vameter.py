@@ -31,9 +31,10 @@ from __future__ import annotations
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
+from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import TERRAINS, Terrain
 
 T = Terrain
@@ -62,7 +63,7 @@ def _rays(b) -> tuple[tuple[tuple[int, ...], ...], ...]:
 
 def _ray(b, cell: int, dr: int, dc: int) -> tuple[int, ...]:
     r, c = divmod(cell, b.width)
-    out = []
+    out: list[int] = []
     while (j := b.at(r + dr * (len(out) + 1), c + dc * (len(out) + 1))) is not None:
         out.append(j)
     return tuple(out)
@@ -81,6 +82,30 @@ TARGET = A.CHAPTER + 50  # + cell: what a firing Crew token shoots
 DEST = A.CHAPTER + 100  # + cell: where a moved token goes (row reward, Irene, a Cyclops' tie)
 RANGE_TO = A.CHAPTER + 150  # + token: Scope's extra range goes to this Crew token
 CLAW = A.CHAPTER + 155  # + cell: Monster Claws kills the Cyclops there
+
+
+class VameterStep(StepKind):
+    """Vameter's own steps: ``("chapter", kind, ...)`` (the argument in brackets) and the Move token's draw."""
+
+    PLACE = "place"  # (cell) place a Crew token on the Path just explored
+    FIRE = "fire"  # (token) End of Day: what this Crew token shoots
+    LOSE_CREW = "lose_crew"  # the Crew token that dies
+    RECALL = "recall"  # End of Day: take a Crew token back from the map
+    ROW_PICK = "row_pick"  # the row reward: the Crew token it moves
+    ROW_DEST = "row_dest"  # (token) where the row reward moves it
+    IRENE = "irene"  # (cell) where Irene moves the Monster there
+    CYCLOPS = "cyclops"  # (card) where a Cyclops goes on a tie
+    SACRIFICE = "sacrifice"  # (token) a Fezron discarded: what this Crew token shoots
+    DOWSE = "dowse"  # (cell) the Dowsing Rod's Resource from an adjacent Explored Path
+    RANGE = "range"  # (n) the Crew token Scope's extra range goes to
+    CLAW = "claw"  # the Cyclops Monster Claws kills
+    HUNTING_WATER = "hunting_water"  # automatic: lose a Water (Hunting Grounds)
+    TO_PASS = "to_pass"  # automatic, (token): a sacrificed shot's token waits on the Pass space
+    MOVE = "move"  # ("chance_chapter", "move"): the Vameter's Move token drawn
+
+
+#: The steps that run by themselves: never a decision.
+AUTOMATIC = frozenset({VameterStep.HUNTING_WATER, VameterStep.TO_PASS})
 
 
 class Vameter(ChapterRules):
@@ -189,15 +214,15 @@ class Vameter(ChapterRules):
         d = state.data
         steps: list[tuple] = []
         if SUPPLY in d["crew"] and cell not in state.monsters:
-            steps.insert(0, ("chapter", "place", cell))
+            steps.insert(0, (Step.CHAPTER, VameterStep.PLACE, cell))
         if terrain is T.FEZRON_CAMP and d["vam"] < 0 and "vameter" not in state.events:
             self.spawn(state)
         if d["dowse"] >= 0:
             if d["dowse"] == terrain.index and self.dowse_choices(state, cell):
-                steps.append(("chapter", "dowse", cell))
+                steps.append((Step.CHAPTER, VameterStep.DOWSE, cell))
             d["dowse"] = -1
         if terrain is T.WATER and d["vam"] >= 0:
-            steps.append(("chance_chapter", "move"))
+            steps.append((Step.CHANCE_CHAPTER, VameterStep.MOVE))
         return steps
 
     def backtracked(self, state, cell: int) -> None:
@@ -272,7 +297,7 @@ class Vameter(ChapterRules):
             if at in around:
                 d["crew"][tk] = DEAD
                 state.event("crew killed")
-        state.push(*[("chapter", "fire", tk) for tk in range(len(CREW_RANGES))])
+        state.push(*[(Step.CHAPTER, VameterStep.FIRE, tk) for tk in range(len(CREW_RANGES))])
 
     def chance_pile(self, state, step) -> list[int]:
         return state.data["move_pile"]
@@ -297,7 +322,7 @@ class Vameter(ChapterRules):
                 d["hearts"] -= 1
                 state.event(f"heart {HEARTS - d['hearts']}")
             g = state.game
-            for k in [k for k in state.threats if g.threats[k].kind == "misfortune"]:
+            for k in [k for k in state.threats if g.threats[k].kind == ThreatKind.MISFORTUNE]:
                 state.remove_threat(k, "discard")  # Hunting Grounds: removed by shooting the Vameter
         elif target in state.monsters:  # a Cyclops shot is killed: Chased is discarded too
             state.kill_monster(state.monsters[target])
@@ -305,11 +330,11 @@ class Vameter(ChapterRules):
             state.event("cyclops shot")
 
     # ----- Cyclops -----
-    def place_monster(self, state, card: int, when: str, cell: int) -> None:
+    def place_monster(self, state, card: int, when: ThreatDraw, cell: int) -> None:
         """By day on its Lair; at Night by its direction, ignoring Paths with Crew tokens."""
         if not state.game.threats[card].monster:
             return  # Hunting Grounds stays beside the board
-        if when == "day" and cell >= 0 and cell not in state.monsters:
+        if when == ThreatDraw.DAY and cell >= 0 and cell not in state.monsters:
             # by day on its Lair, Crew or not: only Night placement "ignore[s] terrain that have Crew tokens"
             state.monsters[cell] = card
             return
@@ -345,7 +370,7 @@ class Vameter(ChapterRules):
         """A Challenge card resolved: Hunting Grounds' extra Water is part of Passing it (before its Pass
         effects); the Consequence, when the Cyclops move, comes after the effects and Fatigue."""
         if passed and self.hunting(state):
-            state.push(("chapter", "hunting_water"))
+            state.push((Step.CHAPTER, VameterStep.HUNTING_WATER))
         state.data["consequence"] = True
 
     def after_resolve_steps(self, state) -> list[tuple]:
@@ -356,7 +381,7 @@ class Vameter(ChapterRules):
         if not d["consequence"]:
             return []
         d["consequence"] = False
-        return [("chapter", "cyclops", state.monsters[c]) for c in sorted(state.monsters)]
+        return [(Step.CHAPTER, VameterStep.CYCLOPS, state.monsters[c]) for c in sorted(state.monsters)]
 
     def move_cyclops(self, state, card: int, dest: int) -> None:
         cell = next((c for c, k in state.monsters.items() if k == card), -1)
@@ -376,7 +401,7 @@ class Vameter(ChapterRules):
     # ----- Misfortune -----
     def hunting(self, state) -> bool:
         g = state.game
-        return any(g.threats[k].kind == "misfortune" for k in state.threats)
+        return any(g.threats[k].kind == ThreatKind.MISFORTUNE for k in state.threats)
 
     def may_pass(self, state, card) -> bool:
         if not self.hunting(state):
@@ -389,13 +414,13 @@ class Vameter(ChapterRules):
         d = state.data
         v, n, t = effect.verb, effect.n, effect.target
         if t == "crew" and v == "lose":
-            state.push(*[("chapter", "lose_crew")] * n)
+            state.push(*[(Step.CHAPTER, VameterStep.LOSE_CREW)] * n)
         elif t == "fezron" and v == "gain":
             d["fezron"] = min(FEZRON_TOKENS, d["fezron"] + n)
         elif t == "range" and v == "gain":
-            state.push(("chapter", "range", n))
+            state.push((Step.CHAPTER, VameterStep.RANGE, n))
         elif t == "cyclops" and v == "remove":
-            state.push(*[("chapter", "claw")] * n)
+            state.push(*[(Step.CHAPTER, VameterStep.CLAW)] * n)
         elif t == "heart" and v == "remove":
             for _ in range(n):
                 if d["vam"] >= 0:
@@ -408,10 +433,10 @@ class Vameter(ChapterRules):
     def night_steps(self, state) -> list[tuple]:
         d = state.data
         d["crew"] = [SUPPLY if at == PASS else at for at in d["crew"]]
-        return [("chapter", "recall")]
+        return [(Step.CHAPTER, VameterStep.RECALL)]
 
     def row_reward(self, state, row: int) -> list[tuple]:
-        return [("chapter", "row_pick")]
+        return [(Step.CHAPTER, VameterStep.ROW_PICK)]
 
     # ----- decisions -----
     def _row_dests(self, state, tk: int) -> list[int]:
@@ -434,57 +459,52 @@ class Vameter(ChapterRules):
     def legal(self, state, step) -> list[int]:
         d = state.data
         kind = step[1]
-        if kind == "place":
+        if kind == VameterStep.PLACE:
             if step[2] in state.monsters:  # not on a Path with a Cyclops
                 return [A.SKIP]
             return [A.SKIP] + [PLACE + tk for tk, at in enumerate(d["crew"]) if at == SUPPLY]
-        if kind == "fire":
+        if kind == VameterStep.FIRE:
             return [TARGET + c for c in self.line_targets(state, step[2])]
-        if kind == "lose_crew":
+        if kind == VameterStep.LOSE_CREW:
             return [LOSE_CREW + tk for tk, at in enumerate(d["crew"]) if at != DEAD]
-        if kind == "recall":
+        if kind == VameterStep.RECALL:
             return [A.SKIP] + [RECALL + tk for tk, at in enumerate(d["crew"]) if at >= 0]
-        if kind == "row_pick":
+        if kind == VameterStep.ROW_PICK:
             return [A.SKIP] + [
                 ROW_PICK + tk for tk, at in enumerate(d["crew"]) if at >= 0 and self._row_dests(state, tk)
             ]
-        if kind == "row_dest":
+        if kind == VameterStep.ROW_DEST:
             return [DEST + c for c in self._row_dests(state, step[2])]
-        if kind == "irene":
+        if kind == VameterStep.IRENE:
             return [DEST + c for c in self._irene_dests(state, step[2])]
-        if kind == "cyclops":
+        if kind == VameterStep.CYCLOPS:
             cell = next((c for c, k in state.monsters.items() if k == step[2]), -1)
             return [DEST + c for c in self.cyclops_dests(state, cell)] if cell >= 0 else []
-        if kind == "sacrifice":
+        if kind == VameterStep.SACRIFICE:
             return [TARGET + c for c in self.line_targets(state, step[2])]
-        if kind == "dowse":
+        if kind == VameterStep.DOWSE:
             return [DOWSE_TAKE + r for r in self.dowse_choices(state, step[2])]
-        if kind == "range":
+        if kind == VameterStep.RANGE:
             return [RANGE_TO + tk for tk, at in enumerate(d["crew"]) if at != DEAD]
-        if kind == "claw":
+        if kind == VameterStep.CLAW:
             return [CLAW + c for c in sorted(state.monsters)]
-        if kind in ("hunting_water", "to_pass"):
+        if kind in AUTOMATIC:
             return [A.SKIP]
         raise ValueError(f"vameter has no decision step {step}")
 
     def is_decision(self, state, step) -> bool:
-        kind = step[1]
-        if kind in ("hunting_water", "to_pass"):
+        """Every decision step is a choice only when it has more than one answer; the automatic ones never are."""
+        if step[1] in AUTOMATIC:
             return False
-        n = len(self.legal(state, step))
-        if kind in ("fire", "sacrifice", "cyclops", "row_dest", "irene", "dowse", "lose_crew", "range", "claw"):
-            return n > 1
-        if kind in ("place", "recall", "row_pick"):
-            return n > 1
-        return True
+        return len(self.legal(state, step)) > 1
 
     def run_step(self, state, step) -> None:
         """A step with one choice or none: take it."""
         kind = step[1]
-        if kind == "hunting_water":
+        if kind == VameterStep.HUNTING_WATER:
             state.lose_water(1)
             return
-        if kind == "to_pass":  # a sacrificed shot: the Crew token waits on the End of Day's Pass space
+        if kind == VameterStep.TO_PASS:  # a sacrificed shot: the Crew token waits on the End of Day's Pass space
             if state.data["crew"][step[2]] >= 0:
                 state.data["crew"][step[2]] = PASS
             return
@@ -501,30 +521,30 @@ class Vameter(ChapterRules):
         kind = step[1]
         if a == A.SKIP:
             return
-        if kind == "place":
+        if kind == VameterStep.PLACE:
             d["crew"][a - PLACE] = step[2]
-        elif kind in ("fire", "sacrifice"):
+        elif kind in (VameterStep.FIRE, VameterStep.SACRIFICE):
             self.shoot(state, a - TARGET)
-        elif kind == "lose_crew":
+        elif kind == VameterStep.LOSE_CREW:
             d["crew"][a - LOSE_CREW] = DEAD
-        elif kind == "recall":
+        elif kind == VameterStep.RECALL:
             d["crew"][a - RECALL] = SUPPLY
-            state.push(("chapter", "recall"))
-        elif kind == "row_pick":
-            state.push(("chapter", "row_dest", a - ROW_PICK))
-        elif kind == "row_dest":
+            state.push((Step.CHAPTER, VameterStep.RECALL))
+        elif kind == VameterStep.ROW_PICK:
+            state.push((Step.CHAPTER, VameterStep.ROW_DEST, a - ROW_PICK))
+        elif kind == VameterStep.ROW_DEST:
             d["crew"][step[2]] = a - DEST
-        elif kind == "irene":
+        elif kind == VameterStep.IRENE:
             cell = step[2]
             card = state.monsters.pop(cell)
             state.monsters[a - DEST] = card
-        elif kind == "cyclops":
+        elif kind == VameterStep.CYCLOPS:
             self.move_cyclops(state, step[2], a - DEST)
-        elif kind == "dowse":
+        elif kind == VameterStep.DOWSE:
             state.gain(a - DOWSE_TAKE)
-        elif kind == "range":
+        elif kind == VameterStep.RANGE:
             d["range"][a - RANGE_TO] += step[2]
-        elif kind == "claw":
+        elif kind == VameterStep.CLAW:
             state.kill_monster(state.monsters[a - CLAW])  # Monster Claws kills it: Chased is discarded too
             d["cyclops_out"] += 1
 
@@ -587,7 +607,7 @@ class Vameter(ChapterRules):
         tk = action - SACRIFICE
         d["fezron"] -= 1
         d["fezron_used"] += 1
-        state.push(("chapter", "sacrifice", tk), ("chapter", "to_pass", tk))
+        state.push((Step.CHAPTER, VameterStep.SACRIFICE, tk), (Step.CHAPTER, VameterStep.TO_PASS, tk))
 
     def _legal_irene(self, state, out: list[int]) -> None:
         if state.game.characters[state.current] == "Irene" and "Irene" not in state.exhausted:
@@ -596,7 +616,7 @@ class Vameter(ChapterRules):
     def _irene(self, state, action: int) -> None:
         state.exhausted.add("Irene")
         cell = sorted(state.monsters)[action - IRENE]
-        state.push(("chapter", "irene", cell))
+        state.push((Step.CHAPTER, VameterStep.IRENE, cell))
 
     def _legal_pipe_hawks(self, state, out: list[int]) -> None:
         if "Pipe Hawks" in state.gear[state.current] and not state.data["hawks"] and state.frontier():

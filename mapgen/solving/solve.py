@@ -15,6 +15,7 @@ a labelled estimate (``CountResult.estimate``): never a failure.
 from __future__ import annotations
 
 import math
+import random
 import threading
 import time
 from collections import OrderedDict
@@ -23,12 +24,14 @@ from typing import ClassVar
 
 from ortools.sat.python import cp_model
 
-from constraints.catalogue import Chapter, get_chapter
+from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
+from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
 from constraints.cpsat import ChapterModel, make_solver
-from constraints.rules import hill_number
+from constraints.rules import BriefingCell, hill_number
 from mapgen.model import Briefing, Map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
+from mapgen.solving.explain import minimal_reason
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
 from mapgen.solving.unigen import unigen_samples
 from mapgen.terrain import Terrain
@@ -104,8 +107,8 @@ class _Tally(cp_model.CpSolverSolutionCallback):
         super().__init__()
         self.cell_vars, self.cells, self.limit, self.deadline = cell_vars, cells, limit, deadline
         self.count = 0
-        self.timed_out = self.partial = False
-        self.tally = {i: {} for i in cells}
+        self.timed_out = self.partial = False  # set by Solver._enumerate: which limit stopped it
+        self.tally: dict[int, dict[int, int]] = {i: {} for i in cells}  # cell -> terrain value -> completions
         self.samples: list[list[int]] = []
 
     def on_solution_callback(self):
@@ -344,8 +347,6 @@ class Solver:
     def _blank(self, briefing: Briefing) -> Map:
         """A blank state on this chapter's board (a house chapter borrows a shipped chapter's name with
         that board: a Map finds its board by chapter name)."""
-        from constraints.catalogue import chapter_board, chapter_names
-
         names = chapter_names()
         name = self.chapter.name
         if name not in names or chapter_board(name) != self.chapter.board:
@@ -382,12 +383,13 @@ class Solver:
         finally:
             self.spent += slot.sat.spent - before
 
-    def _givens(self, slot: _Slot, state: Map) -> list[int]:
-        lits = slot.sat.givens(state)
+    def _givens(self, slot: _Slot, state: Map, rules=None) -> list[int]:
+        """The session's assumptions for the revealed cells (under ``rules``: default all); NoCompletion (T1,
+        always in force) when a revealed terrain is not of the chapter."""
+        lits = slot.sat.givens(state, rules=rules)
         if lits is None:
             b = state.board
-            bad = next(i for i, t in enumerate(state.cells) if t is not None and t not in slot.sat.x[i])
-            t = state.cells[bad]
+            bad, t = next((i, t) for i, t in enumerate(state.cells) if t is not None and t not in slot.sat.x[i])
             raise NoCompletion(
                 f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of this chapter (T1)", ("T1",), (b.name(bad),)
             )
@@ -427,7 +429,7 @@ class Solver:
         lits = [-v for i in hidden if (v := slot.sat.lit(i, avoid[i])) is not None]
         if not lits:
             return None
-        givens = self._givens(slot, state) if rules is None else slot.sat.givens(state, rules=rules)
+        givens = self._givens(slot, state, rules)
         act = slot.sat.switch(lits)
         try:
             if not self._sat(slot, [*givens, act], self._budget(time_limit)):
@@ -447,8 +449,6 @@ class Solver:
         under random preferred terrains (diverse, not uniform), as many as the budget allows. With a
         private ``session`` (see ``session()``) always the latter, in that session: its answers depend on
         its own questions only, never on which circuits this machine has cached (the planner bot)."""
-        import random
-
         if session is None:
             c = self.circuit(state, 0.0)
             if c is not None:
@@ -516,8 +516,8 @@ class Solver:
             ruled = slot.ruled
             ruled.witnesses = slot.sat.witnesses
             guards = set(ruled.cnf.guards.values())
-            givens = [v for v in ruled.givens(state) if v not in guards]
             slot = _Slot(ruled, slot.chapter, slot.briefing)
+            givens = [v for v in self._givens(slot, state) if v not in guards]
             sat = ruled
         seen: dict[int, set[Terrain]] = {i: set() for i in hidden}
         for w in self._witnesses(slot, state):
@@ -622,7 +622,7 @@ class Solver:
         state: Map,
         *,
         limit: int = 100_000,
-        time_limit: float | None = None,
+        time_limit: float | Budget | None = None,
         exact_counter: bool = True,
         possible: dict[int, frozenset[Terrain]] | None = None,
         compile: bool = True,
@@ -686,9 +686,10 @@ class Solver:
             high = math.prod(len(possible[i]) for i in hidden)
         else:
             high = math.prod(sum(slot.sat.lit(i, t) is not None for t in slot.sat.x[i]) for i in hidden)
-        estimate = {
-            "method": "bounds",
-            "value": low,
+        value, method = low, "bounds"
+        estimate: dict[str, object] = {
+            "method": method,
+            "value": value,
             "low": low,
             "high": high,
             "confidence": 1.0,
@@ -702,9 +703,10 @@ class Solver:
             if approx is not None:
                 lo = max(low, math.ceil(approx / (1 + EPSILON)))
                 hi = min(high, math.floor(approx * (1 + EPSILON)))
+                value, method = min(max(approx, lo), hi), "approxmc"
                 estimate = {
-                    "method": "approxmc",
-                    "value": min(max(approx, lo), hi),
+                    "method": method,
+                    "value": value,
                     "low": lo,
                     "high": hi,
                     "confidence": 1 - DELTA,
@@ -716,10 +718,15 @@ class Solver:
                     f"{EPSILON:g}, delta {DELTA:g}); proven_low (completions enumerated) and proven_high (product "
                     "of every unrevealed cell's possible terrains) always hold",
                 }
-        return CountResult(estimate["value"], False, estimate["method"], estimate=estimate)
+        return CountResult(value, False, method, estimate=estimate)
 
     def probabilities(
-        self, state: Map, *, limit: int = 100_000, time_limit: float | None = None, counted: CountResult | None = None
+        self,
+        state: Map,
+        *,
+        limit: int = 100_000,
+        time_limit: float | Budget | None = None,
+        counted: CountResult | None = None,
     ) -> tuple[dict[int, dict[Terrain, float]], bool]:
         """Per unrevealed cell, the share of completions holding each terrain, and whether it is exact.
 
@@ -824,8 +831,6 @@ class Solver:
     def model_count(self, state: Map, cpu: float, deadline: float) -> int | None:
         """The exact count by Ganak on this solver's own chapter (a house chapter counts its own rules) within
         ``cpu`` CPU seconds (None past them, or when the counter fails); SolveTimeout past the ``deadline``."""
-        from constraints.cnf import CountError, CountTimeout, count_completions_cnf
-
         left = deadline - time.monotonic()
         if cpu <= 0.05:
             return None
@@ -841,8 +846,6 @@ class Solver:
     def _approx_count(self, state: Map, cpu: float, deadline: float) -> int | None:
         """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter within ``cpu`` CPU seconds (None past
         them, or when it fails); SolveTimeout past the ``deadline``."""
-        from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state
-
         left = deadline - time.monotonic()
         if cpu <= 0.1:
             return None
@@ -870,8 +873,6 @@ class Solver:
 
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
         """A subset-minimal set of rules and revealed cells that admit no completion together."""
-        from mapgen.solving.explain import minimal_reason
-
         b = state.board
         slot = self.slot(state.briefing)
         try:
@@ -890,9 +891,12 @@ class Solver:
         briefed = self._briefing_conflicts(state, cells)
         if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
             rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
+        # a reason names revealed cells only
+        shown = ", ".join(
+            f"{b.name(i)} ({t.code}{state.hills.get(i, '')})" for i in cells if (t := state.cells[i]) is not None
+        )
         cells = tuple(b.name(i) for i in cells)
         words = " and ".join(f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids)
-        shown = ", ".join(f"{c} ({state.at(c).code}{state.hills.get(b.index(c), '')})" for c in cells)
         subject = (
             (f"rule {words} conflicts" if len(rule_ids) == 1 else f"rules {words} conflict")
             if rule_ids
@@ -910,8 +914,6 @@ class Solver:
 
     def _briefing_conflicts(self, state: Map, cells) -> list:
         """(rule, cell) for each cell of ``cells`` the briefing fixes to another terrain than the revealed one."""
-        from constraints.rules import BriefingCell
-
         out = []
         for r in self.chapter.rules:
             if isinstance(r, BriefingCell):

@@ -22,7 +22,7 @@ class ClairvoyantBot(HeuristicBot):
         """``map``: the game's map, handed over explicitly (the observation never holds unseen terrain)."""
         super().__init__(rng)
         self.map = map
-        self._tidx = tuple(t.index for t in map.cells)
+        self._tidx = tuple(t.index if t is not None else -1 for t in map.cells)  # the game's map: complete
 
     def _weights(self, obs, cell: int) -> list[float]:
         w = [0.0] * NT

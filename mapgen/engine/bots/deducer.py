@@ -27,9 +27,9 @@ class DeducerBot(HeuristicBot):
         self.solver = solver
         self.solver_calls = 0
         self.spent = 0.0  # deterministic solver time used in this game (SAT propagations)
-        self._session = None  # this game's copy of the model and its witnesses
-        self._asked = None
-        self._key = None
+        self._session: object | None = None  # this game's copy of the model and its witnesses
+        self._asked: tuple[int, int] | None = None  # (id of the game, cells seen) at the last question
+        self._key: tuple | None = None  # (id of the game, seen, explores) of the last best_cell
         self._possible: dict[int, frozenset] = {}
         self._narrowed: dict[int, tuple] = {}  # cell -> (local odds, possible terrains, narrowed odds)
 

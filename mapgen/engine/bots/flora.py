@@ -7,7 +7,7 @@ from typing import ClassVar
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import FOSSIL, MUD, SKULL, WATER, WOOD
-from mapgen.engine.flora import BONIFACE_KEEP, BONIFACE_WATER, BURN, COVER, KILL_RING, SPARE, UNCOVER, Flora
+from mapgen.engine.flora import BONIFACE_KEEP, BONIFACE_WATER, BURN, COVER, KILL_RING, SPARE, UNCOVER, Flora, FloraStep
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -99,14 +99,14 @@ class FloraPolicy(ChapterPolicy):
     def step(self, bot, obs, legal, need) -> int:
         kind = obs.step[1]
         ch, d = self._chapter(obs), obs.data
-        if kind == "flora":
+        if kind == FloraStep.FLORA:
             if BURN not in legal:
                 return SPARE
             fire_today = any(c is not None and c.fire for c in map(obs.challenge, range(len(obs.row))))
             if ch.next_icon(obs) is T.FLORA_CREATURE or d["crew"] <= 1 or not (fire_today and obs.fires == 1):
                 return BURN
             return SPARE
-        if kind == "cover":  # cover what the team lacks most
+        if kind == FloraStep.COVER:  # cover what the team lacks most
             items = ch.back_items(obs)
 
             def lack(a):  # the hardest to get first: a Shelter, a Fire, a Fossil, then what is not held
@@ -117,7 +117,7 @@ class FloraPolicy(ChapterPolicy):
                 return (held, -3.0 if x == "shelter" else -2.0, a)
 
             return min(legal, key=lack)
-        if kind == "uncover":  # uncover what the team holds already
+        if kind == FloraStep.UNCOVER:  # uncover what the team holds already
             items = ch.back_items(obs)
 
             def held(a):
@@ -127,7 +127,7 @@ class FloraPolicy(ChapterPolicy):
                 return (-(obs.fires if x == "fire" else obs.shelter + 1), a)
 
             return min(legal, key=held)
-        if kind == "boniface":
+        if kind == FloraStep.BONIFACE:
             r = obs.step[2]
             keep = bot.unit_value(obs, need, r, obs.pack[r] - 1)
             return BONIFACE_WATER if bot.unit_value(obs, need, WATER) > keep else BONIFACE_KEEP

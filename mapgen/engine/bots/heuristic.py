@@ -28,8 +28,9 @@ from mapgen.engine.bots.common import (
     geometry,
 )
 from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
-from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.game import BACKPACK_SLOTS
+from mapgen.engine.steps import Step
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
@@ -48,17 +49,20 @@ class HeuristicBot:
     def __init__(self, rng: random.Random):
         self.rng = rng
         self._geometry: Geometry | None = None
-        self._known_gid = None  # id of the game and copy of ``seen`` that _known_list was made for
+        self._known_gid: int | None = None  # id of the game and copy of ``seen`` that _known_list was made for
         self._known_seen = b""
         self._known_list: list[int] = []
         # the observation's terrain list _known_list was made for: observe() hands out a new list whenever
         # a cell is newly seen and never changes one in place, so an identity check replaces comparing ``seen``
         self._known_terrain: list[int] | None = None
-        self._weight_cache: dict[int, list[float]] = {}
-        self._plan = None
+        # cell -> (weights, (their non-zero terms, a getter of the same terms of a value vector))
+        self._weight_cache: dict[int, tuple[list[float], tuple]] = {}
+        self._plan: tuple[tuple, int] | None = None  # (turn key, cell) of the last explore chosen
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
-        self._needs = None  # (key, needs) of the last needs() answer (chapters without a policy)
+        self._needs: tuple[tuple, list[float]] | None = (
+            None  # (key, needs) of the last needs() answer (chapters without a policy)
+        )
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -413,16 +417,17 @@ class HeuristicBot:
         if len(la) == 1:
             return la[0]
         kind = obs.step[0]
-        if kind == "resolve":
+        if kind == Step.RESOLVE:
             return A.PASS if A.PASS in la else A.FAIL
-        if kind == "backtrack":
+        if kind == Step.BACKTRACK:
             return A.ACTIVATE
         need = self.needs(obs)
         geo = self._geometry  # needs() made it for this game
+        assert geo is not None
         policy = geo.policy
-        if kind == "chapter" and policy is not None:
+        if kind == Step.CHAPTER and policy is not None:
             return policy.step(self, obs, la, need)
-        if kind == "main" and policy is not None:
+        if kind == Step.MAIN and policy is not None:
             a = policy.main(self, obs, la, need)
             if a is not None:
                 return a
@@ -607,7 +612,7 @@ class HeuristicBot:
         for a in la:
             if a == A.SKIP:
                 continue
-            if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in ("injured", "chased"):
+            if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in (ThreatKind.INJURED, ThreatKind.CHASED):
                 return a
         return A.SKIP
 

@@ -19,8 +19,13 @@ seed, same play.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.steps import Step
+
+if TYPE_CHECKING:
+    from mapgen.engine.openspiel import CorpsGame
 
 DEFAULT_BUDGET = 16
 WORLDS = 8  # worlds kept per decision (the simulations share them)
@@ -45,7 +50,7 @@ def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
         others = [a for a in la if a != best]
     else:
         others = []
-        explores = between(la, A.EXPLORE, A.DISCARD) if obs.step[0] == "main" else []
+        explores = between(la, A.EXPLORE, A.DISCARD) if obs.step[0] == Step.MAIN else []
         if explores:
             need = bot.needs(obs)
             lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
@@ -125,8 +130,8 @@ class IsmctsBot:
         self.resampled = 0  # fresh worlds drawn
         self.carried = 0  # worlds carried forward from an earlier decision
         self.fallbacks = 0  # decisions taken by the heuristic (no consistent world found)
-        self._game = None
-        self._table = None
+        self._game: CorpsGame | None = None  # the OpenSpiel game of the worlds (made on the first search)
+        self._table: object | None = None  # the table of the game being played
         self._fallback = HeuristicBot(rng)
 
     def _worlds(self, info) -> list:

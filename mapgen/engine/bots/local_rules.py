@@ -37,11 +37,12 @@ from __future__ import annotations
 
 from itertools import compress
 from operator import itemgetter
+from types import CodeType
 
 from mapgen.terrain import TERRAINS
 
 NT = len(TERRAINS)
-_CODE: dict[str, object] = {}  # the source of a rule set's ``apply`` -> its compiled code (shared by games)
+_CODE: dict[str, CodeType] = {}  # the source of a rule set's ``apply`` -> its compiled code (shared by games)
 
 
 def tuple_getter(cells: tuple):
@@ -63,7 +64,8 @@ class LocalRules:
         self.rules = tuple(rules)
         present = {t.index for t in terrains}
         self.rowcol = [divmod(i, board.width) for i in range(n)]
-        self.zero = [[] for _ in range(n)]  # per cell: terrains ruled out by position (edge, ring)
+        # per cell: terrains ruled out by position (edge, ring): lists while the rules are read, then tuples
+        self.zero: list = [[] for _ in range(n)]
         self.line_counts: list[tuple[int, int]] = []
         self.need: list[tuple[int, int, tuple, int, bool]] = []  # (subject, target, hood table, at_least, one way)
         self.apart: list[tuple[int, int, tuple, int]] = []  # (subject, target, hood table, at_most)
@@ -89,13 +91,13 @@ class LocalRules:
         # target, at_most), {seen subject: [(target, at_least)]} for the target side)
         hoods: dict[int, tuple] = {}
         for s_, t_, table, least, one_way in self.need:
-            g = hoods.setdefault(id(table), (table, [], [], {}))
-            g[1].append((s_, t_, least, one_way))
-            g[3].setdefault(s_, []).append((t_, least))
+            group = hoods.setdefault(id(table), (table, [], [], {}))
+            group[1].append((s_, t_, least, one_way))
+            group[3].setdefault(s_, []).append((t_, least))
         for s_, t_, table, most in self.apart:
-            g = hoods.setdefault(id(table), (table, [], [], {}))
-            g[2].append((s_, t_, most))
-            g[3].setdefault(s_, []).append((t_, -most - 1))  # negative: an at_most rule (see apply)
+            group = hoods.setdefault(id(table), (table, [], [], {}))
+            group[2].append((s_, t_, most))
+            group[3].setdefault(s_, []).append((t_, -most - 1))  # negative: an at_most rule (see apply)
         # by subject: a list indexed by terrain (and -1, unseen: the last item, None)
         self.hoods = tuple(
             (t, tuple(r), tuple(a), [tuple(by[k]) if k in by else None for k in range(NT + 1)])
@@ -171,7 +173,7 @@ class LocalRules:
         relays = []
         for key, subj in subjects.items():
             table = tables[key]
-            holders = [[] for _ in range(n)]  # per cell x: the cells c with x in table[c]
+            holders: list[list[int]] = [[] for _ in range(n)]  # per cell x: the cells c with x in table[c]
             for c in range(n):
                 for x in table[c]:
                     holders[x].append(c)

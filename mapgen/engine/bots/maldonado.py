@@ -7,7 +7,17 @@ from typing import ClassVar
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import NRES, WATER
-from mapgen.engine.maldonado import COMMAND, COMMAND_BASE, KILL_M, PAIR, PLAY, TARGET_CREW, TRAITOR_PLAY, Maldonado
+from mapgen.engine.maldonado import (
+    COMMAND,
+    COMMAND_BASE,
+    KILL_M,
+    PAIR,
+    PLAY,
+    TARGET_CREW,
+    TRAITOR_PLAY,
+    Maldonado,
+    MaldonadoStep,
+)
 from mapgen.terrain import Terrain
 
 T = Terrain
@@ -107,16 +117,16 @@ class CoopPolicy(ChapterPolicy):
 
     def step(self, bot, obs, legal, need) -> int:
         kind = obs.step[1]
-        if kind == "target":
+        if kind == MaldonadoStep.TARGET:
             return self.choose_target(obs, legal)
-        if kind == "play":
+        if kind == MaldonadoStep.PLAY:
             return self.choose_play(obs, legal, obs.step[2])
-        if kind == "pair":
+        if kind == MaldonadoStep.PAIR:
             return min(
                 legal,
                 key=lambda a: sum(bot.keep_value(obs, need, r) for r in divmod(a - PAIR, 10)),
             )
-        if kind == "accuse":
+        if kind == MaldonadoStep.ACCUSE:
             return self.accuse(bot, obs, legal)
         return legal[0]
 

@@ -28,6 +28,7 @@ import random
 from mapgen.engine import actions as A
 from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.common import between
+from mapgen.engine.steps import Step
 from mapgen.model import Map
 
 DEFAULT_BUDGET = 4
@@ -77,9 +78,10 @@ class OracleBot:
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
+        assert obs.step is not None  # asked at a decision
         base = self.base
         aim = base.aim
-        if obs.step[0] == "main" and aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
+        if obs.step[0] == Step.MAIN and aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
             return base.step(obs)  # this turn's explore is chosen: play the turn aimed at it
         first = base.step(obs)
         cells = self._cells(obs, first)
@@ -95,7 +97,7 @@ class OracleBot:
     def _cells(self, obs, first: int) -> list[int]:
         """At a main step where the clairvoyant bot is about to explore: its cell first, then the cells
         it values next (``ALTERNATIVES``); [] when it is not exploring now or has no other cell."""
-        if obs.step[0] != "main":
+        if obs.step[0] != Step.MAIN:
             return []
         explores = between(obs.legal, A.EXPLORE, A.DISCARD)
         if len(explores) < 2:

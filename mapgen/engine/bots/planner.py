@@ -22,13 +22,18 @@ choice and counts it in ``fallbacks``. Seeded by its RNG: same seed, same play.
 from __future__ import annotations
 
 import random
+from typing import TYPE_CHECKING
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
 from mapgen.engine.infostate import world_view
-from mapgen.solving.solve import NoCompletion, SolveTimeout
+from mapgen.engine.steps import Step
+from mapgen.solving.solve import NoCompletion, Solver, SolveTimeout
+
+if TYPE_CHECKING:
+    from mapgen.solving.solve import _Slot  # what Solver.session returns
 
 DEFAULT_BUDGET = 2
 SAMPLE_BUDGET = 0.5  # deterministic seconds (SAT propagations) for one decision's fresh worlds
@@ -46,9 +51,9 @@ class PlannerBot(HeuristicBot):
         self.search_rng = random.Random(rng.randrange(1 << 30))
         self.aim: tuple | None = None  # (turn key, cell) chosen by the search
         self.worlds: list = []
-        self._table = None
-        self._solver = None
-        self._session = None
+        self._table: object | None = None  # the table of the game being played
+        self._solver: Solver | None = None  # its rules' solver, and this game's private session of it
+        self._session: _Slot | None = None
         self.searches = 0
         self.rollouts = 0
         self.departures = 0
@@ -66,7 +71,7 @@ class PlannerBot(HeuristicBot):
         legal = obs.legal
         if len(legal) == 1:
             return legal[0]
-        if obs.step[0] != "main":
+        if obs.step[0] != Step.MAIN:
             return super().step(obs)
         aim = self.aim
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
@@ -123,17 +128,19 @@ class PlannerBot(HeuristicBot):
             self._table, self.worlds = info.table, []
             self._solver = solver_for(info.table.reference).solver  # the rules the game's bots reason with
             self._session = self._solver.session(info.known.briefing)
+        solver = self._solver
+        assert solver is not None  # made with the table
         kept = carried(self.worlds, info, rng)
         want = self.budget - len(kept)
         if want > 0:
             try:
-                drawn = self._solver.sample(
+                drawn = solver.sample(
                     info.known, want, SAMPLE_BUDGET, seed=rng.randrange(1 << 30), session=self._session
                 )
             except (SolveTimeout, NoCompletion):
                 drawn = []
             for cells in drawn:
-                world = world_on(info, cells, self._solver.chapter, rng)
+                world = world_on(info, cells, solver.chapter, rng)
                 if world is not None:
                     kept.append(world)
                     self.resampled += 1

@@ -9,6 +9,7 @@ the bot's ``unit_value`` and beliefs.
 from __future__ import annotations
 
 from importlib import import_module
+from typing import ClassVar
 
 #: policy name -> "module:Class" in this package (imported when a game of that chapter is first played)
 POLICIES = {
@@ -23,7 +24,7 @@ class ChapterPolicy:
     """Defaults: no extra needs or values, the first legal chapter action, no chapter free action."""
 
     #: the heuristic's terrain frequencies per cell on the chapter's maps (None: Fauna's, in common.PRIORS)
-    priors: dict | None = None
+    priors: ClassVar[dict | None] = None
 
     def needs(self, bot, obs, need: list[float]) -> None:
         """Add what the chapter's goal asks for to ``need`` (units of each Resource)."""

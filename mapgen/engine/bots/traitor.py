@@ -3,7 +3,16 @@
 from __future__ import annotations
 
 from mapgen.engine.bots.maldonado import CoopPolicy
-from mapgen.engine.maldonado import ABSTAIN, ACCUSE, COMMAND, COMMAND_BASE, PLAY, TARGET_CREW, TRAITOR_PLAY
+from mapgen.engine.maldonado import (
+    ABSTAIN,
+    ACCUSE,
+    COMMAND,
+    COMMAND_BASE,
+    PLAY,
+    TARGET_CREW,
+    TRAITOR_PLAY,
+    MaldonadoStep,
+)
 from mapgen.engine.traitor import TRAITOR
 
 
@@ -25,11 +34,11 @@ class TraitorPolicy(CoopPolicy):
         ch = self._m(obs)
         me = obs.current
         score = self.public_suspicion(obs, q)
-        high = {}
+        high: dict[int, int] = {}  # resource -> Influence cards of +2 or +3 for it
         for card in ch.influence:
             if card.match >= 2:
                 high[card.resource] = high.get(card.resource, 0) + 1
-        mine = {}
+        mine: dict[int, int] = {}
         for card in d["hands"][me]:
             c = ch.influence[card]
             if c.match >= 2:
@@ -70,9 +79,9 @@ class TraitorPolicy(CoopPolicy):
     def step(self, bot, obs, legal, need) -> int:
         kind = obs.step[1]
         if self._me_traitor(obs):
-            if kind == "target":
+            if kind == MaldonadoStep.TARGET:
                 return self.traitor_target(obs, legal)
-            if kind == "play":
+            if kind == MaldonadoStep.PLAY:
                 return self.traitor_play(bot, obs, legal, obs.step[2])
         return super().step(bot, obs, legal, need)
 

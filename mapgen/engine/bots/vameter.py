@@ -25,6 +25,7 @@ from mapgen.engine.vameter import (
     SUPPLY,
     TARGET,
     Vameter,
+    VameterStep,
 )
 from mapgen.terrain import Terrain
 
@@ -142,7 +143,7 @@ class VameterPolicy(ChapterPolicy):
         kind = step[1]
         d = obs.data
         ch = self._v(obs)
-        if kind == "place":
+        if kind == VameterStep.PLACE:
             cell = step[2]
             near = d["vam"] >= 0 and cell in ch.king(obs, d["vam"])
             picks = [a for a in legal if a != A.SKIP]
@@ -161,18 +162,18 @@ class VameterPolicy(ChapterPolicy):
             if d["vam"] >= 0 and len(picks) >= 2:
                 return picks[-1]
             return A.SKIP
-        if kind in ("fire", "sacrifice"):
+        if kind in (VameterStep.FIRE, VameterStep.SACRIFICE):
             vam = [a for a in legal if a - TARGET == d["vam"]]
             return vam[0] if vam and d["hearts"] > 0 else legal[-1 if not vam else 0]
-        if kind == "lose_crew":  # the one least useful: in the supply, shortest range
+        if kind == VameterStep.LOSE_CREW:  # the one least useful: in the supply, shortest range
             return min(legal, key=lambda a: (d["crew"][a - LOSE_CREW] >= 0, d["range"][a - LOSE_CREW]))
-        if kind == "recall":
+        if kind == VameterStep.RECALL:
             for a in legal:
                 tk = a - RECALL if a != A.SKIP else -1
                 if tk >= 0 and not self._in_line(obs, d["crew"][tk], d["range"][tk]):
                     return a
             return A.SKIP
-        if kind == "row_pick":
+        if kind == VameterStep.ROW_PICK:
             for a in legal:
                 if a == A.SKIP:
                     continue
@@ -182,17 +183,17 @@ class VameterPolicy(ChapterPolicy):
                 if any(self._in_line(obs, c, d["range"][tk]) for c in ch._row_dests(obs, tk)):
                     return a
             return A.SKIP
-        if kind == "row_dest":
+        if kind == VameterStep.ROW_DEST:
             tk = step[2]
             good = [a for a in legal if self._in_line(obs, a - DEST, d["range"][tk])]
             if d["vam"] >= 0:
                 good = [a for a in good if a - DEST not in ch.king(obs, d["vam"])] or good
             return (good or legal)[0]
-        if kind == "dowse":
+        if kind == VameterStep.DOWSE:
             return max(legal, key=lambda a: bot.unit_value(obs, need, a - DOWSE_TAKE))
-        if kind == "range":
+        if kind == VameterStep.RANGE:
             return max(legal, key=lambda a: (d["crew"][a - RANGE_TO] >= 0, d["range"][a - RANGE_TO]))
-        if kind == "irene":  # the adjacent Path that leaves the best Path to explore
+        if kind == VameterStep.IRENE:  # the adjacent Path that leaves the best Path to explore
             values = bot.value_vector(obs, need, False)
             return max(legal, key=lambda a: self._moved_outlook(bot, obs, need, values, step[2], a - DEST))
         return legal[0]
