@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain, percent
 
@@ -45,11 +44,9 @@ def solve_report(
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
     if explain:
-        from mapgen.solving.explain import explain_forced
+        from mapgen.solving.explain import explain_forced, reasons_budget
 
-        reasons = Budget(EXPLAIN_SHARE * budget.seconds, True)
-        reasons.deadline = budget.deadline
-        found = explain_forced(solver, state, reasons, forced=forced)
+        found = explain_forced(solver, state, reasons_budget(budget, EXPLAIN_SHARE), forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]
         missing = sorted(set(forced) - {e.cell for e in found})
         if missing:

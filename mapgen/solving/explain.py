@@ -298,19 +298,34 @@ def frontier(state: Map) -> list[int]:
     return sorted({j for i in opened for j in orth[i] if state.cells[j] is None})
 
 
-def hint(solver, state: Map, target: Terrain | None = None, time_limit: float = 10.0) -> dict:
+def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
+    """``share`` of ``budget``'s seconds as deterministic seconds (SAT propagations), with its wall-clock
+    deadline: which cells get explained, and how, is then the same under any load (the deadline passing
+    ends the work: SolveTimeout)."""
+    out = Budget(share * budget.seconds, True)
+    out.deadline = budget.deadline
+    return out
+
+
+def hint(
+    solver, state: Map, target: Terrain | None = None, time_limit: float = 10.0, *, deadline: float | None = None
+) -> dict:
     """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
     forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
+    Its budgets are shares of ``time_limit``; the wall clock ends the work at ``deadline`` (default
+    ``time_limit`` from now).
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
     """
     budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
+    if deadline is not None:
+        budget.deadline = min(budget.deadline, deadline)
     b = state.board
     start = time.monotonic()
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
     forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
     if forced:
-        found = explain_forced(solver, state, budget, forced=forced)
+        found = explain_forced(solver, state, reasons_budget(budget, 0.6), forced=forced)
         best = easiest(found)
         if best is not None:
             return {"forced": True, "explanation": best.to_json(b), "forced_cells": len(forced)}
@@ -345,18 +360,21 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds = {i: 0.0 for i in cells}
-    # A compiled circuit gives every cell's exact count at once (cached, or compiled within half the budget's
-    # seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares of 80%;
-    # else odds over samples. Shares of the budget's seconds, never of what is left: the same under any load.
+    if not can:
+        return odds, True
+    # A compiled circuit gives every cell's exact count at once (cached, or compiled within 30% of the
+    # budget's seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares
+    # of 25%; else odds over samples (15%). Shares of the budget's seconds, never of what is left: the same
+    # under any load.
     cpu = 0.0 if budget.deterministic else budget.seconds
-    got = solver.exact_tallies(state, 0.5 * cpu, deadline=budget.deadline)
+    got = solver.exact_tallies(state, 0.3 * cpu, deadline=budget.deadline)
     if got is not None and got[0]:
         total, tallies = got
         for i in can:
             odds[i] = tallies[i].get(target, 0) / total
         return odds, True
     counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
-    share = 0.8 * cpu / (len(can) + (0 if counted.exact else 1))
+    share = 0.25 * cpu / (len(can) + (0 if counted.exact else 1))
     total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
     parts = []
     for i in can if total else ():
@@ -370,7 +388,7 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
             odds[i] = n / total
         return odds, True
     # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
-    found = solver.fair_sample(state, 400, max(0.2, 0.2 * budget.seconds), deadline=budget.deadline)
+    found = solver.fair_sample(state, 400, max(0.2, 0.15 * budget.seconds), deadline=budget.deadline)
     for i in can:
         odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
     return odds, False

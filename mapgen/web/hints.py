@@ -16,6 +16,7 @@ import math
 import time
 
 from mapgen.model import Map
+from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 
@@ -35,7 +36,7 @@ def easiest_hint(
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
     cannot be found in time.
     """
-    from mapgen.solving.explain import easiest, explain_forced, hint
+    from mapgen.solving.explain import easiest, explain_forced, hint, reasons_budget
 
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
@@ -48,7 +49,7 @@ def easiest_hint(
         forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
         rest = {i: t for i, t in forced.items() if i not in skip}
         if rest:
-            best = easiest(explain_forced(solver, state, budget, forced=rest))
+            best = easiest(explain_forced(solver, state, reasons_budget(budget, 0.6), forced=rest))
             if best is not None:
                 return {
                     "forced": True,
@@ -56,7 +57,7 @@ def easiest_hint(
                     "forced_cells": len(forced),
                     "next": len(forced) - len(rest) + 1,
                 }
-        out = hint(solver, state, None, time_limit=max(0.1, time_limit - (time.monotonic() - started)))
+        out = hint(solver, state, None, time_limit=time_limit, deadline=started + time_limit)
         if forced:
             out = {
                 "forced": False,
@@ -66,8 +67,9 @@ def easiest_hint(
     else:
         out = hint(solver, state, target, time_limit=time_limit)
     if not out.get("forced") and state.unrevealed() and not out.get("best"):
-        left = time_limit - (time.monotonic() - started)
-        guess = best_guess(solver, state, max(0.2, left))
+        odds = Budget(0.5 * time_limit)  # a share of the time limit, not of what is left: the same under load
+        odds.deadline = started + time_limit
+        guess = best_guess(solver, state, odds)
         if guess is not None:
             out["guess"] = guess
     return out
@@ -81,7 +83,7 @@ def _is_cell(board, name) -> bool:
     return True
 
 
-def best_guess(solver: Solver, state: Map, time_limit: float) -> dict | None:
+def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
     ``{"cell", "shares": {code: share}, "exact"}``, or None when no Path can be explored."""
     from mapgen.solving.explain import frontier
