@@ -34,7 +34,6 @@ PRIORS = {
     "training": {T.WATER: 9.5, T.FOOD: 6.5, T.WOOD: 5, T.ROCK: 3, T.MUD: 1},
 }
 RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
-RES_OF_CODE = {t.value: r for t, r in RES_OF.items()}
 
 
 def changed_bytes(old: bytes, new: bytearray) -> list[int]:

@@ -20,7 +20,7 @@ from mapgen.engine.bots.common import (
     I_WATER,
     NT,
     RANGE_NT,
-    RES_OF_CODE,
+    RES_OF,
     Geometry,
     T,
     between,
@@ -33,6 +33,14 @@ from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
+#: the terrains whose value has a term of its own (``_terrain_values``), by number
+_HILL, _FORT, _SKULL, _TIPI, _FIELD, _ROCK = range(1, 7)
+_SPECIAL = {T.HILL: _HILL, T.FORT: _FORT, T.SKULL: _SKULL, T.TIPI: _TIPI, T.FIELD: _FIELD, T.ROCK: _ROCK}
+
+
+def _terrain_kinds(terrains) -> tuple:
+    """(index, terrain, its Resource or None, its ``_SPECIAL`` number or 0) of each (index, terrain)."""
+    return tuple((k, t, RES_OF.get(t), _SPECIAL.get(t, 0)) for k, t in terrains)
 
 
 class HeuristicBot:
@@ -59,6 +67,7 @@ class HeuristicBot:
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
         self._needs = None  # (key, needs) of the last needs() answer (chapters without a policy)
+        self._kinds: tuple | None = None  # (Geometry, _terrain_kinds of its chapter's terrains)
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -287,11 +296,12 @@ class HeuristicBot:
     # ----- choosing where to explore -----
     def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:
         out = [0.0]
-        self._terrain_values(obs, need, ((0, t),), lewis, out)
+        self._terrain_values(obs, need, ((0, t, RES_OF.get(t), _SPECIAL.get(t, 0)),), lewis, out)
         return out[0]
 
     def _terrain_values(self, obs, need, terrains, lewis: bool, out: list[float]) -> None:
-        """``out[k] = terrain_value(t)`` for each (k, t) of ``terrains``.
+        """``out[k] = terrain_value(t)`` for each (k, t, resource, special) of ``terrains`` (``_terrain_kinds``:
+        the terrain's Resource or None, its ``_SPECIAL`` number or 0, looked up once per game).
 
         What every terrain reads (the Kill cards' data, the Monsters, the chapter policy) is looked up
         once per decision rather than once per terrain; each value is the same sum in the same order.
@@ -300,9 +310,8 @@ class HeuristicBot:
         pack = obs.pack
         policy = self._geo(obs.game).policy
         full = None  # the backpack's "nearly full" test of unit_value, made once (the pack does not change)
-        for k, t in terrains:
+        for k, t, r, special in terrains:
             v = 0.0
-            r = RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
             if r is not None:
                 # unit_value(obs, need, r), then with Lewis unit_value(obs, need, r, have + 1), written out
                 have = pack[r]
@@ -324,23 +333,26 @@ class HeuristicBot:
                         if full is None:
                             full = obs.slots() >= BACKPACK_SLOTS - 1
                         v += 0.02 if full else 0.15 if r in _COMMON else 0.1
-            if t is T.HILL:
-                v += 1.2  # no time passes, and another turn
-            elif t is T.FORT:
-                missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
-                v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
-            elif t is T.SKULL:
-                if "kills" in d:
-                    ready = bool(d["kill_face"]) and not obs.monsters
-                    v += 1.0 if ready else -0.4
-                else:
-                    v -= 0.4
-            elif t is T.TIPI:
-                v += 0.6
-            elif t is T.FIELD:
-                v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
-            elif t is T.ROCK:
-                v -= 0.2
+            # small numbers, not ``t is T.HILL``: in Python 3.11 reading a member off its Enum class goes through
+            # EnumType.__getattr__, about ten times the cost of a global (the same tests in the same order)
+            if special:
+                if special == _HILL:
+                    v += 1.2  # no time passes, and another turn
+                elif special == _FORT:
+                    missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+                    v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+                elif special == _SKULL:
+                    if "kills" in d:
+                        ready = bool(d["kill_face"]) and not obs.monsters
+                        v += 1.0 if ready else -0.4
+                    else:
+                        v -= 0.4
+                elif special == _TIPI:
+                    v += 0.6
+                elif special == _FIELD:
+                    v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
+                else:  # _ROCK
+                    v -= 0.2
             if policy is not None:
                 v += policy.terrain_value(self, obs, need, t)
             out[k] = v
@@ -356,7 +368,11 @@ class HeuristicBot:
     def value_vector(self, obs, need, lewis: bool) -> list[float]:
         """The value of finding each terrain now (index = Terrain.index)."""
         values = [0.0] * NT
-        self._terrain_values(obs, need, self._geo(obs.game).chapter_terrains, lewis, values)
+        geo = self._geo(obs.game)
+        kinds = self._kinds
+        if kinds is None or kinds[0] is not geo:
+            kinds = self._kinds = (geo, _terrain_kinds(geo.chapter_terrains))
+        self._terrain_values(obs, need, kinds[1], lewis, values)
         return values
 
     def cell_value(self, obs, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
