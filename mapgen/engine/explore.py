@@ -8,8 +8,9 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
-from mapgen.engine.rules import POOL
-from mapgen.terrain import Terrain
+from mapgen.engine.rules import POOL, TERRAIN
+
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
 
 def frontier(state) -> list[int]:
@@ -39,7 +40,7 @@ def frontier(state) -> list[int]:
     else:
         out = set()
         for i in state.ex_list:
-            if cells[i] is not Terrain.ROCK and i not in mon and g.chapter.can_explore_from(state, i):
+            if cells[i] is not T.ROCK and i not in mon and g.chapter.can_explore_from(state, i):
                 for j in orth[i]:
                     # decision: a Monster's own Path cannot be explored
                     if not ex[j] and j not in mon and g.chapter.can_explore_to(state, j):
@@ -127,12 +128,13 @@ def describe_explore(a: int, state=None) -> str:
 def run_explore(state, step) -> None:
     g, cell = state.game, step[1]
     t = g.cells[cell]
+    ti = g.cell_indices[cell]  # t.index (a property: a Python-level Enum hash)
     state.explored[cell] = 1
     state.seen[cell] = 1
     state.n_explored += 1
     state.ex_list.append(cell)
     state.explored_now = True
-    tracked = state.guesses.get(1) == t.index
+    tracked = state.guesses.get(1) == ti
     if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
         state.explored_now = False
         state.guesses.clear()
@@ -143,7 +145,7 @@ def run_explore(state, step) -> None:
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))
         return
-    if t is not Terrain.HILL and state.guesses.get(0) != t.index and state.row:
+    if t is not T.HILL and state.guesses.get(0) != ti and state.row:
         state.row[0][1] += 1
         state.token_to_row = True
     else:  # a Hill's token, or a Compass's right guess: the token is discarded
@@ -193,11 +195,11 @@ def run_activate(state, step) -> None:
         n = 2 if state.lewis_on else 1
         for _ in range(n):
             gain_found(state, r)
-    if t is Terrain.SKULL:
+    if t is T.SKULL:
         steps.append(("chance_threat", "day", cell))
-    elif t is Terrain.TIPI:
+    elif t is T.TIPI:
         steps.append(("trade",))
-    elif t is Terrain.HILL:
+    elif t is T.HILL:
         state.extra_turn = True
     # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,
     # Maldonado's Tipi gives its Kill Monster card before the trade

@@ -197,6 +197,7 @@ class Game:
         self.col_of = tuple(i % self.board.width for i in range(size))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
+        self.cell_indices = tuple(t.index for t in self.cells)  # each cell's Terrain.index (no property calls)
         self.not_rock = bytes(t is not Terrain.ROCK for t in self.cells)  # frontier(): Paths that lead on
         self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)

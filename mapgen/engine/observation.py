@@ -204,8 +204,9 @@ class _SeenGame:
         self.board, self.chapter, self.orth = t.board, t.chapter, t.orth
         self.row_of, self.col_of, self.start_cells = t.row_of, t.col_of, t.start_cells
         cells = self.cells = tuple(TERRAINS[k] if k >= 0 else None for k in obs.terrain)
-        self.not_rock = bytes(c is not Terrain.ROCK for c in cells)
-        self.field_cells = tuple(i for i, c in enumerate(cells) if c is Terrain.FIELD)
+        rock, field = Terrain.ROCK, Terrain.FIELD  # read off the Enum class once (EnumType.__getattr__)
+        self.not_rock = bytes(c is not rock for c in cells)
+        self.field_cells = tuple(i for i, c in enumerate(cells) if c is field)
 
 
 class _RulesView:

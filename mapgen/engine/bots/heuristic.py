@@ -494,11 +494,11 @@ class HeuristicBot:
     def _guess(self, obs, legal, cell, need):
         w = self._weights(obs, cell)
         p = max(w)
-        t = TERRAINS[w.index(p)]
-        if A.GUESS + t.index in legal and p >= 0.5:
-            return A.GUESS + t.index  # Compass: a right guess saves an hour
-        if A.GUESS + 20 + t.index in legal and p >= 0.6 and self.terrain_value(obs, need, t, False) < 0.3:
-            return A.GUESS + 20 + t.index  # Tracking Guide: skip a likely unwanted terrain
+        k = w.index(p)  # the terrain's index (Terrain.index is a property: a Python-level Enum hash)
+        if A.GUESS + k in legal and p >= 0.5:
+            return A.GUESS + k  # Compass: a right guess saves an hour
+        if A.GUESS + 20 + k in legal and p >= 0.6 and self.terrain_value(obs, need, TERRAINS[k], False) < 0.3:
+            return A.GUESS + 20 + k  # Tracking Guide: skip a likely unwanted terrain
         return None
 
     def _use_destiny(self, obs, la, need):

@@ -8,9 +8,9 @@ from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import NRES, WATER
 from mapgen.engine.maldonado import COMMAND, COMMAND_BASE, KILL_M, PAIR, PLAY, TARGET_CREW, TRAITOR_PLAY, Maldonado
-from mapgen.terrain import Terrain
+from mapgen.engine.rules import TERRAIN
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
 
 class CoopPolicy(ChapterPolicy):
