@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 
-from mapgen.engine.bots.local_rules import LocalRules
+from mapgen.engine.bots.local_rules import LocalRules, tuple_getter
 from mapgen.engine.bots.policy import policy_for
 from mapgen.engine.cards import FOOD, MUD, ROCK, SKULL, WATER, WOOD
 from mapgen.terrain import TERRAINS, Terrain
@@ -81,6 +81,7 @@ class Geometry:
                 self.prior[t.index] = v
         n = b.size
         self.orth = b.hood("orthogonal")
+        self.orth_of = [tuple_getter(o) for o in self.orth]  # per cell: ``ex -> its orthogonal neighbours' ex``
         self.diag = b.hood("diagonal")
         self.king = b.hood("king")
         self.orth2 = [tuple((j, self.orth[j]) for j in self.orth[i]) for i in range(b.size)]

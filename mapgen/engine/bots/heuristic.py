@@ -275,7 +275,9 @@ class HeuristicBot:
         The rules are the game's rule instances (``constraints/``: the chapter's, or a house-rule chapter's),
         compiled once per game (``Geometry.local``, ``mapgen/engine/bots/local_rules.py``).
         """
-        geo = self._geo(obs.game)
+        geo = self._geometry
+        if geo is None or geo.game is not obs.game:
+            geo = self._geo(obs.game)
         if known[cell] >= 0:
             w = [0.0] * NT
             w[known[cell]] = 1.0
@@ -390,18 +392,18 @@ class HeuristicBot:
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
-        col_slice, row_slice, orth = geo.col_slice, geo.row_slice, g.orth
+        col_slice, row_slice, orth_of = geo.col_slice, geo.row_slice, geo.orth_of
         out = []
-        for k, (cell, v) in enumerate(zip(cells, self._expected_values(obs, cells, values))):
-            if taxes is not None and taxes[k]:
-                v -= 0.6 * taxes[k]
+        evs = self._expected_values(obs, cells, values)
+        if taxes is not None:
+            evs = [v - 0.6 * tax if tax else v for v, tax in zip(evs, taxes)]
+        for cell, v in zip(cells, evs):
             if column_bonus and ex[col_slice[cell]].count(0) == 1:
                 v += 0.8
             if row_bonus and ex[row_slice[cell]].count(0) == 1:
                 v += 0.3
-            for j in orth[cell]:
-                if not ex[j]:
-                    v += 0.05
+            for _ in range(orth_of[cell](ex).count(0)):  # each unexplored orthogonal neighbour, added one by one
+                v += 0.05
             if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
                 v += policy.cell_value(self, obs, need, cell)
             out.append(v)
