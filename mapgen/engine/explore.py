@@ -24,19 +24,32 @@ def frontier(state) -> list[int]:
         # without a chapter's exploring rules the frontier is a function of the explored cells (``explored``
         # marks the cells of ``ex_list``; the result is sorted, so their order does not matter) and the
         # Monsters' cells: the main step asks again after every free action, so keep the last one
-        key = (bytes(ex), tuple(mon))
-        cached = state._frontier
-        if cached is not None and cached[0] == key:
-            return list(cached[1])
-        # the same cells as the general loop below, as one set comprehension (no chapter checks)
+        ex_now, mons, ex_list = bytes(ex), tuple(mon), state.ex_list
+        cached = state._frontier  # (explored bytes, Monsters' cells, len(ex_list), the open cells, result)
+        out = None
         not_rock = g.not_rock
-        out = {
-            j
-            for i in state.ex_list
-            if not_rock[i] and i not in mon
-            for j in orth[i]
-            if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
-        }
+        if cached is not None and cached[1] == mons:
+            if cached[0] == ex_now:
+                return list(cached[4])
+            if cached[2] + 1 == len(ex_list) and (
+                int.from_bytes(cached[0], "little") ^ int.from_bytes(ex_now, "little") == 1 << (ex_list[-1] << 3)
+            ):
+                # one cell explored since (the usual case: an explore a turn): the cells open then, less it,
+                # and its own unexplored neighbours, as the comprehension below would find them
+                x = ex_list[-1]
+                out = set(cached[3])
+                out.discard(x)
+                if not_rock[x] and x not in mon:
+                    out.update([j for j in orth[x] if not ex[j] and j not in mon])
+        if out is None:
+            # the same cells as the general loop below, as one set comprehension (no chapter checks)
+            out = {
+                j
+                for i in ex_list
+                if not_rock[i] and i not in mon
+                for j in orth[i]
+                if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
+            }
     else:
         out = set()
         for i in state.ex_list:
@@ -60,7 +73,7 @@ def frontier(state) -> list[int]:
     else:
         result = sorted(out)
     if not check:
-        state._frontier = (key, result)
+        state._frontier = (ex_now, mons, len(ex_list), out, result)
         return list(result)
     return result
 
@@ -85,18 +98,12 @@ def monster_taxes(state, cells: list[int]) -> list[int]:
     """``monster_tax`` of each cell, the Monsters' rows and columns looked up once for all cells."""
     if state.game.chapter.custom_tax or not state.monsters or state.collins_on:
         return [monster_tax(state, c) for c in cells]
-    g = state.game
-    row_of, col_of = g.row_of, g.col_of
-    lines = [(row_of[m], col_of[m]) for m in state.monsters]
-    out = []
-    for cell in cells:
-        r, c = row_of[cell], col_of[cell]
-        n = 0
-        for mr, mc in lines:
-            if mr == r or mc == c:
-                n += 1
-        out.append(n)
-    return out
+    lines = state.game.lines  # per cell: the cells of its row and column (the cell too)
+    taxing = [lines[m] for m in state.monsters]
+    if len(taxing) == 1:  # the usual case: one Monster
+        line = taxing[0]
+        return [1 if c in line else 0 for c in cells]
+    return [sum([c in line for line in taxing]) for c in cells]
 
 
 # ----- the main step's explore actions -----

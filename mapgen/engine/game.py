@@ -195,6 +195,8 @@ class Game:
         self.orth = self.board.hood("orthogonal")
         self.row_of = tuple(i // self.board.width for i in range(size))
         self.col_of = tuple(i % self.board.width for i in range(size))
+        # per cell: the cells of its row and column, itself included (a Monster's toll reaches them)
+        self.lines = tuple(frozenset(self.board.rows[r] + self.board.cols[c]) for r, c in zip(self.row_of, self.col_of))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
         self.cell_indices = tuple(t.index for t in self.cells)  # each cell's Terrain.index (no property calls)
@@ -301,7 +303,7 @@ class State:
         self.history: list[int] = []
         self.data = g.chapter.new_data(g)
         self._legal = None
-        self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
+        self._frontier = None  # the last frontier() and what it read (chapters without exploring rules: explore.py)
         self._observed: tuple = (b"", [], {})  # observation.py's seen-cells cache: (seen copy, terrain, hills)
         self.ex_list: list[int] = []
         self.agenda: list[tuple] = [("main",)]
