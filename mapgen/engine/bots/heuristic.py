@@ -533,10 +533,13 @@ class HeuristicBot:
     def _build(self, obs, legal, need):
         pack = obs.pack
         challenges = obs.game.challenges
-        if obs.fires == 0 and any(challenges[e[0]].fire for e in obs.row if e[0] >= 0):
-            for k in (2, 3, 0, 1):
-                if A.FIRE + k in legal:
-                    return A.FIRE + k
+        if obs.fires == 0:
+            for e in obs.row:  # a loop, not any() over a generator: a Challenge asks for a Fire
+                if e[0] >= 0 and challenges[e[0]].fire:
+                    for k in (2, 3, 0, 1):
+                        if A.FIRE + k in legal:
+                            return A.FIRE + k
+                    break
         slots = obs.slots()  # nothing below changes the pack: counted once
         if obs.shelter < 0:
             shelter_card = self._wants_shelter(obs)
@@ -552,15 +555,17 @@ class HeuristicBot:
         return None
 
     def _mortar(self, obs, need):
-        g = obs.game
-        short = [r for r in g.chapter.resources if obs.pack[r] < need[r] and r != WATER]
-        if not short:  # nothing to make: the spare count below cannot change the answer
+        pack = obs.pack
+        for r in obs.game.chapter.resources:  # is anything short? (a loop: no list built)
+            if pack[r] < need[r] and r != WATER:
+                break
+        else:  # nothing to make: the spare count below cannot change the answer
             return None
         spare = 0
         for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
-            if r != WATER and obs.pack[r] > int(need[r]):
-                spare += obs.pack[r] - int(need[r])
-        if short and spare >= 2:
+            if r != WATER and pack[r] > int(need[r]):
+                spare += pack[r] - int(need[r])
+        if spare >= 2:
             return A.MORTAR
         return None
 
