@@ -242,11 +242,12 @@ def completion_steps(state, cell: int) -> list[tuple]:
     g = state.game
     steps = []
     ex = state.explored
-    b = g.board
-    if all(ex[i] for i in b.rows[g.row_of[cell]]):
-        steps += g.chapter.row_reward(state, g.row_of[cell])
-    if all(ex[i] for i in b.cols[g.col_of[cell]]):
-        steps += g.chapter.column_reward(state, g.col_of[cell])
+    w = g.board.width
+    row, col = g.row_of[cell], g.col_of[cell]
+    if ex.find(0, row * w, row * w + w) < 0:  # no unexplored cell in the row (``explored`` is row-major)
+        steps += g.chapter.row_reward(state, row)
+    if 0 not in ex[col::w]:
+        steps += g.chapter.column_reward(state, col)
     return steps
 
 
