@@ -82,6 +82,11 @@ class ActionTable:
             if k and self.kinds[k - 1].hi > kind.lo:
                 raise ValueError(f"action kinds {self.kinds[k - 1].lo}.. and {kind.lo}.. overlap")
         self._los = [kind.lo for kind in self.kinds]
+        # each action number's ``apply`` (None where no main-step kind is): apply() indexes it, no bisection
+        self._applies: list[Callable[..., None] | None] = [None] * CHANCE
+        for kind in self.kinds:
+            if kind.apply is not None:
+                self._applies[kind.lo : kind.hi] = [kind.apply] * (kind.hi - kind.lo)
 
     def kind(self, action: int) -> ActionKind | None:
         """The kind an action number belongs to (None for a chance outcome or an unused number)."""
@@ -102,10 +107,10 @@ class ActionTable:
 
     def apply(self, state, action: int) -> None:
         """Play a main-step action (already checked legal)."""
-        kind = self.kind(action)
-        if kind is None or kind.apply is None:
+        apply = self._applies[action]
+        if apply is None:
             raise ValueError(f"{action} is no main-step action")
-        kind.apply(state, action)
+        apply(state, action)
 
     def describe(self, action: int, state=None) -> str:
         if action >= CHANCE:

@@ -15,7 +15,7 @@ from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
-from mapgen.engine.rules import GEAR_PER_PLAYER, GameError
+from mapgen.engine.rules import GEAR_PER_PLAYER, TERRAIN, GameError
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.model import Map
 from mapgen.terrain import Terrain
@@ -223,7 +223,7 @@ class ChapterRules:
         else:
             return []
         cells = g.cells
-        return [i for i in state.ex_list if cells[i] is Terrain.FIELD]
+        return [i for i in state.ex_list if cells[i] is TERRAIN.FIELD]
 
     # ----- the chapter's actions and steps -----
     def actions(self) -> list[ActionKind]:
@@ -442,7 +442,7 @@ class Fauna(MinotaurChapter):
     resources = (FOOD, WOOD, MUD, ROCK, SKULL, VINE, WATER)
 
     def activate(self, state, cell: int, terrain: Terrain) -> list[tuple]:
-        if terrain is Terrain.FORT:
+        if terrain is TERRAIN.FORT:
             state.data["forts"] += 1
             state.event("first fort")
             return [(Step.CHANCE_CHAPTER, MinotaurStep.KILL)]

@@ -8,9 +8,10 @@ from __future__ import annotations
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
-from mapgen.engine.rules import POOL
+from mapgen.engine.rules import POOL, TERRAIN
 from mapgen.engine.steps import Payment, Step, ThreatDraw
-from mapgen.terrain import Terrain
+
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
 
 def frontier(state) -> list[int]:
@@ -24,23 +25,36 @@ def frontier(state) -> list[int]:
         # without a chapter's exploring rules the frontier is a function of the explored cells (``explored``
         # marks the cells of ``ex_list``; the result is sorted, so their order does not matter) and the
         # Monsters' cells: the main step asks again after every free action, so keep the last one
-        key = (bytes(ex), tuple(mon))
-        cached = state._frontier
-        if cached is not None and cached[0] == key:
-            return list(cached[1])
-        # the same cells as the general loop below, as one set comprehension (no chapter checks)
+        ex_now, mons, ex_list = bytes(ex), tuple(mon), state.ex_list
+        cached = state._frontier  # (explored bytes, Monsters' cells, len(ex_list), the open cells, result)
+        out = None
         not_rock = g.not_rock
-        out = {
-            j
-            for i in state.ex_list
-            if not_rock[i] and i not in mon
-            for j in orth[i]
-            if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
-        }
+        if cached is not None and cached[1] == mons:
+            if cached[0] == ex_now:
+                return list(cached[4])
+            if cached[2] + 1 == len(ex_list) and (
+                int.from_bytes(cached[0], "little") ^ int.from_bytes(ex_now, "little") == 1 << (ex_list[-1] << 3)
+            ):
+                # one cell explored since (the usual case: an explore a turn): the cells open then, less it,
+                # and its own unexplored neighbours, as the comprehension below would find them
+                x = ex_list[-1]
+                out = set(cached[3])
+                out.discard(x)
+                if not_rock[x] and x not in mon:
+                    out.update([j for j in orth[x] if not ex[j] and j not in mon])
+        if out is None:
+            # the same cells as the general loop below, as one set comprehension (no chapter checks)
+            out = {
+                j
+                for i in ex_list
+                if not_rock[i] and i not in mon
+                for j in orth[i]
+                if not ex[j] and j not in mon  # decision: a Monster's own Path cannot be explored
+            }
     else:
         out = set()
         for i in state.ex_list:
-            if cells[i] is not Terrain.ROCK and i not in mon and g.chapter.can_explore_from(state, i):
+            if cells[i] is not T.ROCK and i not in mon and g.chapter.can_explore_from(state, i):
                 for j in orth[i]:
                     # decision: a Monster's own Path cannot be explored
                     if not ex[j] and j not in mon and g.chapter.can_explore_to(state, j):
@@ -60,7 +74,7 @@ def frontier(state) -> list[int]:
     else:
         result = sorted(out)
     if not check:
-        state._frontier = (key, result)
+        state._frontier = (ex_now, mons, len(ex_list), out, result)
         return list(result)
     return result
 
@@ -85,18 +99,12 @@ def monster_taxes(state, cells: list[int]) -> list[int]:
     """``monster_tax`` of each cell, the Monsters' rows and columns looked up once for all cells."""
     if state.game.chapter.custom_tax or not state.monsters or state.collins_on:
         return [monster_tax(state, c) for c in cells]
-    g = state.game
-    row_of, col_of = g.row_of, g.col_of
-    lines = [(row_of[m], col_of[m]) for m in state.monsters]
-    out = []
-    for cell in cells:
-        r, c = row_of[cell], col_of[cell]
-        n = 0
-        for mr, mc in lines:
-            if mr == r or mc == c:
-                n += 1
-        out.append(n)
-    return out
+    lines = state.game.lines  # per cell: the cells of its row and column (the cell too)
+    taxing = [lines[m] for m in state.monsters]
+    if len(taxing) == 1:  # the usual case: one Monster
+        line = taxing[0]
+        return [1 if c in line else 0 for c in cells]
+    return [sum([c in line for line in taxing]) for c in cells]
 
 
 # ----- the main step's explore actions -----
@@ -128,12 +136,13 @@ def describe_explore(a: int, state=None) -> str:
 def run_explore(state, step) -> None:
     g, cell = state.game, step[1]
     t = g.cells[cell]
+    ti = g.cell_indices[cell]  # t.index (a property: a Python-level Enum hash)
     state.explored[cell] = 1
     state.seen[cell] = 1
     state.n_explored += 1
     state.ex_list.append(cell)
     state.explored_now = True
-    tracked = state.guesses.get(1) == t.index
+    tracked = state.guesses.get(1) == ti
     if tracked:  # Tracking Guide: the Path token and the Resource are discarded, then explore again
         state.explored_now = False
         state.guesses.clear()
@@ -144,7 +153,7 @@ def run_explore(state, step) -> None:
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))
         return
-    if t is not Terrain.HILL and state.guesses.get(0) != t.index and state.row:
+    if t is not T.HILL and state.guesses.get(0) != ti and state.row:
         state.row[0][1] += 1
         state.token_to_row = True
     else:  # a Hill's token, or a Compass's right guess: the token is discarded
@@ -194,11 +203,11 @@ def run_activate(state, step) -> None:
         n = 2 if state.lewis_on else 1
         for _ in range(n):
             gain_found(state, r)
-    if t is Terrain.SKULL:
+    if t is T.SKULL:
         steps.append((Step.CHANCE_THREAT, ThreatDraw.DAY, cell))
-    elif t is Terrain.TIPI:
+    elif t is T.TIPI:
         steps.append((Step.TRADE,))
-    elif t is Terrain.HILL:
+    elif t is T.HILL:
         state.extra_turn = True
     # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,
     # Maldonado's Tipi gives its Kill Monster card before the trade
@@ -234,11 +243,12 @@ def completion_steps(state, cell: int) -> list[tuple]:
     g = state.game
     steps = []
     ex = state.explored
-    b = g.board
-    if all(ex[i] for i in b.rows[g.row_of[cell]]):
-        steps += g.chapter.row_reward(state, g.row_of[cell])
-    if all(ex[i] for i in b.cols[g.col_of[cell]]):
-        steps += g.chapter.column_reward(state, g.col_of[cell])
+    w = g.board.width
+    row, col = g.row_of[cell], g.col_of[cell]
+    if ex.find(0, row * w, row * w + w) < 0:  # no unexplored cell in the row (``explored`` is row-major)
+        steps += g.chapter.row_reward(state, row)
+    if 0 not in ex[col::w]:
+        steps += g.chapter.column_reward(state, col)
     return steps
 
 

@@ -32,10 +32,11 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.chapters import ChapterRules
+from mapgen.engine.rules import TERRAIN
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import Terrain
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 _I_PETRIFIED, _I_SACAGAWEA = T.PETRIFIED_FOREST.index, T.SACAGAWEA.index  # weight positions, looked up once
 BURN = A.CHAPTER  # discard a Fire to kill the Flora creature just found
 SPARE = A.CHAPTER + 1  # keep the Fire: lose a Crew token, the Path is red-circled

@@ -200,8 +200,11 @@ class Game:
         self.orth = self.board.hood("orthogonal")
         self.row_of = tuple(i // self.board.width for i in range(size))
         self.col_of = tuple(i % self.board.width for i in range(size))
+        # per cell: the cells of its row and column, itself included (a Monster's toll reaches them)
+        self.lines = tuple(frozenset(self.board.rows[r] + self.board.cols[c]) for r, c in zip(self.row_of, self.col_of))
         self.start_cells = tuple(self.chapter.start_cells(m))
         self.terrain_res = tuple(TERRAIN_RESOURCE.get(t, -1) for t in self.cells)
+        self.cell_indices = tuple(t.index for t in self.cells)  # each cell's Terrain.index (no property calls)
         self.not_rock = bytes(t is not Terrain.ROCK for t in self.cells)  # frontier(): Paths that lead on
         self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)

@@ -37,10 +37,11 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY
+from mapgen.engine.rules import TERRAIN
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import Terrain
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 TRAITOR_CARD = 200  # the Traitor card's code in a Crew Member's pile
 COMMAND_BASE = 100  # Command card k is 100 + k in a pile
 HANDS = {1: 10, 2: 5, 3: 4, 4: 3}  # co-operative hand sizes

@@ -36,7 +36,6 @@ from mapgen.terrain import TERRAINS, Terrain
 
 _TABLES: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> Table
 _last_table: list = [None, None]  # the last (Game, Table) asked for: one game is played at a time
-_TERRAIN_INDEX: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # Game -> its cells' Terrain indices
 
 
 class Table:
@@ -54,6 +53,7 @@ class Table:
         "destiny",
         "gear",
         "kills",
+        "lines",
         "n",
         "orth",
         "reference",
@@ -76,6 +76,7 @@ class Table:
         self.orth = g.orth
         self.row_of = g.row_of
         self.col_of = g.col_of
+        self.lines = g.lines
         self.start_cells = g.start_cells
         self.briefing = m.briefing
         self.reference = g.reference  # the Reference Board's rule instances (constraints.catalogue.Chapter)
@@ -104,9 +105,7 @@ def _seen_cells(state) -> tuple[list[int], dict[int, int]]:
     """
     seen = state.seen
     g = state.game
-    tidx = _TERRAIN_INDEX.get(g)  # the engine's own table: never handed to a bot
-    if tidx is None:
-        tidx = _TERRAIN_INDEX[g] = tuple(t.index for t in g.cells)
+    tidx = g.cell_indices  # the Game's own table (each cell's Terrain.index): never handed to a bot
     entry = state.__dict__.get("_observed")
     if entry is None or len(entry[0]) != len(seen):
         terrain = [tidx[i] if s else -1 for i, s in enumerate(seen)]
@@ -239,8 +238,9 @@ class _SeenGame:
         self.board, self.chapter, self.orth = t.board, t.chapter, t.orth
         self.row_of, self.col_of, self.start_cells = t.row_of, t.col_of, t.start_cells
         cells = self.cells = tuple(TERRAINS[k] if k >= 0 else None for k in obs.terrain)
-        self.not_rock = bytes(c is not Terrain.ROCK for c in cells)
-        self.field_cells = tuple(i for i, c in enumerate(cells) if c is Terrain.FIELD)
+        rock, field = Terrain.ROCK, Terrain.FIELD  # read off the Enum class once (EnumType.__getattr__)
+        self.not_rock = bytes(c is not rock for c in cells)
+        self.field_cells = tuple(i for i, c in enumerate(cells) if c is field)
 
 
 class _RulesView:

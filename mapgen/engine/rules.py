@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 from mapgen.engine.cards import FOOD, FOSSIL, MUD, MUSHROOM, NRES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.errors import InputError, UnmetError
 from mapgen.terrain import Terrain
@@ -19,6 +21,11 @@ SAMPLE_TOKENS = 4
 SUPPLY = {WATER: 14, VINE: 6, MUSHROOM: 6, FOSSIL: 4}
 POOL = (FOOD, WOOD, MUD, ROCK, SKULL)
 POOL_TOKENS = 48
+
+#: Terrain's members as plain attributes, for code run at every step (``T = TERRAIN``, then ``t is T.HILL``): the
+#: same objects as ``Terrain.HILL``, without Python 3.11's ``EnumType.__getattr__`` hook, which makes each read of
+#: a member off its Enum class cost about ten times an attribute's
+TERRAIN = SimpleNamespace(**Terrain.__members__)
 
 #: Resource gained when a terrain is activated (the Terrain Activation Table).
 TERRAIN_RESOURCE = {

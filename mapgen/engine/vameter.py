@@ -34,10 +34,11 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, MUSHROOM, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY, TERRAIN_RESOURCE
+from mapgen.engine.rules import TERRAIN
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import TERRAINS, Terrain
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 HEARTS = 5
 FEZRON_TOKENS = 4
 CREW_RANGES = (2, 3, 4)  # the Crew tokens 2, 3 and 4 from the Flora box: the number is the range

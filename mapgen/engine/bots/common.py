@@ -5,7 +5,7 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 
-from mapgen.engine.bots.local_rules import LocalRules
+from mapgen.engine.bots.local_rules import LocalRules, tuple_getter
 from mapgen.engine.bots.policy import policy_for
 from mapgen.engine.cards import FOOD, MUD, ROCK, SKULL, WATER, WOOD
 from mapgen.terrain import TERRAINS, Terrain
@@ -34,7 +34,6 @@ PRIORS = {
     "training": {T.WATER: 9.5, T.FOOD: 6.5, T.WOOD: 5, T.ROCK: 3, T.MUD: 1},
 }
 RES_OF = {T.FOOD: FOOD, T.WOOD: WOOD, T.MUD: MUD, T.ROCK: ROCK, T.SKULL: SKULL, T.VINE: 5, T.WATER: WATER}
-RES_OF_CODE = {t.value: r for t, r in RES_OF.items()}
 
 
 def changed_bytes(old: bytes, new: bytearray) -> list[int]:
@@ -82,6 +81,7 @@ class Geometry:
                 self.prior[t.index] = v
         n = b.size
         self.orth = b.hood("orthogonal")
+        self.orth_of = [tuple_getter(o) for o in self.orth]  # per cell: ``ex -> its orthogonal neighbours' ex``
         self.diag = b.hood("diagonal")
         self.king = b.hood("king")
         self.orth2 = [tuple((j, self.orth[j]) for j in self.orth[i]) for i in range(b.size)]

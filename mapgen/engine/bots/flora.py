@@ -8,9 +8,9 @@ from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import FOSSIL, MUD, SKULL, WATER, WOOD
 from mapgen.engine.flora import BONIFACE_KEEP, BONIFACE_WATER, BURN, COVER, KILL_RING, SPARE, UNCOVER, Flora, FloraStep
-from mapgen.terrain import Terrain
+from mapgen.engine.rules import TERRAIN
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
 
 class FloraPolicy(ChapterPolicy):

@@ -20,7 +20,7 @@ from mapgen.engine.bots.common import (
     I_WATER,
     NT,
     RANGE_NT,
-    RES_OF_CODE,
+    RES_OF,
     Geometry,
     T,
     between,
@@ -34,6 +34,14 @@ from mapgen.engine.steps import Step
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
+#: the terrains whose value has a term of its own (``_terrain_values``), by number
+_HILL, _FORT, _SKULL, _TIPI, _FIELD, _ROCK = range(1, 7)
+_SPECIAL = {T.HILL: _HILL, T.FORT: _FORT, T.SKULL: _SKULL, T.TIPI: _TIPI, T.FIELD: _FIELD, T.ROCK: _ROCK}
+
+
+def _terrain_kinds(terrains) -> tuple:
+    """(index, terrain, its Resource or None, its ``_SPECIAL`` number or 0) of each (index, terrain)."""
+    return tuple((k, t, RES_OF.get(t), _SPECIAL.get(t, 0)) for k, t in terrains)
 
 
 class HeuristicBot:
@@ -63,6 +71,7 @@ class HeuristicBot:
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
+        self._kinds: tuple | None = None  # (Geometry, _terrain_kinds of its chapter's terrains)
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -270,7 +279,9 @@ class HeuristicBot:
         The rules are the game's rule instances (``constraints/``: the chapter's, or a house-rule chapter's),
         compiled once per game (``Geometry.local``, ``mapgen/engine/bots/local_rules.py``).
         """
-        geo = self._geo(obs.game)
+        geo = self._geometry
+        if geo is None or geo.game is not obs.game:
+            geo = self._geo(obs.game)
         if known[cell] >= 0:
             w = [0.0] * NT
             w[known[cell]] = 1.0
@@ -291,11 +302,12 @@ class HeuristicBot:
     # ----- choosing where to explore -----
     def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:
         out = [0.0]
-        self._terrain_values(obs, need, ((0, t),), lewis, out)
+        self._terrain_values(obs, need, ((0, t, RES_OF.get(t), _SPECIAL.get(t, 0)),), lewis, out)
         return out[0]
 
     def _terrain_values(self, obs, need, terrains, lewis: bool, out: list[float]) -> None:
-        """``out[k] = terrain_value(t)`` for each (k, t) of ``terrains``.
+        """``out[k] = terrain_value(t)`` for each (k, t, resource, special) of ``terrains`` (``_terrain_kinds``:
+        the terrain's Resource or None, its ``_SPECIAL`` number or 0, looked up once per game).
 
         What every terrain reads (the Kill cards' data, the Monsters, the chapter policy) is looked up
         once per decision rather than once per terrain; each value is the same sum in the same order.
@@ -304,9 +316,8 @@ class HeuristicBot:
         pack = obs.pack
         policy = self._geo(obs.game).policy
         full = None  # the backpack's "nearly full" test of unit_value, made once (the pack does not change)
-        for k, t in terrains:
+        for k, t, r, special in terrains:
             v = 0.0
-            r = RES_OF_CODE.get(t._value_)  # keyed by the code string: no Python-level Enum __hash__
             if r is not None:
                 # unit_value(obs, need, r), then with Lewis unit_value(obs, need, r, have + 1), written out
                 have = pack[r]
@@ -328,23 +339,26 @@ class HeuristicBot:
                         if full is None:
                             full = obs.slots() >= BACKPACK_SLOTS - 1
                         v += 0.02 if full else 0.15 if r in _COMMON else 0.1
-            if t is T.HILL:
-                v += 1.2  # no time passes, and another turn
-            elif t is T.FORT:
-                missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
-                v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
-            elif t is T.SKULL:
-                if "kills" in d:
-                    ready = bool(d["kill_face"]) and not obs.monsters
-                    v += 1.0 if ready else -0.4
-                else:
-                    v -= 0.4
-            elif t is T.TIPI:
-                v += 0.6
-            elif t is T.FIELD:
-                v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
-            elif t is T.ROCK:
-                v -= 0.2
+            # small numbers, not ``t is T.HILL``: in Python 3.11 reading a member off its Enum class goes through
+            # EnumType.__getattr__, about ten times the cost of a global (the same tests in the same order)
+            if special:
+                if special == _HILL:
+                    v += 1.2  # no time passes, and another turn
+                elif special == _FORT:
+                    missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+                    v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+                elif special == _SKULL:
+                    if "kills" in d:
+                        ready = bool(d["kill_face"]) and not obs.monsters
+                        v += 1.0 if ready else -0.4
+                    else:
+                        v -= 0.4
+                elif special == _TIPI:
+                    v += 0.6
+                elif special == _FIELD:
+                    v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
+                else:  # _ROCK
+                    v -= 0.2
             if policy is not None:
                 v += policy.terrain_value(self, obs, need, t)
             out[k] = v
@@ -360,7 +374,11 @@ class HeuristicBot:
     def value_vector(self, obs, need, lewis: bool) -> list[float]:
         """The value of finding each terrain now (index = Terrain.index)."""
         values = [0.0] * NT
-        self._terrain_values(obs, need, self._geo(obs.game).chapter_terrains, lewis, values)
+        geo = self._geo(obs.game)
+        kinds = self._kinds
+        if kinds is None or kinds[0] is not geo:
+            kinds = self._kinds = (geo, _terrain_kinds(geo.chapter_terrains))
+        self._terrain_values(obs, need, kinds[1], lewis, values)
         return values
 
     def cell_value(self, obs, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
@@ -378,18 +396,18 @@ class HeuristicBot:
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
-        col_slice, row_slice, orth = geo.col_slice, geo.row_slice, g.orth
+        col_slice, row_slice, orth_of = geo.col_slice, geo.row_slice, geo.orth_of
         out = []
-        for k, (cell, v) in enumerate(zip(cells, self._expected_values(obs, cells, values))):
-            if taxes is not None and taxes[k]:
-                v -= 0.6 * taxes[k]
+        evs = self._expected_values(obs, cells, values)
+        if taxes is not None:
+            evs = [v - 0.6 * tax if tax else v for v, tax in zip(evs, taxes)]
+        for cell, v in zip(cells, evs):
             if column_bonus and ex[col_slice[cell]].count(0) == 1:
                 v += 0.8
             if row_bonus and ex[row_slice[cell]].count(0) == 1:
                 v += 0.3
-            for j in orth[cell]:
-                if not ex[j]:
-                    v += 0.05
+            for _ in range(orth_of[cell](ex).count(0)):  # each unexplored orthogonal neighbour, added one by one
+                v += 0.05
             if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
                 v += policy.cell_value(self, obs, need, cell)
             out.append(v)
@@ -483,11 +501,11 @@ class HeuristicBot:
     def _guess(self, obs, legal, cell, need):
         w = self._weights(obs, cell)
         p = max(w)
-        t = TERRAINS[w.index(p)]
-        if A.GUESS + t.index in legal and p >= 0.5:
-            return A.GUESS + t.index  # Compass: a right guess saves an hour
-        if A.GUESS + 20 + t.index in legal and p >= 0.6 and self.terrain_value(obs, need, t, False) < 0.3:
-            return A.GUESS + 20 + t.index  # Tracking Guide: skip a likely unwanted terrain
+        k = w.index(p)  # the terrain's index (Terrain.index is a property: a Python-level Enum hash)
+        if A.GUESS + k in legal and p >= 0.5:
+            return A.GUESS + k  # Compass: a right guess saves an hour
+        if A.GUESS + 20 + k in legal and p >= 0.6 and self.terrain_value(obs, need, TERRAINS[k], False) < 0.3:
+            return A.GUESS + 20 + k  # Tracking Guide: skip a likely unwanted terrain
         return None
 
     def _use_destiny(self, obs, la, need):
@@ -520,10 +538,13 @@ class HeuristicBot:
     def _build(self, obs, legal, need):
         pack = obs.pack
         challenges = obs.game.challenges
-        if obs.fires == 0 and any(challenges[e[0]].fire for e in obs.row if e[0] >= 0):
-            for k in (2, 3, 0, 1):
-                if A.FIRE + k in legal:
-                    return A.FIRE + k
+        if obs.fires == 0:
+            for e in obs.row:  # a loop, not any() over a generator: a Challenge asks for a Fire
+                if e[0] >= 0 and challenges[e[0]].fire:
+                    for k in (2, 3, 0, 1):
+                        if A.FIRE + k in legal:
+                            return A.FIRE + k
+                    break
         slots = obs.slots()  # nothing below changes the pack: counted once
         if obs.shelter < 0:
             shelter_card = self._wants_shelter(obs)
@@ -539,15 +560,17 @@ class HeuristicBot:
         return None
 
     def _mortar(self, obs, need):
-        g = obs.game
-        short = [r for r in g.chapter.resources if obs.pack[r] < need[r] and r != WATER]
-        if not short:  # nothing to make: the spare count below cannot change the answer
+        pack = obs.pack
+        for r in obs.game.chapter.resources:  # is anything short? (a loop: no list built)
+            if pack[r] < need[r] and r != WATER:
+                break
+        else:  # nothing to make: the spare count below cannot change the answer
             return None
         spare = 0
         for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
-            if r != WATER and obs.pack[r] > int(need[r]):
-                spare += obs.pack[r] - int(need[r])
-        if short and spare >= 2:
+            if r != WATER and pack[r] > int(need[r]):
+                spare += pack[r] - int(need[r])
+        if spare >= 2:
             return A.MORTAR
         return None
 

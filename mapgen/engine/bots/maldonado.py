@@ -18,9 +18,9 @@ from mapgen.engine.maldonado import (
     Maldonado,
     MaldonadoStep,
 )
-from mapgen.terrain import Terrain
+from mapgen.engine.rules import TERRAIN
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
 
 class CoopPolicy(ChapterPolicy):

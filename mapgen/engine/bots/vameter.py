@@ -7,6 +7,7 @@ from typing import ClassVar
 from mapgen.engine import actions as A
 from mapgen.engine.bots.policy import ChapterPolicy
 from mapgen.engine.cards import MUSHROOM, WATER
+from mapgen.engine.rules import TERRAIN
 from mapgen.engine.vameter import (
     DEAD,
     DEST,
@@ -27,9 +28,8 @@ from mapgen.engine.vameter import (
     Vameter,
     VameterStep,
 )
-from mapgen.terrain import Terrain
 
-T = Terrain
+T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 IRENE_GAIN = 0.5  # the bots use Irene when the best explore gains this much value
 IRENE_NO_EXPLORE = -10.0  # the bots' value of a turn with no Path they can explore
 
