@@ -11,7 +11,10 @@ explorers' start, then the cells next to what is revealed, as a game reveals the
   time and answer;
 - **empty boards** (``--empty``): every chapter's first shipped briefing compiled, seconds, nodes and
   the compiler's peak memory (goal <= 60 s and <= 2 GB);
-- ``mapgen deduce`` with exact counts at every step: seconds per map (goal <= 2 s).
+- ``mapgen deduce`` with exact counts at every step: seconds per map (goal <= 2 s);
+- ``--thresholds`` (alone): the reveal thresholds of ``mapgen.solving.solve`` (``COMPILE_FROM``: a question
+  compiles from there; ``INLINE_FROM``: the table helper compiles inline from there), CPU seconds to compile
+  states revealed along a path from the start and at random, around each chapter's thresholds.
 
 CPU seconds are the process's own plus its children's (the compiler runs in a child process); on a
 shared machine they are the figures to compare. Medians; one run.
@@ -69,13 +72,74 @@ def row(*cells, widths=(11, 9, 9, 10, 10, 14, 12)) -> str:
     return "  ".join(str(c).rjust(w) for c, w in zip(cells, widths))
 
 
+def path_order(m: Map, rng) -> list[int]:
+    """Cells in an order a game could reveal them: from the start (a random cell of the last column when the
+    briefing has none), each next cell orthogonally next to one already revealed."""
+    b = m.board
+    orth = b.hood("orthogonal")
+    first = m.briefing.start if m.briefing.start is not None else rng.choice(list(b.col_cells(b.col_numbers[-1])))
+    order, seen = [first], {first}
+    while len(order) < b.size:
+        nxt = rng.choice(sorted({j for i in order for j in orth[i]} - seen))
+        seen.add(nxt)
+        order.append(nxt)
+    return order
+
+
+def thresholds(per_map: int, cpu_limit: float) -> None:
+    """Per chapter and number of revealed cells around its thresholds: how many sampled states compile within
+    ``cpu_limit`` CPU seconds and their median and worst CPU seconds (compile child included), for states
+    revealed along a path from the start and at random, on every shipped map."""
+    import random
+
+    from mapgen.solving.solve import compile_from, inline_from
+
+    print(f"compile within {cpu_limit:g} CPU s: landed/sampled, median and worst CPU s (inf: not within the budget)")
+    for chapter in chapter_names():
+        ch = get_chapter(chapter)
+        low, high = compile_from(ch), inline_from(ch)
+        counts = sorted({max(0, low - 4), low, (low + high) // 2, high, high + 4} & set(range(50)))
+        for revealed in counts:
+            for kind in ("path", "random"):
+                rng = random.Random(revealed * 7 + len(kind))
+                spent = []
+                for name in maps.names(chapter):
+                    m = maps.load(name)
+                    for _ in range(per_map):
+                        order = path_order(m, rng) if kind == "path" else rng.sample(range(m.board.size), m.board.size)
+                        state = state_of(m, order[:revealed])
+                        t0 = cpu()
+                        try:
+                            Circuit.compile(ch, state, time_limit=20 * cpu_limit, cpu_limit=cpu_limit)
+                            spent.append(cpu() - t0)
+                        except (CompileTimeout, CompileError):
+                            spent.append(float("inf"))
+                landed = sum(x != float("inf") for x in spent)
+                mark = " (compile_from)" if revealed == low else " (inline_from)" if revealed == high else ""
+                print(
+                    f"  {chapter:<10} {revealed:>2} revealed{mark:<16} {kind:<6} {landed:>2}/{len(spent):<2} "
+                    f"median {statistics.median(spent):.2f}  worst {max(spent):.2f}",
+                    flush=True,
+                )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--maps", type=int, default=2, help="shipped maps per chapter")
     ap.add_argument("--time-limit", type=float, default=30.0, help="seconds per compile")
     ap.add_argument("--empty", action="store_true", help="compile every chapter's first empty board too (slow)")
     ap.add_argument("--deduce", type=int, default=1, help="maps per chapter for the deduce timing (0: skip)")
+    ap.add_argument(
+        "--thresholds",
+        action="store_true",
+        help="only measure the reveal thresholds (solve.COMPILE_FROM, INLINE_FROM): CPU seconds to compile "
+        "states revealed along a path from the start and at random, around each chapter's thresholds",
+    )
+    ap.add_argument("--per-map", type=int, default=2, help="states per shipped map and kind (--thresholds)")
     a = ap.parse_args()
+    if a.thresholds:
+        thresholds(a.per_map, a.time_limit)
+        return
 
     print("cold: compile the state + exact count and all odds; cached: a later state (4 more cells) on it")
     print(row("chapter", "revealed", "compiled", "cold s", "nodes", "count", "cached ms"))
