@@ -184,9 +184,11 @@ def explain_forced(
 ) -> list[Explanation]:
     """An explanation for every forced unrevealed cell, in reading order.
 
-    The forced cells come first (exact); each explanation then gets its share of what is left of
-    the budget (at least ``per_cell`` seconds when given). SolveTimeout if the forced cells cannot
-    be found in time; cells whose explanation runs out of time are left out.
+    The forced cells come first (exact). With a deterministic budget on a wall-clock solver (``solve
+    --explain``, hints: ``reasons_budget``) each cell gets an equal share of it, so which cells are explained
+    is the same under any load, and the wall clock passing raises SolveTimeout; otherwise each explanation
+    gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
+    the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
     """
     budget = solver._budget(time_limit)
     if forced is None:

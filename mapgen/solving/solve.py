@@ -8,8 +8,12 @@ completions. Completions found along the way are kept as *witnesses*, so repeate
 growing states (a game in progress) re-solve only what the witnesses do not settle.
 
 Every solver call is bounded by a budget: wall-clock seconds, or deterministic ones (reproducible
-on a busy machine). Counts are exact when enumeration or the exact counter finishes in time, else
-a labelled estimate (``CountResult.estimate``): never a failure.
+on a busy machine). What can change an answer (exact or an estimate, which counter answered) is decided
+by work, not by the wall clock: CPU seconds of the compiler and counters in their child processes,
+CP-SAT's deterministic time for enumerations, SAT propagations, each a share of the question's nominal
+seconds (``Budget.part``). The wall clock only ends the work (SolveTimeout, exit 3). Counts are exact when
+a circuit, the enumeration or the exact counter finishes within its share, else a labelled estimate
+(``CountResult.estimate``).
 """
 
 from __future__ import annotations
@@ -630,20 +634,22 @@ class Solver:
     ) -> CountResult:
         """The number of completions, exact when it can be, else a labelled estimate.
 
-        In turn: a circuit (below), enumeration (CP-SAT, one worker), then the exact projected model
-        counter (Ganak) with half of what is left, then ApproxMC the rest. Without an
-        exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated: proven),
-        ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
+        In turn, each within its share of the budget's nominal seconds (never of what is left, so the answer
+        is the same under any load; the wall clock passing first raises SolveTimeout):
+
+        - a compiled circuit (``circuit``) answers exactly with every cell's tallies (``method`` "d-dnnf"):
+          a cached one always, else (when ``exact_counter`` and ``compile``) the state compiled from
+          ``compile_from`` revealed cells within ``COMPILE_SHARE`` of the seconds in CPU seconds;
+        - enumeration (CP-SAT, one worker) up to ``limit`` completions within ``work`` deterministic seconds
+          (default ``ENUMERATION_WORK``);
+        - the exact projected model counter (Ganak) within ``COUNTER_SHARE`` in CPU seconds (and half the
+          compile's share when no compile was tried), then ApproxMC within ``APPROX_SHARE``.
+
+        Without an exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated:
+        proven), ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``compile=False``
         uses only circuits already compiled.
-
-        First of all, a compiled circuit (``circuit``) answers exactly with every cell's tallies
-        (``method`` "d-dnnf"): a cached one always, else (when ``exact_counter`` and ``compile``) the state
-        compiled from ``compile_from`` revealed cells, which must finish within the budget (else
-        SolveTimeout). The enumeration then has ``work`` deterministic seconds (default
-        ``ENUMERATION_WORK``): what it proves is the same however busy the machine; the wall clock only ends
-        it (SolveTimeout). Ganak and ApproxMC run within what is left of the wall-clock budget.
         """
         budget = self._budget(time_limit)
         slot = self.slot(state.briefing)
