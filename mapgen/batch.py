@@ -131,8 +131,13 @@ def generate_batch(
 
 
 def _progress(total: int):
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeRemainingColumn
+    from rich.console import Console  # deferred: rich, only for a progress bar
+    from rich.progress import (  # deferred: rich, only for a progress bar
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TimeRemainingColumn,
+    )
 
     p = Progress(
         "generating",

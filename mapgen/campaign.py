@@ -17,13 +17,17 @@ Backends:
 from __future__ import annotations
 
 import contextlib
+import multiprocessing as mp
 import os
 import tempfile
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from typing import Any
 
+import mapgen
 from mapgen.errors import InputError
+from mapgen.workers import start_worker
 
 
 class CampaignError(InputError):
@@ -69,13 +73,8 @@ class Local:
                 if progress:
                     progress(done)
             return out
-        import multiprocessing as mp
-        from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
         # Not multiprocessing.Pool: its workers are daemons, and a task may start a process of its own (the
         # exact model counter runs in one).
-        from mapgen.workers import start_worker
-
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         pool = ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx, initializer=start_worker)
         try:
@@ -126,7 +125,7 @@ class Ray:
         if self._ray is not None:
             return self._ray
         try:
-            import ray
+            import ray  # deferred: ray, an optional extra, only for the Ray backend
         except ImportError:
             raise CampaignError(
                 '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
@@ -204,8 +203,6 @@ def _stderr_aside():
 
 def _local_env() -> dict:
     """A Ray started here imports mapgen from where this process does (a checkout that is not installed)."""
-    import mapgen
-
     root = os.path.dirname(os.path.dirname(os.path.abspath(mapgen.__file__)))
     path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
     return {"env_vars": {"PYTHONPATH": path}}

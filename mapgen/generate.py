@@ -11,6 +11,8 @@ import random
 import time
 from dataclasses import dataclass, replace
 
+import ortools
+
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen import __version__
@@ -40,8 +42,6 @@ class Generated:
 
 
 def ortools_version() -> str:
-    import ortools
-
     return ortools.__version__
 
 

@@ -12,15 +12,22 @@ process, many, or a Ray cluster.
 
 from __future__ import annotations
 
+import csv
+import io
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 
+from constraints.catalogue import get_chapter
+from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
 from mapgen.engine.bots import UNFAIR
-from mapgen.engine.playtest import Settings, wilson
+from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, wilson
+from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
+from mapgen.solving.solve import Solver
 
 #: a game that ended with no Path open: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
 WALLED_IN = "sealed: walled in"
@@ -58,8 +65,6 @@ class BotFigures:
     @classmethod
     def from_games(cls, bot: str, games: list[tuple[str, int]]) -> BotFigures:
         """From (outcome, days) per game."""
-        from mapgen.engine.playtest import _cause_order
-
         n = len(games)
         losses = Counter(o for o, _ in games if o != "win")
         return cls(
@@ -297,8 +302,6 @@ def _game_for(map_text: str, bot: str):
     key = (map_text, bot)
     hit = _CACHE.get(key)
     if hit is None:
-        from mapgen.engine.playtest import make_game
-
         if len(_CACHE) > 16:
             _CACHE.clear()
         m = parse_map(map_text)
@@ -312,8 +315,6 @@ def play_games(
 ) -> list[tuple[str, int]]:
     """Games start..start+count-1 of a playtest with this seed: (outcome, days) each, exactly as
     ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot) plays them."""
-    from mapgen.engine.playtest import play_one
-
     m, game = _game_for(map_text, bot)
     s = Settings(bot=bot, seed=seed, budget=budget)
     out = []
@@ -328,11 +329,6 @@ def play_games(
 
 def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
     """The deduction half of a grade: minimal reveal set, the logical explorer's path and its grade."""
-    import time
-
-    from constraints.catalogue import get_chapter
-    from mapgen import deduce
-    from mapgen.solving.solve import Solver
 
     m = parse_map(map_text)
     solver = Solver(get_chapter(m.chapter))
@@ -486,8 +482,6 @@ def skull_wall_flags(m: Map, quality: Quality) -> tuple[Flag, ...]:
     """With ``quality.skull_walls``: the start Paths a Monster on one Skull walls in (mapgen/engine/walls.py)."""
     if not quality.skull_walls:
         return ()
-    from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
-
     walls = skull_walls(m)
     if not walls:
         return ()
@@ -589,8 +583,6 @@ def spearman(xs: list[float], ys: list[float]) -> float | None:
 def correlation(grades: list[MapGrade], figure) -> str:
     """Spearman's rank correlation between the deduction tier and ``figure(grade)`` over the maps that have
     both, as text ("n/a" without enough of them)."""
-    from mapgen.quality import tier_index
-
     pairs = [(tier_index(g.tier), v) for g in grades if g.tier and (v := figure(g)) is not None]
     rho = spearman([a for a, _ in pairs], [b for _, b in pairs])
     return "n/a" if rho is None else f"{rho:+.2f}"
@@ -647,9 +639,6 @@ def report_text(g: MapGrade) -> str:
 
 
 def report_csv(grades: list[MapGrade]) -> str:
-    import csv
-    import io
-
     rows = [g.row() for g in grades]
     fields = list(dict.fromkeys(k for r in rows for k in r))
     buf = io.StringIO()

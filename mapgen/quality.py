@@ -138,7 +138,7 @@ def _count(value, key: str, source: str) -> int:
 
 def quality_from_data(data: dict, source: str, chapter: str, base: Quality | None = None) -> Quality:
     """``base`` (default: the chapter's defaults) overridden by a ``[quality]`` table's keys."""
-    from mapgen.engine.bots import BOTS
+    from mapgen.engine.bots import BOTS  # deferred: the bots import ortools; only quality_from_data needs their names
 
     q = chapter_quality(chapter) if base is None else base
     if not isinstance(data, dict):

@@ -19,6 +19,7 @@ from constraints.cpsat import ChapterModel, make_solver
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import Generator
+from mapgen.mapfile import dumps_map
 from mapgen.model import Map
 from mapgen.profile import Profile
 from mapgen.solving.solve import SolveTimeout
@@ -78,8 +79,6 @@ class Repair:
         return sum(1 for c in self.changes if c.before != ".." and c.before[:2] != c.after[:2])
 
     def to_json(self) -> dict:
-        from mapgen.mapfile import dumps_map
-
         return {
             "valid_before": not self.violations_before,
             "violations_before": [v.to_json() for v in self.violations_before],

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from mapgen.model import Map
+from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.terrain import Terrain, percent
 
@@ -44,8 +45,6 @@ def solve_report(
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
     if explain:
-        from mapgen.solving.explain import explain_forced, reasons_budget
-
         found = explain_forced(solver, state, reasons_budget(budget, EXPLAIN_SHARE), forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]
         missing = sorted(set(forced) - {e.cell for e in found})

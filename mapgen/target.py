@@ -17,11 +17,13 @@ from dataclasses import dataclass, field, replace
 from mapgen.batch import MapOutput, start_batch
 from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.errors import UnmetError
+from mapgen.generate import GenerationTimeout, Generator
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.profile import Profile
 from mapgen.quality import Quality
+from mapgen.solving.solve import SolveTimeout
 
 
 class TargetMissed(UnmetError):
@@ -123,8 +125,6 @@ _GENERATORS: dict = {}
 
 def _generator(chapter: str, profile: Profile, time_limit: float):
     """One Generator per (chapter, profile) in each worker process: the chapter model is built once."""
-    from mapgen.generate import Generator
-
     key = (chapter, repr(profile))
     gen = _GENERATORS.get(key)
     if gen is None:
@@ -139,9 +139,6 @@ def candidate(
     chapter: str, profile: Profile, seed: int, quality: Quality, settings: GradeSettings, gen_time: float
 ) -> Candidate:
     """Generate the map of ``seed`` and grade it against ``quality`` (a campaign task: runs anywhere)."""
-    from mapgen.generate import GenerationTimeout
-    from mapgen.solving.solve import SolveTimeout
-
     started = time.perf_counter()
     try:
         made = _generator(chapter, profile, gen_time).generate(seed)

@@ -25,8 +25,15 @@ from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
+from constraints.catalogue import chapter_names
+from mapgen.campaign import backend
 from mapgen.errors import exit_code
-from mapgen.grade import correlation, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
+from mapgen.grade import GradeSettings, correlation, grade_maps, report_markdown, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
+from mapgen.mapfile import dumps_map, read_map
+from mapgen.output import check_files, prepare_folder, write_text
+from mapgen.profile import default_profile
+from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS, chapter_quality, tier_index
+from mapgen.target import TargetMissed, kept_map, search
 
 FOLDER = Path(__file__).parent
 #: maps per tier: 2 of each of the four tiers (8); Training 2 maps, Gentle and Moderate (a first game)
@@ -46,10 +53,6 @@ def build_chapter(
     chapter: str, *, seed: int, where, time_limit: float, games: dict, candidates: int = 2000, log=print
 ) -> list:
     """(map, full grade) for the chapter's library, easiest first; TargetMissed when a tier cannot be filled."""
-    from mapgen.profile import default_profile
-    from mapgen.quality import chapter_quality
-    from mapgen.target import TargetMissed, kept_map, search
-
     profile = default_profile(chapter)
     per_tier = PER_TIER.get(chapter, DEFAULT_PER_TIER)
     q = replace(chapter_quality(chapter), guessed_targets=None, games={"heuristic": games["heuristic"]})
@@ -66,9 +69,6 @@ def build_chapter(
 
 def grade_in_order(chapter: str, chosen: list, *, where, games: dict) -> list:
     """(map, full grade) for each map, easiest first: deduction tier, then heuristic win rate, highest first."""
-    from mapgen.grade import GradeSettings, grade_maps
-    from mapgen.quality import chapter_quality, tier_index
-
     full = grade_maps(
         [(f"{chapter}-{m.briefing.number}", m) for m in chosen],
         GradeSettings(games=dict(games), seed=0),  # mapgen grade's default seed: the README table is its output
@@ -81,8 +81,6 @@ def grade_in_order(chapter: str, chosen: list, *, where, games: dict) -> list:
 def regrade_chapter(chapter: str, folder: Path, *, where, games: dict, log=print) -> list:
     """The chapter's shipped maps graded again (after an engine change), easiest first: same maps, new
     ``[grade]`` tables and numbering."""
-    from mapgen.mapfile import read_map
-
     paths = sorted((folder / chapter).glob(f"{chapter}-*.toml"))
     if not paths:
         raise ValueError(f"{folder / chapter}: no {chapter}-N.toml maps to grade again")
@@ -92,9 +90,6 @@ def regrade_chapter(chapter: str, folder: Path, *, where, games: dict, log=print
 
 def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Path]:
     """Write CHAPTER/CHAPTER-K.toml for every chapter built (with its [grade] table)."""
-    from mapgen.mapfile import dumps_map
-    from mapgen.output import check_files, prepare_folder, write_text
-
     paths = {ch: [out / ch / f"{ch}-{k}.toml" for k in range(1, len(pairs) + 1)] for ch, pairs in built.items()}
     check_files([p for ps in paths.values() for p in ps], force=force)
     written = []
@@ -110,8 +105,6 @@ def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Pat
 
 
 def readme(grades: list) -> str:
-    from mapgen.grade import report_markdown
-
     corr = correlation(grades, lambda g: g.bots["deducer"].win_rate if "deducer" in g.bots else None)
     fair = correlation(grades, lambda g: g.play.fair.win_rate if g.play else None)
     gap = correlation(grades, lambda g: g.play.gap if g.play else None)
@@ -149,9 +142,6 @@ grade and the best fair bot's win rate: {fair}; between the deduction grade and 
 
 
 def main(argv: list[str] | None = None) -> int:
-    from mapgen.campaign import backend
-    from mapgen.quality import DEFAULT_GAMES
-
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--chapters", default="training,fauna,flora,vameter,maldonado")
     ap.add_argument("--seed", type=int, default=1)
@@ -170,8 +160,6 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     games = dict(DEFAULT_GAMES)
     if args.games:
-        from mapgen.quality import SLOW_BOTS
-
         games = {b: -(-args.games // SLOW_BOTS.get(b, 1)) for b in DEFAULT_GAMES}
     where = backend(args.jobs, args.ray)
     out = Path(args.out)
@@ -179,8 +167,6 @@ def main(argv: list[str] | None = None) -> int:
     built = {}
     try:
         # the destination first, before hours of work: the files this run writes, and the README
-        from mapgen.output import check_files
-
         sizes = {ch: len(list((out / ch).glob(f"{ch}-*.toml"))) if args.regrade else maps_in(ch) for ch in chapters}
         check_files([out / ch / f"{ch}-{k}.toml" for ch in chapters for k in range(1, sizes[ch] + 1)], force=args.force)
         for ch in chapters:
@@ -199,8 +185,6 @@ def main(argv: list[str] | None = None) -> int:
     rows = [(f"maps/{ch}/{ch}-{k}.toml", g) for ch, pairs in built.items() for k, (_, g) in enumerate(pairs, 1)]
     grades = [replace(g, map=name) for name, g in sorted(rows, key=lambda r: r[0])]
     n = sum(len(p) for p in built.values())
-    from constraints.catalogue import chapter_names
-
     if set(chapter_names()) <= set(built):
         (out / "README.md").write_text(readme(grades), encoding="utf-8")
         print(f"wrote {n} maps and {out / 'README.md'}")

@@ -30,6 +30,7 @@ import importlib
 import itertools
 import os
 import sys
+from pathlib import Path
 
 import click
 
@@ -139,11 +140,9 @@ def _own_process() -> bool:
 def _subject_of(args: list[str]) -> str | None:
     """The file a command line works on, before its command could read it: the first argument after the command
     that is a file or a shipped map's name, else the value of ``--out``; for ``serve``, its address."""
-    from pathlib import Path
-
     rest = list(args[1:])
     if args[:1] == ["serve"]:  # the address it listens on (Ctrl+C stops a server)
-        from mapgen.web import url_of
+        from mapgen.web import url_of  # deferred: mapgen.web, only for `mapgen serve` (not when cli is imported)
 
         given = dict(itertools.pairwise(rest))
         return url_of(given.get("--host", "127.0.0.1"), given.get("--port", "8000"))
@@ -158,7 +157,7 @@ def _subject_of(args: list[str]) -> str | None:
 
 def _shipped(name: str) -> bool:
     try:
-        import maps
+        import maps  # deferred: maps reads the chapters; only for an interrupted command's message
 
         return name in maps.names()
     except Exception:  # noqa: BLE001 - only a guess for the message

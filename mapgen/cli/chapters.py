@@ -6,6 +6,7 @@ import json
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.options import chapter_names, json_option, rules_option
 
 
@@ -38,12 +39,11 @@ def chapters(chapter, as_json, rules, design, profile_file):
         mapgen chapters fauna --json
         mapgen chapters flora --design
     """
-    from constraints.catalogue import get_chapter
-    from mapgen.reference import chapter_json, chapter_text
+    from mapgen.reference import chapter_json, chapter_text  # deferred: the command's library, only when it runs
 
     profile = None
     if profile_file is not None:
-        from mapgen.profile import load_profile
+        from mapgen.profile import load_profile  # deferred: the command's library, only when it runs
 
         # the profile names its chapter; CHAPTER, when given, must be the same (ProfileError: exit 2)
         profile = load_profile(profile_file, chapter.strip().lower() if chapter else None)
@@ -57,7 +57,7 @@ def chapters(chapter, as_json, rules, design, profile_file):
     if profile is not None:
         chosen = [profile.applied_to(c) for c in chosen]
     elif design:
-        from mapgen.profile import default_profile
+        from mapgen.profile import default_profile  # deferred: the command's library, only when it runs
 
         chosen = [default_profile(c.name).applied_to(c) for c in chosen]
     if as_json:

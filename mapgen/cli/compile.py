@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
 from mapgen.cli.options import json_option, map_argument, time_limit_option
 
@@ -52,11 +54,14 @@ def compile_(map_in, time_limit, memory_limit, cache_dir, cache_size, recompile,
         mapgen compile training-1
         mapgen compile fauna-1 --time-limit 120 --json
     """
-    import sys
-
-    from constraints.catalogue import get_chapter
-    from mapgen.output import prepare_folder
-    from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileTimeout, default_cache_dir
+    from mapgen.output import prepare_folder  # deferred: the command's library, only when it runs
+    from mapgen.solving.compiled import (  # deferred: pysat and numpy, only when the command runs
+        Circuit,
+        CircuitCache,
+        CompileError,
+        CompileTimeout,
+        default_cache_dir,
+    )
 
     m, file = map_in.map, map_in.source
     chapter = get_chapter(m.chapter)

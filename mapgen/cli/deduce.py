@@ -9,6 +9,7 @@ import click
 
 from mapgen.cli.errors import about
 from mapgen.cli.options import force_option, json_option, map_argument, out_file, seed_option, time_limit_option
+from mapgen.mapfile import dumps_map
 
 
 @click.command()
@@ -35,18 +36,17 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
         mapgen deduce fauna-1 --puzzle fauna-1-puzzle.toml
         mapgen deduce training-2 --no-profile --json
     """
-    from mapgen.deduce import deduce_report, reveal
-    from mapgen.deduce_text import deduce_text
-    from mapgen.mapfile import dumps_map
-    from mapgen.output import write_text
+    from mapgen.deduce import deduce_report, reveal  # deferred: ortools, only when the command runs
+    from mapgen.deduce_text import deduce_text  # deferred: the command's library, only when it runs
+    from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
     out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
     m, map_file = map_in.map, map_in.source
 
     bar = None
     if not as_json and not no_profile and sys.stderr.isatty():  # a progress bar on a terminal only
-        from rich.console import Console
-        from rich.progress import Progress
+        from rich.console import Console  # deferred: rich, only for a progress bar
+        from rich.progress import Progress  # deferred: rich, only for a progress bar
 
         bar = Progress(transient=True, console=Console(stderr=True))
         task = bar.add_task("reveal profile", total=m.board.size)

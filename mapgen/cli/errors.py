@@ -16,6 +16,7 @@ as the interrupt; a KeyboardInterrupt dropped in a finalizer is delivered again.
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import errno
 import os
@@ -186,8 +187,6 @@ def catching_ctrl_c() -> Iterator[None]:
         # a moment later from another thread, so that it arrives once the finalizer has returned (if it
         # lands in one again, this comes round again).
         if hook_args.exc_type is not None and issubclass(hook_args.exc_type, KeyboardInterrupt):
-            import _thread
-
             threading.Timer(0.05, _thread.interrupt_main, (signal.SIGINT,)).start()
             return
         previous_hook(hook_args)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import click
 
@@ -106,7 +107,7 @@ def generate(
         mapgen generate --from my-sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
     """
-    from mapgen.batch import generate_batch
+    from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
 
     if sketch is not None:
         if grade_tier or win_rate or max_blocked is not None:
@@ -116,7 +117,10 @@ def generate(
         return
     if chapter_name is None:
         raise click.UsageError("Missing option '--chapter' / '-c' (or --from SKETCH).")
-    from mapgen.cli.target import generate_to_target, wanted
+    from mapgen.cli.target import (  # deferred: ortools (mapgen.target), only when the command runs
+        generate_to_target,
+        wanted,
+    )
 
     quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_blocked)
     if quality is not None:
@@ -157,11 +161,9 @@ def generate(
 
 def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json):
     """``generate --from``: complete one sketch (its placed cells kept)."""
-    import time
-
-    from mapgen.batch import MapOutput
-    from mapgen.profile import default_profile, load_profile
-    from mapgen.repair import fill_sketch
+    from mapgen.batch import MapOutput  # deferred: ortools, only when the command runs
+    from mapgen.profile import default_profile, load_profile  # deferred: the command's library, only when it runs
+    from mapgen.repair import fill_sketch  # deferred: ortools, only when the command runs
 
     m = sketch.map
     if chapter_name is not None and chapter_name.lower() != m.chapter:

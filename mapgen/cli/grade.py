@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import sys
+from dataclasses import replace
 
 import click
 
@@ -24,7 +25,7 @@ def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] 
     if value is None:
         return None
     bot, _, band = value.rpartition(":")
-    from mapgen.engine.bots import BOTS
+    from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
     if bot and bot not in BOTS:
         reject("--win-rate", f"unknown bot {bot!r} (expected one of {', '.join(BOTS)})")
@@ -79,9 +80,7 @@ def campaign_options(f):
 def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_blocked, *, defaults: bool = True) -> dict:
     """Per chapter: the profile's [quality] table over the chapter's defaults (with ``defaults``; else over
     no check), with the options over both."""
-    from dataclasses import replace
-
-    from mapgen.quality import canonical_tier, load_quality
+    from mapgen.quality import canonical_tier, load_quality  # deferred: the command's library, only when it runs
 
     band = parse_win_rate(win_rate)
     out = {}
@@ -102,7 +101,7 @@ def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_bloc
 
 
 def where(jobs: int, ray_address: str | None):
-    from mapgen.campaign import backend
+    from mapgen.campaign import backend  # deferred: the command's library, only when it runs
 
     return backend(jobs, ray_address)
 
@@ -113,8 +112,14 @@ def progress_bar(label: str, total: int, enabled: bool):
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+    from rich.console import Console  # deferred: rich, only for a progress bar
+    from rich.progress import (  # deferred: rich, only for a progress bar
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+    )
 
     with Progress(
         TextColumn(label),
@@ -129,7 +134,7 @@ def progress_bar(label: str, total: int, enabled: bool):
 
 
 def parse_bots(value: str) -> list[str]:
-    from mapgen.engine.bots import BOTS
+    from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
     names = [b.strip() for b in value.split(",") if b.strip()]
     bad = [b for b in names if b not in BOTS]
@@ -141,7 +146,7 @@ def parse_bots(value: str) -> list[str]:
 def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
     """--games N: N games per bot, fewer (rounded up) for the slow bots: a quarter for the deducer (~50x
     slower than the heuristic), a fifth for the planner, the oracle and ismcts (search bots)."""
-    from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS
+    from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS  # deferred: the command's library, only when it runs
 
     if games is None:
         return {b: DEFAULT_GAMES.get(b, 200) for b in bots}
@@ -211,7 +216,7 @@ def grade(
         mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
         mapgen grade training-1 training-2 --markdown --jobs 2
     """
-    from mapgen.grade import (
+    from mapgen.grade import (  # deferred: ortools, only when the command runs
         GradeSettings,
         games_total,
         grade_maps,

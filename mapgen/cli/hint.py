@@ -6,8 +6,10 @@ import json
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.errors import about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
+from mapgen.terrain import parse_terrain
 
 
 @click.command()
@@ -32,11 +34,9 @@ def hint(map_in, target, time_limit, as_json):
         mapgen hint training-1
         mapgen hint my-state.toml --target Sk --json
     """
-    from constraints.catalogue import get_chapter
-    from mapgen.solving.explain import hint as find_hint
-    from mapgen.solving.explain import hint_text
-    from mapgen.solving.solve import Solver
-    from mapgen.terrain import parse_terrain
+    from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
+    from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
+    from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
     state, file = map_in.map, map_in.source
     chapter = get_chapter(state.chapter)

@@ -6,11 +6,18 @@ Heavy modules are imported inside the converters, when a command runs, never whe
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
+import maps
+from constraints.catalogue import chapter_names as registry_names
+from constraints.catalogue import check_map, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
+from mapgen.mapfile import read_map
+from maps import resolve
 
 #: TOML integers are signed 64-bit: the largest seed a map file or a report can record
 MAX_SEED = 2**63 - 1
@@ -26,22 +33,15 @@ class MapInput:
 
 def map_path(spec: str) -> str:
     """The file for a map argument: the path as given, or a shipped map's file for its name (``fauna-1``)."""
-    from maps import resolve
-
     return resolve(spec)
 
 
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
     """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
     breaks a rule of its chapter (only with ``valid``)."""
-    from pathlib import Path
-
-    from mapgen.mapfile import read_map
 
     path = map_path(spec)
     if path == spec and not Path(spec).exists() and not Path(spec).suffix and "/" not in spec and "\\" not in spec:
-        import maps
-
         shipped = maps.names()
         hint = f" ({shipped[0]} to {shipped[-1]})" if shipped else ""
         raise BadInput(spec, f"no such file, and no shipped map of that name{hint}")
@@ -54,8 +54,6 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
             f"{command} needs a complete map",
         )
     if valid:
-        from constraints.catalogue import check_map
-
         broken = check_map(m)
         if broken:
             n = len(broken)
@@ -94,8 +92,6 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        from constraints.catalogue import load_chapter
-
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
 
 
@@ -124,8 +120,6 @@ class FiniteRange(click.FloatRange):
     """A float within a range, never NaN (which every comparison lets through) nor infinite."""
 
     def convert(self, value, param, ctx):
-        import math
-
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value} is not a finite number.", param, ctx)
@@ -163,8 +157,6 @@ def jobs_option(help: str = "Local processes (0: one per core)."):
 
 
 def chapter_names() -> list[str]:
-    from constraints.catalogue import chapter_names as registry_names
-
     return list(registry_names())
 
 
@@ -181,7 +173,7 @@ def chapter_option(*names: str, **kw):
 
 
 def bot_names() -> list[str]:
-    from mapgen.engine.bots import BOTS
+    from mapgen.engine.bots import BOTS  # deferred: the bots import ortools; only for commands that take --bot
 
     return list(BOTS)
 
@@ -196,7 +188,9 @@ def out_file(path: str | None, *, force: bool) -> None:
     """Check an output file before the work starts (OutputError, exit 2): folder exists and takes files, and
     nothing is there unless --force."""
     if path is not None:
-        from mapgen.output import check_file
+        from mapgen.output import (  # deferred: mapgen.output (tempfile, shutil), only for commands that write a file
+            check_file,
+        )
 
         check_file(path, force=force)
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
 from mapgen.cli.grade import TIER_NAMES, parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
@@ -21,6 +24,7 @@ from mapgen.cli.options import (
     seed_option,
     time_limit_option,
 )
+from mapgen.mapfile import dumps_map
 
 #: the whole search's default time limit (seconds), when --time-limit is not given
 SEARCH_TIME = 1200.0
@@ -39,8 +43,6 @@ def _offset(value: str) -> tuple[float, float]:
 
 
 def _url_base(value: str) -> str:
-    from urllib.parse import urlsplit
-
     u = urlsplit(value)
     if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
         reject("--url-base", f"expected the address of mapgen serve, like http://192.168.1.20:8000, not {value!r}")
@@ -174,7 +176,11 @@ def pack(
         mapgen pack -c training --seed 1 --grade-spread --games 50 -o training.pdf --out training-folder
         mapgen pack -c fauna --count 8 --grade-spread --seed 1 -o fauna-folder.pdf --out fauna-folder
     """
-    from mapgen.render.folder import DEFAULT_CELL_MM, DEFAULT_OFFSET_MM, Layout
+    from mapgen.render.folder import (  # deferred: the command's library, only when it runs
+        DEFAULT_CELL_MM,
+        DEFAULT_OFFSET_MM,
+        Layout,
+    )
 
     layout = Layout(
         paper=paper.lower(),
@@ -203,7 +209,7 @@ def pack(
         if maps_in or chapter_name or generating or bw or url_base:
             given = ["MAPS"] if maps_in else ["-c"] if chapter_name else generating or ["--bw/--url-base"]
             reject("--calibrate", f"writes the ruler pages only; drop {given[0]}")
-        from mapgen.render.folder import write_calibration
+        from mapgen.render.folder import write_calibration  # deferred: the command's library, only when it runs
 
         out_file(out, force=force)
         pages = write_calibration(out, layout, force=force)
@@ -220,8 +226,6 @@ def pack(
             reject("MAPS", f"a folder holds one chapter's maps, not {', '.join(chapters)}")
         if len(maps_in) > 40:
             reject("MAPS", f"a folder holds at most 40 maps, not {len(maps_in)}")
-        from dataclasses import replace
-
         out_file(out, force=force)
         items = [  # numbered in the folder as given: the number the log and the cover name it by
             (replace(mi.map, briefing=replace(mi.map.briefing, number=n)), mi.source, None)
@@ -279,10 +283,10 @@ def _generate(
     as_json,
     started,
 ):
-    from mapgen.batch import start_batch
-    from mapgen.output import check_files, prepare_folder
-    from mapgen.pack import folder_size, make_folder, pack_quality
-    from mapgen.quality import canonical_tier
+    from mapgen.batch import start_batch  # deferred: ortools, only when the command runs
+    from mapgen.output import check_files, prepare_folder  # deferred: the command's library, only when it runs
+    from mapgen.pack import folder_size, make_folder, pack_quality  # deferred: ortools, only when the command runs
+    from mapgen.quality import canonical_tier  # deferred: the command's library, only when it runs
 
     count = folder_size(chapter) if count is None else count
     band = parse_win_rate(win_rate)
@@ -332,8 +336,7 @@ def _generate(
         )
     if not as_json:
         click.echo(res.summary(), err=True)
-    from mapgen.mapfile import dumps_map
-    from mapgen.output import write_text
+    from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
     items = []
     for m, path in zip(made.maps, files):
@@ -346,9 +349,8 @@ def _generate(
 
 
 def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None):
-    from constraints.catalogue import get_chapter
-    from mapgen.render.folder import FolderMap, write_folder
-    from mapgen.web.links import DEFAULT_BASE, helper_url
+    from mapgen.render.folder import FolderMap, write_folder  # deferred: the command's library, only when it runs
+    from mapgen.web.links import DEFAULT_BASE, helper_url  # deferred: the command's library, only when it runs
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
     pages = write_folder(folder, out, layout, title=get_chapter(chapter).title, note=note, force=force)

@@ -30,7 +30,7 @@ def _team(characters: str | None, gear: str | None):
 
 
 def _play_back(path: str, step: bool) -> None:
-    from mapgen.engine.playtest import load_replay, play_back
+    from mapgen.engine.playtest import load_replay, play_back  # deferred: ortools, only when the command runs
 
     with about(path):
         game, actions, data = load_replay(path)
@@ -155,21 +155,28 @@ def playtest(
         reject("--step", "only plays back a saved game: give --show FILE (a file written by --replay)")
     if map_in is None:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
-    from mapgen.engine.playtest import Settings, check_replay_folder, report_text, run_playtest, save_replays, summarise
+    from mapgen.engine.playtest import (  # deferred: ortools, only when the command runs
+        Settings,
+        check_replay_folder,
+        report_text,
+        run_playtest,
+        save_replays,
+        summarise,
+    )
 
     if plot_file:
-        from mapgen.render.output import output_format
+        from mapgen.render.output import output_format  # deferred: the command's library, only when it runs
 
         output_format(plot_file)  # RenderError (exit 2) for a suffix that is not .png, .svg or .pdf
     out_file(plot_file, force=force)
     if replay_dir:
         check_replay_folder(replay_dir, games, force=force)
-    from mapgen.engine.bots import HAS_BUDGET
+    from mapgen.engine.bots import HAS_BUDGET  # deferred: ortools, only when the command runs
 
     if budget is not None and bot not in HAS_BUDGET:
         reject("--budget", f"the {bot} bot has no search budget (--budget is for {', '.join(sorted(HAS_BUDGET))})")
     if bot == "ismcts":
-        from mapgen.engine.bots.ismcts import require_openspiel
+        from mapgen.engine.bots.ismcts import require_openspiel  # deferred: ortools, only when the command runs
 
         try:
             require_openspiel()
@@ -191,7 +198,13 @@ def playtest(
     )
     jobs = jobs or os.cpu_count() or 1
     if not as_json and sys.stderr.isatty():
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+        from rich.progress import (  # deferred: rich, only for a progress bar
+            BarColumn,
+            MofNCompleteColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+        )
 
         with Progress(
             TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
@@ -207,7 +220,7 @@ def playtest(
         save_replays(replay_dir, m, s, records, force=force)
         rep["replays"] = str(replay_dir)
     if plot_file:
-        from mapgen.render import plot_playtest
+        from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
 
         plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
     if as_json:

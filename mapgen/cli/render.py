@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import click
 
 from mapgen.cli.errors import BadInput, about
 from mapgen.cli.options import FiniteRange, force_option, json_option, load_map, out_file, reject
+from mapgen.inputs import Unreadable, read_json
+from mapgen.terrain import parse_terrain
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -17,8 +20,6 @@ PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
 
 def _named(m, spec: str):
     """The map to draw: one with neither number nor name in its briefing is titled by its file (``fauna-1``)."""
-    from dataclasses import replace
-
     if m.briefing.number is not None or m.briefing.name:
         return m
     return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
@@ -26,8 +27,7 @@ def _named(m, spec: str):
 
 def _read_profile(path: str):
     """A reveal profile from a JSON file: its steps, ``reveal_profile``'s object, or ``mapgen deduce --json``."""
-    from mapgen.inputs import Unreadable, read_json
-    from mapgen.render.plots import profile_steps
+    from mapgen.render.plots import profile_steps  # deferred: the command's library, only when it runs
 
     try:
         data = read_json(path, "JSON reveal profile")
@@ -101,10 +101,13 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         mapgen render fauna-1 -o fauna-1.pdf --sheet --paper letter
         mapgen render fauna-1 -o profile.png --profile
     """
-    from mapgen.render import plot_profile, render_map, render_sheet
-    from mapgen.render.output import output_format
-    from mapgen.render.plots import profile_steps
-    from mapgen.terrain import parse_terrain
+    from mapgen.render import (  # deferred: the command's library, only when it runs
+        plot_profile,
+        render_map,
+        render_sheet,
+    )
+    from mapgen.render.output import output_format  # deferred: the command's library, only when it runs
+    from mapgen.render.plots import profile_steps  # deferred: the command's library, only when it runs
 
     fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
     out_file(out, force=force)
@@ -119,7 +122,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             data = _read_profile(map_file)
         else:
             m = load_map(map_file, complete=True, command="--profile").map
-            from mapgen.deduce import reveal_profile
+            from mapgen.deduce import reveal_profile  # deferred: ortools, only when the command runs
 
             time_limit = time_limit or PROFILE_TIME
             with about(map_file, time_limit):
@@ -140,7 +143,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         time_limit = time_limit or SOLVE_TIME
         forced_cells, heat, exact = None, None, True
         if forced or terrain is not None:
-            from mapgen.solving.solve import Solver
+            from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(m.chapter)
             with about(map_file, time_limit):

@@ -37,8 +37,8 @@ def repair(map_in, out_path, time_limit, force, as_json):
         mapgen repair my-map.toml -o my-map-fixed.toml
         mapgen repair fauna-1 --json
     """
-    from mapgen.output import write_text
-    from mapgen.repair import repair_map
+    from mapgen.output import write_text  # deferred: the command's library, only when it runs
+    from mapgen.repair import repair_map  # deferred: ortools, only when the command runs
 
     out_file(out_path, force=force)
     with about(map_in.source, time_limit):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import click
 
+from mapgen.cli.errors import INTERRUPTED, Failure
+
 
 @click.command()
 @click.option(
@@ -27,9 +29,8 @@ def serve(host, port):
         mapgen serve
         mapgen serve --port 8080
     """
-    from mapgen.cli.errors import INTERRUPTED, Failure
-    from mapgen.web import serve as run
-    from mapgen.web import url_of
+    from mapgen.web import serve as run  # deferred: the command's library, only when it runs
+    from mapgen.web import url_of  # deferred: the command's library, only when it runs
 
     try:
         run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))

@@ -6,8 +6,10 @@ import json
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
+from mapgen.terrain import parse_terrain
 
 
 @click.command()
@@ -48,10 +50,8 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
         mapgen solve my-state.toml --explain
         mapgen solve my-state.toml --probabilities --target Ft --json
     """
-    from constraints.catalogue import get_chapter
-    from mapgen.report import solve_report, solve_text
-    from mapgen.solving.solve import NoCompletion
-    from mapgen.terrain import parse_terrain
+    from mapgen.report import solve_report, solve_text  # deferred: ortools, only when the command runs
+    from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
 
     state, file = map_in.map, map_in.source
     chapter = get_chapter(state.chapter)

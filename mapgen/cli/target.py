@@ -34,7 +34,7 @@ def generate_to_target(
 ) -> None:
     """Run the search and report it: the map (or ``--json``'s report) on stdout, the summary on stderr; a
     missed target's summary and closest candidates on stdout, then its error (``TargetMissed``, exit 1)."""
-    from mapgen import target
+    from mapgen import target  # deferred: ortools, only when the command runs
 
     with progress_bar(f"candidates for {count} {chapter} map(s)", candidates, not as_json) as bar:
         run = target.generate_to_target(

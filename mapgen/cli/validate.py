@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 
 import click
 
 from mapgen.cli.errors import BAD_INPUT, BROKEN
 from mapgen.cli.options import json_option, map_path, rules_option
+from mapgen.validate import validate_file
 
 
 @click.command()
@@ -25,9 +27,6 @@ def validate(files, as_json, rules):
         mapgen validate fauna-1 flora-2
         mapgen validate --json my-map.toml
     """
-    from dataclasses import replace
-
-    from mapgen.validate import validate_file
 
     reports = [replace(validate_file(map_path(f), rules), file=f) for f in files]
     for r in reports:

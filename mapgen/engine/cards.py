@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from constraints.catalogue import chapter_names, get_chapter
 from mapgen.errors import InputError
+from mapgen.inputs import Unreadable, read_toml
 
 #: Resources in the rulebook's Resource Priority Order (Water last of the tokens that are carried).
 RESOURCE_CODES = ("Fo", "Wo", "Mu", "Ro", "Sk", "Vi", "Mf", "Fw", "Pf", "Wa")
@@ -303,8 +305,6 @@ def cards_from_data(data: dict, source: str = "cards") -> CardSet:
 
 
 def load_card_file(path: str | Path) -> CardSet:
-    from mapgen.inputs import Unreadable, read_toml
-
     try:
         data = read_toml(path, "card file")
     except Unreadable as e:
@@ -315,8 +315,6 @@ def load_card_file(path: str | Path) -> CardSet:
 def own_card_file(chapter: str) -> Path:
     """The chapter's own card file (its chapter-specific decks): the one of the registry's ``cards`` that
     no other shipped chapter lists too."""
-    from constraints.catalogue import chapter_names
-
     shared = {f for n in chapter_names() if n != chapter for f in card_files(n)}
     own = [f for f in card_files(chapter) if f not in shared]
     if len(own) != 1:
@@ -327,8 +325,6 @@ def own_card_file(chapter: str) -> Path:
 def card_files(chapter: str | None = None) -> list[Path]:
     """The card files the chapter registry names (``cards = [...]``, files in ``mapgen/engine/cards/``):
     one chapter's, or (None) every shipped chapter's, each once, in file-name order."""
-    from constraints.catalogue import chapter_names, get_chapter
-
     names = [chapter] if chapter is not None else chapter_names()
     return sorted({CARD_DIR / f for n in names for f in get_chapter(n).cards})
 

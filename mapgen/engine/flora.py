@@ -30,8 +30,23 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import FOOD, FOSSIL, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD, ThreatKind
+from mapgen.engine.cards import (
+    FOOD,
+    FOSSIL,
+    MUD,
+    NRES,
+    RES_INDEX,
+    RESOURCE_CODES,
+    ROCK,
+    SKULL,
+    WATER,
+    WOOD,
+    CardError,
+    ThreatKind,
+    own_card_file,
+)
 from mapgen.engine.chapters import ChapterRules
+from mapgen.engine.game import GameError
 from mapgen.engine.rules import TERRAIN
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
 from mapgen.terrain import Terrain
@@ -74,8 +89,6 @@ class SearchCard:
 
 def load_search_cards(path=None) -> list[SearchCard]:
     """The ``[[search]]`` tables of a card file (default: the chapter's own card file in the registry)."""
-    from mapgen.engine.cards import CardError, own_card_file
-
     path = path or own_card_file("flora")
     data = tomllib.loads(Path(path).read_text(encoding="utf-8"))
     approx = bool(data.get("approximate", False))
@@ -131,8 +144,6 @@ class Flora(ChapterRules):
         """The start Fort; a map with more Flora creatures than the box's 8 Flora Terrain Tokens cannot be played."""
         n = sum(1 for t in m.cells if t is T.FLORA_CREATURE)
         if n > FLORA_TOKENS:
-            from mapgen.engine.game import GameError
-
             raise GameError(f"{n} Flora creatures on the map; the box has {FLORA_TOKENS} Flora Terrain Tokens")
         return super().start_cells(m)
 

@@ -18,10 +18,12 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, cast
 
+from constraints.catalogue import get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
 from mapgen.engine.cards import NRES, WATER, CardSet, shipped_cards
+from mapgen.engine.chapters import ChapterRules, plugin_for
 from mapgen.engine.observation import bind_state_rules, observe
 from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots and tests import them from here)
     BACKPACK_SLOTS,
@@ -148,8 +150,6 @@ class Game:
         variants=(),
         reference=None,
     ):
-        from mapgen.engine.chapters import plugin_for
-
         if not m.complete:
             raise GameError("the map is not complete: every cell needs a terrain to play")
         if players not in GEAR_PER_PLAYER:
@@ -169,8 +169,6 @@ class Game:
             self.chapter.variants = self.variants
         # the Reference Board the players reason with: the chapter's rule instances, or a house-rule chapter's
         if reference is None:
-            from constraints.catalogue import get_chapter
-
             reference = get_chapter(self.chapter.name)
         if reference.board != m.board:
             raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
@@ -235,8 +233,6 @@ class Game:
         self.chapter.check_team(self)
         # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
         # it after every step, so a chapter without one is not asked at all
-        from mapgen.engine.chapters import ChapterRules
-
         self.loss_check = None if type(self.chapter).check_loss is ChapterRules.check_loss else self.chapter.check_loss
 
     def new_initial_state(self) -> State:

@@ -29,12 +29,14 @@ import hashlib
 import random
 import time
 
+from constraints.catalogue import get_chapter
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.game import Game, State
 from mapgen.engine.maldonado import MaldonadoStep
 from mapgen.engine.observation import observe
 from mapgen.engine.steps import Step
 from mapgen.model import Map
+from mapgen.terrain import TERRAINS
 
 ENUMERATION_CAP = 400  # enumerate the completions (uniform pick) when there are at most this many
 ENUMERATION_TIME = 0.3  # seconds for one enumeration; then draws are made by the solver
@@ -305,8 +307,6 @@ class CompletionSampler:
     """Completions of partial maps of one chapter: uniform when few, else varied draws by CP-SAT."""
 
     def __init__(self, chapter: str):
-        from constraints.catalogue import get_chapter
-
         self.chapter = get_chapter(chapter)
         self._models: dict = {}
         self._enumerated: dict = {}  # (cells, hills) -> list of completions, or None (too many)
@@ -315,7 +315,7 @@ class CompletionSampler:
         self.drawn = 0  # completions drawn by the solver
 
     def _model(self, briefing):
-        from constraints.cpsat import ChapterModel
+        from constraints.cpsat import ChapterModel  # deferred: ortools, only when worlds are enumerated or drawn
 
         cm = self._models.get(briefing)
         if cm is None:
@@ -334,10 +334,9 @@ class CompletionSampler:
         return cm, model
 
     def _enumerate(self, known: Map) -> list | None:
-        from ortools.sat.python import cp_model
+        from ortools.sat.python import cp_model  # deferred: ortools, only when worlds are enumerated or drawn
 
-        from constraints.cpsat import make_solver
-        from mapgen.terrain import TERRAINS
+        from constraints.cpsat import make_solver  # deferred: ortools, only when worlds are enumerated or drawn
 
         cm, model = self._fixed(known)
         hidden = known.unrevealed()
@@ -373,7 +372,7 @@ class CompletionSampler:
         return out
 
     def _draw(self, key, known: Map, rng: random.Random):
-        from constraints.cpsat import make_solver
+        from constraints.cpsat import make_solver  # deferred: ortools, only when worlds are enumerated or drawn
 
         fixed = self._drawing.get(key)
         if fixed is None:

@@ -34,7 +34,19 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import FOOD, MUD, NRES, RES_INDEX, RESOURCE_CODES, ROCK, SKULL, WATER, WOOD
+from mapgen.engine.cards import (
+    FOOD,
+    MUD,
+    NRES,
+    RES_INDEX,
+    RESOURCE_CODES,
+    ROCK,
+    SKULL,
+    WATER,
+    WOOD,
+    CardError,
+    own_card_file,
+)
 from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import PRIORITY
 from mapgen.engine.rules import TERRAIN
@@ -106,8 +118,6 @@ class InfluenceCard:
 
 
 def _resources(value, where: str) -> list[int]:
-    from mapgen.engine.cards import CardError
-
     values = value if isinstance(value, list) else [value]
     out = []
     for v in values:
@@ -120,8 +130,6 @@ def _resources(value, where: str) -> list[int]:
 def load_decks(path=None):
     """Crew Member, Influence and Command cards from a card file (default: the chapter's own card file in the
     registry's ``cards``, ``mapgen/engine/cards/maldonado.toml``)."""
-    from mapgen.engine.cards import CardError, own_card_file
-
     path = Path(path or own_card_file("maldonado"))
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     crew = [

@@ -26,10 +26,12 @@ import random
 
 import pyspiel
 
+import maps
 from mapgen.engine import infostate as I
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.game import Game
-from mapgen.mapfile import dumps_map, parse_map
+from mapgen.engine.traitor import chapter_for_mode
+from mapgen.mapfile import dumps_map, parse_map, read_map
 
 GAME_NAME = "python_corps_of_discovery"
 MAX_LENGTH = 20000  # play_game's bound on steps
@@ -69,12 +71,7 @@ def _team(characters: str, gear: str):
 
 def engine_game(params: dict, m=None) -> Game:
     """The engine's ``Game`` for these parameters (``m``: a map instead of the ``map`` parameter)."""
-    from mapgen.engine.traitor import chapter_for_mode
-
     if m is None:
-        import maps
-        from mapgen.mapfile import read_map
-
         m = read_map(maps.resolve(params["map"]))
     chars, gear = _team(params["characters"], params["gear"])
     return Game(
@@ -145,8 +142,6 @@ class _Engine:
 
 
 def _rebuild(map_text, settings, mode, players, history) -> _Engine:
-    from mapgen.engine.traitor import chapter_for_mode
-
     m = parse_map(map_text)
     chars, gear, medicine = settings
     chapter = chapter_for_mode(m.chapter, mode)
@@ -234,7 +229,7 @@ class CorpsObserver:
     """Observation strings from the engine's ``Observation``; no tensors (``provides_*_tensor`` is False)."""
 
     def __init__(self, perfect_recall: bool):
-        import numpy as np
+        import numpy as np  # deferred: numpy, only when an observer is made
 
         self.perfect_recall = perfect_recall
         self.tensor = np.zeros(0, np.float32)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 
 from mapgen.engine.game import CHANCE_PLAYER, Game, State
+from mapgen.engine.infostate import information_state
 from mapgen.engine.observation import legal_only, observe
 
 
@@ -30,8 +31,6 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
         elif wants[p] == "state":  # the oracle: a search with the map in view (it clones, never changes it)
             apply_action(bots[p].step(state))
         else:
-            from mapgen.engine.infostate import information_state
-
             apply_action(bots[p].step(information_state(state, p)))
         steps += 1
         if steps > max_steps:

@@ -4,17 +4,25 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing as mp
+import os
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from mapgen.engine.bots import BOTS, make_bot
-from mapgen.engine.game import LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
+from mapgen.engine.game import LEVELS, LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
+from mapgen.engine.traitor import chapter_for_mode
+from mapgen.engine.walls import sealed_words
 from mapgen.errors import InputError
-from mapgen.mapfile import dumps_map, parse_map
+from mapgen.inputs import Unreadable, read_json
+from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
+from mapgen.output import check_files, prepare_folder, write_text
+from mapgen.workers import start_worker
 
 REPLAY_VERSION = 1
 
@@ -58,8 +66,6 @@ def game_seed(seed: int, k: int) -> int:
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
-    from mapgen.engine.traitor import chapter_for_mode
-
     return Game(
         m,
         chapter=chapter_for_mode(m.chapter, s.mode),
@@ -98,8 +104,6 @@ _WORKER: dict = {}
 
 
 def _init_worker(map_text: str, s: Settings, keep: bool) -> None:
-    from mapgen.workers import start_worker
-
     start_worker()  # Ctrl-C: the parent stops the pool (Pool.terminate) and reports it
     m = parse_map(map_text)
     _WORKER.update(map=m, settings=s, keep=keep, game=make_game(m, s, 0))
@@ -124,8 +128,6 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
             if progress:
                 progress(k + 1)
         return out
-    import multiprocessing as mp
-
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     out = []
     chunk = max(1, min(50, games // (jobs * 8) or 1))
@@ -215,8 +217,6 @@ def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
 
 
 def _level_names():
-    from mapgen.engine.game import LEVELS
-
     return [name for _, name in LEVELS]
 
 
@@ -272,8 +272,6 @@ def report_text(rep: dict) -> str:
 
 def _sealed_lines(games: list[dict]) -> list[str]:
     """Every sealed game's reason, games with the same reason on one line (their numbers listed)."""
-    from mapgen.engine.walls import sealed_words
-
     by: dict[str, list[int]] = {}
     for d in games:
         why = sealed_words(d) if d.get("why") != "unknown" else "no reason recorded"
@@ -344,10 +342,6 @@ def check_replay_folder(directory: str | Path, games: int, *, force: bool = Fals
 
     Reads the folder once (a run may save millions of games), not one file at a time.
     """
-    import os
-    import re
-
-    from mapgen.output import check_files, prepare_folder
 
     d = Path(directory)
     if d.is_dir():
@@ -360,8 +354,6 @@ def save_replays(
     directory: str | Path, m: Map, s: Settings, records: list[GameRecord], *, force: bool = False
 ) -> list[Path]:
     """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``."""
-    from mapgen.output import prepare_folder, write_text
-
     d = prepare_folder(directory)
     paths = []
     for rec in records:
@@ -377,8 +369,6 @@ class ReplayError(InputError, ValueError):
 
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     """The game and its actions from a replay file written by ``save_replays``."""
-    from mapgen.inputs import Unreadable, read_json
-
     try:
         data = read_json(path, "replay file")
     except Unreadable as e:
@@ -388,14 +378,10 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
     if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
         raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
-    from mapgen.mapfile import MapFileError
-
     try:
         m = parse_map(data["map"])  # its problem alone: the line below names the file (once)
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
         chars = tuple(data["characters"]) if data.get("characters") else None
-        from mapgen.engine.traitor import chapter_for_mode
-
         game = Game(
             m,
             chapter=chapter_for_mode(m.chapter, data.get("mode")),

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import os
 
+from constraints.catalogue import ChapterError, get_chapter
 from mapgen.model import Map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
+from mapgen.render.panel import Panel, briefing, ink_for, legend
 from mapgen.render.style import (
     BOARD_FILL,
     GREEK_FIRE,
@@ -76,10 +78,8 @@ def draw_board(
     ax, m: Map, cell_pt: float, *, forced: dict | None = None, heat: dict | None = None, right_labels: bool = True
 ) -> None:
     """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points."""
-    from matplotlib import colormaps
-    from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
-
-    from mapgen.render.panel import ink_for
+    from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
     b, br = m.board, m.briefing
     forced = forced or {}
@@ -266,8 +266,6 @@ def draw_board(
 def _chapter_info(m: Map, chapter=None):
     """The chapter's title, terrains and counted terrain (from the catalogue unless one is given)."""
     if chapter is None:
-        from constraints.catalogue import ChapterError, get_chapter
-
         try:
             chapter = get_chapter(m.chapter)
         except ChapterError as e:
@@ -285,9 +283,7 @@ def map_figure(
     chapter=None,
 ):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
-    from matplotlib.figure import Figure
-
-    from mapgen.render.panel import Panel, briefing, legend
+    from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     check_overlays(m, forced, heat)
     title, terrains, counted = _chapter_info(m, chapter)

@@ -19,7 +19,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+from mapgen.board import ROW_LETTERS
 from mapgen.model import Map
+from mapgen.output import writing
 from mapgen.render.output import RenderError
 from mapgen.render.style import STYLES
 
@@ -113,9 +115,9 @@ def _pair(xy: tuple[float, float]) -> str:
 def _fonts() -> tuple[str, str]:
     """DejaVu Sans (matplotlib's own copy: every terrain symbol), registered once; (regular, bold)."""
     if not _FONTS:
-        import matplotlib
-        from reportlab.pdfbase import pdfmetrics
-        from reportlab.pdfbase.ttfonts import TTFont
+        import matplotlib  # deferred: matplotlib (for its fonts), only when a PDF is written
+        from reportlab.pdfbase import pdfmetrics  # deferred: reportlab, slow, only when a PDF is written
+        from reportlab.pdfbase.ttfonts import TTFont  # deferred: reportlab, slow, only when a PDF is written
 
         folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
         for name, file in (("DejaVu", "DejaVuSans.ttf"), ("DejaVu-Bold", "DejaVuSans-Bold.ttf")):
@@ -137,7 +139,7 @@ class _Page:
 
     def text(self, x, top, s, size=9.0, *, bold=False, colour="#000000", align="left"):
         """One line whose baseline is ``top`` mm from the page's top."""
-        from reportlab.lib.colors import HexColor
+        from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
 
         c = self.c
         c.setFillColor(HexColor(colour))
@@ -147,7 +149,7 @@ class _Page:
 
     def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000", leading=1.25) -> float:
         """Text wrapped to ``width`` mm; returns the top of the next line."""
-        from reportlab.lib.utils import simpleSplit
+        from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
 
         step = size * leading / MM
         for line in simpleSplit(s, self.bold if bold else self.font, size, width * MM):
@@ -157,7 +159,7 @@ class _Page:
 
     def chars(self, x, top, s, width, size=6.0) -> float:
         """Text with no spaces (an address) broken anywhere to fit ``width`` mm; returns the next line's top."""
-        from reportlab.pdfbase.pdfmetrics import stringWidth
+        from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
 
         line = ""
         for ch in s:
@@ -172,7 +174,7 @@ class _Page:
         return top
 
     def rect(self, x, top, w, h, *, fill=None, stroke="#000000", width=0.5):
-        from reportlab.lib.colors import HexColor
+        from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
 
         c = self.c
         c.setLineWidth(width)
@@ -183,14 +185,14 @@ class _Page:
         c.rect(x * MM, self.y(top + h), w * MM, h * MM, stroke=1 if stroke else 0, fill=1 if fill else 0)
 
     def line(self, x0, y0, x1, y1, *, colour="#000000", width=0.4):
-        from reportlab.lib.colors import HexColor
+        from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
 
         self.c.setStrokeColor(HexColor(colour))
         self.c.setLineWidth(width)
         self.c.line(x0 * MM, self.y(y0), x1 * MM, self.y(y1))
 
     def circle(self, x, top, r, *, colour="#000000", width=0.4):
-        from reportlab.lib.colors import HexColor
+        from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
 
         self.c.setStrokeColor(HexColor(colour))
         self.c.setLineWidth(width)
@@ -208,8 +210,8 @@ def crop_marks(p: _Page, x0: float, y0: float, w: float, h: float) -> None:
 
 def _qr_image(url: str):
     """The QR code of ``url`` as a 1-bit picture, 6 px per module with its 4-module quiet zone."""
-    import segno
-    from PIL import Image
+    import segno  # deferred: segno, only for a QR code
+    from PIL import Image  # deferred: PIL, only for a QR code
 
     qr = segno.make(url, error="m", micro=False)
     size = len(qr.matrix) + 8
@@ -256,7 +258,7 @@ def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, w
     br, b = fm.map.briefing, fm.map.board
     p.rect(x0, top, width, BAND_MM, stroke="#000000", width=0.6)
     x = x0 + 3
-    from reportlab.pdfbase.pdfmetrics import stringWidth
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
 
     size = min(12.0, 12.0 * 55 * MM / stringWidth(title.upper(), p.bold, 12.0))
     p.text(x, top + 7, title.upper(), size, bold=True)
@@ -303,7 +305,7 @@ def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, w
             text_x, top + 9, "Scan to open mapgen serve's helper on this briefing:", text_w, 6, colour="#333333"
         )
         p.chars(text_x, y + 1, fm.url, text_w, 5.5)
-    from reportlab.lib.utils import ImageReader
+    from reportlab.lib.utils import ImageReader  # deferred: reportlab, slow, only when a PDF is written
 
     p.c.drawImage(ImageReader(_qr_image(fm.url)), qx * MM, p.y(top + 2 + QR_MM), QR_MM * MM, QR_MM * MM)
 
@@ -446,7 +448,7 @@ LOG_ROWS = 20
 
 def log_page(p: _Page, title: str, layout: Layout) -> None:
     """The play log: a table to write in by hand, each cell also an AcroForm text field."""
-    from reportlab.lib.colors import HexColor
+    from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
 
     x, width = MARGIN_MM + 4, layout.page[0] - 2 * MARGIN_MM - 8
     top = MARGIN_MM + 12
@@ -501,7 +503,7 @@ def log_page(p: _Page, title: str, layout: Layout) -> None:
 
 # ----- the documents -----
 def _canvas(path: str, layout: Layout, title: str):
-    from reportlab.pdfgen.canvas import Canvas
+    from reportlab.pdfgen.canvas import Canvas  # deferred: reportlab, slow, only when a PDF is written
 
     w, h = layout.page
     c = Canvas(path, pagesize=(w * MM, h * MM), invariant=1, pageCompression=1)
@@ -515,8 +517,6 @@ def write_folder(
     maps: list[FolderMap], path: str | os.PathLike, layout: Layout, *, title: str, note: str, force: bool = False
 ) -> int:
     """The folder PDF: cover (and its blank back), each map with a blank back, the play log. Returns the pages."""
-    from mapgen.output import writing
-
     layout.check()
     with writing(path, force=force, suffix=".pdf") as tmp:
         c = _canvas(tmp, layout, f"{title}: a map folder")
@@ -616,8 +616,6 @@ def check_page(p: _Page, layout: Layout) -> None:
     w, h = layout.trim
     ox, oy = layout.offset_mm
     s = layout.cell_mm
-    from mapgen.board import ROW_LETTERS
-
     for r in range(GRID):
         for c in range(GRID):
             cx, cy = x0 + ox + (c + 0.5) * s, y0 + oy + (r + 0.5) * s
@@ -640,8 +638,6 @@ def check_page(p: _Page, layout: Layout) -> None:
 
 def write_calibration(path: str | os.PathLike, layout: Layout, *, force: bool = False) -> int:
     """The calibration PDF: how to read it, the ruler grid, then the hole centres of ``layout``. Returns the pages."""
-    from mapgen.output import writing
-
     layout.check()
     with writing(path, force=force, suffix=".pdf") as tmp:
         c = _canvas(tmp, layout, "mapgen pack: calibration")

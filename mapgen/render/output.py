@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import struct
 from dataclasses import dataclass
 from pathlib import Path
 
 from mapgen.errors import InputError
+from mapgen.output import writing
 
 FORMATS = ("svg", "png", "pdf")
 DPI = 150
@@ -63,9 +65,7 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
 
     ``force=False`` never replaces an existing file (mapgen.output.OutputError instead).
     """
-    import matplotlib
-
-    from mapgen.output import writing
+    import matplotlib  # deferred: matplotlib, slow, only when drawing
 
     if len(figures) > 1 and fmt != "pdf":
         raise RenderError(f"{path}: only a PDF can hold {len(figures)} pages")
@@ -78,7 +78,7 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
         matplotlib.rc_context({"svg.hashsalt": "mapgen", "svg.fonttype": "path"}),
     ):
         if fmt == "pdf":
-            from matplotlib.backends.backend_pdf import PdfPages
+            from matplotlib.backends.backend_pdf import PdfPages  # deferred: matplotlib, slow, only when drawing
 
             with PdfPages(tmp, metadata=_metadata(fmt)) as pdf:
                 for fig in figures:
@@ -93,8 +93,6 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
 
 def png_size(path: str | os.PathLike) -> tuple[int, int]:
     """Width and height from a PNG file's IHDR chunk."""
-    import struct
-
     with open(path, "rb") as f:
         head = f.read(24)
     if head[:8] != b"\x89PNG\r\n\x1a\n" or head[12:16] != b"IHDR":

@@ -73,7 +73,7 @@ class Panel:
 
 def tile(ax, x: float, y: float, side: float, t: Terrain, *, label: str | None = None, pt: float, gid=None, lw=0.8):
     """A square terrain tile with its symbol (used in the mini map and the legend)."""
-    from matplotlib.patches import FancyBboxPatch
+    from matplotlib.patches import FancyBboxPatch  # deferred: matplotlib, slow, only when drawing
 
     st = style(t)
     ax.add_patch(
@@ -142,7 +142,7 @@ def briefing(
 
 def minimap(p: Panel, pattern: Pattern) -> None:
     """Fauna's mini map drawn as a small board; ``..`` cells are blank ("any terrain")."""
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # deferred: matplotlib, slow, only when drawing
 
     p.text("Fort mini map", weight="bold", gid="minimap")
     p.text("Every Fort matches it, turned by quarter turns but never mirrored.", scale=0.85)
@@ -177,7 +177,7 @@ def legend(
     columns: int = 2,
 ) -> None:
     """The terrain key of the chapter and the markers drawn on the board."""
-    from matplotlib.patches import Circle
+    from matplotlib.patches import Circle  # deferred: matplotlib, slow, only when drawing
 
     p.text("Key", weight="bold", gid="legend")
     ax = p.ax
@@ -242,8 +242,8 @@ def legend(
 
 def heat_bar(p: Panel, heat_label: str) -> None:
     """The heat map's scale: 0% to 100% chance that a Path holds ``heat_label``."""
-    import numpy as np
-    from matplotlib import colormaps
+    import numpy as np  # deferred: numpy, slow, only when drawing
+    from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
 
     p.gap(0.3)
     p.text(f"Chance of {heat_label}", weight="bold", gid="legend-heat")
@@ -258,7 +258,7 @@ def heat_bar(p: Panel, heat_label: str) -> None:
         vmax=1,
         gid="heat-scale",
     )
-    from matplotlib.patches import Rectangle
+    from matplotlib.patches import Rectangle  # deferred: matplotlib, slow, only when drawing
 
     p.ax.add_patch(Rectangle((0.1, p.y), width, height, fill=False, ec="#333333", lw=0.8))
     for f in (0, 0.25, 0.5, 0.75, 1):

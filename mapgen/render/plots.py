@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
 
@@ -46,9 +47,9 @@ def profile_steps(profile) -> tuple[list[dict], dict]:
 
 def profile_figure(profile, *, title: str = ""):
     """Completions (log scale) and forced cells after each reveal, one point per step."""
-    from matplotlib.figure import Figure
-    from matplotlib.lines import Line2D
-    from matplotlib.ticker import MaxNLocator
+    from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.lines import Line2D  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.ticker import MaxNLocator  # deferred: matplotlib, slow, only when drawing
 
     steps, extra = profile_steps(profile)
     if not steps:
@@ -248,8 +249,6 @@ def _scores(ax, bots: list[str], reports: list[dict]) -> None:
     """One bot: a bar per score (losses score 0). Several: a box per bot with its mean."""
     scores = [[float(v) for v in r["scores"]] for r in reports]
     if len(reports) == 1:
-        from collections import Counter
-
         tally = Counter(scores[0])
         xs = sorted(tally)
         ax.bar(xs, [tally[x] for x in xs], width=0.8, color="#a0cbe8", edgecolor="#1f3b5a", gid="playtest-scores")
@@ -284,7 +283,7 @@ def _scores(ax, bots: list[str], reports: list[dict]) -> None:
 
 def playtest_figure(reports: list[dict], *, title: str = ""):
     """Win rate per bot with its interval, score distribution, causes of loss and levels reached."""
-    from matplotlib.figure import Figure
+    from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     if not reports:
         raise RenderError("no playtest results to plot")

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import os
 
+from constraints.catalogue import get_chapter
 from mapgen.model import Map
 from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board
 from mapgen.render.output import Rendered, RenderError, output_format, save_figures
+from mapgen.render.panel import Panel, briefing, heat_bar, legend, minimap
 from mapgen.terrain import Terrain
 
 #: Paper sizes in inches (portrait).
@@ -35,9 +37,7 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
 
     Returns the figure and whether everything fitted above the bottom margin.
     """
-    from matplotlib.figure import Figure
-
-    from mapgen.render.panel import Panel, briefing, heat_bar, minimap
+    from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
@@ -101,9 +101,7 @@ def sheet_figures(
     chapter=None,
 ) -> list:
     """Two pages: the board with its briefing, then the key and the chapter's rules."""
-    from matplotlib.figure import Figure
-
-    from mapgen.render.panel import Panel, legend
+    from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     if paper not in PAPERS:
         raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
@@ -148,8 +146,6 @@ def sheet_figures(
 
 def _rules(m: Map, chapter=None):
     if chapter is None:
-        from constraints.catalogue import get_chapter
-
         chapter = get_chapter(m.chapter)
     return chapter.info
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ipaddress
+import socket
 
 from mapgen.errors import InputError
 
@@ -18,7 +19,9 @@ class ServeError(InputError, OSError):
 
 def create_app(**kw):
     """The ASGI app (Starlette); see ``mapgen.web.app``."""
-    from mapgen.web.app import create_app as make
+    from mapgen.web.app import (  # deferred: starlette, only when the app is made (the CLI imports mapgen.web)
+        create_app as make,
+    )
 
     return make(**kw)
 
@@ -40,9 +43,7 @@ def is_loopback(host: str) -> bool:
 
 def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
     """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback)."""
-    import socket
-
-    import uvicorn
+    import uvicorn  # deferred: uvicorn, only when serving
 
     try:  # one clear line now rather than uvicorn's log when the port is taken
         info = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)[0]

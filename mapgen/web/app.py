@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -25,6 +27,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
 from mapgen.web.jobs import Jobs, JobsFull
 from mapgen.web.service import ApiError
@@ -84,8 +87,6 @@ async def read_body(request: Request) -> dict:
     raw = b"".join(chunks)
     if not raw.strip():
         raise ApiError("empty request body: send a JSON object")
-    from mapgen.inputs import Unreadable, parse_json
-
     try:
         body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
     except Unreadable as e:
@@ -112,9 +113,6 @@ async def _discard(request: Request) -> None:
 def _yield_to_quick() -> None:
     """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
     CPU goes to quick questions (a hint, a tap) before long counts."""
-    import os
-    import threading
-
     try:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     except (AttributeError, OSError):  # not Linux, or not allowed: equal priority, still separate pools
@@ -289,7 +287,9 @@ def create_app(
     )
     app.state.jobs = jobs
     if allowed_hosts is not None:
-        from starlette.middleware.trustedhost import TrustedHostMiddleware
+        from starlette.middleware.trustedhost import (  # deferred: only when allowed_hosts is given; not at the app's start
+            TrustedHostMiddleware,
+        )
 
         app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
     return app

@@ -16,6 +16,7 @@ import math
 import time
 
 from mapgen.model import Map
+from mapgen.solving.explain import easiest, explain_forced, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
@@ -36,8 +37,6 @@ def easiest_hint(
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
     cannot be found in time.
     """
-    from mapgen.solving.explain import easiest, explain_forced, hint, reasons_budget
-
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
     started = time.monotonic()
@@ -86,8 +85,6 @@ def _is_cell(board, name) -> bool:
 def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
     ``{"cell", "shares": {code: share}, "exact"}``, or None when no Path can be explored."""
-    from mapgen.solving.explain import frontier
-
     cells = frontier(state) or state.unrevealed()
     if not cells:
         return None

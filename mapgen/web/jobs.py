@@ -16,6 +16,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from mapgen.mapfile import parse_map
+
 KEEP = 50  # finished jobs kept for their results; older ones are forgotten
 WAITING_CAP = 20  # jobs in line before new ones are refused
 
@@ -59,16 +61,18 @@ class Job:
 
 def _run(kind: str, args: dict, out) -> None:
     """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png)."""
-    from mapgen.workers import start_worker
+    from mapgen.workers import start_worker  # deferred: mapgen.workers (multiprocessing), in the job's worker only
 
     start_worker()  # Ctrl-C stops the server, which stops its jobs; a job never prints a traceback of its own
     try:
-        from mapgen.mapfile import parse_map
-
         m = parse_map(args["text"], "map")
         if kind == "playtest":
-            from mapgen.engine.playtest import Settings, run_playtest, summarise
-            from mapgen.render import plot_playtest
+            from mapgen.engine.playtest import (  # deferred: ortools, in the job's worker only
+                Settings,
+                run_playtest,
+                summarise,
+            )
+            from mapgen.render import plot_playtest  # deferred: mapgen.render, in the job's worker only
 
             s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
             games = args["games"]
@@ -78,8 +82,8 @@ def _run(kind: str, args: dict, out) -> None:
             report = summarise(records, m, s, args["source"])
             chart = lambda path: plot_playtest([report], path, title=f"{args['source']}: {s.bot}")
         else:
-            from mapgen.deduce import deduce_report
-            from mapgen.render import plot_profile
+            from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
+            from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only
 
             out.put(("progress", 0, 0))
             report = deduce_report(

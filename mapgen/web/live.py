@@ -7,13 +7,13 @@ import threading
 import time
 from contextlib import contextmanager
 
+from mapgen.web import LOOPBACK_NAMES, create_app, is_loopback
+
 
 @contextmanager
 def live_server(host: str = "127.0.0.1", **app_options):
     """Serve ``create_app(**app_options)`` on ``host`` at a free port until the block ends; yields the base URL."""
-    import uvicorn
-
-    from mapgen.web import LOOPBACK_NAMES, create_app, is_loopback
+    import uvicorn  # deferred: uvicorn, only when serving
 
     with socket.socket() as s:
         s.bind((host, 0))

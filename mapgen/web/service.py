@@ -10,12 +10,18 @@ thread-safe), so concurrent requests never share one.
 
 from __future__ import annotations
 
+import os
+import random
 import threading
 import time
 
+from constraints.catalogue import chapter_names, check_map, get_chapter
+from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
+from mapgen.inputs import Unreadable, parse_toml, unknown_key
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
+from mapgen.terrain import parse_terrain
 
 #: seconds allowed when a body names no time limit, and the most a body may ask for
 DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
@@ -61,8 +67,6 @@ FIELDS = {
 
 def check_fields(endpoint: str, body: dict) -> None:
     """ApiError (400) naming the first field ``endpoint`` does not read."""
-    from mapgen.inputs import unknown_key
-
     known = FIELDS[endpoint]
     unknown = unknown_key(body, known)
     if unknown is not None:
@@ -98,7 +102,7 @@ def time_limit(body: dict, kind: str) -> float:
 def read_map_field(body: dict, key: str = "map") -> Map:
     """The map of a body: ``map`` (map file text) or ``name`` (a shipped map such as ``fauna-1``)."""
     if key == "map" and body.get("map") is None and body.get("name") is not None:
-        import maps
+        import maps  # deferred: maps, only for a shipped map's name; not at the app's start
 
         name = _field(body, "name", str, "the name of a shipped map")
         try:
@@ -119,8 +123,6 @@ def _source(body: dict) -> str:
 
 
 def _terrain(code: str, what: str):
-    from mapgen.terrain import parse_terrain
-
     try:
         return parse_terrain(code)
     except (ValueError, KeyError):
@@ -132,8 +134,9 @@ _local = threading.local()
 
 def solver_for(chapter: str):
     """This thread's Solver for a chapter."""
-    from constraints.catalogue import get_chapter
-    from mapgen.solving.solve import Solver
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        Solver,
+    )
 
     solvers = _local.__dict__.setdefault("solvers", {})
     if chapter not in solvers:
@@ -166,8 +169,13 @@ class BackgroundCompiles:
         """Seconds since the compile that will answer ``state`` was asked for (asking for it if needed; it
         waits for one of ``MAX`` slots), or None when none will (fewer reveals than ``compile_from``, this
         base failed before, or ``QUEUE`` compiles already wait)."""
-        from mapgen.solving.compiled import circuit_key, extends
-        from mapgen.solving.solve import compile_from
+        from mapgen.solving.compiled import (  # deferred: pysat and numpy, on the first request that needs them, not at the app's start
+            circuit_key,
+            extends,
+        )
+        from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+            compile_from,
+        )
 
         if sum(t is not None for t in state.cells) < compile_from(chapter):
             return None
@@ -184,7 +192,9 @@ class BackgroundCompiles:
         return 0.0
 
     def _compile(self, chapter, state: Map, key: str) -> None:
-        from mapgen.solving.solve import default_store
+        from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+            default_store,
+        )
 
         got = None
         try:
@@ -238,12 +248,17 @@ def map_json(m: Map) -> dict:
 
 
 def do_chapters(body: dict | None = None) -> tuple[int, list]:
-    import maps
-    from constraints.catalogue import chapter_names, get_chapter
-    from constraints.rules import BriefingCell
-    from mapgen.profile import P1, P2, P3, PROFILE_DIR
-    from mapgen.reference import chapter_json
-    from mapgen.render.style import STYLES
+    import maps  # deferred: maps, only for /api/chapters; not at the app's start
+    from mapgen.profile import (  # deferred: mapgen.profile, only for /api/chapters; not at the app's start
+        P1,
+        P2,
+        P3,
+        PROFILE_DIR,
+    )
+    from mapgen.reference import (  # deferred: mapgen.reference, only for /api/chapters; not at the app's start
+        chapter_json,
+    )
+    from mapgen.render.style import STYLES  # deferred: mapgen.render, only for /api/chapters; not at the app's start
 
     out = []
     for name in chapter_names():
@@ -272,8 +287,7 @@ def do_parse(body: dict) -> tuple[int, dict]:
 
 def do_validate(body: dict) -> tuple[int, list]:
     """What ``mapgen validate --json`` prints for one file (imports no solver)."""
-    from constraints.catalogue import check_map
-    from mapgen.validate import FileReport
+    from mapgen.validate import FileReport  # deferred: mapgen.validate, only for /api/validate; not at the app's start
 
     m = read_map_field(body)
     file = _source(body)
@@ -289,8 +303,13 @@ def do_validate(body: dict) -> tuple[int, list]:
 
 def do_solve(body: dict) -> tuple[int, dict]:
     """What ``mapgen solve --json`` prints: count, exact, unique, forced (+ probabilities, target)."""
-    from mapgen.report import solve_report
-    from mapgen.solving.solve import NoCompletion, SolveTimeout
+    from mapgen.report import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        solve_report,
+    )
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        NoCompletion,
+        SolveTimeout,
+    )
 
     state = read_map_field(body)
     limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
@@ -314,8 +333,6 @@ def do_solve(body: dict) -> tuple[int, dict]:
 
 
 def _target(body: dict, state: Map):
-    from constraints.catalogue import get_chapter
-
     code = _field(body, "target", str, 'a terrain code, or "" for the chapter\'s counted terrain')
     if code is None:
         return None
@@ -329,8 +346,13 @@ def _target(body: dict, state: Map):
 
 def do_hint(body: dict) -> tuple[int, dict]:
     """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``."""
-    from mapgen.solving.solve import NoCompletion, SolveTimeout
-    from mapgen.web.hints import easiest_hint
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        NoCompletion,
+        SolveTimeout,
+    )
+    from mapgen.web.hints import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        easiest_hint,
+    )
 
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
@@ -361,9 +383,12 @@ def do_table(body: dict) -> tuple[int, dict]:
     null where the terrain may be; ``heat`` is null when not even that could be had in time. ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
     after a tap); ``"full"`` (default) then asks the exact counter too.
     """
-    from constraints.catalogue import get_chapter
-    from mapgen.solving.sat import Budget
-    from mapgen.solving.solve import NoCompletion, SolveTimeout, inline_from
+    from mapgen.solving.sat import Budget  # deferred: pysat, on the first request that needs it, not at the app's start
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        NoCompletion,
+        SolveTimeout,
+        inline_from,
+    )
 
     state = read_map_field(body)
     heat_code = _field(body, "heat", str, "a terrain code")
@@ -438,13 +463,15 @@ def do_table(body: dict) -> tuple[int, dict]:
 
 
 def _profile(body: dict, chapter: str):
-    from mapgen.profile import ProfileError, default_profile, profile_from_data
+    from mapgen.profile import (  # deferred: mapgen.profile, only for a profile; not at the app's start
+        ProfileError,
+        default_profile,
+        profile_from_data,
+    )
 
     text = _field(body, "profile", str, "profile file text (TOML)")
     if text is None:
         return default_profile(chapter)
-    from mapgen.inputs import Unreadable, parse_toml
-
     try:
         data = parse_toml(text)  # the reader of profile files: BOM, nesting, size
     except Unreadable as e:
@@ -457,12 +484,18 @@ def _profile(body: dict, chapter: str):
 
 def do_generate(body: dict) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
-    import random
-
-    from mapgen.batch import MapOutput
-    from mapgen.generate import GenerationError, Generator
-    from mapgen.repair import SketchError, fill_sketch
-    from mapgen.solving.solve import SolveTimeout
+    from mapgen.batch import MapOutput  # deferred: ortools, on the first request that needs it, not at the app's start
+    from mapgen.generate import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        GenerationError,
+        Generator,
+    )
+    from mapgen.repair import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        SketchError,
+        fill_sketch,
+    )
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        SolveTimeout,
+    )
 
     limit = time_limit(body, "generate")
     seed = _bounded(body, "seed", 0, 2**63 - 1, -1, "a whole number") if body.get("seed") is not None else None
@@ -480,8 +513,6 @@ def do_generate(body: dict) -> tuple[int, list]:
             raise _timeout(e) from None
         fields = {"from": "sketch", "seconds": round(time.perf_counter() - started, 4)}
         return 0, [MapOutput(m.chapter).put(m, seed, **fields)]
-    from constraints.catalogue import chapter_names
-
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
     if chapter not in chapter_names():
         raise ApiError(f"unknown chapter {chapter!r} (expected one of {', '.join(chapter_names())})"[:200])
@@ -495,10 +526,14 @@ def do_generate(body: dict) -> tuple[int, list]:
 
 def do_repair(body: dict) -> tuple[int, dict]:
     """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
-    from constraints.catalogue import get_chapter
-    from mapgen.design import check_design
-    from mapgen.repair import RepairError, repair_map
-    from mapgen.solving.solve import SolveTimeout
+    from mapgen.design import check_design  # deferred: mapgen.design, only for /api/repair; not at the app's start
+    from mapgen.repair import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        RepairError,
+        repair_map,
+    )
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        SolveTimeout,
+    )
 
     m = read_map_field(body)
     within = _field(body, "within_profile", bool, "true or false", False)
@@ -526,13 +561,19 @@ RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "applicatio
 
 def do_render(body: dict) -> tuple[bytes, str, str]:
     """A picture of a map (``format``: png, svg, pdf or sheet), with forced cells and a heat map if asked."""
-    import os
-    import tempfile
+    import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
 
-    from mapgen.render import render_map
-    from mapgen.render.output import RenderError
-    from mapgen.render.sheet import render_sheet
-    from mapgen.solving.solve import NoCompletion, SolveTimeout
+    from mapgen.render import render_map  # deferred: mapgen.render, only for /api/render; not at the app's start
+    from mapgen.render.output import (  # deferred: mapgen.render, only for /api/render; not at the app's start
+        RenderError,
+    )
+    from mapgen.render.sheet import (  # deferred: mapgen.render, only for /api/render; not at the app's start
+        render_sheet,
+    )
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        NoCompletion,
+        SolveTimeout,
+    )
 
     m = read_map_field(body)
     fmt = _field(body, "format", str, "png, svg, pdf or sheet", "png")
@@ -583,8 +624,6 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 
 
 def complete_valid_map(body: dict) -> Map:
-    from constraints.catalogue import check_map
-
     m = read_map_field(body)
     if not m.complete:
         raise ApiError(f"a partial map ({len(m.unrevealed())} cells unrevealed); this needs a complete map")
@@ -606,7 +645,7 @@ def deduce_args(body: dict) -> dict:
 
 def playtest_args(body: dict) -> dict:
     m = complete_valid_map(body)
-    from mapgen.engine.bots import BOTS
+    from mapgen.engine.bots import BOTS  # deferred: the bots import ortools; not at the app's start
 
     bot = _field(body, "bot", str, "the name of a bot", "heuristic")
     if bot not in BOTS:
@@ -630,11 +669,19 @@ def playtest_args(body: dict) -> dict:
 def _check_playtest(m: Map, args: dict) -> None:
     """What ``mapgen playtest`` refuses before its first game, refused here before the job starts, in its
     words: a mode the chapter does not have, a team the rules forbid (409, exit 1), a bot not installed."""
-    from mapgen.engine.game import GameError, UnknownNameError
-    from mapgen.engine.playtest import Settings, make_game
+    from mapgen.engine.game import (  # deferred: the engine, only for /api/playtest; not at the app's start
+        GameError,
+        UnknownNameError,
+    )
+    from mapgen.engine.playtest import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        Settings,
+        make_game,
+    )
 
     if args["bot"] == "ismcts":
-        from mapgen.engine.bots.ismcts import require_openspiel
+        from mapgen.engine.bots.ismcts import (  # deferred: ortools, on the first request that needs it, not at the app's start
+            require_openspiel,
+        )
 
         try:
             require_openspiel()

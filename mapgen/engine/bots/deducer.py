@@ -10,6 +10,7 @@ import random
 
 from mapgen.engine.bots.common import NT, dot
 from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.deduce import solver_for
 
 
 class DeducerBot(HeuristicBot):
@@ -58,8 +59,6 @@ class DeducerBot(HeuristicBot):
             )
             if n_seen >= self.min_seen_share * len(obs.seen) and again:
                 if self.solver is None:
-                    from mapgen.engine.deduce import solver_for  # ortools: imported when first needed
-
                     self.solver = solver_for(obs.game.reference)  # the rules the game's bots reason with (--rules)
                 limit = min(self.solver.time_limit, self.budget - self.spent)
                 fresh = {}

@@ -21,7 +21,14 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
+import numpy as np
+
+from mapgen.engine import actions as A
+from mapgen.engine.bots.common import between
 from mapgen.engine.bots.heuristic import HeuristicBot
+from mapgen.engine.infostate import carry
+from mapgen.engine.observation import observe
+from mapgen.engine.play import play_game
 from mapgen.engine.steps import Step
 
 if TYPE_CHECKING:
@@ -41,9 +48,6 @@ def candidates(obs, bot: HeuristicBot) -> list[tuple[int, float]]:
     """The actions the search weighs, with their prior: the heuristic's choice (first, with the larger share of the prior) and,
     at the main step, the ``ALTERNATIVES`` cells it values most after it; every legal action of a
     small decision (``SMALL`` or fewer). The heuristic's choice comes first, with ``PRIOR_BEST``."""
-    from mapgen.engine import actions as A
-    from mapgen.engine.bots.common import between
-
     la = obs.legal
     best = bot.step(obs)
     if len(la) <= SMALL:
@@ -72,10 +76,9 @@ class _HeuristicEvaluator:
         self.traitor = traitor
 
     def evaluate(self, state):
-        import numpy as np
-
-        from mapgen.engine.openspiel import engine_returns
-        from mapgen.engine.play import play_game
+        from mapgen.engine.openspiel import (  # deferred: mapgen.engine.openspiel imports pyspiel, an optional extra
+            engine_returns,
+        )
 
         s = state.inner.clone()
         seed = self.rng.randrange(1 << 30)
@@ -84,8 +87,6 @@ class _HeuristicEvaluator:
         return np.array(engine_returns(s, self.traitor))
 
     def prior(self, state):
-        from mapgen.engine.observation import observe
-
         s = state.inner
         bot = HeuristicBot(random.Random(self.rng.randrange(1 << 30)))
         return candidates(observe(s, s.current_player()), bot)
@@ -94,7 +95,7 @@ class _HeuristicEvaluator:
 def _search_class():
     """OpenSpiel's ISMCTSBot, expanding only the prior's actions, most likely first (progressive in
     the prior's order instead of OpenSpiel's random order over every legal action)."""
-    from open_spiel.python.algorithms import ismcts
+    from open_spiel.python.algorithms import ismcts  # deferred: open_spiel, an optional extra, only for the ismcts bot
 
     class PriorOrderISMCTS(ismcts.ISMCTSBot):
         def check_expand(self, node, legal_actions):
@@ -109,7 +110,7 @@ def _search_class():
 def require_openspiel() -> None:
     """ImportError with the way to install it when OpenSpiel (PyPI ``open-spiel``) is missing."""
     try:
-        import pyspiel  # noqa: F401
+        import pyspiel  # noqa: F401  # deferred: open_spiel, an optional extra: this checks it is installed
     except ImportError:
         raise ImportError(
             'the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder (PyPI open-spiel)'
@@ -135,8 +136,6 @@ class IsmctsBot:
         self._fallback = HeuristicBot(rng)
 
     def _worlds(self, info) -> list:
-        from mapgen.engine.infostate import carry
-
         kept, fresh = carry(self.worlds, info, self.rng, WORLDS)
         self.carried += len(kept) - fresh
         self.resampled += fresh
@@ -153,10 +152,14 @@ class IsmctsBot:
         if not worlds:
             self.fallbacks += 1
             return self._fallback.step(info.obs)
-        import numpy as np
-        from open_spiel.python.algorithms import ismcts
+        from open_spiel.python.algorithms import (  # deferred: open_spiel, an optional extra, only for the ismcts bot
+            ismcts,
+        )
 
-        from mapgen.engine.openspiel import CorpsGame, CorpsState
+        from mapgen.engine.openspiel import (  # deferred: mapgen.engine.openspiel imports pyspiel, an optional extra
+            CorpsGame,
+            CorpsState,
+        )
 
         if self._game is None:
             g = worlds[0].state.game

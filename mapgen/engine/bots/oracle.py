@@ -28,6 +28,8 @@ import random
 from mapgen.engine import actions as A
 from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.common import between
+from mapgen.engine.observation import observe
+from mapgen.engine.play import play_game
 from mapgen.engine.steps import Step
 from mapgen.model import Map
 
@@ -72,8 +74,6 @@ class OracleBot:
         self.departures = 0  # searched decisions where another action than the clairvoyant's was played
 
     def step(self, state) -> int:
-        from mapgen.engine.observation import observe
-
         obs = observe(state, state.current_player())
         legal = obs.legal
         if len(legal) == 1:
@@ -159,8 +159,6 @@ def rollout(state, m: Map, player: int, action: int, key, seed: int) -> float:
     the clairvoyant bot on map ``m`` for every player, chance drawn from Random(seed). A win is worth 1
     plus a thousandth of its score (wins first, then better wins), a loss 0; in Hidden Traitor mode the
     Traitor (of this world) is worth 1 when the Traitor wins."""
-    from mapgen.engine.play import play_game
-
     s = state.clone()
     bots = [AimedClairvoyant(random.Random(seed + q), m) for q in range(s.game.n)]
     if key is not None:

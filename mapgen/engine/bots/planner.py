@@ -28,7 +28,8 @@ from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
-from mapgen.engine.infostate import world_view
+from mapgen.engine.deduce import solver_for
+from mapgen.engine.infostate import carried, world_on, world_view
 from mapgen.engine.steps import Step
 from mapgen.solving.solve import NoCompletion, Solver, SolveTimeout
 
@@ -119,12 +120,8 @@ class PlannerBot(HeuristicBot):
         of the seen cells from ``Solver.sample`` (a private session per game, a deterministic budget),
         the game so far replayed onto each (``infostate.extend``: hidden cards redrawn, kept only when
         every observation matches)."""
-        from mapgen.engine.infostate import carried, world_on
-
         rng = self.search_rng
         if self._table is not info.table:
-            from mapgen.engine.deduce import solver_for
-
             self._table, self.worlds = info.table, []
             self._solver = solver_for(info.table.reference).solver  # the rules the game's bots reason with
             self._session = self._solver.session(info.known.briefing)
