@@ -232,6 +232,35 @@ class MapGrade:
             "quality": self.quality.to_json(),
         }
 
+    @classmethod
+    def from_table(cls, name: str, m: Map, t: dict) -> MapGrade:
+        """The grade a map file's ``[grade]`` table records (``table``), read back: its headline figures, so a
+        library table can be made from the files without playing them again (a bot's losses keep only how
+        many were blocked, the share the table records)."""
+        bots = {}
+        for b, f in t.items():
+            if isinstance(f, dict) and "games" in f and "win_rate" in f:
+                n = int(f["games"])
+                blocked = round(float(f.get("blocked_share", 0.0)) * n)
+                bots[b] = BotFigures(
+                    b, n, round(float(f["win_rate"]) * n), {"blocked": blocked} if blocked else {}, f["mean_days"]
+                )
+        deduction = None
+        if "reveal_set" in t:
+            tiers = {k: t[k] for k in ("tier", "guesses", "largest_reason", "deduced_share") if k in t}
+            counted = get_chapter(m.chapter).counted
+            deduction = Deduction(
+                reveal_set=int(t["reveal_set"]),
+                target=counted.code if counted is not None else None,
+                targets_known_at=t.get("targets_known_at"),
+                guessed_targets=tuple(t.get("guessed_targets", ())),
+                unique_at=None,
+                grade=tiers or None,
+            )
+        flags = tuple(Flag("recorded", str(r)) for r in t.get("flags", ()))
+        quality = chapter_quality(m.chapter)
+        return cls(name, m.chapter, int(t.get("seed", 0)), bots, deduction, quality, flags)
+
     def table(self) -> dict:
         """The ``[grade]`` table of a graded map file (``validate`` ignores it): the headline figures."""
         t: dict = {"seed": self.seed}

@@ -28,7 +28,14 @@ from pathlib import Path
 from constraints.catalogue import chapter_names
 from mapgen.campaign import backend
 from mapgen.errors import exit_code
-from mapgen.grade import GradeSettings, correlation, grade_maps, report_markdown, spearman  # noqa: F401 (spearman: the library table's statistic, tested here)
+from mapgen.grade import (  # noqa: F401 (spearman: the library table's statistic, tested here)
+    GradeSettings,
+    MapGrade,
+    correlation,
+    grade_maps,
+    report_markdown,
+    spearman,
+)
 from mapgen.mapfile import dumps_map, read_map
 from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.profile import default_profile
@@ -130,6 +137,9 @@ easiest first):
 {REGRADE}
 ```
 
+With `--chapters flora,vameter` only those are graded again and the table keeps the others' figures as their
+files record them; `python -m maps.build --readme` writes this table from the files alone.
+
 The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
 between the deduction grade and the deducer's win rate over the library: {corr}.
 
@@ -157,7 +167,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--regrade", action="store_true", help="grade the shipped maps again (same maps): new [grade] tables and order"
     )
+    ap.add_argument(
+        "--readme",
+        action="store_true",
+        help="only write README.md's table from the [grade] tables the map files record (no map is played)",
+    )
     args = ap.parse_args(argv)
+    if args.readme:
+        return write_readme(Path(args.out), [], {})
     games = dict(DEFAULT_GAMES)
     if args.games:
         games = {b: -(-args.games // SLOW_BOTS.get(b, 1)) for b in DEFAULT_GAMES}
@@ -183,16 +200,36 @@ def main(argv: list[str] | None = None) -> int:
         return 2 if isinstance(e, ValueError) and code is None else code or 1
     # the rows `mapgen grade maps/*/*.toml --markdown` prints: the shell's order, each map by its path
     rows = [(f"maps/{ch}/{ch}-{k}.toml", g) for ch, pairs in built.items() for k, (_, g) in enumerate(pairs, 1)]
-    grades = [replace(g, map=name) for name, g in sorted(rows, key=lambda r: r[0])]
+    return write_readme(out, rows, built)
+
+
+def write_readme(out: Path, rows: list, built: dict) -> int:
+    """README.md's table: the grades of the chapters built this run (``rows``), the others' as their files
+    record them (a regrade of some chapters refreshes the whole table); a chapter with no graded files in the
+    folder leaves the README as it was."""
     n = sum(len(p) for p in built.values())
-    if set(chapter_names()) <= set(built):
-        (out / "README.md").write_text(readme(grades), encoding="utf-8")
-        print(f"wrote {n} maps and {out / 'README.md'}")
-    else:  # the README's table covers the whole library: a partial run cannot fill it
-        print(
-            f"wrote {n} maps; {out / 'README.md'} left as it was (its table needs every chapter: run without --chapters)"
-        )
+    recorded = [recorded_grades(out, ch) for ch in chapter_names() if ch not in built]
+    if not all(recorded):  # the README's table covers the whole library
+        print(f"wrote {n} maps; {out / 'README.md'} left as it was (its table needs every chapter's graded maps)")
+        return 0
+    rows = rows + [row for found in recorded for row in found]
+    grades = [replace(g, map=name) for name, g in sorted(rows, key=lambda r: r[0])]
+    (out / "README.md").write_text(readme(grades), encoding="utf-8")
+    print(f"wrote {n} maps and {out / 'README.md'}")
     return 0
+
+
+def recorded_grades(out: Path, chapter: str) -> list:
+    """(path as the README names it, MapGrade) for a chapter's map files with a ``[grade]`` table, in order;
+    empty when the folder has none, or when one of them is not graded."""
+    paths = sorted((out / chapter).glob(f"{chapter}-*.toml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
+    found = []
+    for p in paths:
+        m = read_map(p)
+        if "grade" not in m.meta:
+            return []
+        found.append((f"maps/{chapter}/{p.name}", MapGrade.from_table(f"maps/{chapter}/{p.name}", m, m.meta["grade"])))
+    return found
 
 
 if __name__ == "__main__":
