@@ -30,7 +30,7 @@ from mapgen.engine.bots.common import (
 from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.game import BACKPACK_SLOTS
-from mapgen.engine.steps import Step
+from mapgen.engine.steps import STEP
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
@@ -435,17 +435,17 @@ class HeuristicBot:
         if len(la) == 1:
             return la[0]
         kind = obs.step[0]
-        if kind == Step.RESOLVE:
+        if kind == STEP.RESOLVE:
             return A.PASS if A.PASS in la else A.FAIL
-        if kind == Step.BACKTRACK:
+        if kind == STEP.BACKTRACK:
             return A.ACTIVATE
         need = self.needs(obs)
         geo = self._geometry  # needs() made it for this game
         assert geo is not None
         policy = geo.policy
-        if kind == Step.CHAPTER and policy is not None:
+        if kind == STEP.CHAPTER and policy is not None:
             return policy.step(self, obs, la, need)
-        if kind == Step.MAIN and policy is not None:
+        if kind == STEP.MAIN and policy is not None:
             a = policy.main(self, obs, la, need)
             if a is not None:
                 return a
