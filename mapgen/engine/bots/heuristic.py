@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import random
 from itertools import compress
-from operator import mul
+from operator import itemgetter, mul
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -224,6 +224,10 @@ class HeuristicBot:
                                         drop |= line
                     for c in drop.intersection(cache):
                         del cache[c]
+                    if local.caps:  # a map count at its cap: the cells whose weights still allow that terrain
+                        for t in local.capped(counts, new):
+                            for c in [c for c, entry in cache.items() if entry[0][t]]:
+                                del cache[c]
         else:
             known = list(terrain)
             self._weight_cache = {}
@@ -250,8 +254,8 @@ class HeuristicBot:
         w = self._local_weights(obs, cell, self._known_list)
         nonzero = tuple(compress(RANGE_NT, w))  # indices of the non-zero weights
         # (the non-zero weights, a getter of the same terms of a value vector): _expected_values multiplies
-        # them pairwise in C, in the same order as a loop over ``nonzero``
-        terms = tuple_getter(nonzero)
+        # them pairwise in C, in the same order as a loop over ``nonzero`` (tuple_getter's usual case inline)
+        terms = itemgetter(*nonzero) if len(nonzero) > 1 else tuple_getter(nonzero)
         entry = self._weight_cache[cell] = (w, (terms(w), terms))
         return entry
 
