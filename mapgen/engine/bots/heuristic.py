@@ -68,6 +68,7 @@ class HeuristicBot:
         self._plan: tuple[tuple, int] | None = None  # (turn key, cell) of the last explore chosen
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
+        self._hills_of: dict | None = None  # the observation's Hill dict _hills was made from
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
@@ -191,7 +192,9 @@ class HeuristicBot:
             return self._known_list
         geo = self._geo(obs.game)
         terrain = obs.terrain  # the seen cells' terrain indices, -1 unseen
-        self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
+        if obs.hills is not self._hills_of:  # a new dict only when a Hill is newly seen (observe() keeps the old one)
+            self._hills_of = obs.hills
+            self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
         local = geo.local
         cache = self._weight_cache
         counts = self._counts
@@ -435,7 +438,7 @@ class HeuristicBot:
 
     # ----- the decision -----
     def step(self, obs) -> int:
-        la = obs.legal_actions()
+        la = obs.legal  # obs.legal_actions(), without the call
         if len(la) == 1:
             return la[0]
         kind = obs.step[0]
