@@ -10,6 +10,7 @@ Challenge asks or the backpack is full. A chapter's own knowledge comes from its
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import compress
 from operator import itemgetter, mul
 from typing import ClassVar
@@ -258,7 +259,7 @@ class HeuristicBot:
         nonzero = tuple(compress(RANGE_NT, w))  # indices of the non-zero weights
         # (the non-zero weights, a getter of the same terms of a value vector): _expected_values multiplies
         # them pairwise in C, in the same order as a loop over ``nonzero`` (tuple_getter's usual case inline)
-        terms = itemgetter(*nonzero) if len(nonzero) > 1 else tuple_getter(nonzero)
+        terms: Callable = itemgetter(*nonzero) if len(nonzero) > 1 else tuple_getter(nonzero)
         entry = self._weight_cache[cell] = (w, (terms(w), terms))
         return entry
 
