@@ -9,7 +9,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import FOOD, MUD, NRES, WATER, ThreatKind
 from mapgen.engine.rules import PRIORITY
-from mapgen.engine.steps import Step, ThreatDraw
+from mapgen.engine.steps import STEP, THREAT_DRAW, ThreatDraw
 
 
 # ----- the Challenge Row -----
@@ -33,9 +33,9 @@ def run_check_challenge(state, step) -> None:
         if c < 0:  # Injured is resolved with no Pass, no Fail and no Consequence
             pop_row(state)
             state.injured = 1
-            state.push((Step.AFTER_RESOLVE,))
+            state.push((STEP.AFTER_RESOLVE,))
         else:
-            state.push((Step.RESOLVE,), (Step.FATIGUE,), (Step.AFTER_RESOLVE,))
+            state.push((STEP.RESOLVE,), (STEP.FATIGUE,), (STEP.AFTER_RESOLVE,))
 
 
 def can_pass(state, card=None, stored=None) -> bool:
@@ -66,7 +66,7 @@ def apply_resolve(state, step, a: int) -> None:
     card = state.game.challenges[c]
     stored = list(stored or ())
     pack = state.pack
-    state.agenda.append((Step.RESOLVED,))  # below the card's effects: ``settled`` counts it once they are done
+    state.agenda.append((STEP.RESOLVED,))  # below the card's effects: ``settled`` counts it once they are done
     if a == A.PASS:
         for r in range(NRES):
             for _ in range(card.requires[r] + card.optional[r]):
@@ -117,7 +117,7 @@ def apply_fatigue(state, step, a: int) -> None:
 def run_after_resolve(state, step) -> None:
     steps = state.game.chapter.after_resolve_steps(state)
     if not state.row:
-        steps = [*steps, (Step.END_OF_DAY,)]
+        steps = [*steps, (STEP.END_OF_DAY,)]
     if steps:
         state.push(*steps)
 
@@ -131,17 +131,17 @@ def run_end_of_day(state, step) -> None:
             state.lose("hunger")
             return
         state.pack[FOOD] -= need
-    state.push((Step.NIGHT,))
+    state.push((STEP.NIGHT,))
 
 
 def run_night(state, step) -> None:
     g = state.game
     steps: list[tuple] = list(g.chapter.night_steps(state))
     if g.chapter.night_threat(state):
-        steps.append((Step.CHANCE_THREAT, ThreatDraw.NIGHT, -1))
+        steps.append((STEP.CHANCE_THREAT, THREAT_DRAW.NIGHT, -1))
     if state.injured == 1:
         state.injured = 2
-    steps.append((Step.DEAL_DAY,))
+    steps.append((STEP.DEAL_DAY,))
     state.push(*steps)
 
 
@@ -159,7 +159,7 @@ def run_deal_day(state, step) -> None:
         state.gain(r)
     state.exhausted.clear()
     state.day += 1
-    state.push(*[(Step.CHANCE_CHALLENGE,)] * n)
+    state.push(*[(STEP.CHANCE_CHALLENGE,)] * n)
 
 
 # ----- Threats -----
@@ -195,7 +195,7 @@ def monster_place(state, card: int, when: ThreatDraw, cell: int) -> int:
     Ties on the edge are broken by the Resource Priority Order of the Explored terrain, then
     (decision: the rulebook's 'Token Tray order' is not printed) west to east or north to south.
     """
-    if when == ThreatDraw.DAY and cell >= 0 and cell not in state.monsters:
+    if when == THREAT_DRAW.DAY and cell >= 0 and cell not in state.monsters:
         return cell
     g = state.game
     cands = [i for i in range(g.board.size) if state.explored[i] and i not in state.monsters]
@@ -266,7 +266,7 @@ def apply_threat_discard(state, step, a: int) -> None:
         return
     card = state.threats[a - A.THREAT_DISCARD]
     remove_threat(state, card, "bottom")
-    state.push((Step.CHANCE_THREAT, ThreatDraw.ROW, -1))
+    state.push((STEP.CHANCE_THREAT, THREAT_DRAW.ROW, -1))
 
 
 # ----- the main step's Cure Injured -----

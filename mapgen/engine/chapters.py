@@ -16,7 +16,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
 from mapgen.engine.rules import GEAR_PER_PLAYER, TERRAIN, GameError
-from mapgen.engine.steps import Step, StepKind, ThreatDraw
+from mapgen.engine.steps import STEP, StepKind, ThreatDraw
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -212,7 +212,7 @@ class ChapterRules:
         return []
 
     def column_reward(self, state, col: int) -> list[tuple]:
-        return [(Step.DESTINY_PICK,)] if self.destiny else []
+        return [(STEP.DESTINY_PICK,)] if self.destiny else []
 
     def shelter_cells(self, state) -> list[int]:
         g = state.game
@@ -313,7 +313,7 @@ class MinotaurChapter(ChapterRules):
 
     def reveal(self, state, target, n: int) -> None:
         if target == "kill":
-            state.push(*[(Step.CHANCE_CHAPTER, MinotaurStep.KILL)] * n)
+            state.push(*[(STEP.CHANCE_CHAPTER, MinotaurStep.KILL)] * n)
 
     def describe_state(self, state) -> list[str]:
         g, d = state.game, state.data
@@ -445,11 +445,11 @@ class Fauna(MinotaurChapter):
         if terrain is TERRAIN.FORT:
             state.data["forts"] += 1
             state.event("first fort")
-            return [(Step.CHANCE_CHAPTER, MinotaurStep.KILL)]
+            return [(STEP.CHANCE_CHAPTER, MinotaurStep.KILL)]
         return []
 
     def row_reward(self, state, row: int) -> list[tuple]:
-        return [(Step.THREAT_DISCARD,)]
+        return [(STEP.THREAT_DISCARD,)]
 
     def check_victory(self, state) -> bool:
         return state.data["kills"] >= 3

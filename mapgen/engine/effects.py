@@ -9,7 +9,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER, Effect
 from mapgen.engine.rules import BACKPACK_SLOTS, MAX_FIRES, POOL, POOL_TOKENS, SAMPLE_TOKENS, SUPPLY
-from mapgen.engine.steps import Payment, Step, ThreatDraw
+from mapgen.engine.steps import PAYMENT, STEP, THREAT_DRAW
 
 
 def held(state, r: int) -> int:
@@ -80,7 +80,7 @@ def lose_water(state, n: int) -> None:
 
 
 def run_effects(state, effects: tuple[Effect, ...]) -> None:
-    state.push(*[(Step.EFFECT, e) for e in effects])
+    state.push(*[(STEP.EFFECT, e) for e in effects])
 
 
 def run_effect(state, step) -> None:
@@ -92,26 +92,26 @@ def run_effect(state, step) -> None:
         if isinstance(t, int):
             gain(state, t, n)
         elif t == "any":
-            state.push(*[(Step.GAIN,)] * n)
+            state.push(*[(STEP.GAIN,)] * n)
         elif t == "fire":
             state.fires = min(MAX_FIRES, state.fires + n)
         elif t == "sample":
-            state.push(*[(Step.GAIN_SAMPLE,)] * n)
+            state.push(*[(STEP.GAIN_SAMPLE,)] * n)
         elif t == "destiny" and state.game.destiny and not state.chased:
-            state.push(*[(Step.DESTINY_PICK,)] * n)
+            state.push(*[(STEP.DESTINY_PICK,)] * n)
     elif v == "lose":
         if t == WATER:
             lose_water(state, n)
         elif isinstance(t, int):
             state.pack[t] = max(0, state.pack[t] - n)
         elif t == "any":
-            state.push((Step.PAY, n, Payment.ANY))
+            state.push((STEP.PAY, n, PAYMENT.ANY))
         elif t == "fire":
             state.fires = max(0, state.fires - n)
         elif t == "shelter":
             state.shelter = -1
     elif v == "draw" and t == "threat":
-        state.push((Step.CHANCE_THREAT, ThreatDraw.DAY, -1))
+        state.push((STEP.CHANCE_THREAT, THREAT_DRAW.DAY, -1))
     elif v == "remove" and t == "path":
         if state.row:
             k = min(n, state.row[0][1])
@@ -131,19 +131,19 @@ def run_gain_sample(state, step) -> None:
     full = state.slots() >= BACKPACK_SLOTS and state.carried() > 0
     state.samples += 1
     if full:
-        state.push((Step.PAY, 1, Payment.ANY))
+        state.push((STEP.PAY, 1, PAYMENT.ANY))
 
 
 # ----- choices -----
 def pay_needed(state, step) -> bool:
     """A "pay N" step asks for a choice only when something is owed and something can pay it."""
     n, what = step[1], step[2]
-    have = state.carried() + (state.pack[WATER] if what == Payment.ANY_WATER else 0)
+    have = state.carried() + (state.pack[WATER] if what == PAYMENT.ANY_WATER else 0)
     return not (n <= 0 or have == 0)
 
 
 def legal_pay(state, step) -> list[int]:
-    allow_water = step[2] == Payment.ANY_WATER
+    allow_water = step[2] == PAYMENT.ANY_WATER
     return [A.DISCARD + r for r in range(NRES) if state.pack[r] and (r != WATER or allow_water)]
 
 
@@ -191,11 +191,11 @@ def apply_destiny_pick(state, step, a: int) -> None:
     state.agenda.pop()
     k = a - A.DESTINY_PICK
     if k == 2:
-        state.push((Step.CHANCE_HELD,))
+        state.push((STEP.CHANCE_HELD,))
     else:
         state.de_held.append(state.de_face.pop(k))
         if state.de_pile:
-            state.push((Step.CHANCE_DESTINY,))
+            state.push((STEP.CHANCE_DESTINY,))
 
 
 def chance_destiny(state, step, card: int) -> None:

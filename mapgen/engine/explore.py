@@ -9,7 +9,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, WATER
 from mapgen.engine.rules import POOL, TERRAIN
-from mapgen.engine.steps import Payment, Step, ThreatDraw
+from mapgen.engine.steps import PAYMENT, STEP, THREAT_DRAW
 
 T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 
@@ -111,21 +111,21 @@ def monster_taxes(state, cells: list[int]) -> list[int]:
 def legal_explore(state, out: list[int]) -> None:
     if state.explored_now:
         return
-    banned = state.banned
+    banned, base = state.banned, A.EXPLORE
     if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
         carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
         cells = [c for c in frontier(state) if c != banned]
-        out.extend([A.EXPLORE + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
+        out.extend([base + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
     else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
-        out.extend([A.EXPLORE + c for c in frontier(state) if c != banned])
+        out.extend([base + c for c in frontier(state) if c != banned])
 
 
 def apply_explore(state, a: int) -> None:
     tax = monster_tax(state, a)
-    state.push((Step.EXPLORE, a))
+    state.push((STEP.EXPLORE, a))
     state.passes = 0
     if tax:  # decision: Water is a Resource (Mortar and Pestle's note), so it can pay a Monster
-        state.push((Step.PAY, tax, Payment.ANY if "toll-no-water" in state.game.variants else Payment.ANY_WATER))
+        state.push((STEP.PAY, tax, PAYMENT.ANY if "toll-no-water" in state.game.variants else PAYMENT.ANY_WATER))
 
 
 def describe_explore(a: int, state=None) -> str:
@@ -161,9 +161,9 @@ def run_explore(state, step) -> None:
         state.token_to_row = False
     state.guesses.clear()
     if state.fires >= 2:
-        state.push((Step.BACKTRACK, cell))
+        state.push((STEP.BACKTRACK, cell))
     else:
-        state.push((Step.ACTIVATE, cell))
+        state.push((STEP.ACTIVATE, cell))
 
 
 def legal_backtrack(state, step) -> list[int]:
@@ -174,7 +174,7 @@ def apply_backtrack(state, step, a: int) -> None:
     state.agenda.pop()
     cell = step[1]
     if a == A.ACTIVATE:
-        state.push((Step.ACTIVATE, cell))
+        state.push((STEP.ACTIVATE, cell))
         return
     # Backtrack: put the Path token back, refresh what was used for this explore, explore elsewhere
     state.fires -= 2
@@ -204,9 +204,9 @@ def run_activate(state, step) -> None:
         for _ in range(n):
             gain_found(state, r)
     if t is T.SKULL:
-        steps.append((Step.CHANCE_THREAT, ThreatDraw.DAY, cell))
+        steps.append((STEP.CHANCE_THREAT, THREAT_DRAW.DAY, cell))
     elif t is T.TIPI:
-        steps.append((Step.TRADE,))
+        steps.append((STEP.TRADE,))
     elif t is T.HILL:
         state.extra_turn = True
     # a chapter's own steps come first: Vameter's Crew are placed before the terrain's effects,

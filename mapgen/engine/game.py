@@ -42,7 +42,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     UnknownNameError,
     level_name,
 )
-from mapgen.engine.steps import Step
+from mapgen.engine.steps import STEP, Step
 from mapgen.engine.variants import check_variants
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
@@ -309,12 +309,12 @@ class State:
         self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
         self._observed: tuple = (b"", [], {})  # observation.py's seen-cells cache: (seen copy, terrain, hills)
         self.ex_list: list[int] = []
-        self.agenda: list[tuple] = [(Step.MAIN,)]
+        self.agenda: list[tuple] = [(STEP.MAIN,)]
         self.agenda += g.chapter.setup_steps(self)
         n_row = 2
-        self.agenda += [(Step.CHANCE_CHALLENGE,)] * n_row
+        self.agenda += [(STEP.CHANCE_CHALLENGE,)] * n_row
         if g.destiny:
-            self.agenda += [(Step.CHANCE_DESTINY,)] * 2
+            self.agenda += [(STEP.CHANCE_DESTINY,)] * 2
         self._advance()
 
     # ----- the OpenSpiel interface -----
@@ -345,11 +345,11 @@ class State:
 
     def _chance_pile(self) -> list[int]:
         kind = self.agenda[-1][0]
-        if kind == Step.CHANCE_CHALLENGE:
+        if kind == STEP.CHANCE_CHALLENGE:
             return self.ch_pile
-        if kind == Step.CHANCE_THREAT:
+        if kind == STEP.CHANCE_THREAT:
             return self.th_pile
-        if kind in (Step.CHANCE_DESTINY, Step.CHANCE_HELD):
+        if kind in (STEP.CHANCE_DESTINY, STEP.CHANCE_HELD):
             return self.de_pile
         return self.game.chapter.chance_pile(self, self.agenda[-1])
 
@@ -486,18 +486,21 @@ class State:
     def _advance(self) -> None:
         ag = self.agenda
         chapter = self.game.chapter
-        check_loss = self.game.loss_check
+        check_victory, check_loss = chapter.check_victory, self.game.loss_check
         while True:
-            if self.outcome is None and chapter.check_victory(self):
-                self._win()
-            elif self.outcome is None and check_loss is not None and (cause := check_loss(self)):
-                self.lose(cause)
+            # the game's end first (one outcome test per step: _win and lose both set it)
             if self.outcome is not None:
+                return
+            if check_victory(self):
+                self._win()
+                return
+            if check_loss is not None and (cause := check_loss(self)):
+                self.lose(cause)
                 return
             step = ag[-1]
             kind = step[0]
             if kind in DECISIONS:
-                if kind == Step.CHAPTER and not chapter.is_decision(self, step):
+                if kind == STEP.CHAPTER and not chapter.is_decision(self, step):
                     ag.pop()
                     chapter.run_step(self, step)
                 elif kind in CHANCE_STEPS and len(self._chance_pile()) == 0:
@@ -513,11 +516,11 @@ class State:
 
     def _empty_pile(self, step) -> None:
         kind = step[0]
-        if kind == Step.CHANCE_CHALLENGE:
+        if kind == STEP.CHANCE_CHALLENGE:
             self.lose("no_challenges")
-        elif kind == Step.CHANCE_CHAPTER:
+        elif kind == STEP.CHANCE_CHAPTER:
             self.game.chapter.empty_pile(self, step)
-        elif kind == Step.CHANCE_THREAT:
+        elif kind == STEP.CHANCE_THREAT:
             challenges.empty_threat_pile(self, step)
 
     # ----- ending the game -----

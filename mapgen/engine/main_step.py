@@ -12,7 +12,7 @@ from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
-from mapgen.engine.steps import Payment, Step
+from mapgen.engine.steps import PAYMENT, STEP
 from mapgen.engine.walls import explain_sealed
 from mapgen.terrain import TERRAINS
 
@@ -64,7 +64,7 @@ def legal_fire(state, out: list[int]) -> None:
         out.append(A.FIRE)
     if pack[ROCK] >= 2:
         out.append(A.FIRE + 1)
-    if _ready(state, "Flint"):
+    if "Flint" in state.gear[state.current] and "Flint" not in state.exhausted:  # _ready, written out
         if pack[WOOD]:
             out.append(A.FIRE + 2)
         if pack[ROCK]:
@@ -221,17 +221,19 @@ def legal_box_of_goods(state, out: list[int]) -> None:
 
 def apply_box_of_goods(state, a: int) -> None:
     state.gear[state.current].remove("Box of Goods")
-    state.push((Step.GAIN,))
+    state.push((STEP.GAIN,))
 
 
 def legal_mortar(state, out: list[int]) -> None:
-    if _ready(state, "Mortar and Pestle") and state.carried() + state.pack[WATER] >= 2:
+    # _ready written out; carried() + Water is every Resource held
+    gear = "Mortar and Pestle"
+    if gear in state.gear[state.current] and gear not in state.exhausted and sum(state.pack) >= 2:
         out.append(A.MORTAR)
 
 
 def apply_mortar(state, a: int) -> None:
     state.exhausted.add("Mortar and Pestle")
-    state.push((Step.PAY, 2, Payment.ANY_WATER), (Step.GAIN,))
+    state.push((STEP.PAY, 2, PAYMENT.ANY_WATER), (STEP.GAIN,))
 
 
 def legal_satchel(state, out: list[int]) -> None:
@@ -249,7 +251,7 @@ def apply_satchel(state, a: int) -> None:
     state.exhausted.add("Satchel")
     state.pack[state.last_gain] -= 1
     state.last_gain = -1
-    state.push((Step.DESTINY_PICK,))
+    state.push((STEP.DESTINY_PICK,))
 
 
 def legal_jar_store(state, out: list[int]) -> None:
@@ -318,7 +320,7 @@ def apply_end_turn(state, a: int) -> None:
             state.lose(SEALED)
             return
     state.agenda.pop()
-    state.push(*g.chapter.end_turn_steps(state), (Step.LIMITS,), (Step.CHECK_CHALLENGE,), (Step.NEXT_TURN,))
+    state.push(*g.chapter.end_turn_steps(state), (STEP.LIMITS,), (STEP.CHECK_CHALLENGE,), (STEP.NEXT_TURN,))
 
 
 def limits_needed(state, step) -> bool:
@@ -345,7 +347,7 @@ def run_next_turn(state, step) -> None:
     state.lewis_on = state.collins_on = False
     state.last_gain = -1
     state.banned = -1
-    state.agenda.append((Step.MAIN,))
+    state.agenda.append((STEP.MAIN,))
 
 
 FIRE_WORDS = ("build Fire (2 Wo)", "build Fire (2 Ro)", "build Fire (Flint, Wo)", "build Fire (Flint, Ro)")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
+from types import SimpleNamespace
 
 
 class StepKind(StrEnum):
@@ -66,3 +67,12 @@ class Payment(StepKind):
 
     ANY = "any"
     ANY_WATER = "any_water"
+
+
+#: the members of ``Step``, ``ThreatDraw`` and ``Payment`` as plain attributes, for code run at every step
+#: (``S = STEP``, then ``kind == S.MAIN``): the same objects as ``Step.MAIN``, without Python 3.11's
+#: ``EnumType.__getattr__`` hook, which makes each read of a member off its Enum class cost about three times
+#: an attribute's (as ``rules.TERRAIN`` for ``Terrain``)
+STEP = SimpleNamespace(**Step.__members__)
+THREAT_DRAW = SimpleNamespace(**ThreatDraw.__members__)
+PAYMENT = SimpleNamespace(**Payment.__members__)

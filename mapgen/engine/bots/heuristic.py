@@ -10,8 +10,9 @@ Challenge asks or the backpack is full. A chapter's own knowledge comes from its
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from itertools import compress
-from operator import mul
+from operator import itemgetter, mul
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -30,7 +31,7 @@ from mapgen.engine.bots.common import (
 from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.game import BACKPACK_SLOTS
-from mapgen.engine.steps import Step
+from mapgen.engine.steps import STEP
 from mapgen.terrain import TERRAINS, Terrain
 
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
@@ -68,6 +69,7 @@ class HeuristicBot:
         self._plan: tuple[tuple, int] | None = None  # (turn key, cell) of the last explore chosen
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
+        self._hills_of: dict | None = None  # the observation's Hill dict _hills was made from
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
@@ -191,7 +193,9 @@ class HeuristicBot:
             return self._known_list
         geo = self._geo(obs.game)
         terrain = obs.terrain  # the seen cells' terrain indices, -1 unseen
-        self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
+        if obs.hills is not self._hills_of:  # a new dict only when a Hill is newly seen (observe() keeps the old one)
+            self._hills_of = obs.hills
+            self._hills = [(h, n, geo.hill_line[h]) for h, n in obs.hills.items()]
         local = geo.local
         cache = self._weight_cache
         counts = self._counts
@@ -224,6 +228,10 @@ class HeuristicBot:
                                         drop |= line
                     for c in drop.intersection(cache):
                         del cache[c]
+                    if local.caps:  # a map count at its cap: the cells whose weights still allow that terrain
+                        for t in local.capped(counts, new):
+                            for c in [c for c, entry in cache.items() if entry[0][t]]:
+                                del cache[c]
         else:
             known = list(terrain)
             self._weight_cache = {}
@@ -250,8 +258,8 @@ class HeuristicBot:
         w = self._local_weights(obs, cell, self._known_list)
         nonzero = tuple(compress(RANGE_NT, w))  # indices of the non-zero weights
         # (the non-zero weights, a getter of the same terms of a value vector): _expected_values multiplies
-        # them pairwise in C, in the same order as a loop over ``nonzero``
-        terms = tuple_getter(nonzero)
+        # them pairwise in C, in the same order as a loop over ``nonzero`` (tuple_getter's usual case inline)
+        terms: Callable = itemgetter(*nonzero) if len(nonzero) > 1 else tuple_getter(nonzero)
         entry = self._weight_cache[cell] = (w, (terms(w), terms))
         return entry
 
@@ -431,21 +439,21 @@ class HeuristicBot:
 
     # ----- the decision -----
     def step(self, obs) -> int:
-        la = obs.legal_actions()
+        la = obs.legal  # obs.legal_actions(), without the call
         if len(la) == 1:
             return la[0]
         kind = obs.step[0]
-        if kind == Step.RESOLVE:
+        if kind == STEP.RESOLVE:
             return A.PASS if A.PASS in la else A.FAIL
-        if kind == Step.BACKTRACK:
+        if kind == STEP.BACKTRACK:
             return A.ACTIVATE
         need = self.needs(obs)
         geo = self._geometry  # needs() made it for this game
         assert geo is not None
         policy = geo.policy
-        if kind == Step.CHAPTER and policy is not None:
+        if kind == STEP.CHAPTER and policy is not None:
             return policy.step(self, obs, la, need)
-        if kind == Step.MAIN and policy is not None:
+        if kind == STEP.MAIN and policy is not None:
             a = policy.main(self, obs, la, need)
             if a is not None:
                 return a

@@ -188,11 +188,12 @@ class LocalRules:
     def stale(self, changed: list[int], known: list[int], old: LineCounts, new: LineCounts) -> set[int] | None:
         """The cells whose weights may differ between two seen-cell lists, ``old.known`` and ``new.known``
         (``known``), which differ by the newly seen cells ``changed``; None: any cell's may (a cell hidden
-        again, a map count reaching its cap). Seen Hills are the bot's to follow (``hills`` in ``apply``).
+        again). Seen Hills are the bot's to follow (``hills`` in ``apply``), and so are the map counts that
+        reach their cap (``capped``).
 
         A cell's weights read its neighbourhoods' cells (``readers``), the neighbourhoods of the seen
-        subjects among them (``relays``), and the row, column and map counts only through thresholds
-        (``line_count``: n reached; ``column_pair``: one seen; ``count``: the cap reached).
+        subjects among them (``relays``), and the row and column counts only through thresholds
+        (``line_count``: n reached; ``column_pair``: one seen).
         """
         out: set[int] = set()
         readers, relays = self.readers, self.relays
@@ -221,10 +222,15 @@ class LocalRules:
                     for x in changed:
                         if known[x] == t and not old.col[t][x % w]:
                             out |= self.col_cells[x % w]
-        for t, most in self.caps:
-            if old.total[t] < most <= new.total[t]:
-                return None
         return out
+
+    def capped(self, old: LineCounts, new: LineCounts) -> list[int]:
+        """The terrains whose map count reached its cap (``count`` with ``at_most``) between ``old`` and ``new``.
+
+        The cap only sets the terrain's weight to 0 (``apply`` multiplies a zero weight by finite factors
+        only, and no other weight reads it), so the weights of a cell that could not be that terrain stay.
+        """
+        return [t for t, most in self.caps if old.total[t] < most <= new.total[t]]
 
     # ----- the weights -----
     def _specialise(self):
