@@ -489,7 +489,8 @@ class Solver:
             return got
         budget = Budget(time_limit, True)
         budget.deadline = deadline
-        return self.sample(state, n, budget)
+        # on a private session: the draws depend on this question only, not on what this thread asked before
+        return self.sample(state, n, budget, session=self.session(state.briefing))
 
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
