@@ -372,11 +372,14 @@ class Solver:
         """A private session for one briefing: its answers never depend on questions asked elsewhere."""
         return _Slot(self.slot(briefing).sat.fork(), self.chapter, briefing)
 
-    def budget(self, time_limit: float | None = None) -> Budget:
+    def budget(self, time_limit: float | Budget | None = None) -> Budget:
+        """The budget of one question: ``time_limit`` seconds (default the solver's), in this solver's kind
+        (wall-clock or deterministic); a Budget given is used as it is."""
+        if isinstance(time_limit, Budget):
+            return time_limit
         return Budget(self.time_limit if time_limit is None else time_limit, self.deterministic)
 
-    def _budget(self, time_limit) -> Budget:
-        return time_limit if isinstance(time_limit, Budget) else self.budget(time_limit)
+    _budget = budget  # the name the solving package's own modules use
 
     def _sat(self, slot: _Slot, assumptions: list[int], budget: Budget) -> bool:
         before = slot.sat.spent

@@ -43,7 +43,7 @@ def easiest_hint(
     b = state.board
     skip = {b.index(c) for c in exclude if _is_cell(b, c)}
     if skip:
-        budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
+        budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
         known = solver.slot(state.briefing).sat.briefing_cells
         forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
         rest = {i: t for i, t in forced.items() if i not in skip}
