@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from mapgen.cli.errors import INTERRUPTED, Failure
+from mapgen.cli.errors import INTERRUPTED, Failure, interrupted
 
 
 @click.command()
@@ -34,5 +34,7 @@ def serve(host, port):
 
     try:
         run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))
-    except KeyboardInterrupt:  # Ctrl+C stops the server: exit 130 like every command, naming the address
-        raise Failure(f"{url_of(host, port)}: interrupted", INTERRUPTED) from None
+    except KeyboardInterrupt:
+        pass
+    if interrupted():  # Ctrl+C stopped the server: exit 130 like every command, naming the address
+        raise Failure(f"{url_of(host, port)}: interrupted", INTERRUPTED)

@@ -61,7 +61,6 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
         )
     announce(f"mapgen serve: {url_of(host, port)}  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     hosts = LOOPBACK_NAMES if is_loopback(host) else None
-    server = uvicorn.Server(uvicorn.Config(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning"))
-    # uvicorn.run would swallow the KeyboardInterrupt that Ctrl-C gives once the server has shut down
-    # (uvicorn raises the signal it caught again): the command reports it, exit 130 like every other
-    server.run()
+    # Ctrl-C: uvicorn shuts down, raises the signal again for the handler in place and swallows the
+    # KeyboardInterrupt; the command then reports it (``mapgen serve`` exits 130 like every other)
+    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")
