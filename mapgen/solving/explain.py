@@ -170,7 +170,7 @@ def explain_cell(
 ) -> Explanation | None:
     """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
     try:
-        reason = minimal_reason(solver, state, (cell, terrain), solver._budget(time_limit), thorough=thorough)
+        reason = minimal_reason(solver, state, (cell, terrain), solver.budget(time_limit), thorough=thorough)
     except SatTimeout:
         raise SolveTimeout("the time limit ran out") from None
     if reason is None:
@@ -190,7 +190,7 @@ def explain_forced(
     gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
     the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
     """
-    budget = solver._budget(time_limit)
+    budget = solver.budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
     out = []
@@ -199,8 +199,7 @@ def explain_forced(
         # A deterministic budget (``solve --explain``): each cell an equal share of it, so which cells are
         # explained, and how, is the same under any load; the wall clock passing ends the work (SolveTimeout).
         for i, t in items:
-            cell = Budget(budget.seconds / len(items), True)
-            cell.deadline = budget.deadline
+            cell = Budget.until(budget.seconds / len(items), budget.deadline, deterministic=True)
             try:
                 e = explain_cell(solver, state, i, t, cell)
             except SolveTimeout:
@@ -304,9 +303,7 @@ def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
     """``share`` of ``budget``'s seconds as deterministic seconds (SAT propagations), with its wall-clock
     deadline: which cells get explained, and how, is then the same under any load (the deadline passing
     ends the work: SolveTimeout)."""
-    out = Budget(share * budget.seconds, True)
-    out.deadline = budget.deadline
-    return out
+    return Budget.until(share * budget.seconds, budget.deadline, deterministic=True)
 
 
 def hint(
@@ -319,7 +316,7 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
     """
-    budget = solver._budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
+    budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:
         budget.deadline = min(budget.deadline, deadline)
     b = state.board

@@ -96,12 +96,17 @@ class Budget:
         factor = self.wall_factor if self.deterministic else 1.0
         self.deadline = time.monotonic() + factor * self.seconds
 
+    @classmethod
+    def until(cls, seconds: float, deadline: float, deterministic: bool = False) -> Budget:
+        """``seconds`` of budget whose wall clock ends the work at ``deadline`` (``time.monotonic``)."""
+        b = cls(seconds, deterministic)
+        b.deadline = deadline
+        return b
+
     def part(self, share: float) -> Budget:
         """``share`` of this budget's seconds with this budget's wall-clock deadline: a share that is the
         same on any load (a share of what is left is not); the deadline still ends the work."""
-        b = Budget(share * self.seconds, self.deterministic, self.wall_factor)
-        b.deadline = self.deadline
-        return b
+        return Budget.until(share * self.seconds, self.deadline, self.deterministic)
 
     def left(self) -> float:
         if self.deterministic:

@@ -379,8 +379,6 @@ class Solver:
             return time_limit
         return Budget(self.time_limit if time_limit is None else time_limit, self.deterministic)
 
-    _budget = budget  # the name the solving package's own modules use
-
     def _sat(self, slot: _Slot, assumptions: list[int], budget: Budget) -> bool:
         before = slot.sat.spent
         try:
@@ -418,7 +416,7 @@ class Solver:
         known = self._witnesses(slot, state)
         if known:
             return known[0]
-        if not self._sat(slot, self._givens(slot, state), self._budget(time_limit)):
+        if not self._sat(slot, self._givens(slot, state), self.budget(time_limit)):
             return None
         return self._found(slot)
 
@@ -439,7 +437,7 @@ class Solver:
         givens = self._givens(slot, state, rules)
         act = slot.sat.switch(lits)
         try:
-            if not self._sat(slot, [*givens, act], self._budget(time_limit)):
+            if not self._sat(slot, [*givens, act], self.budget(time_limit)):
                 return None
             w = slot.sat.decode()
             if rules is None:
@@ -460,7 +458,7 @@ class Solver:
             c = self.circuit(state, 0.0)
             if c is not None:
                 return c.sample(state, n, seed)
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat, rng = slot.sat, random.Random(seed)
         givens = self._givens(slot, state)
@@ -490,8 +488,7 @@ class Solver:
         got = unigen_samples(state, self.chapter, n, max(0.05, deadline - time.monotonic()), cpu_limit=time_limit)
         if got is not None:
             return got
-        budget = Budget(time_limit, True)
-        budget.deadline = deadline
+        budget = Budget.until(time_limit, deadline, deterministic=True)
         # on a private session: the draws depend on this question only, not on what this thread asked before
         return self.sample(state, n, budget, session=self.session(state.briefing))
 
@@ -502,7 +499,7 @@ class Solver:
 
         Raises NoCompletion when there is no completion at all, SolveTimeout past the budget.
         """
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
         hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
@@ -562,7 +559,7 @@ class Solver:
 
     def forced(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> dict[int, Terrain]:
         """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop)."""
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
         hidden = state.unrevealed()
@@ -609,7 +606,7 @@ class Solver:
         Two stored completions that differ settle it at once; otherwise one completion and one
         solve for another that differs from it somewhere.
         """
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
         if (c := self.circuit(state, 0.0)) is not None:
             self._givens(slot, state)
@@ -655,7 +652,7 @@ class Solver:
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``compile=False``
         uses only circuits already compiled.
         """
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
         self._givens(slot, state)
         wall = exact_counter and compile and not budget.deterministic
@@ -745,7 +742,7 @@ class Solver:
         out, shares over up to 400 completions found under
         random preferred terrains (``sample``: diverse, but not a uniform sample; marked not exact).
         """
-        budget = self._budget(time_limit)
+        budget = self.budget(time_limit)
         deadline = budget.deadline
         result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5))
         hidden = state.unrevealed()
@@ -891,7 +888,7 @@ class Solver:
             return e
         try:
             reason = minimal_reason(
-                self, state, None, self._budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
+                self, state, None, self.budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
             )
         except SolveTimeout:
             return NoCompletion("no completion found (the time limit ran out while looking for its reason)")

@@ -66,8 +66,7 @@ def easiest_hint(
     else:
         out = hint(solver, state, target, time_limit=time_limit)
     if not out.get("forced") and state.unrevealed() and not out.get("best"):
-        odds = Budget(0.5 * time_limit)  # a share of the time limit, not of what is left: the same under load
-        odds.deadline = started + time_limit
+        odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
         guess = best_guess(solver, state, odds)
         if guess is not None:
             out["guess"] = guess
