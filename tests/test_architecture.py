@@ -217,3 +217,32 @@ def _checked_files() -> list[Path]:
 def test_an_import_inside_a_function_says_why_it_is_deferred(path):
     unexplained = [f"{n}: {line}" for n, line in _function_imports(path) if "# deferred:" not in line]
     assert unexplained == []
+
+
+def test_help_lists_every_command_with_its_own_summary_and_imports_none_of_them():
+    """`mapgen --help` is read off ``SUMMARIES`` (the playtest command alone imports ortools and pandas):
+    each summary must shorten exactly as the command's own help does, and the help must load no command."""
+    import subprocess
+    import sys
+
+    import click
+
+    from mapgen.cli import COMMANDS, SUMMARIES, main
+
+    assert list(SUMMARIES) == list(COMMANDS)
+    ctx = click.Context(main)
+    for name in COMMANDS:
+        cmd = main.get_command(ctx, name)
+        for limit in (40, 60, 72, 200):
+            assert click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit) == cmd.get_short_help_str(limit)
+    probe = (
+        "import sys\nfrom click.testing import CliRunner\nfrom mapgen.cli import main\n"
+        "r = CliRunner().invoke(main, ['--help'])\nassert r.exit_code == 0, r.output\n"
+        "print(sorted(m for m in sys.modules if m.startswith(('mapgen.cli.', 'ortools', 'numpy'))))\n"
+        "print(r.output)"
+    )
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    loaded, _, shown = out.partition("\n")
+    assert loaded == "['mapgen.cli.errors']"
+    for name in COMMANDS:
+        assert f"  {name} " in shown

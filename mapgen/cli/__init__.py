@@ -55,11 +55,48 @@ COMMANDS: dict[str, str] = {
 }
 
 
+#: command name -> the first paragraph of its help, which `mapgen --help` shortens without importing the
+#: command's module (the playtest command's bots load the solver: ortools and pandas, half a second).
+#: tests/test_cli.py checks each against the command's own help.
+SUMMARIES: dict[str, str] = {
+    "validate": "Check complete map files (or shipped maps by name) against every rule of their chapter.",
+    "chapters": "Show the chapters, their terrains and their rules: the Reference Board as text.",
+    "generate": "Generate new maps that keep every rule of their chapter and the design defaults.",
+    "solve": "Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.",
+    "compile": "Compile a map's briefing, or a partial map as revealed, to a d-DNNF circuit (d4) and cache it.",
+    "hint": "The single easiest deduction on a partial map, with its reason in words, like a hint button.",
+    "deduce": "Report how a complete map deduces: a minimal reveal set, the rules it relies on, the reveal "
+    "profile of a logical explorer playing from the start (a count at every step, the reason of every forced "
+    "step) and the map's deduction grade: Gentle, Moderate, Tricky or Fiendish.",
+    "playtest": "Play a map many times with a bot and report how often, how well and why games are won or lost.",
+    "grade": "Grade maps for print: how each deduces and plays, with flags for maps a designer should not print.",
+    "render": "Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.",
+    "pack": "Make a map folder to print and play: a PDF with a cover, the maps at Map Board size, and a play log.",
+    "repair": "Find the valid map nearest to MAP: the fewest cells changed, the briefing kept.",
+    "serve": "Start a local web app and print its URL: a table helper for players and a map studio for designers.",
+}
+
+
 class MapgenGroup(click.Group):
     """Imports a command's module on first use, and maps every library error to an exit code and one line."""
 
     def list_commands(self, ctx):
         return [*COMMANDS, *(n for n in self.commands if n not in COMMANDS)]
+
+    def format_commands(self, ctx, formatter) -> None:
+        """click's command list, from ``SUMMARIES``: `mapgen --help` imports no command module."""
+        names = self.list_commands(ctx)
+        if not names:
+            return
+        limit = formatter.width - 6 - max(map(len, names))
+        rows = []
+        for name in names:
+            if name in SUMMARIES and name not in self.commands:
+                rows.append((name, click.Command(name, help=SUMMARIES[name]).get_short_help_str(limit)))
+            elif (cmd := self.get_command(ctx, name)) is not None and not cmd.hidden:
+                rows.append((name, cmd.get_short_help_str(limit)))
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)
 
     def get_command(self, ctx, name):
         if name not in self.commands and name in COMMANDS:
