@@ -25,6 +25,19 @@ style compile, settings given; "-" = not compiled within the limit):
     vameter-1    -                     -                      -                    -
     maldonado-1  -                     -                      -                    -
 
+Which rule defeats the compiler (``--drop-each``, ``--add-each T1,C4,C6,C1,C2,...``; flora-1 with column 7
+and A6 revealed, 8 and 10 CPU s per compile, 2 cores under load 4-5): no single rule. Left out one at a time,
+no rule id makes it compile (all 15). Added one at a time, it compiles up to T1, C4, C6, C1 (the Wood lines,
+the Rock group, Water-Wood: 4.4 s, 72,693 nodes, 2.8e34 maps; d4's "classic" branching fails already at
+the Rock group) and stops at C2 (Food-Tipi diagonals), and every later rule leaves it uncompiled. Fauna
+alike: T1, C4, C6 compile (1.2 s given, not classic) and T1, C4, C6, F1 do not, yet all of Fauna's rules
+compile (0.2 s): its three Forts on the briefing's mini map pin the space down, and Flora, Vameter and
+Maldonado have no rule that strong. Fixing all seven of flora-1's Woods (the Wood permutation) does not
+make the state compile within 10 s either, and Ganak does not count flora-1 with 8 or 12 revealed within
+90 CPU s. So it is not one encoding but the size and width of the space: 13 (Flora) or 10 terrains per
+cell with local rules everywhere, without a rule that cuts the count down; the ways forward are splits
+on cells compiled in parallel (``case_split``) and a compiler that sweeps the board row by row.
+
 Later states that compile: maldonado-1 with 16 revealed 8.2 s, 293,894 nodes (d4's default
 heuristic 16.2 s, 642,956); vameter-1 with 20/24/28 revealed 2.5/0.9/0.6 s (153k/61k/44k nodes),
 not 16; flora-1 with 20 revealed 9.6 s (334k nodes), 28 revealed 0.2 s, and 24 revealed only as
@@ -34,6 +47,7 @@ not 16; flora-1 with 20 revealed 9.6 s (334k nodes), 28 revealed 0.2 s, and 24 r
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import multiprocessing
 import os
 import resource
@@ -42,6 +56,7 @@ import sys
 import time
 
 import maps
+from constraints.catalogue import Chapter, get_chapter
 from constraints.cnf import HEURISTICS, STYLES, CountTimeout, cnf_for_state, compile_settings, count_cnf, d4_solver
 from mapgen.model import Map
 
@@ -105,6 +120,24 @@ def settings_for(cnf, name: str) -> dict:
     return compile_settings(cnf, name)
 
 
+def ablate(name: str, m: Map, chapter: Chapter, k: int, a, memory: int) -> None:
+    """The state compiled with each rule id left out (``--drop-each``) or with the rules added one at a time
+    (``--add-each``): which rule, or which mix of rules, the compiler cannot take."""
+    ids = list(dict.fromkeys(r.id for r in chapter.rules))
+    if a.add_each:
+        order = a.add_each.split(",")
+        runs = [(f"+{rid}", set(order[: n + 1])) for n, rid in enumerate(order)]
+    else:
+        runs = [("all", set(ids))] + [(f"-{rid}", set(ids) - {rid}) for rid in ids]
+    state = revealed_state(m, k)
+    for label, keep in runs:
+        sub = dataclasses.replace(chapter, rules=tuple(r for r in chapter.rules if r.id in keep))
+        cnf = cnf_for_state(state, sub, style=a.style)
+        r = compile_bounded(cnf, settings_for(cnf, a.settings), a.time_limit, memory)
+        got = f"{r[1]:.2f} s, {r[2]:,} nodes, {r[4]:.3e} maps" if r[0] == "ok" else r[0]
+        print(f"{name:<14} {k:>3} {label:<6} {got}", flush=True)
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--maps", help="comma-separated shipped maps (default: each chapter's first map)")
@@ -114,6 +147,12 @@ def main(argv=None) -> int:
     ap.add_argument("--style", choices=STYLES, default="compile")
     ap.add_argument("--settings", choices=HEURISTICS, default="given")
     ap.add_argument("--check", action="store_true", help="also count with Ganak (same time limit)")
+    ap.add_argument(
+        "--drop-each", action="store_true", help="compile again with each rule id of the chapter left out in turn"
+    )
+    ap.add_argument(
+        "--add-each", metavar="IDS", help="compile with only the first 1, 2, ... of these rule ids (T1,C4,C6,...)"
+    )
     a = ap.parse_args(argv)
     names = a.maps.split(",") if a.maps else [maps.names(c)[0] for c in CHAPTERS]
     try:
@@ -127,7 +166,11 @@ def main(argv=None) -> int:
           + ("  ganak" if a.check else ""))  # fmt: skip
     for name in names:
         m = maps.load(name)
+        chapter = get_chapter(m.chapter)
         for k in ks:
+            if a.drop_each or a.add_each:
+                ablate(name, m, chapter, k, a, memory)
+                continue
             cnf = cnf_for_state(revealed_state(m, k), style=a.style)
             r = compile_bounded(cnf, settings_for(cnf, a.settings), a.time_limit, memory)
             if r[0] == "ok":
