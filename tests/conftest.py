@@ -15,17 +15,20 @@ DATA = Path(__file__).parent / "data"
 @pytest.fixture(autouse=True, scope="session")
 def _circuit_cache(tmp_path_factory):
     """Compiled briefings go to a folder of this test run (never the user's cache); child processes
-    (CLI runs) inherit it through the environment."""
+    (CLI runs) inherit it through the environment. The web app's briefing compiles are off."""
     import os
 
     folder = tmp_path_factory.mktemp("circuits")
-    old = os.environ.get("MAPGEN_CACHE_DIR")
+    # and no web test starts a briefing's compile (minutes of CPU) unless it asks for one
+    saved = {k: os.environ.get(k) for k in ("MAPGEN_CACHE_DIR", "MAPGEN_BRIEFING_COMPILES")}
     os.environ["MAPGEN_CACHE_DIR"] = str(folder)
+    os.environ["MAPGEN_BRIEFING_COMPILES"] = "0"
     yield folder
-    if old is None:
-        os.environ.pop("MAPGEN_CACHE_DIR", None)
-    else:
-        os.environ["MAPGEN_CACHE_DIR"] = old
+    for k, v in saved.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v
 
 
 @pytest.fixture(scope="session")

@@ -75,6 +75,42 @@ def test_a_base_circuit_answers_later_states_like_a_fresh_compile(chapter):
         later = m.hide(order[:k])
         assert circuit.applies(later)
         assert circuit.tallies(later) == compiled(later).tallies(later)
+        # conditioned on the later state and pruned: the same answers for it and for the states after it
+        narrower = circuit.condition(later)
+        assert (
+            narrower is not None and narrower.base.cells == later.cells and narrower.stats.nodes <= circuit.stats.nodes
+        )
+        assert narrower.stats.count == circuit.count(later)
+        for j in (k, k - 2):
+            assert narrower.applies(m.hide(order[:j]))
+            assert narrower.tallies(m.hide(order[:j])) == circuit.tallies(m.hide(order[:j]))
+        assert all(narrower.applies(later.with_cells(w)) for w in narrower.sample(later, 20, seed=k))
+
+
+def test_the_solver_answers_a_later_state_from_its_large_circuit_conditioned(monkeypatch, tmp_path):
+    """A large base circuit is conditioned on a later state's reveals (kept in memory, not on disk), and
+    that narrower circuit answers the state and the ones after it: the same tallies as the base's."""
+    from mapgen.solving import solve
+
+    monkeypatch.setattr(solve, "LARGE_CIRCUIT_EDGES", 0)  # every circuit counts as large here
+    monkeypatch.setattr(solve, "CONDITION_KEEPS", 1.0)  # and any narrowing is worth it
+    m = maps.load("fauna-1")
+    rng = random.Random(2)
+    order = [i for i in rng.sample(range(m.board.size), m.board.size) if m.cells[i].code != "Hi"]
+    base, later, last = (m.hide(order[:k]) for k in (38, 34, 31))
+    store = CircuitStore(C.CircuitCache(tmp_path))
+    solver = Solver(get_chapter("fauna"), circuits=store)
+    first = store.compile(get_chapter("fauna"), base, 60)
+    assert first is not None
+    narrower = solver.circuit(later)
+    assert (
+        narrower is not None
+        and narrower.base.cells == later.cells
+        and len(narrower.dnnf.parent) <= len(first.dnnf.parent)
+    )
+    assert narrower.tallies(later) == first.tallies(later)
+    assert solver.circuit(last).tallies(last) == first.tallies(last)
+    assert len(list(tmp_path.rglob("*.circuit"))) <= 1  # only the compiled base went to the disk
 
 
 def test_hill_numbers_are_part_of_the_base():

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 import maps
-from constraints.catalogue import check_map
+from constraints.catalogue import check_map, get_chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.terrain import Terrain
 from mapgen.web import create_app, is_loopback
@@ -548,3 +548,39 @@ def test_repair_says_whether_the_map_keeps_the_profile_and_can_keep_it(client):
     kept = client.post("/api/repair", json={"map": broken, "within_profile": True}).json()
     assert kept["within_profile"] is True and kept["profile_violations"] == []
     assert check_map(parse_map(kept["text"])) == []
+
+
+def test_the_helper_compiles_the_briefing_behind_the_first_reveals(monkeypatch, tmp_path):
+    """Below ``compile_from`` reveals, in a chapter whose briefings compile, the table helper compiles the
+    briefing (the empty board) in the background and answers every later state of the game from it, exactly.
+    Shown on Training with its threshold raised to 3 reveals, so that 1 and 2 reveals take this path."""
+    import threading
+
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.web import service
+
+    monkeypatch.setenv("MAPGEN_BRIEFING_COMPILES", "1")
+    monkeypatch.setitem(solve.COMPILE_FROM, "training", 3)
+    monkeypatch.setitem(solve.BRIEFING_COMPILE_CPU, "training", 30.0)
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    monkeypatch.setattr(service, "_local", threading.local())
+    monkeypatch.setattr(service, "COMPILES", service.BackgroundCompiles())
+    m = maps.load("training-1")
+    order = [i for i in range(m.board.size) if i != m.briefing.peak]
+    one, two = (m.hide(i for i in range(m.board.size) if i not in order[:k]) for k in (1, 2))
+    body = {"map": dumps_map(one), "count": "quick", "heat": "Wo", "time_limit": 15}
+    code, first = service.do_table(body)
+    assert code == 0 and first["compiling"] == {"seconds": 0.0} and first["method"] != "d-dnnf"
+    deadline = time.monotonic() + 120
+    while service.COMPILES._running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    for state in (one, two):
+        code, v = service.do_table({**body, "map": dumps_map(state)})
+        assert code == 0 and v["method"] == "d-dnnf" and v["exact"] and "compiling" not in v
+        assert v["count"] == solve.Solver(get_chapter("training")).count(state, time_limit=30).count
+        assert (
+            v["heat_exact"] and abs(sum(v["heat"].values()) - 5 + sum(t.code == "Wo" for t in state.cells if t)) < 1e-9
+        )
+    (circuit,) = solve._DEFAULT_STORE._loaded.values()
+    assert all(t is None for t in circuit.base.cells)  # the briefing itself, not the state as revealed

@@ -712,3 +712,40 @@ def test_screenshots_of_both_pages_at_both_sizes(base_url, tmp_path):
             d.quit()
     print("screenshots:", *saved)
     assert all(p.read_bytes().startswith(b"\x89PNG") and p.stat().st_size > 10_000 for p in saved)
+
+
+def test_a_fauna_game_is_exact_from_the_first_reveal_once_the_briefing_compiled(
+    driver, base_url, monkeypatch, tmp_path
+):
+    """Issue 23's game at the table: the helper shows fauna-1's briefing, compiles it in the background
+    ("compiling the briefing… N s"), and from then on the first reveals' count and chances are exact."""
+    import threading
+
+    from selenium.webdriver.common.by import By
+
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.web import service
+
+    # a store, solvers and compile line of this test alone (the briefing's circuit is a gigabyte)
+    monkeypatch.setenv("MAPGEN_BRIEFING_COMPILES", "1")
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    monkeypatch.setattr(service, "_local", threading.local())
+    monkeypatch.setattr(service, "COMPILES", service.BackgroundCompiles())
+    driver.get(f"{base_url}/helper#{FAUNA_1}&heat=Ft")
+    driver.refresh()
+    wait_for(lambda: "compiling the briefing" in text_of(driver, "count"), what="the briefing's compile")
+    wait_for(lambda: "(exact)" in text_of(driver, "count"), 900, "the briefing's exact count")
+    assert text_of(driver, "count") == "11,887,738,830 maps fit (exact)"
+    m = maps.load("fauna-1")
+    for name in ("A7", "B7"):  # the first two reveals of a game
+        settled(driver)
+        cell(driver, name).click()
+        palette = driver.find_element(By.ID, "palette")
+        wait_for(palette.is_displayed, what="the palette")
+        driver.find_element(By.CSS_SELECTOR, f'#terrains button[data-code="{m.at(name).code}"]').click()
+        wait_for(lambda sheet=palette: not sheet.is_displayed(), what="the palette to close")
+        settled(driver)
+        wait_for(lambda: "(exact)" in text_of(driver, "count"), 120, f"the exact count after {name}")
+        wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), 120, f"the exact chances after {name}")
+        assert "?" not in " ".join(e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell .pct"))

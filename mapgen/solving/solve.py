@@ -156,7 +156,7 @@ class CircuitStore:
         if best is None and self.cache is not None:
             best = self.cache.load(chapter, state)
             if best is not None:
-                self._keep(best)
+                self.keep(best)
         if best is not None:
             self._loaded.move_to_end(best.key)
         return best
@@ -201,12 +201,13 @@ class CircuitStore:
         except (CompileError, OSError):
             self._broken.add(key)
             return None
-        self._keep(c)
+        self.keep(c)
         if self.cache is not None:
             self.cache.store(c)
         return c
 
-    def _keep(self, c: Circuit) -> None:
+    def keep(self, c: Circuit) -> None:
+        """Keep ``c`` in memory (not on disk: a conditioned circuit is made again in a second)."""
         with self._lock:
             self._keep_locked(c)
 
@@ -247,16 +248,38 @@ INLINE_FROM = {"training": 0, "fauna": 8, "flora": 28, "vameter": 24, "maldonado
 INLINE_FROM_DEFAULT = 12
 
 
+#: Chapters whose briefings (the empty board, with any revealed Hills) compile within these CPU seconds
+#: (measured: fauna's shipped briefings take 55 to 130 CPU s and 1.3 GB in the compiler, then about 15 s and
+#: 2 GB to read its 5 million nodes): below ``compile_from`` the table helper compiles the briefing in the
+#: background (``mapgen.web.service.BackgroundCompiles``), and every state of the game is answered from it.
+#: Flora, Vameter and Maldonado briefings do not compile (issue 24), so they are not listed.
+BRIEFING_COMPILE_CPU = {"fauna": 300.0}
+
+
 def compile_from(chapter: Chapter) -> int:
     return COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
+
+
+def briefing_compile_cpu(chapter: Chapter) -> float | None:
+    """CPU seconds within which ``chapter``'s briefings compile (``BRIEFING_COMPILE_CPU``), or None."""
+    return BRIEFING_COMPILE_CPU.get(chapter.name)
+
+
+def briefing_base(state: Map) -> Map:
+    """The briefing of ``state`` as a base to compile: every cell hidden but the revealed Hills (a Hill's
+    number is part of a circuit's formula), so every later state of the same game extends it."""
+    return state.with_cells(t if t is Terrain.HILL else None for t in state.cells)
 
 
 def inline_from(chapter: Chapter) -> int:
     return INLINE_FROM.get(chapter.name, INLINE_FROM_DEFAULT)
 
 
-#: A circuit this large answers a state with many more reveals slower than compiling that state anew.
+#: A circuit this large answers a state with many more reveals slower than compiling that state anew, or
+#: than itself conditioned on them: when that keeps at most ``CONDITION_KEEPS`` of its edges, the conditioned
+#: circuit (kept in memory) answers the state and its later ones.
 LARGE_CIRCUIT_EDGES = 200_000
+CONDITION_KEEPS = 0.25
 #: Shares of a count's budget (its nominal seconds, never of what is left: the same under any load), in CPU
 #: seconds of the compiler, Ganak and ApproxMC in turn; the wall clock only ends the work (SolveTimeout).
 COMPILE_SHARE, COUNTER_SHARE, APPROX_SHARE = 0.4, 0.1, 0.05
@@ -312,6 +335,13 @@ class Solver:
         if time_limit is None:
             time_limit = _compiled.DEFAULT_COMPILE_SECONDS
         wall, cpu = (time_limit, None) if deadline is None else (deadline - time.monotonic(), time_limit)
+        if found is not None and found.stats.edges > LARGE_CIRCUIT_EDGES and _revealed(state) > _revealed(found.base):
+            # a large circuit conditioned on the new reveals, pruned, answers this state and the later ones
+            # (fauna's empty board keeps 12% of its edges after two reveals, 1% after four)
+            narrower = found.condition(state, at_most=CONDITION_KEEPS)
+            if narrower is not None:
+                self.circuits.keep(narrower)
+                found = narrower
         if found is not None:
             if found.stats.edges > LARGE_CIRCUIT_EDGES and _revealed(state) >= _revealed(found.base) + 8:
                 try:

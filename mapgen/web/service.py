@@ -150,14 +150,20 @@ class BackgroundCompiles:
     in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
     (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
     state that extends a running compile's base waits for it. Only states with the chapter's measured
-    number of reveals (``solve.compile_from``: Training's empty board, Fauna from 5 cells) are compiled:
-    below it a compile takes minutes and gigabytes (Fauna's empty board: about a minute and 1 GB for d4,
-    5 GB to read its 5.6 million nodes), which a helper at the table cannot wait for."""
+    number of reveals (``solve.compile_from``: Training's empty board, Fauna from 5 cells) are compiled as
+    revealed. Below it, in a chapter whose briefings compile (``solve.BRIEFING_COMPILE_CPU``: Fauna), the
+    briefing itself is compiled (``solve.briefing_base``: the empty board and any revealed Hills), as soon
+    as the helper shows the briefing: one to two minutes of CPU and about 2 GB, after which every state of
+    the game is exact from its first reveal. ``MAPGEN_BRIEFING_COMPILES=0`` turns those off (a small
+    machine; the test suite)."""
 
     MAX = 2
     QUEUE = 32
     SECONDS = 60.0
     MEMORY = 2 << 30
+    #: a briefing's compile: the wall clock that ends it (its budget is CPU seconds) and the compiler's memory
+    BRIEFING_SECONDS = 900.0
+    BRIEFING_MEMORY = 3 << 30
 
     def __init__(self):
         self._lock = threading.Lock()
@@ -174,11 +180,17 @@ class BackgroundCompiles:
             extends,
         )
         from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+            briefing_base,
+            briefing_compile_cpu,
             compile_from,
         )
 
+        cpu = None
         if sum(t is not None for t in state.cells) < compile_from(chapter):
-            return None
+            cpu = briefing_compile_cpu(chapter)
+            if cpu is None or os.environ.get("MAPGEN_BRIEFING_COMPILES", "1") == "0":
+                return None
+            state = briefing_base(state)
         key = circuit_key(chapter, state)
         now = time.monotonic()
         with self._lock:
@@ -188,10 +200,11 @@ class BackgroundCompiles:
             if key in self._failed or len(self._running) >= self.QUEUE:
                 return None
             self._running[key] = (state, now)
-        threading.Thread(target=self._compile, args=(chapter, state, key), name="compile", daemon=True).start()
+        threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
 
-    def _compile(self, chapter, state: Map, key: str) -> None:
+    def _compile(self, chapter, state: Map, key: str, cpu: float | None = None) -> None:
+        """Compile ``state`` (with ``cpu``: a briefing, within that many CPU seconds) into the store."""
         from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
             default_store,
         )
@@ -199,7 +212,12 @@ class BackgroundCompiles:
         got = None
         try:
             with self._slots:
-                got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+                if cpu is None:
+                    got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+                else:
+                    got = default_store().compile(
+                        chapter, state, self.BRIEFING_SECONDS, memory_limit=self.BRIEFING_MEMORY, cpu_limit=cpu
+                    )
         except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
             got = None
         with self._lock:
@@ -419,8 +437,9 @@ def do_table(body: dict) -> tuple[int, dict]:
         result = solver.count(
             state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible, work=QUICK_WORK
         )
-        if not result.exact and mode == "full":  # then the exact count (enumeration, the model counter)
-            # compile=False: a state the background compiles (or whose compile failed) is not compiled again here
+        if not result.exact and mode == "full" and compiling is None:  # then the exact count (the counters)
+            # compile=False: a state whose background compile failed is not compiled again here; while one
+            # runs the page only polls (the counters would take CPU from the compile that answers exactly)
             result = solver.count(state, limit=100_000, time_limit=budget.part(0.8), possible=possible, compile=False)
         count, exact, tallies = result.count, result.exact, result.tallies
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
