@@ -1,12 +1,14 @@
 """The ASGI app of ``mapgen serve``: the table helper, the studio, and a JSON API over ``service``.
 
 Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
-message, never a traceback). Each kind of work has its own thread pool, so no request waits behind work
-of another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in one,
-drawing (render without a solve) in another, quick solver questions (the table's quick answer, repair) in
-a third, hints (an explanation takes a second or more) in a fourth and slow ones (solve counts, generate,
-the table's full count, render with forced cells or a heat map) in a fifth, every solver call with a time
-limit; playtest and deduce run in worker processes (``jobs``).
+message, never a traceback). Each kind of work has its own pool, so no request waits behind work of
+another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in threads of
+the server process; drawing (render without a solve) in worker processes; quick solver questions (the
+table's quick answer, repair) in a third pool, hints (an explanation takes a second or more) in a fourth
+and slow ones (solve counts, generate, the table's full count, render with forced cells or a heat map) in
+a fifth, all in worker processes (``pools``) at a lower OS priority, every solver call with a time limit:
+CPU-bound Python there never holds the server's GIL, so validations are answered while every solver
+worker is busy. Playtest and deduce run as jobs in processes of their own (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -17,6 +19,7 @@ import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -30,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
 from mapgen.web.jobs import Jobs, JobsFull
+from mapgen.web.pools import ProcessPool
 from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
@@ -50,6 +54,11 @@ QUICK = {
     "repair": service.do_repair,
 }
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
+#: OS priority (nice, added to the server's) of each pool's worker processes: the server (checks) first,
+#: then drawing, then the quick solver questions and hints, then the slow ones. The steps are large (the
+#: kernel's weights: nice 0 gets about 3 times the CPU of nice 5, 9 times nice 10's, 28 times nice 15's) so
+#: that the server keeps its CPU even beside six busy workers on two cores.
+NICE = {"draw": 5, "quick": 10, "hints": 10, "slow": 15}
 
 
 def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
@@ -110,6 +119,10 @@ async def _discard(request: Request) -> None:
                 break
 
 
+async def _connected(request: Request) -> bool:
+    return not await request.is_disconnected()
+
+
 def _yield_to_quick() -> None:
     """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
     CPU goes to quick questions (a hint, a tap) before long counts."""
@@ -121,46 +134,58 @@ def _yield_to_quick() -> None:
 
 def create_app(
     *,
-    quick_workers: int = 4,
+    quick_workers: int = 2,
     slow_workers: int = 2,
     check_workers: int = 2,
     draw_workers: int = 2,
     hint_workers: int = 2,
     job_workers: int = 2,
+    processes: bool = True,
+    warm: bool = False,
     allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The web app; each app has its own thread pools (checks, drawing, quick and slow solver work) and job line.
+    """The web app; each app has its own pools (checks; drawing, quick, hint and slow work) and job line.
 
-    ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
-    names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
+    ``processes``: drawing and solver work in worker processes (``pools``); False runs them in threads of
+    this process instead (tests that patch the solver in this process). ``warm``: start the worker
+    processes with the app rather than on the first requests. ``allowed_hosts``: the Host headers answered
+    (``mapgen serve`` on loopback passes the loopback names, so a web page that points its own name at
+    127.0.0.1 reaches nothing); None answers any.
     """
     checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
-    draw = ThreadPoolExecutor(draw_workers, thread_name_prefix="mapgen-draw")
-    quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
-    hints = ThreadPoolExecutor(hint_workers, thread_name_prefix="mapgen-hint")
-    slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
+    sizes = {"checks": check_workers, "draw": draw_workers, "quick": quick_workers, "hints": hint_workers}
+    sizes["slow"] = slow_workers
+    pools: dict = {"checks": checks}
+    for kind in ("draw", "quick", "hints", "slow"):
+        if processes:
+            pools[kind] = ProcessPool(sizes[kind], NICE[kind], name=f"mapgen-{kind}")
+        else:
+            start = _yield_to_quick if kind == "slow" else None
+            pools[kind] = ThreadPoolExecutor(sizes[kind], thread_name_prefix=f"mapgen-{kind}", initializer=start)
+    draw, quick, hints, slow = pools["draw"], pools["quick"], pools["hints"], pools["slow"]
     jobs = Jobs(job_workers)
-    pools = {"checks": checks, "draw": draw, "quick": quick, "hints": hints, "slow": slow}
-    sizes = {
-        "checks": check_workers,
-        "draw": draw_workers,
-        "quick": quick_workers,
-        "hints": hint_workers,
-        "slow": slow_workers,
-    }
 
     gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
-    async def run(pool, fn, *args, request: Request | None = None):
+    async def work(pool, fn, *args, wanted=None):
         # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
         # gone (a tap superseded by the next one) is dropped before it costs any solver time.
         async with gates[id(pool)]:
-            if request is not None and await request.is_disconnected():
+            if wanted is not None and not await wanted():
                 raise ApiError("the client went away", status=499)
             try:
-                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-            except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
-                raise ApiError("the server is stopping", status=503) from None
+                return await asyncio.wrap_future(pool.submit(fn, *args))
+            except BrokenProcessPool:  # the worker died under it (killed, out of memory): one line, a 500
+                raise ApiError(
+                    "a worker process ended before its answer; please try again", exit=1, status=500
+                ) from None
+
+    async def run(pool, fn, *args, request: Request | None = None):
+        wanted = None if request is None else (lambda: _connected(request))
+        try:
+            return await work(pool, fn, *args, wanted=wanted)
+        except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
+            raise ApiError("the server is stopping", status=503) from None
 
     def page(name: str):
         async def handler(request: Request):
@@ -190,8 +215,8 @@ def create_app(
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
         service.check_fields(name, body)
-        if name in CHECKS:
-            code, payload = await run(checks, CHECKS[name], body, request=request)
+        if name in CHECKS:  # a millisecond of Python: at once, not in a thread that waits for the loop's GIL
+            code, payload = CHECKS[name](body)
         elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
             code, payload = await run(hints, QUICK[name], body, request=request)
         elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
@@ -258,6 +283,10 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app):
+        if warm:
+            for pool in pools.values():
+                if isinstance(pool, ProcessPool):
+                    pool.warm()
         try:
             yield
         finally:
@@ -286,6 +315,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.pools = pools
     if allowed_hosts is not None:
         from starlette.middleware.trustedhost import (  # deferred: only when allowed_hosts is given; not at the app's start
             TrustedHostMiddleware,

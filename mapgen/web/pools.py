@@ -1,0 +1,81 @@
+"""Worker processes for the web app's solver and drawing work, each pool at its own OS priority.
+
+The server process answers HTTP, checks (validate, parse) and the answer cache. Solver questions (CP-SAT,
+the explanations, the counts) and drawing (matplotlib) are CPU-bound Python: in a thread of the server
+they hold its GIL, and every validation then waits for them. In worker processes they cannot, and with a
+higher ``nice`` the kernel gives the server the CPU first whenever it has something to do.
+
+Each worker process keeps its own solver sessions (``service.solver_for``); circuits compiled in one
+reach the others through the disk cache. Answers do not depend on which worker gives them (budgets count
+work, not time). Workers are spawned (no solver state or lock inherited from the server's threads),
+ignore Ctrl-C (the server stops them) and end with the server.
+"""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from mapgen.workers import start_worker
+
+
+def _start(nice: int) -> None:
+    """In a new worker: ignore Ctrl-C, end with the server, yield the CPU to it, and import the work."""
+    start_worker()
+    if nice:
+        try:
+            os.nice(nice)
+        except (AttributeError, OSError):  # not allowed here: equal priority, still out of the server's GIL
+            pass
+    from mapgen.web import (  # noqa: F401  # deferred: the work's modules, in the worker only (ready for its first request)
+        service,
+    )
+
+
+def _ready() -> int:
+    return os.getpid()
+
+
+class ProcessPool:
+    """``workers`` spawned processes at ``nice``, started when first needed; one that dies (killed, out of
+    memory) fails the requests it was running and a fresh pool takes the next ones."""
+
+    def __init__(self, workers: int, nice: int = 0, name: str = "mapgen"):
+        self.workers = workers
+        self.nice = nice
+        self.name = name
+        self._pool = self._make()
+
+    def _make(self) -> ProcessPoolExecutor:
+        return ProcessPoolExecutor(
+            self.workers, mp_context=mp.get_context("spawn"), initializer=_start, initargs=(self.nice,)
+        )
+
+    def submit(self, fn, /, *args) -> Future:
+        try:
+            return self._pool.submit(fn, *args)
+        except BrokenProcessPool:  # a worker died since: the requests it ran have failed; start afresh
+            self._pool = self._make()
+            return self._pool.submit(fn, *args)
+
+    def warm(self) -> list[Future]:
+        """Start every worker now (each imports the work), rather than on the requests that find none idle."""
+        return [self.submit(_ready) for _ in range(self.workers)]
+
+    def pids(self) -> list[int]:
+        """The worker processes running now."""
+        return [p.pid for p in list(getattr(self._pool, "_processes", {}).values()) if p.is_alive()]
+
+    def shutdown(self, wait: bool = False, *, cancel_futures: bool = True) -> None:
+        """Stop: requests not started are cancelled and running ones ended (their workers terminated), so that
+        Ctrl-C stops the server at once rather than after the longest solve in flight."""
+        processes = list(getattr(self._pool, "_processes", {}).values())  # the executor's own: no public way
+        self._pool.shutdown(wait=False, cancel_futures=cancel_futures)
+        for p in processes:
+            if p.is_alive():
+                p.terminate()
+        if wait:
+            for p in processes:
+                p.join(5)
