@@ -8,7 +8,8 @@ table's quick answer, repair) in a third pool, hints (an explanation takes a sec
 and slow ones (solve counts, generate, the table's full count, render with forced cells or a heat map) in
 a fifth, all in worker processes (``pools``) at a lower OS priority, every solver call with a time limit:
 CPU-bound Python there never holds the server's GIL, so validations are answered while every solver
-worker is busy. Playtest and deduce run as jobs in processes of their own (``jobs``).
+worker is busy. Identical requests in flight share one computation and recent answers are kept
+(``answers``: they are deterministic). Playtest and deduce run as jobs in processes of their own (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -32,6 +33,7 @@ from starlette.staticfiles import StaticFiles
 
 from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
+from mapgen.web.answers import Answers, request_key
 from mapgen.web.jobs import Jobs, JobsFull
 from mapgen.web.pools import ProcessPool
 from mapgen.web.service import ApiError
@@ -59,6 +61,8 @@ SLOW = {"solve": service.do_solve, "generate": service.do_generate}
 #: kernel's weights: nice 0 gets about 3 times the CPU of nice 5, 9 times nice 10's, 28 times nice 15's) so
 #: that the server keeps its CPU even beside six busy workers on two cores.
 NICE = {"draw": 5, "quick": 10, "hints": 10, "slow": 15}
+#: endpoints whose answers are shared and kept (deterministic); generate makes a new map when asked twice
+SHARED = ("hint", "table", "repair", "solve", "render")
 
 
 def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
@@ -123,6 +127,12 @@ async def _connected(request: Request) -> bool:
     return not await request.is_disconnected()
 
 
+def _keep(answer) -> bool:
+    """Whether an answer may be given again: not one that says a background compile is still under way
+    (the next ask is exact once it lands)."""
+    return not (isinstance(answer, tuple) and isinstance(answer[1], dict) and "compiling" in answer[1])
+
+
 def _yield_to_quick() -> None:
     """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
     CPU goes to quick questions (a hint, a tap) before long counts."""
@@ -141,13 +151,15 @@ def create_app(
     hint_workers: int = 2,
     job_workers: int = 2,
     processes: bool = True,
+    answers: int = 256,
     warm: bool = False,
     allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The web app; each app has its own pools (checks; drawing, quick, hint and slow work) and job line.
+    """The web app; each app has its own pools (checks; drawing, quick, hint and slow work), answers and job line.
 
     ``processes``: drawing and solver work in worker processes (``pools``); False runs them in threads of
-    this process instead (tests that patch the solver in this process). ``warm``: start the worker
+    this process instead (tests that patch the solver in this process). ``answers``: how many recent
+    answers are kept (0: none; identical requests in flight still share one). ``warm``: start the worker
     processes with the app rather than on the first requests. ``allowed_hosts``: the Host headers answered
     (``mapgen serve`` on loopback passes the loopback names, so a web page that points its own name at
     127.0.0.1 reaches nothing); None answers any.
@@ -164,6 +176,7 @@ def create_app(
             pools[kind] = ThreadPoolExecutor(sizes[kind], thread_name_prefix=f"mapgen-{kind}", initializer=start)
     draw, quick, hints, slow = pools["draw"], pools["quick"], pools["hints"], pools["slow"]
     jobs = Jobs(job_workers)
+    kept = Answers(answers)
 
     gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
@@ -185,6 +198,20 @@ def create_app(
         try:
             return await work(pool, fn, *args, wanted=wanted)
         except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
+            raise ApiError("the server is stopping", status=503) from None
+
+    async def answer(name: str, pool, fn, body: dict, request: Request):
+        """``fn(body)`` in ``pool``, shared with identical requests (in flight or recent) where it may be."""
+        if name not in SHARED:
+            return await run(pool, fn, body, request=request)
+        try:
+            return await kept.get(
+                request_key(name, body),
+                lambda wanted: work(pool, fn, body, wanted=wanted),
+                keep=_keep,
+                client=request,
+            )
+        except asyncio.CancelledError:  # as in run: the shared work itself just ends (cancelled)
             raise ApiError("the server is stopping", status=503) from None
 
     def page(name: str):
@@ -218,20 +245,20 @@ def create_app(
         if name in CHECKS:  # a millisecond of Python: at once, not in a thread that waits for the loop's GIL
             code, payload = CHECKS[name](body)
         elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
-            code, payload = await run(hints, QUICK[name], body, request=request)
+            code, payload = await answer(name, hints, QUICK[name], body, request)
         elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
-            code, payload = await run(quick, QUICK[name], body, request=request)
+            code, payload = await answer(name, quick, QUICK[name], body, request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
-            code, payload = await run(slow, QUICK[name], body, request=request)
+            code, payload = await answer(name, slow, QUICK[name], body, request)
         else:
-            code, payload = await run(slow, SLOW[name], body, request=request)
+            code, payload = await answer(name, slow, SLOW[name], body, request)
         return _json(payload, exit=code)
 
     async def render(request: Request):
         body = await read_body(request)
         service.check_fields("render", body)
         solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
-        data, media, filename = await run(slow if solves else draw, service.do_render, body)
+        data, media, filename = await answer("render", slow if solves else draw, service.do_render, body, request)
         return Response(
             data,
             media_type=media,
@@ -315,6 +342,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.answers = kept
     app.state.pools = pools
     if allowed_hosts is not None:
         from starlette.middleware.trustedhost import (  # deferred: only when allowed_hosts is given; not at the app's start
