@@ -218,3 +218,28 @@ def test_validate_is_answered_while_every_solver_worker_is_busy():
     assert still >= 1  # answered while solver work was still running
     mine = os.getpriority(os.PRIO_PROCESS, 0)
     assert priorities == {kind: {min(19, mine + web_app.NICE[kind])} for kind in ("slow", "hints")}
+
+
+@pytest.mark.slow
+def test_a_worker_that_dies_fails_its_request_in_one_line_and_the_next_is_answered():
+    import signal
+
+    empty = dumps_map(maps.load("fauna-1").hide(range(49)))
+    app = create_app(hint_workers=1, warm=True)
+    with live_server(app=app) as url:
+        pool = app.state.pools["hints"]
+        assert all(f.result(120) for f in pool.warm())
+        (pid,) = pool.pids()
+        got: list = []
+        asking = threading.Thread(target=lambda: got.append(_post(url, "/api/hint", {"map": empty, "time_limit": 15})))
+        asking.start()
+        start = cpu_seconds(pid)
+        while cpu_seconds(pid) < start + 0.2:  # at its work
+            threading.Event().wait(0.05)
+        os.kill(pid, signal.SIGKILL)
+        asking.join(60)
+        status, body = got[0]
+        assert (status, body) == (500, {"error": "a worker process ended before its answer; please try again"})
+        again = _post(url, "/api/hint", {"map": dumps_map(maps.load("fauna-2").hide(range(10, 49))), "time_limit": 15})
+        assert again[0] == 200 and "forced" in again[1]
+        assert pool.pids() and pool.pids() != [pid]

@@ -63,5 +63,4 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
     hosts = LOOPBACK_NAMES if is_loopback(host) else None
     # Ctrl-C: uvicorn shuts down, raises the signal again for the handler in place and swallows the
     # KeyboardInterrupt; the command then reports it (``mapgen serve`` exits 130 like every other)
-    # warm: the worker processes start (import the solvers) while the page loads, not on its first questions
-    uvicorn.run(create_app(allowed_hosts=hosts, warm=True), host=host, port=port, log_level="warning")
+    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")

@@ -319,7 +319,10 @@ def create_app(
         finally:
             jobs.shutdown()
             for pool in pools.values():
-                pool.shutdown(wait=False, cancel_futures=True)
+                if isinstance(pool, ProcessPool):
+                    pool.shutdown(cancel_futures=True)
+                else:
+                    pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page("index.html")),
