@@ -57,10 +57,11 @@ QUICK = {
 }
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
 #: OS priority (nice, added to the server's) of each pool's worker processes: the server (checks) first,
-#: then drawing, then the quick solver questions and hints, then the slow ones. The steps are large (the
-#: kernel's weights: nice 0 gets about 3 times the CPU of nice 5, 9 times nice 10's, 28 times nice 15's) so
-#: that the server keeps its CPU even beside six busy workers on two cores.
-NICE = {"draw": 5, "quick": 10, "hints": 10, "slow": 15}
+#: then drawing, then the quick solver questions and hints, then the slow ones (nice 10, as the slow
+#: threads had). Moderate steps (the kernel gives nice 0 about 1.25 times the CPU of nice 1, 3 times nice
+#: 5's): larger ones starved the solvers behind any other busy program (answers ran out of time in
+#: tests/test_load.py beside one busy process).
+NICE = {"draw": 2, "quick": 5, "hints": 5, "slow": 10}
 #: endpoints whose answers are shared and kept (deterministic); generate makes a new map when asked twice
 SHARED = ("hint", "table", "repair", "solve", "render")
 
