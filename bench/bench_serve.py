@@ -24,6 +24,7 @@ import maps
 from constraints.catalogue import check_map, get_chapter
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map
+from mapgen.web import LOOPBACK_NAMES, create_app
 from mapgen.web.live import live_server
 
 
@@ -163,10 +164,20 @@ def requests_mix(total: int) -> list[tuple[str, str, dict]]:
     return out
 
 
-def endpoint_load(url: str, total: int, clients: int) -> dict:
+def _send_all(url: str, mix: list[tuple[str, str, dict]], clients: int) -> list[tuple[int, object, float]]:
+    """``mix`` sent from ``clients`` threads at once: (status, answer, seconds) each, in order."""
+    with ThreadPoolExecutor(clients) as pool:
+        return list(pool.map(lambda item: send(url, item[1], item[2]), mix))
+
+
+def endpoint_load(url: str, total: int, clients: int, answers=None, apart: bool = True) -> dict:
     """Every distinct request alone (one after another), then ``total`` of them from ``clients`` clients at
     once: per endpoint p50/p90/p99, answers lost (no response) and errors (not 200), and whether each answer
-    under load is the one the same request got alone."""
+    under load is the one the same request got alone. ``answers``: the server's kept answers (``Answers``),
+    forgotten between the two phases, so that the load is not answered from what the requests alone left
+    there; its counts (kept answers given, requests that joined one in flight, computations) are printed.
+    ``apart``: the clients run in a process of their own, as browsers do (live_server's server runs in a
+    thread of this process: clients in it would hold its GIL and time their own Python too)."""
     mix = requests_mix(total)
     alone: dict[str, tuple[object, float]] = {}
     for kind, path, body in mix:
@@ -176,17 +187,37 @@ def endpoint_load(url: str, total: int, clients: int) -> dict:
             assert status == 200, (path, status, answer)
             alone[key] = (answer, dt)
 
-    def one(item):
-        kind, path, body = item
-        status, answer, dt = send(url, path, body)
-        return kind, status, answer == alone[path + json.dumps(body, sort_keys=True)][0], dt
-
+    differ: dict[str, tuple[object, object]] = {}
+    if answers is not None:
+        answers.clear()
     started = time.perf_counter()
-    with ThreadPoolExecutor(clients) as pool:
-        results = list(pool.map(one, mix))
+    if apart:
+        import multiprocessing  # deferred: only when the clients run apart
+        from concurrent.futures import ProcessPoolExecutor  # deferred: only when the clients run apart
+
+        with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn")) as process:
+            process.submit(send, url, "/api/chapters", {}).result()  # started, its modules imported, before the clock
+            started = time.perf_counter()
+            sent = process.submit(_send_all, url, mix, clients).result()
+    else:
+        sent = _send_all(url, mix, clients)
     wall = time.perf_counter() - started
+    results = []
+    for (kind, path, body), (status, answer, dt) in zip(mix, sent, strict=True):
+        before = alone[path + json.dumps(body, sort_keys=True)][0]
+        if status == 200 and answer != before:
+            differ.setdefault(kind, (before, answer))
+        results.append((kind, status, answer == before, dt))
     summary = {}
-    print(f"load: {len(mix)} requests from {clients} clients at once in {wall:.1f} s (loopback)", flush=True)
+    where = "a process of their own" if apart else "threads of the server's process"
+    print(f"load: {len(mix)} requests from {clients} clients at once ({where}) in {wall:.1f} s (loopback)", flush=True)
+    if answers is not None:
+        stats = answers.stats()
+        print(
+            f"  answers (kept ones forgotten before the load): {stats['computed']} computed, "
+            f"{stats['shared']} shared with one in flight, {stats['hits']} given again",
+            flush=True,
+        )
     goals = {"validate": 0.050, "hint": 0.500, "table": 0.500}
     for kind in dict.fromkeys(k for k, _, _ in mix):
         mine = [r for r in results if r[0] == kind]
@@ -215,6 +246,8 @@ def endpoint_load(url: str, total: int, clients: int) -> dict:
             "errors": errors,
             "identical": same,
         }
+    for kind, (before, answer) in differ.items():  # the first answer per endpoint that differs, to see how
+        print(f"  {kind} differs: alone {json.dumps(before)[:600]}\n    under load {json.dumps(answer)[:600]}")
     return summary
 
 
@@ -272,6 +305,8 @@ def repair_mutants(per_map: int) -> None:
             n += 1
             at_one += r.distance == 1 and check_map(r.map) == []
             nearer += r.distance == 0 and check_map(r.map) == []  # only a Hill number set right
+    if not n:
+        return
     row(
         "repair of one-cell mutants",
         times,
@@ -342,18 +377,24 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--paints", type=int, default=100)
     ap.add_argument("--requests", type=int, default=500, help="requests in the load test (0: none)")
     ap.add_argument("--clients", type=int, default=50, help="requests in flight at once in the load test")
+    ap.add_argument(
+        "--clients-in-server",
+        action="store_true",
+        help="the load test's clients in threads of the server's process (sharing its GIL), not in one of their own",
+    )
     ap.add_argument("--mutants", type=int, default=4, help="one-cell mutants per shipped map")
     ap.add_argument("--browser-runs", type=int, default=5, help="loads and taps in phone-sized headless Chromium")
     args = ap.parse_args(argv)
     print(__doc__.splitlines()[0])
-    with live_server("127.0.0.1") as url:
+    app = create_app(allowed_hosts=LOOPBACK_NAMES, warm=True)
+    with live_server("127.0.0.1", app=app) as url:
         if args.browser_runs:
             browser_latency(url, args.browser_runs)
         tap_latency(url, args.per_map)
         paint_latency(url, args.paints)
         hint_beside_long_counts(url, 5)
         if args.requests:
-            endpoint_load(url, args.requests, args.clients)
+            endpoint_load(url, args.requests, args.clients, app.state.answers, apart=not args.clients_in_server)
     repair_mutants(args.mutants)
 
 

@@ -300,14 +300,15 @@ def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
     assert r.status_code == 409 and "the map breaks" in r.json()["error"]
 
 
-def test_a_solver_time_limit_gives_504_and_exit_3(client, monkeypatch):
+def test_a_solver_time_limit_gives_504_and_exit_3(monkeypatch):
     from mapgen.solving.solve import Solver, SolveTimeout
 
     def slow(self, *a, **k):
         raise SolveTimeout("the time limit ran out")
 
     monkeypatch.setattr(Solver, "count", slow)
-    r = client.post("/api/solve", json={"name": "fauna-1", "time_limit": 0.1})
+    with TestClient(create_app(processes=False)) as client:  # threads: the patched solver runs in this process
+        r = client.post("/api/solve", json={"name": "fauna-1", "time_limit": 0.1})
     assert r.status_code == 504 and r.headers["x-mapgen-exit"] == "3"
     error = r.json()["error"]  # the count's time-out, or (0.1 s on a loaded machine) the forced cells' before it
     assert error.startswith("the time limit ran out") and error.endswith("(ask for a larger time_limit)")

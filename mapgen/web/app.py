@@ -1,12 +1,15 @@
 """The ASGI app of ``mapgen serve``: the table helper, the studio, and a JSON API over ``service``.
 
 Safe by default: request bodies are capped and validated (a bad one gets a 4xx with a one-line
-message, never a traceback). Each kind of work has its own thread pool, so no request waits behind work
-of another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in one,
-drawing (render without a solve) in another, quick solver questions (the table's quick answer, repair) in
-a third, hints (an explanation takes a second or more) in a fourth and slow ones (solve counts, generate,
-the table's full count, render with forced cells or a heat map) in a fifth, every solver call with a time
-limit; playtest and deduce run in worker processes (``jobs``).
+message, never a traceback). Each kind of work has its own pool, so no request waits behind work of
+another kind: checks that call no solver (validate, parse, the chapter list, a shipped map) in threads of
+the server process; drawing (render without a solve) in worker processes; quick solver questions (the
+table's quick answer, repair) in a third pool, hints (an explanation takes a second or more) in a fourth
+and slow ones (solve counts, generate, the table's full count, render with forced cells or a heat map) in
+a fifth, all in worker processes (``pools``) at a lower OS priority, every solver call with a time limit:
+CPU-bound Python there never holds the server's GIL, so validations are answered while every solver
+worker is busy. Identical requests in flight share one computation and recent answers are kept
+(``answers``: they are deterministic). Playtest and deduce run as jobs in processes of their own (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -17,6 +20,7 @@ import contextlib
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -29,7 +33,9 @@ from starlette.staticfiles import StaticFiles
 
 from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
+from mapgen.web.answers import Answers, request_key
 from mapgen.web.jobs import Jobs, JobsFull
+from mapgen.web.pools import ProcessPool
 from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
@@ -50,6 +56,14 @@ QUICK = {
     "repair": service.do_repair,
 }
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
+#: OS priority (nice, added to the server's) of each pool's worker processes: the server (checks) first,
+#: then drawing, then the quick solver questions and hints, then the slow ones (nice 10, as the slow
+#: threads had). Moderate steps (the kernel gives nice 0 about 1.25 times the CPU of nice 1, 3 times nice
+#: 5's): larger ones starved the solvers behind any other busy program (answers ran out of time in
+#: tests/test_load.py beside one busy process).
+NICE = {"draw": 2, "quick": 5, "hints": 5, "slow": 10}
+#: endpoints whose answers are shared and kept (deterministic); generate makes a new map when asked twice
+SHARED = ("hint", "table", "repair", "solve", "render")
 
 
 def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
@@ -110,6 +124,16 @@ async def _discard(request: Request) -> None:
                 break
 
 
+async def _connected(request: Request) -> bool:
+    return not await request.is_disconnected()
+
+
+def _keep(answer) -> bool:
+    """Whether an answer may be given again: not one that says a background compile is still under way
+    (the next ask is exact once it lands)."""
+    return not (isinstance(answer, tuple) and isinstance(answer[1], dict) and "compiling" in answer[1])
+
+
 def _yield_to_quick() -> None:
     """Run a slow-pool thread at a lower priority (Linux: per thread), so that on a busy machine the
     CPU goes to quick questions (a hint, a tap) before long counts."""
@@ -121,46 +145,75 @@ def _yield_to_quick() -> None:
 
 def create_app(
     *,
-    quick_workers: int = 4,
+    quick_workers: int = 2,
     slow_workers: int = 2,
     check_workers: int = 2,
     draw_workers: int = 2,
     hint_workers: int = 2,
     job_workers: int = 2,
+    processes: bool = True,
+    answers: int = 256,
+    warm: bool = False,
     allowed_hosts: list[str] | None = None,
 ) -> Starlette:
-    """The web app; each app has its own thread pools (checks, drawing, quick and slow solver work) and job line.
+    """The web app; each app has its own pools (checks; drawing, quick, hint and slow work), answers and job line.
 
-    ``allowed_hosts``: the Host headers answered (``mapgen serve`` on loopback passes the loopback
-    names, so a web page that points its own name at 127.0.0.1 reaches nothing); None answers any.
+    ``processes``: drawing and solver work in worker processes (``pools``); False runs them in threads of
+    this process instead (tests that patch the solver in this process). ``answers``: how many recent
+    answers are kept (0: none; identical requests in flight still share one). ``warm``: start the worker
+    processes with the app rather than on the first requests. ``allowed_hosts``: the Host headers answered
+    (``mapgen serve`` on loopback passes the loopback names, so a web page that points its own name at
+    127.0.0.1 reaches nothing); None answers any.
     """
     checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
-    draw = ThreadPoolExecutor(draw_workers, thread_name_prefix="mapgen-draw")
-    quick = ThreadPoolExecutor(quick_workers, thread_name_prefix="mapgen-quick")
-    hints = ThreadPoolExecutor(hint_workers, thread_name_prefix="mapgen-hint")
-    slow = ThreadPoolExecutor(slow_workers, thread_name_prefix="mapgen-slow", initializer=_yield_to_quick)
+    sizes = {"checks": check_workers, "draw": draw_workers, "quick": quick_workers, "hints": hint_workers}
+    sizes["slow"] = slow_workers
+    pools: dict = {"checks": checks}
+    for kind in ("draw", "quick", "hints", "slow"):
+        if processes:
+            pools[kind] = ProcessPool(sizes[kind], NICE[kind], name=f"mapgen-{kind}")
+        else:
+            start = _yield_to_quick if kind == "slow" else None
+            pools[kind] = ThreadPoolExecutor(sizes[kind], thread_name_prefix=f"mapgen-{kind}", initializer=start)
+    draw, quick, hints, slow = pools["draw"], pools["quick"], pools["hints"], pools["slow"]
     jobs = Jobs(job_workers)
-    pools = {"checks": checks, "draw": draw, "quick": quick, "hints": hints, "slow": slow}
-    sizes = {
-        "checks": check_workers,
-        "draw": draw_workers,
-        "quick": quick_workers,
-        "hints": hint_workers,
-        "slow": slow_workers,
-    }
+    kept = Answers(answers)
 
     gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
-    async def run(pool, fn, *args, request: Request | None = None):
+    async def work(pool, fn, *args, wanted=None):
         # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
         # gone (a tap superseded by the next one) is dropped before it costs any solver time.
         async with gates[id(pool)]:
-            if request is not None and await request.is_disconnected():
+            if wanted is not None and not await wanted():
                 raise ApiError("the client went away", status=499)
             try:
-                return await asyncio.get_running_loop().run_in_executor(pool, fn, *args)
-            except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
-                raise ApiError("the server is stopping", status=503) from None
+                return await asyncio.wrap_future(pool.submit(fn, *args))
+            except BrokenProcessPool:  # the worker died under it (killed, out of memory): one line, a 500
+                raise ApiError(
+                    "a worker process ended before its answer; please try again", exit=1, status=500
+                ) from None
+
+    async def run(pool, fn, *args, request: Request | None = None):
+        wanted = None if request is None else (lambda: _connected(request))
+        try:
+            return await work(pool, fn, *args, wanted=wanted)
+        except asyncio.CancelledError:  # the server stops (Ctrl+C) while this runs: a short answer, no log
+            raise ApiError("the server is stopping", status=503) from None
+
+    async def answer(name: str, pool, fn, body: dict, request: Request):
+        """``fn(body)`` in ``pool``, shared with identical requests (in flight or recent) where it may be."""
+        if name not in SHARED:
+            return await run(pool, fn, body, request=request)
+        try:
+            return await kept.get(
+                request_key(name, body),
+                lambda wanted: work(pool, fn, body, wanted=wanted),
+                keep=_keep,
+                client=request,
+            )
+        except asyncio.CancelledError:  # as in run: the shared work itself just ends (cancelled)
+            raise ApiError("the server is stopping", status=503) from None
 
     def page(name: str):
         async def handler(request: Request):
@@ -190,23 +243,23 @@ def create_app(
             raise ApiError(f"no API endpoint /api/{name}", status=404)
         body = await read_body(request)
         service.check_fields(name, body)
-        if name in CHECKS:
-            code, payload = await run(checks, CHECKS[name], body, request=request)
+        if name in CHECKS:  # a millisecond of Python: at once, not in a thread that waits for the loop's GIL
+            code, payload = CHECKS[name](body)
         elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
-            code, payload = await run(hints, QUICK[name], body, request=request)
+            code, payload = await answer(name, hints, QUICK[name], body, request)
         elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
-            code, payload = await run(quick, QUICK[name], body, request=request)
+            code, payload = await answer(name, quick, QUICK[name], body, request)
         elif name in QUICK:  # the table helper's full count: with the slow questions
-            code, payload = await run(slow, QUICK[name], body, request=request)
+            code, payload = await answer(name, slow, QUICK[name], body, request)
         else:
-            code, payload = await run(slow, SLOW[name], body, request=request)
+            code, payload = await answer(name, slow, SLOW[name], body, request)
         return _json(payload, exit=code)
 
     async def render(request: Request):
         body = await read_body(request)
         service.check_fields("render", body)
         solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
-        data, media, filename = await run(slow if solves else draw, service.do_render, body)
+        data, media, filename = await answer("render", slow if solves else draw, service.do_render, body, request)
         return Response(
             data,
             media_type=media,
@@ -258,12 +311,19 @@ def create_app(
 
     @asynccontextmanager
     async def lifespan(app):
+        if warm:
+            for pool in pools.values():
+                if isinstance(pool, ProcessPool):
+                    pool.warm()
         try:
             yield
         finally:
             jobs.shutdown()
             for pool in pools.values():
-                pool.shutdown(wait=False, cancel_futures=True)
+                if isinstance(pool, ProcessPool):
+                    pool.shutdown(cancel_futures=True)
+                else:
+                    pool.shutdown(wait=False, cancel_futures=True)
 
     routes = [
         Route("/", page("index.html")),
@@ -286,6 +346,8 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.jobs = jobs
+    app.state.answers = kept
+    app.state.pools = pools
     if allowed_hosts is not None:
         from starlette.middleware.trustedhost import (  # deferred: only when allowed_hosts is given; not at the app's start
             TrustedHostMiddleware,

@@ -11,17 +11,22 @@ from mapgen.web import LOOPBACK_NAMES, create_app, is_loopback
 
 
 @contextmanager
-def live_server(host: str = "127.0.0.1", **app_options):
-    """Serve ``create_app(**app_options)`` on ``host`` at a free port until the block ends; yields the base URL."""
+def live_server(host: str = "127.0.0.1", app=None, **app_options):
+    """Serve ``app`` (by default ``create_app(**app_options)``) on ``host`` at a free port until the block
+    ends; yields the base URL. Pass an app to reach its state (``app.state.answers``) while it serves."""
     import uvicorn  # deferred: uvicorn, only when serving
 
     with socket.socket() as s:
         s.bind((host, 0))
         port = s.getsockname()[1]
-    if is_loopback(host):
+    if app is None and is_loopback(host):
         app_options.setdefault("allowed_hosts", LOOPBACK_NAMES)
     config = uvicorn.Config(
-        create_app(**app_options), host=host, port=port, log_level="warning", timeout_graceful_shutdown=2
+        app if app is not None else create_app(**app_options),
+        host=host,
+        port=port,
+        log_level="warning",
+        timeout_graceful_shutdown=2,
     )
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name="mapgen-serve", daemon=True)

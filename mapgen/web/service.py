@@ -5,7 +5,8 @@ Each ``do_*`` function takes a request body (a dict already decoded from JSON) a
 ``--json`` prints. Bad input raises ``ApiError`` (exit 2), a request no map can meet ``ApiError``
 with exit 1, a time limit ``ApiError`` with exit 3; the app turns them into HTTP statuses.
 Solver-backed calls keep one ``Solver`` per chapter per thread (Solvers cache models and are not
-thread-safe), so concurrent requests never share one.
+thread-safe), so concurrent requests never share one; the app runs them in worker processes (``pools``),
+so everything here, ``ApiError`` included, crosses a process boundary by pickling.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ class ApiError(Exception):
 
     def to_json(self) -> dict:
         return {"error": str(self), **self.extra}
+
+    def __reduce__(self):  # whole from a worker process: the exit code, status and extra fields too
+        return _api_error, (str(self), self.exit, self.status, self.extra)
+
+
+def _api_error(message: str, exit: int, status: int, extra: dict) -> ApiError:
+    return ApiError(message, exit, status, **extra)
 
 
 # -- reading bodies ---------------------------------------------------------------------------------
