@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import time
 
 import pytest
@@ -585,3 +586,38 @@ def test_the_helper_compiles_the_briefing_behind_the_first_reveals(monkeypatch, 
         )
     (circuit,) = solve._DEFAULT_STORE._loaded.values()
     assert all(t is None for t in circuit.base.cells)  # the briefing itself, not the state as revealed
+
+
+def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monkeypatch, tmp_path):
+    """Worker processes share the disk cache: the first to ask claims the briefing's compile with a marker
+    file there, another says how long it has run instead of compiling it again, and a claim left by a
+    process that is gone is taken over."""
+    import subprocess
+    import sys
+
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache, circuit_key
+    from mapgen.web import service
+
+    monkeypatch.setenv("MAPGEN_BRIEFING_COMPILES", "1")
+    monkeypatch.setitem(solve.COMPILE_FROM, "training", 3)
+    monkeypatch.setitem(solve.BRIEFING_COMPILE_CPU, "training", 30.0)
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    m = maps.load("training-1")
+    one = m.hide(i for i in range(m.board.size) if i != 0)
+    chapter = get_chapter("training")
+    marker = tmp_path / "compiling" / circuit_key(chapter, solve.briefing_base(one))
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    marker.parent.mkdir(parents=True)
+    marker.write_text(f"{gone.stdout.strip()} {time.time()}")  # a fresh claim, by a process that has ended
+    first, other = service.BackgroundCompiles(), service.BackgroundCompiles()
+    assert first.status(chapter, one) == 0.0 and first._running  # the stale claim taken over
+    assert marker.read_text().split()[0] == str(os.getpid())
+    age = other.status(chapter, one)
+    assert age is not None and age >= 0.0 and not other._running  # no second compile
+    deadline = time.monotonic() + 120
+    while first._running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not marker.exists() and solve._DEFAULT_STORE.find(chapter, one) is not None

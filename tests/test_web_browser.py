@@ -714,24 +714,27 @@ def test_screenshots_of_both_pages_at_both_sizes(base_url, tmp_path):
     assert all(p.read_bytes().startswith(b"\x89PNG") and p.stat().st_size > 10_000 for p in saved)
 
 
-def test_a_fauna_game_is_exact_from_the_first_reveal_once_the_briefing_compiled(
-    driver, base_url, monkeypatch, tmp_path
-):
+def test_a_fauna_game_is_exact_from_the_first_reveal_once_the_briefing_compiled(driver, monkeypatch, tmp_path):
     """Issue 23's game at the table: the helper shows fauna-1's briefing, compiles it in the background
     ("compiling the briefing… N s"), and from then on the first reveals' count and chances are exact."""
     import threading
 
-    from selenium.webdriver.common.by import By
-
     from mapgen.solving import solve
     from mapgen.solving.compiled import CircuitCache
-    from mapgen.web import service
+    from mapgen.web import create_app, service
 
     # a store, solvers and compile line of this test alone (the briefing's circuit is a gigabyte)
     monkeypatch.setenv("MAPGEN_BRIEFING_COMPILES", "1")
     monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
     monkeypatch.setattr(service, "_local", threading.local())
     monkeypatch.setattr(service, "COMPILES", service.BackgroundCompiles())
+    with live_server(app=create_app(processes=False)) as url:  # threads: the patches above reach the work
+        play_the_first_reveals(driver, url)
+
+
+def play_the_first_reveals(driver, base_url) -> None:
+    from selenium.webdriver.common.by import By
+
     driver.get(f"{base_url}/helper#{FAUNA_1}&heat=Ft")
     driver.refresh()
     wait_for(lambda: "compiling the briefing" in text_of(driver, "count"), what="the briefing's compile")

@@ -11,10 +11,12 @@ so everything here, ``ApiError`` included, crosses a process boundary by picklin
 
 from __future__ import annotations
 
+import contextlib
 import os
 import random
 import threading
 import time
+from pathlib import Path
 
 from constraints.catalogue import chapter_names, check_map, get_chapter
 from constraints.rules import BriefingCell
@@ -163,7 +165,9 @@ class BackgroundCompiles:
     briefing itself is compiled (``solve.briefing_base``: the empty board and any revealed Hills), as soon
     as the helper shows the briefing: one to two minutes of CPU and about 2 GB, after which every state of
     the game is exact from its first reveal. ``MAPGEN_BRIEFING_COMPILES=0`` turns those off (a small
-    machine; the test suite)."""
+    machine; the test suite). A briefing's compile is claimed by a marker file in the cache folder
+    (``compiling/KEY``: its process and start), so the server's worker processes run it once between them:
+    the others say how long it has run, and load the circuit from the disk cache once it is there."""
 
     MAX = 2
     QUEUE = 32
@@ -207,6 +211,10 @@ class BackgroundCompiles:
                     return now - started
             if key in self._failed or len(self._running) >= self.QUEUE:
                 return None
+            if cpu is not None:
+                elsewhere = _claim(key, self.BRIEFING_SECONDS)
+                if elsewhere is not None:  # another worker process of this server compiles it
+                    return elsewhere
             self._running[key] = (state, now)
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
@@ -228,10 +236,64 @@ class BackgroundCompiles:
                     )
         except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
             got = None
+        finally:
+            if cpu is not None:
+                _unclaim(key)
         with self._lock:
             self._running.pop(key, None)
             if got is None:
                 self._failed.add(key)
+
+
+def _marker(key: str) -> Path | None:
+    """The file that claims a briefing's compile (``compiling/KEY`` in the circuit cache), or None without a cache."""
+    from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        default_store,
+    )
+
+    cache = default_store().cache
+    return None if cache is None else cache.folder / "compiling" / key
+
+
+def _claim(key: str, longest: float) -> float | None:
+    """Claim the compile of ``key`` for this process: None when claimed (or no cache to share), else the
+    seconds since another live process claimed it (a claim older than ``longest`` or by a process gone is
+    taken over)."""
+    path = _marker(key)
+    if path is None:
+        return None
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for _ in range(2):
+            try:
+                fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+            except FileExistsError:
+                try:
+                    text = path.read_text(encoding="ascii")
+                    if not text:  # claimed a moment ago, not yet written
+                        return max(0.0, time.time() - path.stat().st_mtime)
+                    pid, started = text.split()
+                    age = time.time() - float(started)
+                    os.kill(int(pid), 0)  # ProcessLookupError: that process is gone
+                    if age <= longest:
+                        return max(0.0, age)
+                except (OSError, ValueError):  # gone or unreadable: a stale claim
+                    pass
+                path.unlink(missing_ok=True)
+                continue
+            with os.fdopen(fd, "w", encoding="ascii") as f:
+                f.write(f"{os.getpid()} {time.time()}")
+            return None
+    except OSError:  # a read-only cache folder: compile here, unshared
+        return None
+    return None
+
+
+def _unclaim(key: str) -> None:
+    path = _marker(key)
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
 
 
 COMPILES = BackgroundCompiles()
