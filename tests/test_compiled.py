@@ -9,6 +9,7 @@ import math
 import random
 from collections import Counter
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -194,9 +195,14 @@ def test_the_cache_round_trips_and_survives_damage(tmp_path):
     later = m.hide(random.Random(2).sample(range(m.board.size), 12)[:6])
     loaded = cache.load(get_chapter("training"), later)
     assert loaded is not None and loaded.tallies(later) == circuit.tallies(later)
+    # the arrays are the file mapped in memory (shared between processes), never written
+    assert all(isinstance(a.base, np.memmap) or isinstance(a, np.memmap) for a in loaded.dnnf.a.values())
+    assert not loaded.dnnf.child.flags.writeable
     # truncated, then garbage: never a wrong answer, the file is dropped and the caller compiles again
     data = path.read_bytes()
-    for damaged in (data[: len(data) // 2], b"not a circuit", data[:-10] + b"0123456789"):
+    mid = len(data) // 2  # inside the arrays: only the CRC tells
+    flipped = data[:mid] + bytes([data[mid] ^ 0xFF]) + data[mid + 1 :]
+    for damaged in (data[: len(data) // 2], b"not a circuit", data[:-10] + b"0123456789", flipped):
         path.write_bytes(damaged)
         assert cache.load(get_chapter("training"), later) is None
         assert not path.exists()

@@ -39,6 +39,7 @@ import random
 import tempfile
 import time
 import zipfile
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -811,10 +812,8 @@ class Circuit:
                 meta = json.loads(z.read("meta.json"))
                 if meta.get("version") != ENCODER_VERSION or meta.get("chapter") != chapter_fingerprint(chapter):
                     raise CompileError("a circuit of another encoder or chapter")
-                with z.open("circuit.npz") as f:
-                    data = io.BytesIO(f.read())
-            with np.load(data, allow_pickle=False) as npz:
-                dnnf = Dnnf({k: npz[k] for k in npz.files})
+                info = z.getinfo("circuit.npz")
+            dnnf = Dnnf(_mapped_arrays(Path(path), info))
             base = parse_map(meta["base"])
             x: list[dict[Terrain, int]] = [
                 {Terrain.from_code(c): (TRUE if v is True else FALSE if v is False else int(v)) for c, v in d.items()}
@@ -832,6 +831,75 @@ class Circuit:
         if c.key != meta.get("key") or len(x) != base.board.size:
             raise CompileError("a circuit file whose contents do not match its key")
         return c
+
+
+def _member_data(f, info: zipfile.ZipInfo) -> int:
+    """Where a stored (uncompressed) zip member's bytes begin: after its local header."""
+    f.seek(info.header_offset)
+    head = f.read(30)
+    if len(head) != 30 or head[:4] != b"PK\x03\x04" or info.compress_type != zipfile.ZIP_STORED:
+        raise CompileError("a circuit file whose arrays are not stored plainly")
+    names, extra = int.from_bytes(head[26:28], "little"), int.from_bytes(head[28:30], "little")
+    return info.header_offset + 30 + names + extra
+
+
+class _Window(io.RawIOBase):
+    """Bytes ``[start, start + size)`` of a memory map as a read-only seekable file (for zipfile)."""
+
+    def __init__(self, mm: np.ndarray, start: int, size: int):
+        self.mm, self.start, self.size, self.pos = mm, start, size, 0
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return True
+
+    def seek(self, offset: int, whence: int = 0) -> int:
+        self.pos = max(0, offset if whence == 0 else self.pos + offset if whence == 1 else self.size + offset)
+        return self.pos
+
+    def tell(self) -> int:
+        return self.pos
+
+    def readinto(self, b) -> int:
+        n = max(0, min(len(b), self.size - self.pos))
+        a = self.start + self.pos
+        b[:n] = self.mm[a : a + n].tobytes()
+        self.pos += n
+        return n
+
+
+def _mapped_arrays(path: Path, info: zipfile.ZipInfo) -> dict[str, np.ndarray]:
+    """A cached circuit's arrays as read-only views of the file mapped in memory: no copy, and the server's
+    worker processes share one copy through the page cache (fauna's empty board is 830 MB). The member's
+    CRC-32 is checked first, as reading it would (a damaged file is never an answer)."""
+    mm = np.memmap(path, dtype=np.uint8, mode="r")
+    with open(path, "rb") as f:
+        start = _member_data(f, info)
+    if start + info.file_size > len(mm):
+        raise CompileError("a truncated circuit file")
+    if zlib.crc32(mm[start : start + info.file_size].data) != info.CRC:
+        raise CompileError("a damaged circuit file (CRC)")
+    arrays = {}
+    window = _Window(mm, start, info.file_size)
+    with zipfile.ZipFile(window) as npz:
+        for member in npz.infolist():
+            a = _member_data(window, member)
+            window.seek(a)
+            version = np.lib.format.read_magic(window)
+            if version == (1, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_1_0(window)
+            elif version == (2, 0):
+                shape, fortran, dtype = np.lib.format.read_array_header_2_0(window)
+            else:
+                raise CompileError(f"a circuit file with arrays of format {version}")
+            if dtype.hasobject or fortran:
+                raise CompileError("a circuit file with arrays of another kind")
+            arrays[member.filename.removesuffix(".npy")] = np.ndarray(
+                shape, dtype=dtype, buffer=mm, offset=start + window.tell()
+            )
+    return arrays
 
 
 # --------------------------------------------------------------------------------------------------
