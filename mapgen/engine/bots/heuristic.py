@@ -400,14 +400,22 @@ class HeuristicBot:
         chapter = g.chapter
         geo = self._geo(g)
         ex = obs.explored
-        taxes = obs.monster_taxes(cells) if obs.monsters or chapter.custom_tax else None  # 0 without Monsters
+        mons = obs.monsters
+        taxes = None  # 0 without Monsters
+        line = None  # one Monster's row and column (the usual case): a toll of 1 on the cells there
+        if chapter.custom_tax or (len(mons) > 1 and not obs.collins_on):
+            taxes = obs.monster_taxes(cells)
+        elif mons and not obs.collins_on:
+            line = g.lines[next(iter(mons))]
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
         col_slice, row_slice, orth_of = geo.col_slice, geo.row_slice, geo.orth_of
         out = []
         evs = self._expected_values(obs, cells, values)
-        if taxes is not None:
+        if line is not None:  # v - 0.6 * 1, as below
+            evs = [v - 0.6 if cell in line else v for cell, v in zip(cells, evs)]
+        elif taxes is not None:
             evs = [v - 0.6 * tax if tax else v for v, tax in zip(evs, taxes)]
         for cell, v in zip(cells, evs):
             if column_bonus and ex[col_slice[cell]].count(0) == 1:
