@@ -213,21 +213,26 @@ class HeuristicBot:
                 self._counts = LineCounts(known, local)
             else:
                 self._counts = new = LineCounts(known, local, counts, changed)  # extended, no full scan
-                drop = local.stale(changed, known, counts, new)
-                if drop is None:
+                found = local.stale(changed, known, counts, new)
+                if found is None:
                     cache.clear()
                 else:
+                    drop, lines = found  # lines: (terrain, cells) whose weights change only if they allow it
                     if local.counted:  # the Hill numbers: a newly seen Hill, a counted terrain in a seen Hill's line
                         for x in changed:
                             t = known[x]
                             if t == I_HILL:
-                                drop |= geo.hill_line[x]
+                                lines += [(c, geo.hill_line[x]) for c in local.counted]
                             elif t in local.counted:
                                 for h, _, line in self._hills:
                                     if x in line and x != h:
-                                        drop |= line
+                                        lines.append((t, line))
                     for c in drop.intersection(cache):
                         del cache[c]
+                    for t, cells in lines:  # (the Hill rule, like a line's threshold, changes that terrain's factor)
+                        for c in cells.intersection(cache):
+                            if cache[c][0][t]:
+                                del cache[c]
                     if local.caps:  # a map count at its cap: the cells whose weights still allow that terrain
                         for t in local.capped(counts, new):
                             for c in [c for c, entry in cache.items() if entry[0][t]]:
