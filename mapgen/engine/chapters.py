@@ -10,6 +10,7 @@ A plug-in names its chapter (``name``); its title, board and terrains come from 
 from __future__ import annotations
 
 import importlib
+from operator import ge
 
 from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
@@ -222,8 +223,8 @@ class ChapterRules:
                 break
         else:
             return []
-        cells = g.cells
-        return [i for i in state.ex_list if cells[i] is TERRAIN.FIELD]
+        cells, field = g.cells, TERRAIN.FIELD
+        return [i for i in state.ex_list if cells[i] is field]
 
     # ----- the chapter's actions and steps -----
     def actions(self) -> list[ActionKind]:
@@ -340,10 +341,7 @@ def legal_kill(state, out: list[int]) -> None:
     g, pack = state.game, state.pack
     n_mon = len(state.monsters)
     for s, k in enumerate(state.data["kill_face"]):
-        for r, n in enumerate(g.kills[k].requires):  # a loop, not all() over a generator
-            if pack[r] < n:
-                break
-        else:
+        if all(map(ge, pack, g.kills[k].requires)):  # pack[r] >= requires[r] for every Resource, in C
             out.extend([A.KILL + 8 * s + m for m in range(n_mon)])
 
 

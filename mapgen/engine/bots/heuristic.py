@@ -131,9 +131,10 @@ class HeuristicBot:
         if face:
             best = face[0]
             if len(face) > 1:  # the first card with the smallest gap, as min() with a key gives it
-                best_gap = self._kill_gap(obs, best)
+                kill_needs = geo.kill_needs
+                best_gap = self._kill_gap(obs, kill_needs[best])
                 for k in face[1:]:
-                    gap = self._kill_gap(obs, k)
+                    gap = self._kill_gap(obs, kill_needs[k])
                     if gap < best_gap:
                         best, best_gap = k, gap
             for r, k in geo.kill_needs[best]:  # adding the zero requirements would change nothing
@@ -142,10 +143,11 @@ class HeuristicBot:
             geo.policy.needs(self, obs, need)
         return need
 
-    def _kill_gap(self, obs, k) -> int:
+    def _kill_gap(self, obs, requires) -> int:
+        """Units a Kill card's non-zero requirements (``Geometry.kill_needs``) ask beyond the backpack."""
         pack = obs.pack
         gap = 0
-        for r, n in enumerate(obs.game.kills[k].requires):
+        for r, n in requires:
             if n > pack[r]:
                 gap += n - pack[r]
         return gap
