@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from itertools import compress
-from operator import itemgetter, mul
+from operator import itemgetter, lt, mul
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -34,6 +34,7 @@ from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.engine.steps import STEP
 from mapgen.terrain import TERRAINS, Terrain
 
+_CARD_AND_STORES = itemgetter(0, 2)  # a Challenge Row entry [card, tokens, York's stores] -> (card, stores)
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
 #: the terrains whose value has a term of its own (``_terrain_values``), by number
 _HILL, _FORT, _SKULL, _TIPI, _FIELD, _ROCK = range(1, 7)
@@ -92,7 +93,8 @@ class HeuristicBot:
             face = obs.data.get("kill_face")
             key = (
                 g,
-                [(e[0], tuple(e[2]) if e[2] else None) for e in obs.row],  # York's stores copied
+                # each card and York's stores on it (a stores list is replaced, never changed in place)
+                list(map(_CARD_AND_STORES, obs.row)),
                 obs.fires == 0,
                 obs.day >= 1 and obs.challenges_left > 3,
                 tuple(face) if face else None,
@@ -584,10 +586,8 @@ class HeuristicBot:
 
     def _mortar(self, obs, need):
         pack = obs.pack
-        for r in obs.game.chapter.resources:  # is anything short? (a loop: no list built)
-            if pack[r] < need[r] and r != WATER:
-                break
-        else:  # nothing to make: the spare count below cannot change the answer
+        dry = self._geo(obs.game).dry_resources  # the chapter's Resources but Water, as a getter
+        if not any(map(lt, dry(pack), dry(need))):  # nothing short, nothing to make: the spare count cannot matter
             return None
         spare = 0
         for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
