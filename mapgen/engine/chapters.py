@@ -216,15 +216,11 @@ class ChapterRules:
         return [(STEP.DESTINY_PICK,)] if self.destiny else []
 
     def shelter_cells(self, state) -> list[int]:
-        g = state.game
         ex = state.explored
-        for i in g.field_cells:  # most of the time no Field is explored yet: no scan of the explored cells
-            if ex[i]:
-                break
-        else:
-            return []
-        cells, field = g.cells, TERRAIN.FIELD
-        return [i for i in state.ex_list if cells[i] is field]
+        found = [i for i in state.game.field_cells if ex[i]]  # the explored Fields (a few Fields: no scan)
+        if len(found) > 1:  # in the order explored, as ``ex_list`` holds them (each explored cell once)
+            found.sort(key=state.ex_list.index)
+        return found
 
     # ----- the chapter's actions and steps -----
     def actions(self) -> list[ActionKind]:

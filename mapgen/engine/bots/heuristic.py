@@ -607,11 +607,14 @@ class HeuristicBot:
 
     def _step_trade(self, obs, la, need) -> int:
         best, best_v = A.SKIP, 0.2
+        # each Resource's unit_value and keep_value asked once, not once per (give, take) pair
+        gains = [self.unit_value(obs, need, r) for r in range(NRES)]
+        keeps = [self.keep_value(obs, need, r) for r in range(NRES)]
         for a in la:
             if a == A.SKIP:
                 continue
             give, take = divmod(a - A.TRADE, 10)
-            v = self.unit_value(obs, need, take) - self.keep_value(obs, need, give)
+            v = gains[take] - keeps[give]
             if v > best_v:
                 best, best_v = a, v
         return best
