@@ -10,6 +10,7 @@ A plug-in names its chapter (``name``); its title, board and terrains come from 
 from __future__ import annotations
 
 import importlib
+from operator import ge
 
 from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
@@ -215,15 +216,11 @@ class ChapterRules:
         return [(STEP.DESTINY_PICK,)] if self.destiny else []
 
     def shelter_cells(self, state) -> list[int]:
-        g = state.game
         ex = state.explored
-        for i in g.field_cells:  # most of the time no Field is explored yet: no scan of the explored cells
-            if ex[i]:
-                break
-        else:
-            return []
-        cells = g.cells
-        return [i for i in state.ex_list if cells[i] is TERRAIN.FIELD]
+        found = [i for i in state.game.field_cells if ex[i]]  # the explored Fields (a few Fields: no scan)
+        if len(found) > 1:  # in the order explored, as ``ex_list`` holds them (each explored cell once)
+            found.sort(key=state.ex_list.index)
+        return found
 
     # ----- the chapter's actions and steps -----
     def actions(self) -> list[ActionKind]:
@@ -340,10 +337,7 @@ def legal_kill(state, out: list[int]) -> None:
     g, pack = state.game, state.pack
     n_mon = len(state.monsters)
     for s, k in enumerate(state.data["kill_face"]):
-        for r, n in enumerate(g.kills[k].requires):  # a loop, not all() over a generator
-            if pack[r] < n:
-                break
-        else:
+        if all(map(ge, pack, g.kills[k].requires)):  # pack[r] >= requires[r] for every Resource, in C
             out.extend([A.KILL + 8 * s + m for m in range(n_mon)])
 
 

@@ -104,6 +104,9 @@ def monster_taxes(state, cells: list[int]) -> list[int]:
     if len(taxing) == 1:  # the usual case: one Monster
         line = taxing[0]
         return [1 if c in line else 0 for c in cells]
+    if len(taxing) == 2:  # (the sum of the two tests, as below)
+        a, b = taxing
+        return [(c in a) + (c in b) for c in cells]
     return [sum([c in line for line in taxing]) for c in cells]
 
 
@@ -112,12 +115,19 @@ def legal_explore(state, out: list[int]) -> None:
     if state.explored_now:
         return
     banned, base = state.banned, A.EXPLORE
-    if state.game.chapter.custom_tax or (state.monsters and not state.collins_on):
+    custom = state.game.chapter.custom_tax
+    if custom or (state.monsters and not state.collins_on):
         carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
-        cells = [c for c in frontier(state) if c != banned]
-        out.extend([base + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
-    else:  # no Monster toll to pay (monster_tax is 0): skip asking it for every cell
-        out.extend([base + c for c in frontier(state) if c != banned])
+        # a core toll is at most one per Monster: with that many Resources carried every toll can be paid
+        if custom or carried < len(state.monsters):
+            cells = [c for c in frontier(state) if c != banned]
+            out.extend([base + c for c, tax in zip(cells, monster_taxes(state, cells)) if tax <= carried])
+            return
+    # no Monster toll to pay (monster_tax is 0), or none above what is carried: skip asking it for every cell
+    cells = frontier(state)  # a new list, sorted, each cell once
+    if banned >= 0 and banned in cells:
+        cells.remove(banned)
+    out.extend(map(base.__add__, cells))  # base + c for each cell, in C
 
 
 def apply_explore(state, a: int) -> None:

@@ -207,6 +207,10 @@ class Game:
         self.field_cells = tuple(i for i, t in enumerate(self.cells) if t is Terrain.FIELD)
         # Terrain.index of the chapter's terrains, read by every main step's guess actions (no Enum property calls)
         self.terrain_indices = tuple(t.index for t in self.chapter.terrains)
+        # each guessing Gear's guess actions (A.GUESS + 20 * gear + terrain index), as the main step offers them
+        self.guess_actions = tuple(
+            tuple(A.GUESS + 20 * k + t for t in self.terrain_indices) for k in range(len(A.GUESS_GEAR))
+        )
         # every action number's kind: the core's and the chapter's; the main step asks only the kinds
         # this team can use (a Gear kind only if someone holds that Gear, or Clark may swap it in)
         self.action_table = ActionTable(CORE_ACTIONS + tuple(self.chapter.actions()))

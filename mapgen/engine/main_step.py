@@ -7,6 +7,9 @@ The main step's legal actions are those every kind appends; an action is applied
 
 from __future__ import annotations
 
+from itertools import compress
+from operator import itemgetter
+
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
@@ -35,9 +38,13 @@ def _ready(state, gear: str) -> bool:
 
 
 # ----- discards -----
+_CARRIED_OF = itemgetter(*CARRIED)  # pack -> the carried Resources' units (Water excluded), in C
+_DISCARDS = tuple(A.DISCARD + r for r in CARRIED)
+_DROP_SAMPLES = tuple(A.DROP_SAMPLE + r for r in CARRIED)
+
+
 def legal_discard(state, out: list[int]) -> None:
-    pack = state.pack
-    out.extend([A.DISCARD + r for r in CARRIED if pack[r]])
+    out.extend(compress(_DISCARDS, _CARRIED_OF(state.pack)))  # A.DISCARD + r for each carried r held
 
 
 def apply_discard(state, a: int) -> None:
@@ -46,8 +53,7 @@ def apply_discard(state, a: int) -> None:
 
 def legal_drop_sample(state, out: list[int]) -> None:
     if state.samples:
-        pack = state.pack
-        out.extend([A.DROP_SAMPLE + r for r in CARRIED if pack[r]])
+        out.extend(compress(_DROP_SAMPLES, _CARRIED_OF(state.pack)))  # A.DROP_SAMPLE + r for each carried r held
 
 
 def apply_drop_sample(state, a: int) -> None:
@@ -98,11 +104,14 @@ def field_for_shelter(state) -> int:
     return -1
 
 
+_SHELTER_PAIRS = tuple((k, x, y) for k, (x, y) in enumerate(A.SHELTER_PAIRS))
+
+
 def legal_shelter(state, out: list[int]) -> None:
     if state.game.chapter.shelter:
         pack = state.pack
         # the affordable pairs first: without one, no need to look for an explored Field (the usual case)
-        pairs = [k for k, (x, y) in enumerate(A.SHELTER_PAIRS) if pack[x] and pack[y]]
+        pairs = [k for k, x, y in _SHELTER_PAIRS if pack[x] and pack[y]]
         if pairs and field_for_shelter(state) >= 0:
             out.extend([A.SHELTER + k for k in pairs])
 
@@ -140,7 +149,7 @@ def legal_guess(state, out: list[int]) -> None:
     gear, exhausted, guesses = state.gear[state.current], state.exhausted, state.guesses
     for k, name in enumerate(A.GUESS_GEAR):
         if k not in guesses and name in gear and name not in exhausted:  # _ready, written out
-            out.extend([A.GUESS + 20 * k + t for t in state.game.terrain_indices])
+            out.extend(state.game.guess_actions[k])  # A.GUESS + 20 * k + each chapter terrain's index
 
 
 def apply_guess(state, a: int) -> None:

@@ -93,6 +93,8 @@ class Geometry:
         # each Challenge and Kill card's non-zero requirements as (resource, units): needs() skips the zeros
         self.challenge_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k > 0) for c in g.challenges]
         self.kill_needs = [tuple((r, k) for r, k in enumerate(c.requires) if k) for c in g.kills]
+        # the chapter's Resources but Water: ``pack -> their units`` (the Mortar's "anything short?")
+        self.dry_resources = tuple_getter(tuple(r for r in g.chapter.resources if r != WATER))
         # (index, terrain) of the chapter's terrains in Terrain order: value_vector skips the Enum membership tests
         # row and column of each cell as slices of the row-major ``explored`` bytes: counting a line's
         # unexplored cells is one C-level bytearray.count instead of a Python generator per cell

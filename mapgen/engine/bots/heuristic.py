@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from itertools import compress
-from operator import itemgetter, mul
+from operator import itemgetter, lt, mul
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -34,6 +34,7 @@ from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.engine.steps import STEP
 from mapgen.terrain import TERRAINS, Terrain
 
+_CARD_AND_STORES = itemgetter(0, 2)  # a Challenge Row entry [card, tokens, York's stores] -> (card, stores)
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
 #: the terrains whose value has a term of its own (``_terrain_values``), by number
 _HILL, _FORT, _SKULL, _TIPI, _FIELD, _ROCK = range(1, 7)
@@ -92,7 +93,8 @@ class HeuristicBot:
             face = obs.data.get("kill_face")
             key = (
                 g,
-                [(e[0], tuple(e[2]) if e[2] else None) for e in obs.row],  # York's stores copied
+                # each card and York's stores on it (a stores list is replaced, never changed in place)
+                list(map(_CARD_AND_STORES, obs.row)),
                 obs.fires == 0,
                 obs.day >= 1 and obs.challenges_left > 3,
                 tuple(face) if face else None,
@@ -131,9 +133,10 @@ class HeuristicBot:
         if face:
             best = face[0]
             if len(face) > 1:  # the first card with the smallest gap, as min() with a key gives it
-                best_gap = self._kill_gap(obs, best)
+                kill_needs = geo.kill_needs
+                best_gap = self._kill_gap(obs, kill_needs[best])
                 for k in face[1:]:
-                    gap = self._kill_gap(obs, k)
+                    gap = self._kill_gap(obs, kill_needs[k])
                     if gap < best_gap:
                         best, best_gap = k, gap
             for r, k in geo.kill_needs[best]:  # adding the zero requirements would change nothing
@@ -142,10 +145,11 @@ class HeuristicBot:
             geo.policy.needs(self, obs, need)
         return need
 
-    def _kill_gap(self, obs, k) -> int:
+    def _kill_gap(self, obs, requires) -> int:
+        """Units a Kill card's non-zero requirements (``Geometry.kill_needs``) ask beyond the backpack."""
         pack = obs.pack
         gap = 0
-        for r, n in enumerate(obs.game.kills[k].requires):
+        for r, n in requires:
             if n > pack[r]:
                 gap += n - pack[r]
         return gap
@@ -213,21 +217,26 @@ class HeuristicBot:
                 self._counts = LineCounts(known, local)
             else:
                 self._counts = new = LineCounts(known, local, counts, changed)  # extended, no full scan
-                drop = local.stale(changed, known, counts, new)
-                if drop is None:
+                found = local.stale(changed, known, counts, new)
+                if found is None:
                     cache.clear()
                 else:
+                    drop, lines = found  # lines: (terrain, cells) whose weights change only if they allow it
                     if local.counted:  # the Hill numbers: a newly seen Hill, a counted terrain in a seen Hill's line
                         for x in changed:
                             t = known[x]
                             if t == I_HILL:
-                                drop |= geo.hill_line[x]
+                                lines += [(c, geo.hill_line[x]) for c in local.counted]
                             elif t in local.counted:
                                 for h, _, line in self._hills:
                                     if x in line and x != h:
-                                        drop |= line
+                                        lines.append((t, line))
                     for c in drop.intersection(cache):
                         del cache[c]
+                    for t, cells in lines:  # (the Hill rule, like a line's threshold, changes that terrain's factor)
+                        for c in cells.intersection(cache):
+                            if cache[c][0][t]:
+                                del cache[c]
                     if local.caps:  # a map count at its cap: the cells whose weights still allow that terrain
                         for t in local.capped(counts, new):
                             for c in [c for c, entry in cache.items() if entry[0][t]]:
@@ -400,14 +409,22 @@ class HeuristicBot:
         chapter = g.chapter
         geo = self._geo(g)
         ex = obs.explored
-        taxes = obs.monster_taxes(cells) if obs.monsters or chapter.custom_tax else None  # 0 without Monsters
+        mons = obs.monsters
+        taxes = None  # 0 without Monsters
+        line = None  # one Monster's row and column (the usual case): a toll of 1 on the cells there
+        if chapter.custom_tax or (len(mons) > 1 and not obs.collins_on):
+            taxes = obs.monster_taxes(cells)
+        elif mons and not obs.collins_on:
+            line = g.lines[next(iter(mons))]
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
         col_slice, row_slice, orth_of = geo.col_slice, geo.row_slice, geo.orth_of
         out = []
         evs = self._expected_values(obs, cells, values)
-        if taxes is not None:
+        if line is not None:  # v - 0.6 * 1, as below
+            evs = [v - 0.6 if cell in line else v for cell, v in zip(cells, evs)]
+        elif taxes is not None:
             evs = [v - 0.6 * tax if tax else v for v, tax in zip(evs, taxes)]
         for cell, v in zip(cells, evs):
             if column_bonus and ex[col_slice[cell]].count(0) == 1:
@@ -569,10 +586,8 @@ class HeuristicBot:
 
     def _mortar(self, obs, need):
         pack = obs.pack
-        for r in obs.game.chapter.resources:  # is anything short? (a loop: no list built)
-            if pack[r] < need[r] and r != WATER:
-                break
-        else:  # nothing to make: the spare count below cannot change the answer
+        dry = self._geo(obs.game).dry_resources  # the chapter's Resources but Water, as a getter
+        if not any(map(lt, dry(pack), dry(need))):  # nothing short, nothing to make: the spare count cannot matter
             return None
         spare = 0
         for r in range(NRES):  # a loop rather than sum() over a generator of max() calls (same integer)
@@ -592,11 +607,14 @@ class HeuristicBot:
 
     def _step_trade(self, obs, la, need) -> int:
         best, best_v = A.SKIP, 0.2
+        # each Resource's unit_value and keep_value asked once, not once per (give, take) pair
+        gains = [self.unit_value(obs, need, r) for r in range(NRES)]
+        keeps = [self.keep_value(obs, need, r) for r in range(NRES)]
         for a in la:
             if a == A.SKIP:
                 continue
             give, take = divmod(a - A.TRADE, 10)
-            v = self.unit_value(obs, need, take) - self.keep_value(obs, need, give)
+            v = gains[take] - keeps[give]
             if v > best_v:
                 best, best_v = a, v
         return best

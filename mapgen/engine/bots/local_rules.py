@@ -185,17 +185,23 @@ class LocalRules:
         self.row_cells = [frozenset(range(r * w, (r + 1) * w)) for r in range(board.height)]
         self.col_cells = [frozenset(range(c, n, w)) for c in range(w)]
 
-    def stale(self, changed: list[int], known: list[int], old: LineCounts, new: LineCounts) -> set[int] | None:
+    def stale(
+        self, changed: list[int], known: list[int], old: LineCounts, new: LineCounts
+    ) -> tuple[set[int], list[tuple[int, frozenset[int]]]] | None:
         """The cells whose weights may differ between two seen-cell lists, ``old.known`` and ``new.known``
-        (``known``), which differ by the newly seen cells ``changed``; None: any cell's may (a cell hidden
-        again). Seen Hills are the bot's to follow (``hills`` in ``apply``), and so are the map counts that
-        reach their cap (``capped``).
+        (``known``), which differ by the newly seen cells ``changed``: (cells, [(terrain, cells), ...]), the
+        second part the cells whose weights may differ only if they allow that terrain; None: any cell's
+        may (a cell hidden again). Seen Hills are the bot's to follow (``hills`` in ``apply``), and so are
+        the map counts that reach their cap (``capped``).
 
         A cell's weights read its neighbourhoods' cells (``readers``), the neighbourhoods of the seen
         subjects among them (``relays``), and the row and column counts only through thresholds
-        (``line_count``: n reached; ``column_pair``: one seen).
+        (``line_count``: n reached; ``column_pair``: one seen). A threshold changes one terrain's factor only
+        (``line_count``: its terrain; ``column_pair``: the second), and ``apply`` reads no weight to set
+        another, so a cell whose weight for that terrain is 0 keeps its weights.
         """
         out: set[int] = set()
+        lines: list[tuple[int, frozenset[int]]] = []
         readers, relays = self.readers, self.relays
         for x in changed:
             if known[x] < 0:
@@ -214,15 +220,15 @@ class LocalRules:
                     if known[x] == t:
                         r, c = divmod(x, w)
                         if old_row[r] < n <= new_row[r]:
-                            out |= self.row_cells[r]
+                            lines.append((t, self.row_cells[r]))
                         if old_col[c] < n <= new_col[c]:
-                            out |= self.col_cells[c]
+                            lines.append((t, self.col_cells[c]))
             for pair in self.column_pairs:
                 for t in pair:
                     for x in changed:
                         if known[x] == t and not old.col[t][x % w]:
-                            out |= self.col_cells[x % w]
-        return out
+                            lines.append((pair[1], self.col_cells[x % w]))
+        return out, lines
 
     def capped(self, old: LineCounts, new: LineCounts) -> list[int]:
         """The terrains whose map count reached its cap (``count`` with ``at_most``) between ``old`` and ``new``.
