@@ -80,16 +80,21 @@ def _check(solver, slot, state: Map, rules, cells, extra: list[int], budget: Bud
     return True, core_rules, core_cells
 
 
-def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget, *, thorough: bool = True):
+def minimal_reason(
+    solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget, *, thorough: bool = True, session=None
+):
     """(rules, cells) forcing ``target`` = (cell, terrain), or, with ``target=None``, admitting no
     completion; subset-minimal, fewest rules first. None when it is not forced (or there is a completion).
 
     ``thorough=False`` searches only subsets of the first core's rules for the fewest rules (fewer
     solves; still subset-minimal): the solve path of ``mapgen deduce`` uses it.
 
+    ``session`` (``Solver.session``): the SAT session to ask, else the briefing's shared one (whose cores,
+    and so which minimal reason is found, can depend on what it was asked before).
+
     Raises ``mapgen.solving.solve.SolveTimeout`` when the budget runs out.
     """
-    slot = solver.slot(state.briefing)
+    slot = session if session is not None else solver.slot(state.briefing)
     sat = slot.sat
     order = {r: k for k, r in enumerate(sat.rules)}
     # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
@@ -166,11 +171,14 @@ def minimal_reason(solver, state: Map, target: tuple[int, Terrain] | None, budge
 
 
 def explain_cell(
-    solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True
+    solver, state: Map, cell: int, terrain: Terrain, time_limit=None, *, thorough: bool = True, session=None
 ) -> Explanation | None:
-    """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced."""
+    """A subset-minimal explanation of ``cell`` = ``terrain`` in ``state``, or None when it is not forced
+    (``session``: as ``minimal_reason``'s)."""
     try:
-        reason = minimal_reason(solver, state, (cell, terrain), solver.budget(time_limit), thorough=thorough)
+        reason = minimal_reason(
+            solver, state, (cell, terrain), solver.budget(time_limit), thorough=thorough, session=session
+        )
     except SatTimeout:
         raise SolveTimeout("the time limit ran out") from None
     if reason is None:
@@ -195,13 +203,16 @@ def explain_forced(
         forced = solver.forced(state, budget)
     out = []
     items = sorted(forced.items())
+    # a fresh session of its own: the reasons found depend on the state alone, never on what the briefing's
+    # shared session was asked before (a web hint beside other requests gave another reason for the same cell)
+    session = solver.session(state.briefing)
     if budget.deterministic and not solver.deterministic:
         # A deterministic budget (``solve --explain``): each cell an equal share of it, so which cells are
         # explained, and how, is the same under any load; the wall clock passing ends the work (SolveTimeout).
         for i, t in items:
             cell = Budget.until(budget.seconds / len(items), budget.deadline, deterministic=True)
             try:
-                e = explain_cell(solver, state, i, t, cell)
+                e = explain_cell(solver, state, i, t, cell, session=session)
             except SolveTimeout:
                 if time.monotonic() >= budget.deadline:
                     raise
@@ -221,6 +232,7 @@ def explain_forced(
                 i,
                 t,
                 solver.budget(min(left, share)) if not solver.deterministic else Budget(min(left, share), True),
+                session=session,
             )
         except SolveTimeout:
             continue
