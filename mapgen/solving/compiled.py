@@ -231,18 +231,7 @@ class Dnnf:
             e1 = e0 + int(np.searchsorted(kp[e0:e2], OR, "left"))
             s0, s1, s2 = (int(np.searchsorted(starts, e)) for e in (e0, e1, e2))
             levels.append((e0, e1, e2, s0, s1, s2))
-        arrays = {
-            "kind": kind,
-            "parent": par,
-            "child": chi,
-            "lit": lit,
-            "lit_edge": lit_edge,
-            "levels": np.array(levels, dtype=np.int64).reshape(-1, 6),
-            "seg_start": starts.astype(np.int64),
-            "seg_node": seg_node.astype(np.int64),
-            "nvars": np.array([nvars], dtype=np.int64),
-            "mode": np.array([FLOAT]),
-        }
+        arrays = _arrays(kind, par, chi, lit, lit_edge, levels, starts, seg_node, np.array([nvars]), np.array([FLOAT]))
         d = cls(arrays)
         free = d._values(np.ones(len(par), dtype=bool), dtype=np.float64)
         top = float(free.max(initial=1.0))
@@ -286,19 +275,10 @@ class Dnnf:
                 continue
             s0, s1, s2 = (int(np.searchsorted(starts, e)) for e in (n0, n1, n2))
             levels.append((n0, n1, n2, s0, s1, s2))
-        arrays = {
-            "kind": self.kind[reach],
-            "parent": par,
-            "child": chi,
-            "lit": lit,
-            "lit_edge": lit_edge,
-            "levels": np.array(levels, dtype=np.int64).reshape(-1, 6),
-            "seg_start": starts.astype(np.int64),
-            "seg_node": par[starts] if len(par) else np.zeros(0, dtype=np.int64),
-            "nvars": self.a["nvars"],
-            "mode": self.a["mode"],  # its counts are no larger
-        }
-        return Dnnf(arrays)
+        seg_node = par[starts] if len(par) else np.zeros(0, dtype=np.int64)
+        # its counts are no larger: the same number mode
+        nvars, mode = self.a["nvars"], self.a["mode"]
+        return Dnnf(_arrays(self.kind[reach], par, chi, lit, lit_edge, levels, starts, seg_node, nvars, mode))
 
     # -- storage -----------------------------------------------------------------------------------
     def to_bytes(self) -> bytes:
@@ -831,6 +811,23 @@ class Circuit:
         if c.key != meta.get("key") or len(x) != base.board.size:
             raise CompileError("a circuit file whose contents do not match its key")
         return c
+
+
+def _arrays(kind, par, chi, lit, lit_edge, levels, starts, seg_node, nvars, mode) -> dict[str, np.ndarray]:
+    """A circuit's arrays by name, as stored (``levels`` rows: edge_from, edge_mid, edge_to, seg_from,
+    seg_mid, seg_to)."""
+    return {
+        "kind": kind,
+        "parent": par,
+        "child": chi,
+        "lit": lit,
+        "lit_edge": lit_edge,
+        "levels": np.array(levels, dtype=np.int64).reshape(-1, 6),
+        "seg_start": starts.astype(np.int64),
+        "seg_node": seg_node.astype(np.int64),
+        "nvars": nvars.astype(np.int64),
+        "mode": mode,
+    }
 
 
 def _member_data(f, info: zipfile.ZipInfo) -> int:
