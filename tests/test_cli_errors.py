@@ -805,6 +805,24 @@ def _open_fauna(tmp_path: Path) -> Path:
     return path
 
 
+def _broken_maldonado(tmp_path: Path) -> Path:
+    """maldonado-1 with 30 cells made Skulls: its repair searches for its whole time limit (a one-cell mutant
+    is repaired in about a second, so a Ctrl-C at 1 s raced the command's own end)."""
+    import random
+
+    import maps
+    from mapgen.mapfile import dumps_map
+    from mapgen.terrain import Terrain
+
+    m = maps.load("maldonado-1")
+    cells = list(m.cells)
+    for i in random.Random(1).sample([i for i in range(m.board.size) if i != m.briefing.peak], 30):
+        cells[i] = Terrain.SKULL
+    path = tmp_path / "broken.toml"
+    path.write_text(dumps_map(m.with_cells(cells)), encoding="utf-8")
+    return path
+
+
 def _group(pgid: int) -> list[int]:
     """The live (not zombie) processes of process group ``pgid``."""
     found = []
@@ -824,7 +842,7 @@ LONG_COMMANDS = {
     "solve --probabilities": (["solve", "{open}", "--probabilities", "--time-limit", "60"], "{open}"),
     "deduce": (["deduce", "vameter-5"], "vameter-5"),
     "grade --games 5000": (["grade", "fauna-1", "--games", "5000"], "fauna-1"),
-    "repair": (["repair", str(DATA / "invalid" / "vameter-201-m.toml")], str(DATA / "invalid" / "vameter-201-m.toml")),
+    "repair": (["repair", "{broken}"], "{broken}"),
     "generate --count --out": (["generate", "-c", "fauna", "--count", "3000", "--out", "{tmp}/maps"], "{tmp}/maps"),
     "playtest --jobs 2": (["playtest", "fauna-1", "--games", "3000", "--jobs", "2"], "fauna-1"),
     "compile": (["compile", "{open}", "--time-limit", "60", "--cache-dir", "{tmp}/cache"], "{open}"),
@@ -857,7 +875,12 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
     for moment in (0.3, 1.0, 2.5):
         work = tmp_path / f"at-{moment}"
         work.mkdir()
-        fill = {"open": str(_open_fauna(work)), "tmp": str(work), "port": str(_free_port())}
+        fill = {
+            "open": str(_open_fauna(work)),
+            "broken": str(_broken_maldonado(work)),
+            "tmp": str(work),
+            "port": str(_free_port()),
+        }
         argv = [a.format(**fill) for a in args]
         before = snapshot(work)
         p = subprocess.Popen(
