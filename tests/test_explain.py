@@ -20,7 +20,15 @@ from constraints.catalogue import get_chapter
 from constraints.cnf import cnf_for_state
 from constraints.rules import BriefingCell, TerrainSet
 from mapgen.mapfile import read_map
-from mapgen.solving.explain import Explanation, easiest, explain_cell, explain_forced, hint
+from mapgen.solving.explain import (
+    Explanation,
+    easiest,
+    easiest_explanation,
+    explain_cell,
+    explain_forced,
+    hint,
+    reasons_budget,
+)
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 from tests.conftest import DATA
@@ -136,6 +144,20 @@ def test_hint_gives_the_easiest_deduction():
     assert result["forced"] and result["explanation"] == best.to_json(state.board)
     assert result["explanation"]["cell"] != "B4" and best.key() == min(e.key() for e in found)
     assert Explanation.key(best)[:2] == (len(best.rules), len(best.cells))
+
+
+@pytest.mark.parametrize("name", ["fauna-201-k34", "flora-202-k34", "vameter-201-k34", "maldonado-201-k34"])
+def test_the_easiest_explanation_searched_level_by_level_needs_the_fewest_rules(name):
+    """What a hint names (``easiest_explanation``, which stops at the fewest rules any cell needs) needs as few
+    rules as the easiest of every cell's full explanation, and is itself sound and subset-minimal."""
+    state = read_map(DATA / "states" / f"{name}.toml")
+    solver = Solver.for_chapter(state.chapter)
+    forced = {i: t for i, t in solver.forced(state).items() if i != state.briefing.peak}
+    full = easiest(explain_forced(solver, state, time_limit=60, forced=forced))
+    best = easiest_explanation(solver, state, reasons_budget(solver.budget(60)), forced)
+    assert best is not None and forced[best.cell] is best.terrain
+    assert len(best.rules) == len(full.rules)
+    assert_sound_and_minimal(state, best.cell, best.terrain, best.rules, best.cells)
 
 
 @pytest.mark.slow

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mapgen.model import Map
@@ -80,6 +81,89 @@ def _check(solver, slot, state: Map, rules, cells, extra: list[int], budget: Bud
     return True, core_rules, core_cells
 
 
+class _Reason:
+    """The search of ``minimal_reason`` for one target, in its steps, so that the easiest reason of many
+    targets can be found level by level (``easiest_explanation``) with the same steps per target."""
+
+    def __init__(self, solver, state: Map, target, budget: Budget, thorough: bool, slot):
+        self.solver, self.state, self.target, self.budget, self.slot = solver, state, target, budget, slot
+        sat = slot.sat
+        self.order = {r: k for k, r in enumerate(sat.rules)}
+        # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
+        # conflict it may be the cause (the Peak revealed as Water), so it is a candidate then.
+        self.revealed = [
+            i for i, t in enumerate(state.cells) if t is not None and (target is None or i not in sat.briefing_cells)
+        ]
+        self.extra: list[int] = []
+        self.fixed = False  # the target is fixed by the briefing (the Peak): the empty explanation
+        if target is not None:
+            v = sat.lit(*target)
+            self.fixed = v is None
+            self.extra = [] if v is None else [-v]
+        self.thorough = thorough
+        self.core_rules: tuple[str, ...] = ()
+
+    def check(self, rules, cells):
+        return _check(self.solver, self.slot, self.state, rules, cells, self.extra, self.budget)
+
+    def start(self) -> bool:
+        """Whether every rule and revealed cell force the target (or admit no completion)."""
+        ok, rules, _ = self.check(self.slot.sat.rules, self.revealed)
+        self.core_rules = rules
+        return ok
+
+    def level(self, k: int):
+        """1. fewest rules, with every revealed cell available: the (core rules, core cells) of the subsets
+        of ``k`` rules (none, each single rule, pairs: all pairs on a small chapter, else those with a rule
+        of the first core; triples of that core) that force the target and cite fewest cells; None if none."""
+        core = self.core_rules
+        everyone = self.slot.sat.rules if self.thorough else core
+        subsets: Iterable[tuple[str, ...]]
+        if k <= 1:
+            subsets = itertools.combinations(everyone, k)
+        elif k == 2:
+            pairs = itertools.combinations(everyone, 2)
+            subsets = pairs if len(everyone) <= 8 else (p for p in pairs if set(p) & set(core))
+        else:
+            subsets = itertools.combinations(core, k) if len(core) <= 6 else iter(())
+        best = None
+        for subset in subsets:
+            ok, r2, c2 = self.check(subset, self.revealed)
+            if ok and (best is None or len(c2) < len(best[1])):
+                best = (r2, c2)
+        return best
+
+    def by_deletion(self):
+        """1. fewest rules past the subsets: drop each rule of the first core while the target stays forced."""
+        keep = list(self.core_rules)
+        for r in list(keep):
+            if r not in keep:
+                continue
+            ok, r2, _ = self.check([q for q in keep if q != r], self.revealed)
+            if ok:
+                keep = list(r2)
+        _, r2, c2 = self.check(tuple(keep), self.revealed)
+        return r2, c2
+
+    def fewest_cells(self, rules, cells):
+        """2. fewest cells, the farthest from the target dropped first: the final (rules, cells)."""
+        b = self.state.board
+        if self.target is not None:
+            r0, c0 = b.rc(self.target[0])
+            far = sorted(cells, key=lambda i: -(abs(b.rc(i)[0] - r0) + abs(b.rc(i)[1] - c0)))
+        else:
+            far = list(cells)
+        keep_cells = list(cells)
+        for i in far:
+            if i not in keep_cells:
+                continue
+            ok, r2, c2 = self.check(rules, [j for j in keep_cells if j != i])
+            if ok:
+                keep_cells = list(c2)
+                rules = r2 if set(r2) <= set(rules) else rules
+        return tuple(sorted(rules, key=self.order.__getitem__)), tuple(sorted(keep_cells))
+
+
 def minimal_reason(
     solver, state: Map, target: tuple[int, Terrain] | None, budget: Budget, *, thorough: bool = True, session=None
 ):
@@ -95,79 +179,17 @@ def minimal_reason(
     Raises ``mapgen.solving.solve.SolveTimeout`` when the budget runs out.
     """
     slot = session if session is not None else solver.slot(state.briefing)
-    sat = slot.sat
-    order = {r: k for k, r in enumerate(sat.rules)}
-    # A revealed briefing cell (the Peak) is the briefing's own to explain a forced cell, but in a
-    # conflict it may be the cause (the Peak revealed as Water), so it is a candidate then.
-    revealed = [
-        i for i, t in enumerate(state.cells) if t is not None and (target is None or i not in sat.briefing_cells)
-    ]
-    extra: list[int] = []
-    if target is not None:
-        cell, terrain = target
-        v = sat.lit(cell, terrain)
-        if v is None:  # fixed by the briefing (the Peak): the empty explanation
-            return (), ()
-        extra = [-v]
-    b = state.board
-
-    def check(rules, cells):
-        return _check(solver, slot, state, rules, cells, extra, budget)
-
-    ok, rules, cells = check(sat.rules, revealed)
-    if not ok:
+    search = _Reason(solver, state, target, budget, thorough, slot)
+    if search.fixed:
+        return (), ()
+    if not search.start():
         return None
-    # 1. fewest rules, with every revealed cell available: none, then each single rule, then pairs
-    #    (all pairs on a small chapter, else those with a rule of the core), then triples of the core
-    core_rules = rules
     best = None
-    everyone = sat.rules if thorough else core_rules
-
-    def subsets(k):
-        if k <= 1:
-            return itertools.combinations(everyone, k)
-        if k == 2:
-            pairs = itertools.combinations(everyone, 2)
-            return pairs if len(everyone) <= 8 else (p for p in pairs if set(p) & set(core_rules))
-        return itertools.combinations(core_rules, k) if len(core_rules) <= 6 else ()
-
     for k in range(SUBSET_SIZE + 2):
-        for subset in subsets(k):
-            ok, r2, c2 = check(subset, revealed)
-            if ok and (best is None or len(c2) < len(best[1])):
-                best = (r2, c2)
+        best = search.level(k)
         if best is not None:
             break
-    if best is None:  # deletion over the rules
-        keep = list(core_rules)
-        cells = revealed
-        for r in list(keep):
-            if r not in keep:
-                continue
-            trial = [q for q in keep if q != r]
-            ok, r2, c2 = check(trial, revealed)
-            if ok:
-                keep, cells = list(r2), c2
-        best = (tuple(keep), cells)
-        ok, r2, c2 = check(best[0], revealed)
-        best = (r2, c2)
-    rules, cells = best
-    # 2. fewest cells, the farthest from the target dropped first
-    if target is not None:
-        r0, c0 = b.rc(target[0])
-        far = sorted(cells, key=lambda i: -(abs(b.rc(i)[0] - r0) + abs(b.rc(i)[1] - c0)))
-    else:
-        far = list(cells)
-    keep_cells = list(cells)
-    for i in far:
-        if i not in keep_cells:
-            continue
-        trial = [j for j in keep_cells if j != i]
-        ok, r2, c2 = check(rules, trial)
-        if ok:
-            keep_cells = list(c2)
-            rules = r2 if set(r2) <= set(rules) else rules
-    return tuple(sorted(rules, key=order.__getitem__)), tuple(sorted(keep_cells))
+    return search.fewest_cells(*(best or search.by_deletion()))
 
 
 def explain_cell(
@@ -239,6 +261,69 @@ def explain_forced(
         if e is not None:
             out.append(e)
     return out
+
+
+def easiest_explanation(solver, state: Map, budget: Budget, forced: dict[int, Terrain]) -> Explanation | None:
+    """The easiest explanation (``Explanation.key``) among the forced cells ``forced``: what
+    ``easiest(explain_forced(...))`` finds, without explaining every cell in full.
+
+    Each cell's search runs the steps of ``minimal_reason`` with a share of ``budget`` of its own (so which
+    cells are explained, and how, depends on the state alone, as in ``explain_forced``), but level by level
+    across the cells: once some cell is forced by k rules, no cell is searched for k + 1, and only the cells
+    of the fewest rules have their cells reduced. A hint on a 20-reveal Fauna state asks a fifth of the
+    solves. SolveTimeout when the wall clock ends the work; a cell whose share runs out is left out.
+    """
+    items = sorted(forced.items())
+    if not items:
+        return None
+    session = solver.session(state.briefing)  # a fresh one: as explain_forced's
+    share = budget.seconds / len(items)
+    out = []
+    searches: dict[int, _Reason] = {}
+    for i, t in items:
+        search = _Reason(
+            solver, state, (i, t), Budget.until(share, budget.deadline, budget.deterministic), True, session
+        )
+        if search.fixed:  # the briefing alone decides it: the empty explanation
+            out.append(Explanation(i, t, (), (), explanation_text(solver, state, i, t, (), ())))
+        else:
+            searches[i] = search
+
+    def attempt(i, step, *args):
+        """``step(*args)`` of cell ``i``'s search; a cell whose share runs out is left out (the wall clock
+        passing ends everything)."""
+        try:
+            return step(*args)
+        except SolveTimeout:
+            if time.monotonic() >= budget.deadline:
+                raise
+            del searches[i]
+            return None
+
+    for i, search in list(searches.items()):
+        if not attempt(i, search.start):
+            searches.pop(i, None)
+    found: dict[int, tuple] = {}
+    for k in range(SUBSET_SIZE + 2):
+        for i, search in list(searches.items()):
+            best = attempt(i, search.level, k)
+            if best is not None:
+                found[i] = best
+        if found:
+            break
+    else:  # no cell within the subsets: every cell by deletion, the fewest rules among them
+        for i, search in list(searches.items()):
+            best = attempt(i, search.by_deletion)
+            if best is not None:
+                found[i] = best
+        fewest = min((len(r) for r, _ in found.values()), default=0)
+        found = {i: rc for i, rc in found.items() if len(rc[0]) == fewest}
+    for i, (rules, cells) in found.items():
+        reason = attempt(i, searches[i].fewest_cells, rules, cells)
+        if reason is not None:
+            t = forced[i]
+            out.append(Explanation(i, t, reason[0], reason[1], explanation_text(solver, state, i, t, *reason)))
+    return easiest(out)
 
 
 def easiest(explanations: list[Explanation]) -> Explanation | None:
@@ -336,8 +421,7 @@ def hint(
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
     forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
     if forced:
-        found = explain_forced(solver, state, reasons_budget(budget, 0.6), forced=forced)
-        best = easiest(found)
+        best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), forced)
         if best is not None:
             return {"forced": True, "explanation": best.to_json(b), "forced_cells": len(forced)}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}

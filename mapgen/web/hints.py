@@ -16,7 +16,7 @@ import math
 import time
 
 from mapgen.model import Map
-from mapgen.solving.explain import easiest, explain_forced, frontier, hint, reasons_budget
+from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
@@ -48,7 +48,7 @@ def easiest_hint(
         forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
         rest = {i: t for i, t in forced.items() if i not in skip}
         if rest:
-            best = easiest(explain_forced(solver, state, reasons_budget(budget, 0.6), forced=rest))
+            best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), rest)
             if best is not None:
                 return {
                     "forced": True,
