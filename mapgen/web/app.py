@@ -57,11 +57,14 @@ QUICK = {
 }
 SLOW = {"solve": service.do_solve, "generate": service.do_generate}
 #: OS priority (nice, added to the server's) of each pool's worker processes: the server (checks) first,
-#: then drawing, then the quick solver questions and hints, then the slow ones (nice 10, as the slow
-#: threads had). Moderate steps (the kernel gives nice 0 about 1.25 times the CPU of nice 1, 3 times nice
-#: 5's): larger ones starved the solvers behind any other busy program (answers ran out of time in
-#: tests/test_load.py beside one busy process).
-NICE = {"draw": 2, "quick": 5, "hints": 5, "slow": 10}
+#: then the table's quick answers and hints (a player waits on each tap), then drawing (a download), then
+#: the slow ones (nice 10, as the slow threads had). Moderate steps (the kernel gives nice 0 about 1.25 times
+#: the CPU of nice 1, 3 times nice 5's): larger ones starved the solvers behind any other busy program
+#: (answers ran out of time in tests/test_load.py beside one busy process). Measured with
+#: ``python -m bench serve``'s load (50 clients, another busy process beside): with drawing at 2 and the
+#: quick answers and hints at 5, table p99 1.41-1.44 s and hint 1.29-1.50 s; as here, 0.64-0.74 s and
+#: 1.14-1.44 s (render's p99 1.9-2.0 s became 2.3-2.4 s).
+NICE = {"quick": 2, "hints": 2, "draw": 7, "slow": 10}
 #: endpoints whose answers are shared and kept (deterministic); generate makes a new map when asked twice
 SHARED = ("hint", "table", "repair", "solve", "render")
 
