@@ -114,6 +114,28 @@ def test_the_solver_answers_a_later_state_from_its_large_circuit_conditioned(mon
     assert len(list(tmp_path.rglob("*.circuit"))) <= 1  # only the compiled base went to the disk
 
 
+def test_a_declined_conditioning_is_not_made_again(monkeypatch, tmp_path):
+    """When a large circuit declines to condition itself on a state (it would keep too much), the next
+    question on that state goes straight to the circuit: the pass is not made twice, and the answers stay
+    the circuit's own."""
+    from mapgen.solving import solve
+
+    monkeypatch.setattr(solve, "LARGE_CIRCUIT_EDGES", 0)  # every circuit counts as large here
+    monkeypatch.setattr(solve, "CONDITION_KEEPS", 0.0)  # and no narrowing is worth it
+    m = maps.load("fauna-1")
+    order = [i for i in random.Random(3).sample(range(m.board.size), m.board.size) if m.cells[i].code != "Hi"]
+    base, later = m.hide(order[:38]), m.hide(order[:36])
+    store = CircuitStore(C.CircuitCache(tmp_path))
+    solver = Solver(get_chapter("fauna"), circuits=store)
+    first = store.compile(get_chapter("fauna"), base, 60)
+    passes = []
+    real = C.Dnnf.condition
+    monkeypatch.setattr(C.Dnnf, "condition", lambda self, *a, **k: passes.append(1) or real(self, *a, **k))
+    answers = [solver.circuit(later) for _ in range(3)]
+    assert all(a is first for a in answers) and len(passes) == 1
+    assert first.tallies(later)[0] == count_completions_cnf(later, time_limit=60)
+
+
 def test_hill_numbers_are_part_of_the_base():
     m = maps.load("fauna-1")
     b = m.board

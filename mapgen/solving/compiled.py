@@ -658,6 +658,10 @@ def extends(state: Map, base: Map) -> bool:
     return all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
 
 
+#: how many declined conditionings a circuit remembers (then it forgets them all and starts again)
+DECLINED_KEPT = 256
+
+
 class Circuit:
     """A compiled base state of one briefing: exact answers for every state that extends it."""
 
@@ -665,6 +669,8 @@ class Circuit:
         self.chapter, self.base, self.dnnf, self.stats, self.x = chapter, base, dnnf, stats, x
         self.key = circuit_key(chapter, base)
         self._memo: dict[tuple[int, ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
+        #: conditionings that gave None (no completion, or more than ``at_most`` kept): not tried again
+        self._declined: set[tuple] = set()
 
     @classmethod
     def compile(
@@ -709,9 +715,15 @@ class Circuit:
         lits = self.assumptions(state)
         if lits is None:
             return None
+        key = (at_most, *lits)
+        if key in self._declined:  # its pass (0.3 CPU s on fauna's empty board) is not made again
+            return None
         t0 = time.monotonic()
         d = self.dnnf.condition(lits, at_most=at_most)
         if d is None:
+            if len(self._declined) >= DECLINED_KEPT:
+                self._declined.clear()
+            self._declined.add(key)
             return None
         base = state.with_cells(state.cells)
         stats = CircuitStats(d.n, len(d.parent), time.monotonic() - t0, d.count(), self.stats.nvars)
