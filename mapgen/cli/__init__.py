@@ -133,7 +133,7 @@ class MapgenGroup(click.Group):
             raise mapped from None
 
     def invoke(self, ctx):
-        with catching_ctrl_c():
+        with catching_ctrl_c(then_ignore=_own_process()):
             try:
                 return super().invoke(ctx)
             except KeyboardInterrupt:  # outside a command's `about` (an import, reading the arguments)

@@ -171,9 +171,12 @@ def _on_sigint(signum, frame):
 
 
 @contextlib.contextmanager
-def catching_ctrl_c() -> Iterator[None]:
+def catching_ctrl_c(*, then_ignore: bool = False) -> Iterator[None]:
     """Python's Ctrl-C (KeyboardInterrupt) for the command's run, remembering that it came; the previous
-    handler afterwards (a test runner's)."""
+    handler afterwards (a test runner's), or, with ``then_ignore`` (mapgen as its own process), none: a
+    Ctrl-C once the command has returned, its output written, while the interpreter shuts down, would end
+    the process by SIGINT (exit -2) instead of with the command's own code. Ignoring it survives the
+    interpreter's finalization (which puts back the default for a Python handler, not for SIG_IGN)."""
     _interrupted.clear()
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -196,4 +199,7 @@ def catching_ctrl_c() -> Iterator[None]:
         yield
     finally:
         sys.unraisablehook = previous_hook
-        signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
+        if then_ignore:
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
+        else:
+            signal.signal(signal.SIGINT, previous if previous is not None else signal.default_int_handler)
