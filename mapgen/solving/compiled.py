@@ -178,8 +178,8 @@ class Dnnf:
             raise CompileError("the compiler gave an empty circuit")
         root = 1 if np.any(ids == 1) else int(ids.min())
         order = np.r_[ids[ids == root], ids[ids != root]]
-        index = np.full(int(ids.max()) + 1, -1, dtype=np.int64)
-        index[order] = np.arange(len(order))
+        index = np.full(int(ids.max()) + 1, -1, dtype=np.int32)  # node and edge numbers fit: int32 arrays
+        index[order] = np.arange(len(order), dtype=np.int32)
         kind = np.empty(len(order), dtype=np.int8)
         kind[index[ids]] = line_kind[is_node]
         del ids, order, nstart, line_kind
@@ -199,12 +199,24 @@ class Dnnf:
         mark[eend] -= 1
         lit = tok[np.cumsum(mark[:-1], dtype=np.int8) > 0]
         del mark, tok
-        return cls.build(kind, par, chi, lit, None, nvars, per_edge=nlits)
+        box = [kind, par, chi, lit, None, nlits]  # handed over: _build frees each array once it has moved it
+        del kind, par, chi, lit, nlits
+        return cls._build(box, nvars)
 
     @classmethod
     def build(cls, kind, par, chi, lit, lit_edge, nvars: int, *, per_edge: np.ndarray | None = None) -> Dnnf:
         """The circuit of nodes ``kind`` and edges ``par -> chi`` with literals ``lit`` on edges ``lit_edge``
         (or, with ``per_edge``, grouped by edge in edge order: ``per_edge[e]`` of them on edge e)."""
+        box = [kind, par, chi, lit, lit_edge, per_edge]
+        del kind, par, chi, lit, lit_edge, per_edge
+        return cls._build(box, nvars)
+
+    @classmethod
+    def _build(cls, box: list, nvars: int) -> Dnnf:
+        """``build`` of the arrays in ``box`` (kind, par, chi, lit, lit_edge, per_edge), which it empties: each
+        array given is freed once its sorted copy is made (fauna's empty board peaked at 2.3 GB before)."""
+        kind, par, chi, lit, lit_edge, per_edge = box
+        box.clear()
         n = len(kind)
         height = _heights(n, par, chi)
         # edges sorted by (height of parent, kind of parent (AND first), parent), ties in their given order:
@@ -214,7 +226,7 @@ class Dnnf:
         inv[order] = np.arange(len(order))
         par, chi = par[order], chi[order]
         lit, lit_edge = _regroup(lit, lit_edge, per_edge, order, inv)
-        del inv
+        del inv, order, per_edge
         # parent segments
         if len(par):
             starts = np.flatnonzero(np.r_[True, par[1:] != par[:-1]])
@@ -224,13 +236,16 @@ class Dnnf:
         levels = []
         hp = height[par] if len(par) else np.zeros(0, dtype=np.int64)
         kp = kind[par] if len(par) else np.zeros(0, dtype=np.int8)
-        for h in range(1, int(height.max(initial=0)) + 1):
+        top_height = int(height.max(initial=0))
+        del height
+        for h in range(1, top_height + 1):
             e0, e2 = np.searchsorted(hp, h, "left"), np.searchsorted(hp, h, "right")
             if e0 == e2:
                 continue
             e1 = e0 + int(np.searchsorted(kp[e0:e2], OR, "left"))
             s0, s1, s2 = (int(np.searchsorted(starts, e)) for e in (e0, e1, e2))
             levels.append((e0, e1, e2, s0, s1, s2))
+        del hp, kp
         arrays = _arrays(kind, par, chi, lit, lit_edge, levels, starts, seg_node, np.array([nvars]), np.array([FLOAT]))
         d = cls(arrays)
         free = d._values(np.ones(len(par), dtype=bool), dtype=np.float64)
@@ -281,10 +296,13 @@ class Dnnf:
         return Dnnf(_arrays(self.kind[reach], par, chi, lit, lit_edge, levels, starts, seg_node, nvars, mode))
 
     # -- storage -----------------------------------------------------------------------------------
-    def to_bytes(self) -> bytes:
-        buf = io.BytesIO()
-        np.savez(buf, **self.a)  # type: ignore[arg-type]  # numpy's stub types the first keyword only
-        return buf.getvalue()
+    def write(self, stream) -> None:
+        """The arrays as an ``.npz`` into ``stream`` (which need not be seekable: a zip member being written)."""
+        np.savez(stream, **self.a)  # type: ignore[arg-type]  # numpy's stub types the first keyword only
+
+    @property
+    def nbytes(self) -> int:
+        return sum(a.nbytes for a in self.a.values())
 
     # -- passes ------------------------------------------------------------------------------------
     def alive(self, assumptions: Iterable[int]) -> np.ndarray:
@@ -448,13 +466,13 @@ def _regroup(lit: np.ndarray, lit_edge: np.ndarray | None, per_edge: np.ndarray 
     moved = per_edge[order]
     new_start = np.r_[0, np.cumsum(moved)[:-1]]  # by new edge
     shift = (new_start[inv] - old_start).astype(np.int64)  # by old edge: where its literals go, less where they were
-    out = np.empty(len(lit), dtype=np.int64)
+    out = np.empty(len(lit), dtype=lit.dtype)
     step = 1 << 22
     for a in range(0, e, max(1, e * step // len(lit))):  # chunks of old edges, about ``step`` literals each
         b = min(e, a + max(1, e * step // len(lit)))
         la, lb = int(old_start[a]), int(old_start[b - 1] + per_edge[b - 1])
         out[np.repeat(shift[a:b], per_edge[a:b]) + np.arange(la, lb)] = lit[la:lb]
-    return out, np.repeat(np.arange(e), moved)
+    return out, np.repeat(np.arange(e, dtype=np.int32 if e < 2**31 else np.int64), moved)
 
 
 def _weights(alive: np.ndarray, dtype) -> np.ndarray:
@@ -778,7 +796,10 @@ class Circuit:
         return out
 
     # -- storage -----------------------------------------------------------------------------------
-    def to_bytes(self) -> bytes:
+    def write(self, f) -> None:
+        """The cache file into the seekable binary file ``f``: ``meta.json``, then ``circuit.npz`` streamed
+        into its stored (uncompressed) member, array by array: no copy of the arrays is made in memory (on
+        fauna's empty board three copies of its 830 MB of int64 arrays were)."""
         meta = {
             "version": ENCODER_VERSION,
             "chapter": chapter_fingerprint(self.chapter),
@@ -790,11 +811,10 @@ class Circuit:
                 for d in self.x
             ],
         }
-        buf = io.BytesIO()
-        with zipfile.ZipFile(buf, "w", zipfile.ZIP_STORED) as z:
+        with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
             z.writestr("meta.json", json.dumps(meta))
-            z.writestr("circuit.npz", self.dnnf.to_bytes())
-        return buf.getvalue()
+            with z.open("circuit.npz", "w", force_zip64=True) as member:
+                self.dnnf.write(member)
 
     @classmethod
     def from_file(cls, path: str | os.PathLike, chapter: Chapter) -> Circuit:
@@ -881,7 +901,7 @@ class _Window(io.RawIOBase):
 
 def _mapped_arrays(path: Path, info: zipfile.ZipInfo) -> dict[str, np.ndarray]:
     """A cached circuit's arrays as read-only views of the file mapped in memory: no copy, and the server's
-    worker processes share one copy through the page cache (fauna's empty board is 830 MB). The member's
+    worker processes share one copy through the page cache (fauna's empty board is 463 MB). The member's
     CRC-32 is checked first, as reading it would (a damaged file is never an answer)."""
     mm = np.memmap(path, dtype=np.uint8, mode="r")
     with open(path, "rb") as f:
@@ -972,15 +992,18 @@ class CircuitCache:
         d = self._dir(circuit.chapter, circuit.base.briefing)
         revealed = sum(t is not None for t in circuit.base.cells)
         path = d / f"{revealed}-{circuit.key}.circuit"
-        data = circuit.to_bytes()
-        if len(data) > self.max_bytes:
+        if circuit.dnnf.nbytes > self.max_bytes:  # its arrays alone: the file is a few kB more
             return None
         try:
             d.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".circuit")
             try:
                 with os.fdopen(fd, "wb") as f:
-                    f.write(data)
+                    circuit.write(f)
+                    size = f.tell()
+                if size > self.max_bytes:
+                    Path(tmp).unlink()
+                    return None
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
