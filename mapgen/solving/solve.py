@@ -249,8 +249,8 @@ INLINE_FROM_DEFAULT = 12
 
 
 #: Chapters whose briefings (the empty board, with any revealed Hills) compile within these CPU seconds
-#: (measured: fauna's shipped briefings take 55 to 130 CPU s and 1.3 GB in the compiler, then about 15 s and
-#: 2 GB to read its 5 million nodes): below ``compile_from`` the table helper compiles the briefing in the
+#: (measured: fauna's shipped briefings take 55 to 130 CPU s and 1.3 GB in the compiler, then about 11 s and
+#: 1.6 GB to read its 5 million nodes): below ``compile_from`` the table helper compiles the briefing in the
 #: background (``mapgen.web.service.BackgroundCompiles``), and every state of the game is answered from it.
 #: Flora, Vameter and Maldonado briefings do not compile (issue 24), so they are not listed.
 BRIEFING_COMPILE_CPU = {"fauna": 300.0}
