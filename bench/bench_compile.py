@@ -42,6 +42,14 @@ Later states that compile: maldonado-1 with 16 revealed 8.2 s, 293,894 nodes (d4
 heuristic 16.2 s, 642,956); vameter-1 with 20/24/28 revealed 2.5/0.9/0.6 s (153k/61k/44k nodes),
 not 16; flora-1 with 20 revealed 9.6 s (334k nodes), 28 revealed 0.2 s, and 24 revealed only as
 13 parts split on D4 (14.0 s together, ``case_split``).
+
+Case splits do not make early states cheap (flora-1, ``given``, 30 CPU s per part, beside a busy process):
+with 20 revealed the whole state compiles in 6.2 s (270,908 nodes, 6.78e9 maps) and split on D3 or C3
+its 13 parts take 10.8 s or 14.3 s together (596k or 857k nodes): a split adds work when the whole
+compiles. With 16 revealed the whole does not compile within 30 s, and split on D3 all 13 parts do, in
+127.8 CPU s together (4.0M nodes, 1.10e12 maps). So each 4 fewer reveals cost about 20 times more
+(6 s at 20, about 130 s at 16); at that rate 12 revealed would take about 40 CPU minutes and 8 about
+15 CPU hours, which no split into two parallel processes brings within a game's reach.
 """
 
 from __future__ import annotations
