@@ -36,14 +36,24 @@ from mapgen.terrain import TERRAINS, Terrain
 
 _CARD_AND_STORES = itemgetter(0, 2)  # a Challenge Row entry [card, tokens, York's stores] -> (card, stores)
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
-#: the terrains whose value has a term of its own (``_terrain_values``), by number
-_HILL, _FORT, _SKULL, _TIPI, _FIELD, _ROCK = range(1, 7)
-_SPECIAL = {T.HILL: _HILL, T.FORT: _FORT, T.SKULL: _SKULL, T.TIPI: _TIPI, T.FIELD: _FIELD, T.ROCK: _ROCK}
+#: the terrains whose value has a term of its own (``_terrain_values``): their place in a ``_terrain_kinds`` answer
+_SPECIAL = {T.HILL: 1, T.FORT: 2, T.SKULL: 3, T.TIPI: 4, T.FIELD: 5, T.ROCK: 6}
+#: unit_value of Water by the units held (0-7; 8 or more: 0.05)
+_WATER_VALUE = (3.0, 3.0, 3.0, 1.5, 1.5, 0.6, 0.6, 0.6)
+#: unit_value of a Resource already held as needed, by Resource: backpack nearly full, and not
+_SPARE_FULL = (0.02,) * NRES
+_SPARE = tuple(0.15 if r in _COMMON else 0.1 for r in range(NRES))
 
 
 def _terrain_kinds(terrains) -> tuple:
-    """(index, terrain, its Resource or None, its ``_SPECIAL`` number or 0) of each (index, terrain)."""
-    return tuple((k, t, RES_OF.get(t), _SPECIAL.get(t, 0)) for k, t in terrains)
+    """What ``_terrain_values`` reads of each (index, terrain) of ``terrains``, made once per game: ((index,
+    Resource) of each terrain that is a Resource's, then the index of the Hill, Fort, Skull, Tipi, Field and
+    Rock (-1: not among them), then ``terrains`` itself)."""
+    specials = [-1] * len(_SPECIAL)
+    for k, t in terrains:
+        if t in _SPECIAL:
+            specials[_SPECIAL[t] - 1] = k
+    return (tuple((k, RES_OF[t]) for k, t in terrains if t in RES_OF), *specials, tuple(terrains))
 
 
 class HeuristicBot:
@@ -319,66 +329,58 @@ class HeuristicBot:
     # ----- choosing where to explore -----
     def terrain_value(self, obs, need, t: Terrain, lewis: bool) -> float:
         out = [0.0]
-        self._terrain_values(obs, need, ((0, t, RES_OF.get(t), _SPECIAL.get(t, 0)),), lewis, out)
+        self._terrain_values(obs, need, _terrain_kinds(((0, t),)), lewis, out)
         return out[0]
 
-    def _terrain_values(self, obs, need, terrains, lewis: bool, out: list[float]) -> None:
-        """``out[k] = terrain_value(t)`` for each (k, t, resource, special) of ``terrains`` (``_terrain_kinds``:
-        the terrain's Resource or None, its ``_SPECIAL`` number or 0, looked up once per game).
+    def _terrain_values(self, obs, need, kinds: tuple, lewis: bool, out: list[float]) -> None:
+        """``out[k] = terrain_value(t)`` for each (k, t) of a ``_terrain_kinds`` answer (``out`` holds zeros there).
 
-        What every terrain reads (the Kill cards' data, the Monsters, the chapter policy) is looked up
-        once per decision rather than once per terrain; each value is the same sum in the same order.
+        Each value is the same sum in the same order as the terrain's terms one after the other: its Resource's
+        ``unit_value`` (and with Lewis the next unit's, written out: change both with ``unit_value``), its own
+        term (Hill, Fort, ...), the chapter policy's; what every terrain reads is looked up once.
         """
-        d = obs.data
         pack = obs.pack
-        policy = self._geo(obs.game).policy
-        full = None  # the backpack's "nearly full" test of unit_value, made once (the pack does not change)
-        for k, t, r, special in terrains:
-            v = 0.0
-            if r is not None:
-                # unit_value(obs, need, r), then with Lewis unit_value(obs, need, r, have + 1), written out
-                have = pack[r]
+        res, hill, fort, skull, tipi, field, rock, terrains = kinds
+        spare = _SPARE_FULL if obs.slots() >= BACKPACK_SLOTS - 1 else _SPARE  # (the pack does not change)
+        for k, r in res:
+            have = pack[r]
+            if r == WATER:
+                v = _WATER_VALUE[have] if have < 8 else 0.05
+            elif have < need[r]:
+                v = 2.5 if r == FOOD and have == 0 else 1.5
+            else:
+                v = spare[r]
+            if lewis:
+                have += 1
                 if r == WATER:
-                    v += 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
+                    v += _WATER_VALUE[have] if have < 8 else 0.05
                 elif have < need[r]:
                     v += 2.5 if r == FOOD and have == 0 else 1.5
                 else:
-                    if full is None:
-                        full = obs.slots() >= BACKPACK_SLOTS - 1
-                    v += 0.02 if full else 0.15 if r in _COMMON else 0.1
-                if lewis:
-                    have += 1
-                    if r == WATER:
-                        v += 3.0 if have <= 2 else 1.5 if have <= 4 else 0.6 if have <= 7 else 0.05
-                    elif have < need[r]:
-                        v += 2.5 if r == FOOD and have == 0 else 1.5
-                    else:
-                        if full is None:
-                            full = obs.slots() >= BACKPACK_SLOTS - 1
-                        v += 0.02 if full else 0.15 if r in _COMMON else 0.1
-            # small numbers, not ``t is T.HILL``: in Python 3.11 reading a member off its Enum class goes through
-            # EnumType.__getattr__, about ten times the cost of a global (the same tests in the same order)
-            if special:
-                if special == _HILL:
-                    v += 1.2  # no time passes, and another turn
-                elif special == _FORT:
-                    missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
-                    v += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
-                elif special == _SKULL:
-                    if "kills" in d:
-                        ready = bool(d["kill_face"]) and not obs.monsters
-                        v += 1.0 if ready else -0.4
-                    else:
-                        v -= 0.4
-                elif special == _TIPI:
-                    v += 0.6
-                elif special == _FIELD:
-                    v += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
-                else:  # _ROCK
-                    v -= 0.2
-            if policy is not None:
-                v += policy.terrain_value(self, obs, need, t)
+                    v += spare[r]
             out[k] = v
+        d = obs.data
+        if hill >= 0:
+            out[hill] += 1.2  # no time passes, and another turn
+        if fort >= 0:
+            missing = 3 - d.get("kills", 0) - len(d.get("kill_face", ()))
+            out[fort] += 4.0 if missing > 0 and d.get("kill_pile") else 0.2
+        if skull >= 0:
+            if "kills" in d:
+                ready = bool(d["kill_face"]) and not obs.monsters
+                out[skull] += 1.0 if ready else -0.4
+            else:
+                out[skull] -= 0.4
+        if tipi >= 0:
+            out[tipi] += 0.6
+        if field >= 0:
+            out[field] += 1.5 if obs.shelter < 0 and self._wants_shelter(obs) else 0.1
+        if rock >= 0:
+            out[rock] -= 0.2
+        policy = self._geo(obs.game).policy
+        if policy is not None:
+            for k, t in terrains:
+                out[k] += policy.terrain_value(self, obs, need, t)
 
     def _wants_shelter(self, obs) -> bool:
         # reads the row directly (obs.challenge(k) is None exactly for Injured, card -1)
