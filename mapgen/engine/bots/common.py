@@ -55,7 +55,9 @@ def between(la: list[int], lo: int, hi: int) -> list[int]:
     return la[bisect_left(la, lo) : bisect_left(la, hi)]
 
 
-_GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # one per game's Table, shared by its bots
+# one per game's Table, shared by its bots; a Geometry holds no reference to its Table, so that the entry goes with
+# the game (a value that referred to its key would keep both for the life of the process)
+_GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def geometry(table) -> Geometry:
@@ -70,7 +72,7 @@ class Geometry:
     """Per-game tables the heuristic reads many times: neighbours, lines, priors, the chapter's rules compiled."""
 
     def __init__(self, g):
-        self.game = g  # the public Table (observation.Table): no terrain, no Hill positions
+        """``g``: the game's public Table (observation.Table): no terrain, no Hill positions."""
         b = g.board
         self.policy = policy_for(g.chapter)  # the chapter's bot policy, or None
         policy_priors = self.policy.priors if self.policy is not None else None

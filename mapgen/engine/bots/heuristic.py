@@ -69,6 +69,7 @@ class HeuristicBot:
     def __init__(self, rng: random.Random):
         self.rng = rng
         self._geometry: Geometry | None = None
+        self._geo_of = None  # the Table _geometry was made for (a Geometry holds no reference to it)
         self._known_gid: int | None = None  # id of the game and copy of ``seen`` that _known_list was made for
         self._known_seen = b""
         self._known_list: list[int] = []
@@ -96,7 +97,7 @@ class HeuristicBot:
         """
         g = obs.game
         geo = self._geometry
-        if geo is None or geo.game is not g:
+        if geo is None or self._geo_of is not g:
             geo = self._geo(g)
         key = None
         if geo.policy is None:
@@ -193,8 +194,9 @@ class HeuristicBot:
     def _geo(self, g) -> Geometry:
         """The geometry of a game's public ``Table``."""
         geo = self._geometry
-        if geo is None or geo.game is not g:
+        if geo is None or self._geo_of is not g:
             geo = self._geometry = geometry(g)
+            self._geo_of = g
         return geo
 
     def _known(self, obs) -> list[int]:
@@ -307,7 +309,7 @@ class HeuristicBot:
         compiled once per game (``Geometry.local``, ``mapgen/engine/bots/local_rules.py``).
         """
         geo = self._geometry
-        if geo is None or geo.game is not obs.game:
+        if geo is None or self._geo_of is not obs.game:
             geo = self._geo(obs.game)
         if known[cell] >= 0:
             w = [0.0] * NT
