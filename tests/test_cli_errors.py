@@ -826,13 +826,14 @@ def _broken_maldonado(tmp_path: Path) -> Path:
 def test_a_ctrl_c_after_the_command_is_done_keeps_its_exit_code(tmp_path):
     """A Ctrl-C that lands once the command has returned (its output written, the interpreter about to end)
     is no interruption of its work: the process exits with the command's own code and nothing more on
-    stderr, never by SIGINT (-2). The SIGINT is sent to the process itself right after ``main`` returns."""
+    stderr, never by SIGINT (-2). The SIGINT is sent to the process itself right after ``main`` (reading its
+    command line, as the console script does) returns."""
     script = tmp_path / "late.py"
     script.write_text(
         "import os, signal, sys, time\n"
         "from cli import main\n"
         "try:\n"
-        "    main(sys.argv[1:], prog_name='mapgen')\n"
+        "    main(prog_name='mapgen')\n"
         "finally:\n"
         "    os.kill(os.getpid(), signal.SIGINT)\n"
         "    time.sleep(0.2)\n",

@@ -104,9 +104,11 @@ class MapgenGroup(click.Group):
             self.add_command(getattr(importlib.import_module(module), attr), name)
         return super().get_command(ctx, name)
 
-    def main(self, *args, **kwargs):
+    def main(self, args=None, *rest, **kwargs):
+        # mapgen's own command line (the console script, ``python -m cli``), not a caller's list of arguments
+        self.command_line = args is None
         try:
-            return super().main(*args, **kwargs)
+            return super().main(args, *rest, **kwargs)
         except SystemExit as e:
             if e.code == INTERRUPTED and interrupted() and _own_process():
                 # Ctrl-C during an extension module's import (its init code run through PyRun_String) leaves
@@ -133,7 +135,7 @@ class MapgenGroup(click.Group):
             raise mapped from None
 
     def invoke(self, ctx):
-        with catching_ctrl_c(then_ignore=_own_process()):
+        with catching_ctrl_c(then_ignore=getattr(self, "command_line", False) and _own_process()):
             try:
                 return super().invoke(ctx)
             except KeyboardInterrupt:  # outside a command's `about` (an import, reading the arguments)
