@@ -80,3 +80,67 @@ def wait_child(
         if progress is not None and now - last >= 0.25:
             progress(now - started)
             last = now
+
+
+class ForkedChild:
+    """``target(*args)`` in a child made by ``os.fork`` itself, with the parts of ``multiprocessing.Process``
+    the compiler's parent uses (``start``, ``is_alive``, ``kill``, ``join``, ``exitcode``, ``pid``).
+
+    Unlike a ``multiprocessing.Process`` it may be started from a daemonic worker (a ``multiprocessing.Pool``'s,
+    as playtest's and the web app's jobs are), which multiprocessing forbids to have children: a compile then
+    runs there as anywhere else, so what a bot plays does not depend on ``--jobs``. The child ends with
+    ``os._exit`` (no atexit handler, no buffer of the parent's flushed twice); 1 when ``target`` raised.
+    """
+
+    def __init__(self, target: Callable[..., object], args: tuple = ()):
+        self.target, self.args = target, args
+        self.pid: int | None = None
+        self._code: int | None = None
+
+    @property
+    def exitcode(self) -> int | None:
+        """The child's exit code once it has ended (negative: the signal that ended it), else None."""
+        self._reap(block=False)
+        return self._code
+
+    def start(self) -> None:
+        pid = os.fork()
+        if pid == 0:  # the child
+            code = 1
+            try:
+                self.target(*self.args)
+                code = 0
+            finally:
+                os._exit(code)
+        self.pid = pid
+
+    def _reap(self, block: bool) -> None:
+        if self.pid is None or self._code is not None:
+            return
+        try:
+            pid, status = os.waitpid(self.pid, 0 if block else os.WNOHANG)
+        except ChildProcessError:  # reaped elsewhere (a SIGCHLD handler): it has ended
+            self._code = -1
+            return
+        if pid:
+            self._code = os.waitstatus_to_exitcode(status)
+
+    def is_alive(self) -> bool:
+        self._reap(block=False)
+        return self.pid is not None and self._code is None
+
+    def kill(self) -> None:
+        if self.is_alive():
+            assert self.pid is not None
+            try:
+                os.kill(self.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+
+    def join(self, timeout: float | None = None) -> None:
+        if timeout is None:
+            self._reap(block=True)
+            return
+        deadline = time.monotonic() + timeout
+        while self.is_alive() and time.monotonic() < deadline:
+            time.sleep(0.005)

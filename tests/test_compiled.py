@@ -266,6 +266,52 @@ def test_compile_limits():
         C.compile_cnf(cnf, time_limit=60, memory_limit=150 << 20)
 
 
+def _count_in_worker(state_text: str) -> int:
+    from mapgen.mapfile import parse_map
+
+    state = parse_map(state_text)
+    d, _stats = C.compile_cnf(cnf_for_state(state), time_limit=60)
+    return d.count()
+
+
+def test_a_compile_runs_inside_a_daemonic_pool_worker():
+    """playtest's workers (a multiprocessing.Pool: daemonic) compile as the command itself does, so what a bot
+    that asks circuits plays does not depend on --jobs; no compiler process is left behind."""
+    import multiprocessing
+
+    from mapgen.mapfile import dumps_map
+
+    state = hidden_from(maps.load("training-1"), 12, 4)
+    want = count_completions_cnf(state, time_limit=60)
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        assert pool.apply(_count_in_worker, (dumps_map(state),)) == want
+
+
+def test_the_forked_compiler_child_is_killed_and_reaped():
+    """The compile's child (os.fork, as in a daemonic worker): killed past its budget, reaped (no zombie), its
+    exit code the signal's; a child whose work raised exits 1."""
+    import os
+    import time
+
+    from mapgen.workers import ForkedChild
+
+    cnf = cnf_for_state(maps.load("fauna-1").hide(range(49)))
+    with pytest.raises(C.CompileSpent):
+        C.compile_cnf(cnf, time_limit=60, cpu_limit=0.3)
+    child = ForkedChild(time.sleep, (30,))
+    child.start()
+    assert child.is_alive() and child.exitcode is None
+    child.kill()
+    child.join(5.0)
+    assert child.exitcode == -9 and not child.is_alive()
+    with pytest.raises(ChildProcessError):  # already reaped
+        os.waitpid(child.pid, os.WNOHANG)
+    failing = ForkedChild(int, ("not a number",))
+    failing.start()
+    failing.join()
+    assert failing.exitcode == 1
+
+
 def test_solver_answers_from_the_circuit(tmp_path):
     """count, probabilities, forced, possible, uniqueness and samples agree with brute force."""
     m = maps.load("vameter-1")

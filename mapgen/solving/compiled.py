@@ -53,7 +53,7 @@ from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
 from mapgen.terrain import Terrain
-from mapgen.workers import start_worker, wait_child
+from mapgen.workers import ForkedChild, start_worker, wait_child
 
 #: Bump when constraints/cnf.py's encoding changes: a cached circuit of another version is never used.
 ENCODER_VERSION = "cnf-1"
@@ -576,14 +576,18 @@ def compile_cnf(
         none = np.zeros(0, dtype=np.int64)
         d = Dnnf.build(np.array([leaf], dtype=np.int8), none, none, none, none, cnf.nvars)
         return d, CircuitStats(1, 0, 0.0, 0 if cnf.broken else 1, cnf.nvars)
-    if multiprocessing.current_process().daemon:  # a daemonic worker (the web app's jobs) may start no child
+    forks = "fork" in multiprocessing.get_all_start_methods()
+    if not forks and multiprocessing.current_process().daemon:  # a spawned child of a daemonic worker: refused
         raise CompileError("the compiler cannot run inside a daemonic worker process")
-    methods = multiprocessing.get_all_start_methods()
-    ctx: Any = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
     fd, out = tempfile.mkstemp(prefix="mapgen-circuit-", suffix=".nnf")
     os.close(fd)
-    parent, child = ctx.Pipe(duplex=False)
-    proc = ctx.Process(target=_compile_child, args=(child, cnf.clauses, cnf.nvars, out, memory_limit), daemon=True)
+    parent, child = multiprocessing.Pipe(duplex=False)
+    work = (child, cnf.clauses, cnf.nvars, out, memory_limit)
+    proc: Any
+    if forks:  # a fork of its own: allowed in a daemonic worker too (playtest's pool, the web app's jobs)
+        proc = ForkedChild(_compile_child, work)
+    else:
+        proc = multiprocessing.get_context("spawn").Process(target=_compile_child, args=work, daemon=True)
     try:
         proc.start()
         child.close()
