@@ -15,8 +15,12 @@ kept only if the player's observation matches at every step (rejection: the Mino
 placement or a Loyalist's face-down play may contradict a drawn world).
 
 How close to uniform: when the revealed cells leave at most ``ENUMERATION_CAP`` completions,
-they are enumerated and one is picked uniformly; otherwise a completion is drawn by CP-SAT with a
-random seed and random terrain hints (varied, not uniform: the solver's search biases it). Hidden
+they are enumerated and one is picked uniformly; otherwise, when the revealed cells compile to a
+d-DNNF circuit (from the chapter's ``compile_from`` reveals, within ``CIRCUIT_CPU`` CPU seconds: Fauna
+from 5 revealed cells, Training from none), each completion is drawn exactly uniformly from it
+(``Circuit.sample``; the circuit, kept in memory, also answers the states after it); otherwise a
+completion is drawn by CP-SAT with a random seed and random terrain hints (varied, not uniform: the
+solver's search biases it). Hidden
 cards are drawn uniformly at each draw, then filtered by the rejection above (uniform over the
 consistent deals when each draw is independent of later observations, which holds for hands that
 are never shown; cards shown later are conditioned by rejection, which is exact but may need
@@ -28,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from typing import Any
 
 from constraints.catalogue import get_chapter
 from mapgen.engine.actions import CHANCE
@@ -42,6 +47,10 @@ ENUMERATION_CAP = 400  # enumerate the completions (uniform pick) when there are
 ENUMERATION_TIME = 0.3  # seconds for one enumeration; then draws are made by the solver
 ENUMERATION_HIDDEN = 24  # try to enumerate only when at most this many cells are unrevealed (else: far too many)
 DRAW_TIME = 2.0  # seconds for one drawn completion
+#: CPU seconds the revealed cells may take to compile (a budget: whether it lands does not depend on the load;
+#: a base that did not is not tried again), and the wall clock's safety net past which the draws take over
+CIRCUIT_CPU = 2.0
+CIRCUIT_WALL = 30.0
 
 
 class ResampleError(Exception):
@@ -312,7 +321,11 @@ class CompletionSampler:
         self._enumerated: dict = {}  # (cells, hills) -> list of completions, or None (too many)
         self._drawing: dict = {}  # (cells, hills) -> the model with those cells fixed, for draws
         self.uniform = 0  # completions picked uniformly from an enumeration
+        self.exact = 0  # completions drawn exactly uniformly from a compiled circuit
         self.drawn = 0  # completions drawn by the solver
+        self._solver: Any = (
+            None  # circuits of the revealed cells (in memory only: a bot's states are not cached on disk)
+        )
 
     def _model(self, briefing):
         from constraints.cpsat import ChapterModel  # deferred: ortools, only when worlds are enumerated or drawn
@@ -405,14 +418,30 @@ class CompletionSampler:
             few = len(known.unrevealed()) <= ENUMERATION_HIDDEN
             self._enumerated[key] = self._enumerate(known) if few else None
         choices = self._enumerated[key]
+        circuit = None if choices else self._circuit(known)
+        drawn = circuit.sample(known, 1, rng.randrange(1 << 30)) if circuit is not None else []
         if choices:
             cells = choices[rng.randrange(len(choices))]
             self.uniform += 1
+        elif drawn:
+            cells = drawn[0]
+            self.exact += 1
         else:
             cells = self._draw(key, known, rng)
             self.drawn += 1
         full = known.with_cells(cells, hills={})
         return Map(known.chapter, known.briefing, full.cells, self.chapter.hill_numbers(full), board=known.board)
+
+    def _circuit(self, known: Map):
+        """A compiled circuit of ``known``'s revealed cells (or of fewer, kept from before), or None."""
+        from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout  # deferred: the solver, on first use
+
+        if self._solver is None:
+            self._solver = Solver(self.chapter, circuits=CircuitStore(None, max_edges=5_000_000))
+        try:
+            return self._solver.circuit(known, CIRCUIT_CPU, deadline=time.monotonic() + CIRCUIT_WALL)
+        except SolveTimeout:  # the wall clock's safety net (a machine far too busy): the solver draws instead
+            return None
 
 
 _SAMPLERS: dict[str, CompletionSampler] = {}
