@@ -31,6 +31,8 @@ from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
+#: Boards kept per rule subset while the easiest explanation of a state is searched (``_Reason.level``).
+MODELS_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -112,10 +114,14 @@ class _Reason:
         self.core_rules = rules
         return ok
 
-    def level(self, k: int):
+    def level(self, k: int, models: dict | None = None):
         """1. fewest rules, with every revealed cell available: the (core rules, core cells) of the subsets
         of ``k`` rules (none, each single rule, pairs: all pairs on a small chapter, else those with a rule
-        of the first core; triples of that core) that force the target and cite fewest cells; None if none."""
+        of the first core; triples of that core) that force the target and cite fewest cells; None if none.
+
+        ``models``: per subset, boards found keeping it and every revealed cell (shared by the targets of one
+        state): a subset one of them refutes (another terrain at the target) is not asked again; each new
+        board found is added. Which subsets force the target is the same either way (boards are proofs)."""
         core = self.core_rules
         everyone = self.slot.sat.rules if self.thorough else core
         subsets: Iterable[tuple[str, ...]]
@@ -127,10 +133,16 @@ class _Reason:
         else:
             subsets = itertools.combinations(core, k) if len(core) <= 6 else iter(())
         best = None
+        cell, terrain = self.target if self.target is not None else (-1, None)
         for subset in subsets:
+            boards = models.get(subset) if models is not None else None
+            if boards and any(w[cell] is not terrain for w in boards):
+                continue  # a board keeping these rules holds another terrain there: they do not force it
             ok, r2, c2 = self.check(subset, self.revealed)
             if ok and (best is None or len(c2) < len(best[1])):
                 best = (r2, c2)
+            elif not ok and models is not None and len(models.setdefault(subset, [])) < MODELS_KEPT:
+                models[subset].append(self.slot.sat.decode())
         return best
 
     def by_deletion(self):
@@ -304,9 +316,10 @@ def easiest_explanation(solver, state: Map, budget: Budget, forced: dict[int, Te
         if not attempt(i, search.start):
             searches.pop(i, None)
     found: dict[int, tuple] = {}
+    models: dict = {}  # boards found per rule subset, refuting it for the other cells at once
     for k in range(SUBSET_SIZE + 2):
         for i, search in list(searches.items()):
-            best = attempt(i, search.level, k)
+            best = attempt(i, search.level, k, models)
             if best is not None:
                 found[i] = best
         if found:

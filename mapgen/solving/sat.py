@@ -27,6 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
+import pysolvers  # pysat's C module (its solvers' own functions)
 from pysat.solvers import Solver as _PySat
 
 from constraints.catalogue import Chapter
@@ -145,6 +146,23 @@ class _Watchdog:
 
 
 _WATCH = _Watchdog()
+
+
+def _loaded(clauses: list[list[int]]) -> _PySat:
+    """A new solver (``BACKEND``) holding ``clauses``. Minicard's are handed to its C function one by one in
+    a tight loop (pysat's own loads check each clause's kind and pass it through two Python calls: about
+    half of a hint's fresh session, 21,000 clauses on Fauna)."""
+    sat = _PySat(name=BACKEND)
+    inner: Any = getattr(sat, "solver", None)
+    handle = getattr(inner, "minicard", None)
+    if BACKEND != "minicard" or handle is None:
+        sat.append_formula(clauses)
+        return sat
+    add = pysolvers.minicard_add_cl
+    added = [add(handle, c) for c in clauses]  # every clause, even past one that makes the formula false
+    if not all(added):
+        inner.status = False  # what pysat's add_clause records when a clause makes the formula unsatisfiable
+    return sat
 
 
 def _var(s: SatSession, i: int, t: Terrain) -> int:
@@ -280,7 +298,7 @@ class SatSession:
         }
         self.broken = list(cnf.broken)  # rules broken by the briefing alone (only a briefing cell can)
         self._hills: dict[tuple[int, int], int] = {}
-        self._sat = _PySat(name=BACKEND, bootstrap_with=cnf.clauses)
+        self._sat = _loaded(cnf.clauses)
         self._done = len(cnf.clauses)
         self._pristine = (self._done, cnf.nvars)  # what a fork starts from, whatever was asked since
         self.witnesses: list[tuple[Terrain, ...]] = []
@@ -349,7 +367,7 @@ class SatSession:
             guards=dict(cnf.guards),
         )
         new._hills = {}
-        new._sat = _PySat(name=BACKEND, bootstrap_with=new.cnf.clauses)
+        new._sat = _loaded(new.cnf.clauses)
         new._done = len(new.cnf.clauses)
         new.witnesses = []
         new.spent = 0.0
