@@ -9,6 +9,7 @@ import json
 import os
 import pickle
 import threading
+import time
 import urllib.error
 import urllib.request
 
@@ -201,12 +202,17 @@ def test_validate_is_answered_while_every_solver_worker_is_busy():
             ("/api/solve", {"map": empty, "probabilities": True, "time_limit": 30, "limit": 1_000_000 - k})
             for k in range(2)
         ]
-        long += [("/api/hint", {"map": empty, "time_limit": 15, "exclude": [f"A{k + 1}"]}) for k in range(2)]
+        # hints of two maps that the sticky hint pool sends to its two workers (a map's questions go to one)
+        blanks = [dumps_map(maps.load(n).hide(range(49))) for n in ("fauna-1", "fauna-2")]
+        assert len({web_app.map_key({"map": b}) % 2 for b in blanks}) == 2
+        long += [("/api/hint", {"map": b, "time_limit": 15, "exclude": ["A1"]}) for b in blanks]
         busy = [threading.Thread(target=_post, args=(url, *item), daemon=True) for item in long]
         for t in busy:
             t.start()
         used = {p: cpu_seconds(p) for ps in pids.values() for p in ps}
+        deadline = time.monotonic() + 90
         while any(cpu_seconds(p) < t + 0.2 for p, t in used.items()):  # every worker at its long work
+            assert time.monotonic() < deadline, "a solver worker never started its long work"
             threading.Event().wait(0.05)
         checks = [_post(url, "/api/validate", {"map": complete}) for _ in range(5)]
         checks.append(_post(url, "/api/parse", {"name": "fauna-3"}))
@@ -243,3 +249,26 @@ def test_a_worker_that_dies_fails_its_request_in_one_line_and_the_next_is_answer
         again = _post(url, "/api/hint", {"map": dumps_map(maps.load("fauna-2").hide(range(10, 49))), "time_limit": 15})
         assert again[0] == 200 and "forced" in again[1]
         assert pool.pids() and pool.pids() != [pid]
+
+
+def test_a_sticky_pool_sends_the_questions_about_one_map_to_one_worker():
+    """The quick and hint pools route by map: the worker that already holds a map's session answers its
+    later questions (a fresh worker would encode the briefing again first)."""
+    from mapgen.web.pools import StickyPool
+
+    pool = StickyPool(2, name="mapgen-test")
+    try:
+        pids = {k: pool.submit_keyed(k, os.getpid).result(120) for k in (0, 1, 2, 3)}
+        assert pids[0] == pids[2] != pids[1] == pids[3]
+        assert sorted(pool.pids()) == sorted({pids[0], pids[1]})
+        assert pool.submit(os.getpid).result(120) in (pids[0], pids[1])  # no key: the least busy worker
+    finally:
+        pool.shutdown()
+    assert pool.pids() == []
+
+
+def test_every_state_of_a_map_has_the_maps_key():
+    m, other = maps.load("fauna-1"), maps.load("fauna-2")
+    keys = {web_app.map_key({"map": dumps_map(m.hide(range(k)))}) for k in (0, 10, 49)}
+    assert len(keys) == 1 and web_app.map_key({"map": dumps_map(other)}) not in keys
+    assert web_app.map_key({"name": "fauna-1"}) == web_app.map_key({"name": "fauna-1"})

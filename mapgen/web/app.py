@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import os
 import threading
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
@@ -35,7 +36,7 @@ from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
 from mapgen.web.answers import Answers, request_key
 from mapgen.web.jobs import Jobs, JobsFull
-from mapgen.web.pools import ProcessPool
+from mapgen.web.pools import ProcessPool, StickyPool
 from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
@@ -66,8 +67,19 @@ SLOW = {"solve": service.do_solve, "generate": service.do_generate}
 #: 1.14-1.44 s (render's p99 1.9-2.0 s became 2.3-2.4 s). On a quiet machine, before and after: hint p99
 #: 1.87-2.16 s -> 0.87-1.01 s, table 1.08-1.34 s -> 0.60-0.92 s, validate 64-68 ms -> 49-54 ms.
 NICE = {"quick": 2, "hints": 2, "draw": 7, "slow": 10}
+#: pools whose questions about one map go to one worker (``StickyPool``): its sessions and circuits are warm
+STICKY = ("quick", "hints")
 #: endpoints whose answers are shared and kept (deterministic); generate makes a new map when asked twice
 SHARED = ("hint", "table", "repair", "solve", "render")
+
+
+def map_key(body: dict) -> int:
+    """Which map a request is about, as a number for a sticky pool: a hash of the map text's lines before its
+    terrain (chapter, number, Peak, start, the briefing's pattern), so that every state of one map, and the
+    map itself, give the same number; a shipped map's name otherwise. Only where work runs depends on it."""
+    text = body.get("map")
+    head = text.split("terrain", 1)[0] if isinstance(text, str) else str(body.get("name", ""))
+    return zlib.crc32(head.encode("utf-8", "replace"))
 
 
 def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
@@ -175,7 +187,8 @@ def create_app(
     pools: dict = {"checks": checks}
     for kind in ("draw", "quick", "hints", "slow"):
         if processes:
-            pools[kind] = ProcessPool(sizes[kind], NICE[kind], name=f"mapgen-{kind}")
+            sticky = kind in STICKY and sizes[kind] > 1
+            pools[kind] = (StickyPool if sticky else ProcessPool)(sizes[kind], NICE[kind], name=f"mapgen-{kind}")
         else:
             start = _yield_to_quick if kind == "slow" else None
             pools[kind] = ThreadPoolExecutor(sizes[kind], thread_name_prefix=f"mapgen-{kind}", initializer=start)
@@ -185,14 +198,17 @@ def create_app(
 
     gates = {id(pools[k]): asyncio.Semaphore(sizes[k]) for k in pools}
 
-    async def work(pool, fn, *args, wanted=None):
+    async def work(pool, fn, *args, wanted=None, key=None):
         # Wait for a free worker here rather than in the pool's queue, so that a request whose client has
         # gone (a tap superseded by the next one) is dropped before it costs any solver time.
         async with gates[id(pool)]:
             if wanted is not None and not await wanted():
                 raise ApiError("the client went away", status=499)
             try:
-                return await asyncio.wrap_future(pool.submit(fn, *args))
+                sticky = key is not None and isinstance(pool, StickyPool)
+                return await asyncio.wrap_future(
+                    pool.submit_keyed(key, fn, *args) if sticky else pool.submit(fn, *args)
+                )
             except BrokenProcessPool:  # the worker died under it (killed, out of memory): one line, a 500
                 raise ApiError(
                     "a worker process ended before its answer; please try again", exit=1, status=500
@@ -206,13 +222,15 @@ def create_app(
             raise ApiError("the server is stopping", status=503) from None
 
     async def answer(name: str, pool, fn, body: dict, request: Request):
-        """``fn(body)`` in ``pool``, shared with identical requests (in flight or recent) where it may be."""
+        """``fn(body)`` in ``pool``, shared with identical requests (in flight or recent) where it may be; in a
+        sticky pool, on the worker of the body's map (``map_key``)."""
         if name not in SHARED:
             return await run(pool, fn, body, request=request)
+        key = map_key(body)
         try:
             return await kept.get(
                 request_key(name, body),
-                lambda wanted: work(pool, fn, body, wanted=wanted),
+                lambda wanted: work(pool, fn, body, wanted=wanted, key=key),
                 keep=_keep,
                 client=request,
             )
@@ -317,14 +335,14 @@ def create_app(
     async def lifespan(app):
         if warm:
             for pool in pools.values():
-                if isinstance(pool, ProcessPool):
+                if isinstance(pool, (ProcessPool, StickyPool)):
                     pool.warm()
         try:
             yield
         finally:
             jobs.shutdown()
             for pool in pools.values():
-                if isinstance(pool, ProcessPool):
+                if isinstance(pool, (ProcessPool, StickyPool)):
                     pool.shutdown(cancel_futures=True)
                 else:
                     pool.shutdown(wait=False, cancel_futures=True)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import os
 import signal
+import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -56,6 +57,10 @@ class ProcessPool:
         self.name = name
         self._pool: ProcessPoolExecutor | None = None  # made on first use: its queues hold OS semaphores
         self._closed = False
+
+    def submit_keyed(self, key: int, fn, /, *args) -> Future:
+        """``submit``: a pool of one worker has no choice to make (``StickyPool`` has)."""
+        return self.submit(fn, *args)
 
     def _make(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
@@ -99,6 +104,53 @@ class ProcessPool:
         for p in processes:
             p.join(5)
         pool.shutdown(wait=True)  # its manager thread sees its workers gone and closes its queues
+
+
+class StickyPool:
+    """``workers`` pools of one worker each, a request going to the one its ``key`` names (``submit_keyed``):
+    the questions about one map reach the worker that already holds its solver session and circuits (a
+    session is about 0.1 s of encoding per briefing and worker; a hint on it then takes 30 ms), instead of
+    whichever is free. ``submit`` without a key takes the worker with the fewest requests in flight."""
+
+    def __init__(self, workers: int, nice: int = 0, name: str = "mapgen"):
+        self.workers = workers
+        self.nice = nice
+        self.shards = [ProcessPool(1, nice, name=f"{name}-{k}") for k in range(workers)]
+        self._running = [0] * workers
+        self._lock = threading.Lock()  # the counts change in the server's loop and in the executors' threads
+
+    def _on(self, k: int, fn, args) -> Future:
+        with self._lock:
+            self._running[k] += 1
+        try:
+            f = self.shards[k].submit(fn, *args)
+        except BaseException:
+            self._done(k)
+            raise
+        f.add_done_callback(lambda _f: self._done(k))
+        return f
+
+    def _done(self, k: int) -> None:
+        with self._lock:
+            self._running[k] -= 1
+
+    def submit_keyed(self, key: int, fn, /, *args) -> Future:
+        return self._on(key % self.workers, fn, args)
+
+    def submit(self, fn, /, *args) -> Future:
+        with self._lock:
+            k = min(range(self.workers), key=self._running.__getitem__)
+        return self._on(k, fn, args)
+
+    def warm(self) -> list[Future]:
+        return [f for shard in self.shards for f in shard.warm()]
+
+    def pids(self) -> list[int]:
+        return [pid for shard in self.shards for pid in shard.pids()]
+
+    def shutdown(self, *, cancel_futures: bool = True) -> None:
+        for shard in self.shards:
+            shard.shutdown(cancel_futures=cancel_futures)
 
 
 class _ctrl_c_blocked:
