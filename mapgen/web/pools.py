@@ -58,10 +58,6 @@ class ProcessPool:
         self._pool: ProcessPoolExecutor | None = None  # made on first use: its queues hold OS semaphores
         self._closed = False
 
-    def submit_keyed(self, key: int, fn, /, *args) -> Future:
-        """``submit``: a pool of one worker has no choice to make (``StickyPool`` has)."""
-        return self.submit(fn, *args)
-
     def _make(self) -> ProcessPoolExecutor:
         return ProcessPoolExecutor(
             self.workers, mp_context=mp.get_context("spawn"), initializer=_start, initargs=(self.nice,)
