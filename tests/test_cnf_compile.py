@@ -131,14 +131,16 @@ def test_case_split_parts_add_up_to_the_whole(example):
     assert counts[m.cells[cell]] >= 1  # the map itself is a completion with its own terrain there
 
 
-@pytest.mark.parametrize("heuristic", ["classic", "tree-decomposition"])
+@pytest.mark.parametrize("heuristic", ["classic", "mom", "tree-decomposition"])
 def test_other_d4_heuristics_are_honoured_and_count_the_same(heuristic, example):
     import py_d4
 
     cnf = cnf_for_state(example("training-201-k16", "states"), style="compile")
     solver = d4_solver(cnf, compile_settings(cnf, heuristic))
     used = py_d4.dump_options_to_dict(solver.getOptions())["branching"]
-    assert used["branchingHeuristicType"] == ("classic" if heuristic == "classic" else "hybrid-partial-classic")
+    classic = heuristic in ("classic", "mom")
+    assert used["branchingHeuristicType"] == ("classic" if classic else "hybrid-partial-classic")
+    assert used["scoringMethodType"] == ("mom" if heuristic == "mom" else "vsads")
     assert used["partialOrder"]["partialOrderMethod"] == "tree-decomposition"
     assert int(solver.compile().count([])) == 54
     with pytest.raises(ValueError, match="unknown d4 heuristic 'tree'"):
