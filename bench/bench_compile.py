@@ -50,6 +50,18 @@ compiles. With 16 revealed the whole does not compile within 30 s, and split on 
 127.8 CPU s together (4.0M nodes, 1.10e12 maps). So each 4 fewer reveals cost about 20 times more
 (6 s at 20, about 130 s at 16); at that rate 12 revealed would take about 40 CPU minutes and 8 about
 15 CPU hours, which no split into two parallel processes brings within a game's reach.
+
+d4's scoring of branching variables matters more than anything else tried here (classic branching, one
+run each, idle machine or CPU seconds): MOM against VSADS, d4's default, compiles fauna-1's empty board in
+24 against 56 CPU s (2.9M against 5.6M nodes), fauna-3 with 3 revealed in 7.1 against 10.0 s, maldonado-1
+with 12 revealed in 17.0 against 28.4 s, flora-1 with 24 in 8.7 against 18.3 s, vameter-1 with 20 in 16.4
+against 21.2 s, and small states as fast; VSIDS, DLCS and JW-TS were slower than MOM on the empty board
+(32.8, 60.4 and 49.0 s), and d4's hybrid branching with MOM slower at maldonado-1 (49.4 s). So every compile
+now uses MOM (``compiled.D4_HEURISTIC``). It does not change which states compile: Flora and Vameter with 12
+revealed and Maldonado with 8 still do not within 60 s. Of the shipped Fauna briefings (empty boards),
+fauna-1 (24 CPU s) and fauna-5 (0.4 s, 6.5M maps) compile; fauna-2, 3, 4 and 6 do not within 100 CPU s
+with either scoring (fauna-3 took 153 CPU s with MOM, 16.8M nodes, 37,411,901,420 maps). Larger cache
+pages, no cache cleaning, gate removal, occurrence phases and minisat did not help.
 """
 
 from __future__ import annotations

@@ -249,9 +249,11 @@ INLINE_FROM_DEFAULT = 12
 
 
 #: Chapters whose briefings (the empty board, with any revealed Hills) compile within these CPU seconds
-#: (measured: fauna's shipped briefings take 55 to 130 CPU s and 1.3 GB in the compiler, then about 11 s and
-#: 1.6 GB to read its 5 million nodes): below ``compile_from`` the table helper compiles the briefing in the
-#: background (``mapgen.web.service.BackgroundCompiles``), and every state of the game is answered from it.
+#: (measured with d4's MOM scoring, ``compiled.D4_HEURISTIC``: fauna-1's empty board 24 CPU s and 0.4 GB in
+#: the compiler, 34 s and 0.8 GB in all for ``mapgen compile fauna-1``; fauna-5's 0.4 s; fauna-3's 153 CPU s;
+#: fauna-2, 4, 6, 7 and 8 more than 100 CPU s, not measured further): below ``compile_from`` the table helper compiles
+#: the briefing in the background (``mapgen.web.service.BackgroundCompiles``), and every state of the game is
+#: answered from it.
 #: Flora, Vameter and Maldonado briefings do not compile (issue 24), so they are not listed.
 BRIEFING_COMPILE_CPU = {"fauna": 300.0}
 
