@@ -626,6 +626,54 @@ def test_ctrl_c_that_lands_in_a_finalizer_is_not_lost(monkeypatch):
     assert_fails(run("solve", MAP), 130, f"error: {MAP}: interrupted")
 
 
+def test_ctrl_c_that_some_code_swallows_is_delivered_again(monkeypatch):
+    """C code that takes the KeyboardInterrupt and drops it (seen 2 in some 800 Ctrl-Cs to ``deduce`` in the
+    middle of an import: it ran 5 s on and exited 0) must not keep the command running."""
+    import signal
+    import time
+
+    ran_on = []
+
+    def work(*a, **kw):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.1)  # the handler runs here
+        except KeyboardInterrupt:
+            pass  # what the swallower does
+        start = time.monotonic()
+        while time.monotonic() - start < 10:
+            time.sleep(0.01)
+            ran_on.append(time.monotonic() - start)
+        raise AssertionError("ran on after Ctrl-C")
+
+    monkeypatch.setattr("mapgen.report.solve_report", work)
+    assert_fails(run("solve", MAP), 130, f"error: {MAP}: interrupted")
+    assert ran_on and ran_on[-1] < 5  # delivered again about half a second later
+
+
+def test_ctrl_c_lets_the_cleanup_on_its_way_out_finish(monkeypatch):
+    """A long cleanup (stopping worker processes) while the interrupt is handled is not cut short by the
+    delivery again that catches a swallowed one."""
+    import signal
+    import time
+
+    cleaned = []
+
+    def work(*a, **kw):
+        try:
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(5)
+        finally:
+            start = time.monotonic()
+            while time.monotonic() - start < 1.5:  # three times the delay before a delivery again
+                time.sleep(0.01)
+            cleaned.append(True)
+
+    monkeypatch.setattr("mapgen.report.solve_report", work)
+    assert_fails(run("solve", MAP), 130, f"error: {MAP}: interrupted")
+    assert cleaned
+
+
 def test_an_unexpected_error_is_not_disguised():
     """A bug is not an input problem: it is not mapped to an exit code (the runner sees the exception)."""
     with pytest.MonkeyPatch.context() as m:

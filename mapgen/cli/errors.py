@@ -23,6 +23,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Iterator
 
 import click
@@ -165,9 +166,66 @@ def interrupted() -> bool:
     return _interrupted.is_set()
 
 
+#: how long Ctrl-C may go unhandled (no KeyboardInterrupt on its way out of the main thread) before it is
+#: delivered again
+REDELIVER_AFTER = 0.5
+_WATCH_EVERY = 0.05
+
+#: the running command's "over" event (set when it has returned), one per command, so that a watchdog left
+#: from an earlier command never acts on a later one; None between commands
+_command: threading.Event | None = None
+_watch_lock = threading.Lock()
+_watched: threading.Event | None = None  # the command a watchdog runs for
+
+
 def _on_sigint(signum, frame):
+    over = _command
+    if over is None or over.is_set():  # delivered again just as the command ended: nothing left to stop
+        return
     _interrupted.set()
+    _start_watchdog(over)
     raise KeyboardInterrupt
+
+
+def _start_watchdog(over: threading.Event) -> None:
+    global _watched
+    with _watch_lock:
+        if over.is_set() or _watched is over:
+            return
+        _watched = over
+        threading.Thread(target=_watch, args=(over,), name="ctrl-c", daemon=True).start()
+
+
+def _from_interrupt(active) -> bool:
+    """``active`` (what ``sys._current_exceptions`` gives for a thread) is Ctrl-C on its way out, or an error
+    raised while handling it (``Interrupted``, ``ImportError: initialization failed`` from an interrupted import)."""
+    e = active[1] if isinstance(active, tuple) else active
+    seen = 0
+    while isinstance(e, BaseException) and seen < 20:
+        if isinstance(e, KeyboardInterrupt) or exit_code(e) == INTERRUPTED:
+            return True
+        e = e.__cause__ or e.__context__
+        seen += 1
+    return False
+
+
+def _watch(over: threading.Event) -> None:
+    """Deliver Ctrl-C again while the command runs on as if it had never come. Some C code takes Python's
+    KeyboardInterrupt and drops it (seen twice in some 800 Ctrl-Cs in the middle of an import: the command
+    ran to its end and exited 0); then the main thread handles no exception. While it handles the interrupt
+    (a finally or an except on the way out, however long its cleanup takes) nothing is sent: only
+    ``REDELIVER_AFTER`` seconds without it in sight send it again (a solver call being stopped takes it again,
+    harmlessly)."""
+    main = threading.main_thread().ident
+    quiet_since = time.monotonic()
+    while not over.wait(_WATCH_EVERY):
+        if _from_interrupt(sys._current_exceptions().get(main)):
+            quiet_since = time.monotonic()
+        elif time.monotonic() - quiet_since >= REDELIVER_AFTER:
+            with _watch_lock:
+                if not over.is_set():
+                    _thread.interrupt_main(signal.SIGINT)
+            quiet_since = time.monotonic()
 
 
 @contextlib.contextmanager
@@ -177,6 +235,7 @@ def catching_ctrl_c(*, then_ignore: bool = False) -> Iterator[None]:
     Ctrl-C once the command has returned, its output written, while the interpreter shuts down, would end
     the process by SIGINT (exit -2) instead of with the command's own code. Ignoring it survives the
     interpreter's finalization (which puts back the default for a Python handler, not for SIG_IGN)."""
+    global _command
     _interrupted.clear()
     if threading.current_thread() is not threading.main_thread():
         yield
@@ -195,9 +254,12 @@ def catching_ctrl_c(*, then_ignore: bool = False) -> Iterator[None]:
         previous_hook(hook_args)
 
     sys.unraisablehook = unraisable
+    over = _command = threading.Event()
     try:
         yield
     finally:
+        with _watch_lock:
+            over.set()
         sys.unraisablehook = previous_hook
         if then_ignore:
             signal.signal(signal.SIGINT, signal.SIG_IGN)
