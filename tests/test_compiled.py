@@ -185,6 +185,37 @@ def test_every_number_mode_gives_the_same_answers(mode):
     assert circuit.dnnf.count(lits) == want[0]
 
 
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_the_compiled_walk_gives_the_level_passes_answers(monkeypatch, chapter):
+    """The depth-first passes (mapgen.solving.kernels, what a large circuit asked again uses) against numpy's
+    level passes: the same count, per-terrain tallies and seeded samples on later states of a base circuit,
+    in both 64-bit number modes, for states with completions and states with none."""
+    m = maps.load(f"{chapter}-2")
+    rng = random.Random(11)
+    order = [i for i in rng.sample(range(m.board.size), m.board.size) if m.cells[i].code != "Hi"]
+    base = m.hide(order[:20])
+    circuit = compiled(base)
+    later = [m.hide(order[:k]) for k in (19, 16, 12, 8, 3)]
+    wrong = later[1].with_cells(
+        [next(t for t in circuit.x[i] if t != m.cells[i]) if i == order[0] else c for i, c in enumerate(later[1].cells)]
+    )  # one cell revealed as another of its terrains: fewer completions, maybe none
+    states = [*later, wrong]
+    want = [(circuit.tallies(s), circuit.count(s)) for s in states]
+    drawn = [circuit.sample(s, 5, seed=3) for s in later[:3]]
+    walked = []
+    monkeypatch.setattr(C, "KERNEL_EDGES", 0)
+    monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 1)
+    from mapgen.solving import kernels
+
+    monkeypatch.setattr(kernels, "up", lambda *a, _up=kernels.up: walked.append(1) or _up(*a))
+    for mode in (C.FLOAT, C.INT):
+        circuit.dnnf.mode = mode
+        circuit._memo.clear()
+        assert [(circuit.tallies(s), circuit.count(s)) for s in states] == want
+        assert [circuit.sample(s, 5, seed=3) for s in later[:3]] == drawn  # the same seeded draws
+    assert len(walked) == 2 * (2 * len(states) + 3)  # every question went to the walk (two modes)
+
+
 def test_samples_are_uniform_chi_square():
     """Samples against exact enumeration: a chi-square test of the completions' frequencies (seeded,
     so the test is deterministic; at p = 0.001 a correct sampler fails one seed in a thousand)."""

@@ -77,6 +77,13 @@ _DTYPES = {FLOAT: np.float64, INT: np.int64, BIG: object}
 
 AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 
+#: The compiled passes (``mapgen.solving.kernels``) for a circuit of at least this many edges, from its second
+#: query with reveals of its own on: they walk only what the reveals leave reachable (fauna's empty board, 4.8M
+#: edges, four more cells: 23 ms against numpy's 500 ms), but loading numba costs a process about 0.6 s
+#: once, which a single question to a circuit (one ``mapgen solve``) never wins back. Same answers.
+KERNEL_EDGES = 200_000
+KERNEL_FROM_QUERY = 2
+
 
 class CompileTimeout(TimeLimitError, TimeoutError):
     """The compile did not finish within its time limit."""
@@ -129,8 +136,10 @@ class Dnnf:
         self.n = len(self.kind)
         # per node, its edge range (for sampling): edges are contiguous per parent
         self._ranges: tuple[np.ndarray, np.ndarray] | None = None
-        self._lit_ranges: tuple[np.ndarray, np.ndarray] | None = None
+        self._lit_start: np.ndarray | None = None
         self._prepared = False
+        self._queries = 0  # with assumptions: when to switch to the compiled passes
+        self._walk: tuple[np.ndarray, int] | None = None  # per node its segment (-1: none), the widest
 
     def _prepare(self) -> None:
         """What the downward pass reads besides the arrays (made once, in memory only): each parent
@@ -339,12 +348,70 @@ class Dnnf:
         return val
 
     def count(self, assumptions: Iterable[int] = ()) -> int:
+        assumptions = list(assumptions)
+        if self._walking(assumptions):
+            return int(self._walk_up(assumptions)[0][0])
         return int(self._values(self.alive(assumptions))[0])
+
+    @property
+    def lit_start(self) -> np.ndarray:
+        """Per edge, where its literals begin in ``lit`` (they are grouped by edge, in edge order); one more
+        entry at the end."""
+        if self._lit_start is None:
+            e = len(self.parent)
+            self._lit_start = np.zeros(e + 1, dtype=np.int64)
+            np.cumsum(np.bincount(self.lit_edge, minlength=e), out=self._lit_start[1:])
+        return self._lit_start
+
+    # -- the compiled passes (``mapgen.solving.kernels``) -------------------------------------------
+    def _walking(self, assumptions: list[int]) -> bool:
+        """Whether this query goes to the compiled passes (``KERNEL_EDGES``, ``KERNEL_FROM_QUERY``)."""
+        if not assumptions or self.mode == BIG or len(self.parent) < KERNEL_EDGES:
+            return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
+        self._queries += 1
+        return self._queries >= KERNEL_FROM_QUERY
+
+    def _walk_up(self, assumptions: list[int]):
+        """The depth-first upward pass: per node its count (visited nodes only), the post-order, its length,
+        the dead-literal table."""
+        from mapgen.solving import kernels  # deferred: numba, only for a large circuit asked again
+
+        if self._walk is None:
+            seg_of = np.full(self.n, -1, dtype=np.int64)
+            seg_of[self.seg_node] = np.arange(len(self.seg_node))
+            self._walk = (seg_of, int(np.diff(np.r_[self.seg_start, len(self.parent)]).max(initial=1)))
+        seg_of, lit_start = self._walk[0], self.lit_start
+        dead = np.zeros(2 * self.nvars + 1, dtype=np.bool_)
+        dead[np.asarray([-a for a in assumptions], dtype=np.int64) + self.nvars] = True
+        val = np.zeros(self.n, dtype=_DTYPES[self.mode])
+        order = np.empty(self.n, dtype=np.int64)
+        k = kernels.up(self.kind, self.child, self.seg_start, seg_of, self.lit, lit_start, dead, self.nvars, val, order)
+        return val, order, k, dead
+
+    def _walk_counts(self, assumptions: list[int]) -> tuple[int, dict[int, int]]:
+        from mapgen.solving import kernels  # deferred: numba, only for a large circuit asked again
+
+        val, order, k, dead = self._walk_up(assumptions)
+        total = int(val[0])
+        if total == 0:
+            return 0, {}
+        assert self._walk is not None
+        seg_of, width = self._walk
+        sums = np.zeros(self.nvars + 1, dtype=val.dtype)
+        before = np.empty(width, dtype=val.dtype)
+        kernels.down(
+            self.kind, self.child, self.seg_start, seg_of, self.lit, self.lit_start, dead, self.nvars, val, order,
+            k, sums, before,
+        )  # fmt: skip
+        return total, {int(v): int(sums[v]) for v in np.flatnonzero(sums)}
 
     def literal_counts(self, assumptions: Iterable[int] = ()) -> tuple[int, dict[int, int]]:
         """The count and, for every positive literal on some edge, the number of models where it holds:
         the upward pass, then one downward pass of partial derivatives (``der[v]``: models of the root
         per model of ``v``), each edge's models are its parent's derivative times its own value."""
+        assumptions = list(assumptions)
+        if self._walking(assumptions):
+            return self._walk_counts(assumptions)
         alive = self.alive(assumptions)
         val = self._values(alive)
         total = int(val[0])
@@ -397,8 +464,14 @@ class Dnnf:
 
     def samples(self, assumptions: Iterable[int], n: int, seed: int) -> list[set[int]]:
         """``n`` models drawn exactly uniformly (each as its set of true literals on the path)."""
-        alive = self.alive(assumptions)
-        val = self._values(alive)
+        assumptions = list(assumptions)
+        walking = self._walking(assumptions)
+        if walking:  # counts of the nodes the reveals leave reachable; an edge's life read from its literals
+            val, _order, _k, dead = self._walk_up(assumptions)
+            alive = None
+        else:
+            alive = self.alive(assumptions)
+            val = self._values(alive)
         if int(val[0]) == 0:
             return []
         if self._ranges is None:
@@ -407,16 +480,21 @@ class Dnnf:
             ends = np.r_[self.seg_start[1:], len(self.parent)]
             first[self.seg_node] = self.seg_start
             last[self.seg_node] = ends
-            lit_first = np.searchsorted(self.lit_edge, np.arange(len(self.parent)), "left")
-            lit_last = np.searchsorted(self.lit_edge, np.arange(len(self.parent)), "right")
             self._ranges = (first, last)
-            self._lit_ranges = (lit_first, lit_last)
-        assert self._ranges is not None and self._lit_ranges is not None
         first, last = self._ranges
-        lit_first, lit_last = self._lit_ranges
-        kind, child, lit = self.kind.tolist(), self.child, self.lit
-        vals = val.tolist()
-        ok = alive.tolist()
+        lit_first, lit_last = self.lit_start[:-1], self.lit_start[1:]
+        child, lit = self.child, self.lit
+        if walking:  # a few nodes on each path of a large circuit: no list of them all
+            assert self._walk is not None
+            kind, vals, lit_start, nvars = self.kind, val, self.lit_start, self.nvars
+
+            def edge_ok(e: int) -> bool:
+                return not dead[lit[lit_start[e] : lit_start[e + 1]] + nvars].any()
+
+            ok = edge_ok
+        else:
+            assert alive is not None
+            kind, vals, ok = self.kind.tolist(), val.tolist(), alive.tolist().__getitem__
         rng = random.Random(seed)
         out = []
         for _ in range(n):
@@ -434,7 +512,7 @@ class Dnnf:
                     r = rng.randrange(int(vals[v]))  # a float in FLOAT mode, exact below 2^49
                     chosen = []
                     for e in range(a, b):
-                        if not ok[e]:
+                        if not ok(e):
                             continue
                         r -= vals[int(child[e])]
                         if r < 0:
