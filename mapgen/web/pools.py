@@ -38,9 +38,13 @@ def _start(nice: int) -> None:
             os.nice(nice)
         except (AttributeError, OSError):  # not allowed here: equal priority, still out of the server's GIL
             pass
+    from mapgen.solving import compiled
     from mapgen.web import (  # noqa: F401  # deferred: the work's modules, in the worker only (ready for its first request)
         service,
     )
+
+    # a worker lives as long as the server: loading numba once pays from a large circuit's first question on
+    compiled.KERNEL_FROM_QUERY = 1
 
 
 def _ready() -> int:
