@@ -8,18 +8,27 @@ downward pass of derivatives walks the same nodes in reverse post-order (a topol
 and adds each edge's models to the positive literals on it. Same answers as ``Dnnf``'s numpy passes, which
 stay for counts too large for 64 bits (``BIG``) and for the smallest circuits (not worth loading numba).
 
-Loops are compiled on first use and cached on disk (``cache=True``: beside this file, else the user's cache).
+Loops are compiled on first use and cached on disk (beside this file, else in the user's cache folder; with
+neither writable, compiled anew in each process).
 """
 
 from __future__ import annotations
 
+import numba
 import numpy as np
-from numba import njit
 
 AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 
 
-@njit(cache=True, nogil=True)
+def njit(f):
+    """``numba.njit``, cached on disk where a folder for it can be written."""
+    try:
+        return numba.njit(cache=True, nogil=True)(f)
+    except RuntimeError:  # "cannot cache function ...: no locator available"
+        return numba.njit(nogil=True)(f)
+
+
+@njit
 def _edge_alive(e, lit, lit_start, dead, nvars):
     for j in range(lit_start[e], lit_start[e + 1]):
         if dead[lit[j] + nvars]:
@@ -27,12 +36,12 @@ def _edge_alive(e, lit, lit_start, dead, nvars):
     return True
 
 
-@njit(cache=True, nogil=True)
+@njit
 def _seg_end(s, seg_start, n_edges):
     return seg_start[s + 1] if s + 1 < len(seg_start) else n_edges
 
 
-@njit(cache=True, nogil=True)
+@njit
 def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order):
     """Depth-first from the root (node 0) through the edges alive under ``dead`` (per literal + nvars: it
     contradicts a reveal): ``val`` gets each visited node's model count, ``order`` the visited nodes in
@@ -112,7 +121,7 @@ def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order):
     return k
 
 
-@njit(cache=True, nogil=True)
+@njit
 def down(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order, k, sums, before):
     """The derivatives from the root down the ``k`` nodes of ``order`` (reversed: parents first); each live
     edge's models (its parent's derivative times the other AND edges' counts times its child's) are added to
