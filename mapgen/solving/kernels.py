@@ -122,6 +122,16 @@ def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order):
 
 
 @njit
+def _hand_down(e, c, x, der, val, lit, lit_start, sums):
+    """Edge ``e`` hands its child ``c`` the derivative ``x``; its models are added at its positive literals."""
+    der[c] += x
+    m = x * val[c]
+    for j in range(lit_start[e], lit_start[e + 1]):
+        if lit[j] > 0:
+            sums[lit[j]] += m
+
+
+@njit
 def down(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order, k, sums, before):
     """The derivatives from the root down the ``k`` nodes of ``order`` (reversed: parents first); each live
     edge's models (its parent's derivative times the other AND edges' counts times its child's) are added to
@@ -148,20 +158,10 @@ def down(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order
                 c = child[e]
                 x = d * before[e - a] * after
                 after *= val[c]
-                if x == 0:
-                    continue
-                der[c] += x
-                m = x * val[c]
-                for j in range(lit_start[e], lit_start[e + 1]):
-                    if lit[j] > 0:
-                        sums[lit[j]] += m
+                if x != 0:
+                    _hand_down(e, c, x, der, val, lit, lit_start, sums)
         else:
             for e in range(a, b):
                 c = child[e]
-                if val[c] == 0 or not _edge_alive(e, lit, lit_start, dead, nvars):
-                    continue
-                der[c] += d
-                m = d * val[c]
-                for j in range(lit_start[e], lit_start[e + 1]):
-                    if lit[j] > 0:
-                        sums[lit[j]] += m
+                if val[c] != 0 and _edge_alive(e, lit, lit_start, dead, nvars):
+                    _hand_down(e, c, d, der, val, lit, lit_start, sums)
