@@ -15,7 +15,6 @@ neither writable, compiled anew in each process).
 from __future__ import annotations
 
 import numba
-import numpy as np
 
 AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 
@@ -42,15 +41,15 @@ def _seg_end(s, seg_start, n_edges):
 
 
 @njit
-def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order):
+def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order, seen, stack_v, stack_e):
     """Depth-first from the root (node 0) through the edges alive under ``dead`` (per literal + nvars: it
     contradicts a reveal): ``val`` gets each visited node's model count, ``order`` the visited nodes in
-    post-order; returns how many. An AND with a dead edge has no models and is not entered."""
-    n = len(kind)
+    post-order; returns how many. An AND with a dead edge has no models and is not entered.
+
+    Scratch the caller keeps between walks, so that one costs what it visits, not the circuit's size:
+    ``seen`` (all 0, and left so), the stacks (the circuit's height + 1 deep: every step goes down).
+    ``val`` of a node not visited is left as it was and never read (neither here nor in ``down``)."""
     n_edges = len(child)
-    seen = np.zeros(n, dtype=np.int8)
-    stack_v = np.empty(n, dtype=np.int64)
-    stack_e = np.empty(n, dtype=np.int64)
     one = val.dtype.type(1)
     zero = val.dtype.type(0)
     k = 0
@@ -118,6 +117,8 @@ def up(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order):
         order[k] = v
         k += 1
         top -= 1
+    for j in range(k):
+        seen[order[j]] = 0
     return k
 
 
@@ -132,12 +133,14 @@ def _hand_down(e, c, x, der, val, lit, lit_start, sums):
 
 
 @njit
-def down(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order, k, sums, before):
+def down(kind, child, seg_start, seg_of, lit, lit_start, dead, nvars, val, order, k, sums, before, der):
     """The derivatives from the root down the ``k`` nodes of ``order`` (reversed: parents first); each live
     edge's models (its parent's derivative times the other AND edges' counts times its child's) are added to
-    ``sums`` at every positive literal on it. ``before``: room for the widest node's edges."""
+    ``sums`` at every positive literal on it. Scratch: ``before``, room for the widest node's edges; ``der``,
+    per node (set here for the visited ones; only those are read)."""
     n_edges = len(child)
-    der = np.zeros(len(kind), dtype=val.dtype)
+    for j in range(k):
+        der[order[j]] = 0
     der[0] = 1
     one = val.dtype.type(1)
     for idx in range(k - 1, -1, -1):
