@@ -38,7 +38,7 @@ def _start(nice: int) -> None:
             os.nice(nice)
         except (AttributeError, OSError):  # not allowed here: equal priority, still out of the server's GIL
             pass
-    from mapgen.solving import compiled
+    from mapgen.solving import compiled  # deferred: the work's modules, in the worker only
     from mapgen.web import (  # noqa: F401  # deferred: the work's modules, in the worker only (ready for its first request)
         service,
     )
