@@ -216,6 +216,30 @@ def test_the_compiled_walk_gives_the_level_passes_answers(monkeypatch, chapter):
     assert len(walked) == 2 * (2 * len(states) + 3)  # every question went to the walk (two modes)
 
 
+def test_walks_in_threads_at_once_do_not_share_their_scratch(monkeypatch):
+    """The web app's threads ask one circuit at once; each thread walks with arrays of its own (the walk
+    releases the GIL), so answers are those of the same questions asked one after another."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    monkeypatch.setattr(C, "KERNEL_EDGES", 0)
+    monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 1)
+    m = maps.load("training-1")
+    rng = random.Random(4)
+    order = rng.sample(range(m.board.size), m.board.size)
+    circuit = compiled(m.hide(order))
+    states = [m.hide(order[:k]) for k in (24, 22, 20, 18, 16, 14, 12, 10)] * 4
+    want = []
+    for s in states:
+        circuit._memo.clear()
+        want.append(circuit.tallies(s))
+    circuit._memo.clear()
+    with ThreadPoolExecutor(4) as pool:
+        got = list(pool.map(lambda s: circuit.dnnf.literal_counts(circuit.assumptions(s)), states))
+    assert [g[0] for g in got] == [w[0] for w in want]
+    for s, g in zip(states, got, strict=True):
+        assert g == circuit.dnnf.literal_counts(circuit.assumptions(s))
+
+
 def test_samples_are_uniform_chi_square():
     """Samples against exact enumeration: a chi-square test of the completions' frequencies (seeded,
     so the test is deterministic; at p = 0.001 a correct sampler fails one seed in a thousand)."""
