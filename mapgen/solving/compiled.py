@@ -142,6 +142,7 @@ class Dnnf:
         self._queries = 0  # with assumptions: when to switch to the compiled passes
         self._walk: tuple[np.ndarray, int] | None = None  # per node its segment (-1: none), the widest
         self._local = threading.local()  # the walk's scratch arrays, per thread (``_scratch``)
+        self._bounds: bool | None = None  # whether the walk may follow every index (``_in_bounds``)
 
     def _prepare(self) -> None:
         """What the downward pass reads besides the arrays (made once, in memory only): each parent
@@ -371,7 +372,24 @@ class Dnnf:
         if not assumptions or self.mode == BIG or len(self.parent) < KERNEL_EDGES:
             return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
         self._queries += 1
-        return self._queries >= KERNEL_FROM_QUERY
+        return self._queries >= KERNEL_FROM_QUERY and self._in_bounds()
+
+    def _in_bounds(self) -> bool:
+        """Every index the walk follows points inside its array (checked once: compiled loops do not check,
+        and numpy's passes raise where the walk would read or write out of bounds)."""
+        if self._bounds is None:
+            e, n = len(self.parent), self.n
+            s = self.seg_start
+            self._bounds = bool(
+                (not e or (0 <= self.child.min() and self.child.max() < n))
+                and (not len(self.lit) or np.abs(self.lit).max() <= self.nvars)
+                and (not len(self.lit_edge) or (0 <= self.lit_edge.min() and self.lit_edge.max() < e))
+                and (not len(s) or (s[0] >= 0 and s[-1] < e and bool(np.all(s[1:] > s[:-1]))))
+                and (not len(self.seg_node) or (0 <= self.seg_node.min() and self.seg_node.max() < n))
+                and len(self.seg_node) == len(s)
+                and (n == 0 or bool(np.all(self.lit_edge[1:] >= self.lit_edge[:-1])))
+            )
+        return self._bounds
 
     def _walk_up(self, assumptions: list[int]):
         """The depth-first upward pass: per node its count (visited nodes only), the post-order, its length,
