@@ -275,6 +275,12 @@ def test_the_cache_round_trips_and_survives_damage(tmp_path):
     # the arrays are the file mapped in memory (shared between processes), never written
     assert all(isinstance(a.base, np.memmap) or isinstance(a, np.memmap) for a in loaded.dnnf.a.values())
     assert not loaded.dnnf.child.flags.writeable
+    # its own state's answer comes with the file: no pass over the circuit for it
+    fresh = compiled(state).tallies(state)
+    loaded = cache.load(get_chapter("training"), state)
+    assert loaded is not None
+    loaded.dnnf.literal_counts = None  # type: ignore[method-assign]  # a pass would fail here
+    assert loaded.tallies(state) == fresh
     # truncated, then garbage: never a wrong answer, the file is dropped and the caller compiles again
     data = path.read_bytes()
     mid = len(data) // 2  # inside the arrays: only the CRC tells

@@ -84,6 +84,9 @@ AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 #: once, which a single question to a circuit (one ``mapgen solve``) never wins back. Same answers.
 KERNEL_EDGES = 200_000
 KERNEL_FROM_QUERY = 2
+#: From this many edges the walk answers the first question too: numpy's first pass there costs more than
+#: loading numba (fauna's empty board: 1.9 s with the edge sort it needs once, against about 1 s).
+KERNEL_FIRST_EDGES = 2_000_000
 
 
 class CompileTimeout(TimeLimitError, TimeoutError):
@@ -372,7 +375,8 @@ class Dnnf:
         if not assumptions or self.mode == BIG or len(self.parent) < KERNEL_EDGES:
             return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
         self._queries += 1
-        return self._queries >= KERNEL_FROM_QUERY and self._in_bounds()
+        first = len(self.parent) >= KERNEL_FIRST_EDGES
+        return (first or self._queries >= KERNEL_FROM_QUERY) and self._in_bounds()
 
     def _in_bounds(self) -> bool:
         """Every index the walk follows points inside its array (checked once: compiled loops do not check,
@@ -827,6 +831,9 @@ class Circuit:
         self.chapter, self.base, self.dnnf, self.stats, self.x = chapter, base, dnnf, stats, x
         self.key = circuit_key(chapter, base)
         self._memo: dict[tuple[int, ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
+        #: the base state's count and per-literal counts: kept in the cache file, so a loaded circuit answers
+        #: its own state at once (numpy's first pass over fauna's empty board takes 1.9 s)
+        self._base_counts: tuple[int, dict[int, int]] | None = None
         #: conditionings that gave None (no completion, or more than ``at_most`` kept): not tried again
         self._declined: set[tuple] = set()
 
@@ -901,7 +908,7 @@ class Circuit:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        total, per_lit = self.dnnf.literal_counts(lits)
+        total, per_lit = self._counts(lits)
         out: dict[int, dict[Terrain, int]] = {}
         if total:
             for i in state.unrevealed():
@@ -915,6 +922,14 @@ class Circuit:
             self._memo.clear()
         self._memo[key] = (total, out)
         return total, out
+
+    def _counts(self, lits: list[int]) -> tuple[int, dict[int, int]]:
+        """``Dnnf.literal_counts``, the base state's (no literals) kept."""
+        if lits:
+            return self.dnnf.literal_counts(lits)
+        if self._base_counts is None:
+            self._base_counts = self.dnnf.literal_counts([])
+        return self._base_counts
 
     def sample(self, state: Map, n: int, seed: int = 0) -> list[tuple[Terrain, ...]]:
         """``n`` completions drawn exactly uniformly at random (seeded), with repetition."""
@@ -951,6 +966,8 @@ class Circuit:
                 for d in self.x
             ],
         }
+        total, per_lit = self._counts([])
+        meta["base_counts"] = {"total": str(total), "lits": {str(v): str(c) for v, c in per_lit.items()}}
         with zipfile.ZipFile(f, "w", zipfile.ZIP_STORED) as z:
             z.writestr("meta.json", json.dumps(meta))
             with z.open("circuit.npz", "w", force_zip64=True) as member:
@@ -975,6 +992,12 @@ class Circuit:
             stats = CircuitStats(
                 int(s["nodes"]), int(s["edges"]), float(s["seconds"]), int(s["count"]), int(s["nvars"])
             )
+            kept = meta.get("base_counts")
+            base_counts = None
+            if kept is not None:
+                base_counts = (int(kept["total"]), {int(v): int(c) for v, c in kept["lits"].items()})
+                if base_counts[0] != stats.count or any(c < 0 for c in base_counts[1].values()):
+                    raise CompileError("a circuit file whose base counts do not match its count")
         except CompileError:
             raise
         except Exception as e:  # noqa: BLE001 - any damage to a cache file means: compile again
@@ -982,6 +1005,7 @@ class Circuit:
         c = cls(chapter, base, dnnf, stats, x)
         if c.key != meta.get("key") or len(x) != base.board.size:
             raise CompileError("a circuit file whose contents do not match its key")
+        c._base_counts = base_counts
         return c
 
 
