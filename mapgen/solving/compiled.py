@@ -84,8 +84,9 @@ AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 #: once, which a single question to a circuit (one ``mapgen solve``) never wins back. Same answers.
 KERNEL_EDGES = 200_000
 KERNEL_FROM_QUERY = 2
-#: From this many edges the walk answers the first question too: numpy's first pass there costs more than
-#: loading numba (fauna's empty board: 1.9 s with the edge sort it needs once, against about 1 s).
+#: From this many edges the walk answers the first question too, unless numpy's passes have made their
+#: one-time edge sort already: with it to make, numpy's first pass costs more than loading numba (fauna's
+#: empty board: 1.9 s against about 1 s); without, less (0.55 s).
 KERNEL_FIRST_EDGES = 2_000_000
 
 
@@ -375,7 +376,7 @@ class Dnnf:
         if not assumptions or self.mode == BIG or len(self.parent) < KERNEL_EDGES:
             return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
         self._queries += 1
-        first = len(self.parent) >= KERNEL_FIRST_EDGES
+        first = len(self.parent) >= KERNEL_FIRST_EDGES and not self._prepared
         return (first or self._queries >= KERNEL_FROM_QUERY) and self._in_bounds()
 
     def _in_bounds(self) -> bool:
