@@ -392,7 +392,7 @@ class Dnnf:
                 and (not len(s) or (s[0] >= 0 and s[-1] < e and bool(np.all(s[1:] > s[:-1]))))
                 and (not len(self.seg_node) or (0 <= self.seg_node.min() and self.seg_node.max() < n))
                 and len(self.seg_node) == len(s)
-                and (n == 0 or bool(np.all(self.lit_edge[1:] >= self.lit_edge[:-1])))
+                and bool(np.all(self.lit_edge[1:] >= self.lit_edge[:-1]))
             )
         return self._bounds
 
@@ -531,10 +531,10 @@ class Dnnf:
         child, lit = self.child, self.lit
         if walking:  # a few nodes on each path of a large circuit: no list of them all
             assert self._walk is not None
-            kind, vals, lit_start, nvars = self.kind, val, self.lit_start, self.nvars
+            kind, vals, nvars = self.kind, val, self.nvars
 
             def edge_ok(e: int) -> bool:
-                return not dead[lit[lit_start[e] : lit_start[e + 1]] + nvars].any()
+                return not dead[lit[lit_first[e] : lit_last[e]] + nvars].any()
 
             ok = edge_ok
         else:

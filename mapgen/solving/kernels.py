@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numba
 
-AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
+from mapgen.solving.compiled import AND, TRUE_NODE  # the node kinds (frozen into the loops as constants)
 
 
 def njit(f):
