@@ -53,6 +53,7 @@ from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state, compile_settings, d
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
+from mapgen.solving.nodes import AND, FALSE_NODE, OR, TRUE_NODE
 from mapgen.terrain import Terrain
 from mapgen.workers import ForkedChild, start_worker, wait_child
 
@@ -75,8 +76,6 @@ DEFAULT_CACHE_BYTES = 2 << 30
 #: Number modes of the passes: exact integers in float64 (counts below 2^53), int64 (below 2^62), Python ints.
 FLOAT, INT, BIG = 0, 1, 2
 _DTYPES = {FLOAT: np.float64, INT: np.int64, BIG: object}
-
-AND, OR, TRUE_NODE, FALSE_NODE = 0, 1, 2, 3
 
 #: The compiled passes (``mapgen.solving.kernels``) for a circuit of at least this many edges, from its second
 #: query with reveals of its own on: they walk only what the reveals leave reachable (fauna's empty board, 4.8M

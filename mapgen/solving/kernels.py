@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numba
 
-from mapgen.solving.compiled import AND, TRUE_NODE  # the node kinds (frozen into the loops as constants)
+from mapgen.solving.nodes import AND, TRUE_NODE
 
 
 def njit(f):
