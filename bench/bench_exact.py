@@ -5,7 +5,7 @@ explorers' start, then the cells next to what is revealed, as a game reveals the
 
 - **cold**: no circuit cached; the state compiled as revealed, then exact count and every cell's odds
   (goal for 5 or more revealed: <= 1 s);
-- **cached**: with that circuit, a later state of the same briefing (4 more cells revealed, no new Hill):
+- **cached**: with that circuit, a later state of the same briefing (4 more cells revealed, new Hills too):
   exact count + forced cells + all odds (goal <= 50 ms), once the circuit has answered a question (its first,
   "first ms", answered by numpy's level passes; from the next on a large circuit walks with compiled loops,
   ``compiled.KERNEL_EDGES``);
@@ -43,8 +43,8 @@ def cpu() -> float:
 
 
 def reveal_order(m: Map) -> list[int]:
-    """Column 7 top to bottom, then breadth first from what is revealed (no Hill: a Hill's number would
-    need a new circuit, see mapgen/solving/compiled.py)."""
+    """Column 7 top to bottom, then breadth first from what is revealed, Hills included (a circuit compiled
+    without a Hill's number sums over its placements: ``Circuit.patterns``)."""
     b = m.board
     orth = b.hood("orthogonal")
     order = [i for i in b.col_cells(7)]
@@ -56,7 +56,7 @@ def reveal_order(m: Map) -> list[int]:
                 seen.add(j)
                 order.append(j)
         k += 1
-    return [i for i in order if m.cells[i].code != "Hi"]
+    return order
 
 
 def state_of(m: Map, cells) -> Map:

@@ -95,7 +95,7 @@ COMPILE_EVERY = 6
 
 class _StepCounter:
     """The profile's counts: exact from a compiled circuit (cached, or the state compiled as revealed once
-    it has enough reveals; a revealed Hill's number starts a new one), else proven bounds. A compile's budget
+    it has enough reveals; a circuit without a newly shown Hill's number sums over its placements), else proven bounds. A compile's budget
     is CPU seconds, so where the first exact count falls is the same under any load (the wall clock passing
     ends the profile: SolveTimeout). It uses its own solver, so the path's solver (and so the grade) never
     depends on what was cached."""
@@ -108,7 +108,7 @@ class _StepCounter:
 
     def count(self, state: Map, possible, forced, sat, deadline: float):
         revealed = sum(t is not None for t in state.cells)
-        if state.hills != self.hills:  # a new Hill number: no earlier base applies
+        if state.hills != self.hills:  # a new Hill number: a compile may land earlier (a stronger state)
             self.hills = dict(state.hills)
             self.next_try = min(self.next_try, max(self.start, revealed))
         c = self.solver.circuit(state, 0.0)

@@ -67,9 +67,8 @@ def test_a_base_circuit_answers_later_states_like_a_fresh_compile(chapter):
     """Conditioning: the circuit of a state answers every state that reveals more of the same map."""
     m = maps.load(f"{chapter}-2")
     rng = random.Random(5)
+    # Hills too: one the base hides is summed over its placements (Circuit.patterns)
     order = rng.sample(range(m.board.size), m.board.size)
-    # Hills hidden in the base and in every later state: a Hill's number is not a literal
-    order = [i for i in order if m.cells[i].code != "Hi"]
     base = m.hide(order[:18])
     circuit = compiled(base)
     for k in (14, 9, 4):
@@ -81,7 +80,9 @@ def test_a_base_circuit_answers_later_states_like_a_fresh_compile(chapter):
         assert (
             narrower is not None and narrower.base.cells == later.cells and narrower.stats.nodes <= circuit.stats.nodes
         )
-        assert narrower.stats.count == circuit.count(later)
+        # (its base keeps only the base's Hill numbers: a newly shown one stays a sum over placements)
+        assert narrower.base.hills.keys() <= circuit.base.hills.keys() | later.hills.keys()
+        assert narrower.stats.count == circuit.count(narrower.base)
         for j in (k, k - 2):
             assert narrower.applies(m.hide(order[:j]))
             assert narrower.tallies(m.hide(order[:j])) == circuit.tallies(m.hide(order[:j]))
@@ -97,7 +98,7 @@ def test_the_solver_answers_a_later_state_from_its_large_circuit_conditioned(mon
     monkeypatch.setattr(solve, "CONDITION_KEEPS", 1.0)  # and any narrowing is worth it
     m = maps.load("fauna-1")
     rng = random.Random(2)
-    order = [i for i in rng.sample(range(m.board.size), m.board.size) if m.cells[i].code != "Hi"]
+    order = rng.sample(range(m.board.size), m.board.size)
     base, later, last = (m.hide(order[:k]) for k in (38, 34, 31))
     store = CircuitStore(C.CircuitCache(tmp_path))
     solver = Solver(get_chapter("fauna"), circuits=store)
@@ -146,6 +147,100 @@ def test_hill_numbers_are_part_of_the_base():
     no_number = base.with_cells(base.cells, hills={})
     assert not circuit.applies(no_number)
     assert circuit.applies(base) and circuit.count(base) == count_completions_cnf(base, time_limit=60)
+
+
+def test_placements_pick_each_lines_number_and_shared_cells_alike():
+    # cells 1, 2, 3 hold one; cells 3, 4 hold one (cell 3 is on both lines)
+    got = C._placements([([1, 2, 3], 1), ([3, 4], 1)], cap=10)
+    assert sorted(map(sorted, got)) == sorted(map(sorted, [[1, -2, -3, 4], [-1, 2, -3, 4], [-1, -2, 3, -4]]))
+    assert C._placements([([1, 2], 3)], cap=10) == []  # more than the line has
+    assert C._placements([([1, 2, 3, 4], 2)], cap=5) is None  # 6 placements, past the cap
+    assert len(C._placements([([1, 2, 3, 4], 2)], cap=6)) == 6
+
+
+HILL_CHAPTERS = [c for c in chapter_names() if get_chapter(c).counted is not None]
+
+
+@pytest.mark.parametrize("chapter", HILL_CHAPTERS)
+def test_a_hill_number_the_base_lacks_is_summed_over_its_placements(chapter):
+    """A circuit compiled with the Hills hidden answers states that show their numbers exactly as a compile of
+    that state does (counts, every cell's tallies), and its samples are completions that honour the numbers."""
+    m = maps.load(f"{chapter}-3")
+    ch = get_chapter(chapter)
+    b = m.board
+    hills = [i for i, t in enumerate(m.cells) if t.code == "Hi"]
+    counting = next(h for h in hills if m.hills.get(h))  # a Hill that counts some: several placements
+    line = {*b.rows[b.rc(counting)[0]], *b.cols[b.rc(counting)[1]]}
+    others = [i for i in range(b.size) if i not in hills]
+    random.Random(1).shuffle(others)
+    others.sort(key=lambda i: i not in line)  # its row and column hidden first
+    hidden = set(others[:16]) | set(hills)
+    circuit = compiled(m.hide(hidden))
+    several = 0
+    for shown in [*([h] for h in hills), hills[:2], hills]:
+        state = m.hide(hidden - set(shown))
+        assert state.hills  # the numbers are shown
+        assert circuit.applies(state)
+        several += len(circuit.patterns(state)) > 1
+        assert circuit.tallies(state) == compiled(state).tallies(state)
+        drawn = circuit.sample(state, 25, seed=2)
+        assert len(drawn) == 25 and all(not ch.check(state.with_cells(w)) for w in drawn)
+        assert drawn == circuit.sample(state, 25, seed=2)
+    assert several  # some state needed more than one placement
+    # a state whose Hill number no placement can give: no completion, from the circuit as from a compile
+    h = hills[0]
+    wrong = m.hide(hidden - {h}).with_cells(m.hide(hidden - {h}).cells, hills={h: 13})
+    assert circuit.count(wrong) == 0 and circuit.sample(wrong, 3) == []
+
+
+def test_samples_over_several_placements_are_uniform_chi_square():
+    """Each draw falls in a placement in proportion to its exact count (chi-square against the counts; seeded).
+    flora-1's C7 (a 2) with its row and column hidden: 36 placements, thinned by one pass first."""
+    m = maps.load("flora-1")
+    b = m.board
+    hills = [i for i, t in enumerate(m.cells) if t.code == "Hi"]
+    hill = b.index("C7")
+    line = {*b.rows[b.rc(hill)[0]], *b.cols[b.rc(hill)[1]]} - {hill}
+    others = [i for i in range(b.size) if i not in line and i not in hills]
+    random.Random(2).shuffle(others)
+    hidden = line | set(hills) | set(others[:6])
+    circuit = compiled(m.hide(hidden))
+    state = m.hide(hidden - {hill})
+    pats = circuit.patterns(state)
+    assert m.hills[hill] == 2 and len(pats) > C.HILL_PATTERNS_UNPRUNED
+    assert circuit.tallies(state) == compiled(state).tallies(state)
+    counts = [circuit.dnnf.count(p) for p in pats]
+    total = sum(counts)
+    assert total == circuit.count(state) == count_completions_cnf(state, time_limit=60)
+    n = 4000
+    got: Counter = Counter()
+    for w in circuit.sample(state, n, seed=5):
+        lits = {v for i, t in enumerate(w) for u, v in circuit.x[i].items() if u is t and isinstance(v, int)}
+        got[next(k for k, p in enumerate(pats) if all((abs(v) in lits) == (v > 0) for v in p))] += 1
+    live = [k for k, c in enumerate(counts) if c]
+    chi2 = sum((got[k] - n * counts[k] / total) ** 2 / (n * counts[k] / total) for k in live)
+    df = len(live) - 1
+    limit = df * (1 - 2 / (9 * df) + 3.09 * math.sqrt(2 / (9 * df))) ** 3
+    assert chi2 < limit and sum(got.values()) == n
+
+
+def test_too_many_placements_mean_the_state_is_compiled(monkeypatch, tmp_path):
+    """Past ``HILL_PATTERNS`` placements the circuit declines the state, and the solver compiles it with its Hill."""
+    monkeypatch.setattr(C, "HILL_PATTERNS", 0)
+    monkeypatch.setattr(C, "HILL_PATTERNS_UNPRUNED", 0)
+    m = maps.load("fauna-3")
+    hill = next(i for i, t in enumerate(m.cells) if t.code == "Hi" and m.hills.get(i))
+    others = [i for i in range(m.board.size) if i != hill]
+    random.Random(4).shuffle(others)
+    hidden = set(others[:14]) | {hill}
+    store = CircuitStore(C.CircuitCache(tmp_path))
+    solver = Solver(get_chapter("fauna"), circuits=store)
+    base = store.compile(get_chapter("fauna"), m.hide(hidden), 60)
+    state = m.hide(hidden - {hill})
+    assert base is not None and not base.applies(state)
+    got = solver.circuit(state, 30.0)
+    assert got is not None and got is not base and got.base.hills == state.hills
+    assert got.count(state) == count_completions_cnf(state, time_limit=60)
 
 
 def test_against_ddnnife():

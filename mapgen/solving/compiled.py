@@ -50,6 +50,7 @@ import numpy as np
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state, compile_settings, d4_solver
+from constraints.rules import HillNumbers
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
@@ -811,17 +812,79 @@ def briefing_folder(chapter: Chapter, briefing: Briefing) -> str:
 
 
 def extends(state: Map, base: Map) -> bool:
-    """Whether a circuit of ``base`` answers ``state``: the same briefing (what of it changes the maps),
-    the base's cells revealed alike, and exactly the base's Hill numbers."""
+    """Whether ``state`` reveals more of ``base``: the same briefing (what of it changes the maps), the base's
+    cells revealed alike and its Hill numbers shown alike. Hill numbers the base lacks are summed over by the
+    circuit (``Circuit.patterns``), within ``HILL_PATTERNS``."""
     if briefing_key(state.briefing) != briefing_key(base.briefing) or state.board != base.board:
         return False
-    if state.hills != base.hills:
+    if any(state.hills.get(i) != n for i, n in base.hills.items()):
         return False
     return all(t is None or state.cells[i] is t for i, t in enumerate(base.cells))
 
 
+#: The most placements of the counted terrain a circuit sums over for Hill numbers its base lacks
+#: (``Circuit.patterns``): one pass each. Past it the state is compiled with its Hills instead.
+HILL_PATTERNS = 256
+#: Up to this many placements are summed as listed; more are first thinned by one pass that finds the
+#: cells of the Hills' lines where the counted terrain can stand at all.
+HILL_PATTERNS_UNPRUNED = 8
+
+
+def _placements(lines: list[tuple[list[int], int]], cap: int) -> list[list[int]] | None:
+    """Every way to pick, for each line (its literals, how many must hold), exactly that many true literals,
+    the lines' shared literals picked alike: each as the list of the literals assumed (true or negated).
+    None when there are more than ``cap``."""
+    owners: dict[int, list[int]] = {}
+    for k, (lits, _need) in enumerate(lines):
+        for v in lits:
+            owners.setdefault(v, []).append(k)
+    order = sorted(owners)
+    need = [n for _lits, n in lines]
+    left = [len(lits) for lits, _n in lines]
+    if any(n < 0 or n > m for n, m in zip(need, left)):
+        return []
+    out: list[list[int]] = []
+    chosen: list[int] = []
+
+    def place(k: int) -> bool:  # False once past the cap
+        if k == len(order):
+            out.append(list(chosen))
+            return len(out) <= cap
+        v = order[k]
+        ks = owners[v]
+        for k2 in ks:
+            left[k2] -= 1
+        ok = True
+        if all(need[k2] > 0 for k2 in ks):  # the literal holds: one fewer needed on each of its lines
+            for k2 in ks:
+                need[k2] -= 1
+            chosen.append(v)
+            ok = place(k + 1)
+            chosen.pop()
+            for k2 in ks:
+                need[k2] += 1
+        if ok and all(left[k2] >= need[k2] for k2 in ks):  # it does not: enough literals are left
+            chosen.append(-v)
+            ok = place(k + 1)
+            chosen.pop()
+        for k2 in ks:
+            left[k2] += 1
+        return ok
+
+    return out if place(0) else None
+
+
 #: how many declined conditionings a circuit remembers (then it forgets them all and starts again)
 DECLINED_KEPT = 256
+
+
+def _pick(weights: list[int], r: int) -> int:
+    """The index whose share of ``sum(weights)`` holds ``r`` (0 <= r < the sum)."""
+    for k, w in enumerate(weights):
+        if r < w:
+            return k
+        r -= w
+    raise ValueError("r is not below the weights' sum")
 
 
 class Circuit:
@@ -836,6 +899,8 @@ class Circuit:
         self._base_counts: tuple[int, dict[int, int]] | None = None
         #: conditionings that gave None (no completion, or more than ``at_most`` kept): not tried again
         self._declined: set[tuple] = set()
+        #: ``patterns`` answers, by the state's literals and new Hills' lines (one pass thins the larger ones)
+        self._patterns: dict[tuple, list[list[int]] | None] = {}
 
     @classmethod
     def compile(
@@ -856,12 +921,14 @@ class Circuit:
         return cls(chapter, base, dnnf, stats, cnf.x)
 
     def applies(self, state: Map) -> bool:
-        """Whether ``state`` extends the base (``extends``)."""
-        return extends(state, self.base)
+        """Whether the circuit answers ``state``: it extends the base (``extends``), and any Hill numbers the
+        base lacks leave at most ``HILL_PATTERNS`` placements to sum over (``patterns``)."""
+        return extends(state, self.base) and self.patterns(state) is not None
 
     def assumptions(self, state: Map) -> list[int] | None:
-        """The literals that condition the circuit on ``state``, or None when a revealed cell is
-        impossible outright (not a variable of its cell)."""
+        """The literals that condition the circuit on ``state``'s revealed cells (not on Hill numbers the
+        base lacks: ``patterns``), or None when a revealed cell is impossible outright (not a variable of
+        its cell)."""
         out = []
         for i, t in enumerate(state.cells):
             if t is None or self.base.cells[i] is not None:
@@ -873,10 +940,75 @@ class Circuit:
                 out.append(v)
         return sorted(out)
 
+    def _hill_lines(self, state: Map) -> list[tuple[list[int], int]] | None:
+        """Per Hill number ``state`` shows and the base does not (with the chapter's Hill rule, C9): the
+        literals of the counted terrain on the unrevealed cells of the Hill's row and column, and how many
+        of them must hold; None when the revealed cells already make a number impossible."""
+        board, lines = state.board, []
+        for rule in self.chapter.rules:
+            if not isinstance(rule, HillNumbers):
+                continue
+            for i, number in sorted(state.hills.items()):
+                if i in self.base.hills or state.cells[i] is not rule.hill:
+                    continue
+                r, c = board.rc(i)
+                need, lits = number, []
+                for j in (*board.rows[r], *board.cols[c]):
+                    if j == i:
+                        continue
+                    t = state.cells[j]
+                    v = (t is rule.counted) if t is not None else self.x[j].get(rule.counted, FALSE)
+                    if v is TRUE:
+                        need -= 1
+                    elif v is not FALSE:
+                        lits.append(v)
+                if not 0 <= need <= len(lits):
+                    return None
+                lines.append((lits, need))
+        return lines
+
+    def patterns(self, state: Map) -> list[list[int]] | None:
+        """Literal lists whose models, together and each once, are the completions of ``state``.
+
+        One list, the revealed cells' (``assumptions``), when the base shows every Hill number the state
+        shows. A Hill number the base lacks is no literal of the circuit: the completions are then summed over
+        the placements of the counted terrain on the unrevealed cells of the new Hills' rows and columns that
+        give each Hill its number (a placement: those cells' literals assumed true or negated; placements
+        differ on some cell, so no completion is counted twice). Cells where the counted terrain stands in
+        no completion of the revealed cells are left out first when there are many. [] when no completion
+        fits; None when more than ``HILL_PATTERNS`` placements are left (then compile the state)."""
+        lits = self.assumptions(state)
+        lines = None if lits is None else self._hill_lines(state)
+        if lits is None or lines is None:
+            return []
+        if not lines:
+            return [lits]
+        key = (tuple(lits), tuple((tuple(ls), n) for ls, n in lines))
+        if key in self._patterns:
+            return self._patterns[key]
+        found = _placements(lines, HILL_PATTERNS_UNPRUNED)
+        if found is None:
+            total, per_lit = self._counts(lits)
+            found = _placements([([v for v in ls if per_lit.get(v, 0)], n) for ls, n in lines], HILL_PATTERNS)
+            if total == 0:
+                found = []
+        out = None if found is None else [sorted([*lits, *p]) for p in found]
+        if len(self._patterns) > 256:
+            self._patterns.clear()
+        self._patterns[key] = out
+        return out
+
+    def _patterns_of(self, state: Map) -> list[list[int]]:
+        pats = self.patterns(state)
+        if pats is None:
+            raise CompileError("the state's Hill numbers leave too many placements for this circuit: compile it")
+        return pats
+
     def condition(self, state: Map, *, at_most: float = 1.0) -> Circuit | None:
         """The circuit of ``state`` (which must extend the base): this one conditioned on its reveals and
-        pruned (``Dnnf.condition``), with ``state`` as its base; None when no completion fits, or when it
-        would keep more than ``at_most`` of the edges."""
+        pruned (``Dnnf.condition``), with ``state`` as its base (without the Hill numbers this base lacks:
+        they stay sums over placements); None when no completion fits, or when it would keep more than
+        ``at_most`` of the edges."""
         lits = self.assumptions(state)
         if lits is None:
             return None
@@ -890,25 +1022,31 @@ class Circuit:
                 self._declined.clear()
             self._declined.add(key)
             return None
-        base = state.with_cells(state.cells)
+        base = state.with_cells(state.cells, hills={i: n for i, n in state.hills.items() if i in self.base.hills})
         stats = CircuitStats(d.n, len(d.parent), time.monotonic() - t0, d.count(), self.stats.nvars)
         return Circuit(self.chapter, base, d, stats, self.x)
 
     def count(self, state: Map) -> int:
-        lits = self.assumptions(state)
-        return 0 if lits is None else self.dnnf.count(lits)
+        return sum(self.dnnf.count(p) for p in self._patterns_of(state))
 
     def tallies(self, state: Map) -> tuple[int, dict[int, dict[Terrain, int]]]:
         """The count and, per unrevealed cell of ``state``, the completions holding each terrain (only
         terrains with at least one)."""
-        lits = self.assumptions(state)
-        if lits is None:
+        pats = self._patterns_of(state)
+        if not pats:
             return 0, {}
-        key = tuple(lits)
+        key = tuple(map(tuple, pats))
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        total, per_lit = self._counts(lits)
+        total, per_lit = self._counts(pats[0])
+        if len(pats) > 1:  # the placements' counts add up (no completion is in two of them)
+            per_lit = dict(per_lit)
+            for p in pats[1:]:
+                t, d = self._counts(p)
+                total += t
+                for v, n in d.items():
+                    per_lit[v] = per_lit.get(v, 0) + n
         out: dict[int, dict[Terrain, int]] = {}
         if total:
             for i in state.unrevealed():
@@ -932,12 +1070,23 @@ class Circuit:
         return self._base_counts
 
     def sample(self, state: Map, n: int, seed: int = 0) -> list[tuple[Terrain, ...]]:
-        """``n`` completions drawn exactly uniformly at random (seeded), with repetition."""
-        lits = self.assumptions(state)
-        if lits is None:
+        """``n`` completions drawn exactly uniformly at random (seeded), with repetition. Over several
+        placements (``patterns``): each draw picks one in proportion to its exact count, then a model of it."""
+        pats = self._patterns_of(state)
+        if not pats:
             return []
+        if len(pats) == 1:
+            models = self.dnnf.samples(pats[0], n, seed)
+        else:
+            weights = [self.dnnf.count(p) for p in pats]
+            rng = random.Random(seed)
+            which = [_pick(weights, rng.randrange(sum(weights))) for _ in range(n)] if any(weights) else []
+            drawn = {
+                k: iter(self.dnnf.samples(pats[k], which.count(k), rng.randrange(1 << 30))) for k in sorted(set(which))
+            }
+            models = [next(drawn[k]) for k in which]
         out = []
-        for model in self.dnnf.samples(lits, n, seed):
+        for model in models:
             w = []
             for i, t in enumerate(state.cells):
                 if t is not None:

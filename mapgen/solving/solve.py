@@ -268,8 +268,9 @@ def briefing_compile_cpu(chapter: Chapter) -> float | None:
 
 
 def briefing_base(state: Map) -> Map:
-    """The briefing of ``state`` as a base to compile: every cell hidden but the revealed Hills (a Hill's
-    number is part of a circuit's formula), so every later state of the same game extends it."""
+    """The briefing of ``state`` as a base to compile: every cell hidden but the revealed Hills (their numbers
+    in the circuit's formula), so every later state of the same game extends it. A running or cached compile
+    of the bare briefing answers such a state too, within ``compiled.HILL_PATTERNS`` placements."""
     return state.with_cells(t if t is Terrain.HILL else None for t in state.cells)
 
 
