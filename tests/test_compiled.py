@@ -508,3 +508,21 @@ def test_a_complete_state_and_a_broken_one_need_no_compiler():
     broken = m.with_cells((m.cells[1], *m.cells[1:]))
     if get_chapter("training").check(broken):
         assert compiled(broken).count(broken) == 0
+
+
+def test_the_cache_opens_only_circuits_the_state_extends(tmp_path, monkeypatch):
+    """Circuits of other games of the same briefing share its folder: loading reads their bases from the
+    small meta.json and opens (and checks) only a circuit whose base the state extends."""
+    m = maps.load("training-2")
+    cache = C.CircuitCache(tmp_path)
+    one = m.hide(range(18))
+    others = [m.hide(range(2, 14)), m.hide(range(1, 13))]  # as many revealed (tried first), cell 0 or 1 among them
+    for state in (one, *others):
+        cache.store(compiled(state))
+    opened = []
+    real = C.Circuit.from_file
+    monkeypatch.setattr(C.Circuit, "from_file", classmethod(lambda cls, p, ch: opened.append(p) or real(p, ch)))
+    later = m.hide(range(12))
+    got = cache.load(get_chapter("training"), later)
+    assert got is not None and got.base.cells == one.cells and len(opened) == 1
+    assert got.count(later) == compiled(later).count(later)

@@ -781,10 +781,21 @@ def _canonical(value):
 
 
 def chapter_fingerprint(chapter: Chapter) -> str:
-    """A hash of what a chapter's maps are: board, terrains, counted terrain and every rule instance."""
+    """A hash of what a chapter's maps are: board, terrains, counted terrain and every rule instance (made
+    once per chapter object: a Chapter is frozen)."""
+    hit = _FINGERPRINTS.get(id(chapter))
+    if hit is not None and hit[0] is chapter:
+        return hit[1]
     data = [chapter.board.height, chapter.board.width, chapter.terrains, chapter.counted, chapter.rules]
     text = json.dumps(_canonical(data))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    found = hashlib.sha256(text.encode()).hexdigest()[:16]
+    if len(_FINGERPRINTS) > 256:
+        _FINGERPRINTS.clear()
+    _FINGERPRINTS[id(chapter)] = (chapter, found)  # the chapter kept: its id stays its own
+    return found
+
+
+_FINGERPRINTS: dict[int, tuple[Chapter, str]] = {}
 
 
 def briefing_key(briefing: Briefing) -> tuple:
@@ -1265,6 +1276,28 @@ class CircuitCache:
     def __init__(self, folder: str | os.PathLike | None = None, *, max_bytes: int = DEFAULT_CACHE_BYTES):
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self.max_bytes = max_bytes
+        self._bases: dict[Path, tuple[tuple[int, int], Map | None]] = {}  # file -> (mtime, size), its base
+
+    def _base(self, p: Path) -> Map | None:
+        """The base state a cache file names in its ``meta.json`` (kept while the file is unchanged), None when
+        unreadable: so ``load`` opens only circuits the state extends (loading one checks its whole file)."""
+        try:
+            st = p.stat()
+        except OSError:
+            return None
+        stamp = (st.st_mtime_ns, st.st_size)
+        hit = self._bases.get(p)
+        if hit is not None and hit[0] == stamp:
+            return hit[1]
+        try:
+            with zipfile.ZipFile(p) as z:
+                base: Map | None = parse_map(json.loads(z.read("meta.json"))["base"])
+        except Exception:  # noqa: BLE001 - a damaged file: Circuit.from_file reports it, and it is deleted
+            base = None
+        if len(self._bases) > 4096:
+            self._bases.clear()
+        self._bases[p] = (stamp, base)
+        return base
 
     def _dir(self, chapter: Chapter, briefing: Briefing) -> Path:
         return self.folder / briefing_folder(chapter, briefing)
@@ -1288,6 +1321,9 @@ class CircuitCache:
                 continue
             if n > len(revealed):
                 continue
+            base = self._base(p)
+            if base is not None and not extends(state, base):
+                continue  # another game's state of the same briefing
             try:
                 c = Circuit.from_file(p, chapter)
             except CompileError:
