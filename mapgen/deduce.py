@@ -86,36 +86,43 @@ class Step:
 PROFILE_BUDGET = 600.0
 
 
-#: The CPU seconds one compile of the profile's state may take (from ``solve.compile_from(chapter)`` revealed
-#: cells on, when no cached circuit answers it yet); a compile that does not finish is tried again after
-#: ``COMPILE_EVERY`` more reveals. The counts before the first circuit are proven bounds (never part of the grade).
+#: The CPU seconds one compile of a profile's state may take (from ``solve.compile_from(chapter)`` revealed
+#: cells on, when no cached circuit answers it): the states tried are those ``COMPILE_EVERY`` reveals apart
+#: from there, and those where a Hill is newly shown. The counts before the first circuit are proven bounds
+#: (never part of the grade).
 COMPILE_CPU = 3.0
 COMPILE_EVERY = 6
+#: Going back, a state whose circuit has more edges than this is the last tried: the state before it would
+#: most likely not compile within ``COMPILE_CPU``, and trying costs that whole budget. Measured on the 24
+#: shipped Flora, Vameter and Maldonado maps, going back without this stop: of the 21 states that did not
+#: compile, 16 came after a circuit of more edges (31,605 to 363,601), saving 2.8 CPU s each; of the 12 that
+#: did after a circuit of more than 5,000 edges, one came after more (vameter-7, 62,685 edges, one reveal
+#: back, where a Hill was shown), so its first exact count moves one step later. Circuits are deterministic
+#: (d4 on the same CNF): where the first exact count falls does not move with the machine.
+COMPILE_STOP_EDGES = 30_000
 
 
 class _StepCounter:
-    """The profile's counts: exact from a compiled circuit (cached, or the state compiled as revealed once
-    it has enough reveals; a circuit without a newly shown Hill's number sums over its placements), else proven bounds. A compile's budget
-    is CPU seconds, so where the first exact count falls is the same under any load (the wall clock passing
-    ends the profile: SolveTimeout). It uses its own solver, so the path's solver (and so the grade) never
-    depends on what was cached."""
+    """The profile's counts: exact from a compiled circuit, else proven bounds.
+
+    While the path is played, only a cached circuit answers (``note``). Once it is known (the counts never
+    change the path), ``settle`` compiles states of it from the last back to the first: a state with more
+    reveals compiles much faster (about 20 times per 4 reveals), so going backwards costs about one compile
+    of the earliest state that compiles plus one that does not, where going forwards cost one budget per
+    state that did not. The earliest circuit, conditioned, then answers every later step (a Hill number it
+    lacks is summed over its placements). A compile's budget is CPU seconds, so where the first exact count
+    falls is the same under any load (the wall clock passing ends the profile: SolveTimeout). It uses its own
+    solver, so the path's solver (and so the grade) never depends on what was cached."""
 
     def __init__(self, chapter, solver: Solver | None = None):
         self.solver = solver or Solver(chapter)
         self.start = compile_from(chapter)
-        self.next_try = self.start
-        self.hills: dict | None = None
+        self.states: list[Map] = []
 
-    def count(self, state: Map, possible, forced, sat, deadline: float):
-        revealed = sum(t is not None for t in state.cells)
-        if state.hills != self.hills:  # a new Hill number: a compile may land earlier (a stronger state)
-            self.hills = dict(state.hills)
-            self.next_try = min(self.next_try, max(self.start, revealed))
+    def note(self, state: Map, possible, forced, sat):
+        """The step's count as the path reaches it: exact from a circuit at hand, else proven bounds."""
+        self.states.append(state)
         c = self.solver.circuit(state, 0.0)
-        if c is None and revealed >= self.next_try:
-            c = self.solver.circuit(state, COMPILE_CPU, deadline=deadline)
-            if c is None:
-                self.next_try = revealed + COMPILE_EVERY
         if c is not None:
             return c.count(state), True, None
         high = math.prod(
@@ -127,6 +134,39 @@ class _StepCounter:
             for i in state.unrevealed()
         )
         return 1, False, {"method": "bounds", "value": 1, "low": 1, "high": high, "confidence": 1.0}
+
+    def settle(self, steps: list[Step], deadline: float) -> None:
+        """Exact counts for the steps from the earliest state that compiles within ``COMPILE_CPU`` on."""
+        tries, hills = [], None
+        for k, state in enumerate(self.states):
+            revealed = sum(t is not None for t in state.cells)
+            new_hill = state.hills != hills
+            hills = state.hills
+            if revealed >= self.start and ((revealed - self.start) % COMPILE_EVERY == 0 or new_hill):
+                tries.append(k)
+        first = None
+        for k in reversed(tries):
+            first_k = first
+            first = k
+            if steps[k].exact:
+                continue  # a cached circuit answers it: no compile
+            c = self.solver.circuit(self.states[k], 0.0) or self.solver.circuit(
+                self.states[k], COMPILE_CPU, deadline=deadline
+            )
+            if c is None:
+                first = first_k
+                break
+            if c.stats.edges > COMPILE_STOP_EDGES:
+                break  # the next state back would not compile within the budget
+        if first is None:
+            return
+        for k in range(first, len(steps)):
+            if steps[k].exact:
+                continue
+            state = self.states[k]
+            c = self.solver.circuit(state, 0.0) or self.solver.circuit(state, COMPILE_CPU, deadline=deadline)
+            if c is not None:
+                steps[k].count, steps[k].exact, steps[k].estimate = c.count(state), True, None
 
 
 def reveal_profile(
@@ -206,7 +246,7 @@ def reveal_profile(
         if cell in targets:
             revealed_at[cell] = len(steps) + 1
         forced = solver.forced(state, budget) if len(explored) < b.size else {}
-        count, exact, estimate = counts.count(state, possible, forced, solver.slot(state.briefing).sat, budget.deadline)
+        count, exact, estimate = counts.note(state, possible, forced, solver.slot(state.briefing).sat)
         newly = sorted(i for i in set(forced) & targets if i not in deduced_at)
         for i in newly:
             deduced_at[i] = len(steps) + 1
@@ -226,6 +266,7 @@ def reveal_profile(
         )
         if progress:
             progress(len(steps), b.size)
+    counts.settle(steps, budget.deadline)
     _tighten(steps)
     events = {b.name(i): {"deduced": deduced_at.get(i), "revealed": revealed_at.get(i)} for i in sorted(targets)}
     all_known = max((min(v for v in (deduced_at.get(i), revealed_at.get(i)) if v) for i in targets), default=None)

@@ -159,3 +159,46 @@ def test_one_grade_per_map_from_every_command(name):
     from_grade = deduce_map(dumps_map(m), 0, 300.0).grade
     again = grade(reveal_profile(m, time_limit=300.0), m.chapter)
     assert from_deduce == from_grade == {k: again[k] for k in keys}
+
+
+@pytest.mark.slow
+def test_the_profile_compiles_from_its_last_state_back_to_the_first_that_fails(tmp_path):
+    """The counts: states compiled latest first, stopping at the first that does not compile within the budget;
+    from the earliest that does, every step is exact (a Hill shown later is summed over, no compile), and the
+    exact counts are the completions' (Ganak)."""
+    from constraints.cnf import count_completions_cnf
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.solving.solve import CircuitStore
+
+    m = read_map("maps/vameter/vameter-1.toml")
+    chapter = get_chapter("vameter")
+    store = CircuitStore(CircuitCache(tmp_path))
+    tried = []
+    real = store.compile
+
+    def compile(ch, state, *a, **k):
+        c = real(ch, state, *a, **k)
+        tried.append((sum(t is not None for t in state.cells), c is not None))
+        return c
+
+    store.compile = compile
+    prof = reveal_profile(m, counter=Solver(chapter, circuits=store))
+    steps = prof["steps"]
+    first = next(s["step"] for s in steps if s["exact"])
+    assert all(s["exact"] for s in steps[first - 1 :]) and not any(s["exact"] for s in steps[: first - 1])
+    fail = next((k for k, (_n, ok) in enumerate(tried) if not ok), None)
+    back = tried if fail is None else tried[: fail + 1]
+    assert [n for n, _ok in back] == sorted((n for n, _ok in back), reverse=True)  # latest first
+    assert min(n for n, ok in back if ok) == first  # (one cell revealed per step, none in the briefing)
+    assert sum(not ok for _n, ok in tried) <= 1  # one budget spent on a state that does not compile, at most
+    b = m.board
+    explored: list[int] = []
+    states = []
+    for s in steps:
+        explored.append(b.index(s["cell"]))
+        states.append(reveal(m, explored))
+    hill_later = next(
+        k for k in range(first, len(steps)) if states[k].hills != states[k - 1].hills
+    )  # a Hill shown after the first circuit
+    for k in (first - 1, hill_later):
+        assert steps[k]["count"] == count_completions_cnf(states[k], time_limit=60)
