@@ -912,6 +912,7 @@ class Circuit:
         self._declined: set[tuple] = set()
         #: ``patterns`` answers, by the state's literals and new Hills' lines (one pass thins the larger ones)
         self._patterns: dict[tuple, list[list[int]] | None] = {}
+        self._placement_counts: dict[tuple, list[int]] = {}  # per placements, their counts (``sample``)
 
     @classmethod
     def compile(
@@ -1089,7 +1090,13 @@ class Circuit:
         if len(pats) == 1:
             models = self.dnnf.samples(pats[0], n, seed)
         else:
-            weights = [self.dnnf.count(p) for p in pats]
+            key = tuple(map(tuple, pats))
+            weights = self._placement_counts.get(key)
+            if weights is None:  # one pass per placement, kept: a bot draws one world at a time
+                weights = [self.dnnf.count(p) for p in pats]
+                if len(self._placement_counts) > 256:
+                    self._placement_counts.clear()
+                self._placement_counts[key] = weights
             rng = random.Random(seed)
             which = [_pick(weights, rng.randrange(sum(weights))) for _ in range(n)] if any(weights) else []
             drawn = {
