@@ -904,7 +904,7 @@ class Circuit:
     def __init__(self, chapter: Chapter, base: Map, dnnf: Dnnf, stats: CircuitStats, x: list[dict[Terrain, int]]):
         self.chapter, self.base, self.dnnf, self.stats, self.x = chapter, base, dnnf, stats, x
         self.key = circuit_key(chapter, base)
-        self._memo: dict[tuple[int, ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
+        self._memo: dict[tuple[tuple[int, ...], ...], tuple[int, dict[int, dict[Terrain, int]]]] = {}
         #: the base state's count and per-literal counts: kept in the cache file, so a loaded circuit answers
         #: its own state at once (numpy's first pass over fauna's empty board takes 1.9 s)
         self._base_counts: tuple[int, dict[int, int]] | None = None
@@ -1055,9 +1055,9 @@ class Circuit:
         if len(pats) > 1:  # the placements' counts add up (no completion is in two of them)
             per_lit = dict(per_lit)
             for p in pats[1:]:
-                t, d = self._counts(p)
-                total += t
-                for v, n in d.items():
+                part_total, part = self._counts(p)
+                total += part_total
+                for v, n in part.items():
                     per_lit[v] = per_lit.get(v, 0) + n
         out: dict[int, dict[Terrain, int]] = {}
         if total:
