@@ -42,6 +42,7 @@ from constraints.rules import (
     Ring,
     Rule,
     TerrainSet,
+    hill_line,
     pattern_placements,
 )
 from mapgen.model import Map
@@ -345,8 +346,7 @@ def _(rule: HillNumbers, cnf: Cnf) -> None:
     for i, number in state.hills.items():
         if state.cells[i] is not rule.hill:
             continue
-        r, c = board.rc(i)
-        line = [cnf.lit(j, rule.counted) for j in (*board.rows[r], *board.cols[c]) if j != i]
+        line = [cnf.lit(j, rule.counted) for j in hill_line(board, i)]
         cnf.exactly(line, number, rule)
 
 

@@ -334,6 +334,12 @@ class HillNumbers(Rule):
         return out
 
 
+def hill_line(board: Board, i: int) -> tuple[int, ...]:
+    """The cells a Hill at i counts (C9): its row and its column, without the Hill itself."""
+    r, c = board.rc(i)
+    return tuple(j for j in (*board.rows[r], *board.cols[c]) if j != i)
+
+
 def hill_number(board: Board, cells, i: int, counted: Terrain) -> int:
     """Count of ``counted`` in cell i's row plus its column (the cell itself is a Hill)."""
     r, c = board.rc(i)

@@ -135,6 +135,11 @@ class _StepCounter:
         )
         return 1, False, {"method": "bounds", "value": 1, "low": 1, "high": high, "confidence": 1.0}
 
+    def _circuit(self, state: Map, deadline: float):
+        """A circuit at hand (cached, or compiled for a later step; asked with no budget first, so a large one
+        is not compiled again for this state), else ``state`` compiled within ``COMPILE_CPU``."""
+        return self.solver.circuit(state, 0.0) or self.solver.circuit(state, COMPILE_CPU, deadline=deadline)
+
     def settle(self, steps: list[Step], deadline: float) -> None:
         """Exact counts for the steps from the earliest state that compiles within ``COMPILE_CPU`` on."""
         tries, hills = [], None
@@ -146,25 +151,21 @@ class _StepCounter:
                 tries.append(k)
         first = None
         for k in reversed(tries):
-            first_k = first
+            if not steps[k].exact:  # (else a cached circuit answers it: no compile)
+                c = self._circuit(self.states[k], deadline)
+                if c is None:
+                    break
+                if c.stats.edges > COMPILE_STOP_EDGES:
+                    first = k
+                    break  # the next state back would not compile within the budget
             first = k
-            if steps[k].exact:
-                continue  # a cached circuit answers it: no compile
-            c = self.solver.circuit(self.states[k], 0.0) or self.solver.circuit(
-                self.states[k], COMPILE_CPU, deadline=deadline
-            )
-            if c is None:
-                first = first_k
-                break
-            if c.stats.edges > COMPILE_STOP_EDGES:
-                break  # the next state back would not compile within the budget
         if first is None:
             return
         for k in range(first, len(steps)):
             if steps[k].exact:
                 continue
             state = self.states[k]
-            c = self.solver.circuit(state, 0.0) or self.solver.circuit(state, COMPILE_CPU, deadline=deadline)
+            c = self._circuit(state, deadline)
             if c is not None:
                 steps[k].count, steps[k].exact, steps[k].estimate = c.count(state), True, None
 

@@ -50,7 +50,7 @@ import numpy as np
 
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, cnf_for_state, compile_settings, d4_solver
-from constraints.rules import HillNumbers
+from constraints.rules import HillNumbers, hill_line
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Briefing, Map
@@ -956,18 +956,15 @@ class Circuit:
         """Per Hill number ``state`` shows and the base does not (with the chapter's Hill rule, C9): the
         literals of the counted terrain on the unrevealed cells of the Hill's row and column, and how many
         of them must hold; None when the revealed cells already make a number impossible."""
-        board, lines = state.board, []
+        lines = []
         for rule in self.chapter.rules:
             if not isinstance(rule, HillNumbers):
                 continue
             for i, number in sorted(state.hills.items()):
                 if i in self.base.hills or state.cells[i] is not rule.hill:
                     continue
-                r, c = board.rc(i)
                 need, lits = number, []
-                for j in (*board.rows[r], *board.cols[c]):
-                    if j == i:
-                        continue
+                for j in hill_line(state.board, i):
                     t = state.cells[j]
                     v = (t is rule.counted) if t is not None else self.x[j].get(rule.counted, FALSE)
                     if v is TRUE:
@@ -990,8 +987,10 @@ class Circuit:
         no completion of the revealed cells are left out first when there are many. [] when no completion
         fits; None when more than ``HILL_PATTERNS`` placements are left (then compile the state)."""
         lits = self.assumptions(state)
-        lines = None if lits is None else self._hill_lines(state)
-        if lits is None or lines is None:
+        if lits is None:
+            return []
+        lines = self._hill_lines(state)
+        if lines is None:
             return []
         if not lines:
             return [lits]
@@ -1001,9 +1000,8 @@ class Circuit:
         found = _placements(lines, HILL_PATTERNS_UNPRUNED)
         if found is None:
             total, per_lit = self._counts(lits)
-            found = _placements([([v for v in ls if per_lit.get(v, 0)], n) for ls, n in lines], HILL_PATTERNS)
-            if total == 0:
-                found = []
+            thinned = [([v for v in ls if per_lit.get(v, 0)], n) for ls, n in lines]
+            found = _placements(thinned, HILL_PATTERNS) if total else []
         out = None if found is None else [sorted([*lits, *p]) for p in found]
         if len(self._patterns) > 256:
             self._patterns.clear()
