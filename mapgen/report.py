@@ -5,6 +5,7 @@ from __future__ import annotations
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_UNIGEN
 from mapgen.terrain import Terrain, percent
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
@@ -63,11 +64,13 @@ def solve_report(
         **report,
     }
     if probabilities:
-        shares, exact = solver.probabilities(
-            state, limit=limit, time_limit=budget.part(PROBABILITY_SHARE), counted=result
+        shares, method = solver.odds(
+            state, limit=limit, time_limit=budget.part(PROBABILITY_SHARE), counted=result, possible=possible
         )
+        exact = method == ODDS_EXACT
         report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
         report["probabilities_exact"] = exact
+        report["probabilities_method"] = method  # exact, unigen (almost uniform) or none (only known cells)
         if exact and result.tallies is not None:
             # exact rationals: each probability is this many completions over "count"
             report["probability_counts"] = {
@@ -131,8 +134,12 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         if report.get("unexplained"):
             lines.append(f"  (no explanation in time for {', '.join(report['unexplained'])}: raise --time-limit)")
     if "probabilities" in report:
-        exact = "exact" if report.get("probabilities_exact") else "estimated"
-        lines.append(f"probabilities ({exact}):")
+        method = report.get("probabilities_method", ODDS_EXACT if report.get("probabilities_exact") else ODDS_UNIGEN)
+        if method == ODDS_NONE:
+            lines.append(f"probabilities: none in time ({NO_ODDS}): raise --time-limit, or reveal more cells")
+            return "\n".join(lines)
+        how = "exact" if method == ODDS_EXACT else "estimated from almost-uniform samples (UniGen)"
+        lines.append(f"probabilities ({how}):")
         for cell, d in report["probabilities"].items():
             if len(d) > 1:
                 lines.append(f"  {cell}: " + ", ".join(f"{t} {percent(p)}" for t, p in d.items()))

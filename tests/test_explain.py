@@ -222,3 +222,33 @@ def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(
     path.write_text(dumps_map(state), encoding="utf-8")
     r = CliRunner().invoke(main, ["solve", str(path)])
     assert r.exit_code == 1 and "the briefing makes the Peak F2 a Rock" in r.output
+
+
+def test_target_odds_without_a_circuit_or_unigen_say_where_it_may_be(monkeypatch):
+    """``hint --target`` with no fair odds in time: null where the target may be, 0 where it cannot, 1 where it
+    must; the text names the cells and gives no percentage (issue 24: never odds from biased samples)."""
+    import mapgen.solving.solve as S
+    import maps
+    from constraints.catalogue import get_chapter
+    from mapgen.solving.explain import frontier, hint, hint_text
+    from mapgen.solving.solve import CircuitStore, Solver
+    from mapgen.terrain import Terrain
+
+    monkeypatch.setattr(S, "unigen_samples", lambda *a, **k: None)
+    m = maps.load("flora-5")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[2:])
+    solver = Solver(get_chapter("flora"), circuits=CircuitStore(None, compiles=False))
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
+    out = hint(solver, state, Terrain.WOOD, time_limit=4.0)
+    assert out["forced"] is False and out["odds_method"] == "none" and out["odds_exact"] is False
+    possible = solver.possible(state)
+    b = state.board
+    for o in out["odds"]:
+        ts = possible[b.index(o["cell"])]
+        assert o["chance"] == (0.0 if Terrain.WOOD not in ts else 1.0 if ts == {Terrain.WOOD} else None)
+    may = [b.name(i) for i in frontier(state) if Terrain.WOOD in possible[i] and possible[i] != {Terrain.WOOD}]
+    assert may and set(out["best"]) == set(may)
+    text = hint_text(state, out, "s.toml")
+    assert f"it may be at {', '.join(o['cell'] for o in out['odds'] if o['chance'] is None)}" in text
+    assert "%" not in text

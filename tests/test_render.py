@@ -517,3 +517,23 @@ def test_any_partial_map_with_any_overlay_draws_every_cell_once(tmp_path, data):
             assert mine == [f"forced-{name}-{forced[i].code}"]
         else:
             assert mine == [f"token-{name}"]
+
+
+def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
+    """With no fair odds in time (``Solver.heat``'s None: the terrain may be there) a cell gets a grey "?" token,
+    never a made-up percentage, and the briefing says what the shading means."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    heat = {i: (1.0 if forced.get(i) is Terrain.FORT else 0.0 if i in forced else None) for i in m.unrevealed()}
+    out = tmp_path / "unknown.svg"
+    render_map(m, out, forced=forced, heat=heat, heat_label="Fort", heat_exact=False)
+    ids = set(structure(out))
+    assert {"heat-D5-100%", "heat-A5-0%", "heat-A2-unknown", "briefing-heat"} <= ids
+    assert not any(i.startswith("heat-A2-") and i != "heat-A2-unknown" for i in ids)
+    fig = map_figure(m, forced=forced, heat=heat, heat_label="Fort", heat_exact=False)
+    texts = [t.get_text() for ax in fig.axes for t in ax.texts]
+    assert "?" in texts
+    assert "? where it may be: no fair odds in time" in " ".join(" ".join(texts).split())
+    fig = map_figure(m, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", heat_exact=False)
+    words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
+    assert "almost-uniform samples (UniGen)" in words and "no fair odds" not in words

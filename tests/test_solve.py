@@ -266,3 +266,63 @@ def test_the_lazy_ruled_session_answers_like_the_guarded_session():
         for w in fast.slot(state.briefing).witnesses:
             assert check_map(state.with_cells(w, hills={}), chapter) == []
     assert answered >= 12 and conflicts >= 3, (answered, conflicts)  # both kinds of answer were compared
+
+
+def _no_fair_odds(monkeypatch):
+    """A solver with no circuit at hand and UniGen out of CPU: the state of early Flora, Vameter and Maldonado."""
+    import mapgen.solving.solve as S
+
+    monkeypatch.setattr(S, "unigen_samples", lambda *a, **k: None)
+    return Solver(get_chapter("flora"), circuits=CircuitStore(None, compiles=False))
+
+
+def test_without_a_circuit_or_unigen_no_odds_are_made_up(monkeypatch):
+    """Issue 24: odds come from the circuit (exact) or UniGen (almost uniform), never from the completions a solver
+    finds first. Without either, only the cells whose terrain is known have a share (1.0), and the report says
+    there are no odds rather than printing biased ones."""
+    import maps
+    from mapgen.report import solve_report, solve_text
+
+    solver = _no_fair_odds(monkeypatch)
+    m = maps.load("flora-3")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[5:])
+    possible = solver.possible(state)
+    shares, method = solver.odds(state, time_limit=2.0)
+    assert method == "none"
+    assert shares == {i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}
+    assert solver.probabilities(state, time_limit=2.0) == (shares, False)
+    heat, how = solver.heat(state, Terrain.WOOD, time_limit=2.0)
+    assert how == "none"
+    for i, ts in possible.items():
+        assert heat[i] == (0.0 if Terrain.WOOD not in ts else 1.0 if ts == {Terrain.WOOD} else None)
+    report = solve_report(state, probabilities=True, time_limit=4.0, solver=solver)
+    assert report["probabilities_method"] == "none" and report["probabilities_exact"] is False
+    assert set(report["probabilities"]) == {state.board.name(i) for i, ts in possible.items() if len(ts) == 1}
+    text = solve_text(state, report, "s.toml")
+    assert "probabilities: none in time (no compiled circuit, and no almost-uniform sample" in text
+    assert "%" not in text.split("probabilities:")[1]
+
+
+def test_unigen_odds_are_labelled_as_almost_uniform_samples(monkeypatch):
+    """Where UniGen answers, the odds are the shares over its samples, and say so."""
+    import mapgen.solving.solve as S
+    import maps
+    from mapgen.report import solve_report, solve_text
+
+    m = maps.load("training-1")
+    state = m.hide(range(6))
+    completions = [w.cells for w in completions_brute(state)][:4]
+    drawn = [completions[k % len(completions)] for k in range(40)]
+    monkeypatch.setattr(S, "unigen_samples", lambda *a, **k: drawn)
+    solver = Solver(get_chapter("training"), circuits=CircuitStore(None, compiles=False))
+    monkeypatch.setattr(solver, "exact_tallies", lambda *a, **k: None)
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
+    shares, method = solver.odds(state, time_limit=2.0, limit=1)
+    assert method == "unigen"
+    for i in state.unrevealed():
+        want = Counter(w[i] for w in drawn)
+        assert shares[i] == pytest.approx({t: n / len(drawn) for t, n in want.items()})
+    report = solve_report(state, probabilities=True, time_limit=4.0, solver=solver, limit=1)
+    assert report["probabilities_method"] == "unigen"
+    assert "probabilities (estimated from almost-uniform samples (UniGen)):" in solve_text(state, report, "s.toml")

@@ -536,9 +536,15 @@ def test_next_hint_skips_cells_already_hinted(client):
 
 
 def test_a_blank_board_hint_gives_a_best_guess(client):
+    """fauna-1's empty board does not compile within 5 s, nor does UniGen sample it: the guess is the start Path
+    with the most possible terrains, and no odds are made up (issue 24: never from biased samples)."""
     body = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 5}).json()
-    assert body["forced"] is False and body["guess"]["cell"][1] == "7"  # a start Path of column 7
-    assert abs(sum(body["guess"]["shares"].values()) - 1) < 0.01
+    guess = body["guess"]
+    assert body["forced"] is False and guess["cell"][1] == "7"  # a start Path of column 7
+    if guess["method"] == "none":
+        assert guess["shares"] == {} and not guess["exact"] and len(guess["possible"]) > 1
+    else:  # a circuit or UniGen answered: shares of one cell
+        assert abs(sum(guess["shares"].values()) - 1) < 0.01
 
 
 def test_repair_says_whether_the_map_keeps_the_profile_and_can_keep_it(client):

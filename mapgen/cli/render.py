@@ -141,17 +141,17 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             if m.complete:
                 raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
         time_limit = time_limit or SOLVE_TIME
-        forced_cells, heat, exact = None, None, True
+        forced_cells, heat, exact, method = None, None, True, "exact"
         if forced or terrain is not None:
-            from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
+            from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(m.chapter)
             with about(map_file, time_limit):
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
-                    chances, exact = solver.probabilities(m, time_limit=time_limit)
-                    heat = {i: float(chances.get(i, {}).get(terrain, 0.0)) for i in m.unrevealed()}
+                    heat, method = solver.heat(m, terrain, time_limit=time_limit)
+                    exact = method == ODDS_EXACT
         label = terrain.label if terrain is not None else ""
         options = {"forced": forced_cells, "heat": heat, "heat_label": label, "heat_exact": exact}
         shown = _named(m, map_file)
@@ -163,7 +163,8 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             extra["probabilities"] = {
                 "terrain": terrain.code,
                 "exact": exact,
-                "cells": {m.board.name(i): round(p, 6) for i, p in sorted(heat.items())},
+                "method": method,  # exact, unigen (almost-uniform samples) or none (null where it may be)
+                "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
             }
         if forced_cells is not None:
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}

@@ -26,8 +26,13 @@ RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
 
 
+#: A shaded cell whose chance is unknown (no fair odds in time): a neutral grey, marked "?".
+UNKNOWN_FILL = (0.85, 0.85, 0.85, 1.0)
+
+
 def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
-    """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1."""
+    """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
+    None: no fair odds, the terrain may be there)."""
     hidden = set(m.unrevealed())
     b = m.board
     for i, t in (forced or {}).items():
@@ -42,6 +47,8 @@ def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
             raise RenderError(f"shaded cell {i!r} is not on the board")
         if i not in hidden:
             raise RenderError(f"shaded cell {b.name(i)} is already explored")
+        if p is None:  # no fair odds in time: the terrain may be there ("?")
+            continue
         if not 0.0 <= float(p) <= 1.0:
             raise RenderError(f"chance {p!r} at {b.name(i)} is not between 0 and 1")
 
@@ -182,19 +189,19 @@ def draw_board(
                 fontweight="bold",
             )
         elif i in heat:
-            p = float(heat[i])
-            fill = cmap(p)
+            p = heat[i]
+            fill = UNKNOWN_FILL if p is None else cmap(float(p))
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=fill, ec=TOKEN_EDGE, lw=lw, gid=f"heat-{name}"))
             ax.text(
                 x + 0.5,
                 y + 0.5,
-                _percent(p),
+                "?" if p is None else _percent(float(p)),
                 ha="center",
                 va="center",
                 fontsize=cell_pt * 0.2,
                 fontweight="bold",
                 color=ink_for(fill),
-                gid=f"heat-{name}-{_percent(p)}",
+                gid=f"heat-{name}-{'unknown' if p is None else _percent(float(p))}",
             )
             if i in forced:
                 ax.add_patch(
@@ -304,6 +311,7 @@ def map_figure(
         forced=len(forced) if forced is not None else None,
         heat_label=heat_label,
         heat_exact=heat_exact,
+        heat_unknown=any(v is None for v in (heat or {}).values()),
     )
     p.gap(0.8)
     legend(

@@ -102,6 +102,7 @@ def briefing(
     forced: int | None = None,
     heat_label: str = "",
     heat_exact: bool = True,
+    heat_unknown: bool = False,
     with_title: bool = True,
     with_minimap: bool = True,
 ) -> None:
@@ -133,7 +134,13 @@ def briefing(
             gid="briefing-forced",
         )
     if heat_label:
-        how = "exact share of all completions" if heat_exact else "estimated from the completions found in time"
+        how = (
+            "exact share of all completions"
+            if heat_exact
+            else "0% or 100% where known, ? where it may be: no fair odds in time"
+            if heat_unknown
+            else "estimated from almost-uniform samples (UniGen)"
+        )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
     if with_minimap and br.fort_pattern is not None:
         p.gap(0.5)

@@ -72,6 +72,7 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
         forced=len(forced) if forced is not None else None,
         heat_label=heat_label,
         heat_exact=heat_exact,
+        heat_unknown=any(v is None for v in (heat or {}).values()),
         with_title=False,
         with_minimap=False,
     )

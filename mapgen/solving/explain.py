@@ -27,6 +27,7 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
+from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN
 from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -446,30 +447,32 @@ def hint(
         out["forced_cells"] = len(forced)
     if target is not None:
         cells = frontier(state)
-        odds, exact = _odds(solver, state, cells, target, budget)
-        ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-p[0], p[1]))
+        odds, method = _odds(solver, state, cells, target, budget)
+        # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in
+        ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-(0.5 if p[0] is None else p[0]), p[1]))
         top = ranked[0][0] if ranked else 0.0
         out["target"] = target.code
         out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in ranked]
-        out["best"] = [b.name(i) for p, i in ranked if p == top and p > 0]
-        out["odds_exact"] = exact
+        out["best"] = [b.name(i) for p, i in ranked if p == top and (p is None or p > 0)]
+        out["odds_exact"] = method == ODDS_EXACT
+        out["odds_method"] = method
     out["seconds"] = round(time.monotonic() - start, 3)
     return out
 
 
-def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float], bool]:
-    """Per cell, the share of completions with ``target`` there, and whether the shares are exact.
+def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float | None], str]:
+    """Per cell, the share of completions with ``target`` there, and how it was had (``solve.ODDS_*``).
 
     Exact when a circuit answers, or the count of the state and of each cell's sub-state (the cell set to
     ``target``) finish within their CPU shares of the budget; otherwise shares over almost-uniform samples
-    (UniGen), else over completions found under random preferred terrains (labelled estimated: diverse,
-    but not a uniform sample). A cell that cannot hold ``target`` (possible terrains are exact) has 0 either way.
+    (UniGen); else none (None) where the target may be: completions a solver finds first are no fair sample.
+    A cell that cannot hold ``target`` (possible terrains are exact) has 0, one that must hold it 1, either way.
     """
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
-    odds = {i: 0.0 for i in cells}
+    odds: dict[int, float | None] = {i: 0.0 for i in cells}
     if not can:
-        return odds, True
+        return odds, ODDS_EXACT
     # A compiled circuit gives every cell's exact count at once (cached, or compiled within 30% of the
     # budget's seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares
     # of 25%; else odds over samples (15%). Shares of the budget's seconds, never of what is left: the same
@@ -480,7 +483,7 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
         total, tallies = got
         for i in can:
             odds[i] = tallies[i].get(target, 0) / total
-        return odds, True
+        return odds, ODDS_EXACT
     counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
     share = 0.25 * cpu / (len(can) + (0 if counted.exact else 1))
     total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
@@ -494,12 +497,15 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     if total and len(parts) == len(can):
         for i, n in zip(can, parts, strict=True):
             odds[i] = n / total
-        return odds, True
-    # UniGen's almost-uniform samples (solve.UNIGEN_EPSILON), else diverse ones
-    found = solver.fair_sample(state, 400, max(0.2, 0.15 * budget.seconds), deadline=budget.deadline)
+        return odds, ODDS_EXACT
+    # UniGen's almost-uniform samples (unigen.UNIGEN_EPSILON), else no number where the target may be
+    found = solver.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.15 * budget.seconds), deadline=budget.deadline)
     for i in can:
-        odds[i] = sum(w[i] is target for w in found) / max(1, len(found))
-    return odds, False
+        if found:
+            odds[i] = sum(w[i] is target for w in found) / len(found)
+        else:
+            odds[i] = 1.0 if possible[i] == {target} else None
+    return odds, ODDS_UNIGEN if found else ODDS_NONE
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:
@@ -510,7 +516,17 @@ def hint_text(state: Map, result: dict, source: str) -> str:
     lines = [f"{source}: {result['message']}"]
     if "odds" in result:
         label = Terrain.from_code(result["target"]).label
-        kind = "" if result["odds_exact"] else " (estimated)"
+        method = result.get("odds_method", ODDS_EXACT if result["odds_exact"] else ODDS_UNIGEN)
+        if method == ODDS_NONE:
+            may = [o["cell"] for o in result["odds"] if o["chance"] is None]
+            sure = [o["cell"] for o in result["odds"] if o["chance"] == 1.0]
+            lines.append(
+                f"no fair odds of a {label} in time ({NO_ODDS}): "
+                + (f"a {label} must be at {', '.join(sure)}; " if sure else "")
+                + (f"it may be at {', '.join(may)}" if may else f"no other Path here can hold a {label}")
+            )
+            return "\n".join(lines)
+        kind = " (from almost-uniform samples: UniGen)" if method == ODDS_UNIGEN else ""
         if result["best"]:
             lines.append(
                 f"best odds of a {label}{kind}: "

@@ -37,7 +37,7 @@ from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.explain import minimal_reason
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
-from mapgen.solving.unigen import unigen_samples
+from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, unigen_samples
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -510,20 +510,15 @@ class Solver:
                 raise  # the wall clock, not the deterministic budget, ended the draws
         return out
 
-    def fair_sample(
+    def fair_samples(
         self, state: Map, n: int, time_limit: float, *, deadline: float | None = None
     ) -> list[tuple[Terrain, ...]]:
-        """Completions to estimate odds from where no circuit answers: UniGen's almost-uniform samples
-        (``unigen.UNIGEN_EPSILON``) when they come within ``time_limit`` CPU seconds, else ``sample``'s
-        diverse draws within ``time_limit`` deterministic seconds: the same samples under any load. The
-        wall-clock ``deadline`` (default: ``time_limit`` from now) passing first raises SolveTimeout."""
+        """``n`` of UniGen's almost-uniform completions (``unigen.UNIGEN_EPSILON``) within ``time_limit`` CPU
+        seconds, else [] (never other draws: odds are made of these only). The wall-clock ``deadline``
+        (default: ``time_limit`` from now) passing first raises SolveTimeout."""
         deadline = time.monotonic() + time_limit if deadline is None else deadline
         got = unigen_samples(state, self.chapter, n, max(0.05, deadline - time.monotonic()), cpu_limit=time_limit)
-        if got is not None:
-            return got
-        budget = Budget.until(time_limit, deadline, deterministic=True)
-        # on a private session: the draws depend on this question only, not on what this thread asked before
-        return self.sample(state, n, budget, session=self.session(state.briefing))
+        return got or []
 
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
@@ -768,25 +763,41 @@ class Solver:
         time_limit: float | Budget | None = None,
         counted: CountResult | None = None,
     ) -> tuple[dict[int, dict[Terrain, float]], bool]:
-        """Per unrevealed cell, the share of completions holding each terrain, and whether it is exact.
+        """``odds`` as (shares, whether they are exact); see there."""
+        shares, method = self.odds(state, limit=limit, time_limit=time_limit, counted=counted)
+        return shares, method == ODDS_EXACT
 
-        Exact by enumeration when the count is small, else by counting completions with each
-        (cell, terrain) fixed (``counted``: the state's count, when already known); when time runs
-        out, shares over up to 400 completions found under
-        random preferred terrains (``sample``: diverse, but not a uniform sample; marked not exact).
+    def odds(
+        self,
+        state: Map,
+        *,
+        limit: int = 100_000,
+        time_limit: float | Budget | None = None,
+        counted: CountResult | None = None,
+        possible: dict[int, frozenset[Terrain]] | None = None,
+    ) -> tuple[dict[int, dict[Terrain, float]], str]:
+        """Per unrevealed cell, the share of completions holding each terrain, and how it was had (``ODDS_*``).
+
+        ``ODDS_EXACT``: by enumeration when the count is small, from a compiled circuit, or by counting the
+        completions with each (cell, terrain) fixed (``counted``: the state's count, when already known).
+        ``ODDS_UNIGEN``: shares over ``ODDS_SAMPLES`` of UniGen's almost-uniform samples (each completion
+        drawn within a factor ``1 + UNIGEN_EPSILON`` of uniform). ``ODDS_NONE`` when neither came within the
+        budget: then only the cells whose terrain is known (one possible terrain) have a share, 1.0, and the
+        others none: completions found first by a solver are no fair sample, so no number is made of them.
         """
         budget = self.budget(time_limit)
         deadline = budget.deadline
         result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5))
         hidden = state.unrevealed()
         if result.tallies is not None:
-            return self._shares(result.tallies, result.count), True
+            return self._shares(result.tallies, result.count), ODDS_EXACT
         cpu = 0.0 if budget.deterministic else budget.seconds  # CPU seconds: the compiler, Ganak, the sampler
         got = self.exact_tallies(state, 0.2 * cpu, deadline=deadline)
         if got is not None and got[0]:
-            return self._shares(got[1], got[0]), True
+            return self._shares(got[1], got[0]), ODDS_EXACT
         if result.exact:
-            possible = self.possible(state, max(0.1, deadline - time.monotonic()))
+            if possible is None or any(i not in possible for i in hidden):
+                possible = self.possible(state, max(0.1, deadline - time.monotonic()))
             pairs = [(i, t) for i in hidden if len(possible[i]) > 1 for t in possible[i]]
             tallies: dict[int, dict[Terrain, int]] = {i: {} for i in hidden}
             for i in hidden:
@@ -799,14 +810,30 @@ class Solver:
                     break
                 tallies[i][t] = n
             else:
-                return self._shares(tallies, result.count), True
-        # shares over UniGen's almost-uniform samples (UNIGEN_EPSILON), else diverse ones
-        found = self.fair_sample(state, 400, max(0.2, 0.2 * budget.seconds), deadline=deadline)
-        tallies = {i: {} for i in hidden}
-        for w in found:
-            for i in hidden:
-                tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
-        return self._shares(tallies, max(1, len(found))), False
+                return self._shares(tallies, result.count), ODDS_EXACT
+        found = self.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.2 * budget.seconds), deadline=deadline)
+        if found:
+            tallies = {i: {} for i in hidden}
+            for w in found:
+                for i in hidden:
+                    tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
+            return self._shares(tallies, len(found)), ODDS_UNIGEN
+        if possible is None:
+            possible = self.possible(state, max(0.1, deadline - time.monotonic()))
+        return {i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}, ODDS_NONE
+
+    def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
+        """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had
+        (``odds``); with no fair odds in time (``ODDS_NONE``) 0.0 where it cannot be, 1.0 where it must,
+        None where it may."""
+        budget = self.budget(time_limit)
+        possible = self.possible(state, budget)
+        shares, method = self.odds(state, time_limit=budget, possible=possible)
+        if method != ODDS_NONE:
+            return {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}, method
+        return {
+            i: (1.0 if ts == {terrain} else None) if terrain in ts else 0.0 for i, ts in sorted(possible.items())
+        }, method
 
     def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` are the same in every completion, and if so where."""

@@ -20,6 +20,15 @@ UNIGEN_KAPPA = 0.638
 UNIGEN_EPSILON = (1 + UNIGEN_KAPPA) * (7.44 + 0.392 / (1 - UNIGEN_KAPPA) ** 2) - 1
 
 
+#: How a state's odds were had (``Solver.odds``, ``explain``'s target odds): exact shares; shares over
+#: ``ODDS_SAMPLES`` of UniGen's almost-uniform samples; or none in time, only where the terrain is known (0 or 1).
+#: Completions a solver finds first under random preferences are no fair sample: no odds are made of them.
+ODDS_EXACT, ODDS_UNIGEN, ODDS_NONE = "exact", "unigen", "none"
+ODDS_SAMPLES = 400
+#: Why there are no odds, for the reports (``ODDS_NONE``).
+NO_ODDS = "no compiled circuit, and no almost-uniform sample from UniGen within the time limit"
+
+
 def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) -> list[list[int]]:
     from pyunigen import Sampler  # deferred: loaded only where no circuit answers (often a child process)
 

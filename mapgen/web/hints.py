@@ -19,6 +19,7 @@ from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver
+from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE
 from mapgen.terrain import Terrain
 
 
@@ -65,7 +66,8 @@ def easiest_hint(
             }
     else:
         out = hint(solver, state, target, time_limit=time_limit)
-    if not out.get("forced") and state.unrevealed() and not out.get("best"):
+    no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
+    if not out.get("forced") and state.unrevealed() and (no_odds or not out.get("best")):
         odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
         guess = best_guess(solver, state, odds)
         if guess is not None:
@@ -83,11 +85,23 @@ def _is_cell(board, name) -> bool:
 
 def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
-    ``{"cell", "shares": {code: share}, "exact"}``, or None when no Path can be explored."""
+    ``{"cell", "shares": {code: share}, "exact", "method"}``, or None when no Path can be explored. With no fair
+    odds in time (``method`` "none": no circuit, no UniGen samples) the Path with the most possible terrains,
+    its ``shares`` empty and ``possible`` its terrains."""
     cells = frontier(state) or state.unrevealed()
     if not cells:
         return None
-    shares, exact = solver.probabilities(state, time_limit=time_limit)
+    possible = solver.possible(state, time_limit, cells=cells)
+    shares, method = solver.odds(state, time_limit=time_limit, possible=possible)
+    if method == ODDS_NONE:
+        i = min(cells, key=lambda i: (-len(possible[i]), i))
+        return {
+            "cell": state.board.name(i),
+            "shares": {},
+            "possible": [t.code for t in sorted(possible[i], key=lambda t: t.index)],
+            "exact": False,
+            "method": method,
+        }
 
     def entropy(i: int) -> float:
         return -sum(p * math.log(p) for p in shares.get(i, {}).values() if p > 0)
@@ -96,5 +110,6 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     return {
         "cell": state.board.name(i),
         "shares": {t.code: round(p, 4) for t, p in shares.get(i, {}).items()},
-        "exact": exact,
+        "exact": method == ODDS_EXACT,
+        "method": method,
     }

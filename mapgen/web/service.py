@@ -682,8 +682,8 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
             if heat_t:
-                shares, heat_exact = solver.probabilities(m, time_limit=DEFAULT_TIME["solve"])
-                heat = {i: d.get(heat_t, 0.0) for i, d in shares.items()}
+                heat, method = solver.heat(m, heat_t, time_limit=DEFAULT_TIME["solve"])
+                heat_exact = method == "exact"
         except NoCompletion as e:
             raise ApiError(str(e), exit=1) from None
         except SolveTimeout as e:

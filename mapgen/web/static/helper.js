@@ -409,16 +409,28 @@ async function hint() {
     $("hint").textContent = more ? "Next hint" : "Hint";
   } else {
     box.append(d.message || "");
-    if (d.best && d.best.length) {
+    if (d.best && d.best.length && d.odds_method === "none") {
+      // no fair odds in time (no circuit, no almost-uniform sample): where the target may be, never a number
+      const label = MG.style(ch, d.target).label;
+      box.append(`. No fair odds of ${label} in time; it may be at ${d.best.join(", ")}.`);
+      H.hint = {cell: d.best[0], cells: []};
+    }
+    if (d.best && d.best.length && d.odds_method !== "none") {
       const label = MG.style(ch, d.target).label;
       const odds = (d.odds || []).filter((o) => d.best.includes(o.cell)).map((o) => `${o.cell} ${pctText(o.chance)}`);
-      box.append(`. Best odds of ${label}${d.odds_exact ? "" : " (estimated)"}: ${odds.join(", ") || d.best.join(", ")}.`);
+      const how = d.odds_exact ? "" : " (from almost-uniform samples)";
+      box.append(`. Best odds of ${label}${how}: ${odds.join(", ") || d.best.join(", ")}.`);
       H.hint = {cell: d.best[0], cells: []};
+    } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
+      const can = (d.guess.possible || []).map((code) => MG.style(ch, code).label).join(", ");
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path with the most possible terrains (${can}; `
+        + "no fair odds in time): its reveal tells you the most.");
+      H.hint = {cell: d.guess.cell, cells: []};
     } else if (d.guess) {
       const shares = Object.entries(d.guess.shares).slice(0, 3)
         .map(([code, p]) => `${MG.style(ch, code).label} ${pctText(p)}`).join(", ");
       box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain (${shares}`
-        + `${d.guess.exact ? "" : ", estimated"}): its reveal tells you the most.`);
+        + `${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
     $("hint").textContent = "Hint";
