@@ -288,15 +288,15 @@ def test_without_a_circuit_or_unigen_no_odds_are_made_up(monkeypatch):
     order = [i for col in reversed(m.board.cols) for i in col]
     state = m.hide(order[5:])
     possible = solver.possible(state)
-    shares, method = solver.odds(state, time_limit=2.0)
+    shares, method = solver.odds(state, time_limit=1.0)
     assert method == "none"
     assert shares == {i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}
-    assert solver.probabilities(state, time_limit=2.0) == (shares, False)
-    heat, how = solver.heat(state, Terrain.WOOD, time_limit=2.0)
+    assert solver.probabilities(state, time_limit=1.0) == (shares, False)
+    heat, how = solver.heat(state, Terrain.WOOD, time_limit=1.0)
     assert how == "none"
     for i, ts in possible.items():
         assert heat[i] == (0.0 if Terrain.WOOD not in ts else 1.0 if ts == {Terrain.WOOD} else None)
-    report = solve_report(state, probabilities=True, time_limit=4.0, solver=solver)
+    report = solve_report(state, probabilities=True, time_limit=2.0, solver=solver)
     assert report["probabilities_method"] == "none" and report["probabilities_exact"] is False
     assert set(report["probabilities"]) == {state.board.name(i) for i, ts in possible.items() if len(ts) == 1}
     text = solve_text(state, report, "s.toml")
