@@ -528,7 +528,7 @@ def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
     out = tmp_path / "unknown.svg"
     render_map(m, out, forced=forced, heat=heat, heat_label="Fort", heat_exact=False)
     ids = set(structure(out))
-    assert {"heat-D5-100%", "heat-A5-0%", "heat-A2-unknown", "briefing-heat"} <= ids
+    assert {"heat-D5-100%", "heat-A5-0%", "heat-A2-unknown", "briefing-heat", "legend-unknown"} <= ids
     assert not any(i.startswith("heat-A2-") and i != "heat-A2-unknown" for i in ids)
     fig = map_figure(m, forced=forced, heat=heat, heat_label="Fort", heat_exact=False)
     texts = [t.get_text() for ax in fig.axes for t in ax.texts]
@@ -537,3 +537,5 @@ def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
     fig = map_figure(m, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", heat_exact=False)
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
     assert "almost-uniform samples (UniGen)" in words and "no fair odds" not in words
+    render_map(m, out, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", force=True)
+    assert "legend-unknown" not in set(structure(out))

@@ -18,16 +18,13 @@ from mapgen.render.style import (
     START_EDGE,
     TOKEN_EDGE,
     TOKEN_FILL,
+    UNKNOWN_FILL,
     style,
 )
 from mapgen.terrain import Terrain
 
 RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
-
-
-#: A shaded cell whose chance is unknown (no fair odds in time): a neutral grey, marked "?".
-UNKNOWN_FILL = (0.85, 0.85, 0.85, 1.0)
 
 
 def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
@@ -320,6 +317,7 @@ def map_figure(
         partial=not m.complete,
         forced=bool(forced),
         heat_label=heat_label,
+        heat_unknown=any(v is None for v in (heat or {}).values()),
         start_cell=m.briefing.start is not None,
         greek_fire=m.briefing.greek_fire is not None,
     )

@@ -12,6 +12,7 @@ from mapgen.render.style import (
     START_EDGE,
     TOKEN_EDGE,
     TOKEN_FILL,
+    UNKNOWN_FILL,
     style,
 )
 from mapgen.terrain import Terrain
@@ -182,6 +183,7 @@ def legend(
     start_cell: bool,
     greek_fire: bool,
     columns: int = 2,
+    heat_unknown: bool = False,
 ) -> None:
     """The terrain key of the chapter and the markers drawn on the board."""
     from matplotlib.patches import Circle  # deferred: matplotlib, slow, only when drawing
@@ -207,11 +209,15 @@ def legend(
         marks.append(("token", "Path token: not explored yet"))
     if forced:
         marks.append(("forced", "Forced: same terrain in every completion"))
+    if heat_unknown:
+        marks.append(("unknown", f"may be {heat_label}: chance unknown (no fair odds in time)"))
     for kind, words in marks:
         x, y, r = 0.0, p.y, side / 2
-        if kind in ("token", "forced"):
-            fc = TOKEN_FILL if kind == "token" else style(Terrain.WOOD).colour
+        if kind in ("token", "forced", "unknown"):
+            fc = {"token": TOKEN_FILL, "unknown": UNKNOWN_FILL}.get(kind) or style(Terrain.WOOD).colour
             ax.add_patch(Circle((x + r, y + r), r * 0.92, fc=fc, ec=TOKEN_EDGE, lw=1.0))
+            if kind == "unknown":
+                ax.text(x + r, y + r, "?", ha="center", va="center", fontsize=side * 72 * 0.45, fontweight="bold")
             if kind == "forced":
                 ax.add_patch(Circle((x + r, y + r), r * 1.08, fill=False, ec="#000000", lw=1.2, ls=(0, (2, 1.5))))
                 ax.text(

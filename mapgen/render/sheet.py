@@ -130,6 +130,7 @@ def sheet_figures(
         partial=not m.complete,
         forced=bool(forced),
         heat_label=heat_label,
+        heat_unknown=any(v is None for v in (heat or {}).values()),
         start_cell=m.briefing.start is not None,
         greek_fire=m.briefing.greek_fire is not None,
         columns=3,

@@ -41,6 +41,8 @@ STYLES: dict[Terrain, TerrainStyle] = {
 
 #: An unexplored Path: the round Path token that covers it on the Map Board.
 TOKEN_FILL = "#d8d2c4"
+#: A shaded cell whose chance is unknown (no fair odds in time): a neutral grey token marked "?".
+UNKNOWN_FILL = (0.85, 0.85, 0.85, 1.0)
 TOKEN_EDGE = "#7a7266"
 BOARD_FILL = "#f7f4ec"
 GRID_EDGE = "#4a4a4a"
