@@ -9,6 +9,9 @@
 //   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells.
+// Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
+// percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
+// "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty.
 "use strict";
 
 const POLL_MS = 1000;
