@@ -240,7 +240,7 @@ def test_target_odds_without_a_circuit_or_unigen_say_where_it_may_be(monkeypatch
     state = m.hide(order[2:])
     solver = Solver(get_chapter("flora"), circuits=CircuitStore(None, compiles=False))
     monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
-    out = hint(solver, state, Terrain.WOOD, time_limit=4.0)
+    out = hint(solver, state, Terrain.WOOD, time_limit=20.0)
     assert out["forced"] is False and out["odds_method"] == "none" and out["odds_exact"] is False
     possible = solver.possible(state)
     b = state.board
