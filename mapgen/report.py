@@ -5,7 +5,7 @@ from __future__ import annotations
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_UNIGEN
+from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE
 from mapgen.terrain import Terrain, percent
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
@@ -134,7 +134,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         if report.get("unexplained"):
             lines.append(f"  (no explanation in time for {', '.join(report['unexplained'])}: raise --time-limit)")
     if "probabilities" in report:
-        method = report.get("probabilities_method", ODDS_EXACT if report.get("probabilities_exact") else ODDS_UNIGEN)
+        method = report["probabilities_method"]
         if method == ODDS_NONE:
             lines.append(f"probabilities: none in time ({NO_ODDS}): raise --time-limit, or reveal more cells")
             return "\n".join(lines)

@@ -27,6 +27,11 @@ RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
 
 
+def has_unknown(heat: dict | None) -> bool:
+    """Whether a shading has cells with no fair odds (None: drawn "?", with a key row and words of their own)."""
+    return any(v is None for v in (heat or {}).values())
+
+
 def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
     """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
     None: no fair odds, the terrain may be there)."""
@@ -290,6 +295,7 @@ def map_figure(
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     check_overlays(m, forced, heat)
+    unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
     x0, x1, y0, y1 = board_extent(m)
     margin, gap, panel_w = 0.3, 0.35, 4.4
@@ -308,7 +314,7 @@ def map_figure(
         forced=len(forced) if forced is not None else None,
         heat_label=heat_label,
         heat_exact=heat_exact,
-        heat_unknown=any(v is None for v in (heat or {}).values()),
+        heat_unknown=unknown,
     )
     p.gap(0.8)
     legend(
@@ -317,7 +323,7 @@ def map_figure(
         partial=not m.complete,
         forced=bool(forced),
         heat_label=heat_label,
-        heat_unknown=any(v is None for v in (heat or {}).values()),
+        heat_unknown=unknown,
         start_cell=m.briefing.start is not None,
         greek_fire=m.briefing.greek_fire is not None,
     )

@@ -6,7 +6,7 @@ import os
 
 from constraints.catalogue import get_chapter
 from mapgen.model import Map
-from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board
+from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board, has_unknown
 from mapgen.render.output import Rendered, RenderError, output_format, save_figures
 from mapgen.render.panel import Panel, briefing, heat_bar, legend, minimap
 from mapgen.terrain import Terrain
@@ -72,7 +72,7 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
         forced=len(forced) if forced is not None else None,
         heat_label=heat_label,
         heat_exact=heat_exact,
-        heat_unknown=any(v is None for v in (heat or {}).values()),
+        heat_unknown=has_unknown(heat),
         with_title=False,
         with_minimap=False,
     )
@@ -130,7 +130,7 @@ def sheet_figures(
         partial=not m.complete,
         forced=bool(forced),
         heat_label=heat_label,
-        heat_unknown=any(v is None for v in (heat or {}).values()),
+        heat_unknown=has_unknown(heat),
         start_cell=m.briefing.start is not None,
         greek_fire=m.briefing.greek_fire is not None,
         columns=3,

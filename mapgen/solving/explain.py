@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN
+from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, known_chance
 from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -500,12 +500,11 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
         return odds, ODDS_EXACT
     # UniGen's almost-uniform samples (unigen.UNIGEN_EPSILON), else no number where the target may be
     found = solver.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.15 * budget.seconds), deadline=budget.deadline)
+    if not found:
+        return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE
     for i in can:
-        if found:
-            odds[i] = sum(w[i] is target for w in found) / len(found)
-        else:
-            odds[i] = 1.0 if possible[i] == {target} else None
-    return odds, ODDS_UNIGEN if found else ODDS_NONE
+        odds[i] = sum(w[i] is target for w in found) / len(found)
+    return odds, ODDS_UNIGEN
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:
@@ -516,7 +515,7 @@ def hint_text(state: Map, result: dict, source: str) -> str:
     lines = [f"{source}: {result['message']}"]
     if "odds" in result:
         label = Terrain.from_code(result["target"]).label
-        method = result.get("odds_method", ODDS_EXACT if result["odds_exact"] else ODDS_UNIGEN)
+        method = result["odds_method"]
         if method == ODDS_NONE:
             may = [o["cell"] for o in result["odds"] if o["chance"] is None]
             sure = [o["cell"] for o in result["odds"] if o["chance"] == 1.0]

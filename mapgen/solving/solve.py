@@ -37,7 +37,7 @@ from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.explain import minimal_reason
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
-from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, unigen_samples
+from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, known_chance, unigen_samples
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -831,9 +831,7 @@ class Solver:
         shares, method = self.odds(state, time_limit=budget, possible=possible)
         if method != ODDS_NONE:
             return {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}, method
-        return {
-            i: (1.0 if ts == {terrain} else None) if terrain in ts else 0.0 for i, ts in sorted(possible.items())
-        }, method
+        return {i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method
 
     def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` are the same in every completion, and if so where."""

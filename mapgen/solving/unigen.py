@@ -29,6 +29,14 @@ ODDS_SAMPLES = 400
 NO_ODDS = "no compiled circuit, and no almost-uniform sample from UniGen within the time limit"
 
 
+def known_chance(possible: frozenset[Terrain], terrain: Terrain) -> float | None:
+    """The chance a cell with these possible terrains holds ``terrain`` when no odds are had: 0.0 where it
+    cannot, 1.0 where it must, None where it may."""
+    if terrain not in possible:
+        return 0.0
+    return 1.0 if possible == {terrain} else None
+
+
 def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) -> list[list[int]]:
     from pyunigen import Sampler  # deferred: loaded only where no circuit answers (often a child process)
 

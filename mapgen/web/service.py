@@ -477,6 +477,7 @@ def do_table(body: dict) -> tuple[int, dict]:
         SolveTimeout,
         inline_from,
     )
+    from mapgen.solving.unigen import known_chance  # deferred: with the solver
 
     state = read_map_field(body)
     heat_code = _field(body, "heat", str, "a terrain code")
@@ -539,10 +540,7 @@ def do_table(body: dict) -> tuple[int, dict]:
             else:
                 # Too many maps to enumerate: no chance in numbers (completions found first are no fair
                 # sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
-                out["heat"] = {
-                    b.name(i): (1.0 if ts == {heat_t} else None) if heat_t in ts else 0.0
-                    for i, ts in sorted(possible.items())
-                }
+                out["heat"] = {b.name(i): known_chance(ts, heat_t) for i, ts in sorted(possible.items())}
                 out["heat_exact"] = False
         return 0, out
     except NoCompletion as e:
