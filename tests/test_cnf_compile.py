@@ -43,6 +43,7 @@ def test_circuit_ganak_and_brute_force_agree_on_tiny_states(name, example):
     assert circuit_count(cnf) == count_cnf(cnf) == brute
 
 
+@pytest.mark.slow  # brute force over every hidden Rock cell's terrains: 2-27 s a map
 @pytest.mark.parametrize("name", MAPS)
 def test_circuit_ganak_and_brute_force_agree_when_rocks_are_hidden(name, example):
     """The Rocks unrevealed (up to 7 cells on Training's 5 terrains, 5 on a 7x7 chapter's 11 or more: brute

@@ -49,6 +49,7 @@ def test_the_worked_examples_count_and_force_exactly(name):
     assert all(sum(d.values()) == total for d in tallies.values())
 
 
+@pytest.mark.slow  # brute force over 5 hidden cells: 13^5 candidate maps in Flora, 31-97 s a chapter
 @pytest.mark.parametrize("chapter", chapter_names())
 def test_counts_equal_brute_force_and_ganak(chapter):
     m = maps.load(f"{chapter}-1")
@@ -468,6 +469,7 @@ def test_the_forked_compiler_child_is_killed_and_reaped():
     assert failing.exitcode == 1
 
 
+@pytest.mark.slow  # 8 s: compiles and asks several states
 def test_solver_answers_from_the_circuit(tmp_path):
     """count, probabilities, forced, possible, uniqueness and samples agree with brute force."""
     m = maps.load("vameter-1")

@@ -84,6 +84,7 @@ def test_the_oracle_searches_and_departs_from_the_clairvoyant_bot():
     assert bot.searches > 10 and bot.rollouts >= 2 * bot.searches and bot.departures > 0
 
 
+@pytest.mark.slow  # 8 s: enough games of four bots for the intervals
 def test_the_oracle_is_above_the_fair_bots_within_the_intervals():
     """fauna-1 (shipped): 10 oracle games (budget 2) against 60 games of each fair bot, seed 0."""
     m = maps.load("fauna-1")
