@@ -151,14 +151,18 @@ class _StepCounter:
                 tries.append(k)
         first = None
         for k in reversed(tries):
-            if not steps[k].exact:  # (else a cached circuit answers it: no compile)
-                c = self._circuit(self.states[k], deadline)
-                if c is None:
-                    break
-                if c.stats.edges > COMPILE_STOP_EDGES:
-                    first = k
-                    break  # the next state back would not compile within the budget
+            state = self.states[k]
+            # a step a cached circuit answered costs no compile; if that circuit was compiled for this very state
+            # (by an earlier run of this walk), its size stops the walk as it did then: else a map deduced again
+            # went on past where its first run had stopped and spent the budget on a state that does not compile
+            exact = steps[k].exact
+            c = self.solver.circuit(state, 0.0) if exact else self._circuit(state, deadline)
+            if c is None and not exact:
+                break
             first = k
+            own = c is not None and (not exact or c.base.cells == state.cells)
+            if own and c.stats.edges > COMPILE_STOP_EDGES:
+                break  # the next state back would not compile within the budget
         if first is None:
             return
         for k in range(first, len(steps)):

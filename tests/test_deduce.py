@@ -202,3 +202,30 @@ def test_the_profile_compiles_from_its_last_state_back_to_the_first_that_fails(t
     )  # a Hill shown after the first circuit
     for k in (first - 1, hill_later):
         assert steps[k]["count"] == count_completions_cnf(states[k], time_limit=60)
+
+
+@pytest.mark.slow  # two reveal profiles of a Flora map: about 2 s
+def test_a_map_profiled_again_on_its_cached_circuits_compiles_nothing_and_counts_the_same(tmp_path, monkeypatch):
+    """A second run (a new process: a new store over the same cache folder) finds the circuits the first one
+    compiled; where a circuit compiled for a state stopped the first run's walk back (too large to try the
+    state before it), it stops the second's too, instead of a compile that spends its whole budget. On flora-1
+    the second run tried the 24-revealed state, which does not compile within COMPILE_CPU."""
+    import maps
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.solving.solve import CircuitStore
+
+    m = maps.load("flora-1")
+    chapter = get_chapter(m.chapter)
+
+    def profile():
+        counter = Solver(chapter, circuits=CircuitStore(CircuitCache(tmp_path)))
+        steps = reveal_profile(m, counter=counter, explain=False)["steps"]
+        return [(s["count"], s["exact"]) for s in steps]
+
+    first = profile()
+    assert any(exact for _, exact in first) and not all(exact for _, exact in first)
+    compiles = []
+    real = CircuitStore.compile
+    monkeypatch.setattr(CircuitStore, "compile", lambda self, *a, **k: compiles.append(a) or real(self, *a, **k))
+    assert profile() == first
+    assert compiles == []
