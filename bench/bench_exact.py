@@ -25,8 +25,6 @@ shared machine they are the figures to compare. Medians; one run.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import os
 import resource
 import statistics
 import tempfile
@@ -267,6 +265,8 @@ def main() -> None:
 
     if a.deduce:
         from mapgen.deduce import deduce_report
+        from mapgen.solving.compiled import CircuitCache
+        from mapgen.solving.solve import CircuitStore
 
         print(
             "\nmapgen deduce with exact counts at every step (CPU s per map, process and compiler children; "
@@ -277,12 +277,13 @@ def main() -> None:
         for chapter in chapter_names():
             for k in range(1, a.deduce + 1):
                 m = maps.load(f"{chapter}-{k}")
-                with _own_cache():
+                with tempfile.TemporaryDirectory(prefix="mapgen-bench-circuits-") as folder:
+                    # each run a new store over the map's own cache folder, as a new process would have
                     t0 = cpu()
-                    r = deduce_report(m)
+                    r = deduce_report(m, circuits=CircuitStore(CircuitCache(folder)))
                     spent = cpu() - t0
                     t0 = cpu()
-                    deduce_report(m)
+                    deduce_report(m, circuits=CircuitStore(CircuitCache(folder)))
                     warm = cpu() - t0
                 per.append(spent)
                 again.append(warm)
@@ -297,26 +298,6 @@ def main() -> None:
             f"deduce: cold median {statistics.median(per):.2f} s, worst {max(per):.2f} s (goal <= 2 s: ratio "
             f"{statistics.median(per) / 2:.2f}); again median {statistics.median(again):.2f} s"
         )
-
-
-@contextlib.contextmanager
-def _own_cache():
-    """The process's circuit store over a new empty cache folder while the block runs (the earlier sections'
-    circuits, or the user's cache, would answer some of a deduce's states), then the one before again."""
-    from mapgen.solving import solve
-
-    saved_env, saved_store = os.environ.get("MAPGEN_CACHE_DIR"), solve._DEFAULT_STORE
-    with tempfile.TemporaryDirectory(prefix="mapgen-bench-circuits-") as folder:
-        os.environ["MAPGEN_CACHE_DIR"] = folder
-        solve._DEFAULT_STORE = None  # default_store() makes a new one over the folder
-        try:
-            yield
-        finally:
-            solve._DEFAULT_STORE = saved_store
-            if saved_env is None:
-                os.environ.pop("MAPGEN_CACHE_DIR", None)
-            else:
-                os.environ["MAPGEN_CACHE_DIR"] = saved_env
 
 
 if __name__ == "__main__":

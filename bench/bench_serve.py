@@ -112,11 +112,16 @@ def _answer(payload) -> object:
     return payload
 
 
-def send(url: str, path: str, body: dict, timeout: float = 120.0) -> tuple[int, object, float]:
-    """POST ``body``; (status, answer, seconds), the answer a JSON value or the SHA-256 of a picture; status 0
-    when no answer came (a lost request: refused, reset, timed out)."""
+def _decoded(raw: bytes, kind: str) -> object:
+    """An answer's body as compared between runs: its JSON (without ``seconds``), or the SHA-256 of a picture."""
     import hashlib
 
+    return _answer(json.loads(raw)) if "json" in kind else hashlib.sha256(raw).hexdigest()
+
+
+def send(url: str, path: str, body: dict, timeout: float = 120.0) -> tuple[int, object, float]:
+    """POST ``body``; (status, answer, seconds), the answer ``_decoded``; status 0 when no answer came (a lost
+    request: refused, reset, timed out)."""
     data = json.dumps(body).encode()
     req = urllib.request.Request(f"{url}{path}", data=data, headers={"Content-Type": "application/json"}, method="POST")
     started = time.perf_counter()
@@ -127,9 +132,7 @@ def send(url: str, path: str, body: dict, timeout: float = 120.0) -> tuple[int, 
         raw, status, kind = e.read(), e.code, e.headers.get("content-type", "")
     except (OSError, urllib.error.URLError):
         return 0, None, time.perf_counter() - started
-    dt = time.perf_counter() - started
-    answer = _answer(json.loads(raw)) if "json" in kind else hashlib.sha256(raw).hexdigest()
-    return status, answer, dt
+    return status, _decoded(raw, kind), time.perf_counter() - started
 
 
 def requests_mix(total: int) -> list[tuple[str, str, dict]]:
@@ -172,7 +175,6 @@ def _send_all(url: str, mix: list[tuple[str, str, dict]], clients: int) -> list[
     urllib 37-101 ms, from httpx2's async client 34-78 ms, from aiohttp 16-42 ms; the server's own time for
     it (``ServerClock``) p99 10-17 ms throughout."""
     import asyncio
-    import hashlib
 
     import aiohttp  # deferred: the test extra's HTTP client, only for the load test
 
@@ -195,8 +197,7 @@ def _send_all(url: str, mix: list[tuple[str, str, dict]], clients: int) -> list[
                     except (aiohttp.ClientError, TimeoutError):
                         return 0, None, time.perf_counter() - started
                     dt = time.perf_counter() - started
-                answer = _answer(json.loads(raw)) if "json" in kind else hashlib.sha256(raw).hexdigest()
-                return status, answer, dt
+                return status, _decoded(raw, kind), dt
 
             return list(await asyncio.gather(*(one(path, body) for _, path, body in mix)))
 

@@ -367,10 +367,20 @@ def rule_ablation(m: Map, cells, *, time_limit: float = 60.0, solver: Solver | N
     return out
 
 
-def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: bool = True, progress=None) -> dict:
+def deduce_report(
+    m: Map,
+    *,
+    seed: int = 0,
+    time_limit: float = 300.0,
+    profile: bool = True,
+    progress=None,
+    circuits: CircuitStore | None = None,
+) -> dict:
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
-    profile with its deduction grade; one solver session serves them all."""
-    solver = Solver(get_chapter(m.chapter))
+    profile with its deduction grade; one solver session serves them all. ``circuits``: the compiled
+    circuits its questions and the profile's counts use (default: the process's store over the user's cache)."""
+    chapter = get_chapter(m.chapter)
+    solver = Solver(chapter, circuits=circuits)
     t0 = time.monotonic()
     cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
     b = m.board
@@ -381,6 +391,7 @@ def deduce_report(m: Map, *, seed: int = 0, time_limit: float = 300.0, profile: 
     }
     if profile:
         left = max(1.0, time_limit - (time.monotonic() - t0))
-        report["profile"] = reveal_profile(m, time_limit=left, progress=progress)
+        counter = None if circuits is None else Solver(chapter, circuits=circuits)
+        report["profile"] = reveal_profile(m, time_limit=left, counter=counter, progress=progress)
         report["grade"] = grade(report["profile"], m.chapter)
     return report
