@@ -68,3 +68,29 @@ def test_the_deducer_reasons_with_a_house_rule_chapter(tmp_path):
     assert "C5" not in rules.rule_ids
     assert solver_for(rules).solver.chapter is rules
     assert solver_for(get_chapter("training")) is solver_for("training")
+
+
+def test_the_deducer_s_answers_on_kept_proofs_are_those_of_a_fresh_session(monkeypatch):
+    """Every question of a run of deducer games (the briefing's proofs shared by all of them) gets the answer a
+    session that has seen no other question gives."""
+    from mapgen.engine import deduce
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    m = read_map(DATA / "engine_fauna_202.toml")
+    monkeypatch.setattr(deduce, "_CACHE", {})
+    asked = []
+    real = FrontierPossible.possible
+
+    def possible(self, state, cells, time_limit=None, session=None):
+        got = real(self, state, cells, time_limit, session)
+        asked.append((state, list(cells), got))
+        return got
+
+    monkeypatch.setattr(FrontierPossible, "possible", possible)
+    run_playtest(m, Settings(bot="deducer", seed=2), 6)
+    fp = deduce.solver_for("fauna")
+    assert len(asked) > 20 and fp.timeouts == 0
+    solver = fp.solver
+    for state, cells, got in asked:
+        fresh = solver.possible(state, 5.0, cells=cells, session=solver.session(state.briefing))
+        assert got == fresh

@@ -4,32 +4,54 @@
 one completion of the revealed state, under every rule of the chapter) for the cells the bot may
 explore next only: far fewer and easier questions than for every unrevealed cell. It adds what a
 playtest needs: a *deterministic* budget (the same question gets the same answer on a busy machine
-as on an idle one, so playtests stay reproducible), one private session per game (no game's
-answers depend on another's), and an empty answer instead of an exception when time runs out.
+as on an idle one, so playtests stay reproducible), one session per briefing whose proofs (completions
+and unsatisfiable cores, ``mapgen.solving.proofs``) every game on that briefing reads and extends, and an
+empty answer instead of an exception when time runs out. The proofs settle most questions of later games
+without the SAT solver; as they are proofs, a game's answers are the same whichever games came before
+(only their cost differs), unless a question runs out of time, which no shipped map's games do.
 ``SolverPossible`` asks for every unrevealed cell, for comparison.
 """
 
 from __future__ import annotations
 
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
 from constraints.catalogue import Chapter, chapter_names, get_chapter
-from mapgen.model import Map
+from mapgen.model import Briefing, Map
+from mapgen.solving.proofs import Proofs
 from mapgen.solving.solve import NoCompletion, Solver, SolveTimeout
 from mapgen.terrain import Terrain
+
+if TYPE_CHECKING:
+    from mapgen.solving.solve import _Slot
+
+
+@dataclass
+class ProvedSession:
+    """One briefing's SAT session and the proofs kept on it."""
+
+    slot: _Slot
+    proofs: Proofs
 
 
 class FrontierPossible:
     """Possible terrains of chosen unrevealed cells, exact, bounded per question.
 
     The bound is deterministic time (``Solver(deterministic=True)``); ``spent`` adds up the
-    deterministic time used. Use one ``session`` per game: completions are reused between its
-    questions, and no other game changes its answers.
+    deterministic time used. Each briefing has one session with its proofs (``session()``), kept for the
+    last ``SESSIONS`` briefings asked about.
     """
+
+    SESSIONS = 16
 
     def __init__(self, chapter: str | Chapter, time_limit: float = 0.05):
         rules = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self.solver = Solver(rules, time_limit=time_limit, deterministic=True)
         self.timeouts = 0
         self.calls = 0
+        self._sessions: OrderedDict[Briefing, ProvedSession] = OrderedDict()
 
     @property
     def time_limit(self) -> float:
@@ -39,24 +61,33 @@ class FrontierPossible:
     def spent(self) -> float:
         return self.solver.spent
 
-    def session(self, state: Map):
-        """A private session (the briefing's solver and an empty witness list) for one game."""
-        return self.solver.session(state.briefing)
+    def session(self, state: Map) -> ProvedSession:
+        """The session of the state's briefing (its SAT solver and the proofs kept on it)."""
+        b = state.briefing
+        s = self._sessions.get(b)
+        if s is None:
+            s = self._sessions[b] = ProvedSession(self.solver.session(b), Proofs(self.solver.chapter))
+            if len(self._sessions) > self.SESSIONS:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(b)
+        return s
 
     def possible(
-        self, state: Map, cells, time_limit: float | None = None, session=None
+        self, state: Map, cells, time_limit: float | None = None, session: ProvedSession | None = None
     ) -> dict[int, frozenset[Terrain]]:
         """{cell: terrains it can hold} for the given unrevealed cells; {} when time runs out.
 
-        ``session`` (from ``session()``) keeps one game's questions apart from every other game's.
+        ``session`` (default: the briefing's, from ``session()``) says whose proofs are read and extended.
         """
         self.calls += 1
         budget = self.solver.budget(time_limit)
         if budget.seconds <= 0:
             self.timeouts += 1
             return {}
+        s = session or self.session(state)
         try:
-            return self.solver.possible(state, budget, cells=list(cells), session=session)
+            return self.solver.possible(state, budget, cells=list(cells), session=s.slot, proofs=s.proofs)
         except SolveTimeout:
             self.timeouts += 1
             return {}

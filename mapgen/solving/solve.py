@@ -36,6 +36,7 @@ from mapgen.model import Briefing, Map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.explain import minimal_reason
+from mapgen.solving.proofs import Proofs
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, known_chance, unigen_samples
 from mapgen.terrain import Terrain
@@ -521,10 +522,13 @@ class Solver:
         return got or []
 
     def possible(
-        self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None
+        self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None, proofs: Proofs | None = None
     ) -> dict[int, frozenset[Terrain]]:
         """For every unrevealed cell (or just ``cells``), the terrains it holds in at least one completion.
 
+        ``proofs`` (with the ``session`` they were kept on: the deducer bot's) are completions and
+        cores kept from earlier questions of that session (``mapgen.solving.proofs``): read first, and
+        extended by what this question proves. The answer is the same with or without them.
         Raises NoCompletion when there is no completion at all, SolveTimeout past the budget.
         """
         budget = self.budget(time_limit)
@@ -541,6 +545,10 @@ class Solver:
             if self.completion(state, budget, session=slot) is None:
                 raise self.explain(state)
             return {}
+        if proofs is not None:
+            if session is None:
+                raise ValueError("proofs belong to one private session: pass it")
+            return self._possible_proved(slot, state, hidden, givens, budget, proofs)
         fast = session is None and not budget.deterministic
         if fast:
             # Wall-clock questions run on the fork with every rule fixed in force (faster, e.g. an
@@ -581,6 +589,34 @@ class Solver:
             before = len(pending)
             pending = [p for p in pending if w[p[0]] is not p[1]]
             per_pair = per_pair or (fast and before - len(pending) <= 1)
+        if not seen[hidden[0]]:
+            raise self.explain(state)
+        return {i: frozenset(ts) for i, ts in seen.items()}
+
+    def _possible_proved(
+        self, slot: _Slot, state: Map, hidden: list[int], givens: list[int], budget: Budget, proofs: Proofs
+    ) -> dict[int, frozenset[Terrain]]:
+        """``possible`` on kept proofs: pairs a stored completion shows or a stored core rules out are settled
+        at once; each round then asks for a completion with any pair left, and when there is none, the solver's
+        core (the revealed cells and rules it needed) is kept as the proof for all of them. (A core per cell
+        is smaller, but the extra solves cost more than the later states it settles: fauna-7, 400 games.)"""
+        sat = slot.sat
+        seen, pending = proofs.split(state, hidden, sat.x)
+        if pending:
+            have = frozenset(givens)
+            cores = proofs.within(have)
+            if cores:
+                pending = [p for p in pending if not proofs.refutes(cores, p[2])]
+        while pending:
+            lits = [v for _i, _t, v in pending]
+            if not self._any_of(slot, givens, lits, budget):
+                proofs.learn(lits, frozenset(sat.core()) & have)
+                break
+            w = sat.decode()
+            proofs.add(w)
+            for i in hidden:
+                seen[i].add(w[i])
+            pending = [p for p in pending if w[p[0]] is not p[1]]
         if not seen[hidden[0]]:
             raise self.explain(state)
         return {i: frozenset(ts) for i, ts in seen.items()}

@@ -1,14 +1,16 @@
 """The ``deducer`` bot: the heuristic, with each reachable cell's possible terrains from exact deduction.
 
 The one Solver on the chapter's rules (``mapgen/engine/deduce.py``, asked through ``solver_for(chapter).possible``)
-on the observation's ``known_map()``, within a solver budget per game.
+on the observation's ``known_map()``, within a solver budget per game. The answers are exact: read from the
+proofs every game on the briefing keeps (completions and cores), else solved; narrowed weights live in the
+heuristic's weight cache, dropped for a cell whose answer changes.
 """
 
 from __future__ import annotations
 
 import random
 
-from mapgen.engine.bots.common import NT, dot
+from mapgen.engine.bots.common import NT
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.deduce import solver_for
 
@@ -28,11 +30,9 @@ class DeducerBot(HeuristicBot):
         self.solver = solver
         self.solver_calls = 0
         self.spent = 0.0  # deterministic solver time used in this game (SAT propagations)
-        self._session: object | None = None  # this game's copy of the model and its witnesses
         self._asked: tuple[int, int] | None = None  # (id of the game, cells seen) at the last question
         self._key: tuple | None = None  # (id of the game, seen, explores) of the last best_cell
         self._possible: dict[int, frozenset] = {}
-        self._narrowed: dict[int, tuple] = {}  # cell -> (local odds, possible terrains, narrowed odds)
 
     #: Ask the solver once this many cells are seen: before that nearly every terrain is possible
     #: everywhere (the heuristic's local rules say as much) and the questions are the slowest.
@@ -63,40 +63,29 @@ class DeducerBot(HeuristicBot):
                 limit = min(self.solver.time_limit, self.budget - self.spent)
                 fresh = {}
                 if limit > 0.01:
-                    known = obs.known_map()
-                    if self._session is None:
-                        self._session = self.solver.session(known)
                     before = self.solver.spent
-                    fresh = self.solver.possible(known, explores, time_limit=limit, session=self._session)
+                    fresh = self.solver.possible(obs.known_map(), explores, time_limit=limit)
                     self.spent += self.solver.spent - before
                     self.solver_calls += 1
+                cache = self._weight_cache  # the heuristic's weights: those of a cell with a new answer go
+                for c, ts in fresh.items():
+                    if possible.get(c) != ts:
+                        cache.pop(c, None)
                 possible.update(fresh)
                 self._asked = (id(obs.game), n_seen)  # after a timeout too: ask again later
             self._possible = possible
         return super().best_cell(obs, explores, need)
 
-    def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
-        return [dot(self._weights(obs, cell), values) for cell in cells]
-
     def _possible_for(self, obs) -> dict[int, frozenset]:
         return self._possible
 
-    def _weights(self, obs, cell: int) -> list[float]:
-        t = obs.known(cell)
-        if t is not None:
-            w = [0.0] * NT
-            w[t.index] = 1.0
-            return w
-        possible = self._possible_for(obs).get(cell)
-        base = super()._weights(obs, cell)
-        if not possible:
+    def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
+        """The heuristic's weights of the cell (cached with it), narrowed to the terrains it can still hold."""
+        base = super()._local_weights(obs, cell, known)
+        if known[cell] >= 0:
             return base
-        hit = self._narrowed.get(cell)
-        if hit is not None and hit[0] is base and hit[1] is possible:  # same local odds, same answer
-            return hit[2]
-        w = self._narrow(obs, base, possible)
-        self._narrowed[cell] = (base, possible, w)
-        return w
+        possible = self._possible_for(obs).get(cell)
+        return self._narrow(obs, base, possible) if possible else base
 
     def _narrow(self, obs, base: list[float], possible: frozenset) -> list[float]:
         """The local odds kept for the possible terrains only (one-hot when one is left)."""
