@@ -312,6 +312,36 @@ def test_the_compiled_walk_gives_the_level_passes_answers(monkeypatch, chapter):
     assert len(walked) == 2 * (2 * len(states) + 3)  # every question went to the walk (two modes)
 
 
+def test_a_few_questions_keep_to_numpy_until_they_cost_what_loading_numba_does(monkeypatch):
+    """A command asking a mid-size circuit a few questions (``mapgen deduce``) does not load numba for them:
+    numpy answers until its passes have gone over ``KERNEL_RENT_EDGES`` edges of the circuit (a count once per
+    edge, the odds 4 times), then the walk does; once a walk has run in the process, the next circuit walks
+    from its second question. The answers are the same either way."""
+    m = maps.load("training-1")
+    order = random.Random(4).sample(range(m.board.size), m.board.size)
+    circuit = compiled(m.hide(order))
+    states = [m.hide(order[:k]) for k in (22, 20, 18, 16, 14)]
+    want = [circuit.dnnf.count(circuit.assumptions(s)) for s in states]
+    from mapgen.solving import kernels
+
+    walked = []
+    monkeypatch.setattr(kernels, "up", lambda *a, _up=kernels.up: walked.append(1) or _up(*a))
+    edges = circuit.stats.edges
+    monkeypatch.setattr(C, "KERNEL_EDGES", 0)
+    monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 2)
+    monkeypatch.setattr(C, "KERNEL_RENT_EDGES", 6 * edges)
+    monkeypatch.setattr(C, "_walked", False)
+    fresh = C.Dnnf(circuit.dnnf.a)
+    got = [fresh.count(circuit.assumptions(s)) for s in states[:2]]
+    fresh.literal_counts(circuit.assumptions(states[2]))  # 4 passes: 6 edges' worth of rent in all
+    assert walked == [] and got == want[:2]
+    got += [fresh.count(circuit.assumptions(s)) for s in states[3:]]
+    assert walked == [1, 1] and got == want[:2] + want[3:]  # the rent is spent: the walk answers
+    again = C.Dnnf(circuit.dnnf.a)
+    assert again.count(circuit.assumptions(states[0])) == want[0] and len(walked) == 2  # a first question: numpy
+    assert again.count(circuit.assumptions(states[1])) == want[1] and len(walked) == 3  # numba is loaded: walks
+
+
 def test_walks_in_threads_at_once_do_not_share_their_scratch(monkeypatch):
     """The web app's threads ask one circuit at once; each thread walks with arrays of its own (the walk
     releases the GIL), so answers are those of the same questions asked one after another."""

@@ -84,6 +84,15 @@ _DTYPES = {FLOAT: np.float64, INT: np.int64, BIG: object}
 #: once, which a single question to a circuit (one ``mapgen solve``) never wins back. Same answers.
 KERNEL_EDGES = 200_000
 KERNEL_FROM_QUERY = 2
+#: Until a walk has loaded numba in the process, a circuit below ``KERNEL_FIRST_EDGES`` keeps to numpy's passes
+#: until they have passed over this many of its edges (a count passes over each edge once, the odds about 4
+#: times, a draw twice): about what loading numba costs (its import and the loops' first calls, 0.6-0.8 s,
+#: against 58 ns an edge counted by numpy), so a command that asks a large circuit a few questions never pays
+#: more than about twice the cheaper of the two (ski rental). ``mapgen deduce`` on 5 of the 32 shipped Fauna,
+#: Flora, Vameter and Maldonado maps asks such a circuit 3-5 questions (vameter-1: 414k edges): 0.4-0.8 CPU s
+#: less each, the same answers. A worker of the web app (``KERNEL_FROM_QUERY = 1``) walks at once.
+KERNEL_RENT_EDGES = 10_000_000
+_walked = False  # a walk has run in this process: numba's cost is paid
 #: From this many edges the walk answers the first question too, unless numpy's passes have made their
 #: one-time edge sort already: with it to make, numpy's first pass costs more than loading numba (fauna's
 #: empty board: 1.9 s against about 1 s); without, less (0.55 s).
@@ -144,6 +153,7 @@ class Dnnf:
         self._lit_start: np.ndarray | None = None
         self._prepared = False
         self._queries = 0  # with assumptions: when to switch to the compiled passes
+        self._rent = 0  # edges numpy's passes went over for those queries (``KERNEL_RENT_EDGES``)
         self._walk: tuple[np.ndarray, int] | None = None  # per node its segment (-1: none), the widest
         self._local = threading.local()  # the walk's scratch arrays, per thread (``_scratch``)
         self._bounds: bool | None = None  # whether the walk may follow every index (``_in_bounds``)
@@ -371,13 +381,18 @@ class Dnnf:
         return self._lit_start
 
     # -- the compiled passes (``mapgen.solving.kernels``) -------------------------------------------
-    def _walking(self, assumptions: list[int]) -> bool:
-        """Whether this query goes to the compiled passes (``KERNEL_EDGES``, ``KERNEL_FROM_QUERY``)."""
+    def _walking(self, assumptions: list[int], passes: int = 1) -> bool:
+        """Whether this query goes to the compiled passes (``KERNEL_EDGES``, ``KERNEL_FROM_QUERY``,
+        ``KERNEL_RENT_EDGES``); ``passes``: how many times numpy's passes would go over each edge."""
         if not assumptions or self.mode == BIG or len(self.parent) < KERNEL_EDGES:
             return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
         self._queries += 1
         first = len(self.parent) >= KERNEL_FIRST_EDGES and not self._prepared
-        return (first or self._queries >= KERNEL_FROM_QUERY) and self._in_bounds()
+        paid = _walked or KERNEL_FROM_QUERY <= 1 or self._rent >= KERNEL_RENT_EDGES
+        if not (first or (self._queries >= KERNEL_FROM_QUERY and paid)):
+            self._rent += passes * len(self.parent)
+            return False
+        return self._in_bounds()
 
     def _in_bounds(self) -> bool:
         """Every index the walk follows points inside its array (checked once: compiled loops do not check,
@@ -408,6 +423,8 @@ class Dnnf:
         seg_of, lit_start = self._walk[0], self.lit_start
         dead = np.zeros(2 * self.nvars + 1, dtype=np.bool_)
         dead[np.asarray([-a for a in assumptions], dtype=np.int64) + self.nvars] = True
+        global _walked
+        _walked = True
         val, order, seen, stack_v, stack_e, _der = self._scratch()
         k = kernels.up(
             self.kind, self.child, self.seg_start, seg_of, self.lit, lit_start, dead, self.nvars, val, order, seen,
@@ -455,7 +472,7 @@ class Dnnf:
         the upward pass, then one downward pass of partial derivatives (``der[v]``: models of the root
         per model of ``v``), each edge's models are its parent's derivative times its own value."""
         assumptions = list(assumptions)
-        if self._walking(assumptions):
+        if self._walking(assumptions, 4):
             return self._walk_counts(assumptions)
         alive = self.alive(assumptions)
         val = self._values(alive)
@@ -510,7 +527,7 @@ class Dnnf:
     def samples(self, assumptions: Iterable[int], n: int, seed: int) -> list[set[int]]:
         """``n`` models drawn exactly uniformly (each as its set of true literals on the path)."""
         assumptions = list(assumptions)
-        walking = self._walking(assumptions)
+        walking = self._walking(assumptions, 2)
         if walking:  # counts of the nodes the reveals leave reachable; an edge's life read from its literals
             val, _order, _k, dead = self._walk_up(assumptions)
             alive = None
