@@ -80,19 +80,20 @@ class DeducerBot(HeuristicBot):
         return self._possible
 
     def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
-        """The heuristic's weights of the cell (cached with it), narrowed to the terrains it can still hold."""
+        """The heuristic's weights of the cell (cached with it), narrowed to the terrains it can still hold; a
+        cell that can hold one terrain only is that terrain, without the heuristic's reading (about a third
+        of the cells asked about on Fauna)."""
+        possible = self._possible_for(obs).get(cell) if known[cell] < 0 else None
+        if possible and len(possible) == 1:
+            w = [0.0] * NT
+            w[next(iter(possible)).index] = 1.0
+            return w
         base = super()._local_weights(obs, cell, known)
-        if known[cell] >= 0:
-            return base
-        possible = self._possible_for(obs).get(cell)
         return self._narrow(obs, base, possible) if possible else base
 
     def _narrow(self, obs, base: list[float], possible: frozenset) -> list[float]:
-        """The local odds kept for the possible terrains only (one-hot when one is left)."""
+        """The local odds kept for the possible terrains only (two or more)."""
         w = [0.0] * NT
-        if len(possible) == 1:
-            w[next(iter(possible)).index] = 1.0
-            return w
         geo = self._geo(obs.game)
         for t in possible:
             k = t.index
