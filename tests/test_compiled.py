@@ -301,6 +301,7 @@ def test_the_compiled_walk_gives_the_level_passes_answers(monkeypatch, chapter):
     walked = []
     monkeypatch.setattr(C, "KERNEL_EDGES", 0)
     monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 1)
+    monkeypatch.setattr(C, "KERNELS_PAID", True)  # as in a web app worker
     from mapgen.solving import kernels
 
     monkeypatch.setattr(kernels, "up", lambda *a, _up=kernels.up: walked.append(1) or _up(*a))
@@ -330,7 +331,7 @@ def test_a_few_questions_keep_to_numpy_until_they_cost_what_loading_numba_does(m
     monkeypatch.setattr(C, "KERNEL_EDGES", 0)
     monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 2)
     monkeypatch.setattr(C, "KERNEL_RENT_EDGES", 6 * edges)
-    monkeypatch.setattr(C, "_walked", False)
+    monkeypatch.setattr(C, "KERNELS_PAID", False)
     fresh = C.Dnnf(circuit.dnnf.a)
     got = [fresh.count(circuit.assumptions(s)) for s in states[:2]]
     fresh.literal_counts(circuit.assumptions(states[2]))  # 4 passes: 6 edges' worth of rent in all
@@ -349,6 +350,7 @@ def test_walks_in_threads_at_once_do_not_share_their_scratch(monkeypatch):
 
     monkeypatch.setattr(C, "KERNEL_EDGES", 0)
     monkeypatch.setattr(C, "KERNEL_FROM_QUERY", 1)
+    monkeypatch.setattr(C, "KERNELS_PAID", True)  # as in a web app worker
     m = maps.load("training-1")
     rng = random.Random(4)
     order = rng.sample(range(m.board.size), m.board.size)

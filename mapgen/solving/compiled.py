@@ -90,9 +90,11 @@ KERNEL_FROM_QUERY = 2
 #: against 58 ns an edge counted by numpy), so a command that asks a large circuit a few questions never pays
 #: more than about twice the cheaper of the two (ski rental). ``mapgen deduce`` on 5 of the 32 shipped Fauna,
 #: Flora, Vameter and Maldonado maps asks such a circuit 3-5 questions (vameter-1: 414k edges): 0.4-0.8 CPU s
-#: less each, the same answers. A worker of the web app (``KERNEL_FROM_QUERY = 1``) walks at once.
+#: less each, the same answers.
 KERNEL_RENT_EDGES = 10_000_000
-_walked = False  # a walk has run in this process: numba's cost is paid
+#: numba's load is paid in this process (a walk has run) or worth paying at once (a web app worker, which lives as
+#: long as the server, sets it): circuits then walk from their ``KERNEL_FROM_QUERY``-th question, without the rent
+KERNELS_PAID = False
 #: From this many edges the walk answers the first question too, unless numpy's passes have made their
 #: one-time edge sort already: with it to make, numpy's first pass costs more than loading numba (fauna's
 #: empty board: 1.9 s against about 1 s); without, less (0.55 s).
@@ -388,7 +390,7 @@ class Dnnf:
             return False  # no reveals of its own: every edge is reachable, numpy's level passes are faster
         self._queries += 1
         first = len(self.parent) >= KERNEL_FIRST_EDGES and not self._prepared
-        paid = _walked or KERNEL_FROM_QUERY <= 1 or self._rent >= KERNEL_RENT_EDGES
+        paid = KERNELS_PAID or self._rent >= KERNEL_RENT_EDGES
         if not (first or (self._queries >= KERNEL_FROM_QUERY and paid)):
             self._rent += passes * len(self.parent)
             return False
@@ -423,8 +425,8 @@ class Dnnf:
         seg_of, lit_start = self._walk[0], self.lit_start
         dead = np.zeros(2 * self.nvars + 1, dtype=np.bool_)
         dead[np.asarray([-a for a in assumptions], dtype=np.int64) + self.nvars] = True
-        global _walked
-        _walked = True
+        global KERNELS_PAID
+        KERNELS_PAID = True
         val, order, seen, stack_v, stack_e, _der = self._scratch()
         k = kernels.up(
             self.kind, self.child, self.seg_start, seg_of, self.lit, lit_start, dead, self.nvars, val, order, seen,

@@ -45,6 +45,7 @@ def _start(nice: int) -> None:
 
     # a worker lives as long as the server: loading numba once pays from a large circuit's first question on
     compiled.KERNEL_FROM_QUERY = 1
+    compiled.KERNELS_PAID = True
 
 
 def _ready() -> int:
