@@ -126,6 +126,38 @@ def thresholds(per_map: int, cpu_limit: float) -> None:
                 )
 
 
+def ladder(chapters: list[str], counts: list[int], cpu_limit: float) -> None:
+    """``solve.COMPILE_LADDER``'s measurement: per chapter and number of revealed cells, one state per shipped
+    map revealed along a path from the start (``path_order`` seeded by the count and the map's name), each
+    compiled within ``cpu_limit`` CPU seconds; prints how many landed, every map's CPU seconds and the lower
+    median (the seconds within which at least half of them compiled: the ladder's figure)."""
+    import random
+
+    print(f"compile within {cpu_limit:g} CPU s: per map CPU s (inf: not within the budget); lower median")
+    for chapter in chapters:
+        ch = get_chapter(chapter)
+        for revealed in counts:
+            spent = []
+            for name in maps.names(chapter):
+                m = maps.load(name)
+                state = state_of(m, path_order(m, random.Random(revealed * 31 + len(name)))[:revealed])
+                t0 = cpu()
+                try:
+                    Circuit.compile(ch, state, time_limit=10 * cpu_limit, cpu_limit=cpu_limit)
+                    spent.append(cpu() - t0)
+                except (CompileTimeout, CompileError):
+                    spent.append(float("inf"))
+            ranked = sorted(spent)
+            half = ranked[(len(ranked) - 1) // 2]
+            landed = sum(x != float("inf") for x in spent)
+            print(
+                f"  {chapter:<10} {revealed:>2} revealed  {landed}/{len(spent)}  "
+                + " ".join(f"{x:.1f}" for x in spent)
+                + f"  lower median {half:.1f}",
+                flush=True,
+            )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--maps", type=int, default=2, help="shipped maps per chapter")
@@ -139,7 +171,25 @@ def main() -> None:
         "states revealed along a path from the start and at random, around each chapter's thresholds",
     )
     ap.add_argument("--per-map", type=int, default=2, help="states per shipped map and kind (--thresholds)")
+    ap.add_argument(
+        "--ladder",
+        metavar="CHAPTER:K,K,...",
+        action="append",
+        help="only measure solve.COMPILE_LADDER: one path state per shipped map with K revealed cells, compiled "
+        "within --time-limit CPU s (repeatable, e.g. --ladder maldonado:12,14 --time-limit 40)",
+    )
     a = ap.parse_args()
+    if a.ladder:
+        for spec in a.ladder:
+            chapter, _, ks = spec.partition(":")
+            if chapter not in chapter_names() or not ks:
+                ap.error(f"--ladder: expected CHAPTER:K,K,... with a shipped chapter, not {spec!r}")
+            try:
+                counts = [int(k) for k in ks.split(",")]
+            except ValueError:
+                ap.error(f"--ladder: expected numbers of revealed cells like 12,14, not {ks!r}")
+            ladder([chapter], counts, a.time_limit)
+        return
     if a.thresholds:
         thresholds(a.per_map, a.time_limit)
         return

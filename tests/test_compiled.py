@@ -560,3 +560,36 @@ def test_the_cache_opens_only_circuits_the_state_extends(tmp_path, monkeypatch):
     got = cache.load(get_chapter("training"), later)
     assert got is not None and got.base.cells == one.cells and len(opened) == 1
     assert got.count(later) == compiled(later).count(later)
+
+
+def test_a_larger_budget_compiles_from_fewer_reveals(monkeypatch, tmp_path):
+    """A question's compile budget sets where it compiles from (``solve.COMPILE_LADDER``): a Maldonado state
+    with 14 cells revealed (below ``COMPILE_FROM``'s 16) is compiled by ``mapgen solve`` and answered exactly,
+    while a bot's worlds (``fixed``) and a budget below the ladder's seconds still leave it to the counters."""
+    from mapgen.solving import solve
+
+    ch = get_chapter("maldonado")
+    fixed = solve.COMPILE_FROM["maldonado"]
+    ladder = dict(solve.COMPILE_LADDER["maldonado"])
+    assert solve.compile_from(ch) == solve.compile_from(ch, 0.0) == fixed
+    assert solve.compile_from(ch, 1e9) == min(ladder) < fixed
+    assert solve.compile_from(ch, ladder[14]) <= 14 < solve.compile_from(ch, ladder[14] / 2)
+    m = maps.load("maldonado-8")
+    shown = {
+        m.board.index(n) for n in ["C7", "D3", "D4", "D5", "D6", "D7", "E4", "E5", "E6", "E7", "F3", "F4", "F5", "F7"]
+    }
+    state = m.hide(i for i in range(m.board.size) if i not in shown)
+    solver = Solver(ch, circuits=CircuitStore(None))
+    assert solver.circuit(state, 30.0, fixed=True) is None
+    assert solver.circuit(state, ladder[14] / 2) is None
+    got = solver.circuit(state, 30.0)
+    assert got is not None and got.count(state) == count_completions_cnf(state, time_limit=60)
+    monkeypatch.setenv("MAPGEN_CACHE_DIR", str(tmp_path))
+    path = tmp_path / "maldonado-8-fourteen.toml"
+    from mapgen.mapfile import write_map
+
+    write_map(state, path)
+    result = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--json", "--time-limit", "30"])
+    assert result.exit_code == 0, result.output
+    answer = json.loads(result.output)
+    assert answer["method"] == "d-dnnf" and answer["exact"] and answer["count"] == got.count(state)

@@ -594,6 +594,37 @@ def test_the_helper_compiles_the_briefing_behind_the_first_reveals(monkeypatch, 
     assert all(t is None for t in circuit.base.cells)  # the briefing itself, not the state as revealed
 
 
+def test_the_helper_compiles_in_the_background_from_its_budget_s_rung(monkeypatch, tmp_path):
+    """The background compile has a minute, so it compiles from the ``COMPILE_LADDER`` rung half of it reaches:
+    a Maldonado state with 14 cells revealed (below ``COMPILE_FROM``'s 16) is compiled behind the helper, and its
+    answers are exact once it lands."""
+    import threading
+
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.web import service
+
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    monkeypatch.setattr(service, "_local", threading.local())
+    monkeypatch.setattr(service, "COMPILES", service.BackgroundCompiles())
+    chapter = get_chapter("maldonado")
+    assert solve.compile_from(chapter, service.BackgroundCompiles.SECONDS / 2) <= 14 < solve.compile_from(chapter)
+    m = maps.load("maldonado-8")
+    shown = {
+        m.board.index(n) for n in ["C7", "D3", "D4", "D5", "D6", "D7", "E4", "E5", "E6", "E7", "F3", "F4", "F5", "F7"]
+    }
+    state = m.hide(i for i in range(m.board.size) if i not in shown)
+    body = {"map": dumps_map(state), "count": "quick", "time_limit": 15}
+    code, first = service.do_table(body)
+    assert code == 0 and "compiling" in first and first["method"] != "d-dnnf"
+    deadline = time.monotonic() + 120
+    while service.COMPILES._running and time.monotonic() < deadline:
+        time.sleep(0.2)
+    code, v = service.do_table(body)
+    assert code == 0 and v["method"] == "d-dnnf" and v["exact"] and "compiling" not in v
+    assert v["count"] == solve.Solver(chapter).count(state, time_limit=30).count
+
+
 def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monkeypatch, tmp_path):
     """Worker processes share the disk cache: the first to ask claims the briefing's compile with a marker
     file there, another says how long it has run instead of compiling it again, and a claim left by a

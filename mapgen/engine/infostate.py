@@ -439,7 +439,7 @@ class CompletionSampler:
         if self._solver is None:
             self._solver = Solver(self.chapter, circuits=CircuitStore(None, max_edges=5_000_000))
         try:
-            return self._solver.circuit(known, CIRCUIT_CPU, deadline=time.monotonic() + CIRCUIT_WALL)
+            return self._solver.circuit(known, CIRCUIT_CPU, deadline=time.monotonic() + CIRCUIT_WALL, fixed=True)
         except SolveTimeout:  # the wall clock's safety net (a machine far too busy): the solver draws instead
             return None
 

@@ -239,8 +239,8 @@ def default_store() -> CircuitStore:
 #: within a question's CPU share, so the share goes to the other counters instead). The compile's budget is
 #: CPU seconds of the compiler, a share of the question's time limit, so whether it lands does not depend on
 #: the load; the wall clock running out first is a SolveTimeout (exit 3). Below them only circuits already
-#: compiled answer (``mapgen compile``, the web app's background compiles). A chapter not listed (a house
-#: chapter): ``COMPILE_FROM_DEFAULT``.
+#: compiled answer (``mapgen compile``, the web app's background compiles), unless the question's compile
+#: budget reaches a rung of ``COMPILE_LADDER``. A chapter not listed (a house chapter): ``COMPILE_FROM_DEFAULT``.
 COMPILE_FROM = {"training": 0, "fauna": 5, "flora": 24, "vameter": 20, "maldonado": 16}
 COMPILE_FROM_DEFAULT = 8
 #: From these the compile takes well under a second on most sampled states (same measurement): the table
@@ -259,8 +259,31 @@ INLINE_FROM_DEFAULT = 12
 BRIEFING_COMPILE_CPU = {"fauna": 300.0}
 
 
-def compile_from(chapter: Chapter) -> int:
-    return COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
+#: Earlier thresholds for a larger budget: (revealed cells, CPU seconds) such that, of the states sampled with
+#: that many cells revealed along a path from the start (one per shipped map of the chapter, 8 in all:
+#: ``python -m bench exact --ladder CHAPTER:K,... --time-limit 40``), at least half compiled within those
+#: seconds (the lower median; then the largest of that and the later rungs', so a budget that reaches a rung
+#: reaches every later one). A question whose compile budget reaches a rung compiles from there
+#: (``compile_from`` with ``cpu``), so a larger ``--time-limit`` buys exact answers earlier; the bots' worlds
+#: keep ``COMPILE_FROM`` (``Solver.circuit(fixed=True)``: they ask at every decision). Measured in CPU seconds on
+#: this project's 2-core machine; lower medians per rung: Fauna 3 revealed 2.4 s, 4: 2.6 s; Flora 16: none
+#: within 40 s (1 of 8), 20: 12.3 s, 22: 35.4 s, 24: 2.5 s; Vameter 14: none (1 of 8), 16: 2.4 s, 18: 1.4 s,
+#: 20: 1.9 s; Maldonado 10: none (2 of 8), 12: 4.2 s, 14: 0.7 s, 16: 0.7 s.
+COMPILE_LADDER: dict[str, tuple[tuple[int, float], ...]] = {
+    "fauna": ((3, 2.6), (4, 2.6)),
+    "flora": ((20, 35.4), (22, 35.4)),
+    "vameter": ((16, 2.4), (18, 1.4)),
+    "maldonado": ((12, 4.2), (14, 0.7)),
+}
+
+
+def compile_from(chapter: Chapter, cpu: float | None = None) -> int:
+    """Revealed cells from which a question compiles a state: ``COMPILE_FROM``, or earlier where a compile budget
+    of ``cpu`` CPU seconds reaches the measured ``COMPILE_LADDER``."""
+    fixed = COMPILE_FROM.get(chapter.name, COMPILE_FROM_DEFAULT)
+    if cpu is None:
+        return fixed
+    return min([k for k, seconds in COMPILE_LADDER.get(chapter.name, ()) if seconds <= cpu] + [fixed])
 
 
 def briefing_compile_cpu(chapter: Chapter) -> float | None:
@@ -326,11 +349,18 @@ class Solver:
         return self._circuits
 
     def circuit(
-        self, state: Map, time_limit: float | None = 0.0, *, progress=None, deadline: float | None = None
+        self,
+        state: Map,
+        time_limit: float | None = 0.0,
+        *,
+        progress=None,
+        deadline: float | None = None,
+        fixed: bool = False,
     ) -> Circuit | None:
         """A compiled circuit that answers ``state`` exactly: a cached one (memory, then disk), else (with a
         ``time_limit`` above 0; None: the compile's default) the state compiled as revealed, from
-        ``compile_from`` revealed cells. Given a wall-clock ``deadline`` (``time.monotonic``), ``time_limit``
+        ``compile_from(chapter, time_limit)`` revealed cells (``fixed``: from ``COMPILE_FROM`` whatever the
+        budget, for a bot that asks at every decision). Given a wall-clock ``deadline`` (``time.monotonic``), ``time_limit``
         counts the compiler's CPU seconds, so whether the compile lands does not depend on the machine's load,
         and the deadline passing first raises SolveTimeout; without one it counts wall-clock seconds. None
         below the threshold, past the budget, or when the compiler fails. A very large cached circuit gives
@@ -357,7 +387,7 @@ class Solver:
                 if fresh is not None:  # else the cached one answers alike, only slower
                     return fresh
             return found
-        if time_limit <= 0 or _revealed(state) < compile_from(self.chapter):
+        if time_limit <= 0 or _revealed(state) < compile_from(self.chapter, None if fixed else time_limit):
             return None
         if wall <= 0.05:
             raise SolveTimeout("the time limit ran out before the state was compiled")
@@ -745,7 +775,7 @@ class Solver:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
         low = max(1, tally.count)  # completions enumerated (the same on any machine), or the one just found
         if exact_counter:  # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
-            tried = wall and _revealed(state) >= compile_from(self.chapter)
+            tried = wall and _revealed(state) >= compile_from(self.chapter, COMPILE_SHARE * budget.seconds)
             share = COUNTER_SHARE + (0 if tried else COMPILE_SHARE / 2)
             exact = self.model_count(state, share * budget.seconds, deadline)
             if exact is not None:

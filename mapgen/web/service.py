@@ -160,8 +160,8 @@ class BackgroundCompiles:
     in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
     (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
     state that extends a running compile's base waits for it. Only states with the chapter's measured
-    number of reveals (``solve.compile_from``: Training's empty board, Fauna from 5 cells) are compiled as
-    revealed. Below it, in a chapter whose briefings compile (``solve.BRIEFING_COMPILE_CPU``: Fauna), the
+    number of reveals for half of ``SECONDS`` of CPU (``solve.compile_from`` with that budget: Training's empty
+    board, Fauna from 3 cells, Vameter 16, Maldonado 12, Flora 24) are compiled as revealed. Below it, in a chapter whose briefings compile (``solve.BRIEFING_COMPILE_CPU``: Fauna), the
     briefing itself is compiled (``solve.briefing_base``: the empty board and any revealed Hills), as soon
     as the helper shows the briefing: one to two minutes of CPU and about 2 GB, after which every state of
     the game is exact from its first reveal. ``MAPGEN_BRIEFING_COMPILES=0`` turns those off (a small
@@ -198,7 +198,7 @@ class BackgroundCompiles:
         )
 
         cpu = None
-        if sum(t is not None for t in state.cells) < compile_from(chapter):
+        if sum(t is not None for t in state.cells) < compile_from(chapter, self.SECONDS / 2):
             cpu = briefing_compile_cpu(chapter)
             if cpu is None or os.environ.get("MAPGEN_BRIEFING_COMPILES", "1") == "0":
                 return None
