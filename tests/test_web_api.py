@@ -625,6 +625,43 @@ def test_the_helper_compiles_in_the_background_from_its_budget_s_rung(monkeypatc
     assert v["count"] == solve.Solver(chapter).count(state, time_limit=30).count
 
 
+def test_a_state_from_the_rung_on_does_not_wait_for_the_briefing_s_compile(monkeypatch, tmp_path):
+    """Fauna briefings take minutes to compile, or do not compile (fauna-2: more than 300 CPU s): while one runs, a
+    state with enough reveals to compile on its own (seconds) is compiled in the other slot and answered exactly,
+    instead of saying "compiling the briefing" until the briefing's compile ends; a state below the rung waits."""
+    import threading
+
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.web import service
+
+    monkeypatch.setenv("MAPGEN_BRIEFING_COMPILES", "1")
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    monkeypatch.setattr(service, "_local", threading.local())
+    compiles = service.BackgroundCompiles()
+    monkeypatch.setattr(service, "COMPILES", compiles)
+    chapter = get_chapter("fauna")
+    m = maps.load("fauna-2")
+    rung = solve.compile_from(chapter, compiles.SECONDS / 2)
+    order = [i for c in (7, 6) for i in m.board.col_cells(c) if m.cells[i] is not Terrain.HILL]
+    below, state = (m.hide(i for i in range(m.board.size) if i not in order[:k]) for k in (rung - 1, rung + 1))
+    briefing = solve.briefing_base(below)
+    assert solve.briefing_base(state).cells == briefing.cells  # (no Hill revealed: the empty board)
+    started = time.monotonic() - 100.0
+    compiles._running["briefing"] = (briefing, started, True)  # a briefing compile running for 100 s
+    age = compiles.status(chapter, below)
+    assert age is not None and age >= 100.0  # below the rung: the briefing will answer it
+    body = {"map": dumps_map(state), "count": "quick", "time_limit": 15}
+    code, first = service.do_table(body)
+    assert code == 0 and first["compiling"]["seconds"] < 100.0
+    deadline = time.monotonic() + 120
+    while len(compiles._running) > 1 and time.monotonic() < deadline:
+        time.sleep(0.2)
+    code, v = service.do_table(body)
+    assert code == 0 and v["method"] == "d-dnnf" and v["exact"] and "compiling" not in v
+    assert v["count"] == solve.Solver(chapter).count(state, time_limit=60).count
+
+
 def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monkeypatch, tmp_path):
     """Worker processes share the disk cache: the first to ask claims the briefing's compile with a marker
     file there, another says how long it has run instead of compiling it again, and a claim left by a

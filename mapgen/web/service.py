@@ -161,7 +161,8 @@ class BackgroundCompiles:
     (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
     state that extends a running compile's base waits for it. Only states with the chapter's measured
     number of reveals for half of ``SECONDS`` of CPU (``solve.compile_from`` with that budget: Training's empty
-    board, Fauna from 3 cells, Vameter 16, Maldonado 12, Flora 24) are compiled as revealed. Below it, in a chapter whose briefings compile (``solve.BRIEFING_COMPILE_CPU``: Fauna), the
+    board, Fauna from 3 cells, Vameter 16, Maldonado 12, Flora 24) are compiled as revealed, in the other slot
+    while the briefing compiles (which takes minutes, or fails). Below it, in a chapter whose briefings compile (``solve.BRIEFING_COMPILE_CPU``: Fauna), the
     briefing itself is compiled (``solve.briefing_base``: the empty board and any revealed Hills), as soon
     as the helper shows the briefing: one to two minutes of CPU and about 2 GB, after which every state of
     the game is exact from its first reveal. ``MAPGEN_BRIEFING_COMPILES=0`` turns those off (a small
@@ -180,7 +181,7 @@ class BackgroundCompiles:
     def __init__(self):
         self._lock = threading.Lock()
         self._slots = threading.BoundedSemaphore(self.MAX)
-        self._running: dict[str, tuple[Map, float]] = {}
+        self._running: dict[str, tuple[Map, float, bool]] = {}  # key -> (base, started, a briefing's compile)
         self._failed: set[str] = set()
 
     def status(self, chapter, state: Map) -> float | None:
@@ -206,8 +207,10 @@ class BackgroundCompiles:
         key = circuit_key(chapter, state)
         now = time.monotonic()
         with self._lock:
-            for base, started in self._running.values():
-                if extends(state, base):
+            for base, started, briefing in self._running.values():
+                # a state from the rung on does not wait for the briefing (minutes, or no circuit at all):
+                # its own compile takes seconds, in the other slot
+                if extends(state, base) and (cpu is not None or not briefing):
                     return now - started
             if key in self._failed or len(self._running) >= self.QUEUE:
                 return None
@@ -215,7 +218,7 @@ class BackgroundCompiles:
                 elsewhere = _claim(key, self.BRIEFING_SECONDS)
                 if elsewhere is not None:  # another worker process of this server compiles it
                     return elsewhere
-            self._running[key] = (state, now)
+            self._running[key] = (state, now, cpu is not None)
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
 
