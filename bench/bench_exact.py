@@ -89,6 +89,17 @@ def path_order(m: Map, rng) -> list[int]:
     return order
 
 
+def compile_seconds(ch, state: Map, cpu_limit: float, wall_factor: float) -> float:
+    """CPU seconds (compile child included) to compile ``state`` within ``cpu_limit`` CPU seconds and
+    ``wall_factor`` times that of wall-clock time; inf when it does not."""
+    t0 = cpu()
+    try:
+        Circuit.compile(ch, state, time_limit=wall_factor * cpu_limit, cpu_limit=cpu_limit)
+    except (CompileTimeout, CompileError):
+        return float("inf")
+    return cpu() - t0
+
+
 def thresholds(per_map: int, cpu_limit: float) -> None:
     """Per chapter and number of revealed cells around its thresholds: how many sampled states compile within
     ``cpu_limit`` CPU seconds and their median and worst CPU seconds (compile child included), for states
@@ -110,13 +121,7 @@ def thresholds(per_map: int, cpu_limit: float) -> None:
                     m = maps.load(name)
                     for _ in range(per_map):
                         order = path_order(m, rng) if kind == "path" else rng.sample(range(m.board.size), m.board.size)
-                        state = state_of(m, order[:revealed])
-                        t0 = cpu()
-                        try:
-                            Circuit.compile(ch, state, time_limit=20 * cpu_limit, cpu_limit=cpu_limit)
-                            spent.append(cpu() - t0)
-                        except (CompileTimeout, CompileError):
-                            spent.append(float("inf"))
+                        spent.append(compile_seconds(ch, state_of(m, order[:revealed]), cpu_limit, 20))
                 landed = sum(x != float("inf") for x in spent)
                 mark = " (compile_from)" if revealed == low else " (inline_from)" if revealed == high else ""
                 print(
@@ -141,12 +146,7 @@ def ladder(chapters: list[str], counts: list[int], cpu_limit: float) -> None:
             for name in maps.names(chapter):
                 m = maps.load(name)
                 state = state_of(m, path_order(m, random.Random(revealed * 31 + len(name)))[:revealed])
-                t0 = cpu()
-                try:
-                    Circuit.compile(ch, state, time_limit=10 * cpu_limit, cpu_limit=cpu_limit)
-                    spent.append(cpu() - t0)
-                except (CompileTimeout, CompileError):
-                    spent.append(float("inf"))
+                spent.append(compile_seconds(ch, state, cpu_limit, 10))
             ranked = sorted(spent)
             half = ranked[(len(ranked) - 1) // 2]
             landed = sum(x != float("inf") for x in spent)
