@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import time
+
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
+from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE
+from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
 from mapgen.terrain import Terrain, percent
+
+Z95 = 1.959963984540054  # the two-sided 95% normal quantile: ± on a share is Z95 standard errors
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the
@@ -15,6 +20,11 @@ from mapgen.terrain import Terrain, percent
 #: limit itself is a SolveTimeout (exit 3).
 EXPLAIN_SHARE = 0.15
 PROBABILITY_SHARE = 0.25
+#: The sampler's work per second of the time limit: ``sampler.Budget.for_seconds(SAMPLE_SECONDS * limit)``,
+#: a number of sweeps that depends on the limit given, never on the clock.
+SAMPLE_SECONDS = 1.0
+#: With probabilities asked, the share of the wall clock left that the count may take (the rest is the odds').
+COUNT_WALL = 0.5
 
 
 def solve_report(
@@ -26,6 +36,8 @@ def solve_report(
     time_limit: float = 10.0,
     solver: Solver | None = None,
     explain: bool = False,
+    method: str = ODDS_AUTO,
+    seed: int = 0,
 ) -> dict:
     """``{"count", "exact", "unique", "forced"}`` (plus ``estimate`` when the count is not exact),
     ``explanations``, ``probabilities`` and ``target`` when asked, all within ``time_limit`` seconds.
@@ -34,6 +46,12 @@ def solve_report(
     starves them: explanations, then the count (exact, else a labelled estimate: never a failure),
     then probabilities. Raises ``mapgen.solving.solve.NoCompletion`` when the state has no completion and
     ``mapgen.solving.solve.SolveTimeout`` when the exact answers themselves do not finish in time.
+
+    When the wall clock runs out after the exact answers (the count, the odds), the report keeps what was found
+    and says what is missing: ``"timed_out"`` (the message) and ``"missing"`` (``count``, ``probabilities``),
+    with ``"count": null``; the command then prints it and exits 3. ``method`` chooses the odds' route
+    (``Solver.odds_answer``: exact where in time, else the sampler; or the sampler forced) and ``seed`` the
+    sampler's seed.
     """
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
@@ -54,29 +72,65 @@ def solve_report(
     if target is not None:
         report["target"] = solver.target(state, target, possible=possible)
     count_budget = budget.part(1 - PROBABILITY_SHARE) if probabilities else budget
-    result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible)
-    report = {
-        "count": result.count,
-        "exact": result.exact,
-        "method": result.method,
-        "unique": result.exact and result.count == 1,
-        **({"estimate": result.estimate} if result.estimate is not None else {}),
-        **report,
-    }
-    if probabilities:
-        shares, method = solver.odds(
-            state, limit=limit, time_limit=budget.part(PROBABILITY_SHARE), counted=result, possible=possible
+    if probabilities:  # the count may take at most half the wall clock left: the rest is kept for the odds
+        count_budget = Budget.until(
+            count_budget.seconds,
+            min(budget.deadline, time.monotonic() + COUNT_WALL * budget.left()),
+            budget.deterministic,
         )
-        exact = method == ODDS_EXACT
-        report["probabilities"] = {b.name(i): {t.code: p for t, p in d.items()} for i, d in sorted(shares.items())}
+    missing: list[str] = []
+    result = None
+    try:
+        result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible)
+    except SolveTimeout as e:
+        missing.append("count")
+        report["timed_out"] = str(e)
+    if result is None:
+        report = {"count": None, "exact": False, "unique": False, **report}
+    else:
+        report = {
+            "count": result.count,
+            "exact": result.exact,
+            "method": result.method,
+            "unique": result.exact and result.count == 1,
+            **({"estimate": result.estimate} if result.estimate is not None else {}),
+            **report,
+        }
+    if probabilities:
+        if result is None and method == ODDS_AUTO:  # no count in time: no exact odds either, so straight to the sampler
+            method = ODDS_SAMPLER
+        try:
+            got = solver.odds_answer(
+                state,
+                limit=limit,
+                time_limit=budget.part(PROBABILITY_SHARE),
+                counted=result,
+                possible=possible,
+                method=method,
+                seed=seed,
+                sample_seconds=SAMPLE_SECONDS * time_limit,
+            )
+        except SolveTimeout as e:
+            return {**report, "timed_out": str(e), "missing": [*missing, "probabilities"]}
+        exact = got.method == ODDS_EXACT
+        names = {i: b.name(i) for i in got.shares}
+        report["probabilities"] = {names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())}
         report["probabilities_exact"] = exact
-        report["probabilities_method"] = method  # exact, unigen (almost uniform) or none (only known cells)
-        if exact and result.tallies is not None:
+        report["probabilities_method"] = got.method  # exact, sampler, unigen (almost uniform), none (known cells only)
+        if got.errors is not None:  # the standard error of each share (the sampler's batch means)
+            report["probabilities_error"] = {
+                names[i]: {t.code: e for t, e in d.items()} for i, d in sorted(got.errors.items())
+            }
+        if got.sampled is not None:
+            report["sampler"] = got.sampled.summary()
+        if exact and result is not None and result.tallies is not None:
             # exact rationals: each probability is this many completions over "count"
             report["probability_counts"] = {
                 b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index))}
                 for i, d in sorted(result.tallies.items())
             }
+    if missing:
+        report["missing"] = missing
     return report
 
 
@@ -98,7 +152,10 @@ def count_words(report: dict) -> str:
 def solve_text(state: Map, report: dict, source: str) -> str:
     """A person's view: the count, the grid with forced cells marked, the target and probabilities."""
     b = state.board
-    lines = [f"{source}: {count_words(report)}" + (" (unique)" if report["unique"] else "")]
+    if report["count"] is None:
+        lines = [f"{source}: the count ran out of time"]
+    else:
+        lines = [f"{source}: {count_words(report)}" + (" (unique)" if report["unique"] else "")]
     forced = report["forced"]
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):
@@ -138,9 +195,37 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         if method == ODDS_NONE:
             lines.append(f"probabilities: none in time ({NO_ODDS}): raise --time-limit, or reveal more cells")
             return "\n".join(lines)
-        how = "exact" if method == ODDS_EXACT else "estimated from almost-uniform samples (UniGen)"
+        errors = report.get("probabilities_error", {})
+        if method == ODDS_EXACT:
+            how = "exact"
+        elif method == ODDS_SAMPLER:
+            how = sampler_words(report["sampler"])
+        else:
+            how = "estimated from almost-uniform samples (UniGen)"
         lines.append(f"probabilities ({how}):")
         for cell, d in report["probabilities"].items():
             if len(d) > 1:
-                lines.append(f"  {cell}: " + ", ".join(f"{t} {percent(p)}" for t, p in d.items()))
+                err = errors.get(cell, {})
+                lines.append(
+                    f"  {cell}: "
+                    + ", ".join(
+                        f"{t} {percent(p)}" + (f" ±{100 * Z95 * err[t]:.0f}" if t in err else "")
+                        for t, p in sorted(d.items(), key=lambda kv: -kv[1])
+                    )
+                )
+    if "timed_out" in report:
+        lines.append(f"not in time: {', '.join(report['missing'])} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
+
+
+def sampler_words(summary: dict) -> str:
+    """How the sampler's odds were had, in words: its work, the chains' agreement, what ± means."""
+    agree = (
+        f"the chains agree, R-hat {summary['rhat']:.2f}"
+        if summary["converged"]
+        else f"NOT converged: the chains disagree, R-hat {summary['rhat']:.2f}; raise --time-limit"
+    )
+    return (
+        f"estimated by the sampler from {summary['samples']:,} draws of {summary['chains']} chains, "
+        f"about {summary['effective_samples']:,.0f} effective; {agree}; ± is a 95% interval"
+    )

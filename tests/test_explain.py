@@ -224,7 +224,7 @@ def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(
     assert r.exit_code == 1 and "the briefing makes the Peak F2 a Rock" in r.output
 
 
-def test_target_odds_without_a_circuit_or_unigen_say_where_it_may_be(monkeypatch):
+def test_target_odds_without_a_circuit_or_a_sampler_say_where_it_may_be(monkeypatch):
     """``hint --target`` with no fair odds in time: null where the target may be, 0 where it cannot, 1 where it
     must; the text names the cells and gives no percentage (issue 24: never odds from biased samples)."""
     import mapgen.solving.solve as S
@@ -240,6 +240,7 @@ def test_target_odds_without_a_circuit_or_unigen_say_where_it_may_be(monkeypatch
     state = m.hide(order[2:])
     solver = Solver(get_chapter("flora"), circuits=CircuitStore(None, compiles=False))
     monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
+    monkeypatch.setattr(solver, "sampled_odds", lambda *a, **k: None)  # no sampler's run in time either
     out = hint(solver, state, Terrain.WOOD, time_limit=20.0)
     assert out["forced"] is False and out["odds_method"] == "none" and out["odds_exact"] is False
     possible = solver.possible(state)

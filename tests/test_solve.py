@@ -269,21 +269,22 @@ def test_the_lazy_ruled_session_answers_like_the_guarded_session():
 
 
 def _no_fair_odds(monkeypatch):
-    """A solver with no circuit at hand and UniGen out of CPU: the state of early Flora, Vameter and Maldonado."""
+    """A solver with no circuit at hand, UniGen out of CPU and no sampler's run in time."""
     import mapgen.solving.solve as S
 
     monkeypatch.setattr(S, "unigen_samples", lambda *a, **k: None)
     solver = Solver(get_chapter("flora"), circuits=CircuitStore(None, compiles=False))
+    monkeypatch.setattr(solver, "sampled_odds", lambda *a, **k: None)
     # nor do Ganak or ApproxMC count it (they spend their CPU share on such a state and give up, as here)
     monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
     monkeypatch.setattr(solver, "_approx_count", lambda *a, **k: None)
     return solver
 
 
-def test_without_a_circuit_or_unigen_no_odds_are_made_up(monkeypatch):
-    """Issue 24: odds come from the circuit (exact) or UniGen (almost uniform), never from the completions a solver
-    finds first. Without either, only the cells whose terrain is known have a share (1.0), and the report says
-    there are no odds rather than printing biased ones."""
+def test_without_a_circuit_or_a_sampler_no_odds_are_made_up(monkeypatch):
+    """Issue 24: odds come from the circuit (exact) or a sampler whose error is known, never from the completions
+    a solver finds first. Without either, only the cells whose terrain is known have a share (1.0), and the report
+    says there are no odds rather than printing biased ones."""
     import maps
     from mapgen.report import solve_report, solve_text
 
@@ -304,7 +305,7 @@ def test_without_a_circuit_or_unigen_no_odds_are_made_up(monkeypatch):
     assert report["probabilities_method"] == "none" and report["probabilities_exact"] is False
     assert set(report["probabilities"]) == {state.board.name(i) for i, ts in possible.items() if len(ts) == 1}
     text = solve_text(state, report, "s.toml")
-    assert "probabilities: none in time (no compiled circuit, and no almost-uniform sample" in text
+    assert "probabilities: none in time (no compiled circuit, and the sampler did not finish" in text
     assert "%" not in text.split("probabilities:")[1]
 
 
@@ -323,11 +324,12 @@ def test_unigen_odds_are_labelled_as_almost_uniform_samples(monkeypatch):
     monkeypatch.setattr(solver, "exact_tallies", lambda *a, **k: None)
     monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)
     monkeypatch.setattr(solver, "_approx_count", lambda *a, **k: None)
-    shares, method = solver.odds(state, time_limit=10.0, limit=1)
+    got = solver.odds_answer(state, time_limit=10.0, limit=1, method="unigen")
+    shares, method = got.shares, got.method
     assert method == "unigen"
     for i in state.unrevealed():
         want = Counter(w[i] for w in drawn)
         assert shares[i] == pytest.approx({t: n / len(drawn) for t, n in want.items()})
-    report = solve_report(state, probabilities=True, time_limit=20.0, solver=solver, limit=1)
+    report = solve_report(state, probabilities=True, time_limit=20.0, solver=solver, limit=1, method="unigen")
     assert report["probabilities_method"] == "unigen"
     assert "probabilities (estimated from almost-uniform samples (UniGen)):" in solve_text(state, report, "s.toml")

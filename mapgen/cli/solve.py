@@ -7,7 +7,7 @@ import json
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.errors import BROKEN, about
+from mapgen.cli.errors import BROKEN, TIMEOUT, about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
 from mapgen.terrain import parse_terrain
 
@@ -31,18 +31,35 @@ from mapgen.terrain import parse_terrain
     help="Can the cells of this terrain be deduced yet? (default: the chapter's counted terrain)",
 )
 @click.option(
+    "--method",
+    type=click.Choice(["auto", "sample", "unigen"]),
+    default="auto",
+    show_default=True,
+    help="How --probabilities are had: auto (exact where in time, else the sampler, each share with its error), "
+    "sample (the sampler even where exact odds exist, to check it), unigen (UniGen's almost-uniform samples).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**63 - 1),
+    default=0,
+    show_default=True,
+    help="The sampler's seed: the same seed and --time-limit give the same odds on any machine.",
+)
+@click.option(
     "--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells."
 )
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
-def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
+def solve(map_in, limit, probabilities, target, method, seed, explain, time_limit, as_json):
     """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
     Forced cells and possible terrains are exact and come first. The count is exact when the exact
     counter finishes in time, otherwise a labelled estimate with its bounds ("exact": false and
-    "estimate"). Exit 0 with at least one completion, 1 with none (naming rules and cells that
-    conflict), 2 for an unreadable file, 3 when the time limit runs out before the forced cells
-    are known.
+    "estimate"). Probabilities are exact where a compiled circuit or a counter answers in time, else
+    estimated by the sampler, each with its error ("probabilities_error": one standard error) and the
+    chains' agreement ("sampler": R-hat). Exit 0 with at least one completion, 1 with none (naming rules
+    and cells that conflict), 2 for an unreadable file, 3 when the time limit runs out: before the forced
+    cells are known (nothing printed), or later (what was found is printed, and what is missing).
 
     \b
     Example:
@@ -52,6 +69,7 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
     """
     from mapgen.report import solve_report, solve_text  # deferred: ortools, only when the command runs
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
+    from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN
 
     state, file = map_in.map, map_in.source
     chapter = get_chapter(state.chapter)
@@ -69,7 +87,14 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
     try:
         with about(file, time_limit):
             report = solve_report(
-                state, limit=limit, probabilities=probabilities, target=terrain, time_limit=time_limit, explain=explain
+                state,
+                limit=limit,
+                probabilities=probabilities,
+                target=terrain,
+                time_limit=time_limit,
+                explain=explain,
+                method={"auto": ODDS_AUTO, "sample": ODDS_SAMPLER, "unigen": ODDS_UNIGEN}[method],
+                seed=seed,
             )
     except NoCompletion as e:
         if not as_json:
@@ -91,3 +116,10 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
         click.echo(json.dumps(report, indent=2))
     else:
         click.echo(solve_text(state, report, file))
+    if "timed_out" in report:  # what was found is printed above; the rest ran out of time
+        click.echo(
+            f"error: {file}: {report['timed_out']} (--time-limit {time_limit:g}); printed what was found, "
+            f"missing: {', '.join(report['missing'])}",
+            err=True,
+        )
+        raise click.exceptions.Exit(TIMEOUT)

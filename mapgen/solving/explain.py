@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, known_chance
+from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, ODDS_UNIGEN, known_chance
 from mapgen.terrain import Terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
@@ -498,13 +498,13 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
         for i, n in zip(can, parts, strict=True):
             odds[i] = n / total
         return odds, ODDS_EXACT
-    # UniGen's almost-uniform samples (unigen.UNIGEN_EPSILON), else no number where the target may be
-    found = solver.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.15 * budget.seconds), deadline=budget.deadline)
-    if not found:
+    # the block heat-bath sampler (mapgen.solving.sampler), else no number where the target may be
+    sampled = solver.sampled_odds(state, seconds=budget.seconds, possible=possible, deadline=budget.deadline)
+    if sampled is None:
         return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE
     for i in can:
-        odds[i] = sum(w[i] is target for w in found) / len(found)
-    return odds, ODDS_UNIGEN
+        odds[i] = sampled.shares.get(i, {}).get(target, 0.0)
+    return odds, ODDS_SAMPLER
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:
@@ -525,7 +525,9 @@ def hint_text(state: Map, result: dict, source: str) -> str:
                 + (f"it may be at {', '.join(may)}" if may else f"no other Path here can hold a {label}")
             )
             return "\n".join(lines)
-        kind = " (from almost-uniform samples: UniGen)" if method == ODDS_UNIGEN else ""
+        kind = {ODDS_UNIGEN: " (from almost-uniform samples: UniGen)", ODDS_SAMPLER: " (estimated by the sampler)"}.get(
+            method, ""
+        )
         if result["best"]:
             lines.append(
                 f"best odds of a {label}{kind}: "

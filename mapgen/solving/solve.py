@@ -38,7 +38,18 @@ from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, Compile
 from mapgen.solving.explain import minimal_reason
 from mapgen.solving.proofs import Proofs
 from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
-from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLES, ODDS_UNIGEN, known_chance, unigen_samples
+from mapgen.solving.unigen import (
+    ODDS_AUTO,
+    ODDS_EXACT,
+    ODDS_METHODS,
+    ODDS_NONE,
+    ODDS_SAMPLER,
+    ODDS_SAMPLES,
+    ODDS_UNIGEN,
+    OddsAnswer,
+    known_chance,
+    unigen_samples,
+)
 from mapgen.terrain import Terrain
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -842,25 +853,75 @@ class Solver:
         counted: CountResult | None = None,
         possible: dict[int, frozenset[Terrain]] | None = None,
     ) -> tuple[dict[int, dict[Terrain, float]], str]:
-        """Per unrevealed cell, the share of completions holding each terrain, and how it was had (``ODDS_*``).
+        """``odds_answer``'s shares and how they were had (``ODDS_*``)."""
+        got = self.odds_answer(state, limit=limit, time_limit=time_limit, counted=counted, possible=possible)
+        return got.shares, got.method
+
+    def odds_answer(
+        self,
+        state: Map,
+        *,
+        limit: int = 100_000,
+        time_limit: float | Budget | None = None,
+        counted: CountResult | None = None,
+        possible: dict[int, frozenset[Terrain]] | None = None,
+        method: str = ODDS_AUTO,
+        seed: int = 0,
+        sample_seconds: float | None = None,
+    ) -> OddsAnswer:
+        """Per unrevealed cell, the share of completions holding each terrain, and how it was had.
 
         ``ODDS_EXACT``: by enumeration when the count is small, from a compiled circuit, or by counting the
         completions with each (cell, terrain) fixed (``counted``: the state's count, when already known).
-        ``ODDS_UNIGEN``: shares over ``ODDS_SAMPLES`` of UniGen's almost-uniform samples (each completion
-        drawn within a factor ``1 + UNIGEN_EPSILON`` of uniform). ``ODDS_NONE`` when neither came within the
-        budget: then only the cells whose terrain is known (one possible terrain) have a share, 1.0, and the
-        others none: completions found first by a solver are no fair sample, so no number is made of them.
+        ``ODDS_SAMPLER``: where no exact answer comes within the budget, shares over the draws of the block
+        heat-bath sampler (``mapgen.solving.sampler``), each with its standard error, and the chains' R-hat.
+        ``method`` forces a route: ``ODDS_SAMPLER`` (the sampler even where exact odds exist, to check it
+        against them) or ``ODDS_UNIGEN`` (UniGen's almost-uniform samples: slow on these CNFs). ``ODDS_NONE``
+        when no route answered: then only the cells whose terrain is known (one possible terrain) have a
+        share, 1.0. ``sample_seconds`` sizes the sampler's work (``sampler.Budget.for_seconds``: sweeps, never
+        the clock); by default the budget's nominal seconds.
         """
+        if method not in ODDS_METHODS:
+            raise ValueError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
         budget = self.budget(time_limit)
+        deadline = budget.deadline
+        hidden = state.unrevealed()
+        if method == ODDS_AUTO:
+            got = self._exact_odds(state, limit, budget, counted, possible)
+            if got is not None:
+                return OddsAnswer(got, ODDS_EXACT)
+        if possible is None or any(i not in possible for i in hidden):
+            possible = self.possible(state, max(0.1, deadline - time.monotonic()))
+        if method == ODDS_UNIGEN:
+            found = self.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.2 * budget.seconds), deadline=deadline)
+            if found:
+                tallies: dict[int, dict[Terrain, int]] = {i: {} for i in hidden}
+                for w in found:
+                    for i in hidden:
+                        tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
+                return OddsAnswer(self._shares(tallies, len(found)), ODDS_UNIGEN)
+        else:
+            sampled = self.sampled_odds(
+                state, seconds=budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
+                possible=possible, deadline=deadline,
+            )  # fmt: skip
+            if sampled is not None:
+                return OddsAnswer(sampled.shares, ODDS_SAMPLER, sampled.errors, sampled)
+        return OddsAnswer({i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}, ODDS_NONE)
+
+    def _exact_odds(
+        self, state: Map, limit: int, budget: Budget, counted: CountResult | None, possible
+    ) -> dict[int, dict[Terrain, float]] | None:
+        """Exact shares within the budget, or None."""
         deadline = budget.deadline
         result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5))
         hidden = state.unrevealed()
         if result.tallies is not None:
-            return self._shares(result.tallies, result.count), ODDS_EXACT
-        cpu = 0.0 if budget.deterministic else budget.seconds  # CPU seconds: the compiler, Ganak, the sampler
+            return self._shares(result.tallies, result.count)
+        cpu = 0.0 if budget.deterministic else budget.seconds  # CPU seconds: the compiler, Ganak
         got = self.exact_tallies(state, 0.2 * cpu, deadline=deadline)
         if got is not None and got[0]:
-            return self._shares(got[1], got[0]), ODDS_EXACT
+            return self._shares(got[1], got[0])
         if result.exact:
             if possible is None or any(i not in possible for i in hidden):
                 possible = self.possible(state, max(0.1, deadline - time.monotonic()))
@@ -873,20 +934,39 @@ class Solver:
                 sub = state.with_cells(t if k == i else c for k, c in enumerate(state.cells))
                 n = self.model_count(sub, 0.3 * cpu / len(pairs), deadline)
                 if n is None:
-                    break
+                    return None
                 tallies[i][t] = n
-            else:
-                return self._shares(tallies, result.count), ODDS_EXACT
-        found = self.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.2 * budget.seconds), deadline=deadline)
-        if found:
-            tallies = {i: {} for i in hidden}
-            for w in found:
-                for i in hidden:
-                    tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
-            return self._shares(tallies, len(found)), ODDS_UNIGEN
-        if possible is None:
-            possible = self.possible(state, max(0.1, deadline - time.monotonic()))
-        return {i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}, ODDS_NONE
+            return self._shares(tallies, result.count)
+        return None
+
+    def sampled_odds(
+        self,
+        state: Map,
+        *,
+        seconds: float,
+        seed: int = 0,
+        possible: dict[int, frozenset[Terrain]] | None = None,
+        deadline: float | None = None,
+    ):
+        """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
+        ``seconds`` (a number, never the clock); None when the state has no completion to start from. Chains
+        start from completions drawn from a cached circuit when there is one (uniform), else from a private
+        SAT session under random preferences (diverse): the same seed gives the same answer."""
+        from mapgen.solving import sampler  # deferred: numba's kernels, loaded only where odds are sampled
+
+        work = sampler.Budget.for_seconds(seconds)
+        left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
+        starts = self.sample(state, work.chains, left, seed=seed, session=self.session(state.briefing))
+        if not starts:
+            return None
+        if deadline is not None and time.monotonic() >= deadline:
+            raise SolveTimeout("the time limit ran out before the sampler started")
+        try:
+            return sampler.sample_odds(
+                self.chapter, state, starts, budget=work, seed=seed, possible=possible, deadline=deadline
+            )
+        except sampler.SamplerTimeout as e:
+            raise SolveTimeout(str(e)) from None
 
     def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
         """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had

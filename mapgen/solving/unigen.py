@@ -7,6 +7,9 @@ the solver finds first); UniGen draws each completion with probability within a 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from constraints.catalogue import Chapter
 from constraints.cnf import CountError, CountTimeout, _in_child, cnf_for_state
 from mapgen.model import Map
@@ -24,9 +27,26 @@ UNIGEN_EPSILON = (1 + UNIGEN_KAPPA) * (7.44 + 0.392 / (1 - UNIGEN_KAPPA) ** 2) -
 #: ``ODDS_SAMPLES`` of UniGen's almost-uniform samples; or none in time, only where the terrain is known (0 or 1).
 #: Completions a solver finds first under random preferences are no fair sample: no odds are made of them.
 ODDS_EXACT, ODDS_UNIGEN, ODDS_NONE = "exact", "unigen", "none"
+#: The block heat-bath sampler's odds (``mapgen.solving.sampler``), each share with its standard error.
+ODDS_SAMPLER = "sampler"
+#: Exact where an exact route answers in time, else the sampler (``Solver.odds_answer``'s default).
+ODDS_AUTO = "auto"
+#: The routes a caller may ask for (``mapgen solve --method``).
+ODDS_METHODS = (ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN)
 ODDS_SAMPLES = 400
 #: Why there are no odds, for the reports (``ODDS_NONE``).
-NO_ODDS = "no compiled circuit, and no almost-uniform sample from UniGen within the time limit"
+NO_ODDS = "no compiled circuit, and the sampler did not finish within the time limit"
+
+
+@dataclass
+class OddsAnswer:
+    """A state's odds: per unrevealed cell the share of each terrain, how they were had (``ODDS_*``), and for
+    the sampler the standard error of each share and the run's summary (``mapgen.solving.sampler.Odds``)."""
+
+    shares: dict[int, dict[Terrain, float]]
+    method: str
+    errors: dict[int, dict[Terrain, float]] | None = None
+    sampled: Any = None  # mapgen.solving.sampler.Odds: typed loosely so this module never imports numba
 
 
 def known_chance(possible: frozenset[Terrain], terrain: Terrain) -> float | None:

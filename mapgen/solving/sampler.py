@@ -1,0 +1,979 @@
+"""Completions drawn from any state by a Markov chain with exact block updates, and odds with error bars.
+
+Where no compiled circuit answers a state (early Flora, Vameter and Maldonado states), the odds come from
+samples. The chain's state is one completion. A step picks a *block* (two adjacent rows or two adjacent
+columns) and redraws its unrevealed cells **exactly uniformly** among the assignments that keep every rule
+with the rest of the map fixed (a heat-bath update): a depth-first enumeration of the block's assignments,
+compiled with numba, checks each rule as soon as every cell it reads is set and keeps one of the completions
+it meets by reservoir sampling (the k-th met replaces the kept one with chance 1/k). A heat-bath update
+leaves the uniform distribution over completions unchanged, so every chain tends to it; row and column bands
+together let Woods, Forts and Rocks move anywhere. A *sweep* redraws every block once, in a random order.
+
+Several chains start from different completions (a SAT solver's, under random preferences); their samples
+after a burn-in give each (cell, terrain) its share, a standard error from batch means, and a split R-hat
+(Gelman et al., *Bayesian Data Analysis*, 3rd ed., 11.4) that says whether the chains agree. Everything is
+seeded and budgeted in sweeps, never in seconds: the same seed and budget give the same answer on any machine.
+
+The same enumeration, run over every unrevealed cell at once with a cap on its work, counts a state with
+few completions exactly (``count_small``); ``estimate_count`` reaches such a state from any other by
+revealing cells one at a time, multiplying the chances of the reveals estimated from the samples (the
+telescoping product of approximate counting: Jerrum, Valiant and Vazirani 1986), with a 95% interval.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from constraints.catalogue import Chapter
+from constraints.rules import (
+    BriefingCell,
+    ColumnPair,
+    Connected,
+    Count,
+    DistinctNeighbours,
+    HillNumbers,
+    LineCount,
+    Neighbours,
+    NotOnEdge,
+    PatternMatch,
+    Ring,
+    TerrainSet,
+    pattern_placements,
+)
+from mapgen.model import Map
+from mapgen.solving.unigen import ODDS_SAMPLER
+from mapgen.terrain import Terrain
+
+#: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
+CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 60, 20, 10
+#: Sweeps a chain makes between two looks at the wall clock.
+CHUNK = 10
+#: z for a two-sided 95% interval.
+Z95 = 1.959963984540054
+#: R-hat at or below this: the chains agree (the common threshold of Vehtari et al. 2021 is 1.01 for final
+#: inference; 1.05 is the odds issue's goal for a table-side answer).
+RHAT_OK = 1.05
+
+#: A move redraws its block whole (skipped, the chain staying put, when the enumeration would pass ``MOVE_CAP``
+#: nodes: the enumeration is the same from every completion that agrees outside the block, so skipping keeps
+#: the chain's balance), or only the block's cells holding terrains of a random set S, to terrains of S (the cells
+#: holding S are the same before and after, so that move is a heat-bath update too).
+MOVE_WHOLE, MOVE_SUBSET, MOVE_PAIR = 0, 1, 2
+#: The windows redrawn whole, (rows, columns).
+WINDOWS = ((2, 2), (2, 4), (4, 2))
+#: Whole-board moves of two or three terrains per sweep.
+PAIR_MOVES = 20
+MOVE_CAP = 1_000
+#: The chance each terrain is in a subset move's set S.
+SUBSET_SHARE = 0.4
+
+_NEIGHBOURS, _DISTINCT, _PATTERN = 0, 1, 2
+_HOODS = ("orthogonal", "diagonal", "king", "diagonal2")
+
+
+class SamplerError(ValueError):
+    """A state the sampler cannot start from (no completion to start a chain at)."""
+
+
+class SamplerTimeout(TimeoutError):
+    """The wall clock ran out before the sampler's work was done."""
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The rules as arrays
+
+
+@dataclass
+class Program:
+    """A chapter's rules and one state's fixed cells, as arrays the compiled kernels read.
+
+    Terrains are numbered 0..T-1 in the chapter's order (``terrains``); cells are the board's indices.
+    """
+
+    terrains: tuple[Terrain, ...]
+    size: int
+    height: int
+    width: int
+    dom: np.ndarray  # bool [N, T]: terrains a cell may hold (revealed cells: one)
+    hidden: np.ndarray  # int64 [H]: the unrevealed cells
+    # local rules, centred on a cell holding their subject
+    r_kind: np.ndarray  # int64 [R]
+    r_target: np.ndarray  # int64 [R]
+    r_hood: np.ndarray  # int64 [R]
+    r_lo: np.ndarray  # int64 [R]
+    r_hi: np.ndarray  # int64 [R]
+    by_terrain_ptr: np.ndarray  # int64 [T+1]: rules whose subject is terrain t: by_terrain[ptr[t]:ptr[t+1]]
+    by_terrain: np.ndarray  # int64
+    nb: np.ndarray  # int64 [4, N, 8]: neighbours per hood, -1 padded
+    p_valid: np.ndarray  # bool [N, 4]: whether the rotated pattern fits on the board with its origin at the cell
+    p_cell: np.ndarray  # int64 [N, 4, P]
+    p_terr: np.ndarray  # int64 [4, P]: the terrain wanted there, -1 for any, -2 for one the chapter lacks
+    # global rules
+    line_terr: np.ndarray  # int64 [L]
+    line_count: np.ndarray  # int64 [L]
+    cnt_terr: np.ndarray  # int64 [Q]
+    cnt_lo: np.ndarray  # int64 [Q]
+    cnt_hi: np.ndarray  # int64 [Q]
+    pair_first: np.ndarray  # int64 [K]: column pairs
+    pair_second: np.ndarray  # int64 [K]
+    conn_terr: np.ndarray  # int64 [C]
+    hill_cell: np.ndarray  # int64 [Hn]: revealed Hills showing a number
+    hill_n: np.ndarray  # int64 [Hn]
+    counted: int  # the counted terrain's index, -1 without one
+    # the chain's moves (``_blocks``)
+    blocks: list[np.ndarray] = field(default_factory=list)
+    kinds: list[int] = field(default_factory=list)
+
+    def index(self, t: Terrain) -> int:
+        return self.terrains.index(t)
+
+
+def _pad(rows: list[list[int]], width: int, fill: int = -1) -> np.ndarray:
+    out = np.full((len(rows), max(width, 1)), fill, dtype=np.int64)
+    for i, r in enumerate(rows):
+        out[i, : len(r)] = r
+    return out
+
+
+def compile_program(chapter: Chapter, state: Map, possible: dict[int, frozenset[Terrain]] | None = None) -> Program:
+    """The arrays for ``state`` under ``chapter``'s rules (the design profile's settings are no rules of the game
+    and are never in ``chapter.rules`` here). ``possible`` (exact possible terrains per unrevealed cell, from
+    ``Solver.possible``) narrows the cells' domains, which only speeds the enumeration up."""
+    board = state.board
+    terrains = tuple(chapter.terrains)
+    ix = {t: k for k, t in enumerate(terrains)}
+    n, nt = board.size, len(terrains)
+    dom = np.ones((n, nt), dtype=np.bool_)
+    local: list[tuple[int, int, int, int, int, int]] = []  # subject, kind, target, hood, lo, hi
+    line_terr, line_count, cnt, pairs, conn = [], [], [], [], []
+    pattern_rule: PatternMatch | None = None
+    for rule in chapter.rules:
+        if isinstance(rule, TerrainSet):
+            for t, k in ix.items():
+                if t not in rule.terrains:
+                    dom[:, k] = False
+        elif isinstance(rule, (NotOnEdge, Ring)):
+            if rule.terrain in ix:
+                for i in range(n):
+                    if rule.rules_out(board, i, rule.terrain):
+                        dom[i, ix[rule.terrain]] = False
+        elif isinstance(rule, BriefingCell):
+            at = rule.cell(state)
+            if at is not None:
+                dom[at, :] = False
+                if rule.terrain in ix:
+                    dom[at, ix[rule.terrain]] = True
+        elif isinstance(rule, Neighbours):
+            if rule.subject in ix:
+                target = ix.get(rule.target, -2)
+                hi = 99 if rule.at_most is None else rule.at_most
+                local.append((ix[rule.subject], _NEIGHBOURS, target, _HOODS.index(rule.hood), rule.at_least, hi))
+        elif isinstance(rule, DistinctNeighbours):
+            if rule.terrain in ix:
+                local.append((ix[rule.terrain], _DISTINCT, -1, _HOODS.index(rule.hood), 0, 0))
+        elif isinstance(rule, PatternMatch):
+            if rule.terrain in ix and getattr(state.briefing, rule.field) is not None:
+                pattern_rule = rule
+                local.append((ix[rule.terrain], _PATTERN, -1, 0, 0, 0))
+        elif isinstance(rule, LineCount):
+            if rule.terrain in ix:
+                line_terr.append(ix[rule.terrain])
+                line_count.append(rule.count)
+        elif isinstance(rule, Count):
+            if rule.terrain in ix:
+                cnt.append((ix[rule.terrain], rule.at_least, 10**6 if rule.at_most is None else rule.at_most))
+            elif rule.at_least > 0:
+                dom[:, :] = False  # a terrain the chapter lacks can never be there: no completion
+        elif isinstance(rule, ColumnPair):
+            if rule.first in ix:
+                pairs.append((ix[rule.first], ix.get(rule.second, -2)))
+        elif isinstance(rule, Connected):
+            if rule.terrain in ix:
+                conn.append(ix[rule.terrain])
+        elif isinstance(rule, HillNumbers):
+            pass  # the revealed Hills' numbers, below
+        else:  # a rule kind the sampler does not know would make its samples wrong: refuse
+            raise SamplerError(f"the sampler cannot read rule {rule.id} (kind {rule.kind!r})")
+    for i, shown in enumerate(state.cells):
+        if shown is not None:
+            dom[i, :] = False
+            if shown in ix:
+                dom[i, ix[shown]] = True
+        elif possible is not None and i in possible:
+            allowed = np.zeros(nt, dtype=np.bool_)
+            for u in possible[i]:
+                if u in ix:
+                    allowed[ix[u]] = True
+            dom[i] &= allowed
+    local.sort()
+    ptr = np.zeros(nt + 1, dtype=np.int64)
+    for s, *_ in local:
+        ptr[s + 1] += 1
+    ptr = np.cumsum(ptr)
+    nb = np.full((len(_HOODS), n, 8), -1, dtype=np.int64)
+    for h, name in enumerate(_HOODS):
+        for i, js in enumerate(board.hood(name)):
+            nb[h, i, : len(js)] = js
+    p_valid = np.zeros((n, 4), dtype=np.bool_)
+    p_cell = np.full((n, 4, 1), -1, dtype=np.int64)
+    p_terr = np.full((4, 1), -1, dtype=np.int64)
+    if pattern_rule is not None:
+        rotations = getattr(state.briefing, pattern_rule.field).rotations()
+        size = max(len(r) for r in rotations)
+        p_cell = np.full((n, 4, size), -1, dtype=np.int64)
+        p_terr = np.full((4, size), -1, dtype=np.int64)
+        for k, rot in enumerate(rotations):
+            for p, (_, _, t) in enumerate(rot):
+                p_terr[k, p] = -1 if t is None else ix.get(t, -2)
+            for i in range(n):
+                placed = pattern_placements(board, i, rot)
+                if placed is not None:
+                    p_valid[i, k] = True
+                    p_cell[i, k, : len(placed)] = [j for j, _ in placed]
+    counted = ix.get(chapter.counted, -1) if chapter.counted is not None else -1
+    hills = (
+        sorted(state.hills.items()) if counted >= 0 and any(isinstance(r, HillNumbers) for r in chapter.rules) else []
+    )
+    arr = lambda xs: np.asarray(xs, dtype=np.int64).reshape(-1)
+    prog = Program(
+        terrains=terrains,
+        size=n,
+        height=board.height,
+        width=board.width,
+        dom=dom,
+        hidden=arr(state.unrevealed()),
+        r_kind=arr([x[1] for x in local]),
+        r_target=arr([x[2] for x in local]),
+        r_hood=arr([x[3] for x in local]),
+        r_lo=arr([x[4] for x in local]),
+        r_hi=arr([x[5] for x in local]),
+        by_terrain_ptr=ptr,
+        by_terrain=arr(range(len(local))),
+        nb=nb,
+        p_valid=p_valid,
+        p_cell=p_cell,
+        p_terr=p_terr,
+        line_terr=arr(line_terr),
+        line_count=arr(line_count),
+        cnt_terr=arr([c[0] for c in cnt]),
+        cnt_lo=arr([c[1] for c in cnt]),
+        cnt_hi=arr([c[2] for c in cnt]),
+        pair_first=arr([p[0] for p in pairs]),
+        pair_second=arr([p[1] for p in pairs]),
+        conn_terr=arr(conn),
+        hill_cell=arr([i for i, _ in hills]),
+        hill_n=arr([v for _, v in hills]),
+        counted=counted,
+    )
+    prog.blocks, prog.kinds = _blocks(board, set(state.unrevealed()))
+    return prog
+
+
+def _blocks(board, hidden: set[int]) -> tuple[list[np.ndarray], list[int]]:
+    """The chain's moves: every window of 2x2, 3x3, 2x4 and 4x2 cells, redrawn whole (within a cap on the
+    enumeration's work), and every band of two adjacent rows or columns, of which only the cells holding a random
+    set of terrains are redrawn. Windows 2x4 and 4x2 let two Woods of neighbouring lines swap columns (or rows)
+    up to three apart, which generates every arrangement of the Wood lines.
+
+    A block's cells are ordered across its shorter side first, so each rule's cells are all set soon after
+    its centre is."""
+    blocks, kinds = [], []
+
+    def add(cells, kind):
+        order = [i for i in cells if i in hidden]
+        if len(order) > 1:
+            blocks.append(np.asarray(order, dtype=np.int64))
+            kinds.append(kind)
+
+    h, w = board.height, board.width
+    for rows, cols in WINDOWS:
+        for r in range(h - rows + 1):
+            for c in range(w - cols + 1):
+                if rows <= cols:  # down each column, then the next column
+                    add([(r + a) * w + c + q for q in range(cols) for a in range(rows)], MOVE_WHOLE)
+                else:
+                    add([(r + a) * w + c + q for a in range(rows) for q in range(cols)], MOVE_WHOLE)
+    for r in range(h - 1):
+        add([(r + a) * w + q for q in range(w) for a in range(2)], MOVE_SUBSET)
+    for c in range(w - 1):
+        add([a * w + c + q for a in range(h) for q in range(2)], MOVE_SUBSET)
+    for _ in range(PAIR_MOVES):
+        add(range(h * w), MOVE_PAIR)
+    return blocks, kinds
+
+
+def _scope(prog: Program, x: int, t: int) -> set[int]:
+    """The cells a local rule centred on cell x holding terrain t reads (x included)."""
+    out = {x}
+    for r in prog.by_terrain[prog.by_terrain_ptr[t] : prog.by_terrain_ptr[t + 1]]:
+        if prog.r_kind[r] == _PATTERN:
+            for k in range(4):
+                if prog.p_valid[x, k]:
+                    out.update(int(j) for j, w in zip(prog.p_cell[x, k], prog.p_terr[k]) if j >= 0 and w != -1)
+        else:
+            out.update(int(j) for j in prog.nb[prog.r_hood[r], x] if j >= 0)
+    return out
+
+
+@dataclass
+class Plan:
+    """One block's enumeration order and when each check can run (step numbers along ``order``)."""
+
+    order: np.ndarray  # int64 [K]
+    ready: np.ndarray  # int64 [N, T]: the step after which the rules centred on (cell, terrain) run; -1 never
+    c_ptr: np.ndarray  # int64 [K+1]: (cell * T + terrain) pairs whose rules read the cell set at step k
+    c_idx: np.ndarray
+    row_done: np.ndarray  # int64 [height]: step at which the row's last block cell is set, -1 if none
+    col_done: np.ndarray  # int64 [width]
+
+
+def make_plan(prog: Program, order: np.ndarray) -> Plan:
+    n, nt = prog.dom.shape
+    pos = {int(c): k for k, c in enumerate(order)}
+    ready = np.full((n, nt), -1, dtype=np.int64)
+    at: list[set[int]] = [set() for _ in order]  # (cell, terrain) pairs as cell * T + terrain
+    # only cells within reach of the block can have a rule whose cells change
+    reach: set[int] = set()
+    for c in pos:
+        reach.add(c)
+        for h in range(len(_HOODS)):
+            reach.update(int(j) for j in prog.nb[h, c] if j >= 0)
+        for k in range(4):  # a Fort whose pattern covers the block
+            for x in range(n):
+                if prog.p_valid[x, k] and c in prog.p_cell[x, k]:
+                    reach.add(x)
+    for x in reach:
+        for t in range(nt):
+            if not prog.dom[x, t]:
+                continue
+            steps = [pos[j] for j in _scope(prog, x, t) if j in pos]
+            if steps and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t]:
+                ready[x, t] = max(steps)
+                for k in steps:  # checked (as far as its cells are set) each time one of its cells is set
+                    at[k].add(x * nt + t)
+    c_ptr = np.zeros(len(order) + 1, dtype=np.int64)
+    for k, s in enumerate(at):
+        c_ptr[k + 1] = c_ptr[k] + len(s)
+    c_idx = np.asarray([x for s in at for x in sorted(s)], dtype=np.int64).reshape(-1)
+    row_done = np.full(prog.height, -1, dtype=np.int64)
+    col_done = np.full(prog.width, -1, dtype=np.int64)
+    for c, k in pos.items():
+        r, q = divmod(c, prog.width)
+        row_done[r] = max(row_done[r], k)
+        col_done[q] = max(col_done[q], k)
+    return Plan(
+        order=np.asarray(order, dtype=np.int64),
+        ready=ready,
+        c_ptr=c_ptr,
+        c_idx=c_idx,
+        row_done=row_done,
+        col_done=col_done,
+    )
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The compiled kernels
+
+from numba import njit
+
+_GOLDEN = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+@njit
+def _next(rng):
+    """splitmix64 (Steele, Lea and Flood 2014): the kernels' own seeded generator, the same on every machine."""
+    z = rng[0] + _GOLDEN
+    rng[0] = z
+    z = (z ^ (z >> np.uint64(30))) * _MIX1
+    z = (z ^ (z >> np.uint64(27))) * _MIX2
+    return z ^ (z >> np.uint64(31))
+
+
+@njit
+def _below(rng, k):
+    """A uniform integer in [0, k)."""
+    u = (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+    v = int(u * k)
+    return v if v < k else k - 1
+
+
+@njit
+def _centre_ok(x, t, m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr):
+    """Whether every local rule whose subject is terrain t can still hold at cell x: a cell holding -1 is not
+    set yet and may become anything; with every cell it reads set, whether the rule holds."""
+    for r in range(ptr[t], ptr[t + 1]):
+        kind = r_kind[r]
+        h = r_hood[r]
+        if kind == 0:
+            n = 0
+            free = 0
+            tg = r_target[r]
+            for a in range(8):
+                j = nb[h, x, a]
+                if j < 0:
+                    break
+                if m[j] == tg:
+                    n += 1
+                elif m[j] < 0:
+                    free += 1
+            if n + free < r_lo[r] or n > r_hi[r]:
+                return False
+        elif kind == 1:
+            for a in range(8):
+                ja = nb[h, x, a]
+                if ja < 0:
+                    break
+                if m[ja] < 0:
+                    continue
+                for b in range(a + 1, 8):
+                    jb = nb[h, x, b]
+                    if jb < 0:
+                        break
+                    if m[ja] == m[jb]:
+                        return False
+        else:
+            found = False
+            for k in range(4):
+                if not p_valid[x, k]:
+                    continue
+                fits = True
+                for p in range(p_cell.shape[2]):
+                    w = p_terr[k, p]
+                    if w == -1:
+                        continue
+                    j = p_cell[x, k, p]
+                    if j < 0 or (m[j] >= 0 and m[j] != w):
+                        fits = False
+                        break
+                if fits:
+                    found = True
+                    break
+            if not found:
+                return False
+    return True
+
+
+@njit
+def _connected(m, terr, nb, stack, seen):
+    total = 0
+    first = -1
+    for i in range(m.shape[0]):
+        seen[i] = False
+        if m[i] == terr:
+            total += 1
+            if first < 0:
+                first = i
+    if total <= 1:
+        return True
+    top = 0
+    stack[0] = first
+    seen[first] = True
+    reached = 1
+    while top >= 0:
+        i = stack[top]
+        top -= 1
+        for a in range(4):
+            j = nb[0, i, a]
+            if j < 0:
+                break
+            if m[j] == terr and not seen[j]:
+                seen[j] = True
+                reached += 1
+                top += 1
+                stack[top] = j
+    return reached == total
+
+
+@njit
+def _leaf_ok(
+    m, row_t, col_t, tot, width, full, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n,
+    counted, stack, seen,
+):  # fmt: skip
+    """The rules only a complete assignment can be checked against (counts' least, connection); with ``full``,
+    every rule."""
+    n_cells = m.shape[0]
+    height = n_cells // width
+    ok = True
+    for z in range(cnt_terr.shape[0]):
+        if tot[cnt_terr[z]] < cnt_lo[z] or tot[cnt_terr[z]] > cnt_hi[z]:
+            ok = False
+    if ok:
+        for z in range(conn_terr.shape[0]):
+            if not _connected(m, conn_terr[z], nb, stack, seen):
+                ok = False
+                break
+    if ok and full:
+        for x in range(n_cells):
+            if not _centre_ok(x, m[x], m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr):
+                ok = False
+                break
+        for z in range(line_terr.shape[0]):
+            for a in range(height):
+                if row_t[a, line_terr[z]] != line_count[z]:
+                    ok = False
+            for a in range(width):
+                if col_t[a, line_terr[z]] != line_count[z]:
+                    ok = False
+        for z in range(pair_first.shape[0]):
+            for a in range(width):
+                if col_t[a, pair_first[z]] > 0 and (pair_second[z] < 0 or col_t[a, pair_second[z]] == 0):
+                    ok = False
+        if counted >= 0:
+            for z in range(hill_cell.shape[0]):
+                hr = hill_cell[z] // width
+                hq = hill_cell[z] % width
+                if row_t[hr, counted] + col_t[hq, counted] != hill_n[z]:
+                    ok = False
+    return ok
+
+
+@njit
+def _enumerate(
+    m, order, ready, c_ptr, c_idx, row_done, col_done, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    rng, cap, full,
+):  # fmt: skip
+    """Every assignment of the cells ``order`` that keeps the rules with the other cells of ``m`` fixed: their
+    number, and ``m``'s block redrawn to one of them chosen uniformly (reservoir sampling). ``cap`` > 0 bounds
+    the enumeration's nodes (-1 returned, ``m`` unchanged, past it); ``full`` checks every rule at each leaf
+    (for counting a state, whose revealed part nothing else checks)."""
+    n_cells = m.shape[0]
+    nt = dom.shape[1]
+    height = n_cells // width
+    kk = order.shape[0]
+    orig = np.empty(kk, dtype=np.int64)
+    saved = np.empty(kk, dtype=np.int64)
+    for a in range(kk):
+        orig[a] = m[order[a]]
+        saved[a] = orig[a]
+        m[order[a]] = -1
+    row_t = np.zeros((height, nt), dtype=np.int64)
+    col_t = np.zeros((width, nt), dtype=np.int64)
+    tot = np.zeros(nt, dtype=np.int64)
+    for i in range(n_cells):
+        t = m[i]
+        if t >= 0:
+            row_t[i // width, t] += 1
+            col_t[i % width, t] += 1
+            tot[t] += 1
+    rem_row = np.zeros(height, dtype=np.int64)  # block cells of the row not set yet
+    rem_col = np.zeros(width, dtype=np.int64)
+    for a in range(kk):
+        rem_row[order[a] // width] += 1
+        rem_col[order[a] % width] += 1
+    stack = np.empty(n_cells, dtype=np.int64)
+    seen = np.zeros(n_cells, dtype=np.bool_)
+    tix = np.full(kk, -1, dtype=np.int64)
+    count = 0
+    nodes = 0
+    k = 0 if kk > 0 else -1
+    if kk == 0 and _leaf_ok(
+        m, row_t, col_t, tot, width, full, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+        line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n,
+        counted, stack, seen,
+    ):  # fmt: skip
+        count = 1
+    while k >= 0:
+        c = order[k]
+        r = c // width
+        q = c % width
+        t = tix[k]
+        if t >= 0:
+            row_t[r, t] -= 1
+            col_t[q, t] -= 1
+            tot[t] -= 1
+            m[c] = -1
+            rem_row[r] += 1
+            rem_col[q] += 1
+        t += 1
+        while t < nt and not dom[c, t]:
+            t += 1
+        if t >= nt:
+            tix[k] = -1
+            k -= 1
+            continue
+        tix[k] = t
+        m[c] = t
+        row_t[r, t] += 1
+        col_t[q, t] += 1
+        tot[t] += 1
+        rem_row[r] -= 1
+        rem_col[q] -= 1
+        nodes += 1
+        if cap > 0 and nodes > cap:
+            for a in range(kk):
+                m[order[a]] = orig[a]
+            return -1
+        ok = True
+        for z in range(cnt_terr.shape[0]):
+            if cnt_terr[z] == t and tot[t] > cnt_hi[z]:
+                ok = False
+        for z in range(line_terr.shape[0]):
+            lt = line_terr[z]
+            lc = line_count[z]
+            if row_t[r, lt] > lc or col_t[q, lt] > lc:
+                ok = False
+            if row_t[r, lt] + rem_row[r] < lc or col_t[q, lt] + rem_col[q] < lc:
+                ok = False
+        if ok and col_done[q] == k:
+            for z in range(pair_first.shape[0]):
+                if col_t[q, pair_first[z]] > 0 and (pair_second[z] < 0 or col_t[q, pair_second[z]] == 0):
+                    ok = False
+        if ok and counted >= 0:
+            for z in range(hill_cell.shape[0]):
+                hr = hill_cell[z] // width
+                hq = hill_cell[z] % width
+                v = row_t[hr, counted] + col_t[hq, counted]
+                if v > hill_n[z] or k == max(row_done[hr], col_done[hq]) and v != hill_n[z]:
+                    ok = False
+        if ok:
+            left = kk - 1 - k
+            for z in range(cnt_terr.shape[0]):
+                if tot[cnt_terr[z]] + left < cnt_lo[z]:
+                    ok = False
+        if ok:
+            for a in range(c_ptr[k], c_ptr[k + 1]):
+                x = c_idx[a] // nt
+                tx = c_idx[a] - x * nt
+                if m[x] == tx and not _centre_ok(
+                    x, tx, m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr
+                ):
+                    ok = False
+                    break
+        if not ok:
+            continue
+        if k < kk - 1:
+            k += 1
+            tix[k] = -1
+            continue
+        # a leaf: the global rules left
+        ok = _leaf_ok(
+            m, row_t, col_t, tot, width, full, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+            line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n,
+            counted, stack, seen,
+        )  # fmt: skip
+        if ok:
+            count += 1
+            if _below(rng, count) == 0:
+                for a in range(kk):
+                    saved[a] = m[order[a]]
+    for a in range(kk):
+        m[order[a]] = saved[a]
+    return count
+
+
+@njit
+def _chain(
+    m, orders, lens, kinds, readies, c_ptrs, c_idxs, row_dones, col_dones, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    rng, burn, cap, share, out, stats,
+):  # fmt: skip
+    """A heat-bath chain from the completion ``m`` (left at the chain's last state, ``rng`` at its generator's):
+    ``burn`` sweeps, then ``out.shape[0]`` sweeps each recorded in ``out``; a sweep makes every move once, in a
+    random order. ``stats``: moves made, moves skipped at the cap, completions met."""
+    nb_blocks = lens.shape[0]
+    nt = dom.shape[1]
+    perm = np.arange(nb_blocks)
+    sub = dom.copy()
+    inset = np.zeros(nt, dtype=np.bool_)
+    for s in range(burn + out.shape[0]):
+        for a in range(nb_blocks - 1, 0, -1):
+            b = _below(rng, a + 1)
+            perm[a], perm[b] = perm[b], perm[a]
+        for a in range(nb_blocks):
+            b = perm[a]
+            kk = lens[b]
+            order = orders[b, :kk]
+            use = dom
+            if kinds[b] >= 1:
+                if kinds[b] == 1:
+                    for t in range(nt):
+                        inset[t] = _below(rng, 1_000_000) < share * 1_000_000
+                else:  # two or three terrains
+                    for t in range(nt):
+                        inset[t] = False
+                    size = 2 + _below(rng, 2)
+                    got = 0
+                    while got < size:
+                        t = _below(rng, nt)
+                        if not inset[t]:
+                            inset[t] = True
+                            got += 1
+                for z in range(kk):
+                    c = order[z]
+                    for t in range(nt):
+                        sub[c, t] = dom[c, t] and inset[t] if inset[m[c]] else t == m[c]
+                use = sub
+            got = _enumerate(
+                m, order, readies[b], c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
+                use, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+                line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
+                hill_n, counted, rng, cap, False,
+            )  # fmt: skip
+            stats[0] += 1
+            if got < 0:
+                stats[1] += 1
+            else:
+                stats[2] += got
+        if s >= burn:
+            for i in range(m.shape[0]):
+                out[s - burn, i] = m[i]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Chains, odds and counts
+
+
+def _rules(prog: Program) -> tuple:
+    return (
+        prog.dom, prog.r_kind, prog.r_target, prog.r_hood, prog.r_lo, prog.r_hi, prog.by_terrain_ptr, prog.nb,
+        prog.p_valid, prog.p_cell, prog.p_terr, prog.line_terr, prog.line_count, prog.cnt_terr, prog.cnt_lo,
+        prog.cnt_hi, prog.pair_first, prog.pair_second, prog.conn_terr, prog.hill_cell, prog.hill_n, prog.counted,
+    )  # fmt: skip
+
+
+def _stacked(prog: Program) -> tuple:
+    """Every block's plan, padded into arrays of one shape for ``_chain``."""
+    plans = [make_plan(prog, b) for b in prog.blocks]
+    nb_blocks, n = len(plans), prog.size
+    kmax = max((len(p.order) for p in plans), default=1)
+    cmax = max((len(p.c_idx) for p in plans), default=1)
+    orders = np.zeros((nb_blocks, kmax), dtype=np.int64)
+    lens = np.zeros(nb_blocks, dtype=np.int64)
+    readies = np.full((nb_blocks, n, len(prog.terrains)), -1, dtype=np.int64)
+    c_ptrs = np.zeros((nb_blocks, kmax + 1), dtype=np.int64)
+    c_idxs = np.zeros((nb_blocks, max(cmax, 1)), dtype=np.int64)
+    row_dones = np.full((nb_blocks, prog.height), -1, dtype=np.int64)
+    col_dones = np.full((nb_blocks, prog.width), -1, dtype=np.int64)
+    for b, p in enumerate(plans):
+        k = len(p.order)
+        orders[b, :k] = p.order
+        lens[b] = k
+        readies[b] = p.ready
+        c_ptrs[b, : k + 1] = p.c_ptr
+        c_idxs[b, : len(p.c_idx)] = p.c_idx
+        row_dones[b] = p.row_done
+        col_dones[b] = p.col_done
+    kinds = np.asarray(prog.kinds, dtype=np.int64).reshape(-1)
+    return orders, lens, kinds, readies, c_ptrs, c_idxs, row_dones, col_dones
+
+
+def encode(prog: Program, w) -> np.ndarray:
+    """A complete terrain (a tuple of Terrain) as the kernels' array of terrain numbers."""
+    ix = {t: k for k, t in enumerate(prog.terrains)}
+    return np.asarray([ix[t] for t in w], dtype=np.int64)
+
+
+def decode(prog: Program, row) -> tuple[Terrain, ...]:
+    return tuple(prog.terrains[int(k)] for k in row)
+
+
+def valid(prog: Program, x: np.ndarray) -> bool:
+    """Whether the complete ``x`` keeps every rule of the program (one full check, compiled; the one-cell rules
+    are the cells' domains)."""
+    if not prog.dom[np.arange(prog.size), x].all():
+        return False
+    order = np.zeros(0, dtype=np.int64)
+    return count_small(prog, x, order=order) == 1
+
+
+def count_small(prog: Program, x: np.ndarray | None = None, *, order: np.ndarray | None = None, cap: int = 0) -> int:
+    """The exact number of completions of the program's state (its unrevealed cells, or ``order``, enumerated
+    with every rule checked), or -1 when more than ``cap`` nodes (> 0) would be needed."""
+    m = np.full(prog.size, -1, dtype=np.int64) if x is None else np.array(x, dtype=np.int64)
+    if x is None:
+        for i in range(prog.size):
+            if prog.dom[i].sum() == 1:
+                m[i] = int(np.argmax(prog.dom[i]))
+    if order is None:
+        order = prog.hidden
+    plan = make_plan(prog, order)
+    rng = np.zeros(1, dtype=np.uint64)
+    args = (plan.order, plan.ready, plan.c_ptr, plan.c_idx, plan.row_done, plan.col_done, prog.width)
+    return int(_enumerate(m, *args, *_rules(prog), rng, cap, True))  # type: ignore[call-arg]
+
+
+def run_chains(
+    prog: Program,
+    starts: list[np.ndarray],
+    *,
+    sweeps: int,
+    burn: int,
+    seed: int,
+    threads: int = 2,
+    cap: int = MOVE_CAP,
+    deadline: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """One chain from each start: ``burn`` sweeps discarded, then ``sweeps`` recorded. Returns the draws, int8
+    [chains, sweeps, cells], and the moves' tally (made, skipped at the cap, block completions met). Chain c is
+    seeded from (seed, c), so the result is the same whatever the threads. The chains run ``CHUNK`` sweeps at a
+    time; past the wall-clock ``deadline`` (``time.monotonic()``) they stop and SamplerTimeout is raised."""
+    stacked = _stacked(prog)
+    rules = _rules(prog)
+    out = np.zeros((len(starts), sweeps, prog.size), dtype=np.int8)
+    stats = np.zeros((len(starts), 3), dtype=np.int64)
+    empty = np.zeros((0, prog.size), dtype=np.int8)
+
+    def one(c: int) -> None:
+        rng = np.asarray([random.Random(f"{seed}:{c}").getrandbits(63)], dtype=np.uint64)
+        x = np.array(starts[c], dtype=np.int64)
+        steps: list[tuple[int, tuple[int, int] | None]] = [(min(CHUNK, burn - a), None) for a in range(0, burn, CHUNK)]
+        steps += [(0, (a, min(sweeps, a + CHUNK))) for a in range(0, sweeps, CHUNK)]
+        for skip, rec in steps:
+            if deadline is not None and time.monotonic() > deadline:
+                raise SamplerTimeout(f"the time limit ran out while the sampler ran (chain {c + 1} of {len(starts)})")
+            dest = empty if rec is None else out[c, rec[0] : rec[1]]
+            _chain(x, *stacked, prog.width, *rules, rng, skip, cap, SUBSET_SHARE, dest, stats[c])  # type: ignore[call-arg]
+
+    if threads > 1 and len(starts) > 1:
+        with ThreadPoolExecutor(max_workers=threads) as pool:
+            list(pool.map(one, range(len(starts))))
+    else:
+        for c in range(len(starts)):
+            one(c)
+    return out, stats.sum(axis=0)
+
+
+@dataclass
+class Odds:
+    """Shares of each terrain per unrevealed cell from a sampler's draws, with their standard errors."""
+
+    shares: dict[int, dict[Terrain, float]]
+    errors: dict[int, dict[Terrain, float]]
+    #: the largest split R-hat over the (cell, terrain) pairs that vary (1.0: the chains agree perfectly)
+    rhat: float
+    #: the effective sample size, median over the pairs that vary (p(1-p) / error^2)
+    ess: float
+    chains: int
+    sweeps: int
+    burn_in: int
+    seed: int
+    draws: np.ndarray = field(repr=False)  # int8 [chains, sweeps, cells]
+    terrains: tuple[Terrain, ...] = ()
+    #: moves made, and moves skipped because their block's enumeration passed ``MOVE_CAP``
+    moves: int = 0
+    skipped: int = 0
+
+    @property
+    def converged(self) -> bool:
+        return self.rhat <= RHAT_OK
+
+    @property
+    def max_error(self) -> float:
+        return max((e for es in self.errors.values() for e in es.values()), default=0.0)
+
+    def summary(self) -> dict:
+        return {
+            "method": ODDS_SAMPLER,
+            "chains": self.chains,
+            "sweeps": self.sweeps,
+            "burn_in": self.burn_in,
+            "seed": self.seed,
+            "samples": self.chains * self.sweeps,
+            "effective_samples": round(self.ess, 1),
+            "rhat": round(self.rhat, 4),
+            "converged": self.converged,
+            "max_error": round(self.max_error, 4),
+            "moves": self.moves,
+            "moves_skipped": self.skipped,
+        }
+
+    def completions(self) -> list[tuple[Terrain, ...]]:
+        """Every recorded draw as a terrain tuple (chains one after another)."""
+        flat = self.draws.reshape(-1, self.draws.shape[-1])
+        return [tuple(self.terrains[int(k)] for k in row) for row in flat]
+
+
+def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: int = 0, batches: int = BATCHES) -> Odds:
+    """Shares, batch-means standard errors and split R-hat from draws [chains, sweeps, cells]."""
+    chains, sweeps, _ = draws.shape
+    nt = len(prog.terrains)
+    hidden = list(hidden)
+    sub = draws[:, :, hidden].astype(np.int64)  # [C, S, H]
+    onehot = np.zeros((chains, sweeps, len(hidden), nt), dtype=np.float64)
+    np.put_along_axis(onehot, sub[..., None], 1.0, axis=3)
+    p = onehot.mean(axis=(0, 1))  # [H, T]
+    nb = max(2, min(batches, sweeps // 2)) if sweeps >= 4 else 1
+    size = sweeps // nb
+    if size >= 1 and chains * nb > 1:
+        means = (
+            onehot[:, : nb * size].reshape(chains, nb, size, len(hidden), nt).mean(axis=2).reshape(-1, len(hidden), nt)
+        )
+        se = means.std(axis=0, ddof=1) / math.sqrt(means.shape[0])
+    else:
+        se = np.full_like(p, np.nan)
+    # split R-hat: each chain's two halves as separate sequences
+    half = sweeps // 2
+    if half >= 2:
+        seqs = np.concatenate([onehot[:, :half], onehot[:, half : 2 * half]], axis=0)  # [2C, half, H, T]
+        mean_j = seqs.mean(axis=1)
+        var_j = seqs.var(axis=1, ddof=1)
+        w = var_j.mean(axis=0)
+        b = half * mean_j.var(axis=0, ddof=1)
+        var_plus = (half - 1) / half * w + b / half
+        with np.errstate(divide="ignore", invalid="ignore"):
+            rh = np.sqrt(var_plus / w)
+        varies = (p > 0) & (p < 1)
+        rh = np.where(w > 0, rh, np.where(b > 0, np.inf, 1.0))
+        rhat = float(rh[varies].max()) if varies.any() else 1.0
+    else:
+        rhat = float("nan")
+    varies = (p > 0) & (p < 1) & (se > 0)
+    ess = float(np.median(p[varies] * (1 - p[varies]) / se[varies] ** 2)) if varies.any() else float(chains * sweeps)
+    shares: dict[int, dict[Terrain, float]] = {}
+    errors: dict[int, dict[Terrain, float]] = {}
+    for a, i in enumerate(hidden):
+        shares[i] = {prog.terrains[t]: float(p[a, t]) for t in range(nt) if p[a, t] > 0}
+        errors[i] = {prog.terrains[t]: float(se[a, t]) for t in range(nt) if p[a, t] > 0}
+    return Odds(shares, errors, rhat, ess, chains, sweeps, burn, seed, draws, prog.terrains)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """The sampler's work: chains, sweeps recorded per chain, burn-in sweeps per chain. Never seconds."""
+
+    chains: int = CHAINS
+    sweeps: int = SWEEPS
+    burn_in: int = BURN_IN
+
+    @classmethod
+    def for_seconds(cls, seconds: float) -> Budget:
+        """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock):
+        ``SWEEPS`` per chain at 10 s, in proportion, at least 40."""
+        return cls(CHAINS, max(40, round(SWEEPS * seconds / 10)), BURN_IN)
+
+
+def sample_odds(
+    chapter: Chapter,
+    state: Map,
+    starts: list[tuple[Terrain, ...]],
+    *,
+    budget: Budget = Budget(),
+    seed: int = 0,
+    possible: dict[int, frozenset[Terrain]] | None = None,
+    threads: int = 2,
+    deadline: float | None = None,
+) -> Odds:
+    """Odds for ``state`` from one chain per start (completions of the state; different ones make R-hat
+    meaningful). Starts are used in turn when there are fewer than ``budget.chains``."""
+    if not starts:
+        raise SamplerError("no completion to start a chain from")
+    prog = compile_program(chapter, state, possible)
+    xs = [encode(prog, starts[c % len(starts)]) for c in range(budget.chains)]
+    draws, stats = run_chains(
+        prog, xs, sweeps=budget.sweeps, burn=budget.burn_in, seed=seed, threads=threads, deadline=deadline
+    )
+    odds = odds_of(draws, prog, state.unrevealed(), seed=seed, burn=budget.burn_in)
+    odds.moves, odds.skipped = int(stats[0]), int(stats[1])
+    return odds

@@ -1,0 +1,194 @@
+"""The block heat-bath sampler (mapgen.solving.sampler): its rules agree with RULES.md's counts, every draw is a
+completion, its odds match exact ones within their error bars, and `solve` reports them with their errors."""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+
+import numpy as np
+import pytest
+from click.testing import CliRunner
+
+import maps
+from cli import main
+from constraints.catalogue import get_chapter
+from mapgen.solving import sampler as S
+from mapgen.solving.bruteforce import completions_brute
+from mapgen.solving.solve import Solver, SolveTimeout
+
+
+@pytest.fixture(scope="module")
+def expected_states(data_dir):
+    return json.loads((data_dir / "states" / "expected.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "training-201-k16",
+        "training-202-k16",
+        "fauna-201-k34",
+        "fauna-202-k34",
+        "flora-201-k34",
+        "flora-202-k34",
+        "maldonado-201-k34",
+        "maldonado-202-k34",
+    ],
+)
+def test_the_sampler_s_rules_count_every_example_state_exactly(name, example, expected_states):
+    """The kernels' encoding of the rules, enumerated over every unrevealed cell, counts the worked examples'
+    completions exactly (RULES.md through an independent route: the shared examples' counts)."""
+    state = example(name, "states")
+    prog = S.compile_program(get_chapter(state.chapter), state)
+    assert S.count_small(prog) == expected_states[name]["count"]
+
+
+@pytest.mark.parametrize("chapter", ["training", "fauna", "flora", "vameter", "maldonado"])
+def test_a_complete_valid_map_is_valid_to_the_kernels_and_a_one_cell_change_is_judged_like_the_rules(chapter):
+    """``valid`` (the kernels' full check) agrees with the plain-Python rules on a shipped map and on every
+    one-cell change of a few of its cells."""
+    m = maps.load(f"{chapter}-1")
+    ch = get_chapter(chapter)
+    prog = S.compile_program(ch, m.hide(range(m.board.size)))
+    x = S.encode(prog, m.cells)
+    assert S.valid(prog, x)
+    rng = random.Random(7)
+    for i in rng.sample(range(m.board.size), 6):
+        for t in ch.terrains:
+            y = x.copy()
+            y[i] = prog.terrains.index(t)
+            changed = m.with_cells(t if j == i else u for j, u in enumerate(m.cells))
+            broken = [v for v in ch.check(changed) if v.rule != "C9"]  # Hill numbers: none shown in this state
+            assert S.valid(prog, y) == (not broken), (m.board.name(i), t, broken)
+
+
+def _completions(state):
+    return [w.cells for w in completions_brute(state)]
+
+
+def test_every_draw_is_a_completion_of_the_state():
+    m = maps.load("fauna-2")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[12:])
+    solver = Solver(get_chapter("fauna"))
+    starts = solver.sample(state, 4, 20, session=solver.session(state.briefing))
+    odds = S.sample_odds(solver.chapter, state, starts, budget=S.Budget(4, 20, 5), seed=3)
+    ch = get_chapter("fauna")
+    for w in odds.completions():
+        assert all(t is None or t is u for t, u in zip(state.cells, w))
+        assert [v for v in ch.check(state.with_cells(w)) if v.rule != "C9"] == []
+
+
+def test_draws_are_uniform_over_a_small_state_s_completions():
+    """On a state with a handful of completions, each is drawn about equally often (a heat-bath chain's
+    stationary law is uniform), within a bound a fair die meets with overwhelming probability."""
+    m = maps.load("training-1")
+    state = m.hide(range(7))
+    every = _completions(state)
+    assert 4 <= len(every) <= 60
+    prog = S.compile_program(get_chapter("training"), state)
+    assert S.count_small(prog) == len(every)
+    starts = [S.encode(prog, every[0])] * 4
+    draws, _ = S.run_chains(prog, starts, sweeps=600, burn=20, seed=11)
+    seen = Counter(tuple(int(v) for v in row) for row in draws.reshape(-1, prog.size))
+    assert len(seen) == len(every)
+    n = draws.shape[0] * draws.shape[1]
+    for w in every:
+        share = seen[tuple(S.encode(prog, w))] / n
+        assert abs(share - 1 / len(every)) < 0.35 / len(every) + 0.01
+
+
+def test_odds_match_the_exact_odds_within_their_error_bars():
+    m = maps.load("training-2")
+    state = m.hide(range(0, 25, 2))
+    solver = Solver(get_chapter("training"))
+    got = solver.count(state, time_limit=30)
+    assert got.exact and got.tallies is not None
+    starts = solver.sample(state, 8, 20, session=solver.session(state.briefing))
+    odds = S.sample_odds(solver.chapter, state, starts, budget=S.Budget(8, 150, 20), seed=5)
+    assert odds.converged
+    errors = []
+    for i, tallies in got.tallies.items():
+        for t, k in tallies.items():
+            exact = k / got.count
+            p = odds.shares.get(i, {}).get(t, 0.0)
+            se = odds.errors.get(i, {}).get(t, 0.0)
+            errors.append((abs(p - exact), se))
+    assert max(e for e, _ in errors) < 0.08
+    covered = sum(e <= 2.5 * se + 1e-9 for e, se in errors if 0 < se) / sum(1 for _, se in errors if se > 0)
+    assert covered >= 0.85
+
+
+def test_the_same_seed_gives_the_same_odds_and_another_seed_other_draws():
+    m = maps.load("flora-1")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[28:])
+    solver = Solver(get_chapter("flora"))
+    starts = solver.sample(state, 2, 20, session=solver.session(state.briefing))
+    work = S.Budget(2, 10, 2)
+    a = S.sample_odds(solver.chapter, state, starts, budget=work, seed=1)
+    b = S.sample_odds(solver.chapter, state, starts, budget=work, seed=1, threads=1)
+    c = S.sample_odds(solver.chapter, state, starts, budget=work, seed=2)
+    assert np.array_equal(a.draws, b.draws) and a.shares == b.shares
+    assert not np.array_equal(a.draws, c.draws)
+
+
+def test_the_budget_follows_the_time_limit_as_a_number():
+    assert S.Budget.for_seconds(10) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN)
+    assert S.Budget.for_seconds(20).sweeps == 2 * S.SWEEPS
+    assert S.Budget.for_seconds(0.1).sweeps == 40
+
+
+def test_a_passed_deadline_stops_the_chains():
+    m = maps.load("training-1")
+    state = m.hide(range(10))
+    prog = S.compile_program(get_chapter("training"), state)
+    x = S.encode(prog, m.cells)
+    with pytest.raises(S.SamplerTimeout):
+        S.run_chains(prog, [x, x], sweeps=50, burn=0, seed=0, deadline=0.0)
+
+
+def _write_state(tmp_path, name, keep):
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load(name)
+    order = [i for col in reversed(m.board.cols) for i in col]
+    path = tmp_path / f"{name}-{keep}.toml"
+    path.write_text(dumps_map(m.hide(order[keep:])), encoding="utf-8")
+    return path
+
+
+def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
+    path = _write_state(tmp_path, "training-1", 12)
+    got = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample", "--json"])
+    assert got.exit_code == 0, got.output
+    report = json.loads(got.output)
+    assert report["probabilities_method"] == "sampler" and report["probabilities_exact"] is False
+    assert set(report["probabilities_error"]) == set(report["probabilities"])
+    for cell, shares in report["probabilities"].items():
+        assert set(report["probabilities_error"][cell]) == set(shares)
+        assert sum(shares.values()) == pytest.approx(1.0)
+    summary = report["sampler"]
+    assert summary["chains"] == S.CHAINS and summary["samples"] == S.CHAINS * summary["sweeps"]
+    assert {"rhat", "effective_samples", "converged", "seed"} <= set(summary)
+    text = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample"])
+    assert "estimated by the sampler" in text.output and "±" in text.output
+
+
+def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeypatch):
+    """Issue 40, item 5: the exact answers come first and are printed even when the rest runs out (exit 3)."""
+    path = _write_state(tmp_path, "training-1", 12)
+
+    def out_of_time(*a, **k):
+        raise SolveTimeout("the time limit ran out during the exact count")
+
+    monkeypatch.setattr(Solver, "count", out_of_time)
+    got = CliRunner().invoke(main, ["solve", str(path), "--json"])
+    assert got.exit_code == 3
+    report = json.loads(got.stdout)
+    assert report["count"] is None and report["missing"] == ["count"] and "forced" in report
+    assert "printed what was found, missing: count" in got.stderr
+    text = CliRunner().invoke(main, ["solve", str(path)])
+    assert text.exit_code == 3 and "forced:" in text.stdout and "not in time: count" in text.stdout
