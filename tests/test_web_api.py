@@ -314,6 +314,8 @@ def test_a_solver_time_limit_gives_504_and_exit_3(monkeypatch):
     error = r.json()["error"]  # the count's time-out, or (0.1 s on a loaded machine) the forced cells' before it
     assert error.startswith("the time limit ran out") and error.endswith("(ask for a larger time_limit)")
     assert "\n" not in error
+    if "forced" in r.json():  # the forced cells were known in time: they come with the error (issue 40, item 5)
+        assert r.json()["count"] is None and r.json()["missing"] == ["count"]
 
 
 def test_a_real_time_limit_bounds_a_hard_question(client):

@@ -126,9 +126,11 @@ class Program:
     hill_cell: np.ndarray  # int64 [Hn]: revealed Hills showing a number
     hill_n: np.ndarray  # int64 [Hn]
     counted: int  # the counted terrain's index, -1 without one
-    # the chain's moves (``_blocks``)
+    # the chain's moves (``_blocks``), each made once a sweep
     blocks: list[np.ndarray] = field(default_factory=list)
     kinds: list[int] = field(default_factory=list)
+    scopes: dict = field(default_factory=dict, repr=False)
+    near: list = field(default_factory=list, repr=False)
 
     def index(self, t: Terrain) -> int:
         return self.terrains.index(t)
@@ -309,7 +311,29 @@ def _blocks(board, hidden: set[int]) -> tuple[list[np.ndarray], list[int]]:
 
 
 def _scope(prog: Program, x: int, t: int) -> set[int]:
-    """The cells a local rule centred on cell x holding terrain t reads (x included)."""
+    """The cells a local rule centred on cell x holding terrain t reads (x included); kept on the program."""
+    key = (x, t)
+    got = prog.scopes.get(key)
+    if got is None:
+        got = prog.scopes[key] = _scope_of(prog, x, t)
+    return got
+
+
+def _near(prog: Program) -> list[set[int]]:
+    """For every cell j, the cells x whose rules (for some terrain) read j."""
+    if not prog.near:
+        n, nt = prog.dom.shape
+        near: list[set[int]] = [set() for _ in range(n)]
+        for x in range(n):
+            for t in range(nt):
+                if prog.dom[x, t]:
+                    for j in _scope(prog, x, t):
+                        near[j].add(x)
+        prog.near = near
+    return prog.near
+
+
+def _scope_of(prog: Program, x: int, t: int) -> set[int]:
     out = {x}
     for r in prog.by_terrain[prog.by_terrain_ptr[t] : prog.by_terrain_ptr[t + 1]]:
         if prog.r_kind[r] == _PATTERN:
@@ -339,16 +363,12 @@ def make_plan(prog: Program, order: np.ndarray) -> Plan:
     ready = np.full((n, nt), -1, dtype=np.int64)
     at: list[set[int]] = [set() for _ in order]  # (cell, terrain) pairs as cell * T + terrain
     # only cells within reach of the block can have a rule whose cells change
+    near = _near(prog)
     reach: set[int] = set()
     for c in pos:
         reach.add(c)
-        for h in range(len(_HOODS)):
-            reach.update(int(j) for j in prog.nb[h, c] if j >= 0)
-        for k in range(4):  # a Fort whose pattern covers the block
-            for x in range(n):
-                if prog.p_valid[x, k] and c in prog.p_cell[x, k]:
-                    reach.add(x)
-    for x in reach:
+        reach |= near[c]
+    for x in sorted(reach):
         for t in range(nt):
             if not prog.dom[x, t]:
                 continue

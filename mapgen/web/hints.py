@@ -18,7 +18,7 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import Solver
+from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE
 from mapgen.terrain import Terrain
 
@@ -92,7 +92,10 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     if not cells:
         return None
     possible = solver.possible(state, time_limit, cells=cells)
-    shares, method = solver.odds(state, time_limit=time_limit, possible=possible)
+    try:
+        shares, method = solver.odds(state, time_limit=time_limit, possible=possible)
+    except SolveTimeout:  # no odds in time (the sampler's run, on a first reveal): the widest Path, as without odds
+        shares, method = {}, ODDS_NONE
     if method == ODDS_NONE:
         i = min(cells, key=lambda i: (-len(possible[i]), i))
         return {

@@ -408,7 +408,7 @@ def do_solve(body: dict) -> tuple[int, dict]:
     explain = _field(body, "explain", bool, "true or false", False)
     target = _target(body, state)
     try:
-        return 0, solve_report(
+        report = solve_report(
             state,
             limit=limit,
             probabilities=probabilities,
@@ -421,6 +421,9 @@ def do_solve(body: dict) -> tuple[int, dict]:
         return 1, _conflict_json(e)
     except SolveTimeout as e:
         raise _timeout(e) from None
+    if "timed_out" in report:  # what was found (the forced cells first) goes beside the error
+        raise ApiError(f"{report['timed_out']} (ask for a larger time_limit)", exit=3, **report)
+    return 0, report
 
 
 def _target(body: dict, state: Map):
