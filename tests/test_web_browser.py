@@ -454,6 +454,54 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
+def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
+    """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
+    error is shown and asked again; once the page gives up, the next reveal asks afresh."""
+    stub = r"""
+      const real = window.fetch;
+      window.failing = 2;  // this many /api/table requests answer 500, then the server's own answers
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init && window.failing > 0) {
+          window.failing -= 1;
+          return new Response(JSON.stringify({error: 'internal error (ValueError); please report it'}),
+            {status: 500, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '1'}});
+        }
+        return real(url, init);
+      };
+    """
+    from selenium.webdriver.common.by import By
+
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
+    try:
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+        driver.refresh()
+        wait_for(lambda: "Asking again" in text_of(driver, "problem"), 30, "the error and a retry")
+        assert "internal error (ValueError)" in text_of(driver, "problem") and text_of(driver, "count") != "—"
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer once the server answers")
+        assert not driver.find_element(By.ID, "problem").is_displayed()
+        # a server that keeps failing: the page stops after a few tries and says how to ask again
+        driver.execute_script("window.failing = 1000")
+        settled(driver)
+        cell(driver, "A6").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wo"]').click()
+        wait_for(lambda: "The next reveal asks again" in text_of(driver, "problem"), 60, "the page giving up")
+        assert text_of(driver, "count") == "no answer"
+        driver.execute_script("window.failing = 0")
+        driver.find_element(By.ID, "ask-again").click()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer on Ask again")
+        driver.execute_script("window.failing = 1000")
+        settled(driver)
+        cell(driver, "B6").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Ft"]').click()
+        wait_for(lambda: "The next reveal asks again" in text_of(driver, "problem"), 60, "the page giving up")
+        driver.execute_script("window.failing = 0")
+        settled(driver)
+        cell(driver, "C6").click()  # the next reveal asks afresh
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Fo"]').click()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer after the next reveal")
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
+
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""
     from starlette.testclient import TestClient

@@ -8,7 +8,9 @@
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
 //   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
-//   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells.
+//   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
+//   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
+//     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
 // Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
 // percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
 // "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty.
@@ -16,6 +18,8 @@
 
 const POLL_MS = 1000;
 const POLL_CAP = 600;
+const RETRY_MS = 1000;
+const RETRY_CAP = 4;
 const HISTORY_KEY = "mapgen.helper.history";
 const HISTORY_CAP = 200;
 
@@ -240,8 +244,12 @@ function status() {
   if (v.error) {
     clearStatus();
     problem.hidden = false;
-    problem.textContent = v.error;
-    $("count").textContent = "—";
+    $("count").textContent = "no answer";
+    if (v.retry === undefined) { problem.textContent = v.error; return; }
+    problem.append(`The server could not answer (${v.error}). `);
+    if (v.retry) { problem.append("Asking again…"); return; }
+    problem.append("The next reveal asks again, or ",
+      MG.el("button", {type: "button", id: "ask-again", text: "Ask again", onclick: () => update()}), " now.");
     return;
   }
   if (v.conflict) {
@@ -296,6 +304,7 @@ async function update() {
   // briefing's circuit compiles ("compiling"), ask again every POLL_MS.
   const modes = ["quick", "full"];
   let polls = 0;
+  let failures = 0;
   for (let k = 0; k < modes.length; k++) {
     const mode = modes[k];
     body.count = mode;
@@ -306,9 +315,19 @@ async function update() {
     }
     const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
-    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data : {error: r.data.error || "the server could not answer"});
+    // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
+    const failed = !r.ok && (r.status >= 500 || r.status === 0);
+    const error = (r.data && r.data.error) || "the server could not answer";
+    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data
+      : failed ? {error, retry: failures < RETRY_CAP} : {error});
     draw();
     status();
+    if (failed && failures < RETRY_CAP) {
+      await new Promise((done) => setTimeout(done, RETRY_MS * 2 ** failures++));
+      if (seq !== H.seq) return;
+      modes.splice(k + 1, 0, mode);
+      continue;
+    }
     if (H.view.compiling && polls++ < POLL_CAP) { modes.push("full"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
     if (!r.ok || H.view.conflict || H.view.error || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
