@@ -541,6 +541,7 @@ def test_a_blank_board_hint_gives_a_best_guess(client):
     body = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 5}).json()
     guess = body["guess"]
     assert body["forced"] is False and guess["cell"][1] == "7"  # a start Path of column 7
+    assert guess["explorable"] is True  # chosen among the Paths the player can explore next (issue 42 item 9)
     if guess["method"] == "none":
         assert guess["shares"] == {} and not guess["exact"] and len(guess["possible"]) > 1
     else:  # a circuit or UniGen answered: shares of one cell

@@ -543,6 +543,9 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     wait_for(lambda: "Best" in text_of(driver, "hint-text"), 60, "a best guess")
     hinted = driver.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
     assert hinted.endswith("7") and hinted in text_of(driver, "hint-text")
+    # a sentence, and the guess says which Paths it was chosen among (issue 42 item 9)
+    said = text_of(driver, "hint-text")
+    assert said[0].isupper() and "among the Paths you can explore next" in said
 
 
 def test_copy_link_and_print_view(driver, base_url):

@@ -402,6 +402,14 @@ function closePalette() {
   if (was) { H.refocus = true; MG.focusCell($("board"), H.focus); }
 }
 
+// The server's messages are the CLI's ("no cell is forced: you must guess"): a sentence on the page.
+function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
+
+// Which Paths a best guess was chosen among: those the player can explore next, else (none can) every one.
+function among(guess) {
+  return guess.explorable === false ? "among the unrevealed Paths" : "among the Paths you can explore next";
+}
+
 async function hint() {
   const box = $("hint-text");
   box.hidden = false;
@@ -430,7 +438,7 @@ async function hint() {
     if (more) box.append(MG.el("span", {class: "note", text: `Hint ${H.hinted.length} of ${d.forced_cells} forced cells: Next hint gives another.`}));
     $("hint").textContent = more ? "Next hint" : "Hint";
   } else {
-    box.append(d.message || "");
+    box.append(capitalised(d.message || ""));
     if (d.best && d.best.length && d.odds_method === "none") {
       // no fair odds in time (no circuit, no almost-uniform sample): where the target may be, never a number
       const label = MG.style(ch, d.target).label;
@@ -445,14 +453,14 @@ async function hint() {
       H.hint = {cell: d.best[0], cells: []};
     } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
       const can = (d.guess.possible || []).map((code) => MG.style(ch, code).label).join(", ");
-      box.append(`. Best guess: reveal ${d.guess.cell}, the Path with the most possible terrains (${can}; `
-        + "no fair odds in time): its reveal tells you the most.");
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path with the most possible terrains ${among(d.guess)} `
+        + `(${can}; no fair odds in time): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     } else if (d.guess) {
       const shares = Object.entries(d.guess.shares).slice(0, 3)
         .map(([code, p]) => `${MG.style(ch, code).label} ${pctText(p)}`).join(", ");
-      box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain (${shares}`
-        + `${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain ${among(d.guess)} `
+        + `(${shares}${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
     $("hint").textContent = "Hint";
