@@ -299,6 +299,9 @@ def test_phone_hint_is_in_the_viewport_after_hint(base_url, tmp_path):
         wait_for(lambda: "must be" in text_of(d, "hint-text"), what="the hint")
         time.sleep(0.3)
         assert in_viewport(d, "hint-text"), "the hint's reason is below the fold"
+        # one count of forced cells in the status line and the hint: the Peak's Rock named apart (issue 42 item 10)
+        assert text_of(d, "forced-line") == "4 forced cells, and the Peak (marked on their tokens)"
+        assert "Hint 1 of 4 forced cells" in text_of(d, "hint-text")
         first = d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
         # the cited cells' rings: a dark ring between two white ones, so they show on Water, Fort and Skull alike
         rings = [c.value_of_css_property("box-shadow") for c in d.find_elements(By.CSS_SELECTOR, ".cell.cited")]

@@ -261,8 +261,13 @@ function status() {
     return;
   }
   $("count").textContent = countText(v);
-  const forcedCount = Object.keys(v.forced || {}).length;
-  $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"} (marked on their tokens)`;
+  // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
+  // is the hint's ("Hint 1 of N forced cells"), which never hints them.
+  const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
+  const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
+  const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
+  $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
+    + " (marked on their tokens)";
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
