@@ -400,6 +400,10 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
     driver.find_element(By.ID, "apply-briefing").click()  # the same briefing: nothing is wiped
     wait_for(lambda: "kept" in text_of(driver, "said"), what="the same briefing")
     assert "Hi0" in cell(driver, "G7").text
+    focus_cell(driver, "A6")
+    keys(driver, "w")  # the next reveal: what was said of the briefing goes (issue 42 item 11)
+    wait_for(lambda: "Wo" in cell(driver, "A6").text, what="A6 revealed")
+    assert text_of(driver, "said") == ""
     driver.find_element(By.ID, "briefing-summary").click()
     Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
     wait_for(lambda: driver.find_element(By.ID, "peak").get_attribute("value") != "F2", what="fauna-2's briefing")
@@ -670,6 +674,13 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
         "return arguments[0].naturalWidth", big
     )
     driver.find_element(By.ID, "chart-close").click()
+    assert "deduce finished" in text_of(driver, "message")
+    games = driver.find_element(By.ID, "games")
+    games.clear()
+    games.send_keys("5")
+    driver.find_element(By.ID, "playtest").click()  # the next action: "deduce finished." goes (issue 42 item 11)
+    wait_for(lambda: "deduce finished" not in text_of(driver, "message"), 5, "the last job's message to go")
+    wait_for(lambda: "playtest finished" in text_of(driver, "message"), 240, "the playtest")
 
 
 def test_phone_studio_keeps_the_brushes_in_view_while_painting_lower_rows(base_url):

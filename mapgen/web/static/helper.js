@@ -292,6 +292,7 @@ function status() {
 
 async function update() {
   writeHash();
+  say(""); // what was said of the last action ("New briefing.") is not said of this one
   H.hint = null;
   H.hinted = [];
   $("hint").textContent = "Hint";

@@ -20,6 +20,10 @@ function say(text, bad) {
   m.classList.toggle("problem", Boolean(bad));
 }
 
+// What was said of the last action ("deduce finished.") goes at the next one; the offer to reopen the last
+// map stays until taken.
+function unsay() { if (!$("restore")) say(""); }
+
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
 
 // -- the map in the address and in local storage ------------------------------------------------------
@@ -186,7 +190,7 @@ function draw() {
 function paint(i, code) {
   const brush = code === undefined ? S.brush : code;
   if (S.cells[i] === brush) return;
-  if (!S.stroke) { push(); S.stroke = S.painting; } // one undo step per stroke
+  if (!S.stroke) { push(); S.stroke = S.painting; unsay(); } // one undo step per stroke
   S.cells[i] = brush;
   S.changed.delete(MG.cellNames(S.briefing.chapter)[i]);
   S.reveal = new Set();
@@ -336,6 +340,7 @@ async function blankMap() {
 
 async function startJob(kind) {
   if (S.job) { say("A job is running: cancel it first.", true); return; }
+  unsay();
   const body = {map: mapText()};
   if (kind === "playtest") { body.games = Number($("games").value || 200); body.bot = $("bot").value; }
   const r = await MG.api(`/api/${kind}`, body);
