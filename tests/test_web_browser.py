@@ -158,6 +158,37 @@ def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
     assert "B2" in text_of(driver, "changes") and "F2" in text_of(driver, "changes")
 
 
+
+def test_studio_repair_counts_outlines_and_labels_the_same_cells(driver, base_url):
+    """Issue 42 item 12: "3 cells changed" with 8 outlined, the Hills whose numbers were filled in labelled
+    "mends C9" though C9 was not broken, and an outline lost on Wood and Vine."""
+    from selenium.webdriver.common.by import By
+
+    m = maps.load("fauna-1")
+    painted = ["Ft" if m.board.name(i) == "B2" else t.code for i, t in enumerate(m.cells)]  # no Hill numbers
+    driver.get(f"{base_url}/studio#{FAUNA_1}&c={''.join(painted)}")
+    driver.refresh()
+    wait_for(lambda: "broken rule" in text_of(driver, "verdict"), what="the painted map")
+    settled(driver)
+    driver.find_element(By.ID, "repair").click()
+    wait_for(lambda: "Repaired" in text_of(driver, "message"), what="the repair")
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the repaired map")
+    settled(driver)
+    outlined = {e.get_attribute("data-cell") for e in driver.find_elements(By.CSS_SELECTOR, ".cell.changed")}
+    listed = {e.get_attribute("data-cell") for e in driver.find_elements(By.CSS_SELECTOR, "#changes li")}
+    hills = {m.board.name(i) for i in m.hills}
+    assert outlined == listed == hills | {"B2"}
+    said = text_of(driver, "message")
+    assert f"1 cell changed (the fewest possible), {len(hills)} Hill numbers filled in" in said
+    assert f"the {len(hills) + 1} cells are outlined" in said
+    for li in driver.find_elements(By.CSS_SELECTOR, "#changes li"):
+        if li.get_attribute("data-cell") in hills:
+            assert "Hill number filled in" in li.text and "C9" not in li.text and "mends" not in li.text
+    # the outline is a dark green ring between two white ones: seen on every terrain colour, Wood's green too
+    for name in outlined:
+        ring = cell(driver, name).value_of_css_property("box-shadow")
+        assert ring.count("rgb(255, 255, 255)") == 2 and "rgb(11, 107, 42)" in ring, (name, ring)
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 

@@ -245,6 +245,24 @@ function violationsText(ch, list) {
   return frag;
 }
 
+// What a repair did, counted as the outlines show it: every changed cell is outlined and listed, by kind.
+function repairWords(out) {
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const terrain = out.changes.filter((c) => c.from !== ".." && c.from.slice(0, 2) !== c.to.slice(0, 2)).length;
+  const blank = out.changes.filter((c) => c.from === "..").length;
+  const filledIn = out.changes.filter((c) => /^[A-Z][a-z]$/.test(c.from) && c.from === c.to.slice(0, 2)).length;
+  const setRight = out.changes.length - terrain - blank - filledIn;
+  const parts = [];
+  if (terrain || !out.changes.length) {
+    parts.push(plural(terrain, "cell", "cells") + " changed" + (out.optimal ? " (the fewest possible)" : ""));
+  }
+  if (filledIn) parts.push(plural(filledIn, "Hill number", "Hill numbers") + " filled in");
+  if (setRight) parts.push(plural(setRight, "Hill number", "Hill numbers") + " set right");
+  if (blank) parts.push(plural(blank, "blank cell", "blank cells") + " filled");
+  const all = out.changes.length;
+  return parts.join(", ") + (all ? `: ${all === 1 ? "the cell is" : `the ${all} cells are`} outlined and listed` : "");
+}
+
 async function repair(within) {
   say(within ? "Repairing within the profile…" : "Repairing…");
   const body = {map: mapText(), time_limit: 10, within_profile: Boolean(within)};
@@ -261,18 +279,19 @@ async function repair(within) {
   S.cells = m.cells.slice();
   S.changed = new Set(out.changes.map((c) => c.cell));
   $("changes").replaceChildren(...out.changes.map((c) => {
-    const li = MG.el("li", {}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}`);
+    const li = MG.el("li", {"data-cell": c.cell}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}`);
     if (c.rules.length) {
       li.append(" (mends ");
       c.rules.forEach((id, k) => { if (k) li.append(", "); li.append(MG.rule(ch, id)); });
       li.append(`: ${c.message})`);
+    } else {
+      li.append(` (${c.message})`); // a blank cell filled, a Hill number filled in: nothing was broken there
     }
     return li;
   }));
   const msg = document.createDocumentFragment();
   msg.append(out.distance === 0 && !out.changes.length ? "Nothing to repair: the map keeps every rule."
-    : `Repaired: ${out.distance} cell${out.distance === 1 ? "" : "s"} changed${out.optimal ? " (the fewest possible)" : ""}`
-      + (within ? ", keeping the profile too." : "."));
+    : `Repaired: ${repairWords(out)}` + (within ? ", keeping the profile too." : "."));
   const which = out.profile === "default" ? "the chapter's default profile" : "your profile";
   if (out.profile_violations.length) {
     msg.append(MG.el("br"), `Repair keeps the chapter's rules, not the profile: this map breaks ${which} (`,
