@@ -55,6 +55,11 @@ def test_chapters_list_terrains_rules_styles_and_shipped_maps(client):
     assert set(fauna["styles"]) == set(fauna["terrains"])
     assert any(rule["id"] == "F2" for rule in fauna["rules"])
     assert 'chapter = "fauna"' in fauna["profile"]  # the default profile, to start a designer's own from
+    # the most a Hill can show (issue 42 item 13): Fauna's exactly 3 Forts, Flora's 4 to 8 creatures, Maldonado's
+    # unbounded count (the 12 cells of a Hill's row and column), Training's no counted terrain
+    hill_max = {c["chapter"]: c["hill_max"] for c in r.json()}
+    assert hill_max["fauna"] == 3 and hill_max["flora"] == 8 and hill_max["maldonado"] == 12
+    assert hill_max["training"] == 0
 
 
 def test_a_shipped_map_and_a_parsed_map_round_trip(client):

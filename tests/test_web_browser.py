@@ -189,6 +189,44 @@ def test_studio_repair_counts_outlines_and_labels_the_same_cells(driver, base_ur
         ring = cell(driver, name).value_of_css_property("box-shadow")
         assert ring.count("rgb(255, 255, 255)") == 2 and "rgb(11, 107, 42)" in ring, (name, ring)
 
+
+def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_the_studio(driver, base_url):
+    """Issue 42 item 13: the helper offered Hill numbers 0-6 on Fauna (3 Forts: a Hill sees at most 3), and the
+    studio's Hill brush and H key painted only a Hill without its number."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    settled(driver)
+    cell(driver, "C4").click()
+    driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Hi"]').click()
+    offered = [b.get_attribute("data-number") for b in driver.find_elements(By.CSS_SELECTOR, "#hill-numbers button")]
+    assert offered == ["no number", "0", "1", "2", "3"] and "at most 3" in text_of(driver, "hill-numbers")
+    driver.find_element(By.ID, "cancel").click()
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    settled(driver)
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]').click()
+    numbers = [b.get_attribute("data-number") for b in driver.find_elements(By.CSS_SELECTOR, ".hill-brush button")]
+    assert numbers == ["", "0", "1", "2", "3"]
+    driver.find_element(By.CSS_SELECTOR, '.hill-brush button[data-number="2"]').click()
+    cell(driver, "A1").click()
+    wait_for(lambda: "Hi2" in cell(driver, "A1").text, what="a Hill painted with its number")
+    settled(driver)
+    focus_cell(driver, "A1")
+    keys(driver, "1")  # a digit on a Hill sets its number
+    wait_for(lambda: "Hi1" in cell(driver, "A1").text, what="the number typed")
+    settled(driver)
+    focus_cell(driver, "A1")
+    keys(driver, "7")  # more than a Fauna Hill can show: nothing happens
+    time.sleep(0.3)
+    assert "Hi1" in cell(driver, "A1").text
+    focus_cell(driver, "B1")
+    keys(driver, "h")  # the H key paints the Hill brush's number
+    wait_for(lambda: "Hi2" in cell(driver, "B1").text, what="the H key's Hill")
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 

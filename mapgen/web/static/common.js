@@ -281,6 +281,15 @@ const MG = {
     return out;
   },
 
+  // The numbers a Hill can show in a chapter: 0 to the most of the counted terrain its row and column can hold
+  // (the API's hill_max: Fauna's 3 Forts make it 3).
+  hillNumbers(chapter) {
+    const c = MG.chapters[chapter];
+    if (!c || !c.counted) return [];
+    const most = Number.isInteger(c.hill_max) ? c.hill_max : 12;
+    return Array.from({length: most + 1}, (_, n) => n);
+  },
+
   // The terrain the briefing fixes at a cell (the Peak a Rock, Flora's start a Fort), with its rule.
   briefingTerrain(b, name) {
     for (const f of MG.chapters[b.chapter].briefing_cells || []) {

@@ -378,8 +378,11 @@ function pick(code) {
   const counted = MG.chapters[H.briefing.chapter].counted;
   if (code === "Hi" && counted) {
     const box = $("hill-numbers");
-    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and column; type 0–6):`}));
-    const choices = ["no number", 0, 1, 2, 3, 4, 5, 6];
+    const numbers = MG.hillNumbers(H.briefing.chapter);
+    const typed = numbers.filter((n) => n <= 9);
+    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and `
+      + `column, at most ${numbers[numbers.length - 1]}; type ${typed[0]}–${typed[typed.length - 1]}):`}));
+    const choices = ["no number", ...numbers];
     for (const n of choices) {
       box.append(MG.el("button", {type: "button", class: "number", "data-number": String(n), text: String(n),
         onclick: () => choose(n === "no number" ? "Hi" : "Hi" + n)}));
@@ -488,7 +491,8 @@ function onKey(e) {
   if (e.altKey) return;
   const paletteOpen = !$("palette").hidden;
   if (e.key === "Escape") { closePalette(); return; }
-  if (paletteOpen && !$("hill-numbers").hidden && /^[0-6]$/.test(e.key)) {
+  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)
+      && MG.hillNumbers(H.briefing.chapter).includes(Number(e.key))) {
     e.preventDefault();
     choose("Hi" + e.key);
     return;

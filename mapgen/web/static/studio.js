@@ -8,7 +8,7 @@
 const SAVE_KEY = "mapgen.studio.last";
 const HISTORY_CAP = 200;
 
-const S = {briefing: null, cells: [], brush: "Wa", painting: false, violations: [], changed: new Set(),
+const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
            focus: null, stroke: false};
 const $ = (id) => document.getElementById(id);
@@ -47,7 +47,7 @@ function readHash() {
   if (p.get("map")) return {name: p.get("map")};
   const ch = p.get("ch");
   if (!ch || !MG.chapters[ch] || p.get("c") === null) return null;
-  const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]?/g) || [];
+  const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]*/g) || [];
   if (cells.length !== MG.cellNames(ch).length) return null;
   const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
              greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
@@ -147,8 +147,24 @@ function brushes() {
     b.addEventListener("click", () => { S.brush = code; brushes(); });
     box.append(b);
   }
+  // the Hill brush paints a number too (0 to what the chapter allows), or none
+  const numbers = MG.hillNumbers(ch);
+  if (S.brush === "Hi" && numbers.length) {
+    if (S.hill !== null && !numbers.includes(S.hill)) S.hill = null;
+    const row = MG.el("div", {class: "hill-brush", role: "group", "aria-label": "Hill number to paint"},
+      MG.el("span", {class: "blabel", text: "Hill number:"}));
+    for (const n of [null, ...numbers]) {
+      const on = S.hill === n;
+      row.append(MG.el("button", {type: "button", class: "number" + (on ? " on" : ""), "data-number": n === null ? "" : String(n),
+        "aria-pressed": String(on), text: n === null ? "none" : String(n), onclick: () => { S.hill = n; brushes(); }}));
+    }
+    box.append(row);
+  }
   summary();
 }
+
+// What the brush paints: its terrain, a Hill with the number picked for it.
+function brushCode() { return S.brush === "Hi" && S.hill !== null ? `Hi${S.hill}` : S.brush; }
 
 function draw() {
   const byCell = {};
@@ -188,7 +204,7 @@ function draw() {
 }
 
 function paint(i, code) {
-  const brush = code === undefined ? S.brush : code;
+  const brush = code === undefined ? brushCode() : code;
   if (S.cells[i] === brush) return;
   if (!S.stroke) { push(); S.stroke = S.painting; unsay(); } // one undo step per stroke
   S.cells[i] = brush;
@@ -561,12 +577,18 @@ function onKey(e) {
   if (!onBoard || e.altKey) return;
   const i = MG.cellNames(S.briefing.chapter).indexOf(onBoard.dataset.cell);
   const code = Object.keys(S.keys || {}).find((c) => S.keys[c] === key);
-  if (code || e.key === "Delete" || e.key === "Backspace") {
+  const number = /^[0-9]$/.test(e.key) && S.cells[i].startsWith("Hi") && MG.hillNumbers(S.briefing.chapter).includes(Number(e.key));
+  if (number) { // a digit on a Hill: its number
+    e.preventDefault();
+    S.focus = onBoard.dataset.cell;
+    S.stroke = false;
+    paint(i, `Hi${e.key}`);
+  } else if (code || e.key === "Delete" || e.key === "Backspace") {
     e.preventDefault();
     S.focus = onBoard.dataset.cell;
     S.stroke = false;
     if (code && code !== S.brush) { S.brush = code; brushes(); }
-    paint(i, code || "..");
+    paint(i, code === "Hi" ? brushCode() : code || "..");
   } else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
     S.focus = onBoard.dataset.cell;
