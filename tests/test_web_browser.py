@@ -149,6 +149,13 @@ def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
     )
     assert "!" in marks and not any("F2" in m for m in marks)  # drawn on the cell: a mark, not "F2"
     assert "Fort pattern" in text_of(driver, "violations") and "rule F2" in text_of(driver, "violations")
+    # rules counted as rules (C1 twice, F2 twice), and each line names its cells once (issue 42 item 14)
+    assert text_of(driver, "verdict") == "2 broken rules: 4 violations"
+    import re
+
+    for li in driver.find_elements(By.CSS_SELECTOR, "li.violation"):
+        names = re.findall(r"\b[A-G][1-7]\b", li.text)
+        assert names and len(names) == len(set(names)), li.text
     driver.find_element(By.ID, "repair").click()
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the repair")
     settled(driver)

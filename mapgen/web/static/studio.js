@@ -242,13 +242,18 @@ async function check() {
   }
   const report = r.data[0];
   S.violations = report.violations;
+  // rules counted as rules, violations as violations: one rule may be broken in several places
+  const n = report.violations.length, rules = new Set(report.violations.map((v) => v.rule)).size;
   $("verdict").textContent = report.valid ? "Valid: every rule holds"
-    : `${report.violations.length} broken rule${report.violations.length === 1 ? "" : "s"}`;
+    : `${rules} broken rule${rules === 1 ? "" : "s"}` + (n > rules ? `: ${n} violations` : "");
   $("verdict").className = "big " + (report.valid ? "good" : "problem");
   const ch = S.briefing.chapter;
-  list.replaceChildren(...report.violations.map((v) =>
-    MG.el("li", {class: "violation", "data-rule": v.rule}, MG.rule(ch, v.rule), ": " + v.message
-      + (v.cells.length ? ` (${v.cells.join(", ")})` : ""))));
+  const named = (text, cell) => new RegExp(`\\b${cell}\\b`).test(text);
+  list.replaceChildren(...report.violations.map((v) => {
+    const unnamed = v.cells.filter((c) => !named(v.message, c)); // the message names most cells itself
+    return MG.el("li", {class: "violation", "data-rule": v.rule}, MG.rule(ch, v.rule), ": " + v.message
+      + (unnamed.length ? ` (${unnamed.join(", ")})` : ""));
+  }));
   draw();
 }
 
