@@ -423,6 +423,40 @@ def test_profile_from_reveal_profile_dict(tmp_path):
     assert "profile-deduced-1" not in ids
 
 
+def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
+    """Issue 42 item 15: on a Fauna deduce the red "Ft A5" / "Ft E5" labels of the first steps (the highest
+    counts) were drawn over the chart's title."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mapgen.render.plots import profile_figure
+
+    # the first reveals leave the count at its highest (as on a Fauna map), and two of them deduce a Fort
+    steps = [
+        {
+            "step": k + 1,
+            "cell": f"A{k % 7 + 1}",
+            "terrain": "Wa",
+            "count": 14_349_395 if k < 5 else max(1, 10 ** (7 - k // 3)),
+            "forced": k,
+            "reason": "forced",
+            "deduced": ["A5"] if k == 1 else ["E5"] if k == 2 else [],
+        }
+        for k in range(30)
+    ]
+    fig = profile_figure({"steps": steps, "target": "Ft", "unique_at": 20}, title="reveal profile")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    top = fig.axes[0]
+    title = top.title.get_window_extent(renderer)
+    labels = [t for t in top.texts if t.get_text().startswith("Ft ")]
+    assert len(labels) == 2
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        assert not box.overlaps(title), label.get_text()
+        assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
+
+
 def test_profile_needs_steps(tmp_path):
     with pytest.raises(RenderError, match="the reveal profile has no steps"):
         plot_profile([], tmp_path / "p.png")

@@ -701,3 +701,11 @@ def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monke
     while first._running and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not marker.exists() and solve._DEFAULT_STORE.find(chapter, one) is not None
+
+
+def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
+    """Issue 42 item 15: a painted map's chart was titled "map: heuristic"."""
+    from mapgen.web.jobs import playtest_title
+
+    assert playtest_title("map", 30, "heuristic") == "Playtest: 30 games, heuristic bot"
+    assert playtest_title("fauna-1", 1, "random") == "Playtest of fauna-1: 1 game, random bot"

@@ -165,7 +165,6 @@ def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
     assert "B2" in text_of(driver, "changes") and "F2" in text_of(driver, "changes")
 
 
-
 def test_studio_repair_counts_outlines_and_labels_the_same_cells(driver, base_url):
     """Issue 42 item 12: "3 cells changed" with 8 outlined, the Hills whose numbers were filled in labelled
     "mends C9" though C9 was not broken, and an outline lost on Wood and Vine."""
@@ -233,6 +232,57 @@ def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_t
     focus_cell(driver, "B1")
     keys(driver, "h")  # the H key paints the Hill brush's number
     wait_for(lambda: "Hi2" in cell(driver, "B1").text, what="the H key's Hill")
+
+
+def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
+    """Issue 42 item 15: "Wins 11/30 … Losses: thirst 4, hunger 6" left out the 9 sealed games (the chart alone
+    showed them). The job's answers are stubbed in the page."""
+    result = {
+        "games": 30,
+        "wins": 11,
+        "win_rate": 0.3667,
+        "win_rate_ci": [0.22, 0.54],
+        "mean_score": 4.1,
+        "mean_days": 20.5,
+        "bot": "heuristic",
+        "losses": {"thirst": 4, "hunger": 6},
+        "sealed": 9,
+        "sealed_by": {"walled in": 7, "toll unpaid": 2},
+        "scores": [0] * 30,
+    }
+    import json
+
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) {
+          return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 30, total: 30},
+                       result: RESULT, error: null}, 200);
+        }
+        return real(url, init);
+      };
+    """.replace("RESULT", json.dumps(result))
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
+    try:
+        from selenium.webdriver.common.by import By
+
+        driver.get(f"{base_url}/studio#map=fauna-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "Wins 11/30" in text_of(driver, "job-result"), what="the report")
+        said = text_of(driver, "job-result")
+        assert "Losses: thirst 4, hunger 6" in said
+        assert (
+            "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
+            in said
+        )
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
+
 
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
@@ -584,6 +634,7 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
         wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer after the next reveal")
     finally:
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
+
 
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""

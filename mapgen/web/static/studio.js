@@ -419,6 +419,10 @@ function showResult(kind, j) {
     lines.push(`Mean score ${res.mean_score}; mean days ${res.mean_days}`);
     const losses = Object.entries(res.losses).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
     if (losses) lines.push(`Losses: ${losses}`);
+    if (res.sealed) { // neither won nor lost by the rulebook: counted apart, so the lines add up to the games
+      const by = Object.entries(res.sealed_by || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+      lines.push(`Sealed: ${res.sealed} (no Path could be explored for a whole round, not a rulebook loss${by ? ": " + by : ""})`);
+    }
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
