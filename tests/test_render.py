@@ -254,6 +254,19 @@ def structure(path: Path) -> list[str]:
     return ids
 
 
+
+def test_every_ink_reads_on_its_terrain_colour():
+    """WCAG AA for small text, 4.5:1 (issue 42 item 16: white on Water was 3.35:1 on a phone)."""
+
+    def luminance(colour: str) -> float:
+        rgb = [int(colour.lstrip("#")[k : k + 2], 16) / 255 for k in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for t, s in STYLES.items():
+        light, dark = sorted((luminance(s.colour), luminance(s.ink)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, t
+
 def test_svg_structure_matches_the_golden_file(tmp_path):
     m = load("render_fauna_state")
     out = tmp_path / "state.svg"

@@ -550,7 +550,9 @@ function openChart(src, kind) {
   const dlg = MG.el("dialog", {class: "chart", "aria-label": `${kind} chart, full size`});
   const close = MG.el("button", {type: "button", id: "chart-close", text: "Close"});
   dlg.append(MG.el("div", {class: "actions"}, MG.el("b", {text: `${kind} chart`}), close),
-    MG.el("div", {class: "chart-scroll"}, MG.el("img", {src, alt: `${kind} chart, full size`})));
+    // the scrolled box takes keyboard focus, so that the arrow keys scroll a chart larger than the screen
+    MG.el("div", {class: "chart-scroll", tabindex: "0", role: "region", "aria-label": `${kind} chart, scrolled with the arrow keys`},
+      MG.el("img", {src, alt: `${kind} chart, full size`})));
   close.addEventListener("click", () => { dlg.close(); dlg.remove(); });
   dlg.addEventListener("close", () => dlg.remove());
   document.body.append(dlg);
