@@ -886,6 +886,35 @@ def test_accessibility_no_serious_or_critical_violations(base_url, size):
         d.quit()
 
 
+@pytest.mark.parametrize("size", [(1366, 900), (390, 844), (800, 900)], ids=["desktop", "phone", "tablet"])
+def test_briefing_badges_never_cover_a_cell_name(base_url, size):
+    """Issue 42 item 17: on a phone the "Greek Fire" badge covered the cell name D1 on flora-1."""
+    from selenium.webdriver.common.by import By
+
+    d = chrome(*size)
+    try:  # flora-1: the Peak F3, the start D7, the Greek Fire D1
+        for path in ("/studio#map=flora-1", "/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1"):
+            d.get(base_url + path)
+            d.refresh()
+            wait_for(lambda: len(d.find_elements(By.CSS_SELECTOR, ".cell .badge")) == 3, what=f"{path}: the badges")
+            time.sleep(0.3)
+            boxes = d.execute_script(
+                "return [...document.querySelectorAll('.cell')].filter((c) => c.querySelector('.badge')).map((c) => {"
+                "  const r = (e) => e.getBoundingClientRect();"
+                "  return {cell: c.dataset.cell, box: r(c), name: r(c.querySelector('.name')),"
+                "          badge: r(c.querySelector('.badge')), text: c.querySelector('.badge').innerText}; })"
+            )
+            assert {b["cell"] for b in boxes} == {"F3", "D7", "D1"}
+            for b in boxes:
+                name, badge, box = b["name"], b["badge"], b["box"]
+                apart = name["right"] <= badge["left"] or badge["top"] >= name["bottom"]
+                assert apart and box["left"] <= badge["left"] and badge["right"] <= box["right"] + 0.5, (path, b)
+            said = d.find_element(By.CSS_SELECTOR, '.cell[data-cell="D1"] .sr').get_attribute("textContent")
+            assert "Greek Fire" in said and "Greek Fire D1" in text_of(d, "briefing-summary")
+    finally:
+        d.quit()
+
+
 def test_screenshots_of_both_pages_at_both_sizes(base_url, tmp_path):
     from selenium.webdriver.common.by import By
 

@@ -177,12 +177,17 @@ const MG = {
   },
 
   // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire.
+  // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire ("Fire" on the cell: "Greek
+  // Fire" is wider than a cell beside its name, on a desktop too). Returns the words in full, for the cell's label.
   briefingBadge(b, name, button) {
     const words = [];
-    if (name === b.peak) words.push("Peak");
-    if (b.chapter === "flora" && name === b.start) words.push("Start");
-    if (b.chapter === "flora" && name === b.greek_fire) words.push("Greek Fire");
-    if (words.length) button.append(MG.el("span", {class: "badge", text: words.join(" · ")}));
+    if (name === b.peak) words.push(["Peak", "Peak"]);
+    if (b.chapter === "flora" && name === b.start) words.push(["Start", "Start"]);
+    if (b.chapter === "flora" && name === b.greek_fire) words.push(["Greek Fire", "Fire"]);
+    if (!words.length) return "";
+    const full = words.map((w) => w[0]).join(", ");
+    button.append(MG.el("span", {class: "badge", title: full, text: words.map((w) => w[1]).join(" · ")}));
+    return full;
   },
 
   // A rule by its title, its id as a label that cannot be read as a cell name ("Fort pattern" + "rule F2").

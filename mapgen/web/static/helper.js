@@ -138,7 +138,8 @@ function setBriefing(b, revealed, options) {
     heat.append(MG.el("option", {value: code, text: MG.style(b.chapter, code).label}));
   }
   heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
   if (!opts.keepHistory) update();
 }
 
@@ -211,7 +212,8 @@ function draw() {
         label += `, ${pctText(p)} chance`;
       }
     }
-    MG.briefingBadge(H.briefing, name, b);
+    const badge = MG.briefingBadge(H.briefing, name, b);
+    if (badge) label += `, ${badge}`;
     if (hint && hint.cell === name) { b.classList.add("hinted"); label += ", the hint"; }
     if (hint && (hint.cells || []).includes(name)) { b.classList.add("cited"); label += ", cited by the hint"; }
     const conflict = v.conflict ? v.conflict.cells : [];

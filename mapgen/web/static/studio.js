@@ -126,7 +126,8 @@ function setMap(m, from) {
 
 function summary() {
   const b = S.briefing;
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
 }
 
 function brushes() {
@@ -188,7 +189,8 @@ function draw() {
     }
     if (S.changed.has(name)) { b.classList.add("changed"); label += ", just changed"; }
     if (S.reveal.has(name)) { b.classList.add("reveal"); label += ", in the reveal set"; }
-    MG.briefingBadge(S.briefing, name, b);
+    const badge = MG.briefingBadge(S.briefing, name, b);
+    if (badge) label += `, ${badge}`;
     b.setAttribute("aria-label", label);
   }, {
     pointerdown: (name, i, e) => {
