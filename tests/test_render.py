@@ -254,7 +254,6 @@ def structure(path: Path) -> list[str]:
     return ids
 
 
-
 def test_every_ink_reads_on_its_terrain_colour():
     """WCAG AA for small text, 4.5:1 (issue 42 item 16: white on Water was 3.35:1 on a phone)."""
 
@@ -266,6 +265,7 @@ def test_every_ink_reads_on_its_terrain_colour():
     for t, s in STYLES.items():
         light, dark = sorted((luminance(s.colour), luminance(s.ink)), reverse=True)
         assert (light + 0.05) / (dark + 0.05) >= 4.5, t
+
 
 def test_svg_structure_matches_the_golden_file(tmp_path):
     m = load("render_fauna_state")
