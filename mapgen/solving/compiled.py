@@ -37,6 +37,7 @@ import multiprocessing
 import os
 import random
 import re
+import stat
 import tempfile
 import threading
 import time
@@ -1392,14 +1393,18 @@ class CircuitCache:
         for _t, size, p in sorted(stats):
             if total <= self.max_bytes:
                 break
-            p.unlink(missing_ok=True)
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:  # not ours to delete: left, and not counted as freed
+                continue
             total -= size
 
     def size(self) -> int:
         return sum(st.st_size for _p, st in self._files())
 
     def _files(self) -> list[tuple[Path, os.stat_result]]:
-        """Every finished circuit file of every briefing with its stat (a file gone meanwhile left out)."""
+        """Every finished circuit file of every briefing with its stat (a file gone meanwhile, or anything but a
+        regular file, left out)."""
         found = []
         try:
             paths = list(self.folder.glob("*/*.circuit"))
@@ -1409,9 +1414,11 @@ class CircuitCache:
             if _revealed_of(p) is None:
                 continue
             try:
-                found.append((p, p.stat()))
+                st = p.stat()
             except OSError:
                 continue
+            if stat.S_ISREG(st.st_mode):
+                found.append((p, st))
         return found
 
 
