@@ -168,6 +168,9 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
 def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
     """Each changed cell with the rules that break again when that change alone is undone."""
     b = m.board
+    hill_rule = _hill_rule(chapter)
+    # the Hills whose number was wrong on the map as given (only a complete map's numbers can be judged)
+    wrong = {c for v in (check_map(m, chapter) if m.complete else ()) if v.rule in hill_rule for c in v.cells}
     out = []
     for i in range(b.size):
         was, now = _code(m, i), _code(fixed, i)
@@ -178,10 +181,12 @@ def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
             continue
         if m.cells[i] is fixed.cells[i]:  # the same Hill with its number set right
             counts = f"the Hill at {b.name(i)} counts {fixed.hills[i]}"
-            if i not in m.hills:  # no number given: nothing was broken, undoing it breaks nothing
+            if b.name(i) in wrong:
+                out.append(Change(b.name(i), was, now, hill_rule, counts))
+            elif i not in m.hills:  # no number given: nothing was broken, undoing it breaks nothing
                 out.append(Change(b.name(i), was, now, (), f"Hill number filled in: {counts}"))
-            else:
-                out.append(Change(b.name(i), was, now, _hill_rule(chapter), counts))
+            else:  # right on the map as given, changed with the cells it counts
+                out.append(Change(b.name(i), was, now, (), f"Hill number set right with the other changes: {counts}"))
             continue
         undone = fixed.with_cells(m.cells[i] if k == i else t for k, t in enumerate(fixed.cells))
         undone = with_hill_numbers(undone, chapter) if m.cells[i] in chapter.terrains else undone
