@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from constraints.rules import KINDS, HillNumbers, Rule, View, Violation, hill_number
+from constraints.rules import KINDS, Count, HillNumbers, LineCount, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, read_toml
@@ -97,6 +97,21 @@ class Chapter:
         for rule in self.rules:
             out.extend(rule.check(view))
         return out
+
+    @property
+    def hill_number_max(self) -> int:
+        """The largest number a Hill can show: the counted terrain its row and column (the Hill's own cell
+        aside) can hold under the chapter's count rules (Fauna's exactly 3 Forts: 3), 0 without a counted
+        terrain."""
+        if self.counted is None:
+            return 0
+        most = self.board.height - 1 + self.board.width - 1
+        for rule in self.rules:
+            if isinstance(rule, Count) and rule.terrain is self.counted and rule.at_most is not None:
+                most = min(most, rule.at_most)
+            if isinstance(rule, LineCount) and rule.terrain is self.counted:
+                most = min(most, 2 * rule.count)
+        return most
 
     def hill_numbers(self, m: Map) -> dict[int, int]:
         """The right number for every Hill of a complete map (empty without a counted terrain)."""

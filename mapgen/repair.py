@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
+from constraints.rules import HillNumbers
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import Generator
@@ -42,7 +43,8 @@ class SketchError(RepairError):
 
 @dataclass(frozen=True)
 class Change:
-    """One cell changed by a repair, with the rules that break again if this change alone is undone."""
+    """One cell changed by a repair, with the rules that break again if this change alone is undone (none for a
+    blank cell filled or a Hill number filled in where there was none)."""
 
     cell: str
     before: str
@@ -60,7 +62,8 @@ class Change:
         }
 
     def __str__(self) -> str:
-        return f"{self.cell}: {self.before} -> {self.after} (mends {', '.join(self.rules)}: {self.message})"
+        why = f"mends {', '.join(self.rules)}: {self.message}" if self.rules else self.message
+        return f"{self.cell}: {self.before} -> {self.after} ({why})"
 
 
 @dataclass(frozen=True)
@@ -165,6 +168,9 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
 def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
     """Each changed cell with the rules that break again when that change alone is undone."""
     b = m.board
+    hill_rule = _hill_rule(chapter)
+    # the Hills whose number was wrong on the map as given (only a complete map's numbers can be judged)
+    wrong = {c for v in (check_map(m, chapter) if m.complete else ()) if v.rule in hill_rule for c in v.cells}
     out = []
     for i in range(b.size):
         was, now = _code(m, i), _code(fixed, i)
@@ -174,7 +180,13 @@ def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
             out.append(Change(b.name(i), was, now, (), "a free cell, filled"))
             continue
         if m.cells[i] is fixed.cells[i]:  # the same Hill with its number set right
-            out.append(Change(b.name(i), was, now, ("C9",), f"the Hill at {b.name(i)} counts {fixed.hills[i]}"))
+            counts = f"the Hill at {b.name(i)} counts {fixed.hills[i]}"
+            if b.name(i) in wrong:
+                out.append(Change(b.name(i), was, now, hill_rule, counts))
+            elif i not in m.hills:  # no number given: nothing was broken, undoing it breaks nothing
+                out.append(Change(b.name(i), was, now, (), f"Hill number filled in: {counts}"))
+            else:  # right on the map as given, changed with the cells it counts
+                out.append(Change(b.name(i), was, now, (), f"Hill number set right with the other changes: {counts}"))
             continue
         undone = fixed.with_cells(m.cells[i] if k == i else t for k, t in enumerate(fixed.cells))
         undone = with_hill_numbers(undone, chapter) if m.cells[i] in chapter.terrains else undone
@@ -184,6 +196,11 @@ def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
         message = here[0].message if here else "needed with the other changes"
         out.append(Change(b.name(i), was, now, rules, message))
     return out
+
+
+def _hill_rule(chapter: Chapter) -> tuple[str, ...]:
+    """The id of the chapter's Hill-number rule (C9), as a change's ``rules``."""
+    return tuple(dict.fromkeys(r.id for r in chapter.rules if isinstance(r, HillNumbers))) or ("C9",)
 
 
 def fill_sketch(

@@ -447,6 +447,69 @@ def test_the_cache_keeps_to_its_size_least_recently_used_first(tmp_path):
     assert not paths[0].exists() and paths[1].exists() and paths[2].exists()
 
 
+def test_a_reader_never_opens_a_writers_temporary_file(tmp_path):
+    """Issue 40: a reader listing the folder while a writer's ``.tmp-….circuit`` was there raised
+    ``ValueError`` (``int('.tmp')``), a 500 in the helper. A thread stores circuits (each write held open
+    a moment, as a large one is) while this one lists and loads; foreign names in the folder are passed
+    over too, and eviction never deletes a writer's temporary file."""
+    import threading
+    import time
+
+    chapter = get_chapter("training")
+    m = maps.load("training-1")
+    circuits = [compiled(hidden_from(m, 10, seed)) for seed in range(3)]
+    later = m.hide(range(m.board.size))  # extends none of them: every candidate is looked at
+    cache = C.CircuitCache(tmp_path)
+    folder = tmp_path / C.briefing_folder(chapter, m.briefing)
+    folder.mkdir(parents=True)
+    for junk in ("notes.txt", "x-1.circuit", "-abc.circuit", "7.circuit", "12-ZZ.circuit", ".circuit"):
+        (folder / junk).write_bytes(b"junk")
+    (folder / "5-abcdef.circuit").mkdir()  # a finished file's name on a folder: never read, never evicted
+    done = threading.Event()
+    errors: list[BaseException] = []
+
+    def slow(write):
+        def held(f):
+            write(f)
+            time.sleep(0.01)  # the temporary file stays a while, complete or not
+
+        return held
+
+    for c in circuits:
+        c.write = slow(c.write)  # type: ignore[method-assign]
+
+    def writer():
+        try:
+            for _ in range(15):
+                for c in circuits:
+                    if cache.store(c) is None:
+                        raise AssertionError("a store failed: its temporary file was taken")
+        except BaseException as e:  # noqa: BLE001 - reported by the test below
+            errors.append(e)
+        finally:
+            done.set()
+
+    thread = threading.Thread(target=writer)
+    thread.start()
+    seen_tmp = False
+    try:
+        while not done.is_set():
+            seen_tmp = seen_tmp or any(p.name.startswith(".tmp-") for p in folder.iterdir())
+            names = [p.name for p in cache.candidates(chapter, later)]
+            assert all(not n.startswith(".") and n.split("-")[0].isdigit() for n in names)
+            assert cache.load(chapter, later) is None
+            cache.size()
+    finally:
+        thread.join()
+    assert not errors, errors
+    assert seen_tmp  # the race was run: the reader did meet a temporary file
+    assert len([p for p in cache.candidates(chapter, later) if p.is_file()]) == len(circuits)
+    cache.max_bytes = 0
+    cache.evict()
+    assert [p.name for p in cache.candidates(chapter, later)] == ["5-abcdef.circuit"]
+    assert (folder / "notes.txt").exists() and cache.size() == 0
+
+
 def test_compile_limits():
     cnf = cnf_for_state(maps.load("fauna-1").hide(range(49)))
     with pytest.raises(C.CompileTimeout):

@@ -254,6 +254,19 @@ def structure(path: Path) -> list[str]:
     return ids
 
 
+def test_every_ink_reads_on_its_terrain_colour():
+    """WCAG AA for small text, 4.5:1 (issue 42 item 16: white on Water was 3.35:1 on a phone)."""
+
+    def luminance(colour: str) -> float:
+        rgb = [int(colour.lstrip("#")[k : k + 2], 16) / 255 for k in (0, 2, 4)]
+        r, g, b = (c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in rgb)
+        return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+    for t, s in STYLES.items():
+        light, dark = sorted((luminance(s.colour), luminance(s.ink)), reverse=True)
+        assert (light + 0.05) / (dark + 0.05) >= 4.5, t
+
+
 def test_svg_structure_matches_the_golden_file(tmp_path):
     m = load("render_fauna_state")
     out = tmp_path / "state.svg"
@@ -421,6 +434,40 @@ def test_profile_from_reveal_profile_dict(tmp_path):
     ids = set(svg_ids(out))
     assert {"profile-unique", "profile-deduced-2", "profile-forced"} <= ids
     assert "profile-deduced-1" not in ids
+
+
+def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
+    """Issue 42 item 15: on a Fauna deduce the red "Ft A5" / "Ft E5" labels of the first steps (the highest
+    counts) were drawn over the chart's title."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mapgen.render.plots import profile_figure
+
+    # the first reveals leave the count at its highest (as on a Fauna map), and two of them deduce a Fort
+    steps = [
+        {
+            "step": k + 1,
+            "cell": f"A{k % 7 + 1}",
+            "terrain": "Wa",
+            "count": 14_349_395 if k < 5 else max(1, 10 ** (7 - k // 3)),
+            "forced": k,
+            "reason": "forced",
+            "deduced": ["A5"] if k == 1 else ["E5"] if k == 2 else [],
+        }
+        for k in range(30)
+    ]
+    fig = profile_figure({"steps": steps, "target": "Ft", "unique_at": 20}, title="reveal profile")
+    canvas = FigureCanvasAgg(fig)
+    canvas.draw()
+    renderer = canvas.get_renderer()
+    top = fig.axes[0]
+    title = top.title.get_window_extent(renderer)
+    labels = [t for t in top.texts if t.get_text().startswith("Ft ")]
+    assert len(labels) == 2
+    for label in labels:
+        box = label.get_window_extent(renderer)
+        assert not box.overlaps(title), label.get_text()
+        assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
 
 
 def test_profile_needs_steps(tmp_path):

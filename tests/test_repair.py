@@ -75,6 +75,20 @@ def test_a_wrong_hill_number_is_set_right_without_changing_terrain():
     assert change.rules == ("C9",) and change.cell == m.board.name(hill)
 
 
+def test_a_hill_number_filled_in_mends_no_rule():
+    """Issue 42 item 12: a Hill painted without its number broke no rule; filling the number in is said so,
+    never "mends C9", and is no terrain changed (``distance``)."""
+    m = maps.load("fauna-1")
+    i = m.board.index("B2")
+    painted = m.with_cells((Terrain.FORT if k == i else t for k, t in enumerate(m.cells)), hills={})
+    r = repair_map(painted)
+    assert r.distance == 1 and [c.cell for c in r.changes if c.rules] == ["B2"]
+    hills = [c for c in r.changes if c.cell != "B2"]
+    assert {c.cell for c in hills} == {m.board.name(h) for h in m.hills}
+    assert all(c.rules == () and c.message.startswith("Hill number filled in: ") for c in hills)
+    assert str(hills[0]) == f"{hills[0].cell}: Hi -> {hills[0].after} ({hills[0].message})"
+
+
 def test_a_terrain_of_another_chapter_is_replaced_and_cited_as_t1():
     m = maps.load("vameter-1")
     i = next(i for i, t in enumerate(m.cells) if t is Terrain.WATER)

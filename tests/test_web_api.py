@@ -55,6 +55,11 @@ def test_chapters_list_terrains_rules_styles_and_shipped_maps(client):
     assert set(fauna["styles"]) == set(fauna["terrains"])
     assert any(rule["id"] == "F2" for rule in fauna["rules"])
     assert 'chapter = "fauna"' in fauna["profile"]  # the default profile, to start a designer's own from
+    # the most a Hill can show (issue 42 item 13): Fauna's exactly 3 Forts, Flora's 4 to 8 creatures, Maldonado's
+    # unbounded count (the 12 cells of a Hill's row and column), Training's no counted terrain
+    hill_max = {c["chapter"]: c["hill_max"] for c in r.json()}
+    assert hill_max["fauna"] == 3 and hill_max["flora"] == 8 and hill_max["maldonado"] == 12
+    assert hill_max["training"] == 0
 
 
 def test_a_shipped_map_and_a_parsed_map_round_trip(client):
@@ -543,6 +548,7 @@ def test_a_blank_board_hint_gives_a_best_guess(client):
     body = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 5}).json()
     guess = body["guess"]
     assert body["forced"] is False and guess["cell"][1] == "7"  # a start Path of column 7
+    assert guess["explorable"] is True  # chosen among the Paths the player can explore next (issue 42 item 9)
     if guess["method"] == "none":
         assert guess["shares"] == {} and not guess["exact"] and len(guess["possible"]) > 1
     else:  # a circuit or UniGen answered: shares of one cell
@@ -697,3 +703,11 @@ def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monke
     while first._running and time.monotonic() < deadline:
         time.sleep(0.2)
     assert not marker.exists() and solve._DEFAULT_STORE.find(chapter, one) is not None
+
+
+def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
+    """Issue 42 item 15: a painted map's chart was titled "map: heuristic"."""
+    from mapgen.web.jobs import playtest_title
+
+    assert playtest_title("map", 30, "heuristic") == "Playtest: 30 games, heuristic bot"
+    assert playtest_title("fauna-1", 1, "random") == "Playtest of fauna-1: 1 game, random bot"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 
@@ -137,6 +138,9 @@ def profile_figure(profile, *, title: str = ""):
                     arrowprops={"arrowstyle": "-", "color": "#a8201a", "lw": 0.8},
                     gid=f"profile-deduced-{x}",
                 )
+        if top.get_yscale() == "log":  # room above the highest labels, so that none covers the title
+            lo, hi = top.get_ylim()
+            top.set_ylim(lo, 10 ** (math.log10(hi) + 0.2 * (math.log10(hi) - math.log10(lo))))
         handles.append(
             Line2D(
                 [],

@@ -36,6 +36,8 @@ import json
 import multiprocessing
 import os
 import random
+import re
+import stat
 import tempfile
 import threading
 import time
@@ -1327,23 +1329,21 @@ class CircuitCache:
         return self.folder / briefing_folder(chapter, briefing)
 
     def candidates(self, chapter: Chapter, state: Map) -> list[Path]:
-        """The cached circuit files of the state's briefing, largest base first (smallest circuit)."""
-        d = self._dir(chapter, state.briefing)
+        """The cached circuit files of the state's briefing, largest base first (smallest circuit): only
+        names ``store`` gives a finished file (``N-KEY.circuit``), never a writer's temporary file
+        (``.tmp-….circuit``, renamed when complete) nor anything else in the folder."""
         try:
-            files = [p for p in d.iterdir() if p.suffix == ".circuit"]
+            files = [(n, p) for p in self._dir(chapter, state.briefing).iterdir() if (n := _revealed_of(p)) is not None]
         except OSError:
             return []
-        return sorted(files, key=lambda p: (-int(p.stem.split("-")[0]), p.name))
+        return [p for _n, p in sorted(files, key=lambda np: (-np[0], np[1].name))]
 
     def load(self, chapter: Chapter, state: Map) -> Circuit | None:
         """The cached circuit with the largest base that ``state`` extends, or None."""
         revealed = {i for i, t in enumerate(state.cells) if t is not None}
         for p in self.candidates(chapter, state):
-            try:
-                n = int(p.stem.split("-")[0])
-            except ValueError:
-                continue
-            if n > len(revealed):
+            n = _revealed_of(p)
+            if n is None or n > len(revealed):
                 continue
             base = self._base(p)
             if base is not None and not extends(state, base):
@@ -1388,20 +1388,48 @@ class CircuitCache:
 
     def evict(self) -> None:
         """Delete the least recently used circuits until the cache fits its cap."""
-        try:
-            files = [p for p in self.folder.glob("*/*.circuit")]
-            stats = [(p.stat().st_mtime, p.stat().st_size, p) for p in files]
-        except OSError:
-            return
+        stats = [(st.st_mtime, st.st_size, p) for p, st in self._files()]
         total = sum(s for _t, s, _p in stats)
         for _t, size, p in sorted(stats):
             if total <= self.max_bytes:
                 break
-            p.unlink(missing_ok=True)
+            try:
+                p.unlink(missing_ok=True)
+            except OSError:  # not ours to delete: left, and not counted as freed
+                continue
             total -= size
 
     def size(self) -> int:
-        return sum(p.stat().st_size for p in self.folder.glob("*/*.circuit"))
+        return sum(st.st_size for _p, st in self._files())
+
+    def _files(self) -> list[tuple[Path, os.stat_result]]:
+        """Every finished circuit file of every briefing with its stat (a file gone meanwhile, or anything but a
+        regular file, left out)."""
+        found = []
+        try:
+            paths = list(self.folder.glob("*/*.circuit"))
+        except OSError:
+            return []
+        for p in paths:
+            if _revealed_of(p) is None:
+                continue
+            try:
+                st = p.stat()
+            except OSError:
+                continue
+            if stat.S_ISREG(st.st_mode):
+                found.append((p, st))
+        return found
+
+
+#: A finished cache file's name: the base's revealed cells, then its key (``CircuitCache.store``).
+_CIRCUIT_NAME = re.compile(r"([0-9]+)-[0-9a-f]+\.circuit")
+
+
+def _revealed_of(p: Path) -> int | None:
+    """The revealed cells of a finished cache file's base, from its name; None for any other name."""
+    m = _CIRCUIT_NAME.fullmatch(p.name)
+    return int(m.group(1)) if m else None
 
 
 def _touch(p: Path) -> None:

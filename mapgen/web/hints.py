@@ -85,10 +85,12 @@ def _is_cell(board, name) -> bool:
 
 def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
-    ``{"cell", "shares": {code: share}, "exact", "method"}``, or None when no Path can be explored. With no fair
-    odds in time (``method`` "none": no circuit, no UniGen samples) the Path with the most possible terrains,
-    its ``shares`` empty and ``possible`` its terrains."""
-    cells = frontier(state) or state.unrevealed()
+    ``{"cell", "shares": {code: share}, "exact", "method", "explorable"}``, or None when no Path is unrevealed.
+    ``explorable``: chosen among the Paths the player can explore next (false: none can, so among every
+    unrevealed Path). With no fair odds in time (``method`` "none": no circuit, no UniGen samples) the Path
+    with the most possible terrains, its ``shares`` empty and ``possible`` its terrains."""
+    explorable = frontier(state)
+    cells = explorable or state.unrevealed()
     if not cells:
         return None
     possible = solver.possible(state, time_limit, cells=cells)
@@ -104,6 +106,7 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
             "possible": [t.code for t in sorted(possible[i], key=lambda t: t.index)],
             "exact": False,
             "method": method,
+            "explorable": bool(explorable),
         }
 
     def entropy(i: int) -> float:
@@ -115,4 +118,5 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
         "shares": {t.code: round(p, 4) for t, p in shares.get(i, {}).items()},
         "exact": method == ODDS_EXACT,
         "method": method,
+        "explorable": bool(explorable),
     }

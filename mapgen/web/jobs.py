@@ -59,6 +59,13 @@ class Job:
         return out
 
 
+def playtest_title(source: str, games: int, bot: str) -> str:
+    """The playtest chart's title: the map's name when it has one (a painted map is just "map"), the games
+    and the bot."""
+    what = f"{games} game{'' if games == 1 else 's'}, {bot} bot"
+    return f"Playtest: {what}" if source == "map" else f"Playtest of {source}: {what}"
+
+
 def _run(kind: str, args: dict, out) -> None:
     """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png)."""
     from mapgen.workers import start_worker  # deferred: mapgen.workers (multiprocessing), in the job's worker only
@@ -80,7 +87,8 @@ def _run(kind: str, args: dict, out) -> None:
             step = max(1, games // 50)
             records = run_playtest(m, s, games, 1, progress=lambda k: k % step == 0 and out.put(("progress", k, games)))
             report = summarise(records, m, s, args["source"])
-            chart = lambda path: plot_playtest([report], path, title=f"{args['source']}: {s.bot}")
+            title = playtest_title(args["source"], games, s.bot)
+            chart = lambda path: plot_playtest([report], path, title=title)
         else:
             from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
             from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only

@@ -366,6 +366,7 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
             if isinstance(r, BriefingCell)
         ]
         entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
+        entry["hill_max"] = get_chapter(name).hill_number_max
         spec = get_chapter(name).profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         out.append(entry)

@@ -177,12 +177,17 @@ const MG = {
   },
 
   // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire.
+  // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire ("Fire" on the cell: "Greek
+  // Fire" is wider than a cell beside its name, on a desktop too). Returns the words in full, for the cell's label.
   briefingBadge(b, name, button) {
     const words = [];
-    if (name === b.peak) words.push("Peak");
-    if (b.chapter === "flora" && name === b.start) words.push("Start");
-    if (b.chapter === "flora" && name === b.greek_fire) words.push("Greek Fire");
-    if (words.length) button.append(MG.el("span", {class: "badge", text: words.join(" · ")}));
+    if (name === b.peak) words.push(["Peak", "Peak"]);
+    if (b.chapter === "flora" && name === b.start) words.push(["Start", "Start"]);
+    if (b.chapter === "flora" && name === b.greek_fire) words.push(["Greek Fire", "Fire"]);
+    if (!words.length) return "";
+    const full = words.map((w) => w[0]).join(", ");
+    button.append(MG.el("span", {class: "badge", title: full, text: words.map((w) => w[1]).join(" · ")}));
+    return full;
   },
 
   // A rule by its title, its id as a label that cannot be read as a cell name ("Fort pattern" + "rule F2").
@@ -279,6 +284,15 @@ const MG = {
       if (key) { used.add(key); out[code] = key; }
     }
     return out;
+  },
+
+  // The numbers a Hill can show in a chapter: 0 to the most of the counted terrain its row and column can hold
+  // (the API's hill_max: Fauna's 3 Forts make it 3).
+  hillNumbers(chapter) {
+    const c = MG.chapters[chapter];
+    if (!c || !c.counted) return [];
+    const most = Number.isInteger(c.hill_max) ? c.hill_max : 12;
+    return Array.from({length: most + 1}, (_, n) => n);
   },
 
   // The terrain the briefing fixes at a cell (the Peak a Rock, Flora's start a Fort), with its rule.

@@ -8,7 +8,9 @@
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
 //   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
-//   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells.
+//   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
+//   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
+//     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
 // Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
 // percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
 // "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty.
@@ -16,6 +18,8 @@
 
 const POLL_MS = 1000;
 const POLL_CAP = 600;
+const RETRY_MS = 1000;
+const RETRY_CAP = 4;
 const HISTORY_KEY = "mapgen.helper.history";
 const HISTORY_CAP = 200;
 
@@ -134,7 +138,8 @@ function setBriefing(b, revealed, options) {
     heat.append(MG.el("option", {value: code, text: MG.style(b.chapter, code).label}));
   }
   heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
   if (!opts.keepHistory) update();
 }
 
@@ -207,7 +212,8 @@ function draw() {
         label += `, ${pctText(p)} chance`;
       }
     }
-    MG.briefingBadge(H.briefing, name, b);
+    const badge = MG.briefingBadge(H.briefing, name, b);
+    if (badge) label += `, ${badge}`;
     if (hint && hint.cell === name) { b.classList.add("hinted"); label += ", the hint"; }
     if (hint && (hint.cells || []).includes(name)) { b.classList.add("cited"); label += ", cited by the hint"; }
     const conflict = v.conflict ? v.conflict.cells : [];
@@ -240,8 +246,12 @@ function status() {
   if (v.error) {
     clearStatus();
     problem.hidden = false;
-    problem.textContent = v.error;
-    $("count").textContent = "—";
+    $("count").textContent = "no answer";
+    if (v.retry === undefined) { problem.textContent = v.error; return; }
+    problem.append(`The server could not answer (${v.error}). `);
+    if (v.retry) { problem.append("Asking again…"); return; }
+    problem.append("The next reveal asks again, or ",
+      MG.el("button", {type: "button", id: "ask-again", text: "Ask again", onclick: () => update()}), " now.");
     return;
   }
   if (v.conflict) {
@@ -253,8 +263,13 @@ function status() {
     return;
   }
   $("count").textContent = countText(v);
-  const forcedCount = Object.keys(v.forced || {}).length;
-  $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"} (marked on their tokens)`;
+  // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
+  // is the hint's ("Hint 1 of N forced cells"), which never hints them.
+  const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
+  const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
+  const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
+  $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
+    + " (marked on their tokens)";
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
@@ -279,6 +294,7 @@ function status() {
 
 async function update() {
   writeHash();
+  say(""); // what was said of the last action ("New briefing.") is not said of this one
   H.hint = null;
   H.hinted = [];
   $("hint").textContent = "Hint";
@@ -296,6 +312,7 @@ async function update() {
   // briefing's circuit compiles ("compiling"), ask again every POLL_MS.
   const modes = ["quick", "full"];
   let polls = 0;
+  let failures = 0;
   for (let k = 0; k < modes.length; k++) {
     const mode = modes[k];
     body.count = mode;
@@ -306,9 +323,19 @@ async function update() {
     }
     const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
-    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data : {error: r.data.error || "the server could not answer"});
+    // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
+    const failed = !r.ok && (r.status >= 500 || r.status === 0);
+    const error = (r.data && r.data.error) || "the server could not answer";
+    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data
+      : failed ? {error, retry: failures < RETRY_CAP} : {error});
     draw();
     status();
+    if (failed && failures < RETRY_CAP) {
+      await new Promise((done) => setTimeout(done, RETRY_MS * 2 ** failures++));
+      if (seq !== H.seq) return;
+      modes.splice(k + 1, 0, mode);
+      continue;
+    }
     if (H.view.compiling && polls++ < POLL_CAP) { modes.push("full"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
     if (!r.ok || H.view.conflict || H.view.error || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
@@ -353,8 +380,11 @@ function pick(code) {
   const counted = MG.chapters[H.briefing.chapter].counted;
   if (code === "Hi" && counted) {
     const box = $("hill-numbers");
-    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and column; type 0–6):`}));
-    const choices = ["no number", 0, 1, 2, 3, 4, 5, 6];
+    const numbers = MG.hillNumbers(H.briefing.chapter);
+    const typed = numbers.filter((n) => n <= 9);
+    box.replaceChildren(MG.el("p", {text: `The Hill's number (${MG.style(H.briefing.chapter, counted).label}s in its row and `
+      + `column, at most ${numbers[numbers.length - 1]}; type ${typed[0]}–${typed[typed.length - 1]}):`}));
+    const choices = ["no number", ...numbers];
     for (const n of choices) {
       box.append(MG.el("button", {type: "button", class: "number", "data-number": String(n), text: String(n),
         onclick: () => choose(n === "no number" ? "Hi" : "Hi" + n)}));
@@ -381,6 +411,14 @@ function closePalette() {
   $("palette").hidden = true;
   H.picking = null;
   if (was) { H.refocus = true; MG.focusCell($("board"), H.focus); }
+}
+
+// The server's messages are the CLI's ("no cell is forced: you must guess"): a sentence on the page.
+function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
+
+// Which Paths a best guess was chosen among: those the player can explore next, else (none can) every one.
+function among(guess) {
+  return guess.explorable === false ? "among the unrevealed Paths" : "among the Paths you can explore next";
 }
 
 async function hint() {
@@ -411,7 +449,7 @@ async function hint() {
     if (more) box.append(MG.el("span", {class: "note", text: `Hint ${H.hinted.length} of ${d.forced_cells} forced cells: Next hint gives another.`}));
     $("hint").textContent = more ? "Next hint" : "Hint";
   } else {
-    box.append(d.message || "");
+    box.append(capitalised(d.message || ""));
     if (d.best && d.best.length && d.odds_method === "none") {
       // no fair odds in time (no circuit, no almost-uniform sample): where the target may be, never a number
       const label = MG.style(ch, d.target).label;
@@ -426,14 +464,14 @@ async function hint() {
       H.hint = {cell: d.best[0], cells: []};
     } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
       const can = (d.guess.possible || []).map((code) => MG.style(ch, code).label).join(", ");
-      box.append(`. Best guess: reveal ${d.guess.cell}, the Path with the most possible terrains (${can}; `
-        + "no fair odds in time): its reveal tells you the most.");
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path with the most possible terrains ${among(d.guess)} `
+        + `(${can}; no fair odds in time): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     } else if (d.guess) {
       const shares = Object.entries(d.guess.shares).slice(0, 3)
         .map(([code, p]) => `${MG.style(ch, code).label} ${pctText(p)}`).join(", ");
-      box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain (${shares}`
-        + `${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
+      box.append(`. Best guess: reveal ${d.guess.cell}, the Path whose terrain is least certain ${among(d.guess)} `
+        + `(${shares}${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
     $("hint").textContent = "Hint";
@@ -455,7 +493,8 @@ function onKey(e) {
   if (e.altKey) return;
   const paletteOpen = !$("palette").hidden;
   if (e.key === "Escape") { closePalette(); return; }
-  if (paletteOpen && !$("hill-numbers").hidden && /^[0-6]$/.test(e.key)) {
+  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)
+      && MG.hillNumbers(H.briefing.chapter).includes(Number(e.key))) {
     e.preventDefault();
     choose("Hi" + e.key);
     return;

@@ -8,7 +8,7 @@
 const SAVE_KEY = "mapgen.studio.last";
 const HISTORY_CAP = 200;
 
-const S = {briefing: null, cells: [], brush: "Wa", painting: false, violations: [], changed: new Set(),
+const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
            focus: null, stroke: false};
 const $ = (id) => document.getElementById(id);
@@ -19,6 +19,10 @@ function say(text, bad) {
   if (text instanceof Node) m.append(text); else m.textContent = text || "";
   m.classList.toggle("problem", Boolean(bad));
 }
+
+// What was said of the last action ("deduce finished.") goes at the next one; the offer to reopen the last
+// map stays until taken.
+function unsay() { if (!$("restore")) say(""); }
 
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
 
@@ -43,7 +47,7 @@ function readHash() {
   if (p.get("map")) return {name: p.get("map")};
   const ch = p.get("ch");
   if (!ch || !MG.chapters[ch] || p.get("c") === null) return null;
-  const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]?/g) || [];
+  const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]*/g) || [];
   if (cells.length !== MG.cellNames(ch).length) return null;
   const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
              greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
@@ -122,7 +126,8 @@ function setMap(m, from) {
 
 function summary() {
   const b = S.briefing;
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`;
+  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
 }
 
 function brushes() {
@@ -143,8 +148,24 @@ function brushes() {
     b.addEventListener("click", () => { S.brush = code; brushes(); });
     box.append(b);
   }
+  // the Hill brush paints a number too (0 to what the chapter allows), or none
+  const numbers = MG.hillNumbers(ch);
+  if (S.brush === "Hi" && numbers.length) {
+    if (S.hill !== null && !numbers.includes(S.hill)) S.hill = null;
+    const row = MG.el("div", {class: "hill-brush", role: "group", "aria-label": "Hill number to paint"},
+      MG.el("span", {class: "blabel", text: "Hill number:"}));
+    for (const n of [null, ...numbers]) {
+      const on = S.hill === n;
+      row.append(MG.el("button", {type: "button", class: "number" + (on ? " on" : ""), "data-number": n === null ? "" : String(n),
+        "aria-pressed": String(on), text: n === null ? "none" : String(n), onclick: () => { S.hill = n; brushes(); }}));
+    }
+    box.append(row);
+  }
   summary();
 }
+
+// What the brush paints: its terrain, a Hill with the number picked for it.
+function brushCode() { return S.brush === "Hi" && S.hill !== null ? `Hi${S.hill}` : S.brush; }
 
 function draw() {
   const byCell = {};
@@ -168,7 +189,8 @@ function draw() {
     }
     if (S.changed.has(name)) { b.classList.add("changed"); label += ", just changed"; }
     if (S.reveal.has(name)) { b.classList.add("reveal"); label += ", in the reveal set"; }
-    MG.briefingBadge(S.briefing, name, b);
+    const badge = MG.briefingBadge(S.briefing, name, b);
+    if (badge) label += `, ${badge}`;
     b.setAttribute("aria-label", label);
   }, {
     pointerdown: (name, i, e) => {
@@ -184,9 +206,9 @@ function draw() {
 }
 
 function paint(i, code) {
-  const brush = code === undefined ? S.brush : code;
+  const brush = code === undefined ? brushCode() : code;
   if (S.cells[i] === brush) return;
-  if (!S.stroke) { push(); S.stroke = S.painting; } // one undo step per stroke
+  if (!S.stroke) { push(); S.stroke = S.painting; unsay(); } // one undo step per stroke
   S.cells[i] = brush;
   S.changed.delete(MG.cellNames(S.briefing.chapter)[i]);
   S.reveal = new Set();
@@ -222,13 +244,18 @@ async function check() {
   }
   const report = r.data[0];
   S.violations = report.violations;
+  // rules counted as rules, violations as violations: one rule may be broken in several places
+  const n = report.violations.length, rules = new Set(report.violations.map((v) => v.rule)).size;
   $("verdict").textContent = report.valid ? "Valid: every rule holds"
-    : `${report.violations.length} broken rule${report.violations.length === 1 ? "" : "s"}`;
+    : `${rules} broken rule${rules === 1 ? "" : "s"}` + (n > rules ? `: ${n} violations` : "");
   $("verdict").className = "big " + (report.valid ? "good" : "problem");
   const ch = S.briefing.chapter;
-  list.replaceChildren(...report.violations.map((v) =>
-    MG.el("li", {class: "violation", "data-rule": v.rule}, MG.rule(ch, v.rule), ": " + v.message
-      + (v.cells.length ? ` (${v.cells.join(", ")})` : ""))));
+  const named = (text, cell) => new RegExp(`\\b${cell}\\b`).test(text);
+  list.replaceChildren(...report.violations.map((v) => {
+    const unnamed = v.cells.filter((c) => !named(v.message, c)); // the message names most cells itself
+    return MG.el("li", {class: "violation", "data-rule": v.rule}, MG.rule(ch, v.rule), ": " + v.message
+      + (unnamed.length ? ` (${unnamed.join(", ")})` : ""));
+  }));
   draw();
 }
 
@@ -239,6 +266,24 @@ function violationsText(ch, list) {
     frag.append(MG.rule(ch, v.rule), `: ${v.message}`);
   });
   return frag;
+}
+
+// What a repair did, counted as the outlines show it: every changed cell is outlined and listed, by kind.
+function repairWords(out) {
+  const plural = (n, one, many) => `${n} ${n === 1 ? one : many}`;
+  const terrain = out.changes.filter((c) => c.from !== ".." && c.from.slice(0, 2) !== c.to.slice(0, 2)).length;
+  const blank = out.changes.filter((c) => c.from === "..").length;
+  const filledIn = out.changes.filter((c) => /^[A-Z][a-z]$/.test(c.from) && c.from === c.to.slice(0, 2)).length;
+  const setRight = out.changes.length - terrain - blank - filledIn;
+  const parts = [];
+  if (terrain || !out.changes.length) {
+    parts.push(plural(terrain, "cell", "cells") + " changed" + (out.optimal ? " (the fewest possible)" : ""));
+  }
+  if (filledIn) parts.push(plural(filledIn, "Hill number", "Hill numbers") + " filled in");
+  if (setRight) parts.push(plural(setRight, "Hill number", "Hill numbers") + " set right");
+  if (blank) parts.push(plural(blank, "blank cell", "blank cells") + " filled");
+  const all = out.changes.length;
+  return parts.join(", ") + (all ? `: ${all === 1 ? "the cell is" : `the ${all} cells are`} outlined and listed` : "");
 }
 
 async function repair(within) {
@@ -257,18 +302,19 @@ async function repair(within) {
   S.cells = m.cells.slice();
   S.changed = new Set(out.changes.map((c) => c.cell));
   $("changes").replaceChildren(...out.changes.map((c) => {
-    const li = MG.el("li", {}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}`);
+    const li = MG.el("li", {"data-cell": c.cell}, MG.el("b", {text: c.cell}), ` ${c.from} → ${c.to}`);
     if (c.rules.length) {
       li.append(" (mends ");
       c.rules.forEach((id, k) => { if (k) li.append(", "); li.append(MG.rule(ch, id)); });
       li.append(`: ${c.message})`);
+    } else {
+      li.append(` (${c.message})`); // a blank cell filled, a Hill number filled in: nothing was broken there
     }
     return li;
   }));
   const msg = document.createDocumentFragment();
   msg.append(out.distance === 0 && !out.changes.length ? "Nothing to repair: the map keeps every rule."
-    : `Repaired: ${out.distance} cell${out.distance === 1 ? "" : "s"} changed${out.optimal ? " (the fewest possible)" : ""}`
-      + (within ? ", keeping the profile too." : "."));
+    : `Repaired: ${repairWords(out)}` + (within ? ", keeping the profile too." : "."));
   const which = out.profile === "default" ? "the chapter's default profile" : "your profile";
   if (out.profile_violations.length) {
     msg.append(MG.el("br"), `Repair keeps the chapter's rules, not the profile: this map breaks ${which} (`,
@@ -336,6 +382,7 @@ async function blankMap() {
 
 async function startJob(kind) {
   if (S.job) { say("A job is running: cancel it first.", true); return; }
+  unsay();
   const body = {map: mapText()};
   if (kind === "playtest") { body.games = Number($("games").value || 200); body.bot = $("bot").value; }
   const r = await MG.api(`/api/${kind}`, body);
@@ -374,6 +421,10 @@ function showResult(kind, j) {
     lines.push(`Mean score ${res.mean_score}; mean days ${res.mean_days}`);
     const losses = Object.entries(res.losses).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
     if (losses) lines.push(`Losses: ${losses}`);
+    if (res.sealed) { // neither won nor lost by the rulebook: counted apart, so the lines add up to the games
+      const by = Object.entries(res.sealed_by || {}).map(([k, v]) => `${k} ${v}`).join(", ");
+      lines.push(`Sealed: ${res.sealed} (no Path could be explored for a whole round, not a rulebook loss${by ? ": " + by : ""})`);
+    }
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
@@ -501,7 +552,9 @@ function openChart(src, kind) {
   const dlg = MG.el("dialog", {class: "chart", "aria-label": `${kind} chart, full size`});
   const close = MG.el("button", {type: "button", id: "chart-close", text: "Close"});
   dlg.append(MG.el("div", {class: "actions"}, MG.el("b", {text: `${kind} chart`}), close),
-    MG.el("div", {class: "chart-scroll"}, MG.el("img", {src, alt: `${kind} chart, full size`})));
+    // the scrolled box takes keyboard focus, so that the arrow keys scroll a chart larger than the screen
+    MG.el("div", {class: "chart-scroll", tabindex: "0", role: "region", "aria-label": `${kind} chart, scrolled with the arrow keys`},
+      MG.el("img", {src, alt: `${kind} chart, full size`})));
   close.addEventListener("click", () => { dlg.close(); dlg.remove(); });
   dlg.addEventListener("close", () => dlg.remove());
   document.body.append(dlg);
@@ -537,12 +590,18 @@ function onKey(e) {
   if (!onBoard || e.altKey) return;
   const i = MG.cellNames(S.briefing.chapter).indexOf(onBoard.dataset.cell);
   const code = Object.keys(S.keys || {}).find((c) => S.keys[c] === key);
-  if (code || e.key === "Delete" || e.key === "Backspace") {
+  const number = /^[0-9]$/.test(e.key) && S.cells[i].startsWith("Hi") && MG.hillNumbers(S.briefing.chapter).includes(Number(e.key));
+  if (number) { // a digit on a Hill: its number
+    e.preventDefault();
+    S.focus = onBoard.dataset.cell;
+    S.stroke = false;
+    paint(i, `Hi${e.key}`);
+  } else if (code || e.key === "Delete" || e.key === "Backspace") {
     e.preventDefault();
     S.focus = onBoard.dataset.cell;
     S.stroke = false;
     if (code && code !== S.brush) { S.brush = code; brushes(); }
-    paint(i, code || "..");
+    paint(i, code === "Hi" ? brushCode() : code || "..");
   } else if (e.key === "Enter" || e.key === " ") {
     e.preventDefault();
     S.focus = onBoard.dataset.cell;
