@@ -138,6 +138,10 @@ BAD_PROFILES = {
     "unknown terrain": ('chapter = "training"\n[counts]\nQq = [1, 2]\n', "counts: unknown terrain code 'Qq'"),
     "cell off the board": ('chapter = "training"\npeak = "H9"\n', "'peak': cell H9 is off the board (B3 to F7)"),
     "unknown chapter": ('chapter = "atlantis"\n', f"unknown chapter 'atlantis' (expected one of {CHAPTERS})"),
+    "least above most": (
+        'chapter = "training"\n[counts]\nWa = [10, 2]\n',
+        "counts.Wa = [10, 2]: least 10 is more than most 2",
+    ),
 }
 
 
