@@ -82,6 +82,11 @@ def _from_data(data: dict) -> Map:
     shown = chapter.title()
     for key in BRIEFING_FIELDS:
         if key in data and key not in spec.briefing and not (key == "start" and _is_start_column(data[key])):
+            if key == "start":  # the chapter starts on the river: the field may only say so
+                raise ValueError(
+                    f"field 'start': {shown} maps start on {START_COLUMN} (start = \"{START_COLUMN}\" or no start),"
+                    f" not {data[key]!r}"
+                )
             raise ValueError(f"field '{key}' is not part of a {shown} briefing")
     peak = _cell(data, "peak", board)
     start = None

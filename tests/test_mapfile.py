@@ -240,6 +240,16 @@ def test_flora_needs_a_start_cell():
     assert problem(FLORA.replace('start = "F7"', 'start = "column 7"'), "fl.toml") == expected
 
 
+def test_a_start_cell_on_a_river_chapter_says_where_the_chapter_starts():
+    assert problem(FAUNA.replace('start = "column 7"', 'start = "column 3"'), "f.toml") == (
+        "f.toml: field 'start': Fauna maps start on column 7 (start = \"column 7\" or no start), not 'column 3'"
+    )
+    assert problem(TRAINING.replace('start = "column 7"', 'start = "D7"'), "t.toml") == (
+        "t.toml: field 'start': Training maps start on column 7 (start = \"column 7\" or no start), not 'D7'"
+    )
+    assert parse_map(FAUNA.replace('start = "column 7"', 'start = "Column 7"')).briefing.start is None
+
+
 def test_fauna_needs_a_fort_pattern():
     text = FAUNA.replace('fort_pattern = """\n.. Vi ..\nSk Ft ..\n.. .. Ti\n"""\n', "")
     assert "fort_pattern" not in text
