@@ -103,6 +103,39 @@ def test_number_and_name_survive_a_round_trip():
     assert parse_map(dumps_map(m)) == m
 
 
+def test_a_name_is_one_line_of_at_most_200_characters():
+    assert parse_map('name = "' + "x" * 200 + '"\n' + FAUNA).briefing.name == "x" * 200
+    assert problem('name = "' + "x" * 500_000 + '"\n' + FAUNA, "f.toml") == (
+        "f.toml: field 'name' is 500,000 characters long (at most 200)"
+    )
+    for text, code in (("x\\u0007\\ny", "0007"), ("a\\tb", "0009"), ("a\\u0085b", "0085")):
+        assert problem(f'name = "{text}"\n' + FAUNA, "f.toml") == (
+            f"f.toml: field 'name' holds a control character (U+{code}); text is one line of printable characters"
+        )
+    assert parse_map('name = "Hügel – Ørsted 北"\n' + FAUNA).briefing.name == "Hügel – Ørsted 北"
+
+
+def test_text_in_a_record_table_is_bounded_too():
+    assert problem(FAUNA + '\n[grade]\ntier = "' + "T" * 2001 + '"\n', "f.toml") == (
+        "f.toml: field 'grade.tier' is 2,001 characters long (at most 2,000)"
+    )
+    assert problem(FAUNA + '\n[grade]\nflags = ["a\\nb"]\n', "f.toml") == (
+        "f.toml: field 'grade.flags' holds a control character (U+000A); text is one line of printable characters"
+    )
+
+
+@pytest.mark.parametrize("number", [-5, -1, 2**63, 99999999999999999999])
+def test_a_number_is_checked_as_seeds_are(number):
+    assert problem(f"number = {number}\n" + FAUNA, "f.toml") == (
+        f"f.toml: field 'number' must be from 0 to 9223372036854775807 (as a seed), not {number}"
+    )
+
+
+@pytest.mark.parametrize("number", [0, 1, 2**63 - 1])
+def test_numbers_from_0_to_the_largest_seed_are_read(number):
+    assert parse_map(f"number = {number}\n" + FAUNA).briefing.number == number
+
+
 # --- the grid: header, row letters, case, unrevealed cells ---------------------------------------
 
 

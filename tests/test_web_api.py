@@ -259,6 +259,14 @@ def test_render_of_a_state_marks_forced_cells(client):
         ("/api/generate", b'{"chapter": "fauna", "seed": -1}', 400, "field 'seed'"),
         ("/api/generate", b'{"chapter": "fauna", "profile": "= ="}', 400, "profile: not valid TOML"),
         ("/api/render", b'{"name": "fauna-1", "format": "gif"}', 400, "field 'format'"),
+        (
+            "/api/render",
+            json.dumps(
+                {"map": f'name = "{"x" * 60_000}"\n' + maps.path("fauna-1").read_text(encoding="utf-8")}
+            ).encode(),
+            400,
+            "field 'name' is 60,000 characters long (at most 200)",
+        ),
         ("/api/playtest", b'{"name": "fauna-1", "games": 0}', 400, "field 'games'"),
         ("/api/playtest", b'{"name": "fauna-1", "bot": "cheater"}', 400, "field 'bot'"),
         ("/api/deduce", b'{"map": "chapter = \\"fauna\\""}', 400, "missing field 'peak'"),
