@@ -87,6 +87,15 @@ class Chapter:
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.info)
 
+    def terrain(self, code: str) -> Terrain:
+        """The chapter's terrain with this code (a ``--target``, a heat map's terrain); ValueError in words for a
+        code that is no terrain, or one this chapter's maps never hold (``Maldonado (Ma) is not a terrain of
+        fauna``)."""
+        t = parse_terrain(code)
+        if t not in self.terrains:
+            raise ValueError(f"{t.label} ({t.code}) is not a terrain of {self.name}")
+        return t
+
     def rule_info(self, rule_id: str) -> RuleInfo:
         return next(r for r in self.info if r.id == rule_id)
 

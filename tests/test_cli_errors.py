@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import maps
 from cli import main
+from mapgen.mapfile import dumps_map
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
@@ -128,6 +129,28 @@ def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
         assert r.exit_code == 1 and r.stderr.count("\n") == 1
         assert r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6 ")
         assert r.stderr.endswith("; see `mapgen validate`\n")
+
+
+#: a terrain-valued option given a code of another chapter (fauna-1 is a Fauna map)
+FOREIGN_TERRAINS = {
+    "solve --target": (["solve", "fauna-1", "--target", "Ma"], "--target", "Maldonado (Ma)"),
+    "hint --target": (["hint", "fauna-1", "--target", "Fz"], "--target", "Fezron Camp (Fz)"),
+    "render --probabilities": (
+        ["render", "{state}", "-o", "{tmp}/p.png", "--probabilities", "Pf"],
+        "--probabilities",
+        "Petrified Forest (Pf)",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(FOREIGN_TERRAINS))
+def test_a_terrain_the_chapter_does_not_have_is_refused(tmp_path, kind):
+    args, option, terrain = FOREIGN_TERRAINS[kind]
+    state = tmp_path / "state.toml"
+    state.write_text(dumps_map(maps.load("fauna-1").hide([0, 1])), encoding="utf-8")
+    r = run(*(a.format(state=state, tmp=tmp_path) for a in args))
+    assert_fails(r, 2, f"error: {option}: {terrain} is not a terrain of fauna")
+    assert not (tmp_path / "p.png").exists()
 
 
 # --- bad input: profiles, rules, replays, reveal profiles ---------------------------------------------------------

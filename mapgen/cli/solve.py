@@ -9,7 +9,6 @@ import click
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
-from mapgen.terrain import parse_terrain
 
 
 @click.command()
@@ -63,7 +62,7 @@ def solve(map_in, limit, probabilities, target, explain, time_limit, as_json):
             terrain = chapter.counted
         else:
             try:
-                terrain = parse_terrain(target)
+                terrain = chapter.terrain(target)
             except ValueError as e:
                 reject("--target", str(e))
     try:
