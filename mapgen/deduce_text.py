@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 
 def _count(step: dict) -> str:
@@ -64,7 +64,8 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     g = report.get("grade")
     if g:
         lines.append(
-            f"deduction grade: {g['tier']} ({g['guesses']} guesses before every target is known, largest reason "
+            f"deduction grade: {g['tier']} ({quantity(g['guesses'], 'guess', 'guesses')} before every target is known, "
+            f"largest reason "
             f"{g['largest_reason']} rules and cells, {g['deduced_share']:.0%} of those steps deduced)"
         )
     return "\n".join(lines)

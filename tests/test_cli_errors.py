@@ -112,12 +112,12 @@ def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
         assert_fails(
             run(command, partial),
             2,
-            f"error: {partial}: a partial map (1 cells unrevealed, first B3); {needs} needs a complete map",
+            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map",
         )
     assert_fails(
         run("render", partial, "-o", tmp_path / "p.png", "--profile"),
         2,
-        f"error: {partial}: a partial map (1 cells unrevealed, first B3); --profile needs a complete map",
+        f"error: {partial}: a partial map (1 unrevealed cell, first B3); --profile needs a complete map",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["partial.toml"]
 

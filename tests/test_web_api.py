@@ -81,6 +81,8 @@ def test_validate_returns_what_the_cli_prints(client, data_dir):
     assert ok.headers["x-mapgen-exit"] == "0" and ok.json()[0]["valid"] is True
     partial = client.post("/api/validate", json={"map": _column_state("fauna-1")})
     assert partial.status_code == 400 and "partial map" in partial.json()["error"]
+    one = client.post("/api/validate", json={"map": dumps_map(maps.load("fauna-1").hide([3]))})
+    assert one.json()["error"] == "partial map (1 unrevealed cell, first A4); validate needs a complete map"
 
 
 def test_solve_returns_what_the_cli_prints(client, tmp_path):

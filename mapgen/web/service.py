@@ -24,6 +24,7 @@ from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
+from mapgen.terrain import quantity
 
 #: seconds allowed when a body names no time limit, and the most a body may ask for
 DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
@@ -386,7 +387,7 @@ def do_validate(body: dict) -> tuple[int, list]:
     hidden = m.unrevealed()
     if hidden:
         raise ApiError(
-            f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
+            f"partial map ({quantity(len(hidden), 'unrevealed cell')}, first {m.board.name(hidden[0])}); "
             "validate needs a complete map"
         )
     report = FileReport(file, violations=tuple(check_map(m)))
@@ -717,7 +718,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 def complete_valid_map(body: dict) -> Map:
     m = read_map_field(body)
     if not m.complete:
-        raise ApiError(f"a partial map ({len(m.unrevealed())} cells unrevealed); this needs a complete map")
+        raise ApiError(f"a partial map ({quantity(len(m.unrevealed()), 'unrevealed cell')}); this needs a complete map")
     broken = check_map(m)
     if broken:
         raise ApiError(f"the map breaks {broken[0]} (validate it first)"[:300], exit=1)
