@@ -315,7 +315,14 @@ def test_a_loopback_server_answers_only_loopback_host_names():
         assert c.get("/api/chapters").status_code == 200
         assert c.post("/api/validate", json={"name": "fauna-1"}, headers={"host": "localhost:8000"}).status_code == 200
         # a page whose own name was pointed at 127.0.0.1 (DNS rebinding) reaches nothing
-        assert c.get("/api/chapters", headers={"host": "rebound.example.org:8000"}).status_code == 400
+        foreign = c.get("/api/chapters", headers={"host": "rebound.example.org:8000"})
+        assert foreign.status_code == 400 and foreign.headers["x-mapgen-exit"] == "2"
+        assert foreign.json() == {
+            "error": "requests addressed to 'rebound.example.org:8000' are not answered here "
+            "(only 127.0.0.1, ::1, [::1], localhost)"
+        }
+        assert c.get("/api/chapters", headers={"host": "[::1]:8000"}).status_code == 200
+        assert c.get("/api/chapters", headers={"host": "127.0.0.1"}).status_code == 200
 
 
 def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
