@@ -576,7 +576,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             "mapgen.repair.repair_map",
             ("mapgen.solving.solve", "SolveTimeout", "no valid map found within the time limit of 10 s"),
             3,
-            f"error: {MAP}: no valid map found within the time limit of 10 s (10 s; raise --time-limit)",
+            f"error: {MAP}: no valid map found within the time limit of 10 s (raise --time-limit)",
         ),
         (
             ["repair", MAP],

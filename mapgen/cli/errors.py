@@ -112,7 +112,8 @@ def message(e: BaseException, code: int) -> str:
         text = f"{subject}: {text}"
     if code == TIMEOUT and "--time-limit" not in text:
         limit = getattr(e, "mapgen_time_limit", None)
-        text += f" ({limit:g} s; raise --time-limit)" if limit else " (raise --time-limit)"
+        said = limit and f"{limit:g} s" in text  # the library's message gives the limit already: not twice
+        text += f" ({limit:g} s; raise --time-limit)" if limit and not said else " (raise --time-limit)"
     return " ".join(text.split())  # one line whatever the library put in it
 
 
