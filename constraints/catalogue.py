@@ -96,6 +96,17 @@ class Chapter:
             raise ValueError(f"{t.label} ({t.code}) is not a terrain of {self.name}")
         return t
 
+    @property
+    def described(self) -> tuple[RuleInfo, ...]:
+        """The rules its Reference Board lists: all but those whose every check speaks of a terrain the chapter
+        never holds (C8 Field on Vameter, which has Mushroom Fields instead: V3)."""
+        kept = []
+        for info in self.info:
+            checks = [r for r in self.rules if r.id == info.id]
+            if not checks or not all(r.vacuous(self.terrains) for r in checks):
+                kept.append(info)
+        return tuple(kept)
+
     def rule_info(self, rule_id: str) -> RuleInfo:
         return next(r for r in self.info if r.id == rule_id)
 
