@@ -244,3 +244,20 @@ def test_ellipsis_matching():
     assert not _matches(["took 1.5 s"], "took 32.0 s, 3 maps")
     assert _matches([], "")
     assert not _matches([], "something")
+
+
+def test_the_indented_commands_read_only_files_that_are_there():
+    """The README's indented `mapgen` lines (not run: they draw pictures) read files of examples/, shipped maps,
+    or files an earlier line wrote; `cd examples` is where the README says to run them."""
+    import maps
+
+    written: set[str] = set()
+    for line in re.findall(r"^    (mapgen .*)$", README, re.MULTILINE):
+        words = shlex.split(line)
+        for k, word in enumerate(words[2:], start=2):
+            if words[k - 1] in ("-o", "--out", "--puzzle"):
+                written.add(word)
+            elif word.endswith((".toml", ".json")) and word not in written:
+                assert (EXAMPLES / word).is_file(), f"{line}: no {word} in examples/"
+            elif re.fullmatch(r"[a-z]+-\d+", word):
+                assert word in maps.names(), f"{line}: no shipped map {word}"
