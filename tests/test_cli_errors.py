@@ -701,6 +701,45 @@ def test_ctrl_c_lets_the_cleanup_on_its_way_out_finish(monkeypatch):
     assert cleaned
 
 
+def test_a_second_ctrl_c_inside_the_first_one_s_handler_does_not_hang(monkeypatch):
+    """``timeout -s INT`` signals the process, then its group: two SIGINTs at once, and the second one's handler
+    runs in the main thread while the first one's waits for the watchdog thread to start. That hung for good
+    (both waited for one lock); now the command ends with the one line."""
+    import signal
+    import threading
+    import time
+
+    from mapgen.cli import errors as cli_errors
+
+    start = threading.Thread.start
+
+    def start_and_signal_again(self, *a, **kw):
+        start(self, *a, **kw)
+        if self.name == "ctrl-c":  # the second SIGINT's handler, inside the first one's
+            cli_errors._on_sigint(signal.SIGINT, None)
+
+    def hung(signum, frame):
+        raise AssertionError("still waiting 5 s after the second Ctrl-C")
+
+    def work(*a, **kw):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        raise AssertionError("ran on after Ctrl-C")
+
+    monkeypatch.setattr(threading.Thread, "start", start_and_signal_again)
+    monkeypatch.setattr("mapgen.report.solve_report", work)
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    began = time.monotonic()
+    try:
+        result = run("solve", MAP)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - began < 2.5, "the second Ctrl-C hung the handler"
+    assert_fails(result, 130, f"error: {MAP}: interrupted")
+
+
 def test_an_unexpected_error_is_not_disguised():
     """A bug is not an input problem: it is not mapped to an exit code (the runner sees the exception)."""
     with pytest.MonkeyPatch.context() as m:
