@@ -103,9 +103,9 @@ def _steps_of(block: str) -> list[tuple[str, list[str]]]:
 def _normalise(text: str) -> str:
     text = re.sub(r"\b\d+(?:\.\d+)? (s|ms)\b", r"<T> \1", text)
     text = re.sub(r'^(mapgen|ortools) = "[^"]*"$', r'\1 = "<version>"', text, flags=re.MULTILINE)
-    # A count's proven low end ("93,685,459..4.7e+46": the first exact count of a state compiled within a
-    # wall-clock limit, tightened backwards) depends on the machine's speed; the high end and exact counts
-    # are compared.
+    # A count's proven low end ("54,277,938..4.7e+46": the first exact count further on the path, of a state
+    # compiled within a CPU-seconds budget) depends on the machine's speed and load and on the circuit cache
+    # (deduce says so); the high end and exact counts are compared.
     text = re.sub(r"(?<![\w.,])\d[\d,]*\.\.(?=\d)", "<n>..", text)  # 90.. and 93,685,459.. alike
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
 
