@@ -6,7 +6,7 @@ from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE
-from mapgen.terrain import Terrain, percent
+from mapgen.terrain import Terrain, percent, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the
@@ -114,7 +114,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
     lines.append(
-        f"forced: {len(forced)} of {hidden} unrevealed cells (marked *)"
+        f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} (marked *)"
         + (": " + ", ".join(f"{c} {t}" for c, t in forced.items()) if forced else "")
     )
     if "target" in report:

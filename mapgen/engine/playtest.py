@@ -265,7 +265,9 @@ def report_text(rep: dict) -> str:
     for e, d in rep["events"].items():
         if e.startswith("sealed: "):
             continue
-        lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
+        lines.append(
+            f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {quantity(rep['games'], 'game')}"
+        )
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
     return "\n".join(lines)
