@@ -10,7 +10,7 @@ from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.inputs import MAX_TEXT, Unreadable, parse_toml, read_text, text_problem, unknown_key
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
 #: tables mapgen itself writes into a map file and keeps on a round trip (Map.meta): how it was generated, graded
@@ -175,7 +175,7 @@ def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], 
                 raise ValueError(f"terrain row {r + 1} is labelled {tokens[0]}, expected {letter}")
             tokens = tokens[1:]
         if len(tokens) != board.width:
-            raise ValueError(f"terrain row {letter} has {len(tokens)} cells, expected {board.width}")
+            raise ValueError(f"terrain row {letter} has {quantity(len(tokens), 'cell')}, expected {board.width}")
         for c, token in enumerate(tokens):
             terrain, number = _code(token, f"row {letter}")
             if number is not None:

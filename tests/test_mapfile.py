@@ -433,3 +433,9 @@ def random_state(draw):
 @given(random_state())
 def test_any_map_round_trips_through_its_file_text(m):
     assert parse_map(dumps_map(m)) == m
+
+
+def test_a_row_of_one_cell_is_said_in_the_singular():
+    lines = grid(FAUNA)
+    lines[3] = "C  Wa"
+    assert problem(with_grid(FAUNA, lines)) == "fauna-3.toml: terrain row C has 1 cell, expected 7"
