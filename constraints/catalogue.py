@@ -87,6 +87,26 @@ class Chapter:
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.info)
 
+    def terrain(self, code: str) -> Terrain:
+        """The chapter's terrain with this code (a ``--target``, a heat map's terrain); ValueError in words for a
+        code that is no terrain, or one this chapter's maps never hold (``Maldonado (Ma) is not a terrain of
+        fauna``)."""
+        t = parse_terrain(code)
+        if t not in self.terrains:
+            raise ValueError(f"{t.label} ({t.code}) is not a terrain of {self.name}")
+        return t
+
+    @property
+    def described(self) -> tuple[RuleInfo, ...]:
+        """The rules its Reference Board lists: all but those whose every check speaks of a terrain the chapter
+        never holds (C8 Field on Vameter, which has Mushroom Fields instead: V3)."""
+        kept = []
+        for info in self.info:
+            checks = [r for r in self.rules if r.id == info.id]
+            if not checks or not all(r.vacuous(self.terrains) for r in checks):
+                kept.append(info)
+        return tuple(kept)
+
     def rule_info(self, rule_id: str) -> RuleInfo:
         return next(r for r in self.info if r.id == rule_id)
 

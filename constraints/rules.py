@@ -9,6 +9,7 @@ that dispatch on these same classes, so the check path never imports a solver.
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
@@ -109,6 +110,12 @@ class Rule:
         hold (an edge, a ring); the solvers' "possible at all" tables read it."""
         return False
 
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        """Whether the rule holds on every board of only these terrains because what it speaks of is never there
+        ("every Field has ..." in a chapter without Fields): a chapter's description leaves such a rule out. The
+        checks and the encoders keep it (it costs them nothing)."""
+        return False
+
 
 @dataclass(frozen=True)
 class TerrainSet(Rule):
@@ -138,6 +145,9 @@ class Neighbours(Rule):
     at_least: int = 1
     at_most: int | None = None
     kind: ClassVar[str] = "neighbours"
+
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        return self.subject not in terrains
 
     def check(self, view):
         out = []
@@ -244,6 +254,9 @@ class NotOnEdge(Rule):
     kind: ClassVar[str] = "not_on_edge"
     one_cell: ClassVar[bool] = True
 
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        return self.terrain not in terrains
+
     def check(self, view):
         b = view.board
         return [
@@ -289,6 +302,9 @@ class DistinctNeighbours(Rule):
     hood: str = "orthogonal"
     kind: ClassVar[str] = "distinct_neighbours"
 
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        return self.terrain not in terrains
+
     def check(self, view):
         out, b, cells = [], view.board, view.cells
         table = b.hood(self.hood)
@@ -316,6 +332,9 @@ class HillNumbers(Rule):
     counted: Terrain = Terrain.FORT
     hill: Terrain = Terrain.HILL
     kind: ClassVar[str] = "hill_numbers"
+
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        return self.hill not in terrains
 
     def check(self, view):
         out, m, b = [], view.map, view.board
@@ -444,6 +463,10 @@ class Ring(Rule):
     terrain: Terrain = Terrain.PETRIFIED_FOREST
     depth: int = 1
     kind: ClassVar[str] = "ring"
+
+    def vacuous(self, terrains: Collection[Terrain]) -> bool:
+        return self.terrain not in terrains
+
     one_cell: ClassVar[bool] = True
 
     def check(self, view):

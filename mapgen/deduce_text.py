@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 
 def _count(step: dict) -> str:
@@ -59,12 +59,17 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         if prof["unique_at"]:
             lines.append(f"  the map is unique after step {prof['unique_at']}")
         lines.append(
-            '  counts: exact, or a range "low..high" proven by enumeration and by each cell\'s possible terrains'
+            '  counts: exact, or a range "low..high": high from each cell\'s possible terrains; low the first exact'
         )
+        lines.append(
+            "  count further on, a lower bound that depends on time (a state counts exactly only if it compiles within"
+        )
+        lines.append("  its CPU budget: a faster or idler machine, or a circuit in the cache, may raise it)")
     g = report.get("grade")
     if g:
         lines.append(
-            f"deduction grade: {g['tier']} ({g['guesses']} guesses before every target is known, largest reason "
+            f"deduction grade: {g['tier']} ({quantity(g['guesses'], 'guess', 'guesses')} before every target is known, "
+            f"largest reason "
             f"{g['largest_reason']} rules and cells, {g['deduced_share']:.0%} of those steps deduced)"
         )
     return "\n".join(lines)

@@ -206,7 +206,8 @@ class Generator:
                 "the profile settings are too tight for the time limit"
             )
         core = set(solver.sufficient_assumptions_for_infeasibility())
-        labels = [g.label for g in guards if g.literal.index in core]
+        kept = minimal_core(cm.model, [g.literal for g in guards if g.literal.index in core], time_left=time_left)
+        labels = [g.label for g in guards if g.literal.index in {k.index for k in kept}]
         return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
             self.describe(label, briefing) for label in labels
         )
@@ -226,6 +227,35 @@ class Generator:
         elif getattr(rule, "field", None) == "greek_fire" and briefing.greek_fire is not None:
             extra = f", Greek Fire on {b.name(briefing.greek_fire)}"
         return f"rule {info.id} {info.title} ({info.text}{extra})"
+
+
+#: seconds each "is it still impossible without this one?" question of ``minimal_core`` may take at most
+CORE_QUESTION = 2.0
+
+
+def minimal_core(model, core: list, *, time_left: float | None = None) -> list:
+    """A subset-minimal part of ``core`` (assumption literals CP-SAT found together impossible): each is dropped in
+    the order given (a chapter's rules before the profile's settings, which are what a designer changes) and
+    stays out when the rest are still impossible without it; CP-SAT's own core is not minimal (twenty-forts.toml's counts.Ft = [20, 20] came with
+    C2, C5, C6, C8 and F2 where F2 alone conflicts with it). A question that does not end within its share of
+    the time keeps its literal (the set stays impossible, if not minimal)."""
+    deadline = time.monotonic() + (10.0 if time_left is None else max(0.5, time_left))
+    kept = list(core)
+    for lit in list(kept):
+        if all(k.index != lit.index for k in kept):  # gone with an earlier, smaller core
+            continue
+        left = deadline - time.monotonic()
+        if left <= 0.05:
+            break
+        rest = [k for k in kept if k.index != lit.index]
+        model.clear_assumptions()
+        model.add_assumptions(rest)
+        solver = make_solver(min(CORE_QUESTION, left), presolve=True)
+        if solver.status_name(solver.solve(model)) == "INFEASIBLE":
+            smaller = set(solver.sufficient_assumptions_for_infeasibility())
+            kept = [k for k in rest if k.index in smaller] or rest
+    model.clear_assumptions()
+    return kept
 
 
 def generate_map(chapter: str, seed: int, profile: Profile | None = None, time_limit: float = 10.0) -> Map:

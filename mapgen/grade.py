@@ -28,6 +28,7 @@ from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
 from mapgen.solving.solve import Solver
+from mapgen.terrain import quantity
 
 #: a game that ended with no Path open: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
 WALLED_IN = "sealed: walled in"
@@ -639,14 +640,15 @@ def report_text(g: MapGrade) -> str:
         if d.grade:
             gr = d.grade
             lines.append(
-                f"  deduction    {gr['tier']}: {gr['guesses']} guesses before every target is known, largest reason "
+                f"  deduction    {gr['tier']}: {quantity(gr['guesses'], 'guess', 'guesses')} before every target is known, "
+                f"largest reason "
                 f"{gr['largest_reason']}, {100 * gr['deduced_share']:.0f}% of steps deduced"
             )
         known = f"every target known at step {d.targets_known_at}" if d.target else "no targets"
         if d.target and d.targets_known_at is None:
             known = "some target never known"
         guessed = f", found before deduced: {', '.join(d.guessed_targets)}" if d.guessed_targets else ""
-        lines.append(f"  reveal set   {d.reveal_set} cells; {known}{guessed}")
+        lines.append(f"  reveal set   {quantity(d.reveal_set, 'cell')}; {known}{guessed}")
     for b, f in g.bots.items():
         lo, hi = f.interval
         losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"

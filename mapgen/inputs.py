@@ -27,6 +27,8 @@ import tomli  # tomllib's own source, compiled (mypyc): a map is read in a quart
 MAX_BYTES = 1024 * 1024
 #: deeper than any file mapgen reads (a profile's tables are 3 levels deep, a replay 3)
 MAX_DEPTH = 32
+#: the longest free text a person types (a map's name): drawn on pictures, whose drawing time grows with it
+MAX_TEXT = 200
 
 
 class Unreadable(ValueError):
@@ -113,6 +115,18 @@ def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
                 if depth + 1 > limit:
                     raise Unreadable(f"nested too deeply (more than {limit} levels)")
                 stack.append((child, depth + 1))
+
+
+def text_problem(value: str, limit: int = MAX_TEXT) -> str | None:
+    """What is wrong with a piece of free text (a map's name) that is drawn and printed as one line: longer
+    than ``limit`` characters, or holding a control character (a bell, a line break: no font draws them);
+    None when it is fine."""
+    if len(value) > limit:
+        return f"is {len(value):,} characters long (at most {limit:,})"
+    bad = next((ch for ch in value if ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0), None)
+    if bad is not None:
+        return f"holds a control character (U+{ord(bad):04X}); text is one line of printable characters"
+    return None
 
 
 def unknown_key(table: dict, known: Iterable[str]) -> str | None:

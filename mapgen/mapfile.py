@@ -8,13 +8,17 @@ import re
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
-from mapgen.inputs import Unreadable, parse_toml, read_text, unknown_key
+from mapgen.inputs import MAX_TEXT, Unreadable, parse_toml, read_text, text_problem, unknown_key
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
 #: tables mapgen itself writes into a map file and keeps on a round trip (Map.meta): how it was generated, graded
 RECORD_FIELDS = ("generator", "grade")
+#: a map's number, as a seed (mapgen.batch.MAX_SEED): what a TOML integer holds, never negative
+MAX_NUMBER = 2**63 - 1
+#: the longest text in a record table (a grade's flag names cells and reasons: 181 characters in maps/)
+MAX_RECORD_TEXT = 2000
 _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
 
@@ -82,6 +86,11 @@ def _from_data(data: dict) -> Map:
     shown = chapter.title()
     for key in BRIEFING_FIELDS:
         if key in data and key not in spec.briefing and not (key == "start" and _is_start_column(data[key])):
+            if key == "start":  # the chapter starts on the river: the field may only say so
+                raise ValueError(
+                    f"field 'start': {shown} maps start on {START_COLUMN} (start = \"{START_COLUMN}\" or no start),"
+                    f" not {data[key]!r}"
+                )
             raise ValueError(f"field '{key}' is not part of a {shown} briefing")
     peak = _cell(data, "peak", board)
     start = None
@@ -100,11 +109,31 @@ def _from_data(data: dict) -> Map:
     if greek_fire is None and "greek_fire" in spec.required:
         raise ValueError("missing field 'greek_fire'")
     number = _require(data, "number", int, "a whole number") if "number" in data else None
+    if number is not None and not 0 <= number <= MAX_NUMBER:
+        raise ValueError(f"field 'number' must be from 0 to {MAX_NUMBER} (as a seed), not {number}")
     name = _require(data, "name", str, "text") if "name" in data else None
+    if name is not None and (wrong := text_problem(name, MAX_TEXT)):
+        raise ValueError(f"field 'name' {wrong}")
+    for key in RECORD_FIELDS:
+        _check_record(data.get(key), key)
     cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
     meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
     return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta, board=board)
+
+
+def _check_record(value, where: str) -> None:
+    """Every string in a record table (``[grade]``, ``[generator]``: a folder's cover prints its tier) is one
+    line of at most MAX_RECORD_TEXT characters."""
+    stack = [(value, where)]
+    while stack:  # nesting is bounded by mapgen.inputs.MAX_DEPTH already
+        item, path = stack.pop()
+        if isinstance(item, str) and (wrong := text_problem(item, MAX_RECORD_TEXT)):
+            raise ValueError(f"field '{path}' {wrong}")
+        if isinstance(item, dict):
+            stack.extend((v, f"{path}.{k}") for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, path) for v in item)
 
 
 def _is_start_column(value) -> bool:
@@ -146,7 +175,7 @@ def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], 
                 raise ValueError(f"terrain row {r + 1} is labelled {tokens[0]}, expected {letter}")
             tokens = tokens[1:]
         if len(tokens) != board.width:
-            raise ValueError(f"terrain row {letter} has {len(tokens)} cells, expected {board.width}")
+            raise ValueError(f"terrain row {letter} has {quantity(len(tokens), 'cell')}, expected {board.width}")
         for c, token in enumerate(tokens):
             terrain, number = _code(token, f"row {letter}")
             if number is not None:

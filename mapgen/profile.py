@@ -143,6 +143,8 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
         )
         if not ok:
             raise ProfileError(f"{source}: counts.{code} must be [least, most] (whole numbers), not {bounds!r}")
+        if None not in bounds and bounds[0] > bounds[1]:  # a typo, not a request no map can meet (exit 1)
+            raise ProfileError(f"{source}: counts.{code} = {bounds!r}: least {bounds[0]} is more than most {bounds[1]}")
         counts[t] = (bounds[0], bounds[1])
     fp = data.get("fort_pattern", {})
     if isinstance(fp, str):

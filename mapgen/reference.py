@@ -21,9 +21,9 @@ def chapter_text(ch: Chapter, full: bool = True) -> str:
         lines.append(f"  Hills count: {ch.counted.label} ({ch.counted.code})")
     if full:
         lines.append("  rules:")
-        lines.extend(f"    {r.id:<3} {r.title}: {r.text}" for r in ch.info)
+        lines.extend(f"    {r.id:<3} {r.title}: {r.text}" for r in ch.described)
     else:
-        lines.append(f"  rules: {' '.join(ch.rule_ids)}")
+        lines.append(f"  rules: {' '.join(r.id for r in ch.described)}")
     return "\n".join(lines)
 
 
@@ -35,5 +35,5 @@ def chapter_json(ch: Chapter) -> dict:
         "board": {"rows": b.row_letters, "columns": list(b.col_numbers)},
         "terrains": [t.code for t in ch.terrains],
         "counted": ch.counted.code if ch.counted else None,
-        "rules": [{"id": r.id, "title": r.title, "text": r.text} for r in ch.info],
+        "rules": [{"id": r.id, "title": r.title, "text": r.text} for r in ch.described],
     }

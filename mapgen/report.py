@@ -9,7 +9,7 @@ from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
-from mapgen.terrain import Terrain, percent
+from mapgen.terrain import Terrain, percent, quantity
 
 Z95 = 1.959963984540054  # the two-sided 95% normal quantile: ± on a share is Z95 standard errors
 
@@ -171,7 +171,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
     lines.append(
-        f"forced: {len(forced)} of {hidden} unrevealed cells (marked *)"
+        f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} (marked *)"
         + (": " + ", ".join(f"{c} {t}" for c, t in forced.items()) if forced else "")
     )
     if "target" in report:

@@ -24,6 +24,7 @@ from mapgen.model import Map
 from mapgen.profile import Profile
 from mapgen.quality import Quality
 from mapgen.solving.solve import SolveTimeout
+from mapgen.terrain import quantity
 
 
 class TargetMissed(UnmetError):
@@ -291,10 +292,11 @@ class TargetRun:
         near = f"; closest: seed {first.seed} ({'; '.join(first.reasons())})" if first else ""
         stop = {
             "time": f"the time limit of {self.time_limit:g} s ran out",
-            "candidates": f"all {self.candidates} candidates tried",
+            "candidates": f"all {quantity(self.candidates, 'candidate')} tried",
         }
         return TargetMissed(
-            f"only {len(r.kept)} of {r.count} {r.chapter} maps met the target ({stop.get(r.stopped, '')}){near}", r
+            f"only {len(r.kept)} of {quantity(r.count, r.chapter + ' map')} met the target ({stop.get(r.stopped, '')}){near}",
+            r,
         )
 
 

@@ -66,6 +66,12 @@ def parse_terrain(code: str) -> Terrain:
         raise ValueError(f"unknown terrain code {code!r}") from None
 
 
+def quantity(n: int, noun: str, nouns: str | None = None) -> str:
+    """A count for people, with its noun in the right number: ``1 cell``, ``2 cells``; ``nouns`` where the plural
+    is not the noun with an ``s`` (``quantity(n, "guess", "guesses")``)."""
+    return f"{n} {noun if n == 1 else nouns or noun + 's'}"
+
+
 def percent(p: float) -> str:
     """A chance for people: ``40%``; never ``0%`` or ``100%`` for a chance that is neither (``<1%``, ``>99%``)."""
     if 0 < p < 0.005:

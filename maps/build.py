@@ -96,14 +96,16 @@ def regrade_chapter(chapter: str, folder: Path, *, where, games: dict, log=print
 
 
 def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Path]:
-    """Write CHAPTER/CHAPTER-K.toml for every chapter built (with its [grade] table)."""
+    """Write CHAPTER/CHAPTER-K.toml for every chapter built (with its [grade] table and ``number = K``: one
+    numbering, the file's, which the map's picture shows as "Map K")."""
     paths = {ch: [out / ch / f"{ch}-{k}.toml" for k in range(1, len(pairs) + 1)] for ch, pairs in built.items()}
     check_files([p for ps in paths.values() for p in ps], force=force)
     written = []
     for ch, pairs in built.items():
         prepare_folder(out / ch)
-        for p, (m, g) in zip(paths[ch], pairs):
-            m = replace(m, meta={**{k: v for k, v in m.meta.items() if k != "grade"}, "grade": g.table()})
+        for k, (p, (m, g)) in enumerate(zip(paths[ch], pairs), start=1):
+            meta = {**{key: v for key, v in m.meta.items() if key != "grade"}, "grade": g.table()}
+            m = replace(m, briefing=replace(m.briefing, number=k), meta=meta)
             written.append(write_text(p, dumps_map(m), force=force))
         if force:  # the flat files of the old layout would shadow nothing but confuse: remove them
             for old in out.glob(f"{ch}-*.toml"):

@@ -154,3 +154,10 @@ def test_with_cells_keeps_numbers_only_on_hills(example):
     changed = m.with_cells(cells)
     assert g5 not in changed.hills
     assert changed.hills == {i: n for i, n in m.hills.items() if i != g5}
+
+
+def test_a_quantity_has_its_noun_in_the_right_number():
+    from mapgen.terrain import quantity
+
+    assert [quantity(n, "cell") for n in (0, 1, 2)] == ["0 cells", "1 cell", "2 cells"]
+    assert quantity(1, "guess", "guesses") == "1 guess" and quantity(3, "guess", "guesses") == "3 guesses"

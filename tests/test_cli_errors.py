@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import maps
 from cli import main
+from mapgen.mapfile import dumps_map
 
 ROOT = Path(__file__).parent.parent
 DATA = Path(__file__).parent / "data"
@@ -111,12 +112,12 @@ def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
         assert_fails(
             run(command, partial),
             2,
-            f"error: {partial}: a partial map (1 cells unrevealed, first B3); {needs} needs a complete map",
+            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map",
         )
     assert_fails(
         run("render", partial, "-o", tmp_path / "p.png", "--profile"),
         2,
-        f"error: {partial}: a partial map (1 cells unrevealed, first B3); --profile needs a complete map",
+        f"error: {partial}: a partial map (1 unrevealed cell, first B3); --profile needs a complete map",
     )
     assert sorted(p.name for p in tmp_path.iterdir()) == ["partial.toml"]
 
@@ -130,6 +131,28 @@ def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
         assert r.stderr.endswith("; see `mapgen validate`\n")
 
 
+#: a terrain-valued option given a code of another chapter (fauna-1 is a Fauna map)
+FOREIGN_TERRAINS = {
+    "solve --target": (["solve", "fauna-1", "--target", "Ma"], "--target", "Maldonado (Ma)"),
+    "hint --target": (["hint", "fauna-1", "--target", "Fz"], "--target", "Fezron Camp (Fz)"),
+    "render --probabilities": (
+        ["render", "{state}", "-o", "{tmp}/p.png", "--probabilities", "Pf"],
+        "--probabilities",
+        "Petrified Forest (Pf)",
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(FOREIGN_TERRAINS))
+def test_a_terrain_the_chapter_does_not_have_is_refused(tmp_path, kind):
+    args, option, terrain = FOREIGN_TERRAINS[kind]
+    state = tmp_path / "state.toml"
+    state.write_text(dumps_map(maps.load("fauna-1").hide([0, 1])), encoding="utf-8")
+    r = run(*(a.format(state=state, tmp=tmp_path) for a in args))
+    assert_fails(r, 2, f"error: {option}: {terrain} is not a terrain of fauna")
+    assert not (tmp_path / "p.png").exists()
+
+
 # --- bad input: profiles, rules, replays, reveal profiles ---------------------------------------------------------
 
 BAD_PROFILES = {
@@ -138,6 +161,10 @@ BAD_PROFILES = {
     "unknown terrain": ('chapter = "training"\n[counts]\nQq = [1, 2]\n', "counts: unknown terrain code 'Qq'"),
     "cell off the board": ('chapter = "training"\npeak = "H9"\n', "'peak': cell H9 is off the board (B3 to F7)"),
     "unknown chapter": ('chapter = "atlantis"\n', f"unknown chapter 'atlantis' (expected one of {CHAPTERS})"),
+    "least above most": (
+        'chapter = "training"\n[counts]\nWa = [10, 2]\n',
+        "counts.Wa = [10, 2]: least 10 is more than most 2",
+    ),
 }
 
 
@@ -549,7 +576,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             "mapgen.repair.repair_map",
             ("mapgen.solving.solve", "SolveTimeout", "no valid map found within the time limit of 10 s"),
             3,
-            f"error: {MAP}: no valid map found within the time limit of 10 s (10 s; raise --time-limit)",
+            f"error: {MAP}: no valid map found within the time limit of 10 s (raise --time-limit)",
         ),
         (
             ["repair", MAP],
@@ -672,6 +699,45 @@ def test_ctrl_c_lets_the_cleanup_on_its_way_out_finish(monkeypatch):
     monkeypatch.setattr("mapgen.report.solve_report", work)
     assert_fails(run("solve", MAP), 130, f"error: {MAP}: interrupted")
     assert cleaned
+
+
+def test_a_second_ctrl_c_inside_the_first_one_s_handler_does_not_hang(monkeypatch):
+    """``timeout -s INT`` signals the process, then its group: two SIGINTs at once, and the second one's handler
+    runs in the main thread while the first one's waits for the watchdog thread to start. That hung for good
+    (both waited for one lock); now the command ends with the one line."""
+    import signal
+    import threading
+    import time
+
+    from mapgen.cli import errors as cli_errors
+
+    start = threading.Thread.start
+
+    def start_and_signal_again(self, *a, **kw):
+        start(self, *a, **kw)
+        if self.name == "ctrl-c":  # the second SIGINT's handler, inside the first one's
+            cli_errors._on_sigint(signal.SIGINT, None)
+
+    def hung(signum, frame):
+        raise AssertionError("still waiting 5 s after the second Ctrl-C")
+
+    def work(*a, **kw):
+        os.kill(os.getpid(), signal.SIGINT)
+        time.sleep(5)
+        raise AssertionError("ran on after Ctrl-C")
+
+    monkeypatch.setattr(threading.Thread, "start", start_and_signal_again)
+    monkeypatch.setattr("mapgen.report.solve_report", work)
+    previous = signal.signal(signal.SIGALRM, hung)
+    signal.setitimer(signal.ITIMER_REAL, 5.0)
+    began = time.monotonic()
+    try:
+        result = run("solve", MAP)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+    assert time.monotonic() - began < 2.5, "the second Ctrl-C hung the handler"
+    assert_fails(result, 130, f"error: {MAP}: interrupted")
 
 
 def test_an_unexpected_error_is_not_disguised():

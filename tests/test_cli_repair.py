@@ -59,6 +59,17 @@ def test_repair_writes_out_and_reports_json(broken, tmp_path):
     assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
 
 
+def test_repair_out_lists_its_changes_on_stderr_and_prints_nothing(broken, tmp_path):
+    out = tmp_path / "fixed.toml"
+    r = run("repair", broken, "-o", out)
+    assert r.exit_code == 0, r.output
+    assert r.stdout == ""
+    assert r.stderr.splitlines()[1] == (
+        "  B2: Ft -> Wa (mends F2: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3)"
+    )
+    assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
+
+
 def test_repair_of_a_valid_map_changes_nothing():
     r = run("repair", "training-1")
     assert r.exit_code == 0 and r.stderr == "training-1: valid; nothing to repair\n"

@@ -260,6 +260,19 @@ def test_chapters_json():
     assert [r["id"] for r in data["rules"]][-3:] == ["V1", "V2", "V3"]
 
 
+def test_chapters_leaves_out_a_rule_about_a_terrain_the_chapter_does_not_have():
+    """Vameter has Mushroom Fields (V3) and no Field: C8 ("every Field has ...") says nothing there. The validator
+    still checks it (a plain Field on a Vameter map breaks T1 and C8 alike)."""
+    lines = run("chapters", "vameter").stdout.splitlines()
+    ids = [line.split()[0] for line in lines[lines.index("  rules:") + 1 :]]
+    assert ids == ["T1", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C9", "V1", "V2", "V3"]
+    (data,) = json.loads(run("chapters", "--json", "vameter").stdout)
+    assert "C8" not in [r["id"] for r in data["rules"]]
+    from constraints.catalogue import get_chapter
+
+    assert "C8" in get_chapter("vameter").rule_ids  # the rules themselves are unchanged
+
+
 def test_chapters_design_adds_the_profile_rules_the_generator_keeps(tmp_path):
     plain = run("chapters", "flora").stdout
     assert "P1 " not in plain

@@ -84,7 +84,7 @@ def test_bad_maps_get_one_line_errors(tmp_path):
     partial.write_text(text.replace("A   Hi0  Hi0  Vi", "A   ..  Hi0  Vi"), encoding="utf-8")
     r = run(str(partial))
     assert r.exit_code == 2 and r.output == (
-        f"error: {partial}: a partial map (1 cells unrevealed, first A1); mapgen playtest needs a complete map\n"
+        f"error: {partial}: a partial map (1 unrevealed cell, first A1); mapgen playtest needs a complete map\n"
     )
 
 

@@ -71,6 +71,17 @@ def test_toll_unpaid_lists_the_open_paths_and_what_is_held():
     d = explain_sealed(s, "toll unpaid")
     assert d == {"why": "toll unpaid", "open": {"C7": 1, "D6": 1, "E7": 1}, "held": 0, "water_pays": True}
     assert sealed_words(d) == "toll unpaid: open C7 (toll 1), D6 (toll 1), E7 (toll 1); 0 Resources and Water held"
+    one = {**d, "held": 1, "water_pays": False}
+    assert sealed_words(one) == "toll unpaid: open C7 (toll 1), D6 (toll 1), E7 (toll 1); 1 Resource held"
+    assert sealed_words({**d, "held": 1}).endswith("; 1 Resource or Water held")
+
+
+def test_one_path_is_one_path_in_the_sealed_words():
+    d = {"why": "walled in", "closed_by": {"D7": "Monster"}, "first": "D7", "unexplored": 1, "other_first": {"C7": 1}}
+    assert sealed_words(d) == (
+        "walled in by D7 Monster (first Path D7, 1 Path unexplored); "
+        "another first Path would have avoided these walls: C7 (1 Path beyond)"
+    )
 
 
 def test_every_sealed_game_of_a_playtest_says_why():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -89,6 +90,8 @@ def test_impossible_request_names_the_conflict(tmp_path):
     message = str(err.value)
     assert "counts.Ft = [20, 20]" in message
     assert "F2 Fort pattern" in message
+    # the smallest set: F2's "exactly 3" alone conflicts with twenty Forts (CP-SAT's own core named C2, C5, C6, C8)
+    assert re.findall(r"(?:rule|profile setting) (\S+)", message) == ["F2", "counts.Ft"]
 
 
 def test_contradictory_minimums_are_explained(tmp_path):

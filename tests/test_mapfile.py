@@ -103,6 +103,39 @@ def test_number_and_name_survive_a_round_trip():
     assert parse_map(dumps_map(m)) == m
 
 
+def test_a_name_is_one_line_of_at_most_200_characters():
+    assert parse_map('name = "' + "x" * 200 + '"\n' + FAUNA).briefing.name == "x" * 200
+    assert problem('name = "' + "x" * 500_000 + '"\n' + FAUNA, "f.toml") == (
+        "f.toml: field 'name' is 500,000 characters long (at most 200)"
+    )
+    for text, code in (("x\\u0007\\ny", "0007"), ("a\\tb", "0009"), ("a\\u0085b", "0085")):
+        assert problem(f'name = "{text}"\n' + FAUNA, "f.toml") == (
+            f"f.toml: field 'name' holds a control character (U+{code}); text is one line of printable characters"
+        )
+    assert parse_map('name = "Hügel – Ørsted 北"\n' + FAUNA).briefing.name == "Hügel – Ørsted 北"
+
+
+def test_text_in_a_record_table_is_bounded_too():
+    assert problem(FAUNA + '\n[grade]\ntier = "' + "T" * 2001 + '"\n', "f.toml") == (
+        "f.toml: field 'grade.tier' is 2,001 characters long (at most 2,000)"
+    )
+    assert problem(FAUNA + '\n[grade]\nflags = ["a\\nb"]\n', "f.toml") == (
+        "f.toml: field 'grade.flags' holds a control character (U+000A); text is one line of printable characters"
+    )
+
+
+@pytest.mark.parametrize("number", [-5, -1, 2**63, 99999999999999999999])
+def test_a_number_is_checked_as_seeds_are(number):
+    assert problem(f"number = {number}\n" + FAUNA, "f.toml") == (
+        f"f.toml: field 'number' must be from 0 to 9223372036854775807 (as a seed), not {number}"
+    )
+
+
+@pytest.mark.parametrize("number", [0, 1, 2**63 - 1])
+def test_numbers_from_0_to_the_largest_seed_are_read(number):
+    assert parse_map(f"number = {number}\n" + FAUNA).briefing.number == number
+
+
 # --- the grid: header, row letters, case, unrevealed cells ---------------------------------------
 
 
@@ -238,6 +271,16 @@ def test_flora_needs_a_start_cell():
     expected = "fl.toml: Flora maps need 'start' to be the cell of the start Fort, like D7"
     assert problem(no_start, "fl.toml") == expected
     assert problem(FLORA.replace('start = "F7"', 'start = "column 7"'), "fl.toml") == expected
+
+
+def test_a_start_cell_on_a_river_chapter_says_where_the_chapter_starts():
+    assert problem(FAUNA.replace('start = "column 7"', 'start = "column 3"'), "f.toml") == (
+        "f.toml: field 'start': Fauna maps start on column 7 (start = \"column 7\" or no start), not 'column 3'"
+    )
+    assert problem(TRAINING.replace('start = "column 7"', 'start = "D7"'), "t.toml") == (
+        "t.toml: field 'start': Training maps start on column 7 (start = \"column 7\" or no start), not 'D7'"
+    )
+    assert parse_map(FAUNA.replace('start = "column 7"', 'start = "Column 7"')).briefing.start is None
 
 
 def test_fauna_needs_a_fort_pattern():
@@ -390,3 +433,9 @@ def random_state(draw):
 @given(random_state())
 def test_any_map_round_trips_through_its_file_text(m):
     assert parse_map(dumps_map(m)) == m
+
+
+def test_a_row_of_one_cell_is_said_in_the_singular():
+    lines = grid(FAUNA)
+    lines[3] = "C  Wa"
+    assert problem(with_grid(FAUNA, lines)) == "fauna-3.toml: terrain row C has 1 cell, expected 7"

@@ -37,6 +37,8 @@ def test_the_library_holds_8_graded_maps_per_chapter_easiest_first():
         if chapter != "training":
             assert {t["tier"] for t in tables} == set(TIERS), chapter
         assert all(maps.path(n).parent.name == chapter for n in names)
+        # one numbering: CHAPTER-N.toml is map number N (its picture says "Map N")
+        assert [maps.load(n).briefing.number for n in names] == list(range(1, len(names) + 1)), chapter
 
 
 def test_maps_are_usable_by_name_from_the_cli():
@@ -111,7 +113,9 @@ def test_regrade_refreshes_the_grade_tables_and_refuses_to_overwrite_without_for
     assert {n: (tmp_path / "training" / f"{n}.toml").read_text(encoding="utf-8") for n in before} == before
     assert build([*args, "--force"]) == 0
     for n in before:
-        table = maps.load(str(tmp_path / "training" / f"{n}.toml")).meta["grade"]
+        m = maps.load(str(tmp_path / "training" / f"{n}.toml"))
+        assert f"{m.chapter}-{m.briefing.number}" == n  # renumbered as named
+        table = m.meta["grade"]
         assert table["heuristic"]["games"] == 4 and table["deducer"]["games"] == 1
         # the play difficulty (issue 22): the strong fair bot and the oracle, the gap between them
         assert table["planner"]["games"] == 1 and table["oracle"]["games"] == 1

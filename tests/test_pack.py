@@ -255,7 +255,7 @@ def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--candidates", "1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 1, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training maps met the target in 1 candidates")
+    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 1 candidate")
     assert not (tmp_path / "f.pdf").exists() and list((tmp_path / "maps").iterdir()) == []
 
 
@@ -274,7 +274,7 @@ def test_the_time_limit_running_out_exits_3(tmp_path, monkeypatch):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--time-limit", "0.1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 3, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training maps met the target in 0.1 s")
+    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 0.1 s")
     assert r.stderr.count("\n") == 1 and not (tmp_path / "f.pdf").exists()
 
 

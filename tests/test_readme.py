@@ -103,9 +103,9 @@ def _steps_of(block: str) -> list[tuple[str, list[str]]]:
 def _normalise(text: str) -> str:
     text = re.sub(r"\b\d+(?:\.\d+)? (s|ms)\b", r"<T> \1", text)
     text = re.sub(r'^(mapgen|ortools) = "[^"]*"$', r'\1 = "<version>"', text, flags=re.MULTILINE)
-    # A count's proven low end ("93,685,459..4.7e+46": the first exact count of a state compiled within a
-    # wall-clock limit, tightened backwards) depends on the machine's speed; the high end and exact counts
-    # are compared.
+    # A count's proven low end ("54,277,938..4.7e+46": the first exact count further on the path, of a state
+    # compiled within a CPU-seconds budget) depends on the machine's speed and load and on the circuit cache
+    # (deduce says so); the high end and exact counts are compared.
     text = re.sub(r"(?<![\w.,])\d[\d,]*\.\.(?=\d)", "<n>..", text)  # 90.. and 93,685,459.. alike
     return "\n".join(line.rstrip() for line in text.rstrip("\n").split("\n"))
 
@@ -244,3 +244,20 @@ def test_ellipsis_matching():
     assert not _matches(["took 1.5 s"], "took 32.0 s, 3 maps")
     assert _matches([], "")
     assert not _matches([], "something")
+
+
+def test_the_indented_commands_read_only_files_that_are_there():
+    """The README's indented `mapgen` lines (not run: they draw pictures) read files of examples/, shipped maps,
+    or files an earlier line wrote; `cd examples` is where the README says to run them."""
+    import maps
+
+    written: set[str] = set()
+    for line in re.findall(r"^    (mapgen .*)$", README, re.MULTILINE):
+        words = shlex.split(line)
+        for k, word in enumerate(words[2:], start=2):
+            if words[k - 1] in ("-o", "--out", "--puzzle"):
+                written.add(word)
+            elif word.endswith((".toml", ".json")) and word not in written:
+                assert (EXAMPLES / word).is_file(), f"{line}: no {word} in examples/"
+            elif re.fullmatch(r"[a-z]+-\d+", word):
+                assert word in maps.names(), f"{line}: no shipped map {word}"

@@ -179,7 +179,7 @@ def test_profile_needs_a_complete_map(tmp_path):
     assert result.exit_code == 2
     assert (
         result.output
-        == f"error: {STATE}: a partial map (15 cells unrevealed, first A2); --profile needs a complete map\n"
+        == f"error: {STATE}: a partial map (15 unrevealed cells, first A2); --profile needs a complete map\n"
     )
 
 

@@ -333,3 +333,14 @@ def test_unigen_odds_are_labelled_as_almost_uniform_samples(monkeypatch):
     report = solve_report(state, probabilities=True, time_limit=20.0, solver=solver, limit=1, method="unigen")
     assert report["probabilities_method"] == "unigen"
     assert "probabilities (estimated from almost-uniform samples (UniGen)):" in solve_text(state, report, "s.toml")
+
+
+def test_one_unrevealed_cell_is_said_in_the_singular(tmp_path):
+    import maps
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load("training-1")
+    f = tmp_path / "one.toml"
+    f.write_text(dumps_map(m.hide([m.board.index("C4")])), encoding="utf-8")
+    r = CliRunner().invoke(main, ["solve", str(f)])
+    assert r.exit_code == 0 and "forced: 1 of 1 unrevealed cell (marked *): C4 Ro\n" in r.stdout

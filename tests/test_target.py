@@ -63,7 +63,7 @@ def test_an_impossible_target_ends_with_exit_1_and_the_closest_candidates(tmp_pa
     r = cli("generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--candidates", "3")
     assert r.exit_code == 1 and r.stderr.count("\n") == 1
     assert r.stderr.startswith(
-        "error: only 0 of 1 training maps met the target (all 3 candidates tried); closest: seed "
+        "error: only 0 of 1 training map met the target (all 3 candidates tried); closest: seed "
     )
     assert r.stdout.startswith("tried 3 candidates in ")
     assert r.stdout.count("closest: seed ") == 3
@@ -89,14 +89,14 @@ def test_generate_to_target_is_the_library_call_behind_the_command(tmp_path):
         generate_to_target("training", q, seed=1, candidates=3, out_dir=str(tmp_path))
     run = generate_to_target("training", q, seed=1, time_limit=0.5, out_dir=str(tmp_path / "new"))
     assert not run.done and run.put == [] and run.files == [] and run.to_json()["stopped"] == "time"
-    assert str(run.missed()).startswith("only 0 of 1 training maps met the target (the time limit of 0.5 s ran out)")
+    assert str(run.missed()).startswith("only 0 of 1 training map met the target (the time limit of 0.5 s ran out)")
 
 
 def test_a_profile_quality_table_is_a_target(tmp_path):
     p = tmp_path / "p.toml"
     p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.05]\n', encoding="utf-8")
     r = cli("generate", "-c", "training", "--seed", "1", "--profile", p, "--candidates", "2")
-    assert r.exit_code == 1 and "maps met the target (all 2 candidates tried)" in r.stderr
+    assert r.exit_code == 1 and "map met the target (all 2 candidates tried)" in r.stderr
     p.write_text('chapter = "training"\n', encoding="utf-8")  # no [quality]: plain generation
     assert cli("generate", "-c", "training", "--seed", "1", "--profile", p).stdout.startswith('chapter = "training"')
 

@@ -86,6 +86,8 @@ def test_validate_returns_what_the_cli_prints(client, data_dir):
     assert ok.headers["x-mapgen-exit"] == "0" and ok.json()[0]["valid"] is True
     partial = client.post("/api/validate", json={"map": _column_state("fauna-1")})
     assert partial.status_code == 400 and "partial map" in partial.json()["error"]
+    one = client.post("/api/validate", json={"map": dumps_map(maps.load("fauna-1").hide([3]))})
+    assert one.json()["error"] == "partial map (1 unrevealed cell, first A4); validate needs a complete map"
 
 
 def test_solve_returns_what_the_cli_prints(client, tmp_path):
@@ -259,11 +261,32 @@ def test_render_of_a_state_marks_forced_cells(client):
         ("/api/solve", b'{"name": "fauna-1", "time_limit": 99999}', 400, "between 0.1 and 30"),
         ("/api/solve", b'{"name": "fauna-1", "time_limit": true}', 400, "must be a number of seconds"),
         ("/api/solve", b'{"name": "fauna-1", "target": "Qq"}', 400, "unknown terrain code 'Qq'"),
+        (
+            "/api/solve",
+            b'{"name": "fauna-1", "target": "Ma"}',
+            400,
+            "field 'target': Maldonado (Ma) is not a terrain of fauna",
+        ),
+        ("/api/hint", b'{"name": "fauna-1", "target": "Fz"}', 400, "field 'target': Fezron Camp (Fz) is not a terrain"),
+        (
+            "/api/table",
+            b'{"name": "fauna-1", "heat": "Pf"}',
+            400,
+            "field 'heat': Petrified Forest (Pf) is not a terrain",
+        ),
         ("/api/table", b'{"name": "fauna-1", "count": "all"}', 400, "field 'count'"),
         ("/api/generate", b'{"chapter": "atlantis"}', 400, "unknown chapter 'atlantis'"),
         ("/api/generate", b'{"chapter": "fauna", "seed": -1}', 400, "field 'seed'"),
         ("/api/generate", b'{"chapter": "fauna", "profile": "= ="}', 400, "profile: not valid TOML"),
         ("/api/render", b'{"name": "fauna-1", "format": "gif"}', 400, "field 'format'"),
+        (
+            "/api/render",
+            json.dumps(
+                {"map": f'name = "{"x" * 60_000}"\n' + maps.path("fauna-1").read_text(encoding="utf-8")}
+            ).encode(),
+            400,
+            "field 'name' is 60,000 characters long (at most 200)",
+        ),
         ("/api/playtest", b'{"name": "fauna-1", "games": 0}', 400, "field 'games'"),
         ("/api/playtest", b'{"name": "fauna-1", "bot": "cheater"}', 400, "field 'bot'"),
         ("/api/deduce", b'{"map": "chapter = \\"fauna\\""}', 400, "missing field 'peak'"),
@@ -297,7 +320,14 @@ def test_a_loopback_server_answers_only_loopback_host_names():
         assert c.get("/api/chapters").status_code == 200
         assert c.post("/api/validate", json={"name": "fauna-1"}, headers={"host": "localhost:8000"}).status_code == 200
         # a page whose own name was pointed at 127.0.0.1 (DNS rebinding) reaches nothing
-        assert c.get("/api/chapters", headers={"host": "rebound.example.org:8000"}).status_code == 400
+        foreign = c.get("/api/chapters", headers={"host": "rebound.example.org:8000"})
+        assert foreign.status_code == 400 and foreign.headers["x-mapgen-exit"] == "2"
+        assert foreign.json() == {
+            "error": "requests addressed to 'rebound.example.org:8000' are not answered here "
+            "(only 127.0.0.1, ::1, [::1], localhost)"
+        }
+        assert c.get("/api/chapters", headers={"host": "[::1]:8000"}).status_code == 200
+        assert c.get("/api/chapters", headers={"host": "127.0.0.1"}).status_code == 200
 
 
 def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):

@@ -10,6 +10,7 @@ import click
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
 from mapgen.cli.options import json_option, map_argument, time_limit_option
+from mapgen.terrain import quantity
 
 
 @click.command(name="compile")
@@ -69,7 +70,9 @@ def compile_(map_in, time_limit, memory_limit, cache_dir, cache_size, recompile,
     folder = cache_dir or str(default_cache_dir())
     prepare_folder(folder)
     cache = CircuitCache(folder, max_bytes=int(cache_size * (1 << 30)))
-    what = "the briefing (empty board)" if m.complete else f"the state as revealed ({_revealed(state)} cells)"
+    what = (
+        "the briefing (empty board)" if m.complete else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
+    )
     circuit = None if recompile else cache.load(chapter, state)
     from_cache = circuit is not None and circuit.base.cells == state.cells and circuit.base.hills == state.hills
     if not from_cache:

@@ -112,7 +112,8 @@ def message(e: BaseException, code: int) -> str:
         text = f"{subject}: {text}"
     if code == TIMEOUT and "--time-limit" not in text:
         limit = getattr(e, "mapgen_time_limit", None)
-        text += f" ({limit:g} s; raise --time-limit)" if limit else " (raise --time-limit)"
+        said = limit and f"{limit:g} s" in text  # the library's message gives the limit already: not twice
+        text += f" ({limit:g} s; raise --time-limit)" if limit and not said else " (raise --time-limit)"
     return " ".join(text.split())  # one line whatever the library put in it
 
 
@@ -174,7 +175,9 @@ _WATCH_EVERY = 0.05
 #: the running command's "over" event (set when it has returned), one per command, so that a watchdog left
 #: from an earlier command never acts on a later one; None between commands
 _command: threading.Event | None = None
-_watch_lock = threading.Lock()
+#: re-entrant: the SIGINT handler takes it, and a second SIGINT (``timeout -s INT`` signals the process and then
+#: its group: two at once) runs the handler again in the main thread while the first one holds it
+_watch_lock = threading.RLock()
 _watched: threading.Event | None = None  # the command a watchdog runs for
 
 
@@ -193,7 +196,8 @@ def _start_watchdog(over: threading.Event) -> None:
         if over.is_set() or _watched is over:
             return
         _watched = over
-        threading.Thread(target=_watch, args=(over,), name="ctrl-c", daemon=True).start()
+    # started outside the lock: Thread.start waits for the thread, and the watchdog's first act may be to take it
+    threading.Thread(target=_watch, args=(over,), name="ctrl-c", daemon=True).start()
 
 
 def _from_interrupt(active) -> bool:

@@ -9,7 +9,6 @@ import click
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
-from mapgen.terrain import parse_terrain
 
 
 @click.command()
@@ -43,7 +42,7 @@ def hint(map_in, target, time_limit, as_json):
     terrain = chapter.counted
     if target is not None:
         try:
-            terrain = parse_terrain(target)
+            terrain = chapter.terrain(target)
         except ValueError as e:
             reject("--target", str(e))
     with about(file, time_limit):

@@ -17,6 +17,7 @@ from constraints.catalogue import chapter_names as registry_names
 from constraints.catalogue import check_map, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
 from mapgen.mapfile import read_map
+from mapgen.terrain import quantity
 from maps import resolve
 
 #: TOML integers are signed 64-bit: the largest seed a map file or a report can record
@@ -50,7 +51,7 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
         gaps = m.unrevealed()
         raise BadInput(
             spec,
-            f"a partial map ({len(gaps)} cells unrevealed, first {m.board.name(gaps[0])}); "
+            f"a partial map ({quantity(len(gaps), 'unrevealed cell')}, first {m.board.name(gaps[0])}); "
             f"{command} needs a complete map",
         )
     if valid:

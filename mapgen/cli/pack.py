@@ -25,6 +25,7 @@ from mapgen.cli.options import (
     time_limit_option,
 )
 from mapgen.mapfile import dumps_map
+from mapgen.terrain import quantity
 
 #: the whole search's default time limit (seconds), when --time-limit is not given
 SEARCH_TIME = 1200.0
@@ -330,9 +331,13 @@ def _generate(
         first = res.closest[0] if res.closest else None
         near = f"; closest: seed {first.seed} ({'; '.join(first.reasons())})" if first else ""
         if res.stopped == "time":
-            raise OutOfTime(out, f"only {len(res.kept)} of {count} {chapter} maps met the target in {limit:g} s{near}")
+            raise OutOfTime(
+                out, f"only {len(res.kept)} of {quantity(count, chapter + ' map')} met the target in {limit:g} s{near}"
+            )
         raise RuleBroken(
-            out, f"only {len(res.kept)} of {count} {chapter} maps met the target in {res.tried} candidates{near}"
+            out,
+            f"only {len(res.kept)} of {quantity(count, chapter + ' map')} met the target in "
+            f"{quantity(res.tried, 'candidate')}{near}",
         )
     if not as_json:
         click.echo(res.summary(), err=True)
@@ -343,7 +348,7 @@ def _generate(
         write_text(path, dumps_map(m), force=force)
         items.append((m, str(path), None))
     spread = " spread over the grades" if grade_spread else f" of grade {quality.grade}" if quality.grade else ""
-    note = f"{chapter}, seed {seed}, {count} maps{spread}"
+    note = f"{chapter}, seed {seed}, {quantity(count, 'map')}{spread}"
     search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
     _write(items, chapter, out, layout, base, note, force, as_json, started, search)
 

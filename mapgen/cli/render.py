@@ -9,10 +9,10 @@ from pathlib import Path
 
 import click
 
+from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, about
 from mapgen.cli.options import FiniteRange, force_option, json_option, load_map, out_file, reject
 from mapgen.inputs import Unreadable, read_json
-from mapgen.terrain import parse_terrain
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -135,7 +135,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         terrain = None
         if code is not None:
             try:
-                terrain = parse_terrain(code)
+                terrain = get_chapter(m.chapter).terrain(code)
             except ValueError as e:
                 reject("--probabilities", str(e))
             if m.complete:

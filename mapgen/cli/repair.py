@@ -28,8 +28,8 @@ def repair(map_in, out_path, time_limit, force, as_json):
 
     CP-SAT minimises the number of changed cells under every rule of the chapter; Hill numbers are
     set right, and `..` cells are filled at no cost. Each change is listed with the rules that break
-    again if that change alone is undone. The map goes to stdout (the changes to stderr) or to
-    --out FILE. Exit 1 when no map at all has this briefing (the rules that conflict are named),
+    again if that change alone is undone. The map goes to stdout or to --out FILE, the changes
+    to stderr either way. Exit 1 when no map at all has this briefing (the rules that conflict are named),
     3 when the time limit runs out before any valid map is found.
 
     \b
@@ -50,9 +50,8 @@ def repair(map_in, out_path, time_limit, force, as_json):
     if as_json:
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return
-    lines = _summary(map_in.source, result)
-    for line in lines:
-        click.echo(line, err=out_path is None)
+    for line in _summary(map_in.source, result):
+        click.echo(line, err=True)  # the map alone on stdout, or nothing there with --out
     if out_path is None:
         click.echo(report["text"], nl=False)
 

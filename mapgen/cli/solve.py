@@ -9,7 +9,6 @@ import click
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, TIMEOUT, about
 from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
-from mapgen.terrain import parse_terrain
 
 
 @click.command()
@@ -81,7 +80,7 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
             terrain = chapter.counted
         else:
             try:
-                terrain = parse_terrain(target)
+                terrain = chapter.terrain(target)
             except ValueError as e:
                 reject("--target", str(e))
     try:

@@ -22,6 +22,7 @@ from mapgen.inputs import Unreadable, read_json
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.output import check_files, prepare_folder, write_text
+from mapgen.terrain import quantity
 from mapgen.workers import start_worker
 
 REPLAY_VERSION = 1
@@ -234,7 +235,7 @@ def report_text(rep: dict) -> str:
     lo, hi = rep["win_rate_ci"]
     lines = [
         (
-            f"{rep['map']}: {rep['chapter']}, {rep['games']} games, bot {rep['bot']}, {rep['players']} player(s): {team}, "
+            f"{rep['map']}: {rep['chapter']}, {quantity(rep['games'], 'game')}, bot {rep['bot']}, {rep['players']} player(s): {team}, "
             f"seed {rep['seed']}"
             + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
             + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
@@ -264,7 +265,9 @@ def report_text(rep: dict) -> str:
     for e, d in rep["events"].items():
         if e.startswith("sealed: "):
             continue
-        lines.append(f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {rep['games']} games")
+        lines.append(
+            f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {quantity(rep['games'], 'game')}"
+        )
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
     return "\n".join(lines)

@@ -17,7 +17,7 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
 from __future__ import annotations
 
 from mapgen.engine.cards import WATER
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 #: a Skull wall counts when the walled-in pocket (the start, the Paths explorable before the Skull, the Skull)
 #: holds at most this many Paths: the expedition is then shut in within its first turns
@@ -100,18 +100,18 @@ def sealed_words(d: dict) -> str:
         return "map explored: every Path is explored"
     if why == "toll unpaid":
         tolls = ", ".join(f"{c} (toll {t})" for c, t in d["open"].items())
-        pays = "Resources and Water" if d.get("water_pays") else "Resources"
-        return f"toll unpaid: open {tolls}; {d['held']} {pays} held"
+        pays = ("Resource or Water", "Resources and Water") if d.get("water_pays") else ("Resource", "Resources")
+        return f"toll unpaid: open {tolls}; {quantity(d['held'], *pays)} held"
     walls = ", ".join(f"{c} {k}" for c, k in d["closed_by"].items())
     others = d.get("other_first") or {}
     if others and len(set(others.values())) == 1:
-        alt = f"another first Path would have avoided these walls: {', '.join(others)} ({next(iter(others.values()))} Paths beyond)"
+        alt = f"another first Path would have avoided these walls: {', '.join(others)} ({quantity(next(iter(others.values())), 'Path')} beyond)"
     elif others:
         alt = "another first Path would have avoided these walls: " + ", ".join(
-            f"{c} ({n} Paths beyond)" for c, n in others.items()
+            f"{c} ({quantity(n, 'Path')} beyond)" for c, n in others.items()
         )
     else:
         alt = "no other first Path avoids these walls"
     left = d.get("unexplored")
-    left = f", {left} Paths unexplored" if left is not None else ""
+    left = f", {quantity(left, 'Path')} unexplored" if left is not None else ""
     return f"walled in by {walls or 'nothing'} (first Path {d.get('first')}{left}); {alt}"

@@ -149,7 +149,7 @@ def sheet_figures(
 def _rules(m: Map, chapter=None):
     if chapter is None:
         chapter = get_chapter(m.chapter)
-    return chapter.info
+    return chapter.described
 
 
 def render_sheet(

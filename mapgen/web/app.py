@@ -26,6 +26,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response
@@ -371,9 +372,32 @@ def create_app(
     app.state.answers = kept
     app.state.pools = pools
     if allowed_hosts is not None:
-        from starlette.middleware.trustedhost import (  # deferred: only when allowed_hosts is given; not at the app's start
-            TrustedHostMiddleware,
-        )
-
-        app.add_middleware(TrustedHostMiddleware, allowed_hosts=allowed_hosts)
+        app.add_middleware(HostCheck, allowed=allowed_hosts)
     return app
+
+
+def host_name(header: str) -> str:
+    """The name in a Host header, without its port: ``localhost:8000`` -> ``localhost``, ``[::1]:8000`` -> ``[::1]``."""
+    if header.startswith("["):
+        return header.split("]", 1)[0] + "]"
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
+
+
+class HostCheck:
+    """Answers only requests addressed to one of ``allowed`` (a page on another site whose name was pointed at
+    127.0.0.1, DNS rebinding, reaches nothing); any other gets the API's one-line ``{"error"}`` with
+    ``X-Mapgen-Exit``, as every other refusal does (starlette's TrustedHostMiddleware answers in plain text)."""
+
+    def __init__(self, app, allowed: list[str]):
+        self.app = app
+        self.allowed = frozenset(allowed)
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] == "http":
+            host = Headers(scope=scope).get("host", "")
+            if host_name(host) not in self.allowed:
+                names = ", ".join(sorted(self.allowed))
+                problem = f"requests addressed to {host[:100]!r} are not answered here (only {names})"
+                await _error(problem, 400)(scope, receive, send)
+                return
+        await self.app(scope, receive, send)

@@ -24,7 +24,7 @@ from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
-from mapgen.terrain import parse_terrain
+from mapgen.terrain import quantity
 
 #: seconds allowed when a body names no time limit, and the most a body may ask for
 DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
@@ -132,11 +132,13 @@ def _source(body: dict) -> str:
     return _field(body, "file", str, "a file name", name or "map")
 
 
-def _terrain(code: str, what: str):
+def _terrain(code: str, what: str, chapter: str):
+    """The chapter's terrain named by a body's field (``target``, ``heat``): a code of another chapter is refused
+    as the CLI's ``--target`` refuses it."""
     try:
-        return parse_terrain(code)
-    except (ValueError, KeyError):
-        raise ApiError(f"field '{what}': unknown terrain code {code!r}"[:200]) from None
+        return get_chapter(chapter).terrain(code)
+    except (ValueError, KeyError) as e:
+        raise ApiError(f"field '{what}': {e}"[:200]) from None
 
 
 _local = threading.local()
@@ -386,7 +388,7 @@ def do_validate(body: dict) -> tuple[int, list]:
     hidden = m.unrevealed()
     if hidden:
         raise ApiError(
-            f"partial map ({len(hidden)} unrevealed cells, first {m.board.name(hidden[0])}); "
+            f"partial map ({quantity(len(hidden), 'unrevealed cell')}, first {m.board.name(hidden[0])}); "
             "validate needs a complete map"
         )
     report = FileReport(file, violations=tuple(check_map(m)))
@@ -436,7 +438,7 @@ def _target(body: dict, state: Map):
         if counted is None:
             raise ApiError(f"the {state.chapter} chapter has no counted terrain; name one in 'target'")
         return counted
-    return _terrain(code, "target")
+    return _terrain(code, "target", state.chapter)
 
 
 def do_hint(body: dict) -> tuple[int, dict]:
@@ -488,7 +490,7 @@ def do_table(body: dict) -> tuple[int, dict]:
 
     state = read_map_field(body)
     heat_code = _field(body, "heat", str, "a terrain code")
-    heat_t = _terrain(heat_code, "heat") if heat_code else None
+    heat_t = _terrain(heat_code, "heat", state.chapter) if heat_code else None
     chapter = get_chapter(state.chapter)
     target_t = _target(body, state) if "target" in body else chapter.counted
     mode = _field(body, "count", str, '"quick" or "full"', "full")
@@ -678,7 +680,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
         raise ApiError(f"field 'paper' must be a4 or letter, not {paper!r}"[:200])
     want_forced = _field(body, "forced", bool, "true or false", False)
     heat_code = _field(body, "heat", str, "a terrain code")
-    heat_t = _terrain(heat_code, "heat") if heat_code else None
+    heat_t = _terrain(heat_code, "heat", m.chapter) if heat_code else None
     forced = heat = None
     heat_exact = True
     if (want_forced or heat_t) and not m.complete:
@@ -720,7 +722,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 def complete_valid_map(body: dict) -> Map:
     m = read_map_field(body)
     if not m.complete:
-        raise ApiError(f"a partial map ({len(m.unrevealed())} cells unrevealed); this needs a complete map")
+        raise ApiError(f"a partial map ({quantity(len(m.unrevealed()), 'unrevealed cell')}); this needs a complete map")
     broken = check_map(m)
     if broken:
         raise ApiError(f"the map breaks {broken[0]} (validate it first)"[:300], exit=1)
