@@ -68,7 +68,7 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
     """
     from mapgen.report import solve_report, solve_text  # deferred: ortools, only when the command runs
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
-    from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN
+    from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
     state, file = map_in.map, map_in.source
     chapter = get_chapter(state.chapter)
