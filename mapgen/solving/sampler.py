@@ -47,6 +47,7 @@ from constraints.rules import (
     pattern_placements,
 )
 from mapgen.model import Map
+from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a folder for it can be written
 from mapgen.solving.unigen import ODDS_SAMPLER
 from mapgen.terrain import Terrain
 
@@ -399,8 +400,6 @@ def make_plan(prog: Program, order: np.ndarray) -> Plan:
 
 # ---------------------------------------------------------------------------------------------------------------
 # The compiled kernels
-
-from numba import njit
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _MIX1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -821,7 +820,7 @@ def count_small(prog: Program, x: np.ndarray | None = None, *, order: np.ndarray
     plan = make_plan(prog, order)
     rng = np.zeros(1, dtype=np.uint64)
     args = (plan.order, plan.ready, plan.c_ptr, plan.c_idx, plan.row_done, plan.col_done, prog.width)
-    return int(_enumerate(m, *args, *_rules(prog), rng, cap, True))  # type: ignore[call-arg]
+    return int(_enumerate(m, *args, *_rules(prog), rng, cap, True))
 
 
 def run_chains(
@@ -854,7 +853,7 @@ def run_chains(
             if deadline is not None and time.monotonic() > deadline:
                 raise SamplerTimeout(f"the time limit ran out while the sampler ran (chain {c + 1} of {len(starts)})")
             dest = empty if rec is None else out[c, rec[0] : rec[1]]
-            _chain(x, *stacked, prog.width, *rules, rng, skip, cap, SUBSET_SHARE, dest, stats[c])  # type: ignore[call-arg]
+            _chain(x, *stacked, prog.width, *rules, rng, skip, cap, SUBSET_SHARE, dest, stats[c])
 
     if threads > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:

@@ -52,6 +52,8 @@ from mapgen.solving.unigen import (
 )
 from mapgen.terrain import Terrain
 
+#: The sampler's share of an odds question's nominal seconds (its work in sweeps: ``sampler.Budget.for_seconds``).
+SAMPLER_SHARE = 0.5
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
 WITNESS_CAP = 400
 #: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
@@ -879,7 +881,7 @@ class Solver:
         against them) or ``ODDS_UNIGEN`` (UniGen's almost-uniform samples: slow on these CNFs). ``ODDS_NONE``
         when no route answered: then only the cells whose terrain is known (one possible terrain) have a
         share, 1.0. ``sample_seconds`` sizes the sampler's work (``sampler.Budget.for_seconds``: sweeps, never
-        the clock); by default the budget's nominal seconds.
+        the clock); by default ``SAMPLER_SHARE`` of the budget's nominal seconds.
         """
         if method not in ODDS_METHODS:
             raise ValueError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
@@ -902,7 +904,7 @@ class Solver:
                 return OddsAnswer(self._shares(tallies, len(found)), ODDS_UNIGEN)
         else:
             sampled = self.sampled_odds(
-                state, seconds=budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
+                state, seconds=SAMPLER_SHARE * budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
                 possible=possible, deadline=deadline,
             )  # fmt: skip
             if sampled is not None:
@@ -970,11 +972,14 @@ class Solver:
 
     def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
         """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had
-        (``odds``); with no fair odds in time (``ODDS_NONE``) 0.0 where it cannot be, 1.0 where it must,
-        None where it may."""
+        (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running out while they were
+        sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is never lost."""
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
-        shares, method = self.odds(state, time_limit=budget, possible=possible)
+        try:
+            shares, method = self.odds(state, time_limit=budget, possible=possible)
+        except SolveTimeout:
+            shares, method = {}, ODDS_NONE
         if method != ODDS_NONE:
             return {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}, method
         return {i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method
