@@ -739,6 +739,7 @@ class Solver:
         possible: dict[int, frozenset[Terrain]] | None = None,
         compile: bool = True,
         work: float | None = None,
+        approximate: bool = True,
     ) -> CountResult:
         """The number of completions, exact when it can be, else a labelled estimate.
 
@@ -756,8 +757,9 @@ class Solver:
         Without an exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated:
         proven), ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
         ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
-        ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``compile=False``
-        uses only circuits already compiled.
+        ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``approximate=False`` skips
+        ApproxMC only (the odds ask so: an estimated count gives no odds); ``compile=False`` uses only circuits
+        already compiled.
         """
         budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
@@ -812,7 +814,7 @@ class Solver:
             "note": "proven bounds: at least the completions enumerated, at most the product of every "
             "unrevealed cell's possible terrains",
         }
-        if exact_counter and low < high:
+        if exact_counter and approximate and low < high:
             approx = self._approx_count(state, APPROX_SHARE * budget.seconds, deadline)
             if approx is not None:
                 lo = max(low, math.ceil(approx / (1 + EPSILON)))
@@ -916,7 +918,7 @@ class Solver:
     ) -> dict[int, dict[Terrain, float]] | None:
         """Exact shares within the budget, or None."""
         deadline = budget.deadline
-        result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5))
+        result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5), approximate=False)
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count)
