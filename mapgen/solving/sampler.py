@@ -52,7 +52,7 @@ from mapgen.solving.unigen import ODDS_SAMPLER
 from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
-CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 60, 20, 10
+CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
 #: z for a two-sided 95% interval.
@@ -68,11 +68,13 @@ RHAT_OK = 1.05
 MOVE_WHOLE, MOVE_SUBSET, MOVE_PAIR = 0, 1, 2
 #: The windows redrawn whole, (rows, columns).
 WINDOWS = ((2, 2), (2, 4), (4, 2))
+#: How the windows larger than 2x2 are redrawn: whole, or only their cells holding a random set of terrains.
+WINDOW_KINDS = (MOVE_SUBSET,)
 #: Whole-board moves of two or three terrains per sweep.
 PAIR_MOVES = 20
 MOVE_CAP = 1_000
 #: The chance each terrain is in a subset move's set S.
-SUBSET_SHARE = 0.4
+SUBSET_SHARE = 0.6
 
 _NEIGHBOURS, _DISTINCT, _PATTERN = 0, 1, 2
 _HOODS = ("orthogonal", "diagonal", "king", "diagonal2")
@@ -279,10 +281,11 @@ def compile_program(chapter: Chapter, state: Map, possible: dict[int, frozenset[
 
 
 def _blocks(board, hidden: set[int]) -> tuple[list[np.ndarray], list[int]]:
-    """The chain's moves: every window of 2x2, 3x3, 2x4 and 4x2 cells, redrawn whole (within a cap on the
-    enumeration's work), and every band of two adjacent rows or columns, of which only the cells holding a random
-    set of terrains are redrawn. Windows 2x4 and 4x2 let two Woods of neighbouring lines swap columns (or rows)
-    up to three apart, which generates every arrangement of the Wood lines.
+    """The chain's moves: every 2x2 window redrawn whole (within a cap on the enumeration's work); every 2x4 and
+    4x2 window and every band of two adjacent rows or columns, of which only the cells holding a random set of
+    terrains are redrawn (whole 2x4 windows cost seven times as much a sweep for the same accuracy: measured);
+    and the whole board's cells holding two or three random terrains. Windows 2x4 and 4x2 let two Woods of
+    neighbouring lines swap columns (or rows) up to three apart, which generates every arrangement of the Woods.
 
     A block's cells are ordered across its shorter side first, so each rule's cells are all set soon after
     its centre is."""
@@ -298,10 +301,11 @@ def _blocks(board, hidden: set[int]) -> tuple[list[np.ndarray], list[int]]:
     for rows, cols in WINDOWS:
         for r in range(h - rows + 1):
             for c in range(w - cols + 1):
-                if rows <= cols:  # down each column, then the next column
-                    add([(r + a) * w + c + q for q in range(cols) for a in range(rows)], MOVE_WHOLE)
-                else:
-                    add([(r + a) * w + c + q for a in range(rows) for q in range(cols)], MOVE_WHOLE)
+                for kind in (MOVE_WHOLE,) if rows * cols <= 4 else WINDOW_KINDS:
+                    if rows <= cols:  # down each column, then the next column
+                        add([(r + a) * w + c + q for q in range(cols) for a in range(rows)], kind)
+                    else:
+                        add([(r + a) * w + c + q for a in range(rows) for q in range(cols)], kind)
     for r in range(h - 1):
         add([(r + a) * w + q for q in range(w) for a in range(2)], MOVE_SUBSET)
     for c in range(w - 1):
