@@ -95,3 +95,29 @@ def test_every_sealed_game_of_a_playtest_says_why():
     assert sum(rep["sealed_by"].values()) == 4
     text = report_text(rep)
     assert sum(int(line.split(" x ")[0]) for line in text.splitlines() if " x " in line) == 4
+
+
+def test_a_backtracked_path_does_not_seal_the_trail():
+    """Backtrack: "Simply replace the Path Token on top of that Path ... You then must Explore a different Path."
+    When the Path put back is the only one the player can pay for, the turn ends without an explore, but the
+    Path is open again next turn: no round passed in which no Path could be explored, so the game goes on
+    (before: a solo game ended "sealed: toll unpaid" listing that Path at toll 0; fauna-1, random bot, game 521)."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "A7")  # column 7: C7 and E7 cost 1, D6 nothing
+    s.pack = [0] * len(s.pack)
+    s.fires = 2
+    d6 = cell(s, "D6")
+    assert A.EXPLORE + d6 in s.legal_actions()
+    s.apply_action(A.EXPLORE + d6)
+    assert A.BACKTRACK in s.legal_actions()
+    s.apply_action(A.BACKTRACK)
+    la = s.legal_actions()
+    assert A.END_TURN in la and not any(a < A.DISCARD for a in la)  # D6 banned this turn, C7 and E7 unpaid
+    s.apply_action(A.END_TURN)
+    assert s.outcome is None and "sealed: toll unpaid" not in s.events
+    settle(s)
+    while s.agenda[-1][0] != "main":  # the Challenge Row's decisions
+        s.apply_action(s.legal_actions()[0])
+        settle(s)
+    assert s.outcome is None and A.EXPLORE + d6 in s.legal_actions()

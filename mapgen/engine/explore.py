@@ -130,6 +130,16 @@ def legal_explore(state, out: list[int]) -> None:
     out.extend(map(base.__add__, cells))  # base + c for each cell, in C
 
 
+def only_banned(state) -> bool:
+    """Whether the one Path a Backtrack put back this turn ("You then must Explore a different Path") is what
+    keeps the player from exploring: it is open and its toll can be paid, and it is open again next turn."""
+    cell = state.banned
+    if cell < 0 or cell not in state.frontier():
+        return False
+    carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
+    return monster_tax(state, cell) <= carried
+
+
 def apply_explore(state, a: int) -> None:
     tax = monster_tax(state, a)
     state.push((STEP.EXPLORE, a))
