@@ -72,6 +72,7 @@ ABSTAIN = A.CHAPTER + 190
 PARTNER = A.CHAPTER + 195  # Randolph / Russell: refresh the other's Gear
 WATER_SKIN = A.CHAPTER + 196
 GOGGLES = A.CHAPTER + 200  # + cell
+KEEP = A.CHAPTER + 270  # + hand slot: Hidden Traitor, the Influence card kept at Night
 
 
 class MaldonadoStep(StepKind):
@@ -92,6 +93,7 @@ class MaldonadoStep(StepKind):
     FLIP = "flip"  # the face-down setup card turned up
     PAIR = "pair"  # (kill slot, monster cell) the two Resources discarded for a kill
     ACCUSE = "accuse"  # (player) whom that player accuses
+    KEEP = "keep"  # (player) Hidden Traitor: the Influence card the Traitor who played the -4 keeps at Night
     # automatic steps
     REFILL = "refill"  # (player) draw back up to a full hand
     FINALE = "finale"  # the Accusations resolved and the Crew Members saved or lost
