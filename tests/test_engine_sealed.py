@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapgen.engine import actions as A
+from mapgen.engine.cards import RESOURCE_CODES
 from mapgen.engine.game import SEALED_BY, Game
 from mapgen.engine.playtest import Settings, report_text, run_playtest, summarise
-from mapgen.engine.walls import explain_sealed, sealed_words
+from mapgen.engine.walls import explain_sealed, needs_words, sealed_words
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened, settle
 
@@ -121,3 +122,44 @@ def test_a_backtracked_path_does_not_seal_the_trail():
         s.apply_action(s.legal_actions()[0])
         settle(s)
     assert s.outcome is None and A.EXPLORE + d6 in s.legal_actions()
+
+
+def test_a_map_explored_game_says_what_was_still_needed_to_win():
+    """Every Path explored and the game not won: the record says what the team lacked (issue 41: before, only
+    {"why": "map explored"}): Fauna's kills left, the Minotaurs in play and what each face-up Kill card lacks."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    g = s.game
+    opened(s, *(g.board.name(i) for i in range(g.board.size)))
+    _monster(s, "A1")
+    card = s.data["kill_pile"].pop(0)
+    s.data["kill_face"].append(card)
+    s.data["kills"] = 1
+    s.pack = [0] * len(s.pack)
+    s.apply_action(A.END_TURN)
+    assert s.outcome == "sealed" and "sealed: map explored" in s.events
+    d = s.sealed_why
+    kill = g.kills[card]
+    lacks = [RESOURCE_CODES[r] for r in range(len(kill.requires)) for _ in range(kill.requires[r])]
+    assert d == {
+        "why": "map explored",
+        "needs": {"kills_left": 2, "monsters_in_play": 1, "kill_cards": {kill.name: lacks}},
+    }
+    assert sealed_words(d) == (
+        "map explored: every Path is explored; still needed: 2 kills (1 Monster in play; "
+        f"Kill cards: {kill.name} lacks {' '.join(lacks)})"
+    )
+
+
+def test_the_needs_of_every_chapter_in_words():
+    assert needs_words({"challenges_left": 1}) == "1 Challenge card to resolve"
+    assert needs_words({"hearts_left": 2, "vameter_in_play": True}) == "2 Hearts left on the Vameter"
+    assert needs_words({"trail": [7, 6], "greek_fire": True, "fight_needs": ["Mu", "Ro"]}) == "at the Fight: Mu Ro"
+    assert needs_words({"trail": [3, 6], "greek_fire": False}) == (
+        "the Expedition Trail (S past 3 of its 6 icons); the Greek Fire"
+    )
+    assert needs_words({"kills_left": 1, "monsters_in_play": 0, "kill_cards": {}}) == (
+        "1 kill (0 Monsters in play; no Kill card face up)"
+    )
+    assert needs_words({"kills_left": 1, "monsters_in_play": 2, "kill_cards": {"Spear Trap": []}}) == (
+        "1 kill (2 Monsters in play; Kill cards: Spear Trap payable)"
+    )

@@ -692,6 +692,17 @@ class Maldonado(ChapterRules):
     def check_victory(self, state) -> bool:
         return state.data["result"] == "win"
 
+    def win_needs(self, state) -> dict:
+        """The Crew Members are judged at the third kill: the kills left, the Monsters to kill, and per face-up
+        Kill Monster card the Resources shown on it that are not held (none once a pair can be discarded)."""
+        g, d = state.game, state.data
+        cards = {}
+        for k in d["kill_face"]:
+            req = g.kills[k].requires
+            lack = [RESOURCE_CODES[r] for r in range(NRES) if req[r] and state.pack[r] == 0]
+            cards[g.kills[k].name] = [] if self.kill_pairs(state, k) else lack
+        return {"kills_left": 3 - d["kills"], "monsters_in_play": len(state.monsters), "kill_cards": cards}
+
     def check_loss(self, state) -> str | None:
         r = state.data["result"]
         return r if r not in (None, "win") else None
