@@ -141,6 +141,34 @@ def test_collins_waiver_is_spent_on_the_path_the_tracking_guide_discards():
     assert not s.collins_on and s.monster_tax(cell(s, "E6")) == 1  # column 6: the toll is owed again
 
 
+def test_the_collins_again_reading_keeps_the_waiver_for_the_explore_again():
+    """The other reading (variant ``collins-again``): the Tracking Guide's "Explore again" is the same explore action
+    Collins was exhausted for ("You don't pay the Resource to Explore Paths protected by Monsters", Paths in the
+    plural), so the explore again is toll-free too; it is spent once a Path is activated."""
+    s = new(
+        "engine_fauna_201",
+        players=2,
+        characters=("Collins", "Clark"),
+        gear=(("Tracking Guide", "Jar"), ("Compass", "Flint")),
+        variants=("collins-again",),
+    )
+    opened(s, "E7")
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, "D6")] = card  # row D and column 6
+    s.pack[WOOD] = 2
+    s.apply_action(A.COLLINS)
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.FOOD.index)
+    s.apply_action(A.EXPLORE + cell(s, "D7"))  # Food, row D: toll-free with Collins
+    settle(s)
+    assert s.pack[WOOD] == 2 and not s.explored_now and s.explored[cell(s, "D7")]
+    assert s.collins_on and s.monster_tax(cell(s, "E6")) == 0  # column 6: still waived
+    s.apply_action(A.EXPLORE + cell(s, "E6"))
+    settle(s)
+    assert s.pack[WOOD] == 2 and s.explored_now and not s.collins_on  # no toll paid; spent by the activation
+
+
 def test_dowsing_rod_guess_is_used_up_on_the_path_the_tracking_guide_discards():
     """Dowsing Rod: "guess the Terrain under the Path you're about to Explore. If correct, gain 1 additional
     Resource from an adjacent Explored Path of your choice." The guess is for that Path: a right Tracking Guide

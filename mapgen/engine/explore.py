@@ -167,8 +167,11 @@ def run_explore(state, step) -> None:
         state.explored_now = False
         state.guesses.clear()
         # Lewis and Collins were used for this Path: the explore again is a new one ("EXHAUST: You don't pay
-        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore)
-        state.lewis_on = state.collins_on = False
+        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore); the
+        # reading "collins-again" (a variant): the waiver covers the explore again too
+        state.lewis_on = False
+        if "collins-again" not in g.variants:
+            state.collins_on = False
         state.tokens_out += 1
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))
