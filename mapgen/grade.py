@@ -120,8 +120,9 @@ class BotFigures:
     def sealed_words(self) -> str:
         """The sealed share and its reasons, as playtest words them: "sealed 35% (walled in 21, ...)"."""
         rate = self.sealed_rate
-        if rate is None:  # a table recorded before issue 41: the walled-in share only
-            return f"sealed ? (walled in {100 * self.walled_in_rate:.0f}%)"
+        if self.sealed_total is not None:  # read from a [grade] table: the shares only (before issue 41, walled in)
+            shown = "?" if rate is None else f"{100 * rate:.0f}%"
+            return f"sealed {shown} (walled in {100 * self.walled_in_rate:.0f}%)"
         why = ", ".join(f"{w} {n}" for w, n in self.sealed_by.items())
         return f"sealed {100 * rate:.0f}%" + (f" ({why})" if why else "")
 
