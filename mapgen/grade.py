@@ -1,7 +1,8 @@
 """Grading maps for print: how a map deduces and how it plays, with flags for maps not worth printing.
 
 ``grade(map)`` returns a ``MapGrade``: per bot the win rate with its 95% interval, the causes of loss,
-the share of games blocked (no Path left to explore) and the mean days; the play difficulty (``Play``:
+the share of games sealed and why (as ``mapgen playtest`` counts them: no Path could be explored for a whole
+round, walled in, toll unpaid or map explored), the mean days and the scores of won games; the play difficulty (``Play``:
 the best fair bot's win rate, the ``oracle``'s, and the gap between them: what the hidden map costs a
 strong player; without the oracle the gap is the older clairvoyant minus deducer); the minimal reveal set size, the step at which every
 target is known and the targets found before they could be deduced; the deduction grade; and the
@@ -22,7 +23,8 @@ from constraints.catalogue import get_chapter
 from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
 from mapgen.engine.bots import UNFAIR
-from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, wilson
+from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, score_summary, score_words, wilson
+from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
@@ -30,8 +32,8 @@ from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
 from mapgen.solving.solve import Solver
 from mapgen.terrain import quantity
 
-#: a game that ended with no Path open: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
-WALLED_IN = "sealed: walled in"
+#: the reason a sealed game had no Path open at all: Rocks and Monsters wall the trail in (mapgen.engine.rules.SEALED_BY)
+WALLED_IN = SEALED_BY[0]
 
 #: Games per task: small enough to spread over workers, large enough that a task is worth sending.
 CHUNK = {"deducer": 5, "planner": 2, "oracle": 2}
@@ -40,13 +42,18 @@ DEFAULT_CHUNK = 50
 
 @dataclass(frozen=True)
 class BotFigures:
-    """One bot's games on one map."""
+    """One bot's games on one map. ``losses`` are the rulebooks' losses; the sealed games (the engine's outcome
+    ``sealed``: no Path could be explored for a whole round) are counted apart, by reason, as ``mapgen playtest``
+    counts them (``sealed_by``: walled in, toll unpaid, map explored)."""
 
     bot: str
     games: int
     wins: int
     losses: dict[str, int]
     mean_days: float
+    sealed_by: dict[str, int] = field(default_factory=dict)
+    win_scores: tuple[int, ...] = ()  # the scores of the won games (empty when read from a [grade] table)
+    sealed_total: int | None = None  # read from a [grade] table: its sealed games (None: the sum of sealed_by)
 
     @property
     def win_rate(self) -> float:
@@ -57,36 +64,67 @@ class BotFigures:
         return wilson(self.wins, self.games)
 
     @property
-    def blocked_share(self) -> float:
-        """Games that ended with no Path left to explore (walled in by Rocks and Monsters), as a share of all
-        games: the engine's outcome ``blocked``, or ``sealed`` with the reason ``walled in``."""
-        n = self.losses.get("blocked", 0) + self.losses.get(WALLED_IN, 0)
-        return n / self.games if self.games else 0.0
+    def sealed(self) -> int | None:
+        """Sealed games, every reason (playtest's ``sealed``); None for a [grade] table recorded before issue 41,
+        which kept the walled-in share only."""
+        if self.sealed_total is not None:
+            return None if self.sealed_total < 0 else self.sealed_total
+        return sum(self.sealed_by.values())
+
+    @property
+    def sealed_rate(self) -> float | None:
+        """Sealed games as a share of all games (playtest's ``sealed_rate``)."""
+        n = self.sealed
+        return None if n is None else (n / self.games if self.games else 0.0)
+
+    @property
+    def walled_in_rate(self) -> float:
+        """Games sealed walled in (no Path open at all: Rocks and Monsters close the trail) as a share of all
+        games: what the quality check ``max_walled_in`` reads."""
+        return self.sealed_by.get(WALLED_IN, 0) / self.games if self.games else 0.0
 
     @classmethod
-    def from_games(cls, bot: str, games: list[tuple[str, int]]) -> BotFigures:
-        """From (outcome, days) per game."""
+    def from_games(cls, bot: str, games: list[tuple[str, int, int]]) -> BotFigures:
+        """From (outcome, days, score) per game; a sealed game's outcome is ``sealed: WHY``."""
         n = len(games)
-        losses = Counter(o for o, _ in games if o != "win")
+        losses = Counter(o for o, _, _ in games if o != "win" and not o.startswith(SEALED))
+        sealed = Counter(
+            o.removeprefix(SEALED).removeprefix(": ") or "unknown" for o, _, _ in games if o.startswith(SEALED)
+        )
         return cls(
             bot=bot,
             games=n,
-            wins=sum(o == "win" for o, _ in games),
+            wins=sum(o == "win" for o, _, _ in games),
             losses={c: losses[c] for c in sorted(losses, key=_cause_order)},
-            mean_days=sum(d for _, d in games) / n if n else 0.0,
+            mean_days=sum(d for _, d, _ in games) / n if n else 0.0,
+            sealed_by={w: sealed[w] for w in (*SEALED_BY, "unknown") if sealed[w]},
+            win_scores=tuple(sorted(s for o, _, s in games if o == "win")),
         )
 
     def to_json(self) -> dict:
         lo, hi = self.interval
+        rate = self.sealed_rate
         return {
             "games": self.games,
             "wins": self.wins,
             "win_rate": round(self.win_rate, 4),
             "win_rate_ci": [round(lo, 4), round(hi, 4)],
-            "blocked_share": round(self.blocked_share, 4),
+            "sealed": self.sealed,
+            "sealed_rate": None if rate is None else round(rate, 4),
+            "sealed_by": dict(self.sealed_by),
             "losses": dict(self.losses),
             "mean_days": round(self.mean_days, 3),
+            "win_scores": score_summary(list(self.win_scores)),
         }
+
+    def sealed_words(self) -> str:
+        """The sealed share and its reasons, as playtest words them: "sealed 35% (walled in 21, ...)"."""
+        rate = self.sealed_rate
+        if self.sealed_total is not None:  # read from a [grade] table: the shares only (before issue 41, walled in)
+            shown = "?" if rate is None else f"{100 * rate:.0f}%"
+            return f"sealed {shown} (walled in {100 * self.walled_in_rate:.0f}%)"
+        why = ", ".join(f"{w} {n}" for w, n in self.sealed_by.items())
+        return f"sealed {100 * rate:.0f}%" + (f" ({why})" if why else "")
 
 
 @dataclass(frozen=True)
@@ -236,15 +274,22 @@ class MapGrade:
     @classmethod
     def from_table(cls, name: str, m: Map, t: dict) -> MapGrade:
         """The grade a map file's ``[grade]`` table records (``table``), read back: its headline figures, so a
-        library table can be made from the files without playing them again (a bot's losses keep only how
-        many were blocked, the share the table records)."""
+        library table can be made from the files without playing them again (a bot's figures keep only the
+        sealed and walled-in shares the table records; a table written before issue 41 has the walled-in share
+        only, there ``blocked_share``)."""
         bots = {}
         for b, f in t.items():
             if isinstance(f, dict) and "games" in f and "win_rate" in f:
                 n = int(f["games"])
-                blocked = round(float(f.get("blocked_share", 0.0)) * n)
+                walled = round(float(f.get("walled_in_rate", f.get("blocked_share", 0.0))) * n)
                 bots[b] = BotFigures(
-                    b, n, round(float(f["win_rate"]) * n), {"blocked": blocked} if blocked else {}, f["mean_days"]
+                    b,
+                    n,
+                    round(float(f["win_rate"]) * n),
+                    {},
+                    f["mean_days"],
+                    sealed_by={WALLED_IN: walled} if walled else {},
+                    sealed_total=round(float(f["sealed_rate"]) * n) if "sealed_rate" in f else -1,
                 )
         deduction = None
         if "reveal_set" in t:
@@ -280,7 +325,8 @@ class MapGrade:
                 "games": f.games,
                 "win_rate": round(f.win_rate, 4),
                 "win_rate_ci": [round(lo, 4), round(hi, 4)],
-                "blocked_share": round(f.blocked_share, 4),
+                **({"sealed_rate": round(f.sealed_rate, 4)} if f.sealed_rate is not None else {}),
+                "walled_in_rate": round(f.walled_in_rate, 4),
                 "mean_days": round(f.mean_days, 3),
             }
         if self.gap is not None:
@@ -316,7 +362,10 @@ class MapGrade:
         out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
         out["oracle_gap"] = round(play.gap, 4) if play else ""
         head = self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
-        out["blocked_share"] = round(head.blocked_share, 4) if head else ""
+        sealed = head.sealed_rate if head else None
+        out["sealed_rate"] = "" if sealed is None else round(sealed, 4)
+        out["walled_in_rate"] = round(head.walled_in_rate, 4) if head else ""
+        out["sealed_by"] = "; ".join(f"{w} {n}" for w, n in head.sealed_by.items()) if head else ""
         out["mean_days"] = round(head.mean_days, 3) if head else ""
         out["losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items()) if head else ""
         out["flags"] = "; ".join(f.reason for f in self.flags)
@@ -342,8 +391,8 @@ def _game_for(map_text: str, bot: str):
 
 def play_games(
     map_text: str, bot: str, seed: int, start: int, count: int, budget: int | None = None
-) -> list[tuple[str, int]]:
-    """Games start..start+count-1 of a playtest with this seed: (outcome, days) each, exactly as
+) -> list[tuple[str, int, int]]:
+    """Games start..start+count-1 of a playtest with this seed: (outcome, days, score) each, exactly as
     ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot) plays them."""
     m, game = _game_for(map_text, bot)
     s = Settings(bot=bot, seed=seed, budget=budget)
@@ -353,7 +402,7 @@ def play_games(
         outcome = rec.outcome
         if outcome == "sealed":  # a game that could not go on: say why ("sealed: walled in", ...)
             outcome = next((e for e in rec.events if e.startswith("sealed: ")), outcome)
-        out.append((outcome, rec.days))
+        out.append((outcome, rec.days, rec.score))
     return out
 
 
@@ -401,13 +450,13 @@ def flags_for(
             )
         )
     head = bots.get(quality.bot)
-    if head is not None and quality.max_blocked is not None and head.blocked_share > quality.max_blocked:
+    if head is not None and quality.max_walled_in is not None and head.walled_in_rate > quality.max_walled_in:
         out.append(
             Flag(
-                "blocked",
-                f"blocked in {100 * head.blocked_share:.0f}% of {quality.bot} games (no Path left to explore; "
-                f"at most {100 * quality.max_blocked:.0f}%)",
-                min(1.0, head.blocked_share - quality.max_blocked),
+                "walled_in",
+                f"{100 * head.walled_in_rate:.0f}% of {quality.bot} games sealed walled in (no Path left open; "
+                f"at most {100 * quality.max_walled_in:.0f}%)",
+                min(1.0, head.walled_in_rate - quality.max_walled_in),
             )
         )
     if head is not None and quality.win_rate is not None:
@@ -654,8 +703,10 @@ def report_text(g: MapGrade) -> str:
         losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%), "
-            f"blocked {100 * f.blocked_share:.0f}%, mean days {f.mean_days:.2f}; not won: {losses}"
+            f"{f.sealed_words()}, mean days {f.mean_days:.2f}; lost: {losses}"
         )
+        if f.win_scores:
+            lines.append(f"  {'':<12} win scores {score_words(score_summary(list(f.win_scores)))}")
     play = g.play
     if play is not None:
         lines.append(
@@ -667,6 +718,12 @@ def report_text(g: MapGrade) -> str:
     for fl in g.flags:
         lines.append(f"  flag         {fl.reason}")
     return "\n".join(lines)
+
+
+def _sealed_cell(f: BotFigures) -> str:
+    """The sealed share with the walled-in share in brackets: "35% (10%)" ("–" when the table kept no sealed share)."""
+    rate = f.sealed_rate
+    return f"{'–' if rate is None else f'{100 * rate:.0f}%'} ({100 * f.walled_in_rate:.0f}%)"
 
 
 def report_csv(grades: list[MapGrade]) -> str:
@@ -683,7 +740,7 @@ def report_markdown(grades: list[MapGrade]) -> str:
     """The table of maps/README.md: one row per map."""
     bots = list(dict.fromkeys(b for g in grades for b in g.bots))
     head = ["map", "grade", "guesses", "reveal set", "targets known at"]
-    head += [f"{b} win (95%)" for b in bots] + ["gap", "blocked", "mean days", "flags"]
+    head += [f"{b} win (95%)" for b in bots] + ["gap", "sealed (walled in)", "mean days", "flags"]
     played = any(g.play for g in grades)
     if played:  # the play difficulty: which fair bot did best, and the oracle gap
         head[-4:-3] = ["best fair bot", "gap (oracle − best fair)"]
@@ -709,7 +766,7 @@ def report_markdown(grades: list[MapGrade]) -> str:
         if played:
             cells.append(g.play.fair.bot if g.play else "–")
         cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
-        cells.append(f"{100 * head_bot.blocked_share:.0f}%" if head_bot else "–")
+        cells.append(_sealed_cell(head_bot) if head_bot else "–")
         cells.append(f"{head_bot.mean_days:.1f}" if head_bot else "–")
         cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
         lines.append("| " + " | ".join(cells) + " |")

@@ -42,10 +42,10 @@ def pack_quality(
     grade: str | None = None,
     win_rate: tuple[float, float] | None = None,
     bot: str | None = None,
-    max_blocked: float | None = None,
+    max_walled_in: float | None = None,
     games: int = 200,
 ) -> Quality:
-    """What a folder's map must meet: the chapter's play defaults (win-rate band, blocked share, as the graded
+    """What a folder's map must meet: the chapter's play defaults (win-rate band, walled-in share, as the graded
     library), the options over them, and ``games`` games of the band's bot per candidate."""
     q = replace(chapter_quality(chapter), guessed_targets=None)
     changes: dict = {}
@@ -55,8 +55,8 @@ def pack_quality(
         changes["win_rate"] = win_rate
     if bot is not None:
         changes["bot"] = bot
-    if max_blocked is not None:
-        changes["max_blocked"] = max_blocked
+    if max_walled_in is not None:
+        changes["max_walled_in"] = max_walled_in
     q = replace(q, **changes)
     return replace(q, games={q.bot: games})
 

@@ -10,7 +10,7 @@ the rest); ``mapgen generate`` and ``mapgen grade`` flags override it:
     grade_within = 0          # how many tiers away from it still passes
     bot = "heuristic"         # the bot whose win rate must lie in the band
     win_rate = [0.25, 0.60]   # the band
-    max_blocked = 0.20        # the largest share of that bot's games lost with no Path to explore
+    max_walled_in = 0.20      # the largest share of that bot's games sealed walled in (no Path left open)
     guessed_targets = 0       # how many targets may be found before they can be deduced
     skull_walls = true        # flag a start Path that one Skull's Monster walls in (mapgen/engine/walls.py)
     games = { heuristic = 200, deducer = 50, clairvoyant = 200, planner = 40, oracle = 40 }
@@ -34,17 +34,17 @@ DEFAULT_GAMES = {"heuristic": 200, "deducer": 50, "clairvoyant": 200, "planner":
 #: (``mapgen grade --games N``, ``python -m maps.build --games N``)
 SLOW_BOTS = {"deducer": 4, "planner": 5, "oracle": 5, "ismcts": 5}
 
-#: Per chapter: the heuristic bot's win-rate band and the largest blocked share (games walled in) a printable
+#: Per chapter: the heuristic bot's win-rate band and the largest share of games sealed walled in a printable
 #: map may have. Decision, measured on the graded library (100 heuristic games per map, seed 0, the engine
 #: after issue 12): heuristic win rates Training 95-100%, Fauna 23-45%, Flora 64-90%, Vameter 42-76%,
 #: Maldonado 6-25%; walled in Training 0%, Fauna 0-22%, Flora 0-5%, Vameter 22-49%, Maldonado 2-25%. The
 #: bands keep the typical map and flag the outliers.
 CHAPTER_DEFAULTS: dict[str, dict] = {
-    "training": {"win_rate": (0.60, 1.00), "max_blocked": 0.20},
-    "fauna": {"win_rate": (0.15, 0.60), "max_blocked": 0.25},
-    "flora": {"win_rate": (0.30, 0.90), "max_blocked": 0.25},
-    "vameter": {"win_rate": (0.20, 0.80), "max_blocked": 0.45},
-    "maldonado": {"win_rate": (0.05, 0.50), "max_blocked": 0.25},
+    "training": {"win_rate": (0.60, 1.00), "max_walled_in": 0.20},
+    "fauna": {"win_rate": (0.15, 0.60), "max_walled_in": 0.25},
+    "flora": {"win_rate": (0.30, 0.90), "max_walled_in": 0.25},
+    "vameter": {"win_rate": (0.20, 0.80), "max_walled_in": 0.45},
+    "maldonado": {"win_rate": (0.05, 0.50), "max_walled_in": 0.25},
 }
 
 
@@ -60,7 +60,7 @@ class Quality:
     grade_within: int = 0
     bot: str = "heuristic"
     win_rate: tuple[float, float] | None = None
-    max_blocked: float | None = None
+    max_walled_in: float | None = None
     guessed_targets: int | None = None
     skull_walls: bool | None = None  # True: flag the start Paths one Skull's Monster walls in
     games: dict[str, int] = field(default_factory=lambda: dict(DEFAULT_GAMES))
@@ -72,7 +72,7 @@ class Quality:
             "grade_within": self.grade_within,
             "bot": self.bot,
             "win_rate": list(self.win_rate) if self.win_rate else None,
-            "max_blocked": self.max_blocked,
+            "max_walled_in": self.max_walled_in,
             "guessed_targets": self.guessed_targets,
             "skull_walls": self.skull_walls,
             "games": dict(self.games),
@@ -82,7 +82,8 @@ class Quality:
     def checks(self) -> bool:
         """Whether anything is checked at all."""
         return any(
-            x is not None for x in (self.grade, self.win_rate, self.max_blocked, self.guessed_targets, self.skull_walls)
+            x is not None
+            for x in (self.grade, self.win_rate, self.max_walled_in, self.guessed_targets, self.skull_walls)
         )
 
     def needs_deduction(self) -> bool:
@@ -90,7 +91,7 @@ class Quality:
 
     def bots_needed(self) -> list[str]:
         """The bots a candidate must be played with to judge these targets (the band's bot)."""
-        return [self.bot] if self.win_rate is not None or self.max_blocked is not None else []
+        return [self.bot] if self.win_rate is not None or self.max_walled_in is not None else []
 
 
 #: Nothing checked: every map passes (the start of a generation target).
@@ -109,10 +110,10 @@ def canonical_tier(tier: str) -> str:
 
 
 def chapter_quality(chapter: str) -> Quality:
-    """The chapter's defaults: its win-rate band and blocked share; a target found before it is deduced
+    """The chapter's defaults: its win-rate band and walled-in share; a target found before it is deduced
     is flagged, and so is a start Path one Skull can wall in; no deduction grade asked."""
     d = CHAPTER_DEFAULTS.get(chapter, CHAPTER_DEFAULTS["fauna"])
-    return Quality(win_rate=d["win_rate"], max_blocked=d["max_blocked"], guessed_targets=0, skull_walls=True)
+    return Quality(win_rate=d["win_rate"], max_walled_in=d["max_walled_in"], guessed_targets=0, skull_walls=True)
 
 
 def _share(value, key: str, source: str) -> float:
@@ -143,7 +144,7 @@ def quality_from_data(data: dict, source: str, chapter: str, base: Quality | Non
     q = chapter_quality(chapter) if base is None else base
     if not isinstance(data, dict):
         raise QualityError(f"{source}: [quality] must be a table")
-    known = {"grade", "grade_within", "bot", "win_rate", "max_blocked", "guessed_targets", "skull_walls", "games"}
+    known = {"grade", "grade_within", "bot", "win_rate", "max_walled_in", "guessed_targets", "skull_walls", "games"}
     extra = sorted(set(data) - known)
     if extra:
         raise QualityError(f"{source}: unknown key quality.{extra[0]} (known: {', '.join(sorted(known))})")
@@ -163,8 +164,8 @@ def quality_from_data(data: dict, source: str, chapter: str, base: Quality | Non
         changes["bot"] = data["bot"]
     if "win_rate" in data:
         changes["win_rate"] = band(data["win_rate"], "win_rate", source)
-    if "max_blocked" in data:
-        changes["max_blocked"] = _share(data["max_blocked"], "max_blocked", source)
+    if "max_walled_in" in data:
+        changes["max_walled_in"] = _share(data["max_walled_in"], "max_walled_in", source)
     if "guessed_targets" in data:
         changes["guessed_targets"] = _count(data["guessed_targets"], "guessed_targets", source)
     if "skull_walls" in data:

@@ -114,7 +114,7 @@ class SearchResult:
 _FAILURE_WORDS = {
     "grade": "deduction grade",
     "win_rate": "win rate outside the band",
-    "blocked": "blocked too often",
+    "walled_in": "sealed walled in too often",
     "guessed_target": "a target found before deduced",
     "generation": "no map generated in time",
     "tier_full": "passed, but its tier was full",

@@ -3,7 +3,7 @@
 ``python -m maps.build`` makes, for every chapter, ``maps/CHAPTER/CHAPTER-1.toml`` ... (8 maps; Training 2,
 like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
 chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
-defaults (heuristic win-rate band, blocked share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
+defaults (heuristic win-rate band, walled-in share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
 50 deducer, 200 clairvoyant, 40 planner and 40 oracle games) and written with its ``[grade]`` table, numbered easiest first (tier,
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
 prints, the rank correlations between tier and the deducer's win rate, the best fair bot's (play difficulty)
@@ -149,6 +149,11 @@ Play difficulty: the best fair bot's win rate (the `planner`'s, unless another f
 `oracle`'s (a search with the map in view: the upper bound) and the gap between them (the "gap" column: what
 the hidden map costs a strong player). Rank correlation (Spearman) over the library between the deduction
 grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}.
+
+"sealed (walled in)": the share of the heuristic's games in which no Path could be explored for a whole round
+(as `mapgen playtest` counts them: walled in, toll unpaid or map explored) and, in brackets, those walled in
+(no Path left open: what the quality check `max_walled_in` reads). "–": the map's `[grade]` table was written
+before issue 41 and records the walled-in share only; `python -m maps.build --regrade` refreshes it.
 
 {report_markdown(grades)}"""
 

@@ -863,8 +863,8 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
     ("args", "line"),
     [
         (
-            ["grade", "training-1", "--max-blocked", "nan"],
-            "error: Invalid value for '--max-blocked': nan is not a finite number. See 'mapgen grade --help'.",
+            ["grade", "training-1", "--max-walled-in", "nan"],
+            "error: Invalid value for '--max-walled-in': nan is not a finite number. See 'mapgen grade --help'.",
         ),
         (
             ["generate", "-c", "training", "--count", "2"],

@@ -141,6 +141,34 @@ def test_collins_waiver_is_spent_on_the_path_the_tracking_guide_discards():
     assert not s.collins_on and s.monster_tax(cell(s, "E6")) == 1  # column 6: the toll is owed again
 
 
+def test_the_collins_again_reading_keeps_the_waiver_for_the_explore_again():
+    """The other reading (variant ``collins-again``): the Tracking Guide's "Explore again" is the same explore action
+    Collins was exhausted for ("You don't pay the Resource to Explore Paths protected by Monsters", Paths in the
+    plural), so the explore again is toll-free too; it is spent once a Path is activated."""
+    s = new(
+        "engine_fauna_201",
+        players=2,
+        characters=("Collins", "Clark"),
+        gear=(("Tracking Guide", "Jar"), ("Compass", "Flint")),
+        variants=("collins-again",),
+    )
+    opened(s, "E7")
+    card = next(k for k in s.th_pile if s.game.threats[k].monster)
+    s.th_pile.remove(card)
+    s.threats.append(card)
+    s.monsters[cell(s, "D6")] = card  # row D and column 6
+    s.pack[WOOD] = 2
+    s.apply_action(A.COLLINS)
+    s.apply_action(A.GUESS + 20 * TRACK + Terrain.FOOD.index)
+    s.apply_action(A.EXPLORE + cell(s, "D7"))  # Food, row D: toll-free with Collins
+    settle(s)
+    assert s.pack[WOOD] == 2 and not s.explored_now and s.explored[cell(s, "D7")]
+    assert s.collins_on and s.monster_tax(cell(s, "E6")) == 0  # column 6: still waived
+    s.apply_action(A.EXPLORE + cell(s, "E6"))
+    settle(s)
+    assert s.pack[WOOD] == 2 and s.explored_now and not s.collins_on  # no toll paid; spent by the activation
+
+
 def test_dowsing_rod_guess_is_used_up_on_the_path_the_tracking_guide_discards():
     """Dowsing Rod: "guess the Terrain under the Path you're about to Explore. If correct, gain 1 additional
     Resource from an adjacent Explored Path of your choice." The guess is for that Path: a right Tracking Guide
@@ -362,16 +390,28 @@ def test_goggles_take_no_water_from_the_backpack():
     assert s.pack[WATER] == water + 2  # the Terrain's Water and one more
 
 
-def test_traitor_keeps_the_first_influence_card_at_night():
+def test_the_traitor_chooses_the_influence_card_kept_at_night():
     """Maldonado, Night: "all players must discard all 4 of their Influence Cards face down and redraw back up to 4.
     Note: If you are the Traitor and you have played your -4 Traitor Card, then you need to keep any 1 of your
-    Influence Cards". Which one is the Traitor's choice; the engine keeps the first of the hand (decision)."""
+    Influence Cards". Which one is the Traitor's choice: a decision step of theirs (before: the first of the hand)."""
+    from mapgen.engine.maldonado import KEEP
     from mapgen.engine.traitor import MaldonadoTraitor
 
     s = settle(Game(load("engine6_maldonado_201"), chapter=MaldonadoTraitor(), players=2).new_initial_state())
     d = s.data
     t = d["identity"].index(0)
     d["traitor_played"] = True
-    first = d["hands"][t][0]
-    s.game.chapter.night_steps(s)
-    assert d["hands"][t] == [first] and d["hands"][1 - t] == []
+    hand = list(d["hands"][t])
+    other = list(d["hands"][1 - t])
+    assert len(hand) == 4
+    me = s.current
+    s.push(*s.game.chapter.night_steps(s))
+    settle(s)  # the draws of the players before the Traitor
+    assert s.agenda[-1] == ("chapter", "keep", t) and s.current_player() == t
+    assert s.legal_actions() == [KEEP + k for k in range(4)]
+    assert s.action_to_string(KEEP + 2).startswith("keep Influence ")
+    s.apply_action(KEEP + 2)  # the third card, not the first
+    assert d["hands"][t] == [hand[2]] and len(d["hands"][1 - t]) == 4  # the Loyalist drew a new hand
+    assert set(other + hand[:2] + hand[3:]) <= set(d["inf_discard"]) and hand[2] not in d["inf_discard"]
+    settle(s)
+    assert s.current == me and len(d["hands"][t]) == 5 and len(d["hands"][1 - t]) == 4

@@ -11,9 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapgen.engine import actions as A
+from mapgen.engine.cards import RESOURCE_CODES
 from mapgen.engine.game import SEALED_BY, Game
 from mapgen.engine.playtest import Settings, report_text, run_playtest, summarise
-from mapgen.engine.walls import explain_sealed, sealed_words
+from mapgen.engine.walls import explain_sealed, needs_words, sealed_words
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened, settle
 
@@ -95,3 +96,70 @@ def test_every_sealed_game_of_a_playtest_says_why():
     assert sum(rep["sealed_by"].values()) == 4
     text = report_text(rep)
     assert sum(int(line.split(" x ")[0]) for line in text.splitlines() if " x " in line) == 4
+
+
+def test_a_backtracked_path_does_not_seal_the_trail():
+    """Backtrack: "Simply replace the Path Token on top of that Path ... You then must Explore a different Path."
+    When the Path put back is the only one the player can pay for, the turn ends without an explore, but the
+    Path is open again next turn: no round passed in which no Path could be explored, so the game goes on
+    (before: a solo game ended "sealed: toll unpaid" listing that Path at toll 0; fauna-1, random bot, game 521)."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "A7")  # column 7: C7 and E7 cost 1, D6 nothing
+    s.pack = [0] * len(s.pack)
+    s.fires = 2
+    d6 = cell(s, "D6")
+    assert A.EXPLORE + d6 in s.legal_actions()
+    s.apply_action(A.EXPLORE + d6)
+    assert A.BACKTRACK in s.legal_actions()
+    s.apply_action(A.BACKTRACK)
+    la = s.legal_actions()
+    assert A.END_TURN in la and not any(a < A.DISCARD for a in la)  # D6 banned this turn, C7 and E7 unpaid
+    s.apply_action(A.END_TURN)
+    assert s.outcome is None and "sealed: toll unpaid" not in s.events
+    settle(s)
+    while s.agenda[-1][0] != "main":  # the Challenge Row's decisions
+        s.apply_action(s.legal_actions()[0])
+        settle(s)
+    assert s.outcome is None and A.EXPLORE + d6 in s.legal_actions()
+
+
+def test_a_map_explored_game_says_what_was_still_needed_to_win():
+    """Every Path explored and the game not won: the record says what the team lacked (issue 41: before, only
+    {"why": "map explored"}): Fauna's kills left, the Minotaurs in play and what each face-up Kill card lacks."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    g = s.game
+    opened(s, *(g.board.name(i) for i in range(g.board.size)))
+    _monster(s, "A1")
+    card = s.data["kill_pile"].pop(0)
+    s.data["kill_face"].append(card)
+    s.data["kills"] = 1
+    s.pack = [0] * len(s.pack)
+    s.apply_action(A.END_TURN)
+    assert s.outcome == "sealed" and "sealed: map explored" in s.events
+    d = s.sealed_why
+    kill = g.kills[card]
+    lacks = [RESOURCE_CODES[r] for r in range(len(kill.requires)) for _ in range(kill.requires[r])]
+    assert d == {
+        "why": "map explored",
+        "needs": {"kills_left": 2, "monsters_in_play": 1, "kill_cards": {kill.name: lacks}},
+    }
+    assert sealed_words(d) == (
+        "map explored: every Path is explored; still needed: 2 kills (1 Monster in play; "
+        f"Kill cards: {kill.name} lacks {' '.join(lacks)})"
+    )
+
+
+def test_the_needs_of_every_chapter_in_words():
+    assert needs_words({"challenges_left": 1}) == "1 Challenge card to resolve"
+    assert needs_words({"hearts_left": 2, "vameter_in_play": True}) == "2 Hearts left on the Vameter"
+    assert needs_words({"trail": [7, 6], "greek_fire": True, "fight_needs": ["Mu", "Ro"]}) == "at the Fight: Mu Ro"
+    assert needs_words({"trail": [3, 6], "greek_fire": False}) == (
+        "the Expedition Trail (S past 3 of its 6 icons); the Greek Fire"
+    )
+    assert needs_words({"kills_left": 1, "monsters_in_play": 0, "kill_cards": {}}) == (
+        "1 kill (0 Monsters in play; no Kill card face up)"
+    )
+    assert needs_words({"kills_left": 1, "monsters_in_play": 2, "kill_cards": {"Spear Trap": []}}) == (
+        "1 kill (2 Monsters in play; Kill cards: Spear Trap payable)"
+    )

@@ -15,13 +15,13 @@ from cli import main
 from mapgen.campaign import Local, Task, run
 from mapgen.engine.bots import BOTS
 from mapgen.engine.playtest import Settings, run_playtest, summarise
-from mapgen.grade import BotFigures, Deduction, deduce_map, flags_for, grade
+from mapgen.grade import BotFigures, Deduction, deduce_map, flags_for, grade, report_text
 from mapgen.mapfile import dumps_map, read_map
 from mapgen.quality import QualityError, chapter_quality, load_quality
 
 DATA = Path(__file__).parent / "data"
 TRAINING = DATA / "valid" / "training-201.toml"
-BLOCKED = DATA / "grade_blocked_vameter.toml"  # a Vameter map whose heuristic games end walled in 2 times in 3
+WALLED = DATA / "grade_walled_in_vameter.toml"  # a Vameter map whose heuristic games end walled in 2 times in 3
 
 
 def cli(*args):
@@ -56,15 +56,32 @@ def test_the_same_seed_gives_the_same_report_on_one_process_or_two():
     assert one["gap"] == round(one["bots"]["clairvoyant"]["win_rate"] - one["bots"]["deducer"]["win_rate"], 4)
 
 
-def test_a_map_blocked_most_of_the_time_is_flagged_with_its_share():
-    m = read_map(BLOCKED)
+def test_sealed_games_are_counted_as_the_playtest_counts_them():
+    """Issue 41: grade said "blocked 10%" (walled in only) where playtest said 35% sealed (every reason): grade's
+    sealed games, their reasons, the losses and the won games' scores are the playtest's for the same seed."""
+    m = read_map(WALLED)
     g = grade(m, "v", games={"heuristic": 30}, deduce=False)
-    share = g.bots["heuristic"].blocked_share
+    s = Settings(bot="heuristic")
+    rep = summarise(run_playtest(m, s, 30), m, s)
+    got = g.to_json()["bots"]["heuristic"]
+    keys = ("sealed", "sealed_rate", "sealed_by", "losses", "win_scores")
+    assert {k: got[k] for k in keys} == {k: rep[k] for k in keys}
+    f = g.bots["heuristic"]
+    assert f.walled_in_rate == rep["sealed_by"].get("walled in", 0) / 30
+    line = next(x for x in report_text(g).splitlines() if x.startswith("  heuristic"))
+    why = ", ".join(f"{w} {n}" for w, n in rep["sealed_by"].items())
+    assert f"sealed {100 * rep['sealed_rate']:.0f}% ({why})" in line and "blocked" not in report_text(g)
+
+
+def test_a_map_walled_in_most_of_the_time_is_flagged_with_its_share():
+    m = read_map(WALLED)
+    g = grade(m, "v", games={"heuristic": 30}, deduce=False)
+    share = g.bots["heuristic"].walled_in_rate
     assert share > 0.6 and not g.passes
-    (flag,) = [f for f in g.flags if f.code == "blocked"]
-    assert flag.reason == (f"blocked in {100 * share:.0f}% of heuristic games (no Path left to explore; at most 45%)")
+    (flag,) = [f for f in g.flags if f.code == "walled_in"]
+    assert flag.reason == (f"{100 * share:.0f}% of heuristic games sealed walled in (no Path left open; at most 45%)")
     # (skull_walls off: its B7 start is a Skull, which issue 22's check flags; see the test below)
-    looser = replace(chapter_quality("vameter"), max_blocked=0.95, win_rate=None, skull_walls=None)
+    looser = replace(chapter_quality("vameter"), max_walled_in=0.95, win_rate=None, skull_walls=None)
     assert grade(m, "v", games={"heuristic": 30}, deduce=False, quality=looser).passes
 
 
@@ -133,9 +150,9 @@ def test_grade_json_csv_and_markdown_give_one_row_per_map():
 
 
 def test_grade_text_names_each_flag():
-    r = cli("grade", BLOCKED, "--games", "30", "--bots", "heuristic", "--no-deduction", "--win-rate", "heuristic:0-1")
+    r = cli("grade", WALLED, "--games", "30", "--bots", "heuristic", "--no-deduction", "--win-rate", "heuristic:0-1")
     assert r.exit_code == 0
-    assert "FLAGGED" in r.stdout and "  flag         blocked in " in r.stdout and "outside the band" not in r.stdout
+    assert "FLAGGED" in r.stdout and "games sealed walled in (" in r.stdout and "outside the band" not in r.stdout
 
 
 @pytest.mark.parametrize(
@@ -162,9 +179,9 @@ def test_bad_options_are_one_line_exit_2(args, line):
 
 def test_a_profile_quality_table_sets_what_passes(tmp_path):
     p = tmp_path / "q.toml"
-    p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.01]\nmax_blocked = 0.5\n', encoding="utf-8")
+    p.write_text('chapter = "training"\n[quality]\nwin_rate = [0.0, 0.01]\nmax_walled_in = 0.5\n', encoding="utf-8")
     q = load_quality(p, "training")
-    assert (q.win_rate, q.max_blocked, q.bot, q.source) == ((0.0, 0.01), 0.5, "heuristic", str(p))
+    assert (q.win_rate, q.max_walled_in, q.bot, q.source) == ((0.0, 0.01), 0.5, "heuristic", str(p))
     r = cli("grade", TRAINING, "--games", "6", "--bots", "heuristic", "--no-deduction", "--profile", p, "--json")
     assert [f["code"] for f in json.loads(r.stdout)[0]["flags"]] == ["win_rate"]
     p.write_text("[quality]\nwin_rate = [0.7, 0.2]\n", encoding="utf-8")
@@ -199,7 +216,7 @@ def test_a_start_one_skull_can_wall_in_is_flagged_with_its_cells():
     """Issue 22: a Monster drawn on an explored Skull goes on it ("If DAY: Explored Monster Lair"), and "you cannot
     explore a Path adjacent to ... a Path with a Monster Token on it": a start Path that is a Skull walls the
     expedition in at once. grade says which start, and a profile can switch the check off."""
-    m = read_map(BLOCKED)
+    m = read_map(WALLED)
     g = grade(m, "v", games={"heuristic": 2}, deduce=False)
     (flag,) = [f for f in g.flags if f.code == "skull_wall"]
     assert flag.reason == (
@@ -219,7 +236,7 @@ def test_a_skull_that_cuts_a_start_off_walls_it_in_a_pocket():
     from mapgen.engine.skull_walls import skull_walls
     from mapgen.terrain import Terrain
 
-    m = read_map(BLOCKED)
+    m = read_map(WALLED)
     cells = list(m.cells)
     b = m.board
     cells[b.index("G7")] = Terrain.FOOD  # the start
@@ -229,3 +246,25 @@ def test_a_skull_that_cuts_a_start_off_walls_it_in_a_pocket():
     cells[b.index("G5")] = Terrain.ROCK
     walls = [w for w in skull_walls(m.with_cells(tuple(cells))) if w.start == "G7"]
     assert [(w.skull, w.pocket) for w in walls] == [("F7", ("F6", "G5", "G6", "G7", "F7"))]
+
+
+def test_won_games_scores_are_summed_up_by_quartiles_and_a_histogram():
+    """Issue 41: nearly every win scores Master Explorer (28+), so the levels say little; the scores' spread does."""
+    from mapgen.engine.playtest import score_summary, score_words
+
+    d = score_summary([41, 29, 33, 35, 30, 52])
+    assert d == {
+        "games": 6,
+        "min": 29,
+        "q1": 30.75,
+        "median": 34.0,
+        "q3": 39.5,
+        "max": 52,
+        "histogram": {"25-29": 1, "30-34": 2, "35-39": 1, "40-44": 1, "45-49": 0, "50-54": 1},
+    }
+    assert score_words(d) == (
+        "29 to 52, quartiles 30.75 / 34 / 39.5; by 5 points: 25-29 1, 30-34 2, 35-39 1, 40-44 1, 45-49 0, 50-54 1"
+    )
+    assert score_summary([]) == {} and score_summary([30])["median"] == 30
+    f = BotFigures.from_games("heuristic", [("win", 3, 41), ("hunger", 2, 0), ("sealed: map explored", 4, 0)])
+    assert f.to_json()["win_scores"]["games"] == 1 and f.sealed_by == {"map explored": 1} and f.losses == {"hunger": 1}

@@ -249,6 +249,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
         "sealed": 9,
         "sealed_by": {"walled in": 7, "toll unpaid": 2},
         "scores": [0] * 30,
+        "win_scores": {"games": 11, "min": 28, "q1": 33.5, "median": 38, "q3": 41, "max": 47, "histogram": {}},
     }
     import json
 
@@ -276,6 +277,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
         wait_for(lambda: "Wins 11/30" in text_of(driver, "job-result"), what="the report")
         said = text_of(driver, "job-result")
         assert "Losses: thirst 4, hunger 6" in said
+        assert "Scores of the wins: 28 to 47, quartiles 33.5 / 38 / 41" in said
         assert (
             "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
             in said

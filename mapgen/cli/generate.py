@@ -79,7 +79,7 @@ def generate(
     time_limit,
     grade_tier,
     win_rate,
-    max_blocked,
+    max_walled_in,
     candidates,
     jobs,
     ray_address,
@@ -94,7 +94,7 @@ def generate(
     chapter's rules and the profile. Exit 1 when no map can meet the request (naming the rules,
     settings and sketch cells that conflict), 3 when the time limit runs out first.
 
-    With a quality target (--grade, --win-rate, --max-blocked, or the profile's [quality] table),
+    With a quality target (--grade, --win-rate, --max-walled-in, or the profile's [quality] table),
     candidates from --seed on are generated and graded (mapgen grade), and only those that pass are
     printed or written, each with its [grade] table; the report says how many were tried and why the
     others failed. Same seed, same maps, whatever --jobs or --ray. When fewer than --count pass
@@ -110,8 +110,10 @@ def generate(
     from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
 
     if sketch is not None:
-        if grade_tier or win_rate or max_blocked is not None:
-            reject("--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-blocked) needs -c")
+        if grade_tier or win_rate or max_walled_in is not None:
+            reject(
+                "--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-walled-in) needs -c"
+            )
         time_limit = 10.0 if time_limit is None else time_limit
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
         return
@@ -122,7 +124,7 @@ def generate(
         wanted,
     )
 
-    quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_blocked)
+    quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_walled_in)
     if quality is not None:
         generate_to_target(
             chapter_name.lower(),

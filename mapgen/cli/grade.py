@@ -1,6 +1,6 @@
 """``mapgen grade``: how each map deduces and plays, with flags for maps not worth printing.
 
-Also the quality options shared with ``mapgen generate`` (``--grade``, ``--win-rate``, ``--max-blocked``,
+Also the quality options shared with ``mapgen generate`` (``--grade``, ``--win-rate``, ``--max-walled-in``,
 ``--jobs``, ``--ray``) and the progress bar of a campaign.
 """
 
@@ -40,12 +40,12 @@ def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] 
 
 
 def quality_options(f):
-    """--grade, --win-rate, --max-blocked: targets that override a profile's [quality] table."""
+    """--grade, --win-rate, --max-walled-in: targets that override a profile's [quality] table."""
     f = click.option(
-        "--max-blocked",
+        "--max-walled-in",
         type=FiniteRange(0, 1),
         default=None,
-        help="Largest share of games lost with no Path left to explore (the band's bot).",
+        help="Largest share of games sealed walled in: no Path left open (the band's bot).",
     )(f)
     f = click.option(
         "--win-rate",
@@ -77,7 +77,9 @@ def campaign_options(f):
     return f
 
 
-def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_blocked, *, defaults: bool = True) -> dict:
+def qualities(
+    profile_file: str | None, chapters, grade_tier, win_rate, max_walled_in, *, defaults: bool = True
+) -> dict:
     """Per chapter: the profile's [quality] table over the chapter's defaults (with ``defaults``; else over
     no check), with the options over both."""
     from mapgen.quality import canonical_tier, load_quality  # deferred: the command's library, only when it runs
@@ -94,8 +96,8 @@ def qualities(profile_file: str | None, chapters, grade_tier, win_rate, max_bloc
             changes["win_rate"] = (lo, hi)
             if bot:
                 changes["bot"] = bot
-        if max_blocked is not None:
-            changes["max_blocked"] = max_blocked
+        if max_walled_in is not None:
+            changes["max_walled_in"] = max_walled_in
         out[ch] = replace(q, **changes)
     return out
 
@@ -190,7 +192,7 @@ def grade(
     bots,
     grade_tier,
     win_rate,
-    max_blocked,
+    max_walled_in,
     profile_file,
     no_deduction,
     seed,
@@ -203,11 +205,12 @@ def grade(
 
     Per map: the deduction grade and its measures, the minimal reveal set size, the step at which
     every target is known and the targets found before they could be deduced; per bot the win rate
-    with its 95% interval, the share of games blocked (no Path left to explore), the causes of loss
-    and the mean days; the play difficulty: the best fair bot's win rate (the planner's, unless another
+    with its 95% interval, the share of games sealed (no Path could be explored for a whole round, as
+    mapgen playtest counts them) and why (walled in, toll unpaid, map explored), the causes of loss, the
+    mean days and the scores of won games (quartiles); the play difficulty: the best fair bot's win rate (the planner's, unless another
     does better), the oracle's (a search with the map in view: the upper bound) and the gap between them
-    (without the oracle: clairvoyant minus deducer). Flags, each with its reason: blocked too
-    often, a target never deduced before it is found, a win rate outside the band, a fair bot above
+    (without the oracle: clairvoyant minus deducer). Flags, each with its reason: sealed walled in
+    too often, a target never deduced before it is found, a win rate outside the band, a fair bot above
     the oracle outside the intervals, a deduction grade far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
     whatever --jobs or --ray. Exit 0 when every map was graded, flagged or not.
 
@@ -228,7 +231,7 @@ def grade(
 
     bot_list = parse_bots(bots)
     chapters = sorted({mi.map.chapter for mi in maps_in})
-    quality = qualities(profile_file, chapters, grade_tier, win_rate, max_blocked)
+    quality = qualities(profile_file, chapters, grade_tier, win_rate, max_walled_in)
     settings = GradeSettings(
         games=games_per_bot(bot_list, games), seed=seed, deduce=not no_deduction, time_limit=time_limit
     )

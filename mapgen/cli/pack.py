@@ -75,7 +75,9 @@ def _url_base(value: str) -> str:
     default=None,
     help="Win-rate band for a bot (default: the chapter's heuristic band).",
 )
-@click.option("--max-blocked", type=click.FloatRange(0, 1), default=None, help="Largest share of games walled in.")
+@click.option(
+    "--max-walled-in", type=click.FloatRange(0, 1), default=None, help="Largest share of games sealed walled in."
+)
 @click.option(
     "--games",
     type=click.IntRange(1, 100_000),
@@ -138,7 +140,7 @@ def pack(
     grade_spread,
     grade_tier,
     win_rate,
-    max_blocked,
+    max_walled_in,
     games,
     seed,
     out_dir,
@@ -199,7 +201,7 @@ def pack(
             ("--grade-spread", grade_spread),
             ("--grade", grade_tier is not None),
             ("--win-rate", win_rate is not None),
-            ("--max-blocked", max_blocked is not None),
+            ("--max-walled-in", max_walled_in is not None),
             ("--seed", seed is not None),
             ("--out", out_dir is not None),
         )
@@ -247,7 +249,7 @@ def pack(
         grade_spread=grade_spread,
         grade_tier=grade_tier,
         win_rate=win_rate,
-        max_blocked=max_blocked,
+        max_walled_in=max_walled_in,
         games=games,
         seed=seed,
         out_dir=out_dir,
@@ -270,7 +272,7 @@ def _generate(
     grade_spread,
     grade_tier,
     win_rate,
-    max_blocked,
+    max_walled_in,
     games,
     seed,
     out_dir,
@@ -296,7 +298,7 @@ def _generate(
         grade=canonical_tier(grade_tier) if grade_tier else None,
         win_rate=band[1] if band else None,
         bot=band[0] if band else None,
-        max_blocked=max_blocked,
+        max_walled_in=max_walled_in,
         games=games,
     )
     seed, profile = start_batch(chapter, seed, count, candidates, out_dir, None)

@@ -125,8 +125,9 @@ def playtest(
     """Play a map many times with a bot and report how often, how well and why games are won or lost.
 
     MAP is a map file or the name of a shipped map. The report gives the win rate with a 95%
-    interval, the mean score and the levels of success, the causes of loss (the rulebooks' own),
-    the sealed games (no Path could be explored for a whole round), the mean number of days and the
+    interval, the mean score, the levels of success and the spread of the won games' scores (quartiles,
+    a histogram by 5 points), the causes of loss (the rulebooks' own), the sealed games (no Path could
+    be explored for a whole round) and why each was sealed, the mean number of days and the
     turn of each goal event (first Fort, each kill). --variant plays another reading of an ambiguous
     rule or a house rule; --rules gives the bots a house-rule chapter file to reason with. Same seed, same report, whatever
     --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's

@@ -1,4 +1,4 @@
-"""``mapgen generate`` with a quality target (``--grade``, ``--win-rate``, ``--max-blocked`` or a profile's
+"""``mapgen generate`` with a quality target (``--grade``, ``--win-rate``, ``--max-walled-in`` or a profile's
 ``[quality]`` table): the words around ``mapgen.target.generate_to_target``, which generates and grades the
 candidates and prints or writes those that pass."""
 
@@ -11,9 +11,9 @@ import click
 from mapgen.cli.grade import progress_bar, qualities, where
 
 
-def wanted(profile_file, chapter: str, grade_tier, win_rate, max_blocked):
+def wanted(profile_file, chapter: str, grade_tier, win_rate, max_walled_in):
     """The target asked (the profile's [quality] table and the options, no chapter defaults), or None."""
-    q = qualities(profile_file, [chapter], grade_tier, win_rate, max_blocked, defaults=False)[chapter]
+    q = qualities(profile_file, [chapter], grade_tier, win_rate, max_walled_in, defaults=False)[chapter]
     return q if q.checks else None
 
 

@@ -283,6 +283,14 @@ class ChapterRules:
     def score_bonus(self, state) -> int:
         return 0
 
+    def win_needs(self, state) -> dict:
+        """What the team still lacks to win, as data (``walls.needs_words`` puts it in words): a sealed game's
+        record says it when every Path is explored. Keys: ``challenges_left``, ``kills_left`` with
+        ``monsters_in_play`` and ``kill_cards`` (a face-up Kill card's name -> the Resource codes it still lacks),
+        ``hearts_left`` with ``vameter_in_play``, ``trail`` ([icon reached, icons]), ``greek_fire``,
+        ``fight_needs`` (the items still missing at the Fight)."""
+        return {}
+
     def describe_state(self, state) -> list[str]:
         return []
 
@@ -311,6 +319,15 @@ class MinotaurChapter(ChapterRules):
     def reveal(self, state, target, n: int) -> None:
         if target == "kill":
             state.push(*[(STEP.CHANCE_CHAPTER, MinotaurStep.KILL)] * n)
+
+    def win_needs(self, state) -> dict:
+        """Fauna wins at the third kill: the kills left, the Minotaurs to kill, what each face-up card lacks."""
+        g, d, pack = state.game, state.data, state.pack
+        cards = {}
+        for k in d["kill_face"]:
+            req = g.kills[k].requires
+            cards[g.kills[k].name] = [RESOURCE_CODES[r] for r in range(len(req)) for _ in range(req[r] - pack[r])]
+        return {"kills_left": 3 - d["kills"], "monsters_in_play": len(state.monsters), "kill_cards": cards}
 
     def describe_state(self, state) -> list[str]:
         g, d = state.game, state.data
@@ -427,6 +444,9 @@ class Training(MinotaurChapter):
     def check_victory(self, state) -> bool:
         """'You WIN the Training Mission if you resolve all 6 Challenge Cards': the sixth one's effects done."""
         return state.settled >= 6
+
+    def win_needs(self, state) -> dict:
+        return {"challenges_left": 6 - state.settled}
 
 
 class Fauna(MinotaurChapter):

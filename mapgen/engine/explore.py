@@ -130,6 +130,16 @@ def legal_explore(state, out: list[int]) -> None:
     out.extend(map(base.__add__, cells))  # base + c for each cell, in C
 
 
+def only_banned(state) -> bool:
+    """Whether the one Path a Backtrack put back this turn ("You then must Explore a different Path") is what
+    keeps the player from exploring: it is open and its toll can be paid, and it is open again next turn."""
+    cell = state.banned
+    if cell < 0 or cell not in state.frontier():
+        return False
+    carried = state.carried() + (0 if "toll-no-water" in state.game.variants else state.pack[WATER])
+    return monster_tax(state, cell) <= carried
+
+
 def apply_explore(state, a: int) -> None:
     tax = monster_tax(state, a)
     state.push((STEP.EXPLORE, a))
@@ -157,8 +167,11 @@ def run_explore(state, step) -> None:
         state.explored_now = False
         state.guesses.clear()
         # Lewis and Collins were used for this Path: the explore again is a new one ("EXHAUST: You don't pay
-        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore)
-        state.lewis_on = state.collins_on = False
+        # the Resource to Explore Paths protected by Monsters" is spent, as after an activated explore); the
+        # reading "collins-again" (a variant): the waiver covers the explore again too
+        state.lewis_on = False
+        if "collins-again" not in g.variants:
+            state.collins_on = False
         state.tokens_out += 1
         g.chapter.explored_unactivated(state, cell)
         state.push(*completion_steps(state, cell))

@@ -444,6 +444,14 @@ class Flora(ChapterRules):
             out.append("shelter")
         return out
 
+    def win_needs(self, state) -> dict:
+        """Flora is won at the Fight, with the Greek Fire, holding every item still shown on the Search cards."""
+        d = state.data
+        out: dict = {"trail": [d["pos"], len(self.icons(state))], "greek_fire": d["greek_fire"]}
+        if d["fight"]:
+            out["fight_needs"] = [item_name(x) for x in self.missing(state)]
+        return out
+
     def check_victory(self, state) -> bool:
         d = state.data
         if not (d["fight"] and d["greek_fire"]):

@@ -14,6 +14,7 @@ from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
 from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
+from mapgen.engine.explore import only_banned
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
 from mapgen.engine.steps import PAYMENT, STEP
 from mapgen.engine.walls import explain_sealed
@@ -317,7 +318,10 @@ def legal_end_turn(state, out: list[int]) -> None:
 
 def apply_end_turn(state, a: int) -> None:
     g = state.game
-    if not state.explored_now:  # a whole round in which nobody can explore: the trail is sealed
+    if not state.explored_now and only_banned(state):
+        # the Path a Backtrack put back is open again next turn: a Path can still be explored, nothing is sealed
+        state.passes = 0
+    elif not state.explored_now:  # a whole round in which nobody can explore: the trail is sealed
         state.passes += 1
         if state.passes >= g.n:
             # house rule (the rulebooks are silent): the game ends "sealed", reported apart from the losses;

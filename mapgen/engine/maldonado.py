@@ -72,6 +72,7 @@ ABSTAIN = A.CHAPTER + 190
 PARTNER = A.CHAPTER + 195  # Randolph / Russell: refresh the other's Gear
 WATER_SKIN = A.CHAPTER + 196
 GOGGLES = A.CHAPTER + 200  # + cell
+KEEP = A.CHAPTER + 270  # + hand slot: Hidden Traitor, the Influence card kept at Night
 
 
 class MaldonadoStep(StepKind):
@@ -92,6 +93,7 @@ class MaldonadoStep(StepKind):
     FLIP = "flip"  # the face-down setup card turned up
     PAIR = "pair"  # (kill slot, monster cell) the two Resources discarded for a kill
     ACCUSE = "accuse"  # (player) whom that player accuses
+    KEEP = "keep"  # (player) Hidden Traitor: the Influence card the Traitor who played the -4 keeps at Night
     # automatic steps
     REFILL = "refill"  # (player) draw back up to a full hand
     FINALE = "finale"  # the Accusations resolved and the Crew Members saved or lost
@@ -689,6 +691,17 @@ class Maldonado(ChapterRules):
 
     def check_victory(self, state) -> bool:
         return state.data["result"] == "win"
+
+    def win_needs(self, state) -> dict:
+        """The Crew Members are judged at the third kill: the kills left, the Monsters to kill, and per face-up
+        Kill Monster card the Resources shown on it that are not held (none once a pair can be discarded)."""
+        g, d = state.game, state.data
+        cards = {}
+        for k in d["kill_face"]:
+            req = g.kills[k].requires
+            lack = [RESOURCE_CODES[r] for r in range(NRES) if req[r] and state.pack[r] == 0]
+            cards[g.kills[k].name] = [] if self.kill_pairs(state, k) else lack
+        return {"kills_left": 3 - d["kills"], "monsters_in_play": len(state.monsters), "kill_cards": cards}
 
     def check_loss(self, state) -> str | None:
         r = state.data["result"]

@@ -8,6 +8,7 @@ import multiprocessing as mp
 import os
 import random
 import re
+import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,6 +27,8 @@ from mapgen.terrain import quantity
 from mapgen.workers import start_worker
 
 REPLAY_VERSION = 1
+#: the width of a bin of the won games' score histogram (``score_summary``), in points
+SCORE_BIN = 5
 
 
 @dataclass(frozen=True)
@@ -183,6 +186,8 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         "mean_score_wins": round(sum(r.score for r in records if r.won) / wins, 3) if wins else 0.0,
         "scores": [r.score for r in records],
         "levels": {lv: levels[lv] for lv in _level_names() if levels[lv]},
+        # the spread of won games' scores (a won game nearly always reaches the top level)
+        "win_scores": score_summary([r.score for r in records if r.won]),
         "losses": {c: losses[c] for c in sorted(losses, key=_cause_order)},
         "sealed": len(sealed),
         "sealed_rate": round(len(sealed) / n, 4) if n else 0.0,
@@ -199,6 +204,33 @@ def summarise(records: list[GameRecord], m: Map, s: Settings, source: str = "") 
         **_traitor_keys(records, s),
         **({"budget": s.budget} if s.budget is not None else {}),
     }
+
+
+def score_summary(scores: list[int], width: int = SCORE_BIN) -> dict:
+    """The scores of won games: how many, the least, the quartiles (inclusive method), the most, and a histogram
+    in bins of ``width`` points (``"30-34": count``, every bin from the least to the most); empty without wins."""
+    if not scores:
+        return {}
+    s = sorted(scores)
+    q1, median, q3 = statistics.quantiles(s, n=4, method="inclusive") if len(s) > 1 else [float(s[0])] * 3
+    bins = Counter(x // width * width for x in s)
+    return {
+        "games": len(s),
+        "min": s[0],
+        "q1": round(q1, 2),
+        "median": round(median, 2),
+        "q3": round(q3, 2),
+        "max": s[-1],
+        "histogram": {f"{lo}-{lo + width - 1}": bins[lo] for lo in range(s[0] // width * width, s[-1] + 1, width)},
+    }
+
+
+def score_words(d: dict) -> str:
+    """``score_summary`` in words: "29 to 55, quartiles 34 / 38 / 43; by 5 points: 25-29 3, 30-34 20, ..."."""
+    if not d:
+        return "no wins"
+    bins = ", ".join(f"{b} {n}" for b, n in d["histogram"].items())
+    return f"{d['min']} to {d['max']}, quartiles {d['q1']:g} / {d['median']:g} / {d['q3']:g}; by {SCORE_BIN} points: {bins}"
 
 
 def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
@@ -248,6 +280,8 @@ def report_text(rep: dict) -> str:
     ]
     if rep["levels"]:
         lines.append("  levels       " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
+    if rep.get("win_scores"):
+        lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
     if rep.get("sealed"):
@@ -429,6 +463,8 @@ __all__ = [
     "report_text",
     "run_playtest",
     "save_replays",
+    "score_summary",
+    "score_words",
     "summarise",
     "wilson",
 ]

@@ -21,9 +21,11 @@ and hand, face-up cards, who played face down or drew Command cards, who complet
 
 from __future__ import annotations
 
+from mapgen.engine.actions import ActionKind
 from mapgen.engine.game import GameError
 from mapgen.engine.maldonado import (
     COMMAND,
+    KEEP,
     PLAY,
     TRAITOR_PLAY,
     Maldonado,
@@ -70,16 +72,44 @@ class MaldonadoTraitor(Maldonado):
         return []  # no setup cards on the Crew Members in this mode
 
     def night_steps(self, state) -> list[tuple]:
-        """Each player discards 4 Influence cards and draws 4 (the Traitor who played the -4 keeps 1)."""
+        """Each player discards 4 Influence cards and draws 4. The Traitor who played the -4 "need[s] to keep any 1
+        of your Influence Cards": they choose it (the step ``KEEP``, theirs to decide), then discard the rest."""
         d = state.data
         steps: list[tuple] = []
         for p in range(state.game.n):
             hand = d["hands"][p]
-            keep = hand[:1] if d["identity"][p] == TRAITOR and d["traitor_played"] else []
-            d["inf_discard"] += hand[len(keep) :]
-            d["hands"][p] = keep
+            if d["identity"][p] == TRAITOR and d["traitor_played"] and hand:
+                me = state.current
+                steps += [(Step.CHAPTER, MaldonadoStep.AS, p), (Step.CHAPTER, MaldonadoStep.KEEP, p)]
+                steps.append((Step.CHAPTER, MaldonadoStep.AS, me))
+            else:
+                d["inf_discard"] += hand
+                d["hands"][p] = []
             steps += [(Step.CHANCE_CHAPTER, MaldonadoStep.DRAW, p)] * 4
         return steps
+
+    def actions(self) -> list[ActionKind]:
+        return [*super().actions(), ActionKind(KEEP, KEEP + 10, self._describe_keep)]
+
+    def _describe_keep(self, action: int, state) -> str:
+        hand = state.data["hands"][state.current]
+        s = action - KEEP
+        return f"keep Influence {self.card_name(hand[s]) if s < len(hand) else f'card {s}'}"
+
+    def legal(self, state, step) -> list[int]:
+        if step[1] == MaldonadoStep.KEEP:
+            return [KEEP + s for s in range(len(state.data["hands"][step[2]]))]
+        return super().legal(state, step)
+
+    def _do(self, state, step, a: int) -> None:
+        if step[1] != MaldonadoStep.KEEP:
+            super()._do(state, step, a)
+            return
+        d = state.data
+        hand = d["hands"][step[2]]
+        kept = hand[a - KEEP]
+        d["inf_discard"] += [c for c in hand if c != kept]
+        d["hands"][step[2]] = [kept]
 
     def is_traitor(self, state, p: int) -> bool:
         return state.data["identity"][p] == TRAITOR

@@ -666,6 +666,10 @@ class Vameter(ChapterRules):
     def check_victory(self, state) -> bool:
         return state.data["hearts"] == 0 and self.surrounded(state)
 
+    def win_needs(self, state) -> dict:
+        """The Vameter is beaten with no Heart left and every Path around it explored."""
+        return {"hearts_left": state.data["hearts"], "vameter_in_play": state.data["vam"] >= 0}
+
     def score_bonus(self, state) -> int:
         bonus = 5 * state.data["fezron"]
         if any("Pipe Hawks" in gs for gs in state.gear):

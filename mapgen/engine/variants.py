@@ -22,6 +22,13 @@ VARIANTS: dict[str, Variant] = {
     v.name: v
     for v in (
         Variant(
+            "collins-again",
+            ("fauna", "flora", "vameter", "maldonado"),
+            "reading",
+            "Collins' waiver ('You don't pay the Resource to Explore Paths protected by Monsters') also covers the "
+            "Tracking Guide's explore again after a right guess",
+        ),
+        Variant(
             "flora-minotaurs",
             ("flora",),
             "reading",

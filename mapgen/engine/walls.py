@@ -8,7 +8,8 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
   red-circled Paths), and the start Paths outside the walled-in trail: with the walls where they stand at the
   end, a first Path there would not have been walled in by them (none: every landing meets the same walls);
 - ``toll unpaid``: the open Paths and their Monster tolls, against the Resources (and Water) held;
-- ``map explored``: every Path is explored.
+- ``map explored``: every Path is explored; ``needs`` says what the team still lacked to win (the chapter's
+  ``win_needs``: kills and what the Kill cards lack, Hearts left, the Fight's items, ...).
 
 ``skull_walls`` is the map's side of it, for ``mapgen grade``: the start Paths that a Monster on one Skull
 (a Monster drawn by day goes "on the Explored Skull") walls in within a few Paths.
@@ -50,6 +51,7 @@ def explain_sealed(state, why: str) -> dict:
     b = g.board
     out: dict = {"why": why}
     if why == "map explored":
+        out["needs"] = g.chapter.win_needs(state)
         return out
     if why == "toll unpaid":
         cells = state.frontier()
@@ -97,7 +99,8 @@ def sealed_words(d: dict) -> str:
     """One line for people: why a game was sealed."""
     why = d["why"]
     if why == "map explored":
-        return "map explored: every Path is explored"
+        needs = needs_words(d.get("needs") or {})
+        return "map explored: every Path is explored" + (f"; still needed: {needs}" if needs else "")
     if why == "toll unpaid":
         tolls = ", ".join(f"{c} (toll {t})" for c, t in d["open"].items())
         pays = ("Resource or Water", "Resources and Water") if d.get("water_pays") else ("Resource", "Resources")
@@ -115,3 +118,32 @@ def sealed_words(d: dict) -> str:
     left = d.get("unexplored")
     left = f", {quantity(left, 'Path')} unexplored" if left is not None else ""
     return f"walled in by {walls or 'nothing'} (first Path {d.get('first')}{left}); {alt}"
+
+
+def needs_words(n: dict) -> str:
+    """What a team still lacked to win (a chapter's ``win_needs``), in words."""
+    parts = []
+    if "challenges_left" in n:
+        parts.append(quantity(n["challenges_left"], "Challenge card") + " to resolve")
+    if "kills_left" in n:
+        cards = n.get("kill_cards") or {}
+        held = ", ".join(f"{c} lacks {' '.join(lack)}" if lack else f"{c} payable" for c, lack in cards.items())
+        parts.append(
+            f"{quantity(n['kills_left'], 'kill')} ({quantity(n.get('monsters_in_play', 0), 'Monster')} in play; "
+            + (f"Kill cards: {held})" if cards else "no Kill card face up)")
+        )
+    if "hearts_left" in n:
+        parts.append(
+            quantity(n["hearts_left"], "Heart")
+            + " left on the Vameter"
+            + ("" if n.get("vameter_in_play", True) else " (the Vameter not in play)")
+        )
+    if "trail" in n:
+        pos, total = n["trail"]
+        if pos <= total:
+            parts.append(f"the Expedition Trail (S past {pos} of its {total} icons)")
+    if n.get("greek_fire") is False:
+        parts.append("the Greek Fire")
+    if "fight_needs" in n:
+        parts.append("at the Fight: " + (" ".join(n["fight_needs"]) or "nothing more"))
+    return "; ".join(parts)

@@ -339,6 +339,13 @@ def _pct(x) -> str:
     return "–" if x is None else f"{100 * x:.0f}%"
 
 
+def _sealed(f: dict) -> str:
+    """A [grade] table bot's sealed share with its walled-in share: "35% (10%)" (a table from before issue 41 kept
+    the walled-in share alone, as ``blocked_share``)."""
+    walled = f.get("walled_in_rate", f.get("blocked_share"))
+    return f"{_pct(f.get('sealed_rate'))} ({_pct(walled)})"
+
+
 def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
     """The folder's table: map number, deduction grade and the play figures of each map's ``[grade]`` table."""
     bots = [
@@ -347,7 +354,7 @@ def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
         if any(isinstance((fm.grade or {}).get(b), dict) for fm in maps)
     ]
     head = ["Map", "Grade", "Guesses", "Reveal set"]
-    head += [f"{b.capitalize()} wins" for b in bots] + ["Blocked", "Days", "Seed"]
+    head += [f"{b.capitalize()} wins" for b in bots] + ["Sealed (walled in)", "Days", "Seed"]
     rows = []
     for fm in maps:
         g = fm.grade or {}
@@ -360,7 +367,7 @@ def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
             else:
                 row.append("–")
         head_bot = next((g[b] for b in bots if isinstance(g.get(b), dict)), None)
-        row.append(_pct(head_bot.get("blocked_share")) if head_bot else "–")
+        row.append(_sealed(head_bot) if head_bot else "–")
         row.append(f"{head_bot['mean_days']:.1f}" if head_bot and "mean_days" in head_bot else "–")
         gen = fm.map.meta.get("generator")
         seed = gen.get("seed") if isinstance(gen, dict) else None
@@ -383,7 +390,7 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
     )
     top += 10
     head, rows = cover_rows(maps)
-    widths = [10, 20, 15, 16] + [30] * (len(head) - 7) + [15, 16, 0]
+    widths = [10, 20, 15, 16] + [30] * (len(head) - 7) + [24, 10, 0]
     widths[-1] = max(14.0, width - sum(widths))
     scale = min(1.0, width / sum(widths))
     widths = [w * scale for w in widths]
@@ -403,8 +410,8 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
         top,
         "Grade: the deduction grade, how much a logical team must guess before every target is known (Gentle, "
         "Moderate, Tricky, Fiendish); guesses and reveal set: its measures (mapgen deduce). Wins: the share of games "
-        "a bot won playing the map (mapgen grade), with its 95% interval; blocked and days: the first bot's games "
-        "walled in with no Path left to explore, and their length. Seed: the map's generator seed.",
+        "a bot won playing the map (mapgen grade), with its 95% interval; sealed and days: the first bot's games "
+        "in which no Path could be explored for a whole round (walled in: none left open), and their length. Seed: the map's generator seed.",
         width,
         7.5,
         colour="#444444",

@@ -8,6 +8,7 @@ from mapgen.engine.maldonado import (
     ACCUSE,
     COMMAND,
     COMMAND_BASE,
+    KEEP,
     PLAY,
     TARGET_CREW,
     TRAITOR_PLAY,
@@ -83,7 +84,16 @@ class TraitorPolicy(CoopPolicy):
                 return self.traitor_target(obs, legal)
             if kind == MaldonadoStep.PLAY:
                 return self.traitor_play(bot, obs, legal, obs.step[2])
+            if kind == MaldonadoStep.KEEP:
+                return self.traitor_keep(obs, legal)
         return super().step(bot, obs, legal, need)
+
+    def traitor_keep(self, obs, legal) -> int:
+        """The card to keep at Night: the one that takes most from some Crew Member when played face down."""
+        ch = self._m(obs)
+        hand = obs.data["hands"][obs.current]
+        crews = range(len(ch.crew))
+        return min(legal, key=lambda a: (min(ch.card_value(hand[a - KEEP], c) for c in crews), a))
 
     def traitor_target(self, obs, legal) -> int:
         power = obs.data["power"]

@@ -419,6 +419,8 @@ function showResult(kind, j) {
     const pct = (x) => `${(x * 100).toFixed(1)}%`;
     lines.push(`Wins ${res.wins}/${res.games} = ${pct(res.win_rate)} (95% interval ${pct(res.win_rate_ci[0])} to ${pct(res.win_rate_ci[1])})`);
     lines.push(`Mean score ${res.mean_score}; mean days ${res.mean_days}`);
+    const ws = res.win_scores; // the spread of the won games' scores: nearly every win is Master Explorer
+    if (ws && ws.games) lines.push(`Scores of the wins: ${ws.min} to ${ws.max}, quartiles ${ws.q1} / ${ws.median} / ${ws.q3}`);
     const losses = Object.entries(res.losses).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
     if (losses) lines.push(`Losses: ${losses}`);
     if (res.sealed) { // neither won nor lost by the rulebook: counted apart, so the lines add up to the games
