@@ -146,9 +146,14 @@ async def _connected(request: Request) -> bool:
 
 
 def _keep(answer) -> bool:
-    """Whether an answer may be given again: not one that says a background compile is still under way
-    (the next ask is exact once it lands)."""
-    return not (isinstance(answer, tuple) and isinstance(answer[1], dict) and "compiling" in answer[1])
+    """Whether an answer may be given again: not one that says a background compile or sampler run is still
+    under way (the next ask is better once it lands), nor odds estimated from an earlier state's draws (a run
+    for this state follows: ``draws``)."""
+    if not (isinstance(answer, tuple) and isinstance(answer[1], dict)):
+        return True
+    v = answer[1]
+    pooled = isinstance(v.get("sampler"), dict) and not v["sampler"].get("own", True)
+    return not ("compiling" in v or "sampling" in v or pooled)
 
 
 def _yield_to_quick() -> None:
