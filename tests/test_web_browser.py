@@ -1001,7 +1001,10 @@ def test_phone_helper_shows_estimated_chances_from_the_first_reveal_on_flora(mon
             assert "from 80 sampler draws of this state" in text_of(d, "heat-note")
             text = cell(d, "A1").text
             assert re.search(r"~\d+%\s*±\d+", text), text
-            assert re.search(r"chance, estimated ±\d+%", d.execute_script("return document.querySelector('.cell[data-cell=A1] .sr').textContent"))
+            assert re.search(
+                r"chance, estimated ±\d+%",
+                d.execute_script("return document.querySelector('.cell[data-cell=A1] .sr').textContent"),
+            )
             assert "±" not in cell(d, "A7").text and "±" not in cell(d, "F7").text  # revealed; the start (a Fort)
             if "not converged" in text_of(d, "heat-note").lower():
                 assert d.find_element("id", "not-converged").is_displayed()

@@ -25,10 +25,14 @@ answers from a state's own run. The work of a run is counted in sweeps and seede
 
 from __future__ import annotations
 
+import contextlib
 import math
+import multiprocessing as mp
 import os
 import threading
 import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -38,6 +42,7 @@ from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.solving.solve import agrees
 from mapgen.terrain import Terrain
+from mapgen.workers import start_worker
 
 #: a pool answers when at least this many of its draws agree with the state (else a run for it starts)
 MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "100"))
@@ -216,9 +221,7 @@ class DrawPools:
 
     def runner(self):
         if self._runner is None:
-            from mapgen.web.pools import ProcessPool  # deferred: multiprocessing, only once a run is needed
-
-            self._runner = ProcessPool(1, NICE, name="mapgen-sampler")
+            self._runner = _Runs()
         return self._runner
 
     def wait(self, seconds: float = 120.0) -> None:
@@ -231,6 +234,36 @@ class DrawPools:
         with self._lock:
             self._runs.clear()
             self._wanted.clear()
+
+
+class _Runs:
+    """One spawned process for the runs, at ``NICE``, ending with its parent; a fresh one after it died."""
+
+    def __init__(self):
+        self._pool: ProcessPoolExecutor | None = None
+
+    def submit(self, fn, /, *args):
+        for _ in range(2):
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_start_runs)
+            try:
+                return self._pool.submit(fn, *args)
+            except BrokenProcessPool:  # the process died (killed, out of memory): start afresh
+                self._pool.shutdown(wait=False)
+                self._pool = None
+        raise BrokenProcessPool("the sampler's process could not start")
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _start_runs() -> None:
+    """In the runs' process: ignore Ctrl-C, end with the worker that made it, yield the CPU to the taps."""
+    start_worker()
+    with contextlib.suppress(AttributeError, OSError):  # not allowed here: equal priority, still its own GIL
+        os.nice(NICE)
 
 
 _solvers: dict[str, object] = {}
@@ -257,9 +290,7 @@ def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed:
         burn = BURN
     if not first:
         raise RuntimeError("no completion to start from")
-    odds = sampler.sample_odds(
-        chapter, state, first, budget=sampler.Budget(CHAINS, sweeps, burn), seed=seed, threads=1
-    )
+    odds = sampler.sample_odds(chapter, state, first, budget=sampler.Budget(CHAINS, sweeps, burn), seed=seed, threads=1)
     return odds.draws, [t.code for t in odds.terrains], float(odds.rhat), float(odds.ess)
 
 
