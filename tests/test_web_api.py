@@ -581,8 +581,10 @@ def test_a_blank_board_hint_gives_a_best_guess(client):
     assert guess["explorable"] is True  # chosen among the Paths the player can explore next (issue 42 item 9)
     if guess["method"] == "none":
         assert guess["shares"] == {} and not guess["exact"] and len(guess["possible"]) > 1
-    else:  # a circuit or UniGen answered: shares of one cell
+    else:  # a circuit or the sampler answered: shares of one cell
         assert abs(sum(guess["shares"].values()) - 1) < 0.01
+    if guess["method"] == "sampler":  # estimated: each share's error, the run's R-hat
+        assert set(guess["errors"]) == set(guess["shares"]) and {"rhat", "converged"} <= set(guess["sampler"])
 
 
 def test_repair_says_whether_the_map_keeps_the_profile_and_can_keep_it(client):
