@@ -163,14 +163,15 @@ class DrawPools:
             if own or len(rows) >= MIN_AGREE:
                 run.used = time.monotonic()
                 if not own:
-                    self._start(chapter, state, rows)
+                    self._start(chapter, state, rows, run.terrains)
                 return estimate(run, rows, state, terrain, possible)
-        started = self._start(chapter, state, best[1] if best is not None else None)
+        started = self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
         return {"sampling": {"seconds": round(time.monotonic() - started, 1)}}
 
-    def _start(self, chapter: Chapter, state: Map, rows: np.ndarray | None) -> float:
-        """Start a run for ``state`` unless one is under way for this briefing (then it is next); when the
-        run for it started."""
+    def _start(self, chapter: Chapter, state: Map, rows: np.ndarray | None, terrains: tuple[Terrain, ...]) -> float:
+        """Start a run for ``state`` unless one is under way for this briefing (then it is next), its chains
+        from ``rows`` (agreeing draws, terrain numbers into ``terrains``) when there are any; when the run
+        for it started."""
         key = (chapter.name, state.briefing)
         with self._lock:
             running = self._running.get(key)
@@ -185,14 +186,10 @@ class DrawPools:
         if rows is not None and len(rows):
             pick = np.linspace(0, len(rows) - 1, CHAINS).round().astype(int)
             starts = [[int(k) for k in rows[j]] for j in pick]
-        terrains = self._terrains(key)
-        future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, terrains, SWEEPS, SEED)
+        codes = [t.code for t in terrains]
+        future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
         future.add_done_callback(lambda f: self._done(chapter, key, state, f))
         return now
-
-    def _terrains(self, key) -> list[str] | None:
-        runs = self._runs.get(key)
-        return [t.code for t in runs[-1].terrains] if runs else None
 
     def _done(self, chapter: Chapter, key, state: Map, future) -> None:
         got = None
@@ -214,10 +211,10 @@ class DrawPools:
                     oldest = min(self._runs, key=lambda k: max(r.used for r in self._runs[k]))
                     del self._runs[oldest]
         if wanted is not None:  # the player moved on while this ran: sample the latest state next
-            rows = None
             if got is not None and run.under(wanted):
-                rows = run.agreeing(chapter, wanted)
-            self._start(chapter, wanted, rows)
+                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains)
+            else:
+                self._start(chapter, wanted, None, ())
 
     def runner(self):
         if self._runner is None:
