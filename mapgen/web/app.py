@@ -9,7 +9,9 @@ and slow ones (solve counts, generate, the table's full count, render with force
 a fifth, all in worker processes (``pools``) at a lower OS priority, every solver call with a time limit:
 CPU-bound Python there never holds the server's GIL, so validations are answered while every solver
 worker is busy. Identical requests in flight share one computation and recent answers are kept
-(``answers``: they are deterministic). Playtest and deduce run as jobs in processes of their own (``jobs``).
+(``answers``: they are deterministic; not an estimate from another state's sampler draws: ``draws``, the
+pool of draws per briefing that the quick worker of a map keeps). Playtest and deduce run as jobs in processes
+of their own (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
