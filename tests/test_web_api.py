@@ -748,13 +748,16 @@ def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
 @pytest.fixture
 def draw_pools(monkeypatch):
     """The table's pool of sampler draws with small runs, run in a thread of this process."""
+    import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from mapgen.web import draws
+    from mapgen.web import draws, service
 
     monkeypatch.setattr(draws, "SWEEPS", 6)
     monkeypatch.setattr(draws, "BURN", 2)
     monkeypatch.setattr(draws, "WARM_BURN", 1)
+    monkeypatch.setattr(draws, "_solvers", {})  # this test's solvers go with it, not at the interpreter's exit
+    monkeypatch.setattr(service, "_local", threading.local())
     with ThreadPoolExecutor(1) as runner:
         pools = draws.DrawPools(runner)
         monkeypatch.setattr(draws, "POOLS", pools)

@@ -160,7 +160,7 @@ class DrawPools:
         if best is not None:
             run, rows = best
             own = run.state.cells == state.cells and run.state.hills == state.hills
-            if own or len(rows) >= MIN_AGREE:
+            if len(rows) and (own or len(rows) >= MIN_AGREE):
                 run.used = time.monotonic()
                 if not own:
                     self._start(chapter, state, rows, run.terrains)
