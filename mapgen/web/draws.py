@@ -178,7 +178,6 @@ class DrawPools:
             if running is not None:
                 if running[0].cells != state.cells or running[0].hills != state.hills:
                     self._wanted[key] = state
-                    return running[1]
                 return running[1]
             now = time.monotonic()
             self._running[key] = (state, now)
@@ -187,7 +186,12 @@ class DrawPools:
             pick = np.linspace(0, len(rows) - 1, CHAINS).round().astype(int)
             starts = [[int(k) for k in rows[j]] for j in pick]
         codes = [t.code for t in terrains]
-        future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
+        try:
+            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
+        except Exception:  # noqa: BLE001 - no process for the runs now: no estimate yet; the next ask tries again
+            with self._lock:
+                self._running.pop(key, None)
+            return now
         future.add_done_callback(lambda f: self._done(chapter, key, state, f))
         return now
 
