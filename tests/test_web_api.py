@@ -581,8 +581,10 @@ def test_a_blank_board_hint_gives_a_best_guess(client):
     assert guess["explorable"] is True  # chosen among the Paths the player can explore next (issue 42 item 9)
     if guess["method"] == "none":
         assert guess["shares"] == {} and not guess["exact"] and len(guess["possible"]) > 1
-    else:  # a circuit or UniGen answered: shares of one cell
+    else:  # a circuit or the sampler answered: shares of one cell
         assert abs(sum(guess["shares"].values()) - 1) < 0.01
+    if guess["method"] == "sampler":  # estimated: each share's error, the run's R-hat
+        assert set(guess["errors"]) == set(guess["shares"]) and {"rhat", "converged"} <= set(guess["sampler"])
 
 
 def test_repair_says_whether_the_map_keeps_the_profile_and_can_keep_it(client):
@@ -741,3 +743,93 @@ def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
 
     assert playtest_title("map", 30, "heuristic") == "Playtest: 30 games, heuristic bot"
     assert playtest_title("fauna-1", 1, "random") == "Playtest of fauna-1: 1 game, random bot"
+
+
+@pytest.fixture
+def draw_pools(monkeypatch):
+    """The table's pool of sampler draws with small runs, run in a thread of this process."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from mapgen.web import draws, service
+
+    monkeypatch.setattr(draws, "SWEEPS", 6)
+    monkeypatch.setattr(draws, "BURN", 2)
+    monkeypatch.setattr(draws, "WARM_BURN", 1)
+    monkeypatch.setattr(draws, "_solvers", {})  # this test's solvers go with it, not at the interpreter's exit
+    monkeypatch.setattr(service, "_local", threading.local())
+    with ThreadPoolExecutor(1) as runner:
+        pools = draws.DrawPools(runner)
+        monkeypatch.setattr(draws, "POOLS", pools)
+        yield pools
+
+
+def _flora_table(state) -> dict:
+    from mapgen.web import service
+
+    code, v = service.do_table({"map": dumps_map(state), "count": "quick", "heat": "Fc", "time_limit": 15})
+    assert code == 0
+    return v
+
+
+def test_the_table_samples_a_state_its_pool_cannot_answer_then_answers_with_errors(draw_pools):
+    """Early Flora has no exact heat map: the first quick answer says "sampling" (a run for the state starts),
+    the next is the run's estimate, each share with its standard error and the run's R-hat."""
+    from mapgen.web.app import _keep
+
+    m = maps.load("flora-2")
+    empty = m.hide(range(m.board.size))
+    first = _flora_table(empty)
+    assert first["sampling"]["seconds"] >= 0 and first["heat_method"] == "none" and not first["heat_exact"]
+    assert not _keep((0, first))  # asked again once the run lands
+    draw_pools.wait()
+    v = _flora_table(empty)
+    assert v["heat_method"] == "sampler" and "sampling" not in v and not v["heat_exact"]
+    s = v["sampler"]
+    assert s["own"] and s["samples"] == s["agreeing"] == 8 * 6 and s["drawn_for"] == 0
+    assert set(s) >= {"rhat", "converged", "effective_samples", "error"} and s["error"] == "binomial"
+    assert set(v["heat_error"]) == set(v["heat"]) and all(0 <= e < 0.5 for e in v["heat_error"].values())
+    assert v["heat"]["F7"] == 0.0 and v["heat_error"]["F7"] == 0.0  # the start is a Fort: known, no error
+    assert _keep((0, v))
+
+
+def test_a_reveal_filters_the_pool_and_refills_it_for_the_new_state(draw_pools, monkeypatch):
+    """After a reveal, the draws of the earlier state that show it answer at once (their shares, binomial errors
+    from their number); a run for the new state starts behind the answer and answers it next; with too few
+    agreeing draws the answer is "sampling" instead."""
+    from mapgen.web import draws
+    from mapgen.web.app import _keep
+
+    monkeypatch.setattr(draws, "MIN_AGREE", 1)
+    m = maps.load("flora-2")
+    chapter = get_chapter("flora")
+    empty = m.hide(range(m.board.size))
+    _flora_table(empty)
+    draw_pools.wait()
+    (run,) = draw_pools._runs[("flora", empty.briefing)]
+    x = m.board.index("C4")
+    t = run.terrains[int(run.draws[0, 0, x])]  # a terrain some draw shows there: the state has completions
+    state = m.hide(i for i in range(m.board.size) if i != x).with_cells(
+        [t if i == x else None for i in range(m.board.size)]
+    )
+    rows = run.agreeing(chapter, state)
+    assert 1 <= len(rows) == int((run.draws[..., x] == run.terrains.index(t)).sum())
+    v = _flora_table(state)
+    s = v["sampler"]
+    assert v["heat_method"] == "sampler" and not s["own"] and s["drawn_for"] == 0 and s["agreeing"] == len(rows)
+    assert "C4" not in v["heat"] and not _keep((0, v))
+    fc = run.terrains.index(Terrain.FLORA_CREATURE)
+    n_eff = max(1.0, len(rows) * min(1.0, run.ess / run.samples))
+    for cell in ("A1", "G3"):
+        k = int((rows[:, m.board.index(cell)] == fc).sum())
+        q = (k + 1) / (len(rows) + 2)
+        assert v["heat"][cell] == round(k / len(rows), 4)
+        assert v["heat_error"][cell] == pytest.approx((q * (1 - q) / n_eff) ** 0.5, abs=1e-4)
+    draw_pools.wait()  # the refill: a run for the state itself
+    again = _flora_table(state)
+    assert again["sampler"]["own"] and again["sampler"]["drawn_for"] == 1
+    monkeypatch.setattr(draws, "MIN_AGREE", 10**6)
+    y = m.board.index("E2")
+    more = state.with_cells([t if i == x else m.cells[i] if i == y else None for i in range(m.board.size)])
+    assert "sampling" in _flora_table(more)  # too few agree: a run for it starts
+    draw_pools.wait()

@@ -9,7 +9,9 @@ and slow ones (solve counts, generate, the table's full count, render with force
 a fifth, all in worker processes (``pools``) at a lower OS priority, every solver call with a time limit:
 CPU-bound Python there never holds the server's GIL, so validations are answered while every solver
 worker is busy. Identical requests in flight share one computation and recent answers are kept
-(``answers``: they are deterministic). Playtest and deduce run as jobs in processes of their own (``jobs``).
+(``answers``: they are deterministic; not an estimate from another state's sampler draws: ``draws``, the
+pool of draws per briefing that the quick worker of a map keeps). Playtest and deduce run as jobs in processes
+of their own (``jobs``).
 Every API response carries ``X-Mapgen-Exit``: the exit code the same CLI command would give.
 """
 
@@ -146,9 +148,14 @@ async def _connected(request: Request) -> bool:
 
 
 def _keep(answer) -> bool:
-    """Whether an answer may be given again: not one that says a background compile is still under way
-    (the next ask is exact once it lands)."""
-    return not (isinstance(answer, tuple) and isinstance(answer[1], dict) and "compiling" in answer[1])
+    """Whether an answer may be given again: not one that says a background compile or sampler run is still
+    under way (the next ask is better once it lands), nor odds estimated from an earlier state's draws (a run
+    for this state follows: ``draws``)."""
+    if not (isinstance(answer, tuple) and isinstance(answer[1], dict)):
+        return True
+    v = answer[1]
+    pooled = isinstance(v.get("sampler"), dict) and not v["sampler"].get("own", True)
+    return not ("compiling" in v or "sampling" in v or pooled)
 
 
 def _yield_to_quick() -> None:

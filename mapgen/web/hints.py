@@ -19,7 +19,7 @@ from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE
+from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
 from mapgen.terrain import Terrain
 
 
@@ -85,7 +85,9 @@ def _is_cell(board, name) -> bool:
 
 def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
-    ``{"cell", "shares": {code: share}, "exact", "method", "explorable"}``, or None when no Path is unrevealed.
+    ``{"cell", "shares": {code: share}, "exact", "method", "explorable"}`` (with ``method`` "sampler" also
+    ``errors``, each share's standard error, and ``sampler``, the run's summary: R-hat, converged), or None
+    when no Path is unrevealed.
     ``explorable``: chosen among the Paths the player can explore next (false: none can, so among every
     unrevealed Path). With no fair odds in time (``method`` "none": no circuit, no UniGen samples) the Path
     with the most possible terrains, its ``shares`` empty and ``possible`` its terrains."""
@@ -94,8 +96,10 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     if not cells:
         return None
     possible = solver.possible(state, time_limit, cells=cells)
+    got = None
     try:
-        shares, method = solver.odds(state, time_limit=time_limit, possible=possible)
+        got = solver.odds_answer(state, time_limit=time_limit, possible=possible)
+        shares, method = got.shares, got.method
     except SolveTimeout:  # no odds in time (the sampler's run, on a first reveal): the widest Path, as without odds
         shares, method = {}, ODDS_NONE
     if method == ODDS_NONE:
@@ -113,10 +117,14 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
         return -sum(p * math.log(p) for p in shares.get(i, {}).values() if p > 0)
 
     i = min(cells, key=lambda i: (-round(entropy(i), 9), i))
-    return {
+    out = {
         "cell": state.board.name(i),
         "shares": {t.code: round(p, 4) for t, p in shares.get(i, {}).items()},
         "exact": method == ODDS_EXACT,
         "method": method,
         "explorable": bool(explorable),
     }
+    if method == ODDS_SAMPLER and got is not None and got.sampled is not None:  # estimated: errors and R-hat
+        out["errors"] = {t.code: round(e, 4) for t, e in (got.errors or {}).get(i, {}).items()}
+        out["sampler"] = got.sampled.summary()
+    return out

@@ -547,10 +547,16 @@ def do_table(body: dict) -> tuple[int, dict]:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}
                 out["heat_exact"] = True
             else:
-                # Too many maps to enumerate: no chance in numbers (completions found first are no fair
-                # sample), but where the terrain can be at all: 0 or 1 where known, null where it may be.
+                # Too many maps to enumerate: where the terrain can be at all (0 or 1 where known, null where
+                # it may be); on a quick answer (the worker of this map: ``app.STICKY``) the chance estimated
+                # from the briefing's pool of sampler draws, or "sampling" while a run for this state goes on
                 out["heat"] = {b.name(i): known_chance(ts, heat_t) for i, ts in sorted(possible.items())}
                 out["heat_exact"] = False
+                if mode == "quick" and any(v is None for v in out["heat"].values()):
+                    from mapgen.web.draws import POOLS  # deferred: numpy, only for an estimated heat map
+
+                    out.update(POOLS.answer(chapter, state, heat_t, possible))
+            out["heat_method"] = "exact" if out["heat_exact"] else "sampler" if "heat_error" in out else "none"
         return 0, out
     except NoCompletion as e:
         return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}

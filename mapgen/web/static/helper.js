@@ -8,6 +8,12 @@
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
 //   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
+//   - "heat_method": "sampler" (a quick answer's heat map estimated from the briefing's pool of sampler draws):
+//                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval), the
+//                          note says "estimated", and "sampler": {"converged": false} shows "not converged";
+//                          later answers of the same state whose heat map is no better (the full count's) keep it;
+//   - "sampling": {"seconds": N}  a sampler run for this state goes on: the page says "estimating…" and asks
+//                          again (a quick answer) after POLL_MS until the estimate or an exact heat map comes;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
 //   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
 //     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
@@ -172,6 +178,22 @@ async function applyBriefing(nb) {
 
 function mapText() { return MG.mapText(H.briefing, H.cells); }
 
+// A sampler estimate's 95% interval in points ("4" for ±4%), or null for an exact share (or a known 0 or 1).
+function plusMinus(v, name) {
+  const se = v.heat_method === "sampler" && v.heat_error ? v.heat_error[name] : undefined;
+  if (se === undefined || se === null || se <= 0) return null;
+  const pm = Math.round(196 * se);
+  return pm < 1 ? "<1" : String(pm);
+}
+
+// The estimate's words under the board: how many draws, and "not converged" when the chains disagree.
+function estimateText(v, label) {
+  const s = v.sampler || {};
+  const drawn = s.own ? `${s.samples} sampler draws of this state`
+    : `the ${s.agreeing} of ${s.samples} sampler draws of an earlier state that fit this one`;
+  return `Shading: the chance of ${label} on each Path, estimated (±: a 95% interval) from ${drawn}.`;
+}
+
 function pctText(p) {
   if (p <= 0) return "0%";
   if (p >= 1) return "100%";
@@ -208,8 +230,14 @@ function draw() {
         b.append(MG.el("span", {class: "pct", text: "?"}));
       } else {
         b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
-        b.append(MG.el("span", {class: "pct", text: pctText(p)}));
-        label += `, ${pctText(p)} chance`;
+        const pm = plusMinus(v, name);
+        const pct = MG.el("span", {class: "pct", text: (pm === null ? "" : "~") + pctText(p)});
+        if (pm !== null) {
+          b.classList.add("estimated");
+          pct.append(MG.el("small", {text: `±${pm}`}));
+        }
+        b.append(pct);
+        label += pm === null ? `, ${pctText(p)} chance` : `, ${pctText(p)} chance, estimated ±${pm}%`;
       }
     }
     const badge = MG.briefingBadge(H.briefing, name, b);
@@ -281,14 +309,21 @@ function status() {
     $("target").textContent = "";
   }
   const note = $("heat-note");
+  note.replaceChildren();
   if ($("heat").value) {
     const label = MG.style(ch, $("heat").value).label;
-    note.textContent = v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
-      : v.heat && (v.heat_exact || v.method === "d-dnnf") ? `Shading: the chance of ${label} on each Path (exact)`
+    const exactHeat = v.heat && (v.heat_exact || v.method === "d-dnnf");
+    note.textContent = exactHeat ? `Shading: the chance of ${label} on each Path (exact)`
+      : v.heat && v.heat_method === "sampler" ? estimateText(v, label)
+      : v.sampling ? `Estimating the chance of ${label}… ${Math.round(v.sampling.seconds || 0)} s`
+      : v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
       : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
-  } else {
-    note.textContent = "";
+    if (!exactHeat && v.heat && v.heat_method === "sampler" && v.sampler && !v.sampler.converged) {
+      const r = v.sampler.rhat === null || v.sampler.rhat === undefined ? "infinite" : v.sampler.rhat.toFixed(2);
+      note.append(" ", MG.el("strong", {class: "not-converged", id: "not-converged",
+        text: `Not converged: the sampler's chains disagree (R-hat ${r}), so these chances may be far off.`}));
+    }
   }
 }
 
@@ -313,11 +348,12 @@ async function update() {
   const modes = ["quick", "full"];
   let polls = 0;
   let failures = 0;
+  let estimate = null; // a quick answer's estimated heat map ("heat_method": "sampler") or "sampling"
   for (let k = 0; k < modes.length; k++) {
     const mode = modes[k];
     body.count = mode;
-    if (mode === "full") {
-      body.time_limit = 10;
+    body.time_limit = mode === "full" ? 10 : 3;
+    if (k > 0) {
       await new Promise((done) => setTimeout(done, k === 1 ? 250 : POLL_MS)); // another tap may follow at once
       if (seq !== H.seq) return;
     }
@@ -326,8 +362,15 @@ async function update() {
     // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
     const failed = !r.ok && (r.status >= 500 || r.status === 0);
     const error = (r.data && r.data.error) || "the server could not answer";
-    H.view = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data
+    let v = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data
       : failed ? {error, retry: failures < RETRY_CAP} : {error});
+    if (r.ok && mode === "quick") {
+      estimate = v.heat_method === "sampler" || v.sampling ? v : null;
+      if (k > 1 && H.view && !H.view.error) v = withEstimate(H.view, v); // a poll for the estimate: only its heat
+    } else if (r.ok && estimate) {
+      v = withEstimate(v, estimate); // the full count's heat map is no better than the estimate unless exact
+    }
+    H.view = v;
     draw();
     status();
     if (failed && failures < RETRY_CAP) {
@@ -336,11 +379,21 @@ async function update() {
       modes.splice(k + 1, 0, mode);
       continue;
     }
-    if (H.view.compiling && polls++ < POLL_CAP) { modes.push("full"); continue; }
+    if (H.view.compiling && polls++ < POLL_CAP) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
+    if (k === modes.length - 1 && H.view.sampling && polls++ < POLL_CAP) { modes.push("quick"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
     if (!r.ok || H.view.conflict || H.view.error || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
   }
   document.body.classList.remove("busy");
+}
+
+// ``view`` with the heat map of ``est`` (an estimate, or "sampling") unless ``view``'s own heat map is exact.
+function withEstimate(view, est) {
+  if (view.heat && (view.heat_exact || view.method === "d-dnnf")) return view;
+  const out = {...view, heat: est.heat || view.heat, heat_method: est.heat_method, heat_error: est.heat_error,
+    sampler: est.sampler};
+  if (est.sampling) out.sampling = est.sampling; else delete out.sampling;
+  return out;
 }
 
 function openPalette(name, i) {

@@ -1,0 +1,298 @@
+"""The table helper's pool of sampler draws per briefing: estimated odds from the first reveal, at a tap's speed.
+
+Where no exact odds answer a state (early Flora, Vameter and Maldonado states; Fauna while its briefing
+compiles), the odds come from the block heat-bath sampler (``mapgen.solving.sampler``), whose run takes
+seconds to a minute: far more than a tap may wait. So each briefing keeps the draws of its last sampled
+states (``KEEP`` runs). A draw of a state S is a completion of S; when a later state T of the same briefing
+reveals more cells, the draws of S that show T's reveals and T's Hill numbers (``solve.agrees``) are
+completions of T, and, if S's draws were uniform over S's completions, uniform over T's: the agreeing draws
+answer T at once. The answer's shares are the agreeing draws' shares, each with a binomial standard error
+``sqrt(q(1 - q) / n_eff)``: ``q = (k + 1) / (n + 2)`` (Laplace's rule, so that a terrain seen in none of the
+``n`` agreeing draws still has an error) and ``n_eff = n * ess / samples`` (the run's effective samples per
+draw: the chains' draws are correlated). Its R-hat is the run's (the chains' agreement over S).
+
+After each answer the pool is refilled in the background: a new run for the state just asked, its chains
+starting from agreeing draws (already a fair sample of it), replaces the oldest. When fewer than
+``MIN_AGREE`` draws agree (or none of the kept runs' states lies under T: an undo past them), there is no
+answer yet; a run for T starts and the answer says ``"sampling": {"seconds": N}`` meanwhile, like a compile
+(the page asks again). Runs go to one process of their own per server worker, at a lower priority (the
+sampler's numba loops hold the GIL: in the worker's thread a run would hold up every tap for its chunks).
+
+An answer from the pool depends on which runs were kept, so it is an estimate whose last digits depend on the
+reveals before it (within its error bars), not a function of the request; the answer cache keeps only the
+answers from a state's own run. The work of a run is counted in sweeps and seeded, never the clock.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import multiprocessing as mp
+import os
+import threading
+import time
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from constraints.catalogue import Chapter, get_chapter
+from mapgen.mapfile import dumps_map, parse_map
+from mapgen.model import Map
+from mapgen.solving.solve import agrees
+from mapgen.terrain import Terrain
+from mapgen.workers import start_worker
+
+#: a pool answers when at least this many of its draws agree with the state (else a run for it starts)
+MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "100"))
+#: each run: chains, sweeps recorded per chain, burn-in sweeps from a SAT solver's starts (from agreeing draws:
+#: ``WARM_BURN``, since they are a fair sample already)
+CHAINS = 8
+SWEEPS = int(os.environ.get("MAPGEN_POOL_SWEEPS", "100"))
+BURN, WARM_BURN = 20, 5
+SEED = 0
+#: runs kept per briefing (an undo finds the run of an earlier state), and briefings kept
+KEEP, BRIEFINGS = 6, 16
+#: the OS priority of the process the runs go to, added to the worker's
+NICE = 5
+
+
+@dataclass
+class Run:
+    """The draws of one sampler run: ``draws`` int8 [chains, sweeps, cells], terrain numbers into ``terrains``."""
+
+    state: Map
+    draws: np.ndarray
+    terrains: tuple[Terrain, ...]
+    rhat: float
+    ess: float
+    used: float = field(default_factory=time.monotonic)
+
+    @property
+    def samples(self) -> int:
+        return int(self.draws.shape[0] * self.draws.shape[1])
+
+    def under(self, state: Map) -> bool:
+        """Whether ``state`` reveals every cell this run's state reveals, alike (and its Hills' numbers)."""
+        mine = self.state
+        if mine.briefing != state.briefing:
+            return False
+        if any(t is not None and u is not t for t, u in zip(mine.cells, state.cells)):
+            return False
+        return all(state.hills.get(i) == n for i, n in mine.hills.items())
+
+    def agreeing(self, chapter: Chapter, state: Map) -> np.ndarray:
+        """The draws [n, cells] that are completions of ``state`` (its reveals, its Hill numbers)."""
+        flat = self.draws.reshape(-1, self.draws.shape[-1])
+        keep = np.ones(len(flat), dtype=bool)
+        for i, t in enumerate(state.cells):
+            if t is None or self.state.cells[i] is not None:
+                continue
+            if t not in self.terrains:
+                return flat[:0]
+            keep &= flat[:, i] == self.terrains.index(t)
+        flat = flat[keep]
+        if any(self.state.hills.get(i) != n for i, n in state.hills.items()):  # a new Hill number: a count to check
+            ok = [agrees(chapter, tuple(self.terrains[k] for k in row), state) for row in flat]
+            flat = flat[np.asarray(ok, dtype=bool)] if ok else flat
+        return flat
+
+
+def estimate(run: Run, rows: np.ndarray, state: Map, terrain: Terrain, possible) -> dict:
+    """The table's estimated heat from the agreeing draws ``rows``: ``heat`` and ``heat_error`` per unrevealed
+    cell (0 or 1 with no error where ``possible`` decides it) and the ``sampler`` summary."""
+    b = state.board
+    n = len(rows)
+    per_draw = min(1.0, run.ess / run.samples) if run.samples else 1.0
+    n_eff = max(1.0, n * per_draw)
+    k_of = run.terrains.index(terrain) if terrain in run.terrains else -1
+    heat, error = {}, {}
+    for i in sorted(possible):
+        ts = possible[i]
+        if len(ts) == 1 or terrain not in ts:
+            heat[b.name(i)], error[b.name(i)] = (1.0 if ts == {terrain} else 0.0), 0.0
+            continue
+        k = int((rows[:, i] == k_of).sum()) if k_of >= 0 else 0
+        q = (k + 1) / (n + 2)
+        heat[b.name(i)] = round(k / n, 4)
+        error[b.name(i)] = round(math.sqrt(q * (1 - q) / n_eff), 4)
+    own = run.state.cells == state.cells and run.state.hills == state.hills
+    summary = {
+        "rhat": round(run.rhat, 4) if math.isfinite(run.rhat) else None,
+        "converged": bool(math.isfinite(run.rhat) and run.rhat <= RHAT_OK),
+        "samples": run.samples,
+        "agreeing": n,
+        "effective_samples": round(n_eff, 1),
+        "drawn_for": sum(t is not None for t in run.state.cells),
+        "own": own,
+        "error": "binomial",
+    }
+    return {"heat": heat, "heat_error": error, "sampler": summary}
+
+
+RHAT_OK = 1.05  # the sampler's threshold (``sampler.RHAT_OK``), here without importing numba in the server
+
+
+class DrawPools:
+    """The kept runs per briefing and the run under way; runs go to ``runner`` (``submit(fn, *args)`` returning
+    a future), by default one process of their own made on first use."""
+
+    def __init__(self, runner=None):
+        self._runner = runner
+        self._lock = threading.Lock()
+        self._runs: dict[object, list[Run]] = {}
+        self._running: dict[object, tuple[Map, float]] = {}  # briefing -> (state being sampled, started)
+        self._wanted: dict[object, Map] = {}  # briefing -> the latest state asked while a run was under way
+
+    def answer(self, chapter: Chapter, state: Map, terrain: Terrain, possible) -> dict:
+        """``estimate``'s answer from the kept run with the most agreeing draws, refilling the pool behind it;
+        or ``{"sampling": {"seconds"}}`` while a run that will answer ``state`` goes on."""
+        key = (chapter.name, state.briefing)
+        best: tuple[Run, np.ndarray] | None = None
+        with self._lock:
+            runs = list(self._runs.get(key, ()))
+        for run in runs:
+            if run.under(state):
+                rows = run.agreeing(chapter, state)
+                if best is None or len(rows) > len(best[1]):
+                    best = (run, rows)
+        if best is not None:
+            run, rows = best
+            own = run.state.cells == state.cells and run.state.hills == state.hills
+            if len(rows) and (own or len(rows) >= MIN_AGREE):
+                run.used = time.monotonic()
+                if not own:
+                    self._start(chapter, state, rows, run.terrains)
+                return estimate(run, rows, state, terrain, possible)
+        started = self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
+        return {"sampling": {"seconds": round(time.monotonic() - started, 1)}}
+
+    def _start(self, chapter: Chapter, state: Map, rows: np.ndarray | None, terrains: tuple[Terrain, ...]) -> float:
+        """Start a run for ``state`` unless one is under way for this briefing (then it is next), its chains
+        from ``rows`` (agreeing draws, terrain numbers into ``terrains``) when there are any; when the run
+        for it started."""
+        key = (chapter.name, state.briefing)
+        with self._lock:
+            running = self._running.get(key)
+            if running is not None:
+                if running[0].cells != state.cells or running[0].hills != state.hills:
+                    self._wanted[key] = state
+                return running[1]
+            now = time.monotonic()
+            self._running[key] = (state, now)
+        starts = None
+        if rows is not None and len(rows):
+            pick = np.linspace(0, len(rows) - 1, CHAINS).round().astype(int)
+            starts = [[int(k) for k in rows[j]] for j in pick]
+        codes = [t.code for t in terrains]
+        try:
+            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
+        except Exception:  # noqa: BLE001 - no process for the runs now: no estimate yet; the next ask tries again
+            with self._lock:
+                self._running.pop(key, None)
+            return now
+        future.add_done_callback(lambda f: self._done(chapter, key, state, f))
+        return now
+
+    def _done(self, chapter: Chapter, key, state: Map, future) -> None:
+        got = None
+        try:
+            got = future.result()
+        except Exception:  # noqa: BLE001 - a failed run only means no estimate yet; the next ask starts another
+            got = None
+        with self._lock:
+            self._running.pop(key, None)
+            wanted = self._wanted.pop(key, None)
+            if got is not None:
+                draws, codes, rhat, ess = got
+                run = Run(state, draws, tuple(Terrain.from_code(c) for c in codes), rhat, ess)
+                runs = self._runs.setdefault(key, [])
+                runs.append(run)
+                runs.sort(key=lambda r: r.used)
+                del runs[:-KEEP]
+                while len(self._runs) > BRIEFINGS:
+                    oldest = min(self._runs, key=lambda k: max(r.used for r in self._runs[k]))
+                    del self._runs[oldest]
+        if wanted is not None:  # the player moved on while this ran: sample the latest state next
+            if got is not None and run.under(wanted):
+                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains)
+            else:
+                self._start(chapter, wanted, None, ())
+
+    def runner(self):
+        if self._runner is None:
+            self._runner = _Runs()
+        return self._runner
+
+    def wait(self, seconds: float = 120.0) -> None:
+        """Until no run is under way (tests)."""
+        deadline = time.monotonic() + seconds
+        while self._running and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._runs.clear()
+            self._wanted.clear()
+
+
+class _Runs:
+    """One spawned process for the runs, at ``NICE``, ending with its parent; a fresh one after it died."""
+
+    def __init__(self):
+        self._pool: ProcessPoolExecutor | None = None
+
+    def submit(self, fn, /, *args):
+        for _ in range(2):
+            if self._pool is None:
+                self._pool = ProcessPoolExecutor(1, mp_context=mp.get_context("spawn"), initializer=_start_runs)
+            try:
+                return self._pool.submit(fn, *args)
+            except BrokenProcessPool:  # the process died (killed, out of memory): start afresh
+                self._pool.shutdown(wait=False)
+                self._pool = None
+        raise BrokenProcessPool("the sampler's process could not start")
+
+    def shutdown(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+
+def _start_runs() -> None:
+    """In the runs' process: ignore Ctrl-C, end with the worker that made it, yield the CPU to the taps."""
+    start_worker()
+    with contextlib.suppress(AttributeError, OSError):  # not allowed here: equal priority, still its own GIL
+        os.nice(NICE)
+
+
+_solvers: dict[str, object] = {}
+
+
+def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed: int):
+    """In the runs' process: a sampler run for the state ``text``, ``CHAINS`` chains from ``starts`` (terrain
+    numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from a SAT solver's diverse
+    completions. Returns (draws int8 [chains, sweeps, cells], terrain codes, R-hat, effective samples)."""
+    from mapgen.solving import sampler  # deferred: numba's kernels, in the runs' process only
+    from mapgen.solving.solve import Solver  # deferred: ortools, in the runs' process only
+
+    chapter = get_chapter(chapter_name)
+    state = parse_map(text, "state")
+    solver = _solvers.get(chapter_name)
+    if solver is None:
+        solver = _solvers[chapter_name] = Solver(chapter)
+    if starts:
+        ts = [Terrain.from_code(c) for c in terrains]
+        first = [tuple(ts[k] for k in row) for row in starts]
+        burn = WARM_BURN
+    else:
+        first = solver.sample(state, CHAINS, 30.0, seed=seed, session=solver.session(state.briefing))
+        burn = BURN
+    if not first:
+        raise RuntimeError("no completion to start from")
+    odds = sampler.sample_odds(chapter, state, first, budget=sampler.Budget(CHAINS, sweeps, burn), seed=seed, threads=1)
+    return odds.draws, [t.code for t in odds.terrains], float(odds.rhat), float(odds.ess)
+
+
+POOLS = DrawPools()
