@@ -220,10 +220,11 @@ def solve_text(state: Map, report: dict, source: str) -> str:
 
 def sampler_words(summary: dict) -> str:
     """How the sampler's odds were had, in words: its work, the chains' agreement, what ± means."""
+    rhat = "infinite" if summary["rhat"] is None else f"{summary['rhat']:.2f}"  # None: a pair never moved in a chain
     agree = (
-        f"the chains agree, R-hat {summary['rhat']:.2f}"
+        f"the chains agree, R-hat {rhat}"
         if summary["converged"]
-        else f"NOT converged: the chains disagree, R-hat {summary['rhat']:.2f}; raise --time-limit"
+        else f"NOT converged: the chains disagree, R-hat {rhat}; raise --time-limit"
     )
     return (
         f"estimated by the sampler from {summary['samples']:,} draws of {summary['chains']} chains, "

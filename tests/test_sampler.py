@@ -135,6 +135,20 @@ def test_the_same_seed_gives_the_same_odds_and_another_seed_other_draws():
     assert not np.array_equal(a.draws, c.draws)
 
 
+def test_an_infinite_r_hat_is_written_as_null_in_json():
+    """A pair that never changes within a chain but differs between chains has an infinite R-hat; JSON (and the
+    web's answers) have no infinity, so the summary says null."""
+    m = maps.load("training-1")
+    state = m.hide(range(7))
+    prog = S.compile_program(get_chapter("training"), state)
+    every = _completions(state)
+    a, b = (S.encode(prog, w) for w in (every[0], every[-1]))
+    draws = np.stack([np.stack([a] * 8), np.stack([b] * 8)]).astype(np.int8)  # two chains that never move
+    odds = S.odds_of(draws, prog, state.unrevealed())
+    assert odds.rhat == float("inf") and not odds.converged
+    assert json.loads(json.dumps(odds.summary(), allow_nan=False))["rhat"] is None
+
+
 def test_the_budget_follows_the_time_limit_as_a_number():
     assert S.Budget.for_seconds(10) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN)
     assert S.Budget.for_seconds(20).sweeps == 2 * S.SWEEPS
@@ -173,6 +187,7 @@ def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
     summary = report["sampler"]
     assert summary["chains"] == S.CHAINS and summary["samples"] == S.CHAINS * summary["sweeps"]
     assert {"rhat", "effective_samples", "converged", "seed"} <= set(summary)
+    assert summary["rhat"] is None or summary["rhat"] >= 0.9  # None where a chain never moved a pair: infinite
     text = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample"])
     assert "estimated by the sampler" in text.output and "±" in text.output
 

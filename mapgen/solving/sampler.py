@@ -905,7 +905,7 @@ class Odds:
             "seed": self.seed,
             "samples": self.chains * self.sweeps,
             "effective_samples": round(self.ess, 1),
-            "rhat": round(self.rhat, 4),
+            "rhat": round(self.rhat, 4) if math.isfinite(self.rhat) else None,  # None: infinite (JSON has no inf)
             "converged": self.converged,
             "max_error": round(self.max_error, 4),
             "moves": self.moves,
