@@ -12,13 +12,14 @@ from mapgen.campaign import Local, Ray, Task, run
 from mapgen.grade import grade
 from mapgen.mapfile import read_map
 
-pytestmark = pytest.mark.slow  # a Ray cluster: seconds to start, seconds per test
+# a Ray cluster: seconds to start, seconds per test; one start per test run, on one worker under xdist
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 TRAINING = Path(__file__).parent / "data" / "valid" / "training-201.toml"
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def local_ray():
     if ray.is_initialized():
         ray.shutdown()
