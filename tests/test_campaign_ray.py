@@ -12,14 +12,15 @@ from mapgen.campaign import Local, Ray, Task, run
 from mapgen.grade import grade
 from mapgen.mapfile import read_map
 
-# a Ray cluster: seconds to start, seconds per test; one start per test run, on one worker under xdist
+# a Ray cluster: seconds to start, seconds per test. One start per test run: the Ray tests are this module's,
+# one xdist group (one worker runs them in a row), and the cluster stops when they are done.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 TRAINING = Path(__file__).parent / "data" / "valid" / "training-201.toml"
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def local_ray():
     if ray.is_initialized():
         ray.shutdown()
