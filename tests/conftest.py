@@ -53,6 +53,53 @@ def expected_invalid() -> dict[str, list[str]]:
     return json.loads((DATA / "invalid" / "expected.json").read_text(encoding="utf-8"))
 
 
+# -- one browser per test run: the browser tests (tests/test_web_browser.py, tests/test_pack_browser.py) are one
+# xdist group (``BROWSER``), so under ``-n`` they run on one worker and share its Chromium and its server
+
+
+@pytest.fixture(scope="session")
+def base_url():
+    """A live ``mapgen serve`` on loopback for the whole test run (its URL)."""
+    from tests.web_support import live_server
+
+    with live_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def downloads(tmp_path_factory):
+    """Where the desktop browser saves what it downloads."""
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="session")
+def driver(downloads):
+    """The desktop-sized headless Chromium (1280 x 900) that every browser test of the run drives."""
+    from tests.web_support import chrome
+
+    d = chrome(1280, 900, downloads=str(downloads))
+    yield d
+    d.quit()
+
+
+@pytest.fixture(scope="session")
+def phone():
+    """The phone-sized headless Chromium (390 x 844, touch) that every phone test of the run drives."""
+    from tests.web_support import chrome
+
+    d = chrome(390, 844)
+    yield d
+    d.quit()
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject.toml's default): one worker per core this process may use, at most 8 (several
+    tests start process pools of their own, and a compiled briefing can take a gigabyte)."""
+    import os
+
+    return max(1, min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+
+
 def pytest_addoption(parser):
     parser.addoption(
         "--update-readme",

@@ -12,7 +12,9 @@ from mapgen.campaign import Local, Ray, Task, run
 from mapgen.grade import grade
 from mapgen.mapfile import read_map
 
-pytestmark = pytest.mark.slow  # a Ray cluster: seconds to start, seconds per test
+# a Ray cluster: seconds to start, seconds per test. One start per test run: the Ray tests are this module's,
+# one xdist group (one worker runs them in a row), and the cluster stops when they are done.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]
 
 
 TRAINING = Path(__file__).parent / "data" / "valid" / "training-201.toml"

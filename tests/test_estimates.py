@@ -6,6 +6,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import random
+import resource
+import time
 
 import pytest
 from click.testing import CliRunner
@@ -14,6 +16,7 @@ import mapgen.report
 from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import count_completions_cnf
+from mapgen.solving.sat import Budget
 from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout
 from tests.conftest import DATA
 
@@ -61,11 +64,36 @@ def test_proven_bounds_alone_hold(name, state, monkeypatch):
     assert e["low"] <= exact <= e["high"] and result.count == e["low"] >= 2
 
 
+def cpu_seconds() -> float:
+    """CPU seconds of this process and of its children that ended (the counters run in children)."""
+    me, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime + children.ru_utime + children.ru_stime
+
+
+def wide_wall_clock(monkeypatch, seconds: float = 120.0) -> None:
+    """Budgets made from a time limit keep their seconds, whose shares (in CPU seconds and deterministic
+    work) decide the answer, but get ``seconds`` of wall clock: on a busy machine (another pytest-xdist
+    worker, other jobs) the wall clock would end the work with SolveTimeout before its CPU shares did.
+    The tests check the CPU the answer took instead."""
+    real = Solver.budget
+
+    def budget(self, time_limit=None):
+        b = real(self, time_limit)
+        if not isinstance(time_limit, Budget) and not b.deterministic:
+            b.deadline = max(b.deadline, time.monotonic() + seconds)
+        return b
+
+    monkeypatch.setattr(Solver, "budget", budget)
+
+
 @pytest.mark.slow
-def test_an_empty_board_gets_an_answer_within_its_time_limit(example):
+def test_an_empty_board_gets_an_answer_within_its_time_limit(example, monkeypatch):
     m = example("fauna-201")
     state = m.hide(range(m.board.size))
+    wide_wall_clock(monkeypatch)  # the work, not the wall clock, is what is measured
+    before = cpu_seconds()
     result = Solver.for_chapter("fauna").count(state, time_limit=6)
+    assert cpu_seconds() - before <= 6  # within its time limit (it took about 3 CPU seconds)
     assert not result.exact and result.estimate["proven_low"] >= 1
     assert result.estimate["low"] <= result.estimate["high"]
 
@@ -126,14 +154,17 @@ def test_solve_exit_codes(tmp_path, monkeypatch):
 
 
 @pytest.mark.slow
-def test_solve_answers_an_early_state_with_a_labelled_estimate(example, tmp_path):
+def test_solve_answers_an_early_state_with_a_labelled_estimate(example, tmp_path, monkeypatch):
     from mapgen.mapfile import write_map
 
     m = example("vameter-201")
     path = tmp_path / "early.toml"
     write_map(m.hide(range(m.board.size)), path)
+    wide_wall_clock(monkeypatch)  # the work, not the wall clock, is what is measured
+    before = cpu_seconds()
     r = run("solve", str(path), "--json", "--time-limit", "4")
     assert r.exit_code == 0, r.output
+    assert cpu_seconds() - before <= 4  # within its time limit (it took about 2 CPU seconds)
     data = json.loads(r.stdout)
     assert data["forced"] == {"B4": "Ro"}  # exact even on an empty board: only the Peak
     assert data["exact"] is False and set(data["estimate"]) >= {"method", "low", "high", "confidence"}

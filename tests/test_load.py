@@ -71,6 +71,17 @@ def _send(url: str, path: str, body: dict) -> tuple[int, object]:
         return e.code, _answer(json.loads(e.read() or b"{}"))
 
 
+def _answered(url: str, path: str, body: dict, tries: int = 3) -> tuple[int, object]:
+    """What ``_send`` gets, asked again (up to ``tries`` times in all) while the wall clock runs out first (504).
+    The answer is decided by CPU shares and deterministic work; only the wall clock, a safety net, depends on
+    what else the machine runs (under pytest-xdist another worker's tests): "alone" is then not quite alone."""
+    for _ in range(tries - 1):
+        status, answer = _send(url, path, body)
+        if status != 504:
+            return status, answer
+    return _send(url, path, body)
+
+
 #: The load: processes that keep a core busy, and requests in flight at once (about three times the work
 #: the cores of a 2-core machine can do: answers take longer, and some may run out of time).
 BURNERS = 1
@@ -87,7 +98,7 @@ def test_the_same_requests_get_the_same_answers_alone_and_under_load(tmp_path, m
     monkeypatch.setenv("MAPGEN_CACHE_DIR", str(tmp_path / "cache"))  # no circuit from another test
     asked = _requests()
     with live_server(answers=0) as url:  # no answer kept: every request under load is computed again
-        alone = [_send(url, path, body) for path, body in asked]
+        alone = [_answered(url, path, body) for path, body in asked]
         assert [status for status, _ in alone] == [200] * len(asked), alone
         stop = multiprocessing.Event()
         burners = [multiprocessing.Process(target=_burn, args=(stop,), daemon=True) for _ in range(BURNERS)]

@@ -11,9 +11,13 @@ import pytest
 
 import maps
 from mapgen.web.links import helper_url
-from tests.web_support import chrome, chromium_paths, live_server
+from tests.web_support import BROWSER, chromium_paths
 
-pytestmark = pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed")
+# base_url and driver (the desktop browser): tests/conftest.py, one of each per test run
+pytestmark = [
+    pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed"),
+    pytest.mark.xdist_group(BROWSER),  # on the worker that has the browser
+]
 
 
 def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # generous: CI machines are busy
@@ -24,19 +28,6 @@ def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # gener
             return value
         time.sleep(0.1)
     raise AssertionError(f"timed out waiting for {what}")
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    with live_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def driver():
-    d = chrome(1280, 900)
-    yield d
-    d.quit()
 
 
 @pytest.mark.parametrize("name", ["fauna-1", "flora-1", "training-1"])

@@ -200,6 +200,21 @@ def _update_wanted(config) -> bool:
     return config.getoption("--update-readme") or os.environ.get("MAPGEN_UPDATE_README") == "1"
 
 
+def _rewrite_block(path: Path, block: str, new: str) -> None:
+    """Replace console block BLOCK of the file at PATH by NEW. Under pytest-xdist several workers may
+    rewrite blocks of the README at once: each reads, replaces and writes it holding a lock on the file,
+    so no worker writes over another's change."""
+    import fcntl
+
+    with open(path, "r+", encoding="utf-8") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)  # released when the file is closed
+        text = f.read()
+        assert text.count(f"```console\n{block}```") == 1, "the block to rewrite is not in the README once"
+        f.seek(0)
+        f.write(text.replace(f"```console\n{block}```", f"```console\n{new}```"))
+        f.truncate()
+
+
 @pytest.mark.parametrize("block", _block_params())
 def test_readme_console_block(block, tmp_path, mapgen_env, request):
     work = tmp_path / "examples"
@@ -214,10 +229,7 @@ def test_readme_console_block(block, tmp_path, mapgen_env, request):
             + ("" if i in wrong else "".join(l + "\n" for l in shown))
             for i, ((command, shown), out) in enumerate(zip(steps, outputs))
         )
-        path = ROOT / "README.md"
-        text = path.read_text(encoding="utf-8")
-        assert text.count(f"```console\n{block}```") == 1, "the block to rewrite is not in the README once"
-        path.write_text(text.replace(f"```console\n{block}```", f"```console\n{new}```"), encoding="utf-8")
+        _rewrite_block(ROOT / "README.md", block, new)
         pytest.skip(f"README block rewritten with the real output of: {', '.join(steps[i][0] for i in wrong)}")
     for i in wrong:
         command, shown = steps[i]
@@ -261,3 +273,13 @@ def test_the_indented_commands_read_only_files_that_are_there():
                 assert (EXAMPLES / word).is_file(), f"{line}: no {word} in examples/"
             elif re.fullmatch(r"[a-z]+-\d+", word):
                 assert word in maps.names(), f"{line}: no shipped map {word}"
+
+
+def test_rewrite_block_replaces_only_that_block(tmp_path):
+    path = tmp_path / "README.md"
+    path.write_text("# t\n\n```console\n$ a\nold\n```\n\n```console\n$ b\nkept\n```\n", encoding="utf-8")
+    _rewrite_block(path, "$ a\nold\n", "$ a\nnew, longer than before\n")
+    want = "# t\n\n```console\n$ a\nnew, longer than before\n```\n\n```console\n$ b\nkept\n```\n"
+    assert path.read_text(encoding="utf-8") == want
+    _rewrite_block(path, "$ a\nnew, longer than before\n", "$ a\nx\n")  # shorter: nothing of the old left
+    assert path.read_text(encoding="utf-8") == want.replace("new, longer than before", "x")

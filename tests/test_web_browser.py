@@ -11,32 +11,17 @@ from pathlib import Path
 import pytest
 
 import maps
-from tests.web_support import axe_script, chrome, chromium_paths, console_errors, live_server
+from tests.web_support import BROWSER, axe_script, chrome, chromium_paths, console_errors, live_server
 
+# base_url, driver (the desktop browser), its downloads folder and phone (the phone-sized one): tests/conftest.py,
+# one of each per test run
 pytestmark = [
     pytest.mark.slow,  # a browser: seconds per test
+    pytest.mark.xdist_group(BROWSER),  # on the worker that has the browser
     pytest.mark.skipif(chromium_paths() is None, reason="chromium and chromium-driver are not installed"),
 ]
 
 FAUNA_1 = "ch=fauna&from=fauna-1&peak=F2&fp=Ti-..-Vi/Sk-Ft-../..-..-Hi"
-
-
-@pytest.fixture(scope="module")
-def base_url():
-    with live_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def downloads(tmp_path_factory):
-    return tmp_path_factory.mktemp("downloads")
-
-
-@pytest.fixture(scope="module")
-def driver(downloads):
-    d = chrome(1280, 900, downloads=str(downloads))
-    yield d
-    d.quit()
 
 
 def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # generous: CI machines are busy
@@ -310,22 +295,21 @@ def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the filled map")
 
 
-def test_phone_sized_helper_has_large_tap_targets(base_url):
+def test_phone_sized_helper_has_large_tap_targets(phone, base_url):
     from selenium.webdriver.common.by import By
 
-    d = chrome(390, 844)
-    try:
-        d.get(f"{base_url}/helper#{FAUNA_1}")
-        wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
-        settled(d)
-        sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
-        assert len(sizes) == 49 and min(s["width"] for s in sizes) >= 40 and min(s["height"] for s in sizes) >= 40
-        assert d.execute_script("return document.documentElement.scrollWidth") <= 390  # no sideways scrolling
-        cell(d, "C4").click()
-        buttons = [e.size for e in d.find_elements(By.CSS_SELECTOR, "#terrains button")]
-        assert len(buttons) == 11 and min(s["height"] for s in buttons) >= 56
-    finally:
-        d.quit()
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    console_errors(d)  # what earlier tests left
+    d.get(f"{base_url}/helper#{FAUNA_1}")
+    wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
+    settled(d)
+    sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
+    assert len(sizes) == 49 and min(s["width"] for s in sizes) >= 40 and min(s["height"] for s in sizes) >= 40
+    assert d.execute_script("return document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+    cell(d, "C4").click()
+    buttons = [e.size for e in d.find_elements(By.CSS_SELECTOR, "#terrains button")]
+    assert len(buttons) == 11 and min(s["height"] for s in buttons) >= 56
 
 
 def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver, base_url):
@@ -416,38 +400,37 @@ def test_no_console_errors_on_any_page(driver, base_url):
         assert console_errors(driver) == [], path
 
 
-def test_phone_hint_is_in_the_viewport_after_hint(base_url, tmp_path):
+def test_phone_hint_is_in_the_viewport_after_hint(phone, base_url):
     from selenium.webdriver.common.by import By
 
-    d = chrome(390, 844)
-    try:
-        d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft")
-        wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
-        d.find_element(By.ID, "hint").click()
-        wait_for(lambda: "must be" in text_of(d, "hint-text"), what="the hint")
-        time.sleep(0.3)
-        assert in_viewport(d, "hint-text"), "the hint's reason is below the fold"
-        # one count of forced cells in the status line and the hint: the Peak's Rock named apart (issue 42 item 10)
-        assert text_of(d, "forced-line") == "4 forced cells, and the Peak (marked on their tokens)"
-        assert "Hint 1 of 4 forced cells" in text_of(d, "hint-text")
-        first = d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
-        # the cited cells' rings: a dark ring between two white ones, so they show on Water, Fort and Skull alike
-        rings = [c.value_of_css_property("box-shadow") for c in d.find_elements(By.CSS_SELECTOR, ".cell.cited")]
-        assert rings and all(r.count("rgb(255, 255, 255)") == 2 and "rgb(11, 61, 145)" in r for r in rings)
-        # Next hint: another forced cell, not the one just named
-        assert text_of(d, "hint") == "Next hint"
-        d.find_element(By.ID, "hint").click()
-        wait_for(
-            lambda: (
-                d.find_elements(By.CSS_SELECTOR, ".cell.hinted")
-                and d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell") != first
-            ),
-            what="the next hint",
-        )
-        assert in_viewport(d, "hint-text")
-        assert console_errors(d) == []
-    finally:
-        d.quit()
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    console_errors(d)  # what earlier tests left
+    d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft")
+    wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
+    d.find_element(By.ID, "hint").click()
+    wait_for(lambda: "must be" in text_of(d, "hint-text"), what="the hint")
+    time.sleep(0.3)
+    assert in_viewport(d, "hint-text"), "the hint's reason is below the fold"
+    # one count of forced cells in the status line and the hint: the Peak's Rock named apart (issue 42 item 10)
+    assert text_of(d, "forced-line") == "4 forced cells, and the Peak (marked on their tokens)"
+    assert "Hint 1 of 4 forced cells" in text_of(d, "hint-text")
+    first = d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
+    # the cited cells' rings: a dark ring between two white ones, so they show on Water, Fort and Skull alike
+    rings = [c.value_of_css_property("box-shadow") for c in d.find_elements(By.CSS_SELECTOR, ".cell.cited")]
+    assert rings and all(r.count("rgb(255, 255, 255)") == 2 and "rgb(11, 61, 145)" in r for r in rings)
+    # Next hint: another forced cell, not the one just named
+    assert text_of(d, "hint") == "Next hint"
+    d.find_element(By.ID, "hint").click()
+    wait_for(
+        lambda: (
+            d.find_elements(By.CSS_SELECTOR, ".cell.hinted")
+            and d.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell") != first
+        ),
+        what="the next hint",
+    )
+    assert in_viewport(d, "hint-text")
+    assert console_errors(d) == []
 
 
 def test_a_conflict_names_its_cause_and_the_peak_offers_only_rock(driver, base_url):
@@ -812,23 +795,22 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     wait_for(lambda: "playtest finished" in text_of(driver, "message"), 240, "the playtest")
 
 
-def test_phone_studio_keeps_the_brushes_in_view_while_painting_lower_rows(base_url):
+def test_phone_studio_keeps_the_brushes_in_view_while_painting_lower_rows(phone, base_url):
     from selenium.webdriver.common.by import By
 
-    d = chrome(390, 844)
-    try:
-        d.get(f"{base_url}/studio#map=fauna-1")
-        wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
-        # scrolled down to paint the bottom rows (as when the phone's own bars take room): the brushes stay on top
-        d.execute_script("window.scrollTo(0, document.getElementById('board').getBoundingClientRect().top + scrollY)")
-        time.sleep(0.2)
-        top = d.execute_script("return document.getElementById('brushes').getBoundingClientRect().top")
-        g_row = d.execute_script("return document.querySelector('.cell[data-cell=\"G4\"]').getBoundingClientRect()")
-        assert 0 <= top < 10 and g_row["bottom"] <= 844
-        sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
-        assert min(s["width"] for s in sizes) >= 40
-    finally:
-        d.quit()
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    console_errors(d)  # what earlier tests left
+    d.get(f"{base_url}/studio#map=fauna-1")
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
+    # scrolled down to paint the bottom rows (as when the phone's own bars take room): the brushes stay on top
+    d.execute_script("window.scrollTo(0, document.getElementById('board').getBoundingClientRect().top + scrollY)")
+    time.sleep(0.2)
+    top = d.execute_script("return document.getElementById('brushes').getBoundingClientRect().top")
+    g_row = d.execute_script("return document.querySelector('.cell[data-cell=\"G4\"]').getBoundingClientRect()")
+    assert 0 <= top < 10 and g_row["bottom"] <= 844
+    sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
+    assert min(s["width"] for s in sizes) >= 40
 
 
 @pytest.mark.parametrize("size", [(1366, 900), (390, 844)], ids=["desktop", "phone"])

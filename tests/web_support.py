@@ -11,7 +11,10 @@ import shutil
 
 from mapgen.web.live import live_server
 
-__all__ = ["axe_script", "chrome", "chromium_paths", "console_errors", "live_server"]
+__all__ = ["BROWSER", "axe_script", "chrome", "chromium_paths", "console_errors", "live_server"]
+
+#: the xdist group of every test that drives the browser: one worker runs them all, with one Chromium
+BROWSER = "browser"
 
 
 def chromium_paths() -> tuple[str, str] | None:
