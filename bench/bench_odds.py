@@ -41,7 +41,7 @@ def revealed(name: str, k: int) -> Map:
     return m.hide(order[k:])
 
 
-def run_sampler(solver: Solver, state: Map, seed: int, seconds: float = 10.0):
+def run_sampler(solver: Solver, state: Map, seed: int, seconds: float = 10.0):  # 120 sweeps: solve --time-limit 20
     """The sampler as ``solve --method sample`` runs it, its chains started from SAT completions (a private
     session: never a circuit's uniform draws, which would flatter it). Returns (odds, CPU seconds)."""
     work = S.Budget.for_seconds(seconds)

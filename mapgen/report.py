@@ -22,7 +22,7 @@ EXPLAIN_SHARE = 0.15
 PROBABILITY_SHARE = 0.25
 #: The sampler's work per second of the time limit: ``sampler.Budget.for_seconds(SAMPLE_SECONDS * limit)``,
 #: a number of sweeps that depends on the limit given, never on the clock.
-SAMPLE_SECONDS = 1.0
+SAMPLE_SECONDS = 0.5
 #: With probabilities asked, the share of the wall clock left that the count may take (the rest is the odds').
 COUNT_WALL = 0.5
 
