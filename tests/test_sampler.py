@@ -68,12 +68,18 @@ def _completions(state):
     return [w.cells for w in completions_brute(state)]
 
 
-def test_every_draw_is_a_completion_of_the_state():
-    m = maps.load("fauna-2")
+def _game_state(name: str, shown: int, chains: int):
+    """``name`` with its first ``shown`` cells of a game-like order revealed (column 7 from the top, then 6, ...),
+    a solver of its chapter, and ``chains`` completions to start chains from (a private SAT session's)."""
+    m = maps.load(name)
     order = [i for col in reversed(m.board.cols) for i in col]
-    state = m.hide(order[12:])
-    solver = Solver(get_chapter("fauna"))
-    starts = solver.sample(state, 4, 20, session=solver.session(state.briefing))
+    state = m.hide(order[shown:])
+    solver = Solver(get_chapter(m.chapter))
+    return state, solver, solver.sample(state, chains, 20, session=solver.session(state.briefing))
+
+
+def test_every_draw_is_a_completion_of_the_state():
+    state, solver, starts = _game_state("fauna-2", 12, 4)
     odds = S.sample_odds(solver.chapter, state, starts, budget=S.Budget(4, 20, 5), seed=3)
     ch = get_chapter("fauna")
     for w in odds.completions():
@@ -122,11 +128,7 @@ def test_odds_match_the_exact_odds_within_their_error_bars():
 
 
 def test_the_same_seed_gives_the_same_odds_and_another_seed_other_draws():
-    m = maps.load("flora-1")
-    order = [i for col in reversed(m.board.cols) for i in col]
-    state = m.hide(order[28:])
-    solver = Solver(get_chapter("flora"))
-    starts = solver.sample(state, 2, 20, session=solver.session(state.briefing))
+    state, solver, starts = _game_state("flora-1", 28, 2)
     work = S.Budget(2, 10, 2)
     a = S.sample_odds(solver.chapter, state, starts, budget=work, seed=1)
     b = S.sample_odds(solver.chapter, state, starts, budget=work, seed=1, threads=1)
