@@ -8,10 +8,8 @@ from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
+from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, Z95
 from mapgen.terrain import Terrain, percent, quantity
-
-Z95 = 1.959963984540054  # the two-sided 95% normal quantile: ± on a share is Z95 standard errors
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the

@@ -48,18 +48,13 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a folder for it can be written
-from mapgen.solving.unigen import ODDS_SAMPLER
+from mapgen.solving.unigen import ODDS_SAMPLER, converged, rhat_json
 from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
 CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
-#: z for a two-sided 95% interval.
-Z95 = 1.959963984540054
-#: R-hat at or below this: the chains agree (the common threshold of Vehtari et al. 2021 is 1.01 for final
-#: inference; 1.05 is the odds issue's goal for a table-side answer).
-RHAT_OK = 1.05
 
 #: A move redraws its block whole (skipped, the chain staying put, when the enumeration would pass ``MOVE_CAP``
 #: nodes: the enumeration is the same from every completion that agrees outside the block, so skipping keeps
@@ -134,9 +129,6 @@ class Program:
     kinds: list[int] = field(default_factory=list)
     scopes: dict = field(default_factory=dict, repr=False)
     near: list = field(default_factory=list, repr=False)
-
-    def index(self, t: Terrain) -> int:
-        return self.terrains.index(t)
 
 
 def _pad(rows: list[list[int]], width: int, fill: int = -1) -> np.ndarray:
@@ -355,7 +347,6 @@ class Plan:
     """One block's enumeration order and when each check can run (step numbers along ``order``)."""
 
     order: np.ndarray  # int64 [K]
-    ready: np.ndarray  # int64 [N, T]: the step after which the rules centred on (cell, terrain) run; -1 never
     c_ptr: np.ndarray  # int64 [K+1]: (cell * T + terrain) pairs whose rules read the cell set at step k
     c_idx: np.ndarray
     row_done: np.ndarray  # int64 [height]: step at which the row's last block cell is set, -1 if none
@@ -363,9 +354,8 @@ class Plan:
 
 
 def make_plan(prog: Program, order: np.ndarray) -> Plan:
-    n, nt = prog.dom.shape
+    nt = prog.dom.shape[1]
     pos = {int(c): k for k, c in enumerate(order)}
-    ready = np.full((n, nt), -1, dtype=np.int64)
     at: list[set[int]] = [set() for _ in order]  # (cell, terrain) pairs as cell * T + terrain
     # only cells within reach of the block can have a rule whose cells change
     near = _near(prog)
@@ -379,7 +369,6 @@ def make_plan(prog: Program, order: np.ndarray) -> Plan:
                 continue
             steps = [pos[j] for j in _scope(prog, x, t) if j in pos]
             if steps and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t]:
-                ready[x, t] = max(steps)
                 for k in steps:  # checked (as far as its cells are set) each time one of its cells is set
                     at[k].add(x * nt + t)
     c_ptr = np.zeros(len(order) + 1, dtype=np.int64)
@@ -394,7 +383,6 @@ def make_plan(prog: Program, order: np.ndarray) -> Plan:
         col_done[q] = max(col_done[q], k)
     return Plan(
         order=np.asarray(order, dtype=np.int64),
-        ready=ready,
         c_ptr=c_ptr,
         c_idx=c_idx,
         row_done=row_done,
@@ -561,7 +549,7 @@ def _leaf_ok(
 
 @njit
 def _enumerate(
-    m, order, ready, c_ptr, c_idx, row_done, col_done, width,
+    m, order, c_ptr, c_idx, row_done, col_done, width,
     dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
     rng, cap, full,
@@ -697,7 +685,7 @@ def _enumerate(
 
 @njit
 def _chain(
-    m, orders, lens, kinds, readies, c_ptrs, c_idxs, row_dones, col_dones, width,
+    m, orders, lens, kinds, c_ptrs, c_idxs, row_dones, col_dones, width,
     dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
     rng, burn, cap, share, out, stats,
@@ -739,7 +727,7 @@ def _chain(
                         sub[c, t] = dom[c, t] and inset[t] if inset[m[c]] else t == m[c]
                 use = sub
             got = _enumerate(
-                m, order, readies[b], c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
+                m, order, c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
                 use, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
                 line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
                 hill_n, counted, rng, cap, False,
@@ -769,12 +757,11 @@ def _rules(prog: Program) -> tuple:
 def _stacked(prog: Program) -> tuple:
     """Every block's plan, padded into arrays of one shape for ``_chain``."""
     plans = [make_plan(prog, b) for b in prog.blocks]
-    nb_blocks, n = len(plans), prog.size
+    nb_blocks = len(plans)
     kmax = max((len(p.order) for p in plans), default=1)
     cmax = max((len(p.c_idx) for p in plans), default=1)
     orders = np.zeros((nb_blocks, kmax), dtype=np.int64)
     lens = np.zeros(nb_blocks, dtype=np.int64)
-    readies = np.full((nb_blocks, n, len(prog.terrains)), -1, dtype=np.int64)
     c_ptrs = np.zeros((nb_blocks, kmax + 1), dtype=np.int64)
     c_idxs = np.zeros((nb_blocks, max(cmax, 1)), dtype=np.int64)
     row_dones = np.full((nb_blocks, prog.height), -1, dtype=np.int64)
@@ -783,23 +770,18 @@ def _stacked(prog: Program) -> tuple:
         k = len(p.order)
         orders[b, :k] = p.order
         lens[b] = k
-        readies[b] = p.ready
         c_ptrs[b, : k + 1] = p.c_ptr
         c_idxs[b, : len(p.c_idx)] = p.c_idx
         row_dones[b] = p.row_done
         col_dones[b] = p.col_done
     kinds = np.asarray(prog.kinds, dtype=np.int64).reshape(-1)
-    return orders, lens, kinds, readies, c_ptrs, c_idxs, row_dones, col_dones
+    return orders, lens, kinds, c_ptrs, c_idxs, row_dones, col_dones
 
 
 def encode(prog: Program, w) -> np.ndarray:
     """A complete terrain (a tuple of Terrain) as the kernels' array of terrain numbers."""
     ix = {t: k for k, t in enumerate(prog.terrains)}
     return np.asarray([ix[t] for t in w], dtype=np.int64)
-
-
-def decode(prog: Program, row) -> tuple[Terrain, ...]:
-    return tuple(prog.terrains[int(k)] for k in row)
 
 
 def valid(prog: Program, x: np.ndarray) -> bool:
@@ -823,7 +805,7 @@ def count_small(prog: Program, x: np.ndarray | None = None, *, order: np.ndarray
         order = prog.hidden
     plan = make_plan(prog, order)
     rng = np.zeros(1, dtype=np.uint64)
-    args = (plan.order, plan.ready, plan.c_ptr, plan.c_idx, plan.row_done, plan.col_done, prog.width)
+    args = (plan.order, plan.c_ptr, plan.c_idx, plan.row_done, plan.col_done, prog.width)
     return int(_enumerate(m, *args, *_rules(prog), rng, cap, True))
 
 
@@ -890,7 +872,7 @@ class Odds:
 
     @property
     def converged(self) -> bool:
-        return self.rhat <= RHAT_OK
+        return converged(self.rhat)
 
     @property
     def max_error(self) -> float:
@@ -905,7 +887,7 @@ class Odds:
             "seed": self.seed,
             "samples": self.chains * self.sweeps,
             "effective_samples": round(self.ess, 1),
-            "rhat": round(self.rhat, 4) if math.isfinite(self.rhat) else None,  # None: infinite (JSON has no inf)
+            "rhat": rhat_json(self.rhat),
             "converged": self.converged,
             "max_error": round(self.max_error, 4),
             "moves": self.moves,
@@ -915,7 +897,7 @@ class Odds:
     def completions(self) -> list[tuple[Terrain, ...]]:
         """Every recorded draw as a terrain tuple (chains one after another)."""
         flat = self.draws.reshape(-1, self.draws.shape[-1])
-        return [tuple(self.terrains[int(k)] for k in row) for row in flat]
+        return [tuple(self.terrains[k] for k in row.tolist()) for row in flat]
 
 
 def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: int = 0, batches: int = BATCHES) -> Odds:

@@ -7,6 +7,7 @@ the solver finds first); UniGen draws each completion with probability within a 
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -33,6 +34,24 @@ ODDS_SAMPLER = "sampler"
 ODDS_AUTO = "auto"
 #: The routes a caller may ask for (``mapgen solve --method``).
 ODDS_METHODS = (ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN)
+#: z for a two-sided 95% interval: ± on an estimated share is Z95 standard errors.
+Z95 = 1.959963984540054
+#: R-hat at or below this: a sampler's chains agree (Vehtari et al. 2021 use 1.01 for final inference; 1.05 is
+#: the odds issue's goal for a table-side answer). Here, beside the odds' names, so that the web's server reads
+#: it without loading numba.
+RHAT_OK = 1.05
+
+
+def rhat_json(rhat: float) -> float | None:
+    """R-hat as JSON can hold it: rounded, None where it is infinite (a pair that never moved within a chain but
+    differs between chains; JSON has no infinity)."""
+    return round(rhat, 4) if math.isfinite(rhat) else None
+
+
+def converged(rhat: float) -> bool:
+    return math.isfinite(rhat) and rhat <= RHAT_OK
+
+
 ODDS_SAMPLES = 400
 #: Why there are no odds, for the reports (``ODDS_NONE``).
 NO_ODDS = "no compiled circuit, and the sampler did not finish within the time limit"

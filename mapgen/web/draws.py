@@ -41,6 +41,7 @@ from constraints.catalogue import Chapter, get_chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.solving.solve import agrees
+from mapgen.solving.unigen import converged, rhat_json
 from mapgen.terrain import Terrain
 from mapgen.workers import start_worker
 
@@ -119,8 +120,8 @@ def estimate(run: Run, rows: np.ndarray, state: Map, terrain: Terrain, possible)
         error[b.name(i)] = round(math.sqrt(q * (1 - q) / n_eff), 4)
     own = run.state.cells == state.cells and run.state.hills == state.hills
     summary = {
-        "rhat": round(run.rhat, 4) if math.isfinite(run.rhat) else None,
-        "converged": bool(math.isfinite(run.rhat) and run.rhat <= RHAT_OK),
+        "rhat": rhat_json(run.rhat),
+        "converged": converged(run.rhat),
         "samples": run.samples,
         "agreeing": n,
         "effective_samples": round(n_eff, 1),
@@ -129,9 +130,6 @@ def estimate(run: Run, rows: np.ndarray, state: Map, terrain: Terrain, possible)
         "error": "binomial",
     }
     return {"heat": heat, "heat_error": error, "sampler": summary}
-
-
-RHAT_OK = 1.05  # the sampler's threshold (``sampler.RHAT_OK``), here without importing numba in the server
 
 
 class DrawPools:
