@@ -6,11 +6,12 @@ grows with the games played on a map: ``--deducer-games`` (default 200) says how
 Maps: the shipped Fauna maps (``maps/fauna-*.toml``) when there are any, else the engine's test maps.
 The search bots play at two budgets each, fewer games per map (slow: about a second of CPU a game):
 ``planner`` (the strong fair bot; ``--planner-budgets 1,2``: worlds per explore), ``oracle`` (the upper
-bound, the map in view; ``--oracle-budgets 2,4``: rollouts per candidate), ``--search-games`` games per map
+bound, the map in view; ``--oracle-budgets 1,2``: rollouts per candidate), ``--search-games`` games per map
 and budget; ``ismcts`` (needs the ``openspiel`` extra; ``--ismcts-budgets 8,32``: simulations per
 decision), ``--ismcts-games`` games per map (seconds to minutes per game). The planner's goal (issue 22):
 20 games per CPU-second, and a win rate within 10 points of the oracle's on the Fauna maps (the line
-``planner@B vs oracle@B'`` says how far it is).
+``planner@B vs oracle@B'`` says how far it is). The oracle's goal (issue 41): 5 games per CPU-second
+(``--search-games 25`` or more for a win rate worth comparing).
 Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,
 ``--bots random,heuristic``, ``--deducer-games N``; ``--bots heuristic,planner,oracle`` for the search
 bots next to the heuristic).
@@ -26,7 +27,7 @@ from mapgen.engine.playtest import Settings, run_playtest, summarise, wilson
 from mapgen.mapfile import read_map
 
 ROOT = Path(__file__).resolve().parent.parent
-GOALS = {"heuristic": 200.0, "deducer": 200.0, "planner": 20.0}
+GOALS = {"heuristic": 200.0, "deducer": 200.0, "planner": 20.0, "oracle": 5.0}
 #: the planner's other goal: its win rate on the Fauna maps within this many points of the oracle's
 ORACLE_POINTS = 10.0
 
@@ -73,7 +74,7 @@ def main() -> None:
     ap.add_argument("--ismcts-budgets", default="8,32", help="simulations per decision for ismcts (default 8,32)")
     ap.add_argument("--ismcts-games", type=int, default=2, help="games per map and budget for ismcts (default 2)")
     ap.add_argument("--planner-budgets", default="1,2", help="worlds per explore for the planner (default 1,2)")
-    ap.add_argument("--oracle-budgets", default="2,4", help="rollouts per candidate for the oracle (default 2,4)")
+    ap.add_argument("--oracle-budgets", default="1,2", help="rollouts per candidate for the oracle (default 1,2)")
     ap.add_argument(
         "--search-games", type=int, default=4, help="games per map and budget for planner and oracle (default 4)"
     )

@@ -3,6 +3,7 @@ seeded play, the bound above the fair bots, what each is handed, the CLI, and gr
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 from pathlib import Path
@@ -81,7 +82,42 @@ def test_the_oracle_searches_and_departs_from_the_clairvoyant_bot():
     state = make_game(m, Settings(), 11).new_initial_state()
     bot = OracleBot(random.Random(3), m, 2)
     play_game(state, [bot], random.Random(11))
-    assert bot.searches > 10 and bot.rollouts >= 2 * bot.searches and bot.departures > 0
+    assert bot.searches > 10 and bot.rollouts > bot.searches and bot.departures > 0
+
+
+def test_after_a_won_gate_the_oracle_searches_again_only_after_a_card_is_drawn(monkeypatch):
+    from mapgen.engine import actions as A
+    from mapgen.engine.bots import oracle
+    from mapgen.engine.play import play_game
+
+    searched = []  # (len(history), rollouts played) of each search
+    search = oracle.rollout_search
+
+    def spy(worlds, *args, **kw):
+        best, played = search(worlds, *args, **kw)
+        searched.append((len(worlds[0][0].history), played))
+        return best, played
+
+    monkeypatch.setattr(oracle, "rollout_search", spy)
+    m = read_map(FAUNA)
+    state = make_game(m, Settings(), 11).new_initial_state()
+    bot = OracleBot(random.Random(3), m, 2)
+    play_game(state, [bot], random.Random(11))
+    gates = [h for h, played in searched if played == 1]
+    assert gates and len(searched) > len(gates)  # gates won, and searches past a lost gate
+    for (h, played), (later, _) in itertools.pairwise(searched):
+        if played == 1:  # a chance outcome (a card drawn) came between a won gate and the next search
+            assert any(a >= A.CHANCE for a in state.history[h:later])
+    # without the carry, more decisions are searched on the same game's first moves
+    searched.clear()
+    state = make_game(m, Settings(), 11).new_initial_state()
+    bot = OracleBot(random.Random(3), m, 2)
+    bot.carry = False
+    play_game(state, [bot], random.Random(11))
+    assert any(
+        played == 1 and not any(a >= A.CHANCE for a in state.history[h:later])
+        for (h, played), (later, _) in itertools.pairwise(searched)
+    )
 
 
 @pytest.mark.slow  # 8 s: enough games of four bots for the intervals
@@ -202,3 +238,81 @@ def test_the_same_games_on_one_process_or_two(bot):
     one = run_playtest(m, s, 4, jobs=1, keep_actions=True)
     two = run_playtest(m, s, 4, jobs=2, keep_actions=True)
     assert [r.actions for r in one] == [r.actions for r in two]
+
+
+def _reference_search(values, n: int, candidates: list[int]) -> int:
+    """The oracle's search before the cuts (issue 41): every live round for every candidate, the half-way
+    stop, ties to the first: the choice the cut-down search must keep."""
+    totals = [0.0] * len(candidates)
+    wins = [0] * len(candidates)
+    for r in range(1, n + 1):
+        for k, a in enumerate(candidates):
+            v = values[r - 1, a]
+            totals[k] += v
+            wins[k] += v > 0
+        if 2 * r >= n and r < n and (max(wins) == 0 or min(wins) == r):
+            break
+    best = 0
+    for k in range(1, len(candidates)):
+        if totals[k] > totals[best] + 1e-9:
+            best = k
+    return candidates[best]
+
+
+def _fake_rollouts(monkeypatch, values):
+    """``oracle.rollout`` returning ``values[seed, action]`` (seed k is round k), and a state whose game's
+    Challenge cards bound a return at 1 + (their times + 100) / 1000."""
+    from types import SimpleNamespace
+
+    from mapgen.engine.bots import oracle
+
+    played = []
+
+    def rollout(state, m, player, action, key, seed):
+        played.append((seed, action))
+        return values[seed, action]
+
+    monkeypatch.setattr(oracle, "rollout", rollout)
+    state = SimpleNamespace(game=SimpleNamespace(challenges=[SimpleNamespace(time=5)] * 6))
+    return oracle, state, played
+
+
+def test_a_search_that_drops_hopeless_candidates_chooses_as_the_full_search(monkeypatch):
+    rng = random.Random(5)
+    values: dict = {}
+    oracle, state, played = _fake_rollouts(monkeypatch, values)
+    cut = 0
+    for _ in range(400):
+        n, cands = rng.choice((2, 3, 4, 6)), list(range(rng.choice((2, 3, 4))))
+        for r in range(n):
+            for a in cands:  # a loss, or a win with a score of 10 to 40 (a few candidates win more often)
+                values[r, a] = 0.0 if rng.random() < 0.3 + 0.15 * a else 1 + rng.randint(10, 40) / 1000
+        played.clear()
+        best, count = oracle.rollout_search([(state, None)] * n, list(range(n)), 0, cands, None)
+        assert best == _reference_search(values, n, cands)
+        assert count == len(played) <= n * len(cands)
+        cut += count < n * len(cands)
+    assert cut > 50  # the cut happens
+
+
+def test_the_gate_plays_the_clairvoyant_choice_when_it_wins_its_first_rollout(monkeypatch):
+    values = {(0, 7): 1.02, (0, 8): 1.04, (1, 7): 0.0, (1, 8): 1.04}
+    oracle, state, played = _fake_rollouts(monkeypatch, values)
+    assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None, gate=True) == (7, 1)
+    assert played == [(0, 7)]
+    # without the gate the better candidate is found (both won the first round: the half-way stop)
+    played.clear()
+    assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None) == (8, 2)
+    # the clairvoyant choice loses its first rollout: the others are tried on the same seed
+    values[0, 7] = 0.0
+    played.clear()
+    assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None, gate=True) == (8, 4)
+    assert played[:2] == [(0, 7), (0, 8)]
+
+
+def test_candidates_that_agree_on_the_first_round_stop_the_search(monkeypatch):
+    values = {(r, a): v for r in range(4) for a, v in ((1, 0.0), (2, 0.0), (3, 0.0 if r == 0 else 1.03))}
+    oracle, state, _ = _fake_rollouts(monkeypatch, values)
+    worlds = [(state, None)] * 4
+    assert oracle.rollout_search(worlds, [0, 1, 2, 3], 0, [1, 2, 3], None, agree=True) == (1, 3)
+    assert oracle.rollout_search(worlds, [0, 1, 2, 3], 0, [1, 2, 3], None)[0] == 3  # the full search finds it

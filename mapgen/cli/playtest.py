@@ -70,7 +70,7 @@ def _play_back(path: str, step: bool) -> None:
     "--budget",
     type=click.IntRange(1, 100_000),
     help="Search bots: ismcts simulations per decision (default 16), planner worlds per explore (default 2), "
-    "oracle rollouts per candidate action (default 4); more plays better and slower.",
+    "oracle rollouts per candidate action where it searches (default 1); more plays better and slower.",
 )
 @click.option(
     "--variant",
