@@ -27,9 +27,11 @@ search spends them where they can change the play:
   candidate the same return stops there (they agree on that luck), and a candidate that can no longer
   reach the leader's total plays no more rollouts (the same choice, for less).
 
-Measured on fauna-1 to 4 (25 games each, seed 0, CPU seconds under load 8-12): the search before
-these, budget 4: 76% won (pooled, grade's figures), 0.8 games per CPU second; budget 2 with all three:
-91% (84-95), 5.0 games/s; budget 1: 86% (78-92), 7.3 games/s.
+Measured (CPU seconds, 2 shared cores under load 8-14): the search before these, budget 4: 0.8 games
+per CPU second on the Fauna maps (grade's pooled figures on fauna-1 to 4: 76%), 0.19 on maldonado-1.
+Now, budget 1: fauna-1 to 4, 100 games each, seed 0: 87.5% won (83.9-90.4%), 4.5 (fauna-4) to 12
+games/s; the 8 Fauna maps, 25 games each: 90%, 7.7 games/s; maldonado-1, 60 games: 48% (36-61%),
+1.3 games/s. Budget 2 on the 8 Fauna maps: 91%, 6.3 games/s.
 
 What it knows: the map, the cards dealt (the Challenge Row, a Maldonado hand, face-down setup cards:
 whatever the state holds). What it does not: every card still to come, which is drawn at random in its
