@@ -308,6 +308,7 @@ class State:
         self.score = 0
         self.events: dict[str, int] = {}
         self.history: list[int] = []
+        self.draws = 0  # chance outcomes applied so far (cards drawn): the oracle's clock between draws
         self.data = g.chapter.new_data(g)
         self._legal: tuple[int, list[int]] | None = None  # (len(history), legal_actions()) of the last ask
         self._frontier = None  # (key, cells): the last frontier() (chapters without exploring rules)
@@ -386,6 +387,7 @@ class State:
             if action < A.CHANCE or card not in pile:
                 raise ValueError(f"{action} is not a chance outcome of this deck ({sorted(pile)})")
             self.history.append(action)
+            self.draws += 1
             pile.remove(card)
             self.agenda.pop()
             CHANCE[step[0]](self, step, card)

@@ -94,7 +94,7 @@ class OracleBot:
         self.gate = True  # search only when the clairvoyant's own choice loses its first rollout
         self.carry = True  # a won gate holds until the next chance outcome: no search before it
         self.agree = True  # stop a search whose first round gives every candidate the same return
-        self._won_at = -1  # len(history) when the clairvoyant's own choice last won its gate rollout
+        self._won_at = -1  # state.draws (cards drawn) when the clairvoyant's own choice last won its gate rollout
 
     def step(self, state) -> int:
         obs = observe(state, state.current_player())
@@ -139,8 +139,7 @@ class OracleBot:
         """The candidate with the best total return over ``budget`` rollouts each (``rollout_search``); the
         clairvoyant's choice without a search while a won gate holds (``carry``)."""
         if self.carry and self._won_at >= 0:
-            history = state.history
-            if all(a < A.CHANCE for a in history[self._won_at :]):
+            if state.draws == self._won_at:
                 return candidates[0]
             self._won_at = -1
         self.searches += 1
@@ -150,7 +149,7 @@ class OracleBot:
         best, played = rollout_search(worlds, seeds, obs.player, candidates, key, agree=self.agree, gate=self.gate)
         self.rollouts += played
         if self.gate and played == 1:  # the gate won
-            self._won_at = len(state.history)
+            self._won_at = state.draws
         if best != candidates[0]:
             self.departures += 1
         return best
