@@ -774,6 +774,7 @@ def draw_pools(monkeypatch):
     monkeypatch.setattr(draws, "SWEEPS", 6)
     monkeypatch.setattr(draws, "BURN", 2)
     monkeypatch.setattr(draws, "WARM_BURN", 1)
+    monkeypatch.setattr(draws, "DEEPEN", 1)  # one run per state unless a test deepens
     monkeypatch.setattr(draws, "_solvers", {})  # this test's solvers go with it, not at the interpreter's exit
     monkeypatch.setattr(service, "_local", threading.local())
     with ThreadPoolExecutor(1) as runner:
@@ -894,3 +895,20 @@ def test_the_pool_answers_from_every_run_under_the_state_until_its_own_run_lands
     k = int((rows_a[:, 0] == fc).sum() + (rows_c[:, 0] == fc).sum())
     assert v["heat"]["A1"] == round(k / (len(rows_a) + len(rows_c)), 4)
     draw_pools.wait()  # the refill for the state itself: its own run answers alone from now on
+
+
+def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monkeypatch):
+    """After a state's own run, its chains go on (the next run from their last draws, the next seed) until it has
+    DEEPEN runs; every own run answers together."""
+    from mapgen.web import draws
+
+    monkeypatch.setattr(draws, "DEEPEN", 3)
+    m = maps.load("flora-2")
+    empty = m.hide(range(m.board.size))
+    _flora_table(empty)
+    draw_pools.wait()
+    runs = draw_pools._runs[("flora", empty.briefing)]
+    assert len(runs) == 3 and all(r.state.cells == empty.cells for r in runs)
+    assert not all((a.draws == runs[0].draws).all() for a in runs[1:])  # each run goes on: new draws
+    s = _flora_table(empty)["sampler"]
+    assert s["own"] and s["runs"] == 3 and s["samples"] == s["agreeing"] == 3 * 8 * 6

@@ -56,6 +56,9 @@ CHAINS = 8
 SWEEPS = int(os.environ.get("MAPGEN_POOL_SWEEPS", "100"))
 BURN, WARM_BURN = 20, 5
 SEED = 0
+#: while no newer state is asked, a state's own runs go on (a next run from the last one's draws, the next seed)
+#: until it has this many: the pool deepens while the player looks, so a rarer reveal still finds agreeing draws
+DEEPEN = int(os.environ.get("MAPGEN_POOL_DEEPEN", "3"))
 #: runs kept per briefing (an undo finds the run of an earlier state), and briefings kept
 KEEP, BRIEFINGS = 6, 16
 #: the OS priority of the process the runs go to, added to the worker's
@@ -167,8 +170,9 @@ class DrawPools:
         own = [(run, rows) for run, rows in parts if _own(run, state)]
         best = max(parts, key=lambda p: len(p[1]), default=None)
         if own:
-            own[-1][0].used = time.monotonic()
-            return estimate(own[-1:], state, terrain, possible)
+            for run, _ in own:
+                run.used = time.monotonic()
+            return estimate(own, state, terrain, possible)
         if best is not None and sum(len(rows) for _, rows in parts) >= MIN_AGREE:
             for run, _ in parts:
                 run.used = time.monotonic()
@@ -177,14 +181,22 @@ class DrawPools:
         started = self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
         return {"sampling": {"seconds": round(time.monotonic() - started, 1)}}
 
-    def _start(self, chapter: Chapter, state: Map, rows: np.ndarray | None, terrains: tuple[Terrain, ...]) -> float:
+    def _start(
+        self,
+        chapter: Chapter,
+        state: Map,
+        rows: np.ndarray | None,
+        terrains: tuple[Terrain, ...],
+        seed: int = SEED,
+        follow: bool = False,
+    ) -> float:
         """Start a run for ``state`` unless one is under way for this briefing (then it is next), its chains
         from ``rows`` (agreeing draws, terrain numbers into ``terrains``) when there are any; when the run
-        for it started."""
+        for it started. ``follow``: the run that just ended starts it (the briefing stays marked running)."""
         key = (chapter.name, state.briefing)
         with self._lock:
             running = self._running.get(key)
-            if running is not None:
+            if running is not None and not follow:
                 if running[0].cells != state.cells or running[0].hills != state.hills:
                     self._wanted[key] = state
                 return running[1]
@@ -196,7 +208,7 @@ class DrawPools:
             starts = [[int(k) for k in rows[j]] for j in pick]
         codes = [t.code for t in terrains]
         try:
-            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
+            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, seed)
         except Exception:  # noqa: BLE001 - no process for the runs now: no estimate yet; the next ask tries again
             with self._lock:
                 self._running.pop(key, None)
@@ -211,7 +223,6 @@ class DrawPools:
         except Exception:  # noqa: BLE001 - a failed run only means no estimate yet; the next ask starts another
             got = None
         with self._lock:
-            self._running.pop(key, None)
             wanted = self._wanted.pop(key, None)
             if got is not None:
                 draws, codes, rhat, ess = got
@@ -223,11 +234,17 @@ class DrawPools:
                 while len(self._runs) > BRIEFINGS:
                     oldest = min(self._runs, key=lambda k: max(r.used for r in self._runs[k]))
                     del self._runs[oldest]
+            # nothing newer asked: the state's own runs go on, up to DEEPEN of them
+            mine = sum(_own(r, state) for r in self._runs.get(key, ())) if got is not None else DEEPEN
+            if wanted is None and mine >= DEEPEN:
+                self._running.pop(key, None)  # else the next run takes over the mark (``wait`` sees no gap)
         if wanted is not None:  # the player moved on while this ran: sample the latest state next
             if got is not None and run.under(wanted):
-                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains)
+                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains, follow=True)
             else:
-                self._start(chapter, wanted, None, ())
+                self._start(chapter, wanted, None, (), follow=True)
+        elif mine < DEEPEN:
+            self._start(chapter, state, run.draws[:, -1], run.terrains, seed=SEED + mine, follow=True)
 
     def runner(self):
         if self._runner is None:
