@@ -13,9 +13,9 @@ decision), ``--ismcts-games`` games per map (seconds to minutes per game). The p
 ``planner@B vs oracle@B'`` says how far it is).
 ``scout`` (the fast fair player, issue 41; ``--scout-budgets 1,2``: worlds per searched decision,
 ``--scout-games`` games per map and budget, default 50): its goals are at least 10 games per CPU-second on
-every Fauna map (stretch 20; its pool of draws, made once per process and map, is counted in) and a pooled
-fauna-1..4 win rate at least the planner's measured 58% (stretch: within 10 points of the oracle's 76%); the
-line ``scout@B`` after the table says both, with the win rate's 95% interval.
+every Fauna map (stretch 20) and a pooled fauna-1..4 win rate at least the planner's measured 58% (stretch:
+within 10 points of the oracle's 76%); the line ``scout@B`` after the table says both, with the win rate's
+95% interval.
 Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,
 ``--bots random,heuristic``, ``--deducer-games N``; ``--bots heuristic,planner,oracle`` for the search
 bots next to the heuristic).
@@ -54,7 +54,7 @@ WARM = {
     "deducer": ("mapgen.engine.deduce",),
     "ismcts": ("open_spiel.python.algorithms.ismcts", "mapgen.openspiel", "mapgen.engine.infostate"),
     "planner": ("mapgen.engine.deduce", "mapgen.engine.infostate"),
-    "scout": ("mapgen.engine.deduce", "mapgen.engine.infostate", "mapgen.solving.sampler"),
+    "scout": ("mapgen.engine.deduce", "mapgen.engine.infostate"),
 }
 
 

@@ -1,34 +1,28 @@
 """The scout (the fast fair player): seeded play, legal games to the end in every chapter, what it is handed,
-and its pool of draws following the reveals."""
+and worlds that agree with what it saw."""
 
 from __future__ import annotations
 
 import random
 from pathlib import Path
 
-import numpy as np
 import pytest
 
+from constraints.catalogue import get_chapter
 from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, make_bot, scout
 from mapgen.engine.bots.scout import ScoutBot
 from mapgen.engine.game import CHANCE_PLAYER
+from mapgen.engine.infostate import information_state
 from mapgen.engine.observation import observe
-from mapgen.engine.playtest import Settings, make_game, play_one
+from mapgen.engine.play import play_game
+from mapgen.engine.playtest import Settings, make_game, play_one, run_playtest
 from mapgen.mapfile import read_map
 from mapgen.solving.solve import agrees
-from mapgen.terrain import TERRAINS
 
 DATA = Path(__file__).parent / "data"
+TRAINING = DATA / "engine_training_201.toml"
 FAUNA = DATA / "engine_fauna_201.toml"
 MAPS = ["engine_training_201", "engine_fauna_201", "engine6_flora_201", "engine6_vameter_201", "engine6_maldonado_201"]
-
-
-@pytest.fixture
-def small_pools(monkeypatch):
-    """A small pool (a test's speed; the same code) and no pool kept from another test."""
-    monkeypatch.setattr(scout, "POOL_CHAINS", 4)
-    monkeypatch.setattr(scout, "POOL_SWEEPS", 4)
-    monkeypatch.setattr(scout, "_POOLS", {})
 
 
 def test_the_registry_knows_the_scout():
@@ -38,30 +32,36 @@ def test_the_registry_knows_the_scout():
     assert make_bot("scout", random.Random(0)).budget == scout.DEFAULT_BUDGET
 
 
-def test_same_seed_same_game_whether_the_pool_is_new_or_kept(small_pools):
+def test_same_seed_same_game():
     m = read_map(FAUNA)
-    s = Settings(bot="scout", seed=4, budget=2)
+    s = Settings(bot="scout", seed=4, budget=1)
     game = make_game(m, s, 0)
-    one = play_one(m, s, 0, keep_actions=True, game=game)  # makes the briefing's pool
-    two = play_one(m, s, 0, keep_actions=True, game=game)  # the kept pool
-    scout._POOLS.clear()
-    three = play_one(m, s, 0, keep_actions=True, game=game)  # a new pool, made alike
-    assert one.actions == two.actions == three.actions and one.outcome == two.outcome
-    others = [play_one(m, Settings(bot="scout", seed=k, budget=2), 0, keep_actions=True, game=game) for k in (5, 6)]
+    one = play_one(m, s, 0, keep_actions=True, game=game)
+    two = play_one(m, s, 0, keep_actions=True, game=game)
+    assert one.actions == two.actions and one.outcome == two.outcome
+    others = [play_one(m, Settings(bot="scout", seed=k, budget=1), 0, keep_actions=True, game=game) for k in (5, 6)]
     assert any(o.actions != one.actions for o in others)
 
 
-@pytest.mark.parametrize("name", MAPS)
-def test_plays_legal_games_to_the_end_in_every_chapter(small_pools, name):
-    """Every action it picks is legal, and the games end (won, lost or sealed), searched decisions included."""
-    m = read_map(DATA / f"{name}.toml")
-    for seed in range(2):
-        s = Settings(bot="scout", seed=seed, budget=1)
-        state = make_game(m, s, seed).new_initial_state()
-        bot = make_bot("scout", random.Random(seed), budget=1)
-        rng = random.Random(seed)
-        from mapgen.engine.infostate import information_state
+def test_the_same_games_on_one_process_or_two():
+    m = read_map(TRAINING)
+    s = Settings(bot="scout", seed=9, budget=1)
+    one = run_playtest(m, s, 4, jobs=1, keep_actions=True)
+    two = run_playtest(m, s, 4, jobs=2, keep_actions=True)
+    assert [r.actions for r in one] == [r.actions for r in two]
 
+
+@pytest.mark.parametrize("name", MAPS)
+def test_plays_legal_games_to_the_end_in_every_chapter(monkeypatch, name):
+    """Every action it picks is legal and the games end (won, lost or sealed), searched decisions included
+    (searching from the third explored cell, so that every chapter's games search)."""
+    monkeypatch.setattr(scout, "LATE", 3)
+    m = read_map(DATA / f"{name}.toml")
+    searched = 0
+    for seed in range(2):
+        state = make_game(m, Settings(bot="scout", seed=seed), seed).new_initial_state()
+        bots = [ScoutBot(random.Random(seed * 8 + p), 1) for p in range(state.game.n)]
+        rng = random.Random(seed)
         while not state.is_terminal():
             p = state.current_player()
             if p == CHANCE_PLAYER:
@@ -69,79 +69,50 @@ def test_plays_legal_games_to_the_end_in_every_chapter(small_pools, name):
                 state.apply_action(1000 + pile[rng.randrange(len(pile))])
                 continue
             obs = observe(state, p)
-            a = bot.step(information_state(state, p) if bot.wants_infostate(obs) else obs)
+            a = bots[p].step(information_state(state, p) if bots[p].wants_infostate(obs) else obs)
             assert a in state.legal_actions()
             state.apply_action(a)
         assert state.outcome is not None
-    assert bot.searches >= 1 or name == "engine6_maldonado_201"
+        searched += sum(b.searches for b in bots)
+    assert searched > 0
 
 
-def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches(small_pools):
-    from mapgen.engine.play import play_game
-
+def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():
     assert ScoutBot.decides_on == "infostate_when"
     seen = []
 
     class Spy(ScoutBot):
         def step(self, x):
-            seen.append(type(x).__name__)
+            obs = x.obs if hasattr(x, "obs") else x
+            seen.append((type(x).__name__, obs.n_explored))
             return super().step(x)
 
     m = read_map(FAUNA)
     bot = Spy(random.Random(1), 1)
     play_game(make_game(m, Settings(), 7).new_initial_state(), [bot], random.Random(7))
-    assert seen.count("InfoState") == bot.searches <= scout.SEARCHES
-    assert bot.searches >= 1 and seen.count("Observation") > 10
-    assert bot.rollouts >= 2 * bot.searches  # every candidate on the world drawn
+    infos = [n for kind, n in seen if kind == "InfoState"]
+    assert infos and all(n >= scout.LATE for n in infos)  # the late game only
+    assert sum(kind == "Observation" for kind, _ in seen) > 20
+    assert bot.searches >= 1 and bot.rollouts >= 2 * bot.searches  # every candidate on each world
 
 
-def test_the_pool_follows_the_reveals(small_pools):
-    """At every decision the draws the scout keeps agree with every seen cell and Hill number (the shares it
-    plays on are the agreeing draws'), and they shrink as cells are revealed (or are refilled)."""
-    from mapgen.engine.play import play_game
-
+def test_its_worlds_agree_with_what_it_saw():
+    """Every world a search plays on holds every seen cell and Hill number of the real game (its map is a
+    completion of the seen cells), and is at the same point of the game."""
     m = read_map(FAUNA)
-    state = make_game(m, Settings(), 3).new_initial_state()
+    chapter = get_chapter(m.chapter)
+    state = make_game(m, Settings(), 5).new_initial_state()
     checked = []
 
     class Check(ScoutBot):
-        def step(self, x):
-            obs = x.obs if hasattr(x, "obs") else x
-            self._follow(obs)
+        def _worlds(self, info, obs):
+            worlds = super()._worlds(info, obs)
             known = state.known_map()
-            pool = self.pool
-            assert pool is not None and self.agree is not None
-            for j in self.agree.tolist():
-                w = tuple(TERRAINS[int(pool.index[k])] for k in pool.rows[j].tolist())
-                assert agrees(m_chapter, w, known)
-            checked.append(len(self.agree))
-            return super().step(x)
+            for w in worlds:
+                assert agrees(chapter, w.state.game.map.cells, known)
+                assert len(w.state.history) == len(state.history)
+            checked.append(len(worlds))
+            return worlds
 
-    from constraints.catalogue import get_chapter
-
-    m_chapter = get_chapter(m.chapter)
-    bot = Check(random.Random(2), 1)
-    play_game(state, [bot], random.Random(3))
-    (pool,) = scout._POOLS.values()  # one briefing, one pool
-    assert pool is not None and len(checked) > 10 and checked[0] == len(pool.rows)
-    assert min(checked) < checked[0]
-
-
-def test_the_pool_shares_are_the_heuristic_weights(small_pools):
-    """An unseen cell's weights are the agreeing draws' shares, smoothed by ``PRIOR`` pseudo-draws of the
-    heuristic's local weights; they sum to 1."""
-    m = read_map(FAUNA)
-    state = make_game(m, Settings(), 0).new_initial_state()
-    while state.current_player() == CHANCE_PLAYER:
-        state.apply_action(1000 + state._chance_pile()[0])
-    obs = observe(state, 0)
-    bot = ScoutBot(random.Random(0), 1)
-    known = bot._known(obs)
-    cell = next(c for c in range(len(known)) if known[c] < 0)
-    w = bot._local_weights(obs, cell, known)
-    assert sum(w) == pytest.approx(1.0)
-    pool, agree = bot.pool, bot.agree
-    assert pool is not None and agree is not None and len(agree)
-    counts = np.bincount(pool.rows[agree, cell], minlength=len(pool.index))
-    for k, c in enumerate(counts.tolist()):
-        assert w[int(pool.index[k])] >= c / (len(agree) + scout.PRIOR) - 1e-12
+    play_game(state, [Check(random.Random(2), 2)], random.Random(5))
+    assert checked and max(checked) == 2

@@ -13,10 +13,10 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
   It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
 - ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
   bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
-- ``scout`` (``scout.py``): the fast fair player: the heuristic on the terrain shares of a pool of sampler
-  draws (made once per process and briefing, filtered by each reveal), its first Paths chosen by rollouts on
-  ``budget`` of those draws; no solver call per decision (``decides_on = "infostate_when"``: its
-  information state only at the decisions it searches).
+- ``scout`` (``scout.py``): the fast fair player: the planner's search on the late game only (the Paths
+  chosen once ``LATE`` cells are explored, where the searches pay and are cheap), ``budget`` worlds per
+  search; it decides on its observation, and on its information state at the decisions it searches
+  (``decides_on = "infostate_when"``).
 - ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,
   chance drawn at random: no deck order), ``budget`` rollouts per candidate action; the playtests'
   upper bound, not a fair player (``decides_on = "state"``).
