@@ -54,8 +54,8 @@ def test_the_same_games_on_one_process_or_two():
 @pytest.mark.parametrize("name", MAPS)
 def test_plays_legal_games_to_the_end_in_every_chapter(monkeypatch, name):
     """Every action it picks is legal and the games end (won, lost or sealed), searched decisions included
-    (searching from the third explored cell, so that every chapter's games search)."""
-    monkeypatch.setattr(scout, "LATE", 3)
+    (searching from the third explored cell or so, so that every chapter's games search)."""
+    monkeypatch.setattr(scout, "LATE", 0.06)
     m = read_map(DATA / f"{name}.toml")
     searched = 0
     for seed in range(2):
@@ -91,7 +91,7 @@ def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():
     bot = Spy(random.Random(1), 1)
     play_game(make_game(m, Settings(), 7).new_initial_state(), [bot], random.Random(7))
     infos = [n for kind, n in seen if kind == "InfoState"]
-    assert infos and all(n >= scout.LATE for n in infos)  # the late game only
+    assert infos and all(n >= scout.LATE * m.board.size for n in infos)  # the late game only
     assert sum(kind == "Observation" for kind, _ in seen) > 20
     assert bot.searches >= 1 and bot.rollouts >= 2 * bot.searches  # every candidate on each world
 

@@ -14,7 +14,7 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
 - ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
   bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
 - ``scout`` (``scout.py``): the fast fair player: the planner's search on the late game only (the Paths
-  chosen once ``LATE`` cells are explored, where the searches pay and are cheap), ``budget`` worlds per
+  chosen once a share ``LATE`` of the board is explored, where the searches pay and are cheap), ``budget`` worlds per
   search; it decides on its observation, and on its information state at the decisions it searches
   (``decides_on = "infostate_when"``).
 - ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,

@@ -4,7 +4,8 @@ It never reads the hidden map: it sees its observation and, at the decisions it 
 information state (``decides_on = "infostate_when"``: ``play_game`` hands it the ``InfoState`` when
 ``wants_infostate(obs)`` says so, else the observation).
 
-Every decision is the heuristic's but the choice of a Path once ``LATE`` cells are explored. There it
+Every decision is the heuristic's but the choice of a Path once a share ``LATE`` of the board is explored
+(26 of Fauna's 49 cells). There it
 weighs the heuristic's cell and the ``ALTERNATIVES`` cells it values next as the planner does
 (``mapgen/engine/bots/planner.py``: determinized rollouts): on ``budget`` worlds the player cannot tell
 from the real game, every candidate is played to the end once per world by the clairvoyant bot of that
@@ -18,7 +19,8 @@ so are the rollouts (a few turns), while the early searches are dear and pay lit
 
 Measured (issue 41; seed 0, 20 games a map of fauna-1..4, pooled): the planner searching every explore
 wins 55% (budget 2); searching only its first 4 or 8 explores, 33-34%; only from the 8th or 14th
-explored cell on, 55% and 64%. So the scout searches late. What it does not use: the sampler's pool of
+explored cell on, 55% and 64%. So the scout searches late, and from the 26th (the speed goal's 10 games
+per CPU-second; the strength is the same within the intervals). What it does not use: the sampler's pool of
 draws of the start state (``mapgen.solving.sampler``, as the web's pool of draws filters it by each
 reveal). Tried as the heuristic's terrain odds and as the first Paths' worlds, it lost: its draws
 (chains from SAT starts that mix slowly on early Fauna states) rated the true terrain of a cell about
@@ -43,9 +45,12 @@ from mapgen.engine.steps import Step
 if TYPE_CHECKING:
     from mapgen.solving.solve import Solver, _Slot
 
-DEFAULT_BUDGET = 2
-#: explored cells from which every explore decision with a choice is searched (a Fauna board has 49)
-LATE = 14
+DEFAULT_BUDGET = 1
+#: the share of the board explored from which every explore decision with a choice is searched (26 of a Fauna
+#: board's 49 cells; measured on fauna-1..4 at budget 1, 20 games a map: from 14 cells 57.5% at 5.7 games per
+#: CPU-second, from 22 45% at 8.5, from 26 54% at 11, from 30 49% at 17: the intervals overlap, 26 is the
+#: first at the speed goal)
+LATE = 0.53
 #: deterministic seconds (SAT propagations) for one search's fresh completions
 SAMPLE_BUDGET = 0.5
 
@@ -75,7 +80,7 @@ class ScoutBot(HeuristicBot):
         """Whether this decision is searched (then ``play_game`` hands over the information state)."""
         if obs.step is None or obs.step[0] != Step.MAIN or len(obs.legal) < 2:
             return False
-        if obs.n_explored < LATE:
+        if obs.n_explored < LATE * len(obs.explored):
             return False
         aim = self.aim
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in obs.legal:
