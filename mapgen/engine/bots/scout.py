@@ -4,10 +4,10 @@ It never reads the hidden map: it sees its observation and, at the decisions it 
 information state (``decides_on = "infostate_when"``: ``play_game`` hands it the ``InfoState`` when
 ``wants_infostate(obs)`` says so, else the observation).
 
-Every decision is the heuristic's but the choice of a Path once a share ``LATE`` of the board is explored
-(26 of Fauna's 49 cells). There it
-weighs the heuristic's cell and the ``ALTERNATIVES`` cells it values next as the planner does
-(``mapgen/engine/bots/planner.py``: determinized rollouts): on ``budget`` worlds the player cannot tell
+Every decision is the heuristic's but the choice of a Path once a share ``LATE`` of the board is
+explored (26 of Fauna's 49 cells). There it weighs the heuristic's cell and the ``ALTERNATIVES`` cells
+it values next as the planner does (``mapgen/engine/bots/planner.py``: determinized rollouts): on
+``budget`` worlds the player cannot tell
 from the real game, every candidate is played to the end once per world by the clairvoyant bot of that
 world (``oracle.rollout_search``: common seeds, ties to the heuristic's choice). A world is a completion
 of the seen cells with the game so far replayed onto it (``infostate.world_on``: dropped when it
@@ -19,13 +19,14 @@ so are the rollouts (a few turns), while the early searches are dear and pay lit
 
 Measured (issue 41; seed 0, 20 games a map of fauna-1..4, pooled): the planner searching every explore
 wins 55% (budget 2); searching only its first 4 or 8 explores, 33-34%; only from the 8th or 14th
-explored cell on, 55% and 64%. So the scout searches late, and from the 26th (the speed goal's 10 games
-per CPU-second; the strength is the same within the intervals). What it does not use: the sampler's pool of
-draws of the start state (``mapgen.solving.sampler``, as the web's pool of draws filters it by each
+explored cell on, 55% and 64%. So the scout searches late, and from the 26th (the speed goal's 10
+games per CPU-second; the strength is the same within the intervals). What it does not use: the
+sampler's pool of draws of the start state (``mapgen.solving.sampler``, as the web's pool of draws filters it by each
 reveal). Tried as the heuristic's terrain odds and as the first Paths' worlds, it lost: its draws
 (chains from SAT starts that mix slowly on early Fauna states) rated the true terrain of a cell about
 the heuristic's local weights (mean log-likelihood -1.72 against -1.65), were all contradicted after
-about three reveals, and the scout on its odds won 30% against 58% on the local weights.
+about three reveals, and the scout searching from the 14th cell won 30-33% on its odds against 58-64% on
+the local weights (budgets 1 and 2).
 
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
