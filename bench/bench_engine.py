@@ -12,6 +12,11 @@ decision), ``--ismcts-games`` games per map (seconds to minutes per game). The p
 20 games per CPU-second, and a win rate within 10 points of the oracle's on the Fauna maps (the line
 ``planner@B vs oracle@B'`` says how far it is). The oracle's goal (issue 41): 5 games per CPU-second
 (``--search-games 25`` or more for a win rate worth comparing).
+``scout`` (the fast fair player, issue 41; ``--scout-budgets 1,2``: worlds per searched decision,
+``--scout-games`` games per map and budget, default 50): its goals are at least 10 games per CPU-second on
+every Fauna map (stretch 20) and a pooled fauna-1..4 win rate at least the planner's measured 58% (stretch:
+within 10 points of the oracle's 76%); the line ``scout@B`` after the table says both, with the win rate's
+95% interval.
 Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,
 ``--bots random,heuristic``, ``--deducer-games N``; ``--bots heuristic,planner,oracle`` for the search
 bots next to the heuristic).
@@ -27,7 +32,12 @@ from mapgen.engine.playtest import Settings, run_playtest, summarise, wilson
 from mapgen.mapfile import read_map
 
 ROOT = Path(__file__).resolve().parent.parent
-GOALS = {"heuristic": 200.0, "deducer": 200.0, "planner": 20.0, "oracle": 5.0}
+GOALS = {"heuristic": 200.0, "deducer": 200.0, "planner": 20.0, "scout": 10.0, "oracle": 5.0}
+#: the scout's goals (issue 41): games per CPU-second on every Fauna map (and the stretch), and its pooled
+#: fauna-1..4 win rate against the planner's and the oracle's measured there (58% and 76%)
+SCOUT_SPEED, SCOUT_STRETCH = 10.0, 20.0
+SCOUT_MAPS = ("fauna-1", "fauna-2", "fauna-3", "fauna-4")
+PLANNER_POOLED, ORACLE_POOLED = 58.3, 76.2
 #: the planner's other goal: its win rate on the Fauna maps within this many points of the oracle's
 ORACLE_POINTS = 10.0
 
@@ -45,6 +55,7 @@ WARM = {
     "deducer": ("mapgen.engine.deduce",),
     "ismcts": ("open_spiel.python.algorithms.ismcts", "mapgen.openspiel", "mapgen.engine.infostate"),
     "planner": ("mapgen.engine.deduce", "mapgen.engine.infostate"),
+    "scout": ("mapgen.engine.deduce", "mapgen.engine.infostate"),
 }
 
 
@@ -70,11 +81,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--games", type=int, default=200, help="games per bot and map (default 200)")
     ap.add_argument("--deducer-games", type=int, default=200, help="games per map for the deducer (default 200)")
-    ap.add_argument("--bots", default="random,heuristic,clairvoyant,deducer,planner,oracle,ismcts")
+    ap.add_argument("--bots", default="random,heuristic,clairvoyant,deducer,scout,planner,oracle,ismcts")
     ap.add_argument("--ismcts-budgets", default="8,32", help="simulations per decision for ismcts (default 8,32)")
     ap.add_argument("--ismcts-games", type=int, default=2, help="games per map and budget for ismcts (default 2)")
     ap.add_argument("--planner-budgets", default="1,2", help="worlds per explore for the planner (default 1,2)")
     ap.add_argument("--oracle-budgets", default="1,2", help="rollouts per candidate for the oracle (default 1,2)")
+    ap.add_argument("--scout-budgets", default="1,2", help="worlds per searched decision for scout (default 1,2)")
+    ap.add_argument("--scout-games", type=int, default=50, help="games per map and budget for scout (default 50)")
     ap.add_argument(
         "--search-games", type=int, default=4, help="games per map and budget for planner and oracle (default 4)"
     )
@@ -86,15 +99,22 @@ def main() -> None:
         f"{'days':>5} {'games/cpu-s':>12}  goal"
     )
     runs = []
-    budgets = {"ismcts": args.ismcts_budgets, "planner": args.planner_budgets, "oracle": args.oracle_budgets}
+    budgets = {
+        "ismcts": args.ismcts_budgets,
+        "planner": args.planner_budgets,
+        "oracle": args.oracle_budgets,
+        "scout": args.scout_budgets,
+    }
     for bot in args.bots.split(","):
         if bot in budgets:
             runs += [(bot, int(b)) for b in budgets[bot].split(",")]
         else:
             runs.append((bot, None))
     totals = {}  # (bot, budget) -> (wins, games)
+    scouts = []  # per scout budget: (budget, slowest map's games per CPU-second, wins and games on SCOUT_MAPS)
     for bot, budget in runs:
         total_games, total_cpu, total_wins = 0, 0.0, 0
+        slowest, pooled_wins, pooled_games = float("inf"), 0, 0
         label = bot if budget is None else f"{bot}@{budget}"
         for path in maps:
             n = {
@@ -102,6 +122,7 @@ def main() -> None:
                 "ismcts": args.ismcts_games,
                 "planner": args.search_games,
                 "oracle": args.search_games,
+                "scout": args.scout_games,
             }.get(bot, args.games)
             rep = bench(path, bot, n, args.seed, budget)
             lo, hi = rep["win_rate_ci"]
@@ -109,6 +130,10 @@ def main() -> None:
             total_games += n
             total_wins += rep["wins"]
             total_cpu += n / rate
+            slowest = min(slowest, rate)
+            if path.stem in SCOUT_MAPS:
+                pooled_wins += rep["wins"]
+                pooled_games += n
             print(
                 f"{rep['map']:<36} {label:<12} {n:>5} {100 * rep['win_rate']:>8.1f}% "
                 f"{100 * lo:>6.1f}-{100 * hi:>5.1f}% {rep['mean_score']:>6.1f} {rep['mean_days']:>5.2f} "
@@ -116,6 +141,8 @@ def main() -> None:
                 flush=True,
             )
         totals[bot, budget] = (total_wins, total_games)
+        if bot == "scout":
+            scouts.append((budget, slowest, pooled_wins, pooled_games))
         rate = total_games / total_cpu if total_cpu else float("inf")
         goal = GOALS.get(bot)
         verdict = "" if goal is None else f"{'met' if rate >= goal else 'NOT met'} (goal {goal:g})"
@@ -125,6 +152,21 @@ def main() -> None:
             f"{100 * lo:>6.1f}-{100 * hi:>5.1f}% {'':>6} {'':>5} {rate:>12.1f}  {verdict}",
             flush=True,
         )
+    for budget, slowest, wins, games in scouts:
+        speed = "met" if slowest >= SCOUT_SPEED else "NOT met"
+        stretch = "met" if slowest >= SCOUT_STRETCH else "not met"
+        line = f"scout@{budget}: slowest Fauna map {slowest:.1f} games/cpu-s ({speed}: goal {SCOUT_SPEED:g}; stretch {SCOUT_STRETCH:g} {stretch})"
+        if games:
+            lo, hi = wilson(wins, games)
+            rate = 100 * wins / games
+            strong = "met" if rate >= PLANNER_POOLED else f"NOT met by {PLANNER_POOLED - rate:.1f} points"
+            near = "met" if ORACLE_POOLED - rate <= ORACLE_POINTS else "not met"
+            line += (
+                f"; {'+'.join(m.removeprefix('fauna-') for m in SCOUT_MAPS)} pooled {rate:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%,"
+                f" {games} games: {strong}: goal the planner's {PLANNER_POOLED:g}%; stretch within {ORACLE_POINTS:g} of"
+                f" the oracle's {ORACLE_POOLED:g}% {near})"
+            )
+        print(line, flush=True)
     oracles = [(b, totals[k]) for k in totals if (b := k[1]) is not None and k[0] == "oracle"]
     for (bot, budget), (wins, games) in totals.items():
         if bot != "planner" or not oracles:

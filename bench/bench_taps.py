@@ -4,7 +4,8 @@ A live server (worker processes, as ``mapgen serve``) plays flora-2 with the hea
 empty board is asked first and its sampler run awaited (the pool warm), then ``--taps`` reveals one at a time
 (the map's own terrains, column 7 first, then 6, ...). Each tap is one quick table request (what the page asks
 first); its wall-clock time is the tap-to-answer latency. After each tap the pool's refill for the new state is
-awaited (a player's pace: seconds between reveals), so every tap meets a warm pool. Prints p50 and p90, how many
+awaited (a player's pace: seconds between reveals), so every tap meets a warm pool. Prints how long the pool took
+to warm after the briefing was chosen (the empty board's first answer from its own run), p50 and p90, how many
 taps were answered with an estimate (``heat_method: "sampler"``) or ``sampling``, and the machine's load.
 
 Example: ``python -m bench.bench_taps --taps 20``
@@ -39,14 +40,14 @@ def _ask(url: str, body: dict) -> tuple[float, dict]:
     return time.perf_counter() - started, out
 
 
-def _settle(url: str, body: dict, seconds: float = 600.0) -> dict:
+def _settle(url: str, body: dict, seconds: float = 600.0, poll: float = 2.0) -> dict:
     """Ask again until the answer is the state's own run (or exact): the pool is warm for the next tap."""
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         _, v = _ask(url, body)
         if v.get("heat_method") == "exact" or (v.get("sampler") or {}).get("own"):
             return v
-        time.sleep(2.0)
+        time.sleep(poll)
     return v
 
 
@@ -67,7 +68,9 @@ def main(argv: list[str] | None = None) -> int:
 
     times, kinds = [], []
     with live_server(warm=True) as url:
-        _settle(url, body())
+        started = time.monotonic()
+        _settle(url, body(), poll=0.25)
+        print(f"pool warm {time.monotonic() - started:.1f} s after the briefing was chosen (goal: 30 s)", flush=True)
         for i in order[: args.taps]:
             shown.append(i)
             took, v = _ask(url, body())

@@ -216,7 +216,7 @@ def test_bots_read_no_private_or_hidden_state(path):
 
 
 def test_registry_names_every_bot():
-    assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant", "ismcts", "planner", "oracle"}
+    assert set(BOTS) == {"random", "heuristic", "deducer", "clairvoyant", "ismcts", "planner", "oracle", "scout"}
 
 
 @pytest.mark.parametrize(

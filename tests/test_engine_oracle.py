@@ -148,7 +148,7 @@ def test_playtest_cli_plays_the_new_bots_and_rejects_bad_choices():
     r = cli("playtest", TRAINING, "--bot", "clairvoyant", "--budget", "2")
     assert r.exit_code == 2
     assert r.output.strip().splitlines() == [
-        "error: --budget: the clairvoyant bot has no search budget (--budget is for ismcts, oracle, planner)"
+        "error: --budget: the clairvoyant bot has no search budget (--budget is for ismcts, oracle, planner, scout)"
     ]
 
 

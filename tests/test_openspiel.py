@@ -177,7 +177,8 @@ def test_budget_only_for_a_search_bot():
     r = CliRunner().invoke(main, ["playtest", "training-1", "--bot", "heuristic", "--budget", "4"])
     assert r.exit_code == 2
     assert (
-        "error: --budget: the heuristic bot has no search budget (--budget is for ismcts, oracle, planner)" in r.output
+        "error: --budget: the heuristic bot has no search budget (--budget is for ismcts, oracle, planner, scout)"
+        in r.output
     )
 
 

@@ -184,7 +184,25 @@ def test_table_gives_forced_cells_count_target_and_heat(client):
         else:
             assert 0.0 < p < 1.0 and round(p * 57009) * 1.0 == pytest.approx(p * 57009)
     quick = client.post("/api/table", json={"map": _state("fauna-1", []), "count": "quick"}).json()
-    assert quick["exact"] is False and quick["count"] >= 500 and quick["count_mode"] == "quick"
+    # the first answer after a tap counts only what answers in milliseconds: no "at least N" as the headline
+    assert quick["exact"] is False and quick["count"] is None and quick["count_mode"] == "quick"
+    assert quick["method"] == "none" and "estimate" not in quick
+
+
+def test_a_quick_answer_counts_a_state_with_thousands_of_maps_exactly():
+    """The first answer after a tap counts a state with some thousands of completions exactly, from the compiled
+    enumeration capped in search nodes, and says nothing rather than a lower bound above the cap."""
+    from mapgen.solving.solve import Solver
+
+    m = maps.load("vameter-1")
+    b = m.board
+    order = [i for c in reversed(b.col_numbers) for i in b.col_cells(c) if i not in (m.briefing.peak, m.briefing.start)]
+    solver = Solver(get_chapter("vameter"))
+    few = m.hide(i for i in range(b.size) if i not in set(order[:36]))
+    exact = solver.count(few, time_limit=60)
+    assert exact.exact and 100 < exact.count < 100_000
+    assert solver.small_count(few) == exact.count
+    assert solver.small_count(m.hide(range(b.size))) is None  # past the cap: no count, not a bound
 
 
 def test_generate_returns_what_the_cli_prints(client):
@@ -756,6 +774,7 @@ def draw_pools(monkeypatch):
     monkeypatch.setattr(draws, "SWEEPS", 6)
     monkeypatch.setattr(draws, "BURN", 2)
     monkeypatch.setattr(draws, "WARM_BURN", 1)
+    monkeypatch.setattr(draws, "DEEPEN", 1)  # one run per state unless a test deepens
     monkeypatch.setattr(draws, "_solvers", {})  # this test's solvers go with it, not at the interpreter's exit
     monkeypatch.setattr(service, "_local", threading.local())
     with ThreadPoolExecutor(1) as runner:
@@ -833,3 +852,63 @@ def test_a_reveal_filters_the_pool_and_refills_it_for_the_new_state(draw_pools, 
     more = state.with_cells([t if i == x else m.cells[i] if i == y else None for i in range(m.board.size)])
     assert "sampling" in _flora_table(more)  # too few agree: a run for it starts
     draw_pools.wait()
+
+
+def test_the_pool_answers_from_every_run_under_the_state_until_its_own_run_lands(draw_pools, monkeypatch):
+    """Before a state's own run lands, the agreeing draws of every kept run under it answer together: their
+    union (each run's are completions of the state), effective samples summed, the worst R-hat."""
+    import numpy as np
+
+    from mapgen.web import draws
+
+    monkeypatch.setattr(draws, "MIN_AGREE", 1)
+    m = maps.load("flora-2")
+    chapter = get_chapter("flora")
+    b = m.board
+    terrains = tuple(chapter.terrains)
+    rng = np.random.default_rng(0)
+    x, y = b.index("C4"), b.index("D3")
+    wood, water = terrains.index(Terrain.WOOD), terrains.index(Terrain.WATER)
+
+    def run(state, rhat, ess):
+        d = rng.integers(0, len(terrains), size=(2, 30, b.size)).astype(np.int8)
+        d[0, :10, x], d[1, :20, y] = wood, water  # some draws show the reveals below
+        for i, t in enumerate(state.cells):
+            if t is not None:
+                d[..., i] = terrains.index(t)
+        return draws.Run(state, d, terrains, rhat, ess)
+
+    empty = m.hide(range(b.size))
+    one = empty.with_cells([Terrain.WOOD if i == x else None for i in range(b.size)])
+    a, c = run(empty, 1.3, 30.0), run(one, 1.1, 60.0)
+    draw_pools._runs[("flora", m.briefing)] = [a, c]
+    both = one.with_cells([Terrain.WOOD if i == x else Terrain.WATER if i == y else None for i in range(b.size)])
+    rows_a, rows_c = a.agreeing(chapter, both), c.agreeing(chapter, both)
+    assert len(rows_a) and len(rows_c)
+    possible = {i: frozenset(chapter.terrains) for i in range(b.size) if both.cells[i] is None}
+    v = draw_pools.answer(chapter, both, Terrain.FLORA_CREATURE, possible)
+    s = v["sampler"]
+    assert s["runs"] == 2 and s["agreeing"] == len(rows_a) + len(rows_c) and not s["own"]
+    assert s["effective_samples"] == pytest.approx(len(rows_a) * 30 / 60 + len(rows_c) * 60 / 60, abs=0.1)
+    assert s["rhat"] == 1.3 and s["drawn_for"] == 1
+    fc = terrains.index(Terrain.FLORA_CREATURE)
+    k = int((rows_a[:, 0] == fc).sum() + (rows_c[:, 0] == fc).sum())
+    assert v["heat"]["A1"] == round(k / (len(rows_a) + len(rows_c)), 4)
+    draw_pools.wait()  # the refill for the state itself: its own run answers alone from now on
+
+
+def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monkeypatch):
+    """After a state's own run, its chains go on (the next run from their last draws, the next seed) until it has
+    DEEPEN runs; every own run answers together."""
+    from mapgen.web import draws
+
+    monkeypatch.setattr(draws, "DEEPEN", 3)
+    m = maps.load("flora-2")
+    empty = m.hide(range(m.board.size))
+    _flora_table(empty)
+    draw_pools.wait()
+    runs = draw_pools._runs[("flora", empty.briefing)]
+    assert len(runs) == 3 and all(r.state.cells == empty.cells for r in runs)
+    assert not all((a.draws == runs[0].draws).all() for a in runs[1:])  # each run goes on: new draws
+    s = _flora_table(empty)["sampler"]
+    assert s["own"] and s["runs"] == 3 and s["samples"] == s["agreeing"] == 3 * 8 * 6

@@ -982,7 +982,8 @@ def test_phone_helper_shows_estimated_chances_from_the_first_reveal_on_flora(mon
         try:
             d.get(f"{url}/helper#ch=flora&from=flora-2&peak=F3&start=F7&r=A7Sk&heat=Fc")
             wait_for(lambda: "estimated" in text_of(d, "heat-note"), seconds=240, what="the estimate")
-            assert "from 80 sampler draws of this state" in text_of(d, "heat-note")
+            # 8 chains of 10 sweeps a run; the pool deepens the state by up to 3 runs while the page waits
+            assert re.search(r"from (80|160|240) sampler draws of this state", text_of(d, "heat-note"))
             text = cell(d, "A1").text
             assert re.search(r"~\d+%\s*±\d+", text), text
             assert re.search(

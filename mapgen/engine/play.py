@@ -15,7 +15,9 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     ``decides_on = "infostate"`` is handed p's whole information state (``mapgen/engine/infostate.py``),
     one with ``decides_on = "legal"`` only the legal actions (``legal_only``: an observation holding
     ``player``, ``step`` and ``legal``, as OpenSpiel's uniform random agent reads nothing else), one with
-    ``decides_on = "state"`` (the ``oracle``, not a fair player) the state itself."""
+    ``decides_on = "state"`` (the ``oracle``, not a fair player) the state itself; one with
+    ``decides_on = "infostate_when"`` (the ``scout``) its observation, or its information state at a decision
+    where ``wants_infostate(obs)`` says so (the referee's tracking is paid only up to the last such decision)."""
     steps = 0
     apply_action = state.apply_action
     wants = [getattr(b, "decides_on", "observation") for b in bots]
@@ -28,6 +30,10 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
             apply_action(bots[p].step(observe(state, p)))
         elif wants[p] == "legal":
             apply_action(bots[p].step(legal_only(state, p)))
+        elif wants[p] == "infostate_when":  # the scout: its information state at the decisions it searches
+            obs = observe(state, p)
+            bot = bots[p]
+            apply_action(bot.step(information_state(state, p) if bot.wants_infostate(obs) else obs))
         elif wants[p] == "state":  # the oracle: a search with the map in view (it clones, never changes it)
             apply_action(bots[p].step(state))
         else:

@@ -6,15 +6,18 @@ seconds to a minute: far more than a tap may wait. So each briefing keeps the dr
 states (``KEEP`` runs). A draw of a state S is a completion of S; when a later state T of the same briefing
 reveals more cells, the draws of S that show T's reveals and T's Hill numbers (``solve.agrees``) are
 completions of T, and, if S's draws were uniform over S's completions, uniform over T's: the agreeing draws
-answer T at once. The answer's shares are the agreeing draws' shares, each with a binomial standard error
-``sqrt(q(1 - q) / n_eff)``: ``q = (k + 1) / (n + 2)`` (Laplace's rule, so that a terrain seen in none of the
-``n`` agreeing draws still has an error) and ``n_eff = n * ess / samples`` (the run's effective samples per
-draw: the chains' draws are correlated). Its R-hat is the run's (the chains' agreement over S).
+answer T at once. T's own run answers alone once it has landed; before that the agreeing draws of every kept
+run under T answer together (each run's are uniform over T's completions, so their union is too). The answer's
+shares are the agreeing draws' shares, each with a binomial standard error ``sqrt(q(1 - q) / n_eff)``:
+``q = (k + 1) / (n + 2)`` (Laplace's rule, so that a terrain seen in none of the ``n`` agreeing draws still has
+an error) and ``n_eff`` the sum over the runs of their agreeing draws times ``ess / samples`` (the run's
+effective samples per draw: the chains' draws are correlated; runs started from one another's draws are
+correlated too, which this sum ignores). Its R-hat is the worst of the runs' (the chains' agreement over S).
 
 After each answer the pool is refilled in the background: a new run for the state just asked, its chains
 starting from agreeing draws (already a fair sample of it), replaces the oldest. When fewer than
-``MIN_AGREE`` draws agree (or none of the kept runs' states lies under T: an undo past them), there is no
-answer yet; a run for T starts and the answer says ``"sampling": {"seconds": N}`` meanwhile, like a compile
+``MIN_AGREE`` draws agree in all (or none of the kept runs' states lies under T: an undo past them), there is
+no answer yet; a run for T starts and the answer says ``"sampling": {"seconds": N}`` meanwhile, like a compile
 (the page asks again). Runs go to one process of their own per server worker, at a lower priority (the
 sampler's numba loops hold the GIL: in the worker's thread a run would hold up every tap for its chunks).
 
@@ -46,13 +49,16 @@ from mapgen.terrain import Terrain
 from mapgen.workers import start_worker
 
 #: a pool answers when at least this many of its draws agree with the state (else a run for it starts)
-MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "100"))
+MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "40"))
 #: each run: chains, sweeps recorded per chain, burn-in sweeps from a SAT solver's starts (from agreeing draws:
 #: ``WARM_BURN``, since they are a fair sample already)
 CHAINS = 8
 SWEEPS = int(os.environ.get("MAPGEN_POOL_SWEEPS", "100"))
 BURN, WARM_BURN = 20, 5
 SEED = 0
+#: while no newer state is asked, a state's own runs go on (a next run from the last one's draws, the next seed)
+#: until it has this many: the pool deepens while the player looks, so a rarer reveal still finds agreeing draws
+DEEPEN = int(os.environ.get("MAPGEN_POOL_DEEPEN", "3"))
 #: runs kept per briefing (an undo finds the run of an earlier state), and briefings kept
 KEEP, BRIEFINGS = 6, 16
 #: the OS priority of the process the runs go to, added to the worker's
@@ -100,14 +106,18 @@ class Run:
         return flat
 
 
-def estimate(run: Run, rows: np.ndarray, state: Map, terrain: Terrain, possible) -> dict:
-    """The table's estimated heat from the agreeing draws ``rows``: ``heat`` and ``heat_error`` per unrevealed
-    cell (0 or 1 with no error where ``possible`` decides it) and the ``sampler`` summary."""
+def estimate(parts: list[tuple[Run, np.ndarray]], state: Map, terrain: Terrain, possible) -> dict:
+    """The table's estimated heat from the agreeing draws of one or more runs (``parts``: (run, rows)): ``heat``
+    and ``heat_error`` per unrevealed cell (0 or 1 with no error where ``possible`` decides it) and the
+    ``sampler`` summary. Each run's agreeing draws are uniform over the state's completions (if its own draws
+    were over its own state's), so their union is too; their effective number is each run's share of
+    effective samples per draw times its agreeing draws, summed; the R-hat is the worst of the runs'."""
     b = state.board
+    rows = np.concatenate([r for _, r in parts]) if len(parts) > 1 else parts[0][1]
     n = len(rows)
-    per_draw = min(1.0, run.ess / run.samples) if run.samples else 1.0
-    n_eff = max(1.0, n * per_draw)
-    k_of = run.terrains.index(terrain) if terrain in run.terrains else -1
+    n_eff = max(1.0, sum(len(r) * (min(1.0, run.ess / run.samples) if run.samples else 1.0) for run, r in parts))
+    terrains = parts[0][0].terrains  # every run of a briefing numbers the chapter's terrains alike
+    k_of = terrains.index(terrain) if terrain in terrains else -1
     heat, error = {}, {}
     for i in sorted(possible):
         ts = possible[i]
@@ -118,18 +128,24 @@ def estimate(run: Run, rows: np.ndarray, state: Map, terrain: Terrain, possible)
         q = (k + 1) / (n + 2)
         heat[b.name(i)] = round(k / n, 4)
         error[b.name(i)] = round(math.sqrt(q * (1 - q) / n_eff), 4)
-    own = run.state.cells == state.cells and run.state.hills == state.hills
+    rhat = max(run.rhat for run, _ in parts)
     summary = {
-        "rhat": rhat_json(run.rhat),
-        "converged": converged(run.rhat),
-        "samples": run.samples,
+        "rhat": rhat_json(rhat),
+        "converged": converged(rhat),
+        "samples": sum(run.samples for run, _ in parts),
         "agreeing": n,
         "effective_samples": round(n_eff, 1),
-        "drawn_for": sum(t is not None for t in run.state.cells),
-        "own": own,
+        "drawn_for": max(sum(t is not None for t in run.state.cells) for run, _ in parts),
+        "own": any(_own(run, state) for run, _ in parts),
+        "runs": len(parts),
         "error": "binomial",
     }
     return {"heat": heat, "heat_error": error, "sampler": summary}
+
+
+def _own(run: Run, state: Map) -> bool:
+    """Whether the run was drawn for ``state`` itself."""
+    return run.state.cells == state.cells and run.state.hills == state.hills
 
 
 class DrawPools:
@@ -147,33 +163,40 @@ class DrawPools:
         """``estimate``'s answer from the kept run with the most agreeing draws, refilling the pool behind it;
         or ``{"sampling": {"seconds"}}`` while a run that will answer ``state`` goes on."""
         key = (chapter.name, state.briefing)
-        best: tuple[Run, np.ndarray] | None = None
         with self._lock:
             runs = list(self._runs.get(key, ()))
-        for run in runs:
-            if run.under(state):
-                rows = run.agreeing(chapter, state)
-                if best is None or len(rows) > len(best[1]):
-                    best = (run, rows)
-        if best is not None:
-            run, rows = best
-            own = run.state.cells == state.cells and run.state.hills == state.hills
-            if len(rows) and (own or len(rows) >= MIN_AGREE):
+        parts = [(run, run.agreeing(chapter, state)) for run in runs if run.under(state)]
+        parts = [(run, rows) for run, rows in parts if len(rows)]
+        own = [(run, rows) for run, rows in parts if _own(run, state)]
+        best = max(parts, key=lambda p: len(p[1]), default=None)
+        if own:
+            for run, _ in own:
                 run.used = time.monotonic()
-                if not own:
-                    self._start(chapter, state, rows, run.terrains)
-                return estimate(run, rows, state, terrain, possible)
+            return estimate(own, state, terrain, possible)
+        if best is not None and sum(len(rows) for _, rows in parts) >= MIN_AGREE:
+            for run, _ in parts:
+                run.used = time.monotonic()
+            self._start(chapter, state, best[1], best[0].terrains)
+            return estimate(parts, state, terrain, possible)
         started = self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
         return {"sampling": {"seconds": round(time.monotonic() - started, 1)}}
 
-    def _start(self, chapter: Chapter, state: Map, rows: np.ndarray | None, terrains: tuple[Terrain, ...]) -> float:
+    def _start(
+        self,
+        chapter: Chapter,
+        state: Map,
+        rows: np.ndarray | None,
+        terrains: tuple[Terrain, ...],
+        seed: int = SEED,
+        follow: bool = False,
+    ) -> float:
         """Start a run for ``state`` unless one is under way for this briefing (then it is next), its chains
         from ``rows`` (agreeing draws, terrain numbers into ``terrains``) when there are any; when the run
-        for it started."""
+        for it started. ``follow``: the run that just ended starts it (the briefing stays marked running)."""
         key = (chapter.name, state.briefing)
         with self._lock:
             running = self._running.get(key)
-            if running is not None:
+            if running is not None and not follow:
                 if running[0].cells != state.cells or running[0].hills != state.hills:
                     self._wanted[key] = state
                 return running[1]
@@ -185,7 +208,7 @@ class DrawPools:
             starts = [[int(k) for k in rows[j]] for j in pick]
         codes = [t.code for t in terrains]
         try:
-            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, SEED)
+            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, seed)
         except Exception:  # noqa: BLE001 - no process for the runs now: no estimate yet; the next ask tries again
             with self._lock:
                 self._running.pop(key, None)
@@ -200,7 +223,6 @@ class DrawPools:
         except Exception:  # noqa: BLE001 - a failed run only means no estimate yet; the next ask starts another
             got = None
         with self._lock:
-            self._running.pop(key, None)
             wanted = self._wanted.pop(key, None)
             if got is not None:
                 draws, codes, rhat, ess = got
@@ -212,11 +234,17 @@ class DrawPools:
                 while len(self._runs) > BRIEFINGS:
                     oldest = min(self._runs, key=lambda k: max(r.used for r in self._runs[k]))
                     del self._runs[oldest]
+            # nothing newer asked: the state's own runs go on, up to DEEPEN of them
+            mine = sum(_own(r, state) for r in self._runs.get(key, ())) if got is not None else DEEPEN
+            if wanted is None and mine >= DEEPEN:
+                self._running.pop(key, None)  # else the next run takes over the mark (``wait`` sees no gap)
         if wanted is not None:  # the player moved on while this ran: sample the latest state next
             if got is not None and run.under(wanted):
-                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains)
+                self._start(chapter, wanted, run.agreeing(chapter, wanted), run.terrains, follow=True)
             else:
-                self._start(chapter, wanted, None, ())
+                self._start(chapter, wanted, None, (), follow=True)
+        elif mine < DEEPEN:
+            self._start(chapter, state, run.draws[:, -1], run.terrains, seed=SEED + mine, follow=True)
 
     def runner(self):
         if self._runner is None:

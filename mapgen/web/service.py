@@ -30,8 +30,7 @@ from mapgen.terrain import quantity
 DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
 MAX_TIME = {"solve": 30.0, "hint": 15.0, "table": 15.0, "generate": 30.0, "repair": 30.0, "deduce": 300.0}
 HTTP_STATUS = {1: 409, 2: 400, 3: 504}
-QUICK_COUNT = 500  # the table helper's first count: enumerate up to this many completions
-QUICK_WORK = 0.25  # within this many deterministic seconds of CP-SAT (the same answer under any load)
+QUICK_COUNT = 500  # the table helper's first count from a circuit: completions enumerated up to this many
 QUICK_TARGET = 0.6  # seconds for the target status in a quick answer (the full one has longer)
 HEAT_ENUMERATION = 20_000  # an exact heat map by enumeration up to this many completions (a few seconds)
 
@@ -154,6 +153,15 @@ def solver_for(chapter: str):
     if chapter not in solvers:
         solvers[chapter] = Solver(get_chapter(chapter))
     return solvers[chapter]
+
+
+def warm_kernels() -> None:
+    """Load the sampler's compiled kernels (numba's disk cache, about a second) in a worker before its first
+    request, so that the first quick count after a tap (``Solver.small_count``) does not pay for it."""
+    import maps  # deferred: the shipped maps, in the worker only
+
+    m = maps.load("training-1")
+    solver_for(m.chapter).small_count(m.hide(range(m.board.size)), nodes=1_000)
 
 
 class BackgroundCompiles:
@@ -474,14 +482,17 @@ def do_table(body: dict) -> tuple[int, dict]:
     """The table helper's view of a state, in one call within one time limit.
 
     ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact;
-    the count exact when it finishes in time, else a lower bound with ``exact: false`` (null when not even
-    that); ``heat`` the chance of the terrain ``heat`` names in every unrevealed cell, exact
-    (``heat_exact``) when the completions could be enumerated, else only where it is known (0 or 1) and
-    null where the terrain may be; ``heat`` is null when not even that could be had in time. ``count: "quick"`` only enumerates up to QUICK_COUNT completions (the first answer
-    after a tap); ``"full"`` (default) then asks the exact counter too.
+    the count exact when it finishes in time, else the counters' labelled estimate with ``exact: false``
+    (``estimate``), null when there is none yet; ``heat`` the chance of the terrain ``heat`` names in every
+    unrevealed cell, exact (``heat_exact``) when the completions could be enumerated, else only where it is
+    known (0 or 1) and null where the terrain may be; ``heat`` is null when not even that could be had in time.
+    ``count: "quick"`` (the first answer after a tap) counts only what answers in milliseconds: a compiled
+    circuit, or a compiled enumeration capped in search nodes (``Solver.small_count``), else ``count: null``;
+    ``"full"`` (default) then asks the exact and approximate counters too.
     """
     from mapgen.solving.sat import Budget  # deferred: pysat, on the first request that needs it, not at the app's start
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        CountResult,
         NoCompletion,
         SolveTimeout,
         inline_from,
@@ -511,17 +522,26 @@ def do_table(body: dict) -> tuple[int, dict]:
         # out is a time-out (exit 3), never a weaker answer.
         compiling = None
         inline = 0.4 * limit if sum(t is not None for t in state.cells) >= inline_from(chapter) else 0.0
-        if solver.circuit(state, inline, deadline=budget.deadline) is None:
+        if solver.circuit(state, inline, deadline=budget.deadline) is not None:
+            # the circuit answers at once, with every cell's tallies (an exact heat map)
+            result = solver.count(state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible)
+        else:
             compiling = COMPILES.status(chapter, state)
-        # enumerate a few hundred completions first (deterministic work): exact for most states met in play
-        result = solver.count(
-            state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible, work=QUICK_WORK
-        )
-        if not result.exact and mode == "full" and compiling is None:  # then the exact count (the counters)
+            # a compiled enumeration capped in search nodes (deterministic work, tens of milliseconds): exact
+            # for the states with up to some thousands of completions; no count yet otherwise (never a
+            # lower bound made of the completions met before a cap as the headline number)
+            small = solver.small_count(state, possible)
+            result = CountResult(small, True, "enumeration") if small is not None else None
+        if (
+            (result is None or not result.exact) and mode == "full" and compiling is None
+        ):  # then the exact count (the counters)
             # compile=False: a state whose background compile failed is not compiled again here; while one
             # runs the page only polls (the counters would take CPU from the compile that answers exactly)
             result = solver.count(state, limit=100_000, time_limit=budget.part(0.8), possible=possible, compile=False)
-        count, exact, tallies = result.count, result.exact, result.tallies
+        if result is None:  # a quick answer, or a compile going on: the count comes later
+            count, exact, tallies, method = None, False, None, "none"
+        else:
+            count, exact, tallies, method = result.count, result.exact, result.tallies, result.method
         if mode == "full" and heat_t is not None and tallies is None and exact and count <= HEAT_ENUMERATION:
             few = solver.count(
                 state, limit=HEAT_ENUMERATION + 1, time_limit=budget, exact_counter=False, possible=possible
@@ -533,14 +553,14 @@ def do_table(body: dict) -> tuple[int, dict]:
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
             "count_mode": mode,
-            "method": result.method,
+            "method": method,
             "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
             "heat": None,
             "heat_exact": None,
         }
-        if not exact and result.estimate is not None:
+        if result is not None and not exact and result.estimate is not None:
             out["estimate"] = result.estimate
-        if compiling is not None and result.method != "d-dnnf":
+        if compiling is not None and method != "d-dnnf":
             out["compiling"] = {"seconds": round(compiling, 1)}
         if heat_t is not None:
             if tallies is not None and exact:

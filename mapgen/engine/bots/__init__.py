@@ -13,6 +13,10 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
   It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
 - ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
   bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
+- ``scout`` (``scout.py``): the fast fair player: the planner's search on the late game only (the Paths
+  chosen once a share ``LATE`` of the board is explored, where the searches pay and are cheap), ``budget`` worlds per
+  search; it decides on its observation, and on its information state at the decisions it searches
+  (``decides_on = "infostate_when"``).
 - ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,
   chance drawn at random: no deck order), ``budget`` rollouts per candidate action; the playtests'
   upper bound, not a fair player (``decides_on = "state"``).
@@ -33,6 +37,7 @@ from mapgen.engine.bots.oracle import OracleBot
 from mapgen.engine.bots.planner import PlannerBot
 from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
 from mapgen.engine.bots.random_bot import RandomBot
+from mapgen.engine.bots.scout import ScoutBot
 from mapgen.model import Map
 
 BOTS = {
@@ -43,11 +48,12 @@ BOTS = {
     "ismcts": IsmctsBot,
     "planner": PlannerBot,
     "oracle": OracleBot,
+    "scout": ScoutBot,
 }
 #: the bots that must be handed the map (``make_bot(name, rng, map=m)``)
 NEEDS_MAP = frozenset({"clairvoyant", "oracle"})
 #: the bots with a search budget (``make_bot(name, rng, budget=n)``: simulations per decision)
-HAS_BUDGET = frozenset({"ismcts", "planner", "oracle"})
+HAS_BUDGET = frozenset({"ismcts", "planner", "oracle", "scout"})
 #: the bots that see the hidden map: upper bounds, not fair players (a grade's gap is oracle minus the best other)
 UNFAIR = frozenset({"clairvoyant", "oracle"})
 
@@ -82,5 +88,6 @@ __all__ = [
     "OracleBot",
     "PlannerBot",
     "RandomBot",
+    "ScoutBot",
     "make_bot",
 ]

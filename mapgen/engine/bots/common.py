@@ -68,6 +68,13 @@ def geometry(table) -> Geometry:
     return geo
 
 
+def share_geometry(table, like) -> None:
+    """Give ``table`` the ``Geometry`` of ``like``: a world drawn for a search is a game on another map with the
+    same board, briefing, chapter and cards, and a Geometry reads none of the map (no terrain, no Hills)."""
+    if table not in _GEOMETRY:
+        _GEOMETRY[table] = geometry(like)
+
+
 class Geometry:
     """Per-game tables the heuristic reads many times: neighbours, lines, priors, the chapter's rules compiled."""
 

@@ -6,7 +6,9 @@
 //   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
 //                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
-//   - otherwise "exact": true is an exact count, "exact": false a lower bound ("at least N maps fit");
+//   - otherwise "exact": true is an exact count; "exact": false with an "estimate" from a counter ("method" not
+//     "bounds"): "about N maps fit (estimated; 95%: LO to HI)"; with only proven bounds: "more maps fit than were
+//     counted in time (proven: at least N, at most M)"; "count": null (a quick answer): "counting…";
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
 //   - "heat_method": "sampler" (a quick answer's heat map estimated from the briefing's pool of sampler draws):
 //                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval), the
@@ -255,13 +257,33 @@ function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
 
+// A count as people read it: digits up to a million, then "2.3 million" ... "4.1 trillion", then "2.3 × 10^15".
+function bigCount(n) {
+  if (n < 1e6) return Math.round(n).toLocaleString("en");
+  const names = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]];
+  if (n < 1e15) {
+    const [unit, name] = names.find(([u]) => n >= u);
+    return `${(n / unit).toPrecision(2)} ${name}`;
+  }
+  const k = Math.floor(Math.log10(n));
+  return `${(n / 10 ** k).toFixed(1)} × 10^${k}`;
+}
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
   if (v.compiling) return `compiling the briefing… ${Math.round(v.compiling.seconds || 0)} s`;
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
   if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
-  return `at least ${n} maps fit (estimate${v.count_mode === "quick" ? ", counting…" : ""})`;
+  const e = v.estimate;
+  if (e && e.method !== "bounds" && e.low !== undefined && e.high !== undefined) {
+    // a counter's estimate: its value and the interval that holds with its stated confidence
+    const pct = Math.round(100 * (e.confidence || 0.95));
+    return `about ${bigCount(e.value)} maps fit (estimated; ${pct}%: ${bigCount(e.low)} to ${bigCount(e.high)})`;
+  }
+  // no estimate in time: the proven bounds, never a partial listing's size as if it were the count
+  const hi = e && e.proven_high ? `, at most ${bigCount(e.proven_high)}` : "";
+  return `more maps fit than were counted in time (proven: at least ${bigCount(v.count)}${hi})`;
 }
 
 function status() {

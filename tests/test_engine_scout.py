@@ -1,0 +1,118 @@
+"""The scout (the fast fair player): seeded play, legal games to the end in every chapter, what it is handed,
+and worlds that agree with what it saw."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from constraints.catalogue import get_chapter
+from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, make_bot, scout
+from mapgen.engine.bots.scout import ScoutBot
+from mapgen.engine.game import CHANCE_PLAYER
+from mapgen.engine.infostate import information_state
+from mapgen.engine.observation import observe
+from mapgen.engine.play import play_game
+from mapgen.engine.playtest import Settings, make_game, play_one, run_playtest
+from mapgen.mapfile import read_map
+from mapgen.solving.solve import agrees
+
+DATA = Path(__file__).parent / "data"
+TRAINING = DATA / "engine_training_201.toml"
+FAUNA = DATA / "engine_fauna_201.toml"
+MAPS = ["engine_training_201", "engine_fauna_201", "engine6_flora_201", "engine6_vameter_201", "engine6_maldonado_201"]
+
+
+def test_the_registry_knows_the_scout():
+    assert BOTS["scout"] is ScoutBot
+    assert "scout" in HAS_BUDGET and "scout" not in NEEDS_MAP and "scout" not in UNFAIR  # a fair player
+    assert make_bot("scout", random.Random(0), budget=3).budget == 3
+    assert make_bot("scout", random.Random(0)).budget == scout.DEFAULT_BUDGET
+
+
+def test_same_seed_same_game():
+    m = read_map(FAUNA)
+    s = Settings(bot="scout", seed=4, budget=1)
+    game = make_game(m, s, 0)
+    one = play_one(m, s, 0, keep_actions=True, game=game)
+    two = play_one(m, s, 0, keep_actions=True, game=game)
+    assert one.actions == two.actions and one.outcome == two.outcome
+    others = [play_one(m, Settings(bot="scout", seed=k, budget=1), 0, keep_actions=True, game=game) for k in (5, 6)]
+    assert any(o.actions != one.actions for o in others)
+
+
+def test_the_same_games_on_one_process_or_two():
+    m = read_map(TRAINING)
+    s = Settings(bot="scout", seed=9, budget=1)
+    one = run_playtest(m, s, 4, jobs=1, keep_actions=True)
+    two = run_playtest(m, s, 4, jobs=2, keep_actions=True)
+    assert [r.actions for r in one] == [r.actions for r in two]
+
+
+@pytest.mark.parametrize("name", MAPS)
+def test_plays_legal_games_to_the_end_in_every_chapter(monkeypatch, name):
+    """Every action it picks is legal and the games end (won, lost or sealed), searched decisions included
+    (searching from the third explored cell or so, so that every chapter's games search)."""
+    monkeypatch.setattr(scout, "LATE", 0.06)
+    m = read_map(DATA / f"{name}.toml")
+    searched = 0
+    for seed in range(2):
+        state = make_game(m, Settings(bot="scout", seed=seed), seed).new_initial_state()
+        bots = [ScoutBot(random.Random(seed * 8 + p), 1) for p in range(state.game.n)]
+        rng = random.Random(seed)
+        while not state.is_terminal():
+            p = state.current_player()
+            if p == CHANCE_PLAYER:
+                pile = state._chance_pile()
+                state.apply_action(1000 + pile[rng.randrange(len(pile))])
+                continue
+            obs = observe(state, p)
+            a = bots[p].step(information_state(state, p) if bots[p].wants_infostate(obs) else obs)
+            assert a in state.legal_actions()
+            state.apply_action(a)
+        assert state.outcome is not None
+        searched += sum(b.searches for b in bots)
+    assert searched > 0
+
+
+def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():
+    assert ScoutBot.decides_on == "infostate_when"
+    seen = []
+
+    class Spy(ScoutBot):
+        def step(self, x):
+            obs = x.obs if hasattr(x, "obs") else x
+            seen.append((type(x).__name__, obs.n_explored))
+            return super().step(x)
+
+    m = read_map(FAUNA)
+    bot = Spy(random.Random(1), 1)
+    play_game(make_game(m, Settings(), 7).new_initial_state(), [bot], random.Random(7))
+    infos = [n for kind, n in seen if kind == "InfoState"]
+    assert infos and all(n >= scout.LATE * m.board.size for n in infos)  # the late game only
+    assert sum(kind == "Observation" for kind, _ in seen) > 20
+    assert bot.searches >= 1 and bot.rollouts >= 2 * bot.searches  # every candidate on each world
+
+
+def test_its_worlds_agree_with_what_it_saw():
+    """Every world a search plays on holds every seen cell and Hill number of the real game (its map is a
+    completion of the seen cells), and is at the same point of the game."""
+    m = read_map(FAUNA)
+    chapter = get_chapter(m.chapter)
+    state = make_game(m, Settings(), 5).new_initial_state()
+    checked = []
+
+    class Check(ScoutBot):
+        def _worlds(self, info, obs):
+            worlds = super()._worlds(info, obs)
+            known = state.known_map()
+            for w in worlds:
+                assert agrees(chapter, w.state.game.map.cells, known)
+                assert len(w.state.history) == len(state.history)
+            checked.append(len(worlds))
+            return worlds
+
+    play_game(state, [Check(random.Random(2), 2)], random.Random(5))
+    assert checked and max(checked) == 2
