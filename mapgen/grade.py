@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import csv
 import io
+import math
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -36,7 +37,7 @@ from mapgen.terrain import quantity
 WALLED_IN = SEALED_BY[0]
 
 #: Games per task: small enough to spread over workers, large enough that a task is worth sending.
-CHUNK = {"deducer": 5, "planner": 2, "oracle": 2}
+CHUNK = {"deducer": 20, "scout": 10, "planner": 2, "oracle": 5}
 DEFAULT_CHUNK = 50
 
 
@@ -166,6 +167,17 @@ class Play:
         return self.oracle.win_rate - self.fair.win_rate
 
     @property
+    def gap_interval(self) -> tuple[float, float]:
+        """The gap's 95% interval: Newcombe's hybrid score interval for a difference of two independent
+        proportions (Newcombe 1998, method 10), made of the two bots' Wilson intervals; within [-1, 1]."""
+        p1, (l1, u1) = self.oracle.win_rate, self.oracle.interval
+        p2, (l2, u2) = self.fair.win_rate, self.fair.interval
+        d = p1 - p2
+        lo = d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2)
+        hi = d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2)
+        return (max(-1.0, lo), min(1.0, hi))
+
+    @property
     def fair_above_oracle(self) -> bool:
         """Whether the best fair bot beats the oracle outside the intervals (the bound failed on this map)."""
         return self.fair.interval[0] > self.oracle.interval[1]
@@ -178,6 +190,7 @@ class Play:
             "oracle_win_rate": round(self.oracle.win_rate, 4),
             "oracle_win_rate_ci": [round(x, 4) for x in self.oracle.interval],
             "gap": round(self.gap, 4),
+            "gap_ci": [round(x, 4) for x in self.gap_interval],
             "fair_above_oracle": self.fair_above_oracle,
         }
 
@@ -711,7 +724,8 @@ def report_text(g: MapGrade) -> str:
     if play is not None:
         lines.append(
             f"  play         {play.fair.bot} (best fair bot) wins {100 * play.fair.win_rate:.1f}%, oracle "
-            f"{100 * play.oracle.win_rate:.1f}%: gap oracle − {play.fair.bot} = {100 * play.gap:+.1f} points"
+            f"{100 * play.oracle.win_rate:.1f}%: gap oracle − {play.fair.bot} = {100 * play.gap:+.1f} points "
+            f"({100 * play.gap_interval[0]:+.1f} to {100 * play.gap_interval[1]:+.1f})"
         )
     elif g.gap is not None:
         lines.append(f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points")

@@ -4,7 +4,7 @@
 like the printed game): one pass over the candidates from the seed on, keeping for each tier of the
 chapter's share the first whose deduction grade is that tier and which pass the chapter's quality
 defaults (heuristic win-rate band, walled-in share; ``mapgen.quality``). Each kept map is then graded in full (deduction + 200 heuristic,
-50 deducer, 200 clairvoyant, 40 planner and 40 oracle games) and written with its ``[grade]`` table, numbered easiest first (tier,
+100 deducer, 200 clairvoyant, 100 scout and 100 oracle games: ``mapgen.quality.DEFAULT_GAMES``) and written with its ``[grade]`` table, numbered easiest first (tier,
 then heuristic win rate, highest first). ``maps/README.md`` gets the table ``mapgen grade --markdown``
 prints, the rank correlations between tier and the deducer's win rate, the best fair bot's (play difficulty)
 and the oracle gap, and this command. Same seed, same library.
@@ -145,7 +145,7 @@ files record them; `python -m maps.build --readme` writes this table from the fi
 The table below is what `mapgen grade maps/*/*.toml --markdown` prints (run from the repository). Rank correlation (Spearman)
 between the deduction grade and the deducer's win rate over the library: {corr}.
 
-Play difficulty: the best fair bot's win rate (the `planner`'s, unless another fair bot does better), the
+Play difficulty: the best fair bot's win rate (the `scout`'s, unless another fair bot does better), the
 `oracle`'s (a search with the map in view: the upper bound) and the gap between them (the "gap" column: what
 the hidden map costs a strong player). Rank correlation (Spearman) over the library between the deduction
 grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}.
@@ -167,7 +167,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--time-limit", type=float, default=3600.0, help="seconds per chapter (default 3600)")
     ap.add_argument("--candidates", type=int, default=2000, help="most candidates per chapter (default 2000)")
     ap.add_argument(
-        "--games", type=int, default=None, help="games per bot (default 200; deducer a quarter, planner and oracle 40)"
+        "--games",
+        type=int,
+        default=None,
+        help="games per bot (default: mapgen.quality.DEFAULT_GAMES; N given: half of N for the scout and the oracle)",
     )
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")

@@ -146,8 +146,8 @@ def parse_bots(value: str) -> list[str]:
 
 
 def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
-    """--games N: N games per bot, fewer (rounded up) for the slow bots: a quarter for the deducer (~50x
-    slower than the heuristic), a fifth for the planner, the oracle and ismcts (search bots)."""
+    """--games N: N games per bot, fewer (rounded up) for the search bots (``SLOW_BOTS``): half for the scout
+    and the oracle, a tenth for the planner and ismcts."""
     from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS  # deferred: the command's library, only when it runs
 
     if games is None:
@@ -162,12 +162,13 @@ def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
     "-n",
     type=click.IntRange(1, 10_000_000),
     default=None,
-    help="Games per bot (default 200; the deducer plays a quarter as many: 50; planner and oracle 40, "
-    "a fifth of N when given).",
+    help="Games per bot (default 200 heuristic and clairvoyant, 100 deducer, scout and oracle: every win rate "
+    "within about 10 points at 95%; when given, N each, half of N for the scout and the oracle, a tenth for the "
+    "planner and ismcts).",
 )
 @click.option(
     "--bots",
-    default="heuristic,deducer,clairvoyant,planner,oracle",
+    default="heuristic,deducer,clairvoyant,scout,oracle",
     show_default=True,
     help="Bots to play each map with, comma-separated.",
 )
@@ -207,9 +208,9 @@ def grade(
     every target is known and the targets found before they could be deduced; per bot the win rate
     with its 95% interval, the share of games sealed (no Path could be explored for a whole round, as
     mapgen playtest counts them) and why (walled in, toll unpaid, map explored), the causes of loss, the
-    mean days and the scores of won games (quartiles); the play difficulty: the best fair bot's win rate (the planner's, unless another
+    mean days and the scores of won games (quartiles); the play difficulty: the best fair bot's win rate (the scout's, unless another
     does better), the oracle's (a search with the map in view: the upper bound) and the gap between them
-    (without the oracle: clairvoyant minus deducer). Flags, each with its reason: sealed walled in
+    with its 95% interval (without the oracle: clairvoyant minus deducer). Flags, each with its reason: sealed walled in
     too often, a target never deduced before it is found, a win rate outside the band, a fair bot above
     the oracle outside the intervals, a deduction grade far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
     whatever --jobs or --ray. Exit 0 when every map was graded, flagged or not.
