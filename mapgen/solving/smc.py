@@ -33,9 +33,9 @@ from mapgen.solving.sampler import Program, _below, _centre_ok, _leaf_ok, _next,
 
 #: Default work: particles per run, independent runs, cells per step, and the effective share of particles
 #: below which they are resampled.
-PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 8, 1, 0.5
+PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 6, 1, 0.5
 #: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``).
-PER_SECOND = 2_500
+PER_SECOND = 700
 #: Two-sided 95% Student t quantiles by degrees of freedom (runs - 1); 1.96 past the table.
 _T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
         11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}  # fmt: skip
@@ -100,10 +100,31 @@ def _local_ok(
     x, t, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_hi,
 ):  # fmt: skip
-    """``sampler._centre_ok`` with a sharper least: an unset neighbour counts towards a rule's least only if it
-    may still hold the target (its domain, the target's count and line limits); a target with one a line
-    gets at most one more per row and per column among them."""
+    """``sampler._centre_ok``, sharper: an unset neighbour counts towards a rule's least only if it may still
+    hold the target (its domain, the target's count and line limits; a target with one a line gets at most one
+    more per row and per column among them), and a pattern fits only where its unset cells may hold what it
+    wants there."""
     for r in range(ptr[t], ptr[t + 1]):
+        if r_kind[r] == 2:  # a pattern: some rotation whose unset cells may still hold what it wants there
+            found = False
+            for k in range(4):
+                if not p_valid[x, k]:
+                    continue
+                fits = True
+                for p in range(p_cell.shape[2]):
+                    w = p_terr[k, p]
+                    if w == -1:
+                        continue
+                    j = p_cell[x, k, p]
+                    if j < 0 or w < 0 or (m[j] >= 0 and m[j] != w) or (m[j] < 0 and not dom[j, w]):
+                        fits = False
+                        break
+                if fits:
+                    found = True
+                    break
+            if not found:
+                return False
+            continue
         if r_kind[r] != 0:
             continue
         tg = r_target[r]
@@ -466,8 +487,9 @@ class SmcBudget:
     @classmethod
     def for_seconds(cls, seconds: float) -> SmcBudget:
         """The work ``seconds`` of a time limit buy, a pure function of the number (never of the clock):
-        ``PER_SECOND`` particle runs a second (a 33-cell state takes about 0.25 CPU ms a particle on this
-        machine, an empty 7x7 board about twice that), split among ``RUNS`` runs, at least 100 particles each."""
+        ``PER_SECOND`` particle runs a second (an empty 7x7 board takes about 1.4 CPU ms a particle on this
+        machine, a state with 24 revealed about a quarter of that), split among ``RUNS`` runs, at least 100
+        particles each."""
         return cls(max(100, round(PER_SECOND * seconds / RUNS)), RUNS, STEP)
 
 
