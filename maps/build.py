@@ -117,6 +117,12 @@ def readme(grades: list) -> str:
     corr = correlation(grades, lambda g: g.bots["deducer"].win_rate if "deducer" in g.bots else None)
     fair = correlation(grades, lambda g: g.play.fair.win_rate if g.play else None)
     gap = correlation(grades, lambda g: g.play.gap if g.play else None)
+
+    def scout(g):
+        return g.bots["scout"].win_rate if "scout" in g.bots else None
+
+    chapters = list(dict.fromkeys(g.chapter for g in grades))
+    per_chapter = ", ".join(f"{ch} {correlation([g for g in grades if g.chapter == ch], scout)}" for ch in chapters)
     return f"""# Shipped maps: the graded library
 
 A folder per chapter (`fauna/fauna-1.toml` ...): 8 maps per chapter (Training: 2, like the printed game),
@@ -148,7 +154,10 @@ between the deduction grade and the deducer's win rate over the library: {corr}.
 Play difficulty: the best fair bot's win rate (the `scout`'s, unless another fair bot does better), the
 `oracle`'s (a search with the map in view: the upper bound) and the gap between them (the "gap" column: what
 the hidden map costs a strong player). Rank correlation (Spearman) over the library between the deduction
-grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}.
+grade and the best fair bot's win rate: {fair}; between the deduction grade and the gap: {gap}. Between the
+deduction grade and the fast fair player's (`scout`) win rate: {correlation(grades, scout)} over the library, and
+within each chapter (whose maps span the grades; the chapters' win rates differ far more than the grades'):
+{per_chapter}.
 
 "sealed (walled in)": the share of the heuristic's games in which no Path could be explored for a whole round
 (as `mapgen playtest` counts them: walled in, toll unpaid or map explored) and, in brackets, those walled in

@@ -189,8 +189,11 @@ def test_grade_reports_play_difficulty_beside_the_deduction_grade():
         "oracle_win_rate",
         "oracle_win_rate_ci",
         "gap",
+        "gap_ci",
         "fair_above_oracle",
     }
+    lo, hi = play["gap_ci"]  # Newcombe's interval for a difference of two rates: about the gap, within [-1, 1]
+    assert -1 <= lo <= play["gap"] <= hi <= 1 and hi - lo > 0.5  # 2 oracle games and 1 planner game: wide
     fair = max(("heuristic", "planner"), key=lambda b: (out["bots"][b]["win_rate"], b == "heuristic"))
     assert play["fair_bot"] == fair and out["gap_bots"] == ["oracle", fair]
     assert out["gap"] == play["gap"] == round(out["bots"]["oracle"]["win_rate"] - out["bots"][fair]["win_rate"], 4)

@@ -268,3 +268,20 @@ def test_won_games_scores_are_summed_up_by_quartiles_and_a_histogram():
     assert score_summary([]) == {} and score_summary([30])["median"] == 30
     f = BotFigures.from_games("heuristic", [("win", 3, 41), ("hunger", 2, 0), ("sealed: map explored", 4, 0)])
     assert f.to_json()["win_scores"]["games"] == 1 and f.sealed_by == {"map explored": 1} and f.losses == {"hunger": 1}
+
+
+def test_the_play_gap_interval_is_newcombes_for_two_rates():
+    """The gap's 95% interval (oracle minus the best fair bot) is Newcombe's hybrid score interval made of the two
+    Wilson intervals: it holds the gap, narrows with more games, and stays within [-1, 1]."""
+    from mapgen.grade import BotFigures, Play
+
+    def figures(bot, wins, games):
+        return BotFigures(bot, games, wins, {}, 3.0)
+
+    small = Play(figures("scout", 50, 100), figures("oracle", 90, 100))
+    lo, hi = small.gap_interval
+    assert lo < small.gap < hi and small.gap == pytest.approx(0.40)
+    assert (lo, hi) == pytest.approx((0.2784, 0.5061), abs=1e-4)  # Newcombe 1998, method 10, worked apart
+    big = Play(figures("scout", 500, 1000), figures("oracle", 900, 1000))
+    assert big.gap_interval[0] > lo and big.gap_interval[1] < hi
+    assert Play(figures("scout", 0, 10), figures("oracle", 10, 10)).gap_interval[1] == 1.0
