@@ -79,7 +79,7 @@ def solve_report(
     missing: list[str] = []
     result = None
     try:
-        result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible)
+        result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible, seed=seed)
     except SolveTimeout as e:
         missing.append("count")
         report["timed_out"] = str(e)
@@ -132,19 +132,35 @@ def solve_report(
     return report
 
 
+def _big(n: int) -> str:
+    """A count for people: digits with separators up to ten million, else three significant figures."""
+    return f"{n:,}" if n < 10_000_000 else f"{n:.3g}"
+
+
 def count_words(report: dict) -> str:
-    """``8 completions``, or an estimate in words with its bounds and how sure they are."""
+    """``8 completions``, or an estimate in words with its interval and how sure it is."""
     n = report["count"]
     if report["exact"]:
         return f"{n:,} completion{'s' if n != 1 else ''}"
     e = report["estimate"]
     proven = f"proven: at least {e['proven_low']:,}" if "proven_low" in e else f"proven: at least {e['low']:,}"
+    if e["method"] == "smc":
+        cut = (
+            f", {e['runs']} of {e['runs_planned']} runs: cut by the time limit" if e["runs"] < e["runs_planned"] else ""
+        )
+        return (
+            f"about {_big(e['value'])} completions ({e['confidence']:.0%}: {_big(e['low'])} to {_big(e['high'])}, "
+            f"estimated by sequential Monte Carlo{cut}; {proven})"
+        )
     if e["method"] == "approxmc":
         return (
-            f"about {e['value']:,} completions (estimate: ApproxMC, between {e['low']:,} and {e['high']:,} with "
-            f"probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})"
+            f"about {_big(e['value'])} completions (estimate: ApproxMC, between {_big(e['low'])} and "
+            f"{_big(e['high'])} with probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})"
         )
-    return f"at least {e['low']:,} completions (the exact count ran out of time; at most {e['high']:.3g})"
+    return (
+        f"between {e['low']:,} and {e['high']:.3g} completions (proven bounds only: neither the exact count nor an "
+        "estimate came in time)"
+    )
 
 
 def solve_text(state: Map, report: dict, source: str) -> str:

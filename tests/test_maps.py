@@ -116,8 +116,10 @@ def test_regrade_refreshes_the_grade_tables_and_refuses_to_overwrite_without_for
         m = maps.load(str(tmp_path / "training" / f"{n}.toml"))
         assert f"{m.chapter}-{m.briefing.number}" == n  # renumbered as named
         table = m.meta["grade"]
-        assert table["heuristic"]["games"] == 4 and table["deducer"]["games"] == 1
-        # the play difficulty (issue 22): the strong fair bot and the oracle, the gap between them
-        assert table["planner"]["games"] == 1 and table["oracle"]["games"] == 1
+        assert table["heuristic"]["games"] == 4 and table["deducer"]["games"] == 4
+        # the play difficulty (issues 22, 41): the fast fair bot and the oracle (half of N each), the gap between them
+        assert table["scout"]["games"] == 2 and table["oracle"]["games"] == 2
         assert table["play"]["gap"] == table["gap"]
+        lo, hi = table["play"]["gap_ci"]
+        assert -1 <= lo <= table["gap"] <= hi <= 1
     assert not (tmp_path / "README.md").exists()  # one chapter cannot fill the library's table

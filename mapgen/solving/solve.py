@@ -323,6 +323,9 @@ CONDITION_KEEPS = 0.25
 #: Shares of a count's budget (its nominal seconds, never of what is left: the same under any load), in CPU
 #: seconds of the compiler, Ganak and ApproxMC in turn; the wall clock only ends the work (SolveTimeout).
 COMPILE_SHARE, COUNTER_SHARE, APPROX_SHARE = 0.4, 0.1, 0.05
+#: The sequential Monte Carlo estimate's share of a count's nominal seconds, as work (particles and runs:
+#: ``smc.SmcBudget.for_seconds``, never the clock; the wall clock may only cut its runs short).
+SMC_SHARE = 0.3
 #: Deterministic seconds (CP-SAT's ``max_deterministic_time``) a count's enumeration may take: how many
 #: completions it finds before the other counters take over is the same on a busy machine as on an idle one.
 ENUMERATION_WORK = 0.25
@@ -743,6 +746,7 @@ class Solver:
         compile: bool = True,
         work: float | None = None,
         approximate: bool = True,
+        seed: int = 0,
     ) -> CountResult:
         """The number of completions, exact when it can be, else a labelled estimate.
 
@@ -755,11 +759,14 @@ class Solver:
         - enumeration (CP-SAT, one worker) up to ``limit`` completions within ``work`` deterministic seconds
           (default ``ENUMERATION_WORK``);
         - the exact projected model counter (Ganak) within ``COUNTER_SHARE`` in CPU seconds (and half the
-          compile's share when no compile was tried), then ApproxMC within ``APPROX_SHARE``.
+          compile's share when no compile was tried), then sequential Monte Carlo (``smc``: ``SMC_SHARE`` of
+          the seconds as particles and runs, seeded by ``seed``), then ApproxMC within ``APPROX_SHARE`` when the
+          SMC gave no interval.
 
         Without an exact answer the result's ``estimate`` holds ``proven_low`` (completions enumerated:
-        proven), ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and
-        ApproxMC's ``value`` with ``low``/``high`` that hold with probability ``confidence``.
+        proven), ``proven_high`` (the product of every unrevealed cell's possible terrains: proven), and the
+        estimate's ``method`` ("smc", else "approxmc", else "bounds"), ``value``, and ``low``/``high`` that hold
+        with probability about ``confidence``.
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``approximate=False`` skips
         ApproxMC only (the odds ask so: an estimated count gives no odds); ``compile=False`` uses only circuits
         already compiled.
@@ -817,6 +824,20 @@ class Solver:
             "note": "proven bounds: at least the completions enumerated, at most the product of every "
             "unrevealed cell's possible terrains",
         }
+        if exact_counter and approximate and low < high:
+            got_smc = self._smc_count(state, possible, SMC_SHARE * budget.seconds, deadline, seed)
+            if got_smc is not None:
+                e = got_smc.as_json()
+                # the proven bounds hold always: the interval never reaches past them
+                e["low"] = min(max(low, e["low"]), high)
+                e["high"] = max(min(high, e["high"]), e["low"])
+                e["value"] = min(max(e["value"], e["low"]), e["high"])
+                note = (
+                    f"{e['note']}; proven_low (completions enumerated) and proven_high (product of every "
+                    "unrevealed cell's possible terrains) always hold"
+                )
+                estimate = {**e, "proven_low": low, "proven_high": high, "note": note}
+                return CountResult(e["value"], False, "smc", estimate=estimate)
         if exact_counter and approximate and low < high:
             approx = self._approx_count(state, APPROX_SHARE * budget.seconds, deadline)
             if approx is not None:
@@ -1078,6 +1099,20 @@ class Solver:
         except CountTimeout:
             raise SolveTimeout("the time limit ran out during the exact count") from None
         except (CountError, OSError, EOFError):  # its CPU budget spent, or the counter failed
+            return None
+
+    def _smc_count(self, state: Map, possible, seconds: float, deadline: float, seed: int):
+        """The sequential Monte Carlo estimate (``smc.SmcEstimate``) with the work ``seconds`` buy, or None
+        (no interval: fewer than two runs kept a particle alive, a rule the kernels cannot read, or the wall
+        clock ending it before two runs were done)."""
+        if seconds <= 0.1 or deadline - time.monotonic() <= 0.1:
+            return None
+        from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where counts are estimated
+
+        try:
+            prog = sampler.compile_program(self.chapter, state, possible)
+            return smc.estimate(prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline)
+        except (sampler.SamplerError, smc.SmcTimeout):
             return None
 
     def _approx_count(self, state: Map, cpu: float, deadline: float) -> int | None:

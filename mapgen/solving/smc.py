@@ -1,0 +1,664 @@
+"""A state's number of completions estimated by sequential Monte Carlo over its cells, with a 95% interval.
+
+Where no exact count comes in time (early Flora, Vameter and Maldonado states), the count is estimated.
+*Particles* fill the unrevealed cells in a fixed order, a few cells (a *step*) at a time. A step counts the
+assignments of its cells that pass every rule's "can still hold" check with the cells set so far (the checks of
+the block sampler's enumeration, ``sampler._centre_ok`` and the line, count, column-pair and Hill-number bounds,
+read as bounds on the cells still unset), draws one of them uniformly, and multiplies the particle's weight by
+their number; a particle with none, or whose complete map breaks a rule, gets weight 0. When the particles'
+effective number falls below a share of them, they are resampled (systematic resampling) in proportion to their
+weights. The product over the steps of the weighted mean increments is an **unbiased estimate of the count**
+(sequential importance sampling as Chen, Diaconis, Holmes and Liu, JASA 2005, do for contingency tables;
+unbiasedness with resampling: Del Moral, *Feynman-Kac Formulae*, 2004, 7.4.2).
+
+Several independent runs (run r seeded from (seed, r)) give the interval: on the logarithms of their estimates
+(nearly normal: the central limit theorem of SMC's log normalising constant, Bérard, Del Moral and Doucet,
+2014), a Student t interval whose centre is moved up by half the runs' log variance (the log of an unbiased,
+lognormal estimate sits that much below the log of its mean). Everything is counted in work (particles, runs),
+never in seconds: the same seed and budget give the same answer on any machine; a wall-clock deadline may only
+cut the runs short (``SmcTimeout``).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from mapgen.solving.kernels import njit
+from mapgen.solving.sampler import Program, _below, _centre_ok, _leaf_ok, _next, _rules, make_plan
+
+#: Default work: particles per run, independent runs, cells per step, and the effective share of particles
+#: below which they are resampled.
+PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 6, 1, 0.5
+#: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``).
+PER_SECOND = 700
+#: Two-sided 95% Student t quantiles by degrees of freedom (runs - 1); 1.96 past the table.
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}  # fmt: skip
+CONFIDENCE = 0.95
+#: Forward checking (``_step_ok``): a step also fails when an unset neighbour of a cell whose rules read it
+#: has no terrain left. Fewer particles die on the way (measured on Fauna and Flora states).
+LOOK = True
+
+
+class SmcTimeout(TimeoutError):
+    """The wall clock ran out before the estimate's runs were done."""
+
+
+def t95(df: int) -> float:
+    """The two-sided 95% Student t quantile for ``df`` degrees of freedom (the next smaller tabled one)."""
+    if df <= 0:
+        return math.inf
+    return _T95[max(d for d in _T95 if d <= df)] if df <= 29 else 1.96
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The compiled kernels
+
+
+@njit
+def _conn_possible(m, terr, dom, nb, stack, seen):
+    """Whether the cells holding ``terr`` can still form one orthogonally connected group: all in one component
+    of the cells holding it or not set yet and able to."""
+    n = m.shape[0]
+    first = -1
+    total = 0
+    for i in range(n):
+        seen[i] = False
+        if m[i] == terr:
+            total += 1
+            if first < 0:
+                first = i
+    if total <= 1:
+        return True
+    top = 0
+    stack[0] = first
+    seen[first] = True
+    reached = 1
+    while top >= 0:
+        i = stack[top]
+        top -= 1
+        for a in range(4):
+            j = nb[0, i, a]
+            if j < 0:
+                break
+            if not seen[j] and (m[j] == terr or (m[j] < 0 and dom[j, terr])):
+                seen[j] = True
+                if m[j] == terr:
+                    reached += 1
+                top += 1
+                stack[top] = j
+    return reached == total
+
+
+@njit
+def _local_ok(
+    x, t, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_hi,
+):  # fmt: skip
+    """``sampler._centre_ok``, sharper: an unset neighbour counts towards a rule's least only if it may still
+    hold the target (its domain, the target's count and line limits; a target with one a line gets at most one
+    more per row and per column among them), and a pattern fits only where its unset cells may hold what it
+    wants there."""
+    for r in range(ptr[t], ptr[t + 1]):
+        if r_kind[r] == 2:  # a pattern: some rotation whose unset cells may still hold what it wants there
+            found = False
+            for k in range(4):
+                if not p_valid[x, k]:
+                    continue
+                fits = True
+                for p in range(p_cell.shape[2]):
+                    w = p_terr[k, p]
+                    if w == -1:
+                        continue
+                    j = p_cell[x, k, p]
+                    if j < 0 or w < 0 or (m[j] >= 0 and m[j] != w) or (m[j] < 0 and not dom[j, w]):
+                        fits = False
+                        break
+                if fits:
+                    found = True
+                    break
+            if not found:
+                return False
+            continue
+        if r_kind[r] != 0:
+            continue
+        tg = r_target[r]
+        h = r_hood[r]
+        n = 0
+        free = 0
+        lc = -1
+        for z in range(line_terr.shape[0]):
+            if line_terr[z] == tg:
+                lc = line_count[z]
+        full = False
+        for z in range(cnt_terr.shape[0]):
+            if cnt_terr[z] == tg and tot[tg] >= cnt_hi[z]:
+                full = True
+        rows_seen = 0
+        cols_seen = 0
+        for a in range(8):
+            j = nb[h, x, a]
+            if j < 0:
+                break
+            if m[j] == tg:
+                n += 1
+            elif m[j] < 0 and tg >= 0 and dom[j, tg] and not full:
+                rj = j // width
+                qj = j % width
+                if lc >= 0 and (row_t[rj, tg] >= lc or col_t[qj, tg] >= lc):
+                    continue
+                if lc == 1:
+                    rows_seen |= 1 << rj
+                    cols_seen |= 1 << qj
+                free += 1
+        if lc == 1:
+            nr = 0
+            nc = 0
+            for b in range(64):
+                if rows_seen >> b & 1:
+                    nr += 1
+                if cols_seen >> b & 1:
+                    nc += 1
+            free = min(free, nr, nc)
+        if n + free < r_lo[r]:
+            return False
+    return _centre_ok(x, t, m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr)
+
+
+@njit
+def _step_ok(
+    k, m, row_t, col_t, tot, order, pos, look, c_ptr, c_idx, can_row, can_col, can_tot, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    stack, seen,
+):  # fmt: skip
+    """Whether, with cells order[0..k] set (the others -1), every rule can still hold, as far as the checks that
+    cell order[k] touches tell. ``can_row[k, r, t]``: the cells of row r set after step k that may hold terrain t
+    (``can_col`` per column, ``can_tot`` in all)."""
+    c = order[k]
+    r = c // width
+    q = c % width
+    t = m[c]
+    nt = tot.shape[0]
+    kk = order.shape[0]
+    for z in range(cnt_terr.shape[0]):
+        if cnt_terr[z] == t and tot[t] > cnt_hi[z]:
+            return False
+    need = 0
+    for z in range(cnt_terr.shape[0]):
+        if tot[cnt_terr[z]] + can_tot[k, cnt_terr[z]] < cnt_lo[z]:
+            return False
+        if tot[cnt_terr[z]] < cnt_lo[z]:
+            need += cnt_lo[z] - tot[cnt_terr[z]]
+    if need > kk - 1 - k:  # the terrains still short of their least need more cells than are left
+        return False
+    for z in range(line_terr.shape[0]):
+        lt = line_terr[z]
+        lc = line_count[z]
+        if row_t[r, lt] > lc or col_t[q, lt] > lc:
+            return False
+        if row_t[r, lt] + can_row[k, r, lt] < lc or col_t[q, lt] + can_col[k, q, lt] < lc:
+            return False
+    for z in range(pair_first.shape[0]):
+        if col_t[q, pair_first[z]] > 0 and (
+            pair_second[z] < 0 or col_t[q, pair_second[z]] + can_col[k, q, pair_second[z]] == 0
+        ):
+            return False
+    if counted >= 0:
+        for z in range(hill_cell.shape[0]):
+            hr = hill_cell[z] // width
+            hq = hill_cell[z] % width
+            v = row_t[hr, counted] + col_t[hq, counted]
+            if v > hill_n[z] or v + can_row[k, hr, counted] + can_col[k, hq, counted] < hill_n[z]:
+                return False
+    for a in range(c_ptr[k], c_ptr[k + 1]):
+        x = c_idx[a] // nt
+        tx = c_idx[a] - x * nt
+        if m[x] == tx and not _local_ok(
+            x, tx, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell,
+            p_terr, line_terr, line_count, cnt_terr, cnt_hi,
+        ):  # fmt: skip
+            return False
+    for z in range(conn_terr.shape[0]):
+        if t != conn_terr[z] and not _conn_possible(m, conn_terr[z], dom, nb, stack, seen):
+            return False
+    if not look:
+        return True
+    # forward checking: every unset king-neighbour of a cell whose rules read this one keeps a terrain that
+    # passes the upper bounds and every local rule it touches
+    for a in range(c_ptr[k], c_ptr[k + 1]):
+        x = c_idx[a] // nt
+        tx = c_idx[a] - x * nt
+        if m[x] != tx:
+            continue
+        for b in range(9):
+            j = x if b == 8 else nb[2, x, b]
+            if j < 0 or m[j] >= 0 or pos[j] < 0:
+                continue
+            kj = pos[j]
+            rj = j // width
+            qj = j % width
+            alive = False
+            for u in range(nt):
+                if not dom[j, u]:
+                    continue
+                fine = True
+                for z in range(cnt_terr.shape[0]):
+                    if cnt_terr[z] == u and tot[u] + 1 > cnt_hi[z]:
+                        fine = False
+                for z in range(line_terr.shape[0]):
+                    if line_terr[z] == u and (row_t[rj, u] + 1 > line_count[z] or col_t[qj, u] + 1 > line_count[z]):
+                        fine = False
+                if not fine:
+                    continue
+                m[j] = u
+                for e in range(c_ptr[kj], c_ptr[kj + 1]):
+                    y = c_idx[e] // nt
+                    ty = c_idx[e] - y * nt
+                    if m[y] == ty and not _local_ok(
+                        y, ty, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb,
+                        p_valid, p_cell, p_terr, line_terr, line_count, cnt_terr, cnt_hi,
+                    ):  # fmt: skip
+                        fine = False
+                        break
+                m[j] = -1
+                if fine:
+                    alive = True
+                    break
+            if not alive:
+                return False
+    return True
+
+
+@njit
+def _fill(
+    k0, k1, m, row_t, col_t, tot, order, pos, look, c_ptr, c_idx, can_row, can_col, can_tot, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    stack, seen, tix, saved, rng, prop,
+):  # fmt: skip
+    """The assignments of cells order[k0..k1) (unset in ``m``) that pass every check: ``m`` (with the tallies)
+    left at one of them drawn in proportion to the product of its cells' ``prop`` (weighted reservoir sampling),
+    or unchanged when none; returns the importance weight of the draw (the sum of the products over the
+    assignments, over the drawn one's: with ``prop`` all ones, their number). At the last cell of the order,
+    every rule of the complete map is checked."""
+    kk = order.shape[0]
+    count = 0
+    mass = 0.0
+    chosen = 0.0
+    k = k0
+    tix[k0] = -1
+    nt = dom.shape[1]
+    while k >= k0:
+        c = order[k]
+        r = c // width
+        q = c % width
+        t = tix[k]
+        if t >= 0:
+            row_t[r, t] -= 1
+            col_t[q, t] -= 1
+            tot[t] -= 1
+            m[c] = -1
+        t += 1
+        while t < nt and not dom[c, t]:
+            t += 1
+        if t >= nt:
+            tix[k] = -1
+            k -= 1
+            continue
+        tix[k] = t
+        m[c] = t
+        row_t[r, t] += 1
+        col_t[q, t] += 1
+        tot[t] += 1
+        ok = _step_ok(
+            k, m, row_t, col_t, tot, order, pos, look, c_ptr, c_idx, can_row, can_col, can_tot, width,
+            dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+            line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n,
+            counted, stack, seen,
+        )  # fmt: skip
+        if ok and k == kk - 1:
+            ok = _leaf_ok(
+                m, row_t, col_t, tot, width, True, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell,
+                p_terr, line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr,
+                hill_cell, hill_n, counted, stack, seen,
+            )  # fmt: skip
+        if not ok:
+            continue
+        if k < k1 - 1:
+            k += 1
+            tix[k] = -1
+            continue
+        count += 1
+        q = 1.0
+        for a in range(k0, k1):
+            q *= prop[order[a], m[order[a]]]
+        if q <= 0.0:
+            continue
+        mass += q
+        if _uniform(rng) * mass < q:
+            chosen = q
+            for a in range(k0, k1):
+                saved[a] = m[order[a]]
+    # back to the chosen assignment (every cell of the step is unset here)
+    if mass > 0.0:
+        for a in range(k0, k1):
+            c = order[a]
+            t = saved[a]
+            m[c] = t
+            row_t[c // width, t] += 1
+            col_t[c % width, t] += 1
+            tot[t] += 1
+        return mass / chosen
+    return 0.0
+
+
+@njit
+def _uniform(rng):
+    """A uniform float in [0, 1)."""
+    return (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@njit
+def _smc(
+    m0, order, pos, look, starts, c_ptr, c_idx, can_row, can_col, can_tot, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    rng, resample_below, out_m, out_w, alive, prop,
+):  # fmt: skip
+    """One run: ``out_m.shape[0]`` particles from the state ``m0`` (unrevealed cells -1) through the steps
+    order[starts[s]:starts[s+1]]. Returns the log of the count's estimate (-inf when every particle died); the
+    final particles in ``out_m``, their normalised weights in ``out_w``. Also returns the resamplings made."""
+    npart = out_m.shape[0]
+    n = m0.shape[0]
+    nt = dom.shape[1]
+    height = n // width
+    ms = np.empty((npart, n), dtype=np.int64)
+    rows = np.zeros((npart, height, nt), dtype=np.int64)
+    cols = np.zeros((npart, width, nt), dtype=np.int64)
+    tots = np.zeros((npart, nt), dtype=np.int64)
+    for i in range(npart):
+        for c in range(n):
+            t = m0[c]
+            ms[i, c] = t
+            if t >= 0:
+                rows[i, c // width, t] += 1
+                cols[i, c % width, t] += 1
+                tots[i, t] += 1
+    ms2 = np.empty_like(ms)
+    rows2 = np.empty_like(rows)
+    cols2 = np.empty_like(cols)
+    tots2 = np.empty_like(tots)
+    w = np.full(npart, 1.0 / npart)
+    inc = np.zeros(npart)
+    stack = np.empty(n, dtype=np.int64)
+    seen = np.zeros(n, dtype=np.bool_)
+    kk = order.shape[0]
+    tix = np.full(max(kk, 1), -1, dtype=np.int64)
+    saved = np.zeros(max(kk, 1), dtype=np.int64)
+    idx = np.zeros(npart, dtype=np.int64)
+    log_z = 0.0
+    resamplings = 0
+    if kk == 0:  # nothing to fill: one completion or none
+        ok = _leaf_ok(
+            ms[0], rows[0], cols[0], tots[0], width, True, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid,
+            p_cell, p_terr, line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr,
+            hill_cell, hill_n, counted, stack, seen,
+        )  # fmt: skip
+        for i in range(npart):
+            out_m[i] = ms[i]
+            out_w[i] = 1.0 / npart
+        return (0.0 if ok else -np.inf), 0
+    for s in range(starts.shape[0] - 1):
+        k0 = starts[s]
+        k1 = starts[s + 1]
+        total = 0.0
+        for i in range(npart):
+            if w[i] > 0:
+                got = _fill(
+                    k0, k1, ms[i], rows[i], cols[i], tots[i], order, pos, look, c_ptr, c_idx, can_row, can_col,
+                    can_tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+                    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
+                    hill_n, counted, stack, seen, tix, saved, rng, prop,
+                )  # fmt: skip
+                inc[i] = got
+                total += w[i] * got
+            else:
+                inc[i] = 0.0
+        live = 0
+        for i in range(npart):
+            if inc[i] > 0:
+                live += 1
+        alive[s] = live
+        if total <= 0.0:
+            return -np.inf, resamplings
+        log_z += math.log(total)
+        sq = 0.0
+        for i in range(npart):
+            w[i] = w[i] * inc[i] / total
+            sq += w[i] * w[i]
+        if s < starts.shape[0] - 2 and 1.0 / sq < resample_below * npart:
+            # systematic resampling
+            resamplings += 1
+            u = (_below(rng, 1 << 30) + 0.5) / (1 << 30) / npart
+            cum = 0.0
+            j = 0
+            for i in range(npart):
+                target = u + i / npart
+                while j < npart - 1 and cum + w[j] < target:
+                    cum += w[j]
+                    j += 1
+                idx[i] = j
+            for i in range(npart):
+                a = idx[i]
+                ms2[i] = ms[a]
+                rows2[i] = rows[a]
+                cols2[i] = cols[a]
+                tots2[i] = tots[a]
+            ms, ms2 = ms2, ms
+            rows, rows2 = rows2, rows
+            cols, cols2 = cols2, cols
+            tots, tots2 = tots2, tots
+            for i in range(npart):
+                w[i] = 1.0 / npart
+    for i in range(npart):
+        out_m[i] = ms[i]
+        out_w[i] = w[i]
+    return log_z, resamplings
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Runs and the interval
+
+
+@dataclass(frozen=True)
+class SmcBudget:
+    """The estimate's work: particles per run, independent runs, cells filled per step. Never seconds."""
+
+    particles: int = PARTICLES
+    runs: int = RUNS
+    step: int = STEP
+
+    @classmethod
+    def for_seconds(cls, seconds: float) -> SmcBudget:
+        """The work ``seconds`` of a time limit buy, a pure function of the number (never of the clock):
+        ``PER_SECOND`` particle runs a second (an empty 7x7 board takes about 1.4 CPU ms a particle on this
+        machine, a state with 24 revealed about a quarter of that), split among ``RUNS`` runs, at least 100
+        particles each."""
+        return cls(max(100, round(PER_SECOND * seconds / RUNS)), RUNS, STEP)
+
+
+@dataclass
+class SmcEstimate:
+    """A count estimated by independent SMC runs, with its 95% interval."""
+
+    value: int  # the point estimate (rounded; 0 when every run's particles died)
+    low: int
+    high: int
+    log_estimates: list[float]  # each run's natural log estimate (-inf: every particle died)
+    budget: SmcBudget
+    seed: int
+    confidence: float = CONFIDENCE
+    resamplings: int = 0
+    #: whether the wall clock cut the runs short (fewer than ``budget.runs`` done)
+    cut: bool = False
+    #: the last run's final particles (terrain numbers, [particles, cells]) and normalised weights
+    particles: np.ndarray | None = None
+    weights: np.ndarray | None = None
+
+    @property
+    def runs_done(self) -> int:
+        return len(self.log_estimates)
+
+    def contains(self, exact: int) -> bool:
+        return self.low <= exact <= self.high
+
+    def as_json(self) -> dict:
+        """The ``estimate`` dict of ``Solver.count`` (method "smc")."""
+        b = self.budget
+        return {
+            "method": "smc",
+            "value": self.value,
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+            "particles": b.particles,
+            "runs": self.runs_done,
+            "runs_planned": b.runs,
+            "runs_died": self.runs_done - sum(math.isfinite(x) for x in self.log_estimates),
+            "seed": self.seed,
+            "note": f"estimated by sequential Monte Carlo ({self.runs_done} independent runs of {b.particles} "
+            f"particles, seed {self.seed}): the count lies between low and high with about {self.confidence:.0%} "
+            "confidence (a Student t interval over the runs)"
+            + (f"; the time limit cut the runs short: {self.runs_done} of {b.runs} done" if self.cut else ""),
+        }
+
+
+def _order(prog: Program, hidden: np.ndarray) -> np.ndarray:
+    """The cells' fill order: row by row, top to bottom (each rule's cells are then set close together; column
+    by column and from the centre out did no better on the states measured)."""
+    return np.asarray(sorted(int(c) for c in hidden), dtype=np.int64)
+
+
+def _ahead(prog: Program, order: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Per step k, the cells set after it that may hold each terrain: per row [k, row, terrain], per column
+    [k, column, terrain], in all [k, terrain]."""
+    kk, nt, width = len(order), len(prog.terrains), prog.width
+    can_row = np.zeros((max(kk, 1), prog.height, nt), dtype=np.int64)
+    can_col = np.zeros((max(kk, 1), width, nt), dtype=np.int64)
+    for k in range(kk - 2, -1, -1):
+        c = int(order[k + 1])
+        can_row[k] = can_row[k + 1]
+        can_col[k] = can_col[k + 1]
+        can_row[k, c // width] += prog.dom[c]
+        can_col[k, c % width] += prog.dom[c]
+    return can_row, can_col, can_row.sum(axis=1)
+
+
+def interval(logs: list[float]) -> tuple[float, float, float] | None:
+    """(estimate, low, high) on the natural log scale from the runs' log estimates (-inf: a run whose particles
+    all died, an estimate of 0), or None with fewer than two runs that lived.
+
+    With every run alive, a Student t interval on the logs, centred on their mean moved up by half their
+    variance (a lognormal estimate's log sits that much below the log of its mean). With some dead, the runs'
+    estimates are far from lognormal: a Student t interval on the estimates themselves (zeros included: their
+    mean is unbiased), whose low end is 0 (-inf) when it would fall below."""
+    live = [x for x in logs if math.isfinite(x)]
+    r = len(logs)
+    if len(live) < 2:
+        return None
+    if len(live) == r:
+        mean = sum(live) / r
+        var = sum((x - mean) ** 2 for x in live) / (r - 1)
+        centre = mean + var / 2
+        half = t95(r - 1) * math.sqrt(var / r)
+        return centre, centre - half, centre + half
+    top = max(live)
+    zs = [math.exp(x - top) if math.isfinite(x) else 0.0 for x in logs]
+    mean = sum(zs) / r
+    sd = math.sqrt(sum((z - mean) ** 2 for z in zs) / (r - 1))
+    half = t95(r - 1) * sd / math.sqrt(r)
+    low = math.log(mean - half) + top if mean > half else -math.inf
+    return math.log(mean) + top, low, math.log(mean + half) + top
+
+
+def _exp(x: float) -> int:
+    if x == -math.inf:
+        return 0
+    if x > 700:
+        return round(math.exp(x - 700)) * int(math.exp(700))  # beyond floats' range: rough is enough
+    return round(math.exp(x))
+
+
+def estimate(
+    prog: Program,
+    *,
+    budget: SmcBudget = SmcBudget(),
+    seed: int = 0,
+    deadline: float | None = None,
+    trace: list | None = None,
+    proposal: np.ndarray | None = None,
+) -> SmcEstimate | None:
+    """The program's number of completions estimated by ``budget.runs`` independent SMC runs (run r seeded from
+    (seed, r)); None when fewer than two runs kept a particle alive (no interval to give). Past the wall-clock
+    ``deadline`` (``time.monotonic()``), checked between runs, the runs done so far answer (``cut``), or
+    SmcTimeout with fewer than two."""
+    order = _order(prog, prog.hidden)
+    plan = make_plan(prog, order)
+    kk = len(order)
+    width = prog.width
+    can_row, can_col, can_tot = _ahead(prog, order)
+    pos = np.full(prog.size, -1, dtype=np.int64)
+    pos[order] = np.arange(kk)
+    starts = np.asarray(list(range(0, kk, max(1, budget.step))) + [kk], dtype=np.int64)
+    m0 = np.full(prog.size, -1, dtype=np.int64)
+    hidden = {int(c) for c in prog.hidden}
+    for i in range(prog.size):
+        if i not in hidden and prog.dom[i].sum() == 1:
+            m0[i] = int(np.argmax(prog.dom[i]))
+    rules = _rules(prog)
+    weights = np.ones(prog.dom.shape) if proposal is None else proposal
+    logs: list[float] = []
+    out_m = np.zeros((budget.particles, prog.size), dtype=np.int64)
+    out_w = np.zeros(budget.particles)
+    resamplings = 0
+    alive = np.zeros(len(starts), dtype=np.int64)
+    cut = False
+    for r in range(budget.runs):
+        if deadline is not None and time.monotonic() > deadline:
+            cut = True
+            break
+        rng = np.asarray([random.Random(f"smc:{seed}:{r}").getrandbits(63)], dtype=np.uint64)
+        log_z, res = _smc(
+            m0, order, pos, LOOK, starts, plan.c_ptr, plan.c_idx, can_row, can_col, can_tot, width,
+            *rules, rng, RESAMPLE_BELOW, out_m, out_w, alive, weights,
+        )  # fmt: skip
+        if trace is not None:
+            trace.append(alive.copy())
+        logs.append(float(log_z))
+        resamplings += int(res)
+    got = interval(logs)
+    if got is None:
+        if cut:
+            raise SmcTimeout(
+                f"the time limit ran out while the count was estimated ({len(logs)} of {budget.runs} runs)"
+            )
+        return None
+    centre, lo, hi = got
+    return SmcEstimate(
+        value=_exp(centre),
+        low=_exp(lo),
+        high=_exp(hi),
+        log_estimates=logs,
+        budget=budget,
+        seed=seed,
+        resamplings=resamplings,
+        particles=out_m.copy(),
+        weights=out_w.copy(),
+        cut=cut,
+    )

@@ -1,0 +1,116 @@
+"""Counts estimated by sequential Monte Carlo (mapgen.solving.smc): intervals that hold the exact count, the same
+answer for the same seed, and the estimate ``mapgen solve`` prints when no exact count comes in time."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import mapgen.solving.solve as solve_module
+from cli import main
+from constraints.catalogue import get_chapter
+from constraints.cnf import count_completions_cnf
+from mapgen.mapfile import read_map
+from mapgen.solving import sampler, smc
+from mapgen.solving.solve import CircuitStore, Solver
+from tests.conftest import DATA
+from tests.test_estimates import small_states
+
+EXPECTED = json.loads((DATA / "states" / "expected.json").read_text(encoding="utf-8"))
+SMALL = smc.SmcBudget(particles=200, runs=6)
+
+
+def program(state):
+    solver = Solver.for_chapter(state.chapter)
+    return sampler.compile_program(solver.chapter, state, solver.possible(state, 60))
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_the_interval_holds_the_worked_examples_exact_count(name):
+    state = read_map(DATA / "states" / f"{name}.toml")
+    got = smc.estimate(program(state), budget=SMALL, seed=3)
+    assert got is not None and got.low <= EXPECTED[name]["count"] <= got.high
+    assert got.low <= got.value <= got.high
+
+
+@pytest.mark.parametrize("k", [0, 4, 8])
+def test_the_interval_holds_the_exact_count_of_training_states(k):
+    m = read_map(DATA / "valid" / "training-201.toml")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[k:])
+    exact = Solver.for_chapter("training").count(state, time_limit=60)
+    assert exact.exact
+    got = smc.estimate(program(state), budget=smc.SmcBudget(particles=400, runs=8), seed=1)
+    assert got is not None and got.low <= exact.count <= got.high
+    assert got.high < 2 * got.low  # an interval that says something: within a factor of two here
+
+
+def test_the_same_seed_gives_the_same_estimate_and_another_seed_another():
+    state = read_map(DATA / "states" / "training-201-k16.toml").hide(range(5, 15))
+    prog = program(state)
+    a = smc.estimate(prog, budget=SMALL, seed=5)
+    b = smc.estimate(prog, budget=SMALL, seed=5)
+    c = smc.estimate(prog, budget=SMALL, seed=6)
+    assert a.log_estimates == b.log_estimates and (a.value, a.low, a.high) == (b.value, b.low, b.high)
+    assert c.log_estimates != a.log_estimates
+
+
+def test_a_board_with_nothing_left_to_fill_counts_one():
+    m = read_map(DATA / "valid" / "training-201.toml")
+    got = smc.estimate(program(m), budget=SMALL)
+    assert (got.value, got.low, got.high) == (1, 1, 1)
+
+
+def test_the_interval_on_logs_and_with_dead_runs():
+    centre, low, high = smc.interval([10.0, 10.2, 9.8, 10.0])
+    assert low < 10.0 < high and centre > 10.0  # the lognormal's mean sits above the logs' mean
+    assert smc.interval([5.0, float("-inf"), float("-inf")]) is None  # one run alive: no interval
+    centre, low, high = smc.interval([5.0, 5.0, float("-inf"), float("-inf")])
+    assert low == float("-inf") and high > centre  # dead runs: the low end falls to 0
+
+
+@pytest.mark.parametrize("name,state", small_states(3, 14, 7))
+def test_count_estimates_by_smc_where_no_exact_count_comes(name, state, monkeypatch):
+    exact = count_completions_cnf(state, time_limit=120)
+    solver = Solver(get_chapter(state.chapter), circuits=CircuitStore(None, compiles=False))  # no circuit either
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: None)  # as if Ganak ran out of time
+    result = solver.count(state, limit=3, time_limit=60)
+    if exact < 3:
+        assert result.exact and result.count == exact
+        return
+    e = result.estimate
+    assert not result.exact and result.method == e["method"] == "smc" and e["confidence"] == 0.95
+    assert e["proven_low"] <= e["low"] <= result.count == e["value"] <= e["high"] <= e["proven_high"]
+    assert e["low"] <= exact <= e["high"]
+
+
+def test_solve_json_and_text_say_the_estimate_and_its_interval(monkeypatch):
+    """The ``solve --json`` contract where no exact count comes: ``"exact": false``, ``"method": "smc"`` and an
+    ``estimate`` with its interval; the text says "about N completions (95%: LO to HI, estimated ...)"."""
+    path = DATA / "states" / "training-201-k16.toml"
+    state = read_map(path).hide(range(5, 12))
+    exact = count_completions_cnf(state, time_limit=60)
+    monkeypatch.setattr(Solver, "exact_tallies", lambda *a, **k: None)  # no circuit
+    monkeypatch.setattr(Solver, "model_count", lambda *a, **k: None)  # no Ganak
+    monkeypatch.setattr(solve_module, "ENUMERATION_CAP", 2)  # enumeration stops at 2
+    from mapgen.mapfile import write_map
+
+    out = DATA.parent / "_smc_state.toml"
+    try:
+        write_map(state, out)
+        r = CliRunner().invoke(main, ["solve", str(out), "--json", "--time-limit", "30"])
+        assert r.exit_code == 0, r.output
+        data = json.loads(r.stdout)
+        e = data["estimate"]
+        assert data["exact"] is False and data["method"] == "smc" and e["method"] == "smc"
+        assert set(e) >= {"method", "value", "low", "high", "confidence", "proven_low", "proven_high", "note"}
+        assert set(e) >= {"particles", "runs", "runs_planned", "seed"}
+        assert data["count"] == e["value"] and e["low"] <= exact <= e["high"]
+        r = CliRunner().invoke(main, ["solve", str(out), "--time-limit", "30"])
+        first = r.stdout.splitlines()[0]
+        assert f"about {e['value']:,} completions (95%: {e['low']:,} to {e['high']:,}, estimated" in first
+        assert "at least" not in first.split("proven")[0]
+    finally:
+        out.unlink(missing_ok=True)
