@@ -17,6 +17,7 @@ from constraints.catalogue import get_chapter
 from mapgen.solving import sampler as S
 from mapgen.solving.bruteforce import completions_brute
 from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.terrain import Terrain
 
 
 @pytest.fixture(scope="module")
@@ -104,6 +105,25 @@ def test_draws_are_uniform_over_a_small_state_s_completions():
     for w in every:
         share = seen[tuple(S.encode(prog, w))] / n
         assert abs(share - 1 / len(every)) < 0.35 / len(every) + 0.01
+
+
+def test_chains_relaxing_a_count_rule_still_draw_each_completion_equally_often():
+    """Maldonado's M2 (at least 3 of each terrain) is relaxed between sweeps (2 allowed, weighted): the chains
+    visit such states, record only completions, and still draw each of a small state's completions about
+    equally often."""
+    m = maps.load("maldonado-1")
+    hide = {j for i, t in enumerate(m.cells) if t is Terrain.MALDONADO for j in (i, *m.board.hood("king")[i])}
+    state = m.hide(sorted(hide))
+    prog = S.compile_program(get_chapter("maldonado"), state)
+    total = S.count_small(prog)
+    assert 4 <= total <= 60
+    draws, stats = S.run_chains(prog, [S.encode(prog, m.cells)] * 4, sweeps=600, burn=20, seed=11)
+    assert stats[3] > 4 * 620  # sweeps that ended outside the true rules were made, and not recorded
+    seen = Counter(tuple(int(v) for v in row) for row in draws.reshape(-1, prog.size))
+    assert len(seen) == total and all(S.valid(prog, np.asarray(w)) for w in seen)
+    n = draws.shape[0] * draws.shape[1]
+    for k in seen.values():
+        assert abs(k / n - 1 / total) < 0.35 / total + 0.01
 
 
 def test_odds_match_the_exact_odds_within_their_error_bars():

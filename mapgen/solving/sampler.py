@@ -1,13 +1,15 @@
 """Completions drawn from any state by a Markov chain with exact block updates, and odds with error bars.
 
 Where no compiled circuit answers a state (early Flora, Vameter and Maldonado states), the odds come from
-samples. The chain's state is one completion. A step picks a *block* (two adjacent rows or two adjacent
-columns) and redraws its unrevealed cells **exactly uniformly** among the assignments that keep every rule
-with the rest of the map fixed (a heat-bath update): a depth-first enumeration of the block's assignments,
-compiled with numba, checks each rule as soon as every cell it reads is set and keeps one of the completions
-it meets by reservoir sampling (the k-th met replaces the kept one with chance 1/k). A heat-bath update
-leaves the uniform distribution over completions unchanged, so every chain tends to it; row and column bands
-together let Woods, Forts and Rocks move anywhere. A *sweep* redraws every block once, in a random order.
+samples. The chain's state is one completion. A step picks a *block* (a window of 2x2, 2x4 or 4x2 cells, a band
+of two adjacent rows or columns, or the whole board) and redraws its unrevealed cells **exactly uniformly** among
+the assignments that keep every rule with the rest of the map fixed (a heat-bath update); a larger block redraws
+only its cells holding a random set S of terrains, to terrains of S (the cells holding S are the same before
+and after, so that is a heat-bath update too). A depth-first enumeration of the block's assignments, compiled
+with numba, checks each rule as soon as every cell it reads is set and keeps one of the completions it meets by
+reservoir sampling (the k-th met replaces the kept one with chance 1/k). A heat-bath update leaves the uniform
+distribution over completions unchanged, so every chain tends to it. A *sweep* makes every move once, in a
+random order (``_blocks``).
 
 Several chains start from different completions (a SAT solver's, under random preferences); their samples
 after a burn-in give each (cell, terrain) its share, a standard error from batch means, and a split R-hat
@@ -15,9 +17,7 @@ after a burn-in give each (cell, terrain) its share, a standard error from batch
 seeded and budgeted in sweeps, never in seconds: the same seed and budget give the same answer on any machine.
 
 The same enumeration, run over every unrevealed cell at once with a cap on its work, counts a state with
-few completions exactly (``count_small``); ``estimate_count`` reaches such a state from any other by
-revealing cells one at a time, multiplying the chances of the reveals estimated from the samples (the
-telescoping product of approximate counting: Jerrum, Valiant and Vazirani 1986), with a 95% interval.
+few completions exactly (``count_small``).
 """
 
 from __future__ import annotations
@@ -65,9 +65,16 @@ MOVE_WHOLE, MOVE_SUBSET, MOVE_PAIR = 0, 1, 2
 WINDOWS = ((2, 2), (2, 4), (4, 2))
 #: How the windows larger than 2x2 are redrawn: whole, or only their cells holding a random set of terrains.
 WINDOW_KINDS = (MOVE_SUBSET,)
-#: Whole-board moves of two or three terrains per sweep.
-PAIR_MOVES = 20
+#: Whole-board moves of two or three terrains per sweep: the moves that reach across the board (60 rather than 20
+#: mixed Vameter, Flora and Maldonado states better for the same CPU time as more sweeps would take: measured).
+PAIR_MOVES = 60
 MOVE_CAP = 1_000
+#: The chains relax every count rule by ``RELAX`` (a Fauna map's 3 Forts may be 2 to 4 between two sweeps),
+#: each count outside the rule's bounds weighing ``RELAX_WEIGHT`` (see ``_chain``); at most ``RELAX_EXTRA`` times
+#: the budget's sweeps in all.
+RELAX, RELAX_WEIGHT, RELAX_EXTRA = 1, 0.05, 2
+RELAX_LOW = 1
+RELAX_WEIGHT_MAX = 0.5
 #: The chance each terrain is in a subset move's set S.
 SUBSET_SHARE = 0.6
 
@@ -558,6 +565,24 @@ def _enumerate(
     number, and ``m``'s block redrawn to one of them chosen uniformly (reservoir sampling). ``cap`` > 0 bounds
     the enumeration's nodes (-1 returned, ``m`` unchanged, past it); ``full`` checks every rule at each leaf
     (for counting a state, whose revealed part nothing else checks)."""
+    return _enumerate_weighted(
+        m, order, c_ptr, c_idx, row_done, col_done, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb,
+        p_valid, p_cell, p_terr, line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr,
+        hill_cell, hill_n, counted, rng, cap, full, cnt_lo, cnt_hi, 1.0,
+    )  # fmt: skip
+
+
+@njit
+def _enumerate_weighted(
+    m, order, c_ptr, c_idx, row_done, col_done, width,
+    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
+    rng, cap, full, true_lo, true_hi, lam,
+):  # fmt: skip
+    """``_enumerate`` where the count rules' bounds ``cnt_lo``, ``cnt_hi`` may be wider than the rules' own
+    (``true_lo``, ``true_hi``): an assignment then weighs ``lam`` to the power of how far the counts are outside
+    the rules' bounds, and the block is redrawn in proportion to the weights (weighted reservoir sampling; with
+    ``lam`` 1 exactly ``_enumerate``'s uniform draw). Returns the number of assignments met."""
     n_cells = m.shape[0]
     nt = dom.shape[1]
     height = n_cells // width
@@ -586,6 +611,7 @@ def _enumerate(
     seen = np.zeros(n_cells, dtype=np.bool_)
     tix = np.full(kk, -1, dtype=np.int64)
     count = 0
+    weight = 0.0
     nodes = 0
     k = 0 if kk > 0 else -1
     if kk == 0 and _leaf_ok(
@@ -675,7 +701,20 @@ def _enumerate(
         )  # fmt: skip
         if ok:
             count += 1
-            if _below(rng, count) == 0:
+            if lam == 1.0:
+                keep_it = _below(rng, count) == 0
+            else:
+                off = 0
+                for z in range(cnt_terr.shape[0]):
+                    v = tot[cnt_terr[z]]
+                    if v < true_lo[z]:
+                        off += true_lo[z] - v
+                    elif v > true_hi[z]:
+                        off += v - true_hi[z]
+                w = lam**off
+                weight += w
+                keep_it = (_next(rng) >> np.uint64(11)) * (1.0 / 9007199254740992.0) * weight < w
+            if keep_it:
                 for a in range(kk):
                     saved[a] = m[order[a]]
     for a in range(kk):
@@ -688,17 +727,31 @@ def _chain(
     m, orders, lens, kinds, c_ptrs, c_idxs, row_dones, col_dones, width,
     dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
-    rng, burn, cap, share, out, stats,
+    rng, burn, cap, share, out, stats, true_lo, true_hi, lam, tune, last, extra,
 ):  # fmt: skip
     """A heat-bath chain from the completion ``m`` (left at the chain's last state, ``rng`` at its generator's):
     ``burn`` sweeps, then ``out.shape[0]`` sweeps each recorded in ``out``; a sweep makes every move once, in a
-    random order. ``stats``: moves made, moves skipped at the cap, completions met."""
+    random order. ``stats``: moves made, moves skipped at the cap, completions met, sweeps made.
+
+    With count bounds ``cnt_lo``, ``cnt_hi`` wider than the rules' (``true_lo``, ``true_hi``), the chain runs on
+    the completions of the relaxed rules, each weighing ``lam`` per count outside the rules' bounds (see
+    ``_enumerate_weighted``): there a Fort can appear in one place and leave another in two local moves. Weight 1
+    on every completion of the true rules, so the chain's law restricted to them is uniform; a sweep ending
+    outside them is not recorded (the next sweep ending inside them is: the chain watched only while inside
+    them is a Markov chain whose stationary law is the uniform one on them). The burn-in tunes the weight
+    (``lam[0]``) so that about one sweep in four ends outside. A call making more than ``extra`` times its
+    sweeps puts the chain back at ``last`` (the last completion of the true rules it met), records it and
+    relaxes no more (``tune[0]`` set): a restart from a state the chain met, which bounds the work."""
     nb_blocks = lens.shape[0]
     nt = dom.shape[1]
     perm = np.arange(nb_blocks)
     sub = dom.copy()
     inset = np.zeros(nt, dtype=np.bool_)
-    for s in range(burn + out.shape[0]):
+    tot = np.zeros(nt, dtype=np.int64)
+    s = 0
+    made = 0
+    while s < burn + out.shape[0]:
+        made += 1
         for a in range(nb_blocks - 1, 0, -1):
             b = _below(rng, a + 1)
             perm[a], perm[b] = perm[b], perm[a]
@@ -726,20 +779,58 @@ def _chain(
                     for t in range(nt):
                         sub[c, t] = dom[c, t] and inset[t] if inset[m[c]] else t == m[c]
                 use = sub
-            got = _enumerate(
-                m, order, c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
-                use, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
-                line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
-                hill_n, counted, rng, cap, False,
-            )  # fmt: skip
+            if tune[0] == 0:
+                got = _enumerate_weighted(
+                    m, order, c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
+                    use, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+                    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
+                    hill_n, counted, rng, cap, False, true_lo, true_hi, lam[0],
+                )  # fmt: skip
+            else:  # relaxing given up: the true rules only
+                got = _enumerate(
+                    m, order, c_ptrs[b, : kk + 1], c_idxs[b], row_dones[b], col_dones[b], width,
+                    use, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+                    line_terr, line_count, cnt_terr, true_lo, true_hi, pair_first, pair_second, conn_terr, hill_cell,
+                    hill_n, counted, rng, cap, False,
+                )  # fmt: skip
             stats[0] += 1
             if got < 0:
                 stats[1] += 1
             else:
                 stats[2] += got
+        stats[3] += 1
+        for t in range(nt):
+            tot[t] = 0
+        for i in range(m.shape[0]):
+            tot[m[i]] += 1
+        inside = True
+        for z in range(cnt_terr.shape[0]):
+            if tot[cnt_terr[z]] < true_lo[z] or tot[cnt_terr[z]] > true_hi[z]:
+                inside = False
+        if s < burn:  # the burn-in tunes the weight: outside the true rules 1 or 2 sweeps in 5
+            tune[1] += 1
+            if not inside:
+                tune[2] += 1
+            if tune[1] == 5:
+                if tune[2] > 2:
+                    lam[0] *= 0.1
+                elif tune[2] < 1 and lam[0] < RELAX_WEIGHT_MAX:
+                    lam[0] = min(RELAX_WEIGHT_MAX, lam[0] * 2)
+                tune[1] = 0
+                tune[2] = 0
+        if inside:
+            for i in range(m.shape[0]):
+                last[i] = m[i]
+        elif made < extra * (burn + out.shape[0]):
+            continue  # not a completion of the true rules: sweep on
+        else:  # too long outside: back to the last completion of the true rules, and relax no more
+            for i in range(m.shape[0]):
+                m[i] = last[i]
+            tune[0] = 1
         if s >= burn:
             for i in range(m.shape[0]):
-                out[s - burn, i] = m[i]
+                out[s - burn, i] = last[i]
+        s += 1
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -827,19 +918,30 @@ def run_chains(
     stacked = _stacked(prog)
     rules = _rules(prog)
     out = np.zeros((len(starts), sweeps, prog.size), dtype=np.int8)
-    stats = np.zeros((len(starts), 3), dtype=np.int64)
+    stats = np.zeros((len(starts), 4), dtype=np.int64)
+    true_lo, true_hi = prog.cnt_lo, prog.cnt_hi
+    relax = list(rules)
+    relax[14] = np.maximum(true_lo - RELAX_LOW, 0)  # cnt_lo
+    relax[15] = true_hi + RELAX  # cnt_hi
+    relaxed = tuple(relax)
     empty = np.zeros((0, prog.size), dtype=np.int8)
 
     def one(c: int) -> None:
         rng = np.asarray([random.Random(f"{seed}:{c}").getrandbits(63)], dtype=np.uint64)
         x = np.array(starts[c], dtype=np.int64)
+        last = x.copy()
+        lam = np.asarray([RELAX_WEIGHT], dtype=np.float64)
+        tune = np.zeros(3, dtype=np.int64)
         steps: list[tuple[int, tuple[int, int] | None]] = [(min(CHUNK, burn - a), None) for a in range(0, burn, CHUNK)]
         steps += [(0, (a, min(sweeps, a + CHUNK))) for a in range(0, sweeps, CHUNK)]
         for skip, rec in steps:
             if deadline is not None and time.monotonic() > deadline:
                 raise SamplerTimeout(f"the time limit ran out while the sampler ran (chain {c + 1} of {len(starts)})")
             dest = empty if rec is None else out[c, rec[0] : rec[1]]
-            _chain(x, *stacked, prog.width, *rules, rng, skip, cap, SUBSET_SHARE, dest, stats[c])
+            _chain(
+                x, *stacked, prog.width, *relaxed, rng, skip, cap, SUBSET_SHARE, dest, stats[c], true_lo, true_hi,
+                lam, tune, last, RELAX_EXTRA,
+            )  # fmt: skip
 
     if threads > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
