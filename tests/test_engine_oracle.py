@@ -319,3 +319,23 @@ def test_candidates_that_agree_on_the_first_round_stop_the_search(monkeypatch):
     worlds = [(state, None)] * 4
     assert oracle.rollout_search(worlds, [0, 1, 2, 3], 0, [1, 2, 3], None, agree=True) == (1, 3)
     assert oracle.rollout_search(worlds, [0, 1, 2, 3], 0, [1, 2, 3], None)[0] == 3  # the full search finds it
+
+
+def test_a_search_handed_the_first_candidates_returns_chooses_as_the_full_search(monkeypatch):
+    """The scout's gate plays the first candidate on every world before the search: the search then uses
+    those returns (not playing them again) and chooses what it would have chosen playing them."""
+    rng = random.Random(6)
+    values: dict = {}
+    oracle, state, played = _fake_rollouts(monkeypatch, values)
+    for _ in range(200):
+        n, cands = rng.choice((1, 2, 3)), list(range(rng.choice((2, 3, 4))))
+        for r in range(n):
+            for a in cands:
+                values[r, a] = 0.0 if rng.random() < 0.4 else 1 + rng.randint(10, 40) / 1000
+        worlds = [(state, None)] * n
+        full = oracle.rollout_search(worlds, list(range(n)), 0, cands, None, agree=True)
+        played.clear()
+        first = [values[r, 0] for r in range(n)]
+        best, count = oracle.rollout_search(worlds, list(range(n)), 0, cands, None, agree=True, first=first)
+        assert best == full[0] and count <= full[1]
+        assert all(a != 0 for _, a in played)  # the first candidate is never played again

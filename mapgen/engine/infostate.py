@@ -77,8 +77,13 @@ def hidden_from(step: tuple, player: int) -> bool:
     return False
 
 
+_PLAIN = frozenset((int, str, bool, float, type(None)))
+
+
 def _canon(x):
     """A value with its sets sorted and its byte arrays as bytes, so that ``repr`` is one text per value."""
+    if type(x) in _PLAIN:  # the common case first (no isinstance chain); a subclass takes the checks below
+        return x
     if isinstance(x, (set, frozenset)):
         return sorted(x, key=repr)
     if isinstance(x, dict):
@@ -90,6 +95,17 @@ def _canon(x):
     return x
 
 
+_TERR = [chr(65 + k) for k in range(128)]  # a seen cell's terrain index as a letter (obs_text)
+_EXPLORED = bytes([46] + [120] * 255)  # a byte 0 as ".", any other as "x"
+
+
+def _explored_text(explored) -> str:
+    """The explored flags as text: "x" explored, "." not."""
+    if isinstance(explored, (bytes, bytearray)):
+        return explored.translate(_EXPLORED).decode()
+    return "".join(["x" if e else "." for e in explored])
+
+
 def obs_text(state: State, player: int) -> str:
     """``player``'s observation now, as text (the OpenSpiel observation string).
 
@@ -99,7 +115,7 @@ def obs_text(state: State, player: int) -> str:
     """
     o = observe(state, player)
     b = o.game.board
-    terr = "".join("." if k < 0 else chr(65 + k) for k in o.terrain)
+    terr = "".join([_TERR[k] if k >= 0 else "." for k in o.terrain])
     step = o.step
     if step is None:
         step_text = "end"
@@ -110,7 +126,7 @@ def obs_text(state: State, player: int) -> str:
     return (
         f"p{player} moves {o.moves} day {o.day} turn {o.turn} current {o.current}\n"
         f"map {terr} hills {sorted(o.hills.items())!r}\n"
-        f"explored {''.join('x' if e else '.' for e in o.explored)} trail {o.ex_list!r}\n"
+        f"explored {_explored_text(o.explored)} trail {o.ex_list!r}\n"
         f"pack {o.pack!r} fires {o.fires} shelter {o.shelter} samples {o.samples} slots+ {o.extra_slots}\n"
         f"row {_canon(o.row)!r} left {o.challenges_left} monsters {sorted(o.monsters.items())!r} "
         f"threats {o.threats!r} injured {o.injured} chased {o.chased}\n"

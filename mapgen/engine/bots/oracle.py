@@ -163,6 +163,7 @@ def rollout_search(
     key,
     agree: bool = False,
     gate: bool = False,
+    first: list[float] | None = None,
 ) -> tuple[int, int]:
     """The candidate with the best total return over the rollouts, ties to the first; and how many rollouts were played.
 
@@ -177,7 +178,9 @@ def rollout_search(
     playing them, for less. ``gate``: the first candidate's first rollout comes first, and when it
     wins, the search stops there (one rollout played). ``agree``: a search whose first round gave every
     candidate the same return stops there and plays the first (the candidates agree on that luck). The
-    oracle sets both; the planner neither (its choice is the same as before the cut, only cheaper)."""
+    oracle sets both; the planner neither (its choice is the same as before the cut, only cheaper).
+    ``first``: the first candidate's returns on every world, played already (the scout's gate): used as
+    they are, not played again nor counted."""
     totals = [0.0] * len(candidates)
     wins = [0] * len(candidates)
     lost = [False] * len(candidates)
@@ -191,6 +194,14 @@ def rollout_search(
             if v > 0:
                 return candidates[0], 1
         for k in live:
+            if first is not None and k == 0:
+                v = first[r - 1]
+                totals[0] += v
+                if v > 0:
+                    wins[0] += 1
+                else:
+                    lost[0] = True
+                continue
             if gate and r == 1 and k == 0:
                 played += 1
                 lost[0] = True
