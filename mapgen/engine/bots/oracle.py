@@ -46,6 +46,7 @@ import random
 from mapgen.engine import actions as A
 from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.common import between
+from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.observation import observe
 from mapgen.engine.play import play_game
 from mapgen.engine.steps import Step
@@ -69,6 +70,35 @@ class AimedClairvoyant(ClairvoyantBot):
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
             return aim[1]
         return super().best_cell(obs, explores, need)
+
+
+class AimedHeuristic(HeuristicBot):
+    """The heuristic, whose explore this turn may be fixed to one cell (``aim``), and which names the cells a
+    search weighs (``_cells``): the base of the fair searchers, the ``planner`` and the ``scout``."""
+
+    def __init__(self, rng: random.Random):
+        super().__init__(rng)
+        self.aim: tuple | None = None  # (turn key, cell) chosen by the search
+
+    def best_cell(self, obs, explores: list[int], need) -> int:
+        aim = self.aim
+        if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
+            return aim[1]
+        return super().best_cell(obs, explores, need)
+
+    def _cells(self, obs, first: int) -> list[int]:
+        """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
+        explores = between(obs.legal, A.EXPLORE, A.DISCARD)
+        if len(explores) < 2:
+            return []
+        need = self.needs(obs)
+        chosen = HeuristicBot.best_cell(self, obs, explores, need)
+        if first != chosen and first not in (A.LEWIS, A.COLLINS) and not A.GUESS <= first < A.LEWIS:
+            return []  # a free action first: search when it explores
+        lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
+        values = self._cell_values(obs, need, explores, self.value_vector(obs, need, lewis))
+        ranked = sorted(zip(values, explores), key=lambda vc: (-vc[0], vc[1]))
+        return [chosen] + [c for _, c in ranked if c != chosen][:ALTERNATIVES]
 
 
 def turn_key(obs) -> tuple:

@@ -24,10 +24,7 @@ from __future__ import annotations
 import random
 from typing import TYPE_CHECKING
 
-from mapgen.engine import actions as A
-from mapgen.engine.bots.common import between
-from mapgen.engine.bots.heuristic import HeuristicBot
-from mapgen.engine.bots.oracle import ALTERNATIVES, rollout_search, turn_key
+from mapgen.engine.bots.oracle import AimedHeuristic, rollout_search, turn_key
 from mapgen.engine.deduce import solver_for
 from mapgen.engine.infostate import carried, world_on, world_view
 from mapgen.engine.steps import Step
@@ -40,7 +37,7 @@ DEFAULT_BUDGET = 2
 SAMPLE_BUDGET = 0.5  # deterministic seconds (SAT propagations) for one decision's fresh worlds
 
 
-class PlannerBot(HeuristicBot):
+class PlannerBot(AimedHeuristic):
     """The heuristic, whose explores are chosen by rollouts on worlds drawn from what it knows."""
 
     name = "planner"
@@ -50,7 +47,6 @@ class PlannerBot(HeuristicBot):
         super().__init__(rng)
         self.budget = budget or DEFAULT_BUDGET
         self.search_rng = random.Random(rng.randrange(1 << 30))
-        self.aim: tuple | None = None  # (turn key, cell) chosen by the search
         self.worlds: list = []
         self._table: object | None = None  # the table of the game being played
         self._solver: Solver | None = None  # its rules' solver, and this game's private session of it
@@ -60,12 +56,6 @@ class PlannerBot(HeuristicBot):
         self.departures = 0
         self.fallbacks = 0
         self.resampled = 0
-
-    def best_cell(self, obs, explores: list[int], need) -> int:
-        aim = self.aim
-        if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
-            return aim[1]
-        return super().best_cell(obs, explores, need)
 
     def step(self, info) -> int:
         obs = info.obs
@@ -84,20 +74,6 @@ class PlannerBot(HeuristicBot):
         cell = self._search(info, obs, cells)
         self.aim = (turn_key(obs), cell)
         return super().step(obs)
-
-    def _cells(self, obs, first: int) -> list[int]:
-        """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
-        explores = between(obs.legal, A.EXPLORE, A.DISCARD)
-        if len(explores) < 2:
-            return []
-        need = self.needs(obs)
-        chosen = HeuristicBot.best_cell(self, obs, explores, need)
-        if first != chosen and first not in (A.LEWIS, A.COLLINS) and not A.GUESS <= first < A.LEWIS:
-            return []  # a free action first: search when it explores
-        lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
-        values = self._cell_values(obs, need, explores, self.value_vector(obs, need, lewis))
-        ranked = sorted(zip(values, explores), key=lambda vc: (-vc[0], vc[1]))
-        return [chosen] + [c for _, c in ranked if c != chosen][:ALTERNATIVES]
 
     def _search(self, info, obs, cells: list[int]) -> int:
         worlds = self._worlds(info)

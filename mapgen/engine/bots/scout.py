@@ -54,8 +54,7 @@ from typing import TYPE_CHECKING
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between, share_geometry
-from mapgen.engine.bots.heuristic import HeuristicBot
-from mapgen.engine.bots.oracle import ALTERNATIVES, rollout, rollout_search, turn_key
+from mapgen.engine.bots.oracle import AimedHeuristic, rollout, rollout_search, turn_key
 from mapgen.engine.steps import Step
 
 if TYPE_CHECKING:
@@ -74,7 +73,7 @@ SAMPLE_BUDGET = 0.5
 GATE = True
 
 
-class ScoutBot(HeuristicBot):
+class ScoutBot(AimedHeuristic):
     """The heuristic, whose late explores are chosen by rollouts on worlds drawn from what it knows."""
 
     name = "scout"
@@ -84,7 +83,6 @@ class ScoutBot(HeuristicBot):
         super().__init__(rng)
         self.budget = budget or DEFAULT_BUDGET
         self.search_rng = random.Random(rng.randrange(1 << 30))
-        self.aim: tuple | None = None  # (turn key, cell) chosen by the search
         self.worlds: list = []  # the last search's worlds (infostate Trackers), carried to the next
         self._solver: Solver | None = None  # the rules the game's bots reason with
         self._session: _Slot | None = None  # this game's private session of the solver, made at its first draw
@@ -107,12 +105,6 @@ class ScoutBot(HeuristicBot):
             return False
         return len(between(obs.legal, A.EXPLORE, A.DISCARD)) >= 2
 
-    def best_cell(self, obs, explores: list[int], need) -> int:
-        aim = self.aim
-        if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
-            return aim[1]
-        return super().best_cell(obs, explores, need)
-
     def step(self, x) -> int:
         info = x if hasattr(x, "obs") else None
         obs = info.obs if info is not None else x
@@ -125,20 +117,6 @@ class ScoutBot(HeuristicBot):
         cell = self._search(info, obs, cells)
         self.aim = (turn_key(obs), cell)
         return super().step(obs)
-
-    def _cells(self, obs, first: int) -> list[int]:
-        """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
-        explores = between(obs.legal, A.EXPLORE, A.DISCARD)
-        if len(explores) < 2:
-            return []
-        need = self.needs(obs)
-        chosen = HeuristicBot.best_cell(self, obs, explores, need)
-        if first != chosen and first not in (A.LEWIS, A.COLLINS) and not A.GUESS <= first < A.LEWIS:
-            return []  # a free action first: search when it explores
-        lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)
-        values = self._cell_values(obs, need, explores, self.value_vector(obs, need, lewis))
-        ranked = sorted(zip(values, explores), key=lambda vc: (-vc[0], vc[1]))
-        return [chosen] + [c for _, c in ranked if c != chosen][:ALTERNATIVES]
 
     def _search(self, info, obs, cells: list[int]) -> int:
         from mapgen.engine.infostate import world_view  # deferred: the searched decisions only
