@@ -31,6 +31,15 @@ def _circuit_cache(tmp_path_factory):
             os.environ[k] = v
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _kernels_loaded():
+    """The sampler's and the counter's numba loops compiled (a fresh clone: about 15 CPU s, once, then cached on
+    disk) or loaded before the first test, never inside a test's time limit."""
+    from mapgen.solving.solve import warm_kernels
+
+    warm_kernels()
+
+
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     """tests/data: ``valid/``, ``invalid/`` and ``states/`` examples with their ``expected.json``."""

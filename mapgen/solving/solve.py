@@ -80,6 +80,21 @@ class CountResult:
         return out
 
 
+def warm_kernels() -> None:
+    """Load the compiled loops of the sampler and of the sequential Monte Carlo counter now (numba compiles them on
+    first use, about 15 CPU s once, then reads them from its disk cache in about a second), so that the first
+    timed question after it does not pay for them: a server's workers at start, a test run's workers."""
+    import maps  # deferred: a shipped map to run the loops on, only where they are warmed
+    from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where they are used
+
+    m = maps.load("training-1")
+    chapter = get_chapter(m.chapter)
+    prog = sampler.compile_program(chapter, m.hide(range(m.board.size)))
+    sampler.count_small(prog, cap=1_000)
+    sampler.run_chains(prog, [sampler.encode(prog, m.cells)], sweeps=1, burn=0, seed=0, threads=1)
+    smc.estimate(prog, budget=smc.SmcBudget(particles=4, runs=2))
+
+
 def agrees(chapter: Chapter, w, state: Map) -> bool:
     """Whether the complete terrain ``w`` is a completion's terrain for ``state``: it shows every revealed
     cell and every revealed Hill's number (``w`` itself keeps every rule: it came from a solver)."""

@@ -156,12 +156,11 @@ def solver_for(chapter: str):
 
 
 def warm_kernels() -> None:
-    """Load the sampler's compiled kernels (numba's disk cache, about a second) in a worker before its first
-    request, so that the first quick count after a tap (``Solver.small_count``) does not pay for it."""
-    import maps  # deferred: the shipped maps, in the worker only
+    """Load the sampler's and the counter's compiled kernels in a worker before its first request
+    (``solve.warm_kernels``), so that a tap's first quick count does not pay for them."""
+    from mapgen.solving.solve import warm_kernels  # deferred: ortools and numba, in the worker only
 
-    m = maps.load("training-1")
-    solver_for(m.chapter).small_count(m.hide(range(m.board.size)), nodes=1_000)
+    warm_kernels()
 
 
 class BackgroundCompiles:

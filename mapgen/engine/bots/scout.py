@@ -147,9 +147,9 @@ class ScoutBot(AimedHeuristic):
         since), topped up with completions of the seen cells drawn by ``Solver.sample`` in this game's private
         session, each with the game so far replayed onto it."""
         from mapgen.engine.deduce import solver_for  # deferred: the solver, at the first search
-        from mapgen.engine.infostate import carried, world_on
-        from mapgen.engine.observation import table
-        from mapgen.solving.solve import NoCompletion, SolveTimeout
+        from mapgen.engine.infostate import carried, world_on  # deferred: the world replay, at the first search
+        from mapgen.engine.observation import table  # deferred: at the first search
+        from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools, at the first search
 
         rng = self.search_rng
         kept = carried(self.worlds, info, rng)
