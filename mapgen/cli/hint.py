@@ -8,7 +8,7 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import about
-from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
+from mapgen.cli.options import json_option, kernels_ready, map_argument, reject, time_limit_option
 
 
 @click.command()
@@ -45,6 +45,7 @@ def hint(map_in, target, time_limit, as_json):
             terrain = chapter.terrain(target)
         except ValueError as e:
             reject("--target", str(e))
+    kernels_ready()
     with about(file, time_limit):
         result = find_hint(Solver.for_chapter(state.chapter), state, terrain, time_limit=time_limit)
     if as_json:

@@ -199,3 +199,13 @@ def out_file(path: str | None, *, force: bool) -> None:
 def reject(option: str, problem: str):
     """An option value that cannot be used: exit 2 with ``error: OPTION: problem``."""
     raise BadInput(option, problem)
+
+
+def kernels_ready() -> None:
+    """Before a timed question that may sample or estimate: on a fresh install the sampler's and the counter's
+    loops compile on first use (about 15 CPU s, once); say so and compile them now, outside the time limit."""
+    from mapgen.solving.solve import kernels_on_disk, warm_kernels  # deferred: ortools and numba, when asked
+
+    if not kernels_on_disk():
+        click.echo("first use: compiling the sampler's loops (about 15 s, once; numba keeps them)…", err=True)
+        warm_kernels()

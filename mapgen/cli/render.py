@@ -11,7 +11,7 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, about
-from mapgen.cli.options import FiniteRange, force_option, json_option, load_map, out_file, reject
+from mapgen.cli.options import FiniteRange, force_option, json_option, kernels_ready, load_map, out_file, reject
 from mapgen.inputs import Unreadable, read_json
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
@@ -146,6 +146,8 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(m.chapter)
+            if terrain is not None:
+                kernels_ready()
             with about(map_file, time_limit):
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)

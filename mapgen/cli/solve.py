@@ -8,7 +8,7 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, TIMEOUT, about
-from mapgen.cli.options import json_option, map_argument, reject, time_limit_option
+from mapgen.cli.options import json_option, kernels_ready, map_argument, reject, time_limit_option
 
 
 @click.command()
@@ -83,6 +83,7 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
                 terrain = chapter.terrain(target)
             except ValueError as e:
                 reject("--target", str(e))
+    kernels_ready()
     try:
         with about(file, time_limit):
             report = solve_report(

@@ -80,6 +80,15 @@ class CountResult:
         return out
 
 
+def kernels_on_disk() -> bool:
+    """Whether the sampler's and the counter's compiled loops are in numba's disk cache (else their first use
+    compiles them: about 15 CPU s, once)."""
+    from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where they are used
+    from mapgen.solving.kernels import on_disk  # deferred: numba
+
+    return on_disk(sampler._enumerate, sampler._chain, smc._smc)
+
+
 def warm_kernels() -> None:
     """Load the compiled loops of the sampler and of the sequential Monte Carlo counter now (numba compiles them on
     first use, about 15 CPU s once, then reads them from its disk cache in about a second), so that the first

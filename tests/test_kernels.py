@@ -1,0 +1,35 @@
+"""The compiled loops' disk cache as a new user meets it: a first solve compiles them before its time limit."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+import maps
+from cli import main
+from mapgen.mapfile import dumps_map
+
+
+def test_the_kernels_are_found_on_disk_once_compiled():
+    from mapgen.solving import sampler
+    from mapgen.solving.kernels import on_disk
+    from mapgen.solving.solve import kernels_on_disk
+
+    assert kernels_on_disk()  # the test run's workers loaded them first (conftest): numba wrote its cache
+    assert on_disk(sampler._enumerate)
+
+
+def test_a_first_solve_compiles_the_loops_before_its_time_limit_and_says_so(tmp_path, monkeypatch):
+    from mapgen.solving import solve
+
+    m = maps.load("training-1")
+    state = tmp_path / "state.toml"
+    state.write_text(dumps_map(m.hide(range(5))), encoding="utf-8")
+    warmed = []
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
+    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    r = CliRunner().invoke(main, ["solve", str(state), "--time-limit", "30"])
+    assert r.exit_code == 0, r.output
+    assert "first use: compiling the sampler's loops" in r.stderr and warmed == [1]
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: True)
+    again = CliRunner().invoke(main, ["solve", str(state), "--time-limit", "30"])
+    assert again.exit_code == 0 and "first use" not in again.stderr and warmed == [1]
