@@ -6,7 +6,9 @@ explore next only: far fewer and easier questions than for every unrevealed cell
 playtest needs: a *deterministic* budget (the same question gets the same answer on a busy machine
 as on an idle one, so playtests stay reproducible), one session per briefing whose proofs (completions
 and unsatisfiable cores, ``mapgen.solving.proofs``) every game on that briefing reads and extends, and an
-empty answer instead of an exception when time runs out. The proofs settle most questions of later games
+empty answer instead of an exception when time runs out. The session has every rule fixed in force
+(``Solver.session(..., ruled=True)``: the Rocks' connection checked lazily; its SAT work a third of the
+guarded session's on fauna-7). The proofs settle most questions of later games
 without the SAT solver; as they are proofs, a game's answers are the same whichever games came before
 (only their cost differs), unless a question runs out of time, which no shipped map's games do.
 ``SolverPossible`` asks for every unrevealed cell, for comparison.
@@ -66,7 +68,7 @@ class FrontierPossible:
         b = state.briefing
         s = self._sessions.get(b)
         if s is None:
-            s = self._sessions[b] = ProvedSession(self.solver.session(b), Proofs(self.solver.chapter))
+            s = self._sessions[b] = ProvedSession(self.solver.session(b, ruled=True), Proofs(self.solver.chapter))
             if len(self._sessions) > self.SESSIONS:
                 self._sessions.popitem(last=False)
         else:

@@ -16,8 +16,10 @@ force as unit clauses; a connected terrain with a sure cell (C6: the Rocks and t
 lazily (``LazyConnected``) instead of by its layered reachability clauses, which cost the SAT
 solver most of its time on Fauna; and each count of a terrain on the map (F2's 3 Forts, Flora's
 Sacagawea, Maldonado's plenty) as Minicard's native cardinality constraints instead of a counter.
-It answers exactly the same questions; the guarded session (cores, the deterministic budget of
-the deducer bot) and the exact counter keep ``constraints.cnf``'s encoding.
+It answers exactly the same questions. The deducer bot's session is such a fork too: its cores name only
+revealed cells and Hill numbers (every clause it adds is implied by the rules, all always in force there), so
+they stay proofs for its questions, which are all asked under every rule. The guarded session (cores that
+name rules, for explanations) and the exact counter keep ``constraints.cnf``'s encoding.
 """
 
 from __future__ import annotations
@@ -338,7 +340,7 @@ class SatSession:
         ``ruled``: every rule fixed in force (guards as unit clauses, not assumptions: the solver
         simplifies with them) and each connected terrain with a sure cell checked lazily
         (``LazyConnected``) instead of by its layered clauses: only for questions under every rule
-        that use no cores (wall-clock ``possible``).
+        (wall-clock ``possible``; the deducer bot's, whose cores then name revealed cells only).
         """
         src = self._source or self  # a fork of a fork starts from the session as built
         new = object.__new__(SatSession)

@@ -475,9 +475,12 @@ class Solver:
             self._slots.move_to_end(briefing)
         return s
 
-    def session(self, briefing: Briefing) -> _Slot:
-        """A private session for one briefing: its answers never depend on questions asked elsewhere."""
-        return _Slot(self.slot(briefing).sat.fork(), self.chapter, briefing)
+    def session(self, briefing: Briefing, *, ruled: bool = False) -> _Slot:
+        """A private session for one briefing: its answers never depend on questions asked elsewhere.
+
+        ``ruled``: every rule fixed in force (``SatSession.fork(ruled=True)``), for questions always asked
+        under every rule; its cores name revealed cells only."""
+        return _Slot(self.slot(briefing).sat.fork(ruled=ruled), self.chapter, briefing)
 
     def budget(self, time_limit: float | Budget | None = None) -> Budget:
         """The budget of one question: ``time_limit`` seconds (default the solver's), in this solver's kind
@@ -626,7 +629,7 @@ class Solver:
         if fast:
             # Wall-clock questions run on the fork with every rule fixed in force (faster, e.g. an
             # empty board); its completions are kept as the shared session's witnesses. The
-            # deterministic path (the deducer bot) keeps the guarded session: same answers, same cost.
+            # deterministic path without proofs keeps the guarded session: same answers, same cost.
             ruled = slot.ruled
             ruled.witnesses = slot.sat.witnesses
             guards = set(ruled.cnf.guards.values())
