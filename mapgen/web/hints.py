@@ -18,7 +18,7 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.solving.solve import Solver
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
 from mapgen.terrain import Terrain
 
@@ -89,19 +89,18 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     ``errors``, each share's standard error, and ``sampler``, the run's summary: R-hat, converged), or None
     when no Path is unrevealed.
     ``explorable``: chosen among the Paths the player can explore next (false: none can, so among every
-    unrevealed Path). With no fair odds in time (``method`` "none": no circuit, no UniGen samples) the Path
-    with the most possible terrains, its ``shares`` empty and ``possible`` its terrains."""
+    unrevealed Path). With no fair odds for the state (``method`` "none": no circuit, and no sampler for its
+    rules) the Path with the most possible terrains, its ``shares`` empty and ``possible`` its terrains.
+    SolveTimeout when the wall clock runs out before the odds' counted work is done."""
     explorable = frontier(state)
     cells = explorable or state.unrevealed()
     if not cells:
         return None
     possible = solver.possible(state, time_limit, cells=cells)
-    got = None
-    try:
-        got = solver.odds_answer(state, time_limit=time_limit, possible=possible)
-        shares, method = got.shares, got.method
-    except SolveTimeout:  # no odds in time (the sampler's run, on a first reveal): the widest Path, as without odds
-        shares, method = {}, ODDS_NONE
+    # the odds' work is counted (sweeps, draws), so the guess is the same under any load; the wall clock running
+    # out first is a time-out (SolveTimeout: exit 3, a 504), never a guess made without the odds it would have had
+    got = solver.odds_answer(state, time_limit=time_limit, possible=possible)
+    shares, method = got.shares, got.method
     if method == ODDS_NONE:
         i = min(cells, key=lambda i: (-len(possible[i]), i))
         return {
@@ -124,7 +123,7 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
         "method": method,
         "explorable": bool(explorable),
     }
-    if method == ODDS_SAMPLER and got is not None and got.sampled is not None:  # estimated: errors and R-hat
+    if method == ODDS_SAMPLER and got.sampled is not None:  # estimated: errors and R-hat
         out["errors"] = {t.code: round(e, 4) for t, e in (got.errors or {}).get(i, {}).items()}
         out["sampler"] = got.sampled.summary()
     return out

@@ -502,7 +502,7 @@ async function hint() {
   box.textContent = "Looking for the easiest deduction…";
   box.scrollIntoView({block: "nearest"});
   const seq = H.seq;
-  const r = await MG.api("/api/hint", {map: mapText(), time_limit: 5, exclude: H.hinted});
+  const r = await MG.api("/api/hint", {map: mapText(), time_limit: 10, exclude: H.hinted});
   if (seq !== H.seq) return;
   const ch = H.briefing.chapter;
   if (!r.ok && !(r.data && r.data.conflict)) { box.textContent = r.data.error || "no hint"; return; }
