@@ -10,12 +10,9 @@ from mapgen.mapfile import dumps_map
 
 
 def test_the_kernels_are_found_on_disk_once_compiled():
-    from mapgen.solving import sampler
-    from mapgen.solving.kernels import on_disk
     from mapgen.solving.solve import kernels_on_disk
 
     assert kernels_on_disk()  # the test run's workers loaded them first (conftest): numba wrote its cache
-    assert on_disk(sampler._enumerate)
 
 
 def test_a_first_solve_compiles_the_loops_before_its_time_limit_and_says_so(tmp_path, monkeypatch):

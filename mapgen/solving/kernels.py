@@ -14,9 +14,6 @@ neither writable, compiled anew in each process).
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import numba
 
 from mapgen.solving.nodes import AND, TRUE_NODE
@@ -28,20 +25,6 @@ def njit(f):
         return numba.njit(cache=True, nogil=True)(f)
     except RuntimeError:  # "cannot cache function ...: no locator available"
         return numba.njit(nogil=True)(f)
-
-
-def on_disk(*compiled) -> bool:
-    """Whether numba's disk cache beside the source holds an index for each of these compiled functions, as
-    numba names it (``module.function-LINE.pyXY.nbi`` in ``__pycache__``): False on a fresh install, where their
-    first use compiles them (seconds of CPU). A cache elsewhere (an unwritable install) reads as False."""
-    tag = f"py{sys.version_info.major}{sys.version_info.minor}"
-    for f in compiled:
-        code = f.py_func.__code__
-        path = Path(code.co_filename)
-        name = f"{path.stem}.{f.py_func.__name__}-{code.co_firstlineno}.{tag}.nbi"
-        if not (path.parent / "__pycache__" / name).exists():
-            return False
-    return True
 
 
 @njit

@@ -81,12 +81,13 @@ class CountResult:
 
 
 def kernels_on_disk() -> bool:
-    """Whether the sampler's and the counter's compiled loops are in numba's disk cache (else their first use
-    compiles them: about 15 CPU s, once)."""
-    from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where they are used
-    from mapgen.solving.kernels import on_disk  # deferred: numba
+    """Whether numba's disk cache beside the sources holds the sampler's and the counter's compiled loops (else
+    their first use compiles them: about 15 CPU s, once). Read from the cache's file names, without importing
+    numba (0.4 s): a fresh install has none; a cache of older sources counts, and numba recompiles what it must."""
+    from pathlib import Path  # deferred: only where the cache is looked at
 
-    return on_disk(sampler._enumerate, sampler._chain, smc._smc)
+    cache = Path(__file__).parent / "__pycache__"
+    return all(any(cache.glob(f"{name}-*.nbi")) for name in ("sampler._enumerate", "sampler._chain", "smc._smc"))
 
 
 def warm_kernels() -> None:

@@ -39,14 +39,15 @@ def _start(nice: int) -> None:
         except (AttributeError, OSError):  # not allowed here: equal priority, still out of the server's GIL
             pass
     from mapgen.solving import compiled  # deferred: the work's modules, in the worker only
-    from mapgen.web import (  # deferred: the work's modules, in the worker only (ready for its first request)
+    from mapgen.solving.solve import warm_kernels  # deferred: numba's loads, in the worker only
+    from mapgen.web import (  # noqa: F401  # deferred: the work's modules, in the worker only (ready for its first request)
         service,
     )
 
     # a worker lives as long as the server: loading numba once pays from a large circuit's first question on
     compiled.KERNEL_FROM_QUERY = 1
     compiled.KERNELS_PAID = True
-    service.warm_kernels()
+    warm_kernels()
 
 
 def _ready() -> int:

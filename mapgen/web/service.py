@@ -155,14 +155,6 @@ def solver_for(chapter: str):
     return solvers[chapter]
 
 
-def warm_kernels() -> None:
-    """Load the sampler's and the counter's compiled kernels in a worker before its first request
-    (``solve.warm_kernels``), so that a tap's first quick count does not pay for them."""
-    from mapgen.solving.solve import warm_kernels  # deferred: ortools and numba, in the worker only
-
-    warm_kernels()
-
-
 class BackgroundCompiles:
     """Briefings compiled behind the table helper: the first time a state is shown that no cached circuit
     answers, its state as revealed is compiled in a thread (the compile itself in a child process, bounded

@@ -86,6 +86,19 @@ class AimedHeuristic(HeuristicBot):
             return aim[1]
         return super().best_cell(obs, explores, need)
 
+    def _searched_step(self, info, obs) -> int:
+        """The heuristic's action; when it is about to explore, the turn aimed at the cell ``_search`` (the
+        subclass's) chooses among ``_cells``."""
+        first = super().step(obs)
+        cells = self._cells(obs, first)
+        if not cells:
+            return first
+        self.aim = (turn_key(obs), self._search(info, obs, cells))
+        return super().step(obs)
+
+    def _search(self, info, obs, cells: list[int]) -> int:
+        raise NotImplementedError
+
     def _cells(self, obs, first: int) -> list[int]:
         """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
         explores = between(obs.legal, A.EXPLORE, A.DISCARD)

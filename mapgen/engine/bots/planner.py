@@ -67,13 +67,7 @@ class PlannerBot(AimedHeuristic):
         aim = self.aim
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in legal:
             return super().step(obs)
-        first = super().step(obs)
-        cells = self._cells(obs, first)
-        if not cells:
-            return first
-        cell = self._search(info, obs, cells)
-        self.aim = (turn_key(obs), cell)
-        return super().step(obs)
+        return self._searched_step(info, obs)
 
     def _search(self, info, obs, cells: list[int]) -> int:
         worlds = self._worlds(info)

@@ -110,13 +110,7 @@ class ScoutBot(AimedHeuristic):
         obs = info.obs if info is not None else x
         if info is None or len(obs.legal) == 1:
             return super().step(obs)
-        first = super().step(obs)
-        cells = self._cells(obs, first)
-        if not cells:
-            return first
-        cell = self._search(info, obs, cells)
-        self.aim = (turn_key(obs), cell)
-        return super().step(obs)
+        return self._searched_step(info, obs)
 
     def _search(self, info, obs, cells: list[int]) -> int:
         from mapgen.engine.infostate import world_view  # deferred: the searched decisions only
