@@ -12,7 +12,8 @@ distribution over completions unchanged, so every chain tends to it. A *sweep* m
 random order (``_blocks``).
 
 Several chains start from different completions (a SAT solver's, under random preferences); their samples
-after a burn-in give each (cell, terrain) its share, a standard error from batch means, and a split R-hat
+after a burn-in give each (cell, terrain) its share, a standard error (batch means, or the chains' spread where
+that is larger: ``odds_of``), and a split R-hat
 (Gelman et al., *Bayesian Data Analysis*, 3rd ed., 11.4) that says whether the chains agree. Everything is
 seeded and budgeted in sweeps, never in seconds: the same seed and budget give the same answer on any machine.
 
@@ -48,7 +49,7 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a folder for it can be written
-from mapgen.solving.unigen import ODDS_SAMPLER, converged, rhat_json
+from mapgen.solving.unigen import ODDS_SAMPLER, Z95, converged, rhat_json
 from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
@@ -1002,8 +1003,25 @@ class Odds:
         return [tuple(self.terrains[k] for k in row.tolist()) for row in flat]
 
 
+#: two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (then 2.0 or so, and Z95 in the limit)
+_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
+
+
+def _t95(df: int) -> float:
+    return _T95[df - 1] if df <= len(_T95) else 2.0 if df <= 60 else Z95
+
+
 def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: int = 0, batches: int = BATCHES) -> Odds:
-    """Shares, batch-means standard errors and split R-hat from draws [chains, sweeps, cells]."""
+    """Shares, standard errors and split R-hat from draws [chains, sweeps, cells].
+
+    A share's standard error is the larger of two: batch means (every chain cut into ``batches`` batches, the
+    batches' means as independent estimates: right when the chains mix) and the chains' own means as
+    independent estimates, scaled so that Z95 errors make a Student t interval over the chains (right when
+    they do not: chains stuck in different regions disagree, and only their spread shows it). Measured on the
+    odds bench's states (one run of 8 chains, load 4-6): the 95% bars covered the exact share on 7-39% of
+    the (cell, terrain) pairs of Fauna's states with batch means alone and 32-93% with the chains' spread;
+    Training and Flora 87-98% before, 89-100% after. Chains that agree on a wrong answer (vameter-1 at 20
+    revealed: R-hat 1.35, bars covering 42% then 52%) are out of any error bar's reach."""
     chains, sweeps, _ = draws.shape
     nt = len(prog.terrains)
     hidden = list(hidden)
@@ -1020,6 +1038,11 @@ def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: in
         se = means.std(axis=0, ddof=1) / math.sqrt(means.shape[0])
     else:
         se = np.full_like(p, np.nan)
+    if chains >= 2:
+        # the chains' own means as independent estimates: where chains stuck in different regions disagree, their
+        # spread (a Student t bar over the chains, in units that Z95 standard errors read) is the honest error
+        spread = onehot.mean(axis=1).std(axis=0, ddof=1) / math.sqrt(chains) * (_t95(chains - 1) / Z95)
+        se = np.fmax(se, spread)
     # split R-hat: each chain's two halves as separate sequences
     half = sweeps // 2
     if half >= 2:
