@@ -49,7 +49,7 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a folder for it can be written
-from mapgen.solving.unigen import ODDS_SAMPLER, Z95, converged, rhat_json
+from mapgen.solving.unigen import ODDS_SAMPLER, Z95, converged, rhat_json, t95
 from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
@@ -1003,14 +1003,6 @@ class Odds:
         return [tuple(self.terrains[k] for k in row.tolist()) for row in flat]
 
 
-#: two-sided 95% quantiles of Student's t for 1..10 degrees of freedom (then 2.0 or so, and Z95 in the limit)
-_T95 = (12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228)
-
-
-def _t95(df: int) -> float:
-    return _T95[df - 1] if df <= len(_T95) else 2.0 if df <= 60 else Z95
-
-
 def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: int = 0, batches: int = BATCHES) -> Odds:
     """Shares, standard errors and split R-hat from draws [chains, sweeps, cells].
 
@@ -1041,7 +1033,7 @@ def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: in
     if chains >= 2:
         # the chains' own means as independent estimates: where chains stuck in different regions disagree, their
         # spread (a Student t bar over the chains, in units that Z95 standard errors read) is the honest error
-        spread = onehot.mean(axis=1).std(axis=0, ddof=1) / math.sqrt(chains) * (_t95(chains - 1) / Z95)
+        spread = onehot.mean(axis=1).std(axis=0, ddof=1) / math.sqrt(chains) * (t95(chains - 1) / Z95)
         se = np.fmax(se, spread)
     # split R-hat: each chain's two halves as separate sequences
     half = sweeps // 2

@@ -30,15 +30,13 @@ import numpy as np
 
 from mapgen.solving.kernels import njit
 from mapgen.solving.sampler import Program, _below, _centre_ok, _leaf_ok, _next, _rules, make_plan
+from mapgen.solving.unigen import t95
 
 #: Default work: particles per run, independent runs, cells per step, and the effective share of particles
 #: below which they are resampled.
 PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 6, 1, 0.5
 #: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``).
 PER_SECOND = 700
-#: Two-sided 95% Student t quantiles by degrees of freedom (runs - 1); 1.96 past the table.
-_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
-        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}  # fmt: skip
 CONFIDENCE = 0.95
 #: Forward checking (``_step_ok``): a step also fails when an unset neighbour of a cell whose rules read it
 #: has no terrain left. Fewer particles die on the way (measured on Fauna and Flora states).
@@ -47,13 +45,6 @@ LOOK = True
 
 class SmcTimeout(TimeoutError):
     """The wall clock ran out before the estimate's runs were done."""
-
-
-def t95(df: int) -> float:
-    """The two-sided 95% Student t quantile for ``df`` degrees of freedom (the next smaller tabled one)."""
-    if df <= 0:
-        return math.inf
-    return _T95[max(d for d in _T95 if d <= df)] if df <= 29 else 1.96
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -36,10 +36,20 @@ ODDS_AUTO = "auto"
 ODDS_METHODS = (ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN)
 #: z for a two-sided 95% interval: ± on an estimated share is Z95 standard errors.
 Z95 = 1.959963984540054
+#: Two-sided 95% Student t quantiles by degrees of freedom; 1.96 past the table (``t95``).
+_T95 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262, 10: 2.228,
+        11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 19: 2.093, 24: 2.064, 29: 2.045}  # fmt: skip
 #: R-hat at or below this: a sampler's chains agree (Vehtari et al. 2021 use 1.01 for final inference; 1.05 is
 #: the odds issue's goal for a table-side answer). Here, beside the odds' names, so that the web's server reads
 #: it without loading numba.
 RHAT_OK = 1.05
+
+
+def t95(df: int) -> float:
+    """The two-sided 95% Student t quantile for ``df`` degrees of freedom (the next smaller tabled one)."""
+    if df <= 0:
+        return math.inf
+    return _T95[max(d for d in _T95 if d <= df)] if df <= 29 else 1.96
 
 
 def rhat_json(rhat: float) -> float | None:
