@@ -43,6 +43,14 @@ instead of the carried one 47.5% (8.3); every explore searched, the planner's re
 (2.1) and 46.9% with it (2.5). The 57.5% once measured from the
 14th cell (80 games) was luck: the scout stays about 8 points below the planner's 58%.
 
+Where the planner's edge comes from (seed 0, the same 160 games of fauna-1..4, load 4-7): the planner at budget 2
+57.5% (49.8-64.9, 1.9 games per CPU-second), at budget 1 49.4% (41.7-57.0, 2.8); the scout at budget 1 49.4%, 2
+50.0% (9.9 games/s), 4 48.1% (6.3); at budget 2 without the gate and the agreeing first round 50.0% (11.0);
+searching every explore at budget 2, with them, 52.5% (2.0). More worlds late buy nothing; two worlds at every
+explore from the first are the planner's edge, and they cost its speed (the early searches' draws and full-game
+rollouts), so no budget of this design is both at 58% and at 10 games per CPU-second. The intervals of 160 games are
+±8 points wide: the differences between 48% and 53% are within them.
+
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
 """
