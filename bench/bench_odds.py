@@ -42,12 +42,13 @@ def revealed(name: str, k: int) -> Map:
 
 
 def run_sampler(solver: Solver, state: Map, seed: int, seconds: float = 10.0):  # 120 sweeps: solve --time-limit 20
-    """The sampler as ``solve --method sample`` runs it, its chains started from SAT completions (a private
-    session: never a circuit's uniform draws, which would flatter it). Returns (odds, CPU seconds)."""
+    """The sampler as ``solve --method sample`` runs it, its chains started from ``Solver.chain_starts`` (SMC
+    draws, else a private SAT session's completions: never a circuit's uniform draws, which would flatter it).
+    Returns (odds, CPU seconds)."""
     work = S.Budget.for_seconds(seconds)
     possible = solver.possible(state, 30)
     t = time.process_time()
-    starts = solver.sample(state, work.chains, 30, seed=seed, session=solver.session(state.briefing))
+    starts = solver.chain_starts(state, work.chains, seed=seed, possible=possible)
     odds = S.sample_odds(solver.chapter, state, starts, budget=work, seed=seed, possible=possible)
     return odds, time.process_time() - t
 
@@ -178,10 +179,7 @@ def main() -> None:
     early(args.quick)
     if not args.no_unigen:
         unigen_side_by_side(args.exact_seconds)
-    print(
-        "\ncounts estimated along the reveals (telescoping product with a 95% interval): not built yet; "
-        "solve's count stays exact or a labelled estimate (ApproxMC) or proven bounds"
-    )
+    print("\ncounts estimated with a 95% interval (sequential Monte Carlo): python -m bench count_estimate")
 
 
 if __name__ == "__main__":

@@ -114,3 +114,48 @@ def test_solve_json_and_text_say_the_estimate_and_its_interval(monkeypatch):
         assert "at least" not in first.split("proven")[0]
     finally:
         out.unlink(missing_ok=True)
+
+
+def test_draws_are_valid_completions_near_uniform_and_seeded():
+    """``smc.draws`` (the sampler's chain starts): every draw a completion of the state, the same for the same seed,
+    and on a state with a handful of completions each drawn about equally often (a run's weighted particles
+    stand for the uniform law; with 200 particles a run, within a bound a fair die meets)."""
+    from collections import Counter
+
+    import numpy as np
+
+    import maps
+
+    state = maps.load("training-1").hide(range(7))
+    prog = program(state)
+    total = sampler.count_small(prog)
+    assert 4 <= total <= 60
+    got = smc.draws(prog, 600, seed=2)
+    assert len(got) == 600 and all(sampler.valid(prog, x) for x in got)
+    assert [x.tolist() for x in smc.draws(prog, 5, seed=2)] == [x.tolist() for x in got[:5]]
+    assert [x.tolist() for x in smc.draws(prog, 5, seed=3)] != [x.tolist() for x in got[:5]]
+    seen = Counter(tuple(int(v) for v in x) for x in got)
+    assert len(seen) == total
+    for k in seen.values():
+        assert abs(k / len(got) - 1 / total) < 0.5 / total + 0.02
+    assert np.all(got[0][[i for i, t in enumerate(state.cells) if t is not None]] >= 0)
+
+
+def test_chains_start_from_smc_draws_where_runs_survive():
+    """``Solver.chain_starts``: as many starts as chains, each a completion of the state."""
+    state = maps_state("vameter-1", 24)
+    solver = Solver.for_chapter("vameter")
+    starts = solver.chain_starts(state, 8, seed=1)
+    assert len(starts) == 8
+    ch = get_chapter("vameter")
+    for w in starts:
+        assert all(t is None or t is u for t, u in zip(state.cells, w))
+        assert [v for v in ch.check(state.with_cells(w)) if v.rule != "C9"] == []
+
+
+def maps_state(name: str, k: int):
+    import maps
+
+    m = maps.load(name)
+    order = [i for col in reversed(m.board.cols) for i in col]
+    return m.hide(order[k:])

@@ -54,6 +54,8 @@ from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
 CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
+#: Particles of the SMC run that draws each chain's start (``Solver.chain_starts``), at 10 s.
+START_PARTICLES = 200
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
 
@@ -1063,17 +1065,25 @@ def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: in
 
 @dataclass(frozen=True)
 class Budget:
-    """The sampler's work: chains, sweeps recorded per chain, burn-in sweeps per chain. Never seconds."""
+    """The sampler's work: chains, sweeps recorded per chain, burn-in sweeps per chain, and the particles of each
+    SMC run that draws a chain's start (``smc.draws``). Never seconds."""
 
     chains: int = CHAINS
     sweeps: int = SWEEPS
     burn_in: int = BURN_IN
+    start_particles: int = START_PARTICLES
 
     @classmethod
     def for_seconds(cls, seconds: float) -> Budget:
         """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock):
-        ``SWEEPS`` per chain at 10 s, in proportion, at least 40."""
-        return cls(CHAINS, max(40, round(SWEEPS * seconds / 10)), BURN_IN)
+        ``SWEEPS`` per chain and ``START_PARTICLES`` a start at 10 s, in proportion, at least 40 and 50."""
+        scale = seconds / 10
+        return cls(
+            CHAINS,
+            max(40, round(SWEEPS * scale)),
+            BURN_IN,
+            max(50, min(START_PARTICLES, round(START_PARTICLES * scale))),
+        )
 
 
 def sample_odds(

@@ -46,6 +46,8 @@ LOOK = True
 #: bench count_estimate``, one run, load 5): intervals on fauna-2 at 5 and 8 revealed that had none, 25 of 33 states
 #: covered (24 of 32 before); maldonado-2@20 now gets an interval that misses (2,996 outside 0-1,810).
 ROOM = True
+#: ``draws``: particles per run (one completion drawn from each run), and runs tried per completion asked at most.
+DRAW_PARTICLES, DRAW_TRIES = 200, 2
 
 
 class SmcTimeout(TimeoutError):
@@ -625,6 +627,74 @@ def _exp(x: float) -> int:
     return round(math.exp(x))
 
 
+class _Runner:
+    """One program's SMC runs: the fill order, its plan and the particles' arrays made once, a run per call."""
+
+    def __init__(self, prog: Program, budget: SmcBudget, proposal: np.ndarray | None = None):
+        order = _order(prog, prog.hidden)
+        self.order = order
+        self.plan = make_plan(prog, order)
+        kk = len(order)
+        self.can = _ahead(prog, order)
+        self.pos = np.full(prog.size, -1, dtype=np.int64)
+        self.pos[order] = np.arange(kk)
+        self.starts = np.asarray(list(range(0, kk, max(1, budget.step))) + [kk], dtype=np.int64)
+        self.m0 = np.full(prog.size, -1, dtype=np.int64)
+        hidden = {int(c) for c in prog.hidden}
+        for i in range(prog.size):
+            if i not in hidden and prog.dom[i].sum() == 1:
+                self.m0[i] = int(np.argmax(prog.dom[i]))
+        self.rules = _rules(prog)
+        self.width = prog.width
+        self.weights = np.ones(prog.dom.shape) if proposal is None else proposal
+        self.out_m = np.zeros((budget.particles, prog.size), dtype=np.int64)
+        self.out_w = np.zeros(budget.particles)
+        self.alive = np.zeros(len(self.starts), dtype=np.int64)
+
+    def __call__(self, key: str) -> tuple[float, int]:
+        """A run seeded from ``key``: the log of its count estimate (-inf: every particle died) and its
+        resamplings; the final particles and their normalised weights left in ``out_m``, ``out_w``."""
+        rng = np.asarray([random.Random(key).getrandbits(63)], dtype=np.uint64)
+        can_row, can_col, can_tot = self.can
+        log_z, res = _smc(
+            self.m0, self.order, self.pos, LOOK, self.starts, self.plan.c_ptr, self.plan.c_idx, can_row, can_col,
+            can_tot, self.width, *self.rules, rng, RESAMPLE_BELOW, self.out_m, self.out_w, self.alive, self.weights,
+        )  # fmt: skip
+        return float(log_z), int(res)
+
+
+def draws(
+    prog: Program, n: int, *, seed: int = 0, particles: int = DRAW_PARTICLES, deadline: float | None = None
+) -> list[np.ndarray]:
+    """Up to ``n`` completions of the program's state, each drawn from the final weighted particles of its own
+    SMC run of ``particles`` (run r seeded from (seed, r)): near the uniform law, the nearer the more particles
+    (a weighted particle system's bias shrinks as one over their number), and independent of one another. The
+    block sampler's chains start from them: a chain started from the uniform law stays in it at every sweep,
+    so its draws are fair even where it cannot mix, and the chains' spread is then an honest error
+    (``sampler.odds_of``). At most ``DRAW_TRIES`` times ``n`` runs (a run whose particles all die gives none);
+    fewer than ``n`` when too many die (early Fauna: the Forts' patterns; Maldonado: its counts), none when
+    the first ``n / 2`` all died. Past the
+    wall-clock ``deadline``, checked between runs, the draws so far."""
+    if n <= 0:
+        return []
+    run = _Runner(prog, SmcBudget(particles, 1, STEP))
+    out: list[np.ndarray] = []
+    for r in range(DRAW_TRIES * n):
+        if len(out) >= n or (deadline is not None and time.monotonic() > deadline):
+            break
+        if not out and 2 * r >= max(n, 2):  # the first half of n runs all died: the state kills them (early Fauna)
+            break
+        key = f"smc-draw:{seed}:{r}"
+        log_z, _ = run(key)
+        if not math.isfinite(log_z):
+            continue
+        w = run.out_w
+        pick = random.Random(key).random() * float(w.sum())
+        i = min(int(np.searchsorted(np.cumsum(w), pick, side="right")), len(w) - 1)
+        out.append(run.out_m[i].copy())
+    return out
+
+
 def estimate(
     prog: Program,
     *,
@@ -638,38 +708,17 @@ def estimate(
     (seed, r)); None when fewer than two runs kept a particle alive (no interval to give). Past the wall-clock
     ``deadline`` (``time.monotonic()``), checked between runs, the runs done so far answer (``cut``), or
     SmcTimeout with fewer than two."""
-    order = _order(prog, prog.hidden)
-    plan = make_plan(prog, order)
-    kk = len(order)
-    width = prog.width
-    can_row, can_col, can_tot = _ahead(prog, order)
-    pos = np.full(prog.size, -1, dtype=np.int64)
-    pos[order] = np.arange(kk)
-    starts = np.asarray(list(range(0, kk, max(1, budget.step))) + [kk], dtype=np.int64)
-    m0 = np.full(prog.size, -1, dtype=np.int64)
-    hidden = {int(c) for c in prog.hidden}
-    for i in range(prog.size):
-        if i not in hidden and prog.dom[i].sum() == 1:
-            m0[i] = int(np.argmax(prog.dom[i]))
-    rules = _rules(prog)
-    weights = np.ones(prog.dom.shape) if proposal is None else proposal
+    run = _Runner(prog, budget, proposal)
     logs: list[float] = []
-    out_m = np.zeros((budget.particles, prog.size), dtype=np.int64)
-    out_w = np.zeros(budget.particles)
     resamplings = 0
-    alive = np.zeros(len(starts), dtype=np.int64)
     cut = False
     for r in range(budget.runs):
         if deadline is not None and time.monotonic() > deadline:
             cut = True
             break
-        rng = np.asarray([random.Random(f"smc:{seed}:{r}").getrandbits(63)], dtype=np.uint64)
-        log_z, res = _smc(
-            m0, order, pos, LOOK, starts, plan.c_ptr, plan.c_idx, can_row, can_col, can_tot, width,
-            *rules, rng, RESAMPLE_BELOW, out_m, out_w, alive, weights,
-        )  # fmt: skip
+        log_z, res = run(f"smc:{seed}:{r}")
         if trace is not None:
-            trace.append(alive.copy())
+            trace.append(run.alive.copy())
         logs.append(float(log_z))
         resamplings += int(res)
     got = interval(logs)
@@ -688,7 +737,7 @@ def estimate(
         budget=budget,
         seed=seed,
         resamplings=resamplings,
-        particles=out_m.copy(),
-        weights=out_w.copy(),
+        particles=run.out_m.copy(),
+        weights=run.out_w.copy(),
         cut=cut,
     )

@@ -1022,13 +1022,13 @@ class Solver:
     ):
         """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
         ``seconds`` (a number, never the clock); None when the state has no completion to start from. Chains
-        start from completions drawn from a cached circuit when there is one (uniform), else from a private
-        SAT session under random preferences (diverse): the same seed gives the same answer."""
+        start from ``chain_starts``: the same seed gives the same answer."""
         from mapgen.solving import sampler  # deferred: numba's kernels, loaded only where odds are sampled
 
         work = sampler.Budget.for_seconds(seconds)
-        left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
-        starts = self.sample(state, work.chains, left, seed=seed, session=self.session(state.briefing))
+        starts = self.chain_starts(
+            state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles
+        )
         if not starts:
             return None
         if deadline is not None and time.monotonic() >= deadline:
@@ -1039,6 +1039,35 @@ class Solver:
             )
         except sampler.SamplerTimeout as e:
             raise SolveTimeout(str(e)) from None
+
+    def chain_starts(
+        self,
+        state: Map,
+        n: int,
+        *,
+        seed: int = 0,
+        possible: dict[int, frozenset[Terrain]] | None = None,
+        deadline: float | None = None,
+        particles: int | None = None,
+    ) -> list[tuple[Terrain, ...]]:
+        """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
+        Carlo (``smc.draws``: a chain started from the uniform law stays in it, so its draws are fair where it
+        cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``), used in turn when at least half of
+        ``n`` came; else topped up with a private SAT session's completions under random preferences (diverse, not
+        uniform). Seeded, counted in work."""
+        from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
+
+        try:
+            prog = sampler.compile_program(self.chapter, state, possible)
+        except sampler.SamplerError:
+            got = []
+        else:
+            drawn = smc.draws(prog, n, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
+            got = [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
+        if 2 * len(got) >= n:
+            return got
+        left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
+        return got + self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
 
     def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
         """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had

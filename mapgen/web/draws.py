@@ -55,6 +55,8 @@ MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "40"))
 CHAINS = 8
 SWEEPS = int(os.environ.get("MAPGEN_POOL_SWEEPS", "100"))
 BURN, WARM_BURN = 20, 5
+#: particles of the SMC run that draws each chain's start (``Solver.chain_starts``) when no earlier run's draws agree
+START_PARTICLES = 100
 SEED = 0
 #: while no newer state is asked, a state's own runs go on (a next run from the last one's draws, the next seed)
 #: until it has this many: the pool deepens while the player looks, so a rarer reveal still finds agreeing draws
@@ -298,22 +300,23 @@ _solvers: dict[str, object] = {}
 
 def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed: int):
     """In the runs' process: a sampler run for the state ``text``, ``CHAINS`` chains from ``starts`` (terrain
-    numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from a SAT solver's diverse
-    completions. Returns (draws int8 [chains, sweeps, cells], terrain codes, R-hat, effective samples)."""
+    numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from ``Solver.chain_starts``
+    (near-uniform SMC draws, else a SAT solver's diverse completions). Returns (draws int8 [chains, sweeps,
+    cells], terrain codes, R-hat, effective samples)."""
     from mapgen.solving import sampler  # deferred: numba's kernels, in the runs' process only
     from mapgen.solving.solve import Solver  # deferred: ortools, in the runs' process only
 
     chapter = get_chapter(chapter_name)
     state = parse_map(text, "state")
     solver = _solvers.get(chapter_name)
-    if solver is None:
+    if not isinstance(solver, Solver):
         solver = _solvers[chapter_name] = Solver(chapter)
     if starts:
         ts = [Terrain.from_code(c) for c in terrains]
         first = [tuple(ts[k] for k in row) for row in starts]
         burn = WARM_BURN
     else:
-        first = solver.sample(state, CHAINS, 30.0, seed=seed, session=solver.session(state.briefing))
+        first = solver.chain_starts(state, CHAINS, seed=seed, particles=START_PARTICLES)
         burn = BURN
     if not first:
         raise RuntimeError("no completion to start from")
