@@ -126,6 +126,22 @@ def test_chains_relaxing_a_count_rule_still_draw_each_completion_equally_often()
         assert abs(k / n - 1 / total) < 0.35 / total + 0.01
 
 
+def test_chains_that_never_leave_their_start_get_an_error_bar_as_wide_as_their_disagreement():
+    """Fauna's chains keep their start's Forts: two chains on one completion and two on another must not report
+    the half-and-half share as known to within a few percent (batch means alone would: 0.08)."""
+    m = maps.load("training-1")
+    state = m.hide(range(7))
+    every = _completions(state)
+    prog = S.compile_program(get_chapter("training"), state)
+    a, b = S.encode(prog, every[0]), S.encode(prog, every[1])
+    draws = np.stack([np.tile(x, (40, 1)) for x in (a, a, b, b)]).astype(np.int8)
+    odds = S.odds_of(draws, prog, state.unrevealed())
+    i = next(j for j in state.unrevealed() if a[j] != b[j])
+    t = prog.terrains[a[i]]
+    assert odds.shares[i][t] == pytest.approx(0.5)
+    assert odds.errors[i][t] >= 0.25 and odds.rhat == float("inf")
+
+
 def test_odds_match_the_exact_odds_within_their_error_bars():
     m = maps.load("training-2")
     state = m.hide(range(0, 25, 2))

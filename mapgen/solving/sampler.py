@@ -17,6 +17,22 @@ that is larger: ``odds_of``), and a split R-hat
 (Gelman et al., *Bayesian Data Analysis*, 3rd ed., 11.4) that says whether the chains agree. Everything is
 seeded and budgeted in sweeps, never in seconds: the same seed and budget give the same answer on any machine.
 
+**Fauna's Forts do not move** (measured, bench_odds' Fauna states at 0 to 12 revealed): each chain keeps the Forts
+of its start and moves everything else (about 120 distinct completions in 120 recorded sweeps), so the Fort odds are
+those of the starts; SAT starts are biased (fauna-2@5: 64 of them put 41% on the Forts {C5, D2, D3}, which the exact
+odds give 0.7%, and 41% on {D2, D5, F3}, which they give 84%), hence the starts drawn near-uniformly by sequential
+Monte Carlo (``Solver.chain_starts``, ``smc.draws``) wherever its runs survive. The placements are islands:
+redrawing a whole 5x5 box of that state exactly, the rest fixed, finds 1 to 46 completions, all with the same Forts
+(D3 holds a Fort or else a Wood, so freeing it moves the Woods of its row and column too). Tried and dropped, each
+measured: relaxing F2's pattern in the relaxed enumeration (one Fort matching in no rotation allowed, weighing like
+a count out of bounds; or up to 3 pattern cells missing, each weighing so): no more Fort moves, 2-3x the CPU (the
+relaxed maps outnumber the completions so much that the burn-in drives the weight to 1e-3..1e-5); the same on the
+unnarrowed domains (without ``Solver.possible``), where at a fixed weight of 0.003 a Fort moved between the exact
+modes but only 8% of sweeps ended inside the rules (the default budget would take about 160 CPU s, at 14 ms a
+sweep), and with the weight tuned the chains stuck outside in local minima of the weight until the restart (513 CPU
+s for 8 chains). Swap moves, rectangle moves for Woods, relaxing one Wood per line and more chains were tried
+before.
+
 The same enumeration, run over every unrevealed cell at once with a cap on its work, counts a state with
 few completions exactly (``count_small``).
 """
