@@ -913,3 +913,18 @@ def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monk
     assert not all((a.draws == runs[0].draws).all() for a in runs[1:])  # each run goes on: new draws
     s = _flora_table(empty)["sampler"]
     assert s["own"] and s["runs"] == 3 and s["samples"] == s["agreeing"] == 3 * 8 * 6
+
+
+def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypatch):
+    """The page's best guess is sampled within a share of the limit: when the wall clock ends it first, the answer
+    still says that nothing is forced (exact), names what is missing, and exits 3 (never a bare 504)."""
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import hints, service
+
+    def late(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran")
+
+    monkeypatch.setattr(hints, "best_guess", late)
+    code, out = service.do_hint({"map": _state("fauna-1", [])})
+    assert code == 3 and out["forced"] is False and out["message"] == "no cell is forced: you must guess"
+    assert "guess" not in out and out["missing"].startswith("the best guess: the time limit")

@@ -18,7 +18,7 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import Solver
+from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
 from mapgen.terrain import Terrain
 
@@ -36,7 +36,8 @@ def easiest_hint(
 
     ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
-    cannot be found in time.
+    cannot be found in time; when only the best guess runs out of time, the answer keeps what was found and says
+    so in ``missing`` (exit 3).
     """
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
@@ -69,9 +70,13 @@ def easiest_hint(
     no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
     if not out.get("forced") and state.unrevealed() and (no_odds or not out.get("best")):
         odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
-        guess = best_guess(solver, state, odds)
-        if guess is not None:
-            out["guess"] = guess
+        try:
+            guess = best_guess(solver, state, odds)
+        except SolveTimeout:  # what is exact (nothing forced, the odds above) stays; the guess is said missing
+            out["missing"] = f"the best guess: the time limit ({time_limit:g} s) ran out while its odds were sampled"
+        else:
+            if guess is not None:
+                out["guess"] = guess
     return out
 
 

@@ -441,7 +441,8 @@ def _target(body: dict, state: Map):
 
 
 def do_hint(body: dict) -> tuple[int, dict]:
-    """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``."""
+    """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``;
+    exit 3 with what was found when only the page's best guess ran out of time (``missing`` says so)."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
         NoCompletion,
         SolveTimeout,
@@ -456,13 +457,14 @@ def do_hint(body: dict) -> tuple[int, dict]:
     if len(exclude) > state.board.size or not all(isinstance(c, str) for c in exclude):
         raise ApiError("field 'exclude' must be a list of cell names")
     try:
-        return 0, easiest_hint(
+        out = easiest_hint(
             state,
             solver=solver_for(state.chapter),
             target=target,
             time_limit=time_limit(body, "hint"),
             exclude=tuple(exclude),
         )
+        return (3 if "missing" in out else 0), out
     except NoCompletion as e:
         return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
     except SolveTimeout as e:

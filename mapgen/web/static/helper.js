@@ -549,6 +549,7 @@ async function hint() {
         + `(${shares}${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
+    if (d.missing) box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing}; ask again.`}));
     $("hint").textContent = "Hint";
   }
   draw();
