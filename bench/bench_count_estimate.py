@@ -3,8 +3,8 @@
 - **Coverage**: on states whose exact count a compiled circuit gives (Training at 0 to 8 revealed, Fauna at 3 to
   12, Flora, Vameter and Maldonado at 16 to 28), the SMC estimate with the work ``mapgen solve`` gives it at the
   default time limit (10 s): exact count, estimate, 95% interval, whether the interval holds the exact count,
-  CPU seconds; then the share of states covered [goal: >= 90%]. A state where fewer than two runs kept a
-  particle alive has no interval (``solve`` then falls back to ApproxMC or proven bounds): counted as not covered.
+  CPU seconds; then the share of states covered [goal: >= 90%]. A state where a run's particles all
+  died has no interval (``solve`` then falls back to ApproxMC or proven bounds): counted as not covered.
 - **Early states** (0, 3, 5, 8 revealed, one map per chapter): whether an estimate with an interval comes, and
   its CPU seconds [within the default 10 s, beside the rest of a solve].
 
@@ -95,9 +95,7 @@ def early(quick: bool, budget: smc.SmcBudget) -> None:
         for k in EARLY[::2] if quick else EARLY:
             _, _, got, cpu = one(names[0], k, budget)
             if got is None:
-                print(
-                    f"{names[0] + '@' + str(k):<16} {'no interval (fewer than two runs kept a particle)':>44} {cpu:>6.1f}"
-                )
+                print(f"{names[0] + '@' + str(k):<16} {'no interval (a run whose particles all died)':>44} {cpu:>6.1f}")
                 continue
             died = sum(not math.isfinite(x) for x in got.log_estimates)
             print(

@@ -1160,7 +1160,7 @@ class Solver:
 
     def _smc_count(self, state: Map, possible, seconds: float, deadline: float, seed: int):
         """The sequential Monte Carlo estimate (``smc.SmcEstimate``) with the work ``seconds`` buy, or None
-        (no interval: fewer than two runs kept a particle alive, a rule the kernels cannot read, or the wall
+        (no interval: a run whose particles all died (``smc.interval``), a rule the kernels cannot read, or the wall
         clock ending it before two runs were done)."""
         if seconds <= 0.1 or deadline - time.monotonic() <= 0.1:
             return None
