@@ -217,14 +217,27 @@ class Observation:
         return self.game.blank.with_cells(cells, hills=self.hills)
 
     def frontier(self) -> list[int]:
-        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
-        return _STATE_RULES["frontier"](_RulesView(self))
+        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs.
+
+        Without a chapter's exploring rules the answer is a function of the game, the explored cells (seen, so
+        their terrain is the game's) and the Monsters' cells: the last one is kept (a bot asks at every main step)."""
+        t = self.game
+        if t.chapter.blocks_exploring:
+            return _STATE_RULES["frontier"](_RulesView(self))
+        explored, mons = bytes(self.explored), tuple(self.monsters)
+        last = _last_frontier
+        if last[0] is t and last[1] == explored and last[2] == mons:
+            return list(last[3])
+        out = _STATE_RULES["frontier"](_RulesView(self))
+        _last_frontier[:] = (t, explored, mons, tuple(out))
+        return out
 
     def field_for_shelter(self) -> int:
         """An explored Field (or the chapter's Shelter terrain) free for a Shelter, -1 if none."""
         return _STATE_RULES["_field_for_shelter"](_RulesView(self))
 
 
+_last_frontier: list = [None, b"", (), ()]  # (Table, explored, Monsters' cells, frontier) of the last frontier()
 _last_seen_game: list = [None, None]  # (the terrain list it was made from, _SeenGame)
 
 

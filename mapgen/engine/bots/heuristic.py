@@ -93,14 +93,17 @@ class HeuristicBot:
 
         Without a chapter policy the answer reads only the row's cards and York's stores, whether a Fire is
         built, the day and the Challenge deck's size, and (with Kill cards face up) their order and the
-        backpack: the last answer is kept with those as its key (the same list, the same numbers).
+        backpack: the last answer is kept with those as its key (the same list, the same numbers). A chapter
+        policy's ``needs_key`` adds what its ``needs`` reads (a policy without one: asked every time).
         """
         g = obs.game
         geo = self._geometry
         if geo is None or self._geo_of is not g:
             geo = self._geo(g)
         key = None
-        if geo.policy is None:
+        policy = geo.policy
+        extra = None if policy is None else policy.needs_key(obs)
+        if policy is None or extra is not None:
             face = obs.data.get("kill_face")
             key = (
                 g,
@@ -110,6 +113,7 @@ class HeuristicBot:
                 obs.day >= 1 and obs.challenges_left > 3,
                 tuple(face) if face else None,
                 tuple(obs.pack) if face and len(face) > 1 else None,
+                extra,  # what the chapter's policy reads (None without one)
             )
             last = self._needs
             if last is not None and last[0] == key:

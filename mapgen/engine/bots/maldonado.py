@@ -70,6 +70,12 @@ class CoopPolicy(ChapterPolicy):
             for r in shown[:2]:
                 need[r] += 1
 
+    def needs_key(self, obs) -> tuple | None:
+        """``needs`` reads whether a Monster is out and, with one and a Kill card face up, the backpack."""
+        if not obs.monsters:
+            return (False,)
+        return (True, tuple(obs.pack) if obs.data["kill_face"] else None)
+
     def terrain_value(self, bot, obs, need, t) -> float:
         d = obs.data
         if t is T.MALDONADO:
