@@ -132,6 +132,7 @@ class Observation:
     """What ``player`` may know now (see the module docstring); made by ``observe``."""
 
     __slots__ = (
+        "_frontier",
         "banned",
         "challenges_left",
         "chased",
@@ -220,11 +221,16 @@ class Observation:
         """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs.
 
         Without a chapter's exploring rules the answer is a function of the game, the explored cells (seen, so
-        their terrain is the game's) and the Monsters' cells: the last one is kept (a bot asks at every main step)."""
+        their terrain is the game's) and the Monsters' cells: the state's last answer (handed over by ``observe``:
+        the explored cells, the Monsters' cells and the cells open, all public) is read when it is for these, else
+        the last one asked here is kept (a bot asks at every main step)."""
         t = self.game
         if t.chapter.blocks_exploring:
             return _STATE_RULES["frontier"](_RulesView(self))
         explored, mons = bytes(self.explored), tuple(self.monsters)
+        hint = self._frontier  # the state's own last frontier() (the legal explores were found with it)
+        if hint is not None and hint[0] == explored and hint[1] == mons:
+            return list(hint[4])
         last = _last_frontier
         if last[0] is t and last[1] == explored and last[2] == mons:
             return list(last[3])
@@ -322,6 +328,7 @@ def observe(state, player: int | None = None) -> Observation:
     o.last_gain = state.last_gain
     o.banned = state.banned
     o.explored_now = state.explored_now
+    o._frontier = state._frontier
     o.challenges_left = len(state.ch_pile)
     o.moves = len(state.history)
     o.data = g.chapter.public_data(state.data, o.player)
