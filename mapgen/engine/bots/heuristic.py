@@ -10,6 +10,7 @@ Challenge asks or the backpack is full. A chapter's own knowledge comes from its
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress
 from operator import itemgetter, lt, mul
@@ -439,8 +440,15 @@ class HeuristicBot:
                 v += 0.8
             if row_bonus and ex[row_slice[cell]].count(0) == 1:
                 v += 0.3
-            for _ in range(orth_of[cell](ex).count(0)):  # each unexplored orthogonal neighbour, added one by one
+            k = orth_of[cell](ex).count(0)  # each unexplored orthogonal neighbour (at most 4), added one by one
+            if k:
                 v += 0.05
+                if k > 1:
+                    v += 0.05
+                    if k > 2:
+                        v += 0.05
+                        if k > 3:
+                            v += 0.05
             if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
                 v += policy.cell_value(self, obs, need, cell)
             out.append(v)
@@ -489,20 +497,22 @@ class HeuristicBot:
 
     def _step_main(self, obs, la, need) -> int:
         legal = set(la)
-        kills = between(la, A.KILL, A.GUESS)
-        if kills:
-            return kills[0]
+        k = bisect_left(la, A.KILL)  # the first Kill, if any (``between``, inline)
+        if k < len(la) and la[k] < A.GUESS:
+            return la[k]
         if A.CURE_INJURED in legal and obs.pack[MUD] > need[MUD] - 0:
             return A.CURE_INJURED
-        a = self._use_destiny(obs, la, need)
-        if a is not None:
-            return a
+        k = bisect_left(la, A.USE_DESTINY)
+        if k < len(la) and la[k] < A.KILL:  # a Destiny card can be used (_use_destiny has nothing to weigh else)
+            a = self._use_destiny(obs, la, need)
+            if a is not None:
+                return a
         a = self._build(obs, legal, need)
         if a is not None:
             return a
         if A.JAR_TAKE in legal and self._day_ending(obs):
             return A.JAR_TAKE
-        explores = between(la, A.EXPLORE, A.DISCARD)
+        explores = la[: bisect_left(la, A.DISCARD)]  # between(la, A.EXPLORE, A.DISCARD): EXPLORE is 0
         if explores:
             cell = self.best_cell(obs, explores, need)
             if A.LEWIS in legal:
@@ -515,7 +525,7 @@ class HeuristicBot:
             return cell
         if A.SATCHEL in legal and obs.last_gain >= 0 and obs.pack[obs.last_gain] > need[obs.last_gain]:
             return A.SATCHEL
-        jar = between(la, A.JAR_STORE, A.JAR_TAKE)
+        jar = la[bisect_left(la, A.JAR_STORE) : bisect_left(la, A.JAR_TAKE)]  # (``between``, inline)
         if jar and not self._day_ending(obs):
             r = self.cheapest(obs, need, [a - A.JAR_STORE for a in jar])
             if obs.pack[r] > need[r]:
@@ -543,7 +553,7 @@ class HeuristicBot:
 
     def _use_destiny(self, obs, la, need):
         g = obs.game
-        for a in between(la, A.USE_DESTINY, A.KILL):
+        for a in la[bisect_left(la, A.USE_DESTINY) : bisect_left(la, A.KILL)]:  # (``between``, inline)
             card = g.destiny[obs.de_held[a - A.USE_DESTINY]]
             good = False
             for e in card.effects:
