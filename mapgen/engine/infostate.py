@@ -82,8 +82,15 @@ _PLAIN = frozenset((int, str, bool, float, type(None)))
 
 def _canon(x):
     """A value with its sets sorted and its byte arrays as bytes, so that ``repr`` is one text per value."""
-    if type(x) in _PLAIN:  # the common case first (no isinstance chain); a subclass takes the checks below
+    t = type(x)
+    if t in _PLAIN:  # the common case first (no isinstance chain); a subclass takes the checks below
         return x
+    if t is list or t is tuple:
+        if _PLAIN.issuperset(map(type, x)):  # plain values only (checked in C): the list as it is, or as a list
+            return x if t is list else list(x)
+        return [_canon(v) for v in x]
+    if t is dict:
+        return {k: _canon(v) for k, v in x.items()}
     if isinstance(x, (set, frozenset)):
         return sorted(x, key=repr)
     if isinstance(x, dict):
