@@ -86,7 +86,6 @@ class HeuristicBot:
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
-        self._kinds: tuple | None = None  # (Geometry, _terrain_kinds of its chapter's terrains)
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -401,10 +400,10 @@ class HeuristicBot:
         """The value of finding each terrain now (index = Terrain.index)."""
         values = [0.0] * NT
         geo = self._geo(obs.game)
-        kinds = self._kinds
-        if kinds is None or kinds[0] is not geo:
-            kinds = self._kinds = (geo, _terrain_kinds(geo.chapter_terrains))
-        self._terrain_values(obs, need, kinds[1], lewis, values)
+        kinds = geo.value_kinds  # made once per game, shared by its bots (a search makes a bot per rollout)
+        if kinds is None:
+            kinds = geo.value_kinds = _terrain_kinds(geo.chapter_terrains)
+        self._terrain_values(obs, need, kinds, lewis, values)
         return values
 
     def cell_value(self, obs, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
