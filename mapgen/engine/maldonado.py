@@ -521,8 +521,14 @@ class Maldonado(ChapterRules):
         d = state.data
         if state.monsters and d["result"] is None:
             n_mon = len(state.monsters)
+            kills, pack = state.game.kills, state.pack
             for s, k in enumerate(d["kill_face"][:4]):
-                if self.kill_pairs(state, k):
+                # kill_pairs(state, k) not empty: two Resources or more shown on the card and held
+                shown = 0
+                for required, held in zip(kills[k].requires, pack):
+                    if required and held > 0:
+                        shown += 1
+                if shown >= 2:
                     out.extend(KILL_M + 4 * s + m for m in range(min(n_mon, 4)))
 
     def _kill_with(self, state, action: int) -> None:

@@ -234,7 +234,9 @@ class Observation:
         last = _last_frontier
         if last[0] is t and last[1] == explored and last[2] == mons:
             return list(last[3])
-        out = _STATE_RULES["frontier"](_RulesView(self))
+        view = _RulesView(self)
+        view._frontier = hint  # State.frontier goes on from it when one cell was explored since (the usual case)
+        out = _STATE_RULES["frontier"](view)
         _last_frontier[:] = (t, explored, mons, tuple(out))
         return out
 
