@@ -66,7 +66,10 @@ def main() -> int:
     args = ap.parse_args()
     bots = set(filter(None, args.only.split(",")))
     names = set(filter(None, args.maps.split(",")))
-    recorded = json.loads(open(args.check).read()) if args.check else {}
+    recorded = {}
+    if args.check:
+        with open(args.check) as f:
+            recorded = json.load(f)
     out, bad = {}, 0
     for bot, name, games, extra in CASES:
         if (bots and bot not in bots) or (names and name not in names):

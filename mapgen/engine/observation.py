@@ -203,6 +203,7 @@ class Observation:
     data: dict
     step: tuple | None  # the decision being taken (None at the end)
     legal: list[int]
+    _frontier: tuple | None  # the state's last frontier() (explore.frontier's cache: public), for frontier()
 
     def legal_actions(self) -> list[int]:
         return self.legal
@@ -278,7 +279,7 @@ class _RulesView:
         self.data, self.ex_list, self.explored = obs.data, obs.ex_list, obs.explored
         self.monsters, self.n_explored, self.shelter = obs.monsters, obs.n_explored, obs.shelter
         self.collins_on = obs.collins_on
-        self._frontier = None  # State.frontier's cache: a view lives for one question
+        self._frontier: tuple | None = None  # State.frontier's cache: a view lives for one question
 
 
 _STATE_RULES: dict = {}  # State functions run on a _RulesView

@@ -12,7 +12,6 @@ from mapgen.engine.bots.common import NT
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.model import Map
 
-
 _last_tidx: list = [None, ()]  # (Map, each cell's Terrain.index) of the last clairvoyant bot made
 
 

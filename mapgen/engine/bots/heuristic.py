@@ -25,7 +25,6 @@ from mapgen.engine.bots.common import (
     RES_OF,
     Geometry,
     T,
-    between,
     changed_bytes,
     geometry,
 )
