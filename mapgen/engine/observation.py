@@ -233,12 +233,12 @@ class Observation:
         if hint is not None and hint[0] == explored and hint[1] == mons:
             return list(hint[4])
         last = _last_frontier
-        if last[0] is t and last[1] == explored and last[2] == mons:
-            return list(last[3])
+        if last[0] is self.terrain and last[1] == explored and last[2] == mons:  # (the same seen cells, so game)
+            return list(last[4])
         view = _RulesView(self)
         view._frontier = hint  # State.frontier goes on from it when one cell was explored since (the usual case)
         out = _STATE_RULES["frontier"](view)
-        _last_frontier[:] = (t, explored, mons, tuple(out))
+        _last_frontier[:] = (self.terrain, explored, mons, t, tuple(out))
         return out
 
     def field_for_shelter(self) -> int:
@@ -246,7 +246,8 @@ class Observation:
         return _STATE_RULES["_field_for_shelter"](_RulesView(self))
 
 
-_last_frontier: list = [None, b"", (), ()]  # (Table, explored, Monsters' cells, frontier) of the last frontier()
+#: (seen terrain list, explored, Monsters' cells, Table, frontier) of the last frontier() (the Table kept alive with it)
+_last_frontier: list = [None, b"", (), None, ()]
 _last_seen_game: list = [None, None]  # (the terrain list it was made from, _SeenGame)
 
 
