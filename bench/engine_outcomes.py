@@ -4,8 +4,10 @@ Plays a fixed set of seeded playtests (bot, map, games; one process, in order) a
 outcome, score, days, turns and a digest of its actions, then either writes them (``--record FILE``) or
 compares them with a recording (``--check FILE``: exits 1 and names the first differing games). Record
 before a change meant to be pure speed, check after it. Not a ``bench_*`` module: ``python -m bench`` does
-not run it; run ``python -m bench.engine_outcomes --check /tmp/outcomes.json`` (``--only deducer,oracle``
-for some bots, ``--games N`` to scale every case).
+not run it; run ``python -m bench.engine_outcomes --check bench/engine_outcomes.json`` (``--only deducer,oracle``
+for some bots, ``--maps fauna-4`` for some maps, ``--games N`` to scale every case). ``engine_outcomes.json``
+was recorded on main at 28b9c95 (issue 41's speed work; its CPU seconds are that run's, under load): a change
+meant to alter play records it again in the same commit and says why. A whole check takes 3-4 CPU minutes.
 """
 
 from __future__ import annotations
