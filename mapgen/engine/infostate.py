@@ -82,8 +82,15 @@ _PLAIN = frozenset((int, str, bool, float, type(None)))
 
 def _canon(x):
     """A value with its sets sorted and its byte arrays as bytes, so that ``repr`` is one text per value."""
-    if type(x) in _PLAIN:  # the common case first (no isinstance chain); a subclass takes the checks below
+    t = type(x)
+    if t in _PLAIN:  # the common case first (no isinstance chain); a subclass takes the checks below
         return x
+    if t is list or t is tuple:
+        if _PLAIN.issuperset(map(type, x)):  # plain values only (checked in C): the list as it is, or as a list
+            return x if t is list else list(x)
+        return [_canon(v) for v in x]
+    if t is dict:
+        return {k: _canon(v) for k, v in x.items()}
     if isinstance(x, (set, frozenset)):
         return sorted(x, key=repr)
     if isinstance(x, dict):
@@ -106,6 +113,9 @@ def _explored_text(explored) -> str:
     return "".join(["x" if e else "." for e in explored])
 
 
+_last_map_text: list = [None, None, None, "", ""]  # obs_text's (terrain, hills, board, map line, board's ends)
+
+
 def obs_text(state: State, player: int) -> str:
     """``player``'s observation now, as text (the OpenSpiel observation string).
 
@@ -115,7 +125,16 @@ def obs_text(state: State, player: int) -> str:
     """
     o = observe(state, player)
     b = o.game.board
-    terr = "".join([_TERR[k] if k >= 0 else "." for k in o.terrain])
+    last = _last_map_text  # the map's part is the same text while nothing is newly seen (the same lists)
+    if last[0] is not o.terrain or last[1] is not o.hills or last[2] is not b:
+        terr = "".join([_TERR[k] if k >= 0 else "." for k in o.terrain])
+        last[:] = (
+            o.terrain,
+            o.hills,
+            b,
+            f"map {terr} hills {sorted(o.hills.items())!r}\n",
+            f"({b.name(0)}..{b.name(b.size - 1)})",
+        )
     step = o.step
     if step is None:
         step_text = "end"
@@ -125,7 +144,7 @@ def obs_text(state: State, player: int) -> str:
         step_text = repr(step[:2] if len(step) > 1 and isinstance(step[1], str) else step[:1])
     return (
         f"p{player} moves {o.moves} day {o.day} turn {o.turn} current {o.current}\n"
-        f"map {terr} hills {sorted(o.hills.items())!r}\n"
+        f"{last[3]}"
         f"explored {_explored_text(o.explored)} trail {o.ex_list!r}\n"
         f"pack {o.pack!r} fires {o.fires} shelter {o.shelter} samples {o.samples} slots+ {o.extra_slots}\n"
         f"row {_canon(o.row)!r} left {o.challenges_left} monsters {sorted(o.monsters.items())!r} "
@@ -133,7 +152,7 @@ def obs_text(state: State, player: int) -> str:
         f"destiny {o.de_face!r} held {o.de_held!r} exhausted {_canon(o.exhausted)!r}\n"
         f"flags {int(o.lewis_on)}{int(o.collins_on)}{int(o.explored_now)} banned {o.banned} last {o.last_gain}\n"
         f"data {_canon(o.data)!r}\n"
-        f"step {step_text} ({b.name(0)}..{b.name(b.size - 1)})"
+        f"step {step_text} {last[4]}"
     )
 
 

@@ -163,6 +163,9 @@ class Maldonado(ChapterRules):
     start_only_gear = ("Water Skin",)  # 'cannot be swapped in using Clark's ability'
     track_gains = True
     policy = "maldonado"
+    #: (state, step, actions played, legal actions) of the last step ``is_decision`` found no decision: ``run_step``
+    #: runs it next and reads them instead of asking again
+    _undecided: tuple | None = None
 
     def __init__(self, decks=None):
         """``decks``: a card file with ``crew_member``, ``influence`` and ``command`` tables (printed cards)."""
@@ -521,8 +524,14 @@ class Maldonado(ChapterRules):
         d = state.data
         if state.monsters and d["result"] is None:
             n_mon = len(state.monsters)
+            kills, pack = state.game.kills, state.pack
             for s, k in enumerate(d["kill_face"][:4]):
-                if self.kill_pairs(state, k):
+                # kill_pairs(state, k) not empty: two Resources or more shown on the card and held
+                shown = 0
+                for required, held in zip(kills[k].requires, pack):
+                    if required and held > 0:
+                        shown += 1
+                if shown >= 2:
                     out.extend(KILL_M + 4 * s + m for m in range(min(n_mon, 4)))
 
     def _kill_with(self, state, action: int) -> None:
@@ -619,7 +628,12 @@ class Maldonado(ChapterRules):
         kind = step[1]
         if kind in AUTOMATIC:
             return False
-        return len(self.legal(state, step)) > 1
+        la = self.legal(state, step)
+        if len(la) > 1:
+            return True
+        # not a decision: the state's _advance pops the step and runs it at once (run_step reads these)
+        self._undecided = (state, step, len(state.history), la)
+        return False
 
     def run_step(self, state, step) -> None:
         kind = step[1]
@@ -636,7 +650,12 @@ class Maldonado(ChapterRules):
         elif kind == MaldonadoStep.AS:
             state.current = step[2]
         else:
-            la = self.legal(state, step)
+            last = self._undecided
+            self._undecided = None
+            if last is not None and last[0] is state and last[1] is step and last[2] == len(state.history):
+                la = last[3]  # the legal actions is_decision found a moment ago (nothing played since)
+            else:
+                la = self.legal(state, step)
             if len(la) == 1:
                 self._do(state, step, la[0])
 

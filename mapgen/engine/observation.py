@@ -132,6 +132,7 @@ class Observation:
     """What ``player`` may know now (see the module docstring); made by ``observe``."""
 
     __slots__ = (
+        "_frontier",
         "banned",
         "challenges_left",
         "chased",
@@ -202,6 +203,7 @@ class Observation:
     data: dict
     step: tuple | None  # the decision being taken (None at the end)
     legal: list[int]
+    _frontier: tuple | None  # the state's last frontier() (explore.frontier's cache: public), for frontier()
 
     def legal_actions(self) -> list[int]:
         return self.legal
@@ -217,14 +219,35 @@ class Observation:
         return self.game.blank.with_cells(cells, hills=self.hills)
 
     def frontier(self) -> list[int]:
-        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs."""
-        return _STATE_RULES["frontier"](_RulesView(self))
+        """Unexplored cells that may be explored now (Rules for Exploring), before Monster costs.
+
+        Without a chapter's exploring rules the answer is a function of the game, the explored cells (seen, so
+        their terrain is the game's) and the Monsters' cells: the state's last answer (handed over by ``observe``:
+        the explored cells, the Monsters' cells and the cells open, all public) is read when it is for these, else
+        the last one asked here is kept (a bot asks at every main step)."""
+        t = self.game
+        if t.chapter.blocks_exploring:
+            return _STATE_RULES["frontier"](_RulesView(self))
+        explored, mons = bytes(self.explored), tuple(self.monsters)
+        hint = self._frontier  # the state's own last frontier() (the legal explores were found with it)
+        if hint is not None and hint[0] == explored and hint[1] == mons:
+            return list(hint[4])
+        last = _last_frontier
+        if last[0] is self.terrain and last[1] == explored and last[2] == mons:  # (the same seen cells, so game)
+            return list(last[4])
+        view = _RulesView(self)
+        view._frontier = hint  # State.frontier goes on from it when one cell was explored since (the usual case)
+        out = _STATE_RULES["frontier"](view)
+        _last_frontier[:] = (self.terrain, explored, mons, t, tuple(out))
+        return out
 
     def field_for_shelter(self) -> int:
         """An explored Field (or the chapter's Shelter terrain) free for a Shelter, -1 if none."""
         return _STATE_RULES["_field_for_shelter"](_RulesView(self))
 
 
+#: (seen terrain list, explored, Monsters' cells, Table, frontier) of the last frontier() (the Table kept alive with it)
+_last_frontier: list = [None, b"", (), None, ()]
 _last_seen_game: list = [None, None]  # (the terrain list it was made from, _SeenGame)
 
 
@@ -257,7 +280,7 @@ class _RulesView:
         self.data, self.ex_list, self.explored = obs.data, obs.ex_list, obs.explored
         self.monsters, self.n_explored, self.shelter = obs.monsters, obs.n_explored, obs.shelter
         self.collins_on = obs.collins_on
-        self._frontier = None  # State.frontier's cache: a view lives for one question
+        self._frontier: tuple | None = None  # State.frontier's cache: a view lives for one question
 
 
 _STATE_RULES: dict = {}  # State functions run on a _RulesView
@@ -309,6 +332,7 @@ def observe(state, player: int | None = None) -> Observation:
     o.last_gain = state.last_gain
     o.banned = state.banned
     o.explored_now = state.explored_now
+    o._frontier = state._frontier
     o.challenges_left = len(state.ch_pile)
     o.moves = len(state.history)
     o.data = g.chapter.public_data(state.data, o.player)

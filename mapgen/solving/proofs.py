@@ -125,6 +125,11 @@ class Proofs:
         """Whether one of ``cores`` rules out the (cell, terrain) pair of ``lit``."""
         return bool(self._refutes.get(lit, 0) & cores)
 
+    @property
+    def refuted(self):
+        """``refuted(lit, 0)``: the cores (a bitset) that rule out the pair of ``lit`` (for a loop over many pairs)."""
+        return self._refutes.get
+
     def learn(self, lits: list[int], core: frozenset[int]) -> None:
         """``core`` (assumptions) admits no completion holding any of ``lits``: keep it for them."""
         if self._cores >= self.core_cap:

@@ -683,7 +683,8 @@ class Solver:
             have = frozenset(givens)
             cores = proofs.within(have)
             if cores:
-                pending = [p for p in pending if not proofs.refutes(cores, p[2])]
+                refuted = proofs.refuted  # literal -> the cores that rule it out (``Proofs.refutes``, inline)
+                pending = [p for p in pending if not (refuted(p[2], 0) & cores)]
         while pending:
             lits = [v for _i, _t, v in pending]
             if not self._any_of(slot, givens, lits, budget):

@@ -12,6 +12,8 @@ from mapgen.engine.bots.common import NT
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.model import Map
 
+_last_tidx: list = [None, ()]  # (Map, each cell's Terrain.index) of the last clairvoyant bot made
+
 
 class ClairvoyantBot(HeuristicBot):
     """The heuristic with the hidden map in view: an upper bound on what deduction could give."""
@@ -22,7 +24,10 @@ class ClairvoyantBot(HeuristicBot):
         """``map``: the game's map, handed over explicitly (the observation never holds unseen terrain)."""
         super().__init__(rng)
         self.map = map
-        self._tidx = tuple(t.index if t is not None else -1 for t in map.cells)  # the game's map: complete
+        last = _last_tidx
+        if last[0] is not map:  # a search makes a bot per rollout, on the same map: made once per map in a row
+            last[0], last[1] = map, tuple(t.index if t is not None else -1 for t in map.cells)  # complete map
+        self._tidx = last[1]
 
     def _weights(self, obs, cell: int) -> list[float]:
         w = [0.0] * NT

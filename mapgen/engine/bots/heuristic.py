@@ -10,6 +10,7 @@ Challenge asks or the backpack is full. A chapter's own knowledge comes from its
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Callable
 from itertools import compress
 from operator import itemgetter, lt, mul
@@ -24,7 +25,6 @@ from mapgen.engine.bots.common import (
     RES_OF,
     Geometry,
     T,
-    between,
     changed_bytes,
     geometry,
 )
@@ -85,7 +85,6 @@ class HeuristicBot:
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
-        self._kinds: tuple | None = None  # (Geometry, _terrain_kinds of its chapter's terrains)
 
     # ----- what the team needs -----
     def needs(self, obs) -> list[float]:
@@ -93,14 +92,17 @@ class HeuristicBot:
 
         Without a chapter policy the answer reads only the row's cards and York's stores, whether a Fire is
         built, the day and the Challenge deck's size, and (with Kill cards face up) their order and the
-        backpack: the last answer is kept with those as its key (the same list, the same numbers).
+        backpack: the last answer is kept with those as its key (the same list, the same numbers). A chapter
+        policy's ``needs_key`` adds what its ``needs`` reads (a policy without one: asked every time).
         """
         g = obs.game
         geo = self._geometry
         if geo is None or self._geo_of is not g:
             geo = self._geo(g)
         key = None
-        if geo.policy is None:
+        policy = geo.policy
+        extra = None if policy is None else policy.needs_key(obs)
+        if policy is None or extra is not None:
             face = obs.data.get("kill_face")
             key = (
                 g,
@@ -110,6 +112,7 @@ class HeuristicBot:
                 obs.day >= 1 and obs.challenges_left > 3,
                 tuple(face) if face else None,
                 tuple(obs.pack) if face and len(face) > 1 else None,
+                extra,  # what the chapter's policy reads (None without one)
             )
             last = self._needs
             if last is not None and last[0] == key:
@@ -396,10 +399,10 @@ class HeuristicBot:
         """The value of finding each terrain now (index = Terrain.index)."""
         values = [0.0] * NT
         geo = self._geo(obs.game)
-        kinds = self._kinds
-        if kinds is None or kinds[0] is not geo:
-            kinds = self._kinds = (geo, _terrain_kinds(geo.chapter_terrains))
-        self._terrain_values(obs, need, kinds[1], lewis, values)
+        kinds = geo.value_kinds  # made once per game, shared by its bots (a search makes a bot per rollout)
+        if kinds is None:
+            kinds = geo.value_kinds = _terrain_kinds(geo.chapter_terrains)
+        self._terrain_values(obs, need, kinds, lewis, values)
         return values
 
     def cell_value(self, obs, need, cell: int, lewis: bool, values: list[float] | None = None) -> float:
@@ -435,8 +438,15 @@ class HeuristicBot:
                 v += 0.8
             if row_bonus and ex[row_slice[cell]].count(0) == 1:
                 v += 0.3
-            for _ in range(orth_of[cell](ex).count(0)):  # each unexplored orthogonal neighbour, added one by one
+            k = orth_of[cell](ex).count(0)  # each unexplored orthogonal neighbour (at most 4), added one by one
+            if k:
                 v += 0.05
+                if k > 1:
+                    v += 0.05
+                    if k > 2:
+                        v += 0.05
+                        if k > 3:
+                            v += 0.05
             if policy is not None:  # a chapter's own pull towards a cell (Flora's Greek Fire)
                 v += policy.cell_value(self, obs, need, cell)
             out.append(v)
@@ -485,20 +495,22 @@ class HeuristicBot:
 
     def _step_main(self, obs, la, need) -> int:
         legal = set(la)
-        kills = between(la, A.KILL, A.GUESS)
-        if kills:
-            return kills[0]
+        k = bisect_left(la, A.KILL)  # the first Kill, if any (``between``, inline)
+        if k < len(la) and la[k] < A.GUESS:
+            return la[k]
         if A.CURE_INJURED in legal and obs.pack[MUD] > need[MUD] - 0:
             return A.CURE_INJURED
-        a = self._use_destiny(obs, la, need)
-        if a is not None:
-            return a
+        k = bisect_left(la, A.USE_DESTINY)
+        if k < len(la) and la[k] < A.KILL:  # a Destiny card can be used (_use_destiny has nothing to weigh else)
+            a = self._use_destiny(obs, la, need)
+            if a is not None:
+                return a
         a = self._build(obs, legal, need)
         if a is not None:
             return a
         if A.JAR_TAKE in legal and self._day_ending(obs):
             return A.JAR_TAKE
-        explores = between(la, A.EXPLORE, A.DISCARD)
+        explores = la[: bisect_left(la, A.DISCARD)]  # between(la, A.EXPLORE, A.DISCARD): EXPLORE is 0
         if explores:
             cell = self.best_cell(obs, explores, need)
             if A.LEWIS in legal:
@@ -511,7 +523,7 @@ class HeuristicBot:
             return cell
         if A.SATCHEL in legal and obs.last_gain >= 0 and obs.pack[obs.last_gain] > need[obs.last_gain]:
             return A.SATCHEL
-        jar = between(la, A.JAR_STORE, A.JAR_TAKE)
+        jar = la[bisect_left(la, A.JAR_STORE) : bisect_left(la, A.JAR_TAKE)]  # (``between``, inline)
         if jar and not self._day_ending(obs):
             r = self.cheapest(obs, need, [a - A.JAR_STORE for a in jar])
             if obs.pack[r] > need[r]:
@@ -539,7 +551,7 @@ class HeuristicBot:
 
     def _use_destiny(self, obs, la, need):
         g = obs.game
-        for a in between(la, A.USE_DESTINY, A.KILL):
+        for a in la[bisect_left(la, A.USE_DESTINY) : bisect_left(la, A.KILL)]:  # (``between``, inline)
             card = g.destiny[obs.de_held[a - A.USE_DESTINY]]
             good = False
             for e in card.effects:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from typing import ClassVar
 
 from mapgen.engine import actions as A
@@ -69,6 +70,12 @@ class CoopPolicy(ChapterPolicy):
             shown = sorted((r for r in range(NRES) if req[r]), key=lambda r: obs.pack[r], reverse=True)
             for r in shown[:2]:
                 need[r] += 1
+
+    def needs_key(self, obs) -> tuple | None:
+        """``needs`` reads whether a Monster is out and, with one and a Kill card face up, the backpack."""
+        if not obs.monsters:
+            return (False,)
+        return (True, tuple(obs.pack) if obs.data["kill_face"] else None)
 
     def terrain_value(self, bot, obs, need, t) -> float:
         d = obs.data
@@ -145,12 +152,11 @@ class CoopPolicy(ChapterPolicy):
 
     def main(self, bot, obs, legal, need) -> int | None:
         g, d = obs.game, obs.data
-        kills = [a for a in legal if KILL_M <= a < PAIR]
-        if kills and self.ready_to_end(obs):
-            return kills[0]
-        for a in legal:
-            if A.USE_DESTINY <= a < A.KILL:
-                card = g.destiny[obs.de_held[a - A.USE_DESTINY]]
-                if any(e.target == "power" and e.verb == "lose" for e in card.effects) and d["power"] > 0:
-                    return a
+        k = bisect_left(legal, KILL_M)  # the legal actions are sorted: the first Kill, if any
+        if k < len(legal) and legal[k] < PAIR and self.ready_to_end(obs):
+            return legal[k]
+        for a in legal[bisect_left(legal, A.USE_DESTINY) : bisect_left(legal, A.KILL)]:  # the Destiny cards to use
+            card = g.destiny[obs.de_held[a - A.USE_DESTINY]]
+            if any(e.target == "power" and e.verb == "lose" for e in card.effects) and d["power"] > 0:
+                return a
         return None

@@ -29,6 +29,13 @@ class ChapterPolicy:
     def needs(self, bot, obs, need: list[float]) -> None:
         """Add what the chapter's goal asks for to ``need`` (units of each Resource)."""
 
+    def needs_key(self, obs) -> tuple | None:
+        """What ``needs`` reads of the observation beyond the heuristic's own needs (``HeuristicBot.needs``: the
+        row, the Fire, the day, the Kill cards), as a key: the bot keeps its last answer while the key holds.
+        None (the default): ``needs`` is asked at every decision. A policy that overrides ``needs`` overrides
+        this too (or keeps None)."""
+        return None
+
     def terrain_value(self, bot, obs, need, terrain) -> float:
         """Extra value of finding this terrain now."""
         return 0.0
