@@ -22,7 +22,6 @@ import time
 
 import maps
 from mapgen.model import Map
-from mapgen.solving import sampler as S
 from mapgen.solving.solve import Solver, SolveTimeout
 
 ACCURACY = {
@@ -45,11 +44,9 @@ def run_sampler(solver: Solver, state: Map, seed: int, seconds: float = 10.0):  
     """The sampler as ``solve --method sample`` runs it, its chains started from ``Solver.chain_starts`` (SMC
     draws, else a private SAT session's completions: never a circuit's uniform draws, which would flatter it).
     Returns (odds, CPU seconds)."""
-    work = S.Budget.for_seconds(seconds)
     possible = solver.possible(state, 30)
     t = time.process_time()
-    starts = solver.chain_starts(state, work.chains, seed=seed, possible=possible)
-    odds = S.sample_odds(solver.chapter, state, starts, budget=work, seed=seed, possible=possible)
+    odds = solver.sampled_odds(state, seconds=seconds, seed=seed, possible=possible)
     return odds, time.process_time() - t
 
 

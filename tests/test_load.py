@@ -77,9 +77,14 @@ def _answered(url: str, path: str, body: dict, tries: int = 3) -> tuple[int, obj
     what else the machine runs (under pytest-xdist another worker's tests): "alone" is then not quite alone."""
     for _ in range(tries - 1):
         status, answer = _send(url, path, body)
-        if status != 504:
+        if status != 504 and not _partial(answer):
             return status, answer
     return _send(url, path, body)
+
+
+def _partial(answer) -> bool:
+    """An answer that kept what was exact and says what the wall clock left missing (a hint's best guess)."""
+    return isinstance(answer, dict) and "missing" in answer
 
 
 #: The load: processes that keep a core busy, and requests in flight at once (about three times the work
@@ -116,6 +121,9 @@ def test_the_same_requests_get_the_same_answers_alone_and_under_load(tmp_path, m
         status, answer = after
         if status == 504:  # the wall clock ran out: a time-out is allowed, a different answer is not
             assert "time" in answer["error"], answer
+            continue
+        if _partial(answer):  # the wall clock ended a part: what it kept is the same as alone
+            assert {k: v for k, v in answer.items() if k != "missing"}.items() <= before[1].items(), (path, answer)
             continue
         assert (status, answer) == before, (path, sorted(body))
         answered += 1

@@ -24,7 +24,7 @@ from __future__ import annotations
 import math
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -47,7 +47,7 @@ LOOK = True
 #: covered (24 of 32 before); maldonado-2@20 now gets an interval that misses (2,996 outside 0-1,810).
 ROOM = True
 #: ``draws``: particles per run (one completion drawn from each run), and runs tried per completion asked at most.
-DRAW_PARTICLES, DRAW_TRIES = 200, 2
+DRAW_PARTICLES, DRAW_TRIES = 200, 1.5
 
 
 class SmcTimeout(TimeoutError):
@@ -542,6 +542,8 @@ class SmcEstimate:
     #: the last run's final particles (terrain numbers, [particles, cells]) and normalised weights
     particles: np.ndarray | None = None
     weights: np.ndarray | None = None
+    #: one completion drawn from each run's final weighted particles (``Runner.pick``): starts for the sampler
+    draws: list[np.ndarray] = field(default_factory=list)
 
     @property
     def runs_done(self) -> int:
@@ -655,6 +657,13 @@ class _Runner:
         )  # fmt: skip
         return float(log_z), int(res)
 
+    def pick(self, key: str) -> np.ndarray:
+        """One of the last run's final particles, drawn in proportion to its weight (seeded from ``key``)."""
+        w = self.out_w
+        u = random.Random(key).random() * float(w.sum())
+        i = min(int(np.searchsorted(np.cumsum(w), u, side="right")), len(w) - 1)
+        return self.out_m[i].copy()
+
 
 def draws(
     prog: Program, n: int, *, seed: int = 0, particles: int = DRAW_PARTICLES, deadline: float | None = None
@@ -672,19 +681,15 @@ def draws(
         return []
     run = _Runner(prog, SmcBudget(particles, 1, STEP))
     out: list[np.ndarray] = []
-    for r in range(DRAW_TRIES * n):
+    for r in range(math.ceil(DRAW_TRIES * n)):
         if len(out) >= n or (deadline is not None and time.monotonic() > deadline):
             break
         if not out and 2 * r >= max(n, 2):  # the first half of n runs all died: the state kills them (early Fauna)
             break
         key = f"smc-draw:{seed}:{r}"
         log_z, _ = run(key)
-        if not math.isfinite(log_z):
-            continue
-        w = run.out_w
-        pick = random.Random(key).random() * float(w.sum())
-        i = min(int(np.searchsorted(np.cumsum(w), pick, side="right")), len(w) - 1)
-        out.append(run.out_m[i].copy())
+        if math.isfinite(log_z):
+            out.append(run.pick(key))
     return out
 
 
@@ -704,19 +709,22 @@ def estimate(
     SmcTimeout with fewer than two."""
     run = _Runner(prog, budget, proposal)
     logs: list[float] = []
+    drawn: list[np.ndarray] = []
     resamplings = 0
     cut = False
     for r in range(budget.runs):
         if deadline is not None and time.monotonic() > deadline:
             cut = True
             break
-        log_z, res = run(f"smc:{seed}:{r}")
+        key = f"smc:{seed}:{r}"
+        log_z, res = run(key)
         if trace is not None:
             trace.append(run.alive.copy())
         logs.append(float(log_z))
         resamplings += int(res)
         if not math.isfinite(log_z):
             break  # a run died: no interval will be given (``interval``), the rest would be work for nothing
+        drawn.append(run.pick(key))
     got = interval(logs)
     if got is None:
         if cut:
@@ -735,5 +743,6 @@ def estimate(
         resamplings=resamplings,
         particles=run.out_m.copy(),
         weights=run.out_w.copy(),
+        draws=drawn,
         cut=cut,
     )

@@ -384,6 +384,8 @@ class Solver:
         self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
+        #: the last count estimate's SMC draws, (state, seed) -> completions: ``chain_starts`` takes them first
+        self._smc_draws: tuple[tuple[Map, int], list] | None = None
 
     @property
     def circuits(self) -> CircuitStore:
@@ -1052,19 +1054,25 @@ class Solver:
         particles: int | None = None,
     ) -> list[tuple[Terrain, ...]]:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
-        Carlo (``smc.draws``: a chain started from the uniform law stays in it, so its draws are fair where it
+        Carlo (the count estimate's of this state and seed when it was just made, one a run, then ``smc.draws``:
+        a chain started from the uniform law stays in it, so its draws are fair where it
         cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``), used in turn when at least half of
         ``n`` came; else topped up with a private SAT session's completions under random preferences (diverse, not
-        uniform). Seeded, counted in work."""
+        uniform). Seeded, counted in work. The chains still burn in as from any start: with 5 sweeps in place of 30
+        they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max error 0.057 -> 0.183): the draws
+        of 200 particles are near-uniform, not uniform."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
 
+        kept, self._smc_draws = self._smc_draws, None
+        got: list[tuple[Terrain, ...]] = kept[1][:n] if kept is not None and kept[0] == (state, seed) else []
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
         except sampler.SamplerError:
-            got = []
+            pass
         else:
-            drawn = smc.draws(prog, n, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
-            got = [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
+            more = n - len(got)
+            drawn = smc.draws(prog, more, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
+            got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
             return got
         left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
@@ -1169,9 +1177,12 @@ class Solver:
 
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
-            return smc.estimate(prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline)
+            got = smc.estimate(prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline)
         except (sampler.SamplerError, smc.SmcTimeout):
             return None
+        if got is not None and not got.cut:  # every run done: the same draws under any load
+            self._smc_draws = ((state, seed), [tuple(prog.terrains[k] for k in x.tolist()) for x in got.draws])
+        return got
 
     def _approx_count(self, state: Map, cpu: float, deadline: float) -> int | None:
         """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter within ``cpu`` CPU seconds (None past
