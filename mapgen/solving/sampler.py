@@ -499,7 +499,9 @@ def _centre_ok(x, t, m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, 
 
 
 @njit
-def _connected(m, terr, nb, stack, seen):
+def _connectable(m, terr, dom, nb, stack, seen):
+    """Whether the cells holding ``terr`` form (``dom`` None: a complete map) or can still form (``dom`` the cells'
+    terrains: the cells not set yet, -1, that may hold it join them) one orthogonally connected group."""
     total = 0
     first = -1
     for i in range(m.shape[0]):
@@ -521,9 +523,16 @@ def _connected(m, terr, nb, stack, seen):
             j = nb[0, i, a]
             if j < 0:
                 break
-            if m[j] == terr and not seen[j]:
+            if seen[j]:
+                continue
+            if dom is None:
+                joins = m[j] == terr
+            else:
+                joins = m[j] == terr or (m[j] < 0 and dom[j, terr])
+            if joins:
                 seen[j] = True
-                reached += 1
+                if m[j] == terr:
+                    reached += 1
                 top += 1
                 stack[top] = j
     return reached == total
@@ -545,7 +554,7 @@ def _leaf_ok(
             ok = False
     if ok:
         for z in range(conn_terr.shape[0]):
-            if not _connected(m, conn_terr[z], nb, stack, seen):
+            if not _connectable(m, conn_terr[z], None, nb, stack, seen):
                 ok = False
                 break
     if ok and full:

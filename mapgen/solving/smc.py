@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from mapgen.solving.kernels import njit
-from mapgen.solving.sampler import Program, _below, _centre_ok, _leaf_ok, _next, _rules, make_plan
+from mapgen.solving.sampler import Program, _below, _centre_ok, _connectable, _leaf_ok, _next, _rules, make_plan
 from mapgen.solving.unigen import t95
 
 #: Default work: particles per run, independent runs, cells per step, and the effective share of particles
@@ -56,41 +56,6 @@ class SmcTimeout(TimeoutError):
 
 # ---------------------------------------------------------------------------------------------------------------
 # The compiled kernels
-
-
-@njit
-def _conn_possible(m, terr, dom, nb, stack, seen):
-    """Whether the cells holding ``terr`` can still form one orthogonally connected group: all in one component
-    of the cells holding it or not set yet and able to."""
-    n = m.shape[0]
-    first = -1
-    total = 0
-    for i in range(n):
-        seen[i] = False
-        if m[i] == terr:
-            total += 1
-            if first < 0:
-                first = i
-    if total <= 1:
-        return True
-    top = 0
-    stack[0] = first
-    seen[first] = True
-    reached = 1
-    while top >= 0:
-        i = stack[top]
-        top -= 1
-        for a in range(4):
-            j = nb[0, i, a]
-            if j < 0:
-                break
-            if not seen[j] and (m[j] == terr or (m[j] < 0 and dom[j, terr])):
-                seen[j] = True
-                if m[j] == terr:
-                    reached += 1
-                top += 1
-                stack[top] = j
-    return reached == total
 
 
 @njit
@@ -257,7 +222,7 @@ def _step_ok(
         ):  # fmt: skip
             return False
     for z in range(conn_terr.shape[0]):
-        if t != conn_terr[z] and not _conn_possible(m, conn_terr[z], dom, nb, stack, seen):
+        if t != conn_terr[z] and not _connectable(m, conn_terr[z], dom, nb, stack, seen):
             return False
     if not look:
         return True
