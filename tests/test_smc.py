@@ -159,3 +159,29 @@ def maps_state(name: str, k: int):
     m = maps.load(name)
     order = [i for col in reversed(m.board.cols) for i in col]
     return m.hide(order[k:])
+
+
+def test_the_connection_check_counts_a_cell_that_can_only_be_a_rock():
+    """A particle is stopped as soon as a cell that may hold nothing but a Rock is cut off from the Rocks set so far
+    (it used to run on until that cell was filled: every particle of a fauna-1 run died rows later)."""
+    import numpy as np
+
+    import maps
+
+    state = maps.load("fauna-1").hide(range(49))
+    prog = sampler.compile_program(get_chapter("fauna"), state)
+    b = state.board
+    codes = [t.code for t in prog.terrains]
+    rock, wood = codes.index("Ro"), codes.index("Wo")
+    m = np.full(b.size, -1, dtype=np.int64)
+    m[b.index("C3")] = rock
+    for c in range(1, 8):
+        m[b.index(f"D{c}")] = wood  # a wall of set cells between rows C and E
+    dom = np.ones_like(prog.dom)  # any cell may hold any terrain (the briefing's Peak, a Rock, left out)
+    stack, seen = np.empty(b.size, dtype=np.int64), np.zeros(b.size, dtype=np.bool_)
+    assert sampler._connectable(m, rock, dom, prog.nb, stack, seen)  # E5 may still hold something else
+    dom[b.index("E5")] = False
+    dom[b.index("E5"), rock] = True
+    assert not sampler._connectable(m, rock, dom, prog.nb, stack, seen)
+    m[b.index("D5")] = -1  # a way through: D5 unset, and it may hold a Rock
+    assert sampler._connectable(m, rock, dom, prog.nb, stack, seen)

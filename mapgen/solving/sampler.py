@@ -499,14 +499,26 @@ def _centre_ok(x, t, m, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, 
 
 
 @njit
+def _only(dom, i, terr):
+    """Whether cell ``i`` may hold ``terr`` and nothing else."""
+    if not dom[i, terr]:
+        return False
+    for u in range(dom.shape[1]):
+        if u != terr and dom[i, u]:
+            return False
+    return True
+
+
+@njit
 def _connectable(m, terr, dom, nb, stack, seen):
     """Whether the cells holding ``terr`` form (``dom`` None: a complete map) or can still form (``dom`` the cells'
-    terrains: the cells not set yet, -1, that may hold it join them) one orthogonally connected group."""
+    terrains: the cells not set yet, -1, that may hold it join them, and those that may hold nothing else must be
+    in the group too) one orthogonally connected group."""
     total = 0
     first = -1
     for i in range(m.shape[0]):
         seen[i] = False
-        if m[i] == terr:
+        if m[i] == terr or (dom is not None and m[i] < 0 and _only(dom, i, terr)):
             total += 1
             if first < 0:
                 first = i
@@ -531,7 +543,7 @@ def _connectable(m, terr, dom, nb, stack, seen):
                 joins = m[j] == terr or (m[j] < 0 and dom[j, terr])
             if joins:
                 seen[j] = True
-                if m[j] == terr:
+                if m[j] == terr or (dom is not None and m[j] < 0 and _only(dom, j, terr)):
                     reached += 1
                 top += 1
                 stack[top] = j

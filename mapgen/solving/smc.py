@@ -46,6 +46,16 @@ LOOK = True
 #: bench count_estimate``, one run, load 5): intervals on fauna-2 at 5 and 8 revealed that had none, 25 of 33 states
 #: covered (24 of 32 before); maldonado-2@20 now gets an interval that misses (2,996 outside 0-1,810).
 ROOM = True
+#: Column needs (``_line_room``): a column's unset cells must have room for every terrain it still needs. With it
+#: and the connection check counting cells that may hold only a Rock (``sampler._connectable``), measured (``python
+#: -m bench count_estimate``, one run): early flora-1 at 3, 5 and 8 revealed get intervals (every run died before);
+#: against 20 runs of 1,000 particles (flora-1@3 1.07e20, @8 1.98e18) 7 of 9 seeds' intervals at solve's work hold
+#: them: early intervals are rough (heavy tails), not 95%. Coverage on states with exact counts unchanged (26 of 35).
+#: Tried and not kept: Fauna's three Forts drawn first per particle among the sets whose patterns and revealed Hill
+#: numbers fit (the sets are right: fauna-2@8's four sets' exact counts sum to its count): runs survived no more
+#: often (of 20 runs of 300 particles: fauna-2@5 16 against 12, fauna-1@12 12 against 19; 0 at 0-8 revealed
+#: either way). Particles die of rules meeting (a column needing a Wood and a Vine, a Rock cut off by a Wood line).
+LINE_NEEDS = True
 #: ``draws``: particles per run (one completion drawn from each run), and runs tried per completion asked at most.
 DRAW_PARTICLES, DRAW_TRIES = 200, 1.5
 
@@ -134,6 +144,39 @@ def _local_ok(
 
 
 @njit
+def _line_room(k, q, m, col_t, order, width, dom, line_terr, line_count, pair_first, pair_second):
+    """Whether column ``q``'s cells still unset after step ``k`` can hold what the column still needs: its line
+    terrains short of their count (C4's Wood) and the second of each column pair whose first it holds and whose
+    second it lacks (F1's Vine for a Rock, Rock for a Vine), one cell each, counting only cells that may hold one
+    of them. (One cell left for a Wood and a Vine killed every particle of a fauna-1 run at G2.)"""
+    nt = col_t.shape[1]
+    need = 0
+    wanted = 0
+    for z in range(line_terr.shape[0]):
+        short = line_count[z] - col_t[q, line_terr[z]]
+        if short > 0:
+            need += short
+            wanted |= 1 << line_terr[z]
+    for z in range(pair_first.shape[0]):
+        b = pair_second[z]
+        if b >= 0 and col_t[q, pair_first[z]] > 0 and col_t[q, b] == 0 and not (wanted >> b & 1):
+            need += 1
+            wanted |= 1 << b
+    if need == 0:
+        return True
+    room = 0
+    for a in range(k + 1, order.shape[0]):
+        j = order[a]
+        if j % width != q or m[j] >= 0:
+            continue
+        for u in range(nt):
+            if wanted >> u & 1 and dom[j, u]:
+                room += 1
+                break
+    return room >= need
+
+
+@njit
 def _step_ok(
     k, m, row_t, col_t, tot, order, pos, look, c_ptr, c_idx, can_row, can_col, can_tot, width,
     dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
@@ -206,6 +249,8 @@ def _step_ok(
             pair_second[z] < 0 or col_t[q, pair_second[z]] + can_col[k, q, pair_second[z]] == 0
         ):
             return False
+    if LINE_NEEDS and not _line_room(k, q, m, col_t, order, width, dom, line_terr, line_count, pair_first, pair_second):
+        return False
     if counted >= 0:
         for z in range(hill_cell.shape[0]):
             hr = hill_cell[z] // width
@@ -221,8 +266,8 @@ def _step_ok(
             p_terr, line_terr, line_count, cnt_terr, cnt_hi,
         ):  # fmt: skip
             return False
-    for z in range(conn_terr.shape[0]):
-        if t != conn_terr[z] and not _connectable(m, conn_terr[z], dom, nb, stack, seen):
+    for z in range(conn_terr.shape[0]):  # a Rock set may be cut off too: from the unset cells only it may hold
+        if not _connectable(m, conn_terr[z], dom, nb, stack, seen):
             return False
     if not look:
         return True
