@@ -42,7 +42,7 @@ def one(name: str, k: int, budget: smc.SmcBudget, seed: int = 1):
     possible = solver.possible(state, 60)
     prog = S.compile_program(solver.chapter, state, possible)
     t = time.process_time()
-    got = smc.estimate(prog, budget=budget, seed=seed)
+    got = smc.estimate(prog, budget=budget, seed=seed, check=solver._smc_check(state, prog))  # as solve runs it
     return state, solver, got, time.process_time() - t
 
 

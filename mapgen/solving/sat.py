@@ -436,15 +436,17 @@ class SatSession:
         return out
 
     # -- solving -------------------------------------------------------------------------------
-    def solve(self, assumptions: list[int], budget: Budget) -> bool:
+    def solve(self, assumptions: list[int], budget: Budget, *, lazy: bool = True) -> bool:
         """Satisfiable under ``assumptions``? SatTimeout when the budget runs out first.
 
         With lazily checked rules, a model that breaks one is cut off and the solver asked again
-        (each round excludes that model, so the loop ends; each is bounded by the same budget)."""
+        (each round excludes that model, so the loop ends; each is bounded by the same budget).
+        ``lazy=False`` leaves them unchecked: satisfiable under the other rules and the cuts posted so far
+        (a weaker question, never a wrong "no": the SMC's check, ``smc.sat_check``)."""
         while True:
             if not self._solve_once(assumptions, budget):
                 return False
-            if not self.lazy:
+            if not self.lazy or not lazy:
                 return True
             w = self.decode()
             broken = [lazy.cut(self, w) for lazy in self.lazy]  # each broken rule posts its cuts

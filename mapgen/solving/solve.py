@@ -1071,6 +1071,10 @@ class Solver:
             pass
         else:
             more = n - len(got)
+            # no SAT check here (``smc.sat_check``: the count's): started from checked runs' draws, the chains'
+            # odds came out worse on 7 of 9 of the odds bench's hardest states (fauna-1@5 max error 0.49 -> 0.64,
+            # maldonado-2@16 0.19 -> 0.45): each run's one draw is the pick of a weighted set that few particles
+            # dominate, and the chains cannot leave it; unchecked runs die there and SAT starts take over
             drawn = smc.draws(prog, more, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
@@ -1177,12 +1181,25 @@ class Solver:
 
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
-            got = smc.estimate(prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline)
+            check = self._smc_check(state, prog)
+            got = smc.estimate(
+                prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline, check=check
+            )
         except (sampler.SamplerError, smc.SmcTimeout):
             return None
-        if got is not None and not got.cut:  # every run done: the same draws under any load
+        # every run done: the same draws under any load; a checked run's draws make worse chain starts (above)
+        if got is not None and not got.cut and check is None:
             self._smc_draws = ((state, seed), [tuple(prog.terrains[k] for k in x.tolist()) for x in got.draws])
         return got
+
+    def _smc_check(self, state: Map, prog):
+        """The SAT check between an SMC run's segments (``smc.sat_check``) on a fork of the state's session of its
+        own (its answers depend on no other question), or None where ``smc.CHECK`` is off."""
+        from mapgen.solving import smc
+
+        if not smc.CHECK:
+            return None
+        return smc.sat_check(self.session(state.briefing, ruled=True).sat, state, prog)
 
     def _approx_count(self, state: Map, cpu: float, deadline: float) -> int | None:
         """ApproxMC's (EPSILON, DELTA) estimate on this solver's chapter within ``cpu`` CPU seconds (None past
