@@ -309,6 +309,11 @@ class SatSession:
         self.lazy: list[LazyConnected] = []  # rules checked on each model (a ruled fork only)
         self._source: SatSession | None = None  # the session a fork was made from
         self._decoded: tuple[Terrain, ...] | None = None
+        # ``x`` read without hashing a Terrain (an Enum's hash is a Python call), made on first use (forks share
+        # ``x``, so theirs too): per cell, id(terrain) -> its variable, or 0 when fixed (TRUE or FALSE); and per
+        # cell, (terrain, variable) in ``x``'s order without the FALSE ones, a TRUE one's variable 0
+        self._xid: list[dict[int, int]] | None = None
+        self._xpairs: list[list[tuple[Terrain, int]]] | None = None
 
     def _post_count(self, rule: Count) -> None:
         """A Count rule as Minicard's native cardinality constraints (no counter variables: the
@@ -417,20 +422,26 @@ class SatSession:
         None when a revealed terrain is not of the chapter (T1).
         """
         rules = self.rules if rules is None else rules
-        out = [self.cnf.guards[r] for r in rules]
+        guards = self.cnf.guards
+        out = [guards[r] for r in rules]
         c9 = self.hill_rule is not None and self.hill_rule.id in rules
+        hills = state.hills if c9 else None
+        xid = self._xid
+        if xid is None:
+            xid = self._xid = [{id(t): 0 if v is TRUE or v is FALSE else v for t, v in c.items()} for c in self.x]
+        terrains = state.cells
         for i in range(self.board.size) if cells is None else cells:
-            t = state.cells[i]
+            t = terrains[i]
             if t is None:
                 continue
-            v = self.lit(i, t)
-            if v is None:
-                if t not in self.x[i]:
-                    return None
+            v = xid[i].get(id(t))
+            if v is None:  # not a terrain of the chapter
+                return None
+            if not v:
                 continue  # fixed by the briefing
             out.append(v)
-            if c9 and i in state.hills:
-                switch = self.hill_switch(i, state.hills[i])
+            if hills and i in hills:
+                switch = self.hill_switch(i, hills[i])
                 assert switch is not None  # c9: the session has the Hill rule
                 out.append(switch)
         return out
@@ -492,10 +503,15 @@ class SatSession:
 
     def _decode(self) -> tuple[Terrain, ...]:
         model = self._sat.get_model()  # model[v - 1] is v or -v: one look-up per literal
+        pairs = self._xpairs
+        if pairs is None:
+            pairs = self._xpairs = [
+                [(t, 0 if v is TRUE else v) for t, v in c.items() if v is not FALSE] for c in self.x
+            ]
         out = []
-        for cell in self.x:
-            for t, v in cell.items():
-                if v is TRUE or (v is not FALSE and model[v - 1] > 0):
+        for cell in pairs:
+            for t, v in cell:
+                if not v or model[v - 1] > 0:
                     out.append(t)
                     break
         return tuple(out)

@@ -680,13 +680,8 @@ class Solver:
         core (the revealed cells and rules it needed) is kept as the proof for all of them. (A core per cell
         is smaller, but the extra solves cost more than the later states it settles: fauna-7, 400 games.)"""
         sat = slot.sat
-        seen, pending = proofs.split(state, hidden, sat.x)
-        if pending:
-            have = frozenset(givens)
-            cores = proofs.within(have)
-            if cores:
-                refuted = proofs.refuted  # literal -> the cores that rule it out (``Proofs.refutes``, inline)
-                pending = [p for p in pending if not (refuted(p[2], 0) & cores)]
+        have = frozenset(givens)
+        seen, pending = proofs.sort(state, hidden, sat.x, have)
         while pending:
             lits = [v for _i, _t, v in pending]
             if not self._any_of(slot, givens, lits, budget):
