@@ -361,17 +361,40 @@ class SatSession:
             for _count, start, end in src._counts if native else ():
                 skip.update(range(start, end))
             clauses = [c for k, c in enumerate(clauses) if k not in skip]
+        names, guards, sampling = dict(cnf.names), dict(cnf.guards), cnf.sampling
+        if ruled:
+            # The variables of the clauses left out (a lazy rule's layers, a native count's counters: on Fauna 2,400
+            # of 3,100) would be in no clause of this solver, yet it would decide each of them on every model it
+            # finds and hand each out with every model (the deducer's SAT work and model reads): the variables
+            # still used are numbered again from 1, in their order. The cells' variables come first (made
+            # first: SatSession()) and keep their numbers, so ``x`` is shared; none of the others can be in a later
+            # clause (the fork's Cnf has no definitions: new ones make new variables).
+            used = {abs(v) for c in clauses for v in c}
+            used.update(guards.values())
+            used.update(v for cell in cnf.x for v in cell.values() if v is not TRUE and v is not FALSE)
+            used.update(sampling)
+            order = sorted(used)
+            renumber = {v: k for k, v in enumerate(order, 1)}
+            if any(renumber[v] != v for cell in cnf.x for v in cell.values() if v is not TRUE and v is not FALSE):
+                # (cells numbered otherwise, which no session does) the unused variables fixed false instead
+                clauses = [*clauses, *([-v] for v in range(1, nvars + 1) if v not in used)]
+            else:
+                nvars = len(order)
+                clauses = [[renumber[v] if v > 0 else -renumber[-v] for v in c] for c in clauses]
+                names = {renumber[v]: n for v, n in names.items() if v in renumber}
+                guards = {r: renumber[v] for r, v in guards.items()}
+                sampling = [renumber[v] for v in sampling]
         new.cnf = GuardedCnf(
             cnf.state,
             cnf.chapter,
             x=cnf.x,
             clauses=clauses,
-            names=dict(cnf.names),
-            sampling=cnf.sampling,
+            names=names,
+            sampling=sampling,
             broken=list(cnf.broken),
             nvars=nvars,
             style=cnf.style,
-            guards=dict(cnf.guards),
+            guards=guards,
         )
         new._hills = {}
         new._sat = _loaded(new.cnf.clauses)
@@ -390,16 +413,6 @@ class SatSession:
                 lazy = LazyConnected(connected, root, new.cnf.guards[connected.id])
                 lazy.seed(new)
                 new.lazy.append(lazy)
-            # The variables of the clauses left out (a lazy rule's layers, a native count's counters) are in no
-            # clause of this solver, yet it decides each of them on every model it finds (on Fauna 2,400 of 3,100
-            # variables: a fifth of the deducer's SAT work). Each is fixed false here, so it is never decided;
-            # none can be in a later clause (the fork's new definitions make new variables).
-            used = {abs(v) for c in new.cnf.clauses for v in c}
-            used.update(new.cnf.guards.values())
-            used.update(v for cell in new.x for v in cell.values() if v is not TRUE and v is not FALSE)
-            for v in range(1, nvars + 1):
-                if v not in used:
-                    new._sat.add_clause([-v])
         return new
 
     # -- literals ------------------------------------------------------------------------------
