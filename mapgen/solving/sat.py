@@ -264,7 +264,11 @@ class LazyConnected:
 class SatSession:
     """One briefing's guarded CNF loaded into an incremental SAT solver, and the completions seen."""
 
-    def __init__(self, chapter: Chapter, state: Map):
+    def __init__(self, chapter: Chapter, state: Map, *, lazy: bool = False):
+        """``lazy``: the session only a ruled fork is made from (``Solver.session(..., ruled=True)``): a Connected
+        rule with a sure root cell gets its switch but not its layered clauses (the fork checks it lazily and
+        would leave them out: on Fauna they are most of the session's making), and nothing is loaded into its own
+        solver, which is never asked."""
         blank = state.hide(range(state.board.size))
         cnf = GuardedCnf(blank, chapter)
         for _i in range(blank.board.size):
@@ -281,8 +285,12 @@ class SatSession:
         self._counts: list[tuple[Count, int, int]] = []
         for rule in sorted(chapter.rules, key=lambda r: not r.one_cell):  # one-cell rules first (the kind's trait)
             start = len(cnf.clauses)
-            encode_rule(rule, cnf)
-            if isinstance(rule, Connected) and (root := self._root(chapter, blank, rule)) is not None:
+            root = self._root(chapter, blank, rule) if isinstance(rule, Connected) else None
+            if lazy and root is not None:
+                cnf.guard(rule.id)
+            else:
+                encode_rule(rule, cnf)
+            if isinstance(rule, Connected) and root is not None:
                 self._connected.append((rule, root, start, len(cnf.clauses)))
             elif isinstance(rule, Count):
                 self._counts.append((rule, start, len(cnf.clauses)))
@@ -300,7 +308,8 @@ class SatSession:
         }
         self.broken = list(cnf.broken)  # rules broken by the briefing alone (only a briefing cell can)
         self._hills: dict[tuple[int, int], int] = {}
-        self._sat = _loaded(cnf.clauses)
+        self._lazy = lazy
+        self._sat = _loaded([] if lazy else cnf.clauses)
         self._done = len(cnf.clauses)
         self._pristine = (self._done, cnf.nvars)  # what a fork starts from, whatever was asked since
         self.witnesses: list[tuple[Terrain, ...]] = []
@@ -348,6 +357,8 @@ class SatSession:
         (wall-clock ``possible``; the deducer bot's, whose cores then name revealed cells only).
         """
         src = self._source or self  # a fork of a fork starts from the session as built
+        if src._lazy and not ruled:
+            raise ValueError("a lazy session (its connections not encoded) makes ruled forks only")
         new = object.__new__(SatSession)
         new.__dict__.update(src.__dict__)
         new._source = src

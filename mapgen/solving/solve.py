@@ -482,8 +482,13 @@ class Solver:
         """A private session for one briefing: its answers never depend on questions asked elsewhere.
 
         ``ruled``: every rule fixed in force (``SatSession.fork(ruled=True)``), for questions always asked
-        under every rule; its cores name revealed cells only."""
-        return _Slot(self.slot(briefing).sat.fork(ruled=ruled), self.chapter, briefing)
+        under every rule; its cores name revealed cells only (made from a session of its own that never
+        encodes what the fork leaves out: ``SatSession(..., lazy=True)``)."""
+        if ruled:
+            return _Slot(
+                SatSession(self.chapter, self._blank(briefing), lazy=True).fork(ruled=True), self.chapter, briefing
+            )
+        return _Slot(self.slot(briefing).sat.fork(), self.chapter, briefing)
 
     def budget(self, time_limit: float | Budget | None = None) -> Budget:
         """The budget of one question: ``time_limit`` seconds (default the solver's), in this solver's kind
