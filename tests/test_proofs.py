@@ -74,3 +74,19 @@ def test_cores_apply_to_states_that_include_them():
     assert proofs.refutes(proofs.within(frozenset({1, 2, 3, 4})), 101)
     assert not proofs.refutes(proofs.within(frozenset({1, 2, 4})), 101)  # 3 missing: the core does not apply
     assert not proofs.refutes(proofs.within(frozenset({1, 2, 3})), 103)  # a pair it never ruled out
+
+
+def test_sort_keeps_the_pairs_no_completion_shows_and_no_core_rules_out():
+    """A pair a stored completion of the state shows is seen; one a core within the state's assumptions rules
+    out is settled; every other pair is left for the solver, in the order asked."""
+    m = read_map(DATA / "valid" / "fauna-201.toml")
+    proofs = Proofs(get_chapter(m.chapter))
+    proofs.add(m.cells)
+    state = m.hide([0, 1])
+    a, b, c = [t for t in get_chapter(m.chapter).terrains if t is not m.cells[0]][:3]
+    pairs = [{m.cells[0]: 100, a: 101, b: 102, c: 103}, {m.cells[1]: 200}] + [{}] * (m.board.size - 2)
+    proofs.learn([102], frozenset({7, 8}))
+    proofs.learn([103], frozenset({7, 9}))  # 9 is not among the state's assumptions: does not apply
+    seen, rest = proofs.sort(state, [0, 1], pairs, frozenset({7, 8}))
+    assert seen == {0: {m.cells[0]}, 1: {m.cells[1]}}
+    assert rest == [(0, a, 101), (0, c, 103)]

@@ -344,3 +344,28 @@ def test_one_unrevealed_cell_is_said_in_the_singular(tmp_path):
     f.write_text(dumps_map(m.hide([m.board.index("C4")])), encoding="utf-8")
     r = CliRunner().invoke(main, ["solve", str(f)])
     assert r.exit_code == 0 and "forced: 1 of 1 unrevealed cell (marked *): C4 Ro\n" in r.stdout
+
+
+def test_the_deducers_ruled_session_answers_like_the_guarded_session():
+    """The deducer's session (``Solver.session(..., ruled=True)``: made without the lazily checked connections'
+    layers, its variables numbered again) answers ``possible`` on kept proofs as the guarded session answers,
+    on partial states of every chapter; it makes ruled forks only."""
+    from mapgen.solving.proofs import Proofs
+    from mapgen.solving.sat import SatSession
+
+    compared = 0
+    for _name, state in _partial_states(3):
+        chapter = get_chapter(state.chapter)
+        solver = Solver(chapter, time_limit=60, deterministic=True)
+        session = solver.session(state.briefing, ruled=True)
+        hidden = state.unrevealed()
+        try:
+            want = solver.possible(state, cells=hidden)
+        except NoCompletion:
+            continue
+        got = solver.possible(state, cells=hidden, session=session, proofs=Proofs(chapter))
+        assert got == want
+        compared += 1
+    assert compared >= 12
+    with pytest.raises(ValueError):
+        SatSession(chapter, state, lazy=True).fork()

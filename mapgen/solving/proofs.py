@@ -42,6 +42,9 @@ class Proofs:
         self._core_all = 0
         self._has: dict[int, int] = {}  # assumption -> cores that need it
         self._refutes: dict[int, int] = {}  # (cell, terrain) literal -> cores that rule it out
+        # ``sort``'s pairs with each terrain's id, and the pairs they were made from (a session's ``x``)
+        self._ids: list[list[tuple[Terrain, int, int]]] | None = None
+        self._ids_of = None
 
     @property
     def completions(self) -> int:
@@ -94,19 +97,30 @@ class Proofs:
             rows &= self._hill.get((i, n), 0)
         return rows
 
-    def split(self, state: Map, cells: list[int], pairs) -> tuple[dict[int, set[Terrain]], list[tuple]]:
+    def sort(
+        self, state: Map, cells: list[int], pairs, givens: frozenset[int]
+    ) -> tuple[dict[int, set[Terrain]], list[tuple]]:
         """({cell: terrains a stored completion of ``state`` holds there}, the (cell, terrain, literal) pairs
-        no stored completion shows), for ``cells`` and ``pairs[cell]``: {terrain: literal}."""
+        neither a stored completion shows nor a stored core within ``givens`` (the state's assumptions) rules
+        out), for ``cells`` and ``pairs[cell]``: {terrain: literal}, in that order. One pass over the pairs
+        (each terrain's id made once per session)."""
         rows = self.agreeing(state)
+        cores = self.within(givens)
+        refuted = self._refutes.get
+        ids = self._ids
+        if ids is None or self._ids_of is not pairs:
+            ids = self._ids = [[(t, v, id(t)) for t, v in c.items()] for c in pairs]
+            self._ids_of = pairs
+        at_ = self._at
         seen: dict[int, set[Terrain]] = {}
         rest = []
         for i in cells:
             shown = seen[i] = set()
-            at = self._at[i]
-            for t, v in pairs[i].items():
-                if rows & at.get(id(t), 0):
+            at = at_[i] if rows else {}
+            for t, v, k in ids[i]:
+                if rows & at.get(k, 0):
                     shown.add(t)
-                else:
+                elif not (refuted(v, 0) & cores):
                     rest.append((i, t, v))
         return seen, rest
 
@@ -124,11 +138,6 @@ class Proofs:
     def refutes(self, cores: int, lit: int) -> bool:
         """Whether one of ``cores`` rules out the (cell, terrain) pair of ``lit``."""
         return bool(self._refutes.get(lit, 0) & cores)
-
-    @property
-    def refuted(self):
-        """``refuted(lit, 0)``: the cores (a bitset) that rule out the pair of ``lit`` (for a loop over many pairs)."""
-        return self._refutes.get
 
     def learn(self, lits: list[int], core: frozenset[int]) -> None:
         """``core`` (assumptions) admits no completion holding any of ``lits``: keep it for them."""

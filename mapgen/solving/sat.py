@@ -264,7 +264,11 @@ class LazyConnected:
 class SatSession:
     """One briefing's guarded CNF loaded into an incremental SAT solver, and the completions seen."""
 
-    def __init__(self, chapter: Chapter, state: Map):
+    def __init__(self, chapter: Chapter, state: Map, *, lazy: bool = False):
+        """``lazy``: the session only a ruled fork is made from (``Solver.session(..., ruled=True)``): a Connected
+        rule with a sure root cell gets its switch but not its layered clauses (the fork checks it lazily and
+        would leave them out: on Fauna they are most of the session's making), and nothing is loaded into its own
+        solver, which is never asked."""
         blank = state.hide(range(state.board.size))
         cnf = GuardedCnf(blank, chapter)
         for _i in range(blank.board.size):
@@ -281,8 +285,12 @@ class SatSession:
         self._counts: list[tuple[Count, int, int]] = []
         for rule in sorted(chapter.rules, key=lambda r: not r.one_cell):  # one-cell rules first (the kind's trait)
             start = len(cnf.clauses)
-            encode_rule(rule, cnf)
-            if isinstance(rule, Connected) and (root := self._root(chapter, blank, rule)) is not None:
+            root = self._root(chapter, blank, rule) if isinstance(rule, Connected) else None
+            if lazy and root is not None:
+                cnf.guard(rule.id)
+            else:
+                encode_rule(rule, cnf)
+            if isinstance(rule, Connected) and root is not None:
                 self._connected.append((rule, root, start, len(cnf.clauses)))
             elif isinstance(rule, Count):
                 self._counts.append((rule, start, len(cnf.clauses)))
@@ -300,7 +308,8 @@ class SatSession:
         }
         self.broken = list(cnf.broken)  # rules broken by the briefing alone (only a briefing cell can)
         self._hills: dict[tuple[int, int], int] = {}
-        self._sat = _loaded(cnf.clauses)
+        self._lazy = lazy
+        self._sat = _loaded([] if lazy else cnf.clauses)
         self._done = len(cnf.clauses)
         self._pristine = (self._done, cnf.nvars)  # what a fork starts from, whatever was asked since
         self.witnesses: list[tuple[Terrain, ...]] = []
@@ -309,6 +318,11 @@ class SatSession:
         self.lazy: list[LazyConnected] = []  # rules checked on each model (a ruled fork only)
         self._source: SatSession | None = None  # the session a fork was made from
         self._decoded: tuple[Terrain, ...] | None = None
+        # ``x`` read without hashing a Terrain (an Enum's hash is a Python call), made on first use (forks share
+        # ``x``, so theirs too): per cell, id(terrain) -> its variable, or 0 when fixed (TRUE or FALSE); and per
+        # cell, (terrain, variable) in ``x``'s order without the FALSE ones, a TRUE one's variable 0
+        self._xid: list[dict[int, int]] | None = None
+        self._xpairs: list[list[tuple[Terrain, int]]] | None = None
 
     def _post_count(self, rule: Count) -> None:
         """A Count rule as Minicard's native cardinality constraints (no counter variables: the
@@ -343,6 +357,8 @@ class SatSession:
         (wall-clock ``possible``; the deducer bot's, whose cores then name revealed cells only).
         """
         src = self._source or self  # a fork of a fork starts from the session as built
+        if src._lazy and not ruled:
+            raise ValueError("a lazy session (its connections not encoded) makes ruled forks only")
         new = object.__new__(SatSession)
         new.__dict__.update(src.__dict__)
         new._source = src
@@ -356,17 +372,40 @@ class SatSession:
             for _count, start, end in src._counts if native else ():
                 skip.update(range(start, end))
             clauses = [c for k, c in enumerate(clauses) if k not in skip]
+        names, guards, sampling = dict(cnf.names), dict(cnf.guards), cnf.sampling
+        if ruled:
+            # The variables of the clauses left out (a lazy rule's layers, a native count's counters: on Fauna 2,400
+            # of 3,100) would be in no clause of this solver, yet it would decide each of them on every model it
+            # finds and hand each out with every model (the deducer's SAT work and model reads): the variables
+            # still used are numbered again from 1, in their order. The cells' variables come first (made
+            # first: SatSession()) and keep their numbers, so ``x`` is shared; none of the others can be in a later
+            # clause (the fork's Cnf has no definitions: new ones make new variables).
+            used = {abs(v) for c in clauses for v in c}
+            used.update(guards.values())
+            used.update(v for cell in cnf.x for v in cell.values() if v is not TRUE and v is not FALSE)
+            used.update(sampling)
+            order = sorted(used)
+            renumber = {v: k for k, v in enumerate(order, 1)}
+            if any(renumber[v] != v for cell in cnf.x for v in cell.values() if v is not TRUE and v is not FALSE):
+                # (cells numbered otherwise, which no session does) the unused variables fixed false instead
+                clauses = [*clauses, *([-v] for v in range(1, nvars + 1) if v not in used)]
+            else:
+                nvars = len(order)
+                clauses = [[renumber[v] if v > 0 else -renumber[-v] for v in c] for c in clauses]
+                names = {renumber[v]: n for v, n in names.items() if v in renumber}
+                guards = {r: renumber[v] for r, v in guards.items()}
+                sampling = [renumber[v] for v in sampling]
         new.cnf = GuardedCnf(
             cnf.state,
             cnf.chapter,
             x=cnf.x,
             clauses=clauses,
-            names=dict(cnf.names),
-            sampling=cnf.sampling,
+            names=names,
+            sampling=sampling,
             broken=list(cnf.broken),
             nvars=nvars,
             style=cnf.style,
-            guards=dict(cnf.guards),
+            guards=guards,
         )
         new._hills = {}
         new._sat = _loaded(new.cnf.clauses)
@@ -417,20 +456,26 @@ class SatSession:
         None when a revealed terrain is not of the chapter (T1).
         """
         rules = self.rules if rules is None else rules
-        out = [self.cnf.guards[r] for r in rules]
+        guards = self.cnf.guards
+        out = [guards[r] for r in rules]
         c9 = self.hill_rule is not None and self.hill_rule.id in rules
+        hills = state.hills if c9 else None
+        xid = self._xid
+        if xid is None:
+            xid = self._xid = [{id(t): 0 if v is TRUE or v is FALSE else v for t, v in c.items()} for c in self.x]
+        terrains = state.cells
         for i in range(self.board.size) if cells is None else cells:
-            t = state.cells[i]
+            t = terrains[i]
             if t is None:
                 continue
-            v = self.lit(i, t)
-            if v is None:
-                if t not in self.x[i]:
-                    return None
+            v = xid[i].get(id(t))
+            if v is None:  # not a terrain of the chapter
+                return None
+            if not v:
                 continue  # fixed by the briefing
             out.append(v)
-            if c9 and i in state.hills:
-                switch = self.hill_switch(i, state.hills[i])
+            if hills and i in hills:
+                switch = self.hill_switch(i, hills[i])
                 assert switch is not None  # c9: the session has the Hill rule
                 out.append(switch)
         return out
@@ -494,10 +539,15 @@ class SatSession:
 
     def _decode(self) -> tuple[Terrain, ...]:
         model = self._sat.get_model()  # model[v - 1] is v or -v: one look-up per literal
+        pairs = self._xpairs
+        if pairs is None:
+            pairs = self._xpairs = [
+                [(t, 0 if v is TRUE else v) for t, v in c.items() if v is not FALSE] for c in self.x
+            ]
         out = []
-        for cell in self.x:
-            for t, v in cell.items():
-                if v is TRUE or (v is not FALSE and model[v - 1] > 0):
+        for cell in pairs:
+            for t, v in cell:
+                if not v or model[v - 1] > 0:
                     out.append(t)
                     break
         return tuple(out)

@@ -482,8 +482,13 @@ class Solver:
         """A private session for one briefing: its answers never depend on questions asked elsewhere.
 
         ``ruled``: every rule fixed in force (``SatSession.fork(ruled=True)``), for questions always asked
-        under every rule; its cores name revealed cells only."""
-        return _Slot(self.slot(briefing).sat.fork(ruled=ruled), self.chapter, briefing)
+        under every rule; its cores name revealed cells only (made from a session of its own that never
+        encodes what the fork leaves out: ``SatSession(..., lazy=True)``)."""
+        if ruled:
+            return _Slot(
+                SatSession(self.chapter, self._blank(briefing), lazy=True).fork(ruled=True), self.chapter, briefing
+            )
+        return _Slot(self.slot(briefing).sat.fork(), self.chapter, briefing)
 
     def budget(self, time_limit: float | Budget | None = None) -> Budget:
         """The budget of one question: ``time_limit`` seconds (default the solver's), in this solver's kind
@@ -680,13 +685,8 @@ class Solver:
         core (the revealed cells and rules it needed) is kept as the proof for all of them. (A core per cell
         is smaller, but the extra solves cost more than the later states it settles: fauna-7, 400 games.)"""
         sat = slot.sat
-        seen, pending = proofs.split(state, hidden, sat.x)
-        if pending:
-            have = frozenset(givens)
-            cores = proofs.within(have)
-            if cores:
-                refuted = proofs.refuted  # literal -> the cores that rule it out (``Proofs.refutes``, inline)
-                pending = [p for p in pending if not (refuted(p[2], 0) & cores)]
+        have = frozenset(givens)
+        seen, pending = proofs.sort(state, hidden, sat.x, have)
         while pending:
             lits = [v for _i, _t, v in pending]
             if not self._any_of(slot, givens, lits, budget):

@@ -31,7 +31,10 @@ class DeducerBot(HeuristicBot):
         self.solver_calls = 0
         self.spent = 0.0  # deterministic solver time used in this game (SAT propagations)
         self._asked: tuple[int, int] | None = None  # (id of the game, cells seen) at the last question
-        self._key: tuple | None = None  # (id of the game, seen, explores) of the last best_cell
+        # the last best_cell's game (its id), seen cells (a copy) and explores (a copy)
+        self._key_gid: int | None = None
+        self._key_seen = b""
+        self._key_explores: list[int] = []
         self._possible: dict[int, frozenset] = {}
 
     #: Ask the solver once this many cells are seen: before that nearly every terrain is possible
@@ -46,35 +49,50 @@ class DeducerBot(HeuristicBot):
     budget = 0.3
 
     def best_cell(self, obs, explores: list[int], need) -> int:
+        seen = obs.seen
+        gid = id(obs.game)
+        # the last call's key (the game, the seen cells, the explores) compared in place: no key tuple, no copies
+        if gid != self._key_gid or seen != self._key_seen or explores != self._key_explores:
+            new_seen = gid != self._key_gid or seen != self._key_seen
+            self._key_gid, self._key_explores = gid, list(explores)
+            if new_seen:
+                self._key_seen = bytes(seen)
+            self._ask(obs, explores, new_seen)
+        return super().best_cell(obs, explores, need)
+
+    def _ask(self, obs, explores: list[int], new_seen: bool) -> None:
+        """The answers for this turn's explores: the last ones still unrevealed, and the solver's when it is time."""
         n_seen = sum(obs.seen)
-        key = (id(obs.game), bytes(obs.seen), tuple(explores))
-        if key != self._key:
-            self._key = key
-            if self._asked is None or self._asked[0] != id(obs.game):
-                self._possible, self._asked = {}, (id(obs.game), -99)
-            possible = {c: ts for c, ts in self._possible.items() if obs.known(c) is None}
-            unanswered = sum(1 for c in explores if c not in possible)
-            again = n_seen - self._asked[1] >= self.refresh or (
-                2 * unanswered > len(explores) and n_seen > self._asked[1]
-            )
-            if n_seen >= self.min_seen_share * len(obs.seen) and again:
-                if self.solver is None:
-                    self.solver = solver_for(obs.game.reference)  # the rules the game's bots reason with (--rules)
-                limit = min(self.solver.time_limit, self.budget - self.spent)
-                fresh = {}
-                if limit > 0.01:
-                    before = self.solver.spent
-                    fresh = self.solver.possible(obs.known_map(), explores, time_limit=limit)
-                    self.spent += self.solver.spent - before
-                    self.solver_calls += 1
+        gid = id(obs.game)
+        if self._asked is None or self._asked[0] != gid:
+            self._possible, self._asked = {}, (gid, -99)
+        possible = self._possible
+        if new_seen:  # the cells seen since are dropped (nothing else changes while ``seen`` does not)
+            terrain = obs.terrain
+            possible = {c: ts for c, ts in possible.items() if terrain[c] < 0}
+        unanswered = sum(1 for c in explores if c not in possible)
+        asked = self._asked[1]
+        again = n_seen - asked >= self.refresh or (2 * unanswered > len(explores) and n_seen > asked)
+        if n_seen >= self.min_seen_share * len(obs.seen) and again:
+            if self.solver is None:
+                self.solver = solver_for(obs.game.reference)  # the rules the game's bots reason with (--rules)
+            limit = min(self.solver.time_limit, self.budget - self.spent)
+            fresh = {}
+            if limit > 0.01:
+                before = self.solver.spent
+                fresh = self.solver.possible(obs.known_map(), explores, time_limit=limit)
+                self.spent += self.solver.spent - before
+                self.solver_calls += 1
+            if fresh:
+                if possible is self._possible:
+                    possible = dict(possible)
                 cache = self._weight_cache  # the heuristic's weights: those of a cell with a new answer go
                 for c, ts in fresh.items():
                     if possible.get(c) != ts:
                         cache.pop(c, None)
                 possible.update(fresh)
-                self._asked = (id(obs.game), n_seen)  # after a timeout too: ask again later
-            self._possible = possible
-        return super().best_cell(obs, explores, need)
+            self._asked = (gid, n_seen)  # after a timeout too: ask again later
+        self._possible = possible
 
     def _possible_for(self, obs) -> dict[int, frozenset]:
         return self._possible
