@@ -52,8 +52,11 @@ if TYPE_CHECKING:
 #: Default work: particles per run, independent runs, cells per step, and the effective share of particles
 #: below which they are resampled.
 PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 4, 1, 0.5
-#: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``).
-PER_SECOND = 350
+#: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``), and the runs: with
+#: the SAT check, 4 runs of 223 particles at solve's 10 s (PER_SECOND 350) held the exact count on 33 of 35 states,
+#: 6 of 106 (250) on 29 of 33 (``python -m bench count_estimate``, one run each); 4 runs at 250 keep the work
+#: within the time limit's CPU (an empty Fauna board's count at 6 s took 7.2 CPU s at 350).
+PER_SECOND = 250
 CONFIDENCE = 0.95
 #: Forward checking (``_step_ok``): a step also fails when an unset neighbour of a cell whose rules read it
 #: has no terrain left. Fewer particles die on the way (measured on Fauna and Flora states).
@@ -74,10 +77,11 @@ ROOM = True
 #: either way). Particles die of rules meeting (a column needing a Wood and a Vine, a Rock cut off by a Wood line).
 LINE_NEEDS = True
 #: The SAT check between segments (``_Runner``, ``sat_check``; ``Solver`` gives one where ``CHECK``): every
-#: ``CHECK_EVERY`` steps, at most ``CHECK_PROPAGATIONS`` SAT propagations a distinct particle (about 0.17 ms each on
+#: ``CHECK_EVERY`` step (twice as many after a check that cut none, up to ``CHECK_MOST``), at most
+#: ``CHECK_PROPAGATIONS`` SAT propagations a distinct particle (about 0.17 ms each on
 #: Flora states). Runs alive of 12 (149 particles; maldonado-1@0 and @3, vameter-1@5, fauna-1@3): every step 47 of
 #: 48, every 2 steps 42 (0.7x the CPU), every 4 steps and every step while fewer than half passed 25.
-CHECK, CHECK_EVERY, CHECK_PROPAGATIONS = True, 1, 200_000
+CHECK, CHECK_EVERY, CHECK_MOST, CHECK_PROPAGATIONS = True, 1, 4, 200_000
 #: ``draws``: particles per run (one completion drawn from each run), and runs tried per completion asked at most.
 DRAW_PARTICLES, DRAW_TRIES = 200, 1.5
 
@@ -553,8 +557,8 @@ class SmcBudget:
     @classmethod
     def for_seconds(cls, seconds: float) -> SmcBudget:
         """The work ``seconds`` of a time limit buy, a pure function of the number (never of the clock):
-        ``PER_SECOND`` particle runs a second (an empty 7x7 board takes about 1.4 CPU ms a particle on this
-        machine, a state with 24 revealed about a quarter of that), split among ``RUNS`` runs, at least 100
+        ``PER_SECOND`` particle runs a second (with the SAT check an empty 7x7 board takes about 4 CPU ms a particle
+        on this machine, 8 on Maldonado's, a state with 8 revealed 2-3), split among ``RUNS`` runs, at least 100
         particles each."""
         return cls(max(100, round(PER_SECOND * seconds / RUNS)), RUNS, STEP)
 
@@ -764,8 +768,9 @@ class _Runner:
             live = np.flatnonzero(w > 0)
             distinct, back = np.unique(ms[live], axis=0, return_inverse=True)
             ok = self.check(distinct)  # type: ignore[misc]  # s1 < steps: there is a check
-            gap = CHECK_EVERY
             dead = live[~ok[back.reshape(-1)]]
+            # after a check that found none doomed the next comes twice as many steps later (up to CHECK_MOST)
+            gap = CHECK_EVERY if len(dead) else min(2 * gap, CHECK_MOST)
             if not len(dead):
                 continue
             self.cut += len(dead)

@@ -102,7 +102,10 @@ def warm_kernels() -> None:
     prog = sampler.compile_program(chapter, m.hide(range(m.board.size)))
     sampler.count_small(prog, cap=1_000)
     sampler.run_chains(prog, [sampler.encode(prog, m.cells)], sweeps=1, burn=0, seed=0, threads=1)
-    smc.estimate(prog, budget=smc.SmcBudget(particles=4, runs=2))
+    state = m.hide(range(m.board.size))
+    smc.estimate(
+        prog, budget=smc.SmcBudget(particles=4, runs=2), check=Solver.for_chapter(m.chapter)._smc_check(state, prog)
+    )
 
 
 def agrees(chapter: Chapter, w, state: Map) -> bool:
@@ -1195,7 +1198,7 @@ class Solver:
     def _smc_check(self, state: Map, prog):
         """The SAT check between an SMC run's segments (``smc.sat_check``) on a fork of the state's session of its
         own (its answers depend on no other question), or None where ``smc.CHECK`` is off."""
-        from mapgen.solving import smc
+        from mapgen.solving import smc  # deferred: numba's kernels, loaded only where counts are estimated
 
         if not smc.CHECK:
             return None
