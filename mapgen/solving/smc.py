@@ -13,8 +13,8 @@ unbiasedness with resampling: Del Moral, *Feynman-Kac Formulae*, 2004, 7.4.2).
 
 The kernels' checks are local: filled row by row, most particles of an early state reach prefixes with no
 completion (a Fort whose pattern cannot fit, a column left one cell for a Wood and a Vine, a Rock cut off) and die
-rows later, all copies of a few doomed ancestors: every run of fauna-1 at 0 to 8 revealed died. So after every
-step (``CHECK_EVERY``) a SAT check (``sat_check``, the count's ``Solver._smc_check``) asks of each distinct
+rows later, all copies of a few doomed ancestors: every run of fauna-1 at 0 to 8 revealed died. So after each
+step (``CHECK_EVERY``; the gap doubles after a check that cut none, up to ``CHECK_MOST``) a SAT check (``sat_check``, the count's ``Solver._smc_check``) asks of each distinct
 particle whether its prefix still has a completion, and gives the doomed weight 0 before they are resampled: a
 potential that is 1 on every prefix of a completion, so the estimate stays unbiased (the same normalising
 constant). Measured (``python -m bench count_estimate``, one run): 14 of 16 early states (0, 3, 5, 8 revealed, one
@@ -56,7 +56,8 @@ PARTICLES, RUNS, STEP, RESAMPLE_BELOW = 1_000, 4, 1, 0.5
 #: Particle runs (particles times runs) a second of a time limit buys (``SmcBudget.for_seconds``), and the runs: with
 #: the SAT check, 4 runs of 223 particles at solve's 10 s (PER_SECOND 350) held the exact count on 33 of 35 states,
 #: 6 of 106 (250) on 29 of 33 (``python -m bench count_estimate``, one run each); 4 runs at 250 keep the work
-#: within the time limit's CPU (an empty Fauna board's count at 6 s took 7.2 CPU s at 350).
+#: within the time limit's CPU (an empty Fauna board's count at 6 s took 7.2 CPU s at 350, 5.0 at 250) and held it on
+#: 32 of 34.
 PER_SECOND = 250
 CONFIDENCE = 0.95
 #: Forward checking (``_step_ok``): a step also fails when an unset neighbour of a cell whose rules read it
