@@ -35,7 +35,7 @@ import math
 import random
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -452,28 +452,23 @@ def _smc_start(m0, ms, rows, cols, tots, width):
 
 @njit
 def _smc(
-    s_from, s_to, ms, rows, cols, tots, w, order, pos, look, starts, c_ptr, c_idx, can_row, can_col, can_tot, width,
-    dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+    s_from, s_to, ms, rows, cols, tots, w, ms2, rows2, cols2, tots2, idx, order, pos, look, starts, c_ptr, c_idx,
+    can_row, can_col, can_tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
     rng, resample_below, alive, prop,
 ):  # fmt: skip
-    """The particles ``ms`` (with their tallies and normalised weights ``w``, all updated in place) through the
-    steps s_from..s_to-1, each filling order[starts[s]:starts[s+1]]. Returns the log of the product of the steps'
+    """The particles ``ms`` (with their tallies and normalised weights ``w``, all updated in place; ``ms2`` ..
+    ``idx`` the runner's scratch for resampling) through the steps s_from..s_to-1, each filling order[starts[s]:starts[s+1]]. Returns the log of the product of the steps'
     weighted mean increments (-inf when every particle died) and the resamplings made. A run is ``_smc_start``,
     then this over all the steps, or over a segment at a time (``_Runner``: the SAT check between segments)."""
     npart = ms.shape[0]
     n = ms.shape[1]
-    ms2 = np.empty_like(ms)
-    rows2 = np.empty_like(rows)
-    cols2 = np.empty_like(cols)
-    tots2 = np.empty_like(tots)
     inc = np.zeros(npart)
     stack = np.empty(n, dtype=np.int64)
     seen = np.zeros(n, dtype=np.bool_)
     kk = order.shape[0]
     tix = np.full(max(kk, 1), -1, dtype=np.int64)
     saved = np.zeros(max(kk, 1), dtype=np.int64)
-    idx = np.zeros(npart, dtype=np.int64)
     log_z = 0.0
     resamplings = 0
     if kk == 0:  # nothing to fill: one completion or none
@@ -582,8 +577,6 @@ class SmcEstimate:
     #: the last run's final particles (terrain numbers, [particles, cells]) and normalised weights
     particles: np.ndarray | None = None
     weights: np.ndarray | None = None
-    #: one completion drawn from each run's final weighted particles (``Runner.pick``): starts for the sampler
-    draws: list[np.ndarray] = field(default_factory=list)
 
     @property
     def runs_done(self) -> int:
@@ -756,7 +749,7 @@ class _Runner:
         while True:
             s1 = steps if self.check is None else min(steps, s0 + gap)
             got, res = _smc(
-                s0, s1, ms, rows, cols, tots, w, self.order, self.pos, LOOK, self.starts, self.plan.c_ptr,
+                s0, s1, ms, rows, cols, tots, w, *self._spare, self._idx, self.order, self.pos, LOOK, self.starts, self.plan.c_ptr,
                 self.plan.c_idx, can_row, can_col, can_tot, self.width, *self.rules, rng, RESAMPLE_BELOW, self.alive,
                 self.weights,
             )  # fmt: skip
@@ -846,7 +839,6 @@ def estimate(
     SmcTimeout with fewer than two."""
     run = _Runner(prog, budget, proposal, check)
     logs: list[float] = []
-    drawn: list[np.ndarray] = []
     resamplings = 0
     cut = False
     for r in range(budget.runs):
@@ -861,7 +853,6 @@ def estimate(
         resamplings += int(res)
         if not math.isfinite(log_z):
             break  # a run died: no interval will be given (``interval``), the rest would be work for nothing
-        drawn.append(run.pick(key))
     got = interval(logs)
     if got is None:
         if cut:
@@ -880,6 +871,5 @@ def estimate(
         resamplings=resamplings,
         particles=run.out_m.copy(),
         weights=run.out_w.copy(),
-        draws=drawn,
         cut=cut,
     )

@@ -387,8 +387,6 @@ class Solver:
         self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
-        #: the last count estimate's SMC draws, (state, seed) -> completions: ``chain_starts`` takes them first
-        self._smc_draws: tuple[tuple[Map, int], list] | None = None
 
     @property
     def circuits(self) -> CircuitStore:
@@ -1057,8 +1055,7 @@ class Solver:
         particles: int | None = None,
     ) -> list[tuple[Terrain, ...]]:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
-        Carlo (the count estimate's of this state and seed when it was just made, one a run, then ``smc.draws``:
-        a chain started from the uniform law stays in it, so its draws are fair where it
+        Carlo (``smc.draws``: a chain started from the uniform law stays in it, so its draws are fair where it
         cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``), used in turn when at least half of
         ``n`` came; else topped up with a private SAT session's completions under random preferences (diverse, not
         uniform). Seeded, counted in work. The chains still burn in as from any start: with 5 sweeps in place of 30
@@ -1066,19 +1063,17 @@ class Solver:
         of 200 particles are near-uniform, not uniform."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
 
-        kept, self._smc_draws = self._smc_draws, None
-        got: list[tuple[Terrain, ...]] = kept[1][:n] if kept is not None and kept[0] == (state, seed) else []
+        got: list[tuple[Terrain, ...]] = []
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
         except sampler.SamplerError:
             pass
         else:
-            more = n - len(got)
             # no SAT check here (``smc.sat_check``: the count's): started from checked runs' draws, the chains'
             # odds came out worse on 7 of 9 of the odds bench's hardest states (fauna-1@5 max error 0.49 -> 0.64,
             # maldonado-2@16 0.19 -> 0.45): each run's one draw is the pick of a weighted set that few particles
             # dominate, and the chains cannot leave it; unchecked runs die there and SAT starts take over
-            drawn = smc.draws(prog, more, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
+            drawn = smc.draws(prog, n, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
             return got
@@ -1184,16 +1179,15 @@ class Solver:
 
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
-            check = self._smc_check(state, prog)
-            got = smc.estimate(
-                prog, budget=smc.SmcBudget.for_seconds(seconds), seed=seed, deadline=deadline, check=check
+            return smc.estimate(
+                prog,
+                budget=smc.SmcBudget.for_seconds(seconds),
+                seed=seed,
+                deadline=deadline,
+                check=self._smc_check(state, prog),
             )
         except (sampler.SamplerError, smc.SmcTimeout):
             return None
-        # every run done: the same draws under any load; a checked run's draws make worse chain starts (above)
-        if got is not None and not got.cut and check is None:
-            self._smc_draws = ((state, seed), [tuple(prog.terrains[k] for k in x.tolist()) for x in got.draws])
-        return got
 
     def _smc_check(self, state: Map, prog):
         """The SAT check between an SMC run's segments (``smc.sat_check``) on a fork of the state's session of its
