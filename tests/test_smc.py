@@ -232,3 +232,25 @@ def test_every_run_survives_where_the_sat_check_cuts_doomed_particles():
     )
     assert got is not None and got.runs_done == got.budget.runs
     assert got.contains(8_302_241), (got.low, got.high)
+
+
+@pytest.mark.parametrize("chapter,early", [("flora", 8), ("maldonado", 3)])
+def test_an_early_count_leaves_the_model_counter_out_and_its_time_to_the_estimate(chapter, early, monkeypatch):
+    """Below ``counter_from`` revealed cells Ganak was measured never to land within its share, and its share of
+    the wall clock was what cut the SMC runs short (maldonado-1 with 3 revealed at 10 s): the count does not ask
+    it there, and does from that many reveals on."""
+    import maps
+
+    m = maps.load(f"{chapter}-1")
+    order = [i for col in reversed(m.board.cols) for i in col]  # column 7 from the top, then column 6, ...
+    solver = Solver(get_chapter(chapter), circuits=CircuitStore(None, compiles=False))
+    asked: list[str] = []
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: asked.append("ganak"))
+    monkeypatch.setattr(solver, "_smc_count", lambda *a, **k: asked.append("smc"))
+    monkeypatch.setattr(solver, "_approx_count", lambda *a, **k: None)
+    threshold = solve_module.counter_from(solver.chapter)
+    assert early < threshold <= solve_module.COMPILE_FROM[chapter]
+    for k, expected in ((early, ["smc"]), (threshold, ["ganak", "smc"])):
+        asked.clear()
+        result = solver.count(m.hide(order[k:]), limit=3, time_limit=60)
+        assert not result.exact and asked == expected

@@ -339,6 +339,16 @@ def briefing_base(state: Map) -> Map:
     return state.with_cells(t if t is Terrain.HILL else None for t in state.cells)
 
 
+def counter_from(chapter: Chapter) -> int:
+    """Revealed cells from which a count asks the exact model counter (Ganak): the earliest rung of the chapter's
+    ``COMPILE_LADDER`` (else ``COMPILE_FROM``). Below it the counter, a search of the same kind as the compiler,
+    was measured never to land within its share (3 CPU s, maps 1-3 of each chapter at 0, 4, 8, ... 20 revealed:
+    Fauna none at 0 and 1 of 3 at 4, then all from 12; Flora and Vameter none up to 20; Maldonado one, at 20), and
+    it cost that share in wall-clock seconds the sequential Monte Carlo estimate then lacked (maldonado-1 with 3
+    revealed at 10 s: 2 of its 4 runs done). The threshold counts revealed cells, never the clock."""
+    return min([k for k, _ in COMPILE_LADDER.get(chapter.name, ())] + [compile_from(chapter)])
+
+
 def inline_from(chapter: Chapter) -> int:
     return INLINE_FROM.get(chapter.name, INLINE_FROM_DEFAULT)
 
@@ -791,7 +801,7 @@ class Solver:
         - enumeration (CP-SAT, one worker) up to ``limit`` completions within ``work`` deterministic seconds
           (default ``ENUMERATION_WORK``);
         - the exact projected model counter (Ganak) within ``COUNTER_SHARE`` in CPU seconds (and half the
-          compile's share when no compile was tried), then sequential Monte Carlo (``smc``: ``SMC_SHARE`` of
+          compile's share when no compile was tried), from ``counter_from`` revealed cells, then sequential Monte Carlo (``smc``: ``SMC_SHARE`` of
           the seconds as particles and runs, seeded by ``seed``), then ApproxMC within ``APPROX_SHARE`` when the
           SMC gave no interval.
 
@@ -831,7 +841,8 @@ class Solver:
         if tally.count < cap and not tally.partial:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
         low = max(1, tally.count)  # completions enumerated (the same on any machine), or the one just found
-        if exact_counter:  # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
+        if exact_counter and _revealed(state) >= counter_from(self.chapter):
+            # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
             tried = wall and _revealed(state) >= compile_from(self.chapter, COMPILE_SHARE * budget.seconds)
             share = COUNTER_SHARE + (0 if tried else COMPILE_SHARE / 2)
             exact = self.model_count(state, share * budget.seconds, deadline)
