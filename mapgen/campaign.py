@@ -27,7 +27,7 @@ from typing import Any
 
 import mapgen
 from mapgen.errors import InputError
-from mapgen.workers import start_worker
+from mapgen.workers import ctrl_c_held, start_worker
 
 
 class CampaignError(InputError):
@@ -78,7 +78,8 @@ class Local:
         ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
         pool = ProcessPoolExecutor(min(self.jobs, len(tasks)), mp_context=ctx, initializer=start_worker)
         try:
-            futures = {pool.submit(_call, t): k for k, t in enumerate(tasks)}
+            with ctrl_c_held():  # the workers are forked as the tasks are submitted; a Ctrl-C meanwhile waits
+                futures = {pool.submit(_call, t): k for k, t in enumerate(tasks)}
             pending = set(futures)
             while pending:
                 finished, pending = wait(pending, return_when=FIRST_COMPLETED)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import os
 import signal
 import sys
+import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 
 #: prctl(2) option: the signal this process gets when its parent ends (Linux)
@@ -21,8 +23,29 @@ _PR_SET_PDEATHSIG = 1
 
 
 def ignore_ctrl_c() -> None:
-    """SIGINT ignored in this (worker) process; its parent handles Ctrl-C."""
+    """SIGINT ignored in this (worker) process; its parent handles Ctrl-C. A Ctrl-C held back since the fork
+    (``ctrl_c_held``) is dropped with it (ignoring a signal discards it while pending)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if hasattr(signal, "pthread_sigmask"):
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+@contextmanager
+def ctrl_c_held() -> Iterator[None]:
+    """Ctrl-C held back, never lost, while this thread forks worker processes. A worker is forked with the
+    command's own Ctrl-C handler and ignores Ctrl-C only once ``start_worker`` runs: a Ctrl-C in between (a busy
+    machine: the pool's second worker forked 2.5 s into ``playtest --jobs 2``) raised KeyboardInterrupt inside
+    the half-started worker, whose traceback then followed ``error: FILE: interrupted``. Forked with SIGINT
+    blocked, a worker keeps it pending until ``start_worker`` drops it; the command gets its own as soon as the
+    forks are done. Elsewhere than in the main thread, or without ``pthread_sigmask``, nothing is held."""
+    if not hasattr(signal, "pthread_sigmask") or threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def end_with_parent() -> None:

@@ -1016,8 +1016,11 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
     started = time.monotonic()
     subprocess.run([sys.executable, "-c", "pass"], env=env, check=True)
     startup = time.monotonic() - started
-    for moment in (max(0.3, 1.5 * startup), 1.0, 2.5):
-        work = tmp_path / f"at-{moment}"
+    moments = [max(0.3, 1.5 * startup), 1.0, 2.5]
+    early_tries = 0
+    while moments:
+        moment = moments.pop(0)
+        work = tmp_path / f"at-{moment}-{early_tries}"
         work.mkdir()
         fill = {
             "open": str(_open_fauna(work)),
@@ -1050,6 +1053,12 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
             pytest.fail(f"{command}: still running 10 s after Ctrl-C at {moment} s")
         took = time.monotonic() - sent
         if (p.returncode, err) == (0, b"") and took < 2.0:  # its work was done as the Ctrl-C came: not cut short
+            continue
+        if p.returncode == -signal.SIGINT and err == b"" and moment < 1.0 and early_tries < 2:
+            # still in Python's own start-up, which a busy machine stretches past the first moment: that moment
+            # again, later (a handler that never came would fail at 1.0 and 2.5 s too)
+            early_tries += 1
+            moments.insert(0, min(0.95, 2 * moment))
             continue
         line = f"error: {subject.format(**fill)}: interrupted\n"
         assert (p.returncode, err.decode()) == (130, line), moment

@@ -24,7 +24,7 @@ from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.terrain import quantity
-from mapgen.workers import start_worker
+from mapgen.workers import ctrl_c_held, start_worker
 
 REPLAY_VERSION = 1
 #: the width of a bin of the won games' score histogram (``score_summary``), in points
@@ -135,7 +135,9 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
     ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else mp.get_context()
     out = []
     chunk = max(1, min(50, games // (jobs * 8) or 1))
-    with ctx.Pool(jobs, initializer=_init_worker, initargs=(dumps_map(m), s, keep_actions)) as pool:
+    with ctrl_c_held():  # every worker is forked here; a Ctrl-C meanwhile waits for the parent
+        pool = ctx.Pool(jobs, initializer=_init_worker, initargs=(dumps_map(m), s, keep_actions))
+    with pool:
         for rec in pool.imap(_work, range(games), chunksize=chunk):
             out.append(rec)
             if progress:
