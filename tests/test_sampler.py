@@ -228,6 +228,8 @@ def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
     assert summary["rhat"] is None or summary["rhat"] >= 0.9  # None where a chain never moved a pair: infinite
     text = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample"])
     assert "estimated by the sampler" in text.output and "±" in text.output
+    alone = CliRunner().invoke(main, ["solve", str(path), "--method", "sample", "--json"])  # the method asks for odds
+    assert alone.exit_code == 0 and json.loads(alone.output)["probabilities"] == report["probabilities"]
 
 
 def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeypatch):

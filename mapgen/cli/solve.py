@@ -35,7 +35,8 @@ from mapgen.cli.options import json_option, kernels_ready, map_argument, reject,
     default="auto",
     show_default=True,
     help="How --probabilities are had: auto (exact where in time, else the sampler, each share with its error), "
-    "sample (the sampler even where exact odds exist, to check it), unigen (UniGen's almost-uniform samples).",
+    "sample (the sampler even where exact odds exist, to check it), unigen (UniGen's almost-uniform samples). "
+    "sample and unigen imply --probabilities.",
 )
 @click.option(
     "--seed",
@@ -71,6 +72,7 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
     from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
     state, file = map_in.map, map_in.source
+    probabilities = probabilities or method != "auto"  # a method named asks for the odds it makes
     chapter = get_chapter(state.chapter)
     terrain = None
     if target is not None:
