@@ -129,6 +129,17 @@ CHANCE = {
 CHANCE_STEPS = frozenset(CHANCE)
 # Decision steps: the agenda waits on them for an action.
 DECISIONS = frozenset(LEGAL) | CHANCE_STEPS
+#: what ``State._advance`` does with each step kind, one lookup a step: (how, function). _RUN: pop it and run
+#: ``RUN[kind]``; _WAIT: a decision; _NEEDED: a decision when ``NEEDED[kind]`` says so, else popped; _CHANCE: a
+#: draw, unless the pile is empty; _CHAPTER: a chapter's step, a decision when its ``is_decision`` says so
+_RUN, _WAIT, _NEEDED, _CHANCE, _CHAPTER = "run", "wait", "needed", "chance", "chapter"
+ADVANCE: dict = {
+    **{kind: (_RUN, run) for kind, run in RUN.items()},
+    **{kind: (_WAIT, None) for kind in LEGAL},
+    **{kind: (_NEEDED, needed) for kind, needed in NEEDED.items()},
+    **{kind: (_CHANCE, None) for kind in CHANCE},
+    Step.CHAPTER: (_CHAPTER, None),
+}
 
 
 class Game:
@@ -218,6 +229,7 @@ class Game:
         if "Clark" in present:
             present.update(self.chapter.gear_kinds())
         self.main_legal = self.action_table.main_legal(present)
+        self.legal_main = main_step.fused_main_legal(self.main_legal)  # the same actions, one call
 
     def _check_team(self):
         chars = [c for c in self.characters if c]
@@ -504,21 +516,26 @@ class State:
                 self.lose(cause)
                 return
             step = ag[-1]
-            kind = step[0]
-            if kind in DECISIONS:
-                if kind == STEP.CHAPTER and not chapter.is_decision(self, step):
-                    ag.pop()
-                    chapter.run_step(self, step)
-                elif kind in CHANCE_STEPS and len(self._chance_pile()) == 0:
-                    ag.pop()
-                    self._empty_pile(step)
-                elif (needed := NEEDED.get(kind)) is None or needed(self, step):
+            how, fn = ADVANCE[step[0]]  # one lookup says what the step's kind asks
+            if how is _RUN:
+                ag.pop()
+                fn(self, step)
+            elif how is _WAIT:
+                return
+            elif how is _NEEDED:
+                if fn(self, step):
                     return
-                else:  # a decision with no real choice resolves itself
-                    ag.pop()
+                ag.pop()  # a decision with no real choice resolves itself
+            elif how is _CHANCE:
+                if len(self._chance_pile()):
+                    return
+                ag.pop()
+                self._empty_pile(step)
+            elif chapter.is_decision(self, step):  # _CHAPTER
+                return
             else:
                 ag.pop()
-                RUN[kind](self, step)
+                chapter.run_step(self, step)
 
     def _empty_pile(self, step) -> None:
         kind = step[0]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from mapgen.engine.game import CHANCE_PLAYER, Game, State
+from mapgen.engine.game import CHANCE_PLAYER, CHANCE_STEPS, Game, State
 from mapgen.engine.infostate import information_state
 from mapgen.engine.observation import legal_only, observe
 
@@ -21,8 +21,10 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     steps = 0
     apply_action = state.apply_action
     wants = [getattr(b, "decides_on", "observation") for b in bots]
+    agenda = state.agenda  # (the same list for the whole game: lose() and _win() clear it in place)
     while state.outcome is None:  # state.is_terminal(), without a call per step
-        p = state.current_player()
+        # state.current_player() written out (the outcome is None here)
+        p = CHANCE_PLAYER if agenda[-1][0] in CHANCE_STEPS else state.current
         if p == CHANCE_PLAYER:
             pile = state._chance_pile()
             apply_action(1000 + pile[rng.randrange(len(pile))])

@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import random
 
+from mapgen.engine import actions as A
 from mapgen.engine.bots.common import NT
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.model import Map
+from mapgen.terrain import TERRAINS
 
 _last_tidx: list = [None, ()]  # (Map, each cell's Terrain.index) of the last clairvoyant bot made
 
@@ -35,6 +37,15 @@ class ClairvoyantBot(HeuristicBot):
         return w
 
     def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
-        # _dot of the one-hot weights: sum([1.0 * value]), and 1.0 * value is value exactly
-        tidx = self._tidx
-        return [sum([values[tidx[cell]]]) for cell in cells]
+        # _dot of the one-hot weights: sum([1.0 * value]) is 0 + value, which is value but for -0.0 (0.0): the
+        # same in every comparison and sum the callers make
+        return list(map(values.__getitem__, map(self._tidx.__getitem__, cells)))
+
+    def _guess(self, obs, legal, cell, need):
+        # the heuristic's, on the one-hot weights: the likeliest terrain is the cell's, at 1.0
+        k = self._tidx[cell]
+        if A.GUESS + k in legal:
+            return A.GUESS + k  # Compass: a right guess saves an hour
+        if A.GUESS + 20 + k in legal and self.terrain_value(obs, need, TERRAINS[k], False) < 0.3:
+            return A.GUESS + 20 + k  # Tracking Guide: skip a likely unwanted terrain
+        return None
