@@ -26,27 +26,33 @@ MAPS = [
 ]
 
 
-@pytest.mark.parametrize(("name", "mode"), MAPS)
-def test_every_legal_action_has_a_kind_and_words(name, mode):
-    m = read_map(DATA / f"{name}.toml")
-    game = Game(m, chapter=chapter_for_mode(m.chapter, mode), players=2 if mode else 1)
-    table = game.action_table
-    for seed in range(5):
+def random_decisions(game: Game, seeds: int):
+    """(seed, state) at every decision of random games, one a seed (chance outcomes and actions drawn at
+    random); the game moves on by a random legal action once the caller has looked."""
+    for seed in range(seeds):
         rng = random.Random(seed)
         s = game.new_initial_state()
         while not s.is_terminal():
             if s.is_chance_node():
                 s.apply_action(rng.choice(s.chance_outcomes())[0])
                 continue
-            la = s.legal_actions()
-            for a in la:
-                kind = table.kind(a)
-                assert kind is not None, f"{a} has no kind"
-                assert kind.lo <= a < kind.hi
-                assert not s.action_to_string(a).startswith("chapter action")
-                if s.agenda[-1][0] == "main":  # the main step plays its actions through the table
-                    assert kind.legal is not None and kind.apply is not None
-            s.apply_action(rng.choice(la))
+            yield seed, s
+            s.apply_action(rng.choice(s.legal_actions()))
+
+
+@pytest.mark.parametrize(("name", "mode"), MAPS)
+def test_every_legal_action_has_a_kind_and_words(name, mode):
+    m = read_map(DATA / f"{name}.toml")
+    game = Game(m, chapter=chapter_for_mode(m.chapter, mode), players=2 if mode else 1)
+    table = game.action_table
+    for _seed, s in random_decisions(game, 5):
+        for a in s.legal_actions():
+            kind = table.kind(a)
+            assert kind is not None, f"{a} has no kind"
+            assert kind.lo <= a < kind.hi
+            assert not s.action_to_string(a).startswith("chapter action")
+            if s.agenda[-1][0] == "main":  # the main step plays its actions through the table
+                assert kind.legal is not None and kind.apply is not None
 
 
 def test_core_words_without_a_state():
@@ -106,20 +112,13 @@ def test_the_fused_main_step_offers_what_every_kind_offers(name, mode, players):
     m = read_map(DATA / f"{name}.toml")
     game = Game(m, chapter=chapter_for_mode(m.chapter, mode), players=max(players, 2 if mode else 1))
     steps = 0
-    for seed in range(6):
-        rng = random.Random(seed)
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            if s.is_chance_node():
-                s.apply_action(rng.choice(s.chance_outcomes())[0])
-                continue
-            if s.agenda[-1][0] == "main":
-                fused: list[int] = []
-                game.legal_main(s, fused)
-                each: list[int] = []
-                for legal in game.main_legal:
-                    legal(s, each)
-                assert sorted(fused) == sorted(each), (seed, len(s.history))
-                steps += 1
-            s.apply_action(rng.choice(s.legal_actions()))
+    for seed, s in random_decisions(game, 6):
+        if s.agenda[-1][0] == "main":
+            fused: list[int] = []
+            game.legal_main(s, fused)
+            each: list[int] = []
+            for legal in game.main_legal:
+                legal(s, each)
+            assert sorted(fused) == sorted(each), (seed, len(s.history))
+            steps += 1
     assert steps > 50
