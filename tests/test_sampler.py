@@ -188,12 +188,9 @@ def test_an_infinite_r_hat_is_written_as_null_in_json():
 
 
 def test_the_budget_follows_the_time_limit_as_a_number():
-    assert S.Budget.for_seconds(5) == S.Budget(S.CHAINS, S.SWEEPS // 2, S.BURN_IN, S.START_PARTICLES // 2)
+    assert S.Budget.for_seconds(10) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN)
+    assert S.Budget.for_seconds(20).sweeps == 2 * S.SWEEPS
     assert S.Budget.for_seconds(0.1).sweeps == 40
-    wide = S.Budget.for_seconds(10)  # from 10 s: more chains of fewer sweeps, from checked SMC runs
-    assert (wide.chains, wide.sweeps, wide.burn_in) == (S.WIDE_CHAINS, S.WIDE_SWEEPS, S.WIDE_BURN_IN)
-    assert wide.checked_starts and wide.starts_per_run == S.DRAWS_PER_RUN
-    assert S.Budget.for_seconds(20).sweeps == 2 * S.WIDE_SWEEPS
 
 
 def test_a_passed_deadline_stops_the_chains():

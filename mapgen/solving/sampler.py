@@ -70,14 +70,6 @@ from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
 CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
-#: From 10 s of the sampler's work (``solve --time-limit 25``) many chains of fewer sweeps, started from SAT-checked
-#: SMC runs, ``DRAWS_PER_RUN`` starts from each: where the chains do not mix (Fauna's Forts, Maldonado's tied
-#: corners) an island's odds are the share of the starts on it. Measured (``python -m bench odds``, seed 1): max
-#: error 0.537 -> 0.373, mean 0.0243 -> 0.0224, bars covering 84% -> 83%; on its 10 hardest states over 3 seeds
-#: mean 0.045 -> 0.028, max 0.54-0.77 -> 0.39. The checked runs cost 4-9 CPU ms a particle on early states (the
-#: early table's CPU rose about half), so below 10 s the sampler keeps 8 chains of unchecked starts: with the wide
-#: budget at ``solve``'s default the odds of maldonado-1 with 3 revealed ran out of time.
-WIDE_CHAINS, WIDE_SWEEPS, WIDE_BURN_IN, DRAWS_PER_RUN = 16, 60, 15, 2
 #: Particles of the SMC run that draws each chain's start (``Solver.chain_starts``), at 10 s.
 START_PARTICLES = 200
 #: Sweeps a chain makes between two looks at the wall clock.
@@ -1110,32 +1102,19 @@ def odds_of(draws: np.ndarray, prog: Program, hidden, *, seed: int = 0, burn: in
 
 @dataclass(frozen=True)
 class Budget:
-    """The sampler's work: chains, sweeps recorded per chain, burn-in sweeps per chain, the particles of each SMC
-    run that draws chain starts (``smc.draws``) and how. Never seconds."""
+    """The sampler's work: chains, sweeps recorded per chain, burn-in sweeps per chain, and the particles of each
+    SMC run that draws a chain's start (``smc.draws``). Never seconds."""
 
     chains: int = CHAINS
     sweeps: int = SWEEPS
     burn_in: int = BURN_IN
     start_particles: int = START_PARTICLES
-    #: chain starts from SAT-checked SMC runs, this many from each (``smc.draws``); 1 and unchecked: one a run
-    starts_per_run: int = 1
-    checked_starts: bool = False
 
     @classmethod
     def for_seconds(cls, seconds: float) -> Budget:
         """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock):
-        ``SWEEPS`` per chain and ``START_PARTICLES`` a start at 10 s, in proportion, at least 40 and 50; from 10 s
-        the wide budget (``WIDE_CHAINS`` chains of ``WIDE_SWEEPS`` at 10 s, in proportion, from checked starts)."""
+        ``SWEEPS`` per chain and ``START_PARTICLES`` a start at 10 s, in proportion, at least 40 and 50."""
         scale = seconds / 10
-        if scale >= 1:
-            return cls(
-                WIDE_CHAINS,
-                round(WIDE_SWEEPS * scale),
-                WIDE_BURN_IN,
-                START_PARTICLES,
-                DRAWS_PER_RUN,
-                checked_starts=True,
-            )
         return cls(
             CHAINS,
             max(40, round(SWEEPS * scale)),

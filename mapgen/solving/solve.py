@@ -1042,14 +1042,7 @@ class Solver:
 
         work = sampler.Budget.for_seconds(seconds)
         starts = self.chain_starts(
-            state,
-            work.chains,
-            seed=seed,
-            possible=possible,
-            deadline=deadline,
-            particles=work.start_particles,
-            per_run=work.starts_per_run,
-            checked=work.checked_starts,
+            state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles
         )
         if not starts:
             return None
@@ -1071,15 +1064,12 @@ class Solver:
         possible: dict[int, frozenset[Terrain]] | None = None,
         deadline: float | None = None,
         particles: int | None = None,
-        per_run: int = 1,
-        checked: bool = False,
     ) -> list[tuple[Terrain, ...]]:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
         Carlo (``smc.draws``: a chain started from the uniform law stays in it, so its draws are fair where it
-        cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``; ``per_run`` from each run, and with
-        ``checked`` the runs' particles SAT-checked as the count's are: ``sampler.Budget.for_seconds``), used in turn
-        when at least half of ``n`` came; else topped up with a private SAT session's completions under random
-        preferences (diverse, not uniform). Seeded, counted in work. The chains still burn in as from any start: with 5 sweeps in place of 30
+        cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``), used in turn when at least half of
+        ``n`` came; else topped up with a private SAT session's completions under random preferences (diverse, not
+        uniform). Seeded, counted in work. The chains still burn in as from any start: with 5 sweeps in place of 30
         they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max error 0.057 -> 0.183): the draws
         of 200 particles are near-uniform, not uniform."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
@@ -1090,18 +1080,11 @@ class Solver:
         except sampler.SamplerError:
             pass
         else:
-            # Unchecked runs die on early Fauna and Maldonado (SAT starts, biased, take over there); 8 chains of one
-            # checked run's draw each were worse still (fauna-1@5 max error 0.49 -> 0.64); 16 chains of 2 draws from
-            # each of 8 checked runs were better (``sampler.WIDE_CHAINS``), at about half again the CPU
-            drawn = smc.draws(
-                prog,
-                n,
-                seed=seed,
-                particles=particles or sampler.START_PARTICLES,
-                deadline=deadline,
-                check=self._smc_check(state, prog) if checked else None,
-                per_run=per_run,
-            )
+            # no SAT check here (``smc.sat_check``: the count's): started from checked runs' draws, the chains'
+            # odds came out worse on 7 of 9 of the odds bench's hardest states (fauna-1@5 max error 0.49 -> 0.64,
+            # maldonado-2@16 0.19 -> 0.45): each run's one draw is the pick of a weighted set that few particles
+            # dominate, and the chains cannot leave it; unchecked runs die there and SAT starts take over
+            drawn = smc.draws(prog, n, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
             return got
