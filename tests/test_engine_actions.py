@@ -102,23 +102,3 @@ def test_a_chapter_adds_a_free_action_as_a_kind():
     assert Forage.FORAGE not in s.legal_actions()  # once a day: the day's refresh clears it
     kill = s.game.action_table.kind(A.KILL)  # the parent's kinds are kept (Fauna's Kill Minotaur cards)
     assert kill is not None and kill.apply is not None
-
-
-@pytest.mark.parametrize(("name", "mode"), MAPS)
-@pytest.mark.parametrize("players", [1, 2])
-def test_the_fused_main_step_offers_what_every_kind_offers(name, mode, players):
-    """``Game.legal_main`` (the kinds' legal functions as one) offers at every main step of random games the
-    actions the kinds' own functions offer one after the other."""
-    m = read_map(DATA / f"{name}.toml")
-    game = Game(m, chapter=chapter_for_mode(m.chapter, mode), players=max(players, 2 if mode else 1))
-    steps = 0
-    for seed, s in random_decisions(game, 6):
-        if s.agenda[-1][0] == "main":
-            fused: list[int] = []
-            game.legal_main(s, fused)
-            each: list[int] = []
-            for legal in game.main_legal:
-                legal(s, each)
-            assert sorted(fused) == sorted(each), (seed, len(s.history))
-            steps += 1
-    assert steps > 50

@@ -229,7 +229,6 @@ class Game:
         if "Clark" in present:
             present.update(self.chapter.gear_kinds())
         self.main_legal = self.action_table.main_legal(present)
-        self.legal_main = main_step.fused_main_legal(self.main_legal)  # the same actions, one call
 
     def _check_team(self):
         chars = [c for c in self.characters if c]

@@ -7,16 +7,14 @@ The main step's legal actions are those every kind appends; an action is applied
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from itertools import compress
 from operator import itemgetter
 
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind, words
-from mapgen.engine.cards import MUD, NRES, RESOURCE_CODES, ROCK, WATER, WOOD
-from mapgen.engine.challenges import legal_cure
+from mapgen.engine.cards import NRES, RESOURCE_CODES, ROCK, WATER, WOOD
 from mapgen.engine.effects import destiny_open, run_effects
-from mapgen.engine.explore import legal_explore, only_banned
+from mapgen.engine.explore import only_banned
 from mapgen.engine.rules import BACKPACK_SLOTS, CARRIED, MAX_FIRES, SEALED, SEALED_BY, WATER_LIMIT
 from mapgen.engine.steps import PAYMENT, STEP
 from mapgen.engine.walls import explain_sealed
@@ -24,90 +22,11 @@ from mapgen.terrain import TERRAINS
 
 
 def legal_main(state, step) -> list[int]:
-    """Every main-step kind of the game appends its legal actions (sorted by the caller): ``Game.legal_main``,
-    the kinds' ``legal`` functions as one (``fused_main_legal``)."""
+    """Every main-step kind of the game appends its legal actions (sorted by the caller)."""
     out: list[int] = []
-    state.game.legal_main(state, out)
+    for legal in state.game.main_legal:
+        legal(state, out)
     return out
-
-
-def fused_main_legal(kinds: tuple) -> Callable[..., None]:
-    """One function that appends what the main-step kinds' ``legal`` functions ``kinds`` (a game's
-    ``main_legal``, in number order) append: the core kinds every game has written out in one frame (what
-    they read is read once), the others called after them. The same actions, though not in the same order
-    within ``out``: the caller sorts them, and ``legal_end_turn`` is the only kind that reads ``out``
-    (whether an explore is in it), so it is written out last, asking whether an explore was found.
-    ``kinds`` without the core kinds (a test's table): each function in turn, as they are."""
-    if not set(_FUSED_ALWAYS) <= set(kinds):
-
-        def each(state, out: list[int]) -> None:
-            for legal in kinds:
-                legal(state, out)
-
-        return each
-    others = tuple(k for k in kinds if k not in _FUSED_ALWAYS and k not in _FUSED_SOME)
-    guess, lewis, mortar = legal_guess in kinds, legal_lewis in kinds, legal_mortar in kinds
-    fires_max, fire, shelter, cure, use = MAX_FIRES, A.FIRE, A.SHELTER, A.CURE_INJURED, A.USE_DESTINY
-    guess_gear = tuple(enumerate(A.GUESS_GEAR))
-    mp = "Mortar and Pestle"
-
-    def fused(state, out: list[int]) -> None:
-        explored_now = state.explored_now
-        if not explored_now:
-            legal_explore(state, out)  # out is empty: what it appends are the explores
-        explores = len(out)
-        pack = state.pack
-        carried = _CARRIED_OF(pack)
-        out.extend(compress(_DISCARDS, carried))  # legal_discard
-        gear = state.gear[state.current]
-        exhausted = state.exhausted
-        if state.fires < fires_max:  # legal_fire
-            if pack[WOOD] >= 2:
-                out.append(fire)
-            if pack[ROCK] >= 2:
-                out.append(fire + 1)
-            if "Flint" in gear and "Flint" not in exhausted:
-                if pack[WOOD]:
-                    out.append(fire + 2)
-                if pack[ROCK]:
-                    out.append(fire + 3)
-        if state.game.chapter.shelter:  # legal_shelter
-            pairs = [k for k, x, y in _SHELTER_PAIRS if pack[x] and pack[y]]
-            if pairs and field_for_shelter(state) >= 0:
-                out.extend([shelter + k for k in pairs])
-        if state.injured and pack[MUD]:  # legal_cure
-            out.append(cure)
-        if state.samples:  # legal_drop_sample
-            out.extend(compress(_DROP_SAMPLES, carried))
-        held = state.de_held
-        if held and not state.chased:  # legal_use_destiny
-            out.extend([use + k for k in range(len(held))])
-        if guess and not explored_now:  # legal_guess
-            guesses = state.guesses
-            for k, name in guess_gear:
-                if k not in guesses and name in gear and name not in exhausted:
-                    out.extend(state.game.guess_actions[k])
-        if (  # legal_lewis
-            lewis
-            and not explored_now
-            and state.game.characters[state.current] == "Lewis"
-            and "Lewis" not in exhausted
-            and not state.lewis_on
-        ):
-            out.append(A.LEWIS)
-        if mortar and mp in gear and mp not in exhausted and sum(pack) >= 2:  # legal_mortar
-            out.append(A.MORTAR)
-        for legal in others:
-            legal(state, out)
-        if explored_now or not explores:  # legal_end_turn: no explore first in out
-            out.append(A.END_TURN)
-
-    return fused
-
-
-#: the kinds ``fused_main_legal`` writes out: those of every game, and those of some teams' (Gear, Lewis)
-_FUSED_ALWAYS: tuple = ()
-_FUSED_SOME: tuple = ()
 
 
 def apply_main(state, step, a: int) -> None:
@@ -443,18 +362,6 @@ def run_next_turn(state, step) -> None:
     state.banned = -1
     state.agenda.append((STEP.MAIN,))
 
-
-_FUSED_ALWAYS = (
-    legal_explore,
-    legal_discard,
-    legal_fire,
-    legal_shelter,
-    legal_cure,
-    legal_drop_sample,
-    legal_use_destiny,
-    legal_end_turn,
-)
-_FUSED_SOME = (legal_guess, legal_lewis, legal_mortar)
 
 FIRE_WORDS = ("build Fire (2 Wo)", "build Fire (2 Ro)", "build Fire (Flint, Wo)", "build Fire (Flint, Ro)")
 
