@@ -226,14 +226,21 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                 err = errors.get(cell, {})
                 lines.append(
                     f"  {cell}: "
-                    + ", ".join(
-                        f"{t} {percent(p)}" + (f" ±{100 * Z95 * err[t]:.0f}" if t in err else "")
-                        for t, p in sorted(d.items(), key=lambda kv: -kv[1])
-                    )
+                    + ", ".join(share_words(t, p, err.get(t)) for t, p in sorted(d.items(), key=lambda kv: -kv[1]))
                 )
     if "timed_out" in report:
         lines.append(f"not in time: {', '.join(report['missing'])} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
+
+
+def share_words(code: str, p: float, err: float | None) -> str:
+    """One terrain's share for people: ``Wa 40%``, with the sampler's ``±6``; a terrain the cell can hold that no
+    chain met (share 0, ``Odds.add_unseen``) as ``Sk up to 31%``."""
+    if err is None:
+        return f"{code} {percent(p)}"
+    if p == 0:
+        return f"{code} up to {100 * Z95 * err:.0f}%"
+    return f"{code} {percent(p)} ±{100 * Z95 * err:.0f}"
 
 
 def sampler_words(summary: dict) -> str:
@@ -246,5 +253,6 @@ def sampler_words(summary: dict) -> str:
     )
     return (
         f"estimated by the sampler from {summary['samples']:,} draws of {summary['chains']} chains, "
-        f"about {summary['effective_samples']:,.0f} effective; {agree}; ± is a 95% interval"
+        f'about {summary["effective_samples"]:,.0f} effective; {agree}; ± is a 95% interval, "up to" a 95% bound on '
+        "a terrain the cell can hold that no chain met"
     )

@@ -14,9 +14,11 @@ from click.testing import CliRunner
 import maps
 from cli import main
 from constraints.catalogue import get_chapter
+from mapgen.report import share_words
 from mapgen.solving import sampler as S
 from mapgen.solving.bruteforce import completions_brute
 from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.solving.unigen import Z95
 from mapgen.terrain import Terrain
 
 
@@ -140,6 +142,42 @@ def test_chains_that_never_leave_their_start_get_an_error_bar_as_wide_as_their_d
     t = prog.terrains[a[i]]
     assert odds.shares[i][t] == pytest.approx(0.5)
     assert odds.errors[i][t] >= 0.25 and odds.rhat == float("inf")
+
+
+def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_bound():
+    """Two chains stuck on one completion each (one sweep of a state whose cells can hold more): every terrain
+    the exact ``possible`` gives a cell is listed, those the chains never met at share 0 with a 95% upper bound of
+    1 - 0.05 ** (1 / chains) as their bar (the chains disagree: an island none started on may hold them); the
+    shares still sum to 1, and the text says "up to"."""
+    m = maps.load("training-1")
+    state = m.hide(range(7))
+    every = _completions(state)
+    solver = Solver(get_chapter("training"))
+    possible = solver.possible(state, 30)
+    prog = S.compile_program(solver.chapter, state, possible)
+    a, b = S.encode(prog, every[0]), S.encode(prog, every[-1])
+    draws = np.stack([np.tile(x, (20, 1)) for x in (a, b)]).astype(np.int8)
+    odds = S.odds_of(draws, prog, state.unrevealed())
+    odds.add_unseen(possible)
+    bound = 1 - 0.05 ** (1 / 2)
+    unseen = 0
+    for i, ts in possible.items():
+        assert set(odds.shares[i]) == set(ts) and set(odds.errors[i]) == set(ts)
+        assert sum(odds.shares[i].values()) == pytest.approx(1.0)
+        for t in ts:
+            if t not in (prog.terrains[a[i]], prog.terrains[b[i]]):
+                unseen += 1
+                assert odds.shares[i][t] == 0.0
+                assert Z95 * odds.errors[i][t] == pytest.approx(bound)
+    assert unseen > 0
+    assert "up to 78%" in share_words("Wa", 0.0, bound / Z95)
+    assert share_words("Wa", 0.4, 0.03) == "Wa 40% ±6"
+
+
+def test_the_unseen_bound_is_the_rule_of_three_where_the_chains_agree_and_the_island_bound_where_not():
+    assert S.unseen_bound(8, float("inf"), 500.0) == pytest.approx(1 - 0.05 ** (1 / 8))  # 0.31
+    assert S.unseen_bound(8, 1.01, 300.0) == pytest.approx(2.9957 / 300, rel=1e-3)
+    assert S.unseen_bound(8, 1.01, 2.0) == pytest.approx(1 - 0.05 ** (1 / 8))  # never above the island bound
 
 
 def test_odds_match_the_exact_odds_within_their_error_bars():

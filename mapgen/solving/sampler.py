@@ -1036,6 +1036,22 @@ class Odds:
             "moves_skipped": self.skipped,
         }
 
+    def add_unseen(self, possible: dict[int, frozenset[Terrain]]) -> None:
+        """Every terrain ``possible`` (exact: ``Solver.possible``) says a cell can hold, but which no chain met
+        there, listed with share 0 and the error of ``unseen_bound`` (as ``Z95`` standard errors): a terrain known to
+        be possible is never shown as certain not to be there. Measured on the odds bench's states (one run, seed
+        1): such pairs were 65 of 332 on fauna-1 with 5 revealed (exact shares up to 0.20), 96 of 307 at 8 (up to
+        0.47), 65 of 241 on maldonado-2 at 16 (up to 0.065), and every one counted as a bar that missed."""
+        bound = unseen_bound(self.chains, self.rhat, self.ess) / Z95
+        for i, ts in possible.items():
+            got = self.shares.get(i)
+            if got is None:
+                continue
+            err = self.errors.setdefault(i, {})
+            for t in sorted(ts - got.keys(), key=lambda t: t.index):
+                got[t] = 0.0
+                err[t] = bound
+
     def completions(self) -> list[tuple[Terrain, ...]]:
         """Every recorded draw as a terrain tuple (chains one after another)."""
         flat = self.draws.reshape(-1, self.draws.shape[-1])
@@ -1145,4 +1161,21 @@ def sample_odds(
     )
     odds = odds_of(draws, prog, state.unrevealed(), seed=seed, burn=budget.burn_in)
     odds.moves, odds.skipped = int(stats[0]), int(stats[1])
+    if possible:
+        odds.add_unseen(possible)
     return odds
+
+
+def unseen_bound(chains: int, rhat: float, ess: float) -> float:
+    """A 95% upper bound on the share of a terrain a cell can hold (known exactly) that no chain met.
+
+    Where the chains do not agree (R-hat above ``unigen.RHAT_OK``: islands they cannot leave, Fauna's Forts,
+    Maldonado's tied corners) a terrain may lie on an island none of them started on: with each start an
+    independent near-uniform draw, an island of weight w holds no start of ``chains`` with chance (1 - w) ** chains,
+    so w <= 1 - 0.05 ** (1 / chains) (0.31 for 8 chains). Where they agree, the draws are as ``ess`` independent
+    ones, and a share unseen in them is below 3 / ess (the rule of three: -ln 0.05 = 3.0), never above the island
+    bound."""
+    island = 1.0 - 0.05 ** (1.0 / max(1, chains))
+    if converged(rhat) and ess > 0:
+        return min(island, -math.log(0.05) / ess)
+    return island

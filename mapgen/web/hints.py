@@ -123,7 +123,10 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     i = min(cells, key=lambda i: (-round(entropy(i), 9), i))
     out = {
         "cell": state.board.name(i),
-        "shares": {t.code: round(p, 4) for t, p in shares.get(i, {}).items()},
+        # likeliest first (the helper names the first three)
+        "shares": {
+            t.code: round(p, 4) for t, p in sorted(shares.get(i, {}).items(), key=lambda kv: (-kv[1], kv[0].index))
+        },
         "exact": method == ODDS_EXACT,
         "method": method,
         "explorable": bool(explorable),
