@@ -166,12 +166,95 @@ def unigen_side_by_side(exact_seconds: float) -> None:
         print(f"  {name}@{k} UniGen: {wall:.1f} s wall, max {max(uerr):.3f}, mean {statistics.fmean(uerr):.4f}")
 
 
+def islands(state: Map, solver: Solver, limit: int = 100_000, seconds: float = 120.0) -> list[float] | None:
+    """The shares of the islands of ``state``'s completions: the connected components of the graph whose edges
+    join two completions that differ only within a band of two adjacent rows or columns, or only in cells that
+    hold two or three terrains in both (the chain's moves, ``sampler._blocks``, at their widest: every window
+    lies in a band; caps on a move's work ignored). The chains cannot cross from one island to another, so there
+    an island's odds are the share of the chain starts on it: at least as many islands as these. None past
+    ``limit`` completions (enumerated by CP-SAT)."""
+    from itertools import combinations
+
+    import numpy as np
+
+    from constraints.cpsat import make_solver
+    from mapgen.solving.solve import _Tally
+
+    found: list[list[int]] = []
+
+    class Keep(_Tally):
+        def on_solution_callback(self):
+            self.count += 1
+            found.append([self.value(self.cell_vars[i]) for i in self.cells])
+            if self.count > limit:
+                self.stop_search()
+
+    slot = solver.slot(state.briefing)
+    cm = slot.cm
+    given = cm.given_literals(state)  # (before the clone: a Hill's number may add its literal to the model)
+    model = cm.model.clone()
+    model.add_bool_and(given)
+    cells = state.unrevealed()
+    keep = Keep(solver._cell_vars(cm, model, cells), cells, limit + 1, time.monotonic() + seconds)
+    cp = make_solver(seconds)
+    cp.parameters.enumerate_all_solutions = True
+    cp.parameters.linearization_level = 0
+    cp.solve(model, keep)
+    if not found or len(found) > limit:
+        return None
+    x = np.asarray(found, dtype=np.int16)
+    parent = list(range(len(x)))
+
+    def root(a: int) -> int:
+        while parent[a] != a:
+            parent[a] = parent[parent[a]]
+            a = parent[a]
+        return a
+
+    def join(keys) -> None:
+        first: dict = {}
+        for i, k in enumerate(keys):
+            j = first.setdefault(k, i)
+            if j != i and (a := root(i)) != (b := root(j)):
+                parent[a] = b
+
+    w, h = state.board.width, state.board.height
+    bands = [{(r + a) * w + q for q in range(w) for a in (0, 1)} for r in range(h - 1)]
+    bands += [{a * w + q + c for a in range(h) for c in (0, 1)} for q in range(w - 1)]
+    for band in bands:
+        outside = [j for j, c in enumerate(cells) if c not in band]
+        join(map(bytes, x[:, outside]))
+    for size in (2, 3):
+        for subset in combinations(sorted(set(x.ravel().tolist())), size):
+            held = np.isin(x, subset)
+            join(bytes(a) + bytes(b) for a, b in zip(np.where(held, -1, x), np.packbits(held, axis=1)))
+    sizes = sorted(np.unique([root(i) for i in range(len(x))], return_counts=True)[1].tolist(), reverse=True)
+    return [k / len(x) for k in sizes]
+
+
+def island_table(exact_seconds: float) -> None:
+    print("\nislands: completions the chain's moves cannot join (states of at most 100,000 completions)")
+    for ks, names in ACCURACY.values():
+        for name in names:
+            for k in ks:
+                state = revealed(name, k)
+                got = islands(state, Solver.for_chapter(state.chapter), seconds=exact_seconds)
+                if got is None:
+                    continue
+                top = ", ".join(f"{p:.3f}" for p in got[:4])
+                print(f"  {name}@{k:<4} {len(got):>4} islands, the largest {top}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="one map and fewer reveal counts per chapter")
     ap.add_argument("--exact-seconds", type=float, default=120.0, help="time limit of each exact answer")
     ap.add_argument("--no-unigen", action="store_true", help="leave out the UniGen comparison")
+    ap.add_argument("--islands", action="store_true", help="only the islands of the accuracy states' completions")
     args = ap.parse_args()
+    if args.islands:
+        island_table(args.exact_seconds)
+        return
     accuracy(args.quick, args.exact_seconds)
     early(args.quick)
     if not args.no_unigen:
