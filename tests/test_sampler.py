@@ -14,7 +14,7 @@ from click.testing import CliRunner
 import maps
 from cli import main
 from constraints.catalogue import get_chapter
-from mapgen.report import share_words
+from mapgen.report import sampler_words, share_words
 from mapgen.solving import sampler as S
 from mapgen.solving.bruteforce import completions_brute
 from mapgen.solving.solve import Solver, SolveTimeout
@@ -172,6 +172,18 @@ def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_
     assert unseen > 0
     assert "up to 78%" in share_words("Wa", 0.0, bound / Z95)
     assert share_words("Wa", 0.4, 0.03) == "Wa 40% ±6"
+
+
+def test_the_words_for_the_chains_agreement_say_what_would_help():
+    """Chains that agree say so; chains that disagree are told to get more time; chains stuck on islands (R-hat
+    infinite, ``None`` in JSON) are not told to get time that would not help."""
+    base = {"samples": 960, "chains": 8, "effective_samples": 300.0}
+    assert "the chains agree, R-hat 1.02" in sampler_words({**base, "rhat": 1.02, "converged": True})
+    slow = sampler_words({**base, "rhat": 1.4, "converged": False})
+    assert "NOT converged" in slow and "raise --time-limit" in slow
+    stuck = sampler_words({**base, "rhat": None, "converged": False})
+    assert "NOT converged" in stuck and "infinite" in stuck and "raise --time-limit" not in stuck
+    assert "each reveal" in stuck
 
 
 def test_the_unseen_bound_is_the_rule_of_three_where_the_chains_agree_and_the_island_bound_where_not():
