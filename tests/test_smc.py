@@ -153,6 +153,45 @@ def test_chains_start_from_smc_draws_where_runs_survive():
         assert [v for v in ch.check(state.with_cells(w)) if v.rule != "C9"] == []
 
 
+def test_chains_start_from_checked_runs_on_early_fauna(monkeypatch):
+    """Fauna with 3 revealed: unchecked runs all die (the Forts' patterns), SAT-checked ones live, and the chains
+    start from their draws, two a run (systematic picks), every start a completion; none from the SAT session."""
+    state = maps_state("fauna-1", 3)
+    solver = Solver.for_chapter("fauna")
+    prog = sampler.compile_program(solver.chapter, state)
+    assert smc.draws(prog, 6, seed=1, particles=150) == []  # unchecked: every run died
+    monkeypatch.setattr(solver, "sample", lambda *a, **k: [])  # no SAT completions to fall back on
+    starts = solver.chain_starts(state, 6, seed=1, particles=150)
+    assert len(starts) == 6 and len(set(starts)) >= 3  # three runs at least, each its own draws
+    ch = get_chapter("fauna")
+    for w in starts:
+        assert all(t is None or t is u for t, u in zip(state.cells, w))
+        assert [v for v in ch.check(state.with_cells(w)) if v.rule != "C9"] == []
+
+
+def test_the_chain_starts_reread_the_count_s_runs(monkeypatch):
+    """The count estimate's SMC runs and the chain starts' are the same runs where they ask for the same particles
+    (``smc.Runs``): after the count, the starts run nothing again, and they are the starts drawn without the count
+    first. At ``solve``'s default both ask for the same (the starts cost nothing there)."""
+    from mapgen.report import COUNT_SHARE_WITH_ODDS, SAMPLE_SECONDS
+    from mapgen.solving.solve import SMC_SHARE
+
+    limit = 10.0
+    count_seconds = COUNT_SHARE_WITH_ODDS * (limit - min(1.5, 0.15 * limit))  # ``solve_report``'s count budget
+    starts_particles = sampler.Budget.for_seconds(SAMPLE_SECONDS * limit).start_particles
+    assert smc.SmcBudget.for_seconds(SMC_SHARE * count_seconds).particles == starts_particles == 100
+
+    state = maps_state("vameter-1", 20)
+    fresh = Solver.for_chapter("vameter").chain_starts(state, 8, seed=3, particles=100)
+    solver = Solver(get_chapter("vameter"))
+    solver._smc_count(state, None, 1.0, float("inf"), 3)  # the count's 4 runs of 100 particles
+    calls = []
+    real = smc._Runner.__call__
+    monkeypatch.setattr(smc._Runner, "__call__", lambda self, key: calls.append(key) or real(self, key))
+    assert solver.chain_starts(state, 8, seed=3, particles=100) == fresh
+    assert calls == []
+
+
 def maps_state(name: str, k: int):
     import maps
 

@@ -21,7 +21,7 @@ seeded and budgeted in sweeps, never in seconds: the same seed and budget give t
 of its start and moves everything else (about 120 distinct completions in 120 recorded sweeps), so the Fort odds are
 those of the starts; SAT starts are biased (fauna-2@5: 64 of them put 41% on the Forts {C5, D2, D3}, which the exact
 odds give 0.7%, and 41% on {D2, D5, F3}, which they give 84%), hence the starts drawn near-uniformly by sequential
-Monte Carlo (``Solver.chain_starts``, ``smc.draws``) wherever its runs survive. The placements are islands:
+Monte Carlo (``Solver.chain_starts``, ``smc.draws``: SAT-checked runs, two starts each) wherever its runs survive. The placements are islands:
 redrawing a whole 5x5 box of that state exactly, the rest fixed, finds 1 to 46 completions, all with the same Forts
 (D3 holds a Fort or else a Wood, so freeing it moves the Woods of its row and column too). Tried and dropped, each
 measured: relaxing F2's pattern in the relaxed enumeration (one Fort matching in no rotation allowed, weighing like
@@ -70,8 +70,14 @@ from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
 CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
-#: Particles of the SMC run that draws each chain's start (``Solver.chain_starts``), at 10 s.
-START_PARTICLES = 200
+#: Particles of each SAT-checked SMC run that draws chain starts (``Solver.chain_starts``), at 10 s of the sampler's
+#: work (100 at ``solve``'s default 4 s: the count estimate's runs there, reread), and the starts taken from each.
+#: Measured at ``solve``'s default budget, 3 seeds on 8 of the odds bench's states (fauna-1@5, @8, fauna-2@5,
+#: maldonado-1@16, @20, maldonado-2@16, @20, vameter-1@20): mean error 0.070 -> 0.047 and max 0.40 -> 0.32
+#: (averages over states) against unchecked runs of 80 particles, one start each, with SAT starts where they died;
+#: better on 6 of the 8 (fauna-2@5 0.146 -> 0.029, maldonado-2@20 0.058 -> 0.029), about the same on fauna-1@5
+#: and maldonado-1@16 (0.059 -> 0.063, 0.054 -> 0.058).
+START_PARTICLES, STARTS_PER_RUN = 250, 2
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
 

@@ -84,7 +84,7 @@ LINE_NEEDS = True
 #: Flora states). Runs alive of 12 (149 particles; maldonado-1@0 and @3, vameter-1@5, fauna-1@3): every step 47 of
 #: 48, every 2 steps 42 (0.7x the CPU), every 4 steps and every step while fewer than half passed 25.
 CHECK, CHECK_EVERY, CHECK_MOST, CHECK_PROPAGATIONS = True, 1, 4, 200_000
-#: ``draws``: particles per run (one completion drawn from each run), and runs tried per completion asked at most.
+#: ``draws``: particles per run, and runs tried per run needed at most.
 DRAW_PARTICLES, DRAW_TRIES = 200, 1.5
 
 
@@ -780,12 +780,40 @@ class _Runner:
                 _resample(ms, rows, cols, tots, w, *self._spare, self._idx, rng)
         return log_z, made
 
-    def pick(self, key: str) -> np.ndarray:
-        """One of the last run's final particles, drawn in proportion to its weight (seeded from ``key``)."""
+    def picks(self, key: str, k: int) -> list[np.ndarray]:
+        """``k`` of the last run's final particles drawn in proportion to their weights, systematically (one
+        uniform offset seeded from ``key``, then steps of 1/k: the first pick is the same whatever ``k``)."""
         w = self.out_w
-        u = random.Random(key).random() * float(w.sum())
-        i = min(int(np.searchsorted(np.cumsum(w), u, side="right")), len(w) - 1)
-        return self.out_m[i].copy()
+        cum = np.cumsum(w) / float(w.sum())
+        u0 = random.Random(key).random()
+        out = []
+        for j in range(k):
+            i = min(int(np.searchsorted(cum, (u0 + j) / k, side="right")), len(w) - 1)
+            out.append(self.out_m[i].copy())
+        return out
+
+
+class Runs:
+    """The finished SMC runs of one program (one state, its possible terrains, with or without the SAT check), by
+    their particles and key: a run's result is a function of those alone, so the count's runs (``estimate``) are
+    reread, not run again, by the sampler's chain starts (``draws``) when both ask for the same ones (``solve``'s
+    default: the count's 4 runs of 100 particles are the starts' runs). A cache: answers are the same without it."""
+
+    def __init__(self) -> None:
+        self._done: dict[tuple[int, int, str], tuple[float, int, np.ndarray, np.ndarray]] = {}
+
+    def run(self, runner: _Runner, key: str) -> tuple[float, int]:
+        """``runner(key)``, or its kept result: (log estimate, resamplings), the final particles left in
+        ``runner.out_m``, ``runner.out_w``."""
+        tag = (len(runner.out_w), int(runner.starts[1] - runner.starts[0]) if len(runner.starts) > 1 else 0, key)
+        got = self._done.get(tag)
+        if got is None:
+            log_z, made = runner(key)
+            self._done[tag] = (log_z, made, runner.out_m.copy(), runner.out_w.copy())
+            return log_z, made
+        runner.out_m[:] = got[2]
+        runner.out_w[:] = got[3]
+        return got[0], got[1]
 
 
 def draws(
@@ -796,29 +824,34 @@ def draws(
     particles: int = DRAW_PARTICLES,
     deadline: float | None = None,
     check: Check | None = None,
+    per_run: int = 1,
+    runs: Runs | None = None,
 ) -> list[np.ndarray]:
-    """Up to ``n`` completions of the program's state, each drawn from the final weighted particles of its own
-    SMC run of ``particles`` (run r seeded from (seed, r)): near the uniform law, the nearer the more particles
-    (a weighted particle system's bias shrinks as one over their number), and independent of one another. The
-    block sampler's chains start from them: a chain started from the uniform law stays in it at every sweep,
-    so its draws are fair even where it cannot mix, and the chains' spread is then an honest error
-    (``sampler.odds_of``). At most ``DRAW_TRIES`` times ``n`` runs (a run whose particles all die gives none);
-    fewer than ``n`` when too many die (early Fauna: the Forts' patterns; Maldonado: its counts), none when
-    the first ``n / 2`` all died. Past the
-    wall-clock ``deadline``, checked between runs, the draws so far."""
+    """Up to ``n`` completions of the program's state, ``per_run`` from the final weighted particles of each SMC run
+    of ``particles`` (run r keyed ``smc:{seed}:{r}``, as ``estimate``'s: with ``runs`` the count's runs are reread;
+    systematic picks in proportion to the weights, ``_Runner.picks``): near the uniform law, the nearer the more
+    particles (a weighted particle system's bias shrinks as one over their number); draws of different runs are
+    independent, draws of one run are not. The block sampler's chains start from them: a chain started from the
+    uniform law stays in it at every sweep, so its draws are fair even where it cannot mix, and the chains' spread
+    is then an honest error (``sampler.odds_of``). At most ``DRAW_TRIES`` times the runs needed (a run whose
+    particles all die gives none); fewer than ``n`` when too many die (without ``check``: early Fauna, the Forts'
+    patterns; Maldonado, its counts), none when the first half of the runs needed all died. The same seed gives
+    the same draws. Past the wall-clock ``deadline``, checked between runs, the draws so far."""
     if n <= 0:
         return []
     run = _Runner(prog, SmcBudget(particles, 1, STEP), check=check)
+    per_run = max(1, per_run)
+    needed = math.ceil(n / per_run)
     out: list[np.ndarray] = []
-    for r in range(math.ceil(DRAW_TRIES * n)):
+    for r in range(math.ceil(DRAW_TRIES * needed)):
         if len(out) >= n or (deadline is not None and time.monotonic() > deadline):
             break
-        if not out and 2 * r >= max(n, 2):  # the first half of n runs all died: the state kills them (early Fauna)
+        if not out and 2 * r >= max(needed, 2):  # the first half of the runs needed all died: the state kills them
             break
-        key = f"smc-draw:{seed}:{r}"
-        log_z, _ = run(key)
+        key = f"smc:{seed}:{r}"
+        log_z, _ = run(key) if runs is None else runs.run(run, key)
         if math.isfinite(log_z):
-            out.append(run.pick(key))
+            out += run.picks(key, per_run)[: n - len(out)]
     return out
 
 
@@ -831,6 +864,7 @@ def estimate(
     trace: list | None = None,
     proposal: np.ndarray | None = None,
     check: Check | None = None,
+    runs: Runs | None = None,
 ) -> SmcEstimate | None:
     """The program's number of completions estimated by ``budget.runs`` independent SMC runs (run r seeded from
     (seed, r)); None when a run's particles all died or fewer than two runs were made (no interval to give:
@@ -846,7 +880,7 @@ def estimate(
             cut = True
             break
         key = f"smc:{seed}:{r}"
-        log_z, res = run(key)
+        log_z, res = run(key) if runs is None or proposal is not None or trace is not None else runs.run(run, key)
         if trace is not None:
             trace.append(run.alive.copy())
         logs.append(float(log_z))

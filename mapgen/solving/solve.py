@@ -397,6 +397,8 @@ class Solver:
         self.spent = 0.0
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
+        #: the last state's finished SMC runs (``smc.Runs``): the count's, reread by the sampler's chain starts
+        self._runs: tuple[Map, object] | None = None
 
     @property
     def circuits(self) -> CircuitStore:
@@ -1066,12 +1068,14 @@ class Solver:
         particles: int | None = None,
     ) -> list[tuple[Terrain, ...]]:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
-        Carlo (``smc.draws``: a chain started from the uniform law stays in it, so its draws are fair where it
-        cannot mix; ``particles`` a run, default ``sampler.START_PARTICLES``), used in turn when at least half of
-        ``n`` came; else topped up with a private SAT session's completions under random preferences (diverse, not
-        uniform). Seeded, counted in work. The chains still burn in as from any start: with 5 sweeps in place of 30
-        they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max error 0.057 -> 0.183): the draws
-        of 200 particles are near-uniform, not uniform."""
+        Carlo, ``sampler.STARTS_PER_RUN`` from each of SAT-checked runs of ``particles`` (default
+        ``sampler.START_PARTICLES``; ``smc.draws``: a chain started from the uniform law stays in it, so its draws
+        are fair where it cannot mix), used in turn when at least half of ``n`` came; else topped up with a private
+        SAT session's completions under random preferences (diverse, not uniform). Seeded, counted in work. The runs
+        are the count estimate's (``smc.estimate``, the same keys and check) where both ask for the same particles,
+        as at ``solve``'s default: kept (``smc.Runs``), not run again. The chains still burn in as from any start:
+        with 5 sweeps in place of 30 they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max
+        error 0.057 -> 0.183): the draws are near-uniform, not uniform."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
 
         got: list[tuple[Terrain, ...]] = []
@@ -1080,11 +1084,21 @@ class Solver:
         except sampler.SamplerError:
             pass
         else:
-            # no SAT check here (``smc.sat_check``: the count's): started from checked runs' draws, the chains'
-            # odds came out worse on 7 of 9 of the odds bench's hardest states (fauna-1@5 max error 0.49 -> 0.64,
-            # maldonado-2@16 0.19 -> 0.45): each run's one draw is the pick of a weighted set that few particles
-            # dominate, and the chains cannot leave it; unchecked runs die there and SAT starts take over
-            drawn = smc.draws(prog, n, seed=seed, particles=particles or sampler.START_PARTICLES, deadline=deadline)
+            # SAT-checked runs (``smc.sat_check``, the count's): unchecked ones die on early Fauna and Maldonado
+            # (the Forts' patterns, the counts: all 8 runs of 80 particles on maldonado-1's and fauna-1's empty
+            # boards, vameter-1 with 5 revealed, maldonado-1 with 3), and the biased SAT starts that took over made
+            # the worst odds (``sampler.STARTS_PER_RUN``: measured there)
+            check = self._smc_check(state, prog)
+            drawn = smc.draws(
+                prog,
+                n,
+                seed=seed,
+                particles=particles or sampler.START_PARTICLES,
+                deadline=deadline,
+                check=check,
+                per_run=sampler.STARTS_PER_RUN,
+                runs=self._runs_of(state) if check is not None else None,
+            )
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
             return got
@@ -1190,15 +1204,26 @@ class Solver:
 
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
+            check = self._smc_check(state, prog)
             return smc.estimate(
                 prog,
                 budget=smc.SmcBudget.for_seconds(seconds),
                 seed=seed,
                 deadline=deadline,
-                check=self._smc_check(state, prog),
+                check=check,
+                runs=self._runs_of(state) if check is not None else None,
             )
         except (sampler.SamplerError, smc.SmcTimeout):
             return None
+
+    def _runs_of(self, state: Map):
+        """The finished SMC runs kept for ``state`` (``smc.Runs``, checked runs on its program with every possible
+        terrain narrowed: the count's and the chain starts' programs are the same), new for another state."""
+        from mapgen.solving import smc  # deferred: numba's kernels
+
+        if self._runs is None or self._runs[0] != state:
+            self._runs = (state, smc.Runs())
+        return self._runs[1]
 
     def _smc_check(self, state: Map, prog):
         """The SAT check between an SMC run's segments (``smc.sat_check``) on a fork of the state's session of its

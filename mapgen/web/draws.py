@@ -55,7 +55,8 @@ MIN_AGREE = int(os.environ.get("MAPGEN_POOL_MIN_AGREE", "40"))
 CHAINS = 8
 SWEEPS = int(os.environ.get("MAPGEN_POOL_SWEEPS", "100"))
 BURN, WARM_BURN = 20, 5
-#: particles of the SMC run that draws each chain's start (``Solver.chain_starts``) when no earlier run's draws agree
+#: particles of each SAT-checked SMC run that draws chain starts, two a run (``Solver.chain_starts``), when no earlier
+#: run's draws agree
 START_PARTICLES = 100
 SEED = 0
 #: while no newer state is asked, a state's own runs go on (a next run from the last one's draws, the next seed)
