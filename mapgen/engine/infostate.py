@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from itertools import chain
 from typing import Any
 
 from constraints.catalogue import get_chapter
@@ -78,6 +79,7 @@ def hidden_from(step: tuple, player: int) -> bool:
 
 
 _PLAIN = frozenset((int, str, bool, float, type(None)))
+_SEQ = frozenset((list, tuple))
 
 
 def _canon(x):
@@ -88,6 +90,8 @@ def _canon(x):
     if t is list or t is tuple:
         if _PLAIN.issuperset(map(type, x)):  # plain values only (checked in C): the list as it is, or as a list
             return x if t is list else list(x)
+        if _SEQ.issuperset(map(type, x)) and _PLAIN.issuperset(map(type, chain.from_iterable(x))):
+            return list(map(list, x))  # lists and tuples of plain values (Maldonado's log, piles): checked in C
         return [_canon(v) for v in x]
     if t is dict:
         return {k: _canon(v) for k, v in x.items()}
