@@ -93,8 +93,8 @@ def _canon(x):
         if _SEQ.issuperset(map(type, x)) and _PLAIN.issuperset(map(type, chain.from_iterable(x))):
             return list(map(list, x))  # lists and tuples of plain values (Maldonado's log, piles): checked in C
         return [_canon(v) for v in x]
-    if t is dict:
-        return {k: _canon(v) for k, v in x.items()}
+    if t is dict:  # (a plain value as it is, without a call: a chapter's data is mostly numbers)
+        return {k: v if type(v) in _PLAIN else _canon(v) for k, v in x.items()}
     if isinstance(x, (set, frozenset)):
         return sorted(x, key=repr)
     if isinstance(x, dict):
