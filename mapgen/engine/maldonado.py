@@ -638,6 +638,9 @@ class Maldonado(ChapterRules):
             return False
         la = self.legal(state, step)
         if len(la) > 1:
+            # a decision: the state's legal actions are these, asked next by the player (State.legal_actions's
+            # cache, as it would store them: sorted, keyed by the history's length; nothing changes before)
+            state._legal = (len(state.history), sorted(la))
             return True
         # not a decision: the state's _advance pops the step and runs it at once (run_step reads these)
         self._undecided = (state, step, len(state.history), la)
