@@ -92,7 +92,7 @@ def _canon(x):
             return x if t is list else list(x)
         if _SEQ.issuperset(map(type, x)) and _PLAIN.issuperset(map(type, chain.from_iterable(x))):
             return list(map(list, x))  # lists and tuples of plain values (Maldonado's log, piles): checked in C
-        return [_canon(v) for v in x]
+        return [v if type(v) in _PLAIN else _canon(v) for v in x]  # (a plain value without a call: the row's entries)
     if t is dict:  # (a plain value as it is, without a call: a chapter's data is mostly numbers)
         return {k: v if type(v) in _PLAIN else _canon(v) for k, v in x.items()}
     if isinstance(x, (set, frozenset)):
