@@ -32,6 +32,7 @@ from __future__ import annotations
 import hashlib
 import random
 import time
+from itertools import chain
 from typing import Any
 
 from constraints.catalogue import get_chapter
@@ -78,6 +79,8 @@ def hidden_from(step: tuple, player: int) -> bool:
 
 
 _PLAIN = frozenset((int, str, bool, float, type(None)))
+_SEQ = frozenset((list, tuple))
+_LIST = frozenset((list,))
 
 
 def _canon(x):
@@ -88,9 +91,20 @@ def _canon(x):
     if t is list or t is tuple:
         if _PLAIN.issuperset(map(type, x)):  # plain values only (checked in C): the list as it is, or as a list
             return x if t is list else list(x)
-        return [_canon(v) for v in x]
-    if t is dict:
-        return {k: _canon(v) for k, v in x.items()}
+        if _SEQ.issuperset(map(type, x)):
+            flat = list(chain.from_iterable(x))
+            if _PLAIN.issuperset(map(type, flat)):  # lists and tuples of plain values (Maldonado's log): in C
+                return list(map(list, x))
+            if (
+                t is list
+                and _LIST.issuperset(map(type, x))
+                and _LIST.issuperset(map(type, flat))
+                and _PLAIN.issuperset(map(type, chain.from_iterable(flat)))
+            ):
+                return x  # lists of lists of lists of plain values (Maldonado's piles): as they are
+        return [v if type(v) in _PLAIN else _canon(v) for v in x]  # (a plain value without a call: the row's entries)
+    if t is dict:  # (a plain value as it is, without a call: a chapter's data is mostly numbers)
+        return {k: v if type(v) in _PLAIN else _canon(v) for k, v in x.items()}
     if isinstance(x, (set, frozenset)):
         return sorted(x, key=repr)
     if isinstance(x, dict):

@@ -30,6 +30,7 @@ is handed the map when it is made.
 from __future__ import annotations
 
 import weakref
+from itertools import compress
 
 from mapgen.model import Map
 from mapgen.terrain import TERRAINS, Terrain
@@ -260,10 +261,14 @@ class _SeenGame:
         t = obs.game
         self.board, self.chapter, self.orth = t.board, t.chapter, t.orth
         self.row_of, self.col_of, self.start_cells = t.row_of, t.col_of, t.start_cells
-        cells = self.cells = tuple(TERRAINS[k] if k >= 0 else None for k in obs.terrain)
-        rock, field = Terrain.ROCK, Terrain.FIELD  # read off the Enum class once (EnumType.__getattr__)
-        self.not_rock = bytes(c is not rock for c in cells)
-        self.field_cells = tuple(i for i, c in enumerate(cells) if c is field)
+        terrain = obs.terrain  # terrain indices, -1 unseen: the three below made in C (map, compress)
+        self.cells = tuple(map(_TERRAIN_OR_NONE.__getitem__, terrain))  # (index -1: None)
+        self.not_rock = bytes(map(_ROCK.__ne__, terrain))  # an unseen cell is not a Rock
+        self.field_cells = tuple(compress(range(len(terrain)), map(_FIELD.__eq__, terrain)))
+
+
+_TERRAIN_OR_NONE = (*TERRAINS, None)  # a terrain index to its Terrain, -1 (unseen) to None
+_ROCK, _FIELD = Terrain.ROCK.index, Terrain.FIELD.index
 
 
 class _RulesView:
@@ -332,13 +337,13 @@ def observe(state, player: int | None = None) -> Observation:
     o.last_gain = state.last_gain
     o.banned = state.banned
     o.explored_now = state.explored_now
-    o._frontier = state._frontier
     o.challenges_left = len(state.ch_pile)
     o.moves = len(state.history)
     o.data = g.chapter.public_data(state.data, o.player)
     agenda = state.agenda
     o.step = agenda[-1] if agenda else None
     o.legal = state.legal_actions() if state.outcome is None else []
+    o._frontier = state._frontier  # after the legal actions, whose explores may have found the frontier anew
     return o
 
 

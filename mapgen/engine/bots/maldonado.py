@@ -15,6 +15,7 @@ from mapgen.engine.maldonado import (
     PAIR,
     PLAY,
     TARGET_CREW,
+    TRAITOR_CARD,
     TRAITOR_PLAY,
     Maldonado,
     MaldonadoStep,
@@ -22,6 +23,27 @@ from mapgen.engine.maldonado import (
 from mapgen.engine.rules import TERRAIN
 
 T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
+
+
+class _CardValues(dict):
+    """One Crew Member's ``card_value`` by card code; a code not listed is asked of the chapter."""
+
+    def __init__(self, ch: Maldonado, crew: int, codes: list[int]):
+        super().__init__((code, ch.card_value(code, crew)) for code in codes)
+        self.ch, self.crew = ch, crew
+
+    def __missing__(self, code: int) -> int:
+        return self.ch.card_value(code, self.crew)
+
+
+def card_values(ch: Maldonado) -> list[_CardValues]:
+    """Per Crew Member, ``ch.card_value(code, crew)`` of every card code (Influence, Command, the Traitor
+    card): the chapter's decks are fixed, so the table is made once per chapter and kept on it."""
+    table = ch.__dict__.get("_card_values")
+    if table is None:
+        codes = [*range(len(ch.influence)), *(COMMAND_BASE + k for k in range(len(ch.commands))), TRAITOR_CARD]
+        table = ch.__dict__["_card_values"] = [_CardValues(ch, crew, codes) for crew in range(len(ch.crew))]
+    return table
 
 
 class CoopPolicy(ChapterPolicy):
@@ -47,10 +69,11 @@ class CoopPolicy(ChapterPolicy):
     def visible_value(self, obs, crew: int) -> float:
         """A Crew Member's total as far as the acting player can tell (face-down cards estimated)."""
         ch, d = self._m(obs), obs.data
+        values = card_values(ch)[crew]
         v = 0.0
         for code, up, who in d["piles"][crew]:
             if up or (who == obs.current and code < COMMAND_BASE):
-                v += ch.card_value(code, crew)
+                v += values[code]  # ch.card_value(code, crew)
             elif who == -1:
                 v += -1.2  # a setup card: likely a mismatch, maybe the Traitor card
             elif code >= COMMAND_BASE:
