@@ -273,6 +273,23 @@ def test_every_run_survives_where_the_sat_check_cuts_doomed_particles():
     assert got.contains(8_302_241), (got.low, got.high)
 
 
+def test_an_estimate_the_wall_clock_cut_short_is_a_time_out_not_another_answer(monkeypatch):
+    """An SMC estimate over fewer runs than its work asks for (the wall clock ended the others: a busy machine)
+    would be another interval than an idle machine's: the count is missing instead (SolveTimeout: exit 3, the
+    forced cells kept), never an answer that depends on the load."""
+    from mapgen.solving.solve import SolveTimeout
+
+    state = maps_state("maldonado-1", 3)
+    solver = Solver(get_chapter("maldonado"), circuits=CircuitStore(None, compiles=False))
+
+    def cut_short(prog, *, budget, **kw):  # two of the runs done when the deadline passed between runs
+        return smc.SmcEstimate(10**12, 10**11, 10**13, [27.6, 27.7], budget, kw["seed"], cut=True)
+
+    monkeypatch.setattr(smc, "estimate", cut_short)
+    with pytest.raises(SolveTimeout, match=r"2 of 4 runs"):
+        solver.count(state, limit=3, time_limit=30)
+
+
 @pytest.mark.parametrize("chapter,early", [("flora", 8), ("maldonado", 3)])
 def test_an_early_count_leaves_the_model_counter_out_and_its_time_to_the_estimate(chapter, early, monkeypatch):
     """Below ``counter_from`` revealed cells Ganak was measured never to land within its share, and its share of
