@@ -190,6 +190,12 @@ def test_the_chain_starts_reread_the_count_s_runs(monkeypatch):
     monkeypatch.setattr(smc._Runner, "__call__", lambda self, key: calls.append(key) or real(self, key))
     assert solver.chain_starts(state, 8, seed=3, particles=100) == fresh
     assert calls == []
+    # another program of the state (its terrains narrowed by ``possible``): its own runs, the answer a fresh
+    # solver gives, whatever was asked before
+    possible = solver.possible(state, 30)
+    narrowed = Solver(get_chapter("vameter")).chain_starts(state, 8, seed=3, particles=100, possible=possible)
+    assert solver.chain_starts(state, 8, seed=3, particles=100, possible=possible) == narrowed
+    assert calls
 
 
 def maps_state(name: str, k: int):

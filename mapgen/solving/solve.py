@@ -398,7 +398,7 @@ class Solver:
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
         #: the last state's finished SMC runs (``smc.Runs``): the count's, reread by the sampler's chain starts
-        self._runs: tuple[Map, object] | None = None
+        self._runs: tuple[tuple[Map, bytes], object] | None = None
 
     @property
     def circuits(self) -> CircuitStore:
@@ -1097,7 +1097,7 @@ class Solver:
                 deadline=deadline,
                 check=check,
                 per_run=sampler.STARTS_PER_RUN,
-                runs=self._runs_of(state) if check is not None else None,
+                runs=self._runs_of(state, prog) if check is not None else None,
             )
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
         if 2 * len(got) >= n:
@@ -1214,7 +1214,7 @@ class Solver:
                 seed=seed,
                 deadline=deadline,
                 check=check,
-                runs=self._runs_of(state) if check is not None else None,
+                runs=self._runs_of(state, prog) if check is not None else None,
             )
         except sampler.SamplerError:
             return None
@@ -1228,13 +1228,15 @@ class Solver:
             )
         return got
 
-    def _runs_of(self, state: Map):
-        """The finished SMC runs kept for ``state`` (``smc.Runs``, checked runs on its program with every possible
-        terrain narrowed: the count's and the chain starts' programs are the same), new for another state."""
+    def _runs_of(self, state: Map, prog):
+        """The finished SMC runs kept for ``state``'s program ``prog`` (``smc.Runs``, checked runs), new for another
+        state or another program of it (cells' terrains narrowed by another ``possible``: the same completions, other
+        runs), so that a question's answer never depends on the questions asked before it."""
         from mapgen.solving import smc  # deferred: numba's kernels
 
-        if self._runs is None or self._runs[0] != state:
-            self._runs = (state, smc.Runs())
+        key = (state, prog.dom.tobytes())
+        if self._runs is None or self._runs[0] != key:
+            self._runs = (key, smc.Runs())
         return self._runs[1]
 
     def _smc_check(self, state: Map, prog):
