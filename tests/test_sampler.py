@@ -241,6 +241,8 @@ def test_the_budget_follows_the_time_limit_as_a_number():
     assert S.Budget.for_seconds(10) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN)
     assert S.Budget.for_seconds(20).sweeps == 2 * S.SWEEPS
     assert S.Budget.for_seconds(0.1).sweeps == 40
+    assert S.Budget.for_seconds(4).burn_in == S.BURN_MIN  # solve's default: the least burn-in
+    assert S.Budget.for_seconds(7).burn_in == 21 and S.Budget.for_seconds(25).burn_in == S.BURN_IN
 
 
 def test_a_passed_deadline_stops_the_chains():
