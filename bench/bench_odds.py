@@ -177,32 +177,13 @@ def islands(state: Map, solver: Solver, limit: int = 100_000, seconds: float = 1
 
     import numpy as np
 
-    from constraints.cpsat import make_solver
-    from mapgen.solving.solve import _Tally
-
-    found: list[list[int]] = []
-
-    class Keep(_Tally):
-        def on_solution_callback(self):
-            self.count += 1
-            found.append([self.value(self.cell_vars[i]) for i in self.cells])
-            if self.count > limit:
-                self.stop_search()
-
-    slot = solver.slot(state.briefing)
-    cm = slot.cm
-    given = cm.given_literals(state)  # (before the clone: a Hill's number may add its literal to the model)
-    model = cm.model.clone()
-    model.add_bool_and(given)
-    cells = state.unrevealed()
-    keep = Keep(solver._cell_vars(cm, model, cells), cells, limit + 1, time.monotonic() + seconds)
-    cp = make_solver(seconds)
-    cp.parameters.enumerate_all_solutions = True
-    cp.parameters.linearization_level = 0
-    cp.solve(model, keep)
-    if not found or len(found) > limit:
+    tally = solver._enumerate(
+        solver.slot(state.briefing), state, limit + 1, time.monotonic() + seconds, allow_partial=True, keep=limit
+    )
+    if not tally.count or tally.count > limit or tally.timed_out:
         return None
-    x = np.asarray(found, dtype=np.int16)
+    cells = state.unrevealed()
+    x = np.asarray(tally.samples, dtype=np.int16)
     parent = list(range(len(x)))
 
     def root(a: int) -> int:

@@ -143,8 +143,12 @@ class ChapterRules:
         if piles is None:  # a chapter's data keys are fixed (keys are only ever added): found once per size
             piles = known[len(out)] = tuple(k for k in data if k.endswith("_pile"))
         public = self.public_piles
-        for k in piles:
-            out[k] = sorted(data[k]) if k in public else len(data[k])
+        if public:
+            for k in piles:
+                out[k] = sorted(data[k]) if k in public else len(data[k])
+        else:  # every pile shows its size only (Maldonado's: its observations are many)
+            for k in piles:
+                out[k] = len(data[k])
         return out
 
     def copy_data(self, data: dict) -> dict:

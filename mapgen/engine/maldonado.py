@@ -228,15 +228,7 @@ class Maldonado(ChapterRules):
         player's hand (its size only), Identity (None) and the Influence
         cards others played face down are hidden from ``player``: an Influence card shows as -1, a Command
         or the Traitor card as ``COMMAND_BASE`` (not an Influence card, which of them unknown)."""
-        if self.public_piles:
-            out = super().public_data(data, player)
-        else:  # Chapter.public_data written out: every pile shows its size only (no public piles here)
-            out = data.copy()
-            piles = _PILE_KEYS.get(len(out))
-            if piles is None:  # the data's keys are fixed (keys are only ever added): found once per size
-                piles = _PILE_KEYS[len(out)] = tuple(k for k in data if k.endswith("_pile"))
-            for k in piles:
-                out[k] = len(data[k])
+        out = super().public_data(data, player)
         hands = data["hands"]
         # solo: the one hand is the player's own (shown as it is, like the pack)
         out["hands"] = hands if len(hands) == 1 else [h if p == player else len(h) for p, h in enumerate(hands)]
@@ -780,9 +772,6 @@ def reveal_piles(d: dict) -> None:
                 e[1] = True
                 d["flips"] += 1
 
-
-#: the ``*_pile`` keys of a Maldonado data dict, by its number of keys (``Maldonado.public_data``)
-_PILE_KEYS: dict[int, tuple[str, ...]] = {}
 
 #: per player, the last public view of the piles made: (the piles list, cards in the piles, flips, view).
 #: A pile only grows, and a card only turns face up (counted in ``flips``), so while the same list holds

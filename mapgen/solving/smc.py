@@ -699,6 +699,7 @@ class _Runner:
         self, prog: Program, budget: SmcBudget, proposal: np.ndarray | None = None, check: Check | None = None
     ):
         order = _order(prog, prog.hidden)
+        self.budget = budget
         self.order = order
         self.plan = make_plan(prog, order)
         kk = len(order)
@@ -805,7 +806,7 @@ class Runs:
     def run(self, runner: _Runner, key: str) -> tuple[float, int]:
         """``runner(key)``, or its kept result: (log estimate, resamplings), the final particles left in
         ``runner.out_m``, ``runner.out_w``."""
-        tag = (len(runner.out_w), int(runner.starts[1] - runner.starts[0]) if len(runner.starts) > 1 else 0, key)
+        tag = (runner.budget.particles, runner.budget.step, key)
         got = self._done.get(tag)
         if got is None:
             log_z, made = runner(key)

@@ -24,7 +24,7 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from ortools.sat.python import cp_model
 
@@ -51,6 +51,9 @@ from mapgen.solving.unigen import (
     unigen_samples,
 )
 from mapgen.terrain import Terrain
+
+if TYPE_CHECKING:
+    from mapgen.solving import smc  # numba's kernels: imported where estimates run
 
 #: The sampler's share of an odds question's nominal seconds (its work in sweeps: ``sampler.Budget.for_seconds``).
 SAMPLER_SHARE = 0.5
@@ -149,9 +152,10 @@ class _Slot:
 
 
 class _Tally(cp_model.CpSolverSolutionCallback):
-    def __init__(self, cell_vars, cells, limit, deadline):
+    def __init__(self, cell_vars, cells, limit, deadline, keep: int = 64):
         super().__init__()
         self.cell_vars, self.cells, self.limit, self.deadline = cell_vars, cells, limit, deadline
+        self.keep = keep  # completions kept in ``samples`` (terrain values of ``cells``)
         self.count = 0
         self.timed_out = self.partial = False  # set by Solver._enumerate: which limit stopped it
         self.tally: dict[int, dict[int, int]] = {i: {} for i in cells}  # cell -> terrain value -> completions
@@ -163,7 +167,7 @@ class _Tally(cp_model.CpSolverSolutionCallback):
         for i, v in zip(self.cells, values):
             d = self.tally[i]
             d[v] = d.get(v, 0) + 1
-        if len(self.samples) < 64:
+        if len(self.samples) < self.keep:
             self.samples.append(values)
         if self.count >= self.limit:
             self.stop_search()
@@ -398,7 +402,7 @@ class Solver:
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
         #: the last state's finished SMC runs (``smc.Runs``): the count's, reread by the sampler's chain starts
-        self._runs: tuple[tuple[Map, bytes], object] | None = None
+        self._runs: tuple[tuple[Map, bytes], smc.Runs] | None = None
 
     @property
     def circuits(self) -> CircuitStore:
@@ -1147,10 +1151,18 @@ class Solver:
         return out
 
     def _enumerate(
-        self, slot: _Slot, state: Map, limit: int, deadline: float, allow_partial=False, work: float | None = None
+        self,
+        slot: _Slot,
+        state: Map,
+        limit: int,
+        deadline: float,
+        allow_partial=False,
+        work: float | None = None,
+        keep: int = 64,
     ) -> _Tally:
         """Completions of ``state`` up to ``limit``, within the wall-clock ``deadline`` (``timed_out``) and,
-        when given, ``work`` deterministic seconds of CP-SAT (``partial``: stopped by the work, not the clock)."""
+        when given, ``work`` deterministic seconds of CP-SAT (``partial``: stopped by the work, not the clock); the
+        first ``keep`` of them kept in the tally's ``samples``."""
         cm = slot.cm
         lits = cm.given_literals(state)
         if lits is None:
@@ -1159,7 +1171,7 @@ class Solver:
         model.add_bool_and(lits)
         cell_vars = self._cell_vars(cm, model, state.unrevealed())
         left = deadline - time.monotonic()
-        tally = _Tally(cell_vars, state.unrevealed(), limit, deadline)
+        tally = _Tally(cell_vars, state.unrevealed(), limit, deadline, keep)
         if left <= 0:
             if not allow_partial:
                 raise SolveTimeout("the time limit ran out")
