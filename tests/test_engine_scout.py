@@ -102,7 +102,7 @@ def test_its_worlds_agree_with_what_it_saw():
     completion of the seen cells), and is at the same point of the game."""
     m = read_map(FAUNA)
     chapter = get_chapter(m.chapter)
-    state = make_game(m, Settings(), 5).new_initial_state()
+    state = make_game(m, Settings(), 6).new_initial_state()  # a game that reaches the late game
     checked = []
 
     class Check(ScoutBot):
@@ -115,5 +115,56 @@ def test_its_worlds_agree_with_what_it_saw():
             checked.append(len(worlds))
             return worlds
 
-    play_game(state, [Check(random.Random(2), 2)], random.Random(5))
+    play_game(state, [Check(random.Random(2), 2)], random.Random(6))
     assert checked and max(checked) == 2
+
+
+def _first_paths(m, games: int, seed: int = 0) -> list[str]:
+    """The first Path the scout explores in each of ``games`` games of map ``m``."""
+    out: list[str] = []
+
+    class First(ScoutBot):
+        def step(self, x):
+            obs = x.obs if hasattr(x, "obs") else x
+            a = super().step(x)
+            if obs.n_explored == 0 and a in obs.frontier() and not self.first:
+                self.first.append(m.board.name(a))
+            return a
+
+        first: list[str]
+
+    for k in range(games):
+        bot = First(random.Random(k))
+        bot.first = []
+        play_game(make_game(m, Settings(), seed + k).new_initial_state(), [bot], random.Random(k))
+        out += bot.first
+    return out
+
+
+def test_its_first_path_avoids_likely_skulls(monkeypatch):
+    """Where a Monster can be drawn, the first Path is among the start Paths least likely to be a Skull (within
+    SKULL_MARGIN of the least), whatever the heuristic would value most."""
+    m = read_map(FAUNA)
+    b = m.board
+    monkeypatch.setattr(scout, "SKULL_MARGIN", 0.05)
+    starts = make_game(m, Settings(), 0).start_cells
+    low = {b.index("D7"), b.index("F7")}
+    odds = {i: (0.01 if i in low else 0.4) for i in starts}
+    odds[b.index("F7")] = 0.01 + 0.05 / 2
+    monkeypatch.setattr(scout, "start_skull_odds", lambda obs: odds)
+    steered = _first_paths(m, 4)
+    assert set(steered) <= {"D7", "F7"}
+    monkeypatch.setattr(scout, "SKULL_MARGIN", 2.0)  # every start Path weighed: the heuristic's own choice
+    free = _first_paths(m, 4)
+    assert not set(free) <= {"D7", "F7"}
+    monkeypatch.setattr(scout, "SKULL_MARGIN", 0.05)
+    monkeypatch.setattr(scout, "start_skull_odds", lambda obs: {i: 0.3 for i in starts})  # nothing to tell apart
+    assert _first_paths(m, 4) == free
+
+
+def test_its_first_path_on_a_shipped_map_is_not_a_skull():
+    """fauna-4's start Paths B7 and E7 are Skulls (a Monster drawn there walls the game in at once): the sampler's
+    odds of the unrevealed board steer the scout's first Path off both."""
+    m = read_map(Path(__file__).parent.parent / "maps" / "fauna" / "fauna-4.toml")
+    assert {m.board.name(i) for i in make_game(m, Settings(), 0).start_cells if m.cells[i].code == "Sk"} == {"B7", "E7"}
+    assert not {"B7", "E7"} & set(_first_paths(m, 3))
