@@ -1040,13 +1040,14 @@ class Solver:
         seed: int = 0,
         possible: dict[int, frozenset[Terrain]] | None = None,
         deadline: float | None = None,
+        work=None,
     ):
         """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
-        ``seconds`` (a number, never the clock); None when the state has no completion to start from. Chains
-        start from ``chain_starts``: the same seed gives the same answer."""
+        ``seconds`` (a number, never the clock) or given whole (``work``: a ``sampler.Budget``); None when the state
+        has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer."""
         from mapgen.solving import sampler  # deferred: numba's kernels, loaded only where odds are sampled
 
-        work = sampler.Budget.for_seconds(seconds)
+        work = work or sampler.Budget.for_seconds(seconds)
         starts = self.chain_starts(
             state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles
         )

@@ -58,10 +58,12 @@ Threat deck holds a Monster, a start Path that is a Skull walls the game in at o
 (fauna-1's B7 and fauna-4's B7 and E7: 16 and 32 of 100 scout games sealed "walled in" with 48 Paths unexplored).
 So the scout weighs only the start Paths whose chance of a Skull is within ``SKULL_MARGIN`` of the least one's,
 the chances being the odds of the board as the players see it before the first reveal (``start_skull_odds``:
-the sampler's, ``Solver.sampled_odds``, the odds ``solve`` and ``hint`` give there; its work a number, so the same
-seed plays the same game on any machine; once per board and process). Measured (seed 7, 100 games a map, paired):
-fauna-1 56 -> 61, fauna-2 44 -> 47, fauna-3 57 -> 65, fauna-4 28 -> 40: pooled 46.3% -> 53.3%, the planner's 50.5%
-on the same games; the odds cost 6-10 CPU s once per map and process.
+the sampler's, ``Solver.sampled_odds``, as ``solve`` and ``hint`` give them there, at a quarter of their work:
+``START_ODDS_WORK``, counted in sweeps, so the same seed plays the same game on any machine; once per board and
+process, 2.3-2.9 CPU s on Fauna maps). Rough odds (the sampler's chains cannot cross the islands of an early
+Fauna board: ``mapgen/solving/sampler.py``), but enough to stay off the likeliest Skulls. Measured (100 games a map
+of fauna-1..4, paired, seeds 7 and 11): pooled 45.9% -> 50.9% (800 games; fauna-4 28 -> 38 and 38 -> 39; with
+``solve``'s default work 52.1%); seed 7: 46.3% -> 52.0%, the planner's (budget 2) 50.5% on the same games.
 
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
@@ -94,8 +96,11 @@ SAMPLE_BUDGET = 0.5
 GATE = True
 #: the first Path: the start Paths weighed are those whose chance of a Skull is at most the least one's plus this
 SKULL_MARGIN = 0.05
-#: the sampler's work for the start odds, as ``solve --time-limit 4`` sizes it (``sampler.Budget.for_seconds``)
-START_ODDS_SECONDS = 4.0
+#: the sampler's work for the start odds (``sampler.Budget``): chains, sweeps kept, burn-in sweeps, particles of each
+#: SMC run that starts two chains. A quarter of ``solve``'s default work (2.3-2.9 CPU s on Fauna maps against 6-11):
+#: seeds 7 and 11, 100 games a map of fauna-1..4, paired, the scout won 50.9% with it, 52.1% with ``solve``'s
+#: default and 45.9% without the odds (the three within the intervals' noise of each other, about ±3.5 points)
+START_ODDS_WORK = (4, 20, 10, 50)
 _START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chance of a Skull}, per process
 
 
@@ -111,7 +116,9 @@ def start_skull_odds(obs) -> dict[int, float]:
     got = _START_ODDS.get(key)
     if got is None:
         possible = solver.possible(state, 30)
-        odds = solver.sampled_odds(state, seconds=START_ODDS_SECONDS, seed=0, possible=possible)
+        from mapgen.solving.sampler import Budget  # deferred: numba's kernels
+
+        odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
         skull = Terrain.SKULL
         got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
         for i in state.unrevealed():
