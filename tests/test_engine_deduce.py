@@ -94,3 +94,38 @@ def test_the_deducer_s_answers_on_kept_proofs_are_those_of_a_fresh_session(monke
     for state, cells, got in asked:
         fresh = solver.possible(state, 5.0, cells=cells, session=solver.session(state.briefing))
         assert got == fresh
+
+
+def test_a_cell_known_to_hold_one_terrain_is_not_asked_about_again(monkeypatch):
+    """Once the deducer knows a cell holds one terrain, it asks the solver about the other cells only: as more
+    cells are seen, that terrain stays the cell's exact answer (a fresh session's, checked at every question)."""
+    from mapgen.engine import deduce
+    from mapgen.engine.bots.deducer import DeducerBot
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    m = read_map(DATA / "engine_fauna_202.toml")
+    monkeypatch.setattr(deduce, "_CACHE", {})
+    asked: list[list[int]] = []
+    kept = []  # (known map, {cell: its one terrain}) at each question where the bot skipped such cells
+    real_possible, real_ask = FrontierPossible.possible, DeducerBot._ask
+
+    def possible(self, state, cells, time_limit=None, session=None):
+        asked.append(list(cells))
+        return real_possible(self, state, cells, time_limit, session)
+
+    def ask(self, obs, explores, new_seen):
+        one = {c: ts for c, ts in self._possible.items() if len(ts) == 1 and c in explores and obs.terrain[c] < 0}
+        n = len(asked)
+        real_ask(self, obs, explores, new_seen)
+        if len(asked) > n and one:
+            assert not set(asked[-1]) & set(one)
+            kept.append((obs.known_map(), one))
+
+    monkeypatch.setattr(FrontierPossible, "possible", possible)
+    monkeypatch.setattr(DeducerBot, "_ask", ask)
+    run_playtest(m, Settings(bot="deducer", seed=2), 6)
+    assert len(kept) > 5
+    solver = deduce.solver_for("fauna").solver
+    for state, one in kept:
+        fresh = solver.possible(state, 5.0, cells=list(one), session=solver.session(state.briefing))
+        assert fresh == one
