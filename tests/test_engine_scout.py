@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from constraints.catalogue import get_chapter
-from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, make_bot, scout
+from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, first_path, make_bot, scout
 from mapgen.engine.bots.scout import ScoutBot
 from mapgen.engine.game import CHANCE_PLAYER
 from mapgen.engine.infostate import information_state
@@ -146,19 +146,19 @@ def test_its_first_path_avoids_likely_skulls(monkeypatch):
     SKULL_MARGIN of the least), whatever the heuristic would value most."""
     m = read_map(FAUNA)
     b = m.board
-    monkeypatch.setattr(scout, "SKULL_MARGIN", 0.05)
+    monkeypatch.setattr(first_path, "SKULL_MARGIN", 0.05)
     starts = make_game(m, Settings(), 0).start_cells
     low = {b.index("D7"), b.index("F7")}
     odds = {i: (0.01 if i in low else 0.4) for i in starts}
     odds[b.index("F7")] = 0.01 + 0.05 / 2
-    monkeypatch.setattr(scout, "start_skull_odds", lambda obs: odds)
+    monkeypatch.setattr(first_path, "start_skull_odds", lambda obs: odds)
     steered = _first_paths(m, 4)
     assert set(steered) <= {"D7", "F7"}
-    monkeypatch.setattr(scout, "SKULL_MARGIN", 2.0)  # every start Path weighed: the heuristic's own choice
+    monkeypatch.setattr(first_path, "SKULL_MARGIN", 2.0)  # every start Path weighed: the heuristic's own choice
     free = _first_paths(m, 4)
     assert not set(free) <= {"D7", "F7"}
-    monkeypatch.setattr(scout, "SKULL_MARGIN", 0.05)
-    monkeypatch.setattr(scout, "start_skull_odds", lambda obs: {i: 0.3 for i in starts})  # nothing to tell apart
+    monkeypatch.setattr(first_path, "SKULL_MARGIN", 0.05)
+    monkeypatch.setattr(first_path, "start_skull_odds", lambda obs: {i: 0.3 for i in starts})  # nothing to tell apart
     assert _first_paths(m, 4) == free
 
 

@@ -76,15 +76,26 @@ class AimedHeuristic(HeuristicBot):
     """The heuristic, whose explore this turn may be fixed to one cell (``aim``), and which names the cells a
     search weighs (``_cells``): the base of the fair searchers, the ``planner`` and the ``scout``."""
 
+    #: a game's first Path among the start Paths least likely to be a Skull (``first_path.safest_starts``)
+    first_path_by_odds = False
+
     def __init__(self, rng: random.Random):
         super().__init__(rng)
         self.aim: tuple | None = None  # (turn key, cell) chosen by the search
+
+    def _weighed(self, obs, explores: list[int]) -> list[int]:
+        """The explores this bot weighs: all, or a first Path's safest (``first_path_by_odds``)."""
+        if self.first_path_by_odds and obs.n_explored == 0:
+            from mapgen.engine.bots.first_path import safest_starts  # deferred: the sampler, at a first Path
+
+            return safest_starts(obs, explores)
+        return explores
 
     def best_cell(self, obs, explores: list[int], need) -> int:
         aim = self.aim
         if aim is not None and aim[0] == turn_key(obs) and aim[1] in explores:
             return aim[1]
-        return super().best_cell(obs, explores, need)
+        return super().best_cell(obs, self._weighed(obs, explores), need)
 
     def _searched_step(self, info, obs) -> int:
         """The heuristic's action; when it is about to explore, the turn aimed at the cell ``_search`` (the
@@ -101,7 +112,7 @@ class AimedHeuristic(HeuristicBot):
 
     def _cells(self, obs, first: int) -> list[int]:
         """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
-        explores = between(obs.legal, A.EXPLORE, A.DISCARD)
+        explores = self._weighed(obs, between(obs.legal, A.EXPLORE, A.DISCARD))
         if len(explores) < 2:
             return []
         need = self.needs(obs)

@@ -56,10 +56,12 @@ place of the SAT session's: 47.5% (39.9-55.2) at 5.8 games per CPU-second: no st
 The first Path is the one decision every game of a map shares, and the heuristic takes it blind: where the chapter's
 Threat deck holds a Monster, a start Path that is a Skull walls the game in at once when a Monster is drawn there
 (fauna-1's B7 and fauna-4's B7 and E7: 16 and 32 of 100 scout games sealed "walled in" with 48 Paths unexplored).
-So the scout weighs only the start Paths whose chance of a Skull is within ``SKULL_MARGIN`` of the least one's,
-the chances being the odds of the board as the players see it before the first reveal (``start_skull_odds``:
+So the scout weighs only the start Paths whose chance of a Skull is within ``first_path.SKULL_MARGIN`` of the least
+one's,
+the chances being the odds of the board as the players see it before the first reveal
+(``first_path.start_skull_odds``:
 the sampler's, ``Solver.sampled_odds``, as ``solve`` and ``hint`` give them there, at a quarter of their work:
-``START_ODDS_WORK``, counted in sweeps, so the same seed plays the same game on any machine; once per board and
+``first_path.START_ODDS_WORK``, counted in sweeps, so the same seed plays the same game on any machine; once per board and
 process, 2.3-2.9 CPU s on Fauna maps). Rough odds (the sampler's chains cannot cross the islands of an early
 Fauna board: ``mapgen/solving/sampler.py``), but enough to stay off the likeliest Skulls. Measured (100 games a map
 of fauna-1..4, paired, seeds 7 and 11): pooled 45.9% -> 50.9% (800 games; fauna-4 28 -> 38 and 38 -> 39; with
@@ -78,7 +80,6 @@ from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between, share_geometry
 from mapgen.engine.bots.oracle import AimedHeuristic, rollout, rollout_search, turn_key
 from mapgen.engine.steps import Step
-from mapgen.terrain import Terrain
 
 if TYPE_CHECKING:
     from mapgen.solving.solve import Solver, _Slot
@@ -94,44 +95,13 @@ SAMPLE_BUDGET = 0.5
 #: the gate: the heuristic's cell is played out on every world first, and played without a further search when
 #: it wins on every one (the other candidates could only win by more points there)
 GATE = True
-#: the first Path: the start Paths weighed are those whose chance of a Skull is at most the least one's plus this
-SKULL_MARGIN = 0.05
-#: the sampler's work for the start odds (``sampler.Budget``): chains, sweeps kept, burn-in sweeps, particles of each
-#: SMC run that starts two chains. A quarter of ``solve``'s default work (2.3-2.9 CPU s on Fauna maps against 6-11):
-#: seeds 7 and 11, 100 games a map of fauna-1..4, paired, the scout won 50.9% with it, 52.1% with ``solve``'s
-#: default and 45.9% without the odds (the three within the intervals' noise of each other, about ±3.5 points)
-START_ODDS_WORK = (4, 20, 10, 50)
-_START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chance of a Skull}, per process
-
-
-def start_skull_odds(obs) -> dict[int, float]:
-    """Each cell's chance of a Skull on the board as the players see it (``obs.known_map()``: before the first
-    reveal, the same in every game of a map), from the sampler (``Solver.sampled_odds``, seed 0, a budget counted in
-    work); empty where the sampler finds no completion to start from. Kept per board and process."""
-    from mapgen.engine.deduce import solver_for  # deferred: the solver and the sampler, at a game's first Path
-
-    solver = solver_for(obs.game.reference).solver
-    state = obs.known_map()
-    key = (id(solver), state.chapter, state.briefing, tuple(obs.terrain), tuple(sorted(obs.hills.items())))
-    got = _START_ODDS.get(key)
-    if got is None:
-        possible = solver.possible(state, 30)
-        from mapgen.solving.sampler import Budget  # deferred: numba's kernels
-
-        odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
-        skull = Terrain.SKULL
-        got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
-        for i in state.unrevealed():
-            if skull not in possible.get(i, ()):
-                got[i] = 0.0
-        _START_ODDS[key] = got
-    return got
 
 
 class ScoutBot(AimedHeuristic):
     """The heuristic, whose late explores are chosen by rollouts on worlds drawn from what it knows."""
 
     name = "scout"
+    first_path_by_odds = True  # its first Path off the likeliest Skulls (``first_path``)
     decides_on = "infostate_when"  # play_game hands it the InfoState when wants_infostate(obs), else obs
 
     def __init__(self, rng: random.Random, budget: int | None = None):
@@ -147,16 +117,6 @@ class ScoutBot(AimedHeuristic):
         self.departures = 0
         self.drawn = 0  # completions drawn from the solver
         self.rejected = 0  # drawn completions that contradicted what the player saw
-
-    def best_cell(self, obs, explores: list[int], need) -> int:
-        """The heuristic's cell (or the search's aim); a game's first Path among the start Paths least likely to be
-        a Skull (``start_skull_odds``) where a Monster can be drawn."""
-        if obs.n_explored == 0 and len(explores) > 1 and any(card.monster for card in obs.game.threats):
-            skull = start_skull_odds(obs)
-            if skull:
-                least = min(skull.get(c, 0.0) for c in explores)
-                explores = [c for c in explores if skull.get(c, 0.0) <= least + SKULL_MARGIN]
-        return super().best_cell(obs, explores, need)
 
     # ----- the search -----
     def wants_infostate(self, obs) -> bool:

@@ -1,0 +1,61 @@
+"""A game's first Path off the likeliest Skulls: the rule the fair searchers (``scout``, ``planner``) share.
+
+The first Path is the one decision every game of a map shares, and the heuristic takes it blind. Where the
+chapter's Threat deck holds a Monster, a start Path that is a Skull walls the game in at once when a Monster is
+drawn there; so a bot with ``first_path_by_odds`` weighs only the start Paths whose chance of a Skull is within
+``SKULL_MARGIN`` of the least one's (``safest_starts``), the chances being the sampler's odds of the board as the
+players see it before the first reveal (``start_skull_odds``: ``Solver.sampled_odds``, as ``solve`` and ``hint``
+give them, at ``START_ODDS_WORK``). It reads the observation only (the board as seen), never the hidden map.
+"""
+
+from __future__ import annotations
+
+from mapgen.terrain import Terrain
+
+#: the first Path: the start Paths weighed are those whose chance of a Skull is at most the least one's plus this
+SKULL_MARGIN = 0.05
+#: the sampler's work for the start odds (``sampler.Budget``): chains, sweeps kept, burn-in sweeps, particles of each
+#: SMC run that starts two chains. A quarter of ``solve``'s default work (2.3-2.9 CPU s on Fauna maps against 6-11):
+#: seeds 7 and 11, 100 games a map of fauna-1..4, paired, the scout won 50.9% with it, 52.1% with ``solve``'s
+#: default and 45.9% without the odds (the three within the intervals' noise of each other, about ±3.5 points)
+START_ODDS_WORK = (4, 20, 10, 50)
+_START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chance of a Skull}, per process
+
+
+def start_skull_odds(obs) -> dict[int, float]:
+    """Each cell's chance of a Skull on the board as the players see it (``obs.known_map()``: before the first
+    reveal, the same in every game of a map), from the sampler (``Solver.sampled_odds``, seed 0, a budget counted in
+    work); empty where the sampler finds no completion to start from. Kept per board and process."""
+    from mapgen.engine.deduce import solver_for  # deferred: the solver and the sampler, at a game's first Path
+
+    solver = solver_for(obs.game.reference).solver
+    state = obs.known_map()
+    key = (id(solver), state.chapter, state.briefing, tuple(obs.terrain), tuple(sorted(obs.hills.items())))
+    got = _START_ODDS.get(key)
+    if got is None:
+        possible = solver.possible(state, 30)
+        from mapgen.solving.sampler import Budget  # deferred: numba's kernels
+
+        odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
+        skull = Terrain.SKULL
+        got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
+        for i in state.unrevealed():
+            if skull not in possible.get(i, ()):
+                got[i] = 0.0
+        _START_ODDS[key] = got
+    return got
+
+
+def safest_starts(obs, explores: list[int]) -> list[int]:
+    """``explores`` (a game's first Path's candidates) narrowed to those whose chance of a Skull is at most the
+    least one's plus ``SKULL_MARGIN``, where the chapter's Threat deck holds a Monster; else ``explores``."""
+    if obs.n_explored or len(explores) < 2 or not any(card.monster for card in obs.game.threats):
+        return explores
+    skull = start_skull_odds(obs)
+    if not skull:
+        return explores
+    least = min(skull.get(c, 0.0) for c in explores)
+    return [c for c in explores if skull.get(c, 0.0) <= least + SKULL_MARGIN]
+
+
+__all__ = ["SKULL_MARGIN", "START_ODDS_WORK", "safest_starts", "start_skull_odds"]
