@@ -10,6 +10,7 @@ import pytest
 
 from constraints.catalogue import get_chapter
 from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, first_path, make_bot, scout
+from mapgen.engine.bots.planner import PlannerBot
 from mapgen.engine.bots.scout import ScoutBot
 from mapgen.engine.game import CHANCE_PLAYER
 from mapgen.engine.infostate import information_state
@@ -119,11 +120,12 @@ def test_its_worlds_agree_with_what_it_saw():
     assert checked and max(checked) == 2
 
 
-def _first_paths(m, games: int, seed: int = 0) -> list[str]:
-    """The first Path the scout explores in each of ``games`` games of map ``m``."""
+def _first_paths(m, games: int, seed: int = 0, bot=ScoutBot) -> list[str]:
+    """The first Path the bot (the scout, or the planner at budget 1) explores in each of ``games`` games of map
+    ``m``."""
     out: list[str] = []
 
-    class First(ScoutBot):
+    class First(bot):
         def step(self, x):
             obs = x.obs if hasattr(x, "obs") else x
             a = super().step(x)
@@ -134,16 +136,17 @@ def _first_paths(m, games: int, seed: int = 0) -> list[str]:
         first: list[str]
 
     for k in range(games):
-        bot = First(random.Random(k))
-        bot.first = []
-        play_game(make_game(m, Settings(), seed + k).new_initial_state(), [bot], random.Random(k))
-        out += bot.first
+        player = First(random.Random(k), 1)
+        player.first = []
+        play_game(make_game(m, Settings(), seed + k).new_initial_state(), [player], random.Random(k))
+        out += player.first
     return out
 
 
-def test_its_first_path_avoids_likely_skulls(monkeypatch):
-    """Where a Monster can be drawn, the first Path is among the start Paths least likely to be a Skull (within
-    SKULL_MARGIN of the least), whatever the heuristic would value most."""
+@pytest.mark.parametrize("bot", [ScoutBot, PlannerBot], ids=["scout", "planner"])
+def test_its_first_path_avoids_likely_skulls(monkeypatch, bot):
+    """Where a Monster can be drawn, the first Path of the fair searchers is among the start Paths least likely to
+    be a Skull (within SKULL_MARGIN of the least), whatever the heuristic would value most."""
     m = read_map(FAUNA)
     b = m.board
     monkeypatch.setattr(first_path, "SKULL_MARGIN", 0.05)
@@ -152,14 +155,14 @@ def test_its_first_path_avoids_likely_skulls(monkeypatch):
     odds = {i: (0.01 if i in low else 0.4) for i in starts}
     odds[b.index("F7")] = 0.01 + 0.05 / 2
     monkeypatch.setattr(first_path, "start_skull_odds", lambda obs: odds)
-    steered = _first_paths(m, 4)
+    steered = _first_paths(m, 4, bot=bot)
     assert set(steered) <= {"D7", "F7"}
-    monkeypatch.setattr(first_path, "SKULL_MARGIN", 2.0)  # every start Path weighed: the heuristic's own choice
-    free = _first_paths(m, 4)
+    monkeypatch.setattr(first_path, "SKULL_MARGIN", 2.0)  # every start Path weighed: its own choice
+    free = _first_paths(m, 4, bot=bot)
     assert not set(free) <= {"D7", "F7"}
     monkeypatch.setattr(first_path, "SKULL_MARGIN", 0.05)
     monkeypatch.setattr(first_path, "start_skull_odds", lambda obs: {i: 0.3 for i in starts})  # nothing to tell apart
-    assert _first_paths(m, 4) == free
+    assert _first_paths(m, 4, bot=bot) == free
 
 
 def test_its_first_path_on_a_shipped_map_is_not_a_skull():
