@@ -171,3 +171,23 @@ def test_its_first_path_on_a_shipped_map_is_not_a_skull():
     m = read_map(Path(__file__).parent.parent / "maps" / "fauna" / "fauna-4.toml")
     assert {m.board.name(i) for i in make_game(m, Settings(), 0).start_cells if m.cells[i].code == "Sk"} == {"B7", "E7"}
     assert not {"B7", "E7"} & set(_first_paths(m, 3))
+
+
+def test_without_odds_its_first_path_is_the_heuristics(monkeypatch):
+    """Where the sampler cannot give odds (a rule it cannot read), the first Path is weighed among every start
+    Path, as with odds that cannot tell them apart: the game goes on."""
+    from mapgen.solving.sampler import SamplerError
+    from mapgen.solving.solve import Solver
+
+    m = read_map(FAUNA)
+    starts = make_game(m, Settings(), 0).start_cells
+    monkeypatch.setattr(first_path, "start_skull_odds", lambda obs: {i: 0.3 for i in starts})
+    blind = _first_paths(m, 3)
+    monkeypatch.undo()
+
+    def cannot(*args, **kwargs):
+        raise SamplerError("the sampler cannot read rule X1 (kind 'new')")
+
+    monkeypatch.setattr(Solver, "sampled_odds", cannot)
+    monkeypatch.setattr(first_path, "_START_ODDS", {})
+    assert _first_paths(m, 3) == blind

@@ -25,7 +25,8 @@ _START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chanc
 def start_skull_odds(obs) -> dict[int, float]:
     """Each cell's chance of a Skull on the board as the players see it (``obs.known_map()``: before the first
     reveal, the same in every game of a map), from the sampler (``Solver.sampled_odds``, seed 0, a budget counted in
-    work); empty where the sampler finds no completion to start from. Kept per board and process."""
+    work); empty where the sampler finds no completion to start from or cannot read a rule. Kept per board and
+    process."""
     from mapgen.engine.deduce import solver_for  # deferred: the solver and the sampler, at a game's first Path
 
     solver = solver_for(obs.game.reference).solver
@@ -34,9 +35,12 @@ def start_skull_odds(obs) -> dict[int, float]:
     got = _START_ODDS.get(key)
     if got is None:
         possible = solver.possible(state, 30)
-        from mapgen.solving.sampler import Budget  # deferred: numba's kernels
+        from mapgen.solving.sampler import Budget, SamplerError  # deferred: numba's kernels
 
-        odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
+        try:
+            odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
+        except SamplerError:  # a house-rule chapter with a rule the sampler cannot read: no odds, the blind choice
+            odds = None
         skull = Terrain.SKULL
         got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
         for i in state.unrevealed():
