@@ -46,6 +46,8 @@ def start_skull_odds(obs) -> dict[int, float]:
         for i in state.unrevealed():
             if skull not in possible.get(i, ()):
                 got[i] = 0.0
+        if len(_START_ODDS) >= 256:  # a campaign's worker grades many maps: keep the memory bounded
+            _START_ODDS.clear()
         _START_ODDS[key] = got
     return got
 
