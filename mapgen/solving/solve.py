@@ -53,7 +53,7 @@ from mapgen.solving.unigen import (
 from mapgen.terrain import Terrain
 
 if TYPE_CHECKING:
-    from mapgen.solving import smc  # numba's kernels: imported where estimates run
+    from mapgen.solving import sampler, smc  # numba's kernels: imported where estimates and odds run
 
 #: The sampler's share of an odds question's nominal seconds (its work in sweeps: ``sampler.Budget.for_seconds``).
 SAMPLER_SHARE = 0.5
@@ -1040,7 +1040,7 @@ class Solver:
         seed: int = 0,
         possible: dict[int, frozenset[Terrain]] | None = None,
         deadline: float | None = None,
-        work=None,
+        work: sampler.Budget | None = None,
     ):
         """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
         ``seconds`` (a number, never the clock) or given whole (``work``: a ``sampler.Budget``); None when the state

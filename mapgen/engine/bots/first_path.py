@@ -19,6 +19,8 @@ SKULL_MARGIN = 0.05
 #: seeds 7 and 11, 100 games a map of fauna-1..4, paired, the scout won 50.9% with it, 52.1% with ``solve``'s
 #: default and 45.9% without the odds (the three within the intervals' noise of each other, about ±3.5 points)
 START_ODDS_WORK = (4, 20, 10, 50)
+#: the time limit of the exact possible terrains the odds start from (about half a second on an idle machine)
+POSSIBLE_SECONDS = 30.0
 _START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chance of a Skull}, per process
 
 
@@ -34,16 +36,20 @@ def start_skull_odds(obs) -> dict[int, float]:
     key = (id(solver), state.chapter, state.briefing, tuple(obs.terrain), tuple(sorted(obs.hills.items())))
     got = _START_ODDS.get(key)
     if got is None:
-        possible = solver.possible(state, 30)
         from mapgen.solving.sampler import Budget, SamplerError  # deferred: numba's kernels
+        from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools
 
+        possible: dict = {}
         try:
+            possible = solver.possible(state, POSSIBLE_SECONDS)
             odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
-        except SamplerError:  # a house-rule chapter with a rule the sampler cannot read: no odds, the blind choice
+        except (SamplerError, SolveTimeout, NoCompletion):
+            # a house-rule chapter with a rule the sampler cannot read, or a machine too busy to find the possible
+            # terrains in POSSIBLE_SECONDS (about half a second idle): no odds, the heuristic's blind choice
             odds = None
         skull = Terrain.SKULL
         got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
-        for i in state.unrevealed():
+        for i in state.unrevealed() if odds is not None else ():
             if skull not in possible.get(i, ()):
                 got[i] = 0.0
         if len(_START_ODDS) >= 256:  # a campaign's worker grades many maps: keep the memory bounded

@@ -53,19 +53,13 @@ rollouts), so no budget of this design is both at 58% and at 10 games per CPU-se
 Monte Carlo (``smc.draws``, 100 particles, SAT completions where its runs die: 55% of the worlds came from SMC) in
 place of the SAT session's: 47.5% (39.9-55.2) at 5.8 games per CPU-second: no stronger, half the speed.
 
-The first Path is the one decision every game of a map shares, and the heuristic takes it blind: where the chapter's
-Threat deck holds a Monster, a start Path that is a Skull walls the game in at once when a Monster is drawn there
-(fauna-1's B7 and fauna-4's B7 and E7: 16 and 32 of 100 scout games sealed "walled in" with 48 Paths unexplored).
-So the scout weighs only the start Paths whose chance of a Skull is within ``first_path.SKULL_MARGIN`` of the least
-one's,
-the chances being the odds of the board as the players see it before the first reveal
-(``first_path.start_skull_odds``:
-the sampler's, ``Solver.sampled_odds``, as ``solve`` and ``hint`` give them there, at a quarter of their work:
-``first_path.START_ODDS_WORK``, counted in sweeps, so the same seed plays the same game on any machine; once per board and
-process, 2.3-2.9 CPU s on Fauna maps). Rough odds (the sampler's chains cannot cross the islands of an early
-Fauna board: ``mapgen/solving/sampler.py``), but enough to stay off the likeliest Skulls. Measured (100 games a map
-of fauna-1..4, paired, seeds 7 and 11): pooled 45.9% -> 50.9% (800 games; fauna-4 28 -> 38 and 38 -> 39; with
-``solve``'s default work 52.1%); seed 7: 46.3% -> 52.0%, the planner's (budget 2) 50.5% on the same games.
+Its first Path is weighed only among the start Paths least likely to be a Skull (``first_path``: the sampler's odds of
+the board before the first reveal, once per board and process, 2.3-2.9 CPU s on Fauna maps): a start Path that is a
+Skull walls the game in at once when a Monster is drawn there (fauna-1's B7, fauna-4's B7 and E7: 16 and 32 of 100
+games sealed "walled in" with 48 Paths unexplored). Measured (100 games a map of fauna-1..4, paired, seeds 0, 7 and
+11): pooled 45.4% -> 50.6% (1,200 games); with ``solve``'s whole work for the odds, 52.1% against 50.9% at a
+quarter (seeds 7 and 11); searching from 30% or 40% of the board explored after it, 52.0% and 51.2% (seed 7, against
+52.0% from 53%), and budget 2 52.5%: no stronger.
 
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
