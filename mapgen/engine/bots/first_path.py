@@ -39,7 +39,6 @@ def start_skull_odds(obs) -> dict[int, float]:
         from mapgen.solving.sampler import Budget, SamplerError  # deferred: numba's kernels
         from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools
 
-        possible: dict = {}
         try:
             possible = solver.possible(state, POSSIBLE_SECONDS)
             odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
@@ -47,11 +46,8 @@ def start_skull_odds(obs) -> dict[int, float]:
             # a house-rule chapter with a rule the sampler cannot read, or a machine too busy to find the possible
             # terrains in POSSIBLE_SECONDS (about half a second idle): no odds, the heuristic's blind choice
             odds = None
-        skull = Terrain.SKULL
-        got = {} if odds is None else {i: d.get(skull, 0.0) for i, d in odds.shares.items()}
-        for i in state.unrevealed() if odds is not None else ():
-            if skull not in possible.get(i, ()):
-                got[i] = 0.0
+        # every unrevealed cell has its shares (a Skull no chain met there, or one it cannot hold: 0)
+        got = {} if odds is None else {i: d.get(Terrain.SKULL, 0.0) for i, d in odds.shares.items()}
         if len(_START_ODDS) >= 256:  # a campaign's worker grades many maps: keep the memory bounded
             _START_ODDS.clear()
         _START_ODDS[key] = got
