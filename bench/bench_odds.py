@@ -26,7 +26,7 @@ from mapgen.solving.solve import Solver, SolveTimeout
 
 ACCURACY = {
     "training": ((0, 4, 8), ("training-1", "training-2")),
-    "fauna": ((5, 8, 12), ("fauna-1", "fauna-2")),
+    "fauna": ((3, 5, 8, 12), ("fauna-1", "fauna-2")),
     "flora": ((24, 28), ("flora-1", "flora-2")),
     "vameter": ((20, 24), ("vameter-1", "vameter-2")),
     "maldonado": ((16, 20), ("maldonado-1", "maldonado-2")),
