@@ -60,11 +60,42 @@ def between(la: list[int], lo: int, hi: int) -> list[int]:
 _GEOMETRY: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
+# the Geometries by the public facts they read (``_shared_key``): every game of a map makes the same one, so its
+# games share it; at most ``_SHARED_MAX`` kept (a campaign's worker grades thousands of maps)
+_SHARED: dict = {}
+_SHARED_MAX = 64
+
+
+def _shared_key(table) -> tuple:
+    """What a ``Geometry`` reads of a game's ``Table``: the board, the briefing, the Reference Board's rules, the
+    chapter's kind, name, terrains, Resources and bot policy, the Challenge and Kill cards (no terrain, no Hills,
+    no deal: the same in every game of a map)."""
+    ch = table.chapter
+    return (
+        table.board,
+        table.briefing,
+        table.reference,
+        type(ch),
+        ch.name,
+        frozenset(ch.terrains),
+        tuple(ch.resources),
+        ch.policy,
+        tuple(table.challenges),
+        tuple(table.kills),
+    )
+
+
 def geometry(table) -> Geometry:
-    """The ``Geometry`` of a game, from its public ``Table`` (made once per game)."""
+    """The ``Geometry`` of a game, from its public ``Table``: made once per map (``_shared_key``), shared by its games."""
     geo = _GEOMETRY.get(table)
     if geo is None:
-        geo = _GEOMETRY[table] = Geometry(table)
+        key = _shared_key(table)
+        geo = _SHARED.get(key)
+        if geo is None:
+            if len(_SHARED) >= _SHARED_MAX:
+                _SHARED.clear()
+            geo = _SHARED[key] = Geometry(table)
+        _GEOMETRY[table] = geo
     return geo
 
 
