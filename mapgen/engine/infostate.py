@@ -213,7 +213,7 @@ def _frozen(x):
 
 def obs_key(state: State, player: int) -> tuple:
     """``player``'s observation now as a tuple of its parts, what a ``Tracker`` keeps per step: two keys are
-    equal exactly when the two ``obs_text`` are, and a key costs about a third of the text and its digest.
+    equal exactly when the two ``obs_text`` are, and a key costs about three fifths of the text and its digest.
 
     Each part is the value ``obs_text`` writes, made immutable (a snapshot: none is the state's own list): the
     numbers as they are (the flags as the ints the text writes), the lists of numbers (trail, pack, Threats,
