@@ -17,8 +17,8 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
   chosen once a share ``LATE`` of the board is explored, where the searches pay and are cheap), ``budget`` worlds per
   search; it decides on its observation, and on its information state at the decisions it searches
   (``decides_on = "infostate_when"``).
-- ``first_path.py``: the planner's and the scout's first Path, taken among the start Paths least likely to be a
-  Skull by the sampler's odds of the unrevealed board (``AimedHeuristic.first_path_by_odds``).
+- ``first_path.py``: the planner's first Path, taken among the start Paths least likely to be a Skull by the
+  sampler's odds of the unrevealed board (``AimedHeuristic.first_path_by_odds``).
 - ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,
   chance drawn at random: no deck order), ``budget`` rollouts per candidate action; the playtests'
   upper bound, not a fair player (``decides_on = "state"``).

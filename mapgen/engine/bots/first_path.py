@@ -1,4 +1,4 @@
-"""A game's first Path off the likeliest Skulls: the rule the fair searchers (``scout``, ``planner``) share.
+"""A game's first Path off the likeliest Skulls: the planner's rule (``AimedHeuristic.first_path_by_odds``).
 
 The first Path is the one decision every game of a map shares, and the heuristic takes it blind. Where the
 chapter's Threat deck holds a Monster, a start Path that is a Skull walls the game in at once when a Monster is
@@ -15,9 +15,11 @@ from mapgen.terrain import Terrain
 #: the first Path: the start Paths weighed are those whose chance of a Skull is at most the least one's plus this
 SKULL_MARGIN = 0.05
 #: the sampler's work for the start odds (``sampler.Budget``): chains, sweeps kept, burn-in sweeps, particles of each
-#: SMC run that starts two chains. A quarter of ``solve``'s default work (2.3-2.9 CPU s on Fauna maps against 6-11):
-#: seeds 7 and 11, 100 games a map of fauna-1..4, paired, the scout won 50.9% with it, 52.1% with ``solve``'s
-#: default and 45.9% without the odds (the three within the intervals' noise of each other, about ±3.5 points)
+#: SMC run that starts two chains. A quarter of ``solve``'s default work (2.3-2.9 CPU s on Fauna maps against 6-11).
+#: The odds so early move with the sampler's seed (they cannot cross Fauna's Fort sets), so the rule was measured
+#: over seeds: the planner (budget 2, game seed 7, 100 games a map of fauna-1..4, paired) won 50.5% without it and
+#: 59.2%, 55.0%, 55.0% and 52.0% with the odds of sampler seeds 0 to 3 (mean 55.3%); the scout gained nothing over
+#: seeds (game seed 7: 46.2% without, a mean of 44.7% over sampler seeds 0 to 4, 38.5% to 52.0%) and goes without it
 START_ODDS_WORK = (4, 20, 10, 50)
 #: the time limit of the exact possible terrains the odds start from (about half a second on an idle machine)
 POSSIBLE_SECONDS = 30.0

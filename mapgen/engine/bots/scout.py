@@ -53,13 +53,18 @@ rollouts), so no budget of this design is both at 58% and at 10 games per CPU-se
 Monte Carlo (``smc.draws``, 100 particles, SAT completions where its runs die: 55% of the worlds came from SMC) in
 place of the SAT session's: 47.5% (39.9-55.2) at 5.8 games per CPU-second: no stronger, half the speed.
 
-Its first Path is weighed only among the start Paths least likely to be a Skull (``first_path``: the sampler's odds of
-the board before the first reveal, once per board and process, 2.3-2.9 CPU s on Fauna maps): a start Path that is a
-Skull walls the game in at once when a Monster is drawn there (fauna-1's B7, fauna-4's B7 and E7: 16 and 32 of 100
-games sealed "walled in" with 48 Paths unexplored). Measured (100 games a map of fauna-1..4, paired, seeds 0, 7 and
-11): pooled 45.4% -> 50.6% (1,200 games); with ``solve``'s whole work for the odds, 52.1% against 50.9% at a
-quarter (seeds 7 and 11); searching from 30% or 40% of the board explored after it, 52.0% and 51.2% (seed 7, against
-52.0% from 53%), and budget 2 52.5%: no stronger.
+Its first Path is the heuristic's (blind). Weighing it only among the start Paths least likely to be a Skull by the
+sampler's odds (``first_path``, as the planner does) was measured, and won the scout nothing over the sampler's
+seeds: 100 games a map of fauna-1..4, paired, game seed 7: 46.2% without, 52.0%, 44.5%, 48.5%, 38.5% and 40.0% with
+the odds of sampler seeds 0 to 4 (mean 44.7%); game seed 11: 45.5% without, 49.8%, 50.2%, 46.5% and 42.2% with seeds
+0 to 3 (mean 47.2%). The odds of a board so early move with the seed and miss the exact ones (fauna-1, seeds 0 to 2:
+A7 0.16 to 0.43, D7 0.00 to 0.01, against 0.16 and 0.15 exact: the chains cannot cross Fauna's Fort sets), and even
+the exact ones miss the Skulls that matter: fauna-1's compiled
+board gives its start Paths 0.09 to 0.16 (G7 0.30) and B7, a Skull, 0.13, inside the margin (17 of 50 won with
+them, against 56 of 100 blind). What a first Path is worth on these maps, forced, 50 games each (seed 7): fauna-1
+B7 9 wins, the others 24-31; fauna-4 B7 6 and E7 9 (its Skulls), F7 27; fauna-3 C7 17, E7 37. The choice matters,
+but the odds before the first reveal cannot make it, and cost 2.3-2.9 CPU s a map. The planner keeps the rule: its
+search after the first Path made the gain hold over sampler seeds (``planner``).
 
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
@@ -95,7 +100,6 @@ class ScoutBot(AimedHeuristic):
     """The heuristic, whose late explores are chosen by rollouts on worlds drawn from what it knows."""
 
     name = "scout"
-    first_path_by_odds = True  # its first Path off the likeliest Skulls (``first_path``)
     decides_on = "infostate_when"  # play_game hands it the InfoState when wants_infostate(obs), else obs
 
     def __init__(self, rng: random.Random, budget: int | None = None):
