@@ -184,8 +184,10 @@ _ATOMS = set(_PLAIN)
 def _frozen(x):
     """``_canon(x)`` as nested tuples, a snapshot (nothing in it is the state's own list): equal exactly when
     ``repr(_canon(x))`` is, for the engine's values (lists and tuples alike, as ``_canon`` makes them; sets in
-    ``_canon``'s order; a dict's items in its order), numbers aside (a bool equals its int where the text writes
-    ``True``: the engine gives each field one type)."""
+    ``_canon``'s order; a dict's items in its order), numbers aside: a bool equals its int where the texts differ
+    (``True``, ``1``), and so would ``-0.0`` equal ``0.0``, and a NaN nothing where the texts agree; an observation
+    holds no floats, and the engine gives each field one type (``tests/test_engine_observation.py`` checks the
+    keys against the texts)."""
     t = type(x)
     if t in _ATOMS:
         return x
