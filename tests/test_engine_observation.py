@@ -273,3 +273,144 @@ def test_worlds_of_a_state_that_compiles_are_drawn_exactly_uniformly():
     chi2 = sum((seen[t] - 1500 * n / total) ** 2 / (1500 * n / total) for t, n in tallies[cell].items())
     critical = {1: 10.83, 2: 13.82, 3: 16.27, 4: 18.47}[len(tallies[cell]) - 1]  # p = 0.001
     assert chi2 < critical, (chi2, seen, tallies[cell])
+
+
+@pytest.mark.parametrize(
+    ("name", "players", "traitor"), [("engine_fauna_201.toml", 1, False), ("engine6_maldonado_201.toml", 3, True)]
+)
+def test_observation_keys_are_equal_exactly_when_the_texts_are(name, players, traitor):
+    """A world is kept while its observations match the player's: the trackers compare ``obs_key``s, which must
+    be equal exactly when the observation strings (``obs_text``) are, and must not change as the game goes on.
+    Pairs at the same move: a game and its replay on a map differing in unseen cells (equal), games of other
+    seeds (mostly not), every player's view of each."""
+    import copy
+
+    from mapgen.engine.infostate import obs_key, obs_text
+
+    m = read_map(DATA / name)
+    other = m.with_cells(m.cells[i] if i < 12 else Terrain.WATER for i in range(m.board.size))
+
+    def game(mp):
+        return Game(mp, chapter=MaldonadoTraitor() if traitor else None, players=players)
+
+    runs = []
+    for seed in range(3):
+        rng = random.Random(seed)
+        bots = [make_bot("random", random.Random(seed * 10 + p)) for p in range(players)]
+        s = game(m).new_initial_state()
+        states = [s.clone()]
+        while not s.is_terminal() and len(s.history) < 120:
+            if s.current_player() == CHANCE_PLAYER:
+                s.apply_action(rng.choice(s.chance_outcomes())[0])
+            else:
+                me = s.current_player()
+                s.apply_action(bots[me].step(observe(s, me)))
+            states.append(s.clone())
+        runs.append(states)
+    replayed = game(other).new_initial_state()  # the first game again where its observations allow
+    twin = [replayed.clone()]
+    for a in runs[0][-1].history:
+        if replayed.is_terminal() or (a < 1000 and a not in replayed.legal_actions()):
+            break
+        if a >= 1000 and a - 1000 not in replayed._chance_pile():
+            break
+        replayed.apply_action(a)
+        twin.append(replayed.clone())
+    runs.append(twin)
+    equal = unequal = 0
+    for k in range(min(map(len, runs))):
+        for p in range(players):
+            keys = [obs_key(r[k], p) for r in runs]
+            texts = [obs_text(r[k], p) for r in runs]
+            for i in range(len(runs)):
+                for j in range(i + 1, len(runs)):
+                    assert (keys[i] == keys[j]) == (texts[i] == texts[j]), (k, p, texts[i], texts[j])
+                    equal += texts[i] == texts[j]
+                    unequal += texts[i] != texts[j]
+    assert equal > 10 and unequal > 10
+    # a key is a snapshot: the game going on changes nothing in it
+    s = game(m).new_initial_state()
+    keys, kept = [], []
+    for a in runs[0][-1].history:
+        keys.append(obs_key(s, 0))
+        kept.append(copy.deepcopy(keys[-1]))
+        s.apply_action(a)
+    assert keys == kept
+
+
+def test_observation_keys_differ_wherever_the_texts_do():
+    """Each public part of a state changed alone changes its observation string, and its ``obs_key`` too."""
+    from mapgen.engine.infostate import obs_key, obs_text
+
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = _advance(Game(m).new_initial_state(), random.Random(2), 25)
+    changes = {
+        "fires": lambda t: setattr(t, "fires", t.fires + 1),
+        "shelter": lambda t: setattr(t, "shelter", t.shelter + 1),
+        "samples": lambda t: setattr(t, "samples", t.samples + 1),
+        "extra_slots": lambda t: setattr(t, "extra_slots", t.extra_slots + 1),
+        "injured": lambda t: setattr(t, "injured", t.injured + 1),
+        "banned": lambda t: setattr(t, "banned", t.banned + 1),
+        "last_gain": lambda t: setattr(t, "last_gain", t.last_gain + 1),
+        "day": lambda t: setattr(t, "day", t.day + 1),
+        "chased": lambda t: setattr(t, "chased", not t.chased),
+        "lewis_on": lambda t: setattr(t, "lewis_on", not t.lewis_on),
+        "pack": lambda t: t.pack.__setitem__(0, t.pack[0] + 1),
+        "trail": lambda t: t.ex_list.append(0),
+        "threats": lambda t: t.threats.append(0),
+        "destiny": lambda t: t.de_held.append(0),
+        "exhausted": lambda t: t.exhausted.add("Compass"),
+        "monsters": lambda t: t.monsters.__setitem__(0, 1),
+        "row": lambda t: t.row[0].__setitem__(1, t.row[0][1] + 1),
+        "data": lambda t: t.data.__setitem__("kills", t.data["kills"] + 1),
+    }
+    key, text = obs_key(s, 0), obs_text(s, 0)
+    assert obs_key(s.clone(), 0) == key
+    for name, change in changes.items():
+        t = s.clone()
+        t.row = [list(e) for e in t.row]  # (a clone may share these with s)
+        t.data = {k: list(v) if isinstance(v, list) else v for k, v in t.data.items()}
+        t.exhausted = set(t.exhausted)
+        t.monsters = dict(t.monsters)
+        change(t)
+        assert obs_text(t, 0) != text, name
+        assert obs_key(t, 0) != key, name
+
+
+def test_observation_keys_read_what_the_texts_read(monkeypatch):
+    """``obs_key`` and ``obs_text`` are two encodings of one observation, kept in step by hand: at every step of a
+    two-player game, for each player, both read the same parts of it. A part added to the text and not to the key
+    (worlds the player could tell apart from the real game kept as alike) fails here."""
+    from mapgen.engine import infostate
+
+    m = read_map(DATA / "engine_fauna_201.toml")
+    real = infostate.observe
+    read: list[set[str]] = []
+
+    class Recording:
+        def __init__(self, o):
+            object.__setattr__(self, "_o", o)
+
+        def __getattr__(self, name):
+            read[-1].add(name)
+            return getattr(self._o, name)
+
+    monkeypatch.setattr(infostate, "observe", lambda state, player=None: Recording(real(state, player)))
+    rng = random.Random(3)
+    bots = [make_bot("random", random.Random(p)) for p in range(2)]
+    s = Game(m, players=2).new_initial_state()
+    checked = 0
+    while not s.is_terminal() and len(s.history) < 80:
+        for p in range(2):
+            read.append(set())
+            infostate.obs_text(s, p)
+            read.append(set())
+            infostate.obs_key(s, p)
+            assert read[-1] == read[-2], (len(s.history), p, read[-1] ^ read[-2])
+            checked += 1
+        if s.current_player() == CHANCE_PLAYER:
+            s.apply_action(rng.choice(s.chance_outcomes())[0])
+        else:
+            me = s.current_player()
+            s.apply_action(bots[me].step(real(s, me)))
+    assert checked > 50 and {"pack", "data", "row", "step", "legal"} <= set().union(*read)
