@@ -131,16 +131,11 @@ def _explored_text(explored) -> str:
 _last_map_text: list = [None, None, None, "", ""]  # obs_text's (terrain, hills, board, map line, board's ends)
 
 
-def obs_text(state: State, player: int) -> str:
-    """``player``'s observation now, as text (the OpenSpiel observation string).
-
-    Made from ``observe(state, player)``: the seen cells and Hill numbers, the public tokens, the
-    chapter's data as that player sees it; the decision and its legal actions only for the player
-    who takes it (another player sees only which kind of step is being decided).
-    """
-    o = observe(state, player)
+def _map_part(o) -> list:
+    """``_last_map_text`` for observation ``o``: the map's part of ``obs_text`` (and of ``obs_key``), the same text
+    while nothing is newly seen (the same lists), made again when something is."""
     b = o.game.board
-    last = _last_map_text  # the map's part is the same text while nothing is newly seen (the same lists)
+    last = _last_map_text
     if last[0] is not o.terrain or last[1] is not o.hills or last[2] is not b:
         terr = "".join([_TERR[k] if k >= 0 else "." for k in o.terrain])
         last[:] = (
@@ -150,6 +145,18 @@ def obs_text(state: State, player: int) -> str:
             f"map {terr} hills {sorted(o.hills.items())!r}\n",
             f"({b.name(0)}..{b.name(b.size - 1)})",
         )
+    return last
+
+
+def obs_text(state: State, player: int) -> str:
+    """``player``'s observation now, as text (the OpenSpiel observation string).
+
+    Made from ``observe(state, player)``: the seen cells and Hill numbers, the public tokens, the
+    chapter's data as that player sees it; the decision and its legal actions only for the player
+    who takes it (another player sees only which kind of step is being decided).
+    """
+    o = observe(state, player)
+    last = _map_part(o)
     step = o.step
     if step is None:
         step_text = "end"
@@ -229,17 +236,7 @@ def obs_key(state: State, player: int) -> tuple:
     exactly when the texts were.
     """
     o = observe(state, player)
-    b = o.game.board
-    last = _last_map_text  # the map's part: obs_text's text, made again only when something is newly seen
-    if last[0] is not o.terrain or last[1] is not o.hills or last[2] is not b:
-        terr = "".join([_TERR[k] if k >= 0 else "." for k in o.terrain])
-        last[:] = (
-            o.terrain,
-            o.hills,
-            b,
-            f"map {terr} hills {sorted(o.hills.items())!r}\n",
-            f"({b.name(0)}..{b.name(b.size - 1)})",
-        )
+    last = _map_part(o)
     step = o.step
     if step is None:
         step_key: Any = None
