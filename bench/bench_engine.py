@@ -13,9 +13,8 @@ decision), ``--ismcts-games`` games per map (seconds to minutes per game). The p
 ``planner@B vs oracle@B'`` says how far it is). The oracle's goal (issue 41): 5 games per CPU-second
 (``--search-games 25`` or more for a win rate worth comparing).
 ``scout`` (the fast fair player, issue 41; ``--scout-budgets 1,2``: worlds per searched decision,
-``--scout-games`` games per map and budget, default 100 as ``mapgen grade`` plays it: the odds of the unrevealed
-board that steer its first Path, 2-3 CPU s once per map and process, are counted in): its goals are at least 10 games per CPU-second on
-every Fauna map (stretch 20) and a pooled fauna-1..4 win rate at least the planner's measured 58% (stretch:
+``--scout-games`` games per map and budget, default 100 as ``mapgen grade`` plays it): its goals are at least 10
+games per CPU-second on every Fauna map (stretch 20) and a pooled fauna-1..4 win rate at least the planner's measured 58% (stretch:
 within 10 points of the oracle's 76%); the line ``scout@B`` after the table says both, with the win rate's
 95% interval.
 Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,

@@ -178,11 +178,7 @@ def obs_text(state: State, player: int) -> str:
     )
 
 
-def digest(text: str) -> bytes:
-    return hashlib.blake2b(text.encode(), digest_size=8).digest()
-
-
-_DICT = "\x00dict"  # the first item of a dict's frozen form (``_frozen``): no text of the engine's starts so
+_DICT = "\x00dict"  # the first item of a dict's frozen form (``_frozen``): no value of the engine starts so
 #: the types ``_frozen`` keeps as they are: the plain ones and the str subclasses written as a str (the step kinds,
 #: ``StrEnum``: equal to their word and written as it), added as they are met
 _ATOMS = set(_PLAIN)
@@ -406,7 +402,7 @@ class Tracker:
         """One digest of all of ``player``'s observations so far (of their keys' texts)."""
         h = hashlib.blake2b(digest_size=12)
         for key in self.trace[player]:
-            h.update(digest(repr(key)))
+            h.update(repr(key).encode())
         return h.hexdigest()
 
 

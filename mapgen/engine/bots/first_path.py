@@ -23,7 +23,9 @@ SKULL_MARGIN = 0.05
 START_ODDS_WORK = (4, 20, 10, 50)
 #: the time limit of the exact possible terrains the odds start from (about half a second on an idle machine)
 POSSIBLE_SECONDS = 30.0
-_START_ODDS: dict = {}  # (the rules' solver, the board as seen) -> {cell: chance of a Skull}, per process
+# (the rules' solver itself, not its id, which another solver could reuse once it is freed; the board as seen)
+# -> {cell: chance of a Skull}, per process
+_START_ODDS: dict = {}
 
 
 def start_skull_odds(obs) -> dict[int, float]:
@@ -35,7 +37,7 @@ def start_skull_odds(obs) -> dict[int, float]:
 
     solver = solver_for(obs.game.reference).solver
     state = obs.known_map()
-    key = (id(solver), state.chapter, state.briefing, tuple(obs.terrain), tuple(sorted(obs.hills.items())))
+    key = (solver, state.chapter, state.briefing, tuple(obs.terrain), tuple(sorted(obs.hills.items())))
     got = _START_ODDS.get(key)
     if got is None:
         from mapgen.solving.sampler import Budget, SamplerError  # deferred: numba's kernels
