@@ -369,3 +369,33 @@ def test_the_deducers_ruled_session_answers_like_the_guarded_session():
     assert compared >= 12
     with pytest.raises(ValueError):
         SatSession(chapter, state, lazy=True).fork()
+
+
+def test_the_watchdog_interrupts_a_call_past_its_deadline_and_no_other():
+    """The one thread that ends SAT calls at their wall-clock deadline: a call armed later with an earlier deadline
+    is still interrupted on time (the thread sleeps until the nearest deadline), a call disarmed in time never is."""
+    import threading
+    import time
+
+    from mapgen.solving.sat import _Watchdog
+
+    class Call:
+        def __init__(self):
+            self.stopped = threading.Event()
+
+        def interrupt(self):
+            self.stopped.set()
+
+    dog = _Watchdog()
+    slow, late, quick = Call(), Call(), Call()
+    now = time.monotonic()
+    dog.arm(slow, now + 3600)  # the thread now sleeps for an hour...
+    dog.arm(late, now + 0.05)  # ...and must wake for this one
+    dog.arm(quick, now + 0.05)
+    dog.disarm(quick)
+    assert late.stopped.wait(30), "a call past its deadline was not interrupted"
+    time.sleep(0.1)
+    assert not quick.stopped.is_set() and not slow.stopped.is_set()
+    dog.disarm(late)
+    dog.disarm(slow)
+

@@ -24,6 +24,7 @@ name rules, for explanations) and the exact counter keep ``constraints.cnf``'s e
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
@@ -119,32 +120,41 @@ class Budget:
 
 class _Watchdog:
     """One daemon thread that interrupts SAT calls past their wall-clock deadline (a thread per call
-    costs more than most calls)."""
+    costs more than most calls). It sleeps until the nearest deadline armed, woken only when an earlier one
+    is armed: a call that ends in time costs no wake-up (polling every 5 ms took 7% of the deducer's CPU)."""
 
     def __init__(self):
         self._armed: dict[int, tuple[Any, float]] = {}  # a pysat solver (untyped) and its deadline
-        self._lock = threading.Lock()
+        self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
+        self._wake = math.inf  # when the thread wakes next (inf: when notified)
 
     def arm(self, sat, deadline: float) -> None:
-        with self._lock:
+        with self._cond:
             self._armed[id(sat)] = (sat, deadline)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="sat-watchdog", daemon=True)
                 self._thread.start()
+            if deadline < self._wake:
+                self._cond.notify()
 
     def disarm(self, sat) -> None:
-        with self._lock:
+        with self._cond:
             self._armed.pop(id(sat), None)
 
     def _run(self) -> None:
-        while True:
-            time.sleep(0.005)
-            now = time.monotonic()
-            with self._lock:  # interrupt under the lock: once disarmed, a solver is never interrupted late
-                for sat, deadline in self._armed.values():
+        with self._cond:  # interrupt under the lock: once disarmed, a solver is never interrupted late
+            while True:
+                now = time.monotonic()
+                nearest = math.inf
+                for key, (sat, deadline) in list(self._armed.items()):
                     if now > deadline:
                         sat.interrupt()
+                        self._armed[key] = (sat, math.inf)  # interrupted once; disarmed when its call returns
+                    else:
+                        nearest = min(nearest, deadline)
+                self._wake = nearest
+                self._cond.wait(None if nearest == math.inf else nearest - now)
 
 
 _WATCH = _Watchdog()
