@@ -98,11 +98,26 @@ def test_every_map_command_reports_a_bad_map_in_one_line(tmp_path, command, kind
 
 
 def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
-    first, last = maps.names()[0], maps.names()[-1]
-    for args in (["solve", "fauna-99"], ["playtest", "fauna-99"], ["deduce", "fauna-99"]):
+    fauna = maps.names("fauna")
+    for args in (["solve", "fauna-99"], ["playtest", "fauna-99"], ["deduce", "fauna-99"], ["validate", "fauna-99"]):
         assert_fails(
-            run(*args), 2, f"error: fauna-99: no such file, and no shipped map of that name ({first} to {last})"
+            run(*args),
+            2,
+            f"error: fauna-99: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]})",
         )
+
+
+@pytest.mark.parametrize("typed", ["fauna-01", "Fauna-1", "fauna1", "FAUNA_1", "fuana-1"])
+@pytest.mark.parametrize("command", ["validate", "solve", "render", "generate --from"])
+def test_a_misspelt_shipped_map_name_says_which_was_meant(tmp_path, command, typed):
+    args = {
+        "validate": ["validate", typed],
+        "solve": ["solve", typed],
+        "render": ["render", typed, "-o", tmp_path / "m.png"],
+    }
+    r = run(*args.get(command, ["generate", "--from", typed]))
+    assert_fails(r, 2, f"error: {typed}: no such file, and no shipped map of that name (did you mean fauna-1?)")
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):

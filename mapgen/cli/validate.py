@@ -8,8 +8,16 @@ from dataclasses import replace
 import click
 
 from mapgen.cli.errors import BAD_INPUT, BROKEN
-from mapgen.cli.options import json_option, map_path, rules_option
-from mapgen.validate import validate_file
+from mapgen.cli.options import json_option, map_path, rules_option, unknown_map_name
+from mapgen.validate import FileReport, validate_file
+
+
+def _report(spec: str, rules) -> FileReport:
+    path = map_path(spec)
+    problem = unknown_map_name(spec, path)  # a misspelt shipped name: as every other command says it
+    if problem:
+        return FileReport(spec, error=problem)
+    return replace(validate_file(path, rules), file=spec)
 
 
 @click.command()
@@ -28,7 +36,7 @@ def validate(files, as_json, rules):
         mapgen validate --json my-map.toml
     """
 
-    reports = [replace(validate_file(map_path(f), rules), file=f) for f in files]
+    reports = [_report(f, rules) for f in files]
     for r in reports:
         if r.error:
             click.echo(f"error: {r.file}: {r.error}", err=True)
