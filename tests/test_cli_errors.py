@@ -893,6 +893,14 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
         ),
+        (  # before, the last format given won, silently
+            ["grade", "training-1", "--json", "--csv", "--games", "1", "--no-deduction"],
+            "error: --json and --csv: one format at a time (give one of --json, --csv, --markdown)",
+        ),
+        (
+            ["grade", "training-1", "--markdown", "--csv", "--json", "--games", "1", "--no-deduction"],
+            "error: --json and --csv and --markdown: one format at a time (give one of --json, --csv, --markdown)",
+        ),
     ],
 )
 def test_a_bad_option_value_exits_2(tmp_path, monkeypatch, args, line):

@@ -184,9 +184,9 @@ def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
 @seed_option(0, help="Seed: same seed, same report, wherever it runs.")
 @campaign_options
 @time_limit_option(120.0, help="Seconds allowed for each map's deduction.")
-@click.option("--json", "fmt", flag_value="json", help="Print JSON for machines: a list, one object per map.")
-@click.option("--csv", "fmt", flag_value="csv", help="Print CSV: one row per map.")
-@click.option("--markdown", "fmt", flag_value="markdown", help="Print a Markdown table: one row per map.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines: a list, one object per map.")
+@click.option("--csv", "as_csv", is_flag=True, help="Print CSV: one row per map.")
+@click.option("--markdown", "as_markdown", is_flag=True, help="Print a Markdown table: one row per map.")
 def grade(
     maps_in,
     games,
@@ -200,7 +200,9 @@ def grade(
     jobs,
     ray_address,
     time_limit,
-    fmt,
+    as_json,
+    as_csv,
+    as_markdown,
 ):
     """Grade maps for print: how each deduces and plays, with flags for maps a designer should not print.
 
@@ -230,6 +232,10 @@ def grade(
         report_text,
     )
 
+    formats = [f for f, given in (("json", as_json), ("csv", as_csv), ("markdown", as_markdown)) if given]
+    if len(formats) > 1:  # before, the last one given won, silently
+        reject(" and ".join(f"--{f}" for f in formats), "one format at a time (give one of --json, --csv, --markdown)")
+    fmt = formats[0] if formats else None
     bot_list = parse_bots(bots)
     chapters = sorted({mi.map.chapter for mi in maps_in})
     quality = qualities(profile_file, chapters, grade_tier, win_rate, max_walled_in)
