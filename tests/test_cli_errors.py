@@ -893,6 +893,15 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
         ),
+        (  # before, the band was never checked and the map passed
+            ["grade", "training-1", "--bots", "clairvoyant", "--win-rate", "planner:0.2-0.5", "--no-deduction"],
+            "error: --win-rate: is a check on the planner bot's games, which --bots does not play (clairvoyant)",
+        ),
+        (
+            ["grade", "training-1", "--bots", "deducer,clairvoyant", "--max-walled-in", "0.1", "--no-deduction"],
+            "error: --max-walled-in: is a check on the heuristic bot's games, which --bots does not play "
+            "(deducer, clairvoyant)",
+        ),
         (  # before, the last format given won, silently
             ["grade", "training-1", "--json", "--csv", "--games", "1", "--no-deduction"],
             "error: --json and --csv: one format at a time (give one of --json, --csv, --markdown)",

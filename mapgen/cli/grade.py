@@ -239,6 +239,12 @@ def grade(
     bot_list = parse_bots(bots)
     chapters = sorted({mi.map.chapter for mi in maps_in})
     quality = qualities(profile_file, chapters, grade_tier, win_rate, max_walled_in)
+    given = "--win-rate" if win_rate else "--max-walled-in" if max_walled_in is not None else None
+    unplayed = sorted({q.bot for q in quality.values() if q.bot not in bot_list})
+    if given and unplayed:  # else the band was never checked and every map passed
+        reject(
+            given, f"is a check on the {unplayed[0]} bot's games, which --bots does not play ({', '.join(bot_list)})"
+        )
     settings = GradeSettings(
         games=games_per_bot(bot_list, games), seed=seed, deduce=not no_deduction, time_limit=time_limit
     )
