@@ -159,3 +159,19 @@ def test_a_typed_in_card_file_replaces_the_designed_cards(tmp_path):
     bad.write_text('[[challenge]]\nname = "X"\ntime = 3\npass = ["steal 1 Fo"]\n', encoding="utf-8")
     with pytest.raises(CardError, match="expected one of"):
         load_card_file(bad)
+
+
+def test_help_describes_every_bot_and_every_budget():
+    """Each bot --bot offers is described in the help, and --budget's help names each bot that takes one
+    (the scout was offered but described nowhere)."""
+    import re
+
+    from mapgen.engine.bots import BOTS, HAS_BUDGET
+
+    text = " ".join(CliRunner().invoke(main, ["playtest", "--help"], terminal_width=1000).output.split())
+    bots = text.split("Bots: ", 1)[1].split("Example:", 1)[0]
+    budget = text.split("--budget INTEGER RANGE", 1)[1].split("[1<=x", 1)[0]
+    for bot in BOTS:
+        assert re.search(rf"\b{bot}\b( \(|,)", bots), bot
+    for bot in HAS_BUDGET:
+        assert re.search(rf"\b{bot}\b", budget), bot
