@@ -275,6 +275,19 @@ def test_the_indented_commands_read_only_files_that_are_there():
                 assert word in maps.names(), f"{line}: no shipped map {word}"
 
 
+def test_no_example_overwrites_a_file_other_examples_read():
+    """The README says to run its examples from examples/: one that writes over a file there (a shell `>`, or
+    -o/--out/--puzzle with --force) leaves the next reader of that file a different example (`generate --from
+    my-sketch.toml > my-map.toml` turned the 4 violations of `validate my-map.toml` into a valid map)."""
+    for _, block in _console_blocks():
+        for command, _ in _steps_of(block):
+            words = shlex.split(command)
+            for k, word in enumerate(words[1:], start=1):
+                writes = words[k - 1] in (">", "-o", "--out", "--puzzle", "--output")
+                if writes and (words[k - 1] == ">" or "--force" in words):
+                    assert not (EXAMPLES / word).exists(), f"{command}: overwrites examples/{word}"
+
+
 def test_rewrite_block_replaces_only_that_block(tmp_path):
     path = tmp_path / "README.md"
     path.write_text("# t\n\n```console\n$ a\nold\n```\n\n```console\n$ b\nkept\n```\n", encoding="utf-8")
