@@ -175,3 +175,13 @@ def test_help_describes_every_bot_and_every_budget():
         assert re.search(rf"\b{bot}\b( \(|,)", bots), bot
     for bot in HAS_BUDGET:
         assert re.search(rf"\b{bot}\b", budget), bot
+
+
+def test_characters_and_gear_are_read_in_any_case():
+    """`--characters clark --gear compass,FLINT,jar` is Clark with the Compass, Flint and Jar, as chapter names and
+    terrain codes are read in any case (it was 'unknown character', exit 2)."""
+    lower = run(FAUNA, "--games", "3", "--characters", "clark", "--gear", "compass,FLINT,jar", "--json")
+    spelt = run(FAUNA, "--games", "3", "--characters", "Clark", "--gear", "Compass,Flint,Jar", "--json")
+    assert (lower.exit_code, spelt.exit_code) == (0, 0), lower.output
+    assert json.loads(lower.output) == json.loads(spelt.output)
+    assert json.loads(lower.output)["team"] == [{"character": "Clark", "gear": ["Compass", "Flint", "Jar"]}]

@@ -201,6 +201,7 @@ class Game:
         )
         self.threats = self.chapter.select_threats([c for c in cards.threats if self.chapter.uses_threat(c)])
         self.kills = [c for c in cards.kills if self.chapter.uses_kill(c)]
+        characters, gear = self._spelt(characters, gear)
         self.characters, self.gear = self.chapter.choose_team(players, characters, gear)
         if medicine:
             self.gear = (self.gear[0] + ("Medicine",),) + tuple(self.gear[1:])
@@ -229,6 +230,17 @@ class Game:
         if "Clark" in present:
             present.update(self.chapter.gear_kinds())
         self.main_legal = self.action_table.main_legal(present)
+
+    def _spelt(self, characters, gear):
+        """Characters and Gear as their cards spell them, whatever the case given (``clark`` is Clark, ``jar``
+        the Jar, as terrain codes and chapter names are read); a name no card has is kept, for _check_team."""
+        names = {c.lower(): c for c in (*A.CHARACTERS, *self.chapter.extra_characters)}
+        kinds = {g.lower(): g for g in self.chapter.gear_kinds()}
+        if characters is not None:
+            characters = tuple(names.get(c.lower(), c) if c else c for c in characters)
+        if gear is not None:
+            gear = tuple(tuple(kinds.get(x.lower(), x) for x in g) for g in gear)
+        return characters, gear
 
     def _check_team(self):
         chars = [c for c in self.characters if c]
