@@ -889,6 +889,15 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
             ["playtest", "fauna-1", "--characters", "Nobody"],
             "error: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York)",
         ),
+        (  # a chapter's own characters and Gear are in the list (Irene was allowed but not named)
+            ["playtest", "vameter-1", "--characters", "Nobody"],
+            "error: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York, Irene)",
+        ),
+        (
+            ["playtest", "maldonado-1", "--gear", "Compass,Flint,Nothing"],
+            "error: unknown gear 'Nothing' (expected one of Box of Goods, Compass, Flint, Jar, Mortar and Pestle, "
+            "Satchel, Tracking Guide, Medicine, Goggles, Water Skin)",
+        ),
         (
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",

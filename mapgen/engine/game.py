@@ -248,7 +248,8 @@ class Game:
             raise GameError("each character can be played by one player only")
         for c in chars:
             if c not in A.CHARACTERS and c not in self.chapter.extra_characters:
-                raise UnknownNameError(f"unknown character {c!r} (expected one of {', '.join(A.CHARACTERS)})")
+                known = ", ".join((*A.CHARACTERS, *self.chapter.extra_characters))
+                raise UnknownNameError(f"unknown character {c!r} (expected one of {known})")
         if "Collins" in chars and self.n == 1:
             raise GameError("Collins cannot be used in a solo game")
         all_gear = [g for gs in self.gear for g in gs]
@@ -256,7 +257,7 @@ class Game:
             raise GameError("each Gear card exists once")
         for g in all_gear:
             if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
-                raise UnknownNameError(f"unknown gear {g!r} (expected one of {', '.join(A.GEAR_KINDS)})")
+                raise UnknownNameError(f"unknown gear {g!r} (expected one of {', '.join(self.chapter.gear_kinds())})")
         self.chapter.check_team(self)
         # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
         # it after every step, so a chapter without one is not asked at all
