@@ -123,6 +123,23 @@ def test_replay_saved_and_played_back(tmp_path):
     assert r.exit_code == 2 and r.stderr == f"error: {tmp_path / 'none.json'}: no such file\n"
 
 
+@pytest.mark.parametrize(
+    ("given", "named"),
+    [(["--json"], "--json"), ([TRAINING], "MAP"), (["--games", "5"], "--games"), (["--plot", "p.png"], "--plot")],
+)
+def test_a_setting_show_would_ignore_is_refused(tmp_path, monkeypatch, given, named):
+    """--show plays a saved game back as text: --json, a MAP, --games or --plot beside it were silently ignored."""
+    monkeypatch.chdir(tmp_path)
+    assert run(TRAINING, "--games", "1", "--replay", "runs").exit_code == 0
+    r = run("--show", "runs/game-00000.json", *given)
+    assert r.exit_code == 2 and r.stdout == ""
+    assert (
+        r.stderr
+        == f"error: {named}: not used with --show, which plays the saved game back as it was played (as text)\n"
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["runs"]
+
+
 def test_shipped_cards_match_the_rulebook_counts():
     cards = load_cards()
     box = ("core", "fauna", "flora")  # the core box; the expansions' cards are counted in their own tests
