@@ -20,6 +20,7 @@ from click.testing import CliRunner
 
 import maps
 from cli import main
+from mapgen.cli import COMMANDS
 from mapgen.mapfile import dumps_map
 
 ROOT = Path(__file__).parent.parent
@@ -513,6 +514,19 @@ def _examples(command: str) -> list[str]:
     return lines
 
 
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_every_option_help_says_each_thing_once_and_in_number(command):
+    """An option's help reads as one sentence: the exit on a time limit said once (compile's --time-limit said it
+    twice), and --force over several files says "if they exist" (it said "the map files ... if it exists")."""
+    import click
+
+    for param in main.get_command(click.Context(main), command).params:
+        text = " ".join((getattr(param, "help", None) or "").split())
+        assert text.count("exit 3") <= 1, f"{command} {param.opts}: {text}"
+        if "files" in text:
+            assert "if it exists" not in text, f"{command} {param.opts}: {text}"
+
+
 @pytest.mark.parametrize(
     "command",
     [
@@ -895,8 +909,10 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
         ),
         (
             ["playtest", "maldonado-1", "--gear", "Compass,Flint,Nothing"],
-            "error: unknown gear 'Nothing' (expected one of Box of Goods, Compass, Flint, Jar, Mortar and Pestle, "
-            "Satchel, Tracking Guide, Medicine, Goggles, Water Skin)",
+            (
+                "error: unknown gear 'Nothing' (expected one of Box of Goods, Compass, Flint, Jar, Mortar and Pestle, "
+                "Satchel, Tracking Guide, Medicine, Goggles, Water Skin)"
+            ),
         ),
         (
             ["playtest", "training-1", "--step"],
@@ -908,8 +924,10 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
         ),
         (
             ["grade", "training-1", "--bots", "deducer,clairvoyant", "--max-walled-in", "0.1", "--no-deduction"],
-            "error: --max-walled-in: is a check on the heuristic bot's games, which --bots does not play "
-            "(deducer, clairvoyant)",
+            (
+                "error: --max-walled-in: is a check on the heuristic bot's games, which --bots does not play "
+                "(deducer, clairvoyant)"
+            ),
         ),
         (  # before, the last format given won, silently
             ["grade", "training-1", "--json", "--csv", "--games", "1", "--no-deduction"],

@@ -15,7 +15,7 @@ from mapgen.terrain import quantity
 
 @click.command(name="compile")
 @map_argument()
-@time_limit_option(60.0, help="Seconds the compile may take (exit 3 past them).")
+@time_limit_option(60.0, help="Seconds the compile may take.")
 @click.option(
     "--memory-limit",
     type=click.FloatRange(0.1, 1024),

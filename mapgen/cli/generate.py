@@ -67,7 +67,7 @@ from mapgen.cli.options import (
     help="With a quality target: most candidates to generate and grade.",
 )
 @campaign_options
-@force_option("existing map files in --out")
+@force_option("the map files in --out", several=True)
 @json_option
 def generate(
     chapter_name,

@@ -143,9 +143,10 @@ def rules_option(f):
     )(f)
 
 
-def force_option(what: str):
+def force_option(what: str, *, several: bool = False):
     def deco(f):
-        return click.option("--force", is_flag=True, help=f"Overwrite {what} if it exists.")(f)
+        exists = "they exist" if several else "it exists"
+        return click.option("--force", is_flag=True, help=f"Overwrite {what} if {exists}.")(f)
 
     return deco
 

@@ -130,7 +130,7 @@ def _url_base(value: str) -> str:
     "computer's address on the network, with mapgen serve --host 0.0.0.0).",
 )
 @click.option("--calibrate", is_flag=True, help="Write the calibration pages instead: a mm ruler grid for the board.")
-@force_option("the PDF and the map files")
+@force_option("the PDF and the map files", several=True)
 @json_option
 def pack(
     maps_in,

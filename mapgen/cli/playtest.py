@@ -100,7 +100,7 @@ def _play_back(path: str, step: bool) -> None:
     "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."
 )
 @click.option("--plot", "plot_file", metavar="FILE", help="Also draw the report to a PNG/SVG/PDF file.")
-@force_option("the --plot file and --replay files")
+@force_option("the --plot file and --replay files", several=True)
 @json_option
 def playtest(
     map_in,
