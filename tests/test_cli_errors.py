@@ -209,6 +209,20 @@ def test_a_bad_rules_file(tmp_path, command):
     assert_fails(run(*command, "--rules", bad), 2, f"error: {bad}: terrains: unknown terrain code 'Qq'")
 
 
+def test_chapters_with_rules_of_another_chapter_says_so(tmp_path):
+    """`mapgen chapters flora --rules house.toml` (a Fauna file) showed Fauna, dropping CHAPTER without a word;
+    with a Flora --profile it applied Flora's design rules to Fauna's."""
+    house = tmp_path / "house.toml"
+    house.write_text((ROOT / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    line = "error: --rules: a chapter file of fauna, but CHAPTER is flora"
+    assert_fails(run("chapters", "flora", "--rules", house), 2, line)
+    profile = ROOT / "mapgen" / "profiles" / "flora.toml"
+    line = "error: --rules: a chapter file of fauna, but the --profile is for flora"
+    assert_fails(run("chapters", "--rules", house, "--profile", profile), 2, line)
+    r = run("chapters", "Fauna", "--rules", house)
+    assert r.exit_code == 0 and r.output.startswith("fauna: ")
+
+
 def test_an_unknown_chapter_on_the_command_line():
     assert_fails(run("chapters", "atlantis"), 2, f"error: unknown chapter 'atlantis' (expected one of {CHAPTERS})")
     choices = ", ".join(f"'{c}'" for c in CHAPTERS.split(", "))  # from the registry

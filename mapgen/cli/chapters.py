@@ -7,7 +7,7 @@ import json
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.options import chapter_names, json_option, rules_option
+from mapgen.cli.options import chapter_names, json_option, reject, rules_option
 
 
 @click.command()
@@ -41,6 +41,7 @@ def chapters(chapter, as_json, rules, design, profile_file):
     """
     from mapgen.reference import chapter_json, chapter_text  # deferred: the command's library, only when it runs
 
+    given = chapter
     profile = None
     if profile_file is not None:
         from mapgen.profile import load_profile  # deferred: the command's library, only when it runs
@@ -49,6 +50,9 @@ def chapters(chapter, as_json, rules, design, profile_file):
         profile = load_profile(profile_file, chapter.strip().lower() if chapter else None)
         chapter = chapter or profile.chapter
     if rules is not None:
+        if chapter and chapter.strip().lower() != rules.name:  # else CHAPTER was dropped without a word
+            asked = "CHAPTER is" if given else "the --profile is for"
+            reject("--rules", f"a chapter file of {rules.name}, but {asked} {chapter.strip().lower()}")
         chosen = [rules]
     elif chapter:
         chosen = [get_chapter(chapter.strip().lower())]  # ChapterError (exit 2) names the chapters there are
