@@ -19,7 +19,7 @@ from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import cnf_for_state
 from constraints.rules import BriefingCell, TerrainSet
-from mapgen.mapfile import read_map
+from mapgen.mapfile import dumps_map, read_map
 from mapgen.solving.explain import (
     Explanation,
     easiest,
@@ -206,10 +206,27 @@ def test_cli_hint():
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
 
 
+def test_cli_hint_on_a_chapter_that_counts_no_terrain_says_how_to_get_odds(tmp_path):
+    """On Training with nothing forced, `mapgen hint` said only "you must guess": no odds, since Training counts no
+    terrain, and no word of --target (which solve --target names)."""
+    import maps
+
+    m = maps.load("training-1")
+    path = tmp_path / "start.toml"
+    path.write_text(dumps_map(m.hide(range(m.board.size))), encoding="utf-8")
+    r = run("hint", str(path))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == (
+        f"{path}: no cell is forced: you must guess\n"
+        "  (the training chapter counts no terrain: name one with --target CODE for the Paths' odds)\n"
+    )
+    assert "--target" not in run("hint", str(path), "--target", "Wo").stdout
+    assert json.loads(run("hint", str(path), "--json").stdout)["message"] == "no cell is forced: you must guess"
+
+
 def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(tmp_path):
     """A revealed Peak that is not a Rock is the cause, found at once (never 'the time limit ran out')."""
     import maps
-    from mapgen.mapfile import dumps_map
     from mapgen.solving.solve import NoCompletion
 
     m = maps.load("fauna-1")
