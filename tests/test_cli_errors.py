@@ -313,6 +313,15 @@ def test_a_bad_reveal_profile_file(tmp_path):
         2,
         f"error: {bad}: expected a list of reveal steps (or an object with 'steps')",
     )
+    # `mapgen deduce --no-profile --json` made it: say so (it said "expected a list of reveal steps")
+    report = tmp_path / "report.json"
+    report.write_text(run("deduce", "training-1", "--no-profile", "--json").stdout, encoding="utf-8")
+    assert_fails(
+        run("render", report, "-o", tmp_path / "p.png", "--profile"),
+        2,
+        f"error: {report}: a mapgen deduce report without a reveal profile (made with --no-profile)",
+    )
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["p.json", "report.json"]
 
 
 # --- bad destinations ----------------------------------------------------------------------------------------------

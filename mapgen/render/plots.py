@@ -37,6 +37,9 @@ def profile_steps(profile) -> tuple[list[dict], dict]:
     (also when nested under ``profile``, as in ``mapgen deduce --json``)."""
     if isinstance(profile, dict) and isinstance(profile.get("profile"), dict):
         profile = profile["profile"]
+    if isinstance(profile, dict) and "reveal_set" in profile and "steps" not in profile and "profile" not in profile:
+        # a `mapgen deduce --no-profile --json` report: the command that made it skipped the profile
+        raise RenderError("a mapgen deduce report without a reveal profile (made with --no-profile)")
     if isinstance(profile, dict):
         steps, extra = profile.get("steps"), {k: v for k, v in profile.items() if k != "steps"}
     else:
