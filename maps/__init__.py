@@ -6,6 +6,7 @@ Made by one command (see README.md in this folder), each checked by ``mapgen val
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from mapgen.mapfile import read_map
@@ -55,3 +56,34 @@ def resolve(name_or_path: str) -> str:
 def load(name: str) -> Map:
     """A shipped map by name: ``maps.load("fauna-1")``."""
     return read_map(path(name))
+
+
+def _spans(found: list[str]) -> str:
+    """``fauna-1 to fauna-8, training-1, training-2``: shipped names per chapter, a run of numbers by its ends."""
+    by_chapter: dict[str, list[str]] = {}
+    for n in found:
+        by_chapter.setdefault(n.rpartition("-")[0], []).append(n)
+    parts = []
+    for group in by_chapter.values():
+        nums = [n.rpartition("-")[2] for n in group]
+        run = all(x.isdigit() for x in nums) and [int(x) - int(nums[0]) for x in nums] == list(range(len(nums)))
+        parts.append(f"{group[0]} to {group[-1]}" if run and len(group) > 2 else ", ".join(group))
+    return ", ".join(parts)
+
+
+def unknown(name: str) -> str:
+    """What to say of a name no shipped map has, as `` (...)`` to follow the message (empty when none is shipped):
+    the name meant when the spelling is near one (``Fauna-1``, ``fauna-01``, ``fauna1``, ``fuana-1``), else the
+    chapter's shipped names, else all of them."""
+    shipped = names()
+    if not shipped:
+        return ""
+    written = re.fullmatch(r"\s*([A-Za-z]+)\s*[-_ ]?\s*0*(\d+)\s*", name)
+    near = [f"{written[1].lower()}-{int(written[2])}"] if written else []
+    import difflib  # deferred: only for a name that is not shipped
+
+    near = [n for n in near if n in shipped] or difflib.get_close_matches(name.lower(), shipped, n=1, cutoff=0.85)
+    if near:
+        return f" (did you mean {near[0]}?)"
+    chapter = [n for n in shipped if written and n.rpartition("-")[0] == written[1].lower()]
+    return f" (shipped: {_spans(chapter or shipped)})"

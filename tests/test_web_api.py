@@ -71,6 +71,11 @@ def test_a_shipped_map_and_a_parsed_map_round_trip(client):
     assert client.post("/api/parse", json={"map": data["text"]}).json() == data
     missing = client.get("/api/maps/fauna-99")
     assert missing.status_code == 400 and "no shipped map named 'fauna-99'" in missing.json()["error"]
+    # a misspelt name says which was meant, as the command line does (it listed every shipped name, cut at 300)
+    for typed in ("Fauna-1", "fauna-01"):
+        answer = client.post("/api/validate", json={"name": typed})
+        assert answer.status_code == 400
+        assert answer.json() == {"error": f"no shipped map named {typed!r} (did you mean fauna-1?)"}
 
 
 def test_validate_returns_what_the_cli_prints(client, data_dir):

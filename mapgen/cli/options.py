@@ -7,7 +7,6 @@ Heavy modules are imported inside the converters, when a command runs, never whe
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,37 +37,11 @@ def map_path(spec: str) -> str:
     return resolve(spec)
 
 
-def _spans(names: list[str]) -> str:
-    """``fauna-1 to fauna-8, training-1, training-2``: shipped names per chapter, a run of numbers by its ends."""
-    by_chapter: dict[str, list[str]] = {}
-    for n in names:
-        by_chapter.setdefault(n.rpartition("-")[0], []).append(n)
-    parts = []
-    for group in by_chapter.values():
-        nums = [n.rpartition("-")[2] for n in group]
-        run = all(x.isdigit() for x in nums) and [int(x) - int(nums[0]) for x in nums] == list(range(len(nums)))
-        parts.append(f"{group[0]} to {group[-1]}" if run and len(group) > 2 else ", ".join(group))
-    return ", ".join(parts)
-
-
 def unknown_map_name(spec: str, path: str) -> str | None:
-    """The problem with a map argument that is neither a file nor a shipped map's name, else None: the shipped name
-    meant when the spelling is near one (``Fauna-1``, ``fauna-01``, ``fauna1``), else the shipped names."""
+    """The problem with a map argument that is neither a file nor a shipped map's name, else None."""
     if path != spec or Path(spec).exists() or Path(spec).suffix or "/" in spec or "\\" in spec:
         return None
-    shipped = maps.names()
-    problem = "no such file, and no shipped map of that name"
-    if not shipped:
-        return problem
-    written = re.fullmatch(r"\s*([A-Za-z]+)\s*[-_ ]?\s*0*(\d+)\s*", spec)
-    near = [f"{written[1].lower()}-{int(written[2])}"] if written else []
-    import difflib  # deferred: only for a name that is not shipped
-
-    near = [n for n in near if n in shipped] or difflib.get_close_matches(spec.lower(), shipped, n=1, cutoff=0.85)
-    if near:
-        return f"{problem} (did you mean {near[0]}?)"
-    chapter = [n for n in shipped if written and n.rpartition("-")[0] == written[1].lower()]
-    return f"{problem} (shipped: {_spans(chapter or shipped)})"
+    return f"no such file, and no shipped map of that name{maps.unknown(spec)}"
 
 
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:

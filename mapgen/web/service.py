@@ -117,7 +117,7 @@ def read_map_field(body: dict, key: str = "map") -> Map:
         try:
             return maps.load(name)
         except (KeyError, MapFileError):
-            raise ApiError(f"no shipped map named {name!r} (shipped: {', '.join(maps.names())})"[:300]) from None
+            raise ApiError(f"no shipped map named {name!r}{maps.unknown(name)}"[:300]) from None
     text = _field(body, key, str, "map file text (TOML)", required=True)
     try:
         return parse_map(text, key)
