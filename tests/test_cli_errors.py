@@ -941,6 +941,14 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
         ),
+        (  # before, --games, --candidates, --time-limit and --jobs beside MAPS were dropped without a word
+            ["pack", "fauna-1", "-o", "folder.pdf", "--games", "5"],
+            "error: --games: makes new maps with -c CHAPTER; MAPS are packed as they are",
+        ),
+        (
+            ["pack", "fauna-1", "-o", "folder.pdf", "--jobs", "2"],
+            "error: --jobs: makes new maps with -c CHAPTER; MAPS are packed as they are",
+        ),
         (  # before, the band was never checked and the map passed
             ["grade", "training-1", "--bots", "clairvoyant", "--win-rate", "planner:0.2-0.5", "--no-deduction"],
             "error: --win-rate: is a check on the planner bot's games, which --bots does not play (clairvoyant)",

@@ -31,6 +31,12 @@ from mapgen.terrain import quantity
 SEARCH_TIME = 1200.0
 
 
+def _typed(name: str) -> bool:
+    """Whether the option behind parameter ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is click.core.ParameterSource.COMMANDLINE
+
+
 def _offset(value: str) -> tuple[float, float]:
     """``--offset-mm``: ``X,Y`` or one number for both."""
     parts = [p.strip() for p in value.split(",")]
@@ -204,6 +210,10 @@ def pack(
             ("--max-walled-in", max_walled_in is not None),
             ("--seed", seed is not None),
             ("--out", out_dir is not None),
+            # options with a default: given when typed (they were dropped without a word beside MAPS)
+            *((opt, _typed(name)) for opt, name in (("--games", "games"), ("--candidates", "candidates"))),
+            ("--time-limit", time_limit is not None),
+            ("--jobs", _typed("jobs")),
         )
         if given
     ]
