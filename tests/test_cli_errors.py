@@ -941,6 +941,14 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
         ),
+        (  # before, --paper without --sheet and --time-limit with no solver work were dropped without a word
+            ["render", "fauna-1", "-o", "map.png", "--paper", "letter"],
+            "error: --paper: is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)",
+        ),
+        (
+            ["render", "fauna-1", "-o", "map.png", "--time-limit", "5"],
+            "error: --time-limit: limits the solver of --forced, --probabilities and --profile; none is asked",
+        ),
         (  # before, --games, --candidates, --time-limit and --jobs beside MAPS were dropped without a word
             ["pack", "fauna-1", "-o", "folder.pdf", "--games", "5"],
             "error: --games: makes new maps with -c CHAPTER; MAPS are packed as they are",

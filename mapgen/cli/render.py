@@ -115,6 +115,11 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         raise BadInput(None, "--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
     if sheet and fmt != "pdf":
         raise BadInput(out, "a printable sheet is a PDF; name the file .pdf")
+    typed = click.get_current_context().get_parameter_source
+    if not sheet and typed("paper") is click.core.ParameterSource.COMMANDLINE:  # it was dropped without a word
+        reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
+    if time_limit is not None and not (forced or code or profile):
+        reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
     extra: dict = {}
     if profile:
