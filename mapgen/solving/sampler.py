@@ -31,7 +31,17 @@ unnarrowed domains (without ``Solver.possible``), where at a fixed weight of 0.0
 modes but only 8% of sweeps ended inside the rules (the default budget would take about 160 CPU s, at 14 ms a
 sweep), and with the weight tuned the chains stuck outside in local minima of the weight until the restart (513 CPU
 s for 8 chains). Swap moves, rectangle moves for Woods, relaxing one Wood per line and more chains were tried
-before.
+before. Measured since (2026-12-05, seeds 1 and 2, against the compiled odds): more chains of fewer sweeps, the same
+sweeps in all (32 x 30, 64 x 15 against 8 x 120): fauna-2@5 max error 0.16-0.47 -> 0.08-0.15, but fauna-1@3 and
+@5 stay at 0.41-0.55 at 2-3x the CPU (the SMC starts' own Fort odds are off there, not just few); each chain weighed
+by its SMC run's count estimate (consistent in the number of runs at any number of particles): 4 runs, no better
+(fauna-1@3 max 0.61-0.67 -> 0.71-0.84), 32 runs of 50 particles better on fauna-2@5 (0.16-0.20 -> 0.09-0.12) and
+not on fauna-1 (0.55-0.66 -> 0.62-0.82: most runs die or one dominates). Stratifying on the Fort sets (every set
+the rules allow, SAT-enumerated in under a second: 51 at fauna-1@3, 167 at fauna-2@3, 748 at fauna-4@3, 2,830 at
+fauna-7@5) needs each set's count: SMC per set at 0.3 CPU s each missed by up to half (fauna-1@3: the Fort odds off
+by up to 0.16), and compiling each set is exact but slower than compiling the state (fauna-1@3: 8 s against 2). In
+Flora the same holds of Sacagawea and the Woods (flora-1@0: 39 of the 40 pairs of worst R-hat are hers or Woods';
+pair moves always holding a Wood or her, half of them, changed nothing).
 
 The same enumeration, run over every unrevealed cell at once with a cap on its work, counts a state with
 few completions exactly (``count_small``).
