@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from mapgen.board import Board
-from mapgen.terrain import Terrain
+from mapgen.errors import InputError
+from mapgen.terrain import Terrain, quantity
 
 START_COLUMN = "column 7"
 
@@ -85,14 +86,18 @@ class Map:
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
     def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:
-        """A copy with new terrain; Hill numbers are kept only on cells that are still Hills."""
+        """A copy with new terrain (one Terrain or None per cell); Hill numbers are kept only on cells that are still
+        Hills."""
         new = tuple(cells)
+        if len(new) != len(self.cells):
+            raise ValueError(f"with_cells takes {len(self.cells)} cells (one per cell of the board), not {len(new)}")
         keep = self.hills if hills is None else hills
         return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 
-    def hide(self, indices: Iterable[int]) -> Map:
-        """A partial map with the given cells unrevealed (their Hill numbers hidden too)."""
-        hidden = set(indices)
+    def hide(self, indices: Iterable[int | str]) -> Map:
+        """A partial map with the given cells unrevealed (their Hill numbers hidden too): indices, or cell names
+        like ``"A7"``."""
+        hidden = {self.board.index(i) if isinstance(i, str) else i for i in indices}
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))
 
     def start_cells(self) -> list[int]:
@@ -117,3 +122,29 @@ class Map:
 
     def __str__(self) -> str:
         return self.grid_text()
+
+
+class WrongMapError(InputError, ValueError):
+    """A Map that does not fit the call: a partial map where a complete one is needed, or a map of another chapter
+    than the solver's."""
+
+
+def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
+    """``m`` when it is a Map that ``who`` (a function's name, for the message) can take; otherwise an error that
+    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often),
+    WrongMapError for a partial map when ``complete``."""
+    if not isinstance(m, Map):
+        what = (
+            f"{type(m).__name__} {m!r}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else type(m).__name__
+        )
+        raise TypeError(
+            f"{who} takes a Map, not a {what}: read a map file with mapgen.mapfile.read_map(path), "
+            'or a shipped map with maps.load("fauna-1")'
+        )
+    if complete and not m.complete:
+        gaps = m.unrevealed()
+        raise WrongMapError(
+            f"a partial map ({quantity(len(gaps), 'unrevealed cell')}, first {m.board.name(gaps[0])}); "
+            f"{who} needs a complete map"
+        )
+    return m

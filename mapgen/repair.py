@@ -21,7 +21,7 @@ from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
 from mapgen.solving.solve import SolveTimeout
 
@@ -135,6 +135,7 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     ``RepairError`` when no map at all has this briefing, ``SolveTimeout`` when the time limit runs out
     before any valid map is found; a map found but not proven nearest has ``optimal=False``.
     """
+    expect_map(m, "repair_map")
     started = time.perf_counter()
     chapter = chapter or get_chapter(m.chapter)
     before = tuple(check_map(m, chapter)) if m.complete else ()

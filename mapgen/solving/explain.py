@@ -233,6 +233,7 @@ def explain_forced(
     gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
     the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
     """
+    solver.check(state, "explain_forced")
     budget = solver.budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
@@ -427,6 +428,7 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
     """
+    solver.check(state, "hint")
     budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:
         budget.deadline = min(budget.deadline, deadline)

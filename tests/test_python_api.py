@@ -1,0 +1,74 @@
+"""The Python API as a new user meets it: what a common mistake (a path or a name where a Map belongs, a map of
+another chapter, a partial map where a complete one is needed, a cell as a pair, a code as a string) raises, and that
+its message says what to pass instead, rather than an AttributeError from deep inside."""
+
+from __future__ import annotations
+
+import pytest
+
+import maps
+from mapgen.errors import InputError
+from mapgen.model import WrongMapError
+from mapgen.solving.explain import explain_forced, hint
+from mapgen.solving.solve import Solver
+
+
+@pytest.fixture(scope="module")
+def fauna():
+    return maps.load("fauna-1")
+
+
+@pytest.mark.parametrize("given", ["fauna-1", "maps/fauna/fauna-1.toml", None])
+@pytest.mark.parametrize("method", ["count", "forced", "possible", "probabilities", "is_unique", "completion"])
+def test_a_solver_given_a_name_or_a_path_says_how_to_read_a_map(given, method):
+    with pytest.raises(TypeError, match=r"takes a Map, not a .*read_map\(path\).*maps\.load"):
+        getattr(Solver.for_chapter("fauna"), method)(given)
+
+
+def test_hint_and_explain_given_a_name_say_how_to_read_a_map():
+    s = Solver.for_chapter("fauna")
+    with pytest.raises(TypeError, match=r"hint takes a Map, not a str 'fauna-1'"):
+        hint(s, "fauna-1")
+    with pytest.raises(TypeError, match=r"explain_forced takes a Map"):
+        explain_forced(s, "fauna-1")
+
+
+def test_a_map_of_another_chapter_names_the_solver_to_ask():
+    flora = maps.load("flora-1")
+    with pytest.raises(
+        WrongMapError, match=r"a flora map given to Solver.forced of a fauna solver.*for_chapter\('flora'\)"
+    ):
+        Solver.for_chapter("fauna").forced(flora)
+    assert issubclass(WrongMapError, InputError) and issubclass(WrongMapError, ValueError)
+
+
+def test_grade_and_deduce_need_a_complete_map(fauna):
+    from mapgen.deduce import deduce_report
+    from mapgen.grade import grade
+
+    partial = fauna.hide(["A1", "B2"])
+    with pytest.raises(WrongMapError, match=r"a partial map \(2 unrevealed cells, first A1\); grade needs a complete"):
+        grade(partial)
+    with pytest.raises(WrongMapError, match="deduce_report needs a complete map"):
+        deduce_report(partial)
+    with pytest.raises(TypeError, match="grade takes a Map"):
+        grade("fauna-1")
+
+
+def test_repair_given_a_path_says_how_to_read_a_map():
+    from mapgen.repair import repair_map
+
+    with pytest.raises(TypeError, match="repair_map takes a Map"):
+        repair_map("fauna-1.toml")
+
+
+def test_hide_takes_cell_names_as_well_as_indices(fauna):
+    assert fauna.hide(["A7"]).unrevealed() == [6] == fauna.hide([6]).unrevealed()
+
+
+def test_cells_of_the_wrong_number_or_kind_say_what_a_map_holds(fauna):
+    with pytest.raises(ValueError, match="with_cells takes 49 cells .*not 3"):
+        fauna.with_cells([None] * 3)
+    codes = fauna.with_cells(["Wa"] * 49)  # codes, not Terrain members
+    with pytest.raises(TypeError, match=r"cell A1 holds 'Wa', not a Terrain.*Terrain.from_code\('Wa'\)"):
+        Solver.for_chapter("fauna").count(codes)
