@@ -31,14 +31,28 @@ def files() -> list[Path]:
     return [*FOLDER.glob("*.toml"), *(p for p in FOLDER.glob("*/*.toml") if p.parent.name == p.stem.rpartition("-")[0])]
 
 
+class UnknownMapError(KeyError):
+    """No shipped map by that name (a KeyError, as ``path`` and ``load`` always raised); its message names the map
+    meant, or the shipped names, or for a file's path how to read it."""
+
+    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
+        return str(self.args[0]) if self.args else ""
+
+
 def path(name: str) -> Path:
-    """The file of a shipped map; KeyError when there is none by that name."""
+    """The file of a shipped map; UnknownMapError (a KeyError) when there is none by that name."""
+    if not isinstance(name, str):
+        raise TypeError(f"a shipped map's name is a str like 'fauna-1', not a {type(name).__name__}")
     stem = name.removesuffix(".toml")
     p = FOLDER / f"{stem}.toml"
     if not p.is_file() and "/" not in stem and "\\" not in stem:
         p = FOLDER / stem.rpartition("-")[0] / f"{stem}.toml"
     if not p.is_file():
-        raise KeyError(name)
+        if Path(name).suffix or "/" in name or "\\" in name:  # a file's path, not a name
+            raise UnknownMapError(
+                f"{name!r} is not a shipped map's name: read a map file with mapgen.mapfile.read_map(path)"
+            )
+        raise UnknownMapError(f"no shipped map named {name!r}{unknown(name)}")
     return p
 
 

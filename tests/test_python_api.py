@@ -62,6 +62,15 @@ def test_repair_given_a_path_says_how_to_read_a_map():
         repair_map("fauna-1.toml")
 
 
+def test_maps_load_says_which_map_was_meant_and_how_to_read_a_file():
+    with pytest.raises(KeyError) as caught:
+        maps.load("fauna1")
+    assert str(caught.value) == "no shipped map named 'fauna1' (did you mean fauna-1?)"
+    with pytest.raises(KeyError, match=r"not a shipped map's name: read a map file with mapgen.mapfile.read_map"):
+        maps.load("maps/fauna/fauna-1.toml")
+    assert maps.resolve("fauna1") == "fauna1"  # the command line's resolver still takes it as a path (its own message)
+
+
 def test_hide_takes_cell_names_as_well_as_indices(fauna):
     assert fauna.hide(["A7"]).unrevealed() == [6] == fauna.hide([6]).unrevealed()
 
