@@ -62,6 +62,11 @@ class Board:
 
     def index(self, name: str) -> int:
         """The index of a cell named like ``E3`` (case-insensitive); CellError if off the board."""
+        if not isinstance(name, str):  # an index, or a (row, column) pair: which convention is not ours to guess
+            raise CellError(
+                f"{name!r} is not a cell name: cells are named like E3 (a row letter and a column number); "
+                "for a row and a column from 0, Board.at(r, c)"
+            )
         key = name.strip().upper()
         if key in self._by_name:
             return self._by_name[key]

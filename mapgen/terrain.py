@@ -41,11 +41,25 @@ class Terrain(Enum):
 
     @classmethod
     def from_code(cls, code: str) -> Terrain:
-        """The terrain for a code, case-insensitively; raises KeyError for an unknown code."""
-        return _BY_CODE[code.lower()]
+        """The terrain for a code, case-insensitively; raises KeyError for an unknown code (its message lists the
+        codes)."""
+        try:
+            return _BY_CODE[code.lower()]
+        except (KeyError, AttributeError):
+            raise UnknownTerrainError(
+                f"unknown terrain code {code!r} (the codes: {', '.join(t.value for t in cls)})"
+            ) from None
 
     def __str__(self) -> str:
         return self.value
+
+
+class UnknownTerrainError(KeyError):
+    """A code no terrain has (a KeyError, as ``Terrain.from_code`` always raised), with a message that lists the
+    codes."""
+
+    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
+        return str(self.args[0]) if self.args else ""
 
 
 _LABELS = {

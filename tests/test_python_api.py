@@ -7,10 +7,12 @@ from __future__ import annotations
 import pytest
 
 import maps
+from mapgen.board import CellError
 from mapgen.errors import InputError
 from mapgen.model import WrongMapError
 from mapgen.solving.explain import explain_forced, hint
 from mapgen.solving.solve import Solver
+from mapgen.terrain import Terrain
 
 
 @pytest.fixture(scope="module")
@@ -71,8 +73,22 @@ def test_maps_load_says_which_map_was_meant_and_how_to_read_a_file():
     assert maps.resolve("fauna1") == "fauna1"  # the command line's resolver still takes it as a path (its own message)
 
 
+def test_a_cell_as_a_pair_or_an_index_is_refused_with_the_naming_convention(fauna):
+    assert fauna.at("a7") is fauna.at("A7") is Terrain.WATER
+    for cell in ((0, 6), 6):
+        with pytest.raises(CellError, match=r"is not a cell name: cells are named like E3.*Board.at\(r, c\)"):
+            fauna.at(cell)
+
+
 def test_hide_takes_cell_names_as_well_as_indices(fauna):
     assert fauna.hide(["A7"]).unrevealed() == [6] == fauna.hide([6]).unrevealed()
+
+
+def test_an_unknown_terrain_code_lists_the_codes():
+    with pytest.raises(KeyError) as caught:
+        Terrain.from_code("Xx")
+    assert str(caught.value).startswith("unknown terrain code 'Xx' (the codes: Fo, Wo, Wa,")
+    assert Terrain.from_code("wa") is Terrain.WATER
 
 
 def test_cells_of_the_wrong_number_or_kind_say_what_a_map_holds(fauna):
