@@ -545,6 +545,27 @@ def test_a_post_to_a_get_endpoint_is_405(client):
     )
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "status", "error"),
+    [
+        ("GET", "/api/solve", 405, "/api/solve answers POST, not GET"),  # was a bare "Method Not Allowed"
+        ("GET", "/api/render", 405, "/api/render answers POST, not GET"),
+        ("PUT", "/api/hint", 405, "/api/hint answers POST, not PUT"),
+        ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
+        ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
+        ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
+        ("GET", "/api/maps", 404, "no API endpoint /api/maps"),
+        ("GET", "/frobnicate", 404, "no page or file /frobnicate"),
+        ("GET", "/static/frobnicate.js", 404, "no page or file /static/frobnicate.js"),
+    ],
+)
+def test_a_wrong_method_or_path_says_what_the_endpoint_answers(client, method, path, status, error):
+    r = client.request(method, path)
+    assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (status, {"error": error}, "2")
+    if status == 405:
+        assert "POST" in r.headers["allow"] or "GET" in r.headers["allow"]
+
+
 @pytest.mark.slow
 def test_a_huge_body_from_urllib_gets_the_413_not_a_connection_reset():
     """The server reads (and drops) the body before it answers, so a client still sending sees the answer."""
