@@ -566,6 +566,27 @@ def test_a_wrong_method_or_path_says_what_the_endpoint_answers(client, method, p
         assert "POST" in r.headers["allow"] or "GET" in r.headers["allow"]
 
 
+def test_next_hint_refuses_cells_that_are_not_on_the_board(client):
+    """An off-board or malformed cell in ``exclude`` was skipped without a word (the hint answered as if not asked)."""
+    text = _column_state("fauna-1")
+    for exclude, error in (
+        (["Z9"], "field 'exclude': cell Z9 is off the board (A1 to G7)"),
+        (["A7x"], "field 'exclude': 'A7x' is not a cell name (a row letter and a column number, like E3)"),
+        ([5], "field 'exclude' must be a list of cell names (like E3), not one holding 5"),
+    ):
+        r = client.post("/api/hint", json={"map": text, "exclude": exclude})
+        assert (r.status_code, r.json()) == (400, {"error": error})
+
+
+def test_a_shipped_map_s_name_sent_as_map_text_says_where_a_name_goes(client):
+    for given in ("fauna-1", "maps/fauna/fauna-1.toml"):
+        r = client.post("/api/solve", json={"map": given})
+        assert r.status_code == 400
+        assert r.json()["error"] == (
+            f"field 'map' is map file text (TOML), not {given!r}: a shipped map goes by name, " + '{"name": "fauna-1"}'
+        )
+
+
 @pytest.mark.slow
 def test_a_huge_body_from_urllib_gets_the_413_not_a_connection_reset():
     """The server reads (and drops) the body before it answers, so a client still sending sees the answer."""
