@@ -217,6 +217,12 @@ def fill_sketch(
     The same sketch, seed and profile give the same map. Raises ``SketchError`` naming the rules, profile
     settings and placed cells that conflict, or ``SolveTimeout`` when the time limit runs out first.
     """
+    expect_map(sketch, "fill_sketch")
+    if profile is not None and not isinstance(profile, Profile):
+        raise TypeError(
+            f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+            "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
+        )
     started = time.perf_counter()
     gen = Generator(chapter or sketch.chapter, profile, time_limit=time_limit)
     cm = gen.model_for(sketch.briefing)

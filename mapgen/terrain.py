@@ -72,6 +72,16 @@ _INDEX = {t: i for i, t in enumerate(Terrain)}
 TERRAINS: tuple[Terrain, ...] = tuple(Terrain)
 
 
+def as_terrain(t: Terrain | str) -> Terrain:
+    """A Terrain given as itself or by its code (``"Ft"``, any case); UnknownTerrainError (a KeyError) for an
+    unknown code, TypeError for anything else: for the library's functions that take a terrain from a caller."""
+    if isinstance(t, Terrain):
+        return t
+    if isinstance(t, str):
+        return Terrain.from_code(t)
+    raise TypeError(f"a terrain is a Terrain member or its code (like 'Ft'), not a {type(t).__name__}")
+
+
 def parse_terrain(code: str) -> Terrain:
     """Like ``Terrain.from_code`` but raises ``ValueError`` with a person's message."""
     try:

@@ -97,3 +97,28 @@ def test_cells_of_the_wrong_number_or_kind_say_what_a_map_holds(fauna):
     codes = fauna.with_cells(["Wa"] * 49)  # codes, not Terrain members
     with pytest.raises(TypeError, match=r"cell A1 holds 'Wa', not a Terrain.*Terrain.from_code\('Wa'\)"):
         Solver.for_chapter("fauna").count(codes)
+
+
+def test_a_terrain_code_asks_the_same_question_as_its_terrain(fauna):
+    """``heat(state, "Ft")`` compared a code with Terrain keys: 0.0 on every cell, reported "exact"."""
+    state = fauna.hide(["B4", "B6", "F5", "A5", "C6", "D6", "E6"])
+    s = Solver("fauna", time_limit=10)  # a shipped chapter's name, as the README's Solver(chapter, ...) reads
+    by_code, by_terrain = s.heat(state, "Ft"), s.heat(state, Terrain.FORT)
+    assert by_code == by_terrain and any(by_terrain[0].values())
+    assert s.target(state, "ft") == s.target(state, Terrain.FORT)
+    assert hint(s, state, target="Ft") == hint(s, state, target=Terrain.FORT)
+    with pytest.raises(KeyError, match="unknown terrain code 'Xx'"):
+        s.heat(state, "Xx")
+
+
+def test_the_other_entry_points_given_a_name_or_a_partial_map_say_what_to_pass(fauna):
+    from constraints.catalogue import check_map
+    from mapgen.repair import fill_sketch
+    from mapgen.web.links import helper_url
+
+    with pytest.raises(TypeError, match="helper_url takes a Map, not a str 'fauna-1'"):
+        helper_url("fauna-1")
+    with pytest.raises(WrongMapError, match="check_map needs a complete map"):
+        check_map(fauna.hide([0]))
+    with pytest.raises(TypeError, match=r"fill_sketch's profile is a Profile, not a str 'default'.*load_profile"):
+        fill_sketch(fauna.hide([0]), "default")

@@ -50,7 +50,7 @@ from mapgen.solving.unigen import (
     known_chance,
     unigen_samples,
 )
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
     from mapgen.solving import sampler, smc  # numba's kernels: imported where estimates and odds run
@@ -377,7 +377,8 @@ SMALL_COUNT_NODES = 300_000
 
 
 class Solver:
-    """Answers deduction questions about states of one chapter; cheap to query repeatedly.
+    """Answers deduction questions about states of one chapter (a ``Chapter``, or a shipped chapter's name);
+    cheap to query repeatedly.
 
     ``time_limit`` is the default budget of one question; with ``deterministic=True`` it counts
     deterministic seconds (SAT propagations) so the same question gets the same answer however
@@ -389,12 +390,14 @@ class Solver:
 
     def __init__(
         self,
-        chapter: Chapter,
+        chapter: Chapter | str,
         *,
         time_limit: float = 30.0,
         deterministic: bool = False,
         circuits: CircuitStore | None = None,
     ):
+        # a shipped chapter's name too: ``Solver("fauna", time_limit=0.05, deterministic=True)``
+        chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
@@ -1136,11 +1139,13 @@ class Solver:
         left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
         return got + self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
 
-    def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
-        """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had
-        (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running out while they were
-        sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is never lost."""
+    def heat(self, state: Map, terrain: Terrain | str, time_limit=None) -> tuple[dict[int, float | None], str]:
+        """Per unrevealed cell, the chance it holds ``terrain`` (a Terrain or its code, ``"Ft"``: a picture's
+        shading), and how it was had (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running
+        out while they were sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is
+        never lost."""
         self.check(state, "Solver.heat")
+        terrain = as_terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
         try:
@@ -1151,9 +1156,11 @@ class Solver:
             return {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}, method
         return {i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method
 
-    def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
-        """Whether the cells of ``terrain`` are the same in every completion, and if so where."""
+    def target(self, state: Map, terrain: Terrain | str, time_limit=None, possible=None) -> dict:
+        """Whether the cells of ``terrain`` (a Terrain or its code) are the same in every completion, and if so
+        where."""
         self.check(state, "Solver.target")
+        terrain = as_terrain(terrain)
         possible = possible if possible is not None else self.possible(state, time_limit)
         b = state.board
         revealed = [i for i, t in enumerate(state.cells) if t is terrain]
