@@ -20,6 +20,7 @@ class Pattern:
 
     @property
     def origin(self) -> tuple[int, int]:
+        """The (row, column) of the Fort in the pattern's rows; ValueError when it holds none."""
         for r, row in enumerate(self.rows):
             for c, t in enumerate(row):
                 if t is Terrain.FORT:
@@ -40,6 +41,7 @@ class Pattern:
         return out
 
     def text(self) -> str:
+        """The pattern as a map file writes it: codes and ``..``, one row a line."""
         return "\n".join(" ".join(t.code if t else ".." for t in row) for row in self.rows)
 
 
@@ -74,15 +76,19 @@ class Map:
 
     @property
     def complete(self) -> bool:
+        """Whether every cell is revealed (a map rather than a state)."""
         return all(t is not None for t in self.cells)
 
     def unrevealed(self) -> list[int]:
+        """The indices of the unrevealed (``..``) cells, in reading order."""
         return [i for i, t in enumerate(self.cells) if t is None]
 
     def at(self, name: str) -> Terrain | None:
+        """The terrain of a cell by name (``"A7"``, any case), None when unrevealed; CellError off the board."""
         return self.cells[self.board.index(name)]
 
     def cells_of(self, terrain: Terrain) -> list[int]:
+        """The indices of the cells revealed as ``terrain``."""
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
     def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:

@@ -28,6 +28,7 @@ class Terrain(Enum):
 
     @property
     def code(self) -> str:
+        """The two-letter file code: ``"Ft"``."""
         return self.value
 
     @property
@@ -37,6 +38,7 @@ class Terrain(Enum):
 
     @property
     def index(self) -> int:
+        """The terrain's fixed position in arrays (its order in this enum)."""
         return _INDEX[self]
 
     @classmethod

@@ -4,6 +4,8 @@ its message says what to pass instead, rather than an AttributeError from deep i
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 import maps
@@ -122,3 +124,45 @@ def test_the_other_entry_points_given_a_name_or_a_partial_map_say_what_to_pass(f
         check_map(fauna.hide([0]))
     with pytest.raises(TypeError, match=r"fill_sketch's profile is a Profile, not a str 'default'.*load_profile"):
         fill_sketch(fauna.hide([0]), "default")
+
+
+def test_help_mapgen_names_where_to_start_and_every_name_there_exists():
+    """``help(mapgen)`` said only "generate, validate, solve and playtest" (no ``__all__``, nothing imported)."""
+    import importlib
+    import re
+
+    import mapgen
+
+    names = set(re.findall(r"``((?:mapgen|maps|constraints)(?:\.\w+)+)", mapgen.__doc__))
+    assert {"maps.load", "mapgen.solving.solve.Solver.for_chapter", "mapgen.grade.grade"} <= names
+    for dotted in sorted(names):
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+                break
+            except ModuleNotFoundError:
+                continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        assert obj.__doc__, dotted
+
+
+@pytest.mark.parametrize(
+    "cls",
+    ["mapgen.model.Map", "mapgen.model.Pattern", "mapgen.board.Board", "mapgen.terrain.Terrain"],
+)
+def test_the_model_s_public_members_have_docstrings(cls):
+    import importlib
+    import inspect
+
+    module, _, name = cls.rpartition(".")
+    klass = getattr(importlib.import_module(module), name)
+    bare = [
+        n
+        for n, member in vars(klass).items()
+        if not n.startswith("_")
+        and (inspect.isfunction(member) or isinstance(member, (property, functools.cached_property)))
+        and not inspect.getdoc(member)
+    ]
+    assert bare == []
