@@ -526,6 +526,12 @@ class GradeSettings:
     time_limit: float = 120.0
     budgets: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self):
+        bad = {bot: n for bot, n in self.games.items() if not isinstance(n, int) or isinstance(n, bool) or n < 0}
+        if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
+            shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
+            raise ValueError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
+
 
 def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     """The campaign tasks that grade one map: its deduction (one long task, first) and its games in chunks."""

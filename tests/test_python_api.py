@@ -166,3 +166,19 @@ def test_the_model_s_public_members_have_docstrings(cls):
         and not inspect.getdoc(member)
     ]
     assert bare == []
+
+
+def test_grade_refuses_a_negative_number_of_games(fauna):
+    """``games={"heuristic": -1}`` played no game and reported a 0.0 win rate as if it had been measured."""
+    from mapgen.grade import grade
+
+    with pytest.raises(ValueError, match=r"games per bot are whole numbers from 0 \(0: not played\), not heuristic=-1"):
+        grade(fauna, games={"heuristic": -1}, deduce=False)
+
+
+def test_openspiel_names_the_map_meant():
+    pyspiel = pytest.importorskip("pyspiel")
+    import mapgen.openspiel  # noqa: F401  (registers the game)
+
+    with pytest.raises(KeyError, match=r"no shipped map named 'fauna1' \(did you mean fauna-1\?\)"):
+        pyspiel.load_game("python_corps_of_discovery", {"map": "fauna1", "players": 1})
