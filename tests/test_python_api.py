@@ -73,6 +73,8 @@ def test_maps_load_says_which_map_was_meant_and_how_to_read_a_file():
     with pytest.raises(KeyError, match=r"not a shipped map's name: read a map file with mapgen.mapfile.read_map"):
         maps.load("maps/fauna/fauna-1.toml")
     assert maps.resolve("fauna1") == "fauna1"  # the command line's resolver still takes it as a path (its own message)
+    with pytest.raises(KeyError, match="no shipped map named 'xxx"):  # too long for a file name: was an OSError
+        maps.load("x" * 5000)
 
 
 def test_a_cell_as_a_pair_or_an_index_is_refused_with_the_naming_convention(fauna):

@@ -566,6 +566,13 @@ def test_a_wrong_method_or_path_says_what_the_endpoint_answers(client, method, p
         assert "POST" in r.headers["allow"] or "GET" in r.headers["allow"]
 
 
+def test_a_shipped_map_name_too_long_for_a_file_name_is_a_400_not_a_500(client):
+    """``Path.is_file`` raised OSError (ENAMETOOLONG) on a 5,000-character name: "internal error (OSError)"."""
+    long = "x" * 5000
+    for r in (client.get(f"/api/maps/{long}"), client.post("/api/solve", json={"name": long})):
+        assert r.status_code == 400 and r.json()["error"].startswith("no shipped map named 'xxx")
+
+
 def test_next_hint_refuses_cells_that_are_not_on_the_board(client):
     """An off-board or malformed cell in ``exclude`` was skipped without a word (the hint answered as if not asked)."""
     text = _column_state("fauna-1")
