@@ -98,7 +98,9 @@ def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
 def _not_allowed(request: Request, allow: str) -> JSONResponse:
     """The 405 of a method an endpoint does not answer, worded as the CLI would: ``/api/solve answers POST, not
     GET``."""
-    methods = [m.strip() for m in allow.split(",") if m.strip() and m.strip() != "HEAD"]
+    order = ("GET", "POST", "PUT", "PATCH", "DELETE")  # Starlette's Allow comes from a set: its order varies
+    given = {m.strip() for m in allow.split(",")} - {"", "HEAD"}
+    methods = sorted(given, key=lambda m: (order.index(m) if m in order else len(order), m))
     return JSONResponse(
         {"error": f"{request.url.path} answers {' or '.join(methods) or 'nothing'}, not {request.method}"},
         status_code=405,
