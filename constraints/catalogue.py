@@ -21,6 +21,7 @@ from constraints.rules import KINDS, Count, HillNumbers, LineCount, Rule, View, 
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, read_toml
+from mapgen.model import expect_map
 from mapgen.terrain import Terrain, parse_terrain
 
 if TYPE_CHECKING:  # mapgen.model reads boards from this registry
@@ -398,7 +399,8 @@ def chapter_for(m: Map) -> Chapter:
 
 
 def check_map(m: Map, chapter: Chapter | None = None) -> list[Violation]:
-    """Every violation of a complete map against its chapter's rules."""
+    """Every violation of a complete map against its chapter's rules (WrongMapError for a partial map: solve it)."""
+    expect_map(m, "check_map", complete=True)
     return (chapter or chapter_for(m)).check(m)
 
 

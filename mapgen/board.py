@@ -35,10 +35,12 @@ class Board:
 
     @property
     def size(self) -> int:
+        """The number of cells (49 on the full board, 25 on Training's)."""
         return self.height * self.width
 
     @cached_property
     def names(self) -> tuple[str, ...]:
+        """Every cell's name by index: ``("A1", "A2", …)``."""
         return tuple(
             f"{ROW_LETTERS[self.first_row + r]}{self.first_col + c}"
             for r in range(self.height)
@@ -51,17 +53,25 @@ class Board:
 
     @property
     def row_letters(self) -> str:
+        """The row letters from the top: ``"ABCDEFG"`` (Training: ``"BCDEF"``)."""
         return ROW_LETTERS[self.first_row : self.first_row + self.height]
 
     @property
     def col_numbers(self) -> tuple[int, ...]:
+        """The printed column numbers from the west: ``(1, …, 7)`` (Training: ``(3, …, 7)``)."""
         return tuple(range(self.first_col, self.first_col + self.width))
 
     def name(self, i: int) -> str:
+        """The name of cell index ``i``: ``name(6)`` is ``"A7"`` on the full board."""
         return self.names[i]
 
     def index(self, name: str) -> int:
         """The index of a cell named like ``E3`` (case-insensitive); CellError if off the board."""
+        if not isinstance(name, str):  # an index, or a (row, column) pair: which convention is not ours to guess
+            raise CellError(
+                f"{name!r} is not a cell name: cells are named like E3 (a row letter and a column number); "
+                "for a row and a column counted from 0, Board.at(r, c) gives the index"
+            )
         key = name.strip().upper()
         if key in self._by_name:
             return self._by_name[key]
@@ -71,6 +81,7 @@ class Board:
         raise CellError(f"{name!r} is not a cell name (a row letter and a column number, like E3)")
 
     def rc(self, i: int) -> tuple[int, int]:
+        """The board-relative (row, column) of cell index ``i``, both from 0."""
         return divmod(i, self.width)
 
     def at(self, r: int, c: int) -> int | None:
@@ -80,6 +91,7 @@ class Board:
         return None
 
     def neighbours(self, i: int, hood: str) -> tuple[int, ...]:
+        """The on-board neighbours of cell ``i`` in a neighbourhood of ``HOODS`` (``"orthogonal"``, ``"diagonal"``, ``"king"``, ``"diagonal2"``)."""
         return self.hood(hood)[i]
 
     def hood(self, hood: str) -> tuple[tuple[int, ...], ...]:
@@ -96,10 +108,12 @@ class Board:
 
     @cached_property
     def rows(self) -> tuple[tuple[int, ...], ...]:
+        """The cell indices of each row, from the top."""
         return tuple(tuple(range(r * self.width, (r + 1) * self.width)) for r in range(self.height))
 
     @cached_property
     def cols(self) -> tuple[tuple[int, ...], ...]:
+        """The cell indices of each column, from the west."""
         return tuple(tuple(range(c, self.size, self.width)) for c in range(self.width))
 
     def edge_distance(self, i: int) -> int:
@@ -108,6 +122,7 @@ class Board:
         return min(r, c, self.height - 1 - r, self.width - 1 - c)
 
     def is_edge(self, i: int) -> bool:
+        """Whether cell ``i`` is on the outer ring."""
         return self.edge_distance(i) == 0
 
     def col_cells(self, column: int) -> tuple[int, ...]:
@@ -115,9 +130,11 @@ class Board:
         return self.cols[column - self.first_col]
 
     def row_label(self, r: int) -> str:
+        """The letter of board-relative row ``r`` (from 0)."""
         return self.row_letters[r]
 
     def col_label(self, c: int) -> str:
+        """The printed number of board-relative column ``c`` (from 0)."""
         return str(self.first_col + c)
 
 

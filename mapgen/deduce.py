@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from constraints.catalogue import get_chapter
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.solving.explain import explain_cell
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout, agrees, compile_from
@@ -31,6 +31,7 @@ def minimal_reveal_set(m: Map, *, seed: int = 0, time_limit: float = 60.0, solve
     unique. A cell kept once stays needed later, since fewer givens never give fewer completions.
     Alternative completions found on the way are remembered and refute later drops without a solve.
     """
+    expect_map(m, "minimal_reveal_set", complete=True)
     solver = solver or Solver(get_chapter(m.chapter))
     budget = solver.budget(time_limit)
     order = list(range(m.board.size))
@@ -199,6 +200,7 @@ def reveal_profile(
     questions before, so a map gets the same path, explanations and grade from every command and under
     any load; ``time_limit`` wall-clock seconds only end the work (SolveTimeout).
     """
+    expect_map(m, "reveal_profile", complete=True)
     chapter = get_chapter(m.chapter)
     if solver is None:
         solver = Solver(chapter, deterministic=True, circuits=CircuitStore(None, compiles=False))
@@ -379,6 +381,7 @@ def deduce_report(
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
     profile with its deduction grade; one solver session serves them all. ``circuits``: the compiled
     circuits its questions and the profile's counts use (default: the process's store over the user's cache)."""
+    expect_map(m, "deduce_report", complete=True)
     chapter = get_chapter(m.chapter)
     solver = Solver(chapter, circuits=circuits)
     t0 = time.monotonic()

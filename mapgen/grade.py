@@ -28,7 +28,7 @@ from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, 
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.mapfile import dumps_map, parse_map
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
 from mapgen.solving.solve import Solver
 from mapgen.terrain import quantity
@@ -526,6 +526,12 @@ class GradeSettings:
     time_limit: float = 120.0
     budgets: dict[str, int] = field(default_factory=dict)
 
+    def __post_init__(self):
+        bad = {bot: n for bot, n in self.games.items() if not isinstance(n, int) or isinstance(n, bool) or n < 0}
+        if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
+            shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
+            raise ValueError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
+
 
 def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     """The campaign tasks that grade one map: its deduction (one long task, first) and its games in chunks."""
@@ -600,6 +606,8 @@ def grade_maps(
     ``quality`` is one for every map, or one per chapter (missing chapters: the chapter's defaults).
     ``progress`` is called with the number of games played so far (total: ``games_total``).
     """
+    for _, m in maps:
+        expect_map(m, "grade", complete=True)
     settings = settings or GradeSettings()
     per_map = [tasks_for(m, settings) for _, m in maps]
     flat = [t for ts in per_map for t in ts]
@@ -630,6 +638,7 @@ def grade(
     budgets: dict[str, int] | None = None,
 ) -> MapGrade:
     """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``."""
+    expect_map(m, "grade", complete=True)
     settings = GradeSettings(
         games=dict(DEFAULT_GAMES if games is None else games),
         seed=seed,

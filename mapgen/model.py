@@ -6,7 +6,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
 from mapgen.board import Board
-from mapgen.terrain import Terrain
+from mapgen.errors import InputError
+from mapgen.terrain import Terrain, quantity
 
 START_COLUMN = "column 7"
 
@@ -19,6 +20,7 @@ class Pattern:
 
     @property
     def origin(self) -> tuple[int, int]:
+        """The (row, column) of the Fort in the pattern's rows; ValueError when it holds none."""
         for r, row in enumerate(self.rows):
             for c, t in enumerate(row):
                 if t is Terrain.FORT:
@@ -39,6 +41,7 @@ class Pattern:
         return out
 
     def text(self) -> str:
+        """The pattern as a map file writes it: codes and ``..``, one row a line."""
         return "\n".join(" ".join(t.code if t else ".." for t in row) for row in self.rows)
 
 
@@ -73,26 +76,34 @@ class Map:
 
     @property
     def complete(self) -> bool:
+        """Whether every cell is revealed (a map rather than a state)."""
         return all(t is not None for t in self.cells)
 
     def unrevealed(self) -> list[int]:
+        """The indices of the unrevealed (``..``) cells, in reading order."""
         return [i for i, t in enumerate(self.cells) if t is None]
 
     def at(self, name: str) -> Terrain | None:
+        """The terrain of a cell by name (``"A7"``, any case), None when unrevealed; CellError off the board."""
         return self.cells[self.board.index(name)]
 
     def cells_of(self, terrain: Terrain) -> list[int]:
+        """The indices of the cells revealed as ``terrain``."""
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
     def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:
-        """A copy with new terrain; Hill numbers are kept only on cells that are still Hills."""
+        """A copy with new terrain (one Terrain or None per cell); Hill numbers are kept only on cells that are still
+        Hills."""
         new = tuple(cells)
+        if len(new) != len(self.cells):
+            raise ValueError(f"with_cells takes {len(self.cells)} cells (one per cell of the board), not {len(new)}")
         keep = self.hills if hills is None else hills
         return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 
-    def hide(self, indices: Iterable[int]) -> Map:
-        """A partial map with the given cells unrevealed (their Hill numbers hidden too)."""
-        hidden = set(indices)
+    def hide(self, indices: Iterable[int | str]) -> Map:
+        """A partial map with the given cells unrevealed (their Hill numbers hidden too): indices, or cell names
+        like ``"A7"``."""
+        hidden = {self.board.index(i) if isinstance(i, str) else i for i in indices}
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))
 
     def start_cells(self) -> list[int]:
@@ -117,3 +128,29 @@ class Map:
 
     def __str__(self) -> str:
         return self.grid_text()
+
+
+class WrongMapError(InputError, ValueError):
+    """A Map that does not fit the call: a partial map where a complete one is needed, or a map of another chapter
+    than the solver's."""
+
+
+def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
+    """``m`` when it is a Map that ``who`` (a function's name, for the message) can take; otherwise an error that
+    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often),
+    WrongMapError for a partial map when ``complete``."""
+    if not isinstance(m, Map):
+        what = (
+            f"{type(m).__name__} {m!r}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else type(m).__name__
+        )
+        raise TypeError(
+            f"{who} takes a Map, not a {what}: read a map file with mapgen.mapfile.read_map(path), "
+            'or a shipped map with maps.load("fauna-1")'
+        )
+    if complete and not m.complete:
+        gaps = m.unrevealed()
+        raise WrongMapError(
+            f"a partial map ({quantity(len(gaps), 'unrevealed cell')}, first {m.board.name(gaps[0])}); "
+            f"{who} needs a complete map"
+        )
+    return m

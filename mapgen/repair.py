@@ -21,7 +21,7 @@ from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
 from mapgen.solving.solve import SolveTimeout
 
@@ -135,6 +135,7 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     ``RepairError`` when no map at all has this briefing, ``SolveTimeout`` when the time limit runs out
     before any valid map is found; a map found but not proven nearest has ``optimal=False``.
     """
+    expect_map(m, "repair_map")
     started = time.perf_counter()
     chapter = chapter or get_chapter(m.chapter)
     before = tuple(check_map(m, chapter)) if m.complete else ()
@@ -216,6 +217,12 @@ def fill_sketch(
     The same sketch, seed and profile give the same map. Raises ``SketchError`` naming the rules, profile
     settings and placed cells that conflict, or ``SolveTimeout`` when the time limit runs out first.
     """
+    expect_map(sketch, "fill_sketch")
+    if profile is not None and not isinstance(profile, Profile):
+        raise TypeError(
+            f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+            "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
+        )
     started = time.perf_counter()
     gen = Generator(chapter or sketch.chapter, profile, time_limit=time_limit)
     cm = gen.model_for(sketch.briefing)

@@ -28,6 +28,7 @@ class Terrain(Enum):
 
     @property
     def code(self) -> str:
+        """The two-letter file code: ``"Ft"``."""
         return self.value
 
     @property
@@ -37,15 +38,30 @@ class Terrain(Enum):
 
     @property
     def index(self) -> int:
+        """The terrain's fixed position in arrays (its order in this enum)."""
         return _INDEX[self]
 
     @classmethod
     def from_code(cls, code: str) -> Terrain:
-        """The terrain for a code, case-insensitively; raises KeyError for an unknown code."""
-        return _BY_CODE[code.lower()]
+        """The terrain for a code, case-insensitively; raises KeyError for an unknown code (its message lists the
+        codes)."""
+        try:
+            return _BY_CODE[code.lower()]
+        except (KeyError, AttributeError):
+            raise UnknownTerrainError(
+                f"unknown terrain code {code!r} (the codes: {', '.join(t.value for t in cls)})"
+            ) from None
 
     def __str__(self) -> str:
         return self.value
+
+
+class UnknownTerrainError(KeyError):
+    """A code no terrain has (a KeyError, as ``Terrain.from_code`` always raised), with a message that lists the
+    codes."""
+
+    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
+        return str(self.args[0]) if self.args else ""
 
 
 _LABELS = {
@@ -56,6 +72,16 @@ _LABELS = {
 _BY_CODE = {t.value.lower(): t for t in Terrain}
 _INDEX = {t: i for i, t in enumerate(Terrain)}
 TERRAINS: tuple[Terrain, ...] = tuple(Terrain)
+
+
+def as_terrain(t: Terrain | str) -> Terrain:
+    """A Terrain given as itself or by its code (``"Ft"``, any case); UnknownTerrainError (a KeyError) for an
+    unknown code, TypeError for anything else: for the library's functions that take a terrain from a caller."""
+    if isinstance(t, Terrain):
+        return t
+    if isinstance(t, str):
+        return Terrain.from_code(t)
+    raise TypeError(f"a terrain is a Terrain member or its code (like 'Ft'), not a {type(t).__name__}")
 
 
 def parse_terrain(code: str) -> Terrain:

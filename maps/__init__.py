@@ -15,6 +15,23 @@ from mapgen.model import Map
 FOLDER = Path(__file__).parent
 
 
+def exists(p: str | Path) -> bool:
+    """``Path(p).exists()``, False for a name the system refuses (too long: ENAMETOOLONG, which ``exists``
+    raises): whether a map argument names a file or folder."""
+    try:
+        return Path(p).exists()
+    except OSError:
+        return False
+
+
+def _is_file(p: Path) -> bool:
+    """``p.is_file()``, False for a name the system refuses (too long)."""
+    try:
+        return p.is_file()
+    except OSError:
+        return False
+
+
 def names(chapter: str | None = None) -> list[str]:
     """Names of the shipped maps (``fauna-1`` …), in chapter and number order."""
 
@@ -31,21 +48,35 @@ def files() -> list[Path]:
     return [*FOLDER.glob("*.toml"), *(p for p in FOLDER.glob("*/*.toml") if p.parent.name == p.stem.rpartition("-")[0])]
 
 
+class UnknownMapError(KeyError):
+    """No shipped map by that name (a KeyError, as ``path`` and ``load`` always raised); its message names the map
+    meant, or the shipped names, or for a file's path how to read it."""
+
+    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
+        return str(self.args[0]) if self.args else ""
+
+
 def path(name: str) -> Path:
-    """The file of a shipped map; KeyError when there is none by that name."""
+    """The file of a shipped map; UnknownMapError (a KeyError) when there is none by that name."""
+    if not isinstance(name, str):
+        raise TypeError(f"a shipped map's name is a str like 'fauna-1', not a {type(name).__name__}")
     stem = name.removesuffix(".toml")
     p = FOLDER / f"{stem}.toml"
-    if not p.is_file() and "/" not in stem and "\\" not in stem:
+    if not _is_file(p) and "/" not in stem and "\\" not in stem:
         p = FOLDER / stem.rpartition("-")[0] / f"{stem}.toml"
-    if not p.is_file():
-        raise KeyError(name)
+    if not _is_file(p):
+        if Path(name).suffix or "/" in name or "\\" in name:  # a file's path, not a name
+            raise UnknownMapError(
+                f"{name!r} is not a shipped map's name: read a map file with mapgen.mapfile.read_map(path)"
+            )
+        raise UnknownMapError(f"no shipped map named {name!r}{unknown(name)}")
     return p
 
 
 def resolve(name_or_path: str) -> str:
     """A path as given when it exists (or looks like a path), else the shipped map of that name."""
     given = Path(name_or_path)
-    if given.exists() or given.suffix or "/" in name_or_path or "\\" in name_or_path:
+    if exists(given) or given.suffix or "/" in name_or_path or "\\" in name_or_path:
         return name_or_path
     try:
         return str(path(name_or_path))

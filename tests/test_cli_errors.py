@@ -108,6 +108,14 @@ def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
         )
 
 
+def test_a_map_name_too_long_for_a_file_name_is_an_unknown_name_not_a_traceback():
+    """A name past the system's file-name limit made ``Path.exists`` raise OSError (ENAMETOOLONG): a traceback."""
+    long = "x" * 5000
+    r = run("solve", long)
+    assert r.exit_code == 2 and "no such file, and no shipped map of that name" in r.output
+    assert "Traceback" not in r.output and "OSError" not in r.output
+
+
 @pytest.mark.parametrize("typed", ["fauna-01", "Fauna-1", "fauna1", "FAUNA_1", "fuana-1"])
 @pytest.mark.parametrize("command", ["validate", "solve", "render", "generate --from"])
 def test_a_misspelt_shipped_map_name_says_which_was_meant(tmp_path, command, typed):

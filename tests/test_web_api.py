@@ -545,6 +545,55 @@ def test_a_post_to_a_get_endpoint_is_405(client):
     )
 
 
+@pytest.mark.parametrize(
+    ("method", "path", "status", "error"),
+    [
+        ("GET", "/api/solve", 405, "/api/solve answers POST, not GET"),  # was a bare "Method Not Allowed"
+        ("GET", "/api/render", 405, "/api/render answers POST, not GET"),
+        ("PUT", "/api/hint", 405, "/api/hint answers POST, not PUT"),
+        ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
+        ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
+        ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
+        ("GET", "/api/maps", 404, "no API endpoint /api/maps"),
+        ("GET", "/frobnicate", 404, "no page or file /frobnicate"),
+        ("GET", "/static/frobnicate.js", 404, "no page or file /static/frobnicate.js"),
+    ],
+)
+def test_a_wrong_method_or_path_says_what_the_endpoint_answers(client, method, path, status, error):
+    r = client.request(method, path)
+    assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (status, {"error": error}, "2")
+    if status == 405:
+        assert "POST" in r.headers["allow"] or "GET" in r.headers["allow"]
+
+
+def test_a_shipped_map_name_too_long_for_a_file_name_is_a_400_not_a_500(client):
+    """``Path.is_file`` raised OSError (ENAMETOOLONG) on a 5,000-character name: "internal error (OSError)"."""
+    long = "x" * 5000
+    for r in (client.get(f"/api/maps/{long}"), client.post("/api/solve", json={"name": long})):
+        assert r.status_code == 400 and r.json()["error"].startswith("no shipped map named 'xxx")
+
+
+def test_next_hint_refuses_cells_that_are_not_on_the_board(client):
+    """An off-board or malformed cell in ``exclude`` was skipped without a word (the hint answered as if not asked)."""
+    text = _column_state("fauna-1")
+    for exclude, error in (
+        (["Z9"], "field 'exclude': cell Z9 is off the board (A1 to G7)"),
+        (["A7x"], "field 'exclude': 'A7x' is not a cell name (a row letter and a column number, like E3)"),
+        ([5], "field 'exclude' must be a list of cell names (like E3), not one holding 5"),
+    ):
+        r = client.post("/api/hint", json={"map": text, "exclude": exclude})
+        assert (r.status_code, r.json()) == (400, {"error": error})
+
+
+def test_a_shipped_map_s_name_sent_as_map_text_says_where_a_name_goes(client):
+    for given in ("fauna-1", "maps/fauna/fauna-1.toml"):
+        r = client.post("/api/solve", json={"map": given})
+        assert r.status_code == 400
+        assert r.json()["error"] == (
+            f"field 'map' is map file text (TOML), not {given!r}: a shipped map goes by name, " + '{"name": "fauna-1"}'
+        )
+
+
 @pytest.mark.slow
 def test_a_huge_body_from_urllib_gets_the_413_not_a_connection_reset():
     """The server reads (and drops) the body before it answers, so a client still sending sees the answer."""

@@ -39,7 +39,7 @@ def map_path(spec: str) -> str:
 
 def unknown_map_name(spec: str, path: str) -> str | None:
     """The problem with a map argument that is neither a file nor a shipped map's name, else None."""
-    if path != spec or Path(spec).exists() or Path(spec).suffix or "/" in spec or "\\" in spec:
+    if path != spec or maps.exists(spec) or Path(spec).suffix or "/" in spec or "\\" in spec:
         return None
     return f"no such file, and no shipped map of that name{maps.unknown(spec)}"
 

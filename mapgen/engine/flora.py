@@ -49,7 +49,7 @@ from mapgen.engine.chapters import ChapterRules
 from mapgen.engine.game import GameError
 from mapgen.engine.rules import TERRAIN
 from mapgen.engine.steps import Step, StepKind, ThreatDraw
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, UnknownTerrainError
 
 T = TERRAIN  # Terrain's members, read without the Enum class's __getattr__ hook (rules.TERRAIN)
 _I_PETRIFIED, _I_SACAGAWEA = T.PETRIFIED_FOREST.index, T.SACAGAWEA.index  # weight positions, looked up once
@@ -97,6 +97,8 @@ def load_search_cards(path=None) -> list[SearchCard]:
         where = f"{path}: search card {d.get('name', k + 1)!r}"
         try:
             trail = tuple(Terrain.from_code(c) for c in d["trail"])
+        except UnknownTerrainError as e:
+            raise CardError(f"{where}: trail: {e}") from None
         except KeyError as e:
             raise CardError(f"{where}: unknown or missing trail terrain {e}") from None
         back: list[int | str] = []

@@ -23,6 +23,7 @@ serialize as (settings, map, actions).
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pyspiel
 
@@ -72,7 +73,10 @@ def _team(characters: str, gear: str):
 def engine_game(params: dict, m=None) -> Game:
     """The engine's ``Game`` for these parameters (``m``: a map instead of the ``map`` parameter)."""
     if m is None:
-        m = read_map(maps.resolve(params["map"]))
+        spec = params["map"]
+        path = maps.resolve(spec)
+        # a shipped map's name that is not one: the map meant (UnknownMapError), not "fauna1: no such file"
+        m = maps.load(spec) if path == spec and not Path(spec).exists() and spec == Path(spec).name else read_map(path)
     chars, gear = _team(params["characters"], params["gear"])
     return Game(
         m,

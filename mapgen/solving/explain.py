@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
 from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, ODDS_UNIGEN, known_chance
-from mapgen.terrain import Terrain, percent
+from mapgen.terrain import Terrain, as_terrain, percent
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
@@ -233,6 +233,7 @@ def explain_forced(
     gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
     the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
     """
+    solver.check(state, "explain_forced")
     budget = solver.budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
@@ -418,7 +419,7 @@ def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
 
 
 def hint(
-    solver, state: Map, target: Terrain | None = None, time_limit: float = 10.0, *, deadline: float | None = None
+    solver, state: Map, target: Terrain | str | None = None, time_limit: float = 10.0, *, deadline: float | None = None
 ) -> dict:
     """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
     forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
@@ -427,6 +428,8 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
     """
+    solver.check(state, "hint")
+    target = None if target is None else as_terrain(target)  # a Terrain, or its code ("Ft")
     budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:
         budget.deadline = min(budget.deadline, deadline)

@@ -32,7 +32,7 @@ from constraints.catalogue import Chapter, chapter_board, chapter_names, get_cha
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
 from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import BriefingCell, hill_number
-from mapgen.model import Briefing, Map
+from mapgen.model import Briefing, Map, WrongMapError, expect_map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.explain import minimal_reason
@@ -50,7 +50,7 @@ from mapgen.solving.unigen import (
     known_chance,
     unigen_samples,
 )
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
     from mapgen.solving import sampler, smc  # numba's kernels: imported where estimates and odds run
@@ -377,7 +377,8 @@ SMALL_COUNT_NODES = 300_000
 
 
 class Solver:
-    """Answers deduction questions about states of one chapter; cheap to query repeatedly.
+    """Answers deduction questions about states of one chapter (a ``Chapter``, or a shipped chapter's name);
+    cheap to query repeatedly.
 
     ``time_limit`` is the default budget of one question; with ``deterministic=True`` it counts
     deterministic seconds (SAT propagations) so the same question gets the same answer however
@@ -389,16 +390,19 @@ class Solver:
 
     def __init__(
         self,
-        chapter: Chapter,
+        chapter: Chapter | str,
         *,
         time_limit: float = 30.0,
         deterministic: bool = False,
         circuits: CircuitStore | None = None,
     ):
+        # a shipped chapter's name too: ``Solver("fauna", time_limit=0.05, deterministic=True)``
+        chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
         self.spent = 0.0
+        self._shipped = chapter.name in chapter_names()  # a shipped chapter's solver takes its own maps only
         self._slots: OrderedDict[Briefing, _Slot] = OrderedDict()
         self._circuits = circuits
         #: the last state's finished SMC runs (``smc.Runs``): the count's, reread by the sampler's chain starts
@@ -530,6 +534,11 @@ class Solver:
         if lits is None:
             b = state.board
             bad, t = next((i, t) for i, t in enumerate(state.cells) if t is not None and t not in slot.sat.x[i])
+            if not isinstance(t, Terrain):  # a code where a Terrain belongs: a mistake of the caller, not a rule
+                raise TypeError(
+                    f"cell {b.name(bad)} holds {t!r}, not a Terrain: a Map's cells are Terrain members or None "
+                    f"(Terrain.from_code({t!r}) for a code)"
+                )
             raise NoCompletion(
                 f"{t.label} ({t.code}) at {b.name(bad)} is not a terrain of this chapter (T1)", ("T1",), (b.name(bad),)
             )
@@ -545,8 +554,19 @@ class Solver:
         return w
 
     # -- questions ---------------------------------------------------------------------------
+    def check(self, state: Map, who: str = "Solver") -> None:
+        """TypeError when ``state`` is not a Map (a path or a shipped map's name), WrongMapError when it is a map of
+        another shipped chapter than this solver's (a house-rule chapter takes the maps of the chapter it varies)."""
+        expect_map(state, who)
+        if state.chapter != self.chapter.name and self._shipped:
+            raise WrongMapError(
+                f"a {state.chapter} map given to {who} of a {self.chapter.name} solver: "
+                f"ask Solver.for_chapter({state.chapter!r}) (or Solver.for_chapter(state.chapter))"
+            )
+
     def completion(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> tuple[Terrain, ...] | None:
         """One completion, or None when there is none."""
+        self.check(state, "Solver.completion")
         slot = session or self.slot(state.briefing)
         known = self._witnesses(slot, state)
         if known:
@@ -560,6 +580,7 @@ class Solver:
 
         ``rules`` (rule ids) keeps only those rules in force (default: all; T1 and the briefing always).
         """
+        self.check(state, "Solver.other_completion")
         slot = self.slot(state.briefing)
         hidden = state.unrevealed()
         if rules is None:
@@ -589,6 +610,7 @@ class Solver:
         under random preferred terrains (diverse, not uniform), as many as the budget allows. With a
         private ``session`` (see ``session()``) always the latter, in that session: its answers depend on
         its own questions only, never on which circuits this machine has cached (the planner bot)."""
+        self.check(state, "Solver.sample")
         if session is None:
             c = self.circuit(state, 0.0)
             if c is not None:
@@ -632,6 +654,7 @@ class Solver:
         extended by what this question proves. The answer is the same with or without them.
         Raises NoCompletion when there is no completion at all, SolveTimeout past the budget.
         """
+        self.check(state, "Solver.possible")
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
@@ -720,6 +743,7 @@ class Solver:
 
     def forced(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> dict[int, Terrain]:
         """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop)."""
+        self.check(state, "Solver.forced")
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
@@ -767,6 +791,7 @@ class Solver:
         Two stored completions that differ settle it at once; otherwise one completion and one
         solve for another that differs from it somewhere.
         """
+        self.check(state, "Solver.is_unique")
         budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
         if (c := self.circuit(state, 0.0)) is not None:
@@ -819,6 +844,7 @@ class Solver:
         ApproxMC only (the odds ask so: an estimated count gives no odds); ``compile=False`` uses only circuits
         already compiled.
         """
+        self.check(state, "Solver.count")
         budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
         self._givens(slot, state)
@@ -918,6 +944,7 @@ class Solver:
         counted: CountResult | None = None,
     ) -> tuple[dict[int, dict[Terrain, float]], bool]:
         """``odds`` as (shares, whether they are exact); see there."""
+        self.check(state, "Solver.probabilities")
         shares, method = self.odds(state, limit=limit, time_limit=time_limit, counted=counted)
         return shares, method == ODDS_EXACT
 
@@ -931,6 +958,7 @@ class Solver:
         possible: dict[int, frozenset[Terrain]] | None = None,
     ) -> tuple[dict[int, dict[Terrain, float]], str]:
         """``odds_answer``'s shares and how they were had (``ODDS_*``)."""
+        self.check(state, "Solver.odds")
         got = self.odds_answer(state, limit=limit, time_limit=time_limit, counted=counted, possible=possible)
         return got.shares, got.method
 
@@ -958,6 +986,7 @@ class Solver:
         share, 1.0. ``sample_seconds`` sizes the sampler's work (``sampler.Budget.for_seconds``: sweeps, never
         the clock); by default ``SAMPLER_SHARE`` of the budget's nominal seconds.
         """
+        self.check(state, "Solver.odds_answer")
         if method not in ODDS_METHODS:
             raise ValueError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
         budget = self.budget(time_limit)
@@ -1110,10 +1139,13 @@ class Solver:
         left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
         return got + self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
 
-    def heat(self, state: Map, terrain: Terrain, time_limit=None) -> tuple[dict[int, float | None], str]:
-        """Per unrevealed cell, the chance it holds ``terrain`` (a picture's shading), and how it was had
-        (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running out while they were
-        sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is never lost."""
+    def heat(self, state: Map, terrain: Terrain | str, time_limit=None) -> tuple[dict[int, float | None], str]:
+        """Per unrevealed cell, the chance it holds ``terrain`` (a Terrain or its code, ``"Ft"``: a picture's
+        shading), and how it was had (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running
+        out while they were sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is
+        never lost."""
+        self.check(state, "Solver.heat")
+        terrain = as_terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
         try:
@@ -1124,8 +1156,11 @@ class Solver:
             return {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}, method
         return {i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method
 
-    def target(self, state: Map, terrain: Terrain, time_limit=None, possible=None) -> dict:
-        """Whether the cells of ``terrain`` are the same in every completion, and if so where."""
+    def target(self, state: Map, terrain: Terrain | str, time_limit=None, possible=None) -> dict:
+        """Whether the cells of ``terrain`` (a Terrain or its code) are the same in every completion, and if so
+        where."""
+        self.check(state, "Solver.target")
+        terrain = as_terrain(terrain)
         possible = possible if possible is not None else self.possible(state, time_limit)
         b = state.board
         revealed = [i for i, t in enumerate(state.cells) if t is terrain]
@@ -1291,6 +1326,7 @@ class Solver:
 
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
         """A subset-minimal set of rules and revealed cells that admit no completion together."""
+        self.check(state, "Solver.explain")
         b = state.board
         slot = self.slot(state.briefing)
         try:

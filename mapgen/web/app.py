@@ -47,6 +47,8 @@ MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilob
 DISCARD_BODY = 16 * 1024 * 1024  # a larger body is read (and dropped) up to this before the 413 answer
 #: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint")
 GET_ONLY = ("chapters",)
+#: endpoints with a route of their own that answer POST only (a GET of one is a 405 too)
+POST_ROUTES = ("render", "deduce", "playtest")
 CSP = (
     "default-src 'self'; img-src 'self' blob: data:; style-src 'self' 'unsafe-inline'; script-src 'self'; "
     "connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
@@ -91,6 +93,19 @@ def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
 
 def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
     return _json({"error": message, **extra}, status, exit)
+
+
+def _not_allowed(request: Request, allow: str) -> JSONResponse:
+    """The 405 of a method an endpoint does not answer, worded as the CLI would: ``/api/solve answers POST, not
+    GET``."""
+    order = ("GET", "POST", "PUT", "PATCH", "DELETE")  # Starlette's Allow comes from a set: its order varies
+    given = {m.strip() for m in allow.split(",")} - {"", "HEAD"}
+    methods = sorted(given, key=lambda m: (order.index(m) if m in order else len(order), m))
+    return JSONResponse(
+        {"error": f"{request.url.path} answers {' or '.join(methods) or 'nothing'}, not {request.method}"},
+        status_code=405,
+        headers={"Allow": allow, "X-Mapgen-Exit": "2"},
+    )
 
 
 async def read_body(request: Request) -> dict:
@@ -264,13 +279,13 @@ def create_app(
         name = request.path_params["name"]
         if name in GET_ONLY:
             await _discard(request)
-            return JSONResponse(
-                {"error": f"/api/{name} answers GET, not POST"},
-                status_code=405,
-                headers={"Allow": "GET, HEAD", "X-Mapgen-Exit": "2"},
-            )
-        if name not in CHECKS and name not in QUICK and name not in SLOW:
+            return _not_allowed(request, "GET, HEAD")
+        if name not in CHECKS and name not in QUICK and name not in SLOW and name not in POST_ROUTES:
+            await _discard(request)
             raise ApiError(f"no API endpoint /api/{name}", status=404)
+        if request.method != "POST":  # a GET (or PUT, ...) of a POST endpoint: 405, not "no such endpoint"
+            await _discard(request)
+            return _not_allowed(request, "POST")
         body = await read_body(request)
         service.check_fields(name, body)
         if name in CHECKS:  # a millisecond of Python: at once, not in a thread that waits for the loop's GIL
@@ -323,6 +338,9 @@ def create_app(
         _job(request)
         return _json(jobs.cancel(request.path_params["id"]).to_json())
 
+    async def job_route(request: Request):
+        return await (job_cancel if request.method == "DELETE" else job_status)(request)
+
     async def job_plot(request: Request):
         job = _job(request)
         if job.plot is None:
@@ -333,6 +351,11 @@ def create_app(
         return _json(exc.to_json(), exc.status, exc.exit)
 
     async def on_http(request: Request, exc: HTTPException):
+        if exc.status_code == 405:
+            return _not_allowed(request, (exc.headers or {}).get("Allow", ""))
+        if exc.status_code == 404 and exc.detail == "Not Found":
+            where = "API endpoint" if request.url.path.startswith("/api/") else "page or file"
+            return _error(f"no {where} {request.url.path}", 404)
         return _error(str(exc.detail), exc.status_code)
 
     async def on_crash(request: Request, exc: Exception):
@@ -364,10 +387,10 @@ def create_app(
         Route("/api/render", render, methods=["POST"]),
         Route("/api/deduce", start_job, methods=["POST"]),
         Route("/api/playtest", start_job, methods=["POST"]),
-        Route("/api/jobs/{id}", job_status),
-        Route("/api/jobs/{id}", job_cancel, methods=["DELETE"]),
+        Route("/api/jobs/{id}", job_route, methods=["GET", "DELETE"]),  # one route: a 405 allows both
         Route("/api/jobs/{id}/plot.png", job_plot),
-        Route("/api/{name:str}", api, methods=["POST"]),
+        # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so
+        Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 
 #: ``mapgen serve``'s address on this machine (its default host and port)
 DEFAULT_BASE = "http://localhost:8000"
@@ -20,6 +20,7 @@ DEFAULT_BASE = "http://localhost:8000"
 
 def helper_url(m: Map, base: str = DEFAULT_BASE) -> str:
     """The table helper's address opened on ``m``'s briefing: ``http://localhost:8000/helper#ch=fauna&peak=B4&…``."""
+    expect_map(m, "helper_url")
     b, br = m.board, m.briefing
     params = [("ch", m.chapter), ("peak", b.name(br.peak))]
     if br.start is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import random
+import re
 import threading
 import time
 from pathlib import Path
@@ -122,6 +123,13 @@ def read_map_field(body: dict, key: str = "map") -> Map:
     try:
         return parse_map(text, key)
     except MapFileError as e:
+        word = text.strip()
+        if key == "map" and re.fullmatch(r"[A-Za-z][\w./\\-]{0,60}", word):
+            # a shipped map's name (or a file's) where its text belongs: say where a name goes
+            name = word if re.fullmatch(r"[a-z]+-\d+", word) else "fauna-1"
+            raise ApiError(
+                f'field \'map\' is map file text (TOML), not {word!r}: a shipped map goes by name, {{"name": "{name}"}}'
+            ) from None
         raise ApiError(" ".join(str(e).split())[:300]) from None
 
 
@@ -454,8 +462,15 @@ def do_hint(body: dict) -> tuple[int, dict]:
     state = read_map_field(body)
     target = _target(body, state) if body.get("target") else None
     exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
-    if len(exclude) > state.board.size or not all(isinstance(c, str) for c in exclude):
-        raise ApiError("field 'exclude' must be a list of cell names")
+    if len(exclude) > state.board.size:
+        raise ApiError(f"field 'exclude' must be a list of at most {state.board.size} cell names, not {len(exclude)}")
+    for cell in exclude:  # a cell off the board, or not a name, would be skipped without a word
+        if not isinstance(cell, str):
+            raise ApiError(f"field 'exclude' must be a list of cell names (like E3), not one holding {cell!r}"[:300])
+        try:
+            state.board.index(cell)
+        except ValueError as e:
+            raise ApiError(f"field 'exclude': {e}"[:300]) from None
     try:
         out = easiest_hint(
             state,

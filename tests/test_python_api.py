@@ -1,0 +1,186 @@
+"""The Python API as a new user meets it: what a common mistake (a path or a name where a Map belongs, a map of
+another chapter, a partial map where a complete one is needed, a cell as a pair, a code as a string) raises, and that
+its message says what to pass instead, rather than an AttributeError from deep inside."""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+import maps
+from mapgen.board import CellError
+from mapgen.errors import InputError
+from mapgen.model import WrongMapError
+from mapgen.solving.explain import explain_forced, hint
+from mapgen.solving.solve import Solver
+from mapgen.terrain import Terrain
+
+
+@pytest.fixture(scope="module")
+def fauna():
+    return maps.load("fauna-1")
+
+
+@pytest.mark.parametrize("given", ["fauna-1", "maps/fauna/fauna-1.toml", None])
+@pytest.mark.parametrize("method", ["count", "forced", "possible", "probabilities", "is_unique", "completion"])
+def test_a_solver_given_a_name_or_a_path_says_how_to_read_a_map(given, method):
+    with pytest.raises(TypeError, match=r"takes a Map, not a .*read_map\(path\).*maps\.load"):
+        getattr(Solver.for_chapter("fauna"), method)(given)
+
+
+def test_hint_and_explain_given_a_name_say_how_to_read_a_map():
+    s = Solver.for_chapter("fauna")
+    with pytest.raises(TypeError, match=r"hint takes a Map, not a str 'fauna-1'"):
+        hint(s, "fauna-1")
+    with pytest.raises(TypeError, match=r"explain_forced takes a Map"):
+        explain_forced(s, "fauna-1")
+
+
+def test_a_map_of_another_chapter_names_the_solver_to_ask():
+    flora = maps.load("flora-1")
+    with pytest.raises(
+        WrongMapError, match=r"a flora map given to Solver.forced of a fauna solver.*for_chapter\('flora'\)"
+    ):
+        Solver.for_chapter("fauna").forced(flora)
+    assert issubclass(WrongMapError, InputError) and issubclass(WrongMapError, ValueError)
+
+
+def test_grade_and_deduce_need_a_complete_map(fauna):
+    from mapgen.deduce import deduce_report
+    from mapgen.grade import grade
+
+    partial = fauna.hide(["A1", "B2"])
+    with pytest.raises(WrongMapError, match=r"a partial map \(2 unrevealed cells, first A1\); grade needs a complete"):
+        grade(partial)
+    with pytest.raises(WrongMapError, match="deduce_report needs a complete map"):
+        deduce_report(partial)
+    with pytest.raises(TypeError, match="grade takes a Map"):
+        grade("fauna-1")
+
+
+def test_repair_given_a_path_says_how_to_read_a_map():
+    from mapgen.repair import repair_map
+
+    with pytest.raises(TypeError, match="repair_map takes a Map"):
+        repair_map("fauna-1.toml")
+
+
+def test_maps_load_says_which_map_was_meant_and_how_to_read_a_file():
+    with pytest.raises(KeyError) as caught:
+        maps.load("fauna1")
+    assert str(caught.value) == "no shipped map named 'fauna1' (did you mean fauna-1?)"
+    with pytest.raises(KeyError, match=r"not a shipped map's name: read a map file with mapgen.mapfile.read_map"):
+        maps.load("maps/fauna/fauna-1.toml")
+    assert maps.resolve("fauna1") == "fauna1"  # the command line's resolver still takes it as a path (its own message)
+    with pytest.raises(KeyError, match="no shipped map named 'xxx"):  # too long for a file name: was an OSError
+        maps.load("x" * 5000)
+
+
+def test_a_cell_as_a_pair_or_an_index_is_refused_with_the_naming_convention(fauna):
+    assert fauna.at("a7") is fauna.at("A7") is Terrain.WATER
+    for cell in ((0, 6), 6):
+        with pytest.raises(CellError, match=r"is not a cell name: cells are named like E3.*Board.at\(r, c\)"):
+            fauna.at(cell)
+
+
+def test_hide_takes_cell_names_as_well_as_indices(fauna):
+    assert fauna.hide(["A7"]).unrevealed() == [6] == fauna.hide([6]).unrevealed()
+
+
+def test_an_unknown_terrain_code_lists_the_codes():
+    with pytest.raises(KeyError) as caught:
+        Terrain.from_code("Xx")
+    assert str(caught.value).startswith("unknown terrain code 'Xx' (the codes: Fo, Wo, Wa,")
+    assert Terrain.from_code("wa") is Terrain.WATER
+
+
+def test_cells_of_the_wrong_number_or_kind_say_what_a_map_holds(fauna):
+    with pytest.raises(ValueError, match="with_cells takes 49 cells .*not 3"):
+        fauna.with_cells([None] * 3)
+    codes = fauna.with_cells(["Wa"] * 49)  # codes, not Terrain members
+    with pytest.raises(TypeError, match=r"cell A1 holds 'Wa', not a Terrain.*Terrain.from_code\('Wa'\)"):
+        Solver.for_chapter("fauna").count(codes)
+
+
+def test_a_terrain_code_asks_the_same_question_as_its_terrain(fauna):
+    """``heat(state, "Ft")`` compared a code with Terrain keys: 0.0 on every cell, reported "exact"."""
+    state = fauna.hide(["B4", "B6", "F5", "A5", "C6", "D6", "E6"])
+    s = Solver("fauna", time_limit=10)  # a shipped chapter's name, as the README's Solver(chapter, ...) reads
+    by_code, by_terrain = s.heat(state, "Ft"), s.heat(state, Terrain.FORT)
+    assert by_code == by_terrain and any(by_terrain[0].values())
+    assert s.target(state, "ft") == s.target(state, Terrain.FORT)
+    assert hint(s, state, target="Ft") == hint(s, state, target=Terrain.FORT)
+    with pytest.raises(KeyError, match="unknown terrain code 'Xx'"):
+        s.heat(state, "Xx")
+
+
+def test_the_other_entry_points_given_a_name_or_a_partial_map_say_what_to_pass(fauna):
+    from constraints.catalogue import check_map
+    from mapgen.repair import fill_sketch
+    from mapgen.web.links import helper_url
+
+    with pytest.raises(TypeError, match="helper_url takes a Map, not a str 'fauna-1'"):
+        helper_url("fauna-1")
+    with pytest.raises(WrongMapError, match="check_map needs a complete map"):
+        check_map(fauna.hide([0]))
+    with pytest.raises(TypeError, match=r"fill_sketch's profile is a Profile, not a str 'default'.*load_profile"):
+        fill_sketch(fauna.hide([0]), "default")
+
+
+def test_help_mapgen_names_where_to_start_and_every_name_there_exists():
+    """``help(mapgen)`` said only "generate, validate, solve and playtest" (no ``__all__``, nothing imported)."""
+    import importlib
+    import re
+
+    import mapgen
+
+    names = set(re.findall(r"``((?:mapgen|maps|constraints)(?:\.\w+)+)", mapgen.__doc__))
+    assert {"maps.load", "mapgen.solving.solve.Solver.for_chapter", "mapgen.grade.grade"} <= names
+    for dotted in sorted(names):
+        parts = dotted.split(".")
+        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
+            try:
+                obj = importlib.import_module(".".join(parts[:cut]))
+                break
+            except ModuleNotFoundError:
+                continue
+        for attr in parts[cut:]:
+            obj = getattr(obj, attr)
+        assert obj.__doc__, dotted
+
+
+@pytest.mark.parametrize(
+    "cls",
+    ["mapgen.model.Map", "mapgen.model.Pattern", "mapgen.board.Board", "mapgen.terrain.Terrain"],
+)
+def test_the_model_s_public_members_have_docstrings(cls):
+    import importlib
+    import inspect
+
+    module, _, name = cls.rpartition(".")
+    klass = getattr(importlib.import_module(module), name)
+    bare = [
+        n
+        for n, member in vars(klass).items()
+        if not n.startswith("_")
+        and (inspect.isfunction(member) or isinstance(member, (property, functools.cached_property)))
+        and not inspect.getdoc(member)
+    ]
+    assert bare == []
+
+
+def test_grade_refuses_a_negative_number_of_games(fauna):
+    """``games={"heuristic": -1}`` played no game and reported a 0.0 win rate as if it had been measured."""
+    from mapgen.grade import grade
+
+    with pytest.raises(ValueError, match=r"games per bot are whole numbers from 0 \(0: not played\), not heuristic=-1"):
+        grade(fauna, games={"heuristic": -1}, deduce=False)
+
+
+def test_openspiel_names_the_map_meant():
+    pyspiel = pytest.importorskip("pyspiel")
+    import mapgen.openspiel  # noqa: F401  (registers the game)
+
+    with pytest.raises(KeyError, match=r"no shipped map named 'fauna1' \(did you mean fauna-1\?\)"):
+        pyspiel.load_game("python_corps_of_discovery", {"map": "fauna1", "players": 1})
