@@ -144,6 +144,36 @@ def test_chains_that_never_leave_their_start_get_an_error_bar_as_wide_as_their_d
     assert odds.errors[i][t] >= 0.25 and odds.rhat == float("inf")
 
 
+def test_chains_that_are_not_independent_count_as_one_in_the_error_bar():
+    """Chains started from draws of one SMC run, or from one start, are not independent: four chains, two on each of
+    two completions, grouped in pairs, get the bar of the two distinct chains (a Student t over two), not the
+    narrower one of four independent chains."""
+    m = maps.load("training-1")
+    state = m.hide(range(7))
+    every = _completions(state)
+    prog = S.compile_program(get_chapter("training"), state)
+    a, b = S.encode(prog, every[0]), S.encode(prog, every[1])
+    four = np.stack([np.tile(x, (40, 1)) for x in (a, a, b, b)]).astype(np.int8)
+    grouped = S.odds_of(four, prog, state.unrevealed(), groups=[0, 0, 1, 1])
+    apart = S.odds_of(four, prog, state.unrevealed())
+    two = S.odds_of(four[[0, 2]], prog, state.unrevealed())
+    i = next(j for j in state.unrevealed() if a[j] != b[j])
+    t = prog.terrains[a[i]]
+    assert grouped.shares[i][t] == pytest.approx(0.5)
+    assert grouped.errors[i][t] == pytest.approx(two.errors[i][t])
+    assert grouped.errors[i][t] > 2 * apart.errors[i][t]
+
+
+def test_the_chain_starts_say_which_came_from_one_run():
+    """``Solver.chain_starts`` groups its starts by SMC run (two a run), and ``sample_odds`` reads the groups."""
+    solver = Solver(get_chapter("training"))
+    state = maps.load("training-1").hide(range(9))
+    starts = solver.chain_starts(state, 8, seed=1, particles=60)
+    assert len(starts.groups) == len(starts) == 8
+    assert all(starts.groups.count(g) <= S.STARTS_PER_RUN for g in set(starts.groups))
+    assert len(set(starts.groups)) >= len(starts) // S.STARTS_PER_RUN
+
+
 def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_bound():
     """Two chains stuck on one completion each (one sweep of a state whose cells can hold more): every terrain
     the exact ``possible`` gives a cell is listed, those the chains never met at share 0 with a 95% upper bound of

@@ -827,6 +827,7 @@ def draws(
     check: Check | None = None,
     per_run: int = 1,
     runs: Runs | None = None,
+    runs_of: list[int] | None = None,
 ) -> list[np.ndarray]:
     """Up to ``n`` completions of the program's state, ``per_run`` from the final weighted particles of each SMC run
     of ``particles`` (run r keyed ``smc:{seed}:{r}``, as ``estimate``'s: with ``runs`` the count's runs are reread;
@@ -837,7 +838,8 @@ def draws(
     is then an honest error (``sampler.odds_of``). At most ``DRAW_TRIES`` times the runs needed (a run whose
     particles all die gives none); fewer than ``n`` when too many die (without ``check``: early Fauna, the Forts'
     patterns; Maldonado, its counts), none when the first half of the runs needed all died. The same seed gives
-    the same draws. Past the wall-clock ``deadline``, checked between runs, the draws so far."""
+    the same draws. Past the wall-clock ``deadline``, checked between runs, the draws so far. ``runs_of``, when
+    given, gets the run of each draw appended (draws of one run are not independent: ``sampler.odds_of``'s groups)."""
     if n <= 0:
         return []
     run = _Runner(prog, SmcBudget(particles, 1, STEP), check=check)
@@ -852,7 +854,10 @@ def draws(
         key = f"smc:{seed}:{r}"
         log_z, _ = run(key) if runs is None else runs.run(run, key)
         if math.isfinite(log_z):
-            out += run.picks(key, per_run)[: n - len(out)]
+            picked = run.picks(key, per_run)[: n - len(out)]
+            out += picked
+            if runs_of is not None:
+                runs_of += [r] * len(picked)
     return out
 
 

@@ -1100,7 +1100,7 @@ class Solver:
         possible: dict[int, frozenset[Terrain]] | None = None,
         deadline: float | None = None,
         particles: int | None = None,
-    ) -> list[tuple[Terrain, ...]]:
+    ) -> sampler.Starts:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
         Carlo, ``sampler.STARTS_PER_RUN`` from each of SAT-checked runs of ``particles`` (default
         ``sampler.START_PARTICLES``; ``smc.draws``: a chain started from the uniform law stays in it, so its draws
@@ -1109,10 +1109,12 @@ class Solver:
         are the count estimate's (``smc.estimate``, the same keys and check) where both ask for the same particles,
         as at ``solve``'s default: kept (``smc.Runs``), not run again. The chains still burn in as from any start:
         with 5 sweeps in place of 30 they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max
-        error 0.057 -> 0.183): the draws are near-uniform, not uniform."""
+        error 0.057 -> 0.183): the draws are near-uniform, not uniform. The starts' ``groups`` say which came from
+        the same run (a SAT completion is a group of its own): their chains are not independent (``sampler.odds_of``)."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
 
-        got: list[tuple[Terrain, ...]] = []
+        got = sampler.Starts()
+        runs_of: list[int] = []
         try:
             prog = sampler.compile_program(self.chapter, state, possible)
         except sampler.SamplerError:
@@ -1132,12 +1134,18 @@ class Solver:
                 check=check,
                 per_run=sampler.STARTS_PER_RUN,
                 runs=self._runs_of(state, prog) if check is not None else None,
+                runs_of=runs_of,
             )
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
+            got.groups += runs_of
         if 2 * len(got) >= n:
             return got
         left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
-        return got + self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
+        more = self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
+        first = max(got.groups, default=-1) + 1
+        got += more
+        got.groups += range(first, first + len(more))
+        return got
 
     def heat(self, state: Map, terrain: Terrain | str, time_limit=None) -> tuple[dict[int, float | None], str]:
         """Per unrevealed cell, the chance it holds ``terrain`` (a Terrain or its code, ``"Ft"``: a picture's
