@@ -13,7 +13,7 @@ the rest); ``mapgen generate`` and ``mapgen grade`` flags override it:
     max_walled_in = 0.20      # the largest share of that bot's games sealed walled in (no Path left open)
     guessed_targets = 0       # how many targets may be found before they can be deduced
     skull_walls = true        # flag a start Path that one Skull's Monster walls in (mapgen/engine/walls.py)
-    games = { heuristic = 200, deducer = 50, clairvoyant = 200, planner = 40, oracle = 40 }
+    games = { heuristic = 200, deducer = 100, clairvoyant = 200, scout = 100, oracle = 100 }
 """
 
 from __future__ import annotations
