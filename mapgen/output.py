@@ -21,6 +21,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from mapgen.errors import InputError
+from mapgen.workers import ctrl_c_held
 
 
 class OutputError(InputError, OSError):
@@ -130,24 +131,30 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
     _regular_or_missing(p, path)
     if not force and p.exists():
         raise OutputExistsError(path, "already exists; use --force to overwrite")
+    tmp: str | None = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=suffix)
-    except FileNotFoundError:
-        raise OutputError(path, f"folder {folder} does not exist") from None
-    except NotADirectoryError:
-        raise OutputError(path, f"{folder} is not a folder") from None
-    except OSError as e:
-        raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
-    os.close(fd)
-    try:
+        # Ctrl-C is held while the temp file is made and while it is published or removed, so it can never land
+        # between the file's creation and the name that the cleanup below reads (a temp file left behind: seen
+        # once in the Ctrl-C test on a busy machine); a held Ctrl-C comes right after, inside this try
+        with ctrl_c_held():
+            try:
+                fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=suffix)
+            except FileNotFoundError:
+                raise OutputError(path, f"folder {folder} does not exist") from None
+            except NotADirectoryError:
+                raise OutputError(path, f"{folder} is not a folder") from None
+            except OSError as e:
+                raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
+            os.close(fd)
         try:
             yield tmp
-            os.chmod(tmp, file_mode())
-            if force:
-                os.replace(tmp, p)
-            else:
-                os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
-                os.unlink(tmp)
+            with ctrl_c_held():
+                os.chmod(tmp, file_mode())
+                if force:
+                    os.replace(tmp, p)
+                else:
+                    os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
+                    os.unlink(tmp)
         except FileExistsError:
             raise OutputExistsError(path, "already exists; use --force to overwrite") from None
         except OutputError:
@@ -155,8 +162,9 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
         except OSError as e:
             raise OutputError(path, f"cannot write ({_why(e)})") from None
     finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        with ctrl_c_held():
+            if tmp is not None and os.path.exists(tmp):
+                os.unlink(tmp)
 
 
 def write_text(path: str | os.PathLike, text: str, *, force: bool = False) -> Path:

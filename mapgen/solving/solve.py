@@ -280,7 +280,7 @@ def default_store() -> CircuitStore:
 
 
 #: Revealed cells from which a question compiles the state as revealed when no cached circuit answers it
-#: (``python -m bench exact --thresholds`` measures the compiles around them: below these a compile rarely lands
+#: (``python -m bench.bench_exact --thresholds`` measures the compiles around them: below these a compile rarely lands
 #: within a question's CPU share, so the share goes to the other counters instead). The compile's budget is
 #: CPU seconds of the compiler, a share of the question's time limit, so whether it lands does not depend on
 #: the load; the wall clock running out first is a SolveTimeout (exit 3). Below them only circuits already
@@ -306,7 +306,7 @@ BRIEFING_COMPILE_CPU = {"fauna": 300.0}
 
 #: Earlier thresholds for a larger budget: (revealed cells, CPU seconds) such that, of the states sampled with
 #: that many cells revealed along a path from the start (one per shipped map of the chapter, 8 in all:
-#: ``python -m bench exact --ladder CHAPTER:K,... --time-limit 40``), at least half compiled within those
+#: ``python -m bench.bench_exact --ladder CHAPTER:K,... --time-limit 40``), at least half compiled within those
 #: seconds (the lower median; then the largest of that and the later rungs', so a budget that reaches a rung
 #: reaches every later one). A question whose compile budget reaches a rung compiles from there
 #: (``compile_from`` with ``cpu``), so a larger ``--time-limit`` buys exact answers earlier; the bots' worlds
