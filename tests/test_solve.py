@@ -398,4 +398,3 @@ def test_the_watchdog_interrupts_a_call_past_its_deadline_and_no_other():
     assert not quick.stopped.is_set() and not slow.stopped.is_set()
     dog.disarm(late)
     dog.disarm(slow)
-
