@@ -1136,9 +1136,10 @@ def odds_of(
         # spread (a Student t bar over the chains, in units that Z95 standard errors read) is the honest error;
         # chains that are not independent of each other count as one, their mean
         means_c = onehot.mean(axis=1)  # [C, H, T]
-        ids = sorted(set(groups)) if groups is not None and len(groups) == chains else []
+        given = groups if groups is not None and len(groups) == chains else []
+        ids = sorted(set(given))
         if len(ids) >= 2:
-            of = np.asarray([ids.index(g) for g in groups])
+            of = np.asarray([ids.index(g) for g in given])
             means_c = np.stack([means_c[of == k].mean(axis=0) for k in range(len(ids))])
         units = means_c.shape[0]
         spread = means_c.std(axis=0, ddof=1) / math.sqrt(units) * (t95(units - 1) / Z95)
