@@ -240,6 +240,43 @@ def test_terrain_colours_differ_in_greyscale_within_each_chapter():
                     assert not (same_grey and same_hue), f"{chapter}: {a.code} and {b.code} look alike"
 
 
+# Machado, Oliveira & Fernandes (2009), severity 1: linear RGB as a dichromat sees it.
+DICHROMACY = {
+    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
+    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.01182, 0.04294, 0.968881)),
+    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.3039)),
+}
+
+
+def lab(colour: str, seen_by: str | None = None):
+    """CIELAB (D65) of an sRGB colour, as a dichromat sees it when ``seen_by`` names one."""
+    import numpy as np
+
+    c = np.array(hex_rgb(colour)) / 255
+    rgb = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    if seen_by is not None:
+        rgb = np.clip(np.array(DICHROMACY[seen_by]) @ rgb, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_terrain_colours_of_a_chapter_stay_apart_for_colour_blind_readers():
+    """Tipi and Hill were 2.2 CIE76 units apart for a deuteranope (about 1 man in 20): the same beige."""
+    import numpy as np
+
+    from constraints.catalogue import get_chapter
+
+    for chapter in ("training", "fauna", "flora", "vameter", "maldonado"):
+        terrains = get_chapter(chapter).terrains
+        for k, a in enumerate(terrains):
+            for b in terrains[k + 1 :]:
+                for seen_by in (None, *DICHROMACY):
+                    gap = float(np.linalg.norm(lab(STYLES[a].colour, seen_by) - lab(STYLES[b].colour, seen_by)))
+                    assert gap >= 12, f"{chapter}: {a.code} and {b.code} are {gap:.1f} apart ({seen_by or 'normal'})"
+
+
 # --- golden SVG structure --------------------------------------------------------------------------
 
 GOLDEN = DATA / "render_golden_fauna_state.json"
