@@ -623,3 +623,39 @@ def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
     assert "almost-uniform samples (UniGen)" in words and "no fair odds" not in words
     render_map(m, out, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", force=True)
     assert "legend-unknown" not in set(structure(out))
+
+
+def test_no_words_of_the_key_run_off_the_picture():
+    """The key's rows wrap to the panel's width (a shaded map's "Forced ..." row is longer than the panel)."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    heat = {i: (0.0 if i in forced else None) for i in m.unrevealed()}
+    fig = map_figure(m, forced=forced, heat=heat, heat_label="Flora creature", heat_exact=False)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    width = fig.bbox.width
+    for ax in fig.axes:
+        for t in ax.texts:
+            box = t.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.x1 <= width, (
+                f"{t.get_text()!r} runs off the picture ({box.x1:.0f} > {width:.0f})"
+            )
+
+
+def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour():
+    """Under --probabilities a forced cell's chance is 0% or 100%; what it holds was a 7 pt code in the chance's ink."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    heat = {i: (1.0 if forced.get(i) is Terrain.FORT else 0.0 if i in forced else 0.25) for i in m.unrevealed()}
+    fig = map_figure(m, forced=forced, heat=heat, heat_label="Fort")
+    board = fig.axes[0]
+    cell_pt = min(t.get_fontsize() for t in board.texts if t.get_gid() and t.get_gid().startswith("row-")) / 0.27
+    chips = {t.get_text(): t for t in board.texts if t.get_bbox_patch() is not None and t.get_text() in {"Wo", "Ft"}}
+    for code in ("Wo", "Ft"):
+        t = Terrain.from_code(code)
+        assert code in chips, f"no chip for the forced {code}"
+        assert chips[code].get_fontsize() >= cell_pt * 0.14
+        assert close(
+            hex_rgb(STYLES[t].colour), [round(v * 255) for v in chips[code].get_bbox_patch().get_facecolor()[:3]]
+        )

@@ -196,7 +196,7 @@ def draw_board(
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=fill, ec=TOKEN_EDGE, lw=lw, gid=f"heat-{name}"))
             ax.text(
                 x + 0.5,
-                y + 0.5,
+                y + (0.44 if i in forced else 0.5),
                 "?" if p is None else _percent(float(p)),
                 ha="center",
                 va="center",
@@ -217,14 +217,18 @@ def draw_board(
                         gid=f"forced-{name}-{forced[i].code}",
                     )
                 )
+                # The forced terrain on a chip of its own colour, as large as a forced token's code.
+                st = style(forced[i])
                 ax.text(
                     x + 0.5,
-                    y + 0.73,
+                    y + 0.7,
                     forced[i].code,
                     ha="center",
                     va="center",
-                    fontsize=cell_pt * 0.12,
-                    color=ink_for(fill),
+                    fontsize=cell_pt * 0.14,
+                    fontweight="bold",
+                    color=st.ink,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": st.colour, "ec": TOKEN_EDGE, "lw": 0.6},
                 )
         elif i in forced:
             st = style(forced[i])
