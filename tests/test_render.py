@@ -507,6 +507,21 @@ def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
         assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
 
 
+def test_profile_counts_are_written_as_people_count_them():
+    """The count axis read 10⁰, 10¹, 10² ...: one completion (the map is unique) is "1", a thousand "1,000"."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mapgen.render.plots import profile_figure
+
+    fig = profile_figure(STEPS, title="reveal profile")
+    FigureCanvasAgg(fig).draw()
+    top = fig.axes[0]
+    lo, hi = top.get_ylim()
+    shown = [t.get_text() for t in top.get_yticklabels() if lo <= t.get_position()[1] <= hi]
+    assert {"1", "10", "100", "1,000", "10,000", "100,000"} <= set(shown)
+    assert "$10^{6}$" in shown  # beyond 100,000: powers of ten
+
+
 def test_profile_needs_steps(tmp_path):
     with pytest.raises(RenderError, match="the reveal profile has no steps"):
         plot_profile([], tmp_path / "p.png")
