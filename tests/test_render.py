@@ -374,6 +374,19 @@ def test_heat_map_shades_unexplored_cells_with_a_legend(tmp_path):
     assert "heat-scale" in svg_ids(out)
 
 
+def test_the_key_shows_a_bare_path_token_only_where_the_board_has_one(tmp_path):
+    """With --probabilities every unexplored cell is shaded: the key's grey "Path token" row matched no cell."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    out = tmp_path / "key.svg"
+    render_map(m, out, forced=forced, heat={i: 0.25 for i in m.unrevealed()}, heat_label="Fort")
+    assert "legend-token" not in set(structure(out)) and "legend-forced" in set(structure(out))
+    render_map(m, out, forced=forced)  # the unforced cells are bare tokens
+    assert "legend-token" in set(structure(out))
+    render_map(m, out, heat={i: 0.25 for i in list(m.unrevealed())[1:]}, heat_label="Fort")  # one left unshaded
+    assert "legend-token" in set(structure(out))
+
+
 # --- printable sheet -------------------------------------------------------------------------------
 
 

@@ -27,6 +27,11 @@ RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
 
 
+def has_plain_tokens(m: Map, forced: dict | None, heat: dict | None) -> bool:
+    """Whether some unexplored cell is drawn as a bare Path token (neither shaded nor forced): the key shows one."""
+    return any(i not in (heat or {}) and i not in (forced or {}) for i in m.unrevealed())
+
+
 def has_unknown(heat: dict | None) -> bool:
     """Whether a shading has cells with no fair odds (None: drawn "?", with a key row and words of their own)."""
     return any(v is None for v in (heat or {}).values())
@@ -324,7 +329,7 @@ def map_figure(
     legend(
         p,
         terrains,
-        partial=not m.complete,
+        partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
         heat_unknown=unknown,

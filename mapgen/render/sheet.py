@@ -6,7 +6,14 @@ import os
 
 from constraints.catalogue import get_chapter
 from mapgen.model import Map
-from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board, has_unknown
+from mapgen.render.board import (
+    _chapter_info,
+    board_extent,
+    check_overlays,
+    draw_board,
+    has_plain_tokens,
+    has_unknown,
+)
 from mapgen.render.output import Rendered, RenderError, output_format, save_figures
 from mapgen.render.panel import Panel, briefing, heat_bar, legend, minimap
 from mapgen.terrain import Terrain
@@ -127,7 +134,7 @@ def sheet_figures(
     legend(
         k,
         terrains,
-        partial=not m.complete,
+        partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
         heat_unknown=has_unknown(heat),
