@@ -372,6 +372,8 @@ def test_heat_map_shades_unexplored_cells_with_a_legend(tmp_path):
     ids = set(structure(out))
     assert {"heat-D5-100%", "heat-E5-100%", "heat-A5-0%", "heat-A2-25%", "legend-heat", "briefing-heat"} <= ids
     assert "heat-scale" in svg_ids(out)
+    board = [t.get_text() for t in map_figure(m, forced=forced, heat=heat, heat_label="Fort").axes[0].texts]
+    assert "25%" in board and "~25%" not in board  # exact odds carry no "~"
 
 
 def test_the_key_shows_a_bare_path_token_only_where_the_board_has_one(tmp_path):
@@ -648,7 +650,9 @@ def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
     assert "? where it may be: no fair odds in time" in " ".join(" ".join(texts).split())
     fig = map_figure(m, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", heat_exact=False)
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
-    assert "almost-uniform samples (UniGen)" in words and "no fair odds" not in words
+    assert "estimated from samples, not exact" in words and "no fair odds" not in words
+    board = [t.get_text() for t in fig.axes[0].texts]
+    assert "~50%" in board and "50%" not in board  # an estimate is marked as one
     render_map(m, out, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", force=True)
     assert "legend-unknown" not in set(structure(out))
 

@@ -76,7 +76,10 @@ def _name_size(short: str) -> float:
     return min(size, 0.8 / (0.72 * longest))
 
 
-def _percent(p: float) -> str:
+def _percent(p: float, exact: bool = True) -> str:
+    """A chance as printed on a token: "<1%" and ">99%" near the ends; "~" before an estimate's whole percent."""
+    if not exact and 0 < p < 1:
+        return f"~{min(99, max(1, round(p * 100)))}%"
     if p <= 0:
         return "0%"
     if p >= 1:
@@ -89,9 +92,17 @@ def _percent(p: float) -> str:
 
 
 def draw_board(
-    ax, m: Map, cell_pt: float, *, forced: dict | None = None, heat: dict | None = None, right_labels: bool = True
+    ax,
+    m: Map,
+    cell_pt: float,
+    *,
+    forced: dict | None = None,
+    heat: dict | None = None,
+    heat_exact: bool = True,
+    right_labels: bool = True,
 ) -> None:
-    """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points."""
+    """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
+    (``heat_exact=False``: the chances are estimates, printed "~25%")."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
@@ -202,7 +213,7 @@ def draw_board(
             ax.text(
                 x + 0.5,
                 y + (0.44 if i in forced else 0.5),
-                "?" if p is None else _percent(float(p)),
+                "?" if p is None else _percent(float(p), heat_exact),
                 ha="center",
                 va="center",
                 fontsize=cell_pt * 0.2,
@@ -312,7 +323,7 @@ def map_figure(
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat)
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact)
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
     briefing(

@@ -140,7 +140,7 @@ def briefing(
             if heat_exact
             else "0% or 100% where known, ? where it may be: no fair odds in time"
             if heat_unknown
-            else "estimated from almost-uniform samples (UniGen)"
+            else "estimated from samples, not exact: ~25% is about 25%"
         )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
     if with_minimap and br.fort_pattern is not None:
