@@ -240,6 +240,43 @@ def test_terrain_colours_differ_in_greyscale_within_each_chapter():
                     assert not (same_grey and same_hue), f"{chapter}: {a.code} and {b.code} look alike"
 
 
+# Machado, Oliveira & Fernandes (2009), severity 1: linear RGB as a dichromat sees it.
+DICHROMACY = {
+    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216), (-0.003882, -0.048116, 1.051998)),
+    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413), (-0.01182, 0.04294, 0.968881)),
+    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602), (0.004733, 0.691367, 0.3039)),
+}
+
+
+def lab(colour: str, seen_by: str | None = None):
+    """CIELAB (D65) of an sRGB colour, as a dichromat sees it when ``seen_by`` names one."""
+    import numpy as np
+
+    c = np.array(hex_rgb(colour)) / 255
+    rgb = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    if seen_by is not None:
+        rgb = np.clip(np.array(DICHROMACY[seen_by]) @ rgb, 0, 1)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722], [0.0193, 0.1192, 0.9505]]) @ rgb
+    t = xyz / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(t > (6 / 29) ** 3, np.cbrt(t), t / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
+def test_terrain_colours_of_a_chapter_stay_apart_for_colour_blind_readers():
+    """Tipi and Hill were 2.2 CIE76 units apart for a deuteranope (about 1 man in 20): the same beige."""
+    import numpy as np
+
+    from constraints.catalogue import get_chapter
+
+    for chapter in ("training", "fauna", "flora", "vameter", "maldonado"):
+        terrains = get_chapter(chapter).terrains
+        for k, a in enumerate(terrains):
+            for b in terrains[k + 1 :]:
+                for seen_by in (None, *DICHROMACY):
+                    gap = float(np.linalg.norm(lab(STYLES[a].colour, seen_by) - lab(STYLES[b].colour, seen_by)))
+                    assert gap >= 12, f"{chapter}: {a.code} and {b.code} are {gap:.1f} apart ({seen_by or 'normal'})"
+
+
 # --- golden SVG structure --------------------------------------------------------------------------
 
 GOLDEN = DATA / "render_golden_fauna_state.json"
@@ -335,6 +372,21 @@ def test_heat_map_shades_unexplored_cells_with_a_legend(tmp_path):
     ids = set(structure(out))
     assert {"heat-D5-100%", "heat-E5-100%", "heat-A5-0%", "heat-A2-25%", "legend-heat", "briefing-heat"} <= ids
     assert "heat-scale" in svg_ids(out)
+    board = [t.get_text() for t in map_figure(m, forced=forced, heat=heat, heat_label="Fort").axes[0].texts]
+    assert "25%" in board and "~25%" not in board  # exact odds carry no "~"
+
+
+def test_the_key_shows_a_bare_path_token_only_where_the_board_has_one(tmp_path):
+    """With --probabilities every unexplored cell is shaded: the key's grey "Path token" row matched no cell."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    out = tmp_path / "key.svg"
+    render_map(m, out, forced=forced, heat={i: 0.25 for i in m.unrevealed()}, heat_label="Fort")
+    assert "legend-token" not in set(structure(out)) and "legend-forced" in set(structure(out))
+    render_map(m, out, forced=forced)  # the unforced cells are bare tokens
+    assert "legend-token" in set(structure(out))
+    render_map(m, out, heat={i: 0.25 for i in list(m.unrevealed())[1:]}, heat_label="Fort")  # one left unshaded
+    assert "legend-token" in set(structure(out))
 
 
 # --- printable sheet -------------------------------------------------------------------------------
@@ -470,6 +522,21 @@ def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
         assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
 
 
+def test_profile_counts_are_written_as_people_count_them():
+    """The count axis read 10⁰, 10¹, 10² ...: one completion (the map is unique) is "1", a thousand "1,000"."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from mapgen.render.plots import profile_figure
+
+    fig = profile_figure(STEPS, title="reveal profile")
+    FigureCanvasAgg(fig).draw()
+    top = fig.axes[0]
+    lo, hi = top.get_ylim()
+    shown = [t.get_text() for t in top.get_yticklabels() if lo <= t.get_position()[1] <= hi]
+    assert {"1", "10", "100", "1,000", "10,000", "100,000"} <= set(shown)
+    assert "$10^{6}$" in shown  # beyond 100,000: powers of ten
+
+
 def test_profile_needs_steps(tmp_path):
     with pytest.raises(RenderError, match="the reveal profile has no steps"):
         plot_profile([], tmp_path / "p.png")
@@ -583,6 +650,44 @@ def test_a_cell_without_fair_odds_is_shaded_unknown_not_a_number(tmp_path):
     assert "? where it may be: no fair odds in time" in " ".join(" ".join(texts).split())
     fig = map_figure(m, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", heat_exact=False)
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
-    assert "almost-uniform samples (UniGen)" in words and "no fair odds" not in words
+    assert "estimated from samples, not exact" in words and "no fair odds" not in words
+    board = [t.get_text() for t in fig.axes[0].texts]
+    assert "~50%" in board and "50%" not in board  # an estimate is marked as one
     render_map(m, out, forced=forced, heat={i: 0.5 for i in m.unrevealed()}, heat_label="Fort", force=True)
     assert "legend-unknown" not in set(structure(out))
+
+
+def test_no_words_of_the_key_run_off_the_picture():
+    """The key's rows wrap to the panel's width (a shaded map's "Forced ..." row is longer than the panel)."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    heat = {i: (0.0 if i in forced else None) for i in m.unrevealed()}
+    fig = map_figure(m, forced=forced, heat=heat, heat_label="Flora creature", heat_exact=False)
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    width = fig.bbox.width
+    for ax in fig.axes:
+        for t in ax.texts:
+            box = t.get_window_extent(renderer)
+            assert box.x0 >= 0 and box.x1 <= width, (
+                f"{t.get_text()!r} runs off the picture ({box.x1:.0f} > {width:.0f})"
+            )
+
+
+def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour():
+    """Under --probabilities a forced cell's chance is 0% or 100%; what it holds was a 7 pt code in the chance's ink."""
+    m = load("render_fauna_state")
+    forced = forced_of("render_fauna_state", m)
+    heat = {i: (1.0 if forced.get(i) is Terrain.FORT else 0.0 if i in forced else 0.25) for i in m.unrevealed()}
+    fig = map_figure(m, forced=forced, heat=heat, heat_label="Fort")
+    board = fig.axes[0]
+    cell_pt = min(t.get_fontsize() for t in board.texts if t.get_gid() and t.get_gid().startswith("row-")) / 0.27
+    chips = {t.get_text(): t for t in board.texts if t.get_bbox_patch() is not None and t.get_text() in {"Wo", "Ft"}}
+    for code in ("Wo", "Ft"):
+        t = Terrain.from_code(code)
+        assert code in chips, f"no chip for the forced {code}"
+        assert chips[code].get_fontsize() >= cell_pt * 0.14
+        assert close(
+            hex_rgb(STYLES[t].colour), [round(v * 255) for v in chips[code].get_bbox_patch().get_facecolor()[:3]]
+        )

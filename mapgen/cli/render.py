@@ -170,7 +170,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             extra["probabilities"] = {
                 "terrain": terrain.code,
                 "exact": exact,
-                "method": method,  # exact, unigen (almost-uniform samples) or none (null where it may be)
+                "method": method,  # exact, sampler (estimates), unigen (almost-uniform samples) or none (null where it may be)
                 "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
             }
         if forced_cells is not None:

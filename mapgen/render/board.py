@@ -27,6 +27,11 @@ RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
 
 
+def has_plain_tokens(m: Map, forced: dict | None, heat: dict | None) -> bool:
+    """Whether some unexplored cell is drawn as a bare Path token (neither shaded nor forced): the key shows one."""
+    return any(i not in (heat or {}) and i not in (forced or {}) for i in m.unrevealed())
+
+
 def has_unknown(heat: dict | None) -> bool:
     """Whether a shading has cells with no fair odds (None: drawn "?", with a key row and words of their own)."""
     return any(v is None for v in (heat or {}).values())
@@ -71,7 +76,10 @@ def _name_size(short: str) -> float:
     return min(size, 0.8 / (0.72 * longest))
 
 
-def _percent(p: float) -> str:
+def _percent(p: float, exact: bool = True) -> str:
+    """A chance as printed on a token: "<1%" and ">99%" near the ends; "~" before an estimate's whole percent."""
+    if not exact and 0 < p < 1:
+        return f"~{min(99, max(1, round(p * 100)))}%"
     if p <= 0:
         return "0%"
     if p >= 1:
@@ -84,9 +92,17 @@ def _percent(p: float) -> str:
 
 
 def draw_board(
-    ax, m: Map, cell_pt: float, *, forced: dict | None = None, heat: dict | None = None, right_labels: bool = True
+    ax,
+    m: Map,
+    cell_pt: float,
+    *,
+    forced: dict | None = None,
+    heat: dict | None = None,
+    heat_exact: bool = True,
+    right_labels: bool = True,
 ) -> None:
-    """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points."""
+    """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
+    (``heat_exact=False``: the chances are estimates, printed "~25%")."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
@@ -196,8 +212,8 @@ def draw_board(
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=fill, ec=TOKEN_EDGE, lw=lw, gid=f"heat-{name}"))
             ax.text(
                 x + 0.5,
-                y + 0.5,
-                "?" if p is None else _percent(float(p)),
+                y + (0.44 if i in forced else 0.5),
+                "?" if p is None else _percent(float(p), heat_exact),
                 ha="center",
                 va="center",
                 fontsize=cell_pt * 0.2,
@@ -217,14 +233,18 @@ def draw_board(
                         gid=f"forced-{name}-{forced[i].code}",
                     )
                 )
+                # The forced terrain on a chip of its own colour, as large as a forced token's code.
+                st = style(forced[i])
                 ax.text(
                     x + 0.5,
-                    y + 0.73,
+                    y + 0.7,
                     forced[i].code,
                     ha="center",
                     va="center",
-                    fontsize=cell_pt * 0.12,
-                    color=ink_for(fill),
+                    fontsize=cell_pt * 0.14,
+                    fontweight="bold",
+                    color=st.ink,
+                    bbox={"boxstyle": "round,pad=0.2", "fc": st.colour, "ec": TOKEN_EDGE, "lw": 0.6},
                 )
         elif i in forced:
             st = style(forced[i])
@@ -303,7 +323,7 @@ def map_figure(
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat)
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact)
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
     briefing(
@@ -320,7 +340,7 @@ def map_figure(
     legend(
         p,
         terrains,
-        partial=not m.complete,
+        partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
         heat_unknown=unknown,

@@ -140,7 +140,7 @@ def briefing(
             if heat_exact
             else "0% or 100% where known, ? where it may be: no fair odds in time"
             if heat_unknown
-            else "estimated from almost-uniform samples (UniGen)"
+            else "estimated from samples, not exact: ~25% is about 25%"
         )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
     if with_minimap and br.fort_pattern is not None:
@@ -208,28 +208,51 @@ def legend(
     if partial:
         marks.append(("token", "Path token: not explored yet"))
     if forced:
-        marks.append(("forced", "Forced: same terrain in every completion"))
+        marks.append(
+            (
+                "forced",
+                "Forced: same terrain in every completion" + (" (its code, under the chance)" if heat_label else ""),
+            )
+        )
     if heat_unknown:
         marks.append(("unknown", f"may be {heat_label}: chance unknown (no fair odds in time)"))
     for kind, words in marks:
         x, y, r = 0.0, p.y, side / 2
         if kind in ("token", "forced", "unknown"):
             fc = {"token": TOKEN_FILL, "unknown": UNKNOWN_FILL}.get(kind) or style(Terrain.WOOD).colour
+            if kind == "forced" and heat_label:  # as on a shaded board: a chance token with the terrain's chip
+                from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
+
+                fc = colormaps[HEAT_CMAP](0.0)
             ax.add_patch(Circle((x + r, y + r), r * 0.92, fc=fc, ec=TOKEN_EDGE, lw=1.0))
             if kind == "unknown":
                 ax.text(x + r, y + r, "?", ha="center", va="center", fontsize=side * 72 * 0.45, fontweight="bold")
             if kind == "forced":
                 ax.add_patch(Circle((x + r, y + r), r * 1.08, fill=False, ec="#000000", lw=1.2, ls=(0, (2, 1.5))))
-                ax.text(
-                    x + r,
-                    y + r,
-                    style(Terrain.WOOD).symbol,
-                    ha="center",
-                    va="center_baseline",
-                    fontsize=side * 72 * 0.5,
-                    color="#ffffff",
-                )
-            ax.text(x + side + 0.08, y + r, words, fontsize=p.size * 0.9, va="center", gid=f"legend-{kind}")
+                wood = style(Terrain.WOOD)
+                if heat_label:
+                    ax.text(
+                        x + r,
+                        y + r,
+                        Terrain.WOOD.code,
+                        ha="center",
+                        va="center",
+                        fontsize=side * 72 * 0.32,
+                        fontweight="bold",
+                        color=wood.ink,
+                        bbox={"boxstyle": "round,pad=0.15", "fc": wood.colour, "ec": TOKEN_EDGE, "lw": 0.5},
+                    )
+                else:
+                    ax.text(
+                        x + r,
+                        y + r,
+                        wood.symbol,
+                        ha="center",
+                        va="center_baseline",
+                        fontsize=side * 72 * 0.5,
+                        color=wood.ink,
+                    )
+            _words(p, x + side + 0.08, y + r, words, kind)
         else:
             badge_text, colour = {
                 "peak": ("PEAK", PEAK_BADGE),
@@ -247,10 +270,19 @@ def legend(
                 color="#ffffff" if kind == "peak" else "#000000",
                 bbox={"boxstyle": "round,pad=0.25", "fc": colour, "ec": "none"},
             )
-            ax.text(x + 1.0, y + r, words, fontsize=p.size * 0.9, va="center", gid=f"legend-{kind}")
+            _words(p, x + 1.0, y + r, words, kind)
         p.y += row_h
     if heat_label:
         heat_bar(p, heat_label)
+
+
+def _words(p: Panel, x: float, y: float, words: str, kind: str) -> None:
+    """A key row's words beside its marker at ``x``, wrapped to the panel's width (``p.y`` moves past extra lines)."""
+    size = p.size * 0.9
+    lines = textwrap.wrap(words, max(10, int((p.width - x) * 72 / (size * 0.58))))
+    extra = (len(lines) - 1) * size * 1.2 / 72  # matplotlib's line spacing
+    p.ax.text(x, y + extra / 2, "\n".join(lines), fontsize=size, va="center", gid=f"legend-{kind}")
+    p.y += extra
 
 
 def heat_bar(p: Panel, heat_label: str) -> None:

@@ -32,6 +32,15 @@ def _need(entry: dict, keys: tuple[str, ...], what: str) -> None:
         raise RenderError(f"{what} has no {', '.join(repr(k) for k in missing)}")
 
 
+def _count_tick(value: float, _pos=None) -> str:
+    """A count axis's tick as people count: 1, 10, 1,000, 100,000, then powers of ten (10⁰ was one completion)."""
+    if value < 0.5:
+        return "0" if value >= 0 else ""
+    if value < 1e6:
+        return f"{value:,.0f}"
+    return f"$10^{{{round(math.log10(value))}}}$"
+
+
 def profile_steps(profile) -> tuple[list[dict], dict]:
     """The steps of a reveal profile and its summary fields, from a list of steps or ``reveal_profile``'s dict
     (also when nested under ``profile``, as in ``mapgen deduce --json``)."""
@@ -53,7 +62,7 @@ def profile_figure(profile, *, title: str = ""):
     """Completions (log scale) and forced cells after each reveal, one point per step."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
     from matplotlib.lines import Line2D  # deferred: matplotlib, slow, only when drawing
-    from matplotlib.ticker import MaxNLocator  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.ticker import FuncFormatter, MaxNLocator  # deferred: matplotlib, slow, only when drawing
 
     steps, extra = profile_steps(profile)
     if not steps:
@@ -95,6 +104,7 @@ def profile_figure(profile, *, title: str = ""):
         top.set_yscale("log")
     else:
         top.set_yscale("symlog", linthresh=1)
+    top.yaxis.set_major_formatter(FuncFormatter(_count_tick))
     top.axhline(1, color="#2e7d32", lw=1.2, ls="--", zorder=1)
     top.set_ylabel("completions (log scale)")
     top.grid(True, which="major", axis="y", color="#dddddd")

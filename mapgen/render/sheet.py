@@ -6,7 +6,14 @@ import os
 
 from constraints.catalogue import get_chapter
 from mapgen.model import Map
-from mapgen.render.board import _chapter_info, board_extent, check_overlays, draw_board, has_unknown
+from mapgen.render.board import (
+    _chapter_info,
+    board_extent,
+    check_overlays,
+    draw_board,
+    has_plain_tokens,
+    has_unknown,
+)
 from mapgen.render.output import Rendered, RenderError, output_format, save_figures
 from mapgen.render.panel import Panel, briefing, heat_bar, legend, minimap
 from mapgen.terrain import Terrain
@@ -58,7 +65,7 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
     x0, x1, y0, y1 = board_extent(m, right_labels=False)
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     bax = _axes(page1, MARGIN + (inner_w - board_w) / 2, MARGIN + 0.5, board_w, board_h)
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat, right_labels=False)
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, right_labels=False)
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
     has_minimap = m.briefing.fort_pattern is not None
@@ -127,7 +134,7 @@ def sheet_figures(
     legend(
         k,
         terrains,
-        partial=not m.complete,
+        partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
         heat_unknown=has_unknown(heat),

@@ -17,26 +17,28 @@ class TerrainStyle:
     short: str  # the name as printed in a cell, with a line break where it is long
 
 
-# Colours are chosen so that terrains of one chapter differ in lightness as well as hue; the
-# symbol and the printed name carry the meaning when printed in black and white. Each ink has a contrast
+# Colours are chosen so that terrains of one chapter differ in lightness as well as hue, and stay apart for
+# colour-blind readers (at least 12 CIE76 units under simulated protanopia, deuteranopia and tritanopia:
+# Tipi and Hill were 2.2 apart for deuteranopes); the symbol and the printed name carry the meaning when
+# printed in black and white. Each ink has a contrast
 # of at least 4.5:1 on its colour (WCAG AA for small text: a phone's cells; tests/test_render.py).
 STYLES: dict[Terrain, TerrainStyle] = {
     Terrain.FOOD: TerrainStyle("#f0a04b", "♥", "#3b1f00", "Food"),
     Terrain.WOOD: TerrainStyle("#2e7d32", "♣", "#ffffff", "Wood"),
     Terrain.WATER: TerrainStyle("#4f8fd9", "≈", "#06182e", "Water"),
-    Terrain.MUD: TerrainStyle("#8d6748", "∴", "#ffffff", "Mud"),
+    Terrain.MUD: TerrainStyle("#916d57", "∴", "#ffffff", "Mud"),
     Terrain.ROCK: TerrainStyle("#a3a3a3", "▲", "#1a1a1a", "Rock"),
     Terrain.SKULL: TerrainStyle("#303030", "☠", "#ffffff", "Skull"),
     Terrain.TIPI: TerrainStyle("#e6cfa3", "△", "#3b2a10", "Tipi"),
-    Terrain.FIELD: TerrainStyle("#f5e663", "⁂", "#3b3500", "Field"),
-    Terrain.HILL: TerrainStyle("#b9e0a5", "∩", "#16300c", "Hill"),
-    Terrain.VINE: TerrainStyle("#7fb539", "§", "#102000", "Vine"),
+    Terrain.FIELD: TerrainStyle("#f7f375", "⁂", "#3b3500", "Field"),
+    Terrain.HILL: TerrainStyle("#cefcca", "∩", "#16300c", "Hill"),
+    Terrain.VINE: TerrainStyle("#73ab2b", "§", "#102000", "Vine"),
     Terrain.FORT: TerrainStyle("#a8201a", "♜", "#ffffff", "Fort"),
     Terrain.PETRIFIED_FOREST: TerrainStyle("#5d4037", "♠", "#ffffff", "Petrified\nForest"),
-    Terrain.SACAGAWEA: TerrainStyle("#b05cc6", "★", "#12001a", "Sacagawea"),
-    Terrain.FLORA_CREATURE: TerrainStyle("#f48fb1", "✿", "#3d0018", "Flora\ncreature"),
+    Terrain.SACAGAWEA: TerrainStyle("#ac54ba", "★", "#12001a", "Sacagawea"),
+    Terrain.FLORA_CREATURE: TerrainStyle("#fca4c8", "✿", "#3d0018", "Flora\ncreature"),
     Terrain.FEZRON_CAMP: TerrainStyle("#4a2d8f", "⚑", "#ffffff", "Fezron\nCamp"),
-    Terrain.MUSHROOM_FIELD: TerrainStyle("#d98cb3", "☂", "#2b0018", "Mushroom\nField"),
+    Terrain.MUSHROOM_FIELD: TerrainStyle("#d992c4", "☂", "#2b0018", "Mushroom\nField"),
     Terrain.MALDONADO: TerrainStyle("#f2c21b", "♛", "#2b2000", "Maldonado"),
 }
 
