@@ -128,15 +128,20 @@ def test_chains_relaxing_a_count_rule_still_draw_each_completion_equally_often()
         assert abs(k / n - 1 / total) < 0.35 / total + 0.01
 
 
-def test_chains_that_never_leave_their_start_get_an_error_bar_as_wide_as_their_disagreement():
-    """Fauna's chains keep their start's Forts: two chains on one completion and two on another must not report
-    the half-and-half share as known to within a few percent (batch means alone would: 0.08)."""
-    m = maps.load("training-1")
-    state = m.hide(range(7))
+def _stuck_chains():
+    """Four chains of 40 sweeps that never move: two on one completion of a Training state, two on another."""
+    state = maps.load("training-1").hide(range(7))
     every = _completions(state)
     prog = S.compile_program(get_chapter("training"), state)
     a, b = S.encode(prog, every[0]), S.encode(prog, every[1])
     draws = np.stack([np.tile(x, (40, 1)) for x in (a, a, b, b)]).astype(np.int8)
+    return state, prog, a, b, draws
+
+
+def test_chains_that_never_leave_their_start_get_an_error_bar_as_wide_as_their_disagreement():
+    """Fauna's chains keep their start's Forts: two chains on one completion and two on another must not report
+    the half-and-half share as known to within a few percent (batch means alone would: 0.08)."""
+    state, prog, a, b, draws = _stuck_chains()
     odds = S.odds_of(draws, prog, state.unrevealed())
     i = next(j for j in state.unrevealed() if a[j] != b[j])
     t = prog.terrains[a[i]]
@@ -148,12 +153,7 @@ def test_chains_that_are_not_independent_count_as_one_in_the_error_bar():
     """Chains started from draws of one SMC run, or from one start, are not independent: four chains, two on each of
     two completions, grouped in pairs, get the bar of the two distinct chains (a Student t over two), not the
     narrower one of four independent chains."""
-    m = maps.load("training-1")
-    state = m.hide(range(7))
-    every = _completions(state)
-    prog = S.compile_program(get_chapter("training"), state)
-    a, b = S.encode(prog, every[0]), S.encode(prog, every[1])
-    four = np.stack([np.tile(x, (40, 1)) for x in (a, a, b, b)]).astype(np.int8)
+    state, prog, a, b, four = _stuck_chains()
     grouped = S.odds_of(four, prog, state.unrevealed(), groups=[0, 0, 1, 1])
     apart = S.odds_of(four, prog, state.unrevealed())
     two = S.odds_of(four[[0, 2]], prog, state.unrevealed())
