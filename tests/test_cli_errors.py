@@ -231,6 +231,17 @@ def test_chapters_with_rules_of_another_chapter_says_so(tmp_path):
     assert r.exit_code == 0 and r.output.startswith("fauna: ")
 
 
+def test_playtest_with_rules_of_another_chapter_says_so_before_any_game(tmp_path):
+    """`mapgen playtest flora-1 --rules house.toml` (a Fauna file): the bots would reason with Fauna's rules about a
+    Flora map, and the deducer's solver refused the map midway with a message naming no file."""
+    house = tmp_path / "house.toml"
+    house.write_text((ROOT / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    line = "error: --rules: a chapter file of fauna, but the map is a flora map"
+    assert_fails(run("playtest", "flora-1", "--rules", house, "--bot", "deducer", "--games", "2"), 2, line)
+    r = run("playtest", "fauna-1", "--rules", house, "--bot", "deducer", "--games", "2", "--jobs", "1")
+    assert r.exit_code == 0, r.stderr
+
+
 def test_an_unknown_chapter_on_the_command_line():
     assert_fails(run("chapters", "atlantis"), 2, f"error: unknown chapter 'atlantis' (expected one of {CHAPTERS})")
     choices = ", ".join(f"'{c}'" for c in CHAPTERS.split(", "))  # from the registry
