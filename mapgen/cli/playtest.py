@@ -11,7 +11,6 @@ import click
 from mapgen.cli.errors import RuleBroken, about
 from mapgen.cli.options import (
     bot_option,
-    chapter_names,
     force_option,
     jobs_option,
     json_option,
@@ -193,9 +192,6 @@ def playtest(
         except ImportError as e:
             raise RuleBroken("--bot ismcts", str(e)) from None
     m, source = map_in.map, map_in.source
-    if rules is not None and rules.name != m.chapter and rules.name in chapter_names():
-        # the bots would reason with another chapter's rules about this map (the deducer's solver refuses it midway)
-        reject("--rules", f"a chapter file of {rules.name}, but the map is a {m.chapter} map")
     chars, gears = _team(characters, gear)
     s = Settings(
         bot=bot,

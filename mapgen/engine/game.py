@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, cast
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import chapter_names, get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
@@ -183,6 +183,10 @@ class Game:
             reference = get_chapter(self.chapter.name)
         if reference.board != m.board:
             raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
+        if reference.name != self.chapter.name and reference.name in chapter_names():
+            # another shipped chapter's rules: the bots would reason with them about this map (the deducer's solver
+            # refuses another chapter's map, midway through the games)
+            raise GameError(f"the rules of {reference.name} are for another chapter than a {m.chapter} map's")
         self.reference = reference
         self.board = m.board
         self.cells = cast(tuple[Terrain, ...], m.cells)  # complete: checked above
