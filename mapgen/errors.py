@@ -31,6 +31,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
+
+class MessageKeyError(KeyError):
+    """A KeyError (what a look-up by name raises) whose message is printed as written, not quoted as a key's repr."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 OK, BROKEN, BAD_INPUT, TIMEOUT = 0, 1, 2, 3
 #: Ctrl-C: the shell's code for a command stopped by SIGINT (128 + 2); the message says "interrupted"
 INTERRUPTED = 130

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from enum import Enum
 
+from mapgen.errors import MessageKeyError
+
 
 class Terrain(Enum):
     """A terrain type. The value is its file code; ``index`` is its fixed position in arrays."""
@@ -56,12 +58,9 @@ class Terrain(Enum):
         return self.value
 
 
-class UnknownTerrainError(KeyError):
+class UnknownTerrainError(MessageKeyError):
     """A code no terrain has (a KeyError, as ``Terrain.from_code`` always raised), with a message that lists the
     codes."""
-
-    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
-        return str(self.args[0]) if self.args else ""
 
 
 _LABELS = {

@@ -9,27 +9,31 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from mapgen.errors import MessageKeyError
 from mapgen.mapfile import read_map
 from mapgen.model import Map
 
 FOLDER = Path(__file__).parent
 
 
-def exists(p: str | Path) -> bool:
-    """``Path(p).exists()``, False for a name the system refuses (too long: ENAMETOOLONG, which ``exists``
-    raises): whether a map argument names a file or folder."""
+def exists(p: str | Path, *, file: bool = False) -> bool:
+    """``Path(p).exists()`` (``is_file()`` with ``file``), False for a name the system refuses (too long:
+    ENAMETOOLONG, which they raise): whether a map argument names a file or folder."""
     try:
-        return Path(p).exists()
+        return Path(p).is_file() if file else Path(p).exists()
     except OSError:
         return False
 
 
-def _is_file(p: Path) -> bool:
-    """``p.is_file()``, False for a name the system refuses (too long)."""
-    try:
-        return p.is_file()
-    except OSError:
-        return False
+def looks_like_path(spec: str) -> bool:
+    """Whether a map argument is written as a file's path (a suffix or a folder in it), not a shipped map's name."""
+    return bool(Path(spec).suffix) or "/" in spec or "\\" in spec
+
+
+def names_nothing(spec: str, resolved: str) -> bool:
+    """Whether a map argument is neither a file nor a shipped map's name: ``resolve`` gave it back, no such file
+    exists, and it is not written as a path (whose reader says "no such file" itself)."""
+    return resolved == spec and not exists(spec) and not looks_like_path(spec)
 
 
 def names(chapter: str | None = None) -> list[str]:
@@ -48,12 +52,9 @@ def files() -> list[Path]:
     return [*FOLDER.glob("*.toml"), *(p for p in FOLDER.glob("*/*.toml") if p.parent.name == p.stem.rpartition("-")[0])]
 
 
-class UnknownMapError(KeyError):
+class UnknownMapError(MessageKeyError):
     """No shipped map by that name (a KeyError, as ``path`` and ``load`` always raised); its message names the map
     meant, or the shipped names, or for a file's path how to read it."""
-
-    def __str__(self) -> str:  # the message as written, not quoted as a KeyError's key
-        return str(self.args[0]) if self.args else ""
 
 
 def path(name: str) -> Path:
@@ -62,10 +63,10 @@ def path(name: str) -> Path:
         raise TypeError(f"a shipped map's name is a str like 'fauna-1', not a {type(name).__name__}")
     stem = name.removesuffix(".toml")
     p = FOLDER / f"{stem}.toml"
-    if not _is_file(p) and "/" not in stem and "\\" not in stem:
+    if not exists(p, file=True) and "/" not in stem and "\\" not in stem:
         p = FOLDER / stem.rpartition("-")[0] / f"{stem}.toml"
-    if not _is_file(p):
-        if Path(name).suffix or "/" in name or "\\" in name:  # a file's path, not a name
+    if not exists(p, file=True):
+        if looks_like_path(name):  # a file's path, not a name
             raise UnknownMapError(
                 f"{name!r} is not a shipped map's name: read a map file with mapgen.mapfile.read_map(path)"
             )
@@ -76,7 +77,7 @@ def path(name: str) -> Path:
 def resolve(name_or_path: str) -> str:
     """A path as given when it exists (or looks like a path), else the shipped map of that name."""
     given = Path(name_or_path)
-    if exists(given) or given.suffix or "/" in name_or_path or "\\" in name_or_path:
+    if exists(given) or looks_like_path(name_or_path):
         return name_or_path
     try:
         return str(path(name_or_path))

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from pathlib import Path
 
 import click
 
@@ -17,7 +16,7 @@ from constraints.catalogue import chapter_names as registry_names
 from constraints.catalogue import check_map, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
 from mapgen.mapfile import read_map
-from mapgen.terrain import quantity
+from mapgen.model import WrongMapError, expect_map
 from maps import resolve
 
 #: TOML integers are signed 64-bit: the largest seed a map file or a report can record
@@ -32,6 +31,12 @@ class MapInput:
     map: object  # mapgen.model.Map
 
 
+def typed(name: str) -> bool:
+    """Whether the option behind parameter ``name`` was given on the command line (not left at its default)."""
+    source = click.get_current_context().get_parameter_source(name)
+    return source is click.core.ParameterSource.COMMANDLINE
+
+
 def map_path(spec: str) -> str:
     """The file for a map argument: the path as given, or a shipped map's file for its name (``fauna-1``)."""
     return resolve(spec)
@@ -39,7 +44,7 @@ def map_path(spec: str) -> str:
 
 def unknown_map_name(spec: str, path: str) -> str | None:
     """The problem with a map argument that is neither a file nor a shipped map's name, else None."""
-    if path != spec or maps.exists(spec) or Path(spec).suffix or "/" in spec or "\\" in spec:
+    if not maps.names_nothing(spec, path):
         return None
     return f"no such file, and no shipped map of that name{maps.unknown(spec)}"
 
@@ -53,13 +58,11 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     if problem:
         raise BadInput(spec, problem)
     m = read_map(path)
-    if complete and not m.complete:
-        gaps = m.unrevealed()
-        raise BadInput(
-            spec,
-            f"a partial map ({quantity(len(gaps), 'unrevealed cell')}, first {m.board.name(gaps[0])}); "
-            f"{command} needs a complete map",
-        )
+    if complete:
+        try:
+            expect_map(m, command, complete=True)
+        except WrongMapError as e:
+            raise BadInput(spec, str(e)) from None
     if valid:
         broken = check_map(m)
         if broken:

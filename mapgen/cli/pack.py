@@ -23,18 +23,13 @@ from mapgen.cli.options import (
     reject,
     seed_option,
     time_limit_option,
+    typed,
 )
 from mapgen.mapfile import dumps_map
 from mapgen.terrain import quantity
 
 #: the whole search's default time limit (seconds), when --time-limit is not given
 SEARCH_TIME = 1200.0
-
-
-def _typed(name: str) -> bool:
-    """Whether the option behind parameter ``name`` was given on the command line (not left at its default)."""
-    source = click.get_current_context().get_parameter_source(name)
-    return source is click.core.ParameterSource.COMMANDLINE
 
 
 def _offset(value: str) -> tuple[float, float]:
@@ -211,9 +206,9 @@ def pack(
             ("--seed", seed is not None),
             ("--out", out_dir is not None),
             # options with a default: given when typed (they were dropped without a word beside MAPS)
-            *((opt, _typed(name)) for opt, name in (("--games", "games"), ("--candidates", "candidates"))),
+            *((opt, typed(name)) for opt, name in (("--games", "games"), ("--candidates", "candidates"))),
             ("--time-limit", time_limit is not None),
-            ("--jobs", _typed("jobs")),
+            ("--jobs", typed("jobs")),
         )
         if given
     ]

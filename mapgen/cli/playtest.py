@@ -19,6 +19,7 @@ from mapgen.cli.options import (
     reject,
     rules_option,
     seed_option,
+    typed,
 )
 from mapgen.engine.variants import VARIANTS
 
@@ -152,10 +153,10 @@ def playtest(
         mapgen playtest --show runs/game-00003.json --step
     """
     if show_file:
-        ctx = click.get_current_context()
-        for param in ctx.command.params:  # the game plays back as it was saved: a setting would be ignored
-            given = ctx.get_parameter_source(param.name) is click.core.ParameterSource.COMMANDLINE
-            if given and param.name not in ("show_file", "step"):
+        for param in (
+            click.get_current_context().command.params
+        ):  # the game plays back as it was saved: a setting would be ignored
+            if typed(param.name) and param.name not in ("show_file", "step"):
                 what = "MAP" if param.name == "map_in" else param.opts[0]
                 reject(what, "not used with --show, which plays the saved game back as it was played (as text)")
         _play_back(show_file, step)

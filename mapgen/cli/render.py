@@ -11,7 +11,16 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, about
-from mapgen.cli.options import FiniteRange, force_option, json_option, kernels_ready, load_map, out_file, reject
+from mapgen.cli.options import (
+    FiniteRange,
+    force_option,
+    json_option,
+    kernels_ready,
+    load_map,
+    out_file,
+    reject,
+    typed,
+)
 from mapgen.inputs import Unreadable, read_json
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
@@ -115,8 +124,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         raise BadInput(None, "--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
     if sheet and fmt != "pdf":
         raise BadInput(out, "a printable sheet is a PDF; name the file .pdf")
-    typed = click.get_current_context().get_parameter_source
-    if not sheet and typed("paper") is click.core.ParameterSource.COMMANDLINE:  # it was dropped without a word
+    if not sheet and typed("paper"):  # it was dropped without a word
         reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
     if time_limit is not None and not (forced or code or profile):
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")

@@ -23,7 +23,6 @@ serialize as (settings, map, actions).
 from __future__ import annotations
 
 import random
-from pathlib import Path
 
 import pyspiel
 
@@ -76,7 +75,7 @@ def engine_game(params: dict, m=None) -> Game:
         spec = params["map"]
         path = maps.resolve(spec)
         # a shipped map's name that is not one: the map meant (UnknownMapError), not "fauna1: no such file"
-        m = maps.load(spec) if path == spec and not Path(spec).exists() and spec == Path(spec).name else read_map(path)
+        m = maps.load(spec) if maps.names_nothing(spec, path) else read_map(path)
     chars, gear = _team(params["characters"], params["gear"])
     return Game(
         m,

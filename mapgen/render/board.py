@@ -7,7 +7,7 @@ import os
 from constraints.catalogue import ChapterError, get_chapter
 from mapgen.model import Map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
-from mapgen.render.panel import Panel, briefing, ink_for, legend
+from mapgen.render.panel import Panel, briefing, chip, ink_for, legend
 from mapgen.render.style import (
     BOARD_FILL,
     GREEK_FIRE,
@@ -234,18 +234,7 @@ def draw_board(
                     )
                 )
                 # The forced terrain on a chip of its own colour, as large as a forced token's code.
-                st = style(forced[i])
-                ax.text(
-                    x + 0.5,
-                    y + 0.7,
-                    forced[i].code,
-                    ha="center",
-                    va="center",
-                    fontsize=cell_pt * 0.14,
-                    fontweight="bold",
-                    color=st.ink,
-                    bbox={"boxstyle": "round,pad=0.2", "fc": st.colour, "ec": TOKEN_EDGE, "lw": 0.6},
-                )
+                chip(ax, x + 0.5, y + 0.7, forced[i], cell_pt * 0.14)
         elif i in forced:
             st = style(forced[i])
             ax.add_patch(

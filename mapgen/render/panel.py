@@ -231,17 +231,7 @@ def legend(
                 ax.add_patch(Circle((x + r, y + r), r * 1.08, fill=False, ec="#000000", lw=1.2, ls=(0, (2, 1.5))))
                 wood = style(Terrain.WOOD)
                 if heat_label:
-                    ax.text(
-                        x + r,
-                        y + r,
-                        Terrain.WOOD.code,
-                        ha="center",
-                        va="center",
-                        fontsize=side * 72 * 0.32,
-                        fontweight="bold",
-                        color=wood.ink,
-                        bbox={"boxstyle": "round,pad=0.15", "fc": wood.colour, "ec": TOKEN_EDGE, "lw": 0.5},
-                    )
+                    chip(ax, x + r, y + r, Terrain.WOOD, side * 72 * 0.32, pad=0.15, lw=0.5)
                 else:
                     ax.text(
                         x + r,
@@ -274,6 +264,23 @@ def legend(
         p.y += row_h
     if heat_label:
         heat_bar(p, heat_label)
+
+
+def chip(ax, x: float, y: float, t: Terrain, fontsize: float, *, pad: float = 0.2, lw: float = 0.6) -> None:
+    """A terrain's code in bold on a chip of its own colour (a forced terrain under a chance, on the board and in
+    the key)."""
+    st = style(t)
+    ax.text(
+        x,
+        y,
+        t.code,
+        ha="center",
+        va="center",
+        fontsize=fontsize,
+        fontweight="bold",
+        color=st.ink,
+        bbox={"boxstyle": f"round,pad={pad}", "fc": st.colour, "ec": TOKEN_EDGE, "lw": lw},
+    )
 
 
 def _words(p: Panel, x: float, y: float, words: str, kind: str) -> None:
