@@ -7,7 +7,8 @@ Every writer of the toolkit (maps, puzzles, pictures, replays) goes through this
 - ``writing(path, force=...)`` / ``write_text(...)``: a temp file in the same folder renamed into place, so a
   crash, a full disk or Ctrl-C never leaves half a file; without ``force`` an existing file is never replaced
   (not even one that appeared while the work ran);
-- files get the usual mode (``0o666`` less the umask), not ``mkstemp``'s 0600.
+- files get the usual mode (``0o666`` less the umask), not ``mkstemp``'s 0600;
+- a Ctrl-C at any moment of a write leaves no temp file behind.
 
 Problems are ``OutputError``: one line naming the file, for the CLI's exit code 2.
 """
@@ -16,12 +17,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import secrets
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 from mapgen.errors import InputError
-from mapgen.workers import ctrl_c_held
 
 
 class OutputError(InputError, OSError):
@@ -112,49 +113,46 @@ def prepare_folder(folder: str | os.PathLike) -> Path:
     return d
 
 
-def file_mode() -> int:
-    """The mode a new file gets from ``open()``: 0o666 less the umask."""
-    umask = os.umask(0)
-    os.umask(umask)
-    return 0o666 & ~umask
-
-
 @contextlib.contextmanager
 def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp") -> Iterator[str]:
     """Yield a temp path in ``path``'s folder to write; on success it becomes ``path`` atomically.
 
     Without ``force`` an existing ``path`` is never replaced (``os.link`` fails if it appeared meanwhile).
-    On any failure the temp file is removed and ``path`` is left as it was; OSErrors become OutputError.
+    On any failure, Ctrl-C at any moment included, the temp file is removed and ``path`` is left as it was;
+    OSErrors become OutputError. The temp file is made with the usual mode (0o666 less the umask).
     """
     p = Path(path)
     folder = _folder(p)
     _regular_or_missing(p, path)
     if not force and p.exists():
         raise OutputExistsError(path, "already exists; use --force to overwrite")
-    tmp: str | None = None
+    # the temp file's name is chosen before the file exists, and ``made`` is set before the file is created,
+    # so a Ctrl-C between creating the file and remembering its name cannot leave it behind (mkstemp returns
+    # the name only after the file exists: a temp file was left so in the Ctrl-C test on a busy machine)
+    tmp = folder / f".{p.name}.{secrets.token_hex(6)}{suffix}"
+    made = False
     try:
-        # Ctrl-C is held while the temp file is made and while it is published or removed, so it can never land
-        # between the file's creation and the name that the cleanup below reads (a temp file left behind: seen
-        # once in the Ctrl-C test on a busy machine); a held Ctrl-C comes right after, inside this try
-        with ctrl_c_held():
-            try:
-                fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{p.name}.", suffix=suffix)
-            except FileNotFoundError:
-                raise OutputError(path, f"folder {folder} does not exist") from None
-            except NotADirectoryError:
-                raise OutputError(path, f"{folder} is not a folder") from None
-            except OSError as e:
-                raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
-            os.close(fd)
         try:
-            yield tmp
-            with ctrl_c_held():
-                os.chmod(tmp, file_mode())
-                if force:
-                    os.replace(tmp, p)
-                else:
-                    os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
-                    os.unlink(tmp)
+            made = True  # before the call: a Ctrl-C right after the file appears must still remove it
+            os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
+        except FileExistsError:
+            made = False  # not ours (48 random bits: never in practice)
+            raise OutputError(path, f"cannot write in folder {folder} (a temp file {tmp.name} exists)") from None
+        except FileNotFoundError:
+            made = False
+            raise OutputError(path, f"folder {folder} does not exist") from None
+        except NotADirectoryError:
+            made = False
+            raise OutputError(path, f"{folder} is not a folder") from None
+        except OSError as e:
+            made = False
+            raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
+        try:
+            yield str(tmp)
+            if force:
+                os.replace(tmp, p)
+            else:
+                os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
         except FileExistsError:
             raise OutputExistsError(path, "already exists; use --force to overwrite") from None
         except OutputError:
@@ -162,9 +160,21 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
         except OSError as e:
             raise OutputError(path, f"cannot write ({_why(e)})") from None
     finally:
-        with ctrl_c_held():
-            if tmp is not None and os.path.exists(tmp):
+        # the temp file removed whatever Ctrl-C does meanwhile: a KeyboardInterrupt that lands during the removal
+        # is kept and raised once the file is gone. The loop is written out here, not called: a function call
+        # is itself a moment where a pending Ctrl-C is raised. ``_thread.interrupt_main`` (the Ctrl-C
+        # watchdog's redelivery) is not held back by a blocked SIGINT, so no mask could close this window.
+        pending: BaseException | None = None
+        while made:
+            try:
                 os.unlink(tmp)
+                made = False
+            except KeyboardInterrupt as e:
+                pending = e
+            except OSError:  # already gone (published by os.replace), or the folder went away
+                made = False
+        if pending is not None:
+            raise pending
 
 
 def write_text(path: str | os.PathLike, text: str, *, force: bool = False) -> Path:
