@@ -239,7 +239,7 @@ def test_playtest_with_rules_of_another_chapter_says_so_before_any_game(tmp_path
     house.write_text((ROOT / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8"), encoding="utf-8")
     r = run("playtest", "flora-1", "--rules", house, "--bot", "deducer", "--games", "2")
     assert r.exit_code == 1 and r.stderr.count("\n") == 1, r.stderr  # like rules for another board: exit 1
-    assert r.stderr.endswith("the rules of fauna are for another chapter than a flora map's\n"), r.stderr
+    assert r.stderr == "error: --rules: the rules of fauna are for another chapter than a flora map's\n", r.stderr
     r = run("playtest", "fauna-1", "--rules", house, "--bot", "deducer", "--games", "2", "--jobs", "1")
     assert r.exit_code == 0, r.stderr
 
@@ -945,16 +945,16 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
         ),
         (
             ["playtest", "fauna-1", "--characters", "Nobody"],
-            "error: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York)",
+            "error: --characters: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York)",
         ),
         (  # a chapter's own characters and Gear are in the list (Irene was allowed but not named)
             ["playtest", "vameter-1", "--characters", "Nobody"],
-            "error: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York, Irene)",
+            "error: --characters: unknown character 'Nobody' (expected one of Clark, Collins, Lewis, York, Irene)",
         ),
         (
             ["playtest", "maldonado-1", "--gear", "Compass,Flint,Nothing"],
             (
-                "error: unknown gear 'Nothing' (expected one of Box of Goods, Compass, Flint, Jar, Mortar and Pestle, "
+                "error: --gear: unknown gear 'Nothing' (expected one of Box of Goods, Compass, Flint, Jar, Mortar and Pestle, "
                 "Satchel, Tracking Guide, Medicine, Goggles, Water Skin)"
             ),
         ),
@@ -1002,6 +1002,30 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
 def test_a_bad_option_value_exits_2(tmp_path, monkeypatch, args, line):
     monkeypatch.chdir(tmp_path)
     assert_fails(run(*args), 2, line)
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["playtest", "fauna-1", "--players", "2", "--characters", "Lewis,Lewis"],
+            "error: --characters: each character can be played by one player only",
+        ),
+        (
+            ["playtest", "fauna-1", "--gear", "Compass,Compass,Flint"],
+            "error: --gear: each Gear card exists once",
+        ),
+        (
+            ["playtest", "fauna-1", "--mode", "traitor"],
+            "error: --mode: traitor is Maldonado's Hidden Traitor mode, not a mode of fauna",
+        ),
+    ],
+)
+def test_a_team_or_mode_the_rules_forbid_names_its_option_and_exits_1(tmp_path, monkeypatch, args, line):
+    """The option at fault is named (the line named nothing before); a team the rules forbid is exit 1."""
+    monkeypatch.chdir(tmp_path)
+    assert_fails(run(*args), 1, line)
     assert snapshot(tmp_path) == {}
 
 

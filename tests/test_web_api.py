@@ -521,7 +521,7 @@ def test_playtest_refuses_up_front_what_the_cli_refuses(client, monkeypatch):
     r = client.post("/api/playtest", json={"name": "fauna-1", "mode": "traitor"})
     assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (
         409,
-        {"error": "--mode traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"},
+        {"error": "mode: traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"},
         "1",
     )
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError

@@ -136,6 +136,31 @@ def _silence_stdout() -> None:
         pass
 
 
+#: the option of playtest's and grade's command lines that sets each game setting a GameError can name
+SETTING_OPTIONS = {
+    "characters": "--characters",
+    "gear": "--gear",
+    "players": "--players",
+    "mode": "--mode",
+    "rules": "--rules",
+    "variants": "--variant",
+}
+
+
+@contextlib.contextmanager
+def about_settings(source: str, options: dict[str, str] = SETTING_OPTIONS) -> Iterator[None]:
+    """A game that cannot be made from the settings (``mapgen.engine.rules.GameError``) names the option at
+    fault (``error: --gear: each Gear card exists once``), or else the map (``error: my.toml: the map is not
+    complete ...``)."""
+    try:
+        yield
+    except Exception as e:
+        if exit_code(e) is not None and hasattr(e, "setting") and not getattr(e, "mapgen_subject", None):
+            with contextlib.suppress(AttributeError):
+                e.mapgen_subject = options.get(e.setting or "", source)
+        raise
+
+
 @contextlib.contextmanager
 def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterator[None]:
     """Name ``subject`` (the input file) in any error raised inside whose message does not name it already

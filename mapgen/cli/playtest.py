@@ -8,7 +8,7 @@ import sys
 
 import click
 
-from mapgen.cli.errors import RuleBroken, about
+from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.options import (
     bot_option,
     force_option,
@@ -193,51 +193,52 @@ def playtest(
         except ImportError as e:
             raise RuleBroken("--bot ismcts", str(e)) from None
     m, source = map_in.map, map_in.source
-    chars, gears = _team(characters, gear)
-    s = Settings(
-        bot=bot,
-        players=players,
-        characters=chars,
-        gear=gears,
-        medicine=medicine,
-        seed=seed,
-        mode=mode,
-        budget=budget,
-        variants=tuple(dict.fromkeys(variants)),
-        reference=rules,
-    )
-    jobs = jobs or os.cpu_count() or 1
-    if not as_json and sys.stderr.isatty():
-        from rich.progress import (  # deferred: rich, only for a progress bar
-            BarColumn,
-            MofNCompleteColumn,
-            Progress,
-            TextColumn,
-            TimeRemainingColumn,
+    with about_settings(source):  # a setting no game can be made from names its option
+        chars, gears = _team(characters, gear)
+        s = Settings(
+            bot=bot,
+            players=players,
+            characters=chars,
+            gear=gears,
+            medicine=medicine,
+            seed=seed,
+            mode=mode,
+            budget=budget,
+            variants=tuple(dict.fromkeys(variants)),
+            reference=rules,
         )
-
-        with Progress(
-            TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
-        ) as bar:
-            task = bar.add_task("games", total=games)
-            records = run_playtest(
-                m, s, games, jobs, keep_actions=bool(replay_dir), progress=lambda k: bar.update(task, completed=k)
+        jobs = jobs or os.cpu_count() or 1
+        if not as_json and sys.stderr.isatty():
+            from rich.progress import (  # deferred: rich, only for a progress bar
+                BarColumn,
+                MofNCompleteColumn,
+                Progress,
+                TextColumn,
+                TimeRemainingColumn,
             )
-    else:
-        records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir))
-    rep = summarise(records, m, s, source)
-    if replay_dir:
-        save_replays(replay_dir, m, s, records, force=force)
-        rep["replays"] = str(replay_dir)
-    if plot_file:
-        from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
 
-        plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
-    if as_json:
-        click.echo(json.dumps(rep, indent=2))
-    else:
-        click.echo(report_text(rep))
+            with Progress(
+                TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
+            ) as bar:
+                task = bar.add_task("games", total=games)
+                records = run_playtest(
+                    m, s, games, jobs, keep_actions=bool(replay_dir), progress=lambda k: bar.update(task, completed=k)
+                )
+        else:
+            records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir))
+        rep = summarise(records, m, s, source)
         if replay_dir:
-            click.echo(
-                f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
-            )
+            save_replays(replay_dir, m, s, records, force=force)
+            rep["replays"] = str(replay_dir)
+        if plot_file:
+            from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
+
+            plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
+        if as_json:
+            click.echo(json.dumps(rep, indent=2))
+        else:
+            click.echo(report_text(rep))
+            if replay_dir:
+                click.echo(
+                    f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
+                )

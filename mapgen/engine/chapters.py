@@ -93,17 +93,20 @@ class ChapterRules:
             characters = pool[:players]
         characters = tuple(characters)
         if len(characters) != players:
-            raise GameError(f"{players} player(s) need {players} character(s), not {len(characters)}")
+            raise GameError(
+                f"{players} player(s) need {players} character(s), not {len(characters)}", setting="characters"
+            )
         if gear is None:
             pool = list(self.default_gear)
             gear = [pool[p * per : (p + 1) * per] for p in range(players)]
         gear = tuple(tuple(g) for g in gear)
         if len(gear) != players:
-            raise GameError(f"give gear for each of the {players} player(s)")
+            raise GameError(f"give gear for each of the {players} player(s)", setting="gear")
         for p, g in enumerate(gear):
             if len(g) != per:
                 raise GameError(
-                    f"with {players} player(s) each player takes {per} Gear card(s); player {p + 1} has {len(g)}"
+                    f"with {players} player(s) each player takes {per} Gear card(s); player {p + 1} has {len(g)}",
+                    setting="gear",
                 )
         return characters, gear
 
@@ -412,9 +415,9 @@ class Training(MinotaurChapter):
 
     def choose_team(self, players: int, characters, gear):
         if characters is not None and any(c not in ("Lewis", None, "") for c in characters):
-            raise GameError("the Training Mission is played with Lewis only")
+            raise GameError("the Training Mission is played with Lewis only", setting="characters")
         if gear is not None and any(x != "Compass" for g in gear for x in g):
-            raise GameError("the Training Mission is played with the Compass only")
+            raise GameError("the Training Mission is played with the Compass only", setting="gear")
         # one Lewis card and one Compass for the whole team: the first player holds them
         return ("Lewis",) + ("",) * (players - 1), (("Compass",),) + ((),) * (players - 1)
 

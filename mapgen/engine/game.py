@@ -164,7 +164,7 @@ class Game:
         if not m.complete:
             raise GameError("the map is not complete: every cell needs a terrain to play")
         if players not in GEAR_PER_PLAYER:
-            raise GameError(f"players must be 1 to 4, not {players}")
+            raise GameError(f"players must be 1 to 4, not {players}", setting="players")
         self.map = m
         self.chapter = (
             chapter if chapter is not None and not isinstance(chapter, str) else plugin_for(chapter or m.chapter)
@@ -174,7 +174,7 @@ class Game:
         try:
             self.variants = check_variants(variants, self.chapter.name)
         except ValueError as e:
-            raise GameError(str(e)) from None
+            raise GameError(str(e), setting="variants") from None
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)
             self.chapter.variants = self.variants
@@ -182,11 +182,15 @@ class Game:
         if reference is None:
             reference = get_chapter(self.chapter.name)
         if reference.board != m.board:
-            raise GameError(f"the rules of {reference.name} are for another board than a {m.chapter} map's")
+            raise GameError(
+                f"the rules of {reference.name} are for another board than a {m.chapter} map's", setting="rules"
+            )
         if reference.name != self.chapter.name and reference.name in chapter_names():
             # another shipped chapter's rules: the bots would reason with them about this map (the deducer's solver
             # refuses another chapter's map, midway through the games)
-            raise GameError(f"the rules of {reference.name} are for another chapter than a {m.chapter} map's")
+            raise GameError(
+                f"the rules of {reference.name} are for another chapter than a {m.chapter} map's", setting="rules"
+            )
         self.reference = reference
         self.board = m.board
         self.cells = cast(tuple[Terrain, ...], m.cells)  # complete: checked above
@@ -249,19 +253,21 @@ class Game:
     def _check_team(self):
         chars = [c for c in self.characters if c]
         if len(set(chars)) != len(chars):
-            raise GameError("each character can be played by one player only")
+            raise GameError("each character can be played by one player only", setting="characters")
         for c in chars:
             if c not in A.CHARACTERS and c not in self.chapter.extra_characters:
                 known = ", ".join((*A.CHARACTERS, *self.chapter.extra_characters))
-                raise UnknownNameError(f"unknown character {c!r} (expected one of {known})")
+                raise UnknownNameError(f"unknown character {c!r} (expected one of {known})", setting="characters")
         if "Collins" in chars and self.n == 1:
-            raise GameError("Collins cannot be used in a solo game")
+            raise GameError("Collins cannot be used in a solo game", setting="characters")
         all_gear = [g for gs in self.gear for g in gs]
         if len(set(all_gear)) != len(all_gear):
-            raise GameError("each Gear card exists once")
+            raise GameError("each Gear card exists once", setting="gear")
         for g in all_gear:
             if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
-                raise UnknownNameError(f"unknown gear {g!r} (expected one of {', '.join(self.chapter.gear_kinds())})")
+                raise UnknownNameError(
+                    f"unknown gear {g!r} (expected one of {', '.join(self.chapter.gear_kinds())})", setting="gear"
+                )
         self.chapter.check_team(self)
         # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
         # it after every step, so a chapter without one is not asked at all

@@ -86,7 +86,15 @@ def level_name(score: int) -> str:
 
 class GameError(UnmetError, ValueError):
     """Settings a game cannot be made from (a wrong character, too much gear, a bad map); ``mapgen.engine.game``
-    re-exports it."""
+    re-exports it. ``setting`` names the setting at fault (``"characters"``, ``"gear"``, ``"players"``,
+    ``"mode"``, ``"rules"``, ``"variants"``; None: the map), so that a command can name its option in the error line."""
+
+    setting: str | None = None
+
+    def __init__(self, message: str = "", *, setting: str | None = None):
+        super().__init__(message)
+        if setting is not None:
+            self.setting = setting
 
 
 class UnknownNameError(InputError, GameError):

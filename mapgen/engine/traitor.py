@@ -48,7 +48,7 @@ class MaldonadoTraitor(Maldonado):
 
     def check_team(self, game) -> None:
         if game.n < 2:
-            raise GameError("the Hidden Traitor mode needs 2 to 4 players")
+            raise GameError("the Hidden Traitor mode needs 2 to 4 players", setting="players")
 
     def start_power(self, players: int) -> int:
         return START_POWER.get(players, 0)
@@ -197,9 +197,9 @@ def chapter_for_mode(chapter: str, mode: str | None):
     if mode in (None, "", "coop"):
         return None
     if mode != "traitor":
-        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)")
+        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)", setting="mode")
     if chapter != "maldonado":
-        raise GameError(f"--mode traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}")
+        raise GameError(f"traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}", setting="mode")
     return MaldonadoTraitor()
 
 

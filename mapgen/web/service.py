@@ -820,7 +820,6 @@ def _check_playtest(m: Map, args: dict) -> None:
     s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
     try:
         make_game(m, s, 0)
-    except UnknownNameError as e:
-        raise ApiError(str(e)[:300]) from None
-    except GameError as e:
-        raise ApiError(str(e)[:300], exit=1) from None
+    except GameError as e:  # the request's field at fault named, as the CLI names its option
+        text = f"{e.setting}: {e}" if e.setting else str(e)
+        raise ApiError(text[:300], exit=2 if isinstance(e, UnknownNameError) else 1) from None
