@@ -147,7 +147,10 @@ def test_playtest_variant_option_is_reported_and_replayed(tmp_path):
     game, _, _ = load_replay(tmp_path / "game-00000.json")
     assert game.variants == {"flora-minotaurs"} and any(t.monster for t in game.threats)
     r = CliRunner().invoke(main, ["playtest", str(DATA / "engine_fauna_201.toml"), "--variant", "flora-minotaurs"])
-    assert r.exit_code == 1 and r.output.strip() == "error: --variant: the variant 'flora-minotaurs' is for flora, not fauna"
+    assert (
+        r.exit_code == 1
+        and r.output.strip() == "error: --variant: the variant 'flora-minotaurs' is for flora, not fauna"
+    )
 
 
 # ----- 3. Training is won after the sixth Challenge is fully resolved -----
