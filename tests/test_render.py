@@ -691,3 +691,20 @@ def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour
         assert close(
             hex_rgb(STYLES[t].colour), [round(v * 255) for v in chips[code].get_bbox_patch().get_facecolor()[:3]]
         )
+
+
+def test_an_estimate_of_zero_with_a_bound_reads_as_the_bound_not_zero():
+    """Where the sampler's share is 0 but the cell may hold the terrain (``Solver.heat_answer``'s bounds), the token
+    says "≤31%" as ``solve`` says "up to 31%", and the briefing says what ≤ means; a plain 0 stays "0%"."""
+    m = load("render_fauna_state")
+    heat = {i: 0.5 for i in m.unrevealed()}
+    a2, a5 = m.board.index("A2"), m.board.index("A5")
+    heat[a2] = heat[a5] = 0.0
+    fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False, heat_bounds={a2: 0.31})
+    board = [t.get_text() for t in fig.axes[0].texts]
+    assert "≤31%" in board and board.count("0%") == 1  # A2 bounded, A5 a plain 0
+    words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
+    assert "no sample had it there, but it may be" in words
+    fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False)
+    assert "≤31%" not in [t.get_text() for t in fig.axes[0].texts]
+    assert "no sample had it" not in " ".join(t.get_text() for ax in fig.axes for t in ax.texts)

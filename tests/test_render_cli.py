@@ -10,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from cli import main
+from mapgen.mapfile import read_map
 
 DATA = Path(__file__).parent / "data"
 FAUNA = str(DATA / "render_fauna.toml")
@@ -191,3 +192,43 @@ def test_profile_out_of_time_is_a_one_line_error(tmp_path):
         rf"error: {re.escape(FAUNA)}: [^\n]* ran out[^\n]* \(0\.2 s; raise --time-limit\)\n", result.output
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_terrain_no_chain_met_is_drawn_with_the_bound_solve_prints(tmp_path, monkeypatch):
+    """A terrain the cell can hold that no sampler chain met there has share 0 and an upper bound as its bar
+    (``sampler.Odds.add_unseen``): ``solve`` prints ``Vi up to 31%``; the picture said "0%", as if the cell could not
+    hold it. Now it says "≤31%", and the JSON gives the bound."""
+    pytest.importorskip("mapgen.solving.solve")
+    from mapgen.report import share_words
+    from mapgen.solving.solve import ODDS_SAMPLER, Solver
+    from mapgen.solving.unigen import Z95, OddsAnswer
+    from mapgen.terrain import Terrain
+
+    m = read_map(STATE)
+    a2 = m.board.index("A2")  # may be a Hill or a Vine (50% each, exact)
+    err = 0.31 / Z95
+
+    def sampled(self, state, **kw):
+        shares = {i: {} for i in state.unrevealed()}
+        shares[a2] = {Terrain.HILL: 1.0, Terrain.VINE: 0.0}
+        return OddsAnswer(shares, ODDS_SAMPLER, {a2: {Terrain.HILL: 0.0, Terrain.VINE: err}})
+
+    monkeypatch.setattr(Solver, "odds_answer", sampled)
+    out = tmp_path / "heat.svg"
+    result = run(STATE, "-o", out, "--probabilities", "Vi", "--json")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert share_words("Vi", 0.0, err) == "Vi up to 31%"
+    assert 'id="heat-A2-upto31%"' in text and 'id="heat-A2-0%"' not in text
+    got = json.loads(result.output)["probabilities"]
+    assert got["method"] == "sampler" and got["cells"]["A2"] == 0.0 and got["bounds"] == {"A2": 0.31}
+    assert 'id="heat-A5-0%"' in text  # a cell that cannot hold a Vine is still 0%, with no bound
+
+
+def test_render_refuses_a_bound_on_a_cell_whose_chance_is_not_zero():
+    from mapgen.render import RenderError, render_map
+
+    m = read_map(STATE)
+    a2 = m.board.index("A2")
+    with pytest.raises(RenderError, match="only a shaded cell whose chance is 0"):
+        render_map(m, "x.svg", heat={a2: 0.5}, heat_label="Vine", heat_bounds={a2: 0.3})

@@ -155,6 +155,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
                 raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
         time_limit = time_limit or SOLVE_TIME
         forced_cells, heat, exact, method = None, None, True, "exact"
+        bounds: dict[int, float] = {}
         if forced or terrain is not None:
             from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
 
@@ -165,10 +166,16 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
-                    heat, method = solver.heat(m, terrain, time_limit=time_limit)
+                    heat, method, bounds = solver.heat_answer(m, terrain, time_limit=time_limit)
                     exact = method == ODDS_EXACT
         label = terrain.label if terrain is not None else ""
-        options = {"forced": forced_cells, "heat": heat, "heat_label": label, "heat_exact": exact}
+        options = {
+            "forced": forced_cells,
+            "heat": heat,
+            "heat_label": label,
+            "heat_exact": exact,
+            "heat_bounds": bounds,
+        }
         shown = _named(m, map_file)
         if sheet:
             result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
@@ -180,6 +187,8 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
                 "exact": exact,
                 "method": method,  # exact, sampler (estimates), unigen (almost-uniform samples) or none (null where it may be)
                 "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
+                # the sampler's 95% upper bound where its share is 0 but the cell may hold the terrain ("≤31%")
+                "bounds": {m.board.name(i): round(p, 6) for i, p in sorted(bounds.items())},
             }
         if forced_cells is not None:
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}

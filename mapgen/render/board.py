@@ -37,9 +37,10 @@ def has_unknown(heat: dict | None) -> bool:
     return any(v is None for v in (heat or {}).values())
 
 
-def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
+def check_overlays(m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None) -> None:
     """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
-    None: no fair odds, the terrain may be there)."""
+    None: no fair odds, the terrain may be there), and ``heat_bounds`` shaded cells whose chance is 0 with a bound
+    in 0..1."""
     hidden = set(m.unrevealed())
     b = m.board
     for i, t in (forced or {}).items():
@@ -58,6 +59,11 @@ def check_overlays(m: Map, forced: dict | None, heat: dict | None) -> None:
             continue
         if not 0.0 <= float(p) <= 1.0:
             raise RenderError(f"chance {p!r} at {b.name(i)} is not between 0 and 1")
+    for i, bound in (heat_bounds or {}).items():
+        if not isinstance(i, int) or (heat or {}).get(i) != 0.0:
+            raise RenderError(f"bound at {i!r}: only a shaded cell whose chance is 0 has one")
+        if not 0.0 <= float(bound) <= 1.0:
+            raise RenderError(f"bound {bound!r} at {b.name(i)} is not between 0 and 1")
 
 
 def board_extent(m: Map, *, right_labels: bool = True) -> tuple[float, float, float, float]:
@@ -91,6 +97,12 @@ def _percent(p: float, exact: bool = True) -> str:
     return f"{round(p * 100)}%"
 
 
+def _bound(p: float) -> str:
+    """An upper bound on a chance as printed on a token: "≤31%", as ``solve`` prints "Ft up to 31%" (a terrain the
+    cell can hold that no sampler chain met there: its share is 0, but 0% would say it cannot be there)."""
+    return f"≤{100 * p:.0f}%"
+
+
 def draw_board(
     ax,
     m: Map,
@@ -99,16 +111,19 @@ def draw_board(
     forced: dict | None = None,
     heat: dict | None = None,
     heat_exact: bool = True,
+    heat_bounds: dict | None = None,
     right_labels: bool = True,
 ) -> None:
     """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
-    (``heat_exact=False``: the chances are estimates, printed "~25%")."""
+    (``heat_exact=False``: the chances are estimates, printed "~25%"; ``heat_bounds``: cells whose estimate is 0
+    but which may hold the terrain, printed "≤31%", an upper bound)."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
     b, br = m.board, m.briefing
     forced = forced or {}
     heat = heat or {}
+    heat_bounds = heat_bounds or {}
     cmap = colormaps[HEAT_CMAP]
     x0, x1, y0, y1 = board_extent(m, right_labels=right_labels)
     ax.set_xlim(x0, x1)
@@ -210,16 +225,23 @@ def draw_board(
             p = heat[i]
             fill = UNKNOWN_FILL if p is None else cmap(float(p))
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.40, fc=fill, ec=TOKEN_EDGE, lw=lw, gid=f"heat-{name}"))
+            if p is None:
+                words, gid = "?", "unknown"
+            elif i in heat_bounds:
+                words = _bound(float(heat_bounds[i]))
+                gid = "upto" + words[1:]
+            else:
+                words, gid = _percent(float(p), heat_exact), _percent(float(p))
             ax.text(
                 x + 0.5,
                 y + (0.44 if i in forced else 0.5),
-                "?" if p is None else _percent(float(p), heat_exact),
+                words,
                 ha="center",
                 va="center",
                 fontsize=cell_pt * 0.2,
                 fontweight="bold",
                 color=ink_for(fill),
-                gid=f"heat-{name}-{'unknown' if p is None else _percent(float(p))}",
+                gid=f"heat-{name}-{gid}",
             )
             if i in forced:
                 ax.add_patch(
@@ -298,12 +320,13 @@ def map_figure(
     heat: dict | None = None,
     heat_label: str = "",
     heat_exact: bool = True,
+    heat_bounds: dict | None = None,
     chapter=None,
 ):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
-    check_overlays(m, forced, heat)
+    check_overlays(m, forced, heat, heat_bounds)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
     x0, x1, y0, y1 = board_extent(m)
@@ -312,7 +335,7 @@ def map_figure(
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact)
+    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds)
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
     briefing(
@@ -324,6 +347,7 @@ def map_figure(
         heat_label=heat_label,
         heat_exact=heat_exact,
         heat_unknown=unknown,
+        heat_bounded=bool(heat_bounds),
     )
     p.gap(0.8)
     legend(
@@ -354,6 +378,7 @@ def render_map(
     heat: dict[int, float] | None = None,
     heat_label: str = "",
     heat_exact: bool = True,
+    heat_bounds: dict[int, float] | None = None,
     fmt: str | None = None,
     chapter=None,
     dpi: int = DPI,
@@ -362,9 +387,18 @@ def render_map(
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
     ``forced`` marks unexplored cells that hold one terrain in every completion; ``heat`` shades each
-    unexplored cell by the chance (0..1) that it holds ``heat_label`` (``heat_exact=False``: an estimate).
-    The format comes from the suffix.
+    unexplored cell by the chance (0..1) that it holds ``heat_label`` (``heat_exact=False``: an estimate;
+    ``heat_bounds``: the sampler's 95% upper bound where its estimate is 0 but the cell may hold the terrain,
+    ``Solver.heat_answer``). The format comes from the suffix.
     """
     fmt = output_format(path, fmt)
-    fig = map_figure(m, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter)
+    fig = map_figure(
+        m,
+        forced=forced,
+        heat=heat,
+        heat_label=heat_label,
+        heat_exact=heat_exact,
+        heat_bounds=heat_bounds,
+        chapter=chapter,
+    )
     return save_figures([fig], path, fmt, dpi=dpi, force=force)

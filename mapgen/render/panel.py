@@ -104,6 +104,7 @@ def briefing(
     heat_label: str = "",
     heat_exact: bool = True,
     heat_unknown: bool = False,
+    heat_bounded: bool = False,
     with_title: bool = True,
     with_minimap: bool = True,
 ) -> None:
@@ -141,6 +142,7 @@ def briefing(
             else "0% or 100% where known, ? where it may be: no fair odds in time"
             if heat_unknown
             else "estimated from samples, not exact: ~25% is about 25%"
+            + ("; ≤31%: no sample had it there, but it may be, up to 31% (95% bound)" if heat_bounded else "")
         )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
     if with_minimap and br.fort_pattern is not None:

@@ -39,7 +39,18 @@ def _title(m: Map, chapter_title: str) -> str:
     return " · ".join(parts)
 
 
-def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, heat_label: str, heat_exact: bool):
+def _page1(
+    m: Map,
+    unit: float,
+    paper: str,
+    title: str,
+    counted,
+    forced,
+    heat,
+    heat_label: str,
+    heat_exact: bool,
+    heat_bounds: dict | None = None,
+):
     """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below.
 
     Returns the figure and whether everything fitted above the bottom margin.
@@ -65,7 +76,9 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
     x0, x1, y0, y1 = board_extent(m, right_labels=False)
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     bax = _axes(page1, MARGIN + (inner_w - board_w) / 2, MARGIN + 0.5, board_w, board_h)
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, right_labels=False)
+    draw_board(
+        bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds, right_labels=False
+    )
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
     has_minimap = m.briefing.fort_pattern is not None
@@ -80,6 +93,7 @@ def _page1(m: Map, unit: float, paper: str, title: str, counted, forced, heat, h
         heat_label=heat_label,
         heat_exact=heat_exact,
         heat_unknown=has_unknown(heat),
+        heat_bounded=bool(heat_bounds),
         with_title=False,
         with_minimap=False,
     )
@@ -106,6 +120,7 @@ def sheet_figures(
     heat: dict | None = None,
     heat_label: str = "",
     heat_exact: bool = True,
+    heat_bounds: dict | None = None,
     chapter=None,
 ) -> list:
     """Two pages: the board with its briefing, then the key and the chapter's rules."""
@@ -113,7 +128,7 @@ def sheet_figures(
 
     if paper not in PAPERS:
         raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
-    check_overlays(m, forced, heat)
+    check_overlays(m, forced, heat, heat_bounds)
     title, terrains, counted = _chapter_info(m, chapter)
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
@@ -122,7 +137,7 @@ def sheet_figures(
     unit = min(inner_w / (x1 - x0), 7.4 / (y1 - y0))
     # Shrink the board a little at a time until the briefing below it fits on the page.
     while True:
-        page1, fits = _page1(m, unit, paper, title, counted, forced, heat, heat_label, heat_exact)
+        page1, fits = _page1(m, unit, paper, title, counted, forced, heat, heat_label, heat_exact, heat_bounds)
         if fits or unit < 0.5:
             break
         unit *= 0.96
@@ -168,6 +183,7 @@ def render_sheet(
     heat: dict[int, float] | None = None,
     heat_label: str = "",
     heat_exact: bool = True,
+    heat_bounds: dict[int, float] | None = None,
     chapter=None,
     force: bool = True,
 ) -> Rendered:
@@ -176,6 +192,13 @@ def render_sheet(
     if fmt != "pdf":
         raise RenderError(f"{path}: a printable sheet is a PDF; name the file .pdf")
     figures = sheet_figures(
-        m, paper=paper, forced=forced, heat=heat, heat_label=heat_label, heat_exact=heat_exact, chapter=chapter
+        m,
+        paper=paper,
+        forced=forced,
+        heat=heat,
+        heat_label=heat_label,
+        heat_exact=heat_exact,
+        heat_bounds=heat_bounds,
+        chapter=chapter,
     )
     return save_figures(figures, path, fmt, force=force)

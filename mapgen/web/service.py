@@ -717,13 +717,14 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     heat_t = _terrain(heat_code, "heat", m.chapter) if heat_code else None
     forced = heat = None
     heat_exact = True
+    bounds: dict[int, float] = {}
     if (want_forced or heat_t) and not m.complete:
         solver = solver_for(m.chapter)
         try:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
             if heat_t:
-                heat, method = solver.heat(m, heat_t, time_limit=DEFAULT_TIME["solve"])
+                heat, method, bounds = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
                 heat_exact = method == "exact"
         except NoCompletion as e:
             raise ApiError(str(e), exit=1) from None
@@ -733,7 +734,13 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     fd, path = tempfile.mkstemp(suffix=f".{suffix}", prefix="mapgen-render-")
     os.close(fd)
     try:
-        kw = {"forced": forced, "heat": heat, "heat_label": heat_t.label if heat_t else "", "heat_exact": heat_exact}
+        kw = {
+            "forced": forced,
+            "heat": heat,
+            "heat_label": heat_t.label if heat_t else "",
+            "heat_exact": heat_exact,
+            "heat_bounds": bounds,
+        }
         try:
             if fmt == "sheet":
                 render_sheet(m, path, paper=paper, **kw)
