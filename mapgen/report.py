@@ -7,9 +7,9 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, Z95
-from mapgen.terrain import Terrain, percent, quantity
+from mapgen.solving.solve import SAMPLE_SECONDS, Solver, SolveTimeout
+from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, share_words
+from mapgen.terrain import Terrain, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the
@@ -18,9 +18,6 @@ from mapgen.terrain import Terrain, percent, quantity
 #: limit itself is a SolveTimeout (exit 3).
 EXPLAIN_SHARE = 0.15
 PROBABILITY_SHARE = 0.25
-#: The sampler's work per second of the time limit: ``sampler.Budget.for_seconds(SAMPLE_SECONDS * limit)``,
-#: a number of sweeps that depends on the limit given, never on the clock.
-SAMPLE_SECONDS = 0.4
 #: With probabilities asked, the share of the wall clock left that the count may take (the rest is the odds'),
 #: and the share of the time limit its counters' CPU shares are of (``Solver.count``): measured on flora-1 with 8
 #: revealed, the counters at 0.75 of 10 s took 7.3 s of wall clock (Ganak in its process, then the sequential
@@ -231,16 +228,6 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     if "timed_out" in report:
         lines.append(f"not in time: {', '.join(report['missing'])} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
-
-
-def share_words(code: str, p: float, err: float | None) -> str:
-    """One terrain's share for people: ``Wa 40%``, with the sampler's ``±6``; a terrain the cell can hold that no
-    chain met (share 0, ``Odds.add_unseen``) as ``Sk up to 31%``."""
-    if err is None:
-        return f"{code} {percent(p)}"
-    if p == 0:
-        return f"{code} up to {100 * Z95 * err:.0f}%"
-    return f"{code} {percent(p)} ±{100 * Z95 * err:.0f}"
 
 
 def sampler_words(summary: dict) -> str:

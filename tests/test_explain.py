@@ -270,3 +270,29 @@ def test_target_odds_without_a_circuit_or_a_sampler_say_where_it_may_be(monkeypa
     text = hint_text(state, out, "s.toml")
     assert f"it may be at {', '.join(o['cell'] for o in out['odds'] if o['chance'] is None)}" in text
     assert "%" not in text
+
+
+@pytest.mark.slow
+def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars():
+    """On a state no circuit answers (maldonado-1 with C1 and G1 revealed, nothing forced), ``hint --target``
+    ranks the Paths by the sampler's odds that ``solve --probabilities`` prints at the same time limit, with
+    their error bars: it gave the sampler all of its budget where solve gave it 0.4 of the time limit (other
+    sweeps, other odds: a hint could rank a cell first that solve's odds put second) and printed no ±."""
+    import maps
+    from mapgen.report import solve_report
+    from mapgen.solving.explain import hint_text
+
+    m = maps.load("maldonado-1")
+    b = m.board
+    keep = {b.index("C1"), b.index("G1")}
+    state = m.hide(i for i in range(b.size) if i not in keep)
+    out = hint(Solver.for_chapter("maldonado"), state, Terrain.SKULL, time_limit=10.0)
+    assert out["forced"] is False and out["odds_method"] == "sampler"
+    rep = solve_report(state, probabilities=True, time_limit=10.0)
+    assert rep["probabilities_method"] == "sampler"
+    for o in out["odds"]:
+        assert o["chance"] == rep["probabilities"][o["cell"]].get("Sk", 0.0), o
+        assert o.get("error", 0.0) == rep["probabilities_error"][o["cell"]].get("Sk", 0.0), o
+    chances = [o["chance"] for o in out["odds"]]
+    assert chances == sorted(chances, reverse=True) and out["best"] == [out["odds"][0]["cell"]]
+    assert "±" in hint_text(state, out, "s.toml")

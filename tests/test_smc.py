@@ -173,8 +173,8 @@ def test_the_chain_starts_reread_the_count_s_runs(monkeypatch):
     """The count estimate's SMC runs and the chain starts' are the same runs where they ask for the same particles
     (``smc.Runs``): after the count, the starts run nothing again, and they are the starts drawn without the count
     first. At ``solve``'s default both ask for the same (the starts cost nothing there)."""
-    from mapgen.report import COUNT_SHARE_WITH_ODDS, SAMPLE_SECONDS
-    from mapgen.solving.solve import SMC_SHARE
+    from mapgen.report import COUNT_SHARE_WITH_ODDS
+    from mapgen.solving.solve import SAMPLE_SECONDS, SMC_SHARE
 
     limit = 10.0
     count_seconds = COUNT_SHARE_WITH_ODDS * (limit - min(1.5, 0.15 * limit))  # ``solve_report``'s count budget

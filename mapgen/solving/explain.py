@@ -27,8 +27,17 @@ from dataclasses import dataclass
 
 from mapgen.model import Map
 from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, ODDS_UNIGEN, known_chance
-from mapgen.terrain import Terrain, as_terrain, percent
+from mapgen.solving.unigen import (
+    NO_ODDS,
+    ODDS_EXACT,
+    ODDS_NONE,
+    ODDS_SAMPLER,
+    ODDS_UNIGEN,
+    SAMPLE_SECONDS,
+    known_chance,
+    share_words,
+)
+from mapgen.terrain import Terrain, as_terrain
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
@@ -450,12 +459,19 @@ def hint(
         out["forced_cells"] = len(forced)
     if target is not None:
         cells = frontier(state)
-        odds, method = _odds(solver, state, cells, target, budget)
-        # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in
-        ranked = sorted(((odds[i], i) for i in cells), key=lambda p: (-(0.5 if p[0] is None else p[0]), p[1]))
+        odds, method, errors = _odds(solver, state, cells, target, budget, time_limit)
+        # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in;
+        # a sampled share of 0 the cell can hold (no chain met it there) after the sampled ones above 0, by its
+        # bound, before the cells that cannot hold it
+        ranked = sorted(
+            ((odds[i], i) for i in cells),
+            key=lambda p: (-(0.5 if p[0] is None else p[0]), -errors.get(p[1], 0.0), p[1]),
+        )
         top = ranked[0][0] if ranked else 0.0
         out["target"] = target.code
-        out["odds"] = [{"cell": b.name(i), "chance": p} for p, i in ranked]
+        out["odds"] = [
+            {"cell": b.name(i), "chance": p, **({"error": errors[i]} if i in errors else {})} for p, i in ranked
+        ]
         out["best"] = [b.name(i) for p, i in ranked if p == top and (p is None or p > 0)]
         out["odds_exact"] = method == ODDS_EXACT
         out["odds_method"] = method
@@ -463,19 +479,24 @@ def hint(
     return out
 
 
-def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget) -> tuple[dict[int, float | None], str]:
-    """Per cell, the share of completions with ``target`` there, and how it was had (``solve.ODDS_*``).
+def _odds(
+    solver, state: Map, cells: list[int], target: Terrain, budget: Budget, time_limit: float, seed: int = 0
+) -> tuple[dict[int, float | None], str, dict[int, float]]:
+    """Per cell, the share of completions with ``target`` there, how it was had (``solve.ODDS_*``), and for
+    sampled odds each share's standard error (``Solver.odds_answer``'s: a share of 0 with an error is a terrain
+    the cell can hold that no chain met there).
 
     Exact when a circuit answers, or the count of the state and of each cell's sub-state (the cell set to
     ``target``) finish within their CPU shares of the budget; otherwise shares over almost-uniform samples
-    (UniGen); else none (None) where the target may be: completions a solver finds first are no fair sample.
+    (the block heat-bath sampler); else none (None) where the target may be: completions a solver finds first are
+    no fair sample.
     A cell that cannot hold ``target`` (possible terrains are exact) has 0, one that must hold it 1, either way.
     """
     possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds: dict[int, float | None] = {i: 0.0 for i in cells}
     if not can:
-        return odds, ODDS_EXACT
+        return odds, ODDS_EXACT, {}
     # A compiled circuit gives every cell's exact count at once (cached, or compiled within 30% of the
     # budget's seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares
     # of 25%; else odds over samples (15%). Shares of the budget's seconds, never of what is left: the same
@@ -486,7 +507,7 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
         total, tallies = got
         for i in can:
             odds[i] = tallies[i].get(target, 0) / total
-        return odds, ODDS_EXACT
+        return odds, ODDS_EXACT, {}
     counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
     share = 0.25 * cpu / (len(can) + (0 if counted.exact else 1))
     total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
@@ -500,14 +521,20 @@ def _odds(solver, state: Map, cells: list[int], target: Terrain, budget: Budget)
     if total and len(parts) == len(can):
         for i, n in zip(can, parts, strict=True):
             odds[i] = n / total
-        return odds, ODDS_EXACT
-    # the block heat-bath sampler (mapgen.solving.sampler), else no number where the target may be
-    sampled = solver.sampled_odds(state, seconds=budget.seconds, possible=possible, deadline=budget.deadline)
-    if sampled is None:
-        return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE
+        return odds, ODDS_EXACT, {}
+    # the block heat-bath sampler (mapgen.solving.sampler) through the one interface solve, render and the web
+    # use, its work sized as theirs at the same time limit (the same odds from each), else no number where the
+    # target may be
+    got = solver.odds_answer(
+        state, time_limit=budget, method=ODDS_SAMPLER, sample_seconds=SAMPLE_SECONDS * time_limit, seed=seed
+    )
+    if got.method != ODDS_SAMPLER:
+        return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE, {}
+    errors: dict[int, float] = {}
     for i in can:
-        odds[i] = sampled.shares.get(i, {}).get(target, 0.0)
-    return odds, ODDS_SAMPLER
+        odds[i] = got.shares.get(i, {}).get(target, 0.0)
+        errors[i] = float((got.errors or {}).get(i, {}).get(target, 0.0))
+    return odds, ODDS_SAMPLER, errors
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:
@@ -531,16 +558,20 @@ def hint_text(state: Map, result: dict, source: str) -> str:
         kind = {ODDS_UNIGEN: " (from almost-uniform samples: UniGen)", ODDS_SAMPLER: " (estimated by the sampler)"}.get(
             method, ""
         )
+
+        def words(o: dict) -> str:  # the sampler's ± and "up to", as solve prints them
+            return share_words(o["cell"], o["chance"], o.get("error") or None)
+
         if result["best"]:
             lines.append(
                 f"best odds of a {label}{kind}: "
-                + ", ".join(
-                    f"{o['cell']} {percent(o['chance'])}" for o in result["odds"] if o["cell"] in result["best"]
-                )
+                + ", ".join(words(o) for o in result["odds"] if o["cell"] in result["best"])
             )
+        elif any(o.get("error") for o in result["odds"]):
+            lines.append(f"no chain met a {label} on an unexplored Path next to the explored ones")
         else:
             lines.append(f"no unexplored Path next to the explored ones can hold a {label}")
-        others = [f"{o['cell']} {percent(o['chance'])}" for o in result["odds"] if o["cell"] not in result["best"]]
+        others = [words(o) for o in result["odds"] if o["cell"] not in result["best"]]
         if others:
             lines.append("  then: " + ", ".join(others))
     return "\n".join(lines)

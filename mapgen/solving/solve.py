@@ -46,6 +46,7 @@ from mapgen.solving.unigen import (
     ODDS_SAMPLER,
     ODDS_SAMPLES,
     ODDS_UNIGEN,
+    SAMPLE_SECONDS,
     Z95,
     OddsAnswer,
     known_chance,
@@ -56,8 +57,6 @@ from mapgen.terrain import Terrain, as_terrain
 if TYPE_CHECKING:
     from mapgen.solving import sampler, smc  # numba's kernels: imported where estimates and odds run
 
-#: The sampler's share of an odds question's nominal seconds (its work in sweeps: ``sampler.Budget.for_seconds``).
-SAMPLER_SHARE = 0.5
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
 WITNESS_CAP = 400
 #: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
@@ -985,7 +984,8 @@ class Solver:
         against them) or ``ODDS_UNIGEN`` (UniGen's almost-uniform samples: slow on these CNFs). ``ODDS_NONE``
         when no route answered: then only the cells whose terrain is known (one possible terrain) have a
         share, 1.0. ``sample_seconds`` sizes the sampler's work (``sampler.Budget.for_seconds``: sweeps, never
-        the clock); by default ``SAMPLER_SHARE`` of the budget's nominal seconds.
+        the clock); by default ``SAMPLE_SECONDS`` times the budget's nominal seconds (a time limit given as a
+        number is its own budget's nominal seconds: the same work as ``solve`` at that ``--time-limit``).
         """
         self.check(state, "Solver.odds_answer")
         if method not in ODDS_METHODS:
@@ -1009,7 +1009,7 @@ class Solver:
                 return OddsAnswer(self._shares(tallies, len(found)), ODDS_UNIGEN)
         else:
             sampled = self.sampled_odds(
-                state, seconds=SAMPLER_SHARE * budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
+                state, seconds=SAMPLE_SECONDS * budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
                 possible=possible, deadline=deadline,
             )  # fmt: skip
             if sampled is not None:

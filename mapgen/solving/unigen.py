@@ -15,7 +15,7 @@ from constraints.catalogue import Chapter
 from constraints.cnf import CountError, CountTimeout, _in_child, cnf_for_state
 from mapgen.model import Map
 from mapgen.solving.sat import SolveTimeout
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, percent
 
 #: UniGen's uniformity parameter kappa (pyunigen's default) and the tolerance it gives: every completion is
 #: drawn with probability within a factor (1 + UNIGEN_EPSILON) of 1/count (UniGen3, Soos, Gocht and Meel,
@@ -78,12 +78,29 @@ class OddsAnswer:
     sampled: Any = None  # mapgen.solving.sampler.Odds: typed loosely so this module never imports numba
 
 
+#: The sampler's work per second of the time limit asked: ``sampler.Budget.for_seconds(SAMPLE_SECONDS * limit)``,
+#: a number of sweeps that depends on the limit given, never on the clock. One constant for ``solve``, ``hint``,
+#: ``render --probabilities`` and the web, so that one state at one time limit gets the same odds from each (it
+#: was 0.5 of the budget in ``render`` and the web, all of it in ``hint``: three answers to one question).
+SAMPLE_SECONDS = 0.4
+
+
 def known_chance(possible: frozenset[Terrain], terrain: Terrain) -> float | None:
     """The chance a cell with these possible terrains holds ``terrain`` when no odds are had: 0.0 where it
     cannot, 1.0 where it must, None where it may."""
     if terrain not in possible:
         return 0.0
     return 1.0 if possible == {terrain} else None
+
+
+def share_words(code: str, p: float, err: float | None) -> str:
+    """One terrain's share for people: ``Wa 40%``, with the sampler's ``±6``; a terrain the cell can hold that no
+    chain met (share 0, ``Odds.add_unseen``) as ``Sk up to 31%``."""
+    if err is None:
+        return f"{code} {percent(p)}"
+    if p == 0:
+        return f"{code} up to {100 * Z95 * err:.0f}%"
+    return f"{code} {percent(p)} ±{100 * Z95 * err:.0f}"
 
 
 def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) -> list[list[int]]:
