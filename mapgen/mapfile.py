@@ -21,6 +21,8 @@ MAX_NUMBER = 2**63 - 1
 MAX_RECORD_TEXT = 2000
 _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
 _HILL_DIGITS = 2  # a Hill counts at most 12 cells (its row plus its column)
+_NUMBERED = re.compile(r"^([a-z]{2})\d+$", re.IGNORECASE | re.ASCII)  # `Wa3`: a number on what is no Hill
+_SHOWN = 40  # the most of a wrong value's text an error message repeats
 
 
 class MapFileError(InputError, ValueError):
@@ -48,6 +50,8 @@ def parse_map(text: str, source: str | None = None) -> Map:
         data = parse_toml(text)  # a BOM (editors on Windows) is allowed
     except Unreadable as e:
         raise MapFileError(source, str(e)) from None
+    if not data:  # an empty file, or one of comments only: "missing field 'chapter'" would hide that
+        raise MapFileError(source, "the file holds no fields (a map file needs chapter, peak and terrain)")
     try:
         return _from_data(data)
     except (ValueError, CellError) as e:
@@ -59,8 +63,19 @@ def _require(data: dict, key: str, kind: type, what: str):
         raise ValueError(f"missing field '{key}'")
     value = data[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ValueError(f"field '{key}' must be {what}, not {value!r}")  # noqa: TRY004 - MapFileError wraps ValueError
+        raise ValueError(f"field '{key}' must be {what}, not {_shown(value)}")  # noqa: TRY004 - MapFileError wraps ValueError
     return value
+
+
+def _shown(value) -> str:
+    """A wrong value as a message repeats it: an array or a table by its kind (its whole text could be a map's
+    worth), a scalar as written, cut short past _SHOWN characters."""
+    if isinstance(value, list):
+        return "an array"
+    if isinstance(value, dict):
+        return "a table"
+    text = repr(value)
+    return text if len(text) <= _SHOWN else text[: _SHOWN - 1] + "…"
 
 
 def _cell(data: dict, key: str, board: Board) -> int:
@@ -84,6 +99,7 @@ def _from_data(data: dict) -> Map:
         ) from None
     board = spec.board
     shown = chapter.title()
+    listed = f"{shown}'s codes: {' '.join(t.code for t in spec.terrains)}"  # what an unknown code's message offers
     for key in BRIEFING_FIELDS:
         if key in data and key not in spec.briefing and not (key == "start" and _is_start_column(data[key])):
             if key == "start":  # the chapter starts on the river: the field may only say so
@@ -102,7 +118,7 @@ def _from_data(data: dict) -> Map:
         raise ValueError(f"{shown} maps need 'start' to be the cell of the start Fort, like D7")
     pattern = None
     if "fort_pattern" in data:
-        pattern = parse_pattern(_require(data, "fort_pattern", str, "rows of terrain codes"))
+        pattern = parse_pattern(_require(data, "fort_pattern", str, "text: rows of terrain codes"), listed)
     elif "fort_pattern" in spec.required:
         raise ValueError(f"missing field 'fort_pattern' ({shown}'s mini map)")
     greek_fire = _cell(data, "greek_fire", board) if "greek_fire" in data else None
@@ -116,7 +132,8 @@ def _from_data(data: dict) -> Map:
         raise ValueError(f"field 'name' {wrong}")
     for key in RECORD_FIELDS:
         _check_record(data.get(key), key)
-    cells, hills = parse_terrain(_require(data, "terrain", str, "rows of terrain codes"), board)
+    terrain = _require(data, "terrain", str, "text: rows of terrain codes")
+    cells, hills = parse_terrain(terrain, board, listed=listed)
     meta = {k: v for k, v in data.items() if k not in KNOWN_FIELDS}
     briefing = Briefing(peak=peak, start=start, fort_pattern=pattern, greek_fire=greek_fire, number=number, name=name)
     return Map(chapter=chapter, briefing=briefing, cells=cells, hills=hills, meta=meta, board=board)
@@ -140,22 +157,47 @@ def _is_start_column(value) -> bool:
     return isinstance(value, str) and value.strip().lower() == START_COLUMN
 
 
-def _code(token: str, where: str) -> tuple[Terrain | None, int | None]:
+def _code(token: str, where: str, codes: str = "") -> tuple[Terrain | None, int | None]:
+    """A token's terrain and Hill number; ValueError naming ``where`` (a cell, or a place in the mini map) and
+    what the author likely meant: ``codes`` are the codes to list when nothing closer fits."""
     if token == "..":
         return None, None
     m = _HILL.match(token)
     if m:
         if len(m.group(1)) > _HILL_DIGITS:
-            raise ValueError(f"Hill number {token!r} in {where} is too large")
+            raise ValueError(f"Hill number {token!r} {where} is too large (a Hill counts at most 12 cells)")
         return Terrain.HILL, int(m.group(1))
     try:
         return Terrain.from_code(token), None
     except KeyError:
-        raise ValueError(f"unknown terrain code {token!r} in {where}") from None
+        raise ValueError(f"unknown terrain code {token!r} {where} ({_hint(token, codes)})") from None
 
 
-def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], dict[int, int]]:
-    """Parse the terrain grid; an optional header of column numbers and row letters are checked."""
+def _hint(token: str, codes: str) -> str:
+    """What an unknown code was probably meant to be."""
+    numbered = _NUMBERED.match(token)
+    if token.lower().startswith("hi"):
+        return "a Hill is Hi, or Hi with its number: Hi2"
+    if numbered and numbered.group(1).lower() in {t.code.lower() for t in Terrain}:
+        return "only a Hill carries a number, like Hi2"
+    if set(token) <= {"."}:
+        return "an unrevealed cell is two dots: .."
+    return codes or "the codes: " + " ".join(t.code for t in Terrain)
+
+
+def _not_a_code(tokens: list[str]) -> str | None:
+    """The first token that is no terrain code (nor ``..``), if any: what makes a row too long, often."""
+    for token in tokens:
+        try:
+            _code(token, "")
+        except ValueError:
+            return token
+    return None
+
+
+def parse_terrain(text: str, board: Board, *, listed: str = "") -> tuple[tuple[Terrain | None, ...], dict[int, int]]:
+    """Parse the terrain grid; an optional header of column numbers and row letters are checked. An unknown
+    code is named by its cell, with ``listed`` (the chapter's codes, in words) when no closer hint fits."""
     lines = [line.split() for line in text.splitlines() if line.strip()]
     expected_cols = [str(c) for c in board.col_numbers]
     if lines and all(tok.isdigit() for tok in lines[0]):
@@ -175,22 +217,28 @@ def parse_terrain(text: str, board: Board) -> tuple[tuple[Terrain | None, ...], 
                 raise ValueError(f"terrain row {r + 1} is labelled {tokens[0]}, expected {letter}")
             tokens = tokens[1:]
         if len(tokens) != board.width:
-            raise ValueError(f"terrain row {letter} has {quantity(len(tokens), 'cell')}, expected {board.width}")
+            odd = _not_a_code(tokens)
+            raise ValueError(
+                f"terrain row {letter} has {quantity(len(tokens), 'cell')}, expected {board.width}"
+                + (f" ({odd!r} is no terrain code)" if odd is not None else "")
+            )
         for c, token in enumerate(tokens):
-            terrain, number = _code(token, f"row {letter}")
+            terrain, number = _code(token, f"at {board.name(board.rows[r][c])}", listed)
             if number is not None:
                 hills[len(cells)] = number
             cells.append(terrain)
     return tuple(cells), hills
 
 
-def parse_pattern(text: str) -> Pattern:
-    """Parse Fauna's mini map: rows of codes with exactly one Ft; ``..`` is any terrain."""
-    rows = []
+def parse_pattern(text: str, listed: str = "") -> Pattern:
+    """Parse Fauna's mini map: rows of codes with exactly one Ft; ``..`` is any terrain (``listed``: as in
+    parse_terrain)."""
+    rows: list[tuple[Terrain | None, ...]] = []
     for line in text.splitlines():
         if not line.strip():
             continue
-        rows.append(tuple(_code(tok, "fort_pattern")[0] for tok in line.split()))
+        where = f"in fort_pattern row {len(rows) + 1}"
+        rows.append(tuple(_code(tok, where, listed)[0] for tok in line.split()))
     if not rows:
         raise ValueError("fort_pattern is empty")
     if len({len(row) for row in rows}) != 1:

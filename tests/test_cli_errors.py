@@ -57,7 +57,10 @@ BAD_MAPS = {
         "chapter = 'training'\nthis is not toml\n",
         "not valid TOML (Expected '=' after a key in a key/value pair (at line 2, column 6))",
     ),
-    "unknown terrain": (TRAINING.replace("Mu", "Qq", 1), "unknown terrain code 'Qq' in row B"),
+    "unknown terrain": (
+        TRAINING.replace("Mu", "Qq", 1),
+        "unknown terrain code 'Qq' at B5 (Training's codes: Fo Wo Wa Mu Ro)",
+    ),
     "cell off the board": (
         TRAINING.replace('peak = "C5"', 'peak = "H9"'),
         "field 'peak': cell H9 is off the board (B3 to F7)",
@@ -291,7 +294,11 @@ def test_a_replay_whose_map_is_bad(tmp_path):
     data = json.loads(f.read_text(encoding="utf-8"))
     data["map"] = data["map"].replace("Mu", "Qq", 1)
     f.write_text(json.dumps(data), encoding="utf-8")
-    assert_fails(run("playtest", "--show", f), 2, f"error: {f}: unknown terrain code 'Qq' in row B")
+    assert_fails(
+        run("playtest", "--show", f),
+        2,
+        f"error: {f}: unknown terrain code 'Qq' at B5 (Training's codes: Fo Wo Wa Mu Ro)",
+    )
 
 
 def test_a_replay_with_an_action_no_game_has(tmp_path):

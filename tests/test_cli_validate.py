@@ -88,7 +88,10 @@ UNREADABLE = {
         FAUNA.replace('"fauna"', '"atlantis"'),
         "unknown chapter 'atlantis' (expected one of training, fauna, flora, vameter, maldonado)",
     ),
-    "unknown code": (FAUNA.replace("C   Wa  Wa  Wo", "C   Wa  Qq  Wo"), "unknown terrain code 'Qq' in row C"),
+    "unknown code": (
+        FAUNA.replace("C   Wa  Wa  Wo", "C   Wa  Qq  Wo"),
+        "unknown terrain code 'Qq' at C2 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+    ),
     "wrong row length": (
         FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Wa  Wo  Fo  Vi  Sk"),
         "terrain row C has 6 cells, expected 7",
@@ -122,7 +125,7 @@ def test_unreadable_file_exits_2_with_one_error_line(write, case):
 
 def test_the_issues_example_errors(write):
     f = write("fauna-3.toml", FAUNA.replace("C   Wa  Wa  Wo  Fo  Vi  Sk  Hi0", "C   Wa  Qq  Wo  Fo  Vi  Sk"))
-    assert run("validate", f).stderr == f"error: {f}: terrain row C has 6 cells, expected 7\n"
+    assert run("validate", f).stderr == f"error: {f}: terrain row C has 6 cells, expected 7 ('Qq' is no terrain code)\n"
 
 
 def test_partial_map_points_to_mapgen_solve():
@@ -176,7 +179,10 @@ def test_json_shape_and_argument_order(write):
     files = [str(INVALID / "training-201-m.toml"), bad, str(VALID / "training-201.toml")]
     result = run("validate", "--json", *files)
     assert result.exit_code == 2
-    assert result.stderr == f"error: {bad}: unknown terrain code 'Qq' in row C\n"
+    assert (
+        result.stderr
+        == f"error: {bad}: unknown terrain code 'Qq' at C2 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)\n"
+    )
     assert json.loads(result.stdout) == [
         {
             "file": files[0],
@@ -184,7 +190,12 @@ def test_json_shape_and_argument_order(write):
             "violations": [{"rule": "C6", "cells": ["B5"], "message": "the Rock at B5 is on the edge of the board"}],
             "error": None,
         },
-        {"file": bad, "valid": False, "violations": [], "error": "unknown terrain code 'Qq' in row C"},
+        {
+            "file": bad,
+            "valid": False,
+            "violations": [],
+            "error": "unknown terrain code 'Qq' at C2 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+        },
         {"file": files[2], "valid": True, "violations": [], "error": None},
     ]
 

@@ -203,7 +203,10 @@ def test_too_many_cells_in_a_row():
 
 def test_unknown_terrain_code():
     text = FAUNA.replace("C   Wa  Wa  Wo  Fo", "C   Wa  Qq  Wo  Fo")
-    assert problem(text) == "fauna-3.toml: unknown terrain code 'Qq' in row C"
+    assert (
+        problem(text)
+        == "fauna-3.toml: unknown terrain code 'Qq' at C2 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
+    )
 
 
 def test_wrong_number_of_rows():
@@ -229,7 +232,81 @@ def test_rows_out_of_order():
 
 def test_too_large_hill_number():
     text = FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2", "G   Sk  Ti  Wa  Wo  Hi123")
-    assert problem(text) == "fauna-3.toml: Hill number 'Hi123' in row G is too large"
+    assert problem(text) == "fauna-3.toml: Hill number 'Hi123' at G5 is too large (a Hill counts at most 12 cells)"
+
+
+#: a hand-written slip in the grid (a row of fauna-201 as a designer mistyped it) -> what the message says; the
+#: cell is named (a row often holds the same code twice) and the hint says what was meant
+HAND_SLIPS = {
+    "a typo": (
+        "G   Sk  Ti  Wq  Wo  Hi2  Wa  Hi0",
+        "unknown terrain code 'Wq' at G3 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+    ),
+    "a Hill's number not in digits": (
+        "G   Sk  Ti  Wa  Wo  Hix  Wa  Hi0",
+        "unknown terrain code 'Hix' at G5 (a Hill is Hi, or Hi with its number: Hi2)",
+    ),
+    "a negative Hill number": (
+        "G   Sk  Ti  Wa  Wo  Hi-1  Wa  Hi0",
+        "unknown terrain code 'Hi-1' at G5 (a Hill is Hi, or Hi with its number: Hi2)",
+    ),
+    "a number on no Hill": (
+        "G   Sk  Ti  Wa3  Wo  Hi2  Wa  Hi0",
+        "unknown terrain code 'Wa3' at G3 (only a Hill carries a number, like Hi2)",
+    ),
+    "one dot for unrevealed": (
+        "G   Sk  Ti  .  Wo  Hi2  Wa  Hi0",
+        "unknown terrain code '.' at G3 (an unrevealed cell is two dots: ..)",
+    ),
+    "a space in a Hill": (
+        "G   Sk  Ti  Wa  Wo  Hi 2  Wa  Hi0",
+        "terrain row G has 8 cells, expected 7 ('2' is no terrain code)",
+    ),
+    "a row letter with a dot": (
+        "G.  Sk  Ti  Wa  Wo  Hi2  Wa  Hi0",
+        "terrain row G has 8 cells, expected 7 ('G.' is no terrain code)",
+    ),
+}
+
+
+@pytest.mark.parametrize("slip", HAND_SLIPS, ids=list(HAND_SLIPS))
+def test_a_hand_written_slip_names_its_cell_and_what_was_meant(slip):
+    row, message = HAND_SLIPS[slip]
+    assert problem(FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0", row)) == f"fauna-3.toml: {message}"
+
+
+def test_an_unknown_code_in_the_fort_pattern_names_its_row():
+    text = FAUNA.replace("Sk Ft ..", "Sk Ft Zz")
+    assert problem(text) == (
+        "fauna-3.toml: unknown terrain code 'Zz' in fort_pattern row 2 (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
+    )
+
+
+@pytest.mark.parametrize("text", ["", "\n \n", "# my new map, to do\n"], ids=["empty", "blank", "comments only"])
+def test_an_empty_file_says_so(text):
+    assert problem(text) == "fauna-3.toml: the file holds no fields (a map file needs chapter, peak and terrain)"
+
+
+def test_a_wrong_kind_of_value_is_named_not_repeated_whole():
+    """A terrain written as a TOML array (a map's worth of text) is called an array; a long scalar is cut short."""
+    as_array = FAUNA.replace('terrain = """', 'terrain = ["""').rstrip() + "]\n"
+    assert problem(as_array) == "fauna-3.toml: field 'terrain' must be text: rows of terrain codes, not an array"
+    assert problem(FAUNA.replace('peak = "B4"', 'peak = {row = "B"}')) == (
+        "fauna-3.toml: field 'peak' must be a cell name like E3, not a table"
+    )
+    long_number = FAUNA.replace('peak = "B4"', 'peak = "B4"\nnumber = "' + "9" * 100 + '"')
+    assert problem(long_number) == "fauna-3.toml: field 'number' must be a whole number, not '" + "9" * 38 + "…"
+
+
+def test_what_a_windows_editor_writes_is_read_alike():
+    """Tabs between codes, a no-break space, lower-case codes and cell names, CRLF: the same map."""
+    text = (
+        FAUNA.replace("E   Fi  Wo  Sk", "E\tFi\tWo\u00a0Sk")
+        .replace("D   Wo  Vi  Ti", "d   wo  vi  ti")
+        .replace('peak = "B4"', 'peak = "b4"')
+        .replace("\n", "\r\n")
+    )
+    assert parse_map(text) == parse_map(FAUNA)
 
 
 @pytest.mark.parametrize("field", ["chapter", "peak", "terrain"])
