@@ -189,6 +189,14 @@ def test_grade_text_names_each_flag():
             ["--bots", "heuristic,wizard"],
             f"error: --bots: unknown bot 'wizard' (expected some of {', '.join(BOTS)})",
         ),
+        (  # a misspelt bot is named, as a misspelt map is
+            ["--bots", "heuristc"],
+            f"error: --bots: unknown bot 'heuristc': did you mean heuristic? (expected some of {', '.join(BOTS)})",
+        ),
+        (
+            ["--win-rate", "oracel:0.1-0.2"],
+            f"error: --win-rate: unknown bot 'oracel': did you mean oracle? (expected one of {', '.join(BOTS)})",
+        ),
         (
             ["--win-rate", "0.6-0.2"],
             "error: --win-rate: a band of shares between 0 and 1 with the least first, not '0.6-0.2'",
