@@ -119,13 +119,14 @@ class BotFigures:
         }
 
     def sealed_words(self) -> str:
-        """The sealed share and its reasons, as playtest words them: "sealed 35% (walled in 21, ...)"."""
-        rate = self.sealed_rate
+        """The sealed games and their reasons, as playtest words them: "sealed 7/20 = 35.0% (walled in 3, ...)"
+        (games of each reason)."""
+        n, rate = self.sealed, self.sealed_rate
+        shown = "?" if n is None or rate is None else f"{n}/{self.games} = {100 * rate:.1f}%"
         if self.sealed_total is not None:  # read from a [grade] table: the shares only (before issue 41, walled in)
-            shown = "?" if rate is None else f"{100 * rate:.0f}%"
-            return f"sealed {shown} (walled in {100 * self.walled_in_rate:.0f}%)"
+            return f"sealed {shown} (walled in {100 * self.walled_in_rate:.0f}% of games)"
         why = ", ".join(f"{w} {n}" for w, n in self.sealed_by.items())
-        return f"sealed {100 * rate:.0f}%" + (f" ({why})" if why else "")
+        return f"sealed {shown}" + (f" ({why})" if why else "")
 
 
 @dataclass(frozen=True)
@@ -724,20 +725,26 @@ def report_text(g: MapGrade) -> str:
         lo, hi = f.interval
         losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
-            f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% ({100 * lo:.1f}% to {100 * hi:.1f}%), "
+            f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "
             f"{f.sealed_words()}, mean days {f.mean_days:.2f}; lost: {losses}"
         )
         if f.win_scores:
             lines.append(f"  {'':<12} win scores {score_words(score_summary(list(f.win_scores)))}")
     play = g.play
     if play is not None:
+        fair, oracle = play.fair, play.oracle
         lines.append(
-            f"  play         {play.fair.bot} (best fair bot) wins {100 * play.fair.win_rate:.1f}%, oracle "
-            f"{100 * play.oracle.win_rate:.1f}%: gap oracle − {play.fair.bot} = {100 * play.gap:+.1f} points "
-            f"({100 * play.gap_interval[0]:+.1f} to {100 * play.gap_interval[1]:+.1f})"
+            f"  play         {fair.bot} (best fair bot) wins {fair.wins}/{fair.games} = {100 * fair.win_rate:.1f}%, "
+            f"oracle {oracle.wins}/{oracle.games} = {100 * oracle.win_rate:.1f}%: gap oracle − {fair.bot} = "
+            f"{100 * play.gap:+.1f} points (95% interval {100 * play.gap_interval[0]:+.1f} to "
+            f"{100 * play.gap_interval[1]:+.1f})"
         )
-    elif g.gap is not None:
-        lines.append(f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points")
+    elif g.gap is not None:  # no oracle: the older figure, with the same interval (clairvoyant as the bound)
+        lo, hi = Play(g.bots["deducer"], g.bots["clairvoyant"]).gap_interval
+        lines.append(
+            f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points "
+            f"(95% interval {100 * lo:+.1f} to {100 * hi:+.1f})"
+        )
     for fl in g.flags:
         lines.append(f"  flag         {fl.reason}")
     return "\n".join(lines)

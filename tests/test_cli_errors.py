@@ -258,6 +258,22 @@ def test_an_unknown_chapter_on_the_command_line():
     )
 
 
+@pytest.mark.parametrize(
+    ("args", "meant"),
+    [
+        (["playtest", "fauna-1", "--bot", "heuristc"], "heuristic"),
+        (["playtest", "fauna-1", "--variant", "relanch"], "relaunch"),
+        (["generate", "-c", "fuana"], "fauna"),
+    ],
+)
+def test_a_misspelt_choice_names_the_one_meant(args, meant):
+    """`--bot heuristc` listed the bots and left the user to spot the typo; a misspelt map name already said
+    which map was meant."""
+    r = run(*args)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert f"(did you mean {meant}?). See 'mapgen {args[0]} --help'." in r.stderr, r.stderr
+
+
 @pytest.mark.parametrize("command", ["validate", "solve", "deduce", "render"])
 def test_a_missing_argument_is_one_line_too(command):
     name = "FILES..." if command == "validate" else "MAP"

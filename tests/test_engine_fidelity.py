@@ -450,8 +450,14 @@ def test_a_round_with_no_path_to_explore_seals_the_game_not_a_loss():
     assert rep["losses"] == {"hunger": 1} and rep["sealed"] == 1 and rep["sealed_by"] == {"walled in": 1}
     assert rep["sealed_rate"] == round(1 / 3, 4)
     text = report_text(rep)
-    assert "sealed       1 (no Path could be explored for a whole round: not a rulebook loss; walled in 1)" in text
+    assert (
+        "sealed       1/3 = 33.3% (no Path could be explored for a whole round: not a rulebook loss; walled in 1)"
+        in text
+    )
     assert "losses       hunger 1" in text
+    # with no game sealed the line still says so (it was left out, where grade says "sealed 0/3 = 0.0%")
+    none = report_text(summarise(recs[1:], load("engine_fauna_201"), Settings()))
+    assert "sealed       0/2 = 0.0% (no Path could be explored for a whole round: not a rulebook loss)" in none
 
 
 def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):

@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapgen.engine import actions as A
-from mapgen.engine.cards import RESOURCE_CODES
+from mapgen.engine.cards import RESOURCE_CODES, RESOURCE_NAMES
 from mapgen.engine.game import SEALED_BY, Game
 from mapgen.engine.playtest import Settings, report_text, run_playtest, summarise
 from mapgen.engine.walls import explain_sealed, needs_words, sealed_words
@@ -140,20 +140,35 @@ def test_a_map_explored_game_says_what_was_still_needed_to_win():
     d = s.sealed_why
     kill = g.kills[card]
     lacks = [RESOURCE_CODES[r] for r in range(len(kill.requires)) for _ in range(kill.requires[r])]
+    lack_words = ", ".join(
+        f"{kill.requires[r]} {RESOURCE_NAMES[r]}" if kill.requires[r] > 1 else RESOURCE_NAMES[r]
+        for r in range(len(kill.requires))
+        if kill.requires[r]
+    )
     assert d == {
         "why": "map explored",
         "needs": {"kills_left": 2, "monsters_in_play": 1, "kill_cards": {kill.name: lacks}},
     }
     assert sealed_words(d) == (
         "map explored: every Path is explored; still needed: 2 kills (1 Monster in play; "
-        f"Kill cards: {kill.name} lacks {' '.join(lacks)})"
+        f"Kill cards: {kill.name} lacks {lack_words})"
+    )
+
+
+def test_what_a_sealed_game_lacked_names_the_items_and_counts_them():
+    """A designer read "Make Ammo lacks Wo Ro Ro" and "at the Fight: Mu Mu Sk": the Resource codes, one per item.
+    The words name each item once, with its count; the record keeps the codes."""
+    n = {"kills_left": 1, "monsters_in_play": 2, "kill_cards": {"Make Ammo": ["Wo", "Ro", "Ro"]}}
+    assert needs_words(n) == "1 kill (2 Monsters in play; Kill cards: Make Ammo lacks Wood, 2 Rock)"
+    assert needs_words({"fight_needs": ["Mu", "Mu", "Sk", "Mf", "Greek Fire"]}) == (
+        "at the Fight: 2 Mud, Skull, Mushroom, Greek Fire"
     )
 
 
 def test_the_needs_of_every_chapter_in_words():
     assert needs_words({"challenges_left": 1}) == "1 Challenge card to resolve"
     assert needs_words({"hearts_left": 2, "vameter_in_play": True}) == "2 Hearts left on the Vameter"
-    assert needs_words({"trail": [7, 6], "greek_fire": True, "fight_needs": ["Mu", "Ro"]}) == "at the Fight: Mu Ro"
+    assert needs_words({"trail": [7, 6], "greek_fire": True, "fight_needs": ["Mu", "Ro"]}) == "at the Fight: Mud, Rock"
     assert needs_words({"trail": [3, 6], "greek_fire": False}) == (
         "the Expedition Trail (S past 3 of its 6 icons); the Greek Fire"
     )

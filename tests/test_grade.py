@@ -70,7 +70,34 @@ def test_sealed_games_are_counted_as_the_playtest_counts_them():
     assert f.walled_in_rate == rep["sealed_by"].get("walled in", 0) / 30
     line = next(x for x in report_text(g).splitlines() if x.startswith("  heuristic"))
     why = ", ".join(f"{w} {n}" for w, n in rep["sealed_by"].items())
-    assert f"sealed {100 * rep['sealed_rate']:.0f}% ({why})" in line and "blocked" not in report_text(g)
+    shown = f"{rep['sealed']}/30 = {100 * rep['sealed_rate']:.1f}%"
+    assert f"sealed {shown} ({why})" in line and "blocked" not in report_text(g)
+
+
+def test_every_figure_of_the_grade_text_says_what_it_is():
+    """The grade text gave bare intervals ("(25.8% to 65.8%)"), a sealed share whose reasons were counts of games
+    ("sealed 35% (walled in 3, ...)") and a gap whose win rates stood on no stated number of games. Each interval
+    now says it is the 95% one, each rate its games (wins/games, sealed/games), as playtest's text does."""
+    from mapgen.grade import MapGrade, Play
+    from mapgen.quality import NO_CHECKS
+
+    fair = BotFigures("scout", 10, 6, {"hunger": 2}, 3.6, {"walled in": 1, "map explored": 1})
+    oracle = BotFigures("oracle", 10, 10, {}, 3.5)
+    deducer = BotFigures("deducer", 20, 10, {}, 3.0)
+    clairvoyant = BotFigures("clairvoyant", 20, 13, {}, 3.0, {"map explored": 3})
+    g = MapGrade("m", "fauna", 0, {"scout": fair, "oracle": oracle}, None, NO_CHECKS)
+    text = report_text(g)
+    lo, hi = fair.interval
+    assert f"wins 6/10 = 60.0% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)" in text
+    assert "sealed 2/10 = 20.0% (walled in 1, map explored 1)" in text and "sealed 0/10 = 0.0%," in text
+    glo, ghi = Play(fair, oracle).gap_interval
+    assert (
+        "scout (best fair bot) wins 6/10 = 60.0%, oracle 10/10 = 100.0%: gap oracle − scout = +40.0 points "
+        f"(95% interval {100 * glo:+.1f} to {100 * ghi:+.1f})"
+    ) in text
+    older = report_text(MapGrade("m", "fauna", 0, {"deducer": deducer, "clairvoyant": clairvoyant}, None, NO_CHECKS))
+    glo, ghi = Play(deducer, clairvoyant).gap_interval
+    assert f"clairvoyant − deducer = +15.0 points (95% interval {100 * glo:+.1f} to {100 * ghi:+.1f})" in older
 
 
 def test_a_map_walled_in_most_of_the_time_is_flagged_with_its_share():
@@ -161,6 +188,14 @@ def test_grade_text_names_each_flag():
         (
             ["--bots", "heuristic,wizard"],
             f"error: --bots: unknown bot 'wizard' (expected some of {', '.join(BOTS)})",
+        ),
+        (  # a misspelt bot is named, as a misspelt map is
+            ["--bots", "heuristc"],
+            f"error: --bots: unknown bot 'heuristc': did you mean heuristic? (expected some of {', '.join(BOTS)})",
+        ),
+        (
+            ["--win-rate", "oracel:0.1-0.2"],
+            f"error: --win-rate: unknown bot 'oracel': did you mean oracle? (expected one of {', '.join(BOTS)})",
         ),
         (
             ["--win-rate", "0.6-0.2"],

@@ -176,11 +176,34 @@ def chapter_option(*names: str, **kw):
         return click.option(
             *(names or ("--chapter", "-c")),
             "chapter_name",
-            type=click.Choice(chapter_names(), case_sensitive=False),
+            type=NearChoice(chapter_names(), case_sensitive=False),
             **kw,
         )(f)
 
     return deco
+
+
+def near_name(value: str, names) -> str | None:
+    """The one of ``names`` a misspelt ``value`` most likely meant (``heuristc`` -> ``heuristic``), or None."""
+    import difflib  # deferred: only for a value that is not a choice
+
+    low = {n.lower(): n for n in names}
+    near = difflib.get_close_matches(str(value).lower(), list(low), n=1, cutoff=0.75)
+    return low[near[0]] if near else None
+
+
+class NearChoice(click.Choice):
+    """A ``click.Choice`` whose refusal names the nearest choice: "'heuristc' is not one of ... (did you mean
+    heuristic?)", as a misspelt map name does."""
+
+    def convert(self, value, param, ctx):
+        try:
+            return super().convert(value, param, ctx)
+        except click.BadParameter as e:
+            near = near_name(value, self.choices) if isinstance(value, str) else None
+            if near is not None:
+                e.message = f"{e.message.rstrip('.')} (did you mean {near}?)."
+            raise
 
 
 def bot_names() -> list[str]:
@@ -191,7 +214,7 @@ def bot_names() -> list[str]:
 
 def bot_option(f):
     return click.option(
-        "--bot", "-b", default="heuristic", show_default=True, type=click.Choice(bot_names()), help="Who plays."
+        "--bot", "-b", default="heuristic", show_default=True, type=NearChoice(bot_names()), help="Who plays."
     )(f)
 
 

@@ -10,6 +10,7 @@ import click
 
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.options import (
+    NearChoice,
     bot_option,
     force_option,
     jobs_option,
@@ -78,7 +79,7 @@ def _play_back(path: str, step: bool) -> None:
     "--variant",
     "variants",
     multiple=True,
-    type=click.Choice(sorted(VARIANTS)),
+    type=NearChoice(sorted(VARIANTS)),
     help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
     "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
 )

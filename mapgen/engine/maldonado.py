@@ -456,7 +456,8 @@ class Maldonado(ChapterRules):
             state.monsters[cell] = card
             return
         north = g.threats[card].direction == "north"
-        order = (0, 1, 2, 3) if north else (2, 1, 0, 3)  # decision: beside it, its own side first, clockwise
+        # decision: beside it, its own side first, then east, the other side, west (N E S W; south card: S E N W)
+        order = (0, 1, 2, 3) if north else (2, 1, 0, 3)
         b = g.board
         best = None
         for i in sorted(

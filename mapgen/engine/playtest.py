@@ -278,7 +278,10 @@ def report_text(rep: dict) -> str:
             f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
         ),
-        f"  mean score   {rep['mean_score']:.1f} over all games (a loss scores 0); {rep['mean_score_wins']:.1f} over wins",
+        (
+            f"  mean score   {rep['mean_score']:.1f} over all games (a loss or a sealed game scores 0); "
+            f"{rep['mean_score_wins']:.1f} over wins"
+        ),
     ]
     if rep["levels"]:
         lines.append("  levels       " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
@@ -286,13 +289,13 @@ def report_text(rep: dict) -> str:
         lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
-    if rep.get("sealed"):
-        lines.append(
-            f"  sealed       {rep['sealed']} (no Path could be explored for a whole round: not a rulebook loss; "
-            + ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
-            + ")"
-        )
-        lines += _sealed_lines(rep.get("sealed_games", []))
+    # always shown, as grade shows it: games and share ("7/20 = 35.0%"), then the games of each reason
+    why = ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
+    lines.append(
+        f"  sealed       {rep['sealed']}/{rep['games']} = {100 * rep['sealed_rate']:.1f}% (no Path could be explored "
+        "for a whole round: not a rulebook loss" + (f"; {why})" if why else ")")
+    )
+    lines += _sealed_lines(rep.get("sealed_games", []))
     lines.append(f"  mean days    {rep['mean_days']:.2f} (turns {rep['mean_turns']:.1f})")
     if rep.get("mode") == "traitor":
         lines.append(

@@ -17,7 +17,7 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
 
 from __future__ import annotations
 
-from mapgen.engine.cards import WATER
+from mapgen.engine.cards import RESOURCE_CODES, RESOURCE_NAMES, WATER
 from mapgen.terrain import Terrain, quantity
 
 #: a Skull wall counts when the walled-in pocket (the start, the Paths explorable before the Skull, the Skull)
@@ -120,6 +120,16 @@ def sealed_words(d: dict) -> str:
     return f"walled in by {walls or 'nothing'} (first Path {d.get('first')}{left}); {alt}"
 
 
+def items_words(codes: list[str]) -> str:
+    """Items by name, counted: ["Wo", "Ro", "Ro"] -> "Wood, 2 Rock" (the records keep the codes; a designer
+    reading the report should not need the code table). Names that are no Resource code stay as they are."""
+    names = dict(zip(RESOURCE_CODES, RESOURCE_NAMES, strict=True))
+    counts: dict[str, int] = {}
+    for c in codes:
+        counts[c] = counts.get(c, 0) + 1
+    return ", ".join(f"{n} {names.get(c, c)}" if n > 1 else names.get(c, c) for c, n in counts.items())
+
+
 def needs_words(n: dict) -> str:
     """What a team still lacked to win (a chapter's ``win_needs``), in words."""
     parts = []
@@ -127,7 +137,7 @@ def needs_words(n: dict) -> str:
         parts.append(quantity(n["challenges_left"], "Challenge card") + " to resolve")
     if "kills_left" in n:
         cards = n.get("kill_cards") or {}
-        held = ", ".join(f"{c} lacks {' '.join(lack)}" if lack else f"{c} payable" for c, lack in cards.items())
+        held = ", ".join(f"{c} lacks {items_words(lack)}" if lack else f"{c} payable" for c, lack in cards.items())
         parts.append(
             f"{quantity(n['kills_left'], 'kill')} ({quantity(n.get('monsters_in_play', 0), 'Monster')} in play; "
             + (f"Kill cards: {held})" if cards else "no Kill card face up)")
@@ -145,5 +155,5 @@ def needs_words(n: dict) -> str:
     if n.get("greek_fire") is False:
         parts.append("the Greek Fire")
     if "fight_needs" in n:
-        parts.append("at the Fight: " + (" ".join(n["fight_needs"]) or "nothing more"))
+        parts.append("at the Fight: " + (items_words(n["fight_needs"]) or "nothing more"))
     return "; ".join(parts)

@@ -274,7 +274,7 @@ def _scores(ax, bots: list[str], reports: list[dict]) -> None:
             ax.axvline(mean, color="#e15759", lw=2, ls="--", gid="playtest-score-mean")
             ax.text(mean, 1.0, f" mean {mean:.1f}", color="#e15759", transform=ax.get_xaxis_transform(), va="top")
         ax.set_ylabel("games")
-        ax.set_title("Score distribution (a loss scores 0)", loc="left", fontweight="bold")
+        ax.set_title("Score distribution (a loss or a sealed game scores 0)", loc="left", fontweight="bold")
     else:
         box = ax.boxplot(
             [s or [0.0] for s in scores],
