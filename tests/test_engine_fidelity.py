@@ -460,6 +460,22 @@ def test_a_round_with_no_path_to_explore_seals_the_game_not_a_loss():
     assert "sealed       0/2 = 0.0% (no Path could be explored for a whole round: not a rulebook loss)" in none
 
 
+def test_the_playtest_levels_line_says_it_counts_won_games():
+    """The levels of success are reached by won games only: the text said "levels  Master Explorer 1", which
+    testers read as a count of all games; it says of how many won games."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise
+
+    recs = [
+        GameRecord(0, 1, "hunger", 0, 2, 9, {}),
+        GameRecord(1, 2, "win", 30, 3, 20, {}),
+        GameRecord(2, 3, "win", 24, 3, 20, {}),
+    ]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert "  levels       of the 2 won games: Master Explorer 1, Fearless Trailblazer 1" in text.splitlines()
+    one = report_text(summarise(recs[:2], load("engine_fauna_201"), Settings()))
+    assert "  levels       of the 1 won game: Master Explorer 1" in one.splitlines()
+
+
 def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):
     from mapgen.render import plot_playtest
 

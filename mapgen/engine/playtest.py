@@ -284,7 +284,9 @@ def report_text(rep: dict) -> str:
         ),
     ]
     if rep["levels"]:
-        lines.append("  levels       " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
+        # the levels count won games only (a loss or a sealed game reaches none): say of how many
+        won = quantity(rep["wins"], "won game")
+        lines.append(f"  levels       of the {won}: " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
     if rep.get("win_scores"):
         lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
