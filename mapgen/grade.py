@@ -18,7 +18,7 @@ import io
 import math
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from constraints.catalogue import get_chapter
 from mapgen import deduce
@@ -318,7 +318,7 @@ class MapGrade:
                 grade=tiers or None,
             )
         flags = tuple(Flag("recorded", str(r)) for r in t.get("flags", ()))
-        quality = chapter_quality(m.chapter)
+        quality = replace(chapter_quality(m.chapter), games={b: f.games for b, f in bots.items()})
         return cls(name, m.chapter, int(t.get("seed", 0)), bots, deduction, quality, flags)
 
     def table(self) -> dict:
@@ -551,8 +551,10 @@ def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
 
 
 def assemble(source: str, m: Map, settings: GradeSettings, results: list, quality: Quality | None = None) -> MapGrade:
-    """The grade from the results of ``tasks_for``'s tasks, in their order."""
-    quality = quality or chapter_quality(m.chapter)
+    """The grade from the results of ``tasks_for``'s tasks, in their order. Its quality's ``games`` are the games
+    each bot played (``settings``), not the table's defaults: ``quality.games`` in the JSON says what was played."""
+    played = {bot: n for bot, n in settings.games.items() if n}
+    quality = replace(quality or chapter_quality(m.chapter), games=played)
     k = 0
     deduction = None
     if settings.deduce:

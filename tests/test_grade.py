@@ -176,6 +176,15 @@ def test_grade_json_csv_and_markdown_give_one_row_per_map():
     assert md[0].startswith("| map | grade |") and len(md) == 4 and md[3].startswith("| training-2 |")
 
 
+def test_grade_json_quality_games_are_the_games_played():
+    """`--games 20` played 20 heuristic games but quality.games said 200 (the defaults): it says what was played."""
+    r = cli("grade", TRAINING, "--games", "20", "--bots", "heuristic,scout", "--no-deduction", "--json")
+    assert r.exit_code == 0, r.output
+    (row,) = json.loads(r.stdout)
+    assert row["quality"]["games"] == {"heuristic": 20, "scout": 10}
+    assert {b: f["games"] for b, f in row["bots"].items()} == row["quality"]["games"]
+
+
 def test_grade_text_names_each_flag():
     r = cli("grade", WALLED, "--games", "30", "--bots", "heuristic", "--no-deduction", "--win-rate", "heuristic:0-1")
     assert r.exit_code == 0
