@@ -265,6 +265,12 @@ class MapGrade:
         return self.deduction.tier if self.deduction else None
 
     @property
+    def head_bot(self) -> BotFigures | None:
+        """The bot whose sealed share and mean days the tables show: the band's (``quality.bot``), else the first
+        bot played."""
+        return self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
+
+    @property
     def distance(self) -> float:
         """How far from passing: the sum over the flags (0 when it passes)."""
         return sum(f.distance for f in self.flags)
@@ -375,13 +381,16 @@ class MapGrade:
         out["fair_bot"] = play.fair.bot if play else ""
         out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
         out["oracle_gap"] = round(play.gap, 4) if play else ""
-        head = self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
-        sealed = head.sealed_rate if head else None
-        out["sealed_rate"] = "" if sealed is None else round(sealed, 4)
-        out["walled_in_rate"] = round(head.walled_in_rate, 4) if head else ""
-        out["sealed_by"] = "; ".join(f"{w} {n}" for w, n in head.sealed_by.items()) if head else ""
-        out["mean_days"] = round(head.mean_days, 3) if head else ""
-        out["losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items()) if head else ""
+        # the band bot's games (the heuristic's, unless the quality names another or it was not played): its
+        # name heads these columns, as the win rates' ("heuristic_sealed_rate")
+        head = self.head_bot
+        if head is not None:
+            sealed = head.sealed_rate
+            out[f"{head.bot}_sealed_rate"] = "" if sealed is None else round(sealed, 4)
+            out[f"{head.bot}_walled_in_rate"] = round(head.walled_in_rate, 4)
+            out[f"{head.bot}_sealed_by"] = "; ".join(f"{w} {n}" for w, n in head.sealed_by.items())
+            out[f"{head.bot}_mean_days"] = round(head.mean_days, 3)
+            out[f"{head.bot}_losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items())
         out["flags"] = "; ".join(f.reason for f in self.flags)
         return out
 
@@ -769,10 +778,14 @@ def report_csv(grades: list[MapGrade]) -> str:
 
 
 def report_markdown(grades: list[MapGrade]) -> str:
-    """The table of maps/README.md: one row per map."""
+    """The table of maps/README.md: one row per map. The sealed share and the mean days are one bot's, the band's
+    (``MapGrade.head_bot``), named in their headers ("heuristic sealed (walled in)"); when the maps' band bots
+    differ, the headers say "band bot" and each cell names its bot."""
     bots = list(dict.fromkeys(b for g in grades for b in g.bots))
+    head_bots = list(dict.fromkeys(h.bot for g in grades if (h := g.head_bot) is not None))
+    who = head_bots[0] if len(head_bots) == 1 else "band bot"
     head = ["map", "grade", "guesses", "reveal set", "targets known at"]
-    head += [f"{b} win (95%)" for b in bots] + ["gap", "sealed (walled in)", "mean days", "flags"]
+    head += [f"{b} win (95%)" for b in bots] + ["gap", f"{who} sealed (walled in)", f"{who} mean days", "flags"]
     played = any(g.play for g in grades)
     if played:  # the play difficulty: which fair bot did best, and the oracle gap
         head[-4:-3] = ["best fair bot", "gap (oracle − best fair)"]
@@ -794,12 +807,13 @@ def report_markdown(grades: list[MapGrade]) -> str:
             else:
                 lo, hi = f.interval
                 cells.append(f"{100 * f.win_rate:.0f}% ({100 * lo:.0f}–{100 * hi:.0f})")
-        head_bot = g.bots.get(g.quality.bot) or next(iter(g.bots.values()), None)
+        head_bot = g.head_bot
+        named = f"{head_bot.bot}: " if head_bot and len(head_bots) > 1 else ""
         if played:
             cells.append(g.play.fair.bot if g.play else "–")
         cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
-        cells.append(_sealed_cell(head_bot) if head_bot else "–")
-        cells.append(f"{head_bot.mean_days:.1f}" if head_bot else "–")
+        cells.append(named + _sealed_cell(head_bot) if head_bot else "–")
+        cells.append(named + f"{head_bot.mean_days:.1f}" if head_bot else "–")
         cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"

@@ -159,11 +159,12 @@ deduction grade and the fast fair player's (`scout`) win rate: {correlation(grad
 within each chapter (whose maps span the grades; the chapters' win rates differ far more than the grades'):
 {per_chapter}.
 
-"sealed (walled in)": the share of the heuristic's games in which no Path could be explored for a whole round
-(as `mapgen playtest` counts them: walled in, toll unpaid or map explored) and, in brackets, those walled in
-(no Path left open: what the quality check `max_walled_in` reads). "–" marks a figure the map has not: no
-targets (Training's "targets known at"), no flags, or, in "sealed (walled in)", a `[grade]` table written before
-issue 41 that records the walled-in share only (`python -m maps.build --regrade` refreshes it).
+"heuristic sealed (walled in)": the share of the heuristic's games (the band bot's: the quality checks read
+its games) in which no Path could be explored for a whole round (as `mapgen playtest` counts them: walled in,
+toll unpaid or map explored) and, in brackets, those walled in (no Path left open: what the quality check
+`max_walled_in` reads); "heuristic mean days": the mean days of its games. "–" marks a figure the map has not:
+no targets (Training's "targets known at"), no flags, or, in "heuristic sealed (walled in)", a `[grade]` table
+written before issue 41 that records the walled-in share only (`python -m maps.build --regrade` refreshes it).
 
 {report_markdown(grades)}"""
 

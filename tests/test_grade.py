@@ -11,11 +11,12 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import maps
 from cli import main
 from mapgen.campaign import Local, Task, run
 from mapgen.engine.bots import BOTS
 from mapgen.engine.playtest import Settings, run_playtest, summarise
-from mapgen.grade import BotFigures, Deduction, deduce_map, flags_for, grade, report_text
+from mapgen.grade import BotFigures, Deduction, MapGrade, deduce_map, flags_for, grade, report_markdown, report_text
 from mapgen.mapfile import dumps_map, read_map
 from mapgen.quality import QualityError, chapter_quality, load_quality
 
@@ -183,6 +184,33 @@ def test_grade_json_quality_games_are_the_games_played():
     (row,) = json.loads(r.stdout)
     assert row["quality"]["games"] == {"heuristic": 20, "scout": 10}
     assert {b: f["games"] for b, f in row["bots"].items()} == row["quality"]["games"]
+
+
+def test_grade_tables_name_the_bot_whose_sealed_share_and_days_they_show():
+    """The "sealed (walled in)" and "mean days" columns are one bot's (the band's: the heuristic) and said not
+    which: the headers name it."""
+    args = [TRAINING, "--games", "6", "--bots", "clairvoyant,heuristic", "--no-deduction"]
+    md = cli("grade", *args, "--markdown").stdout.splitlines()
+    head = [h.strip() for h in md[0].strip("|").split("|")]
+    assert head[-3:] == ["heuristic sealed (walled in)", "heuristic mean days", "flags"], md[0]
+    table = list(csv.DictReader(io.StringIO(cli("grade", *args, "--csv").stdout)))
+    assert {"heuristic_sealed_rate", "heuristic_walled_in_rate", "heuristic_mean_days", "heuristic_losses"} <= set(
+        table[0]
+    )
+    assert "sealed_rate" not in table[0] and "clairvoyant_mean_days" not in table[0]
+    # the band's bot not played: the first bot's games, named so
+    md = cli("grade", TRAINING, "--games", "6", "--bots", "clairvoyant", "--no-deduction", "--markdown").stdout
+    assert "| clairvoyant sealed (walled in) | clairvoyant mean days |" in md
+
+
+def test_a_markdown_table_of_maps_with_different_band_bots_names_the_bot_in_each_cell():
+    ms = [maps.load(n) for n in ("training-1", "fauna-1")]
+    gs = [MapGrade.from_table(f"{m.chapter}-{m.briefing.number}", m, m.meta["grade"]) for m in ms]
+    gs[1] = replace(gs[1], quality=replace(gs[1].quality, bot="deducer"))
+    lines = report_markdown(gs).splitlines()
+    assert "| band bot sealed (walled in) | band bot mean days |" in lines[0]
+    assert "| heuristic: 0% (0%) | heuristic: 2.0 |" in lines[2]
+    assert "| deducer: 25% (10%) | deducer: " in lines[3]
 
 
 def test_grade_text_names_each_flag():
