@@ -90,6 +90,28 @@ def load(name: str) -> Map:
     return read_map(path(name))
 
 
+def info(name: str) -> dict:
+    """What a designer or player wants of a shipped map at a glance (``mapgen maps``), as its file records it
+    (the ``[grade]`` table ``python -m maps.build`` writes: nothing is graded again): ``name``, ``chapter``,
+    ``number`` and ``title`` (the briefing's), ``grade`` (the deduction grade: Gentle ... Fiendish) and
+    ``play`` (the play difficulty: the best fair bot, its win rate, the oracle's and the gap between them);
+    ``grade`` and ``play`` are None for a map without that record."""
+    m = load(name)
+    t = m.meta.get("grade")
+    t = t if isinstance(t, dict) else {}
+    play = t.get("play") if isinstance(t.get("play"), dict) else None
+    return {
+        "name": name,
+        "chapter": m.chapter,
+        "number": m.briefing.number,
+        "title": m.briefing.name,
+        "grade": t.get("tier"),
+        "play": None
+        if play is None
+        else {k: play.get(k) for k in ("fair_bot", "fair_win_rate", "oracle_win_rate", "gap")},
+    }
+
+
 def _spans(found: list[str]) -> str:
     """``fauna-1 to fauna-8, training-1, training-2``: shipped names per chapter, a run of numbers by its ends."""
     by_chapter: dict[str, list[str]] = {}

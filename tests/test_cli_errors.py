@@ -107,7 +107,8 @@ def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
         assert_fails(
             run(*args),
             2,
-            f"error: fauna-99: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]})",
+            f"error: fauna-99: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]}; "
+            "`mapgen maps` lists them)",
         )
 
 
@@ -256,6 +257,11 @@ def test_an_unknown_chapter_on_the_command_line():
         f"error: Invalid value for '--chapter' / '-c': 'atlantis' is not one of {choices}. "
         "See 'mapgen generate --help'.",
     )
+    assert_fails(
+        run("maps", "--chapter", "atlantis"),
+        2,
+        f"error: Invalid value for '--chapter' / '-c': 'atlantis' is not one of {choices}. See 'mapgen maps --help'.",
+    )
 
 
 @pytest.mark.parametrize(
@@ -264,6 +270,7 @@ def test_an_unknown_chapter_on_the_command_line():
         (["playtest", "fauna-1", "--bot", "heuristc"], "heuristic"),
         (["playtest", "fauna-1", "--variant", "relanch"], "relaunch"),
         (["generate", "-c", "fuana"], "fauna"),
+        (["maps", "--chapter", "fuana"], "fauna"),
     ],
 )
 def test_a_misspelt_choice_names_the_one_meant(args, meant):
@@ -506,6 +513,7 @@ def test_a_special_file_is_never_replaced(tmp_path):
     [
         ["validate", "training-1"],
         ["chapters", "training"],
+        ["maps"],
         ["generate", "-c", "training", "--seed", "1"],
         ["solve", "training-1", "--json"],
         ["deduce", "training-1", "--no-profile"],
@@ -599,6 +607,7 @@ def test_every_option_help_says_each_thing_once_and_in_number(command):
     [
         "validate",
         "chapters",
+        "maps",
         "generate",
         "solve",
         "hint",
@@ -620,7 +629,7 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             if re.fullmatch(r"[a-z]+-\d+", word):
                 assert word in shipped, f"{line}: {word} is not a shipped map"
     monkeypatch.chdir(tmp_path)
-    if command in ("validate", "chapters", "solve", "hint"):  # quick enough to run every example here
+    if command in ("validate", "chapters", "maps", "solve", "hint"):  # quick enough to run every example here
         for line in examples:
             args = line.split()[1:]
             if any(a.startswith("my-") for a in args):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from click.testing import CliRunner
 
@@ -49,6 +51,40 @@ def test_maps_are_usable_by_name_from_the_cli():
     assert r.exit_code == 0 and '"unique": true' in r.stdout
     r = CliRunner().invoke(main, ["validate", "fauna-999"])
     assert r.exit_code == 2 and "error: fauna-999: no such file" in r.stderr
+
+
+def test_mapgen_maps_lists_the_shipped_maps_by_chapter_with_their_recorded_grade():
+    """`mapgen maps` was "No such command": testers had no way to see which maps ship. It lists them by chapter
+    (the game's order), each with its deduction grade and play difficulty as its [grade] table records them."""
+    r = CliRunner().invoke(main, ["maps"])
+    assert r.exit_code == 0, r.output
+    blocks = r.stdout.rstrip("\n").split("\n\n")
+    assert [b.splitlines()[0].rpartition("(")[2].split(":")[0] for b in blocks] == list(chapter_names())
+    listed = [ln.split()[0] for b in blocks for ln in b.splitlines()[1:]]
+    assert listed == [n for ch in chapter_names() for n in maps.names(ch)]
+    line = next(ln for ln in r.stdout.splitlines() if ln.split()[:1] == ["fauna-4"])
+    t = maps.load("fauna-4").meta["grade"]
+    fair = f"play: {t['play']['fair_bot']} wins {100 * t['play']['fair_win_rate']:.0f}%"
+    assert line.split()[1] == t["tier"] and fair in line and f"oracle {100 * t['play']['oracle_win_rate']:.0f}%" in line
+    r = CliRunner().invoke(main, ["maps", "--chapter", "Flora", "--json"])
+    assert r.exit_code == 0, r.output
+    rows = json.loads(r.stdout)
+    assert [x["name"] for x in rows] == maps.names("flora")
+    for x in rows:
+        t = maps.load(x["name"]).meta["grade"]
+        assert (x["chapter"], x["number"], x["grade"]) == ("flora", int(x["name"].split("-")[1]), t["tier"])
+        assert x["play"] == {k: t["play"][k] for k in ("fair_bot", "fair_win_rate", "oracle_win_rate", "gap")}
+
+
+def test_mapgen_maps_says_when_a_map_records_no_grade(tmp_path, monkeypatch):
+    (tmp_path / "fauna").mkdir()
+    text = maps.path("fauna-1").read_text(encoding="utf-8").split("\n[grade]")[0]
+    (tmp_path / "fauna" / "fauna-1.toml").write_text(text, encoding="utf-8")
+    monkeypatch.setattr(maps, "FOLDER", tmp_path)
+    assert maps.info("fauna-1") | {"grade": None, "play": None} == maps.info("fauna-1")
+    r = CliRunner().invoke(main, ["maps", "-c", "fauna"])
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == ["Chapter 1: Fauna (fauna: 1 map)", "  fauna-1  –  play not graded"]
 
 
 def test_maps_in_a_chapter_folder_keep_their_names(tmp_path, monkeypatch):

@@ -41,6 +41,7 @@ from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, 
 COMMANDS: dict[str, str] = {
     "validate": "mapgen.cli.validate:validate",
     "chapters": "mapgen.cli.chapters:chapters",
+    "maps": "mapgen.cli.maps:maps_",
     "generate": "mapgen.cli.generate:generate",
     "solve": "mapgen.cli.solve:solve",
     "compile": "mapgen.cli.compile:compile_",
@@ -61,6 +62,7 @@ COMMANDS: dict[str, str] = {
 SUMMARIES: dict[str, str] = {
     "validate": "Check complete map files (or shipped maps by name) against every rule of their chapter.",
     "chapters": "Show the chapters, their terrains and their rules: the Reference Board as text.",
+    "maps": "List the shipped maps by chapter: each map's name, deduction grade and play difficulty.",
     "generate": "Generate new maps that keep every rule of their chapter and the design defaults.",
     "solve": "Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.",
     "compile": "Compile a map's briefing, or a partial map as revealed, to a d-DNNF circuit (d4) and cache it.",
@@ -208,7 +210,7 @@ def _shipped(name: str) -> bool:
 def main():
     """Generate, validate, solve, deduce, playtest and render Corps of Discovery maps.
 
-    MAP arguments take a map file or the name of a shipped map (fauna-1, flora-3, ...).
+    MAP arguments take a map file or the name of a shipped map (fauna-1, flora-3, ...: mapgen maps lists them).
 
     Exit codes, for every command: 0 success; 1 a rule broken, no completion or an impossible
     request; 2 unreadable or invalid input (a map, profile, rules or replay file, an output file

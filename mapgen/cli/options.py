@@ -46,7 +46,10 @@ def unknown_map_name(spec: str, path: str) -> str | None:
     """The problem with a map argument that is neither a file nor a shipped map's name, else None."""
     if not maps.names_nothing(spec, path):
         return None
-    return f"no such file, and no shipped map of that name{maps.unknown(spec)}"
+    hint = maps.unknown(spec)
+    if hint.startswith(" (shipped: "):  # the names alone: where to read what each is
+        hint = f"{hint[:-1]}; `mapgen maps` lists them)"
+    return f"no such file, and no shipped map of that name{hint}"
 
 
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
