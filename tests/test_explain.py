@@ -278,12 +278,11 @@ def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch):
     ranks the Paths by the sampler's odds that ``solve --probabilities`` prints at the same time limit, with
     their error bars: it gave the sampler all of its budget where solve gave it 0.4 of the time limit (other
     sweeps, other odds: a hint could rank a cell first that solve's odds put second) and printed no ±."""
+    import mapgen.report
+    import mapgen.solving.explain
     import maps
     from mapgen.report import solve_report
     from mapgen.solving.explain import hint_text
-
-    import mapgen.report
-    import mapgen.solving.explain
 
     # the default 10 s's sampler work (4 s of sweeps) under a wall clock of 40 s: the same odds, and room for a
     # busy machine (the wall clock running out is a time-out, never other odds)

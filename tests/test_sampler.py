@@ -165,13 +165,15 @@ def test_chains_that_are_not_independent_count_as_one_in_the_error_bar():
 
 
 def test_the_chain_starts_say_which_came_from_one_run():
-    """``Solver.chain_starts`` groups its starts by SMC run (two a run), and ``sample_odds`` reads the groups."""
+    """``Solver.chain_starts`` groups its starts by SMC run (``RUNS`` runs, the starts shared among them), and
+    ``sample_odds`` reads the groups."""
     solver = Solver(get_chapter("training"))
     state = maps.load("training-1").hide(range(9))
-    starts = solver.chain_starts(state, 8, seed=1, particles=60)
-    assert len(starts.groups) == len(starts) == 8
-    assert all(starts.groups.count(g) <= S.STARTS_PER_RUN for g in set(starts.groups))
-    assert len(set(starts.groups)) >= len(starts) // S.STARTS_PER_RUN
+    for n in (8, 12):
+        starts = solver.chain_starts(state, n, seed=1, particles=60)
+        assert len(starts.groups) == len(starts) == n
+        assert all(starts.groups.count(g) <= n // S.RUNS for g in set(starts.groups))
+        assert len(set(starts.groups)) == S.RUNS
 
 
 def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_bound():
@@ -268,11 +270,11 @@ def test_an_infinite_r_hat_is_written_as_null_in_json():
 
 
 def test_the_budget_follows_the_time_limit_as_a_number():
+    """More chains (from the same SMC runs) up to 10 s of work, longer ones past it; never the clock."""
     assert S.Budget.for_seconds(10) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN)
-    assert S.Budget.for_seconds(20).sweeps == 2 * S.SWEEPS
-    assert S.Budget.for_seconds(0.1).sweeps == 40
-    assert S.Budget.for_seconds(4).burn_in == S.BURN_MIN  # solve's default: the least burn-in
-    assert S.Budget.for_seconds(7).burn_in == 21 and S.Budget.for_seconds(25).burn_in == S.BURN_IN
+    assert S.Budget.for_seconds(20) == S.Budget(S.CHAINS, 2 * S.SWEEPS, S.BURN_IN)
+    assert S.Budget.for_seconds(4) == S.Budget(3 * S.RUNS, S.SWEEPS, S.BURN_IN, 100)  # solve's default
+    assert S.Budget.for_seconds(0.1) == S.Budget(2 * S.RUNS, S.SWEEPS, S.BURN_IN, 50)
 
 
 def test_a_passed_deadline_stops_the_chains():
@@ -295,6 +297,8 @@ def _write_state(tmp_path, name, keep):
 
 
 def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
+    from mapgen.solving.unigen import SAMPLE_SECONDS
+
     path = _write_state(tmp_path, "training-1", 12)
     got = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample", "--json"])
     assert got.exit_code == 0, got.output
@@ -305,7 +309,8 @@ def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
         assert set(report["probabilities_error"][cell]) == set(shares)
         assert sum(shares.values()) == pytest.approx(1.0)
     summary = report["sampler"]
-    assert summary["chains"] == S.CHAINS and summary["samples"] == S.CHAINS * summary["sweeps"]
+    work = S.Budget.for_seconds(SAMPLE_SECONDS * 10)  # solve's default time limit
+    assert summary["chains"] == work.chains and summary["samples"] == work.chains * summary["sweeps"]
     assert {"rhat", "effective_samples", "converged", "seed"} <= set(summary)
     assert summary["rhat"] is None or summary["rhat"] >= 0.9  # None where a chain never moved a pair: infinite
     text = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--method", "sample"])

@@ -78,22 +78,29 @@ from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a 
 from mapgen.solving.unigen import ODDS_SAMPLER, Z95, converged, rhat_json, t95
 from mapgen.terrain import Terrain
 
-#: Default budget of one ``sample_odds`` call: chains, sweeps kept per chain, burn-in sweeps, batches per chain.
-CHAINS, SWEEPS, BURN_IN, BATCHES = 8, 120, 30, 10
-#: The least burn-in (``Budget.for_seconds``: in proportion below 10 s of work). At ``solve``'s default (4 s: 48
-#: sweeps) 15 in place of 30, chains started as ``Solver.chain_starts`` starts them, 3 seeds on 10 of the odds
-#: bench's states: mean error 0.0412 -> 0.0415 (better on 4, worse on 5: the same within the seeds' spread), the
-#: chains' CPU a fifth less (fauna-1@5 3.5 -> 2.9 s, maldonado-1@16 3.1 -> 2.4): more early answers within the
-#: time limit on a busy machine. With 5 it was worse (5 of 6 states, at 120 sweeps: ``Solver.chain_starts``).
-BURN_MIN = 15
+#: Default budget of one ``sample_odds`` call (10 s of the sampler's work): chains, sweeps kept per chain, burn-in
+#: sweeps, batches per chain; the chains start from ``RUNS`` SMC runs, ``CHAINS / RUNS`` from each
+#: (``Solver.chain_starts``). Many short chains, not a few long ones: the chains cannot cross the islands of Fauna's
+#: Forts or Maldonado's clusters, so an island's odds are the share of the starts that fall on it, and a run's
+#: final particles give many starts for no more SMC. Measured against the compiled odds, seeds 1 and 2, 8 of the
+#: odds bench's states (fauna-1@5, @8, @12, fauna-2@5, @8, maldonado-1@16, maldonado-2@20, vameter-1@20), at 10 s
+#: of work: 32 chains of 30 sweeps (8 a run) against 8 of 120 (2 a run), the same sweeps in all: mean error lower
+#: on all 8 (averaged over the seeds: fauna-2@5 0.047 -> 0.026, maldonado-2@20 0.045 -> 0.024, vameter-1@20
+#: 0.021 -> 0.014, fauna-1@12 0.026 -> 0.016, fauna-1@5 0.071 -> 0.066), 5-10% more CPU, the bars covering as
+#: often (91% either way); 64 of 15 no better per CPU second (twice the CPU). At ``solve``'s default (4 s of work),
+#: 3 seeds: 12 of 30 against 8 of 48, mean error 0.0417 -> 0.0410 over the 8 (better on 6), a fifth less CPU.
+CHAINS, SWEEPS, BURN_IN, BATCHES = 32, 30, 10, 10
 #: Particles of each SAT-checked SMC run that draws chain starts (``Solver.chain_starts``), at 10 s of the sampler's
-#: work (100 at ``solve``'s default 4 s: the count estimate's runs there, reread), and the starts taken from each.
-#: Measured at ``solve``'s default budget, 3 seeds on 8 of the odds bench's states (fauna-1@5, @8, fauna-2@5,
-#: maldonado-1@16, @20, maldonado-2@16, @20, vameter-1@20): mean error 0.070 -> 0.047 and max 0.40 -> 0.32
-#: (averages over states) against unchecked runs of 80 particles, one start each, with SAT starts where they died;
-#: better on 6 of the 8 (fauna-2@5 0.146 -> 0.029, maldonado-2@20 0.058 -> 0.029), about the same on fauna-1@5
-#: and maldonado-1@16 (0.059 -> 0.063, 0.054 -> 0.058).
-START_PARTICLES, STARTS_PER_RUN = 250, 2
+#: work (100 at ``solve``'s default 4 s: the count estimate's runs there, reread), and the runs. Measured at
+#: ``solve``'s default budget, 3 seeds on 8 of the odds bench's states (fauna-1@5, @8, fauna-2@5, maldonado-1@16,
+#: @20, maldonado-2@16, @20, vameter-1@20): mean error 0.070 -> 0.047 and max 0.40 -> 0.32 (averages over states)
+#: against unchecked runs of 80 particles, one start each, with SAT starts where they died; better on 6 of the 8
+#: (fauna-2@5 0.146 -> 0.029, maldonado-2@20 0.058 -> 0.029), about the same on fauna-1@5 and maldonado-1@16
+#: (0.059 -> 0.063, 0.054 -> 0.058).
+START_PARTICLES, RUNS = 250, 4
+#: The chains' starts assumed independent where none met a terrain a cell can hold (``unseen_bound``): two a run,
+#: as when each run gave two (starts of one run share ancestors).
+UNSEEN_PER_RUN = 2
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
 
@@ -1058,13 +1065,13 @@ class Odds:
             "moves_skipped": self.skipped,
         }
 
-    def add_unseen(self, possible: dict[int, frozenset[Terrain]]) -> None:
+    def add_unseen(self, possible: dict[int, frozenset[Terrain]], starts: int | None = None) -> None:
         """Every terrain ``possible`` (exact: ``Solver.possible``) says a cell can hold, but which no chain met
         there, listed with share 0 and the error of ``unseen_bound`` (as ``Z95`` standard errors): a terrain known to
         be possible is never shown as certain not to be there. Measured on the odds bench's states (one run, seed
         1): such pairs were 65 of 332 on fauna-1 with 5 revealed (exact shares up to 0.20), 96 of 307 at 8 (up to
         0.47), 65 of 241 on maldonado-2 at 16 (up to 0.065), and every one counted as a bar that missed."""
-        bound = unseen_bound(self.chains, self.rhat, self.ess) / Z95
+        bound = unseen_bound(self.chains if starts is None else starts, self.rhat, self.ess) / Z95
         for i, ts in possible.items():
             got = self.shares.get(i)
             if got is None:
@@ -1182,14 +1189,16 @@ class Budget:
 
     @classmethod
     def for_seconds(cls, seconds: float) -> Budget:
-        """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock):
-        ``SWEEPS`` per chain, ``BURN_IN`` sweeps and ``START_PARTICLES`` a start at 10 s, in proportion, at least 40,
-        ``BURN_MIN`` and 50 (the burn-in at most ``BURN_IN``)."""
+        """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock): at 10 s
+        ``CHAINS`` chains (``RUNS`` SMC runs of ``START_PARTICLES``) of ``SWEEPS`` sweeps after ``BURN_IN``; below,
+        fewer chains in proportion (at least 2 a run: 12 at ``solve``'s default 4 s) and fewer particles (at least
+        50); above, longer chains."""
         scale = seconds / 10
+        per_run = max(2, min(CHAINS // RUNS, round(CHAINS / RUNS * scale)))
         return cls(
-            CHAINS,
-            max(40, round(SWEEPS * scale)),
-            max(BURN_MIN, min(BURN_IN, round(BURN_IN * scale))),
+            RUNS * per_run,
+            max(SWEEPS, round(SWEEPS * scale)),
+            BURN_IN,
             max(50, min(START_PARTICLES, round(START_PARTICLES * scale))),
         )
 
@@ -1221,8 +1230,8 @@ def sample_odds(
     groups = [of_start[c % len(starts)] for c in range(budget.chains)]
     odds = odds_of(draws, prog, state.unrevealed(), seed=seed, burn=budget.burn_in, groups=groups)
     odds.moves, odds.skipped = int(stats[0]), int(stats[1])
-    if possible:
-        odds.add_unseen(possible)
+    if possible:  # the starts assumed independent for the bound: ``UNSEEN_PER_RUN`` of each group at most
+        odds.add_unseen(possible, sum(min(UNSEEN_PER_RUN, groups.count(g)) for g in set(groups)))
     return odds
 
 

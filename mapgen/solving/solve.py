@@ -1103,7 +1103,7 @@ class Solver:
         particles: int | None = None,
     ) -> sampler.Starts:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
-        Carlo, ``sampler.STARTS_PER_RUN`` from each of SAT-checked runs of ``particles`` (default
+        Carlo, ``n / sampler.RUNS`` from each of SAT-checked runs of ``particles`` (default
         ``sampler.START_PARTICLES``; ``smc.draws``: a chain started from the uniform law stays in it, so its draws
         are fair where it cannot mix), used in turn when at least half of ``n`` came; else topped up with a private
         SAT session's completions under random preferences (diverse, not uniform). Seeded, counted in work. The runs
@@ -1124,7 +1124,7 @@ class Solver:
             # SAT-checked runs (``smc.sat_check``, the count's): unchecked ones die on early Fauna and Maldonado
             # (the Forts' patterns, the counts: all 8 runs of 80 particles on maldonado-1's and fauna-1's empty
             # boards, vameter-1 with 5 revealed, maldonado-1 with 3), and the biased SAT starts that took over made
-            # the worst odds (``sampler.STARTS_PER_RUN``: measured there)
+            # the worst odds (``sampler.START_PARTICLES``: measured there)
             check = self._smc_check(state, prog)
             drawn = smc.draws(
                 prog,
@@ -1133,7 +1133,7 @@ class Solver:
                 particles=particles or sampler.START_PARTICLES,
                 deadline=deadline,
                 check=check,
-                per_run=sampler.STARTS_PER_RUN,
+                per_run=math.ceil(n / sampler.RUNS),
                 runs=self._runs_of(state, prog) if check is not None else None,
                 runs_of=runs_of,
             )
