@@ -9,6 +9,7 @@ import sys
 import click
 
 from mapgen.cli.errors import RuleBroken, about, about_settings
+from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
     NearChoice,
     bot_option,
@@ -209,24 +210,8 @@ def playtest(
             reference=rules,
         )
         jobs = jobs or os.cpu_count() or 1
-        if not as_json and sys.stderr.isatty():
-            from rich.progress import (  # deferred: rich, only for a progress bar
-                BarColumn,
-                MofNCompleteColumn,
-                Progress,
-                TextColumn,
-                TimeRemainingColumn,
-            )
-
-            with Progress(
-                TextColumn("playtest"), BarColumn(), MofNCompleteColumn(), TimeRemainingColumn(), transient=True
-            ) as bar:
-                task = bar.add_task("games", total=games)
-                records = run_playtest(
-                    m, s, games, jobs, keep_actions=bool(replay_dir), progress=lambda k: bar.update(task, completed=k)
-                )
-        else:
-            records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir))
+        with progress_bar("playtest", games, not as_json) as progress:
+            records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir), progress=progress)
         rep = summarise(records, m, s, source)
         if replay_dir:
             save_replays(replay_dir, m, s, records, force=force)
