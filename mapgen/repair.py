@@ -192,9 +192,12 @@ def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:
         undone = fixed.with_cells(m.cells[i] if k == i else t for k, t in enumerate(fixed.cells))
         undone = with_hill_numbers(undone, chapter) if m.cells[i] in chapter.terrains else undone
         broken = check_map(undone, chapter)
-        here = [v for v in broken if b.name(i) in v.cells] or broken
-        rules = tuple(dict.fromkeys(v.rule for v in here))
-        message = here[0].message if here else "needed with the other changes"
+        # every rule that breaks again, those naming this cell first, each with its first message: a change
+        # that mends C2 and C4 says what C4 was too, not C2's words alone
+        broken = sorted(broken, key=lambda v: b.name(i) not in v.cells)
+        first = {v.rule: v.message for v in reversed(broken)}
+        rules = tuple(dict.fromkeys(v.rule for v in broken))
+        message = "; ".join(first[r] for r in rules) if rules else "needed with the other changes"
         out.append(Change(b.name(i), was, now, rules, message))
     return out
 

@@ -37,7 +37,10 @@ def test_repair_prints_the_nearest_map_and_lists_the_change(broken):
     n = len(check_map(parse_map(broken.read_text(encoding="utf-8"))))
     assert r.stderr.splitlines() == [
         f"{broken}: {n} violations; repaired by changing 1 cell (the fewest possible):",
-        "  B2: Ft -> Wa (mends F2: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3)",
+        (
+            "  B2: Ft -> Wa (mends F2, C1: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3; "
+            "the Wood at B3 has no Water orthogonally next to it)"
+        ),
     ]
 
 
@@ -52,8 +55,11 @@ def test_repair_writes_out_and_reports_json(broken, tmp_path):
             "cell": "B2",
             "from": "Ft",
             "to": "Wa",
-            "rules": ["F2"],
-            "message": "the map has 4 Forts (B2, B4, B6, F5), expected exactly 3",
+            "rules": ["F2", "C1"],
+            "message": (
+                "the map has 4 Forts (B2, B4, B6, F5), expected exactly 3; "
+                "the Wood at B3 has no Water orthogonally next to it"
+            ),
         }
     ]
     assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
@@ -65,7 +71,8 @@ def test_repair_out_lists_its_changes_on_stderr_and_prints_nothing(broken, tmp_p
     assert r.exit_code == 0, r.output
     assert r.stdout == ""
     assert r.stderr.splitlines()[1] == (
-        "  B2: Ft -> Wa (mends F2: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3)"
+        "  B2: Ft -> Wa (mends F2, C1: the map has 4 Forts (B2, B4, B6, F5), expected exactly 3; "
+        "the Wood at B3 has no Water orthogonally next to it)"
     )
     assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
 

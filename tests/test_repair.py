@@ -65,6 +65,23 @@ def test_invalid_examples_are_repaired_with_each_change_explained(data_dir, expe
             assert c.rules, (name, c)
 
 
+def test_a_change_names_every_rule_it_mends_with_each_rule_s_words():
+    """A Wood painted over with Food (fauna-1's E5) breaks C4 in its row and column, C2 at E5 and C1 at E6 next
+    to it. The one change back said "mends C2, C4" with C2's words alone: C1 (which names E6, not E5) was left
+    out and what C4 was never said."""
+    m = maps.load("fauna-1")
+    i = m.board.index("E5")
+    assert m.cells[i] is Terrain.WOOD
+    broken = _mutant(m, i, Terrain.FOOD)
+    r = repair_map(broken)
+    assert r.map == m
+    (change,) = r.changes
+    assert set(change.rules) == {v.rule for v in check_map(broken)} == {"C1", "C2", "C4"}
+    assert change.rules[:2] == ("C2", "C4")  # the rules that name the cell first
+    assert "row E has 0 Woods, expected exactly 1" in change.message
+    assert "the Water at E6 has no Wood orthogonally next to it" in change.message
+
+
 def test_a_wrong_hill_number_is_set_right_without_changing_terrain():
     m = maps.load("fauna-1")
     hill = next(iter(m.hills))
