@@ -501,9 +501,22 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_behind(tmp_path, monkeypatch
 
 
 def test_a_special_file_is_never_replaced(tmp_path):
-    r = run("deduce", MAP, "--no-profile", "--puzzle", "/dev/full", "--force")
-    assert_fails(r, 2, "error: /dev/full: is not a regular file; name a new file")
-    assert stat.S_ISCHR(os.stat("/dev/full").st_mode)
+    pipe = tmp_path / "puzzle.toml"  # a map file must be named .toml: a pipe so named, not /dev/full
+    os.mkfifo(pipe)
+    r = run("deduce", MAP, "--no-profile", "--puzzle", pipe, "--force")
+    assert_fails(r, 2, f"error: {pipe}: is not a regular file; name a new file")
+    assert stat.S_ISFIFO(os.stat(pipe).st_mode)
+
+
+@pytest.mark.parametrize("writer", ["deduce --puzzle", "repair -o"])
+@pytest.mark.parametrize(("name", "hint"), [("puzzle.png", " (a picture of it: mapgen render)"), ("fixed.txt", "")])
+def test_a_map_file_is_named_toml_before_the_work(tmp_path, monkeypatch, writer, name, hint):
+    """`deduce --puzzle puzzle.png` (a picture asked for) wrote a map file named .png."""
+    _no_work(monkeypatch, WRITERS[writer][3])
+    dest = tmp_path / name
+    r = run(*_args(writer, dest), "--force")
+    assert_fails(r, 2, f"error: {dest}: a map file is TOML; name the file .toml{hint}")
+    assert list(tmp_path.iterdir()) == []
 
 
 @pytest.mark.slow

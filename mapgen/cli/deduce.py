@@ -8,7 +8,7 @@ import sys
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import force_option, json_option, map_argument, out_file, seed_option, time_limit_option
+from mapgen.cli.options import force_option, json_option, map_argument, map_out_file, seed_option, time_limit_option
 from mapgen.mapfile import dumps_map
 
 
@@ -19,7 +19,7 @@ from mapgen.mapfile import dumps_map
     "puzzle_out",
     metavar="FILE",
     default=None,
-    help="Write the minimal reveal set as a partial map file: a pencil-and-paper puzzle.",
+    help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle.",
 )
 @force_option("the --puzzle file")
 @click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
@@ -40,7 +40,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     from mapgen.deduce_text import deduce_text  # deferred: the command's library, only when it runs
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
-    out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
+    map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
     m, map_file = map_in.map, map_in.source
 
     bar = None

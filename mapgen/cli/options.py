@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
 
 import click
 
@@ -230,6 +231,16 @@ def out_file(path: str | None, *, force: bool) -> None:
         )
 
         check_file(path, force=force)
+
+
+def map_out_file(path: str | None, *, force: bool) -> None:
+    """A map file to write (``repair -o``, ``deduce --puzzle``): named ``.toml``, then checked as ``out_file``.
+    A ``--puzzle puzzle.png`` asked for a picture and got a map file named ``.png``."""
+    suffix = "" if path is None else Path(path).suffix.lower()
+    if path is not None and suffix != ".toml":
+        picture = " (a picture of it: mapgen render)" if suffix in (".png", ".svg", ".pdf") else ""
+        raise BadInput(path, f"a map file is TOML; name the file .toml{picture}")
+    out_file(path, force=force)
 
 
 def reject(option: str, problem: str):

@@ -7,7 +7,7 @@ import json
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import force_option, json_option, map_argument, out_file, time_limit_option
+from mapgen.cli.options import force_option, json_option, map_argument, map_out_file, time_limit_option
 
 
 @click.command()
@@ -18,7 +18,7 @@ from mapgen.cli.options import force_option, json_option, map_argument, out_file
     "out_path",
     metavar="FILE",
     default=None,
-    help="Write the repaired map to FILE instead of printing it.",
+    help="Write the repaired map to FILE (.toml) instead of printing it.",
 )
 @time_limit_option(10.0, help="Seconds allowed for the search.")
 @force_option("the --out file")
@@ -40,7 +40,7 @@ def repair(map_in, out_path, time_limit, force, as_json):
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
     from mapgen.repair import repair_map  # deferred: ortools, only when the command runs
 
-    out_file(out_path, force=force)
+    map_out_file(out_path, force=force)
     with about(map_in.source, time_limit):
         result = repair_map(map_in.map, time_limit=time_limit)
     report = {"file": map_in.source, **result.to_json()}
