@@ -18,8 +18,8 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     shown = set(report["reveal_set"])
     lines = [
         (
-            f"{source}: unique from {report['reveal_count']} revealed cells (a minimal set: hiding any one "
-            f"of them allows another map)"
+            f"{source}: a reveal set of {quantity(report['reveal_count'], 'cell')}: revealed, they leave this map the"
+            f" only one (a minimal set: hiding any one of them allows another map)"
         )
     ]
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
@@ -30,13 +30,32 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             code = t.code + (str(m.hills[i]) if i in m.hills else "")
             codes.append(code if b.name(i) in shown else "..")
         lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in codes).rstrip())
-    lines.append(f"uniqueness relies on rules: {', '.join(report['depends_on']) or 'none'}")
+    relies = ", ".join(report["depends_on"])
+    lines.append(
+        f"uniqueness relies on rules: {relies} (without any one of them another map fits the reveal set)"
+        if relies
+        else "uniqueness relies on rules: none"
+    )
     if report.get("puzzle"):
         lines.append(f"puzzle written to {report['puzzle']}")
     prof = report.get("profile")
     if prof:
         steps = prof["steps"]
-        lines.append(f"reveal profile ({len(steps)} steps from the start):")
+        label = Terrain.from_code(prof["target"]).label if prof["target"] else None
+        lines.append(
+            f"reveal profile ({len(steps)} steps from the start): an explorer reveals one cell a step, next to one it"
+            " has explored and never from a Rock"
+        )
+        lines.append(
+            '  how: "forced" when every map that fits the cells revealed so far has this terrain here (a deduction),'
+            ' else "guess"'
+        )
+        lines.append(
+            "  completions: the maps that still fit the revealed cells; forced: the unrevealed cells that hold one"
+            " terrain in all of them"
+        )
+        if label:
+            lines.append(f"  deduced: the {label}s known from that step on, before they are revealed")
         lines.append("  step cell terrain  how     completions        forced")
         for s in steps:
             lines.append(
@@ -45,8 +64,7 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             )
             if s.get("explanation"):
                 lines.append(f"         why: {s['explanation']['text']}")
-        if prof["target"]:
-            label = Terrain.from_code(prof["target"]).label
+        if label:
             for cell, ev in prof["targets"].items():
                 how = (
                     f"deduced at step {ev['deduced']}"
@@ -67,9 +85,36 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         lines.append("  its CPU budget: a faster or idler machine, or a circuit in the cache, may raise it)")
     g = report.get("grade")
     if g:
-        lines.append(
-            f"deduction grade: {g['tier']} ({quantity(g['guesses'], 'guess', 'guesses')} before every target is known, "
-            f"largest reason "
-            f"{g['largest_reason']} rules and cells, {g['deduced_share']:.0%} of those steps deduced)"
-        )
+        lines.extend(_grade_text(g, prof or {}, m.chapter))
     return "\n".join(lines)
+
+
+#: ``mapgen.deduce.TIERS``, easiest first (that module is on a floor above this one)
+TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
+
+
+def _grade_text(g: dict, prof: dict, chapter: str) -> list[str]:
+    """The grade in a designer's words: where it stands among the tiers and what it read on the path."""
+    end = g["steps"]
+    if prof.get("target") and prof.get("all_targets_known_at") == end:
+        where = f"where every {Terrain.from_code(prof['target']).label} is known"
+    elif prof.get("unique_at") == end:
+        where = "where the map is unique"
+    else:
+        where = "the whole path"
+    forced = end - g["guesses"]
+    reason = (
+        f"; the largest reason a forced step needed: {quantity(g['largest_reason'], 'rule or cell', 'rules and cells')}"
+        if forced and g["largest_reason"]
+        else ""
+    )
+    return [
+        (
+            f"deduction grade: {g['tier']} ({TIERS.index(g['tier']) + 1} of {len(TIERS)}: {', '.join(TIERS)}, easiest "
+            f"first, cut at the quartiles of generated {chapter} maps)"
+        ),
+        (
+            f"  read up to step {end}, {where}: {quantity(g['guesses'], 'guess', 'guesses')}, "
+            f"{quantity(forced, 'forced step', 'forced steps')} ({g['deduced_share']:.0%}){reason}"
+        ),
+    ]

@@ -246,3 +246,49 @@ def test_the_text_says_a_range_s_low_end_depends_on_time():
     }
     text = deduce_text(maps.load("training-1"), report, "training-1")
     assert "a lower bound that depends on time" in text and "may raise it" in text
+
+
+def test_the_text_says_what_each_figure_means():
+    """A designer read "largest reason 0 rules and cells, 0% of those steps deduced" and a table whose "how",
+    "completions" and "forced" columns were never explained: each figure is now said in words."""
+    import maps
+    from mapgen import deduce_text as words
+    from mapgen.deduce import TIERS
+
+    assert words.TIERS == TIERS
+    steps = [
+        {"step": 1, "cell": "A7", "terrain": "Wa", "reason": "guess", "count": 9, "exact": True, "forced": 1},
+        {"step": 2, "cell": "A6", "terrain": "Wo", "reason": "forced", "count": 9, "exact": True, "forced": 3},
+    ]
+    for s in steps:
+        s.update(deduced=[], estimate=None)
+    report = {
+        "reveal_set": ["A4", "C1"],
+        "reveal_count": 2,
+        "depends_on": ["C1", "F2"],
+        "profile": {
+            "steps": steps,
+            "target": "Ft",
+            "targets": {},
+            "all_targets_known_at": 2,
+            "unique_at": None,
+        },
+        "grade": {"tier": "Moderate", "guesses": 1, "largest_reason": 3, "deduced_share": 0.5, "steps": 2},
+    }
+    text = words.deduce_text(maps.load("fauna-1"), report, "fauna-1")
+    assert text.startswith("fauna-1: a reveal set of 2 cells: revealed, they leave this map the only one")
+    assert "C1, F2 (without any one of them another map fits the reveal set)" in text
+    assert '  how: "forced" when every map that fits the cells revealed so far has this terrain here' in text
+    assert "  completions: the maps that still fit the revealed cells; forced: the unrevealed cells" in text
+    assert "  deduced: the Forts known from that step on, before they are revealed" in text
+    assert text.endswith(
+        "deduction grade: Moderate (2 of 4: Gentle, Moderate, Tricky, Fiendish, easiest first, cut at the quartiles"
+        " of generated fauna maps)\n"
+        "  read up to step 2, where every Fort is known: 1 guess, 1 forced step (50%); the largest reason a forced"
+        " step needed: 3 rules and cells"
+    )
+    report["grade"] = {"tier": "Gentle", "guesses": 2, "largest_reason": 0, "deduced_share": 0.0, "steps": 2}
+    assert text.count("\n") == words.deduce_text(maps.load("fauna-1"), report, "fauna-1").count("\n")
+    assert words.deduce_text(maps.load("fauna-1"), report, "fauna-1").endswith(
+        "  read up to step 2, where every Fort is known: 2 guesses, 0 forced steps (0%)"
+    )
