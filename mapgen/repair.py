@@ -125,7 +125,8 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
     core = set(solver.sufficient_assumptions_for_infeasibility())
     ids = tuple(g.label for g in guards if g.literal.index in core)
     words = "; ".join(f"{r} {chapter.rule_info(r).title}" for r in ids)
-    return RepairError(f"no valid {chapter.name} map has this briefing: {words} cannot all hold", ids)
+    hold = "cannot hold with it" if len(ids) == 1 else "cannot all hold with it"  # one rule: never "all"
+    return RepairError(f"no valid {chapter.name} map has this briefing: {words} {hold}", ids)
 
 
 def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10.0, workers: int = 1) -> Repair:

@@ -699,9 +699,9 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
         (
             ["repair", MAP],
             "mapgen.repair.repair_map",
-            ("mapgen.repair", "RepairError", "no valid training map has this briefing: C6 Rock cannot all hold"),
+            ("mapgen.repair", "RepairError", "no valid training map has this briefing: C6 Rock cannot hold with it"),
             1,
-            f"error: {MAP}: no valid training map has this briefing: C6 Rock cannot all hold",
+            f"error: {MAP}: no valid training map has this briefing: C6 Rock cannot hold with it",
         ),
         (
             ["generate", "--from", MAP],
