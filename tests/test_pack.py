@@ -213,6 +213,11 @@ def test_requests_that_mix_modes_are_refused(tmp_path, monkeypatch):
         2,
         f"error: {tmp_path / 'f.png'}: a map folder is a PDF; name the file .pdf",
     )
+    assert_fails(  # the calibration pages are no map folder (it said they were)
+        cli("pack", "--calibrate", "-o", tmp_path / "c.txt"),
+        2,
+        f"error: {tmp_path / 'c.txt'}: the calibration pages are a PDF; name the file .pdf",
+    )
     assert_fails(
         cli("pack", "--calibrate", "fauna-1", "-o", out),
         2,

@@ -194,7 +194,8 @@ def pack(
     )
     layout.check()  # LayoutError (exit 2): a layout the paper cannot hold
     if Path(out).suffix.lower() != ".pdf":
-        raise BadInput(out, "a map folder is a PDF; name the file .pdf")
+        what = "the calibration pages are" if calibrate else "a map folder is"
+        raise BadInput(out, f"{what} a PDF; name the file .pdf")
     generating = [
         name
         for name, given in (
