@@ -609,7 +609,7 @@ def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
             if obs.terrain is not self._known_terrain:
                 self._known(obs)
             known, local = self._known_list, self._geo(obs.game).local
-            for c, (w, _) in list(self._weight_cache.items()):
+            for c, w in list(self._weight_cache.items()):
                 kept, self._counts = self._counts, LineCounts(known, local)
                 assert self._local_weights(obs, c, known) == w, obs.game.board.name(c)
                 self._counts = kept

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import random
 from bisect import bisect_left
-from collections.abc import Callable
-from itertools import compress
 from operator import itemgetter, lt, mul
 from typing import ClassVar
 
@@ -21,14 +19,13 @@ from mapgen.engine.bots.common import (
     I_HILL,
     I_WATER,
     NT,
-    RANGE_NT,
     RES_OF,
     Geometry,
     T,
     changed_bytes,
     geometry,
 )
-from mapgen.engine.bots.local_rules import LineCounts, tuple_getter
+from mapgen.engine.bots.local_rules import LineCounts
 from mapgen.engine.cards import FOOD, MUD, NRES, ROCK, SKULL, WATER, WOOD, ThreatKind
 from mapgen.engine.game import BACKPACK_SLOTS
 from mapgen.engine.steps import STEP
@@ -76,8 +73,7 @@ class HeuristicBot:
         # the observation's terrain list _known_list was made for: observe() hands out a new list whenever
         # a cell is newly seen and never changes one in place, so an identity check replaces comparing ``seen``
         self._known_terrain: list[int] | None = None
-        # cell -> (weights, (their non-zero terms, a getter of the same terms of a value vector))
-        self._weight_cache: dict[int, tuple[list[float], tuple]] = {}
+        self._weight_cache: dict[int, list[float]] = {}  # cell -> its weights (``_local_weights``)
         self._plan: tuple[tuple, int] | None = None  # (turn key, cell) of the last explore chosen
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
@@ -250,11 +246,11 @@ class HeuristicBot:
                         del cache[c]
                     for t, cells in lines:  # (the Hill rule, like a line's threshold, changes that terrain's factor)
                         for c in cells.intersection(cache):
-                            if cache[c][0][t]:
+                            if cache[c][t]:
                                 del cache[c]
                     if local.caps:  # a map count at its cap: the cells whose weights still allow that terrain
                         for t in local.capped(counts, new):
-                            for c in [c for c, entry in cache.items() if entry[0][t]]:
+                            for c in [c for c, w in cache.items() if w[t]]:
                                 del cache[c]
         else:
             known = list(terrain)
@@ -267,42 +263,34 @@ class HeuristicBot:
         return known
 
     def _weights(self, obs, cell: int) -> list[float]:
-        return self._weight_entry(obs, cell)[0]
-
-    def _weight_entry(self, obs, cell: int) -> tuple[list[float], tuple]:
-        """The cell's cached weights and their non-zero terms (for _expected_values)."""
+        """The cell's weights, cached until a newly seen cell can change them."""
         if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
-        entry = self._weight_cache.get(cell)
-        if entry is None:
-            entry = self._new_entry(obs, cell)
-        return entry
-
-    def _new_entry(self, obs, cell: int) -> tuple[list[float], tuple]:
-        w = self._local_weights(obs, cell, self._known_list)
-        nonzero = tuple(compress(RANGE_NT, w))  # indices of the non-zero weights
-        # (the non-zero weights, a getter of the same terms of a value vector): _expected_values multiplies
-        # them pairwise in C, in the same order as a loop over ``nonzero`` (tuple_getter's usual case inline)
-        terms: Callable = itemgetter(*nonzero) if len(nonzero) > 1 else tuple_getter(nonzero)
-        entry = self._weight_cache[cell] = (w, (terms(w), terms))
-        return entry
+        w = self._weight_cache.get(cell)
+        if w is None:
+            w = self._weight_cache[cell] = self._local_weights(obs, cell, self._known_list)
+        return w
 
     def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
-        """Expected value of finding each cell's terrain: sum of weight * value over the possible terrains.
+        """Expected value of finding each cell's terrain: sum of weight * value over the terrains, in order.
 
-        Sums the same products in the same order as ``_dot``, but only over the cached non-zero
-        terms (typically 4-9 of the 20 terrains); the seen cells are checked once for all cells.
+        The same sum as over the non-zero weights only (``dot``): a zero weight's product is a signed zero,
+        which leaves a partial sum as it is (the weights are finite and never all zero, the values finite).
+        All 20 products are summed in C (``map``) rather than each cell's non-zero terms picked out by a getter
+        made per cached entry: deducer on fauna-7 about 3.5% more games per CPU-second, the heuristic about 1%
+        (interleaved runs of 400 games). The seen cells are checked once for all cells.
         """
         if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
         cache = self._weight_cache
+        known = self._known_list
+        local_weights = self._local_weights
         out = []
         for cell in cells:
-            entry = cache.get(cell)
-            if entry is None:
-                entry = self._new_entry(obs, cell)
-            weights, terms = entry[1]
-            out.append(sum(map(mul, weights, terms(values))))  # sum of w[k] * values[k], k in order
+            w = cache.get(cell)
+            if w is None:
+                w = cache[cell] = local_weights(obs, cell, known)
+            out.append(sum(map(mul, w, values)))  # sum of w[k] * values[k], k in order
         return out
 
     def _local_weights(self, obs, cell: int, known: list[int]) -> list[float]:
