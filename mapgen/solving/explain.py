@@ -499,8 +499,8 @@ def _odds(
         return odds, ODDS_EXACT, {}
     # A compiled circuit gives every cell's exact count at once (cached, or compiled within 30% of the
     # budget's seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares
-    # of 25%; else odds over samples (15%). Shares of the budget's seconds, never of what is left: the same
-    # under any load.
+    # of 25%; else the sampler's odds, its work ``SAMPLE_SECONDS`` per second of the time limit (counted in sweeps).
+    # Shares of the budget's seconds, never of what is left: the same under any load.
     cpu = 0.0 if budget.deterministic else budget.seconds
     got = solver.exact_tallies(state, 0.3 * cpu, deadline=budget.deadline)
     if got is not None and got[0]:
