@@ -91,7 +91,8 @@ class Board:
         return None
 
     def neighbours(self, i: int, hood: str) -> tuple[int, ...]:
-        """The on-board neighbours of cell ``i`` in a neighbourhood of ``HOODS`` (``"orthogonal"``, ``"diagonal"``, ``"king"``, ``"diagonal2"``)."""
+        """The on-board neighbours of cell ``i`` in a neighbourhood of ``HOODS`` (``"orthogonal"``, ``"diagonal"``,
+        ``"king"``, ``"diagonal2"``)."""
         return self.hood(hood)[i]
 
     def hood(self, hood: str) -> tuple[tuple[int, ...], ...]:

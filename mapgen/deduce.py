@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from constraints.catalogue import get_chapter
+from mapgen.deduce_text import TIERS
 from mapgen.model import Map, expect_map
 from mapgen.solving.explain import explain_cell
 from mapgen.solving.sat import Budget
@@ -307,8 +308,8 @@ def _tighten(steps: list[Step]) -> None:
                 s.count, s.exact, s.estimate = s.estimate["high"], True, None
 
 
-#: Deduction tiers, easiest first; the thresholds per chapter live in ``grade_thresholds``.
-TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
+# The deduction tiers (``TIERS``, easiest first) are ``mapgen.deduce_text``'s; the thresholds per chapter live in
+# ``grade_thresholds``.
 
 
 def grade(profile: dict, chapter: str) -> dict:

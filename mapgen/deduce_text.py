@@ -89,7 +89,8 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     return "\n".join(lines)
 
 
-#: ``mapgen.deduce.TIERS``, easiest first (that module is on a floor above this one)
+#: The deduction tiers, easiest first: the one definition (``mapgen.deduce`` grades with it, ``mapgen.quality``
+#: and the CLI's options read it), here on the lowest floor that words a grade, which imports nothing heavy.
 TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
 
 

@@ -736,7 +736,8 @@ def report_text(g: MapGrade) -> str:
         lo, hi = f.interval
         losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
-            f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "
+            f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% "
+            f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "
             f"{f.sealed_words()}, mean days {f.mean_days:.2f}; lost: {losses}"
         )
         if f.win_scores:

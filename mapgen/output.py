@@ -113,6 +113,15 @@ def prepare_folder(folder: str | os.PathLike) -> Path:
     return d
 
 
+def _cannot_create(path: str | os.PathLike, folder: Path, e: OSError) -> OutputError:
+    """Why a temp file could not be made in ``folder``, for the file ``path``."""
+    if isinstance(e, FileNotFoundError):
+        return OutputError(path, f"folder {folder} does not exist")
+    if isinstance(e, NotADirectoryError):
+        return OutputError(path, f"{folder} is not a folder")
+    return OutputError(path, f"cannot write in folder {folder} ({_why(e)})")
+
+
 @contextlib.contextmanager
 def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp") -> Iterator[str]:
     """Yield a temp path in ``path``'s folder to write; on success it becomes ``path`` atomically.
@@ -135,18 +144,9 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
         try:
             made = True  # before the call: a Ctrl-C right after the file appears must still remove it
             os.close(os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666))
-        except FileExistsError:
-            made = False  # not ours (48 random bits: never in practice)
-            raise OutputError(path, f"cannot write in folder {folder} (a temp file {tmp.name} exists)") from None
-        except FileNotFoundError:
-            made = False
-            raise OutputError(path, f"folder {folder} does not exist") from None
-        except NotADirectoryError:
-            made = False
-            raise OutputError(path, f"{folder} is not a folder") from None
         except OSError as e:
-            made = False
-            raise OutputError(path, f"cannot write in folder {folder} ({_why(e)})") from None
+            made = False  # nothing made (or, for FileExistsError, not ours: 48 random bits, never in practice)
+            raise _cannot_create(path, folder, e) from None
         try:
             yield str(tmp)
             if force:

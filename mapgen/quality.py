@@ -21,11 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from mapgen.deduce_text import TIERS  # the deduction tiers, easiest first
 from mapgen.errors import InputError
 from mapgen.profile import read_profile_file
-
-#: The deduction tiers, easiest first (the deduction grade's names, mapgen.deduce).
-TIERS = ("Gentle", "Moderate", "Tricky", "Fiendish")
 
 #: Games per bot when grading a map (issue 41: every bot's win rate within +-10 points at 95%, about 100 games
 #: at a rate near a half; the heuristic, whose band decides a flag, and the clairvoyant cost little and play

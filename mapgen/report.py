@@ -7,8 +7,8 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import SAMPLE_SECONDS, Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, share_words
+from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS, share_words
 from mapgen.terrain import Terrain, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all

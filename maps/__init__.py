@@ -125,10 +125,10 @@ def _spans(found: list[str]) -> str:
     return ", ".join(parts)
 
 
-def unknown(name: str) -> str:
+def unknown(name: str, listing: str = "") -> str:
     """What to say of a name no shipped map has, as `` (...)`` to follow the message (empty when none is shipped):
     the name meant when the spelling is near one (``Fauna-1``, ``fauna-01``, ``fauna1``, ``fuana-1``), else the
-    chapter's shipped names, else all of them."""
+    chapter's shipped names, else all of them, then ``listing`` (where the list is: the CLI's ``mapgen maps``)."""
     shipped = names()
     if not shipped:
         return ""
@@ -140,4 +140,4 @@ def unknown(name: str) -> str:
     if near:
         return f" (did you mean {near[0]}?)"
     chapter = [n for n in shipped if written and n.rpartition("-")[0] == written[1].lower()]
-    return f" (shipped: {_spans(chapter or shipped)})"
+    return f" (shipped: {_spans(chapter or shipped)}{'; ' + listing if listing else ''})"

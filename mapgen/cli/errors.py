@@ -148,7 +148,7 @@ SETTING_OPTIONS = {
 
 
 @contextlib.contextmanager
-def about_settings(source: str, options: dict[str, str] = SETTING_OPTIONS) -> Iterator[None]:
+def about_settings(source: str) -> Iterator[None]:
     """A game that cannot be made from the settings (``mapgen.engine.rules.GameError``) names the option at
     fault (``error: --gear: each Gear card exists once``), or else the map (``error: my.toml: the map is not
     complete ...``)."""
@@ -157,7 +157,7 @@ def about_settings(source: str, options: dict[str, str] = SETTING_OPTIONS) -> It
     except Exception as e:
         if exit_code(e) is not None and hasattr(e, "setting") and not getattr(e, "mapgen_subject", None):
             with contextlib.suppress(AttributeError):
-                e.mapgen_subject = options.get(e.setting or "", source)
+                e.mapgen_subject = SETTING_OPTIONS.get(e.setting or "", source)
         raise
 
 

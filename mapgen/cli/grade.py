@@ -16,16 +16,17 @@ import click
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
     FiniteRange,
+    did_you_mean,
     jobs_option,
     map_argument,
-    near_name,
     reject,
     seed_option,
     time_limit_option,
 )
+from mapgen.deduce_text import TIERS
 
-#: the deduction tiers (mapgen.quality.TIERS), spelt out so `mapgen --help` imports nothing heavy
-TIER_NAMES = ("Gentle", "Moderate", "Tricky", "Fiendish")
+#: the deduction tiers, easiest first (``mapgen.deduce_text`` imports nothing heavy: `mapgen --help` stays fast)
+TIER_NAMES = TIERS
 
 
 def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] | None:
@@ -36,9 +37,7 @@ def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] 
     from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
     if bot and bot not in BOTS:
-        near = near_name(bot, BOTS)
-        hint = f": did you mean {near}?" if near else ""
-        reject("--win-rate", f"unknown bot {bot!r}{hint} (expected one of {', '.join(BOTS)})")
+        reject("--win-rate", f"unknown bot {bot!r}{did_you_mean(bot, BOTS)} (expected one of {', '.join(BOTS)})")
     try:
         lo_s, hi_s = band.split("-")
         lo, hi = (float(x.strip().rstrip("%")) / (100 if x.strip().endswith("%") else 1) for x in (lo_s, hi_s))
@@ -151,8 +150,7 @@ def parse_bots(value: str) -> list[str]:
     names = [b.strip() for b in value.split(",") if b.strip()]
     bad = [b for b in names if b not in BOTS]
     if bad or not names:
-        near = near_name(bad[0], BOTS) if bad else None
-        hint = f": did you mean {near}?" if near else ""
+        hint = did_you_mean(bad[0], BOTS) if bad else ""
         reject("--bots", f"unknown bot {bad[0]!r}{hint} (expected some of {', '.join(BOTS)})" if bad else "name a bot")
     return list(dict.fromkeys(names))
 

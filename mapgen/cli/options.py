@@ -47,10 +47,7 @@ def unknown_map_name(spec: str, path: str) -> str | None:
     """The problem with a map argument that is neither a file nor a shipped map's name, else None."""
     if not maps.names_nothing(spec, path):
         return None
-    hint = maps.unknown(spec)
-    if hint.startswith(" (shipped: "):  # the names alone: where to read what each is
-        hint = f"{hint[:-1]}; `mapgen maps` lists them)"
-    return f"no such file, and no shipped map of that name{hint}"
+    return f"no such file, and no shipped map of that name{maps.unknown(spec, '`mapgen maps` lists them')}"
 
 
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
@@ -194,6 +191,12 @@ def near_name(value: str, names) -> str | None:
     low = {n.lower(): n for n in names}
     near = difflib.get_close_matches(str(value).lower(), list(low), n=1, cutoff=0.75)
     return low[near[0]] if near else None
+
+
+def did_you_mean(value: str, names) -> str:
+    """``": did you mean heuristic?"`` for a misspelt ``value`` near one of ``names``, else ``""``."""
+    near = near_name(value, names)
+    return f": did you mean {near}?" if near else ""
 
 
 class NearChoice(click.Choice):

@@ -155,9 +155,8 @@ def playtest(
         mapgen playtest --show runs/game-00003.json --step
     """
     if show_file:
-        for param in (
-            click.get_current_context().command.params
-        ):  # the game plays back as it was saved: a setting would be ignored
+        # the game plays back as it was saved: a setting given beside --show would be ignored
+        for param in click.get_current_context().command.params:
             if typed(param.name) and param.name not in ("show_file", "step"):
                 what = "MAP" if param.name == "map_in" else param.opts[0]
                 reject(what, "not used with --show, which plays the saved game back as it was played (as text)")
@@ -195,7 +194,7 @@ def playtest(
         except ImportError as e:
             raise RuleBroken("--bot ismcts", str(e)) from None
     m, source = map_in.map, map_in.source
-    with about_settings(source):  # a setting no game can be made from names its option
+    with about_settings(source):  # a setting no game can be made from names its option (the first game tells)
         chars, gears = _team(characters, gear)
         s = Settings(
             bot=bot,
@@ -212,19 +211,19 @@ def playtest(
         jobs = jobs or os.cpu_count() or 1
         with progress_bar("playtest", games, not as_json) as progress:
             records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir), progress=progress)
-        rep = summarise(records, m, s, source)
-        if replay_dir:
-            save_replays(replay_dir, m, s, records, force=force)
-            rep["replays"] = str(replay_dir)
-        if plot_file:
-            from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
+    rep = summarise(records, m, s, source)
+    if replay_dir:
+        save_replays(replay_dir, m, s, records, force=force)
+        rep["replays"] = str(replay_dir)
+    if plot_file:
+        from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
 
-            plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
-        if as_json:
-            click.echo(json.dumps(rep, indent=2))
-        else:
-            click.echo(report_text(rep))
-            if replay_dir:
-                click.echo(
-                    f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
-                )
+        plot_playtest([rep], plot_file, title=f"{source}: {bot}", force=force)
+    if as_json:
+        click.echo(json.dumps(rep, indent=2))
+    else:
+        click.echo(report_text(rep))
+        if replay_dir:
+            click.echo(
+                f"  replays      {replay_dir}/game-NNNNN.json (play one back: mapgen playtest --show FILE --step)"
+            )

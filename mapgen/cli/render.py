@@ -185,7 +185,8 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
             extra["probabilities"] = {
                 "terrain": terrain.code,
                 "exact": exact,
-                "method": method,  # exact, sampler (estimates), unigen (almost-uniform samples) or none (null where it may be)
+                # exact, sampler (estimates), unigen (almost-uniform samples) or none (null where it may be)
+                "method": method,
                 "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
                 # the sampler's 95% upper bound where its share is 0 but the cell may hold the terrain ("≤31%")
                 "bounds": {m.board.name(i): round(p, 6) for i, p in sorted(bounds.items())},

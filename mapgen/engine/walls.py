@@ -17,6 +17,8 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
 
 from __future__ import annotations
 
+from collections import Counter
+
 from mapgen.engine.cards import RESOURCE_CODES, RESOURCE_NAMES, WATER
 from mapgen.terrain import Terrain, quantity
 
@@ -124,10 +126,7 @@ def items_words(codes: list[str]) -> str:
     """Items by name, counted: ["Wo", "Ro", "Ro"] -> "Wood, 2 Rock" (the records keep the codes; a designer
     reading the report should not need the code table). Names that are no Resource code stay as they are."""
     names = dict(zip(RESOURCE_CODES, RESOURCE_NAMES, strict=True))
-    counts: dict[str, int] = {}
-    for c in codes:
-        counts[c] = counts.get(c, 0) + 1
-    return ", ".join(f"{n} {names.get(c, c)}" if n > 1 else names.get(c, c) for c, n in counts.items())
+    return ", ".join(f"{n} {names.get(c, c)}" if n > 1 else names.get(c, c) for c, n in Counter(codes).items())
 
 
 def needs_words(n: dict) -> str:

@@ -32,8 +32,10 @@ modes but only 8% of sweeps ended inside the rules (the default budget would tak
 sweep), and with the weight tuned the chains stuck outside in local minima of the weight until the restart (513 CPU
 s for 8 chains). Swap moves, rectangle moves for Woods, relaxing one Wood per line and more chains were tried
 before. Measured since (2026-12-05, seeds 1 and 2, against the compiled odds): more chains of fewer sweeps, the same
-sweeps in all (32 x 30, 64 x 15 against 8 x 120): fauna-2@5 max error 0.16-0.47 -> 0.08-0.15, but fauna-1@3 and
-@5 stay at 0.41-0.55 at 2-3x the CPU (the SMC starts' own Fort odds are off there, not just few); each chain weighed
+sweeps in all (32 x 30, 64 x 15 against 8 x 120), two starts from each of more SMC runs: fauna-2@5 max error
+0.16-0.47 -> 0.08-0.15, but fauna-1@3 and @5 stay at 0.41-0.55 at 2-3x the CPU (the SMC starts' own Fort odds are
+off there, not just few); with the starts taken from the same 4 runs, 8 a run, the CPU is about the same and that
+is the default now (``CHAINS``); each chain weighed
 by its SMC run's count estimate (consistent in the number of runs at any number of particles): 4 runs, no better
 (fauna-1@3 max 0.61-0.67 -> 0.71-0.84), 32 runs of 50 particles better on fauna-2@5 (0.16-0.20 -> 0.09-0.12) and
 not on fauna-1 (0.55-0.66 -> 0.62-0.82: most runs die or one dominates). Stratifying on the Fort sets (every set
@@ -88,7 +90,8 @@ from mapgen.terrain import Terrain
 #: on all 8 (averaged over the seeds: fauna-2@5 0.047 -> 0.026, maldonado-2@20 0.045 -> 0.024, vameter-1@20
 #: 0.021 -> 0.014, fauna-1@12 0.026 -> 0.016, fauna-1@5 0.071 -> 0.066), from the same CPU to 40% more in two
 #: side-by-side runs (the chains make 30-40% more sweeps than recorded where counts are relaxed: about one sweep in
-#: four ends outside the rules by design, and short chains tune that weight less), the bars covering as often (91% either way); 16 of 60 in between, 64 of 15 and 48 of 20 no better. At
+#: four ends outside the rules by design, and short chains tune that weight less), the bars covering as often (91%
+#: either way); 16 of 60 in between, 64 of 15 and 48 of 20 no better. At
 #: ``solve``'s default (4 s of work), 3 seeds: 12 of 30 against 8 of 48, mean error 0.0417 -> 0.0410 over the 8
 #: (better on 6), a fifth less CPU. The price is Training's R-hat, which mixes well: split R-hat over halves of 15
 #: draws is noisier, 1.07-1.12 on its early states at 10 s (1.02-1.05 with 8 of 120), 1.08-1.21 at 4 s (1.03-1.19

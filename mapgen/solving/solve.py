@@ -1111,7 +1111,8 @@ class Solver:
         as at ``solve``'s default: kept (``smc.Runs``), not run again. The chains still burn in as from any start:
         with 5 sweeps in place of 30 they came out worse on 5 of 6 of the odds bench's states (vameter-2@24 max
         error 0.057 -> 0.183): the draws are near-uniform, not uniform. The starts' ``groups`` say which came from
-        the same run (a SAT completion is a group of its own): their chains are not independent (``sampler.odds_of``)."""
+        the same run (a SAT completion is a group of its own): their chains are not independent
+        (``sampler.odds_of``)."""
         from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where odds are sampled
 
         got = sampler.Starts()
