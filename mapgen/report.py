@@ -232,16 +232,20 @@ def solve_text(state: Map, report: dict, source: str) -> str:
 
 def sampler_words(summary: dict) -> str:
     """How the sampler's odds were had, in words: its work, the chains' agreement, what ± means."""
-    rhat = "infinite" if summary["rhat"] is None else f"{summary['rhat']:.2f}"  # None: a pair never moved in a chain
+    value = "infinite" if summary["rhat"] is None else f"{summary['rhat']:.2f}"  # None: a pair never moved in a chain
+    if summary.get("rhat_method") == "nested":  # the chains come in groups, one SMC run's starts each
+        rhat = f"nested R-hat {value} over {summary['superchains']} groups of chains"
+    else:
+        rhat = f"R-hat {value}"
     if summary["converged"]:
-        agree = f"the chains agree, R-hat {rhat}"
+        agree = f"the chains agree, {rhat}"
     elif summary["rhat"] is None:  # a pair some chains never change while others differ: islands, not slowness
         agree = (
-            "NOT converged: some chains never leave what they started on, R-hat infinite (islands the chains' "
+            f"NOT converged: some chains never leave what they started on, {rhat} (islands the chains' "
             "moves cannot cross: more time rarely helps, each reveal does)"
         )
     else:
-        agree = f"NOT converged: the chains disagree, R-hat {rhat}; raise --time-limit"
+        agree = f"NOT converged: the chains disagree, {rhat}; raise --time-limit"
     return (
         f"estimated by the sampler from {summary['samples']:,} draws of {summary['chains']} chains, "
         f'about {summary["effective_samples"]:,.0f} effective; {agree}; ± is a 95% interval, "up to" a 95% bound on '

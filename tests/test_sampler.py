@@ -164,6 +164,34 @@ def test_chains_that_are_not_independent_count_as_one_in_the_error_bar():
     assert grouped.errors[i][t] > 2 * apart.errors[i][t]
 
 
+def test_chains_in_groups_are_checked_by_nested_r_hat_over_the_groups():
+    """Many short chains in groups (one SMC run's starts each) are judged by nested R-hat: sixteen chains of 20
+    draws, each draw uniform over a Training state's completions, in four groups of four, agree (at most 1.05) and
+    say how it was had; two groups each stuck on its own completion never agree (infinite), though each group's
+    chains agree with each other; without groups the check is split R-hat, as before."""
+    state = maps.load("training-1").hide(range(7))
+    every = _completions(state)
+    prog = S.compile_program(get_chapter("training"), state)
+    rng = random.Random(5)
+    mixed = np.asarray(
+        [[S.encode(prog, rng.choice(every)) for _ in range(20)] for _ in range(16)], dtype=np.int8
+    )  # 16 chains of 20 draws
+    odds = S.odds_of(mixed, prog, state.unrevealed(), groups=[c // 4 for c in range(16)])
+    assert odds.rhat_method == "nested" and odds.superchains == 4 and 1.0 <= odds.rhat <= 1.05 and odds.converged
+    assert odds.summary()["rhat_method"] == "nested" and odds.summary()["superchains"] == 4
+    assert odds.summary()["split_rhat"] == pytest.approx(odds.split_rhat, abs=1e-4)
+    plain = S.odds_of(mixed, prog, state.unrevealed())
+    assert plain.rhat_method == "split" and plain.rhat == plain.split_rhat == pytest.approx(odds.split_rhat)
+    assert "superchains" not in plain.summary()
+    _, prog2, _, _, four = _stuck_chains()
+    stuck = S.odds_of(four, prog2, state.unrevealed(), groups=[0, 0, 1, 1])
+    assert stuck.rhat_method == "nested" and stuck.rhat == float("inf") and not stuck.converged
+    assert "nested R-hat 1.02 over 4 groups of chains" in sampler_words(
+        {"samples": 320, "chains": 16, "effective_samples": 300.0, "rhat": 1.02, "converged": True}
+        | {"rhat_method": "nested", "superchains": 4}
+    )
+
+
 def test_the_chain_starts_say_which_came_from_one_run():
     """``Solver.chain_starts`` groups its starts by SMC run (``RUNS`` runs, the starts shared among them), and
     ``sample_odds`` reads the groups."""
