@@ -118,7 +118,7 @@ def generate(
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
         return
     if chapter_name is None:
-        raise click.UsageError("Missing option '--chapter' / '-c' (or --from SKETCH).")
+        reject("--chapter", "required (--chapter CHAPTER, or --from SKETCH)")
     from mapgen.cli.target import (  # deferred: ortools (mapgen.target), only when the command runs
         generate_to_target,
         wanted,
