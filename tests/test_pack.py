@@ -135,6 +135,30 @@ def test_packing_given_maps_on_letter_in_black_and_white(tmp_path):
     assert maps.load("fauna-1").meta["grade"]["tier"] in cover  # the shipped maps' [grade] tables fill the cover
 
 
+def test_the_cover_names_the_bot_of_its_sealed_and_days_columns():
+    """The cover's "Sealed (walled in)" and "Days" columns named no bot, while mapgen grade's tables name theirs
+    ("heuristic sealed (walled in)"); with maps whose first graded bot differs, each cell names its own."""
+    import dataclasses
+
+    from mapgen.render.folder import FolderMap, cover_rows
+
+    shipped = [FolderMap(k, maps.load(f"fauna-{k}"), "") for k in (1, 2)]
+    head, rows = cover_rows(shipped)
+    assert head[-3:] == ["Heuristic sealed (walled in)", "Heuristic days", "Seed"]
+    grade = maps.load("fauna-1").meta["grade"]
+    heuristic = grade["heuristic"]
+    assert rows[0][-3:-1] == [
+        f"{100 * heuristic['sealed_rate']:.0f}% ({100 * heuristic['walled_in_rate']:.0f}%)",
+        f"{heuristic['mean_days']:.1f}",
+    ]
+    deducer_only = {k: v for k, v in grade.items() if k not in ("heuristic", "clairvoyant")}
+    m = shipped[1].map
+    other = dataclasses.replace(shipped[1], map=dataclasses.replace(m, meta={**m.meta, "grade": deducer_only}))
+    head, rows = cover_rows([shipped[0], other])
+    assert head[-3:-1] == ["First bot sealed (walled in)", "First bot days"]
+    assert rows[0][-2].startswith("heuristic: ") and rows[1][-2] == f"deducer: {grade['deducer']['mean_days']:.1f}"
+
+
 def test_flora_briefing_names_its_start_and_greek_fire():
     m = maps.load("flora-1")
     q = parse_qs(urlsplit(helper_url(m)).fragment)
