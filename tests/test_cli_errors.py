@@ -520,9 +520,26 @@ def test_a_full_disk_is_one_line_and_leaves_nothing_behind(tmp_path, monkeypatch
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(os, "link", full)  # the last step of every write without --force
-    assert_fails(run(*_args(writer, dest)), 2, f"error: {target}: cannot write ({os.strerror(errno.ENOSPC)})")
+    made = f"created folder {dest}\n" if is_folder else ""  # a notice before the one error line: the folder is there
+    assert_fails(run(*_args(writer, dest)), 2, f"{made}error: {target}: cannot write ({os.strerror(errno.ENOSPC)})")
     left = [p for p in tmp_path.rglob("*") if p.is_file()]
     assert left == []  # neither the file nor a temporary one
+
+
+def test_a_folder_made_for_the_output_is_said_once(tmp_path, monkeypatch):
+    """`generate --out a/b` and `pack --out a/b` made the missing folders without a word (a typo in the path left
+    a stray folder the user did not know of): one line says so when a folder is made, and only then."""
+    monkeypatch.chdir(tmp_path)
+    r = run("generate", "-c", "training", "--seed", "1", "--count", "2", "--out", "a/b")
+    assert r.exit_code == 0 and r.stderr.splitlines()[0] == "created folder a/b", r.stderr
+    assert r.stderr.count("created folder") == 1 and (tmp_path / "a" / "b" / "training-2.toml").is_file()
+    r = run("generate", "-c", "training", "--seed", "3", "--count", "2", "--out", "a/b")
+    assert r.exit_code == 0 and "created folder" not in r.stderr, r.stderr  # it was there already
+    r = run("pack", "training-1", "training-2", "-o", "t.pdf")
+    assert r.exit_code == 0 and "created folder" not in r.stderr, r.stderr  # no folder asked for
+    r = run("pack", "-c", "training", "--seed", "1", "--games", "10", "-o", "t2.pdf", "--out", "c/d")
+    assert r.exit_code == 0 and r.stderr.startswith("created folder c/d\n"), r.stderr
+    assert r.stderr.count("created folder") == 1 and (tmp_path / "c" / "d").is_dir()
 
 
 def test_a_special_file_is_never_replaced(tmp_path):
@@ -1279,7 +1296,8 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
             moments.insert(0, min(0.95, 2 * moment))
             continue
         line = f"error: {subject.format(**fill)}: interrupted\n"
-        assert (p.returncode, err.decode()) == (130, line), moment
+        said = re.sub(r"\Acreated folder \S+\n", "", err.decode())  # the notice when its --out folder was made
+        assert (p.returncode, said) == (130, line), moment
         assert took < 2.0, (moment, took)  # a hang guard; the 1 s goal is measured by bench/bench_fuzz.py
         deadline = time.monotonic() + 2.0
         while _group(p.pid) and time.monotonic() < deadline:  # the kernel reaps a killed worker quickly

@@ -284,7 +284,8 @@ def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--candidates", "1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 1, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 1 candidate")
+    made = f"created folder {tmp_path / 'maps'}\n"  # said: the folder stays, empty
+    assert r.stderr.startswith(f"{made}error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 1 ")
     assert not (tmp_path / "f.pdf").exists() and list((tmp_path / "maps").iterdir()) == []
 
 
@@ -303,8 +304,9 @@ def test_the_time_limit_running_out_exits_3(tmp_path, monkeypatch):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--time-limit", "0.1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 3, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 0.1 s")
-    assert r.stderr.count("\n") == 1 and not (tmp_path / "f.pdf").exists()
+    made = f"created folder {tmp_path / 'maps'}\n"
+    assert r.stderr.startswith(f"{made}error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 0.1 s")
+    assert r.stderr.count("\n") == 2 and not (tmp_path / "f.pdf").exists()
 
 
 def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
@@ -313,5 +315,6 @@ def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
 
     monkeypatch.setattr("mapgen.pack.search", ctrl_c)
     pdf = tmp_path / "f.pdf"
-    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"error: {pdf}: interrupted")
+    made = f"created folder {tmp_path / 'maps'}\n"
+    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"{made}error: {pdf}: interrupted")
     assert not pdf.exists()

@@ -154,6 +154,15 @@ class MapgenGroup(click.Group):
         return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
+        from mapgen.output import folder_created  # deferred: mapgen.output, when a command runs
+
+        told = folder_created.set(lambda folder: click.echo(f"created folder {folder}", err=True))
+        try:
+            return self._invoke(ctx)
+        finally:
+            folder_created.reset(told)
+
+    def _invoke(self, ctx):
         with catching_ctrl_c(then_ignore=getattr(self, "command_line", False) and _own_process()):
             try:
                 return super().invoke(ctx)
