@@ -16,13 +16,20 @@ Problems are ``OutputError``: one line naming the file, for the CLI's exit code 
 from __future__ import annotations
 
 import contextlib
+import contextvars
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from mapgen.errors import InputError
+
+#: told of each folder ``prepare_folder`` creates, as it was named (the CLI says "created folder a/b" on stderr);
+#: unset (the library, the web app): nobody is told
+folder_created: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
+    "folder_created", default=None
+)
 
 
 class OutputError(InputError, OSError):
@@ -101,14 +108,19 @@ def check_files(paths: list[Path], *, force: bool = False, total: int | None = N
 
 
 def prepare_folder(folder: str | os.PathLike) -> Path:
-    """An output folder: created (with parents) when missing; OutputError when it cannot hold files."""
+    """An output folder: created (with parents) when missing, and ``folder_created`` told; OutputError when it
+    cannot hold files."""
     d = Path(folder)
     if d.exists() and not d.is_dir():
         raise OutputError(folder, "not a folder")
+    missing = not d.exists()
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise OutputError(folder, f"cannot create the folder ({_why(e)})") from None
+    tell = folder_created.get()
+    if missing and tell is not None:
+        tell(str(folder))
     _probe(d, folder)
     return d
 

@@ -135,6 +135,30 @@ def test_packing_given_maps_on_letter_in_black_and_white(tmp_path):
     assert maps.load("fauna-1").meta["grade"]["tier"] in cover  # the shipped maps' [grade] tables fill the cover
 
 
+def test_the_cover_names_the_bot_of_its_sealed_and_days_columns():
+    """The cover's "Sealed (walled in)" and "Days" columns named no bot, while mapgen grade's tables name theirs
+    ("heuristic sealed (walled in)"); with maps whose first graded bot differs, each cell names its own."""
+    import dataclasses
+
+    from mapgen.render.folder import FolderMap, cover_rows
+
+    shipped = [FolderMap(k, maps.load(f"fauna-{k}"), "") for k in (1, 2)]
+    head, rows = cover_rows(shipped)
+    assert head[-3:] == ["Heuristic sealed (walled in)", "Heuristic days", "Seed"]
+    grade = maps.load("fauna-1").meta["grade"]
+    heuristic = grade["heuristic"]
+    assert rows[0][-3:-1] == [
+        f"{100 * heuristic['sealed_rate']:.0f}% ({100 * heuristic['walled_in_rate']:.0f}%)",
+        f"{heuristic['mean_days']:.1f}",
+    ]
+    deducer_only = {k: v for k, v in grade.items() if k not in ("heuristic", "clairvoyant")}
+    m = shipped[1].map
+    other = dataclasses.replace(shipped[1], map=dataclasses.replace(m, meta={**m.meta, "grade": deducer_only}))
+    head, rows = cover_rows([shipped[0], other])
+    assert head[-3:-1] == ["First bot sealed (walled in)", "First bot days"]
+    assert rows[0][-2].startswith("heuristic: ") and rows[1][-2] == f"deducer: {grade['deducer']['mean_days']:.1f}"
+
+
 def test_flora_briefing_names_its_start_and_greek_fire():
     m = maps.load("flora-1")
     q = parse_qs(urlsplit(helper_url(m)).fragment)
@@ -260,7 +284,8 @@ def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--candidates", "1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 1, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 1 candidate")
+    made = f"created folder {tmp_path / 'maps'}\n"  # said: the folder stays, empty
+    assert r.stderr.startswith(f"{made}error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 1 ")
     assert not (tmp_path / "f.pdf").exists() and list((tmp_path / "maps").iterdir()) == []
 
 
@@ -279,8 +304,9 @@ def test_the_time_limit_running_out_exits_3(tmp_path, monkeypatch):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--time-limit", "0.1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")
     assert r.exit_code == 3, r.output
-    assert r.stderr.startswith(f"error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 0.1 s")
-    assert r.stderr.count("\n") == 1 and not (tmp_path / "f.pdf").exists()
+    made = f"created folder {tmp_path / 'maps'}\n"
+    assert r.stderr.startswith(f"{made}error: {tmp_path / 'f.pdf'}: only 0 of 1 training map met the target in 0.1 s")
+    assert r.stderr.count("\n") == 2 and not (tmp_path / "f.pdf").exists()
 
 
 def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
@@ -289,5 +315,6 @@ def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
 
     monkeypatch.setattr("mapgen.pack.search", ctrl_c)
     pdf = tmp_path / "f.pdf"
-    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"error: {pdf}: interrupted")
+    made = f"created folder {tmp_path / 'maps'}\n"
+    assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"{made}error: {pdf}: interrupted")
     assert not pdf.exists()

@@ -135,8 +135,34 @@ class MapgenGroup(click.Group):
             if mapped is None:
                 raise
             raise mapped from None
+        except click.UsageError as e:  # `mapgen --colour`: one line, as a command's options say it
+            if isinstance(e, click.exceptions.NoArgsIsHelpError):  # `mapgen` alone: the help
+                raise
+            raise self._usage(e, ctx) from None
+
+    def _usage(self, e: click.UsageError, ctx) -> Failure:
+        """click's refusal of the command line, one line, exit 2: a named option's value as every other option
+        error reads (``--count: 0 is not in the range 1<=x<=100000``), anything else in click's words and where
+        the help is (``Missing argument 'MAP'. See 'mapgen solve --help'.``)."""
+        command = self.commands.get(ctx.invoked_subcommand or "")
+        problem = option_problem(e, command)
+        if problem is not None:
+            return Failure(problem, BAD_INPUT)
+        where = e.ctx.command_path if e.ctx is not None else ctx.command_path
+        if e.ctx is None and command is not None:
+            where = f"{ctx.command_path} {ctx.invoked_subcommand}"
+        return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
+        from mapgen.output import folder_created  # deferred: mapgen.output, when a command runs
+
+        told = folder_created.set(lambda folder: click.echo(f"created folder {folder}", err=True))
+        try:
+            return self._invoke(ctx)
+        finally:
+            folder_created.reset(told)
+
+    def _invoke(self, ctx):
         with catching_ctrl_c(then_ignore=getattr(self, "command_line", False) and _own_process()):
             try:
                 return super().invoke(ctx)
@@ -145,8 +171,7 @@ class MapgenGroup(click.Group):
             except click.UsageError as e:  # a missing argument, a bad option value: one line too, exit 2
                 if interrupted():
                     raise self._interrupted(ctx) from None
-                where = e.ctx.command_path if e.ctx is not None else ctx.command_path
-                raise Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT) from None
+                raise self._usage(e, ctx) from None
             except Failure as e:
                 if interrupted() and e.exit_code != INTERRUPTED:
                     raise self._interrupted(ctx) from None
@@ -168,6 +193,53 @@ class MapgenGroup(click.Group):
         args = ctx.meta.get("mapgen.args", [])
         subject = _subject_of(args) or next((a for a in args if not a.startswith("-")), ctx.info_name)
         return Failure(f"{subject}: interrupted", INTERRUPTED)
+
+
+def option_problem(e: click.UsageError, command: click.Command | None = None) -> str | None:
+    """``--OPTION: what is wrong`` for click's refusal of a named option (a value out of its range, of the wrong
+    type, not a choice, missing; the option required), else None (an unknown option keeps click's words and its
+    "did you mean"). ``command`` finds the option's long name when click names it as typed (``-n``)."""
+    if isinstance(e, click.BadParameter) and isinstance(e.param, click.Option):
+        name = _long_name(e.param)
+        if isinstance(e, click.MissingParameter):
+            metavar = e.param.make_metavar(e.ctx) if e.ctx is not None else ""
+            return f"{name}: required ({name} {metavar})".replace(" )", ")")
+        return f"{name}: {_plain(e.message)}"
+    if isinstance(e, click.BadOptionUsage):
+        typed = e.option_name
+        option = next(
+            (p for p in getattr(command, "params", ()) if isinstance(p, click.Option) and typed in p.opts), None
+        )
+        name = _long_name(option) if option is not None else typed
+        for said, plain in _OPTION_USAGE:
+            if said.format(name=repr(typed)) == e.message:
+                return f"{name}: {plain}"
+        return f"{name}: {_plain(e.message)}"
+    return None
+
+
+#: click's words for an option used without its value (or given one it takes none of), and mapgen's
+_OPTION_USAGE = (
+    ("Option {name} requires an argument.", "needs a value"),
+    ("Option {name} does not take a value.", "takes no value (it is a switch)"),
+)
+
+#: click's name of a number type as its refusal says it ("'x' is not a valid integer range"), and plain words
+_NUMBER_WORDS = {
+    "is not a valid integer range": "is not a whole number",
+    "is not a valid float range": "is not a number",
+}
+
+
+def _long_name(option: click.Option) -> str:
+    """``--count`` for ``-n/--count``: the name every mapgen message gives an option."""
+    return next((o for o in option.opts if o.startswith("--")), option.opts[0])
+
+
+def _plain(message: str) -> str:
+    for said, plain in _NUMBER_WORDS.items():
+        message = message.replace(said, plain)
+    return " ".join(message.split()).rstrip(".")
 
 
 def _own_process() -> bool:

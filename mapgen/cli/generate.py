@@ -104,7 +104,8 @@ def generate(
     Example:
         mapgen generate --chapter fauna --seed 7
         mapgen generate -c flora --seed 100 --count 20 --out new-maps/
-        mapgen generate --from my-sketch.toml --seed 3
+        mapgen deduce fauna-1 --puzzle sketch.toml --no-profile
+        mapgen generate --from sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
     """
     from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
@@ -118,7 +119,7 @@ def generate(
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
         return
     if chapter_name is None:
-        raise click.UsageError("Missing option '--chapter' / '-c' (or --from SKETCH).")
+        reject("--chapter", "required (--chapter CHAPTER, or --from SKETCH)")
     from mapgen.cli.target import (  # deferred: ortools (mapgen.target), only when the command runs
         generate_to_target,
         wanted,

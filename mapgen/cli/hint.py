@@ -31,7 +31,8 @@ def hint(map_in, target, time_limit, as_json):
     \b
     Example:
         mapgen hint training-1
-        mapgen hint my-state.toml --target Sk --json
+        mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
+        mapgen hint puzzle.toml --target Sk --json
     """
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs

@@ -106,7 +106,8 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
     \b
     Example:
         mapgen render fauna-1 -o fauna-1.png
-        mapgen render my-state.toml -o state.svg --forced --probabilities Ft
+        mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
+        mapgen render puzzle.toml -o puzzle.svg --forced --probabilities Ft
         mapgen render fauna-1 -o fauna-1.pdf --sheet --paper letter
         mapgen render fauna-1 -o profile.png --profile
     """

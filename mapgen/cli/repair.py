@@ -34,8 +34,9 @@ def repair(map_in, out_path, time_limit, force, as_json):
 
     \b
     Example:
-        mapgen repair my-map.toml -o my-map-fixed.toml
         mapgen repair fauna-1 --json
+        mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
+        mapgen repair puzzle.toml -o filled.toml
     """
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
     from mapgen.repair import repair_map  # deferred: ortools, only when the command runs

@@ -64,8 +64,9 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
     \b
     Example:
         mapgen solve training-1
-        mapgen solve my-state.toml --explain
-        mapgen solve my-state.toml --probabilities --target Ft --json
+        mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
+        mapgen solve puzzle.toml --explain
+        mapgen solve puzzle.toml --probabilities --target Ft --json
     """
     from mapgen.report import solve_report, solve_text  # deferred: ortools, only when the command runs
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs

@@ -33,7 +33,8 @@ def validate(files, as_json, rules):
     \b
     Example:
         mapgen validate fauna-1 flora-2
-        mapgen validate --json my-map.toml
+        mapgen generate -c fauna --seed 7 --out my-maps
+        mapgen validate --json my-maps/fauna-7.toml
     """
 
     reports = [_report(f, rules) for f in files]

@@ -346,15 +346,25 @@ def _sealed(f: dict) -> str:
     return f"{_pct(f.get('sealed_rate'))} ({_pct(walled)})"
 
 
+def _head_bot(bots: list[str], g: dict) -> str | None:
+    """The bot whose sealed share and days a map's row shows: the first of ``bots`` its ``[grade]`` table played."""
+    return next((b for b in bots if isinstance(g.get(b), dict)), None)
+
+
 def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
-    """The folder's table: map number, deduction grade and the play figures of each map's ``[grade]`` table."""
+    """The folder's table: map number, deduction grade and the play figures of each map's ``[grade]`` table. The
+    sealed share and the days are one bot's, named in their headers ("Heuristic sealed (walled in)") as in
+    ``mapgen grade``'s tables; when the maps' first bots differ, the headers say "first bot" and each cell names
+    its bot."""
     bots = [
         b
         for b in ("heuristic", "deducer", "clairvoyant")
         if any(isinstance((fm.grade or {}).get(b), dict) for fm in maps)
     ]
+    head_bots = list(dict.fromkeys(b for fm in maps if (b := _head_bot(bots, fm.grade or {})) is not None))
+    who = head_bots[0].capitalize() if len(head_bots) == 1 else "First bot"
     head = ["Map", "Grade", "Guesses", "Reveal set"]
-    head += [f"{b.capitalize()} wins" for b in bots] + ["Sealed (walled in)", "Days", "Seed"]
+    head += [f"{b.capitalize()} wins" for b in bots] + [f"{who} sealed (walled in)", f"{who} days", "Seed"]
     rows = []
     for fm in maps:
         g = fm.grade or {}
@@ -366,9 +376,11 @@ def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
                 row.append(f"{_pct(f.get('win_rate'))} ({_pct(lo)}–{_pct(hi)})")
             else:
                 row.append("–")
-        head_bot = next((g[b] for b in bots if isinstance(g.get(b), dict)), None)
-        row.append(_sealed(head_bot) if head_bot else "–")
-        row.append(f"{head_bot['mean_days']:.1f}" if head_bot and "mean_days" in head_bot else "–")
+        name = _head_bot(bots, g)
+        head_bot = g[name] if name else None
+        named = f"{name}: " if name and len(head_bots) > 1 else ""
+        row.append(named + _sealed(head_bot) if head_bot else "–")
+        row.append(named + f"{head_bot['mean_days']:.1f}" if head_bot and "mean_days" in head_bot else "–")
         gen = fm.map.meta.get("generator")
         seed = gen.get("seed") if isinstance(gen, dict) else None
         row.append("–" if seed is None else str(seed))
@@ -390,17 +402,29 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
     )
     top += 10
     head, rows = cover_rows(maps)
-    widths = [10, 20, 15, 16] + [30] * (len(head) - 7) + [24, 10, 0]
+    widths = [9, 18, 14, 13] + [30] * (len(head) - 7) + [28, 16, 0]
     widths[-1] = max(14.0, width - sum(widths))
     scale = min(1.0, width / sum(widths))
     widths = [w * scale for w in widths]
     row_h = min(7.0, 150 / max(1, len(rows) + 1))
-    for k, cells in enumerate([head, *rows]):
+    # the headers wrap in their column ("Heuristic sealed" over "(walled in)"), the header row as tall as needed
+    from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
+
+    head_lines = [simpleSplit(s, p.bold, 6.5, (w - 2) * MM) or [s] for w, s in zip(widths, head)]
+    step = 6.5 * 1.2 / MM
+    head_h = max(row_h, max(map(len, head_lines)) * step + 2.5)
+    p.rect(x, top, sum(widths), head_h, fill="#e8e8e8", stroke=None)
+    cx = x
+    for w, lines in zip(widths, head_lines):
+        for n, line in enumerate(lines):
+            p.text(cx + 1.5, top + 1.0 + step * (n + 0.8), line, 6.5, bold=True)
+        cx += w
+    top += head_h
+    p.line(x, top, x + sum(widths), top, colour="#999999", width=0.3)
+    for cells in rows:
         cx = x
-        if k == 0:
-            p.rect(x, top, sum(widths), row_h, fill="#e8e8e8", stroke=None)
         for w, s in zip(widths, cells):
-            p.text(cx + 1.5, top + row_h * 0.68, s, 7 if k == 0 else 8, bold=k == 0)
+            p.text(cx + 1.5, top + row_h * 0.68, s, 8)
             cx += w
         top += row_h
         p.line(x, top, x + sum(widths), top, colour="#999999", width=0.3)
@@ -410,7 +434,7 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
         top,
         "Grade: the deduction grade, how much a logical team must guess before every target is known (Gentle, "
         "Moderate, Tricky, Fiendish); guesses and reveal set: its measures (mapgen deduce). Wins: the share of games "
-        "a bot won playing the map (mapgen grade), with its 95% interval; sealed and days: the first bot's games "
+        "a bot won playing the map (mapgen grade), with its 95% interval; sealed and days: the named bot's games "
         "in which no Path could be explored for a whole round (walled in: none left open), and their length. Seed: the map's generator seed.",
         width,
         7.5,
