@@ -67,7 +67,10 @@ def errors(odds, tallies, total) -> list[tuple[float, float]]:
 def accuracy(quick: bool, exact_seconds: float) -> list[dict]:
     rows = []
     print("accuracy: the sampler forced, against exact odds (goals: max <= 0.03, mean <= 0.01, bar covers >= 90%)")
-    print(f"{'state':<18} {'count':>12} {'cpu s':>6} {'max':>6} {'mean':>7} {'cover':>6} {'rhat':>6} {'split':>6} {'ess/s':>7}")
+    print(
+        f"{'state':<18} {'count':>12} {'cpu s':>6} {'max':>6} {'mean':>7} {'cover':>6} {'rhat':>6} {'split':>6} "
+        f"{'ess/s':>7}"
+    )
     for ks, names in ACCURACY.values():
         for name in names[:1] if quick else names:
             for k in ks[:1] if quick else ks:
@@ -117,7 +120,10 @@ def accuracy(quick: bool, exact_seconds: float) -> list[dict]:
 
 
 def early(quick: bool) -> None:
-    print("\nearly states: the sampler at the default budget (goals: R-hat <= 1.05, nested over the SMC runs; two seeds agree within their bars)")
+    print(
+        "\nearly states: the sampler at the default budget (goals: R-hat <= 1.05, nested over the SMC runs; two seeds "
+        "agree within their bars)"
+    )
     print(f"{'state':<18} {'cpu s':>6} {'rhat':>6} {'split':>6} {'ess':>6} {'agree':>6} {'skipped':>8}")
     for label, (_ks, names) in ACCURACY.items():
         if label.endswith("-late"):  # the same chapter's early rows are its first entry's
