@@ -3,6 +3,7 @@ completion, its odds match exact ones within their error bars, and `solve` repor
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 from collections import Counter
@@ -71,6 +72,13 @@ def _completions(state):
     return [w.cells for w in completions_brute(state)]
 
 
+@functools.cache
+def _small_state():
+    """training-1 with its first 7 cells hidden, and its completions (brute force: about 7 CPU s, so once)."""
+    state = maps.load("training-1").hide(range(7))
+    return state, _completions(state)
+
+
 def _game_state(name: str, shown: int, chains: int):
     """``name`` with its first ``shown`` cells of a game-like order revealed (column 7 from the top, then 6, ...),
     a solver of its chapter, and ``chains`` completions to start chains from (a private SAT session's)."""
@@ -93,9 +101,7 @@ def test_every_draw_is_a_completion_of_the_state():
 def test_draws_are_uniform_over_a_small_state_s_completions():
     """On a state with a handful of completions, each is drawn about equally often (a heat-bath chain's
     stationary law is uniform), within a bound a fair die meets with overwhelming probability."""
-    m = maps.load("training-1")
-    state = m.hide(range(7))
-    every = _completions(state)
+    state, every = _small_state()
     assert 4 <= len(every) <= 60
     prog = S.compile_program(get_chapter("training"), state)
     assert S.count_small(prog) == len(every)
@@ -130,8 +136,7 @@ def test_chains_relaxing_a_count_rule_still_draw_each_completion_equally_often()
 
 def _stuck_chains():
     """Four chains of 40 sweeps that never move: two on one completion of a Training state, two on another."""
-    state = maps.load("training-1").hide(range(7))
-    every = _completions(state)
+    state, every = _small_state()
     prog = S.compile_program(get_chapter("training"), state)
     a, b = S.encode(prog, every[0]), S.encode(prog, every[1])
     draws = np.stack([np.tile(x, (40, 1)) for x in (a, a, b, b)]).astype(np.int8)
@@ -169,8 +174,7 @@ def test_chains_in_groups_are_checked_by_nested_r_hat_over_the_groups():
     draws, each draw uniform over a Training state's completions, in four groups of four, agree (at most 1.05) and
     say how it was had; two groups each stuck on its own completion never agree (infinite), though each group's
     chains agree with each other; without groups the check is split R-hat, as before."""
-    state = maps.load("training-1").hide(range(7))
-    every = _completions(state)
+    state, every = _small_state()
     prog = S.compile_program(get_chapter("training"), state)
     rng = random.Random(5)
     mixed = np.asarray(
@@ -209,9 +213,7 @@ def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_
     the exact ``possible`` gives a cell is listed, those the chains never met at share 0 with a 95% upper bound of
     1 - 0.05 ** (1 / chains) as their bar (the chains disagree: an island none started on may hold them); the
     shares still sum to 1, and the text says "up to"."""
-    m = maps.load("training-1")
-    state = m.hide(range(7))
-    every = _completions(state)
+    state, every = _small_state()
     solver = Solver(get_chapter("training"))
     possible = solver.possible(state, 30)
     prog = S.compile_program(solver.chapter, state, possible)
@@ -286,10 +288,8 @@ def test_the_same_seed_gives_the_same_odds_and_another_seed_other_draws():
 def test_an_infinite_r_hat_is_written_as_null_in_json():
     """A pair that never changes within a chain but differs between chains has an infinite R-hat; JSON (and the
     web's answers) have no infinity, so the summary says null."""
-    m = maps.load("training-1")
-    state = m.hide(range(7))
+    state, every = _small_state()
     prog = S.compile_program(get_chapter("training"), state)
-    every = _completions(state)
     a, b = (S.encode(prog, w) for w in (every[0], every[-1]))
     draws = np.stack([np.stack([a] * 8), np.stack([b] * 8)]).astype(np.int8)  # two chains that never move
     odds = S.odds_of(draws, prog, state.unrevealed())
