@@ -257,16 +257,19 @@ function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
 
-// A count as people read it: digits up to a million, then "2.3 million" ... "4.1 trillion", then "2.3 × 10^15".
+// A count as people read it: digits up to a million, then two significant figures: "2.3 million", "870 million"
+// ... "4.1 trillion", then "2.3 × 10^15". Rounded before the unit is chosen (999.7 million is "1 billion"), and
+// never toPrecision's exponent form ("8.7e+2 million").
 function bigCount(n) {
   if (n < 1e6) return Math.round(n).toLocaleString("en");
+  const r = Number(n.toPrecision(2));
   const names = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]];
-  if (n < 1e15) {
-    const [unit, name] = names.find(([u]) => n >= u);
-    return `${(n / unit).toPrecision(2)} ${name}`;
+  if (r < 1e15) {
+    const [unit, name] = names.find(([u]) => r >= u);
+    return `${Number((r / unit).toPrecision(2)).toLocaleString("en")} ${name}`;
   }
-  const k = Math.floor(Math.log10(n));
-  return `${(n / 10 ** k).toFixed(1)} × 10^${k}`;
+  const k = Math.floor(Math.log10(r));
+  return `${(r / 10 ** k).toFixed(1)} × 10^${k}`;
 }
 
 function countText(v) {
