@@ -969,6 +969,45 @@ def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monk
     assert s["own"] and s["runs"] == 3 and s["samples"] == s["agreeing"] == 3 * 8 * 6
 
 
+def test_sampling_seconds_count_the_wait_of_the_state_asked_never_going_back(monkeypatch):
+    """While an earlier state's run was under way, a newer state's "sampling" seconds were that run's age (20 s at
+    once), then 0 when its own run started behind it: the page's "Estimating the chance… 20 s" went back to
+    "0 s". The seconds are now the wait since the state was first asked, rising until it has an estimate."""
+    from concurrent.futures import Future
+
+    from mapgen.web import draws
+
+    clock = [100.0]
+    monkeypatch.setattr(draws, "time", type("Clock", (), {"monotonic": staticmethod(lambda: clock[0])}))
+    futures: list[Future] = []
+
+    class Runner:  # runs that end when the test says
+        def submit(self, fn, *args):
+            futures.append(Future())
+            return futures[-1]
+
+    pools = draws.DrawPools(Runner())
+    m = maps.load("flora-2")
+    chapter = get_chapter("flora")
+    empty = m.hide(range(m.board.size))
+    one = empty.with_cells([m.cells[0]] + [None] * (m.board.size - 1))
+    possible = {i: frozenset(chapter.terrains) for i in range(m.board.size)}
+
+    def seconds(state):
+        return pools.answer(chapter, state, Terrain.FLORA_CREATURE, possible)["sampling"]["seconds"]
+
+    assert seconds(empty) == 0.0  # the briefing's first run starts
+    clock[0] += 20
+    assert seconds(one) == 0.0  # just asked, behind the empty board's run
+    clock[0] += 1
+    futures[0].set_exception(RuntimeError("no draws"))  # that run ends; the asked state's run starts
+    assert len(futures) == 2
+    clock[0] += 1
+    assert seconds(one) == 2.0  # its player has waited 2 s, not 1 (its run's age)
+    clock[0] += 3
+    assert seconds(one) == 5.0 and seconds(empty) == 0.0  # an undo: that state's wait starts now
+
+
 def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypatch):
     """The page's best guess is sampled within a share of the limit: when the wall clock ends it first, the answer
     still says that nothing is forced (exact), names what is missing, and exits 3 (never a bare 504)."""

@@ -14,7 +14,8 @@
 //                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval), the
 //                          note says "estimated", and "sampler": {"converged": false} shows "not converged";
 //                          later answers of the same state whose heat map is no better (the full count's) keep it;
-//   - "sampling": {"seconds": N}  a sampler run for this state goes on: the page says "estimating…" and asks
+//   - "sampling": {"seconds": N}  a sampler run for this state goes on or waits (N: since the state was first
+//                          asked, never going back): the page says "Estimating the chance… N s" and asks
 //                          again (a quick answer) after POLL_MS until the estimate or an exact heat map comes;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
 //   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
