@@ -323,6 +323,29 @@ def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
     assert words in message and "\n" not in message and "Traceback" not in r.text
 
 
+@pytest.mark.parametrize(
+    "path, body, message",
+    [
+        ("/api/solve", b"[1, 2]", "request body must be a JSON object, not an array"),
+        ("/api/solve", b"null", "request body must be a JSON object, not null"),
+        ("/api/table", b'{"name": "fauna-1", "count": true}', 'field \'count\' must be "quick" or "full", not true'),
+        ("/api/playtest", b'{"name": "fauna-1", "bot": false}', "field 'bot' must be the name of a bot, not false"),
+        (
+            "/api/render",
+            b'{"name": "fauna-1", "format": ["png"]}',
+            "field 'format' must be png, svg, pdf or sheet, not [\"png\"]",
+        ),
+        ("/api/generate", b'{"chapter": {"a": 1}}', "field 'chapter' must be a chapter name, not {\"a\": 1}"),
+        ("/api/hint", b'{"name": "fauna-1", "exclude": [null]}', "cell names (like E3), not one holding null"),
+    ],
+)
+def test_bad_values_are_named_as_the_json_that_was_sent(client, path, body, message):
+    """The messages named the sender's JSON in Python's words: "not NoneType", "not list", "not True", "not
+    ['png']", "not one holding None". They now say it as it was sent: null, an array, true, ["png"]."""
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].endswith(message)
+
+
 def test_oversized_bodies_are_refused_before_they_are_read(client):
     r = client.post("/api/solve", content=b" " * (65 * 1024), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "too large" in r.json()["error"]
