@@ -602,6 +602,23 @@ def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, 
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
+def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base_url):
+    """A link with an unknown chapter opened fauna-1's briefing, and reveals naming no cell (a link cut short or
+    edited) were dropped, both without a word: the page now says so."""
+    driver.get("about:blank")  # a page load, not a hash change of the page before
+    driver.get(f"{base_url}/helper#ch=atlantis&peak=F2")
+    wait_for(lambda: "atlantis" in text_of(driver, "said"), what="the unknown chapter said")
+    assert text_of(driver, "said") == (
+        'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado: '
+        "showing fauna-1's briefing instead."
+    )
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa,Z9Sk,B7")
+    wait_for(lambda: "left out" in text_of(driver, "said"), what="the reveals left out said")
+    assert "reveals Z9Sk, B7 name no cell of the board" in text_of(driver, "said")
+    assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
+
+
 def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
     error is shown and asked again; once the page gives up, the next reveal asks afresh."""
