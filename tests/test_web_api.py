@@ -323,6 +323,29 @@ def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
     assert words in message and "\n" not in message and "Traceback" not in r.text
 
 
+@pytest.mark.parametrize(
+    "path, body, message",
+    [
+        ("/api/solve", b"[1, 2]", "request body must be a JSON object, not an array"),
+        ("/api/solve", b"null", "request body must be a JSON object, not null"),
+        ("/api/table", b'{"name": "fauna-1", "count": true}', 'field \'count\' must be "quick" or "full", not true'),
+        ("/api/playtest", b'{"name": "fauna-1", "bot": false}', "field 'bot' must be the name of a bot, not false"),
+        (
+            "/api/render",
+            b'{"name": "fauna-1", "format": ["png"]}',
+            "field 'format' must be png, svg, pdf or sheet, not [\"png\"]",
+        ),
+        ("/api/generate", b'{"chapter": {"a": 1}}', "field 'chapter' must be a chapter name, not {\"a\": 1}"),
+        ("/api/hint", b'{"name": "fauna-1", "exclude": [null]}', "cell names (like E3), not one holding null"),
+    ],
+)
+def test_bad_values_are_named_as_the_json_that_was_sent(client, path, body, message):
+    """The messages named the sender's JSON in Python's words: "not NoneType", "not list", "not True", "not
+    ['png']", "not one holding None". They now say it as it was sent: null, an array, true, ["png"]."""
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.status_code == 400 and r.json()["error"].endswith(message)
+
+
 def test_oversized_bodies_are_refused_before_they_are_read(client):
     r = client.post("/api/solve", content=b" " * (65 * 1024), headers={"content-type": "application/json"})
     assert r.status_code == 413 and "too large" in r.json()["error"]
@@ -967,6 +990,45 @@ def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monk
     assert not all((a.draws == runs[0].draws).all() for a in runs[1:])  # each run goes on: new draws
     s = _flora_table(empty)["sampler"]
     assert s["own"] and s["runs"] == 3 and s["samples"] == s["agreeing"] == 3 * 8 * 6
+
+
+def test_sampling_seconds_count_the_wait_of_the_state_asked_never_going_back(monkeypatch):
+    """While an earlier state's run was under way, a newer state's "sampling" seconds were that run's age (20 s at
+    once), then 0 when its own run started behind it: the page's "Estimating the chance… 20 s" went back to
+    "0 s". The seconds are now the wait since the state was first asked, rising until it has an estimate."""
+    from concurrent.futures import Future
+
+    from mapgen.web import draws
+
+    clock = [100.0]
+    monkeypatch.setattr(draws, "time", type("Clock", (), {"monotonic": staticmethod(lambda: clock[0])}))
+    futures: list[Future] = []
+
+    class Runner:  # runs that end when the test says
+        def submit(self, fn, *args):
+            futures.append(Future())
+            return futures[-1]
+
+    pools = draws.DrawPools(Runner())
+    m = maps.load("flora-2")
+    chapter = get_chapter("flora")
+    empty = m.hide(range(m.board.size))
+    one = empty.with_cells([m.cells[0]] + [None] * (m.board.size - 1))
+    possible = {i: frozenset(chapter.terrains) for i in range(m.board.size)}
+
+    def seconds(state):
+        return pools.answer(chapter, state, Terrain.FLORA_CREATURE, possible)["sampling"]["seconds"]
+
+    assert seconds(empty) == 0.0  # the briefing's first run starts
+    clock[0] += 20
+    assert seconds(one) == 0.0  # just asked, behind the empty board's run
+    clock[0] += 1
+    futures[0].set_exception(RuntimeError("no draws"))  # that run ends; the asked state's run starts
+    assert len(futures) == 2
+    clock[0] += 1
+    assert seconds(one) == 2.0  # its player has waited 2 s, not 1 (its run's age)
+    clock[0] += 3
+    assert seconds(one) == 5.0 and seconds(empty) == 0.0  # an undo: that state's wait starts now
 
 
 def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypatch):

@@ -572,6 +572,53 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
+def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
+    """An estimate's interval read "8.7e+2 million to 1.1e+2 billion" (toPrecision's exponent form for
+    870 and 110): the count is in words with two significant figures (the API's answer stubbed in the page)."""
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init) {
+          const v = await (await real(url, init)).json();
+          Object.assign(v, {count: 500, exact: false, unique: false, method: 'smc',
+            estimate: {method: 'smc', value: 9.8e9, low: 8.7e8, high: 1.1e11, confidence: 0.95}});
+          delete v.compiling;
+          return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}});
+        }
+        return real(url, init);
+      };
+    """
+    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
+    try:
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
+        driver.refresh()
+        wait_for(lambda: "about" in text_of(driver, "count"), what="the estimated count")
+        assert text_of(driver, "count") == "about 9.8 billion maps fit (estimated; 95%: 870 million to 110 billion)"
+        # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10^14"
+        said = driver.execute_script("return [999.7e6, 9.99e14, 3.6e15, 1234567].map(bigCount)")
+        assert said == ["1 billion", "1.0 × 10^15", "3.6 × 10^15", "1.2 million"]
+    finally:
+        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
+
+
+def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base_url):
+    """A link with an unknown chapter opened fauna-1's briefing, and reveals naming no cell (a link cut short or
+    edited) were dropped, both without a word: the page now says so."""
+    driver.get("about:blank")  # a page load, not a hash change of the page before
+    driver.get(f"{base_url}/helper#ch=atlantis&peak=F2")
+    wait_for(lambda: "atlantis" in text_of(driver, "said"), what="the unknown chapter said")
+    assert text_of(driver, "said") == (
+        'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado: '
+        "showing fauna-1's briefing instead."
+    )
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa,Z9Sk,B7")
+    wait_for(lambda: "left out" in text_of(driver, "said"), what="the reveals left out said")
+    assert "reveals Z9Sk, B7 name no cell of the board" in text_of(driver, "said")
+    assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
+
+
 def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
     error is shown and asked again; once the page gives up, the next reveal asks afresh."""

@@ -143,7 +143,7 @@ async def read_body(request: Request) -> dict:
             "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"
         ) from None
     if not isinstance(body, dict):
-        raise ApiError(f"request body must be a JSON object, not {type(body).__name__}")
+        raise ApiError(f"request body must be a JSON object, not {service.json_kind(body)}")
     return body
 
 

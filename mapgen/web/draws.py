@@ -148,7 +148,12 @@ def estimate(parts: list[tuple[Run, np.ndarray]], state: Map, terrain: Terrain, 
 
 def _own(run: Run, state: Map) -> bool:
     """Whether the run was drawn for ``state`` itself."""
-    return run.state.cells == state.cells and run.state.hills == state.hills
+    return _own_state(run.state, state)
+
+
+def _own_state(a: Map, b: Map) -> bool:
+    """Whether two states of a briefing are the same (the same reveals and Hill numbers)."""
+    return a.cells == b.cells and a.hills == b.hills
 
 
 class DrawPools:
@@ -161,6 +166,7 @@ class DrawPools:
         self._runs: dict[object, list[Run]] = {}
         self._running: dict[object, tuple[Map, float]] = {}  # briefing -> (state being sampled, started)
         self._wanted: dict[object, Map] = {}  # briefing -> the latest state asked while a run was under way
+        self._asked: dict[object, tuple[Map, float]] = {}  # briefing -> (the state waiting, when first asked)
 
     def answer(self, chapter: Chapter, state: Map, terrain: Terrain, possible) -> dict:
         """``estimate``'s answer from the kept run with the most agreeing draws, refilling the pool behind it;
@@ -175,14 +181,30 @@ class DrawPools:
         if own:
             for run, _ in own:
                 run.used = time.monotonic()
+            self._answered(key, state)
             return estimate(own, state, terrain, possible)
         if best is not None and sum(len(rows) for _, rows in parts) >= MIN_AGREE:
             for run, _ in parts:
                 run.used = time.monotonic()
             self._start(chapter, state, best[1], best[0].terrains)
+            self._answered(key, state)
             return estimate(parts, state, terrain, possible)
-        started = self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
-        return {"sampling": {"seconds": round(time.monotonic() - started, 1)}}
+        self._start(chapter, state, *((best[1], best[0].terrains) if best is not None else (None, ())))
+        # the seconds since this state was first asked: the wait its player sees. Not the run under way's age: that
+        # may be an earlier state's run, and when it ends and this state's starts, the count went back to 0.
+        now = time.monotonic()
+        with self._lock:
+            asked = self._asked.get(key)
+            if asked is None or not _own_state(asked[0], state):
+                asked = self._asked[key] = (state, now)
+        return {"sampling": {"seconds": round(now - asked[1], 1)}}
+
+    def _answered(self, key, state: Map) -> None:
+        """``state`` has an estimate: no longer waiting (asked again later without one, its wait starts anew)."""
+        with self._lock:
+            asked = self._asked.get(key)
+            if asked is not None and _own_state(asked[0], state):
+                del self._asked[key]
 
     def _start(
         self,
@@ -264,6 +286,7 @@ class DrawPools:
         with self._lock:
             self._runs.clear()
             self._wanted.clear()
+            self._asked.clear()
 
 
 class _Runs:

@@ -12,6 +12,7 @@ so everything here, ``ApiError`` included, crosses a process boundary by picklin
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import random
 import re
@@ -83,6 +84,27 @@ def check_fields(endpoint: str, body: dict) -> None:
         raise ApiError(f"unknown field {unknown!r} for /api/{endpoint} (known: {', '.join(known)})"[:300])
 
 
+def shown(value) -> str:
+    """A value of a request body as its sender wrote it: JSON (``true``, ``null``, ``["png"]``), a string quoted
+    as the messages quote names (``'x'``); never Python's spelling (``True``, ``None``, ``['png']``)."""
+    if isinstance(value, str):
+        return repr(value)
+    try:
+        return json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):  # not from JSON: as Python writes it
+        return repr(value)
+
+
+def json_kind(value) -> str:
+    """The JSON name of a body's kind of value: "an array", "null", "a string", ..."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    kinds = ((dict, "an object"), (list, "an array"), (str, "a string"), (int | float, "a number"))
+    return next((name for kind, name in kinds if isinstance(value, kind)), type(value).__name__)
+
+
 def _field(body: dict, key: str, kind, what: str, default=None, *, required: bool = False):
     if key not in body or body[key] is None:
         if required:
@@ -93,7 +115,7 @@ def _field(body: dict, key: str, kind, what: str, default=None, *, required: boo
     if kind is float:
         ok = isinstance(value, int | float) and not isinstance(value, bool)
     if not ok:
-        raise ApiError(f"field '{key}' must be {what}, not {value!r}"[:200])
+        raise ApiError(f"field '{key}' must be {what}, not {shown(value)}"[:200])
     return value
 
 
@@ -101,7 +123,7 @@ def _bounded(body: dict, key: str, lo, hi, default, what: str):
     kind = float if isinstance(default, float) else int
     value = _field(body, key, kind, what, default)
     if not lo <= value <= hi:
-        raise ApiError(f"field '{key}' must be between {lo} and {hi}, not {value!r}")
+        raise ApiError(f"field '{key}' must be between {lo} and {hi}, not {shown(value)}")
     return value
 
 
@@ -466,7 +488,9 @@ def do_hint(body: dict) -> tuple[int, dict]:
         raise ApiError(f"field 'exclude' must be a list of at most {state.board.size} cell names, not {len(exclude)}")
     for cell in exclude:  # a cell off the board, or not a name, would be skipped without a word
         if not isinstance(cell, str):
-            raise ApiError(f"field 'exclude' must be a list of cell names (like E3), not one holding {cell!r}"[:300])
+            raise ApiError(
+                f"field 'exclude' must be a list of cell names (like E3), not one holding {shown(cell)}"[:300]
+            )
         try:
             state.board.index(cell)
         except ValueError as e:

@@ -14,7 +14,8 @@
 //                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval), the
 //                          note says "estimated", and "sampler": {"converged": false} shows "not converged";
 //                          later answers of the same state whose heat map is no better (the full count's) keep it;
-//   - "sampling": {"seconds": N}  a sampler run for this state goes on: the page says "estimating…" and asks
+//   - "sampling": {"seconds": N}  a sampler run for this state goes on or waits (N: since the state was first
+//                          asked, never going back): the page says "Estimating the chance… N s" and asks
 //                          again (a quick answer) after POLL_MS until the estimate or an exact heat map comes;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
 //   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
@@ -131,10 +132,11 @@ function setBriefing(b, revealed, options) {
   H.briefing = b;
   const names = MG.cellNames(b.chapter);
   H.cells = names.map(() => "..");
+  const dropped = [];
   for (const item of revealed || []) {
     const m = /^([A-Z][0-9]+)(.+)$/i.exec(item);
     const i = m ? names.indexOf(m[1].toUpperCase()) : -1;
-    if (i >= 0) H.cells[i] = m[2];
+    if (i >= 0) H.cells[i] = m[2]; else dropped.push(item);
   }
   if (!opts.keepHistory) { H.undo = []; H.redo = []; }
   H.keys = MG.terrainKeys(b.chapter);
@@ -149,6 +151,21 @@ function setBriefing(b, revealed, options) {
   $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
     + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
   if (!opts.keepHistory) update();
+  return dropped;
+}
+
+// What a link held that the page could not use, said rather than dropped in silence (a link cut short or edited).
+function sayLinkProblems(chapter, dropped) {
+  const problems = [];
+  if (chapter) {
+    problems.push(`This link's chapter "${chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
+      + "showing fauna-1's briefing instead.");
+  }
+  if (dropped.length) {
+    problems.push(`This link's reveal${dropped.length === 1 ? "" : "s"} ${dropped.join(", ")} name${dropped.length === 1 ? "s" : ""} `
+      + "no cell of the board (like A7Wa): left out.");
+  }
+  if (problems.length) say(problems.join(" "));
 }
 
 function sameBriefing(a, b) {
@@ -257,16 +274,19 @@ function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
 
-// A count as people read it: digits up to a million, then "2.3 million" ... "4.1 trillion", then "2.3 × 10^15".
+// A count as people read it: digits up to a million, then two significant figures: "2.3 million", "870 million"
+// ... "4.1 trillion", then "2.3 × 10^15". Rounded before the unit is chosen (999.7 million is "1 billion"), and
+// never toPrecision's exponent form ("8.7e+2 million").
 function bigCount(n) {
   if (n < 1e6) return Math.round(n).toLocaleString("en");
+  const r = Number(n.toPrecision(2));
   const names = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]];
-  if (n < 1e15) {
-    const [unit, name] = names.find(([u]) => n >= u);
-    return `${(n / unit).toPrecision(2)} ${name}`;
+  if (r < 1e15) {
+    const [unit, name] = names.find(([u]) => r >= u);
+    return `${Number((r / unit).toPrecision(2)).toLocaleString("en")} ${name}`;
   }
-  const k = Math.floor(Math.log10(n));
-  return `${(n / 10 ** k).toFixed(1)} × 10^${k}`;
+  const k = Math.floor(Math.log10(r));
+  return `${(r / 10 ** k).toFixed(1)} × 10^${k}`;
 }
 
 function countText(v) {
@@ -605,22 +625,24 @@ async function copyLink() {
 async function main() {
   await MG.loadChapters();
   const fromHash = readHash();
-  let b, revealed = [];
+  let b, revealed = [], unknownChapter = null;
   if (fromHash && MG.chapters[fromHash.briefing.chapter]) {
     b = fromHash.briefing;
     revealed = fromHash.revealed;
     $("heat").replaceChildren(MG.el("option", {value: fromHash.heat, text: fromHash.heat}));
     $("heat").value = fromHash.heat;
   } else {
+    if (fromHash) unknownChapter = fromHash.briefing.chapter;
     const m = (await MG.api("/api/maps/fauna-1")).data;
     b = {chapter: "fauna", from: "fauna-1", peak: m.peak, start: m.start, greek_fire: m.greek_fire,
          fort_pattern: m.fort_pattern, number: null};
     $("setup").open = true;
   }
   H.form = MG.briefingForm($("briefing"), b, applyBriefing);
-  setBriefing(b, revealed, {keepHistory: true});
+  const dropped = setBriefing(b, revealed, {keepHistory: true});
   loadHistory();
   update();
+  sayLinkProblems(unknownChapter, dropped); // after update(), which clears what was said
   window.addEventListener("hashchange", () => { // a shared link opened in this tab
     if (location.hash === hashOf(H.briefing, H.cells, $("heat").value)) return;
     const h = readHash();
@@ -629,8 +651,9 @@ async function main() {
       H.form.set(h.briefing);
       $("heat").append(MG.el("option", {value: h.heat, text: h.heat})); // kept by setBriefing if a terrain
       $("heat").value = h.heat;
-      setBriefing(h.briefing, h.revealed, {keepHistory: true});
+      const dropped = setBriefing(h.briefing, h.revealed, {keepHistory: true});
       update();
+      sayLinkProblems(null, dropped);
     }
   });
   MG.rovingBoard($("board"), () => H.focus, (name) => { H.focus = name; });
