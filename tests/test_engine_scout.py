@@ -8,8 +8,11 @@ from pathlib import Path
 
 import pytest
 
+import maps
 from constraints.catalogue import get_chapter
 from mapgen.engine.bots import BOTS, HAS_BUDGET, NEEDS_MAP, UNFAIR, first_path, make_bot, scout
+from mapgen.engine.bots.deducer import DeducerBot
+from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.bots.planner import PlannerBot
 from mapgen.engine.bots.scout import ScoutBot
 from mapgen.engine.game import CHANCE_PLAYER
@@ -76,6 +79,45 @@ def test_plays_legal_games_to_the_end_in_every_chapter(monkeypatch, name):
         assert state.outcome is not None
         searched += sum(b.searches for b in bots)
     assert searched > 0
+
+
+def test_between_searches_it_plays_as_the_deducer():
+    """Its unsearched decisions are the deducer's: it asks the exact solver about the cells it may explore (within
+    the deducer's budget), and with the search never reached (``LATE`` past the board) it plays the deducer's
+    game, action for action, not the heuristic's."""
+    m = maps.load("fauna-1")
+    s = Settings(bot="scout", seed=3)
+    asked = 0
+    for k in range(6):
+        bot = ScoutBot(random.Random(11 + k), 1)
+        play_game(make_game(m, s, k).new_initial_state(), [bot], random.Random(k))
+        assert bot.spent <= bot.solver_budget + 0.05
+        asked += bot.solver_calls
+    assert asked > 0
+
+    def played(make, k: int) -> list[int]:
+        state = make_game(m, s, k).new_initial_state()
+        play_game(state, [make(k)], random.Random(k))
+        return list(state.history)
+
+    def deducer(k: int) -> DeducerBot:
+        rng = random.Random(11 + k)
+        rng.randrange(1 << 30)  # as the scout draws its search's seed first
+        return DeducerBot(rng)
+
+    def heuristic(k: int) -> HeuristicBot:
+        rng = random.Random(11 + k)
+        rng.randrange(1 << 30)
+        return HeuristicBot(rng)
+
+    never = pytest.MonkeyPatch()
+    never.setattr(scout, "LATE", 2.0)
+    try:
+        for k in range(4):
+            assert played(lambda k: ScoutBot(random.Random(11 + k), 1), k) == played(deducer, k)
+    finally:
+        never.undo()
+    assert any(played(heuristic, k) != played(deducer, k) for k in range(4))  # the comparison tells them apart
 
 
 def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():

@@ -13,7 +13,7 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
   It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
 - ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
   bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
-- ``scout`` (``scout.py``): the fast fair player: the planner's search on the late game only (the Paths
+- ``scout`` (``scout.py``): the fast fair player: the deducer, with the planner's search on the late game only (the Paths
   chosen once a share ``LATE`` of the board is explored, where the searches pay and are cheap), ``budget`` worlds per
   search; it decides on its observation, and on its information state at the decisions it searches
   (``decides_on = "infostate_when"``).

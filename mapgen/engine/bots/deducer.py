@@ -45,8 +45,8 @@ class DeducerBot(HeuristicBot):
     #: An older answer stays sound: a cell's possible terrains only shrink as cells are revealed.
     refresh = 2
     #: Solver time per game (deterministic seconds: SAT propagations, so reproducible); then the bot plays on
-    #: its last answers and the local rules.
-    budget = 0.3
+    #: its last answers and the local rules. (Not ``budget``: the search bots built on it count worlds in that.)
+    solver_budget = 0.3
 
     def best_cell(self, obs, explores: list[int], need) -> int:
         seen = obs.seen
@@ -76,7 +76,7 @@ class DeducerBot(HeuristicBot):
         if n_seen >= self.min_seen_share * len(obs.seen) and again:
             if self.solver is None:
                 self.solver = solver_for(obs.game.reference)  # the rules the game's bots reason with (--rules)
-            limit = min(self.solver.time_limit, self.budget - self.spent)
+            limit = min(self.solver.time_limit, self.solver_budget - self.spent)
             # a cell known to hold one terrain keeps it: the completions of a state with more cells seen are
             # some of those of the state it was answered on (seen cells are never hidden again), so the exact
             # answer stays that terrain (half the cells asked about on fauna-7): the solver is asked about the others
