@@ -1210,8 +1210,8 @@ def _nested_rhat(onehot: np.ndarray, of: np.ndarray, k: int, varies: np.ndarray)
     here, and its noise alone kept chains that mix from passing (Training's early states: 1.05-1.12 split, 1.007-
     1.029 nested, 32 chains of 30 sweeps, seeds 1 and 2), while a group's chains share one SMC run's draws, so
     the groups, not the chains, are what must agree: where the runs put different weights on islands the chains
-    cannot cross (Fauna's Forts) it stays far above 1 (fauna-1 at 3 to 8 revealed: 1.37-2.81; flora-1 and
-    vameter-1 at 0 to 8: 1.08-2.45). Groups of unequal size (starts used in turn, lone SAT starts) are taken as
+    cannot cross (Fauna's Forts) it stays far above 1 (fauna-1 at 3 to 8 revealed: 1.37-2.81; flora-1,
+    vameter-1 and maldonado-1 at 0 to 8: 1.08-6.27). Groups of unequal size (starts used in turn, lone SAT starts) are taken as
     they are: a smaller group's mean varies more, which can only raise B."""
     means = np.stack([onehot[of == g].mean(axis=(0, 1)) for g in range(k)])  # [K, H, T]
     chain_mean = onehot.mean(axis=1)  # [C, H, T]
