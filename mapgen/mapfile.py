@@ -240,7 +240,9 @@ def parse_pattern(text: str, listed: str = "") -> Pattern:
         where = f"in fort_pattern row {len(rows) + 1}"
         rows.append(tuple(_code(tok, where, listed)[0] for tok in line.split()))
     if not rows:
-        raise ValueError("fort_pattern is empty")
+        raise ValueError(
+            "fort_pattern is empty: a Fauna briefing needs its mini map (rows of codes with one Ft, '..' any)"
+        )
     if len({len(row) for row in rows}) != 1:
         raise ValueError("fort_pattern rows have different lengths")
     forts = sum(t is Terrain.FORT for row in rows for t in row)

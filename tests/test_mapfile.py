@@ -366,6 +366,15 @@ def test_fauna_needs_a_fort_pattern():
     assert problem(text) == "fauna-3.toml: missing field 'fort_pattern' (Fauna's mini map)"
 
 
+def test_an_empty_fort_pattern_says_what_it_should_hold():
+    """A Fauna briefing whose mini map is there but empty (a web link without it, a file's empty string) says what
+    the mini map is, not only that a field is empty."""
+    text = FAUNA.replace(".. Vi ..\nSk Ft ..\n.. .. Ti\n", "")
+    assert problem(text) == (
+        "fauna-3.toml: fort_pattern is empty: a Fauna briefing needs its mini map (rows of codes with one Ft, '..' any)"
+    )
+
+
 @pytest.mark.parametrize(
     ("pattern", "count"),
     [(".. Vi ..\nSk Wo ..", 0), (".. Vi ..\nSk Ft Ft", 2)],
