@@ -516,6 +516,9 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
     wait_for(lambda: "Wo" in cell(driver, "A6").text, what="A6 revealed")
     assert text_of(driver, "said") == ""
     driver.find_element(By.ID, "briefing-summary").click()
+    chapters = Select(driver.find_element(By.ID, "chapter"))  # the menu names the chapters as the rulebooks do
+    assert chapters.first_selected_option.text == "Chapter 1: Fauna"
+    assert [o.text for o in chapters.options][-1] == "Expansion 3: Maldonado"
     Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
     wait_for(lambda: driver.find_element(By.ID, "peak").get_attribute("value") != "F2", what="fauna-2's briefing")
     driver.find_element(By.ID, "apply-briefing").click()

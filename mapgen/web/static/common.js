@@ -122,7 +122,7 @@ const MG = {
   briefingForm(root, initial, onApply, options) {
     const opts = options || {};
     const chSel = MG.el("select", {id: "chapter", "aria-label": "chapter"});
-    for (const name of Object.keys(MG.chapters)) chSel.append(MG.el("option", {value: name, text: name}));
+    for (const [name, ch] of Object.entries(MG.chapters)) chSel.append(MG.el("option", {value: name, text: ch.title || name}));
     const mapSel = MG.el("select", {id: "shipped", "aria-label": "shipped map"});
     const peak = MG.el("input", {id: "peak", size: 4, autocapitalize: "characters", "aria-label": "Peak"});
     const start = MG.el("input", {id: "start", size: 8, "aria-label": "start"});
