@@ -5,6 +5,7 @@ Skipped only when Chromium or its driver is not installed (``.ci/run`` installs 
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -51,6 +52,17 @@ def cell(d, name):
     from selenium.webdriver.common.by import By
 
     return d.find_element(By.CSS_SELECTOR, f'.cell[data-cell="{name}"]')
+
+
+@contextlib.contextmanager
+def stubbed(d, source: str):
+    """The page loads with ``source`` run first (a stub of ``window.fetch``: an answer the server would give only
+    in rare timing), for the ``with`` block's page loads."""
+    added = d.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": source})
+    try:
+        yield
+    finally:
+        d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
 def text_of(d, element_id: str) -> str:
@@ -251,8 +263,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
         return real(url, init);
       };
     """.replace("RESULT", json.dumps(result))
-    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
-    try:
+    with stubbed(driver, stub):
         from selenium.webdriver.common.by import By
 
         driver.get(f"{base_url}/studio#map=fauna-1")
@@ -267,8 +278,6 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
             in said
         )
-    finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
 def test_studio_downloads_a_png(driver, base_url, downloads):
@@ -562,8 +571,7 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         return real(url, init);
       };
     """
-    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
-    try:
+    with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
         driver.refresh()
         wait_for(lambda: "compiling the briefing… 3 s" in text_of(driver, "count"), what="compiling")
@@ -571,8 +579,6 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         wait_for(lambda: text_of(driver, "count") == "1,462,955 maps fit (exact)", what="the exact count")
         assert "33%" in cell(driver, "A1").text and "(exact)" in text_of(driver, "heat-note")
         assert "<1%" in cell(driver, "G1").text
-    finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
 def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
@@ -592,8 +598,7 @@ def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, 
         return real(url, init);
       };
     """
-    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
-    try:
+    with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
         driver.refresh()
         wait_for(lambda: "about" in text_of(driver, "count"), what="the estimated count")
@@ -601,8 +606,6 @@ def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, 
         # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10^14"
         said = driver.execute_script("return [999.7e6, 9.99e14, 3.6e15, 1234567].map(bigCount)")
         assert said == ["1 billion", "1.0 × 10^15", "3.6 × 10^15", "1.2 million"]
-    finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
 def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base_url):
@@ -639,8 +642,7 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """
     from selenium.webdriver.common.by import By
 
-    added = driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": stub})
-    try:
+    with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
         driver.refresh()
         wait_for(lambda: "Asking again" in text_of(driver, "problem"), 30, "the error and a retry")
@@ -667,8 +669,6 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
         cell(driver, "C6").click()  # the next reveal asks afresh
         driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Fo"]').click()
         wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer after the next reveal")
-    finally:
-        driver.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
