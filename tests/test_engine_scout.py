@@ -120,6 +120,20 @@ def test_between_searches_it_plays_as_the_deducer():
     assert any(played(heuristic, k) != played(deducer, k) for k in range(4))  # the comparison tells them apart
 
 
+def test_the_planner_reads_the_deducers_answers_too():
+    """The planner stands on the same base (``AimedDeducer``): it asks the exact solver about the cells it may
+    explore, within the deducer's budget."""
+    m = maps.load("fauna-1")
+    s = Settings(bot="planner", seed=3, budget=1)
+    asked = 0
+    for k in range(3):
+        bot = PlannerBot(random.Random(21 + k), 1)
+        play_game(make_game(m, s, k).new_initial_state(), [bot], random.Random(k))
+        assert bot.spent <= bot.solver_budget + 0.05
+        asked += bot.solver_calls
+    assert asked > 0
+
+
 def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():
     assert ScoutBot.decides_on == "infostate_when"
     seen = []

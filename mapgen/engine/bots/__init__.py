@@ -11,14 +11,14 @@ know, never the hidden map or a deck's order. ``play_game`` hands it over.
 - ``ismcts`` (``ismcts.py``): OpenSpiel's Information Set MCTS on worlds resampled from the player's
   information state, the heuristic as rollout; ``budget`` simulations per decision (needs ``open-spiel``).
   It decides on an ``InfoState`` (``mapgen/engine/infostate.py``: ``decides_on = "infostate"``).
-- ``planner`` (``planner.py``): the heuristic, whose explores are chosen by rollouts (the clairvoyant
+- ``planner`` (``planner.py``): the deducer, whose explores are chosen by rollouts (the clairvoyant
   bot on each world) on ``budget`` worlds drawn from the player's information state: a fair player.
 - ``scout`` (``scout.py``): the fast fair player: the deducer, with the planner's search on the late game only (the Paths
   chosen once a share ``LATE`` of the board is explored, where the searches pay and are cheap), ``budget`` worlds per
   search; it decides on its observation, and on its information state at the decisions it searches
   (``decides_on = "infostate_when"``).
 - ``first_path.py``: the planner's first Path, taken among the start Paths least likely to be a Skull by the
-  sampler's odds of the unrevealed board (``AimedHeuristic.first_path_by_odds``).
+  sampler's odds of the unrevealed board (``AimedDeducer.first_path_by_odds``).
 - ``oracle`` (``oracle.py``): a rollout search with the map in view (the clairvoyant bot as rollout,
   chance drawn at random: no deck order), ``budget`` rollouts per candidate action; the playtests'
   upper bound, not a fair player (``decides_on = "state"``).

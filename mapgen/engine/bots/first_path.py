@@ -1,4 +1,4 @@
-"""A game's first Path off the likeliest Skulls: the planner's rule (``AimedHeuristic.first_path_by_odds``).
+"""A game's first Path off the likeliest Skulls: the planner's rule (``AimedDeducer.first_path_by_odds``).
 
 The first Path is the one decision every game of a map shares, and the heuristic takes it blind. Where the
 chapter's Threat deck holds a Monster, a start Path that is a Skull walls the game in at once when a Monster is

@@ -46,6 +46,7 @@ import random
 from mapgen.engine import actions as A
 from mapgen.engine.bots.clairvoyant import ClairvoyantBot
 from mapgen.engine.bots.common import between
+from mapgen.engine.bots.deducer import DeducerBot
 from mapgen.engine.bots.heuristic import HeuristicBot
 from mapgen.engine.observation import observe
 from mapgen.engine.play import play_game
@@ -72,9 +73,12 @@ class AimedClairvoyant(ClairvoyantBot):
         return super().best_cell(obs, explores, need)
 
 
-class AimedHeuristic(HeuristicBot):
-    """The heuristic, whose explore this turn may be fixed to one cell (``aim``), and which names the cells a
-    search weighs (``_cells``): the base of the fair searchers, the ``planner`` and the ``scout``."""
+class AimedDeducer(DeducerBot):
+    """The deducer (the heuristic with the exact possible terrains of the cells it may explore), whose explore this
+    turn may be fixed to one cell (``aim``), and which names the cells a search weighs (``_cells``): the base of the
+    fair searchers, the ``planner`` and the ``scout``. On the deducer rather than the heuristic (eighth session of
+    2026-12-05) both win more at the same speed: paired, 100 games a map of fauna-1..4, the planner 59.2% -> 65.5%
+    (game seed 7), the scout 46.2% -> 51.2%."""
 
     #: a game's first Path among the start Paths least likely to be a Skull (``first_path.safest_starts``)
     first_path_by_odds = False
@@ -98,7 +102,7 @@ class AimedHeuristic(HeuristicBot):
         return super().best_cell(obs, self._weighed(obs, explores), need)
 
     def _searched_step(self, info, obs) -> int:
-        """The heuristic's action; when it is about to explore, the turn aimed at the cell ``_search`` (the
+        """The deducer's action; when it is about to explore, the turn aimed at the cell ``_search`` (the
         subclass's) chooses among ``_cells``."""
         first = super().step(obs)
         cells = self._cells(obs, first)
@@ -111,12 +115,12 @@ class AimedHeuristic(HeuristicBot):
         raise NotImplementedError
 
     def _cells(self, obs, first: int) -> list[int]:
-        """The heuristic's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
+        """The deducer's cell and the ``ALTERNATIVES`` it values next, when it is about to explore."""
         explores = self._weighed(obs, between(obs.legal, A.EXPLORE, A.DISCARD))
         if len(explores) < 2:
             return []
         need = self.needs(obs)
-        chosen = HeuristicBot.best_cell(self, obs, explores, need)
+        chosen = HeuristicBot.best_cell(self, obs, explores, need)  # past the aim (and the deducer asked already)
         if first != chosen and first not in (A.LEWIS, A.COLLINS) and not A.GUESS <= first < A.LEWIS:
             return []  # a free action first: search when it explores
         lewis = obs.lewis_on or (obs.game.characters[obs.current] == "Lewis" and "Lewis" not in obs.exhausted)

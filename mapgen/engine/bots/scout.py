@@ -86,8 +86,7 @@ from typing import TYPE_CHECKING
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots.common import between, share_geometry
-from mapgen.engine.bots.deducer import DeducerBot
-from mapgen.engine.bots.oracle import AimedHeuristic, rollout, rollout_search, turn_key
+from mapgen.engine.bots.oracle import AimedDeducer, rollout, rollout_search, turn_key
 from mapgen.engine.steps import Step
 
 if TYPE_CHECKING:
@@ -106,7 +105,7 @@ SAMPLE_BUDGET = 0.5
 GATE = True
 
 
-class ScoutBot(AimedHeuristic, DeducerBot):
+class ScoutBot(AimedDeducer):
     """The deducer, whose late explores are chosen by rollouts on worlds drawn from what it knows."""
 
     name = "scout"
