@@ -81,57 +81,44 @@ def test_plays_legal_games_to_the_end_in_every_chapter(monkeypatch, name):
     assert searched > 0
 
 
-def test_between_searches_it_plays_as_the_deducer():
-    """Its unsearched decisions are the deducer's: it asks the exact solver about the cells it may explore (within
-    the deducer's budget), and with the search never reached (``LATE`` past the board) it plays the deducer's
-    game, action for action, not the heuristic's."""
+@pytest.mark.parametrize("bot", [ScoutBot, PlannerBot])
+def test_the_fair_searchers_ask_the_exact_solver_between_searches(bot):
+    """The scout and the planner stand on the deducer (``AimedDeducer``): they ask the exact solver about the cells
+    they may explore, within the deducer's budget."""
+    m = maps.load("fauna-1")
+    s = Settings(bot=bot.name, seed=3, budget=1)
+    asked = 0
+    for k in range(4):
+        player = bot(random.Random(11 + k), 1)
+        play_game(make_game(m, s, k).new_initial_state(), [player], random.Random(k))
+        assert player.spent <= player.solver_budget + 0.05
+        asked += player.solver_calls
+    assert asked > 0
+
+
+def test_between_searches_it_plays_as_the_deducer(monkeypatch):
+    """With the search never reached (``LATE`` past the board) the scout plays the deducer's game, action for
+    action, not the heuristic's."""
     m = maps.load("fauna-1")
     s = Settings(bot="scout", seed=3)
-    asked = 0
-    for k in range(6):
-        bot = ScoutBot(random.Random(11 + k), 1)
-        play_game(make_game(m, s, k).new_initial_state(), [bot], random.Random(k))
-        assert bot.spent <= bot.solver_budget + 0.05
-        asked += bot.solver_calls
-    assert asked > 0
 
     def played(make, k: int) -> list[int]:
         state = make_game(m, s, k).new_initial_state()
         play_game(state, [make(k)], random.Random(k))
         return list(state.history)
 
-    def deducer(k: int) -> DeducerBot:
-        rng = random.Random(11 + k)
-        rng.randrange(1 << 30)  # as the scout draws its search's seed first
-        return DeducerBot(rng)
+    def seeded(cls):  # as the scout, which draws its search's seed first
+        def make(k: int):
+            rng = random.Random(11 + k)
+            rng.randrange(1 << 30)
+            return cls(rng)
 
-    def heuristic(k: int) -> HeuristicBot:
-        rng = random.Random(11 + k)
-        rng.randrange(1 << 30)
-        return HeuristicBot(rng)
+        return make
 
-    never = pytest.MonkeyPatch()
-    never.setattr(scout, "LATE", 2.0)
-    try:
-        for k in range(4):
-            assert played(lambda k: ScoutBot(random.Random(11 + k), 1), k) == played(deducer, k)
-    finally:
-        never.undo()
-    assert any(played(heuristic, k) != played(deducer, k) for k in range(4))  # the comparison tells them apart
-
-
-def test_the_planner_reads_the_deducers_answers_too():
-    """The planner stands on the same base (``AimedDeducer``): it asks the exact solver about the cells it may
-    explore, within the deducer's budget."""
-    m = maps.load("fauna-1")
-    s = Settings(bot="planner", seed=3, budget=1)
-    asked = 0
-    for k in range(3):
-        bot = PlannerBot(random.Random(21 + k), 1)
-        play_game(make_game(m, s, k).new_initial_state(), [bot], random.Random(k))
-        assert bot.spent <= bot.solver_budget + 0.05
-        asked += bot.solver_calls
-    assert asked > 0
+    assert any(played(seeded(HeuristicBot), k) != played(seeded(DeducerBot), k) for k in range(4))  # told apart
+    monkeypatch.setattr(scout, "LATE", 2.0)
+    for k in range(4):
+        assert played(lambda k: ScoutBot(random.Random(11 + k), 1), k) == played(seeded(DeducerBot), k)
 
 
 def test_it_is_handed_its_information_state_only_at_the_decisions_it_searches():

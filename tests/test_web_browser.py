@@ -65,6 +65,24 @@ def stubbed(d, source: str):
         d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
+def table_stub(edit: str, before: str = "") -> str:
+    """A page script answering ``/api/table`` with the server's answer ``v`` changed by the JavaScript ``edit``
+    (``before``: declarations it keeps between calls), everything else as the server answers."""
+    return f"""
+      const real = window.fetch;
+      {before}
+      window.fetch = async (url, init) => {{
+        if (String(url).endsWith('/api/table') && init) {{
+          const v = await (await real(url, init)).json();
+          {edit}
+          return new Response(JSON.stringify(v), {{status: 200, headers: {{'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}}}});
+        }}
+        return real(url, init);
+      }};
+    """
+
+
 def text_of(d, element_id: str) -> str:
     from selenium.webdriver.common.by import By
 
@@ -552,25 +570,16 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
 def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(driver, base_url):
     """The page's side of the exact-answers contract: "compiling": {"seconds"} shows the wait and polls again;
     "method": "d-dnnf" shows exact counts and percentages (the API's answers stubbed in the page)."""
-    stub = r"""
-      const real = window.fetch;
-      let asked = 0;
-      window.fetch = async (url, init) => {
-        if (String(url).endsWith('/api/table') && init) {  // quick or full: a cached circuit makes either exact
+    stub = table_stub(  # quick or full: a cached circuit makes either exact
+        """
           asked += 1;
-          const r = await real(url, init);
-          const v = await r.json();
           if (asked <= 2) { v.compiling = {seconds: 3 * asked}; v.count = null; v.exact = false; v.method = 'bounds'; }
           else {
             v.method = 'd-dnnf'; v.count = 1462955; v.exact = true; v.heat_exact = true;
             for (const k of Object.keys(v.heat || {})) v.heat[k] = k === 'A1' ? 0.3333 : 0.001;
-          }
-          return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
-            'X-Mapgen-Exit': '0'}});
-        }
-        return real(url, init);
-      };
-    """
+          }""",
+        before="let asked = 0;",
+    )
     with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
         driver.refresh()
@@ -584,20 +593,12 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
 def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
     """An estimate's interval read "8.7e+2 million to 1.1e+2 billion" (toPrecision's exponent form for
     870 and 110): the count is in words with two significant figures (the API's answer stubbed in the page)."""
-    stub = r"""
-      const real = window.fetch;
-      window.fetch = async (url, init) => {
-        if (String(url).endsWith('/api/table') && init) {
-          const v = await (await real(url, init)).json();
+    stub = table_stub(
+        """
           Object.assign(v, {count: 500, exact: false, unique: false, method: 'smc',
             estimate: {method: 'smc', value: 9.8e9, low: 8.7e8, high: 1.1e11, confidence: 0.95}});
-          delete v.compiling;
-          return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
-            'X-Mapgen-Exit': '0'}});
-        }
-        return real(url, init);
-      };
-    """
+          delete v.compiling;"""
+    )
     with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
         driver.refresh()
