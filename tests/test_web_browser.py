@@ -604,9 +604,10 @@ def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, 
         driver.refresh()
         wait_for(lambda: "about" in text_of(driver, "count"), what="the estimated count")
         assert text_of(driver, "count") == "about 9.8 billion maps fit (estimated; 95%: 870 million to 110 billion)"
-        # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10^14"
+        # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10¹⁴"
         said = driver.execute_script("return [999.7e6, 9.99e14, 3.6e15, 1234567].map(bigCount)")
-        assert said == ["1 billion", "1.0 × 10^15", "3.6 × 10^15", "1.2 million"]
+        assert said == ["1 billion", "1.0 × 10¹⁵", "3.6 × 10¹⁵", "1.2 million"]
+        assert driver.execute_script("return bigCount(1.8e22)") == "1.8 × 10²²"  # superscript, as in print
 
 
 def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base_url):

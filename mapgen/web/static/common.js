@@ -4,6 +4,11 @@
 const MG = {
   chapters: {},
 
+  // 10 to the power k as it is printed (10²²), not as it is typed (10^22)
+  tenTo(k) {
+    return "10" + String(k).replace(/[-\d]/g, (d) => "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"["-0123456789".indexOf(d)]);
+  },
+
   async api(path, body, signal) {
     const init = body === undefined ? {} : {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),

@@ -275,7 +275,7 @@ function clearStatus() {
 }
 
 // A count as people read it: digits up to a million, then two significant figures: "2.3 million", "870 million"
-// ... "4.1 trillion", then "2.3 × 10^15". Rounded before the unit is chosen (999.7 million is "1 billion"), and
+// ... "4.1 trillion", then "2.3 × 10¹⁵". Rounded before the unit is chosen (999.7 million is "1 billion"), and
 // never toPrecision's exponent form ("8.7e+2 million").
 function bigCount(n) {
   if (n < 1e6) return Math.round(n).toLocaleString("en");
@@ -286,7 +286,7 @@ function bigCount(n) {
     return `${Number((r / unit).toPrecision(2)).toLocaleString("en")} ${name}`;
   }
   const k = Math.floor(Math.log10(r));
-  return `${(r / 10 ** k).toFixed(1)} × 10^${k}`;
+  return `${(r / 10 ** k).toFixed(1)} × ${MG.tenTo(k)}`;
 }
 
 function countText(v) {

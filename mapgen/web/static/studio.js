@@ -497,7 +497,7 @@ function profileChart(box, prof) {
   for (let e = 0; e <= Math.ceil(top); e += Math.max(1, Math.ceil(Math.ceil(top) / 5))) {
     const yy = y(10 ** e);
     svg.append(svgEl("line", {x1: m.l, x2: W - m.r, y1: yy, y2: yy, class: "grid"}));
-    svg.append(svgEl("text", {x: m.l - 6, y: yy + 4, "text-anchor": "end"}, e === 0 ? "1" : e <= 3 ? String(10 ** e) : `10^${e}`));
+    svg.append(svgEl("text", {x: m.l - 6, y: yy + 4, "text-anchor": "end"}, e === 0 ? "1" : e <= 3 ? String(10 ** e) : MG.tenTo(e)));
   }
   const every = Math.max(1, Math.ceil(steps.length / Math.max(2, Math.floor((W - m.l) / 48))));
   for (let k = 1; k <= steps.length; k += every) {
