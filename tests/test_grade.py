@@ -267,11 +267,15 @@ def test_a_profile_quality_table_sets_what_passes(tmp_path):
 
 
 def test_the_tiers_named_here_are_the_deduction_grade_s():
-    from mapgen.cli.grade import TIER_NAMES
+    from cli import main
     from mapgen.deduce import TIERS as DEDUCE_TIERS
     from mapgen.quality import TIERS
 
-    assert TIERS == TIER_NAMES == DEDUCE_TIERS
+    with main.make_context("mapgen", ["--help"], resilient_parsing=True) as ctx:
+        commands = [main.get_command(ctx, name) for name in ("generate", "pack")]
+    offered = [tuple(p.type.choices) for c in commands for p in c.params if p.name == "grade_tier"]
+    assert len(offered) == 2 and all(c == TIERS for c in offered)  # the --grade choices the CLI offers
+    assert TIERS == DEDUCE_TIERS
 
 
 def test_the_deduction_half_is_mapgen_deduce_s_grade():

@@ -25,9 +25,6 @@ from mapgen.cli.options import (
 )
 from mapgen.deduce_text import TIERS
 
-#: the deduction tiers, easiest first (``mapgen.deduce_text`` imports nothing heavy: `mapgen --help` stays fast)
-TIER_NAMES = TIERS
-
 
 def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] | None:
     """``[BOT:]LO-HI`` with shares (0.25-0.6) or percentages (25%-60%)."""
@@ -66,7 +63,7 @@ def quality_options(f):
     f = click.option(
         "--grade",
         "grade_tier",
-        type=click.Choice(TIER_NAMES, case_sensitive=False),
+        type=click.Choice(TIERS, case_sensitive=False),
         default=None,
         help="The deduction grade asked.",
     )(f)

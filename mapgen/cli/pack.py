@@ -12,7 +12,7 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
-from mapgen.cli.grade import TIER_NAMES, parse_win_rate, progress_bar, where
+from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
     MapType,
     chapter_option,
@@ -25,6 +25,7 @@ from mapgen.cli.options import (
     time_limit_option,
     typed,
 )
+from mapgen.deduce_text import TIERS
 from mapgen.mapfile import dumps_map
 from mapgen.terrain import quantity
 
@@ -66,7 +67,7 @@ def _url_base(value: str) -> str:
 @click.option(
     "--grade",
     "grade_tier",
-    type=click.Choice(TIER_NAMES, case_sensitive=False),
+    type=click.Choice(TIERS, case_sensitive=False),
     default=None,
     help="Every map of this deduction grade.",
 )

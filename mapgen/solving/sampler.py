@@ -93,9 +93,10 @@ from mapgen.terrain import Terrain
 #: four ends outside the rules by design, and short chains tune that weight less), the bars covering as often (91%
 #: either way); 16 of 60 in between, 64 of 15 and 48 of 20 no better. At
 #: ``solve``'s default (4 s of work), 3 seeds: 12 of 30 against 8 of 48, mean error 0.0417 -> 0.0410 over the 8
-#: (better on 6), a fifth less CPU. The price is Training's R-hat, which mixes well: split R-hat over halves of 15
-#: draws is noisier, 1.07-1.12 on its early states at 10 s (1.02-1.05 with 8 of 120), 1.08-1.21 at 4 s (1.03-1.19
-#: with 8 of 48), for the same accuracy (training-1@0 mean error 0.012 -> 0.010, training-2@0 0.011 -> 0.015).
+#: (better on 6), a fifth less CPU. Split R-hat over halves of 15 draws is noisier, 1.07-1.12 on Training's early
+#: states at 10 s (1.02-1.05 with 8 of 120), 1.08-1.21 at 4 s (1.03-1.19 with 8 of 48), for the same accuracy
+#: (training-1@0 mean error 0.012 -> 0.010, training-2@0 0.011 -> 0.015): hence the check is nested R-hat over
+#: the runs' groups of chains (``_nested_rhat``: 1.01-1.03 there).
 CHAINS, SWEEPS, BURN_IN, BATCHES = 32, 30, 10, 10
 #: Particles of each SAT-checked SMC run that draws chain starts (``Solver.chain_starts``), at 10 s of the sampler's
 #: work (100 at ``solve``'s default 4 s: the count estimate's runs there, reread), and the runs. Measured at
@@ -1159,13 +1160,14 @@ def odds_of(
     given = groups if groups is not None and len(groups) == chains else []
     ids = sorted(set(given))
     of = np.asarray([ids.index(g) for g in given], dtype=np.int64)
+    chain_means = onehot.mean(axis=1)  # [C, H, T]
+    # the groups' means (the chains' of one group averaged: every chain has as many sweeps), where there are groups
+    group_means = np.stack([chain_means[of == k].mean(axis=0) for k in range(len(ids))]) if len(ids) >= 2 else None
     if chains >= 2:
         # the chains' own means as independent estimates: where chains stuck in different regions disagree, their
         # spread (a Student t bar over the chains, in units that Z95 standard errors read) is the honest error;
         # chains that are not independent of each other count as one, their mean
-        means_c = onehot.mean(axis=1)  # [C, H, T]
-        if len(ids) >= 2:
-            means_c = np.stack([means_c[of == k].mean(axis=0) for k in range(len(ids))])
+        means_c = chain_means if group_means is None else group_means
         units = means_c.shape[0]
         spread = means_c.std(axis=0, ddof=1) / math.sqrt(units) * (t95(units - 1) / Z95)
         se = np.fmax(se, spread)
@@ -1186,8 +1188,8 @@ def odds_of(
     else:
         split = float("nan")
     rhat, method = split, "split"
-    if len(ids) >= 2 and len(ids) < chains and sweeps >= 2:  # groups of chains: superchains
-        rhat, method = _nested_rhat(onehot, of, len(ids), (p > 0) & (p < 1)), "nested"
+    if group_means is not None and len(ids) < chains and sweeps >= 2:  # groups of chains: superchains
+        rhat, method = _nested_rhat(onehot, of, chain_means, group_means, (p > 0) & (p < 1)), "nested"
     varies = (p > 0) & (p < 1) & (se > 0)
     ess = float(np.median(p[varies] * (1 - p[varies]) / se[varies] ** 2)) if varies.any() else float(chains * sweeps)
     shares: dict[int, dict[Terrain, float]] = {}
@@ -1201,28 +1203,28 @@ def odds_of(
     )  # fmt: skip
 
 
-def _nested_rhat(onehot: np.ndarray, of: np.ndarray, k: int, varies: np.ndarray) -> float:
+def _nested_rhat(
+    onehot: np.ndarray, of: np.ndarray, chain_means: np.ndarray, group_means: np.ndarray, varies: np.ndarray
+) -> float:
     """Nested R-hat (Margossian, Hoffman, Sountsov, Riou-Durand, Vehtari and Gelman, *Nested R-hat: assessing the
     convergence of Markov chain Monte Carlo when running many short chains*, Bayesian Analysis 2024, eq. 17-19),
-    the largest over the pairs that ``varies``: sqrt(1 + B / W), B the variance of the superchains' means (the
-    groups ``of`` number, ``k`` of them), W the mean over the superchains of their chains' variance within plus
-    between. It is the check made for many short chains: split R-hat compares each chain's halves, 15 draws each
+    the largest over the pairs that ``varies``: sqrt(1 + B / W), B the variance of the superchains' means
+    (``group_means``, of the groups ``of`` numbers), W the mean over the superchains of their chains' variance
+    within plus between (``chain_means``: each chain's). It is the check made for many short chains: split R-hat compares each chain's halves, 15 draws each
     here, and its noise alone kept chains that mix from passing (Training's early states: 1.05-1.12 split, 1.007-
     1.029 nested, 32 chains of 30 sweeps, seeds 1 and 2), while a group's chains share one SMC run's draws, so
     the groups, not the chains, are what must agree: where the runs put different weights on islands the chains
     cannot cross (Fauna's Forts) it stays far above 1 (fauna-1 at 3 to 8 revealed: 1.37-2.81; flora-1,
     vameter-1 and maldonado-1 at 0 to 8: 1.08-6.27). Groups of unequal size (starts used in turn, lone SAT starts) are taken as
     they are: a smaller group's mean varies more, which can only raise B."""
-    means = np.stack([onehot[of == g].mean(axis=(0, 1)) for g in range(k)])  # [K, H, T]
-    chain_mean = onehot.mean(axis=1)  # [C, H, T]
     chain_var = onehot.var(axis=1, ddof=1)
     within = np.stack(
         [
-            chain_var[of == g].mean(axis=0) + (chain_mean[of == g].var(axis=0, ddof=1) if (of == g).sum() > 1 else 0.0)
-            for g in range(k)
+            chain_var[of == g].mean(axis=0) + (chain_means[of == g].var(axis=0, ddof=1) if (of == g).sum() > 1 else 0)
+            for g in range(len(group_means))
         ]
     ).mean(axis=0)
-    between = means.var(axis=0, ddof=1)
+    between = group_means.var(axis=0, ddof=1)
     with np.errstate(divide="ignore", invalid="ignore"):
         r = np.sqrt(1.0 + between / within)
     r = np.where(within > 0, r, np.where(between > 0, np.inf, 1.0))

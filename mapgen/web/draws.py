@@ -143,20 +143,16 @@ def estimate(parts: list[tuple[Run, np.ndarray]], state: Map, terrain: Terrain, 
         "agreeing": n,
         "effective_samples": round(n_eff, 1),
         "drawn_for": max(sum(t is not None for t in run.state.cells) for run, _ in parts),
-        "own": any(_own(run, state) for run, _ in parts),
+        "own": any(_same_state(run.state, state) for run, _ in parts),
         "runs": len(parts),
         "error": "binomial",
     }
     return {"heat": heat, "heat_error": error, "sampler": summary}
 
 
-def _own(run: Run, state: Map) -> bool:
-    """Whether the run was drawn for ``state`` itself."""
-    return _own_state(run.state, state)
-
-
-def _own_state(a: Map, b: Map) -> bool:
-    """Whether two states of a briefing are the same (the same reveals and Hill numbers)."""
+def _same_state(a: Map, b: Map) -> bool:
+    """Whether two states of a briefing are the same (the same reveals and Hill numbers): a run's state and the
+    state asked, when the run was drawn for it."""
     return a.cells == b.cells and a.hills == b.hills
 
 
@@ -180,7 +176,7 @@ class DrawPools:
             runs = list(self._runs.get(key, ()))
         parts = [(run, run.agreeing(chapter, state)) for run in runs if run.under(state)]
         parts = [(run, rows) for run, rows in parts if len(rows)]
-        own = [(run, rows) for run, rows in parts if _own(run, state)]
+        own = [(run, rows) for run, rows in parts if _same_state(run.state, state)]
         best = max(parts, key=lambda p: len(p[1]), default=None)
         if own:
             for run, _ in own:
@@ -199,7 +195,7 @@ class DrawPools:
         now = time.monotonic()
         with self._lock:
             asked = self._asked.get(key)
-            if asked is None or not _own_state(asked[0], state):
+            if asked is None or not _same_state(asked[0], state):
                 asked = self._asked[key] = (state, now)
         return {"sampling": {"seconds": round(now - asked[1], 1)}}
 
@@ -207,7 +203,7 @@ class DrawPools:
         """``state`` has an estimate: no longer waiting (asked again later without one, its wait starts anew)."""
         with self._lock:
             asked = self._asked.get(key)
-            if asked is not None and _own_state(asked[0], state):
+            if asked is not None and _same_state(asked[0], state):
                 del self._asked[key]
 
     def _start(
@@ -264,7 +260,7 @@ class DrawPools:
                     oldest = min(self._runs, key=lambda k: max(r.used for r in self._runs[k]))
                     del self._runs[oldest]
             # nothing newer asked: the state's own runs go on, up to DEEPEN of them
-            mine = sum(_own(r, state) for r in self._runs.get(key, ())) if got is not None else DEEPEN
+            mine = sum(_same_state(r.state, state) for r in self._runs.get(key, ())) if got is not None else DEEPEN
             if wanted is None and mine >= DEEPEN:
                 self._running.pop(key, None)  # else the next run takes over the mark (``wait`` sees no gap)
         if wanted is not None:  # the player moved on while this ran: sample the latest state next
