@@ -722,10 +722,17 @@ def report_text(g: MapGrade) -> str:
     if d is not None:
         if d.grade:
             gr = d.grade
+            # in mapgen deduce's words: "largest reason 0" alone meant nothing to a designer
+            until = "every target is known" if d.target else "the map is unique"
+            reason = (
+                f"; the largest reason a forced step needed: "
+                f"{quantity(gr['largest_reason'], 'rule or cell', 'rules and cells')}"
+                if gr["largest_reason"]
+                else ""
+            )
             lines.append(
-                f"  deduction    {gr['tier']}: {quantity(gr['guesses'], 'guess', 'guesses')} before every target is known, "
-                f"largest reason "
-                f"{gr['largest_reason']}, {100 * gr['deduced_share']:.0f}% of steps deduced"
+                f"  deduction    {gr['tier']}: {quantity(gr['guesses'], 'guess', 'guesses')} before {until}, "
+                f"{100 * gr['deduced_share']:.0f}% of those steps forced{reason}"
             )
         known = f"every target known at step {d.targets_known_at}" if d.target else "no targets"
         if d.target and d.targets_known_at is None:

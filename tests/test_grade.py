@@ -361,3 +361,24 @@ def test_the_play_gap_interval_is_newcombes_for_two_rates():
     big = Play(figures("scout", 500, 1000), figures("oracle", 900, 1000))
     assert big.gap_interval[0] > lo and big.gap_interval[1] < hi
     assert Play(figures("scout", 0, 10), figures("oracle", 10, 10)).gap_interval[1] == 1.0
+
+
+def test_the_deduction_line_says_what_its_figures_mean():
+    """A designer read "Gentle: 9 guesses before every target is known, largest reason 0, 0% of steps deduced":
+    "largest reason 0" meant nothing. The line now says it in mapgen deduce's words, and Training (no targets)
+    reads up to where the map is unique."""
+    from mapgen.quality import NO_CHECKS
+
+    def line(target, largest, share):
+        grade = {"tier": "Gentle", "guesses": 11, "largest_reason": largest, "deduced_share": share}
+        d = Deduction(16, target, 16, (), None, grade)
+        return report_text(MapGrade("m", "flora", 0, {}, d, NO_CHECKS)).split("\n")[1]
+
+    assert line("Fc", 7, 0.3125) == (
+        "  deduction    Gentle: 11 guesses before every target is known, 31% of those steps forced; the largest "
+        "reason a forced step needed: 7 rules and cells"
+    )
+    assert (
+        line("Fc", 0, 0.0) == "  deduction    Gentle: 11 guesses before every target is known, 0% of those steps forced"
+    )
+    assert line(None, 1, 0.5).startswith("  deduction    Gentle: 11 guesses before the map is unique, 50% of those")
