@@ -157,9 +157,10 @@ def _is_start_column(value) -> bool:
     return isinstance(value, str) and value.strip().lower() == START_COLUMN
 
 
-def _code(token: str, where: str, codes: str = "") -> tuple[Terrain | None, int | None]:
-    """A token's terrain and Hill number; ValueError naming ``where`` (a cell, or a place in the mini map) and
-    what the author likely meant: ``codes`` are the codes to list when nothing closer fits."""
+def cell_code(token: str, where: str, codes: str = "") -> tuple[Terrain | None, int | None]:
+    """A cell's code as a map file writes it (``Wa``, ``Hi2``, ``..``): its terrain and Hill number; ValueError
+    naming ``where`` (a cell, or a place in the mini map) and what the author likely meant: ``codes`` are the codes
+    to list when nothing closer fits."""
     if token == "..":
         return None, None
     m = _HILL.match(token)
@@ -189,7 +190,7 @@ def _not_a_code(tokens: list[str]) -> str | None:
     """The first token that is no terrain code (nor ``..``), if any: what makes a row too long, often."""
     for token in tokens:
         try:
-            _code(token, "")
+            cell_code(token, "")
         except ValueError:
             return token
     return None
@@ -223,7 +224,7 @@ def parse_terrain(text: str, board: Board, *, listed: str = "") -> tuple[tuple[T
                 + (f" ({odd!r} is no terrain code)" if odd is not None else "")
             )
         for c, token in enumerate(tokens):
-            terrain, number = _code(token, f"at {board.name(board.rows[r][c])}", listed)
+            terrain, number = cell_code(token, f"at {board.name(board.rows[r][c])}", listed)
             if number is not None:
                 hills[len(cells)] = number
             cells.append(terrain)
@@ -238,7 +239,7 @@ def parse_pattern(text: str, listed: str = "") -> Pattern:
         if not line.strip():
             continue
         where = f"in fort_pattern row {len(rows) + 1}"
-        rows.append(tuple(_code(tok, where, listed)[0] for tok in line.split()))
+        rows.append(tuple(cell_code(tok, where, listed)[0] for tok in line.split()))
     if not rows:
         raise ValueError(
             "fort_pattern is empty: a Fauna briefing needs its mini map (rows of codes with one Ft, '..' any)"

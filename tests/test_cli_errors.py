@@ -163,6 +163,8 @@ def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
 FOREIGN_TERRAINS = {
     "solve --target": (["solve", "fauna-1", "--target", "Ma"], "--target", "Maldonado (Ma)"),
     "hint --target": (["hint", "fauna-1", "--target", "Fz"], "--target", "Fezron Camp (Fz)"),
+    "solve --reveal": (["solve", "fauna-1", "--reveal", "A7,B7=Ma"], "--reveal", "Maldonado (Ma)"),
+    "hint --reveal": (["hint", "{state}", "--reveal", "C7=Vi,B7=Pf"], "--reveal", "Petrified Forest (Pf)"),
     "render --probabilities": (
         ["render", "{state}", "-o", "{tmp}/p.png", "--probabilities", "Pf"],
         "--probabilities",

@@ -398,3 +398,36 @@ def test_the_watchdog_interrupts_a_call_past_its_deadline_and_no_other():
     assert not quick.stopped.is_set() and not slow.stopped.is_set()
     dog.disarm(late)
     dog.disarm(slow)
+
+
+def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
+    """`--reveal` spares a player writing a partial map by hand: the shipped map's briefing with only the named
+    cells shown (their terrain from the map, or the one given) answers as that state's file does."""
+    import maps
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load("training-1")
+    state = tmp_path / "state.toml"
+    keep = {"B7", "C7", "D7"}
+    state.write_text(dumps_map(m.hide(n for n in m.board.names if n not in keep)), encoding="utf-8")
+    by_file = run("solve", str(state), "--json")
+    by_reveal = run("solve", "training-1", "--reveal", "B7, C7,D7", "--json")
+    assert by_file.exit_code == by_reveal.exit_code == 0, by_reveal.output
+    assert json.loads(by_reveal.stdout) == json.loads(by_file.stdout)
+    # a terrain given is the one shown, a Hill with its number; cells given in a partial map's hidden cells too
+    d7 = m.cells[m.board.index("D7")].code
+    given = run("solve", str(state), "--reveal", f"B7,C7,D7={d7}", "--json")
+    assert json.loads(given.stdout) == json.loads(by_file.stdout)
+    empty = run("hint", "training-1", "--reveal", "none", "--json")  # the board before the first reveal
+    assert empty.exit_code == 0 and json.loads(empty.stdout)["message"] == "no cell is forced: you must guess"
+    for bad, problem in [
+        ("Z9", "cell Z9 is off the board (B3 to F7)"),
+        ("B7,B7", "B7 is named twice"),
+        ("B7=", "B7=: give a terrain code after '=', like B7=Wa"),
+        ("B7=Qq", "unknown terrain code 'Qq' for B7 (Training's codes: Fo Wo Wa Mu Ro)"),
+        ("", "name cells like A7,B7 or A7=Wa, or none for the empty board"),
+    ]:
+        r = run("solve", "training-1", "--reveal", bad)
+        assert (r.exit_code, r.stderr) == (2, f"error: --reveal: {problem}\n"), bad
+    r = run("solve", str(state), "--reveal", "B6")  # hidden in the file: its terrain must be given
+    assert (r.exit_code, r.stderr) == (2, f"error: --reveal: B6 is hidden in {state}: give its terrain, like B6=Wa\n")

@@ -8,11 +8,20 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import about
-from mapgen.cli.options import json_option, kernels_ready, map_argument, reject, time_limit_option
+from mapgen.cli.options import (
+    json_option,
+    kernels_ready,
+    map_argument,
+    reject,
+    reveal_option,
+    revealed_input,
+    time_limit_option,
+)
 
 
 @click.command()
 @map_argument()
+@reveal_option
 @click.option(
     "--target",
     default=None,
@@ -21,7 +30,7 @@ from mapgen.cli.options import json_option, kernels_ready, map_argument, reject,
 )
 @time_limit_option(10.0)
 @json_option
-def hint(map_in, target, time_limit, as_json):
+def hint(map_in, reveal, target, time_limit, as_json):
     """The single easiest deduction on a partial map, with its reason in words, like a hint button.
 
     The easiest is the forced cell whose explanation needs the fewest rules, then the fewest
@@ -30,7 +39,8 @@ def hint(map_in, target, time_limit, as_json):
 
     \b
     Example:
-        mapgen hint training-1
+        mapgen hint fauna-1 --reveal A7,B7,C7
+        mapgen hint fauna-1 --reveal A7=Wa,B7=Ti
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen hint puzzle.toml --target Sk --json
     """
@@ -38,6 +48,7 @@ def hint(map_in, target, time_limit, as_json):
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
     from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
+    map_in = revealed_input(map_in, reveal)
     state, file = map_in.map, map_in.source
     chapter = get_chapter(state.chapter)
     terrain = chapter.counted

@@ -14,10 +14,11 @@ import click
 
 import maps
 from constraints.catalogue import chapter_names as registry_names
-from constraints.catalogue import check_map, load_chapter
+from constraints.catalogue import check_map, get_chapter, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
-from mapgen.mapfile import read_map
-from mapgen.model import WrongMapError, expect_map
+from mapgen.mapfile import cell_code, read_map
+from mapgen.model import Map, WrongMapError, expect_map
+from mapgen.terrain import Terrain
 from maps import resolve
 
 #: TOML integers are signed 64-bit: the largest seed a map file or a report can record
@@ -29,7 +30,7 @@ class MapInput:
     """A map given on the command line: as the user wrote it (``fauna-1``) and as read."""
 
     source: str
-    map: object  # mapgen.model.Map
+    map: Map
 
 
 def typed(name: str) -> bool:
@@ -244,6 +245,64 @@ def map_out_file(path: str | None, *, force: bool) -> None:
         picture = " (a picture of it: mapgen render)" if suffix in (".png", ".svg", ".pdf") else ""
         raise BadInput(path, f"a map file is TOML; name the file .toml{picture}")
     out_file(path, force=force)
+
+
+def reveal_option(f):
+    return click.option(
+        "--reveal",
+        metavar="CELLS",
+        default=None,
+        help="Ask about MAP as a table sees it: every cell hidden but these, comma-separated: A7 (its terrain in "
+        "MAP), A7=Wa (this terrain; a Hill with its number, G7=Hi1), or none (the board before the first reveal).",
+    )(f)
+
+
+def revealed_input(map_in: MapInput, cells: str | None) -> MapInput:
+    """``map_in`` with only the ``--reveal`` cells shown (None: as read). A cell named alone takes MAP's terrain
+    (a cell MAP hides needs its terrain given); ``CELL=CODE`` sets it. BadInput (exit 2) names the item."""
+    if cells is None:
+        return map_in
+    m = map_in.map
+    board = m.board
+    shown: dict[int, Terrain | None] = {}
+    hills: dict[int, int] = {}
+    if not cells.strip():
+        reject("--reveal", "name cells like A7,B7 or A7=Wa, or none for the empty board")
+    items = [] if cells.strip().lower() == "none" else [i.strip() for i in cells.split(",")]
+    chapter = get_chapter(m.chapter)
+    codes = f"{m.chapter.title()}'s codes: {' '.join(t.code for t in chapter.terrains)}"
+    for item in items:
+        name, given, code = item.partition("=")
+        name, code = name.strip(), code.strip()
+        if not name:
+            reject("--reveal", f"{item!r}: a cell name first, like A7 or A7=Wa")
+        try:
+            i = board.index(name)
+        except ValueError as e:
+            reject("--reveal", str(e))
+        if i in shown:
+            reject("--reveal", f"{board.name(i)} is named twice")
+        if given:
+            if code in ("", ".."):  # hidden is what a cell not named is
+                reject("--reveal", f"{item}: give a terrain code after '=', like {board.name(i)}=Wa")
+            try:
+                terrain, number = cell_code(code, f"for {board.name(i)}", codes)
+                if terrain is not None:
+                    chapter.terrain(terrain.code)  # one this chapter's maps hold
+            except ValueError as e:
+                reject("--reveal", str(e))
+        else:
+            terrain, number = m.cells[i], m.hills.get(i)
+            if terrain is None:
+                reject(
+                    "--reveal",
+                    f"{board.name(i)} is hidden in {map_in.source}: give its terrain, like {board.name(i)}=Wa",
+                )
+        shown[i] = terrain
+        if number is not None:
+            hills[i] = number
+    state = m.with_cells((shown.get(i) for i in range(board.size)), hills)
+    return MapInput(map_in.source, state)
 
 
 def reject(option: str, problem: str):

@@ -8,11 +8,20 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, TIMEOUT, about
-from mapgen.cli.options import json_option, kernels_ready, map_argument, reject, time_limit_option
+from mapgen.cli.options import (
+    json_option,
+    kernels_ready,
+    map_argument,
+    reject,
+    reveal_option,
+    revealed_input,
+    time_limit_option,
+)
 
 
 @click.command()
 @map_argument()
+@reveal_option
 @click.option(
     "--limit",
     type=click.IntRange(1),
@@ -50,7 +59,7 @@ from mapgen.cli.options import json_option, kernels_ready, map_argument, reject,
 )
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
-def solve(map_in, limit, probabilities, target, method, seed, explain, time_limit, as_json):
+def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, time_limit, as_json):
     """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
     Forced cells and possible terrains are exact and come first. The count is exact when the exact
@@ -63,7 +72,8 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
 
     \b
     Example:
-        mapgen solve training-1
+        mapgen solve fauna-1 --reveal A7,B7,C7 --probabilities
+        mapgen solve flora-2 --reveal none --probabilities --json
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen solve puzzle.toml --explain
         mapgen solve puzzle.toml --probabilities --target Ft --json
@@ -72,6 +82,7 @@ def solve(map_in, limit, probabilities, target, method, seed, explain, time_limi
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
     from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
+    map_in = revealed_input(map_in, reveal)
     state, file = map_in.map, map_in.source
     probabilities = probabilities or method != "auto"  # a method named asks for the odds it makes
     chapter = get_chapter(state.chapter)
