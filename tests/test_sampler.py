@@ -4,6 +4,7 @@ completion, its odds match exact ones within their error bars, and `solve` repor
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import random
 from collections import Counter
@@ -362,3 +363,42 @@ def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeyp
     assert "printed what was found, missing: count" in got.stderr
     text = CliRunner().invoke(main, ["solve", str(path)])
     assert text.exit_code == 3 and "forced:" in text.stdout and "not in time: count" in text.stdout
+
+
+def test_a_plan_s_packed_checks_are_every_rule_centre_that_reads_the_step_s_cell():
+    """Each step of a block's plan checks, at every cell, exactly the terrains whose local rules centred there read
+    the cell set at that step (``make_plan`` packs a cell and its terrains' bits into one entry)."""
+    m = maps.load("flora-1")
+    prog = S.compile_program(get_chapter(m.chapter), m.hide(range(m.board.size)))
+    nt = len(prog.terrains)
+    for order in prog.blocks[:40:7]:
+        plan = S.make_plan(prog, order)
+        for k, c in enumerate(order.tolist()):
+            got = set()
+            for e in plan.c_idx[plan.c_ptr[k] : plan.c_ptr[k + 1]].tolist():
+                x = e & S.CELL_MASK
+                got |= {(x, t) for t in range(nt) if e >> (S.CELL_BITS + t) & 1}
+            want = {
+                (x, t)
+                for x in range(prog.size)
+                for t in range(nt)
+                if prog.dom[x, t] and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t] and c in S._scope(prog, x, t)
+            }
+            assert got == want
+
+
+def test_the_chains_draw_what_they_drew_before_the_kernels_were_sped_up():
+    """Same seed, same draws: the kernels' speed-ups (packed checks, the leaf's checks written out) change no draw.
+    Digests of the draws of the sampler before them (2026-12-05) on three states of three chapters."""
+    got = []
+    for name, k in (("training-1", 6), ("flora-1", 30), ("maldonado-1", 30)):
+        m = maps.load(name)
+        order = [i for col in reversed(m.board.cols) for i in col]
+        prog = S.compile_program(get_chapter(m.chapter), m.hide(order[k:]))
+        draws, stats = S.run_chains(prog, [S.encode(prog, m.cells)] * 2, sweeps=4, burn=2, seed=7, threads=1)
+        got.append((hashlib.sha256(draws.tobytes()).hexdigest()[:16], stats.tolist()))
+    assert got == [
+        ("48700f0dbbe8fc7b", [1188, 165, 6790, 12]),
+        ("86a0b8d262cc384c", [1356, 126, 4420, 12]),
+        ("d30a461e678e4342", [2034, 40, 3413, 18]),
+    ]

@@ -41,7 +41,18 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from mapgen.solving.kernels import njit
-from mapgen.solving.sampler import Program, _below, _centre_ok, _connectable, _leaf_ok, _next, _rules, make_plan
+from mapgen.solving.sampler import (
+    CELL_BITS,
+    CELL_MASK,
+    Program,
+    _below,
+    _centre_ok,
+    _connectable,
+    _leaf_ok,
+    _next,
+    _rules,
+    make_plan,
+)
 from mapgen.solving.sat import PROPAGATIONS_PER_SECOND, SatTimeout
 from mapgen.solving.sat import Budget as SatBudget
 from mapgen.solving.unigen import t95
@@ -287,9 +298,9 @@ def _step_ok(
             if v > hill_n[z] or v + can_row[k, hr, counted] + can_col[k, hq, counted] < hill_n[z]:
                 return False
     for a in range(c_ptr[k], c_ptr[k + 1]):
-        x = c_idx[a] // nt
-        tx = c_idx[a] - x * nt
-        if m[x] == tx and not _local_ok(
+        x = c_idx[a] & CELL_MASK
+        tx = m[x]
+        if tx >= 0 and c_idx[a] >> (CELL_BITS + tx) & 1 and not _local_ok(
             x, tx, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell,
             p_terr, line_terr, line_count, cnt_terr, cnt_hi,
         ):  # fmt: skip
@@ -302,9 +313,9 @@ def _step_ok(
     # forward checking: every unset king-neighbour of a cell whose rules read this one keeps a terrain that
     # passes the upper bounds and every local rule it touches
     for a in range(c_ptr[k], c_ptr[k + 1]):
-        x = c_idx[a] // nt
-        tx = c_idx[a] - x * nt
-        if m[x] != tx:
+        x = c_idx[a] & CELL_MASK
+        tx = m[x]
+        if tx < 0 or not c_idx[a] >> (CELL_BITS + tx) & 1:
             continue
         for b in range(9):
             j = x if b == 8 else nb[2, x, b]
@@ -328,9 +339,9 @@ def _step_ok(
                     continue
                 m[j] = u
                 for e in range(c_ptr[kj], c_ptr[kj + 1]):
-                    y = c_idx[e] // nt
-                    ty = c_idx[e] - y * nt
-                    if m[y] == ty and not _local_ok(
+                    y = c_idx[e] & CELL_MASK
+                    ty = m[y]
+                    if ty >= 0 and c_idx[e] >> (CELL_BITS + ty) & 1 and not _local_ok(
                         y, ty, m, row_t, col_t, tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb,
                         p_valid, p_cell, p_terr, line_terr, line_count, cnt_terr, cnt_hi,
                     ):  # fmt: skip
