@@ -55,7 +55,7 @@ def test_sheet_on_letter(tmp_path):
         (["-o", "{tmp}/no/x.png"], "error: {tmp}/no/x.png: folder {tmp}/no does not exist"),
         (
             ["-o", "{tmp}/x.png", "--profile", "--sheet"],
-            "error: --profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet",
+            "error: --profile draws a chart; it cannot be combined with --reveal, --forced, --probabilities or --sheet",
         ),
         (
             ["-o", "{tmp}/x.png", "--probabilities", "Ft"],
@@ -232,3 +232,16 @@ def test_render_refuses_a_bound_on_a_cell_whose_chance_is_not_zero():
     a2 = m.board.index("A2")
     with pytest.raises(RenderError, match="only a shaded cell whose chance is 0"):
         render_map(m, "x.svg", heat={a2: 0.5}, heat_label="Vine", heat_bounds={a2: 0.3})
+
+
+def test_reveal_shades_the_board_as_the_table_sees_it(tmp_path):
+    """`render MAP --reveal` draws the map with only the named cells shown and shades the others by their odds,
+    as `solve --reveal` answers; --profile (a chart of the whole map) refuses it."""
+    out = tmp_path / "odds.svg"
+    r = run("training-1", "--reveal", "B7,C7", "-o", str(out), "--probabilities", "Wo", "--json")
+    assert r.exit_code == 0, r.output
+    cells = json.loads(r.stdout)["probabilities"]["cells"]
+    assert len(cells) == 23 and "B7" not in cells and "C7" not in cells and out.is_file()
+    r = run("training-1", "--reveal", "B7", "-o", str(tmp_path / "p.png"), "--profile")
+    assert r.exit_code == 2 and "cannot be combined with --reveal" in r.stderr
+    assert not (tmp_path / "p.png").exists()

@@ -19,6 +19,8 @@ from mapgen.cli.options import (
     load_map,
     out_file,
     reject,
+    reveal_option,
+    revealed_input,
     typed,
 )
 from mapgen.inputs import Unreadable, read_json
@@ -60,6 +62,7 @@ def _read_profile(path: str):
     help="The picture to write; its suffix picks the format: .svg, .png or .pdf.",
 )
 @force_option("the output file")
+@reveal_option
 @click.option("--forced", is_flag=True, help="Mark unexplored cells that hold one terrain in every completion.")
 @click.option(
     "--probabilities",
@@ -95,7 +98,7 @@ def _read_profile(path: str):
     help="Pixels per inch of a PNG (a map is about 13 inches wide).",
 )
 @json_option
-def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
+def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
     """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
 
     MAP is a map file or the name of a shipped map. The board shows coordinates, every terrain
@@ -108,6 +111,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         mapgen render fauna-1 -o fauna-1.png
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen render puzzle.toml -o puzzle.svg --forced --probabilities Ft
+        mapgen render fauna-1 --reveal A7,B7,C7 -o odds.png --probabilities Sk
         mapgen render fauna-1 -o fauna-1.pdf --sheet --paper letter
         mapgen render fauna-1 -o profile.png --profile
     """
@@ -121,8 +125,10 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
 
     fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
     out_file(out, force=force)
-    if profile and (forced or code or sheet):
-        raise BadInput(None, "--profile draws a chart; it cannot be combined with --forced, --probabilities or --sheet")
+    if profile and (forced or code or sheet or reveal is not None):
+        raise BadInput(
+            None, "--profile draws a chart; it cannot be combined with --reveal, --forced, --probabilities or --sheet"
+        )
     if sheet and fmt != "pdf":
         raise BadInput(out, "a printable sheet is a PDF; name the file .pdf")
     if not sheet and typed("paper"):  # it was dropped without a word
@@ -145,7 +151,7 @@ def render(map_file, out, force, forced, code, profile, sheet, paper, time_limit
         result = plot_profile(data, out, title=title, dpi=dpi, force=force)
         extra["steps"] = len(profile_steps(data)[0])
     else:
-        m = load_map(map_file).map
+        m = revealed_input(load_map(map_file), reveal).map
         terrain = None
         if code is not None:
             try:
