@@ -598,6 +598,11 @@ def test_mapgen_compile(tmp_path):
         CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]).stdout
     )
     assert again["from_cache"] and again["count"] == out["count"]
+    revealed = CliRunner().invoke(
+        main, ["compile", "training-1", "--reveal", "B7,C7", "--cache-dir", str(tmp_path), "--json"]
+    )
+    state = json.loads(revealed.stdout)  # the state as the table sees it, compiled on its own
+    assert revealed.exit_code == 0 and state["revealed"] == 2, revealed.output
     slow = CliRunner().invoke(main, ["compile", "fauna-1", "--cache-dir", str(tmp_path), "--time-limit", "0.5"])
     assert slow.exit_code == 3
     assert slow.stderr.strip().startswith("error: fauna-1: the compile of the briefing (empty board) did not finish")

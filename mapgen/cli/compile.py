@@ -9,12 +9,13 @@ import click
 
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
-from mapgen.cli.options import json_option, map_argument, time_limit_option
+from mapgen.cli.options import json_option, map_argument, reveal_option, revealed_input, time_limit_option
 from mapgen.terrain import quantity
 
 
 @click.command(name="compile")
 @map_argument()
+@reveal_option
 @time_limit_option(60.0, help="Seconds the compile may take.")
 @click.option(
     "--memory-limit",
@@ -40,11 +41,11 @@ from mapgen.terrain import quantity
 )
 @click.option("--recompile", is_flag=True, help="Compile again even when a cached circuit answers the map.")
 @json_option
-def compile_(map_in, time_limit, memory_limit, cache_dir, cache_size, recompile, as_json):
+def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, recompile, as_json):
     """Compile a map's briefing, or a partial map as revealed, to a d-DNNF circuit (d4) and cache it.
 
     A complete MAP compiles its briefing: the empty board, every map the briefing allows. A partial
-    MAP compiles the state as revealed (smaller and faster when the empty board is too hard). Every
+    MAP, or a MAP with --reveal, compiles the state as revealed (smaller and faster when the empty board is too hard). Every
     later state of the same briefing is then answered from the circuit in milliseconds by `mapgen
     solve`, `hint`, `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and
     uniform samples. Exit 0 when compiled (or already cached), 1 when the compiler runs out of memory,
@@ -64,6 +65,7 @@ def compile_(map_in, time_limit, memory_limit, cache_dir, cache_size, recompile,
         default_cache_dir,
     )
 
+    map_in = revealed_input(map_in, reveal)
     m, file = map_in.map, map_in.source
     chapter = get_chapter(m.chapter)
     state = m.hide(range(m.board.size)) if m.complete else m
