@@ -306,11 +306,12 @@ def test_the_gate_plays_the_clairvoyant_choice_when_it_wins_its_first_rollout(mo
     # without the gate the better candidate is found (both won the first round: the half-way stop)
     played.clear()
     assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None) == (8, 2)
-    # the clairvoyant choice loses its first rollout: the others are tried on the same seed
+    # the clairvoyant choice loses its first rollout: the others are tried on the same seed; in the last round
+    # 8 (won) goes first and wins again, and 7 (lost) could not catch up even winning at the top return: not played
     values[0, 7] = 0.0
     played.clear()
-    assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None, gate=True) == (8, 4)
-    assert played[:2] == [(0, 7), (0, 8)]
+    assert oracle.rollout_search([(state, None)] * 2, [0, 1], 0, [7, 8], None, gate=True) == (8, 3)
+    assert played == [(0, 7), (0, 8), (1, 8)]
 
 
 def test_candidates_that_agree_on_the_first_round_stop_the_search(monkeypatch):
@@ -339,3 +340,30 @@ def test_a_search_handed_the_first_candidates_returns_chooses_as_the_full_search
         best, count = oracle.rollout_search(worlds, list(range(n)), 0, cands, None, agree=True, first=first)
         assert best == full[0] and count <= full[1]
         assert all(a != 0 for _, a in played)  # the first candidate is never played again
+        # the scout's gate stops at its first loss: the first candidate's returns on the worlds after it are
+        # played by the search (only those, and only when it gets there), for the same choice
+        j = next((r + 1 for r in range(n) if values[r, 0] <= 0), n)
+        played.clear()
+        best, _ = oracle.rollout_search(worlds, list(range(n)), 0, cands, None, agree=True, first=first[:j])
+        assert best == full[0]
+        assert all(r >= j for r, a in played if a == 0)
+
+
+def test_the_last_round_skips_candidates_that_cannot_catch_the_leader(monkeypatch):
+    """In the last round the leaders play first; a candidate behind by more than a win at the top return
+    plays none (the same choice as the full search, fewer rollouts: over random searches, some are cut)."""
+    rng = random.Random(8)
+    values: dict = {}
+    oracle, state, played = _fake_rollouts(monkeypatch, values)
+    cut = 0
+    for _ in range(300):
+        n, cands = 2, list(range(rng.choice((2, 3, 4))))
+        for r in range(n):
+            for a in cands:
+                values[r, a] = 0.0 if rng.random() < 0.5 else 1 + rng.randint(10, 40) / 1000
+        played.clear()
+        best, count = oracle.rollout_search([(state, None)] * n, list(range(n)), 0, cands, None)
+        assert best == _reference_search(values, n, cands) and count == len(played)
+        mixed = len({values[0, a] > 0 for a in cands}) == 2  # no half-way stop: the last round is played
+        cut += mixed and count < n * len(cands)
+    assert cut > 30

@@ -245,3 +245,29 @@ def test_without_odds_its_first_path_is_the_heuristics(monkeypatch):
     monkeypatch.setattr(Solver, "sampled_odds", cannot)
     monkeypatch.setattr(first_path, "_START_ODDS", {})
     assert _first_paths(m, 3) == blind
+
+
+def test_its_gate_stops_at_the_first_world_where_the_deducers_cell_loses(monkeypatch):
+    """The gate plays the deducer's cell world by world and is shut by its first loss: a search that then ends
+    after its first round (every cell lost there) never plays that cell on the other worlds."""
+    from types import SimpleNamespace
+
+    from mapgen.engine import infostate
+    from mapgen.engine.bots import oracle
+
+    state = SimpleNamespace(game=SimpleNamespace(challenges=[SimpleNamespace(time=5)] * 6))
+    played = []
+
+    def rollout(s, m, player, action, key, seed):
+        played.append((m, action))
+        return 0.0
+
+    monkeypatch.setattr(scout, "rollout", rollout)
+    monkeypatch.setattr(oracle, "rollout", rollout)
+    monkeypatch.setattr(infostate, "world_view", lambda w: (state, w))
+    bot = ScoutBot(random.Random(1), budget=2)
+    monkeypatch.setattr(bot, "_worlds", lambda info, obs: ["w0", "w1"])
+    obs = SimpleNamespace(player=0, turn=3, current=0, n_explored=30, banned=None)
+    assert bot._search(None, obs, [5, 6]) == 5
+    assert played == [("w0", 5), ("w0", 6)]
+    assert bot.rollouts == 2 and bot.gated == 0

@@ -237,8 +237,11 @@ def rollout_search(
     wins, the search stops there (one rollout played). ``agree``: a search whose first round gave every
     candidate the same return stops there and plays the first (the candidates agree on that luck). The
     oracle sets both; the planner neither (its choice is the same as before the cut, only cheaper).
-    ``first``: the first candidate's returns on every world, played already (the scout's gate): used as
-    they are, not played again nor counted."""
+    ``first``: the first candidate's returns on the first ``len(first)`` worlds, played already (the scout's
+    gate, which stops at its first loss): used as they are, not played again nor counted; on the worlds after
+    them the first candidate is played as the others are, when the search gets there.
+    In the last round the leaders go first and a candidate that could not reach the leader's total even by a
+    win at the top return there plays no rollout: its total decides nothing (the same choice, for less)."""
     totals = [0.0] * len(candidates)
     wins = [0] * len(candidates)
     lost = [False] * len(candidates)
@@ -246,19 +249,32 @@ def rollout_search(
     played = 0
     n = len(seeds)
     top = top_return(worlds[0][0]) if worlds else 1.0
+    known = len(first) if first is not None else 0
+    bound = max(top_return(w[0]) for w in worlds) if worlds else 1.0  # a bound on every world's rollout
     for r, ((state, m), seed) in enumerate(zip(worlds, seeds), 1):
         if gate and r == 1:
             v = rollout(state, m, player, candidates[0], key, seed)
             if v > 0:
                 return candidates[0], 1
-        for k in live:
-            if first is not None and k == 0:
+        order, lead, last = live, 0.0, r == n
+        if last:
+            # the last round: the leaders first (the first candidate first while its return is known), and a
+            # candidate that cannot reach the leader's total even by winning this rollout at the top return
+            # plays it not (its total only decides whom it could beat: the same choice, for less)
+            order = sorted(live, key=lambda k: (not (k == 0 and r <= known), -totals[k], k))
+            lead = max(totals[k] for k in live)
+        for k in order:
+            if last and totals[k] + bound < lead - 1e-6:
+                continue
+            if k == 0 and r <= known:
+                assert first is not None
                 v = first[r - 1]
                 totals[0] += v
                 if v > 0:
                     wins[0] += 1
                 else:
                     lost[0] = True
+                lead = max(lead, totals[0])
                 continue
             if gate and r == 1 and k == 0:
                 played += 1
@@ -271,6 +287,8 @@ def rollout_search(
                 wins[k] += 1
             else:
                 lost[k] = True
+            if last and totals[k] > lead:
+                lead = totals[k]
         if r == n:
             break
         if agree and r == 1 and len({round(totals[k], 9) for k in live}) == 1:

@@ -160,9 +160,14 @@ class ScoutBot(AimedDeducer):
         key = turn_key(obs)
         first = None
         if GATE:
-            first = [rollout(s, m, obs.player, cells[0], key, seed) for (s, m), seed in zip(views, seeds)]
+            first = []
+            for (s, m), seed in zip(views, seeds):
+                v = rollout(s, m, obs.player, cells[0], key, seed)
+                first.append(v)
+                if v <= 0:  # the gate is shut: the search plays the cell's other worlds if it needs them
+                    break
             self.rollouts += len(first)
-            if all(v > 0 for v in first):
+            if len(first) == len(views) and all(v > 0 for v in first):
                 self.gated += 1
                 return cells[0]
         best, played = rollout_search(views, seeds, obs.player, cells, key, agree=True, first=first)
