@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -316,3 +317,19 @@ def test_an_early_count_leaves_the_model_counter_out_and_its_time_to_the_estimat
         asked.clear()
         result = solver.count(m.hide(order[k:]), limit=3, time_limit=60)
         assert not result.exact and asked == expected
+
+
+def test_the_checks_distinct_particles_are_numpy_s_in_numpy_s_order():
+    """The particles a SAT check asks about, in the order it asks (its session's answers may depend on the questions
+    before): the distinct rows in lexicographic order and each row's index among them, as ``np.unique`` gives them,
+    for rows holding -1 (unset) and terrain numbers, with many copies and with none."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        width = int(rng.integers(1, 90))
+        base = rng.integers(-1, 12, size=(int(rng.integers(1, 40)), width))
+        rows = base[rng.integers(0, len(base), size=int(rng.integers(1, 300)))]
+        rows[:, width // 2 :] = -1 if trial % 2 else rows[:, width // 2 :]
+        want_rows, want_back = np.unique(rows, axis=0, return_inverse=True)
+        got_rows, got_back = smc._distinct(rows)
+        assert np.array_equal(got_rows, want_rows)
+        assert np.array_equal(got_back, want_back.reshape(-1))
