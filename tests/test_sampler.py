@@ -367,24 +367,34 @@ def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeyp
 
 def test_a_plan_s_packed_checks_are_every_rule_centre_that_reads_the_step_s_cell():
     """Each step of a block's plan checks, at every cell, exactly the terrains whose local rules centred there read
-    the cell set at that step (``make_plan`` packs a cell and its terrains' bits into one entry)."""
+    the cell set at that step (``make_plan`` packs a cell and its terrains' bits into one entry), one entry a cell in
+    cell order; on an empty board and a revealed one (one terrain a revealed cell: fewer checks), plans made anew and
+    from the program's kept checks alike."""
     m = maps.load("flora-1")
-    prog = S.compile_program(get_chapter(m.chapter), m.hide(range(m.board.size)))
-    nt = len(prog.terrains)
-    for order in prog.blocks[:40:7]:
-        plan = S.make_plan(prog, order)
-        for k, c in enumerate(order.tolist()):
-            got = set()
-            for e in plan.c_idx[plan.c_ptr[k] : plan.c_ptr[k + 1]].tolist():
-                x = e & S.CELL_MASK
-                got |= {(x, t) for t in range(nt) if e >> (S.CELL_BITS + t) & 1}
-            want = {
-                (x, t)
-                for x in range(prog.size)
-                for t in range(nt)
-                if prog.dom[x, t] and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t] and c in S._scope(prog, x, t)
-            }
-            assert got == want
+    order_all = [i for col in reversed(m.board.cols) for i in col]
+    for hidden in (range(m.board.size), order_all[12:]):
+        prog = S.compile_program(get_chapter(m.chapter), m.hide(hidden))
+        nt = len(prog.terrains)
+        for order in prog.blocks[:60:7]:
+            for _ in range(2):  # the second from the kept checks
+                plan = S.make_plan(prog, order)
+                for k, c in enumerate(order.tolist()):
+                    got = set()
+                    entries = plan.c_idx[plan.c_ptr[k] : plan.c_ptr[k + 1]].tolist()
+                    cells = [e & S.CELL_MASK for e in entries]
+                    assert cells == sorted(set(cells))
+                    for e in entries:
+                        x = e & S.CELL_MASK
+                        got |= {(x, t) for t in range(nt) if e >> (S.CELL_BITS + t) & 1}
+                    want = {
+                        (x, t)
+                        for x in range(prog.size)
+                        for t in range(nt)
+                        if prog.dom[x, t]
+                        and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t]
+                        and c in S._scope(prog, x, t)
+                    }
+                    assert got == want
 
 
 def test_the_chains_draw_what_they_drew_before_the_kernels_were_sped_up():

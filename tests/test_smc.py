@@ -3,12 +3,15 @@ answer for the same seed, and the estimate ``mapgen solve`` prints when no exact
 
 from __future__ import annotations
 
+import hashlib
 import json
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
 import mapgen.solving.solve as solve_module
+import maps
 from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import count_completions_cnf
@@ -316,3 +319,41 @@ def test_an_early_count_leaves_the_model_counter_out_and_its_time_to_the_estimat
         asked.clear()
         result = solver.count(m.hide(order[k:]), limit=3, time_limit=60)
         assert not result.exact and asked == expected
+
+
+def test_the_checks_distinct_particles_are_numpy_s_in_numpy_s_order():
+    """The particles a SAT check asks about, in the order it asks (its session's answers may depend on the questions
+    before): the distinct rows in lexicographic order and each row's index among them, as ``np.unique`` gives them,
+    for rows holding -1 (unset) and terrain numbers, with many copies and with none."""
+    rng = np.random.default_rng(3)
+    for trial in range(60):
+        width = int(rng.integers(1, 90))
+        base = rng.integers(-1, 12, size=(int(rng.integers(1, 40)), width))
+        rows = base[rng.integers(0, len(base), size=int(rng.integers(1, 300)))]
+        rows[:, width // 2 :] = -1 if trial % 2 else rows[:, width // 2 :]
+        want_rows, want_back = np.unique(rows, axis=0, return_inverse=True)
+        got_rows, got_back = smc._distinct(rows)
+        assert np.array_equal(got_rows, want_rows)
+        assert np.array_equal(got_back, want_back.reshape(-1))
+
+
+def test_a_run_draws_what_it_drew_before_copies_replayed_their_leader_s_step():
+    """Same key, same run: a particle whose cells equal an earlier live one's replays that one's kept assignments
+    (``smc._replay``: the same draws, the same choice, the same weight) instead of checking them again. Log estimates,
+    resamplings and digests of the final particles and weights of runs made before that (2026-12-05), unchecked, on
+    four chapters' states (fauna-1's run dies: its particles' deaths are the same too)."""
+    got = []
+    for name, k in (("training-1", 4), ("flora-1", 8), ("vameter-1", 20), ("fauna-1", 12)):
+        m = maps.load(name)
+        order = [i for col in reversed(m.board.cols) for i in col]
+        prog = sampler.compile_program(get_chapter(m.chapter), m.hide(order[k:]))
+        run = smc._Runner(prog, smc.SmcBudget(300, 1, 1))
+        log_z, made = run("smc:5:0")
+        digest = hashlib.sha256(run.out_m.tobytes() + run.out_w.tobytes()).hexdigest()[:16]
+        got.append((name, repr(log_z), made, digest))
+    assert got == [
+        ("training-1", "13.737514001583435", 5, "2513d533d48c5f49"),
+        ("flora-1", "41.237194321743", 19, "632d83b5098302f1"),
+        ("vameter-1", "18.75579468041864", 16, "1b388a34ffeb1543"),
+        ("fauna-1", "-inf", 17, "c8b8833421d88574"),
+    ]

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 import random
+import subprocess
+import sys
 from collections import Counter
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+import maps
 from cli import main
 from constraints.catalogue import chapter_names, get_chapter
 from constraints.csp import count_completions_csp
@@ -431,3 +436,35 @@ def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
         assert (r.exit_code, r.stderr) == (2, f"error: --reveal: {problem}\n"), bad
     r = run("solve", str(state), "--reveal", "B6")  # hidden in the file: its terrain must be given
     assert (r.exit_code, r.stderr) == (2, f"error: --reveal: B6 is hidden in {state}: give its terrain, like B6=Wa\n")
+
+
+def test_solve_loads_ortools_only_to_enumerate():
+    """ortools (with pandas: 0.4 CPU s a process) is imported where a count enumerates with CP-SAT, not by
+    ``mapgen solve``'s modules nor by the SAT questions (possible terrains, forced cells): a state whose count a
+    circuit gives never pays for it. An enumeration still counts after the deferred import."""
+    script = (
+        "import sys, maps\n"
+        "import mapgen.report\n"
+        "from mapgen.solving.solve import Solver\n"
+        "m = maps.load('fauna-1')\n"
+        "state = m.hide(range(8))\n"
+        "s = Solver.for_chapter(m.chapter)\n"
+        "s.possible(state, 30)\n"
+        "s.forced(state, 30)\n"
+        "print('before:', 'ortools' in sys.modules, 'pandas' in sys.modules)\n"
+        "slot = s.slot(state.briefing)\n"
+        "import time\n"
+        "tally = s._enumerate(slot, state, 10_000, time.monotonic() + 60)\n"
+        "print('after:', 'ortools' in sys.modules, tally.count)\n"
+    )
+    root = Path(__file__).parent.parent
+    env = {**os.environ, "PYTHONPATH": str(root)}
+    done = subprocess.run(
+        [sys.executable, "-c", script], check=False, capture_output=True, text=True, cwd=root, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    before, after = done.stdout.splitlines()[-2:]
+    assert before == "before: False False"
+    m = maps.load("fauna-1")
+    state = m.hide(range(8))
+    assert after == f"after: True {Solver.for_chapter(m.chapter).count(state, time_limit=60).count}"

@@ -192,6 +192,7 @@ class Program:
     kinds: list[int] = field(default_factory=list)
     scopes: dict = field(default_factory=dict, repr=False)
     near: list = field(default_factory=list, repr=False)
+    checks: list = field(default_factory=list, repr=False)  # ``_checks``
 
 
 def _pad(rows: list[list[int]], width: int, fill: int = -1) -> np.ndarray:
@@ -393,6 +394,20 @@ def _near(prog: Program) -> list[set[int]]:
     return prog.near
 
 
+def _checks(prog: Program) -> list[list[tuple[int, tuple[int, ...]]]]:
+    """Per cell x, (1 << t, the cells its rules read) for each terrain t it may hold that has rules: what
+    ``make_plan`` checks where, made once per program (a plan per block: 156 on flora's boards)."""
+    if not prog.checks:
+        n, nt = prog.dom.shape
+        dom = prog.dom.tolist()
+        ptr = [int(v) for v in prog.by_terrain_ptr]
+        prog.checks = [
+            [(1 << t, tuple(_scope(prog, x, t))) for t in range(nt) if dom[x][t] and ptr[t + 1] > ptr[t]]
+            for x in range(n)
+        ]
+    return prog.checks
+
+
 def _scope_of(prog: Program, x: int, t: int) -> set[int]:
     out = {x}
     for r in prog.by_terrain[prog.by_terrain_ptr[t] : prog.by_terrain_ptr[t + 1]]:
@@ -436,14 +451,13 @@ def make_plan(prog: Program, order: np.ndarray) -> Plan:
     for c in pos:
         reach.add(c)
         reach |= near[c]
+    checks = _checks(prog)
     for x in sorted(reach):
-        for t in range(nt):
-            if not prog.dom[x, t]:
-                continue
-            steps = [pos[j] for j in _scope(prog, x, t) if j in pos]
-            if steps and prog.by_terrain_ptr[t + 1] > prog.by_terrain_ptr[t]:
-                for k in steps:  # checked (as far as its cells are set) each time one of its cells is set
-                    at[k][x] = at[k].get(x, 0) | 1 << t
+        for bit, scope in checks[x]:
+            for j in scope:  # checked (as far as its cells are set) each time one of its cells is set
+                k = pos.get(j)
+                if k is not None:
+                    at[k][x] = at[k].get(x, 0) | bit
     c_ptr = np.zeros(len(order) + 1, dtype=np.int64)
     for k, s in enumerate(at):
         c_ptr[k + 1] = c_ptr[k] + len(s)

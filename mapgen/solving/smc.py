@@ -95,6 +95,8 @@ LINE_NEEDS = True
 #: Flora states). Runs alive of 12 (149 particles; maldonado-1@0 and @3, vameter-1@5, fauna-1@3): every step 47 of
 #: 48, every 2 steps 42 (0.7x the CPU), every 4 steps and every step while fewer than half passed 25.
 CHECK, CHECK_EVERY, CHECK_MOST, CHECK_PROPAGATIONS = True, 1, 4, 200_000
+#: Assignments of a step kept per particle for its copies (``_replay``): a particle with more is filled anew by each.
+REPLAY_ROOM = 64
 #: ``draws``: particles per run, and runs tried per run needed at most.
 DRAW_PARTICLES, DRAW_TRIES = 200, 1.5
 
@@ -361,14 +363,18 @@ def _fill(
     k0, k1, m, row_t, col_t, tot, order, pos, look, c_ptr, c_idx, can_row, can_col, can_tot, width,
     dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
     line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell, hill_n, counted,
-    stack, seen, tix, saved, rng, prop,
+    stack, seen, tix, saved, rng, prop, rec_t, rec_q, rec_n, ri,
 ):  # fmt: skip
     """The assignments of cells order[k0..k1) (unset in ``m``) that pass every check: ``m`` (with the tallies)
     left at one of them drawn in proportion to the product of its cells' ``prop`` (weighted reservoir sampling),
     or unchanged when none; returns the importance weight of the draw (the sum of the products over the
     assignments, over the drawn one's: with ``prop`` all ones, their number). At the last cell of the order,
-    every rule of the complete map is checked."""
+    every rule of the complete map is checked. With ``ri`` >= 0 the assignments of positive weight and their
+    weights are kept in ``rec_t[ri]``, ``rec_q[ri]`` (their number in ``rec_n[ri]``, -1 past the room) for the
+    particle's copies (``_replay``)."""
     kk = order.shape[0]
+    if ri >= 0:
+        rec_n[ri] = 0
     count = 0
     mass = 0.0
     chosen = 0.0
@@ -422,6 +428,14 @@ def _fill(
         if q <= 0.0:
             continue
         mass += q
+        if ri >= 0 and rec_n[ri] >= 0:
+            if rec_n[ri] < rec_q.shape[1]:
+                for a in range(k0, k1):
+                    rec_t[ri, rec_n[ri], a - k0] = m[order[a]]
+                rec_q[ri, rec_n[ri]] = q
+                rec_n[ri] += 1
+            else:
+                rec_n[ri] = -1
         if _uniform(rng) * mass < q:
             chosen = q
             for a in range(k0, k1):
@@ -437,6 +451,62 @@ def _fill(
             tot[t] += 1
         return mass / chosen
     return 0.0
+
+
+@njit
+def _replay(k0, k1, m, row_t, col_t, tot, order, width, rec_t, rec_q, n, rng):
+    """``_fill`` for a copy of a particle whose assignments (``n`` of positive weight, in ``_fill``'s order) and
+    weights were kept: the same draws from ``rng`` (one a kept assignment), the same choice, the same weight."""
+    mass = 0.0
+    chosen = 0.0
+    pick = -1
+    for a in range(n):
+        q = rec_q[a]
+        mass += q
+        if _uniform(rng) * mass < q:
+            chosen = q
+            pick = a
+    if mass > 0.0:
+        for a in range(k0, k1):
+            c = order[a]
+            t = rec_t[pick, a - k0]
+            m[c] = t
+            row_t[c // width, t] += 1
+            col_t[c % width, t] += 1
+            tot[t] += 1
+        return mass / chosen
+    return 0.0
+
+
+@njit
+def _copies(ms, w, hashes, lead):
+    """``lead[i]``: the first live particle with the same cells as live particle ``i`` (``i`` itself when none)."""
+    npart = ms.shape[0]
+    n = ms.shape[1]
+    for i in range(npart):
+        h = np.uint64(14695981039346656037)
+        for c in range(n):
+            h = (h ^ np.uint64(ms[i, c] + 1)) * np.uint64(1099511628211)
+        hashes[i] = h if w[i] > 0 else np.uint64(0)
+        lead[i] = i
+    by = np.argsort(hashes, kind="mergesort")  # equal hashes in index order
+    a = 0
+    while a < npart:
+        b = a + 1
+        while b < npart and hashes[by[b]] == hashes[by[a]]:
+            b += 1
+        first = by[a]
+        if w[first] > 0:
+            for e in range(a + 1, b):
+                i = by[e]
+                same = True
+                for c in range(n):
+                    if ms[i, c] != ms[first, c]:
+                        same = False
+                        break
+                if same:
+                    lead[i] = first
+        a = b
 
 
 @njit
@@ -482,6 +552,14 @@ def _smc(
     saved = np.zeros(max(kk, 1), dtype=np.int64)
     log_z = 0.0
     resamplings = 0
+    widest = 1
+    for s in range(starts.shape[0] - 1):
+        widest = max(widest, starts[s + 1] - starts[s])
+    rec_t = np.empty((npart, REPLAY_ROOM, widest), dtype=np.int64)
+    rec_q = np.empty((npart, REPLAY_ROOM))
+    rec_n = np.full(npart, -1, dtype=np.int64)
+    hashes = np.empty(npart, dtype=np.uint64)
+    lead = np.empty(npart, dtype=np.int64)
     if kk == 0:  # nothing to fill: one completion or none
         ok = _leaf_ok(
             ms[0], rows[0], cols[0], tots[0], width, True, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid,
@@ -493,14 +571,21 @@ def _smc(
         k0 = starts[s]
         k1 = starts[s + 1]
         total = 0.0
+        _copies(ms, w, hashes, lead)
         for i in range(npart):
             if w[i] > 0:
-                got = _fill(
-                    k0, k1, ms[i], rows[i], cols[i], tots[i], order, pos, look, c_ptr, c_idx, can_row, can_col,
-                    can_tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
-                    line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr, hill_cell,
-                    hill_n, counted, stack, seen, tix, saved, rng, prop,
-                )  # fmt: skip
+                j = lead[i]
+                if j != i and rec_n[j] >= 0:  # a copy of particle j, filled before it: its assignments replayed
+                    got = _replay(
+                        k0, k1, ms[i], rows[i], cols[i], tots[i], order, width, rec_t[j], rec_q[j], rec_n[j], rng
+                    )
+                else:
+                    got = _fill(
+                        k0, k1, ms[i], rows[i], cols[i], tots[i], order, pos, look, c_ptr, c_idx, can_row, can_col,
+                        can_tot, width, dom, r_kind, r_target, r_hood, r_lo, r_hi, ptr, nb, p_valid, p_cell, p_terr,
+                        line_terr, line_count, cnt_terr, cnt_lo, cnt_hi, pair_first, pair_second, conn_terr,
+                        hill_cell, hill_n, counted, stack, seen, tix, saved, rng, prop, rec_t, rec_q, rec_n, i,
+                    )  # fmt: skip
                 inc[i] = got
                 total += w[i] * got
             else:
@@ -703,6 +788,20 @@ def sat_check(session: SatSession, state: Map, prog: Program, propagations: int 
     return check
 
 
+def _distinct(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``np.unique(rows, axis=0, return_inverse=True)`` (the distinct rows in lexicographic order, and each row's
+    index among them) for rows of terrain numbers from -1 up, each row read as one string of bytes (value + 1):
+    byte strings sort as the rows do, and one compare a pair replaces a compare per cell (20x faster on a run's
+    particles). The check asks the SAT session in this order: its answers may depend on the questions before."""
+    if rows.size == 0 or rows.min() < -1 or rows.max() > 254:
+        distinct, back = np.unique(rows, axis=0, return_inverse=True)
+        return distinct, back.reshape(-1)
+    packed = np.ascontiguousarray((rows + 1).astype(np.uint8))
+    keys = packed.view(np.dtype((np.void, packed.shape[1]))).reshape(-1)
+    _, first, back = np.unique(keys, return_index=True, return_inverse=True)
+    return rows[first], back.reshape(-1)
+
+
 class _Runner:
     """One program's SMC runs: the fill order, its plan and the particles' arrays made once, a run per call."""
 
@@ -773,9 +872,9 @@ class _Runner:
                 break
             s0 = s1
             live = np.flatnonzero(w > 0)
-            distinct, back = np.unique(ms[live], axis=0, return_inverse=True)
+            distinct, back = _distinct(ms[live])
             ok = self.check(distinct)  # type: ignore[misc]  # s1 < steps: there is a check
-            dead = live[~ok[back.reshape(-1)]]
+            dead = live[~ok[back]]
             # after a check that found none doomed the next comes twice as many steps later (up to CHECK_MOST)
             gap = CHECK_EVERY if len(dead) else min(2 * gap, CHECK_MOST)
             if not len(dead):

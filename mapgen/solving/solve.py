@@ -24,13 +24,10 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
-
-from ortools.sat.python import cp_model
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
-from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import BriefingCell, hill_number
 from mapgen.model import Briefing, Map, WrongMapError, expect_map
 from mapgen.solving import compiled as _compiled
@@ -55,6 +52,9 @@ from mapgen.solving.unigen import (
 from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
+    from ortools.sat.python import cp_model
+
+    from constraints.cpsat import ChapterModel
     from mapgen.solving import sampler, smc  # numba's kernels: imported where estimates and odds run
 
 ENUMERATION_CAP = 2_000  # enumerate up to this many completions before asking the model counter
@@ -147,13 +147,16 @@ class _Slot:
     def cm(self) -> ChapterModel:
         """The CP-SAT model (built on first use: only enumeration needs it)."""
         if self._cm is None:
+            from constraints.cpsat import ChapterModel  # deferred: ortools (and pandas, 0.4 s), only to enumerate
+
             self._cm = ChapterModel(self.chapter, self.briefing)
         return self._cm
 
 
-class _Tally(cp_model.CpSolverSolutionCallback):
+class _Tally:
+    """An enumeration's completions: their number, per cell the completions of each terrain, the first ``keep``."""
+
     def __init__(self, cell_vars, cells, limit, deadline, keep: int = 64):
-        super().__init__()
         self.cell_vars, self.cells, self.limit, self.deadline = cell_vars, cells, limit, deadline
         self.keep = keep  # completions kept in ``samples`` (terrain values of ``cells``)
         self.count = 0
@@ -161,16 +164,36 @@ class _Tally(cp_model.CpSolverSolutionCallback):
         self.tally: dict[int, dict[int, int]] = {i: {} for i in cells}  # cell -> terrain value -> completions
         self.samples: list[list[int]] = []
 
-    def on_solution_callback(self):
-        self.count += 1
-        values = [self.value(self.cell_vars[i]) for i in self.cells]
-        for i, v in zip(self.cells, values):
-            d = self.tally[i]
-            d[v] = d.get(v, 0) + 1
-        if len(self.samples) < self.keep:
-            self.samples.append(values)
-        if self.count >= self.limit:
-            self.stop_search()
+
+_CALLBACK: Any = None
+
+
+def _callback(tally: _Tally) -> cp_model.CpSolverSolutionCallback:
+    """CP-SAT's solution callback that counts into ``tally`` (its class made on first use: ortools is imported only
+    where a count enumerates, not on every ``solve``; the sampler's states whose count a circuit gives never do)."""
+    global _CALLBACK
+    if _CALLBACK is None:
+        from ortools.sat.python import cp_model  # deferred: ortools, only to enumerate
+
+        class Callback(cp_model.CpSolverSolutionCallback):
+            def __init__(self, tally: _Tally):
+                super().__init__()
+                self.t = tally
+
+            def on_solution_callback(self):
+                t = self.t
+                t.count += 1
+                values = [self.value(t.cell_vars[i]) for i in t.cells]
+                for i, v in zip(t.cells, values):
+                    d = t.tally[i]
+                    d[v] = d.get(v, 0) + 1
+                if len(t.samples) < t.keep:
+                    t.samples.append(values)
+                if t.count >= t.limit:
+                    self.stop_search()
+
+        _CALLBACK = Callback
+    return _CALLBACK(tally)
 
 
 class CircuitStore:
@@ -1239,12 +1262,14 @@ class Solver:
                 raise SolveTimeout("the time limit ran out")
             tally.timed_out = True
             return tally
+        from constraints.cpsat import make_solver  # deferred: ortools, only to enumerate
+
         solver = make_solver(left)  # measured: presolve on and no LP relaxation enumerate 8x faster
         solver.parameters.enumerate_all_solutions = True
         solver.parameters.linearization_level = 0
         if work is not None:
             solver.parameters.max_deterministic_time = work
-        name = solver.status_name(solver.solve(model, tally))
+        name = solver.status_name(solver.solve(model, _callback(tally)))
         stopped = name == "UNKNOWN" or (name == "FEASIBLE" and tally.count < limit)
         # which limit stopped it: the deterministic work (the same on any machine), else the wall clock
         tally.partial = stopped and work is not None and solver.response_proto.deterministic_time >= 0.98 * work
