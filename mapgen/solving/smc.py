@@ -442,15 +442,21 @@ def _fill(
                 saved[a] = m[order[a]]
     # back to the chosen assignment (every cell of the step is unset here)
     if mass > 0.0:
-        for a in range(k0, k1):
-            c = order[a]
-            t = saved[a]
-            m[c] = t
-            row_t[c // width, t] += 1
-            col_t[c % width, t] += 1
-            tot[t] += 1
+        _place(k0, k1, m, row_t, col_t, tot, order, width, saved, 0)
         return mass / chosen
     return 0.0
+
+
+@njit
+def _place(k0, k1, m, row_t, col_t, tot, order, width, values, off):
+    """Set the cells ``order[k0..k1)`` (unset) to ``values[a - off]`` and count them in the tallies."""
+    for a in range(k0, k1):
+        c = order[a]
+        t = values[a - off]
+        m[c] = t
+        row_t[c // width, t] += 1
+        col_t[c % width, t] += 1
+        tot[t] += 1
 
 
 @njit
@@ -467,13 +473,7 @@ def _replay(k0, k1, m, row_t, col_t, tot, order, width, rec_t, rec_q, n, rng):
             chosen = q
             pick = a
     if mass > 0.0:
-        for a in range(k0, k1):
-            c = order[a]
-            t = rec_t[pick, a - k0]
-            m[c] = t
-            row_t[c // width, t] += 1
-            col_t[c % width, t] += 1
-            tot[t] += 1
+        _place(k0, k1, m, row_t, col_t, tot, order, width, rec_t[pick], k0)
         return mass / chosen
     return 0.0
 
