@@ -140,8 +140,9 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     started = time.perf_counter()
     chapter = chapter or get_chapter(m.chapter)
     before = tuple(check_map(m, chapter)) if m.complete else ()
-    if m.complete and not before:
-        return Repair(m, (), (), True, time.perf_counter() - started)
+    if m.complete and not before:  # valid: nothing changes but a Hill number not given (``Hi``), filled in
+        numbered = with_hill_numbers(m, chapter)
+        return Repair(numbered, tuple(_changes(m, numbered, chapter)), (), True, time.perf_counter() - started)
     cm = _model(chapter, m)
     model = cm.model
     keep = []

@@ -83,6 +83,20 @@ def test_repair_of_a_valid_map_changes_nothing():
     assert parse_map(r.stdout) == maps.load("training-1")
 
 
+def test_repair_of_a_valid_map_without_a_hill_number_fills_it_in(tmp_path):
+    m = maps.load("fauna-1")
+    hill = next(iter(m.hills))
+    f = tmp_path / "bare.toml"
+    f.write_text(dumps_map(m.with_cells(m.cells, {i: n for i, n in m.hills.items() if i != hill})), encoding="utf-8")
+    r = run("repair", f)
+    assert r.exit_code == 0 and parse_map(r.stdout).hills == m.hills
+    name = m.board.name(hill)
+    assert r.stderr.splitlines() == [
+        f"{f}: valid; 1 Hill number filled in:",
+        f"  {name}: Hi -> Hi{m.hills[hill]} (Hill number filled in: the Hill at {name} counts {m.hills[hill]})",
+    ]
+
+
 def test_repair_with_an_impossible_briefing_exits_1_naming_the_rule(tmp_path):
     f = tmp_path / "edge-peak.toml"
     f.write_text(

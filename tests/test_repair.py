@@ -106,6 +106,20 @@ def test_a_hill_number_filled_in_mends_no_rule():
     assert str(hills[0]) == f"{hills[0].cell}: Hi -> {hills[0].after} ({hills[0].message})"
 
 
+def test_a_valid_map_without_a_hill_number_gets_it_filled_in():
+    """A valid hand-made map whose Hill shows no number (``Hi``) came back "nothing to repair", still without it,
+    where the README promises every Hill's number set right."""
+    m = maps.load("fauna-1")
+    hill = next(iter(m.hills))
+    bare = replace(m, hills={i: n for i, n in m.hills.items() if i != hill})
+    assert check_map(bare) == []
+    r = repair_map(bare)
+    assert r.map == m and r.distance == 0 and r.optimal
+    (change,) = r.changes
+    assert change.cell == m.board.name(hill) and change.rules == () and change.before == "Hi"
+    assert change.message.startswith("Hill number filled in: ")
+
+
 def test_a_terrain_of_another_chapter_is_replaced_and_cited_as_t1():
     m = maps.load("vameter-1")
     i = next(i for i, t in enumerate(m.cells) if t is Terrain.WATER)

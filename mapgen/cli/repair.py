@@ -61,6 +61,11 @@ def _summary(source: str, result) -> list[str]:
     n = len(result.violations_before)
     if not result.changes:
         return [f"{source}: valid; nothing to repair"]
+    if not n and all(c.before != ".." for c in result.changes):  # a valid map whose Hills lacked their numbers
+        k = len(result.changes)
+        return [f"{source}: valid; {k} Hill number{'s' if k != 1 else ''} filled in:"] + [
+            f"  {c}" for c in result.changes
+        ]
     broke = f"{n} violation{'s' if n != 1 else ''}" if n else "a partial map"
     d = result.distance
     how = "the fewest possible" if result.optimal else "the time limit ran out before this was proven the fewest"
