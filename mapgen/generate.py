@@ -45,6 +45,11 @@ def ortools_version() -> str:
     return ortools.__version__
 
 
+def generator_record(seed: int, profile: str) -> dict:
+    """A made map's ``[generator]`` table: the versions, seed and profile that make it again."""
+    return {"mapgen": __version__, "ortools": ortools_version(), "seed": seed, "profile": profile}
+
+
 def _tune(solver) -> None:
     """Parameters measured to suit these small models (see bench/bench_generate.py): inprocessing
     alone costs three times the search on a 7x7 map."""
@@ -175,14 +180,7 @@ class Generator:
         )
 
     def _finish(self, cells, briefing: Briefing, seed: int) -> Map:
-        meta = {
-            "generator": {
-                "mapgen": __version__,
-                "ortools": ortools_version(),
-                "seed": seed,
-                "profile": self.profile.source,
-            }
-        }
+        meta = {"generator": generator_record(seed, self.profile.source)}
         briefing = replace(briefing, number=seed)  # the map number is its seed: easy to make again
         m = with_hill_numbers(
             Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta, board=self.chapter.board),

@@ -19,7 +19,7 @@ from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import HillNumbers
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
-from mapgen.generate import Generator
+from mapgen.generate import Generator, generator_record
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
@@ -160,7 +160,9 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
     fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
-    fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
+    fixed = Map(
+        m.chapter, m.briefing, fixed.cells, fixed.hills, _graded_if(m.cells == fixed.cells, m.meta), board=m.board
+    )
     problems = check_map(fixed, chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
@@ -250,11 +252,20 @@ def fill_sketch(
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no completion of the sketch found within the time limit of {time_limit:g} s")
     filled = with_hill_numbers(sketch.with_cells(cm.decode(solver.boolean_value), hills={}), gen.chapter)
-    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta), board=sketch.board)
+    meta = dict(sketch.meta)
+    if sketch.cells != filled.cells:  # a new map: this fill's seed and profile, and no grade of another map
+        meta = _graded_if(False, {**meta, "generator": generator_record(seed, gen.profile.source)})
+    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, meta, board=sketch.board)
     problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("filled sketch fails its checks: " + "; ".join(map(str, problems)))
     return filled
+
+
+def _graded_if(same: bool, meta: dict) -> dict:
+    """The file's record tables for the map made from it: its ``[grade]`` only when every cell is as it was (a
+    grade describes one map; a folder's cover would print it for another)."""
+    return dict(meta) if same else {k: v for k, v in meta.items() if k != "grade"}
 
 
 def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError:

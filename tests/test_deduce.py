@@ -76,6 +76,19 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")
 
 
+def test_a_puzzle_keeps_no_grade_of_its_map(tmp_path):
+    """fauna-1's puzzle carried the map's [grade] table, whose flags name a hidden cell ("B7 is a Skull")."""
+    import maps
+
+    assert "grade" in maps.load("fauna-1").meta
+    out = tmp_path / "puzzle.toml"
+    r = CliRunner().invoke(main, ["deduce", "fauna-1", "--no-profile", "--puzzle", str(out)])
+    assert r.exit_code == 0, r.output
+    puzzle = read_map(out)
+    assert "grade" not in puzzle.meta and puzzle.meta["generator"] == maps.load("fauna-1").meta["generator"]
+    assert "[grade]" not in out.read_text(encoding="utf-8")
+
+
 @pytest.mark.slow
 def test_profile_counts_every_step_and_explains_forced_steps(example):
     from constraints.cnf import count_completions_cnf

@@ -120,6 +120,23 @@ def test_a_valid_map_without_a_hill_number_gets_it_filled_in():
     assert change.message.startswith("Hill number filled in: ")
 
 
+def test_a_changed_map_keeps_no_grade_of_the_map_it_came_from():
+    """A repaired or filled map carried its source's [grade] table, which a folder's cover then printed for it;
+    a fill also recorded the source's seed, not its own."""
+    m = maps.load("fauna-1")
+    assert "grade" in m.meta and m.meta["generator"]["seed"] == 1
+    i = m.board.index("B2")
+    fixed = repair_map(_mutant(m, i, Terrain.FORT)).map
+    assert fixed.cells != _mutant(m, i, Terrain.FORT).cells
+    assert "grade" not in fixed.meta and fixed.meta["generator"] == m.meta["generator"]
+    assert repair_map(m).map.meta == m.meta  # nothing changed: the grade still describes it
+    sketch = m.hide(range(0, m.board.size, 2))
+    filled = fill_sketch(sketch, seed=3)
+    assert "grade" not in filled.meta and filled.meta["generator"]["seed"] == 3
+    assert filled.meta["generator"]["profile"] == "default"
+    assert fill_sketch(m, seed=3).meta == m.meta  # a complete sketch: the same map, its record kept
+
+
 def test_a_terrain_of_another_chapter_is_replaced_and_cited_as_t1():
     m = maps.load("vameter-1")
     i = next(i for i, t in enumerate(m.cells) if t is Terrain.WATER)
