@@ -224,6 +224,18 @@ def test_cli_hint_on_a_chapter_that_counts_no_terrain_says_how_to_get_odds(tmp_p
     assert json.loads(run("hint", str(path), "--json").stdout)["message"] == "no cell is forced: you must guess"
 
 
+def test_hint_where_no_path_can_hold_the_target_names_the_paths_without_odds():
+    """`mapgen hint fauna-1 --reveal G7=Hi` (no Fort can be next) said "no unexplored Path ... can hold a Fort",
+    then "then: F7 0%, G6 0%", as if those were the runners-up."""
+    r = run("hint", "fauna-1", "--reveal", "G7=Hi")
+    assert r.exit_code == 0, r.output
+    assert r.stdout == (
+        "fauna-1: no cell is forced: you must guess\n"
+        "no unexplored Path next to the explored ones can hold a Fort\n"
+        "  the Paths you may explore: F7, G6\n"
+    )
+
+
 def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(tmp_path):
     """A revealed Peak that is not a Rock is the cause, found at once (never 'the time limit ran out')."""
     import maps

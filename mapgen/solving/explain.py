@@ -569,8 +569,12 @@ def hint_text(state: Map, result: dict, source: str) -> str:
             )
         elif any(o.get("error") for o in result["odds"]):
             lines.append(f"no chain met a {label} on an unexplored Path next to the explored ones")
-        else:
+        else:  # every share is 0: name the Paths, never "then: A6 0%, B7 0%" after "none can hold"
             lines.append(f"no unexplored Path next to the explored ones can hold a {label}")
+            paths = [o["cell"] for o in result["odds"]]
+            if paths:
+                lines.append(f"  the Paths you may explore: {', '.join(paths)}")
+            return "\n".join(lines)
         others = [words(o) for o in result["odds"] if o["cell"] not in result["best"]]
         if others:
             lines.append("  then: " + ", ".join(others))
