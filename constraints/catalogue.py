@@ -92,7 +92,12 @@ class Chapter:
         """The chapter's terrain with this code (a ``--target``, a heat map's terrain); ValueError in words for a
         code that is no terrain, or one this chapter's maps never hold (``Maldonado (Ma) is not a terrain of
         fauna``)."""
-        t = parse_terrain(code)
+        try:
+            t = parse_terrain(code)
+        except ValueError:  # say which codes there are; a Hill's number belongs on a map, not in a terrain's code
+            hill = "; a Hill is Hi, without its number" if code[:2].lower() == "hi" and code[2:].isdigit() else ""
+            codes = " ".join(t.code for t in self.terrains)
+            raise ValueError(f"unknown terrain code {code!r} ({self.name.title()}'s codes: {codes}{hill})") from None
         if t not in self.terrains:
             raise ValueError(f"{t.label} ({t.code}) is not a terrain of {self.name}")
         return t

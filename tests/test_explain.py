@@ -236,6 +236,16 @@ def test_hint_where_no_path_can_hold_the_target_names_the_paths_without_odds():
     )
 
 
+def test_a_target_with_a_hill_number_or_an_unknown_code_lists_the_chapter_s_codes():
+    """`--target Hi1` said only "unknown terrain code 'Hi1'": neither that a terrain has no number nor the codes."""
+    codes = "Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft"
+    r = run("hint", "fauna-1", "--reveal", "none", "--target", "Hi1")
+    assert r.exit_code == 2
+    assert r.stderr == f"error: --target: unknown terrain code 'Hi1' ({codes}; a Hill is Hi, without its number)\n"
+    r = run("solve", "fauna-1", "--reveal", "none", "--target", "Qq")
+    assert r.exit_code == 2 and r.stderr == f"error: --target: unknown terrain code 'Qq' ({codes})\n"
+
+
 def test_a_peak_revealed_as_another_terrain_is_a_conflict_named_by_the_briefing(tmp_path):
     """A revealed Peak that is not a Rock is the cause, found at once (never 'the time limit ran out')."""
     import maps

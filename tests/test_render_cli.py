@@ -74,7 +74,10 @@ def test_bad_requests_get_one_line_and_exit_2(tmp_path, args, message):
 def test_unknown_terrain_code(tmp_path):
     result = run(STATE, "-o", tmp_path / "x.png", "--probabilities", "Qq")
     assert result.exit_code == 2
-    assert result.output == "error: --probabilities: unknown terrain code 'Qq'\n"
+    assert (
+        result.output
+        == "error: --probabilities: unknown terrain code 'Qq' (Fauna's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)\n"
+    )
 
 
 def test_missing_and_broken_map_files(tmp_path):
