@@ -304,6 +304,14 @@ def test_the_budget_follows_the_time_limit_as_a_number():
     assert S.Budget.for_seconds(20) == S.Budget(S.CHAINS, 2 * S.SWEEPS, S.BURN_IN)
     assert S.Budget.for_seconds(4) == S.Budget(3 * S.RUNS, S.SWEEPS, S.BURN_IN, 100)  # solve's default
     assert S.Budget.for_seconds(0.1) == S.Budget(2 * S.RUNS, S.SWEEPS, S.BURN_IN, 50)
+    # a state with cells revealed gets more particles a run past solve's default (an empty board keeps them), and a
+    # longer limit never fewer
+    assert S.Budget.for_seconds(4, 0.5).start_particles == 100  # solve's default: the count's runs, reread
+    assert S.Budget.for_seconds(10, 0.25) == S.Budget(S.CHAINS, S.SWEEPS, S.BURN_IN, S.MID_PARTICLES)
+    assert S.Budget.for_seconds(10, 0.0).start_particles == S.START_PARTICLES
+    for share in (0.0, 0.1, 0.3):
+        got = [S.Budget.for_seconds(t, share).start_particles for t in (1, 4, 5, 8, 10, 30)]
+        assert got == sorted(got)
 
 
 def test_a_passed_deadline_stops_the_chains():

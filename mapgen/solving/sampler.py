@@ -99,13 +99,26 @@ from mapgen.terrain import Terrain
 #: the runs' groups of chains (``_nested_rhat``: 1.01-1.03 there).
 CHAINS, SWEEPS, BURN_IN, BATCHES = 32, 30, 10, 10
 #: Particles of each SAT-checked SMC run that draws chain starts (``Solver.chain_starts``), at 10 s of the sampler's
-#: work (100 at ``solve``'s default 4 s: the count estimate's runs there, reread), and the runs. Measured at
+#: work on an empty board (100 at ``solve``'s default 4 s: the count estimate's runs there, reread; more with cells
+#: revealed: ``MID_PARTICLES``), and the runs. Measured at
 #: ``solve``'s default budget, 3 seeds on 8 of the odds bench's states (fauna-1@5, @8, fauna-2@5, maldonado-1@16,
 #: @20, maldonado-2@16, @20, vameter-1@20): mean error 0.070 -> 0.047 and max 0.40 -> 0.32 (averages over states)
 #: against unchecked runs of 80 particles, one start each, with SAT starts where they died; better on 6 of the 8
 #: (fauna-2@5 0.146 -> 0.029, maldonado-2@20 0.058 -> 0.029), about the same on fauna-1@5 and maldonado-1@16
 #: (0.059 -> 0.063, 0.054 -> 0.058).
 START_PARTICLES, RUNS = 250, 4
+#: Particles of a run at 10 s of work for a state with at least ``MID_SHARE`` of its cells revealed (fewer in
+#: proportion down to ``START_PARTICLES`` on an empty board), and from which share of the time limit's work on
+#: (``BASE_SCALE``: ``solve``'s default, whose runs are the count estimate's, reread) they grow. The chains cannot
+#: cross the islands, so an island weighs the share of the starts on it, and more particles weigh it better; a
+#: particle of an empty board costs 5-8 ms with its SAT checks, one of a mid-game state far less. Measured (ninth
+#: session of 2026-12-05) at 10 s of work on the 25 accuracy states of ``python -m bench.bench_odds``, seeds 1 and
+#: 2: 250 particles everywhere, mean |error| 0.0292 and 0.0282, max 0.581 and 0.612, bars cover 91% and 93%; 1000
+#: everywhere 0.0225 and 0.0227, 0.549 and 0.516, 94% and 94%, but the empty flora-1 and maldonado-1 boards then ran
+#: past the time limit (exit 3) at ``--time-limit`` 12.5 to 25 where 250 answered; this rule 0.0230 and 0.0247,
+#: 0.586 and 0.661, 94% and 93%, empty boards as before, and flora-1 and maldonado-1 at 3 and 8 revealed, vameter-1
+#: at 5, answered at 12.5, 15 and 25 (12.6-17.9 s wall at 25).
+MID_PARTICLES, MID_SHARE, BASE_SCALE = 1000, 0.25, 0.4
 #: The chains' starts assumed independent where none met a terrain a cell can hold (``unseen_bound``): two a run,
 #: as when each run gave two (starts of one run share ancestors).
 UNSEEN_PER_RUN = 2
@@ -1279,19 +1292,20 @@ class Budget:
     start_particles: int = START_PARTICLES
 
     @classmethod
-    def for_seconds(cls, seconds: float) -> Budget:
-        """The budget a time limit of ``seconds`` buys, a pure function of the number (never of the clock): at 10 s
+    def for_seconds(cls, seconds: float, revealed: float = 0.0) -> Budget:
+        """The budget a time limit of ``seconds`` buys, a pure function of the numbers (never of the clock): at 10 s
         ``CHAINS`` chains (``RUNS`` SMC runs of ``START_PARTICLES``) of ``SWEEPS`` sweeps after ``BURN_IN``; below,
         fewer chains in proportion (at least 2 a run: 12 at ``solve``'s default 4 s) and fewer particles (at least
-        50); above, longer chains."""
+        50); above, longer chains. ``revealed``: the share of the state's cells revealed; past ``solve``'s default
+        (``BASE_SCALE``) a state with more revealed gets more particles a run, up to ``MID_PARTICLES`` at 10 s from
+        ``MID_SHARE`` revealed (an empty board keeps ``START_PARTICLES``)."""
         scale = seconds / 10
         per_run = max(2, min(CHAINS // RUNS, round(CHAINS / RUNS * scale)))
-        return cls(
-            RUNS * per_run,
-            max(SWEEPS, round(SWEEPS * scale)),
-            BURN_IN,
-            max(50, min(START_PARTICLES, round(START_PARTICLES * scale))),
-        )
+        particles = START_PARTICLES * min(scale, BASE_SCALE)
+        if scale > BASE_SCALE:  # from solve's default on, linearly up to the state's particles at 10 s
+            top = START_PARTICLES + (MID_PARTICLES - START_PARTICLES) * min(1.0, revealed / MID_SHARE)
+            particles += (top - particles) * (min(scale, 1.0) - BASE_SCALE) / (1 - BASE_SCALE)
+        return cls(RUNS * per_run, max(SWEEPS, round(SWEEPS * scale)), BURN_IN, max(50, round(particles)))
 
 
 def sample_odds(

@@ -1100,7 +1100,7 @@ class Solver:
         has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer."""
         from mapgen.solving import sampler  # deferred: numba's kernels, loaded only where odds are sampled
 
-        work = work or sampler.Budget.for_seconds(seconds)
+        work = work or sampler.Budget.for_seconds(seconds, 1 - len(state.unrevealed()) / state.board.size)
         starts = self.chain_starts(
             state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles
         )
