@@ -61,6 +61,10 @@ def test_sheet_on_letter(tmp_path):
             ["-o", "{tmp}/x.png", "--probabilities", "Ft"],
             "error: {map}: the map is complete; --probabilities shades unexplored cells only",
         ),
+        (
+            ["-o", "{tmp}/x.png", "--forced"],
+            "error: {map}: the map is complete; --forced marks unexplored cells only (hide some: --reveal)",
+        ),
     ],
 )
 def test_bad_requests_get_one_line_and_exit_2(tmp_path, args, message):

@@ -160,6 +160,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 reject("--probabilities", str(e))
             if m.complete:
                 raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
+        if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
+            raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME
         forced_cells, heat, exact, method = None, None, True, "exact"
         bounds: dict[int, float] = {}
