@@ -88,6 +88,11 @@ class Chapter:
     def rule_ids(self) -> tuple[str, ...]:
         return tuple(r.id for r in self.info)
 
+    @property
+    def listed(self) -> str:
+        """The chapter's terrain codes in words, for a message about an unknown one: ``Fauna's codes: Fo Wo ...``."""
+        return f"{self.name.title()}'s codes: {' '.join(t.code for t in self.terrains)}"
+
     def terrain(self, code: str) -> Terrain:
         """The chapter's terrain with this code (a ``--target``, a heat map's terrain); ValueError in words for a
         code that is no terrain, or one this chapter's maps never hold (``Maldonado (Ma) is not a terrain of
@@ -96,8 +101,7 @@ class Chapter:
             t = parse_terrain(code)
         except ValueError:  # say which codes there are; a Hill's number belongs on a map, not in a terrain's code
             hill = "; a Hill is Hi, without its number" if code[:2].lower() == "hi" and code[2:].isdigit() else ""
-            codes = " ".join(t.code for t in self.terrains)
-            raise ValueError(f"unknown terrain code {code!r} ({self.name.title()}'s codes: {codes}{hill})") from None
+            raise ValueError(f"unknown terrain code {code!r} ({self.listed}{hill})") from None
         if t not in self.terrains:
             raise ValueError(f"{t.label} ({t.code}) is not a terrain of {self.name}")
         return t

@@ -99,7 +99,7 @@ def _from_data(data: dict) -> Map:
         ) from None
     board = spec.board
     shown = chapter.title()
-    listed = f"{shown}'s codes: {' '.join(t.code for t in spec.terrains)}"  # what an unknown code's message offers
+    listed = spec.listed  # what an unknown code's message offers
     for key in BRIEFING_FIELDS:
         if key in data and key not in spec.briefing and not (key == "start" and _is_start_column(data[key])):
             if key == "start":  # the chapter starts on the river: the field may only say so

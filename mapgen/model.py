@@ -100,6 +100,11 @@ class Map:
         keep = self.hills if hills is None else hills
         return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 
+    def without_grade(self) -> Map:
+        """A copy without the ``[grade]`` record: a grade describes one map's cells (its flags name them), never a
+        puzzle of it nor a map made from it."""
+        return replace(self, meta={k: v for k, v in self.meta.items() if k != "grade"})
+
     def hide(self, indices: Iterable[int | str]) -> Map:
         """A partial map with the given cells unrevealed (their Hill numbers hidden too): indices, or cell names
         like ``"A7"``."""

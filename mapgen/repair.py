@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
@@ -160,9 +160,9 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
     fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
-    fixed = Map(
-        m.chapter, m.briefing, fixed.cells, fixed.hills, _graded_if(m.cells == fixed.cells, m.meta), board=m.board
-    )
+    fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
+    if fixed.cells != m.cells:  # another map: the input's grade is not its own
+        fixed = fixed.without_grade()
     problems = check_map(fixed, chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
@@ -252,20 +252,14 @@ def fill_sketch(
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no completion of the sketch found within the time limit of {time_limit:g} s")
     filled = with_hill_numbers(sketch.with_cells(cm.decode(solver.boolean_value), hills={}), gen.chapter)
-    meta = dict(sketch.meta)
-    if sketch.cells != filled.cells:  # a new map: this fill's seed and profile, and no grade of another map
-        meta = _graded_if(False, {**meta, "generator": generator_record(seed, gen.profile.source)})
-    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, meta, board=sketch.board)
+    filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta), board=sketch.board)
+    if filled.cells != sketch.cells:  # a new map: this fill's seed and profile, and no grade of another map
+        filled = replace(filled, meta={**filled.meta, "generator": generator_record(seed, gen.profile.source)})
+        filled = filled.without_grade()
     problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("filled sketch fails its checks: " + "; ".join(map(str, problems)))
     return filled
-
-
-def _graded_if(same: bool, meta: dict) -> dict:
-    """The file's record tables for the map made from it: its ``[grade]`` only when every cell is as it was (a
-    grade describes one map; a folder's cover would print it for another)."""
-    return dict(meta) if same else {k: v for k, v in meta.items() if k != "grade"}
 
 
 def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError:

@@ -44,12 +44,12 @@ from mapgen.terrain import quantity
 def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, recompile, as_json):
     """Compile a map's briefing, or a partial map as revealed, to a d-DNNF circuit (d4) and cache it.
 
-    A complete MAP compiles its briefing: the empty board, every map the briefing allows. A partial
-    MAP, or a MAP with --reveal, compiles the state as revealed (smaller and faster when the empty board is too hard). Every
-    later state of the same briefing is then answered from the circuit in milliseconds by `mapgen
-    solve`, `hint`, `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and
-    uniform samples. Exit 0 when compiled (or already cached), 1 when the compiler runs out of memory,
-    2 for an unreadable file or cache folder, 3 when the time limit runs out.
+    A complete MAP compiles its briefing: the empty board, every map the briefing allows. A partial MAP, or a MAP
+    with --reveal, compiles the state as revealed (smaller and faster when the empty board is too hard). Every later
+    state of the same briefing is then answered from the circuit in milliseconds by `mapgen solve`, `hint`,
+    `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and uniform samples. Exit 0 when
+    compiled (or already cached), 1 when the compiler runs out of memory, 2 for an unreadable file or cache folder,
+    3 when the time limit runs out.
 
     \b
     Example:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import sys
-from dataclasses import replace
 
 import click
 
@@ -64,9 +63,8 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
                     progress=lambda k, n: bar.update(task, completed=k),
                 )
     if puzzle_out:
-        puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]])
         # the map's [grade] stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here
-        puzzle = replace(puzzle, meta={k: v for k, v in puzzle.meta.items() if k != "grade"})
+        puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]]).without_grade()
         write_text(puzzle_out, dumps_map(puzzle), force=force)
         report["puzzle"] = puzzle_out
     if as_json:

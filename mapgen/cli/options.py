@@ -270,7 +270,6 @@ def revealed_input(map_in: MapInput, cells: str | None) -> MapInput:
         reject("--reveal", "name cells like A7,B7 or A7=Wa, or none for the empty board")
     items = [] if cells.strip().lower() == "none" else [i.strip() for i in cells.split(",")]
     chapter = get_chapter(m.chapter)
-    codes = f"{m.chapter.title()}'s codes: {' '.join(t.code for t in chapter.terrains)}"
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()
@@ -286,7 +285,7 @@ def revealed_input(map_in: MapInput, cells: str | None) -> MapInput:
             if code in ("", ".."):  # hidden is what a cell not named is
                 reject("--reveal", f"{item}: give a terrain code after '=', like {board.name(i)}=Wa")
             try:
-                terrain, number = cell_code(code, f"for {board.name(i)}", codes)
+                terrain, number = cell_code(code, f"for {board.name(i)}", chapter.listed)
                 if terrain is not None:
                     chapter.terrain(terrain.code)  # one this chapter's maps hold
             except ValueError as e:

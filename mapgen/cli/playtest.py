@@ -73,8 +73,8 @@ def _play_back(path: str, step: bool) -> None:
     "--budget",
     type=click.IntRange(1, 100_000),
     help="Search bots: ismcts simulations per decision (default 16), planner worlds per Path (default 2), "
-    "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action where it searches "
-    "(default 1); more plays better and slower.",
+    "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action "
+    "where it searches (default 1); more plays better and slower.",
 )
 @click.option(
     "--variant",
@@ -131,17 +131,16 @@ def playtest(
     MAP is a map file or the name of a shipped map. The report gives the win rate with a 95%
     interval, the mean score, the levels of success and the spread of the won games' scores (quartiles,
     a histogram by 5 points), the causes of loss (the rulebooks' own), the sealed games (no Path could
-    be explored for a whole round) and why each was sealed, the mean number of days and the
-    turn of each goal event (first Fort, each kill). --variant plays another reading of an ambiguous
-    rule or a house rule; --rules gives the bots a house-rule chapter file to reason with. Same seed, same report, whatever
-    --jobs. Bots: random, heuristic (revealed cells only), deducer (the heuristic plus the solver's
-    possible terrains), clairvoyant (the heuristic seeing the map: a cheap reference), ismcts
-    (OpenSpiel's Information Set MCTS on worlds drawn from what the player knows, --budget simulations
-    per decision; needs the openspiel extra), planner (the strong fair bot: the deducer, each Path
-    it explores chosen by rollouts on --budget worlds drawn from what the player knows), scout (the fast fair
-    bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once about half the
-    board is explored), oracle (a rollout search
-    with the map in view, chance drawn at random: the upper bound, --budget rollouts per candidate). --plot and --replay are checked before the first game.
+    be explored for a whole round) and why each was sealed, the mean number of days and the turn of each goal event
+    (first Fort, each kill). --variant plays another reading of an ambiguous rule or a house rule; --rules gives the
+    bots a house-rule chapter file to reason with. Same seed, same report, whatever --jobs. Bots: random, heuristic
+    (revealed cells only), deducer (the heuristic plus the solver's possible terrains), clairvoyant (the heuristic
+    seeing the map: a cheap reference), ismcts (OpenSpiel's Information Set MCTS on worlds drawn from what the
+    player knows, --budget simulations per decision; needs the openspiel extra), planner (the strong fair bot: the
+    deducer, each Path it explores chosen by rollouts on --budget worlds drawn from what the player knows), scout
+    (the fast fair bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once about
+    half the board is explored), oracle (a rollout search with the map in view, chance drawn at random: the upper
+    bound, --budget rollouts per candidate). --plot and --replay are checked before the first game.
 
     \b
     Example:

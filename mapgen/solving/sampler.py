@@ -1260,13 +1260,14 @@ def _nested_rhat(
     convergence of Markov chain Monte Carlo when running many short chains*, Bayesian Analysis 2024, eq. 17-19),
     the largest over the pairs that ``varies``: sqrt(1 + B / W), B the variance of the superchains' means
     (``group_means``, of the groups ``of`` numbers), W the mean over the superchains of their chains' variance
-    within plus between (``chain_means``: each chain's). It is the check made for many short chains: split R-hat compares each chain's halves, 15 draws each
-    here, and its noise alone kept chains that mix from passing (Training's early states: 1.05-1.12 split, 1.007-
-    1.029 nested, 32 chains of 30 sweeps, seeds 1 and 2), while a group's chains share one SMC run's draws, so
-    the groups, not the chains, are what must agree: where the runs put different weights on islands the chains
-    cannot cross (Fauna's Forts) it stays far above 1 (fauna-1 at 3 to 8 revealed: 1.37-2.81; flora-1,
-    vameter-1 and maldonado-1 at 0 to 8: 1.08-6.27). Groups of unequal size (starts used in turn, lone SAT starts) are taken as
-    they are: a smaller group's mean varies more, which can only raise B."""
+    within plus between (``chain_means``: each chain's). It is the check made for many short chains: split R-hat
+    compares each chain's halves, 15 draws each here, and its noise alone kept chains that mix from passing
+    (Training's early states: 1.05-1.12 split, 1.007-1.029 nested, 32 chains of 30 sweeps, seeds 1 and 2), while a
+    group's chains share one SMC run's draws, so the groups, not the chains, are what must agree: where the runs put
+    different weights on islands the chains cannot cross (Fauna's Forts) it stays far above 1 (fauna-1 at 3 to 8
+    revealed: 1.37-2.81; flora-1, vameter-1 and maldonado-1 at 0 to 8: 1.08-6.27). Groups of unequal size (starts
+    used in turn, lone SAT starts) are taken as they are: a smaller group's mean varies more, which can only raise
+    B."""
     chain_var = onehot.var(axis=1, ddof=1)
     within = np.stack(
         [

@@ -18,13 +18,14 @@ a circuit, the enumeration or the exact counter finishes within its share, else 
 
 from __future__ import annotations
 
+import functools
 import math
 import random
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
@@ -52,6 +53,8 @@ from mapgen.solving.unigen import (
 from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from ortools.sat.python import cp_model
 
     from constraints.cpsat import ChapterModel
@@ -165,35 +168,30 @@ class _Tally:
         self.samples: list[list[int]] = []
 
 
-_CALLBACK: Any = None
+@functools.cache
+def _callback_class() -> Callable[[_Tally], cp_model.CpSolverSolutionCallback]:
+    """CP-SAT's solution callback that counts into a ``_Tally``, made on first use: ortools (with pandas, 0.4 s) is
+    imported only where a count enumerates, not on every ``solve`` (the states whose count a circuit gives never do)."""
+    from ortools.sat.python import cp_model  # deferred: ortools, only to enumerate
 
+    class Callback(cp_model.CpSolverSolutionCallback):
+        def __init__(self, tally: _Tally):
+            super().__init__()
+            self.t = tally
 
-def _callback(tally: _Tally) -> cp_model.CpSolverSolutionCallback:
-    """CP-SAT's solution callback that counts into ``tally`` (its class made on first use: ortools is imported only
-    where a count enumerates, not on every ``solve``; the sampler's states whose count a circuit gives never do)."""
-    global _CALLBACK
-    if _CALLBACK is None:
-        from ortools.sat.python import cp_model  # deferred: ortools, only to enumerate
+        def on_solution_callback(self):
+            t = self.t
+            t.count += 1
+            values = [self.value(t.cell_vars[i]) for i in t.cells]
+            for i, v in zip(t.cells, values):
+                d = t.tally[i]
+                d[v] = d.get(v, 0) + 1
+            if len(t.samples) < t.keep:
+                t.samples.append(values)
+            if t.count >= t.limit:
+                self.stop_search()
 
-        class Callback(cp_model.CpSolverSolutionCallback):
-            def __init__(self, tally: _Tally):
-                super().__init__()
-                self.t = tally
-
-            def on_solution_callback(self):
-                t = self.t
-                t.count += 1
-                values = [self.value(t.cell_vars[i]) for i in t.cells]
-                for i, v in zip(t.cells, values):
-                    d = t.tally[i]
-                    d[v] = d.get(v, 0) + 1
-                if len(t.samples) < t.keep:
-                    t.samples.append(values)
-                if t.count >= t.limit:
-                    self.stop_search()
-
-        _CALLBACK = Callback
-    return _CALLBACK(tally)
+    return Callback
 
 
 class CircuitStore:
@@ -1269,7 +1267,7 @@ class Solver:
         solver.parameters.linearization_level = 0
         if work is not None:
             solver.parameters.max_deterministic_time = work
-        name = solver.status_name(solver.solve(model, _callback(tally)))
+        name = solver.status_name(solver.solve(model, _callback_class()(tally)))
         stopped = name == "UNKNOWN" or (name == "FEASIBLE" and tally.count < limit)
         # which limit stopped it: the deterministic work (the same on any machine), else the wall clock
         tally.partial = stopped and work is not None and solver.response_proto.deterministic_time >= 0.98 * work

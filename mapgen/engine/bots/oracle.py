@@ -268,27 +268,21 @@ def rollout_search(
                 continue
             if k == 0 and r <= known:
                 assert first is not None
-                v = first[r - 1]
-                totals[0] += v
-                if v > 0:
-                    wins[0] += 1
-                else:
-                    lost[0] = True
-                lead = max(lead, totals[0])
-                continue
-            if gate and r == 1 and k == 0:
-                played += 1
+                v = first[r - 1]  # played already by the scout's gate
+            elif gate and r == 1 and k == 0:
+                played += 1  # the gate's rollout above, a loss
                 lost[0] = True
                 continue
-            v = rollout(state, m, player, candidates[k], key, seed)
-            played += 1
+            else:
+                v = rollout(state, m, player, candidates[k], key, seed)
+                played += 1
             totals[k] += v
             if v > 0:
                 wins[k] += 1
             else:
                 lost[k] = True
-            if last and totals[k] > lead:
-                lead = totals[k]
+            if last:
+                lead = max(lead, totals[k])
         if r == n:
             break
         if agree and r == 1 and len({round(totals[k], 9) for k in live}) == 1:
