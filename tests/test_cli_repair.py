@@ -44,6 +44,28 @@ def test_repair_prints_the_nearest_map_and_lists_the_change(broken):
     ]
 
 
+def test_repair_counts_hill_numbers_and_blank_cells_apart_from_the_changed_cells(broken, tmp_path):
+    # a designer saw "repaired by changing 1 cell" over two or fifteen listed lines: each kind is counted
+    text = broken.read_text(encoding="utf-8")
+    m = parse_map(text)
+    hill = m.board.name(next(i for i in m.hills if m.hills[i] == 0))
+    wrong = tmp_path / "wrong-hill.toml"
+    wrong.write_text(dumps_map(m.with_cells(m.cells, {**m.hills, m.board.index(hill): 3})), encoding="utf-8")
+    r = run("repair", wrong)
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0].endswith(
+        "repaired by changing 1 cell (the fewest possible); 1 Hill number set right:"
+    )
+    assert len(r.stderr.splitlines()) == 3
+    partial = tmp_path / "partial.toml"
+    partial.write_text(dumps_map(maps.load("fauna-1").hide(m.board.index(c) for c in ("A1", "C3"))), encoding="utf-8")
+    r = run("repair", partial)
+    assert r.exit_code == 0, r.output
+    assert r.stderr.splitlines()[0] == (
+        f"{partial}: a partial map; repaired by changing 0 cells (the fewest possible); 2 blank cells filled:"
+    )
+
+
 def test_repair_writes_out_and_reports_json(broken, tmp_path):
     out = tmp_path / "fixed.toml"
     r = run("repair", broken, "-o", out, "--json")

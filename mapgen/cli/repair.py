@@ -69,6 +69,12 @@ def _summary(source: str, result) -> list[str]:
     broke = f"{n} violation{'s' if n != 1 else ''}" if n else "a partial map"
     d = result.distance
     how = "the fewest possible" if result.optimal else "the time limit ran out before this was proven the fewest"
-    lines = [f"{source}: {broke}; repaired by changing {d} cell{'s' if d != 1 else ''} ({how}):"]
+    # every listed change counted by kind, as the studio says it: a Hill number or a blank cell is no changed cell
+    blank = sum(c.before == ".." for c in result.changes)
+    hills = len(result.changes) - blank - d
+    also = [f"{hills} Hill number{'s' if hills != 1 else ''} set right"] if hills else []
+    also += [f"{blank} blank cell{'s' if blank != 1 else ''} filled"] if blank else []
+    also_said = "".join(f"; {a}" for a in also)
+    lines = [f"{source}: {broke}; repaired by changing {d} cell{'s' if d != 1 else ''} ({how}){also_said}:"]
     lines.extend(f"  {c}" for c in result.changes)
     return lines
