@@ -151,6 +151,21 @@ def test_cli_writes_a_batch_and_never_overwrites(tmp_path):
     assert not [p for p in out.iterdir() if p.name.startswith(".")]  # no temporary files left
 
 
+def test_cli_out_named_like_a_map_file_is_refused_not_made_a_folder(tmp_path):
+    # `repair -o fixed.toml` writes a file; `generate -o my-map.toml` made a folder named my-map.toml
+    out = tmp_path / "my-map.toml"
+    r = run("generate", "-c", "fauna", "--seed", "7", "-o", str(out))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr == (
+        f"error: {out}: --out is a folder (maps are written in it as CHAPTER-SEED.toml), not a map file; "
+        f"to write one map to this file: mapgen generate ... > {out}\n"
+    )
+    assert not out.exists()
+    out.mkdir()  # a folder the designer did name so is still a folder
+    r = run("generate", "-c", "fauna", "--seed", "7", "-o", str(out))
+    assert r.exit_code == 0 and [p.name for p in out.iterdir()] == ["fauna-7.toml"]
+
+
 @pytest.mark.slow
 def test_cli_json_and_errors(tmp_path):
     r = run("generate", "-c", "training", "--seed", "2", "--json")

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import time
+from pathlib import Path
 
 import click
 
-from mapgen.cli.errors import about
+from mapgen.cli.errors import BadInput, about
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
@@ -110,6 +111,13 @@ def generate(
     """
     from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
 
+    if out_dir is not None and Path(out_dir).suffix.lower() == ".toml" and not Path(out_dir).is_dir():
+        # `repair -o fixed.toml` writes a file; here it made a folder named fixed.toml, a map inside it
+        raise BadInput(
+            out_dir,
+            "--out is a folder (maps are written in it as CHAPTER-SEED.toml), not a map file; "
+            f"to write one map to this file: mapgen generate ... > {out_dir}",
+        )
     if sketch is not None:
         if grade_tier or win_rate or max_walled_in is not None:
             reject(
