@@ -19,6 +19,12 @@ def chapter_text(ch: Chapter, full: bool = True) -> str:
     ]
     if ch.counted:
         lines.append(f"  Hills count: {ch.counted.label} ({ch.counted.code})")
+    # what a hand-made map file of the chapter must say besides its terrain (a missing one is exit 2)
+    optional = [f for f in ch.briefing if f not in ch.required]
+    lines.append(
+        f"  map file fields: chapter, {', '.join(ch.required)}, terrain (required)"
+        + (f"; {', '.join(optional)} (optional)" if optional else "")
+    )
     if full:
         lines.append("  rules:")
         lines.extend(f"    {r.id:<3} {r.title}: {r.text}" for r in ch.described)

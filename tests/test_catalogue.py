@@ -64,6 +64,13 @@ def test_reference_board_text_lists_terrains_and_rules_in_words():
     assert "F2  Fort pattern: Exactly 3 Forts" in text
 
 
+def test_reference_board_text_names_the_fields_a_map_file_needs():
+    # a designer writing a Flora or Fauna map by hand learnt of fort_pattern or start only from an exit 2
+    assert "  map file fields: chapter, peak, fort_pattern, terrain (required)" in chapter_text(get_chapter("fauna"))
+    flora = chapter_text(get_chapter("flora"), full=False).splitlines()
+    assert "  map file fields: chapter, peak, start, terrain (required); greek_fire (optional)" in flora
+
+
 def test_reference_board_json():
     data = chapter_json(get_chapter("training"))
     assert data["board"] == {"rows": "BCDEF", "columns": [3, 4, 5, 6, 7]}

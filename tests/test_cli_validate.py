@@ -291,7 +291,8 @@ def test_chapters_design_adds_the_profile_rules_the_generator_keeps(tmp_path):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     ids = [line.split()[0] for line in lines[lines.index("  rules:") + 1 :]]
-    assert ids[-3:] == ["P1", "P2", "P3"] and ids[:-3] == [x.split()[0] for x in plain.splitlines()[5:]]
+    plain_rules = plain.splitlines()[plain.splitlines().index("  rules:") + 1 :]
+    assert ids[-3:] == ["P1", "P2", "P3"] and ids[:-3] == [x.split()[0] for x in plain_rules]
     assert any(line.startswith("    P3  Greek Fire collectable: The Greek Fire is never on a Rock") for line in lines)
     # a designer's profile: its own counts in P2, its chapter when none is named
     profile = tmp_path / "mine.toml"
