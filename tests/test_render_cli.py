@@ -252,3 +252,17 @@ def test_reveal_shades_the_board_as_the_table_sees_it(tmp_path):
     r = run("training-1", "--reveal", "B7", "-o", str(tmp_path / "p.png"), "--profile")
     assert r.exit_code == 2 and "cannot be combined with --reveal" in r.stderr
     assert not (tmp_path / "p.png").exists()
+
+
+def test_a_map_that_breaks_rules_is_drawn_with_a_note_naming_them(tmp_path):
+    # a designer drew a hand-made map for print and learnt nothing of its broken rules
+    broken = tmp_path / "my-map.toml"
+    broken.write_text((Path(__file__).parent.parent / "examples" / "my-map.toml").read_text(encoding="utf-8"))
+    result = run(broken, "-o", tmp_path / "my-map.png")
+    assert result.exit_code == 0 and result.stdout.startswith(f"wrote {tmp_path / 'my-map.png'} (PNG, ")
+    assert (
+        result.stderr
+        == f"note: {broken}: the map breaks rules C9, F2 (4 violations; mapgen validate {broken} lists them)\n"
+    )
+    valid = run("fauna-1", "-o", tmp_path / "fauna-1.png")
+    assert valid.exit_code == 0 and valid.stderr == ""

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import check_map, get_chapter
 from mapgen.cli.errors import BadInput, about
 from mapgen.cli.options import (
     FiniteRange,
@@ -185,6 +185,15 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             "heat_exact": exact,
             "heat_bounds": bounds,
         }
+        if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
+            broken = check_map(m)
+            if broken:
+                ids = ", ".join(dict.fromkeys(v.rule for v in broken))
+                n = len(broken)
+                extra["note"] = (
+                    f"{map_file}: the map breaks rules {ids} ({n} violation{'s' if n != 1 else ''}; "
+                    f"mapgen validate {map_file} lists them)"
+                )
         shown = _named(m, map_file)
         if sheet:
             result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
@@ -203,6 +212,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         if forced_cells is not None:
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}
     seconds = time.perf_counter() - started
+    if "note" in extra:
+        click.echo(f"note: {extra.pop('note')}", err=True)
     if as_json:
         click.echo(json.dumps({**result.to_json(), "seconds": round(seconds, 3), **extra}, indent=2))
         return
