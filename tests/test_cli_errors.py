@@ -159,6 +159,17 @@ def test_a_map_that_breaks_a_rule_exits_1(tmp_path):
         assert r.stderr.endswith("; see `mapgen validate`\n")
 
 
+def test_a_map_breaking_rules_counts_the_rest_as_violations_with_their_rules():
+    # examples/my-map.toml breaks 2 rules 4 times: "and 3 more rules" counted violations as rules
+    bad = ROOT / "examples" / "my-map.toml"
+    r = run("deduce", bad)
+    assert r.exit_code == 1
+    assert r.stderr == (
+        f"error: {bad}: not a valid fauna map: it breaks C9 Hill numbers: the Hill at C7 shows 0 but its row and "
+        "column hold 1 Fort, and 3 more violations (rules C9, F2); see `mapgen validate`\n"
+    )
+
+
 #: a terrain-valued option given a code of another chapter (fauna-1 is a Fauna map)
 FOREIGN_TERRAINS = {
     "solve --target": (["solve", "fauna-1", "--target", "Ma"], "--target", "Maldonado (Ma)"),

@@ -69,7 +69,10 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
         broken = check_map(m)
         if broken:
             n = len(broken)
-            more = f" and {n - 1} more rule{'s' if n > 2 else ''}" if n > 1 else ""
+            # the rest are violations, not rules: my-map.toml's 4 break 2 rules (C9 twice, F2 twice)
+            rest = list(dict.fromkeys(v.rule for v in broken[1:]))
+            rules = f"rule{'s' if len(rest) > 1 else ''} {', '.join(rest)}"
+            more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
             raise RuleBroken(spec, f"not a valid {m.chapter} map: it breaks {broken[0]}{more}; see `mapgen validate`")
     return MapInput(spec, m)
 
