@@ -7,7 +7,7 @@ import time
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import Solver, SolveTimeout
+from mapgen.solving.solve import COMPILE_SHARE, CountResult, Solver, SolveTimeout
 from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS, share_words
 from mapgen.terrain import Terrain, quantity
 
@@ -77,6 +77,10 @@ def solve_report(
             min(budget.deadline, time.monotonic() + COUNT_WALL * budget.left()),
             budget.deterministic,
         )
+    if probabilities and method == ODDS_AUTO:  # a compile the count's share would not try, beside the estimates
+        solver.compile_aside(
+            state, COMPILE_SHARE * budget.seconds, budget.deadline, inline_cpu=COMPILE_SHARE * count_budget.seconds
+        )
     missing: list[str] = []
     result = None
     try:
@@ -84,17 +88,7 @@ def solve_report(
     except SolveTimeout as e:
         missing.append("count")
         report["timed_out"] = str(e)
-    if result is None:
-        report = {"count": None, "exact": False, "unique": False, **report}
-    else:
-        report = {
-            "count": result.count,
-            "exact": result.exact,
-            "method": result.method,
-            "unique": result.exact and result.count == 1,
-            **({"estimate": result.estimate} if result.estimate is not None else {}),
-            **report,
-        }
+    report = {**_count_fields(result), **report}
     if probabilities:
         if result is None and method == ODDS_AUTO:  # no count in time: no exact odds either, so straight to the sampler
             method = ODDS_SAMPLER
@@ -112,6 +106,13 @@ def solve_report(
         except SolveTimeout as e:
             return {**report, "timed_out": str(e), "missing": [*missing, "probabilities"]}
         exact = got.method == ODDS_EXACT
+        if exact and (result is None or not result.exact):  # the odds' circuit (compiled aside) counts exactly too
+            tallied = solver.exact_tallies(state, 0.0)
+            if tallied is not None:
+                result = CountResult(tallied[0], True, "d-dnnf", tallied[1])
+                report = {**_count_fields(result), **{k: v for k, v in report.items() if k not in COUNT_KEYS}}
+                report.pop("timed_out", None)
+                missing = [m for m in missing if m != "count"]
         names = {i: b.name(i) for i in got.shares}
         report["probabilities"] = {names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())}
         report["probabilities_exact"] = exact
@@ -131,6 +132,22 @@ def solve_report(
     if missing:
         report["missing"] = missing
     return report
+
+
+COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
+
+
+def _count_fields(result: CountResult | None) -> dict:
+    """A report's count keys: ``count``, ``exact``, ``method``, ``unique`` (and ``estimate``), or a null count."""
+    if result is None:
+        return {"count": None, "exact": False, "unique": False}
+    return {
+        "count": result.count,
+        "exact": result.exact,
+        "method": result.method,
+        "unique": result.exact and result.count == 1,
+        **({"estimate": result.estimate} if result.estimate is not None else {}),
+    }
 
 
 def _big(n: int) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import time
 from collections import Counter
 
 import numpy as np
@@ -667,3 +668,50 @@ def test_a_larger_budget_compiles_from_fewer_reveals(monkeypatch, tmp_path):
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
     assert answer["method"] == "d-dnnf" and answer["exact"] and answer["count"] == got.count(state)
+
+
+def test_solve_with_probabilities_compiles_beside_the_estimates():
+    """``solve --probabilities`` gives the count 0.45 of its time limit, so the count's compile share stays below a
+    rung of ``COMPILE_LADDER`` that a plain ``solve`` reaches (Fauna at 3 revealed: it answered with the sampler's
+    unconverged odds where ``--time-limit 30`` was exact). The whole question's share compiles beside the count and
+    the sampler (``Solver.compile_aside``), and its exact count and odds replace the estimates."""
+    from mapgen.report import COUNT_SHARE_WITH_ODDS, solve_report
+    from mapgen.solving import solve
+
+    ch = get_chapter("fauna")
+    m = maps.load("fauna-5")
+    state = m.hide(i for i in range(m.board.size) if m.board.name(i) not in ("A7", "B7", "C7"))
+    whole = solve.COMPILE_SHARE * 8.5  # a 10 s solve less its margin for printing
+    assert solve.compile_from(ch, whole * COUNT_SHARE_WITH_ODDS) > 3 >= solve.compile_from(ch, whole)
+    solver = Solver(ch, circuits=CircuitStore(None))
+    out = solve_report(state, probabilities=True, solver=solver, time_limit=10.0)
+    exact = compiled(state)
+    assert out["method"] == "d-dnnf" and out["exact"] and out["count"] == exact.count(state)
+    assert "estimate" not in out and "missing" not in out
+    assert out["probabilities_method"] == "exact" and "probabilities_error" not in out
+    total, tallies = exact.tallies(state)
+    a1 = m.board.index("A1")
+    assert out["probabilities"]["A1"] == {t.code: n / total for t, n in tallies[a1].items()}
+    assert sum(out["probability_counts"]["A1"].values()) == total
+
+
+def test_an_aside_compile_past_its_cpu_budget_leaves_the_estimates(monkeypatch):
+    """A compile beside the estimates starts only where the whole question's share reaches a rung the question's own
+    steps do not; one that does not land within its CPU seconds answers nothing (the sampler's odds stand, no
+    exit 3), and the state is not compiled again with a budget no larger."""
+    from mapgen.solving import solve
+
+    ch = get_chapter("fauna")
+    m = maps.load("fauna-2")
+    state = m.hide(i for i in range(m.board.size) if m.board.name(i) not in ("A7", "B7", "C7"))
+    solver = Solver(ch, circuits=CircuitStore(None))
+    rung = min(seconds for _, seconds in solve.COMPILE_LADDER["fauna"])
+    soon = time.monotonic() + 60
+    assert solver.compile_aside(state, rung / 2, soon, inline_cpu=0.0) is None  # below every rung
+    assert solver.compile_aside(state, rung, soon, inline_cpu=rung) is None  # the question's own steps compile it
+    monkeypatch.setitem(solve.COMPILE_LADDER, "fauna", ((3, 0.01),))
+    aside = solver.compile_aside(state, 0.05, soon, inline_cpu=0.0)
+    assert aside is not None and aside.wait(soon) is None  # d4 needs seconds here, not 0.05 CPU s
+    assert solver.circuit(state, 0.05) is None
+    got = solver.odds_answer(state, time_limit=4.0)
+    assert got.method == "sampler" and got.errors

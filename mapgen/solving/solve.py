@@ -397,6 +397,42 @@ ENUMERATION_WORK = 0.25
 SMALL_COUNT_NODES = 300_000
 
 
+class _Aside:
+    """A state's compile under way in a thread beside the estimates (``Solver.compile_aside``): the child process
+    is d4's as for any compile, its CPU budget decides whether it lands, and the wall clock only ends it."""
+
+    def __init__(self, store: CircuitStore, chapter: Chapter, state: Map, cpu: float, deadline: float):
+        self.cpu = cpu
+        self.circuit: Circuit | None = None
+        self.timed_out = False  # the wall clock ran out before the CPU budget did
+        self._done = threading.Event()
+        args = (store, chapter, state, deadline)
+        threading.Thread(target=self._run, args=args, name="compile-aside", daemon=True).start()
+
+    def _run(self, store: CircuitStore, chapter: Chapter, state: Map, deadline: float) -> None:
+        try:
+            self.circuit = store.compile(chapter, state, max(0.05, deadline - time.monotonic()), cpu_limit=self.cpu)
+        except CompileTimeout:
+            self.timed_out = True
+        finally:
+            self._done.set()
+
+    def done(self) -> bool:
+        return self._done.is_set()
+
+    def wait(self, deadline: float) -> Circuit | None:
+        """The circuit, or None when the state did not compile within the CPU budget (or the compiler failed);
+        SolveTimeout when the wall clock ran out first."""
+        if not self._done.wait(max(0.0, deadline - time.monotonic()) + ASIDE_GRACE) or self.timed_out:
+            raise SolveTimeout(f"the time limit ran out while the state was compiled ({self.cpu:g} CPU s budget)")
+        return self.circuit
+
+
+#: Seconds an aside compile's waiter allows past the deadline for the compile's own end (its child is killed at
+#: the deadline, then reaped).
+ASIDE_GRACE = 1.0
+
+
 class Solver:
     """Answers deduction questions about states of one chapter (a ``Chapter``, or a shipped chapter's name);
     cheap to query repeatedly.
@@ -428,6 +464,8 @@ class Solver:
         self._circuits = circuits
         #: the last state's finished SMC runs (``smc.Runs``): the count's, reread by the sampler's chain starts
         self._runs: tuple[tuple[Map, bytes], smc.Runs] | None = None
+        #: compiles under way beside the estimates (``compile_aside``), by circuit key
+        self._asides: dict[str, _Aside] = {}
 
     @property
     def circuits(self) -> CircuitStore:
@@ -475,7 +513,11 @@ class Solver:
                 if fresh is not None:  # else the cached one answers alike, only slower
                     return fresh
             return found
-        if time_limit <= 0 or _revealed(state) < compile_from(self.chapter, None if fixed else time_limit):
+        inline = time_limit > 0 and _revealed(state) >= compile_from(self.chapter, None if fixed else time_limit)
+        aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if self._asides else None
+        if aside is not None:  # this state compiling beside the estimates: waited for where it would compile here
+            return aside.wait(time.monotonic() + wall) if inline else None
+        if not inline:
             return None
         if wall <= 0.05:
             raise SolveTimeout("the time limit ran out before the state was compiled")
@@ -483,6 +525,33 @@ class Solver:
             return self.circuits.compile(self.chapter, state, wall, progress, cpu_limit=cpu)
         except CompileTimeout:
             raise SolveTimeout(f"the time limit ran out while the state was compiled ({cpu:g} CPU s budget)") from None
+
+    def compile_aside(self, state: Map, cpu: float, deadline: float, *, inline_cpu: float) -> _Aside | None:
+        """Start compiling ``state`` in a thread beside the estimates, within ``cpu`` CPU seconds, when no circuit
+        answers it and that budget reaches the chapter's ``COMPILE_LADDER`` where the question's own steps
+        (``inline_cpu``: the compile share they would have) would not compile it. ``circuit`` and ``odds_answer`` then
+        take its circuit where it lands (``odds_answer`` waits for it after the sampler); whether it lands is decided by
+        its CPU budget, never the load. None when nothing was started.
+
+        Measured: ``solve --probabilities`` at its default 10 s gives the count 0.45 of the time, so its compile share
+        (1.5 CPU s) stayed below Fauna's rung at 3 and 4 revealed (2.6 s), where a plain ``solve`` compiled: fauna-1 with
+        A7, B7, C7 revealed got the sampler's unconverged odds (bars up to ±80 points) in 4.7 s, and exact odds in 2.7 s
+        with ``--time-limit 30``."""
+        revealed = _revealed(state)
+        if self.deterministic or not self.circuits.compiles:
+            return None
+        if not compile_from(self.chapter, cpu) <= revealed < compile_from(self.chapter, inline_cpu):
+            return None
+        key = _compiled.circuit_key(self.chapter, state)
+        running = self._asides.get(key)
+        if running is not None and not running.done():
+            return running
+        if self.circuits.find(self.chapter, state) is not None:
+            return None
+        for k in [k for k, a in self._asides.items() if a.done()]:
+            del self._asides[k]
+        aside = self._asides[key] = _Aside(self.circuits, self.chapter, state, cpu, deadline)
+        return aside
 
     def exact_tallies(
         self, state: Map, time_limit: float | None = 0.0, *, progress=None, deadline: float | None = None
@@ -894,9 +963,16 @@ class Solver:
         if tally.count < cap and not tally.partial:
             return CountResult(tally.count, True, "enumeration", self._tallies(tally, state))
         low = max(1, tally.count)  # completions enumerated (the same on any machine), or the one just found
+        aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if self._asides else None
+        if aside is not None and aside.done() and aside.circuit is not None:  # compiled beside: no estimate needed
+            total, tallies = aside.circuit.tallies(state)
+            return CountResult(total, True, "d-dnnf", tallies)
         if exact_counter and _revealed(state) >= counter_from(self.chapter):
             # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
-            tried = wall and _revealed(state) >= compile_from(self.chapter, COMPILE_SHARE * budget.seconds)
+            tried = wall and (
+                _revealed(state) >= compile_from(self.chapter, COMPILE_SHARE * budget.seconds)
+                or _compiled.circuit_key(self.chapter, state) in self._asides
+            )
             share = COUNTER_SHARE + (0 if tried else COMPILE_SHARE / 2)
             exact = self.model_count(state, share * budget.seconds, deadline)
             if exact is not None:
@@ -998,7 +1074,9 @@ class Solver:
         """Per unrevealed cell, the share of completions holding each terrain, and how it was had.
 
         ``ODDS_EXACT``: by enumeration when the count is small, from a compiled circuit, or by counting the
-        completions with each (cell, terrain) fixed (``counted``: the state's count, when already known).
+        completions with each (cell, terrain) fixed (``counted``: the state's count, when already known). A compile
+        that the budget's ``COMPILE_SHARE`` reaches runs beside the count and the sampler (``compile_aside``): where
+        it lands within its CPU seconds its exact odds are the answer.
         ``ODDS_SAMPLER``: where no exact answer comes within the budget, shares over the draws of the block
         heat-bath sampler (``mapgen.solving.sampler``), each with its standard error, and the chains' R-hat.
         ``method`` forces a route: ``ODDS_SAMPLER`` (the sampler even where exact odds exist, to check it
@@ -1015,6 +1093,8 @@ class Solver:
         deadline = budget.deadline
         hidden = state.unrevealed()
         if method == ODDS_AUTO:
+            if not budget.deterministic:  # the compile share of the whole question, beside the count and the sampler
+                self.compile_aside(state, COMPILE_SHARE * budget.seconds, deadline, inline_cpu=0.2 * budget.seconds)
             got = self._exact_odds(state, limit, budget, counted, possible)
             if got is not None:
                 return OddsAnswer(got, ODDS_EXACT)
@@ -1029,13 +1109,26 @@ class Solver:
                         tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
                 return OddsAnswer(self._shares(tallies, len(found)), ODDS_UNIGEN)
         else:
+            aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if method == ODDS_AUTO else None
+            if aside is not None and aside.done() and aside.circuit is not None:  # landed already: no sampler
+                return OddsAnswer(self._circuit_shares(aside.circuit, state), ODDS_EXACT)
             sampled = self.sampled_odds(
                 state, seconds=SAMPLE_SECONDS * budget.seconds if sample_seconds is None else sample_seconds, seed=seed,
                 possible=possible, deadline=deadline,
             )  # fmt: skip
+            if aside is not None:  # exact where it lands within its CPU budget, whatever the sampler found
+                landed = aside.wait(deadline)
+                if landed is not None:
+                    return OddsAnswer(self._circuit_shares(landed, state), ODDS_EXACT)
             if sampled is not None:
                 return OddsAnswer(sampled.shares, ODDS_SAMPLER, sampled.errors, sampled)
         return OddsAnswer({i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}, ODDS_NONE)
+
+    def _circuit_shares(self, circuit: Circuit, state: Map) -> dict[int, dict[Terrain, float]]:
+        total, tallies = circuit.tallies(state)
+        if total == 0:
+            raise self.explain(state)
+        return self._shares(tallies, total)
 
     def _exact_odds(
         self, state: Map, limit: int, budget: Budget, counted: CountResult | None, possible
