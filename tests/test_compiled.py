@@ -712,6 +712,7 @@ def test_an_aside_compile_past_its_cpu_budget_leaves_the_estimates(monkeypatch):
     monkeypatch.setitem(solve.COMPILE_LADDER, "fauna", ((3, 0.01),))
     aside = solver.compile_aside(state, 0.05, soon, inline_cpu=0.0)
     assert aside is not None and aside.wait(soon) is None  # d4 needs seconds here, not 0.05 CPU s
-    assert solver.circuit(state, 0.05) is None
+    assert solver.circuits.compile(ch, state, 30.0, cpu_limit=0.05) is None  # remembered: not run again
+    assert solver.compile_aside(state, 0.05, soon, inline_cpu=0.0) is not aside  # the finished one is not reused
     got = solver.odds_answer(state, time_limit=4.0)
     assert got.method == "sampler" and got.errors

@@ -515,7 +515,7 @@ class Solver:
             return found
         inline = time_limit > 0 and _revealed(state) >= compile_from(self.chapter, None if fixed else time_limit)
         aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if self._asides else None
-        if aside is not None:  # this state compiling beside the estimates: waited for where it would compile here
+        if aside is not None and not aside.done():  # compiling beside the estimates: waited for where it compiles here
             return aside.wait(time.monotonic() + wall) if inline else None
         if not inline:
             return None
@@ -531,25 +531,24 @@ class Solver:
         answers it and that budget reaches the chapter's ``COMPILE_LADDER`` where the question's own steps
         (``inline_cpu``: the compile share they would have) would not compile it. ``circuit`` and ``odds_answer`` then
         take its circuit where it lands (``odds_answer`` waits for it after the sampler); whether it lands is decided by
-        its CPU budget, never the load. None when nothing was started.
+        its CPU budget, never the load. The one running for ``state`` if there is one; None when none runs or starts.
 
         Measured: ``solve --probabilities`` at its default 10 s gives the count 0.45 of the time, so its compile share
         (1.5 CPU s) stayed below Fauna's rung at 3 and 4 revealed (2.6 s), where a plain ``solve`` compiled: fauna-1 with
         A7, B7, C7 revealed got the sampler's unconverged odds (bars up to ±80 points) in 4.7 s, and exact odds in 2.7 s
         with ``--time-limit 30``."""
-        revealed = _revealed(state)
-        if self.deterministic or not self.circuits.compiles:
-            return None
-        if not compile_from(self.chapter, cpu) <= revealed < compile_from(self.chapter, inline_cpu):
-            return None
         key = _compiled.circuit_key(self.chapter, state)
         running = self._asides.get(key)
         if running is not None and not running.done():
             return running
+        for k in [k for k, a in list(self._asides.items()) if a.done()]:  # the web app's threads share a solver
+            self._asides.pop(k, None)
+        if self.deterministic or not self.circuits.compiles:
+            return None
+        if not compile_from(self.chapter, cpu) <= _revealed(state) < compile_from(self.chapter, inline_cpu):
+            return None
         if self.circuits.find(self.chapter, state) is not None:
             return None
-        for k in [k for k, a in self._asides.items() if a.done()]:
-            del self._asides[k]
         aside = self._asides[key] = _Aside(self.circuits, self.chapter, state, cpu, deadline)
         return aside
 
@@ -1092,9 +1091,10 @@ class Solver:
         budget = self.budget(time_limit)
         deadline = budget.deadline
         hidden = state.unrevealed()
+        aside = None  # the compile share of the whole question, beside the count and the sampler (or solve's, running)
+        if method == ODDS_AUTO and not budget.deterministic:
+            aside = self.compile_aside(state, COMPILE_SHARE * budget.seconds, deadline, inline_cpu=0.2 * budget.seconds)
         if method == ODDS_AUTO:
-            if not budget.deterministic:  # the compile share of the whole question, beside the count and the sampler
-                self.compile_aside(state, COMPILE_SHARE * budget.seconds, deadline, inline_cpu=0.2 * budget.seconds)
             got = self._exact_odds(state, limit, budget, counted, possible)
             if got is not None:
                 return OddsAnswer(got, ODDS_EXACT)
@@ -1109,7 +1109,6 @@ class Solver:
                         tallies[i][w[i]] = tallies[i].get(w[i], 0) + 1
                 return OddsAnswer(self._shares(tallies, len(found)), ODDS_UNIGEN)
         else:
-            aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if method == ODDS_AUTO else None
             if aside is not None and aside.done() and aside.circuit is not None:  # landed already: no sampler
                 return OddsAnswer(self._circuit_shares(aside.circuit, state), ODDS_EXACT)
             sampled = self.sampled_odds(
