@@ -717,7 +717,8 @@ def play_correlations(grades: list[MapGrade]) -> str | None:
 
 def report_text(g: MapGrade) -> str:
     """A grade for people."""
-    lines = [f"{g.map}: {g.chapter}, seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
+    # the seed of the games (--seed), not the map's own: "fauna-5: fauna, seed 0" read as the map's seed
+    lines = [f"{g.map}: {g.chapter}, games seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
     d = g.deduction
     if d is not None:
         if d.grade:

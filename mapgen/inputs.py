@@ -133,3 +133,19 @@ def unknown_key(table: dict, known: Iterable[str]) -> str | None:
     """The first key of ``table`` not in ``known`` (None when all are known)."""
     known = set(known)
     return next((k for k in table if k not in known), None)
+
+
+def near_name(value: str, names: Iterable[str]) -> str | None:
+    """The one of ``names`` a misspelt ``value`` most likely meant (``heuristc`` -> ``heuristic``, ``Peak`` ->
+    ``peak``: the case is ignored), or None."""
+    import difflib  # deferred: only for a value that is not a choice
+
+    low = {n.lower(): n for n in names}
+    near = difflib.get_close_matches(str(value).lower(), list(low), n=1, cutoff=0.75)
+    return low[near[0]] if near else None
+
+
+def did_you_mean(value: str, names: Iterable[str]) -> str:
+    """``": did you mean heuristic?"`` for a misspelt ``value`` near one of ``names``, else ``""``."""
+    near = near_name(value, names)
+    return f": did you mean {near}?" if near else ""

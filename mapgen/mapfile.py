@@ -8,7 +8,7 @@ import re
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
-from mapgen.inputs import MAX_TEXT, Unreadable, parse_toml, read_text, text_problem, unknown_key
+from mapgen.inputs import MAX_TEXT, Unreadable, did_you_mean, parse_toml, read_text, text_problem, unknown_key
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern
 from mapgen.terrain import Terrain, quantity
 
@@ -89,7 +89,10 @@ def _cell(data: dict, key: str, board: Board) -> int:
 def _from_data(data: dict) -> Map:
     unknown = unknown_key(data, KNOWN_FIELDS + RECORD_FIELDS)
     if unknown is not None:  # a typo (`colour`, `fortpattern`) would otherwise be kept and silently ignored
-        raise ValueError(f"unknown field {unknown!r} (map files have: {', '.join(KNOWN_FIELDS + RECORD_FIELDS)})")
+        known = KNOWN_FIELDS + RECORD_FIELDS  # `Peak` or `fortpattern` names the field meant, as `--chapter faun` does
+        raise ValueError(
+            f"unknown field {unknown!r}{did_you_mean(unknown, known)} (map files have: {', '.join(known)})"
+        )
     chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold

@@ -98,6 +98,31 @@ def test_every_sealed_game_of_a_playtest_says_why():
     assert sum(int(line.split(" x ")[0]) for line in text.splitlines() if " x " in line) == 4
 
 
+def test_the_text_shows_the_ten_most_frequent_sealed_reasons_and_counts_the_rest():
+    """`mapgen playtest fauna-1 --games 1000` printed one line per different sealed reason, about 180 of them. The
+    text now shows the 10 most frequent and one line for the rest; --json's sealed_games still holds every game."""
+    m = read_map(DATA / "engine_fauna_201.toml")
+    s = Settings(bot="heuristic", seed=3)
+    rep = summarise(run_playtest(m, s, 2), m, s, "engine_fauna_201")
+
+    def toll(game: int, t: int) -> dict:
+        return {"game": game, "seed": game, "turn": 9, "why": "toll unpaid", "open": {"C7": t}, "held": 0}
+
+    # 14 different reasons over 17 games: toll 0 in 3 games, toll 1 in 2, the other twelve in one game each
+    games = [toll(g, t) for g, t in enumerate([0, 0, 0, 1, 1, *range(2, 14)])]
+    text = report_text({**rep, "sealed_games": games})
+    reasons = [line for line in text.splitlines() if " x toll unpaid" in line]
+    assert len(reasons) == 10
+    assert reasons[0] == "       3 x toll unpaid: open C7 (toll 0); 0 Resources held (games 0, 1, 2)"
+    assert reasons[1].startswith("       2 x toll unpaid: open C7 (toll 1);")
+    more = "    and 4 more reasons (4 games): --json lists them all (sealed_games)"
+    assert text.splitlines()[text.splitlines().index(reasons[-1]) + 1] == more
+    assert sum(int(r.split(" x ")[0]) for r in reasons) + 4 == len(games)
+    # ten reasons or fewer: each has its line, and no line counts the rest
+    text = report_text({**rep, "sealed_games": games[:13]})
+    assert sum(" x toll unpaid" in line for line in text.splitlines()) == 10 and "more reason" not in text
+
+
 def test_a_backtracked_path_does_not_seal_the_trail():
     """Backtrack: "Simply replace the Path Token on top of that Path ... You then must Explore a different Path."
     When the Path put back is the only one the player can pay for, the turn ends without an explore, but the

@@ -166,6 +166,17 @@ def test_cli_out_named_like_a_map_file_is_refused_not_made_a_folder(tmp_path):
     assert r.exit_code == 0 and [p.name for p in out.iterdir()] == ["fauna-7.toml"]
 
 
+def test_a_profile_no_map_can_meet_is_the_file_the_error_names(tmp_path):
+    """`generate --profile twenty-forts.toml` printed "error: no fauna map can meet ..." without the FILE the
+    convention asks for (`error: FILE: what`); the profile is what is wrong, so the line names it."""
+    p = tmp_path / "forts.toml"
+    p.write_text('chapter = "fauna"\n[counts]\nFt = [20, 20]\n', encoding="utf-8")
+    r = run("generate", "-c", "fauna", "--seed", "1", "--profile", str(p), "--time-limit", "20")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.startswith(f"error: {p}: no fauna map can meet all of these together: rule F2 ")
+    assert r.stderr.count("\n") == 1
+
+
 @pytest.mark.slow
 def test_cli_json_and_errors(tmp_path):
     r = run("generate", "-c", "training", "--seed", "2", "--json")

@@ -363,6 +363,15 @@ def test_the_play_gap_interval_is_newcombes_for_two_rates():
     assert Play(figures("scout", 0, 10), figures("oracle", 10, 10)).gap_interval[1] == 1.0
 
 
+def test_the_header_says_the_seed_is_the_games_seed():
+    """The header "fauna-5.toml: fauna, seed 0: FLAGGED" read as the map's seed (that map's own is 5): it is
+    --seed, the seed of the games played, and the header says so."""
+    from mapgen.quality import NO_CHECKS
+
+    header = report_text(MapGrade("fauna-5.toml", "fauna", 7, {}, None, NO_CHECKS)).split("\n")[0]
+    assert header == "fauna-5.toml: fauna, games seed 7: passes"
+
+
 def test_the_deduction_line_says_what_its_figures_mean():
     """A designer read "Gentle: 9 guesses before every target is known, largest reason 0, 0% of steps deduced":
     "largest reason 0" meant nothing. The line now says it in mapgen deduce's words, and Training (no targets)

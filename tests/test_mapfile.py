@@ -97,6 +97,16 @@ def test_an_unknown_field_is_refused_naming_it(text):
     )
 
 
+@pytest.mark.parametrize(
+    ("key", "meant"), [("Peak", "peak"), ("FORT_PATTERN", "fort_pattern"), ("greekfire", "greek_fire")]
+)
+def test_an_unknown_field_names_the_field_it_most_likely_meant(key, meant):
+    """`Peak = "D4"` is refused suggesting `peak` (case first, then spelling), as `--chapter faun` suggests fauna."""
+    with pytest.raises(MapFileError) as e:
+        parse_map(f'{key} = "D4"\n' + FAUNA, "m.toml")
+    assert str(e.value).startswith(f"m.toml: unknown field {key!r}: did you mean {meant}? (map files have: chapter, ")
+
+
 def test_number_and_name_survive_a_round_trip():
     m = parse_map('number = 101\nname = "Bitterroot \\"pass\\""\n' + FAUNA)
     assert (m.briefing.number, m.briefing.name) == (101, 'Bitterroot "pass"')

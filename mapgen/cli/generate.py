@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mapgen.cli.errors import BadInput, about
+from mapgen.cli.errors import BROKEN, BadInput, about, exit_code
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
@@ -151,16 +151,23 @@ def generate(
         )
         return
 
-    summary = generate_batch(
-        chapter_name.lower(),
-        seed=seed,
-        count=count,
-        out_dir=out_dir,
-        profile_file=profile_file,
-        time_limit=10.0 if time_limit is None else time_limit,
-        force=force,
-        progress=not as_json and out_dir is not None,
-    )
+    try:
+        summary = generate_batch(
+            chapter_name.lower(),
+            seed=seed,
+            count=count,
+            out_dir=out_dir,
+            profile_file=profile_file,
+            time_limit=10.0 if time_limit is None else time_limit,
+            force=force,
+            progress=not as_json and out_dir is not None,
+        )
+    except Exception as e:
+        # a request no map can meet (exit 1) with --profile: the profile is what is wrong, so it is the line's
+        # FILE (`error: twenty-forts.toml: no fauna map can meet ...`); a time-out names no file (more time may do)
+        if profile_file and exit_code(e) == BROKEN and not getattr(e, "mapgen_subject", None):
+            e.mapgen_subject = profile_file  # type: ignore[attr-defined]
+        raise
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif out_dir is None:

@@ -16,7 +16,6 @@ import click
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
     FiniteRange,
-    did_you_mean,
     jobs_option,
     map_argument,
     reject,
@@ -24,6 +23,7 @@ from mapgen.cli.options import (
     time_limit_option,
 )
 from mapgen.deduce_text import TIERS
+from mapgen.inputs import did_you_mean
 
 
 def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] | None:

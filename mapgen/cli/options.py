@@ -16,6 +16,7 @@ import maps
 from constraints.catalogue import chapter_names as registry_names
 from constraints.catalogue import check_map, get_chapter, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
+from mapgen.inputs import near_name
 from mapgen.mapfile import cell_code, read_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
@@ -186,21 +187,6 @@ def chapter_option(*names: str, **kw):
         )(f)
 
     return deco
-
-
-def near_name(value: str, names) -> str | None:
-    """The one of ``names`` a misspelt ``value`` most likely meant (``heuristc`` -> ``heuristic``), or None."""
-    import difflib  # deferred: only for a value that is not a choice
-
-    low = {n.lower(): n for n in names}
-    near = difflib.get_close_matches(str(value).lower(), list(low), n=1, cutoff=0.75)
-    return low[near[0]] if near else None
-
-
-def did_you_mean(value: str, names) -> str:
-    """``": did you mean heuristic?"`` for a misspelt ``value`` near one of ``names``, else ``""``."""
-    near = near_name(value, names)
-    return f": did you mean {near}?" if near else ""
 
 
 class NearChoice(click.Choice):
