@@ -118,6 +118,9 @@ def test_the_text_shows_the_ten_most_frequent_sealed_reasons_and_counts_the_rest
     more = "    and 4 more reasons (4 games): --json lists them all (sealed_games)"
     assert text.splitlines()[text.splitlines().index(reasons[-1]) + 1] == more
     assert sum(int(r.split(" x ")[0]) for r in reasons) + 4 == len(games)
+    # a frequent reason lists its first 8 games and counts the rest (fauna-1's first line of 1000 games listed 116)
+    many = report_text({**rep, "sealed_games": [toll(g, 0) for g in range(30)]})
+    assert "  30 x toll unpaid: open C7 (toll 0); 0 Resources held (games 0, 1, 2, 3, 4, 5, 6, 7 and 22 more)" in many
     # ten reasons or fewer: each has its line, and no line counts the rest
     text = report_text({**rep, "sealed_games": games[:13]})
     assert sum(" x toll unpaid" in line for line in text.splitlines()) == 10 and "more reason" not in text

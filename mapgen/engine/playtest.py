@@ -314,8 +314,9 @@ def report_text(rep: dict) -> str:
     return "\n".join(lines)
 
 
-#: the sealed reasons the text report shows one by one, the most frequent first (a 1000-game fauna-1 run had 180)
-SEALED_SHOWN = 10
+#: the sealed reasons the text report shows one by one, the most frequent first (a 1000-game fauna-1 run had 180),
+#: and the game numbers a reason's line lists (the first line of that run listed 116)
+SEALED_SHOWN, SEALED_GAMES_SHOWN = 10, 8
 
 
 def _sealed_lines(games: list[dict], shown: int = SEALED_SHOWN) -> list[str]:
@@ -328,7 +329,10 @@ def _sealed_lines(games: list[dict], shown: int = SEALED_SHOWN) -> list[str]:
     ranked = sorted(by.items(), key=lambda x: (-len(x[1]), x[0]))
     lines = []
     for why, ks in ranked[:shown]:
-        lines.append(f"    {len(ks):>4} x {why} (game{'s' if len(ks) > 1 else ''} {', '.join(map(str, ks))})")
+        listed = ", ".join(map(str, ks[:SEALED_GAMES_SHOWN]))
+        if len(ks) > SEALED_GAMES_SHOWN:
+            listed += f" and {len(ks) - SEALED_GAMES_SHOWN} more"
+        lines.append(f"    {len(ks):>4} x {why} (game{'s' if len(ks) > 1 else ''} {listed})")
     rest = ranked[shown:]
     if rest:
         n = sum(len(ks) for _, ks in rest)
