@@ -175,6 +175,9 @@ def test_a_profile_no_map_can_meet_is_the_file_the_error_names(tmp_path):
     assert r.exit_code == 1 and r.stdout == ""
     assert r.stderr.startswith(f"error: {p}: no fauna map can meet all of these together: rule F2 ")
     assert r.stderr.count("\n") == 1
+    # the same with a quality target (--grade): the profile, not the search, is what no map can meet
+    r = run("generate", "-c", "fauna", "--seed", "1", "--profile", str(p), "--grade", "tricky", "--time-limit", "20")
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {p}: no fauna map can meet all of these together: ")
 
 
 @pytest.mark.slow

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -135,23 +136,24 @@ def generate(
 
     quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_walled_in)
     if quality is not None:
-        generate_to_target(
-            chapter_name.lower(),
-            quality,
-            seed=seed,
-            count=count,
-            out_dir=out_dir,
-            profile_file=profile_file,
-            time_limit=time_limit,
-            candidates=candidates,
-            jobs=jobs,
-            ray_address=ray_address,
-            force=force,
-            as_json=as_json,
-        )
+        with _profile_named(profile_file):
+            generate_to_target(
+                chapter_name.lower(),
+                quality,
+                seed=seed,
+                count=count,
+                out_dir=out_dir,
+                profile_file=profile_file,
+                time_limit=time_limit,
+                candidates=candidates,
+                jobs=jobs,
+                ray_address=ray_address,
+                force=force,
+                as_json=as_json,
+            )
         return
 
-    try:
+    with _profile_named(profile_file):
         summary = generate_batch(
             chapter_name.lower(),
             seed=seed,
@@ -162,12 +164,6 @@ def generate(
             force=force,
             progress=not as_json and out_dir is not None,
         )
-    except Exception as e:
-        # a request no map can meet (exit 1) with --profile: the profile is what is wrong, so it is the line's
-        # FILE (`error: twenty-forts.toml: no fauna map can meet ...`); a time-out names no file (more time may do)
-        if profile_file and exit_code(e) == BROKEN and not getattr(e, "mapgen_subject", None):
-            e.mapgen_subject = profile_file  # type: ignore[attr-defined]
-        raise
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif out_dir is None:
@@ -175,6 +171,26 @@ def generate(
     else:
         for item in summary:
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
+
+
+@contextmanager
+def _profile_named(profile_file):
+    """A request no map can meet (``GenerationError``, exit 1) with --profile: the profile is what is wrong, so it is
+    the error line's FILE (`error: twenty-forts.toml: no fauna map can meet ...`). A time-out names no file (more
+    time may do), nor does a quality target missed (``TargetMissed``: the search, not the profile)."""
+    try:
+        yield
+    except Exception as e:
+        from mapgen.generate import GenerationError  # deferred: ortools; loaded by the generation that raised
+
+        if (
+            isinstance(e, GenerationError)
+            and profile_file
+            and exit_code(e) == BROKEN
+            and not getattr(e, "mapgen_subject", None)
+        ):
+            e.mapgen_subject = profile_file  # type: ignore[attr-defined]
+        raise
 
 
 def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json):
