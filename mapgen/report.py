@@ -77,14 +77,15 @@ def solve_report(
             min(budget.deadline, time.monotonic() + COUNT_WALL * budget.left()),
             budget.deterministic,
         )
-    if probabilities and method == ODDS_AUTO:  # a compile the count's share would not try, beside the estimates
-        solver.compile_aside(
-            state, COMPILE_SHARE * budget.seconds, budget.deadline, inline_cpu=COMPILE_SHARE * count_budget.seconds
-        )
+    if probabilities and method == ODDS_AUTO:  # the whole question's compile share, beside the estimates
+        solver.compile_aside(state, COMPILE_SHARE * budget.seconds, budget.deadline)
     missing: list[str] = []
     result = None
     try:
-        result = solver.count(state, limit=limit, time_limit=count_budget, possible=possible, seed=seed)
+        result = solver.count(
+            state, limit=limit, time_limit=count_budget, possible=possible, seed=seed,
+            wait_aside=not (probabilities and method == ODDS_AUTO),  # the odds wait for it, after the sampler
+        )  # fmt: skip
     except SolveTimeout as e:
         missing.append("count")
         report["timed_out"] = str(e)

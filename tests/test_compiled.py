@@ -667,7 +667,8 @@ def test_a_larger_budget_compiles_from_fewer_reveals(monkeypatch, tmp_path):
     result = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--json", "--time-limit", "30"])
     assert result.exit_code == 0, result.output
     answer = json.loads(result.output)
-    assert answer["method"] == "d-dnnf" and answer["exact"] and answer["count"] == got.count(state)
+    # exact: the compile (beside the counters) or, when the completions are few, their enumeration before it lands
+    assert answer["method"] in ("d-dnnf", "enumeration") and answer["exact"] and answer["count"] == got.count(state)
 
 
 def test_solve_with_probabilities_compiles_beside_the_estimates():
@@ -696,9 +697,9 @@ def test_solve_with_probabilities_compiles_beside_the_estimates():
 
 
 def test_an_aside_compile_past_its_cpu_budget_leaves_the_estimates(monkeypatch):
-    """A compile beside the estimates starts only where the whole question's share reaches a rung the question's own
-    steps do not; one that does not land within its CPU seconds answers nothing (the sampler's odds stand, no
-    exit 3), and the state is not compiled again with a budget no larger."""
+    """A compile beside the counters starts only below ``COMPILE_FROM`` and where the budget reaches a rung of the
+    ladder; one that does not land within its CPU seconds answers nothing (the estimates stand), and the state is
+    not compiled again with a budget no larger."""
     from mapgen.solving import solve
 
     ch = get_chapter("fauna")
@@ -707,12 +708,28 @@ def test_an_aside_compile_past_its_cpu_budget_leaves_the_estimates(monkeypatch):
     solver = Solver(ch, circuits=CircuitStore(None))
     rung = min(seconds for _, seconds in solve.COMPILE_LADDER["fauna"])
     soon = time.monotonic() + 60
-    assert solver.compile_aside(state, rung / 2, soon, inline_cpu=0.0) is None  # below every rung
-    assert solver.compile_aside(state, rung, soon, inline_cpu=rung) is None  # the question's own steps compile it
+    assert solver.compile_aside(state, rung / 2, soon) is None  # below every rung
+    later = m.hide(i for i in range(m.board.size) if m.board.name(i) not in ("A7", "B7", "C7", "D7", "E7", "F7"))
+    assert solver.compile_aside(later, rung, soon) is None  # from COMPILE_FROM on, compiles are quick: inline
     monkeypatch.setitem(solve.COMPILE_LADDER, "fauna", ((3, 0.01),))
-    aside = solver.compile_aside(state, 0.05, soon, inline_cpu=0.0)
+    aside = solver.compile_aside(state, 0.05, soon)
     assert aside is not None and aside.wait(soon) is None  # d4 needs seconds here, not 0.05 CPU s
     assert solver.circuits.compile(ch, state, 30.0, cpu_limit=0.05) is None  # remembered: not run again
-    assert solver.compile_aside(state, 0.05, soon, inline_cpu=0.0) is not aside  # the finished one is not reused
-    got = solver.odds_answer(state, time_limit=4.0)
-    assert got.method == "sampler" and got.errors
+    assert solver.compile_aside(state, 0.05, soon) is not aside  # the finished one is not reused
+
+
+def test_an_aside_compile_is_cancelled_once_its_state_is_answered_another_way(monkeypatch):
+    """A count whose completions are enumerated has every answer the circuit would give: the compile beside it is
+    stopped (its child killed) instead of running on for its CPU budget."""
+    from mapgen.solving import solve
+
+    ch = get_chapter("fauna")
+    m = maps.load("fauna-2")
+    state = m.hide(i for i in range(m.board.size) if m.board.name(i) not in ("A7", "B7", "C7"))
+    solver = Solver(ch, circuits=CircuitStore(None))
+    aside = solver.compile_aside(state, 60.0, time.monotonic() + 120)
+    assert aside is not None and not aside.done()
+    started = time.monotonic()
+    aside.cancel()
+    assert aside.wait(time.monotonic() + 30) is None and time.monotonic() - started < 5
+    assert not aside.timed_out and solver.circuits.find(ch, state) is None

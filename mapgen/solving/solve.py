@@ -406,16 +406,30 @@ class _Aside:
         self.circuit: Circuit | None = None
         self.timed_out = False  # the wall clock ran out before the CPU budget did
         self._done = threading.Event()
+        self._cancel = threading.Event()
         args = (store, chapter, state, deadline)
         threading.Thread(target=self._run, args=args, name="compile-aside", daemon=True).start()
 
     def _run(self, store: CircuitStore, chapter: Chapter, state: Map, deadline: float) -> None:
         try:
-            self.circuit = store.compile(chapter, state, max(0.05, deadline - time.monotonic()), cpu_limit=self.cpu)
+            self.circuit = store.compile(
+                chapter, state, max(0.05, deadline - time.monotonic()), self._check, cpu_limit=self.cpu
+            )
         except CompileTimeout:
             self.timed_out = True
+        except _Cancelled:
+            pass
         finally:
             self._done.set()
+
+    def _check(self, _waited: float) -> None:
+        """The compile's progress (about every quarter second): ends it once cancelled (its child is killed)."""
+        if self._cancel.is_set():
+            raise _Cancelled
+
+    def cancel(self) -> None:
+        """Stop the compile: its state was answered exactly another way (its completions enumerated)."""
+        self._cancel.set()
 
     def done(self) -> bool:
         return self._done.is_set()
@@ -426,6 +440,10 @@ class _Aside:
         if not self._done.wait(max(0.0, deadline - time.monotonic()) + ASIDE_GRACE) or self.timed_out:
             raise SolveTimeout(f"the time limit ran out while the state was compiled ({self.cpu:g} CPU s budget)")
         return self.circuit
+
+
+class _Cancelled(Exception):
+    """An aside compile no longer needed."""
 
 
 #: Seconds an aside compile's waiter allows past the deadline for the compile's own end (its child is killed at
@@ -526,17 +544,19 @@ class Solver:
         except CompileTimeout:
             raise SolveTimeout(f"the time limit ran out while the state was compiled ({cpu:g} CPU s budget)") from None
 
-    def compile_aside(self, state: Map, cpu: float, deadline: float, *, inline_cpu: float) -> _Aside | None:
-        """Start compiling ``state`` in a thread beside the estimates, within ``cpu`` CPU seconds, when no circuit
-        answers it and that budget reaches the chapter's ``COMPILE_LADDER`` where the question's own steps
-        (``inline_cpu``: the compile share they would have) would not compile it. ``circuit`` and ``odds_answer`` then
-        take its circuit where it lands (``odds_answer`` waits for it after the sampler); whether it lands is decided by
-        its CPU budget, never the load. The one running for ``state`` if there is one; None when none runs or starts.
+    def compile_aside(self, state: Map, cpu: float, deadline: float) -> _Aside | None:
+        """Start compiling ``state`` in a thread beside the other counters and the sampler, within ``cpu`` CPU seconds,
+        when no circuit answers it and it has fewer revealed cells than ``COMPILE_FROM`` (from there compiles take
+        well under a second: inline) but as many as the budget's rung of ``COMPILE_LADDER`` (where a compile may take
+        seconds, or not land). ``count`` and ``odds_answer`` take its circuit as soon as it lands and wait for it
+        before they answer with an estimate; whether it lands is its CPU budget's doing, never the load's. Returns the
+        one running for ``state`` if there is one; None when none runs or starts.
 
-        Measured: ``solve --probabilities`` at its default 10 s gives the count 0.45 of the time, so its compile share
-        (1.5 CPU s) stayed below Fauna's rung at 3 and 4 revealed (2.6 s), where a plain ``solve`` compiled: fauna-1 with
-        A7, B7, C7 revealed got the sampler's unconverged odds (bars up to ±80 points) in 4.7 s, and exact odds in 2.7 s
-        with ``--time-limit 30``."""
+        Measured (``mapgen solve``, default 10 s, its compile share 3.4 CPU s): ``--probabilities`` gave the count 0.45
+        of the time, so its compile share (1.5 CPU s) stayed below Fauna's rung at 3 and 4 revealed (2.6 s): fauna-1
+        with A7, B7, C7 revealed got the sampler's unconverged odds (bars up to ±80 points) in 4.7 s, and exact odds
+        in 2.7 s with ``--time-limit 30``; a plain count ran the compile, Ganak and the estimate one after another.
+        """
         key = _compiled.circuit_key(self.chapter, state)
         running = self._asides.get(key)
         if running is not None and not running.done():
@@ -545,7 +565,7 @@ class Solver:
             self._asides.pop(k, None)
         if self.deterministic or not self.circuits.compiles:
             return None
-        if not compile_from(self.chapter, cpu) <= _revealed(state) < compile_from(self.chapter, inline_cpu):
+        if not compile_from(self.chapter, cpu) <= _revealed(state) < compile_from(self.chapter):
             return None
         if self.circuits.find(self.chapter, state) is not None:
             return None
@@ -909,6 +929,7 @@ class Solver:
         work: float | None = None,
         approximate: bool = True,
         seed: int = 0,
+        wait_aside: bool = True,
     ) -> CountResult:
         """The number of completions, exact when it can be, else a labelled estimate.
 
@@ -932,6 +953,13 @@ class Solver:
         ``exact_counter=False`` skips both counters (enumeration up to ``limit`` only); ``approximate=False`` skips
         ApproxMC only (the odds ask so: an estimated count gives no odds); ``compile=False`` uses only circuits
         already compiled.
+
+        Below ``COMPILE_FROM`` (where a compile that the budget reaches may take seconds, or not land) the compile
+        runs beside the other counters (``compile_aside``): they work while it does, its circuit answers as soon
+        as it lands, and a count without an exact answer waits for it before it returns an estimate
+        (``wait_aside=False``: it does not; ``solve --probabilities`` waits after the sampler instead). Measured:
+        ``mapgen solve fauna-4 --reveal A7,B7,C7`` (no compile within 3.4 CPU s) ran the compile, then Ganak, then
+        the estimate one after another, 6.2 CPU s, and under load 2.5 ran out of its 10 s.
         """
         self.check(state, "Solver.count")
         budget = self.budget(time_limit)
@@ -939,12 +967,34 @@ class Solver:
         self._givens(slot, state)
         wall = exact_counter and compile and not budget.deterministic
         # the compile's share of the budget in CPU seconds: of the nominal seconds, not of what is left
-        got = self.exact_tallies(state, COMPILE_SHARE * budget.seconds if wall else 0.0, deadline=budget.deadline)
+        cpu = COMPILE_SHARE * budget.seconds if wall else 0.0
+        aside = self.compile_aside(state, cpu, budget.deadline) if wall else None
+        got = self.exact_tallies(state, 0.0 if aside is not None else cpu, deadline=budget.deadline)
         if got is not None:
             total, tallies = got
             if total == 0:
                 raise self.explain(state)
             return CountResult(total, True, "d-dnnf", tallies)
+        result = self._count_rest(state, slot, budget, limit, exact_counter, possible, wall, work, approximate, seed)
+        if aside is not None and result.tallies is not None and result.method != "d-dnnf":
+            aside.cancel()  # every answer the circuit would give is here (the completions enumerated)
+        if aside is not None and wait_aside and not result.exact:
+            landed = aside.wait(budget.deadline)
+            if landed is not None:
+                return self._circuit_count(landed, state)
+        return result
+
+    def _circuit_count(self, circuit: Circuit, state: Map) -> CountResult:
+        total, tallies = circuit.tallies(state)
+        if total == 0:
+            raise self.explain(state)
+        return CountResult(total, True, "d-dnnf", tallies)
+
+    def _count_rest(
+        self, state: Map, slot, budget: Budget, limit: int, exact_counter: bool, possible, wall: bool, work, approximate,
+        seed: int,
+    ) -> CountResult:  # fmt: skip
+        """``count`` past the circuits: enumeration, Ganak, then the estimates."""
         deadline = budget.deadline
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
         tally = self._enumerate(
@@ -964,8 +1014,7 @@ class Solver:
         low = max(1, tally.count)  # completions enumerated (the same on any machine), or the one just found
         aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if self._asides else None
         if aside is not None and aside.done() and aside.circuit is not None:  # compiled beside: no estimate needed
-            total, tallies = aside.circuit.tallies(state)
-            return CountResult(total, True, "d-dnnf", tallies)
+            return self._circuit_count(aside.circuit, state)
         if exact_counter and _revealed(state) >= counter_from(self.chapter):
             # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
             tried = wall and (
@@ -995,6 +1044,8 @@ class Solver:
             "note": "proven bounds: at least the completions enumerated, at most the product of every "
             "unrevealed cell's possible terrains",
         }
+        if aside is not None and aside.done() and aside.circuit is not None:
+            return self._circuit_count(aside.circuit, state)
         if exact_counter and approximate and low < high:
             got_smc = self._smc_count(state, possible, SMC_SHARE * budget.seconds, deadline, seed)
             if got_smc is not None:
@@ -1093,7 +1144,7 @@ class Solver:
         hidden = state.unrevealed()
         aside = None  # the compile share of the whole question, beside the count and the sampler (or solve's, running)
         if method == ODDS_AUTO and not budget.deterministic:
-            aside = self.compile_aside(state, COMPILE_SHARE * budget.seconds, deadline, inline_cpu=0.2 * budget.seconds)
+            aside = self.compile_aside(state, COMPILE_SHARE * budget.seconds, deadline)
         if method == ODDS_AUTO:
             got = self._exact_odds(state, limit, budget, counted, possible)
             if got is not None:
@@ -1134,7 +1185,10 @@ class Solver:
     ) -> dict[int, dict[Terrain, float]] | None:
         """Exact shares within the budget, or None."""
         deadline = budget.deadline
-        result = counted or self.count(state, limit=limit, time_limit=budget.part(0.5), approximate=False)
+        # an aside compile is waited for after the sampler (odds_answer), not here
+        result = counted or self.count(
+            state, limit=limit, time_limit=budget.part(0.5), approximate=False, wait_aside=False
+        )
         hidden = state.unrevealed()
         if result.tallies is not None:
             return self._shares(result.tallies, result.count)
