@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from mapgen.board import Board
+from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.terrain import Terrain, quantity
 
@@ -105,11 +106,27 @@ class Map:
         puzzle of it nor a map made from it."""
         return replace(self, meta={k: v for k, v in self.meta.items() if k != "grade"})
 
-    def hide(self, indices: Iterable[int | str]) -> Map:
+    def hide(self, indices: Iterable[int | str] | str) -> Map:
         """A partial map with the given cells unrevealed (their Hill numbers hidden too): indices, or cell names
-        like ``"A7"``."""
-        hidden = {self.board.index(i) if isinstance(i, str) else i for i in indices}
+        like ``"A7"`` (one name alone too); CellError for a cell off the board or neither an index nor a name."""
+        if isinstance(indices, str):  # one cell's name, not its characters
+            indices = [indices]
+        hidden = {self._cell(i) for i in indices}
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))
+
+    def _cell(self, i: int | str) -> int:
+        """The index of a cell given by name or index; CellError off the board (an index was ignored there)."""
+        if isinstance(i, str):
+            return self.board.index(i)
+        if hasattr(i, "__index__") and not isinstance(i, bool):  # an int, or numpy's
+            k = operator.index(i)
+            if 0 <= k < self.board.size:
+                return k
+            raise CellError(f"cell index {k} is off the board (0 to {self.board.size - 1}, {self.board.names[0]} = 0)")
+        raise CellError(
+            f"{i!r} is not a cell: give an index (0 to {self.board.size - 1}) or a name like E3; "
+            "for a row and a column counted from 0, Board.at(r, c) gives the index"
+        )
 
     def start_cells(self) -> list[int]:
         """Cells a first exploration may take: Flora's start Fort, otherwise all of column 7."""

@@ -184,3 +184,13 @@ def test_openspiel_names_the_map_meant():
 
     with pytest.raises(KeyError, match=r"no shipped map named 'fauna1' \(did you mean fauna-1\?\)"):
         pyspiel.load_game("python_corps_of_discovery", {"map": "fauna1", "players": 1})
+
+
+def test_hide_refuses_a_cell_off_the_board_and_takes_one_name_alone(fauna):
+    """``hide([49])``, ``hide([-1])`` and ``hide([(0, 6)])`` hid nothing, silently; ``hide("A7")`` read "A" and "7"."""
+    assert fauna.hide("A7").unrevealed() == [6]
+    for cell, words in ((49, "cell index 49 is off the board"), (-1, "cell index -1 is off the board")):
+        with pytest.raises(CellError, match=words):
+            fauna.hide([cell])
+    with pytest.raises(CellError, match=r"\(0, 6\) is not a cell: give an index .*Board.at\(r, c\)"):
+        fauna.hide([(0, 6)])
