@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
-from mapgen.terrain import Terrain, quantity
+from mapgen.terrain import Terrain, as_terrain, quantity
 
 START_COLUMN = "column 7"
 
@@ -88,8 +88,9 @@ class Map:
         """The terrain of a cell by name (``"A7"``, any case), None when unrevealed; CellError off the board."""
         return self.cells[self.board.index(name)]
 
-    def cells_of(self, terrain: Terrain) -> list[int]:
-        """The indices of the cells revealed as ``terrain``."""
+    def cells_of(self, terrain: Terrain | str) -> list[int]:
+        """The indices of the cells revealed as ``terrain`` (a Terrain or its code, ``"Ft"``)."""
+        terrain = as_terrain(terrain)  # a code was compared with Terrain members: [] on every map
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
     def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:

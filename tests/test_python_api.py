@@ -194,3 +194,8 @@ def test_hide_refuses_a_cell_off_the_board_and_takes_one_name_alone(fauna):
             fauna.hide([cell])
     with pytest.raises(CellError, match=r"\(0, 6\) is not a cell: give an index .*Board.at\(r, c\)"):
         fauna.hide([(0, 6)])
+
+
+def test_cells_of_takes_a_terrain_code(fauna):
+    """``cells_of("Sk")`` compared a code with Terrain members: [] on every map."""
+    assert fauna.cells_of("Sk") == fauna.cells_of(Terrain.SKULL) != []
