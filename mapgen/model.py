@@ -160,8 +160,8 @@ class WrongMapError(InputError, ValueError):
 
 def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
     """``m`` when it is a Map that ``who`` (a function's name, for the message) can take; otherwise an error that
-    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often),
-    WrongMapError for a partial map when ``complete``."""
+    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often) and for
+    a cell that holds anything but a Terrain or None (a code), WrongMapError for a partial map when ``complete``."""
     if not isinstance(m, Map):
         what = (
             f"{type(m).__name__} {m!r}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else type(m).__name__
@@ -169,6 +169,13 @@ def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
         raise TypeError(
             f"{who} takes a Map, not a {what}: read a map file with mapgen.mapfile.read_map(path), "
             'or a shipped map with maps.load("fauna-1")'
+        )
+    bad = next((i for i, t in enumerate(m.cells) if t is not None and not isinstance(t, Terrain)), None)
+    if bad is not None:  # a code where a Terrain belongs: an AttributeError deep inside a rule's check
+        t = m.cells[bad]
+        raise TypeError(
+            f"cell {m.board.name(bad)} holds {t!r}, not a Terrain: a Map's cells are Terrain members or None"
+            + (f" (Terrain.from_code({t!r}) for a code)" if isinstance(t, str) else "")
         )
     if complete and not m.complete:
         gaps = m.unrevealed()

@@ -199,3 +199,11 @@ def test_hide_refuses_a_cell_off_the_board_and_takes_one_name_alone(fauna):
 def test_cells_of_takes_a_terrain_code(fauna):
     """``cells_of("Sk")`` compared a code with Terrain members: [] on every map."""
     assert fauna.cells_of("Sk") == fauna.cells_of(Terrain.SKULL) != []
+
+
+def test_a_code_in_a_map_s_cells_is_named_by_the_rules_and_the_grade(fauna):
+    """``check_map(m.with_cells(["Sk"] * 49))`` raised AttributeError: 'str' object has no attribute 'label'."""
+    from constraints.catalogue import check_map
+
+    with pytest.raises(TypeError, match=r"cell A1 holds 'Sk', not a Terrain.*Terrain.from_code\('Sk'\)"):
+        check_map(fauna.with_cells(["Sk"] * 49))
