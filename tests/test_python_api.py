@@ -207,3 +207,19 @@ def test_a_code_in_a_map_s_cells_is_named_by_the_rules_and_the_grade(fauna):
 
     with pytest.raises(TypeError, match=r"cell A1 holds 'Sk', not a Terrain.*Terrain.from_code\('Sk'\)"):
         check_map(fauna.with_cells(["Sk"] * 49))
+
+
+def test_a_board_given_a_name_or_an_index_off_it_says_so(fauna):
+    """``name(49)`` raised IndexError, ``neighbours("A7", ...)`` a TypeError about tuple indices, ``neighbours(-1,
+    ...)`` answered G7's neighbours and an unknown neighbourhood a bare KeyError."""
+    b = fauna.board
+    assert b.name(6) == "A7" and b.neighbours(6, "orthogonal") == (13, 5)
+    for i in (49, -1):
+        with pytest.raises(CellError, match=rf"{i} is not a cell index of this board \(0 to 48, A1 = 0\)"):
+            b.name(i)
+        with pytest.raises(CellError, match=rf"{i} is not a cell index"):
+            b.neighbours(i, "king")
+    with pytest.raises(CellError, match=r"'A7' is a cell's name where its index belongs: Board.index\('A7'\)"):
+        b.neighbours("A7", "king")
+    with pytest.raises(ValueError, match="unknown neighbourhood 'kings' \\(one of orthogonal, diagonal, king"):
+        b.neighbours(6, "kings")
