@@ -9,7 +9,7 @@ from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, 
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.inputs import MAX_TEXT, Unreadable, parse_toml, read_text, text_problem, unknown_key
-from mapgen.model import START_COLUMN, Briefing, Map, Pattern
+from mapgen.model import START_COLUMN, Briefing, Map, Pattern, expect_map
 from mapgen.terrain import Terrain, quantity
 
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
@@ -269,6 +269,7 @@ def dumps_map(m: Map) -> str:
     """The map as file text, fields in a fixed order (so equal maps give equal bytes)."""
     import tomli_w  # deferred: only writers need it, not the readers (`mapgen validate`)
 
+    expect_map(m, "dumps_map")
     b = m.board
     head: dict = {"chapter": m.chapter}
     br = m.briefing
@@ -294,4 +295,5 @@ def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> No
     """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
     from mapgen.output import write_text  # deferred: only writers need it; atomic, the usual file mode
 
+    expect_map(m, "write_map")
     write_text(path, dumps_map(m), force=overwrite)

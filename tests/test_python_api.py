@@ -223,3 +223,29 @@ def test_a_board_given_a_name_or_an_index_off_it_says_so(fauna):
         b.neighbours("A7", "king")
     with pytest.raises(ValueError, match="unknown neighbourhood 'kings' \\(one of orthogonal, diagonal, king"):
         b.neighbours(6, "kings")
+
+
+@pytest.mark.parametrize("call", ["render_map", "render_sheet", "run_playtest", "play_one", "dumps_map", "write_map"])
+def test_pictures_playtests_and_writers_given_a_name_say_how_to_read_a_map(call, tmp_path):
+    """Each raised AttributeError: 'str' object has no attribute 'unrevealed' (or 'chapter', 'board')."""
+    from mapgen.engine.playtest import Settings, play_one, run_playtest
+    from mapgen.mapfile import dumps_map, write_map
+    from mapgen.render import render_map, render_sheet
+
+    calls = {
+        "render_map": lambda: render_map("fauna-1", tmp_path / "x.svg"),
+        "render_sheet": lambda: render_sheet("fauna-1", tmp_path / "x.pdf"),
+        "run_playtest": lambda: run_playtest("fauna-1", Settings(), 1),
+        "play_one": lambda: play_one("fauna-1", Settings(), 0),
+        "dumps_map": lambda: dumps_map("fauna-1"),
+        "write_map": lambda: write_map("fauna-1", tmp_path / "x.toml"),
+    }
+    with pytest.raises(TypeError, match=rf"{call} takes a Map, not a str 'fauna-1'.*maps\.load"):
+        calls[call]()
+
+
+def test_a_playtest_given_a_bot_s_name_for_its_settings_says_what_to_pass(fauna):
+    from mapgen.engine.playtest import run_playtest
+
+    with pytest.raises(TypeError, match=r"run_playtest takes a Settings, not a str: .*Settings\(bot='heuristic'"):
+        run_playtest(fauna, "heuristic", 1)
