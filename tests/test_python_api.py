@@ -249,3 +249,10 @@ def test_a_playtest_given_a_bot_s_name_for_its_settings_says_what_to_pass(fauna)
 
     with pytest.raises(TypeError, match=r"run_playtest takes a Settings, not a str: .*Settings\(bot='heuristic'"):
         run_playtest(fauna, "heuristic", 1)
+
+
+def test_chapter_for_given_a_chapter_s_name_points_to_get_chapter():
+    from constraints.catalogue import chapter_for
+
+    with pytest.raises(TypeError, match=r"chapter_for takes a Map, not a str: get_chapter\(name\)"):
+        chapter_for("fauna")
