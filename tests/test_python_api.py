@@ -256,3 +256,11 @@ def test_chapter_for_given_a_chapter_s_name_points_to_get_chapter():
 
     with pytest.raises(TypeError, match=r"chapter_for takes a Map, not a str: get_chapter\(name\)"):
         chapter_for("fauna")
+
+
+def test_a_generator_given_a_profile_s_name_says_how_to_load_one():
+    """``Generator("fauna", "default")`` raised AttributeError: 'str' object has no attribute 'applied_to'."""
+    from mapgen.generate import Generator
+
+    with pytest.raises(TypeError, match=r"Generator's profile is a Profile, not a str 'default'.*load_profile"):
+        Generator("fauna", "default")
