@@ -45,10 +45,18 @@ def read_map(path: str | os.PathLike) -> Map:
 
 
 def parse_map(text: str, source: str | None = None) -> Map:
-    """Parse map file text; raises MapFileError (and nothing else) on bad input."""
+    """Parse map file text (``read_map(path)`` reads a file); raises MapFileError (and nothing else) on bad input."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_map takes a map file's text (a str), not a {type(text).__name__}: read_map(path)")
     try:
         data = parse_toml(text)  # a BOM (editors on Windows) is allowed
     except Unreadable as e:
+        line = text.strip()
+        if line and "\n" not in line and "=" not in line:  # a file's path or a shipped map's name, not a file's text
+            raise MapFileError(
+                source,
+                f"{line!r} is not a map file's text: read_map(path) reads a file, maps.load(name) a shipped map",
+            ) from None
         raise MapFileError(source, str(e)) from None
     if not data:  # an empty file, or one of comments only: "missing field 'chapter'" would hide that
         raise MapFileError(source, "the file holds no fields (a map file needs chapter, peak and terrain)")

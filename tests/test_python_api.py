@@ -264,3 +264,13 @@ def test_a_generator_given_a_profile_s_name_says_how_to_load_one():
 
     with pytest.raises(TypeError, match=r"Generator's profile is a Profile, not a str 'default'.*load_profile"):
         Generator("fauna", "default")
+
+
+def test_parse_map_given_a_path_says_to_read_the_file():
+    """``parse_map("examples/state.toml")`` said "not valid TOML (Expected '=' after a key ...)"."""
+    from mapgen.mapfile import MapFileError, parse_map
+
+    with pytest.raises(MapFileError, match=r"'examples/state.toml' is not a map file's text: read_map\(path\)"):
+        parse_map("examples/state.toml")
+    with pytest.raises(MapFileError, match="not valid TOML"):  # text that is a broken file still says so
+        parse_map('chapter = "fauna"\nterrain = ')
