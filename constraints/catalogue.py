@@ -15,17 +15,14 @@ import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from constraints.rules import KINDS, Count, HillNumbers, LineCount, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, read_toml
-from mapgen.model import expect_map
+from mapgen.model import Map, expect_map
 from mapgen.terrain import Terrain, parse_terrain
-
-if TYPE_CHECKING:  # mapgen.model reads boards from this registry
-    from mapgen.model import Map
 
 CHAPTER_DIR = Path(__file__).parent / "chapters"
 BOARDS = {"7x7": FULL, "5x5": TRAINING}
@@ -403,7 +400,9 @@ def load_chapter(path: str | Path) -> Chapter:
 
 
 def chapter_for(m: Map) -> Chapter:
-    """The shipped chapter a map belongs to (its ``chapter`` field)."""
+    """The shipped chapter a map belongs to (its ``chapter`` field); ``get_chapter(name)`` for a chapter's name."""
+    if not isinstance(m, Map):  # a chapter's name most often: an AttributeError on .chapter
+        raise TypeError(f"chapter_for takes a Map, not a {type(m).__name__}: get_chapter(name) for a chapter's name")
     return get_chapter(m.chapter)
 
 

@@ -62,8 +62,16 @@ class Board:
         return tuple(range(self.first_col, self.first_col + self.width))
 
     def name(self, i: int) -> str:
-        """The name of cell index ``i``: ``name(6)`` is ``"A7"`` on the full board."""
-        return self.names[i]
+        """The name of cell index ``i``: ``name(6)`` is ``"A7"`` on the full board; CellError for an index off the
+        board or anything but an index."""
+        try:
+            if i >= 0:
+                return self.names[i]
+        except (IndexError, TypeError):
+            pass
+        if isinstance(i, str):
+            raise CellError(f"{i!r} is a cell's name where its index belongs: Board.index({i!r}) gives the index")
+        raise CellError(f"{i!r} is not a cell index of this board (0 to {self.size - 1}, {self.names[0]} = 0)")
 
     def index(self, name: str) -> int:
         """The index of a cell named like ``E3`` (case-insensitive); CellError if off the board."""
@@ -91,15 +99,24 @@ class Board:
         return None
 
     def neighbours(self, i: int, hood: str) -> tuple[int, ...]:
-        """The on-board neighbours of cell ``i`` in a neighbourhood of ``HOODS`` (``"orthogonal"``, ``"diagonal"``,
-        ``"king"``, ``"diagonal2"``)."""
-        return self.hood(hood)[i]
+        """The on-board neighbours of cell index ``i`` in a neighbourhood of ``HOODS`` (``"orthogonal"``,
+        ``"diagonal"``, ``"king"``, ``"diagonal2"``); CellError for a name (``index(name)`` gives its index) or an
+        index off the board."""
+        table = self.hood(hood)
+        try:
+            return table[i] if i >= 0 else table[self.size]  # a negative index is off the board, not from the end
+        except (IndexError, TypeError):
+            self.name(i)  # raises the CellError that says what was wrong with i
+            raise
 
     def hood(self, hood: str) -> tuple[tuple[int, ...], ...]:
-        """For every cell, the on-board cells of a neighbourhood, in offset order."""
+        """For every cell, the on-board cells of a neighbourhood, in offset order; ValueError for a neighbourhood
+        not in ``HOODS``."""
         table = self._hoods.get(hood)
         if table is None:
-            offsets = HOODS[hood]
+            offsets = HOODS.get(hood)
+            if offsets is None:
+                raise ValueError(f"unknown neighbourhood {hood!r} (one of {', '.join(HOODS)})")
             table = tuple(
                 tuple(j for dr, dc in offsets if (j := self.at(i // self.width + dr, i % self.width + dc)) is not None)
                 for i in range(self.size)

@@ -63,6 +63,11 @@ class Generator:
 
     def __init__(self, chapter: str | Chapter, profile: Profile | None = None, *, time_limit: float = 10.0):
         self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        if profile is not None and not isinstance(profile, Profile):  # a name or a path: an AttributeError below
+            raise TypeError(
+                f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+                "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
+            )
         self.profile = profile or default_profile(self.chapter.name)
         #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.
         self.designed = self.profile.applied_to(self.chapter)

@@ -9,7 +9,7 @@ from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, 
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.inputs import MAX_TEXT, Unreadable, did_you_mean, parse_toml, read_text, text_problem, unknown_key
-from mapgen.model import START_COLUMN, Briefing, Map, Pattern
+from mapgen.model import START_COLUMN, Briefing, Map, Pattern, expect_map
 from mapgen.terrain import Terrain, quantity
 
 KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "greek_fire", "terrain")
@@ -45,10 +45,18 @@ def read_map(path: str | os.PathLike) -> Map:
 
 
 def parse_map(text: str, source: str | None = None) -> Map:
-    """Parse map file text; raises MapFileError (and nothing else) on bad input."""
+    """Parse map file text (``read_map(path)`` reads a file); raises MapFileError (and nothing else) on bad input."""
+    if not isinstance(text, str):
+        raise TypeError(f"parse_map takes a map file's text (a str), not a {type(text).__name__}: read_map(path)")
     try:
         data = parse_toml(text)  # a BOM (editors on Windows) is allowed
     except Unreadable as e:
+        line = text.strip()
+        if line and "\n" not in line and "=" not in line:  # a file's path or a shipped map's name, not a file's text
+            raise MapFileError(
+                source,
+                f"{line!r} is not a map file's text: read_map(path) reads a file, maps.load(name) a shipped map",
+            ) from None
         raise MapFileError(source, str(e)) from None
     if not data:  # an empty file, or one of comments only: "missing field 'chapter'" would hide that
         raise MapFileError(source, "the file holds no fields (a map file needs chapter, peak and terrain)")
@@ -272,6 +280,7 @@ def dumps_map(m: Map) -> str:
     """The map as file text, fields in a fixed order (so equal maps give equal bytes)."""
     import tomli_w  # deferred: only writers need it, not the readers (`mapgen validate`)
 
+    expect_map(m, "dumps_map")
     b = m.board
     head: dict = {"chapter": m.chapter}
     br = m.briefing
@@ -297,4 +306,5 @@ def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> No
     """Write a map file atomically; never replaces an existing file unless ``overwrite``."""
     from mapgen.output import write_text  # deferred: only writers need it; atomic, the usual file mode
 
+    expect_map(m, "write_map")
     write_text(path, dumps_map(m), force=overwrite)

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from mapgen.board import Board
+from mapgen.board import Board, CellError
 from mapgen.errors import InputError
-from mapgen.terrain import Terrain, quantity
+from mapgen.terrain import Terrain, as_terrain, quantity
 
 START_COLUMN = "column 7"
 
@@ -87,8 +88,9 @@ class Map:
         """The terrain of a cell by name (``"A7"``, any case), None when unrevealed; CellError off the board."""
         return self.cells[self.board.index(name)]
 
-    def cells_of(self, terrain: Terrain) -> list[int]:
-        """The indices of the cells revealed as ``terrain``."""
+    def cells_of(self, terrain: Terrain | str) -> list[int]:
+        """The indices of the cells revealed as ``terrain`` (a Terrain or its code, ``"Ft"``)."""
+        terrain = as_terrain(terrain)  # a code was compared with Terrain members: [] on every map
         return [i for i, t in enumerate(self.cells) if t is terrain]
 
     def with_cells(self, cells: Iterable[Terrain | None], hills: dict[int, int] | None = None) -> Map:
@@ -105,11 +107,27 @@ class Map:
         puzzle of it nor a map made from it."""
         return replace(self, meta={k: v for k, v in self.meta.items() if k != "grade"})
 
-    def hide(self, indices: Iterable[int | str]) -> Map:
+    def hide(self, indices: Iterable[int | str] | str) -> Map:
         """A partial map with the given cells unrevealed (their Hill numbers hidden too): indices, or cell names
-        like ``"A7"``."""
-        hidden = {self.board.index(i) if isinstance(i, str) else i for i in indices}
+        like ``"A7"`` (one name alone too); CellError for a cell off the board or neither an index nor a name."""
+        if isinstance(indices, str):  # one cell's name, not its characters
+            indices = [indices]
+        hidden = {self._cell(i) for i in indices}
         return self.with_cells(None if i in hidden else t for i, t in enumerate(self.cells))
+
+    def _cell(self, i: int | str) -> int:
+        """The index of a cell given by name or index; CellError off the board (an index was ignored there)."""
+        if isinstance(i, str):
+            return self.board.index(i)
+        if hasattr(i, "__index__") and not isinstance(i, bool):  # an int, or numpy's
+            k = operator.index(i)
+            if 0 <= k < self.board.size:
+                return k
+            raise CellError(f"cell index {k} is off the board (0 to {self.board.size - 1}, {self.board.names[0]} = 0)")
+        raise CellError(
+            f"{i!r} is not a cell: give an index (0 to {self.board.size - 1}) or a name like E3; "
+            "for a row and a column counted from 0, Board.at(r, c) gives the index"
+        )
 
     def start_cells(self) -> list[int]:
         """Cells a first exploration may take: Flora's start Fort, otherwise all of column 7."""
@@ -142,8 +160,8 @@ class WrongMapError(InputError, ValueError):
 
 def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
     """``m`` when it is a Map that ``who`` (a function's name, for the message) can take; otherwise an error that
-    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often),
-    WrongMapError for a partial map when ``complete``."""
+    says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often) and for
+    a cell that holds anything but a Terrain or None (a code), WrongMapError for a partial map when ``complete``."""
     if not isinstance(m, Map):
         what = (
             f"{type(m).__name__} {m!r}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else type(m).__name__
@@ -151,6 +169,13 @@ def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
         raise TypeError(
             f"{who} takes a Map, not a {what}: read a map file with mapgen.mapfile.read_map(path), "
             'or a shipped map with maps.load("fauna-1")'
+        )
+    bad = next((i for i, t in enumerate(m.cells) if t is not None and not isinstance(t, Terrain)), None)
+    if bad is not None:  # a code where a Terrain belongs: an AttributeError deep inside a rule's check
+        t = m.cells[bad]
+        raise TypeError(
+            f"cell {m.board.name(bad)} holds {t!r}, not a Terrain: a Map's cells are Terrain members or None"
+            + (f" (Terrain.from_code({t!r}) for a code)" if isinstance(t, str) else "")
         )
     if complete and not m.complete:
         gaps = m.unrevealed()

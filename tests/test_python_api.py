@@ -184,3 +184,93 @@ def test_openspiel_names_the_map_meant():
 
     with pytest.raises(KeyError, match=r"no shipped map named 'fauna1' \(did you mean fauna-1\?\)"):
         pyspiel.load_game("python_corps_of_discovery", {"map": "fauna1", "players": 1})
+
+
+def test_hide_refuses_a_cell_off_the_board_and_takes_one_name_alone(fauna):
+    """``hide([49])``, ``hide([-1])`` and ``hide([(0, 6)])`` hid nothing, silently; ``hide("A7")`` read "A" and "7"."""
+    assert fauna.hide("A7").unrevealed() == [6]
+    for cell, words in ((49, "cell index 49 is off the board"), (-1, "cell index -1 is off the board")):
+        with pytest.raises(CellError, match=words):
+            fauna.hide([cell])
+    with pytest.raises(CellError, match=r"\(0, 6\) is not a cell: give an index .*Board.at\(r, c\)"):
+        fauna.hide([(0, 6)])
+
+
+def test_cells_of_takes_a_terrain_code(fauna):
+    """``cells_of("Sk")`` compared a code with Terrain members: [] on every map."""
+    assert fauna.cells_of("Sk") == fauna.cells_of(Terrain.SKULL) != []
+
+
+def test_a_code_in_a_map_s_cells_is_named_by_the_rules_and_the_grade(fauna):
+    """``check_map(m.with_cells(["Sk"] * 49))`` raised AttributeError: 'str' object has no attribute 'label'."""
+    from constraints.catalogue import check_map
+
+    with pytest.raises(TypeError, match=r"cell A1 holds 'Sk', not a Terrain.*Terrain.from_code\('Sk'\)"):
+        check_map(fauna.with_cells(["Sk"] * 49))
+
+
+def test_a_board_given_a_name_or_an_index_off_it_says_so(fauna):
+    """``name(49)`` raised IndexError, ``neighbours("A7", ...)`` a TypeError about tuple indices, ``neighbours(-1,
+    ...)`` answered G7's neighbours and an unknown neighbourhood a bare KeyError."""
+    b = fauna.board
+    assert b.name(6) == "A7" and b.neighbours(6, "orthogonal") == (13, 5)
+    for i in (49, -1):
+        with pytest.raises(CellError, match=rf"{i} is not a cell index of this board \(0 to 48, A1 = 0\)"):
+            b.name(i)
+        with pytest.raises(CellError, match=rf"{i} is not a cell index"):
+            b.neighbours(i, "king")
+    with pytest.raises(CellError, match=r"'A7' is a cell's name where its index belongs: Board.index\('A7'\)"):
+        b.neighbours("A7", "king")
+    with pytest.raises(ValueError, match="unknown neighbourhood 'kings' \\(one of orthogonal, diagonal, king"):
+        b.neighbours(6, "kings")
+
+
+@pytest.mark.parametrize("call", ["render_map", "render_sheet", "run_playtest", "play_one", "dumps_map", "write_map"])
+def test_pictures_playtests_and_writers_given_a_name_say_how_to_read_a_map(call, tmp_path):
+    """Each raised AttributeError: 'str' object has no attribute 'unrevealed' (or 'chapter', 'board')."""
+    from mapgen.engine.playtest import Settings, play_one, run_playtest
+    from mapgen.mapfile import dumps_map, write_map
+    from mapgen.render import render_map, render_sheet
+
+    calls = {
+        "render_map": lambda: render_map("fauna-1", tmp_path / "x.svg"),
+        "render_sheet": lambda: render_sheet("fauna-1", tmp_path / "x.pdf"),
+        "run_playtest": lambda: run_playtest("fauna-1", Settings(), 1),
+        "play_one": lambda: play_one("fauna-1", Settings(), 0),
+        "dumps_map": lambda: dumps_map("fauna-1"),
+        "write_map": lambda: write_map("fauna-1", tmp_path / "x.toml"),
+    }
+    with pytest.raises(TypeError, match=rf"{call} takes a Map, not a str 'fauna-1'.*maps\.load"):
+        calls[call]()
+
+
+def test_a_playtest_given_a_bot_s_name_for_its_settings_says_what_to_pass(fauna):
+    from mapgen.engine.playtest import run_playtest
+
+    with pytest.raises(TypeError, match=r"run_playtest takes a Settings, not a str: .*Settings\(bot='heuristic'"):
+        run_playtest(fauna, "heuristic", 1)
+
+
+def test_chapter_for_given_a_chapter_s_name_points_to_get_chapter():
+    from constraints.catalogue import chapter_for
+
+    with pytest.raises(TypeError, match=r"chapter_for takes a Map, not a str: get_chapter\(name\)"):
+        chapter_for("fauna")
+
+
+def test_a_generator_given_a_profile_s_name_says_how_to_load_one():
+    """``Generator("fauna", "default")`` raised AttributeError: 'str' object has no attribute 'applied_to'."""
+    from mapgen.generate import Generator
+
+    with pytest.raises(TypeError, match=r"Generator's profile is a Profile, not a str 'default'.*load_profile"):
+        Generator("fauna", "default")
+
+
+def test_parse_map_given_a_path_says_to_read_the_file():
+    """``parse_map("examples/state.toml")`` said "not valid TOML (Expected '=' after a key ...)"."""
+    from mapgen.mapfile import MapFileError, parse_map
+
+    with pytest.raises(MapFileError, match=r"'examples/state.toml' is not a map file's text: read_map\(path\)"):
+        parse_map("examples/state.toml")
+    with pytest.raises(MapFileError, match="not valid TOML"):  # text that is a broken file still says so
+        parse_map('chapter = "fauna"\nterrain = ')

@@ -21,7 +21,7 @@ from mapgen.engine.walls import sealed_words
 from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, read_json
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.terrain import quantity
 from mapgen.workers import ctrl_c_held, start_worker
@@ -69,6 +69,17 @@ def game_seed(seed: int, k: int) -> int:
     return (seed * 1_000_003 + k) & 0x7FFFFFFF
 
 
+def _expect(m: Map, s: Settings, who: str) -> None:
+    """TypeError that says what to pass when ``m`` is not a Map (a shipped map's name, a path) or ``s`` is not a
+    Settings (a bot's name): an AttributeError from inside the game otherwise."""
+    expect_map(m, who)
+    if not isinstance(s, Settings):
+        raise TypeError(
+            f"{who} takes a Settings, not a {type(s).__name__}: "
+            "mapgen.engine.playtest.Settings(bot='heuristic', players=1, seed=0)"
+        )
+
+
 def make_game(m: Map, s: Settings, seed: int) -> Game:
     return Game(
         m,
@@ -85,6 +96,8 @@ def make_game(m: Map, s: Settings, seed: int) -> Game:
 
 def play_one(m: Map, s: Settings, k: int, keep_actions: bool = False, game: Game | None = None) -> GameRecord:
     """Play game k: chance draws from Random(seed), player p's bot from Random(seed, p)."""
+    if game is None:
+        _expect(m, s, "play_one")
     seed = game_seed(s.seed, k)
     game = game or make_game(m, s, seed)
     state = game.new_initial_state()
@@ -123,6 +136,7 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
 
     ``progress`` is called with the number of games finished so far.
     """
+    _expect(m, s, "run_playtest")
     make_game(m, s, 0)  # settings errors surface here, before any process starts
     if jobs <= 1 or games < 2:
         game = make_game(m, s, 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from constraints.catalogue import ChapterError, get_chapter
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
 from mapgen.render.panel import Panel, briefing, chip, ink_for, legend
 from mapgen.render.style import (
@@ -326,6 +326,7 @@ def map_figure(
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
+    expect_map(m, "map_figure")
     check_overlays(m, forced, heat, heat_bounds)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
@@ -391,6 +392,7 @@ def render_map(
     ``heat_bounds``: the sampler's 95% upper bound where its estimate is 0 but the cell may hold the terrain,
     ``Solver.heat_answer``). The format comes from the suffix.
     """
+    expect_map(m, "render_map")
     fmt = output_format(path, fmt)
     fig = map_figure(
         m,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 
 from constraints.catalogue import get_chapter
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.render.board import (
     _chapter_info,
     board_extent,
@@ -188,6 +188,7 @@ def render_sheet(
     force: bool = True,
 ) -> Rendered:
     """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
+    expect_map(m, "render_sheet")
     fmt = output_format(path)
     if fmt != "pdf":
         raise RenderError(f"{path}: a printable sheet is a PDF; name the file .pdf")
