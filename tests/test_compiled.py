@@ -718,10 +718,9 @@ def test_an_aside_compile_past_its_cpu_budget_leaves_the_estimates(monkeypatch):
     assert solver.compile_aside(state, 0.05, soon) is not aside  # the finished one is not reused
 
 
-def test_an_aside_compile_is_cancelled_once_its_state_is_answered_another_way(monkeypatch):
+def test_an_aside_compile_is_cancelled_once_its_state_is_answered_another_way():
     """A count whose completions are enumerated has every answer the circuit would give: the compile beside it is
     stopped (its child killed) instead of running on for its CPU budget."""
-    from mapgen.solving import solve
 
     ch = get_chapter("fauna")
     m = maps.load("fauna-2")
