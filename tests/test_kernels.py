@@ -22,6 +22,7 @@ def test_a_first_solve_compiles_the_loops_before_its_time_limit_and_says_so(tmp_
     state = tmp_path / "state.toml"
     state.write_text(dumps_map(m.hide(range(5))), encoding="utf-8")
     warmed = []
+    monkeypatch.setattr(solve, "_WARM", False)  # a new process
     monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
     monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
     r = CliRunner().invoke(main, ["solve", str(state), "--time-limit", "30"])
@@ -30,3 +31,20 @@ def test_a_first_solve_compiles_the_loops_before_its_time_limit_and_says_so(tmp_
     monkeypatch.setattr(solve, "kernels_on_disk", lambda: True)
     again = CliRunner().invoke(main, ["solve", str(state), "--time-limit", "30"])
     assert again.exit_code == 0 and "first use" not in again.stderr and warmed == [1]
+
+
+def test_a_first_question_from_python_compiles_the_loops_before_its_budget(monkeypatch):
+    """From Python, the first sampled odds on a fresh install compiled the loops inside the question's time limit
+    (SolveTimeout after 14.7 s with 10 s): they are compiled first, once a process."""
+    from mapgen.solving import solve
+
+    m = maps.load("training-1")
+    warmed = []
+    monkeypatch.setattr(solve, "_WARM", False)
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
+    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    solver = solve.Solver("training")
+    got = solver.odds_answer(m.hide(range(8)), time_limit=20.0, method="sampler")
+    assert got.method == "sampler" and warmed == [1]
+    solver.count(m.hide(range(10)), time_limit=20.0)
+    assert warmed == [1]

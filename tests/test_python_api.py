@@ -274,3 +274,24 @@ def test_parse_map_given_a_path_says_to_read_the_file():
         parse_map("examples/state.toml")
     with pytest.raises(MapFileError, match="not valid TOML"):  # text that is a broken file still says so
         parse_map('chapter = "fauna"\nterrain = ')
+
+
+def test_a_solver_question_given_a_cell_where_seconds_go_says_so():
+    """`Solver.forced(state, "A7")` (the cell as the second argument, where the time limit goes) failed deep inside
+    with "can't multiply sequence by non-int of type 'float'"."""
+    import maps
+    from mapgen.solving.solve import Solver
+
+    s = Solver("training")
+    state = maps.load("training-1").hide(range(5))
+    with pytest.raises(TypeError, match="time_limit: seconds .* not 'A7'"):
+        s.forced(state, "A7")
+    assert s.forced(state, 5) == s.forced(state, 5.0)
+
+
+def test_a_shared_solver_is_had_by_the_chapter_too():
+    """`Solver.for_chapter(get_chapter("fauna"))` raised a ChapterError whose message was the whole Chapter's repr."""
+    from constraints.catalogue import get_chapter
+    from mapgen.solving.solve import Solver
+
+    assert Solver.for_chapter(get_chapter("fauna")) is Solver.for_chapter("fauna")

@@ -301,8 +301,8 @@ def reject(option: str, problem: str):
 def kernels_ready() -> None:
     """Before a timed question that may sample or estimate: on a fresh install the sampler's and the counter's
     loops compile on first use (about 15 CPU s, once); say so and compile them now, outside the time limit."""
-    from mapgen.solving.solve import kernels_on_disk, warm_kernels  # deferred: ortools, when asked
+    from mapgen.solving.solve import ensure_kernels  # deferred: ortools, when asked
 
-    if not kernels_on_disk():
-        click.echo("first use: compiling the sampler's loops (about 15 s, once; numba keeps them)…", err=True)
-        warm_kernels()
+    ensure_kernels(
+        lambda: click.echo("first use: compiling the sampler's loops (about 15 s, once; numba keeps them)…", err=True)
+    )

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import math
+import numbers
 import random
 import threading
 import time
@@ -112,6 +113,23 @@ def warm_kernels() -> None:
     smc.estimate(
         prog, budget=smc.SmcBudget(particles=4, runs=2), check=Solver.for_chapter(m.chapter)._smc_check(state, prog)
     )
+
+
+_WARM = False  # this process has found the compiled loops on disk, or compiled them
+
+
+def ensure_kernels(announce: Callable[[], object] | None = None) -> None:
+    """Before a timed question that may sample or estimate: on a fresh install compile the loops first (about 15 CPU
+    s, once a process), so the question's time limit is its own; ``announce`` is called first when they compile
+    (the CLI says so). From Python the first ``odds_answer`` with the sampler raised SolveTimeout after 14.7 s with
+    a 10 s limit, and the next took 0.8 s."""
+    global _WARM
+    if not _WARM:
+        if not kernels_on_disk():
+            if announce is not None:
+                announce()
+            warm_kernels()
+        _WARM = True
 
 
 def agrees(chapter: Chapter, w, state: Map) -> bool:
@@ -581,8 +599,13 @@ class Solver:
         return None if c is None else c.tallies(state)
 
     @classmethod
-    def for_chapter(cls, name: str) -> Solver:
-        """A process-wide solver for a shipped chapter (models are cached per briefing)."""
+    def for_chapter(cls, name: str | Chapter) -> Solver:
+        """A process-wide solver for a shipped chapter, by name or as its Chapter (models are cached per briefing);
+        a Chapter of house rules gets a solver of its own."""
+        if isinstance(name, Chapter):
+            if name.name not in chapter_names() or get_chapter(name.name) != name:
+                return cls(name)
+            name = name.name
         if name not in cls._shared:
             cls._shared[name] = cls(get_chapter(name))
         return cls._shared[name]
@@ -625,6 +648,9 @@ class Solver:
         (wall-clock or deterministic); a Budget given is used as it is."""
         if isinstance(time_limit, Budget):
             return time_limit
+        if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)):
+            # Solver.forced(state, "A7") failed deep inside with "can't multiply sequence by non-int of type 'float'"
+            raise TypeError(f"time_limit: seconds (a number) or a Budget, not {time_limit!r}")
         return Budget(self.time_limit if time_limit is None else time_limit, self.deterministic)
 
     def _sat(self, slot: _Slot, assumptions: list[int], budget: Budget) -> bool:
@@ -962,6 +988,8 @@ class Solver:
         the estimate one after another, 6.2 CPU s, and under load 2.5 ran out of its 10 s.
         """
         self.check(state, "Solver.count")
+        if exact_counter and approximate:
+            ensure_kernels()  # the estimate's loops: compiled before the budget starts, on a fresh install
         budget = self.budget(time_limit)
         slot = self.slot(state.briefing)
         self._givens(slot, state)
@@ -1139,6 +1167,8 @@ class Solver:
         self.check(state, "Solver.odds_answer")
         if method not in ODDS_METHODS:
             raise ValueError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
+        if method != ODDS_NONE:
+            ensure_kernels()  # a fresh install's first question: the loops compiled before its budget starts
         budget = self.budget(time_limit)
         deadline = budget.deadline
         hidden = state.unrevealed()
