@@ -947,6 +947,8 @@ def test_briefing_badges_never_cover_a_cell_name(base_url, size):
                 assert apart and box["left"] <= badge["left"] and badge["right"] <= box["right"] + 0.5, (path, b)
             said = d.find_element(By.CSS_SELECTOR, '.cell[data-cell="D1"] .sr').get_attribute("textContent")
             assert "Greek Fire" in said and "Greek Fire D1" in text_of(d, "briefing-summary")
+            # the summary names every cell the briefing places: the start was left out on both pages
+            assert "Start D7" in text_of(d, "briefing-summary")
     finally:
         d.quit()
 

@@ -148,8 +148,7 @@ function setBriefing(b, revealed, options) {
     heat.append(MG.el("option", {value: code, text: MG.style(b.chapter, code).label}));
   }
   heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
-    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+  $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
   return dropped;
 }

@@ -126,8 +126,7 @@ function setMap(m, from) {
 
 function summary() {
   const b = S.briefing;
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
-    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+  $("briefing-summary").textContent = MG.briefingSummary(b);
 }
 
 function brushes() {
