@@ -567,6 +567,19 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
     assert "fauna-1" in text_of(driver, "briefing-summary") and "peak=F2" in driver.current_url
 
 
+def test_use_this_briefing_on_a_blank_board_never_speaks_of_0_reveals(driver, base_url):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}")
+    driver.refresh()
+    wait_for(lambda: driver.find_elements(By.ID, "apply-briefing"), what="the briefing form")
+    if not driver.find_element(By.ID, "setup").get_attribute("open"):
+        driver.find_element(By.ID, "briefing-summary").click()
+    driver.find_element(By.ID, "apply-briefing").click()
+    said = wait_for(lambda: text_of(driver, "said"), what="what the page says")
+    assert said == "The same briefing: nothing to change."  # was "your 0 reveals are kept"
+
+
 def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(driver, base_url):
     """The page's side of the exact-answers contract: "compiling": {"seconds"} shows the wait and polls again;
     "method": "d-dnnf" shows exact counts and percentages (the API's answers stubbed in the page)."""

@@ -177,7 +177,8 @@ async function applyBriefing(nb) {
   if (sameBriefing(nb, H.briefing)) {
     H.briefing = {...H.briefing, from: nb.from};
     $("setup").open = false;
-    say(`The same briefing: your ${revealedCount()} reveal${revealedCount() === 1 ? " is" : "s are"} kept.`);
+    const n = revealedCount();
+    say(n ? `The same briefing: your ${n} reveal${n === 1 ? " is" : "s are"} kept.` : "The same briefing: nothing to change.");
     writeHash();
     return;
   }
