@@ -322,6 +322,21 @@ def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the filled map")
 
 
+def test_studio_fill_the_rest_on_a_full_map_says_there_is_nothing_to_fill(driver, base_url):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
+    settled(driver)
+    undo_before = driver.execute_script("return S.undo.length")
+    driver.find_element(By.ID, "fill").click()
+    said = wait_for(lambda: text_of(driver, "message"), what="what the page says")
+    # it said "Filled: ... the new ones are outlined" with no new cell, and left an undo step that changed nothing
+    assert said.startswith("Nothing to fill"), said
+    assert driver.execute_script("return S.undo.length") == undo_before
+
+
 def test_phone_sized_helper_has_large_tap_targets(phone, base_url):
     from selenium.webdriver.common.by import By
 

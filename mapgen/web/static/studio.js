@@ -328,6 +328,7 @@ async function repair(within) {
 }
 
 async function fill() {
+  if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
   say("Filling the blank cells…");
   const body = {from: mapText(), seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
