@@ -618,6 +618,29 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         assert "<1%" in cell(driver, "G1").text
 
 
+def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, base_url):
+    """ "Estimating the chance… 0 s" stood still while the full count was on its way (10 s and more on early
+    Maldonado and Vameter): the seconds go up on the page between the server's answers (the API's answers
+    stubbed in the page: every one says "sampling" for 0 s, the full count comes after 6 s)."""
+    stub = table_stub(
+        """
+          if (JSON.parse(init.body).count === 'full') await new Promise((done) => setTimeout(done, 6000));
+          Object.assign(v, {sampling: {seconds: 0}, heat: null, heat_exact: false});
+          delete v.heat_method; delete v.compiling;"""
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa&heat=Sk")
+        driver.refresh()
+        wait_for(lambda: "Estimating the chance of Skull… 0 s" in text_of(driver, "heat-note"), 30, "sampling")
+        wait_for(lambda: "Estimating the chance of Skull… 3 s" in text_of(driver, "heat-note"), 5, "the seconds")
+        # and never back to 0 when the next answer says 0 again
+        seen = set()
+        for _ in range(40):
+            seen.add(text_of(driver, "heat-note"))
+            time.sleep(0.2)
+        assert "Estimating the chance of Skull… 0 s" not in seen and len(seen) >= 4, seen
+
+
 def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
     """An estimate's interval read "8.7e+2 million to 1.1e+2 billion" (toPrecision's exponent form for
     870 and 110): the count is in words with two significant figures (the API's answer stubbed in the page)."""
