@@ -582,7 +582,7 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
     assert "fauna-1" in text_of(driver, "briefing-summary") and "peak=F2" in driver.current_url
 
 
-def test_use_this_briefing_on_a_blank_board_never_speaks_of_0_reveals(driver, base_url):
+def test_on_a_blank_board_use_this_briefing_and_clear_all_say_why_nothing_changes(driver, base_url):
     from selenium.webdriver.common.by import By
 
     driver.get(f"{base_url}/helper#{FAUNA_1}")
@@ -593,6 +593,8 @@ def test_use_this_briefing_on_a_blank_board_never_speaks_of_0_reveals(driver, ba
     driver.find_element(By.ID, "apply-briefing").click()
     said = wait_for(lambda: text_of(driver, "said"), what="what the page says")
     assert said == "The same briefing: nothing to change."  # was "your 0 reveals are kept"
+    driver.find_element(By.ID, "reset").click()  # Clear all did nothing at all on a blank board
+    wait_for(lambda: text_of(driver, "said") == "Nothing to clear: no Path is revealed.", 5, "what Clear all says")
 
 
 def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(driver, base_url):

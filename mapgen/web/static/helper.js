@@ -688,7 +688,7 @@ async function main() {
   $("print").addEventListener("click", () => window.print());
   $("reset").addEventListener("click", async () => {
     const n = revealedCount();
-    if (!n) return;
+    if (!n) { say("Nothing to clear: no Path is revealed."); return; }
     if (!(await MG.confirm(`Clear all ${n} reveals? Undo brings them back.`, "Clear all", "Keep them"))) return;
     push();
     H.cells = H.cells.map(() => "..");
