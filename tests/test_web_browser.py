@@ -322,6 +322,21 @@ def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the filled map")
 
 
+def test_studio_fill_the_rest_on_a_full_map_says_there_is_nothing_to_fill(driver, base_url):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map")
+    settled(driver)
+    undo_before = driver.execute_script("return S.undo.length")
+    driver.find_element(By.ID, "fill").click()
+    said = wait_for(lambda: text_of(driver, "message"), what="what the page says")
+    # it said "Filled: ... the new ones are outlined" with no new cell, and left an undo step that changed nothing
+    assert said.startswith("Nothing to fill"), said
+    assert driver.execute_script("return S.undo.length") == undo_before
+
+
 def test_phone_sized_helper_has_large_tap_targets(phone, base_url):
     from selenium.webdriver.common.by import By
 
@@ -567,6 +582,21 @@ def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can
     assert "fauna-1" in text_of(driver, "briefing-summary") and "peak=F2" in driver.current_url
 
 
+def test_on_a_blank_board_use_this_briefing_and_clear_all_say_why_nothing_changes(driver, base_url):
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}")
+    driver.refresh()
+    wait_for(lambda: driver.find_elements(By.ID, "apply-briefing"), what="the briefing form")
+    if not driver.find_element(By.ID, "setup").get_attribute("open"):
+        driver.find_element(By.ID, "briefing-summary").click()
+    driver.find_element(By.ID, "apply-briefing").click()
+    said = wait_for(lambda: text_of(driver, "said"), what="what the page says")
+    assert said == "The same briefing: nothing to change."  # was "your 0 reveals are kept"
+    driver.find_element(By.ID, "reset").click()  # Clear all did nothing at all on a blank board
+    wait_for(lambda: text_of(driver, "said") == "Nothing to clear: no Path is revealed.", 5, "what Clear all says")
+
+
 def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(driver, base_url):
     """The page's side of the exact-answers contract: "compiling": {"seconds"} shows the wait and polls again;
     "method": "d-dnnf" shows exact counts and percentages (the API's answers stubbed in the page)."""
@@ -588,6 +618,29 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         wait_for(lambda: text_of(driver, "count") == "1,462,955 maps fit (exact)", what="the exact count")
         assert "33%" in cell(driver, "A1").text and "(exact)" in text_of(driver, "heat-note")
         assert "<1%" in cell(driver, "G1").text
+
+
+def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, base_url):
+    """ "Estimating the chance… 0 s" stood still while the full count was on its way (10 s and more on early
+    Maldonado and Vameter): the seconds go up on the page between the server's answers (the API's answers
+    stubbed in the page: every one says "sampling" for 0 s, the full count comes after 6 s)."""
+    stub = table_stub(
+        """
+          if (JSON.parse(init.body).count === 'full') await new Promise((done) => setTimeout(done, 6000));
+          Object.assign(v, {sampling: {seconds: 0}, heat: null, heat_exact: false});
+          delete v.heat_method; delete v.compiling;"""
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa&heat=Sk")
+        driver.refresh()
+        wait_for(lambda: "Estimating the chance of Skull… 0 s" in text_of(driver, "heat-note"), 30, "sampling")
+        wait_for(lambda: "Estimating the chance of Skull… 3 s" in text_of(driver, "heat-note"), 5, "the seconds")
+        # and never back to 0 when the next answer says 0 again
+        seen = set()
+        for _ in range(40):
+            seen.add(text_of(driver, "heat-note"))
+            time.sleep(0.2)
+        assert "Estimating the chance of Skull… 0 s" not in seen and len(seen) >= 4, seen
 
 
 def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
@@ -947,6 +1000,8 @@ def test_briefing_badges_never_cover_a_cell_name(base_url, size):
                 assert apart and box["left"] <= badge["left"] and badge["right"] <= box["right"] + 0.5, (path, b)
             said = d.find_element(By.CSS_SELECTOR, '.cell[data-cell="D1"] .sr').get_attribute("textContent")
             assert "Greek Fire" in said and "Greek Fire D1" in text_of(d, "briefing-summary")
+            # the summary names every cell the briefing places: the start was left out on both pages
+            assert "Start D7" in text_of(d, "briefing-summary")
     finally:
         d.quit()
 

@@ -181,7 +181,14 @@ const MG = {
     return {set, read};
   },
 
-  // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire.
+  // The briefing in one line, for the summary above the board: every cell the briefing places (Flora's start
+  // and Greek Fire too, as their badges on the board).
+  briefingSummary(b) {
+    const flora = b.chapter === "flora";
+    return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+      + (flora && b.start ? `, Start ${b.start}` : "") + (flora && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+  },
+
   // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire ("Fire" on the cell: "Greek
   // Fire" is wider than a cell beside its name, on a desktop too). Returns the words in full, for the cell's label.
   briefingBadge(b, name, button) {

@@ -148,8 +148,7 @@ function setBriefing(b, revealed, options) {
     heat.append(MG.el("option", {value: code, text: MG.style(b.chapter, code).label}));
   }
   heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
-    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+  $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
   return dropped;
 }
@@ -178,7 +177,8 @@ async function applyBriefing(nb) {
   if (sameBriefing(nb, H.briefing)) {
     H.briefing = {...H.briefing, from: nb.from};
     $("setup").open = false;
-    say(`The same briefing: your ${revealedCount()} reveal${revealedCount() === 1 ? " is" : "s are"} kept.`);
+    const n = revealedCount();
+    say(n ? `The same briefing: your ${n} reveal${n === 1 ? " is" : "s are"} kept.` : "The same briefing: nothing to change.");
     writeHash();
     return;
   }
@@ -289,9 +289,26 @@ function bigCount(n) {
   return `${(r / 10 ** k).toFixed(1)} × ${MG.tenTo(k)}`;
 }
 
+// The seconds of a wait ("compiling", "sampling"): the server's count when its answer came, plus the time since on
+// this page, so the number keeps going up between answers (a full count can take 10 s and more to come back).
+function waited(w) {
+  return Math.round((w.seconds || 0) + (w.at ? (performance.now() - w.at) / 1000 : 0));
+}
+
+// While an answer says "compiling" or "sampling", its seconds go up once a second on the page.
+function tick() {
+  const v = H.view;
+  if (v && (v.compiling || v.sampling) && document.body.classList.contains("busy")) status();
+}
+
+// Write ``text`` into element ``id`` only if it differs: the status is a live region, read aloud on each change.
+function put(id, text) {
+  if ($(id).textContent !== text) $(id).textContent = text;
+}
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
-  if (v.compiling) return `compiling the briefing… ${Math.round(v.compiling.seconds || 0)} s`;
+  if (v.compiling) return `compiling the briefing… ${waited(v.compiling)} s`;
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
   if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
@@ -332,23 +349,23 @@ function status() {
     $("count").textContent = "0 maps fit";
     return;
   }
-  $("count").textContent = countText(v);
+  put("count", countText(v));
   // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
   // is the hint's ("Hint 1 of N forced cells"), which never hints them.
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
   const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
   const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
-  $("forced-line").textContent = `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
-    + " (marked on their tokens)";
+  put("forced-line", `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
+    + " (marked on their tokens)");
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
-    $("target").textContent = t.deduced === null
+    put("target", t.deduced === null
       ? `${label}: known at ${t.known.join(", ") || "no cell yet"}; the rest not worked out yet`
       : t.deduced ? `${label} deduced at ${t.cells.join(", ") || "no cell"}`
-      : `${label}: known at ${t.known.join(", ") || "no cell yet"}; ${t.undecided.length} Paths may still hold one`;
+      : `${label}: known at ${t.known.join(", ") || "no cell yet"}; ${t.undecided.length} Paths may still hold one`);
   } else {
-    $("target").textContent = "";
+    put("target", "");
   }
   const note = $("heat-note");
   note.replaceChildren();
@@ -357,7 +374,7 @@ function status() {
     const exactHeat = v.heat && (v.heat_exact || v.method === "d-dnnf");
     note.textContent = exactHeat ? `Shading: the chance of ${label} on each Path (exact)`
       : v.heat && v.heat_method === "sampler" ? estimateText(v, label)
-      : v.sampling ? `Estimating the chance of ${label}… ${Math.round(v.sampling.seconds || 0)} s`
+      : v.sampling ? `Estimating the chance of ${label}… ${waited(v.sampling)} s`
       : v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
       : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
@@ -401,6 +418,12 @@ async function update() {
     }
     const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
+    for (const wait of ["compiling", "sampling"]) { // stamped, so that the page counts on; never going back
+      const w = r.ok ? r.data[wait] : null;
+      if (!w) continue;
+      const shown = k > 0 && H.view && H.view[wait] ? waited(H.view[wait]) : 0;
+      Object.assign(w, {seconds: Math.max(w.seconds || 0, shown), at: performance.now()});
+    }
     // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
     const failed = !r.ok && (r.status >= 500 || r.status === 0);
     const error = (r.data && r.data.error) || "the server could not answer";
@@ -665,7 +688,7 @@ async function main() {
   $("print").addEventListener("click", () => window.print());
   $("reset").addEventListener("click", async () => {
     const n = revealedCount();
-    if (!n) return;
+    if (!n) { say("Nothing to clear: no Path is revealed."); return; }
     if (!(await MG.confirm(`Clear all ${n} reveals? Undo brings them back.`, "Clear all", "Keep them"))) return;
     push();
     H.cells = H.cells.map(() => "..");
@@ -675,6 +698,7 @@ async function main() {
   $("cancel").addEventListener("click", closePalette);
   $("palette").addEventListener("click", (e) => { if (e.target.id === "palette") closePalette(); });
   document.addEventListener("keydown", onKey);
+  setInterval(tick, 1000);
   $("heat").addEventListener("change", update);
   $("export").addEventListener("click", () => MG.download(`${H.briefing.chapter}-state.toml`, mapText(), "application/toml"));
 }

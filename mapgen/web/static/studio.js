@@ -126,8 +126,7 @@ function setMap(m, from) {
 
 function summary() {
   const b = S.briefing;
-  $("briefing-summary").textContent = `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
-    + (b.chapter === "flora" && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+  $("briefing-summary").textContent = MG.briefingSummary(b);
 }
 
 function brushes() {
@@ -329,6 +328,7 @@ async function repair(within) {
 }
 
 async function fill() {
+  if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
   say("Filling the blank cells…");
   const body = {from: mapText(), seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
