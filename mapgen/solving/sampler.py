@@ -77,7 +77,7 @@ from constraints.rules import (
 )
 from mapgen.model import Map
 from mapgen.solving.kernels import njit  # numba's njit, cached on disk where a folder for it can be written
-from mapgen.solving.unigen import ODDS_SAMPLER, Z95, converged, rhat_json, t95
+from mapgen.solving.unigen import ODDS_SAMPLER, UNSEEN_PER_RUN, Z95, converged, rhat_json, t95, unseen_bound
 from mapgen.terrain import Terrain
 
 #: Default budget of one ``sample_odds`` call (10 s of the sampler's work): chains, sweeps kept per chain, burn-in
@@ -119,9 +119,6 @@ START_PARTICLES, RUNS = 250, 4
 #: 0.586 and 0.661, 94% and 93%, empty boards as before, and flora-1 and maldonado-1 at 3 and 8 revealed, vameter-1
 #: at 5, answered at 12.5, 15 and 25 (12.6-17.9 s wall at 25).
 MID_PARTICLES, MID_SHARE, BASE_SCALE = 1000, 0.25, 0.4
-#: The chains' starts assumed independent where none met a terrain a cell can hold (``unseen_bound``): two a run,
-#: as when each run gave two (starts of one run share ancestors).
-UNSEEN_PER_RUN = 2
 #: Sweeps a chain makes between two looks at the wall clock.
 CHUNK = 10
 
@@ -1339,18 +1336,3 @@ def sample_odds(
     if possible:  # the starts assumed independent for the bound: ``UNSEEN_PER_RUN`` of each group at most
         odds.add_unseen(possible, sum(min(UNSEEN_PER_RUN, groups.count(g)) for g in set(groups)))
     return odds
-
-
-def unseen_bound(chains: int, rhat: float, ess: float) -> float:
-    """A 95% upper bound on the share of a terrain a cell can hold (known exactly) that no chain met.
-
-    Where the chains do not agree (R-hat above ``unigen.RHAT_OK``: islands they cannot leave, Fauna's Forts,
-    Maldonado's tied corners) a terrain may lie on an island none of them started on: with each start an
-    independent near-uniform draw, an island of weight w holds no start of ``chains`` with chance (1 - w) ** chains,
-    so w <= 1 - 0.05 ** (1 / chains) (0.31 for 8 chains). Where they agree, the draws are as ``ess`` independent
-    ones, and a share unseen in them is below 3 / ess (the rule of three: -ln 0.05 = 3.0), never above the island
-    bound."""
-    island = 1.0 - 0.05 ** (1.0 / max(1, chains))
-    if converged(rhat) and ess > 0:
-        return min(island, -math.log(0.05) / ess)
-    return island

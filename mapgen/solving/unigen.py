@@ -141,3 +141,23 @@ def unigen_samples(
             w.append(next(u for u, v in cnf.x[i].items() if v is True or (v is not False and v in true)))
         out.append(tuple(w))
     return out
+
+
+#: The chains' starts assumed independent where none met a terrain a cell can hold (``unseen_bound``): two a run,
+#: as when each run gave two (starts of one run share ancestors).
+UNSEEN_PER_RUN = 2
+
+
+def unseen_bound(chains: int, rhat: float, ess: float) -> float:
+    """A 95% upper bound on the share of a terrain a cell can hold (known exactly) that no chain met.
+
+    Where the chains do not agree (R-hat above ``unigen.RHAT_OK``: islands they cannot leave, Fauna's Forts,
+    Maldonado's tied corners) a terrain may lie on an island none of them started on: with each start an
+    independent near-uniform draw, an island of weight w holds no start of ``chains`` with chance (1 - w) ** chains,
+    so w <= 1 - 0.05 ** (1 / chains) (0.31 for 8 chains). Where they agree, the draws are as ``ess`` independent
+    ones, and a share unseen in them is below 3 / ess (the rule of three: -ln 0.05 = 3.0), never above the island
+    bound."""
+    island = 1.0 - 0.05 ** (1.0 / max(1, chains))
+    if converged(rhat) and ess > 0:
+        return min(island, -math.log(0.05) / ess)
+    return island

@@ -8,11 +8,15 @@ reveals more cells, the draws of S that show T's reveals and T's Hill numbers (`
 completions of T, and, if S's draws were uniform over S's completions, uniform over T's: the agreeing draws
 answer T at once. T's own run answers alone once it has landed; before that the agreeing draws of every kept
 run under T answer together (each run's are uniform over T's completions, so their union is too). The answer's
-shares are the agreeing draws' shares, each with a binomial standard error ``sqrt(q(1 - q) / n_eff)``:
-``q = (k + 1) / (n + 2)`` (Laplace's rule, so that a terrain seen in none of the ``n`` agreeing draws still has
-an error) and ``n_eff`` the sum over the runs of their agreeing draws times ``ess / samples`` (the run's
-effective samples per draw: the chains' draws are correlated; runs started from one another's draws are
-correlated too, which this sum ignores). Its R-hat is the worst of the runs' (the chains' agreement over S).
+shares are the agreeing draws' shares, each with the larger of two standard errors: the binomial
+``sqrt(q(1 - q) / n_eff)``, ``q = (k + 1) / (n + 2)`` (Laplace's rule, so that a terrain seen in none of the
+``n`` agreeing draws still has an error) and ``n_eff`` the sum over the runs of their agreeing draws times
+``ess / samples`` (the run's effective samples per draw: the chains' draws are correlated; runs started from one
+another's draws are correlated too, which this sum ignores); and the spread of the units' shares, a unit being
+the chains of a run that started from one SMC run (or one start), as ``solve`` takes it
+(``sampler.odds_of``): where the chains sit on islands they cannot leave, only their disagreement shows the
+error. A terrain the cell can hold that no agreeing draw shows there gets at least ``unseen_bound``'s error (as
+``solve``'s "up to 31%"). Its R-hat is the worst of the runs' (the chains' agreement over S).
 
 After each answer the pool is refilled in the background: a new run for the state just asked, its chains
 starting from agreeing draws (already a fair sample of it), replaces the oldest. When fewer than
@@ -44,7 +48,7 @@ from constraints.catalogue import Chapter, get_chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.solving.solve import agrees
-from mapgen.solving.unigen import converged, rhat_json
+from mapgen.solving.unigen import UNSEEN_PER_RUN, Z95, converged, rhat_json, t95, unseen_bound
 from mapgen.terrain import Terrain
 from mapgen.workers import start_worker
 
@@ -70,6 +74,9 @@ DEEPEN = int(os.environ.get("MAPGEN_POOL_DEEPEN", "3"))
 KEEP, BRIEFINGS = 6, 16
 #: the OS priority of the process the runs go to, added to the worker's
 NICE = 5
+#: a unit (a run's chains from one SMC run, or one start) counts towards the spread of the shares with at least
+#: this many agreeing draws
+UNIT_ROWS = 5
 
 
 @dataclass
@@ -82,6 +89,8 @@ class Run:
     rhat: float
     ess: float
     used: float = field(default_factory=time.monotonic)
+    #: per chain, the unit it belongs to (chains from one SMC run share one); empty: every chain its own
+    groups: tuple[int, ...] = ()
 
     @property
     def samples(self) -> int:
@@ -98,31 +107,55 @@ class Run:
 
     def agreeing(self, chapter: Chapter, state: Map) -> np.ndarray:
         """The draws [n, cells] that are completions of ``state`` (its reveals, its Hill numbers)."""
+        return self.draws.reshape(-1, self.draws.shape[-1])[self._agree(chapter, state)]
+
+    def units(self, chapter: Chapter, state: Map) -> np.ndarray:
+        """Per draw of ``agreeing``, its unit: the group of the chain that drew it (``groups``)."""
+        chains, sweeps = self.draws.shape[:2]
+        of = np.asarray(self.groups if len(self.groups) == chains else range(chains), dtype=np.int64)
+        return np.repeat(of, sweeps)[self._agree(chapter, state)]
+
+    def _agree(self, chapter: Chapter, state: Map) -> np.ndarray:
+        """Which of the flattened draws are completions of ``state`` (a mask)."""
         flat = self.draws.reshape(-1, self.draws.shape[-1])
         keep = np.ones(len(flat), dtype=bool)
         for i, t in enumerate(state.cells):
             if t is None or self.state.cells[i] is not None:
                 continue
             if t not in self.terrains:
-                return flat[:0]
+                return np.zeros(len(flat), dtype=bool)
             keep &= flat[:, i] == self.terrains.index(t)
-        flat = flat[keep]
         if any(self.state.hills.get(i) != n for i, n in state.hills.items()):  # a new Hill number: a count to check
-            ok = [agrees(chapter, tuple(self.terrains[k] for k in row), state) for row in flat]
-            flat = flat[np.asarray(ok, dtype=bool)] if ok else flat
-        return flat
+            for j in np.flatnonzero(keep):
+                keep[j] = agrees(chapter, tuple(self.terrains[k] for k in flat[j]), state)
+        return keep
 
 
-def estimate(parts: list[tuple[Run, np.ndarray]], state: Map, terrain: Terrain, possible) -> dict:
-    """The table's estimated heat from the agreeing draws of one or more runs (``parts``: (run, rows)): ``heat``
-    and ``heat_error`` per unrevealed cell (0 or 1 with no error where ``possible`` decides it) and the
+def estimate(parts: list[tuple[Run, np.ndarray, np.ndarray]], state: Map, terrain: Terrain, possible) -> dict:
+    """The table's estimated heat from the agreeing draws of one or more runs (``parts``: (run, rows, units)):
+    ``heat`` and ``heat_error`` per unrevealed cell (0 or 1 with no error where ``possible`` decides it) and the
     ``sampler`` summary. Each run's agreeing draws are uniform over the state's completions (if its own draws
     were over its own state's), so their union is too; their effective number is each run's share of
-    effective samples per draw times its agreeing draws, summed; the R-hat is the worst of the runs'."""
+    effective samples per draw times its agreeing draws, summed; the R-hat is the worst of the runs'. The error
+    is the larger of the binomial one and the units' spread (a Student t bar over the units' shares, in units
+    that Z95 errors read, as ``sampler.odds_of`` takes the groups' spread)."""
     b = state.board
-    rows = np.concatenate([r for _, r in parts]) if len(parts) > 1 else parts[0][1]
+    rows = np.concatenate([r for _, r, _ in parts]) if len(parts) > 1 else parts[0][1]
+    # every (run, unit) with enough agreeing draws is one unit of the spread
+    unit = np.concatenate([u * len(parts) + k for k, (_, _, u) in enumerate(parts)]) if parts else np.zeros(0)
+    ids, unit_of, sizes = np.unique(unit, return_inverse=True, return_counts=True)
+    counted = sizes >= UNIT_ROWS
+    units = int(counted.sum())
+    # the starts taken as independent where no draw shows a terrain a cell can hold (``unseen_bound``): per unit, its
+    # chains up to ``UNSEEN_PER_RUN`` (as ``sampler.sample_odds`` counts them)
+    starts = 0
+    for run, _, u in parts:
+        chains = run.draws.shape[0]
+        of = list(run.groups) if len(run.groups) == chains else list(range(chains))
+        starts += sum(min(UNSEEN_PER_RUN, of.count(g)) for g in set(u.tolist()))
     n = len(rows)
-    n_eff = max(1.0, sum(len(r) * (min(1.0, run.ess / run.samples) if run.samples else 1.0) for run, r in parts))
+    n_eff = max(1.0, sum(len(r) * (min(1.0, run.ess / run.samples) if run.samples else 1.0) for run, r, _ in parts))
+    rhat = max(run.rhat for run, _, _ in parts)
     terrains = parts[0][0].terrains  # every run of a briefing numbers the chapter's terrains alike
     k_of = terrains.index(terrain) if terrain in terrains else -1
     heat, error = {}, {}
@@ -131,21 +164,28 @@ def estimate(parts: list[tuple[Run, np.ndarray]], state: Map, terrain: Terrain, 
         if len(ts) == 1 or terrain not in ts:
             heat[b.name(i)], error[b.name(i)] = (1.0 if ts == {terrain} else 0.0), 0.0
             continue
-        k = int((rows[:, i] == k_of).sum()) if k_of >= 0 else 0
+        hit = rows[:, i] == k_of if k_of >= 0 else np.zeros(n, dtype=bool)
+        k = int(hit.sum())
         q = (k + 1) / (n + 2)
         heat[b.name(i)] = round(k / n, 4)
-        error[b.name(i)] = round(math.sqrt(q * (1 - q) / n_eff), 4)
-    rhat = max(run.rhat for run, _ in parts)
+        err = math.sqrt(q * (1 - q) / n_eff)
+        if units >= 2:  # units that disagree (islands the chains cannot leave): their spread is the honest error
+            shares = (np.bincount(unit_of, weights=hit, minlength=len(ids)) / sizes)[counted]
+            err = max(err, float(shares.std(ddof=1)) / math.sqrt(units) * t95(units - 1) / Z95)
+        if k == 0:  # the cell can hold it (``possible``), yet no draw shows it there: at most the unseen bound
+            err = max(err, unseen_bound(starts, rhat, n_eff) / Z95)
+        error[b.name(i)] = round(err, 4)
     summary = {
         "rhat": rhat_json(rhat),
         "converged": converged(rhat),
-        "samples": sum(run.samples for run, _ in parts),
+        "samples": sum(run.samples for run, _, _ in parts),
         "agreeing": n,
         "effective_samples": round(n_eff, 1),
-        "drawn_for": max(sum(t is not None for t in run.state.cells) for run, _ in parts),
-        "own": any(_same_state(run.state, state) for run, _ in parts),
+        "drawn_for": max(sum(t is not None for t in run.state.cells) for run, _, _ in parts),
+        "own": any(_same_state(run.state, state) for run, _, _ in parts),
         "runs": len(parts),
-        "error": "binomial",
+        "units": units,
+        "error": "binomial_or_spread",
     }
     return {"heat": heat, "heat_error": error, "sampler": summary}
 
@@ -174,17 +214,17 @@ class DrawPools:
         key = (chapter.name, state.briefing)
         with self._lock:
             runs = list(self._runs.get(key, ()))
-        parts = [(run, run.agreeing(chapter, state)) for run in runs if run.under(state)]
-        parts = [(run, rows) for run, rows in parts if len(rows)]
-        own = [(run, rows) for run, rows in parts if _same_state(run.state, state)]
+        parts = [(run, run.agreeing(chapter, state), run.units(chapter, state)) for run in runs if run.under(state)]
+        parts = [p for p in parts if len(p[1])]
+        own = [p for p in parts if _same_state(p[0].state, state)]
         best = max(parts, key=lambda p: len(p[1]), default=None)
         if own:
-            for run, _ in own:
+            for run, _, _ in own:
                 run.used = time.monotonic()
             self._answered(key, state)
             return estimate(own, state, terrain, possible)
-        if best is not None and sum(len(rows) for _, rows in parts) >= MIN_AGREE:
-            for run, _ in parts:
+        if best is not None and sum(len(rows) for _, rows, _ in parts) >= MIN_AGREE:
+            for run, _, _ in parts:
                 run.used = time.monotonic()
             self._start(chapter, state, best[1], best[0].terrains)
             self._answered(key, state)
@@ -250,8 +290,8 @@ class DrawPools:
         with self._lock:
             wanted = self._wanted.pop(key, None)
             if got is not None:
-                draws, codes, rhat, ess = got
-                run = Run(state, draws, tuple(Terrain.from_code(c) for c in codes), rhat, ess)
+                draws, codes, rhat, ess, groups = got
+                run = Run(state, draws, tuple(Terrain.from_code(c) for c in codes), rhat, ess, groups=tuple(groups))
                 runs = self._runs.setdefault(key, [])
                 runs.append(run)
                 runs.sort(key=lambda r: r.used)
@@ -326,7 +366,7 @@ def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed:
     """In the runs' process: a sampler run for the state ``text``, ``CHAINS`` chains from ``starts`` (terrain
     numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from ``Solver.chain_starts``
     (near-uniform SMC draws, else a SAT solver's diverse completions). Returns (draws int8 [chains, sweeps,
-    cells], terrain codes, R-hat, effective samples)."""
+    cells], terrain codes, R-hat, effective samples, each chain's unit)."""
     from mapgen.solving import sampler  # deferred: numba's kernels, in the runs' process only
     from mapgen.solving.solve import Solver  # deferred: ortools, in the runs' process only
 
@@ -345,7 +385,12 @@ def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed:
     if not first:
         raise RuntimeError("no completion to start from")
     odds = sampler.sample_odds(chapter, state, first, budget=sampler.Budget(CHAINS, sweeps, burn), seed=seed, threads=1)
-    return odds.draws, [t.code for t in odds.terrains], float(odds.rhat), float(odds.ess)
+    # chains from one SMC run's draws are one unit of the error's spread (sample_odds takes them so); warm starts
+    # (agreeing draws of an earlier run) each their own
+    given = getattr(first, "groups", None)
+    of_start = list(given) if given is not None and len(given) == len(first) else list(range(len(first)))
+    groups = [int(of_start[c % len(first)]) for c in range(CHAINS)]
+    return odds.draws, [t.code for t in odds.terrains], float(odds.rhat), float(odds.ess), groups
 
 
 POOLS = DrawPools()
