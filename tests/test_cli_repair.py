@@ -189,6 +189,23 @@ def test_serve_listens_on_loopback_by_default(monkeypatch):
     assert seen["host"] == "127.0.0.1" and seen["port"] == port
 
 
+def test_serve_on_a_fresh_install_compiles_the_loops_once_before_it_gives_its_address(monkeypatch):
+    """Each worker compiled numba's loops on its own (about 15 s each on 2 cores), and the first requests waited
+    about a minute behind "working…": `serve` compiles them once, says so, then gives its address."""
+    import uvicorn
+
+    from mapgen.solving import solve
+
+    warmed = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: None)
+    monkeypatch.setattr(solve, "_WARM", False)
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)
+    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    r = run("serve", "--port", "18766")
+    assert r.exit_code == 0 and warmed == [1]
+    assert r.stderr.startswith("first use: compiling the sampler's loops") and "mapgen serve: http" in r.stdout
+
+
 def test_serve_warns_when_it_listens_beyond_this_machine(monkeypatch):
     import uvicorn
 

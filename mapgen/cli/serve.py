@@ -29,11 +29,15 @@ def serve(host, port):
         mapgen serve
         mapgen serve --port 8080
     """
+    from mapgen.cli.options import kernels_ready  # deferred: the solver's modules, only when the command runs
     from mapgen.web import serve as run  # deferred: the command's library, only when it runs
     from mapgen.web import url_of  # deferred: the command's library, only when it runs
 
     try:
-        run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")))
+        # prepare: on a fresh install the sampler's loops are compiled once here, said so, once the address is known
+        # to be usable and before the workers start (each compiled them on its own, the first requests waiting about
+        # a minute behind "working…" with no word why)
+        run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")), prepare=kernels_ready)
     except KeyboardInterrupt:
         pass
     if interrupted():  # Ctrl+C stopped the server: exit 130 like every command, naming the address

@@ -41,8 +41,9 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
-    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback)."""
+def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print, prepare=None) -> None:
+    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback);
+    ``prepare`` runs once the address is known to be usable, before the URL is announced."""
     import uvicorn  # deferred: uvicorn, only when serving
 
     try:  # one clear line now rather than uvicorn's log when the port is taken
@@ -59,6 +60,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print) -> None:
             f"warning: listening on {host}: anyone who can reach this machine can use the app "
             "(it has no login); use the default 127.0.0.1 unless you mean it"
         )
+    if prepare is not None:
+        prepare()
     announce(f"mapgen serve: {url_of(host, port)}  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     hosts = LOOPBACK_NAMES if is_loopback(host) else None
     # Ctrl-C: uvicorn shuts down, raises the signal again for the handler in place and swallows the
