@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 
 import numpy as np
 import pytest
@@ -69,6 +70,12 @@ def test_a_board_with_nothing_left_to_fill_counts_one():
 def test_the_interval_on_logs_and_with_dead_runs():
     centre, low, high = smc.interval([10.0, 10.2, 9.8, 10.0])
     assert low < 10.0 < high and centre > 10.0  # the lognormal's mean sits above the logs' mean
+    # runs far apart: never above the mean of their estimates (fauna-1's empty board said 28 times the largest run)
+    logs = [math.log(x) for x in (1.31e7, 2.33e9, 2.98e9, 2.31e11)]
+    centre, low, high = smc.interval(logs)
+    assert math.exp(centre) == pytest.approx((1.31e7 + 2.33e9 + 2.98e9 + 2.31e11) / 4, rel=1e-9)
+    assert math.exp(centre) < 2.31e11
+    assert low < centre < high
     assert smc.interval([5.0, float("-inf"), float("-inf")]) is None  # one run alive: no interval
     assert smc.interval([5.0, 5.0, 5.2, float("-inf")]) is None  # a run died: heavy tails, no interval
     assert smc.interval([5.0]) is None
