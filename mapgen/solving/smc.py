@@ -24,7 +24,8 @@ by theirs (26 of 35 before). Early intervals are rough: the estimator is heavy-t
 Several independent runs (run r seeded from (seed, r)) give the interval: on the logarithms of their estimates
 (nearly normal: the central limit theorem of SMC's log normalising constant, Bérard, Del Moral and Doucet,
 2014), a Student t interval whose centre is moved up by half the runs' log variance (the log of an unbiased,
-lognormal estimate sits that much below the log of its mean). Everything is counted in work (particles, runs),
+lognormal estimate sits that much below the log of its mean); the estimate is that centre, or the runs' own mean
+where that is lower (``interval``). Everything is counted in work (particles, runs),
 never in seconds: the same seed and budget give the same answer on any machine; a wall-clock deadline may only
 cut the runs short (``SmcTimeout``).
 """
