@@ -44,7 +44,8 @@ def test_a_folder_link_opens_the_helper_on_its_map_s_briefing(driver, base_url, 
         what="the briefing",
     )
     fire = "" if m.briefing.greek_fire is None else f", Greek Fire {b.name(m.briefing.greek_fire)}"
-    assert summary == f"Briefing: {m.chapter}, Peak {b.name(m.briefing.peak)}{fire}"
+    start = "" if m.briefing.start is None else f", Start {b.name(m.briefing.start)}"  # Flora's start cell
+    assert summary == f"Briefing: {m.chapter}, Peak {b.name(m.briefing.peak)}{start}{fire}"
     wait_for(lambda: "maps fit" in d.find_element(By.ID, "count").text, what="the first count")
     badge = d.find_element(By.CSS_SELECTOR, f'.cell[data-cell="{b.name(m.briefing.peak)}"] .badge').text
     assert "Peak" in badge
