@@ -591,30 +591,41 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
     assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0
 
 
-def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
-    """A newly seen cell drops exactly the cached weights it can change (``LocalRules.stale``): every cached
-    weight the heuristic reads equals the weights computed afresh from a full recount of the seen cells, in
-    every chapter and with a house rule (H1: "Every Wood is on the outer rows or columns")."""
+def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_path):
+    """The weights the heuristic and the deducer play on (compiled: ``mapgen/solving/bot_kernels.py``) equal, to the
+    bit, the Python reading of the rules (``_local_weights`` on a full recount of the seen cells, the deducer's
+    narrowing) for every cell weighed, in every chapter and with a house rule (H1: "Every Wood is on the outer rows
+    or columns"); and the expected values are the Python sums, in order."""
     import random
 
     from constraints.catalogue import CHAPTER_DIR, load_chapter
+    from mapgen.engine.bots.deducer import DeducerBot
     from mapgen.engine.bots.heuristic import HeuristicBot
     from mapgen.engine.bots.local_rules import LineCounts
     from mapgen.engine.play import play_game
 
     checked = []
 
+    def check(bot, obs, cells, values, evs):
+        known = bot._known(obs)  # (the seen Hills, as the Python reading takes them)
+        for c, ev in zip(cells, evs):
+            bot._counts = LineCounts(known, bot._geo(obs.game).local)
+            w = bot._local_weights(obs, c, known)
+            assert bot._weights(obs, c) == w, obs.game.board.name(c)
+            assert ev == sum(map(float.__mul__, w, values))
+            checked.append(c)
+
     class Checking(HeuristicBot):
         def _expected_values(self, obs, cells, values):
-            if obs.terrain is not self._known_terrain:
-                self._known(obs)
-            known, local = self._known_list, self._geo(obs.game).local
-            for c, w in list(self._weight_cache.items()):
-                kept, self._counts = self._counts, LineCounts(known, local)
-                assert self._local_weights(obs, c, known) == w, obs.game.board.name(c)
-                self._counts = kept
-                checked.append(c)
-            return super()._expected_values(obs, cells, values)
+            evs = super()._expected_values(obs, cells, values)
+            check(self, obs, cells, values, evs)
+            return evs
+
+    class CheckingDeducer(DeducerBot):
+        def _expected_values(self, obs, cells, values):
+            evs = super()._expected_values(obs, cells, values)
+            check(self, obs, cells, values, evs)
+            return evs
 
     path = tmp_path / "riverside.toml"
     path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
@@ -624,7 +635,11 @@ def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
     for g in games:
         for seed in range(3):
             play_game(g.new_initial_state(), [Checking(random.Random(seed))], random.Random(seed))
-    assert len(checked) > 2000
+    plain = len(checked)
+    for seed in range(3):
+        play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
+    assert plain > 2000
+    assert len(checked) - plain > 200
 
 
 def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
