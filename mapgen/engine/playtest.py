@@ -139,7 +139,7 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
     _expect(m, s, "run_playtest")
     make_game(m, s, 0)  # settings errors surface here, before any process starts
     if games / max(1, jobs) >= heuristic.COMPILED_FROM_GAMES:  # enough games a process to repay loading numba
-        heuristic.use_compiled(True)  # the same games: only faster (the workers fork with it)
+        heuristic.prefer_compiled()  # the same games: only faster (the workers fork with it)
     if jobs <= 1 or games < 2:
         game = make_game(m, s, 0)
         out = []

@@ -62,6 +62,13 @@ def use_compiled(on: bool | None) -> None:
     _COMPILED = on
 
 
+def prefer_compiled() -> None:
+    """For a process about to play ``COMPILED_FROM_GAMES`` games or more: the compiled loops, unless
+    ``MAPGEN_BOT_KERNELS=0`` asks for the Python reading."""
+    if os.environ.get("MAPGEN_BOT_KERNELS", "") != "0":
+        use_compiled(True)
+
+
 _CARD_AND_STORES = itemgetter(0, 2)  # a Challenge Row entry [card, tokens, York's stores] -> (card, stores)
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
 #: the terrains whose value has a term of its own (``_terrain_values``): their place in a ``_terrain_kinds`` answer
