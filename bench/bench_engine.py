@@ -17,6 +17,9 @@ decision), ``--ismcts-games`` games per map (seconds to minutes per game). The p
 games per CPU-second on every Fauna map (stretch 20) and a pooled fauna-1..4 win rate at least the planner's measured 58% (stretch:
 within 10 points of the oracle's 76%); the line ``scout@B`` after the table says both, with the win rate's
 95% interval.
+The process plays thousands of games, so the heuristic bots weigh cells in compiled loops (``heuristic.compiled``:
+the same games; numba and the loops loaded before the clock, once a process), as a playtest of 800 games a process
+or more does; ``MAPGEN_BOT_KERNELS=0`` measures the Python reading a short playtest plays.
 Run: ``python -m bench engine`` or ``python -m bench.bench_engine`` (``--games N`` per bot and map,
 ``--bots random,heuristic``, ``--deducer-games N``; ``--bots heuristic,planner,oracle`` for the search
 bots next to the heuristic).
@@ -28,6 +31,7 @@ import argparse
 import time
 from pathlib import Path
 
+from mapgen.engine.bots import heuristic
 from mapgen.engine.playtest import Settings, run_playtest, summarise, wilson
 from mapgen.mapfile import read_map
 
@@ -66,6 +70,8 @@ def bench(path: Path, bot: str, games: int, seed: int = 0, budget: int | None = 
 
     for module in WARM.get(bot, ()):
         importlib.import_module(module)
+    if heuristic.compiled():  # numba and the bots' compiled loops: loaded once a process, before the clock
+        importlib.import_module("mapgen.solving.bot_kernels").warm()
     m = read_map(path)
     s = Settings(bot=bot, seed=seed, budget=budget)
     start = time.process_time()
@@ -117,6 +123,15 @@ def main() -> None:
             runs += [(bot, int(b)) for b in budgets[bot].split(",")]
         else:
             runs.append((bot, None))
+    planned = sum(
+        len(maps) * {"deducer": args.deducer_games, "ismcts": args.ismcts_games, "planner": args.search_games,
+                     "oracle": args.search_games, "scout": args.scout_games}.get(bot, args.games)
+        for bot, _ in runs
+    )  # fmt: skip
+    # the process plays them all: where that repays loading numba, the heuristic bots weigh cells in compiled
+    # loops (the same games), as a playtest of as many games would (``heuristic.COMPILED_FROM_GAMES``)
+    if planned >= heuristic.COMPILED_FROM_GAMES:
+        heuristic.prefer_compiled()
     totals = {}  # (bot, budget) -> (wins, games)
     scouts = []  # per scout budget: (budget, slowest map's games per CPU-second, wins and games on SCOUT_MAPS)
     for bot, budget in runs:

@@ -591,17 +591,19 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
     assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0
 
 
-def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
+def test_the_heuristics_cached_weights_are_never_stale(tmp_path, monkeypatch):
     """A newly seen cell drops exactly the cached weights it can change (``LocalRules.stale``): every cached
     weight the heuristic reads equals the weights computed afresh from a full recount of the seen cells, in
     every chapter and with a house rule (H1: "Every Wood is on the outer rows or columns")."""
     import random
 
     from constraints.catalogue import CHAPTER_DIR, load_chapter
+    from mapgen.engine.bots import heuristic
     from mapgen.engine.bots.heuristic import HeuristicBot
     from mapgen.engine.bots.local_rules import LineCounts
     from mapgen.engine.play import play_game
 
+    monkeypatch.setattr(heuristic, "_COMPILED", False)  # the Python reading, as a short playtest plays it
     checked = []
 
     class Checking(HeuristicBot):
@@ -627,6 +629,59 @@ def test_the_heuristics_cached_weights_are_never_stale(tmp_path):
     assert len(checked) > 2000
 
 
+def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_path, monkeypatch):
+    """The weights the heuristic and the deducer play on (compiled: ``mapgen/solving/bot_kernels.py``) equal, to the
+    bit, the Python reading of the rules (``_local_weights`` on a full recount of the seen cells, the deducer's
+    narrowing) for every cell weighed, in every chapter and with a house rule (H1: "Every Wood is on the outer rows
+    or columns"); and the expected values are the Python sums, in order."""
+    import random
+
+    from constraints.catalogue import CHAPTER_DIR, load_chapter
+    from mapgen.engine.bots import heuristic
+    from mapgen.engine.bots.deducer import DeducerBot
+    from mapgen.engine.bots.heuristic import HeuristicBot
+    from mapgen.engine.bots.local_rules import LineCounts
+    from mapgen.engine.play import play_game
+
+    monkeypatch.setattr(heuristic, "_COMPILED", True)  # the compiled loops, as a long playtest plays them
+    checked = []
+
+    def check(bot, obs, cells, values, evs):
+        known = bot._known(obs)  # (the seen Hills, as the Python reading takes them)
+        for c, ev in zip(cells, evs):
+            bot._counts = LineCounts(known, bot._geo(obs.game).local)
+            w = bot._local_weights(obs, c, known)
+            assert bot._weights(obs, c) == w, obs.game.board.name(c)
+            assert ev == sum(map(float.__mul__, w, values))
+            checked.append(c)
+
+    class Checking(HeuristicBot):
+        def _expected_values(self, obs, cells, values):
+            evs = super()._expected_values(obs, cells, values)
+            check(self, obs, cells, values, evs)
+            return evs
+
+    class CheckingDeducer(DeducerBot):
+        def _expected_values(self, obs, cells, values):
+            evs = super()._expected_values(obs, cells, values)
+            check(self, obs, cells, values, evs)
+            return evs
+
+    path = tmp_path / "riverside.toml"
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    games = [Game(load(name)) for name in ("engine_training_201", "engine_fauna_201", "engine6_flora_201")]
+    games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
+    games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
+    for g in games:
+        for seed in range(3):
+            play_game(g.new_initial_state(), [Checking(random.Random(seed))], random.Random(seed))
+    plain = len(checked)
+    for seed in range(3):
+        play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
+    assert plain > 2000
+    assert len(checked) - plain > 200
+
+
 def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     import json
 
@@ -648,3 +703,24 @@ def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     assert plain["scores"] != house["scores"] or plain["mean_days"] != house["mean_days"]  # the bots play otherwise
     r = CliRunner().invoke(main, ["playtest", fauna, "--rules", str(CHAPTER_DIR / "training.toml")])
     assert r.exit_code == 1 and "for another board" in r.output
+
+
+def test_a_playtest_plays_the_same_games_with_the_compiled_weights_as_without(monkeypatch):
+    """The heuristic bots weigh cells in compiled loops where a process plays enough games to repay loading
+    numba (``heuristic.COMPILED_FROM_GAMES``), else in Python: the same games either way."""
+    from mapgen.engine.bots import heuristic
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    m = load("engine_fauna_201")
+    played = {}
+    for on in (False, True):
+        monkeypatch.setattr(heuristic, "_COMPILED", on)
+        for bot in ("heuristic", "deducer"):
+            recs = run_playtest(m, Settings(bot=bot, seed=5), 12, keep_actions=True)
+            played[on, bot] = [(r.outcome, r.score, r.actions) for r in recs]
+    assert played[False, "heuristic"] == played[True, "heuristic"]
+    assert played[False, "deducer"] == played[True, "deducer"]
+    monkeypatch.setattr(heuristic, "_COMPILED", None)
+    monkeypatch.setattr(heuristic, "COMPILED_FROM_GAMES", 3)
+    run_playtest(m, Settings(bot="heuristic", seed=5), 3)
+    assert heuristic.compiled()  # enough games a process: compiled

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mapgen.engine.bots import BOTS, make_bot
+from mapgen.engine.bots import BOTS, heuristic, make_bot
 from mapgen.engine.game import LEVELS, LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
 from mapgen.engine.traitor import chapter_for_mode
@@ -138,6 +138,8 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
     """
     _expect(m, s, "run_playtest")
     make_game(m, s, 0)  # settings errors surface here, before any process starts
+    if games / max(1, jobs) >= heuristic.COMPILED_FROM_GAMES:  # enough games a process to repay loading numba
+        heuristic.prefer_compiled()  # the same games: only faster (the workers fork with it)
     if jobs <= 1 or games < 2:
         game = make_game(m, s, 0)
         out = []

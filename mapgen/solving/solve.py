@@ -94,7 +94,8 @@ def kernels_on_disk() -> bool:
     from pathlib import Path  # deferred: only where the cache is looked at
 
     cache = Path(__file__).parent / "__pycache__"
-    return all(any(cache.glob(f"{name}-*.nbi")) for name in ("sampler._enumerate", "sampler._chain", "smc._smc"))
+    names = ("sampler._enumerate", "sampler._chain", "smc._smc", "bot_kernels.weights", "bot_kernels.expected_values")
+    return all(any(cache.glob(f"{name}-*.nbi")) for name in names)
 
 
 def warm_kernels() -> None:
@@ -102,8 +103,9 @@ def warm_kernels() -> None:
     first use, about 15 CPU s once, then reads them from its disk cache in about a second), so that the first
     timed question after it does not pay for them: a server's workers at start, a test run's workers."""
     import maps  # deferred: a shipped map to run the loops on, only where they are warmed
-    from mapgen.solving import sampler, smc  # deferred: numba's kernels, loaded only where they are used
+    from mapgen.solving import bot_kernels, sampler, smc  # deferred: numba's kernels, loaded only where they are used
 
+    bot_kernels.warm()  # the heuristic bots' weights (about 3 CPU s to compile)
     m = maps.load("training-1")
     chapter = get_chapter(m.chapter)
     prog = sampler.compile_program(chapter, m.hide(range(m.board.size)))

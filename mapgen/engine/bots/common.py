@@ -142,6 +142,7 @@ class Geometry:
         self.row_slice = [slice((i // w) * w, (i // w + 1) * w) for i in range(n)]
         self.col_slice = [slice(i % w, n, w) for i in range(n)]
         self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
+        self.local_arrays: tuple | None = None  # the heuristic's prior and kernel_tables(local) (made on first use)
         self.value_kinds: tuple | None = None  # the heuristic's _terrain_kinds of chapter_terrains (made on first use)
         # the chapter's rule instances (or the house-rule chapter the game was built with) as local reasoning
         self.local = LocalRules(g.reference.rules, b, g.briefing, g.chapter.terrains)

@@ -552,3 +552,96 @@ READINGS = {
     "pattern": _read_pattern,
     "hill_numbers": _read_hill_numbers,
 }
+
+
+def kernel_tables(lr: LocalRules) -> tuple:
+    """The rule set's tables as arrays for ``kernels.weights`` (its arguments after ``known``, up to ``counted``):
+    made once per ``LocalRules``."""
+    import numpy as np  # deferred: only where the compiled weights are used
+
+    board = lr.board
+    n = board.size
+    tables: list[tuple] = []
+    index: dict[int, int] = {}
+
+    def table_no(table) -> int:
+        k = index.get(id(table))
+        if k is None:
+            k = index[id(table)] = len(tables)
+            tables.append(table)
+        return k
+
+    need, apart = [], []
+    by_start = []
+    by_t: list[int] = []
+    by_least: list[int] = []
+    for table, rules, aparts, by_subject in lr.hoods:
+        g = table_no(table)
+        need += [(g, s, t, least, int(one_way)) for s, t, least, one_way in rules]
+        apart += [(g, s, t, most) for s, t, most in aparts]
+        starts = []
+        for k in range(NT):
+            starts.append(len(by_t))
+            for t, least in by_subject[k] or ():
+                by_t.append(t)
+                by_least.append(least)
+        starts.append(len(by_t))
+        by_start.append(starts)
+    orth_g = table_no(lr.orth) if lr.connected else 0
+    distinct = [(t, table_no(table)) for t, table in lr.distinct]
+    while len(by_start) < len(tables):  # tables of no neighbour rule: no subjects
+        by_start.append([len(by_t)] * (NT + 1))
+    hstart = np.zeros((max(len(tables), 1), n + 1), dtype=np.int64)
+    hcells: list[int] = []
+    for g, table in enumerate(tables):
+        for c in range(n):
+            hstart[g, c] = len(hcells)
+            hcells += table[c]
+        hstart[g, n] = len(hcells)
+    if not by_start:
+        by_start.append([0] * (NT + 1))
+    zero = np.zeros((n, NT), dtype=np.uint8)
+    for c, ts in enumerate(lr.zero):
+        for t in ts:
+            zero[c, t] = 1
+    pstart, rstart, rcell, rterr = [], [0], [], []
+    for _, per_cell in lr.patterns:
+        starts = []
+        for c in range(n):
+            starts.append(len(rstart) - 1)
+            for rot in per_cell[c]:
+                for j, t in rot:
+                    rcell.append(j)
+                    rterr.append(t)
+                rstart.append(len(rcell))
+        starts.append(len(rstart) - 1)
+        pstart.append(starts)
+
+    def ints(rows, width=None):
+        a = np.array(rows, dtype=np.int64)
+        return a.reshape(-1, width) if width else a
+
+    return (
+        board.width,
+        board.height,
+        zero,
+        ints(lr.line_counts, 2),
+        hstart,
+        ints(hcells),
+        ints(need, 5),
+        ints(apart, 4),
+        ints(by_start, NT + 1),
+        ints(by_t),
+        ints(by_least),
+        orth_g,
+        ints(lr.connected),
+        ints(lr.column_pairs, 2),
+        ints(distinct, 2),
+        ints(lr.caps, 2),
+        ints([t for t, _ in lr.patterns]),
+        ints(pstart, n + 1) if pstart else np.zeros((0, n + 1), dtype=np.int64),
+        ints(rstart),
+        ints(rcell),
+        ints(rterr),
+        ints(lr.counted),
+    )
