@@ -591,17 +591,33 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
     assert weights("vameter", {"C3": T.FEZRON_CAMP}, "D4")[T.SKULL] == 0
 
 
+def _weighing_games(tmp_path, bot) -> list:
+    """Three games of ``bot`` on a map of every chapter and on Fauna with a house rule (H1: "Every Wood is on the
+    outer rows or columns"), played; the games."""
+    import random
+
+    from constraints.catalogue import CHAPTER_DIR, load_chapter
+    from mapgen.engine.play import play_game
+
+    path = tmp_path / "riverside.toml"
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    games = [Game(load(name)) for name in ("engine_training_201", "engine_fauna_201", "engine6_flora_201")]
+    games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
+    games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
+    for g in games:
+        for seed in range(3):
+            play_game(g.new_initial_state(), [bot(random.Random(seed))], random.Random(seed))
+    return games
+
+
 def test_the_heuristics_cached_weights_are_never_stale(tmp_path, monkeypatch):
     """A newly seen cell drops exactly the cached weights it can change (``LocalRules.stale``): every cached
     weight the heuristic reads equals the weights computed afresh from a full recount of the seen cells, in
     every chapter and with a house rule (H1: "Every Wood is on the outer rows or columns")."""
-    import random
 
-    from constraints.catalogue import CHAPTER_DIR, load_chapter
     from mapgen.engine.bots import heuristic
     from mapgen.engine.bots.heuristic import HeuristicBot
     from mapgen.engine.bots.local_rules import LineCounts
-    from mapgen.engine.play import play_game
 
     monkeypatch.setattr(heuristic, "_COMPILED", False)  # the Python reading, as a short playtest plays it
     checked = []
@@ -618,14 +634,7 @@ def test_the_heuristics_cached_weights_are_never_stale(tmp_path, monkeypatch):
                 checked.append(c)
             return super()._expected_values(obs, cells, values)
 
-    path = tmp_path / "riverside.toml"
-    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
-    games = [Game(load(name)) for name in ("engine_training_201", "engine_fauna_201", "engine6_flora_201")]
-    games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
-    games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
-    for g in games:
-        for seed in range(3):
-            play_game(g.new_initial_state(), [Checking(random.Random(seed))], random.Random(seed))
+    _weighing_games(tmp_path, Checking)
     assert len(checked) > 2000
 
 
@@ -636,7 +645,6 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
     or columns"); and the expected values are the Python sums, in order."""
     import random
 
-    from constraints.catalogue import CHAPTER_DIR, load_chapter
     from mapgen.engine.bots import heuristic
     from mapgen.engine.bots.deducer import DeducerBot
     from mapgen.engine.bots.heuristic import HeuristicBot
@@ -667,14 +675,7 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
             check(self, obs, cells, values, evs)
             return evs
 
-    path = tmp_path / "riverside.toml"
-    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
-    games = [Game(load(name)) for name in ("engine_training_201", "engine_fauna_201", "engine6_flora_201")]
-    games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
-    games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
-    for g in games:
-        for seed in range(3):
-            play_game(g.new_initial_state(), [Checking(random.Random(seed))], random.Random(seed))
+    games = _weighing_games(tmp_path, Checking)
     plain = len(checked)
     for seed in range(3):
         play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
