@@ -683,6 +683,58 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
     assert len(checked) - plain > 200
 
 
+def test_the_heuristics_compiled_cell_values_are_its_python_reading_to_the_bit(tmp_path, monkeypatch):
+    """The cell values the heuristic and the deducer choose by when compiled (weights, expected values, tolls and
+    the line and neighbour bonuses in ``bot_kernels.cell_values``, the chapter policy's term after) equal, to the
+    bit, the values of the Python loop over the compiled expected values (as a bot whose ``_expected_values`` is
+    its own plays), and the heuristic's equal a Python-read bot's: in every chapter, with a house rule, with
+    Monsters' tolls."""
+    import random
+
+    from mapgen.engine.bots import heuristic
+    from mapgen.engine.bots.deducer import DeducerBot
+    from mapgen.engine.bots.heuristic import HeuristicBot
+    from mapgen.engine.play import play_game
+
+    monkeypatch.setattr(heuristic, "_COMPILED", True)  # the compiled loops, as a long playtest plays them
+    checked = []
+
+    def python_loop(bot, obs, need, cells, values):  # the same bot as one with its own _expected_values
+        fused = type(bot)
+        own = {"_expected_values": fused._expected_values, "_cell_values": HeuristicBot._cell_values}
+        bot.__class__ = type("Unfused", (fused,), own)
+        try:
+            return bot._cell_values(obs, need, cells, values)
+        finally:
+            bot.__class__ = fused
+
+    class Checking(HeuristicBot):
+        def _cell_values(self, obs, need, cells, values):
+            got = super()._cell_values(obs, need, cells, values)
+            assert got == python_loop(self, obs, need, cells, values), obs.game.board.name(cells[0])
+            heuristic.use_compiled(False)
+            try:
+                assert got == HeuristicBot(random.Random(0))._cell_values(obs, need, cells, values)
+            finally:
+                heuristic.use_compiled(True)
+            checked.extend(cells)
+            return got
+
+    class CheckingDeducer(DeducerBot):
+        def _cell_values(self, obs, need, cells, values):
+            got = super()._cell_values(obs, need, cells, values)
+            assert got == python_loop(self, obs, need, cells, values), obs.game.board.name(cells[0])
+            checked.extend(cells)
+            return got
+
+    games = _weighing_games(tmp_path, Checking)
+    plain = len(checked)
+    for seed in range(3):
+        play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
+    assert plain > 2000
+    assert len(checked) - plain > 200
+
+
 def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     import json
 

@@ -94,7 +94,14 @@ def kernels_on_disk() -> bool:
     from pathlib import Path  # deferred: only where the cache is looked at
 
     cache = Path(__file__).parent / "__pycache__"
-    names = ("sampler._enumerate", "sampler._chain", "smc._smc", "bot_kernels.weights", "bot_kernels.expected_values")
+    names = (
+        "sampler._enumerate",
+        "sampler._chain",
+        "smc._smc",
+        "bot_kernels.weights",
+        "bot_kernels.expected_values",
+        "bot_kernels.cell_values",
+    )
     return all(any(cache.glob(f"{name}-*.nbi")) for name in names)
 
 

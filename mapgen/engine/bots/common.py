@@ -144,6 +144,9 @@ class Geometry:
         self.chapter_terrains = tuple((k, t) for k, t in enumerate(TERRAINS) if t in g.chapter.terrains)
         self.local_arrays: tuple | None = None  # the heuristic's prior and kernel_tables(local) (made on first use)
         self.value_kinds: tuple | None = None  # the heuristic's _terrain_kinds of chapter_terrains (made on first use)
+        # the heuristic's compiled cell values: the orthogonal neighbours (start per cell, cells) and each cell's row
+        # and column as a mask per cell, as arrays (``kernels.cell_values``; made on first use)
+        self.cell_arrays: tuple | None = None
         # the chapter's rule instances (or the house-rule chapter the game was built with) as local reasoning
         self.local = LocalRules(g.reference.rules, b, g.briefing, g.chapter.terrains)
         self.hill_line = [frozenset(self.line[h]) for h in range(n)]  # a seen Hill's row and column

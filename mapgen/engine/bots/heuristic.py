@@ -69,6 +69,22 @@ def prefer_compiled() -> None:
         use_compiled(True)
 
 
+_KERNELS = None  # mapgen.solving.bot_kernels once loaded (``_loops``)
+_NO_LINE = np.zeros(0, dtype=np.uint8)  # kernels.cell_values: no single Monster's line
+_NO_TAXES = np.zeros(0)  # kernels.cell_values: no tolls per cell
+
+
+def _loops():
+    """The compiled loops (``mapgen.solving.bot_kernels``), imported on first use: numba, only where the bots
+    compile."""
+    global _KERNELS
+    if _KERNELS is None:
+        from mapgen.solving import bot_kernels  # deferred: numba, loaded only where the bots compile
+
+        _KERNELS = bot_kernels
+    return _KERNELS
+
+
 _CARD_AND_STORES = itemgetter(0, 2)  # a Challenge Row entry [card, tokens, York's stores] -> (card, stores)
 _COMMON = frozenset((WOOD, ROCK, MUD, SKULL))  # Resources worth a little more than the others when not needed
 #: the terrains whose value has a term of its own (``_terrain_values``): their place in a ``_terrain_kinds`` answer
@@ -116,7 +132,7 @@ class HeuristicBot:
         self._counts: LineCounts | None = None  # seen cells of the rule-counted terrains per row and column
         self._hills: list = []  # (cell, number, row and column) of each seen Hill
         self._hills_of: dict | None = None  # the observation's Hill dict _hills was made from
-        self._last_weights: tuple | None = None  # (terrain list, answers, {cell: row}, weights) of the last weighing
+        self._last_weights: tuple | None = None  # (terrain list, answers, cells, weights) of the last weighing
         # the arrays the compiled weights read, each with the observation's object it was made from
         self._k_terrain: list[int] | None = None
         self._k_known: np.ndarray | None = None
@@ -124,6 +140,8 @@ class HeuristicBot:
         self._k_hills: tuple = ()
         self._k_possible_of: object = False
         self._k_possible: np.ndarray | None = None
+        self._k_args: tuple = ()  # kernels.weights' arguments from the above (but cells and out), for _k_args_of
+        self._k_args_of: tuple | None = None  # the geometry's local_arrays _k_args was made with
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
@@ -320,29 +338,33 @@ class HeuristicBot:
             return w
         last = self._last_weights
         if last is not None and last[0] is obs.terrain and last[1] is self._possible_for(obs):
-            i = last[2].get(cell)
-            if i is not None:
-                return last[3][i].tolist()
+            cells = last[2]
+            if cell in cells:  # (a cell weighed twice has the same row twice)
+                return last[3][cells.index(cell)].tolist()
         return self._kernel_weights(obs, [cell])[0].tolist()
 
     def _possible_for(self, obs) -> dict | None:
         """The terrains each cell can still hold, by cell (the deducer's answers); None: the local rules only."""
         return None
 
-    def _kernel_weights(self, obs, cells):
+    def _kernel_weights(self, obs, cells, cell_array=None):
         """The weights of each of ``cells`` (rows, in order), computed in compiled loops (``kernels.weights``):
-        the numbers of ``_local_weights`` on the current view, to the bit."""
+        the numbers of ``_local_weights`` on the current view, to the bit. ``cell_array``: ``cells`` as an int64
+        array, when the caller made it."""
         geo = self._geometry
         if geo is None or self._geo_of is not obs.game:
             geo = self._geo(obs.game)
         tables = geo.local_arrays
         if tables is None:
             tables = geo.local_arrays = (np.array(geo.prior), kernel_tables(geo.local))
+        args = self._k_args if self._k_args_of is tables else None
         terrain = obs.terrain
         if terrain is not self._k_terrain:
             self._k_terrain = terrain
             self._k_known = np.array(terrain, dtype=np.int64)
+            args = None
         if obs.hills is not self._k_hills_of:
+            args = None
             self._k_hills_of = obs.hills
             self._k_hills = (
                 np.array(list(obs.hills), dtype=np.int64),
@@ -359,19 +381,12 @@ class HeuristicBot:
                         m |= 1 << t.index
                     mask[c] = m
             self._k_possible = mask
-        from mapgen.solving import bot_kernels as kernels  # deferred: numba, loaded only where the bots compile
-
+            args = None
+        if args is None:  # the arguments but the cells and the answer, made again when one of them is
+            args = (self._k_known, tables[0], *tables[1], *self._k_hills, self._k_possible, I_WATER)
+            self._k_args, self._k_args_of = args, tables
         out = np.empty((len(cells), NT))
-        kernels.weights(
-            np.array(cells, dtype=np.int64),
-            self._k_known,
-            tables[0],
-            *tables[1],
-            *self._k_hills,
-            self._k_possible,
-            I_WATER,
-            out,
-        )
+        _loops().weights(np.array(cells, dtype=np.int64) if cell_array is None else cell_array, *args, out)
         return out
 
     def _expected_values(self, obs, cells, values: list[float]) -> list[float]:
@@ -385,11 +400,9 @@ class HeuristicBot:
         """
         if compiled():
             ws = self._kernel_weights(obs, cells)
-            self._last_weights = (obs.terrain, self._possible_for(obs), {c: i for i, c in enumerate(cells)}, ws)
-            from mapgen.solving import bot_kernels as kernels  # deferred: numba, loaded only where the bots compile
-
+            self._last_weights = (obs.terrain, self._possible_for(obs), cells, ws)
             got = np.empty(len(cells))
-            kernels.expected_values(ws, np.array(values), got)
+            _loops().expected_values(ws, np.array(values), got)
             return got.tolist()
         if obs.terrain is not self._known_terrain:
             self._known(obs)  # something new was seen: drop the weights that read it
@@ -525,6 +538,11 @@ class HeuristicBot:
         column_bonus = chapter.destiny and not obs.chased
         row_bonus = obs.threats and "kills" in obs.data
         policy = geo.policy
+        if compiled() and type(self)._expected_values is HeuristicBot._expected_values:
+            out = self._kernel_cell_values(obs, cells, values, geo, line, taxes, column_bonus, row_bonus)
+            if policy is not None:  # (its term last, as below)
+                out = [v + policy.cell_value(self, obs, need, cell) for cell, v in zip(cells, out)]
+            return out
         col_slice, row_slice, orth_of = geo.col_slice, geo.row_slice, geo.orth_of
         out = []
         evs = self._expected_values(obs, cells, values)
@@ -550,6 +568,43 @@ class HeuristicBot:
                 v += policy.cell_value(self, obs, need, cell)
             out.append(v)
         return out
+
+    def _kernel_cell_values(self, obs, cells, values, geo, line, taxes, column_bonus, row_bonus) -> list[float]:
+        """``_cell_values`` but the chapter policy's term, in compiled loops (``kernels.weights`` and
+        ``kernels.cell_values``): the same sums in the same order, so the same numbers to the bit. ``line``: the one
+        Monster's row and column (a frozenset of ``Table.lines``), else ``taxes``: each cell's tolls, or None."""
+        arrays = geo.cell_arrays
+        if arrays is None:
+            g = obs.game
+            n = g.board.size
+            ostart = np.zeros(n + 1, dtype=np.int64)
+            ostart[1:] = np.cumsum([len(o) for o in geo.orth])
+            ocells = np.array([j for o in geo.orth for j in o], dtype=np.int64)
+            masks = np.zeros((n, n), dtype=np.uint8)
+            for m, cells_of in enumerate(g.lines):
+                masks[m, list(cells_of)] = 1
+            arrays = geo.cell_arrays = (g.board.width, ostart, ocells, masks)
+        width, ostart, ocells, masks = arrays
+        mask = _NO_LINE if line is None else masks[next(iter(obs.monsters))]  # (``line``: that Monster's lines entry)
+        cell_array = np.array(cells, dtype=np.int64)
+        ws = self._kernel_weights(obs, cells, cell_array)
+        self._last_weights = (obs.terrain, self._possible_for(obs), cells, ws)
+        out = np.empty(len(cells))
+        _loops().cell_values(
+            ws,
+            np.array(values),
+            cell_array,
+            np.frombuffer(obs.explored, dtype=np.uint8),
+            width,
+            ostart,
+            ocells,
+            mask,
+            _NO_TAXES if taxes is None else np.array(taxes, dtype=np.float64),
+            bool(column_bonus),
+            bool(row_bonus),
+            out,
+        )
+        return out.tolist()
 
     def best_cell(self, obs, explores: list[int], need) -> int:
         """The cell to explore this turn; planned once and kept while Lewis and guesses are used."""
