@@ -594,10 +594,8 @@ def test_the_heuristics_local_reasoning_reads_every_rule_kind():
 def _weighing_games(tmp_path, bot) -> list:
     """Three games of ``bot`` on a map of every chapter and on Fauna with a house rule (H1: "Every Wood is on the
     outer rows or columns"), played; the games."""
-    import random
 
     from constraints.catalogue import CHAPTER_DIR, load_chapter
-    from mapgen.engine.play import play_game
 
     path = tmp_path / "riverside.toml"
     path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
@@ -605,9 +603,18 @@ def _weighing_games(tmp_path, bot) -> list:
     games += [Game(load(name)) for name in ("engine6_vameter_201", "engine6_maldonado_201")]
     games.append(Game(load("engine_fauna_202"), reference=load_chapter(path)))
     for g in games:
-        for seed in range(3):
-            play_game(g.new_initial_state(), [bot(random.Random(seed))], random.Random(seed))
+        _play_three(g, bot)
     return games
+
+
+def _play_three(game, bot) -> None:
+    """Three games of ``bot`` on ``game``, seeds 0 to 2."""
+    import random
+
+    from mapgen.engine.play import play_game
+
+    for seed in range(3):
+        play_game(game.new_initial_state(), [bot(random.Random(seed))], random.Random(seed))
 
 
 def test_the_heuristics_cached_weights_are_never_stale(tmp_path, monkeypatch):
@@ -643,13 +650,11 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
     bit, the Python reading of the rules (``_local_weights`` on a full recount of the seen cells, the deducer's
     narrowing) for every cell weighed, in every chapter and with a house rule (H1: "Every Wood is on the outer rows
     or columns"); and the expected values are the Python sums, in order."""
-    import random
 
     from mapgen.engine.bots import heuristic
     from mapgen.engine.bots.deducer import DeducerBot
     from mapgen.engine.bots.heuristic import HeuristicBot
     from mapgen.engine.bots.local_rules import LineCounts
-    from mapgen.engine.play import play_game
 
     monkeypatch.setattr(heuristic, "_COMPILED", True)  # the compiled loops, as a long playtest plays them
     checked = []
@@ -677,8 +682,7 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
 
     games = _weighing_games(tmp_path, Checking)
     plain = len(checked)
-    for seed in range(3):
-        play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
+    _play_three(games[1], CheckingDeducer)  # the deducer on Fauna
     assert plain > 2000
     assert len(checked) - plain > 200
 
@@ -694,7 +698,6 @@ def test_the_heuristics_compiled_cell_values_are_its_python_reading_to_the_bit(t
     from mapgen.engine.bots import heuristic
     from mapgen.engine.bots.deducer import DeducerBot
     from mapgen.engine.bots.heuristic import HeuristicBot
-    from mapgen.engine.play import play_game
 
     monkeypatch.setattr(heuristic, "_COMPILED", True)  # the compiled loops, as a long playtest plays them
     checked = []
@@ -729,8 +732,7 @@ def test_the_heuristics_compiled_cell_values_are_its_python_reading_to_the_bit(t
 
     games = _weighing_games(tmp_path, Checking)
     plain = len(checked)
-    for seed in range(3):
-        play_game(games[1].new_initial_state(), [CheckingDeducer(random.Random(seed))], random.Random(seed))
+    _play_three(games[1], CheckingDeducer)  # the deducer on Fauna
     assert plain > 2000
     assert len(checked) - plain > 200
 
