@@ -1006,12 +1006,9 @@ class Solver:
         # the compile's share of the budget in CPU seconds: of the nominal seconds, not of what is left
         cpu = COMPILE_SHARE * budget.seconds if wall else 0.0
         aside = self.compile_aside(state, cpu, budget.deadline) if wall else None
-        got = self.exact_tallies(state, 0.0 if aside is not None else cpu, deadline=budget.deadline)
-        if got is not None:
-            total, tallies = got
-            if total == 0:
-                raise self.explain(state)
-            return CountResult(total, True, "d-dnnf", tallies)
+        circuit = self.circuit(state, 0.0 if aside is not None else cpu, deadline=budget.deadline)
+        if circuit is not None:
+            return self._circuit_count(circuit, state)
         result = self._count_rest(state, slot, budget, limit, exact_counter, possible, wall, work, approximate, seed)
         if aside is not None and result.tallies is not None and result.method != "d-dnnf":
             aside.cancel()  # every answer the circuit would give is here (the completions enumerated)
@@ -1214,10 +1211,8 @@ class Solver:
         return OddsAnswer({i: {next(iter(ts)): 1.0} for i, ts in possible.items() if len(ts) == 1}, ODDS_NONE)
 
     def _circuit_shares(self, circuit: Circuit, state: Map) -> dict[int, dict[Terrain, float]]:
-        total, tallies = circuit.tallies(state)
-        if total == 0:
-            raise self.explain(state)
-        return self._shares(tallies, total)
+        counted = self._circuit_count(circuit, state)
+        return self._shares(counted.tallies or {}, counted.count)
 
     def _exact_odds(
         self, state: Map, limit: int, budget: Budget, counted: CountResult | None, possible
