@@ -324,3 +324,17 @@ def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch):
     chances = [o["chance"] for o in out["odds"]]
     assert chances == sorted(chances, reverse=True) and out["best"] == [out["odds"][0]["cell"]]
     assert "±" in hint_text(state, out, "s.toml")
+
+
+def test_hint_with_only_the_peak_hidden_says_nothing_is_left_not_guess():
+    """A puzzle solved but for its Peak (a Rock every player knows from the briefing): `mapgen hint` said "no cell
+    is forced: you must guess", and with `--target Ro` "best odds of a Rock: C6 100%"."""
+    cells = ",".join(f"{r}{c}" for r in "BCDEF" for c in range(3, 8) if f"{r}{c}" != "C6")
+    for extra in ([], ["--target", "Ro"]):
+        r = run("hint", "training-1", "--reveal", cells, *extra)
+        assert r.exit_code == 0, r.output
+        assert (
+            r.stdout == "training-1: every cell is revealed or known from the briefing (C6): nothing left to deduce\n"
+        )
+    data = json.loads(run("hint", "training-1", "--reveal", cells, "--json").stdout)
+    assert data["forced"] is False and "odds" not in data and data["message"].endswith("nothing left to deduce")

@@ -64,7 +64,7 @@ def hint(map_in, reveal, target, time_limit, as_json):
         click.echo(json.dumps(result, indent=2))
     else:
         click.echo(hint_text(state, result, file))
-        if terrain is None and not result["forced"] and "forced_cells" not in result and state.unrevealed():
+        if terrain is None and not result["forced"] and result["message"] == "no cell is forced: you must guess":
             # a chapter with no counted terrain (Training): say how to get the odds, as solve --target does
             click.echo(
                 f"  (the {state.chapter} chapter counts no terrain: name one with --target CODE for the Paths' odds)"

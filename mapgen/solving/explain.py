@@ -454,6 +454,10 @@ def hint(
     if not state.unrevealed():
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
+    if all(i in known for i in state.unrevealed()):  # only the Peak (Flora's start) hidden: a player knows it
+        left = ", ".join(b.name(i) for i in state.unrevealed())
+        out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
+        return out
     if forced:  # forced, but no explanation in time
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out["forced_cells"] = len(forced)
