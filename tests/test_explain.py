@@ -338,3 +338,54 @@ def test_hint_with_only_the_peak_hidden_says_nothing_is_left_not_guess():
         )
     data = json.loads(run("hint", "training-1", "--reveal", cells, "--json").stdout)
     assert data["forced"] is False and "odds" not in data and data["message"].endswith("nothing left to deduce")
+
+
+def test_hint_steps_walks_a_puzzle_to_its_one_completion(tmp_path):
+    """A puzzle maker wants the worked solution of a `deduce --puzzle` file: `hint` gave one step, and each next
+    step needed the file edited by hand. `--steps` reveals each easiest deduction in turn until nothing is left."""
+    import maps
+
+    m = maps.load("training-1")
+    path = tmp_path / "puzzle.toml"
+    assert run("deduce", "training-1", "--no-profile", "--puzzle", str(path)).exit_code == 0
+    puzzle = read_map(path)
+    hidden = {m.board.name(i) for i in puzzle.unrevealed()} - {"C6"}  # the Peak: known from the briefing
+    r = run("hint", str(path), "--steps", "--json")
+    assert r.exit_code == 0, r.output
+    data = json.loads(r.stdout)
+    assert {e["cell"] for e in data["steps"]} == hidden and len(data["steps"]) == len(hidden)
+    assert all(m.at(e["cell"]).code == e["terrain"] for e in data["steps"])
+    assert data["end"]["message"].endswith("nothing left to deduce")
+    text = run("hint", str(path), "--steps").stdout.splitlines()
+    assert text[0] == f"{path}: {len(hidden)} steps, each the easiest deduction"
+    assert text[1].startswith("   1. ") and " must be " in text[1]
+    assert text[-1] == "then: every cell is revealed or known from the briefing (C6): nothing left to deduce"
+
+
+def test_hint_steps_stops_where_a_guess_is_needed():
+    r = run("hint", "training-1", "--reveal", "none", "--steps", "--target", "Wo")
+    assert r.exit_code == 0, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0] == "training-1: 0 steps, each the easiest deduction"
+    assert lines[1] == "then: no cell is forced: you must guess" and lines[2].startswith("best odds of a Wood: ")
+
+
+def test_hint_steps_that_run_out_of_time_print_the_steps_found_and_exit_3(monkeypatch):
+    from mapgen.solving import explain
+    from mapgen.solving.solve import SolveTimeout
+
+    real, calls = explain.hint, []
+
+    def second_runs_out(*args, **kwargs):
+        calls.append(1)
+        if len(calls) == 2:
+            raise SolveTimeout("the time limit ran out")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(explain, "hint", second_runs_out)
+    r = run("hint", str(DATA / "states" / "training-201-k16.toml"), "--steps")
+    assert r.exit_code == 3, r.output
+    lines = r.stdout.splitlines()
+    assert lines[0].endswith(": 1 step, each the easiest deduction") and lines[1].startswith("   1. ")
+    assert lines[2] == "then: the time limit ran out here (raise --time-limit)"
+    assert "time limit ran out" in r.stderr

@@ -7,7 +7,7 @@ import json
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.errors import about
+from mapgen.cli.errors import TIMEOUT, about, exit_code
 from mapgen.cli.options import (
     json_option,
     kernels_ready,
@@ -28,9 +28,15 @@ from mapgen.cli.options import (
     metavar="CODE",
     help="When nothing is forced, rank the Paths by their odds of this terrain (default: the chapter's counted terrain).",
 )
+@click.option(
+    "--steps",
+    is_flag=True,
+    help="A solution path: take the easiest deduction, reveal that cell, repeat until the map is done or a guess "
+    "is needed (the --time-limit covers the whole path).",
+)
 @time_limit_option(10.0)
 @json_option
-def hint(map_in, reveal, target, time_limit, as_json):
+def hint(map_in, reveal, target, steps, time_limit, as_json):
     """The single easiest deduction on a partial map, with its reason in words, like a hint button.
 
     The easiest is the forced cell whose explanation needs the fewest rules, then the fewest
@@ -43,6 +49,7 @@ def hint(map_in, reveal, target, time_limit, as_json):
         mapgen hint fauna-1 --reveal A7=Wa,B7=Ti
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen hint puzzle.toml --target Sk --json
+        mapgen hint puzzle.toml --steps --time-limit 60
     """
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
@@ -58,6 +65,9 @@ def hint(map_in, reveal, target, time_limit, as_json):
         except ValueError as e:
             reject("--target", str(e))
     kernels_ready()
+    if steps:
+        solution_path(state, file, terrain, time_limit, as_json)
+        return
     with about(file, time_limit):
         result = find_hint(Solver.for_chapter(state.chapter), state, terrain, time_limit=time_limit)
     if as_json:
@@ -69,3 +79,54 @@ def hint(map_in, reveal, target, time_limit, as_json):
             click.echo(
                 f"  (the {state.chapter} chapter counts no terrain: name one with --target CODE for the Paths' odds)"
             )
+
+
+def solution_path(state, file, terrain, time_limit, as_json):
+    """``--steps``: the easiest deduction, revealed, again and again (a puzzle's worked solution). Ends where nothing
+    is left, a guess is needed (exit 0: the last hint says which), or the time limit runs out (exit 3, the steps
+    found printed)."""
+    import time
+
+    from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
+    from mapgen.solving.explain import hint_text
+    from mapgen.solving.solve import Solver
+
+    deadline = time.monotonic() + time_limit
+    solver = Solver.for_chapter(state.chapter)
+    chapter = get_chapter(state.chapter)
+    found: list[dict] = []
+    stopped: Exception | None = None  # the time-out that ended a path with steps found: they are printed first
+    with about(file, time_limit):
+        while True:
+            left = deadline - time.monotonic()
+            try:
+                result = find_hint(solver, state, terrain, time_limit=max(0.1, left), deadline=deadline)
+            except Exception as error:
+                if not found or exit_code(error) != TIMEOUT:
+                    raise
+                stopped, result = (
+                    error,
+                    {"forced": False, "message": "the time limit ran out here (raise --time-limit)"},
+                )
+                break
+            if not result["forced"]:
+                break
+            e = result["explanation"]
+            found.append(e)
+            cell = state.board.index(e["cell"])
+            state = state.with_cells(
+                chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)
+            )
+    timed_out = "forced_cells" in result  # cells are forced, but no explanation came in time
+    if as_json:
+        click.echo(json.dumps({"steps": found, "end": result}, indent=2))
+    else:
+        click.echo(f"{file}: {len(found)} step{'' if len(found) == 1 else 's'}, each the easiest deduction")
+        for n, e in enumerate(found, 1):
+            click.echo(f"{n:>4}. {e['text']}")
+        click.echo(hint_text(state, result, "then"))
+    if stopped is not None:
+        with about(file, time_limit):
+            raise stopped
+    if timed_out:
+        raise click.exceptions.Exit(TIMEOUT)
