@@ -307,4 +307,4 @@ def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> No
     from mapgen.output import write_text  # deferred: only writers need it; atomic, the usual file mode
 
     expect_map(m, "write_map")
-    write_text(path, dumps_map(m), force=overwrite)
+    write_text(path, dumps_map(m), force=overwrite, to_force="pass overwrite=True to replace it")

@@ -32,6 +32,10 @@ folder_created: contextvars.ContextVar[Callable[[str], None] | None] = contextva
 )
 
 
+#: what an existing destination's error tells the user to do: the CLI's option (a Python API names its keyword)
+FORCE_HINT = "use --force to overwrite"
+
+
 class OutputError(InputError, OSError):
     """A destination that cannot be written; ``str()`` is one line naming the file and what is wrong.
 
@@ -85,7 +89,7 @@ def check_file(path: str | os.PathLike, *, force: bool = False) -> Path:
     p = Path(path)
     _regular_or_missing(p, path)
     if p.exists() and not force:
-        raise OutputExistsError(path, "already exists; use --force to overwrite")
+        raise OutputExistsError(path, f"already exists; {FORCE_HINT}")
     folder = _folder(p)
     check_folder_exists(folder, path)
     _probe(folder, path)
@@ -102,7 +106,7 @@ def check_files(paths: list[Path], *, force: bool = False, total: int | None = N
         clash = [p for p in paths if p.exists()]
         if clash:
             more = f" (and {len(clash) - 1} more of the {total} files)" if len(clash) > 1 else ""
-            raise OutputExistsError(clash[0], f"already exists{more}; use --force to overwrite")
+            raise OutputExistsError(clash[0], f"already exists{more}; {FORCE_HINT}")
     for p in paths:
         _regular_or_missing(p, p)
 
@@ -135,10 +139,13 @@ def _cannot_create(path: str | os.PathLike, folder: Path, e: OSError) -> OutputE
 
 
 @contextlib.contextmanager
-def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp") -> Iterator[str]:
+def writing(
+    path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp", to_force: str = FORCE_HINT
+) -> Iterator[str]:
     """Yield a temp path in ``path``'s folder to write; on success it becomes ``path`` atomically.
 
-    Without ``force`` an existing ``path`` is never replaced (``os.link`` fails if it appeared meanwhile).
+    Without ``force`` an existing ``path`` is never replaced (``os.link`` fails if it appeared meanwhile); the
+    error ends with ``to_force``, what the caller's user can do about it (the CLI's ``--force`` by default).
     On any failure, Ctrl-C at any moment included, the temp file is removed and ``path`` is left as it was;
     OSErrors become OutputError. The temp file is made with the usual mode (0o666 less the umask).
     """
@@ -146,7 +153,7 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
     folder = _folder(p)
     _regular_or_missing(p, path)
     if not force and p.exists():
-        raise OutputExistsError(path, "already exists; use --force to overwrite")
+        raise OutputExistsError(path, f"already exists; {to_force}")
     # the temp file's name is chosen before the file exists, and ``made`` is set before the file is created,
     # so a Ctrl-C between creating the file and remembering its name cannot leave it behind (mkstemp returns
     # the name only after the file exists: a temp file was left so in the Ctrl-C test on a busy machine)
@@ -166,7 +173,7 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
             else:
                 os.link(tmp, p)  # fails if the file appeared meanwhile: never clobber
         except FileExistsError:
-            raise OutputExistsError(path, "already exists; use --force to overwrite") from None
+            raise OutputExistsError(path, f"already exists; {to_force}") from None
         except OutputError:
             raise
         except OSError as e:
@@ -189,8 +196,9 @@ def writing(path: str | os.PathLike, *, force: bool = False, suffix: str = ".tmp
             raise pending
 
 
-def write_text(path: str | os.PathLike, text: str, *, force: bool = False) -> Path:
-    """Write ``text`` (UTF-8) to ``path`` atomically; never replaces a file unless ``force``."""
-    with writing(path, force=force) as tmp, open(tmp, "w", encoding="utf-8") as f:
+def write_text(path: str | os.PathLike, text: str, *, force: bool = False, to_force: str = FORCE_HINT) -> Path:
+    """Write ``text`` (UTF-8) to ``path`` atomically; never replaces a file unless ``force`` (``to_force``: as in
+    ``writing``)."""
+    with writing(path, force=force, to_force=to_force) as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     return Path(path)

@@ -148,6 +148,23 @@ def test_generate_from_a_sketch_keeps_its_cells(tmp_path):
     assert summary[0]["text"] == r.stdout and summary[0]["from"] == str(f) and summary[0]["seed"] == 3
 
 
+def test_generate_from_a_complete_map_notes_that_there_was_nothing_to_fill(tmp_path):
+    """A finished map given as a sketch came back unchanged without a word, as if it had been filled."""
+    m = maps.load("fauna-1")
+    f = tmp_path / "done.toml"
+    f.write_text(dumps_map(m), encoding="utf-8")
+    r = run("generate", "--from", f)
+    assert r.exit_code == 0, r.output
+    assert parse_map(r.stdout).cells == m.cells
+    assert r.stderr == f"note: {f}: the sketch has no '..' cell, nothing to fill: the map is written as it is\n"
+    f.write_text(dumps_map(m.with_cells(m.cells, {})), encoding="utf-8")  # its Hills without their numbers
+    r = run("generate", "--from", f, "--json")
+    assert r.exit_code == 0 and parse_map(json.loads(r.stdout)[0]["text"]).hills == m.hills
+    assert r.stderr == f"note: {f}: the sketch has no '..' cell, nothing to fill: its Hill numbers filled in\n"
+    sketch, _ = _sketch(tmp_path)
+    assert run("generate", "--from", sketch).stderr == ""  # a real sketch: no note
+
+
 def test_generate_from_an_impossible_sketch_names_the_rules_and_cells(tmp_path):
     m = maps.load("fauna-1")
     f = tmp_path / "forts.toml"

@@ -266,6 +266,19 @@ def test_a_profile_quality_table_sets_what_passes(tmp_path):
     assert r.exit_code == 2 and r.stderr.startswith(f"error: {p}: unknown key quality.win_rat (known: ")
 
 
+def test_a_profile_quality_games_are_played_unless_games_is_given(tmp_path):
+    """`grade --profile P` played the default 200 heuristic games whatever P's `quality.games` said."""
+    p = tmp_path / "q.toml"
+    p.write_text('chapter = "training"\n[quality]\ngames = { heuristic = 7, clairvoyant = 3 }\n', encoding="utf-8")
+    args = [TRAINING, "--bots", "heuristic,clairvoyant,deducer", "--no-deduction", "--profile", p, "--json"]
+    r = cli("grade", *args)
+    assert r.exit_code == 0, r.output
+    played = {b: f["games"] for b, f in json.loads(r.stdout)[0]["bots"].items()}
+    assert played == {"heuristic": 7, "clairvoyant": 3, "deducer": 100}  # a bot the table leaves out: the default
+    r = cli("grade", *args, "--games", "2")
+    assert {b: f["games"] for b, f in json.loads(r.stdout)[0]["bots"].items()} == dict.fromkeys(played, 2)
+
+
 def test_the_tiers_named_here_are_the_deduction_grade_s():
     from cli import main
     from mapgen.deduce import TIERS as DEDUCE_TIERS

@@ -421,7 +421,8 @@ def test_read_map_names_the_file(tmp_path):
 def test_write_map_refuses_to_overwrite(tmp_path, example):
     target = tmp_path / "map.toml"
     target.write_text("original\n", encoding="utf-8")
-    with pytest.raises(FileExistsError):
+    # the caller's way to replace it is the keyword: "use --force" named an option Python has not
+    with pytest.raises(FileExistsError, match=r"map\.toml: already exists; pass overwrite=True to replace it$"):
         write_map(example("fauna-201"), target)
     assert target.read_text(encoding="utf-8") == "original\n"
     assert [p.name for p in tmp_path.iterdir()] == ["map.toml"]  # no temporary file left behind

@@ -251,6 +251,22 @@ def test_a_playtest_given_a_bot_s_name_for_its_settings_says_what_to_pass(fauna)
         run_playtest(fauna, "heuristic", 1)
 
 
+def test_a_playtest_of_a_partial_map_is_invalid_input_as_on_the_command_line(fauna):
+    """``run_playtest(partial, ...)`` raised the game's GameError (exit 1: "a rule is broken") where `mapgen playtest`
+    and ``grade`` say WrongMapError (exit 2: invalid input) for the same partial map."""
+    from mapgen.engine.game import Game
+    from mapgen.engine.playtest import Settings, play_one, run_playtest
+
+    partial = fauna.hide(["A1", "B2"])
+    for who, call in (
+        ("run_playtest", lambda: run_playtest(partial, Settings(), 1)),
+        ("play_one", lambda: play_one(partial, Settings(), 0)),
+        ("Game", lambda: Game(partial)),
+    ):
+        with pytest.raises(WrongMapError, match=rf"a partial map \(2 unrevealed cells, first A1\); {who} needs a comp"):
+            call()
+
+
 def test_chapter_for_given_a_chapter_s_name_points_to_get_chapter():
     from constraints.catalogue import chapter_for
 

@@ -214,6 +214,9 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
         filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit)
     summary = [out.put(filled, seed, **{"from": sketch.source, "seconds": round(time.perf_counter() - started, 4)})]
     text = summary[0]["text"]
+    if m.complete:  # a finished map given as a sketch: the same map back, which a user may take for a fill
+        kept = "its Hill numbers filled in" if filled.hills != m.hills else "the map is written as it is"
+        click.echo(f"note: {sketch.source}: the sketch has no '..' cell, nothing to fill: {kept}", err=True)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif path is None:

@@ -152,13 +152,15 @@ def parse_bots(value: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
-def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
+def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | None = None) -> dict[str, int]:
     """--games N: N games per bot, fewer (rounded up) for the search bots (``SLOW_BOTS``): half for the scout
-    and the oracle, a tenth for the planner and ismcts."""
+    and the oracle, a tenth for the planner and ismcts. Without it: ``table`` (a profile's ``quality.games``
+    over the defaults), else the defaults."""
     from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS  # deferred: the command's library, only when it runs
 
     if games is None:
-        return {b: DEFAULT_GAMES.get(b, 200) for b in bots}
+        table = DEFAULT_GAMES if table is None else table
+        return {b: table.get(b, DEFAULT_GAMES.get(b, 200)) for b in bots}
     return {b: -(-games // SLOW_BOTS.get(b, 1)) for b in bots}
 
 
@@ -169,7 +171,8 @@ def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
     "-n",
     type=click.IntRange(1, 10_000_000),
     default=None,
-    help="Games per bot (default 200 heuristic and clairvoyant, 100 deducer, scout and oracle: every win rate "
+    help="Games per bot (default: the --profile's [quality] games, else 200 heuristic and clairvoyant, 100 deducer, "
+    "scout and oracle: every win rate "
     "within about 10 points at 95%; when given, N each, half of N for the scout and the oracle, a tenth for the "
     "planner and ismcts).",
 )
@@ -185,7 +188,8 @@ def games_per_bot(bots: list[str], games: int | None) -> dict[str, int]:
     "profile_file",
     metavar="FILE",
     default=None,
-    help="A profile whose [quality] table says what passes (default: the chapter's defaults).",
+    help="A profile whose [quality] table says what passes and, unless --games, how many games each bot plays "
+    "(default: the chapter's defaults).",
 )
 @click.option("--no-deduction", is_flag=True, help="Play only: skip the reveal set and the deduction grade.")
 @seed_option(0, help="Seed: same seed, same report, wherever it runs.")
@@ -253,7 +257,11 @@ def grade(
             given, f"is a check on the {unplayed[0]} bot's games, which --bots does not play ({', '.join(bot_list)})"
         )
     settings = GradeSettings(
-        games=games_per_bot(bot_list, games), seed=seed, deduce=not no_deduction, time_limit=time_limit
+        # the profile's [quality] games unless --games: one profile file, so the same table for every chapter
+        games=games_per_bot(bot_list, games, next(iter(quality.values())).games),
+        seed=seed,
+        deduce=not no_deduction,
+        time_limit=time_limit,
     )
     backend = where(jobs, ray_address)
     if ray_address:

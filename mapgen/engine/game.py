@@ -44,7 +44,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
 )
 from mapgen.engine.steps import STEP, Step
 from mapgen.engine.variants import check_variants
-from mapgen.model import Map
+from mapgen.model import Map, expect_map
 from mapgen.terrain import TERRAINS, Terrain
 
 if TYPE_CHECKING:
@@ -161,8 +161,8 @@ class Game:
         variants=(),
         reference=None,
     ):
-        if not m.complete:
-            raise GameError("the map is not complete: every cell needs a terrain to play")
+        if not m.complete:  # invalid input (exit 2, WrongMapError), as every command reports a partial map
+            expect_map(m, "Game", complete=True)
         if players not in GEAR_PER_PLAYER:
             raise GameError(f"players must be 1 to 4, not {players}", setting="players")
         self.map = m

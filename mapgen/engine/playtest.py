@@ -71,8 +71,9 @@ def game_seed(seed: int, k: int) -> int:
 
 def _expect(m: Map, s: Settings, who: str) -> None:
     """TypeError that says what to pass when ``m`` is not a Map (a shipped map's name, a path) or ``s`` is not a
-    Settings (a bot's name): an AttributeError from inside the game otherwise."""
-    expect_map(m, who)
+    Settings (a bot's name): an AttributeError from inside the game otherwise. A partial map is a WrongMapError (exit
+    2, as ``mapgen playtest`` and ``grade`` report it), not the game's GameError (exit 1)."""
+    expect_map(m, who, complete=True)
     if not isinstance(s, Settings):
         raise TypeError(
             f"{who} takes a Settings, not a {type(s).__name__}: "
