@@ -577,7 +577,9 @@ def test_a_post_to_a_get_endpoint_is_405(client):
         ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
         ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
         ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
-        ("GET", "/api/maps", 404, "no API endpoint /api/maps"),
+        ("GET", "/api/", 404, "no API endpoint /api/"),
+        ("GET", "/api/frobnicate/", 404, "no API endpoint /api/frobnicate"),
+        ("GET", "/api/solve/", 405, "/api/solve answers POST, not GET"),
         ("GET", "/frobnicate", 404, "no page or file /frobnicate"),
         ("GET", "/static/frobnicate.js", 404, "no page or file /static/frobnicate.js"),
     ],
@@ -587,6 +589,67 @@ def test_a_wrong_method_or_path_says_what_the_endpoint_answers(client, method, p
     assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (status, {"error": error}, "2")
     if status == 405:
         assert "POST" in r.headers["allow"] or "GET" in r.headers["allow"]
+
+
+def test_the_shipped_maps_are_listed_as_mapgen_maps_lists_them(client):
+    """``GET /api/maps`` was a 404 (only ``/api/maps/NAME`` answered): it lists what ``mapgen maps --json`` prints."""
+    from cli import main
+
+    r = client.get("/api/maps")
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (200, "0")
+    assert r.json() == json.loads(CliRunner().invoke(main, ["maps", "--json"]).output)
+    assert "fauna-1" in [m["name"] for m in r.json()]
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "body"),
+    [
+        ("GET", "/api/maps/", None),  # was a 307 to /api/maps, then a 404
+        ("GET", "/api/maps/fauna-1/", None),
+        ("GET", "/api/chapters/", None),
+        ("POST", "/api/validate/", {"name": "fauna-1"}),
+        ("POST", "/api/render/", {"name": "training-1", "format": "svg"}),
+    ],
+)
+def test_an_api_path_with_a_trailing_slash_answers_as_without_it(client, method, path, body):
+    """Each answered at once, not redirected: a redirect sent ``/api/maps/`` to a 404, and a client that does
+    not follow redirects (curl without -L) got an empty 307 for every POST."""
+    with_slash = client.request(method, path, json=body, follow_redirects=False)
+    without = client.request(method, path.rstrip("/"), json=body, follow_redirects=False)
+    assert with_slash.status_code == without.status_code == 200
+    assert with_slash.content == without.content
+
+
+def test_the_studio_offers_the_grade_s_fair_bot_and_the_oracle(client):
+    """The studio's bot menu offered heuristic, deducer, random and clairvoyant only: a designer could not
+    playtest with the scout (the fair player ``mapgen grade`` plays) nor the oracle (the upper bound). The
+    slow searchers (planner, ismcts: minutes for the studio's 200 games) are left to the command line, and the
+    page says so."""
+    import re
+
+    from mapgen.engine.bots import BOTS
+
+    page = client.get("/studio").text
+    menu = re.search(r'<select id="bot"[^>]*>(.*?)</select>', page, re.S).group(1)
+    offered = re.findall(r'<option value="([^"]+)"', menu)
+    assert {"scout", "oracle", "heuristic", "deducer"} <= set(offered) <= set(BOTS)
+    assert not {"planner", "ismcts"} & set(offered)
+    assert "planner and ismcts" in re.sub(r"\s+", " ", page)
+
+
+def test_a_scout_and_an_oracle_playtest_run_as_jobs_and_an_unknown_bot_is_a_400(client):
+    from cli import main
+
+    for bot in ("scout", "oracle"):
+        r = client.post("/api/playtest", json={"name": "training-1", "games": 4, "bot": bot, "file": "training-1"})
+        assert r.status_code == 202, r.text
+        job = _wait(client, r.json()["id"])
+        assert job["status"] == "done", job
+        cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", "4", "--bot", bot, "--json"])
+        assert job["result"] == json.loads(cli.output)
+    r = client.post("/api/playtest", json={"name": "fauna-1", "bot": "Scout"})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2")
+    assert r.json()["error"].startswith("field 'bot' must be one of random, heuristic, deducer, clairvoyant")
 
 
 def test_a_shipped_map_name_too_long_for_a_file_name_is_a_400_not_a_500(client):

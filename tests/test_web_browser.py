@@ -620,6 +620,35 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         assert "<1%" in cell(driver, "G1").text
 
 
+def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url):
+    """Typing another briefing while the old one compiled kept "compiling the briefing… 93 s" counting on (the
+    old briefing's wait) and its forced cells on the board until the new answer came, which, for a Peak off the
+    board, read as if that briefing were compiling. The answers are stubbed: fauna-1's compiles for ever, the
+    new briefing's never comes."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        """
+          if (JSON.parse(init.body).map.includes('peak = "B3"')) await new Promise(() => {});
+          Object.assign(v, {compiling: {seconds: 40}, count: null, exact: false, method: 'bounds'});""",
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        driver.refresh()
+        wait_for(lambda: "compiling the briefing… 4" in text_of(driver, "count"), what="the old briefing compiling")
+        assert "forced" in cell(driver, "F2").get_attribute("class")
+        if not driver.find_element(By.ID, "setup").get_attribute("open"):
+            driver.find_element(By.ID, "briefing-summary").click()
+        peak = driver.find_element(By.ID, "peak")
+        peak.clear()
+        peak.send_keys("B3")
+        driver.find_element(By.ID, "apply-briefing").click()
+        wait_for(lambda: "Peak B3" in text_of(driver, "briefing-summary"), what="the new briefing")
+        time.sleep(2.5)  # the page's clock ticks every second: the old wait must not come back
+        assert text_of(driver, "count") == "working…"
+        assert "forced" not in cell(driver, "F2").get_attribute("class")
+
+
 def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, base_url):
     """ "Estimating the chance… 0 s" stood still while the full count was on its way (10 s and more on early
     Maldonado and Vameter): the seconds go up on the page between the server's answers (the API's answers

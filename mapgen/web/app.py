@@ -270,6 +270,10 @@ def create_app(
         code, payload = await run(checks, service.do_chapters)
         return _json(payload, exit=code)
 
+    async def shipped_list(request: Request):
+        code, payload = await run(checks, service.do_maps)
+        return _json(payload, exit=code)
+
     async def shipped(request: Request):
         name = request.path_params["name"]
         code, payload = await run(checks, service.do_parse, {"name": name})
@@ -383,6 +387,7 @@ def create_app(
         Route("/helper", page("helper.html")),
         Route("/studio", page("studio.html")),
         Route("/api/chapters", chapters),
+        Route("/api/maps", shipped_list),
         Route("/api/maps/{name}", shipped),
         Route("/api/render", render, methods=["POST"]),
         Route("/api/deduce", start_job, methods=["POST"]),
@@ -403,7 +408,23 @@ def create_app(
     app.state.pools = pools
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
+    app.add_middleware(ApiSlash)
     return app
+
+
+class ApiSlash:
+    """Answers an API path with a trailing slash as the path without it (``/api/maps/`` as ``/api/maps``,
+    ``/api/validate/`` as ``/api/validate``), for every method, rather than redirecting: a redirect loses a
+    POST's body in some clients and led ``/api/maps/`` to a 404."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        path = scope.get("path", "") if scope["type"] == "http" else ""
+        if path.startswith("/api/") and path.endswith("/") and path.strip("/") != "api":
+            scope = {**scope, "path": path.rstrip("/"), "raw_path": scope.get("raw_path", b"").rstrip(b"/")}
+        await self.app(scope, receive, send)
 
 
 def host_name(header: str) -> str:

@@ -404,6 +404,14 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
     return 0, out
 
 
+def do_maps(body: dict | None = None) -> tuple[int, list]:
+    """What ``mapgen maps --json`` prints: every shipped map, chapters in the game's order, easiest first, with
+    its deduction grade and play difficulty as its ``[grade]`` table records them."""
+    import maps  # deferred: maps, only for /api/maps; not at the app's start
+
+    return 0, [maps.info(n) for ch in chapter_names() for n in maps.names(ch)]
+
+
 def do_parse(body: dict) -> tuple[int, dict]:
     return 0, map_json(read_map_field(body))
 

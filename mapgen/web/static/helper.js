@@ -129,6 +129,8 @@ function revealedCount() { return H.cells.filter((c) => c !== "..").length; }
 
 function setBriefing(b, revealed, options) {
   const opts = options || {};
+  // another briefing: the last answer (its forced cells, its "compiling… N s" still counting) was about the old one
+  if (!H.briefing || !sameBriefing(b, H.briefing)) H.view = null;
   H.briefing = b;
   const names = MG.cellNames(b.chapter);
   H.cells = names.map(() => "..");
