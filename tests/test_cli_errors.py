@@ -1060,6 +1060,14 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
                 "Satchel, Tracking Guide, Medicine, Goggles, Water Skin)"
             ),
         ),
+        (  # before, a wrong count of characters or gear lists was exit 1, as if the rules forbade the team
+            ["playtest", "fauna-1", "--characters", "Lewis,Clark"],
+            "error: --characters: give one character per player: 1 player(s), 2 character(s) given",
+        ),
+        (
+            ["playtest", "fauna-1", "--players", "2", "--gear", "Compass,Flint"],
+            "error: --gear: give gear for each of the 2 player(s), players separated by ';': 1 given",
+        ),
         (
             ["playtest", "training-1", "--step"],
             "error: --step: only plays back a saved game: give --show FILE (a file written by --replay)",
@@ -1117,6 +1125,10 @@ def test_a_bad_option_value_exits_2(tmp_path, monkeypatch, args, line):
         (
             ["playtest", "fauna-1", "--gear", "Compass,Compass,Flint"],
             "error: --gear: each Gear card exists once",
+        ),
+        (  # the rulebook's Gear count per player (3 solo) is a game rule, not the option's shape
+            ["playtest", "fauna-1", "--gear", "Compass,Flint"],
+            "error: --gear: with 1 player(s) each player takes 3 Gear card(s); player 1 has 2",
         ),
         (
             ["playtest", "fauna-1", "--mode", "traitor"],

@@ -30,6 +30,7 @@ TABLE = [
     ("mapgen.campaign", "CampaignError", 2),
     ("mapgen.web", "ServeError", 2),
     ("mapgen.model", "WrongMapError", 2),
+    ("mapgen.engine.game", "TeamCountError", 2),
     ("mapgen.solving.solve", "SolveTimeout", 3),
     ("mapgen.generate", "GenerationTimeout", 3),
     ("mapgen.solving.compiled", "CompileTimeout", 3),

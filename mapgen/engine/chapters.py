@@ -16,7 +16,7 @@ from constraints.catalogue import ChapterError, chapter_names, get_chapter
 from mapgen.engine import actions as A
 from mapgen.engine.actions import ActionKind
 from mapgen.engine.cards import FOOD, MUD, RESOURCE_CODES, ROCK, SKULL, VINE, WATER, WOOD
-from mapgen.engine.rules import GEAR_PER_PLAYER, TERRAIN, GameError
+from mapgen.engine.rules import GEAR_PER_PLAYER, TERRAIN, GameError, TeamCountError
 from mapgen.engine.steps import STEP, StepKind, ThreatDraw
 from mapgen.model import Map
 from mapgen.terrain import Terrain
@@ -93,15 +93,19 @@ class ChapterRules:
             characters = pool[:players]
         characters = tuple(characters)
         if len(characters) != players:
-            raise GameError(
-                f"{players} player(s) need {players} character(s), not {len(characters)}", setting="characters"
+            raise TeamCountError(
+                f"give one character per player: {players} player(s), {len(characters)} character(s) given",
+                setting="characters",
             )
         if gear is None:
             pool = list(self.default_gear)
             gear = [pool[p * per : (p + 1) * per] for p in range(players)]
         gear = tuple(tuple(g) for g in gear)
         if len(gear) != players:
-            raise GameError(f"give gear for each of the {players} player(s)", setting="gear")
+            raise TeamCountError(
+                f"give gear for each of the {players} player(s), players separated by ';': {len(gear)} given",
+                setting="gear",
+            )
         for p, g in enumerate(gear):
             if len(g) != per:
                 raise GameError(

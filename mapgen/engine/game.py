@@ -39,6 +39,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     TERRAIN_RESOURCE,
     WATER_LIMIT,
     GameError,
+    TeamCountError,
     UnknownNameError,
     level_name,
 )

@@ -100,3 +100,9 @@ class GameError(UnmetError, ValueError):
 class UnknownNameError(InputError, GameError):
     """A character or Gear card that does not exist: a bad option value (exit 2), not a team the rules forbid;
     ``mapgen.engine.game`` re-exports it."""
+
+
+class TeamCountError(InputError, GameError):
+    """Characters or gear lists that do not give one entry per player (two characters for a solo game): a bad
+    option value (exit 2); ``mapgen.engine.game`` re-exports it. A player's Gear card count the rules forbid
+    (two cards in a solo game, which takes three) is a GameError (exit 1)."""
