@@ -86,7 +86,13 @@ class SearchResult:
 
     def summary(self) -> str:
         """One paragraph: tried, kept, why the others failed."""
-        why = ", ".join(f"{_FAILURE_WORDS.get(k, k)} {n}" for k, n in self.failures.most_common()) or "none failed"
+        why = ", ".join(f"{_FAILURE_WORDS.get(k, k)} {n}" for k, n in self.failures.most_common() if k != "tier_full")
+        why = f"failed: {why}" if why else "none failed"
+        full = self.failures["tier_full"]  # these passed: not failures, and "... was full 1" read wrong
+        if full:
+            why += (
+                f"; {full} other{'s' if full != 1 else ''} passed but {'their' if full != 1 else 'its'} tier was full"
+            )
         per = (
             f"; {self.tried / len(self.kept):.1f} candidates and {self.seconds / len(self.kept):.1f} s per kept map"
             if self.kept
@@ -94,7 +100,7 @@ class SearchResult:
         )
         return (
             f"tried {self.tried} candidate{'s' if self.tried != 1 else ''} in {self.seconds:.1f} s, kept "
-            f"{len(self.kept)} of {self.count} asked{per}; failed: {why}"
+            f"{len(self.kept)} of {self.count} asked{per}; {why}"
         )
 
     def to_json(self) -> dict:
@@ -117,7 +123,6 @@ _FAILURE_WORDS = {
     "walled_in": "sealed walled in too often",
     "guessed_target": "a target found before deduced",
     "generation": "no map generated in time",
-    "tier_full": "passed, but its tier was full",
     "timeout": "grading ran out of time",
 }
 

@@ -120,6 +120,11 @@ def test_per_tier_fills_each_tier_in_one_pass_over_the_seeds(monkeypatch):
     res = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 1, "Tricky": 2})
     assert [c.seed for c in res.kept] == [2, 4, 6] and res.tried == 6 and res.stopped == "enough"
     assert res.failures == {"tier_full": 3}
+    # a passing map whose tier was full did not fail; the line read "failed: passed, but its tier was full 3"
+    assert res.summary().endswith("; none failed; 3 others passed but their tier was full")
+    one = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Tricky": 1})
+    assert one.failures == {"tier_full": 1}
+    assert one.summary().endswith("; none failed; 1 other passed but its tier was full")
     short = search("training", default_profile("training"), NO_CHECKS, seed=1, per_tier={"Gentle": 5}, max_candidates=8)
     assert [c.seed for c in short.kept] == [4, 8] and short.stopped == "candidates" and not short.done
 
