@@ -68,13 +68,21 @@ class Change:
 
 @dataclass(frozen=True)
 class Repair:
-    """The outcome of ``repair_map``: the repaired map, its changes, and whether the distance is proven least."""
+    """The outcome of ``repair_map``: the repaired map, its changes, and whether the distance is proven least.
+    ``partial``: the map given had ``..`` cells, so its rules were not judged (``violations_before`` is empty
+    and ``valid_before`` None: a partial map is neither valid nor invalid as a complete map)."""
 
     map: Map
     changes: tuple[Change, ...]
     violations_before: tuple
     optimal: bool
     seconds: float
+    partial: bool = False
+
+    @property
+    def valid_before(self) -> bool | None:
+        """Whether the map given was valid; None for a partial map (only a complete map can be judged)."""
+        return None if self.partial else not self.violations_before
 
     @property
     def distance(self) -> int:
@@ -83,7 +91,7 @@ class Repair:
 
     def to_json(self) -> dict:
         return {
-            "valid_before": not self.violations_before,
+            "valid_before": self.valid_before,
             "violations_before": [v.to_json() for v in self.violations_before],
             "distance": self.distance,
             "optimal": self.optimal,
@@ -167,7 +175,7 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
     changes = tuple(_changes(m, fixed, chapter))
-    return Repair(fixed, changes, before, name == "OPTIMAL", time.perf_counter() - started)
+    return Repair(fixed, changes, before, name == "OPTIMAL", time.perf_counter() - started, partial=not m.complete)
 
 
 def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:

@@ -66,12 +66,23 @@ def test_repair_counts_hill_numbers_and_blank_cells_apart_from_the_changed_cells
     )
 
 
+def test_repair_json_of_a_partial_map_judges_no_validity_before(tmp_path):
+    """A partial map is neither valid nor invalid as a complete map: valid_before said true for one."""
+    m = maps.load("fauna-1")
+    partial = tmp_path / "partial.toml"
+    partial.write_text(dumps_map(m.hide(m.board.index(c) for c in ("A1", "C3"))), encoding="utf-8")
+    report = json.loads(run("repair", partial, "--json").stdout)
+    assert report["valid_before"] is None and report["violations_before"] == []
+    assert json.loads(run("repair", "training-1", "--json").stdout)["valid_before"] is True
+
+
 def test_repair_writes_out_and_reports_json(broken, tmp_path):
     out = tmp_path / "fixed.toml"
     r = run("repair", broken, "-o", out, "--json")
     assert r.exit_code == 0, r.output
     report = json.loads(r.stdout)
     assert report["distance"] == 1 and report["optimal"] and report["out"] == str(out)
+    assert report["valid_before"] is False
     assert report["changes"] == [
         {
             "cell": "B2",
