@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import queue
 import time
 
 import pytest
@@ -420,6 +421,36 @@ def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
     assert service  # the service module itself is untouched
 
 
+def test_a_failed_job_says_what_went_wrong_without_the_exception_s_class(monkeypatch):
+    """The studio read "playtest: failed: MapFileError: ..." (a class name is no news to a user)."""
+    from mapgen import workers
+    from mapgen.mapfile import MapFileError
+    from mapgen.web import jobs
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+
+    def failed_with(error):
+        def broken(text, source):
+            raise error
+
+        monkeypatch.setattr(jobs, "parse_map", broken)
+        out = queue.SimpleQueue()
+        jobs._run("playtest", {"text": ""}, out)
+        return out.get_nowait()
+
+    assert failed_with(MapFileError("map", "line 3: unknown terrain 'Qq'")) == (
+        "failed",
+        "map: line 3: unknown terrain 'Qq'",
+        None,
+    )
+    assert failed_with(ZeroDivisionError("division by zero")) == (
+        "failed",
+        "an internal error (division by zero); please report it",
+        None,
+    )
+    assert failed_with(RuntimeError()) == ("failed", "an internal error; please report it", None)
+
+
 def _wait(client, job_id, until=("done", "failed", "cancelled", "timeout"), seconds=120):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -630,7 +661,7 @@ def test_the_studio_offers_the_grade_s_fair_bot_and_the_oracle(client):
     from mapgen.engine.bots import BOTS
 
     page = client.get("/studio").text
-    menu = re.search(r'<select id="bot"[^>]*>(.*?)</select>', page, re.S).group(1)
+    menu = re.search(r'<select id="bot"[^>]*>(.*?)</select>', page, re.DOTALL).group(1)
     offered = re.findall(r'<option value="([^"]+)"', menu)
     assert {"scout", "oracle", "heuristic", "deducer"} <= set(offered) <= set(BOTS)
     assert not {"planner", "ismcts"} & set(offered)

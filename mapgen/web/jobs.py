@@ -16,6 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from mapgen.errors import exit_code
 from mapgen.mapfile import parse_map
 
 KEEP = 50  # finished jobs kept for their results; older ones are forgotten
@@ -115,7 +116,12 @@ def _run(kind: str, args: dict, out) -> None:
                     png = f.read()
         out.put(("done", report, png))
     except Exception as e:  # noqa: BLE001 - reported to the user as one line, never a traceback
-        out.put(("failed", " ".join(f"{type(e).__name__}: {e}".split())[:300], None))
+        # the user reads what went wrong, never the exception's class name ("failed: ValueError: ..."); an
+        # error that is not the library's is a bug, said as one
+        text = str(e).strip()
+        if exit_code(e) is None:
+            text = f"an internal error ({text}); please report it" if text else "an internal error; please report it"
+        out.put(("failed", " ".join(text.split())[:300], None))
 
 
 class Jobs:
