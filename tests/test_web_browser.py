@@ -385,6 +385,31 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     assert not driver.find_element(By.ID, "job").is_displayed()
 
 
+def test_studio_games_field_says_its_default_and_its_range_in_a_person_s_words(driver, base_url):
+    """An empty Games field ran 200 games without a word, and 0 read as the API: "field 'games' must be between
+    1 and 5000, not 0"."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=training-1")
+    wait_for(lambda: "training-1" in text_of(driver, "briefing-summary"), what="training-1")
+    settled(driver)
+    games = driver.find_element(By.ID, "games")
+    assert games.get_attribute("placeholder") == "200"
+    for bad in ("0", "5001", "2.5"):
+        games.clear()
+        games.send_keys(bad)
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "Games:" in text_of(driver, "message"), what=f"the message for {bad}")
+        assert text_of(driver, "message") == "Games: a whole number from 1 to 5000 (empty: 200)"
+        assert not driver.find_element(By.ID, "job").is_displayed()
+    games.clear()
+    driver.find_element(By.ID, "playtest").click()
+    wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the job")
+    assert text_of(driver, "job-title") == "Playtest: 200 games, the default (heuristic)"
+    driver.find_element(By.ID, "job-cancel").click()
+    wait_for(lambda: not driver.find_element(By.ID, "job").is_displayed(), what="the job to end")
+
+
 # -- what a player and a designer see (issue 23) ------------------------------------------------------------
 
 COLUMN_7 = "A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0"

@@ -7,6 +7,7 @@
 
 const SAVE_KEY = "mapgen.studio.last";
 const HISTORY_CAP = 200;
+const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field is empty; the most /api/playtest takes
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
@@ -384,12 +385,24 @@ async function startJob(kind) {
   if (S.job) { say("A job is running: cancel it first.", true); return; }
   unsay();
   const body = {map: mapText()};
-  if (kind === "playtest") { body.games = Number($("games").value || 200); body.bot = $("bot").value; }
+  let games = "";
+  if (kind === "playtest") {
+    // an empty field plays the default, and says so; a value the API refuses is said in the form's words
+    const field = $("games"), raw = field.value.trim();
+    body.games = raw === "" && !field.validity.badInput ? GAMES_DEFAULT : Number(raw);
+    if (field.validity.badInput || !Number.isInteger(body.games) || body.games < 1 || body.games > GAMES_MAX) {
+      say(`Games: a whole number from 1 to ${GAMES_MAX} (empty: ${GAMES_DEFAULT})`, true);
+      field.focus();
+      return;
+    }
+    games = raw === "" ? `${body.games} games, the default` : `${body.games} games`;
+    body.bot = $("bot").value;
+  }
   const r = await MG.api(`/api/${kind}`, body);
   if (!r.ok) { say(r.data.error, true); return; }
   S.job = r.data.id;
   $("job").hidden = false;
-  $("job-title").textContent = kind === "playtest" ? `Playtest: ${body.games} games (${body.bot})` : "Deduce: reveal set and reveal profile";
+  $("job-title").textContent = kind === "playtest" ? `Playtest: ${games} (${body.bot})` : "Deduce: reveal set and reveal profile";
   $("job-result").replaceChildren();
   poll(kind);
 }
