@@ -147,6 +147,30 @@ def test_cli_json_contract(data_dir, expected_states):
     assert data["target"]["terrain"] == "Fz"
 
 
+def test_cli_conflict_names_its_rules_as_a_list(tmp_path):
+    """Four rules in conflict read as a list ("A, B, C and D"), not as "A and B and C and D"."""
+    path = tmp_path / "f4.toml"
+    path.write_text(
+        'chapter = "fauna"\nnumber = 4\npeak = "D3"\nstart = "column 7"\n'
+        'fort_pattern = """\nTi Fo Sk\n.. Ft ..\nWa .. ..\n"""\nterrain = """\n'
+        "   1   2   3   4   5   6   7\n"
+        "A  ..  ..  ..  ..  ..  ..  ..\n"
+        "B  Hi0 ..  ..  ..  Hi2 ..  ..\n"
+        "C  Mu  ..  Vi  Fi  ..  ..  ..\n"
+        "D  ..  ..  ..  ..  Wa  ..  ..\n"
+        "E  ..  ..  ..  ..  ..  ..  ..\n"
+        "F  ..  ..  ..  Fo  ..  ..  ..\n"
+        "G  ..  ..  ..  ..  ..  ..  ..\n"
+        '"""\n',
+        encoding="utf-8",
+    )
+    r = run("solve", str(path))
+    assert r.exit_code == 1, r.output
+    assert "no completion: rules C1 Water–Wood, C8 Field, C9 Hill numbers and F2 Fort pattern conflict" in r.stderr
+    r = run("solve", str(path), "--json")
+    assert json.loads(r.stdout)["conflict"]["rules"] == ["C1", "C8", "C9", "F2"]
+
+
 def test_cli_exit_codes(data_dir, tmp_path):
     assert run("solve", str(data_dir / "states" / "training-201-k16.toml")).exit_code == 0
     r = run("solve", str(data_dir / "invalid" / "training-201-m.toml"))
