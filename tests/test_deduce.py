@@ -76,6 +76,27 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")
 
 
+def test_cli_deduce_puzzle_dash_prints_the_puzzle_and_reports_on_stderr(data_dir, tmp_path, monkeypatch):
+    """``--puzzle -`` was refused as a file not named .toml; now the puzzle alone goes to stdout (as repair prints
+    its map), the report to stderr, and no file named "-" is made. With --json (its report on stdout) it is refused."""
+    from mapgen.mapfile import parse_map
+
+    monkeypatch.chdir(tmp_path)
+    src = data_dir / "valid" / "training-201.toml"
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", "-"])
+    assert r.exit_code == 0, r.output
+    puzzle = parse_map(r.stdout)
+    assert Solver.for_chapter("training").is_unique(puzzle)
+    assert r.stderr.startswith(f"{src}: a reveal set of {sum(t is not None for t in puzzle.cells)} cells")
+    assert "puzzle written to" not in r.stderr and not (tmp_path / "-").exists()
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", "-", "--json"])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert (
+        r.stderr
+        == "error: --puzzle: - (stdout) cannot go with --json, which prints its report there: name a .toml file\n"
+    )
+
+
 def test_a_puzzle_keeps_no_grade_of_its_map(tmp_path):
     """fauna-1's puzzle carried the map's [grade] table, whose flags name a hidden cell ("B7 is a Skull")."""
     import maps

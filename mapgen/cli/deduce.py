@@ -8,7 +8,15 @@ import sys
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import force_option, json_option, map_argument, map_out_file, seed_option, time_limit_option
+from mapgen.cli.options import (
+    force_option,
+    json_option,
+    map_argument,
+    map_out_file,
+    reject,
+    seed_option,
+    time_limit_option,
+)
 from mapgen.mapfile import dumps_map
 
 
@@ -19,7 +27,8 @@ from mapgen.mapfile import dumps_map
     "puzzle_out",
     metavar="FILE",
     default=None,
-    help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle.",
+    help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle. "
+    "With --puzzle -, the map file goes to stdout and the report to stderr.",
 )
 @force_option("the --puzzle file")
 @click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
@@ -35,12 +44,17 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     Example:
         mapgen deduce fauna-1 --puzzle fauna-1-puzzle.toml
         mapgen deduce training-2 --no-profile --json
+        mapgen deduce training-1 --no-profile --puzzle -
     """
     from mapgen.deduce import deduce_report, reveal  # deferred: ortools, only when the command runs
     from mapgen.deduce_text import deduce_text  # deferred: the command's library, only when it runs
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
-    map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
+    to_stdout = puzzle_out == "-"  # the puzzle alone on stdout (as repair prints its map), the report on stderr
+    if to_stdout and as_json:
+        reject("--puzzle", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
+    if not to_stdout:
+        map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
     m, map_file = map_in.map, map_in.source
 
     bar = None
@@ -65,6 +79,10 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     if puzzle_out:
         # the map's [grade] stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here
         puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]]).without_grade()
+        if to_stdout:
+            click.echo(deduce_text(m, report, map_file), err=True)
+            click.echo(dumps_map(puzzle), nl=False)
+            return
         write_text(puzzle_out, dumps_map(puzzle), force=force)
         report["puzzle"] = puzzle_out
     if as_json:
