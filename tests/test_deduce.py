@@ -97,6 +97,42 @@ def test_cli_deduce_puzzle_dash_prints_the_puzzle_and_reports_on_stderr(data_dir
     )
 
 
+def test_cli_deduce_trims_a_hand_made_puzzle_to_a_minimal_set_of_its_givens(tmp_path):
+    """deduce refused a partial map, so a maker could not reduce their own givens; with --puzzle a partial map that
+    leaves one map is trimmed to a minimal subset of its givens. More maps than one, or none: exit 1, no file."""
+    import maps
+    from mapgen.mapfile import dumps_map
+
+    full = maps.load("fauna-4").without_grade()
+    b = full.board
+    hand = tmp_path / "hand.toml"
+    hand.write_text(dumps_map(full.hide(i for i in range(b.size) if b.name(i)[0] in "AEG")), encoding="utf-8")
+    givens = {b.name(i) for i in range(b.size) if b.name(i)[0] not in "AEG"}
+    out = tmp_path / "trimmed.toml"
+    r = CliRunner().invoke(main, ["deduce", str(hand), "--no-profile", "--puzzle", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["givens"] == len(givens) and set(report["reveal_set"]) < givens
+    puzzle = read_map(out)
+    shown = [i for i, t in enumerate(puzzle.cells) if t is not None]
+    assert sorted(b.name(i) for i in shown) == sorted(report["reveal_set"])
+    solver = Solver.for_chapter("fauna")
+    assert solver.is_unique(puzzle)
+    for i in shown:  # minimal: hiding any one given allows another map
+        assert not solver.is_unique(puzzle.hide([i])), b.name(i)
+    loose = tmp_path / "loose.toml"
+    loose.write_text(dumps_map(full.hide(i for i in range(b.size) if b.name(i)[0] != "B")), encoding="utf-8")
+    r = CliRunner().invoke(main, ["deduce", str(loose), "--no-profile", "--puzzle", str(tmp_path / "x.toml")])
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {loose}: a partial map with more than one completion")
+    none = tmp_path / "none.toml"
+    none.write_text(hand.read_text(encoding="utf-8").replace("Hi1", "Hi2", 1), encoding="utf-8")
+    r = CliRunner().invoke(main, ["deduce", str(none), "--no-profile", "--puzzle", str(tmp_path / "x.toml")])
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {none}: no completion: ")
+    assert not (tmp_path / "x.toml").exists()
+    r = CliRunner().invoke(main, ["deduce", str(hand), "--no-profile"])  # no --puzzle: a report on complete maps
+    assert r.exit_code == 2 and "a partial map (21 unrevealed cells, first A1)" in r.stderr
+
+
 def test_a_puzzle_keeps_no_grade_of_its_map(tmp_path):
     """fauna-1's puzzle carried the map's [grade] table, whose flags name a hidden cell ("B7 is a Skull")."""
     import maps
