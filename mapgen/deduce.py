@@ -12,6 +12,7 @@ from pathlib import Path
 
 from constraints.catalogue import get_chapter
 from mapgen.deduce_text import TIERS
+from mapgen.errors import UnmetError
 from mapgen.model import Map, expect_map
 from mapgen.solving.explain import explain_cell
 from mapgen.solving.sat import Budget
@@ -25,17 +26,26 @@ def reveal(m: Map, cells) -> Map:
     return m.hide(i for i in range(m.board.size) if i not in keep)
 
 
-def minimal_reveal_set(m: Map, *, seed: int = 0, time_limit: float = 60.0, solver: Solver | None = None) -> list[int]:
+def minimal_reveal_set(
+    m: Map,
+    *,
+    seed: int = 0,
+    time_limit: float = 60.0,
+    solver: Solver | None = None,
+    within: list[int] | None = None,
+) -> list[int]:
     """Cells whose reveal makes the map unique; removing any one of them breaks uniqueness.
 
     Greedy: from the full map, drop cells one at a time (in a seeded order) while the state stays
     unique. A cell kept once stays needed later, since fewer givens never give fewer completions.
     Alternative completions found on the way are remembered and refute later drops without a solve.
+    ``within``: start from these cells instead of the full map (a puzzle's givens, whose reveal must leave
+    ``m`` the only map); the set is then a subset of them.
     """
     expect_map(m, "minimal_reveal_set", complete=True)
     solver = solver or Solver(get_chapter(m.chapter))
     budget = solver.budget(time_limit)
-    order = list(range(m.board.size))
+    order = list(range(m.board.size)) if within is None else sorted(set(within))
     random.Random(seed).shuffle(order)
     kept = set(order)
     others: list[tuple[Terrain, ...]] = []
@@ -49,6 +59,29 @@ def minimal_reveal_set(m: Map, *, seed: int = 0, time_limit: float = 60.0, solve
         else:
             others.append(alt)
     return sorted(kept)
+
+
+def sole_completion(state: Map, *, time_limit: float = 60.0) -> Map:
+    """The one map a partial map (a hand-made puzzle) leaves, every Hill numbered: the map ``deduce_report``
+    trims the puzzle's givens on (``within=`` its revealed cells). NoCompletion (exit 1) names the rules and
+    cells in conflict when there is none; PuzzleNotUnique (exit 1) when there are more than one."""
+    from constraints.catalogue import with_hill_numbers  # deferred: beside the solver, only when asked
+
+    solver = Solver(get_chapter(state.chapter))
+    budget = solver.budget(time_limit)
+    found = solver.completion(state, budget)
+    if found is None:
+        raise solver.explain(state)
+    if solver.other_completion(state, found, budget) is not None:
+        raise PuzzleNotUnique(
+            "a partial map with more than one completion (`mapgen solve` counts them): only a puzzle whose "
+            "givens leave one map can be trimmed"
+        )
+    return with_hill_numbers(state.with_cells(found, hills={})).without_grade()
+
+
+class PuzzleNotUnique(UnmetError, ValueError):
+    """A partial map given to be trimmed that leaves more maps than one: exit 1."""
 
 
 @dataclass
@@ -378,15 +411,17 @@ def deduce_report(
     profile: bool = True,
     progress=None,
     circuits: CircuitStore | None = None,
+    within: list[int] | None = None,
 ) -> dict:
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
     profile with its deduction grade; one solver session serves them all. ``circuits``: the compiled
-    circuits its questions and the profile's counts use (default: the process's store over the user's cache)."""
+    circuits its questions and the profile's counts use (default: the process's store over the user's cache).
+    ``within``: the reveal set is a subset of these cells (a puzzle's givens: see ``sole_completion``)."""
     expect_map(m, "deduce_report", complete=True)
     chapter = get_chapter(m.chapter)
     solver = Solver(chapter, circuits=circuits)
     t0 = time.monotonic()
-    cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
+    cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver, within=within)
     b = m.board
     report = {
         "reveal_set": [b.name(i) for i in cells],

@@ -22,6 +22,8 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             f" only one (a minimal set: hiding any one of them allows another map)"
         )
     ]
+    if report.get("givens") is not None:  # deduce --puzzle on a hand-made puzzle: its givens, trimmed
+        lines[0] += f"; trimmed from the puzzle's {quantity(report['givens'], 'revealed cell')}"
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):
         codes = []

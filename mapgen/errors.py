@@ -19,6 +19,7 @@ Every error a user can meet derives from one of three bases, and its class says 
   ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter);
 - exit 1: ``mapgen.solving.solve.NoCompletion``, ``mapgen.generate.GenerationError``,
   ``mapgen.repair.RepairError``, ``mapgen.batch.BatchError``, ``mapgen.target.TargetMissed``,
+  ``mapgen.deduce.PuzzleNotUnique`` (a puzzle to trim that leaves more maps than one),
   ``mapgen.engine.game.GameError``;
 - exit 3: ``mapgen.solving.solve.SolveTimeout``, ``mapgen.generate.GenerationTimeout``,
   ``mapgen.solving.compiled.CompileTimeout``;

@@ -8,7 +8,16 @@ import re
 from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
-from mapgen.inputs import MAX_TEXT, Unreadable, did_you_mean, parse_toml, read_text, text_problem, unknown_key
+from mapgen.inputs import (
+    MAX_TEXT,
+    Unreadable,
+    did_you_mean,
+    parse_json,
+    parse_toml,
+    read_text,
+    text_problem,
+    unknown_key,
+)
 from mapgen.model import START_COLUMN, Briefing, Map, Pattern, expect_map
 from mapgen.terrain import Terrain, quantity
 
@@ -51,6 +60,9 @@ def parse_map(text: str, source: str | None = None) -> Map:
     try:
         data = parse_toml(text)  # a BOM (editors on Windows) is allowed
     except Unreadable as e:
+        json_problem = _json_problem(text, source)
+        if json_problem:
+            raise MapFileError(source, json_problem) from None
         line = text.strip()
         if line and "\n" not in line and "=" not in line:  # a file's path or a shipped map's name, not a file's text
             raise MapFileError(
@@ -64,6 +76,26 @@ def parse_map(text: str, source: str | None = None) -> Map:
         return _from_data(data)
     except (ValueError, CellError) as e:
         raise MapFileError(source, str(e)) from None
+
+
+def _json_problem(text: str, source: str | None) -> str | None:
+    """What to say of a JSON document given as a map file ("not valid TOML (Invalid statement ...)" said nothing
+    of it), pointing ``mapgen deduce --json``'s report at the command that draws it; None for text that does not
+    start as JSON does."""
+    if not text.lstrip("\ufeff \t\r\n").startswith("{"):  # no TOML document starts so
+        return None
+    try:
+        data = parse_json(text)
+    except Unreadable:
+        data = None
+    said = "a JSON file, not a map file (a map file is TOML, as mapgen generate, repair or deduce --puzzle write it)"
+    if isinstance(data, dict) and "reveal_set" in data:  # deduce --json's report
+        said += "; it looks like `mapgen deduce --json`'s report"
+        if "profile" in data:
+            said += f": `mapgen render {source or 'FILE'} --profile -o profile.png` draws its reveal profile"
+        else:
+            said += " (made with --no-profile: it holds no reveal profile to draw)"
+    return said
 
 
 def _require(data: dict, key: str, kind: type, what: str):

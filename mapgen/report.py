@@ -138,6 +138,25 @@ def solve_report(
 COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
 
 
+def sole_completion(state: Map, report: dict) -> Map | None:
+    """The one completion of ``state`` as a map (every Hill numbered) when ``solve_report``'s forced cells fill
+    every unrevealed cell, else None. Forced cells are exact (they come before any count), so this holds even
+    when the count ran out of time; with at least one completion (solve_report raised no NoCompletion) a state
+    whose every hidden cell is forced has exactly one."""
+    from constraints.catalogue import check_map, with_hill_numbers  # deferred: only when a completion is asked for
+
+    b = state.board
+    forced = {b.index(name): Terrain.from_code(code) for name, code in report["forced"].items()}
+    if any(i not in forced for i in state.unrevealed()):
+        return None
+    cells = [forced.get(i, t) for i, t in enumerate(state.cells)]
+    done = with_hill_numbers(state.with_cells(cells, hills={})).without_grade()
+    problems = check_map(done)
+    if problems:  # the solver and the checks disagree: a bug, never a map to hand out
+        raise AssertionError("the completion fails its checks: " + "; ".join(map(str, problems)))
+    return done
+
+
 def _count_fields(result: CountResult | None) -> dict:
     """A report's count keys: ``count``, ``exact``, ``method``, ``unique`` (and ``estimate``), or a null count."""
     if result is None:

@@ -110,6 +110,14 @@ def test_repair_out_lists_its_changes_on_stderr_and_prints_nothing(broken, tmp_p
     assert check_map(parse_map(out.read_text(encoding="utf-8"))) == []
 
 
+def test_repair_out_dash_prints_the_map_as_without_out(broken):
+    """``-o -`` was refused as a file not named .toml; it means stdout, as leaving out -o does."""
+    r = run("repair", broken, "-o", "-")
+    assert r.exit_code == 0, r.output
+    assert parse_map(r.stdout).cells == maps.load("fauna-1").cells
+    assert r.stderr.splitlines()[0].endswith("repaired by changing 1 cell (the fewest possible):")
+
+
 def test_repair_of_a_valid_map_changes_nothing():
     r = run("repair", "training-1")
     assert r.exit_code == 0 and r.stderr == "training-1: valid; nothing to repair\n"

@@ -76,6 +76,63 @@ def test_cli_deduce_writes_a_puzzle_and_keeps_existing_files(tmp_path, data_dir)
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6")
 
 
+def test_cli_deduce_puzzle_dash_prints_the_puzzle_and_reports_on_stderr(data_dir, tmp_path, monkeypatch):
+    """``--puzzle -`` was refused as a file not named .toml; now the puzzle alone goes to stdout (as repair prints
+    its map), the report to stderr, and no file named "-" is made. With --json (its report on stdout) it is refused."""
+    from mapgen.mapfile import parse_map
+
+    monkeypatch.chdir(tmp_path)
+    src = data_dir / "valid" / "training-201.toml"
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", "-"])
+    assert r.exit_code == 0, r.output
+    puzzle = parse_map(r.stdout)
+    assert Solver.for_chapter("training").is_unique(puzzle)
+    assert r.stderr.startswith(f"{src}: a reveal set of {sum(t is not None for t in puzzle.cells)} cells")
+    assert "puzzle written to" not in r.stderr and not (tmp_path / "-").exists()
+    r = CliRunner().invoke(main, ["deduce", str(src), "--no-profile", "--puzzle", "-", "--json"])
+    assert r.exit_code == 2 and r.stdout == ""
+    assert (
+        r.stderr
+        == "error: --puzzle: - (stdout) cannot go with --json, which prints its report there: name a .toml file\n"
+    )
+
+
+def test_cli_deduce_trims_a_hand_made_puzzle_to_a_minimal_set_of_its_givens(tmp_path):
+    """deduce refused a partial map, so a maker could not reduce their own givens; with --puzzle a partial map that
+    leaves one map is trimmed to a minimal subset of its givens. More maps than one, or none: exit 1, no file."""
+    import maps
+    from mapgen.mapfile import dumps_map
+
+    full = maps.load("fauna-4").without_grade()
+    b = full.board
+    hand = tmp_path / "hand.toml"
+    hand.write_text(dumps_map(full.hide(i for i in range(b.size) if b.name(i)[0] in "AEG")), encoding="utf-8")
+    givens = {b.name(i) for i in range(b.size) if b.name(i)[0] not in "AEG"}
+    out = tmp_path / "trimmed.toml"
+    r = CliRunner().invoke(main, ["deduce", str(hand), "--no-profile", "--puzzle", str(out), "--json"])
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    assert report["givens"] == len(givens) and set(report["reveal_set"]) < givens
+    puzzle = read_map(out)
+    shown = [i for i, t in enumerate(puzzle.cells) if t is not None]
+    assert sorted(b.name(i) for i in shown) == sorted(report["reveal_set"])
+    solver = Solver.for_chapter("fauna")
+    assert solver.is_unique(puzzle)
+    for i in shown:  # minimal: hiding any one given allows another map
+        assert not solver.is_unique(puzzle.hide([i])), b.name(i)
+    loose = tmp_path / "loose.toml"
+    loose.write_text(dumps_map(full.hide(i for i in range(b.size) if b.name(i)[0] != "B")), encoding="utf-8")
+    r = CliRunner().invoke(main, ["deduce", str(loose), "--no-profile", "--puzzle", str(tmp_path / "x.toml")])
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {loose}: a partial map with more than one completion")
+    none = tmp_path / "none.toml"
+    none.write_text(hand.read_text(encoding="utf-8").replace("Hi1", "Hi2", 1), encoding="utf-8")
+    r = CliRunner().invoke(main, ["deduce", str(none), "--no-profile", "--puzzle", str(tmp_path / "x.toml")])
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {none}: no completion: ")
+    assert not (tmp_path / "x.toml").exists()
+    r = CliRunner().invoke(main, ["deduce", str(hand), "--no-profile"])  # no --puzzle: a report on complete maps
+    assert r.exit_code == 2 and "a partial map (21 unrevealed cells, first A1)" in r.stderr
+
+
 def test_a_puzzle_keeps_no_grade_of_its_map(tmp_path):
     """fauna-1's puzzle carried the map's [grade] table, whose flags name a hidden cell ("B7 is a Skull")."""
     import maps

@@ -38,6 +38,7 @@ TABLE = [
     ("mapgen.solving.solve", "NoCompletion", 1),
     ("mapgen.generate", "GenerationError", 1),
     ("mapgen.repair", "RepairError", 1),
+    ("mapgen.deduce", "PuzzleNotUnique", 1),
     ("mapgen.repair", "SketchError", 1),
     ("mapgen.batch", "BatchError", 1),
     ("mapgen.target", "TargetMissed", 1),

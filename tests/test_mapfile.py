@@ -403,6 +403,13 @@ def test_not_toml():
     assert problem("chapter = fauna\n").startswith("fauna-3.toml: not valid TOML (")
 
 
+def test_json_is_named_as_json():
+    """JSON given as a map said "not valid TOML (Invalid statement ...)" or, on one line, took it for a path."""
+    said = "a JSON file, not a map file (a map file is TOML, as mapgen generate, repair or deduce --puzzle write it)"
+    assert problem('{"chapter": "fauna"}') == f"fauna-3.toml: {said}"
+    assert problem('\ufeff {\n  "count": 3,\n') == f"fauna-3.toml: {said}"  # broken JSON is still JSON's start
+
+
 def test_read_map_names_the_file(tmp_path):
     missing = tmp_path / "nope.toml"
     with pytest.raises(MapFileError) as caught:

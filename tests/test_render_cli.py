@@ -110,6 +110,31 @@ def test_profile_from_json(tmp_path):
     assert b"profile-forced" in out.read_bytes()
 
 
+def test_deduce_json_given_as_a_map_points_at_profile(tmp_path):
+    """``mapgen deduce --json > t2.json; mapgen render t2.json -o t2.png`` said "not valid TOML (Invalid
+    statement (at line 1, column 1))"; now it says the file is JSON and how to draw it (exit 2 still), and
+    --profile reads it whatever its name."""
+    steps = [
+        {"step": 0, "cell": None, "terrain": None, "count": 900, "exact": True, "forced": 1},
+        {"step": 1, "cell": "E3", "terrain": "Wo", "count": 1, "exact": True, "forced": 46},
+    ]
+    report = tmp_path / "t2.txt"
+    report.write_text(json.dumps({"reveal_set": ["E3"], "depends_on": [], "profile": {"steps": steps}}, indent=2))
+    result = run(report, "-o", tmp_path / "t2.png")
+    assert result.exit_code == 2 and not (tmp_path / "t2.png").exists()
+    assert result.output == (
+        f"error: {report}: a JSON file, not a map file (a map file is TOML, as mapgen generate, repair or deduce "
+        f"--puzzle write it); it looks like `mapgen deduce --json`'s report: `mapgen render {report} --profile -o "
+        "profile.png` draws its reveal profile\n"
+    )
+    result = run(report, "-o", tmp_path / "t2.png", "--profile", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["steps"] == 2
+    report.write_text('{"reveal_set": ["E3"], "depends_on": []}')
+    result = run(report, "-o", tmp_path / "x.png")
+    assert result.exit_code == 2 and "(made with --no-profile: it holds no reveal profile to draw)" in result.output
+
+
 def test_profile_json_must_hold_steps(tmp_path):
     profile = tmp_path / "profile.json"
     profile.write_text('{"nothing": 1}')

@@ -147,6 +147,63 @@ def test_cli_json_contract(data_dir, expected_states):
     assert data["target"]["terrain"] == "Fz"
 
 
+def test_cli_conflict_names_its_rules_as_a_list(tmp_path):
+    """Four rules in conflict read as a list ("A, B, C and D"), not as "A and B and C and D"."""
+    path = tmp_path / "f4.toml"
+    path.write_text(
+        'chapter = "fauna"\nnumber = 4\npeak = "D3"\nstart = "column 7"\n'
+        'fort_pattern = """\nTi Fo Sk\n.. Ft ..\nWa .. ..\n"""\nterrain = """\n'
+        "   1   2   3   4   5   6   7\n"
+        "A  ..  ..  ..  ..  ..  ..  ..\n"
+        "B  Hi0 ..  ..  ..  Hi2 ..  ..\n"
+        "C  Mu  ..  Vi  Fi  ..  ..  ..\n"
+        "D  ..  ..  ..  ..  Wa  ..  ..\n"
+        "E  ..  ..  ..  ..  ..  ..  ..\n"
+        "F  ..  ..  ..  Fo  ..  ..  ..\n"
+        "G  ..  ..  ..  ..  ..  ..  ..\n"
+        '"""\n',
+        encoding="utf-8",
+    )
+    r = run("solve", str(path))
+    assert r.exit_code == 1, r.output
+    assert "no completion: rules C1 Water–Wood, C8 Field, C9 Hill numbers and F2 Fort pattern conflict" in r.stderr
+    r = run("solve", str(path), "--json")
+    assert json.loads(r.stdout)["conflict"]["rules"] == ["C1", "C8", "C9", "F2"]
+
+
+def test_cli_out_writes_the_one_completion_as_a_map(tmp_path, data_dir):
+    """``solve -o`` had no way to write a puzzle's one completion; now it is a complete map file (Hill numbers
+    filled in), an existing file is kept without --force and a bad path fails before the work (exit 2), and a
+    state with several completions or none exits 1 with nothing written."""
+    import maps
+    from mapgen.mapfile import read_map
+
+    puzzle = tmp_path / "puzzle.toml"
+    assert run("deduce", "fauna-4", "--no-profile", "--puzzle", str(puzzle)).exit_code == 0  # Hills hidden
+    out = tmp_path / "solution.toml"
+    r = run("solve", str(puzzle), "-o", str(out))
+    assert r.exit_code == 0, r.output
+    assert r.stdout.endswith(f"the completion written to {out}\n")
+    done = read_map(out)
+    assert done.complete and done.cells == maps.load("fauna-4").cells and done.hills == maps.load("fauna-4").hills
+    assert len(done.hills) > len(read_map(puzzle).hills)
+    r = run("solve", str(puzzle), "-o", str(out))
+    assert r.exit_code == 2 and r.stderr == f"error: {out}: already exists; use --force to overwrite\n"
+    r = run("solve", str(puzzle), "-o", str(out), "--force", "--json")
+    assert r.exit_code == 0 and json.loads(r.stdout)["out"] == str(out)
+    missing = tmp_path / "nope" / "x.toml"
+    r = run("solve", str(puzzle), "-o", str(missing))
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {missing}: ") and r.stdout == ""
+    many = tmp_path / "many.toml"
+    r = run("solve", "training-1", "--reveal", "B4", "-o", str(many))
+    assert r.exit_code == 1 and not many.exists()
+    assert r.stderr.endswith(f" completions, not one: nothing written to {many}\n")
+    assert r.stderr.startswith("error: training-1: ")
+    none = tmp_path / "none.toml"
+    r = run("solve", str(data_dir / "invalid" / "training-201-m.toml"), "-o", str(none))
+    assert r.exit_code == 1 and "no completion: rule C6 Rock conflicts" in r.stderr and not none.exists()
+
+
 def test_cli_exit_codes(data_dir, tmp_path):
     assert run("solve", str(data_dir / "states" / "training-201-k16.toml")).exit_code == 0
     r = run("solve", str(data_dir / "invalid" / "training-201-m.toml"))

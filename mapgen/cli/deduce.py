@@ -4,22 +4,33 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import force_option, json_option, map_argument, map_out_file, seed_option, time_limit_option
+from mapgen.cli.options import (
+    checked_map,
+    force_option,
+    json_option,
+    map_argument,
+    map_out_file,
+    reject,
+    seed_option,
+    time_limit_option,
+)
 from mapgen.mapfile import dumps_map
 
 
 @click.command()
-@map_argument(complete=True, valid=True)
+@map_argument()
 @click.option(
     "--puzzle",
     "puzzle_out",
     metavar="FILE",
     default=None,
-    help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle.",
+    help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle. "
+    "With --puzzle -, the map file goes to stdout and the report to stderr.",
 )
 @force_option("the --puzzle file")
 @click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
@@ -31,17 +42,37 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     profile of a logical explorer playing from the start (a count at every step, the reason of every
     forced step) and the map's deduction grade: Gentle, Moderate, Tricky or Fiendish.
 
+    With --puzzle, MAP may also be a partial map (a hand-made puzzle) that leaves exactly one map: the
+    report is on that map, and the reveal set is a minimal subset of the puzzle's givens (a revealed Hill
+    is written with its number). A partial map with no completion, or more than one, exits 1.
+
     \b
     Example:
         mapgen deduce fauna-1 --puzzle fauna-1-puzzle.toml
         mapgen deduce training-2 --no-profile --json
+        mapgen deduce training-1 --no-profile --puzzle -
+        mapgen deduce fauna-1-puzzle.toml --no-profile --puzzle trimmed.toml
     """
-    from mapgen.deduce import deduce_report, reveal  # deferred: ortools, only when the command runs
+    from mapgen.deduce import deduce_report, reveal, sole_completion  # deferred: ortools, when the command runs
     from mapgen.deduce_text import deduce_text  # deferred: the command's library, only when it runs
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
-    map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
     m, map_file = map_in.map, map_in.source
+    trim = puzzle_out is not None and not m.complete  # a hand-made puzzle: its givens trimmed to a minimal set
+    if not trim:
+        checked_map(map_in, complete=True, valid=True, command="mapgen deduce")
+    to_stdout = puzzle_out == "-"  # the puzzle alone on stdout (as repair prints its map), the report on stderr
+    if to_stdout and as_json:
+        reject("--puzzle", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
+    if not to_stdout:
+        map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
+    givens = None
+    if trim:
+        givens = [i for i, t in enumerate(m.cells) if t is not None]
+        started = time.monotonic()
+        with about(map_file, time_limit):
+            m = sole_completion(m, time_limit=time_limit)
+        time_limit = max(1.0, time_limit - (time.monotonic() - started))
 
     bar = None
     if not as_json and not no_profile and sys.stderr.isatty():  # a progress bar on a terminal only
@@ -52,7 +83,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
         task = bar.add_task("reveal profile", total=m.board.size)
     with about(map_file, time_limit):
         if bar is None:
-            report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile)
+            report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, within=givens)
         else:
             with bar:
                 report = deduce_report(
@@ -61,10 +92,17 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
                     time_limit=time_limit,
                     profile=not no_profile,
                     progress=lambda k, n: bar.update(task, completed=k),
+                    within=givens,
                 )
+    if givens is not None:
+        report["givens"] = len(givens)  # the puzzle's revealed cells, trimmed to the reveal set
     if puzzle_out:
         # the map's [grade] stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here
         puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]]).without_grade()
+        if to_stdout:
+            click.echo(deduce_text(m, report, map_file), err=True)
+            click.echo(dumps_map(puzzle), nl=False)
+            return
         write_text(puzzle_out, dumps_map(puzzle), force=force)
         report["puzzle"] = puzzle_out
     if as_json:

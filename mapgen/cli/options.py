@@ -60,7 +60,13 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     problem = unknown_map_name(spec, path)
     if problem:
         raise BadInput(spec, problem)
-    m = read_map(path)
+    return checked_map(MapInput(spec, read_map(path)), complete=complete, valid=valid, command=command)
+
+
+def checked_map(map_in: MapInput, *, complete: bool = False, valid: bool = False, command: str = "this command"):
+    """``map_in`` when it is complete (with ``complete``) and keeps every rule (with ``valid``): load_map's checks,
+    for a command that decides after reading its options (``deduce --puzzle`` takes a partial map too)."""
+    spec, m = map_in.source, map_in.map
     if complete:
         try:
             expect_map(m, command, complete=True)
@@ -75,7 +81,7 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
             rules = f"rule{'s' if len(rest) > 1 else ''} {', '.join(rest)}"
             more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
             raise RuleBroken(spec, f"not a valid {m.chapter} map: it breaks {broken[0]}{more}; see `mapgen validate`")
-    return MapInput(spec, m)
+    return map_in
 
 
 class MapType(click.ParamType):

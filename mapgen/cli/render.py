@@ -23,7 +23,7 @@ from mapgen.cli.options import (
     revealed_input,
     typed,
 )
-from mapgen.inputs import Unreadable, read_json
+from mapgen.inputs import Unreadable, read_json, read_text
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -34,6 +34,15 @@ def _named(m, spec: str):
     if m.briefing.number is not None or m.briefing.name:
         return m
     return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
+
+
+def _starts_as_json(path: str) -> bool:
+    """A file (named other than .json: ``deduce --json > t2.txt``) whose text starts as JSON does, as no map file
+    does; False when it cannot be read (load_map then says why)."""
+    try:
+        return read_text(path, "file").lstrip(" \t\r\n").startswith(("{", "["))
+    except Unreadable:
+        return False
 
 
 def _read_profile(path: str):
@@ -138,7 +147,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
     started = time.perf_counter()
     extra: dict = {}
     if profile:
-        if map_file.lower().endswith(".json"):
+        if map_file.lower().endswith(".json") or _starts_as_json(map_file):
             data = _read_profile(map_file)
         else:
             m = load_map(map_file, complete=True, command="--profile").map

@@ -18,7 +18,7 @@ from mapgen.cli.options import force_option, json_option, map_argument, map_out_
     "out_path",
     metavar="FILE",
     default=None,
-    help="Write the repaired map to FILE (.toml) instead of printing it.",
+    help="Write the repaired map to FILE (.toml) instead of printing it (-: print it, as without --out).",
 )
 @time_limit_option(10.0, help="Seconds allowed for the search.")
 @force_option("the --out file")
@@ -41,6 +41,8 @@ def repair(map_in, out_path, time_limit, force, as_json):
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
     from mapgen.repair import repair_map  # deferred: ortools, only when the command runs
 
+    if out_path == "-":  # stdout, as without --out (deduce --puzzle - prints its map there too)
+        out_path = None
     map_out_file(out_path, force=force)
     with about(map_in.source, time_limit):
         result = repair_map(map_in.map, time_limit=time_limit)

@@ -9,9 +9,11 @@ import click
 from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, TIMEOUT, about
 from mapgen.cli.options import (
+    force_option,
     json_option,
     kernels_ready,
     map_argument,
+    map_out_file,
     reject,
     reveal_option,
     revealed_input,
@@ -57,9 +59,19 @@ from mapgen.cli.options import (
 @click.option(
     "--explain", is_flag=True, help="Why each forced cell is forced: a minimal set of rules and revealed cells."
 )
+@click.option(
+    "--out",
+    "-o",
+    "out_path",
+    metavar="FILE",
+    default=None,
+    help="Write the completion to FILE (.toml), a complete map, when there is exactly one; else exit 1 and "
+    "write nothing.",
+)
+@force_option("the --out file")
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
 @json_option
-def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, time_limit, as_json):
+def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, out_path, force, time_limit, as_json):
     """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
     Forced cells and possible terrains are exact and come first. The count is exact when the exact
@@ -69,6 +81,8 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, t
     chains' agreement ("sampler": R-hat). Exit 0 with at least one completion, 1 with none (naming rules
     and cells that conflict), 2 for an unreadable file, 3 when the time limit runs out: before the forced
     cells are known (nothing printed), or later (what was found is printed, and what is missing).
+    With --out FILE the one completion is written as a map file (Hill numbers filled in); a map with
+    more completions than one, or none, exits 1 and writes nothing.
 
     \b
     Example:
@@ -77,8 +91,10 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, t
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen solve puzzle.toml --explain
         mapgen solve puzzle.toml --probabilities --target Ft --json
+        mapgen solve puzzle.toml -o solution.toml
     """
-    from mapgen.report import solve_report, solve_text  # deferred: ortools, only when the command runs
+    from mapgen.output import write_text  # deferred: the command's library, only when it runs
+    from mapgen.report import sole_completion, solve_report, solve_text  # deferred: ortools, when the command runs
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
     from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
@@ -97,6 +113,7 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, t
                 terrain = chapter.terrain(target)
             except ValueError as e:
                 reject("--target", str(e))
+    map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
     kernels_ready()
     try:
         with about(file, time_limit):
@@ -126,10 +143,26 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, t
         )
         click.echo(f"error: {file}: {e}", err=True)
         raise click.exceptions.Exit(BROKEN) from None
+    several = None
+    if out_path is not None:
+        done = sole_completion(state, report)
+        if done is None:
+            n = report.get("count")
+            several = f"{n:,} completions" if isinstance(n, int) and report.get("exact") else "several completions"
+        else:
+            from mapgen.mapfile import dumps_map  # deferred: the command's library, only when it runs
+
+            write_text(out_path, dumps_map(done), force=force)
+            report["out"] = out_path
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
         click.echo(solve_text(state, report, file))
+        if "out" in report:
+            click.echo(f"the completion written to {out_path}")
+    if several is not None:
+        click.echo(f"error: {file}: {several}, not one: nothing written to {out_path}", err=True)
+        raise click.exceptions.Exit(BROKEN)
     if "timed_out" in report:  # what was found is printed above; the rest ran out of time
         click.echo(
             f"error: {file}: {report['timed_out']} (--time-limit {time_limit:g}); printed what was found, "

@@ -221,7 +221,7 @@ const MG = {
     return info ? `${info.title} (rule ${id})` : `rule ${id}`;
   },
 
-  // A message from the server with its rule ids ("(F2)", "rule C6 Rock", "rules C1 Water–Wood and F2 Fort
+  // A message from the server with its rule ids ("(F2)", "rule C6 Rock", "rules C1 Water–Wood, C8 Field and F2 Fort
   // pattern") shown by title with an id label; cell names in it are left as they are.
   ruleText(chapter, text, ids) {
     const frag = document.createDocumentFragment();
