@@ -427,3 +427,9 @@ def test_the_rank_correlation_line_ranks_maps_of_one_chapter_only():
         "rank correlation (Spearman) over 3 fauna maps of the deduction grade with the best fair bot's win rate: "
         "-1.00; with the oracle gap: +1.00"
     )
+
+
+def test_help_names_every_flag_grade_raises():
+    """grade fauna-1 flags its start Path B7 ("walls in within 5 Paths"), a flag --help did not list."""
+    out = " ".join(cli("grade", "--help").output.split())
+    assert "walls in within 5 Paths" in out and "rank correlation" in out
