@@ -703,16 +703,21 @@ def correlation(grades: list[MapGrade], figure) -> str:
 
 def play_correlations(grades: list[MapGrade]) -> str | None:
     """The rank correlations over the maps of the deduction grade with the play difficulty: with the best fair
-    bot's win rate and with the oracle gap (None unless 3 maps or more have both)."""
-    with_both = [g for g in grades if g.tier and g.play]
-    if len(with_both) < 3:
-        return None
-    fair = correlation(with_both, lambda g: g.play.fair.win_rate)
-    gap = correlation(with_both, lambda g: g.play.gap)
-    return (
-        f"rank correlation (Spearman) over {len(with_both)} maps of the deduction grade with the best fair bot's "
-        f"win rate: {fair}; with the oracle gap: {gap}"
-    )
+    bot's win rate and with the oracle gap, one line per chapter that has 3 maps or more with both (None
+    without one). Within a chapter only: graded together, training-1, flora-3 and vameter-2 gave a line that
+    ranked a Training map's win rate against a Vameter map's, which says nothing about either deduction."""
+    by: dict[str, list[MapGrade]] = {}
+    for g in grades:
+        if g.tier and g.play:
+            by.setdefault(g.chapter, []).append(g)
+    lines = [
+        f"rank correlation (Spearman) over {len(gs)} {chapter} maps of the deduction grade with the best fair "
+        f"bot's win rate: {correlation(gs, lambda g: g.play.fair.win_rate)}; "
+        f"with the oracle gap: {correlation(gs, lambda g: g.play.gap)}"
+        for chapter, gs in by.items()
+        if len(gs) >= 3
+    ]
+    return "\n".join(lines) or None
 
 
 def report_text(g: MapGrade) -> str:

@@ -202,3 +202,26 @@ def test_characters_and_gear_are_read_in_any_case():
     assert (lower.exit_code, spelt.exit_code) == (0, 0), lower.output
     assert json.loads(lower.output) == json.loads(spelt.output)
     assert json.loads(lower.output)["team"] == [{"character": "Clark", "gear": ["Compass", "Flint", "Jar"]}]
+
+
+def test_a_report_without_wins_gives_no_mean_over_wins():
+    """Random play won none of its games, and the report said "0.0 over wins", as if won games scored nothing."""
+    r = run(TRAINING, "--bot", "random", "--games", "5")
+    assert r.exit_code == 0, r.output
+    assert "wins         0/5 = 0.0%" in r.output
+    assert "over wins" not in r.output and "scores 0); no wins" in r.output
+    won = run(TRAINING, "--bot", "clairvoyant", "--games", "5")
+    assert " over wins" in won.output
+
+
+def test_maldonado_finale_says_how_many_crew_members_were_saved():
+    """The finale's event "saved 0" stood beside "kill 1" in the report and read as an event of Crew Member 0:
+    it counts the Crew Members saved at the finale. The JSON keeps the event's name."""
+    r = run("maldonado-4", "--bot", "clairvoyant", "--games", "3")
+    assert r.exit_code == 0, r.output
+    lines = [x.strip() for x in r.output.splitlines()]
+    finales = [x for x in lines if "Crew saved" in x]
+    assert finales and all(x.split()[0].isdigit() and x.split()[1:3] == ["Crew", "saved"] for x in finales)
+    assert not any(x.startswith("saved ") for x in lines)
+    events = json.loads(run("maldonado-4", "--bot", "clairvoyant", "--games", "3", "--json").output)["events"]
+    assert any(e.startswith("saved ") for e in events)

@@ -228,7 +228,7 @@ def test_readme_correlations_speak_of_play():
     from mapgen.grade import play_correlations
 
     assert play_correlations(grades) == (
-        "rank correlation (Spearman) over 4 maps of the deduction grade with the best fair bot's win rate: -1.00; "
+        "rank correlation (Spearman) over 4 training maps of the deduction grade with the best fair bot's win rate: -1.00; "
         "with the oracle gap: +1.00"
     )
     assert play_correlations(grades[:2]) is None

@@ -206,3 +206,17 @@ def test_the_needs_of_every_chapter_in_words():
     assert needs_words({"kills_left": 1, "monsters_in_play": 2, "kill_cards": {"Spear Trap": []}}) == (
         "1 kill (2 Monsters in play; Kill cards: Spear Trap payable)"
     )
+
+
+def test_the_kill_cards_a_sealed_game_lacked_are_told_apart():
+    """Two face-up Kill cards read "Poisoned Bait lacks Mud, Skull, Spear Trap lacks Wood, Rock, Vine": the
+    items and the cards both apart by commas, so "Spear Trap" read as one more thing the Bait lacked."""
+    n = {
+        "kills_left": 1,
+        "monsters_in_play": 2,
+        "kill_cards": {"Poisoned Bait": ["Mu", "Sk"], "Spear Trap": ["Wo", "Ro", "Vi"], "Make Ammo": []},
+    }
+    assert needs_words(n) == (
+        "1 kill (2 Monsters in play; Kill cards: Poisoned Bait lacks Mud, Skull; Spear Trap lacks Wood, Rock, Vine; "
+        "Make Ammo payable)"
+    )

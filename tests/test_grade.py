@@ -404,3 +404,32 @@ def test_the_deduction_line_says_what_its_figures_mean():
         line("Fc", 0, 0.0) == "  deduction    Gentle: 11 guesses before every target is known, 0% of those steps forced"
     )
     assert line(None, 1, 0.5).startswith("  deduction    Gentle: 11 guesses before the map is unique, 50% of those")
+
+
+def test_the_rank_correlation_line_ranks_maps_of_one_chapter_only():
+    """`mapgen grade training-1 flora-3 vameter-2` ended with a rank correlation over the 3 maps, a Training
+    map's win rate ranked against a Vameter map's: it now ranks the maps of each chapter apart, and says which."""
+    from mapgen.grade import play_correlations
+
+    def graded(name, chapter, tier, fair_wins):
+        d = Deduction(5, None, None, (), None, {"tier": tier, "guesses": 1, "largest_reason": 1, "deduced_share": 1.0})
+        bots = {"scout": BotFigures("scout", 40, fair_wins, {}, 3.0), "oracle": BotFigures("oracle", 40, 38, {}, 3.0)}
+        return MapGrade(name, chapter, 0, bots, d, chapter_quality(chapter))
+
+    mixed = [
+        graded("t", "training", "Gentle", 38),
+        graded("f", "flora", "Moderate", 36),
+        graded("v", "vameter", "Gentle", 28),
+    ]
+    assert play_correlations(mixed) is None
+    fauna = [graded(f"fauna-{k}", "fauna", t, 30 - 5 * k) for k, t in enumerate(["Gentle", "Moderate", "Tricky"])]
+    assert play_correlations([*fauna, *mixed]) == (
+        "rank correlation (Spearman) over 3 fauna maps of the deduction grade with the best fair bot's win rate: "
+        "-1.00; with the oracle gap: +1.00"
+    )
+
+
+def test_help_names_every_flag_grade_raises():
+    """grade fauna-1 flags its start Path B7 ("walls in within 5 Paths"), a flag --help did not list."""
+    out = " ".join(cli("grade", "--help").output.split())
+    assert "walls in within 5 Paths" in out and "rank correlation" in out

@@ -225,8 +225,11 @@ def grade(
     does better), the oracle's (a search with the map in view: the upper bound) and the gap between them
     with its 95% interval (without the oracle: clairvoyant minus deducer). Flags, each with its reason: sealed walled in
     too often, a target never deduced before it is found, a win rate outside the band, a fair bot above
-    the oracle outside the intervals, a deduction grade far from the one asked (--grade, or the profile's [quality] table). Same seed, same report,
-    whatever --jobs or --ray. Exit 0 when every map was graded, flagged or not.
+    the oracle outside the intervals, a start Path that a Monster drawn on one Skull walls in within 5 Paths
+    (the profile's skull_walls), a deduction grade far from the one asked (--grade, or the profile's
+    [quality] table). With 3 maps or more of a chapter, the rank correlation of their deduction grades with
+    their play difficulty closes the text report. Same seed, same report, whatever --jobs or --ray. Exit 0
+    when every map was graded, flagged or not.
 
     \b
     Example:

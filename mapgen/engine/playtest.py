@@ -297,7 +297,8 @@ def report_text(rep: dict) -> str:
         ),
         (
             f"  mean score   {rep['mean_score']:.1f} over all games (a loss or a sealed game scores 0); "
-            f"{rep['mean_score_wins']:.1f} over wins"
+            # without a win there is no mean over wins: "0.0 over wins" read as won games scoring nothing
+            + (f"{rep['mean_score_wins']:.1f} over wins" if rep["wins"] else "no wins")
         ),
     ]
     if rep["levels"]:
@@ -324,7 +325,8 @@ def report_text(rep: dict) -> str:
         if e.startswith("sealed: "):
             continue
         lines.append(
-            f"  {e:<12} turn {d['mean_turn']:.1f} on average, in {d['games']} of {quantity(rep['games'], 'game')}"
+            f"  {_event_words(e):<12} turn {d['mean_turn']:.1f} on average, "
+            f"in {d['games']} of {quantity(rep['games'], 'game')}"
         )
     if rep.get("cards_approximate", True):
         lines.append("  (cards: designed, approximate sets; see mapgen/engine/cards/*.toml)")
@@ -357,6 +359,14 @@ def _sealed_lines(games: list[dict], shown: int = SEALED_SHOWN) -> list[str]:
             f"    and {quantity(len(rest), 'more reason')} ({quantity(n, 'game')}): --json lists them all (sealed_games)"
         )
     return lines
+
+
+def _event_words(e: str) -> str:
+    """An event's name for people: Maldonado's finale records "saved 3" (3 Crew Members saved), which the
+    report showed as "saved 3" beside "kill 3" and read as the third Crew Member saved; the JSON keeps the name."""
+    if e.startswith("saved ") and e.split()[-1].isdigit():
+        return f"{e.split()[-1]} Crew saved"
+    return e
 
 
 def _cause_words(c: str) -> str:

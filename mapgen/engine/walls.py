@@ -136,7 +136,9 @@ def needs_words(n: dict) -> str:
         parts.append(quantity(n["challenges_left"], "Challenge card") + " to resolve")
     if "kills_left" in n:
         cards = n.get("kill_cards") or {}
-        held = ", ".join(f"{c} lacks {items_words(lack)}" if lack else f"{c} payable" for c, lack in cards.items())
+        # cards apart with "; ": their items are listed with commas ("A lacks Mud, Skull, B lacks Wood" read as
+        # "B" one more item A lacks)
+        held = "; ".join(f"{c} lacks {items_words(lack)}" if lack else f"{c} payable" for c, lack in cards.items())
         parts.append(
             f"{quantity(n['kills_left'], 'kill')} ({quantity(n.get('monsters_in_play', 0), 'Monster')} in play; "
             + (f"Kill cards: {held})" if cards else "no Kill card face up)")
