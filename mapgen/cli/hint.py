@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import click
 
@@ -85,11 +86,9 @@ def solution_path(state, file, terrain, time_limit, as_json):
     """``--steps``: the easiest deduction, revealed, again and again (a puzzle's worked solution). Ends where nothing
     is left, a guess is needed (exit 0: the last hint says which), or the time limit runs out (exit 3, the steps
     found printed)."""
-    import time
-
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
-    from mapgen.solving.explain import hint_text
-    from mapgen.solving.solve import Solver
+    from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
+    from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
     deadline = time.monotonic() + time_limit
     solver = Solver.for_chapter(state.chapter)
