@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 from constraints.catalogue import get_chapter
 from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
-from mapgen.engine.bots import UNFAIR
+from mapgen.engine.bots import BOTS, UNFAIR
 from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, score_summary, score_words, wilson
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
@@ -799,10 +799,14 @@ def report_markdown(grades: list[MapGrade]) -> str:
     head_bots = list(dict.fromkeys(h.bot for g in grades if (h := g.head_bot) is not None))
     who = head_bots[0] if len(head_bots) == 1 else "band bot"
     head = ["map", "grade", "guesses", "reveal set", "targets known at"]
-    head += [f"{b} win (95%)" for b in bots] + ["gap", f"{who} sealed (walled in)", f"{who} mean days", "flags"]
     played = any(g.play for g in grades)
+    # the gap's header names the two bots it compares: the oracle and the best fair bot, or (graded without the
+    # oracle) the older clairvoyant − deducer; a row whose gap is the other figure names it in its cell
+    older = not played and any(g.gap is not None for g in grades)
+    gap_head = "gap (clairvoyant − deducer)" if older else "gap (oracle − best fair)"
+    head += [f"{b} win (95%)" for b in bots] + [gap_head, f"{who} sealed (walled in)", f"{who} mean days", "flags"]
     if played:  # the play difficulty: which fair bot did best, and the oracle gap
-        head[-4:-3] = ["best fair bot", "gap (oracle − best fair)"]
+        head[-4:-4] = ["best fair bot"]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     for g in grades:
         d = g.deduction
@@ -825,11 +829,22 @@ def report_markdown(grades: list[MapGrade]) -> str:
         named = f"{head_bot.bot}: " if head_bot and len(head_bots) > 1 else ""
         if played:
             cells.append(g.play.fair.bot if g.play else "–")
-        cells.append("–" if g.gap is None else f"{100 * g.gap:+.0f}")
+        if g.gap is None:
+            cells.append("–")
+        else:
+            cells.append(("clairvoyant − deducer: " if played and not g.play else "") + f"{100 * g.gap:+.0f}")
         cells.append(named + _sealed_cell(head_bot) if head_bot else "–")
         cells.append(named + f"{head_bot.mean_days:.1f}" if head_bot else "–")
         cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
         lines.append("| " + " | ".join(cells) + " |")
+    if any(g.gap is None for g in grades):  # say what the gap is, and why a row has none
+        fair = ", ".join(b for b in BOTS if b not in UNFAIR)
+        what = (
+            "the clairvoyant's win rate minus the deducer's, in points (graded without the oracle)"
+            if older
+            else "the oracle's win rate minus the best fair bot's, in points (what the hidden map costs a strong player)"
+        )
+        lines += ["", f"gap: {what}; –: not measured, as --bots did not play the oracle and a fair bot ({fair})"]
     return "\n".join(lines) + "\n"
 
 

@@ -59,12 +59,23 @@ def _why(e: OSError) -> str:
     return e.strerror or str(e)
 
 
+def _why_not_in(folder: Path, e: OSError, *, here: bool = False) -> str:
+    """Why nothing could be made in ``folder``: the OSError's words, unless they are "No such file or directory"
+    for a folder that exists (Linux's /proc and /sys refuse new entries so): then what is really wrong, said of
+    "there" when ``here`` (the message has named the folder already)."""
+    if isinstance(e, FileNotFoundError):
+        existing = next((d for d in (folder, *folder.parents) if d.exists()), None)
+        if existing is not None and existing.is_dir():
+            return f"nothing new can be created {'there' if here and existing == folder else f'in {existing}'}"
+    return _why(e)
+
+
 def _probe(folder: Path, named: str | os.PathLike) -> None:
     """Create and remove a temp file in ``folder``: the only honest writability test (root ignores modes)."""
     try:
         fd, tmp = tempfile.mkstemp(dir=folder, prefix=".mapgen-probe-")
     except OSError as e:
-        raise OutputError(named, f"cannot write in folder {folder} ({_why(e)})") from None
+        raise OutputError(named, f"cannot write in folder {folder} ({_why_not_in(folder, e, here=True)})") from None
     os.close(fd)
     os.unlink(tmp)
 
@@ -121,7 +132,7 @@ def prepare_folder(folder: str | os.PathLike) -> Path:
     try:
         d.mkdir(parents=True, exist_ok=True)
     except OSError as e:
-        raise OutputError(folder, f"cannot create the folder ({_why(e)})") from None
+        raise OutputError(folder, f"cannot create the folder ({_why_not_in(d.parent, e)})") from None
     tell = folder_created.get()
     if missing and tell is not None:
         tell(str(folder))
@@ -131,11 +142,11 @@ def prepare_folder(folder: str | os.PathLike) -> Path:
 
 def _cannot_create(path: str | os.PathLike, folder: Path, e: OSError) -> OutputError:
     """Why a temp file could not be made in ``folder``, for the file ``path``."""
-    if isinstance(e, FileNotFoundError):
+    if isinstance(e, FileNotFoundError) and not folder.is_dir():
         return OutputError(path, f"folder {folder} does not exist")
     if isinstance(e, NotADirectoryError):
         return OutputError(path, f"{folder} is not a folder")
-    return OutputError(path, f"cannot write in folder {folder} ({_why(e)})")
+    return OutputError(path, f"cannot write in folder {folder} ({_why_not_in(folder, e, here=True)})")
 
 
 @contextlib.contextmanager

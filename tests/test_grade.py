@@ -174,7 +174,26 @@ def test_grade_json_csv_and_markdown_give_one_row_per_map():
     assert [t["map"] for t in table] == [str(TRAINING), "training-2"]
     assert float(table[0]["heuristic_win"]) == rows[0]["bots"]["heuristic"]["win_rate"]
     md = cli("grade", *args, "--markdown").stdout.splitlines()
-    assert md[0].startswith("| map | grade |") and len(md) == 4 and md[3].startswith("| training-2 |")
+    assert md[0].startswith("| map | grade |") and md[3].startswith("| training-2 |")
+    assert md[4:5] == [""] and md[5].startswith("gap: ") and len(md) == 6  # the legend: no oracle, no gap
+
+
+def test_a_markdown_gap_column_says_which_bots_it_compares_and_what_a_dash_means():
+    """The header said "gap" and the cells "–" with heuristic and clairvoyant: not which two bots the gap compares,
+    nor why there was none. The header names them; a legend under the table says what "–" means."""
+    args = [TRAINING, "--games", "4", "--no-deduction", "--markdown"]
+    md = cli("grade", *args, "--bots", "heuristic,clairvoyant").stdout.splitlines()
+    head = [h.strip() for h in md[0].strip("|").split("|")]
+    assert "gap (oracle − best fair)" in head and "gap" not in head
+    assert md[2].split(" | ")[head.index("gap (oracle − best fair)")] == "–"
+    assert md[-1] == (
+        "gap: the oracle's win rate minus the best fair bot's, in points (what the hidden map costs a strong "
+        "player); –: not measured, as --bots did not play the oracle and a fair bot (random, heuristic, deducer, "
+        "ismcts, planner, scout)"
+    )
+    # graded without the oracle, the gap is the older clairvoyant − deducer: the header says so, no legend needed
+    md = cli("grade", *args, "--bots", "deducer,clairvoyant").stdout.splitlines()
+    assert "| gap (clairvoyant − deducer) |" in md[0] and len(md) == 3
 
 
 def test_grade_json_quality_games_are_the_games_played():

@@ -1,11 +1,12 @@
 """Atomic output files (mapgen.output.writing): no temp file left whatever happens, no file clobbered."""
 
 import os
+from pathlib import Path
 
 import pytest
 
 from mapgen import output
-from mapgen.output import OutputExistsError, write_text
+from mapgen.output import OutputError, OutputExistsError, check_file, prepare_folder, write_text
 
 
 def _leftovers(folder):
@@ -61,3 +62,21 @@ def test_ctrl_c_during_the_write_itself_leaves_neither_file(tmp_path):
             f.write("half")
         raise KeyboardInterrupt
     assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.skipif(not Path("/proc/self").is_dir(), reason="needs Linux's /proc (a folder that takes no new files)")
+def test_a_folder_that_takes_no_files_is_not_said_to_be_missing():
+    """/proc exists but refuses new files with ENOENT: the error said "(No such file or directory)", or that the
+    folder does not exist; it says what is wrong, for the check before the work and for the write itself."""
+    with pytest.raises(
+        OutputError, match=r"^/proc/x\.png: cannot write in folder /proc \(nothing new can be created there\)$"
+    ):
+        check_file("/proc/x.png")
+    with pytest.raises(
+        OutputError, match=r"^/proc/x\.txt: cannot write in folder /proc \(nothing new can be created there\)$"
+    ):
+        write_text("/proc/x.txt", "x")
+    with pytest.raises(
+        OutputError, match=r"^/proc/a/b: cannot create the folder \(nothing new can be created in /proc\)$"
+    ):
+        prepare_folder("/proc/a/b")

@@ -417,7 +417,8 @@ def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
 
     monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["CHECKS"]).CHECKS, "parse", broken)
     r = client.post("/api/parse", json={"name": "fauna-1"})
-    assert r.status_code == 500 and r.json() == {"error": "internal error (ZeroDivisionError); please report it"}
+    # worded as the studio's failed jobs say it ("an internal error (...); please report it")
+    assert r.status_code == 500 and r.json() == {"error": "an internal error (ZeroDivisionError); please report it"}
     assert service  # the service module itself is untouched
 
 

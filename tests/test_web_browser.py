@@ -743,7 +743,7 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
       window.fetch = async (url, init) => {
         if (String(url).endsWith('/api/table') && init && window.failing > 0) {
           window.failing -= 1;
-          return new Response(JSON.stringify({error: 'internal error (ValueError); please report it'}),
+          return new Response(JSON.stringify({error: 'an internal error (ValueError); please report it'}),
             {status: 500, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '1'}});
         }
         return real(url, init);

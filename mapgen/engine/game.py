@@ -45,6 +45,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
 )
 from mapgen.engine.steps import STEP, Step
 from mapgen.engine.variants import check_variants
+from mapgen.inputs import did_you_mean
 from mapgen.model import Map, expect_map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -211,6 +212,7 @@ class Game:
         self.threats = self.chapter.select_threats([c for c in cards.threats if self.chapter.uses_threat(c)])
         self.kills = [c for c in cards.kills if self.chapter.uses_kill(c)]
         characters, gear = self._spelt(characters, gear)
+        self._check_names(characters or (), gear or ())  # before the counts: a wrong name is what to report
         self.characters, self.gear = self.chapter.choose_team(players, characters, gear)
         if medicine:
             self.gear = (self.gear[0] + ("Medicine",),) + tuple(self.gear[1:])
@@ -242,7 +244,7 @@ class Game:
 
     def _spelt(self, characters, gear):
         """Characters and Gear as their cards spell them, whatever the case given (``clark`` is Clark, ``jar``
-        the Jar, as terrain codes and chapter names are read); a name no card has is kept, for _check_team."""
+        the Jar, as terrain codes and chapter names are read); a name no card has is kept, for _check_names."""
         names = {c.lower(): c for c in (*A.CHARACTERS, *self.chapter.extra_characters)}
         kinds = {g.lower(): g for g in self.chapter.gear_kinds()}
         if characters is not None:
@@ -251,24 +253,33 @@ class Game:
             gear = tuple(tuple(kinds.get(x.lower(), x) for x in g) for g in gear)
         return characters, gear
 
+    def _check_names(self, characters, gear) -> None:
+        """Every name given is a character or Gear card of the chapter (UnknownNameError, exit 2): checked before
+        the chapter counts the team, so ``--gear Foo`` names Foo rather than reporting that a player has 1 card."""
+        known = (*A.CHARACTERS, *self.chapter.extra_characters)
+        for c in characters:
+            if c and c not in known:
+                raise UnknownNameError(
+                    f"no character {c!r}{did_you_mean(c, known)} (the chapter's characters: {', '.join(known)})",
+                    setting="characters",
+                )
+        kinds = self.chapter.gear_kinds()
+        for g in (x for gs in gear for x in gs):
+            if g not in kinds:
+                raise UnknownNameError(
+                    f"no Gear card {g!r}{did_you_mean(g, kinds)} (the chapter's cards: {', '.join(kinds)})",
+                    setting="gear",
+                )
+
     def _check_team(self):
         chars = [c for c in self.characters if c]
         if len(set(chars)) != len(chars):
             raise GameError("each character can be played by one player only", setting="characters")
-        for c in chars:
-            if c not in A.CHARACTERS and c not in self.chapter.extra_characters:
-                known = ", ".join((*A.CHARACTERS, *self.chapter.extra_characters))
-                raise UnknownNameError(f"unknown character {c!r} (expected one of {known})", setting="characters")
         if "Collins" in chars and self.n == 1:
             raise GameError("Collins cannot be used in a solo game", setting="characters")
         all_gear = [g for gs in self.gear for g in gs]
         if len(set(all_gear)) != len(all_gear):
             raise GameError("each Gear card exists once", setting="gear")
-        for g in all_gear:
-            if g not in A.GEAR_KINDS and g not in self.chapter.extra_gear:
-                raise UnknownNameError(
-                    f"unknown gear {g!r} (expected one of {', '.join(self.chapter.gear_kinds())})", setting="gear"
-                )
         self.chapter.check_team(self)
         # the chapter's own loss check, None when it keeps the default (no cause of its own): _advance asks
         # it after every step, so a chapter without one is not asked at all

@@ -364,7 +364,7 @@ def create_app(
 
     async def on_crash(request: Request, exc: Exception):
         # A bug: one line, never a traceback page. The server log keeps the details.
-        return _error(f"internal error ({type(exc).__name__}); please report it", 500, 1)
+        return _error(f"an internal error ({type(exc).__name__}); please report it", 500, 1)
 
     @asynccontextmanager
     async def lifespan(app):
