@@ -33,7 +33,7 @@ def _circuit_cache(tmp_path_factory):
 
 @pytest.fixture(autouse=True, scope="session")
 def _kernels_loaded():
-    """The sampler's and the counter's numba loops compiled (a fresh clone: about 15 CPU s, once, then cached on
+    """The sampler's and the counter's numba loops compiled (a fresh clone: about 30 CPU s, once, then cached on
     disk) or loaded before the first test, never inside a test's time limit."""
     from mapgen.solving.solve import warm_kernels
 

@@ -240,6 +240,7 @@ def test_serve_on_a_fresh_install_compiles_the_loops_once_before_it_gives_its_ad
     r = run("serve", "--port", "18766")
     assert r.exit_code == 0 and warmed == [1]
     assert r.stderr.startswith("first use: compiling the sampler's loops") and "mapgen serve: http" in r.stdout
+    assert "--time-limit" not in r.stderr  # serve has none: the note says so only where a question is timed
 
 
 def test_serve_warns_when_it_listens_beyond_this_machine(monkeypatch):

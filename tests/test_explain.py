@@ -389,3 +389,42 @@ def test_hint_steps_that_run_out_of_time_print_the_steps_found_and_exit_3(monkey
     assert lines[0].endswith(": 1 step, each the easiest deduction") and lines[1].startswith("   1. ")
     assert lines[2] == "then: the time limit ran out here (raise --time-limit)"
     assert "time limit ran out" in r.stderr
+
+
+def test_flora_s_start_fort_is_explored_so_the_first_paths_are_its_neighbours():
+    """Flora's start Fort is explored before the first turn (its Path token leaves play): `mapgen hint flora-1
+    --reveal none` named D7 itself as the one Path to explore, and after a first reveal ranked it at 0%."""
+    import maps
+    from mapgen.solving.explain import frontier
+
+    m = maps.load("flora-1")
+    b = m.board
+    blank = m.hide(range(b.size))
+    assert [b.name(i) for i in frontier(blank)] == ["C7", "D6", "E7"]
+    first = blank.with_cells(m.cells[i] if b.name(i) == "D6" else None for i in range(b.size))
+    assert "D7" not in [b.name(i) for i in frontier(first)]
+    fauna = maps.load("fauna-1")  # a column 7 start: the column until something is explored
+    assert [fauna.board.name(i) for i in frontier(fauna.hide(range(b.size)))] == [f"{r}7" for r in "ABCDEFG"]
+
+
+def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monkeypatch):
+    """`mapgen hint flora-1 --reveal D7,D6,C7,E7,C6` on a busy machine: the sampler ran out of time and the hint
+    printed nothing but the error, though it knew no cell was forced; now it says so, names what is missing and
+    exits 3, as `solve` does."""
+    from mapgen.solving import explain
+    from mapgen.solving.solve import SolveTimeout
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    monkeypatch.setattr(explain, "_odds", runs_out)
+    r = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6")
+    assert r.exit_code == 3, r.output
+    assert r.stdout == (
+        "flora-1: no cell is forced: you must guess\n"
+        "not in time: the Paths' odds of a Flora creature (the time limit ran out while the sampler ran (chain 3 of "
+        "12)): raise --time-limit\n"
+    )
+    assert r.stderr.endswith("printed what was found, missing: odds\n")
+    data = json.loads(run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6", "--json").stdout)
+    assert data["forced"] is False and data["missing"] == ["odds"] and "odds" not in data

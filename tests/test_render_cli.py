@@ -257,6 +257,29 @@ def test_a_terrain_no_chain_met_is_drawn_with_the_bound_solve_prints(tmp_path, m
     assert 'id="heat-A5-0%"' in text  # a cell that cannot hold a Vine is still 0%, with no bound
 
 
+def test_odds_that_ran_out_of_time_are_drawn_and_exit_3(tmp_path, monkeypatch):
+    """`mapgen render flora-1 --reveal D7,D6,C7 --probabilities Fc -o x.png` on a busy machine: no odds came in time,
+    every Path was drawn "?", and the command said only "wrote x.png" and exited 0, as if the odds were drawn. Now
+    the picture is still written, and stderr says what is missing and how to get it (exit 3, as solve)."""
+    pytest.importorskip("mapgen.solving.solve")
+    from mapgen.solving.solve import SolveTimeout, Solver
+
+    def runs_out(self, state, **kw):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    monkeypatch.setattr(Solver, "odds_answer", runs_out)
+    out = tmp_path / "heat.svg"
+    result = run(STATE, "-o", out, "--probabilities", "Hi", "--time-limit", "20")
+    assert result.exit_code == 3, result.output
+    assert out.exists() and result.stdout.startswith(f"wrote {out} (SVG")
+    assert result.stderr == (
+        f'error: {STATE}: no odds of a Hill in time (--time-limit 20); drew what was found ("?" where it may be), '
+        "missing: probabilities\n"
+    )
+    result = run(STATE, "-o", out, "--probabilities", "Hi", "--json", "--force")
+    assert result.exit_code == 3 and json.loads(result.stdout)["probabilities"]["method"] == "none"
+
+
 def test_render_refuses_a_bound_on_a_cell_whose_chance_is_not_zero():
     from mapgen.render import RenderError, render_map
 

@@ -80,6 +80,18 @@ def hint(map_in, reveal, target, steps, time_limit, as_json):
             click.echo(
                 f"  (the {state.chapter} chapter counts no terrain: name one with --target CODE for the Paths' odds)"
             )
+    odds_out_of_time(result, file, time_limit)
+
+
+def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
+    """A hint whose Paths' odds ran out of time (printed above, with what was found): exit 3, saying what is missing."""
+    if "timed_out" in result:
+        click.echo(
+            f"error: {file}: {result['timed_out']} (--time-limit {time_limit:g}); printed what was found, "
+            f"missing: {', '.join(result['missing'])}",
+            err=True,
+        )
+        raise click.exceptions.Exit(TIMEOUT)
 
 
 def solution_path(state, file, terrain, time_limit, as_json):
@@ -127,5 +139,6 @@ def solution_path(state, file, terrain, time_limit, as_json):
     if stopped is not None:
         with about(file, time_limit):
             raise stopped
+    odds_out_of_time(result, file, time_limit)
     if timed_out:
         raise click.exceptions.Exit(TIMEOUT)

@@ -304,11 +304,16 @@ def reject(option: str, problem: str):
     raise BadInput(option, problem)
 
 
-def kernels_ready() -> None:
+def kernels_ready(timed: bool = True) -> None:
     """Before a timed question that may sample or estimate: on a fresh install the sampler's and the counter's
-    loops compile on first use (about 15 CPU s, once); say so and compile them now, outside the time limit."""
+    loops compile on first use (about half a minute of CPU, once: 31-36 CPU s measured on the project's 2-core
+    machine); say so, in words a player reads (how long, that it is once, that --time-limit does not pay for it),
+    and compile them now, outside the time limit (``timed``: the command has a --time-limit; ``serve`` has none)."""
     from mapgen.solving.solve import ensure_kernels  # deferred: ortools, when asked
 
-    ensure_kernels(
-        lambda: click.echo("first use: compiling the sampler's loops (about 15 s, once; numba keeps them)…", err=True)
-    )
+    note = FIRST_USE.format(", not counted in --time-limit" if timed else "")
+    ensure_kernels(lambda: click.echo(note, err=True))
+
+
+#: What a first question on a fresh install says before it compiles the loops (``kernels_ready``).
+FIRST_USE = "first use: compiling the sampler's loops (about half a minute, once: later runs skip it{})…"

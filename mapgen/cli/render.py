@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from constraints.catalogue import check_map, get_chapter
-from mapgen.cli.errors import BadInput, about
+from mapgen.cli.errors import TIMEOUT, BadInput, about
 from mapgen.cli.options import (
     FiniteRange,
     force_option,
@@ -225,7 +225,16 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         click.echo(f"note: {extra.pop('note')}", err=True)
     if as_json:
         click.echo(json.dumps({**result.to_json(), "seconds": round(seconds, 3), **extra}, indent=2))
-        return
-    size = f", {result.width_px}x{result.height_px} px" if result.width_px else ""
-    pages = f", {result.pages} pages" if result.pages > 1 else ""
-    click.echo(f"wrote {result.path} ({result.format.upper()}{size}{pages}) in {seconds:.1f} s")
+    else:
+        size = f", {result.width_px}x{result.height_px} px" if result.width_px else ""
+        pages = f", {result.pages} pages" if result.pages > 1 else ""
+        click.echo(f"wrote {result.path} ({result.format.upper()}{size}{pages}) in {seconds:.1f} s")
+    odds = extra.get("probabilities")
+    if odds is not None and odds["method"] == "none" and None in odds["cells"].values():
+        # no route answered in time: the picture is drawn with "?" where the terrain may be; say so, as solve does
+        click.echo(
+            f"error: {map_file}: no odds of a {label} in time (--time-limit {time_limit:g}); drew what was found "
+            f'("?" where it may be), missing: probabilities',
+            err=True,
+        )
+        raise click.exceptions.Exit(TIMEOUT)

@@ -37,7 +37,12 @@ def serve(host, port):
         # prepare: on a fresh install the sampler's loops are compiled once here, said so, once the address is known
         # to be usable and before the workers start (each compiled them on its own, the first requests waiting about
         # a minute behind "working…" with no word why)
-        run(host, port, announce=lambda line: click.echo(line, err=line.startswith("warning")), prepare=kernels_ready)
+        run(
+            host,
+            port,
+            announce=lambda line: click.echo(line, err=line.startswith("warning")),
+            prepare=lambda: kernels_ready(timed=False),
+        )
     except KeyboardInterrupt:
         pass
     if interrupted():  # Ctrl+C stopped the server: exit 130 like every command, naming the address

@@ -411,13 +411,20 @@ def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cel
 
 def frontier(state: Map) -> list[int]:
     """The unexplored Paths a player may explore next: next to an explored cell that is not a Rock,
-    or a start cell when nothing is explored yet."""
+    or a start cell when nothing is explored yet.
+
+    Flora's start Fort is explored before the first turn (the engine's setup: its Path token leaves play), so it
+    counts as explored, revealed or not, and is never a Path to explore: `mapgen hint flora-1 --reveal none` named
+    D7 itself as the one Path to explore, and after a first reveal ranked it among them at 0%."""
     b = state.board
     orth = b.hood("orthogonal")
-    opened = [i for i, t in enumerate(state.cells) if t is not None and t is not Terrain.ROCK]
+    fort = state.briefing.start  # Flora's start cell (None: a column 7 start)
+    opened = {i for i, t in enumerate(state.cells) if t is not None and t is not Terrain.ROCK}
+    if fort is not None:
+        opened.add(fort)
     if not opened:
         return sorted(i for i in state.start_cells() if state.cells[i] is None)
-    return sorted({j for i in opened for j in orth[i] if state.cells[j] is None})
+    return sorted({j for i in opened for j in orth[i] if state.cells[j] is None and j != fort})
 
 
 def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
@@ -436,6 +443,10 @@ def hint(
     ``time_limit`` from now).
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
+
+    When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
+    message) and ``"missing": ["odds"]`` (the command prints it and exits 3); a time-out before it is known whether
+    a cell is forced raises ``SolveTimeout``.
     """
     solver.check(state, "hint")
     target = None if target is None else as_terrain(target)  # a Terrain, or its code ("Ft")
@@ -463,7 +474,14 @@ def hint(
         out["forced_cells"] = len(forced)
     if target is not None:
         cells = frontier(state)
-        odds, method, errors = _odds(solver, state, cells, target, budget, time_limit)
+        try:
+            odds, method, errors = _odds(solver, state, cells, target, budget, time_limit)
+        except SolveTimeout as e:  # what was found stands (nothing is forced); say what is missing
+            out["target"] = target.code
+            out["timed_out"] = str(e)
+            out["missing"] = ["odds"]
+            out["seconds"] = round(time.monotonic() - start, 3)
+            return out
         # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in;
         # a sampled share of 0 the cell can hold (no chain met it there) after the sampled ones above 0, by its
         # bound, before the cells that cannot hold it
@@ -547,6 +565,9 @@ def hint_text(state: Map, result: dict, source: str) -> str:
         cited = ", ".join([*e["rules"], *e["cells"]]) or "the briefing"
         return f"{source}: {e['text']}\n  (cites {cited})"
     lines = [f"{source}: {result['message']}"]
+    if "odds" not in result and "timed_out" in result:  # the Paths' odds ran out of time (exit 3)
+        label = Terrain.from_code(result["target"]).label
+        lines.append(f"not in time: the Paths' odds of a {label} ({result['timed_out']}): raise --time-limit")
     if "odds" in result:
         label = Terrain.from_code(result["target"]).label
         method = result["odds_method"]

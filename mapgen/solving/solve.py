@@ -89,7 +89,7 @@ class CountResult:
 
 def kernels_on_disk() -> bool:
     """Whether numba's disk cache beside the sources holds the sampler's and the counter's compiled loops (else
-    their first use compiles them: about 15 CPU s, once). Read from the cache's file names, without importing
+    their first use compiles them: about 30 CPU s, once). Read from the cache's file names, without importing
     numba (0.4 s): a fresh install has none; a cache of older sources counts, and numba recompiles what it must."""
     from pathlib import Path  # deferred: only where the cache is looked at
 
@@ -107,7 +107,7 @@ def kernels_on_disk() -> bool:
 
 def warm_kernels() -> None:
     """Load the compiled loops of the sampler and of the sequential Monte Carlo counter now (numba compiles them on
-    first use, about 15 CPU s once, then reads them from its disk cache in about a second), so that the first
+    first use, about 30 CPU s once, then reads them from its disk cache in about a second), so that the first
     timed question after it does not pay for them: a server's workers at start, a test run's workers."""
     import maps  # deferred: a shipped map to run the loops on, only where they are warmed
     from mapgen.solving import bot_kernels, sampler, smc  # deferred: numba's kernels, loaded only where they are used
@@ -128,7 +128,7 @@ _WARM = False  # this process has found the compiled loops on disk, or compiled 
 
 
 def ensure_kernels(announce: Callable[[], object] | None = None) -> None:
-    """Before a timed question that may sample or estimate: on a fresh install compile the loops first (about 15 CPU
+    """Before a timed question that may sample or estimate: on a fresh install compile the loops first (about 30 CPU
     s, once a process), so the question's time limit is its own; ``announce`` is called first when they compile
     (the CLI says so). From Python the first ``odds_answer`` with the sampler raised SolveTimeout after 14.7 s with
     a 10 s limit, and the next took 0.8 s."""
