@@ -262,7 +262,7 @@ def test_odds_that_ran_out_of_time_are_drawn_and_exit_3(tmp_path, monkeypatch):
     every Path was drawn "?", and the command said only "wrote x.png" and exited 0, as if the odds were drawn. Now
     the picture is still written, and stderr says what is missing and how to get it (exit 3, as solve)."""
     pytest.importorskip("mapgen.solving.solve")
-    from mapgen.solving.solve import SolveTimeout, Solver
+    from mapgen.solving.solve import Solver, SolveTimeout
 
     def runs_out(self, state, **kw):
         raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
