@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from mapgen.model import Map
-from mapgen.terrain import Terrain, quantity
+from mapgen.terrain import Terrain, big_count, quantity
 
 
 def _count(step: dict) -> str:
+    """A step's completions: exact in full; else ``low..high``, low an exact count further on (in full), high
+    for people (``4.67 × 10⁴⁶``, never ``4.7e+46``)."""
     if step["exact"]:
         return f"{step['count']:,}"
     e = step["estimate"]
-    return f"{e['low']:,}..{e['high']:.2g}"
+    return f"{e['low']:,}..{big_count(e['high'])}"
 
 
 def deduce_text(m: Map, report: dict, source: str) -> str:
@@ -58,10 +60,10 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         )
         if label:
             lines.append(f"  deduced: the {label}s known from that step on, before they are revealed")
-        lines.append("  step cell terrain  how     completions        forced")
+        lines.append("  step cell terrain  how     completions              forced")
         for s in steps:
             lines.append(
-                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {_count(s):<18} {s['forced']}"
+                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {_count(s):<24} {s['forced']}"
                 + (f"   deduced {', '.join(s['deduced'])}" if s["deduced"] else "")
             )
             if s.get("explanation"):

@@ -9,7 +9,7 @@ from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import COMPILE_SHARE, CountResult, Solver, SolveTimeout
 from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS, share_words
-from mapgen.terrain import Terrain, quantity
+from mapgen.terrain import Terrain, big_count, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the
@@ -170,34 +170,33 @@ def _count_fields(result: CountResult | None) -> dict:
     }
 
 
-def _big(n: int) -> str:
-    """A count for people: digits with separators up to ten million, else three significant figures."""
-    return f"{n:,}" if n < 10_000_000 else f"{n:.3g}"
-
-
 def count_words(report: dict) -> str:
-    """``8 completions``, or an estimate in words with its interval and how sure it is."""
+    """``8 completions``, or an estimate in words with its interval and how sure it is. An exact count is
+    printed in full; an estimate's figures for people (``big_count``: ``1.69 × 10²²``, never ``1.69e+22``). The
+    completions found so far are said as such, never as "at least N" beside the estimate: they rise as cells are
+    revealed while the estimate falls, and a player read them as the count going up."""
     n = report["count"]
     if report["exact"]:
         return f"{n:,} completion{'s' if n != 1 else ''}"
     e = report["estimate"]
-    proven = f"proven: at least {e['proven_low']:,}" if "proven_low" in e else f"proven: at least {e['low']:,}"
+    found = f"{big_count(e.get('proven_low', e['low']))} found so far"
     if e["method"] == "smc":
         cut = (
             f", {e['runs']} of {e['runs_planned']} runs: cut by the time limit" if e["runs"] < e["runs_planned"] else ""
         )
         return (
-            f"about {_big(e['value'])} completions ({e['confidence']:.0%}: {_big(e['low'])} to {_big(e['high'])}, "
-            f"estimated by sequential Monte Carlo{cut}; {proven})"
+            f"about {big_count(e['value'])} completions ({e['confidence']:.0%}: {big_count(e['low'])} to "
+            f"{big_count(e['high'])}, estimated by sequential Monte Carlo{cut}; {found})"
         )
     if e["method"] == "approxmc":
         return (
-            f"about {_big(e['value'])} completions (estimate: ApproxMC, between {_big(e['low'])} and "
-            f"{_big(e['high'])} with probability {e['confidence']:.0%}; {proven}, at most {e['proven_high']:.3g})"
+            f"about {big_count(e['value'])} completions (estimate: ApproxMC, between {big_count(e['low'])} and "
+            f"{big_count(e['high'])} with probability {e['confidence']:.0%}; {found}; proven: at most "
+            f"{big_count(e['proven_high'])})"
         )
     return (
-        f"between {e['low']:,} and {e['high']:.3g} completions (proven bounds only: neither the exact count nor an "
-        "estimate came in time)"
+        f"between {big_count(e['low'])} and {big_count(e['high'])} completions (proven bounds only: neither the exact "
+        "count nor an estimate came in time)"
     )
 
 

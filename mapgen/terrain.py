@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+from decimal import Decimal
 from enum import Enum
 
 from mapgen.errors import MessageKeyError
@@ -104,3 +106,40 @@ def percent(p: float) -> str:
     if 0.995 < p < 1:
         return ">99%"
     return f"{p:.0%}"
+
+
+#: the words for a count's thousands from a million on ("11.9 million"); from 10^15 a power of ten
+_BIG_WORDS = {6: "million", 9: "billion", 12: "trillion"}
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def big_count(n: int, plain: bool | None = None) -> str:
+    """A count for people: ``9,876,543`` (digits with separators up to ten million), then three significant
+    figures in words up to 10^15 (``11.9 million``, ``2.98 billion``, ``4.1 trillion``), beyond that a power of
+    ten (``1.69 × 10²²``); never Python's ``1.69e+22``. Rounded before the words are chosen (999.96 million is
+    ``1 billion``). ``plain`` writes ``1.69 x 10^22`` (ASCII); by default where stdout or stderr could not
+    encode the ``×`` and the superscript digits (``PYTHONIOENCODING=latin-1``), so printing never fails. The
+    web pages' ``MG.bigCount`` (mapgen/web/static/common.js) follows the same rule."""
+    if n < 10_000_000:
+        return f"{n:,}"
+    mantissa, exp = f"{Decimal(n):.2e}".split("e")  # exact for any int: counts beyond a float's range too
+    power = int(exp)
+    if power < 15:
+        unit = power - power % 3
+        return f"{Decimal(mantissa).scaleb(power - unit).normalize():f} {_BIG_WORDS[unit]}"
+    digits = f"{Decimal(mantissa).normalize():f}"
+    if plain is None:
+        plain = not all(_can_write(stream, "× ⁻⁰¹²³⁴⁵⁶⁷⁸⁹") for stream in (sys.stdout, sys.stderr))
+    return f"{digits} x 10^{power}" if plain else f"{digits} × 10{str(power).translate(_SUPERSCRIPT)}"
+
+
+def _can_write(stream: object, text: str) -> bool:
+    """Whether ``stream``'s encoding holds ``text`` (a stream without one, or none at all, is taken to)."""
+    encoding = getattr(stream, "encoding", None)
+    if not encoding:
+        return True
+    try:
+        text.encode(encoding)
+    except (UnicodeEncodeError, LookupError):
+        return False
+    return True

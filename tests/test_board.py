@@ -161,3 +161,34 @@ def test_a_quantity_has_its_noun_in_the_right_number():
 
     assert [quantity(n, "cell") for n in (0, 1, 2)] == ["0 cells", "1 cell", "2 cells"]
     assert quantity(1, "guess", "guesses") == "1 guess" and quantity(3, "guess", "guesses") == "3 guesses"
+
+
+def test_a_big_count_reads_in_words_never_in_e_notation():
+    """Players read "about 1.69e+22 completions" as noise: digits up to ten million, then three significant figures
+    in words up to 10^15, then a power of ten with a superscript exponent; rounded before the words are chosen."""
+    from mapgen.terrain import big_count
+
+    said = [big_count(n) for n in (0, 709, 9_999_999, 10_000_000, 11_903_456, 2_980_000_000, 4_100_000_000_000)]
+    assert said == ["0", "709", "9,999,999", "10 million", "11.9 million", "2.98 billion", "4.1 trillion"]
+    assert big_count(999_960_000) == "1 billion" and big_count(999_990_000_000_000) == "1 × 10¹⁵"
+    assert big_count(16_900_000_000_000_000_000_000) == "1.69 × 10²²"
+    assert big_count(10**400) == "1 × 10⁴⁰⁰"  # an int past a float's range
+    assert big_count(33_700_000_000_000_000_000_000_000_000, plain=True) == "3.37 x 10^28"
+
+
+def test_a_big_count_on_a_stream_that_cannot_write_superscripts_is_ascii(monkeypatch):
+    """On a stdout whose encoding has no superscript 4 or no × (PYTHONIOENCODING=latin-1, cp1252) printing the
+    count must not fail with UnicodeEncodeError: it falls back to "x 10^N"."""
+    import io
+    import sys
+
+    from mapgen.terrain import big_count
+
+    out = io.TextIOWrapper(io.BytesIO(), encoding="latin-1")
+    monkeypatch.setattr(sys, "stdout", out)
+    said = big_count(4 * 10**46)
+    assert said == "4 x 10^46"
+    out.write(said)  # no UnicodeEncodeError
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+    monkeypatch.setattr(sys, "stderr", io.TextIOWrapper(io.BytesIO(), encoding="utf-8"))
+    assert big_count(4 * 10**46) == "4 × 10⁴⁶"

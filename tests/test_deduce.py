@@ -358,6 +358,13 @@ def test_the_text_says_what_each_figure_means():
         " step needed: 3 rules and cells"
     )
     report["grade"] = {"tier": "Gentle", "guesses": 2, "largest_reason": 0, "deduced_share": 0.0, "steps": 2}
+    steps[0].update(
+        exact=False, estimate={"low": 54_277_938, "high": 4_670_000_000_000_000_000_000_000_000_000_000_000}
+    )
+    assert "\n     1 A7   Wa       guess   54,277,938..4.67 × 10³⁶  1\n" in words.deduce_text(
+        maps.load("fauna-1"), report, "fauna-1"
+    )  # a range's high end for people, never "4.7e+36", its column wide enough
+    steps[0].update(exact=True, estimate=None)
     assert text.count("\n") == words.deduce_text(maps.load("fauna-1"), report, "fauna-1").count("\n")
     assert words.deduce_text(maps.load("fauna-1"), report, "fauna-1").endswith(
         "  read up to step 2, where every Fort is known: 2 guesses, 0 forced steps (0%)"

@@ -397,6 +397,33 @@ def test_unigen_odds_are_labelled_as_almost_uniform_samples(monkeypatch):
     assert "probabilities (estimated from almost-uniform samples (UniGen)):" in solve_text(state, report, "s.toml")
 
 
+def test_an_estimated_count_reads_for_people_and_the_completions_found_are_not_a_lower_count():
+    """``solve flora-1 --reveal none`` printed "about 1.69e+22 completions (95%: 2.68e+21 to 3.34e+23 ...; proven:
+    at least 709)": the e-notation read as noise, and "at least 709", which rose (709, 733, 743) as cells were
+    revealed while the estimate fell, read as the count going up. The figures are now in words and the 709 are
+    the completions found so far; the JSON keeps its numbers."""
+    from mapgen.report import count_words
+
+    smc = {"method": "smc", "value": 16_900_000_000_000_000_000_000, "low": 2_680_000_000_000_000_000_000}
+    smc.update(high=334_000_000_000_000_000_000_000, confidence=0.95, runs=4, runs_planned=4, proven_low=709)
+    report = {"count": smc["value"], "exact": False, "estimate": smc}
+    assert count_words(report) == (
+        "about 1.69 × 10²² completions (95%: 2.68 × 10²¹ to 3.34 × 10²³, estimated by sequential Monte Carlo; "
+        "709 found so far)"
+    )
+    approx = {"method": "approxmc", "value": 11_903_456, "low": 6_612_000, "high": 21_426_000, "confidence": 0.8}
+    approx.update(proven_low=1_000, proven_high=4_100_000_000_000)
+    assert count_words({"count": approx["value"], "exact": False, "estimate": approx}) == (
+        "about 11.9 million completions (estimate: ApproxMC, between 6,612,000 and 21.4 million with probability "
+        "80%; 1,000 found so far; proven: at most 4.1 trillion)"
+    )
+    bounds = {"method": "bounds", "value": 500, "low": 500, "high": 2_980_000_000}
+    assert count_words({"count": 500, "exact": False, "estimate": bounds}).startswith(
+        "between 500 and 2.98 billion completions (proven bounds only"
+    )
+    assert count_words({"count": 11_887_738_830, "exact": True}) == "11,887,738,830 completions"  # exact: in full
+
+
 def test_one_unrevealed_cell_is_said_in_the_singular(tmp_path):
     import maps
     from mapgen.mapfile import dumps_map

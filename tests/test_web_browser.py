@@ -699,22 +699,31 @@ def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, ba
 
 def test_helper_writes_estimated_counts_in_words_never_in_exponent_form(driver, base_url):
     """An estimate's interval read "8.7e+2 million to 1.1e+2 billion" (toPrecision's exponent form for
-    870 and 110): the count is in words with two significant figures (the API's answer stubbed in the page)."""
+    870 and 110): the count is in words, by the command line's rule (mapgen.terrain.big_count: digits up to ten
+    million, then three significant figures; the API's answer stubbed in the page)."""
+    from mapgen.terrain import big_count
+
     stub = table_stub(
         """
           Object.assign(v, {count: 500, exact: false, unique: false, method: 'smc',
-            estimate: {method: 'smc', value: 9.8e9, low: 8.7e8, high: 1.1e11, confidence: 0.95}});
+            estimate: {method: 'smc', value: 9.84e9, low: 8.7e8, high: 1.1e11, confidence: 0.95}});
           delete v.compiling;"""
     )
     with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
         driver.refresh()
         wait_for(lambda: "about" in text_of(driver, "count"), what="the estimated count")
-        assert text_of(driver, "count") == "about 9.8 billion maps fit (estimated; 95%: 870 million to 110 billion)"
-        # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10¹⁴"
-        said = driver.execute_script("return [999.7e6, 9.99e14, 3.6e15, 1234567].map(bigCount)")
-        assert said == ["1 billion", "1.0 × 10¹⁵", "3.6 × 10¹⁵", "1.2 million"]
-        assert driver.execute_script("return bigCount(1.8e22)") == "1.8 × 10²²"  # superscript, as in print
+        assert text_of(driver, "count") == "about 9.84 billion maps fit (estimated; 95%: 870 million to 110 billion)"
+        # rounded before the unit is chosen: no "1,000 million", no "10.0 × 10¹⁴"; the same words as the CLI's
+        counts = [999_960_000, 999_990_000_000_000, 3_600_000_000_000_000, 1_234_567, 12_345_678, 4_100_000_000_000]
+        counts += [16_900_000_000_000_000_000_000, 9_999_999, 0]
+        said = driver.execute_script(f"return {counts}.map(MG.bigCount)")
+        assert said == ["1 billion", "1 × 10¹⁵", "3.6 × 10¹⁵", "1,234,567", "12.3 million", "4.1 trillion"] + [
+            "1.69 × 10²²",
+            "9,999,999",
+            "0",
+        ]
+        assert said == [big_count(n, plain=False) for n in counts]
 
 
 def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base_url):
@@ -937,6 +946,19 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     )
     assert sizes and min(sizes) >= 12
     assert driver.find_elements(By.CSS_SELECTOR, "#deduce-chart circle")  # one mark per step
+    # a step's mark says its count as deduce prints it: a range's high end in words, never "about 4.72e+46"
+    titles = driver.execute_script(
+        """const box = document.createElement("div");
+        profileChart(box, {steps: [
+          {step: 1, cell: "A7", terrain: "Wa", reason: "guess", count: 54277938, exact: false,
+           estimate: {low: 54277938, high: 4.72e46}},
+          {step: 2, cell: "A6", terrain: "Wo", reason: "forced", count: 12345678, exact: true}]});
+        return [...box.querySelectorAll("circle title")].map((t) => t.textContent);"""
+    )
+    assert titles == [
+        "step 1: A7 Wa (guess), 54,277,938 to 4.72 × 10⁴⁶ maps",
+        "step 2: A6 Wo (forced), 12,345,678 maps",
+    ]
     wait_for(lambda: driver.execute_script("return arguments[0].complete && arguments[0].naturalWidth", plot))
     driver.find_element(By.CSS_SELECTOR, "button.plot-open").click()
     big = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "dialog.chart[open] img"), what="the full chart")[0]

@@ -9,6 +9,22 @@ const MG = {
     return "10" + String(k).replace(/[-\d]/g, (d) => "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"["-0123456789".indexOf(d)]);
   },
 
+  // A count as people read it, the command line's rule (mapgen.terrain.big_count): digits up to ten million, then
+  // three significant figures: "11.9 million", "2.98 billion" ... "4.1 trillion", then "1.69 × 10²²". Rounded
+  // before the unit is chosen (999.96 million is "1 billion"), and never toPrecision's exponent form ("8.7e+2
+  // million") nor a number's own ("1.69e+22").
+  bigCount(n) {
+    if (n < 1e7) return Math.round(n).toLocaleString("en");
+    const r = Number(n.toPrecision(3));
+    const k = Math.floor(Math.log10(r));
+    const figures = (unit) => String(Number((r / 10 ** unit).toPrecision(3)));
+    if (k < 15) {
+      const unit = k - (k % 3);
+      return `${figures(unit)} ${{6: "million", 9: "billion", 12: "trillion"}[unit]}`;
+    }
+    return `${figures(k)} × ${MG.tenTo(k)}`;
+  },
+
   async api(path, body, signal) {
     const init = body === undefined ? {} : {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),

@@ -276,21 +276,6 @@ function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
 
-// A count as people read it: digits up to a million, then two significant figures: "2.3 million", "870 million"
-// ... "4.1 trillion", then "2.3 × 10¹⁵". Rounded before the unit is chosen (999.7 million is "1 billion"), and
-// never toPrecision's exponent form ("8.7e+2 million").
-function bigCount(n) {
-  if (n < 1e6) return Math.round(n).toLocaleString("en");
-  const r = Number(n.toPrecision(2));
-  const names = [[1e12, "trillion"], [1e9, "billion"], [1e6, "million"]];
-  if (r < 1e15) {
-    const [unit, name] = names.find(([u]) => r >= u);
-    return `${Number((r / unit).toPrecision(2)).toLocaleString("en")} ${name}`;
-  }
-  const k = Math.floor(Math.log10(r));
-  return `${(r / 10 ** k).toFixed(1)} × ${MG.tenTo(k)}`;
-}
-
 // The seconds of a wait ("compiling", "sampling"): the server's count when its answer came, plus the time since on
 // this page, so the number keeps going up between answers (a full count can take 10 s and more to come back).
 function waited(w) {
@@ -318,11 +303,12 @@ function countText(v) {
   if (e && e.method !== "bounds" && e.low !== undefined && e.high !== undefined) {
     // a counter's estimate: its value and the interval that holds with its stated confidence
     const pct = Math.round(100 * (e.confidence || 0.95));
-    return `about ${bigCount(e.value)} maps fit (estimated; ${pct}%: ${bigCount(e.low)} to ${bigCount(e.high)})`;
+    const [value, low, high] = [e.value, e.low, e.high].map(MG.bigCount);
+    return `about ${value} maps fit (estimated; ${pct}%: ${low} to ${high})`;
   }
   // no estimate in time: the proven bounds, never a partial listing's size as if it were the count
-  const hi = e && e.proven_high ? `, at most ${bigCount(e.proven_high)}` : "";
-  return `more maps fit than were counted in time (proven: at least ${bigCount(v.count)}${hi})`;
+  const hi = e && e.proven_high ? `, at most ${MG.bigCount(e.proven_high)}` : "";
+  return `more maps fit than were counted in time (proven: at least ${MG.bigCount(v.count)}${hi})`;
 }
 
 function status() {

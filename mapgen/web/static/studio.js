@@ -528,7 +528,10 @@ function profileChart(box, prof) {
   svg.append(svgEl("polyline", {points: steps.map((s) => `${x(s.step)},${y(s.count)}`).join(" "), class: "series"}));
   for (const s of steps) {
     const dot = svgEl("circle", {cx: x(s.step), cy: y(s.count), r: 3.5, class: s.reason === "guess" ? "guess" : "forced"});
-    dot.append(svgEl("title", {}, `step ${s.step}: ${s.cell} ${s.terrain} (${s.reason}), ${s.exact ? "" : "about "}${s.count} maps`));
+    // exact in full; else the range deduce prints, its high end in words (a JS number past 1e21 prints "1.2e+22")
+    const maps = s.exact || !s.estimate ? s.count.toLocaleString("en")
+      : `${s.estimate.low.toLocaleString("en")} to ${MG.bigCount(s.estimate.high)}`;
+    dot.append(svgEl("title", {}, `step ${s.step}: ${s.cell} ${s.terrain} (${s.reason}), ${maps} maps`));
     svg.append(dot);
   }
   svg.append(svgEl("text", {x: W - m.r, y: narrow ? 34 : 16, "text-anchor": "end", class: "legend"}, "● forced  ○ guess"));
