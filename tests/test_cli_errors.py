@@ -608,6 +608,24 @@ def test_stdout_on_a_full_disk_is_one_line(args):
     assert (done.returncode, done.stderr) == (2, f"error: stdout: cannot write ({os.strerror(errno.ENOSPC)})\n")
 
 
+@pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])  # (an ASCII stream click itself writes UTF-8 to)
+def test_a_terminal_that_cannot_show_a_character_gets_plain_text(encoding):
+    """On a latin-1 terminal `mapgen chapters` ended in a UnicodeEncodeError traceback at its first en dash."""
+    done = subprocess.run(
+        [sys.executable, "-m", "cli", "chapters", "fauna"],
+        capture_output=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONIOENCODING=encoding),
+        timeout=120,
+        check=False,
+    )
+    assert (done.returncode, done.stderr) == (0, b"")
+    text = done.stdout.decode(encoding)
+    assert "C1  Water" in text and "Traceback" not in text
+    if encoding == "latin-1":  # no en dash there: the plain hyphen
+        assert "Water-Wood" in text
+
+
 def test_seeds_beyond_a_toml_integer_are_refused_before_the_work(tmp_path, monkeypatch):
     _no_work(monkeypatch, "mapgen.generate.Generator.generate")
     top = 2**63 - 1

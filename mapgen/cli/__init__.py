@@ -25,6 +25,7 @@ An option of an existing command (``solve --explain``) goes into that command's 
 
 from __future__ import annotations
 
+import codecs
 import contextlib
 import importlib
 import itertools
@@ -79,6 +80,29 @@ SUMMARIES: dict[str, str] = {
 }
 
 
+#: what a terminal that cannot show a character gets instead (``--help``, ``chapters``, ``grade`` and the counts use
+#: the en dash, the ellipsis, the times and plus-minus signs); anything else becomes "?"
+PLAIN = {"–": "-", "—": "-", "−": "-", "…": "...", "×": "x", "±": "+/-", "≤": "<=", "≥": ">=", "→": "->", "’": "'"}
+
+
+def _plain(error: UnicodeError) -> tuple[str, int]:
+    if not isinstance(error, UnicodeEncodeError):
+        raise error
+    return "".join(PLAIN.get(c, "?") for c in error.object[error.start : error.end]), error.end
+
+
+codecs.register_error("mapgen-plain", _plain)
+
+
+def plain_streams() -> None:
+    """stdout and stderr write what their encoding cannot hold in ASCII (``PLAIN``) rather than fail: on a
+    latin-1 or cp1252 terminal (``PYTHONIOENCODING=latin-1``) `mapgen chapters` ended in a UnicodeEncodeError
+    traceback at its first en dash (click itself only replaces an ASCII stream)."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(AttributeError, ValueError, OSError):  # a replaced stream: a test's, a pipe's
+            stream.reconfigure(errors="mapgen-plain")
+
+
 class MapgenGroup(click.Group):
     """Imports a command's module on first use, and maps every library error to an exit code and one line."""
 
@@ -109,6 +133,8 @@ class MapgenGroup(click.Group):
     def main(self, args=None, *rest, **kwargs):
         # mapgen's own command line (the console script, ``python -m cli``), not a caller's list of arguments
         self.command_line = args is None
+        if self.command_line:
+            plain_streams()
         try:
             return super().main(args, *rest, **kwargs)
         except SystemExit as e:
