@@ -54,3 +54,50 @@ def test_a_first_question_from_python_compiles_the_loops_before_its_budget(monke
     assert got.method == "sampler" and warmed == [1]
     solver.count(m.hide(range(10)), time_limit=20.0)
     assert warmed == [1]
+
+
+def _fake_cache(folder):
+    folder.mkdir(parents=True)
+    for name in ("sampler._enumerate", "sampler._chain", "smc._smc", "bot_kernels.weights"):
+        (folder / f"{name}-1.py311.nbi").write_bytes(b"")
+    for name in ("bot_kernels.expected_values", "bot_kernels.cell_values"):
+        (folder / f"{name}-2.py311.nbi").write_bytes(b"")
+
+
+def test_the_kernels_are_looked_for_where_numba_keeps_them_with_numba_cache_dir(tmp_path, monkeypatch):
+    """With NUMBA_CACHE_DIR set (as container images do), numba keeps its cache there, not beside the sources: the
+    check looked beside the sources, said nothing, and a first `mapgen solve flora-2 --reveal none --probabilities`
+    compiled inside its 10 s and exited 3 ("the time limit ran out before the sampler started")."""
+    import hashlib
+    import os
+
+    from mapgen.solving import solve
+
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    assert not solve.kernels_on_disk()  # an empty cache there: a first use, whatever lies beside the sources
+    source = os.path.dirname(os.path.abspath(solve.__file__))
+    where = tmp_path / "numba" / f"solving_{hashlib.sha1(source.encode()).hexdigest()}"
+    assert solve.kernel_cache_dir() == where
+    _fake_cache(where)
+    assert solve.kernels_on_disk()
+
+
+def test_a_read_only_install_looks_in_numbas_user_cache(tmp_path, monkeypatch):
+    """Where the sources' folder cannot be written (an install of another user), numba caches in its user-wide
+    folder: the check looked beside the sources and said "first use: compiling…" on every run."""
+    import sys
+
+    from mapgen.solving import solve
+
+    if sys.platform != "linux":
+        import pytest
+
+        pytest.skip("the user cache folder is XDG's on Linux")
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.setattr(solve, "_writable", lambda folder: False)
+    where = solve.kernel_cache_dir()
+    assert where.parent == tmp_path / "cache" / "numba" and where.name.startswith("solving_")
+    assert not solve.kernels_on_disk()
+    _fake_cache(where)
+    assert solve.kernels_on_disk()

@@ -55,6 +55,7 @@ from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+    from pathlib import Path
 
     from ortools.sat.python import cp_model
 
@@ -87,13 +88,42 @@ class CountResult:
         return out
 
 
-def kernels_on_disk() -> bool:
-    """Whether numba's disk cache beside the sources holds the sampler's and the counter's compiled loops (else
-    their first use compiles them: about 30 CPU s, once). Read from the cache's file names, without importing
-    numba (0.4 s): a fresh install has none; a cache of older sources counts, and numba recompiles what it must."""
+def kernel_cache_dir() -> Path:
+    """The folder numba keeps the compiled loops of this package in, found as numba finds it (its cache locators,
+    in their order): ``$NUMBA_CACHE_DIR/solving_<sha1 of this folder>`` when that is set; else ``__pycache__``
+    beside the sources when it can be written; else numba's user-wide cache (``~/.cache/numba/solving_<sha1>`` on
+    Linux). Only the last asks numba (0.4 s to import) for its folder: a read-only install, as for another user."""
+    import hashlib
+    import os
     from pathlib import Path  # deferred: only where the cache is looked at
 
-    cache = Path(__file__).parent / "__pycache__"
+    source = os.path.dirname(os.path.abspath(__file__))  # numba's py_file is the module's; the kernels live here
+    subpath = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
+    chosen = os.environ.get("NUMBA_CACHE_DIR", "")
+    if chosen:
+        return Path(chosen) / subpath
+    in_tree = Path(source) / "__pycache__"
+    if _writable(in_tree if in_tree.exists() else in_tree.parent):
+        return in_tree
+    from numba.misc.appdirs import AppDirs  # deferred: numba, only for an install its user cannot write to
+
+    return Path(AppDirs(appname="numba", appauthor=False).user_cache_dir) / subpath
+
+
+def _writable(folder: Path) -> bool:
+    import os
+
+    return os.access(folder, os.W_OK)
+
+
+def kernels_on_disk() -> bool:
+    """Whether numba's disk cache holds the sampler's and the counter's compiled loops (else their first use
+    compiles them: about 30 CPU s, once). Read from the cache's file names, without importing numba (0.4 s): a
+    fresh install has none; a cache of older sources counts, and numba recompiles what it must. The folder is the
+    one numba writes to (``kernel_cache_dir``): the one beside the sources said "compiled" with NUMBA_CACHE_DIR set
+    while numba compiled inside the time limit (a first `solve flora-2 --reveal none --probabilities` ran out of
+    time), and said "first use" on every run of a read-only install."""
+    cache = kernel_cache_dir()
     names = (
         "sampler._enumerate",
         "sampler._chain",
