@@ -608,6 +608,14 @@ def test_stdout_on_a_full_disk_is_one_line(args):
     assert (done.returncode, done.stderr) == (2, f"error: stdout: cannot write ({os.strerror(errno.ENOSPC)})\n")
 
 
+def test_a_misspelt_command_gets_the_nearest_one():
+    r = run("solv", "fauna-1")
+    assert r.exit_code == 2
+    assert r.stderr == "error: No such command 'solv': did you mean solve? See 'mapgen --help'.\n"
+    far = run("xyzzy")
+    assert (far.exit_code, far.stderr) == (2, "error: No such command 'xyzzy'. See 'mapgen --help'.\n")
+
+
 @pytest.mark.parametrize("encoding", ["latin-1", "cp1252"])  # (an ASCII stream click itself writes UTF-8 to)
 def test_a_terminal_that_cannot_show_a_character_gets_plain_text(encoding):
     """On a latin-1 terminal `mapgen chapters` ended in a UnicodeEncodeError traceback at its first en dash."""

@@ -599,6 +599,9 @@ def test_mapgen_compile(tmp_path):
         CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]).stdout
     )
     assert again["from_cache"] and again["count"] == out["count"]
+    # the text of a cached circuit does not read as a second compile ("compiled in 0.20 s; already cached")
+    text = CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path)]).stdout
+    assert text.rstrip().endswith("s)") and "already in the cache (compiled earlier in " in text
     revealed = CliRunner().invoke(
         main, ["compile", "training-1", "--reveal", "B7,C7", "--cache-dir", str(tmp_path), "--json"]
     )

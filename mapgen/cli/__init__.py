@@ -166,6 +166,20 @@ class MapgenGroup(click.Group):
                 raise
             raise self._usage(e, ctx) from None
 
+    def resolve_command(self, ctx, args):
+        """click's, with the command nearest a misspelt name (`mapgen solv`: "No such command 'solv': did you
+        mean solve?"), as options and shipped maps' names are suggested."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError:
+            from mapgen.inputs import near_name  # deferred: only for a command line that names no command
+
+            name = args[0] if args else ""
+            near = near_name(name, self.list_commands(ctx)) if name and not name.startswith("-") else None
+            if near is None:
+                raise
+            raise click.UsageError(f"No such command '{name}': did you mean {near}?", ctx) from None
+
     def _usage(self, e: click.UsageError, ctx) -> Failure:
         """click's refusal of the command line, one line, exit 2: a named option's value as every other option
         error reads (``--count: 0 is not in the range 1<=x<=100000``), anything else in click's words and where

@@ -113,10 +113,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     if as_json:
         click.echo(json.dumps(out))
         return
-    where = "already cached" if from_cache else (f"cached in {path}" if path else "too large for the cache")
+    # a cached circuit was compiled before, not now ("compiled in 0.20 s; already cached" read as a second compile)
+    when = (
+        f"already in the cache (compiled earlier in {stats.seconds:.2f} s)"
+        if from_cache
+        else f"compiled in {stats.seconds:.2f} s; " + (f"cached in {path}" if path else "too large for the cache")
+    )
     click.echo(
         f"{file}: {what}: {stats.count:,} map{'s' if stats.count != 1 else ''}, {stats.nodes:,} nodes, "
-        f"{stats.edges:,} edges, compiled in {stats.seconds:.2f} s; {where}"
+        f"{stats.edges:,} edges, {when}"
     )
 
 
