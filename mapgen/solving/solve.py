@@ -19,13 +19,16 @@ a circuit, the enumeration or the exact counter finishes within its share, else 
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import numbers
+import os
 import random
 import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
 
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
@@ -55,7 +58,6 @@ from mapgen.terrain import Terrain, as_terrain
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from pathlib import Path
 
     from ortools.sat.python import cp_model
 
@@ -93,10 +95,6 @@ def kernel_cache_dir() -> Path:
     in their order): ``$NUMBA_CACHE_DIR/solving_<sha1 of this folder>`` when that is set; else ``__pycache__``
     beside the sources when it can be written; else numba's user-wide cache (``~/.cache/numba/solving_<sha1>`` on
     Linux). Only the last asks numba (0.4 s to import) for its folder: a read-only install, as for another user."""
-    import hashlib
-    import os
-    from pathlib import Path  # deferred: only where the cache is looked at
-
     source = os.path.dirname(os.path.abspath(__file__))  # numba's py_file is the module's; the kernels live here
     subpath = f"{os.path.basename(source)}_{hashlib.sha1(source.encode()).hexdigest()}"
     chosen = os.environ.get("NUMBA_CACHE_DIR", "")
@@ -111,8 +109,6 @@ def kernel_cache_dir() -> Path:
 
 
 def _writable(folder: Path) -> bool:
-    import os
-
     return os.access(folder, os.W_OK)
 
 
