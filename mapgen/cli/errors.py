@@ -63,6 +63,14 @@ class OutOfTime(CommandError):
     code = TIMEOUT
 
 
+def found_then_out_of_time(
+    subject: str, reason: str, time_limit: float, missing, found: str = "printed what was found"
+) -> OutOfTime:
+    """The time-out of a command that printed (or drew) what it found first: ``error: FILE: REASON (--time-limit
+    N); printed what was found, missing: count, probabilities``, exit 3 (``solve``, ``hint``, ``render``)."""
+    return OutOfTime(subject, f"{reason} (--time-limit {time_limit:g}); {found}, missing: {', '.join(missing)}")
+
+
 class Interrupted(CommandError):
     """Ctrl-C: ``error: FILE: interrupted``, exit 130 (never reported as a time limit)."""
 

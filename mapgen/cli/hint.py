@@ -8,7 +8,7 @@ import time
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.errors import TIMEOUT, about, exit_code
+from mapgen.cli.errors import TIMEOUT, about, exit_code, found_then_out_of_time
 from mapgen.cli.options import (
     json_option,
     kernels_ready,
@@ -86,12 +86,7 @@ def hint(map_in, reveal, target, steps, time_limit, as_json):
 def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
     """A hint whose Paths' odds ran out of time (printed above, with what was found): exit 3, saying what is missing."""
     if "timed_out" in result:
-        click.echo(
-            f"error: {file}: {result['timed_out']} (--time-limit {time_limit:g}); printed what was found, "
-            f"missing: {', '.join(result['missing'])}",
-            err=True,
-        )
-        raise click.exceptions.Exit(TIMEOUT)
+        raise found_then_out_of_time(file, result["timed_out"], time_limit, result["missing"])
 
 
 def solution_path(state, file, terrain, time_limit, as_json):

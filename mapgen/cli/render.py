@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from constraints.catalogue import check_map, get_chapter
-from mapgen.cli.errors import TIMEOUT, BadInput, about
+from mapgen.cli.errors import BadInput, about, found_then_out_of_time
 from mapgen.cli.options import (
     FiniteRange,
     force_option,
@@ -232,9 +232,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
     odds = extra.get("probabilities")
     if odds is not None and odds["method"] == "none" and None in odds["cells"].values():
         # no route answered in time: the picture is drawn with "?" where the terrain may be; say so, as solve does
-        click.echo(
-            f"error: {map_file}: no odds of a {label} in time (--time-limit {time_limit:g}); drew what was found "
-            f'("?" where it may be), missing: probabilities',
-            err=True,
-        )
-        raise click.exceptions.Exit(TIMEOUT)
+        raise found_then_out_of_time(
+            map_file, f"no odds of a {label} in time", time_limit, ["probabilities"],
+            found='drew what was found ("?" where it may be)',
+        )  # fmt: skip

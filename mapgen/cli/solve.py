@@ -7,7 +7,7 @@ import json
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.errors import BROKEN, TIMEOUT, about
+from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     force_option,
     json_option,
@@ -164,9 +164,4 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
         click.echo(f"error: {file}: {several}, not one: nothing written to {out_path}", err=True)
         raise click.exceptions.Exit(BROKEN)
     if "timed_out" in report:  # what was found is printed above; the rest ran out of time
-        click.echo(
-            f"error: {file}: {report['timed_out']} (--time-limit {time_limit:g}); printed what was found, "
-            f"missing: {', '.join(report['missing'])}",
-            err=True,
-        )
-        raise click.exceptions.Exit(TIMEOUT)
+        raise found_then_out_of_time(file, report["timed_out"], time_limit, report["missing"])
