@@ -138,7 +138,7 @@ def solve_report(
 COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
 
 
-def sole_completion(state: Map, report: dict) -> Map | None:
+def forced_completion(state: Map, report: dict) -> Map | None:
     """The one completion of ``state`` as a map (every Hill numbered) when ``solve_report``'s forced cells fill
     every unrevealed cell, else None. Forced cells are exact (they come before any count), so this holds even
     when the count ran out of time; with at least one completion (solve_report raised no NoCompletion) a state

@@ -94,7 +94,7 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
         mapgen solve puzzle.toml -o solution.toml
     """
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
-    from mapgen.report import sole_completion, solve_report, solve_text  # deferred: ortools, when the command runs
+    from mapgen.report import forced_completion, solve_report, solve_text  # deferred: ortools, when the command runs
     from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
     from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
@@ -145,7 +145,7 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
         raise click.exceptions.Exit(BROKEN) from None
     several = None
     if out_path is not None:
-        done = sole_completion(state, report)
+        done = forced_completion(state, report)
         if done is None:
             n = report.get("count")
             several = f"{n:,} completions" if isinstance(n, int) and report.get("exact") else "several completions"
