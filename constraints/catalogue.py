@@ -11,6 +11,7 @@ and load it with ``load_chapter(path)``; no code is needed.
 
 from __future__ import annotations
 
+import importlib.util
 import tomllib
 from dataclasses import dataclass, fields
 from functools import cache
@@ -147,13 +148,18 @@ class Chapter:
         return {i: hill_number(m.board, m.cells, i, self.counted) for i in m.cells_of(Terrain.HILL)}
 
 
-def _terrain(value, where: str) -> Terrain:
+def _terrain(value, where: str, chapter: tuple[Terrain, ...] | None = None) -> Terrain:
+    """A terrain code; with ``chapter`` (the terrains of the chapter whose own [[rule]] names it), one of those."""
+    codes = f" (the chapter's codes: {' '.join(t.code for t in chapter)})" if chapter else ""
     if not isinstance(value, str):
-        raise ChapterError(f"{where}: expected a terrain code, not {value!r}")
+        raise ChapterError(f"{where}: expected a terrain code, not {value!r}{codes}")
     try:
-        return parse_terrain(value)
+        t = parse_terrain(value)
     except ValueError as e:
-        raise ChapterError(f"{where}: {e}") from None
+        raise ChapterError(f"{where}: {e}{codes}") from None
+    if chapter is not None and t not in chapter:  # the check could never apply: a typo, or a terrain left out
+        raise ChapterError(f"{where}: {t.label} ({t.code}) is not a terrain of the chapter{codes}; add it to terrains")
+    return t
 
 
 _NUMBERS = ("at_least", "at_most", "count", "depth")
@@ -173,11 +179,16 @@ def _setting(rule_id: str, kind_name: str, key: str, value):
     return value
 
 
-def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[Rule]:
+def _instances(spec: dict, rule_id: str, title: str, terrains, counted, own: bool = False) -> list[Rule]:
+    """A check's rule instances. ``own``: a chapter's own [[rule]] (not a shared one), whose terrains must be the
+    chapter's (a shared rule may name one a chapter lacks: C8's Field on Vameter, left out of its board)."""
     if not isinstance(spec, dict):
         raise ChapterError(f'rule {rule_id}: each check must be a table like {{ kind = "count", ... }}, not {spec!r}')
     spec = dict(spec)
-    kind_name = spec.pop("kind", None)
+    if "kind" not in spec:
+        known = ", ".join(sorted(KINDS))
+        raise ChapterError(f'rule {rule_id}: a check without a kind: write {{ kind = "count", ... }} (known: {known})')
+    kind_name = spec.pop("kind")
     if not isinstance(kind_name, str) or kind_name not in KINDS:
         raise ChapterError(f"rule {rule_id}: unknown rule kind {kind_name!r} (known: {', '.join(sorted(KINDS))})")
     kind: Any = KINDS[kind_name]  # a Rule subclass; its settings are checked against its fields below
@@ -191,7 +202,8 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
         if key == "terrains":
             if value != "chapter" and not isinstance(value, list):
                 raise ChapterError(f'rule {rule_id}: terrains must be "chapter" or a list of codes, not {value!r}')
-            value = terrains if value == "chapter" else [_terrain(v, f"rule {rule_id}") for v in value]
+            mine = terrains if own else None
+            value = terrains if value == "chapter" else [_terrain(v, f"rule {rule_id}", mine) for v in value]
             args[key] = frozenset(value)
         elif value == "chapter" and key == "counted":
             if counted is None:
@@ -200,7 +212,7 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted) -> list[
         elif value == "*" and key == "terrain":
             each_terrain = True
         elif key in ("subject", "target", "terrain", "first", "second", "counted", "hill"):
-            args[key] = _terrain(value, f"rule {rule_id}")
+            args[key] = _terrain(value, f"rule {rule_id}", terrains if own else None)
         else:
             args[key] = _setting(rule_id, kind_name, key, value)
     try:
@@ -261,6 +273,14 @@ def _briefing(data: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 def chapter_from_data(data: dict) -> Chapter:
     """A chapter from the parsed TOML of a chapter file; ChapterError (and nothing else) when it cannot be used."""
+    if "chapter" in data and "name" not in data:  # the key every map and profile file starts with
+        what = (
+            "a map file" if "terrain" in data else "a design profile" if "counts" in data else "a map or profile file"
+        )
+        raise ChapterError(
+            f"{what}, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains and "
+            "rules: copy one from constraints/chapters/"
+        )
     _unknown_keys(data, CHAPTER_KEYS, "chapter file")
     name = _field(data, "name", str, "text")
     title = data.get("title", name)
@@ -302,8 +322,17 @@ def chapter_from_data(data: dict) -> Chapter:
     specs.extend(own)
     rules: list[Rule] = []
     info: list[RuleInfo] = []
-    for spec in specs:
+    for n, spec in enumerate(specs):
         rid = _field(spec, "id", str, "text", "a [[rule]] table")
+        is_own = n >= len(shared)
+        if is_own and rid in core:  # a report's "C3" would no longer be RULES.md's C3
+            raise ChapterError(
+                f"rule {rid}: {rid} is the id of the shared rule {core[rid]['title']} (core.toml); give this rule an "
+                f"id of its own, like H1 (to change {rid}, drop it from 'rules' and add yours under a new id)"
+            )
+        if any(r.id == rid for r in info):
+            where = "'rules' lists it twice" if not is_own else "two rules have this id"
+            raise ChapterError(f"rule {rid}: {where}; each rule needs an id of its own")
         _unknown_keys(spec, RULE_KEYS, f"rule {rid}")
         title_ = _field(spec, "title", str, "text", f"rule {rid}")
         text = spec.get("text", "")
@@ -311,7 +340,7 @@ def chapter_from_data(data: dict) -> Chapter:
             raise ChapterError(f"rule {rid}: 'text' must be text, not {text!r}")
         info.append(RuleInfo(rid, title_, text))
         for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
-            rules.extend(_instances(check, rid, title_, terrains, counted))
+            rules.extend(_instances(check, rid, title_, terrains, counted, own=is_own))
     return Chapter(
         name=name,
         title=title,
@@ -387,6 +416,40 @@ def get_chapter(name: str) -> Chapter:
         raise ChapterError(f"{CHAPTER_DIR / name}.toml: {e}") from None
 
 
+#: Where a chapter file's ``profile`` and ``cards`` are (mapgen/profiles/, mapgen/engine/cards/).
+PROFILE_DIR = Path(__file__).parent.parent / "mapgen" / "profiles"
+CARD_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "cards"
+
+
+def _check_files(chapter: Chapter) -> None:
+    """A house-rule file's ``profile``, ``cards`` and ``engine`` name what is there (the registry's test checks the
+    shipped files'): ChapterError naming the key and what there is, rather than an error later, or none."""
+    named = [("profile", PROFILE_DIR, [chapter.profile] if chapter.profile else [])]
+    for key, folder, names in [*named, ("cards", CARD_DIR, chapter.cards)]:
+        for name in names:
+            if not (folder / name).is_file():
+                there = ", ".join(sorted(p.name for p in folder.glob("*.toml")))
+                where = folder.relative_to(Path(__file__).parent.parent).as_posix()
+                raise ChapterError(f"{key}: no file {name!r} in {where}/ (there: {there})")
+    if chapter.profile:  # a shipped profile of another chapter (its first line says which)
+        data = tomllib.loads((PROFILE_DIR / chapter.profile).read_text(encoding="utf-8"))
+        if data.get("chapter") != chapter.name:
+            raise ChapterError(
+                f"profile: {chapter.profile!r} is a profile of chapter {data.get('chapter')}, not {chapter.name}"
+            )
+    if chapter.engine is not None:
+        module = chapter.engine.split(":")[0]
+        try:
+            found = importlib.util.find_spec(module) is not None  # finds it without running it
+        except (ImportError, ValueError):  # a parent package that is not there; an empty name
+            found = False
+        if not found:
+            raise ChapterError(
+                f"engine: no module {module!r} to import (the shipped chapters' plug-ins are in "
+                f'mapgen.engine.chapters, like "mapgen.engine.chapters:Fauna")'
+            )
+
+
 def load_chapter(path: str | Path) -> Chapter:
     """A chapter (shipped or house-rule) from a TOML file."""
     try:
@@ -394,9 +457,11 @@ def load_chapter(path: str | Path) -> Chapter:
     except Unreadable as e:
         raise ChapterError(f"{path}: {e}") from None
     try:
-        return chapter_from_data(data)
+        chapter = chapter_from_data(data)
+        _check_files(chapter)
     except ChapterError as e:
         raise ChapterError(f"{path}: {e}") from None
+    return chapter
 
 
 def chapter_for(m: Map) -> Chapter:

@@ -180,6 +180,107 @@ def test_bad_chapter_files_say_what_is_wrong(tmp_path, text, message):
     assert str(caught.value) == f"{path}: {message}"
 
 
+def _house(rule: str) -> str:
+    return FAUNA_TEXT + HOUSE_RULE.replace('checks = [{ kind = "count", terrain = "Fo", at_least = 4 }]', rule)
+
+
+CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            FAUNA_TEXT + HOUSE_RULE.replace('id = "H1"', 'id = "C3"'),
+            (
+                "rule C3: C3 is the id of the shared rule Tipi–Skull (core.toml); give this rule an id of its own, "
+                "like H1 (to change C3, drop it from 'rules' and add yours under a new id)"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace('"C7", ', "") + HOUSE_RULE.replace('id = "H1"', 'id = "C7"'),
+            (
+                "rule C7: C7 is the id of the shared rule Skull sides (core.toml); give this rule an id of its own, "
+                "like H1 (to change C7, drop it from 'rules' and add yours under a new id)"
+            ),
+        ),
+        (
+            FAUNA_TEXT + HOUSE_RULE.replace('id = "H1"', 'id = "F2"'),
+            "rule F2: two rules have this id; each rule needs an id of its own",
+        ),
+        (
+            FAUNA_TEXT.replace('"C1", ', '"C1", "C1", '),
+            "rule C1: 'rules' lists it twice; each rule needs an id of its own",
+        ),
+        (
+            _house('checks = [{ terrain = "Fo", at_least = 4 }]'),
+            (
+                'rule H1: a check without a kind: write { kind = "count", ... } (known: briefing_cell, column_pair, '
+                "connected, count, distinct_neighbours, hill_numbers, line_count, neighbours, not_on_edge, pattern, ring, "
+                "terrain_set)"
+            ),
+        ),
+        (
+            _house('checks = [{ kind = "count", terrain = "Fd", at_least = 4 }]'),
+            f"rule H1: unknown terrain code 'Fd' {CODES}",
+        ),
+        (
+            _house('checks = [{ kind = "neighbours", subject = "Vi", target = "Pf", hood = "orthogonal" }]'),
+            f"rule H1: Petrified Forest (Pf) is not a terrain of the chapter {CODES}; add it to terrains",
+        ),
+        (
+            _house('checks = [{ kind = "terrain_set", terrains = ["Fo", "Ma"] }]'),
+            f"rule H1: Maldonado (Ma) is not a terrain of the chapter {CODES}; add it to terrains",
+        ),
+        (
+            (Path(__file__).parent.parent / "examples" / "my-map.toml").read_text(encoding="utf-8"),
+            (
+                "a map file, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains and "
+                "rules: copy one from constraints/chapters/"
+            ),
+        ),
+        (
+            (Path(__file__).parent.parent / "mapgen" / "profiles" / "fauna.toml").read_text(encoding="utf-8"),
+            (
+                "a design profile, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains "
+                "and rules: copy one from constraints/chapters/"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace('profile = "fauna.toml"', 'profile = "mine.toml"'),
+            (
+                "profile: no file 'mine.toml' in mapgen/profiles/ "
+                "(there: fauna.toml, flora.toml, maldonado.toml, training.toml, vameter.toml)"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace('profile = "fauna.toml"', 'profile = "flora.toml"'),
+            "profile: 'flora.toml' is a profile of chapter flora, not fauna",
+        ),
+        (
+            FAUNA_TEXT.replace('"core.toml", "fauna.toml"]', '"core.toml", "mine.toml"]'),
+            (
+                "cards: no file 'mine.toml' in mapgen/engine/cards/ "
+                "(there: core.toml, fauna.toml, flora.toml, maldonado.toml, vameter.toml)"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace("mapgen.engine.chapters:Fauna", "mapgen.engine.fauna:Fauna"),
+            (
+                "engine: no module 'mapgen.engine.fauna' to import (the shipped chapters' plug-ins are in "
+                'mapgen.engine.chapters, like "mapgen.engine.chapters:Fauna")'
+            ),
+        ),
+    ],
+)
+def test_a_house_chapter_designers_mistakes_say_what_to_write(tmp_path, text, message):
+    path = tmp_path / "house.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ChapterError) as caught:
+        load_chapter(path)
+    assert str(caught.value) == f"{path}: {message}"
+
+
 def test_unreadable_chapter_file(tmp_path):
     with pytest.raises(ChapterError, match="nope.toml"):
         load_chapter(tmp_path / "nope.toml")
