@@ -181,13 +181,16 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
     )
 
 
-def default_profile(chapter: str) -> Profile:
-    """The chapter's default profile: the file its registry entry names (``profile = "NAME.toml"``
-    in ``mapgen/profiles/``), or the bare defaults (P1 only) when it names none."""
-    try:
-        spec = get_chapter(chapter)
-    except ChapterError as e:
-        raise ProfileError(str(e)) from None
+def default_profile(chapter: str | Chapter) -> Profile:
+    """The chapter's default profile: the file its registry entry (or a house-rule chapter file) names
+    (``profile = "NAME.toml"`` in ``mapgen/profiles/``), or the bare defaults (P1 only) when it names none."""
+    if isinstance(chapter, Chapter):
+        spec, chapter = chapter, chapter.name
+    else:
+        try:
+            spec = get_chapter(chapter)
+        except ChapterError as e:
+            raise ProfileError(str(e)) from None
     if spec.profile is None:
         return Profile(chapter=chapter)
     path = PROFILE_DIR / spec.profile

@@ -345,5 +345,24 @@ def test_house_rules_for_another_board(write):
     assert result.stderr == f"error: {f}: a training map does not fit the board of chapter fauna\n"
 
 
+def test_house_rules_of_another_chapter_are_refused_not_applied(write):
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter)  # a copied fauna.toml, checked against a flora map: T1 and F1 everywhere
+    f = str(VALID / "flora-202.toml")
+    result = run("validate", "--rules", house, f)
+    assert result.exit_code == 2
+    assert result.stderr == (
+        f"error: {f}: a flora map, but the rules are chapter fauna's (a house-rule file for flora maps says "
+        'name = "flora")\n'
+    )
+
+
+def test_chapters_design_of_a_house_file_adds_its_own_profile(write):
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter.replace('profile = "fauna.toml"\n', ""))  # no profile: P1 only
+    lines = run("chapters", "--rules", house, "--design").stdout.splitlines()
+    assert [line.split()[0] for line in lines[lines.index("  rules:") + 1 :]][-2:] == ["F2", "P1"]
+
+
 def test_chapter_names_are_case_insensitive_as_in_map_files():
     assert run("chapters", "Fauna").stdout == run("chapters", "fauna").stdout

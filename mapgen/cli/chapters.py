@@ -63,7 +63,7 @@ def chapters(chapter, as_json, rules, design, profile_file):
     elif design:
         from mapgen.profile import default_profile  # deferred: the command's library, only when it runs
 
-        chosen = [default_profile(c.name).applied_to(c) for c in chosen]
+        chosen = [default_profile(c).applied_to(c) for c in chosen]  # a --rules file's own profile key
     if as_json:
         click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
     else:
