@@ -477,6 +477,18 @@ def check_map(m: Map, chapter: Chapter | None = None) -> list[Violation]:
     return (chapter or chapter_for(m)).check(m)
 
 
+def misfit(m: Map, chapter: Chapter) -> str | None:
+    """Why a map cannot be asked about under ``chapter`` (a house-rule chapter file given with --rules), else None:
+    it does not fit the chapter's board, or the chapter is another shipped chapter (a copied file whose name was
+    left: every check would report the map's terrains)."""
+    if chapter.board != m.board:
+        return f"a {m.chapter} map does not fit the board of chapter {chapter.name}"
+    if chapter.name != m.chapter and chapter.name in chapter_names():
+        told = f'a house-rule file for {m.chapter} maps says name = "{m.chapter}"'
+        return f"a {m.chapter} map, but the rules are chapter {chapter.name}'s ({told})"
+    return None
+
+
 def with_hill_numbers(m: Map, chapter: Chapter | None = None) -> Map:
     """A complete map with the right number on every Hill."""
     return m.with_cells(m.cells, hills=(chapter or chapter_for(m)).hill_numbers(m))
@@ -494,5 +506,6 @@ __all__ = [
     "check_map",
     "get_chapter",
     "load_chapter",
+    "misfit",
     "with_hill_numbers",
 ]

@@ -7,6 +7,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
+from constraints.catalogue import Chapter
 from mapgen.errors import InputError, UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
@@ -81,20 +82,22 @@ def check_seeds(seed: int, count: int) -> None:
 
 
 def start_batch(
-    chapter: str, seed: int | None, count: int, seeds: int, out_dir: str | None, profile_file: str | None
+    chapter: str | Chapter, seed: int | None, count: int, seeds: int, out_dir: str | None, profile_file: str | None
 ) -> tuple[int, Profile]:
     """The checks before a batch of ``count`` maps drawn from ``seeds`` seeds: one map unless written to a
-    folder, the first seed (random when None) with every seed in TOML's range, and the profile."""
+    folder, the first seed (random when None) with every seed in TOML's range, and the profile (without
+    ``profile_file``: the one ``chapter`` names, a house-rule chapter's own ``profile`` key)."""
     if out_dir is None and count != 1:
         raise BatchOptionError("--count above 1 needs --out DIR (only one map can be printed)")
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
     check_seeds(seed, seeds)
-    return seed, load_profile(profile_file, chapter) if profile_file else default_profile(chapter)
+    name = chapter.name if isinstance(chapter, Chapter) else chapter
+    return seed, load_profile(profile_file, name) if profile_file else default_profile(chapter)
 
 
 def generate_batch(
-    chapter: str,
+    chapter: str | Chapter,
     *,
     seed: int | None = None,
     count: int = 1,
@@ -109,11 +112,12 @@ def generate_batch(
     Returns one summary per map: chapter, seed, file (or None), seconds, text (the map file).
     Every check (seeds, profile, destination folder, existing files) happens before any work; nothing
     existing is overwritten without ``force``. Raises BatchError (SeedRangeError), ProfileError,
-    mapgen.output.OutputError, GenerationError (GenerationTimeout).
+    mapgen.output.OutputError, GenerationError (GenerationTimeout). ``chapter``: a shipped chapter's name, or a
+    ``Chapter`` (house rules: ``constraints.catalogue.load_chapter``) whose maps name the chapter it varies.
     """
     seed, profile = start_batch(chapter, seed, count, count, out_dir, profile_file)
     seeds = range(seed, seed + count)
-    out = MapOutput(chapter, out_dir, force=force)
+    out = MapOutput(chapter.name if isinstance(chapter, Chapter) else chapter, out_dir, force=force)
     out.check(seeds)
     generator = Generator(chapter, profile, time_limit=time_limit)
     summary = []

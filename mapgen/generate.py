@@ -68,7 +68,7 @@ class Generator:
                 f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
                 "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
             )
-        self.profile = profile or default_profile(self.chapter.name)
+        self.profile = profile or default_profile(self.chapter)  # a house-rule file's own profile key
         #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.
         self.designed = self.profile.applied_to(self.chapter)
         self.time_limit = float(time_limit)

@@ -264,7 +264,7 @@ def fill_sketch(
     if filled.cells != sketch.cells:  # a new map: this fill's seed and profile, and no grade of another map
         filled = replace(filled, meta={**filled.meta, "generator": generator_record(seed, gen.profile.source)})
         filled = filled.without_grade()
-    problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile)
+    problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile, gen.chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("filled sketch fails its checks: " + "; ".join(map(str, problems)))
     return filled

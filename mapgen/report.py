@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 
+from constraints.catalogue import Chapter
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
@@ -138,11 +139,12 @@ def solve_report(
 COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
 
 
-def forced_completion(state: Map, report: dict) -> Map | None:
+def forced_completion(state: Map, report: dict, chapter: Chapter | None = None) -> Map | None:
     """The one completion of ``state`` as a map (every Hill numbered) when ``solve_report``'s forced cells fill
     every unrevealed cell, else None. Forced cells are exact (they come before any count), so this holds even
     when the count ran out of time; with at least one completion (solve_report raised no NoCompletion) a state
-    whose every hidden cell is forced has exactly one."""
+    whose every hidden cell is forced has exactly one. ``chapter``: the rules it was solved under (a house-rule
+    chapter), else the map's own."""
     from constraints.catalogue import check_map, with_hill_numbers  # deferred: only when a completion is asked for
 
     b = state.board
@@ -150,8 +152,8 @@ def forced_completion(state: Map, report: dict) -> Map | None:
     if any(i not in forced for i in state.unrevealed()):
         return None
     cells = [forced.get(i, t) for i, t in enumerate(state.cells)]
-    done = with_hill_numbers(state.with_cells(cells, hills={})).without_grade()
-    problems = check_map(done)
+    done = with_hill_numbers(state.with_cells(cells, hills={}), chapter).without_grade()
+    problems = check_map(done, chapter)
     if problems:  # the solver and the checks disagree: a bug, never a map to hand out
         raise AssertionError("the completion fails its checks: " + "; ".join(map(str, problems)))
     return done

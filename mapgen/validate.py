@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from constraints.catalogue import Chapter, chapter_names, check_map
+from constraints.catalogue import Chapter, check_map, misfit
 from constraints.rules import Violation
 from mapgen.mapfile import MapFileError, read_map
 
@@ -46,10 +46,7 @@ def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
                 "validate needs a complete map, use `mapgen solve` for partial ones"
             ),
         )
-    if chapter is not None and chapter.board != m.board:
-        return FileReport(path, error=f"a {m.chapter} map does not fit the board of chapter {chapter.name}")
-    if chapter is not None and chapter.name != m.chapter and chapter.name in chapter_names():
-        # another shipped chapter's rules (a copied file whose name was left): every check would report its terrains
-        told = f'a house-rule file for {m.chapter} maps says name = "{m.chapter}"'
-        return FileReport(path, error=f"a {m.chapter} map, but the rules are chapter {chapter.name}'s ({told})")
+    problem = None if chapter is None else misfit(m, chapter)
+    if problem:
+        return FileReport(path, error=problem)
     return FileReport(path, violations=tuple(check_map(m, chapter)))

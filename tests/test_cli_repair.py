@@ -208,7 +208,9 @@ def test_generate_from_checks_its_options(tmp_path):
     r = run("generate", "--from", f, "--count", "2")
     assert r.exit_code == 2 and r.stderr.startswith("error: --count: a sketch is filled once")
     r = run("generate")
-    assert r.exit_code == 2 and r.stderr == ("error: --chapter: required (--chapter CHAPTER, or --from SKETCH)\n")
+    assert r.exit_code == 2 and r.stderr == (
+        "error: --chapter: required (--chapter CHAPTER, --from SKETCH, or --rules FILE)\n"
+    )
 
 
 def test_serve_listens_on_loopback_by_default(monkeypatch):

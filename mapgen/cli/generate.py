@@ -17,6 +17,9 @@ from mapgen.cli.options import (
     force_option,
     json_option,
     reject,
+    rules_file,
+    rules_for,
+    rules_option,
     seed_option,
     time_limit_option,
 )
@@ -69,6 +72,7 @@ from mapgen.cli.options import (
     help="With a quality target: most candidates to generate and grade.",
 )
 @campaign_options
+@rules_option
 @force_option("the map files in --out", several=True)
 @json_option
 def generate(
@@ -85,6 +89,7 @@ def generate(
     candidates,
     jobs,
     ray_address,
+    rules,
     force,
     as_json,
 ):
@@ -101,6 +106,9 @@ def generate(
     printed or written, each with its [grade] table; the report says how many were tried and why the
     others failed. Same seed, same maps, whatever --jobs or --ray. When fewer than --count pass
     within --candidates or --time-limit: exit 1, naming the closest candidates.
+
+    With --rules FILE the maps keep that house-rule chapter file's rules instead of the chapter's
+    (its chapter by default; its own profile key unless --profile); exit 1 when its rules admit no map.
 
     \b
     Example:
@@ -125,10 +133,12 @@ def generate(
                 "--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-walled-in) needs -c"
             )
         time_limit = 10.0 if time_limit is None else time_limit
-        _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json)
+        _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json, rules)
         return
+    if rules is not None:
+        chapter_name = _house_chapter(rules, chapter_name, grade_tier or win_rate or max_walled_in is not None)
     if chapter_name is None:
-        reject("--chapter", "required (--chapter CHAPTER, or --from SKETCH)")
+        reject("--chapter", "required (--chapter CHAPTER, --from SKETCH, or --rules FILE)")
     from mapgen.cli.target import (  # deferred: ortools (mapgen.target), only when the command runs
         generate_to_target,
         wanted,
@@ -155,7 +165,7 @@ def generate(
 
     with _profile_named(profile_file):
         summary = generate_batch(
-            chapter_name.lower(),
+            chapter_name.lower() if rules is None else rules,
             seed=seed,
             count=count,
             out_dir=out_dir,
@@ -173,27 +183,50 @@ def generate(
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
 
 
+def _house_chapter(rules, chapter_name: str | None, quality: bool) -> str:
+    """The chapter a --rules file's maps are generated for (its ``name``); exit 2 for what cannot be done with it."""
+    from constraints.catalogue import chapter_names  # deferred: the registry, only with --rules
+
+    if chapter_name is not None and chapter_name.lower() != rules.name:
+        reject("--rules", f"a chapter file of {rules.name}, but --chapter is {chapter_name.lower()}")
+    if rules.name not in chapter_names():  # a map file names its chapter, and only a shipped one reads back
+        reject(
+            "--rules",
+            f"a generated map names its chapter, and {rules.name!r} is no shipped chapter "
+            f"({', '.join(chapter_names())}): keep name the chapter the house rules vary",
+        )
+    if quality:  # grading plays the map with the shipped chapter's engine, not these rules
+        reject(
+            "--rules",
+            "a quality target grades maps by playtests of the shipped chapter, not of house rules: "
+            "generate without one, then mapgen playtest --rules",
+        )
+    return rules.name
+
+
 @contextmanager
 def _profile_named(profile_file):
     """A request no map can meet (``GenerationError``, exit 1) with --profile: the profile is what is wrong, so it is
     the error line's FILE (`error: twenty-forts.toml: no fauna map can meet ...`). A time-out names no file (more
-    time may do), nor does a quality target missed (``TargetMissed``: the search, not the profile)."""
+    time may do), nor does a quality target missed (``TargetMissed``: the search, not the profile). Without
+    --profile, a --rules file whose rules admit no map is the line's FILE (`error: house.toml: no fauna map ...`)."""
     try:
         yield
     except Exception as e:
         from mapgen.generate import GenerationError  # deferred: ortools; loaded by the generation that raised
 
+        subject = profile_file or rules_file()
         if (
             isinstance(e, GenerationError)
-            and profile_file
+            and subject
             and exit_code(e) == BROKEN
             and not getattr(e, "mapgen_subject", None)
         ):
-            e.mapgen_subject = profile_file  # type: ignore[attr-defined]
+            e.mapgen_subject = subject  # type: ignore[attr-defined]
         raise
 
 
-def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json):
+def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json, rules):
     """``generate --from``: complete one sketch (its placed cells kept)."""
     from mapgen.batch import MapOutput  # deferred: ortools, only when the command runs
     from mapgen.profile import default_profile, load_profile  # deferred: the command's library, only when it runs
@@ -204,14 +237,15 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
         reject("--chapter", f"the sketch {sketch.source} is a {m.chapter} map, not {chapter_name.lower()}")
     if count != 1:
         reject("--count", "a sketch is filled once (drop --count, or give --seed for another fill)")
+    chapter = rules_for(sketch, rules)  # exit 2: a sketch of another chapter than the --rules file's
     seed = 0 if seed is None else seed
-    profile = load_profile(profile_file, m.chapter) if profile_file else default_profile(m.chapter)
+    profile = load_profile(profile_file, m.chapter) if profile_file else default_profile(chapter)
     out = MapOutput(m.chapter, out_dir, force=force)
     out.check([seed])
     path = out.path(seed)
     started = time.perf_counter()
     with about(sketch.source, time_limit):
-        filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit)
+        filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit, chapter=chapter)
     summary = [out.put(filled, seed, **{"from": sketch.source, "seconds": round(time.perf_counter() - started, 4)})]
     text = summary[0]["text"]
     if m.complete:  # a finished map given as a sketch: the same map back, which a user may take for a fill

@@ -7,7 +7,6 @@ import time
 
 import click
 
-from constraints.catalogue import get_chapter
 from mapgen.cli.errors import TIMEOUT, about, exit_code, found_then_out_of_time
 from mapgen.cli.options import (
     json_option,
@@ -16,6 +15,8 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
+    rules_for,
+    rules_option,
     time_limit_option,
 )
 
@@ -36,13 +37,15 @@ from mapgen.cli.options import (
     "is needed (the --time-limit covers the whole path).",
 )
 @time_limit_option(10.0)
+@rules_option
 @json_option
-def hint(map_in, reveal, target, steps, time_limit, as_json):
+def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
     """The single easiest deduction on a partial map, with its reason in words, like a hint button.
 
     The easiest is the forced cell whose explanation needs the fewest rules, then the fewest
     revealed cells. When no cell is forced it says so and names the unexplored Paths a player may
-    explore next with the best odds of the target terrain. Exit codes as for `mapgen solve`.
+    explore next with the best odds of the target terrain. Exit codes as for `mapgen solve`. With
+    --rules FILE the deductions follow that house-rule chapter file instead of the map's chapter.
 
     \b
     Example:
@@ -56,9 +59,9 @@ def hint(map_in, reveal, target, steps, time_limit, as_json):
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
     from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
-    map_in = revealed_input(map_in, reveal)
+    chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
+    map_in = revealed_input(map_in, reveal, chapter)
     state, file = map_in.map, map_in.source
-    chapter = get_chapter(state.chapter)
     terrain = chapter.counted
     if target is not None:
         try:
@@ -67,10 +70,10 @@ def hint(map_in, reveal, target, steps, time_limit, as_json):
             reject("--target", str(e))
     kernels_ready()
     if steps:
-        solution_path(state, file, terrain, time_limit, as_json)
+        solution_path(state, file, terrain, time_limit, as_json, chapter)
         return
     with about(file, time_limit):
-        result = find_hint(Solver.for_chapter(state.chapter), state, terrain, time_limit=time_limit)
+        result = find_hint(Solver.for_chapter(chapter), state, terrain, time_limit=time_limit)
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
@@ -89,7 +92,7 @@ def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
         raise found_then_out_of_time(file, result["timed_out"], time_limit, result["missing"])
 
 
-def solution_path(state, file, terrain, time_limit, as_json):
+def solution_path(state, file, terrain, time_limit, as_json, chapter):
     """``--steps``: the easiest deduction, revealed, again and again (a puzzle's worked solution). Ends where nothing
     is left, a guess is needed (exit 0: the last hint says which), or the time limit runs out (exit 3, the steps
     found printed)."""
@@ -98,8 +101,7 @@ def solution_path(state, file, terrain, time_limit, as_json):
     from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
     deadline = time.monotonic() + time_limit
-    solver = Solver.for_chapter(state.chapter)
-    chapter = get_chapter(state.chapter)
+    solver = Solver.for_chapter(chapter)
     found: list[dict] = []
     stopped: Exception | None = None  # the time-out that ended a path with steps found: they are printed first
     with about(file, time_limit):

@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 import maps
+from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit
 from constraints.catalogue import chapter_names as registry_names
-from constraints.catalogue import check_map, get_chapter, load_chapter
 from mapgen.cli.errors import BadInput, RuleBroken
 from mapgen.inputs import near_name
 from mapgen.mapfile import cell_code, read_map
@@ -114,7 +114,29 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        if ctx is not None:  # the file as given: an impossible set of its rules names it (``generate``)
+            ctx.meta[RULES_FILE] = value
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
+
+
+#: Where ``RulesType`` keeps the --rules file as given, in the command's context (``rules_file``).
+RULES_FILE = "mapgen.rules_file"
+
+
+def rules_file() -> str | None:
+    """The --rules file as the user wrote it (None without --rules)."""
+    return click.get_current_context().meta.get(RULES_FILE)
+
+
+def rules_for(map_in: MapInput, rules: Chapter | None) -> Chapter:
+    """The chapter a question about ``map_in`` is asked under: the --rules house chapter, else the map's own.
+    A map of another chapter than the rules' is BadInput (exit 2), in the words ``mapgen validate`` gives."""
+    if rules is None:
+        return get_chapter(map_in.map.chapter)
+    problem = misfit(map_in.map, rules)
+    if problem:
+        raise BadInput(map_in.source, problem)
+    return rules
 
 
 def json_option(f):
@@ -252,9 +274,10 @@ def reveal_option(f):
     )(f)
 
 
-def revealed_input(map_in: MapInput, cells: str | None) -> MapInput:
+def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None = None) -> MapInput:
     """``map_in`` with only the ``--reveal`` cells shown (None: as read). A cell named alone takes MAP's terrain
-    (a cell MAP hides needs its terrain given); ``CELL=CODE`` sets it. BadInput (exit 2) names the item."""
+    (a cell MAP hides needs its terrain given); ``CELL=CODE`` sets it, a terrain of ``chapter`` (the --rules
+    house chapter; default: the map's). BadInput (exit 2) names the item."""
     if cells is None:
         return map_in
     m = map_in.map
@@ -264,7 +287,7 @@ def revealed_input(map_in: MapInput, cells: str | None) -> MapInput:
     if not cells.strip():
         reject("--reveal", "name cells like A7,B7 or A7=Wa, or none for the empty board")
     items = [] if cells.strip().lower() == "none" else [i.strip() for i in cells.split(",")]
-    chapter = get_chapter(m.chapter)
+    chapter = chapter or get_chapter(m.chapter)
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()

@@ -6,7 +6,6 @@ import json
 
 import click
 
-from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     force_option,
@@ -17,6 +16,8 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
+    rules_for,
+    rules_option,
     time_limit_option,
 )
 
@@ -70,8 +71,11 @@ from mapgen.cli.options import (
 )
 @force_option("the --out file")
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
+@rules_option
 @json_option
-def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, out_path, force, time_limit, as_json):
+def solve(
+    map_in, reveal, limit, probabilities, target, method, seed, explain, out_path, force, time_limit, rules, as_json
+):
     """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
     Forced cells and possible terrains are exact and come first. The count is exact when the exact
@@ -82,7 +86,8 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
     and cells that conflict), 2 for an unreadable file, 3 when the time limit runs out: before the forced
     cells are known (nothing printed), or later (what was found is printed, and what is missing).
     With --out FILE the one completion is written as a map file (Hill numbers filled in); a map with
-    more completions than one, or none, exits 1 and writes nothing.
+    more completions than one, or none, exits 1 and writes nothing. With --rules FILE the map is solved
+    under that house-rule chapter file instead of its chapter's rules (exit 2 for a map of another chapter).
 
     \b
     Example:
@@ -95,13 +100,13 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
     """
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
     from mapgen.report import forced_completion, solve_report, solve_text  # deferred: ortools, when the command runs
-    from mapgen.solving.solve import NoCompletion  # deferred: ortools, only when the command runs
+    from mapgen.solving.solve import NoCompletion, Solver  # deferred: ortools, only when the command runs
     from mapgen.solving.unigen import ODDS_AUTO, ODDS_SAMPLER, ODDS_UNIGEN  # deferred: beside the solver, when run
 
-    map_in = revealed_input(map_in, reveal)
+    chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
+    map_in = revealed_input(map_in, reveal, chapter)
     state, file = map_in.map, map_in.source
     probabilities = probabilities or method != "auto"  # a method named asks for the odds it makes
-    chapter = get_chapter(state.chapter)
     terrain = None
     if target is not None:
         if target == "":
@@ -126,6 +131,7 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
                 explain=explain,
                 method={"auto": ODDS_AUTO, "sample": ODDS_SAMPLER, "unigen": ODDS_UNIGEN}[method],
                 seed=seed,
+                solver=Solver.for_chapter(chapter),  # a house chapter's own solver (its caches by content)
             )
     except NoCompletion as e:
         if not as_json:
@@ -145,7 +151,7 @@ def solve(map_in, reveal, limit, probabilities, target, method, seed, explain, o
         raise click.exceptions.Exit(BROKEN) from None
     several = None
     if out_path is not None:
-        done = forced_completion(state, report)
+        done = forced_completion(state, report, chapter)
         if done is None:
             n = report.get("count")
             several = f"{n:,} completions" if isinstance(n, int) and report.get("exact") else "several completions"

@@ -1,0 +1,175 @@
+"""``--rules FILE`` on ``generate``, ``solve`` and ``hint``: a house-rule chapter file, not the shipped chapter's rules,
+through the real commands (the shipped and the house chapter asked in one process, in either order)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+from constraints.catalogue import check_map, load_chapter
+from mapgen.mapfile import parse_map, read_map
+
+FAUNA = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+SHIPPED_F2 = "at_least = 3, at_most = 3"
+#: the cells of the house map's 4 Forts and 5 Hills, hidden in the partial map below
+FORTS = ("C6", "D4", "F2", "F5")
+HIDDEN = (*FORTS, "A7", "C3", "G1", "G6", "G7")
+
+
+def run(*args):
+    result = CliRunner().invoke(main, [str(a) for a in args])
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit), result.exception
+    return result
+
+
+def house_file(folder: Path, name: str, f2: str) -> Path:
+    assert SHIPPED_F2 in FAUNA
+    path = folder / name
+    path.write_text(FAUNA.replace(SHIPPED_F2, f2).replace("Exactly 3 Forts", "Exactly 4 Forts"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory) -> Path:
+    """Fauna with exactly 4 Forts."""
+    return house_file(tmp_path_factory.mktemp("house"), "house.toml", "at_least = 4, at_most = 4")
+
+
+@pytest.fixture(scope="module")
+def house_map(house, tmp_path_factory) -> Path:
+    r = run("generate", "--rules", house, "--seed", 7)
+    assert r.exit_code == 0, r.output
+    path = tmp_path_factory.mktemp("maps") / "fauna-7.toml"
+    path.write_text(r.stdout, encoding="utf-8")
+    return path
+
+
+def reveal_all_but(path: Path, hidden) -> str:
+    board = read_map(path).board
+    return ",".join(board.name(i) for i in range(board.size) if board.name(i) not in hidden)
+
+
+# --- generate ----------------------------------------------------------------------------------------
+
+
+def test_generate_keeps_the_house_rules_not_the_shipped_ones(house, house_map):
+    m = read_map(house_map)
+    assert len(m.cells_of(m.cells[m.board.index("C6")])) == 4  # 4 Forts
+    assert check_map(m, load_chapter(house)) == []
+    assert run("validate", "--rules", house, house_map).exit_code == 0
+    shipped = run("validate", house_map)
+    assert shipped.exit_code == 1
+    assert "F2 Fort pattern: the map has 4 Forts" in shipped.stdout
+
+
+def test_generate_with_rules_is_reproducible(house, house_map):
+    again = run("generate", "--rules", house, "--seed", 7)
+    assert again.exit_code == 0
+    assert again.stdout == house_map.read_text(encoding="utf-8")
+    assert run("generate", "-c", "fauna", "--seed", 7).stdout != again.stdout  # the shipped chapter's is another map
+
+
+def test_generate_under_impossible_house_rules_names_the_file_and_the_rule(tmp_path):
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    r = run("generate", "--rules", impossible, "--seed", 1)
+    assert r.exit_code == 1
+    assert r.stderr.startswith(
+        f"error: {impossible}: no fauna map can meet all of these together: rule F2 Fort pattern"
+    )
+    assert len(r.stderr.splitlines()) == 1
+
+
+def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
+    r = run("generate", "-c", "flora", "--rules", house)
+    assert (r.exit_code, r.stderr) == (2, "error: --rules: a chapter file of fauna, but --chapter is flora\n")
+    named = tmp_path / "mine.toml"  # a name no map file can carry
+    named.write_text(FAUNA.replace('name = "fauna"', 'name = "mine"').replace('profile = "fauna.toml"\n', ""))
+    r = run("generate", "--rules", named)
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --rules: a generated map names its chapter, and 'mine' is no shipped chapter")
+    r = run("generate", "--rules", house, "--grade", "Gentle")
+    assert r.exit_code == 2
+    assert "a quality target grades maps by playtests of the shipped chapter" in r.stderr
+
+
+def test_generate_from_a_sketch_of_another_chapter_than_the_rules(house):
+    r = run("generate", "--from", "flora-1", "--rules", house)
+    assert r.exit_code == 2
+    assert r.stderr == (
+        "error: flora-1: a flora map, but the rules are chapter fauna's (a house-rule file for flora maps says "
+        'name = "flora")\n'
+    )
+
+
+def test_generate_from_a_sketch_fills_it_under_the_house_rules(house, house_map):
+    m = read_map(house_map)
+    sketch = house_map.parent / "sketch.toml"
+    text = house_map.read_text(encoding="utf-8")
+    head, terrain = text.split('terrain = """')
+    sketch.write_text(head + 'terrain = """' + terrain.replace("Ft ", ".. ", 1), encoding="utf-8")  # C6's Fort
+    r = run("generate", "--from", sketch, "--rules", house, "--seed", 3)
+    assert r.exit_code == 0, r.output
+    assert parse_map(r.stdout).cells == m.cells  # the fourth Fort back, where shipped fauna has 3
+    assert run("generate", "--from", sketch, "--seed", 3).exit_code == 1
+
+
+# --- solve and hint: no answer of one chapter handed to the other ------------------------------------------
+
+
+def solve_json(house_map, rules):
+    r = run("solve", house_map, "--reveal", reveal_all_but(house_map, HIDDEN), "--json", *rules)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_solve_house_and_shipped_rules_in_one_process_in_either_order(house, house_map, house_first):
+    order = [["--rules", house], []] if house_first else [[], ["--rules", house]]
+    got = {bool(rules): solve_json(house_map, rules) for rules in order}
+    for _ in range(2):  # and again, with both chapters' circuits, solvers and models now made
+        got = {bool(rules): solve_json(house_map, rules) for rules in reversed(order)}
+    mine, shipped = got[True], got[False]
+    assert {c: mine["forced"][c] for c in FORTS} == dict.fromkeys(FORTS, "Ft")
+    assert not set(FORTS) & set(shipped["forced"])  # 3 Forts among 4 cells: none forced
+    assert mine["count"] != shipped["count"] and mine["exact"] and shipped["exact"]
+
+
+def test_solve_out_writes_the_completion_that_keeps_the_house_rules(house, house_map, tmp_path):
+    out = tmp_path / "done.toml"
+    r = run("solve", house_map, "--reveal", reveal_all_but(house_map, FORTS), "--rules", house, "-o", out)
+    assert r.exit_code == 0, r.output
+    assert read_map(out).cells == read_map(house_map).cells
+    assert run("validate", "--rules", house, out).exit_code == 0
+
+
+def test_solve_under_impossible_house_rules_has_no_completion(house_map, tmp_path):
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    r = run("solve", house_map, "--reveal", reveal_all_but(house_map, HIDDEN), "--rules", impossible)
+    assert r.exit_code == 1
+    assert r.stderr.startswith(f"error: {house_map}: no completion: rule F2 Fort pattern")
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_a_map_of_another_chapter_than_the_rules_is_refused_as_validate_refuses_it(house, command):
+    r = run(command, "flora-1", "--rules", house)
+    assert r.exit_code == 2
+    assert r.stderr == run("validate", "--rules", house, "flora-1").stderr
+    r = run(command, "training-1", "--rules", house)
+    assert (r.exit_code, r.stderr) == (2, "error: training-1: a training map does not fit the board of chapter fauna\n")
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_hint_follows_the_house_rules(house, house_map, house_first):
+    reveal = reveal_all_but(house_map, (*HIDDEN, "D5", "E5"))
+    asks = [["--rules", house], []] if house_first else [[], ["--rules", house]]
+    got = {}
+    for rules in asks:
+        r = run("hint", house_map, "--reveal", reveal, "--json", *rules)
+        assert r.exit_code == 0, r.output
+        got[bool(rules)] = json.loads(r.stdout)["explanation"]
+    assert got[True]["terrain"] == "Ft" and "exactly 4 Forts" in got[True]["text"]
+    assert got[False]["terrain"] != "Ft"
