@@ -173,3 +173,21 @@ def test_hint_follows_the_house_rules(house, house_map, house_first):
         got[bool(rules)] = json.loads(r.stdout)["explanation"]
     assert got[True]["terrain"] == "Ft" and "exactly 4 Forts" in got[True]["text"]
     assert got[False]["terrain"] != "Ft"
+
+
+# --- repair ------------------------------------------------------------------------------------------------
+
+
+def test_repair_mends_a_map_to_the_house_rules(house, house_map):
+    text = house_map.read_text(encoding="utf-8")
+    head, terrain = text.split('terrain = """')
+    three = house_map.parent / "three-forts.toml"  # C6's Fort made a Food: 3 Forts, as shipped fauna wants
+    three.write_text(head + 'terrain = """' + terrain.replace("Ft ", "Fo ", 1), encoding="utf-8")
+    r = run("repair", three, "--rules", house, "--json")
+    assert r.exit_code == 0, r.output
+    fixed = parse_map(json.loads(r.stdout)["text"])
+    assert fixed.cells == read_map(house_map).cells and json.loads(r.stdout)["distance"] == 1
+    assert check_map(fixed, load_chapter(house)) == [] and check_map(fixed) != []
+    mine = run("repair", house_map, "--rules", house)
+    assert mine.exit_code == 0 and mine.stderr == f"{house_map}: valid; nothing to repair\n"
+    assert run("repair", "flora-1", "--rules", house).stderr == run("validate", "--rules", house, "flora-1").stderr

@@ -7,7 +7,15 @@ import json
 import click
 
 from mapgen.cli.errors import about
-from mapgen.cli.options import force_option, json_option, map_argument, map_out_file, time_limit_option
+from mapgen.cli.options import (
+    force_option,
+    json_option,
+    map_argument,
+    map_out_file,
+    rules_for,
+    rules_option,
+    time_limit_option,
+)
 
 
 @click.command()
@@ -22,15 +30,17 @@ from mapgen.cli.options import force_option, json_option, map_argument, map_out_
 )
 @time_limit_option(10.0, help="Seconds allowed for the search.")
 @force_option("the --out file")
+@rules_option
 @json_option
-def repair(map_in, out_path, time_limit, force, as_json):
+def repair(map_in, out_path, time_limit, force, rules, as_json):
     """Find the valid map nearest to MAP: the fewest cells changed, the briefing kept.
 
     CP-SAT minimises the number of changed cells under every rule of the chapter; Hill numbers are
     set right, and `..` cells are filled at no cost. Each change is listed with the rules that break
     again if that change alone is undone. The map goes to stdout or to --out FILE, the changes
     to stderr either way. Exit 1 when no map at all has this briefing (the rules that conflict are named),
-    3 when the time limit runs out before any valid map is found.
+    3 when the time limit runs out before any valid map is found. With --rules FILE the map is
+    repaired to keep that house-rule chapter file's rules instead of its chapter's.
 
     \b
     Example:
@@ -43,9 +53,10 @@ def repair(map_in, out_path, time_limit, force, as_json):
 
     if out_path == "-":  # stdout, as without --out (deduce --puzzle - prints its map there too)
         out_path = None
+    chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
     map_out_file(out_path, force=force)
     with about(map_in.source, time_limit):
-        result = repair_map(map_in.map, time_limit=time_limit)
+        result = repair_map(map_in.map, chapter=chapter, time_limit=time_limit)
     report = {"file": map_in.source, **result.to_json()}
     if out_path is not None:
         write_text(out_path, report["text"], force=force)
