@@ -789,6 +789,36 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
         wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer after the next reveal")
 
 
+def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, base_url):
+    """A server that took the request and never answered (a laptop asleep, a phone out of the Wi-Fi's range)
+    left "working…" for ever, with no word. After the request's time limit and a grace the page says so and
+    asks again, as after a server error (the grace made short here)."""
+    stub = r"""
+      const real = window.fetch;
+      window.hanging = false;  // while true, /api/table takes the request and never answers
+      window.fetch = (url, init) => {
+        if (String(url).endsWith('/api/table') && init && window.hanging) {
+          return new Promise((_, fail) => init.signal.addEventListener('abort',
+            () => fail(new DOMException('aborted', 'AbortError'))));
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+        driver.refresh()
+        settled(driver)
+        driver.execute_script("MG.answerGraceMs = 500; window.hanging = true")
+        cell(driver, "C7").click()
+        driver.find_element("css selector", '#terrains button[data-code="Wa"]').click()
+        wait_for(
+            lambda: "no answer within 4 s" in text_of(driver, "problem"), 30, "the page saying the server is silent"
+        )
+        assert "Asking again" in text_of(driver, "problem") and text_of(driver, "count") == "no answer"
+        driver.execute_script("window.hanging = false")
+        wait_for(lambda: "maps fit (exact)" in text_of(driver, "count"), 30, "the answer once the server answers")
+
+
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""
     from starlette.testclient import TestClient
