@@ -819,6 +819,41 @@ def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, b
         wait_for(lambda: "maps fit (exact)" in text_of(driver, "count"), 30, "the answer once the server answers")
 
 
+def test_a_full_count_out_of_time_keeps_the_quick_answer_s_forced_cells_and_chances(driver, base_url):
+    """maldonado-1 with A7 revealed, on a busy machine: the full count's 504 ("the time limit ran out while the
+    count was estimated") replaced the quick answer: the forced cells and the estimated chances left the board,
+    the count said "no answer", and the page asked again four times, each running out again. The quick answer
+    now stands and the count line says why there is no count (the 504 stubbed on Training, whose answers are
+    quick)."""
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init && JSON.parse(init.body).count === 'full') {
+          window.fulls = (window.fulls || 0) + 1;
+          return new Response(JSON.stringify({error: 'the time limit ran out while the count was estimated'}),
+            {status: 504, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+        }
+        const r = await real(url, init);
+        if (!String(url).endsWith('/api/table') || !init) return r;
+        const v = await r.json();
+        Object.assign(v, {count: null, exact: false, method: 'none'});  // a quick answer that could not count
+        return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
+          'X-Mapgen-Exit': '0'}});
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo,C7Wa&heat=Ro")
+        driver.refresh()
+        wait_for(lambda: "count them in time" in text_of(driver, "count"), 30, "the count line after the 504")
+        settled(driver)
+        assert text_of(driver, "count") == "too many maps fit to count them in time"
+        assert not driver.find_element("id", "problem").is_displayed()
+        assert driver.find_elements("css selector", "#board .cell.forced")  # D7: the quick answer's forced Wood
+        assert text_of(driver, "heat-note").startswith("Shading: the chance of Rock")
+        assert driver.find_elements("css selector", "#board .cell .pct")
+        assert driver.execute_script("return window.fulls") == 1  # not asked again: it would run out again
+
+
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""
     from starlette.testclient import TestClient
