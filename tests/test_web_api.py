@@ -1171,3 +1171,29 @@ def test_the_pool_error_widens_where_its_units_disagree_and_bounds_what_no_draw_
     assert v["heat"]["D3"] == 0.0 and v["heat_error"]["D3"] == pytest.approx(
         unseen_bound(4, float("inf"), 160) / Z95, abs=1e-4
     )
+
+
+def test_the_pool_error_bounds_a_share_every_draw_shows_where_the_cell_can_hold_another():
+    """fauna-2 with A7 and B7 revealed: every agreeing draw of the pool held a Fort at B2, C6 and D2, and the page
+    said "~100% ±<1" there (`solve` on that state: D2 4% ±14). The other terrains the cell can hold are unseen, not
+    ruled out: the share gets the unseen bound's error, as a share no draw shows does."""
+    import numpy as np
+
+    from mapgen.solving.unigen import Z95, unseen_bound
+    from mapgen.web import draws
+
+    m = maps.load("flora-2")
+    b = m.board
+    terrains = tuple(get_chapter("flora").terrains)
+    wood, fc = terrains.index(Terrain.WOOD), terrains.index(Terrain.FLORA_CREATURE)
+    state = m.hide(range(b.size))
+    d = np.full((8, 20, b.size), wood, dtype=np.int8)
+    x = b.index("C4")
+    d[:, :, x] = fc  # every chain shows a creature at C4 in every draw
+    run = draws.Run(state, d, terrains, rhat=float("inf"), ess=160.0, groups=(0, 0, 0, 0, 1, 1, 1, 1))
+    rows = run.agreeing(get_chapter("flora"), state)
+    units = run.units(get_chapter("flora"), state)
+    possible = {x: frozenset({Terrain.WOOD, Terrain.FLORA_CREATURE})}
+    v = draws.estimate([(run, rows, units)], state, Terrain.FLORA_CREATURE, possible)
+    assert v["heat"]["C4"] == 1.0
+    assert v["heat_error"]["C4"] == pytest.approx(unseen_bound(4, float("inf"), 160) / Z95, abs=1e-4)

@@ -789,6 +789,71 @@ def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
         wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the answer after the next reveal")
 
 
+def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, base_url):
+    """A server that took the request and never answered (a laptop asleep, a phone out of the Wi-Fi's range)
+    left "working…" for ever, with no word. After the request's time limit and a grace the page says so and
+    asks again, as after a server error (the grace made short here)."""
+    stub = r"""
+      const real = window.fetch;
+      window.hanging = false;  // while true, /api/table takes the request and never answers
+      window.fetch = (url, init) => {
+        if (String(url).endsWith('/api/table') && init && window.hanging) {
+          return new Promise((_, fail) => init.signal.addEventListener('abort',
+            () => fail(new DOMException('aborted', 'AbortError'))));
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+        driver.refresh()
+        settled(driver)
+        driver.execute_script("MG.answerGraceMs = 500; window.hanging = true")
+        cell(driver, "C7").click()
+        driver.find_element("css selector", '#terrains button[data-code="Wa"]').click()
+        wait_for(
+            lambda: "no answer within 4 s" in text_of(driver, "problem"), 30, "the page saying the server is silent"
+        )
+        assert "Asking again" in text_of(driver, "problem") and text_of(driver, "count") == "no answer"
+        driver.execute_script("window.hanging = false")
+        wait_for(lambda: "maps fit (exact)" in text_of(driver, "count"), 30, "the answer once the server answers")
+
+
+def test_a_full_count_out_of_time_keeps_the_quick_answer_s_forced_cells_and_chances(driver, base_url):
+    """maldonado-1 with A7 revealed, on a busy machine: the full count's 504 ("the time limit ran out while the
+    count was estimated") replaced the quick answer: the forced cells and the estimated chances left the board,
+    the count said "no answer", and the page asked again four times, each running out again. The quick answer
+    now stands and the count line says why there is no count (the 504 stubbed on Training, whose answers are
+    quick)."""
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init && JSON.parse(init.body).count === 'full') {
+          window.fulls = (window.fulls || 0) + 1;
+          return new Response(JSON.stringify({error: 'the time limit ran out while the count was estimated'}),
+            {status: 504, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+        }
+        const r = await real(url, init);
+        if (!String(url).endsWith('/api/table') || !init) return r;
+        const v = await r.json();
+        Object.assign(v, {count: null, exact: false, method: 'none'});  // a quick answer that could not count
+        return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
+          'X-Mapgen-Exit': '0'}});
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo,C7Wa&heat=Ro")
+        driver.refresh()
+        wait_for(lambda: "count them in time" in text_of(driver, "count"), 30, "the count line after the 504")
+        settled(driver)
+        assert text_of(driver, "count") == "too many maps fit to count them in time"
+        assert not driver.find_element("id", "problem").is_displayed()
+        assert driver.find_elements("css selector", "#board .cell.forced")  # D7: the quick answer's forced Wood
+        assert text_of(driver, "heat-note").startswith("Shading: the chance of Rock")
+        assert driver.find_elements("css selector", "#board .cell .pct")
+        assert driver.execute_script("return window.fulls") == 1  # not asked again: it would run out again
+
+
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""
     from starlette.testclient import TestClient

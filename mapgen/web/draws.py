@@ -16,7 +16,8 @@ another's draws are correlated too, which this sum ignores); and the spread of t
 the chains of a run that started from one SMC run (or one start), as ``solve`` takes it
 (``sampler.odds_of``): where the chains sit on islands they cannot leave, only their disagreement shows the
 error. A terrain the cell can hold that no agreeing draw shows there gets at least ``unseen_bound``'s error (as
-``solve``'s "up to 31%"). Its R-hat is the worst of the runs' (the chains' agreement over S).
+``solve``'s "up to 31%"), and so does one that every agreeing draw shows where the cell can hold others. Its
+R-hat is the worst of the runs' (the chains' agreement over S).
 
 After each answer the pool is refilled in the background: a new run for the state just asked, its chains
 starting from agreeing draws (already a fair sample of it), replaces the oldest. When fewer than
@@ -172,7 +173,9 @@ def estimate(parts: list[tuple[Run, np.ndarray, np.ndarray]], state: Map, terrai
         if units >= 2:  # units that disagree (islands the chains cannot leave): their spread is the honest error
             shares = (np.bincount(unit_of, weights=hit, minlength=len(ids)) / sizes)[counted]
             err = max(err, float(shares.std(ddof=1)) / math.sqrt(units) * t95(units - 1) / Z95)
-        if k == 0:  # the cell can hold it (``possible``), yet no draw shows it there: at most the unseen bound
+        # the cell can hold it and another terrain (``possible``), yet no draw shows it there (k == 0), or none shows
+        # the others (k == n: "~100% ±<1" where the chances of those are unseen, not known to be nil): the unseen bound
+        if k in (0, n):
             err = max(err, unseen_bound(starts, rhat, n_eff) / Z95)
         error[b.name(i)] = round(err, 4)
     summary = {

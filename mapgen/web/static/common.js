@@ -25,21 +25,37 @@ const MG = {
     return `${figures(k)} × ${MG.tenTo(k)}`;
   },
 
+  // A POST that names a "time_limit" waits at most that long and answerGraceMs more: a server that stopped
+  // answering (a laptop gone to sleep, a phone out of the Wi-Fi's range) is then said, as one that cannot be
+  // reached is, not "working…" for ever.
+  answerGraceMs: 30000,
+
   async api(path, body, signal) {
     const init = body === undefined ? {} : {
       method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
     };
-    if (signal) init.signal = signal;
-    let r;
+    const limit = body && typeof body.time_limit === "number" ? body.time_limit * 1000 + MG.answerGraceMs : null;
+    const own = new AbortController();
+    let timedOut = false;
+    const timer = limit === null ? null : setTimeout(() => { timedOut = true; own.abort(); }, limit);
+    if (signal) {
+      if (signal.aborted) own.abort(); else signal.addEventListener("abort", () => own.abort(), {once: true});
+    }
+    init.signal = own.signal;
     try {
-      r = await fetch(path, init);
+      const r = await fetch(path, init);
+      const type = r.headers.get("content-type") || "";
+      const data = type.includes("json") ? await r.json() : await r.blob();
+      return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data};
     } catch (e) {
+      if (timedOut) {
+        return {ok: false, status: 0, exit: 3, data: {error: `no answer within ${Math.round(limit / 1000)} s`}};
+      }
       if (e.name === "AbortError") return {ok: false, status: 0, exit: 0, aborted: true, data: {error: "superseded"}};
       return {ok: false, status: 0, exit: 2, data: {error: "the server cannot be reached"}};
+    } finally {
+      if (timer !== null) clearTimeout(timer);
     }
-    const type = r.headers.get("content-type") || "";
-    const data = type.includes("json") ? await r.json() : await r.blob();
-    return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data};
   },
 
   async loadChapters() {

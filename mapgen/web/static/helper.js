@@ -18,7 +18,9 @@
 //                          asked, never going back): the page says "Estimating the chance… N s" and asks
 //                          again (a quick answer) after POLL_MS until the estimate or an exact heat map comes;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
-//   - a failed request (a 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
+//   - the full count's 504 (its time limit ran out): the quick answer stands (forced cells, chances), the count line
+//     says "too many maps fit to count them in time", and the count is not asked again;
+//   - a failed request (another 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
 //     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
 // Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
 // percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
@@ -296,6 +298,7 @@ function put(id, text) {
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
   if (v.compiling) return `compiling the briefing… ${waited(v.compiling)} s`;
+  if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
   if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
@@ -412,10 +415,13 @@ async function update() {
       const shown = k > 0 && H.view && H.view[wait] ? waited(H.view[wait]) : 0;
       Object.assign(w, {seconds: Math.max(w.seconds || 0, shown), at: performance.now()});
     }
-    // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
-    const failed = !r.ok && (r.status >= 500 || r.status === 0);
     const error = (r.data && r.data.error) || "the server could not answer";
-    let v = r.ok ? r.data : (r.exit === 1 && r.data.conflict ? r.data
+    // the full count ran out of its time (a 504: too many maps to count on this machine now): the quick answer's
+    // forced cells and chances stand, and asking again would only run out again
+    const outOfTime = !r.ok && r.status === 504 && mode === "full" && H.view && !H.view.error && !H.view.conflict;
+    // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
+    const failed = !outOfTime && !r.ok && (r.status >= 500 || r.status === 0);
+    let v = r.ok ? r.data : outOfTime ? {...H.view, count_timeout: error} : (r.exit === 1 && r.data.conflict ? r.data
       : failed ? {error, retry: failures < RETRY_CAP} : {error});
     if (r.ok && mode === "quick") {
       estimate = v.heat_method === "sampler" || v.sampling ? v : null;
@@ -435,7 +441,8 @@ async function update() {
     if (H.view.compiling && polls++ < POLL_CAP) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
     if (k === modes.length - 1 && H.view.sampling && polls++ < POLL_CAP) { modes.push("quick"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
-    if (!r.ok || H.view.conflict || H.view.error || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
+    if ((!r.ok && !outOfTime) || H.view.conflict || H.view.error
+        || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
   }
   document.body.classList.remove("busy");
 }
