@@ -67,6 +67,15 @@ B7 9 wins, the others 24-31; fauna-4 B7 6 and E7 9 (its Skulls), F7 27; fauna-3 
 but the odds before the first reveal cannot make it, and cost 2.3-2.9 CPU s a map. The planner keeps the rule: its
 search after the first Path made the gain hold over sampler seeds (``planner``).
 
+**Where the planner's lead lies** (twelfth session, 2026-12-06; the same 1,200 games, 100 a map of fauna-1..4 at
+game seeds 7, 11 and 13, one process a map): the planner (budget 2) 765 won (63.7%), 1.4 games per CPU-second; the
+scout at budget 1 580 (48.3%), 11.5; at budget 2 594 (49.5%), 9.1. Walled in at the first Path: the planner 18, the
+scout 145 at either budget (its first Path is the heuristic's); of the games not walled in, the planner won 64.7%,
+the scout 55.0% and 56.3%. So about 10 of the 15 points are the first Path, the rest the planner's searches from
+the first explore. The first Path's Skull odds do not settle with more of the sampler's work (fauna-1, 4 sampler
+seeds each, the seeds' spread of a start Path's odds: 0.02-0.11 at 1.5 CPU s, 0.03-0.08 at 4, 0.03-0.10 at 10.4;
+D7 0.02 to 0.26 at 10.4 CPU s, against 0.15 exact): Fauna's Fort sets again (``mapgen.solving.sampler``).
+
 **On the deducer, not the heuristic** (eighth session of 2026-12-05): the same search on the deducer's choices wins
 more, at the same speed. Paired games (the same game seeds; 100 a map, the scout's default budget, one process):
 fauna-1..4 pooled, game seed 7: 185 -> 205 of 400 (46.2% -> 51.2%), seed 11: 182 -> 192 (45.5% -> 48.0%), seed 13:
