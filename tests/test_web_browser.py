@@ -42,9 +42,9 @@ def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # gener
 
 def settled(d) -> None:
     """Wait until the page has no answer on its way (``body.busy``: the helper's table request, the studio's
-    validation). Each answer redraws the board, replacing every cell button: an element found before it
-    and used after it is stale. That was this file's race (a tap's count arriving between finding a cell
-    and clicking it), so the tests touch the board only when it is settled."""
+    validation). Each answer redraws the board; its cells are updated in place (the same buttons), but a
+    cell's text and classes change under a test that reads them mid-answer, so the tests read the board
+    when it is settled."""
     wait_for(lambda: "busy" not in (d.execute_script("return document.body.className") or ""), what="the answers")
 
 
@@ -672,6 +672,33 @@ def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url
         time.sleep(2.5)  # the page's clock ticks every second: the old wait must not come back
         assert text_of(driver, "count") == "working…"
         assert "forced" not in cell(driver, "F2").get_attribute("class")
+
+
+def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
+    """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
+    a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated
+    in place (the answers stubbed: the briefing compiles for ever)."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        """
+          window.asked = (window.asked || 0) + 1;
+          Object.assign(v, {compiling: {seconds: 40}, count: null, exact: false, method: 'bounds'});""",
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        driver.refresh()
+        wait_for(lambda: "compiling the briefing" in text_of(driver, "count"), what="compiling")
+        focus_cell(driver, "C4")
+        tapped = cell(driver, "C4")
+        asked = driver.execute_script("return window.asked")
+        wait_for(lambda: driver.execute_script("return window.asked") >= asked + 2, 10, "two more polls")
+        assert driver.execute_script("return document.activeElement === arguments[0]", tapped)
+        assert "forced" in cell(driver, "F2").get_attribute("class")  # the polls did redraw the board
+        tapped.click()  # the button found before the polls: the same one, so the tap is not lost
+        wait_for(driver.find_element(By.ID, "palette").is_displayed, 5, "the palette")
+        assert text_of(driver, "palette-title") == "Revealed at C4"
+        driver.find_element(By.ID, "cancel").click()
 
 
 def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, base_url):
