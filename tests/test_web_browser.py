@@ -567,6 +567,47 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
 
 
+def test_each_tab_keeps_its_own_undo_history_and_the_stored_games_are_bounded(driver, base_url):
+    """The undo history was stored once per browser: after playing in a second tab, a reload of the first said
+    "Nothing to undo". Each game keeps its own, and only the newest games are stored."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    first = driver.current_window_handle
+    focus_cell(driver, "A7")
+    keys(driver, "a")
+    wait_for(lambda: "Wa" in cell(driver, "A7").text, what="A7 revealed")
+    keys(driver, "s")
+    wait_for(lambda: "Sk" in cell(driver, "A7").text, what="A7 changed")
+    driver.switch_to.new_window("tab")  # another game in a second tab
+    try:
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the second tab's count")
+        focus_cell(driver, "C7")
+        keys(driver, "t")
+        wait_for(lambda: "Ti" in cell(driver, "C7").text, what="C7 revealed in the second tab")
+    finally:
+        driver.close()
+        driver.switch_to.window(first)
+    driver.refresh()
+    wait_for(lambda: "Sk" in cell(driver, "A7").text and "maps fit" in text_of(driver, "count"), what="reload")
+    driver.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Wa" in cell(driver, "A7").text, 10, "undo in the first tab after the second's game")
+    assert text_of(driver, "said") == "Undone."
+    # older games beyond the bound are dropped when a game is stored
+    driver.execute_script(
+        "const key = 'mapgen.helper.history', games = JSON.parse(localStorage.getItem(key));"
+        "for (let i = 0; i < 30; i++) games.push({hash: '#old' + i, undo: [], redo: []});"
+        "localStorage.setItem(key, JSON.stringify(games));"
+    )
+    driver.find_element(By.ID, "redo").click()
+    wait_for(lambda: "Sk" in cell(driver, "A7").text, 10, "redo")
+    games = driver.execute_script("return JSON.parse(localStorage.getItem('mapgen.helper.history'))")
+    assert len(games) <= 12 and games[0]["hash"] == driver.execute_script("return location.hash")
+
+
 def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can_be_undone(driver, base_url):
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
