@@ -508,6 +508,10 @@ def test_a_conflict_names_its_cause_and_the_peak_offers_only_rock(driver, base_u
     wait_for(lambda: "No map fits" in text_of(driver, "problem"), what="the conflict")
     problem = text_of(driver, "problem")
     assert "Rock" in problem and "rule C6" in problem and "F2" in problem and "time limit" not in problem
+    # said once, and the cell's terrain by name as everywhere on the page (was "No map fits: no completion: ...
+    # the revealed cells F2 (Wa)")
+    assert problem.startswith("No map fits: Rock") and "no completion" not in problem
+    assert "F2 (Water)" in problem and "(Wa)" not in problem
     assert "conflict" in cell(driver, "F2").get_attribute("class")
     assert text_of(driver, "forced-line") == "" and text_of(driver, "target") == ""  # no stale lines
     driver.get(f"{base_url}/helper#{FAUNA_1}")

@@ -288,6 +288,18 @@ function draw() {
   if (hadFocus || H.refocus) { H.refocus = false; MG.focusCell(board, H.focus); }
 }
 
+// A conflict in the page's words: the server's message is the CLI's ("no completion: rule C6 Rock conflicts with
+// the revealed cells B3 (Ro)"), which after "No map fits" would say it twice, and names the cells' terrains by
+// code where the page names them ("B3 (Rock)", "G7 (Hill 0)").
+function noMapFits(ch, conflict) {
+  const styles = MG.chapters[ch].styles || {};
+  const text = conflict.message.replace(/^no completion(?: found)?:? ?/, "")
+    .replace(/\b([A-Z][0-9]+) \(([A-Z][a-z])([0-9]*)\)/g, (all, cell, code, n) => (
+      styles[code] ? `${cell} (${styles[code].label}${n ? " " + n : ""})` : all));
+  return text.startsWith("(") ? ["No map fits ", MG.ruleText(ch, text, conflict.rules)]
+    : ["No map fits: ", MG.ruleText(ch, text, conflict.rules)];
+}
+
 function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
@@ -349,7 +361,7 @@ function status() {
   if (v.conflict) {
     clearStatus();
     problem.hidden = false;
-    problem.append("No map fits: ", MG.ruleText(ch, v.conflict.message, v.conflict.rules));
+    problem.append(...noMapFits(ch, v.conflict));
     if (v.conflict.cells.length) problem.append(` (marked on the board: ${v.conflict.cells.join(", ")})`);
     $("count").textContent = "0 maps fit";
     return;
@@ -561,7 +573,7 @@ async function hint() {
   const d = r.data;
   box.replaceChildren();
   if (d.conflict) {
-    box.append("No map fits: ", MG.ruleText(ch, d.conflict.message, d.conflict.rules));
+    box.append(...noMapFits(ch, d.conflict));
     box.scrollIntoView({block: "nearest"});
     return;
   }
