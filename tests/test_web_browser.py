@@ -349,6 +349,13 @@ def test_phone_sized_helper_has_large_tap_targets(phone, base_url):
     sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
     assert len(sizes) == 49 and min(s["width"] for s in sizes) >= 40 and min(s["height"] for s in sizes) >= 40
     assert d.execute_script("return document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+    # every control, the header's "Studio" link and the briefing's summary too (the link was 78 x 38)
+    short = d.execute_script(
+        "return [...document.querySelectorAll('a, button, select, input, textarea, summary')]"
+        ".filter((e) => e.getClientRects().length && e.getBoundingClientRect().height < 44)"
+        ".map((e) => e.id || e.textContent.trim())"
+    )
+    assert short == []
     cell(d, "C4").click()
     buttons = [e.size for e in d.find_elements(By.CSS_SELECTOR, "#terrains button")]
     assert len(buttons) == 11 and min(s["height"] for s in buttons) >= 56
