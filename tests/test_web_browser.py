@@ -42,9 +42,9 @@ def wait_for(predicate, seconds: float = 90.0, what: str = "the page"):  # gener
 
 def settled(d) -> None:
     """Wait until the page has no answer on its way (``body.busy``: the helper's table request, the studio's
-    validation). Each answer redraws the board, replacing every cell button: an element found before it
-    and used after it is stale. That was this file's race (a tap's count arriving between finding a cell
-    and clicking it), so the tests touch the board only when it is settled."""
+    validation). Each answer redraws the board; its cells are updated in place (the same buttons), but a
+    cell's text and classes change under a test that reads them mid-answer, so the tests read the board
+    when it is settled."""
     wait_for(lambda: "busy" not in (d.execute_script("return document.body.className") or ""), what="the answers")
 
 
@@ -349,6 +349,13 @@ def test_phone_sized_helper_has_large_tap_targets(phone, base_url):
     sizes = [e.size for e in d.find_elements(By.CSS_SELECTOR, ".cell")]
     assert len(sizes) == 49 and min(s["width"] for s in sizes) >= 40 and min(s["height"] for s in sizes) >= 40
     assert d.execute_script("return document.documentElement.scrollWidth") <= 390  # no sideways scrolling
+    # every control, the header's "Studio" link and the briefing's summary too (the link was 78 x 38)
+    short = d.execute_script(
+        "return [...document.querySelectorAll('a, button, select, input, textarea, summary')]"
+        ".filter((e) => e.getClientRects().length && e.getBoundingClientRect().height < 44)"
+        ".map((e) => e.id || e.textContent.trim())"
+    )
+    assert short == []
     cell(d, "C4").click()
     buttons = [e.size for e in d.find_elements(By.CSS_SELECTOR, "#terrains button")]
     assert len(buttons) == 11 and min(s["height"] for s in buttons) >= 56
@@ -508,6 +515,10 @@ def test_a_conflict_names_its_cause_and_the_peak_offers_only_rock(driver, base_u
     wait_for(lambda: "No map fits" in text_of(driver, "problem"), what="the conflict")
     problem = text_of(driver, "problem")
     assert "Rock" in problem and "rule C6" in problem and "F2" in problem and "time limit" not in problem
+    # said once, and the cell's terrain by name as everywhere on the page (was "No map fits: no completion: ...
+    # the revealed cells F2 (Wa)")
+    assert problem.startswith("No map fits: Rock") and "no completion" not in problem
+    assert "F2 (Water)" in problem and "(Wa)" not in problem
     assert "conflict" in cell(driver, "F2").get_attribute("class")
     assert text_of(driver, "forced-line") == "" and text_of(driver, "target") == ""  # no stale lines
     driver.get(f"{base_url}/helper#{FAUNA_1}")
@@ -565,6 +576,47 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" not in cell(driver, "B7").text, what="a second undo after reload")
     driver.find_element(By.ID, "redo").click()
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
+
+
+def test_each_tab_keeps_its_own_undo_history_and_the_stored_games_are_bounded(driver, base_url):
+    """The undo history was stored once per browser: after playing in a second tab, a reload of the first said
+    "Nothing to undo". Each game keeps its own, and only the newest games are stored."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    first = driver.current_window_handle
+    focus_cell(driver, "A7")
+    keys(driver, "a")
+    wait_for(lambda: "Wa" in cell(driver, "A7").text, what="A7 revealed")
+    keys(driver, "s")
+    wait_for(lambda: "Sk" in cell(driver, "A7").text, what="A7 changed")
+    driver.switch_to.new_window("tab")  # another game in a second tab
+    try:
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the second tab's count")
+        focus_cell(driver, "C7")
+        keys(driver, "t")
+        wait_for(lambda: "Ti" in cell(driver, "C7").text, what="C7 revealed in the second tab")
+    finally:
+        driver.close()
+        driver.switch_to.window(first)
+    driver.refresh()
+    wait_for(lambda: "Sk" in cell(driver, "A7").text and "maps fit" in text_of(driver, "count"), what="reload")
+    driver.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Wa" in cell(driver, "A7").text, 10, "undo in the first tab after the second's game")
+    assert text_of(driver, "said") == "Undone."
+    # older games beyond the bound are dropped when a game is stored
+    driver.execute_script(
+        "const key = 'mapgen.helper.history', games = JSON.parse(localStorage.getItem(key));"
+        "for (let i = 0; i < 30; i++) games.push({hash: '#old' + i, undo: [], redo: []});"
+        "localStorage.setItem(key, JSON.stringify(games));"
+    )
+    driver.find_element(By.ID, "redo").click()
+    wait_for(lambda: "Sk" in cell(driver, "A7").text, 10, "redo")
+    games = driver.execute_script("return JSON.parse(localStorage.getItem('mapgen.helper.history'))")
+    assert len(games) <= 12 and games[0]["hash"] == driver.execute_script("return location.hash")
 
 
 def test_use_this_briefing_asks_first_keeps_reveals_of_the_same_briefing_and_can_be_undone(driver, base_url):
@@ -672,6 +724,33 @@ def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url
         time.sleep(2.5)  # the page's clock ticks every second: the old wait must not come back
         assert text_of(driver, "count") == "working…"
         assert "forced" not in cell(driver, "F2").get_attribute("class")
+
+
+def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
+    """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
+    a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated
+    in place (the answers stubbed: the briefing compiles for ever)."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        """
+          window.asked = (window.asked || 0) + 1;
+          Object.assign(v, {compiling: {seconds: 40}, count: null, exact: false, method: 'bounds'});""",
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        driver.refresh()
+        wait_for(lambda: "compiling the briefing" in text_of(driver, "count"), what="compiling")
+        focus_cell(driver, "C4")
+        tapped = cell(driver, "C4")
+        asked = driver.execute_script("return window.asked")
+        wait_for(lambda: driver.execute_script("return window.asked") >= asked + 2, 10, "two more polls")
+        assert driver.execute_script("return document.activeElement === arguments[0]", tapped)
+        assert "forced" in cell(driver, "F2").get_attribute("class")  # the polls did redraw the board
+        tapped.click()  # the button found before the polls: the same one, so the tap is not lost
+        wait_for(driver.find_element(By.ID, "palette").is_displayed, 5, "the palette")
+        assert text_of(driver, "palette-title") == "Revealed at C4"
+        driver.find_element(By.ID, "cancel").click()
 
 
 def test_helper_counts_the_seconds_of_a_sampling_wait_between_answers(driver, base_url):

@@ -118,18 +118,38 @@ const MG = {
   },
 
   // Draw a board into `root`. `decorate(name, index, button)` adds overlays; `onCell(name, index, ev)` acts.
+  // A board drawn before for the same chapter is updated in place: the same buttons, their text, classes and
+  // labels written again, so that a tap landing while an answer redraws it is never lost on a button that is
+  // gone, and the focused cell keeps its focus.
   drawBoard(root, chapter, cells, decorate, handlers) {
     const c = MG.chapters[chapter];
     const w = c.board.columns.length;
-    root.replaceChildren();
-    root.style.setProperty("--cols", w);
-    root.append(MG.el("div", {class: "corner"}));
-    for (const col of c.board.columns) root.append(MG.el("div", {class: "label", text: String(col)}));
     const names = MG.cellNames(chapter);
+    root.mgHandlers = handlers || {};
+    let buttons = [...root.querySelectorAll(".cell")];
+    if (root.mgChapter !== chapter || buttons.length !== names.length) {
+      root.replaceChildren();
+      root.mgChapter = chapter;
+      root.style.setProperty("--cols", w);
+      root.append(MG.el("div", {class: "corner"}));
+      for (const col of c.board.columns) root.append(MG.el("div", {class: "label", text: String(col)}));
+      buttons = names.map((name, i) => {
+        if (i % w === 0) root.append(MG.el("div", {class: "label", text: name[0]}));
+        const b = MG.el("button", {class: "cell", type: "button", "data-cell": name});
+        b.mgEvents = new Set();
+        root.append(b);
+        return b;
+      });
+    }
     names.forEach((name, i) => {
-      if (i % w === 0) root.append(MG.el("div", {class: "label", text: name[0]}));
       const code = cells[i];
-      const b = MG.el("button", {class: "cell", type: "button", "data-cell": name, "aria-label": name});
+      const b = buttons[i];
+      // what the last drawing put on the button goes: its classes, colours, title and marks
+      b.className = "cell";
+      b.removeAttribute("style");
+      b.removeAttribute("title");
+      b.replaceChildren();
+      b.setAttribute("aria-label", name);
       if (code === "..") {
         b.classList.add("hidden");
         b.append(MG.el("span", {class: "token"}));
@@ -150,8 +170,12 @@ const MG = {
       b.removeAttribute("aria-label");
       for (const kid of b.children) kid.setAttribute("aria-hidden", "true");
       b.append(MG.el("span", {class: "sr", text: said}));
-      for (const [ev, fn] of Object.entries(handlers || {})) b.addEventListener(ev, (e) => fn(name, i, e));
-      root.append(b);
+      // one listener per event and button, calling the handler of the latest drawing
+      for (const ev of Object.keys(root.mgHandlers)) {
+        if (b.mgEvents.has(ev)) continue;
+        b.mgEvents.add(ev);
+        b.addEventListener(ev, (e) => { const fn = root.mgHandlers[ev]; if (fn) fn(name, i, e); });
+      }
     });
   },
 

@@ -33,6 +33,7 @@ const RETRY_MS = 1000;
 const RETRY_CAP = 4;
 const HISTORY_KEY = "mapgen.helper.history";
 const HISTORY_CAP = 200;
+const HISTORY_GAMES = 12;
 
 const H = {
   briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
@@ -74,23 +75,36 @@ function writeHash() {
   saveHistory();
 }
 
-// The undo and redo stacks live in local storage beside the address they belong to: a reload keeps them.
-function saveHistory() {
+// The undo and redo stacks live in local storage, one entry per game keyed by the address it stands at (its
+// briefing, reveals and heat map): a reload keeps them, and a game in another tab keeps its own. The newest
+// HISTORY_GAMES games are kept; a game's entry moves with it to its new address.
+function readGames() {
   try {
-    localStorage.setItem(HISTORY_KEY, JSON.stringify({
-      hash: location.hash, undo: H.undo.slice(-HISTORY_CAP), redo: H.redo.slice(-HISTORY_CAP),
-    }));
-  } catch (e) { /* private mode or full: the history stays in this tab only */ }
+    const saved = JSON.parse(localStorage.getItem(HISTORY_KEY) || "[]");
+    if (Array.isArray(saved)) return saved.filter((g) => g && Array.isArray(g.undo) && Array.isArray(g.redo));
+    return saved && Array.isArray(saved.undo) && Array.isArray(saved.redo) ? [saved] : []; // one game, stored so before
+  } catch (e) { return []; /* unreadable: start afresh */ }
+}
+
+function saveHistory() {
+  const games = readGames().filter((g) => g.hash !== H.savedHash && g.hash !== location.hash);
+  games.unshift({hash: location.hash, undo: H.undo.slice(-HISTORY_CAP), redo: H.redo.slice(-HISTORY_CAP)});
+  H.savedHash = location.hash;
+  for (const kept of [games.slice(0, HISTORY_GAMES), games.slice(0, 1)]) { // full: this game alone
+    try {
+      localStorage.setItem(HISTORY_KEY, JSON.stringify(kept));
+      return;
+    } catch (e) { /* private mode or full: the history stays in this tab only */ }
+  }
 }
 
 function loadHistory() {
-  try {
-    const saved = JSON.parse(localStorage.getItem(HISTORY_KEY) || "null");
-    if (saved && saved.hash === location.hash && Array.isArray(saved.undo) && Array.isArray(saved.redo)) {
-      H.undo = saved.undo;
-      H.redo = saved.redo;
-    }
-  } catch (e) { /* unreadable: start afresh */ }
+  const saved = readGames().find((g) => g.hash === location.hash);
+  if (saved) {
+    H.undo = saved.undo;
+    H.redo = saved.redo;
+  }
+  H.savedHash = location.hash;
 }
 
 function snapshot() { return {briefing: {...H.briefing}, cells: H.cells.slice()}; }
@@ -274,6 +288,18 @@ function draw() {
   if (hadFocus || H.refocus) { H.refocus = false; MG.focusCell(board, H.focus); }
 }
 
+// A conflict in the page's words: the server's message is the CLI's ("no completion: rule C6 Rock conflicts with
+// the revealed cells B3 (Ro)"), which after "No map fits" would say it twice, and names the cells' terrains by
+// code where the page names them ("B3 (Rock)", "G7 (Hill 0)").
+function noMapFits(ch, conflict) {
+  const styles = MG.chapters[ch].styles || {};
+  const text = conflict.message.replace(/^no completion(?: found)?:? ?/, "")
+    .replace(/\b([A-Z][0-9]+) \(([A-Z][a-z])([0-9]*)\)/g, (all, cell, code, n) => (
+      styles[code] ? `${cell} (${styles[code].label}${n ? " " + n : ""})` : all));
+  return text.startsWith("(") ? ["No map fits ", MG.ruleText(ch, text, conflict.rules)]
+    : ["No map fits: ", MG.ruleText(ch, text, conflict.rules)];
+}
+
 function clearStatus() {
   for (const id of ["forced-line", "target", "heat-note"]) $(id).replaceChildren();
 }
@@ -335,7 +361,7 @@ function status() {
   if (v.conflict) {
     clearStatus();
     problem.hidden = false;
-    problem.append("No map fits: ", MG.ruleText(ch, v.conflict.message, v.conflict.rules));
+    problem.append(...noMapFits(ch, v.conflict));
     if (v.conflict.cells.length) problem.append(` (marked on the board: ${v.conflict.cells.join(", ")})`);
     $("count").textContent = "0 maps fit";
     return;
@@ -547,7 +573,7 @@ async function hint() {
   const d = r.data;
   box.replaceChildren();
   if (d.conflict) {
-    box.append("No map fits: ", MG.ruleText(ch, d.conflict.message, d.conflict.rules));
+    box.append(...noMapFits(ch, d.conflict));
     box.scrollIntoView({block: "nearest"});
     return;
   }
