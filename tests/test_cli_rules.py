@@ -259,3 +259,57 @@ def test_deduce_refuses_another_chapter_s_map_and_a_map_impossible_rules_break(h
     r = run("deduce", house_map, "--rules", impossible, "--no-profile")
     assert r.exit_code == 1
     assert r.stderr.startswith(f"error: {house_map}: not a valid fauna map under the house rules of {impossible}")
+
+
+# --- which rules a made map was made under ----------------------------------------------------------------
+
+
+def made_under(text: str) -> tuple:
+    record = parse_map(text).meta.get("generator") or {}
+    return record.get("rules"), record.get("rules_fingerprint")
+
+
+def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house_map, no_f1):
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    assert made_under(house_map.read_text(encoding="utf-8")) == ("house.toml", fingerprint)
+    assert made_under(run("generate", "-c", "fauna", "--seed", 7).stdout) == (None, None)
+    r = run("validate", house_map)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[-1] == (
+        f"  note: made under the house rules of house.toml (fingerprint {fingerprint}): "
+        "check it with mapgen validate --rules house.toml"
+    )
+    assert json.loads(run("validate", "--json", house_map).stdout)[0]["made_under"] == {
+        "rules": "house.toml",
+        "fingerprint": fingerprint,
+    }
+    assert run("validate", "--rules", house, house_map).stdout == f"{house_map}: valid\n"
+    other = run("validate", "--rules", no_f1, house_map)  # other rules than the map's: both named
+    assert other.exit_code == 1
+    assert other.stdout.splitlines()[-1] == (
+        f"  note: made under the house rules of house.toml (fingerprint {fingerprint}), not those of {no_f1} "
+        f"(fingerprint {chapter_fingerprint(load_chapter(no_f1))})"
+    )
+    assert "note:" not in run("validate", "training-1", "fauna-1").stdout
+
+
+def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    mine = ("house.toml", chapter_fingerprint(load_chapter(house)))
+    head, terrain = house_map.read_text(encoding="utf-8").split('terrain = """')
+    terrain = terrain.split("[generator]")[0]
+    plain = head + 'terrain = """' + terrain  # the same map, made by hand
+    sketch = house_map.parent / "plain-sketch.toml"
+    sketch.write_text(head + 'terrain = """' + terrain.replace("Ft ", ".. ", 1), encoding="utf-8")
+    filled = run("generate", "--from", sketch, "--rules", house, "--seed", 3)
+    assert filled.exit_code == 0, filled.output
+    assert made_under(filled.stdout) == mine
+    by_hand = house_map.parent / "by-hand.toml"
+    by_hand.write_text(plain, encoding="utf-8")
+    assert made_under(json.loads(run("repair", by_hand, "--rules", house, "--json").stdout)["text"]) == mine
+    shipped = json.loads(run("repair", house_map, "--json").stdout)  # mended to shipped fauna: 3 Forts
+    assert shipped["distance"] >= 1 and made_under(shipped["text"]) == (None, None)
+    assert parse_map(shipped["text"]).meta["generator"]["seed"] == 7  # the rest of the record is kept
