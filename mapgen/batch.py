@@ -106,6 +106,7 @@ def generate_batch(
     time_limit: float = 10.0,
     force: bool = False,
     progress: bool = False,
+    rules_file: str | None = None,
 ) -> list[dict]:
     """Generate ``count`` maps for seeds seed..seed+count-1; print (one) or write them.
 
@@ -113,13 +114,15 @@ def generate_batch(
     Every check (seeds, profile, destination folder, existing files) happens before any work; nothing
     existing is overwritten without ``force``. Raises BatchError (SeedRangeError), ProfileError,
     mapgen.output.OutputError, GenerationError (GenerationTimeout). ``chapter``: a shipped chapter's name, or a
-    ``Chapter`` (house rules: ``constraints.catalogue.load_chapter``) whose maps name the chapter it varies.
+    ``Chapter`` (house rules: ``constraints.catalogue.load_chapter``) whose maps name the chapter it varies;
+    ``rules_file``: the file that Chapter was loaded from, which each map's ``[generator]`` table names (with the
+    rules' fingerprint).
     """
     seed, profile = start_batch(chapter, seed, count, count, out_dir, profile_file)
     seeds = range(seed, seed + count)
     out = MapOutput(chapter.name if isinstance(chapter, Chapter) else chapter, out_dir, force=force)
     out.check(seeds)
-    generator = Generator(chapter, profile, time_limit=time_limit)
+    generator = Generator(chapter, profile, time_limit=time_limit, rules_file=rules_file)
     summary = []
     bar = _progress(len(seeds)) if progress and sys.stderr.isatty() else None
     try:

@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import Chapter, get_chapter
 from mapgen.deduce_text import TIERS
 from mapgen.errors import UnmetError
 from mapgen.model import Map, expect_map
@@ -33,6 +33,7 @@ def minimal_reveal_set(
     time_limit: float = 60.0,
     solver: Solver | None = None,
     within: list[int] | None = None,
+    chapter: Chapter | None = None,
 ) -> list[int]:
     """Cells whose reveal makes the map unique; removing any one of them breaks uniqueness.
 
@@ -40,10 +41,11 @@ def minimal_reveal_set(
     unique. A cell kept once stays needed later, since fewer givens never give fewer completions.
     Alternative completions found on the way are remembered and refute later drops without a solve.
     ``within``: start from these cells instead of the full map (a puzzle's givens, whose reveal must leave
-    ``m`` the only map); the set is then a subset of them.
+    ``m`` the only map); the set is then a subset of them. ``chapter``: the rules asked under (house rules,
+    ``constraints.catalogue.load_chapter``; default: the map's chapter, or ``solver``'s).
     """
     expect_map(m, "minimal_reveal_set", complete=True)
-    solver = solver or Solver(get_chapter(m.chapter))
+    solver = solver or Solver(chapter or get_chapter(m.chapter))
     budget = solver.budget(time_limit)
     order = list(range(m.board.size)) if within is None else sorted(set(within))
     random.Random(seed).shuffle(order)
@@ -61,13 +63,15 @@ def minimal_reveal_set(
     return sorted(kept)
 
 
-def sole_completion(state: Map, *, time_limit: float = 60.0) -> Map:
+def sole_completion(state: Map, *, time_limit: float = 60.0, chapter: Chapter | None = None) -> Map:
     """The one map a partial map (a hand-made puzzle) leaves, every Hill numbered: the map ``deduce_report``
     trims the puzzle's givens on (``within=`` its revealed cells). NoCompletion (exit 1) names the rules and
-    cells in conflict when there is none; PuzzleNotUnique (exit 1) when there are more than one."""
+    cells in conflict when there is none; PuzzleNotUnique (exit 1) when there are more than one. ``chapter``: the
+    rules it is solved under (default: the map's chapter)."""
     from constraints.catalogue import with_hill_numbers  # deferred: beside the solver, only when asked
 
-    solver = Solver(get_chapter(state.chapter))
+    chapter = chapter or get_chapter(state.chapter)
+    solver = Solver(chapter)
     budget = solver.budget(time_limit)
     found = solver.completion(state, budget)
     if found is None:
@@ -77,7 +81,7 @@ def sole_completion(state: Map, *, time_limit: float = 60.0) -> Map:
             "a partial map with more than one completion (`mapgen solve` counts them): only a puzzle whose "
             "givens leave one map can be trimmed"
         )
-    return with_hill_numbers(state.with_cells(found, hills={})).without_grade()
+    return with_hill_numbers(state.with_cells(found, hills={}), chapter).without_grade()
 
 
 class PuzzleNotUnique(UnmetError, ValueError):
@@ -217,6 +221,7 @@ def reveal_profile(
     counter: Solver | None = None,
     progress=None,
     explain: bool = True,
+    chapter: Chapter | None = None,
 ) -> dict:
     """The logical solve path: play the map from its start by the exploring rules, like a careful player.
 
@@ -232,10 +237,11 @@ def reveal_profile(
 
     The path runs on a fresh deterministic solver (``PROFILE_BUDGET``), never on one that answered other
     questions before, so a map gets the same path, explanations and grade from every command and under
-    any load; ``time_limit`` wall-clock seconds only end the work (SolveTimeout).
+    any load; ``time_limit`` wall-clock seconds only end the work (SolveTimeout). ``chapter``: the rules played
+    under (house rules; default: ``solver``'s, else the map's chapter).
     """
     expect_map(m, "reveal_profile", complete=True)
-    chapter = get_chapter(m.chapter)
+    chapter = chapter or (solver.chapter if solver is not None else get_chapter(m.chapter))
     if solver is None:
         solver = Solver(chapter, deterministic=True, circuits=CircuitStore(None, compiles=False))
     budget = Budget(PROFILE_BUDGET, True)
@@ -387,9 +393,12 @@ def grade_thresholds(chapter: str) -> tuple[float, float, float]:
     return tuple(cuts)
 
 
-def rule_ablation(m: Map, cells, *, time_limit: float = 60.0, solver: Solver | None = None) -> dict[str, bool]:
-    """For a unique reveal set: rule id -> True when dropping that rule breaks uniqueness."""
-    chapter = get_chapter(m.chapter)
+def rule_ablation(
+    m: Map, cells, *, time_limit: float = 60.0, solver: Solver | None = None, chapter: Chapter | None = None
+) -> dict[str, bool]:
+    """For a unique reveal set: rule id -> True when dropping that rule breaks uniqueness (under ``chapter``,
+    default ``solver``'s, else the map's chapter)."""
+    chapter = chapter or (solver.chapter if solver is not None else get_chapter(m.chapter))
     solver = solver or Solver(chapter)
     state = reveal(m, cells)
     budget = solver.budget(time_limit)
@@ -412,13 +421,18 @@ def deduce_report(
     progress=None,
     circuits: CircuitStore | None = None,
     within: list[int] | None = None,
+    chapter: Chapter | None = None,
 ) -> dict:
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
     profile with its deduction grade; one solver session serves them all. ``circuits``: the compiled
     circuits its questions and the profile's counts use (default: the process's store over the user's cache).
-    ``within``: the reveal set is a subset of these cells (a puzzle's givens: see ``sole_completion``)."""
+    ``within``: the reveal set is a subset of these cells (a puzzle's givens: see ``sole_completion``).
+    ``chapter``: the rules everything is asked under (house rules, ``constraints.catalogue.load_chapter``; default:
+    the map's chapter). The grade's tier cuts are calibrated on the shipped chapter's generated maps only: under
+    house rules the grade says so (``calibrated_on``: the shipped chapter whose cuts placed it)."""
     expect_map(m, "deduce_report", complete=True)
-    chapter = get_chapter(m.chapter)
+    shipped = get_chapter(m.chapter)
+    chapter = chapter or shipped
     solver = Solver(chapter, circuits=circuits)
     t0 = time.monotonic()
     cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver, within=within)
@@ -431,6 +445,8 @@ def deduce_report(
     if profile:
         left = max(1.0, time_limit - (time.monotonic() - t0))
         counter = None if circuits is None else Solver(chapter, circuits=circuits)
-        report["profile"] = reveal_profile(m, time_limit=left, counter=counter, progress=progress)
+        report["profile"] = reveal_profile(m, time_limit=left, counter=counter, progress=progress, chapter=chapter)
         report["grade"] = grade(report["profile"], m.chapter)
+        if chapter != shipped:  # the score is the house rules' path; its tier, shipped maps' quartiles of scores
+            report["grade"]["calibrated_on"] = m.chapter
     return report

@@ -18,9 +18,11 @@ def _count(step: dict) -> str:
 def deduce_text(m: Map, report: dict, source: str) -> str:
     b = m.board
     shown = set(report["reveal_set"])
+    # deduce --rules: every answer below is under the house rules
+    under = f" under the house rules of {report['rules']}" if report.get("rules") else ""
     lines = [
         (
-            f"{source}: a reveal set of {quantity(report['reveal_count'], 'cell')}: revealed, they leave this map the"
+            f"{source}{under}: a reveal set of {quantity(report['reveal_count'], 'cell')}: revealed, they leave this map the"
             f" only one (a minimal set: hiding any one of them allows another map)"
         )
     ]
@@ -113,10 +115,16 @@ def _grade_text(g: dict, prof: dict, chapter: str) -> list[str]:
         if forced and g["largest_reason"]
         else ""
     )
+    cuts = f"cut at the quartiles of generated {chapter} maps"
+    if g.get("calibrated_on"):  # deduce --rules: the house rules' path scored, placed by the shipped chapter's cuts
+        cuts = (
+            f"cut at the quartiles of maps generated under shipped {g['calibrated_on']}'s rules, not these house "
+            "rules': the score is the house rules' path, the tier where it would stand among shipped maps"
+        )
     return [
         (
             f"deduction grade: {g['tier']} ({TIERS.index(g['tier']) + 1} of {len(TIERS)}: {', '.join(TIERS)}, easiest "
-            f"first, cut at the quartiles of generated {chapter} maps)"
+            f"first, {cuts})"
         ),
         (
             f"  read up to step {end}, {where}: {quantity(g['guesses'], 'guess', 'guesses')}, "

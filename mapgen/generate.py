@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 import time
 from dataclasses import dataclass, replace
+from pathlib import Path
 
 import ortools
 
@@ -17,7 +18,8 @@ from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_num
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen import __version__
 from mapgen.errors import TimeLimitError, UnmetError
-from mapgen.mapfile import parse_pattern
+from mapgen.inputs import text_problem
+from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
 from mapgen.profile import Profile, default_profile
 from mapgen.terrain import Terrain
@@ -45,9 +47,37 @@ def ortools_version() -> str:
     return ortools.__version__
 
 
-def generator_record(seed: int, profile: str) -> dict:
-    """A made map's ``[generator]`` table: the versions, seed and profile that make it again."""
-    return {"mapgen": __version__, "ortools": ortools_version(), "seed": seed, "profile": profile}
+def generator_record(seed: int, profile: str, rules: dict | None = None) -> dict:
+    """A made map's ``[generator]`` table: the versions, seed and profile that make it again; ``rules``: the house
+    rules it was made under (``rules_record``)."""
+    return {"mapgen": __version__, "ortools": ortools_version(), "seed": seed, "profile": profile, **(rules or {})}
+
+
+#: The ``[generator]`` keys that say which house-rule chapter file a map was made under (``rules_record``).
+RULES_KEYS = ("rules", "rules_fingerprint")
+
+
+def rules_record(rules_file: str | None, chapter: Chapter) -> dict:
+    """What a map made under a house-rule chapter file records in its ``[generator]`` table: the file's name and
+    the fingerprint of the rules it holds (``chapter_fingerprint``: board, terrains and every rule instance, not
+    the wording), so a designer can tell later which rules a map was made for; {} without a file."""
+    if rules_file is None:
+        return {}
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for house rules
+
+    name = Path(rules_file).name or str(rules_file)
+    if text_problem(name, MAX_RECORD_TEXT):  # a line break in a file name: the map file must read back
+        name = repr(name)[:MAX_RECORD_TEXT]
+    return {"rules": name, "rules_fingerprint": chapter_fingerprint(chapter)}
+
+
+def with_rules_record(m: Map, rules: dict) -> Map:
+    """``m`` whose ``[generator]`` table says the house rules it keeps (``rules_record``), or none (``{}``: the
+    shipped chapter's), whatever an earlier table said."""
+    table = {k: v for k, v in (m.meta.get("generator") or {}).items() if k not in RULES_KEYS}
+    table.update(rules)
+    meta = {k: v for k, v in m.meta.items() if k != "generator"}
+    return replace(m, meta={**meta, "generator": table} if table else meta)
 
 
 def _tune(solver) -> None:
@@ -61,8 +91,18 @@ def _tune(solver) -> None:
 class Generator:
     """Makes maps of one chapter under one profile; reuse it for a batch."""
 
-    def __init__(self, chapter: str | Chapter, profile: Profile | None = None, *, time_limit: float = 10.0):
+    def __init__(
+        self,
+        chapter: str | Chapter,
+        profile: Profile | None = None,
+        *,
+        time_limit: float = 10.0,
+        rules_file: str | None = None,
+    ):
+        """``rules_file``: the house-rule chapter file ``chapter`` was loaded from; each map records its name and
+        the rules' fingerprint (``rules_record``)."""
         self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        self.rules = rules_record(rules_file, self.chapter)
         if profile is not None and not isinstance(profile, Profile):  # a name or a path: an AttributeError below
             raise TypeError(
                 f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
@@ -185,7 +225,7 @@ class Generator:
         )
 
     def _finish(self, cells, briefing: Briefing, seed: int) -> Map:
-        meta = {"generator": generator_record(seed, self.profile.source)}
+        meta = {"generator": generator_record(seed, self.profile.source, self.rules)}
         briefing = replace(briefing, number=seed)  # the map number is its seed: easy to make again
         m = with_hill_numbers(
             Map(chapter=self.chapter.name, briefing=briefing, cells=tuple(cells), meta=meta, board=self.chapter.board),

@@ -19,7 +19,7 @@ from constraints.cpsat import ChapterModel, make_solver
 from constraints.rules import HillNumbers
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
-from mapgen.generate import Generator, generator_record
+from mapgen.generate import Generator, generator_record, rules_record, with_rules_record
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
@@ -137,8 +137,18 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
     return RepairError(f"no valid {chapter.name} map has this briefing: {words} {hold}", ids)
 
 
-def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10.0, workers: int = 1) -> Repair:
+def repair_map(
+    m: Map,
+    *,
+    chapter: Chapter | None = None,
+    time_limit: float = 10.0,
+    workers: int = 1,
+    rules_file: str | None = None,
+) -> Repair:
     """The valid map nearest to ``m``: fewest cells changed, the briefing kept, every rule of the chapter met.
+    ``rules_file``: the house-rule file ``chapter`` was loaded from, which the map's ``[generator]`` table then
+    names with the rules' fingerprint (``generate.rules_record``); a map changed under the shipped rules loses
+    such a record (it keeps those rules now).
 
     ``..`` cells are free (filled at no cost). Hill numbers are set right on every Hill. Raises
     ``RepairError`` when no map at all has this briefing, ``SolveTimeout`` when the time limit runs out
@@ -150,6 +160,8 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     before = tuple(check_map(m, chapter)) if m.complete else ()
     if m.complete and not before:  # valid: nothing changes but a Hill number not given (``Hi``), filled in
         numbered = with_hill_numbers(m, chapter)
+        if rules_file is not None:  # checked under these house rules: the map says so from now on
+            numbered = with_rules_record(numbered, rules_record(rules_file, chapter))
         return Repair(numbered, tuple(_changes(m, numbered, chapter)), (), True, time.perf_counter() - started)
     cm = _model(chapter, m)
     model = cm.model
@@ -171,6 +183,8 @@ def repair_map(m: Map, *, chapter: Chapter | None = None, time_limit: float = 10
     fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
     if fixed.cells != m.cells:  # another map: the input's grade is not its own
         fixed = fixed.without_grade()
+    if rules_file is not None or fixed.cells != m.cells:  # the rules it keeps now: these house rules, or shipped
+        fixed = with_rules_record(fixed, rules_record(rules_file, chapter))
     problems = check_map(fixed, chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
@@ -226,6 +240,7 @@ def fill_sketch(
     seed: int = 0,
     time_limit: float = 10.0,
     chapter: Chapter | None = None,
+    rules_file: str | None = None,
 ) -> Map:
     """Complete a designer's sketch: placed cells kept, ``..`` cells generated under the rules and profile.
 
@@ -239,7 +254,7 @@ def fill_sketch(
             "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
         )
     started = time.perf_counter()
-    gen = Generator(chapter or sketch.chapter, profile, time_limit=time_limit)
+    gen = Generator(chapter or sketch.chapter, profile, time_limit=time_limit, rules_file=rules_file)
     cm = gen.model_for(sketch.briefing)
     givens = cm.given_literals(sketch)
     if givens is None:
@@ -262,7 +277,8 @@ def fill_sketch(
     filled = with_hill_numbers(sketch.with_cells(cm.decode(solver.boolean_value), hills={}), gen.chapter)
     filled = Map(sketch.chapter, sketch.briefing, filled.cells, filled.hills, dict(sketch.meta), board=sketch.board)
     if filled.cells != sketch.cells:  # a new map: this fill's seed and profile, and no grade of another map
-        filled = replace(filled, meta={**filled.meta, "generator": generator_record(seed, gen.profile.source)})
+        record = generator_record(seed, gen.profile.source, gen.rules)
+        filled = replace(filled, meta={**filled.meta, "generator": record})
         filled = filled.without_grade()
     problems = check_map(filled, gen.chapter) + check_design(filled, gen.profile, gen.chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out

@@ -16,18 +16,24 @@ class FileReport:
     file: str
     violations: tuple[Violation, ...] = ()
     error: str | None = None
+    #: The house rules the map says it was made under (its ``[generator]`` table: ``rules``, the file's name, and
+    #: ``rules_fingerprint``; ``mapgen.generate.rules_record``), else None.
+    made_under: dict | None = None
 
     @property
     def valid(self) -> bool:
         return self.error is None and not self.violations
 
     def to_json(self) -> dict:
-        return {
+        out = {
             "file": self.file,
             "valid": self.valid,
             "violations": [v.to_json() for v in self.violations],
             "error": self.error,
         }
+        if self.made_under is not None:
+            out["made_under"] = self.made_under
+        return out
 
 
 def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
@@ -49,4 +55,14 @@ def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
     problem = None if chapter is None else misfit(m, chapter)
     if problem:
         return FileReport(path, error=problem)
-    return FileReport(path, violations=tuple(check_map(m, chapter)))
+    return FileReport(path, violations=tuple(check_map(m, chapter)), made_under=made_under(m))
+
+
+def made_under(m) -> dict | None:
+    """The house rules a map's ``[generator]`` table says it was made under: {"rules": file name, "fingerprint"},
+    else None (made under the shipped chapter's rules, or by hand)."""
+    record = m.meta.get("generator")
+    if not isinstance(record, dict) or not isinstance(record.get("rules"), str):
+        return None
+    fingerprint = record.get("rules_fingerprint")
+    return {"rules": record["rules"], "fingerprint": fingerprint if isinstance(fingerprint, str) else None}

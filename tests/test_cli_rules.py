@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from cli import main
 from constraints.catalogue import check_map, load_chapter
-from mapgen.mapfile import parse_map, read_map
+from mapgen.mapfile import dumps_map, parse_map, read_map
 
 FAUNA = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
 SHIPPED_F2 = "at_least = 3, at_most = 3"
@@ -191,3 +191,125 @@ def test_repair_mends_a_map_to_the_house_rules(house, house_map):
     mine = run("repair", house_map, "--rules", house)
     assert mine.exit_code == 0 and mine.stderr == f"{house_map}: valid; nothing to repair\n"
     assert run("repair", "flora-1", "--rules", house).stderr == run("validate", "--rules", house, "flora-1").stderr
+
+
+# --- deduce ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def no_f1(tmp_path_factory) -> Path:
+    """Fauna without F1 (Vine–Rock columns): a shipped fauna map keeps these rules too, and deduces otherwise."""
+    start, end = FAUNA.index('[[rule]]\nid = "F1"'), FAUNA.index('[[rule]]\nid = "F2"')
+    path = tmp_path_factory.mktemp("no-f1") / "no-f1.toml"
+    path.write_text(FAUNA[:start] + FAUNA[end:], encoding="utf-8")
+    return path
+
+
+def deduce_json(*args):
+    r = run("deduce", *args, "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.stdout)
+    # what the rules decide; a step's count may be exact sooner once a circuit of an earlier run is cached
+    path = [(s["cell"], s["reason"], s["forced"], s["deduced"]) for s in report["profile"]["steps"]]
+    return report["reveal_set"], report["depends_on"], path, report["grade"]
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_deduce_house_and_shipped_rules_in_one_process_in_either_order(no_f1, house_first):
+    first, second = (["--rules", no_f1], []) if house_first else ([], ["--rules", no_f1])
+    a, b, again = deduce_json("fauna-1", *first), deduce_json("fauna-1", *second), deduce_json("fauna-1", *first)
+    assert again == a  # the other rules' solvers and circuits in between change nothing
+    mine, shipped = (a, b) if house_first else (b, a)
+    assert "F1" in shipped[1] and "F1" not in mine[1]  # uniqueness cannot rely on a rule the house dropped
+    assert mine[0] != shipped[0] and mine[2] != shipped[2]  # another reveal set, another path
+    assert mine[3]["score"] != shipped[3]["score"]
+    assert mine[3]["calibrated_on"] == "fauna" and "calibrated_on" not in shipped[3]
+
+
+def test_deduce_under_the_house_rules_says_the_tier_is_shipped_fauna_s(house, house_map):
+    r = run("deduce", house_map, "--rules", house)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith(f"{house_map} under the house rules of {house}: a reveal set of ")
+    assert "every Fort known by step 1" in r.stdout  # 4 Forts, each deduced after the first guess
+    assert "cut at the quartiles of maps generated under shipped fauna's rules, not these house rules'" in r.stdout
+    shipped = run("deduce", house_map)  # 4 Forts: not a shipped fauna map
+    assert shipped.exit_code == 1
+    assert shipped.stderr.startswith(f"error: {house_map}: not a valid fauna map: it breaks F2 Fort pattern")
+
+
+def test_deduce_trims_a_puzzle_under_the_house_rules(house, house_map, tmp_path):
+    m = read_map(house_map)
+    forts = [m.board.index(c) for c in FORTS]
+    puzzle = tmp_path / "puzzle.toml"
+    puzzle.write_text(dumps_map(m.hide(forts)), encoding="utf-8")
+    out = tmp_path / "trimmed.toml"
+    r = run("deduce", puzzle, "--rules", house, "--no-profile", "--puzzle", out)
+    assert r.exit_code == 0, r.output
+    assert all(read_map(out).cells[i] is None for i in forts)  # the house rules place all 4 Forts: none given
+    shipped = run("deduce", puzzle, "--no-profile", "--puzzle", tmp_path / "no.toml")
+    assert shipped.exit_code == 1  # shipped fauna's 3 Forts among the 4 cells: more maps than one
+    assert shipped.stderr.startswith(f"error: {puzzle}: a partial map with more than one completion")
+
+
+def test_deduce_refuses_another_chapter_s_map_and_a_map_impossible_rules_break(house, house_map, tmp_path):
+    r = run("deduce", "flora-1", "--rules", house, "--no-profile")
+    assert r.exit_code == 2
+    assert r.stderr == run("validate", "--rules", house, "flora-1").stderr
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    r = run("deduce", house_map, "--rules", impossible, "--no-profile")
+    assert r.exit_code == 1
+    assert r.stderr.startswith(f"error: {house_map}: not a valid fauna map under the house rules of {impossible}")
+
+
+# --- which rules a made map was made under ----------------------------------------------------------------
+
+
+def made_under(text: str) -> tuple:
+    record = parse_map(text).meta.get("generator") or {}
+    return record.get("rules"), record.get("rules_fingerprint")
+
+
+def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house_map, no_f1):
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    assert made_under(house_map.read_text(encoding="utf-8")) == ("house.toml", fingerprint)
+    assert made_under(run("generate", "-c", "fauna", "--seed", 7).stdout) == (None, None)
+    r = run("validate", house_map)
+    assert r.exit_code == 1
+    assert r.stdout.splitlines()[-1] == (
+        f"  note: made under the house rules of house.toml (fingerprint {fingerprint}): "
+        "check it with mapgen validate --rules house.toml"
+    )
+    assert json.loads(run("validate", "--json", house_map).stdout)[0]["made_under"] == {
+        "rules": "house.toml",
+        "fingerprint": fingerprint,
+    }
+    assert run("validate", "--rules", house, house_map).stdout == f"{house_map}: valid\n"
+    other = run("validate", "--rules", no_f1, house_map)  # other rules than the map's: both named
+    assert other.exit_code == 1
+    assert other.stdout.splitlines()[-1] == (
+        f"  note: made under the house rules of house.toml (fingerprint {fingerprint}), not those of {no_f1} "
+        f"(fingerprint {chapter_fingerprint(load_chapter(no_f1))})"
+    )
+    assert "note:" not in run("validate", "training-1", "fauna-1").stdout
+
+
+def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    mine = ("house.toml", chapter_fingerprint(load_chapter(house)))
+    head, terrain = house_map.read_text(encoding="utf-8").split('terrain = """')
+    terrain = terrain.split("[generator]")[0]
+    plain = head + 'terrain = """' + terrain  # the same map, made by hand
+    sketch = house_map.parent / "plain-sketch.toml"
+    sketch.write_text(head + 'terrain = """' + terrain.replace("Ft ", ".. ", 1), encoding="utf-8")
+    filled = run("generate", "--from", sketch, "--rules", house, "--seed", 3)
+    assert filled.exit_code == 0, filled.output
+    assert made_under(filled.stdout) == mine
+    by_hand = house_map.parent / "by-hand.toml"
+    by_hand.write_text(plain, encoding="utf-8")
+    assert made_under(json.loads(run("repair", by_hand, "--rules", house, "--json").stdout)["text"]) == mine
+    shipped = json.loads(run("repair", house_map, "--json").stdout)  # mended to shipped fauna: 3 Forts
+    assert shipped["distance"] >= 1 and made_under(shipped["text"]) == (None, None)
+    assert parse_map(shipped["text"]).meta["generator"]["seed"] == 7  # the rest of the record is kept

@@ -16,6 +16,9 @@ from mapgen.cli.options import (
     map_argument,
     map_out_file,
     reject,
+    rules_file,
+    rules_for,
+    rules_option,
     seed_option,
     time_limit_option,
 )
@@ -36,8 +39,9 @@ from mapgen.mapfile import dumps_map
 @click.option("--no-profile", is_flag=True, help="Skip the reveal profile (the slowest part).")
 @seed_option(0, help="Order in which the reveal set is thinned.", short=False)
 @time_limit_option(300.0, minimum=1, help="Seconds in all.")
+@rules_option
 @json_option
-def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
+def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_json):
     """Report how a complete map deduces: a minimal reveal set, the rules it relies on, the reveal
     profile of a logical explorer playing from the start (a count at every step, the reason of every
     forced step) and the map's deduction grade: Gentle, Moderate, Tricky or Fiendish.
@@ -45,6 +49,10 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     With --puzzle, MAP may also be a partial map (a hand-made puzzle) that leaves exactly one map: the
     report is on that map, and the reveal set is a minimal subset of the puzzle's givens (a revealed Hill
     is written with its number). A partial map with no completion, or more than one, exits 1.
+
+    With --rules FILE everything is deduced under that house-rule chapter file's rules (exit 2 for a map of
+    another chapter, 1 for one that breaks them); the grade's tier still places the score among maps of the
+    shipped chapter (the only calibration there is), and says so.
 
     \b
     Example:
@@ -58,9 +66,11 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
     m, map_file = map_in.map, map_in.source
+    chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
+    house = chapter if rules is not None else None
     trim = puzzle_out is not None and not m.complete  # a hand-made puzzle: its givens trimmed to a minimal set
     if not trim:
-        checked_map(map_in, complete=True, valid=True, command="mapgen deduce")
+        checked_map(map_in, complete=True, valid=True, command="mapgen deduce", chapter=house)
     to_stdout = puzzle_out == "-"  # the puzzle alone on stdout (as repair prints its map), the report on stderr
     if to_stdout and as_json:
         reject("--puzzle", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
@@ -71,7 +81,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
         givens = [i for i, t in enumerate(m.cells) if t is not None]
         started = time.monotonic()
         with about(map_file, time_limit):
-            m = sole_completion(m, time_limit=time_limit)
+            m = sole_completion(m, time_limit=time_limit, chapter=house)
         time_limit = max(1.0, time_limit - (time.monotonic() - started))
 
     bar = None
@@ -83,7 +93,9 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
         task = bar.add_task("reveal profile", total=m.board.size)
     with about(map_file, time_limit):
         if bar is None:
-            report = deduce_report(m, seed=seed, time_limit=time_limit, profile=not no_profile, within=givens)
+            report = deduce_report(
+                m, seed=seed, time_limit=time_limit, profile=not no_profile, within=givens, chapter=house
+            )
         else:
             with bar:
                 report = deduce_report(
@@ -93,7 +105,10 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, as_json):
                     profile=not no_profile,
                     progress=lambda k, n: bar.update(task, completed=k),
                     within=givens,
+                    chapter=house,
                 )
+    if house is not None:
+        report["rules"] = rules_file()  # the house-rule file it was deduced under
     if givens is not None:
         report["givens"] = len(givens)  # the puzzle's revealed cells, trimmed to the reveal set
     if puzzle_out:

@@ -173,6 +173,7 @@ def generate(
             time_limit=10.0 if time_limit is None else time_limit,
             force=force,
             progress=not as_json and out_dir is not None,
+            rules_file=rules_file() if rules is not None else None,
         )
     if as_json:
         click.echo(json.dumps(summary, indent=2))
@@ -245,7 +246,14 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     path = out.path(seed)
     started = time.perf_counter()
     with about(sketch.source, time_limit):
-        filled = fill_sketch(m, profile, seed=seed, time_limit=time_limit, chapter=chapter)
+        filled = fill_sketch(
+            m,
+            profile,
+            seed=seed,
+            time_limit=time_limit,
+            chapter=chapter,
+            rules_file=None if rules is None else rules_file(),
+        )
     summary = [out.put(filled, seed, **{"from": sketch.source, "seconds": round(time.perf_counter() - started, 4)})]
     text = summary[0]["text"]
     if m.complete:  # a finished map given as a sketch: the same map back, which a user may take for a fill

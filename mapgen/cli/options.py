@@ -63,9 +63,17 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     return checked_map(MapInput(spec, read_map(path)), complete=complete, valid=valid, command=command)
 
 
-def checked_map(map_in: MapInput, *, complete: bool = False, valid: bool = False, command: str = "this command"):
+def checked_map(
+    map_in: MapInput,
+    *,
+    complete: bool = False,
+    valid: bool = False,
+    command: str = "this command",
+    chapter: Chapter | None = None,
+):
     """``map_in`` when it is complete (with ``complete``) and keeps every rule (with ``valid``): load_map's checks,
-    for a command that decides after reading its options (``deduce --puzzle`` takes a partial map too)."""
+    for a command that decides after reading its options (``deduce --puzzle`` takes a partial map too).
+    ``chapter``: the rules it must keep (the --rules house chapter, ``rules_for``; default: the map's)."""
     spec, m = map_in.source, map_in.map
     if complete:
         try:
@@ -73,14 +81,18 @@ def checked_map(map_in: MapInput, *, complete: bool = False, valid: bool = False
         except WrongMapError as e:
             raise BadInput(spec, str(e)) from None
     if valid:
-        broken = check_map(m)
+        broken = check_map(m, chapter)
         if broken:
             n = len(broken)
             # the rest are violations, not rules: my-map.toml's 4 break 2 rules (C9 twice, F2 twice)
             rest = list(dict.fromkeys(v.rule for v in broken[1:]))
             rules = f"rule{'s' if len(rest) > 1 else ''} {', '.join(rest)}"
             more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
-            raise RuleBroken(spec, f"not a valid {m.chapter} map: it breaks {broken[0]}{more}; see `mapgen validate`")
+            house = rules_file() if chapter is not None else None
+            under, see = (f" under the house rules of {house}", f" --rules {house}") if house else ("", "")
+            raise RuleBroken(
+                spec, f"not a valid {m.chapter} map{under}: it breaks {broken[0]}{more}; see `mapgen validate{see}`"
+            )
     return map_in
 
 
@@ -124,8 +136,9 @@ RULES_FILE = "mapgen.rules_file"
 
 
 def rules_file() -> str | None:
-    """The --rules file as the user wrote it (None without --rules)."""
-    return click.get_current_context().meta.get(RULES_FILE)
+    """The --rules file as the user wrote it (None without --rules, or outside a command)."""
+    ctx = click.get_current_context(silent=True)
+    return None if ctx is None else ctx.meta.get(RULES_FILE)
 
 
 def rules_for(map_in: MapInput, rules: Chapter | None) -> Chapter:

@@ -12,6 +12,7 @@ from mapgen.cli.options import (
     json_option,
     map_argument,
     map_out_file,
+    rules_file,
     rules_for,
     rules_option,
     time_limit_option,
@@ -56,7 +57,9 @@ def repair(map_in, out_path, time_limit, force, rules, as_json):
     chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
     map_out_file(out_path, force=force)
     with about(map_in.source, time_limit):
-        result = repair_map(map_in.map, chapter=chapter, time_limit=time_limit)
+        result = repair_map(
+            map_in.map, chapter=chapter, time_limit=time_limit, rules_file=None if rules is None else rules_file()
+        )
     report = {"file": map_in.source, **result.to_json()}
     if out_path is not None:
         write_text(out_path, report["text"], force=force)

@@ -8,7 +8,7 @@ from dataclasses import replace
 import click
 
 from mapgen.cli.errors import BAD_INPUT, BROKEN
-from mapgen.cli.options import json_option, map_path, rules_option, unknown_map_name
+from mapgen.cli.options import json_option, map_path, rules_file, rules_option, unknown_map_name
 from mapgen.validate import FileReport, validate_file
 
 
@@ -18,6 +18,24 @@ def _report(spec: str, rules) -> FileReport:
     if problem:
         return FileReport(spec, error=problem)
     return replace(validate_file(path, rules), file=spec)
+
+
+def _made_under_note(r: FileReport, rules) -> str | None:
+    """For a map that breaks a rule: the house rules it says it was made under, when it was not checked against
+    those very rules (no --rules, or a --rules file of another fingerprint), else None."""
+    made = r.made_under
+    if made is None:
+        return None
+    name, fingerprint = made["rules"], made["fingerprint"]
+    shown = f" (fingerprint {fingerprint})" if fingerprint else ""
+    if rules is None:
+        return f"  note: made under the house rules of {name}{shown}: check it with mapgen validate --rules {name}"
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for such a map
+
+    given = chapter_fingerprint(rules)
+    if given == fingerprint:
+        return None
+    return f"  note: made under the house rules of {name}{shown}, not those of {rules_file()} (fingerprint {given})"
 
 
 @click.command()
@@ -54,6 +72,9 @@ def validate(files, as_json, rules):
                 click.echo(f"{r.file}: {n} violation{'s' if n != 1 else ''}")
                 for v in r.violations:
                     click.echo(f"  {v}")
+                note = _made_under_note(r, rules)
+                if note:
+                    click.echo(note)
     if any(r.error for r in reports):
         raise click.exceptions.Exit(BAD_INPUT)
     if any(not r.valid for r in reports):
