@@ -314,3 +314,21 @@ def test_a_map_that_breaks_rules_is_drawn_with_a_note_naming_them(tmp_path):
     )
     valid = run("fauna-1", "-o", tmp_path / "fauna-1.png")
     assert valid.exit_code == 0 and valid.stderr == ""
+
+
+def test_a_map_that_breaks_rules_shows_them_in_the_picture(tmp_path):
+    # the picture of a broken map looked sound: only stderr named the rules, and a printed sheet has no stderr
+    import xml.etree.ElementTree as ET
+
+    broken = Path(__file__).parent.parent / "examples" / "my-map.toml"
+    out = tmp_path / "my-map.svg"
+    assert run(broken, "-o", out).exit_code == 0
+    root = ET.parse(out).getroot()
+    ids = {el.get("id") for el in root.iter() if el.get("id")}
+    # each cell of a broken rule carries the rule's id; the panel names every violation as validate does
+    assert {"broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules", "legend-broken"} <= ids
+    assert {f"broken-rule-{k}" for k in range(4)} <= ids
+    assert "<!-- C9 Hill numbers: the Hill at C7 shows 0 but its row and -->" in out.read_text(encoding="utf-8")
+    valid = tmp_path / "fauna-1.svg"
+    assert run("fauna-1", "-o", valid).exit_code == 0
+    assert not any((el.get("id") or "").startswith("broken") for el in ET.parse(valid).getroot().iter())

@@ -194,6 +194,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             "heat_exact": exact,
             "heat_bounds": bounds,
         }
+        broken = []
         if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
             broken = check_map(m)
             if broken:
@@ -207,7 +208,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         if sheet:
             result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
         else:
-            result = render_map(shown, out, dpi=dpi, force=force, **options)
+            result = render_map(shown, out, dpi=dpi, force=force, violations=broken, **options)
         if heat is not None:
             extra["probabilities"] = {
                 "terrain": terrain.code,

@@ -7,9 +7,10 @@ import os
 from constraints.catalogue import ChapterError, get_chapter
 from mapgen.model import Map, expect_map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
-from mapgen.render.panel import Panel, briefing, chip, ink_for, legend
+from mapgen.render.panel import Panel, briefing, broken_rules, chip, ink_for, legend
 from mapgen.render.style import (
     BOARD_FILL,
+    BROKEN,
     GREEK_FIRE,
     GRID_EDGE,
     HEAT_CMAP,
@@ -66,6 +67,17 @@ def check_overlays(m: Map, forced: dict | None, heat: dict | None, heat_bounds: 
             raise RenderError(f"bound {bound!r} at {b.name(i)} is not between 0 and 1")
 
 
+def broken_cells(m: Map, violations) -> dict[int, list[str]]:
+    """Per cell named by a violation, the ids of the rules it breaks, in the order first met."""
+    out: dict[int, list[str]] = {}
+    for v in violations or ():
+        for name in v.cells:
+            ids = out.setdefault(m.board.index(name), [])
+            if v.rule not in ids:
+                ids.append(v.rule)
+    return out
+
+
 def board_extent(m: Map, *, right_labels: bool = True) -> tuple[float, float, float, float]:
     """The board's drawing area in cell units: (left, right, top, bottom), labels and river included."""
     b = m.board
@@ -113,10 +125,12 @@ def draw_board(
     heat_exact: bool = True,
     heat_bounds: dict | None = None,
     right_labels: bool = True,
+    broken: dict[int, list[str]] | None = None,
 ) -> None:
     """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
     (``heat_exact=False``: the chances are estimates, printed "~25%"; ``heat_bounds``: cells whose estimate is 0
-    but which may hold the terrain, printed "≤31%", an upper bound)."""
+    but which may hold the terrain, printed "≤31%", an upper bound; ``broken``: per cell, the ids of the rules it
+    breaks, framed in red with the ids on a badge)."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
@@ -124,6 +138,7 @@ def draw_board(
     forced = forced or {}
     heat = heat or {}
     heat_bounds = heat_bounds or {}
+    broken = broken or {}
     cmap = colormaps[HEAT_CMAP]
     x0, x1, y0, y1 = board_extent(m, right_labels=right_labels)
     ax.set_xlim(x0, x1)
@@ -281,6 +296,11 @@ def draw_board(
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.31, fill=False, ec=TOKEN_EDGE, lw=lw * 0.6))
 
         badges = []
+        if i in broken:
+            ids = " ".join(broken[i])
+            badges.append((f"✗ {ids}", BROKEN, "#ffffff", f"broken-{ids.replace(' ', '-')}"))
+            ax.add_patch(Rectangle((x + 0.02, y + 0.02), 0.96, 0.96, fill=False, ec=BROKEN, lw=lw * 4))
+            ax.add_patch(Rectangle((x + 0.07, y + 0.07), 0.86, 0.86, fill=False, ec="#ffffff", lw=lw * 1.2))
         if i == br.peak:
             badges.append(("PEAK", PEAK_BADGE, "#ffffff", "peak"))
         if i == br.start:
@@ -322,12 +342,15 @@ def map_figure(
     heat_exact: bool = True,
     heat_bounds: dict | None = None,
     chapter=None,
+    violations=None,
 ):
-    """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF)."""
+    """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF); ``violations``
+    (``constraints.rules.Violation``): the rules a complete map breaks, framed on the board and listed."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     expect_map(m, "map_figure")
     check_overlays(m, forced, heat, heat_bounds)
+    broken = broken_cells(m, violations)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
     x0, x1, y0, y1 = board_extent(m)
@@ -336,7 +359,9 @@ def map_figure(
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
-    draw_board(bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds)
+    draw_board(
+        bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds, broken=broken
+    )
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
     briefing(
@@ -350,10 +375,14 @@ def map_figure(
         heat_unknown=unknown,
         heat_bounded=bool(heat_bounds),
     )
+    if violations:
+        p.gap(0.5)
+        broken_rules(p, violations)
     p.gap(0.8)
     legend(
         p,
         terrains,
+        broken=bool(broken),
         partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
@@ -384,13 +413,15 @@ def render_map(
     chapter=None,
     dpi: int = DPI,
     force: bool = True,
+    violations=None,
 ) -> Rendered:
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
     ``forced`` marks unexplored cells that hold one terrain in every completion; ``heat`` shades each
     unexplored cell by the chance (0..1) that it holds ``heat_label`` (``heat_exact=False``: an estimate;
     ``heat_bounds``: the sampler's 95% upper bound where its estimate is 0 but the cell may hold the terrain,
-    ``Solver.heat_answer``). The format comes from the suffix.
+    ``Solver.heat_answer``); ``violations``: the rules a complete map breaks (``check_map``), each cell of one framed
+    in red with the rule's id and each listed beside the board. The format comes from the suffix.
     """
     expect_map(m, "render_map")
     fmt = output_format(path, fmt)
@@ -402,5 +433,6 @@ def render_map(
         heat_exact=heat_exact,
         heat_bounds=heat_bounds,
         chapter=chapter,
+        violations=violations,
     )
     return save_figures([fig], path, fmt, dpi=dpi, force=force)

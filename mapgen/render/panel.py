@@ -6,6 +6,7 @@ import textwrap
 
 from mapgen.model import Map, Pattern
 from mapgen.render.style import (
+    BROKEN,
     GREEK_FIRE,
     HEAT_CMAP,
     PEAK_BADGE,
@@ -150,6 +151,26 @@ def briefing(
         minimap(p, br.fort_pattern)
 
 
+def broken_rules(p: Panel, violations) -> None:
+    """The rules a complete map breaks, one line each as ``mapgen validate`` prints them (a picture of a broken map
+    said nothing of it: a designer printed it as if it were sound)."""
+    n = len(violations)
+    ids = ", ".join(dict.fromkeys(v.rule for v in violations))
+    p.ax.text(
+        0,
+        p.y,
+        f"✗ BREAKS RULES {ids} ({n} violation{'s' if n != 1 else ''})",
+        fontsize=p.size * 1.05,
+        fontweight="bold",
+        va="top",
+        color=BROKEN,
+        gid="broken-rules",
+    )
+    p.y += p.line * 1.1
+    for k, v in enumerate(violations):
+        p.text(str(v), scale=0.85, gid=f"broken-rule-{k}")
+
+
 def minimap(p: Panel, pattern: Pattern) -> None:
     """Fauna's mini map drawn as a small board; ``..`` cells are blank ("any terrain")."""
     from matplotlib.patches import Rectangle  # deferred: matplotlib, slow, only when drawing
@@ -186,6 +207,7 @@ def legend(
     greek_fire: bool,
     columns: int = 2,
     heat_unknown: bool = False,
+    broken: bool = False,
 ) -> None:
     """The terrain key of the chapter and the markers drawn on the board."""
     from matplotlib.patches import Circle  # deferred: matplotlib, slow, only when drawing
@@ -207,6 +229,8 @@ def legend(
         marks.append(("start", "Start Fort"))
     if greek_fire:
         marks.append(("fire", "Greek Fire token"))
+    if broken:
+        marks.append(("broken", "Breaks a rule: the rule's id (listed above)"))
     if partial:
         marks.append(("token", "Path token: not explored yet"))
     if forced:
@@ -250,6 +274,7 @@ def legend(
                 "peak": ("PEAK", PEAK_BADGE),
                 "start": ("START", START_EDGE),
                 "fire": ("GREEK FIRE", GREEK_FIRE),
+                "broken": ("✗ C1", BROKEN),
             }[kind]
             ax.text(
                 x,
@@ -259,7 +284,7 @@ def legend(
                 fontweight="bold",
                 va="center",
                 ha="left",
-                color="#ffffff" if kind == "peak" else "#000000",
+                color="#ffffff" if kind in ("peak", "broken") else "#000000",
                 bbox={"boxstyle": "round,pad=0.25", "fc": colour, "ec": "none"},
             )
             _words(p, x + 1.0, y + r, words, kind)

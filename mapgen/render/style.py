@@ -53,6 +53,8 @@ RIVER = "#3f7fcf"
 PEAK_BADGE = "#1a1a1a"
 START_EDGE = "#e0a800"
 GREEK_FIRE = "#ff6f00"
+#: A cell of a broken rule: a red frame with a white one inside (it shows on the red Fort) and the rule's id.
+BROKEN = "#c00000"
 HEAT_CMAP = "YlOrRd"  # light to dark: the order survives greyscale printing
 
 
