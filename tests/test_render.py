@@ -708,3 +708,29 @@ def test_an_estimate_of_zero_with_a_bound_reads_as_the_bound_not_zero():
     fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False)
     assert "≤31%" not in [t.get_text() for t in fig.axes[0].texts]
     assert "no sample had it" not in " ".join(t.get_text() for ax in fig.axes for t in ax.texts)
+
+
+def test_an_estimate_shows_its_error_and_an_unconverged_run_says_so():
+    """A sampled chance carries its 95% half-width under it ("~12%" over "±14", as ``solve`` prints "Sk 12% ±14"),
+    the briefing says what ± means, and chains that disagree are said in words beside the board (a picture of an
+    early Flora state showed bare "~12%" where ``solve`` said ±14 and NOT converged); exact chances show neither."""
+    m = load("render_fauna_state")
+    heat = {i: 0.12 for i in m.unrevealed()}
+    a2, a5 = m.board.index("A2"), m.board.index("A5")
+    fig = map_figure(
+        m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.14, a5: 0.002}, heat_converged=False
+    )
+    texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if t.get_gid()}
+    assert texts["heat-A2-error"] == "±14" and texts["heat-A5-error"] == "±<1"
+    assert texts["heat-A2-12%"] == "~12%"
+    words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
+    assert "95% of such estimates are within" in words
+    assert "NOT converged" in words
+    fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.14}, heat_converged=True)
+    words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
+    assert "±14" in words and "NOT converged" not in words
+    fig = map_figure(m, heat=heat, heat_label="Vine")  # exact: no ±, no warning
+    words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
+    assert "±" not in words and "NOT converged" not in words
+    with pytest.raises(RenderError, match="only a shaded cell"):
+        map_figure(m, heat={a5: 0.5}, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.1})

@@ -257,6 +257,36 @@ def test_a_terrain_no_chain_met_is_drawn_with_the_bound_solve_prints(tmp_path, m
     assert 'id="heat-A5-0%"' in text  # a cell that cannot hold a Vine is still 0%, with no bound
 
 
+def test_sampled_odds_are_drawn_with_their_error_and_the_chains_disagreement(tmp_path, monkeypatch):
+    """`render flora-1 --reveal D7,D6,C7,E7,D5 --probabilities Sk` drew "~12%" with no error where ``solve`` said
+    "Sk 12% ±14" and "NOT converged": the picture now draws "±14" under the estimate and says the chains disagree,
+    and the JSON gives each estimate's 95% half-width and ``converged``."""
+    pytest.importorskip("mapgen.solving.solve")
+    from types import SimpleNamespace
+
+    from mapgen.solving.solve import ODDS_SAMPLER, Solver
+    from mapgen.solving.unigen import Z95, OddsAnswer
+    from mapgen.terrain import Terrain
+
+    m = read_map(STATE)
+    a2 = m.board.index("A2")  # may be a Hill or a Vine
+
+    def sampled(self, state, **kw):
+        shares = {i: {} for i in state.unrevealed()}
+        shares[a2] = {Terrain.HILL: 0.88, Terrain.VINE: 0.12}
+        errors = {a2: {Terrain.HILL: 0.14 / Z95, Terrain.VINE: 0.14 / Z95}}
+        return OddsAnswer(shares, ODDS_SAMPLER, errors, SimpleNamespace(converged=False))
+
+    monkeypatch.setattr(Solver, "odds_answer", sampled)
+    out = tmp_path / "heat.svg"
+    result = run(STATE, "-o", out, "--probabilities", "Vi", "--json")
+    assert result.exit_code == 0, result.output
+    text = out.read_text()
+    assert 'id="heat-A2-error"' in text and 'id="briefing-not-converged"' in text
+    got = json.loads(result.output)["probabilities"]
+    assert got["errors"] == {"A2": 0.14} and got["converged"] is False
+
+
 def test_odds_that_ran_out_of_time_are_drawn_and_exit_3(tmp_path, monkeypatch):
     """`mapgen render flora-1 --reveal D7,D6,C7 --probabilities Fc -o x.png` on a busy machine: no odds came in time,
     every Path was drawn "?", and the command said only "wrote x.png" and exited 0, as if the odds were drawn. Now

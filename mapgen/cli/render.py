@@ -174,6 +174,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         time_limit = time_limit or SOLVE_TIME
         forced_cells, heat, exact, method = None, None, True, "exact"
         bounds: dict[int, float] = {}
+        errors: dict[int, float] = {}
+        converged: bool | None = None
         if forced or terrain is not None:
             from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
 
@@ -184,7 +186,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
-                    heat, method, bounds = solver.heat_answer(m, terrain, time_limit=time_limit)
+                    got = solver.heat_answer(m, terrain, time_limit=time_limit)
+                    heat, method, bounds = got.heat, got.method, got.bounds
+                    errors, converged = got.errors, got.converged
                     exact = method == ODDS_EXACT
         label = terrain.label if terrain is not None else ""
         options = {
@@ -193,6 +197,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             "heat_label": label,
             "heat_exact": exact,
             "heat_bounds": bounds,
+            "heat_errors": errors,
+            "heat_converged": converged,
         }
         broken = []
         if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
@@ -218,6 +224,10 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
                 # the sampler's 95% upper bound where its share is 0 but the cell may hold the terrain ("≤31%")
                 "bounds": {m.board.name(i): round(p, 6) for i, p in sorted(bounds.items())},
+                # the sampler's estimates: each one's 95% half-width (the "±14" drawn under "~12%") and whether its
+                # chains agreed (null where no sampler answered)
+                "errors": {m.board.name(i): round(e, 6) for i, e in sorted(errors.items())},
+                "converged": converged,
             }
         if forced_cells is not None:
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}

@@ -38,7 +38,9 @@ def has_unknown(heat: dict | None) -> bool:
     return any(v is None for v in (heat or {}).values())
 
 
-def check_overlays(m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None) -> None:
+def check_overlays(
+    m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None, heat_errors: dict | None = None
+) -> None:
     """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
     None: no fair odds, the terrain may be there), and ``heat_bounds`` shaded cells whose chance is 0 with a bound
     in 0..1."""
@@ -65,6 +67,11 @@ def check_overlays(m: Map, forced: dict | None, heat: dict | None, heat_bounds: 
             raise RenderError(f"bound at {i!r}: only a shaded cell whose chance is 0 has one")
         if not 0.0 <= float(bound) <= 1.0:
             raise RenderError(f"bound {bound!r} at {b.name(i)} is not between 0 and 1")
+    for i, e in (heat_errors or {}).items():
+        if not isinstance(i, int) or i not in (heat or {}):
+            raise RenderError(f"error at {i!r}: only a shaded cell has one")
+        if not 0.0 <= float(e) <= 1.0:
+            raise RenderError(f"error {e!r} at {b.name(i)} is not between 0 and 1")
 
 
 def broken_cells(m: Map, violations) -> dict[int, list[str]]:
@@ -115,6 +122,12 @@ def _bound(p: float) -> str:
     return f"≤{100 * p:.0f}%"
 
 
+def _spread(e: float) -> str:
+    """An estimate's 95% half-width as printed under it: "±14" (whole points; "±<1" below half a point), as ``solve``
+    prints "Sk 12% ±14"."""
+    return "±<1" if e < 0.005 else f"±{round(100 * e)}"
+
+
 def draw_board(
     ax,
     m: Map,
@@ -126,11 +139,13 @@ def draw_board(
     heat_bounds: dict | None = None,
     right_labels: bool = True,
     broken: dict[int, list[str]] | None = None,
+    heat_errors: dict | None = None,
 ) -> None:
     """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
     (``heat_exact=False``: the chances are estimates, printed "~25%"; ``heat_bounds``: cells whose estimate is 0
-    but which may hold the terrain, printed "≤31%", an upper bound; ``broken``: per cell, the ids of the rules it
-    breaks, framed in red with the ids on a badge)."""
+    but which may hold the terrain, printed "≤31%", an upper bound; ``heat_errors``: an estimate's 95% half-width,
+    printed "±14" under it, as ``solve`` prints "Sk 12% ±14"; ``broken``: per cell, the ids of the rules it breaks,
+    framed in red with the ids on a badge)."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
@@ -138,6 +153,7 @@ def draw_board(
     forced = forced or {}
     heat = heat or {}
     heat_bounds = heat_bounds or {}
+    heat_errors = heat_errors or {}
     broken = broken or {}
     cmap = colormaps[HEAT_CMAP]
     x0, x1, y0, y1 = board_extent(m, right_labels=right_labels)
@@ -247,9 +263,21 @@ def draw_board(
                 gid = "upto" + words[1:]
             else:
                 words, gid = _percent(float(p), heat_exact), _percent(float(p))
+            spread = heat_errors.get(i) if not heat_exact and p is not None and i not in forced else None
+            if spread is not None:  # the estimate's 95% half-width under it, as solve prints "Sk 12% ±14"
+                ax.text(
+                    x + 0.5,
+                    y + 0.64,
+                    _spread(float(spread)),
+                    ha="center",
+                    va="center",
+                    fontsize=cell_pt * 0.14,
+                    color=ink_for(fill),
+                    gid=f"heat-{name}-error",
+                )
             ax.text(
                 x + 0.5,
-                y + (0.44 if i in forced else 0.5),
+                y + (0.44 if i in forced else 0.4 if spread is not None else 0.5),
                 words,
                 ha="center",
                 va="center",
@@ -343,13 +371,15 @@ def map_figure(
     heat_bounds: dict | None = None,
     chapter=None,
     violations=None,
+    heat_errors: dict | None = None,
+    heat_converged: bool | None = None,
 ):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF); ``violations``
     (``constraints.rules.Violation``): the rules a complete map breaks, framed on the board and listed."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     expect_map(m, "map_figure")
-    check_overlays(m, forced, heat, heat_bounds)
+    check_overlays(m, forced, heat, heat_bounds, heat_errors)
     broken = broken_cells(m, violations)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
@@ -360,7 +390,15 @@ def map_figure(
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
     draw_board(
-        bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds, broken=broken
+        bax,
+        m,
+        unit * 72,
+        forced=forced,
+        heat=heat,
+        heat_exact=heat_exact,
+        heat_bounds=heat_bounds,
+        heat_errors=heat_errors,
+        broken=broken,
     )
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=10.5)
@@ -374,6 +412,8 @@ def map_figure(
         heat_exact=heat_exact,
         heat_unknown=unknown,
         heat_bounded=bool(heat_bounds),
+        heat_spread=bool(heat_errors),
+        heat_converged=heat_converged,
     )
     if violations:
         p.gap(0.5)
@@ -414,13 +454,16 @@ def render_map(
     dpi: int = DPI,
     force: bool = True,
     violations=None,
+    heat_errors: dict[int, float] | None = None,
+    heat_converged: bool | None = None,
 ) -> Rendered:
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
     ``forced`` marks unexplored cells that hold one terrain in every completion; ``heat`` shades each
     unexplored cell by the chance (0..1) that it holds ``heat_label`` (``heat_exact=False``: an estimate;
     ``heat_bounds``: the sampler's 95% upper bound where its estimate is 0 but the cell may hold the terrain,
-    ``Solver.heat_answer``); ``violations``: the rules a complete map breaks (``check_map``), each cell of one framed
+    ``Solver.heat_answer``; ``heat_errors``: each other estimate's 95% half-width, printed "±14" under it;
+    ``heat_converged=False``: the sampler's chains disagreed, said in red beside the board); ``violations``: the rules a complete map breaks (``check_map``), each cell of one framed
     in red with the rule's id and each listed beside the board. The format comes from the suffix.
     """
     expect_map(m, "render_map")
@@ -434,5 +477,7 @@ def render_map(
         heat_bounds=heat_bounds,
         chapter=chapter,
         violations=violations,
+        heat_errors=heat_errors,
+        heat_converged=heat_converged,
     )
     return save_figures([fig], path, fmt, dpi=dpi, force=force)

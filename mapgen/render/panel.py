@@ -50,11 +50,20 @@ class Panel:
         self.ax.text(0, self.y, text, fontsize=self.size * scale, fontweight="bold", va="top", ha="left", gid=gid)
         self.y += self.line * scale
 
-    def text(self, text: str, scale: float = 1.0, weight: str = "normal", gid: str | None = None) -> None:
+    def text(
+        self, text: str, scale: float = 1.0, weight: str = "normal", gid: str | None = None, color: str = "#000000"
+    ) -> None:
         chars = max(10, int(self.width * 72 / (self.size * scale * 0.58)))
         for k, part in enumerate(textwrap.wrap(text, chars) or [""]):
             self.ax.text(
-                0, self.y, part, fontsize=self.size * scale, fontweight=weight, va="top", gid=None if k else gid
+                0,
+                self.y,
+                part,
+                fontsize=self.size * scale,
+                fontweight=weight,
+                va="top",
+                color=color,
+                gid=None if k else gid,
             )
             self.y += self.line * scale
 
@@ -106,6 +115,8 @@ def briefing(
     heat_exact: bool = True,
     heat_unknown: bool = False,
     heat_bounded: bool = False,
+    heat_spread: bool = False,
+    heat_converged: bool | None = None,
     with_title: bool = True,
     with_minimap: bool = True,
 ) -> None:
@@ -143,9 +154,18 @@ def briefing(
             else "0% or 100% where known, ? where it may be: no fair odds in time"
             if heat_unknown
             else "estimated from samples, not exact: ~25% is about 25%"
+            + ("; ±14 under it: 95% of such estimates are within 14 points" if heat_spread else "")
             + ("; ≤31%: no sample had it there, but it may be, up to 31% (95% bound)" if heat_bounded else "")
         )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")
+        if heat_converged is False:  # as solve says it: the chances are rough, however narrow a ± looks
+            p.text(
+                "NOT converged: the sampler's chains disagree, so these chances are rough "
+                "(a longer --time-limit samples more)",
+                weight="bold",
+                color=BROKEN,
+                gid="briefing-not-converged",
+            )
     if with_minimap and br.fort_pattern is not None:
         p.gap(0.5)
         minimap(p, br.fort_pattern)

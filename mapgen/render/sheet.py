@@ -50,6 +50,8 @@ def _page1(
     heat_label: str,
     heat_exact: bool,
     heat_bounds: dict | None = None,
+    heat_errors: dict | None = None,
+    heat_converged: bool | None = None,
 ):
     """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below.
 
@@ -77,7 +79,15 @@ def _page1(
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
     bax = _axes(page1, MARGIN + (inner_w - board_w) / 2, MARGIN + 0.5, board_w, board_h)
     draw_board(
-        bax, m, unit * 72, forced=forced, heat=heat, heat_exact=heat_exact, heat_bounds=heat_bounds, right_labels=False
+        bax,
+        m,
+        unit * 72,
+        forced=forced,
+        heat=heat,
+        heat_exact=heat_exact,
+        heat_bounds=heat_bounds,
+        heat_errors=heat_errors,
+        right_labels=False,
     )
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
@@ -94,6 +104,8 @@ def _page1(
         heat_exact=heat_exact,
         heat_unknown=has_unknown(heat),
         heat_bounded=bool(heat_bounds),
+        heat_spread=bool(heat_errors),
+        heat_converged=heat_converged,
         with_title=False,
         with_minimap=False,
     )
@@ -122,13 +134,15 @@ def sheet_figures(
     heat_exact: bool = True,
     heat_bounds: dict | None = None,
     chapter=None,
+    heat_errors: dict | None = None,
+    heat_converged: bool | None = None,
 ) -> list:
     """Two pages: the board with its briefing, then the key and the chapter's rules."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     if paper not in PAPERS:
         raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
-    check_overlays(m, forced, heat, heat_bounds)
+    check_overlays(m, forced, heat, heat_bounds, heat_errors)
     title, terrains, counted = _chapter_info(m, chapter)
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
@@ -137,7 +151,20 @@ def sheet_figures(
     unit = min(inner_w / (x1 - x0), 7.4 / (y1 - y0))
     # Shrink the board a little at a time until the briefing below it fits on the page.
     while True:
-        page1, fits = _page1(m, unit, paper, title, counted, forced, heat, heat_label, heat_exact, heat_bounds)
+        page1, fits = _page1(
+            m,
+            unit,
+            paper,
+            title,
+            counted,
+            forced,
+            heat,
+            heat_label,
+            heat_exact,
+            heat_bounds,
+            heat_errors,
+            heat_converged,
+        )
         if fits or unit < 0.5:
             break
         unit *= 0.96
@@ -186,6 +213,8 @@ def render_sheet(
     heat_bounds: dict[int, float] | None = None,
     chapter=None,
     force: bool = True,
+    heat_errors: dict[int, float] | None = None,
+    heat_converged: bool | None = None,
 ) -> Rendered:
     """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
     expect_map(m, "render_sheet")
@@ -201,5 +230,7 @@ def render_sheet(
         heat_exact=heat_exact,
         heat_bounds=heat_bounds,
         chapter=chapter,
+        heat_errors=heat_errors,
+        heat_converged=heat_converged,
     )
     return save_figures(figures, path, fmt, force=force)

@@ -50,6 +50,7 @@ from mapgen.solving.unigen import (
     ODDS_UNIGEN,
     SAMPLE_SECONDS,
     Z95,
+    HeatAnswer,
     OddsAnswer,
     known_chance,
     unigen_samples,
@@ -1384,33 +1385,39 @@ class Solver:
         shading), and how it was had (``odds``); with no fair odds in time (``ODDS_NONE``, or the wall clock running
         out while they were sought) 0.0 where it cannot be, 1.0 where it must, None where it may: the exact part is
         never lost. ``heat_answer`` adds the sampler's bounds where its share is 0 but the terrain may be there."""
-        heat, method, _ = self.heat_answer(state, terrain, time_limit=time_limit)
-        return heat, method
+        got = self.heat_answer(state, terrain, time_limit=time_limit)
+        return got.heat, got.method
 
-    def heat_answer(
-        self, state: Map, terrain: Terrain | str, time_limit=None
-    ) -> tuple[dict[int, float | None], str, dict[int, float]]:
+    def heat_answer(self, state: Map, terrain: Terrain | str, time_limit=None) -> HeatAnswer:
         """``heat`` and, per cell where the sampler's share is 0 but the cell can hold ``terrain`` (no chain met it
         there, ``sampler.Odds.add_unseen``), the 95% upper bound on its chance: what ``solve`` prints as ``Ft up to
-        31%``, so a picture says ``≤31%`` there, never a bare 0%."""
+        31%``, so a picture says ``≤31%`` there, never a bare 0%; where the sampler answered, each other share's 95%
+        half-width (``solve``'s ``Sk 12% ±14``) and whether its chains agreed (``sampler.Odds.converged``)."""
         self.check(state, "Solver.heat")
         terrain = as_terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
+        sampled = None
         try:
             got = self.odds_answer(state, time_limit=budget, possible=possible)
-            shares, method, errors = got.shares, got.method, got.errors or {}
+            shares, method, errors, sampled = got.shares, got.method, got.errors or {}, got.sampled
         except SolveTimeout:
             shares, method, errors = {}, ODDS_NONE, {}
         if method == ODDS_NONE:
-            return {i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method, {}
+            return HeatAnswer({i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method)
         heat: dict[int, float | None] = {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}
         bounds = {
             i: min(1.0, Z95 * float(errors[i][terrain]))
             for i, p in heat.items()
             if p == 0.0 and terrain in possible.get(i, ()) and terrain in errors.get(i, {})
         }
-        return heat, method, bounds
+        spread = {
+            i: min(1.0, Z95 * float(errors[i][terrain]))
+            for i, p in heat.items()
+            if i not in bounds and p is not None and 0.0 < p < 1.0 and terrain in errors.get(i, {})
+        }
+        converged = None if sampled is None else bool(sampled.converged)
+        return HeatAnswer(heat, method, bounds, spread, converged)
 
     def target(self, state: Map, terrain: Terrain | str, time_limit=None, possible=None) -> dict:
         """Whether the cells of ``terrain`` (a Terrain or its code) are the same in every completion, and if so

@@ -8,7 +8,7 @@ the solver finds first); UniGen draws each completion with probability within a 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from constraints.catalogue import Chapter
@@ -76,6 +76,20 @@ class OddsAnswer:
     method: str
     errors: dict[int, dict[Terrain, float]] | None = None
     sampled: Any = None  # mapgen.solving.sampler.Odds: typed loosely so this module never imports numba
+
+
+@dataclass
+class HeatAnswer:
+    """One terrain's chance per unrevealed cell, as a picture shades it (``Solver.heat_answer``): ``heat`` (None where
+    it may be and no odds came), how it was had (``ODDS_*``), the sampler's 95% upper ``bounds`` where its share is 0
+    but the cell may hold the terrain, each other estimated share's 95% half-width (``errors``: ``solve``'s ``±14``),
+    and whether the sampler's chains agreed (``converged``; None where no sampler answered)."""
+
+    heat: dict[int, float | None]
+    method: str
+    bounds: dict[int, float] = field(default_factory=dict)
+    errors: dict[int, float] = field(default_factory=dict)
+    converged: bool | None = None
 
 
 #: The sampler's work per second of the time limit asked: ``sampler.Budget.for_seconds(SAMPLE_SECONDS * limit)``,

@@ -750,14 +750,17 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     forced = heat = None
     heat_exact = True
     bounds: dict[int, float] = {}
+    errors: dict[int, float] = {}
+    converged: bool | None = None
     if (want_forced or heat_t) and not m.complete:
         solver = solver_for(m.chapter)
         try:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
             if heat_t:
-                heat, method, bounds = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
-                heat_exact = method == "exact"
+                got = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
+                heat, bounds, errors, converged = got.heat, got.bounds, got.errors, got.converged
+                heat_exact = got.method == "exact"
         except NoCompletion as e:
             raise ApiError(str(e), exit=1) from None
         except SolveTimeout as e:
@@ -772,6 +775,8 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
             "heat_label": heat_t.label if heat_t else "",
             "heat_exact": heat_exact,
             "heat_bounds": bounds,
+            "heat_errors": errors,
+            "heat_converged": converged,
         }
         try:
             if fmt == "sheet":
