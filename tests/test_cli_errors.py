@@ -251,12 +251,14 @@ def test_chapters_with_rules_of_another_chapter_says_so(tmp_path):
 def test_playtest_with_rules_of_another_chapter_says_so_before_any_game(tmp_path):
     """`mapgen playtest flora-1 --rules house.toml` (a Fauna file): the bots would reason with Fauna's rules about a
     Flora map, and the deducer's solver refused the map midway with a message naming no file. Refused before any
-    game, as rules for another board are (exit 1)."""
+    game, in the words and with the exit (2: the map and the rules do not go together) of every --rules command."""
     house = tmp_path / "house.toml"
     house.write_text((ROOT / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8"), encoding="utf-8")
     r = run("playtest", "flora-1", "--rules", house, "--bot", "deducer", "--games", "2")
-    assert r.exit_code == 1 and r.stderr.count("\n") == 1, r.stderr  # like rules for another board: exit 1
-    assert r.stderr == "error: --rules: the rules of fauna are for another chapter than a flora map's\n", r.stderr
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.stderr
+    assert r.stderr == (
+        'error: flora-1: a flora map, but the rules are chapter fauna\'s (a house-rule file for flora maps says name = "flora")\n'
+    ), r.stderr
     r = run("playtest", "fauna-1", "--rules", house, "--bot", "deducer", "--games", "2", "--jobs", "1")
     assert r.exit_code == 0, r.stderr
 

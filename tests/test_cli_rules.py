@@ -313,3 +313,22 @@ def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):
     shipped = json.loads(run("repair", house_map, "--json").stdout)  # mended to shipped fauna: 3 Forts
     assert shipped["distance"] >= 1 and made_under(shipped["text"]) == (None, None)
     assert parse_map(shipped["text"]).meta["generator"]["seed"] == 7  # the rest of the record is kept
+
+
+# --- playtest ----------------------------------------------------------------------------------------------
+
+
+def test_playtest_plays_a_map_made_under_house_rules_with_them(house, house_map):
+    """`playtest house-map.toml --rules house.toml` refused the map against the shipped rules (4 Forts, "expected
+    exactly 3") before it read --rules; it now checks the map against the house rules and plays it, and without
+    --rules it says which rules the map was made under."""
+    r = run("playtest", house_map, "--rules", house, "--games", 3, "--jobs", 1, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["games"] == 3
+    r = run("playtest", house_map, "--games", 3, "--jobs", 1)
+    assert r.exit_code == 1
+    assert "expected exactly 3" in r.output and f"made under the house rules of {house.name}" in r.output
+    r = run("playtest", "fauna-1", "--rules", house, "--games", 3, "--jobs", 1)
+    assert r.exit_code == 1 and "under the house rules of" in r.output and "expected exactly 4" in r.output
+    r = run("playtest", "flora-1", "--rules", house, "--games", 3, "--jobs", 1)
+    assert r.exit_code == 2 and "a flora map, but the rules are chapter fauna's" in r.output

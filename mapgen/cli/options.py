@@ -20,6 +20,7 @@ from mapgen.inputs import near_name
 from mapgen.mapfile import cell_code, read_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
+from mapgen.validate import made_under
 from maps import resolve
 
 #: TOML integers are signed 64-bit: the largest seed a map file or a report can record
@@ -90,8 +91,12 @@ def checked_map(
             more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
             house = rules_file() if chapter is not None else None
             under, see = (f" under the house rules of {house}", f" --rules {house}") if house else ("", "")
+            made = made_under(m) if chapter is None else None
+            # a map generate --rules wrote, asked without them: say which rules it keeps (validate's note, one line)
+            hint = f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
             raise RuleBroken(
-                spec, f"not a valid {m.chapter} map{under}: it breaks {broken[0]}{more}; see `mapgen validate{see}`"
+                spec,
+                f"not a valid {m.chapter} map{under}: it breaks {broken[0]}{more}; see `mapgen validate{see}`{hint}",
             )
     return map_in
 

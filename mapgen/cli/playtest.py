@@ -13,12 +13,14 @@ from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
     NearChoice,
     bot_option,
+    checked_map,
     force_option,
     jobs_option,
     json_option,
     map_argument,
     out_file,
     reject,
+    rules_for,
     rules_option,
     seed_option,
     typed,
@@ -51,7 +53,9 @@ def _play_back(path: str, step: bool) -> None:
 
 
 @click.command()
-@map_argument("map_in", complete=True, valid=True, required=False)
+# valid: checked in the body, against the --rules file's rules when given (a map made under house rules broke the
+# shipped ones before --rules was read)
+@map_argument("map_in", complete=True, required=False)
 @click.option(
     "--games", "-n", default=200, show_default=True, type=click.IntRange(1, 10_000_000), help="Number of games to play."
 )
@@ -166,6 +170,9 @@ def playtest(
         reject("--step", "only plays back a saved game: give --show FILE (a file written by --replay)")
     if map_in is None:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
+    if rules is not None:
+        rules_for(map_in, rules)  # a map of another chapter than the rules': exit 2, in validate's words
+    map_in = checked_map(map_in, valid=True, command="playtest", chapter=rules)
     from mapgen.engine.playtest import (  # deferred: ortools, only when the command runs
         Settings,
         check_replay_folder,
