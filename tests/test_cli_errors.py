@@ -1226,6 +1226,28 @@ def test_serve_on_an_address_that_cannot_be_used(host, why):
         assert r.stderr == f"error: {host}:8765: cannot listen there ({why})\n"
 
 
+def test_serve_interrupted_before_it_started_is_an_interruption_not_a_startup_failure(monkeypatch):
+    """uvicorn exits 3 (its "startup failure") when Ctrl-C lands before the server has started: `mapgen serve` then
+    exited 3, the time limit's code, under a traceback (a busy test run's Ctrl-C at 0.3 s). It is exit 130 and the
+    one line, as a Ctrl-C at any other moment; a startup failure that no Ctrl-C caused is still uvicorn's exit."""
+    import mapgen.web
+    from mapgen.cli import errors
+
+    def interrupted_at_startup(*args, **kw):
+        errors._interrupted.set()  # what the command's SIGINT handler records when uvicorn raises the signal again
+        raise SystemExit(3)
+
+    monkeypatch.setattr(mapgen.web, "serve", interrupted_at_startup)
+    r = run("serve", "--port", "8765")
+    assert (r.exit_code, r.stderr) == (130, "error: http://127.0.0.1:8765/: interrupted\n")
+
+    def failed_at_startup(*args, **kw):
+        raise SystemExit(3)
+
+    monkeypatch.setattr(mapgen.web, "serve", failed_at_startup)
+    assert run("serve", "--port", "8765").exit_code == 3
+
+
 # --- Ctrl-C, for real: SIGINT to the process group, as a terminal sends it ------------------------------------
 
 
