@@ -402,6 +402,26 @@ def test_sheet_is_a_two_page_pdf_on_the_paper(tmp_path, paper, size):
         assert abs(w - size[0]) < 1 and abs(h - size[1]) < 1
 
 
+def test_sheet_of_a_map_that_breaks_rules_frames_and_lists_them():
+    """``sheet_figures(violations=)``, as ``map_figure``: page 1 frames each cell of a broken rule with its id and
+    lists every violation under the briefing; page 2's key explains the badge (the printed sheet looked sound)."""
+    from constraints.catalogue import check_map
+    from mapgen.render.sheet import sheet_figures
+
+    m = read_map(ROOT / "examples" / "my-map.toml")
+    broken = check_map(m)
+    assert len(broken) == 4
+    page1, page2 = sheet_figures(m, violations=broken)
+    gids = {t.get_gid() for ax in page1.axes for t in ax.texts}
+    assert {"broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules"} <= gids
+    assert {f"broken-rule-{k}" for k in range(4)} <= gids
+    assert "legend-broken" in {t.get_gid() for ax in page2.axes for t in ax.texts}
+    page1, page2 = sheet_figures(m)
+    assert not any(
+        (t.get_gid() or "").startswith("broken") for fig in (page1, page2) for ax in fig.axes for t in ax.texts
+    )
+
+
 def test_sheet_must_be_pdf(tmp_path):
     with pytest.raises(RenderError, match="a printable sheet is a PDF"):
         render_sheet(load("render_fauna"), tmp_path / "sheet.png")

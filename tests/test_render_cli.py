@@ -362,3 +362,20 @@ def test_a_map_that_breaks_rules_shows_them_in_the_picture(tmp_path):
     valid = tmp_path / "fauna-1.svg"
     assert run("fauna-1", "-o", valid).exit_code == 0
     assert not any((el.get("id") or "").startswith("broken") for el in ET.parse(valid).getroot().iter())
+
+
+def test_a_printed_sheet_of_a_map_that_breaks_rules_shows_them_on_paper(tmp_path):
+    # the plain picture framed and listed a hand-made map's broken rules; the sheet printed to try it looked sound
+    pypdf = pytest.importorskip("pypdf")
+    broken = Path(__file__).parent.parent / "examples" / "my-map.toml"
+    out = tmp_path / "my-map.pdf"
+    result = run(broken, "-o", out, "--sheet")
+    assert result.exit_code == 0 and "breaks rules C9, F2" in result.stderr
+    page1, page2 = (" ".join(p.extract_text().split()) for p in pypdf.PdfReader(out).pages)
+    assert "✗ BREAKS RULES C9, F2 (4 violations)" in page1
+    assert "F2 Fort pattern: the map has 4 Forts (D5, E5, F3, G7), expected exactly 3" in page1
+    assert page1.count("✗ C9") == 2 and page1.count("✗ F2") == 4  # the badges on C7, G5 and D5, E5, F3, G7
+    assert "Breaks a rule: the rule's id" in page2
+    valid = tmp_path / "fauna-1.pdf"
+    assert run("fauna-1", "-o", valid, "--sheet").exit_code == 0
+    assert "✗" not in " ".join(p.extract_text() for p in pypdf.PdfReader(valid).pages)

@@ -212,7 +212,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 )
         shown = _named(m, map_file)
         if sheet:
-            result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
+            result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
         else:
             result = render_map(shown, out, dpi=dpi, force=force, violations=broken, **options)
         if heat is not None:
