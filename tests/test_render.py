@@ -6,6 +6,7 @@ import json
 import re
 import struct
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -693,6 +694,36 @@ def test_no_words_of_the_key_run_off_the_picture():
             assert box.x0 >= 0 and box.x1 <= width, (
                 f"{t.get_text()!r} runs off the picture ({box.x1:.0f} > {width:.0f})"
             )
+
+
+def test_the_list_of_broken_rules_wraps_at_the_panel_edge_not_before():
+    """Each violation fills the panel's width before it wraps (a guessed 0.58 em a letter broke plain text a tenth
+    early, leaving "to it" on a line of its own), and no line runs past the panel."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    m = read_map(ROOT / "examples" / "my-map.toml")
+    fig = map_figure(m, violations=check_map(m))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    panel = fig.axes[1]
+    right = panel.get_window_extent(renderer).x1
+    texts = list(panel.texts)
+    starts = [k for k, t in enumerate(texts) if (t.get_gid() or "").startswith("broken-rule-")]
+    assert len(starts) == 4
+    wrapped = 0
+    for k in starts:
+        lines = [texts[k]]
+        while k + len(lines) < len(texts) and texts[k + len(lines)].get_gid() is None:
+            lines.append(texts[k + len(lines)])
+        for line, after in pairwise(lines):
+            word = after.get_text().split()[0]
+            extra, _, _ = renderer.get_text_width_height_descent(f" {word}", line.get_fontproperties(), ismath=False)
+            box = line.get_window_extent(renderer)
+            assert box.x1 <= right, f"{line.get_text()!r} runs past the panel"
+            assert box.x1 + extra > right * 0.97, f"{word!r} would have fitted after {line.get_text()!r}"
+            wrapped += 1
+    assert wrapped
 
 
 def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour():

@@ -358,7 +358,8 @@ def test_a_map_that_breaks_rules_shows_them_in_the_picture(tmp_path):
     # each cell of a broken rule carries the rule's id; the panel names every violation as validate does
     assert {"broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules", "legend-broken"} <= ids
     assert {f"broken-rule-{k}" for k in range(4)} <= ids
-    assert "<!-- C9 Hill numbers: the Hill at C7 shows 0 but its row and -->" in out.read_text(encoding="utf-8")
+    svg = out.read_text(encoding="utf-8")
+    assert "<!-- C9 Hill numbers: the Hill at C7 shows 0 but its row and column hold 1 -->" in svg
     valid = tmp_path / "fauna-1.svg"
     assert run("fauna-1", "-o", valid).exit_code == 0
     assert not any((el.get("id") or "").startswith("broken") for el in ET.parse(valid).getroot().iter())

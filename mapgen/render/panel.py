@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
-
 from mapgen.model import Map, Pattern
 from mapgen.render.style import (
     BROKEN,
@@ -22,6 +20,28 @@ from mapgen.terrain import Terrain
 def _luminance(rgb) -> float:
     r, g, b = rgb[:3]
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def wrap(text: str, width: float, fontsize: float, weight: str = "normal") -> list[str]:
+    """``text`` in lines no wider than ``width`` inches at ``fontsize`` points, measured in the font they are drawn
+    in (a guess of 0.58 em a letter, a bold letter's width, wrapped plain text a tenth early: "to it" was left on a
+    line of its own); a word longer than the line is kept whole on its own line."""
+    from matplotlib.font_manager import FontProperties  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.textpath import text_to_path  # deferred: matplotlib, slow, only when drawing
+
+    font = FontProperties(size=fontsize, weight=weight)
+    room = width * 72 * 0.98  # points, a hair inside the edge (hinting in PNG)
+
+    def fits(line: str) -> bool:
+        return text_to_path.get_text_width_height_descent(line, font, ismath=False)[0] <= room
+
+    lines: list[str] = []
+    for word in text.split():
+        if lines and fits(f"{lines[-1]} {word}"):
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def ink_for(rgb) -> str:
@@ -53,8 +73,7 @@ class Panel:
     def text(
         self, text: str, scale: float = 1.0, weight: str = "normal", gid: str | None = None, color: str = "#000000"
     ) -> None:
-        chars = max(10, int(self.width * 72 / (self.size * scale * 0.58)))
-        for k, part in enumerate(textwrap.wrap(text, chars) or [""]):
+        for k, part in enumerate(wrap(text, self.width, self.size * scale, weight) or [""]):
             self.ax.text(
                 0,
                 self.y,
@@ -70,8 +89,7 @@ class Panel:
     def field(self, label: str, value: str, gid: str | None = None) -> None:
         tab = min(1.25, self.width * 0.34)
         self.ax.text(0, self.y, label, fontsize=self.size, fontweight="bold", va="top", color="#333333")
-        chars = max(10, int((self.width - tab) * 72 / (self.size * 0.58)))
-        for k, part in enumerate(textwrap.wrap(value, chars) or [""]):
+        for k, part in enumerate(wrap(value, self.width - tab, self.size) or [""]):
             self.ax.text(tab, self.y, part, fontsize=self.size, va="top", gid=None if k else gid)
             self.y += self.line
 
@@ -333,7 +351,7 @@ def chip(ax, x: float, y: float, t: Terrain, fontsize: float, *, pad: float = 0.
 def _words(p: Panel, x: float, y: float, words: str, kind: str) -> None:
     """A key row's words beside its marker at ``x``, wrapped to the panel's width (``p.y`` moves past extra lines)."""
     size = p.size * 0.9
-    lines = textwrap.wrap(words, max(10, int((p.width - x) * 72 / (size * 0.58))))
+    lines = wrap(words, p.width - x, size)
     extra = (len(lines) - 1) * size * 1.2 / 72  # matplotlib's line spacing
     p.ax.text(x, y + extra / 2, "\n".join(lines), fontsize=size, va="center", gid=f"legend-{kind}")
     p.y += extra
