@@ -543,19 +543,34 @@ def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
         assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
 
 
-def test_profile_counts_are_written_as_people_count_them():
-    """The count axis read 10⁰, 10¹, 10² ...: one completion (the map is unique) is "1", a thousand "1,000"."""
+def test_profile_counts_are_written_in_one_style():
+    """The count axis read 10⁰, 10¹, 10² ... (one completion, the map being unique, is "1"), then "100,000" under
+    "10⁶": every tick of a chart is in digits as people count, or, where counts run past a hundred million, every
+    one a power of ten; the log scale's minor ticks add no "2×10⁰"."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from mapgen.render.plots import profile_figure
 
-    fig = profile_figure(STEPS, title="reveal profile")
-    FigureCanvasAgg(fig).draw()
-    top = fig.axes[0]
-    lo, hi = top.get_ylim()
-    shown = [t.get_text() for t in top.get_yticklabels() if lo <= t.get_position()[1] <= hi]
-    assert {"1", "10", "100", "1,000", "10,000", "100,000"} <= set(shown)
-    assert "$10^{6}$" in shown  # beyond 100,000: powers of ten
+    def ticks(steps) -> list[str]:
+        fig = profile_figure(steps, title="reveal profile")
+        FigureCanvasAgg(fig).draw()
+        top = fig.axes[0]
+        lo, hi = top.get_ylim()
+        shown = top.get_yticklabels() + top.get_yticklabels(minor=True)
+        return [t.get_text() for t in shown if lo <= t.get_position()[1] <= hi and t.get_text()]
+
+    fauna = [dict(s, count=14_349_395 if s["step"] == 0 else s["count"]) for s in STEPS]
+    assert {"1", "1,000", "1,000,000", "10,000,000"} <= set(ticks(fauna))
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", t) for t in ticks(fauna))
+    huge = [dict(s, count=s["count"] * 10**15) for s in STEPS]
+    labels = ticks(huge)
+    assert "$10^{15}$" in labels and all(re.fullmatch(r"\$10\^\{\d+\}\$", t) for t in labels)
+    small = [
+        {"step": 0, "count": 5, "forced": 0},
+        {"step": 1, "count": 3, "forced": 1},
+        {"step": 2, "count": 1, "forced": 4},
+    ]
+    assert {"1", "2", "3", "5"} <= set(ticks(small)) and all(t.isdigit() for t in ticks(small))
 
 
 def test_profile_needs_steps(tmp_path):
