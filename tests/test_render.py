@@ -741,6 +741,39 @@ def test_the_list_of_broken_rules_wraps_at_the_panel_edge_not_before():
     assert wrapped
 
 
+@pytest.mark.parametrize("name", ["broken", "render_flora_state"])
+def test_a_tall_picture_for_a_phone_has_no_word_under_9_px(tmp_path, name):
+    """At --dpi 50 the wide picture was 647 px wide with 6 px words and an unreadable PEAK badge; the tall layout (the
+    panel under the board) at 50 dpi is a phone's width, every word at least 9 px, none past the edge."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    if name == "broken":
+        m = read_map(ROOT / "examples" / "my-map.toml")
+        kw: dict = {"violations": check_map(m)}
+    else:
+        m = load(name)
+        forced = forced_of(name, m)
+        heat = {i: (0.0 if i in forced else 0.25) for i in m.unrevealed()}
+        errors = {i: 0.14 for i, p in heat.items() if p}
+        kw = {"forced": forced, "heat": heat, "heat_label": "Fort", "heat_exact": False, "heat_errors": errors}
+        kw["heat_converged"] = False
+    rendered = render_map(m, tmp_path / "phone.png", dpi=50, layout="tall", **kw)
+    assert 400 <= rendered.width_px <= 700 and rendered.height_px > rendered.width_px
+    fig = map_figure(m, layout="tall", **kw)
+    fig.set_dpi(50)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    texts = [t for ax in fig.axes for t in ax.texts if t.get_text().strip()]
+    assert any(t.get_text() == "PEAK" for t in texts)
+    for t in texts:
+        assert t.get_fontsize() * 50 / 72 >= 9, f"{t.get_text()!r} is {t.get_fontsize() * 50 / 72:.1f} px"
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width, f"{t.get_text()!r} runs off the picture"
+    with pytest.raises(RenderError, match="unknown layout 'narrow'"):
+        map_figure(m, layout="narrow")
+
+
 def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour():
     """Under --probabilities a forced cell's chance is 0% or 100%; what it holds was a 7 pt code in the chance's ink."""
     m = load("render_fauna_state")

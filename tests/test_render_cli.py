@@ -380,3 +380,16 @@ def test_a_printed_sheet_of_a_map_that_breaks_rules_shows_them_on_paper(tmp_path
     valid = tmp_path / "fauna-1.pdf"
     assert run("fauna-1", "-o", valid, "--sheet").exit_code == 0
     assert "✗" not in " ".join(p.extract_text() for p in pypdf.PdfReader(valid).pages)
+
+
+def test_layout_tall_draws_the_briefing_under_the_board_for_a_phone(tmp_path):
+    # at --dpi 50 the only picture was wide (647 px) with 6 px words; --layout tall puts the panel under the board
+    wide = run(FAUNA, "-o", tmp_path / "wide.png", "--dpi", "50", "--json")
+    tall = run(FAUNA, "-o", tmp_path / "tall.png", "--dpi", "50", "--layout", "tall", "--json")
+    assert wide.exit_code == 0 and tall.exit_code == 0, tall.output
+    w, t = json.loads(wide.stdout), json.loads(tall.stdout)
+    assert w["width_px"] > w["height_px"] and 400 <= t["width_px"] <= 700 < t["height_px"]
+    r = run(FAUNA, "-o", tmp_path / "s.pdf", "--sheet", "--layout", "tall")
+    assert r.exit_code == 2 and r.stderr == (
+        "error: --layout: arranges a picture of a map; --sheet and --profile have layouts of their own\n"
+    )

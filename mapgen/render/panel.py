@@ -63,6 +63,12 @@ class Panel:
         ax.set_axis_off()
 
     @property
+    def grow(self) -> float:
+        """How much larger than the wide picture's 10.5 pt this panel's words are (never smaller): its tab, mini
+        map and key markers grow with them (the tall layout's 19 pt "Greek Fire" ran into its value)."""
+        return max(1.0, self.size / 10.5)
+
+    @property
     def line(self) -> float:
         return self.size * 1.55 / 72  # one text line in inches
 
@@ -87,7 +93,7 @@ class Panel:
             self.y += self.line * scale
 
     def field(self, label: str, value: str, gid: str | None = None) -> None:
-        tab = min(1.25, self.width * 0.34)
+        tab = min(1.25 * self.grow, self.width * 0.34)
         self.ax.text(0, self.y, label, fontsize=self.size, fontweight="bold", va="top", color="#333333")
         for k, part in enumerate(wrap(value, self.width - tab, self.size) or [""]):
             self.ax.text(tab, self.y, part, fontsize=self.size, va="top", gid=None if k else gid)
@@ -216,7 +222,7 @@ def minimap(p: Panel, pattern: Pattern) -> None:
     p.text("Fort mini map", weight="bold", gid="minimap")
     p.text("Every Fort matches it, turned by quarter turns but never mirrored.", scale=0.85)
     p.gap(0.2)
-    side = min(0.5, p.width / (len(pattern.rows[0]) + 1))
+    side = min(0.5 * p.grow, p.width / (len(pattern.rows[0]) + 1))
     ax = p.ax
     for r, row in enumerate(pattern.rows):
         for c, t in enumerate(row):
@@ -295,7 +301,7 @@ def legend(
                 ax.add_patch(Circle((x + r, y + r), r * 1.08, fill=False, ec="#000000", lw=1.2, ls=(0, (2, 1.5))))
                 wood = style(Terrain.WOOD)
                 if heat_label:
-                    chip(ax, x + r, y + r, Terrain.WOOD, side * 72 * 0.32, pad=0.15, lw=0.5)
+                    chip(ax, x + r, y + r, Terrain.WOOD, max(side * 72 * 0.32, p.size * 0.7), pad=0.15, lw=0.5)
                 else:
                     ax.text(
                         x + r,
@@ -325,7 +331,7 @@ def legend(
                 color="#ffffff" if kind in ("peak", "broken") else "#000000",
                 bbox={"boxstyle": "round,pad=0.25", "fc": colour, "ec": "none"},
             )
-            _words(p, x + 1.0, y + r, words, kind)
+            _words(p, x + 1.0 * p.grow, y + r, words, kind)
         p.y += row_h
     if heat_label:
         heat_bar(p, heat_label)
@@ -364,7 +370,7 @@ def heat_bar(p: Panel, heat_label: str) -> None:
 
     p.gap(0.3)
     p.text(f"Chance of {heat_label}", weight="bold", gid="legend-heat")
-    width, height = min(p.width - 0.3, 3.2), p.line * 0.9
+    width, height = min(p.width - 0.3, 3.2 * p.grow), p.line * 0.9
     gradient = np.linspace(0, 1, 256).reshape(1, -1)
     p.ax.imshow(
         gradient,
