@@ -6,6 +6,7 @@ import json
 import re
 import struct
 import xml.etree.ElementTree as ET
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -402,6 +403,26 @@ def test_sheet_is_a_two_page_pdf_on_the_paper(tmp_path, paper, size):
         assert abs(w - size[0]) < 1 and abs(h - size[1]) < 1
 
 
+def test_sheet_of_a_map_that_breaks_rules_frames_and_lists_them():
+    """``sheet_figures(violations=)``, as ``map_figure``: page 1 frames each cell of a broken rule with its id and
+    lists every violation under the briefing; page 2's key explains the badge (the printed sheet looked sound)."""
+    from constraints.catalogue import check_map
+    from mapgen.render.sheet import sheet_figures
+
+    m = read_map(ROOT / "examples" / "my-map.toml")
+    broken = check_map(m)
+    assert len(broken) == 4
+    page1, page2 = sheet_figures(m, violations=broken)
+    gids = {t.get_gid() for ax in page1.axes for t in ax.texts}
+    assert {"broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules"} <= gids
+    assert {f"broken-rule-{k}" for k in range(4)} <= gids
+    assert "legend-broken" in {t.get_gid() for ax in page2.axes for t in ax.texts}
+    page1, page2 = sheet_figures(m)
+    assert not any(
+        (t.get_gid() or "").startswith("broken") for fig in (page1, page2) for ax in fig.axes for t in ax.texts
+    )
+
+
 def test_sheet_must_be_pdf(tmp_path):
     with pytest.raises(RenderError, match="a printable sheet is a PDF"):
         render_sheet(load("render_fauna"), tmp_path / "sheet.png")
@@ -522,19 +543,34 @@ def test_profile_labels_of_deduced_cells_stay_clear_of_the_title():
         assert box.y1 <= top.get_window_extent(renderer).y1  # inside the plot, under the title
 
 
-def test_profile_counts_are_written_as_people_count_them():
-    """The count axis read 10⁰, 10¹, 10² ...: one completion (the map is unique) is "1", a thousand "1,000"."""
+def test_profile_counts_are_written_in_one_style():
+    """The count axis read 10⁰, 10¹, 10² ... (one completion, the map being unique, is "1"), then "100,000" under
+    "10⁶": every tick of a chart is in digits as people count, or, where counts run past a hundred million, every
+    one a power of ten; the log scale's minor ticks add no "2×10⁰"."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
 
     from mapgen.render.plots import profile_figure
 
-    fig = profile_figure(STEPS, title="reveal profile")
-    FigureCanvasAgg(fig).draw()
-    top = fig.axes[0]
-    lo, hi = top.get_ylim()
-    shown = [t.get_text() for t in top.get_yticklabels() if lo <= t.get_position()[1] <= hi]
-    assert {"1", "10", "100", "1,000", "10,000", "100,000"} <= set(shown)
-    assert "$10^{6}$" in shown  # beyond 100,000: powers of ten
+    def ticks(steps) -> list[str]:
+        fig = profile_figure(steps, title="reveal profile")
+        FigureCanvasAgg(fig).draw()
+        top = fig.axes[0]
+        lo, hi = top.get_ylim()
+        shown = top.get_yticklabels() + top.get_yticklabels(minor=True)
+        return [t.get_text() for t in shown if lo <= t.get_position()[1] <= hi and t.get_text()]
+
+    fauna = [dict(s, count=14_349_395 if s["step"] == 0 else s["count"]) for s in STEPS]
+    assert {"1", "1,000", "1,000,000", "10,000,000"} <= set(ticks(fauna))
+    assert all(re.fullmatch(r"\d{1,3}(,\d{3})*", t) for t in ticks(fauna))
+    huge = [dict(s, count=s["count"] * 10**15) for s in STEPS]
+    labels = ticks(huge)
+    assert "$10^{15}$" in labels and all(re.fullmatch(r"\$10\^\{\d+\}\$", t) for t in labels)
+    small = [
+        {"step": 0, "count": 5, "forced": 0},
+        {"step": 1, "count": 3, "forced": 1},
+        {"step": 2, "count": 1, "forced": 4},
+    ]
+    assert {"1", "2", "3", "5"} <= set(ticks(small)) and all(t.isdigit() for t in ticks(small))
 
 
 def test_profile_needs_steps(tmp_path):
@@ -673,6 +709,69 @@ def test_no_words_of_the_key_run_off_the_picture():
             assert box.x0 >= 0 and box.x1 <= width, (
                 f"{t.get_text()!r} runs off the picture ({box.x1:.0f} > {width:.0f})"
             )
+
+
+def test_the_list_of_broken_rules_wraps_at_the_panel_edge_not_before():
+    """Each violation fills the panel's width before it wraps (a guessed 0.58 em a letter broke plain text a tenth
+    early, leaving "to it" on a line of its own), and no line runs past the panel."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    m = read_map(ROOT / "examples" / "my-map.toml")
+    fig = map_figure(m, violations=check_map(m))
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    panel = fig.axes[1]
+    right = panel.get_window_extent(renderer).x1
+    texts = list(panel.texts)
+    starts = [k for k, t in enumerate(texts) if (t.get_gid() or "").startswith("broken-rule-")]
+    assert len(starts) == 4
+    wrapped = 0
+    for k in starts:
+        lines = [texts[k]]
+        while k + len(lines) < len(texts) and texts[k + len(lines)].get_gid() is None:
+            lines.append(texts[k + len(lines)])
+        for line, after in pairwise(lines):
+            word = after.get_text().split()[0]
+            extra, _, _ = renderer.get_text_width_height_descent(f" {word}", line.get_fontproperties(), ismath=False)
+            box = line.get_window_extent(renderer)
+            assert box.x1 <= right, f"{line.get_text()!r} runs past the panel"
+            assert box.x1 + extra > right * 0.97, f"{word!r} would have fitted after {line.get_text()!r}"
+            wrapped += 1
+    assert wrapped
+
+
+@pytest.mark.parametrize("name", ["broken", "render_flora_state"])
+def test_a_tall_picture_for_a_phone_has_no_word_under_9_px(tmp_path, name):
+    """At --dpi 50 the wide picture was 647 px wide with 6 px words and an unreadable PEAK badge; the tall layout (the
+    panel under the board) at 50 dpi is a phone's width, every word at least 9 px, none past the edge."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    if name == "broken":
+        m = read_map(ROOT / "examples" / "my-map.toml")
+        kw: dict = {"violations": check_map(m)}
+    else:
+        m = load(name)
+        forced = forced_of(name, m)
+        heat = {i: (0.0 if i in forced else 0.25) for i in m.unrevealed()}
+        errors = {i: 0.14 for i, p in heat.items() if p}
+        kw = {"forced": forced, "heat": heat, "heat_label": "Fort", "heat_exact": False, "heat_errors": errors}
+        kw["heat_converged"] = False
+    rendered = render_map(m, tmp_path / "phone.png", dpi=50, layout="tall", **kw)
+    assert 400 <= rendered.width_px <= 700 and rendered.height_px > rendered.width_px
+    fig = map_figure(m, layout="tall", **kw)
+    fig.set_dpi(50)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    texts = [t for ax in fig.axes for t in ax.texts if t.get_text().strip()]
+    assert any(t.get_text() == "PEAK" for t in texts)
+    for t in texts:
+        assert t.get_fontsize() * 50 / 72 >= 9, f"{t.get_text()!r} is {t.get_fontsize() * 50 / 72:.1f} px"
+        box = t.get_window_extent(renderer)
+        assert box.x0 >= 0 and box.x1 <= fig.bbox.width, f"{t.get_text()!r} runs off the picture"
+    with pytest.raises(RenderError, match="unknown layout 'narrow'"):
+        map_figure(m, layout="narrow")
 
 
 def test_a_forced_cell_on_a_shaded_map_shows_its_terrain_on_a_chip_of_its_colour():

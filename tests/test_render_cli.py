@@ -358,7 +358,38 @@ def test_a_map_that_breaks_rules_shows_them_in_the_picture(tmp_path):
     # each cell of a broken rule carries the rule's id; the panel names every violation as validate does
     assert {"broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules", "legend-broken"} <= ids
     assert {f"broken-rule-{k}" for k in range(4)} <= ids
-    assert "<!-- C9 Hill numbers: the Hill at C7 shows 0 but its row and -->" in out.read_text(encoding="utf-8")
+    svg = out.read_text(encoding="utf-8")
+    assert "<!-- C9 Hill numbers: the Hill at C7 shows 0 but its row and column hold 1 -->" in svg
     valid = tmp_path / "fauna-1.svg"
     assert run("fauna-1", "-o", valid).exit_code == 0
     assert not any((el.get("id") or "").startswith("broken") for el in ET.parse(valid).getroot().iter())
+
+
+def test_a_printed_sheet_of_a_map_that_breaks_rules_shows_them_on_paper(tmp_path):
+    # the plain picture framed and listed a hand-made map's broken rules; the sheet printed to try it looked sound
+    pypdf = pytest.importorskip("pypdf")
+    broken = Path(__file__).parent.parent / "examples" / "my-map.toml"
+    out = tmp_path / "my-map.pdf"
+    result = run(broken, "-o", out, "--sheet")
+    assert result.exit_code == 0 and "breaks rules C9, F2" in result.stderr
+    page1, page2 = (" ".join(p.extract_text().split()) for p in pypdf.PdfReader(out).pages)
+    assert "✗ BREAKS RULES C9, F2 (4 violations)" in page1
+    assert "F2 Fort pattern: the map has 4 Forts (D5, E5, F3, G7), expected exactly 3" in page1
+    assert page1.count("✗ C9") == 2 and page1.count("✗ F2") == 4  # the badges on C7, G5 and D5, E5, F3, G7
+    assert "Breaks a rule: the rule's id" in page2
+    valid = tmp_path / "fauna-1.pdf"
+    assert run("fauna-1", "-o", valid, "--sheet").exit_code == 0
+    assert "✗" not in " ".join(p.extract_text() for p in pypdf.PdfReader(valid).pages)
+
+
+def test_layout_tall_draws_the_briefing_under_the_board_for_a_phone(tmp_path):
+    # at --dpi 50 the only picture was wide (647 px) with 6 px words; --layout tall puts the panel under the board
+    wide = run(FAUNA, "-o", tmp_path / "wide.png", "--dpi", "50", "--json")
+    tall = run(FAUNA, "-o", tmp_path / "tall.png", "--dpi", "50", "--layout", "tall", "--json")
+    assert wide.exit_code == 0 and tall.exit_code == 0, tall.output
+    w, t = json.loads(wide.stdout), json.loads(tall.stdout)
+    assert w["width_px"] > w["height_px"] and 400 <= t["width_px"] <= 700 < t["height_px"]
+    r = run(FAUNA, "-o", tmp_path / "s.pdf", "--sheet", "--layout", "tall")
+    assert r.exit_code == 2 and r.stderr == (
+        "error: --layout: arranges a picture of a map; --sheet and --profile have layouts of their own\n"
+    )

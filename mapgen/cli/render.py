@@ -106,8 +106,16 @@ def _read_profile(path: str):
     show_default=True,
     help="Pixels per inch of a PNG (a map is about 13 inches wide).",
 )
+@click.option(
+    "--layout",
+    type=click.Choice(["wide", "tall"], case_sensitive=False),
+    default="wide",
+    show_default=True,
+    help="wide: the briefing beside the board; tall: under it, with larger words, for a phone "
+    "(with --dpi 50 a 7x7 map is 680 px wide).",
+)
 @json_option
-def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, time_limit, dpi, as_json):
+def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, time_limit, dpi, layout, as_json):
     """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
 
     MAP is a map file or the name of a shipped map. The board shows coordinates, every terrain
@@ -121,6 +129,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
         mapgen render puzzle.toml -o puzzle.svg --forced --probabilities Ft
         mapgen render fauna-1 --reveal A7,B7,C7 -o odds.png --probabilities Sk
+        mapgen render fauna-1 -o phone.png --layout tall --dpi 50
         mapgen render fauna-1 -o fauna-1.pdf --sheet --paper letter
         mapgen render fauna-1 -o profile.png --profile
     """
@@ -142,6 +151,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         raise BadInput(out, "a printable sheet is a PDF; name the file .pdf")
     if not sheet and typed("paper"):  # it was dropped without a word
         reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
+    if (sheet or profile) and typed("layout"):  # it was dropped without a word
+        reject("--layout", "arranges a picture of a map; --sheet and --profile have layouts of their own")
     if time_limit is not None and not (forced or code or profile):
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
@@ -212,9 +223,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 )
         shown = _named(m, map_file)
         if sheet:
-            result = render_sheet(shown, out, paper=paper.lower(), force=force, **options)
+            result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
         else:
-            result = render_map(shown, out, dpi=dpi, force=force, violations=broken, **options)
+            result = render_map(shown, out, dpi=dpi, force=force, violations=broken, layout=layout.lower(), **options)
         if heat is not None:
             extra["probabilities"] = {
                 "terrain": terrain.code,

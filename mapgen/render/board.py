@@ -26,6 +26,12 @@ from mapgen.terrain import Terrain
 
 RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
+LAYOUTS = ("wide", "tall")
+#: A cell of the tall layout, in inches: its smallest words (a two-line name, a badge: 0.115 of a cell) are 13 pt,
+#: 9 px at --dpi 50, where a 7x7 map is 680 px wide (a phone's screen).
+TALL_CELL = 1.58
+#: The tall layout's panel text in points: its smallest words (a key badge, 0.7 of it) are 13 pt too.
+TALL_TEXT = 19.0
 
 
 def has_plain_tokens(m: Map, forced: dict | None, heat: dict | None) -> bool:
@@ -373,20 +379,29 @@ def map_figure(
     violations=None,
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
+    layout: str = "wide",
 ):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF); ``violations``
-    (``constraints.rules.Violation``): the rules a complete map breaks, framed on the board and listed."""
+    (``constraints.rules.Violation``): the rules a complete map breaks, framed on the board and listed;
+    ``layout="tall"``: the panel under the board, its words as large as the board's, for a phone's narrow screen
+    (at ``--dpi 50`` a 7x7 map is 680 px wide and its smallest words 9 px; the wide picture at 50 dpi, 647 px wide,
+    had 6 px words and an unreadable PEAK badge)."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     expect_map(m, "map_figure")
+    if layout not in LAYOUTS:
+        raise RenderError(f"unknown layout {layout!r} (use wide or tall)")
     check_overlays(m, forced, heat, heat_bounds, heat_errors)
     broken = broken_cells(m, violations)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
-    x0, x1, y0, y1 = board_extent(m)
+    tall = layout == "tall"
+    x0, x1, y0, y1 = board_extent(m, right_labels=not tall)
     margin, gap, panel_w = 0.3, 0.35, 4.4
-    unit = 7.6 / max(x1 - x0, y1 - y0)  # inches per cell
+    unit = TALL_CELL if tall else 7.6 / max(x1 - x0, y1 - y0)  # inches per cell
     board_w, board_h = (x1 - x0) * unit, (y1 - y0) * unit
+    if tall:
+        panel_w = board_w
     fig = Figure(figsize=(10, 10), facecolor="#ffffff")
     bax = fig.add_axes((0, 0, 1, 1))
     draw_board(
@@ -399,9 +414,10 @@ def map_figure(
         heat_bounds=heat_bounds,
         heat_errors=heat_errors,
         broken=broken,
+        right_labels=not tall,
     )
     pax = fig.add_axes((0, 0, 1, 1))
-    p = Panel(pax, panel_w, 40.0, size=10.5)
+    p = Panel(pax, panel_w, 40.0, size=TALL_TEXT if tall else 10.5)
     briefing(
         p,
         m,
@@ -429,7 +445,16 @@ def map_figure(
         heat_unknown=unknown,
         start_cell=m.briefing.start is not None,
         greek_fire=m.briefing.greek_fire is not None,
+        columns=3 if tall else 2,
     )
+    if tall:  # the board on top, the panel under it, both as wide as the board
+        panel_h = p.y
+        pax.set_ylim(panel_h, 0)
+        fig_w, fig_h = margin * 2 + board_w, margin * 2 + board_h + gap + panel_h
+        fig.set_size_inches(fig_w, fig_h)
+        bax.set_position((margin / fig_w, (fig_h - margin - board_h) / fig_h, board_w / fig_w, board_h / fig_h))
+        pax.set_position((margin / fig_w, margin / fig_h, panel_w / fig_w, panel_h / fig_h))
+        return fig
     # Size the figure to what was drawn: the board or the panel, whichever is taller.
     panel_h = max(board_h, p.y)
     pax.set_ylim(panel_h, 0)
@@ -456,6 +481,7 @@ def render_map(
     violations=None,
     heat_errors: dict[int, float] | None = None,
     heat_converged: bool | None = None,
+    layout: str = "wide",
 ) -> Rendered:
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
@@ -464,7 +490,8 @@ def render_map(
     ``heat_bounds``: the sampler's 95% upper bound where its estimate is 0 but the cell may hold the terrain,
     ``Solver.heat_answer``; ``heat_errors``: each other estimate's 95% half-width, printed "±14" under it;
     ``heat_converged=False``: the sampler's chains disagreed, said in red beside the board); ``violations``: the rules a complete map breaks (``check_map``), each cell of one framed
-    in red with the rule's id and each listed beside the board. The format comes from the suffix.
+    in red with the rule's id and each listed beside the board; ``layout="tall"``: the panel under the board, with
+    words as large as the board's, for a phone (``--dpi 50``). The format comes from the suffix.
     """
     expect_map(m, "render_map")
     fmt = output_format(path, fmt)
@@ -479,5 +506,6 @@ def render_map(
         violations=violations,
         heat_errors=heat_errors,
         heat_converged=heat_converged,
+        layout=layout,
     )
     return save_figures([fig], path, fmt, dpi=dpi, force=force)

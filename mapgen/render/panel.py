@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
-
 from mapgen.model import Map, Pattern
 from mapgen.render.style import (
     BROKEN,
@@ -22,6 +20,28 @@ from mapgen.terrain import Terrain
 def _luminance(rgb) -> float:
     r, g, b = rgb[:3]
     return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def wrap(text: str, width: float, fontsize: float, weight: str = "normal") -> list[str]:
+    """``text`` in lines no wider than ``width`` inches at ``fontsize`` points, measured in the font they are drawn
+    in (a guess of 0.58 em a letter, a bold letter's width, wrapped plain text a tenth early: "to it" was left on a
+    line of its own); a word longer than the line is kept whole on its own line."""
+    from matplotlib.font_manager import FontProperties  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.textpath import text_to_path  # deferred: matplotlib, slow, only when drawing
+
+    font = FontProperties(size=fontsize, weight=weight)
+    room = width * 72 * 0.98  # points, a hair inside the edge (hinting in PNG)
+
+    def fits(line: str) -> bool:
+        return text_to_path.get_text_width_height_descent(line, font, ismath=False)[0] <= room
+
+    lines: list[str] = []
+    for word in text.split():
+        if lines and fits(f"{lines[-1]} {word}"):
+            lines[-1] = f"{lines[-1]} {word}"
+        else:
+            lines.append(word)
+    return lines
 
 
 def ink_for(rgb) -> str:
@@ -43,6 +63,12 @@ class Panel:
         ax.set_axis_off()
 
     @property
+    def grow(self) -> float:
+        """How much larger than the wide picture's 10.5 pt this panel's words are (never smaller): its tab, mini
+        map and key markers grow with them (the tall layout's 19 pt "Greek Fire" ran into its value)."""
+        return max(1.0, self.size / 10.5)
+
+    @property
     def line(self) -> float:
         return self.size * 1.55 / 72  # one text line in inches
 
@@ -53,8 +79,7 @@ class Panel:
     def text(
         self, text: str, scale: float = 1.0, weight: str = "normal", gid: str | None = None, color: str = "#000000"
     ) -> None:
-        chars = max(10, int(self.width * 72 / (self.size * scale * 0.58)))
-        for k, part in enumerate(textwrap.wrap(text, chars) or [""]):
+        for k, part in enumerate(wrap(text, self.width, self.size * scale, weight) or [""]):
             self.ax.text(
                 0,
                 self.y,
@@ -68,10 +93,9 @@ class Panel:
             self.y += self.line * scale
 
     def field(self, label: str, value: str, gid: str | None = None) -> None:
-        tab = min(1.25, self.width * 0.34)
+        tab = min(1.25 * self.grow, self.width * 0.34)
         self.ax.text(0, self.y, label, fontsize=self.size, fontweight="bold", va="top", color="#333333")
-        chars = max(10, int((self.width - tab) * 72 / (self.size * 0.58)))
-        for k, part in enumerate(textwrap.wrap(value, chars) or [""]):
+        for k, part in enumerate(wrap(value, self.width - tab, self.size) or [""]):
             self.ax.text(tab, self.y, part, fontsize=self.size, va="top", gid=None if k else gid)
             self.y += self.line
 
@@ -198,7 +222,7 @@ def minimap(p: Panel, pattern: Pattern) -> None:
     p.text("Fort mini map", weight="bold", gid="minimap")
     p.text("Every Fort matches it, turned by quarter turns but never mirrored.", scale=0.85)
     p.gap(0.2)
-    side = min(0.5, p.width / (len(pattern.rows[0]) + 1))
+    side = min(0.5 * p.grow, p.width / (len(pattern.rows[0]) + 1))
     ax = p.ax
     for r, row in enumerate(pattern.rows):
         for c, t in enumerate(row):
@@ -277,7 +301,7 @@ def legend(
                 ax.add_patch(Circle((x + r, y + r), r * 1.08, fill=False, ec="#000000", lw=1.2, ls=(0, (2, 1.5))))
                 wood = style(Terrain.WOOD)
                 if heat_label:
-                    chip(ax, x + r, y + r, Terrain.WOOD, side * 72 * 0.32, pad=0.15, lw=0.5)
+                    chip(ax, x + r, y + r, Terrain.WOOD, max(side * 72 * 0.32, p.size * 0.7), pad=0.15, lw=0.5)
                 else:
                     ax.text(
                         x + r,
@@ -307,7 +331,7 @@ def legend(
                 color="#ffffff" if kind in ("peak", "broken") else "#000000",
                 bbox={"boxstyle": "round,pad=0.25", "fc": colour, "ec": "none"},
             )
-            _words(p, x + 1.0, y + r, words, kind)
+            _words(p, x + 1.0 * p.grow, y + r, words, kind)
         p.y += row_h
     if heat_label:
         heat_bar(p, heat_label)
@@ -333,7 +357,7 @@ def chip(ax, x: float, y: float, t: Terrain, fontsize: float, *, pad: float = 0.
 def _words(p: Panel, x: float, y: float, words: str, kind: str) -> None:
     """A key row's words beside its marker at ``x``, wrapped to the panel's width (``p.y`` moves past extra lines)."""
     size = p.size * 0.9
-    lines = textwrap.wrap(words, max(10, int((p.width - x) * 72 / (size * 0.58))))
+    lines = wrap(words, p.width - x, size)
     extra = (len(lines) - 1) * size * 1.2 / 72  # matplotlib's line spacing
     p.ax.text(x, y + extra / 2, "\n".join(lines), fontsize=size, va="center", gid=f"legend-{kind}")
     p.y += extra
@@ -346,7 +370,7 @@ def heat_bar(p: Panel, heat_label: str) -> None:
 
     p.gap(0.3)
     p.text(f"Chance of {heat_label}", weight="bold", gid="legend-heat")
-    width, height = min(p.width - 0.3, 3.2), p.line * 0.9
+    width, height = min(p.width - 0.3, 3.2 * p.grow), p.line * 0.9
     gradient = np.linspace(0, 1, 256).reshape(1, -1)
     p.ax.imshow(
         gradient,

@@ -32,13 +32,37 @@ def _need(entry: dict, keys: tuple[str, ...], what: str) -> None:
         raise RenderError(f"{what} has no {', '.join(repr(k) for k in missing)}")
 
 
-def _count_tick(value: float, _pos=None) -> str:
-    """A count axis's tick as people count: 1, 10, 1,000, 100,000, then powers of ten (10⁰ was one completion)."""
+#: The highest count of a chart whose axis is written in digits (its ticks then reach "1,000,000,000" at most);
+#: beyond it every tick is a power of ten.
+PLAIN_COUNTS_UP_TO = 100_000_000
+
+
+def _count_tick(value: float, _pos=None, *, powers: bool = False) -> str:
+    """A count axis's tick, every tick of an axis in one style: digits as people count (1, 10, 1,000, 100,000,000;
+    the axis read "10⁶" above "100,000"), or with ``powers`` (counts past ``PLAIN_COUNTS_UP_TO``, where digits
+    would run to 20 places) a power of ten, 10⁰ included."""
     if value < 0.5:
         return "0" if value >= 0 else ""
-    if value < 1e6:
-        return f"{value:,.0f}"
-    return f"$10^{{{round(math.log10(value))}}}$"
+    if powers:
+        return f"$10^{{{round(math.log10(value))}}}$"
+    return f"{value:,.0f}"
+
+
+def _count_axis(ax, highest: int) -> int:
+    """Label a count axis in one style (``_count_tick``): digits up to ``PLAIN_COUNTS_UP_TO``, powers of ten beyond;
+    returns the longest label's length in characters (for the room left of the axis)."""
+    from matplotlib.ticker import FuncFormatter, NullFormatter  # deferred: matplotlib, slow, only when drawing
+
+    powers = highest > PLAIN_COUNTS_UP_TO
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, pos=None: _count_tick(v, pos, powers=powers)))
+    lo, hi = sorted(ax.get_ylim())
+    # log scale's own minor labels read "2×10⁰" beside "1": in digits where the axis spans too little for its
+    # powers of ten to say much (5 completions down to 1), none elsewhere
+    few = not powers and lo > 0 and hi / lo <= 30
+    ax.yaxis.set_minor_formatter(FuncFormatter(_count_tick) if few else NullFormatter())
+    if powers:
+        return 5
+    return max((len(_count_tick(v)) for v in ax.get_yticks() if lo <= v <= hi), default=1)
 
 
 def profile_steps(profile) -> tuple[list[dict], dict]:
@@ -62,7 +86,7 @@ def profile_figure(profile, *, title: str = ""):
     """Completions (log scale) and forced cells after each reveal, one point per step."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
     from matplotlib.lines import Line2D  # deferred: matplotlib, slow, only when drawing
-    from matplotlib.ticker import FuncFormatter, MaxNLocator  # deferred: matplotlib, slow, only when drawing
+    from matplotlib.ticker import MaxNLocator  # deferred: matplotlib, slow, only when drawing
 
     steps, extra = profile_steps(profile)
     if not steps:
@@ -104,7 +128,6 @@ def profile_figure(profile, *, title: str = ""):
         top.set_yscale("log")
     else:
         top.set_yscale("symlog", linthresh=1)
-    top.yaxis.set_major_formatter(FuncFormatter(_count_tick))
     top.axhline(1, color="#2e7d32", lw=1.2, ls="--", zorder=1)
     top.set_ylabel("completions (log scale)")
     top.grid(True, which="major", axis="y", color="#dddddd")
@@ -164,6 +187,7 @@ def profile_figure(profile, *, title: str = ""):
                 label=f"{target} cells deduced before being explored",
             )
         )
+    digits = _count_axis(top, max(counts))  # after the limits are final
     top.legend(handles=handles, loc="lower left", bbox_to_anchor=(0.0, 0.06), frameon=True, framealpha=0.9)
     top.set_title(
         title or "Reveal profile: what is still open after each reveal", loc="left", fontsize=13, fontweight="bold"
@@ -186,7 +210,9 @@ def profile_figure(profile, *, title: str = ""):
         words += "; red with ? = a guess (no frontier cell was forced)"
     bottom.set_xlabel(words)
     bottom.set_xlim(-0.6, len(steps) - 0.4)
-    fig.subplots_adjust(left=0.08, right=0.98, top=0.93, bottom=0.13)
+    # room for the longest count ("100,000,000": 0.8 inch at 10 pt) and the axis title beside it
+    fig.subplots_adjust(left=max(0.08, (0.5 + 0.075 * digits) / width), right=0.98, top=0.93, bottom=0.13)
+    fig.align_ylabels((top, bottom))
     return fig
 
 

@@ -9,13 +9,14 @@ from mapgen.model import Map, expect_map
 from mapgen.render.board import (
     _chapter_info,
     board_extent,
+    broken_cells,
     check_overlays,
     draw_board,
     has_plain_tokens,
     has_unknown,
 )
 from mapgen.render.output import Rendered, RenderError, output_format, save_figures
-from mapgen.render.panel import Panel, briefing, heat_bar, legend, minimap
+from mapgen.render.panel import Panel, briefing, broken_rules, heat_bar, legend, minimap
 from mapgen.terrain import Terrain
 
 #: Paper sizes in inches (portrait).
@@ -52,8 +53,10 @@ def _page1(
     heat_bounds: dict | None = None,
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
+    violations=None,
 ):
-    """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below.
+    """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below;
+    ``violations``: the rules a complete map breaks, framed on the board and listed under the briefing.
 
     Returns the figure and whether everything fitted above the bottom margin.
     """
@@ -88,6 +91,7 @@ def _page1(
         heat_bounds=heat_bounds,
         heat_errors=heat_errors,
         right_labels=False,
+        broken=broken_cells(m, violations),
     )
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
@@ -109,6 +113,10 @@ def _page1(
         with_title=False,
         with_minimap=False,
     )
+    if violations:  # a broken hand-made map printed to try it: what is wrong shows on paper, as in the picture
+        p.gap(0.4)
+        broken_rules(p, violations)
+        p.gap(0.3)
     p.text(
         f"Cells are {unit * 25.4:.0f} mm wide when printed at 100%: put a Path token on each cell to play.", scale=0.85
     )
@@ -136,8 +144,10 @@ def sheet_figures(
     chapter=None,
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
+    violations=None,
 ) -> list:
-    """Two pages: the board with its briefing, then the key and the chapter's rules."""
+    """Two pages: the board with its briefing, then the key and the chapter's rules (``violations``, the rules a
+    complete map breaks (``check_map``): each cell of one framed in red with the rule's id, each listed on page 1)."""
     from matplotlib.figure import Figure  # deferred: matplotlib, slow, only when drawing
 
     if paper not in PAPERS:
@@ -164,6 +174,7 @@ def sheet_figures(
             heat_bounds,
             heat_errors,
             heat_converged,
+            violations,
         )
         if fits or unit < 0.5:
             break
@@ -176,6 +187,7 @@ def sheet_figures(
     legend(
         k,
         terrains,
+        broken=bool(violations),
         partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
         heat_label=heat_label,
@@ -215,8 +227,10 @@ def render_sheet(
     force: bool = True,
     heat_errors: dict[int, float] | None = None,
     heat_converged: bool | None = None,
+    violations=None,
 ) -> Rendered:
-    """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules."""
+    """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules
+    (``violations``: the rules a complete map breaks, framed on the board and listed under the briefing)."""
     expect_map(m, "render_sheet")
     fmt = output_format(path)
     if fmt != "pdf":
@@ -232,5 +246,6 @@ def render_sheet(
         chapter=chapter,
         heat_errors=heat_errors,
         heat_converged=heat_converged,
+        violations=violations,
     )
     return save_figures(figures, path, fmt, force=force)
