@@ -332,3 +332,76 @@ def test_playtest_plays_a_map_made_under_house_rules_with_them(house, house_map)
     assert r.exit_code == 1 and "under the house rules of" in r.output and "expected exactly 4" in r.output
     r = run("playtest", "flora-1", "--rules", house, "--games", 3, "--jobs", 1)
     assert r.exit_code == 2 and "a flora map, but the rules are chapter fauna's" in r.output
+
+
+# --- grade -------------------------------------------------------------------------------------------------
+
+
+def test_grade_deduces_plays_and_checks_under_the_house_rules(house, house_map):
+    """`grade house-map.toml --rules house.toml` had no --rules: the map was refused against shipped fauna's 3 Forts.
+    It is now checked, deduced (as deduce --rules) and played (as playtest --rules) under the house rules, and the
+    report says which rules, and what is still shipped fauna's measure."""
+    args = ("--bots", "heuristic", "--games", 3, "--jobs", 1)
+    r = run("grade", house_map, "--rules", house, *args, "--json")
+    assert r.exit_code == 0, r.output
+    (g,) = json.loads(r.stdout)
+    reveal_set, _, _, deduced = deduce_json(house_map, "--rules", house)
+    assert g["deduction"]["reveal_set"] == len(reveal_set) and g["deduction"]["targets_known_at"] == 1
+    assert g["deduction"]["grade"] == {k: deduced[k] for k in g["deduction"]["grade"]}
+    assert g["deduction"]["grade"]["calibrated_on"] == "fauna"
+    played = json.loads(run("playtest", house_map, "--rules", house, "--games", 3, "--jobs", 1, "--json").stdout)
+    assert (g["bots"]["heuristic"]["wins"], g["bots"]["heuristic"]["mean_days"]) == (
+        played["wins"],
+        round(played["mean_days"], 3),
+    )
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    assert (g["rules"], g["rules_fingerprint"]) == ("house.toml", chapter_fingerprint(load_chapter(house)))
+    assert g["calibrated_on"]["chapter"] == "fauna" and len(g["calibrated_on"]["what"]) == 2  # the tier, the bands
+    text = run("grade", house_map, "--rules", house, *args).stdout
+    assert text.startswith(f"{house_map} under the house rules of house.toml: fauna, games seed 0: ")
+    assert "  calibrated   on shipped fauna, not these house rules: the deduction tier, cut at the quartiles" in text
+    assert "the heuristic win-rate band 15% to 60% and the walled-in cap 25% (measured on shipped maps" in text
+
+
+def test_grade_refuses_a_map_the_rules_do_not_fit_or_that_breaks_them(house, house_map):
+    args = ("--bots", "heuristic", "--games", 2, "--no-deduction")
+    shipped = run("grade", house_map, *args)
+    assert shipped.exit_code == 1
+    assert "expected exactly 3" in shipped.stderr and "made under the house rules of house.toml" in shipped.stderr
+    r = run("grade", "fauna-1", "--rules", house, *args)
+    assert r.exit_code == 1
+    assert r.stderr.startswith(f"error: fauna-1: not a valid fauna map under the house rules of {house}: it breaks F2")
+    r = run("grade", "flora-1", "--rules", house, *args)
+    assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
+
+
+def grade_figures(*rules) -> tuple:
+    r = run("grade", "fauna-1", *rules, "--bots", "heuristic", "--games", 5, "--no-deduction", "--json")
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.stdout)[0]["bots"]["heuristic"]
+    return f["wins"], f["mean_days"], f["sealed"]
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_grade_plays_with_the_house_rules_in_either_order(no_f1, house_first):
+    """The bots of grade --rules reason with the house rules, as playtest --rules: a Game kept for the shipped
+    rules' games is never handed to the house rules' games in one process, nor the reverse."""
+    order = [["--rules", no_f1], []] if house_first else [[], ["--rules", no_f1]]
+    got = {bool(rules): grade_figures(*rules) for rules in order}
+    assert got[True] != got[False]  # fauna-1's first 5 heuristic games: 2 wins without F1 in mind, 1 with it
+    for rules in order:
+        p = json.loads(run("playtest", "fauna-1", *rules, "--games", 5, "--jobs", 1, "--json").stdout)
+        assert got[bool(rules)] == (p["wins"], round(p["mean_days"], 3), p["sealed"])
+
+
+def test_a_grade_table_of_house_rules_records_them():
+    """No [grade] table of house-rule figures is read as the shipped rules': it names the file and fingerprint."""
+    from mapgen.grade import MapGrade
+    from mapgen.quality import chapter_quality
+
+    g = MapGrade("fauna-1", "fauna", 0, {}, None, chapter_quality("fauna"))
+    assert "rules" not in g.table() and "rules" not in g.to_json()
+    mine = {"rules": "house.toml", "rules_fingerprint": "0123456789abcdef"}
+    house = MapGrade("fauna-1", "fauna", 0, {}, None, chapter_quality("fauna"), rules=mine)
+    assert {k: house.table()[k] for k in mine} == mine
