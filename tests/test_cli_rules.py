@@ -405,3 +405,51 @@ def test_a_grade_table_of_house_rules_records_them():
     mine = {"rules": "house.toml", "rules_fingerprint": "0123456789abcdef"}
     house = MapGrade("fauna-1", "fauna", 0, {}, None, chapter_quality("fauna"), rules=mine)
     assert {k: house.table()[k] for k in mine} == mine
+
+
+# --- render ------------------------------------------------------------------------------------------------
+
+
+def render_json(house_map, tmp_path, rules):
+    out = tmp_path / "odds.svg"
+    reveal = reveal_all_but(house_map, HIDDEN)
+    asked = ("--forced", "--probabilities", "Ft", "-o", out, "--force", "--json")
+    r = run("render", house_map, "--reveal", reveal, *asked, *rules)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_render_forced_and_odds_under_the_house_rules(house, house_map, tmp_path, house_first):
+    order = [["--rules", house], []] if house_first else [[], ["--rules", house]]
+    got = {bool(rules): render_json(house_map, tmp_path, rules) for rules in order}
+    mine, shipped = got[True], got[False]
+    assert {c: mine["forced"][c] for c in FORTS} == dict.fromkeys(FORTS, "Ft")
+    assert {c: mine["probabilities"]["cells"][c] for c in FORTS} == dict.fromkeys(FORTS, 1.0)
+    assert not set(FORTS) & set(shipped["forced"])  # 3 Forts among 4 cells: none forced, none sure
+    assert all(shipped["probabilities"]["cells"][c] < 1 for c in FORTS)
+
+
+def test_render_judges_a_complete_map_by_the_house_rules(house, house_map, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "map.svg"
+
+    def broken_ids():
+        return {el.get("id") for el in ET.parse(out).getroot().iter() if (el.get("id") or "").startswith("broken")}
+
+    r = run("render", house_map, "--rules", house, "-o", out)
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert broken_ids() == set()  # its 4 Forts keep the house rules: nothing drawn broken
+    r = run("render", house_map, "-o", out, "--force")
+    assert r.exit_code == 0 and "F2" in r.stderr and "made under the house rules of house.toml" in r.stderr
+    assert "broken-rules" in broken_ids()
+    r = run("render", "fauna-1", "--rules", house, "-o", out, "--force")
+    assert r.exit_code == 0
+    assert r.stderr == (
+        f"note: fauna-1: the map breaks rules F2 under the house rules of {house} (1 violation; "
+        f"mapgen validate --rules {house} fauna-1 lists them)\n"
+    )
+    assert "broken-rules" in broken_ids()  # 3 Forts, where the house wants 4
+    r = run("render", "flora-1", "--rules", house, "-o", tmp_path / "flora.svg")
+    assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
