@@ -453,3 +453,33 @@ def test_render_judges_a_complete_map_by_the_house_rules(house, house_map, tmp_p
     assert "broken-rules" in broken_ids()  # 3 Forts, where the house wants 4
     r = run("render", "flora-1", "--rules", house, "-o", tmp_path / "flora.svg")
     assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
+
+
+# --- compile -----------------------------------------------------------------------------------------------
+
+
+def test_compile_caches_the_house_rules_circuit_for_solve_rules_only(house, house_map, tmp_path, monkeypatch):
+    """compile --rules compiled the shipped rules' circuit (it had no --rules); now it compiles the house rules',
+    which a later solve --rules of the same state finds on disk, and a shipped solve does not."""
+    from mapgen.solving import compiled, solve
+
+    cache = tmp_path / "cache"
+    reveal = reveal_all_but(house_map, HIDDEN)
+    r = run("compile", house_map, "--reveal", reveal, "--rules", house, "--cache-dir", cache, "--json")
+    assert r.exit_code == 0, r.output
+    made = json.loads(r.stdout)
+    assert made["rules"] == str(house) and not made["from_cache"]
+    monkeypatch.setenv("MAPGEN_CACHE_DIR", str(cache))
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", None)  # a store over that folder, nothing in memory
+    loaded, found = [], []
+    real_load, real_find = compiled.CircuitCache.load, solve.CircuitStore.find
+    monkeypatch.setattr(
+        compiled.CircuitCache, "load", lambda self, *a: loaded.append(real_load(self, *a)) or loaded[-1]
+    )
+    monkeypatch.setattr(solve.CircuitStore, "find", lambda self, *a: found.append(real_find(self, *a)) or found[-1])
+    key = Path(made["cache"]).stem.split("-")[1]
+    assert solve_json(house_map, ["--rules", house])["count"] == made["count"]
+    assert [c.key for c in loaded if c is not None] == [key]  # read from the disk cache, once
+    found.clear()
+    assert solve_json(house_map, [])["count"] != made["count"]
+    assert found and key not in {c.key for c in found if c is not None}  # shipped fauna: never the house circuit
