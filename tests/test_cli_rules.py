@@ -455,6 +455,19 @@ def test_render_judges_a_complete_map_by_the_house_rules(house, house_map, tmp_p
     assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
 
 
+def test_render_profile_deduces_under_the_house_rules(house, house_map, tmp_path):
+    out = tmp_path / "profile.svg"
+    r = run("render", house_map, "--profile", "--rules", house, "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["steps"] > 0
+    shipped = run("render", house_map, "--profile", "-o", tmp_path / "no.svg")  # 4 Forts: no shipped completion
+    assert shipped.exit_code == 1 and "no completion: rule F2 Fort pattern" in shipped.stderr
+    deduced = tmp_path / "deduced.json"
+    deduced.write_text(run("deduce", house_map, "--rules", house, "--json").stdout, encoding="utf-8")
+    r = run("render", deduced, "--profile", "--rules", house, "-o", tmp_path / "again.svg")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --rules: ")
+
+
 # --- compile -----------------------------------------------------------------------------------------------
 
 
