@@ -20,7 +20,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import Chapter, get_chapter
 from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
 from mapgen.engine.bots import BOTS, UNFAIR
@@ -232,6 +232,10 @@ class MapGrade:
     deduction: Deduction | None
     quality: Quality
     flags: tuple[Flag, ...] = field(default=())
+    #: graded under house rules (``mapgen grade --rules``): {"rules": the file's name, "rules_fingerprint": its
+    #: ``chapter_fingerprint``} (``mapgen.generate.rules_record``, as a map made under them records them in its
+    #: ``[generator]`` table); None: under the map's shipped chapter
+    rules: dict | None = None
 
     @property
     def passes(self) -> bool:
@@ -270,6 +274,31 @@ class MapGrade:
         bot played."""
         return self.bots.get(self.quality.bot) or next(iter(self.bots.values()), None)
 
+    def shipped_calibration(self) -> list[str]:
+        """Under house rules (``rules``): what in the grade is the shipped chapter's measure, in words (the
+        deduction tier's cuts, the default win-rate band and walled-in cap: ``mapgen.quality.CHAPTER_DEFAULTS``,
+        measured on shipped maps); [] under the shipped rules. The skull-wall, guessed-target and oracle checks
+        are the map's own figures against no calibration."""
+        if not self.rules:
+            return []
+        out = []
+        d = self.deduction
+        if d is not None and d.grade and d.grade.get("calibrated_on"):
+            out.append(
+                f"the deduction tier, cut at the quartiles of maps generated under shipped {self.chapter}'s rules"
+            )
+        q, shipped = self.quality, chapter_quality(self.chapter)
+        bands = []
+        if q.bot in self.bots:  # a band given (--win-rate, a profile) is the designer's, not a calibration
+            if q.win_rate is not None and q.win_rate == shipped.win_rate:
+                lo, hi = q.win_rate
+                bands.append(f"the {q.bot} win-rate band {100 * lo:.0f}% to {100 * hi:.0f}%")
+            if q.max_walled_in is not None and q.max_walled_in == shipped.max_walled_in:
+                bands.append(f"the walled-in cap {100 * q.max_walled_in:.0f}%")
+        if bands:
+            out.append(f"{' and '.join(bands)} (measured on shipped maps: mapgen/quality.py)")
+        return out
+
     @property
     def distance(self) -> float:
         """How far from passing: the sum over the flags (0 when it passes)."""
@@ -289,6 +318,11 @@ class MapGrade:
             "gap_bots": list(self.gap_bots) if self.gap_bots else None,
             "play": self.play.to_json() if self.play else None,
             "quality": self.quality.to_json(),
+            **(self.rules or {}),
+            # under house rules, what is still the shipped chapter's measure (the tier's cuts, default bands)
+            **(
+                {"calibrated_on": {"chapter": self.chapter, "what": cal}} if (cal := self.shipped_calibration()) else {}
+            ),
         }
 
     @classmethod
@@ -354,6 +388,8 @@ class MapGrade:
         if self.play is not None:
             t["play"] = {k: v for k, v in self.play.to_json().items() if k != "fair_above_oracle"}
         t["flags"] = [f.reason for f in self.flags]
+        if self.rules:  # figures of house rules: a table that says which, never one read as the shipped rules'
+            t.update(self.rules)
         return t
 
     def row(self) -> dict:
@@ -392,6 +428,8 @@ class MapGrade:
             out[f"{head.bot}_mean_days"] = round(head.mean_days, 3)
             out[f"{head.bot}_losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items())
         out["flags"] = "; ".join(f.reason for f in self.flags)
+        if self.rules:
+            out.update(self.rules)
         return out
 
 
@@ -399,26 +437,34 @@ class MapGrade:
 _CACHE: dict = {}
 
 
-def _game_for(map_text: str, bot: str):
-    """Parse a map and build its Game once per worker process."""
-    key = (map_text, bot)
+def _game_for(map_text: str, bot: str, rules: Chapter | None = None):
+    """Parse a map and build its Game once per worker process (one per rules the bots reason with: a Game of
+    house rules is never handed to the shipped rules' games, nor the reverse)."""
+    key = (map_text, bot, rules)
     hit = _CACHE.get(key)
     if hit is None:
         if len(_CACHE) > 16:
             _CACHE.clear()
         m = parse_map(map_text)
-        s = Settings(bot=bot)
+        s = Settings(bot=bot, reference=rules)
         hit = _CACHE[key] = (m, make_game(m, s, 0))
     return hit
 
 
 def play_games(
-    map_text: str, bot: str, seed: int, start: int, count: int, budget: int | None = None
+    map_text: str,
+    bot: str,
+    seed: int,
+    start: int,
+    count: int,
+    budget: int | None = None,
+    rules: Chapter | None = None,
 ) -> list[tuple[str, int, int]]:
     """Games start..start+count-1 of a playtest with this seed: (outcome, days, score) each, exactly as
-    ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot) plays them."""
-    m, game = _game_for(map_text, bot)
-    s = Settings(bot=bot, seed=seed, budget=budget)
+    ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot, ``--rules`` for ``rules``: a house
+    chapter the bots reason with) plays them."""
+    m, game = _game_for(map_text, bot, rules)
+    s = Settings(bot=bot, seed=seed, budget=budget, reference=rules)
     out = []
     for k in range(start, start + count):
         rec = play_one(m, s, k, False, game)
@@ -429,16 +475,23 @@ def play_games(
     return out
 
 
-def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
-    """The deduction half of a grade: minimal reveal set, the logical explorer's path and its grade."""
+def deduce_map(map_text: str, seed: int, time_limit: float, rules: Chapter | None = None) -> Deduction:
+    """The deduction half of a grade: minimal reveal set, the logical explorer's path and its grade. ``rules``:
+    a house chapter everything is deduced under (``mapgen deduce --rules``); the grade's tier is then placed by
+    the shipped chapter's cuts, and says so (``calibrated_on``)."""
 
     m = parse_map(map_text)
-    solver = Solver(get_chapter(m.chapter))
+    shipped = get_chapter(m.chapter)
+    chapter = rules or shipped
+    solver = Solver(chapter)
     t0 = time.monotonic()
     cells = deduce.minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver)
     left = max(1.0, time_limit - (time.monotonic() - t0))
-    profile = deduce.reveal_profile(m, time_limit=left)  # its own deterministic solver: one grade per map
+    # its own deterministic solver: one grade per map
+    profile = deduce.reveal_profile(m, time_limit=left, chapter=chapter)
     g = deduce.grade(profile, m.chapter)
+    if chapter != shipped:  # the house rules' path, placed among shipped maps' scores (as deduce --rules says)
+        g["calibrated_on"] = m.chapter
     guessed = tuple(
         cell
         for cell, ev in profile["targets"].items()
@@ -450,7 +503,7 @@ def deduce_map(map_text: str, seed: int, time_limit: float) -> Deduction:
         targets_known_at=profile["all_targets_known_at"],
         guessed_targets=guessed,
         unique_at=profile["unique_at"],
-        grade={k: g[k] for k in ("tier", "guesses", "largest_reason", "deduced_share")},
+        grade={k: g[k] for k in ("tier", "guesses", "largest_reason", "deduced_share", "calibrated_on") if k in g},
     )
 
 
@@ -535,6 +588,9 @@ class GradeSettings:
     deduce: bool = True
     time_limit: float = 120.0
     budgets: dict[str, int] = field(default_factory=dict)
+    #: a house chapter (``constraints.catalogue.load_chapter``) the map is deduced under and the bots reason with
+    #: (``mapgen grade --rules``); None: the map's shipped chapter
+    rules: Chapter | None = None
 
     def __post_init__(self):
         bad = {bot: n for bot, n in self.games.items() if not isinstance(n, int) or isinstance(n, bool) or n < 0}
@@ -548,13 +604,16 @@ def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     text = dumps_map(m)
     tasks = []
     if settings.deduce:
-        tasks.append(Task(deduce_map, (text, settings.seed, settings.time_limit), weight=0))
+        house = (settings.rules,) if settings.rules is not None else ()
+        tasks.append(Task(deduce_map, (text, settings.seed, settings.time_limit, *house), weight=0))
     for bot, n in settings.games.items():
         size = CHUNK.get(bot, DEFAULT_CHUNK)
         for start in range(0, n, size):
             args = (text, bot, settings.seed, start, min(size, n - start))
-            if settings.budgets.get(bot) is not None:
-                args += (settings.budgets[bot],)
+            if settings.budgets.get(bot) is not None or settings.rules is not None:
+                args += (settings.budgets.get(bot),)
+            if settings.rules is not None:
+                args += (settings.rules,)
             tasks.append(Task(play_games, args, weight=min(size, n - start)))
     return tasks
 
@@ -723,7 +782,8 @@ def play_correlations(grades: list[MapGrade]) -> str | None:
 def report_text(g: MapGrade) -> str:
     """A grade for people."""
     # the seed of the games (--seed), not the map's own: "fauna-5: fauna, seed 0" read as the map's seed
-    lines = [f"{g.map}: {g.chapter}, games seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
+    under = f" under the house rules of {g.rules['rules']}" if g.rules else ""
+    lines = [f"{g.map}{under}: {g.chapter}, games seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
     d = g.deduction
     if d is not None:
         if d.grade:
@@ -772,6 +832,9 @@ def report_text(g: MapGrade) -> str:
         )
     for fl in g.flags:
         lines.append(f"  flag         {fl.reason}")
+    shipped = g.shipped_calibration()
+    if shipped:
+        lines.append(f"  calibrated   on shipped {g.chapter}, not these house rules: {'; '.join(shipped)}")
     return "\n".join(lines)
 
 

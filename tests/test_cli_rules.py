@@ -332,3 +332,167 @@ def test_playtest_plays_a_map_made_under_house_rules_with_them(house, house_map)
     assert r.exit_code == 1 and "under the house rules of" in r.output and "expected exactly 4" in r.output
     r = run("playtest", "flora-1", "--rules", house, "--games", 3, "--jobs", 1)
     assert r.exit_code == 2 and "a flora map, but the rules are chapter fauna's" in r.output
+
+
+# --- grade -------------------------------------------------------------------------------------------------
+
+
+def test_grade_deduces_plays_and_checks_under_the_house_rules(house, house_map):
+    """`grade house-map.toml --rules house.toml` had no --rules: the map was refused against shipped fauna's 3 Forts.
+    It is now checked, deduced (as deduce --rules) and played (as playtest --rules) under the house rules, and the
+    report says which rules, and what is still shipped fauna's measure."""
+    args = ("--bots", "heuristic", "--games", 3, "--jobs", 1)
+    r = run("grade", house_map, "--rules", house, *args, "--json")
+    assert r.exit_code == 0, r.output
+    (g,) = json.loads(r.stdout)
+    reveal_set, _, _, deduced = deduce_json(house_map, "--rules", house)
+    assert g["deduction"]["reveal_set"] == len(reveal_set) and g["deduction"]["targets_known_at"] == 1
+    assert g["deduction"]["grade"] == {k: deduced[k] for k in g["deduction"]["grade"]}
+    assert g["deduction"]["grade"]["calibrated_on"] == "fauna"
+    played = json.loads(run("playtest", house_map, "--rules", house, "--games", 3, "--jobs", 1, "--json").stdout)
+    assert (g["bots"]["heuristic"]["wins"], g["bots"]["heuristic"]["mean_days"]) == (
+        played["wins"],
+        round(played["mean_days"], 3),
+    )
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    assert (g["rules"], g["rules_fingerprint"]) == ("house.toml", chapter_fingerprint(load_chapter(house)))
+    assert g["calibrated_on"]["chapter"] == "fauna" and len(g["calibrated_on"]["what"]) == 2  # the tier, the bands
+    text = run("grade", house_map, "--rules", house, *args).stdout
+    assert text.startswith(f"{house_map} under the house rules of house.toml: fauna, games seed 0: ")
+    assert "  calibrated   on shipped fauna, not these house rules: the deduction tier, cut at the quartiles" in text
+    assert "the heuristic win-rate band 15% to 60% and the walled-in cap 25% (measured on shipped maps" in text
+
+
+def test_grade_refuses_a_map_the_rules_do_not_fit_or_that_breaks_them(house, house_map):
+    args = ("--bots", "heuristic", "--games", 2, "--no-deduction")
+    shipped = run("grade", house_map, *args)
+    assert shipped.exit_code == 1
+    assert "expected exactly 3" in shipped.stderr and "made under the house rules of house.toml" in shipped.stderr
+    r = run("grade", "fauna-1", "--rules", house, *args)
+    assert r.exit_code == 1
+    assert r.stderr.startswith(f"error: fauna-1: not a valid fauna map under the house rules of {house}: it breaks F2")
+    r = run("grade", "flora-1", "--rules", house, *args)
+    assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
+
+
+def grade_figures(*rules) -> tuple:
+    r = run("grade", "fauna-1", *rules, "--bots", "heuristic", "--games", 5, "--no-deduction", "--json")
+    assert r.exit_code == 0, r.output
+    f = json.loads(r.stdout)[0]["bots"]["heuristic"]
+    return f["wins"], f["mean_days"], f["sealed"]
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_grade_plays_with_the_house_rules_in_either_order(no_f1, house_first):
+    """The bots of grade --rules reason with the house rules, as playtest --rules: a Game kept for the shipped
+    rules' games is never handed to the house rules' games in one process, nor the reverse."""
+    order = [["--rules", no_f1], []] if house_first else [[], ["--rules", no_f1]]
+    got = {bool(rules): grade_figures(*rules) for rules in order}
+    assert got[True] != got[False]  # fauna-1's first 5 heuristic games: 2 wins without F1 in mind, 1 with it
+    for rules in order:
+        p = json.loads(run("playtest", "fauna-1", *rules, "--games", 5, "--jobs", 1, "--json").stdout)
+        assert got[bool(rules)] == (p["wins"], round(p["mean_days"], 3), p["sealed"])
+
+
+def test_a_grade_table_of_house_rules_records_them():
+    """No [grade] table of house-rule figures is read as the shipped rules': it names the file and fingerprint."""
+    from mapgen.grade import MapGrade
+    from mapgen.quality import chapter_quality
+
+    g = MapGrade("fauna-1", "fauna", 0, {}, None, chapter_quality("fauna"))
+    assert "rules" not in g.table() and "rules" not in g.to_json()
+    mine = {"rules": "house.toml", "rules_fingerprint": "0123456789abcdef"}
+    house = MapGrade("fauna-1", "fauna", 0, {}, None, chapter_quality("fauna"), rules=mine)
+    assert {k: house.table()[k] for k in mine} == mine
+
+
+# --- render ------------------------------------------------------------------------------------------------
+
+
+def render_json(house_map, tmp_path, rules):
+    out = tmp_path / "odds.svg"
+    reveal = reveal_all_but(house_map, HIDDEN)
+    asked = ("--forced", "--probabilities", "Ft", "-o", out, "--force", "--json")
+    r = run("render", house_map, "--reveal", reveal, *asked, *rules)
+    assert r.exit_code == 0, r.output
+    return json.loads(r.stdout)
+
+
+@pytest.mark.parametrize("house_first", [True, False])
+def test_render_forced_and_odds_under_the_house_rules(house, house_map, tmp_path, house_first):
+    order = [["--rules", house], []] if house_first else [[], ["--rules", house]]
+    got = {bool(rules): render_json(house_map, tmp_path, rules) for rules in order}
+    mine, shipped = got[True], got[False]
+    assert {c: mine["forced"][c] for c in FORTS} == dict.fromkeys(FORTS, "Ft")
+    assert {c: mine["probabilities"]["cells"][c] for c in FORTS} == dict.fromkeys(FORTS, 1.0)
+    assert not set(FORTS) & set(shipped["forced"])  # 3 Forts among 4 cells: none forced, none sure
+    assert all(shipped["probabilities"]["cells"][c] < 1 for c in FORTS)
+
+
+def test_render_judges_a_complete_map_by_the_house_rules(house, house_map, tmp_path):
+    import xml.etree.ElementTree as ET
+
+    out = tmp_path / "map.svg"
+
+    def broken_ids():
+        return {el.get("id") for el in ET.parse(out).getroot().iter() if (el.get("id") or "").startswith("broken")}
+
+    r = run("render", house_map, "--rules", house, "-o", out)
+    assert (r.exit_code, r.stderr) == (0, "")
+    assert broken_ids() == set()  # its 4 Forts keep the house rules: nothing drawn broken
+    r = run("render", house_map, "-o", out, "--force")
+    assert r.exit_code == 0 and "F2" in r.stderr and "made under the house rules of house.toml" in r.stderr
+    assert "broken-rules" in broken_ids()
+    r = run("render", "fauna-1", "--rules", house, "-o", out, "--force")
+    assert r.exit_code == 0
+    assert r.stderr == (
+        f"note: fauna-1: the map breaks rules F2 under the house rules of {house} (1 violation; "
+        f"mapgen validate --rules {house} fauna-1 lists them)\n"
+    )
+    assert "broken-rules" in broken_ids()  # 3 Forts, where the house wants 4
+    r = run("render", "flora-1", "--rules", house, "-o", tmp_path / "flora.svg")
+    assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
+
+
+def test_render_profile_deduces_under_the_house_rules(house, house_map, tmp_path):
+    out = tmp_path / "profile.svg"
+    r = run("render", house_map, "--profile", "--rules", house, "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["steps"] > 0
+    shipped = run("render", house_map, "--profile", "-o", tmp_path / "no.svg")  # 4 Forts: no shipped completion
+    assert shipped.exit_code == 1 and "no completion: rule F2 Fort pattern" in shipped.stderr
+    deduced = tmp_path / "deduced.json"
+    deduced.write_text(run("deduce", house_map, "--rules", house, "--json").stdout, encoding="utf-8")
+    r = run("render", deduced, "--profile", "--rules", house, "-o", tmp_path / "again.svg")
+    assert r.exit_code == 2 and r.stderr.startswith("error: --rules: ")
+
+
+# --- compile -----------------------------------------------------------------------------------------------
+
+
+def test_compile_caches_the_house_rules_circuit_for_solve_rules_only(house, house_map, tmp_path, monkeypatch):
+    """compile --rules compiled the shipped rules' circuit (it had no --rules); now it compiles the house rules',
+    which a later solve --rules of the same state finds on disk, and a shipped solve does not."""
+    from mapgen.solving import compiled, solve
+
+    cache = tmp_path / "cache"
+    reveal = reveal_all_but(house_map, HIDDEN)
+    r = run("compile", house_map, "--reveal", reveal, "--rules", house, "--cache-dir", cache, "--json")
+    assert r.exit_code == 0, r.output
+    made = json.loads(r.stdout)
+    assert made["rules"] == str(house) and not made["from_cache"]
+    monkeypatch.setenv("MAPGEN_CACHE_DIR", str(cache))
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", None)  # a store over that folder, nothing in memory
+    loaded, found = [], []
+    real_load, real_find = compiled.CircuitCache.load, solve.CircuitStore.find
+    monkeypatch.setattr(
+        compiled.CircuitCache, "load", lambda self, *a: loaded.append(real_load(self, *a)) or loaded[-1]
+    )
+    monkeypatch.setattr(solve.CircuitStore, "find", lambda self, *a: found.append(real_find(self, *a)) or found[-1])
+    key = Path(made["cache"]).stem.split("-")[1]
+    assert solve_json(house_map, ["--rules", house])["count"] == made["count"]
+    assert [c.key for c in loaded if c is not None] == [key]  # read from the disk cache, once
+    found.clear()
+    assert solve_json(house_map, [])["count"] != made["count"]
+    assert found and key not in {c.key for c in found if c is not None}  # shipped fauna: never the house circuit

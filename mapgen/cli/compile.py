@@ -7,9 +7,17 @@ import sys
 
 import click
 
-from constraints.catalogue import get_chapter
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
-from mapgen.cli.options import json_option, map_argument, reveal_option, revealed_input, time_limit_option
+from mapgen.cli.options import (
+    json_option,
+    map_argument,
+    reveal_option,
+    revealed_input,
+    rules_file,
+    rules_for,
+    rules_option,
+    time_limit_option,
+)
 from mapgen.terrain import quantity
 
 
@@ -40,8 +48,9 @@ from mapgen.terrain import quantity
     help="The cache's size cap; the least recently used circuits go first.",
 )
 @click.option("--recompile", is_flag=True, help="Compile again even when a cached circuit answers the map.")
+@rules_option
 @json_option
-def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, recompile, as_json):
+def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, recompile, rules, as_json):
     """Compile a map's briefing, or a partial map as revealed, to a d-DNNF circuit (d4) and cache it.
 
     A complete MAP compiles its briefing: the empty board, every map the briefing allows. A partial MAP, or a MAP
@@ -50,6 +59,10 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and uniform samples. Exit 0 when
     compiled (or already cached), 1 when the compiler runs out of memory, 2 for an unreadable file or cache folder,
     3 when the time limit runs out.
+
+    With --rules FILE the circuit is that house-rule chapter file's (exit 2 for a map of another chapter): the
+    cache keeps it apart by the rules' fingerprint, so `mapgen solve --rules FILE` of the same briefing uses it
+    and a question under the shipped rules never does.
 
     \b
     Example:
@@ -65,9 +78,9 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         default_cache_dir,
     )
 
-    map_in = revealed_input(map_in, reveal)
+    chapter = rules_for(map_in, rules)  # the --rules house chapter (exit 2: another chapter's map), else the map's
+    map_in = revealed_input(map_in, reveal, chapter)
     m, file = map_in.map, map_in.source
-    chapter = get_chapter(m.chapter)
     state = m.hide(range(m.board.size)) if m.complete else m
     folder = cache_dir or str(default_cache_dir())
     prepare_folder(folder)
@@ -109,6 +122,7 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         "count": stats.count,
         "from_cache": from_cache,
         "cache": str(path) if path else None,
+        **({"rules": rules_file()} if rules is not None else {}),
     }
     if as_json:
         click.echo(json.dumps(out))
@@ -119,8 +133,9 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         if from_cache
         else f"compiled in {stats.seconds:.2f} s; " + (f"cached in {path}" if path else "too large for the cache")
     )
+    under = f" under the house rules of {rules_file()}" if rules is not None else ""
     click.echo(
-        f"{file}: {what}: {stats.count:,} map{'s' if stats.count != 1 else ''}, {stats.nodes:,} nodes, "
+        f"{file}{under}: {what}: {stats.count:,} map{'s' if stats.count != 1 else ''}, {stats.nodes:,} nodes, "
         f"{stats.edges:,} edges, {when}"
     )
 

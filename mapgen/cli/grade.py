@@ -16,9 +16,13 @@ import click
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
     FiniteRange,
+    checked_map,
     jobs_option,
     map_argument,
     reject,
+    rules_file,
+    rules_for,
+    rules_option,
     seed_option,
     time_limit_option,
 )
@@ -165,7 +169,9 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
 
 
 @click.command()
-@map_argument("maps_in", complete=True, valid=True, nargs=-1, required=True)
+# valid: checked in the body, against the --rules file's rules when given (as playtest: a map made under house rules
+# breaks the shipped ones)
+@map_argument("maps_in", complete=True, nargs=-1, required=True)
 @click.option(
     "--games",
     "-n",
@@ -192,6 +198,7 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
     "(default: the chapter's defaults).",
 )
 @click.option("--no-deduction", is_flag=True, help="Play only: skip the reveal set and the deduction grade.")
+@rules_option
 @seed_option(0, help="Seed: same seed, same report, wherever it runs.")
 @campaign_options
 @time_limit_option(120.0, help="Seconds allowed for each map's deduction.")
@@ -207,6 +214,7 @@ def grade(
     max_walled_in,
     profile_file,
     no_deduction,
+    rules,
     seed,
     jobs,
     ray_address,
@@ -231,6 +239,11 @@ def grade(
     their play difficulty closes the text report. Same seed, same report, whatever --jobs or --ray. Exit 0
     when every map was graded, flagged or not.
 
+    With --rules FILE each map is checked against that house-rule chapter file's rules (exit 1 when it breaks
+    them, 2 for a map of another chapter), deduced under them (as mapgen deduce --rules) and played by bots that
+    reason with them (as mapgen playtest --rules). The deduction tier and the chapter's default bands stay the
+    shipped chapter's measures (the only calibration there is), and the report says so.
+
     \b
     Example:
         mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
@@ -246,6 +259,10 @@ def grade(
         report_text,
     )
 
+    for mi in maps_in:
+        if rules is not None:
+            rules_for(mi, rules)  # a map of another chapter than the rules': exit 2, in validate's words
+        checked_map(mi, valid=True, command="mapgen grade", chapter=rules)  # exit 1 naming the rules it breaks
     formats = [f for f, given in (("json", as_json), ("csv", as_csv), ("markdown", as_markdown)) if given]
     if len(formats) > 1:  # before, the last one given won, silently
         reject(" and ".join(f"--{f}" for f in formats), "one format at a time (give one of --json, --csv, --markdown)")
@@ -265,6 +282,7 @@ def grade(
         seed=seed,
         deduce=not no_deduction,
         time_limit=time_limit,
+        rules=rules,
     )
     backend = where(jobs, ray_address)
     if ray_address:
@@ -275,6 +293,11 @@ def grade(
         progress_bar("grading (games)", games_total(len(items), settings), fmt is None) as progress,
     ):
         grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress)
+    if rules is not None:  # every figure says which rules it was had under, as a made map's [generator] table
+        from mapgen.generate import rules_record  # deferred: the command's library, only when it runs
+
+        record = rules_record(rules_file(), rules)
+        grades = [replace(g, rules=record) for g in grades]
     if fmt == "json":
         click.echo(json.dumps([g.to_json() for g in grades], indent=2))
     elif fmt == "csv":

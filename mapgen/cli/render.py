@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from constraints.catalogue import check_map, get_chapter
+from constraints.catalogue import check_map
 from mapgen.cli.errors import BadInput, about, found_then_out_of_time
 from mapgen.cli.options import (
     FiniteRange,
@@ -21,9 +21,13 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
+    rules_file,
+    rules_for,
+    rules_option,
     typed,
 )
 from mapgen.inputs import Unreadable, read_json, read_text
+from mapgen.validate import made_under
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -114,14 +118,19 @@ def _read_profile(path: str):
     help="wide: the briefing beside the board; tall: under it, with larger words, for a phone "
     "(with --dpi 50 a 7x7 map is 680 px wide).",
 )
+@rules_option
 @json_option
-def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, time_limit, dpi, layout, as_json):
+def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, time_limit, dpi, layout, rules, as_json):
     """Draw a map, a partial map or its reveal profile as SVG, PNG or PDF.
 
     MAP is a map file or the name of a shipped map. The board shows coordinates, every terrain
     as a colour, a symbol and its name (readable in greyscale), Hill numbers, the Peak, the
     start and Greek Fire, beside the Mission Briefing. Unexplored cells are drawn as Path tokens.
     An existing output file is kept unless --force.
+
+    With --rules FILE the map is drawn under that house-rule chapter file's rules (exit 2 for a map of another
+    chapter): --forced, --probabilities and --profile are solved under them, a complete map's broken rules are
+    judged by them, and a --sheet lists them.
 
     \b
     Example:
@@ -157,25 +166,31 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
     extra: dict = {}
+    house = rules_file() if rules is not None else None  # the --rules file as given, for the words
     if profile:
         if map_file.lower().endswith(".json") or _starts_as_json(map_file):
+            if rules is not None:  # it would be drawn as deduced, under whatever rules it was, without a word
+                reject("--rules", f"{map_file} is a reveal profile, deduced already; give a map to deduce under them")
             data = _read_profile(map_file)
         else:
-            m = load_map(map_file, complete=True, command="--profile").map
+            map_in = load_map(map_file, complete=True, command="--profile")
+            chapter = rules_for(map_in, rules) if rules is not None else None  # exit 2: another chapter's map
             from mapgen.deduce import reveal_profile  # deferred: ortools, only when the command runs
 
             time_limit = time_limit or PROFILE_TIME
             with about(map_file, time_limit):
-                data = reveal_profile(m, time_limit=time_limit)
+                data = reveal_profile(map_in.map, time_limit=time_limit, chapter=chapter)
         title = f"Reveal profile of {Path(map_file).stem}: what is still open after each reveal"
         result = plot_profile(data, out, title=title, dpi=dpi, force=force)
         extra["steps"] = len(profile_steps(data)[0])
     else:
-        m = revealed_input(load_map(map_file), reveal).map
+        map_in = load_map(map_file)
+        chapter = rules_for(map_in, rules)  # the --rules house chapter (exit 2: another chapter's map), else the map's
+        m = revealed_input(map_in, reveal, chapter).map
         terrain = None
         if code is not None:
             try:
-                terrain = get_chapter(m.chapter).terrain(code)
+                terrain = chapter.terrain(code)
             except ValueError as e:
                 reject("--probabilities", str(e))
             if m.complete:
@@ -190,7 +205,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         if forced or terrain is not None:
             from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
 
-            solver = Solver.for_chapter(m.chapter)
+            solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:
                 kernels_ready()
             with about(map_file, time_limit):
@@ -213,15 +228,20 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         }
         broken = []
         if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
-            broken = check_map(m)
+            broken = check_map(m, rules)
             if broken:
                 ids = ", ".join(dict.fromkeys(v.rule for v in broken))
                 n = len(broken)
+                under, see = (f" under the house rules of {house}", f" --rules {house}") if house else ("", "")
+                made = made_under(m) if rules is None else None
+                hint = f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
                 extra["note"] = (
-                    f"{map_file}: the map breaks rules {ids} ({n} violation{'s' if n != 1 else ''}; "
-                    f"mapgen validate {map_file} lists them)"
+                    f"{map_file}: the map breaks rules {ids}{under} ({n} violation{'s' if n != 1 else ''}; "
+                    f"mapgen validate{see} {map_file} lists them){hint}"
                 )
         shown = _named(m, map_file)
+        if rules is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
+            options["chapter"] = rules
         if sheet:
             result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
         else:
