@@ -6,6 +6,7 @@ import json
 import os
 import queue
 import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +17,8 @@ from constraints.catalogue import check_map, get_chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.terrain import Terrain
 from mapgen.web import create_app, is_loopback
+
+ROOT = Path(__file__).parent.parent
 
 
 @pytest.fixture(scope="module")
@@ -262,6 +265,60 @@ def test_render_draws_every_format(client, fmt, magic):
     r = client.post("/api/render", json={"name": "training-1", "format": fmt})
     assert r.status_code == 200 and r.content.startswith(magic)
     assert "attachment" in r.headers["content-disposition"]
+
+
+def test_render_of_a_map_that_breaks_rules_frames_and_lists_them(client):
+    """A designer's hand-made map that breaks C9 and F2, downloaded from the studio: the picture looked sound. It now
+    frames each broken cell in red with the rule's id and lists the violations, as ``mapgen render`` does."""
+    text = (ROOT / "examples" / "my-map.toml").read_text(encoding="utf-8")
+    assert {v.rule for v in check_map(parse_map(text))} == {"C9", "F2"}
+    r = client.post("/api/render", json={"map": text, "format": "svg"})
+    assert r.status_code == 200, r.text
+    for gid in ("broken-C9-C7", "broken-C9-G5", "broken-F2-D5", "broken-F2-G7", "broken-rules"):
+        assert f'id="{gid}"'.encode() in r.content, gid
+    # a sound map has none, and a sheet of the broken one is drawn too (its frames: tests/test_render.py)
+    sound = client.post("/api/render", json={"name": "fauna-1", "format": "svg"})
+    assert sound.status_code == 200 and b'id="broken-' not in sound.content
+    sheet = client.post("/api/render", json={"map": text, "format": "sheet"})
+    assert sheet.status_code == 200 and sheet.content.startswith(b"%PDF")
+
+
+def _png_size(data: bytes) -> tuple[int, int]:
+    assert data.startswith(b"\x89PNG")
+    return int.from_bytes(data[16:20], "big"), int.from_bytes(data[20:24], "big")
+
+
+def test_render_draws_the_tall_layout_for_a_phone(client):
+    """``layout``: "wide" (the default, the briefing beside the board) or "tall" (under it, as ``render --layout``)."""
+    sizes = {}
+    for layout in ("wide", "tall", None):
+        body = {"name": "fauna-1", "format": "png"} | ({"layout": layout} if layout else {})
+        r = client.post("/api/render", json=body)
+        assert r.status_code == 200, r.text
+        sizes[layout] = _png_size(r.content)
+    (ww, wh), (tw, th) = sizes["wide"], sizes["tall"]
+    assert ww > wh and th > tw and sizes[None] == sizes["wide"]
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"name": "fauna-1", "layout": "narrow"}, "field 'layout' must be wide or tall, not 'narrow'"),
+        ({"name": "fauna-1", "layout": "Tall"}, "field 'layout' must be wide or tall, not 'Tall'"),
+        ({"name": "fauna-1", "layout": True}, "field 'layout' must be wide or tall, not true"),
+        (
+            {"name": "fauna-1", "format": "sheet", "layout": "tall"},
+            "field 'layout' arranges a picture of a map; a sheet has a layout of its own",
+        ),
+        (
+            {"name": "fauna-1", "format": "sheet", "layout": "wide"},
+            "field 'layout' arranges a picture of a map; a sheet has a layout of its own",
+        ),
+    ],
+)
+def test_render_refuses_a_bad_layout_and_one_with_a_sheet(client, body, message):
+    r = client.post("/api/render", json=body)
+    assert r.status_code == 400 and r.json() == {"error": message}
 
 
 @pytest.mark.slow
@@ -530,7 +587,7 @@ def test_only_loopback_hosts_count_as_local():
         (
             "/api/render",
             {"name": "fauna-1", "dpi": 300},
-            "unknown field 'dpi' for /api/render (known: map, name, file, format, paper, forced, heat)",
+            "unknown field 'dpi' for /api/render (known: map, name, file, format, paper, layout, forced, heat)",
         ),
         (
             "/api/validate",

@@ -308,6 +308,31 @@ def test_studio_downloads_a_png(driver, base_url, downloads):
     wait_for(lambda: png.stat().st_size > 1000 and png.read_bytes().startswith(b"\x89PNG"), 30, "the whole file")
 
 
+def test_phone_studio_downloads_the_tall_picture(phone, base_url):
+    """On a phone the studio's PNG had the briefing beside the board, its words a few pixels high; it now asks
+    /api/render for the tall layout (the briefing under the board), and the sheet keeps its own."""
+    from selenium.webdriver.common.by import By
+
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    d.get(f"{base_url}/studio#map=fauna-1")
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
+    settled(d)
+    # what the page asks /api/render for and what it would save (the phone has no downloads folder)
+    d.execute_script(
+        "window.asked = []; window.saved = [];"
+        "const api = MG.api; MG.api = (path, body, signal) => {"
+        "  if (path === '/api/render') asked.push(body); return api(path, body, signal); };"
+        "MG.download = (name, data) => saved.push([name, data instanceof Blob ? data.size : data.length]);"
+    )
+    for button, layout, suffix in (("dl-png", "tall", "-map.png"), ("dl-sheet", None, "-map-sheet.pdf")):
+        d.execute_script("window.saved = []")
+        d.find_element(By.ID, button).click()
+        name, size = wait_for(lambda: d.execute_script("return saved[0]"), 120, f"the {button} download")
+        assert name == f"fauna{suffix}" and size > 1000
+        assert d.execute_script("return asked[asked.length - 1].layout") == layout, button
+
+
 def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):
     from selenium.webdriver.common.by import By
 

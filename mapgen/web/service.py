@@ -70,7 +70,7 @@ FIELDS = {
     "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit"),
     "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
     "generate": ("chapter", "from", "seed", "profile", "time_limit"),
-    "render": (*MAP_FIELDS, "format", "paper", "forced", "heat"),
+    "render": (*MAP_FIELDS, "format", "paper", "layout", "forced", "heat"),
     "deduce": (*MAP_FIELDS, "seed", "profile", "time_limit"),
     "playtest": (*MAP_FIELDS, "games", "bot", "players", "seed", "mode"),
 }
@@ -722,7 +722,8 @@ RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "applicatio
 
 
 def do_render(body: dict) -> tuple[bytes, str, str]:
-    """A picture of a map (``format``: png, svg, pdf or sheet), with forced cells and a heat map if asked."""
+    """A picture of a map (``format``: png, svg, pdf or sheet; ``layout``: wide or tall, not for a sheet), with forced
+    cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them."""
     import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
 
     from mapgen.render import render_map  # deferred: mapgen.render, only for /api/render; not at the app's start
@@ -744,6 +745,11 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     paper = _field(body, "paper", str, "a4 or letter", "a4")
     if paper not in ("a4", "letter"):
         raise ApiError(f"field 'paper' must be a4 or letter, not {paper!r}"[:200])
+    layout = _field(body, "layout", str, "wide or tall", "wide")
+    if layout not in ("wide", "tall"):
+        raise ApiError(f"field 'layout' must be wide or tall, not {layout!r}"[:200])
+    if fmt == "sheet" and body.get("layout") is not None:  # it would be dropped without a word, as render --sheet
+        raise ApiError("field 'layout' arranges a picture of a map; a sheet has a layout of its own")
     want_forced = _field(body, "forced", bool, "true or false", False)
     heat_code = _field(body, "heat", str, "a terrain code")
     heat_t = _terrain(heat_code, "heat", m.chapter) if heat_code else None
@@ -778,11 +784,14 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
             "heat_errors": errors,
             "heat_converged": converged,
         }
+        # a complete map's broken rules (a designer's hand-made map) framed in red and listed, as ``mapgen render``:
+        # the downloaded picture of a broken map looked sound
+        broken = check_map(m) if m.complete else []
         try:
             if fmt == "sheet":
-                render_sheet(m, path, paper=paper, **kw)
+                render_sheet(m, path, paper=paper, violations=broken, **kw)
             else:
-                render_map(m, path, **kw)
+                render_map(m, path, violations=broken, layout=layout, **kw)
         except RenderError as e:
             raise ApiError(str(e)[:300]) from None
         with open(path, "rb") as f:

@@ -587,7 +587,10 @@ async function download(format) {
     return;
   }
   say(`Drawing ${format.toUpperCase()}…`);
-  const r = await MG.api("/api/render", {map: mapText(), format});
+  const body = {map: mapText(), format};
+  // on a phone's narrow screen (style.css's 700px) a picture with the briefing under the board, its words readable
+  if (format !== "sheet" && window.matchMedia("(max-width: 700px)").matches) body.layout = "tall";
+  const r = await MG.api("/api/render", body);
   if (!r.ok) { say(r.data.error, true); return; }
   const ext = format === "sheet" ? "pdf" : format;
   MG.download(`${S.briefing.chapter}-map${format === "sheet" ? "-sheet" : ""}.${ext}`, r.data);
