@@ -522,6 +522,15 @@ checks = [{ kind = "ring", terrain = "Wo", depth = 0 }]
 """
 
 
+RIVERSIDE_HILL = """
+[[rule]]
+id = "H1"
+title = "Riverside Hill"
+text = "Every Hill is on the outer rows or columns."
+checks = [{ kind = "ring", terrain = "Hi", depth = 0 }]
+"""
+
+
 def _wood_hunt(reference):
     """Fauna map 201 with A7 and A6 (two Waters) explored: A5, B6 and B7 can be explored, Wood is needed."""
     g = Game(load("engine_fauna_201"), characters=("Clark",), gear=(("Flint", "Jar", "Satchel"),), reference=reference)
@@ -745,8 +754,8 @@ def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     from cli import main
     from constraints.catalogue import CHAPTER_DIR
 
-    path = tmp_path / "riverside.toml"
-    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    path = tmp_path / "riverside.toml"  # a rule map 201 keeps (its Hills are all on the edge), the bots reason with
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_HILL, encoding="utf-8")
     fauna = str(DATA / "engine_fauna_201.toml")
     runs = [
         CliRunner().invoke(main, ["playtest", fauna, "-n", "6", "--json", *extra])
@@ -756,8 +765,13 @@ def test_playtest_rules_option_gives_the_bots_a_house_rule_chapter(tmp_path):
     plain, house = (json.loads(r.output) for r in runs)
     assert house["house_rules"] == "fauna" and "house_rules" not in plain
     assert plain["scores"] != house["scores"] or plain["mean_days"] != house["mean_days"]  # the bots play otherwise
+    # rules the map breaks (Riverside Wood: no fauna map keeps it beside C4's Wood lines) are refused before any game,
+    # naming the rule, as a map that breaks the shipped rules is
+    path.write_text((CHAPTER_DIR / "fauna.toml").read_text(encoding="utf-8") + RIVERSIDE_WOOD, encoding="utf-8")
+    r = CliRunner().invoke(main, ["playtest", fauna, "-n", "2", "--rules", str(path)])
+    assert r.exit_code == 1 and "under the house rules of" in r.output and "H1 Riverside Wood" in r.output
     r = CliRunner().invoke(main, ["playtest", fauna, "--rules", str(CHAPTER_DIR / "training.toml")])
-    assert r.exit_code == 1 and "for another board" in r.output
+    assert r.exit_code == 2 and "does not fit the board of chapter training" in r.output
 
 
 def test_a_playtest_plays_the_same_games_with_the_compiled_weights_as_without(monkeypatch):
