@@ -604,16 +604,11 @@ def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     text = dumps_map(m)
     tasks = []
     if settings.deduce:
-        house = (settings.rules,) if settings.rules is not None else ()
-        tasks.append(Task(deduce_map, (text, settings.seed, settings.time_limit, *house), weight=0))
+        tasks.append(Task(deduce_map, (text, settings.seed, settings.time_limit, settings.rules), weight=0))
     for bot, n in settings.games.items():
         size = CHUNK.get(bot, DEFAULT_CHUNK)
         for start in range(0, n, size):
-            args = (text, bot, settings.seed, start, min(size, n - start))
-            if settings.budgets.get(bot) is not None or settings.rules is not None:
-                args += (settings.budgets.get(bot),)
-            if settings.rules is not None:
-                args += (settings.rules,)
+            args = (text, bot, settings.seed, start, min(size, n - start), settings.budgets.get(bot), settings.rules)
             tasks.append(Task(play_games, args, weight=min(size, n - start)))
     return tasks
 

@@ -21,7 +21,6 @@ from mapgen.cli.options import (
     map_argument,
     reject,
     rules_file,
-    rules_for,
     rules_option,
     seed_option,
     time_limit_option,
@@ -259,10 +258,8 @@ def grade(
         report_text,
     )
 
-    for mi in maps_in:
-        if rules is not None:
-            rules_for(mi, rules)  # a map of another chapter than the rules': exit 2, in validate's words
-        checked_map(mi, valid=True, command="mapgen grade", chapter=rules)  # exit 1 naming the rules it breaks
+    for mi in maps_in:  # exit 2 for another chapter's rules, 1 naming the rules a map breaks
+        checked_map(mi, valid=True, command="mapgen grade", chapter=rules)
     formats = [f for f, given in (("json", as_json), ("csv", as_csv), ("markdown", as_markdown)) if given]
     if len(formats) > 1:  # before, the last one given won, silently
         reject(" and ".join(f"--{f}" for f in formats), "one format at a time (give one of --json, --csv, --markdown)")

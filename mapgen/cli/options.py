@@ -81,6 +81,8 @@ def checked_map(
             expect_map(m, command, complete=True)
         except WrongMapError as e:
             raise BadInput(spec, str(e)) from None
+    if chapter is not None:
+        rules_for(map_in, chapter)  # a map of another chapter than the rules': exit 2, in validate's words
     if valid:
         broken = check_map(m, chapter)
         if broken:
@@ -89,11 +91,7 @@ def checked_map(
             rest = list(dict.fromkeys(v.rule for v in broken[1:]))
             rules = f"rule{'s' if len(rest) > 1 else ''} {', '.join(rest)}"
             more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
-            house = rules_file() if chapter is not None else None
-            under, see = (f" under the house rules of {house}", f" --rules {house}") if house else ("", "")
-            made = made_under(m) if chapter is None else None
-            # a map generate --rules wrote, asked without them: say which rules it keeps (validate's note, one line)
-            hint = f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
+            under, see, hint = house_words(m, chapter)
             raise RuleBroken(
                 spec,
                 f"not a valid {m.chapter} map{under}: it breaks {broken[0]}{more}; see `mapgen validate{see}`{hint}",
@@ -144,6 +142,17 @@ def rules_file() -> str | None:
     """The --rules file as the user wrote it (None without --rules, or outside a command)."""
     ctx = click.get_current_context(silent=True)
     return None if ctx is None else ctx.meta.get(RULES_FILE)
+
+
+def house_words(m: Map, rules: Chapter | None) -> tuple[str, str, str]:
+    """How a message about the rules ``m`` breaks names the house rules: " under the house rules of FILE" and
+    " --rules FILE" for `mapgen validate` with --rules; without them, for a map that records the house rules it
+    was made under (``made_under``), the hint to give them (validate's note, in one line)."""
+    house = rules_file() if rules is not None else None
+    if house:
+        return f" under the house rules of {house}", f" --rules {house}", ""
+    made = made_under(m) if rules is None else None
+    return "", "", f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
 
 
 def rules_for(map_in: MapInput, rules: Chapter | None) -> Chapter:

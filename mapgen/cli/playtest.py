@@ -20,7 +20,6 @@ from mapgen.cli.options import (
     map_argument,
     out_file,
     reject,
-    rules_for,
     rules_option,
     seed_option,
     typed,
@@ -170,9 +169,7 @@ def playtest(
         reject("--step", "only plays back a saved game: give --show FILE (a file written by --replay)")
     if map_in is None:
         raise click.UsageError("give a MAP to playtest (or --show FILE to play back a saved game)")
-    if rules is not None:
-        rules_for(map_in, rules)  # a map of another chapter than the rules': exit 2, in validate's words
-    map_in = checked_map(map_in, valid=True, command="playtest", chapter=rules)
+    map_in = checked_map(map_in, valid=True, command="playtest", chapter=rules)  # exit 2 for another chapter's rules
     from mapgen.engine.playtest import (  # deferred: ortools, only when the command runs
         Settings,
         check_replay_folder,

@@ -14,6 +14,7 @@ from mapgen.cli.errors import BadInput, about, found_then_out_of_time
 from mapgen.cli.options import (
     FiniteRange,
     force_option,
+    house_words,
     json_option,
     kernels_ready,
     load_map,
@@ -21,13 +22,11 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
-    rules_file,
     rules_for,
     rules_option,
     typed,
 )
 from mapgen.inputs import Unreadable, read_json, read_text
-from mapgen.validate import made_under
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -143,6 +142,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         mapgen render fauna-1 -o profile.png --profile
     """
     from mapgen.render import (  # deferred: the command's library, only when it runs
+        heat_options,
         plot_profile,
         render_map,
         render_sheet,
@@ -166,7 +166,6 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
     extra: dict = {}
-    house = rules_file() if rules is not None else None  # the --rules file as given, for the words
     if profile:
         if map_file.lower().endswith(".json") or _starts_as_json(map_file):
             if rules is not None:  # it would be drawn as deduced, under whatever rules it was, without a word
@@ -198,12 +197,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
             raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME
-        forced_cells, heat, exact, method = None, None, True, "exact"
-        bounds: dict[int, float] = {}
-        errors: dict[int, float] = {}
-        converged: bool | None = None
+        forced_cells, got = None, None
         if forced or terrain is not None:
-            from mapgen.solving.solve import ODDS_EXACT, Solver  # deferred: ortools, only when the command runs
+            from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:
@@ -213,28 +209,15 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
                     got = solver.heat_answer(m, terrain, time_limit=time_limit)
-                    heat, method, bounds = got.heat, got.method, got.bounds
-                    errors, converged = got.errors, got.converged
-                    exact = method == ODDS_EXACT
         label = terrain.label if terrain is not None else ""
-        options = {
-            "forced": forced_cells,
-            "heat": heat,
-            "heat_label": label,
-            "heat_exact": exact,
-            "heat_bounds": bounds,
-            "heat_errors": errors,
-            "heat_converged": converged,
-        }
+        options = {"forced": forced_cells, **heat_options(got, label)}
         broken = []
         if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
             broken = check_map(m, rules)
             if broken:
                 ids = ", ".join(dict.fromkeys(v.rule for v in broken))
                 n = len(broken)
-                under, see = (f" under the house rules of {house}", f" --rules {house}") if house else ("", "")
-                made = made_under(m) if rules is None else None
-                hint = f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
+                under, see, hint = house_words(m, rules)
                 extra["note"] = (
                     f"{map_file}: the map breaks rules {ids}{under} ({n} violation{'s' if n != 1 else ''}; "
                     f"mapgen validate{see} {map_file} lists them){hint}"
@@ -246,19 +229,20 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
         else:
             result = render_map(shown, out, dpi=dpi, force=force, violations=broken, layout=layout.lower(), **options)
-        if heat is not None:
+        if got is not None:
+            name = m.board.name
             extra["probabilities"] = {
                 "terrain": terrain.code,
-                "exact": exact,
+                "exact": options["heat_exact"],
                 # exact, sampler (estimates), unigen (almost-uniform samples) or none (null where it may be)
-                "method": method,
-                "cells": {m.board.name(i): None if p is None else round(p, 6) for i, p in sorted(heat.items())},
+                "method": got.method,
+                "cells": {name(i): None if p is None else round(p, 6) for i, p in sorted(got.heat.items())},
                 # the sampler's 95% upper bound where its share is 0 but the cell may hold the terrain ("≤31%")
-                "bounds": {m.board.name(i): round(p, 6) for i, p in sorted(bounds.items())},
+                "bounds": {name(i): round(p, 6) for i, p in sorted(got.bounds.items())},
                 # the sampler's estimates: each one's 95% half-width (the "±14" drawn under "~12%") and whether its
                 # chains agreed (null where no sampler answered)
-                "errors": {m.board.name(i): round(e, 6) for i, e in sorted(errors.items())},
-                "converged": converged,
+                "errors": {name(i): round(e, 6) for i, e in sorted(got.errors.items())},
+                "converged": got.converged,
             }
         if forced_cells is not None:
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}

@@ -44,6 +44,22 @@ def has_unknown(heat: dict | None) -> bool:
     return any(v is None for v in (heat or {}).values())
 
 
+def heat_options(answer, label: str) -> dict:
+    """The shading keywords of ``render_map`` and ``render_sheet`` from ``Solver.heat_answer``'s answer (a
+    ``HeatAnswer``; None: no shading) for the terrain named ``label``: chances, whether exact, and the sampler's
+    bounds, errors and agreement."""
+    if answer is None:
+        return {"heat": None}
+    return {
+        "heat": answer.heat,
+        "heat_label": label,
+        "heat_exact": answer.method == "exact",  # ODDS_EXACT
+        "heat_bounds": answer.bounds,
+        "heat_errors": answer.errors,
+        "heat_converged": answer.converged,
+    }
+
+
 def check_overlays(
     m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None, heat_errors: dict | None = None
 ) -> None:

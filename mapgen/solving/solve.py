@@ -1406,16 +1406,16 @@ class Solver:
         if method == ODDS_NONE:
             return HeatAnswer({i: known_chance(ts, terrain) for i, ts in sorted(possible.items())}, method)
         heat: dict[int, float | None] = {i: float(shares.get(i, {}).get(terrain, 0.0)) for i in state.unrevealed()}
-        bounds = {
-            i: min(1.0, Z95 * float(errors[i][terrain]))
-            for i, p in heat.items()
-            if p == 0.0 and terrain in possible.get(i, ()) and terrain in errors.get(i, {})
-        }
-        spread = {
-            i: min(1.0, Z95 * float(errors[i][terrain]))
-            for i, p in heat.items()
-            if i not in bounds and p is not None and 0.0 < p < 1.0 and terrain in errors.get(i, {})
-        }
+        bounds: dict[int, float] = {}  # a share of 0 where the cell may hold it: its upper bound ("≤31%")
+        spread: dict[int, float] = {}  # any other estimate: its half-width ("±14")
+        for i, p in heat.items():
+            if terrain not in errors.get(i, {}):
+                continue
+            e = min(1.0, Z95 * float(errors[i][terrain]))
+            if p == 0.0 and terrain in possible.get(i, ()):
+                bounds[i] = e
+            elif p is not None and 0.0 < p < 1.0:
+                spread[i] = e
         converged = None if sampled is None else bool(sampled.converged)
         return HeatAnswer(heat, method, bounds, spread, converged)
 

@@ -726,7 +726,10 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them."""
     import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
 
-    from mapgen.render import render_map  # deferred: mapgen.render, only for /api/render; not at the app's start
+    from mapgen.render import (  # deferred: mapgen.render, only for /api/render; not at the app's start
+        heat_options,
+        render_map,
+    )
     from mapgen.render.output import (  # deferred: mapgen.render, only for /api/render; not at the app's start
         RenderError,
     )
@@ -754,19 +757,13 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     heat_code = _field(body, "heat", str, "a terrain code")
     heat_t = _terrain(heat_code, "heat", m.chapter) if heat_code else None
     forced = heat = None
-    heat_exact = True
-    bounds: dict[int, float] = {}
-    errors: dict[int, float] = {}
-    converged: bool | None = None
     if (want_forced or heat_t) and not m.complete:
         solver = solver_for(m.chapter)
         try:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
             if heat_t:
-                got = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
-                heat, bounds, errors, converged = got.heat, got.bounds, got.errors, got.converged
-                heat_exact = got.method == "exact"
+                heat = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
         except NoCompletion as e:
             raise ApiError(str(e), exit=1) from None
         except SolveTimeout as e:
@@ -775,15 +772,7 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     fd, path = tempfile.mkstemp(suffix=f".{suffix}", prefix="mapgen-render-")
     os.close(fd)
     try:
-        kw = {
-            "forced": forced,
-            "heat": heat,
-            "heat_label": heat_t.label if heat_t else "",
-            "heat_exact": heat_exact,
-            "heat_bounds": bounds,
-            "heat_errors": errors,
-            "heat_converged": converged,
-        }
+        kw = {"forced": forced, **heat_options(heat, heat_t.label if heat_t else "")}
         # a complete map's broken rules (a designer's hand-made map) framed in red and listed, as ``mapgen render``:
         # the downloaded picture of a broken map looked sound
         broken = check_map(m) if m.complete else []
