@@ -469,7 +469,7 @@ def test_a_real_time_limit_bounds_a_hard_question(client):
 def test_an_unexpected_error_is_one_line_not_a_traceback(client, monkeypatch):
     from mapgen.web import service
 
-    def broken(body):
+    def broken(body, rules):  # a service function: the body and the served rules
         raise ZeroDivisionError("boom")
 
     monkeypatch.setitem(__import__("mapgen.web.app", fromlist=["CHECKS"]).CHECKS, "parse", broken)
@@ -1055,7 +1055,7 @@ def test_a_reveal_filters_the_pool_and_refills_it_for_the_new_state(draw_pools, 
     empty = m.hide(range(m.board.size))
     _flora_table(empty)
     draw_pools.wait()
-    (run,) = draw_pools._runs[("flora", empty.briefing)]
+    (run,) = draw_pools._runs[(get_chapter("flora"), empty.briefing)]
     x = m.board.index("C4")
     t = run.terrains[int(run.draws[0, 0, x])]  # a terrain some draw shows there: the state has completions
     state = m.hide(i for i in range(m.board.size) if i != x).with_cells(
@@ -1111,7 +1111,7 @@ def test_the_pool_answers_from_every_run_under_the_state_until_its_own_run_lands
     empty = m.hide(range(b.size))
     one = empty.with_cells([Terrain.WOOD if i == x else None for i in range(b.size)])
     a, c = run(empty, 1.3, 30.0), run(one, 1.1, 60.0)
-    draw_pools._runs[("flora", m.briefing)] = [a, c]
+    draw_pools._runs[(get_chapter("flora"), m.briefing)] = [a, c]
     both = one.with_cells([Terrain.WOOD if i == x else Terrain.WATER if i == y else None for i in range(b.size)])
     rows_a, rows_c = a.agreeing(chapter, both), c.agreeing(chapter, both)
     assert len(rows_a) and len(rows_c)
@@ -1137,7 +1137,7 @@ def test_the_pool_deepens_a_state_while_no_newer_state_is_asked(draw_pools, monk
     empty = m.hide(range(m.board.size))
     _flora_table(empty)
     draw_pools.wait()
-    runs = draw_pools._runs[("flora", empty.briefing)]
+    runs = draw_pools._runs[(get_chapter("flora"), empty.briefing)]
     assert len(runs) == 3 and all(r.state.cells == empty.cells for r in runs)
     assert not all((a.draws == runs[0].draws).all() for a in runs[1:])  # each run goes on: new draws
     s = _flora_table(empty)["sampler"]

@@ -134,6 +134,18 @@ class RulesType(click.ParamType):
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
 
 
+class HouseRulesType(click.ParamType):
+    """``serve --rules``, which takes several: a house-rule chapter file, loaded, with the file as given
+    (``(FILE, Chapter)``; ChapterError, exit 2, when it cannot be used)."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):
+            return value
+        return value, load_chapter(value)
+
+
 #: Where ``RulesType`` keeps the --rules file as given, in the command's context (``rules_file``).
 RULES_FILE = "mapgen.rules_file"
 

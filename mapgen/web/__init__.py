@@ -41,9 +41,10 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print, prepare=None) -> None:
-    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback);
-    ``prepare`` runs once the address is known to be usable, before the URL is announced."""
+def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print, prepare=None, rules=None) -> None:
+    """Run the app with uvicorn until interrupted; ``announce`` gets the URL (and a warning off loopback, and each
+    chapter served under house rules); ``prepare`` runs once the address is known to be usable, before the URL is
+    announced. ``rules``: the chapters served under house rules (``mapgen.web.rules.ServedRules``; None: shipped)."""
     import uvicorn  # deferred: uvicorn, only when serving
 
     try:  # one clear line now rather than uvicorn's log when the port is taken
@@ -62,8 +63,11 @@ def serve(host: str = "127.0.0.1", port: int = 8000, *, announce=print, prepare=
         )
     if prepare is not None:
         prepare()
+    for file, chapter in rules.house if rules is not None else ():
+        announce(f"house rules: {file} for every {chapter.name} map")
     announce(f"mapgen serve: {url_of(host, port)}  (table helper: /helper, studio: /studio; Ctrl+C stops)")
     hosts = LOOPBACK_NAMES if is_loopback(host) else None
     # Ctrl-C: uvicorn shuts down, raises the signal again for the handler in place and swallows the
     # KeyboardInterrupt; the command then reports it (``mapgen serve`` exits 130 like every other)
-    uvicorn.run(create_app(allowed_hosts=hosts), host=host, port=port, log_level="warning")
+    served = {} if rules is None else {"rules": rules}
+    uvicorn.run(create_app(allowed_hosts=hosts, **served), host=host, port=port, log_level="warning")

@@ -40,6 +40,7 @@ from mapgen.web import service
 from mapgen.web.answers import Answers, request_key
 from mapgen.web.jobs import Jobs, JobsFull
 from mapgen.web.pools import ProcessPool, StickyPool
+from mapgen.web.rules import SHIPPED, ServedRules
 from mapgen.web.service import ApiError
 
 STATIC = Path(__file__).parent / "static"
@@ -194,6 +195,7 @@ def create_app(
     answers: int = 256,
     warm: bool = False,
     allowed_hosts: list[str] | None = None,
+    rules: ServedRules = SHIPPED,
 ) -> Starlette:
     """The web app; each app has its own pools (checks; drawing, quick, hint and slow work), answers and job line.
 
@@ -202,7 +204,9 @@ def create_app(
     answers are kept (0: none; identical requests in flight still share one). ``warm``: start the worker
     processes with the app rather than on the first requests. ``allowed_hosts``: the Host headers answered
     (``mapgen serve`` on loopback passes the loopback names, so a web page that points its own name at
-    127.0.0.1 reaches nothing); None answers any.
+    127.0.0.1 reaches nothing); None answers any. ``rules``: the chapters served under house rules (``mapgen serve
+    --rules``), handed to every call of ``service`` (in threads and worker processes alike), so that every
+    answer about a map of such a chapter follows them; the others keep their shipped rules.
     """
     checks = ThreadPoolExecutor(check_workers, thread_name_prefix="mapgen-check")
     sizes = {"checks": check_workers, "draw": draw_workers, "quick": quick_workers, "hints": hint_workers}
@@ -245,15 +249,15 @@ def create_app(
             raise ApiError("the server is stopping", status=503) from None
 
     async def answer(name: str, pool, fn, body: dict, request: Request):
-        """``fn(body)`` in ``pool``, shared with identical requests (in flight or recent) where it may be; in a
+        """``fn(body, rules)`` in ``pool``, shared with identical requests (in flight or recent) where it may be; in a
         sticky pool, on the worker of the body's map (``map_key``)."""
         if name not in SHARED:
-            return await run(pool, fn, body, request=request)
+            return await run(pool, fn, body, rules, request=request)
         key = map_key(body)
         try:
             return await kept.get(
                 request_key(name, body),
-                lambda wanted: work(pool, fn, body, wanted=wanted, key=key),
+                lambda wanted: work(pool, fn, body, rules, wanted=wanted, key=key),
                 keep=_keep,
                 client=request,
             )
@@ -267,16 +271,16 @@ def create_app(
         return handler
 
     async def chapters(request: Request):
-        code, payload = await run(checks, service.do_chapters)
+        code, payload = await run(checks, service.do_chapters, None, rules)
         return _json(payload, exit=code)
 
     async def shipped_list(request: Request):
-        code, payload = await run(checks, service.do_maps)
+        code, payload = await run(checks, service.do_maps, None, rules)
         return _json(payload, exit=code)
 
     async def shipped(request: Request):
         name = request.path_params["name"]
-        code, payload = await run(checks, service.do_parse, {"name": name})
+        code, payload = await run(checks, service.do_parse, {"name": name}, rules)
         return _json(payload, exit=code)
 
     async def api(request: Request):
@@ -293,7 +297,7 @@ def create_app(
         body = await read_body(request)
         service.check_fields(name, body)
         if name in CHECKS:  # a millisecond of Python: at once, not in a thread that waits for the loop's GIL
-            code, payload = CHECKS[name](body)
+            code, payload = CHECKS[name](body, rules)
         elif name == "hint":  # an explanation costs a second or more: the table's quick answers never wait for one
             code, payload = await answer(name, hints, QUICK[name], body, request)
         elif name in QUICK and not (name == "table" and body.get("count") != "quick"):
@@ -319,7 +323,7 @@ def create_app(
         kind = request.url.path.rsplit("/", 1)[1]
         body = await read_body(request)
         service.check_fields(kind, body)
-        args = service.deduce_args(body) if kind == "deduce" else service.playtest_args(body)
+        args = service.deduce_args(body, rules) if kind == "deduce" else service.playtest_args(body, rules)
         limit = args["time_limit"] + 30 if kind == "deduce" else None
         try:
             job = jobs.submit(kind, args, limit)
@@ -406,6 +410,7 @@ def create_app(
     app.state.jobs = jobs
     app.state.answers = kept
     app.state.pools = pools
+    app.state.rules = rules
     if allowed_hosts is not None:
         app.add_middleware(HostCheck, allowed=allowed_hosts)
     app.add_middleware(ApiSlash)

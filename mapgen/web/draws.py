@@ -214,7 +214,7 @@ class DrawPools:
     def answer(self, chapter: Chapter, state: Map, terrain: Terrain, possible) -> dict:
         """``estimate``'s answer from the kept run with the most agreeing draws, refilling the pool behind it;
         or ``{"sampling": {"seconds"}}`` while a run that will answer ``state`` goes on."""
-        key = (chapter.name, state.briefing)
+        key = (chapter, state.briefing)  # the Chapter: a house chapter's draws are its own
         with self._lock:
             runs = list(self._runs.get(key, ()))
         parts = [(run, run.agreeing(chapter, state), run.units(chapter, state)) for run in runs if run.under(state)]
@@ -261,7 +261,7 @@ class DrawPools:
         """Start a run for ``state`` unless one is under way for this briefing (then it is next), its chains
         from ``rows`` (agreeing draws, terrain numbers into ``terrains``) when there are any; when the run
         for it started. ``follow``: the run that just ended starts it (the briefing stays marked running)."""
-        key = (chapter.name, state.briefing)
+        key = (chapter, state.briefing)  # the Chapter: a house chapter's draws are its own
         with self._lock:
             running = self._running.get(key)
             if running is not None and not follow:
@@ -276,7 +276,7 @@ class DrawPools:
             starts = [[int(k) for k in rows[j]] for j in pick]
         codes = [t.code for t in terrains]
         try:
-            future = self.runner().submit(run_draws, chapter.name, dumps_map(state), starts, codes, SWEEPS, seed)
+            future = self.runner().submit(run_draws, chapter, dumps_map(state), starts, codes, SWEEPS, seed)
         except Exception:  # noqa: BLE001 - no process for the runs now: no estimate yet; the next ask tries again
             with self._lock:
                 self._running.pop(key, None)
@@ -362,10 +362,10 @@ def _start_runs() -> None:
         os.nice(NICE)
 
 
-_solvers: dict[str, object] = {}
+_solvers: dict[Chapter, object] = {}
 
 
-def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed: int):
+def run_draws(chapter: Chapter | str, text: str, starts, terrains, sweeps: int, seed: int):
     """In the runs' process: a sampler run for the state ``text``, ``CHAINS`` chains from ``starts`` (terrain
     numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from ``Solver.chain_starts``
     (near-uniform SMC draws, else a SAT solver's diverse completions). Returns (draws int8 [chains, sweeps,
@@ -373,11 +373,12 @@ def run_draws(chapter_name: str, text: str, starts, terrains, sweeps: int, seed:
     from mapgen.solving import sampler  # deferred: numba's kernels, in the runs' process only
     from mapgen.solving.solve import Solver  # deferred: ortools, in the runs' process only
 
-    chapter = get_chapter(chapter_name)
+    if isinstance(chapter, str):
+        chapter = get_chapter(chapter)
     state = parse_map(text, "state")
-    solver = _solvers.get(chapter_name)
+    solver = _solvers.get(chapter)
     if not isinstance(solver, Solver):
-        solver = _solvers[chapter_name] = Solver(chapter)
+        solver = _solvers[chapter] = Solver(chapter)
     if starts:
         ts = [Terrain.from_code(c) for c in terrains]
         first = [tuple(ts[k] for k in row) for row in starts]

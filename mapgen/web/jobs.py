@@ -82,7 +82,13 @@ def _run(kind: str, args: dict, out) -> None:
             )
             from mapgen.render import plot_playtest  # deferred: mapgen.render, in the job's worker only
 
-            s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
+            s = Settings(
+                bot=args["bot"],
+                players=args["players"],
+                seed=args["seed"],
+                mode=args["mode"],
+                reference=args.get("rules"),  # the house chapter ``mapgen serve --rules`` gave this map's chapter
+            )
             games = args["games"]
             out.put(("progress", 0, games))
             step = max(1, games // 50)
@@ -101,12 +107,15 @@ def _run(kind: str, args: dict, out) -> None:
                 time_limit=args["time_limit"],
                 profile=args["profile"],
                 progress=lambda k, n: out.put(("progress", k, n)),
+                chapter=args.get("rules"),  # the house chapter ``mapgen serve --rules`` gave this map's chapter
             )
             chart = (
                 (lambda path: plot_profile(report["profile"], path, title="reveal profile"))
                 if args["profile"]
                 else None
             )
+        if args.get("rules_file") is not None:  # the house-rule file it was played or deduced under
+            report["rules"] = args["rules_file"]
         png = None
         if chart is not None:
             with tempfile.TemporaryDirectory(prefix="mapgen-chart-") as folder:

@@ -18,15 +18,17 @@ import random
 import re
 import threading
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from constraints.catalogue import chapter_names, check_map, get_chapter
+from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter
 from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.terrain import quantity
+from mapgen.web.rules import SHIPPED, ServedRules
 
 #: seconds allowed when a body names no time limit, and the most a body may ask for
 DEFAULT_TIME = {"solve": 10.0, "hint": 5.0, "table": 4.0, "generate": 10.0, "repair": 10.0, "deduce": 120.0}
@@ -161,11 +163,11 @@ def _source(body: dict) -> str:
     return _field(body, "file", str, "a file name", name or "map")
 
 
-def _terrain(code: str, what: str, chapter: str):
+def _terrain(code: str, what: str, chapter: Chapter):
     """The chapter's terrain named by a body's field (``target``, ``heat``): a code of another chapter is refused
     as the CLI's ``--target`` refuses it."""
     try:
-        return get_chapter(chapter).terrain(code)
+        return chapter.terrain(code)
     except (ValueError, KeyError) as e:
         raise ApiError(f"field '{what}': {e}"[:200]) from None
 
@@ -173,15 +175,18 @@ def _terrain(code: str, what: str, chapter: str):
 _local = threading.local()
 
 
-def solver_for(chapter: str):
-    """This thread's Solver for a chapter."""
+def solver_for(chapter: str | Chapter):
+    """This thread's Solver for a chapter: a shipped one by name, or a Chapter (the served rules: a house chapter
+    gets a solver of its own, never the shipped chapter's of the same name)."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
         Solver,
     )
 
+    if isinstance(chapter, str):
+        chapter = get_chapter(chapter)
     solvers = _local.__dict__.setdefault("solvers", {})
     if chapter not in solvers:
-        solvers[chapter] = Solver(get_chapter(chapter))
+        solvers[chapter] = Solver(chapter)
     return solvers[chapter]
 
 
@@ -369,7 +374,9 @@ def map_json(m: Map) -> dict:
     }
 
 
-def do_chapters(body: dict | None = None) -> tuple[int, list]:
+def do_chapters(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple[int, list]:
+    """Every chapter as the pages draw and explain it: under the served rules (``house_rules`` names the
+    ``mapgen serve --rules`` file a chapter runs under, and what of the app still speaks of the shipped rules)."""
     import maps  # deferred: maps, only for /api/chapters; not at the app's start
     from mapgen.profile import (  # deferred: mapgen.profile, only for /api/chapters; not at the app's start
         P1,
@@ -384,7 +391,8 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
 
     out = []
     for name in chapter_names():
-        entry = chapter_json(get_chapter(name))
+        chapter = rules.chapter(name)
+        entry = chapter_json(chapter)
         entry["maps"] = maps.names(name)
         entry["styles"] = {
             t.code: {"label": t.label, "colour": s.colour, "ink": s.ink, "symbol": s.symbol}
@@ -393,32 +401,62 @@ def do_chapters(body: dict | None = None) -> tuple[int, list]:
         }
         entry["briefing_cells"] = [
             {"field": r.field, "terrain": r.terrain.code, "rule": r.id}
-            for r in get_chapter(name).rules
+            for r in chapter.rules
             if isinstance(r, BriefingCell)
         ]
         entry["profile_rules"] = [{"id": r.id, "title": r.title, "text": r.text} for r in (P1, P2, P3)]
-        entry["hill_max"] = get_chapter(name).hill_number_max
-        spec = get_chapter(name).profile
+        entry["hill_max"] = chapter.hill_number_max
+        spec = chapter.profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
+        entry["house_rules"] = house_note(rules, name)
         out.append(entry)
     return 0, out
 
 
-def do_maps(body: dict | None = None) -> tuple[int, list]:
+def house_note(rules: ServedRules, name: str) -> dict | None:
+    """How /api/chapters says chapter ``name`` runs under house rules: ``{"file", "note"}``, the note naming what
+    still speaks of the shipped rules; None under the shipped rules."""
+    file = rules.file(name)
+    if file is None:
+        return None
+    return {
+        "file": file,
+        "note": (
+            f"every answer about a {name} map follows the house rules of {file}; the shipped maps' grades and a "
+            f"deduction's grade tier are measured on shipped {name}'s rules (the only calibration there is)"
+        ),
+    }
+
+
+def do_maps(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     """What ``mapgen maps --json`` prints: every shipped map, chapters in the game's order, easiest first, with
-    its deduction grade and play difficulty as its ``[grade]`` table records them."""
+    its deduction grade and play difficulty as its ``[grade]`` table records them; a chapter served under house
+    rules says its maps were graded (and made) under the shipped rules (``graded_under``)."""
     import maps  # deferred: maps, only for /api/maps; not at the app's start
 
-    return 0, [maps.info(n) for ch in chapter_names() for n in maps.names(ch)]
+    out = []
+    for ch in chapter_names():
+        for n in maps.names(ch):
+            entry = maps.info(n)
+            if rules.file(ch) is not None:
+                entry["graded_under"] = f"the shipped {ch} rules, not the house rules of {rules.file(ch)}"
+            out.append(entry)
+    return 0, out
 
 
-def do_parse(body: dict) -> tuple[int, dict]:
+def do_parse(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
+    """A map for the browser (``map_json``); ``rules`` unused (reading a map file asks no rule), taken as every
+    endpoint's function takes them."""
     return 0, map_json(read_map_field(body))
 
 
-def do_validate(body: dict) -> tuple[int, list]:
-    """What ``mapgen validate --json`` prints for one file (imports no solver)."""
-    from mapgen.validate import FileReport  # deferred: mapgen.validate, only for /api/validate; not at the app's start
+def do_validate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
+    """What ``mapgen validate --json`` prints for one file (imports no solver), under the served rules (``rules``:
+    the house-rule file, as ``validate --rules`` judges it)."""
+    from mapgen.validate import (  # deferred: mapgen.validate, only for /api/validate; not at the app's start
+        FileReport,
+        made_under,
+    )
 
     m = read_map_field(body)
     file = _source(body)
@@ -428,11 +466,14 @@ def do_validate(body: dict) -> tuple[int, list]:
             f"partial map ({quantity(len(hidden), 'unrevealed cell')}, first {m.board.name(hidden[0])}); "
             "validate needs a complete map"
         )
-    report = FileReport(file, violations=tuple(check_map(m)))
-    return (0 if report.valid else 1), [report.to_json()]
+    report = FileReport(file, violations=tuple(check_map(m, rules.chapter(m.chapter))), made_under=made_under(m))
+    out = report.to_json()
+    if rules.file(m.chapter) is not None:
+        out["rules"] = rules.file(m.chapter)
+    return (0 if report.valid else 1), [out]
 
 
-def do_solve(body: dict) -> tuple[int, dict]:
+def do_solve(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """What ``mapgen solve --json`` prints: count, exact, unique, forced (+ probabilities, target)."""
     from mapgen.report import (  # deferred: ortools, on the first request that needs it, not at the app's start
         solve_report,
@@ -446,7 +487,8 @@ def do_solve(body: dict) -> tuple[int, dict]:
     limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
     probabilities = _field(body, "probabilities", bool, "true or false", False)
     explain = _field(body, "explain", bool, "true or false", False)
-    target = _target(body, state)
+    chapter = rules.chapter(state.chapter)
+    target = _target(body, chapter)
     try:
         report = solve_report(
             state,
@@ -455,30 +497,38 @@ def do_solve(body: dict) -> tuple[int, dict]:
             target=target,
             explain=explain,
             time_limit=time_limit(body, "solve"),
-            solver=solver_for(state.chapter),
+            solver=solver_for(chapter),
         )
     except NoCompletion as e:
         return 1, _conflict_json(e)
     except SolveTimeout as e:
         raise _timeout(e) from None
+    _named(report, rules, state.chapter)
     if "timed_out" in report:  # what was found (the forced cells first) goes beside the error
         raise ApiError(f"{report['timed_out']} (ask for a larger time_limit)", exit=3, **report)
     return 0, report
 
 
-def _target(body: dict, state: Map):
+def _named(out: dict, rules: ServedRules, chapter: str) -> dict:
+    """``out`` with ``rules``: the house-rule file its answer follows, where chapter ``chapter`` is served under one."""
+    if rules.file(chapter) is not None:
+        out["rules"] = rules.file(chapter)
+    return out
+
+
+def _target(body: dict, chapter: Chapter):
     code = _field(body, "target", str, 'a terrain code, or "" for the chapter\'s counted terrain')
     if code is None:
         return None
     if code == "":
-        counted = get_chapter(state.chapter).counted
+        counted = chapter.counted
         if counted is None:
-            raise ApiError(f"the {state.chapter} chapter has no counted terrain; name one in 'target'")
+            raise ApiError(f"the {chapter.name} chapter has no counted terrain; name one in 'target'")
         return counted
-    return _terrain(code, "target", state.chapter)
+    return _terrain(code, "target", chapter)
 
 
-def do_hint(body: dict) -> tuple[int, dict]:
+def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``;
     exit 3 with what was found when only the page's best guess ran out of time (``missing`` says so)."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
@@ -490,7 +540,8 @@ def do_hint(body: dict) -> tuple[int, dict]:
     )
 
     state = read_map_field(body)
-    target = _target(body, state) if body.get("target") else None
+    chapter = rules.chapter(state.chapter)
+    target = _target(body, chapter) if body.get("target") else None
     exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
     if len(exclude) > state.board.size:
         raise ApiError(f"field 'exclude' must be a list of at most {state.board.size} cell names, not {len(exclude)}")
@@ -506,19 +557,20 @@ def do_hint(body: dict) -> tuple[int, dict]:
     try:
         out = easiest_hint(
             state,
-            solver=solver_for(state.chapter),
+            solver=solver_for(chapter),
             target=target,
             time_limit=time_limit(body, "hint"),
             exclude=tuple(exclude),
         )
-        return (3 if "missing" in out else 0), out
+        return (3 if "missing" in out else 0), _named(out, rules, state.chapter)
     except NoCompletion as e:
-        return 1, {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
+        out = {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
+        return 1, _named(out, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
 
 
-def do_table(body: dict) -> tuple[int, dict]:
+def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """The table helper's view of a state, in one call within one time limit.
 
     ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact;
@@ -540,16 +592,16 @@ def do_table(body: dict) -> tuple[int, dict]:
     from mapgen.solving.unigen import known_chance  # deferred: with the solver
 
     state = read_map_field(body)
+    chapter = rules.chapter(state.chapter)
     heat_code = _field(body, "heat", str, "a terrain code")
-    heat_t = _terrain(heat_code, "heat", state.chapter) if heat_code else None
-    chapter = get_chapter(state.chapter)
-    target_t = _target(body, state) if "target" in body else chapter.counted
+    heat_t = _terrain(heat_code, "heat", chapter) if heat_code else None
+    target_t = _target(body, chapter) if "target" in body else chapter.counted
     mode = _field(body, "count", str, '"quick" or "full"', "full")
     if mode not in ("quick", "full"):
         raise ApiError(f'field \'count\' must be "quick" or "full", not {mode!r}'[:200])
     limit = time_limit(body, "table")
     budget = Budget(limit)  # shares of its seconds (not of what is left): the same answer under any load
-    solver = solver_for(state.chapter)
+    solver = solver_for(chapter)
     b = state.board
 
     try:
@@ -617,14 +669,16 @@ def do_table(body: dict) -> tuple[int, dict]:
 
                     out.update(POOLS.answer(chapter, state, heat_t, possible))
             out["heat_method"] = "exact" if out["heat_exact"] else "sampler" if "heat_error" in out else "none"
-        return 0, out
+        return 0, _named(out, rules, state.chapter)
     except NoCompletion as e:
-        return 1, {**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}
+        return 1, _named({**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
 
 
-def _profile(body: dict, chapter: str):
+def _profile(body: dict, chapter: Chapter):
+    """The body's ``profile`` for maps of ``chapter`` (the served rules), else the chapter's default profile (a
+    house-rule file's own ``profile`` key)."""
     from mapgen.profile import (  # deferred: mapgen.profile, only for a profile; not at the app's start
         ProfileError,
         default_profile,
@@ -639,13 +693,15 @@ def _profile(body: dict, chapter: str):
     except Unreadable as e:
         raise ApiError(f"profile: {e}"[:300]) from None
     try:
-        return profile_from_data(data, "profile", chapter)
+        return profile_from_data(data, "profile", chapter.name)
     except ProfileError as e:
         raise ApiError(str(e)[:300]) from None
 
 
-def do_generate(body: dict) -> tuple[int, list]:
-    """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead."""
+def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
+    """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead. Under the served
+    rules: a chapter served under a house-rule file gets maps that keep them, each recording the file (as
+    ``generate --rules``; the API has no quality target, the one thing ``--rules`` cannot take)."""
     from mapgen.batch import MapOutput  # deferred: ortools, on the first request that needs it, not at the app's start
     from mapgen.generate import (  # deferred: ortools, on the first request that needs it, not at the app's start
         GenerationError,
@@ -665,10 +721,13 @@ def do_generate(body: dict) -> tuple[int, list]:
         seed = random.SystemRandom().randrange(1_000_000)
     if body.get("from") is not None:
         sketch = read_map_field(body, "from")
-        profile = _profile(body, sketch.chapter)
+        house = rules.house_chapter(sketch.chapter)
+        profile = _profile(body, rules.chapter(sketch.chapter))
         started = time.perf_counter()
         try:
-            m = fill_sketch(sketch, profile, seed=seed, time_limit=limit)
+            m = fill_sketch(
+                sketch, profile, seed=seed, time_limit=limit, chapter=house, rules_file=rules.file(sketch.chapter)
+            )
         except SketchError as e:
             raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
@@ -678,7 +737,8 @@ def do_generate(body: dict) -> tuple[int, list]:
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
     if chapter not in chapter_names():
         raise ApiError(f"unknown chapter {chapter!r} (expected one of {', '.join(chapter_names())})"[:200])
-    gen = Generator(chapter, _profile(body, chapter), time_limit=limit)
+    spec = rules.chapter(chapter)
+    gen = Generator(spec, _profile(body, spec), time_limit=limit, rules_file=rules.file(chapter))
     try:
         made = gen.generate(seed)
     except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
@@ -686,9 +746,14 @@ def do_generate(body: dict) -> tuple[int, list]:
     return 0, [MapOutput(chapter).put(made.map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
 
 
-def do_repair(body: dict) -> tuple[int, dict]:
-    """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends."""
+def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
+    """What ``mapgen repair --json`` prints: the nearest valid map and each change with the rule it mends, under
+    the served rules (a house-rule chapter's map records them, as ``repair --rules``)."""
     from mapgen.design import check_design  # deferred: mapgen.design, only for /api/repair; not at the app's start
+    from mapgen.generate import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        rules_record,
+        with_rules_record,
+    )
     from mapgen.repair import (  # deferred: ortools, on the first request that needs it, not at the app's start
         RepairError,
         repair_map,
@@ -699,17 +764,21 @@ def do_repair(body: dict) -> tuple[int, dict]:
 
     m = read_map_field(body)
     within = _field(body, "within_profile", bool, "true or false", False)
-    profile = _profile(body, m.chapter)
-    chapter = profile.applied_to(get_chapter(m.chapter)) if within else None
+    served = rules.chapter(m.chapter)
+    profile = _profile(body, served)
+    chapter = profile.applied_to(served) if within else rules.house_chapter(m.chapter)
+    file = rules.file(m.chapter)
     try:
         r = repair_map(m, chapter=chapter, time_limit=time_limit(body, "repair"))
+        if file is not None:  # the house rules it keeps, by their own fingerprint (not the profile's rules added)
+            r = replace(r, map=with_rules_record(r.map, rules_record(file, served)))
     except RepairError as e:
         raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
     # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
     # Generate use it), so a designer is never surprised by a 7th Skull later
-    out = {"file": _source(body), **r.to_json(), "within_profile": within}
+    out = _named({"file": _source(body), **r.to_json(), "within_profile": within}, rules, m.chapter)
     out["profile"] = profile.source
     out["profile_violations"] = [
         {"rule": v.rule, "title": v.title, "cells": list(v.cells), "message": v.message}
@@ -721,7 +790,7 @@ def do_repair(body: dict) -> tuple[int, dict]:
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
 
 
-def do_render(body: dict) -> tuple[bytes, str, str]:
+def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str]:
     """A picture of a map (``format``: png, svg, pdf or sheet; ``layout``: wide or tall, not for a sheet), with forced
     cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them."""
     import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
@@ -755,10 +824,11 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
         raise ApiError("field 'layout' arranges a picture of a map; a sheet has a layout of its own")
     want_forced = _field(body, "forced", bool, "true or false", False)
     heat_code = _field(body, "heat", str, "a terrain code")
-    heat_t = _terrain(heat_code, "heat", m.chapter) if heat_code else None
+    chapter = rules.chapter(m.chapter)
+    heat_t = _terrain(heat_code, "heat", chapter) if heat_code else None
     forced = heat = None
     if (want_forced or heat_t) and not m.complete:
-        solver = solver_for(m.chapter)
+        solver = solver_for(chapter)
         try:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
@@ -773,9 +843,11 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
     os.close(fd)
     try:
         kw = {"forced": forced, **heat_options(heat, heat_t.label if heat_t else "")}
+        if rules.file(m.chapter) is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
+            kw["chapter"] = chapter
         # a complete map's broken rules (a designer's hand-made map) framed in red and listed, as ``mapgen render``:
         # the downloaded picture of a broken map looked sound
-        broken = check_map(m) if m.complete else []
+        broken = check_map(m, chapter) if m.complete else []
         try:
             if fmt == "sheet":
                 render_sheet(m, path, paper=paper, violations=broken, **kw)
@@ -795,19 +867,26 @@ def do_render(body: dict) -> tuple[bytes, str, str]:
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------
 
 
-def complete_valid_map(body: dict) -> Map:
+def complete_valid_map(body: dict, rules: ServedRules = SHIPPED) -> Map:
     m = read_map_field(body)
     if not m.complete:
         raise ApiError(f"a partial map ({quantity(len(m.unrevealed()), 'unrevealed cell')}); this needs a complete map")
-    broken = check_map(m)
+    broken = check_map(m, rules.chapter(m.chapter))
     if broken:
-        raise ApiError(f"the map breaks {broken[0]} (validate it first)"[:300], exit=1)
+        raise ApiError(f"the map breaks {broken[0]}{rules.under(m.chapter)} (validate it first)"[:300], exit=1)
     return m
 
 
-def deduce_args(body: dict) -> dict:
-    m = complete_valid_map(body)
+def _house_args(m: Map, rules: ServedRules) -> dict:
+    """What a job needs to run under the served rules: ``rules``, the house chapter (None: the shipped one), and
+    ``rules_file``, its file as given to ``mapgen serve --rules``."""
+    return {"rules": rules.house_chapter(m.chapter), "rules_file": rules.file(m.chapter)}
+
+
+def deduce_args(body: dict, rules: ServedRules = SHIPPED) -> dict:
+    m = complete_valid_map(body, rules)
     return {
+        **_house_args(m, rules),
         "text": dumps_map(m),
         "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
         "profile": _field(body, "profile", bool, "true or false", True),
@@ -815,8 +894,8 @@ def deduce_args(body: dict) -> dict:
     }
 
 
-def playtest_args(body: dict) -> dict:
-    m = complete_valid_map(body)
+def playtest_args(body: dict, rules: ServedRules = SHIPPED) -> dict:
+    m = complete_valid_map(body, rules)
     from mapgen.engine.bots import BOTS  # deferred: the bots import ortools; not at the app's start
 
     bot = _field(body, "bot", str, "the name of a bot", "heuristic")
@@ -826,6 +905,7 @@ def playtest_args(body: dict) -> dict:
     if mode is not None and mode not in ("coop", "traitor"):
         raise ApiError(f"field 'mode' must be coop or traitor, not {mode!r}"[:200])
     args = {
+        **_house_args(m, rules),
         "text": dumps_map(m),
         "games": _bounded(body, "games", 1, 5_000, 200, "a whole number"),
         "bot": bot,
@@ -859,7 +939,9 @@ def _check_playtest(m: Map, args: dict) -> None:
             require_openspiel()
         except ImportError as e:
             raise ApiError(f"bot ismcts: {e}"[:300], exit=1) from None
-    s = Settings(bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"])
+    s = Settings(
+        bot=args["bot"], players=args["players"], seed=args["seed"], mode=args["mode"], reference=args["rules"]
+    )
     try:
         make_game(m, s, 0)
     except GameError as e:  # the request's field at fault named, as the CLI names its option

@@ -239,10 +239,13 @@ const MG = {
 
   // The briefing in one line, for the summary above the board: every cell the briefing places (Flora's start
   // and Greek Fire too, as their badges on the board).
+  // A chapter the server answers under house rules (mapgen serve --rules FILE) says so, with the file.
   briefingSummary(b) {
     const flora = b.chapter === "flora";
+    const house = (MG.chapters[b.chapter] || {}).house_rules;
     return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
-      + (flora && b.start ? `, Start ${b.start}` : "") + (flora && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "");
+      + (flora && b.start ? `, Start ${b.start}` : "") + (flora && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "")
+      + (house ? ` · house rules: ${house.file}` : "");
   },
 
   // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire ("Fire" on the cell: "Greek

@@ -464,7 +464,9 @@ function showResult(kind, j) {
     const g = res.grade;
     if (g) {
       lines.push(`Deduction grade: ${g.tier} (${g.guesses} guesses before every target is known, largest reason ` +
-        `${g.largest_reason} rules and cells, ${Math.round(g.deduced_share * 100)}% of those steps deduced)`);
+        `${g.largest_reason} rules and cells, ${Math.round(g.deduced_share * 100)}% of those steps deduced)`
+        + (g.calibrated_on ? `; the tier is cut at the quartiles of maps generated under shipped ${g.calibrated_on}'s `
+          + `rules, not the house rules of ${res.rules || "the server"}` : ""));
     }
     draw();
   }
