@@ -235,12 +235,27 @@ def test_requests_that_mix_modes_are_refused(tmp_path, monkeypatch):
     assert_fails(
         cli("pack", "fauna-1", "-o", tmp_path / "f.png"),
         2,
-        f"error: {tmp_path / 'f.png'}: a map folder is a PDF; name the file .pdf",
+        f"error: {tmp_path / 'f.png'}: -o is the PDF to write: name it {tmp_path / 'f.pdf'} "
+        "(the maps of -c go to --out DIR)",
+    )
+    (tmp_path / "folder").mkdir()  # "a map folder is a PDF" read as if -o were the folder of maps
+    assert_fails(
+        cli("pack", "fauna-1", "-o", f"{tmp_path / 'folder'}/"),
+        2,
+        f"error: {tmp_path / 'folder'}/: -o is the PDF to write: name it {tmp_path / 'folder.pdf'} "
+        "(the maps of -c go to --out DIR)",
+    )
+    (tmp_path / "folder").rmdir()
+    assert_fails(
+        cli("pack", "fauna-1", "-o", tmp_path / "somedir"),
+        2,
+        f"error: {tmp_path / 'somedir'}: -o is the PDF to write: name it {tmp_path / 'somedir.pdf'} "
+        "(the maps of -c go to --out DIR)",
     )
     assert_fails(  # the calibration pages are no map folder (it said they were)
         cli("pack", "--calibrate", "-o", tmp_path / "c.txt"),
         2,
-        f"error: {tmp_path / 'c.txt'}: the calibration pages are a PDF; name the file .pdf",
+        f"error: {tmp_path / 'c.txt'}: -o is the PDF of the calibration pages: name it {tmp_path / 'c.pdf'}",
     )
     assert_fails(
         cli("pack", "--calibrate", "fauna-1", "-o", out),

@@ -45,6 +45,14 @@ def _offset(value: str) -> tuple[float, float]:
     return (nums[0], nums[-1])
 
 
+def _pdf_name(out: str) -> str:
+    """The name -o should have been: ``somedir`` -> ``somedir.pdf``, ``f.png`` -> ``f.pdf``."""
+    path = Path(out.rstrip("/\\") or out)
+    if path.suffix and not path.is_dir():
+        return str(path.with_suffix(".pdf"))
+    return f"{path}.pdf"
+
+
 def _url_base(value: str) -> str:
     u = urlsplit(value)
     if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
@@ -195,8 +203,10 @@ def pack(
     )
     layout.check()  # LayoutError (exit 2): a layout the paper cannot hold
     if Path(out).suffix.lower() != ".pdf":
-        what = "the calibration pages are" if calibrate else "a map folder is"
-        raise BadInput(out, f"{what} a PDF; name the file .pdf")
+        # "a map folder is a PDF" read as if -o named a folder of maps (the maps of -c go to --out DIR)
+        what = "the PDF of the calibration pages" if calibrate else "the PDF to write"
+        maps_dir = "" if calibrate else " (the maps of -c go to --out DIR)"
+        raise BadInput(out, f"-o is {what}: name it {_pdf_name(out)}{maps_dir}")
     generating = [
         name
         for name, given in (
