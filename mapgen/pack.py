@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
+from constraints.catalogue import Chapter
 from mapgen.model import Map
 from mapgen.quality import TIERS, Quality, chapter_quality, tier_index
 from mapgen.target import SearchResult, kept_map, search
@@ -100,9 +101,12 @@ def make_folder(
     candidates: int = 400,
     where=None,
     progress=None,
+    rules: Chapter | None = None,
+    rules_file: str | None = None,
 ) -> Made:
     """Candidates from ``seed`` on until ``count`` pass (``grade_spread``: each tier its share); every candidate's
-    deduction is graded. ``result.done`` is False when too few passed (``result.stopped`` says why)."""
+    deduction is graded; under ``rules`` (a house chapter loaded from ``rules_file``) when given: the maps keep them
+    and their tables name them. ``result.done`` is False when too few passed (``result.stopped`` says why)."""
     per_tier = spread(chapter, count) if grade_spread else None
     res = search(
         chapter,
@@ -116,6 +120,8 @@ def make_folder(
         progress=progress,
         per_tier=per_tier,
         deduce=True,
+        rules=rules,
+        rules_file=rules_file,
     )
     maps = numbered([kept_map(c) for c in res.kept], quality.bot) if res.done else []
     return Made(maps, res)

@@ -14,6 +14,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from constraints.catalogue import Chapter
 from mapgen.batch import MapOutput, start_batch
 from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.errors import UnmetError
@@ -129,25 +130,34 @@ _FAILURE_WORDS = {
 _GENERATORS: dict = {}
 
 
-def _generator(chapter: str, profile: Profile, time_limit: float):
-    """One Generator per (chapter, profile) in each worker process: the chapter model is built once."""
-    key = (chapter, repr(profile))
+def _generator(chapter: str | Chapter, profile: Profile, time_limit: float, rules_file: str | None = None):
+    """One Generator per (chapter, profile, house rules) in each worker process: the chapter model is built once."""
+    key = (chapter, repr(profile), rules_file)
     gen = _GENERATORS.get(key)
     if gen is None:
         if len(_GENERATORS) > 8:
             _GENERATORS.clear()
-        gen = _GENERATORS[key] = Generator(chapter, profile, time_limit=time_limit)
+        gen = _GENERATORS[key] = Generator(chapter, profile, time_limit=time_limit, rules_file=rules_file)
     gen.time_limit = time_limit
     return gen
 
 
 def candidate(
-    chapter: str, profile: Profile, seed: int, quality: Quality, settings: GradeSettings, gen_time: float
+    chapter: str,
+    profile: Profile,
+    seed: int,
+    quality: Quality,
+    settings: GradeSettings,
+    gen_time: float,
+    rules_file: str | None = None,
 ) -> Candidate:
-    """Generate the map of ``seed`` and grade it against ``quality`` (a campaign task: runs anywhere)."""
+    """Generate the map of ``seed`` and grade it against ``quality`` (a campaign task: runs anywhere). Under house
+    rules (``settings.rules``, loaded from ``rules_file``) the map keeps them and is graded under them, and both its
+    ``[generator]`` and ``[grade]`` tables name them (as ``generate --rules`` and ``grade --rules``)."""
     started = time.perf_counter()
+    gen = _generator(settings.rules or chapter, profile, gen_time, rules_file)
     try:
-        made = _generator(chapter, profile, gen_time).generate(seed)
+        made = gen.generate(seed)
     except GenerationTimeout:
         return Candidate(seed, None, None, "generation", time.perf_counter() - started)
     m = made.map
@@ -157,14 +167,20 @@ def candidate(
     except SolveTimeout:
         return Candidate(seed, dumps_map(m), None, "timeout", time.perf_counter() - started)
     g = assemble(f"{chapter}-{seed}", m, settings, results, quality)
+    if settings.rules is not None:
+        g = replace(g, rules=gen.rules or None)
     return Candidate(seed, dumps_map(m), g, None, time.perf_counter() - started)
 
 
-def settings_for(quality: Quality, seed: int, time_limit: float, *, deduce: bool = False) -> GradeSettings:
+def settings_for(
+    quality: Quality, seed: int, time_limit: float, *, deduce: bool = False, rules: Chapter | None = None
+) -> GradeSettings:
     """Only what the targets need: the band's bot (its games) and the deduction when a grade or targets are
-    asked (or ``deduce``)."""
+    asked (or ``deduce``); under ``rules`` (a house chapter) when given."""
     games = {b: quality.games.get(b, 200) for b in quality.bots_needed()}
-    return GradeSettings(games=games, seed=seed, deduce=deduce or quality.needs_deduction(), time_limit=time_limit)
+    return GradeSettings(
+        games=games, seed=seed, deduce=deduce or quality.needs_deduction(), time_limit=time_limit, rules=rules
+    )
 
 
 def search(
@@ -182,12 +198,16 @@ def search(
     closest: int = 3,
     per_tier: dict[str, int] | None = None,
     deduce: bool = False,
+    rules: Chapter | None = None,
+    rules_file: str | None = None,
 ) -> SearchResult:
     """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
 
     ``per_tier`` ({"Gentle": 2, ...}, with no ``quality.grade``): fill each deduction tier's share in one
     pass over the seeds instead (a graded library); a passing map whose tier is full is not kept.
     ``deduce``: grade every candidate's deduction even when no target needs it (its tier goes in ``[grade]``).
+    ``rules``: a house chapter (loaded from ``rules_file``) every candidate keeps and is graded under (the tier's
+    cuts and the default bands in ``quality`` stay the shipped chapter's measures, as ``grade --rules`` says).
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
@@ -218,8 +238,9 @@ def search(
                     profile,
                     s,
                     quality,
-                    settings_for(quality, s, max(1.0, left), deduce=deduce or bool(per_tier)),
+                    settings_for(quality, s, max(1.0, left), deduce=deduce or bool(per_tier), rules=rules),
                     min(map_time, max(1.0, left)),
+                    rules_file,
                 ),
             )
             for s in range(next_seed, next_seed + todo)

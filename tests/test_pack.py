@@ -14,7 +14,7 @@ from click.testing import CliRunner
 
 import maps
 from cli import main
-from constraints.catalogue import check_map
+from constraints.catalogue import check_map, load_chapter
 from mapgen.mapfile import read_map
 from mapgen.render.folder import MM, PAPERS
 from mapgen.web.links import helper_url
@@ -23,6 +23,7 @@ pypdf = pytest.importorskip("pypdf")
 zxingcpp = pytest.importorskip("zxingcpp")
 
 DATA = Path(__file__).parent / "data"
+CHAPTERS = Path(__file__).parent.parent / "constraints" / "chapters"
 #: a cheap folder: Training's two maps, one Gentle and one Moderate, 20 heuristic games per candidate
 TRAINING = ["pack", "-c", "training", "--seed", "1", "--grade-spread", "--games", "20"]
 
@@ -235,12 +236,32 @@ def test_requests_that_mix_modes_are_refused(tmp_path, monkeypatch):
     assert_fails(
         cli("pack", "fauna-1", "-o", tmp_path / "f.png"),
         2,
-        f"error: {tmp_path / 'f.png'}: a map folder is a PDF; name the file .pdf",
+        f"error: {tmp_path / 'f.png'}: -o is the PDF to write: name it {tmp_path / 'f.pdf'} "
+        "(the maps of -c go to --out DIR)",
+    )
+    (tmp_path / "folder").mkdir()  # "a map folder is a PDF" read as if -o were the folder of maps
+    assert_fails(
+        cli("pack", "fauna-1", "-o", f"{tmp_path / 'folder'}/"),
+        2,
+        f"error: {tmp_path / 'folder'}/: -o is the PDF to write: name it {tmp_path / 'folder.pdf'} "
+        "(the maps of -c go to --out DIR)",
+    )
+    (tmp_path / "folder").rmdir()
+    assert_fails(
+        cli("pack", "fauna-1", "-o", tmp_path / "somedir"),
+        2,
+        f"error: {tmp_path / 'somedir'}: -o is the PDF to write: name it {tmp_path / 'somedir.pdf'} "
+        "(the maps of -c go to --out DIR)",
     )
     assert_fails(  # the calibration pages are no map folder (it said they were)
         cli("pack", "--calibrate", "-o", tmp_path / "c.txt"),
         2,
-        f"error: {tmp_path / 'c.txt'}: the calibration pages are a PDF; name the file .pdf",
+        f"error: {tmp_path / 'c.txt'}: -o is the PDF of the calibration pages: name it {tmp_path / 'c.pdf'}",
+    )
+    assert_fails(
+        cli("pack", "--calibrate", "--rules", CHAPTERS / "fauna.toml", "-o", out),
+        2,
+        "error: --calibrate: writes the ruler pages only; drop --rules",
     )
     assert_fails(
         cli("pack", "--calibrate", "fauna-1", "-o", out),
@@ -318,3 +339,90 @@ def test_ctrl_c_during_the_search_says_interrupted(tmp_path, monkeypatch):
     made = f"created folder {tmp_path / 'maps'}\n"
     assert_fails(cli(*TRAINING, "-o", pdf, "--out", tmp_path / "maps"), 130, f"{made}error: {pdf}: interrupted")
     assert not pdf.exists()
+
+
+# ----- house rules (--rules FILE) -----
+def house_rules(folder: Path, chapter: str, kept: str, dropped: str) -> Path:
+    """The shipped chapter file with one rule dropped from its list (``kept`` -> ``dropped``)."""
+    text = (CHAPTERS / f"{chapter}.toml").read_text(encoding="utf-8")
+    assert kept in text
+    path = folder / f"house-{chapter}.toml"
+    path.write_text(text.replace(kept, dropped, 1), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def house_map(tmp_path_factory):
+    """Fauna without C7 (Skull sides), and its seed-1 map: it breaks C7, so only --rules packs it."""
+    base = tmp_path_factory.mktemp("house")
+    rules = house_rules(base, "fauna", '"C6", "C7", "C8"', '"C6", "C8"')
+    r = cli("generate", "--rules", rules, "--seed", "1")
+    assert r.exit_code == 0, r.output
+    path = base / "h.toml"
+    path.write_text(r.stdout, encoding="utf-8")
+    assert [v.rule for v in check_map(read_map(path))][:1] == ["C7"]
+    return rules, path
+
+
+def test_a_map_made_under_house_rules_is_packed_with_rules_and_the_cover_names_them(tmp_path, house_map):
+    rules, path = house_map
+    pdf = tmp_path / "h.pdf"
+    r = cli("pack", path, "-o", pdf)  # it told the user to give --rules, which pack did not take
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {path}: not a valid fauna map: it breaks C7 "), r.output
+    assert r.stderr.endswith(f"(it was made under the house rules of {rules.name}: give --rules FILE)\n")
+    assert not pdf.exists()
+    r = cli("pack", path, "--rules", rules, "-o", pdf, "--json")
+    assert r.exit_code == 0, r.output
+    made = tomllib.loads(path.read_text(encoding="utf-8"))["generator"]
+    record = {"rules": rules.name, "rules_fingerprint": made["rules_fingerprint"]}
+    assert json.loads(r.stdout)["rules"] == record
+    cover = " ".join(pypdf.PdfReader(pdf).pages[0].extract_text().split())
+    assert f"House rules: {rules.name} (rules fingerprint {made['rules_fingerprint']})" in cover
+    plain = tmp_path / "plain.pdf"  # a folder of shipped rules says none
+    assert cli("pack", "fauna-1", "-o", plain).exit_code == 0
+    assert "House rules" not in pypdf.PdfReader(plain).pages[0].extract_text()
+
+
+def test_house_rules_that_do_not_fit_are_refused_and_existing_outputs_kept(tmp_path, monkeypatch, house_map):
+    rules, path = house_map
+    pdf, maps_dir = tmp_path / "h.pdf", tmp_path / "maps"
+    pdf.write_text("mine", encoding="utf-8")
+    _refuse_work(monkeypatch)
+    flora = house_rules(tmp_path, "flora", "", "")
+    assert_fails(
+        cli("pack", path, "--rules", flora, "-o", pdf, "--force"),
+        2,
+        f'error: {path}: a fauna map, but the rules are chapter flora\'s (a house-rule file for fauna maps says name = "fauna")',
+    )
+    assert_fails(
+        cli(*TRAINING, "--rules", rules, "-o", pdf, "--out", maps_dir, "--force"),
+        2,
+        "error: --rules: a chapter file of fauna, but --chapter is training",
+    )
+    bad = tmp_path / "bad.toml"  # breaks C6 Rock, which these house rules keep
+    bad.write_text((DATA / "valid" / "training-201.toml").read_text(encoding="utf-8").replace("Mu", "Ro", 1))
+    training = house_rules(tmp_path, "training", "", "")
+    r = cli("pack", bad, "--rules", training, "-o", pdf, "--force")
+    assert r.exit_code == 1 and r.stderr.startswith(
+        f"error: {bad}: not a valid training map under the house rules of {training}: it breaks C6 Rock"
+    ), r.output
+    assert r.stderr.count("\n") == 1 and f"see `mapgen validate --rules {training}`" in r.stderr
+    assert pdf.read_text(encoding="utf-8") == "mine" and not maps_dir.exists()
+
+
+def test_a_new_folder_is_generated_and_graded_under_house_rules(tmp_path):
+    rules = house_rules(tmp_path, "training", '"C5", "C6"]', '"C5"]')  # Training without C6 Rock
+    pdf, maps_dir = tmp_path / "f.pdf", tmp_path / "maps"
+    args = ["pack", "-c", "training", "--rules", rules, "--seed", "1", "--count", "1", "--games", "20"]
+    r = cli(*args, "-o", pdf, "--out", maps_dir, "--json")
+    assert r.exit_code == 0, r.output
+    written = maps_dir / "training-1.toml"
+    table = tomllib.loads(written.read_text(encoding="utf-8"))
+    record = {"rules": rules.name, "rules_fingerprint": table["generator"]["rules_fingerprint"]}
+    assert json.loads(r.stdout)["rules"] == record
+    # made under the house rules and graded under them: both tables say so (a map without C6 breaks it here)
+    assert {k: table["generator"][k] for k in record} == record and {k: table["grade"][k] for k in record} == record
+    assert check_map(read_map(written), load_chapter(rules)) == []
+    assert [v.rule for v in check_map(read_map(written))][:1] == ["C6"]
+    cover = " ".join(pypdf.PdfReader(pdf).pages[0].extract_text().split())
+    assert f"House rules: {rules.name} (rules fingerprint {record['rules_fingerprint']})" in cover

@@ -101,7 +101,7 @@ def test_a_profile_quality_table_is_a_target(tmp_path):
     assert cli("generate", "-c", "training", "--seed", "1", "--profile", p).stdout.startswith('chapter = "training"')
 
 
-def _fake_candidate(chapter, profile, seed, quality, settings, gen_time):
+def _fake_candidate(chapter, profile, seed, quality, settings, gen_time, rules_file=None):
     """A candidate whose deduction tier cycles with its seed (Moderate, Tricky, Fiendish, Gentle, ...)."""
     from mapgen.grade import Deduction, MapGrade
     from mapgen.quality import TIERS

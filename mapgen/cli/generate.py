@@ -15,6 +15,7 @@ from mapgen.cli.options import (
     MapType,
     chapter_option,
     force_option,
+    house_chapter,
     json_option,
     reject,
     rules_file,
@@ -186,23 +187,14 @@ def generate(
 
 def _house_chapter(rules, chapter_name: str | None, quality: bool) -> str:
     """The chapter a --rules file's maps are generated for (its ``name``); exit 2 for what cannot be done with it."""
-    from constraints.catalogue import chapter_names  # deferred: the registry, only with --rules
-
-    if chapter_name is not None and chapter_name.lower() != rules.name:
-        reject("--rules", f"a chapter file of {rules.name}, but --chapter is {chapter_name.lower()}")
-    if rules.name not in chapter_names():  # a map file names its chapter, and only a shipped one reads back
-        reject(
-            "--rules",
-            f"a generated map names its chapter, and {rules.name!r} is no shipped chapter "
-            f"({', '.join(chapter_names())}): keep name the chapter the house rules vary",
-        )
+    name = house_chapter(rules, chapter_name)
     if quality:  # grading plays the map with the shipped chapter's engine, not these rules
         reject(
             "--rules",
             "a quality target grades maps by playtests of the shipped chapter, not of house rules: "
             "generate without one, then mapgen playtest --rules",
         )
-    return rules.name
+    return name
 
 
 @contextmanager

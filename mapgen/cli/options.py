@@ -178,6 +178,20 @@ def rules_for(map_in: MapInput, rules: Chapter | None) -> Chapter:
     return rules
 
 
+def house_chapter(rules: Chapter, chapter_name: str | None) -> str:
+    """The chapter a --rules file's new maps are made for (its ``name``): BadInput (exit 2) when -c names another
+    chapter, or when it names no shipped chapter (a map file names its chapter, and only a shipped one reads back)."""
+    if chapter_name is not None and chapter_name.lower() != rules.name:
+        reject("--rules", f"a chapter file of {rules.name}, but --chapter is {chapter_name.lower()}")
+    if rules.name not in registry_names():
+        reject(
+            "--rules",
+            f"a generated map names its chapter, and {rules.name!r} is no shipped chapter "
+            f"({', '.join(registry_names())}): keep name the chapter the house rules vary",
+        )
+    return rules.name
+
+
 def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")(f)
 

@@ -16,11 +16,15 @@ from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
     MapType,
     chapter_option,
+    checked_map,
     force_option,
+    house_chapter,
     jobs_option,
     json_option,
     out_file,
     reject,
+    rules_file,
+    rules_option,
     seed_option,
     time_limit_option,
     typed,
@@ -45,6 +49,14 @@ def _offset(value: str) -> tuple[float, float]:
     return (nums[0], nums[-1])
 
 
+def _pdf_name(out: str) -> str:
+    """The name -o should have been: ``somedir`` -> ``somedir.pdf``, ``f.png`` -> ``f.pdf``."""
+    path = Path(out.rstrip("/\\") or out)
+    if path.suffix and not path.is_dir():
+        return str(path.with_suffix(".pdf"))
+    return f"{path}.pdf"
+
+
 def _url_base(value: str) -> str:
     u = urlsplit(value)
     if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
@@ -53,9 +65,12 @@ def _url_base(value: str) -> str:
 
 
 @click.command()
-@click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True, valid=True))
+# valid: checked in the body, against the --rules file's rules when given (a map made under house rules breaks the
+# shipped ones)
+@click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True))
 @click.option("-o", "--output", "out", required=True, metavar="FILE", help="The PDF to write (.pdf).")
 @chapter_option(help="Make a new folder of this chapter's maps (or give MAPS).")
+@rules_option
 @click.option(
     "--count",
     "-n",
@@ -138,6 +153,7 @@ def pack(
     maps_in,
     out,
     chapter_name,
+    rules,
     count,
     grade_spread,
     grade_tier,
@@ -166,6 +182,12 @@ def pack(
     --grade TIER asks one. Same seed, same folder. With MAPS, the folder holds those maps (their [grade]
     tables, when they have one, fill the cover).
 
+    With --rules FILE (a house-rule chapter file) the maps keep its rules instead of the chapter's: MAPS are
+    checked against them (exit 1 naming the rule a map breaks, 2 for a file of another chapter), and with -c
+    the new maps are generated under them (as mapgen generate --rules) and graded under them (as mapgen grade
+    --rules: the tier's cuts and the default bands stay the shipped chapter's measures). The cover names the
+    file and the rules' fingerprint, as each map's [generator] table does.
+
     The PDF (A4 or Letter, 1/4 inch margins): a cover with the folder's table; each map on its own page
     with a blank back, drawn at --cell-mm and --offset-mm (defaults 24 mm and 8,8 mm: an assumption, the
     rulebooks give no sizes) inside crop marks, its Mission Briefing below the grid where the Map Board
@@ -180,6 +202,8 @@ def pack(
         mapgen pack fauna-1 fauna-2 fauna-3 -o three.pdf --paper letter --bw
         mapgen pack -c training --seed 1 --grade-spread --games 50 -o training.pdf --out training-folder
         mapgen pack -c fauna --count 8 --grade-spread --seed 1 -o fauna-folder.pdf --out fauna-folder
+        mapgen pack house-1.toml house-2.toml --rules house.toml -o house.pdf
+        mapgen pack -c fauna --rules house.toml --grade-spread --seed 1 -o house-folder.pdf --out house-folder
     """
     from mapgen.render.folder import (  # deferred: the command's library, only when it runs
         DEFAULT_CELL_MM,
@@ -195,8 +219,10 @@ def pack(
     )
     layout.check()  # LayoutError (exit 2): a layout the paper cannot hold
     if Path(out).suffix.lower() != ".pdf":
-        what = "the calibration pages are" if calibrate else "a map folder is"
-        raise BadInput(out, f"{what} a PDF; name the file .pdf")
+        # "a map folder is a PDF" read as if -o named a folder of maps (the maps of -c go to --out DIR)
+        what = "the PDF of the calibration pages" if calibrate else "the PDF to write"
+        maps_dir = "" if calibrate else " (the maps of -c go to --out DIR)"
+        raise BadInput(out, f"-o is {what}: name it {_pdf_name(out)}{maps_dir}")
     generating = [
         name
         for name, given in (
@@ -216,8 +242,14 @@ def pack(
     ]
     started = time.perf_counter()
     if calibrate:
-        if maps_in or chapter_name or generating or bw or url_base:
-            given = ["MAPS"] if maps_in else ["-c"] if chapter_name else generating or ["--bw/--url-base"]
+        if maps_in or chapter_name or generating or bw or url_base or rules is not None:
+            given = (
+                ["MAPS"]
+                if maps_in
+                else ["-c"]
+                if chapter_name
+                else generating or (["--rules"] if rules is not None else ["--bw/--url-base"])
+            )
             reject("--calibrate", f"writes the ruler pages only; drop {given[0]}")
         from mapgen.render.folder import write_calibration  # deferred: the command's library, only when it runs
 
@@ -226,6 +258,11 @@ def pack(
         _done(as_json, out, pages, [], started, layout)
         return
     base = _url_base(url_base) if url_base is not None else None
+    record = None
+    if rules is not None:  # the cover names the rules, as a made map's [generator] table does
+        from mapgen.generate import rules_record  # deferred: the command's library, only when it runs
+
+        record = rules_record(rules_file(), rules)
     if maps_in:
         if chapter_name:
             reject("-c", "give MAPS or -c CHAPTER, not both")
@@ -234,6 +271,8 @@ def pack(
         chapters = sorted({mi.map.chapter for mi in maps_in})
         if len(chapters) > 1:
             reject("MAPS", f"a folder holds one chapter's maps, not {', '.join(chapters)}")
+        for mi in maps_in:  # exit 2 for another chapter's rules, 1 naming the rules a map breaks
+            checked_map(mi, valid=True, command="mapgen pack", chapter=rules)
         if len(maps_in) > 40:
             reject("MAPS", f"a folder holds at most 40 maps, not {len(maps_in)}")
         out_file(out, force=force)
@@ -242,7 +281,7 @@ def pack(
             for n, mi in enumerate(maps_in, 1)
         ]
         note = "maps given: " + ", ".join(Path(mi.source).stem for mi in maps_in)
-        _write(items, chapters[0], out, layout, base, note, force, as_json, started)
+        _write(items, chapters[0], out, layout, base, note, force, as_json, started, rules=record)
         return
     if chapter_name is None:
         raise click.UsageError("Missing MAPS, or -c CHAPTER to make new maps (or --calibrate).")
@@ -250,8 +289,12 @@ def pack(
         reject("--out", "a new folder's maps are written to --out DIR as well (to print one again, or check it)")
     if grade_spread and grade_tier:
         reject("--grade-spread", "spreads the maps over every grade; drop --grade, or drop --grade-spread")
+    if rules is not None:
+        house_chapter(rules, chapter_name)  # exit 2: a file of another chapter, or of no shipped one
     _generate(
         chapter_name.lower(),
+        rules=rules,
+        record=record,
         count=count,
         grade_spread=grade_spread,
         grade_tier=grade_tier,
@@ -275,6 +318,8 @@ def pack(
 def _generate(
     chapter,
     *,
+    rules,
+    record,
     count,
     grade_spread,
     grade_tier,
@@ -308,7 +353,8 @@ def _generate(
         max_walled_in=max_walled_in,
         games=games,
     )
-    seed, profile = start_batch(chapter, seed, count, candidates, out_dir, None)
+    # the profile: a house-rule file's own profile key, as generate --rules
+    seed, profile = start_batch(chapter if rules is None else rules, seed, count, candidates, out_dir, None)
     out_file(out, force=force)
     files = [Path(out_dir) / f"{chapter}-{k}.toml" for k in range(1, count + 1)]
     check_files(files, force=force)
@@ -330,6 +376,8 @@ def _generate(
             candidates=candidates,
             where=backend,
             progress=(lambda tried, kept: bar(tried)) if bar else None,
+            rules=rules,
+            rules_file=rules_file() if rules is not None else None,
         )
     res = made.result
     if not res.done:
@@ -359,19 +407,20 @@ def _generate(
     spread = " spread over the grades" if grade_spread else f" of grade {quality.grade}" if quality.grade else ""
     note = f"{chapter}, seed {seed}, {quantity(count, 'map')}{spread}"
     search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
-    _write(items, chapter, out, layout, base, note, force, as_json, started, search)
+    _write(items, chapter, out, layout, base, note, force, as_json, started, search, rules=record)
 
 
-def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None):
+def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None, rules=None):
     from mapgen.render.folder import FolderMap, write_folder  # deferred: the command's library, only when it runs
     from mapgen.web.links import DEFAULT_BASE, helper_url  # deferred: the command's library, only when it runs
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
-    pages = write_folder(folder, out, layout, title=get_chapter(chapter).title, note=note, force=force)
-    _done(as_json, out, pages, folder, started, layout, search)
+    title = get_chapter(chapter).title
+    pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules)
+    _done(as_json, out, pages, folder, started, layout, search, rules)
 
 
-def _done(as_json, out, pages, folder, started, layout, search=None):
+def _done(as_json, out, pages, folder, started, layout, search=None, rules=None):
     seconds = time.perf_counter() - started
     if as_json:
         report = {
@@ -389,8 +438,11 @@ def _done(as_json, out, pages, folder, started, layout, search=None):
         }
         if search is not None:
             report["search"] = search
+        if rules:
+            report["rules"] = rules
         click.echo(json.dumps(report, indent=2))
         return
     for fm in folder:
         click.echo(f"map {fm.number}: {fm.source} ({(fm.grade or {}).get('tier') or 'not graded'})")
-    click.echo(f"wrote {out} ({pages} pages, {layout.paper.upper()}) in {seconds:.1f} s")
+    under = f", under the house rules of {rules['rules']}" if rules else ""
+    click.echo(f"wrote {out} ({pages} pages, {layout.paper.upper()}{under}) in {seconds:.1f} s")

@@ -388,7 +388,19 @@ def cover_rows(maps: list[FolderMap]) -> tuple[list[str], list[list[str]]]:
     return head, rows
 
 
-def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note: str) -> None:
+def house_rules_line(rules: dict) -> str:
+    """The cover's line for house rules: the file and the fingerprint a map's ``[generator]`` table records."""
+    return (
+        f"House rules: {rules['rules']} (rules fingerprint {rules['rules_fingerprint']}). "
+        "These maps keep them, not the chapter's shipped rules."
+    )
+
+
+def cover_page(
+    p: _Page, maps: list[FolderMap], title: str, layout: Layout, note: str, rules: dict | None = None
+) -> None:
+    """``rules``: the house rules the maps keep (``mapgen.generate.rules_record``: the file's name and the rules'
+    fingerprint), said under the title so a printed folder tells which rules it is played under."""
     x, width = MARGIN_MM + 6, layout.page[0] - 2 * MARGIN_MM - 12
     top = MARGIN_MM + 14
     p.text(x, top, f"Corps of Discovery · {title}", 20, bold=True)
@@ -400,13 +412,17 @@ def cover_page(p: _Page, maps: list[FolderMap], title: str, layout: Layout, note
         9,
         colour="#444444",
     )
+    if rules:
+        top += 5
+        p.text(x, top, house_rules_line(rules), 9, bold=True)
     top += 10
     head, rows = cover_rows(maps)
     widths = [9, 18, 14, 13] + [30] * (len(head) - 7) + [28, 16, 0]
     widths[-1] = max(14.0, width - sum(widths))
     scale = min(1.0, width / sum(widths))
     widths = [w * scale for w in widths]
-    row_h = min(7.0, 150 / max(1, len(rows) + 1))
+    # the table's room: 150 mm, less the house rules' line (40 maps on Letter filled the page to its margin)
+    row_h = min(7.0, (150 - (5 if rules else 0)) / max(1, len(rows) + 1))
     # the headers wrap in their column ("Heuristic sealed" over "(walled in)"), the header row as tall as needed
     from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
 
@@ -545,9 +561,17 @@ def _canvas(path: str, layout: Layout, title: str):
 
 
 def write_folder(
-    maps: list[FolderMap], path: str | os.PathLike, layout: Layout, *, title: str, note: str, force: bool = False
+    maps: list[FolderMap],
+    path: str | os.PathLike,
+    layout: Layout,
+    *,
+    title: str,
+    note: str,
+    force: bool = False,
+    rules: dict | None = None,
 ) -> int:
-    """The folder PDF: cover (and its blank back), each map with a blank back, the play log. Returns the pages."""
+    """The folder PDF: cover (and its blank back), each map with a blank back, the play log. Returns the pages.
+    ``rules``: the house rules the maps keep (``rules_record``), named on the cover."""
     layout.check()
     with writing(path, force=force, suffix=".pdf") as tmp:
         c = _canvas(tmp, layout, f"{title}: a map folder")
@@ -560,7 +584,7 @@ def write_folder(
             c.showPage()
             pages += 1
 
-        page(lambda p: cover_page(p, maps, title, layout, note))
+        page(lambda p: cover_page(p, maps, title, layout, note, rules))
         page()  # the cover's back: maps start on a front side when printed double-sided
         for fm in maps:
             page(lambda p, fm=fm: map_page(p, fm, title, layout))
