@@ -339,14 +339,18 @@ def generate_to_target(
     where: Backend | None = None,
     force: bool = False,
     progress: Callable[[int, int], None] | None = None,
+    rules: Chapter | None = None,
+    rules_file: str | None = None,
 ) -> TargetRun:
     """``mapgen generate`` with a quality target: ``search`` from ``seed`` (random when None) for ``count`` maps
     among ``candidates``, within ``time_limit`` seconds (``SEARCH_TIME`` when None); each kept map, with its
     ``[grade]`` table, printed or written to ``out_dir`` through ``MapOutput`` (every file a candidate could
     become is checked, and a Ray cluster joined, before the work). A search short of ``count`` is returned too
-    (its maps are written): ``run.missed()`` is the error to raise once it is reported. Raises what
-    ``start_batch``, ``MapOutput``, ``Ray.connect`` and ``search`` raise."""
-    seed, profile = start_batch(chapter, seed, count, candidates, out_dir, profile_file)
+    (its maps are written): ``run.missed()`` is the error to raise once it is reported. ``rules``: a house chapter
+    (loaded from ``rules_file``) the candidates are made and graded under, as ``search`` says (without
+    ``profile_file``, its own profile key). Raises what ``start_batch``, ``MapOutput``, ``Ray.connect`` and
+    ``search`` raise."""
+    seed, profile = start_batch(chapter if rules is None else rules, seed, count, candidates, out_dir, profile_file)
     out = MapOutput(chapter, out_dir, force=force)
     out.check(range(seed, seed + candidates))  # every file a candidate could become, checked before the work
     if isinstance(where, Ray):
@@ -362,6 +366,8 @@ def generate_to_target(
         max_candidates=candidates,
         where=where,
         progress=progress,
+        rules=rules,
+        rules_file=rules_file,
     )
     return TargetRun(result, limit, candidates, [out.put(kept_map(c), c.seed) for c in result.kept])
 

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from cli import main
 from constraints.catalogue import check_map, load_chapter
 from mapgen.mapfile import dumps_map, parse_map, read_map
+from mapgen.solving.compiled import chapter_fingerprint
 
 FAUNA = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
 SHIPPED_F2 = "at_least = 3, at_most = 3"
@@ -91,30 +92,37 @@ def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
     r = run("generate", "--rules", named)
     assert r.exit_code == 2
     assert r.stderr.startswith("error: --rules: a generated map names its chapter, and 'mine' is no shipped chapter")
-    r = run("generate", "--rules", house, "--grade", "Gentle")
-    assert r.exit_code == 2
-    assert "a quality target grades maps by playtests of the shipped chapter" in r.stderr
+    r = run("generate", "-c", "flora", "--rules", house, "--grade", "Gentle")  # with a target too, before any work
+    assert (r.exit_code, r.stderr) == (2, "error: --rules: a chapter file of fauna, but --chapter is flora\n")
 
 
-def test_generate_from_a_sketch_of_another_chapter_than_the_rules(house):
-    r = run("generate", "--from", "flora-1", "--rules", house)
-    assert r.exit_code == 2
-    assert r.stderr == (
-        "error: flora-1: a flora map, but the rules are chapter fauna's (a house-rule file for flora maps says "
-        'name = "flora")\n'
-    )
-
-
-def test_generate_from_a_sketch_fills_it_under_the_house_rules(house, house_map):
-    m = read_map(house_map)
-    sketch = house_map.parent / "sketch.toml"
-    text = house_map.read_text(encoding="utf-8")
-    head, terrain = text.split('terrain = """')
-    sketch.write_text(head + 'terrain = """' + terrain.replace("Ft ", ".. ", 1), encoding="utf-8")  # C6's Fort
-    r = run("generate", "--from", sketch, "--rules", house, "--seed", 3)
+def test_generate_to_a_target_under_house_rules_makes_and_grades_the_maps_under_them(tmp_path):
+    """It was refused (grading "played the shipped chapter"); now the search pack -c --rules runs does it."""
+    training = (Path(__file__).parent.parent / "constraints" / "chapters" / "training.toml").read_text(encoding="utf-8")
+    assert '"C5", "C6"]' in training
+    house = tmp_path / "no-c6.toml"  # Training without C6 Rock
+    house.write_text(training.replace('"C5", "C6"]', '"C5"]', 1), encoding="utf-8")
+    out = tmp_path / "maps"
+    # seed 2 is a Gentle map at once (each candidate's deduction compiles the house rules' circuits: CPU seconds)
+    r = run("generate", "--rules", house, "--seed", 2, "--grade", "Gentle", "--out", out, "--json")
     assert r.exit_code == 0, r.output
-    assert parse_map(r.stdout).cells == m.cells  # the fourth Fort back, where shipped fauna has 3
-    assert run("generate", "--from", sketch, "--seed", 3).exit_code == 1
+    assert "\ntried 1 candidate in " in r.stderr
+    assert (
+        f"\ngraded under the house rules of {house}; calibrated on shipped training, not these house rules: "
+        "the deduction tier, cut at the quartiles of maps generated under shipped training's rules\n"
+    ) in r.stderr
+    record = {"rules": house.name, "rules_fingerprint": chapter_fingerprint(load_chapter(house))}
+    report = json.loads(r.stdout)
+    assert report["rules"] == record
+    assert report["kept"][0]["grade"]["calibrated_on"]["chapter"] == "training"
+    path = out / "training-2.toml"
+    m = read_map(path)
+    assert report["kept"][0]["file"] == str(path)
+    assert check_map(m, load_chapter(house)) == []  # made under the house rules, and they are recorded
+    assert {k: m.meta["generator"][k] for k in record} == record
+    # graded under them too: the [grade] table names them, as grade --rules and pack -c --rules do
+    assert {k: m.meta["grade"][k] for k in record} == record and m.meta["grade"]["tier"] == "Gentle"
+    assert "C6" in {v.rule for v in check_map(m)}  # a house map: the shipped chapter's C6 Rock is broken
 
 
 # --- solve and hint: no answer of one chapter handed to the other ------------------------------------------
@@ -270,8 +278,6 @@ def made_under(text: str) -> tuple:
 
 
 def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house_map, no_f1):
-    from mapgen.solving.compiled import chapter_fingerprint
-
     fingerprint = chapter_fingerprint(load_chapter(house))
     assert made_under(house_map.read_text(encoding="utf-8")) == ("house.toml", fingerprint)
     assert made_under(run("generate", "-c", "fauna", "--seed", 7).stdout) == (None, None)
@@ -296,8 +302,6 @@ def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house
 
 
 def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):
-    from mapgen.solving.compiled import chapter_fingerprint
-
     mine = ("house.toml", chapter_fingerprint(load_chapter(house)))
     head, terrain = house_map.read_text(encoding="utf-8").split('terrain = """')
     terrain = terrain.split("[generator]")[0]
@@ -354,8 +358,6 @@ def test_grade_deduces_plays_and_checks_under_the_house_rules(house, house_map):
         played["wins"],
         round(played["mean_days"], 3),
     )
-    from mapgen.solving.compiled import chapter_fingerprint
-
     assert (g["rules"], g["rules_fingerprint"]) == ("house.toml", chapter_fingerprint(load_chapter(house)))
     assert g["calibrated_on"]["chapter"] == "fauna" and len(g["calibrated_on"]["what"]) == 2  # the tier, the bands
     text = run("grade", house_map, "--rules", house, *args).stdout

@@ -110,6 +110,9 @@ def generate(
 
     With --rules FILE the maps keep that house-rule chapter file's rules instead of the chapter's
     (its chapter by default; its own profile key unless --profile); exit 1 when its rules admit no map.
+    A quality target's candidates are then made and graded under them (as mapgen grade --rules and pack
+    -c --rules), and each map's [generator] and [grade] tables name the file and the rules' fingerprint;
+    the deduction tiers and the default bands stay calibrated on the shipped chapter, and the report says so.
 
     \b
     Example:
@@ -118,6 +121,7 @@ def generate(
         mapgen deduce fauna-1 --puzzle sketch.toml --no-profile
         mapgen generate --from sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
+        mapgen generate --rules house.toml --seed 1 --count 5 --out house-maps/ --grade Moderate
     """
     from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
 
@@ -137,7 +141,7 @@ def generate(
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json, rules)
         return
     if rules is not None:
-        chapter_name = _house_chapter(rules, chapter_name, grade_tier or win_rate or max_walled_in is not None)
+        chapter_name = house_chapter(rules, chapter_name)  # exit 2: a file of another chapter, or of no shipped one
     if chapter_name is None:
         reject("--chapter", "required (--chapter CHAPTER, --from SKETCH, or --rules FILE)")
     from mapgen.cli.target import (  # deferred: ortools (mapgen.target), only when the command runs
@@ -161,6 +165,7 @@ def generate(
                 ray_address=ray_address,
                 force=force,
                 as_json=as_json,
+                rules=rules,
             )
         return
 
@@ -183,18 +188,6 @@ def generate(
     else:
         for item in summary:
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
-
-
-def _house_chapter(rules, chapter_name: str | None, quality: bool) -> str:
-    """The chapter a --rules file's maps are generated for (its ``name``); exit 2 for what cannot be done with it."""
-    name = house_chapter(rules, chapter_name)
-    if quality:  # grading plays the map with the shipped chapter's engine, not these rules
-        reject(
-            "--rules",
-            "a quality target grades maps by playtests of the shipped chapter, not of house rules: "
-            "generate without one, then mapgen playtest --rules",
-        )
-    return name
 
 
 @contextmanager

@@ -701,7 +701,7 @@ def _profile(body: dict, chapter: Chapter):
 def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead. Under the served
     rules: a chapter served under a house-rule file gets maps that keep them, each recording the file (as
-    ``generate --rules``; the API has no quality target, the one thing ``--rules`` cannot take)."""
+    ``generate --rules``; the API has no quality target)."""
     from mapgen.batch import MapOutput  # deferred: ortools, on the first request that needs it, not at the app's start
     from mapgen.generate import (  # deferred: ortools, on the first request that needs it, not at the app's start
         GenerationError,
