@@ -378,9 +378,14 @@ def test_a_map_made_under_house_rules_is_packed_with_rules_and_the_cover_names_t
     assert json.loads(r.stdout)["rules"] == record
     cover = " ".join(pypdf.PdfReader(pdf).pages[0].extract_text().split())
     assert f"House rules: {rules.name} (rules fingerprint {made['rules_fingerprint']})" in cover
+    # the map's QR code names the rules, so the helper opened on it can tell a server answering under others
+    (url,) = qr_texts(pypdf.PdfReader(pdf).pages[2])  # after the cover and its back
+    assert parse_qs(urlsplit(url).fragment)["rf"] == [made["rules_fingerprint"]]
     plain = tmp_path / "plain.pdf"  # a folder of shipped rules says none
     assert cli("pack", "fauna-1", "-o", plain).exit_code == 0
     assert "House rules" not in pypdf.PdfReader(plain).pages[0].extract_text()
+    (url,) = qr_texts(pypdf.PdfReader(plain).pages[2])
+    assert url == helper_url(maps.load("fauna-1")) and "rf" not in parse_qs(urlsplit(url).fragment)
 
 
 def test_house_rules_that_do_not_fit_are_refused_and_existing_outputs_kept(tmp_path, monkeypatch, house_map):

@@ -571,7 +571,7 @@ def test_only_loopback_hosts_count_as_local():
             {"name": "fauna-1", "time_limt": 5},
             (
                 "unknown field 'time_limt' for /api/solve (known: map, name, file, limit, probabilities, explain, "
-                "target, time_limit)"
+                "target, time_limit, rules_fingerprint)"
             ),
         ),
         (

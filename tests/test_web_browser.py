@@ -1358,3 +1358,28 @@ def test_phone_helper_shows_estimated_chances_from_the_first_reveal_on_flora(mon
             assert not [e for e in console_errors(d) if "status of 504" not in e]
         finally:
             d.quit()
+
+
+def test_a_link_of_house_rules_on_a_server_of_the_shipped_ones_warns_and_answers_nothing_until_asked(driver, base_url):
+    """A QR code of a map made under house rules (``rf``) opened on a server without --rules: the page says so at
+    the top and shows no forced cells (they would follow the shipped rules) until the player chooses those."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}&rf=0123456789abcdef")
+    warning = wait_for(lambda: driver.find_element(By.ID, "rules-warning").is_displayed(), what="the warning")
+    assert warning
+    text = text_of(driver, "rules-warning")
+    assert "made under house rules (fingerprint 0123456789abcdef)" in text and "the shipped fauna rules" in text
+    assert "mapgen serve --rules FILE" in text
+    settled(driver)
+    assert text_of(driver, "count") == "no answer" and not driver.find_elements(By.CSS_SELECTOR, ".cell.forced")
+    assert "other rules than this map's" in text_of(driver, "problem")
+    cell(driver, "A1").click()  # a reveal asks again, and is refused again: the warning stays
+    driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Sk"]').click()
+    settled(driver)
+    assert driver.find_element(By.ID, "rules-warning").is_displayed() and text_of(driver, "count") == "no answer"
+    driver.find_element(By.ID, "use-served-rules").click()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="an answer under the shipped rules")
+    assert not driver.find_element(By.ID, "rules-warning").is_displayed()
+    assert "rf=" not in driver.current_url and "A1Sk" in driver.current_url  # the link no longer claims them
+    assert "Answering under the shipped fauna rules" in text_of(driver, "said")

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from click.testing import CliRunner
@@ -16,6 +17,7 @@ from cli import main
 from constraints.catalogue import check_map, get_chapter, load_chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.web import create_app
+from mapgen.web.links import helper_url
 from mapgen.web.rules import ServedRules
 
 FAUNA = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
@@ -131,6 +133,36 @@ def test_the_pages_say_which_chapters_run_under_house_rules(served, shipped, hou
     fauna_maps = [m for m in served.get("/api/maps").json() if m["name"].startswith("fauna")]
     assert fauna_maps and all("not the house rules of" in m["graded_under"] for m in fauna_maps)
     assert "house rules: ${house.file}" in served.get("/static/common.js").text  # the briefing's line says so
+
+
+def test_a_house_maps_helper_link_names_its_rules_and_a_shipped_maps_does_not(house_map):
+    made = parse_map(house_map).meta["generator"]["rules_fingerprint"]
+    assert parse_qs(urlsplit(helper_url(parse_map(house_map))).fragment)["rf"] == [made]
+    assert "rf" not in parse_qs(urlsplit(helper_url(maps.load("fauna-1"))).fragment)
+
+
+def test_a_request_naming_rules_the_server_does_not_serve_is_refused(served, shipped, house, house_map):
+    made = parse_map(house_map).meta["generator"]["rules_fingerprint"]
+    chapters = {c["chapter"]: c for c in served.get("/api/chapters").json()}
+    assert chapters["fauna"]["rules_fingerprint"] == made  # what the helper page compares the link's with
+    plain = {c["chapter"]: c["rules_fingerprint"] for c in shipped.get("/api/chapters").json()}
+    assert plain["fauna"] != made and chapters["flora"]["rules_fingerprint"] == plain["flora"]
+
+    body = {"map": state(house_map, HIDDEN), "count": "quick", "time_limit": 15, "rules_fingerprint": made}
+    mine = served.post("/api/table", json=body)
+    assert mine.status_code == 200 and mine.json()["forced"]["C6"] == "Ft", mine.text
+    for endpoint in ("table", "hint", "solve"):  # a server without --rules: no answer under the shipped rules
+        r = shipped.post(
+            f"/api/{endpoint}", json={k: v for k, v in body.items() if k != "count" or endpoint == "table"}
+        )
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+        assert r.json()["rules_mismatch"] == {"asked": made, "served": plain["fauna"], "rules": None}
+        assert f"fingerprint {made}" in r.json()["error"] and "the shipped fauna rules" in r.json()["error"]
+        assert "mapgen serve --rules FILE" in r.json()["error"] and "forced" not in r.json()
+    other = served.post("/api/table", json={**body, "rules_fingerprint": plain["fauna"]})  # another house file
+    assert other.status_code == 409 and f"the house rules of {house} (fingerprint {made})" in other.json()["error"]
+    bad = served.post("/api/table", json={**body, "rules_fingerprint": "house.toml"})
+    assert bad.status_code == 400 and "16 hex digits" in bad.json()["error"]
 
 
 def test_repair_mends_to_the_house_rules(served, house, house_map):

@@ -67,9 +67,9 @@ MAP_FIELDS = ("map", "name", "file")
 FIELDS = {
     "parse": MAP_FIELDS,
     "validate": MAP_FIELDS,
-    "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit"),
-    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit"),
-    "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit"),
+    "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit", "rules_fingerprint"),
+    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit", "rules_fingerprint"),
+    "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit", "rules_fingerprint"),
     "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
     "generate": ("chapter", "from", "seed", "profile", "time_limit"),
     "render": (*MAP_FIELDS, "format", "paper", "layout", "forced", "heat"),
@@ -376,7 +376,9 @@ def map_json(m: Map) -> dict:
 
 def do_chapters(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     """Every chapter as the pages draw and explain it: under the served rules (``house_rules`` names the
-    ``mapgen serve --rules`` file a chapter runs under, and what of the app still speaks of the shipped rules)."""
+    ``mapgen serve --rules`` file a chapter runs under, and what of the app still speaks of the shipped rules;
+    ``rules_fingerprint`` the fingerprint of the rules served, shipped or house, as a map made under them records
+    it and its helper link carries it)."""
     import maps  # deferred: maps, only for /api/chapters; not at the app's start
     from mapgen.profile import (  # deferred: mapgen.profile, only for /api/chapters; not at the app's start
         P1,
@@ -388,6 +390,9 @@ def do_chapters(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple
         chapter_json,
     )
     from mapgen.render.style import STYLES  # deferred: mapgen.render, only for /api/chapters; not at the app's start
+    from mapgen.solving.compiled import (  # deferred: numpy's module, only for /api/chapters; not at the app's start
+        chapter_fingerprint,
+    )
 
     out = []
     for name in chapter_names():
@@ -409,6 +414,7 @@ def do_chapters(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple
         spec = chapter.profile
         entry["profile"] = (PROFILE_DIR / spec).read_text(encoding="utf-8") if spec else None
         entry["house_rules"] = house_note(rules, name)
+        entry["rules_fingerprint"] = chapter_fingerprint(chapter)  # what a helper link's ``rf`` must name
         out.append(entry)
     return 0, out
 
@@ -473,6 +479,38 @@ def do_validate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     return (0 if report.valid else 1), [out]
 
 
+#: a rules fingerprint as ``chapter_fingerprint`` writes it
+FINGERPRINT = re.compile(r"[0-9a-f]{16}")
+
+
+def keeps_rules(body: dict, rules: ServedRules, chapter: str) -> None:
+    """ApiError (409, exit 1) when the body's ``rules_fingerprint`` (the house rules its map was made under, as a
+    helper link's ``rf`` carries it) is not the fingerprint of the rules chapter ``chapter`` is served under: the
+    answer would follow other rules than the map's, wrong forced cells at the table. The error's
+    ``rules_mismatch`` says which: ``{"asked", "served", "rules"}`` (``rules``: the served house file, or null)."""
+    asked = _field(body, "rules_fingerprint", str, "a rules fingerprint (16 hex digits)")
+    if asked is None:
+        return
+    if not FINGERPRINT.fullmatch(asked):
+        raise ApiError(
+            f"field 'rules_fingerprint' must be 16 hex digits (as a map's [generator] table), not {asked!r}"[:200]
+        )
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for such a request
+
+    served = chapter_fingerprint(rules.chapter(chapter))
+    if asked == served:
+        return
+    file = rules.file(chapter)
+    now = f"the house rules of {file} (fingerprint {served})" if file else f"the shipped {chapter} rules"
+    raise ApiError(
+        f"this map was made under house rules of fingerprint {asked}, and this server answers {chapter} under {now}: "
+        "start it with mapgen serve --rules FILE, FILE the house rules the map was made under "
+        "(its [generator] table names them)",
+        exit=1,
+        rules_mismatch={"asked": asked, "served": served, "rules": file},
+    )
+
+
 def do_solve(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """What ``mapgen solve --json`` prints: count, exact, unique, forced (+ probabilities, target)."""
     from mapgen.report import (  # deferred: ortools, on the first request that needs it, not at the app's start
@@ -484,6 +522,7 @@ def do_solve(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     )
 
     state = read_map_field(body)
+    keeps_rules(body, rules, state.chapter)
     limit = _bounded(body, "limit", 1, 1_000_000, 100_000, "a whole number")
     probabilities = _field(body, "probabilities", bool, "true or false", False)
     explain = _field(body, "explain", bool, "true or false", False)
@@ -540,6 +579,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     )
 
     state = read_map_field(body)
+    keeps_rules(body, rules, state.chapter)
     chapter = rules.chapter(state.chapter)
     target = _target(body, chapter) if body.get("target") else None
     exclude = _field(body, "exclude", list, "a list of cell names (hints already given)", [])
@@ -592,6 +632,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     from mapgen.solving.unigen import known_chance  # deferred: with the solver
 
     state = read_map_field(body)
+    keeps_rules(body, rules, state.chapter)
     chapter = rules.chapter(state.chapter)
     heat_code = _field(body, "heat", str, "a terrain code")
     heat_t = _terrain(heat_code, "heat", chapter) if heat_code else None

@@ -22,6 +22,10 @@
 //     says "too many maps fit to count them in time", and the count is not asked again;
 //   - a failed request (another 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
 //     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
+// A link's "rf" (the fingerprint of the house rules its map was made under: mapgen pack's QR codes, links.py) goes
+// with every question as "rules_fingerprint"; a server answering that chapter under other rules refuses it (409,
+// "rules_mismatch"), and the page says so at the top, above the board, until the server serves those rules or the
+// player chooses to answer under the server's rules (which drops "rf" from the link). No answer is shown meanwhile.
 // Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
 // percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
 // "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty.
@@ -36,7 +40,7 @@ const HISTORY_CAP = 200;
 const HISTORY_GAMES = 12;
 
 const H = {
-  briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
+  rf: null, briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
   form: null, focus: null, keys: {},
 };
 const $ = (id) => document.getElementById(id);
@@ -51,6 +55,7 @@ function readHash() {
     },
     revealed: (p.get("r") || "").split(",").filter(Boolean),
     heat: p.get("heat") || "",
+    rf: p.get("rf") || null,
   };
 }
 
@@ -66,6 +71,7 @@ function hashOf(b, cells, heat) {
   const r = names.map((n, i) => (cells[i] === ".." ? null : n + cells[i])).filter(Boolean);
   if (r.length) p.set("r", r.join(","));
   if (heat) p.set("heat", heat);
+  if (H.rf) p.set("rf", H.rf);
   return "#" + p.toString();
 }
 
@@ -139,6 +145,26 @@ function redo() {
   say("Redone.");
 }
 
+// The rules the link's map was made under (H.rf), checked against those the server answers its chapter under
+// (/api/chapters' "rules_fingerprint", or a refusal's "rules_mismatch" when the server changed since the page
+// loaded): on a mismatch a message at the top that stays, and a way to answer under the server's rules instead.
+function checkRules(mismatch) {
+  const box = $("rules-warning");
+  const ch = H.briefing.chapter;
+  const info = MG.chapters[ch] || {};
+  const served = mismatch ? mismatch.served : info.rules_fingerprint;
+  const file = mismatch ? mismatch.rules : (info.house_rules || {}).file;
+  if (!H.rf || H.rf === served) { box.hidden = true; box.replaceChildren(); return; }
+  const now = file ? `the house rules of ${file} (fingerprint ${served})` : `the shipped ${ch} rules`;
+  box.replaceChildren(
+    `This map was made under house rules (fingerprint ${H.rf}): this server answers ${ch} under ${now}. `
+      + "Start it with mapgen serve --rules FILE, FILE the house-rule file the map was made under (its [generator] "
+      + "table names it), and reload. No answers are shown until then: they would follow other rules than the map's. ",
+    MG.el("button", {type: "button", id: "use-served-rules", text: "Answer under this server's rules anyway",
+      onclick: () => { H.rf = null; checkRules(); update(); say(`Answering under ${now}.`); }}));
+  box.hidden = false;
+}
+
 function say(text) { $("said").textContent = text || ""; }
 
 function revealedCount() { return H.cells.filter((c) => c !== "..").length; }
@@ -208,7 +234,9 @@ async function applyBriefing(nb) {
   }
   push();
   $("setup").open = false;
+  if (nb.chapter !== H.briefing.chapter) H.rf = null; // a fingerprint names one chapter's rules
   setBriefing(nb, [], {keepHistory: true});
+  checkRules();
   update();
   say(n ? "New briefing. Undo (Ctrl+Z) brings the last game back." : "New briefing.");
 }
@@ -419,6 +447,7 @@ async function update() {
   document.body.classList.add("busy");
   const body = {map: mapText(), time_limit: 3, count: "quick"};
   if ($("heat").value) body.heat = $("heat").value;
+  if (H.rf) body.rules_fingerprint = H.rf;
   // First a quick answer (forced cells, a count of up to a few hundred maps), then the exact count; while the
   // briefing's circuit compiles ("compiling"), ask again every POLL_MS.
   const modes = ["quick", "full"];
@@ -435,6 +464,7 @@ async function update() {
     }
     const r = await MG.api("/api/table", body, signal);
     if (seq !== H.seq) return; // a newer tap is on its way
+    if (!r.ok && r.data && r.data.rules_mismatch) checkRules(r.data.rules_mismatch);
     for (const wait of ["compiling", "sampling"]) { // stamped, so that the page counts on; never going back
       const w = r.ok ? r.data[wait] : null;
       if (!w) continue;
@@ -449,6 +479,7 @@ async function update() {
     const failed = !outOfTime && !r.ok && (r.status >= 500 || r.status === 0);
     let v = r.ok ? r.data : outOfTime ? {...H.view, count_timeout: error} : (r.exit === 1 && r.data.conflict ? r.data
       : failed ? {error, retry: failures < RETRY_CAP} : {error});
+    if (!r.ok && r.data && r.data.rules_mismatch) v = {error: "No answer: the server answers under other rules than this map's (see the message at the top)."};
     if (r.ok && mode === "quick") {
       estimate = v.heat_method === "sampler" || v.sampling ? v : null;
       if (k > 1 && H.view && !H.view.error) v = withEstimate(H.view, v); // a poll for the estimate: only its heat
@@ -566,9 +597,12 @@ async function hint() {
   box.textContent = "Looking for the easiest deduction…";
   box.scrollIntoView({block: "nearest"});
   const seq = H.seq;
-  const r = await MG.api("/api/hint", {map: mapText(), time_limit: 10, exclude: H.hinted});
+  const body = {map: mapText(), time_limit: 10, exclude: H.hinted};
+  if (H.rf) body.rules_fingerprint = H.rf;
+  const r = await MG.api("/api/hint", body);
   if (seq !== H.seq) return;
   const ch = H.briefing.chapter;
+  if (!r.ok && r.data && r.data.rules_mismatch) checkRules(r.data.rules_mismatch);
   if (!r.ok && !(r.data && r.data.conflict)) { box.textContent = r.data.error || "no hint"; return; }
   const d = r.data;
   box.replaceChildren();
@@ -673,6 +707,7 @@ async function main() {
   if (fromHash && MG.chapters[fromHash.briefing.chapter]) {
     b = fromHash.briefing;
     revealed = fromHash.revealed;
+    H.rf = fromHash.rf;
     $("heat").replaceChildren(MG.el("option", {value: fromHash.heat, text: fromHash.heat}));
     $("heat").value = fromHash.heat;
   } else {
@@ -684,6 +719,7 @@ async function main() {
   }
   H.form = MG.briefingForm($("briefing"), b, applyBriefing);
   const dropped = setBriefing(b, revealed, {keepHistory: true});
+  checkRules();
   loadHistory();
   update();
   sayLinkProblems(unknownChapter, dropped); // after update(), which clears what was said
@@ -692,10 +728,12 @@ async function main() {
     const h = readHash();
     if (h && MG.chapters[h.briefing.chapter]) {
       push();
+      H.rf = h.rf;
       H.form.set(h.briefing);
       $("heat").append(MG.el("option", {value: h.heat, text: h.heat})); // kept by setBriefing if a terrain
       $("heat").value = h.heat;
       const dropped = setBriefing(h.briefing, h.revealed, {keepHistory: true});
+      checkRules();
       update();
       sayLinkProblems(null, dropped);
     }

@@ -70,6 +70,9 @@ function remember() {
   if (b.start) p.set("start", b.start);
   if (b.greek_fire) p.set("gf", b.greek_fire);
   if (b.fort_pattern) p.set("fp", MG.packPattern(b.fort_pattern));
+  // a chapter served under house rules: the map is made under them, and the helper checks that its server is too
+  const info = MG.chapters[b.chapter] || {};
+  if (info.house_rules && info.rules_fingerprint) p.set("rf", info.rules_fingerprint);
   $("open-helper").href = "/helper#" + p.toString();
 }
 
