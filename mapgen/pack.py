@@ -22,7 +22,7 @@ FOLDER_SIZE = {"training": 2}
 DEFAULT_FOLDER_SIZE = 8
 #: The tiers a chapter's maps reach (Training's small board: Gentle and Moderate, as in maps/build.py)
 SPREAD_TIERS = {"training": ("Gentle", "Moderate")}
-#: The most maps one folder holds (its cover lists them all on one page)
+#: The most maps one folder holds (its cover continues on its back when they do not fit one page)
 MAX_MAPS = 40
 
 

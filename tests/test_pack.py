@@ -5,6 +5,7 @@ and bad requests refused in one line before any work."""
 from __future__ import annotations
 
 import json
+import re
 import tomllib
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -431,3 +432,75 @@ def test_a_new_folder_is_generated_and_graded_under_house_rules(tmp_path):
     assert [v.rule for v in check_map(read_map(written))][:1] == ["C6"]
     cover = " ".join(pypdf.PdfReader(pdf).pages[0].extract_text().split())
     assert f"House rules: {rules.name} (rules fingerprint {record['rules_fingerprint']})" in cover
+
+
+def _graded_folder(count: int):
+    """``count`` maps with the shipped Fauna maps' [grade] tables (three bots: the widest cover table)."""
+    from mapgen.render.folder import FolderMap
+
+    return [FolderMap(k, maps.load(f"fauna-{(k - 1) % 8 + 1}"), "http://localhost:8000/") for k in range(1, count + 1)]
+
+
+HOUSE = {"rules": "our-house-rules-for-the-fauna-chapter.toml", "rules_fingerprint": "0123456789abcdef"}
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("count", [1, 12, 40, 41, 60, 100])
+@pytest.mark.parametrize("rules", [None, HOUSE])
+def test_every_cover_page_stays_inside_the_margins(paper, count, rules):
+    """40 maps on Letter drew the cover 0.3 mm past the bottom margin (with house rules the table gave up the
+    line's room), the folder's line of 12 given maps ran off the page's right edge, Training's title passed A4's
+    right margin. Every cover page's drawn box (text by its font's ascent, descent and width, strokes with their
+    width) now stays inside the 1/4 inch margins, whatever the number of maps: the table continues on the next
+    page, its rows never shorter than ROW_MIN_MM."""
+    import io
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from mapgen.render.folder import MARGIN_MM, Layout, _Page, cover_plan, draw_cover_page
+
+    layout = Layout(paper=paper)
+    w, h = layout.page
+    folder = _graded_folder(count)
+    note = "maps given: " + ", ".join(f"fauna-{fm.number}" for fm in folder)
+    canvas = Canvas(io.BytesIO(), pagesize=(w * MM, h * MM))
+    plan = cover_plan(folder, "Chapter 0: Training Mission", layout, note, rules)  # the longest chapter title
+    for blocks in plan:
+        p = _Page(canvas, layout.page)
+        draw_cover_page(p, blocks)
+        canvas.showPage()
+        left, top, right, bottom = p.drawn
+        assert left >= MARGIN_MM and top >= MARGIN_MM, p.drawn
+        assert right <= w - MARGIN_MM and bottom <= h - MARGIN_MM, (count, paper, h - bottom)
+    assert len(plan) == 1 if count <= 12 else 2 <= len(plan) <= 3  # 40 maps on Letter: the instructions on the back
+
+
+def test_a_folder_of_many_maps_continues_its_cover_and_counts_its_pages(tmp_path):
+    """100 maps on Letter: the table continues on the next cover page under its header, the instructions on a
+    third, the cover ends on a blank back (maps start on a front side), and write_folder counts every page it wrote."""
+    from mapgen.render.folder import Layout, write_folder
+
+    out = tmp_path / "many.pdf"
+    folder = _graded_folder(100)
+    pages = write_folder(folder, out, Layout(paper="letter"), title="Chapter 1: Fauna", note="maps given")
+    reader = pypdf.PdfReader(out)
+    assert pages == len(reader.pages) == 3 + 1 + 2 * 100 + 1  # three cover pages and a blank, maps and backs, log
+    cover = [" ".join(reader.pages[k].extract_text().split()) for k in range(3)]
+    assert "continued" not in cover[0] and "the folder's maps, continued" in cover[1]
+    assert sum(len(re.findall(r"\d+% \(\d+%–\d+%\)", c)) for c in cover) == 3 * 100  # three bots' wins a row
+    assert "How to use this folder" in cover[2] and reader.pages[3].extract_text().strip() == ""
+    assert "Map 1" in reader.pages[4].extract_text() and "Play log" in reader.pages[-1].extract_text()
+
+
+def test_forty_maps_on_letter_with_house_rules_put_the_instructions_on_the_cover_back(tmp_path, house_map):
+    """The CLI's largest folder: 40 maps on Letter under house rules; the rows keep their readable height and the
+    instructions move to the cover's back, so the page count stays 2 + 2 * 40 + 1 and is reported as such."""
+    rules, path = house_map
+    pdf = tmp_path / "forty.pdf"
+    r = cli("pack", *[path] * 40, "--rules", rules, "-o", pdf, "--paper", "letter", "--json")
+    assert r.exit_code == 0, r.output
+    reader = pypdf.PdfReader(pdf)
+    assert json.loads(r.stdout)["pages"] == len(reader.pages) == 2 + 2 * 40 + 1
+    front, back = (" ".join(reader.pages[k].extract_text().split()) for k in (0, 1))
+    assert f"House rules: {rules.name}" in front and "40 not graded" in front and "How to use" not in front
+    assert back.startswith("How to use this folder") and "Map 1" in reader.pages[2].extract_text()

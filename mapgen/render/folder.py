@@ -16,6 +16,7 @@ Mission Briefing is assumed to lie below the grid.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -127,12 +128,19 @@ def _fonts() -> tuple[str, str]:
 
 
 class _Page:
-    """A canvas in millimetres measured from the page's top-left corner."""
+    """A canvas in millimetres measured from the page's top-left corner. ``drawn``: the box (left, top, right,
+    bottom in mm from the page's top-left corner) of everything drawn through its methods (text by its font's
+    ascent, descent and width; strokes with half their width), None before anything is."""
 
     def __init__(self, canvas, page_mm: tuple[float, float]):
         self.c = canvas
         self.h = page_mm[1]
         self.font, self.bold = _fonts()
+        self.drawn: tuple[float, float, float, float] | None = None
+
+    def _ink(self, left: float, top: float, right: float, bottom: float) -> None:
+        d = self.drawn or (left, top, right, bottom)
+        self.drawn = (min(d[0], left), min(d[1], top), max(d[2], right), max(d[3], bottom))
 
     def y(self, top_mm: float) -> float:
         return (self.h - top_mm) * MM
@@ -140,12 +148,18 @@ class _Page:
     def text(self, x, top, s, size=9.0, *, bold=False, colour="#000000", align="left"):
         """One line whose baseline is ``top`` mm from the page's top."""
         from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
+        from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth  # deferred: as HexColor
 
         c = self.c
         c.setFillColor(HexColor(colour))
         c.setFont(self.bold if bold else self.font, size)
         draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
         draw(x * MM, self.y(top), s)
+        font = self.bold if bold else self.font
+        w = stringWidth(s, font, size) / MM
+        ascent, descent = (v / MM for v in getAscentDescent(font, size))
+        left = x - {"left": 0.0, "centre": w / 2, "right": w}[align]
+        self._ink(left, top - ascent, left + w, top - descent)
 
     def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000", leading=1.25) -> float:
         """Text wrapped to ``width`` mm; returns the top of the next line."""
@@ -183,6 +197,8 @@ class _Page:
         if fill:
             c.setFillColor(HexColor(fill))
         c.rect(x * MM, self.y(top + h), w * MM, h * MM, stroke=1 if stroke else 0, fill=1 if fill else 0)
+        pad = width / 2 / MM if stroke else 0.0
+        self._ink(x - pad, top - pad, x + w + pad, top + h + pad)
 
     def line(self, x0, y0, x1, y1, *, colour="#000000", width=0.4):
         from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
@@ -190,6 +206,8 @@ class _Page:
         self.c.setStrokeColor(HexColor(colour))
         self.c.setLineWidth(width)
         self.c.line(x0 * MM, self.y(y0), x1 * MM, self.y(y1))
+        pad = width / 2 / MM
+        self._ink(min(x0, x1) - pad, min(y0, y1) - pad, max(x0, x1) + pad, max(y0, y1) + pad)
 
     def circle(self, x, top, r, *, colour="#000000", width=0.4):
         from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
@@ -197,6 +215,8 @@ class _Page:
         self.c.setStrokeColor(HexColor(colour))
         self.c.setLineWidth(width)
         self.c.circle(x * MM, self.y(top), r * MM, stroke=1, fill=0)
+        pad = r + width / 2 / MM
+        self._ink(x - pad, top - pad, x + pad, top + pad)
 
 
 def crop_marks(p: _Page, x0: float, y0: float, w: float, h: float) -> None:
@@ -396,69 +416,167 @@ def house_rules_line(rules: dict) -> str:
     )
 
 
-def cover_page(
-    p: _Page, maps: list[FolderMap], title: str, layout: Layout, note: str, rules: dict | None = None
-) -> None:
-    """``rules``: the house rules the maps keep (``mapgen.generate.rules_record``: the file's name and the rules'
-    fingerprint), said under the title so a printed folder tells which rules it is played under."""
-    x, width = MARGIN_MM + 6, layout.page[0] - 2 * MARGIN_MM - 12
-    top = MARGIN_MM + 14
-    p.text(x, top, f"Corps of Discovery · {title}", 20, bold=True)
-    top += 8
-    p.text(
-        x,
-        top,
-        f"A folder of {len(maps)} map{'s' if len(maps) != 1 else ''} made by mapgen · {note}",
-        9,
-        colour="#444444",
-    )
-    if rules:
-        top += 5
-        p.text(x, top, house_rules_line(rules), 9, bold=True)
-    top += 10
-    head, rows = cover_rows(maps)
-    widths = [9, 18, 14, 13] + [30] * (len(head) - 7) + [28, 16, 0]
-    widths[-1] = max(14.0, width - sum(widths))
-    scale = min(1.0, width / sum(widths))
-    widths = [w * scale for w in widths]
-    # the table's room: 150 mm, less the house rules' line (40 maps on Letter filled the page to its margin)
-    row_h = min(7.0, (150 - (5 if rules else 0)) / max(1, len(rows) + 1))
-    # the headers wrap in their column ("Heuristic sealed" over "(walled in)"), the header row as tall as needed
+#: The cover table's row height in mm: as tall as the first cover page lets, at most ROW_MAX_MM; below ROW_MIN_MM
+#: (8 pt text still clear of the row lines) the table continues on the next cover page instead.
+ROW_MAX_MM, ROW_MIN_MM = 7.0, 4.0
+COVER_FIRST_MM = 14.0  # a cover page's first baseline, below the top margin
+
+
+@dataclass(frozen=True)
+class _Block:
+    """A piece of the cover: ``draw(p, top)`` draws it from ``top`` (mm) and nothing lower than ``top + height``."""
+
+    height: float
+    draw: Callable[[_Page, float], None]
+
+
+def _wrapped(s: str, width: float, size: float, *, bold: bool = False, leading: float = 1.25) -> list[str]:
     from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
 
-    head_lines = [simpleSplit(s, p.bold, 6.5, (w - 2) * MM) or [s] for w, s in zip(widths, head)]
-    step = 6.5 * 1.2 / MM
-    head_h = max(row_h, max(map(len, head_lines)) * step + 2.5)
-    p.rect(x, top, sum(widths), head_h, fill="#e8e8e8", stroke=None)
-    cx = x
-    for w, lines in zip(widths, head_lines):
-        for n, line in enumerate(lines):
-            p.text(cx + 1.5, top + 1.0 + step * (n + 0.8), line, 6.5, bold=True)
-        cx += w
-    top += head_h
-    p.line(x, top, x + sum(widths), top, colour="#999999", width=0.3)
-    for cells in rows:
-        cx = x
-        for w, s in zip(widths, cells):
-            p.text(cx + 1.5, top + row_h * 0.68, s, 8)
-            cx += w
-        top += row_h
-        p.line(x, top, x + sum(widths), top, colour="#999999", width=0.3)
-    top += 5
-    p.lines(
+    regular, heavy = _fonts()
+    return simpleSplit(s, heavy if bold else regular, size, width * MM) or [s]
+
+
+def _text_block(x, s, width, size, *, bold=False, colour="#000000", before=0.0, after=0.0) -> _Block:
+    """Wrapped text: ``before`` mm to its first baseline, ``after`` mm below its last line's step."""
+    step = size * 1.25 / MM
+    n = len(_wrapped(s, width, size, bold=bold))
+
+    def draw(p: _Page, top: float) -> None:
+        p.lines(x, top + before, s, width, size, bold=bold, colour=colour)
+
+    return _Block(before + n * step + after, draw)
+
+
+class _Table:
+    """The cover's table of maps (``cover_rows``) fitted to ``width`` mm: column widths, the wrapped headers."""
+
+    def __init__(self, maps: list[FolderMap], x: float, width: float):
+        self.x = x
+        self.head, self.rows = cover_rows(maps)
+        widths = [9.0, 18.0, 14.0, 13.0] + [30.0] * (len(self.head) - 7) + [28.0, 16.0, 0.0]
+        widths[-1] = max(14.0, width - sum(widths))
+        scale = min(1.0, width / sum(widths))
+        self.widths = [w * scale for w in widths]
+        self.width = sum(self.widths)
+        # the headers wrap in their column ("Heuristic sealed" over "(walled in)"), the header row as tall as needed
+        self.head_lines = [_wrapped(s, w - 2, 6.5, bold=True) for w, s in zip(self.widths, self.head)]
+        self.step = 6.5 * 1.2 / MM
+        self.head_h = max(map(len, self.head_lines)) * self.step + 2.5
+
+    def block(self, rows: list[list[str]], row_h: float) -> _Block:
+        """The header row and ``rows`` (the header repeated on each cover page the table continues on)."""
+        head_h = self.head_h
+
+        def draw(p: _Page, top: float) -> None:
+            x = self.x
+            p.rect(x, top, self.width, head_h, fill="#e8e8e8", stroke=None)
+            cx = x
+            for w, lines in zip(self.widths, self.head_lines):
+                for n, line in enumerate(lines):
+                    p.text(cx + 1.5, top + 1.0 + self.step * (n + 0.8), line, 6.5, bold=True)
+                cx += w
+            top += head_h
+            p.line(x, top, x + self.width, top, colour="#999999", width=0.3)
+            for cells in rows:
+                cx = x
+                for w, s in zip(self.widths, cells):
+                    p.text(cx + 1.5, top + row_h * 0.68, s, 8)
+                    cx += w
+                top += row_h
+                p.line(x, top, x + self.width, top, colour="#999999", width=0.3)
+
+        return _Block(head_h + len(rows) * row_h, draw)
+
+
+def cover_plan(
+    maps: list[FolderMap], title: str, layout: Layout, note: str, rules: dict | None = None
+) -> list[list[tuple[float, _Block]]]:
+    """The cover's pages, each a list of (top in mm, block): the title, the note and the house rules' line, the
+    table of maps, its legend, how to use the folder. Nothing is drawn below the bottom margin: the rows are as tall
+    as the first page lets (``ROW_MAX_MM`` at most), the legend and the instructions moving to the next page first;
+    at ``ROW_MIN_MM`` the table continues on the next page under its header again."""
+    x, width = MARGIN_MM + 6, layout.page[0] - 2 * MARGIN_MM - 12
+    first, bottom = MARGIN_MM + COVER_FIRST_MM, layout.page[1] - MARGIN_MM
+    folder = f"A folder of {len(maps)} map{'s' if len(maps) != 1 else ''} made by mapgen · {note}"
+    step = 9 * 1.25 / MM  # a 9 pt line; its block ends ``after`` mm below its last line's baseline less the step
+    heading = f"Corps of Discovery · {title}"
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
+
+    # 20 pt, smaller when it would pass the right margin (Training's title on A4 did, by 0.75 mm)
+    size = min(20.0, 20.0 * width * MM / stringWidth(heading, _fonts()[1], 20.0))
+    head = [_Block(8, lambda p, top: p.text(x, top, heading, size, bold=True))]
+    head.append(_text_block(x, folder, width, 9, colour="#444444", after=(5 if rules else 10) - step))
+    if rules:  # under the folder's line, bold: the rules a printed folder is played under
+        head.append(_text_block(x, house_rules_line(rules), width, 9, bold=True, after=10 - step))
+    table = _Table(maps, x, width)
+    tail = [_legend(x, width), _instructions(x, width, layout)]
+    rows = table.rows
+    # the rows: as tall as the first page lets with as much of the legend and instructions below them as can be
+    room = bottom - first - sum(b.height for b in head) - table.head_h
+    row_h = ROW_MIN_MM
+    for k in range(len(tail), -1, -1):
+        fit = (room - sum(b.height for b in tail[:k])) / max(1, len(rows))
+        if fit >= ROW_MIN_MM:
+            row_h = min(ROW_MAX_MM, fit)
+            break
+    pages: list[list[tuple[float, _Block]]] = [[]]
+    top = first
+
+    def place(b: _Block) -> None:
+        nonlocal top
+        if pages[-1] and top + b.height > bottom + 1e-9:  # the next cover page
+            pages.append([])
+            top = first
+        pages[-1].append((top, b))
+        top += b.height
+
+    for b in head:
+        place(b)
+    more = f"Corps of Discovery · {title}: the folder's maps, continued"
+
+    def next_page() -> None:
+        nonlocal top
+        pages.append([])
+        top = first
+        place(_Block(8, lambda p, top: p.text(x, top, more, 11, bold=True)))
+
+    while True:
+        n = max(0, min(len(rows), int((bottom - top - table.head_h) / row_h + 1e-9)))
+        if n:
+            place(table.block(rows[:n], row_h))
+            rows = rows[n:]
+        if not rows:
+            break
+        next_page()
+    for b in tail:
+        place(b)
+    return pages
+
+
+def draw_cover_page(p: _Page, blocks: list[tuple[float, _Block]]) -> None:
+    """One page of ``cover_plan``."""
+    for top, b in blocks:
+        b.draw(p, top)
+
+
+def _legend(x: float, width: float) -> _Block:
+    return _text_block(
         x,
-        top,
         "Grade: the deduction grade, how much a logical team must guess before every target is known (Gentle, "
         "Moderate, Tricky, Fiendish); guesses and reveal set: its measures (mapgen deduce). Wins: the share of games "
         "a bot won playing the map (mapgen grade), with its 95% interval; sealed and days: the named bot's games "
-        "in which no Path could be explored for a whole round (walled in: none left open), and their length. Seed: the map's generator seed.",
+        "in which no Path could be explored for a whole round (walled in: none left open), and their length. Seed: "
+        "the map's generator seed.",
         width,
         7.5,
         colour="#444444",
+        before=5,
     )
-    top += 16
-    p.text(x, top, "How to use this folder", 11, bold=True)
-    top += 6
+
+
+def _instructions(x: float, width: float, layout: Layout) -> _Block:
+    """How to use this folder: printing, the board's pitch and offset, cutting, the QR codes, the play log."""
     ox, oy = layout.offset_mm
     steps = [
         (
@@ -484,9 +602,18 @@ def cover_page(
             "(the fields can also be filled in on screen)."
         ),
     ]
-    for k, s in enumerate(steps, 1):
-        p.text(x, top, f"{k}.", 9, bold=True)
-        top = p.lines(x + 6, top, s, width - 6, 9) + 1.5
+    step = 9 * 1.25 / MM
+    height = 6 + sum(len(_wrapped(s, width - 6, 9)) * step + 1.5 for s in steps)
+
+    def draw(p: _Page, top: float) -> None:
+        top += 4  # the heading's baseline
+        p.text(x, top, "How to use this folder", 11, bold=True)
+        top += 6
+        for k, s in enumerate(steps, 1):
+            p.text(x, top, f"{k}.", 9, bold=True)
+            top = p.lines(x + 6, top, s, width - 6, 9) + 1.5
+
+    return _Block(4 + height, draw)
 
 
 LOG_COLUMNS = (("Date", 22), ("Map", 13), ("Players", 40), ("Characters", 40), ("Gear", 44), ("Score", 16))
@@ -570,7 +697,7 @@ def write_folder(
     force: bool = False,
     rules: dict | None = None,
 ) -> int:
-    """The folder PDF: cover (and its blank back), each map with a blank back, the play log. Returns the pages.
+    """The folder PDF: cover (its pages as many as its table needs, and a blank back to make them even), each map with a blank back, the play log. Returns the pages.
     ``rules``: the house rules the maps keep (``rules_record``), named on the cover."""
     layout.check()
     with writing(path, force=force, suffix=".pdf") as tmp:
@@ -584,8 +711,11 @@ def write_folder(
             c.showPage()
             pages += 1
 
-        page(lambda p: cover_page(p, maps, title, layout, note, rules))
-        page()  # the cover's back: maps start on a front side when printed double-sided
+        cover = cover_plan(maps, title, layout, note, rules)
+        for blocks in cover:
+            page(lambda p, blocks=blocks: draw_cover_page(p, blocks))
+        if len(cover) % 2:
+            page()  # the cover's back: maps start on a front side when printed double-sided
         for fm in maps:
             page(lambda p, fm=fm: map_page(p, fm, title, layout))
             page()  # a blank back: nothing shows through, nothing is printed behind the map
@@ -714,7 +844,9 @@ __all__ = [
     "FolderMap",
     "Layout",
     "LayoutError",
+    "cover_plan",
     "cover_rows",
+    "draw_cover_page",
     "write_calibration",
     "write_folder",
 ]
