@@ -314,6 +314,14 @@ def test_render_draws_the_tall_layout_for_a_phone(client):
             {"name": "fauna-1", "format": "sheet", "layout": "wide"},
             "field 'layout' arranges a picture of a map; a sheet has a layout of its own",
         ),
+        (  # a picture's paper was dropped without a word (``render --paper`` without ``--sheet`` is refused too)
+            {"name": "fauna-1", "format": "png", "paper": "letter"},
+            "field 'paper' is the paper of a printable sheet: ask format 'sheet' (a map alone is drawn to its own size)",
+        ),
+        (
+            {"name": "fauna-1", "paper": "a4"},
+            "field 'paper' is the paper of a printable sheet: ask format 'sheet' (a map alone is drawn to its own size)",
+        ),
     ],
 )
 def test_render_refuses_a_bad_layout_and_one_with_a_sheet(client, body, message):

@@ -863,6 +863,10 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         raise ApiError(f"field 'layout' must be wide or tall, not {layout!r}"[:200])
     if fmt == "sheet" and body.get("layout") is not None:  # it would be dropped without a word, as render --sheet
         raise ApiError("field 'layout' arranges a picture of a map; a sheet has a layout of its own")
+    if fmt != "sheet" and body.get("paper") is not None:  # dropped without a word, as render --paper without --sheet
+        raise ApiError(
+            "field 'paper' is the paper of a printable sheet: ask format 'sheet' (a map alone is drawn to its own size)"
+        )
     want_forced = _field(body, "forced", bool, "true or false", False)
     heat_code = _field(body, "heat", str, "a terrain code")
     chapter = rules.chapter(m.chapter)
