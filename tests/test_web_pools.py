@@ -149,7 +149,7 @@ def test_an_api_error_from_a_worker_keeps_its_exit_status_and_fields():
 def test_two_identical_hints_at_once_are_computed_once_and_a_third_body_apart(monkeypatch):
     calls, started, release = [], threading.Event(), threading.Event()
 
-    def hint(body):
+    def hint(body, rules):  # the service functions take the served rules too (mapgen serve --rules)
         calls.append(body)
         started.set()
         release.wait(30)
