@@ -26,6 +26,9 @@ KNOWN_FIELDS = ("chapter", "number", "name", "peak", "start", "fort_pattern", "g
 RECORD_FIELDS = ("generator", "grade")
 #: a map's number, as a seed (mapgen.batch.MAX_SEED): what a TOML integer holds, never negative
 MAX_NUMBER = 2**63 - 1
+#: the key a ``[generator]`` table gets once its map is edited by hand (``edited_by_hand``): its seed and profile made
+#: the map as it was, not as it is
+EDITED = "edited"
 #: the longest text in a record table (a grade's flag names cells and reasons: 181 characters in maps/)
 MAX_RECORD_TEXT = 2000
 _HILL = re.compile(r"^hi(\d+)$", re.IGNORECASE | re.ASCII)
@@ -332,6 +335,28 @@ def dumps_map(m: Map) -> str:
     head["terrain"] = terrain_text(m)
     head.update(tables)
     return tomli_w.dumps(head, multiline_strings=True)
+
+
+def edited_by_hand(meta: dict) -> dict:
+    """A map's record tables once its cells or briefing are edited by hand (the studio): ``[generator]`` kept (the
+    house rules it names still say which rules the map was made for) and marked ``edited = true`` (its seed and
+    profile no longer make this map), ``[grade]`` dropped, as ``repair`` and ``fill`` drop it (it graded another
+    map: run ``mapgen grade`` again)."""
+    out = {k: v for k, v in meta.items() if k != "grade"}
+    if isinstance(out.get("generator"), dict):
+        out["generator"] = {**out["generator"], EDITED: True}
+    return out
+
+
+def tail_text(name: str | None, meta: dict) -> str:
+    """The fields a map file holds beside its chapter, briefing and terrain, as TOML to follow a terrain field:
+    ``name``, then the record tables (``dumps_map``'s order); "" for none."""
+    import tomli_w  # deferred: only writers need it
+
+    head: dict = {} if name is None else {"name": name}
+    head.update({k: v for k, v in meta.items() if not isinstance(v, dict)})
+    head.update({k: v for k, v in meta.items() if isinstance(v, dict)})
+    return tomli_w.dumps(head, multiline_strings=True) if head else ""
 
 
 def write_map(m: Map, path: str | os.PathLike, *, overwrite: bool = False) -> None:

@@ -6,6 +6,7 @@ import json
 import os
 import queue
 import time
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -1262,3 +1263,49 @@ def test_the_pool_error_bounds_a_share_every_draw_shows_where_the_cell_can_hold_
     v = draws.estimate([(run, rows, units)], state, Terrain.FLORA_CREATURE, possible)
     assert v["heat"]["C4"] == 1.0
     assert v["heat_error"]["C4"] == pytest.approx(unseen_bound(4, float("inf"), 160) / Z95, abs=1e-4)
+
+
+def _studio_text(data: dict, m) -> str:
+    """What the studio saves of map ``m`` opened as ``data`` (/api/parse's answer) and then edited: the map's
+    briefing and cells (the page's ``MG.mapText``, no name and no tables), then ``edited_tail``."""
+    plain = dumps_map(replace(m, briefing=replace(m.briefing, name=None), meta={}))
+    return plain + "\n" + data["edited_tail"] if data["edited_tail"] else plain
+
+
+def test_the_studio_keeps_a_map_file_s_tables_as_they_were_and_marks_them_after_an_edit(client):
+    """The studio rebuilt a map's text from its briefing and cells, so fauna-1 opened and downloaded again had lost
+    its [generator] and [grade] tables, and a map made under house rules the record ``validate`` reads to ask for
+    ``--rules``. The page now saves the file's own text while the map is as opened (/api/maps gives the shipped
+    file byte for byte), and after an edit the map with what /api/parse's ``edited_tail`` holds: the name and
+    [generator] marked ``edited = true``, no [grade] (its figures graded the map as it was: repair and fill drop
+    it too)."""
+    data = client.get("/api/maps/fauna-1").json()
+    assert data["text"] == (ROOT / "maps" / "fauna" / "fauna-1.toml").read_text(encoding="utf-8")
+    m = maps.load("fauna-1")
+    assert "grade" in m.meta and "edited" not in m.meta["generator"]
+    painted = m.with_cells((Terrain.FORT if i == m.board.index("B2") else t) for i, t in enumerate(m.cells))
+    back = parse_map(_studio_text(data, painted))
+    assert back.cells == painted.cells
+    assert back.meta == {"generator": {**m.meta["generator"], "edited": True}}
+    # the map's own rules: a shipped-rules record names the shipped fingerprint, as /api/chapters gives it
+    fauna = next(c for c in client.get("/api/chapters").json() if c["chapter"] == "fauna")
+    assert data["rules_fingerprint"] == fauna["rules_fingerprint"]
+
+    # a map made under house rules, with a name: both kept after an edit, and validate still asks for --rules
+    house = {"rules": "house.toml", "rules_fingerprint": "0123456789abcdef"}
+    made = replace(
+        m,
+        briefing=replace(m.briefing, name="Kestrel Gap"),
+        meta={**m.meta, "generator": {**m.meta["generator"], **house}},
+    )
+    data = client.post("/api/parse", json={"map": dumps_map(made)}).json()
+    assert data["rules_fingerprint"] == "0123456789abcdef"
+    text = _studio_text(data, made.with_cells(painted.cells))
+    back = parse_map(text)
+    assert back.briefing.name == "Kestrel Gap" and "grade" not in back.meta
+    assert back.meta["generator"] == {**made.meta["generator"], "edited": True}
+    r = client.post("/api/validate", json={"map": text})
+    assert r.headers["x-mapgen-exit"] == "1" and r.json()[0]["made_under"]["rules"] == "house.toml"
+    # a map without a [generator] record has no rules of its own, and nothing follows its terrain
+    bare = client.post("/api/parse", json={"map": dumps_map(replace(m, meta={}))}).json()
+    assert (bare["rules_fingerprint"], bare["edited_tail"]) == (None, "")

@@ -1083,6 +1083,62 @@ def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_bla
     assert leaving  # unsaved edits: the browser asks before leaving
 
 
+def test_studio_downloads_an_opened_map_as_it_was_and_an_edited_one_with_its_generator_marked(
+    driver, base_url, tmp_path
+):
+    """The studio saved a map rebuilt from its briefing and cells: fauna-1 downloaded again had lost its [generator]
+    and [grade] tables. Unedited (or edited and undone) it is now the file as it was; edited, it keeps [generator]
+    marked edited and drops [grade]. A file made under house rules links the helper with its own rules
+    fingerprint, and a reload keeps the file it came from."""
+    from dataclasses import replace
+
+    from selenium.webdriver.common.by import By
+
+    from mapgen.mapfile import dumps_map, parse_map
+
+    def saved_map(d) -> str:
+        d.execute_script("window.saved = []")
+        d.find_element(By.ID, "dl-map").click()
+        return wait_for(lambda: d.execute_script("return saved.length && saved[0][1]"), 30, "the map download")
+
+    def stub(d) -> None:  # what the page would save, not a file in the downloads folder
+        d.execute_script("MG.download = (name, data) => saved.push([name, data]);")
+
+    d = driver
+    d.get("about:blank")  # a new page load, not a hash change on the last test's page
+    d.get(f"{base_url}/studio#map=fauna-1")
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
+    settled(d)
+    stub(d)
+    shipped = maps.path("fauna-1").read_text(encoding="utf-8")
+    assert saved_map(d) == shipped
+    d.find_element(By.CSS_SELECTOR, '.brush[data-code="Ft"]').click()
+    cell(d, "B2").click()
+    wait_for(lambda: "broken rule" in text_of(d, "verdict"), what="the paint")
+    edited = parse_map(saved_map(d))
+    assert edited.cells[edited.board.index("B2")].code == "Ft"
+    assert edited.meta == {"generator": {**maps.load("fauna-1").meta["generator"], "edited": True}}
+    d.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="the undo")
+    assert saved_map(d) == shipped
+
+    m = maps.load("fauna-1")
+    house = {"rules": "house.toml", "rules_fingerprint": "0123456789abcdef"}
+    made = replace(m, meta={"generator": {**m.meta["generator"], **house}})
+    path = tmp_path / "house-map.toml"
+    text = "# made under house rules\n" + dumps_map(made)  # a comment too: the file as it was
+    path.write_text(text, encoding="utf-8")
+    d.find_element(By.ID, "open").send_keys(str(path))  # no question: the map was just saved
+    wait_for(lambda: "Opened house-map.toml" in text_of(d, "message"), what="the file")
+    assert "rf=0123456789abcdef" in d.find_element(By.ID, "open-helper").get_attribute("href")
+    d.refresh()
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="the reload")
+    settled(d)
+    assert "rf=0123456789abcdef" in d.find_element(By.ID, "open-helper").get_attribute("href")
+    stub(d)
+    assert saved_map(d) == text
+
+
 def test_studio_repair_says_when_the_map_breaks_the_profile_and_repairs_within_it(driver, base_url):
     from selenium.webdriver.common.by import By
 

@@ -25,7 +25,7 @@ from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter
 from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
-from mapgen.mapfile import MapFileError, dumps_map, parse_map
+from mapgen.mapfile import MapFileError, dumps_map, edited_by_hand, parse_map, tail_text
 from mapgen.model import Map
 from mapgen.terrain import quantity
 from mapgen.web.rules import SHIPPED, ServedRules
@@ -356,7 +356,10 @@ def _conflict_json(e) -> dict:
 
 
 def map_json(m: Map) -> dict:
-    """A map for the browser: briefing fields, one code per cell (``..`` unrevealed), and the file text."""
+    """A map for the browser: briefing fields, one code per cell (``..`` unrevealed), and the file text; what the
+    studio keeps of the file once the map is edited (``edited_tail``: the ``name`` and the record tables as
+    ``edited_by_hand`` leaves them, TOML to follow the terrain), and the fingerprint of the rules its
+    ``[generator]`` table says it was made under (``made_fingerprint``), for its helper link's ``rf``."""
     b, br = m.board, m.briefing
     cells = [".." if t is None else t.code + (str(m.hills[i]) if i in m.hills else "") for i, t in enumerate(m.cells)]
     return {
@@ -371,7 +374,25 @@ def map_json(m: Map) -> dict:
         "columns": list(b.col_numbers),
         "cells": cells,
         "text": dumps_map(m),
+        "edited_tail": tail_text(br.name, edited_by_hand(m.meta)),
+        "rules_fingerprint": made_fingerprint(m),
     }
+
+
+def made_fingerprint(m: Map) -> str | None:
+    """The fingerprint of the rules ``m``'s ``[generator]`` table says it was made under: the house rules' it
+    records (``links.rules_fingerprint``), else the shipped chapter's; None for a map without the record (or
+    one naming house rules without their fingerprint)."""
+    from mapgen.validate import made_under  # deferred: mapgen.validate, only for a map with a record
+
+    if not isinstance(m.meta.get("generator"), dict):
+        return None
+    made = made_under(m)
+    if made is not None:
+        return made["fingerprint"]
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for such a map
+
+    return chapter_fingerprint(get_chapter(m.chapter))
 
 
 def do_chapters(body: dict | None = None, rules: ServedRules = SHIPPED) -> tuple[int, list]:

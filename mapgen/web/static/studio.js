@@ -2,7 +2,9 @@
 //
 // Nothing is lost: the map lives in the address (#ch=…&peak=…&c=<cells>) and in local storage, every edit
 // (a paint stroke, Repair, Fill, Generate, Blank, a briefing, a file) can be undone and redone (buttons,
-// Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y), what throws work away asks first, and leaving with unsaved edits warns.
+// Ctrl+Z, Ctrl+Shift+Z or Ctrl+Y), what throws work away asks first, and leaving with unsaved edits warns. A map
+// opened from a file (or a shipped one, or generated) keeps what the board does not show: downloaded unedited, it
+// is the file as it was; edited, it keeps its name and [generator] table (marked edited) and drops its [grade].
 "use strict";
 
 const SAVE_KEY = "mapgen.studio.last";
@@ -11,7 +13,7 @@ const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field 
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
-           focus: null, stroke: false};
+           focus: null, stroke: false, file: null};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
@@ -26,6 +28,36 @@ function say(text, bad) {
 function unsay() { if (!$("restore")) say(""); }
 
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
+
+// The file the map came from (setMap): {text: as it was, base: its mapText(), tail: what follows the terrain once
+// it is edited (/api/parse's edited_tail), rf: the fingerprint of the rules its [generator] table names}; null
+// for a map painted here.
+function fileRecord(m, text) {
+  return {text: text || m.text, base: mapText(), tail: m.edited_tail || "", rf: m.rules_fingerprint || null};
+}
+
+// The map file to save: the opened file itself while the map is as it was opened, else the map with what the
+// file held beside it (its name, [generator] marked edited; no [grade]: it graded the map as it was).
+function fileText() {
+  const text = mapText(), f = S.file;
+  if (!f) return text;
+  if (text === f.base) return f.text;
+  return f.tail ? `${text}\n${f.tail}` : text;
+}
+
+// Undo history in storage: each snapshot names its file record by number, so the file's text is stored once.
+function packHistory(list, files) {
+  return list.map((s) => {
+    if (!s.file) return {...s, file: null};
+    let k = files.indexOf(s.file);
+    if (k < 0) k = files.push(s.file) - 1;
+    return {...s, file: k};
+  });
+}
+
+function unpackHistory(list, files) {
+  return (list || []).map((s) => ({...s, file: Number.isInteger(s.file) ? files[s.file] || null : null}));
+}
 
 // -- the map in the address and in local storage ------------------------------------------------------
 
@@ -59,8 +91,10 @@ function remember() {
   const hash = hashOf();
   if (location.hash !== hash) history.replaceState(null, "", hash);
   try {
-    localStorage.setItem(SAVE_KEY, JSON.stringify({hash, saved: Date.now(), undo: S.undo.slice(-HISTORY_CAP),
-                                                   redo: S.redo.slice(-HISTORY_CAP)}));
+    const files = [];
+    const undo = packHistory(S.undo.slice(-HISTORY_CAP), files), redo = packHistory(S.redo.slice(-HISTORY_CAP), files);
+    const file = S.file ? packHistory([{file: S.file}], files)[0].file : null;
+    localStorage.setItem(SAVE_KEY, JSON.stringify({hash, saved: Date.now(), undo, redo, file, files}));
   } catch (e) { /* private mode or full: the address still keeps the map */ }
   const b = S.briefing;
   const p = new URLSearchParams();
@@ -70,15 +104,19 @@ function remember() {
   if (b.start) p.set("start", b.start);
   if (b.greek_fire) p.set("gf", b.greek_fire);
   if (b.fort_pattern) p.set("fp", MG.packPattern(b.fort_pattern));
-  // a chapter served under house rules: the map is made under them, and the helper checks that its server is too
+  // the rules the map was made under, and the helper checks that its server answers under them: those its file's
+  // [generator] table names (unless they are the shipped rules this server answers under, as mapgen's own links
+  // leave them out), else a chapter served under house rules: a map made here is made under them
   const info = MG.chapters[b.chapter] || {};
-  if (info.house_rules && info.rules_fingerprint) p.set("rf", info.rules_fingerprint);
+  const own = S.file && S.file.rf;
+  if (own && (own !== info.rules_fingerprint || info.house_rules)) p.set("rf", own);
+  else if (!own && info.house_rules && info.rules_fingerprint) p.set("rf", info.rules_fingerprint);
   $("open-helper").href = "/helper#" + p.toString();
 }
 
 // -- undo and redo --------------------------------------------------------------------------------------
 
-function snapshot() { return {briefing: {...S.briefing}, number: S.number, cells: S.cells.slice()}; }
+function snapshot() { return {briefing: {...S.briefing}, number: S.number, cells: S.cells.slice(), file: S.file}; }
 
 function push() {
   S.undo.push(snapshot());
@@ -92,6 +130,7 @@ function restore(s) {
   S.briefing = {...s.briefing};
   S.number = s.number;
   S.cells = s.cells.slice();
+  S.file = s.file || null;
   S.changed = new Set();
   S.reveal = new Set();
   S.form.set(S.briefing);
@@ -116,11 +155,13 @@ function redo() {
 
 // -- the map ----------------------------------------------------------------------------------------------
 
-function setMap(m, from) {
+// ``text``: the file's own text (a file opened), else the server's (/api/parse's text: a shipped map's file).
+function setMap(m, from, text) {
   S.briefing = {chapter: m.chapter, from: from || null, peak: m.peak, start: m.start, greek_fire: m.greek_fire,
                 fort_pattern: m.fort_pattern, number: null};
   S.number = m.number;
   S.cells = m.cells.slice();
+  S.file = fileRecord(m, text);
   S.changed = new Set();
   S.reveal = new Set();
   S.form.set(S.briefing);
@@ -346,6 +387,7 @@ async function fill() {
   const before = S.cells.slice();
   push();
   S.cells = m.cells.slice();
+  S.file = fileRecord(m); // a filled sketch is a made map: this fill's [generator] record, no [grade]
   S.changed = new Set(MG.cellNames(S.briefing.chapter).filter((n, i) => before[i] === ".."));
   $("changes").replaceChildren();
   say("Filled: your cells are kept; the new ones are outlined.");
@@ -378,6 +420,7 @@ async function blankMap() {
   if (!(await MG.confirm(`Blank the map? It clears all ${n} painted cells (Undo brings them back).`, "Blank it", "Keep them"))) return;
   push();
   S.cells = S.cells.map(() => "..");
+  S.file = null; // nothing of the old map's file describes a blank one (Undo brings both back)
   S.changed = new Set();
   check();
 }
@@ -587,7 +630,7 @@ function openChart(src, kind) {
 
 async function download(format) {
   if (format === "map") {
-    MG.download(`${S.briefing.chapter}-map.toml`, mapText(), "application/toml");
+    MG.download(`${S.briefing.chapter}-map.toml`, fileText(), "application/toml");
     S.dirty = false;
     return;
   }
@@ -659,9 +702,10 @@ function restoreOffer(saved) {
     history.replaceState(null, "", saved.hash);
     const h = readHash();
     if (h && !h.name) {
-      S.undo = saved.undo || S.undo;
-      S.redo = saved.redo || [];
+      if (saved.undo) S.undo = unpackHistory(saved.undo, saved.files || []);
+      S.redo = unpackHistory(saved.redo, saved.files || []);
       S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
+      S.file = Number.isInteger(saved.file) ? (saved.files || [])[saved.file] || null : null;
       S.form.set(S.briefing);
       brushes();
       check();
@@ -692,7 +736,7 @@ async function main() {
           && !(await MG.confirm(`Start a blank ${b.chapter} map? It replaces this one (Undo brings it back).`, "Start it", "Keep this map"))) return;
       push();
       S.briefing = b;
-      if (!same) { S.cells = MG.cellNames(b.chapter).map(() => ".."); brushes(); } else summary();
+      if (!same) { S.cells = MG.cellNames(b.chapter).map(() => ".."); S.file = null; brushes(); } else summary();
       check();
     }
     $("setup").open = false;
@@ -701,7 +745,12 @@ async function main() {
     S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
     S.form.set(S.briefing);
     const saved = lastSaved();
-    if (saved && saved.hash === location.hash) { S.undo = saved.undo || []; S.redo = saved.redo || []; }
+    if (saved && saved.hash === location.hash) { // this map's history, and the file it came from
+      const files = saved.files || [];
+      S.undo = unpackHistory(saved.undo, files);
+      S.redo = unpackHistory(saved.redo, files);
+      S.file = Number.isInteger(saved.file) ? files[saved.file] || null : null;
+    }
     brushes();
     check();
   } else {
@@ -716,6 +765,7 @@ async function main() {
     if (wanted.name) { await openShipped(wanted.name); return; }
     push();
     S.briefing = wanted.briefing; S.number = wanted.number; S.cells = wanted.cells;
+    S.file = null; // a map from a link: no file of its own
     S.form.set(S.briefing);
     brushes();
     check();
@@ -751,11 +801,12 @@ async function main() {
   $("open").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
-    const r = await MG.api("/api/parse", {map: await file.text()});
+    const text = await file.text();
+    const r = await MG.api("/api/parse", {map: text});
     if (!r.ok) { say(r.data.error, true); return; }
     if (S.dirty && !(await MG.confirm(`Open ${file.name}? It replaces this map (Undo brings it back).`, "Open it", "Keep this map"))) return;
     push();
-    setMap(r.data, null);
+    setMap(r.data, null, text);
     S.dirty = false;
     $("setup").open = false;
     say(`Opened ${file.name}.`);
