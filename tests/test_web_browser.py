@@ -331,6 +331,13 @@ def test_phone_studio_downloads_the_tall_picture(phone, base_url):
         name, size = wait_for(lambda: d.execute_script("return saved[0]"), 120, f"the {button} download")
         assert name == f"fauna{suffix}" and size > 1000
         assert d.execute_script("return asked[asked.length - 1].layout") == layout, button
+    # the sheet's paper is the user's pick (A4 or Letter; the default from the browser's language), a picture has none
+    assert d.execute_script("return asked[0].paper") is None
+    for paper in ("letter", "a4"):
+        d.execute_script(f"window.saved = []; document.getElementById('dl-paper').value = '{paper}'")
+        d.find_element(By.ID, "dl-sheet").click()
+        wait_for(lambda: d.execute_script("return saved[0]"), 120, f"the {paper} sheet")
+        assert d.execute_script("return asked[asked.length - 1].paper") == paper
 
 
 def test_studio_fill_the_rest_completes_a_sketch(driver, base_url):

@@ -628,6 +628,14 @@ function openChart(src, kind) {
   close.focus();
 }
 
+// Letter where the browser's first language is of a country that prints on it (the US, Canada, Mexico, the
+// Philippines, Chile, Colombia, Venezuela and Central America), A4 elsewhere: the sheet's paper until the user picks
+function letterPaper(languages) {
+  const region = String(languages[0] || "").split("-")[1] || "";
+  return ["US", "CA", "MX", "PH", "CL", "CO", "VE", "GT", "CR", "PA", "DO", "PR", "SV", "NI", "HN"].includes(
+    region.toUpperCase());
+}
+
 async function download(format) {
   if (format === "map") {
     MG.download(`${S.briefing.chapter}-map.toml`, fileText(), "application/toml");
@@ -636,6 +644,7 @@ async function download(format) {
   }
   say(`Drawing ${format.toUpperCase()}…`);
   const body = {map: mapText(), format};
+  if (format === "sheet") body.paper = $("dl-paper").value;  // /api/render takes paper for a sheet only
   // on a phone's narrow screen (style.css's 700px) a picture with the briefing under the board, its words readable
   if (format !== "sheet" && window.matchMedia("(max-width: 700px)").matches) body.layout = "tall";
   const r = await MG.api("/api/render", body);
@@ -798,6 +807,7 @@ async function main() {
   $("dl-png").addEventListener("click", () => download("png"));
   $("dl-svg").addEventListener("click", () => download("svg"));
   $("dl-sheet").addEventListener("click", () => download("sheet"));
+  $("dl-paper").value = letterPaper(navigator.languages || [navigator.language]) ? "letter" : "a4";
   $("open").addEventListener("change", async (e) => {
     const file = e.target.files[0];
     if (!file) return;
