@@ -416,6 +416,14 @@ def get_chapter(name: str) -> Chapter:
         raise ChapterError(f"{CHAPTER_DIR / name}.toml: {e}") from None
 
 
+def chapter_file(name: str) -> Path:
+    """A shipped chapter's file (``constraints/chapters/NAME.toml``), to start a house-rule file from (``mapgen
+    chapters NAME -o FILE``); ChapterError for any other name."""
+    if _data(name) is None:
+        raise _unknown(name)
+    return CHAPTER_DIR / f"{name}.toml"
+
+
 #: Where a chapter file's ``profile`` and ``cards`` are (mapgen/profiles/, mapgen/engine/cards/).
 PROFILE_DIR = Path(__file__).parent.parent / "mapgen" / "profiles"
 CARD_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "cards"
