@@ -279,7 +279,7 @@ def chapter_from_data(data: dict) -> Chapter:
         )
         raise ChapterError(
             f"{what}, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains and "
-            "rules: copy one from constraints/chapters/"
+            "rules: mapgen chapters CHAPTER -o FILE writes one to start from"
         )
     _unknown_keys(data, CHAPTER_KEYS, "chapter file")
     name = _field(data, "name", str, "text")
