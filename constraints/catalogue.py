@@ -279,7 +279,7 @@ def chapter_from_data(data: dict) -> Chapter:
         )
         raise ChapterError(
             f"{what}, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains and "
-            "rules: copy one from constraints/chapters/"
+            "rules: mapgen chapters CHAPTER -o FILE writes one to start from"
         )
     _unknown_keys(data, CHAPTER_KEYS, "chapter file")
     name = _field(data, "name", str, "text")
@@ -414,6 +414,14 @@ def get_chapter(name: str) -> Chapter:
         return chapter_from_data(data)
     except ChapterError as e:
         raise ChapterError(f"{CHAPTER_DIR / name}.toml: {e}") from None
+
+
+def chapter_file(name: str) -> Path:
+    """A shipped chapter's file (``constraints/chapters/NAME.toml``), to start a house-rule file from (``mapgen
+    chapters NAME -o FILE``); ChapterError for any other name."""
+    if _data(name) is None:
+        raise _unknown(name)
+    return CHAPTER_DIR / f"{name}.toml"
 
 
 #: Where a chapter file's ``profile`` and ``cards`` are (mapgen/profiles/, mapgen/engine/cards/).

@@ -236,14 +236,14 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
             (Path(__file__).parent.parent / "examples" / "my-map.toml").read_text(encoding="utf-8"),
             (
                 "a map file, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains and "
-                "rules: copy one from constraints/chapters/"
+                "rules: mapgen chapters CHAPTER -o FILE writes one to start from"
             ),
         ),
         (
             (Path(__file__).parent.parent / "mapgen" / "profiles" / "fauna.toml").read_text(encoding="utf-8"),
             (
                 "a design profile, not a chapter file (it says chapter = ...); a chapter file says name = ..., terrains "
-                "and rules: copy one from constraints/chapters/"
+                "and rules: mapgen chapters CHAPTER -o FILE writes one to start from"
             ),
         ),
         (

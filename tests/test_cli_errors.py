@@ -448,6 +448,7 @@ WRITERS = {
     ),
     "repair -o": (["repair", MAP, "-o", "{dest}"], False, None, "mapgen.repair.repair_map"),
     "pack -o": (["pack", MAP, "-o", "{dest}"], False, None, "mapgen.render.folder.write_folder"),
+    "chapters -o": (["chapters", "training", "-o", "{dest}"], False, None, "mapgen.cli.chapters.chapter_file"),
     "generate --from --out": (
         ["generate", "--from", "training-1", "--out", "{dest}"],
         True,
@@ -461,6 +462,7 @@ NAMES = {
     "deduce --puzzle": "puzzle.toml",
     "repair -o": "fixed.toml",
     "pack -o": "folder.pdf",
+    "chapters -o": "house.toml",
 }
 
 

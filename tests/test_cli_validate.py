@@ -366,3 +366,43 @@ def test_chapters_design_of_a_house_file_adds_its_own_profile(write):
 
 def test_chapter_names_are_case_insensitive_as_in_map_files():
     assert run("chapters", "Fauna").stdout == run("chapters", "fauna").stdout
+
+
+@pytest.mark.parametrize("name", ["training", "fauna", "flora", "vameter", "maldonado"])
+def test_chapters_out_writes_the_shipped_file_that_rules_takes_unchanged(name, tmp_path, monkeypatch):
+    """The README said "copy constraints/chapters/fauna.toml": after `pip install .` a designer working elsewhere had
+    no way to find that file. `chapters NAME -o FILE` writes it, byte for byte, in any folder; --rules takes it."""
+    monkeypatch.chdir(tmp_path)
+    shipped = (Path(__file__).parent.parent / "constraints" / "chapters" / f"{name}.toml").read_bytes()
+    r = run("chapters", name.title(), "-o", "house.toml")
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr == f"wrote house.toml ({name}'s rules: change them, then give --rules house.toml)\n"
+    assert (tmp_path / "house.toml").read_bytes() == shipped
+    assert run("chapters", "-o", "-", name).stdout.encode("utf-8") == shipped  # -: printed, as repair -o -
+    house = run("chapters", "--rules", "house.toml")
+    assert house.exit_code == 0 and house.stdout == run("chapters", name).stdout
+    r = run("validate", str(VALID / f"{name}-201.toml"), "--rules", "house.toml")
+    assert r.exit_code == 0, r.output
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["house.toml"]  # no temporary file left
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (
+            ["-o", "house.toml"],
+            "error: --out: name the chapter whose file to write: mapgen chapters fauna -o house.toml",
+        ),
+        (["nope", "-o", "house.toml"], "error: unknown chapter 'nope' (expected one of training, fauna, flora, "),
+        (["fauna", "-o", "house.toml", "--json"], "error: --json: --out writes the chapter's TOML file; drop --json"),
+        (["fauna", "-o", "house.toml", "--design"], "error: --design: the design rules are no part of a chapter's"),
+        (["-o", "house.toml", "--rules", "{fauna}"], "error: --rules: already a chapter file: copy it (--out writes"),
+    ],
+)
+def test_chapters_out_refuses_what_it_cannot_write(args, line, tmp_path, monkeypatch):
+    """Each refusal is one line, exit 2, and nothing written: --json, --design and --rules were else dropped."""
+    monkeypatch.chdir(tmp_path)
+    fauna = str(Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml")
+    r = run("chapters", *(a.format(fauna=fauna) for a in args))
+    assert r.exit_code == 2 and r.stderr.startswith(line) and r.stderr.count("\n") == 1, r.output
+    assert list(tmp_path.iterdir()) == []

@@ -6,8 +6,8 @@ import json
 
 import click
 
-from constraints.catalogue import get_chapter
-from mapgen.cli.options import chapter_names, json_option, reject, rules_option
+from constraints.catalogue import chapter_file, get_chapter
+from mapgen.cli.options import chapter_names, force_option, json_option, out_file, reject, rules_option
 
 
 @click.command()
@@ -26,19 +26,36 @@ from mapgen.cli.options import chapter_names, json_option, reject, rules_option
     default=None,
     help="Add this design profile's rules instead of the default profile's (implies --design).",
 )
-def chapters(chapter, as_json, rules, design, profile_file):
+@click.option(
+    "--out",
+    "-o",
+    "out_path",
+    metavar="FILE",
+    default=None,
+    help="Write CHAPTER's file (its TOML as shipped) to FILE instead, to start a house-rule file from: change it, "
+    "then give it as --rules FILE (-: print it).",
+)
+@force_option("the --out file")
+def chapters(chapter, as_json, rules, design, profile_file, out_path, force):
     """Show the chapters, their terrains and their rules: the Reference Board as text.
 
     With --rules, show that house-rule chapter file instead. With --design (or --profile FILE), the
     design rules the generator adds (P1 Reachable, P2 Balanced counts, P3 Greek Fire collectable)
-    follow the chapter's rules, as mapgen generate keeps them.
+    follow the chapter's rules, as mapgen generate keeps them. With --out FILE, CHAPTER's own file
+    (the shipped TOML, byte for byte) is written to FILE: the start of a house-rule file, to change and
+    give to any command as --rules FILE.
 
     \b
     Example:
         mapgen chapters
         mapgen chapters fauna --json
         mapgen chapters flora --design
+        mapgen chapters fauna -o house.toml
+        mapgen chapters --rules house.toml
     """
+    if out_path is not None:
+        _write_file(chapter, out_path, force=force, as_json=as_json, rules=rules, design=design, profile=profile_file)
+        return
     from mapgen.reference import chapter_json, chapter_text  # deferred: the command's library, only when it runs
 
     given = chapter
@@ -68,3 +85,33 @@ def chapters(chapter, as_json, rules, design, profile_file):
         click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
     else:
         click.echo("\n\n".join(chapter_text(c) for c in chosen))
+
+
+def _write_file(chapter, out_path: str, *, force: bool, as_json: bool, rules, design: bool, profile) -> None:
+    """``chapters CHAPTER -o FILE``: the shipped chapter's file copied byte for byte (``-``: printed), checked
+    before it is read. A --rules file is refused: it is a file already (copy it), and no writer of a normalized
+    chapter file exists to say anything more than it does."""
+    design_why = "the design rules are no part of a chapter's file (its profile key names them); drop it, or --out"
+    for given, option, why in (
+        (rules is not None, "--rules", "already a chapter file: copy it (--out writes a shipped chapter's file)"),
+        (as_json, "--json", "--out writes the chapter's TOML file; drop --json, or drop --out"),
+        (profile is not None, "--profile", design_why),
+        (design, "--design", design_why),
+    ):
+        if given:
+            reject(option, why)
+    if not chapter:
+        reject("--out", "name the chapter whose file to write: mapgen chapters fauna -o house.toml")
+    to_stdout = out_path == "-"
+    if not to_stdout:
+        out_file(out_path, force=force)  # exit 2 before any work: no folder, not writable, a file there
+    source = chapter_file(chapter.strip().lower())  # ChapterError (exit 2) names the chapters there are
+    data = source.read_bytes()
+    if to_stdout:
+        click.echo(data.decode("utf-8"), nl=False)
+        return
+    from mapgen.output import writing  # deferred: tempfile and shutil, only for a file to write
+
+    with writing(out_path, force=force) as tmp, open(tmp, "wb") as f:
+        f.write(data)  # bytes: the shipped file exactly, on every system's newlines
+    click.echo(f"wrote {out_path} ({source.stem}'s rules: change them, then give --rules {out_path})", err=True)
