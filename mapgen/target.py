@@ -87,9 +87,14 @@ class SearchResult:
 
     def summary(self) -> str:
         """One paragraph: tried, kept, why the others failed."""
-        why = ", ".join(f"{_FAILURE_WORDS.get(k, k)} {n}" for k, n in self.failures.most_common() if k != "tier_full")
-        why = f"failed: {why}" if why else "none failed"
+        counts = [(k, n) for k, n in self.failures.most_common() if k != "tier_full"]
+        why = ", ".join(f"{_FAILURE_WORDS.get(k, k)} {n}" for k, n in counts)
         full = self.failures["tier_full"]  # these passed: not failures, and "... was full 1" read wrong
+        # a candidate is counted under each check it fails: "tried 7, kept 2; failed: grade 5, win rate 1" read as 6
+        # failures of 5 candidates
+        failing = self.tried - len(self.kept) - full
+        several = " (a candidate can fail several checks)" if sum(n for _, n in counts) > failing else ""
+        why = f"{failing} failed{several}: {why}" if why else "none failed"
         if full:
             why += (
                 f"; {full} other{'s' if full != 1 else ''} passed but {'their' if full != 1 else 'its'} tier was full"

@@ -140,4 +140,25 @@ def test_generate_grade_returns_only_maps_of_that_grade(tmp_path):
         assert table["tier"] == "Moderate"
         deduced = json.loads(cli("deduce", f, "--json").stdout)
         assert deduced["grade"]["tier"] == "Moderate"  # what mapgen deduce says of the written map
-    assert "failed: deduction grade " in r.stderr or " kept 2 of 2 asked; 1.0 candidates" in r.stderr
+    assert (
+        "failed: deduction grade " in r.stderr
+        or "checks): deduction grade " in r.stderr
+        or " kept 2 of 2 asked; 1.0 candidates" in r.stderr
+    )
+
+
+def test_the_summary_counts_failed_candidates_and_says_one_can_fail_several_checks():
+    """ "tried 7 candidates, kept 2; failed: deduction grade 5, win rate outside the band 1" read as six failures of
+    five candidates: a candidate is counted under every check it fails, and the line now says how many failed."""
+    from collections import Counter
+
+    from mapgen.target import SearchResult
+
+    several = SearchResult("fauna", NO_CHECKS, 2, kept=[object(), object()], tried=7)  # type: ignore[list-item]
+    several.failures = Counter({"grade": 5, "win_rate": 1})
+    assert several.summary().endswith(
+        "; 5 failed (a candidate can fail several checks): deduction grade 5, win rate outside the band 1"
+    )
+    one_each = SearchResult("fauna", NO_CHECKS, 1, kept=[object()], tried=3)  # type: ignore[list-item]
+    one_each.failures = Counter({"grade": 2})
+    assert one_each.summary().endswith("; 2 failed: deduction grade 2")
