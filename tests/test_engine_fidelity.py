@@ -696,6 +696,47 @@ def test_the_heuristics_compiled_weights_are_its_local_reading_to_the_bit(tmp_pa
     assert len(checked) - plain > 200
 
 
+def test_the_compiled_weights_read_each_cells_latest_answer(monkeypatch):
+    """The compiled weights keep each answered cell's terrain mask between weighings (made again only for a cell
+    whose answer is new): a cell's new answer, in a new dict or not, is the one weighed, and a cell no longer
+    answered is weighed on the local rules alone, as a bot that never kept a mask weighs them."""
+    import random
+
+    from mapgen.engine.bots import heuristic
+    from mapgen.engine.bots.common import NT
+    from mapgen.engine.bots.deducer import DeducerBot
+    from mapgen.engine.observation import observe
+    from mapgen.terrain import Terrain as T
+
+    monkeypatch.setattr(heuristic, "_COMPILED", True)
+    obs = observe(settle(Game(load("engine_fauna_201")).new_initial_state()))
+    cells = [c for c in range(len(obs.terrain)) if obs.terrain[c] < 0][:3]
+    a, b, c = cells
+
+    class Told(DeducerBot):
+        answers: dict | None = None
+
+        def _possible_for(self, obs):
+            return self.answers
+
+    def weights(bot, answers):
+        bot.answers = answers
+        return bot._kernel_weights(obs, cells).tolist()
+
+    kept = Told(random.Random(0))
+    steps = [
+        {a: frozenset({T.WOOD, T.WATER}), b: frozenset({T.ROCK})},
+        {a: frozenset({T.WATER}), b: frozenset({T.ROCK}), c: frozenset({T.MUD, T.WOOD})},  # a: a new answer
+        {c: frozenset({T.MUD, T.WOOD})},  # a and b no longer answered
+        {},
+    ]
+    for answers in steps:
+        assert weights(kept, answers) == weights(Told(random.Random(0)), answers)
+    water = [0.0] * NT
+    water[T.WATER.index] = 1.0
+    assert weights(kept, steps[1])[0] == water  # one terrain possible: that terrain
+
+
 def test_the_heuristics_compiled_cell_values_are_its_python_reading_to_the_bit(tmp_path, monkeypatch):
     """The cell values the heuristic and the deducer choose by when compiled (weights, expected values, tolls and
     the line and neighbour bonuses in ``bot_kernels.cell_values``, the chapter policy's term after) equal, to the

@@ -139,7 +139,8 @@ class HeuristicBot:
         self._k_hills_of: dict | None = None
         self._k_hills: tuple = ()
         self._k_possible_of: object = False
-        self._k_possible: np.ndarray | None = None
+        self._k_possible: np.ndarray | None = None  # changed in place: the arguments hold it
+        self._k_masks: dict[int, object] = {}  # cell -> the answer its mask in _k_possible was made from
         self._k_args: tuple = ()  # kernels.weights' arguments from the above (but cells and out), for _k_args_of
         self._k_args_of: tuple | None = None  # the geometry's local_arrays _k_args was made with
         self._needs: tuple[tuple, list[float]] | None = (
@@ -372,16 +373,25 @@ class HeuristicBot:
             )
         possible = self._possible_for(obs)
         if possible is not self._k_possible_of:
+            # the answers' masks, made again only for a cell whose answer (a frozenset, never changed in place) is
+            # new: the deducer hands out a new dict at each newly seen cell, mostly with the same answers in it
             self._k_possible_of = possible
-            mask = np.zeros(len(terrain), dtype=np.int64)
-            if possible:
-                for c, ts in possible.items():
+            mask, made = self._k_possible, self._k_masks
+            if mask is None or len(mask) != len(terrain):
+                mask = self._k_possible = np.zeros(len(terrain), dtype=np.int64)
+                made.clear()
+                args = None
+            answers = possible or {}
+            for c in [c for c in made if c not in answers]:
+                mask[c] = 0
+                del made[c]
+            for c, ts in answers.items():
+                if made.get(c) is not ts:
                     m = 0
                     for t in ts:
                         m |= 1 << t.index
                     mask[c] = m
-            self._k_possible = mask
-            args = None
+                    made[c] = ts
         if args is None:  # the arguments but the cells and the answer, made again when one of them is
             args = (self._k_known, tables[0], *tables[1], *self._k_hills, self._k_possible, I_WATER)
             self._k_args, self._k_args_of = args, tables
