@@ -129,3 +129,21 @@ def test_a_cell_known_to_hold_one_terrain_is_not_asked_about_again(monkeypatch):
     for state, one in kept:
         fresh = solver.possible(state, 5.0, cells=list(one), session=solver.session(state.briefing))
         assert fresh == one
+
+
+def test_each_briefing_keeps_its_own_session_whichever_was_asked_last():
+    """A briefing's session (and proofs) is found again whether its state's briefing is the object asked about last
+    or an equal one, and another briefing's states get their own: the last asked is read without hashing."""
+    from dataclasses import replace
+
+    fp = FrontierPossible("fauna")
+    a = read_map(DATA / "engine_fauna_201.toml")
+    b = read_map(DATA / "engine_fauna_202.toml")
+    assert a.briefing != b.briefing
+    first = fp.session(a)
+    assert fp.session(a) is first
+    twin = replace(a, briefing=replace(a.briefing))  # an equal briefing, another object
+    assert twin.briefing is not a.briefing and fp.session(twin) is first
+    other = fp.session(b)
+    assert other is not first and fp.session(b) is other
+    assert fp.session(a) is first and fp.session(twin) is first and fp.session(b) is other

@@ -54,6 +54,7 @@ class FrontierPossible:
         self.timeouts = 0
         self.calls = 0
         self._sessions: OrderedDict[Briefing, ProvedSession] = OrderedDict()
+        self._last: tuple[Briefing, ProvedSession] | None = None  # the briefing asked about last, and its session
 
     @property
     def time_limit(self) -> float:
@@ -66,6 +67,9 @@ class FrontierPossible:
     def session(self, state: Map) -> ProvedSession:
         """The session of the state's briefing (its SAT solver and the proofs kept on it)."""
         b = state.briefing
+        last = self._last
+        if last is not None and last[0] is b:  # a game's states share their briefing: no hashing it (a dataclass's)
+            return last[1]
         s = self._sessions.get(b)
         if s is None:
             s = self._sessions[b] = ProvedSession(self.solver.session(b, ruled=True), Proofs(self.solver.chapter))
@@ -73,6 +77,7 @@ class FrontierPossible:
                 self._sessions.popitem(last=False)
         else:
             self._sessions.move_to_end(b)
+        self._last = (b, s)  # the most recent, so never the one dropped
         return s
 
     def possible(
