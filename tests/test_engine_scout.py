@@ -271,3 +271,61 @@ def test_its_gate_stops_at_the_first_world_where_the_deducers_cell_loses(monkeyp
     assert bot._search(None, obs, [5, 6]) == 5
     assert played == [("w0", 5), ("w0", 6)]
     assert bot.rollouts == 2 and bot.gated == 0
+
+
+def test_a_world_copied_from_a_kept_twin_plays_the_same_games(monkeypatch):
+    """A drawn completion that a kept world already holds is copied from it (``twin_on``), not replayed: the same
+    worlds, so the same games as replaying each one (game 3 of this map draws one such twin, game 6 another)."""
+    from mapgen.engine import infostate
+
+    m = read_map(FAUNA)
+
+    def games(seeds):
+        out, twins = [], 0
+        for k in seeds:
+            bot = ScoutBot(random.Random(k), 2)
+            s = make_game(m, Settings(), k).new_initial_state()
+            play_game(s, [bot], random.Random(k))
+            out.append(list(s.history))
+            twins += bot.twins
+        return out, twins
+
+    copied, twins = games([3, 6])
+    assert twins >= 2
+    monkeypatch.setattr(infostate, "twin_on", lambda worlds, info, cells: None)
+    assert games([3, 6]) == (copied, 0)
+
+
+def test_a_twin_is_the_world_a_replay_makes_and_never_one_with_hidden_outcomes():
+    from mapgen.engine.infostate import InfoState, twin_on, world_on
+
+    m = read_map(FAUNA)
+    state = make_game(m, Settings(), 6).new_initial_state()
+    rng = random.Random(0)
+    bot = HeuristicBot(random.Random(0))
+    while state.outcome is None and state.n_explored < 20:
+        if state.current_player() == CHANCE_PLAYER:
+            state.apply_action(rng.choice(state.chance_outcomes())[0])
+        else:
+            state.apply_action(bot.step(observe(state, 0)))
+    info = information_state(state, 0)
+    cells = state.game.map.cells  # the real map: a completion of the seen cells
+    world = world_on(info, cells, get_chapter(m.chapter), random.Random(1))
+    assert world is not None
+    twin = twin_on([world], info, cells)
+    assert twin is not None and twin is not world and twin.state is not world.state
+    assert twin.state.history == world.state.history == state.history
+    assert twin.trace == world.trace and twin.masked == world.masked and twin.tags == world.tags
+    assert twin.state.game.map.cells == cells
+    other = list(cells)
+    hidden = next(i for i, t in enumerate(info.known.cells) if t is None)
+    other[hidden] = next(t for t in get_chapter(m.chapter).terrains if t is not cells[hidden])
+    assert twin_on([world], info, tuple(other)) is None  # another completion: replayed, not copied
+    masked = InfoState(
+        *(getattr(info, f) for f in ("player", "table", "settings", "known")),
+        [None, *info.history[1:]],
+        info.trace,
+        info.obs,
+        info.tags,
+    )
+    assert twin_on([world], masked, cells) is None  # a hidden outcome: its replay draws it afresh

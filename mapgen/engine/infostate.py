@@ -689,6 +689,24 @@ def world_on(info: InfoState, cells, rules, rng: random.Random) -> Tracker | Non
     return world if extend(world, info, rng) else None
 
 
+def twin_on(worlds: list[Tracker], info: InfoState, cells) -> Tracker | None:
+    """What ``world_on(info, cells, ...)`` would make, copied from one of ``worlds`` (those carried to this point of
+    the game) that holds the same completion, or None. Only when every action of the game is seen (no hidden
+    outcome): then ``extend`` draws nothing from its RNG, and a world on the same map (the same cells: the Hills'
+    numbers follow from them) replays the same actions into the same state and observations, the kept one as the
+    new one would (a fresh world on fauna-7, scout budget 2: 20 of 222 drawn completions, a replay each)."""
+    history = info.history
+    if None in history:
+        return None
+    full = info.known.with_cells(cells, hills={}).cells
+    n = len(history)
+    for w in worlds:
+        s = w.state
+        if len(s.history) == n and s.game.map.cells == full:
+            return w.clone()
+    return None
+
+
 def world_view(world: Tracker) -> tuple[State, Map]:
     """A world's state and its map (a search plays rollouts on them)."""
     return world.state, world.state.game.map

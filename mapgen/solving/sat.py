@@ -28,6 +28,7 @@ import math
 import threading
 import time
 from dataclasses import dataclass, field
+from itertools import repeat
 from typing import Any
 
 import pysolvers  # pysat's C module (its solvers' own functions)
@@ -170,8 +171,9 @@ def _loaded(clauses: list[list[int]]) -> _PySat:
     if BACKEND != "minicard" or handle is None:
         sat.append_formula(clauses)
         return sat
-    add = pysolvers.minicard_add_cl
-    added = [add(handle, c) for c in clauses]  # every clause, even past one that makes the formula false
+    # every clause, even past one that makes the formula false; map() over the C function, no loop in Python
+    # (8% of a load: a fork of the scout's session, 21,000 clauses on fauna-7, 4.5 -> 4.1 ms)
+    added = list(map(pysolvers.minicard_add_cl, repeat(handle), clauses))
     if not all(added):
         inner.status = False  # what pysat's add_clause records when a clause makes the formula unsatisfiable
     return sat

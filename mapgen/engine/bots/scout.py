@@ -136,6 +136,7 @@ class ScoutBot(AimedDeducer):
         self.departures = 0
         self.drawn = 0  # completions drawn from the solver
         self.rejected = 0  # drawn completions that contradicted what the player saw
+        self.twins = 0  # drawn completions a kept world already held (copied, not replayed)
 
     # ----- the search -----
     def wants_infostate(self, obs) -> bool:
@@ -190,7 +191,11 @@ class ScoutBot(AimedDeducer):
         since), topped up with completions of the seen cells drawn by ``Solver.sample`` in this game's private
         session, each with the game so far replayed onto it."""
         from mapgen.engine.deduce import solver_for  # deferred: the solver, at the first search
-        from mapgen.engine.infostate import carried, world_on  # deferred: the world replay, at the first search
+        from mapgen.engine.infostate import (
+            carried,
+            twin_on,
+            world_on,
+        )  # deferred: the world replay, at the first search
         from mapgen.engine.observation import table  # deferred: at the first search
         from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools, at the first search
 
@@ -210,6 +215,11 @@ class ScoutBot(AimedDeducer):
                 drawn = []
             for cells in drawn:
                 self.drawn += 1
+                twin = twin_on(kept, info, cells)  # a kept world on these cells: copied, not replayed
+                if twin is not None:
+                    self.twins += 1
+                    kept.append(twin)
+                    continue
                 world = world_on(info, cells, solver.chapter, rng)
                 if world is None:
                     self.rejected += 1
