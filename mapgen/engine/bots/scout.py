@@ -191,11 +191,11 @@ class ScoutBot(AimedDeducer):
         since), topped up with completions of the seen cells drawn by ``Solver.sample`` in this game's private
         session, each with the game so far replayed onto it."""
         from mapgen.engine.deduce import solver_for  # deferred: the solver, at the first search
-        from mapgen.engine.infostate import (
+        from mapgen.engine.infostate import (  # deferred: the world replay, at the first search
             carried,
             twin_on,
             world_on,
-        )  # deferred: the world replay, at the first search
+        )
         from mapgen.engine.observation import table  # deferred: at the first search
         from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools, at the first search
 
