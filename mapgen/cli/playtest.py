@@ -149,10 +149,11 @@ def playtest(
     Example:
         mapgen playtest fauna-1 --games 1000 --jobs 2
         mapgen playtest fauna-2 --bot clairvoyant --players 2 --json
-        mapgen playtest fauna-1 --bot ismcts --budget 32 --games 4
+        mapgen playtest fauna-1 --bot ismcts --budget 32 --games 2
         mapgen playtest fauna-1 --bot oracle --games 20
         mapgen playtest fauna-1 --bot planner --budget 2 --games 20
         mapgen playtest flora-3 --variant flora-minotaurs
+        mapgen chapters fauna -o my-fauna.toml
         mapgen playtest fauna-1 --rules my-fauna.toml
         mapgen playtest training-1 --games 5 --replay runs/
         mapgen playtest --show runs/game-00003.json --step

@@ -42,6 +42,7 @@ def serve(host, port, rules):
     Example:
         mapgen serve
         mapgen serve --port 8080
+        mapgen chapters fauna -o my-fauna.toml
         mapgen serve --rules my-fauna.toml
     """
     from mapgen.cli.options import kernels_ready  # deferred: the solver's modules, only when the command runs
