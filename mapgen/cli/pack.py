@@ -201,7 +201,7 @@ def pack(
         mapgen pack --calibrate -o calibration.pdf
         mapgen pack fauna-1 fauna-2 fauna-3 -o three.pdf --paper letter --bw
         mapgen pack -c training --seed 1 --grade-spread --games 50 -o training.pdf --out training-folder
-        mapgen pack -c fauna --count 8 --grade-spread --seed 1 -o fauna-folder.pdf --out fauna-folder
+        mapgen pack -c fauna --count 4 --grade-spread --seed 1 -o fauna-folder.pdf --out fauna-folder
         mapgen chapters fauna -o house.toml
         mapgen pack -c fauna --rules house.toml --count 3 --grade-spread --seed 1 -o house-folder.pdf --out house-folder
         mapgen pack house-folder/fauna-1.toml house-folder/fauna-2.toml --rules house.toml -o house.pdf
