@@ -243,15 +243,15 @@ def pack(
     ]
     started = time.perf_counter()
     if calibrate:
-        if maps_in or chapter_name or generating or bw or url_base or rules is not None:
-            given = (
-                ["MAPS"]
-                if maps_in
-                else ["-c"]
-                if chapter_name
-                else generating or (["--rules"] if rules is not None else ["--bw/--url-base"])
-            )
-            reject("--calibrate", f"writes the ruler pages only; drop {given[0]}")
+        extra = [
+            *(["MAPS"] if maps_in else []),
+            *(["-c"] if chapter_name else []),
+            *generating,
+            *(["--rules"] if rules is not None else []),
+            *(["--bw/--url-base"] if bw or url_base else []),
+        ]
+        if extra:
+            reject("--calibrate", f"writes the ruler pages only; drop {extra[0]}")
         from mapgen.render.folder import write_calibration  # deferred: the command's library, only when it runs
 
         out_file(out, force=force)

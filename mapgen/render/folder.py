@@ -161,11 +161,11 @@ class _Page:
         left = x - {"left": 0.0, "centre": w / 2, "right": w}[align]
         self._ink(left, top - ascent, left + w, top - descent)
 
-    def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000", leading=1.25) -> float:
+    def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000") -> float:
         """Text wrapped to ``width`` mm; returns the top of the next line."""
         from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
 
-        step = size * leading / MM
+        step = _line_step(size)
         for line in simpleSplit(s, self.bold if bold else self.font, size, width * MM):
             self.text(x, top, line, size, bold=bold, colour=colour)
             top += step
@@ -430,7 +430,16 @@ class _Block:
     draw: Callable[[_Page, float], None]
 
 
-def _wrapped(s: str, width: float, size: float, *, bold: bool = False, leading: float = 1.25) -> list[str]:
+#: A wrapped line's step, in font sizes (``_Page.lines``)
+LEADING = 1.25
+
+
+def _line_step(size: float) -> float:
+    """The step from one wrapped line of ``size`` points to the next, in mm (``_Page.lines``)."""
+    return size * LEADING / MM
+
+
+def _wrapped(s: str, width: float, size: float, *, bold: bool = False) -> list[str]:
     from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
 
     regular, heavy = _fonts()
@@ -439,7 +448,7 @@ def _wrapped(s: str, width: float, size: float, *, bold: bool = False, leading: 
 
 def _text_block(x, s, width, size, *, bold=False, colour="#000000", before=0.0, after=0.0) -> _Block:
     """Wrapped text: ``before`` mm to its first baseline, ``after`` mm below its last line's step."""
-    step = size * 1.25 / MM
+    step = _line_step(size)
     n = len(_wrapped(s, width, size, bold=bold))
 
     def draw(p: _Page, top: float) -> None:
@@ -499,7 +508,7 @@ def cover_plan(
     x, width = MARGIN_MM + 6, layout.page[0] - 2 * MARGIN_MM - 12
     first, bottom = MARGIN_MM + COVER_FIRST_MM, layout.page[1] - MARGIN_MM
     folder = f"A folder of {len(maps)} map{'s' if len(maps) != 1 else ''} made by mapgen · {note}"
-    step = 9 * 1.25 / MM  # a 9 pt line; its block ends ``after`` mm below its last line's baseline less the step
+    step = _line_step(9)  # a 9 pt line; its block ends ``after`` mm below its last line's baseline less the step
     heading = f"Corps of Discovery · {title}"
     from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
 
@@ -523,11 +532,15 @@ def cover_plan(
     pages: list[list[tuple[float, _Block]]] = [[]]
     top = first
 
+    def new_page() -> None:
+        nonlocal top
+        pages.append([])
+        top = first
+
     def place(b: _Block) -> None:
         nonlocal top
         if pages[-1] and top + b.height > bottom + 1e-9:  # the next cover page
-            pages.append([])
-            top = first
+            new_page()
         pages[-1].append((top, b))
         top += b.height
 
@@ -536,9 +549,7 @@ def cover_plan(
     more = f"Corps of Discovery · {title}: the folder's maps, continued"
 
     def next_page() -> None:
-        nonlocal top
-        pages.append([])
-        top = first
+        new_page()
         place(_Block(8, lambda p, top: p.text(x, top, more, 11, bold=True)))
 
     while True:
@@ -602,7 +613,7 @@ def _instructions(x: float, width: float, layout: Layout) -> _Block:
             "(the fields can also be filled in on screen)."
         ),
     ]
-    step = 9 * 1.25 / MM
+    step = _line_step(9)
     height = 6 + sum(len(_wrapped(s, width - 6, 9)) * step + 1.5 for s in steps)
 
     def draw(p: _Page, top: float) -> None:

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from constraints.catalogue import Chapter, get_chapter
+from constraints.catalogue import Chapter
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map
 from mapgen.solving.solve import agrees
@@ -365,7 +365,7 @@ def _start_runs() -> None:
 _solvers: dict[Chapter, object] = {}
 
 
-def run_draws(chapter: Chapter | str, text: str, starts, terrains, sweeps: int, seed: int):
+def run_draws(chapter: Chapter, text: str, starts, terrains, sweeps: int, seed: int):
     """In the runs' process: a sampler run for the state ``text``, ``CHAINS`` chains from ``starts`` (terrain
     numbers into ``terrains``, agreeing draws of an earlier run) or, without them, from ``Solver.chain_starts``
     (near-uniform SMC draws, else a SAT solver's diverse completions). Returns (draws int8 [chains, sweeps,
@@ -373,8 +373,6 @@ def run_draws(chapter: Chapter | str, text: str, starts, terrains, sweeps: int, 
     from mapgen.solving import sampler  # deferred: numba's kernels, in the runs' process only
     from mapgen.solving.solve import Solver  # deferred: ortools, in the runs' process only
 
-    if isinstance(chapter, str):
-        chapter = get_chapter(chapter)
     state = parse_map(text, "state")
     solver = _solvers.get(chapter)
     if not isinstance(solver, Solver):

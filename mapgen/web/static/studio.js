@@ -55,8 +55,11 @@ function packHistory(list, files) {
   });
 }
 
+// The file record numbered ``k`` in stored ``files`` (packHistory), null for none.
+function fileAt(k, files) { return Number.isInteger(k) ? (files || [])[k] || null : null; }
+
 function unpackHistory(list, files) {
-  return (list || []).map((s) => ({...s, file: Number.isInteger(s.file) ? files[s.file] || null : null}));
+  return (list || []).map((s) => ({...s, file: fileAt(s.file, files)}));
 }
 
 // -- the map in the address and in local storage ------------------------------------------------------
@@ -714,7 +717,7 @@ function restoreOffer(saved) {
       if (saved.undo) S.undo = unpackHistory(saved.undo, saved.files || []);
       S.redo = unpackHistory(saved.redo, saved.files || []);
       S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
-      S.file = Number.isInteger(saved.file) ? (saved.files || [])[saved.file] || null : null;
+      S.file = fileAt(saved.file, saved.files);
       S.form.set(S.briefing);
       brushes();
       check();
@@ -758,7 +761,7 @@ async function main() {
       const files = saved.files || [];
       S.undo = unpackHistory(saved.undo, files);
       S.redo = unpackHistory(saved.redo, files);
-      S.file = Number.isInteger(saved.file) ? files[saved.file] || null : null;
+      S.file = fileAt(saved.file, files);
     }
     brushes();
     check();
