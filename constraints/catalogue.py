@@ -442,6 +442,11 @@ def _check_files(chapter: Chapter) -> None:
     if chapter.profile:  # a shipped profile of another chapter (its first line says which)
         data = tomllib.loads((PROFILE_DIR / chapter.profile).read_text(encoding="utf-8"))
         if data.get("chapter") != chapter.name:
+            if chapter.name not in chapter_names():  # a renamed copy: the name is what is wrong, not the profile
+                raise ChapterError(
+                    f"name: {chapter.name!r} is no shipped chapter ({', '.join(chapter_names())}): keep name the "
+                    f"chapter the house rules vary, the chapter its maps and its profile {chapter.profile!r} name"
+                )
             raise ChapterError(
                 f"profile: {chapter.profile!r} is a profile of chapter {data.get('chapter')}, not {chapter.name}"
             )

@@ -258,6 +258,13 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
             "profile: 'flora.toml' is a profile of chapter flora, not fauna",
         ),
         (
+            FAUNA_TEXT.replace('name = "fauna"', 'name = "fauna-4forts"'),
+            (
+                "name: 'fauna-4forts' is no shipped chapter (training, fauna, flora, vameter, maldonado): keep name "
+                "the chapter the house rules vary, the chapter its maps and its profile 'fauna.toml' name"
+            ),
+        ),
+        (
             FAUNA_TEXT.replace('"core.toml", "fauna.toml"]', '"core.toml", "mine.toml"]'),
             (
                 "cards: no file 'mine.toml' in mapgen/engine/cards/ "
