@@ -161,6 +161,17 @@ def test_solve_under_impossible_house_rules_has_no_completion(house_map, tmp_pat
     assert r.stderr.startswith(f"error: {house_map}: no completion: rule F2 Fort pattern")
 
 
+@pytest.mark.parametrize("args", [["solve"], ["solve", "--json"], ["hint"], ["hint", "--steps"]])
+def test_a_house_map_solved_without_its_rules_says_which_rules_it_was_made_under(house, house_map, args):
+    """Its 4 Forts break the shipped F2: "no completion" alone left the user guessing why, where validate,
+    deduce and grade name the house rules the map records."""
+    r = run(*args, house_map)
+    assert r.exit_code == 1
+    assert r.stderr.startswith(f"error: {house_map}: no completion: rule F2 Fort pattern")
+    assert r.stderr.endswith(f"(it was made under the house rules of {house.name}: give --rules FILE)\n")
+    assert "made under" not in run(*args, house_map, "--rules", house).stderr
+
+
 @pytest.mark.parametrize("command", ["solve", "hint"])
 def test_a_map_of_another_chapter_than_the_rules_is_refused_as_validate_refuses_it(house, command):
     r = run(command, "flora-1", "--rules", house)

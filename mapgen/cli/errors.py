@@ -118,6 +118,7 @@ def message(e: BaseException, code: int) -> str:
     subject = getattr(e, "mapgen_subject", None)
     if subject:
         text = f"{subject}: {text}"
+    text += getattr(e, "mapgen_note", "")
     if code == TIMEOUT and "--time-limit" not in text:
         limit = getattr(e, "mapgen_time_limit", None)
         said = limit and f"{limit:g} s" in text  # the library's message gives the limit already: not twice
@@ -170,10 +171,11 @@ def about_settings(source: str) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterator[None]:
+def about(subject: str | os.PathLike, time_limit: float | None = None, note: str = "") -> Iterator[None]:
     """Name ``subject`` (the input file) in any error raised inside whose message does not name it already
     (``no completion: rule C6 ...`` from the solver becomes ``state.toml: no completion: rule C6 ...``);
-    a time-out's message gives ``time_limit``; Ctrl-C becomes ``FILE: interrupted``."""
+    a time-out's message gives ``time_limit``; Ctrl-C becomes ``FILE: interrupted``. ``note`` ends the message of
+    a broken rule or no completion (exit 1): " (it was made under the house rules of ...)" (``house_words``)."""
     try:
         yield
     except KeyboardInterrupt:
@@ -185,6 +187,9 @@ def about(subject: str | os.PathLike, time_limit: float | None = None) -> Iterat
         if exit_code(e) is not None and not getattr(e, "mapgen_subject", None) and str(subject) not in str(e):
             with contextlib.suppress(AttributeError):
                 e.mapgen_subject = str(subject)
+        if note and exit_code(e) == BROKEN:
+            with contextlib.suppress(AttributeError):
+                e.mapgen_note = note
         raise
 
 

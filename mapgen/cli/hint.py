@@ -9,6 +9,7 @@ import click
 
 from mapgen.cli.errors import TIMEOUT, about, exit_code, found_then_out_of_time
 from mapgen.cli.options import (
+    house_words,
     json_option,
     kernels_ready,
     map_argument,
@@ -69,10 +70,11 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
         except ValueError as e:
             reject("--target", str(e))
     kernels_ready()
+    note = house_words(state, rules)[2]  # a map made under house rules, asked without them: say which
     if steps:
-        solution_path(state, file, terrain, time_limit, as_json, chapter)
+        solution_path(state, file, terrain, time_limit, as_json, chapter, note)
         return
-    with about(file, time_limit):
+    with about(file, time_limit, note):
         result = find_hint(Solver.for_chapter(chapter), state, terrain, time_limit=time_limit)
     if as_json:
         click.echo(json.dumps(result, indent=2))
@@ -92,7 +94,7 @@ def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
         raise found_then_out_of_time(file, result["timed_out"], time_limit, result["missing"])
 
 
-def solution_path(state, file, terrain, time_limit, as_json, chapter):
+def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
     """``--steps``: the easiest deduction, revealed, again and again (a puzzle's worked solution). Ends where nothing
     is left, a guess is needed (exit 0: the last hint says which), or the time limit runs out (exit 3, the steps
     found printed)."""
@@ -104,7 +106,7 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter):
     solver = Solver.for_chapter(chapter)
     found: list[dict] = []
     stopped: Exception | None = None  # the time-out that ended a path with steps found: they are printed first
-    with about(file, time_limit):
+    with about(file, time_limit, note):
         while True:
             left = deadline - time.monotonic()
             try:

@@ -9,6 +9,7 @@ import click
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     force_option,
+    house_words,
     json_option,
     kernels_ready,
     map_argument,
@@ -106,6 +107,7 @@ def solve(
     chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
     map_in = revealed_input(map_in, reveal, chapter)
     state, file = map_in.map, map_in.source
+    note = house_words(state, rules)[2]  # a map made under house rules, solved without them: say which
     probabilities = probabilities or method != "auto"  # a method named asks for the odds it makes
     terrain = None
     if target is not None:
@@ -121,7 +123,7 @@ def solve(
     map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
     kernels_ready()
     try:
-        with about(file, time_limit):
+        with about(file, time_limit, note):
             report = solve_report(
                 state,
                 limit=limit,
@@ -147,7 +149,7 @@ def solve(
                 }
             )
         )
-        click.echo(f"error: {file}: {e}", err=True)
+        click.echo(f"error: {file}: {e}{note}", err=True)
         raise click.exceptions.Exit(BROKEN) from None
     several = None
     if out_path is not None:
