@@ -87,6 +87,30 @@ deducer, game seed 7: 51.2% without, 55.0%, 47.8% and 53.0% with the odds of sam
 sampler seed 1 sent fauna-4's games to a Skull, 7 wins of 100), seed 11 with sampler seed 0 48.0% -> 51.2%: still a
 gamble on the sampler's seed, at 2.3-2.9 CPU s a map; the scout still goes without it.
 
+**Skipping the replay's observation keys, not done** (thirteenth session, 2026-12-06; issue 41's lever: a replay that
+read only cells the player has seen is the real game's, so its keys need not be compared). The most it can buy,
+measured with an unsound stand-in (solo games, no hidden outcome, the world agreeing with every seen cell: every key
+of the replay taken from the player's, none made), fauna-7 at budget 2, 40 games a run, alternating: 9.22, 9.46, 9.40
+games per CPU-second without (mean 9.36), 10.06, 10.29, 9.73 with (mean 10.03): +7%, the same games. A sound version
+costs more than the stand-in, and the audit found what it would need. The engine reads the hidden map through the
+``Game``'s tables made from the whole map (``cells``, ``cell_indices``, ``terrain_res``, ``not_rock``,
+``field_cells``, ``hills``, ``start_cells``, ``map``; ``Table`` keeps none of them), so a read can be recorded only by
+a wrapper per table in place during the replay (and taken off before the rollouts, 49% of the time), which must also
+count iteration and search as a read of every cell. Three sites read whole tables, and the result depends only on seen
+cells at each one: ``ChapterRules.shelter_cells`` iterates ``field_cells``, ``frontier``'s first explore iterates
+``start_cells`` (Flora's are counted on the whole map) and the observation's seen Hills run over ``g.hills.items()``.
+A probe of 20 games (743 replays, 100 rejected: carried worlds that a newly seen cell contradicts) found such a read
+in 229 (31%), mostly the Fields (1,021 reads). So the sound version needs ``shelter_cells`` to read ``ex_list`` cell
+by cell (the same cells in the same order: ``explored`` and ``ex_list`` change together everywhere), the base start
+cells taken as public (the briefing's and the board's), the world's ``State`` and ``Tracker`` made under the wrappers
+(the first key reads ``hills.items()``), a flag per world that its state so far is the real game's, the keys again
+from the first read of a cell that is unseen or that the world gives another terrain or Hill number, and a test that
+no other ``Game`` attribute differs between two maps of a chapter. And it needs the world's ``Game`` to be the real
+one's apart from the map, which it is not today: ``world_game`` passes neither the variants nor the cards nor the
+Reference Board (a world of a game played with ``toll-no-water`` has ``game.variants`` empty and its
+``chapter.variants`` set), and the key comparisons are what catches a replay that this changes. For a gain of at most
+7%, 0.6 game per CPU-second, and less after the wrappers, none of that was built.
+
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
 """
