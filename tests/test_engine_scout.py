@@ -329,3 +329,24 @@ def test_a_twin_is_the_world_a_replay_makes_and_never_one_with_hidden_outcomes()
         info.tags,
     )
     assert twin_on([world], masked, cells) is None  # a hidden outcome: its replay draws it afresh
+
+
+def test_a_world_is_played_with_the_real_games_variants_cards_and_reference_board():
+    """A world differs from the real game in its map only: before, it was made with the shipped cards and Reference
+    Board and no rule variant, so under ``toll-no-water`` the fair bots planned on worlds where Water paid a toll."""
+    import dataclasses
+
+    from mapgen.engine.cards import shipped_cards
+    from mapgen.engine.game import Game
+    from mapgen.engine.infostate import world_game
+
+    m = read_map(FAUNA)
+    shipped = shipped_cards()
+    cards = dataclasses.replace(shipped, destiny=shipped.destiny[1:])  # one Destiny card left out of the box
+    reference = dataclasses.replace(get_chapter("fauna"))  # a Reference Board of its own (a house file's)
+    game = Game(m, characters=("Clark",), cards=cards, variants=("toll-no-water",), reference=reference)
+    world = world_game(information_state(game.new_initial_state(), 0), m)
+    assert world.variants == game.variants == {"toll-no-water"} and world.chapter.variants == game.variants
+    assert world.destiny == game.destiny != Game(m, characters=("Clark",)).destiny
+    assert world.reference is reference
+    assert world.characters == game.characters and world.map is m

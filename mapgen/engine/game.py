@@ -201,6 +201,7 @@ class Game:
         self.seed = seed
         self.medicine = medicine
         cards = cards or shipped_cards()
+        self.cards = cards  # the card set the decks were taken from (a world of this game takes them too)
         self.challenges = [c for c in cards.challenges if self.chapter.uses_challenge(c)]
         firsts = [k for k, c in enumerate(self.challenges) if c.first]
         if not firsts:

@@ -603,8 +603,21 @@ def sampler_for(chapter: str) -> CompletionSampler:
 
 
 def world_game(info: InfoState, m: Map) -> Game:
+    """The game of ``info`` played on map ``m``: everything the players know of the real one (team, card set,
+    rule variants, Reference Board) but the map."""
     chars, gear, medicine = info.settings
-    return Game(m, chapter=info.table.chapter, players=info.table.n, characters=chars, gear=gear, medicine=medicine)
+    t = info.table
+    return Game(
+        m,
+        chapter=t.chapter,
+        players=t.n,
+        characters=chars,
+        gear=gear,
+        medicine=medicine,
+        cards=t.cards,
+        variants=t.variants,
+        reference=t.reference,
+    )
 
 
 def extend(world: Tracker, info: InfoState, rng: random.Random) -> bool:

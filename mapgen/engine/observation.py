@@ -47,6 +47,7 @@ class Table:
         "blank",
         "board",
         "briefing",
+        "cards",
         "challenges",
         "chapter",
         "characters",
@@ -61,6 +62,7 @@ class Table:
         "row_of",
         "start_cells",
         "threats",
+        "variants",
     )
 
     def __init__(self, g):
@@ -81,6 +83,8 @@ class Table:
         self.start_cells = g.start_cells
         self.briefing = m.briefing
         self.reference = g.reference  # the Reference Board's rule instances (constraints.catalogue.Chapter)
+        self.cards = g.cards  # the card set the decks were taken from
+        self.variants = g.variants  # the rule variants played (--variant): public, as the rules are
         # the map with nothing revealed (no cells, no Hills, no generator fields): known_map() fills it in
         self.blank = Map(m.chapter, m.briefing, (None,) * g.board.size, board=m.board)
 

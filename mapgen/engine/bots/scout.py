@@ -105,11 +105,10 @@ by cell (the same cells in the same order: ``explored`` and ``ex_list`` change t
 cells taken as public (the briefing's and the board's), the world's ``State`` and ``Tracker`` made under the wrappers
 (the first key reads ``hills.items()``), a flag per world that its state so far is the real game's, the keys again
 from the first read of a cell that is unseen or that the world gives another terrain or Hill number, and a test that
-no other ``Game`` attribute differs between two maps of a chapter. And it needs the world's ``Game`` to be the real
-one's apart from the map, which it is not today: ``world_game`` passes neither the variants nor the cards nor the
-Reference Board (a world of a game played with ``toll-no-water`` has ``game.variants`` empty and its
-``chapter.variants`` set), and the key comparisons are what catches a replay that this changes. For a gain of at most
-7%, 0.6 game per CPU-second, and less after the wrappers, none of that was built.
+no other ``Game`` attribute differs between two maps of a chapter. (The audit found that ``world_game`` passed
+neither the variants nor the cards nor the Reference Board: a world of a game played with ``toll-no-water`` had
+``game.variants`` empty; fixed since, the world's ``Game`` differing from the real one's in its map only.) For a gain
+of at most 7%, 0.6 game per CPU-second, and less after the wrappers, none of that was built.
 
 ``budget``: worlds per searched decision (``DEFAULT_BUDGET``); a search costs ``budget`` times the
 candidates rollouts. Seeded by its RNG: same seed, same play.
