@@ -33,6 +33,24 @@ Now, budget 1: fauna-1 to 4, 100 games each, seed 0: 87.5% won (83.9-90.4%), 4.5
 games/s; the 8 Fauna maps, 25 games each: 90%, 7.7 games/s; maldonado-1, 60 games: 48% (36-61%),
 1.3 games/s. Budget 2 on the 8 Fauna maps: 91%, 6.3 games/s.
 
+Cuts that change the games, measured and not kept (issue 41, 2026-12-06, load 1-3, two variants at a time on the 2
+cores): fauna-1..8, 100 games a map at game seeds 0 and 1 (1,600 games; lost-carry seed 0 only), budget 1, each
+variant against this search on the same game seeds (the oracle's own draws differ once a play does, so the pairing
+is loose; a control that only shifts the oracle's RNG by one draw: 87.2% against 88.2% on seed 0, fauna-4 5.0
+games/s against 4.3: the speed figures alone move 10-15% with luck and load):
+
+- as shipped: 87.9% (86.3-89.4%), 8.6 games per CPU second; fauna-4 72.5%, 4.6 games/s;
+- 2 ``ALTERNATIVES`` instead of 3: 85.0% (83.2-86.7%), 9.5; fauna-4 70.0%, 5.3 (below on 7 of 8 maps);
+- no search at a small pay, fatigue or limits decision (the clairvoyant's choice): 85.7% (83.9-87.3%), 9.3;
+  fauna-4 70.5%, 5.2 (though only 0.3-0.8 searches a game there depart from the clairvoyant's choice);
+- after a search every candidate lost, no search until the next card drawn (the carry's mirror): 78.1%
+  (75.1-80.9%, 800 games), 14.2; fauna-4 67.0%, 10.9.
+
+The first two buy about 15% on fauna-4 (within the speed's own noise) for 2-3 points pooled, the lost carry 2.4
+times the speed for 10 points, each beyond the control's 1: none keeps the bound, so the budget-1 search above
+stays the oracle. Per game on fauna-4 (seed 0) the search spends
+77 of its 106 rollouts at the main step (explores), 12 at pay, 6 at fatigue, 3 at limits; fauna-1 31 of 42.
+
 What it knows: the map, the cards dealt (the Challenge Row, a Maldonado hand, face-down setup cards:
 whatever the state holds). What it does not: every card still to come, which is drawn at random in its
 rollouts as in the game. Seeded by its RNG: same seed, same play. ``budget`` rollouts per candidate
