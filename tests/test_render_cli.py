@@ -393,3 +393,21 @@ def test_layout_tall_draws_the_briefing_under_the_board_for_a_phone(tmp_path):
     assert r.exit_code == 2 and r.stderr == (
         "error: --layout: arranges a picture of a map; --sheet and --profile have layouts of their own\n"
     )
+
+
+def test_probabilities_alone_shades_the_counted_terrain_as_solve_s_flag_does(tmp_path):
+    """`mapgen render MAP --probabilities -o odds.png` (solve's --probabilities is a flag) took "-o" for the terrain
+    and then said "--output: required": alone, it now shades the chapter's counted terrain (Fauna's Forts); a chapter
+    that counts none (Training) is asked to name one."""
+    alone, named = tmp_path / "alone.svg", tmp_path / "named.svg"
+    r = run(STATE, "--probabilities", "-o", alone, "--json")
+    assert r.exit_code == 0, r.output
+    s = run(STATE, "--probabilities", "Ft", "-o", named, "--json")
+    assert json.loads(r.stdout)["probabilities"] == json.loads(s.stdout)["probabilities"]
+    assert alone.read_text() == named.read_text()
+    r = run("training-1", "--reveal", "B7", "-o", tmp_path / "t.png", "--probabilities")
+    assert (r.exit_code, r.stderr) == (
+        2,
+        "error: --probabilities: the training chapter has no counted terrain; name one: --probabilities CODE\n",
+    )
+    assert not (tmp_path / "t.png").exists()

@@ -80,7 +80,10 @@ def _read_profile(path: str):
     "--probabilities",
     "code",
     metavar="CODE",
-    help="Shade each unexplored cell by the chance it holds this terrain (a code like Ft).",
+    is_flag=False,
+    flag_value="",  # alone (as solve's flag): the chapter's counted terrain
+    help="Shade each unexplored cell by the chance it holds this terrain (a code like Sk; alone: the chapter's "
+    "counted terrain, Ft in Fauna).",
 )
 @click.option(
     "--profile",
@@ -187,7 +190,14 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         chapter = rules_for(map_in, rules)  # the --rules house chapter (exit 2: another chapter's map), else the map's
         m = revealed_input(map_in, reveal, chapter).map
         terrain = None
-        if code is not None:
+        if code == "":
+            if chapter.counted is None:
+                reject(
+                    "--probabilities",
+                    f"the {chapter.name} chapter has no counted terrain; name one: --probabilities CODE",
+                )
+            terrain = chapter.counted
+        elif code is not None:
             try:
                 terrain = chapter.terrain(code)
             except ValueError as e:
