@@ -350,3 +350,24 @@ def test_a_world_is_played_with_the_real_games_variants_cards_and_reference_boar
     assert world.destiny == game.destiny != Game(m, characters=("Clark",)).destiny
     assert world.reference is reference
     assert world.characters == game.characters and world.map is m
+
+
+def test_a_resampled_world_keeps_the_house_rules_the_bots_reason_with(tmp_path):
+    """The worlds ``resample`` draws (the ismcts bot's, OpenSpiel's ``resample_from_infostate``) complete the seen
+    cells under the game's Reference Board: before, under the shipped chapter's rules whatever ``--rules`` gave, so
+    under a house Fauna of 4 Forts the ismcts bot searched worlds of 3 (the planner and scout drew under the house
+    rules already)."""
+    from constraints.catalogue import check_map, load_chapter
+    from mapgen.engine.game import Game
+    from mapgen.engine.infostate import resample
+
+    shipped = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    assert "at_least = 3, at_most = 3" in shipped  # F2: exactly 3 Forts
+    house = tmp_path / "house.toml"
+    house.write_text(shipped.replace("at_least = 3, at_most = 3", "at_least = 4, at_most = 4"), encoding="utf-8")
+    reference = load_chapter(house)
+    game = Game(read_map(FAUNA), characters=("Clark",), reference=reference)
+    info = information_state(game.new_initial_state(), 0)
+    for seed in range(3):
+        world = resample(info, random.Random(seed)).state.game
+        assert world.reference is reference and check_map(world.map, reference) == []

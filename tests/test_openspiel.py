@@ -237,3 +237,35 @@ def test_an_info_state_holds_no_state_map_or_hidden_card():
     assert id(s.data["hands"][1]) not in seen and id(s.data["hands"][2]) not in seen
     assert info.obs.data["hands"][1] == len(s.data["hands"][1])
     assert all(a is None or a == b for a, b in zip(info.history, s.history))
+
+
+def test_a_copied_or_pickled_state_keeps_its_games_variants_cards_and_reference_board():
+    """A state serializes as (settings, map, actions): before, the settings were the team and mode only, so a
+    state of a game with a variant, a card set of its own or a house Reference Board came back (``copy.deepcopy``,
+    ``pickle``, OpenSpiel's ``serialize_game_and_state``) as a game of the rulebooks' reading with the shipped cards:
+    Flora's Threat deck without the Minotaurs ``flora-minotaurs`` adds, the history replayed on other decks."""
+    import copy
+    import dataclasses
+    import pickle
+
+    import maps
+    from constraints.catalogue import get_chapter
+    from mapgen.engine.cards import shipped_cards
+    from mapgen.engine.game import Game
+    from mapgen.engine.openspiel import CorpsGame
+
+    shipped = shipped_cards()
+    cards = dataclasses.replace(shipped, destiny=shipped.destiny[1:])  # one Destiny card left out of the box
+    shipped_rules = get_chapter("flora")
+    reference = dataclasses.replace(shipped_rules, rules=shipped_rules.rules[1:])  # house rules: one rule fewer
+    g = Game(maps.load("flora-1"), variants=("flora-minotaurs",), cards=cards, reference=reference)
+    state = _play(CorpsGame({}, engine=g).new_initial_state(), random.Random(3), 120)
+    for twin in (copy.deepcopy(state), pickle.loads(pickle.dumps(state))):
+        t = twin.inner.game
+        assert t.variants == g.variants == {"flora-minotaurs"} and t.chapter.variants == g.variants
+        assert t.threats == g.threats and t.destiny == g.destiny != Game(maps.load("flora-1")).destiny
+        assert t.reference == reference != shipped_rules
+        assert str(twin) == str(state) and twin.history() == state.history()
+    fauna = pyspiel.load_game(NAME, {"map": "fauna-1"}).new_initial_state()
+    plain = pickle.loads(pickle.dumps(_play(fauna, random.Random(1), 40)))
+    assert plain.inner.game.cards is shipped and plain.inner.game.reference is get_chapter("fauna")  # not copies

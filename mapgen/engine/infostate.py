@@ -36,7 +36,7 @@ import time
 from itertools import chain
 from typing import Any
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import Chapter, chapter_names, get_chapter
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.game import Game, State
 from mapgen.engine.maldonado import MaldonadoStep
@@ -462,10 +462,11 @@ def information_state(state: State, player: int, tracker: Tracker | None = None)
 
 
 class CompletionSampler:
-    """Completions of partial maps of one chapter: uniform when few, else varied draws by CP-SAT."""
+    """Completions of partial maps of one chapter: uniform when few, else varied draws by CP-SAT. ``chapter``: a
+    shipped chapter's name, or the rules to complete under (a game's Reference Board: a house-rule chapter)."""
 
-    def __init__(self, chapter: str):
-        self.chapter = get_chapter(chapter)
+    def __init__(self, chapter: str | Chapter):
+        self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self._models: dict = {}
         self._enumerated: dict = {}  # (cells, hills) -> list of completions, or None (too many)
         self._drawing: dict = {}  # (cells, hills) -> the model with those cells fixed, for draws
@@ -593,13 +594,23 @@ class CompletionSampler:
             return None
 
 
-_SAMPLERS: dict[str, CompletionSampler] = {}
+_SAMPLERS: dict[str | int, CompletionSampler] = {}
 
 
-def sampler_for(chapter: str) -> CompletionSampler:
-    if chapter not in _SAMPLERS:
-        _SAMPLERS[chapter] = CompletionSampler(chapter)
-    return _SAMPLERS[chapter]
+def sampler_for(chapter: str | Chapter) -> CompletionSampler:
+    """One per chapter and process: a shipped chapter by name or as its registry object, or a house-rule chapter
+    (``load_chapter``: a game's Reference Board), never the shipped sampler of the same name (as
+    ``deduce.solver_for``)."""
+    key: str | int
+    if isinstance(chapter, str):
+        key = chapter
+    elif chapter.name in chapter_names() and chapter is get_chapter(chapter.name):
+        key = chapter.name
+    else:
+        key = id(chapter)  # a house-rule chapter; the cached sampler keeps it alive, so its id stays its own
+    if key not in _SAMPLERS:
+        _SAMPLERS[key] = CompletionSampler(chapter)
+    return _SAMPLERS[key]
 
 
 def world_game(info: InfoState, m: Map) -> Game:
@@ -665,7 +676,7 @@ def resample(
 ) -> Tracker:
     """A world ``info.player`` cannot tell from the real one (a ``Tracker`` at the same point); see the
     module docstring. ``ResampleError`` after ``tries`` worlds or ``time_limit`` seconds without one."""
-    sampler = sampler or sampler_for(info.table.chapter.name)
+    sampler = sampler or sampler_for(info.table.reference)  # the rules the players reason with (--rules)
     deadline = time.monotonic() + time_limit
     games: dict = {}
     for _ in range(tries):

@@ -27,8 +27,10 @@ import random
 import pyspiel
 
 import maps
+from constraints.catalogue import get_chapter
 from mapgen.engine import infostate as I
 from mapgen.engine.actions import CHANCE
+from mapgen.engine.cards import shipped_cards
 from mapgen.engine.game import Game
 from mapgen.engine.traitor import chapter_for_mode
 from mapgen.mapfile import dumps_map, parse_map, read_map
@@ -138,17 +140,36 @@ class _Engine:
     def __reduce__(self):
         s = self.tracker.state
         g = s.game
+        # every setting of the Game: a state of a game with a variant, a card set of its own or a house Reference
+        # Board came back as the rulebooks' game with the shipped cards (its history replayed on other decks);
+        # the shipped cards and Reference Board go as None, so that the copy shares them (and their caches)
+        rules = (
+            sorted(g.variants),
+            None if g.cards is shipped_cards() else g.cards,
+            None if g.reference is get_chapter(g.chapter.name) else g.reference,
+        )
         return (
             _rebuild,
-            (dumps_map(g.map), I.team_settings(g), getattr(g.chapter, "mode", "coop"), g.n, list(s.history)),
+            (dumps_map(g.map), I.team_settings(g), getattr(g.chapter, "mode", "coop"), g.n, list(s.history), rules),
         )
 
 
-def _rebuild(map_text, settings, mode, players, history) -> _Engine:
+def _rebuild(map_text, settings, mode, players, history, rules=((), None, None)) -> _Engine:
     m = parse_map(map_text)
     chars, gear, medicine = settings
+    variants, cards, reference = rules
     chapter = chapter_for_mode(m.chapter, mode)
-    g = Game(m, chapter=chapter, players=players, characters=chars, gear=gear, medicine=medicine)
+    g = Game(
+        m,
+        chapter=chapter,
+        players=players,
+        characters=chars,
+        gear=gear,
+        medicine=medicine,
+        cards=cards,
+        variants=variants,
+        reference=reference,
+    )
     t = I.Tracker(g.new_initial_state())
     for a in history:
         t.apply(a)
