@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from constraints.catalogue import Chapter
 from mapgen.batch import MapOutput, start_batch
 from mapgen.campaign import Backend, Local, Ray, Task, run
-from mapgen.errors import UnmetError
+from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.generate import GenerationTimeout, Generator
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
 from mapgen.mapfile import dumps_map, parse_map
@@ -34,6 +34,11 @@ class TargetMissed(UnmetError):
     def __init__(self, message: str, result: SearchResult):
         super().__init__(message)
         self.result = result
+
+
+class TargetOutOfTime(TimeLimitError, TargetMissed):
+    """Fewer maps than asked met the target when the time ran out (the search's, or a candidate's generation or
+    grading): exit 3, as for any time limit; the maps kept are those of the seeds before (decided by work)."""
 
 
 @dataclass(frozen=True)
@@ -80,6 +85,7 @@ class SearchResult:
     closest: list[Candidate] = field(default_factory=list)
     seconds: float = 0.0
     stopped: str = ""  # "enough", "candidates" or "time"
+    out_of_time: Candidate | None = None  # the candidate whose generation or grading ran out of time (stopped "time")
 
     @property
     def done(self) -> bool:
@@ -131,6 +137,9 @@ _FAILURE_WORDS = {
     "generation": "no map generated in time",
     "timeout": "grading ran out of time",
 }
+
+#: a candidate's failures that are the wall clock's, not the map's: they end the search (stopped "time", exit 3)
+_OUT_OF_TIME = ("generation", "timeout")
 
 _GENERATORS: dict = {}
 
@@ -232,7 +241,7 @@ def search(
         if todo <= 0:
             result.stopped = "candidates"
             break
-        if left <= 0:
+        if left <= 0 or result.out_of_time is not None:
             result.stopped = "time"
             break
         tasks = [
@@ -255,6 +264,12 @@ def search(
             if result.done:
                 break
             result.tried += 1
+            if c.failure in _OUT_OF_TIME:
+                # its generation or grading ran out of the wall clock: skipping it made the kept maps the machine's
+                # load's doing (a busy machine kept later seeds), so the search ends here, with the seeds before it
+                result.failures[c.failure] += 1
+                result.stopped, result.out_of_time = "time", c
+                break
             graded.append(c)
             if c.passes and per_tier:
                 if room.get(c.grade.tier, 0) > 0:
@@ -317,15 +332,19 @@ class TargetRun:
         return report
 
     def missed(self) -> TargetMissed:
-        """The error for a search short of its count: how many met the target, why it stopped, the closest."""
+        """The error for a search short of its count: how many met the target, why it stopped, the closest
+        (``TargetOutOfTime``, exit 3, when the time ran out)."""
         r = self.result
         first = r.closest[0] if r.closest else None
         near = f"; closest: seed {first.seed} ({'; '.join(first.reasons())})" if first else ""
+        late = r.out_of_time
         stop = {
-            "time": f"the time limit of {self.time_limit:g} s ran out",
+            "time": f"the time limit of {self.time_limit:g} s ran out"
+            if late is None
+            else f"seed {late.seed}: {_FAILURE_WORDS[late.failure or '']}",
             "candidates": f"all {quantity(self.candidates, 'candidate')} tried",
         }
-        return TargetMissed(
+        return (TargetOutOfTime if r.stopped == "time" else TargetMissed)(
             f"only {len(r.kept)} of {quantity(r.count, r.chapter + ' map')} met the target ({stop.get(r.stopped, '')}){near}",
             r,
         )

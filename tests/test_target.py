@@ -73,7 +73,7 @@ def test_the_time_limit_bounds_the_search():
     r = cli(
         "generate", "-c", "training", "--seed", "1", "--win-rate", "heuristic:0-0.05", "--time-limit", "0.5", "--json"
     )
-    assert r.exit_code == 1
+    assert r.exit_code == 3  # a time limit (it was exit 1, which says no map can meet the target)
     report = json.loads(r.stdout)
     assert report["stopped"] == "time" and report["kept"] == [] and report["tried"] >= 1
     assert "the time limit of 0.5 s ran out" in r.stderr
@@ -162,3 +162,50 @@ def test_the_summary_counts_failed_candidates_and_says_one_can_fail_several_chec
     one_each = SearchResult("fauna", NO_CHECKS, 1, kept=[object()], tried=3)  # type: ignore[list-item]
     one_each.failures = Counter({"grade": 2})
     assert one_each.summary().endswith("; 2 failed: deduction grade 2")
+
+
+def _busy_clock_for_seed(monkeypatch, busy_seed: int) -> None:
+    """The generator's clock as a machine far too busy shows it, for ``busy_seed`` only: 1000 s pass between two of
+    its readings (no real work is timed)."""
+    import time
+    import types
+
+    from mapgen import generate as gen_mod
+
+    clock = {"t": 0.0, "busy": False}
+
+    def perf_counter() -> float:
+        clock["t"] += 1000.0 if clock["busy"] else 0.001
+        return clock["t"]
+
+    monkeypatch.setattr(gen_mod, "time", types.SimpleNamespace(perf_counter=perf_counter, monotonic=time.monotonic))
+    real = gen_mod.Generator.generate
+
+    def generate(self, seed):
+        clock["busy"] = seed == busy_seed
+        return real(self, seed)
+
+    monkeypatch.setattr(gen_mod.Generator, "generate", generate)
+
+
+def test_a_candidate_that_ran_out_of_time_ends_the_search_it_is_never_skipped(monkeypatch):
+    """Seed 2's generation ran out of the wall clock (a busy machine): the search went on to seeds 3 and 4 and kept
+    1, 3, 4 as "enough" (exit 0), where an idle machine keeps 1, 2, 3. Now it stops there: the seeds before it are
+    kept (decided by work, not the clock) and the search says the time ran out (exit 3)."""
+    _busy_clock_for_seed(monkeypatch, 2)
+    res = search("training", default_profile("training"), NO_CHECKS, seed=1, count=3, where=Local(1))
+    assert [c.seed for c in res.kept] == [1] and res.stopped == "time" and not res.done
+    assert res.tried == 2 and res.failures == {"generation": 1} and res.out_of_time.seed == 2
+
+
+def test_generate_to_a_target_whose_time_ran_out_exits_3(monkeypatch):
+    """The search's time ran out (here: seed 2's generation on a busy machine): exit 3 (a time limit), not exit 1
+    (no map can meet the target), with the report on stdout and the one error line saying so."""
+    _busy_clock_for_seed(monkeypatch, 2)
+    r = cli("generate", "-c", "training", "--seed", "2", "--max-walled-in", "1", "--candidates", "2", "--json")
+    assert r.exit_code == 3, r.output
+    report = json.loads(r.stdout)
+    assert report["stopped"] == "time" and report["kept"] == [] and report["tried"] == 1
+    assert report["failures"] == {"generation": 1}
+    assert r.stderr.startswith("error: only 0 of 1 training map met the target (seed 2: no map generated in time)")
+    assert r.stderr.count("\n") == 1

@@ -35,7 +35,8 @@ def generate_to_target(
     rules=None,
 ) -> None:
     """Run the search and report it: the map (or ``--json``'s report) on stdout, the summary on stderr; a
-    missed target's summary and closest candidates on stdout, then its error (``TargetMissed``, exit 1).
+    missed target's summary and closest candidates on stdout, then its error (``TargetMissed``, exit 1; exit 3 when
+    the time ran out).
     ``rules``: the --rules file's chapter, the candidates made and graded under it (``mapgen.target.search``, as
     pack -c --rules); the report names the file and says what stays calibrated on the shipped chapter."""
     from mapgen import target  # deferred: ortools, only when the command runs
