@@ -420,3 +420,41 @@ def test_the_chains_draw_what_they_drew_before_the_kernels_were_sped_up():
         ("86a0b8d262cc384c", [1356, 126, 4420, 12]),
         ("d30a461e678e4342", [2034, 40, 3413, 18]),
     ]
+
+
+def _busy_clock(monkeypatch, step: float = 10.0) -> None:
+    """The solver's wall clock as a machine far too busy shows it: ``step`` seconds pass between two readings (no
+    real work is timed)."""
+    import types
+
+    from mapgen.solving import sat, solve
+
+    now = [1000.0]
+
+    def monotonic() -> float:
+        now[0] += step
+        return now[0]
+
+    fake = types.SimpleNamespace(monotonic=monotonic, perf_counter=monotonic, time=monotonic)
+    monkeypatch.setattr(sat, "time", fake)
+    monkeypatch.setattr(solve, "time", fake)
+
+
+def test_chain_starts_topped_up_by_sat_never_depend_on_the_load(monkeypatch):
+    """Where the SMC runs die (here all of them), the chains start from a private SAT session's completions. Those
+    were drawn within the wall clock's seconds left, and a SAT call past them ended the draws in silence: a busy
+    machine started the chains from fewer completions (used in turn), so the same seed gave other odds. Now their
+    work is counted (SAT propagations): the same starts, or SolveTimeout when the wall clock runs out first."""
+    from mapgen.solving import smc
+
+    monkeypatch.setattr(smc, "draws", lambda *a, **k: [])  # every run met a dead end
+    m = maps.load("training-1")
+    state = m.hide(range(5, m.board.size))
+    calm = Solver(get_chapter("training")).chain_starts(state, 12, seed=3)
+    assert len(calm) == 12
+    _busy_clock(monkeypatch)
+    try:
+        busy = Solver(get_chapter("training")).chain_starts(state, 12, seed=3)
+    except SolveTimeout:
+        return  # honest: the time ran out
+    assert list(busy) == list(calm) and busy.groups == calm.groups

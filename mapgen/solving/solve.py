@@ -500,6 +500,10 @@ class _Cancelled(Exception):
     """An aside compile no longer needed."""
 
 
+#: Deterministic seconds (SAT propagations) for the chain starts a private SAT session tops up where the SMC runs
+#: died (``Solver.chain_starts``); the same figure of wall-clock seconds ends them when no deadline is given.
+TOP_UP_WORK = 30.0
+
 #: Seconds an aside compile's waiter allows past the deadline for the compile's own end (its child is killed at
 #: the deadline, then reaped).
 ASIDE_GRACE = 1.0
@@ -1373,8 +1377,11 @@ class Solver:
             got.groups += runs_of
         if 2 * len(got) >= n:
             return got
-        left = 30.0 if deadline is None else max(0.05, deadline - time.monotonic())
-        more = self.sample(state, n - len(got), left, seed=seed, session=self.session(state.briefing))
+        # counted in work (SAT propagations), never in the seconds left: a busy machine drew fewer starts in silence
+        # (used in turn, other odds for the same seed); the wall clock passing first raises SolveTimeout
+        wall = time.monotonic() + TOP_UP_WORK if deadline is None else deadline
+        work = Budget.until(TOP_UP_WORK, wall, deterministic=True)
+        more = self.sample(state, n - len(got), work, seed=seed, session=self.session(state.briefing))
         first = max(got.groups, default=-1) + 1
         got += more
         got.groups += range(first, first + len(more))
