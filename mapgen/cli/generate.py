@@ -106,7 +106,8 @@ def generate(
     candidates from --seed on are generated and graded (mapgen grade), and only those that pass are
     printed or written, each with its [grade] table; the report says how many were tried and why the
     others failed. Same seed, same maps, whatever --jobs or --ray. When fewer than --count pass
-    within --candidates or --time-limit: exit 1, naming the closest candidates.
+    within --candidates: exit 1, naming the closest candidates; when --time-limit runs out first (or a
+    candidate's own generation or grading does): exit 3, keeping the maps that passed before it.
 
     With --rules FILE the maps keep that house-rule chapter file's rules instead of the chapter's
     (its chapter by default; its own profile key unless --profile); exit 1 when its rules admit no map.
