@@ -557,3 +557,25 @@ def test_clark_swaps_in_the_goggles_but_never_the_water_skin(mmap):
     settle(s)
     assert s.gear[0] == ["Goggles", "Jar", "Satchel"] and "Flint" in s.reserve
     assert any(M.GOGGLES <= x < M.GOGGLES + 64 for x in s.legal_actions())  # the Goggles can be used now
+
+
+def test_york_placing_a_found_resource_on_a_challenge_card_still_gains_it(mmap):
+    """Maldonado: 'when you gain a Resource Token on your turn by any means (exploring, trading, Gear or Character
+    Card, etc.), check if it matches a Resource indicated on one of the 5 Crew Member Cards'; York: 'When you find
+    a Resource that's needed for any of today's challenges, place it on the Challenge Card instead of in your
+    Backpack.' The Food York found goes on the card, and it is still a Food gained: the Food Crew Member is the
+    Target (before, York's explores never asked for an Influence card)."""
+    s = start(mmap, characters=("York",))
+    ch, d = s.game.chapter, s.data
+    _rapids_resolves_this_turn(s)
+    rapids = s.row[0][0]
+    k = next(k for k, c in enumerate(s.game.challenges) if c.requires[FOOD] and k != rapids)
+    s.row[1] = [k, 0, None]  # a Challenge of today that needs Food
+    d["hands"][0] = [influence(ch, FOOD, 2), influence(ch, WOOD, 1)]
+    before = s.pack[FOOD]
+    explore(s, "B7")  # Food: York puts it on the card
+    assert s.row[1][2] == [FOOD] and s.pack[FOOD] == before
+    s.apply_action(A.END_TURN)
+    settle(s)
+    assert d["log"][0] == (0, FOOD_CREW, "up")
+    assert d["piles"][FOOD_CREW][-1] == [influence(ch, FOOD, 2), True, 0]

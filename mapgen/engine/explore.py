@@ -252,6 +252,10 @@ def gain_found(state, r: int) -> None:
             need = card.requires[r] + card.optional[r]
             if need > stored.count(r) and state.room(r) > 0:
                 entry[2] = stored + [r]
+                # still a Resource gained, only kept on the card (Maldonado: "when you gain a Resource Token on
+                # your turn by any means (exploring, ...)")
+                if state.game.chapter.track_gains:
+                    state.game.chapter.on_gain(state, r)
                 return
     if state.room(r) <= 0:  # the Reserve has no token left
         return
