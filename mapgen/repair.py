@@ -27,6 +27,13 @@ from mapgen.solving.solve import SolveTimeout
 
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
 
+#: CP-SAT's deterministic seconds (``max_deterministic_time``) the search for the nearest map may take per second
+#: of its time limit: where it is not proven nearest within them, the map it found is the same on any machine and
+#: load; the wall clock (the time limit) only ends the work (SolveTimeout). Measured (2026-12-06, one worker): a
+#: deterministic second took 0.4-0.5 wall seconds on the hard repairs (Maldonado maps of random terrain: 25 in 10.2
+#: s), 0.6-1.5 on the small ones, so an idle machine does the work within about half of its time limit.
+WORK_PER_SECOND = 1.0
+
 
 class RepairError(UnmetError):
     """No valid map exists for this briefing at all; ``rules`` names the rules that conflict."""
@@ -152,7 +159,8 @@ def repair_map(
 
     ``..`` cells are free (filled at no cost). Hill numbers are set right on every Hill. Raises
     ``RepairError`` when no map at all has this briefing, ``SolveTimeout`` when the time limit runs out
-    before any valid map is found; a map found but not proven nearest has ``optimal=False``.
+    before any valid map is found; a map found but not proven nearest has ``optimal=False``. The search's work is
+    counted (``WORK_PER_SECOND``): the same map on any load, or SolveTimeout when the wall clock ends it first.
     """
     expect_map(m, "repair_map")
     started = time.perf_counter()
@@ -174,11 +182,19 @@ def repair_map(
     model.maximize(sum(keep))
     solver = make_solver(time_limit, workers=workers)
     solver.parameters.linearization_level = 0
+    work = WORK_PER_SECOND * time_limit
+    solver.parameters.max_deterministic_time = work
     name = solver.status_name(solver.solve(model))
     if name == "INFEASIBLE":
         raise _briefing_conflict(chapter, m, max(0.5, time_limit - (time.perf_counter() - started)))
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
+    if name == "FEASIBLE" and solver.response_proto.deterministic_time < work * (1 - 1e-9):
+        # the wall clock stopped the search before its work was done (CP-SAT stops the work at or past it): the map
+        # found is the load's doing (a busy machine handed out a farther one, exit 0), never an answer
+        raise SolveTimeout(
+            f"the time limit of {time_limit:g} s ran out before the search for the nearest map had done its work"
+        )
     fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
     fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
     if fixed.cells != m.cells:  # another map: the input's grade is not its own

@@ -208,3 +208,50 @@ def test_a_sketch_with_a_terrain_of_another_chapter_names_t1():
     with pytest.raises(SketchError) as e:
         fill_sketch(sketch)
     assert e.value.rules == ("T1",) and e.value.cells == ("A1",)
+
+
+def _far_from_valid():
+    """A Maldonado map of random terrain: its nearest valid map is not proven within a few seconds of work."""
+    m = maps.load("maldonado-1")
+    rng = random.Random(1)
+    return m.with_cells([rng.choice(list(get_chapter("maldonado").terrains)) for _ in m.cells])
+
+
+def _busy_machine(monkeypatch) -> None:
+    """CP-SAT as a machine far too busy runs it: its wall clock runs out right after the first valid map it finds
+    (a solution callback stops the search there; no real work is timed)."""
+    from ortools.sat.python import cp_model
+
+    from mapgen import repair
+
+    real = repair.make_solver
+
+    class _First(cp_model.CpSolverSolutionCallback):
+        def on_solution_callback(self):
+            self.StopSearch()
+
+    def busy(*args, **kwargs):
+        solver = real(*args, **kwargs)
+        solve = solver.solve
+        solver.solve = lambda model, callback=None: solve(model, _First())
+        return solver
+
+    monkeypatch.setattr(repair, "make_solver", busy)
+
+
+def test_a_repair_not_proven_nearest_is_the_same_map_under_any_load(monkeypatch):
+    """The search for the nearest map was bounded by the wall clock alone: a busy machine stopped it sooner and
+    handed out another, farther map (exit 0, "optimal": false), as if that were the answer for this time limit.
+    Now its work is counted (CP-SAT's deterministic time): the same map on any machine and load, or SolveTimeout
+    (exit 3) when the wall clock runs out before that work is done."""
+    from mapgen import repair
+    from mapgen.solving.solve import SolveTimeout
+
+    monkeypatch.setattr(repair, "WORK_PER_SECOND", 0.25)  # the work of a fraction of a second: not proven nearest
+    m = _far_from_valid()
+    calm = repair_map(m, time_limit=2.0)
+    assert not calm.optimal and not check_map(calm.map, get_chapter("maldonado"))
+    assert repair_map(m, time_limit=2.0).map == calm.map  # counted work: the same map again
+    _busy_machine(monkeypatch)
+    with pytest.raises(SolveTimeout, match="time limit"):
+        repair_map(m, time_limit=2.0)

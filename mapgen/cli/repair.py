@@ -40,7 +40,8 @@ def repair(map_in, out_path, time_limit, force, rules, as_json):
     set right, and `..` cells are filled at no cost. Each change is listed with the rules that break
     again if that change alone is undone. The map goes to stdout or to --out FILE, the changes
     to stderr either way. Exit 1 when no map at all has this briefing (the rules that conflict are named),
-    3 when the time limit runs out before any valid map is found. With --rules FILE the map is
+    3 when the time limit runs out before any valid map is found or before the search's work is done (counted
+    work: a map not proven nearest is the same on any load). With --rules FILE the map is
     repaired to keep that house-rule chapter file's rules instead of its chapter's.
 
     \b
@@ -84,7 +85,8 @@ def _summary(source: str, result) -> list[str]:
         ]
     broke = f"{n} violation{'s' if n != 1 else ''}" if n else "a partial map"
     d = result.distance
-    how = "the fewest possible" if result.optimal else "the time limit ran out before this was proven the fewest"
+    # not proven: the search's counted work ran out (the same map on any load); a larger --time-limit searches further
+    how = "the fewest possible" if result.optimal else "not proven the fewest; a larger --time-limit searches further"
     # every listed change counted by kind, as the studio says it: a Hill number or a blank cell is no changed cell
     blank = sum(c.before == ".." for c in result.changes)
     hills = len(result.changes) - blank - d
