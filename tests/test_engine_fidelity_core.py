@@ -10,10 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 
 from mapgen.engine import actions as A
-from mapgen.engine.cards import FOOD, ROCK
+from mapgen.engine import flora as F
+from mapgen.engine.cards import FOOD, ROCK, WATER, WOOD
 from mapgen.engine.game import Game
 from mapgen.mapfile import read_map
-from tests.engine_support import settle
+from tests.engine_support import cell, settle
 
 DATA = Path(__file__).parent / "data"
 
@@ -46,3 +47,23 @@ def test_a_refreshed_jar_keeps_the_resource_on_it():
     assert s.jar == ROCK and s.pack[FOOD] == 1
     s.apply_action(A.JAR_TAKE)  # taken back, the Jar (refreshed) takes a Resource again
     assert s.pack[ROCK] == 1 and A.JAR_STORE + FOOD in s.legal_actions()
+
+
+def test_the_satchel_swaps_the_water_mme_boniface_took():
+    """Satchel: "EXHAUST AFTER EXPLORE: Discard the Resource you just gained from Exploring to take a Destiny Card
+    instead." Mme. Boniface: "When you collect Wood or Skull from Exploring, you can instead take Water." The Water
+    she took is the Resource just gained: the Satchel discards it (before, the Satchel looked for the Wood, which
+    was never gained, so it was not offered)."""
+    s = settle(
+        Game(
+            load("engine6_flora_201"), characters=("Mme. Boniface",), gear=(("Flint", "Jar", "Satchel"),)
+        ).new_initial_state()
+    )
+    s.apply_action(A.EXPLORE + cell(s, "E7"))  # Wood
+    settle(s)
+    assert s.agenda[-1] == ("chapter", "boniface", WOOD)
+    s.apply_action(F.BONIFACE_WATER)
+    water = s.pack[WATER]
+    assert s.pack[WOOD] == 0 and A.SATCHEL in s.legal_actions()
+    s.apply_action(A.SATCHEL)
+    assert s.pack[WATER] == water - 1 and s.pack[WOOD] == 0
