@@ -371,6 +371,7 @@ class Flora(ChapterRules):
                 r = step[2]
                 state.pack[r] -= 1
                 state.pack[WATER] += 1
+                state.last_gain = WATER  # the Resource gained from Exploring, which the Satchel may swap
 
     def lose_crew(self, state, n: int = 1) -> None:
         """Lose Crew tokens: a numbered one while any is left (during the fight, the players say which), then S."""

@@ -265,7 +265,9 @@ def apply_satchel(state, a: int) -> None:
 
 
 def legal_jar_store(state, out: list[int]) -> None:
-    if _ready(state, "Jar"):
+    # "Place 1 Resource ... onto this card": a Jar refreshed (Medicine, a Destiny card) with a Resource still on it
+    # takes no second one over it (decision: one Resource on the card at a time; ``state.jar`` holds one)
+    if state.jar < 0 and _ready(state, "Jar"):
         pack = state.pack
         out.extend([A.JAR_STORE + r for r in range(NRES) if pack[r] and r != WATER])
 
@@ -277,7 +279,9 @@ def apply_jar_store(state, a: int) -> None:
 
 
 def legal_jar_take(state, out: list[int]) -> None:
-    if state.jar >= 0 and "Jar" in state.exhausted and "Jar" in state.gear[state.current]:
+    # "You can choose to move it back to the Supply Board prior to the End of the Day": whenever it is on the card,
+    # the Jar refreshed or not
+    if state.jar >= 0 and "Jar" in state.gear[state.current]:
         out.append(A.JAR_TAKE)
 
 
