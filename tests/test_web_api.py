@@ -1309,3 +1309,20 @@ def test_the_studio_keeps_a_map_file_s_tables_as_they_were_and_marks_them_after_
     # a map without a [generator] record has no rules of its own, and nothing follows its terrain
     bare = client.post("/api/parse", json={"map": dumps_map(replace(m, meta={}))}).json()
     assert (bare["rules_fingerprint"], bare["edited_tail"]) == (None, "")
+
+
+def test_next_hint_never_says_every_forced_cell_was_named_when_some_found_no_explanation(client, monkeypatch):
+    """The helper's "Next hint", with cells left to name, none of them explained within its share of the work, said "every forced
+    cell has been named": it now says how many are left and that no explanation came in time."""
+    from mapgen.web import hints
+
+    text = _column_state("fauna-1")
+    first = client.post("/api/hint", json={"map": text}).json()
+    monkeypatch.setattr(hints, "easiest_explanation", lambda *args, **kwargs: None)  # in this process, not the app's
+    body = hints.easiest_hint(parse_map(text), exclude=(first["explanation"]["cell"],))
+    left = first["forced_cells"] - 1
+    assert body["forced"] is False and body["forced_cells"] == first["forced_cells"]
+    assert body["message"] == (
+        f"{left} forced cell{'s' if left > 1 else ''} not named yet, but no explanation was found in time: "
+        "reveal one, or guess"
+    )

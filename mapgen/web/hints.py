@@ -5,7 +5,7 @@ fewest rules, then the fewest revealed cells, with its reason in words; when not
 Paths with the best odds of the target terrain. Two things on top for the page:
 
 - ``exclude``: cells already hinted on this state; "Next hint" asks for the easiest forced cell not among
-  them (and says so once every forced cell has been named);
+  them (and says so once every forced cell has been named, or that those left found no explanation in time);
 - a best guess whenever nothing is forced and no Path the player can explore next may hold the target
   (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most.
 """
@@ -20,7 +20,7 @@ from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, quantity
 
 
 def easiest_hint(
@@ -60,11 +60,13 @@ def easiest_hint(
                 }
         out = hint(solver, state, None, time_limit=time_limit, deadline=started + time_limit)
         if forced:
-            out = {
-                "forced": False,
-                "message": f"every forced cell has been named ({len(forced)}): reveal one, or guess",
-                "forced_cells": len(forced),
-            }
+            message = f"every forced cell has been named ({len(forced)}): reveal one, or guess"
+            if rest:  # cells left to name, but none explained within its share of the work (the same on any load)
+                message = (
+                    f"{quantity(len(rest), 'forced cell')} not named yet, but no explanation was found in time: "
+                    "reveal one, or guess"
+                )
+            out = {"forced": False, "message": message, "forced_cells": len(forced)}
     else:
         out = hint(solver, state, target, time_limit=time_limit)
     no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
