@@ -6,6 +6,7 @@ import json
 import os
 import queue
 import time
+import types
 from dataclasses import replace
 from pathlib import Path
 
@@ -920,6 +921,35 @@ def test_the_helper_compiles_in_the_background_from_its_budget_s_rung(monkeypatc
     code, v = service.do_table(body)
     assert code == 0 and v["method"] == "d-dnnf" and v["exact"] and "compiling" not in v
     assert v["count"] == solve.Solver(chapter).count(state, time_limit=30).count
+
+
+def test_a_state_s_background_compile_is_a_cpu_budget_and_the_wall_clock_never_ends_it_for_good(monkeypatch):
+    """A state's compile had a minute of the wall clock: on a busy machine it ran out and the state was never exact
+    for the server's life, where an idle one compiles it. Its budget is now CPU seconds (a spent budget: never
+    asked again), and a compile the wall clock (a 5x backstop) ended is asked again, up to ``WALL_TRIES``."""
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CompileSpent, CompileTimeout
+    from mapgen.web import service
+
+    chapter = get_chapter("maldonado")
+    m = maps.load("maldonado-8")
+    state = m.hide(range(14, m.board.size))  # 14 cells revealed: from the background compile's rung on
+    asked = []
+
+    def compile_(chapter, state, time_limit, memory_limit=None, cpu_limit=None):
+        asked.append((time_limit, cpu_limit))
+        raise failure
+
+    monkeypatch.setattr(solve, "default_store", lambda: types.SimpleNamespace(compile=compile_))
+    for failure, tries in ((CompileTimeout("busy"), service.BackgroundCompiles.WALL_TRIES), (CompileSpent("spent"), 1)):
+        compiles, asked = service.BackgroundCompiles(), []
+        for _ in range(tries):
+            assert compiles.status(chapter, state) is not None  # asked (again)
+            deadline = time.monotonic() + 30
+            while compiles._running and time.monotonic() < deadline:
+                time.sleep(0.05)
+        assert compiles.status(chapter, state) is None  # given up: the budget is spent, or the machine is that busy
+        assert asked == [(compiles.STATE_WALL, compiles.SECONDS)] * tries
 
 
 def test_a_state_from_the_rung_on_does_not_wait_for_the_briefing_s_compile(monkeypatch, tmp_path):

@@ -193,7 +193,7 @@ def solver_for(chapter: str | Chapter):
 class BackgroundCompiles:
     """Briefings compiled behind the table helper: the first time a state is shown that no cached circuit
     answers, its state as revealed is compiled in a thread (the compile itself in a child process, bounded
-    in time and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
+    in CPU seconds and memory); answers say ``"compiling": {"seconds": N}`` meanwhile and are exact once it lands
     (the circuit goes to the process-wide store and the disk cache). At most ``MAX`` compiles at once; a
     state that extends a running compile's base waits for it. Only states with the chapter's measured
     number of reveals for half of ``SECONDS`` of CPU (``solve.compile_from`` with that budget: Training's empty
@@ -208,7 +208,12 @@ class BackgroundCompiles:
 
     MAX = 2
     QUEUE = 32
+    #: a state's compile: its budget in CPU seconds (``compile_from`` picks the states that compile in half of it,
+    #: measured), and the wall clock that ends it only on a machine some times busier than that (a compile it ends
+    #: may be asked again: ``WALL_TRIES``); only a spent CPU budget or a compiler's failure says "never exact here"
     SECONDS = 60.0
+    STATE_WALL = 300.0
+    WALL_TRIES = 2
     MEMORY = 2 << 30
     #: a briefing's compile: the wall clock that ends it (its budget is CPU seconds) and the compiler's memory
     BRIEFING_SECONDS = 900.0
@@ -219,6 +224,7 @@ class BackgroundCompiles:
         self._slots = threading.BoundedSemaphore(self.MAX)
         self._running: dict[str, tuple[Map, float, bool]] = {}  # key -> (base, started, a briefing's compile)
         self._failed: set[str] = set()
+        self._walled: dict[str, int] = {}  # key -> compiles the wall clock ended (the load's doing, not the state's)
 
     def status(self, chapter, state: Map) -> float | None:
         """Seconds since the compile that will answer ``state`` was asked for (asking for it if needed; it
@@ -260,19 +266,26 @@ class BackgroundCompiles:
 
     def _compile(self, chapter, state: Map, key: str, cpu: float | None = None) -> None:
         """Compile ``state`` (with ``cpu``: a briefing, within that many CPU seconds) into the store."""
+        from mapgen.solving.compiled import (  # deferred: pysat and numpy, beside the compile that needs them
+            CompileTimeout,
+        )
         from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
             default_store,
         )
 
-        got = None
+        got, walled = None, False
         try:
             with self._slots:
                 if cpu is None:
-                    got = default_store().compile(chapter, state, self.SECONDS, memory_limit=self.MEMORY)
+                    got = default_store().compile(
+                        chapter, state, self.STATE_WALL, memory_limit=self.MEMORY, cpu_limit=self.SECONDS
+                    )
                 else:
                     got = default_store().compile(
                         chapter, state, self.BRIEFING_SECONDS, memory_limit=self.BRIEFING_MEMORY, cpu_limit=cpu
                     )
+        except CompileTimeout:  # the wall clock ended it before its CPU budget: a busy machine, asked again later
+            walled = True
         except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
             got = None
         finally:
@@ -280,7 +293,9 @@ class BackgroundCompiles:
                 _unclaim(key)
         with self._lock:
             self._running.pop(key, None)
-            if got is None:
+            if walled:
+                self._walled[key] = self._walled.get(key, 0) + 1
+            if got is None and (not walled or self._walled[key] >= self.WALL_TRIES):
                 self._failed.add(key)
 
 
