@@ -114,6 +114,18 @@ def test_bad_profiles_are_one_line_errors(tmp_path):
     assert default_profile("fauna").reachable
 
 
+def test_a_fixed_mini_map_that_cannot_be_read_is_a_profile_error(tmp_path):
+    """A profile's fixed fort_pattern with two Forts made `generate --profile` crash with a ValueError traceback
+    at the first map; it is a bad profile: one line naming the file, exit 2, before any map is made."""
+    p = tmp_path / "two-forts.toml"
+    p.write_text('chapter = "fauna"\nfort_pattern = """\nFt Ft\n"""\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match="fort_pattern: fort_pattern must hold exactly one Ft, found 2"):
+        load_profile(p)
+    r = run("generate", "--chapter", "fauna", "--seed", "1", "--profile", str(p))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"error: {p}: fort_pattern: ") and r.stderr.count("\n") == 1
+
+
 # -- the command line ---------------------------------------------------------------------------
 
 
