@@ -114,6 +114,7 @@ class Generator:
         self.time_limit = float(time_limit)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None
+        self._free_checked = False
 
     # -- the model ---------------------------------------------------------------------------
     def base_model(self) -> ChapterModel:
@@ -188,6 +189,9 @@ class Generator:
     def generate(self, seed: int) -> Generated:
         """One map for a seed: the same seed, chapter, profile and versions give the same map."""
         started = time.perf_counter()
+        conflict = self.briefing_free_conflict(self.time_limit)
+        if conflict is not None:
+            raise GenerationError(conflict)
         rng = random.Random(f"mapgen:{self.chapter.name}:{seed}")
         briefing = None
         for attempt in range(1, ATTEMPTS + 1):
@@ -214,6 +218,44 @@ class Generator:
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )
         raise GenerationError(self.explain(briefing, self.time_limit - (time.perf_counter() - started)))
+
+    def briefing_free_conflict(self, time_limit: float) -> str | None:
+        """The rules and settings that admit no map whatever the briefing, named (once per Generator), or None.
+
+        Settings that conflict with the chapter's rules on their own (``counts.Wa = [20, 30]`` with
+        ``counts.Fo = [20, 30]`` on a 7x7 Fauna map) made each random briefing's search, which runs without
+        presolve, end at the time limit (exit 3) or name a conflict of that briefing alone. Presolve proves
+        such a conflict in a fraction of a second on the briefing-free model; each rule or setting is then
+        dropped in turn (the chapter's rules first, as ``minimal_core``) and stays out when the rest still
+        admit no map; a question that does not end in its time keeps its rule (the set named stays
+        impossible, if not minimal). It touches no random number: a seed's maps are the same without it.
+        """
+        if self._free_checked:
+            return None
+        self._free_checked = True
+        deadline = time.monotonic() + max(0.5, time_limit)  # no map is searched for once this is proved
+        solver = make_solver(min(FREE_CHECK, max(0.05, time_limit / 4)), presolve=True)
+        if solver.status_name(solver.solve(self.base_model().model)) != "INFEASIBLE":
+            return None
+        rules = [r for r in self.designed.rules if not r.reads_briefing]
+        labels = list(dict.fromkeys(r.label for r in rules))  # a rule's instances (C5's two) go together
+
+        def impossible(chosen: list[str]) -> bool:  # False also when the question's time runs out
+            left = deadline - time.monotonic()
+            if left <= 0.05:
+                return False
+            model = ChapterModel(self.designed, None, rules=[r for r in rules if r.label in chosen]).model
+            solver = make_solver(min(CORE_QUESTION, left), presolve=True)
+            return solver.status_name(solver.solve(model)) == "INFEASIBLE"
+
+        kept = list(labels)  # each dropped in turn (the chapter's rules first), out when the rest admit no map
+        for label in labels:
+            rest = [k for k in kept if k != label]
+            if impossible(rest):
+                kept = rest
+        return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
+            self.describe(label, None) for label in kept
+        )
 
     def _has_random_briefing(self) -> bool:
         p = self.profile
@@ -255,7 +297,7 @@ class Generator:
             self.describe(label, briefing) for label in labels
         )
 
-    def describe(self, label: str, briefing: Briefing) -> str:
+    def describe(self, label: str, briefing: Briefing | None) -> str:
         """A guard's rule in words: a profile setting as written, or the rule's id, title and text."""
         b = self.board
         rule = next(r for r in self.designed.rules if r.label == label)
@@ -263,7 +305,9 @@ class Generator:
             return f"profile setting {rule.setting} ({rule.id} {rule.title}, {self.profile.source})"
         info = self.designed.rule_info(rule.id)
         extra = ""
-        if label == "C6":
+        if briefing is None:  # a conflict whatever the briefing: the rule's words alone
+            pass
+        elif label == "C6":
             extra = f", Peak {b.name(briefing.peak)}"
         elif getattr(rule, "field", None) == "fort_pattern" and briefing.fort_pattern is not None:
             extra = f", mini map {briefing.fort_pattern.text().replace(chr(10), ' / ')}"
@@ -274,6 +318,9 @@ class Generator:
 
 #: seconds each "is it still impossible without this one?" question of ``minimal_core`` may take at most
 CORE_QUESTION = 2.0
+#: seconds the briefing-free model may take to be proved impossible (``Generator.briefing_free_conflict``); a
+#: shipped profile's model is solved in under 0.1 s
+FREE_CHECK = 2.0
 
 
 def minimal_core(model, core: list, *, time_left: float | None = None) -> list:

@@ -18,6 +18,7 @@ from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, read_toml
+from mapgen.mapfile import parse_pattern
 from mapgen.terrain import Terrain, parse_terrain
 
 PROFILE_DIR = Path(__file__).parent / "profiles"
@@ -147,7 +148,12 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
             raise ProfileError(f"{source}: counts.{code} = {bounds!r}: least {bounds[0]} is more than most {bounds[1]}")
         counts[t] = (bounds[0], bounds[1])
     fp = data.get("fort_pattern", {})
+    terrains: tuple[Terrain, ...]
     if isinstance(fp, str):
+        try:  # a mini map no briefing can hold is the profile's fault (exit 2), not a crash at the first map
+            parse_pattern(fp)
+        except ValueError as e:
+            raise ProfileError(f"{source}: fort_pattern: {e}") from None
         fixed, cells, terrains = fp, (2, 4), ()
     elif isinstance(fp, dict):
         _unknown_keys(fp, PATTERN_KEYS, f"{source}: fort_pattern")

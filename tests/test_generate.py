@@ -102,6 +102,19 @@ def test_contradictory_minimums_are_explained(tmp_path):
     assert "counts.Wa" in str(err.value) and "counts.Fo" in str(err.value)
 
 
+def test_minimums_no_7x7_map_can_hold_name_the_settings_not_a_time_out(tmp_path):
+    """20 Waters and 20 Foods on a 7x7 Fauna map (with its 7 Woods and 3 Forts: 50 cells of 49): each random
+    briefing's search ran to the 10 s time limit, so `generate --profile` ended with exit 3 ("try a larger
+    --time-limit") or named a conflict of one random briefing's mini map, never the two settings."""
+    p = tmp_path / "wet-and-fed.toml"
+    p.write_text('chapter = "fauna"\n[counts]\nWa = [20, 30]\nFo = [20, 30]\n', encoding="utf-8")
+    r = run("generate", "--chapter", "fauna", "--seed", "2", "--profile", str(p))
+    assert r.exit_code == 1 and r.stdout == "", r.stderr
+    assert r.stderr.startswith(f"error: {p}: no fauna map can meet all of these together: ")
+    assert "profile setting counts.Wa = [20, 30]" in r.stderr and "profile setting counts.Fo = [20, 30]" in r.stderr
+    assert "rule C4 Wood lines" in r.stderr  # the seven Woods are what fills the board
+
+
 def test_bad_profiles_are_one_line_errors(tmp_path):
     p = tmp_path / "bad.toml"
     p.write_text('chapter = "fauna"\n[counts]\nQq = [1, 2]\n', encoding="utf-8")
@@ -112,6 +125,18 @@ def test_bad_profiles_are_one_line_errors(tmp_path):
     with pytest.raises(ProfileError, match="no such file"):
         load_profile(tmp_path / "missing.toml")
     assert default_profile("fauna").reachable
+
+
+def test_a_fixed_mini_map_that_cannot_be_read_is_a_profile_error(tmp_path):
+    """A profile's fixed fort_pattern with two Forts made `generate --profile` crash with a ValueError traceback
+    at the first map; it is a bad profile: one line naming the file, exit 2, before any map is made."""
+    p = tmp_path / "two-forts.toml"
+    p.write_text('chapter = "fauna"\nfort_pattern = """\nFt Ft\n"""\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match="fort_pattern: fort_pattern must hold exactly one Ft, found 2"):
+        load_profile(p)
+    r = run("generate", "--chapter", "fauna", "--seed", "1", "--profile", str(p))
+    assert r.exit_code == 2 and r.stdout == ""
+    assert r.stderr.startswith(f"error: {p}: fort_pattern: ") and r.stderr.count("\n") == 1
 
 
 # -- the command line ---------------------------------------------------------------------------
