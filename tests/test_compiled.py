@@ -430,6 +430,60 @@ def test_the_cache_round_trips_and_survives_damage(tmp_path):
     assert solver.count(later, time_limit=30).count == count_completions_cnf(later, time_limit=60)
 
 
+def test_a_damaged_file_that_cannot_be_deleted_is_passed_over(tmp_path, monkeypatch):
+    """A damaged circuit in a read-only cache folder (a shared cache, a read-only mount) was deleted
+    unguarded: the ``OSError`` of that delete was a traceback in ``mapgen solve`` (exit 1) and a 500 in the
+    helper. Now it is left there, never read as an answer, and the question is answered as without it."""
+    import os
+    import pathlib
+
+    cache = C.CircuitCache(tmp_path)
+    state = hidden_from(maps.load("training-1"), 10, 0)
+    path = cache.store(compiled(state))
+    path.write_bytes(path.read_bytes()[:-100])  # truncated
+    real_unlink = pathlib.Path.unlink
+
+    def read_only(self, missing_ok=False):
+        if self.parent.parent == tmp_path:
+            raise OSError(30, os.strerror(30), str(self))
+        return real_unlink(self, missing_ok=missing_ok)
+
+    monkeypatch.setattr(pathlib.Path, "unlink", read_only)
+    assert cache.load(get_chapter("training"), state) is None and path.exists()
+    store = CircuitStore(C.CircuitCache(tmp_path), compiles=False)
+    assert Solver(get_chapter("training"), circuits=store).count(state, time_limit=30).count == compiled(state).count(
+        state
+    )
+    monkeypatch.undo()
+    # a folder where a circuit file should be: passed over alike
+    path.unlink()
+    path.mkdir()
+    assert cache.load(get_chapter("training"), state) is None
+
+
+def test_a_full_disk_says_so_and_leaves_no_half_file(tmp_path, monkeypatch):
+    """On a full disk ``mapgen compile`` said the circuit was "too large for the cache" (a 2 MB circuit under
+    a 2 GB cap): the user would raise ``--cache-size``. Now it names the system's error; no temporary file stays."""
+    import errno
+    import os
+
+    def full(self, f):
+        f.write(b"PK")
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(C.Circuit, "write", full)
+    cache = C.CircuitCache(tmp_path)
+    assert cache.store(compiled(hidden_from(maps.load("training-1"), 10, 0))) is None
+    assert cache.not_stored == f"not cached: No space left on device ({tmp_path})"
+    assert [p.name for p in tmp_path.rglob("*") if p.is_file()] == []
+    r = CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7,C7", "--cache-dir", str(tmp_path)])
+    assert r.exit_code == 0 and "not cached: No space left on device" in r.stdout, r.output
+    assert "too large" not in r.stdout
+    r = CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7,C7", "--cache-dir", str(tmp_path), "--json"])
+    assert json.loads(r.stdout)["cache"] is None
+    assert r.stderr == f"note: training-1: not cached: No space left on device ({tmp_path})\n"
+
+
 def test_another_encoder_version_is_never_used(tmp_path, monkeypatch):
     cache = C.CircuitCache(tmp_path)
     state = hidden_from(maps.load("training-1"), 10, 0)

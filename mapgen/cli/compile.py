@@ -126,12 +126,14 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     }
     if as_json:
         click.echo(json.dumps(out))
+        if path is None and not from_cache:  # "cache": null alone does not say why (a full disk, or the cap)
+            click.echo(f"note: {file}: {cache.not_stored}", err=True)
         return
     # a cached circuit was compiled before, not now ("compiled in 0.20 s; already cached" read as a second compile)
     when = (
         f"already in the cache (compiled earlier in {stats.seconds:.2f} s)"
         if from_cache
-        else f"compiled in {stats.seconds:.2f} s; " + (f"cached in {path}" if path else "too large for the cache")
+        else f"compiled in {stats.seconds:.2f} s; " + (f"cached in {path}" if path else str(cache.not_stored))
     )
     under = f" under the house rules of {rules_file()}" if rules is not None else ""
     click.echo(

@@ -1303,6 +1303,7 @@ class CircuitCache:
         self.folder = Path(folder) if folder is not None else default_cache_dir()
         self.max_bytes = max_bytes
         self._bases: dict[Path, tuple[tuple[int, int], Map | None]] = {}  # file -> (mtime, size), its base
+        self.not_stored: str | None = None  # why the last ``store`` wrote nothing
 
     def _base(self, p: Path) -> Map | None:
         """The base state a cache file names in its ``meta.json`` (kept while the file is unchanged), None when
@@ -1351,7 +1352,10 @@ class CircuitCache:
             try:
                 c = Circuit.from_file(p, chapter)
             except CompileError:
-                p.unlink(missing_ok=True)
+                try:
+                    p.unlink(missing_ok=True)
+                except OSError:  # a read-only cache folder (or not a file): left there, never read as an answer
+                    pass
                 continue
             except OSError:
                 continue
@@ -1361,11 +1365,14 @@ class CircuitCache:
         return None
 
     def store(self, circuit: Circuit) -> Path | None:
-        """Write a circuit atomically (never over another writer's half file); None if it cannot be written."""
+        """Write a circuit atomically (never over another writer's half file); None if it cannot be written,
+        and then ``not_stored`` says why (too large for the cap, or the system's error: a full disk)."""
+        self.not_stored = None
         d = self._dir(circuit.chapter, circuit.base.briefing)
         revealed = sum(t is not None for t in circuit.base.cells)
         path = d / f"{revealed}-{circuit.key}.circuit"
         if circuit.dnnf.nbytes > self.max_bytes:  # its arrays alone: the file is a few kB more
+            self.not_stored = "too large for the cache"
             return None
         try:
             d.mkdir(parents=True, exist_ok=True)
@@ -1376,12 +1383,14 @@ class CircuitCache:
                     size = f.tell()
                 if size > self.max_bytes:
                     Path(tmp).unlink()
+                    self.not_stored = "too large for the cache"
                     return None
                 os.replace(tmp, path)
             except BaseException:
                 Path(tmp).unlink(missing_ok=True)
                 raise
-        except OSError:
+        except OSError as e:
+            self.not_stored = f"not cached: {e.strerror or type(e).__name__} ({self.folder})"
             return None
         self.evict()
         return path
