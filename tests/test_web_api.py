@@ -1024,6 +1024,25 @@ def test_a_briefing_compile_is_claimed_once_between_the_server_s_processes(monke
     assert not marker.exists() and solve._DEFAULT_STORE.find(chapter, one) is not None
 
 
+def test_an_empty_claim_left_by_a_dead_process_is_taken_over(monkeypatch, tmp_path):
+    """A claim's file is made empty, then written: a worker killed between the two left an empty marker that
+    every worker read as "claimed a moment ago" for ever, so the helper said "compiling" for hours and the
+    briefing was never compiled. An empty claim is fresh only for ``EMPTY_CLAIM_SECONDS``."""
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.web import service
+
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(CircuitCache(tmp_path)))
+    marker = tmp_path / "compiling" / "k"
+    marker.parent.mkdir(parents=True)
+    marker.touch()
+    assert service._claim("k", 900.0) is not None  # just made: another process is writing it
+    old = time.time() - service.EMPTY_CLAIM_SECONDS - 60
+    os.utime(marker, (old, old))
+    assert service._claim("k", 900.0) is None  # taken over
+    assert marker.read_text().split()[0] == str(os.getpid())
+
+
 def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
     """Issue 42 item 15: a painted map's chart was titled "map: heuristic"."""
     from mapgen.web.jobs import playtest_title

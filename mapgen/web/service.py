@@ -309,6 +309,11 @@ def _marker(key: str) -> Path | None:
     return None if cache is None else cache.folder / "compiling" / key
 
 
+#: A claim's file is written the moment it is made: one still empty after this many seconds is a process's that
+#: died between the two (it claimed the briefing's compile for ever: "compiling" and never exact).
+EMPTY_CLAIM_SECONDS = 30.0
+
+
 def _claim(key: str, longest: float) -> float | None:
     """Claim the compile of ``key`` for this process: None when claimed (or no cache to share), else the
     seconds since another live process claimed it (a claim older than ``longest`` or by a process gone is
@@ -324,8 +329,11 @@ def _claim(key: str, longest: float) -> float | None:
             except FileExistsError:
                 try:
                     text = path.read_text(encoding="ascii")
-                    if not text:  # claimed a moment ago, not yet written
-                        return max(0.0, time.time() - path.stat().st_mtime)
+                    if not text:  # claimed a moment ago, not yet written; or by a process that died right then
+                        age = max(0.0, time.time() - path.stat().st_mtime)
+                        if age <= EMPTY_CLAIM_SECONDS:
+                            return age
+                        raise ValueError("a stale claim")
                     pid, started = text.split()
                     age = time.time() - float(started)
                     os.kill(int(pid), 0)  # ProcessLookupError: that process is gone
