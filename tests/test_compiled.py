@@ -789,3 +789,31 @@ def test_an_aside_compile_is_cancelled_once_its_state_is_answered_another_way():
     aside.cancel()
     assert aside.wait(time.monotonic() + 30) is None and time.monotonic() - started < 5
     assert not aside.timed_out and solver.circuits.find(ch, state) is None
+
+
+#: The CNF every cached circuit was compiled from, by ``ENCODER_VERSION``: a digest of five states' clauses,
+#: terrain literals and projection set (``cnf_digest``).
+ENCODINGS = {"cnf-2": "3696a074272b7bb7"}
+
+
+def cnf_digest() -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    for name, shown in (("training-1", 0), ("fauna-1", 5), ("flora-1", 20), ("vameter-1", 20), ("maldonado-1", 16)):
+        m = maps.load(name)
+        cnf = cnf_for_state(m.hide(range(shown, m.board.size)), get_chapter(m.chapter))
+        x = [{t.code: v if type(v) is int else str(v) for t, v in lits.items()} for lits in cnf.x]
+        h.update(json.dumps([cnf.nvars, sorted(map(sorted, cnf.clauses)), x, sorted(cnf.sampling)]).encode())
+    return h.hexdigest()[:16]
+
+
+def test_a_changed_encoding_changes_the_encoder_version():
+    """The cache key holds ``ENCODER_VERSION``, not the encoding: a change to constraints/cnf.py that shipped without
+    a new version would have the users' cached circuits answer, as exact, for the old encoding. Any change to the CNF
+    fails here until the version is bumped (old circuits then go unused) and its digest recorded."""
+    got = cnf_digest()
+    assert ENCODINGS.get(C.ENCODER_VERSION) == got, (
+        f"the CNF encoding's digest is {got}, not the one recorded for ENCODER_VERSION {C.ENCODER_VERSION!r}: "
+        f"if the encoding changed, bump ENCODER_VERSION in mapgen/solving/compiled.py and record the new digest"
+    )
