@@ -817,3 +817,19 @@ def test_a_changed_encoding_changes_the_encoder_version():
         f"the CNF encoding's digest is {got}, not the one recorded for ENCODER_VERSION {C.ENCODER_VERSION!r}: "
         f"if the encoding changed, bump ENCODER_VERSION in mapgen/solving/compiled.py and record the new digest"
     )
+
+
+def test_a_dead_writer_s_temporary_file_is_swept_and_a_live_one_s_kept(tmp_path):
+    """A writer killed mid-write left its ``.tmp-….circuit`` (up to about 200 MB for a Fauna briefing) for ever,
+    outside the cap: eviction now deletes one an hour old, and never a writer's that is younger."""
+    import os
+
+    folder = tmp_path / "some-briefing"
+    folder.mkdir()
+    dead, live = folder / ".tmp-dead.circuit", folder / ".tmp-live.circuit"
+    for p in (dead, live):
+        p.write_bytes(b"half a circuit")
+    old = time.time() - C.TEMPORARY_AGE - 60
+    os.utime(dead, (old, old))
+    C.CircuitCache(tmp_path).evict()
+    assert not dead.exists() and live.exists()

@@ -1396,7 +1396,9 @@ class CircuitCache:
         return path
 
     def evict(self) -> None:
-        """Delete the least recently used circuits until the cache fits its cap."""
+        """Delete the least recently used circuits until the cache fits its cap, and the temporary files of writers
+        that died mid-write (an hour old: a live writer renames its file within the compile's time limit)."""
+        self._sweep_temporaries()
         stats = [(st.st_mtime, st.st_size, p) for p, st in self._files()]
         total = sum(s for _t, s, _p in stats)
         for _t, size, p in sorted(stats):
@@ -1410,6 +1412,21 @@ class CircuitCache:
 
     def size(self) -> int:
         return sum(st.st_size for _p, st in self._files())
+
+    def _sweep_temporaries(self) -> None:
+        """Delete ``.tmp-*.circuit`` files older than ``TEMPORARY_AGE`` seconds: a writer killed mid-write leaves one (up to
+        about 200 MB for a Fauna briefing), never read and not counted in the cap."""
+        try:
+            paths = list(self.folder.glob("*/.tmp-*.circuit"))
+        except OSError:
+            return
+        now = time.time()
+        for p in paths:
+            try:
+                if now - p.stat().st_mtime > TEMPORARY_AGE:
+                    p.unlink(missing_ok=True)
+            except OSError:  # gone meanwhile, or not ours to delete
+                continue
 
     def _files(self) -> list[tuple[Path, os.stat_result]]:
         """Every finished circuit file of every briefing with its stat (a file gone meanwhile, or anything but a
@@ -1430,6 +1447,9 @@ class CircuitCache:
                 found.append((p, st))
         return found
 
+
+#: Seconds after which a cache's temporary file is a dead writer's (``CircuitCache._sweep_temporaries``).
+TEMPORARY_AGE = 3600.0
 
 #: A finished cache file's name: the base's revealed cells, then its key (``CircuitCache.store``).
 _CIRCUIT_NAME = re.compile(r"([0-9]+)-[0-9a-f]+\.circuit")
