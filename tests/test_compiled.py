@@ -833,3 +833,20 @@ def test_a_dead_writer_s_temporary_file_is_swept_and_a_live_one_s_kept(tmp_path)
     os.utime(dead, (old, old))
     C.CircuitCache(tmp_path).evict()
     assert not dead.exists() and live.exists()
+
+
+def test_compile_answers_from_a_cache_it_cannot_write_in_when_the_circuit_is_there(tmp_path, monkeypatch):
+    """`mapgen compile` on a read-only cache that holds the circuit exited 2 "cannot write in folder" before it
+    looked: a cached circuit needs no write (exit 0, as the help says); one to compile still fails before the work."""
+    from mapgen.output import OutputError
+
+    assert CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path)]).exit_code == 0
+
+    def read_only(folder):
+        raise OutputError(folder, "cannot write in folder (read-only file system)")
+
+    monkeypatch.setattr("mapgen.output.prepare_folder", read_only)
+    r = CliRunner().invoke(main, ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"])
+    assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
+    r = CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7", "--cache-dir", str(tmp_path)])
+    assert r.exit_code == 2 and "cannot write in folder" in r.stderr

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 import click
 
@@ -83,15 +84,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     m, file = map_in.map, map_in.source
     state = m.hide(range(m.board.size)) if m.complete else m
     folder = cache_dir or str(default_cache_dir())
-    prepare_folder(folder)
     cache = CircuitCache(folder, max_bytes=int(cache_size * (1 << 30)))
     what = (
         "the briefing (empty board)" if m.complete else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
     )
-    circuit = None if recompile else cache.load(chapter, state)
+    circuit = None if recompile or not Path(folder).is_dir() else cache.load(chapter, state)
     from_cache = circuit is not None and circuit.base.cells == state.cells and circuit.base.hills == state.hills
-    if not from_cache:
+    if not from_cache:  # to compile and store: a folder it cannot write in fails now, before the work
         circuit = None
+        prepare_folder(folder)
     if circuit is None:
         show = sys.stderr.isatty() and not as_json
         status = _Status(f"{file}: compiling {what}", show)
