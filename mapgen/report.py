@@ -47,8 +47,9 @@ def solve_report(
     then probabilities. Raises ``mapgen.solving.solve.NoCompletion`` when the state has no completion and
     ``mapgen.solving.solve.SolveTimeout`` when the exact answers themselves do not finish in time.
 
-    When the wall clock runs out after the exact answers (the count, the odds), the report keeps what was found
-    and says what is missing: ``"timed_out"`` (the message) and ``"missing"`` (``count``, ``probabilities``),
+    When the wall clock runs out after the exact answers (the count, the odds), or the explanations' share of the
+    limit's work before every forced cell is explained, the report keeps what was found and says what is missing:
+    ``"timed_out"`` (the message) and ``"missing"`` (``explanations``, ``count``, ``probabilities``),
     with ``"count": null``; the command then prints it and exits 3. ``method`` chooses the odds' route
     (``Solver.odds_answer``: exact where in time, else the sampler; or the sampler forced) and ``seed`` the
     sampler's seed.
@@ -63,12 +64,14 @@ def solve_report(
         raise SolveTimeout("the time limit ran out before the forced cells were known") from None
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
+    missing: list[str] = []
     if explain:
         found = explain_forced(solver, state, reasons_budget(budget, EXPLAIN_SHARE), forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]
-        missing = sorted(set(forced) - {e.cell for e in found})
-        if missing:
-            report["unexplained"] = [b.name(i) for i in missing]
+        unexplained = sorted(set(forced) - {e.cell for e in found})
+        if unexplained:  # their share of the limit's work ran out (the same on any load): a time limit, exit 3
+            report["unexplained"] = [b.name(i) for i in unexplained]
+            missing.append("explanations")
     if target is not None:
         report["target"] = solver.target(state, target, possible=possible)
     count_budget = budget.part(COUNT_SHARE_WITH_ODDS) if probabilities else budget
@@ -80,7 +83,6 @@ def solve_report(
         )
     if probabilities and method == ODDS_AUTO:  # the whole question's compile share, beside the estimates
         solver.compile_aside(state, COMPILE_SHARE * budget.seconds, budget.deadline)
-    missing: list[str] = []
     result = None
     try:
         result = solver.count(
@@ -133,6 +135,8 @@ def solve_report(
             }
     if missing:
         report["missing"] = missing
+        if "timed_out" not in report:  # the explanations' share alone ran out
+            report["timed_out"] = f"no explanation within the time limit for {', '.join(report['unexplained'])}"
     return report
 
 
@@ -242,7 +246,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         for e in report["explanations"]:
             lines.append(f"  {e['text']}")
         if report.get("unexplained"):
-            lines.append(f"  (no explanation in time for {', '.join(report['unexplained'])}: raise --time-limit)")
+            lines.append(f"  ({', '.join(report['unexplained'])}: no explanation in time)")
     if "probabilities" in report:
         method = report["probabilities_method"]
         if method == ODDS_NONE:

@@ -192,6 +192,31 @@ def test_cli_solve_explain_json():
     assert r.exit_code == 0 and "why:" in r.stdout and "B4 must be Water" in r.stdout
 
 
+def test_cli_solve_explain_whose_share_runs_out_says_what_is_missing_and_exits_3(monkeypatch):
+    """A forced cell whose explanation did not fit its share of the limit's work was listed in "unexplained" and the
+    command exited 0, where the help promises exit 3 with what is missing when the time limit runs out later."""
+    from mapgen import report
+
+    path = DATA / "states" / "training-201-k16.toml"
+    full = json.loads(run("solve", str(path), "--explain", "--json").stdout)
+    real = report.explain_forced
+
+    def short_of_one(*args, **kwargs):
+        return real(*args, **kwargs)[1:]  # the first cell's explanation did not fit its share
+
+    monkeypatch.setattr(report, "explain_forced", short_of_one)
+    r = run("solve", str(path), "--explain", "--json")
+    first = full["explanations"][0]["cell"]
+    assert r.exit_code == 3
+    data = json.loads(r.stdout)
+    assert data["unexplained"] == [first] and data["missing"] == ["explanations"]
+    assert data["explanations"] == full["explanations"][1:] and data["forced"] == full["forced"]
+    assert r.stderr == (
+        f"error: {path}: no explanation within the time limit for {first} (--time-limit 10); "
+        "printed what was found, missing: explanations\n"
+    )
+
+
 def test_cli_hint():
     path = DATA / "states" / "training-201-k16.toml"
     r = run("hint", str(path), "--json")
