@@ -217,6 +217,20 @@ def test_cli_solve_explain_whose_share_runs_out_says_what_is_missing_and_exits_3
     )
 
 
+def test_cli_hint_whose_forced_cells_find_no_explanation_in_time_exits_3(monkeypatch):
+    """The hint "cells are forced but no explanation was found in time (raise --time-limit)" came with exit 0."""
+    from mapgen.solving import explain
+
+    path = DATA / "states" / "training-201-k16.toml"
+    monkeypatch.setattr(explain, "easiest_explanation", lambda *args, **kwargs: None)
+    r = run("hint", str(path), "--json")
+    assert r.exit_code == 3 and not json.loads(r.stdout)["forced"]
+    assert r.stderr == (
+        f"error: {path}: cells are forced but no explanation was found within the time limit (--time-limit 10); "
+        "printed what was found, missing: explanation\n"
+    )
+
+
 def test_cli_hint():
     path = DATA / "states" / "training-201-k16.toml"
     r = run("hint", str(path), "--json")

@@ -89,9 +89,15 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
 
 
 def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
-    """A hint whose Paths' odds ran out of time (printed above, with what was found): exit 3, saying what is missing."""
-    if "timed_out" in result:
-        raise found_then_out_of_time(file, result["timed_out"], time_limit, result["missing"])
+    """A hint whose Paths' odds ran out of time, or whose forced cells found no explanation within the limit's work
+    (printed above, with what was found): exit 3, saying what is missing."""
+    missing = [
+        *(["explanation"] if not result["forced"] and result.get("forced_cells") else []),
+        *result.get("missing", []),
+    ]
+    if missing:
+        reason = result.get("timed_out") or "cells are forced but no explanation was found within the time limit"
+        raise found_then_out_of_time(file, reason, time_limit, missing)
 
 
 def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
