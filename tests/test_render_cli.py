@@ -411,3 +411,22 @@ def test_probabilities_alone_shades_the_counted_terrain_as_solve_s_flag_does(tmp
         "error: --probabilities: the training chapter has no counted terrain; name one: --probabilities CODE\n",
     )
     assert not (tmp_path / "t.png").exists()
+
+
+def test_probabilities_alone_is_asked_as_a_named_terrain_is(tmp_path):
+    """`--probabilities` alone (the counted terrain) read as "nothing asked" in three checks: `--time-limit` beside it
+    was refused (exit 2: "none is asked"), `--profile` beside it drew the chart and dropped the shading without a word,
+    and a complete map was drawn unshaded (exit 0) where `--probabilities Ft` says it has no unexplored cell."""
+    out = tmp_path / "odds.svg"
+    r = run(STATE, "--probabilities", "-o", out, "--time-limit", "20", "--json")
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["probabilities"]["terrain"] == "Ft"
+    r = run(STATE, "--profile", "--probabilities", "-o", tmp_path / "p.png")
+    assert r.exit_code == 2 and "--profile draws a chart; it cannot be combined with" in r.stderr
+    for given in ([], ["Ft"]):
+        r = run("fauna-1", "--probabilities", *given, "-o", tmp_path / "c.svg")
+        assert (r.exit_code, r.stderr) == (
+            2,
+            "error: fauna-1: the map is complete; --probabilities shades unexplored cells only\n",
+        ), given
+    assert not (tmp_path / "p.png").exists() and not (tmp_path / "c.svg").exists()

@@ -155,7 +155,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
 
     fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
     out_file(out, force=force)
-    if profile and (forced or code or sheet or reveal is not None):
+    shades = code is not None  # --probabilities alone is "" (the counted terrain): asked all the same
+    if profile and (forced or shades or sheet or reveal is not None):
         raise BadInput(
             None, "--profile draws a chart; it cannot be combined with --reveal, --forced, --probabilities or --sheet"
         )
@@ -165,7 +166,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
     if (sheet or profile) and typed("layout"):  # it was dropped without a word
         reject("--layout", "arranges a picture of a map; --sheet and --profile have layouts of their own")
-    if time_limit is not None and not (forced or code or profile):
+    if time_limit is not None and not (forced or shades or profile):
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
     extra: dict = {}
@@ -202,8 +203,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 terrain = chapter.terrain(code)
             except ValueError as e:
                 reject("--probabilities", str(e))
-            if m.complete:
-                raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
+        if terrain is not None and m.complete:
+            raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
         if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
             raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME
