@@ -1375,3 +1375,22 @@ def test_next_hint_never_says_every_forced_cell_was_named_when_some_found_no_exp
         f"{left} forced cell{'s' if left > 1 else ''} not named yet, but no explanation was found in time: "
         "reveal one, or guess"
     )
+
+
+@pytest.mark.slow
+def test_the_helper_s_best_guess_reads_the_odds_solve_prints():
+    """The page's best guess sampled with half the work `solve` gives the sampler at the same time limit, so on
+    fauna-1's empty board (no circuit) its shares for the guessed Path were not those `solve --probabilities`
+    printed (C7: Wa 0.40 against 0.25): the same seed and work now, the same shares."""
+    from mapgen.report import solve_report
+    from mapgen.solving.solve import Solver
+    from mapgen.web import service
+
+    m = maps.load("fauna-1")
+    state = m.hide(range(m.board.size))
+    code, out = service.do_hint({"map": dumps_map(state), "time_limit": 10})
+    guess = out["guess"]
+    assert code == 0 and guess["method"] == "sampler"
+    solved = solve_report(state, probabilities=True, time_limit=10, solver=Solver.for_chapter(get_chapter("fauna")))
+    assert solved["probabilities_method"] == "sampler"
+    assert guess["shares"] == {t: round(p, 4) for t, p in solved["probabilities"][guess["cell"]].items()}

@@ -19,7 +19,7 @@ from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
-from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER
+from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
 from mapgen.terrain import Terrain, quantity
 
 
@@ -73,7 +73,7 @@ def easiest_hint(
     if not out.get("forced") and state.unrevealed() and (no_odds or not out.get("best")):
         odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
         try:
-            guess = best_guess(solver, state, odds)
+            guess = best_guess(solver, state, odds, sample_seconds=SAMPLE_SECONDS * time_limit)  # solve's odds
         except SolveTimeout:  # what is exact (nothing forced, the odds above) stays; the guess is said missing
             out["missing"] = f"the best guess: the time limit ({time_limit:g} s) ran out while its odds were sampled"
         else:
@@ -90,7 +90,9 @@ def _is_cell(board, name) -> bool:
     return True
 
 
-def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict | None:
+def best_guess(
+    solver: Solver, state: Map, time_limit: float | Budget, sample_seconds: float | None = None
+) -> dict | None:
     """The explorable Path whose terrain is least certain (highest entropy of its terrain shares):
     ``{"cell", "shares": {code: share}, "exact", "method", "explorable"}`` (with ``method`` "sampler" also
     ``errors``, each share's standard error, and ``sampler``, the run's summary: R-hat, converged), or None
@@ -98,7 +100,9 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     ``explorable``: chosen among the Paths the player can explore next (false: none can, so among every
     unrevealed Path). With no fair odds for the state (``method`` "none": no circuit, and no sampler for its
     rules) the Path with the most possible terrains, its ``shares`` empty and ``possible`` its terrains.
-    SolveTimeout when the wall clock runs out before the odds' counted work is done."""
+    SolveTimeout when the wall clock runs out before the odds' counted work is done. ``sample_seconds``: the
+    sampler's work (``Solver.odds_answer``'s), ``SAMPLE_SECONDS`` per second of the request's time limit as `solve`
+    and `hint` give it, so the guess reads the odds they print (default: of ``time_limit``'s seconds)."""
     explorable = frontier(state)
     cells = explorable or state.unrevealed()
     if not cells:
@@ -106,7 +110,7 @@ def best_guess(solver: Solver, state: Map, time_limit: float | Budget) -> dict |
     possible = solver.possible(state, time_limit, cells=cells)
     # the odds' work is counted (sweeps, draws), so the guess is the same under any load; the wall clock running
     # out first is a time-out (SolveTimeout: exit 3, a 504), never a guess made without the odds it would have had
-    got = solver.odds_answer(state, time_limit=time_limit, possible=possible)
+    got = solver.odds_answer(state, time_limit=time_limit, possible=possible, sample_seconds=sample_seconds)
     shares, method = got.shares, got.method
     if method == ODDS_NONE:
         i = min(cells, key=lambda i: (-len(possible[i]), i))
