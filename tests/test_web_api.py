@@ -778,6 +778,15 @@ def test_a_name_reads_only_a_shipped_map_never_a_file_elsewhere(client, tmp_path
     assert client.get("/api/maps/fauna-1").status_code == 200  # a shipped map by its name, as before
 
 
+def test_an_unknown_path_or_job_of_any_length_is_named_in_one_short_line(client):
+    """A 20,000-character path came back whole in the 404's message (every other message is cut at 300)."""
+    long = "y" * 20_000
+    for path in (f"/static/{long}", f"/api/{long}", f"/api/jobs/{long}", f"/{long}", f"/api/jobs/{long}/plot.png"):
+        for r in (client.get(path), client.delete(path)):
+            message = r.json()["error"]
+            assert r.status_code in (404, 405) and 20 < len(message) <= 300 and "yyyy" in message, (path, message[:80])
+
+
 def test_next_hint_refuses_cells_that_are_not_on_the_board(client):
     """An off-board or malformed cell in ``exclude`` was skipped without a word (the hint answered as if not asked)."""
     text = _column_state("fauna-1")
