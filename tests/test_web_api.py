@@ -758,6 +758,35 @@ def test_a_shipped_map_name_too_long_for_a_file_name_is_a_400_not_a_500(client):
         assert r.status_code == 400 and r.json()["error"].startswith("no shipped map named 'xxx")
 
 
+def test_a_name_reads_only_a_shipped_map_never_a_file_elsewhere(client, tmp_path):
+    """``{"name": "/home/me/secret"}`` (or ``../tests/data/...``) read that file when it was a map: the server
+    handed any map file the user could read to whoever could reach it. A name is a shipped map's or nothing, and
+    a file elsewhere is refused in the words of a name no map has (whether it exists is not said)."""
+    secret = tmp_path / "secret.toml"
+    secret.write_text(maps.path("fauna-1").read_text(encoding="utf-8"), encoding="utf-8")
+    outside = [
+        str(tmp_path / "secret"),
+        str(secret),
+        os.path.relpath(tmp_path / "secret", maps.FOLDER),
+        os.path.relpath(secret, maps.FOLDER),
+    ]
+    for name in outside:
+        for path in ("/api/parse", "/api/validate", "/api/solve"):
+            r = client.post(path, json={"name": name})
+            assert r.status_code == 400, (name, path, r.text)
+            assert r.json()["error"].startswith(f"no shipped map named {name!r}"), (name, path)
+    assert client.get("/api/maps/fauna-1").status_code == 200  # a shipped map by its name, as before
+
+
+def test_an_unknown_path_or_job_of_any_length_is_named_in_one_short_line(client):
+    """A 20,000-character path came back whole in the 404's message (every other message is cut at 300)."""
+    long = "y" * 20_000
+    for path in (f"/static/{long}", f"/api/{long}", f"/api/jobs/{long}", f"/{long}", f"/api/jobs/{long}/plot.png"):
+        for r in (client.get(path), client.delete(path)):
+            message = r.json()["error"]
+            assert r.status_code in (404, 405) and 20 < len(message) <= 300 and "yyyy" in message, (path, message[:80])
+
+
 def test_next_hint_refuses_cells_that_are_not_on_the_board(client):
     """An off-board or malformed cell in ``exclude`` was skipped without a word (the hint answered as if not asked)."""
     text = _column_state("fauna-1")

@@ -458,6 +458,33 @@ def test_studio_games_field_says_its_default_and_its_range_in_a_person_s_words(d
     wait_for(lambda: not driver.find_element(By.ID, "job").is_displayed(), what="the job to end")
 
 
+def test_a_job_ends_when_the_page_that_started_it_goes(driver, base_url):
+    """A reload (or a closed tab) mid-playtest left the job running, for up to its 15-minute limit: the next page
+    could neither see nor cancel it, and it held one of the server's two job workers (two reloads, and every new
+    job waited in line behind the orphans)."""
+    import json
+    import urllib.request
+
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=training-1")
+    wait_for(lambda: "training-1" in text_of(driver, "briefing-summary"), what="training-1")
+    settled(driver)
+    games = driver.find_element(By.ID, "games")
+    games.clear()
+    games.send_keys("5000")
+    driver.find_element(By.ID, "playtest").click()
+    job = wait_for(lambda: driver.execute_script("return S.job"), what="the job")
+
+    def status() -> str:
+        with urllib.request.urlopen(f"{base_url}/api/jobs/{job}") as r:
+            return json.load(r)["status"]
+
+    assert status() in ("queued", "running")
+    driver.refresh()  # the page reloaded: its job goes with it
+    wait_for(lambda: status() == "cancelled", 20, "the job to be cancelled")
+
+
 # -- what a player and a designer see (issue 23) ------------------------------------------------------------
 
 COLUMN_7 = "A7Wa,B7Sk,C7Ti,D7Wo,E7Wa,F7Fo,G7Hi0"

@@ -96,6 +96,12 @@ def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
     return _json({"error": message, **extra}, status, exit)
 
 
+def cut(text: str, most: int = 200) -> str:
+    """A path or id of a request as its messages name it: at most ``most`` characters (a 20,000-character path came
+    back whole), as every other message is cut."""
+    return text if len(text) <= most else text[:most] + "…"
+
+
 def _not_allowed(request: Request, allow: str) -> JSONResponse:
     """The 405 of a method an endpoint does not answer, worded as the CLI would: ``/api/solve answers POST, not
     GET``."""
@@ -103,7 +109,7 @@ def _not_allowed(request: Request, allow: str) -> JSONResponse:
     given = {m.strip() for m in allow.split(",")} - {"", "HEAD"}
     methods = sorted(given, key=lambda m: (order.index(m) if m in order else len(order), m))
     return JSONResponse(
-        {"error": f"{request.url.path} answers {' or '.join(methods) or 'nothing'}, not {request.method}"},
+        {"error": f"{cut(request.url.path)} answers {' or '.join(methods) or 'nothing'}, not {request.method}"},
         status_code=405,
         headers={"Allow": allow, "X-Mapgen-Exit": "2"},
     )
@@ -290,7 +296,7 @@ def create_app(
             return _not_allowed(request, "GET, HEAD")
         if name not in CHECKS and name not in QUICK and name not in SLOW and name not in POST_ROUTES:
             await _discard(request)
-            raise ApiError(f"no API endpoint /api/{name}", status=404)
+            raise ApiError(f"no API endpoint /api/{cut(name)}", status=404)
         if request.method != "POST":  # a GET (or PUT, ...) of a POST endpoint: 405, not "no such endpoint"
             await _discard(request)
             return _not_allowed(request, "POST")
@@ -334,7 +340,7 @@ def create_app(
     def _job(request: Request):
         job = jobs.get(request.path_params["id"])
         if job is None:
-            raise ApiError(f"no job {request.path_params['id']!r}", status=404)
+            raise ApiError(f"no job {cut(request.path_params['id'])!r}", status=404)
         return job
 
     async def job_status(request: Request):
@@ -363,7 +369,7 @@ def create_app(
             return _not_allowed(request, (exc.headers or {}).get("Allow", ""))
         if exc.status_code == 404 and exc.detail == "Not Found":
             where = "API endpoint" if request.url.path.startswith("/api/") else "page or file"
-            return _error(f"no {where} {request.url.path}", 404)
+            return _error(f"no {where} {cut(request.url.path)}", 404)
         return _error(str(exc.detail), exc.status_code)
 
     async def on_crash(request: Request, exc: Exception):

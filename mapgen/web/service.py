@@ -25,7 +25,7 @@ from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter
 from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
-from mapgen.mapfile import MapFileError, dumps_map, edited_by_hand, parse_map, tail_text
+from mapgen.mapfile import MapFileError, dumps_map, edited_by_hand, parse_map, read_map, tail_text
 from mapgen.model import Map
 from mapgen.terrain import quantity
 from mapgen.web.rules import SHIPPED, ServedRules
@@ -140,7 +140,12 @@ def read_map_field(body: dict, key: str = "map") -> Map:
 
         name = _field(body, "name", str, "the name of a shipped map")
         try:
-            return maps.load(name)
+            # maps.path takes a file's path too (absolute, or ``../`` from the maps folder): only a file in the
+            # shipped folder is a shipped map, else any map file the user can read would be served to a client
+            path = maps.path(name)
+            if not path.resolve().is_relative_to(maps.FOLDER.resolve()):
+                raise KeyError(name)
+            return read_map(path)
         except (KeyError, MapFileError):
             raise ApiError(f"no shipped map named {name!r}{maps.unknown(name)}"[:300]) from None
     text = _field(body, key, str, "map file text (TOML)", required=True)

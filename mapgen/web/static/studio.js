@@ -787,6 +787,11 @@ async function main() {
     e.preventDefault();
     e.returnValue = ""; // the browser asks "Leave site? Changes you made may not be saved."
   });
+  // a job ends with the page that started it: after a reload or a closed tab no page can see or cancel it, and it
+  // held one of the server's job workers for up to its time limit (keepalive: the request outlives the page)
+  window.addEventListener("pagehide", () => {
+    if (S.job) fetch(`/api/jobs/${S.job}`, {method: "DELETE", keepalive: true}).catch(() => {});
+  });
   document.addEventListener("pointerup", () => { S.painting = false; S.stroke = false; });
   $("board").addEventListener("pointerleave", () => { S.painting = false; });
   MG.rovingBoard($("board"), () => S.focus, (name) => { S.focus = name; });
