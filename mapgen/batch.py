@@ -7,7 +7,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from constraints.catalogue import Chapter
+from constraints.catalogue import Chapter, get_chapter
 from mapgen.errors import InputError, UnmetError
 from mapgen.generate import Generator
 from mapgen.mapfile import dumps_map
@@ -93,7 +93,9 @@ def start_batch(
         seed = random.SystemRandom().randrange(1_000_000)
     check_seeds(seed, seeds)
     name = chapter.name if isinstance(chapter, Chapter) else chapter
-    return seed, load_profile(profile_file, name) if profile_file else default_profile(chapter)
+    profile = load_profile(profile_file, name) if profile_file else default_profile(chapter)
+    profile.rules(chapter if isinstance(chapter, Chapter) else get_chapter(name))  # its counts' terrains: now
+    return seed, profile
 
 
 def generate_batch(

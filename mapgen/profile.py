@@ -59,7 +59,17 @@ class Profile:
 
     def rules(self, chapter: Chapter) -> tuple[Rule, ...]:
         """The profile's settings as rule instances, in the order the generator posts them:
-        the counts (P2), reachability (P1), then the Greek Fire (P3)."""
+        the counts (P2), reachability (P1), then the Greek Fire (P3). A count of a terrain neither ``chapter`` nor
+        the profile's shipped chapter has is a typo (``Fi`` on Vameter, for its Mushroom Field ``Mf``): ProfileError;
+        one the shipped chapter has and a house chapter left out is passed over (its default profile still applies)."""
+        shipped = get_chapter(self.chapter).terrains
+        for t in self.counts:
+            if t not in chapter.terrains and t not in shipped:
+                codes = " ".join(u.code for u in chapter.terrains)
+                raise ProfileError(
+                    f"{self.source}: counts.{t.code}: {t.label} is not a terrain of {chapter.name} (its terrains: "
+                    f"{codes})"
+                )
         out: list[Rule] = [
             Count(
                 P2.id,

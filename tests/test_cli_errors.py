@@ -206,6 +206,11 @@ BAD_PROFILES = {
         'chapter = "training"\n[counts]\nWa = [10, 2]\n',
         "counts.Wa = [10, 2]: least 10 is more than most 2",
     ),
+    # a count of a terrain the chapter lacks (a Vameter designer's Fi for Mf) was passed over without a word
+    "terrain of another chapter": (
+        'chapter = "training"\n[counts]\nFt = [1, 2]\n',
+        "counts.Ft: Fort is not a terrain of training (its terrains: Fo Wo Wa Mu Ro)",
+    ),
 }
 
 

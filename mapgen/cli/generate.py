@@ -228,6 +228,7 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     chapter = rules_for(sketch, rules)  # exit 2: a sketch of another chapter than the --rules file's
     seed = 0 if seed is None else seed
     profile = load_profile(profile_file, m.chapter) if profile_file else default_profile(chapter)
+    profile.rules(chapter)  # a count of a terrain the chapter lacks: the profile's error (exit 2), before any work
     out = MapOutput(m.chapter, out_dir, force=force)
     out.check([seed])
     path = out.path(seed)
