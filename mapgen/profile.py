@@ -126,6 +126,11 @@ def _cell_or_random(data: dict, key: str, board: Board, source: str) -> int | No
         raise ProfileError(f"{source}: '{key}': {e}") from None
 
 
+#: A mini map's terrains when a profile's [fort_pattern] table names none: the shipped Fauna profile's (Mud left out:
+#: it needs Water and Rock beside it, so three Forts rarely share it and most such briefings admit no map)
+PATTERN_TERRAINS = ("Vi", "Sk", "Ti", "Fi", "Fo", "Wa", "Hi")
+
+
 def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Profile:
     _unknown_keys(data, PROFILE_KEYS, source)
     name = data.get("chapter", chapter)
@@ -170,12 +175,12 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
         fixed = None
         cells = fp.get("cells", [2, 4])
         cells = tuple(cells) if isinstance(cells, list) else (cells,)
-        if len(cells) != 2 or not all(isinstance(c, int) and 1 <= c <= 8 for c in cells) or cells[0] > cells[1]:
+        if len(cells) != 2 or not all(type(c) is int and 1 <= c <= 8 for c in cells) or cells[0] > cells[1]:
             raise ProfileError(
                 f"{source}: fort_pattern.cells must be [least, most] between 1 and 8, not {list(cells)!r}"
             )
         try:
-            terrains = tuple(parse_terrain(c) for c in fp.get("terrains", ["Vi", "Sk", "Ti", "Fi", "Mu", "Fo", "Wa"]))
+            terrains = tuple(parse_terrain(c) for c in fp.get("terrains", PATTERN_TERRAINS))
         except (ValueError, TypeError) as e:
             raise ProfileError(f"{source}: fort_pattern.terrains: {e}") from None
     else:

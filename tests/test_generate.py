@@ -139,6 +139,17 @@ def test_a_fixed_mini_map_that_cannot_be_read_is_a_profile_error(tmp_path):
     assert r.stderr.startswith(f"error: {p}: fort_pattern: ") and r.stderr.count("\n") == 1
 
 
+def test_a_mini_map_table_without_terrains_takes_the_shipped_profile_s_and_counts_are_whole_numbers(tmp_path):
+    """A designer's [fort_pattern] table naming no terrains drew mini maps with Mud, which the shipped Fauna
+    profile leaves out on purpose (most such briefings admit no map); `cells = [true, 2]` was read as [1, 2]."""
+    p = tmp_path / "mine.toml"
+    p.write_text('chapter = "fauna"\n[fort_pattern]\ncells = [2, 3]\n', encoding="utf-8")
+    assert load_profile(p).pattern_terrains == default_profile("fauna").pattern_terrains
+    p.write_text('chapter = "fauna"\n[fort_pattern]\ncells = [true, 2]\n', encoding="utf-8")
+    with pytest.raises(ProfileError, match=r"fort_pattern.cells must be \[least, most\] between 1 and 8"):
+        load_profile(p)
+
+
 # -- the command line ---------------------------------------------------------------------------
 
 
