@@ -24,7 +24,16 @@ from constraints.catalogue import Chapter, get_chapter
 from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
 from mapgen.engine.bots import BOTS, UNFAIR
-from mapgen.engine.playtest import Settings, _cause_order, make_game, play_one, score_summary, score_words, wilson
+from mapgen.engine.playtest import (
+    Settings,
+    _cause_order,
+    _cause_words,
+    make_game,
+    play_one,
+    score_summary,
+    score_words,
+    wilson,
+)
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.mapfile import dumps_map, parse_map
@@ -802,7 +811,8 @@ def report_text(g: MapGrade) -> str:
         lines.append(f"  reveal set   {quantity(d.reveal_set, 'cell')}; {known}{guessed}")
     for b, f in g.bots.items():
         lo, hi = f.interval
-        losses = ", ".join(f"{c} {n}" for c, n in f.losses.items()) or "none"
+        # the causes in mapgen playtest's words ("a Crew Member not saved", not the JSON key "crew_died")
+        losses = ", ".join(f"{_cause_words(c)} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "

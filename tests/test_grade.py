@@ -16,6 +16,7 @@ from cli import main
 from mapgen.campaign import Local, Task, run
 from mapgen.engine.bots import BOTS
 from mapgen.engine.playtest import Settings, run_playtest, summarise
+from mapgen.engine.playtest import report_text as playtest_text
 from mapgen.grade import BotFigures, Deduction, MapGrade, deduce_map, flags_for, grade, report_markdown, report_text
 from mapgen.mapfile import dumps_map, read_map
 from mapgen.quality import QualityError, chapter_quality, load_quality
@@ -73,6 +74,20 @@ def test_sealed_games_are_counted_as_the_playtest_counts_them():
     why = ", ".join(f"{w} {n}" for w, n in rep["sealed_by"].items())
     shown = f"{rep['sealed']}/30 = {100 * rep['sealed_rate']:.1f}%"
     assert f"sealed {shown} ({why})" in line and "blocked" not in report_text(g)
+
+
+def test_the_causes_of_loss_are_named_as_the_playtest_names_them():
+    """The grade text's "lost:" printed the JSON keys ("lost: hunger 6, crew_died 154" for maldonado-1) where
+    mapgen playtest's "losses" line, counting the same games, says "a Crew Member not saved 154"."""
+    m = maps.load("maldonado-1")
+    g = grade(m, "maldonado-1", games={"heuristic": 12}, deduce=False)
+    s = Settings(bot="heuristic")
+    rep = summarise(run_playtest(m, s, 12), m, s)
+    assert rep["losses"].get("crew_died")  # the seed's games lose a Crew Member: the test reads that cause
+    line = next(x for x in report_text(g).splitlines() if x.startswith("  heuristic"))
+    theirs = next(x for x in playtest_text(rep).splitlines() if x.startswith("  losses"))
+    assert line.split("; lost: ")[1] == theirs.removeprefix("  losses       ")
+    assert "crew_died" not in line and f"a Crew Member not saved {rep['losses']['crew_died']}" in line
 
 
 def test_every_figure_of_the_grade_text_says_what_it_is():
