@@ -101,11 +101,10 @@ def quantity(n: int, noun: str, nouns: str | None = None) -> str:
 
 def percent(p: float) -> str:
     """A chance for people: ``40%``; never ``0%`` or ``100%`` for a chance that is neither (``<1%``, ``>99%``)."""
-    if 0 < p < 0.005:
-        return "<1%"
-    if 0.995 < p < 1:
-        return ">99%"
-    return f"{p:.0%}"
+    words = f"{p:.0%}"
+    if 0 < p < 1 and words in ("0%", "100%"):  # 0.005 rounds to "0%" and 0.995 to "100%": say neither
+        return "<1%" if p < 0.5 else ">99%"
+    return words
 
 
 #: the words for a count's thousands from a million on ("11.9 million"); from 10^15 a power of ten

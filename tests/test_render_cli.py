@@ -430,3 +430,18 @@ def test_probabilities_alone_is_asked_as_a_named_terrain_is(tmp_path):
             "error: fauna-1: the map is complete; --probabilities shades unexplored cells only\n",
         ), given
     assert not (tmp_path / "p.png").exists() and not (tmp_path / "c.svg").exists()
+
+
+def test_a_share_of_one_in_200_is_not_drawn_or_printed_as_impossible(tmp_path):
+    """A cell that holds the terrain in 1 of 200 completions (share 0.005) was drawn "0%" with the id of a cell that
+    cannot hold it, and ``solve`` printed "Vi 0%" (half-even rounding): both now say "<1%", and 199 in 200 ">99%"."""
+    from mapgen.render import render_map
+    from mapgen.terrain import percent
+
+    assert (percent(0.005), percent(0.995), percent(0.0), percent(1.0)) == ("<1%", ">99%", "0%", "100%")
+    m = read_map(STATE)
+    a2, b6, g5 = (m.board.index(n) for n in ("A2", "B6", "G5"))
+    out = tmp_path / "heat.svg"
+    render_map(m, out, heat={a2: 0.005, b6: 0.995, g5: 0.0}, heat_label="Vine")
+    text = out.read_text()
+    assert 'id="heat-A2-&lt;1%"' in text and 'id="heat-B6-&gt;99%"' in text and 'id="heat-G5-0%"' in text

@@ -22,7 +22,7 @@ from mapgen.render.style import (
     UNKNOWN_FILL,
     style,
 )
-from mapgen.terrain import Terrain
+from mapgen.terrain import Terrain, percent
 
 RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
@@ -127,15 +127,8 @@ def _percent(p: float, exact: bool = True) -> str:
     """A chance as printed on a token: "<1%" and ">99%" near the ends; "~" before an estimate's whole percent."""
     if not exact and 0 < p < 1:
         return f"~{min(99, max(1, round(p * 100)))}%"
-    if p <= 0:
-        return "0%"
-    if p >= 1:
-        return "100%"
-    if p < 0.005:
-        return "<1%"
-    if p > 0.995:
-        return ">99%"
-    return f"{round(p * 100)}%"
+    # as solve prints it: "0%" and "100%" only where the cell cannot hold it or always does (0.005 is "<1%")
+    return "0%" if p <= 0 else "100%" if p >= 1 else percent(p)
 
 
 def _bound(p: float) -> str:
