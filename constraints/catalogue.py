@@ -416,6 +416,20 @@ def get_chapter(name: str) -> Chapter:
         raise ChapterError(f"{CHAPTER_DIR / name}.toml: {e}") from None
 
 
+def is_shipped(chapter: Chapter) -> bool:
+    """``chapter`` is a shipped chapter's registry object (``get_chapter``), not a house-rule file's copy of it."""
+    return chapter.name in chapter_names() and chapter is get_chapter(chapter.name)
+
+
+def cache_key(chapter: str | Chapter) -> str | int:
+    """The key of a per-chapter cache (a solver, a sampler): a shipped chapter's name, whether named or given as its
+    registry object, or a house-rule chapter's ``id`` (``load_chapter``'s: never the shipped one of the same name;
+    the cache holds the chapter, so the id stays its own)."""
+    if isinstance(chapter, str):
+        return chapter
+    return chapter.name if is_shipped(chapter) else id(chapter)
+
+
 def chapter_file(name: str) -> Path:
     """A shipped chapter's file (``constraints/chapters/NAME.toml``), to start a house-rule file from (``mapgen
     chapters NAME -o FILE``); ChapterError for any other name."""

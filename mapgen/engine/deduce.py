@@ -20,7 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from constraints.catalogue import Chapter, chapter_names, get_chapter
+from constraints.catalogue import Chapter, cache_key, get_chapter
 from mapgen.model import Briefing, Map
 from mapgen.solving.proofs import Proofs
 from mapgen.solving.solve import NoCompletion, Solver, SolveTimeout
@@ -128,13 +128,7 @@ _CACHE: dict[object, FrontierPossible] = {}
 def solver_for(chapter: str | Chapter) -> FrontierPossible:
     """One per chapter and process (one session per briefing, with its witnesses): a shipped chapter by
     name or as its registry object, or a house-rule chapter (``load_chapter``) the game's bots reason with."""
-    key: str | int  # a shipped chapter's name, or a house-rule chapter's id
-    if isinstance(chapter, str):
-        key = chapter
-    elif chapter.name in chapter_names() and chapter is get_chapter(chapter.name):
-        key = chapter.name  # the shipped chapter: shared with callers that name it
-    else:
-        key = id(chapter)  # a house-rule chapter; the cached FrontierPossible keeps it alive, so its id stays its own
+    key = cache_key(chapter)  # the shipped chapter shared with callers that name it; a house chapter its own
     if key not in _CACHE:
         _CACHE[key] = FrontierPossible(chapter)
     return _CACHE[key]

@@ -36,7 +36,7 @@ import time
 from itertools import chain
 from typing import Any
 
-from constraints.catalogue import Chapter, chapter_names, get_chapter
+from constraints.catalogue import Chapter, cache_key, get_chapter
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.game import Game, State
 from mapgen.engine.maldonado import MaldonadoStep
@@ -601,13 +601,7 @@ def sampler_for(chapter: str | Chapter) -> CompletionSampler:
     """One per chapter and process: a shipped chapter by name or as its registry object, or a house-rule chapter
     (``load_chapter``: a game's Reference Board), never the shipped sampler of the same name (as
     ``deduce.solver_for``)."""
-    key: str | int
-    if isinstance(chapter, str):
-        key = chapter
-    elif chapter.name in chapter_names() and chapter is get_chapter(chapter.name):
-        key = chapter.name
-    else:
-        key = id(chapter)  # a house-rule chapter; the cached sampler keeps it alive, so its id stays its own
+    key = cache_key(chapter)
     if key not in _SAMPLERS:
         _SAMPLERS[key] = CompletionSampler(chapter)
     return _SAMPLERS[key]

@@ -27,7 +27,7 @@ import random
 import pyspiel
 
 import maps
-from constraints.catalogue import get_chapter
+from constraints.catalogue import is_shipped
 from mapgen.engine import infostate as I
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.cards import shipped_cards
@@ -146,7 +146,7 @@ class _Engine:
         rules = (
             sorted(g.variants),
             None if g.cards is shipped_cards() else g.cards,
-            None if g.reference is get_chapter(g.chapter.name) else g.reference,
+            None if is_shipped(g.reference) else g.reference,
         )
         return (
             _rebuild,
