@@ -430,6 +430,28 @@ def test_hint_steps_that_run_out_of_time_print_the_steps_found_and_exit_3(monkey
     assert "time limit ran out" in r.stderr
 
 
+def test_hint_steps_give_every_step_the_same_work_whatever_the_clock_says(monkeypatch):
+    """`mapgen hint puzzle.toml --steps` twice on a busy machine (load 8) printed 6 steps, then 3: each step's search
+    was given what was left of the wall clock, so how far a step's search went, and which cell came out easiest,
+    followed the load. Each step now has the --time-limit's work (counted, the same on any machine); the wall clock
+    still ends the whole path at the limit (exit 3, the steps found printed)."""
+    import time
+
+    from mapgen.solving import explain
+
+    real, limits = explain.hint, []
+
+    def slow_machine(*args, **kwargs):
+        limits.append(kwargs["time_limit"])
+        time.sleep(0.3)  # a busy machine: the wall clock runs on between and within the steps
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(explain, "hint", slow_machine)
+    r = run("hint", str(DATA / "states" / "training-201-k16.toml"), "--steps", "--time-limit", "20")
+    assert r.exit_code == 0, r.output
+    assert len(limits) >= 3 and set(limits) == {20.0}, limits
+
+
 def test_flora_s_start_fort_is_explored_so_the_first_paths_are_its_neighbours():
     """Flora's start Fort is explored before the first turn (its Path token leaves play): `mapgen hint flora-1
     --reveal none` named D7 itself as the one Path to explore, and after a first reveal ranked it at 0%."""

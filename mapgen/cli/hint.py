@@ -108,15 +108,16 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
     from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
-    deadline = time.monotonic() + time_limit
+    deadline = time.monotonic() + time_limit  # the wall clock ends the whole path here (exit 3)
     solver = Solver.for_chapter(chapter)
     found: list[dict] = []
     stopped: Exception | None = None  # the time-out that ended a path with steps found: they are printed first
     with about(file, time_limit, note):
         while True:
-            left = deadline - time.monotonic()
+            # every step's search has the limit's work (counted: the same on any load), never what the wall clock
+            # left of it, so the steps found are the same on a busy machine as on an idle one
             try:
-                result = find_hint(solver, state, terrain, time_limit=max(0.1, left), deadline=deadline)
+                result = find_hint(solver, state, terrain, time_limit=time_limit, deadline=deadline)
             except Exception as error:
                 if not found or exit_code(error) != TIMEOUT:
                     raise
