@@ -118,7 +118,7 @@ def _read_profile(path: str):
     default="wide",
     show_default=True,
     help="wide: the briefing beside the board; tall: under it, with larger words, for a phone "
-    "(with --dpi 50 a 7x7 map is 680 px wide).",
+    "(with --dpi 50 a 7x7 map is about 680 px wide).",
 )
 @rules_option
 @json_option
