@@ -51,6 +51,22 @@ times the speed for 10 points, each beyond the control's 1: none keeps the bound
 stays the oracle. Per game on fauna-4 (seed 0) the search spends
 77 of its 106 rollouts at the main step (explores), 12 at pay, 6 at fatigue, 3 at limits; fauna-1 31 of 42.
 
+Speed-ups that keep every game, looked for and not found (fourteenth session, 2026-12-06; py-spy and cProfile on
+fauna-4 oracle, fauna-7 scout at budget 2 and deducer, then each piece timed alone on 3,968 recorded decisions of 30
+clairvoyant games of fauna-4, old and new in one process, load 8-10). Rollouts are 97% of the oracle's time and a
+rollout is about 80 decisions of 24 us each: the legal actions 6-8 (at a main step ``legal_explore`` 3.2, ``legal_kill``
+1.4-1.9, the other ten kinds 0.2-1.0 each), the bot 10.7 (a main step 17-22; ``needs`` 1.9 of it, its key 0.9, 72% of
+its asks answered from the key; ``_cell_values`` 9.4 a call of 11 cells, its three line counts 5.2 of that), applying
+4.7, the observation 2.5 (``public_data`` 0.7). Built, measured and dropped: ``legal_kill`` over each card's non-zero
+requirements instead of ``all(map(ge, ...))``, 2.2-2.4 us a main step either way (the oracle 3.63 against 3.64 games
+per CPU-second, A/B, 20 games x 3); ``_cell_values``' column and row counts once per line instead of once per cell,
+5.6-6.1 -> 6.2-6.6 us (slower: more lines than cells). Measured, not built: ``gc.freeze()`` before the games (the young
+collections cost 0.04 of 5.5 CPU s, no change); numba's compiled entry point for ``kernels.weights`` (5.0 -> 4.5 us a
+call, 41 calls a deducer game: 0.3%); no observation at a decision with one legal action (3.8% of decisions, 3 us
+each: 0.5%); a faster ``needs`` key (at most 0.6 us a decision, 2.5% of a rollout, inside the A/B noise of +-5% on a
+shared machine). Not a saving: a tighter bound on a world's return in ``rollout_search`` (at budgets 1 and 2 no
+candidate is more than one win behind the leader, which any bound on a win lets play).
+
 What it knows: the map, the cards dealt (the Challenge Row, a Maldonado hand, face-down setup cards:
 whatever the state holds). What it does not: every card still to come, which is drawn at random in its
 rollouts as in the game. Seeded by its RNG: same seed, same play. ``budget`` rollouts per candidate
