@@ -454,6 +454,62 @@ class ReplayError(InputError, ValueError):
     """A replay file that cannot be played back."""
 
 
+def _shown(value) -> str:
+    """A replay field's wrong value as the message repeats it: as JSON writes a scalar (a string quoted), a short
+    list as written, anything longer by its kind."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "an object"
+    text = repr(value)
+    if len(text) <= 40:
+        return text
+    return "a list" if isinstance(value, list) else text[:39] + "…"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_names(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+#: each field a replay must or may hold: (required, its test, what it must be); None where the field may be null
+_REPLAY_KINDS: dict = {
+    "map": (True, lambda v: isinstance(v, str), "a map file's text"),
+    "players": (True, _is_int, "a whole number of players (1 to 4)"),
+    "seed": (True, _is_int, "a whole number"),
+    "bot": (False, lambda v: v is None or isinstance(v, str), "a bot's name"),
+    "characters": (False, lambda v: v is None or _is_names(v), "a list of character names"),
+    "gear": (
+        False,
+        lambda v: v is None or (isinstance(v, list) and all(_is_names(g) for g in v)),
+        "a list of each player's Gear (lists of names)",
+    ),
+    "medicine": (False, lambda v: isinstance(v, bool), "true or false"),
+    "mode": (False, lambda v: v is None or isinstance(v, str), "coop, traitor or null"),
+    "variants": (False, lambda v: v is None or _is_names(v), "a list of variant names"),
+    "game": (False, lambda v: v is None or _is_int(v), "a whole number"),
+    "outcome": (False, lambda v: v is None or isinstance(v, str), "the game's end as text"),
+    "score": (False, lambda v: v is None or _is_int(v), "a whole number"),
+}
+
+
+def _check_fields(data: dict) -> str | None:
+    """What is wrong with a replay's fields (a missing one, one of the wrong kind), or None."""
+    for key, (required, ok, what) in _REPLAY_KINDS.items():
+        if key not in data:
+            if required:
+                return f"missing field {key!r}"
+        elif not ok(data[key]):
+            return f"{key}: {what}, not {_shown(data[key])}"
+    for k, a in enumerate(data["actions"]):
+        if not _is_int(a):
+            return f"actions: item {k + 1} is {_shown(a)}, not an action number"
+    return None
+
+
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     """The game and its actions from a replay file written by ``save_replays``."""
     try:
@@ -465,6 +521,9 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
     if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
         raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
+    problem = _check_fields(data)
+    if problem is not None:
+        raise ReplayError(f"{path}: {problem}")
     try:
         m = parse_map(data["map"])  # its problem alone: the line below names the file (once)
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
@@ -481,7 +540,7 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         )
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None
-    return game, [int(a) for a in data["actions"]], data
+    return game, list(data["actions"]), data
 
 
 def play_back(game: Game, actions: list[int]):

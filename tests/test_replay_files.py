@@ -1,0 +1,100 @@
+"""Replay files (``mapgen playtest --replay DIR``, ``--show FILE``) edited, cut or of the wrong shape: one line, exit 2.
+
+A replay is a game's settings and its actions; ``--show`` plays it back. What a user relies on: a file it
+cannot play back as recorded says so in one line naming the file and what is wrong (never a traceback, never a
+silent exit 0 on a game that is not the one recorded), and a good file plays back to the recorded end.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from cli import main
+
+
+def run(*args):
+    return CliRunner().invoke(main, [str(a) for a in args])
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory):
+    """One Training game saved by ``mapgen playtest --replay``: its file's data."""
+    runs = tmp_path_factory.mktemp("runs")
+    r = run("playtest", "training-1", "--games", "1", "--replay", runs, "--json")
+    assert r.exit_code == 0, r.output
+    return json.loads((runs / "game-00000.json").read_text(encoding="utf-8"))
+
+
+def edited(tmp_path, data: dict, **changes):
+    f = tmp_path / "game.json"
+    f.write_text(json.dumps({**data, **changes}), encoding="utf-8")
+    return f
+
+
+def fails(r, line: str) -> None:
+    assert r.exit_code == 2, (r.exit_code, r.output)
+    assert r.stderr == line + "\n", r.stderr
+    assert "Traceback" not in r.output
+
+
+def test_a_recorded_game_plays_back_to_its_recorded_end(tmp_path, recorded):
+    r = run("playtest", "--show", edited(tmp_path, recorded))
+    assert r.exit_code == 0, r.output
+    assert f"Game over: {recorded['outcome']}, score {recorded['score']}" in r.stdout.splitlines()[-1]
+
+
+@pytest.mark.parametrize(
+    "bad, why",
+    [
+        ("x", "'x'"),
+        (None, "null"),
+        (1.5, "1.5"),
+        (True, "true"),
+        ("3", "'3'"),
+    ],
+)
+def test_an_action_that_is_not_a_whole_number_is_named(tmp_path, recorded, bad, why):
+    """Found by an audit: "x" or null was a ValueError/TypeError traceback (exit 1); 1.5 and true were read as
+    action 1 and reported as an illegal "explore B4"; "3" was read as 3."""
+    actions = list(recorded["actions"])
+    actions[5] = bad
+    f = edited(tmp_path, recorded, actions=actions)
+    fails(run("playtest", "--show", f), f"error: {f}: actions: item 6 is {why}, not an action number")
+
+
+@pytest.mark.parametrize(
+    "field, value, problem",
+    [
+        ("players", "1", "players: a whole number of players (1 to 4), not '1'"),
+        ("players", True, "players: a whole number of players (1 to 4), not true"),
+        ("seed", "x", "seed: a whole number, not 'x'"),
+        ("characters", "Lewis", "characters: a list of character names, not 'Lewis'"),
+        ("gear", 5, "gear: a list of each player's Gear (lists of names), not 5"),
+        ("gear", ["Compass"], "gear: a list of each player's Gear (lists of names), not ['Compass']"),
+        ("medicine", "yes", "medicine: true or false, not 'yes'"),
+        ("mode", 3, "mode: coop, traitor or null, not 3"),
+        ("variants", "relaunch", "variants: a list of variant names, not 'relaunch'"),
+        ("map", 5, "map: a map file's text, not 5"),
+        ("outcome", 7, "outcome: the game's end as text, not 7"),
+        ("score", "17", "score: a whole number, not '17'"),
+    ],
+)
+def test_a_field_of_the_wrong_kind_is_named(tmp_path, recorded, field, value, problem):
+    """Found by an audit: these read "players must be 1 to 4, not 1", "no character 'L'", "unknown variant 'r'",
+    "'int' object is not iterable", "parse_map takes a map file's text ...", or were accepted (a seed "x")."""
+    f = edited(tmp_path, recorded, **{field: value})
+    fails(run("playtest", "--show", f), f"error: {f}: {problem}")
+
+
+@pytest.mark.parametrize("field", ["map", "players", "seed", "actions"])
+def test_a_missing_field_is_named(tmp_path, recorded, field):
+    """Found by an audit: a file without "map" said only `error: FILE: 'map'` (a KeyError's text)."""
+    data = {k: v for k, v in recorded.items() if k != field}
+    f = edited(tmp_path, data)
+    expected = (
+        "not a replay file written by mapgen playtest --replay" if field == "actions" else f"missing field {field!r}"
+    )
+    fails(run("playtest", "--show", f), f"error: {f}: {expected}")
