@@ -98,3 +98,37 @@ def test_a_missing_field_is_named(tmp_path, recorded, field):
         "not a replay file written by mapgen playtest --replay" if field == "actions" else f"missing field {field!r}"
     )
     fails(run("playtest", "--show", f), f"error: {f}: {expected}")
+
+
+def test_a_replay_cut_short_is_refused_before_it_plays(tmp_path, recorded):
+    """Found by an audit: a file whose actions stop before the game's end played back the first part and exited 0,
+    as if the game had stopped there."""
+    f = edited(tmp_path, recorded, actions=recorded["actions"][:20])
+    r = run("playtest", "--show", f)
+    fails(
+        r,
+        f"error: {f}: the game is not over after its 20 recorded actions, but the file records its end "
+        f"({recorded['outcome']}, score {recorded['score']}): the file was cut short or edited",
+    )
+    assert r.stdout == ""  # checked before the playback starts
+
+
+def test_a_replay_that_ends_otherwise_than_recorded_is_refused(tmp_path, recorded):
+    """Found by an audit: the recorded outcome and score were never compared with the game played back (a file made
+    by another version of the engine, or edited, showed another game and exited 0)."""
+    f = edited(tmp_path, recorded, outcome="thirst", score=3)
+    fails(
+        run("playtest", "--show", f),
+        f"error: {f}: the recorded actions end the game in {recorded['outcome']}, score {recorded['score']}, but the "
+        "file records thirst, score 3 (an edited file, or one recorded by another version of mapgen)",
+    )
+
+
+def test_an_illegal_action_is_refused_before_the_playback_starts(tmp_path, recorded):
+    actions = list(recorded["actions"])
+    actions[5] = 99999
+    f = edited(tmp_path, recorded, actions=actions)
+    r = run("playtest", "--show", f)
+    assert r.exit_code == 2
+    assert r.stderr.startswith(f"error: {f}: the recorded action 99999 (chance outcome 98999) cannot be played here")
+    assert r.stdout == ""

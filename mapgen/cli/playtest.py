@@ -100,7 +100,8 @@ def _play_back(path: str, step: bool) -> None:
     "--show",
     "show_file",
     metavar="FILE",
-    help="Play back one saved game (a file written by --replay) instead of playtesting.",
+    help="Play back one saved game (a file written by --replay) instead of playtesting; exit 2 when its actions "
+    "do not play to the end it records.",
 )
 @click.option(
     "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."

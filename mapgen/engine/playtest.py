@@ -511,7 +511,9 @@ def _check_fields(data: dict) -> str | None:
 
 
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
-    """The game and its actions from a replay file written by ``save_replays``."""
+    """The game and its actions from a replay file written by ``save_replays``. Every action is played once here,
+    so a file that cannot be played back as it was recorded (an illegal action, a game cut short, another end
+    than the one recorded) is a ReplayError before the playback starts."""
     try:
         data = read_json(path, "replay file")
     except Unreadable as e:
@@ -540,7 +542,35 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         )
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None
-    return game, list(data["actions"]), data
+    actions = list(data["actions"])
+    try:
+        state = None
+        for _, state in play_back(game, actions):
+            pass
+    except ReplayError as e:
+        raise ReplayError(f"{path}: {e}") from None
+    assert state is not None
+    _check_end(path, state, data, len(actions))
+    return game, actions, data
+
+
+def _check_end(path, state, data: dict, n: int) -> None:
+    """ReplayError unless the actions end the game as the file records it (outcome and score)."""
+    recorded = (data.get("outcome"), data.get("score"))
+    if recorded == (None, None):
+        return
+    said = ", ".join(x for x in (recorded[0], None if recorded[1] is None else f"score {recorded[1]}") if x is not None)
+    if not state.is_terminal():
+        raise ReplayError(
+            f"{path}: the game is not over after its {n} recorded actions, but the file records its end ({said}): "
+            "the file was cut short or edited"
+        )
+    got = (state.outcome, state.score)
+    if any(want is not None and want != have for want, have in zip(recorded, got)):
+        raise ReplayError(
+            f"{path}: the recorded actions end the game in {state.outcome}, score {state.score}, but the file "
+            f"records {said} (an edited file, or one recorded by another version of mapgen)"
+        )
 
 
 def play_back(game: Game, actions: list[int]):
