@@ -1,0 +1,72 @@
+"""``--ray ADDRESS`` that cannot work fails at once, in one line (exit 2), before anything is made.
+
+These start no cluster (the Ray tests that do are tests/test_campaign_ray.py).
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+
+
+def closed_port() -> int:
+    """A local port nothing listens on (bound, then closed)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def mapgen(*args, cwd=None, env=None, timeout=120):
+    return subprocess.run(
+        [sys.executable, str(ROOT / "cli.py"), *map(str, args)],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd,
+        env=env,
+    )
+
+
+@pytest.mark.parametrize("scheme", ["", "ray://"])
+def test_an_address_where_nothing_answers_fails_at_once(scheme):
+    """Found by an audit: `mapgen grade MAP --ray 127.0.0.1:1` waited in Ray's connection loop for over 11 minutes
+    (Ctrl-C and SIGTERM ignored: the loop is in Ray's C++ core) instead of failing "before any candidate is made"."""
+    pytest.importorskip("ray")
+    address = f"{scheme}127.0.0.1:{closed_port()}"
+    r = mapgen(
+        "grade", "training-1", "--games", "2", "--bots", "heuristic", "--no-deduction", "--ray", address, timeout=60
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == ""
+    assert r.stderr.startswith(f"error: --ray {address}: nothing answers at 127.0.0.1:"), r.stderr
+    assert len(r.stderr.splitlines()) == 1
+
+
+def test_auto_with_a_ray_address_where_nothing_answers_fails_at_once():
+    """--ray auto joins RAY_ADDRESS when it is set: an address nothing answers at fails as one given by hand."""
+    pytest.importorskip("ray")
+    address = f"127.0.0.1:{closed_port()}"
+    env = {**os.environ, "RAY_ADDRESS": address}
+    r = mapgen(
+        "grade",
+        "training-1",
+        "--games",
+        "2",
+        "--bots",
+        "heuristic",
+        "--no-deduction",
+        "--ray",
+        "auto",
+        env=env,
+        timeout=60,
+    )
+    assert r.returncode == 2, r.stderr
+    assert r.stderr == f"error: --ray auto: nothing answers at {address} (RAY_ADDRESS; Connection refused)\n"
