@@ -152,17 +152,13 @@ class Ray:
         self.num_cpus = num_cpus
         self._ray = None
         self._remote = None
+        _import_ray()  # a missing Ray is said now, before the command makes anything (an --out folder)
 
     def connect(self):
         """Join (or start) the cluster once; CampaignError when Ray is missing or the address is wrong."""
         if self._ray is not None:
             return self._ray
-        try:
-            import ray  # deferred: ray, an optional extra, only for the Ray backend
-        except ImportError:
-            raise CampaignError(
-                '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
-            ) from None
+        ray = _import_ray()
         if not ray.is_initialized():
             if self.address not in ("auto", "local"):
                 _probe(self.address, self.address)
@@ -219,6 +215,17 @@ class Ray:
                 ray.shutdown()  # a joined cluster stays up; this process's own local Ray (and its agents) end
             raise
         return out
+
+
+def _import_ray():
+    """The ray module; CampaignError when it is not installed."""
+    try:
+        import ray  # deferred: ray, an optional extra, only for the Ray backend
+    except ImportError:
+        raise CampaignError(
+            '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
+        ) from None
+    return ray
 
 
 @contextlib.contextmanager

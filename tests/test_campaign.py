@@ -70,3 +70,21 @@ def test_auto_with_a_ray_address_where_nothing_answers_fails_at_once():
     )
     assert r.returncode == 2, r.stderr
     assert r.stderr == f"error: --ray auto: nothing answers at {address} (RAY_ADDRESS; Connection refused)\n"
+
+
+def test_without_ray_installed_nothing_is_made(tmp_path, monkeypatch):
+    """Found by an audit: `generate --grade ... --out NEW --ray auto` without Ray made the folder NEW, said so on
+    stderr, and only then failed on the missing Ray: an option that cannot work is refused before anything."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError, as where it is not installed
+    out = tmp_path / "new"
+    args = ["generate", "-c", "training", "--seed", "1", "--grade", "Gentle", "--out", str(out), "--ray", "auto"]
+    r = CliRunner().invoke(main, args)
+    assert r.exit_code == 2, r.output
+    assert r.stderr == (
+        'error: --ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)\n'
+    )
+    assert not out.exists()
