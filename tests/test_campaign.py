@@ -88,3 +88,37 @@ def test_without_ray_installed_nothing_is_made(tmp_path, monkeypatch):
         'error: --ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)\n'
     )
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "given, line",
+    [
+        (
+            ["--ray", "auto"],
+            (
+                "error: --ray: only a quality target's candidates (--grade, --win-rate, --max-walled-in, a profile's "
+                "[quality] table) run on Ray; plain generation runs here, in one process"
+            ),
+        ),
+        (
+            ["--jobs", "2"],
+            (
+                "error: --jobs: only a quality target's candidates (--grade, --win-rate, --max-walled-in, a profile's "
+                "[quality] table) run on several processes; plain generation runs here, in one process"
+            ),
+        ),
+    ],
+)
+@pytest.mark.parametrize("source", [["-c", "training"], ["--from", str(ROOT / "examples" / "my-sketch.toml")]])
+def test_generate_without_a_target_refuses_campaign_options(tmp_path, given, line, source):
+    """Found by an audit: plain `generate -c fauna --count 20 --out DIR --ray auto` (or --jobs 4) ran in one process,
+    the option silently ignored (no cluster contacted, one core used)."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    out = tmp_path / "new"
+    r = CliRunner().invoke(main, ["generate", *source, "--seed", "1", "--count", "2", "--out", str(out), *given])
+    assert r.exit_code == 2, r.output
+    assert r.stderr == line + "\n"
+    assert not out.exists()
