@@ -355,7 +355,9 @@ def _generate(
         games=games,
     )
     # the profile: a house-rule file's own profile key, as generate --rules
-    seed, profile = start_batch(chapter if rules is None else rules, seed, count, candidates, out_dir, None)
+    seed, profile = start_batch(
+        chapter if rules is None else rules, seed, count, candidates, out_dir, None, "--candidates"
+    )
     out_file(out, force=force)
     files = [Path(out_dir) / f"{chapter}-{k}.toml" for k in range(1, count + 1)]
     check_files(files, force=force)
