@@ -203,7 +203,18 @@ class Ray:
                 ready, pending = ray.wait(pending, num_returns=1)
                 for ref in ready:
                     k = where[ref]
-                    out[k] = ray.get(ref)
+                    try:
+                        out[k] = ray.get(ref)
+                    except ray.exceptions.RayTaskError as e:
+                        # the task's own error (a time-out, a map that breaks a rule), as on local processes: Ray's
+                        # wraps it with the remote traceback, which would be printed in the one-line error
+                        for other in pending:
+                            with contextlib.suppress(Exception):
+                                ray.cancel(other, force=True)
+                        cause = getattr(e, "cause", None)
+                        if isinstance(cause, BaseException):
+                            raise cause from None
+                        raise
                     done += tasks[k].weight
                     if progress:
                         progress(done)

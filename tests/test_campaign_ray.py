@@ -41,3 +41,16 @@ def test_a_grade_on_ray_equals_the_grade_on_local_processes(local_ray):
     here = grade(m, "t", games=games, seed=11, where=Local(1)).to_json()
     there = grade(m, "t", games=games, seed=11, where=local_ray).to_json()
     assert here == there
+
+
+def test_a_failed_task_raises_its_own_error_as_on_local_processes(local_ray):
+    """Found by an audit: `mapgen grade fauna-1 --time-limit 0.1 --ray local` printed Ray's remote traceback in its
+    error line ("error: fauna-1: ray::_call() (pid=..., ip=...) File ... SolveTimeout: the time limit ran out ...")
+    where --jobs 2 printed "error: fauna-1: the time limit ran out (0.1 s; raise --time-limit)"."""
+    tasks = [Task(int, ("7",)), Task(int, ("x",))]
+    with pytest.raises(ValueError) as here:
+        run(tasks, Local(2))
+    with pytest.raises(ValueError) as there:
+        run(tasks, local_ray)
+    assert type(there.value) is type(here.value)
+    assert str(there.value) == str(here.value) == "invalid literal for int() with base 10: 'x'"
