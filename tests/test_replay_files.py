@@ -132,3 +132,15 @@ def test_an_illegal_action_is_refused_before_the_playback_starts(tmp_path, recor
     assert r.exit_code == 2
     assert r.stderr.startswith(f"error: {f}: the recorded action 99999 (chance outcome 98999) cannot be played here")
     assert r.stdout == ""
+
+
+@pytest.mark.parametrize("version", [0, 2])
+def test_a_replay_of_another_format_version_says_so(tmp_path, recorded, version):
+    """Found by an audit: a file of another format version read "not a replay file written by mapgen playtest
+    --replay", as if it were some other JSON."""
+    f = edited(tmp_path, recorded, version=version)
+    fails(
+        run("playtest", "--show", f),
+        f"error: {f}: a replay file of format version {version}; this mapgen plays back version 1 "
+        "(record the game again with this mapgen's playtest --replay)",
+    )

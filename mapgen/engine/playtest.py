@@ -518,7 +518,18 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         data = read_json(path, "replay file")
     except Unreadable as e:
         raise ReplayError(f"{path}: {e}") from None
-    if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
+    version = data.get("version") if isinstance(data, dict) else None
+    if _is_int(version) and version != REPLAY_VERSION and isinstance(data.get("actions"), list):
+        raise ReplayError(
+            f"{path}: a replay file of format version {version}; this mapgen plays back version {REPLAY_VERSION} "
+            "(record the game again with this mapgen's playtest --replay)"
+        )
+    if (
+        not isinstance(data, dict)
+        or not _is_int(version)
+        or version != REPLAY_VERSION
+        or not isinstance(data.get("actions"), list)
+    ):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
     unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
     if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
