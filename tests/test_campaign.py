@@ -122,3 +122,23 @@ def test_generate_without_a_target_refuses_campaign_options(tmp_path, given, lin
     assert r.exit_code == 2, r.output
     assert r.stderr == line + "\n"
     assert not out.exists()
+
+
+@pytest.mark.parametrize(
+    "given, line",
+    [
+        (["--ray", ""], "error: --ray: an address (auto, local, HOST:PORT or ray://HOST:PORT), not ''"),
+        (["--ray", " "], "error: --ray: an address (auto, local, HOST:PORT or ray://HOST:PORT), not ' '"),
+        (["--ray", "auto", "--jobs", "2"], "error: --jobs: not used with --ray, whose cluster's CPUs run the tasks"),
+    ],
+)
+def test_ray_options_that_would_be_ignored_are_refused(given, line):
+    """Found by an audit: `--ray ""` ran on one local process, and `--jobs 2` beside `--ray` was dropped, both
+    without a word."""
+    from click.testing import CliRunner
+
+    from cli import main
+
+    r = CliRunner().invoke(main, ["grade", "training-1", "--games", "2", "--bots", "heuristic", *given])
+    assert r.exit_code == 2, r.output
+    assert r.stderr == line + "\n"
