@@ -144,3 +144,16 @@ def test_a_replay_of_another_format_version_says_so(tmp_path, recorded, version)
         f"error: {f}: a replay file of format version {version}; this mapgen plays back version 1 "
         "(record the game again with this mapgen's playtest --replay)",
     )
+
+
+def test_a_replay_names_the_variants_it_was_played_with(tmp_path):
+    """Found by an audit: a game played with --variant relaunch played back under a header that named no variant
+    (the playtest report names them: "..., seed 0, variants relaunch")."""
+    runs = tmp_path / "runs"
+    r = run("playtest", "training-1", "--games", "1", "--variant", "relaunch", "--replay", runs, "--json")
+    assert r.exit_code == 0, r.output
+    r = run("playtest", "--show", runs / "game-00000.json")
+    assert r.exit_code == 0, r.output
+    head = r.stdout.splitlines()[0]
+    assert head.startswith("Replay of game 0 (seed 0, bot heuristic): ")
+    assert head.endswith(", variants relaunch")
