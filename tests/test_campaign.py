@@ -35,6 +35,7 @@ def mapgen(*args, cwd=None, env=None, timeout=120):
     )
 
 
+@pytest.mark.slow  # real processes, each importing Ray
 @pytest.mark.parametrize("scheme", ["", "ray://"])
 def test_an_address_where_nothing_answers_fails_at_once(scheme):
     """Found by an audit: `mapgen grade MAP --ray 127.0.0.1:1` waited in Ray's connection loop for over 11 minutes
@@ -50,6 +51,7 @@ def test_an_address_where_nothing_answers_fails_at_once(scheme):
     assert len(r.stderr.splitlines()) == 1
 
 
+@pytest.mark.slow  # a real process, importing Ray
 def test_auto_with_a_ray_address_where_nothing_answers_fails_at_once():
     """--ray auto joins RAY_ADDRESS when it is set: an address nothing answers at fails as one given by hand."""
     pytest.importorskip("ray")
