@@ -71,27 +71,34 @@ class MapOutput:
         }
 
 
-def check_seeds(seed: int, count: int) -> None:
-    """SeedRangeError unless seeds seed..seed+count-1 all fit a TOML integer."""
+def check_seeds(seed: int, count: int, option: str = "--count") -> None:
+    """SeedRangeError unless seeds seed..seed+count-1 all fit a TOML integer; ``option`` names the count."""
     if seed < 0 or seed + count - 1 > MAX_SEED:
         last = seed + count - 1
         raise SeedRangeError(
-            f"--seed {seed} with --count {count} reaches seed {last}, beyond what a map file can record "
+            f"--seed {seed} with {option} {count} reaches seed {last}, beyond what a map file can record "
             f"(0 to {MAX_SEED}, TOML's largest integer)"
         )
 
 
 def start_batch(
-    chapter: str | Chapter, seed: int | None, count: int, seeds: int, out_dir: str | None, profile_file: str | None
+    chapter: str | Chapter,
+    seed: int | None,
+    count: int,
+    seeds: int,
+    out_dir: str | None,
+    profile_file: str | None,
+    seeds_option: str = "--count",
 ) -> tuple[int, Profile]:
     """The checks before a batch of ``count`` maps drawn from ``seeds`` seeds: one map unless written to a
     folder, the first seed (random when None) with every seed in TOML's range, and the profile (without
-    ``profile_file``: the one ``chapter`` names, a house-rule chapter's own ``profile`` key)."""
+    ``profile_file``: the one ``chapter`` names, a house-rule chapter's own ``profile`` key). ``seeds_option``
+    is the option that set ``seeds`` (a search's ``--candidates``), named when they run past the last seed."""
     if out_dir is None and count != 1:
         raise BatchOptionError("--count above 1 needs --out DIR (only one map can be printed)")
     if seed is None:
         seed = random.SystemRandom().randrange(1_000_000)
-    check_seeds(seed, seeds)
+    check_seeds(seed, seeds, seeds_option)
     name = chapter.name if isinstance(chapter, Chapter) else chapter
     profile = load_profile(profile_file, name) if profile_file else default_profile(chapter)
     profile.rules(chapter if isinstance(chapter, Chapter) else get_chapter(name))  # its counts' terrains: now

@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing as mp
 import os
+import socket
 import tempfile
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
@@ -32,6 +33,37 @@ from mapgen.workers import ctrl_c_held, start_worker
 
 class CampaignError(InputError):
     """A campaign that cannot run (Ray missing or unreachable); one line, for the CLI (exit 2)."""
+
+
+#: how long a cluster's address may take to accept a connection before ``--ray`` gives up on it
+PROBE_SECONDS = 10.0
+
+
+def _host_port(address: str) -> tuple[str, int] | None:
+    """The host and port a cluster address names (``head:6379``, ``ray://head:10001``, ``[::1]:6379``), or None
+    (no port: Ray says what is wrong with it)."""
+    rest = address.removeprefix("ray://")
+    host, sep, port = rest.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return None
+    return host.strip("[]"), int(port)
+
+
+def _probe(address: str, said: str, source: str = "") -> None:
+    """CampaignError unless something accepts a connection at ``address`` within PROBE_SECONDS. Ray's own
+    connection loop waits many minutes on an address nothing answers at, inside its C++ core, where Ctrl-C
+    cannot reach it; a socket here fails at once (or within PROBE_SECONDS) and Ctrl-C ends it."""
+    where = _host_port(address)
+    if where is None:
+        return
+    try:
+        socket.create_connection(where, timeout=PROBE_SECONDS).close()
+    except OSError as e:
+        why = "no answer" if isinstance(e, TimeoutError) else (e.strerror or str(e))
+        shown = f"[{where[0]}]:{where[1]}" if ":" in where[0] else f"{where[0]}:{where[1]}"
+        raise CampaignError(
+            f"--ray {said}: nothing answers at {shown} ({f'{source}; ' if source else ''}{why})"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -120,18 +152,18 @@ class Ray:
         self.num_cpus = num_cpus
         self._ray = None
         self._remote = None
+        _import_ray()  # a missing Ray is said now, before the command makes anything (an --out folder)
 
     def connect(self):
         """Join (or start) the cluster once; CampaignError when Ray is missing or the address is wrong."""
         if self._ray is not None:
             return self._ray
-        try:
-            import ray  # deferred: ray, an optional extra, only for the Ray backend
-        except ImportError:
-            raise CampaignError(
-                '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
-            ) from None
+        ray = _import_ray()
         if not ray.is_initialized():
+            if self.address not in ("auto", "local"):
+                _probe(self.address, self.address)
+            elif self.address == "auto" and os.environ.get("RAY_ADDRESS", "") not in ("", "auto", "local"):
+                _probe(os.environ["RAY_ADDRESS"], "auto", "RAY_ADDRESS")
             quiet = {"include_dashboard": False, "log_to_driver": False, "configure_logging": False}
             try:
                 with _stderr_aside():
@@ -171,7 +203,18 @@ class Ray:
                 ready, pending = ray.wait(pending, num_returns=1)
                 for ref in ready:
                     k = where[ref]
-                    out[k] = ray.get(ref)
+                    try:
+                        out[k] = ray.get(ref)
+                    except ray.exceptions.RayTaskError as e:
+                        # the task's own error (a time-out, a map that breaks a rule), as on local processes: Ray's
+                        # wraps it with the remote traceback, which would be printed in the one-line error
+                        for other in pending:
+                            with contextlib.suppress(Exception):
+                                ray.cancel(other, force=True)
+                        cause = getattr(e, "cause", None)
+                        if isinstance(cause, BaseException):
+                            raise cause from None
+                        raise
                     done += tasks[k].weight
                     if progress:
                         progress(done)
@@ -183,6 +226,17 @@ class Ray:
                 ray.shutdown()  # a joined cluster stays up; this process's own local Ray (and its agents) end
             raise
         return out
+
+
+def _import_ray():
+    """The ray module; CampaignError when it is not installed."""
+    try:
+        import ray  # deferred: ray, an optional extra, only for the Ray backend
+    except ImportError:
+        raise CampaignError(
+            '--ray: Ray is not installed (pip install ".[ray]" in the mapgen folder, or pip install ray)'
+        ) from None
+    return ray
 
 
 @contextlib.contextmanager

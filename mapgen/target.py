@@ -374,7 +374,9 @@ def generate_to_target(
     (loaded from ``rules_file``) the candidates are made and graded under, as ``search`` says (without
     ``profile_file``, its own profile key). Raises what ``start_batch``, ``MapOutput``, ``Ray.connect`` and
     ``search`` raise."""
-    seed, profile = start_batch(chapter if rules is None else rules, seed, count, candidates, out_dir, profile_file)
+    seed, profile = start_batch(
+        chapter if rules is None else rules, seed, count, candidates, out_dir, profile_file, "--candidates"
+    )
     out = MapOutput(chapter, out_dir, force=force)
     out.check(range(seed, seed + candidates))  # every file a candidate could become, checked before the work
     if isinstance(where, Ray):

@@ -206,6 +206,11 @@ def _refuse_work(monkeypatch):
         (["--cell-mm", "5"], "error: --cell-mm: a cell pitch between 10 and 40 mm, not 5"),
         (["--grade", "Tricky"], "error: --grade-spread: spreads the maps over every grade"),
         (["--url-base", "localhost:8000"], "error: --url-base: expected the address of mapgen serve"),
+        # found by an audit: these were printed in every QR code, which then opened nothing
+        (["--url-base", "http://exa mple.com"], "error: --url-base: expected the address of mapgen serve"),
+        (["--url-base", "http://host:99999"], "error: --url-base: expected the address of mapgen serve"),
+        (["--url-base", "http://host:port"], "error: --url-base: expected the address of mapgen serve"),
+        (["--url-base", "http://:8000"], "error: --url-base: expected the address of mapgen serve"),
     ],
 )
 def test_bad_options_are_one_line_and_exit_2(tmp_path, monkeypatch, args, line):

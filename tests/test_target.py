@@ -209,3 +209,25 @@ def test_generate_to_a_target_whose_time_ran_out_exits_3(monkeypatch):
     assert report["failures"] == {"generation": 1}
     assert r.stderr.startswith("error: only 0 of 1 training map met the target (seed 2: no map generated in time)")
     assert r.stderr.count("\n") == 1
+
+
+MAX_SEED = 2**63 - 1
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "-c", "training", "--grade", "gentle", "--candidates", "30"],
+        ["pack", "-c", "training", "-o", "{tmp}/f.pdf", "--out", "{tmp}/maps", "--candidates", "30"],
+    ],
+)
+def test_a_seed_range_past_the_last_seed_names_candidates_not_count(tmp_path, args):
+    """Found by an audit: a search's seeds span --candidates, yet `--seed MAX --grade gentle` said "--seed MAX with
+    --count 200 reaches seed ..." (the user gave no --count, and --count 1 is not what overflows)."""
+    r = cli(*(a.replace("{tmp}", str(tmp_path)) for a in args), "--seed", MAX_SEED - 10)
+    assert r.exit_code == 2, r.output
+    assert r.stderr == (
+        f"error: --seed {MAX_SEED - 10} with --candidates 30 reaches seed {MAX_SEED + 19}, beyond what a map file "
+        f"can record (0 to {MAX_SEED}, TOML's largest integer)\n"
+    )
+    assert list(tmp_path.iterdir()) == []

@@ -23,6 +23,7 @@ from mapgen.cli.options import (
     rules_option,
     seed_option,
     time_limit_option,
+    typed,
 )
 
 
@@ -139,6 +140,7 @@ def generate(
             reject(
                 "--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-walled-in) needs -c"
             )
+        _one_process(jobs, ray_address)
         time_limit = 10.0 if time_limit is None else time_limit
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json, rules)
         return
@@ -171,6 +173,7 @@ def generate(
             )
         return
 
+    _one_process(jobs, ray_address)
     with _profile_named(profile_file):
         summary = generate_batch(
             chapter_name.lower() if rules is None else rules,
@@ -190,6 +193,15 @@ def generate(
     else:
         for item in summary:
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
+
+
+def _one_process(jobs: int, ray_address: str | None) -> None:
+    """Without a quality target, maps are generated here, one after another: --ray and --jobs would be ignored."""
+    target = "only a quality target's candidates (--grade, --win-rate, --max-walled-in, a profile's [quality] table)"
+    if ray_address is not None:
+        reject("--ray", f"{target} run on Ray; plain generation runs here, in one process")
+    if typed("jobs") and jobs != 1:
+        reject("--jobs", f"{target} run on several processes; plain generation runs here, in one process")
 
 
 @contextmanager

@@ -24,6 +24,7 @@ from mapgen.cli.options import (
     rules_option,
     seed_option,
     time_limit_option,
+    typed,
 )
 from mapgen.deduce_text import TIERS
 from mapgen.inputs import did_you_mean
@@ -112,8 +113,15 @@ def qualities(
 
 
 def where(jobs: int, ray_address: str | None):
+    """The campaign backend the options ask for; an empty --ray, or --jobs beside --ray, is refused (either was
+    dropped without a word)."""
     from mapgen.campaign import backend  # deferred: the command's library, only when it runs
 
+    if ray_address is not None:
+        if not ray_address.strip():
+            reject("--ray", f"an address (auto, local, HOST:PORT or ray://HOST:PORT), not {ray_address!r}")
+        if typed("jobs"):
+            reject("--jobs", "not used with --ray, whose cluster's CPUs run the tasks")
     return backend(jobs, ray_address)
 
 

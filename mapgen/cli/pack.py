@@ -58,8 +58,20 @@ def _pdf_name(out: str) -> str:
 
 
 def _url_base(value: str) -> str:
+    """An http(s) address a phone can open: a host, a port that is a port, no spaces (the QR codes hold it)."""
     u = urlsplit(value)
-    if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
+    try:
+        port_ok = u.port is None or 0 < u.port
+    except ValueError:  # a port that is not a number, or past 65535
+        port_ok = False
+    if (
+        u.scheme not in ("http", "https")
+        or not u.hostname
+        or not port_ok
+        or u.query
+        or u.fragment
+        or any(ch.isspace() or not ch.isprintable() for ch in value)
+    ):
         reject("--url-base", f"expected the address of mapgen serve, like http://192.168.1.20:8000, not {value!r}")
     return value.rstrip("/")
 
@@ -355,7 +367,9 @@ def _generate(
         games=games,
     )
     # the profile: a house-rule file's own profile key, as generate --rules
-    seed, profile = start_batch(chapter if rules is None else rules, seed, count, candidates, out_dir, None)
+    seed, profile = start_batch(
+        chapter if rules is None else rules, seed, count, candidates, out_dir, None, "--candidates"
+    )
     out_file(out, force=force)
     files = [Path(out_dir) / f"{chapter}-{k}.toml" for k in range(1, count + 1)]
     check_files(files, force=force)

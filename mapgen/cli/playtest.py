@@ -38,7 +38,8 @@ def _play_back(path: str, step: bool) -> None:
 
     with about(path):
         game, actions, data = load_replay(path)
-        click.echo(f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}): {game}")
+        variants = f", variants {', '.join(data['variants'])}" if data.get("variants") else ""  # as the report says
+        click.echo(f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}): {game}{variants}")
         interactive = step and sys.stdin.isatty()
         for k, (text, state) in enumerate(play_back(game, actions)):
             if text is None:
@@ -100,7 +101,8 @@ def _play_back(path: str, step: bool) -> None:
     "--show",
     "show_file",
     metavar="FILE",
-    help="Play back one saved game (a file written by --replay) instead of playtesting.",
+    help="Play back one saved game (a file written by --replay) instead of playtesting; exit 2 when its actions "
+    "do not play to the end it records.",
 )
 @click.option(
     "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."

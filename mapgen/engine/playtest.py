@@ -454,17 +454,89 @@ class ReplayError(InputError, ValueError):
     """A replay file that cannot be played back."""
 
 
+def _shown(value) -> str:
+    """A replay field's wrong value as the message repeats it: as JSON writes a scalar (a string quoted), a short
+    list as written, anything longer by its kind."""
+    if value is None or isinstance(value, bool):
+        return json.dumps(value)
+    if isinstance(value, dict):
+        return "an object"
+    text = repr(value)
+    if len(text) <= 40:
+        return text
+    return "a list" if isinstance(value, list) else text[:39] + "…"
+
+
+def _is_int(value) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_names(value) -> bool:
+    return isinstance(value, list) and all(isinstance(v, str) for v in value)
+
+
+#: each field a replay must or may hold: (required, its test, what it must be); None where the field may be null
+_REPLAY_KINDS: dict = {
+    "map": (True, lambda v: isinstance(v, str), "a map file's text"),
+    "players": (True, _is_int, "a whole number of players (1 to 4)"),
+    "seed": (True, _is_int, "a whole number"),
+    "bot": (False, lambda v: v is None or isinstance(v, str), "a bot's name"),
+    "characters": (False, lambda v: v is None or _is_names(v), "a list of character names"),
+    "gear": (
+        False,
+        lambda v: v is None or (isinstance(v, list) and all(_is_names(g) for g in v)),
+        "a list of each player's Gear (lists of names)",
+    ),
+    "medicine": (False, lambda v: isinstance(v, bool), "true or false"),
+    "mode": (False, lambda v: v is None or isinstance(v, str), "coop, traitor or null"),
+    "variants": (False, lambda v: v is None or _is_names(v), "a list of variant names"),
+    "game": (False, lambda v: v is None or _is_int(v), "a whole number"),
+    "outcome": (False, lambda v: v is None or isinstance(v, str), "the game's end as text"),
+    "score": (False, lambda v: v is None or _is_int(v), "a whole number"),
+}
+
+
+def _check_fields(data: dict) -> str | None:
+    """What is wrong with a replay's fields (a missing one, one of the wrong kind), or None."""
+    for key, (required, ok, what) in _REPLAY_KINDS.items():
+        if key not in data:
+            if required:
+                return f"missing field {key!r}"
+        elif not ok(data[key]):
+            return f"{key}: {what}, not {_shown(data[key])}"
+    for k, a in enumerate(data["actions"]):
+        if not _is_int(a):
+            return f"actions: item {k + 1} is {_shown(a)}, not an action number"
+    return None
+
+
 def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
-    """The game and its actions from a replay file written by ``save_replays``."""
+    """The game and its actions from a replay file written by ``save_replays``. Every action is played once here,
+    so a file that cannot be played back as it was recorded (an illegal action, a game cut short, another end
+    than the one recorded) is a ReplayError before the playback starts."""
     try:
         data = read_json(path, "replay file")
     except Unreadable as e:
         raise ReplayError(f"{path}: {e}") from None
-    if not isinstance(data, dict) or data.get("version") != REPLAY_VERSION or not isinstance(data.get("actions"), list):
+    version = data.get("version") if isinstance(data, dict) else None
+    if _is_int(version) and version != REPLAY_VERSION and isinstance(data.get("actions"), list):
+        raise ReplayError(
+            f"{path}: a replay file of format version {version}; this mapgen plays back version {REPLAY_VERSION} "
+            "(record the game again with this mapgen's playtest --replay)"
+        )
+    if (
+        not isinstance(data, dict)
+        or not _is_int(version)
+        or version != REPLAY_VERSION
+        or not isinstance(data.get("actions"), list)
+    ):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
     unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
     if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
         raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
+    problem = _check_fields(data)
+    if problem is not None:
+        raise ReplayError(f"{path}: {problem}")
     try:
         m = parse_map(data["map"])  # its problem alone: the line below names the file (once)
         gear = tuple(tuple(g) for g in data["gear"]) if data.get("gear") else None
@@ -481,7 +553,35 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
         )
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None
-    return game, [int(a) for a in data["actions"]], data
+    actions = list(data["actions"])
+    try:
+        state = None
+        for _, state in play_back(game, actions):
+            pass
+    except ReplayError as e:
+        raise ReplayError(f"{path}: {e}") from None
+    assert state is not None
+    _check_end(path, state, data, len(actions))
+    return game, actions, data
+
+
+def _check_end(path, state, data: dict, n: int) -> None:
+    """ReplayError unless the actions end the game as the file records it (outcome and score)."""
+    recorded = (data.get("outcome"), data.get("score"))
+    if recorded == (None, None):
+        return
+    said = ", ".join(x for x in (recorded[0], None if recorded[1] is None else f"score {recorded[1]}") if x is not None)
+    if not state.is_terminal():
+        raise ReplayError(
+            f"{path}: the game is not over after its {n} recorded actions, but the file records its end ({said}): "
+            "the file was cut short or edited"
+        )
+    got = (state.outcome, state.score)
+    if any(want is not None and want != have for want, have in zip(recorded, got)):
+        raise ReplayError(
+            f"{path}: the recorded actions end the game in {state.outcome}, score {state.score}, but the file "
+            f"records {said} (an edited file, or one recorded by another version of mapgen)"
+        )
 
 
 def play_back(game: Game, actions: list[int]):
