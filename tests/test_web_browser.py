@@ -298,6 +298,53 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
         )
 
 
+def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver, base_url):
+    """A playtest whose progress question went unanswered (the server stopped, restarted, a laptop asleep) threw
+    in the page ("Cannot read properties of undefined (reading 'total')"): the bar stayed up for ever, no word
+    said, the result never came when the server was back, and Deduce and Playtest said "A job is running". The
+    job's answers are stubbed in the page: three unanswered questions, then the result; then a server that no
+    longer knows the job (restarted)."""
+    stub = r"""
+      const real = window.fetch;
+      window.asked = 0;
+      window.restarted = false;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) {
+          if (window.restarted) return json({error: "no job 'stub'"}, 404);
+          if (++window.asked <= 3) throw new TypeError('Failed to fetch');
+          return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 5, total: 5},
+                       result: {games: 5, wins: 4, win_rate: 0.8, win_rate_ci: [0.38, 0.96], mean_score: 30,
+                                mean_days: 20, bot: 'heuristic', losses: {thirst: 1}, scores: [0, 30, 30, 30, 30]},
+                       error: null}, 200);
+        }
+        return real(url, init);
+      };
+    """
+    from selenium.webdriver.common.by import By
+
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=training-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        console_errors(driver)
+        driver.find_element(By.ID, "playtest").click()
+        said = wait_for(lambda: "asking again" in text_of(driver, "message") and text_of(driver, "message"), 20)
+        assert said.startswith("Playtest: the server could not answer (the server cannot be reached)"), said
+        assert driver.find_element(By.ID, "job").is_displayed()  # still followed, still cancellable
+        wait_for(lambda: "Wins 4/5" in text_of(driver, "job-result"), 60, "the result once the server answers")
+        assert not driver.find_element(By.ID, "job").is_displayed() and "asking again" not in text_of(driver, "message")
+        assert console_errors(driver) == []
+        driver.execute_script("window.restarted = true")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "no longer knows" in text_of(driver, "message"), 20, "the word on a restarted server")
+        assert not driver.find_element(By.ID, "job").is_displayed()
+        assert driver.execute_script("return S.job") is None  # a new job may start
+        driver.get("about:blank")  # the next test's page loads without the stub
+
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 

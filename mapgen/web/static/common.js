@@ -30,9 +30,9 @@ const MG = {
   // reached is, not "working…" for ever.
   answerGraceMs: 30000,
 
-  async api(path, body, signal) {
-    const init = body === undefined ? {} : {
-      method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  async api(path, body, signal, method) {
+    const init = body === undefined ? (method ? {method} : {}) : {
+      method: method || "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
     };
     const limit = body && typeof body.time_limit === "number" ? body.time_limit * 1000 + MG.answerGraceMs : null;
     const own = new AbortController();

@@ -29,6 +29,8 @@ function unsay() { if (!$("restore")) say(""); }
 
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
 
+function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
+
 // The file the map came from (setMap): {text: as it was, base: its mapText(), tail: what follows the terrain once
 // it is edited (/api/parse's edited_tail), rf: the fingerprint of the rules its [generator] table names}; null
 // for a map painted here.
@@ -456,11 +458,29 @@ async function startJob(kind) {
   poll(kind);
 }
 
-async function poll(kind) {
+// A job's progress, asked every 400 ms. A question the server does not answer (stopped, restarted, a laptop gone to
+// sleep) is said and asked again, less often each time, until it answers or Cancel is pressed; a server that no longer
+// knows the job (restarted: jobs do not outlive it) ends it with those words.
+async function poll(kind, failures) {
   const id = S.job;
   if (!id) return;
   const r = await MG.api(`/api/jobs/${id}`);
   if (S.job !== id) return;
+  if (!r.ok) {
+    if (r.status === 0 || r.status >= 500) {
+      const n = (failures || 0) + 1;
+      say(`${capital(kind)}: the server could not answer (${r.data.error}); asking again…`, true);
+      $("job-title").dataset.status = "unanswered";
+      setTimeout(() => poll(kind, n), Math.min(10000, 1000 * 2 ** Math.min(n - 1, 4)));
+      return;
+    }
+    S.job = null;
+    $("job").hidden = true;
+    say(r.status === 404 ? `${capital(kind)}: the server no longer knows this job (it was restarted): start it again.`
+      : `${capital(kind)}: ${r.data.error}`, true);
+    return;
+  }
+  if (failures) say(""); // answered again: "asking again…" goes
   const j = r.data;
   const bar = $("job-progress");
   if (j.progress.total) { bar.max = j.progress.total; bar.value = j.progress.done; } else bar.removeAttribute("value");
@@ -809,7 +829,14 @@ async function main() {
   $("deduce").addEventListener("click", () => startJob("deduce"));
   $("playtest").addEventListener("click", () => startJob("playtest"));
   $("job-cancel").addEventListener("click", async () => {
-    if (S.job) { const id = S.job; S.job = null; await fetch(`/api/jobs/${id}`, {method: "DELETE"}); $("job").hidden = true; say("Cancelled."); }
+    if (!S.job) return;
+    const id = S.job;
+    S.job = null;
+    $("job").hidden = true;
+    const r = await MG.api(`/api/jobs/${id}`, undefined, undefined, "DELETE");
+    // a server that cannot be reached cannot be told; one restarted since has no such job left to run
+    say(r.ok || r.status === 404 ? "Cancelled." : `Stopped waiting; the server could not be told to cancel (${r.data.error}).`,
+      !(r.ok || r.status === 404));
   });
   $("dl-map").addEventListener("click", () => download("map"));
   $("dl-png").addEventListener("click", () => download("png"));
