@@ -693,6 +693,30 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
 
 
+def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):
+    """The palette is a modal sheet over the page, but Tab went on past its last button to the header's link, the
+    briefing and the board's cells under the sheet, out of sight: a keyboard user lost the palette."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    focus_cell(driver, "B2")
+    keys(driver, Keys.ENTER)
+    wait_for(driver.find_element(By.ID, "palette").is_displayed, what="the palette")
+    inside = "return document.getElementById('palette').contains(document.activeElement)"
+    where = "const e = document.activeElement; return e.id || e.dataset.code || e.dataset.cell || e.tagName"
+    for key in [Keys.TAB] * 15 + [Keys.SHIFT + Keys.TAB] * 15:
+        keys(driver, key)
+        assert driver.execute_script(inside), driver.execute_script(where)
+    keys(driver, Keys.ESCAPE)
+    wait_for(lambda: not driver.find_element(By.ID, "palette").is_displayed(), what="the palette to close")
+    assert active_cell(driver) == "B2"
+    keys(driver, Keys.TAB)  # the page is back in reach
+    assert driver.execute_script("return document.activeElement.id") == "hint"
+
+
 def test_each_tab_keeps_its_own_undo_history_and_the_stored_games_are_bounded(driver, base_url):
     """The undo history was stored once per browser: after playing in a second tab, a reload of the first said
     "Nothing to undo". Each game keeps its own, and only the newest games are stored."""

@@ -542,6 +542,7 @@ function openPalette(name, i) {
   }
   $("hill-numbers").hidden = true;
   $("palette").hidden = false;
+  behindPalette(true);
   const current = box.querySelector(`button[data-code="${H.cells[i].slice(0, 2)}"]`);
   (current || box.querySelector("button")).focus();
 }
@@ -576,9 +577,16 @@ function choose(code) {
   update();
 }
 
+// The page behind the open palette (a modal sheet) is inert: Tab does not reach it (it went on to the header, the
+// briefing and the board under the sheet; Tab now goes round the palette) and a screen reader reads the palette alone.
+function behindPalette(inert) {
+  for (const e of document.body.children) if (e.id !== "palette" && e.tagName !== "SCRIPT") e.inert = inert;
+}
+
 function closePalette() {
   const was = !$("palette").hidden;
   $("palette").hidden = true;
+  behindPalette(false);
   H.picking = null;
   if (was) { H.refocus = true; MG.focusCell($("board"), H.focus); }
 }
@@ -756,6 +764,13 @@ async function main() {
   $("unreveal").addEventListener("click", () => choose(".."));
   $("cancel").addEventListener("click", closePalette);
   $("palette").addEventListener("click", (e) => { if (e.target.id === "palette") closePalette(); });
+  $("palette").addEventListener("keydown", (e) => { // Tab goes round the palette's buttons, never out of it
+    if (e.key !== "Tab") return;
+    const buttons = [...$("palette").querySelectorAll("button")].filter((b) => b.getClientRects().length);
+    const at = buttons.indexOf(document.activeElement);
+    const next = e.shiftKey ? (at <= 0 ? buttons.length - 1 : null) : (at === buttons.length - 1 || at < 0 ? 0 : null);
+    if (next !== null) { e.preventDefault(); buttons[next].focus(); }
+  });
   document.addEventListener("keydown", onKey);
   setInterval(tick, 1000);
   $("heat").addEventListener("change", update);
