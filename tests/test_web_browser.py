@@ -717,6 +717,37 @@ def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base
     assert driver.execute_script("return document.activeElement.id") == "hint"
 
 
+def test_the_brush_in_use_is_told_apart_from_the_keyboard_focus(driver, base_url):
+    """The brush in use was ringed in the focus ring's blue (4 px against 3): tabbing over the brushes, two alike
+    rings showed and a keyboard user could not tell which brush would paint. The Hill numbers were the same."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]').click()
+    driver.find_element(By.CSS_SELECTOR, '.hill-brush button[data-number="2"]').click()
+    look = """const e = arguments[0], s = getComputedStyle(e);
+      return {outline: s.outlineStyle === 'none' ? 'none' : s.outlineStyle + ' ' + s.outlineColor,
+              ring: s.boxShadow, tick: getComputedStyle(e, '::after').content, background: s.backgroundColor};"""
+    for on, other in (
+        ('.brush[data-code="Hi"]', '.brush[data-code="Mu"]'),
+        ('.number[data-number="2"]', '.number[data-number="1"]'),
+    ):
+        selected, focused = driver.find_element(By.CSS_SELECTOR, on), driver.find_element(By.CSS_SELECTOR, other)
+        driver.execute_script("arguments[0].focus()", focused)
+        keys(driver, Keys.SHIFT)  # a key press: the focus shows as the keyboard's (:focus-visible)
+        a, b = driver.execute_script(look, selected), driver.execute_script(look, focused)
+        assert b["outline"] != "none" and a["outline"] == "none", (
+            on,
+            a,
+            b,
+        )  # the focus ring is the focused one's alone
+        assert a["ring"] != b["ring"] or a["tick"] != b["tick"] or a["background"] != b["background"], (on, a, b)
+    assert "✓" in driver.execute_script(look, driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]'))["tick"]
+
+
 def test_each_tab_keeps_its_own_undo_history_and_the_stored_games_are_bounded(driver, base_url):
     """The undo history was stored once per browser: after playing in a second tab, a reload of the first said
     "Nothing to undo". Each game keeps its own, and only the newest games are stored."""
