@@ -1346,6 +1346,28 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     wait_for(lambda: "playtest finished" in text_of(driver, "message"), 240, "the playtest")
 
 
+def test_phone_studio_never_scrolls_sideways_with_the_profile_open_or_a_long_file_name(phone, base_url, tmp_path):
+    """On a phone the studio's page grew wider than the screen (398 px on a 360 px one) once the profile box was
+    opened (its fieldset took the text box's 34 columns), and "Opened <a 200-letter file name>" made it 1,812 px."""
+    from selenium.webdriver.common.by import By
+
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    d.get(f"{base_url}/studio#map=fauna-1")
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
+    width = d.execute_script("return window.innerWidth")
+    wide = "return document.documentElement.scrollWidth"
+    d.find_element(By.ID, "briefing-summary").click()
+    d.find_element(By.CSS_SELECTOR, ".group details summary").click()
+    d.find_element(By.ID, "default-profile").click()
+    assert d.execute_script(wide) <= width
+    long_name = tmp_path / ("fauna-one-" + "a" * 190 + ".toml")
+    long_name.write_text(maps.path("fauna-1").read_text(encoding="utf-8"), encoding="utf-8")
+    d.find_element(By.ID, "open").send_keys(str(long_name))
+    wait_for(lambda: "Opened fauna-one-" in text_of(d, "message"), what="the file opened")
+    assert d.execute_script(wide) <= width
+
+
 def test_phone_studio_keeps_the_brushes_in_view_while_painting_lower_rows(phone, base_url):
     from selenium.webdriver.common.by import By
 
