@@ -1474,6 +1474,46 @@ def test_briefing_badges_never_cover_a_cell_name(base_url, size):
         d.quit()
 
 
+def test_at_320_px_what_is_drawn_on_a_cell_a_brush_or_a_palette_button_stays_inside_it(base_url):
+    """On a 320 px phone the forced mark "♣ Wo" was cut off at its cell's edge, an estimate's "~20%" stood past its
+    cell's, and "Sacagawea" past its brush's and its palette button's (at 360 px too). The estimates are stubbed
+    (the sampler's shape, ±33 points) so that the widest labels show at once."""
+    from selenium.webdriver.common.by import By
+
+    outside = """return [...document.querySelectorAll('.cell, .brush, .terrain')].flatMap((c) => {
+      const box = c.getBoundingClientRect();
+      return [...c.querySelectorAll('span:not(.sr)')].map((s) => {
+        const r = s.getBoundingClientRect();
+        const out = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom);
+        return out > 0.5 ? `${c.dataset.cell || c.dataset.code} ${s.className} "${s.textContent}" ${out.toFixed(1)} px` : null;
+      }).filter(Boolean); })"""
+    sampled = table_stub(
+        "if (v.heat) { v.heat_exact = false; v.heat_method = 'sampler'; v.heat_error = {}; delete v.method;"
+        " for (const k of Object.keys(v.heat)) { if (v.heat[k] > 0) { v.heat[k] = 0.27; v.heat_error[k] = 0.17; } }"
+        " v.sampler = {rhat: 1.01, converged: true, samples: 800, agreeing: 800, own: true}; }"
+    )
+    d = chrome(320, 640)
+    try:
+        with stubbed(d, sampled):
+            d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+            wait_for(lambda: "estimated" in text_of(d, "heat-note"), what="the stubbed estimate")
+            settled(d)
+            assert "~27%" in cell(d, "B3").text and d.find_elements(By.CSS_SELECTOR, ".cell.forced .forced-mark")
+            assert d.execute_script(outside) == []
+        d.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1")
+        d.refresh()
+        wait_for(lambda: "maps fit" in text_of(d, "count") or "counting" in text_of(d, "count"), what="flora-1")
+        cell(d, "C4").click()
+        wait_for(d.find_element(By.ID, "palette").is_displayed, what="the palette")
+        assert d.execute_script(outside) == []
+        d.get(f"{base_url}/studio#map=flora-1")
+        wait_for(lambda: "Valid" in text_of(d, "verdict"), what="the studio")
+        assert d.find_elements(By.CSS_SELECTOR, '.brush[data-code="Sa"]') and d.execute_script(outside) == []
+        assert d.execute_script("return document.documentElement.scrollWidth") <= 320
+    finally:
+        d.quit()
+
+
 def test_screenshots_of_both_pages_at_both_sizes(base_url, tmp_path):
     from selenium.webdriver.common.by import By
 
