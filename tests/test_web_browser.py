@@ -867,6 +867,30 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         assert "<1%" in cell(driver, "G1").text
 
 
+def test_the_live_count_is_not_read_aloud_each_second_of_a_wait(driver, base_url):
+    """The count line is a live region: while a briefing compiled, a screen reader read "compiling the briefing…
+    1 s", "… 2 s", "… 3 s", once a second for minutes (fauna-3's compile takes 153 s), over the forced cells and any
+    other word. The seconds are shown but hidden from it (the API's answers stubbed: compiling for a while)."""
+    stub = table_stub(
+        "v.compiling = {seconds: 1}; v.count = null; v.exact = false; v.method = 'bounds';",
+    )
+    spoken = """const c = document.getElementById('count').cloneNode(true);
+      c.querySelectorAll('[aria-hidden="true"]').forEach((e) => e.remove());
+      return [document.getElementById('count').closest('[aria-live]') !== null, c.textContent];"""
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
+        driver.refresh()
+        wait_for(lambda: "compiling the briefing… 2 s" in text_of(driver, "count"), 30, "the wait's seconds")
+        shown, said = set(), set()
+        for _ in range(15):
+            shown.add(text_of(driver, "count"))
+            said.add(tuple(driver.execute_script(spoken)))
+            time.sleep(0.2)
+        assert len(shown) >= 2, shown  # the seconds go up on the page
+        assert said == {(True, "compiling the briefing…")}, said  # and the live region says it once
+    driver.get("about:blank")  # the next test's page loads without the stub
+
+
 def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url):
     """Typing another briefing while the old one compiled kept "compiling the briefing… 93 s" counting on (the
     old briefing's wait) and its forced cells on the board until the new answer came, which, for a Peak off the

@@ -349,9 +349,22 @@ function put(id, text) {
   if ($(id).textContent !== text) $(id).textContent = text;
 }
 
+// The count line is in a live region, read aloud on each change: a wait's seconds, going up once a second, are shown
+// but hidden from a screen reader (it read "compiling the briefing… 1 s", "… 2 s", … for minutes, over any other word).
+function putCount(text, seconds) {
+  const c = $("count");
+  const shown = c.querySelector(".seconds");
+  if (c.firstChild && c.firstChild.nodeValue === text && Boolean(shown) === (seconds !== null)) {
+    if (shown) shown.textContent = ` ${seconds} s`;
+    return;
+  }
+  c.replaceChildren(text);
+  if (seconds !== null) c.append(MG.el("span", {class: "seconds", "aria-hidden": "true", text: ` ${seconds} s`}));
+}
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
-  if (v.compiling) return `compiling the briefing… ${waited(v.compiling)} s`;
+  if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
@@ -394,7 +407,7 @@ function status() {
     $("count").textContent = "0 maps fit";
     return;
   }
-  put("count", countText(v));
+  putCount(countText(v), v.compiling ? waited(v.compiling) : null);
   // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
   // is the hint's ("Hint 1 of N forced cells"), which never hints them.
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
