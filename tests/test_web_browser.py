@@ -1243,6 +1243,42 @@ def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_bla
     assert leaving  # unsaved edits: the browser asks before leaving
 
 
+def test_studio_maps_in_two_tabs_each_keep_their_undo_history_and_file_across_a_reload(driver, base_url):
+    """The studio stored one map per browser: after editing another map in a second tab, a reload of the first said
+    "Nothing to undo", and its map file lost what the shipped file held beside the board (its [generator] table,
+    marked edited): a two-tab designer's download was a bare map."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    first = driver.current_window_handle
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Wo"]').click()
+    cell(driver, "A1").click()  # Skull -> Wood
+    wait_for(lambda: "Wo" in cell(driver, "A1").text, what="A1 painted")
+    settled(driver)
+    driver.switch_to.new_window("tab")  # another map in a second tab
+    try:
+        driver.get(f"{base_url}/studio#map=flora-2")
+        wait_for(lambda: "flora-2" in text_of(driver, "briefing-summary"), what="the second tab's map")
+        settled(driver)
+        driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Wo"]').click()
+        cell(driver, "A1").click()
+        wait_for(lambda: "Wo" in cell(driver, "A1").text, what="A1 painted in the second tab")
+        settled(driver)
+    finally:
+        driver.close()
+        driver.switch_to.window(first)
+    driver.refresh()
+    wait_for(lambda: "Wo" in cell(driver, "A1").text and "broken" in text_of(driver, "verdict"), what="the reload")
+    assert "edited = true" in driver.execute_script("return fileText()")
+    driver.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Sk" in cell(driver, "A1").text, 10, "undo in the first tab after the second's edit")
+    assert text_of(driver, "message") == "Undone."
+    saved = driver.execute_script("return JSON.parse(localStorage.getItem('mapgen.studio.last'))")
+    assert len(saved) <= 8 and saved[0]["hash"] == driver.execute_script("return location.hash")
+
+
 def test_studio_downloads_an_opened_map_as_it_was_and_an_edited_one_with_its_generator_marked(
     driver, base_url, tmp_path
 ):

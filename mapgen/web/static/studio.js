@@ -8,6 +8,7 @@
 "use strict";
 
 const SAVE_KEY = "mapgen.studio.last";
+const SAVED_MAPS = 8; // the newest maps kept in storage, each with its undo history and the file it came from
 const HISTORY_CAP = 200;
 const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field is empty; the most /api/playtest takes
 
@@ -95,12 +96,20 @@ function readHash() {
 function remember() {
   const hash = hashOf();
   if (location.hash !== hash) history.replaceState(null, "", hash);
-  try {
-    const files = [];
-    const undo = packHistory(S.undo.slice(-HISTORY_CAP), files), redo = packHistory(S.redo.slice(-HISTORY_CAP), files);
-    const file = S.file ? packHistory([{file: S.file}], files)[0].file : null;
-    localStorage.setItem(SAVE_KEY, JSON.stringify({hash, saved: Date.now(), undo, redo, file, files}));
-  } catch (e) { /* private mode or full: the address still keeps the map */ }
+  // one entry per map, keyed by its address, moving with it as it is edited: a map in another tab keeps its own
+  // (a reload kept its undo history and its file only if no other tab had saved since)
+  const files = [];
+  const undo = packHistory(S.undo.slice(-HISTORY_CAP), files), redo = packHistory(S.redo.slice(-HISTORY_CAP), files);
+  const file = S.file ? packHistory([{file: S.file}], files)[0].file : null;
+  const kept = savedMaps().filter((m) => m.hash !== S.savedHash && m.hash !== hash);
+  kept.unshift({hash, saved: Date.now(), undo, redo, file, files});
+  S.savedHash = hash;
+  for (const list of [kept.slice(0, SAVED_MAPS), kept.slice(0, 1)]) { // full: this map alone
+    try {
+      localStorage.setItem(SAVE_KEY, JSON.stringify(list));
+      break;
+    } catch (e) { /* private mode or full: the address still keeps the map */ }
+  }
   const b = S.briefing;
   const p = new URLSearchParams();
   p.set("ch", b.chapter);
@@ -720,9 +729,15 @@ async function openShipped(name) {
   return true;
 }
 
-function lastSaved() {
-  try { return JSON.parse(localStorage.getItem(SAVE_KEY) || "null"); } catch (e) { return null; }
+// The maps kept in storage, the newest first (one map alone, as it was stored before).
+function savedMaps() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVE_KEY) || "[]");
+    return (Array.isArray(saved) ? saved : [saved]).filter((m) => m && typeof m.hash === "string");
+  } catch (e) { return []; /* unreadable: start afresh */ }
 }
+
+function lastSaved() { return savedMaps()[0] || null; }
 
 function restoreOffer(saved) {
   // Opened without a map in the address: offer the last map worked on in this browser.
@@ -776,8 +791,9 @@ async function main() {
   if (h && h.briefing) {
     S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
     S.form.set(S.briefing);
-    const saved = lastSaved();
-    if (saved && saved.hash === location.hash) { // this map's history, and the file it came from
+    const saved = savedMaps().find((m) => m.hash === location.hash);
+    S.savedHash = location.hash;
+    if (saved) { // this map's history, and the file it came from
       const files = saved.files || [];
       S.undo = unpackHistory(saved.undo, files);
       S.redo = unpackHistory(saved.redo, files);
