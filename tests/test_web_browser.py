@@ -345,6 +345,28 @@ def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver
         driver.get("about:blank")  # the next test's page loads without the stub
 
 
+def test_studio_asks_for_the_verdict_again_when_the_server_answers_again(driver, base_url):
+    """With the server gone a moment, the verdict read "the server cannot be reached" and stayed so once it was
+    back, until the next edit: the map looked unjudged for good. The first two validations are unanswered (stubbed
+    in the page)."""
+    stub = r"""
+      const real = window.fetch;
+      window.unanswered = 0;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/validate') && window.unanswered++ < 2) throw new TypeError('Failed to fetch');
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=fauna-1")
+        driver.refresh()
+        said = wait_for(lambda: "asking again" in text_of(driver, "verdict") and text_of(driver, "verdict"), 30)
+        assert said == "The server could not answer (the server cannot be reached): asking again…"
+        wait_for(lambda: text_of(driver, "verdict") == "Valid: every rule holds", 30, "the verdict once it answers")
+        settled(driver)
+    driver.get("about:blank")  # the next test's page loads without the stub
+
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 

@@ -273,10 +273,9 @@ function paint(i, code) {
   check();
 }
 
-async function check() {
-  remember();
-  draw();
-  const seq = ++S.seq;
+async function check(failures) {
+  if (!failures) { remember(); draw(); }
+  const seq = failures ? S.seq : ++S.seq;
   const blank = S.cells.filter((c) => c === "..").length;
   const list = $("violations");
   if (blank) {
@@ -292,6 +291,19 @@ async function check() {
   const r = await MG.api("/api/validate", {map: mapText()});
   if (seq !== S.seq) return;
   document.body.classList.remove("busy");
+  if (!r.ok && (r.status === 0 || r.status >= 500)) {
+    // no answer (the server stopped, restarted, a laptop asleep): said, and asked again until it answers or the
+    // map changes (the verdict stood at "the server cannot be reached" until the next edit)
+    document.body.classList.add("busy");
+    S.violations = [];
+    $("verdict").textContent = `The server could not answer (${r.data.error}): asking again…`;
+    $("verdict").className = "big problem";
+    list.replaceChildren();
+    draw();
+    const n = (failures || 0) + 1;
+    setTimeout(() => { if (seq === S.seq) check(n); }, Math.min(10000, 1000 * 2 ** Math.min(n - 1, 4)));
+    return;
+  }
   if (!r.ok) {
     S.violations = [];
     $("verdict").textContent = r.data.error;
