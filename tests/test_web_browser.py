@@ -367,6 +367,54 @@ def test_studio_asks_for_the_verdict_again_when_the_server_answers_again(driver,
     driver.get("about:blank")  # the next test's page loads without the stub
 
 
+def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url):
+    """A 504 was shown in the API's words, advice a page's user cannot follow: "no valid map found within the time
+    limit of 10 s (ask for a larger time_limit)", "…; try a larger --time-limit or looser profile settings". The
+    server's 504 answers (its own words) are stubbed in the page."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      const late = {'/api/repair': 'no valid map found within the time limit of 10 s (ask for a larger time_limit)',
+        '/api/generate': 'no fauna map found within the time limit of 20 s (seed 1); try a larger --time-limit or '
+          + 'looser profile settings',
+        '/api/hint': 'the time limit (10 s) ran out (ask for a larger time_limit)'};
+      window.fetch = async (url, init) => {
+        const path = new URL(String(url), location.href).pathname;
+        if (late[path]) return new Response(JSON.stringify({error: late[path]}), {status: 504,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=fauna-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+        settled(driver)
+        said = {}
+        for button in ("repair", "generate"):
+            driver.find_element(By.ID, button).click()
+            if button == "generate":
+                for ok in driver.find_elements(By.ID, "confirm-ok"):
+                    ok.click()
+            said[button] = wait_for(
+                lambda: "time limit of" in text_of(driver, "message") and text_of(driver, "message")
+            )
+            driver.execute_script("document.getElementById('message').textContent = ''")
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        driver.find_element(By.ID, "hint").click()
+        said["hint"] = wait_for(lambda: "ran out" in text_of(driver, "hint-text") and text_of(driver, "hint-text"))
+    driver.get("about:blank")  # the next test's page loads without the stub
+    assert said == {
+        "repair": "no valid map found within the time limit of 10 s: mend a few cells by hand and press Repair again,"
+        " or run mapgen repair with a larger --time-limit on the command line.",
+        "generate": "no fauna map found within the time limit of 20 s (seed 1): try another seed, or loosen the profile.",
+        "hint": "the time limit (10 s) ran out: press Hint to ask again, or reveal another Path.",
+    }, said
+
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 

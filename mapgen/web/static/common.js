@@ -58,6 +58,16 @@ const MG = {
     }
   },
 
+  // What a failed request says on the page: the server's words, but for a time limit that ran out (504) without its
+  // advice to the API's caller ("ask for a larger time_limit", "try a larger --time-limit"), which a page's user
+  // cannot follow: ``advice`` instead, what they can do here.
+  errorText(r, advice) {
+    const said = (r.data && r.data.error) || "the server could not answer";
+    if (r.status !== 504 || !advice) return said;
+    const bare = said.replace(/\s*\(ask for a larger time_limit\)/, "").replace(/;?\s*try a larger --time-limit.*$/, "");
+    return `${bare}: ${advice}`;
+  },
+
   async loadChapters() {
     const r = await MG.api("/api/chapters");
     for (const ch of r.data) MG.chapters[ch.chapter] = ch;

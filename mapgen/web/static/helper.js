@@ -624,7 +624,10 @@ async function hint() {
   if (seq !== H.seq) return;
   const ch = H.briefing.chapter;
   if (!r.ok && r.data && r.data.rules_mismatch) checkRules(r.data.rules_mismatch);
-  if (!r.ok && !(r.data && r.data.conflict)) { box.textContent = r.data.error || "no hint"; return; }
+  if (!r.ok && !(r.data && r.data.conflict)) {
+    box.textContent = MG.errorText(r, "press Hint to ask again, or reveal another Path.");
+    return;
+  }
   const d = r.data;
   box.replaceChildren();
   if (d.conflict) {

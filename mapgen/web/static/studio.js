@@ -362,7 +362,9 @@ async function repair(within) {
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/repair", body);
   if (!r.ok) {
-    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    const said = MG.errorText(r, "mend a few cells by hand and press Repair again, or run mapgen repair with a "
+      + "larger --time-limit on the command line.");
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, said, r.data.rules) : said, true);
     return;
   }
   const out = r.data;
@@ -405,7 +407,8 @@ async function fill() {
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body);
   if (!r.ok) {
-    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    const said = MG.errorText(r, "try another seed, paint fewer cells, or loosen the profile.");
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, said, r.data.rules) : said, true);
     markCells(r.data.cells || []);
     return;
   }
@@ -432,7 +435,7 @@ async function generate() {
   const body = {chapter: b.chapter, seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body);
-  if (!r.ok) { say(r.data.error, true); return; }
+  if (!r.ok) { say(MG.errorText(r, "try another seed, or loosen the profile."), true); return; }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
   $("changes").replaceChildren();
   push();
