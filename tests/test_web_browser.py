@@ -787,6 +787,54 @@ def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base
     assert driver.execute_script("return document.activeElement.id") == "hint"
 
 
+def _luminance(rgb: str) -> float:
+    import re
+
+    channels = [int(x) / 255 for x in re.findall(r"\d+", rgb)[:3]]
+    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_focused_cell_stands_out_on_every_terrain_and_against_the_board(driver, base_url):
+    """The keyboard's focus on a cell was a dark outline alone: on a Skull's black it did not show, and against the
+    board's grey it stood at 2:1. Walked over every cell of fauna-1 (all its terrains) by the arrow keys: a ring
+    colour stands out (3:1, WCAG's for a focus indicator) from the cell's own colour and from the board's."""
+    import re
+
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    settled(driver)
+    look = """const e = document.activeElement, s = getComputedStyle(e), a = getComputedStyle(e, '::after');
+      return [e.dataset.cell, s.backgroundColor, s.outlineStyle === 'none' ? '' : s.outlineColor,
+              a.content === 'none' ? '' : a.boxShadow, getComputedStyle(e.parentElement).backgroundColor];"""
+    focus_cell(driver, "A1")
+    keys(driver, Keys.ARROW_RIGHT, Keys.ARROW_LEFT)  # moved by the keyboard: its focus shows (:focus-visible)
+    seen = {}
+    for row in range(7):
+        for step in range(7):
+            name, colour, outline, rings, board = driver.execute_script(look)
+            ring_colours = [outline, *re.findall(r"rgba?\([^)]*\)", rings)]
+            ring_colours = [c for c in ring_colours if c]
+            seen[name] = (
+                max(_contrast(c, colour) for c in ring_colours),
+                max(_contrast(c, board) for c in ring_colours),
+            )
+            if step < 6:
+                keys(driver, Keys.ARROW_RIGHT if row % 2 == 0 else Keys.ARROW_LEFT)
+        keys(driver, Keys.ARROW_DOWN)
+    assert len(seen) == 49
+    weak = {name: pair for name, pair in seen.items() if min(pair) < 3}
+    assert weak == {}, weak
+
+
 def test_the_brush_in_use_is_told_apart_from_the_keyboard_focus(driver, base_url):
     """The brush in use was ringed in the focus ring's blue (4 px against 3): tabbing over the brushes, two alike
     rings showed and a keyboard user could not tell which brush would paint. The Hill numbers were the same."""
