@@ -415,6 +415,42 @@ def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url
     }, said
 
 
+def test_a_job_s_progress_bar_is_named_for_a_screen_reader(driver, base_url):
+    """The job's progress bar had no name: a screen reader said "progress bar, 40%" and not of what. It is named by
+    the job's title. The job is stubbed in the page (running for good, 2 of 5 games)."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) {
+          return json({id: 'stub', kind: 'playtest', status: 'running', progress: {done: 2, total: 5}}, 200);
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=training-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the job")
+        doc = driver.execute_cdp_cmd("DOM.getDocument", {})
+        node = driver.execute_cdp_cmd(
+            "DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#job-progress"}
+        )
+        ax = driver.execute_cdp_cmd(
+            "Accessibility.getPartialAXTree", {"nodeId": node["nodeId"], "fetchRelatives": False}
+        )
+        assert ax["nodes"][0]["role"]["value"] == "progressbar"
+        assert ax["nodes"][0]["name"]["value"] == "Playtest: 200 games (heuristic)"
+        driver.find_element(By.ID, "job-cancel").click()
+    driver.get("about:blank")  # the next test's page loads without the stub
+
+
 def test_studio_downloads_a_png(driver, base_url, downloads):
     from selenium.webdriver.common.by import By
 
