@@ -127,6 +127,25 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     assert "G7Hi0" not in driver.current_url
 
 
+def test_the_forced_line_says_its_tokens_as_they_are(driver, base_url):
+    """ "0 forced cells (marked on their tokens)" named marks that were not there, and "1 forced cell (marked on
+    their tokens)" one token as several. The page's status is drawn from given answers."""
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    settled(driver)
+    line = "H.view = {count: 5, exact: true, forced: arguments[0]}; status(); return $('forced-line').textContent"
+    said = [
+        driver.execute_script(line, forced) for forced in ({}, {"B2": "Wo"}, {"F2": "Ro"}, {"B2": "Wo", "F2": "Ro"})
+    ]
+    assert said == [
+        "0 forced cells",
+        "1 forced cell (marked on its token)",
+        "0 forced cells, and the Peak (marked on its token)",
+        "1 forced cell, and the Peak (marked on their tokens)",
+    ]
+
+
 def test_helper_state_reloads_from_the_url(driver, base_url):
     from selenium.webdriver.common.by import By
 

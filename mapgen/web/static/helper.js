@@ -413,8 +413,9 @@ function status() {
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
   const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
   const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
+  const marked = forcedCount + fixed.length; // "marked on their tokens" was said of no token, and of one
   put("forced-line", `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
-    + " (marked on their tokens)");
+    + (marked === 0 ? "" : marked === 1 ? " (marked on its token)" : " (marked on their tokens)"));
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
