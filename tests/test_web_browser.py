@@ -127,6 +127,25 @@ def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     assert "G7Hi0" not in driver.current_url
 
 
+def test_the_forced_line_says_its_tokens_as_they_are(driver, base_url):
+    """ "0 forced cells (marked on their tokens)" named marks that were not there, and "1 forced cell (marked on
+    their tokens)" one token as several. The page's status is drawn from given answers."""
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    settled(driver)
+    line = "H.view = {count: 5, exact: true, forced: arguments[0]}; status(); return $('forced-line').textContent"
+    said = [
+        driver.execute_script(line, forced) for forced in ({}, {"B2": "Wo"}, {"F2": "Ro"}, {"B2": "Wo", "F2": "Ro"})
+    ]
+    assert said == [
+        "0 forced cells",
+        "1 forced cell (marked on its token)",
+        "0 forced cells, and the Peak (marked on its token)",
+        "1 forced cell, and the Peak (marked on their tokens)",
+    ]
+
+
 def test_helper_state_reloads_from_the_url(driver, base_url):
     from selenium.webdriver.common.by import By
 
@@ -296,6 +315,159 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
             in said
         )
+
+
+def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver, base_url):
+    """A playtest whose progress question went unanswered (the server stopped, restarted, a laptop asleep) threw
+    in the page ("Cannot read properties of undefined (reading 'total')"): the bar stayed up for ever, no word
+    said, the result never came when the server was back, and Deduce and Playtest said "A job is running". The
+    job's answers are stubbed in the page: three unanswered questions, then the result; then a server that no
+    longer knows the job (restarted)."""
+    stub = r"""
+      const real = window.fetch;
+      window.asked = 0;
+      window.restarted = false;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) {
+          if (window.restarted) return json({error: "no job 'stub'"}, 404);
+          if (++window.asked <= 3) throw new TypeError('Failed to fetch');
+          return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 5, total: 5},
+                       result: {games: 5, wins: 4, win_rate: 0.8, win_rate_ci: [0.38, 0.96], mean_score: 30,
+                                mean_days: 20, bot: 'heuristic', losses: {thirst: 1}, scores: [0, 30, 30, 30, 30]},
+                       error: null}, 200);
+        }
+        return real(url, init);
+      };
+    """
+    from selenium.webdriver.common.by import By
+
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=training-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        console_errors(driver)
+        driver.find_element(By.ID, "playtest").click()
+        said = wait_for(lambda: "asking again" in text_of(driver, "message") and text_of(driver, "message"), 20)
+        assert said.startswith("Playtest: the server could not answer (the server cannot be reached)"), said
+        assert driver.find_element(By.ID, "job").is_displayed()  # still followed, still cancellable
+        wait_for(lambda: "Wins 4/5" in text_of(driver, "job-result"), 60, "the result once the server answers")
+        assert not driver.find_element(By.ID, "job").is_displayed() and "asking again" not in text_of(driver, "message")
+        assert console_errors(driver) == []
+        driver.execute_script("window.restarted = true")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "no longer knows" in text_of(driver, "message"), 20, "the word on a restarted server")
+        assert not driver.find_element(By.ID, "job").is_displayed()
+        assert driver.execute_script("return S.job") is None  # a new job may start
+        driver.get("about:blank")  # the next test's page loads without the stub
+
+
+def test_studio_asks_for_the_verdict_again_when_the_server_answers_again(driver, base_url):
+    """With the server gone a moment, the verdict read "the server cannot be reached" and stayed so once it was
+    back, until the next edit: the map looked unjudged for good. The first two validations are unanswered (stubbed
+    in the page)."""
+    stub = r"""
+      const real = window.fetch;
+      window.unanswered = 0;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/validate') && window.unanswered++ < 2) throw new TypeError('Failed to fetch');
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=fauna-1")
+        driver.refresh()
+        said = wait_for(lambda: "asking again" in text_of(driver, "verdict") and text_of(driver, "verdict"), 30)
+        assert said == "The server could not answer (the server cannot be reached): asking again…"
+        wait_for(lambda: text_of(driver, "verdict") == "Valid: every rule holds", 30, "the verdict once it answers")
+        settled(driver)
+    driver.get("about:blank")  # the next test's page loads without the stub
+
+
+def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url):
+    """A 504 was shown in the API's words, advice a page's user cannot follow: "no valid map found within the time
+    limit of 10 s (ask for a larger time_limit)", "…; try a larger --time-limit or looser profile settings". The
+    server's 504 answers (its own words) are stubbed in the page."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      const late = {'/api/repair': 'no valid map found within the time limit of 10 s (ask for a larger time_limit)',
+        '/api/generate': 'no fauna map found within the time limit of 20 s (seed 1); try a larger --time-limit or '
+          + 'looser profile settings',
+        '/api/hint': 'the time limit (10 s) ran out (ask for a larger time_limit)'};
+      window.fetch = async (url, init) => {
+        const path = new URL(String(url), location.href).pathname;
+        if (late[path]) return new Response(JSON.stringify({error: late[path]}), {status: 504,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=fauna-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+        settled(driver)
+        said = {}
+        for button in ("repair", "generate"):
+            driver.find_element(By.ID, button).click()
+            if button == "generate":
+                for ok in driver.find_elements(By.ID, "confirm-ok"):
+                    ok.click()
+            said[button] = wait_for(
+                lambda: "time limit of" in text_of(driver, "message") and text_of(driver, "message")
+            )
+            driver.execute_script("document.getElementById('message').textContent = ''")
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        driver.find_element(By.ID, "hint").click()
+        said["hint"] = wait_for(lambda: "ran out" in text_of(driver, "hint-text") and text_of(driver, "hint-text"))
+    driver.get("about:blank")  # the next test's page loads without the stub
+    assert said == {
+        "repair": "no valid map found within the time limit of 10 s: mend a few cells by hand and press Repair again,"
+        " or run mapgen repair with a larger --time-limit on the command line.",
+        "generate": "no fauna map found within the time limit of 20 s (seed 1): try another seed, or loosen the profile.",
+        "hint": "the time limit (10 s) ran out: press Hint to ask again, or reveal another Path.",
+    }, said
+
+
+def test_a_job_s_progress_bar_is_named_for_a_screen_reader(driver, base_url):
+    """The job's progress bar had no name: a screen reader said "progress bar, 40%" and not of what. It is named by
+    the job's title. The job is stubbed in the page (running for good, 2 of 5 games)."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) {
+          return json({id: 'stub', kind: 'playtest', status: 'running', progress: {done: 2, total: 5}}, 200);
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/studio#map=training-1")
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the job")
+        doc = driver.execute_cdp_cmd("DOM.getDocument", {})
+        node = driver.execute_cdp_cmd(
+            "DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#job-progress"}
+        )
+        ax = driver.execute_cdp_cmd(
+            "Accessibility.getPartialAXTree", {"nodeId": node["nodeId"], "fetchRelatives": False}
+        )
+        assert ax["nodes"][0]["role"]["value"] == "progressbar"
+        assert ax["nodes"][0]["name"]["value"] == "Playtest: 200 games (heuristic)"
+        driver.find_element(By.ID, "job-cancel").click()
+    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_studio_downloads_a_png(driver, base_url, downloads):
@@ -646,6 +818,109 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
 
 
+def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):
+    """The palette is a modal sheet over the page, but Tab went on past its last button to the header's link, the
+    briefing and the board's cells under the sheet, out of sight: a keyboard user lost the palette."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    focus_cell(driver, "B2")
+    keys(driver, Keys.ENTER)
+    wait_for(driver.find_element(By.ID, "palette").is_displayed, what="the palette")
+    inside = "return document.getElementById('palette').contains(document.activeElement)"
+    where = "const e = document.activeElement; return e.id || e.dataset.code || e.dataset.cell || e.tagName"
+    for key in [Keys.TAB] * 15 + [Keys.SHIFT + Keys.TAB] * 15:
+        keys(driver, key)
+        assert driver.execute_script(inside), driver.execute_script(where)
+    keys(driver, Keys.ESCAPE)
+    wait_for(lambda: not driver.find_element(By.ID, "palette").is_displayed(), what="the palette to close")
+    assert active_cell(driver) == "B2"
+    keys(driver, Keys.TAB)  # the page is back in reach
+    assert driver.execute_script("return document.activeElement.id") == "hint"
+
+
+def _luminance(rgb: str) -> float:
+    import re
+
+    channels = [int(x) / 255 for x in re.findall(r"\d+", rgb)[:3]]
+    r, g, b = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def _contrast(a: str, b: str) -> float:
+    hi, lo = sorted((_luminance(a), _luminance(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+def test_the_focused_cell_stands_out_on_every_terrain_and_against_the_board(driver, base_url):
+    """The keyboard's focus on a cell was a dark outline alone: on a Skull's black it did not show, and against the
+    board's grey it stood at 2:1. Walked over every cell of fauna-1 (all its terrains) by the arrow keys: a ring
+    colour stands out (3:1, WCAG's for a focus indicator) from the cell's own colour and from the board's."""
+    import re
+
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    settled(driver)
+    look = """const e = document.activeElement, s = getComputedStyle(e), a = getComputedStyle(e, '::after');
+      return [e.dataset.cell, s.backgroundColor, s.outlineStyle === 'none' ? '' : s.outlineColor,
+              a.content === 'none' ? '' : a.boxShadow, getComputedStyle(e.parentElement).backgroundColor];"""
+    focus_cell(driver, "A1")
+    keys(driver, Keys.ARROW_RIGHT, Keys.ARROW_LEFT)  # moved by the keyboard: its focus shows (:focus-visible)
+    seen = {}
+    for row in range(7):
+        for step in range(7):
+            name, colour, outline, rings, board = driver.execute_script(look)
+            ring_colours = [outline, *re.findall(r"rgba?\([^)]*\)", rings)]
+            ring_colours = [c for c in ring_colours if c]
+            seen[name] = (
+                max(_contrast(c, colour) for c in ring_colours),
+                max(_contrast(c, board) for c in ring_colours),
+            )
+            if step < 6:
+                keys(driver, Keys.ARROW_RIGHT if row % 2 == 0 else Keys.ARROW_LEFT)
+        keys(driver, Keys.ARROW_DOWN)
+    assert len(seen) == 49
+    weak = {name: pair for name, pair in seen.items() if min(pair) < 3}
+    assert weak == {}, weak
+
+
+def test_the_brush_in_use_is_told_apart_from_the_keyboard_focus(driver, base_url):
+    """The brush in use was ringed in the focus ring's blue (4 px against 3): tabbing over the brushes, two alike
+    rings showed and a keyboard user could not tell which brush would paint. The Hill numbers were the same."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]').click()
+    driver.find_element(By.CSS_SELECTOR, '.hill-brush button[data-number="2"]').click()
+    look = """const e = arguments[0], s = getComputedStyle(e);
+      return {outline: s.outlineStyle === 'none' ? 'none' : s.outlineStyle + ' ' + s.outlineColor,
+              ring: s.boxShadow, tick: getComputedStyle(e, '::after').content, background: s.backgroundColor};"""
+    for on, other in (
+        ('.brush[data-code="Hi"]', '.brush[data-code="Mu"]'),
+        ('.number[data-number="2"]', '.number[data-number="1"]'),
+    ):
+        selected, focused = driver.find_element(By.CSS_SELECTOR, on), driver.find_element(By.CSS_SELECTOR, other)
+        driver.execute_script("arguments[0].focus()", focused)
+        keys(driver, Keys.SHIFT)  # a key press: the focus shows as the keyboard's (:focus-visible)
+        a, b = driver.execute_script(look, selected), driver.execute_script(look, focused)
+        assert b["outline"] != "none" and a["outline"] == "none", (
+            on,
+            a,
+            b,
+        )  # the focus ring is the focused one's alone
+        assert a["ring"] != b["ring"] or a["tick"] != b["tick"] or a["background"] != b["background"], (on, a, b)
+    assert "✓" in driver.execute_script(look, driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]'))["tick"]
+
+
 def test_each_tab_keeps_its_own_undo_history_and_the_stored_games_are_bounded(driver, base_url):
     """The undo history was stored once per browser: after playing in a second tab, a reload of the first said
     "Nothing to undo". Each game keeps its own, and only the newest games are stored."""
@@ -763,6 +1038,30 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         wait_for(lambda: text_of(driver, "count") == "1,462,955 maps fit (exact)", what="the exact count")
         assert "33%" in cell(driver, "A1").text and "(exact)" in text_of(driver, "heat-note")
         assert "<1%" in cell(driver, "G1").text
+
+
+def test_the_live_count_is_not_read_aloud_each_second_of_a_wait(driver, base_url):
+    """The count line is a live region: while a briefing compiled, a screen reader read "compiling the briefing…
+    1 s", "… 2 s", "… 3 s", once a second for minutes (fauna-3's compile takes 153 s), over the forced cells and any
+    other word. The seconds are shown but hidden from it (the API's answers stubbed: compiling for a while)."""
+    stub = table_stub(
+        "v.compiling = {seconds: 1}; v.count = null; v.exact = false; v.method = 'bounds';",
+    )
+    spoken = """const c = document.getElementById('count').cloneNode(true);
+      c.querySelectorAll('[aria-hidden="true"]').forEach((e) => e.remove());
+      return [document.getElementById('count').closest('[aria-live]') !== null, c.textContent];"""
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
+        driver.refresh()
+        wait_for(lambda: "compiling the briefing… 2 s" in text_of(driver, "count"), 30, "the wait's seconds")
+        shown, said = set(), set()
+        for _ in range(15):
+            shown.add(text_of(driver, "count"))
+            said.add(tuple(driver.execute_script(spoken)))
+            time.sleep(0.2)
+        assert len(shown) >= 2, shown  # the seconds go up on the page
+        assert said == {(True, "compiling the briefing…")}, said  # and the live region says it once
+    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url):
@@ -1117,6 +1416,42 @@ def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_bla
     assert leaving  # unsaved edits: the browser asks before leaving
 
 
+def test_studio_maps_in_two_tabs_each_keep_their_undo_history_and_file_across_a_reload(driver, base_url):
+    """The studio stored one map per browser: after editing another map in a second tab, a reload of the first said
+    "Nothing to undo", and its map file lost what the shipped file held beside the board (its [generator] table,
+    marked edited): a two-tab designer's download was a bare map."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/studio#map=fauna-1")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    first = driver.current_window_handle
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Wo"]').click()
+    cell(driver, "A1").click()  # Skull -> Wood
+    wait_for(lambda: "Wo" in cell(driver, "A1").text, what="A1 painted")
+    settled(driver)
+    driver.switch_to.new_window("tab")  # another map in a second tab
+    try:
+        driver.get(f"{base_url}/studio#map=flora-2")
+        wait_for(lambda: "flora-2" in text_of(driver, "briefing-summary"), what="the second tab's map")
+        settled(driver)
+        driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Wo"]').click()
+        cell(driver, "A1").click()
+        wait_for(lambda: "Wo" in cell(driver, "A1").text, what="A1 painted in the second tab")
+        settled(driver)
+    finally:
+        driver.close()
+        driver.switch_to.window(first)
+    driver.refresh()
+    wait_for(lambda: "Wo" in cell(driver, "A1").text and "broken" in text_of(driver, "verdict"), what="the reload")
+    assert "edited = true" in driver.execute_script("return fileText()")
+    driver.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Sk" in cell(driver, "A1").text, 10, "undo in the first tab after the second's edit")
+    assert text_of(driver, "message") == "Undone."
+    saved = driver.execute_script("return JSON.parse(localStorage.getItem('mapgen.studio.last'))")
+    assert len(saved) <= 8 and saved[0]["hash"] == driver.execute_script("return location.hash")
+
+
 def test_studio_downloads_an_opened_map_as_it_was_and_an_edited_one_with_its_generator_marked(
     driver, base_url, tmp_path
 ):
@@ -1244,6 +1579,28 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     wait_for(lambda: "playtest finished" in text_of(driver, "message"), 240, "the playtest")
 
 
+def test_phone_studio_never_scrolls_sideways_with_the_profile_open_or_a_long_file_name(phone, base_url, tmp_path):
+    """On a phone the studio's page grew wider than the screen (398 px on a 360 px one) once the profile box was
+    opened (its fieldset took the text box's 34 columns), and "Opened <a 200-letter file name>" made it 1,812 px."""
+    from selenium.webdriver.common.by import By
+
+    d = phone
+    d.get("about:blank")  # a new page load, not a hash change on the last phone test's page
+    d.get(f"{base_url}/studio#map=fauna-1")
+    wait_for(lambda: "Valid" in text_of(d, "verdict"), what="fauna-1")
+    width = d.execute_script("return window.innerWidth")
+    wide = "return document.documentElement.scrollWidth"
+    d.find_element(By.ID, "briefing-summary").click()
+    d.find_element(By.CSS_SELECTOR, ".group details summary").click()
+    d.find_element(By.ID, "default-profile").click()
+    assert d.execute_script(wide) <= width
+    long_name = tmp_path / ("fauna-one-" + "a" * 190 + ".toml")
+    long_name.write_text(maps.path("fauna-1").read_text(encoding="utf-8"), encoding="utf-8")
+    d.find_element(By.ID, "open").send_keys(str(long_name))
+    wait_for(lambda: "Opened fauna-one-" in text_of(d, "message"), what="the file opened")
+    assert d.execute_script(wide) <= width
+
+
 def test_phone_studio_keeps_the_brushes_in_view_while_painting_lower_rows(phone, base_url):
     from selenium.webdriver.common.by import By
 
@@ -1346,6 +1703,46 @@ def test_briefing_badges_never_cover_a_cell_name(base_url, size):
             assert "Greek Fire" in said and "Greek Fire D1" in text_of(d, "briefing-summary")
             # the summary names every cell the briefing places: the start was left out on both pages
             assert "Start D7" in text_of(d, "briefing-summary")
+    finally:
+        d.quit()
+
+
+def test_at_320_px_what_is_drawn_on_a_cell_a_brush_or_a_palette_button_stays_inside_it(base_url):
+    """On a 320 px phone the forced mark "♣ Wo" was cut off at its cell's edge, an estimate's "~20%" stood past its
+    cell's, and "Sacagawea" past its brush's and its palette button's (at 360 px too). The estimates are stubbed
+    (the sampler's shape, ±33 points) so that the widest labels show at once."""
+    from selenium.webdriver.common.by import By
+
+    outside = """return [...document.querySelectorAll('.cell, .brush, .terrain')].flatMap((c) => {
+      const box = c.getBoundingClientRect();
+      return [...c.querySelectorAll('span:not(.sr)')].map((s) => {
+        const r = s.getBoundingClientRect();
+        const out = Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom);
+        return out > 0.5 ? `${c.dataset.cell || c.dataset.code} ${s.className} "${s.textContent}" ${out.toFixed(1)} px` : null;
+      }).filter(Boolean); })"""
+    sampled = table_stub(
+        "if (v.heat) { v.heat_exact = false; v.heat_method = 'sampler'; v.heat_error = {}; delete v.method;"
+        " for (const k of Object.keys(v.heat)) { if (v.heat[k] > 0) { v.heat[k] = 0.27; v.heat_error[k] = 0.17; } }"
+        " v.sampler = {rhat: 1.01, converged: true, samples: 800, agreeing: 800, own: true}; }"
+    )
+    d = chrome(320, 640)
+    try:
+        with stubbed(d, sampled):
+            d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+            wait_for(lambda: "estimated" in text_of(d, "heat-note"), what="the stubbed estimate")
+            settled(d)
+            assert "~27%" in cell(d, "B3").text and d.find_elements(By.CSS_SELECTOR, ".cell.forced .forced-mark")
+            assert d.execute_script(outside) == []
+        d.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1")
+        d.refresh()
+        wait_for(lambda: "maps fit" in text_of(d, "count") or "counting" in text_of(d, "count"), what="flora-1")
+        cell(d, "C4").click()
+        wait_for(d.find_element(By.ID, "palette").is_displayed, what="the palette")
+        assert d.execute_script(outside) == []
+        d.get(f"{base_url}/studio#map=flora-1")
+        wait_for(lambda: "Valid" in text_of(d, "verdict"), what="the studio")
+        assert d.find_elements(By.CSS_SELECTOR, '.brush[data-code="Sa"]') and d.execute_script(outside) == []
+        assert d.execute_script("return document.documentElement.scrollWidth") <= 320
     finally:
         d.quit()
 

@@ -30,9 +30,9 @@ const MG = {
   // reached is, not "working…" for ever.
   answerGraceMs: 30000,
 
-  async api(path, body, signal) {
-    const init = body === undefined ? {} : {
-      method: "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+  async api(path, body, signal, method) {
+    const init = body === undefined ? (method ? {method} : {}) : {
+      method: method || "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
     };
     const limit = body && typeof body.time_limit === "number" ? body.time_limit * 1000 + MG.answerGraceMs : null;
     const own = new AbortController();
@@ -56,6 +56,16 @@ const MG = {
     } finally {
       if (timer !== null) clearTimeout(timer);
     }
+  },
+
+  // What a failed request says on the page: the server's words, but for a time limit that ran out (504) without its
+  // advice to the API's caller ("ask for a larger time_limit", "try a larger --time-limit"), which a page's user
+  // cannot follow: ``advice`` instead, what they can do here.
+  errorText(r, advice) {
+    const said = (r.data && r.data.error) || "the server could not answer";
+    if (r.status !== 504 || !advice) return said;
+    const bare = said.replace(/\s*\(ask for a larger time_limit\)/, "").replace(/;?\s*try a larger --time-limit.*$/, "");
+    return `${bare}: ${advice}`;
   },
 
   async loadChapters() {

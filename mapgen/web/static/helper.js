@@ -349,9 +349,22 @@ function put(id, text) {
   if ($(id).textContent !== text) $(id).textContent = text;
 }
 
+// The count line is in a live region, read aloud on each change: a wait's seconds, going up once a second, are shown
+// but hidden from a screen reader (it read "compiling the briefing… 1 s", "… 2 s", … for minutes, over any other word).
+function putCount(text, seconds) {
+  const c = $("count");
+  const shown = c.querySelector(".seconds");
+  if (c.firstChild && c.firstChild.nodeValue === text && Boolean(shown) === (seconds !== null)) {
+    if (shown) shown.textContent = ` ${seconds} s`;
+    return;
+  }
+  c.replaceChildren(text);
+  if (seconds !== null) c.append(MG.el("span", {class: "seconds", "aria-hidden": "true", text: ` ${seconds} s`}));
+}
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
-  if (v.compiling) return `compiling the briefing… ${waited(v.compiling)} s`;
+  if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
@@ -394,14 +407,15 @@ function status() {
     $("count").textContent = "0 maps fit";
     return;
   }
-  put("count", countText(v));
+  putCount(countText(v), v.compiling ? waited(v.compiling) : null);
   // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
   // is the hint's ("Hint 1 of N forced cells"), which never hints them.
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
   const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
   const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
+  const marked = forcedCount + fixed.length; // "marked on their tokens" was said of no token, and of one
   put("forced-line", `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
-    + " (marked on their tokens)");
+    + (marked === 0 ? "" : marked === 1 ? " (marked on its token)" : " (marked on their tokens)"));
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
@@ -542,6 +556,7 @@ function openPalette(name, i) {
   }
   $("hill-numbers").hidden = true;
   $("palette").hidden = false;
+  behindPalette(true);
   const current = box.querySelector(`button[data-code="${H.cells[i].slice(0, 2)}"]`);
   (current || box.querySelector("button")).focus();
 }
@@ -576,9 +591,16 @@ function choose(code) {
   update();
 }
 
+// The page behind the open palette (a modal sheet) is inert: Tab does not reach it (it went on to the header, the
+// briefing and the board under the sheet; Tab now goes round the palette) and a screen reader reads the palette alone.
+function behindPalette(inert) {
+  for (const e of document.body.children) if (e.id !== "palette" && e.tagName !== "SCRIPT") e.inert = inert;
+}
+
 function closePalette() {
   const was = !$("palette").hidden;
   $("palette").hidden = true;
+  behindPalette(false);
   H.picking = null;
   if (was) { H.refocus = true; MG.focusCell($("board"), H.focus); }
 }
@@ -603,7 +625,10 @@ async function hint() {
   if (seq !== H.seq) return;
   const ch = H.briefing.chapter;
   if (!r.ok && r.data && r.data.rules_mismatch) checkRules(r.data.rules_mismatch);
-  if (!r.ok && !(r.data && r.data.conflict)) { box.textContent = r.data.error || "no hint"; return; }
+  if (!r.ok && !(r.data && r.data.conflict)) {
+    box.textContent = MG.errorText(r, "press Hint to ask again, or reveal another Path.");
+    return;
+  }
   const d = r.data;
   box.replaceChildren();
   if (d.conflict) {
@@ -756,6 +781,13 @@ async function main() {
   $("unreveal").addEventListener("click", () => choose(".."));
   $("cancel").addEventListener("click", closePalette);
   $("palette").addEventListener("click", (e) => { if (e.target.id === "palette") closePalette(); });
+  $("palette").addEventListener("keydown", (e) => { // Tab goes round the palette's buttons, never out of it
+    if (e.key !== "Tab") return;
+    const buttons = [...$("palette").querySelectorAll("button")].filter((b) => b.getClientRects().length);
+    const at = buttons.indexOf(document.activeElement);
+    const next = e.shiftKey ? (at <= 0 ? buttons.length - 1 : null) : (at === buttons.length - 1 || at < 0 ? 0 : null);
+    if (next !== null) { e.preventDefault(); buttons[next].focus(); }
+  });
   document.addEventListener("keydown", onKey);
   setInterval(tick, 1000);
   $("heat").addEventListener("change", update);

@@ -8,6 +8,7 @@
 "use strict";
 
 const SAVE_KEY = "mapgen.studio.last";
+const SAVED_MAPS = 8; // the newest maps kept in storage, each with its undo history and the file it came from
 const HISTORY_CAP = 200;
 const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field is empty; the most /api/playtest takes
 
@@ -28,6 +29,8 @@ function say(text, bad) {
 function unsay() { if (!$("restore")) say(""); }
 
 function mapText() { return MG.mapText({...S.briefing, number: S.number}, S.cells); }
+
+function capital(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
 // The file the map came from (setMap): {text: as it was, base: its mapText(), tail: what follows the terrain once
 // it is edited (/api/parse's edited_tail), rf: the fingerprint of the rules its [generator] table names}; null
@@ -93,12 +96,20 @@ function readHash() {
 function remember() {
   const hash = hashOf();
   if (location.hash !== hash) history.replaceState(null, "", hash);
-  try {
-    const files = [];
-    const undo = packHistory(S.undo.slice(-HISTORY_CAP), files), redo = packHistory(S.redo.slice(-HISTORY_CAP), files);
-    const file = S.file ? packHistory([{file: S.file}], files)[0].file : null;
-    localStorage.setItem(SAVE_KEY, JSON.stringify({hash, saved: Date.now(), undo, redo, file, files}));
-  } catch (e) { /* private mode or full: the address still keeps the map */ }
+  // one entry per map, keyed by its address, moving with it as it is edited: a map in another tab keeps its own
+  // (a reload kept its undo history and its file only if no other tab had saved since)
+  const files = [];
+  const undo = packHistory(S.undo.slice(-HISTORY_CAP), files), redo = packHistory(S.redo.slice(-HISTORY_CAP), files);
+  const file = S.file ? packHistory([{file: S.file}], files)[0].file : null;
+  const kept = savedMaps().filter((m) => m.hash !== S.savedHash && m.hash !== hash);
+  kept.unshift({hash, saved: Date.now(), undo, redo, file, files});
+  S.savedHash = hash;
+  for (const list of [kept.slice(0, SAVED_MAPS), kept.slice(0, 1)]) { // full: this map alone
+    try {
+      localStorage.setItem(SAVE_KEY, JSON.stringify(list));
+      break;
+    } catch (e) { /* private mode or full: the address still keeps the map */ }
+  }
   const b = S.briefing;
   const p = new URLSearchParams();
   p.set("ch", b.chapter);
@@ -262,10 +273,9 @@ function paint(i, code) {
   check();
 }
 
-async function check() {
-  remember();
-  draw();
-  const seq = ++S.seq;
+async function check(failures) {
+  if (!failures) { remember(); draw(); }
+  const seq = failures ? S.seq : ++S.seq;
   const blank = S.cells.filter((c) => c === "..").length;
   const list = $("violations");
   if (blank) {
@@ -281,6 +291,19 @@ async function check() {
   const r = await MG.api("/api/validate", {map: mapText()});
   if (seq !== S.seq) return;
   document.body.classList.remove("busy");
+  if (!r.ok && (r.status === 0 || r.status >= 500)) {
+    // no answer (the server stopped, restarted, a laptop asleep): said, and asked again until it answers or the
+    // map changes (the verdict stood at "the server cannot be reached" until the next edit)
+    document.body.classList.add("busy");
+    S.violations = [];
+    $("verdict").textContent = `The server could not answer (${r.data.error}): asking again…`;
+    $("verdict").className = "big problem";
+    list.replaceChildren();
+    draw();
+    const n = (failures || 0) + 1;
+    setTimeout(() => { if (seq === S.seq) check(n); }, Math.min(10000, 1000 * 2 ** Math.min(n - 1, 4)));
+    return;
+  }
   if (!r.ok) {
     S.violations = [];
     $("verdict").textContent = r.data.error;
@@ -339,7 +362,9 @@ async function repair(within) {
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/repair", body);
   if (!r.ok) {
-    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    const said = MG.errorText(r, "mend a few cells by hand and press Repair again, or run mapgen repair with a "
+      + "larger --time-limit on the command line.");
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, said, r.data.rules) : said, true);
     return;
   }
   const out = r.data;
@@ -382,7 +407,8 @@ async function fill() {
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body);
   if (!r.ok) {
-    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, r.data.error, r.data.rules) : r.data.error, true);
+    const said = MG.errorText(r, "try another seed, paint fewer cells, or loosen the profile.");
+    say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, said, r.data.rules) : said, true);
     markCells(r.data.cells || []);
     return;
   }
@@ -409,7 +435,7 @@ async function generate() {
   const body = {chapter: b.chapter, seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body);
-  if (!r.ok) { say(r.data.error, true); return; }
+  if (!r.ok) { say(MG.errorText(r, "try another seed, or loosen the profile."), true); return; }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
   $("changes").replaceChildren();
   push();
@@ -456,11 +482,29 @@ async function startJob(kind) {
   poll(kind);
 }
 
-async function poll(kind) {
+// A job's progress, asked every 400 ms. A question the server does not answer (stopped, restarted, a laptop gone to
+// sleep) is said and asked again, less often each time, until it answers or Cancel is pressed; a server that no longer
+// knows the job (restarted: jobs do not outlive it) ends it with those words.
+async function poll(kind, failures) {
   const id = S.job;
   if (!id) return;
   const r = await MG.api(`/api/jobs/${id}`);
   if (S.job !== id) return;
+  if (!r.ok) {
+    if (r.status === 0 || r.status >= 500) {
+      const n = (failures || 0) + 1;
+      say(`${capital(kind)}: the server could not answer (${r.data.error}); asking again…`, true);
+      $("job-title").dataset.status = "unanswered";
+      setTimeout(() => poll(kind, n), Math.min(10000, 1000 * 2 ** Math.min(n - 1, 4)));
+      return;
+    }
+    S.job = null;
+    $("job").hidden = true;
+    say(r.status === 404 ? `${capital(kind)}: the server no longer knows this job (it was restarted): start it again.`
+      : `${capital(kind)}: ${r.data.error}`, true);
+    return;
+  }
+  if (failures) say(""); // answered again: "asking again…" goes
   const j = r.data;
   const bar = $("job-progress");
   if (j.progress.total) { bar.max = j.progress.total; bar.value = j.progress.done; } else bar.removeAttribute("value");
@@ -700,9 +744,15 @@ async function openShipped(name) {
   return true;
 }
 
-function lastSaved() {
-  try { return JSON.parse(localStorage.getItem(SAVE_KEY) || "null"); } catch (e) { return null; }
+// The maps kept in storage, the newest first (one map alone, as it was stored before).
+function savedMaps() {
+  try {
+    const saved = JSON.parse(localStorage.getItem(SAVE_KEY) || "[]");
+    return (Array.isArray(saved) ? saved : [saved]).filter((m) => m && typeof m.hash === "string");
+  } catch (e) { return []; /* unreadable: start afresh */ }
 }
+
+function lastSaved() { return savedMaps()[0] || null; }
 
 function restoreOffer(saved) {
   // Opened without a map in the address: offer the last map worked on in this browser.
@@ -756,8 +806,9 @@ async function main() {
   if (h && h.briefing) {
     S.briefing = h.briefing; S.number = h.number; S.cells = h.cells;
     S.form.set(S.briefing);
-    const saved = lastSaved();
-    if (saved && saved.hash === location.hash) { // this map's history, and the file it came from
+    const saved = savedMaps().find((m) => m.hash === location.hash);
+    S.savedHash = location.hash;
+    if (saved) { // this map's history, and the file it came from
       const files = saved.files || [];
       S.undo = unpackHistory(saved.undo, files);
       S.redo = unpackHistory(saved.redo, files);
@@ -809,7 +860,14 @@ async function main() {
   $("deduce").addEventListener("click", () => startJob("deduce"));
   $("playtest").addEventListener("click", () => startJob("playtest"));
   $("job-cancel").addEventListener("click", async () => {
-    if (S.job) { const id = S.job; S.job = null; await fetch(`/api/jobs/${id}`, {method: "DELETE"}); $("job").hidden = true; say("Cancelled."); }
+    if (!S.job) return;
+    const id = S.job;
+    S.job = null;
+    $("job").hidden = true;
+    const r = await MG.api(`/api/jobs/${id}`, undefined, undefined, "DELETE");
+    // a server that cannot be reached cannot be told; one restarted since has no such job left to run
+    say(r.ok || r.status === 404 ? "Cancelled." : `Stopped waiting; the server could not be told to cancel (${r.data.error}).`,
+      !(r.ok || r.status === 404));
   });
   $("dl-map").addEventListener("click", () => download("map"));
   $("dl-png").addEventListener("click", () => download("png"));
