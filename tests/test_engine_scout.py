@@ -397,3 +397,12 @@ def test_past_the_wall_clocks_safety_net_a_fair_bot_says_it_ran_out(monkeypatch,
     with pytest.raises(SolveTimeout):
         play_one(m, Settings(bot=bot, seed=4, budget=1), 0)
     engine_deduce._CACHE.clear()
+    if bot == "deducer":  # the command says so, without advice it has no option for
+        from click.testing import CliRunner
+
+        from cli import main
+
+        r = CliRunner().invoke(main, ["playtest", str(FAUNA), "--bot", bot, "--games", "2", "--jobs", "1"])
+        assert r.exit_code == 3 and r.output.startswith(f"error: {FAUNA}: a bot's wall clock ran out")
+        assert "no --time-limit to raise" in r.output and r.output.count("\n") == 1
+        engine_deduce._CACHE.clear()
