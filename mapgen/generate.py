@@ -195,7 +195,7 @@ class Generator:
         if conflict is not None:
             raise GenerationError(conflict)
         rng = random.Random(f"mapgen:{self.chapter.name}:{seed}")
-        briefing = None
+        briefing, name = None, "UNKNOWN"
         for attempt in range(1, ATTEMPTS + 1):
             briefing = self.random_briefing(rng)
             cm = self.model_for(briefing)
@@ -210,16 +210,23 @@ class Generator:
             if name in ("OPTIMAL", "FEASIBLE"):
                 m = self._finish(cm.decode(solver.boolean_value), briefing, seed)
                 return Generated(m, seed, attempt, time.perf_counter() - started)
-            if name != "INFEASIBLE":
+            if name != "INFEASIBLE":  # UNKNOWN: the time limit, the search's only bound, ran out
                 break
             if not self._has_random_briefing():
                 break
-        if time.perf_counter() - started >= self.time_limit or briefing is None:
+        if name != "INFEASIBLE" or time.perf_counter() - started >= self.time_limit or briefing is None:
             raise GenerationTimeout(
                 f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )
         raise GenerationError(self.explain(briefing, self.time_limit - (time.perf_counter() - started)))
+
+    def _conflict_work(self, wall: float) -> _Work:
+        """The work that names a conflict: ``CONFLICT_WORK`` deterministic seconds per second of the time limit (its
+        nominal seconds, never what the wall clock left of them) up to ``CONFLICT_MOST``; the wall clock's ``wall``
+        seconds end it (GenerationTimeout)."""
+        total = min(CONFLICT_MOST, CONFLICT_WORK * self.time_limit)
+        return _Work(total, time.monotonic() + max(0.5, wall), self.time_limit)
 
     def briefing_free_conflict(self, time_limit: float) -> str | None:
         """The rules and settings that admit no map whatever the briefing, named (once per Generator), or None.
@@ -229,26 +236,23 @@ class Generator:
         presolve, end at the time limit (exit 3) or name a conflict of that briefing alone. Presolve proves
         such a conflict in a fraction of a second on the briefing-free model; each rule or setting is then
         dropped in turn (the chapter's rules first, as ``minimal_core``) and stays out when the rest still
-        admit no map; a question that does not end in its time keeps its rule (the set named stays
-        impossible, if not minimal). It touches no random number: a seed's maps are the same without it.
+        admit no map; a question that does not end within its work keeps its rule (the set named stays
+        impossible, if not minimal). The work is CP-SAT's deterministic time (``_Work``): the set named is the same
+        on a busy machine; the wall clock running out first is GenerationTimeout (exit 3). It touches no random
+        number: a seed's maps are the same without it.
         """
         if self._free_checked:
             return None
         self._free_checked = True
-        deadline = time.monotonic() + max(0.5, time_limit)  # no map is searched for once this is proved
-        solver = make_solver(min(FREE_CHECK, max(0.05, time_limit / 4)), presolve=True)
-        if solver.status_name(solver.solve(self.base_model().model)) != "INFEASIBLE":
+        work = self._conflict_work(time_limit)  # no map is searched for once this is proved
+        if work.ask(self.base_model().model, FREE_CHECK) != "INFEASIBLE":
             return None
         rules = [r for r in self.designed.rules if not r.reads_briefing]
         labels = list(dict.fromkeys(r.label for r in rules))  # a rule's instances (C5's two) go together
 
-        def impossible(chosen: list[str]) -> bool:  # False also when the question's time runs out
-            left = deadline - time.monotonic()
-            if left <= 0.05:
-                return False
+        def impossible(chosen: list[str]) -> bool:  # False also when the question's work runs out
             model = ChapterModel(self.designed, None, rules=[r for r in rules if r.label in chosen]).model
-            solver = make_solver(min(CORE_QUESTION, left), presolve=True)
-            return solver.status_name(solver.solve(model)) == "INFEASIBLE"
+            return work.ask(model, CORE_QUESTION) == "INFEASIBLE"
 
         kept = list(labels)  # each dropped in turn (the chapter's rules first), out when the rest admit no map
         for label in labels:
@@ -285,15 +289,15 @@ class Generator:
         cm = self.model_for(briefing, guarded=True)
         guards = list(cm.guards.values())
         cm.model.add_assumptions([g.literal for g in guards])
-        solver = make_solver(max(0.5, self.time_limit if time_left is None else time_left), presolve=True)
-        status = solver.solve(cm.model)
-        if solver.status_name(status) != "INFEASIBLE":
+        work = self._conflict_work(self.time_limit if time_left is None else time_left)
+        solver = work.solver(CONFLICT_MOST)  # all the work, if it needs it
+        if solver is None or work.tell(solver, solver.solve(cm.model)) != "INFEASIBLE":
             return (
                 f"no {self.chapter.name} map found for {ATTEMPTS} random briefings; "
-                "the profile settings are too tight for the time limit"
+                "the profile settings are too tight for the work the time limit gives"
             )
         core = set(solver.sufficient_assumptions_for_infeasibility())
-        kept = minimal_core(cm.model, [g.literal for g in guards if g.literal.index in core], time_left=time_left)
+        kept = minimal_core(cm.model, [g.literal for g in guards if g.literal.index in core], work)
         labels = [g.label for g in guards if g.literal.index in {k.index for k in kept}]
         return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
             self.describe(label, briefing) for label in labels
@@ -318,35 +322,87 @@ class Generator:
         return f"rule {info.id} {info.title} ({info.text}{extra})"
 
 
-#: seconds each "is it still impossible without this one?" question of ``minimal_core`` may take at most
-CORE_QUESTION = 2.0
-#: seconds the briefing-free model may take to be proved impossible (``Generator.briefing_free_conflict``); a
-#: shipped profile's model is solved in under 0.1 s
-FREE_CHECK = 2.0
+#: CP-SAT's deterministic seconds (``max_deterministic_time``) each "is it still impossible without this one?"
+#: question may take at most (``minimal_core``, ``Generator.briefing_free_conflict``). It was 2 wall-clock seconds:
+#: a busy machine's questions ran out and kept their rules, and a less trimmed set came out as the answer (exit 1).
+#: Measured (2026-12-06, one worker): a deterministic second is 1.4-1.7 CPU seconds on wet-and-fed Fauna's
+#: questions (counts.Wa and counts.Fo = [20, 30]: 0.2-1.5 each, one past 9).
+CORE_QUESTION = 1.5
+#: deterministic seconds the briefing-free model may take to be proved impossible
+#: (``Generator.briefing_free_conflict``); a shipped profile's model is solved in under 0.03
+FREE_CHECK = 1.0
+#: deterministic seconds that naming a conflict may take in all: per second of the time limit, and at most (the
+#: default limit's). Its questions are not asked past them (the set named stays impossible, if not minimal); a larger
+#: limit gives a busy machine's wall clock room, not more questions. wet-and-fed Fauna: C4, C6-C9, F1, F2 and the two
+#: settings in 6.6 CPU s (with 30 wall-clock seconds a question: C4, C7, F2 and the settings).
+CONFLICT_WORK, CONFLICT_MOST = 0.4, 4.0
 
 
-def minimal_core(model, core: list, *, time_left: float | None = None) -> list:
+class _Work:
+    """CP-SAT questions on a count of deterministic work (``total`` seconds of it), so their answers are the same
+    on any machine and load; the wall clock's ``deadline`` (``time.monotonic``) only ends them, as
+    GenerationTimeout (exit 3), never as an answer."""
+
+    def __init__(self, total: float, deadline: float, time_limit: float):
+        self.total, self.deadline, self.time_limit = total, deadline, time_limit
+        self.spent = 0.0
+
+    def solver(self, most: float):
+        """A solver for one question of at most ``most`` deterministic seconds, or None when the work is spent."""
+        work = min(most, self.total - self.spent)
+        if work <= 1e-3:
+            return None
+        left = self.deadline - time.monotonic()
+        if left <= 0:
+            raise self.timeout()
+        solver = make_solver(left, presolve=True)
+        solver.parameters.max_deterministic_time = work
+        return solver
+
+    def tell(self, solver, status) -> str:
+        """The question's status name; GenerationTimeout when the wall clock, not the work, stopped it."""
+        work = solver.parameters.max_deterministic_time
+        spent = solver.response_proto.deterministic_time
+        self.spent += min(spent, work)
+        name = solver.status_name(status)
+        if name == "UNKNOWN" and spent < work * (1 - 1e-9):  # CP-SAT stops the work at or past it
+            raise self.timeout()
+        return name
+
+    def ask(self, model, most: float) -> str:
+        solver = self.solver(most)
+        return "UNKNOWN" if solver is None else self.tell(solver, solver.solve(model))
+
+    def timeout(self) -> GenerationTimeout:
+        return GenerationTimeout(
+            f"the time limit of {self.time_limit:g} s ran out before the rules that conflict were named; "
+            "try a larger --time-limit"
+        )
+
+
+def minimal_core(model, core: list, work: _Work) -> list:
     """A subset-minimal part of ``core`` (assumption literals CP-SAT found together impossible): each is dropped in
     the order given (a chapter's rules before the profile's settings, which are what a designer changes) and
     stays out when the rest are still impossible without it; CP-SAT's own core is not minimal (twenty-forts.toml's counts.Ft = [20, 20] came with
-    C2, C5, C6, C8 and F2 where F2 alone conflicts with it). A question that does not end within its share of
-    the time keeps its literal (the set stays impossible, if not minimal)."""
-    deadline = time.monotonic() + (10.0 if time_left is None else max(0.5, time_left))
+    C2, C5, C6, C8 and F2 where F2 alone conflicts with it). A question that does not end within its work
+    (``CORE_QUESTION``, and what is left of ``work``) keeps its literal (the set stays impossible, if not
+    minimal); the wall clock running out is GenerationTimeout."""
     kept = list(core)
-    for lit in list(kept):
-        if all(k.index != lit.index for k in kept):  # gone with an earlier, smaller core
-            continue
-        left = deadline - time.monotonic()
-        if left <= 0.05:
-            break
-        rest = [k for k in kept if k.index != lit.index]
+    try:
+        for lit in list(kept):
+            if all(k.index != lit.index for k in kept):  # gone with an earlier, smaller core
+                continue
+            rest = [k for k in kept if k.index != lit.index]
+            model.clear_assumptions()
+            model.add_assumptions(rest)
+            solver = work.solver(CORE_QUESTION)
+            if solver is None:
+                break
+            if work.tell(solver, solver.solve(model)) == "INFEASIBLE":
+                smaller = set(solver.sufficient_assumptions_for_infeasibility())
+                kept = [k for k in rest if k.index in smaller] or rest
+    finally:
         model.clear_assumptions()
-        model.add_assumptions(rest)
-        solver = make_solver(min(CORE_QUESTION, left), presolve=True)
-        if solver.status_name(solver.solve(model)) == "INFEASIBLE":
-            smaller = set(solver.sufficient_assumptions_for_infeasibility())
-            kept = [k for k in rest if k.index in smaller] or rest
-    model.clear_assumptions()
     return kept
 
 

@@ -129,13 +129,17 @@ def _code(m: Map, i: int) -> str:
     return t.code + (str(m.hills[i]) if i in m.hills else "")
 
 
-def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairError:
-    """Why no map at all keeps the rules with this briefing (assumptions over guarded rules)."""
+def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairError | SolveTimeout:
+    """Why no map at all keeps the rules with this briefing (assumptions over guarded rules); SolveTimeout when the
+    wall clock, the question's only bound, runs out first (its rules are CP-SAT's core: the same once it ends)."""
     cm = ChapterModel(chapter, m.briefing, guarded=True)
     guards = list(cm.guards.values())
     cm.model.add_assumptions([g.literal for g in guards])
     solver = make_solver(max(0.5, time_limit))
-    if solver.status_name(solver.solve(cm.model)) != "INFEASIBLE":
+    name = solver.status_name(solver.solve(cm.model))
+    if name == "UNKNOWN":
+        return SolveTimeout("the time limit ran out before the rules this briefing conflicts with were named")
+    if name != "INFEASIBLE":
         return RepairError(f"no valid {chapter.name} map found for this briefing within the time limit")
     core = set(solver.sufficient_assumptions_for_infeasibility())
     ids = tuple(g.label for g in guards if g.literal.index in core)
@@ -302,8 +306,9 @@ def fill_sketch(
     return filled
 
 
-def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError:
-    """A small set of rules, settings and placed cells that admit no map together."""
+def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError | SolveTimeout:
+    """A small set of rules, settings and placed cells that admit no map together; SolveTimeout when the wall
+    clock, the question's only bound, runs out first."""
     cm = gen.model_for(sketch.briefing, guarded=True)
     b = sketch.board
     labels: dict[int, tuple[str, str]] = {g.literal.index: ("rule", g.label) for g in cm.guards.values()}
@@ -320,7 +325,10 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
             labels.setdefault(lit.index, ("cell", b.name(i)))
     cm.model.add_assumptions(assumptions)
     solver = make_solver(time_left)
-    if solver.status_name(solver.solve(cm.model)) != "INFEASIBLE":
+    name = solver.status_name(solver.solve(cm.model))
+    if name == "UNKNOWN":
+        return SolveTimeout("the time limit ran out before the rules and cells the sketch conflicts with were named")
+    if name != "INFEASIBLE":
         return SketchError(f"no completion of the sketch found within the time limit of {gen.time_limit:g} s")
     core = [labels[k] for k in solver.sufficient_assumptions_for_infeasibility() if k in labels]
     rules = tuple(dict.fromkeys(name for kind, name in core if kind == "rule"))

@@ -262,3 +262,29 @@ def test_serve_on_a_port_in_use_is_one_line_exit_2():
         r = run("serve", "--port", port)
     assert r.exit_code == 2
     assert r.stderr.startswith(f"error: 127.0.0.1:{port}: cannot listen there (") and r.stderr.count("\n") == 1
+
+
+@pytest.mark.parametrize("sketch", [False, True])
+def test_the_conflict_question_running_out_of_wall_clock_is_a_time_out(monkeypatch, sketch):
+    """The question that names the rules a briefing or a sketch conflicts with ran on the wall clock's seconds left:
+    on a busy machine it ran out and the answer was "no valid map found within the time limit" with exit 1 (a rule
+    broken), not exit 3. The clock running out is now SolveTimeout; with the time it needs, the rules are named."""
+    from mapgen import repair
+    from mapgen.mapfile import parse_map as parse
+    from mapgen.repair import RepairError, fill_sketch, repair_map
+    from mapgen.solving.solve import SolveTimeout
+
+    m = parse(maps.path("fauna-1").read_text(encoding="utf-8").replace('peak = "F2"', 'peak = "A1"'))
+    ask = (lambda: fill_sketch(m.hide(range(20)), seed=1)) if sketch else (lambda: repair_map(m))
+    with pytest.raises(RepairError) as calm:
+        ask()
+    assert "C6" in str(calm.value)
+    made, calls = repair.make_solver, []
+
+    def busy(time_limit, **kw):  # the search itself in time, the conflict's question not
+        calls.append(time_limit)
+        return made(time_limit if len(calls) == 1 else 1e-6, **kw)
+
+    monkeypatch.setattr(repair, "make_solver", busy)
+    with pytest.raises(SolveTimeout):
+        ask()

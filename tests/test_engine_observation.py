@@ -414,3 +414,32 @@ def test_observation_keys_read_what_the_texts_read(monkeypatch):
             me = s.current_player()
             s.apply_action(bots[me].step(real(s, me)))
     assert checked > 50 and {"pack", "data", "row", "step", "legal"} <= set().union(*read)
+
+
+@pytest.mark.parametrize("hidden", [12, 20, 30])
+def test_a_busy_machine_draws_the_same_worlds_or_says_it_ran_out(monkeypatch, hidden):
+    """ismcts's worlds (``CompletionSampler.sample``) were enumerated within 0.3 wall-clock seconds and drawn by
+    CP-SAT within 2: on a busy machine an enumeration ran out and the world came from elsewhere (another world, so
+    another move and another playtest result, with nothing said). Now both count CP-SAT's deterministic work; the wall
+    clock running out is SolveTimeout (exit 3)."""
+    import maps
+    from constraints import cpsat
+    from mapgen.engine.infostate import CompletionSampler
+    from mapgen.solving.solve import SolveTimeout
+
+    m = maps.load("fauna-1")
+    known = m.hide(range(8, 8 + hidden))
+
+    def three():
+        rng, sampler = random.Random(5), CompletionSampler("fauna")
+        sampler._circuit = lambda known: None  # no compiled circuit: the enumeration and the CP-SAT draws answer
+        return [sampler.sample(known, rng).cells for _ in range(3)]
+
+    calm = three()
+    made = cpsat.make_solver
+    monkeypatch.setattr(cpsat, "make_solver", lambda time_limit, **kw: made(min(time_limit, 1e-4), **kw))
+    try:
+        busy = three()
+    except SolveTimeout:
+        return  # the clock ran out: said so
+    assert busy == calm

@@ -371,3 +371,38 @@ def test_a_resampled_world_keeps_the_house_rules_the_bots_reason_with(tmp_path):
     for seed in range(3):
         world = resample(info, random.Random(seed)).state.game
         assert world.reference is reference and check_map(world.map, reference) == []
+
+
+@pytest.mark.parametrize("bot", ["deducer", "scout", "planner"])
+def test_past_the_wall_clocks_safety_net_a_fair_bot_says_it_ran_out(monkeypatch, bot):
+    """The fair bots ask their solver on deterministic budgets, with a wall clock of 200 times the budget as a safety
+    net; past it the bot went on without the answer (the deducer on its heuristic, the scout and the planner with
+    no fresh worlds): another move, another playtest result, nothing said. Now the safety net ending is SolveTimeout
+    (exit 3); a machine made that slow here by a safety net that is already past."""
+    from mapgen.engine import deduce as engine_deduce
+    from mapgen.solving import sat
+    from mapgen.solving.solve import SolveTimeout
+
+    engine_deduce._CACHE.clear()
+    first_path._START_ODDS.clear()
+    post = sat.Budget.__post_init__
+
+    def past(self):
+        post(self)
+        if self.deterministic:
+            self.deadline = sat.time.monotonic() - 1.0
+
+    monkeypatch.setattr(sat.Budget, "__post_init__", past)
+    m = read_map(FAUNA)
+    with pytest.raises(SolveTimeout):
+        play_one(m, Settings(bot=bot, seed=4, budget=1), 0)
+    engine_deduce._CACHE.clear()
+    if bot == "deducer":  # the command says so, without advice it has no option for
+        from click.testing import CliRunner
+
+        from cli import main
+
+        r = CliRunner().invoke(main, ["playtest", str(FAUNA), "--bot", bot, "--games", "2", "--jobs", "1"])
+        assert r.exit_code == 3 and r.output.startswith(f"error: {FAUNA}: a bot's wall clock ran out")
+        assert "no --time-limit to raise" in r.output and r.output.count("\n") == 1
+        engine_deduce._CACHE.clear()

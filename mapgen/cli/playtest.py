@@ -25,6 +25,7 @@ from mapgen.cli.options import (
     typed,
 )
 from mapgen.engine.variants import VARIANTS
+from mapgen.errors import TimeLimitError
 
 
 def _team(characters: str | None, gear: str | None):
@@ -217,7 +218,13 @@ def playtest(
         )
         jobs = jobs or os.cpu_count() or 1
         with progress_bar("playtest", games, not as_json) as progress:
-            records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir), progress=progress)
+            try:
+                records = run_playtest(m, s, games, jobs, keep_actions=bool(replay_dir), progress=progress)
+            except TimeLimitError as e:  # a bot's wall-clock safety net (its answers count work): no result, exit 3
+                raise TimeLimitError(
+                    f"{source}: a bot's wall clock ran out ({e}): its work is counted, so the machine is far too busy "
+                    "(playtest has no --time-limit to raise: fewer --jobs, or a quieter machine)"
+                ) from None
     rep = summarise(records, m, s, source)
     if replay_dir:
         save_replays(replay_dir, m, s, records, force=force)

@@ -46,13 +46,20 @@ from mapgen.model import Map
 from mapgen.terrain import TERRAINS
 
 ENUMERATION_CAP = 400  # enumerate the completions (uniform pick) when there are at most this many
-ENUMERATION_TIME = 0.3  # seconds for one enumeration; then draws are made by the solver
+#: CP-SAT's deterministic seconds (``max_deterministic_time``) for one enumeration; past them the circuit or the
+#: draws answer. It was 0.3 wall-clock seconds: on a busy machine an enumeration ran out and the world came from
+#: elsewhere (another move, another playtest result, nothing said). Measured (2026-12-06, fauna-1..7, flora-1..2,
+#: training-1, 10-24 cells hidden): at most 0.02 (0.05 CPU s); 0.15 is about the old 0.3 s on an idle machine
+ENUMERATION_WORK = 0.15
 ENUMERATION_HIDDEN = 24  # try to enumerate only when at most this many cells are unrevealed (else: far too many)
-DRAW_TIME = 2.0  # seconds for one drawn completion
+#: deterministic seconds for one completion drawn by CP-SAT (it was 2 wall-clock seconds; measured: at most 0.023)
+DRAW_WORK = 1.0
 #: CPU seconds the revealed cells may take to compile (a budget: whether it lands does not depend on the load;
-#: a base that did not is not tried again), and the wall clock's safety net past which the draws take over
+#: a base that did not is not tried again)
 CIRCUIT_CPU = 2.0
-CIRCUIT_WALL = 30.0
+#: the wall clock's safety net of each of these (a machine far too busy): past it SolveTimeout (exit 3), never
+#: a world drawn otherwise
+ENUMERATION_WALL = CIRCUIT_WALL = DRAW_WALL = 30.0
 
 
 class ResampleError(Exception):
@@ -520,10 +527,12 @@ class CompletionSampler:
                     self.stop_search()
 
         cb = Collect()
-        solver = make_solver(ENUMERATION_TIME)
+        solver = make_solver(ENUMERATION_WALL)
+        solver.parameters.max_deterministic_time = ENUMERATION_WORK
         solver.parameters.enumerate_all_solutions = True
         solver.parameters.linearization_level = 0
         status = solver.status_name(solver.solve(model, cb))
+        _by_work(solver, status, len(cb.out) > ENUMERATION_CAP, "an enumeration of the revealed cells' completions")
         if status not in ("OPTIMAL", "INFEASIBLE") or len(cb.out) > ENUMERATION_CAP or not cb.out:
             return None
         out = []
@@ -548,15 +557,19 @@ class CompletionSampler:
             ts = [t for t in cm.x[i] if cm.possible(i, t)]
             if ts:
                 model.add_hint(cm.x[i][rng.choice(ts)], True)
-        solver = make_solver(DRAW_TIME, seed=rng.randrange(1 << 30), presolve=False)
+        solver = make_solver(DRAW_WALL, seed=rng.randrange(1 << 30), presolve=False)
+        solver.parameters.max_deterministic_time = DRAW_WORK
         p = solver.parameters
         p.linearization_level = 0
         p.use_sat_inprocessing = False
         p.cp_model_probing_level = 0  # measured: 0.04 s a draw on Fauna instead of 0.1 s
         p.symmetry_level = 0
         status = solver.status_name(solver.solve(model))
+        _by_work(solver, status, status == "FEASIBLE", "a completion of the revealed cells drawn")
         if status not in ("OPTIMAL", "FEASIBLE"):
-            raise ResampleError(f"no completion of the revealed cells drawn in {DRAW_TIME:g} s ({status})")
+            raise ResampleError(
+                f"no completion of the revealed cells drawn in {DRAW_WORK:g} deterministic s ({status})"
+            )
         return cm.decode(solver.boolean_value)
 
     def sample(self, known: Map, rng: random.Random) -> Map:
@@ -584,14 +597,22 @@ class CompletionSampler:
 
     def _circuit(self, known: Map):
         """A compiled circuit of ``known``'s revealed cells (or of fewer, kept from before), or None."""
-        from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout  # deferred: the solver, on first use
+        from mapgen.solving.solve import CircuitStore, Solver  # deferred: the solver, on first use
 
         if self._solver is None:
             self._solver = Solver(self.chapter, circuits=CircuitStore(None, max_edges=5_000_000))
-        try:
-            return self._solver.circuit(known, CIRCUIT_CPU, deadline=time.monotonic() + CIRCUIT_WALL, fixed=True)
-        except SolveTimeout:  # the wall clock's safety net (a machine far too busy): the solver draws instead
-            return None
+        # past the wall clock's safety net (a machine far too busy) SolveTimeout: never a world drawn otherwise
+        return self._solver.circuit(known, CIRCUIT_CPU, deadline=time.monotonic() + CIRCUIT_WALL, fixed=True)
+
+
+def _by_work(solver, status: str, capped: bool, what: str) -> None:
+    """SolveTimeout when the wall clock, not CP-SAT's deterministic work (nor a cap of the search's own), ended it."""
+    from mapgen.solving.solve import SolveTimeout  # deferred: the solver, on first use
+
+    if status in ("OPTIMAL", "INFEASIBLE") or capped:
+        return
+    if solver.response_proto.deterministic_time < solver.parameters.max_deterministic_time * (1 - 1e-9):
+        raise SolveTimeout(f"the wall clock's {solver.parameters.max_time_in_seconds:g} s ran out before {what}")
 
 
 _SAMPLERS: dict[str | int, CompletionSampler] = {}
@@ -666,10 +687,11 @@ def extend(world: Tracker, info: InfoState, rng: random.Random) -> bool:
 
 
 def resample(
-    info: InfoState, rng: random.Random, sampler: CompletionSampler | None = None, tries: int = 200, time_limit=10.0
+    info: InfoState, rng: random.Random, sampler: CompletionSampler | None = None, tries: int = 200, time_limit=60.0
 ) -> Tracker:
     """A world ``info.player`` cannot tell from the real one (a ``Tracker`` at the same point); see the
-    module docstring. ``ResampleError`` after ``tries`` worlds or ``time_limit`` seconds without one."""
+    module docstring. ``ResampleError`` after ``tries`` worlds without one (a count: the same on any load);
+    ``time_limit`` wall-clock seconds are only a safety net (a machine far too busy), past which SolveTimeout."""
     sampler = sampler or sampler_for(info.table.reference)  # the rules the players reason with (--rules)
     deadline = time.monotonic() + time_limit
     games: dict = {}
@@ -682,7 +704,9 @@ def resample(
         if extend(world, info, rng):
             return world
         if time.monotonic() > deadline:
-            break
+            from mapgen.solving.solve import SolveTimeout  # deferred: the solver, on first use
+
+            raise SolveTimeout(f"no world consistent with player {info.player}'s information in {time_limit:g} s")
     raise ResampleError(f"no world consistent with player {info.player}'s information in {tries} tries")
 
 
@@ -740,7 +764,7 @@ def carry(worlds: list[Tracker], info: InfoState, rng: random.Random, want: int)
         if len(kept) >= want:
             break
         try:
-            kept.append(resample(info, rng, tries=20, time_limit=5.0))
+            kept.append(resample(info, rng, tries=20))
             fresh += 1
         except ResampleError:
             break

@@ -10,6 +10,8 @@ give them, at ``START_ODDS_WORK``). It reads the observation only (the board as 
 
 from __future__ import annotations
 
+import time
+
 from mapgen.terrain import Terrain
 
 #: the first Path: the start Paths weighed are those whose chance of a Skull is at most the least one's plus this
@@ -49,12 +51,19 @@ def start_skull_odds(obs) -> dict[int, float]:
         from mapgen.solving.sampler import Budget, SamplerError  # deferred: numba's kernels
         from mapgen.solving.solve import NoCompletion, SolveTimeout  # deferred: ortools
 
+        budget = solver.budget(POSSIBLE_SECONDS)
+        possible = None
         try:
-            possible = solver.possible(state, POSSIBLE_SECONDS)
+            possible = solver.possible(state, budget)
             odds = solver.sampled_odds(state, seconds=0.0, seed=0, possible=possible, work=Budget(*START_ODDS_WORK))
-        except (SamplerError, SolveTimeout, NoCompletion):
-            # a house-rule chapter with a rule the sampler cannot read, or a machine too busy to find the possible
-            # terrains in POSSIBLE_SECONDS (about half a second idle): no odds, the heuristic's blind choice
+        except SolveTimeout:
+            # the possible terrains' deterministic budget spent: no odds, the heuristic's blind choice; a wall clock's
+            # safety net passing (the possible terrains', or the chain starts' top-up) is no answer: it ends the game
+            if possible is not None or time.monotonic() >= budget.deadline:
+                raise
+            odds = None
+        except (SamplerError, NoCompletion):
+            # a house-rule chapter with a rule the sampler cannot read: no odds, the heuristic's blind choice
             odds = None
         # every unrevealed cell has its shares (a Skull no chain met there, or one it cannot hold: 0)
         got = {} if odds is None else {i: d.get(Terrain.SKULL, 0.0) for i, d in odds.shares.items()}
