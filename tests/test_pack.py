@@ -579,3 +579,22 @@ def test_a_maps_name_stays_in_the_briefings_first_column_and_the_page_in_its_mar
         canvas.showPage()
         left, top, right, bottom = q.drawn
         assert left >= 20.0 and right <= 75.0 and top >= 100.0 + 9.0 and bottom <= 100.0 + 19.5
+
+
+def test_a_map_given_twice_is_packed_twice_with_a_note(tmp_path):
+    """The same map given twice was packed twice without a word: two copies may be what the designer wants (a
+    spare to cut), so it is packed as asked, with one line on stderr naming it; the folder's other maps say nothing."""
+    out = tmp_path / "f.pdf"
+    r = cli("pack", "fauna-1", "fauna-2", "fauna-1", "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == "note: fauna-1 is given twice; packed twice\n"
+    assert [m["number"] for m in json.loads(r.stdout)["maps"]] == [1, 2, 3]
+    path = tmp_path / "copy.toml"  # the same map in another file, given three times in all
+    path.write_text(
+        (Path(maps.__file__).parent / "fauna" / "fauna-1.toml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    r = cli("pack", "fauna-1", path, "fauna-1", "-o", out, "--force")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == f"note: fauna-1 is given 3 times (as fauna-1 and {path}); packed 3 times\n"
+    r = cli("pack", "fauna-1", "fauna-2", "-o", out, "--force")
+    assert r.exit_code == 0 and r.stderr == ""
