@@ -85,6 +85,9 @@ def _call(task: Task):
 class Local:
     """Tasks on this machine: in this process (``jobs`` 1) or on ``jobs`` forked worker processes."""
 
+    #: what a progress bar says until the first task is done: nothing, the work starts at once
+    starting: str | None = None
+
     def __init__(self, jobs: int = 1):
         self.jobs = max(1, int(jobs or os.cpu_count() or 1))
 
@@ -146,6 +149,10 @@ class Ray:
 
     ``num_cpus`` only applies when this call starts a local Ray (tests start one with 2 CPUs).
     """
+
+    #: what a progress bar says until the first task is done: joining or starting the cluster and its workers
+    #: importing mapgen take 10-20 s, the bar at 0/N all the while
+    starting: str | None = "starting Ray\u2026"
 
     def __init__(self, address: str = "auto", *, num_cpus: int | None = None):
         self.address = address

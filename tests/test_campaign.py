@@ -144,3 +144,82 @@ def test_ray_options_that_would_be_ignored_are_refused(given, line):
     r = CliRunner().invoke(main, ["grade", "training-1", "--games", "2", "--bots", "heuristic", *given])
     assert r.exit_code == 2, r.output
     assert r.stderr == line + "\n"
+
+
+class _Tty:
+    """A stderr that says it is a terminal (the progress bar draws only there) and keeps what is written."""
+
+    def __init__(self):
+        import io
+
+        self.buf = io.StringIO()
+
+    def write(self, s):
+        return self.buf.write(s)
+
+    def flush(self):
+        pass
+
+    def isatty(self):
+        return True
+
+
+def test_the_bar_says_ray_is_starting_until_the_first_result(monkeypatch):
+    """Found by an audit: on --ray the bar sat at 0/N for the 10-20 s Ray's workers take to start, without a
+    word: it now says "starting Ray…" until the first task is done, then its own label."""
+    from mapgen.campaign import Local, Ray
+    from mapgen.cli.grade import progress_bar
+
+    pytest.importorskip("ray")
+    assert Local(2).starting is None and Ray("local").starting == "starting Ray…"  # starts nothing
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    with progress_bar("grading (games)", 10, True, where=Ray("local")) as bar:
+        shown = tty.buf.getvalue()
+        assert "grading (games): starting Ray…" in shown and "0/10" in shown
+        bar(3)
+        at = len(tty.buf.getvalue())
+    last = tty.buf.getvalue()[at:]  # the bar's last picture, drawn as it closes
+    assert "3/10" in last and "grading (games)" in last and "starting Ray" not in last
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stderr", tty)
+    with progress_bar("grading (games)", 10, True, where=Local(2)):
+        assert "starting Ray" not in tty.buf.getvalue() and "grading (games)" in tty.buf.getvalue()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["grade", "training-1", "--games", "2", "--bots", "heuristic"],
+        ["generate", "-c", "training", "--seed", "1", "--grade", "Gentle", "--candidates", "1"],
+    ],
+)
+def test_the_commands_on_ray_give_their_bar_the_backend(monkeypatch, tmp_path, args):
+    """grade and generate to a target hand their bar the Ray backend, which says it is starting (no Ray is
+    started: its tasks run here)."""
+    import contextlib
+    import types
+
+    from click.testing import CliRunner
+
+    import mapgen.cli.grade
+    import mapgen.cli.target
+    from cli import main
+    from mapgen.campaign import Local, Ray
+
+    pytest.importorskip("ray")
+    fake = types.SimpleNamespace(cluster_resources=lambda: {"CPU": 1})
+    monkeypatch.setattr(Ray, "connect", lambda self: fake)
+    monkeypatch.setattr(Ray, "run", lambda self, tasks, progress=None: Local(1).run(tasks, progress))
+    given = []
+
+    @contextlib.contextmanager
+    def bar(label, total, enabled, *, where=None):
+        given.append(where)
+        yield None
+
+    monkeypatch.setattr(mapgen.cli.grade, "progress_bar", bar)
+    monkeypatch.setattr(mapgen.cli.target, "progress_bar", bar)
+    r = CliRunner().invoke(main, [*args, "--ray", "local"], catch_exceptions=False)
+    assert r.exit_code in (0, 1), r.output
+    assert [type(w) for w in given] == [Ray] and given[0].starting == "starting Ray…"

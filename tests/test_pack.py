@@ -509,3 +509,92 @@ def test_forty_maps_on_letter_with_house_rules_put_the_instructions_on_the_cover
     front, back = (" ".join(reader.pages[k].extract_text().split()) for k in (0, 1))
     assert f"House rules: {rules.name}" in front and "40 not graded" in front and "How to use" not in front
     assert back.startswith("How to use this folder") and "Map 1" in reader.pages[2].extract_text()
+
+
+# ----- a map's name (the map file's name field) -----
+def _named(folder: Path, shipped: str, name: str | None) -> Path:
+    """A shipped map's file with ``name = ...`` (or as it is), written to ``folder``."""
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load(shipped)
+    path = folder / f"{shipped}.toml"
+    path.write_text(dumps_map(replace_name(m, name)), encoding="utf-8")
+    return path
+
+
+def replace_name(m, name):
+    import dataclasses
+
+    return dataclasses.replace(m, briefing=dataclasses.replace(m.briefing, name=name))
+
+
+def test_each_map_page_carries_the_maps_name_and_the_cover_lists_the_names(tmp_path):
+    """A map's name appeared nowhere in the folder (render and render --sheet draw it): each map page now says
+    "Map N: name" where it says "Map N", as render's briefing does, and the cover lists the names with the file
+    each came from; the PDF stays the same bytes run after run."""
+    ridge = _named(tmp_path, "fauna-1", "The Long Ridge")
+    plain = _named(tmp_path, "fauna-3", None)
+    long_name = "Where the Vipers Sleep Beside the Old Mud Flats, Below the Skull of the Northern Hills"
+    far = _named(tmp_path, "fauna-5", long_name)
+    pdfs = []
+    for run in ("a", "b"):
+        pdfs.append(tmp_path / f"{run}.pdf")
+        r = cli("pack", ridge, plain, far, "-o", pdfs[-1])
+        assert r.exit_code == 0, r.output
+    assert pdfs[0].read_bytes() == pdfs[1].read_bytes()
+    reader = pypdf.PdfReader(pdfs[0])
+    pages = [" ".join(reader.pages[2 + 2 * k].extract_text().split()) for k in range(3)]
+    assert "Map 1: The Long Ridge" in pages[0]
+    assert "Map 2" in pages[1] and "Map 2:" not in pages[1]
+    assert "Map 3: Where the Vipers Sleep" in pages[2]
+    cover = " ".join(reader.pages[0].extract_text().split())
+    assert "Map 1: The Long Ridge (fauna-1)" in cover and f"Map 3: {long_name} (fauna-5)" in cover
+    assert "Map 2:" not in cover
+
+
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+@pytest.mark.parametrize("name", ["Ridge", "The Long Ridge of the North", "W" * 200, "word " * 40])
+def test_a_maps_name_stays_in_the_briefings_first_column_and_the_page_in_its_margins(paper, name):
+    """The name is drawn in the band's left column (never over the mini map or the helper's text) and every map
+    page stays inside the 1/4 inch margins, whatever the name's length (a map file's text is at most 200 chars)."""
+    import io
+
+    from reportlab.pdfgen.canvas import Canvas
+
+    from mapgen.render.folder import MARGIN_MM, FolderMap, Layout, _Page, map_line, map_page
+
+    layout = Layout(paper=paper)
+    w, h = layout.page
+    canvas = Canvas(io.BytesIO(), pagesize=(w * MM, h * MM))
+    for chapter in ("fauna-1", "training-1", "flora-1"):
+        fm = FolderMap(12, replace_name(maps.load(chapter), name.strip()), "http://localhost:8000/helper")
+        p = _Page(canvas, layout.page)
+        map_page(p, fm, "Chapter 0: Training Mission", layout)
+        canvas.showPage()
+        left, top, right, bottom = p.drawn
+        edge = MARGIN_MM - 0.06  # the top crop marks end on the margin: half their 0.3 pt stroke lies past it
+        assert left >= edge and top >= edge and right <= w - edge and bottom <= h - edge, (chapter, p.drawn)
+        q = _Page(canvas, layout.page)
+        map_line(q, fm, 20.0, 100.0, 55.0)
+        canvas.showPage()
+        left, top, right, bottom = q.drawn
+        assert left >= 20.0 and right <= 75.0 and top >= 100.0 + 9.0 and bottom <= 100.0 + 19.5
+
+
+def test_a_map_given_twice_is_packed_twice_with_a_note(tmp_path):
+    """The same map given twice was packed twice without a word: two copies may be what the designer wants (a
+    spare to cut), so it is packed as asked, with one line on stderr naming it; the folder's other maps say nothing."""
+    out = tmp_path / "f.pdf"
+    r = cli("pack", "fauna-1", "fauna-2", "fauna-1", "-o", out, "--json")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == "note: fauna-1 is given twice; packed twice\n"
+    assert [m["number"] for m in json.loads(r.stdout)["maps"]] == [1, 2, 3]
+    path = tmp_path / "copy.toml"  # the same map in another file, given three times in all
+    path.write_text(
+        (Path(maps.__file__).parent / "fauna" / "fauna-1.toml").read_text(encoding="utf-8"), encoding="utf-8"
+    )
+    r = cli("pack", "fauna-1", path, "fauna-1", "-o", out, "--force")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == f"note: fauna-1 is given 3 times (as fauna-1 and {path}); packed 3 times\n"
+    r = cli("pack", "fauna-1", "fauna-2", "-o", out, "--force")
+    assert r.exit_code == 0 and r.stderr == ""

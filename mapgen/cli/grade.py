@@ -126,8 +126,10 @@ def where(jobs: int, ray_address: str | None):
 
 
 @contextlib.contextmanager
-def progress_bar(label: str, total: int, enabled: bool):
-    """A rich progress bar on stderr when it is a terminal; yields the callback (done so far) or None."""
+def progress_bar(label: str, total: int, enabled: bool, *, where=None):
+    """A rich progress bar on stderr when it is a terminal; yields the callback (done so far) or None. On a backend
+    that takes a while to start (``where.starting``: Ray), the bar says so after its label until the first task is
+    done."""
     if not (enabled and sys.stderr.isatty()):
         yield None
         return
@@ -140,16 +142,22 @@ def progress_bar(label: str, total: int, enabled: bool):
         TimeRemainingColumn,
     )
 
+    starting = getattr(where, "starting", None)
     with Progress(
-        TextColumn(label),
+        TextColumn("{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TimeRemainingColumn(),
         transient=True,
         console=Console(stderr=True),
     ) as bar:
-        task = bar.add_task(label, total=total)
-        yield lambda done: bar.update(task, completed=done)
+        task = bar.add_task(f"{label}: {starting}" if starting else label, total=total)
+
+        def update(done: int) -> None:
+            if done > 0:  # the first task done: the backend is up
+                bar.update(task, completed=done, description=label)
+
+        yield update
 
 
 def parse_bots(value: str) -> list[str]:
@@ -295,7 +303,7 @@ def grade(
     items = [(mi.source, mi.map) for mi in maps_in]
     with (
         about(maps_in[0].source if len(maps_in) == 1 else "grade", time_limit),
-        progress_bar("grading (games)", games_total(len(items), settings), fmt is None) as progress,
+        progress_bar("grading (games)", games_total(len(items), settings), fmt is None, where=backend) as progress,
     ):
         grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress)
     if rules is not None:  # every figure says which rules it was had under, as a made map's [generator] table

@@ -289,6 +289,7 @@ def pack(
         if len(maps_in) > 40:
             reject("MAPS", f"a folder holds at most 40 maps, not {len(maps_in)}")
         out_file(out, force=force)
+        _say_repeats(maps_in)
         items = [  # numbered in the folder as given: the number the log and the cover name it by
             (replace(mi.map, briefing=replace(mi.map.briefing, number=n)), mi.source, None)
             for n, mi in enumerate(maps_in, 1)
@@ -326,6 +327,26 @@ def pack(
         as_json=as_json,
         started=started,
     )
+
+
+def _times(n: int) -> str:
+    return "twice" if n == 2 else f"{n} times"
+
+
+def _say_repeats(maps_in) -> None:
+    """One note on stderr for each map given more than once (the same terrain and briefing, from the same file or
+    another): packed as often as given, as a designer may want a spare copy, but said, as it may be a slip."""
+    seen: dict = {}
+    for mi in maps_in:
+        m = mi.map
+        seen.setdefault((m.chapter, m.briefing, m.cells, tuple(sorted(m.hills.items()))), []).append(mi.source)
+    for sources in seen.values():
+        if len(sources) > 1:
+            names = list(dict.fromkeys(sources))
+            given = f" (as {', '.join(names[:-1])} and {names[-1]})" if len(names) > 1 else ""
+            click.echo(
+                f"note: {names[0]} is given {_times(len(sources))}{given}; packed {_times(len(sources))}", err=True
+            )
 
 
 def _generate(

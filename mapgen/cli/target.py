@@ -41,7 +41,8 @@ def generate_to_target(
     pack -c --rules); the report names the file and says what stays calibrated on the shipped chapter."""
     from mapgen import target  # deferred: ortools, only when the command runs
 
-    with progress_bar(f"candidates for {count} {chapter} map(s)", candidates, not as_json) as bar:
+    backend = where(jobs, ray_address)
+    with progress_bar(f"candidates for {count} {chapter} map(s)", candidates, not as_json, where=backend) as bar:
         run = target.generate_to_target(
             chapter,
             quality,
@@ -51,7 +52,7 @@ def generate_to_target(
             profile_file=profile_file,
             time_limit=time_limit,
             candidates=candidates,
-            where=where(jobs, ray_address),
+            where=backend,
             force=force,
             progress=(lambda tried, kept: bar(tried)) if bar else None,
             rules=rules,

@@ -273,6 +273,37 @@ def _draw_cell(p: _Page, x, top, s, m: Map, i: int, bw: bool) -> None:
         p.text(x + s - 1.2, top + 6.4, " · ".join(badges), 5, bold=True, colour=ink, align="right")
 
 
+def _cut(s: str, width: float, size: float, font: str) -> str:
+    """``s`` cut with "…" to fit ``width`` mm (as it is when it fits)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
+
+    if stringWidth(s, font, size) <= width * MM:
+        return s
+    while s and stringWidth(s.rstrip() + "…", font, size) > width * MM:
+        s = s[:-1]
+    return s.rstrip() + "…"
+
+
+def map_line(p: _Page, fm: FolderMap, x: float, top: float, width: float) -> None:
+    """The band's map line, as render's briefing says it: "Map 3", or "Map 3: The Long Ridge" for a map file with a
+    name; in the band's first column (``x``, ``width`` mm; ``top``: the band's top), between the chapter's title and
+    MISSION BRIEFING. One line at 17 pt, smaller down to 10 pt; a longer one wraps on two lines at 8.5 pt, cut with
+    "…" past the second (the cover lists every name whole)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
+
+    name = fm.map.briefing.name
+    line = f"Map {fm.number}: {name}" if name else f"Map {fm.number}"
+    fit = 17.0 * width * MM / stringWidth(line, p.bold, 17.0)
+    if fit >= 10.0:
+        p.text(x, top + 15.5, line, min(17.0, fit), bold=True)
+        return
+    size = 8.5
+    lines = _wrapped(line, width, size, bold=True)
+    lines = [lines[0], " ".join(lines[1:])] if len(lines) > 1 else lines
+    for k, s in enumerate(lines):
+        p.text(x, top + 12.5 + 4.0 * k, _cut(s, width, size, p.bold), size, bold=True)
+
+
 def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, width: float, bw: bool) -> None:
     """The Mission Briefing as the board shows it: chapter, map number, Rock Peak, start, mini map; the QR link."""
     br, b = fm.map.briefing, fm.map.board
@@ -282,7 +313,7 @@ def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, w
 
     size = min(12.0, 12.0 * 55 * MM / stringWidth(title.upper(), p.bold, 12.0))
     p.text(x, top + 7, title.upper(), size, bold=True)
-    p.text(x, top + 15.5, f"Map {fm.number}", 17, bold=True)
+    map_line(p, fm, x, top, 55.0)
     y = top + 22
     p.text(x, y, "MISSION BRIEFING", 7, bold=True, colour="#333333")
     y += 4.6
@@ -519,7 +550,7 @@ def cover_plan(
     if rules:  # under the folder's line, bold: the rules a printed folder is played under
         head.append(_text_block(x, house_rules_line(rules), width, 9, bold=True, after=10 - step))
     table = _Table(maps, x, width)
-    tail = [_legend(x, width), _instructions(x, width, layout)]
+    tail = [*_names(maps, x, width), _legend(x, width), _instructions(x, width, layout)]
     rows = table.rows
     # the rows: as tall as the first page lets with as much of the legend and instructions below them as can be
     room = bottom - first - sum(b.height for b in head) - table.head_h
@@ -569,6 +600,21 @@ def draw_cover_page(p: _Page, blocks: list[tuple[float, _Block]]) -> None:
     """One page of ``cover_plan``."""
     for top, b in blocks:
         b.draw(p, top)
+
+
+def _names(maps: list[FolderMap], x: float, width: float) -> list[_Block]:
+    """Below the table, the maps that have a name (the map file's ``name``), as their pages say them, each with the
+    file it came from where that is not the name: "Map 3: The Long Ridge (fauna-3)". One block a map, so a long list
+    continues on the next cover page."""
+    blocks: list[_Block] = []
+    for fm in maps:
+        name = fm.map.briefing.name
+        if not name:
+            continue
+        stem = Path(fm.source).stem if fm.source else ""
+        line = f"Map {fm.number}: {name}" + (f" ({stem})" if stem and stem != name else "")
+        blocks.append(_text_block(x, line, width, 9, before=5 if not blocks else 0))
+    return blocks
 
 
 def _legend(x: float, width: float) -> _Block:
