@@ -215,6 +215,9 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted, own: boo
             args[key] = _terrain(value, f"rule {rule_id}", terrains if own else None)
         else:
             args[key] = _setting(rule_id, kind_name, key, value)
+    least, most = args.get("at_least"), args.get("at_most")
+    if least is not None and most is not None and least > most:  # as a profile's counts = [5, 4] is refused
+        raise ChapterError(f"rule {rule_id}: at_least = {least} is more than at_most = {most}: no map can hold it")
     try:
         if each_terrain:
             made = [kind(id=rule_id, title=title, terrain=t, **args) for t in terrains]

@@ -220,6 +220,10 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
                 "terrain_set)"
             ),
         ),
+        (  # a range no map can be in: refused as the profile's counts = [5, 4] is, not "expected 5 to 4" on every map
+            _house('checks = [{ kind = "count", terrain = "Fo", at_least = 5, at_most = 4 }]'),
+            "rule H1: at_least = 5 is more than at_most = 4: no map can hold it",
+        ),
         (
             _house('checks = [{ kind = "count", terrain = "Fd", at_least = 4 }]'),
             f"rule H1: unknown terrain code 'Fd' {CODES}",

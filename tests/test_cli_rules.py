@@ -75,7 +75,7 @@ def test_generate_with_rules_is_reproducible(house, house_map):
 
 
 def test_generate_under_impossible_house_rules_names_the_file_and_the_rule(tmp_path):
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("generate", "--rules", impossible, "--seed", 1)
     assert r.exit_code == 1
     assert r.stderr.startswith(
@@ -155,7 +155,7 @@ def test_solve_out_writes_the_completion_that_keeps_the_house_rules(house, house
 
 
 def test_solve_under_impossible_house_rules_has_no_completion(house_map, tmp_path):
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("solve", house_map, "--reveal", reveal_all_but(house_map, HIDDEN), "--rules", impossible)
     assert r.exit_code == 1
     assert r.stderr.startswith(f"error: {house_map}: no completion: rule F2 Fort pattern")
@@ -274,7 +274,7 @@ def test_deduce_refuses_another_chapter_s_map_and_a_map_impossible_rules_break(h
     r = run("deduce", "flora-1", "--rules", house, "--no-profile")
     assert r.exit_code == 2
     assert r.stderr == run("validate", "--rules", house, "flora-1").stderr
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("deduce", house_map, "--rules", impossible, "--no-profile")
     assert r.exit_code == 1
     assert r.stderr.startswith(f"error: {house_map}: not a valid fauna map under the house rules of {impossible}")
