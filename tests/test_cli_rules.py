@@ -312,6 +312,26 @@ def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house
     assert "note:" not in run("validate", "training-1", "fauna-1").stdout
 
 
+@pytest.mark.parametrize("args", [["solve"], ["hint"], ["deduce"], ["grade"], ["playtest"], ["pack"]])
+def test_a_house_map_asked_under_other_house_rules_says_which_rules_it_was_made_under(house, house_map, no_f1, args):
+    """As validate's note does: "no completion" or "not a valid map" under no-f1.toml (which keeps F2's 3 Forts)
+    names the house rules the 4-Fort map records, and a copy of the map's own rules under another name is quiet."""
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    other = chapter_fingerprint(load_chapter(no_f1))
+    if args == ["pack"]:
+        args = ["pack", "-o", house_map.parent / "other-rules.pdf"]
+    r = run(*args, house_map, "--rules", no_f1)
+    assert r.exit_code == 1
+    assert r.stderr.endswith(
+        f" (it was made under the house rules of house.toml (fingerprint {fingerprint}), not those of {no_f1} "
+        f"(fingerprint {other}))\n"
+    ), r.stderr
+    copy = no_f1.parent / "copy.toml"
+    copy.write_text(house.read_text(encoding="utf-8"), encoding="utf-8")
+    if args[0] in ("solve", "hint"):
+        assert "made under" not in run(*args, house_map, "--rules", copy).stderr
+
+
 def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):
     mine = ("house.toml", chapter_fingerprint(load_chapter(house)))
     head, terrain = house_map.read_text(encoding="utf-8").split('terrain = """')
