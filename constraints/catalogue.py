@@ -449,6 +449,14 @@ CARD_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "cards"
 def _check_files(chapter: Chapter) -> None:
     """A house-rule file's ``profile``, ``cards`` and ``engine`` name what is there (the registry's test checks the
     shipped files'): ChapterError naming the key and what there is, rather than an error later, or none."""
+    if chapter.name in chapter_names() and chapter.board != chapter_board(chapter.name):  # maps read back on it
+        given, shipped = (
+            next(k for k, b in BOARDS.items() if b == x) for x in (chapter.board, chapter_board(chapter.name))
+        )
+        raise ChapterError(
+            f'board: {chapter.name} maps are drawn on the {shipped} board, not {given}: keep board = "{shipped}" '
+            "(a map names its chapter and is read on that chapter's board)"
+        )
     named = [("profile", PROFILE_DIR, [chapter.profile] if chapter.profile else [])]
     for key, folder, names in [*named, ("cards", CARD_DIR, chapter.cards)]:
         for name in names:

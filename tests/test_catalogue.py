@@ -269,6 +269,13 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
             ),
         ),
         (
+            FAUNA_TEXT.replace('board = "7x7"', 'board = "5x5"'),
+            (
+                'board: fauna maps are drawn on the 7x7 board, not 5x5: keep board = "7x7" (a map names its '
+                "chapter and is read on that chapter's board)"
+            ),
+        ),
+        (
             FAUNA_TEXT.replace('"core.toml", "fauna.toml"]', '"core.toml", "mine.toml"]'),
             (
                 "cards: no file 'mine.toml' in mapgen/engine/cards/ "

@@ -94,6 +94,14 @@ def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
     assert r.stderr.startswith("error: --rules: a generated map names its chapter, and 'mine' is no shipped chapter")
     r = run("generate", "-c", "flora", "--rules", house, "--grade", "Gentle")  # with a target too, before any work
     assert (r.exit_code, r.stderr) == (2, "error: --rules: a chapter file of fauna, but --chapter is flora\n")
+    boarded = tmp_path / "small.toml"  # fauna on Training's board: its maps would not read back as fauna maps
+    boarded.write_text(FAUNA.replace('board = "7x7"', 'board = "5x5"'), encoding="utf-8")
+    r = run("generate", "--rules", boarded, "--seed", 1)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f'error: {boarded}: board: fauna maps are drawn on the 7x7 board, not 5x5: keep board = "7x7" '
+        "(a map names its chapter and is read on that chapter's board)\n"
+    )
 
 
 def test_generate_to_a_target_under_house_rules_makes_and_grades_the_maps_under_them(tmp_path):
