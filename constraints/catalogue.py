@@ -344,6 +344,13 @@ def chapter_from_data(data: dict) -> Chapter:
         info.append(RuleInfo(rid, title_, text))
         for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
             rules.extend(_instances(check, rid, title_, terrains, counted, own=is_own))
+    for rule in rules:  # a field the maps never hold: every map would break the rule, none could be made
+        field = getattr(rule, "field", None)
+        if isinstance(field, str) and field not in briefing:
+            raise ChapterError(
+                f"rule {rule.id}: a {rule.kind} check reads the briefing's {field}, which {name} maps do not hold "
+                f"(briefing: {', '.join(briefing)}): add {field} to briefing"
+            )
     return Chapter(
         name=name,
         title=title,

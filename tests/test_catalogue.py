@@ -224,6 +224,20 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
             _house('checks = [{ kind = "count", terrain = "Fo", at_least = 5, at_most = 4 }]'),
             "rule H1: at_least = 5 is more than at_most = 4: no map can hold it",
         ),
+        (  # every map would break it ("the briefing names no start cell"): no map could be generated
+            _house('checks = [{ kind = "briefing_cell", field = "start", terrain = "Wa" }]'),
+            (
+                "rule H1: a briefing_cell check reads the briefing's start, which fauna maps do not hold "
+                "(briefing: peak, fort_pattern): add start to briefing"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace(', fort_pattern = "required"', ""),
+            (
+                "rule F2: a pattern check reads the briefing's fort_pattern, which fauna maps do not hold "
+                "(briefing: peak): add fort_pattern to briefing"
+            ),
+        ),
         (
             _house('checks = [{ kind = "count", terrain = "Fd", at_least = 4 }]'),
             f"rule H1: unknown terrain code 'Fd' {CODES}",
