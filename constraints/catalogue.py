@@ -327,6 +327,8 @@ def chapter_from_data(data: dict) -> Chapter:
     info: list[RuleInfo] = []
     for n, spec in enumerate(specs):
         rid = _field(spec, "id", str, "text", "a [[rule]] table")
+        if not rid or any(c.isspace() for c in rid):  # every report and --explain names a rule by its id
+            raise ChapterError(f"a [[rule]] table: 'id' must be a name like H1, without spaces, not {rid!r}")
         is_own = n >= len(shared)
         if is_own and rid in core:  # a report's "C3" would no longer be RULES.md's C3
             raise ChapterError(

@@ -139,6 +139,14 @@ def test_a_house_chapter_can_drop_a_rule(tmp_path, example):
             "chapter file: each rule must be a [[rule]] table with id, title and checks",
         ),
         ('name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\nchecks = []', "rule H1: missing 'title'"),
+        (  # every report names a rule by its id: "   Two Muds: ..." named none
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = ""\ntitle = "t"\nchecks = []',
+            "a [[rule]] table: 'id' must be a name like H1, without spaces, not ''",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H 1"\ntitle = "t"\nchecks = []',
+            "a [[rule]] table: 'id' must be a name like H1, without spaces, not 'H 1'",
+        ),
         (
             'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = 3',
             "rule H1: 'checks' must be a list of checks, not 3",
