@@ -84,6 +84,18 @@ def test_generate_under_impossible_house_rules_names_the_file_and_the_rule(tmp_p
     assert len(r.stderr.splitlines()) == 1
 
 
+def test_pack_under_impossible_house_rules_names_the_file_and_the_rule(tmp_path):
+    """As generate --rules does: the rules file is what is wrong, not the PDF not yet written."""
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
+    out = tmp_path / "folder.pdf"
+    r = run("pack", "-c", "fauna", "--rules", impossible, "-n", 1, "-s", 1, "--out", tmp_path / "maps", "-o", out)
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1].startswith(
+        f"error: {impossible}: no fauna map can meet all of these together: rule F2 Fort pattern"
+    ), r.stderr
+    assert not out.exists()
+
+
 def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
     r = run("generate", "-c", "flora", "--rules", house)
     assert (r.exit_code, r.stderr) == (2, "error: --rules: a chapter file of fauna, but --chapter is flora\n")
