@@ -215,6 +215,9 @@ def _instances(spec: dict, rule_id: str, title: str, terrains, counted, own: boo
             args[key] = _terrain(value, f"rule {rule_id}", terrains if own else None)
         else:
             args[key] = _setting(rule_id, kind_name, key, value)
+    least, most = args.get("at_least"), args.get("at_most")
+    if least is not None and most is not None and least > most:  # as a profile's counts = [5, 4] is refused
+        raise ChapterError(f"rule {rule_id}: at_least = {least} is more than at_most = {most}: no map can hold it")
     try:
         if each_terrain:
             made = [kind(id=rule_id, title=title, terrain=t, **args) for t in terrains]
@@ -324,6 +327,8 @@ def chapter_from_data(data: dict) -> Chapter:
     info: list[RuleInfo] = []
     for n, spec in enumerate(specs):
         rid = _field(spec, "id", str, "text", "a [[rule]] table")
+        if not rid or any(c.isspace() for c in rid):  # every report and --explain names a rule by its id
+            raise ChapterError(f"a [[rule]] table: 'id' must be a name like H1, without spaces, not {rid!r}")
         is_own = n >= len(shared)
         if is_own and rid in core:  # a report's "C3" would no longer be RULES.md's C3
             raise ChapterError(
@@ -341,6 +346,13 @@ def chapter_from_data(data: dict) -> Chapter:
         info.append(RuleInfo(rid, title_, text))
         for check in _field(spec, "checks", list, "a list of checks", f"rule {rid}"):
             rules.extend(_instances(check, rid, title_, terrains, counted, own=is_own))
+    for rule in rules:  # a field the maps never hold: every map would break the rule, none could be made
+        field = getattr(rule, "field", None)
+        if isinstance(field, str) and field not in briefing:
+            raise ChapterError(
+                f"rule {rule.id}: a {rule.kind} check reads the briefing's {field}, which {name} maps do not hold "
+                f"(briefing: {', '.join(briefing)}): add {field} to briefing"
+            )
     return Chapter(
         name=name,
         title=title,
@@ -446,6 +458,14 @@ CARD_DIR = Path(__file__).parent.parent / "mapgen" / "engine" / "cards"
 def _check_files(chapter: Chapter) -> None:
     """A house-rule file's ``profile``, ``cards`` and ``engine`` name what is there (the registry's test checks the
     shipped files'): ChapterError naming the key and what there is, rather than an error later, or none."""
+    if chapter.name in chapter_names() and chapter.board != chapter_board(chapter.name):  # maps read back on it
+        given, shipped = (
+            next(k for k, b in BOARDS.items() if b == x) for x in (chapter.board, chapter_board(chapter.name))
+        )
+        raise ChapterError(
+            f'board: {chapter.name} maps are drawn on the {shipped} board, not {given}: keep board = "{shipped}" '
+            "(a map names its chapter and is read on that chapter's board)"
+        )
     named = [("profile", PROFILE_DIR, [chapter.profile] if chapter.profile else [])]
     for key, folder, names in [*named, ("cards", CARD_DIR, chapter.cards)]:
         for name in names:

@@ -139,6 +139,14 @@ def test_a_house_chapter_can_drop_a_rule(tmp_path, example):
             "chapter file: each rule must be a [[rule]] table with id, title and checks",
         ),
         ('name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\nchecks = []', "rule H1: missing 'title'"),
+        (  # every report names a rule by its id: "   Two Muds: ..." named none
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = ""\ntitle = "t"\nchecks = []',
+            "a [[rule]] table: 'id' must be a name like H1, without spaces, not ''",
+        ),
+        (
+            'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H 1"\ntitle = "t"\nchecks = []',
+            "a [[rule]] table: 'id' must be a name like H1, without spaces, not 'H 1'",
+        ),
         (
             'name = "x"\nterrains = ["Fo"]\n[[rule]]\nid = "H1"\ntitle = "t"\nchecks = 3',
             "rule H1: 'checks' must be a list of checks, not 3",
@@ -220,6 +228,24 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
                 "terrain_set)"
             ),
         ),
+        (  # a range no map can be in: refused as the profile's counts = [5, 4] is, not "expected 5 to 4" on every map
+            _house('checks = [{ kind = "count", terrain = "Fo", at_least = 5, at_most = 4 }]'),
+            "rule H1: at_least = 5 is more than at_most = 4: no map can hold it",
+        ),
+        (  # every map would break it ("the briefing names no start cell"): no map could be generated
+            _house('checks = [{ kind = "briefing_cell", field = "start", terrain = "Wa" }]'),
+            (
+                "rule H1: a briefing_cell check reads the briefing's start, which fauna maps do not hold "
+                "(briefing: peak, fort_pattern): add start to briefing"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace(', fort_pattern = "required"', ""),
+            (
+                "rule F2: a pattern check reads the briefing's fort_pattern, which fauna maps do not hold "
+                "(briefing: peak): add fort_pattern to briefing"
+            ),
+        ),
         (
             _house('checks = [{ kind = "count", terrain = "Fd", at_least = 4 }]'),
             f"rule H1: unknown terrain code 'Fd' {CODES}",
@@ -262,6 +288,13 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
             (
                 "name: 'fauna-4forts' is no shipped chapter (training, fauna, flora, vameter, maldonado): keep name "
                 "the chapter the house rules vary, the chapter its maps and its profile 'fauna.toml' name"
+            ),
+        ),
+        (
+            FAUNA_TEXT.replace('board = "7x7"', 'board = "5x5"'),
+            (
+                'board: fauna maps are drawn on the 7x7 board, not 5x5: keep board = "7x7" (a map names its '
+                "chapter and is read on that chapter's board)"
             ),
         ),
         (

@@ -75,13 +75,25 @@ def test_generate_with_rules_is_reproducible(house, house_map):
 
 
 def test_generate_under_impossible_house_rules_names_the_file_and_the_rule(tmp_path):
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("generate", "--rules", impossible, "--seed", 1)
     assert r.exit_code == 1
     assert r.stderr.startswith(
         f"error: {impossible}: no fauna map can meet all of these together: rule F2 Fort pattern"
     )
     assert len(r.stderr.splitlines()) == 1
+
+
+def test_pack_under_impossible_house_rules_names_the_file_and_the_rule(tmp_path):
+    """As generate --rules does: the rules file is what is wrong, not the PDF not yet written."""
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
+    out = tmp_path / "folder.pdf"
+    r = run("pack", "-c", "fauna", "--rules", impossible, "-n", 1, "-s", 1, "--out", tmp_path / "maps", "-o", out)
+    assert r.exit_code == 1
+    assert r.stderr.splitlines()[-1].startswith(
+        f"error: {impossible}: no fauna map can meet all of these together: rule F2 Fort pattern"
+    ), r.stderr
+    assert not out.exists()
 
 
 def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
@@ -94,6 +106,14 @@ def test_generate_with_rules_refuses_what_it_cannot_do(house, tmp_path):
     assert r.stderr.startswith("error: --rules: a generated map names its chapter, and 'mine' is no shipped chapter")
     r = run("generate", "-c", "flora", "--rules", house, "--grade", "Gentle")  # with a target too, before any work
     assert (r.exit_code, r.stderr) == (2, "error: --rules: a chapter file of fauna, but --chapter is flora\n")
+    boarded = tmp_path / "small.toml"  # fauna on Training's board: its maps would not read back as fauna maps
+    boarded.write_text(FAUNA.replace('board = "7x7"', 'board = "5x5"'), encoding="utf-8")
+    r = run("generate", "--rules", boarded, "--seed", 1)
+    assert (r.exit_code, r.stdout) == (2, "")
+    assert r.stderr == (
+        f'error: {boarded}: board: fauna maps are drawn on the 7x7 board, not 5x5: keep board = "7x7" '
+        "(a map names its chapter and is read on that chapter's board)\n"
+    )
 
 
 def test_generate_to_a_target_under_house_rules_makes_and_grades_the_maps_under_them(tmp_path):
@@ -155,7 +175,7 @@ def test_solve_out_writes_the_completion_that_keeps_the_house_rules(house, house
 
 
 def test_solve_under_impossible_house_rules_has_no_completion(house_map, tmp_path):
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("solve", house_map, "--reveal", reveal_all_but(house_map, HIDDEN), "--rules", impossible)
     assert r.exit_code == 1
     assert r.stderr.startswith(f"error: {house_map}: no completion: rule F2 Fort pattern")
@@ -274,7 +294,7 @@ def test_deduce_refuses_another_chapter_s_map_and_a_map_impossible_rules_break(h
     r = run("deduce", "flora-1", "--rules", house, "--no-profile")
     assert r.exit_code == 2
     assert r.stderr == run("validate", "--rules", house, "flora-1").stderr
-    impossible = house_file(tmp_path, "impossible.toml", "at_least = 4, at_most = 2")
+    impossible = house_file(tmp_path, "impossible.toml", "at_least = 50, at_most = 50")
     r = run("deduce", house_map, "--rules", impossible, "--no-profile")
     assert r.exit_code == 1
     assert r.stderr.startswith(f"error: {house_map}: not a valid fauna map under the house rules of {impossible}")
@@ -310,6 +330,26 @@ def test_a_map_made_under_house_rules_says_so_and_validate_tells_it(house, house
         f"(fingerprint {chapter_fingerprint(load_chapter(no_f1))})"
     )
     assert "note:" not in run("validate", "training-1", "fauna-1").stdout
+
+
+@pytest.mark.parametrize("args", [["solve"], ["hint"], ["deduce"], ["grade"], ["playtest"], ["pack"]])
+def test_a_house_map_asked_under_other_house_rules_says_which_rules_it_was_made_under(house, house_map, no_f1, args):
+    """As validate's note does: "no completion" or "not a valid map" under no-f1.toml (which keeps F2's 3 Forts)
+    names the house rules the 4-Fort map records, and a copy of the map's own rules under another name is quiet."""
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    other = chapter_fingerprint(load_chapter(no_f1))
+    if args == ["pack"]:
+        args = ["pack", "-o", house_map.parent / "other-rules.pdf"]
+    r = run(*args, house_map, "--rules", no_f1)
+    assert r.exit_code == 1
+    assert r.stderr.endswith(
+        f" (it was made under the house rules of house.toml (fingerprint {fingerprint}), not those of {no_f1} "
+        f"(fingerprint {other}))\n"
+    ), r.stderr
+    copy = no_f1.parent / "copy.toml"
+    copy.write_text(house.read_text(encoding="utf-8"), encoding="utf-8")
+    if args[0] in ("solve", "hint"):
+        assert "made under" not in run(*args, house_map, "--rules", copy).stderr
 
 
 def test_sketch_fills_and_repairs_record_the_rules_they_keep(house, house_map):

@@ -161,10 +161,25 @@ def house_words(m: Map, rules: Chapter | None) -> tuple[str, str, str]:
     " --rules FILE" for `mapgen validate` with --rules; without them, for a map that records the house rules it
     was made under (``made_under``), the hint to give them (validate's note, in one line)."""
     house = rules_file() if rules is not None else None
-    if house:
-        return f" under the house rules of {house}", f" --rules {house}", ""
-    made = made_under(m) if rules is None else None
+    made = made_under(m)
+    if house and rules is not None:
+        return f" under the house rules of {house}", f" --rules {house}", _other_rules(made, rules, house)
+    made = made if rules is None else None
     return "", "", f" (it was made under the house rules of {made['rules']}: give --rules FILE)" if made else ""
+
+
+def _other_rules(made: dict | None, rules: Chapter, house: str) -> str:
+    """For a map asked under --rules FILE that records other house rules it was made under (another fingerprint):
+    both named, as validate's note names them; else ""."""
+    if made is None:
+        return ""
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for such a map
+
+    given, fingerprint = chapter_fingerprint(rules), made["fingerprint"]
+    if given == fingerprint:
+        return ""
+    shown = f" (fingerprint {fingerprint})" if fingerprint else ""
+    return f" (it was made under the house rules of {made['rules']}{shown}, not those of {house} (fingerprint {given}))"
 
 
 def rules_for(map_in: MapInput, rules: Chapter | None) -> Chapter:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import time
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -11,7 +12,7 @@ from urllib.parse import urlsplit
 import click
 
 from constraints.catalogue import get_chapter
-from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
+from mapgen.cli.errors import BROKEN, BadInput, OutOfTime, RuleBroken, about, exit_code
 from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
     MapType,
@@ -400,6 +401,7 @@ def _generate(
     with (
         about(out, limit),  # Ctrl-C: "error: FOLDER.pdf: interrupted", exit 130
         progress_bar(f"candidates for a {count}-map {chapter} folder", candidates, not as_json) as bar,
+        _rules_named(rules),
     ):
         made = make_folder(
             chapter,
@@ -444,6 +446,21 @@ def _generate(
     note = f"{chapter}, seed {seed}, {quantity(count, 'map')}{spread}"
     search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
     _write(items, chapter, out, layout, base, note, force, as_json, started, search, rules=record)
+
+
+@contextmanager
+def _rules_named(rules):
+    """House rules that admit no map (``GenerationError``, exit 1): the --rules file is the error line's FILE, as
+    ``generate --rules`` names it (`error: house.toml: no fauna map can meet ...`), not the PDF not yet written."""
+    try:
+        yield
+    except Exception as e:
+        from mapgen.generate import GenerationError  # deferred: ortools; loaded by the generation that raised
+
+        named = getattr(e, "mapgen_subject", None)
+        if rules is not None and isinstance(e, GenerationError) and exit_code(e) == BROKEN and not named:
+            e.mapgen_subject = rules_file()  # type: ignore[attr-defined]
+        raise
 
 
 def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None, rules=None):
