@@ -311,3 +311,17 @@ def test_a_shared_solver_is_had_by_the_chapter_too():
     from mapgen.solving.solve import Solver
 
     assert Solver.for_chapter(get_chapter("fauna")) is Solver.for_chapter("fauna")
+
+
+@pytest.mark.parametrize("given", [1, 0, True, 3.5])
+def test_read_map_given_a_number_refuses_it_and_leaves_the_process_s_files_open(given):
+    """``read_map(1)`` opened file descriptor 1 (``open(1)``), failed to read it and closed the process's stdout."""
+    import os
+
+    from mapgen.mapfile import read_map
+
+    with pytest.raises(
+        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not a {type(given).__name__}"
+    ):
+        read_map(given)
+    os.fstat(0), os.fstat(1), os.fstat(2)  # still open
