@@ -16,7 +16,10 @@ Every error a user can meet derives from one of three bases, and its class says 
   ``mapgen.engine.playtest.ReplayError``, ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
-  ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter);
+  ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter),
+  ``mapgen.board.CellError`` (a cell off the board or no cell's name; a ValueError too),
+  ``mapgen.terrain.UnknownTerrainError`` and ``maps.UnknownMapError`` (a terrain code or a shipped map's name that
+  does not exist; KeyErrors too);
 - exit 1: ``mapgen.solving.solve.NoCompletion``, ``mapgen.generate.GenerationError``,
   ``mapgen.repair.RepairError``, ``mapgen.batch.BatchError``, ``mapgen.target.TargetMissed``,
   ``mapgen.deduce.PuzzleNotUnique`` (a puzzle to trim that leaves more maps than one),

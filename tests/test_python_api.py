@@ -325,3 +325,23 @@ def test_read_map_given_a_number_refuses_it_and_leaves_the_process_s_files_open(
     ):
         read_map(given)
     os.fstat(0), os.fstat(1), os.fstat(2)  # still open
+
+
+def test_a_cell_a_terrain_code_or_a_map_name_that_does_not_exist_is_a_mapgen_error(fauna):
+    """``mapgen.__doc__``: "every error a user can meet derives from MapgenError"; ``m.at("Z9")`` raised a CellError,
+    ``Terrain.from_code("Xx")`` and ``maps.load("nope-1")`` KeyErrors that ``except MapgenError`` let through. They
+    stay ValueError and KeyError (what callers caught), and are invalid input: exit 2."""
+    from mapgen.errors import MapgenError, exit_code
+
+    calls = [
+        (lambda: fauna.at("Z9"), ValueError),
+        (lambda: fauna.hide([49]), ValueError),
+        (lambda: Terrain.from_code("Xx"), KeyError),
+        (lambda: Solver.for_chapter("fauna").heat(fauna.hide(["A7"]), "Xx"), KeyError),
+        (lambda: maps.load("nope-1"), KeyError),
+    ]
+    for call, builtin in calls:
+        with pytest.raises(MapgenError) as caught:
+            call()
+        assert isinstance(caught.value, InputError) and exit_code(caught.value) == 2
+        assert isinstance(caught.value, builtin)
