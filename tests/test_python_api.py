@@ -345,3 +345,24 @@ def test_a_cell_a_terrain_code_or_a_map_name_that_does_not_exist_is_a_mapgen_err
             call()
         assert isinstance(caught.value, InputError) and exit_code(caught.value) == 2
         assert isinstance(caught.value, builtin)
+
+
+def test_render_map_given_overlays_or_a_dpi_of_the_wrong_kind_says_what_to_pass(fauna, tmp_path):
+    """``render_map(state, path, forced=["A7"])`` raised AttributeError: 'list' object has no attribute 'items',
+    ``heat="Sk"`` the same of a str, ``heat={6: "x"}`` a ValueError from float() and ``dpi="x"`` a TypeError from
+    deep inside matplotlib."""
+    from mapgen.render import render_map
+    from mapgen.render.output import RenderError
+
+    state = fauna.hide(["A7"])
+    for kwargs, words in (
+        ({"forced": ["A7"]}, r"forced is a dict of cell index to Terrain \(Solver.forced\(state\)\), not a list"),
+        ({"heat": "Sk"}, r"heat is a dict of cell index to a chance from 0 to 1 .*not a str"),
+        ({"heat": {6: "x"}}, r"chance 'x' at A7 is not between 0 and 1"),
+        ({"heat": {6: 0.0}, "heat_bounds": [0.5]}, r"heat_bounds is a dict of cell index to .*not a list"),
+        ({"dpi": "x"}, r"dpi is a whole number of dots per inch from 1, not 'x'"),
+        ({"dpi": 0}, r"dpi is a whole number of dots per inch from 1, not 0"),
+    ):
+        with pytest.raises(RenderError, match=words):
+            render_map(state, tmp_path / "x.png", **kwargs)
+    assert not list(tmp_path.iterdir())
