@@ -26,6 +26,7 @@ TABLE = [
     ("mapgen.engine.cards", "CardError", 2),
     ("mapgen.render.output", "RenderError", 2),
     ("mapgen.batch", "SeedRangeError", 2),
+    ("mapgen.generate", "SeedError", 2),
     ("mapgen.quality", "QualityError", 2),
     ("mapgen.campaign", "CampaignError", 2),
     ("mapgen.web", "ServeError", 2),

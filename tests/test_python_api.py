@@ -366,3 +366,20 @@ def test_render_map_given_overlays_or_a_dpi_of_the_wrong_kind_says_what_to_pass(
         with pytest.raises(RenderError, match=words):
             render_map(state, tmp_path / "x.png", **kwargs)
     assert not list(tmp_path.iterdir())
+
+
+def test_a_generator_given_a_seed_that_is_no_whole_number_or_past_a_map_file_refuses_it():
+    """``generate("1")`` made another map than ``generate(1)`` and recorded ``seed = "1"`` in its [generator] table;
+    ``1.5``, ``True`` and ``None`` were recorded as given; ``2**64`` wrote a map number no TOML reader takes, and
+    ``-1`` a map ``mapgen generate --seed -1`` (refused) cannot make again."""
+    from mapgen.generate import Generator, SeedError
+
+    gen = Generator("training")
+    for seed in ("1", 1.5, True, None):
+        with pytest.raises(TypeError, match=rf"a seed is a whole number from 0 to 2\*\*63 - 1, not {seed!r}"):
+            gen.generate(seed)
+    for seed in (-1, 2**63):
+        with pytest.raises(SeedError, match=rf"seed {seed} is beyond what a map file can record \(0 to 2\*\*63 - 1, TOML"):
+            gen.generate(seed)
+    assert issubclass(SeedError, InputError) and issubclass(SeedError, ValueError)
+    assert gen.generate(2**63 - 1).seed == 2**63 - 1
