@@ -379,7 +379,35 @@ def test_a_generator_given_a_seed_that_is_no_whole_number_or_past_a_map_file_ref
         with pytest.raises(TypeError, match=rf"a seed is a whole number from 0 to 2\*\*63 - 1, not {seed!r}"):
             gen.generate(seed)
     for seed in (-1, 2**63):
-        with pytest.raises(SeedError, match=rf"seed {seed} is beyond what a map file can record \(0 to 2\*\*63 - 1, TOML"):
+        with pytest.raises(
+            SeedError, match=rf"seed {seed} is beyond what a map file can record \(0 to 2\*\*63 - 1, TOML"
+        ):
             gen.generate(seed)
     assert issubclass(SeedError, InputError) and issubclass(SeedError, ValueError)
     assert gen.generate(2**63 - 1).seed == 2**63 - 1
+
+
+def test_grade_given_games_or_budgets_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``grade(m, games={"nobot": 5})`` raised a bare ValueError from the bots' table, ``games=["heuristic"]`` "dictionary
+    update sequence element #0 has length 9", ``budgets={"scout": "x"}`` a TypeError inside the scout's search, and
+    ``games={"heuristic": -1}`` a bare ValueError: each is now a QualityError (invalid input, exit 2)."""
+    from mapgen.grade import GradeSettings, grade
+    from mapgen.quality import QualityError
+
+    for kwargs, words in (
+        ({"games": {"nobot": 5}}, r"unknown bot 'nobot' in games \(expected one of random, heuristic"),
+        (
+            {"games": ["heuristic"]},
+            r"games is a dict of bot name to games per bot \(\{'heuristic': 100\}\), not a list",
+        ),
+        ({"games": {"heuristic": -1}}, r"games per bot are whole numbers from 0 \(0: not played\), not heuristic=-1"),
+        (
+            {"games": {"scout": 2}, "budgets": {"scout": "x"}},
+            r"budgets per bot are whole numbers from 1, not scout='x'",
+        ),
+        ({"games": {"scout": 2}, "budgets": {"nobot": 3}}, r"unknown bot 'nobot' in budgets"),
+    ):
+        with pytest.raises(QualityError, match=words):
+            grade(fauna, deduce=False, **kwargs)
+    with pytest.raises(QualityError, match="unknown bot 'nobot' in games"):
+        GradeSettings(games={"nobot": 1})
