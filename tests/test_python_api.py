@@ -411,3 +411,16 @@ def test_grade_given_games_or_budgets_it_cannot_use_says_so_as_invalid_input(fau
             grade(fauna, deduce=False, **kwargs)
     with pytest.raises(QualityError, match="unknown bot 'nobot' in games"):
         GradeSettings(games={"nobot": 1})
+
+
+@pytest.mark.parametrize("package", ["mapgen", "constraints", "maps"])
+def test_the_packages_are_marked_typed_for_a_user_s_type_checker(package):
+    """Installed, mapgen had no py.typed (PEP 561): a user's ``mypy --strict`` script importing mapgen.mapfile,
+    mapgen.solving.solve or maps failed with "Cannot find implementation or library stub" on every import."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    assert (root / package / "py.typed").is_file()
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in data["tool"]["setuptools"]["package-data"][package]
