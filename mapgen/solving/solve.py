@@ -517,9 +517,13 @@ class Solver:
     deterministic seconds (SAT propagations) so the same question gets the same answer however
     busy the machine is (the deducer bot's playtests rely on it). ``spent`` adds up the
     deterministic time used.
+
+    A Solver is not thread-safe (its SAT sessions and caches): ask one from one thread at a time.
+    ``Solver.for_chapter`` gives each thread its own.
     """
 
-    _shared: ClassVar[dict[str, Solver]] = {}
+    #: ``for_chapter``'s solvers, per thread (``_shared.solvers``: chapter name -> Solver)
+    _shared: ClassVar[threading.local] = threading.local()
 
     def __init__(
         self,
@@ -640,15 +644,17 @@ class Solver:
 
     @classmethod
     def for_chapter(cls, name: str | Chapter) -> Solver:
-        """A process-wide solver for a shipped chapter, by name or as its Chapter (models are cached per briefing);
-        a Chapter of house rules gets a solver of its own."""
+        """The shared solver of a shipped chapter, by name or as its Chapter (models are cached per briefing): one per
+        thread, as a Solver is not thread-safe (a server's threads may each call this); a Chapter of house rules gets
+        a solver of its own."""
         if isinstance(name, Chapter):
             if name.name not in chapter_names() or get_chapter(name.name) != name:
                 return cls(name)
             name = name.name
-        if name not in cls._shared:
-            cls._shared[name] = cls(get_chapter(name))
-        return cls._shared[name]
+        shared: dict[str, Solver] = cls._shared.__dict__.setdefault("solvers", {})
+        if name not in shared:
+            shared[name] = cls(get_chapter(name))
+        return shared[name]
 
     # -- sessions and budgets ------------------------------------------------------------------
     def _blank(self, briefing: Briefing) -> Map:
