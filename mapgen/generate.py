@@ -46,6 +46,9 @@ MAX_SEED = 2**63 - 1
 
 @dataclass(frozen=True)
 class Generated:
+    """What ``Generator.generate`` made: the ``map``, the ``seed`` it was made for, the ``attempts`` (random
+    briefings tried) and the wall-clock ``seconds`` it took."""
+
     map: Map
     seed: int
     attempts: int

@@ -738,7 +738,10 @@ def grade(
     progress=None,
     budgets: dict[str, int] | None = None,
 ) -> MapGrade:
-    """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``."""
+    """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``; returns a MapGrade.
+
+    ``games``: bot name -> games (default ``DEFAULT_GAMES``), ``budgets``: bot name -> search budget. WrongMapError
+    for a partial map, TypeError for what is not a Map, QualityError for games or budgets it cannot use."""
     expect_map(m, "grade", complete=True)
     check_games(DEFAULT_GAMES if games is None else games, budgets)
     settings = GradeSettings(

@@ -444,3 +444,36 @@ def test_a_shared_solver_is_one_per_thread_so_a_threaded_server_can_ask_it():
         t.join()
     assert all(a is b for a, b in seen.values())
     assert seen[0][0] is not seen[1][0] and Solver.for_chapter("fauna") not in (seen[0][0], seen[1][0])
+
+
+@pytest.mark.parametrize(
+    ("dotted", "words"),
+    [
+        ("mapgen.solving.solve.Solver", ["NoCompletion", "SolveTimeout", "WrongMapError", "TypeError"]),
+        ("mapgen.solving.solve.Solver.forced", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.solving.explain.hint", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.solving.explain.explain_forced", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.deduce.deduce_report", ["WrongMapError", "SolveTimeout"]),
+        ("mapgen.grade.grade", ["WrongMapError", "QualityError", "MapGrade"]),
+        ("mapgen.generate.Generated", ["map", "seed", "attempts", "seconds"]),
+        ("mapgen.deduce.Step", ["forced", "guess", "count"]),
+    ],
+)
+def test_help_on_an_entry_point_says_what_it_returns_and_raises(dotted, words):
+    """``help(Solver)`` and ``help(Solver.forced)`` named no error (a state with no completion raises NoCompletion,
+    the wall clock SolveTimeout); ``Generated`` and ``Step``, what ``generate`` and the reveal profile return, had
+    only the dataclass's generated signature."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+            break
+        except ModuleNotFoundError:
+            continue
+    for attr in parts[cut:]:
+        obj = getattr(obj, attr)
+    doc = obj.__doc__ or ""
+    assert not doc.startswith(f"{parts[-1]}("), f"{dotted}: only the dataclass's signature"
+    assert [w for w in words if w not in doc] == [], dotted

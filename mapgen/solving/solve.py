@@ -520,6 +520,11 @@ class Solver:
 
     A Solver is not thread-safe (its SAT sessions and caches): ask one from one thread at a time.
     ``Solver.for_chapter`` gives each thread its own.
+
+    Every question takes a ``Map`` (a partial map, or a complete one) of this solver's chapter: TypeError for
+    anything else (a path, a name: ``read_map``, ``maps.load``), WrongMapError (exit 2) for a map of another chapter.
+    A state with no completion raises NoCompletion (exit 1; ``completion`` returns None instead), and the wall
+    clock running past the budget SolveTimeout (exit 3).
     """
 
     #: ``for_chapter``'s solvers, per thread (``_shared.solvers``: chapter name -> Solver)
@@ -923,7 +928,8 @@ class Solver:
         return {i: frozenset(ts) for i, ts in seen.items()}
 
     def forced(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> dict[int, Terrain]:
-        """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop)."""
+        """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop), as {cell
+        index: Terrain}. NoCompletion when there is no completion, SolveTimeout past the budget."""
         self.check(state, "Solver.forced")
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
