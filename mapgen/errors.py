@@ -12,9 +12,9 @@ Every error a user can meet derives from one of three bases, and its class says 
 
 - exit 2: ``mapgen.mapfile.MapFileError``, ``mapgen.output.OutputError``, ``mapgen.profile.ProfileError``,
   ``constraints.catalogue.ChapterError``, ``mapgen.quality.QualityError``, ``mapgen.batch.SeedRangeError``,
-  ``mapgen.generate.SeedError``,
-  ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``, ``mapgen.engine.cards.CardError``,
-  ``mapgen.engine.playtest.ReplayError``, ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
+  ``mapgen.generate.SeedError``, ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``,
+  ``mapgen.engine.cards.CardError``, ``mapgen.engine.playtest.ReplayError``, ``mapgen.engine.playtest.SettingsError``,
+  ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
   ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter),

@@ -23,6 +23,7 @@ TABLE = [
     ("constraints.catalogue", "ChapterError", 2),
     ("mapgen.profile", "ProfileError", 2),
     ("mapgen.engine.playtest", "ReplayError", 2),
+    ("mapgen.engine.playtest", "SettingsError", 2),
     ("mapgen.engine.cards", "CardError", 2),
     ("mapgen.render.output", "RenderError", 2),
     ("mapgen.batch", "SeedRangeError", 2),

@@ -477,3 +477,23 @@ def test_help_on_an_entry_point_says_what_it_returns_and_raises(dotted, words):
     doc = obj.__doc__ or ""
     assert not doc.startswith(f"{parts[-1]}("), f"{dotted}: only the dataclass's signature"
     assert [w for w in words if w not in doc] == [], dotted
+
+
+def test_a_playtest_given_settings_or_games_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``Settings(bot="nobot")`` raised a bare ValueError from the bots' table, ``seed="4"`` "can only concatenate str
+    (not "int") to str", ``games="5"`` a TypeError about "/", ``games=-1`` returned no games as if played, and a
+    scout with ``budget="x"`` played its games: each is now a SettingsError (invalid input, exit 2, a ValueError)."""
+    from mapgen.engine.playtest import Settings, SettingsError, play_one, run_playtest
+
+    for settings, games, words in (
+        (Settings(bot="nobot"), 2, r"unknown bot 'nobot' \(expected one of random, heuristic"),
+        (Settings(seed="4"), 2, r"a playtest's seed is a whole number from 0, not '4'"),
+        (Settings(bot="scout", budget="x"), 1, r"a search bot's budget is a whole number from 1 \(None: its default\)"),
+        (Settings(), "5", r"games is a whole number from 0, not '5'"),
+        (Settings(), -1, r"games is a whole number from 0, not -1"),
+    ):
+        with pytest.raises(SettingsError, match=words):
+            run_playtest(fauna, settings, games)
+    with pytest.raises(SettingsError, match="unknown bot 'nobot'"):
+        play_one(fauna, Settings(bot="nobot"), 0)
+    assert issubclass(SettingsError, InputError) and issubclass(SettingsError, ValueError)
