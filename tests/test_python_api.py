@@ -497,3 +497,13 @@ def test_a_playtest_given_settings_or_games_it_cannot_use_says_so_as_invalid_inp
     with pytest.raises(SettingsError, match="unknown bot 'nobot'"):
         play_one(fauna, Settings(bot="nobot"), 0)
     assert issubclass(SettingsError, InputError) and issubclass(SettingsError, ValueError)
+
+
+def test_possible_takes_cells_by_name_as_hide_does_and_refuses_one_off_the_board(fauna):
+    """``possible(state, cells=["A7"])`` raised "tuple indices must be integers or slices, not str" from inside, and
+    ``cells=[99]`` an IndexError."""
+    s = Solver.for_chapter("fauna")
+    state = fauna.hide(["A7", "B7"])
+    assert s.possible(state, cells=["A7"]) == s.possible(state, cells=[6]) == {6: s.possible(state)[6]}
+    with pytest.raises(CellError, match="cell index 99 is off the board"):
+        s.possible(state, cells=[99])

@@ -833,7 +833,8 @@ class Solver:
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None, proofs: Proofs | None = None
     ) -> dict[int, frozenset[Terrain]]:
-        """For every unrevealed cell (or just ``cells``), the terrains it holds in at least one completion.
+        """For every unrevealed cell (or just ``cells``: indices or names like ``"A7"``; CellError off the board),
+        the terrains it holds in at least one completion.
 
         ``proofs`` (with the ``session`` they were kept on: the deducer bot's) are completions and
         cores kept from earlier questions of that session (``mapgen.solving.proofs``): read first, and
@@ -844,7 +845,7 @@ class Solver:
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
-        hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
+        hidden = state.unrevealed() if cells is None else [i for i in map(state._cell, cells) if state.cells[i] is None]
         givens = self._givens(slot, state)
         if session is None and (c := self.circuit(state, 0.0)) is not None:
             total, tallies = c.tallies(state)
