@@ -507,3 +507,11 @@ def test_possible_takes_cells_by_name_as_hide_does_and_refuses_one_off_the_board
     assert s.possible(state, cells=["A7"]) == s.possible(state, cells=[6]) == {6: s.possible(state)[6]}
     with pytest.raises(CellError, match="cell index 99 is off the board"):
         s.possible(state, cells=[99])
+
+
+@pytest.mark.parametrize("time_limit", ["5", None, True])
+def test_a_solver_made_with_a_time_limit_that_is_no_number_says_so_when_made(time_limit):
+    """``Solver("fauna", time_limit="5")`` was made, and its first question failed inside the SAT budget with
+    "can't multiply sequence by non-int of type 'float'"."""
+    with pytest.raises(TypeError, match=rf"Solver's time_limit: seconds \(a number\), not {time_limit!r}"):
+        Solver("fauna", time_limit=time_limit)

@@ -540,6 +540,8 @@ class Solver:
     ):
         # a shipped chapter's name too: ``Solver("fauna", time_limit=0.05, deterministic=True)``
         chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):  # else the first question's
+            raise TypeError(f"Solver's time_limit: seconds (a number), not {time_limit!r}")  # SAT budget failed
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
