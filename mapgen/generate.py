@@ -205,7 +205,7 @@ class Generator:
         --seed`` makes it too). TypeError for a seed that is no int, SeedError (exit 2) for one outside 0 to
         ``MAX_SEED``; GenerationError (exit 1) when the profile cannot be met, GenerationTimeout (exit 3) when no
         map is found within the generator's ``time_limit``."""
-        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):  # "1" made another map than 1
+        if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):  # "1" made another map than 1
             raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
         seed = int(seed)
         if not 0 <= seed <= MAX_SEED:

@@ -628,7 +628,8 @@ def check_games(games: object, budgets: object = None) -> None:
     if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
         shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
         raise QualityError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
-    bad = {bot: n for bot, n in (budgets or {}).items() if n is not None and not whole(n, 1)}  # type: ignore[union-attr]
+    given = budgets if isinstance(budgets, dict) else {}
+    bad = {bot: n for bot, n in given.items() if n is not None and not whole(n, 1)}
     if bad:  # a str failed inside the search bot's first decision
         shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
         raise QualityError(f"budgets per bot are whole numbers from 1, not {shown}")

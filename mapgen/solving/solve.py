@@ -540,8 +540,9 @@ class Solver:
     ):
         # a shipped chapter's name too: ``Solver("fauna", time_limit=0.05, deterministic=True)``
         chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
-        if isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real):  # else the first question's
-            raise TypeError(f"Solver's time_limit: seconds (a number), not {time_limit!r}")  # SAT budget failed
+        # a str failed at the first question, inside the SAT budget ("can't multiply sequence by non-int")
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
+            raise TypeError(f"Solver's time_limit: seconds (a number), not {time_limit!r}")
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
