@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 
+from mapgen.errors import InputError
+
 #: Neighbourhood offsets (row, column). ``diagonal2`` is Maldonado's "two diagonal steps".
 HOODS: dict[str, tuple[tuple[int, int], ...]] = {
     "orthogonal": ((-1, 0), (0, 1), (1, 0), (0, -1)),
@@ -16,8 +18,8 @@ HOODS: dict[str, tuple[tuple[int, int], ...]] = {
 ROW_LETTERS = "ABCDEFG"
 
 
-class CellError(ValueError):
-    """A cell name that is malformed or off the board."""
+class CellError(InputError, ValueError):
+    """A cell name that is malformed or off the board (invalid input: exit 2; a ValueError, as it always was)."""
 
 
 @dataclass(frozen=True)

@@ -90,6 +90,10 @@ class PuzzleNotUnique(UnmetError, ValueError):
 
 @dataclass
 class Step:
+    """One step of the reveal profile: the ``cell`` revealed and its ``terrain``, ``reason`` "forced" (deduced) or
+    "guess", the ``count`` of completions left (``exact``, else ``estimate``'s proven bounds), the ``forced`` cells,
+    the targets ``deduced`` by this reveal and, for a forced step, its ``explanation``."""
+
     step: int
     cell: str
     terrain: str
@@ -429,7 +433,12 @@ def deduce_report(
     ``within``: the reveal set is a subset of these cells (a puzzle's givens: see ``sole_completion``).
     ``chapter``: the rules everything is asked under (house rules, ``constraints.catalogue.load_chapter``; default:
     the map's chapter). The grade's tier cuts are calibrated on the shipped chapter's generated maps only: under
-    house rules the grade says so (``calibrated_on``: the shipped chapter whose cuts placed it)."""
+    house rules the grade says so (``calibrated_on``: the shipped chapter whose cuts placed it).
+
+    Returns a dict: ``reveal_set`` (cell names), ``reveal_count``, ``depends_on`` (rule ids) and, with ``profile``,
+    ``profile`` (``reveal_profile``'s dict, its ``steps`` each a ``Step.to_json()``) and ``grade`` (a dict).
+    WrongMapError for a partial map (a puzzle: ``sole_completion`` first), TypeError for what is not a Map,
+    SolveTimeout past ``time_limit``."""
     expect_map(m, "deduce_report", complete=True)
     shipped = get_chapter(m.chapter)
     chapter = chapter or shipped

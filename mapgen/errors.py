@@ -12,11 +12,15 @@ Every error a user can meet derives from one of three bases, and its class says 
 
 - exit 2: ``mapgen.mapfile.MapFileError``, ``mapgen.output.OutputError``, ``mapgen.profile.ProfileError``,
   ``constraints.catalogue.ChapterError``, ``mapgen.quality.QualityError``, ``mapgen.batch.SeedRangeError``,
-  ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``, ``mapgen.engine.cards.CardError``,
-  ``mapgen.engine.playtest.ReplayError``, ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
+  ``mapgen.generate.SeedError``, ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``,
+  ``mapgen.engine.cards.CardError``, ``mapgen.engine.playtest.ReplayError``, ``mapgen.engine.playtest.SettingsError``,
+  ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
-  ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter);
+  ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter),
+  ``mapgen.board.CellError`` (a cell off the board or no cell's name; a ValueError too),
+  ``mapgen.terrain.UnknownTerrainError`` and ``maps.UnknownMapError`` (a terrain code or a shipped map's name that
+  does not exist; KeyErrors too);
 - exit 1: ``mapgen.solving.solve.NoCompletion``, ``mapgen.generate.GenerationError``,
   ``mapgen.repair.RepairError``, ``mapgen.batch.BatchError``, ``mapgen.target.TargetMissed``,
   ``mapgen.deduce.PuzzleNotUnique`` (a puzzle to trim that leaves more maps than one),

@@ -7,6 +7,7 @@ which adds that map's briefing. Every map passes the plain-Python checks before 
 
 from __future__ import annotations
 
+import numbers
 import random
 import time
 from dataclasses import dataclass, replace
@@ -17,7 +18,7 @@ import ortools
 from constraints.catalogue import Chapter, check_map, get_chapter, is_shipped, with_hill_numbers
 from constraints.cpsat import ChapterModel, make_solver
 from mapgen import __version__
-from mapgen.errors import TimeLimitError, UnmetError
+from mapgen.errors import InputError, TimeLimitError, UnmetError
 from mapgen.inputs import text_problem
 from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
@@ -35,8 +36,19 @@ class GenerationTimeout(TimeLimitError, GenerationError):
     """No map was found within the time limit (the request may still be possible with more time)."""
 
 
+class SeedError(InputError, ValueError):
+    """A seed a map file cannot record (its map number: a TOML integer, 0 to 2**63 - 1, as ``--seed`` takes)."""
+
+
+#: the largest seed: a made map's number is its seed, and TOML's integers are signed 64-bit
+MAX_SEED = 2**63 - 1
+
+
 @dataclass(frozen=True)
 class Generated:
+    """What ``Generator.generate`` made: the ``map``, the ``seed`` it was made for, the ``attempts`` (random
+    briefings tried) and the wall-clock ``seconds`` it took."""
+
     map: Map
     seed: int
     attempts: int
@@ -189,7 +201,17 @@ class Generator:
 
     # -- generation --------------------------------------------------------------------------
     def generate(self, seed: int) -> Generated:
-        """One map for a seed: the same seed, chapter, profile and versions give the same map."""
+        """One map for a seed: the same seed, chapter, profile and versions give the same map (``mapgen generate
+        --seed`` makes it too). TypeError for a seed that is no int, SeedError (exit 2) for one outside 0 to
+        ``MAX_SEED``; GenerationError (exit 1) when the profile cannot be met, GenerationTimeout (exit 3) when no
+        map is found within the generator's ``time_limit``."""
+        if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):  # "1" made another map than 1
+            raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
+        seed = int(seed)
+        if not 0 <= seed <= MAX_SEED:
+            raise SeedError(
+                f"seed {seed} is beyond what a map file can record (0 to 2**63 - 1, TOML's largest integer)"
+            )
         started = time.perf_counter()
         conflict = self.briefing_free_conflict(self.time_limit)
         if conflict is not None:

@@ -38,7 +38,7 @@ from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map, expect_map
-from mapgen.quality import DEFAULT_GAMES, Quality, chapter_quality, tier_index
+from mapgen.quality import DEFAULT_GAMES, Quality, QualityError, chapter_quality, tier_index
 from mapgen.solving.solve import Solver
 from mapgen.terrain import quantity
 
@@ -602,10 +602,37 @@ class GradeSettings:
     rules: Chapter | None = None
 
     def __post_init__(self):
-        bad = {bot: n for bot, n in self.games.items() if not isinstance(n, int) or isinstance(n, bool) or n < 0}
-        if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
-            shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
-            raise ValueError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
+        check_games(self.games, self.budgets)
+
+
+def check_games(games: object, budgets: object = None) -> None:
+    """QualityError (invalid input, exit 2) unless ``games`` is a dict of known bots' names to whole numbers from 0,
+    and ``budgets`` (when given) one of known bots' names to whole numbers from 1 (None: the bot's default)."""
+
+    def whole(n: object, least: int) -> bool:
+        return isinstance(n, int) and not isinstance(n, bool) and n >= least
+
+    for name, given, what in (
+        ("games", games, "games per bot ({'heuristic': 100})"),
+        ("budgets", budgets, "its search budget ({'scout': 2})"),
+    ):
+        if given is None and name == "budgets":
+            continue
+        if not isinstance(given, dict):
+            raise QualityError(f"{name} is a dict of bot name to {what}, not a {type(given).__name__}")
+        unknown = [bot for bot in given if bot not in BOTS]
+        if unknown:  # a bare ValueError from the bots' table, once the first game of that bot was played
+            raise QualityError(f"unknown bot {unknown[0]!r} in {name} (expected one of {', '.join(BOTS)})")
+    assert isinstance(games, dict)
+    bad = {bot: n for bot, n in games.items() if not whole(n, 0)}
+    if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
+        shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
+        raise QualityError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
+    given = budgets if isinstance(budgets, dict) else {}
+    bad = {bot: n for bot, n in given.items() if n is not None and not whole(n, 1)}
+    if bad:  # a str failed inside the search bot's first decision
+        shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
+        raise QualityError(f"budgets per bot are whole numbers from 1, not {shown}")
 
 
 def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
@@ -712,8 +739,12 @@ def grade(
     progress=None,
     budgets: dict[str, int] | None = None,
 ) -> MapGrade:
-    """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``."""
+    """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``; returns a MapGrade.
+
+    ``games``: bot name -> games (default ``DEFAULT_GAMES``), ``budgets``: bot name -> search budget. WrongMapError
+    for a partial map, TypeError for what is not a Map, QualityError for games or budgets it cannot use."""
     expect_map(m, "grade", complete=True)
+    check_games(DEFAULT_GAMES if games is None else games, budgets)
     settings = GradeSettings(
         games=dict(DEFAULT_GAMES if games is None else games),
         seed=seed,

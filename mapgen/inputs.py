@@ -38,7 +38,11 @@ class Unreadable(ValueError):
 
 def read_text(path: str | os.PathLike, what: str = "file") -> str:
     """The UTF-8 text of ``path`` without a byte-order mark, at most MAX_BYTES; Unreadable otherwise. ``what``
-    names the kind of file in a message (``"is a directory, not a map file"``)."""
+    names the kind of file in a message (``"is a directory, not a map file"``). TypeError for a path that is no
+    str, bytes or PathLike: ``open`` takes a number as a file descriptor, and closes it after (``read_map(1)``
+    closed the process's stdout)."""
+    if not isinstance(path, (str, bytes, os.PathLike)):
+        raise TypeError(f"a {what}'s path is a str or a Path, not a {type(path).__name__}")
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)  # never more: /dev/zero, a log file given by mistake

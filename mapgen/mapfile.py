@@ -47,7 +47,13 @@ class MapFileError(InputError, ValueError):
 
 
 def read_map(path: str | os.PathLike) -> Map:
-    """Read a map file; raises MapFileError for anything unreadable (mapgen.inputs: size, encoding, nesting)."""
+    """Read a map file; raises MapFileError for anything unreadable (mapgen.inputs: size, encoding, nesting), and
+    TypeError for a path that is no str or Path (a number would be read as a file descriptor, then closed)."""
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(
+            f"read_map takes a map file's path (a str or a Path), not a {type(path).__name__}: "
+            'maps.load("fauna-1") reads a shipped map by name, parse_map(text) a map file\'s text'
+        )
     source = str(path)
     try:
         text = read_text(path, "map file")

@@ -6,7 +6,7 @@ import sys
 from decimal import Decimal
 from enum import Enum
 
-from mapgen.errors import MessageKeyError
+from mapgen.errors import InputError, MessageKeyError
 
 
 class Terrain(Enum):
@@ -60,9 +60,9 @@ class Terrain(Enum):
         return self.value
 
 
-class UnknownTerrainError(MessageKeyError):
-    """A code no terrain has (a KeyError, as ``Terrain.from_code`` always raised), with a message that lists the
-    codes."""
+class UnknownTerrainError(MessageKeyError, InputError):
+    """A code no terrain has (a KeyError, as ``Terrain.from_code`` always raised, and invalid input: exit 2), with a
+    message that lists the codes."""
 
 
 _LABELS = {

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from mapgen.errors import MessageKeyError
+from mapgen.errors import InputError, MessageKeyError
 from mapgen.mapfile import read_map
 from mapgen.model import Map
 
@@ -52,8 +52,9 @@ def files() -> list[Path]:
     return [*FOLDER.glob("*.toml"), *(p for p in FOLDER.glob("*/*.toml") if p.parent.name == p.stem.rpartition("-")[0])]
 
 
-class UnknownMapError(MessageKeyError):
-    """No shipped map by that name (a KeyError, as ``path`` and ``load`` always raised); its message names the map
+class UnknownMapError(MessageKeyError, InputError):
+    """No shipped map by that name (a KeyError, as ``path`` and ``load`` always raised, and invalid input: exit 2); its
+    message names the map
     meant, or the shipped names, or for a file's path how to read it."""
 
 

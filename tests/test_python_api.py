@@ -311,3 +311,207 @@ def test_a_shared_solver_is_had_by_the_chapter_too():
     from mapgen.solving.solve import Solver
 
     assert Solver.for_chapter(get_chapter("fauna")) is Solver.for_chapter("fauna")
+
+
+@pytest.mark.parametrize("given", [1, 0, True, 3.5])
+def test_read_map_given_a_number_refuses_it_and_leaves_the_process_s_files_open(given):
+    """``read_map(1)`` opened file descriptor 1 (``open(1)``), failed to read it and closed the process's stdout."""
+    import os
+
+    from mapgen.mapfile import read_map
+
+    with pytest.raises(
+        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not a {type(given).__name__}"
+    ):
+        read_map(given)
+    os.fstat(0), os.fstat(1), os.fstat(2)  # still open
+
+
+def test_a_cell_a_terrain_code_or_a_map_name_that_does_not_exist_is_a_mapgen_error(fauna):
+    """``mapgen.__doc__``: "every error a user can meet derives from MapgenError"; ``m.at("Z9")`` raised a CellError,
+    ``Terrain.from_code("Xx")`` and ``maps.load("nope-1")`` KeyErrors that ``except MapgenError`` let through. They
+    stay ValueError and KeyError (what callers caught), and are invalid input: exit 2."""
+    from mapgen.errors import MapgenError, exit_code
+
+    calls = [
+        (lambda: fauna.at("Z9"), ValueError),
+        (lambda: fauna.hide([49]), ValueError),
+        (lambda: Terrain.from_code("Xx"), KeyError),
+        (lambda: Solver.for_chapter("fauna").heat(fauna.hide(["A7"]), "Xx"), KeyError),
+        (lambda: maps.load("nope-1"), KeyError),
+    ]
+    for call, builtin in calls:
+        with pytest.raises(MapgenError) as caught:
+            call()
+        assert isinstance(caught.value, InputError) and exit_code(caught.value) == 2
+        assert isinstance(caught.value, builtin)
+
+
+def test_render_map_given_overlays_or_a_dpi_of_the_wrong_kind_says_what_to_pass(fauna, tmp_path):
+    """``render_map(state, path, forced=["A7"])`` raised AttributeError: 'list' object has no attribute 'items',
+    ``heat="Sk"`` the same of a str, ``heat={6: "x"}`` a ValueError from float() and ``dpi="x"`` a TypeError from
+    deep inside matplotlib."""
+    from mapgen.render import render_map
+    from mapgen.render.output import RenderError
+
+    state = fauna.hide(["A7"])
+    for kwargs, words in (
+        ({"forced": ["A7"]}, r"forced is a dict of cell index to Terrain \(Solver.forced\(state\)\), not a list"),
+        ({"heat": "Sk"}, r"heat is a dict of cell index to a chance from 0 to 1 .*not a str"),
+        ({"heat": {6: "x"}}, r"chance 'x' at A7 is not between 0 and 1"),
+        ({"heat": {6: 0.0}, "heat_bounds": [0.5]}, r"heat_bounds is a dict of cell index to .*not a list"),
+        ({"dpi": "x"}, r"dpi is a whole number of dots per inch from 1, not 'x'"),
+        ({"dpi": 0}, r"dpi is a whole number of dots per inch from 1, not 0"),
+    ):
+        with pytest.raises(RenderError, match=words):
+            render_map(state, tmp_path / "x.png", **kwargs)
+    assert not list(tmp_path.iterdir())
+
+
+def test_a_generator_given_a_seed_that_is_no_whole_number_or_past_a_map_file_refuses_it():
+    """``generate("1")`` made another map than ``generate(1)`` and recorded ``seed = "1"`` in its [generator] table;
+    ``1.5``, ``True`` and ``None`` were recorded as given; ``2**64`` wrote a map number no TOML reader takes, and
+    ``-1`` a map ``mapgen generate --seed -1`` (refused) cannot make again."""
+    from mapgen.generate import Generator, SeedError
+
+    gen = Generator("training")
+    for seed in ("1", 1.5, True, None):
+        with pytest.raises(TypeError, match=rf"a seed is a whole number from 0 to 2\*\*63 - 1, not {seed!r}"):
+            gen.generate(seed)
+    for seed in (-1, 2**63):
+        with pytest.raises(
+            SeedError, match=rf"seed {seed} is beyond what a map file can record \(0 to 2\*\*63 - 1, TOML"
+        ):
+            gen.generate(seed)
+    assert issubclass(SeedError, InputError) and issubclass(SeedError, ValueError)
+    assert gen.generate(2**63 - 1).seed == 2**63 - 1
+
+
+def test_grade_given_games_or_budgets_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``grade(m, games={"nobot": 5})`` raised a bare ValueError from the bots' table, ``games=["heuristic"]`` "dictionary
+    update sequence element #0 has length 9", ``budgets={"scout": "x"}`` a TypeError inside the scout's search, and
+    ``games={"heuristic": -1}`` a bare ValueError: each is now a QualityError (invalid input, exit 2)."""
+    from mapgen.grade import GradeSettings, grade
+    from mapgen.quality import QualityError
+
+    for kwargs, words in (
+        ({"games": {"nobot": 5}}, r"unknown bot 'nobot' in games \(expected one of random, heuristic"),
+        (
+            {"games": ["heuristic"]},
+            r"games is a dict of bot name to games per bot \(\{'heuristic': 100\}\), not a list",
+        ),
+        ({"games": {"heuristic": -1}}, r"games per bot are whole numbers from 0 \(0: not played\), not heuristic=-1"),
+        (
+            {"games": {"scout": 2}, "budgets": {"scout": "x"}},
+            r"budgets per bot are whole numbers from 1, not scout='x'",
+        ),
+        ({"games": {"scout": 2}, "budgets": {"nobot": 3}}, r"unknown bot 'nobot' in budgets"),
+    ):
+        with pytest.raises(QualityError, match=words):
+            grade(fauna, deduce=False, **kwargs)
+    with pytest.raises(QualityError, match="unknown bot 'nobot' in games"):
+        GradeSettings(games={"nobot": 1})
+
+
+@pytest.mark.parametrize("package", ["mapgen", "constraints", "maps"])
+def test_the_packages_are_marked_typed_for_a_user_s_type_checker(package):
+    """Installed, mapgen had no py.typed (PEP 561): a user's ``mypy --strict`` script importing mapgen.mapfile,
+    mapgen.solving.solve or maps failed with "Cannot find implementation or library stub" on every import."""
+    import tomllib
+    from pathlib import Path
+
+    root = Path(__file__).parent.parent
+    assert (root / package / "py.typed").is_file()
+    data = tomllib.loads((root / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "py.typed" in data["tool"]["setuptools"]["package-data"][package]
+
+
+def test_a_shared_solver_is_one_per_thread_so_a_threaded_server_can_ask_it():
+    """``Solver.for_chapter`` gave every thread the one process-wide Solver, whose SAT sessions and caches are not
+    thread-safe: 4 threads asking forced and possible of 12 fauna-1 states raised IndexError (list index out of
+    range). Each thread now has its own; within a thread it is still the same one."""
+    import threading
+
+    seen = {}
+
+    def ask(k):
+        seen[k] = (Solver.for_chapter("fauna"), Solver.for_chapter("fauna"))
+
+    threads = [threading.Thread(target=ask, args=(k,)) for k in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert all(a is b for a, b in seen.values())
+    assert seen[0][0] is not seen[1][0] and Solver.for_chapter("fauna") not in (seen[0][0], seen[1][0])
+
+
+@pytest.mark.parametrize(
+    ("dotted", "words"),
+    [
+        ("mapgen.solving.solve.Solver", ["NoCompletion", "SolveTimeout", "WrongMapError", "TypeError"]),
+        ("mapgen.solving.solve.Solver.forced", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.solving.explain.hint", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.solving.explain.explain_forced", ["NoCompletion", "SolveTimeout"]),
+        ("mapgen.deduce.deduce_report", ["WrongMapError", "SolveTimeout"]),
+        ("mapgen.grade.grade", ["WrongMapError", "QualityError", "MapGrade"]),
+        ("mapgen.generate.Generated", ["map", "seed", "attempts", "seconds"]),
+        ("mapgen.deduce.Step", ["forced", "guess", "count"]),
+    ],
+)
+def test_help_on_an_entry_point_says_what_it_returns_and_raises(dotted, words):
+    """``help(Solver)`` and ``help(Solver.forced)`` named no error (a state with no completion raises NoCompletion,
+    the wall clock SolveTimeout); ``Generated`` and ``Step``, what ``generate`` and the reveal profile return, had
+    only the dataclass's generated signature."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+            break
+        except ModuleNotFoundError:
+            continue
+    for attr in parts[cut:]:
+        obj = getattr(obj, attr)
+    doc = obj.__doc__ or ""
+    assert not doc.startswith(f"{parts[-1]}("), f"{dotted}: only the dataclass's signature"
+    assert [w for w in words if w not in doc] == [], dotted
+
+
+def test_a_playtest_given_settings_or_games_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``Settings(bot="nobot")`` raised a bare ValueError from the bots' table, ``seed="4"`` "can only concatenate str
+    (not "int") to str", ``games="5"`` a TypeError about "/", ``games=-1`` returned no games as if played, and a
+    scout with ``budget="x"`` played its games: each is now a SettingsError (invalid input, exit 2, a ValueError)."""
+    from mapgen.engine.playtest import Settings, SettingsError, play_one, run_playtest
+
+    for settings, games, words in (
+        (Settings(bot="nobot"), 2, r"unknown bot 'nobot' \(expected one of random, heuristic"),
+        (Settings(seed="4"), 2, r"a playtest's seed is a whole number from 0, not '4'"),
+        (Settings(bot="scout", budget="x"), 1, r"a search bot's budget is a whole number from 1 \(None: its default\)"),
+        (Settings(), "5", r"games is a whole number from 0, not '5'"),
+        (Settings(), -1, r"games is a whole number from 0, not -1"),
+    ):
+        with pytest.raises(SettingsError, match=words):
+            run_playtest(fauna, settings, games)
+    with pytest.raises(SettingsError, match="unknown bot 'nobot'"):
+        play_one(fauna, Settings(bot="nobot"), 0)
+    assert issubclass(SettingsError, InputError) and issubclass(SettingsError, ValueError)
+
+
+def test_possible_takes_cells_by_name_as_hide_does_and_refuses_one_off_the_board(fauna):
+    """``possible(state, cells=["A7"])`` raised "tuple indices must be integers or slices, not str" from inside, and
+    ``cells=[99]`` an IndexError."""
+    s = Solver.for_chapter("fauna")
+    state = fauna.hide(["A7", "B7"])
+    assert s.possible(state, cells=["A7"]) == s.possible(state, cells=[6]) == {6: s.possible(state)[6]}
+    with pytest.raises(CellError, match="cell index 99 is off the board"):
+        s.possible(state, cells=[99])
+
+
+@pytest.mark.parametrize("time_limit", ["5", None, True])
+def test_a_solver_made_with_a_time_limit_that_is_no_number_says_so_when_made(time_limit):
+    """``Solver("fauna", time_limit="5")`` was made, and its first question failed inside the SAT budget with
+    "can't multiply sequence by non-int of type 'float'"."""
+    with pytest.raises(TypeError, match=rf"Solver's time_limit: seconds \(a number\), not {time_limit!r}"):
+        Solver("fauna", time_limit=time_limit)

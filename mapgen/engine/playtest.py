@@ -69,6 +69,14 @@ def game_seed(seed: int, k: int) -> int:
     return (seed * 1_000_003 + k) & 0x7FFFFFFF
 
 
+class SettingsError(InputError, ValueError):
+    """Playtest settings that cannot be used (an unknown bot, a seed or budget that is no whole number): exit 2."""
+
+
+def _whole(n: object, least: int) -> bool:
+    return isinstance(n, int) and not isinstance(n, bool) and n >= least
+
+
 def _expect(m: Map, s: Settings, who: str) -> None:
     """TypeError that says what to pass when ``m`` is not a Map (a shipped map's name, a path) or ``s`` is not a
     Settings (a bot's name): an AttributeError from inside the game otherwise. A partial map is a WrongMapError (exit
@@ -79,6 +87,12 @@ def _expect(m: Map, s: Settings, who: str) -> None:
             f"{who} takes a Settings, not a {type(s).__name__}: "
             "mapgen.engine.playtest.Settings(bot='heuristic', players=1, seed=0)"
         )
+    if s.bot not in BOTS:  # a bare ValueError from the bots' table at the first game
+        raise SettingsError(f"unknown bot {s.bot!r} (expected one of {', '.join(BOTS)})")
+    if not _whole(s.seed, 0):  # "can only concatenate str (not "int") to str" from game_seed
+        raise SettingsError(f"a playtest's seed is a whole number from 0, not {s.seed!r}")
+    if s.budget is not None and not _whole(s.budget, 1):  # a str was handed to the search bot as it was
+        raise SettingsError(f"a search bot's budget is a whole number from 1 (None: its default), not {s.budget!r}")
 
 
 def make_game(m: Map, s: Settings, seed: int) -> Game:
@@ -138,6 +152,8 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
     ``progress`` is called with the number of games finished so far.
     """
     _expect(m, s, "run_playtest")
+    if not _whole(games, 0):  # -1 returned no games as if played; "5" failed on games / jobs
+        raise SettingsError(f"games is a whole number from 0, not {games!r}")
     make_game(m, s, 0)  # settings errors surface here, before any process starts
     if games / max(1, jobs) >= heuristic.COMPILED_FROM_GAMES:  # enough games a process to repay loading numba
         heuristic.prefer_compiled()  # the same games: only faster (the workers fork with it)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import numbers
 import os
+from collections.abc import Mapping
 
 from constraints.catalogue import ChapterError, get_chapter
 from mapgen.model import Map, expect_map
@@ -60,12 +62,25 @@ def heat_options(answer, label: str) -> dict:
     }
 
 
+def _unit(x: object) -> bool:
+    """Whether ``x`` is a number from 0 to 1 (numpy's included; a str or None is not)."""
+    return isinstance(x, numbers.Real) and not isinstance(x, bool) and 0.0 <= float(x) <= 1.0
+
+
 def check_overlays(
     m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None, heat_errors: dict | None = None
 ) -> None:
     """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
     None: no fair odds, the terrain may be there), and ``heat_bounds`` shaded cells whose chance is 0 with a bound
     in 0..1."""
+    for name, given, what in (
+        ("forced", forced, "Terrain (Solver.forced(state))"),
+        ("heat", heat, "a chance from 0 to 1 (Solver.heat(state, terrain)[0])"),
+        ("heat_bounds", heat_bounds, "a chance from 0 to 1 (Solver.heat_answer(state, terrain).bounds)"),
+        ("heat_errors", heat_errors, "a chance from 0 to 1 (Solver.heat_answer(state, terrain).errors)"),
+    ):
+        if given is not None and not isinstance(given, Mapping):  # 'list' object has no attribute 'items'
+            raise RenderError(f"{name} is a dict of cell index to {what}, not a {type(given).__name__}")
     hidden = set(m.unrevealed())
     b = m.board
     for i, t in (forced or {}).items():
@@ -82,17 +97,17 @@ def check_overlays(
             raise RenderError(f"shaded cell {b.name(i)} is already explored")
         if p is None:  # no fair odds in time: the terrain may be there ("?")
             continue
-        if not 0.0 <= float(p) <= 1.0:
+        if not _unit(p):
             raise RenderError(f"chance {p!r} at {b.name(i)} is not between 0 and 1")
     for i, bound in (heat_bounds or {}).items():
         if not isinstance(i, int) or (heat or {}).get(i) != 0.0:
             raise RenderError(f"bound at {i!r}: only a shaded cell whose chance is 0 has one")
-        if not 0.0 <= float(bound) <= 1.0:
+        if not _unit(bound):
             raise RenderError(f"bound {bound!r} at {b.name(i)} is not between 0 and 1")
     for i, e in (heat_errors or {}).items():
         if not isinstance(i, int) or i not in (heat or {}):
             raise RenderError(f"error at {i!r}: only a shaded cell has one")
-        if not 0.0 <= float(e) <= 1.0:
+        if not _unit(e):
             raise RenderError(f"error {e!r} at {b.name(i)} is not between 0 and 1")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numbers
 import os
 import struct
 from dataclasses import dataclass
@@ -65,6 +66,10 @@ def save_figures(figures: list, path: str | os.PathLike, fmt: str, *, dpi: int =
 
     ``force=False`` never replaces an existing file (mapgen.output.OutputError instead).
     """
+    if (
+        isinstance(dpi, bool) or not isinstance(dpi, (int, numbers.Integral)) or dpi < 1
+    ):  # matplotlib: a TypeError inside
+        raise RenderError(f"dpi is a whole number of dots per inch from 1, not {dpi!r}")
     import matplotlib  # deferred: matplotlib, slow, only when drawing
 
     if len(figures) > 1 and fmt != "pdf":

@@ -241,6 +241,7 @@ def explain_forced(
     is the same under any load, and the wall clock passing raises SolveTimeout; otherwise each explanation
     gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
     the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
+    NoCompletion when the state has no completion.
     """
     solver.check(state, "explain_forced")
     budget = solver.budget(time_limit)
@@ -446,7 +447,7 @@ def hint(
 
     When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
     message) and ``"missing": ["odds"]`` (the command prints it and exits 3); a time-out before it is known whether
-    a cell is forced raises ``SolveTimeout``.
+    a cell is forced raises ``SolveTimeout``; a state with no completion raises ``NoCompletion``.
     """
     solver.check(state, "hint")
     target = None if target is None else as_terrain(target)  # a Terrain, or its code ("Ft")

@@ -517,9 +517,18 @@ class Solver:
     deterministic seconds (SAT propagations) so the same question gets the same answer however
     busy the machine is (the deducer bot's playtests rely on it). ``spent`` adds up the
     deterministic time used.
+
+    A Solver is not thread-safe (its SAT sessions and caches): ask one from one thread at a time.
+    ``Solver.for_chapter`` gives each thread its own.
+
+    Every question takes a ``Map`` (a partial map, or a complete one) of this solver's chapter: TypeError for
+    anything else (a path, a name: ``read_map``, ``maps.load``), WrongMapError (exit 2) for a map of another chapter.
+    A state with no completion raises NoCompletion (exit 1; ``completion`` returns None instead), and the wall
+    clock running past the budget SolveTimeout (exit 3).
     """
 
-    _shared: ClassVar[dict[str, Solver]] = {}
+    #: ``for_chapter``'s solvers, per thread (``_shared.solvers``: chapter name -> Solver)
+    _shared: ClassVar[threading.local] = threading.local()
 
     def __init__(
         self,
@@ -531,6 +540,9 @@ class Solver:
     ):
         # a shipped chapter's name too: ``Solver("fauna", time_limit=0.05, deterministic=True)``
         chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
+        # a str failed at the first question, inside the SAT budget ("can't multiply sequence by non-int")
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
+            raise TypeError(f"Solver's time_limit: seconds (a number), not {time_limit!r}")
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
@@ -640,15 +652,17 @@ class Solver:
 
     @classmethod
     def for_chapter(cls, name: str | Chapter) -> Solver:
-        """A process-wide solver for a shipped chapter, by name or as its Chapter (models are cached per briefing);
-        a Chapter of house rules gets a solver of its own."""
+        """The shared solver of a shipped chapter, by name or as its Chapter (models are cached per briefing): one per
+        thread, as a Solver is not thread-safe (a server's threads may each call this); a Chapter of house rules gets
+        a solver of its own."""
         if isinstance(name, Chapter):
             if name.name not in chapter_names() or get_chapter(name.name) != name:
                 return cls(name)
             name = name.name
-        if name not in cls._shared:
-            cls._shared[name] = cls(get_chapter(name))
-        return cls._shared[name]
+        shared: dict[str, Solver] = cls._shared.__dict__.setdefault("solvers", {})
+        if name not in shared:
+            shared[name] = cls(get_chapter(name))
+        return shared[name]
 
     # -- sessions and budgets ------------------------------------------------------------------
     def _blank(self, briefing: Briefing) -> Map:
@@ -822,7 +836,8 @@ class Solver:
     def possible(
         self, state: Map, time_limit=None, cells=None, *, session: _Slot | None = None, proofs: Proofs | None = None
     ) -> dict[int, frozenset[Terrain]]:
-        """For every unrevealed cell (or just ``cells``), the terrains it holds in at least one completion.
+        """For every unrevealed cell (or just ``cells``: indices or names like ``"A7"``; CellError off the board),
+        the terrains it holds in at least one completion.
 
         ``proofs`` (with the ``session`` they were kept on: the deducer bot's) are completions and
         cores kept from earlier questions of that session (``mapgen.solving.proofs``): read first, and
@@ -833,7 +848,7 @@ class Solver:
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
-        hidden = state.unrevealed() if cells is None else [i for i in cells if state.cells[i] is None]
+        hidden = state.unrevealed() if cells is None else [i for i in map(state._cell, cells) if state.cells[i] is None]
         givens = self._givens(slot, state)
         if session is None and (c := self.circuit(state, 0.0)) is not None:
             total, tallies = c.tallies(state)
@@ -917,7 +932,8 @@ class Solver:
         return {i: frozenset(ts) for i, ts in seen.items()}
 
     def forced(self, state: Map, time_limit=None, *, session: _Slot | None = None) -> dict[int, Terrain]:
-        """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop)."""
+        """Unrevealed cells with the same terrain in every completion (a shrinking-disjunction loop), as {cell
+        index: Terrain}. NoCompletion when there is no completion, SolveTimeout past the budget."""
         self.check(state, "Solver.forced")
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
