@@ -9,7 +9,17 @@ from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import COMPILE_SHARE, CountResult, Solver, SolveTimeout
-from mapgen.solving.unigen import NO_ODDS, ODDS_AUTO, ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS, share_words
+from mapgen.solving.unigen import (
+    NO_ODDS,
+    NO_UNIGEN,
+    ODDS_AUTO,
+    ODDS_EXACT,
+    ODDS_NONE,
+    ODDS_SAMPLER,
+    ODDS_UNIGEN,
+    SAMPLE_SECONDS,
+    share_words,
+)
 from mapgen.terrain import Terrain, big_count, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
@@ -121,6 +131,10 @@ def solve_report(
         report["probabilities"] = {names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())}
         report["probabilities_exact"] = exact
         report["probabilities_method"] = got.method  # exact, sampler, unigen (almost uniform), none (known cells only)
+        if got.method == ODDS_NONE and any(len(ts) > 1 for ts in possible.values()):
+            # odds asked and none had (UniGen out of its budget): missing, as a count that ran out is (exit 3)
+            missing.append("probabilities")
+            report.setdefault("timed_out", NO_UNIGEN if method == ODDS_UNIGEN else NO_ODDS)
         if got.errors is not None:  # the standard error of each share (the sampler's batch means)
             report["probabilities_error"] = {
                 names[i]: {t.code: e for t, e in d.items()} for i, d in sorted(got.errors.items())
@@ -250,7 +264,8 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     if "probabilities" in report:
         method = report["probabilities_method"]
         if method == ODDS_NONE:
-            lines.append(f"probabilities: none in time ({NO_ODDS}): raise --time-limit, or reveal more cells")
+            why = NO_UNIGEN if report.get("timed_out") == NO_UNIGEN else NO_ODDS
+            lines.append(f"probabilities: none in time ({why}): raise --time-limit, or reveal more cells")
             return "\n".join(lines)
         errors = report.get("probabilities_error", {})
         if method == ODDS_EXACT:

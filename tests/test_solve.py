@@ -552,3 +552,17 @@ def test_solve_loads_ortools_only_to_enumerate():
     m = maps.load("fauna-1")
     state = m.hide(range(8))
     assert after == f"after: True {Solver.for_chapter(m.chapter).count(state, time_limit=60).count}"
+
+
+def test_unigen_out_of_its_budget_is_a_time_limit_not_a_success(tmp_path):
+    """``solve --method unigen`` asks for UniGen's odds; where UniGen cannot draw its samples within the time limit
+    (the empty Training board: about 200 CPU s for its 400 samples) the odds are missing, so the command says so and
+    exits 3 after printing what it found (the guide's convention), never exit 0 with no odds."""
+    out = CliRunner().invoke(
+        main, ["solve", "training-1", "--reveal", "none", "--method", "unigen", "--time-limit", "2", "--json"]
+    )
+    assert out.exit_code == 3, out.output
+    report = json.loads(out.stdout)
+    assert report["probabilities_method"] == "none" and "probabilities" in report["missing"]
+    assert report["forced"] is not None and report["count"] == 7108570  # what was found is kept
+    assert "missing: probabilities" in out.stderr and "Traceback" not in out.output

@@ -1238,7 +1238,8 @@ class Solver:
         if possible is None or any(i not in possible for i in hidden):
             possible = self.possible(state, max(0.1, deadline - time.monotonic()))
         if method == ODDS_UNIGEN:
-            found = self.fair_samples(state, ODDS_SAMPLES, max(0.2, 0.2 * budget.seconds), deadline=deadline)
+            # asked for by name: UniGen has the odds' whole budget (nothing else runs beside it)
+            found = self.fair_samples(state, ODDS_SAMPLES, max(0.2, budget.seconds), deadline=deadline)
             if found:
                 tallies: dict[int, dict[Terrain, int]] = {i: {} for i in hidden}
                 for w in found:

@@ -65,6 +65,8 @@ def converged(rhat: float) -> bool:
 ODDS_SAMPLES = 400
 #: Why there are no odds, for the reports (``ODDS_NONE``).
 NO_ODDS = "no compiled circuit, and the sampler did not finish within the time limit"
+#: why ``--method unigen`` gave no odds: UniGen's samples (``ODDS_SAMPLES``) not all drawn within the odds' budget
+NO_UNIGEN = f"UniGen did not draw its {ODDS_SAMPLES} samples within the time limit"
 
 
 @dataclass
