@@ -1455,3 +1455,67 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
                 read_map(work / name)
         interrupted += 1
     assert interrupted >= 1
+
+
+def _float_options():
+    """Every option of every command that takes a number with a fraction, as (command, option)."""
+    import click
+
+    for name in COMMANDS:
+        command = main.get_command(None, name)
+        for p in command.params:
+            if isinstance(p, click.Option) and isinstance(p.type, click.types.FloatParamType):
+                yield name, next(o for o in p.opts if o.startswith("--"))
+
+
+@pytest.mark.parametrize(("command", "option"), sorted(set(_float_options())))
+def test_every_fractional_option_refuses_nan(command, option):
+    """click's FloatRange lets NaN through (every comparison with it is false): ``compile --memory-limit nan``
+    ended in a traceback from the compiler, and ``pack --max-walled-in nan`` made a folder whose every map
+    passed a target nothing can meet. Every such option is an ``options.FiniteRange``."""
+    from mapgen.cli.options import FiniteRange
+
+    param = next(p for p in main.get_command(None, command).params if option in getattr(p, "opts", ()))
+    assert isinstance(param.type, FiniteRange), f"{command} {option} is a {type(param.type).__name__}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compile", "training-1", "--memory-limit", "nan"],
+        ["compile", "training-1", "--cache-size", "nan"],
+        ["pack", "-c", "training", "--max-walled-in", "nan", "-o", "f.pdf", "--out", "f"],
+    ],
+)
+def test_a_nan_size_or_share_is_refused_before_the_work(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    option = args[args.index("nan") - 1]
+    assert_fails(
+        run(*args, *(["--cache-dir", tmp_path / "c"] if args[0] == "compile" else [])),
+        2,
+        f"error: {option}: nan is not a finite number",
+    )
+    assert snapshot(tmp_path) == {}
+
+
+def test_a_url_base_too_long_for_a_qr_code_is_refused_before_the_work(tmp_path, monkeypatch):
+    """A 3,000-character --url-base ended in segno's DataOverflowError traceback after the maps were read."""
+    monkeypatch.chdir(tmp_path)
+    base = "http://" + "a" * 3000
+    r = run("pack", "training-1", "-o", "f.pdf", "--url-base", base)
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.stderr.startswith("error: --url-base: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "at most 200 characters" in r.stderr
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("base", ["http://[", "http://[::1", "http://host:99999", "http://host:port"])
+def test_a_url_base_urllib_cannot_read_is_refused(tmp_path, monkeypatch, base):
+    """``http://[`` ended in urllib's "Invalid IPv6 URL" traceback; a port past 65535 was printed into every QR code."""
+    monkeypatch.chdir(tmp_path)
+    assert_fails(
+        run("pack", "training-1", "-o", "f.pdf", "--url-base", base),
+        2,
+        f"error: --url-base: expected the address of mapgen serve, like http://192.168.1.20:8000, not {base!r}",
+    )
+    assert snapshot(tmp_path) == {}

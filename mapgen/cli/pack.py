@@ -14,6 +14,7 @@ from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BadInput, OutOfTime, RuleBroken, about
 from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
+    FiniteRange,
     MapType,
     chapter_option,
     checked_map,
@@ -57,9 +58,25 @@ def _pdf_name(out: str) -> str:
     return f"{path}.pdf"
 
 
+#: the longest --url-base: each map's QR code (26 mm square) holds it and the briefing (about 75 characters more);
+#: 3,000 characters overflowed the largest QR code (segno's DataOverflowError: a traceback), and a few hundred make
+#: modules too small to print and scan
+URL_BASE_MAX = 200
+
+
 def _url_base(value: str) -> str:
-    u = urlsplit(value)
-    if u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
+    if len(value) > URL_BASE_MAX:
+        reject(
+            "--url-base",
+            f"at most {URL_BASE_MAX} characters (each map's QR code holds it), not {len(value):,}; "
+            "give the address of mapgen serve, like http://192.168.1.20:8000",
+        )
+    try:
+        u = urlsplit(value)
+        u.port  # noqa: B018 - ValueError for a port out of range (http://host:99999)
+    except ValueError:  # an unclosed IPv6 bracket (http://[::1): urllib's ValueError was a traceback
+        u = None
+    if u is None or u.scheme not in ("http", "https") or not u.netloc or u.query or u.fragment:
         reject("--url-base", f"expected the address of mapgen serve, like http://192.168.1.20:8000, not {value!r}")
     return value.rstrip("/")
 
@@ -92,9 +109,7 @@ def _url_base(value: str) -> str:
     default=None,
     help="Win-rate band for a bot (default: the chapter's heuristic band).",
 )
-@click.option(
-    "--max-walled-in", type=click.FloatRange(0, 1), default=None, help="Largest share of games sealed walled in."
-)
+@click.option("--max-walled-in", type=FiniteRange(0, 1), default=None, help="Largest share of games sealed walled in.")
 @click.option(
     "--games",
     type=click.IntRange(1, 100_000),
@@ -128,7 +143,7 @@ def _url_base(value: str) -> str:
 )
 @click.option(
     "--cell-mm",
-    type=float,
+    type=FiniteRange(),
     default=None,
     help="Cell pitch of your Map Board in mm (default 24, an assumption: measure it with --calibrate).",
 )
