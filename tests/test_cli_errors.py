@@ -1519,3 +1519,86 @@ def test_a_url_base_urllib_cannot_read_is_refused(tmp_path, monkeypatch, base):
         f"error: --url-base: expected the address of mapgen serve, like http://192.168.1.20:8000, not {base!r}",
     )
     assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("writer", [w for w in WRITERS if not WRITERS[w][1]])
+def test_a_file_name_ending_in_a_slash_is_a_folder_s_name_not_a_file(tmp_path, monkeypatch, writer):
+    """`chapters training -o out/` wrote a file named ``out`` (Python's paths drop the slash), and `render -o
+    map.png/` a file map.png: the user named a folder. Refused before the work, nothing written."""
+    _no_work(monkeypatch, WRITERS[writer][3])
+    dest = f"{tmp_path / NAMES[writer]}/"
+    assert_fails(run(*_args(writer, dest), "--force"), 2, f"error: {dest}: ends in / (a folder's name); name a file")
+    assert list(tmp_path.iterdir()) == []
+
+
+PARTIAL = TRAINING.replace("B   Fo  Wa  Mu", "B   ..  Wa  Mu")
+BROKEN = TRAINING.replace("B   Fo  Wa  Mu  Fo  Wo", "B   Wa  Wa  Wa  Wa  Wa")
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "text"),
+    [
+        (["repair", "{in}", "-o", "{out}"], "mine.toml", BROKEN),
+        (["solve", "{in}", "-o", "{out}"], "mine.toml", PARTIAL),
+        (["deduce", "{in}", "--no-profile", "--puzzle", "{out}"], "mine.toml", TRAINING),
+        (["render", "{in}", "-o", "{out}"], "mine.png", TRAINING),  # a map file named .png is still a map
+        (["pack", "{in}", "-o", "{out}"], "mine.pdf", TRAINING),
+        (["playtest", "{in}", "--games", "1", "--plot", "{out}"], "mine.svg", TRAINING),
+        (["generate", "--from", "{in}", "--seed", "5", "--out", "{dir}"], "training-5.toml", PARTIAL),
+    ],
+)
+@pytest.mark.parametrize("spelt", ["as given", "another way", "through a folder's link"])
+def test_an_output_never_replaces_an_input_even_with_force(tmp_path, monkeypatch, args, name, text, spelt):
+    """`solve puzzle.toml -o puzzle.toml --force` replaced the puzzle with its solution, `deduce my.toml --puzzle
+    my.toml --force` a designer's map with its puzzle, `repair my.toml -o my.toml --force` the map being repaired:
+    what the user had was gone. As gcc and cp refuse it, the output that is one of the command's input files is
+    refused before the work, --force or not, however the path is spelt."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d").mkdir()
+    mine = tmp_path / "d" / name
+    mine.write_text(text, encoding="utf-8")
+    os.symlink("d", tmp_path / "link")
+    out = {"as given": f"d/{name}", "another way": f"./d/../d/{name}", "through a folder's link": f"link/{name}"}[spelt]
+    before = snapshot(tmp_path)
+    if "{dir}" in args:  # the folder given, the file in it named
+        out = str(Path(out).parent)
+        named = Path(out) / name
+    else:
+        named = out
+    line = f"error: {named}: is also an input of this command; write to another file (--force never replaces an input)"
+    r = run(*[a.format(**{"in": f"d/{name}", "out": out, "dir": out}) for a in args], "--force")
+    assert_fails(r, 2, line)
+    assert snapshot(tmp_path) == before
+
+
+def test_a_shipped_map_named_by_name_is_an_input_too(monkeypatch):
+    """`deduce training-1 --puzzle maps/training/training-1.toml --force` would have replaced the shipped map."""
+    _no_work(monkeypatch, WRITERS["deduce --puzzle"][3])
+    shipped = maps.path("training-1")
+    before = shipped.read_bytes()
+    for args in (
+        ["deduce", "training-1", "--no-profile", "--puzzle", shipped],
+        ["repair", "training-1", f"--out={shipped}"],
+    ):
+        assert_fails(
+            run(*args, "--force"),
+            2,
+            f"error: {shipped}: is also an input of this command; write to another file (--force never replaces an input)",
+        )
+    assert shipped.read_bytes() == before
+
+
+def test_an_input_given_as_option_value_is_kept(tmp_path, monkeypatch):
+    """--rules FILE (and --rules=FILE) is read as much as MAP is: `pack --rules house.pdf -o house.pdf` is refused."""
+    monkeypatch.chdir(tmp_path)
+    house = tmp_path / "house.pdf"  # a chapter file is TOML whatever its name
+    r = run("chapters", "training", "-o", "-")
+    house.write_text(r.stdout, encoding="utf-8")
+    before = snapshot(tmp_path)
+    for rules in (["--rules", "house.pdf"], ["--rules=house.pdf"]):
+        assert_fails(
+            run("pack", "training-1", *rules, "-o", "house.pdf", "--force"),
+            2,
+            "error: house.pdf: is also an input of this command; write to another file (--force never replaces an input)",
+        )
+    assert snapshot(tmp_path) == before

@@ -194,12 +194,14 @@ class MapgenGroup(click.Group):
         return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
-        from mapgen.output import folder_created  # deferred: mapgen.output, when a command runs
+        from mapgen.output import folder_created, inputs_kept  # deferred: mapgen.output, when a command runs
 
         told = folder_created.set(lambda folder: click.echo(f"created folder {folder}", err=True))
+        kept = inputs_kept.set(_inputs_of(ctx.meta.get("mapgen.args", [])))
         try:
             return self._invoke(ctx)
         finally:
+            inputs_kept.reset(kept)
             folder_created.reset(told)
 
     def _invoke(self, ctx):
@@ -306,6 +308,37 @@ def _subject_of(args: list[str]) -> str | None:
         if a in ("--out", "-o"):
             return rest[k + 1]
     return None
+
+
+#: the options whose value is a file or folder a command writes, not one it reads
+OUTPUT_OPTIONS = frozenset({"-o", "--out", "--output", "--puzzle", "--plot", "--replay", "--cache-dir"})
+
+
+def _inputs_of(args: list[str]) -> frozenset[tuple[int, int]]:
+    """The files a command line names to read (a MAP, a shipped map's name, --rules, --profile, --show ...), as
+    ``mapgen.output.inputs_kept`` holds them: every argument that is a regular file, but the outputs' values."""
+    import maps  # deferred: maps, when a command runs (every command's options import it already)
+    from mapgen.output import file_identity  # deferred: mapgen.output, when a command runs
+
+    kept = set()
+    words = iter(args[1:])
+    for word in words:
+        if word in OUTPUT_OPTIONS:
+            next(words, None)
+            continue
+        if word.startswith("--") and "=" in word:
+            option, _, word = word.partition("=")
+            if option in OUTPUT_OPTIONS:
+                continue
+        elif word.startswith("-"):
+            continue
+        try:
+            identity = file_identity(maps.resolve(word))
+        except (OSError, ValueError):  # a name too long for a file, a NUL byte: no file, nothing to keep
+            continue
+        if identity is not None:
+            kept.add(identity)
+    return frozenset(kept)
 
 
 def _shipped(name: str) -> bool:
