@@ -1602,3 +1602,38 @@ def test_an_input_given_as_option_value_is_kept(tmp_path, monkeypatch):
             "error: house.pdf: is also an input of this command; write to another file (--force never replaces an input)",
         )
     assert snapshot(tmp_path) == before
+
+
+#: every output option, with a command line around it (``{}`` its value)
+OUTPUT_OPTIONS = {
+    "render -o": (["render", "training-1", "-o", "{}"], "file"),
+    "pack -o": (["pack", "training-1", "-o", "{}"], "file"),
+    "pack --out": (["pack", "-c", "training", "-o", "f.pdf", "--out", "{}"], "folder"),
+    "chapters -o": (["chapters", "training", "-o", "{}"], "file"),
+    "solve -o": (["solve", "training-1", "-o", "{}"], "file"),
+    "repair -o": (["repair", "training-1", "-o", "{}"], "file"),
+    "deduce --puzzle": (["deduce", "training-1", "--no-profile", "--puzzle", "{}"], "file"),
+    "playtest --plot": (["playtest", "training-1", "--games", "1", "--plot", "{}"], "file"),
+    "playtest --replay": (["playtest", "training-1", "--games", "1", "--replay", "{}"], "folder"),
+    "generate --out": (["generate", "-c", "training", "--seed", "1", "--out", "{}"], "folder"),
+    "compile --cache-dir": (["compile", "training-1", "--cache-dir", "{}"], "folder"),
+}
+
+
+@pytest.mark.parametrize("value", ["", " "])
+@pytest.mark.parametrize("output", list(OUTPUT_OPTIONS))
+def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
+    """A script's unset variable (``--out "$DIR"``): `generate --out ''` wrote into the current folder, `playtest
+    --replay ''` saved nothing without a word, `compile --cache-dir ''` used the default cache, and the files'
+    refusals named no file (``error: : is a folder; name a file``)."""
+    monkeypatch.chdir(tmp_path)
+    args, kind = OUTPUT_OPTIONS[output]
+    option = output.split()[1]
+    option = (
+        {"-o": "--out"}.get(option, option)
+        if output.split()[0] not in ("render", "pack")
+        else ("--output" if option == "-o" else option)
+    )
+    where = " (. is the current folder)" if kind == "folder" else ""
+    assert_fails(run(*[a.replace("{}", value) for a in args]), 2, f"error: {option}: an empty {kind} name{where}")
+    assert snapshot(tmp_path) == {}

@@ -16,8 +16,9 @@ To add a command (``hint``, say):
    code in ``mapgen.errors`` (``InputError``, ``UnmetError``, ``TimeLimitError``). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
    (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
    so their messages name the file and the limit. Never ``sys.exit`` or print ``error:`` yourself.
-3. Writing a file: ``options.out_file(path, force=force)`` before the work, then
-   ``mapgen.output.write_text``/``writing`` (atomic, never replaces without ``force``).
+3. Writing a file: an option of ``type=options.OutName("file")`` (or ``"folder"``; its name in ``OUTPUT_OPTIONS``
+   below), ``options.out_file(path, force=force)`` before the work, then ``mapgen.output.write_text``/``writing``
+   (atomic, never replaces without ``force``, never replaces an input).
 4. One line in ``COMMANDS`` below, and a row for it in tests/test_cli_errors.py (bad inputs and destinations).
 
 An option of an existing command (``solve --explain``) goes into that command's module.

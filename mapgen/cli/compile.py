@@ -11,6 +11,7 @@ import click
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
 from mapgen.cli.options import (
     FiniteRange,
+    OutName,
     json_option,
     map_argument,
     reveal_option,
@@ -37,7 +38,7 @@ from mapgen.terrain import quantity
 )
 @click.option(
     "--cache-dir",
-    type=click.Path(file_okay=False),
+    type=OutName("folder", file_okay=False),
     default=None,
     help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder).",
 )

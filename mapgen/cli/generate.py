@@ -13,6 +13,7 @@ from mapgen.cli.errors import BROKEN, BadInput, about, exit_code
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
+    OutName,
     chapter_option,
     force_option,
     house_chapter,
@@ -50,6 +51,7 @@ from mapgen.cli.options import (
     "-o",
     "out_dir",
     metavar="DIR",
+    type=OutName("folder"),
     default=None,
     help="Write CH-SEED.toml files into this folder (made if missing) instead of printing one map.",
 )

@@ -16,6 +16,7 @@ from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
     FiniteRange,
     MapType,
+    OutName,
     chapter_option,
     checked_map,
     force_option,
@@ -85,7 +86,9 @@ def _url_base(value: str) -> str:
 # valid: checked in the body, against the --rules file's rules when given (a map made under house rules breaks the
 # shipped ones)
 @click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True))
-@click.option("-o", "--output", "out", required=True, metavar="FILE", help="The PDF to write (.pdf).")
+@click.option(
+    "-o", "--output", "out", required=True, metavar="FILE", type=OutName("file"), help="The PDF to write (.pdf)."
+)
 @chapter_option(help="Make a new folder of this chapter's maps (or give MAPS).")
 @rules_option
 @click.option(
@@ -122,6 +125,7 @@ def _url_base(value: str) -> str:
     "--out",
     "out_dir",
     metavar="DIR",
+    type=OutName("folder"),
     default=None,
     help="Write the new maps here as CHAPTER-N.toml with their [grade] tables (needed with -c).",
 )
