@@ -1637,3 +1637,39 @@ def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
     where = " (. is the current folder)" if kind == "folder" else ""
     assert_fails(run(*[a.replace("{}", value) for a in args]), 2, f"error: {option}: an empty {kind} name{where}")
     assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--from", "sketch.toml", "--seed", "1", "--out", "new"],
+        [
+            "pack",
+            "-c",
+            "training",
+            "--grade",
+            "fiendish",
+            "--seed",
+            "1",
+            "--candidates",
+            "1",
+            "--games",
+            "2",
+            "-o",
+            "f.pdf",
+            "--out",
+            "new",
+        ],
+    ],
+)
+def test_a_folder_made_for_the_output_is_removed_when_the_command_fails(tmp_path, monkeypatch, args):
+    """`generate --from SKETCH --out new` made the folder new (to check it before the work), then found the sketch
+    cannot be completed (exit 1) and left the empty folder behind: a failed command leaves nothing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sketch.toml").write_text(PARTIAL, encoding="utf-8")  # the profile's Water count cannot hold
+    (tmp_path / "mine").mkdir()  # a folder the user had, empty: never removed
+    r = run(*args)
+    assert r.exit_code == 1 and r.stderr.startswith("created folder new\n"), r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "sketch.toml"]
+    r = run(*args[:-1], "mine")
+    assert r.exit_code == 1 and (tmp_path / "mine").is_dir()

@@ -197,10 +197,23 @@ class MapgenGroup(click.Group):
     def invoke(self, ctx):
         from mapgen.output import folder_created, inputs_kept  # deferred: mapgen.output, when a command runs
 
-        told = folder_created.set(lambda folder: click.echo(f"created folder {folder}", err=True))
+        made: list[str] = []  # the output folders this command created, as named
+
+        def tell(folder: str) -> None:
+            made.append(folder)
+            click.echo(f"created folder {folder}", err=True)
+
+        told = folder_created.set(tell)
         kept = inputs_kept.set(_inputs_of(ctx.meta.get("mapgen.args", [])))
         try:
             return self._invoke(ctx)
+        except click.exceptions.Exit as e:
+            if e.exit_code:
+                _unmake(made)
+            raise
+        except BaseException:
+            _unmake(made)
+            raise
         finally:
             inputs_kept.reset(kept)
             folder_created.reset(told)
@@ -309,6 +322,15 @@ def _subject_of(args: list[str]) -> str | None:
         if a in ("--out", "-o"):
             return rest[k + 1]
     return None
+
+
+def _unmake(folders: list[str]) -> None:
+    """After a failure, remove the output folders the command made (checked before the work: ``generate --from
+    SKETCH --out new`` made new, then found the sketch cannot be completed) that are still empty; one that holds
+    anything, or that was there before, is kept."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
 
 
 #: the options whose value is a file or folder a command writes, not one it reads
