@@ -1673,3 +1673,16 @@ def test_a_folder_made_for_the_output_is_removed_when_the_command_fails(tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "sketch.toml"]
     r = run(*args[:-1], "mine")
     assert r.exit_code == 1 and (tmp_path / "mine").is_dir()
+
+
+def test_generate_candidates_without_a_quality_target_is_refused(tmp_path, monkeypatch):
+    """`generate -c training --candidates 5` dropped --candidates without a word (it bounds a quality target's
+    search), as render's --paper without --sheet was before it was refused."""
+    monkeypatch.chdir(tmp_path)
+    assert_fails(
+        run("generate", "-c", "training", "--seed", "1", "--candidates", "5"),
+        2,
+        "error: --candidates: bounds the search of a quality target (--grade, --win-rate, --max-walled-in or the "
+        "profile's [quality] table); none is asked",
+    )
+    assert snapshot(tmp_path) == {}

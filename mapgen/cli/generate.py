@@ -24,6 +24,7 @@ from mapgen.cli.options import (
     rules_option,
     seed_option,
     time_limit_option,
+    typed,
 )
 
 
@@ -172,6 +173,12 @@ def generate(
                 rules=rules,
             )
         return
+    if typed("candidates"):  # it was dropped without a word
+        reject(
+            "--candidates",
+            "bounds the search of a quality target (--grade, --win-rate, --max-walled-in or the profile's [quality] "
+            "table); none is asked",
+        )
 
     with _profile_named(profile_file):
         summary = generate_batch(
