@@ -19,6 +19,7 @@ import contextlib
 import contextvars
 import os
 import secrets
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -30,6 +31,23 @@ from mapgen.errors import InputError
 folder_created: contextvars.ContextVar[Callable[[str], None] | None] = contextvars.ContextVar(
     "folder_created", default=None
 )
+
+
+#: the files a command reads, as (device, inode): no output may replace one, not even with ``force`` (``solve
+#: puzzle.toml -o puzzle.toml --force`` replaced the puzzle with its solution). The CLI sets them from its command
+#: line (``mapgen.cli``); unset (the library, the web app): nothing is kept
+inputs_kept: contextvars.ContextVar[frozenset[tuple[int, int]]] = contextvars.ContextVar(
+    "inputs_kept", default=frozenset()
+)
+
+
+def file_identity(path: str | os.PathLike) -> tuple[int, int] | None:
+    """``path``'s regular file (its link followed) as (device, inode), for ``inputs_kept``; None when it is none."""
+    try:
+        st = os.stat(path)
+    except (OSError, ValueError):
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 #: what an existing destination's error tells the user to do: the CLI's option (a Python API names its keyword)
@@ -88,11 +106,31 @@ def check_folder_exists(folder: Path, named: str | os.PathLike) -> None:
 
 
 def _regular_or_missing(p: Path, named: str | os.PathLike) -> None:
-    """Only a regular file may be replaced: never a folder, and never /dev/full or a pipe."""
+    """Only a regular file may be replaced: never a folder, and never /dev/full or a pipe. A name ending in a
+    slash names a folder (``Path`` drops the slash: ``-o out/`` wrote a file named ``out``)."""
+    if str(named).endswith(("/", os.sep)) and not p.is_dir():
+        raise OutputError(named, "ends in / (a folder's name); name a file")
+    _not_an_input(p, named)
     if p.is_dir():
         raise OutputError(named, "is a folder; name a file")
     if p.exists() and not p.is_file():
         raise OutputError(named, "is not a regular file; name a new file")
+
+
+def _not_an_input(p: Path, named: str | os.PathLike) -> None:
+    """OutputError when ``p`` is the very file of one of the command's inputs (``inputs_kept``), however spelt. A
+    symbolic link named as the output is replaced itself, not its target: only the entry ``p`` names counts."""
+    kept = inputs_kept.get()
+    if not kept:
+        return
+    try:
+        st = os.lstat(p)
+    except (OSError, ValueError):
+        return
+    if stat.S_ISREG(st.st_mode) and (st.st_dev, st.st_ino) in kept:
+        raise OutputError(
+            named, "is also an input of this command; write to another file (--force never replaces an input)"
+        )
 
 
 def check_file(path: str | os.PathLike, *, force: bool = False) -> Path:

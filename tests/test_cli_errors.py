@@ -1455,3 +1455,234 @@ def test_ctrl_c_ends_every_long_command_at_any_moment(tmp_path, command):
                 read_map(work / name)
         interrupted += 1
     assert interrupted >= 1
+
+
+def _float_options():
+    """Every option of every command that takes a number with a fraction, as (command, option)."""
+    import click
+
+    for name in COMMANDS:
+        command = main.get_command(None, name)
+        for p in command.params:
+            if isinstance(p, click.Option) and isinstance(p.type, click.types.FloatParamType):
+                yield name, next(o for o in p.opts if o.startswith("--"))
+
+
+@pytest.mark.parametrize(("command", "option"), sorted(set(_float_options())))
+def test_every_fractional_option_refuses_nan(command, option):
+    """click's FloatRange lets NaN through (every comparison with it is false): ``compile --memory-limit nan``
+    ended in a traceback from the compiler, and ``pack --max-walled-in nan`` made a folder whose every map
+    passed a target nothing can meet. Every such option is an ``options.FiniteRange``."""
+    from mapgen.cli.options import FiniteRange
+
+    param = next(p for p in main.get_command(None, command).params if option in getattr(p, "opts", ()))
+    assert isinstance(param.type, FiniteRange), f"{command} {option} is a {type(param.type).__name__}"
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["compile", "training-1", "--memory-limit", "nan"],
+        ["compile", "training-1", "--cache-size", "nan"],
+        ["pack", "-c", "training", "--max-walled-in", "nan", "-o", "f.pdf", "--out", "f"],
+    ],
+)
+def test_a_nan_size_or_share_is_refused_before_the_work(tmp_path, monkeypatch, args):
+    monkeypatch.chdir(tmp_path)
+    option = args[args.index("nan") - 1]
+    assert_fails(
+        run(*args, *(["--cache-dir", tmp_path / "c"] if args[0] == "compile" else [])),
+        2,
+        f"error: {option}: nan is not a finite number",
+    )
+    assert snapshot(tmp_path) == {}
+
+
+def test_a_url_base_too_long_for_a_qr_code_is_refused_before_the_work(tmp_path, monkeypatch):
+    """A 3,000-character --url-base ended in segno's DataOverflowError traceback after the maps were read."""
+    monkeypatch.chdir(tmp_path)
+    base = "http://" + "a" * 3000
+    r = run("pack", "training-1", "-o", "f.pdf", "--url-base", base)
+    assert r.exit_code == 2 and "Traceback" not in r.output, r.output
+    assert r.stderr.startswith("error: --url-base: ") and r.stderr.count("\n") == 1, r.stderr
+    assert "at most 200 characters" in r.stderr
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("base", ["http://[", "http://[::1", "http://host:99999", "http://host:port"])
+def test_a_url_base_urllib_cannot_read_is_refused(tmp_path, monkeypatch, base):
+    """``http://[`` ended in urllib's "Invalid IPv6 URL" traceback; a port past 65535 was printed into every QR code."""
+    monkeypatch.chdir(tmp_path)
+    assert_fails(
+        run("pack", "training-1", "-o", "f.pdf", "--url-base", base),
+        2,
+        f"error: --url-base: expected the address of mapgen serve, like http://192.168.1.20:8000, not {base!r}",
+    )
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("writer", [w for w in WRITERS if not WRITERS[w][1]])
+def test_a_file_name_ending_in_a_slash_is_a_folder_s_name_not_a_file(tmp_path, monkeypatch, writer):
+    """`chapters training -o out/` wrote a file named ``out`` (Python's paths drop the slash), and `render -o
+    map.png/` a file map.png: the user named a folder. Refused before the work, nothing written."""
+    _no_work(monkeypatch, WRITERS[writer][3])
+    dest = f"{tmp_path / NAMES[writer]}/"
+    assert_fails(run(*_args(writer, dest), "--force"), 2, f"error: {dest}: ends in / (a folder's name); name a file")
+    assert list(tmp_path.iterdir()) == []
+
+
+PARTIAL = TRAINING.replace("B   Fo  Wa  Mu", "B   ..  Wa  Mu")
+BROKEN = TRAINING.replace("B   Fo  Wa  Mu  Fo  Wo", "B   Wa  Wa  Wa  Wa  Wa")
+
+
+@pytest.mark.parametrize(
+    ("args", "name", "text"),
+    [
+        (["repair", "{in}", "-o", "{out}"], "mine.toml", BROKEN),
+        (["solve", "{in}", "-o", "{out}"], "mine.toml", PARTIAL),
+        (["deduce", "{in}", "--no-profile", "--puzzle", "{out}"], "mine.toml", TRAINING),
+        (["render", "{in}", "-o", "{out}"], "mine.png", TRAINING),  # a map file named .png is still a map
+        (["pack", "{in}", "-o", "{out}"], "mine.pdf", TRAINING),
+        (["playtest", "{in}", "--games", "1", "--plot", "{out}"], "mine.svg", TRAINING),
+        (["generate", "--from", "{in}", "--seed", "5", "--out", "{dir}"], "training-5.toml", PARTIAL),
+    ],
+)
+@pytest.mark.parametrize("spelt", ["as given", "another way", "through a folder's link"])
+def test_an_output_never_replaces_an_input_even_with_force(tmp_path, monkeypatch, args, name, text, spelt):
+    """`solve puzzle.toml -o puzzle.toml --force` replaced the puzzle with its solution, `deduce my.toml --puzzle
+    my.toml --force` a designer's map with its puzzle, `repair my.toml -o my.toml --force` the map being repaired:
+    what the user had was gone. As gcc and cp refuse it, the output that is one of the command's input files is
+    refused before the work, --force or not, however the path is spelt."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "d").mkdir()
+    mine = tmp_path / "d" / name
+    mine.write_text(text, encoding="utf-8")
+    os.symlink("d", tmp_path / "link")
+    out = {"as given": f"d/{name}", "another way": f"./d/../d/{name}", "through a folder's link": f"link/{name}"}[spelt]
+    before = snapshot(tmp_path)
+    if "{dir}" in args:  # the folder given, the file in it named
+        out = str(Path(out).parent)
+        named = Path(out) / name
+    else:
+        named = out
+    line = f"error: {named}: is also an input of this command; write to another file (--force never replaces an input)"
+    r = run(*[a.format(**{"in": f"d/{name}", "out": out, "dir": out}) for a in args], "--force")
+    assert_fails(r, 2, line)
+    assert snapshot(tmp_path) == before
+
+
+def test_a_shipped_map_named_by_name_is_an_input_too(monkeypatch):
+    """`deduce training-1 --puzzle maps/training/training-1.toml --force` would have replaced the shipped map."""
+    _no_work(monkeypatch, WRITERS["deduce --puzzle"][3])
+    shipped = maps.path("training-1")
+    before = shipped.read_bytes()
+    for args in (
+        ["deduce", "training-1", "--no-profile", "--puzzle", shipped],
+        ["repair", "training-1", f"--out={shipped}"],
+    ):
+        assert_fails(
+            run(*args, "--force"),
+            2,
+            f"error: {shipped}: is also an input of this command; write to another file (--force never replaces an input)",
+        )
+    assert shipped.read_bytes() == before
+
+
+def test_an_input_given_as_option_value_is_kept(tmp_path, monkeypatch):
+    """--rules FILE (and --rules=FILE) is read as much as MAP is: `pack --rules house.pdf -o house.pdf` is refused."""
+    monkeypatch.chdir(tmp_path)
+    house = tmp_path / "house.pdf"  # a chapter file is TOML whatever its name
+    r = run("chapters", "training", "-o", "-")
+    house.write_text(r.stdout, encoding="utf-8")
+    before = snapshot(tmp_path)
+    for rules in (["--rules", "house.pdf"], ["--rules=house.pdf"]):
+        assert_fails(
+            run("pack", "training-1", *rules, "-o", "house.pdf", "--force"),
+            2,
+            "error: house.pdf: is also an input of this command; write to another file (--force never replaces an input)",
+        )
+    assert snapshot(tmp_path) == before
+
+
+#: every output option, with a command line around it (``{}`` its value)
+OUTPUT_OPTIONS = {
+    "render -o": (["render", "training-1", "-o", "{}"], "file"),
+    "pack -o": (["pack", "training-1", "-o", "{}"], "file"),
+    "pack --out": (["pack", "-c", "training", "-o", "f.pdf", "--out", "{}"], "folder"),
+    "chapters -o": (["chapters", "training", "-o", "{}"], "file"),
+    "solve -o": (["solve", "training-1", "-o", "{}"], "file"),
+    "repair -o": (["repair", "training-1", "-o", "{}"], "file"),
+    "deduce --puzzle": (["deduce", "training-1", "--no-profile", "--puzzle", "{}"], "file"),
+    "playtest --plot": (["playtest", "training-1", "--games", "1", "--plot", "{}"], "file"),
+    "playtest --replay": (["playtest", "training-1", "--games", "1", "--replay", "{}"], "folder"),
+    "generate --out": (["generate", "-c", "training", "--seed", "1", "--out", "{}"], "folder"),
+    "compile --cache-dir": (["compile", "training-1", "--cache-dir", "{}"], "folder"),
+}
+
+
+@pytest.mark.parametrize("value", ["", " "])
+@pytest.mark.parametrize("output", list(OUTPUT_OPTIONS))
+def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
+    """A script's unset variable (``--out "$DIR"``): `generate --out ''` wrote into the current folder, `playtest
+    --replay ''` saved nothing without a word, `compile --cache-dir ''` used the default cache, and the files'
+    refusals named no file (``error: : is a folder; name a file``)."""
+    monkeypatch.chdir(tmp_path)
+    args, kind = OUTPUT_OPTIONS[output]
+    option = output.split()[1]
+    option = (
+        {"-o": "--out"}.get(option, option)
+        if output.split()[0] not in ("render", "pack")
+        else ("--output" if option == "-o" else option)
+    )
+    where = " (. is the current folder)" if kind == "folder" else ""
+    assert_fails(run(*[a.replace("{}", value) for a in args]), 2, f"error: {option}: an empty {kind} name{where}")
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["generate", "--from", "sketch.toml", "--seed", "1", "--out", "new"],
+        [
+            "pack",
+            "-c",
+            "training",
+            "--grade",
+            "fiendish",
+            "--seed",
+            "1",
+            "--candidates",
+            "1",
+            "--games",
+            "2",
+            "-o",
+            "f.pdf",
+            "--out",
+            "new",
+        ],
+    ],
+)
+def test_a_folder_made_for_the_output_is_removed_when_the_command_fails(tmp_path, monkeypatch, args):
+    """`generate --from SKETCH --out new` made the folder new (to check it before the work), then found the sketch
+    cannot be completed (exit 1) and left the empty folder behind: a failed command leaves nothing."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sketch.toml").write_text(PARTIAL, encoding="utf-8")  # the profile's Water count cannot hold
+    (tmp_path / "mine").mkdir()  # a folder the user had, empty: never removed
+    r = run(*args)
+    assert r.exit_code == 1 and r.stderr.startswith("created folder new\n"), r.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine", "sketch.toml"]
+    r = run(*args[:-1], "mine")
+    assert r.exit_code == 1 and (tmp_path / "mine").is_dir()
+
+
+def test_generate_candidates_without_a_quality_target_is_refused(tmp_path, monkeypatch):
+    """`generate -c training --candidates 5` dropped --candidates without a word (it bounds a quality target's
+    search), as render's --paper without --sheet was before it was refused."""
+    monkeypatch.chdir(tmp_path)
+    assert_fails(
+        run("generate", "-c", "training", "--seed", "1", "--candidates", "5"),
+        2,
+        "error: --candidates: bounds the search of a quality target (--grade, --win-rate, --max-walled-in or the "
+        "profile's [quality] table); none is asked",
+    )
+    assert snapshot(tmp_path) == {}

@@ -16,8 +16,9 @@ To add a command (``hint``, say):
    code in ``mapgen.errors`` (``InputError``, ``UnmetError``, ``TimeLimitError``). For what the command checks itself, raise ``BadInput``/``RuleBroken``/``OutOfTime``
    (``options.reject`` for a bad option value). Wrap solver calls in ``with about(map_in.source, time_limit):``
    so their messages name the file and the limit. Never ``sys.exit`` or print ``error:`` yourself.
-3. Writing a file: ``options.out_file(path, force=force)`` before the work, then
-   ``mapgen.output.write_text``/``writing`` (atomic, never replaces without ``force``).
+3. Writing a file: an option of ``type=options.OutName("file")`` (or ``"folder"``; its name in ``OUTPUT_OPTIONS``
+   below), ``options.out_file(path, force=force)`` before the work, then ``mapgen.output.write_text``/``writing``
+   (atomic, never replaces without ``force``, never replaces an input).
 4. One line in ``COMMANDS`` below, and a row for it in tests/test_cli_errors.py (bad inputs and destinations).
 
 An option of an existing command (``solve --explain``) goes into that command's module.
@@ -194,12 +195,27 @@ class MapgenGroup(click.Group):
         return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
-        from mapgen.output import folder_created  # deferred: mapgen.output, when a command runs
+        from mapgen.output import folder_created, inputs_kept  # deferred: mapgen.output, when a command runs
 
-        told = folder_created.set(lambda folder: click.echo(f"created folder {folder}", err=True))
+        made: list[str] = []  # the output folders this command created, as named
+
+        def tell(folder: str) -> None:
+            made.append(folder)
+            click.echo(f"created folder {folder}", err=True)
+
+        told = folder_created.set(tell)
+        kept = inputs_kept.set(_inputs_of(ctx.meta.get("mapgen.args", [])))
         try:
             return self._invoke(ctx)
+        except click.exceptions.Exit as e:
+            if e.exit_code:
+                _unmake(made)
+            raise
+        except BaseException:
+            _unmake(made)
+            raise
         finally:
+            inputs_kept.reset(kept)
             folder_created.reset(told)
 
     def _invoke(self, ctx):
@@ -306,6 +322,46 @@ def _subject_of(args: list[str]) -> str | None:
         if a in ("--out", "-o"):
             return rest[k + 1]
     return None
+
+
+def _unmake(folders: list[str]) -> None:
+    """After a failure, remove the output folders the command made (checked before the work: ``generate --from
+    SKETCH --out new`` made new, then found the sketch cannot be completed) that are still empty; one that holds
+    anything, or that was there before, is kept."""
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+
+
+#: the options whose value is a file or folder a command writes, not one it reads
+OUTPUT_OPTIONS = frozenset({"-o", "--out", "--output", "--puzzle", "--plot", "--replay", "--cache-dir"})
+
+
+def _inputs_of(args: list[str]) -> frozenset[tuple[int, int]]:
+    """The files a command line names to read (a MAP, a shipped map's name, --rules, --profile, --show ...), as
+    ``mapgen.output.inputs_kept`` holds them: every argument that is a regular file, but the outputs' values."""
+    import maps  # deferred: maps, when a command runs (every command's options import it already)
+    from mapgen.output import file_identity  # deferred: mapgen.output, when a command runs
+
+    kept = set()
+    words = iter(args[1:])
+    for word in words:
+        if word in OUTPUT_OPTIONS:
+            next(words, None)
+            continue
+        if word.startswith("--") and "=" in word:
+            option, _, word = word.partition("=")
+            if option in OUTPUT_OPTIONS:
+                continue
+        elif word.startswith("-"):
+            continue
+        try:
+            identity = file_identity(maps.resolve(word))
+        except (OSError, ValueError):  # a name too long for a file, a NUL byte: no file, nothing to keep
+            continue
+        if identity is not None:
+            kept.add(identity)
+    return frozenset(kept)
 
 
 def _shipped(name: str) -> bool:

@@ -7,7 +7,7 @@ import json
 import click
 
 from constraints.catalogue import chapter_file, get_chapter
-from mapgen.cli.options import chapter_names, force_option, json_option, out_file, reject, rules_option
+from mapgen.cli.options import OutName, chapter_names, force_option, json_option, out_file, reject, rules_option
 
 
 @click.command()
@@ -31,6 +31,7 @@ from mapgen.cli.options import chapter_names, force_option, json_option, out_fil
     "-o",
     "out_path",
     metavar="FILE",
+    type=OutName("file"),
     default=None,
     help="Write CHAPTER's file (its TOML as shipped) to FILE instead, to start a house-rule file from: change it, "
     "then give it as --rules FILE (-: print it).",

@@ -10,6 +10,8 @@ import click
 
 from mapgen.cli.errors import OutOfTime, RuleBroken, about
 from mapgen.cli.options import (
+    FiniteRange,
+    OutName,
     json_option,
     map_argument,
     reveal_option,
@@ -28,7 +30,7 @@ from mapgen.terrain import quantity
 @time_limit_option(60.0, help="Seconds the compile may take.")
 @click.option(
     "--memory-limit",
-    type=click.FloatRange(0.1, 1024),
+    type=FiniteRange(0.1, 1024),
     default=4.0,
     show_default=True,
     metavar="GB",
@@ -36,13 +38,13 @@ from mapgen.terrain import quantity
 )
 @click.option(
     "--cache-dir",
-    type=click.Path(file_okay=False),
+    type=OutName("folder", file_okay=False),
     default=None,
     help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder).",
 )
 @click.option(
     "--cache-size",
-    type=click.FloatRange(0.01, 1024),
+    type=FiniteRange(0.01, 1024),
     default=2.0,
     show_default=True,
     metavar="GB",

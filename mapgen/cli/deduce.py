@@ -10,6 +10,7 @@ import click
 
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
+    OutName,
     checked_map,
     force_option,
     json_option,
@@ -31,6 +32,7 @@ from mapgen.mapfile import dumps_map
     "--puzzle",
     "puzzle_out",
     metavar="FILE",
+    type=OutName("file"),
     default=None,
     help="Write the minimal reveal set as a partial map file (.toml): a pencil-and-paper puzzle. "
     "With --puzzle -, the map file goes to stdout and the report to stderr.",

@@ -13,6 +13,7 @@ from mapgen.cli.errors import BROKEN, BadInput, about, exit_code
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
+    OutName,
     chapter_option,
     force_option,
     house_chapter,
@@ -51,6 +52,7 @@ from mapgen.cli.options import (
     "-o",
     "out_dir",
     metavar="DIR",
+    type=OutName("folder"),
     default=None,
     help="Write CH-SEED.toml files into this folder (made if missing) instead of printing one map.",
 )
@@ -172,6 +174,12 @@ def generate(
                 rules=rules,
             )
         return
+    if typed("candidates"):  # it was dropped without a word
+        reject(
+            "--candidates",
+            "bounds the search of a quality target (--grade, --win-rate, --max-walled-in or the profile's [quality] "
+            "table); none is asked",
+        )
 
     _one_process(jobs, ray_address)
     with _profile_named(profile_file):

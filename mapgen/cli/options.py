@@ -229,6 +229,22 @@ def force_option(what: str, *, several: bool = False):
     return deco
 
 
+class OutName(click.Path):
+    """An output file's or folder's name as given (``kind``: "file" or "folder"). An empty one, a script's unset
+    variable (``--out "$DIR"``), is refused: ``generate --out ''`` wrote into the current folder, ``playtest --replay
+    ''`` saved nothing without a word, and a file's refusal named no file (``error: : is a folder``)."""
+
+    def __init__(self, kind: str = "file", **path):
+        super().__init__(readable=False, **path)  # only the name is checked here; mapgen.output checks the rest
+        self.kind = kind
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            where = " (. is the current folder)" if self.kind == "folder" else ""
+            self.fail(f"an empty {self.kind} name{where}", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 class FiniteRange(click.FloatRange):
     """A float within a range, never NaN (which every comparison lets through) nor infinite."""
 

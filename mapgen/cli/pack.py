@@ -15,7 +15,9 @@ from constraints.catalogue import get_chapter
 from mapgen.cli.errors import BROKEN, BadInput, OutOfTime, RuleBroken, about, exit_code
 from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
+    FiniteRange,
     MapType,
+    OutName,
     chapter_option,
     checked_map,
     force_option,
@@ -58,15 +60,32 @@ def _pdf_name(out: str) -> str:
     return f"{path}.pdf"
 
 
+#: the longest --url-base: each map's QR code (26 mm square) holds it and the briefing (about 75 characters more);
+#: 3,000 characters overflowed the largest QR code (segno's DataOverflowError: a traceback), and a few hundred make
+#: modules too small to print and scan
+URL_BASE_MAX = 200
+
+
 def _url_base(value: str) -> str:
-    """An http(s) address a phone can open: a host, a port that is a port, no spaces (the QR codes hold it)."""
-    u = urlsplit(value)
+    """An http(s) address a phone can open: a host, a port that is a port, no spaces, at most ``URL_BASE_MAX``
+    characters (the QR codes hold it)."""
+    if len(value) > URL_BASE_MAX:
+        reject(
+            "--url-base",
+            f"at most {URL_BASE_MAX} characters (each map's QR code holds it), not {len(value):,}; "
+            "give the address of mapgen serve, like http://192.168.1.20:8000",
+        )
     try:
-        port_ok = u.port is None or 0 < u.port
+        u = urlsplit(value)
+    except ValueError:  # an unclosed IPv6 bracket (http://[::1): urllib's ValueError was a traceback
+        u = None
+    try:
+        port_ok = u is not None and (u.port is None or 0 < u.port)
     except ValueError:  # a port that is not a number, or past 65535
         port_ok = False
     if (
-        u.scheme not in ("http", "https")
+        u is None
+        or u.scheme not in ("http", "https")
         or not u.hostname
         or not port_ok
         or u.query
@@ -81,7 +100,9 @@ def _url_base(value: str) -> str:
 # valid: checked in the body, against the --rules file's rules when given (a map made under house rules breaks the
 # shipped ones)
 @click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True))
-@click.option("-o", "--output", "out", required=True, metavar="FILE", help="The PDF to write (.pdf).")
+@click.option(
+    "-o", "--output", "out", required=True, metavar="FILE", type=OutName("file"), help="The PDF to write (.pdf)."
+)
 @chapter_option(help="Make a new folder of this chapter's maps (or give MAPS).")
 @rules_option
 @click.option(
@@ -105,9 +126,7 @@ def _url_base(value: str) -> str:
     default=None,
     help="Win-rate band for a bot (default: the chapter's heuristic band).",
 )
-@click.option(
-    "--max-walled-in", type=click.FloatRange(0, 1), default=None, help="Largest share of games sealed walled in."
-)
+@click.option("--max-walled-in", type=FiniteRange(0, 1), default=None, help="Largest share of games sealed walled in.")
 @click.option(
     "--games",
     type=click.IntRange(1, 100_000),
@@ -120,6 +139,7 @@ def _url_base(value: str) -> str:
     "--out",
     "out_dir",
     metavar="DIR",
+    type=OutName("folder"),
     default=None,
     help="Write the new maps here as CHAPTER-N.toml with their [grade] tables (needed with -c).",
 )
@@ -141,7 +161,7 @@ def _url_base(value: str) -> str:
 )
 @click.option(
     "--cell-mm",
-    type=float,
+    type=FiniteRange(),
     default=None,
     help="Cell pitch of your Map Board in mm (default 24, an assumption: measure it with --calibrate).",
 )

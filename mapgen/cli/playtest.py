@@ -12,6 +12,7 @@ from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
     NearChoice,
+    OutName,
     bot_option,
     checked_map,
     force_option,
@@ -96,6 +97,7 @@ def _play_back(path: str, step: bool) -> None:
     "--replay",
     "replay_dir",
     metavar="DIR",
+    type=OutName("folder"),
     help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).",
 )
 @click.option(
@@ -108,7 +110,9 @@ def _play_back(path: str, step: bool) -> None:
 @click.option(
     "--step", is_flag=True, help="With --show: print the whole state after every action (and wait on a terminal)."
 )
-@click.option("--plot", "plot_file", metavar="FILE", help="Also draw the report to a PNG/SVG/PDF file.")
+@click.option(
+    "--plot", "plot_file", metavar="FILE", type=OutName("file"), help="Also draw the report to a PNG/SVG/PDF file."
+)
 @force_option("the --plot file and --replay files", several=True)
 @json_option
 def playtest(

@@ -13,6 +13,7 @@ from constraints.catalogue import check_map
 from mapgen.cli.errors import BadInput, about, found_then_out_of_time
 from mapgen.cli.options import (
     FiniteRange,
+    OutName,
     force_option,
     house_words,
     json_option,
@@ -71,6 +72,7 @@ def _read_profile(path: str):
     "out",
     required=True,
     metavar="FILE",
+    type=OutName("file"),
     help="The picture to write; its suffix picks the format: .svg, .png or .pdf.",
 )
 @force_option("the output file")

@@ -8,6 +8,7 @@ import click
 
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
+    OutName,
     force_option,
     json_option,
     map_argument,
@@ -26,6 +27,7 @@ from mapgen.cli.options import (
     "-o",
     "out_path",
     metavar="FILE",
+    type=OutName("file"),
     default=None,
     help="Write the repaired map to FILE (.toml) instead of printing it (-: print it, as without --out).",
 )

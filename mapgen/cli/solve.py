@@ -8,6 +8,7 @@ import click
 
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
+    OutName,
     force_option,
     house_words,
     json_option,
@@ -66,6 +67,7 @@ from mapgen.cli.options import (
     "-o",
     "out_path",
     metavar="FILE",
+    type=OutName("file"),
     default=None,
     help="Write the completion to FILE (.toml), a complete map, when there is exactly one; else exit 1 and "
     "write nothing.",
