@@ -86,13 +86,14 @@ SUMMARIES: dict[str, str] = {
 PLAIN = {"–": "-", "—": "-", "−": "-", "…": "...", "×": "x", "±": "+/-", "≤": "<=", "≥": ">=", "→": "->", "’": "'"}
 
 
-def _plain(error: UnicodeError) -> tuple[str, int]:
+def _plain_characters(error: UnicodeError) -> tuple[str, int]:
+    """The codec error handler "mapgen-plain": each character a terminal cannot show, as ``PLAIN`` spells it."""
     if not isinstance(error, UnicodeEncodeError):
         raise error
     return "".join(PLAIN.get(c, "?") for c in error.object[error.start : error.end]), error.end
 
 
-codecs.register_error("mapgen-plain", _plain)
+codecs.register_error("mapgen-plain", _plain_characters)
 
 
 def plain_streams() -> None:
@@ -293,6 +294,7 @@ def _long_name(option: click.Option) -> str:
 
 
 def _plain(message: str) -> str:
+    """A click refusal in plain words (a whole number, a number), on one line, without its closing full stop."""
     for said, plain in _NUMBER_WORDS.items():
         message = message.replace(said, plain)
     return " ".join(message.split()).rstrip(".")
