@@ -128,9 +128,24 @@ def test_the_other_entry_points_given_a_name_or_a_partial_map_say_what_to_pass(f
         fill_sketch(fauna.hide([0]), "default")
 
 
+def _dotted(dotted: str):
+    """What a dotted name in the docs names: the longest importable module, then its attributes."""
+    import importlib
+
+    parts = dotted.split(".")
+    for cut in range(len(parts), 0, -1):
+        try:
+            obj = importlib.import_module(".".join(parts[:cut]))
+            break
+        except ModuleNotFoundError:
+            continue
+    for attr in parts[cut:]:
+        obj = getattr(obj, attr)
+    return obj
+
+
 def test_help_mapgen_names_where_to_start_and_every_name_there_exists():
     """``help(mapgen)`` said only "generate, validate, solve and playtest" (no ``__all__``, nothing imported)."""
-    import importlib
     import re
 
     import mapgen
@@ -138,16 +153,7 @@ def test_help_mapgen_names_where_to_start_and_every_name_there_exists():
     names = set(re.findall(r"``((?:mapgen|maps|constraints)(?:\.\w+)+)", mapgen.__doc__))
     assert {"maps.load", "mapgen.solving.solve.Solver.for_chapter", "mapgen.grade.grade"} <= names
     for dotted in sorted(names):
-        parts = dotted.split(".")
-        for cut in range(len(parts), 0, -1):  # the longest importable module, then attributes
-            try:
-                obj = importlib.import_module(".".join(parts[:cut]))
-                break
-            except ModuleNotFoundError:
-                continue
-        for attr in parts[cut:]:
-            obj = getattr(obj, attr)
-        assert obj.__doc__, dotted
+        assert _dotted(dotted).__doc__, dotted
 
 
 @pytest.mark.parametrize(
@@ -463,18 +469,8 @@ def test_help_on_an_entry_point_says_what_it_returns_and_raises(dotted, words):
     """``help(Solver)`` and ``help(Solver.forced)`` named no error (a state with no completion raises NoCompletion,
     the wall clock SolveTimeout); ``Generated`` and ``Step``, what ``generate`` and the reveal profile return, had
     only the dataclass's generated signature."""
-    import importlib
-
     parts = dotted.split(".")
-    for cut in range(len(parts), 0, -1):
-        try:
-            obj = importlib.import_module(".".join(parts[:cut]))
-            break
-        except ModuleNotFoundError:
-            continue
-    for attr in parts[cut:]:
-        obj = getattr(obj, attr)
-    doc = obj.__doc__ or ""
+    doc = _dotted(dotted).__doc__ or ""
     assert not doc.startswith(f"{parts[-1]}("), f"{dotted}: only the dataclass's signature"
     assert [w for w in words if w not in doc] == [], dotted
 
