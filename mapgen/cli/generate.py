@@ -126,7 +126,7 @@ def generate(
         mapgen generate --from sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
         mapgen chapters fauna -o house.toml
-        mapgen generate --rules house.toml --seed 1 --count 5 --out house-maps/ --grade Moderate
+        mapgen generate --rules house.toml --seed 1 --count 2 --out house-maps/ --grade Moderate
     """
     from mapgen.batch import generate_batch  # deferred: ortools, only when the command runs
 
