@@ -302,17 +302,29 @@ class _Solver(cp_model.CpSolver):
         return value
 
 
-def make_solver(time_limit: float, *, seed: int = 0, workers: int = 1, presolve: bool = True) -> cp_model.CpSolver:
+def make_solver(
+    time_limit: float, *, seed: int = 0, workers: int = 1, presolve: bool = True, work: float | None = None
+) -> cp_model.CpSolver:
     """A CP-SAT solver bounded by a time limit; one worker by default (deterministic); Ctrl-C (KeyboardInterrupt)
-    stops it within a fraction of a second and leaves Python's SIGINT handler in place (``_Solver``)."""
+    stops it within a fraction of a second and leaves Python's SIGINT handler in place (``_Solver``). ``work``:
+    CP-SAT's deterministic seconds (``max_deterministic_time``), the bound an answer may depend on (the same on any
+    load); the time limit is then the wall clock's safety net (``clock_stopped`` says which ended a solve)."""
     s = _Solver()
     s.parameters.catch_sigint_signal = False
     s.parameters.max_time_in_seconds = float(time_limit)
     s.parameters.num_workers = workers
     s.parameters.random_seed = seed
+    if work is not None:
+        s.parameters.max_deterministic_time = float(work)
     if not presolve:
         s.parameters.cp_model_presolve = False
     return s
+
+
+def clock_stopped(solver: cp_model.CpSolver) -> bool:
+    """Whether the wall clock, not the deterministic work, ended the solver's last solve short of its work (CP-SAT
+    stops the work at or past its bound): what it found then is the load's doing, never an answer."""
+    return solver.response_proto.deterministic_time < solver.parameters.max_deterministic_time * (1 - 1e-9)
 
 
 # -- one poster per rule kind ---------------------------------------------------------------------

@@ -16,7 +16,7 @@ from pathlib import Path
 import ortools
 
 from constraints.catalogue import Chapter, check_map, get_chapter, is_shipped, with_hill_numbers
-from constraints.cpsat import ChapterModel, make_solver
+from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from mapgen import __version__
 from mapgen.errors import InputError, TimeLimitError, UnmetError
 from mapgen.inputs import text_problem
@@ -377,17 +377,13 @@ class _Work:
         left = self.deadline - time.monotonic()
         if left <= 0:
             raise self.timeout()
-        solver = make_solver(left, presolve=True)
-        solver.parameters.max_deterministic_time = work
-        return solver
+        return make_solver(left, presolve=True, work=work)
 
     def tell(self, solver, status) -> str:
         """The question's status name; GenerationTimeout when the wall clock, not the work, stopped it."""
-        work = solver.parameters.max_deterministic_time
-        spent = solver.response_proto.deterministic_time
-        self.spent += min(spent, work)
+        self.spent += min(solver.response_proto.deterministic_time, solver.parameters.max_deterministic_time)
         name = solver.status_name(status)
-        if name == "UNKNOWN" and spent < work * (1 - 1e-9):  # CP-SAT stops the work at or past it
+        if name == "UNKNOWN" and clock_stopped(solver):
             raise self.timeout()
         return name
 

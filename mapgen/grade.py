@@ -36,6 +36,7 @@ from mapgen.engine.playtest import (
 )
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
+from mapgen.inputs import is_whole
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map, expect_map
 from mapgen.quality import DEFAULT_GAMES, Quality, QualityError, chapter_quality, tier_index
@@ -608,10 +609,6 @@ class GradeSettings:
 def check_games(games: object, budgets: object = None) -> None:
     """QualityError (invalid input, exit 2) unless ``games`` is a dict of known bots' names to whole numbers from 0,
     and ``budgets`` (when given) one of known bots' names to whole numbers from 1 (None: the bot's default)."""
-
-    def whole(n: object, least: int) -> bool:
-        return isinstance(n, int) and not isinstance(n, bool) and n >= least
-
     for name, given, what in (
         ("games", games, "games per bot ({'heuristic': 100})"),
         ("budgets", budgets, "its search budget ({'scout': 2})"),
@@ -624,12 +621,12 @@ def check_games(games: object, budgets: object = None) -> None:
         if unknown:  # a bare ValueError from the bots' table, once the first game of that bot was played
             raise QualityError(f"unknown bot {unknown[0]!r} in {name} (expected one of {', '.join(BOTS)})")
     assert isinstance(games, dict)
-    bad = {bot: n for bot, n in games.items() if not whole(n, 0)}
+    bad = {bot: n for bot, n in games.items() if not is_whole(n, 0)}
     if bad:  # a negative count played no game and reported a 0.0 win rate as if measured
         shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
         raise QualityError(f"games per bot are whole numbers from 0 (0: not played), not {shown}")
     given = budgets if isinstance(budgets, dict) else {}
-    bad = {bot: n for bot, n in given.items() if n is not None and not whole(n, 1)}
+    bad = {bot: n for bot, n in given.items() if n is not None and not is_whole(n, 1)}
     if bad:  # a str failed inside the search bot's first decision
         shown = ", ".join(f"{bot}={n!r}" for bot, n in bad.items())
         raise QualityError(f"budgets per bot are whole numbers from 1, not {shown}")

@@ -121,6 +121,12 @@ def check_depth(data: Any, limit: int = MAX_DEPTH) -> None:
                 stack.append((child, depth + 1))
 
 
+def is_whole(value: object, least: int | None = None) -> bool:
+    """Whether ``value`` is a whole number (an int, never a bool), from ``least`` when given: what a count, a seed
+    or a budget given in code or read from JSON must be."""
+    return isinstance(value, int) and not isinstance(value, bool) and (least is None or value >= least)
+
+
 def text_problem(value: str, limit: int = MAX_TEXT) -> str | None:
     """What is wrong with a piece of free text (a map's name) that is drawn and printed as one line: longer
     than ``limit`` characters, or holding a control character (a bell, a line break: no font draws them);

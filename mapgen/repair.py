@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, replace
 
 from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
-from constraints.cpsat import ChapterModel, make_solver
+from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from constraints.rules import HillNumbers
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
@@ -184,18 +184,16 @@ def repair_map(
             keep.append(lit)
             model.add_hint(lit, True)
     model.maximize(sum(keep))
-    solver = make_solver(time_limit, workers=workers)
+    solver = make_solver(time_limit, workers=workers, work=WORK_PER_SECOND * time_limit)
     solver.parameters.linearization_level = 0
-    work = WORK_PER_SECOND * time_limit
-    solver.parameters.max_deterministic_time = work
     name = solver.status_name(solver.solve(model))
     if name == "INFEASIBLE":
         raise _briefing_conflict(chapter, m, max(0.5, time_limit - (time.perf_counter() - started)))
     if name not in ("OPTIMAL", "FEASIBLE"):
         raise SolveTimeout(f"no valid map found within the time limit of {time_limit:g} s")
-    if name == "FEASIBLE" and solver.response_proto.deterministic_time < work * (1 - 1e-9):
-        # the wall clock stopped the search before its work was done (CP-SAT stops the work at or past it): the map
-        # found is the load's doing (a busy machine handed out a farther one, exit 0), never an answer
+    if name == "FEASIBLE" and clock_stopped(solver):
+        # the wall clock stopped the search before its work was done: the map found is the load's doing (a busy
+        # machine handed out a farther one, exit 0), never an answer
         raise SolveTimeout(
             f"the time limit of {time_limit:g} s ran out before the search for the nearest map had done its work"
         )

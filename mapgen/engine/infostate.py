@@ -527,8 +527,7 @@ class CompletionSampler:
                     self.stop_search()
 
         cb = Collect()
-        solver = make_solver(ENUMERATION_WALL)
-        solver.parameters.max_deterministic_time = ENUMERATION_WORK
+        solver = make_solver(ENUMERATION_WALL, work=ENUMERATION_WORK)
         solver.parameters.enumerate_all_solutions = True
         solver.parameters.linearization_level = 0
         status = solver.status_name(solver.solve(model, cb))
@@ -557,8 +556,7 @@ class CompletionSampler:
             ts = [t for t in cm.x[i] if cm.possible(i, t)]
             if ts:
                 model.add_hint(cm.x[i][rng.choice(ts)], True)
-        solver = make_solver(DRAW_WALL, seed=rng.randrange(1 << 30), presolve=False)
-        solver.parameters.max_deterministic_time = DRAW_WORK
+        solver = make_solver(DRAW_WALL, seed=rng.randrange(1 << 30), presolve=False, work=DRAW_WORK)
         p = solver.parameters
         p.linearization_level = 0
         p.use_sat_inprocessing = False
@@ -607,11 +605,12 @@ class CompletionSampler:
 
 def _by_work(solver, status: str, capped: bool, what: str) -> None:
     """SolveTimeout when the wall clock, not CP-SAT's deterministic work (nor a cap of the search's own), ended it."""
+    from constraints.cpsat import clock_stopped  # deferred: ortools, as make_solver
     from mapgen.solving.solve import SolveTimeout  # deferred: the solver, on first use
 
     if status in ("OPTIMAL", "INFEASIBLE") or capped:
         return
-    if solver.response_proto.deterministic_time < solver.parameters.max_deterministic_time * (1 - 1e-9):
+    if clock_stopped(solver):
         raise SolveTimeout(f"the wall clock's {solver.parameters.max_time_in_seconds:g} s ran out before {what}")
 
 

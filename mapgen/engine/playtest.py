@@ -19,7 +19,7 @@ from mapgen.engine.play import play_game, replay
 from mapgen.engine.traitor import chapter_for_mode
 from mapgen.engine.walls import sealed_words
 from mapgen.errors import InputError
-from mapgen.inputs import Unreadable, read_json
+from mapgen.inputs import Unreadable, is_whole, read_json
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map, expect_map
 from mapgen.output import check_files, prepare_folder, write_text
@@ -73,10 +73,6 @@ class SettingsError(InputError, ValueError):
     """Playtest settings that cannot be used (an unknown bot, a seed or budget that is no whole number): exit 2."""
 
 
-def _whole(n: object, least: int) -> bool:
-    return isinstance(n, int) and not isinstance(n, bool) and n >= least
-
-
 def _expect(m: Map, s: Settings, who: str) -> None:
     """TypeError that says what to pass when ``m`` is not a Map (a shipped map's name, a path) or ``s`` is not a
     Settings (a bot's name): an AttributeError from inside the game otherwise. A partial map is a WrongMapError (exit
@@ -89,9 +85,9 @@ def _expect(m: Map, s: Settings, who: str) -> None:
         )
     if s.bot not in BOTS:  # a bare ValueError from the bots' table at the first game
         raise SettingsError(f"unknown bot {s.bot!r} (expected one of {', '.join(BOTS)})")
-    if not _whole(s.seed, 0):  # "can only concatenate str (not "int") to str" from game_seed
+    if not is_whole(s.seed, 0):  # "can only concatenate str (not "int") to str" from game_seed
         raise SettingsError(f"a playtest's seed is a whole number from 0, not {s.seed!r}")
-    if s.budget is not None and not _whole(s.budget, 1):  # a str was handed to the search bot as it was
+    if s.budget is not None and not is_whole(s.budget, 1):  # a str was handed to the search bot as it was
         raise SettingsError(f"a search bot's budget is a whole number from 1 (None: its default), not {s.budget!r}")
 
 
@@ -152,7 +148,7 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
     ``progress`` is called with the number of games finished so far.
     """
     _expect(m, s, "run_playtest")
-    if not _whole(games, 0):  # -1 returned no games as if played; "5" failed on games / jobs
+    if not is_whole(games, 0):  # -1 returned no games as if played; "5" failed on games / jobs
         raise SettingsError(f"games is a whole number from 0, not {games!r}")
     make_game(m, s, 0)  # settings errors surface here, before any process starts
     if games / max(1, jobs) >= heuristic.COMPILED_FROM_GAMES:  # enough games a process to repay loading numba
@@ -483,10 +479,6 @@ def _shown(value) -> str:
     return "a list" if isinstance(value, list) else text[:39] + "…"
 
 
-def _is_int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
-
-
 def _is_names(value) -> bool:
     return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
@@ -494,8 +486,8 @@ def _is_names(value) -> bool:
 #: each field a replay must or may hold: (required, its test, what it must be); None where the field may be null
 _REPLAY_KINDS: dict = {
     "map": (True, lambda v: isinstance(v, str), "a map file's text"),
-    "players": (True, _is_int, "a whole number of players (1 to 4)"),
-    "seed": (True, _is_int, "a whole number"),
+    "players": (True, is_whole, "a whole number of players (1 to 4)"),
+    "seed": (True, is_whole, "a whole number"),
     "bot": (False, lambda v: v is None or isinstance(v, str), "a bot's name"),
     "characters": (False, lambda v: v is None or _is_names(v), "a list of character names"),
     "gear": (
@@ -506,9 +498,9 @@ _REPLAY_KINDS: dict = {
     "medicine": (False, lambda v: isinstance(v, bool), "true or false"),
     "mode": (False, lambda v: v is None or isinstance(v, str), "coop, traitor or null"),
     "variants": (False, lambda v: v is None or _is_names(v), "a list of variant names"),
-    "game": (False, lambda v: v is None or _is_int(v), "a whole number"),
+    "game": (False, lambda v: v is None or is_whole(v), "a whole number"),
     "outcome": (False, lambda v: v is None or isinstance(v, str), "the game's end as text"),
-    "score": (False, lambda v: v is None or _is_int(v), "a whole number"),
+    "score": (False, lambda v: v is None or is_whole(v), "a whole number"),
 }
 
 
@@ -521,7 +513,7 @@ def _check_fields(data: dict) -> str | None:
         elif not ok(data[key]):
             return f"{key}: {what}, not {_shown(data[key])}"
     for k, a in enumerate(data["actions"]):
-        if not _is_int(a):
+        if not is_whole(a):
             return f"actions: item {k + 1} is {_shown(a)}, not an action number"
     return None
 
@@ -535,14 +527,14 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     except Unreadable as e:
         raise ReplayError(f"{path}: {e}") from None
     version = data.get("version") if isinstance(data, dict) else None
-    if _is_int(version) and version != REPLAY_VERSION and isinstance(data.get("actions"), list):
+    if is_whole(version) and version != REPLAY_VERSION and isinstance(data.get("actions"), list):
         raise ReplayError(
             f"{path}: a replay file of format version {version}; this mapgen plays back version {REPLAY_VERSION} "
             "(record the game again with this mapgen's playtest --replay)"
         )
     if (
         not isinstance(data, dict)
-        or not _is_int(version)
+        or not is_whole(version)
         or version != REPLAY_VERSION
         or not isinstance(data.get("actions"), list)
     ):
