@@ -89,6 +89,14 @@ def text_of(d, element_id: str) -> str:
     return d.find_element(By.ID, element_id).text
 
 
+def open_studio(driver, base_url: str, name: str) -> None:
+    """The studio on a shipped map, loaded afresh (a reload: not the page's previous map), once its verdict says
+    Valid."""
+    driver.get(f"{base_url}/studio#map={name}")
+    driver.refresh()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what=name)
+
+
 def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     from selenium.webdriver.common.by import By
 
@@ -244,9 +252,7 @@ def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_t
     offered = [b.get_attribute("data-number") for b in driver.find_elements(By.CSS_SELECTOR, "#hill-numbers button")]
     assert offered == ["no number", "0", "1", "2", "3"] and "at most 3" in text_of(driver, "hill-numbers")
     driver.find_element(By.ID, "cancel").click()
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     settled(driver)
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]').click()
     numbers = [b.get_attribute("data-number") for b in driver.find_elements(By.CSS_SELECTOR, ".hill-brush button")]
@@ -303,9 +309,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
     with stubbed(driver, stub):
         from selenium.webdriver.common.by import By
 
-        driver.get(f"{base_url}/studio#map=fauna-1")
-        driver.refresh()
-        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+        open_studio(driver, base_url, "fauna-1")
         driver.find_element(By.ID, "playtest").click()
         wait_for(lambda: "Wins 11/30" in text_of(driver, "job-result"), what="the report")
         said = text_of(driver, "job-result")
@@ -345,9 +349,7 @@ def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver
     from selenium.webdriver.common.by import By
 
     with stubbed(driver, stub):
-        driver.get(f"{base_url}/studio#map=training-1")
-        driver.refresh()
-        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        open_studio(driver, base_url, "training-1")
         console_errors(driver)
         driver.find_element(By.ID, "playtest").click()
         said = wait_for(lambda: "asking again" in text_of(driver, "message") and text_of(driver, "message"), 20)
@@ -406,9 +408,7 @@ def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url
       };
     """
     with stubbed(driver, stub):
-        driver.get(f"{base_url}/studio#map=fauna-1")
-        driver.refresh()
-        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+        open_studio(driver, base_url, "fauna-1")
         settled(driver)
         said = {}
         for button in ("repair", "generate"):
@@ -452,9 +452,7 @@ def test_a_job_s_progress_bar_is_named_for_a_screen_reader(driver, base_url):
       };
     """
     with stubbed(driver, stub):
-        driver.get(f"{base_url}/studio#map=training-1")
-        driver.refresh()
-        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+        open_studio(driver, base_url, "training-1")
         driver.find_element(By.ID, "playtest").click()
         wait_for(lambda: driver.find_element(By.ID, "job").is_displayed(), what="the job")
         doc = driver.execute_cdp_cmd("DOM.getDocument", {})
@@ -863,9 +861,7 @@ def test_the_focused_cell_stands_out_on_every_terrain_and_against_the_board(driv
 
     from selenium.webdriver.common.keys import Keys
 
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     settled(driver)
     look = """const e = document.activeElement, s = getComputedStyle(e), a = getComputedStyle(e, '::after');
       return [e.dataset.cell, s.backgroundColor, s.outlineStyle === 'none' ? '' : s.outlineColor,
@@ -896,9 +892,7 @@ def test_the_brush_in_use_is_told_apart_from_the_keyboard_focus(driver, base_url
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
 
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Hi"]').click()
     driver.find_element(By.CSS_SELECTOR, '.hill-brush button[data-number="2"]').click()
     look = """const e = arguments[0], s = getComputedStyle(e);
@@ -1371,9 +1365,7 @@ def test_copy_link_and_print_view(driver, base_url):
 def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_blanking(driver, base_url):
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     assert "peak=F2" in driver.find_element(By.ID, "open-helper").get_attribute("href")
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Ft"]').click()
     cell(driver, "B2").click()
@@ -1422,9 +1414,7 @@ def test_studio_maps_in_two_tabs_each_keep_their_undo_history_and_file_across_a_
     marked edited): a two-tab designer's download was a bare map."""
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     first = driver.current_window_handle
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Wo"]').click()
     cell(driver, "A1").click()  # Skull -> Wood
@@ -1511,9 +1501,7 @@ def test_studio_downloads_an_opened_map_as_it_was_and_an_edited_one_with_its_gen
 def test_studio_repair_says_when_the_map_breaks_the_profile_and_repairs_within_it(driver, base_url):
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{base_url}/studio#map=fauna-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1")
+    open_studio(driver, base_url, "fauna-1")
     driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Sk"]').click()
     cell(driver, "C1").click()
     wait_for(lambda: "broken rule" in text_of(driver, "verdict"), what="the paint")
@@ -1528,9 +1516,7 @@ def test_studio_repair_says_when_the_map_breaks_the_profile_and_repairs_within_i
 def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_chart(driver, base_url):
     from selenium.webdriver.common.by import By
 
-    driver.get(f"{base_url}/studio#map=training-1")
-    driver.refresh()
-    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="training-1")
+    open_studio(driver, base_url, "training-1")
     driver.find_element(By.ID, "deduce").click()
     plot = wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#job-result img.plot"), 240, "the chart")[0]
     import re
