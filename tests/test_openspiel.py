@@ -269,3 +269,47 @@ def test_a_copied_or_pickled_state_keeps_its_games_variants_cards_and_reference_
     fauna = pyspiel.load_game(NAME, {"map": "fauna-1"}).new_initial_state()
     plain = pickle.loads(pickle.dumps(_play(fauna, random.Random(1), 40)))
     assert plain.inner.game.cards is shipped and plain.inner.game.reference is get_chapter("fauna")  # not copies
+
+
+# ----- the audit of 2026-12-06: illegal actions, load_game's parameters -----
+@pytest.mark.parametrize(("params", "steps"), [({"map": "maldonado-2", "players": 2}, 30), ({"map": "fauna-1"}, 12)])
+def test_an_illegal_action_is_refused_in_openspiels_numbers_and_changes_nothing(params, steps):
+    """Before, an explore number past the board (63 on a 7x7 board) raised a CellError about cell indices from
+    inside the engine, a chance outcome not in the deck was reported as the engine's ``1000 + card``, and a
+    refused action still left a mark in the state's tracker (one deck tag more than actions: the information
+    state's resampling read the decks of later draws one step off)."""
+    game = pyspiel.load_game(NAME, params)
+    state = _play(game.new_initial_state(), random.Random(0), steps)
+    while state.is_chance_node():
+        state.apply_action(state.chance_outcomes()[0][0])
+    twin = state.clone()
+    legal = state.legal_actions()
+    for bad in sorted({63, 999, 1000, 5000} - set(legal)):
+        with pytest.raises(ValueError, match=rf"^illegal action {bad} for player {state.current_player()} "):
+            state.apply_action(bad)
+    chance = _play(game.new_initial_state(), random.Random(0), 1)
+    assert chance.is_chance_node()
+    cards = [a for a, _ in chance.chance_outcomes()]
+    with pytest.raises(ValueError, match=rf"^{max(cards) + 1} is not a chance outcome here \(the deck holds "):
+        chance.apply_action(max(cards) + 1)
+    t, u = state.engine.tracker, twin.engine.tracker
+    assert (t.tags, t.masked, t.trace) == (u.tags, u.masked, u.trace)
+    assert state.history() == twin.history() and str(state) == str(twin)
+    rng_a, rng_b = random.Random(5), random.Random(5)
+    assert _play(state, rng_a, 200).history() == _play(twin, rng_b, 200).history()  # still playable, the same
+
+
+def test_a_tracker_refusing_an_action_keeps_one_tag_per_action():
+    """``infostate.Tracker.apply`` noted the deck of the step before the engine refused the action: one tag more
+    than actions from then on, so resampling looked for a hidden draw's deck one step off."""
+    import maps
+    from mapgen.engine.game import Game
+
+    t = I.Tracker(Game(maps.load("maldonado-1"), players=2).new_initial_state())
+    rng = random.Random(0)
+    for _ in range(40):
+        s = t.state
+        t.apply(rng.choice(s.legal_actions()))
+        with pytest.raises(ValueError):
+            t.apply(999 if s.is_chance_node() or 999 not in s.legal_actions() else 5000)
+        assert len(t.tags) == len(s.history) and all(len(m) == len(s.history) for m in t.masked)

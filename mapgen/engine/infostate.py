@@ -377,10 +377,11 @@ class Tracker:
         s = self.state
         chance = s.is_chance_node()
         step = s.agenda[-1]
-        self.tags.append(pile_tag(s) if chance else None)
+        tag = pile_tag(s) if chance else None
         cards = self.cards
         before = cards.snapshot(s) if cards is not None else None
-        s.apply_action(action)
+        s.apply_action(action)  # first: an illegal action (ValueError) leaves the tracker as it was
+        self.tags.append(tag)
         k = len(s.history) - 1
         for p in range(s.game.n):
             self.masked[p].append(None if chance and hidden_from(step, p) else action)

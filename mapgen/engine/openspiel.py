@@ -204,8 +204,18 @@ class CorpsState(pyspiel.State):
         return [(a - CHANCE, p) for a, p in self.inner.chance_outcomes()]
 
     def _apply_action(self, action):
-        if self.inner.is_chance_node():
+        s = self.inner
+        if s.is_chance_node():
+            pile = s._chance_pile()
+            if action not in pile:  # in OpenSpiel's numbers (the engine's would be 1000 + card)
+                raise ValueError(f"{action} is not a chance outcome here (the deck holds cards {sorted(pile)})")
             action += CHANCE
+        elif s.is_terminal():
+            raise ValueError(f"no action after the end of the game (action {action})")
+        else:
+            legal = s.legal_actions()
+            if action not in legal:  # checked here: the engine's words for a number past the board are a CellError
+                raise ValueError(f"illegal action {action} for player {s.current} (legal: {legal})")
         self.engine.tracker.apply(action)
 
     def _action_to_string(self, player, action):
