@@ -13,6 +13,7 @@ from mapgen.engine.openspiel import (
     CorpsGame,
     CorpsObserver,
     CorpsState,
+    ParameterError,
     engine_game,
     engine_returns,
 )
@@ -24,6 +25,7 @@ __all__ = [
     "CorpsGame",
     "CorpsObserver",
     "CorpsState",
+    "ParameterError",
     "engine_game",
     "engine_returns",
 ]

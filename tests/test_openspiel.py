@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -272,6 +273,9 @@ def test_a_copied_or_pickled_state_keeps_its_games_variants_cards_and_reference_
 
 
 # ----- the audit of 2026-12-06: illegal actions, load_game's parameters -----
+CHAPTERS = Path(__file__).resolve().parents[1] / "constraints" / "chapters"
+
+
 @pytest.mark.parametrize(("params", "steps"), [({"map": "maldonado-2", "players": 2}, 30), ({"map": "fauna-1"}, 12)])
 def test_an_illegal_action_is_refused_in_openspiels_numbers_and_changes_nothing(params, steps):
     """Before, an explore number past the board (63 on a 7x7 board) raised a CellError about cell indices from
@@ -313,3 +317,70 @@ def test_a_tracker_refusing_an_action_keeps_one_tag_per_action():
         with pytest.raises(ValueError):
             t.apply(999 if s.is_chance_node() or 999 not in s.legal_actions() else 5000)
         assert len(t.tags) == len(s.history) and all(len(m) == len(s.history) for m in t.masked)
+
+
+# ----- the audit of 2026-12-06: load_game's parameters, illegal actions -----
+def _refusal(params):
+    """load_game's error for bad parameters, with the frame it was raised in."""
+    with pytest.raises(ValueError) as caught:
+        pyspiel.load_game(NAME, params)
+    tb = caught.value.__traceback__
+    while tb.tb_next is not None:
+        tb = tb.tb_next
+    return caught.value, tb.tb_frame.f_code.co_filename
+
+
+@pytest.mark.parametrize(
+    ("params", "parameter", "words"),
+    [
+        ({"map": "fauna-9"}, "map='fauna-9'", "no shipped map named 'fauna-9' (did you mean fauna-8?)"),
+        ({"map": ""}, "map=''", "no such file"),
+        ({"map": "no/such/map.toml"}, "map='no/such/map.toml'", "no such file"),
+        ({"players": 0}, "players=0", "players must be 1 to 4, not 0"),
+        ({"players": 9}, "players=9", "players must be 1 to 4, not 9"),
+        ({"map": "maldonado-1", "mode": "traitor"}, "players=1", "the Hidden Traitor mode needs 2 to 4 players"),
+        ({"mode": "traitor"}, "mode='traitor'", "traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"),
+        ({"mode": "versus"}, "mode='versus'", "unknown mode 'versus' (expected coop or traitor)"),
+        ({"characters": "Nobody"}, "characters='Nobody'", "no character 'Nobody'"),
+        ({"characters": "Lewis+Clark"}, "characters='Lewis+Clark'", "2 given for 1 player (players=1)"),
+        ({"players": 2, "gear": "Compass+Flint+Jar"}, "gear='Compass+Flint+Jar'", "1 given for 2 players (players=2)"),
+        ({"gear": "Rope"}, "gear='Rope'", "no Gear card 'Rope'"),
+        ({"variants": "no-such"}, "variants='no-such'", "unknown variant 'no-such'"),
+        ({"variants": "flora-minotaurs"}, "variants='flora-minotaurs'", "is for flora, not fauna"),
+        ({"rules": "no/such/rules.toml"}, "rules='no/such/rules.toml'", "no such file"),
+        ({"rules": str(CHAPTERS / "flora.toml")}, f"rules={str(CHAPTERS / 'flora.toml')!r}", "another"),
+    ],
+)
+def test_a_bad_parameter_is_one_value_error_naming_it(params, parameter, words):
+    """Before, a bad parameter was the engine's own error from four to six frames down (``no such file``,
+    ``no character 'Nobody'``), naming no parameter; a count of players' gear spoke of ';' between players."""
+    error, raised_in = _refusal(params)
+    assert str(error).startswith(f"{NAME} parameter {parameter}: "), str(error)
+    assert words in str(error)
+    assert error.__cause__ is None and (error.__context__ is None or error.__suppress_context__)  # no chain
+    assert raised_in.endswith("openspiel.py")  # raised at the interface, not deep inside the engine
+
+
+def test_parameters_of_the_wrong_type_or_unknown_are_refused_by_openspiel():
+    for params in ({"players": "2"}, {"map": 3}, {"medicine": 1}, {"seed": 1}):
+        with pytest.raises(pyspiel.SpielError):
+            pyspiel.load_game(NAME, params)
+
+
+def test_variants_and_house_rules_are_parameters(tmp_path):
+    """The engine's variants and a house-rule chapter file (``mapgen playtest --variant``, ``--rules``) were not
+    parameters of the OpenSpiel game: an unknown parameter."""
+    text = (CHAPTERS / "fauna.toml").read_text(encoding="utf-8")
+    house = tmp_path / "house-fauna.toml"
+    house.write_text(text.replace('"C6", "C7", "C8"', '"C6", "C8"', 1), encoding="utf-8")
+    game = pyspiel.load_game(NAME, {"map": "flora-2", "variants": "flora-minotaurs+toll-no-water", "players": 2})
+    assert game.engine.variants == {"flora-minotaurs", "toll-no-water"}
+    assert str(game).startswith(f"{NAME}(") and "variants=flora-minotaurs+toll-no-water" in str(game)
+    assert pyspiel.load_game(str(game)).engine.variants == game.engine.variants  # the game string loads it again
+    ruled = pyspiel.load_game(NAME, {"map": "fauna-3", "rules": str(house)})
+    assert "C7" not in [r.id for r in ruled.engine.reference.rules]
+    state = _play(ruled.new_initial_state(), random.Random(2), 60)
+    twin = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(ruled, state))[1]
+    assert twin.inner.game.reference == ruled.engine.reference and twin.history() == state.history()
+    plain = pyspiel.load_game(NAME, {"map": "fauna-3"})
+    assert plain.engine.variants == frozenset() and plain.engine.reference.name == "fauna"

@@ -6,7 +6,13 @@ registers ``python_corps_of_discovery``.
 
 Parameters: ``map`` (a shipped map's name or a map file), ``players`` (1 to 4), ``mode`` (``coop``, or
 ``traitor``: Maldonado's Hidden Traitor mode), ``characters`` (``Lewis+Clark``), ``gear`` (``+`` between
-cards, ``/`` between players: ``Compass+Flint/Jar``), ``medicine``. Needs the optional extra: ``pip install ".[openspiel]"``.
+cards, ``/`` between players: ``Compass+Flint/Jar``), ``medicine``, ``variants`` (the engine's named variants,
+``+`` between them: ``flora-minotaurs+relaunch``; ``mapgen playtest --variant``) and ``rules`` (a house-rule
+chapter file the players reason with: resampling draws worlds under it; ``mapgen playtest --rules``). Parameters
+that make no game raise ``ParameterError`` (a ValueError) naming the parameter; OpenSpiel itself refuses an unknown
+one or a value of the wrong type (``pyspiel.SpielError``). There is no seed: chance nodes are explicit, so the
+draws are the caller's (``play_game``'s seeded ones replay here action for action). Needs the optional extra:
+``pip install ".[openspiel]"``.
 
 The engine's State (``mapgen/engine/game.py``) is played as it is: a player's action is the engine's
 action number (below 1000); a chance outcome is the card's index in the deck drawn from (the engine's
@@ -27,12 +33,13 @@ import random
 import pyspiel
 
 import maps
-from constraints.catalogue import is_shipped
+from constraints.catalogue import is_shipped, load_chapter
 from mapgen.engine import infostate as I
 from mapgen.engine.actions import CHANCE
 from mapgen.engine.cards import shipped_cards
 from mapgen.engine.game import Game
 from mapgen.engine.traitor import chapter_for_mode
+from mapgen.errors import MapgenError, MessageKeyError
 from mapgen.mapfile import dumps_map, parse_map, read_map
 
 GAME_NAME = "python_corps_of_discovery"
@@ -60,25 +67,65 @@ _GAME_TYPE = pyspiel.GameType(
         "characters": "",
         "gear": "",
         "medicine": False,
+        "variants": "",
+        "rules": "",
     },
 )
 
 
-def _team(characters: str, gear: str):
-    """``Lewis+Clark`` and ``Compass+Flint/Jar``: OpenSpiel's game strings reserve ``,`` ``=`` and parentheses."""
+class ParameterError(ValueError):
+    """``load_game`` parameters that make no game: ``parameter`` names the one at fault; the message is the
+    engine's reason after ``python_corps_of_discovery parameter NAME=VALUE:``."""
+
+    def __init__(self, parameter: str, value, reason: str):
+        super().__init__(f"{GAME_NAME} parameter {parameter}={value!r}: {reason}")
+        self.parameter = parameter
+
+
+class UnknownMapParameterError(ParameterError, MessageKeyError):
+    """``map`` names no shipped map: also a KeyError, as ``maps.load``'s UnknownMapError (and this game's) always was."""
+
+
+def _team(characters: str, gear: str, players: int):
+    """``Lewis+Clark`` and ``Compass+Flint/Jar``: OpenSpiel's game strings reserve ``,`` ``=`` and parentheses.
+    Counted here, in the parameters' own separators (the engine's count speaks of the command line's ``;``)."""
     chars = tuple(c.strip() for c in characters.split("+")) if characters else None
     gears = tuple(tuple(x.strip() for x in part.split("+") if x.strip()) for part in gear.split("/")) if gear else None
+    for name, value, given, how in (
+        ("characters", characters, chars, "one character per player, '+' between them"),
+        ("gear", gear, gears, "each player's Gear cards, '/' between players"),
+    ):
+        if given is not None and players in range(1, 5) and len(given) != players:
+            many = "player" if players == 1 else "players"
+            raise ParameterError(name, value, f"{how}: {len(given)} given for {players} {many} (players={players})")
     return chars, gears
 
 
 def engine_game(params: dict, m=None) -> Game:
-    """The engine's ``Game`` for these parameters (``m``: a map instead of the ``map`` parameter)."""
+    """The engine's ``Game`` for these parameters (``m``: a map instead of the ``map`` parameter); a
+    ``ParameterError`` naming the parameter at fault when they make no game."""
+    try:
+        return _engine_game(params, m)
+    except MapgenError as e:  # the engine's GameError names its setting; the map's and chapter file's errors
+        name = getattr(e, "setting", None) or "map"
+        kind = UnknownMapParameterError if isinstance(e, maps.UnknownMapError) else ParameterError
+        raise kind(name, params.get(name), str(e)) from None
+
+
+def _engine_game(params: dict, m) -> Game:
     if m is None:
         spec = params["map"]
         path = maps.resolve(spec)
         # a shipped map's name that is not one: the map meant (UnknownMapError), not "fauna1: no such file"
         m = maps.load(spec) if maps.names_nothing(spec, path) else read_map(path)
-    chars, gear = _team(params["characters"], params["gear"])
+    chars, gear = _team(params["characters"], params["gear"], params["players"])
+    variants = [v.strip() for v in params.get("variants", "").split("+") if v.strip()]
+    reference = None
+    if params.get("rules"):
+        try:
+            reference = load_chapter(params["rules"])
+        except MapgenError as e:
+            raise ParameterError("rules", params["rules"], str(e)) from None
     return Game(
         m,
         chapter=chapter_for_mode(m.chapter, params["mode"]),
@@ -86,6 +133,8 @@ def engine_game(params: dict, m=None) -> Game:
         characters=chars,
         gear=gear,
         medicine=params["medicine"],
+        variants=variants,
+        reference=reference,
     )
 
 
