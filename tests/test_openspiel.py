@@ -384,3 +384,26 @@ def test_variants_and_house_rules_are_parameters(tmp_path):
     assert twin.inner.game.reference == ruled.engine.reference and twin.history() == state.history()
     plain = pyspiel.load_game(NAME, {"map": "fauna-3"})
     assert plain.engine.variants == frozenset() and plain.engine.reference.name == "fauna"
+
+
+def test_an_observer_is_the_observation_by_default_and_refuses_a_view_it_cannot_give():
+    """``make_observation(game)`` (no observation type: OpenSpiel's default, the observation) gave the information
+    state, and a public-only view (``private_info=NONE``) or every player's (``ALL_PLAYERS``) gave the player's
+    own observation, hand and Identity included, as if it were what was asked for."""
+    from open_spiel.python.observation import make_observation
+
+    game = pyspiel.load_game(NAME, {"map": "maldonado-2", "players": 3, "mode": "traitor"})
+    state = _play(game.new_initial_state(), random.Random(4), 80)
+    assert make_observation(game).string_from(state, 1) == state.observation_string(1)
+    recall = pyspiel.IIGObservationType(perfect_recall=True)
+    assert make_observation(game, recall).string_from(state, 1) == state.information_state_string(1)
+    for public, private in (
+        (True, pyspiel.PrivateInfoType.NONE),
+        (True, pyspiel.PrivateInfoType.ALL_PLAYERS),
+        (False, pyspiel.PrivateInfoType.SINGLE_PLAYER),
+    ):
+        kind = pyspiel.IIGObservationType(public_info=public, private_info=private, perfect_recall=False)
+        with pytest.raises(ValueError, match=r"only a player's own view: public_info=True, private_info=SINGLE_PLAYER"):
+            make_observation(game, kind)
+    with pytest.raises(ValueError, match=r"no observation parameters \(given: \{'x': 1\}\)"):
+        make_observation(game, None, {"x": 1})

@@ -171,8 +171,18 @@ class CorpsGame(pyspiel.Game):
         return CorpsState(self, I.Tracker(self.engine.new_initial_state()))
 
     def make_py_observer(self, iig_obs_type=None, params=None):
-        perfect = iig_obs_type is None or iig_obs_type.perfect_recall
-        return CorpsObserver(perfect)
+        """The player's observation (no type given: OpenSpiel's default), or with perfect recall their information
+        state; ValueError for a view it cannot give (public information only, every player's private information)."""
+        if params:
+            raise ValueError(f"{GAME_NAME} takes no observation parameters (given: {params!r})")
+        if iig_obs_type is None:
+            return CorpsObserver(False)
+        if not iig_obs_type.public_info or iig_obs_type.private_info != pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            raise ValueError(
+                f"{GAME_NAME} gives only a player's own view: public_info=True, private_info=SINGLE_PLAYER "
+                f"(asked: public_info={iig_obs_type.public_info}, private_info={iig_obs_type.private_info.name})"
+            )
+        return CorpsObserver(iig_obs_type.perfect_recall)
 
 
 class _Engine:
