@@ -407,3 +407,36 @@ def test_an_observer_is_the_observation_by_default_and_refuses_a_view_it_cannot_
             make_observation(game, kind)
     with pytest.raises(ValueError, match=r"no observation parameters \(given: \{'x': 1\}\)"):
         make_observation(game, None, {"x": 1})
+
+
+def test_a_game_made_from_an_engine_game_is_named_by_it():
+    """``CorpsGame(params, engine=g)`` kept the parameters given (none: fauna-1, 1 player) while it played ``g``: its
+    game string named another game, and ``serialize_game_and_state`` came back as a 1-player fauna-1 game holding a
+    2-player Flora state."""
+    import dataclasses
+
+    import maps
+    from mapgen.engine.game import Game
+    from mapgen.openspiel import CorpsGame, ParameterError
+
+    g = Game(maps.load("flora-1"), players=2, gear=(("Jar", "Mortar and Pestle"), ("Compass", "Flint")))
+    game = CorpsGame({}, engine=Game(maps.load("flora-1"), players=2, variants=("flora-minotaurs",)))
+    assert game.get_parameters()["map"] == "flora-1" and game.get_parameters()["players"] == 2
+    assert game.get_parameters()["variants"] == "flora-minotaurs"
+    game = CorpsGame({"players": 2}, engine=g)
+    params = game.get_parameters()
+    assert (params["map"], params["players"], params["gear"]) == ("flora-1", 2, "Jar+Mortar and Pestle/Compass+Flint")
+    state = _play(game.new_initial_state(), random.Random(1), 50)
+    game2, state2 = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+    assert str(game2) == str(game) and game2.num_players() == 2
+    assert state2.inner.game.gear == g.gear and state2.history() == state.history() and str(state2) == str(state)
+    # a map that is no shipped one has no name: its game string is refused rather than read as another game
+    m = maps.load("fauna-2")
+    cells = list(m.cells)
+    cells[0], cells[1] = cells[1], cells[0]
+    other = CorpsGame({}, engine=Game(dataclasses.replace(m, cells=tuple(cells))))
+    assert other.get_parameters()["map"] == ""
+    with pytest.raises(ParameterError, match=r"parameter map='': "):
+        pyspiel.load_game(str(other))
+    with pytest.raises(ParameterError, match=r"parameter players=3: the engine's game has players=2"):
+        CorpsGame({"players": 3}, engine=g)

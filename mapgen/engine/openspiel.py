@@ -138,6 +138,32 @@ def _engine_game(params: dict, m) -> Game:
     )
 
 
+def _parameters_of(g: Game, given: dict) -> dict:
+    """The parameters that name an engine's game (``CorpsGame(engine=g)``), so that its game string, pickle and
+    ``serialize_game_and_state`` are this game: the map's shipped name (``""`` for another map: no game string
+    names it, and loading one is refused), the team, mode and variants. A card set of its own or a house Reference
+    Board has no parameter (``rules`` is a file's name): such a state pickles whole, its game string does not."""
+    chars, gear, medicine = I.team_settings(g)
+    out = {
+        "map": given.get("map") or _shipped_name(g.map),
+        "players": g.n,
+        "mode": getattr(g.chapter, "mode", "coop"),
+        "characters": "+".join(chars),
+        "gear": "/".join("+".join(x) for x in gear),
+        "medicine": medicine,
+        "variants": "+".join(sorted(g.variants)),
+    }
+    for name in ("players", "mode"):
+        if name in given and given[name] != out[name]:
+            raise ParameterError(name, given[name], f"the engine's game has {name}={out[name]!r}")
+    return out
+
+
+def _shipped_name(m) -> str:
+    name = f"{m.chapter}-{m.briefing.number}"
+    return name if name in maps.names(m.chapter) and maps.load(name) == m else ""
+
+
 def _max_chance(g: Game) -> int:
     decks = [len(g.challenges), len(g.threats), len(g.destiny), len(g.kills)]
     ch = g.chapter
@@ -153,6 +179,8 @@ class CorpsGame(pyspiel.Game):
     def __init__(self, params=None, engine: Game | None = None):
         p = dict(_GAME_TYPE.parameter_specification)
         p.update(params or {})
+        if engine is not None:
+            p.update(_parameters_of(engine, params or {}))
         self.engine = engine or engine_game(p)
         g = self.engine
         self.traitor = p["mode"] == "traitor"
