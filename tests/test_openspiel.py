@@ -24,6 +24,7 @@ CASES = [{"map": f"{ch}-1", "players": 1} for ch in chapter_names()] + [
     {"map": "maldonado-2", "players": 2},
     {"map": "maldonado-3", "players": 3, "mode": "traitor"},
     {"map": "fauna-4", "players": 1, "medicine": True, "gear": "Compass+Flint+Satchel"},
+    {"map": "flora-3", "players": 2, "variants": "flora-minotaurs+relaunch+toll-no-water"},
 ]
 
 
