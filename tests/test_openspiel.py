@@ -441,3 +441,22 @@ def test_a_game_made_from_an_engine_game_is_named_by_it():
         pyspiel.load_game(str(other))
     with pytest.raises(ParameterError, match=r"parameter players=3: the engine's game has players=2"):
         CorpsGame({"players": 3}, engine=g)
+
+
+def test_a_chance_outcome_is_named_by_its_card():
+    """A chance outcome read ``chance outcome 2 (card 2)``, naming neither the deck nor the card."""
+    game = pyspiel.load_game(NAME, {"map": "fauna-1"})
+    g = game.engine
+    decks = {"chance_challenge": ("Challenge", g.challenges), "chance_threat": ("Threat", g.threats)}
+    decks.update({"chance_destiny": ("Destiny", g.destiny), "kill_pile": ("Kill", g.kills)})
+    seen = set()
+    for seed in range(3):
+        s, rng = game.new_initial_state(), random.Random(seed)
+        while not s.is_terminal():
+            if s.is_chance_node():
+                kind, cards = decks[I.pile_tag(s.inner)]
+                seen.add(kind)
+                for a, _ in s.chance_outcomes():
+                    assert s.action_to_string(a) == f"draw {kind} card {cards[a].name!r} (card {a})"
+            _play(s, rng, len(s.history()) + 1)
+    assert seen == {"Challenge", "Threat", "Destiny", "Kill"}

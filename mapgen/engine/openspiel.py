@@ -263,6 +263,16 @@ def _rebuild(map_text, settings, mode, players, history, rules=((), None, None))
     return _Engine(t)
 
 
+#: the decks whose chance outcomes are named by their card (``infostate.pile_tag``: the deck's Game attribute)
+_DECKS = {
+    "chance_challenge": ("Challenge", "challenges"),
+    "chance_threat": ("Threat", "threats"),
+    "chance_destiny": ("Destiny", "destiny"),
+    "destiny": ("Destiny", "destiny"),
+    "kill_pile": ("Kill", "kills"),  # Kill Minotaur cards, Maldonado's Kill Monster cards
+}
+
+
 class CorpsState(pyspiel.State):
     """One game in OpenSpiel's interface, over the engine's State (kept in ``self.engine``)."""
 
@@ -307,7 +317,11 @@ class CorpsState(pyspiel.State):
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
-            return f"{self.inner.action_to_string(action + CHANCE)} (card {action})"
+            s = self.inner
+            deck = _DECKS.get(I.pile_tag(s)) if s.is_chance_node() else None
+            if deck is not None and 0 <= action < len(getattr(s.game, deck[1])):
+                return f"draw {deck[0]} card {getattr(s.game, deck[1])[action].name!r} (card {action})"
+            return f"{s.action_to_string(action + CHANCE)} (card {action})"  # a chapter's token or hidden hand
         return f"{self.inner.action_to_string(action)} (#{action})"  # two copies of a card: two actions
 
     def is_terminal(self):
