@@ -21,6 +21,7 @@ from mapgen.cli.options import (
     map_argument,
     out_file,
     reject,
+    rules_file,
     rules_option,
     seed_option,
     typed,
@@ -36,12 +37,20 @@ def _team(characters: str | None, gear: str | None):
 
 
 def _play_back(path: str, step: bool) -> None:
-    from mapgen.engine.playtest import load_replay, play_back  # deferred: ortools, only when the command runs
+    from mapgen.engine.playtest import (  # deferred: ortools, only when the command runs
+        load_replay,
+        play_back,
+        rules_words,
+    )
 
     with about(path):
         game, actions, data = load_replay(path)
         variants = f", variants {', '.join(data['variants'])}" if data.get("variants") else ""  # as the report says
-        click.echo(f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}): {game}{variants}")
+        budget = f", budget {data['budget']}" if data.get("budget") is not None else ""
+        click.echo(
+            f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}{budget}): "
+            f"{game}{variants}{rules_words(data)}"
+        )
         interactive = step and sys.stdin.isatty()
         for k, (text, state) in enumerate(play_back(game, actions)):
             if text is None:
@@ -231,7 +240,7 @@ def playtest(
                 ) from None
     rep = summarise(records, m, s, source)
     if replay_dir:
-        save_replays(replay_dir, m, s, records, force=force)
+        save_replays(replay_dir, m, s, records, force=force, rules_file=rules_file())
         rep["replays"] = str(replay_dir)
     if plot_file:
         from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs
