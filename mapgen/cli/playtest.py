@@ -11,7 +11,6 @@ import click
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
-    NearChoice,
     OutName,
     bot_option,
     checked_map,
@@ -25,8 +24,8 @@ from mapgen.cli.options import (
     rules_option,
     seed_option,
     typed,
+    variant_option,
 )
-from mapgen.engine.variants import VARIANTS
 from mapgen.errors import TimeLimitError
 
 
@@ -91,14 +90,7 @@ def _play_back(path: str, step: bool) -> None:
     "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action "
     "where it searches (default 1); more plays better and slower.",
 )
-@click.option(
-    "--variant",
-    "variants",
-    multiple=True,
-    type=NearChoice(sorted(VARIANTS)),
-    help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
-    "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
-)
+@variant_option("the games")
 @rules_option
 @seed_option(0, help="Seed: same seed, same report.")
 @jobs_option("Processes to play in (0: one per core).")
