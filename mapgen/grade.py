@@ -629,7 +629,8 @@ class GradeSettings:
 
     def __post_init__(self):
         check_games(self.games, self.budgets)
-        if isinstance(self.variants, str) or not all(isinstance(v, str) for v in self.variants):
+        given = self.variants
+        if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
             raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")
         object.__setattr__(self, "variants", tuple(sorted(set(self.variants))))
 
@@ -792,7 +793,7 @@ def grade(
         deduce=deduce,
         time_limit=time_limit,
         budgets=dict(budgets or {}),
-        variants=tuple(variants),
+        variants=variants,
     )
     return grade_maps([(source or _name(m), m)], settings, quality=quality, where=where, progress=progress)[0]
 
@@ -987,6 +988,9 @@ def report_markdown(grades: list[MapGrade]) -> str:
             else "the oracle's win rate minus the best fair bot's, in points (what the hidden map costs a strong player)"
         )
         lines += ["", f"gap: {what}; –: not measured, as --bots did not play the oracle and a fair bot ({fair})"]
+    played_under = sorted({g.variants for g in grades if g.variants})
+    if played_under:  # the table has no column for them (one --variant for every map): a line under it
+        lines += ["", "games played under the variants " + "; ".join(", ".join(v) for v in played_under)]
     return "\n".join(lines) + "\n"
 
 

@@ -504,6 +504,8 @@ def test_grade_plays_every_bot_s_games_under_the_variants_asked():
     text = cli(*args, "--variant", "relaunch").stdout
     assert text.splitlines()[0].startswith("fauna-1: fauna, games seed 0, variants relaunch: ")
     assert "on the rulebooks' reading, not the variants relaunch: the heuristic win-rate band" in text
+    table = cli(*args, "--variant", "relaunch", "--markdown").stdout
+    assert table.endswith("\n\ngames played under the variants relaunch\n")
 
 
 def test_grade_refuses_the_variants_playtest_refuses_before_any_game():
@@ -522,3 +524,5 @@ def test_the_python_grade_takes_variants():
     assert g.to_json()["variants"] == ["relaunch"]
     assert g.to_json()["bots"]["heuristic"]["wins"] == rep["wins"]
     assert g.row()["variants"] == "relaunch"
+    with pytest.raises(QualityError, match="variants is a tuple of variant names, not 'relaunch'"):
+        grade(m, games={"heuristic": 1}, deduce=False, variants="relaunch")  # not the variants 'r', 'e', ...
