@@ -748,8 +748,9 @@ def grade_maps(
     for _, m in maps:
         expect_map(m, "grade", complete=True)
     settings = settings or GradeSettings()
-    for _, m in maps:  # a variant for another chapter (GameError, exit 1) before any task, not in the first game
-        make_game(m, Settings(reference=settings.rules, variants=settings.variants), 0)
+    if any(settings.games.values()):  # a variant of another chapter (GameError) before any task, not in a game
+        for _, m in maps:
+            make_game(m, Settings(reference=settings.rules, variants=settings.variants), 0)
     per_map = [tasks_for(m, settings) for _, m in maps]
     flat = [t for ts in per_map for t in ts]
     results = run(flat, where, progress)

@@ -99,7 +99,8 @@ def _play_back(path: str, step: bool) -> None:
     "replay_dir",
     metavar="DIR",
     type=OutName("folder"),
-    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).",
+    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing), with its settings "
+    "and any --rules file's house rules, whole: --show needs no other file.",
 )
 @click.option(
     "--show",
