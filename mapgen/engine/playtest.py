@@ -731,6 +731,7 @@ __all__ = [
     "replay",
     "replay_paths",
     "report_text",
+    "rules_entry",
     "rules_words",
     "run_playtest",
     "save_replays",
