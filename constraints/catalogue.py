@@ -14,6 +14,7 @@ from __future__ import annotations
 import importlib.util
 import tomllib
 from dataclasses import dataclass, fields
+from dataclasses import field as dataclass_field
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -81,6 +82,9 @@ class Chapter:
     cards: tuple[str, ...] = ()
     #: The engine plug-in, "module:Class", or None when the chapter cannot be played yet.
     engine: str | None = None
+    #: The chapter file's parsed TOML it was read from (``chapter_from_data``), so that a record of a game played
+    #: under house rules can carry the rules themselves (a replay file); not compared, not hashed.
+    data: dict | None = dataclass_field(default=None, compare=False, repr=False)
 
     @property
     def rule_ids(self) -> tuple[str, ...]:
@@ -367,6 +371,7 @@ def chapter_from_data(data: dict) -> Chapter:
         profile=data.get("profile"),
         cards=_names(data, "cards"),
         engine=engine,
+        data=data,
     )
 
 
@@ -504,10 +509,16 @@ def load_chapter(path: str | Path) -> Chapter:
     except Unreadable as e:
         raise ChapterError(f"{path}: {e}") from None
     try:
-        chapter = chapter_from_data(data)
-        _check_files(chapter)
+        return checked_chapter(data)
     except ChapterError as e:
         raise ChapterError(f"{path}: {e}") from None
+
+
+def checked_chapter(data: dict) -> Chapter:
+    """A chapter from a chapter file's parsed TOML (``Chapter.data``, as a replay file carries it), checked as
+    ``load_chapter`` checks a file: its profile, cards and engine are there. ChapterError when it cannot be used."""
+    chapter = chapter_from_data(data)
+    _check_files(chapter)
     return chapter
 
 
@@ -551,6 +562,7 @@ __all__ = [
     "chapter_for",
     "chapter_names",
     "check_map",
+    "checked_chapter",
     "get_chapter",
     "load_chapter",
     "misfit",

@@ -17,6 +17,8 @@ Every error a user can meet derives from one of three bases, and its class says 
   ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
+  ``mapgen.engine.game.BadSettingError`` (players outside 1 to 4, a mode or variant that does not exist, another
+  chapter's rules),
   ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter),
   ``mapgen.board.CellError`` (a cell off the board or no cell's name; a ValueError too),
   ``mapgen.terrain.UnknownTerrainError`` and ``maps.UnknownMapError`` (a terrain code or a shipped map's name that
@@ -24,7 +26,8 @@ Every error a user can meet derives from one of three bases, and its class says 
 - exit 1: ``mapgen.solving.solve.NoCompletion``, ``mapgen.generate.GenerationError``,
   ``mapgen.repair.RepairError``, ``mapgen.batch.BatchError``, ``mapgen.target.TargetMissed``,
   ``mapgen.deduce.PuzzleNotUnique`` (a puzzle to trim that leaves more maps than one),
-  ``mapgen.engine.game.GameError``;
+  ``mapgen.engine.game.GameError`` (settings each playable but not together: a team, mode or variant the map's
+  chapter forbids);
 - exit 3: ``mapgen.solving.solve.SolveTimeout``, ``mapgen.generate.GenerationTimeout``,
   ``mapgen.solving.compiled.CompileTimeout``;
 - exit 1 as well: ``mapgen.solving.compiled.CompileError`` (the compiler ran out of memory or failed).

@@ -246,6 +246,9 @@ class MapGrade:
     #: ``chapter_fingerprint``} (``mapgen.generate.rules_record``, as a map made under them records them in its
     #: ``[generator]`` table); None: under the map's shipped chapter
     rules: dict | None = None
+    #: the named variants every bot's games were played under (``mapgen grade --variant``, sorted); none: the
+    #: rulebooks' literal reading
+    variants: tuple[str, ...] = ()
 
     @property
     def passes(self) -> bool:
@@ -289,7 +292,7 @@ class MapGrade:
         deduction tier's cuts, the default win-rate band and walled-in cap: ``mapgen.quality.CHAPTER_DEFAULTS``,
         measured on shipped maps); [] under the shipped rules. The skull-wall, guessed-target and oracle checks
         are the map's own figures against no calibration."""
-        if not self.rules:
+        if not self.rules and not self.variants:
             return []
         out = []
         d = self.deduction
@@ -308,6 +311,18 @@ class MapGrade:
         if bands:
             out.append(f"{' and '.join(bands)} (measured on shipped maps: mapgen/quality.py)")
         return out
+
+    def calibration_words(self) -> str:
+        """What ``shipped_calibration`` is measured on, not these figures': "shipped fauna, not these house rules",
+        "the rulebooks' reading, not the variants relaunch" (both, joined)."""
+        on, not_these = [], []
+        if self.rules:
+            on.append(f"shipped {self.chapter}")
+            not_these.append("these house rules")
+        if self.variants:
+            on.append("the rulebooks' reading")
+            not_these.append(f"the variants {', '.join(self.variants)}")
+        return f"{' and '.join(on)}, not {' and '.join(not_these)}"
 
     @property
     def distance(self) -> float:
@@ -328,6 +343,7 @@ class MapGrade:
             "gap_bots": list(self.gap_bots) if self.gap_bots else None,
             "play": self.play.to_json() if self.play else None,
             "quality": self.quality.to_json(),
+            "variants": list(self.variants),
             **(self.rules or {}),
             # under house rules, what is still the shipped chapter's measure (the tier's cuts, default bands)
             **(
@@ -369,7 +385,8 @@ class MapGrade:
             )
         flags = tuple(Flag("recorded", str(r)) for r in t.get("flags", ()))
         quality = replace(chapter_quality(m.chapter), games={b: f.games for b, f in bots.items()})
-        return cls(name, m.chapter, int(t.get("seed", 0)), bots, deduction, quality, flags)
+        variants = tuple(str(v) for v in t.get("variants", ()))
+        return cls(name, m.chapter, int(t.get("seed", 0)), bots, deduction, quality, flags, variants=variants)
 
     def table(self) -> dict:
         """The ``[grade]`` table of a graded map file (``validate`` ignores it): the headline figures."""
@@ -400,6 +417,8 @@ class MapGrade:
         t["flags"] = [f.reason for f in self.flags]
         if self.rules:  # figures of house rules: a table that says which, never one read as the shipped rules'
             t.update(self.rules)
+        if self.variants:  # figures of a variant's games, likewise
+            t["variants"] = list(self.variants)
         return t
 
     def row(self) -> dict:
@@ -440,6 +459,8 @@ class MapGrade:
         out["flags"] = "; ".join(f.reason for f in self.flags)
         if self.rules:
             out.update(self.rules)
+        if self.variants:
+            out["variants"] = "; ".join(self.variants)
         return out
 
 
@@ -447,16 +468,16 @@ class MapGrade:
 _CACHE: dict = {}
 
 
-def _game_for(map_text: str, bot: str, rules: Chapter | None = None):
-    """Parse a map and build its Game once per worker process (one per rules the bots reason with: a Game of
-    house rules is never handed to the shipped rules' games, nor the reverse)."""
-    key = (map_text, bot, rules)
+def _game_for(map_text: str, bot: str, rules: Chapter | None = None, variants: tuple[str, ...] = ()):
+    """Parse a map and build its Game once per worker process (one per rules the bots reason with and variants
+    played: a Game of house rules is never handed to the shipped rules' games, nor the reverse)."""
+    key = (map_text, bot, rules, variants)
     hit = _CACHE.get(key)
     if hit is None:
         if len(_CACHE) > 16:
             _CACHE.clear()
         m = parse_map(map_text)
-        s = Settings(bot=bot, reference=rules)
+        s = Settings(bot=bot, reference=rules, variants=variants)
         hit = _CACHE[key] = (m, make_game(m, s, 0))
     return hit
 
@@ -469,12 +490,13 @@ def play_games(
     count: int,
     budget: int | None = None,
     rules: Chapter | None = None,
+    variants: tuple[str, ...] = (),
 ) -> list[tuple[str, int, int]]:
     """Games start..start+count-1 of a playtest with this seed: (outcome, days, score) each, exactly as
     ``mapgen playtest --seed SEED`` (``--budget BUDGET`` for a search bot, ``--rules`` for ``rules``: a house
-    chapter the bots reason with) plays them."""
-    m, game = _game_for(map_text, bot, rules)
-    s = Settings(bot=bot, seed=seed, budget=budget, reference=rules)
+    chapter the bots reason with, ``--variant`` for each of ``variants``) plays them."""
+    m, game = _game_for(map_text, bot, rules, variants)
+    s = Settings(bot=bot, seed=seed, budget=budget, reference=rules, variants=variants)
     out = []
     for k in range(start, start + count):
         rec = play_one(m, s, k, False, game)
@@ -601,9 +623,16 @@ class GradeSettings:
     #: a house chapter (``constraints.catalogue.load_chapter``) the map is deduced under and the bots reason with
     #: (``mapgen grade --rules``); None: the map's shipped chapter
     rules: Chapter | None = None
+    #: the named variants every bot's games are played under (``mapgen grade --variant``; ``mapgen/engine/
+    #: variants.py``), each once, sorted; none: the rulebooks' literal reading
+    variants: tuple[str, ...] = ()
 
     def __post_init__(self):
         check_games(self.games, self.budgets)
+        given = self.variants
+        if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
+            raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")
+        object.__setattr__(self, "variants", tuple(sorted(set(self.variants))))
 
 
 def check_games(games: object, budgets: object = None) -> None:
@@ -641,7 +670,17 @@ def tasks_for(m: Map, settings: GradeSettings) -> list[Task]:
     for bot, n in settings.games.items():
         size = CHUNK.get(bot, DEFAULT_CHUNK)
         for start in range(0, n, size):
-            args = (text, bot, settings.seed, start, min(size, n - start), settings.budgets.get(bot), settings.rules)
+            count = min(size, n - start)
+            args = (
+                text,
+                bot,
+                settings.seed,
+                start,
+                count,
+                settings.budgets.get(bot),
+                settings.rules,
+                settings.variants,
+            )
             tasks.append(Task(play_games, args, weight=min(size, n - start)))
     return tasks
 
@@ -672,6 +711,7 @@ def assemble(source: str, m: Map, settings: GradeSettings, results: list, qualit
         deduction=deduction,
         quality=quality,
         flags=flags_for(m.chapter, bots, deduction, quality) + skull_wall_flags(m, quality),
+        variants=settings.variants,
     )
 
 
@@ -708,6 +748,9 @@ def grade_maps(
     for _, m in maps:
         expect_map(m, "grade", complete=True)
     settings = settings or GradeSettings()
+    if any(settings.games.values()):  # a variant of another chapter (GameError) before any task, not in a game
+        for _, m in maps:
+            make_game(m, Settings(reference=settings.rules, variants=settings.variants), 0)
     per_map = [tasks_for(m, settings) for _, m in maps]
     flat = [t for ts in per_map for t in ts]
     results = run(flat, where, progress)
@@ -735,11 +778,14 @@ def grade(
     where: Backend | None = None,
     progress=None,
     budgets: dict[str, int] | None = None,
+    variants: tuple[str, ...] = (),
 ) -> MapGrade:
     """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``; returns a MapGrade.
 
-    ``games``: bot name -> games (default ``DEFAULT_GAMES``), ``budgets``: bot name -> search budget. WrongMapError
-    for a partial map, TypeError for what is not a Map, QualityError for games or budgets it cannot use."""
+    ``games``: bot name -> games (default ``DEFAULT_GAMES``), ``budgets``: bot name -> search budget, ``variants``:
+    the named variants every game is played under (``mapgen grade --variant``). WrongMapError for a partial map,
+    TypeError for what is not a Map, QualityError for games or budgets it cannot use, GameError for a variant
+    unknown or of another chapter."""
     expect_map(m, "grade", complete=True)
     check_games(DEFAULT_GAMES if games is None else games, budgets)
     settings = GradeSettings(
@@ -748,6 +794,7 @@ def grade(
         deduce=deduce,
         time_limit=time_limit,
         budgets=dict(budgets or {}),
+        variants=variants,
     )
     return grade_maps([(source or _name(m), m)], settings, quality=quality, where=where, progress=progress)[0]
 
@@ -815,7 +862,8 @@ def report_text(g: MapGrade) -> str:
     """A grade for people."""
     # the seed of the games (--seed), not the map's own: "fauna-5: fauna, seed 0" read as the map's seed
     under = f" under the house rules of {g.rules['rules']}" if g.rules else ""
-    lines = [f"{g.map}{under}: {g.chapter}, games seed {g.seed}: {'passes' if g.passes else 'FLAGGED'}"]
+    variants = f", variants {', '.join(g.variants)}" if g.variants else ""  # as playtest's report names them
+    lines = [f"{g.map}{under}: {g.chapter}, games seed {g.seed}{variants}: {'passes' if g.passes else 'FLAGGED'}"]
     d = g.deduction
     if d is not None:
         if d.grade:
@@ -867,7 +915,7 @@ def report_text(g: MapGrade) -> str:
         lines.append(f"  flag         {fl.reason}")
     shipped = g.shipped_calibration()
     if shipped:
-        lines.append(f"  calibrated   on shipped {g.chapter}, not these house rules: {'; '.join(shipped)}")
+        lines.append(f"  calibrated   on {g.calibration_words()}: {'; '.join(shipped)}")
     return "\n".join(lines)
 
 
@@ -941,6 +989,9 @@ def report_markdown(grades: list[MapGrade]) -> str:
             else "the oracle's win rate minus the best fair bot's, in points (what the hidden map costs a strong player)"
         )
         lines += ["", f"gap: {what}; –: not measured, as --bots did not play the oracle and a fair bot ({fair})"]
+    played_under = sorted({g.variants for g in grades if g.variants})
+    if played_under:  # the table has no column for them (one --variant for every map): a line under it
+        lines += ["", "games played under the variants " + "; ".join(", ".join(v) for v in played_under)]
     return "\n".join(lines) + "\n"
 
 

@@ -394,8 +394,8 @@ def test_a_replay_with_an_unknown_field_names_it(tmp_path):
     assert_fails(
         run("playtest", "--show", f),
         2,
-        f"error: {f}: unknown field 'colour' (replay files have: version, map, bot, players, characters, gear, "
-        "medicine, mode, variants, seed, game, outcome, score, actions)",
+        f"error: {f}: unknown field 'colour' (replay files of version 2 have: version, map, bot, players, budget, "
+        "characters, gear, medicine, mode, variants, rules, seed, game, outcome, score, actions)",
     )
 
 

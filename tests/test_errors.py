@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import re
 from pathlib import Path
 
 import pytest
@@ -36,6 +37,7 @@ TABLE = [
     ("mapgen.terrain", "UnknownTerrainError", 2),
     ("maps", "UnknownMapError", 2),
     ("mapgen.engine.game", "TeamCountError", 2),
+    ("mapgen.engine.game", "BadSettingError", 2),
     ("mapgen.solving.solve", "SolveTimeout", 3),
     ("mapgen.generate", "GenerationTimeout", 3),
     ("mapgen.solving.compiled", "CompileTimeout", 3),
@@ -115,3 +117,40 @@ def test_the_web_answers_a_generation_time_out_as_exit_3(monkeypatch):
         with pytest.raises(ApiError) as caught:
             do_generate({"chapter": "fauna", "seed": 1})
         assert caught.value.exit == code
+
+
+#: every way a playtest's settings cannot make a game, and its exit code: 2 for a value no game takes (what the
+#: command line's own checks refuse as an option's value, or a rules file of another chapter), 1 for values that
+#: each could be played but not together (a team, mode or variant the rules of this map's chapter forbid)
+GAME_SETTINGS = [
+    ("fauna-1", {"players": 5}, 2, "players must be 1 to 4, not 5"),
+    ("fauna-1", {"mode": "solo"}, 2, "unknown mode 'solo' (expected coop or traitor)"),
+    ("fauna-1", {"variants": ("relaunc",)}, 2, "unknown variant 'relaunc'"),
+    ("flora-1", {"reference": "fauna"}, 2, "the rules of fauna are for another chapter than a flora map's"),
+    ("fauna-1", {"characters": ("Sacajawea",)}, 2, "no character 'Sacajawea'"),
+    ("fauna-1", {"players": 2, "characters": ("Lewis",)}, 2, "give one character per player"),
+    ("fauna-1", {"mode": "traitor"}, 1, "traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"),
+    ("maldonado-1", {"mode": "traitor"}, 1, "the Hidden Traitor mode needs 2 to 4 players"),
+    ("fauna-1", {"variants": ("flora-minotaurs",)}, 1, "the variant 'flora-minotaurs' is for flora, not fauna"),
+    ("fauna-1", {"characters": ("Collins",)}, 1, "Collins cannot be used in a solo game"),
+    ("fauna-1", {"gear": (("Compass", "Flint"),)}, 1, "each player takes 3 Gear card(s)"),
+    ("fauna-1", {"gear": (("Compass", "Compass", "Flint"),)}, 1, "each Gear card exists once"),
+    ("fauna-1", {"players": 2, "characters": ("Lewis", "Lewis")}, 1, "each character can be played by one player"),
+    ("training-1", {"characters": ("Clark",)}, 1, "the Training Mission is played with Lewis only"),
+]
+
+
+@pytest.mark.parametrize(("name", "given", "code", "words"), GAME_SETTINGS)
+def test_each_setting_no_game_can_be_made_from_has_the_exit_code_of_its_kind(name, given, code, words):
+    """Found by a review: players=5, an unknown mode or variant given to the library (or a replay, or the web app)
+    were GameErrors, exit 1, where the command line refuses the same values as invalid input (exit 2)."""
+    import maps
+    from constraints.catalogue import get_chapter
+    from mapgen.engine.game import GameError
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    if "reference" in given:
+        given = {**given, "reference": get_chapter(given["reference"])}
+    with pytest.raises(GameError, match=re.escape(words)) as caught:
+        run_playtest(maps.load(name), Settings(**given), 1)
+    assert errors.exit_code(caught.value) == code

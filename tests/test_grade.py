@@ -467,3 +467,62 @@ def test_help_names_every_flag_grade_raises():
     """grade fauna-1 flags its start Path B7 ("walls in within 5 Paths"), a flag --help did not list."""
     out = " ".join(cli("grade", "--help").output.split())
     assert "walls in within 5 Paths" in out and "rank correlation" in out
+
+
+# ----- --variant: the games played under a named variant, as playtest --variant plays them -----
+
+
+def test_grade_plays_every_bot_s_games_under_the_variants_asked():
+    """Found by a review: grade had no --variant (playtest has), so a designer could not grade a map for a house
+    variant. Each bot's figures are playtest --variant's for the same seed, and the report names the variants."""
+    args = ["grade", "fauna-1", "--bots", "heuristic,clairvoyant", "--games", 40, "--no-deduction"]
+    r = cli(*args, "--variant", "relaunch", "--variant", "toll-no-water", "--variant", "relaunch", "--json")
+    assert r.exit_code == 0, r.output
+    g = json.loads(r.stdout)[0]
+    assert g["variants"] == ["relaunch", "toll-no-water"]
+    plain = json.loads(cli(*args, "--json").stdout)[0]
+    assert plain["variants"] == []
+    for bot in ("heuristic", "clairvoyant"):
+        played = json.loads(
+            cli(
+                "playtest",
+                "fauna-1",
+                "--bot",
+                bot,
+                "-n",
+                40,
+                "--variant",
+                "relaunch",
+                "--variant",
+                "toll-no-water",
+                "--json",
+            ).stdout
+        )
+        mine = g["bots"][bot]
+        assert (mine["wins"], mine["losses"], mine["sealed"]) == (played["wins"], played["losses"], played["sealed"])
+    assert g["bots"] != plain["bots"]  # the variants changed the games
+    text = cli(*args, "--variant", "relaunch").stdout
+    assert text.splitlines()[0].startswith("fauna-1: fauna, games seed 0, variants relaunch: ")
+    assert "on the rulebooks' reading, not the variants relaunch: the heuristic win-rate band" in text
+    table = cli(*args, "--variant", "relaunch", "--markdown").stdout
+    assert table.endswith("\n\ngames played under the variants relaunch\n")
+
+
+def test_grade_refuses_the_variants_playtest_refuses_before_any_game():
+    r = cli("grade", "fauna-1", "--games", 1, "--no-deduction", "--variant", "relaunc")
+    assert r.exit_code == 2
+    assert r.stderr.startswith("error: --variant: 'relaunc' is not one of ") and "(did you mean relaunch?)" in r.stderr
+    r = cli("grade", "fauna-1", "--games", 1, "--no-deduction", "--variant", "flora-minotaurs")
+    assert (r.exit_code, r.stderr) == (1, "error: --variant: the variant 'flora-minotaurs' is for flora, not fauna\n")
+
+
+def test_the_python_grade_takes_variants():
+    m = maps.load("fauna-1")
+    g = grade(m, games={"heuristic": 20}, deduce=False, variants=("relaunch",))
+    s = Settings(bot="heuristic", variants=("relaunch",))
+    rep = summarise(run_playtest(m, s, 20), m, s)
+    assert g.to_json()["variants"] == ["relaunch"]
+    assert g.to_json()["bots"]["heuristic"]["wins"] == rep["wins"]
+    assert g.row()["variants"] == "relaunch"
+    with pytest.raises(QualityError, match="variants is a tuple of variant names, not 'relaunch'"):
+        grade(m, games={"heuristic": 1}, deduce=False, variants="relaunch")  # not the variants 'r', 'e', ...

@@ -8,11 +8,15 @@ silent exit 0 on a game that is not the one recorded), and a good file plays bac
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
 from cli import main
+from constraints.catalogue import chapter_from_data, get_chapter, load_chapter
+from mapgen.engine.playtest import load_replay
+from mapgen.solving.compiled import chapter_fingerprint
 
 
 def run(*args):
@@ -134,14 +138,14 @@ def test_an_illegal_action_is_refused_before_the_playback_starts(tmp_path, recor
     assert r.stdout == ""
 
 
-@pytest.mark.parametrize("version", [0, 2])
+@pytest.mark.parametrize("version", [0, 3])
 def test_a_replay_of_another_format_version_says_so(tmp_path, recorded, version):
     """Found by an audit: a file of another format version read "not a replay file written by mapgen playtest
     --replay", as if it were some other JSON."""
     f = edited(tmp_path, recorded, version=version)
     fails(
         run("playtest", "--show", f),
-        f"error: {f}: a replay file of format version {version}; this mapgen plays back version 1 "
+        f"error: {f}: a replay file of format version {version}; this mapgen plays back versions 1 and 2 "
         "(record the game again with this mapgen's playtest --replay)",
     )
 
@@ -157,3 +161,103 @@ def test_a_replay_names_the_variants_it_was_played_with(tmp_path):
     head = r.stdout.splitlines()[0]
     assert head.startswith("Replay of game 0 (seed 0, bot heuristic): ")
     assert head.endswith(", variants relaunch")
+
+
+# ----- format version 2: house rules and the search budget -----
+
+FAUNA = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def house(tmp_path_factory) -> Path:
+    """Fauna's rules with 2 or 3 Forts (fauna-1, with 3, keeps them): another rule set, another fingerprint."""
+    assert "at_least = 3, at_most = 3" in FAUNA
+    path = tmp_path_factory.mktemp("house") / "house.toml"
+    path.write_text(FAUNA.replace("at_least = 3, at_most = 3", "at_least = 2, at_most = 3"), encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def house_replay(house, tmp_path_factory) -> Path:
+    runs = tmp_path_factory.mktemp("house-runs")
+    r = run("playtest", "fauna-1", "--rules", house, "--games", "1", "--jobs", "1", "--replay", runs, "--json")
+    assert r.exit_code == 0, r.output
+    return runs / "game-00000.json"
+
+
+def test_a_replay_records_the_house_rules_the_bots_played_with(house, house_replay):
+    """Found by a review: a game played under --rules house.toml was saved without them, and played back as a game
+    of the shipped rules (its header said nothing of them; load_replay's Game reasoned with the shipped rules)."""
+    data = json.loads(house_replay.read_text(encoding="utf-8"))
+    assert data["version"] == 2
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    assert fingerprint != chapter_fingerprint(get_chapter("fauna"))
+    assert data["rules"]["file"] == "house.toml" and data["rules"]["fingerprint"] == fingerprint
+    r = run("playtest", "--show", house_replay)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[0].endswith(f", house rules house.toml (fingerprint {fingerprint})")
+    game, _, _ = load_replay(house_replay)
+    assert chapter_fingerprint(game.reference) == fingerprint
+
+
+def test_a_house_rules_replay_plays_back_without_the_house_file(house, house_replay, tmp_path):
+    """The replay holds the rules themselves (as it holds the map): it plays back on another machine, or after the
+    house file was changed or removed."""
+    moved = tmp_path / "game.json"
+    moved.write_bytes(house_replay.read_bytes())
+    house.write_text(FAUNA, encoding="utf-8")  # the house file now holds the shipped rules
+    try:
+        r = run("playtest", "--show", moved)
+    finally:
+        house.write_text(FAUNA.replace("at_least = 3, at_most = 3", "at_least = 2, at_most = 3"), encoding="utf-8")
+    assert r.exit_code == 0, r.output
+    assert "house rules house.toml" in r.stdout.splitlines()[0]
+
+
+def test_edited_house_rules_in_a_replay_are_refused(tmp_path, house_replay):
+    data = json.loads(house_replay.read_text(encoding="utf-8"))
+    rules = data["rules"]
+    own = [dict(r) for r in rules["chapter"]["rule"]]
+    own[0]["title"] = "edited"  # a rule's title is part of the fingerprint (a map's helper link names it)
+    chapter = {**rules["chapter"], "rule": own}
+    f = edited(tmp_path, data, rules={**rules, "chapter": chapter})
+    r = run("playtest", "--show", f)
+    fails(
+        r,
+        f"error: {f}: rules: the house rules it holds have fingerprint "
+        f"{chapter_fingerprint(chapter_from_data(chapter))}, but it records {rules['fingerprint']} (an edited file)",
+    )
+    f = edited(tmp_path, data, rules={**rules, "chapter": {**rules["chapter"], "board": "9x9"}})
+    r = run("playtest", "--show", f)
+    assert r.exit_code == 2 and r.stderr.startswith(f"error: {f}: rules: ") and "board" in r.stderr, r.stderr
+    f = edited(tmp_path, data, rules={**rules, "colour": "red"})
+    fails(
+        run("playtest", "--show", f),
+        f"error: {f}: rules: unknown field 'colour' (rules has: file, fingerprint, chapter)",
+    )
+
+
+def test_a_replay_records_the_search_budget(tmp_path):
+    runs = tmp_path / "runs"
+    r = run("playtest", "training-1", "--bot", "scout", "--budget", "2", "--games", "1", "--replay", runs)
+    assert r.exit_code == 0, r.output
+    data = json.loads((runs / "game-00000.json").read_text(encoding="utf-8"))
+    assert data["budget"] == 2 and data["rules"] is None
+    r = run("playtest", "--show", runs / "game-00000.json")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("Replay of game 0 (seed 0, bot scout, budget 2): ")
+
+
+def test_a_version_1_replay_still_plays_back(tmp_path, recorded):
+    """Files written before version 2 (no rules, no budget) play back as they did."""
+    v1 = {k: v for k, v in recorded.items() if k not in ("rules", "budget")}
+    f = edited(tmp_path, v1, version=1)
+    r = run("playtest", "--show", f)
+    assert r.exit_code == 0, r.output
+    assert f"Game over: {recorded['outcome']}, score {recorded['score']}" in r.stdout.splitlines()[-1]
+    f = edited(tmp_path, v1, version=1, rules=None)  # a version-1 file has no rules field
+    fails(
+        run("playtest", "--show", f),
+        f"error: {f}: unknown field 'rules' (replay files of version 1 have: version, map, bot, players, characters, "
+        "gear, medicine, mode, variants, seed, game, outcome, score, actions)",
+    )

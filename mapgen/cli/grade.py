@@ -13,7 +13,7 @@ from dataclasses import replace
 
 import click
 
-from mapgen.cli.errors import about
+from mapgen.cli.errors import about, about_settings
 from mapgen.cli.options import (
     FiniteRange,
     checked_map,
@@ -25,6 +25,7 @@ from mapgen.cli.options import (
     seed_option,
     time_limit_option,
     typed,
+    variant_option,
 )
 from mapgen.deduce_text import TIERS
 from mapgen.inputs import did_you_mean
@@ -213,6 +214,7 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
     "(default: the chapter's defaults).",
 )
 @click.option("--no-deduction", is_flag=True, help="Play only: skip the reveal set and the deduction grade.")
+@variant_option("every bot's games")
 @rules_option
 @seed_option(0, help="Seed: same seed, same report, wherever it runs.")
 @campaign_options
@@ -229,6 +231,7 @@ def grade(
     max_walled_in,
     profile_file,
     no_deduction,
+    variants,
     rules,
     seed,
     jobs,
@@ -259,10 +262,15 @@ def grade(
     reason with them (as mapgen playtest --rules). The deduction tier and the chapter's default bands stay the
     shipped chapter's measures (the only calibration there is), and the report says so.
 
+    --variant plays every bot's games under a named variant (repeatable, as mapgen playtest --variant): another
+    reading of an ambiguous rule, or a house rule such as relaunch. The default win-rate band and walled-in cap stay
+    measured on the rulebooks' reading, and the report says so.
+
     \b
     Example:
         mapgen grade fauna-1 --games 100 --bots heuristic,clairvoyant
         mapgen grade training-1 training-2 --markdown --jobs 2
+        mapgen grade fauna-1 --variant relaunch --games 40 --bots heuristic --no-deduction
     """
     from mapgen.grade import (  # deferred: ortools, only when the command runs
         GradeSettings,
@@ -296,6 +304,7 @@ def grade(
         deduce=not no_deduction,
         time_limit=time_limit,
         rules=rules,
+        variants=variants,
     )
     backend = where(jobs, ray_address)
     if ray_address:
@@ -304,6 +313,7 @@ def grade(
     with (
         about(maps_in[0].source if len(maps_in) == 1 else "grade", time_limit),
         progress_bar("grading (games)", games_total(len(items), settings), fmt is None, where=backend) as progress,
+        about_settings(maps_in[0].source if len(maps_in) == 1 else "grade"),  # a variant of another chapter: --variant
     ):
         grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress)
     if rules is not None:  # every figure says which rules it was had under, as a made map's [generator] table

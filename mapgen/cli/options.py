@@ -16,6 +16,7 @@ import maps
 from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import BadInput, RuleBroken
+from mapgen.engine.variants import VARIANTS
 from mapgen.inputs import near_name
 from mapgen.mapfile import cell_code, read_map
 from mapgen.model import Map, WrongMapError, expect_map
@@ -209,6 +210,25 @@ def house_chapter(rules: Chapter, chapter_name: str | None) -> str:
 
 def json_option(f):
     return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")(f)
+
+
+def variant_option(played: str):
+    """``--variant NAME`` (repeatable) of ``playtest`` and ``grade``: a named variant ``played`` are played under
+    (``mapgen/engine/variants.py``); a name no variant has is exit 2 here, a variant of another chapter the game's
+    GameError (exit 1), named by ``about_settings``."""
+
+    def deco(f):
+        return click.option(
+            "--variant",
+            "variants",
+            multiple=True,
+            type=NearChoice(sorted(VARIANTS)),
+            help=f"A named variant {played} are played under (repeatable): another reading of an ambiguous rule, or "
+            "a house rule (mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal "
+            "reading.",
+        )(f)
+
+    return deco
 
 
 def rules_option(f):

@@ -11,7 +11,6 @@ import click
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
-    NearChoice,
     OutName,
     bot_option,
     checked_map,
@@ -21,11 +20,12 @@ from mapgen.cli.options import (
     map_argument,
     out_file,
     reject,
+    rules_file,
     rules_option,
     seed_option,
     typed,
+    variant_option,
 )
-from mapgen.engine.variants import VARIANTS
 from mapgen.errors import TimeLimitError
 
 
@@ -36,12 +36,20 @@ def _team(characters: str | None, gear: str | None):
 
 
 def _play_back(path: str, step: bool) -> None:
-    from mapgen.engine.playtest import load_replay, play_back  # deferred: ortools, only when the command runs
+    from mapgen.engine.playtest import (  # deferred: ortools, only when the command runs
+        load_replay,
+        play_back,
+        rules_words,
+    )
 
     with about(path):
         game, actions, data = load_replay(path)
         variants = f", variants {', '.join(data['variants'])}" if data.get("variants") else ""  # as the report says
-        click.echo(f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}): {game}{variants}")
+        budget = f", budget {data['budget']}" if data.get("budget") is not None else ""
+        click.echo(
+            f"Replay of game {data.get('game')} (seed {data['seed']}, bot {data.get('bot')}{budget}): "
+            f"{game}{variants}{rules_words(data)}"
+        )
         interactive = step and sys.stdin.isatty()
         for k, (text, state) in enumerate(play_back(game, actions)):
             if text is None:
@@ -82,14 +90,7 @@ def _play_back(path: str, step: bool) -> None:
     "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action "
     "where it searches (default 1); more plays better and slower.",
 )
-@click.option(
-    "--variant",
-    "variants",
-    multiple=True,
-    type=NearChoice(sorted(VARIANTS)),
-    help="A named variant (repeatable): another reading of an ambiguous rule, or a house rule "
-    "(mapgen/engine/README.md quotes the rulebook for each). Default: the rulebooks' literal reading.",
-)
+@variant_option("the games")
 @rules_option
 @seed_option(0, help="Seed: same seed, same report.")
 @jobs_option("Processes to play in (0: one per core).")
@@ -98,7 +99,8 @@ def _play_back(path: str, step: bool) -> None:
     "replay_dir",
     metavar="DIR",
     type=OutName("folder"),
-    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing).",
+    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing), with its settings "
+    "and any --rules file's house rules, whole: --show needs no other file.",
 )
 @click.option(
     "--show",
@@ -231,7 +233,7 @@ def playtest(
                 ) from None
     rep = summarise(records, m, s, source)
     if replay_dir:
-        save_replays(replay_dir, m, s, records, force=force)
+        save_replays(replay_dir, m, s, records, force=force, rules_file=rules_file())
         rep["replays"] = str(replay_dir)
     if plot_file:
         from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs

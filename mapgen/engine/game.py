@@ -38,13 +38,14 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
     SEALED_BY,
     TERRAIN_RESOURCE,
     WATER_LIMIT,
+    BadSettingError,
     GameError,
     TeamCountError,
     UnknownNameError,
     level_name,
 )
 from mapgen.engine.steps import STEP, Step
-from mapgen.engine.variants import check_variants
+from mapgen.engine.variants import VARIANTS, check_variants
 from mapgen.inputs import did_you_mean
 from mapgen.model import Map, expect_map
 from mapgen.terrain import TERRAINS, Terrain
@@ -166,7 +167,7 @@ class Game:
         if not m.complete:  # invalid input (exit 2, WrongMapError), as every command reports a partial map
             expect_map(m, "Game", complete=True)
         if players not in GEAR_PER_PLAYER:
-            raise GameError(f"players must be 1 to 4, not {players}", setting="players")
+            raise BadSettingError(f"players must be 1 to 4, not {players}", setting="players")
         self.map = m
         self.chapter = (
             chapter if chapter is not None and not isinstance(chapter, str) else plugin_for(chapter or m.chapter)
@@ -175,8 +176,9 @@ class Game:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
         try:
             self.variants = check_variants(variants, self.chapter.name)
-        except ValueError as e:
-            raise GameError(str(e), setting="variants") from None
+        except ValueError as e:  # a name no variant has (exit 2), or a variant of another chapter (exit 1)
+            unknown = any(v not in VARIANTS for v in variants or ())
+            raise (BadSettingError if unknown else GameError)(str(e), setting="variants") from None
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)
             self.chapter.variants = self.variants
@@ -184,13 +186,13 @@ class Game:
         if reference is None:
             reference = get_chapter(self.chapter.name)
         if reference.board != m.board:
-            raise GameError(
+            raise BadSettingError(
                 f"the rules of {reference.name} are for another board than a {m.chapter} map's", setting="rules"
             )
         if reference.name != self.chapter.name and reference.name in chapter_names():
             # another shipped chapter's rules: the bots would reason with them about this map (the deducer's solver
             # refuses another chapter's map, midway through the games)
-            raise GameError(
+            raise BadSettingError(
                 f"the rules of {reference.name} are for another chapter than a {m.chapter} map's", setting="rules"
             )
         self.reference = reference

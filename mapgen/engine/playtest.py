@@ -13,6 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from constraints.catalogue import Chapter, ChapterError, chapter_from_data, checked_chapter, is_shipped
 from mapgen.engine.bots import BOTS, heuristic, make_bot
 from mapgen.engine.game import LEVELS, LOSS_CAUSES, SEALED, SEALED_BY, Game, level_name
 from mapgen.engine.play import play_game, replay
@@ -26,7 +27,6 @@ from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.terrain import quantity
 from mapgen.workers import ctrl_c_held, start_worker
 
-REPLAY_VERSION = 1
 #: the width of a bin of the won games' score histogram (``score_summary``), in points
 SCORE_BIN = 5
 
@@ -393,36 +393,90 @@ def _cause_words(c: str) -> str:
 
 
 # ----- replays -----
-#: the fields of a replay file (``replay_record``), the only ones ``load_replay`` accepts
-REPLAY_FIELDS = (
+#: the format version ``save_replays`` writes; ``load_replay`` reads every version of ``REPLAY_FIELDS``
+REPLAY_VERSION = 2
+#: the fields of a replay file of each format version (``replay_record``), the only ones ``load_replay`` accepts.
+#: Version 2 added the bot's search ``budget`` and the house ``rules`` the bots reasoned with (``playtest --rules``)
+REPLAY_FIELDS: dict[int, tuple[str, ...]] = {
+    1: (
+        "version",
+        "map",
+        "bot",
+        "players",
+        "characters",
+        "gear",
+        "medicine",
+        "mode",
+        "variants",
+        "seed",
+        "game",
+        "outcome",
+        "score",
+        "actions",
+    ),
+}
+REPLAY_FIELDS[2] = (
     "version",
     "map",
     "bot",
     "players",
+    "budget",
     "characters",
     "gear",
     "medicine",
     "mode",
     "variants",
+    "rules",
     "seed",
     "game",
     "outcome",
     "score",
     "actions",
 )
+#: the keys of a replay's ``rules``: the house file's name as given (null: not read from a file), the rules'
+#: ``chapter_fingerprint`` and the file's parsed TOML itself
+RULES_KEYS = ("file", "fingerprint", "chapter")
 
 
-def replay_record(m: Map, s: Settings, rec: GameRecord) -> dict:
+def rules_entry(s: Settings, rules_file: str | None = None) -> dict | None:
+    """A replay's ``rules``: None under the shipped rules, else the house rules the bots reasoned with, whole (the
+    chapter file's parsed TOML: a replay plays back without the file, as it does without the map file), with its
+    file's name and fingerprint. SettingsError for a house chapter that was not read from a chapter file (its
+    ``data`` missing, or not the rules it holds: a profile's rules added)."""
+    chapter = s.reference
+    if chapter is None:
+        return None
+    assert isinstance(chapter, Chapter)  # as Game takes it
+    if is_shipped(chapter):  # the registry's own chapter: the shipped rules, as Game's default
+        return None
+    from mapgen.generate import rules_record  # deferred: the command's library, only for house rules
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for house rules
+
+    data = getattr(chapter, "data", None)
+    fingerprint = chapter_fingerprint(chapter)
+    if not isinstance(data, dict) or chapter_fingerprint(chapter_from_data(data)) != fingerprint:
+        raise SettingsError(
+            "a replay holds the house rules as their chapter file holds them: give Settings(reference=...) a chapter "
+            "read by constraints.catalogue.load_chapter"
+        )
+    name = rules_record(rules_file, chapter).get("rules") if rules_file else None
+    return {"file": name, "fingerprint": fingerprint, "chapter": data}
+
+
+def replay_record(m: Map, s: Settings, rec: GameRecord, rules: dict | None = None) -> dict:
+    """A replay file's content (``rules``: ``rules_entry(s)``, made once for a run's files)."""
     return {
         "version": REPLAY_VERSION,
         "map": dumps_map(m),
         "bot": s.bot,
         "players": s.players,
+        "budget": s.budget,
         "characters": list(s.characters) if s.characters else None,
         "gear": [list(g) for g in s.gear] if s.gear else None,
         "medicine": s.medicine,
         "mode": s.mode,
         "variants": list(s.variants),
+        "rules": rules,
         "seed": rec.seed,
         "game": rec.index,
         "outcome": rec.outcome,
@@ -450,14 +504,22 @@ def check_replay_folder(directory: str | Path, games: int, *, force: bool = Fals
 
 
 def save_replays(
-    directory: str | Path, m: Map, s: Settings, records: list[GameRecord], *, force: bool = False
+    directory: str | Path,
+    m: Map,
+    s: Settings,
+    records: list[GameRecord],
+    *,
+    force: bool = False,
+    rules_file: str | None = None,
 ) -> list[Path]:
-    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``."""
+    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``. Under house
+    rules (``s.reference``) each file holds them, with ``rules_file``'s name (the --rules file as given)."""
+    rules = rules_entry(s, rules_file)
     d = prepare_folder(directory)
     paths = []
     for rec in records:
         p = d / f"game-{rec.index:05d}.json"
-        write_text(p, json.dumps(replay_record(m, s, rec)) + "\n", force=force)
+        write_text(p, json.dumps(replay_record(m, s, rec, rules)) + "\n", force=force)
         paths.append(p)
     return paths
 
@@ -498,6 +560,8 @@ _REPLAY_KINDS: dict = {
     "medicine": (False, lambda v: isinstance(v, bool), "true or false"),
     "mode": (False, lambda v: v is None or isinstance(v, str), "coop, traitor or null"),
     "variants": (False, lambda v: v is None or _is_names(v), "a list of variant names"),
+    "budget": (False, lambda v: v is None or is_whole(v, 1), "the search bot's budget, a whole number from 1, or null"),
+    "rules": (False, lambda v: v is None or isinstance(v, dict), "the house rules' file, fingerprint and chapter"),
     "game": (False, lambda v: v is None or is_whole(v), "a whole number"),
     "outcome": (False, lambda v: v is None or isinstance(v, str), "the game's end as text"),
     "score": (False, lambda v: v is None or is_whole(v), "a whole number"),
@@ -527,21 +591,25 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     except Unreadable as e:
         raise ReplayError(f"{path}: {e}") from None
     version = data.get("version") if isinstance(data, dict) else None
-    if is_whole(version) and version != REPLAY_VERSION and isinstance(data.get("actions"), list):
+    if is_whole(version) and version not in REPLAY_FIELDS and isinstance(data.get("actions"), list):
+        readable = " and ".join(map(str, REPLAY_FIELDS))
         raise ReplayError(
-            f"{path}: a replay file of format version {version}; this mapgen plays back version {REPLAY_VERSION} "
+            f"{path}: a replay file of format version {version}; this mapgen plays back versions {readable} "
             "(record the game again with this mapgen's playtest --replay)"
         )
     if (
         not isinstance(data, dict)
         or not is_whole(version)
-        or version != REPLAY_VERSION
+        or version not in REPLAY_FIELDS
         or not isinstance(data.get("actions"), list)
     ):
         raise ReplayError(f"{path}: not a replay file written by mapgen playtest --replay")
-    unknown = next((k for k in data if k not in REPLAY_FIELDS), None)
+    known = REPLAY_FIELDS[version]
+    unknown = next((k for k in data if k not in known), None)
     if unknown is not None:  # an edited file: a misspelt field would otherwise be ignored
-        raise ReplayError(f"{path}: unknown field {unknown!r} (replay files have: {', '.join(REPLAY_FIELDS)})")
+        raise ReplayError(
+            f"{path}: unknown field {unknown!r} (replay files of version {version} have: {', '.join(known)})"
+        )
     problem = _check_fields(data)
     if problem is not None:
         raise ReplayError(f"{path}: {problem}")
@@ -558,7 +626,10 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
             medicine=data.get("medicine", False),
             seed=data["seed"],
             variants=tuple(data.get("variants") or ()),
+            reference=_house_rules(path, data.get("rules")),
         )
+    except ReplayError:
+        raise
     except (MapFileError, KeyError, TypeError, ValueError) as e:
         raise ReplayError(f"{path}: {e}") from None
     actions = list(data["actions"])
@@ -571,6 +642,45 @@ def load_replay(path: str | Path) -> tuple[Game, list[int], dict]:
     assert state is not None
     _check_end(path, state, data, len(actions))
     return game, actions, data
+
+
+def _house_rules(path, rules: dict | None):
+    """The house rules a replay holds (``rules_entry``), checked against the fingerprint it records; None: the
+    shipped rules."""
+    if rules is None:
+        return None
+    from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for house rules
+
+    unknown = next((k for k in rules if k not in RULES_KEYS), None)
+    if unknown is not None:
+        raise ReplayError(f"{path}: rules: unknown field {unknown!r} (rules has: {', '.join(RULES_KEYS)})")
+    missing = next((k for k in RULES_KEYS if k not in rules), None)
+    if missing is not None:
+        raise ReplayError(f"{path}: rules: missing field {missing!r}")
+    if not isinstance(rules["file"], str | None) or not isinstance(rules["fingerprint"], str):
+        raise ReplayError(f"{path}: rules: the house file's name (or null) and the rules' fingerprint, as text")
+    if not isinstance(rules["chapter"], dict):
+        raise ReplayError(f"{path}: rules: chapter is a chapter file's content, not {_shown(rules['chapter'])}")
+    try:
+        chapter = checked_chapter(rules["chapter"])
+    except ChapterError as e:
+        raise ReplayError(f"{path}: rules: {e}") from None
+    held = chapter_fingerprint(chapter)
+    if held != rules["fingerprint"]:
+        raise ReplayError(
+            f"{path}: rules: the house rules it holds have fingerprint {held}, but it records {rules['fingerprint']} "
+            "(an edited file)"
+        )
+    return chapter
+
+
+def rules_words(data: dict) -> str:
+    """A replay's house rules as its header names them: ", house rules house.toml (fingerprint 0123...)"; ""
+    under the shipped rules."""
+    rules = data.get("rules")
+    if not rules:
+        return ""
+    return f", house rules {rules['file'] or rules['chapter'].get('name')} (fingerprint {rules['fingerprint']})"
 
 
 def _check_end(path, state, data: dict, n: int) -> None:
@@ -610,6 +720,8 @@ def play_back(game: Game, actions: list[int]):
 
 __all__ = [
     "BOTS",
+    "REPLAY_FIELDS",
+    "REPLAY_VERSION",
     "GameRecord",
     "ReplayError",
     "Settings",
@@ -619,6 +731,8 @@ __all__ = [
     "replay",
     "replay_paths",
     "report_text",
+    "rules_entry",
+    "rules_words",
     "run_playtest",
     "save_replays",
     "score_summary",

@@ -102,6 +102,13 @@ class UnknownNameError(InputError, GameError):
     ``mapgen.engine.game`` re-exports it."""
 
 
+class BadSettingError(InputError, GameError):
+    """A setting's value no game takes (players outside 1 to 4, a mode or a variant that does not exist, the rules
+    of another chapter than the map's): invalid input (exit 2), as the command line refuses such an option's value
+    itself; ``mapgen.engine.game`` re-exports it. Values that each could be played but not together (Hidden Traitor
+    on a Fauna map, a Flora variant on a Fauna map, Hidden Traitor solo) are a GameError (exit 1)."""
+
+
 class TeamCountError(InputError, GameError):
     """Characters or gear lists that do not give one entry per player (two characters for a solo game): a bad
     option value (exit 2); ``mapgen.engine.game`` re-exports it. A player's Gear card count the rules forbid

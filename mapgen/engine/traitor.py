@@ -22,7 +22,7 @@ and hand, face-up cards, who played face down or drew Command cards, who complet
 from __future__ import annotations
 
 from mapgen.engine.actions import ActionKind
-from mapgen.engine.game import GameError
+from mapgen.engine.game import BadSettingError, GameError
 from mapgen.engine.maldonado import (
     COMMAND,
     KEEP,
@@ -197,7 +197,7 @@ def chapter_for_mode(chapter: str, mode: str | None):
     if mode in (None, "", "coop"):
         return None
     if mode != "traitor":
-        raise GameError(f"unknown mode {mode!r} (expected coop or traitor)", setting="mode")
+        raise BadSettingError(f"unknown mode {mode!r} (expected coop or traitor)", setting="mode")
     if chapter != "maldonado":
         raise GameError(f"traitor is Maldonado's Hidden Traitor mode, not a mode of {chapter}", setting="mode")
     return MaldonadoTraitor()

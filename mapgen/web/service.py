@@ -1014,11 +1014,9 @@ def playtest_args(body: dict, rules: ServedRules = SHIPPED) -> dict:
 
 def _check_playtest(m: Map, args: dict) -> None:
     """What ``mapgen playtest`` refuses before its first game, refused here before the job starts, in its
-    words: a mode the chapter does not have, a team the rules forbid (409, exit 1), a bot not installed."""
-    from mapgen.engine.game import (  # deferred: the engine, only for /api/playtest; not at the app's start
-        GameError,
-        UnknownNameError,
-    )
+    words: a mode the chapter does not have, a team the rules forbid (409, exit 1), a name no card has (exit 2), a
+    bot not installed."""
+    from mapgen.engine.game import GameError  # deferred: the engine, only for /api/playtest; not at the app's start
     from mapgen.engine.playtest import (  # deferred: ortools, on the first request that needs it, not at the app's start
         Settings,
         make_game,
@@ -1040,4 +1038,4 @@ def _check_playtest(m: Map, args: dict) -> None:
         make_game(m, s, 0)
     except GameError as e:  # the request's field at fault named, as the CLI names its option
         text = f"{e.setting}: {e}" if e.setting else str(e)
-        raise ApiError(text[:300], exit=2 if isinstance(e, UnknownNameError) else 1) from None
+        raise ApiError(text[:300], exit=exit_code(e) or BROKEN) from None
