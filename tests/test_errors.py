@@ -36,6 +36,7 @@ TABLE = [
     ("mapgen.terrain", "UnknownTerrainError", 2),
     ("maps", "UnknownMapError", 2),
     ("mapgen.engine.game", "TeamCountError", 2),
+    ("mapgen.solving.solve", "QuestionError", 2),
     ("mapgen.solving.solve", "SolveTimeout", 3),
     ("mapgen.generate", "GenerationTimeout", 3),
     ("mapgen.solving.compiled", "CompileTimeout", 3),
