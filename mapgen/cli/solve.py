@@ -32,7 +32,9 @@ from mapgen.cli.options import (
     type=click.IntRange(1),
     default=100_000,
     show_default=True,
-    help="Stop enumerating at N completions when no exact counter finishes.",
+    # (the solver's ENUMERATION_CAP: a test holds the two the same)
+    help="Enumerate at most N completions (and at most 2,000 whatever N) before the exact counter or an estimate "
+    "answers.",
 )
 @click.option("--probabilities", is_flag=True, help="The share of completions with each terrain, per unrevealed cell.")
 @click.option(
