@@ -1734,3 +1734,39 @@ def test_solve_with_a_huge_limit_gives_the_default_s_answer_and_its_help_says_wh
     assert json.loads(huge.stdout)["exact"] is True
     shown = " ".join(run("solve", "--help").stdout.split())
     assert f"at most {ENUMERATION_CAP:,}" in shown
+
+
+#: command -> (its arguments, the outputs --force is for: what the note names)
+FORCE_WITHOUT_OUTPUT = {
+    "chapters": (["chapters", "training"], "--out"),
+    "generate": (["generate", "-c", "training"], "--out"),
+    "solve": (["solve", "training-1"], "--out"),
+    "deduce": (["deduce", "training-1", "--no-profile"], "--puzzle"),
+    "playtest": (["playtest", "training-1", "--games", "1"], "--plot or --replay"),
+    "repair": (["repair", "training-1"], "--out"),
+}
+
+
+@pytest.mark.parametrize("command", list(FORCE_WITHOUT_OUTPUT))
+def test_force_where_no_file_is_written_says_it_has_no_effect(command, tmp_path, monkeypatch):
+    """``--force`` on a command that writes no file this time (its output option not given, or ``-``: stdout) said
+    nothing, as if it had done something: one note on stderr, and the command's answer as without it (exit 0).
+    (render and pack always write their -o file; a command without --force refuses it as any unknown option.)"""
+    monkeypatch.chdir(tmp_path)
+    args, outputs = FORCE_WITHOUT_OUTPUT[command]
+    plain, forced = run(*args), run(*args, "--force")
+    assert plain.exit_code == forced.exit_code == 0, forced.output
+    note = f"note: --force has no effect without {outputs}\n"
+    assert forced.stderr == note + plain.stderr and note not in plain.stderr
+    if command != "generate":  # a new map's [generator] table records when it was made
+        assert forced.stdout == plain.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_force_with_its_output_given_says_nothing_more(tmp_path):
+    out = tmp_path / "house.toml"
+    out.write_text("old", encoding="utf-8")
+    r = run("chapters", "training", "--out", out, "--force")
+    assert r.exit_code == 0 and "no effect" not in r.stderr and out.read_text(encoding="utf-8") != "old"
+    r = run("chapters", "training", "--out", "-", "--force")  # stdout: no file to overwrite
+    assert r.stderr == "note: --force has no effect without --out\n"

@@ -10,6 +10,7 @@ from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     OutName,
     force_option,
+    force_unused,
     house_words,
     json_option,
     kernels_ready,
@@ -125,6 +126,7 @@ def solve(
             except ValueError as e:
                 reject("--target", str(e))
     map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
+    force_unused(force, (out_path,), "--out")
     kernels_ready()
     try:
         with about(file, time_limit, note):
