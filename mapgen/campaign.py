@@ -21,6 +21,7 @@ import multiprocessing as mp
 import os
 import socket
 import tempfile
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from dataclasses import dataclass
@@ -49,21 +50,57 @@ def _host_port(address: str) -> tuple[str, int] | None:
     return host.strip("[]"), int(port)
 
 
+#: what a client of Ray's gRPC servers (the GCS at head:6379, the Ray Client server at ray://head:10001) sends first:
+#: HTTP/2's connection preface and an empty SETTINGS frame; a gRPC server answers with a SETTINGS frame of its own
+H2_PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def _settings(got: bytes) -> bool:
+    """Whether ``got`` starts with an HTTP/2 SETTINGS frame's header on stream 0 (a gRPC server's first words)."""
+    return len(got) >= 9 and got[3] == 0x04 and got[5:9] == b"\x00\x00\x00\x00"
+
+
 def _probe(address: str, said: str, source: str = "") -> None:
-    """CampaignError unless something accepts a connection at ``address`` within PROBE_SECONDS. Ray's own
-    connection loop waits many minutes on an address nothing answers at, inside its C++ core, where Ctrl-C
-    cannot reach it; a socket here fails at once (or within PROBE_SECONDS) and Ctrl-C ends it."""
+    """CampaignError unless something at ``address`` answers as Ray's gRPC servers do within PROBE_SECONDS in all.
+    Ray's own connection loop waits many minutes on an address nothing answers at, inside its C++ core, where Ctrl-C
+    cannot reach it, and as long at an address where something else listens (a web server): a socket here fails at
+    once (or within PROBE_SECONDS) and Ctrl-C ends it. The server is asked in HTTP/2, as gRPC speaks it (not under
+    RAY_USE_TLS, whose servers speak TLS first: there only the connection is tried)."""
     where = _host_port(address)
     if where is None:
         return
+    shown = f"[{where[0]}]:{where[1]}" if ":" in where[0] else f"{where[0]}:{where[1]}"
+    deadline = time.monotonic() + PROBE_SECONDS
     try:
-        socket.create_connection(where, timeout=PROBE_SECONDS).close()
+        conn = socket.create_connection(where, timeout=PROBE_SECONDS)
     except OSError as e:
         why = "no answer" if isinstance(e, TimeoutError) else (e.strerror or str(e))
-        shown = f"[{where[0]}]:{where[1]}" if ":" in where[0] else f"{where[0]}:{where[1]}"
         raise CampaignError(
             f"--ray {said}: nothing answers at {shown} ({f'{source}; ' if source else ''}{why})"
         ) from None
+    with conn:
+        if os.environ.get("RAY_USE_TLS", "0").lower() in ("1", "true"):
+            return
+        got = b""
+        try:
+            conn.sendall(H2_PREFACE)
+            # a frame's 9-byte header; past it, anything else up to its first line (what a person can read)
+            while (left := deadline - time.monotonic()) > 0:
+                if len(got) >= 9 and (_settings(got) or b"\n" in got or len(got) >= 200):
+                    break
+                conn.settimeout(left)
+                chunk = conn.recv(200)
+                if not chunk:
+                    break
+                got += chunk
+        except OSError:  # a reset, or the time out: what came (if anything) says what it is
+            pass
+    if _settings(got):
+        return
+    first = got.split(b"\r\n", 1)[0].split(b"\n", 1)[0].decode("ascii", "replace")
+    words = "".join(ch for ch in first if ch.isprintable())[:60]
+    heard = f"it answered {words!r}" if words else "it said nothing"
+    raise CampaignError(f"--ray {said}: not a Ray head at {shown} ({f'{source}; ' if source else ''}{heard})")
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ Every error a user can meet derives from one of three bases, and its class says 
   ``mapgen.generate.SeedError``, ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``,
   ``mapgen.engine.cards.CardError``, ``mapgen.engine.playtest.ReplayError``, ``mapgen.engine.playtest.SettingsError``,
   ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
+  ``mapgen.solving.solve.QuestionError`` (a solver question's argument it cannot use; a ValueError too),
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
   ``mapgen.engine.game.BadSettingError`` (players outside 1 to 4, a mode or variant that does not exist, another

@@ -98,7 +98,7 @@ class Map:
         Hills."""
         new = tuple(cells)
         if len(new) != len(self.cells):
-            raise ValueError(f"with_cells takes {len(self.cells)} cells (one per cell of the board), not {len(new)}")
+            raise WrongMapError(f"with_cells takes {len(self.cells)} cells (one per cell of the board), not {len(new)}")
         keep = self.hills if hills is None else hills
         return replace(self, cells=new, hills={i: n for i, n in keep.items() if new[i] is Terrain.HILL})
 

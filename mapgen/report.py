@@ -305,6 +305,7 @@ def sampler_words(summary: dict) -> str:
         agree = f"NOT converged: the chains disagree, {rhat}; raise --time-limit"
     return (
         f"estimated by the sampler from {summary['samples']:,} draws of {summary['chains']} chains, "
-        f'about {summary["effective_samples"]:,.0f} effective; {agree}; ± is a 95% interval, "up to" a 95% bound on '
-        "a terrain the cell can hold that no chain met"
+        f"about {summary['effective_samples']:,.0f} effective; {agree}; ± is a 95% interval (the range it holds, "
+        '"(0–19%)", where it reaches past 0% or 100%), "up to" a 95% bound on a terrain the cell can hold that no '
+        "chain met"
     )

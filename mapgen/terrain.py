@@ -107,6 +107,14 @@ def percent(p: float) -> str:
     return words
 
 
+def clipped_range(p: float, half: float) -> str | None:
+    """The 95% interval ``p`` ± ``half`` (chances from 0 to 1) as the range it holds, ``0–19%``, where it reaches
+    past 0% or 100% (``5% ±14`` read as if the chance could be below 0); None where it stays within them (``±``)."""
+    if p - half >= 0 and p + half <= 1:
+        return None
+    return f"{max(0, round(100 * (p - half)))}–{min(100, round(100 * (p + half)))}%"
+
+
 #: the words for a count's thousands from a million on ("11.9 million"); from 10^15 a power of ten
 _BIG_WORDS = {6: "million", 9: "billion", 12: "trillion"}
 _SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")

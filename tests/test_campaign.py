@@ -5,10 +5,13 @@ These start no cluster (the Ray tests that do are tests/test_campaign_ray.py).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -223,3 +226,66 @@ def test_the_commands_on_ray_give_their_bar_the_backend(monkeypatch, tmp_path, a
     r = CliRunner().invoke(main, [*args, "--ray", "local"], catch_exceptions=False)
     assert r.exit_code in (0, 1), r.output
     assert [type(w) for w in given] == [Ray] and given[0].starting == "starting Ray…"
+
+
+@contextlib.contextmanager
+def other_server(reply: bytes | None):
+    """A local TCP server that accepts connections and, to whatever it is sent, answers ``reply`` (a plain HTTP
+    server's words) or nothing at all (None); its port."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(8)
+    server.settimeout(0.2)
+    stop = threading.Event()
+
+    def serve():
+        held = []
+        while not stop.is_set():
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                continue
+            held.append(conn)
+            if reply is not None:
+                with contextlib.suppress(OSError):
+                    conn.recv(1024)
+                    conn.sendall(reply)
+                    conn.close()
+        for c in held:
+            c.close()
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    try:
+        yield server.getsockname()[1]
+    finally:
+        stop.set()
+        thread.join()
+        server.close()
+
+
+HTTP_400 = b"HTTP/1.0 400 Bad request\r\nContent-Type: text/html\r\n\r\n<html>bad request</html>"
+
+
+@pytest.mark.slow  # real processes, each importing Ray
+@pytest.mark.parametrize(("scheme", "reply", "said"), [
+    ("", HTTP_400, "it answered 'HTTP/1.0 400 Bad request'"),
+    ("ray://", HTTP_400, "it answered 'HTTP/1.0 400 Bad request'"),
+    ("", None, "it said nothing"),
+])  # fmt: skip
+def test_an_address_that_answers_but_not_as_ray_fails_within_seconds(scheme, reply, said):
+    """`--ray 127.0.0.1:8000` where a web server listens passed the probe (a connection was accepted) and waited in
+    Ray's connection loop: a cluster's address must answer as Ray's gRPC servers do (HTTP/2), else "not a Ray head"
+    within about PROBE_SECONDS, in one line, exit 2."""
+    pytest.importorskip("ray")
+    with other_server(reply) as port:
+        address = f"{scheme}127.0.0.1:{port}"
+        began = time.monotonic()
+        r = mapgen(
+            "grade", "training-1", "--games", "2", "--bots", "heuristic", "--no-deduction", "--ray", address, timeout=90
+        )
+        took = time.monotonic() - began
+    assert r.returncode == 2, r.stderr
+    assert r.stdout == ""
+    assert r.stderr == f"error: --ray {address}: not a Ray head at 127.0.0.1:{port} ({said})\n"
+    assert took < 25  # the probe's 10 s and the process's start (importing Ray)

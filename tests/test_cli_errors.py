@@ -8,6 +8,7 @@ are one line on stderr, ``error: FILE: what is wrong``.
 from __future__ import annotations
 
 import errno
+import json
 import os
 import re
 import stat
@@ -15,6 +16,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import click
 import pytest
 from click.testing import CliRunner
 
@@ -1686,3 +1688,85 @@ def test_generate_candidates_without_a_quality_target_is_refused(tmp_path, monke
         "profile's [quality] table); none is asked",
     )
     assert snapshot(tmp_path) == {}
+
+
+def _number_options():
+    """(command, option) for every option of every command that takes a number."""
+    ctx = click.Context(main)
+    for name in main.list_commands(ctx):
+        command = main.get_command(ctx, name)
+        for p in command.params:
+            if isinstance(p, click.Option) and isinstance(p.type, click.types._NumberParamTypeBase):
+                yield name, max(p.opts, key=len)
+
+
+#: a subject for each command, so that the option alone can be wrong
+SUBJECTS = {"generate": ["-c", "training"], "pack": ["-c", "training", "-o", "x.pdf"], "compile": ["training"]}
+#: options a huge number suits: --limit caps the completions enumerated (at most ENUMERATION_CAP all the same)
+HUGE_IS_FINE = {("solve", "--limit")}
+
+
+@pytest.mark.parametrize(("command", "option"), sorted(_number_options()))
+def test_every_number_option_refuses_a_huge_or_negative_value_in_one_line(command, option, tmp_path, monkeypatch):
+    """A sweep of ``10**30`` and ``-1`` through every command's number options (--count, --games, --budget,
+    --candidates, --jobs, --time-limit, ...): each is refused before any work in one line, exit 2 (no overflow, no
+    memory taken for a table of that size), or suits any size (``HUGE_IS_FINE``)."""
+    monkeypatch.chdir(tmp_path)
+    args = [command, *SUBJECTS.get(command, [] if command == "serve" else ["training-1"])]
+    for value in ("-1", str(10**30)):
+        if value != "-1" and (command, option) in HUGE_IS_FINE:
+            continue
+        r = run(*args, option, value)
+        assert r.exit_code == 2, (value, r.output)
+        assert r.stderr.startswith(f"error: {option}: ") and r.stderr.count("\n") == 1, r.stderr
+        assert "Traceback" not in r.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_solve_with_a_huge_limit_gives_the_default_s_answer_and_its_help_says_where_it_stops():
+    """``solve --limit 10**30`` was taken as given: it answers as the default does (at most ENUMERATION_CAP
+    completions are enumerated whatever the limit), and --help says so rather than promising N."""
+    from mapgen.solving.solve import ENUMERATION_CAP
+
+    args = ["solve", "training-1", "--reveal", "B3,C3,D3,E3,F3,B4,C4", "--json"]
+    huge, default = run(*args, "--limit", str(10**30)), run(*args)
+    assert (huge.exit_code, huge.stdout) == (0, default.stdout)
+    assert json.loads(huge.stdout)["exact"] is True
+    shown = " ".join(run("solve", "--help").stdout.split())
+    assert f"at most {ENUMERATION_CAP:,}" in shown
+
+
+#: command -> (its arguments, the outputs --force is for: what the note names)
+FORCE_WITHOUT_OUTPUT = {
+    "chapters": (["chapters", "training"], "--out"),
+    "generate": (["generate", "-c", "training"], "--out"),
+    "solve": (["solve", "training-1"], "--out"),
+    "deduce": (["deduce", "training-1", "--no-profile"], "--puzzle"),
+    "playtest": (["playtest", "training-1", "--games", "1"], "--plot or --replay"),
+    "repair": (["repair", "training-1"], "--out"),
+}
+
+
+@pytest.mark.parametrize("command", list(FORCE_WITHOUT_OUTPUT))
+def test_force_where_no_file_is_written_says_it_has_no_effect(command, tmp_path, monkeypatch):
+    """``--force`` on a command that writes no file this time (its output option not given, or ``-``: stdout) said
+    nothing, as if it had done something: one note on stderr, and the command's answer as without it (exit 0).
+    (render and pack always write their -o file; a command without --force refuses it as any unknown option.)"""
+    monkeypatch.chdir(tmp_path)
+    args, outputs = FORCE_WITHOUT_OUTPUT[command]
+    plain, forced = run(*args), run(*args, "--force")
+    assert plain.exit_code == forced.exit_code == 0, forced.output
+    note = f"note: --force has no effect without {outputs}\n"
+    assert forced.stderr == note + plain.stderr and note not in plain.stderr
+    if command != "generate":  # a new map's [generator] table records when it was made
+        assert forced.stdout == plain.stdout
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_force_with_its_output_given_says_nothing_more(tmp_path):
+    out = tmp_path / "house.toml"
+    out.write_text("old", encoding="utf-8")
+    r = run("chapters", "training", "--out", out, "--force")
+    assert r.exit_code == 0 and "no effect" not in r.stderr and out.read_text(encoding="utf-8") != "old"
+    r = run("chapters", "training", "--out", "-", "--force")  # stdout: no file to overwrite
+    assert r.stderr == "note: --force has no effect without --out\n"

@@ -38,6 +38,7 @@ TABLE = [
     ("maps", "UnknownMapError", 2),
     ("mapgen.engine.game", "TeamCountError", 2),
     ("mapgen.engine.game", "BadSettingError", 2),
+    ("mapgen.solving.solve", "QuestionError", 2),
     ("mapgen.solving.solve", "SolveTimeout", 3),
     ("mapgen.generate", "GenerationTimeout", 3),
     ("mapgen.solving.compiled", "CompileTimeout", 3),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import pytest
 from click.testing import CliRunner
@@ -362,7 +363,8 @@ def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch):
         assert o.get("error", 0.0) == rep["probabilities_error"][o["cell"]].get("Sk", 0.0), o
     chances = [o["chance"] for o in out["odds"]]
     assert chances == sorted(chances, reverse=True) and out["best"] == [out["odds"][0]["cell"]]
-    assert "±" in hint_text(state, out, "s.toml")
+    # each with its error bar: a ±, or the range it holds where it reaches past 0% or 100% ("22% (0–94%)")
+    assert re.search(r"\d% (±\d+|\(\d+–\d+%\))", hint_text(state, out, "s.toml"))
 
 
 def test_hint_with_only_the_peak_hidden_says_nothing_is_left_not_guess():

@@ -598,3 +598,26 @@ def test_a_map_given_twice_is_packed_twice_with_a_note(tmp_path):
     assert r.stderr == f"note: fauna-1 is given 3 times (as fauna-1 and {path}); packed 3 times\n"
     r = cli("pack", "fauna-1", "fauna-2", "-o", out, "--force")
     assert r.exit_code == 0 and r.stderr == ""
+
+
+def test_pack_names_each_map_in_its_json_and_its_lines(tmp_path):
+    """``pack --json`` and its lines gave each map's number, file, grade and link but not its name: a shipped map's
+    (``name``, as ``mapgen maps --json``) and the ``name`` its file gives (``title``, as ``mapgen maps --json`` says
+    it), the name the PDF prints on its page ("Map 2: The Long Ridge")."""
+    text = (
+        maps.path("fauna-2")
+        .read_text(encoding="utf-8")
+        .replace("number = 2\n", 'number = 2\nname = "The Long Ridge"\n')
+    )
+    titled = tmp_path / "ridge.toml"
+    titled.write_text(text, encoding="utf-8")
+    r = cli("pack", "fauna-1", titled, "-o", tmp_path / "a.pdf", "--json")
+    assert r.exit_code == 0, r.output
+    got = [{k: m[k] for k in ("number", "name", "title", "file")} for m in json.loads(r.stdout)["maps"]]
+    assert got == [
+        {"number": 1, "name": "fauna-1", "title": None, "file": "fauna-1"},
+        {"number": 2, "name": None, "title": "The Long Ridge", "file": str(titled)},
+    ]
+    r = cli("pack", "fauna-1", titled, "-o", tmp_path / "b.pdf")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines()[:2] == ["map 1: fauna-1 (Gentle)", f'map 2: {titled} "The Long Ridge" (Gentle)']

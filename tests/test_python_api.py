@@ -511,3 +511,34 @@ def test_a_solver_made_with_a_time_limit_that_is_no_number_says_so_when_made(tim
     "can't multiply sequence by non-int of type 'float'"."""
     with pytest.raises(TypeError, match=rf"Solver's time_limit: seconds \(a number\), not {time_limit!r}"):
         Solver("fauna", time_limit=time_limit)
+
+
+def test_a_solver_question_given_an_argument_it_cannot_use_says_so_as_invalid_input():
+    """``odds_answer(state, method="nope")`` raised a bare ValueError (``except MapgenError`` let it through), as did
+    ``possible(state, proofs=...)`` without the session they belong to; ``count(limit=-1)`` and ``sample(state, -1)``
+    were taken as given, and ``time_limit=float("nan")`` made a budget whose deadline never passes. Each is now a
+    QuestionError (invalid input, exit 2, a ValueError) that names what it takes."""
+    from mapgen.errors import exit_code
+    from mapgen.solving.proofs import Proofs
+    from mapgen.solving.solve import QuestionError
+
+    s = Solver("training", time_limit=5)
+    state = maps.load("training-1").hide(range(5))
+    for call, words in (
+        (lambda: s.odds_answer(state, method="nope"), r"unknown odds method 'nope' \(one of auto, sampler, unigen\)"),
+        (
+            lambda: s.possible(state, proofs=Proofs(s.chapter)),
+            r"proofs belong to one private session: pass it \(session=",
+        ),
+        (lambda: s.count(state, limit=-1), r"limit is a whole number of completions from 1, not -1"),
+        (lambda: s.count(state, limit="5"), r"limit is a whole number of completions from 1, not '5'"),
+        (lambda: s.probabilities(state, limit=0), r"limit is a whole number of completions from 1, not 0"),
+        (lambda: s.sample(state, -1), r"n is a whole number of completions from 0, not -1"),
+        (lambda: s.forced(state, float("nan")), r"time_limit: seconds from 0, not nan"),
+        (lambda: Solver("training", time_limit=-1), r"Solver's time_limit: seconds from 0, not -1"),
+    ):
+        with pytest.raises(QuestionError, match=words) as caught:
+            call()
+        assert exit_code(caught.value) == 2 and isinstance(caught.value, ValueError)
+    with pytest.raises(WrongMapError, match="with_cells takes 25 cells"):  # the Map's own: a bare ValueError was
+        state.with_cells([None] * 3)

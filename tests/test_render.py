@@ -815,19 +815,21 @@ def test_an_estimate_shows_its_error_and_an_unconverged_run_says_so():
     early Flora state showed bare "~12%" where ``solve`` said ±14 and NOT converged); exact chances show neither."""
     m = load("render_fauna_state")
     heat = {i: 0.12 for i in m.unrevealed()}
-    a2, a5 = m.board.index("A2"), m.board.index("A5")
+    a2, a5, b4 = m.board.index("A2"), m.board.index("A5"), m.board.index("B4")
     fig = map_figure(
-        m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.14, a5: 0.002}, heat_converged=False
-    )
+        m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.10, a5: 0.002, b4: 0.14},
+        heat_converged=False,
+    )  # fmt: skip
     texts = {t.get_gid(): t.get_text() for t in fig.axes[0].texts if t.get_gid()}
-    assert texts["heat-A2-error"] == "±14" and texts["heat-A5-error"] == "±<1"
+    assert texts["heat-A2-error"] == "±10" and texts["heat-A5-error"] == "±<1"
+    assert texts["heat-B4-error"] == "0–26%"  # 12% ±14 would reach below 0: the range it holds
     assert texts["heat-A2-12%"] == "~12%"
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
     assert "95% of such estimates are within" in words
     assert "NOT converged" in words
-    fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.14}, heat_converged=True)
+    fig = map_figure(m, heat=heat, heat_label="Vine", heat_exact=False, heat_errors={a2: 0.10}, heat_converged=True)
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
-    assert "±14" in words and "NOT converged" not in words
+    assert "±10" in words and "NOT converged" not in words
     fig = map_figure(m, heat=heat, heat_label="Vine")  # exact: no ±, no warning
     words = " ".join(" ".join(t.get_text() for ax in fig.axes for t in ax.texts).split())
     assert "±" not in words and "NOT converged" not in words

@@ -237,6 +237,15 @@ def test_a_possible_terrain_no_chain_met_is_listed_at_zero_with_an_honest_upper_
     assert share_words("Wa", 0.4, 0.03) == "Wa 40% ±6"
 
 
+def test_an_estimate_whose_interval_reaches_past_0_or_100_is_said_as_a_range_within_them():
+    """``Sk 5% ±14`` read as if the chance could be below 0: an interval that reaches past 0% or 100% is said as the
+    range it holds, clipped (``Sk 5% (0–19%)``); one within them keeps its ±."""
+    assert share_words("Sk", 0.05, 0.07) == "Sk 5% (0–19%)"
+    assert share_words("Wa", 1.0, 0.1) == "Wa 100% (80–100%)"
+    assert share_words("Wa", 0.12, 0.06) == "Wa 12% ±12"  # reaches 0 exactly: within
+    assert share_words("Wa", 0.0, 0.1) == "Wa up to 20%"
+
+
 def test_the_words_for_the_chains_agreement_say_what_would_help():
     """Chains that agree say so; chains that disagree are told to get more time; chains stuck on islands (R-hat
     infinite, ``None`` in JSON) are not told to get time that would not help."""

@@ -1819,9 +1819,9 @@ def test_phone_helper_shows_estimated_chances_from_the_first_reveal_on_flora(mon
             # 8 chains of 10 sweeps a run; the pool deepens the state by up to 3 runs while the page waits
             assert re.search(r"from (80|160|240) sampler draws of this state", text_of(d, "heat-note"))
             text = cell(d, "A1").text
-            assert re.search(r"~\d+%\s*±\d+", text), text
+            assert re.search(r"~\d+%\s*(±\d+|\d+–\d+%)|[≤≥]\d+%", text), text
             assert re.search(
-                r"chance, estimated ±\d+%",
+                r"chance, estimated( ±\d+%| \d+ to \d+%|$)",
                 d.execute_script("return document.querySelector('.cell[data-cell=A1] .sr').textContent"),
             )
             assert "±" not in cell(d, "A7").text and "±" not in cell(d, "F7").text  # revealed; the start (a Fort)
@@ -1856,3 +1856,36 @@ def test_a_link_of_house_rules_on_a_server_of_the_shipped_ones_warns_and_answers
     assert not driver.find_element(By.ID, "rules-warning").is_displayed()
     assert "rf=" not in driver.current_url and "A1Sk" in driver.current_url  # the link no longer claims them
     assert "Answering under the shipped fauna rules" in text_of(driver, "said")
+
+
+def test_an_estimate_whose_interval_reaches_past_0_or_100_shows_the_range_it_holds(driver, base_url):
+    """A Path no sampler draw had the terrain on showed "~0%" over "±39", as if its chance could be below 0: it shows
+    "≤39%" (as ``render --probabilities`` draws it and ``solve`` says "up to 39%"), one every draw had it on "≥61%", and
+    an estimate whose interval reaches past 0 or 100 the range it holds ("0–19%" under "~5%"); one within them keeps
+    its "±". What a screen reader says is in step. The estimates are stubbed in the sampler's shape."""
+    stub = table_stub(
+        "if (v.heat) { v.heat_exact = false; v.heat_method = 'sampler'; v.heat_error = {}; delete v.method;"
+        " const keys = Object.keys(v.heat).filter((k) => v.heat[k] > 0 && v.heat[k] < 1).sort();"
+        " keys.forEach((k, n) => { const [p, e] = [[0, 0.1], [1, 0.1], [0.5, 0.1]][n] || [0.05, 0.07];"
+        " v.heat[k] = p; v.heat_error[k] = e; });"
+        " window.stubbed = keys; v.sampler = {rhat: 1.01, converged: true, samples: 800, agreeing: 800, own: true}; }"
+    )
+
+    def said(name):
+        return driver.execute_script(f"return document.querySelector('.cell[data-cell={name}] .sr').textContent")
+
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+        driver.refresh()
+        wait_for(lambda: "estimated" in text_of(driver, "heat-note"), what="the stubbed estimate")
+        settled(driver)
+        nil, full, half, small = driver.execute_script("return window.stubbed")[:4]
+        shown = "return document.querySelector('.cell[data-cell=' + arguments[0] + '] .pct').textContent"
+        texts = {k: driver.execute_script(shown, k) for k in (nil, full, half, small)}
+        assert texts == {nil: "≤20%", full: "≥80%", half: "~50%±20", small: "~5%0–19%"}, texts
+        assert said(nil).endswith(", up to 20% chance, estimated")
+        assert said(full).endswith(", at least 80% chance, estimated")
+        assert said(half).endswith(", 50% chance, estimated ±20%")
+        assert said(small).endswith(", 5% chance, estimated 0 to 19%")
+        assert "±" not in " ".join(texts[k] for k in (nil, full, small))
+        assert "the range it holds" in text_of(driver, "heat-note")

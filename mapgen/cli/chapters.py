@@ -7,7 +7,16 @@ import json
 import click
 
 from constraints.catalogue import chapter_file, get_chapter
-from mapgen.cli.options import OutName, chapter_names, force_option, json_option, out_file, reject, rules_option
+from mapgen.cli.options import (
+    OutName,
+    chapter_names,
+    force_option,
+    force_unused,
+    json_option,
+    out_file,
+    reject,
+    rules_option,
+)
 
 
 @click.command()
@@ -82,6 +91,7 @@ def chapters(chapter, as_json, rules, design, profile_file, out_path, force):
         from mapgen.profile import default_profile  # deferred: the command's library, only when it runs
 
         chosen = [default_profile(c).applied_to(c) for c in chosen]  # a --rules file's own profile key
+    force_unused(force, (out_path,), "--out")
     if as_json:
         click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
     else:
@@ -109,6 +119,7 @@ def _write_file(chapter, out_path: str, *, force: bool, as_json: bool, rules, de
     source = chapter_file(chapter.strip().lower())  # ChapterError (exit 2) names the chapters there are
     data = source.read_bytes()
     if to_stdout:
+        force_unused(force, (out_path,), "--out")
         click.echo(data.decode("utf-8"), nl=False)
         return
     from mapgen.output import writing  # deferred: tempfile and shutil, only for a file to write

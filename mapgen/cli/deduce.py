@@ -13,6 +13,7 @@ from mapgen.cli.options import (
     OutName,
     checked_map,
     force_option,
+    force_unused,
     json_option,
     map_argument,
     map_out_file,
@@ -78,6 +79,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
         reject("--puzzle", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
     if not to_stdout:
         map_out_file(puzzle_out, force=force)  # before the work: a missing folder fails now, not after the solving
+    force_unused(force, (puzzle_out,), "--puzzle")
     givens = None
     if trim:
         givens = [i for i, t in enumerate(m.cells) if t is not None]

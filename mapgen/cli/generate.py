@@ -16,6 +16,7 @@ from mapgen.cli.options import (
     OutName,
     chapter_option,
     force_option,
+    force_unused,
     house_chapter,
     json_option,
     reject,
@@ -144,6 +145,7 @@ def generate(
             )
         _one_process(jobs, ray_address)
         time_limit = 10.0 if time_limit is None else time_limit
+        force_unused(force, (out_dir,), "--out")
         _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, force, as_json, rules)
         return
     if rules is not None:
@@ -157,6 +159,7 @@ def generate(
 
     quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_walled_in)
     if quality is not None:
+        force_unused(force, (out_dir,), "--out")
         with _profile_named(profile_file):
             generate_to_target(
                 chapter_name.lower(),
@@ -182,6 +185,7 @@ def generate(
         )
 
     _one_process(jobs, ray_address)
+    force_unused(force, (out_dir,), "--out")
     with _profile_named(profile_file):
         summary = generate_batch(
             chapter_name.lower() if rules is None else rules,

@@ -249,6 +249,14 @@ def force_option(what: str, *, several: bool = False):
     return deco
 
 
+def force_unused(force: bool, outputs: tuple[str | None, ...], names: str) -> None:
+    """One note on stderr where ``--force`` is given but the command writes no file this time (each of its
+    ``outputs`` not given, or ``-``: stdout): "--force has no effect without --out" (it said nothing, as if it had
+    done something). The command goes on as without it."""
+    if force and all(o is None or o == "-" for o in outputs):
+        click.echo(f"note: --force has no effect without {names}", err=True)
+
+
 class OutName(click.Path):
     """An output file's or folder's name as given (``kind``: "file" or "folder"). An empty one, a script's unset
     variable (``--out "$DIR"``), is refused: ``generate --out ''`` wrote into the current folder, ``playtest --replay

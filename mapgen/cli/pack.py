@@ -493,6 +493,14 @@ def _write(items, chapter, out, layout, base, note, force, as_json, started, sea
     _done(as_json, out, pages, folder, started, layout, search, rules)
 
 
+def _shipped_name(source: str) -> str | None:
+    """A shipped map's name (``fauna-1``) where the map was given by it, as ``mapgen maps --json`` names it; else
+    None (a map file, a new map)."""
+    import maps  # deferred: reads the shipped maps' folder, only when a folder is reported
+
+    return source if source and not maps.looks_like_path(source) and source in maps.names() else None
+
+
 def _done(as_json, out, pages, folder, started, layout, search=None, rules=None):
     seconds = time.perf_counter() - started
     if as_json:
@@ -504,7 +512,14 @@ def _done(as_json, out, pages, folder, started, layout, search=None, rules=None)
             "offset_mm": list(layout.offset_mm),
             "bw": layout.bw,
             "maps": [
-                {"number": fm.number, "file": fm.source, "tier": (fm.grade or {}).get("tier"), "url": fm.url}
+                {
+                    "number": fm.number,
+                    "name": _shipped_name(fm.source),
+                    "title": fm.map.briefing.name,
+                    "file": fm.source,
+                    "tier": (fm.grade or {}).get("tier"),
+                    "url": fm.url,
+                }
                 for fm in folder
             ],
             "seconds": round(seconds, 3),
@@ -516,6 +531,7 @@ def _done(as_json, out, pages, folder, started, layout, search=None, rules=None)
         click.echo(json.dumps(report, indent=2))
         return
     for fm in folder:
-        click.echo(f"map {fm.number}: {fm.source} ({(fm.grade or {}).get('tier') or 'not graded'})")
+        title = f' "{fm.map.briefing.name}"' if fm.map.briefing.name else ""
+        click.echo(f"map {fm.number}: {fm.source}{title} ({(fm.grade or {}).get('tier') or 'not graded'})")
     under = f", under the house rules of {rules['rules']}" if rules else ""
     click.echo(f"wrote {out} ({pages} pages, {layout.paper.upper()}{under}) in {seconds:.1f} s")

@@ -15,6 +15,7 @@ from mapgen.cli.options import (
     bot_option,
     checked_map,
     force_option,
+    force_unused,
     jobs_option,
     json_option,
     map_argument,
@@ -207,6 +208,7 @@ def playtest(
             require_openspiel()
         except ImportError as e:
             raise RuleBroken("--bot ismcts", str(e)) from None
+    force_unused(force, (plot_file, replay_dir), "--plot or --replay")
     m, source = map_in.map, map_in.source
     with about_settings(source):  # a setting no game can be made from names its option (the first game tells)
         chars, gears = _team(characters, gear)

@@ -10,6 +10,7 @@ from mapgen.cli.errors import about
 from mapgen.cli.options import (
     OutName,
     force_option,
+    force_unused,
     json_option,
     map_argument,
     map_out_file,
@@ -59,6 +60,7 @@ def repair(map_in, out_path, time_limit, force, rules, as_json):
         out_path = None
     chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
     map_out_file(out_path, force=force)
+    force_unused(force, (out_path,), "--out")
     with about(map_in.source, time_limit):
         result = repair_map(
             map_in.map, chapter=chapter, time_limit=time_limit, rules_file=None if rules is None else rules_file()

@@ -10,6 +10,7 @@ from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     OutName,
     force_option,
+    force_unused,
     house_words,
     json_option,
     kernels_ready,
@@ -32,7 +33,9 @@ from mapgen.cli.options import (
     type=click.IntRange(1),
     default=100_000,
     show_default=True,
-    help="Stop enumerating at N completions when no exact counter finishes.",
+    # (the solver's ENUMERATION_CAP: a test holds the two the same)
+    help="Enumerate at most N completions (and at most 2,000 whatever N) before the exact counter or an estimate "
+    "answers.",
 )
 @click.option("--probabilities", is_flag=True, help="The share of completions with each terrain, per unrevealed cell.")
 @click.option(
@@ -123,6 +126,7 @@ def solve(
             except ValueError as e:
                 reject("--target", str(e))
     map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
+    force_unused(force, (out_path,), "--out")
     kernels_ready()
     try:
         with about(file, time_limit, note):

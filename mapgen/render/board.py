@@ -24,7 +24,7 @@ from mapgen.render.style import (
     UNKNOWN_FILL,
     style,
 )
-from mapgen.terrain import Terrain, percent
+from mapgen.terrain import Terrain, clipped_range, percent
 
 RIVER_WIDTH = 0.55  # in cells
 LABEL_MARGIN = 0.55  # room for row letters and column numbers, in cells
@@ -152,10 +152,11 @@ def _bound(p: float) -> str:
     return f"≤{100 * p:.0f}%"
 
 
-def _spread(e: float) -> str:
+def _spread(p: float, e: float) -> str:
     """An estimate's 95% half-width as printed under it: "±14" (whole points; "±<1" below half a point), as ``solve``
-    prints "Sk 12% ±14"."""
-    return "±<1" if e < 0.005 else f"±{round(100 * e)}"
+    prints "Sk 12% ±14"; where the interval reaches past 0% or 100%, the range it holds ("0–26%", as ``solve`` prints
+    "Sk 12% (0–26%)")."""
+    return clipped_range(p, e) or ("±<1" if e < 0.005 else f"±{round(100 * e)}")
 
 
 def draw_board(
@@ -298,7 +299,7 @@ def draw_board(
                 ax.text(
                     x + 0.5,
                     y + 0.64,
-                    _spread(float(spread)),
+                    _spread(float(p), float(spread)),
                     ha="center",
                     va="center",
                     fontsize=cell_pt * 0.14,

@@ -178,7 +178,11 @@ def briefing(
             else "0% or 100% where known, ? where it may be: no fair odds in time"
             if heat_unknown
             else "estimated from samples, not exact: ~25% is about 25%"
-            + ("; ±14 under it: 95% of such estimates are within 14 points" if heat_spread else "")
+            + (
+                "; ±14 under it: 95% of such estimates are within 14 points (0–26% where that reaches past 0 or 100%)"
+                if heat_spread
+                else ""
+            )
             + ("; ≤31%: no sample had it there, but it may be, up to 31% (95% bound)" if heat_bounded else "")
         )
         p.field("Shading", f"chance that an unexplored Path is {heat_label} ({how})", gid="briefing-heat")

@@ -34,6 +34,8 @@ from typing import TYPE_CHECKING, ClassVar
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
 from constraints.rules import BriefingCell, hill_number
+from mapgen.errors import InputError
+from mapgen.inputs import is_whole
 from mapgen.model import Briefing, Map, WrongMapError, expect_map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
@@ -70,6 +72,22 @@ WITNESS_CAP = 400
 #: ApproxMC's tolerance and confidence: the true count is within a factor 1 + EPSILON of the
 #: estimate with probability at least 1 - DELTA.
 EPSILON, DELTA = 0.8, 0.2
+
+
+class QuestionError(InputError, ValueError):
+    """A solver question's argument it cannot use (exit 2): an odds method that does not exist, a count's limit or
+    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session."""
+
+
+def _seconds(time_limit: float, who: str) -> None:
+    """QuestionError for a time limit below 0 or NaN (a NaN deadline never passes: the question never ends)."""
+    if not time_limit >= 0:
+        raise QuestionError(f"{who}: seconds from 0, not {time_limit!r}")
+
+
+def _limit(limit: object) -> None:
+    if not is_whole(limit, 1):
+        raise QuestionError(f"limit is a whole number of completions from 1, not {limit!r}")
 
 
 @dataclass
@@ -524,7 +542,8 @@ class Solver:
     Every question takes a ``Map`` (a partial map, or a complete one) of this solver's chapter: TypeError for
     anything else (a path, a name: ``read_map``, ``maps.load``), WrongMapError (exit 2) for a map of another chapter.
     A state with no completion raises NoCompletion (exit 1; ``completion`` returns None instead), and the wall
-    clock running past the budget SolveTimeout (exit 3).
+    clock running past the budget SolveTimeout (exit 3); an argument a question cannot use (an odds method that does
+    not exist, a count's limit below 1) QuestionError (exit 2).
     """
 
     #: ``for_chapter``'s solvers, per thread (``_shared.solvers``: chapter name -> Solver)
@@ -543,6 +562,7 @@ class Solver:
         # a str failed at the first question, inside the SAT budget ("can't multiply sequence by non-int")
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
             raise TypeError(f"Solver's time_limit: seconds (a number), not {time_limit!r}")
+        _seconds(time_limit, "Solver's time_limit")
         self.chapter = chapter
         self.time_limit = time_limit
         self.deterministic = deterministic
@@ -705,6 +725,8 @@ class Solver:
         if time_limit is not None and (isinstance(time_limit, bool) or not isinstance(time_limit, numbers.Real)):
             # Solver.forced(state, "A7") failed deep inside with "can't multiply sequence by non-int of type 'float'"
             raise TypeError(f"time_limit: seconds (a number) or a Budget, not {time_limit!r}")
+        if time_limit is not None and math.isnan(time_limit):
+            _seconds(time_limit, "time_limit")  # a negative one runs out at once (SolveTimeout)
         return Budget(self.time_limit if time_limit is None else time_limit, self.deterministic)
 
     def _sat(self, slot: _Slot, assumptions: list[int], budget: Budget) -> bool:
@@ -800,6 +822,8 @@ class Solver:
         private ``session`` (see ``session()``) always the latter, in that session: its answers depend on
         its own questions only, never on which circuits this machine has cached (the planner bot)."""
         self.check(state, "Solver.sample")
+        if not is_whole(n, 0):
+            raise QuestionError(f"n is a whole number of completions from 0, not {n!r}")
         if session is None:
             c = self.circuit(state, 0.0)
             if c is not None:
@@ -845,6 +869,8 @@ class Solver:
         Raises NoCompletion when there is no completion at all, SolveTimeout past the budget.
         """
         self.check(state, "Solver.possible")
+        if proofs is not None and session is None:
+            raise QuestionError("proofs belong to one private session: pass it (session=, Solver.session)")
         budget = self.budget(time_limit)
         slot = session or self.slot(state.briefing)
         sat = slot.sat
@@ -860,8 +886,6 @@ class Solver:
                 raise self.explain(state)
             return {}
         if proofs is not None:
-            if session is None:
-                raise ValueError("proofs belong to one private session: pass it")
             return self._possible_proved(slot, state, hidden, givens, budget, proofs)
         fast = session is None and not budget.deterministic
         if fast:
@@ -1044,6 +1068,7 @@ class Solver:
         the estimate one after another, 6.2 CPU s, and under load 2.5 ran out of its 10 s.
         """
         self.check(state, "Solver.count")
+        _limit(limit)
         if exact_counter and approximate:
             ensure_kernels()  # the estimate's loops: compiled before the budget starts, on a fresh install
         budget = self.budget(time_limit)
@@ -1221,8 +1246,9 @@ class Solver:
         number is its own budget's nominal seconds: the same work as ``solve`` at that ``--time-limit``).
         """
         self.check(state, "Solver.odds_answer")
+        _limit(limit)
         if method not in ODDS_METHODS:
-            raise ValueError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
+            raise QuestionError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
         if method != ODDS_NONE:
             ensure_kernels()  # a fresh install's first question: the loops compiled before its budget starts
         budget = self.budget(time_limit)

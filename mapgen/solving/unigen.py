@@ -15,7 +15,7 @@ from constraints.catalogue import Chapter
 from constraints.cnf import CountError, CountTimeout, _in_child, cnf_for_state
 from mapgen.model import Map
 from mapgen.solving.sat import SolveTimeout
-from mapgen.terrain import Terrain, percent
+from mapgen.terrain import Terrain, clipped_range, percent
 
 #: UniGen's uniformity parameter kappa (pyunigen's default) and the tolerance it gives: every completion is
 #: drawn with probability within a factor (1 + UNIGEN_EPSILON) of 1/count (UniGen3, Soos, Gocht and Meel,
@@ -110,13 +110,15 @@ def known_chance(possible: frozenset[Terrain], terrain: Terrain) -> float | None
 
 
 def share_words(code: str, p: float, err: float | None) -> str:
-    """One terrain's share for people: ``Wa 40%``, with the sampler's ``±6``; a terrain the cell can hold that no
-    chain met (share 0, ``Odds.add_unseen``) as ``Sk up to 31%``."""
+    """One terrain's share for people: ``Wa 40%``, with the sampler's ``±6``, or the range its interval holds where
+    that reaches past 0% or 100% (``Sk 5% (0–19%)``, ``clipped_range``); a terrain the cell can hold that no chain met
+    (share 0, ``Odds.add_unseen``) as ``Sk up to 31%``."""
     if err is None:
         return f"{code} {percent(p)}"
     if p == 0:
         return f"{code} up to {100 * Z95 * err:.0f}%"
-    return f"{code} {percent(p)} ±{100 * Z95 * err:.0f}"
+    held = clipped_range(p, Z95 * err)
+    return f"{code} {percent(p)} ({held})" if held else f"{code} {percent(p)} ±{100 * Z95 * err:.0f}"
 
 
 def _unigen_here(clauses, nvars: int, sampling: list[int], n: int, seed: int) -> list[list[int]]:

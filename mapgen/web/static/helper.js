@@ -11,7 +11,8 @@
 //     counted in time (proven: at least N, at most M)"; "count": null (a quick answer): "counting…";
 //     "heat_exact": false leaves "?" on the Paths that may hold the terrain;
 //   - "heat_method": "sampler" (a quick answer's heat map estimated from the briefing's pool of sampler draws):
-//                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval), the
+//                          each Path shows "~24%" with "±4" (1.96 "heat_error", in points: a 95% interval; the
+//                          range it holds, "0–19%", "≤39%" or "≥61%", where it reaches past 0% or 100%), the
 //                          note says "estimated", and "sampler": {"converged": false} shows "not converged";
 //                          later answers of the same state whose heat map is no better (the full count's) keep it;
 //   - "sampling": {"seconds": N}  a sampler run for this state goes on or waits (N: since the state was first
@@ -243,12 +244,22 @@ async function applyBriefing(nb) {
 
 function mapText() { return MG.mapText(H.briefing, H.cells); }
 
-// A sampler estimate's 95% interval in points ("4" for ±4%), or null for an exact share (or a known 0 or 1).
-function plusMinus(v, name) {
+// A sampler estimate of the chance p and its 95% interval, as shown on a Path ({main, under, said}), or null for an
+// exact share (or a known 0 or 1). An interval that reaches past 0% or 100% is shown as what it holds, never as a ±
+// that reads as a chance below 0 ("~0% ±39"): "≤39%" where no draw had the terrain (as render draws it and solve
+// says "up to 39%"), "≥61%" where every draw had it, "0–19%" under any other estimate; within them, "±4" under it.
+function estimate(v, name, p) {
   const se = v.heat_method === "sampler" && v.heat_error ? v.heat_error[name] : undefined;
   if (se === undefined || se === null || se <= 0) return null;
-  const pm = Math.round(196 * se);
-  return pm < 1 ? "<1" : String(pm);
+  const half = 1.96 * se;
+  const lo = Math.max(0, Math.round(100 * (p - half))), hi = Math.min(100, Math.round(100 * (p + half)));
+  if (p <= 0) return {main: `≤${hi}%`, under: "", said: `up to ${hi}% chance, estimated`};
+  if (p >= 1) return {main: `≥${lo}%`, under: "", said: `at least ${lo}% chance, estimated`};
+  if (p - half < 0 || p + half > 1) {
+    return {main: `~${pctText(p)}`, under: `${lo}–${hi}%`, said: `${pctText(p)} chance, estimated ${lo} to ${hi}%`};
+  }
+  const pm = Math.round(100 * half) < 1 ? "<1" : String(Math.round(100 * half));
+  return {main: `~${pctText(p)}`, under: `±${pm}`, said: `${pctText(p)} chance, estimated ±${pm}%`};
 }
 
 // The estimate's words under the board: how many draws, and "not converged" when the chains disagree.
@@ -256,7 +267,7 @@ function estimateText(v, label) {
   const s = v.sampler || {};
   const drawn = s.own ? `${s.samples} sampler draws of this state`
     : `the ${s.agreeing} of ${s.samples} sampler draws of an earlier state that fit this one`;
-  return `Shading: the chance of ${label} on each Path, estimated (±: a 95% interval) from ${drawn}.`;
+  return `Shading: the chance of ${label} on each Path, estimated (±: a 95% interval; where it reaches past 0% or 100%, the range it holds) from ${drawn}.`;
 }
 
 function pctText(p) {
@@ -295,14 +306,14 @@ function draw() {
         b.append(MG.el("span", {class: "pct", text: "?"}));
       } else {
         b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
-        const pm = plusMinus(v, name);
-        const pct = MG.el("span", {class: "pct", text: (pm === null ? "" : "~") + pctText(p)});
-        if (pm !== null) {
+        const est = estimate(v, name, p);
+        const pct = MG.el("span", {class: "pct", text: est === null ? pctText(p) : est.main});
+        if (est !== null) {
           b.classList.add("estimated");
-          pct.append(MG.el("small", {text: `±${pm}`}));
+          if (est.under) pct.append(MG.el("small", {text: est.under}));
         }
         b.append(pct);
-        label += pm === null ? `, ${pctText(p)} chance` : `, ${pctText(p)} chance, estimated ±${pm}%`;
+        label += est === null ? `, ${pctText(p)} chance` : `, ${est.said}`;
       }
     }
     const badge = MG.briefingBadge(H.briefing, name, b);
