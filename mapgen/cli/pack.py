@@ -494,12 +494,22 @@ def _rules_named(rules):
 
 
 def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None, rules=None, series=None):
-    from mapgen.render.folder import FolderMap, write_folder  # deferred: the command's library, only when it runs
+    from mapgen.render.folder import (  # deferred: the command's library, only when it runs
+        STAND_IN,
+        FolderMap,
+        write_folder,
+    )
     from mapgen.web.links import DEFAULT_BASE, helper_url  # deferred: the command's library, only when it runs
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
     title = get_chapter(chapter).title
-    pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules)
+    replaced: list[str] = []
+    pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules, replaced=replaced)
+    if replaced:  # CJK: DejaVu has no glyph for them; printed visibly as a stand-in, never blank
+        click.echo(
+            f"note: {out}: the PDF's font (DejaVu Sans) has no glyph for {', '.join(replaced)}: printed as {STAND_IN}",
+            err=True,
+        )
     if series is not None:  # the maps and the PDF written: the earlier folder's extra maps go, the list is written
         from mapgen.output import removed_note  # deferred: the command's library, only when it runs
 
