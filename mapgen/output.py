@@ -17,7 +17,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import hashlib
+import json
 import os
+import re
 import secrets
 import stat
 import tempfile
@@ -251,3 +254,155 @@ def write_text(path: str | os.PathLike, text: str, *, force: bool = False, to_fo
     with writing(path, force=force, to_force=to_force) as tmp, open(tmp, "w", encoding="utf-8") as f:
         f.write(text)
     return Path(path)
+
+
+#: the list of the files mapgen wrote in a folder as a numbered series (``pack --out``, ``playtest --replay``), with
+#: their SHA-256: what a later run with --force may remove of them, and nothing else
+MANIFEST = ".mapgen-files.json"
+_MANIFEST_ABOUT = "the files mapgen wrote in this folder, by series, with their SHA-256 (mapgen removes no other)"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _shortlist(names: list[str]) -> str:
+    return ", ".join(names) if len(names) <= 3 else f"{names[0]}, {names[1]} ... {names[-1]}"
+
+
+class Series:
+    """A numbered series of files one run writes into ``folder``: ``name(k)`` for k in ``first``..``first+count-1``,
+    ``pattern`` (one group: the number) matching any file of the series, of this run or an earlier one.
+
+    ``check()`` before the work: a file of this run that exists is refused without ``force`` (``check_files``);
+    a file of the series this run does not write (an earlier, larger run's) would pass for part of this run, so
+    it is refused too, before any work: without ``force`` when mapgen listed it in ``MANIFEST`` as it wrote it
+    ("use --force"), and always when it did not (a user's file, an older mapgen's, or one edited since: mapgen
+    never removes a file it cannot prove its own). ``write`` each file, then ``finish()``: with ``force`` the
+    earlier run's listed files are removed (each checked again first) and the list is written; it returns the
+    names removed."""
+
+    def __init__(
+        self,
+        folder: str | os.PathLike,
+        series: str,
+        pattern: str,
+        name: Callable[[int], str],
+        count: int,
+        *,
+        first: int = 0,
+        force: bool = False,
+    ):
+        self.folder = Path(folder)
+        self.series = series
+        self.pattern = re.compile(pattern)
+        self.name = name
+        self.first, self.count = first, count
+        self.force = force
+        self.written: dict[str, str] = {}
+
+    def _this_run(self, n: str) -> bool:
+        """``n``, a name the pattern matches, is one this run writes."""
+        m = self.pattern.fullmatch(n)
+        return m is not None and self.first <= int(m[1]) < self.first + self.count and self.name(int(m[1])) == n
+
+    def _listed(self) -> dict:
+        """The folder's list of files mapgen wrote ({} when there is none); OutputError when the file by its name
+        is not one (it is never replaced)."""
+        path = self.folder / MANIFEST
+        if not path.exists() and not path.is_symlink():
+            return {}
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError) as e:
+            raise OutputError(path, f"not a list of files mapgen wrote ({e}); move it away") from None
+        files = data.get("files") if isinstance(data, dict) else None
+        if not (
+            isinstance(files, dict)
+            and all(isinstance(v, dict) and all(isinstance(d, str) for d in v.values()) for v in files.values())
+        ):
+            raise OutputError(path, "not a list of files mapgen wrote (no files by series); move it away")
+        return files
+
+    def _scan(self) -> tuple[list[str], list[str], list[str]]:
+        """The series' files in the folder, read once (a run may write millions): (this run's, sorted; the others,
+        sorted, as two lists: listed as mapgen wrote them, and not)."""
+        if not self.folder.is_dir():
+            return [], [], []
+        listed = self._listed().get(self.series, {})
+        this: list[str] = []
+        ours: list[str] = []
+        others: list[str] = []
+        for n in sorted(os.listdir(self.folder)):
+            if not self.pattern.fullmatch(n):
+                continue
+            if self._this_run(n):
+                this.append(n)
+            else:
+                (ours if self._unchanged(n, listed) else others).append(n)
+        return this, ours, others
+
+    def _unchanged(self, n: str, listed: dict) -> bool:
+        p = self.folder / n
+        if n not in listed or p.is_symlink() or not p.is_file():
+            return False
+        try:
+            return _sha256(p.read_bytes()) == listed[n]
+        except OSError:
+            return False
+
+    def paths(self) -> list[Path]:
+        return [self.folder / self.name(k) for k in range(self.first, self.first + self.count)]
+
+    def check(self) -> None:
+        """Before the work (OutputError): see the class. The folder is not made here."""
+        this, ours, others = self._scan()
+        if others:  # first: --force would not help with these
+            more = f" (and {len(others) - 1} more)" if len(others) > 1 else ""
+            raise OutputError(
+                self.folder / others[0],
+                f"named like this run's files but not as mapgen wrote it here{more} (not in {MANIFEST}, or changed "
+                "since): it would pass for part of this run and mapgen removes no file it did not write: move or "
+                "delete it yourself, or write to another folder",
+            )
+        check_files([self.folder / n for n in this], force=self.force, total=self.count)
+        if ours and not self.force:
+            more = f" (and {len(ours) - 1} more this run would not replace)" if len(ours) > 1 else ""
+            raise OutputExistsError(
+                self.folder / ours[0],
+                f"left by an earlier run{more}; use --force to replace that run (its files are removed), "
+                "or write to another folder",
+            )
+
+    def write(self, path: str | os.PathLike, text: str) -> Path:
+        """Write one file of the series (UTF-8, as ``write_text``) and list it."""
+        p = write_text(path, text, force=self.force)
+        self.written[p.name] = _sha256(text.encode("utf-8"))
+        return p
+
+    def finish(self) -> list[str]:
+        """After every file is written: the earlier run's listed, unchanged files removed (with ``force``), the list
+        written; the names removed."""
+        ours = self._scan()[1] if self.force else []
+        removed = []
+        for n in ours:
+            try:
+                os.unlink(self.folder / n)
+                removed.append(n)
+            except FileNotFoundError:
+                pass
+            except OSError as e:
+                raise OutputError(self.folder / n, f"cannot remove this file of an earlier run ({_why(e)})") from None
+        files = self._listed()
+        files[self.series] = dict(sorted(self.written.items()))
+        text = json.dumps({"about": _MANIFEST_ABOUT, "files": files}, indent=1, sort_keys=True) + "\n"
+        write_text(self.folder / MANIFEST, text, force=True)
+        return removed
+
+
+def removed_note(folder: str | os.PathLike, removed: list[str]) -> str | None:
+    """The line that tells the user what ``Series.finish`` removed from ``folder`` (None when nothing was)."""
+    if not removed:
+        return None
+    files = "file" if len(removed) == 1 else "files"
+    return f"removed {len(removed)} {files} of an earlier run from {folder}: {_shortlist(removed)}"

@@ -621,3 +621,29 @@ def test_pack_names_each_map_in_its_json_and_its_lines(tmp_path):
     r = cli("pack", "fauna-1", titled, "-o", tmp_path / "b.pdf")
     assert r.exit_code == 0, r.output
     assert r.stdout.splitlines()[:2] == ["map 1: fauna-1 (Gentle)", f'map 2: {titled} "The Long Ridge" (Gentle)']
+
+
+def test_cjk_names_are_never_printed_blank_and_the_pdf_stays_the_same_bytes(tmp_path):
+    """A map file named 地図.toml and a map named in CJK printed as blanks (DejaVu Sans has no CJK glyph): each
+    character the font lacks is printed as a visible □, with one note on stderr naming the characters; the PDF
+    stays the same bytes run after run."""
+    from mapgen.mapfile import dumps_map
+
+    named = tmp_path / "地図.toml"
+    named.write_text(dumps_map(replace_name(maps.load("fauna-1"), "谷の道")), encoding="utf-8")
+    pdfs = []
+    for run in ("a", "b"):
+        pdfs.append(tmp_path / f"{run}.pdf")
+        r = cli("pack", named, "-o", pdfs[-1])
+        assert r.exit_code == 0, r.output
+        note = [line for line in r.stderr.splitlines() if line.startswith("note:")]
+        assert note == [
+            f"note: {pdfs[-1]}: the PDF's font (DejaVu Sans) has no glyph for 地, 図, 谷, の, 道: printed as □"
+        ], r.stderr
+    assert pdfs[0].read_bytes() == pdfs[1].read_bytes()
+    reader = pypdf.PdfReader(pdfs[0])
+    cover = " ".join(reader.pages[0].extract_text().split())
+    assert "Map 1: □□□ (□□)" in cover
+    assert "Map 1: □□□" in " ".join(reader.pages[2].extract_text().split())
+    r = cli("pack", "fauna-1", "-o", tmp_path / "plain.pdf")  # nothing to replace: no note
+    assert r.exit_code == 0 and "note:" not in r.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from contextlib import contextmanager
 from dataclasses import replace
@@ -226,7 +227,8 @@ def pack(
     rulebooks give no sizes) inside crop marks, its Mission Briefing below the grid where the Map Board
     shows it, and a QR code of mapgen serve's table helper opened on the map's briefing; and the play log
     (players, characters, gear, map, score, date) as a form. --calibrate writes the ruler pages to read
-    your board's pitch and offset from. Existing files are kept unless --force (checked before any work).
+    your board's pitch and offset from. Existing files are kept unless --force (checked before any work);
+    with --force, an earlier, larger folder's extra maps in DIR (listed in DIR/.mapgen-files.json) are removed.
     Exit 1 when too few candidates pass, 3 when --time-limit runs out first.
 
     \b
@@ -394,7 +396,7 @@ def _generate(
     started,
 ):
     from mapgen.batch import start_batch  # deferred: ortools, only when the command runs
-    from mapgen.output import check_files, prepare_folder  # deferred: the command's library, only when it runs
+    from mapgen.output import Series, prepare_folder  # deferred: the command's library, only when it runs
     from mapgen.pack import folder_size, make_folder, pack_quality  # deferred: ortools, only when the command runs
     from mapgen.quality import canonical_tier  # deferred: the command's library, only when it runs
 
@@ -413,8 +415,18 @@ def _generate(
         chapter if rules is None else rules, seed, count, candidates, out_dir, None, "--candidates"
     )
     out_file(out, force=force)
-    files = [Path(out_dir) / f"{chapter}-{k}.toml" for k in range(1, count + 1)]
-    check_files(files, force=force)
+    # CHAPTER-1.toml ... CHAPTER-N.toml; an earlier, larger folder's extra maps are not left to pass for this one's
+    series = Series(
+        out_dir,
+        f"pack {chapter}",
+        rf"{re.escape(chapter)}-(\d+)\.toml",
+        lambda k: f"{chapter}-{k}.toml",
+        count,
+        first=1,
+        force=force,
+    )
+    series.check()
+    files = series.paths()
     prepare_folder(out_dir)
     limit = SEARCH_TIME if time_limit is None else time_limit
     backend = where(jobs, None)
@@ -456,16 +468,14 @@ def _generate(
         )
     if not as_json:
         click.echo(res.summary(), err=True)
-    from mapgen.output import write_text  # deferred: the command's library, only when it runs
-
     items = []
     for m, path in zip(made.maps, files):
-        write_text(path, dumps_map(m), force=force)
+        series.write(path, dumps_map(m))
         items.append((m, str(path), None))
     spread = " spread over the grades" if grade_spread else f" of grade {quality.grade}" if quality.grade else ""
     note = f"{chapter}, seed {seed}, {quantity(count, 'map')}{spread}"
     search = {"tried": res.tried, "kept": len(res.kept), "seconds": round(res.seconds, 3), "summary": res.summary()}
-    _write(items, chapter, out, layout, base, note, force, as_json, started, search, rules=record)
+    _write(items, chapter, out, layout, base, note, force, as_json, started, search, rules=record, series=series)
 
 
 @contextmanager
@@ -483,13 +493,29 @@ def _rules_named(rules):
         raise
 
 
-def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None, rules=None):
-    from mapgen.render.folder import FolderMap, write_folder  # deferred: the command's library, only when it runs
+def _write(items, chapter, out, layout, base, note, force, as_json, started, search=None, rules=None, series=None):
+    from mapgen.render.folder import (  # deferred: the command's library, only when it runs
+        STAND_IN,
+        FolderMap,
+        write_folder,
+    )
     from mapgen.web.links import DEFAULT_BASE, helper_url  # deferred: the command's library, only when it runs
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
     title = get_chapter(chapter).title
-    pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules)
+    replaced: list[str] = []
+    pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules, replaced=replaced)
+    if replaced:  # CJK: DejaVu has no glyph for them; printed visibly as a stand-in, never blank
+        click.echo(
+            f"note: {out}: the PDF's font (DejaVu Sans) has no glyph for {', '.join(replaced)}: printed as {STAND_IN}",
+            err=True,
+        )
+    if series is not None:  # the maps and the PDF written: the earlier folder's extra maps go, the list is written
+        from mapgen.output import removed_note  # deferred: the command's library, only when it runs
+
+        note_removed = removed_note(series.folder, series.finish())
+        if note_removed:
+            click.echo(note_removed, err=True)
     _done(as_json, out, pages, folder, started, layout, search, rules)
 
 

@@ -100,8 +100,9 @@ def _play_back(path: str, step: bool) -> None:
     "replay_dir",
     metavar="DIR",
     type=OutName("folder"),
-    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing), with its settings "
-    "and any --rules file's house rules, whole: --show needs no other file.",
+    help="Save every game as (seed, actions) to DIR/game-NNNNN.json (DIR is made if missing; with --force, an "
+    "earlier, larger run's extra replays are removed), with its settings and any --rules file's house rules, whole: "
+    "--show needs no other file.",
 )
 @click.option(
     "--show",
@@ -235,7 +236,11 @@ def playtest(
                 ) from None
     rep = summarise(records, m, s, source)
     if replay_dir:
-        save_replays(replay_dir, m, s, records, force=force, rules_file=rules_file())
+        from mapgen.output import removed_note  # deferred: the command's library, only when it runs
+
+        _, removed = save_replays(replay_dir, m, s, records, force=force, rules_file=rules_file())
+        if removed:
+            click.echo(removed_note(replay_dir, removed), err=True)
         rep["replays"] = str(replay_dir)
     if plot_file:
         from mapgen.render import plot_playtest  # deferred: the command's library, only when it runs

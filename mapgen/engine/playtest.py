@@ -5,9 +5,7 @@ from __future__ import annotations
 import json
 import math
 import multiprocessing as mp
-import os
 import random
-import re
 import statistics
 from collections import Counter
 from dataclasses import dataclass, field
@@ -23,7 +21,7 @@ from mapgen.errors import InputError
 from mapgen.inputs import Unreadable, is_whole, read_json
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map, expect_map
-from mapgen.output import check_files, prepare_folder, write_text
+from mapgen.output import Series, prepare_folder
 from mapgen.terrain import quantity
 from mapgen.workers import ctrl_c_held, start_worker
 
@@ -490,16 +488,19 @@ def replay_paths(directory: str | Path, games: int) -> list[Path]:
     return [Path(directory) / f"game-{k:05d}.json" for k in range(games)]
 
 
+def replay_series(directory: str | Path, games: int, *, force: bool = False) -> Series:
+    """The replay files of a run of ``games`` games in ``directory``: game-NNNNN.json, 0 to games - 1."""
+    return Series(directory, "playtest --replay", r"game-(\d{5,})\.json", _replay_name, games, force=force)
+
+
+def _replay_name(k: int) -> str:
+    return f"game-{k:05d}.json"
+
+
 def check_replay_folder(directory: str | Path, games: int, *, force: bool = False) -> None:
-    """Before playing: the folder can be made and written, and no replay file is in the way unless ``force``.
-
-    Reads the folder once (a run may save millions of games), not one file at a time.
-    """
-
-    d = Path(directory)
-    if d.is_dir():
-        names = [n for n in os.listdir(d) if (k := re.fullmatch(r"game-(\d{5,})\.json", n)) and int(k[1]) < games]
-        check_files(sorted(d / n for n in names), force=force, total=games)
+    """Before playing: the folder can be made and written, no replay file is in the way unless ``force``, and no
+    replay of an earlier run would be left beside this run's (``Series.check``)."""
+    replay_series(directory, games, force=force).check()
     prepare_folder(directory)
 
 
@@ -511,17 +512,18 @@ def save_replays(
     *,
     force: bool = False,
     rules_file: str | None = None,
-) -> list[Path]:
-    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``. Under house
-    rules (``s.reference``) each file holds them, with ``rules_file``'s name (the --rules file as given)."""
+) -> tuple[list[Path], list[str]]:
+    """Save each game as (seed, actions), atomically; an existing file is replaced only with ``force``, when the
+    earlier run's other replay files (as listed by mapgen) are removed. Under house rules (``s.reference``) each file
+    holds them, with ``rules_file``'s name (the --rules file as given). The paths written, the names removed."""
     rules = rules_entry(s, rules_file)
+    series = replay_series(directory, len(records), force=force)
+    series.check()  # again: the folder may have changed while the games were played
     d = prepare_folder(directory)
-    paths = []
-    for rec in records:
-        p = d / f"game-{rec.index:05d}.json"
-        write_text(p, json.dumps(replay_record(m, s, rec, rules)) + "\n", force=force)
-        paths.append(p)
-    return paths
+    paths = [
+        series.write(d / _replay_name(rec.index), json.dumps(replay_record(m, s, rec, rules)) + "\n") for rec in records
+    ]
+    return paths, series.finish()
 
 
 class ReplayError(InputError, ValueError):

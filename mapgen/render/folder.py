@@ -15,6 +15,7 @@ Mission Briefing is assumed to lie below the grid.
 
 from __future__ import annotations
 
+import contextvars
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -43,6 +44,12 @@ CAPTION_MM = 5.0  # the line under the trim box
 QR_MM = 26.0
 
 _FONTS: dict[str, str] = {}
+#: the code points both fonts have a glyph for (set with the fonts)
+_COVERED: set[int] = set()
+#: what a character the fonts lack is printed as: visible (a blank hid it), and in DejaVu Sans
+STAND_IN = "\u25a1"
+#: the characters printed as ``STAND_IN`` while ``write_folder`` draws, in the order met; None: not noted
+_replaced: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("folder_replaced", default=None)
 
 
 class LayoutError(RenderError):
@@ -121,10 +128,48 @@ def _fonts() -> tuple[str, str]:
         from reportlab.pdfbase.ttfonts import TTFont  # deferred: reportlab, slow, only when a PDF is written
 
         folder = Path(matplotlib.get_data_path()) / "fonts" / "ttf"
+        covered = []
         for name, file in (("DejaVu", "DejaVuSans.ttf"), ("DejaVu-Bold", "DejaVuSans-Bold.ttf")):
-            pdfmetrics.registerFont(TTFont(name, str(folder / file)))
+            font = TTFont(name, str(folder / file))
+            pdfmetrics.registerFont(font)
+            covered.append(set(font.face.charToGlyph))
             _FONTS[name] = file
+        _COVERED.update(covered[0] & covered[1])
     return "DejaVu", "DejaVu-Bold"
+
+
+def printable(s: str) -> str:
+    """``s`` as the PDF prints it: each character both fonts lack a glyph for (CJK: DejaVu has none, and reportlab
+    printed them as blanks) is ``STAND_IN``, one for one, and noted in ``_replaced`` for ``write_folder``'s caller;
+    control characters are kept (the text layout handles them)."""
+    if not _COVERED:
+        _fonts()
+    if all(ord(ch) in _COVERED or ch < " " for ch in s):
+        return s
+    seen = _replaced.get()
+    out = []
+    for ch in s:
+        if ord(ch) in _COVERED or ch < " ":
+            out.append(ch)
+        else:
+            out.append(STAND_IN)
+            if seen is not None and ch not in seen:
+                seen.append(ch)
+    return "".join(out)
+
+
+def _width(s: str, font: str, size: float) -> float:
+    """``s``'s width in points as printed (``printable``)."""
+    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
+
+    return stringWidth(printable(s), font, size)
+
+
+def _split(s: str, font: str, size: float, width: float) -> list[str]:
+    """``s`` as printed (``printable``), wrapped to ``width`` points."""
+    from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
+
+    return simpleSplit(printable(s), font, size, width)
 
 
 class _Page:
@@ -148,36 +193,33 @@ class _Page:
     def text(self, x, top, s, size=9.0, *, bold=False, colour="#000000", align="left"):
         """One line whose baseline is ``top`` mm from the page's top."""
         from reportlab.lib.colors import HexColor  # deferred: reportlab, slow, only when a PDF is written
-        from reportlab.pdfbase.pdfmetrics import getAscentDescent, stringWidth  # deferred: as HexColor
+        from reportlab.pdfbase.pdfmetrics import getAscentDescent  # deferred: as HexColor
 
         c = self.c
         c.setFillColor(HexColor(colour))
         c.setFont(self.bold if bold else self.font, size)
         draw = {"left": c.drawString, "centre": c.drawCentredString, "right": c.drawRightString}[align]
+        s = printable(s)
         draw(x * MM, self.y(top), s)
         font = self.bold if bold else self.font
-        w = stringWidth(s, font, size) / MM
+        w = _width(s, font, size) / MM
         ascent, descent = (v / MM for v in getAscentDescent(font, size))
         left = x - {"left": 0.0, "centre": w / 2, "right": w}[align]
         self._ink(left, top - ascent, left + w, top - descent)
 
     def lines(self, x, top, s, width, size=9.0, *, bold=False, colour="#000000") -> float:
         """Text wrapped to ``width`` mm; returns the top of the next line."""
-        from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
-
         step = _line_step(size)
-        for line in simpleSplit(s, self.bold if bold else self.font, size, width * MM):
+        for line in _split(s, self.bold if bold else self.font, size, width * MM):
             self.text(x, top, line, size, bold=bold, colour=colour)
             top += step
         return top
 
     def chars(self, x, top, s, width, size=6.0) -> float:
         """Text with no spaces (an address) broken anywhere to fit ``width`` mm; returns the next line's top."""
-        from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
-
         line = ""
-        for ch in s:
-            if line and stringWidth(line + ch, self.font, size) > width * MM:
+        for ch in printable(s):
+            if line and _width(line + ch, self.font, size) > width * MM:
                 self.text(x, top, line, size)
                 top += size * 1.2 / MM
                 line = ""
@@ -275,11 +317,9 @@ def _draw_cell(p: _Page, x, top, s, m: Map, i: int, bw: bool) -> None:
 
 def _cut(s: str, width: float, size: float, font: str) -> str:
     """``s`` cut with "…" to fit ``width`` mm (as it is when it fits)."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
-
-    if stringWidth(s, font, size) <= width * MM:
+    if _width(s, font, size) <= width * MM:
         return s
-    while s and stringWidth(s.rstrip() + "…", font, size) > width * MM:
+    while s and _width(s.rstrip() + "…", font, size) > width * MM:
         s = s[:-1]
     return s.rstrip() + "…"
 
@@ -289,11 +329,9 @@ def map_line(p: _Page, fm: FolderMap, x: float, top: float, width: float) -> Non
     name; in the band's first column (``x``, ``width`` mm; ``top``: the band's top), between the chapter's title and
     MISSION BRIEFING. One line at 17 pt, smaller down to 10 pt; a longer one wraps on two lines at 8.5 pt, cut with
     "…" past the second (the cover lists every name whole)."""
-    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
-
     name = fm.map.briefing.name
     line = f"Map {fm.number}: {name}" if name else f"Map {fm.number}"
-    fit = 17.0 * width * MM / stringWidth(line, p.bold, 17.0)
+    fit = 17.0 * width * MM / _width(line, p.bold, 17.0)
     if fit >= 10.0:
         p.text(x, top + 15.5, line, min(17.0, fit), bold=True)
         return
@@ -309,9 +347,7 @@ def _briefing_band(p: _Page, fm: FolderMap, title: str, x0: float, top: float, w
     br, b = fm.map.briefing, fm.map.board
     p.rect(x0, top, width, BAND_MM, stroke="#000000", width=0.6)
     x = x0 + 3
-    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
-
-    size = min(12.0, 12.0 * 55 * MM / stringWidth(title.upper(), p.bold, 12.0))
+    size = min(12.0, 12.0 * 55 * MM / _width(title.upper(), p.bold, 12.0))
     p.text(x, top + 7, title.upper(), size, bold=True)
     map_line(p, fm, x, top, 55.0)
     y = top + 22
@@ -471,10 +507,8 @@ def _line_step(size: float) -> float:
 
 
 def _wrapped(s: str, width: float, size: float, *, bold: bool = False) -> list[str]:
-    from reportlab.lib.utils import simpleSplit  # deferred: reportlab, slow, only when a PDF is written
-
     regular, heavy = _fonts()
-    return simpleSplit(s, heavy if bold else regular, size, width * MM) or [s]
+    return _split(s, heavy if bold else regular, size, width * MM) or [s]
 
 
 def _text_block(x, s, width, size, *, bold=False, colour="#000000", before=0.0, after=0.0) -> _Block:
@@ -541,10 +575,8 @@ def cover_plan(
     folder = f"A folder of {len(maps)} map{'s' if len(maps) != 1 else ''} made by mapgen · {note}"
     step = _line_step(9)  # a 9 pt line; its block ends ``after`` mm below its last line's baseline less the step
     heading = f"Corps of Discovery · {title}"
-    from reportlab.pdfbase.pdfmetrics import stringWidth  # deferred: reportlab, slow, only when a PDF is written
-
     # 20 pt, smaller when it would pass the right margin (Training's title on A4 did, by 0.75 mm)
-    size = min(20.0, 20.0 * width * MM / stringWidth(heading, _fonts()[1], 20.0))
+    size = min(20.0, 20.0 * width * MM / _width(heading, _fonts()[1], 20.0))
     head = [_Block(8, lambda p, top: p.text(x, top, heading, size, bold=True))]
     head.append(_text_block(x, folder, width, 9, colour="#444444", after=(5 if rules else 10) - step))
     if rules:  # under the folder's line, bold: the rules a printed folder is played under
@@ -753,10 +785,20 @@ def write_folder(
     note: str,
     force: bool = False,
     rules: dict | None = None,
+    replaced: list[str] | None = None,
 ) -> int:
     """The folder PDF: cover (its pages as many as its table needs, and a blank back to make them even), each map with a blank back, the play log. Returns the pages.
-    ``rules``: the house rules the maps keep (``rules_record``), named on the cover."""
+    ``rules``: the house rules the maps keep (``rules_record``), named on the cover. ``replaced``: a list to which
+    the characters printed as ``STAND_IN`` (no glyph in the fonts: CJK) are added, in the order met."""
     layout.check()
+    told = _replaced.set(replaced)
+    try:
+        return _write_folder(maps, path, layout, title=title, note=note, force=force, rules=rules)
+    finally:
+        _replaced.reset(told)
+
+
+def _write_folder(maps, path, layout: Layout, *, title: str, note: str, force: bool, rules: dict | None) -> int:
     with writing(path, force=force, suffix=".pdf") as tmp:
         c = _canvas(tmp, layout, f"{title}: a map folder")
         pages = 0
