@@ -1423,3 +1423,21 @@ def test_the_helper_s_best_guess_reads_the_odds_solve_prints():
     solved = solve_report(state, probabilities=True, time_limit=10, solver=Solver.for_chapter(get_chapter("fauna")))
     assert solved["probabilities_method"] == "sampler"
     assert guess["shares"] == {t: round(p, 4) for t, p in solved["probabilities"][guess["cell"]].items()}
+
+
+def test_a_profile_counting_a_terrain_the_chapter_has_not_is_400_for_generate_fill_and_repair(client):
+    """A designer's profile asking for Maldonados on Fauna: one line naming the setting, as ``generate --profile``
+    says it (exit 2), never "an internal error" (it was a 500 from generate, Fill the rest and Repair)."""
+    profile = 'chapter = "fauna"\n[counts]\nMa = [1, 2]\n'
+    fauna = maps.load("fauna-1")
+    sketch = dumps_map(fauna.hide(range(10)))
+    for path, body in (
+        ("/api/generate", {"chapter": "fauna", "seed": 1}),
+        ("/api/generate", {"from": sketch, "seed": 1}),
+        ("/api/repair", {"map": dumps_map(fauna)}),
+        ("/api/repair", {"map": dumps_map(fauna), "within_profile": True}),
+    ):
+        r = client.post(path, json={**body, "profile": profile})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), (path, body, r.text)
+        assert r.json()["error"].startswith("profile: counts.Ma: Maldonado is not a terrain of fauna"), r.text
+

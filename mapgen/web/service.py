@@ -783,9 +783,11 @@ def _profile(body: dict, chapter: Chapter):
     except Unreadable as e:
         raise ApiError(f"profile: {e}"[:300]) from None
     try:
-        return profile_from_data(data, "profile", chapter.name)
+        profile = profile_from_data(data, "profile", chapter.name)
+        profile.rules(chapter)  # a count of a terrain the chapter has not (Ma on Fauna), said now as the CLI says it
     except ProfileError as e:
         raise ApiError(str(e)[:300]) from None
+    return profile
 
 
 def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
