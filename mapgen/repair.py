@@ -129,6 +129,15 @@ def _code(m: Map, i: int) -> str:
     return t.code + (str(m.hills[i]) if i in m.hills else "")
 
 
+def _rule_words(chapter: Chapter, label: str) -> str:
+    """A guard's rule in a conflict's words: its id and title, or a profile setting as written (a chapter with a
+    profile's rules appended, Repair within the profile) with the rule it belongs to."""
+    rule = next((r for r in chapter.rules if r.label == label), None)
+    if rule is not None and rule.setting:
+        return f"profile setting {rule.setting} ({rule.id} {rule.title})"
+    return f"{label} {chapter.rule_info(label).title}"
+
+
 def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairError | SolveTimeout:
     """Why no map at all keeps the rules with this briefing (assumptions over guarded rules); SolveTimeout when the
     wall clock, the question's only bound, runs out first (its rules are CP-SAT's core: the same once it ends)."""
@@ -143,7 +152,7 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
         return RepairError(f"no valid {chapter.name} map found for this briefing within the time limit")
     core = set(solver.sufficient_assumptions_for_infeasibility())
     ids = tuple(g.label for g in guards if g.literal.index in core)
-    words = "; ".join(f"{r} {chapter.rule_info(r).title}" for r in ids)
+    words = "; ".join(_rule_words(chapter, label) for label in ids)
     hold = "cannot hold with it" if len(ids) == 1 else "cannot all hold with it"  # one rule: never "all"
     return RepairError(f"no valid {chapter.name} map has this briefing: {words} {hold}", ids)
 

@@ -1441,3 +1441,16 @@ def test_a_profile_counting_a_terrain_the_chapter_has_not_is_400_for_generate_fi
         assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), (path, body, r.text)
         assert r.json()["error"].startswith("profile: counts.Ma: Maldonado is not a terrain of fauna"), r.text
 
+
+def test_repair_within_a_profile_no_map_can_keep_names_the_setting(client):
+    """ "Repair within the profile" under a profile no map meets (20 Forts) was a 500 (the conflict's words looked the
+    profile setting up as a rule id): a 409 naming the rule and the setting, as Generate names them."""
+    m = maps.load("fauna-1")
+    i = m.board.index("C1")
+    broken = dumps_map(m.with_cells(Terrain.SKULL if k == i else t for k, t in enumerate(m.cells)))
+    profile = 'chapter = "fauna"\n[counts]\nFt = [20, 20]\n'
+    r = client.post("/api/repair", json={"map": broken, "within_profile": True, "profile": profile})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+    said = r.json()
+    assert "F2 Fort pattern" in said["error"] and "profile setting counts.Ft = [20, 20]" in said["error"]
+    assert "F2" in said["rules"] and "\n" not in said["error"]
