@@ -1889,3 +1889,39 @@ def test_an_estimate_whose_interval_reaches_past_0_or_100_shows_the_range_it_hol
         assert said(small).endswith(", 5% chance, estimated 0 to 19%")
         assert "±" not in " ".join(texts[k] for k in (nil, full, small))
         assert "the range it holds" in text_of(driver, "heat-note")
+
+
+def test_generate_again_before_the_first_answers_keeps_the_newest_map(driver, base_url):
+    """A designer pressed Generate (a slow profile), changed the seed and pressed it again: the second map showed,
+    then the first request's answer landed and replaced it. The newest Generate wins; the answer it superseded is
+    dropped. The first answer is held back 2 s in the page (a stub), as a slow profile's is."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      let first = true;
+      window.fetch = async (url, init) => {
+        const r = await real(url, init);
+        if (String(url).endsWith('/api/generate') && first) {
+          first = false;
+          await new Promise((ok) => setTimeout(ok, 2000));
+        }
+        return r;
+      };
+    """
+    with stubbed(driver, stub):
+        open_studio(driver, base_url, "training-1")
+        settled(driver)
+        for seed in ("3", "4"):
+            field = driver.find_element(By.ID, "seed")
+            field.clear()
+            field.send_keys(seed)
+            driver.find_element(By.ID, "generate").click()
+            for ok in driver.find_elements(By.ID, "confirm-ok"):  # the map shown is an edit away from its file
+                ok.click()
+            time.sleep(0.2)
+        wait_for(lambda: "Generated training map, seed 4" in text_of(driver, "message"), what="the second map")
+        time.sleep(3)  # the first answer has landed by now
+        said, address = text_of(driver, "message"), driver.current_url
+    driver.get("about:blank")  # the next test's page loads without the stub
+    assert "Generated training map, seed 4" in said and "&n=4&" in address, (said, address)

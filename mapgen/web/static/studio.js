@@ -14,7 +14,7 @@ const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field 
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
-           focus: null, stroke: false, file: null};
+           focus: null, stroke: false, file: null, making: null};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
@@ -356,11 +356,22 @@ function repairWords(out) {
   return parts.join(", ") + (all ? `: ${all === 1 ? "the cell is" : `the ${all} cells are`} outlined and listed` : "");
 }
 
+// Generate, Fill the rest and Repair each replace the map with the server's answer: the newest one asked for wins,
+// and an answer to one asked before it is dropped (a slow profile's Generate landed after the quicker one the
+// designer pressed next, and replaced its map). The signal aborts the superseded request.
+function supersede() {
+  if (S.making) S.making.abort();
+  S.making = new AbortController();
+  return S.making.signal;
+}
+
 async function repair(within) {
+  const signal = supersede();
   say(within ? "Repairing within the profile…" : "Repairing…");
   const body = {map: mapText(), time_limit: 10, within_profile: Boolean(within)};
   if ($("profile").value.trim()) body.profile = $("profile").value;
-  const r = await MG.api("/api/repair", body);
+  const r = await MG.api("/api/repair", body, signal);
+  if (r.aborted) return;
   if (!r.ok) {
     const said = MG.errorText(r, "mend a few cells by hand and press Repair again, or run mapgen repair with a "
       + "larger --time-limit on the command line.");
@@ -369,6 +380,7 @@ async function repair(within) {
   }
   const out = r.data;
   const m = (await MG.api("/api/parse", {map: out.text})).data;
+  if (signal.aborted) return;
   const ch = S.briefing.chapter;
   if (m.cells.join() !== S.cells.join()) push();
   S.cells = m.cells.slice();
@@ -402,10 +414,12 @@ async function repair(within) {
 
 async function fill() {
   if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
+  const signal = supersede();
   say("Filling the blank cells…");
   const body = {from: mapText(), seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
-  const r = await MG.api("/api/generate", body);
+  const r = await MG.api("/api/generate", body, signal);
+  if (r.aborted) return;
   if (!r.ok) {
     const said = MG.errorText(r, "try another seed, paint fewer cells, or loosen the profile.");
     say(r.data.rules && r.data.rules.length ? MG.ruleText(S.briefing.chapter, said, r.data.rules) : said, true);
@@ -413,6 +427,7 @@ async function fill() {
     return;
   }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
+  if (signal.aborted) return;
   const before = S.cells.slice();
   push();
   S.cells = m.cells.slice();
@@ -431,12 +446,15 @@ function markCells(cells) {
 async function generate() {
   const b = S.form.read();
   if (S.dirty && !(await MG.confirm("Generate a new map? It replaces this one (Undo brings it back).", "Generate", "Keep this map"))) return;
+  const signal = supersede();
   say(`Generating a ${b.chapter} map…`);
   const body = {chapter: b.chapter, seed: Number($("seed").value || 0), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
-  const r = await MG.api("/api/generate", body);
+  const r = await MG.api("/api/generate", body, signal);
+  if (r.aborted) return;
   if (!r.ok) { say(MG.errorText(r, "try another seed, or loosen the profile."), true); return; }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
+  if (signal.aborted) return;
   $("changes").replaceChildren();
   push();
   setMap(m, null);
