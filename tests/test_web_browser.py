@@ -1925,3 +1925,27 @@ def test_generate_again_before_the_first_answers_keeps_the_newest_map(driver, ba
         said, address = text_of(driver, "message"), driver.current_url
     driver.get("about:blank")  # the next test's page loads without the stub
     assert "Generated training map, seed 4" in said and "&n=4&" in address, (said, address)
+
+
+def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, base_url):
+    """Seeds run to 2^63 - 1, but the studio sent the Seed field as a JavaScript number: 9007199254740993 went as
+    9007199254740992 and made that seed's map, not the one ``mapgen generate --seed 9007199254740993`` makes."""
+    from selenium.webdriver.common.by import By
+
+    from mapgen.generate import Generator
+
+    seed = 2**53 + 1
+    want = Generator("training").generate(seed).map
+    open_studio(driver, base_url, "training-1")
+    settled(driver)
+    field = driver.find_element(By.ID, "seed")
+    field.clear()
+    field.send_keys(str(seed))
+    driver.find_element(By.ID, "generate").click()
+    wait_for(lambda: "Generated training map" in text_of(driver, "message"), what="the new map")
+    settled(driver)
+    assert f"seed {seed}," in text_of(driver, "message")
+    assert f"&n={seed}&" in driver.current_url
+    assert driver.execute_script("return mapText()").startswith(f'chapter = "training"\nnumber = {seed}\n')
+    shown = driver.execute_script("return S.cells")
+    assert shown == [t.code for t in want.cells]

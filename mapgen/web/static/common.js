@@ -30,9 +30,24 @@ const MG = {
   // reached is, not "working…" for ever.
   answerGraceMs: 30000,
 
+  // A whole number exactly: a Number while it is one (to 2^53), else its digits as a string (a map's number, a seed
+  // past 2^53: seeds run to 2^63 - 1), which can be stored as JSON and written into a map file as they are.
+  exactWhole(v) {
+    const text = String(v).trim();
+    if (!/^[0-9]+$/.test(text)) return Number(text);
+    return BigInt(text) <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(text) : text.replace(/^0+(?=[0-9])/, "");
+  },
+
+  // A request body as JSON, a BigInt (a seed past 2^53) as its exact digits (JSON.stringify throws on one).
+  json(body) {
+    const mark = "\u0000bigint:";
+    return JSON.stringify(body, (k, v) => (typeof v === "bigint" ? `${mark}${v}` : v))
+      .replace(/"\\u0000bigint:([0-9]+)"/g, "$1");
+  },
+
   async api(path, body, signal, method) {
     const init = body === undefined ? (method ? {method} : {}) : {
-      method: method || "POST", headers: {"Content-Type": "application/json"}, body: JSON.stringify(body),
+      method: method || "POST", headers: {"Content-Type": "application/json"}, body: MG.json(body),
     };
     const limit = body && typeof body.time_limit === "number" ? body.time_limit * 1000 + MG.answerGraceMs : null;
     const own = new AbortController();
@@ -86,7 +101,7 @@ const MG = {
     const c = MG.chapters[b.chapter];
     const q = (s) => JSON.stringify(s);
     const lines = [`chapter = ${q(b.chapter)}`];
-    if (b.number !== null && b.number !== undefined && b.number !== "") lines.push(`number = ${Number(b.number)}`);
+    if (b.number !== null && b.number !== undefined && b.number !== "") lines.push(`number = ${MG.exactWhole(b.number)}`);
     lines.push(`peak = ${q(b.peak || "")}`);
     lines.push(`start = ${q(b.start || "column 7")}`);
     if (b.chapter === "fauna") lines.push(`fort_pattern = """\n${(b.fort_pattern || "").trim()}\n"""`);

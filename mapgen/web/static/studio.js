@@ -90,7 +90,7 @@ function readHash() {
   if (cells.length !== MG.cellNames(ch).length) return null;
   const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
              greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
-  return {briefing: b, number: p.get("n") === null ? null : Number(p.get("n")), cells};
+  return {briefing: b, number: p.get("n") === null ? null : MG.exactWhole(p.get("n")), cells};
 }
 
 function remember() {
@@ -365,6 +365,15 @@ function supersede() {
   return S.making.signal;
 }
 
+// The Seed field as /api/generate takes it: exact. A seed past 2^53 (seeds run to 2^63 - 1) is sent as a BigInt
+// (MG.api writes its digits): a JavaScript number would round it and make another seed's map.
+function seedValue() {
+  const raw = $("seed").value.trim();
+  if (!/^[0-9]+$/.test(raw)) return Number(raw || 0); // the API says what is wrong with -1 or 1.5
+  const n = BigInt(raw);
+  return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
+}
+
 async function repair(within) {
   const signal = supersede();
   say(within ? "Repairing within the profile…" : "Repairing…");
@@ -416,7 +425,7 @@ async function fill() {
   if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
   const signal = supersede();
   say("Filling the blank cells…");
-  const body = {from: mapText(), seed: Number($("seed").value || 0), time_limit: 20};
+  const body = {from: mapText(), seed: seedValue(), time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body, signal);
   if (r.aborted) return;
@@ -448,17 +457,19 @@ async function generate() {
   if (S.dirty && !(await MG.confirm("Generate a new map? It replaces this one (Undo brings it back).", "Generate", "Keep this map"))) return;
   const signal = supersede();
   say(`Generating a ${b.chapter} map…`);
-  const body = {chapter: b.chapter, seed: Number($("seed").value || 0), time_limit: 20};
+  const seed = seedValue();
+  const body = {chapter: b.chapter, seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body, signal);
   if (r.aborted) return;
   if (!r.ok) { say(MG.errorText(r, "try another seed, or loosen the profile."), true); return; }
   const m = (await MG.api("/api/parse", {map: r.data[0].text})).data;
   if (signal.aborted) return;
+  m.number = MG.exactWhole(seed); // the answer's JSON number is rounded past 2^53
   $("changes").replaceChildren();
   push();
   setMap(m, null);
-  say(`Generated ${b.chapter} map, seed ${r.data[0].seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
+  say(`Generated ${b.chapter} map, seed ${seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
 }
 
 async function blankMap() {
