@@ -1454,3 +1454,28 @@ def test_repair_within_a_profile_no_map_can_keep_names_the_setting(client):
     said = r.json()
     assert "F2 Fort pattern" in said["error"] and "profile setting counts.Ft = [20, 20]" in said["error"]
     assert "F2" in said["rules"] and "\n" not in said["error"]
+
+
+def test_generate_refuses_a_profile_s_quality_target_it_would_not_meet(client):
+    """``mapgen generate -c fauna --profile P`` with a ``[quality]`` target grades candidates until one meets it (and
+    refuses a key it does not know); /api/generate made seed 1's ungraded map as if the target had been met, and took
+    any key. It refuses such a profile, naming the command that meets it; a [quality] table with no check (only
+    ``games``) asks for no target, and generates as the CLI does."""
+    for table, said in (
+        ('grade = "Fiendish"', "profile: [quality] asks for maps generated to a target"),
+        ("min = 1", "profile: unknown key quality.min"),
+    ):
+        profile = f'chapter = "fauna"\n[quality]\n{table}\n'
+        r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), r.text
+        assert r.json()["error"].startswith(said) and "\n" not in r.json()["error"], r.text
+    assert (
+        "mapgen generate -c fauna --profile"
+        in client.post(
+            "/api/generate",
+            json={"chapter": "fauna", "seed": 1, "profile": 'chapter = "fauna"\n[quality]\ngrade = "Tricky"\n'},
+        ).json()["error"]
+    )
+    games = 'chapter = "fauna"\n[quality]\ngames = { heuristic = 50 }\n'
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": games})
+    assert r.status_code == 200, r.text

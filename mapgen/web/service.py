@@ -790,6 +790,33 @@ def _profile(body: dict, chapter: Chapter):
     return profile
 
 
+def _no_quality_target(body: dict, chapter: str) -> None:
+    """A profile's ``[quality]`` target is what ``mapgen generate -c CHAPTER --profile FILE`` grades candidates until
+    one meets (minutes of work); /api/generate makes one map ungraded, so a target in the profile is refused here,
+    not passed over (its keys are checked as the CLI checks them). A table with no check (only ``games``) is none."""
+    from mapgen.quality import (  # deferred: mapgen.quality, only for a profile with a [quality] table
+        NO_CHECKS,
+        QualityError,
+        quality_from_data,
+    )
+
+    text = body.get("profile")
+    if not isinstance(text, str) or "quality" not in text:
+        return
+    data = parse_toml(text)  # read once already by _profile: readable
+    if "quality" not in data:
+        return
+    try:
+        quality = quality_from_data(data["quality"], "profile", chapter, NO_CHECKS)
+    except QualityError as e:
+        raise ApiError(str(e)[:300]) from None
+    if quality.checks:
+        raise ApiError(
+            "profile: [quality] asks for maps generated to a target (candidates graded until one meets it), which "
+            f"/api/generate (the studio's Generate) does not do: remove the table, or run mapgen generate -c {chapter} --profile FILE"
+        )
+
+
 def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead. Under the served
     rules: a chapter served under a house-rule file gets maps that keep them, each recording the file (as
@@ -830,7 +857,9 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     if chapter not in chapter_names():
         raise ApiError(f"unknown chapter {chapter!r} (expected one of {', '.join(chapter_names())})"[:200])
     spec = rules.chapter(chapter)
-    gen = Generator(spec, _profile(body, spec), time_limit=limit, rules_file=rules.file(chapter))
+    profile = _profile(body, spec)
+    _no_quality_target(body, chapter)
+    gen = Generator(spec, profile, time_limit=limit, rules_file=rules.file(chapter))
     try:
         made = gen.generate(seed)
     except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
