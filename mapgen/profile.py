@@ -155,10 +155,13 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
         ok = (
             isinstance(bounds, list)
             and len(bounds) == 2
-            and all(b is None or (isinstance(b, int) and not isinstance(b, bool) and b >= 0) for b in bounds)
+            # past TOML's largest integer (Python's reader takes one) CP-SAT failed with a TypeError
+            and all(b is None or (isinstance(b, int) and not isinstance(b, bool) and 0 <= b < 2**63) for b in bounds)
         )
         if not ok:
-            raise ProfileError(f"{source}: counts.{code} must be [least, most] (whole numbers), not {bounds!r}")
+            raise ProfileError(
+                f"{source}: counts.{code} must be [least, most] (whole numbers from 0 to 2**63 - 1), not {bounds!r}"
+            )
         if None not in bounds and bounds[0] > bounds[1]:  # a typo, not a request no map can meet (exit 1)
             raise ProfileError(f"{source}: counts.{code} = {bounds!r}: least {bounds[0]} is more than most {bounds[1]}")
         counts[t] = (bounds[0], bounds[1])

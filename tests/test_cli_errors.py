@@ -213,6 +213,11 @@ BAD_PROFILES = {
         'chapter = "training"\n[counts]\nFt = [1, 2]\n',
         "counts.Ft: Fort is not a terrain of training (its terrains: Fo Wo Wa Mu Ro)",
     ),
+    # a bound past TOML's largest integer (which Python's reader takes) was a traceback from CP-SAT
+    "bound past 2**63": (
+        'chapter = "training"\n[counts]\nWa = [0, 100000000000000000000000]\n',
+        "counts.Wa must be [least, most] (whole numbers from 0 to 2**63 - 1), not [0, 100000000000000000000000]",
+    ),
 }
 
 

@@ -1479,3 +1479,11 @@ def test_generate_refuses_a_profile_s_quality_target_it_would_not_meet(client):
     games = 'chapter = "fauna"\n[quality]\ngames = { heuristic = 50 }\n'
     r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": games})
     assert r.status_code == 200, r.text
+
+
+def test_a_profile_count_past_toml_s_largest_integer_is_400(client):
+    """``Wa = [0, 10^23]`` in a pasted profile was a 500 (CP-SAT's TypeError): one line naming the setting."""
+    profile = 'chapter = "fauna"\n[counts]\nWa = [0, 100000000000000000000000]\n'
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), r.text
+    assert r.json()["error"].startswith("profile: counts.Wa must be [least, most]"), r.text
