@@ -1949,3 +1949,31 @@ def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, ba
     assert driver.execute_script("return mapText()").startswith(f'chapter = "training"\nnumber = {seed}\n')
     shown = driver.execute_script("return S.cells")
     assert shown == [t.code for t in want.cells]
+
+
+def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_before_replacing_it(driver, base_url):
+    """A designer's profile in the studio's box was lost to a reload (the map was kept, the profile not), and "Start
+    from the chapter's default profile" replaced it without a word (nothing brought it back). It is kept in the
+    browser as the map is, shown open after a reload (Generate uses it: never a hidden profile), and the default
+    asks first."""
+    from selenium.webdriver.common.by import By
+
+    mine = 'chapter = "fauna"\n[counts]\nWa = [9, 9]\n'
+    open_studio(driver, base_url, "fauna-1")
+    try:
+        box = driver.find_element(By.ID, "profile")
+        driver.execute_script("arguments[0].closest('details').open = true", box)
+        box.clear()
+        box.send_keys(mine)
+        driver.refresh()
+        wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="fauna-1 again")
+        box = driver.find_element(By.ID, "profile")
+        assert box.get_attribute("value") == mine and box.is_displayed()
+        for answer, kept in (("confirm-cancel", mine), ("confirm-ok", None)):
+            driver.find_element(By.ID, "default-profile").click()
+            wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "dialog.confirm[open]"), what="the question")
+            driver.find_element(By.ID, answer).click()
+            value = box.get_attribute("value")
+            assert value == kept if kept else value.startswith("# Design defaults for generated Fauna maps"), value
+    finally:  # the next tests' studio has no profile
+        driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")

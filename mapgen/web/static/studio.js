@@ -8,6 +8,7 @@
 "use strict";
 
 const SAVE_KEY = "mapgen.studio.last";
+const PROFILE_KEY = "mapgen.studio.profile"; // the profile being written in the Generate box
 const SAVED_MAPS = 8; // the newest maps kept in storage, each with its undo history and the file it came from
 const HISTORY_CAP = 200;
 const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field is empty; the most /api/playtest takes
@@ -472,6 +473,29 @@ async function generate() {
   say(`Generated ${b.chapter} map, seed ${seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
 }
 
+// The profile being written is kept in this browser as the map is: a reload or a later visit finds it, shown open
+// (Generate, Fill the rest and Repair use it: never a hidden one); the default profile asks before replacing it.
+function keepProfile() {
+  try { localStorage.setItem(PROFILE_KEY, $("profile").value); } catch (e) { /* private mode or full */ }
+}
+
+function restoreProfile() {
+  let kept = null;
+  try { kept = localStorage.getItem(PROFILE_KEY); } catch (e) { /* private mode */ }
+  if (!kept || !kept.trim() || $("profile").value.trim()) return;
+  $("profile").value = kept;
+  $("profile").closest("details").open = true;
+}
+
+async function defaultProfile() {
+  const text = MG.chapters[S.form.read().chapter].profile || "";
+  const mine = $("profile").value;
+  if (mine.trim() && mine !== text && !(await MG.confirm("Replace your profile with the chapter's default? "
+    + "Yours is not kept.", "Replace it", "Keep mine"))) return;
+  $("profile").value = text;
+  keepProfile();
+}
+
 async function blankMap() {
   const n = S.cells.filter((c) => c !== "..").length;
   if (!n) return;
@@ -883,9 +907,9 @@ async function main() {
   $("fill").addEventListener("click", fill);
   $("blank").addEventListener("click", blankMap);
   $("generate").addEventListener("click", generate);
-  $("default-profile").addEventListener("click", () => {
-    $("profile").value = MG.chapters[S.form.read().chapter].profile || "";
-  });
+  $("default-profile").addEventListener("click", defaultProfile);
+  $("profile").addEventListener("input", keepProfile);
+  restoreProfile();
   $("deduce").addEventListener("click", () => startJob("deduce"));
   $("playtest").addEventListener("click", () => startJob("playtest"));
   $("job-cancel").addEventListener("click", async () => {
