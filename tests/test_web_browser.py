@@ -1977,3 +1977,26 @@ def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_
             assert value == kept if kept else value.startswith("# Design defaults for generated Fauna maps"), value
     finally:  # the next tests' studio has no profile
         driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
+
+
+def test_a_profile_file_opened_in_the_studio_becomes_the_generate_profile(driver, base_url, tmp_path):
+    """A designer's profile file opened with "Open a map file" (the page's only file picker) was refused as a map
+    ("map: unknown field 'reachable' …"): it goes to Generate's profile box instead, and the page says so."""
+    from selenium.webdriver.common.by import By
+
+    import mapgen
+
+    text = (Path(mapgen.__file__).parent / "profiles" / "fauna.toml").read_text(encoding="utf-8")
+    text = text.replace("Wa = [6, 10]", "Wa = [9, 9]")
+    path = tmp_path / "wet.toml"
+    path.write_text(text, encoding="utf-8")
+    open_studio(driver, base_url, "fauna-1")
+    try:
+        driver.find_element(By.ID, "open").send_keys(str(path))
+        wait_for(lambda: "wet.toml" in text_of(driver, "message"), what="the file")
+        box = driver.find_element(By.ID, "profile")
+        assert box.get_attribute("value") == text and box.is_displayed()
+        assert text_of(driver, "message") == "Opened wet.toml as the profile that Generate and Fill the rest keep."
+        assert "fauna-1" in text_of(driver, "briefing-summary")  # the map stays
+    finally:  # the next tests' studio has no profile
+        driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")

@@ -487,13 +487,25 @@ function restoreProfile() {
   $("profile").closest("details").open = true;
 }
 
-async function defaultProfile() {
-  const text = MG.chapters[S.form.read().chapter].profile || "";
+// A profile in the box, asking first before it replaces another one written there; false when the person keeps theirs.
+async function setProfile(text, what) {
   const mine = $("profile").value;
-  if (mine.trim() && mine !== text && !(await MG.confirm("Replace your profile with the chapter's default? "
-    + "Yours is not kept.", "Replace it", "Keep mine"))) return;
+  if (mine.trim() && mine !== text && !(await MG.confirm(`Replace your profile with ${what || "this file"}? `
+    + "Yours is not kept.", "Replace it", "Keep mine"))) return false;
   $("profile").value = text;
+  $("profile").closest("details").open = true;
   keepProfile();
+  return true;
+}
+
+async function defaultProfile() {
+  await setProfile(MG.chapters[S.form.read().chapter].profile || "", "the chapter's default");
+}
+
+// A profile file (mapgen/profiles/CHAPTER.toml's keys, no terrain) rather than a map file.
+function looksLikeProfile(text) {
+  return !/^\s*terrain\s*=/m.test(text)
+    && /^\s*(\[(counts|fort_pattern|quality)\]|(reachable|peak|greek_fire)\s*=)/m.test(text);
 }
 
 async function blankMap() {
@@ -931,7 +943,13 @@ async function main() {
     const file = e.target.files[0];
     if (!file) return;
     const text = await file.text();
+    e.target.value = ""; // the same file picked again is read again
     const r = await MG.api("/api/parse", {map: text});
+    if (!r.ok && looksLikeProfile(text)) { // the page's only file picker: a profile goes to Generate's box
+      if (!(await setProfile(text))) return;
+      say(`Opened ${file.name} as the profile that Generate and Fill the rest keep.`);
+      return;
+    }
     if (!r.ok) { say(r.data.error, true); return; }
     if (S.dirty && !(await MG.confirm(`Open ${file.name}? It replaces this map (Undo brings it back).`, "Open it", "Keep this map"))) return;
     push();
