@@ -1980,8 +1980,9 @@ def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_
 
 
 def test_a_profile_file_opened_in_the_studio_becomes_the_generate_profile(driver, base_url, tmp_path):
-    """A designer's profile file opened with "Open a map file" (the page's only file picker) was refused as a map
-    ("map: unknown field 'reachable' …"): it goes to Generate's profile box instead, and the page says so."""
+    """A designer's profile file opened with "Open a map file" (the page's only file picker, now "Open a map or
+    profile file") was refused as a map ("map: unknown field 'reachable' …"): it goes to Generate's profile box
+    instead, and the page says so."""
     from selenium.webdriver.common.by import By
 
     import mapgen
