@@ -1975,6 +1975,15 @@ def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_
             driver.find_element(By.ID, answer).click()
             value = box.get_attribute("value")
             assert value == kept if kept else value.startswith("# Design defaults for generated Fauna maps"), value
+        # one per chapter: a Vameter map's box is not the Fauna profile (its Repair would fail on it), and back on
+        # Fauna the Fauna one is there again
+        box.clear()
+        box.send_keys(mine)
+        for name, want in (("vameter-1", ""), ("fauna-2", mine)):
+            driver.get(f"{base_url}/studio#map={name}")
+            wait_for(lambda n=name: n in text_of(driver, "briefing-summary"), what=name)
+            value = driver.find_element(By.ID, "profile").get_attribute("value")
+            assert value == want, (name, value)
     finally:  # the next tests' studio has no profile
         driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
 

@@ -15,7 +15,7 @@ const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field 
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
-           focus: null, stroke: false, file: null, making: null};
+           focus: null, stroke: false, file: null, making: null, profileChapter: null};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
@@ -191,6 +191,7 @@ function summary() {
 
 function brushes() {
   const ch = S.briefing.chapter;
+  showProfileOf(ch);
   const box = $("brushes");
   box.replaceChildren();
   const codes = [...MG.chapters[ch].terrains, ".."];
@@ -473,18 +474,30 @@ async function generate() {
   say(`Generated ${b.chapter} map, seed ${seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
 }
 
-// The profile being written is kept in this browser as the map is: a reload or a later visit finds it, shown open
-// (Generate, Fill the rest and Repair use it: never a hidden one); the default profile asks before replacing it.
-function keepProfile() {
-  try { localStorage.setItem(PROFILE_KEY, $("profile").value); } catch (e) { /* private mode or full */ }
+// The profile being written is kept in this browser as the map is, one per chapter: a reload or a later visit finds
+// the chapter's own, shown open (Generate, Fill the rest and Repair use it: never a hidden one), and a map of another
+// chapter brings that chapter's (a Vameter profile left in the box made a Fauna map's Repair fail).
+function storedProfiles() {
+  try {
+    const all = JSON.parse(localStorage.getItem(PROFILE_KEY) || "{}");
+    return all && typeof all === "object" ? all : {};
+  } catch (e) { return {}; } // private mode, or not ours
 }
 
-function restoreProfile() {
-  let kept = null;
-  try { kept = localStorage.getItem(PROFILE_KEY); } catch (e) { /* private mode */ }
-  if (!kept || !kept.trim() || $("profile").value.trim()) return;
-  $("profile").value = kept;
-  $("profile").closest("details").open = true;
+function keepProfile() {
+  if (!S.profileChapter) return;
+  const all = storedProfiles();
+  all[S.profileChapter] = $("profile").value;
+  try { localStorage.setItem(PROFILE_KEY, JSON.stringify(all)); } catch (e) { /* private mode or full */ }
+}
+
+// Called whenever the board is drawn for a chapter (brushes): the box holds that chapter's profile.
+function showProfileOf(chapter) {
+  if (chapter === S.profileChapter) return;
+  S.profileChapter = chapter;
+  const text = storedProfiles()[chapter] || "";
+  $("profile").value = text;
+  if (text.trim()) $("profile").closest("details").open = true;
 }
 
 // A profile in the box, asking first before it replaces another one written there; false when the person keeps theirs.
@@ -921,7 +934,6 @@ async function main() {
   $("generate").addEventListener("click", generate);
   $("default-profile").addEventListener("click", defaultProfile);
   $("profile").addEventListener("input", keepProfile);
-  restoreProfile();
   $("deduce").addEventListener("click", () => startJob("deduce"));
   $("playtest").addEventListener("click", () => startJob("playtest"));
   $("job-cancel").addEventListener("click", async () => {
