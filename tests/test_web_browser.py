@@ -2010,3 +2010,39 @@ def test_a_profile_file_opened_in_the_studio_becomes_the_generate_profile(driver
         assert "fauna-1" in text_of(driver, "briefing-summary")  # the map stays
     finally:  # the next tests' studio has no profile
         driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
+
+
+def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_url):
+    """Generate pressed again with the seed, chapter and profile of the map it just made asked "Generate a new map?
+    It replaces this one", then showed the very same map (a seed makes one map): to a designer after several maps,
+    Generate seemed broken. It says so instead and keeps the map; another seed makes another map."""
+    from selenium.webdriver.common.by import By
+
+    open_studio(driver, base_url, "training-1")
+    settled(driver)
+    field = driver.find_element(By.ID, "seed")
+    field.clear()
+    field.send_keys("12")
+    driver.find_element(By.ID, "generate").click()
+    wait_for(lambda: "Generated training map, seed 12" in text_of(driver, "message"), what="the map")
+    settled(driver)
+    undo = driver.execute_script("return S.undo.length")
+    driver.find_element(By.ID, "generate").click()
+    said = wait_for(
+        lambda: (
+            "seed 12" in text_of(driver, "message")
+            and "Generated" not in text_of(driver, "message")
+            and text_of(driver, "message")
+        ),
+        10,
+        "what the page says",
+    )
+    assert said == "This is seed 12's map already: a seed always makes the same map. Change the seed for another."
+    assert not driver.find_elements(By.CSS_SELECTOR, "dialog.confirm[open]")
+    assert driver.execute_script("return S.undo.length") == undo
+    field.clear()
+    field.send_keys("13")
+    driver.find_element(By.ID, "generate").click()
+    for ok in driver.find_elements(By.ID, "confirm-ok"):
+        ok.click()
+    wait_for(lambda: "Generated training map, seed 13" in text_of(driver, "message"), what="another map")

@@ -456,12 +456,18 @@ function markCells(cells) {
 
 async function generate() {
   const b = S.form.read();
-  if (S.dirty && !(await MG.confirm("Generate a new map? It replaces this one (Undo brings it back).", "Generate", "Keep this map"))) return;
-  const signal = supersede();
-  say(`Generating a ${b.chapter} map…`);
   const seed = seedValue();
   const body = {chapter: b.chapter, seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
+  // the map this Generate would make is the one shown, as made (a seed makes one map): say so, not "replace it?"
+  const made = MG.json({chapter: b.chapter, seed, profile: body.profile || ""});
+  if (S.file && S.file.made === made && mapText() === S.file.base) {
+    say(`This is seed ${seed}'s map already: a seed always makes the same map. Change the seed for another.`);
+    return;
+  }
+  if (S.dirty && !(await MG.confirm("Generate a new map? It replaces this one (Undo brings it back).", "Generate", "Keep this map"))) return;
+  const signal = supersede();
+  say(`Generating a ${b.chapter} map…`);
   const r = await MG.api("/api/generate", body, signal);
   if (r.aborted) return;
   if (!r.ok) { say(MG.errorText(r, "try another seed, or loosen the profile."), true); return; }
@@ -471,6 +477,7 @@ async function generate() {
   $("changes").replaceChildren();
   push();
   setMap(m, null);
+  S.file.made = made; // what made it: the same Generate again says so (kept with the map: check() saves it)
   say(`Generated ${b.chapter} map, seed ${seed}, in ${(r.data[0].seconds * 1000).toFixed(0)} ms.`);
 }
 
