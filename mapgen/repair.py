@@ -331,8 +331,9 @@ def fill_sketch(
 
 
 def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchError | SolveTimeout:
-    """A small set of rules, settings and placed cells that admit no map together; SolveTimeout when the wall
-    clock, the question's only bound, runs out first."""
+    """A smallest set of rules, settings and placed cells that admit no map together, trimmed from CP-SAT's core
+    as Generate's is (``minimal_core`` on counted work: a blank sketch under a 20-Fort profile named C2, C6, C7
+    and F1 beside F2 and the setting); SolveTimeout when the wall clock runs out first."""
     cm = gen.model_for(sketch.briefing, guarded=True)
     b = sketch.board
     labels: dict[int, tuple[str, str]] = {g.literal.index: ("rule", g.label) for g in cm.guards.values()}
@@ -354,7 +355,14 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
         return SolveTimeout("the time limit ran out before the rules and cells the sketch conflicts with were named")
     if name != "INFEASIBLE":
         return SketchError(f"no completion of the sketch found within the time limit of {gen.time_limit:g} s")
-    core = [labels[k] for k in solver.sufficient_assumptions_for_infeasibility() if k in labels]
+    found = set(solver.sufficient_assumptions_for_infeasibility())
+    lits = list({lit.index: lit for lit in assumptions if lit.index in found}.values())
+    work = _Work(min(CONFLICT_MOST, CONFLICT_WORK * time_left), time.monotonic() + max(0.5, time_left), time_left)
+    try:
+        kept = minimal_core(cm.model, lits, work)
+    except GenerationTimeout:
+        return SolveTimeout("the time limit ran out before the rules and cells the sketch conflicts with were named")
+    core = [labels[k.index] for k in kept if k.index in labels]
     rules = tuple(dict.fromkeys(name for kind, name in core if kind == "rule"))
     cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
     parts = [gen.describe(r, sketch.briefing) for r in rules]

@@ -1489,3 +1489,14 @@ def test_a_profile_count_past_toml_s_largest_integer_is_400(client):
     r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
     assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), r.text
     assert r.json()["error"].startswith("profile: counts.Wa must be [least, most]"), r.text
+
+
+def test_fill_the_rest_under_a_profile_no_map_meets_names_a_smallest_set(client):
+    """Fill the rest of a blank fauna-1 under a 20-Fort profile named CP-SAT's own core (C2, C6, C7, F1, F2 and the
+    setting); Generate names the smallest set, and so does the fill now: F2 and the setting."""
+    m = maps.load("fauna-1")
+    sketch = dumps_map(m.hide(range(m.board.size)))
+    profile = 'chapter = "fauna"\n[counts]\nFt = [20, 20]\n'
+    r = client.post("/api/generate", json={"from": sketch, "seed": 1, "profile": profile})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+    assert (r.json()["rules"], r.json()["cells"]) == (["F2", "counts.Ft = [20, 20]"], []), r.json()
