@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from collections import Counter
 
@@ -850,3 +851,48 @@ def test_compile_answers_from_a_cache_it_cannot_write_in_when_the_circuit_is_the
     assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
     r = CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7", "--cache-dir", str(tmp_path)])
     assert r.exit_code == 2 and "cannot write in folder" in r.stderr
+
+
+def test_compile_says_it_dropped_a_damaged_cached_circuit_and_compiles_it_again(tmp_path):
+    """A cached circuit with one byte flipped (or cut short) was dropped and compiled again without a word: the
+    user who asked `mapgen compile` for a circuit it had cached saw "compiled in 0.4 s" and no reason. Now a
+    note on stderr names the file and what was wrong (a truncated circuit file, a damaged one: its CRC); the
+    answer is the fresh compile's, and it is cached again."""
+    args = ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]
+    first = json.loads(CliRunner().invoke(main, args).stdout)
+    path = tmp_path / first["cache"]
+    data = path.read_bytes()
+    for damaged in (data[: len(data) // 2], data[:1000] + bytes([data[1000] ^ 0x5A]) + data[1001:]):
+        path.write_bytes(damaged)
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        assert (out["count"], out["from_cache"], out["cache"]) == (7_108_570, False, str(path))
+        note = rf"note: training-1: an? [a-z ]*circuit file( \(\w+\))? in the cache, {re.escape(str(path))}: deleted, not used\n"
+        assert re.fullmatch(note, r.stderr), r.stderr
+        assert path.read_bytes() != damaged
+        again = CliRunner().invoke(main, args)
+        assert json.loads(again.stdout)["from_cache"] and again.stderr == ""
+
+
+def test_compile_from_the_cache_names_the_cached_file(tmp_path):
+    """`--json` of a circuit found in the cache said `"cache": null`, as for one that could not be stored: where
+    the circuit is (and so its size on disk) was said only when it was compiled now."""
+    args = ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]
+    made = json.loads(CliRunner().invoke(main, args).stdout)
+    again = json.loads(CliRunner().invoke(main, args).stdout)
+    assert again["from_cache"] and again["cache"] == made["cache"] and (tmp_path / made["cache"]).is_file()
+
+
+@pytest.mark.parametrize(
+    "how", [["training-1", "--reveal", "none"], [str(DATA.parent.parent / "examples" / "training-start.toml")]]
+)
+def test_a_state_with_nothing_revealed_is_compiled_as_the_briefing(tmp_path, how):
+    """The board before the first reveal (`--reveal none`, or a partial map with no cell revealed) is the briefing:
+    the same circuit and cache file as a complete map's briefing. It was reported as "the state as revealed
+    (0 cells)", `"base": "state"`."""
+    r = CliRunner().invoke(main, ["compile", *how, "--cache-dir", str(tmp_path), "--json"])
+    out = json.loads(r.stdout)
+    assert (out["base"], out["revealed"]) == ("briefing", 0), r.output
+    text = CliRunner().invoke(main, ["compile", *how, "--cache-dir", str(tmp_path)]).stdout
+    assert ": the briefing (empty board): " in text and "as revealed" not in text

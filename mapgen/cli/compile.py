@@ -85,13 +85,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     map_in = revealed_input(map_in, reveal, chapter)
     m, file = map_in.map, map_in.source
     state = m.hide(range(m.board.size)) if m.complete else m
+    briefing = _revealed(state) == 0  # a complete map's, or the board before the first reveal: the same circuit
     folder = cache_dir or str(default_cache_dir())
     cache = CircuitCache(folder, max_bytes=int(cache_size * (1 << 30)))
-    what = (
-        "the briefing (empty board)" if m.complete else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
-    )
+    what = "the briefing (empty board)" if briefing else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
     circuit = None if recompile or not Path(folder).is_dir() else cache.load(chapter, state)
     from_cache = circuit is not None and circuit.base.cells == state.cells and circuit.base.hills == state.hills
+    for damaged, why in cache.damaged:  # never an answer (a state it should answer is compiled again): say so
+        fate = "left there (it could not be deleted), not used" if damaged.exists() else "deleted, not used"
+        click.echo(f"note: {file}: {why} in the cache, {damaged}: {fate}", err=True)
     if not from_cache:  # to compile and store: a folder it cannot write in fails now, before the work
         circuit = None
         prepare_folder(folder)
@@ -113,11 +115,11 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
             raise RuleBroken(file, f"the compile of {what} failed: {e}") from None
         finally:
             status.done()
-    path = cache.store(circuit) if not from_cache else None
+    path = cache.store(circuit) if not from_cache else cache.found
     stats = circuit.stats
     out = {
         "file": file,
-        "base": "briefing" if m.complete else "state",
+        "base": "briefing" if briefing else "state",
         "revealed": _revealed(state),
         "nodes": stats.nodes,
         "edges": stats.edges,
