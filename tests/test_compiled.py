@@ -896,3 +896,21 @@ def test_a_state_with_nothing_revealed_is_compiled_as_the_briefing(tmp_path, how
     assert (out["base"], out["revealed"]) == ("briefing", 0), r.output
     text = CliRunner().invoke(main, ["compile", *how, "--cache-dir", str(tmp_path)]).stdout
     assert ": the briefing (empty board): " in text and "as revealed" not in text
+
+
+def test_compile_of_a_state_with_no_completion_exits_1_and_says_why(tmp_path):
+    """A state no map completes (two Woods in one row) compiled to "0 maps ... cached", exit 0, where every other
+    command exits 1 and names the conflict (`mapgen solve` of the same state). The report still comes (0 maps);
+    the error line is solve's."""
+    args = ["compile", "training-1", "--reveal", "B3=Wo,B4=Wo", "--cache-dir", str(tmp_path)]
+    for extra in ([], ["--json"], []):  # the second run: from the cache
+        r = CliRunner().invoke(main, [*args, *extra])
+        assert r.exit_code == 1, r.output
+        assert r.stderr == (
+            "error: training-1: no completion: rule C4 Wood lines conflicts with the revealed cells B3 (Wo), B4 (Wo)\n"
+        )
+        assert (
+            json.loads(r.stdout)["count"] == 0 if extra else ": the state as revealed (2 cells): 0 maps, " in r.stdout
+        )
+    solved = CliRunner().invoke(main, ["solve", "training-1", "--reveal", "B3=Wo,B4=Wo"])
+    assert solved.exit_code == 1 and solved.stderr == r.stderr

@@ -60,8 +60,8 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     with --reveal, compiles the state as revealed (smaller and faster when the empty board is too hard). Every later
     state of the same briefing is then answered from the circuit in milliseconds by `mapgen solve`, `hint`,
     `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and uniform samples. Exit 0 when
-    compiled (or already cached), 1 when the compiler runs out of memory, 2 for an unreadable file or cache folder,
-    3 when the time limit runs out.
+    compiled (or already cached), 1 when the compiler runs out of memory or no map completes the state (the
+    conflict named, as by `mapgen solve`), 2 for an unreadable file or cache folder, 3 when the time limit runs out.
 
     With --rules FILE the circuit is that house-rule chapter file's (exit 2 for a map of another chapter): the
     cache keeps it apart by the rules' fingerprint, so `mapgen solve --rules FILE` of the same briefing uses it
@@ -133,6 +133,7 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         click.echo(json.dumps(out))
         if path is None and not from_cache:  # "cache": null alone does not say why (a full disk, or the cap)
             click.echo(f"note: {file}: {cache.not_stored}", err=True)
+        _no_completion(state, chapter, file, stats.count)
         return
     # a cached circuit was compiled before, not now ("compiled in 0.20 s; already cached" read as a second compile)
     when = (
@@ -145,6 +146,17 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         f"{file}{under}: {what}: {stats.count:,} map{'s' if stats.count != 1 else ''}, {stats.nodes:,} nodes, "
         f"{stats.edges:,} edges, {when}"
     )
+    _no_completion(state, chapter, file, stats.count)
+
+
+def _no_completion(state, chapter, file: str, count: int) -> None:
+    """A state no map completes (0 maps): exit 1 with the conflict `mapgen solve` names, as every command exits on
+    a partial map without a completion (the circuit is reported and cached all the same)."""
+    if count:
+        return
+    from mapgen.solving.solve import Solver  # deferred: ortools, only for a state without a completion
+
+    raise RuleBroken(file, str(Solver.for_chapter(chapter).explain(state)))
 
 
 def _revealed(state) -> int:
