@@ -914,3 +914,25 @@ def test_compile_of_a_state_with_no_completion_exits_1_and_says_why(tmp_path):
         )
     solved = CliRunner().invoke(main, ["solve", "training-1", "--reveal", "B3=Wo,B4=Wo"])
     assert solved.exit_code == 1 and solved.stderr == r.stderr
+
+
+def test_compile_keeps_the_cache_to_its_cap_when_the_circuit_was_there(tmp_path):
+    """`--cache-size` capped the cache only when a circuit was written: `mapgen compile` of a cached briefing with
+    a smaller cap left a cache above it (the only way short of deleting the folder to shrink it). The least recently
+    used circuits go; the one asked for, just used, stays."""
+    import os
+
+    base = ["--cache-dir", str(tmp_path), "--json"]
+    kept = json.loads(CliRunner().invoke(main, ["compile", "training-1", *base]).stdout)["cache"]
+    old = time.time() - 3600
+    for n in range(3):  # older circuits of another briefing, 6 MB each (their size is all the cap reads)
+        p = tmp_path / "0123456789abcdef01234567" / f"{n}-{n:032x}.circuit"
+        p.parent.mkdir(exist_ok=True)
+        p.write_bytes(b"\0" * (6 << 20))
+        os.utime(p, (old + n, old + n))
+    cache = C.CircuitCache(tmp_path)
+    assert cache.size() > 18 << 20
+    r = CliRunner().invoke(main, ["compile", "training-1", *base, "--cache-size", "0.01"])  # 10.7 MB
+    assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
+    assert cache.size() <= 0.01 * (1 << 30)
+    assert sorted(p.name for p, _ in cache._files()) == sorted(["2-" + "0" * 31 + "2.circuit", os.path.basename(kept)])

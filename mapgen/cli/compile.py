@@ -115,7 +115,11 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
             raise RuleBroken(file, f"the compile of {what} failed: {e}") from None
         finally:
             status.done()
-    path = cache.store(circuit) if not from_cache else cache.found
+    if from_cache:  # nothing written, but the cap holds all the same (the way to shrink the cache: a smaller one)
+        path = cache.found
+        cache.evict()
+    else:
+        path = cache.store(circuit)
     stats = circuit.stats
     out = {
         "file": file,
