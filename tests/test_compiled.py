@@ -936,3 +936,36 @@ def test_compile_keeps_the_cache_to_its_cap_when_the_circuit_was_there(tmp_path)
     assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
     assert cache.size() <= 0.01 * (1 << 30)
     assert sorted(p.name for p, _ in cache._files()) == sorted(["2-" + "0" * 31 + "2.circuit", os.path.basename(kept)])
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_solve_and_hint_say_when_the_circuit_they_compiled_could_not_be_cached(command, tmp_path, monkeypatch):
+    """On a read-only (or full) cache folder `mapgen solve` answered and kept nothing, without a word: every later
+    question compiled the same state again, and nothing said why it never got faster. The answer is the same; a
+    note on stderr says the circuit was not cached and why, as `mapgen compile` does."""
+    import errno
+    import os
+
+    from mapgen.solving import solve
+
+    # a hint compiles for the odds of a target where nothing is forced (a forced cell is explained by SAT alone)
+    args = [
+        command,
+        "training-1",
+        *(["--reveal", "B7,C7"] if command == "solve" else ["--reveal", "none", "--target", "Wo"]),
+    ]
+    args.append("--json")
+    monkeypatch.setattr(solve.Solver._shared, "solvers", {}, raising=False)  # no solver holding another store
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(C.CircuitCache(tmp_path / "ok")))
+    fine = CliRunner().invoke(main, args)
+    assert fine.exit_code == 0 and "not cached" not in fine.stderr, fine.output
+
+    (tmp_path / "file").write_text("a file where the cache folder's parent should be")  # root writes read-only folders
+    unwritable = tmp_path / "file" / "cache"
+    monkeypatch.setattr(solve.Solver._shared, "solvers", {})
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(C.CircuitCache(unwritable)))
+    r = CliRunner().invoke(main, args)
+    got, want = json.loads(r.stdout), json.loads(fine.stdout)
+    assert r.exit_code == 0 and {**got, "seconds": 0} == {**want, "seconds": 0}, r.output
+    note = f"note: training-1: the compiled circuit was not cached: {os.strerror(errno.ENOTDIR)} ({unwritable})\n"
+    assert r.stderr.endswith(note) and r.stderr.count("note:") == 1, r.stderr

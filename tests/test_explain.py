@@ -504,11 +504,12 @@ def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path):
     m = example("training-201")
     state = m.hide(i for i in range(m.board.size) if i != m.briefing.peak)
     chapter = get_chapter("training")
-    compiled = hint(Solver(chapter, circuits=CircuitStore(CircuitCache(tmp_path))), state, Terrain.WOOD, time_limit=30)
-    counted = hint(Solver(chapter, circuits=CircuitStore(None, compiles=False)), state, Terrain.WOOD, time_limit=30)
-    assert (compiled["method"], compiled["odds_method"]) == ("d-dnnf", "exact")
-    assert (counted["method"], counted["odds_method"]) == ("model counter", "exact")
+    compiled = hint(Solver(chapter, circuits=CircuitStore(CircuitCache(tmp_path))), state, Terrain.WOOD, time_limit=120)
+    counted = hint(Solver(chapter, circuits=CircuitStore(None, compiles=False)), state, Terrain.WOOD, time_limit=120)
+    # (a wall clock of 120 s: what answers is the CPU shares' doing, the deadline only ends the work on a busy machine)
+    assert (compiled.get("method"), compiled["odds_method"]) == ("d-dnnf", "exact"), compiled
+    assert (counted.get("method"), counted["odds_method"]) == ("model counter", "exact"), counted
     assert compiled["odds"] == counted["odds"]
     nowhere = hint(Solver.for_chapter("fauna"), maps.load("fauna-1").hide(range(49)).with_cells(
-        Terrain.HILL if i == 48 else None for i in range(49)), Terrain.FORT, time_limit=60)  # fmt: skip
+        Terrain.HILL if i == 48 else None for i in range(49)), Terrain.FORT, time_limit=120)  # fmt: skip
     assert nowhere["odds_method"] == "exact" and nowhere["method"] == "possible terrains", nowhere
