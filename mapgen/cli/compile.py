@@ -40,7 +40,8 @@ from mapgen.terrain import quantity
     "--cache-dir",
     type=OutName("folder", file_okay=False),
     default=None,
-    help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder).",
+    help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder). The other "
+    "commands read only the default: set MAPGEN_CACHE_DIR to this folder for them to use its circuits.",
 )
 @click.option(
     "--cache-size",
