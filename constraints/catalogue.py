@@ -22,7 +22,7 @@ from typing import Any
 from constraints.rules import KINDS, Count, HillNumbers, LineCount, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
-from mapgen.inputs import Unreadable, read_toml
+from mapgen.inputs import Unreadable, did_you_mean, read_toml
 from mapgen.model import Map, expect_map
 from mapgen.terrain import Terrain, parse_terrain
 
@@ -408,8 +408,17 @@ def chapter_names() -> tuple[str, ...]:
     return tuple(_registry())
 
 
+def unknown_chapter(name: object) -> str:
+    """``unknown chapter 'faun': did you mean fauna? (expected one of training, fauna, …)``: the words every
+    refusal of a chapter name gives (the command line, a map file, a profile, the web API), the one meant named
+    when the name is near one, as ``--chapter faun`` names it."""
+    names = chapter_names()
+    near = did_you_mean(name, names) if isinstance(name, str) and name.strip() else ""
+    return f"unknown chapter {name!r}{near} (expected one of {', '.join(names)})"
+
+
 def _unknown(name: str) -> ChapterError:
-    return ChapterError(f"unknown chapter {name!r} (expected one of {', '.join(chapter_names())})")
+    return ChapterError(unknown_chapter(name))
 
 
 @cache
@@ -566,5 +575,6 @@ __all__ = [
     "get_chapter",
     "load_chapter",
     "misfit",
+    "unknown_chapter",
     "with_hill_numbers",
 ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import re
 
-from constraints.catalogue import BRIEFING_FIELDS, ChapterError, chapter_names, get_chapter
+from constraints.catalogue import BRIEFING_FIELDS, ChapterError, get_chapter, unknown_chapter
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
 from mapgen.inputs import (
@@ -146,9 +146,7 @@ def _from_data(data: dict) -> Map:
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold
     except ChapterError:
-        raise ValueError(
-            f"unknown chapter {data['chapter']!r} (expected one of {', '.join(chapter_names())})"
-        ) from None
+        raise ValueError(unknown_chapter(data["chapter"])) from None
     board = spec.board
     shown = chapter.title()
     listed = spec.listed  # what an unknown code's message offers

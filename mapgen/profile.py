@@ -12,7 +12,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from constraints.catalogue import Chapter, ChapterError, RuleInfo, chapter_board, chapter_names, get_chapter
+from constraints.catalogue import (
+    Chapter,
+    ChapterError,
+    RuleInfo,
+    chapter_board,
+    chapter_names,
+    get_chapter,
+    unknown_chapter,
+)
 from constraints.design import NotAt, Reachable
 from constraints.rules import Count, Rule
 from mapgen.board import Board, CellError
@@ -135,7 +143,7 @@ def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Pr
     _unknown_keys(data, PROFILE_KEYS, source)
     name = data.get("chapter", chapter)
     if not isinstance(name, str) or name not in chapter_names():
-        raise ProfileError(f"{source}: unknown chapter {name!r} (expected one of {', '.join(chapter_names())})")
+        raise ProfileError(f"{source}: {unknown_chapter(name)}")
     if chapter is not None and name != chapter:
         raise ProfileError(f"{source}: this profile is for chapter {name}, not {chapter}")
     spec = get_chapter(name)

@@ -41,5 +41,10 @@ def chapter_json(ch: Chapter) -> dict:
         "board": {"rows": b.row_letters, "columns": list(b.col_numbers)},
         "terrains": [t.code for t in ch.terrains],
         "counted": ch.counted.code if ch.counted else None,
+        # what a hand-made map file must hold (the text's "map file fields" line)
+        "fields": {
+            "required": ["chapter", *ch.required, "terrain"],
+            "optional": [f for f in ch.briefing if f not in ch.required],
+        },
         "rules": [{"id": r.id, "title": r.title, "text": r.text} for r in ch.described],
     }

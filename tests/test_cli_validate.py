@@ -406,3 +406,91 @@ def test_chapters_out_refuses_what_it_cannot_write(args, line, tmp_path, monkeyp
     r = run("chapters", *(a.format(fauna=fauna) for a in args))
     assert r.exit_code == 2 and r.stderr.startswith(line) and r.stderr.count("\n") == 1, r.output
     assert list(tmp_path.iterdir()) == []
+
+
+# RULES.md §2 and §3 as written there (the shared specification), transcribed: each chapter's terrain codes, and
+# every rule id with its title. `mapgen chapters` is the Reference Board; it must say what the specification says.
+SPEC_TITLES = {
+    "T1": "Chapter terrains", "C1": "Water–Wood", "C2": "Food–Tipi", "C3": "Tipi–Skull", "C4": "Wood lines",
+    "C5": "Mud", "C6": "Rock", "C7": "Skull sides", "C8": "Field", "C9": "Hill numbers", "F1": "Vine–Rock columns",
+    "F2": "Fort pattern", "L1": "Petrified Forest ring", "L2": "Sacagawea", "L3": "Flora creatures",
+    "L4": "Start Fort", "V1": "Fezron–Mud", "V2": "Fezron–Skull apart", "V3": "Mushroom Field",
+    "M1": "Maldonado–Skull", "M2": "Plenty",
+}  # fmt: skip
+CORE = ["T1", "C1", "C2", "C3", "C4", "C5", "C6", "C7", "C8", "C9"]
+BASIC = ["Fo", "Wo", "Wa", "Mu", "Ro"]
+SPEC_CHAPTERS = {  # terrains (§2's "chapters" column), rules (§3: core, then the chapter's own), counted (C9)
+    "training": (BASIC, ["T1", "C1", "C4", "C5", "C6"], None),
+    "fauna": ([*BASIC, "Sk", "Ti", "Fi", "Hi", "Vi", "Ft"], [*CORE, "F1", "F2"], "Ft"),
+    "flora": ([*BASIC, "Sk", "Ti", "Fi", "Hi", "Ft", "Pf", "Sa", "Fc"], [*CORE, "L1", "L2", "L3", "L4"], "Fc"),
+    # C8 (Field) is left out where the chapter has no Field (README, "Map files"); the validator still checks it
+    "vameter": ([*BASIC, "Sk", "Ti", "Hi", "Fz", "Mf"], [r for r in CORE if r != "C8"] + ["V1", "V2", "V3"], "Fz"),
+    "maldonado": ([*BASIC, "Sk", "Ti", "Fi", "Hi", "Ma"], [*CORE, "M1", "M2"], "Ma"),
+}
+SPEC_FIELDS = {  # RULES.md §4: the briefing fields a chapter's map file holds, required and optional
+    "training": (["peak"], []),
+    "fauna": (["peak", "fort_pattern"], []),
+    "flora": (["peak", "start"], ["greek_fire"]),
+    "vameter": (["peak"], []),
+    "maldonado": (["peak"], []),
+}
+
+
+def test_chapters_say_what_rules_md_says():
+    """Every chapter's terrains, rule ids and titles and counted terrain in `mapgen chapters --json` are those of
+    RULES.md, and its text says the same rules with the same titles, in the same order."""
+    data = json.loads(run("chapters", "--json").stdout)
+    assert [c["chapter"] for c in data] == list(SPEC_CHAPTERS)
+    text = run("chapters").stdout
+    for c in data:
+        terrains, ids, counted = SPEC_CHAPTERS[c["chapter"]]
+        assert (sorted(c["terrains"]), [r["id"] for r in c["rules"]], c["counted"]) == (sorted(terrains), ids, counted)
+        for r in c["rules"]:
+            assert r["title"] == SPEC_TITLES[r["id"]]
+            assert f"    {r['id']:<3} {r['title']}: {r['text']}\n" in text
+
+
+def test_chapters_json_names_the_fields_a_map_file_needs_as_the_text_does():
+    """The text's "map file fields" line (a missing one is exit 2 when a hand-made map is read) had no key in
+    --json: a program drawing a map form could not learn that Fauna needs fort_pattern or Flora start."""
+    for c in json.loads(run("chapters", "--json").stdout):
+        required, optional = SPEC_FIELDS[c["chapter"]]
+        assert c["fields"] == {"required": ["chapter", *required, "terrain"], "optional": optional}
+
+
+def test_chapters_json_of_a_house_file_names_it_and_its_fingerprint(write):
+    """`chapters --rules FILE --json` was the shipped chapter's JSON to the key: nothing said which rules it
+    described. It names the file and the rules' fingerprint, as compile's and grade's JSON do (a map made under
+    house rules records that fingerprint); the shipped chapters' JSON has neither key."""
+    from constraints.catalogue import load_chapter
+    from mapgen.solving.compiled import chapter_fingerprint
+
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter + '\n[[rule]]\nid = "H1"\ntitle = "Few Skulls"\ntext = "At most 4 Skulls."\n'
+                  'checks = [{ kind = "count", terrain = "Sk", at_most = 4 }]\n')  # fmt: skip
+    (data,) = json.loads(run("chapters", "--rules", house, "--json").stdout)
+    assert data["rules_file"] == house and data["rules_fingerprint"] == chapter_fingerprint(load_chapter(house))
+    assert [r["id"] for r in data["rules"]][-1] == "H1"
+    (shipped,) = json.loads(run("chapters", "fauna", "--json").stdout)
+    assert "rules_file" not in shipped and "rules_fingerprint" not in shipped
+
+
+@pytest.mark.parametrize(("given", "meant"), [("faun", "fauna"), ("Flor", "flora"), ("maldonad", "maldonado")])
+def test_a_misspelt_chapter_names_the_one_meant(given, meant, write):
+    """`mapgen chapters faun` listed the chapters but did not say which was meant, where `--chapter faun` and a
+    shipped map's name (`fauna-11`) do; a map file's `chapter = "faun"` alike. Still exit 2, one line."""
+    r = run("chapters", given)
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert r.stderr == (
+        f"error: unknown chapter {given!r}: did you mean {meant}? "
+        "(expected one of training, fauna, flora, vameter, maldonado)\n"
+    )
+    f = write("m.toml", FAUNA.replace('chapter = "fauna"', f'chapter = "{given}"'))
+    r = run("validate", f)
+    assert r.exit_code == 2 and f"unknown chapter {given!r}: did you mean {meant}? (expected" in r.stderr, r.output
+
+
+def test_an_empty_chapter_name_is_refused_not_read_as_every_chapter():
+    """`mapgen chapters ""` (an unset shell variable) printed every chapter, exit 0."""
+    r = run("chapters", "")
+    assert r.exit_code == 2 and r.stderr.startswith("error: unknown chapter ''"), r.output

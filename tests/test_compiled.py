@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import math
 import random
+import re
 import time
 from collections import Counter
 
@@ -850,3 +851,121 @@ def test_compile_answers_from_a_cache_it_cannot_write_in_when_the_circuit_is_the
     assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
     r = CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7", "--cache-dir", str(tmp_path)])
     assert r.exit_code == 2 and "cannot write in folder" in r.stderr
+
+
+def test_compile_says_it_dropped_a_damaged_cached_circuit_and_compiles_it_again(tmp_path):
+    """A cached circuit with one byte flipped (or cut short) was dropped and compiled again without a word: the
+    user who asked `mapgen compile` for a circuit it had cached saw "compiled in 0.4 s" and no reason. Now a
+    note on stderr names the file and what was wrong (a truncated circuit file, a damaged one: its CRC); the
+    answer is the fresh compile's, and it is cached again."""
+    args = ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]
+    first = json.loads(CliRunner().invoke(main, args).stdout)
+    path = tmp_path / first["cache"]
+    data = path.read_bytes()
+    for damaged in (data[: len(data) // 2], data[:1000] + bytes([data[1000] ^ 0x5A]) + data[1001:]):
+        path.write_bytes(damaged)
+        r = CliRunner().invoke(main, args)
+        assert r.exit_code == 0, r.output
+        out = json.loads(r.stdout)
+        assert (out["count"], out["from_cache"], out["cache"]) == (7_108_570, False, str(path))
+        note = rf"note: training-1: an? [a-z ]*circuit file( \(\w+\))? in the cache, {re.escape(str(path))}: deleted, not used\n"
+        assert re.fullmatch(note, r.stderr), r.stderr
+        assert path.read_bytes() != damaged
+        again = CliRunner().invoke(main, args)
+        assert json.loads(again.stdout)["from_cache"] and again.stderr == ""
+
+
+def test_compile_from_the_cache_names_the_cached_file(tmp_path):
+    """`--json` of a circuit found in the cache said `"cache": null`, as for one that could not be stored: where
+    the circuit is (and so its size on disk) was said only when it was compiled now."""
+    args = ["compile", "training-1", "--cache-dir", str(tmp_path), "--json"]
+    made = json.loads(CliRunner().invoke(main, args).stdout)
+    again = json.loads(CliRunner().invoke(main, args).stdout)
+    assert again["from_cache"] and again["cache"] == made["cache"] and (tmp_path / made["cache"]).is_file()
+
+
+@pytest.mark.parametrize(
+    "how", [["training-1", "--reveal", "none"], [str(DATA.parent.parent / "examples" / "training-start.toml")]]
+)
+def test_a_state_with_nothing_revealed_is_compiled_as_the_briefing(tmp_path, how):
+    """The board before the first reveal (`--reveal none`, or a partial map with no cell revealed) is the briefing:
+    the same circuit and cache file as a complete map's briefing. It was reported as "the state as revealed
+    (0 cells)", `"base": "state"`."""
+    r = CliRunner().invoke(main, ["compile", *how, "--cache-dir", str(tmp_path), "--json"])
+    out = json.loads(r.stdout)
+    assert (out["base"], out["revealed"]) == ("briefing", 0), r.output
+    text = CliRunner().invoke(main, ["compile", *how, "--cache-dir", str(tmp_path)]).stdout
+    assert ": the briefing (empty board): " in text and "as revealed" not in text
+
+
+def test_compile_of_a_state_with_no_completion_exits_1_and_says_why(tmp_path):
+    """A state no map completes (two Woods in one row) compiled to "0 maps ... cached", exit 0, where every other
+    command exits 1 and names the conflict (`mapgen solve` of the same state). The report still comes (0 maps);
+    the error line is solve's."""
+    args = ["compile", "training-1", "--reveal", "B3=Wo,B4=Wo", "--cache-dir", str(tmp_path)]
+    for extra in ([], ["--json"], []):  # the second run: from the cache
+        r = CliRunner().invoke(main, [*args, *extra])
+        assert r.exit_code == 1, r.output
+        assert r.stderr == (
+            "error: training-1: no completion: rule C4 Wood lines conflicts with the revealed cells B3 (Wo), B4 (Wo)\n"
+        )
+        assert (
+            json.loads(r.stdout)["count"] == 0 if extra else ": the state as revealed (2 cells): 0 maps, " in r.stdout
+        )
+    solved = CliRunner().invoke(main, ["solve", "training-1", "--reveal", "B3=Wo,B4=Wo"])
+    assert solved.exit_code == 1 and solved.stderr == r.stderr
+
+
+def test_compile_keeps_the_cache_to_its_cap_when_the_circuit_was_there(tmp_path):
+    """`--cache-size` capped the cache only when a circuit was written: `mapgen compile` of a cached briefing with
+    a smaller cap left a cache above it (the only way short of deleting the folder to shrink it). The least recently
+    used circuits go; the one asked for, just used, stays."""
+    import os
+
+    base = ["--cache-dir", str(tmp_path), "--json"]
+    kept = json.loads(CliRunner().invoke(main, ["compile", "training-1", *base]).stdout)["cache"]
+    old = time.time() - 3600
+    for n in range(3):  # older circuits of another briefing, 6 MB each (their size is all the cap reads)
+        p = tmp_path / "0123456789abcdef01234567" / f"{n}-{n:032x}.circuit"
+        p.parent.mkdir(exist_ok=True)
+        p.write_bytes(b"\0" * (6 << 20))
+        os.utime(p, (old + n, old + n))
+    cache = C.CircuitCache(tmp_path)
+    assert cache.size() > 18 << 20
+    r = CliRunner().invoke(main, ["compile", "training-1", *base, "--cache-size", "0.01"])  # 10.7 MB
+    assert r.exit_code == 0 and json.loads(r.stdout)["from_cache"], r.output
+    assert cache.size() <= 0.01 * (1 << 30)
+    assert sorted(p.name for p, _ in cache._files()) == sorted(["2-" + "0" * 31 + "2.circuit", os.path.basename(kept)])
+
+
+@pytest.mark.parametrize("command", ["solve", "hint"])
+def test_solve_and_hint_say_when_the_circuit_they_compiled_could_not_be_cached(command, tmp_path, monkeypatch):
+    """On a read-only (or full) cache folder `mapgen solve` answered and kept nothing, without a word: every later
+    question compiled the same state again, and nothing said why it never got faster. The answer is the same; a
+    note on stderr says the circuit was not cached and why, as `mapgen compile` does."""
+    import errno
+    import os
+
+    from mapgen.solving import solve
+
+    # a hint compiles for the odds of a target where nothing is forced (a forced cell is explained by SAT alone)
+    args = [
+        command,
+        "training-1",
+        *(["--reveal", "B7,C7"] if command == "solve" else ["--reveal", "none", "--target", "Wo"]),
+    ]
+    args.append("--json")
+    monkeypatch.setattr(solve.Solver._shared, "solvers", {}, raising=False)  # no solver holding another store
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(C.CircuitCache(tmp_path / "ok")))
+    fine = CliRunner().invoke(main, args)
+    assert fine.exit_code == 0 and "not cached" not in fine.stderr, fine.output
+
+    (tmp_path / "file").write_text("a file where the cache folder's parent should be")  # root writes read-only folders
+    unwritable = tmp_path / "file" / "cache"
+    monkeypatch.setattr(solve.Solver._shared, "solvers", {})
+    monkeypatch.setattr(solve, "_DEFAULT_STORE", solve.CircuitStore(C.CircuitCache(unwritable)))
+    r = CliRunner().invoke(main, args)
+    got, want = json.loads(r.stdout), json.loads(fine.stdout)
+    assert r.exit_code == 0 and {**got, "seconds": 0} == {**want, "seconds": 0}, r.output
+    note = f"note: training-1: the compiled circuit was not cached: {os.strerror(errno.ENOTDIR)} ({unwritable})\n"
+    assert r.stderr.endswith(note) and r.stderr.count("note:") == 1, r.stderr

@@ -491,3 +491,25 @@ def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monke
     assert r.stderr.endswith("printed what was found, missing: odds\n")
     data = json.loads(run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6", "--json").stdout)
     assert data["forced"] is False and data["missing"] == ["odds"] and "odds" not in data
+
+
+def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path):
+    """`solve --json` says `"method": "d-dnnf"` where a compiled circuit answered, as the README promises of `hint`
+    too; `hint --json` said only `"odds_method": "exact"`, the same for a circuit as for the model counter's
+    counts per cell. Now `"method"` names the route, and the odds are the same either way."""
+    import maps
+    from mapgen.solving.compiled import CircuitCache
+    from mapgen.solving.solve import CircuitStore
+
+    m = example("training-201")
+    state = m.hide(i for i in range(m.board.size) if i != m.briefing.peak)
+    chapter = get_chapter("training")
+    compiled = hint(Solver(chapter, circuits=CircuitStore(CircuitCache(tmp_path))), state, Terrain.WOOD, time_limit=120)
+    counted = hint(Solver(chapter, circuits=CircuitStore(None, compiles=False)), state, Terrain.WOOD, time_limit=120)
+    # (a wall clock of 120 s: what answers is the CPU shares' doing, the deadline only ends the work on a busy machine)
+    assert (compiled.get("method"), compiled["odds_method"]) == ("d-dnnf", "exact"), compiled
+    assert (counted.get("method"), counted["odds_method"]) == ("model counter", "exact"), counted
+    assert compiled["odds"] == counted["odds"]
+    nowhere = hint(Solver.for_chapter("fauna"), maps.load("fauna-1").hide(range(49)).with_cells(
+        Terrain.HILL if i == 48 else None for i in range(49)), Terrain.FORT, time_limit=120)  # fmt: skip
+    assert nowhere["odds_method"] == "exact" and nowhere["method"] == "possible terrains", nowhere

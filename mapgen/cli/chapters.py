@@ -6,7 +6,7 @@ import json
 
 import click
 
-from constraints.catalogue import chapter_file, get_chapter
+from constraints.catalogue import ChapterError, chapter_file, get_chapter, unknown_chapter
 from mapgen.cli.options import (
     OutName,
     chapter_names,
@@ -15,6 +15,7 @@ from mapgen.cli.options import (
     json_option,
     out_file,
     reject,
+    rules_file,
     rules_option,
 )
 
@@ -81,8 +82,10 @@ def chapters(chapter, as_json, rules, design, profile_file, out_path, force):
             asked = "CHAPTER is" if given else "the --profile is for"
             reject("--rules", f"a chapter file of {rules.name}, but {asked} {chapter.strip().lower()}")
         chosen = [rules]
-    elif chapter:
-        chosen = [get_chapter(chapter.strip().lower())]  # ChapterError (exit 2) names the chapters there are
+    elif chapter is not None:  # "" too (an unset shell variable): refused, never read as "every chapter"
+        if chapter.strip().lower() not in chapter_names():
+            raise ChapterError(unknown_chapter(chapter))  # exit 2: the name as typed, the one meant, the chapters
+        chosen = [get_chapter(chapter.strip().lower())]
     else:
         chosen = [get_chapter(n) for n in chapter_names()]
     if profile is not None:
@@ -93,7 +96,13 @@ def chapters(chapter, as_json, rules, design, profile_file, out_path, force):
         chosen = [default_profile(c).applied_to(c) for c in chosen]  # a --rules file's own profile key
     force_unused(force, (out_path,), "--out")
     if as_json:
-        click.echo(json.dumps([chapter_json(c) for c in chosen], indent=2, ensure_ascii=False))
+        out = [chapter_json(c) for c in chosen]
+        if rules is not None:  # which rules these are: the file, and the fingerprint a map made under them records
+            from mapgen.solving.compiled import chapter_fingerprint  # deferred: numpy's module, only for --rules
+
+            for entry in out:
+                entry["rules_file"], entry["rules_fingerprint"] = rules_file(), chapter_fingerprint(rules)
+        click.echo(json.dumps(out, indent=2, ensure_ascii=False))
     else:
         click.echo("\n\n".join(chapter_text(c) for c in chosen))
 

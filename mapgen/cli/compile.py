@@ -40,7 +40,8 @@ from mapgen.terrain import quantity
     "--cache-dir",
     type=OutName("folder", file_okay=False),
     default=None,
-    help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder).",
+    help="Where compiled briefings are kept (default: $MAPGEN_CACHE_DIR, else the user cache folder). The other "
+    "commands read only the default: set MAPGEN_CACHE_DIR to this folder for them to use its circuits.",
 )
 @click.option(
     "--cache-size",
@@ -60,8 +61,8 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     with --reveal, compiles the state as revealed (smaller and faster when the empty board is too hard). Every later
     state of the same briefing is then answered from the circuit in milliseconds by `mapgen solve`, `hint`,
     `deduce`, `grade` and the web helper: exact counts, forced cells, exact odds and uniform samples. Exit 0 when
-    compiled (or already cached), 1 when the compiler runs out of memory, 2 for an unreadable file or cache folder,
-    3 when the time limit runs out.
+    compiled (or already cached), 1 when the compiler runs out of memory or no map completes the state (the
+    conflict named, as by `mapgen solve`), 2 for an unreadable file or cache folder, 3 when the time limit runs out.
 
     With --rules FILE the circuit is that house-rule chapter file's (exit 2 for a map of another chapter): the
     cache keeps it apart by the rules' fingerprint, so `mapgen solve --rules FILE` of the same briefing uses it
@@ -85,13 +86,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     map_in = revealed_input(map_in, reveal, chapter)
     m, file = map_in.map, map_in.source
     state = m.hide(range(m.board.size)) if m.complete else m
+    briefing = _revealed(state) == 0  # a complete map's, or the board before the first reveal: the same circuit
     folder = cache_dir or str(default_cache_dir())
     cache = CircuitCache(folder, max_bytes=int(cache_size * (1 << 30)))
-    what = (
-        "the briefing (empty board)" if m.complete else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
-    )
+    what = "the briefing (empty board)" if briefing else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
     circuit = None if recompile or not Path(folder).is_dir() else cache.load(chapter, state)
     from_cache = circuit is not None and circuit.base.cells == state.cells and circuit.base.hills == state.hills
+    for damaged, why in cache.damaged:  # never an answer (a state it should answer is compiled again): say so
+        fate = "left there (it could not be deleted), not used" if damaged.exists() else "deleted, not used"
+        click.echo(f"note: {file}: {why} in the cache, {damaged}: {fate}", err=True)
     if not from_cache:  # to compile and store: a folder it cannot write in fails now, before the work
         circuit = None
         prepare_folder(folder)
@@ -113,11 +116,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
             raise RuleBroken(file, f"the compile of {what} failed: {e}") from None
         finally:
             status.done()
-    path = cache.store(circuit) if not from_cache else None
+    if from_cache:  # nothing written, but the cap holds all the same (the way to shrink the cache: a smaller one)
+        path = cache.found
+        cache.evict()
+    else:
+        path = cache.store(circuit)
     stats = circuit.stats
     out = {
         "file": file,
-        "base": "briefing" if m.complete else "state",
+        "base": "briefing" if briefing else "state",
         "revealed": _revealed(state),
         "nodes": stats.nodes,
         "edges": stats.edges,
@@ -131,6 +138,7 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         click.echo(json.dumps(out))
         if path is None and not from_cache:  # "cache": null alone does not say why (a full disk, or the cap)
             click.echo(f"note: {file}: {cache.not_stored}", err=True)
+        _no_completion(state, chapter, file, stats.count)
         return
     # a cached circuit was compiled before, not now ("compiled in 0.20 s; already cached" read as a second compile)
     when = (
@@ -143,6 +151,17 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         f"{file}{under}: {what}: {stats.count:,} map{'s' if stats.count != 1 else ''}, {stats.nodes:,} nodes, "
         f"{stats.edges:,} edges, {when}"
     )
+    _no_completion(state, chapter, file, stats.count)
+
+
+def _no_completion(state, chapter, file: str, count: int) -> None:
+    """A state no map completes (0 maps): exit 1 with the conflict `mapgen solve` names, as every command exits on
+    a partial map without a completion (the circuit is reported and cached all the same)."""
+    if count:
+        return
+    from mapgen.solving.solve import Solver  # deferred: ortools, only for a state without a completion
+
+    raise RuleBroken(file, str(Solver.for_chapter(chapter).explain(state)))
 
 
 def _revealed(state) -> int:

@@ -9,6 +9,7 @@ import click
 
 from mapgen.cli.errors import TIMEOUT, about, exit_code, found_then_out_of_time
 from mapgen.cli.options import (
+    cache_note,
     house_words,
     json_option,
     kernels_ready,
@@ -85,6 +86,7 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
             click.echo(
                 f"  (the {state.chapter} chapter counts no terrain: name one with --target CODE for the Paths' odds)"
             )
+    cache_note(file)
     odds_out_of_time(result, file, time_limit)
 
 

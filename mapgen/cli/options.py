@@ -452,3 +452,15 @@ def kernels_ready(timed: bool = True) -> None:
 
 #: What a first question on a fresh install says before it compiles the loops (``kernels_ready``).
 FIRST_USE = "first use: compiling the sampler's loops (about half a minute, once: later runs skip it{})…"
+
+
+def cache_note(file: str) -> None:
+    """After a question's answer: when a circuit it compiled could not be kept (a read-only or full cache folder),
+    one note on stderr saying so and why, as `mapgen compile` says it; the answer stands, but every later question
+    compiles the state again and nothing else would say why it never gets faster."""
+    from mapgen.solving.solve import default_store  # deferred: ortools, loaded already by the commands that ask
+
+    cache = default_store().cache
+    why = cache.not_stored if cache is not None else None
+    if why and why.startswith("not cached: "):  # the system's error, not the size cap (a very large circuit)
+        click.echo(f"note: {file}: the compiled circuit was {why}", err=True)

@@ -9,6 +9,7 @@ import click
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
     OutName,
+    cache_note,
     force_option,
     force_unused,
     house_words,
@@ -174,6 +175,7 @@ def solve(
         click.echo(solve_text(state, report, file))
         if "out" in report:
             click.echo(f"the completion written to {out_path}")
+    cache_note(file)
     if several is not None:
         click.echo(f"error: {file}: {several}, not one: nothing written to {out_path}", err=True)
         raise click.exceptions.Exit(BROKEN)

@@ -1187,7 +1187,7 @@ class Circuit:
         except CompileError:
             raise
         except Exception as e:  # noqa: BLE001 - any damage to a cache file means: compile again
-            raise CompileError(f"unreadable circuit file ({type(e).__name__})") from None
+            raise CompileError(f"an unreadable circuit file ({type(e).__name__})") from None
         c = cls(chapter, base, dnnf, stats, x)
         if c.key != meta.get("key") or len(x) != base.board.size:
             raise CompileError("a circuit file whose contents do not match its key")
@@ -1304,6 +1304,8 @@ class CircuitCache:
         self.max_bytes = max_bytes
         self._bases: dict[Path, tuple[tuple[int, int], Map | None]] = {}  # file -> (mtime, size), its base
         self.not_stored: str | None = None  # why the last ``store`` wrote nothing
+        self.found: Path | None = None  # the file of the circuit the last ``load`` gave
+        self.damaged: list[tuple[Path, str]] = []  # the damaged files the last ``load`` met (dropped), and why
 
     def _base(self, p: Path) -> Map | None:
         """The base state a cache file names in its ``meta.json`` (kept while the file is unchanged), None when
@@ -1342,6 +1344,7 @@ class CircuitCache:
     def load(self, chapter: Chapter, state: Map) -> Circuit | None:
         """The cached circuit with the largest base that ``state`` extends, or None."""
         revealed = {i for i, t in enumerate(state.cells) if t is not None}
+        self.found, self.damaged = None, []
         for p in self.candidates(chapter, state):
             n = _revealed_of(p)
             if n is None or n > len(revealed):
@@ -1351,7 +1354,8 @@ class CircuitCache:
                 continue  # another game's state of the same briefing
             try:
                 c = Circuit.from_file(p, chapter)
-            except CompileError:
+            except CompileError as e:
+                self.damaged.append((p, str(e)))
                 try:
                     p.unlink(missing_ok=True)
                 except OSError:  # a read-only cache folder (or not a file): left there, never read as an answer
@@ -1361,6 +1365,7 @@ class CircuitCache:
                 continue
             if c.applies(state):
                 _touch(p)
+                self.found = p
                 return c
         return None
 

@@ -476,7 +476,7 @@ def hint(
     if target is not None:
         cells = frontier(state)
         try:
-            odds, method, errors = _odds(solver, state, cells, target, budget, time_limit)
+            odds, method, errors, route = _odds(solver, state, cells, target, budget, time_limit)
         except SolveTimeout as e:  # what was found stands (nothing is forced); say what is missing
             out["target"] = target.code
             out["timed_out"] = str(e)
@@ -498,15 +498,22 @@ def hint(
         out["best"] = [b.name(i) for p, i in ranked if p == top and (p is None or p > 0)]
         out["odds_exact"] = method == ODDS_EXACT
         out["odds_method"] = method
+        out["method"] = route  # what answered: "d-dnnf" (a compiled circuit), as solve's JSON says it
     out["seconds"] = round(time.monotonic() - start, 3)
     return out
 
 
+#: What answered a hint's odds (its JSON's ``"method"``, besides ``"odds_method"``): a compiled circuit (as
+#: solve's ``"method"`` says it), the model counter's counts per cell, or the possible terrains alone (no Path
+#: can hold the target); else the sampler, or none (``ODDS_SAMPLER``, ``ODDS_NONE``).
+ROUTE_CIRCUIT, ROUTE_COUNTER, ROUTE_POSSIBLE = "d-dnnf", "model counter", "possible terrains"
+
+
 def _odds(
     solver, state: Map, cells: list[int], target: Terrain, budget: Budget, time_limit: float, seed: int = 0
-) -> tuple[dict[int, float | None], str, dict[int, float]]:
-    """Per cell, the share of completions with ``target`` there, how it was had (``solve.ODDS_*``), and for
-    sampled odds each share's standard error (``Solver.odds_answer``'s: a share of 0 with an error is a terrain
+) -> tuple[dict[int, float | None], str, dict[int, float], str]:
+    """Per cell, the share of completions with ``target`` there, how it was had (``solve.ODDS_*``), for
+    sampled odds each share's standard error, and what answered (``ROUTE_*``: "d-dnnf" for a compiled circuit) (``Solver.odds_answer``'s: a share of 0 with an error is a terrain
     the cell can hold that no chain met there).
 
     Exact when a circuit answers, or the count of the state and of each cell's sub-state (the cell set to
@@ -519,7 +526,7 @@ def _odds(
     can = [i for i in cells if target in possible[i]]
     odds: dict[int, float | None] = {i: 0.0 for i in cells}
     if not can:
-        return odds, ODDS_EXACT, {}
+        return odds, ODDS_EXACT, {}, ROUTE_POSSIBLE
     # A compiled circuit gives every cell's exact count at once (cached, or compiled within 30% of the
     # budget's seconds of CPU); else Ganak counts the state and each cell's sub-state within equal CPU shares
     # of 25%; else the sampler's odds, its work ``SAMPLE_SECONDS`` per second of the time limit (counted in sweeps).
@@ -530,7 +537,7 @@ def _odds(
         total, tallies = got
         for i in can:
             odds[i] = tallies[i].get(target, 0) / total
-        return odds, ODDS_EXACT, {}
+        return odds, ODDS_EXACT, {}, ROUTE_CIRCUIT
     counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
     share = 0.25 * cpu / (len(can) + (0 if counted.exact else 1))
     total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
@@ -544,7 +551,7 @@ def _odds(
     if total and len(parts) == len(can):
         for i, n in zip(can, parts, strict=True):
             odds[i] = n / total
-        return odds, ODDS_EXACT, {}
+        return odds, ODDS_EXACT, {}, ROUTE_COUNTER
     # the block heat-bath sampler (mapgen.solving.sampler) through the one interface solve, render and the web
     # use, its work sized as theirs at the same time limit (the same odds from each), else no number where the
     # target may be
@@ -552,12 +559,12 @@ def _odds(
         state, time_limit=budget, method=ODDS_SAMPLER, sample_seconds=SAMPLE_SECONDS * time_limit, seed=seed
     )
     if got.method != ODDS_SAMPLER:
-        return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE, {}
+        return {i: known_chance(possible[i], target) for i in cells}, ODDS_NONE, {}, ODDS_NONE
     errors: dict[int, float] = {}
     for i in can:
         odds[i] = got.shares.get(i, {}).get(target, 0.0)
         errors[i] = float((got.errors or {}).get(i, {}).get(target, 0.0))
-    return odds, ODDS_SAMPLER, errors
+    return odds, ODDS_SAMPLER, errors, ODDS_SAMPLER
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:

@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter
+from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter, unknown_chapter
 from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
 from mapgen.inputs import Unreadable, parse_toml, unknown_key
@@ -855,7 +855,7 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
         return 0, [MapOutput(m.chapter).put(m, seed, **fields)]
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
     if chapter not in chapter_names():
-        raise ApiError(f"unknown chapter {chapter!r} (expected one of {', '.join(chapter_names())})"[:200])
+        raise ApiError(unknown_chapter(chapter)[:200])
     spec = rules.chapter(chapter)
     profile = _profile(body, spec)
     _no_quality_target(body, chapter)
