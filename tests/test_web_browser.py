@@ -97,6 +97,16 @@ def open_studio(driver, base_url: str, name: str) -> None:
     wait_for(lambda: "Valid" in text_of(driver, "verdict"), what=name)
 
 
+def press_generate(driver, seed) -> None:
+    """The studio's Seed box set to ``seed`` and Generate pressed."""
+    from selenium.webdriver.common.by import By
+
+    field = driver.find_element(By.ID, "seed")
+    field.clear()
+    field.send_keys(str(seed))
+    driver.find_element(By.ID, "generate").click()
+
+
 def test_helper_taps_show_forced_cells_a_count_and_a_hint(driver, base_url):
     from selenium.webdriver.common.by import By
 
@@ -571,10 +581,7 @@ def test_studio_generates_a_map_and_playtests_it_with_progress_then_plots(driver
     settled(driver)  # the verdict shown is training-1's, not the page's previous map's (no reload: a new #hash)
     assert "Valid" in text_of(driver, "verdict")
     before = [e.text for e in driver.find_elements(By.CSS_SELECTOR, ".cell")]
-    seed = driver.find_element(By.ID, "seed")
-    seed.clear()
-    seed.send_keys("12")
-    driver.find_element(By.ID, "generate").click()
+    press_generate(driver, 12)
     wait_for(lambda: "Generated training map, seed 12" in text_of(driver, "message"), what="the new map")
     settled(driver)
     assert "Valid" in text_of(driver, "verdict")
@@ -1913,10 +1920,7 @@ def test_generate_again_before_the_first_answers_keeps_the_newest_map(driver, ba
         open_studio(driver, base_url, "training-1")
         settled(driver)
         for seed in ("3", "4"):
-            field = driver.find_element(By.ID, "seed")
-            field.clear()
-            field.send_keys(seed)
-            driver.find_element(By.ID, "generate").click()
+            press_generate(driver, seed)
             for ok in driver.find_elements(By.ID, "confirm-ok"):  # the map shown is an edit away from its file
                 ok.click()
             time.sleep(0.2)
@@ -1930,7 +1934,6 @@ def test_generate_again_before_the_first_answers_keeps_the_newest_map(driver, ba
 def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, base_url):
     """Seeds run to 2^63 - 1, but the studio sent the Seed field as a JavaScript number: 9007199254740993 went as
     9007199254740992 and made that seed's map, not the one ``mapgen generate --seed 9007199254740993`` makes."""
-    from selenium.webdriver.common.by import By
 
     from mapgen.generate import Generator
 
@@ -1938,10 +1941,7 @@ def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, ba
     want = Generator("training").generate(seed).map
     open_studio(driver, base_url, "training-1")
     settled(driver)
-    field = driver.find_element(By.ID, "seed")
-    field.clear()
-    field.send_keys(str(seed))
-    driver.find_element(By.ID, "generate").click()
+    press_generate(driver, seed)
     wait_for(lambda: "Generated training map" in text_of(driver, "message"), what="the new map")
     settled(driver)
     assert f"seed {seed}," in text_of(driver, "message")
@@ -2020,10 +2020,7 @@ def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_
 
     open_studio(driver, base_url, "training-1")
     settled(driver)
-    field = driver.find_element(By.ID, "seed")
-    field.clear()
-    field.send_keys("12")
-    driver.find_element(By.ID, "generate").click()
+    press_generate(driver, 12)
     wait_for(lambda: "Generated training map, seed 12" in text_of(driver, "message"), what="the map")
     settled(driver)
     undo = driver.execute_script("return S.undo.length")
@@ -2040,9 +2037,7 @@ def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_
     assert said == "This is seed 12's map already: a seed always makes the same map. Change the seed for another."
     assert not driver.find_elements(By.CSS_SELECTOR, "dialog.confirm[open]")
     assert driver.execute_script("return S.undo.length") == undo
-    field.clear()
-    field.send_keys("13")
-    driver.find_element(By.ID, "generate").click()
+    press_generate(driver, 13)
     for ok in driver.find_elements(By.ID, "confirm-ok"):
         ok.click()
     wait_for(lambda: "Generated training map, seed 13" in text_of(driver, "message"), what="another map")
