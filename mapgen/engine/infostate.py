@@ -774,15 +774,20 @@ def resample(
 
 
 def resample_near(
-    info: InfoState, rng: random.Random, real: State, sampler: CompletionSampler | None = None, time_limit=60.0
+    info: InfoState,
+    rng: random.Random,
+    real: State,
+    sampler: CompletionSampler | None = None,
+    tries: int = 200,
+    time_limit=60.0,
 ) -> Tracker:
-    """``resample``'s world by whole worlds, or when they are all rejected, one drawn by ``SWEEPS`` sweeps of the
+    """``resample``'s world by ``tries`` whole worlds, or when they are all rejected, one drawn by ``SWEEPS`` sweeps of the
     sequential draw each conditioned on a world that passes the whole history (particle Gibbs): first ``real``,
     the real game's state (whose observations are the player's), then the world the last sweep gave. Never fails
     (the conditioning world always passes); the world is drawn near the exact distribution, and may be ``real``'s
     own deal when nothing else passes (a copy: a new Tracker on ``real``'s game)."""
     try:
-        return resample(info, rng, sampler, time_limit=time_limit, rounds=0)
+        return resample(info, rng, sampler, tries, time_limit, rounds=0)
     except ResampleError:
         pass
     d = _Drawer(info, rng, sampler, time_limit)
