@@ -16,11 +16,12 @@ from __future__ import annotations
 import csv
 import io
 import math
+import os
 import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
-from constraints.catalogue import Chapter, get_chapter
+from constraints.catalogue import Chapter, get_chapter, load_chapter, misfit
 from mapgen import deduce
 from mapgen.campaign import Backend, Task, run
 from mapgen.engine.bots import BOTS, UNFAIR
@@ -38,7 +39,7 @@ from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
 from mapgen.inputs import is_whole
 from mapgen.mapfile import dumps_map, parse_map
-from mapgen.model import Map, expect_map
+from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.quality import DEFAULT_GAMES, Quality, QualityError, chapter_quality, tier_index
 from mapgen.solving.solve import Solver
 from mapgen.terrain import quantity
@@ -739,15 +740,23 @@ def grade_maps(
     quality: Quality | dict[str, Quality] | None = None,
     where: Backend | None = None,
     progress=None,
+    rules_file: str | None = None,
 ) -> list[MapGrade]:
     """Grade several maps in one campaign (``where``: ``campaign.Local(jobs)`` or ``campaign.Ray(address)``).
 
     ``quality`` is one for every map, or one per chapter (missing chapters: the chapter's defaults).
-    ``progress`` is called with the number of games played so far (total: ``games_total``).
+    ``progress`` is called with the number of games played so far (total: ``games_total``). Under house rules
+    (``settings.rules``) each grade records them (``MapGrade.rules``: ``rules_file``'s name, else the chapter's
+    name, and their fingerprint), as ``mapgen grade --rules FILE`` does; WrongMapError for a map they do not fit.
     """
     for _, m in maps:
         expect_map(m, "grade", complete=True)
     settings = settings or GradeSettings()
+    if settings.rules is not None:
+        for source, m in maps:
+            problem = misfit(m, settings.rules)
+            if problem:
+                raise WrongMapError(f"{source}: {problem}")
     if any(settings.games.values()):  # a variant of another chapter (GameError) before any task, not in a game
         for _, m in maps:
             make_game(m, Settings(reference=settings.rules, variants=settings.variants), 0)
@@ -759,6 +768,11 @@ def grade_maps(
         q = quality.get(m.chapter) if isinstance(quality, dict) else quality
         out.append(assemble(source, m, settings, results[k : k + len(ts)], q))
         k += len(ts)
+    if settings.rules is not None:  # every figure says which rules it was had under, as a made map's [generator]
+        from mapgen.generate import rules_record  # deferred: the generator's module, only under house rules
+
+        record = rules_record(rules_file or settings.rules.name, settings.rules)
+        out = [replace(g, rules=record) for g in out]
     return out
 
 
@@ -779,14 +793,22 @@ def grade(
     progress=None,
     budgets: dict[str, int] | None = None,
     variants: tuple[str, ...] = (),
+    rules: str | os.PathLike | Chapter | None = None,
+    rules_file: str | None = None,
 ) -> MapGrade:
     """Grade one complete map: ``grade(maps.load("fauna-1")).to_json()``; returns a MapGrade.
 
     ``games``: bot name -> games (default ``DEFAULT_GAMES``), ``budgets``: bot name -> search budget, ``variants``:
-    the named variants every game is played under (``mapgen grade --variant``). WrongMapError for a partial map,
-    TypeError for what is not a Map, QualityError for games or budgets it cannot use, GameError for a variant
-    unknown or of another chapter."""
+    the named variants every game is played under (``mapgen grade --variant``). ``rules``: a house-rule chapter
+    file (or a chapter loaded with ``constraints.catalogue.load_chapter``; ``rules_file``: the file it came from)
+    the map is deduced and played under, recorded in the grade (``mapgen grade --rules FILE``). WrongMapError for a
+    partial map or one the rules do not fit, ChapterError for a rules file that cannot be used, TypeError for what
+    is not a Map, QualityError for games or budgets it cannot use, GameError for a variant unknown or of another
+    chapter."""
     expect_map(m, "grade", complete=True)
+    if rules is not None and not isinstance(rules, Chapter):
+        rules_file = os.fspath(rules)
+        rules = load_chapter(rules_file)
     check_games(DEFAULT_GAMES if games is None else games, budgets)
     settings = GradeSettings(
         games=dict(DEFAULT_GAMES if games is None else games),
@@ -795,8 +817,10 @@ def grade(
         time_limit=time_limit,
         budgets=dict(budgets or {}),
         variants=variants,
+        rules=rules,
     )
-    return grade_maps([(source or _name(m), m)], settings, quality=quality, where=where, progress=progress)[0]
+    items = [(source or _name(m), m)]
+    return grade_maps(items, settings, quality=quality, where=where, progress=progress, rules_file=rules_file)[0]
 
 
 def _name(m: Map) -> str:

@@ -17,6 +17,7 @@ from dataclasses import dataclass, field, replace
 from constraints.catalogue import Chapter
 from mapgen.batch import MapOutput, start_batch
 from mapgen.campaign import Backend, Local, Ray, Task, run
+from mapgen.engine.game import game_variants
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.generate import GenerationTimeout, Generator
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
@@ -187,13 +188,24 @@ def candidate(
 
 
 def settings_for(
-    quality: Quality, seed: int, time_limit: float, *, deduce: bool = False, rules: Chapter | None = None
+    quality: Quality,
+    seed: int,
+    time_limit: float,
+    *,
+    deduce: bool = False,
+    rules: Chapter | None = None,
+    variants: tuple[str, ...] = (),
 ) -> GradeSettings:
     """Only what the targets need: the band's bot (its games) and the deduction when a grade or targets are
-    asked (or ``deduce``); under ``rules`` (a house chapter) when given."""
+    asked (or ``deduce``); under ``rules`` (a house chapter) when given, the games under ``variants``."""
     games = {b: quality.games.get(b, 200) for b in quality.bots_needed()}
     return GradeSettings(
-        games=games, seed=seed, deduce=deduce or quality.needs_deduction(), time_limit=time_limit, rules=rules
+        games=games,
+        seed=seed,
+        deduce=deduce or quality.needs_deduction(),
+        time_limit=time_limit,
+        rules=rules,
+        variants=variants,
     )
 
 
@@ -214,6 +226,7 @@ def search(
     deduce: bool = False,
     rules: Chapter | None = None,
     rules_file: str | None = None,
+    variants: tuple[str, ...] = (),
 ) -> SearchResult:
     """Candidates from ``seed`` on until ``count`` pass; see the module docstring.
 
@@ -222,9 +235,12 @@ def search(
     ``deduce``: grade every candidate's deduction even when no target needs it (its tier goes in ``[grade]``).
     ``rules``: a house chapter (loaded from ``rules_file``) every candidate keeps and is graded under (the tier's
     cuts and the default bands in ``quality`` stay the shipped chapter's measures, as ``grade --rules`` says).
+    ``variants``: the named variants the candidates' games are played under (``mapgen grade --variant``; a
+    GameError, before any candidate, for one of another chapter, naming the setting).
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
+    variants = tuple(sorted(game_variants(variants, chapter)))
     where = where or Local(1)
     started = time.monotonic()
     deadline = started + time_limit
@@ -252,7 +268,9 @@ def search(
                     profile,
                     s,
                     quality,
-                    settings_for(quality, s, max(1.0, left), deduce=deduce or bool(per_tier), rules=rules),
+                    settings_for(
+                        quality, s, max(1.0, left), deduce=deduce or bool(per_tier), rules=rules, variants=variants
+                    ),
                     min(map_time, max(1.0, left)),
                     rules_file,
                 ),
@@ -365,6 +383,7 @@ def generate_to_target(
     progress: Callable[[int, int], None] | None = None,
     rules: Chapter | None = None,
     rules_file: str | None = None,
+    variants: tuple[str, ...] = (),
 ) -> TargetRun:
     """``mapgen generate`` with a quality target: ``search`` from ``seed`` (random when None) for ``count`` maps
     among ``candidates``, within ``time_limit`` seconds (``SEARCH_TIME`` when None); each kept map, with its
@@ -372,7 +391,7 @@ def generate_to_target(
     become is checked, and a Ray cluster joined, before the work). A search short of ``count`` is returned too
     (its maps are written): ``run.missed()`` is the error to raise once it is reported. ``rules``: a house chapter
     (loaded from ``rules_file``) the candidates are made and graded under, as ``search`` says (without
-    ``profile_file``, its own profile key). Raises what ``start_batch``, ``MapOutput``, ``Ray.connect`` and
+    ``profile_file``, its own profile key); ``variants``: the candidates' games' (``search``). Raises what ``start_batch``, ``MapOutput``, ``Ray.connect`` and
     ``search`` raise."""
     seed, profile = start_batch(
         chapter if rules is None else rules, seed, count, candidates, out_dir, profile_file, "--candidates"
@@ -394,6 +413,7 @@ def generate_to_target(
         progress=progress,
         rules=rules,
         rules_file=rules_file,
+        variants=variants,
     )
     return TargetRun(result, limit, candidates, [out.put(kept_map(c), c.seed) for c in result.kept])
 

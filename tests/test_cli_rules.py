@@ -429,6 +429,25 @@ def test_grade_refuses_a_map_the_rules_do_not_fit_or_that_breaks_them(house, hou
     assert r.exit_code == 2 and r.stderr == run("validate", "--rules", house, "flora-1").stderr
 
 
+def test_python_grade_takes_the_rules_as_grade_rules_does(house, house_map):
+    """``mapgen.grade.grade`` had no rules argument although ``mapgen grade --rules FILE`` exists: it now takes the
+    house-rule file (or a loaded chapter with ``rules_file``), and gives the command's figures and record."""
+    from mapgen.errors import MapgenError
+    from mapgen.grade import grade
+
+    m = read_map(house_map)
+    r = run("grade", house_map, "--rules", house, "--bots", "heuristic", "--games", 3, "--no-deduction", "--json")
+    assert r.exit_code == 0, r.output
+    (cli,) = json.loads(r.stdout)
+    g = grade(m, str(house_map), games={"heuristic": 3}, deduce=False, rules=house).to_json()
+    assert g == cli
+    assert (g["rules"], g["rules_fingerprint"]) == ("house.toml", chapter_fingerprint(load_chapter(house)))
+    loaded = grade(m, str(house_map), games={"heuristic": 3}, deduce=False, rules=load_chapter(house), rules_file=house)
+    assert loaded.to_json() == cli
+    with pytest.raises(MapgenError, match="flora-1: a flora map, but the rules are chapter fauna.s"):
+        grade(read_map(Path(__file__).parent.parent / "maps" / "flora" / "flora-1.toml"), rules=house, deduce=False)
+
+
 def grade_figures(*rules) -> tuple:
     r = run("grade", "fauna-1", *rules, "--bots", "heuristic", "--games", 5, "--no-deduction", "--json")
     assert r.exit_code == 0, r.output

@@ -460,3 +460,43 @@ def test_a_chance_outcome_is_named_by_its_card():
                     assert s.action_to_string(a) == f"draw {kind} card {cards[a].name!r} (card {a})"
             _play(s, rng, len(s.history()) + 1)
     assert seen == {"Challenge", "Threat", "Destiny", "Kill"}
+
+
+def _traitor_state(players, seed, steps):
+    game = pyspiel.load_game(NAME, {"map": "maldonado-2", "players": players, "mode": "traitor"})
+    rng = random.Random(seed)
+    s = game.new_initial_state()
+    while len(s.history()) < steps:  # as the failures were found: 20 steps at a time
+        _play(s, rng, len(s.history()) + 20)
+    assert not s.is_terminal()
+    return s
+
+
+@pytest.mark.parametrize("players,seed,steps", [(3, 0, 80), (3, 1, 60), pytest.param(4, 3, 80, marks=pytest.mark.slow)])
+def test_resampling_in_hidden_traitor_mode_always_finds_a_world(players, seed, steps):
+    """In Hidden Traitor mode another player's hidden hand is constrained by their public plays (a Loyalist plays a
+    face-down card only of +2/+3, a Command card only without a matching card, and a play with one legal choice
+    is made at once): drawn afresh at each draw, the hands rarely pass every later play, and 200 whole worlds
+    used to be rejected (ResampleError: OpenSpiel's ISMCTS stopped). The real state is consistent with every
+    player's information, so a world is always found, and the player cannot tell it from the real one."""
+    s = _traitor_state(players, seed, steps)
+    sampler = pyspiel.UniformProbabilitySampler(0.0, 1.0)
+    for p in range(players):
+        r = s.resample_from_infostate(p, sampler)
+        assert r.information_state_string(p) == s.information_state_string(p)
+        assert r.observation_string(p) == s.observation_string(p)
+
+
+def test_the_draw_conditioned_on_the_real_state_passes_the_whole_history_and_redraws_hidden_cards():
+    """The fallback itself (no whole world tried): the world it gives is the player's information state, for every
+    player, and other hidden cards than the real ones are drawn (not the real state handed back)."""
+    s = _traitor_state(3, 0, 80)
+    real = s.inner
+    for p in range(3):
+        info = I.information_state(real, p, s.engine.tracker)
+        world = I.resample_near(info, random.Random(p), real, tries=0)
+        assert world.trace[p] == info.trace
+        hidden = [j for j, a in enumerate(info.history) if a is None]
+        assert any(world.state.history[j] != real.history[j] for j in hidden)
+    with pytest.raises(I.ResampleError):
+        I.resample(info, random.Random(0), tries=0, rounds=0)

@@ -231,3 +231,45 @@ def test_a_seed_range_past_the_last_seed_names_candidates_not_count(tmp_path, ar
         f"can record (0 to {MAX_SEED}, TOML's largest integer)\n"
     )
     assert list(tmp_path.iterdir()) == []
+
+
+def test_generate_to_a_target_plays_the_candidates_games_under_a_variant(tmp_path):
+    """`generate --win-rate ...` grades candidates by playing them but had no --variant, which grade and playtest
+    have: the candidates' games are now played under it (grade's option: same names and checks), the [grade]
+    table says so, and the figures are grade --variant's for the same map and seed."""
+    args = ("generate", "-c", "training", "--seed", 1, "--win-rate", "heuristic:0-1", "--candidates", 1)
+    r = cli(*args, "--variant", "relaunch", "--variant", "toll-no-water")
+    assert r.exit_code == 0, r.output
+    table = tomllib.loads(r.stdout)["grade"]
+    assert table["variants"] == ["relaunch", "toll-no-water"]
+    path = tmp_path / "training-1.toml"
+    path.write_text(r.stdout, encoding="utf-8")
+    g = cli(
+        "grade",
+        path,
+        "--seed",
+        1,
+        "--bots",
+        "heuristic",
+        "--games",
+        200,
+        "--no-deduction",
+        "--json",
+        "--variant",
+        "relaunch",
+        "--variant",
+        "toll-no-water",
+    )
+    assert g.exit_code == 0, g.output
+    assert json.loads(g.stdout)[0]["bots"]["heuristic"]["win_rate"] == table["heuristic"]["win_rate"]
+    # grade's checks: a variant of another chapter names --variant (exit 1), an unknown name is exit 2
+    other = cli(*args, "--variant", "flora-minotaurs")
+    assert (other.exit_code, other.stderr) == (
+        1,
+        "error: --variant: the variant 'flora-minotaurs' is for flora, not training\n",
+    )
+    assert cli(*args, "--variant", "relaunc").exit_code == 2
+    # no games to play it in: said, not dropped
+    for target in ((), ("--grade", "Gentle")):
+        r = cli("generate", "-c", "training", "--seed", 1, *target, "--variant", "relaunch")
+        assert r.exit_code == 2 and r.stderr.startswith("error: --variant: "), r.output

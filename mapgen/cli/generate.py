@@ -9,7 +9,7 @@ from pathlib import Path
 
 import click
 
-from mapgen.cli.errors import BROKEN, BadInput, about, exit_code
+from mapgen.cli.errors import BROKEN, BadInput, about, about_settings, exit_code
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
     MapType,
@@ -26,6 +26,7 @@ from mapgen.cli.options import (
     seed_option,
     time_limit_option,
     typed,
+    variant_option,
 )
 
 
@@ -76,6 +77,7 @@ from mapgen.cli.options import (
     show_default=True,
     help="With a quality target: most candidates to generate and grade.",
 )
+@variant_option("a quality target's candidates' grading games (--win-rate, --max-walled-in)")
 @campaign_options
 @rules_option
 @force_option("the map files in --out", several=True)
@@ -92,6 +94,7 @@ def generate(
     win_rate,
     max_walled_in,
     candidates,
+    variants,
     jobs,
     ray_address,
     rules,
@@ -119,6 +122,9 @@ def generate(
     -c --rules), and each map's [generator] and [grade] tables name the file and the rules' fingerprint;
     the deduction tiers and the default bands stay calibrated on the shipped chapter, and the report says so.
 
+    --variant plays a quality target's candidates' games under a named variant (repeatable, as mapgen grade
+    --variant): only a target that plays games (--win-rate, --max-walled-in, or the profile's bands) takes it.
+
     \b
     Example:
         mapgen generate --chapter fauna --seed 7
@@ -139,6 +145,8 @@ def generate(
             f"to write one map to this file: mapgen generate ... > {out_dir}",
         )
     if sketch is not None:
+        if variants:
+            _no_games("a sketch is filled once, not graded")
         if grade_tier or win_rate or max_walled_in is not None:
             reject(
                 "--from", "a sketch is filled once; a quality target (--grade, --win-rate, --max-walled-in) needs -c"
@@ -158,9 +166,11 @@ def generate(
     )
 
     quality = wanted(profile_file, chapter_name.lower(), grade_tier, win_rate, max_walled_in)
+    if variants and (quality is None or not quality.bots_needed()):
+        _no_games("no quality target is asked" if quality is None else "this target (a deduction grade) plays none")
     if quality is not None:
         force_unused(force, (out_dir,), "--out")
-        with _profile_named(profile_file):
+        with _profile_named(profile_file), about_settings(chapter_name.lower()):  # --variant of another chapter
             generate_to_target(
                 chapter_name.lower(),
                 quality,
@@ -175,6 +185,7 @@ def generate(
                 force=force,
                 as_json=as_json,
                 rules=rules,
+                variants=variants,
             )
         return
     if typed("candidates"):  # it was dropped without a word
@@ -205,6 +216,15 @@ def generate(
     else:
         for item in summary:
             click.echo(f"wrote {item['file']} (seed {item['seed']}, {item['seconds'] * 1000:.0f} ms)", err=True)
+
+
+def _no_games(why: str) -> None:
+    """--variant with no games to play it in (exit 2): said, never dropped."""
+    reject(
+        "--variant",
+        "plays the games that grade a quality target's candidates (--win-rate, --max-walled-in or the profile's "
+        f"bands); {why}",
+    )
 
 
 def _one_process(jobs: int, ray_address: str | None) -> None:

@@ -315,12 +315,8 @@ def grade(
         progress_bar("grading (games)", games_total(len(items), settings), fmt is None, where=backend) as progress,
         about_settings(maps_in[0].source if len(maps_in) == 1 else "grade"),  # a variant of another chapter: --variant
     ):
-        grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress)
-    if rules is not None:  # every figure says which rules it was had under, as a made map's [generator] table
-        from mapgen.generate import rules_record  # deferred: the command's library, only when it runs
-
-        record = rules_record(rules_file(), rules)
-        grades = [replace(g, rules=record) for g in grades]
+        # under --rules every grade records them (the file's name and the rules' fingerprint)
+        grades = grade_maps(items, settings, quality=quality, where=backend, progress=progress, rules_file=rules_file())
     if fmt == "json":
         click.echo(json.dumps([g.to_json() for g in grades], indent=2))
     elif fmt == "csv":

@@ -33,12 +33,14 @@ def generate_to_target(
     force: bool,
     as_json: bool,
     rules=None,
+    variants: tuple[str, ...] = (),
 ) -> None:
     """Run the search and report it: the map (or ``--json``'s report) on stdout, the summary on stderr; a
     missed target's summary and closest candidates on stdout, then its error (``TargetMissed``, exit 1; exit 3 when
     the time ran out).
     ``rules``: the --rules file's chapter, the candidates made and graded under it (``mapgen.target.search``, as
-    pack -c --rules); the report names the file and says what stays calibrated on the shipped chapter."""
+    pack -c --rules); the report names the file and says what stays calibrated on the shipped chapter.
+    ``variants``: --variant, the candidates' games played under them (as grade --variant)."""
     from mapgen import target  # deferred: ortools, only when the command runs
 
     backend = where(jobs, ray_address)
@@ -57,6 +59,7 @@ def generate_to_target(
             progress=(lambda tried, kept: bar(tried)) if bar else None,
             rules=rules,
             rules_file=rules_file() if rules is not None else None,
+            variants=variants,
         )
     under = _house_rules(run) if rules is not None else None
     if not as_json:

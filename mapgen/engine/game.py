@@ -145,6 +145,16 @@ ADVANCE: dict = {
 }
 
 
+def game_variants(variants, chapter: str) -> frozenset[str]:
+    """The named variants of a game of ``chapter``, checked: BadSettingError for a name no variant has (exit 2),
+    GameError for a variant of another chapter (exit 1), both naming the setting ``variants`` (``--variant``)."""
+    try:
+        return check_variants(variants, chapter)
+    except ValueError as e:
+        unknown = any(v not in VARIANTS for v in variants or ())
+        raise (BadSettingError if unknown else GameError)(str(e), setting="variants") from None
+
+
 class Game:
     """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed, the named
     variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading), the ``reference`` (the
@@ -174,11 +184,7 @@ class Game:
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
-        try:
-            self.variants = check_variants(variants, self.chapter.name)
-        except ValueError as e:  # a name no variant has (exit 2), or a variant of another chapter (exit 1)
-            unknown = any(v not in VARIANTS for v in variants or ())
-            raise (BadSettingError if unknown else GameError)(str(e), setting="variants") from None
+        self.variants = game_variants(variants, self.chapter.name)
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)
             self.chapter.variants = self.variants

@@ -26,6 +26,11 @@ cards are drawn uniformly at each draw, then filtered by the rejection above (un
 consistent deals when each draw is independent of later observations, which holds for hands that
 are never shown; cards shown later are conditioned by rejection, which is exact but may need
 many tries). The map and the cards are drawn independently, then filtered together.
+
+When every whole world is rejected (Hidden Traitor mode: another player's plays constrain their hidden hand, long
+after it was dealt), worlds are drawn step by step (``_filtered``, a particle filter: near the exact distribution,
+not it); given the real state (``resample_near``: OpenSpiel's ``resample_from_infostate``), that draw is
+conditioned on it, so that a world is always found.
 """
 
 from __future__ import annotations
@@ -649,65 +654,188 @@ def world_game(info: InfoState, m: Map) -> Game:
 def extend(world: Tracker, info: InfoState, rng: random.Random) -> bool:
     """Replay the rest of ``info``'s history onto ``world`` (drawing the hidden outcomes afresh);
     False as soon as the player's observation differs from theirs."""
-    p = info.player
-    s = world.state
-    k = len(s.history)
-    trace = info.trace
-    mine = world.trace[p]
-    if mine[: k + 1] != trace[: k + 1]:
+    if not _agrees(world, info):
         return False
-    mine[: k + 1] = trace[: k + 1]  # the same keys as the same objects (below)
-    history, tags = info.history, info.tags
-    for j in range(k, len(history)):
-        a = history[j]
-        if s.is_terminal():
+    for j in range(len(world.state.history), len(info.history)):
+        if not _replay_one(world, info, j, rng):
             return False
-        if s.is_chance_node():
-            pile = s._chance_pile()
-            if not pile:
+    return True
+
+
+def _agrees(world: Tracker, info: InfoState) -> bool:
+    """Whether ``world``'s observations so far are the player's (and then shares their keys' objects)."""
+    k = len(world.state.history)
+    mine = world.trace[info.player]
+    if mine[: k + 1] != info.trace[: k + 1]:
+        return False
+    mine[: k + 1] = info.trace[: k + 1]  # the same keys as the same objects (below)
+    return True
+
+
+def _replay_one(world: Tracker, info: InfoState, j: int, rng: random.Random, drawn: int | None = None) -> bool:
+    """Play ``info``'s action ``j`` on ``world`` (at step ``j``), a hidden outcome drawn afresh from its pile (or
+    ``drawn``, the engine's action, when given); False when it cannot be played there or the player's observation
+    after it differs from theirs."""
+    s = world.state
+    history = info.history
+    a = history[j]
+    if s.is_terminal():
+        return False
+    if s.is_chance_node():
+        pile = s._chance_pile()
+        if not pile:
+            return False
+        if a is None:
+            if not hidden_from(s.agenda[-1], info.player):
                 return False
-            if a is None:
-                if not hidden_from(s.agenda[-1], p):
-                    return False
+            if drawn is not None:
+                a = drawn
+            else:
                 # not a card the player sees drawn later from the same deck (reshuffles aside)
+                tags = info.tags
                 tag = tags[j]
                 later = {history[i] - CHANCE for i in range(j + 1, len(history)) if tags[i] == tag and history[i]}
                 cards = [c for c in pile if c not in later] or pile
                 a = CHANCE + cards[rng.randrange(len(cards))]
-            elif a - CHANCE not in pile:  # seen when drawn, or shown since
-                return False
-        elif a is None or a not in s.legal_actions():
+        if a - CHANCE not in pile:  # seen when drawn, or shown since
             return False
-        world.apply(a)
-        seen = trace[len(s.history)]
-        if mine[-1] != seen:
-            return False
-        mine[-1] = seen  # the same key, as one object: a later comparison of the traces is by identity
+    elif a is None or a not in s.legal_actions():
+        return False
+    world.apply(a)
+    mine = world.trace[info.player]
+    seen = info.trace[len(s.history)]
+    if mine[-1] != seen:
+        return False
+    mine[-1] = seen  # the same key, as one object: a later comparison of the traces is by identity
     return True
 
 
-def resample(
-    info: InfoState, rng: random.Random, sampler: CompletionSampler | None = None, tries: int = 200, time_limit=60.0
-) -> Tracker:
-    """A world ``info.player`` cannot tell from the real one (a ``Tracker`` at the same point); see the
-    module docstring. ``ResampleError`` after ``tries`` worlds without one (a count: the same on any load);
-    ``time_limit`` wall-clock seconds are only a safety net (a machine far too busy), past which SolveTimeout."""
-    sampler = sampler or sampler_for(info.table.reference)  # the rules the players reason with (--rules)
-    deadline = time.monotonic() + time_limit
-    games: dict = {}
-    for _ in range(tries):
-        m = sampler.sample(info.known, rng)
-        g = games.get(m.cells)
+#: the sequential draw (``_filtered``), once ``tries`` whole worlds were all rejected: its worlds replayed side by
+#: side, and its rounds (each from fresh worlds) before ResampleError
+PARTICLES = 64
+ROUNDS = 4
+#: ``resample_near``'s sweeps of the sequential draw conditioned on a world (each on the world the last one gave)
+SWEEPS = 3
+
+
+class _Drawer:
+    """Fresh worlds of ``info`` (a completion of the seen map, a Game on it, its initial state), and the wall
+    clock's safety net."""
+
+    def __init__(self, info: InfoState, rng: random.Random, sampler: CompletionSampler | None, time_limit: float):
+        self.info, self.rng, self.time_limit = info, rng, time_limit
+        self.sampler = sampler or sampler_for(info.table.reference)  # the rules the players reason with (--rules)
+        self.deadline = time.monotonic() + time_limit
+        self.games: dict = {}
+
+    def fresh(self) -> Tracker:
+        m = self.sampler.sample(self.info.known, self.rng)
+        g = self.games.get(m.cells)
         if g is None:
-            g = games[m.cells] = world_game(info, m)
-        world = Tracker(g.new_initial_state())
-        if extend(world, info, rng):
-            return world
-        if time.monotonic() > deadline:
+            g = self.games[m.cells] = world_game(self.info, m)
+        return Tracker(g.new_initial_state())
+
+    def check_clock(self) -> None:
+        if time.monotonic() > self.deadline:
             from mapgen.solving.solve import SolveTimeout  # deferred: the solver, on first use
 
-            raise SolveTimeout(f"no world consistent with player {info.player}'s information in {time_limit:g} s")
-    raise ResampleError(f"no world consistent with player {info.player}'s information in {tries} tries")
+            raise SolveTimeout(
+                f"no world consistent with player {self.info.player}'s information in {self.time_limit:g} s"
+            )
+
+
+def resample(
+    info: InfoState,
+    rng: random.Random,
+    sampler: CompletionSampler | None = None,
+    tries: int = 200,
+    time_limit=60.0,
+    rounds: int = ROUNDS,
+) -> Tracker:
+    """A world ``info.player`` cannot tell from the real one (a ``Tracker`` at the same point); see the
+    module docstring. First up to ``tries`` whole worlds, the first that passes the whole history kept (exact);
+    when every one is rejected, the sequential draw (``_filtered``, up to ``rounds`` rounds). ``ResampleError``
+    when neither finds one (counts: the same on any load); ``time_limit`` wall-clock seconds are only a safety
+    net (a machine far too busy), past which SolveTimeout. ``resample_near``, given the real game, never fails."""
+    d = _Drawer(info, rng, sampler, time_limit)
+    for _ in range(tries):
+        world = d.fresh()
+        if extend(world, info, rng):
+            return world
+        d.check_clock()
+    for _ in range(rounds):
+        drawn = _filtered(info, d)
+        if drawn is not None:
+            return drawn
+    raise ResampleError(
+        f"no world consistent with player {info.player}'s information in {tries} tries "
+        f"and {rounds} rounds of {PARTICLES} worlds drawn step by step"
+    )
+
+
+def resample_near(
+    info: InfoState,
+    rng: random.Random,
+    real: State,
+    sampler: CompletionSampler | None = None,
+    tries: int = 200,
+    time_limit=60.0,
+) -> Tracker:
+    """``resample``'s world by ``tries`` whole worlds, or when they are all rejected, one drawn by ``SWEEPS`` sweeps of the
+    sequential draw each conditioned on a world that passes the whole history (particle Gibbs): first ``real``,
+    the real game's state (whose observations are the player's), then the world the last sweep gave. Never fails
+    (the conditioning world always passes); the world is drawn near the exact distribution, and may be ``real``'s
+    own deal when nothing else passes (a copy: a new Tracker on ``real``'s game)."""
+    try:
+        return resample(info, rng, sampler, tries, time_limit, rounds=0)
+    except ResampleError:
+        pass
+    d = _Drawer(info, rng, sampler, time_limit)
+    game, actions = real.game, list(real.history)
+    world = None
+    for _ in range(SWEEPS):
+        world = _filtered(info, d, (game, actions))
+        if world is None:  # the real state's observations are not the player's (not the same game)
+            raise ResampleError(f"the state given is not one of player {info.player}'s information state")
+        game, actions = world.state.game, list(world.state.history)
+    assert world is not None
+    return world
+
+
+def _filtered(info: InfoState, d: _Drawer, reference: tuple[Game, list[int]] | None = None) -> Tracker | None:
+    """A world drawn step by step (a particle filter): ``PARTICLES`` fresh worlds replay the history side by side;
+    after each action those whose observation differs from the player's are dropped and the survivors copied (at
+    random) back up to ``PARTICLES``. Whole worlds need every hidden draw of a long game to pass every later
+    observation at once: in Hidden Traitor mode each play by another player constrains their hidden hand (a
+    Loyalist's face-down card is a +2/+3 of the Crew Member's Resource, a Command card means no matching card, a
+    play with one legal choice is made at once, unseen, and which slot it emptied shows only when a later play
+    names a slot), and whole worlds rarely pass them all (in random 3-4 player games, about 1 resample in 6
+    rejected 200). Here each observation filters only the draws made so far. Every world kept passes the whole
+    history, as a whole world kept by rejection does; its distribution is close to the exact one, not it (copies
+    share their earlier draws). ``reference``: a game and its actions (a world that passes the whole history),
+    replayed among the others and never dropped (conditional SMC), so that some world always survives. None when
+    every world is dropped at some step."""
+    rng = d.rng
+    worlds = [w for w in (d.fresh() for _ in range(PARTICLES - (reference is not None))) if _agrees(w, info)]
+    ref = None
+    if reference is not None:
+        ref = Tracker(reference[0].new_initial_state())
+        if not _agrees(ref, info):
+            return None
+    for j in range(len(info.history)):
+        worlds = [w for w in worlds if _replay_one(w, info, j, rng)]
+        pool = worlds
+        if ref is not None:
+            assert reference is not None
+            if not _replay_one(ref, info, j, rng, reference[1][j]):
+                return None
+            pool = [*worlds, ref]
+        if not pool:
+            return None
+        worlds += [pool[rng.randrange(len(pool))].clone() for _ in range(PARTICLES - len(pool))]
+        d.check_clock()
+    pool = worlds if ref is None else [*worlds, ref]
+    return pool[rng.randrange(len(pool))]
 
 
 def carried(worlds: list[Tracker], info: InfoState, rng: random.Random) -> list[Tracker]:

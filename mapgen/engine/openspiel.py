@@ -22,7 +22,8 @@ their own hand only; ``information_state_string(p)`` adds a digest of every earl
 ``p`` (perfect recall). ``returns``: co-operative games share one return, 0 for a loss and
 ``1 + score / 100`` for a win; in Hidden Traitor mode the Loyalists share it and the Traitor gets 1 when
 the Traitor wins. ``resample_from_infostate(player, sampler)`` draws a world the player cannot tell
-from this one (``mapgen.engine.infostate.resample``). States clone with the engine's ``clone`` and
+from this one (``mapgen.engine.infostate.resample_near``: whole worlds by rejection, else drawn step by step
+conditioned on this state; it never fails). States clone with the engine's ``clone`` and
 serialize as (settings, map, actions).
 """
 
@@ -334,12 +335,12 @@ class CorpsState(pyspiel.State):
         return str(self.inner)
 
     def resample_from_infostate(self, player, sampler):
-        """A state ``player`` cannot tell from this one (``mapgen.engine.infostate.resample``); ``sampler``
-        (called with no argument, a float in [0, 1)) seeds the draw."""
+        """A state ``player`` cannot tell from this one (``mapgen.engine.infostate.resample_near``: never fails,
+        this state being one); ``sampler`` (called with no argument, a float in [0, 1)) seeds the draw."""
         u = sampler() if callable(sampler) else random.random()
         rng = random.Random(int(u * (1 << 53)))
         info = I.information_state(self.inner, player, self.engine.tracker)
-        world = I.resample(info, rng)
+        world = I.resample_near(info, rng, self.inner)
         return CorpsState(self.get_game(), world)
 
 
