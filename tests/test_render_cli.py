@@ -445,3 +445,23 @@ def test_a_share_of_one_in_200_is_not_drawn_or_printed_as_impossible(tmp_path):
     render_map(m, out, heat={a2: 0.005, b6: 0.995, g5: 0.0}, heat_label="Vine")
     text = out.read_text()
     assert 'id="heat-A2-&lt;1%"' in text and 'id="heat-B6-&gt;99%"' in text and 'id="heat-G5-0%"' in text
+
+
+@pytest.mark.parametrize("suffix", ["png", "svg", "pdf"])
+def test_a_name_the_font_cannot_draw_is_one_note_not_a_page_of_warnings(tmp_path, suffix):
+    """A map named in CJK (or a file named so) drew its name in matplotlib's LastResort boxes and printed 10-30 lines
+    of "UserWarning: Glyph 35895 (...) missing from font(s) DejaVu Sans" on stderr: now one note naming the
+    characters, as pack says it."""
+    import maps
+
+    text = maps.path("fauna-1").read_text(encoding="utf-8").replace("number = 1\n", 'number = 1\nname = "谷の道"\n', 1)
+    named = tmp_path / "地図.toml"
+    named.write_text(text, encoding="utf-8")
+    out = tmp_path / f"map.{suffix}"
+    result = run(named, "-o", out)
+    assert result.exit_code == 0, result.output
+    assert "Warning" not in result.stderr and "Glyph" not in result.stderr, result.stderr
+    notes = [line for line in result.stderr.splitlines() if line.startswith("note:")]
+    assert notes == [f"note: {out}: the picture's font (DejaVu Sans) has no glyph for 谷, の, 道: drawn as boxes"]
+    result = run(FAUNA, "-o", tmp_path / f"plain.{suffix}")  # nothing missing: no note
+    assert result.exit_code == 0 and "note:" not in result.stderr

@@ -152,7 +152,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         render_map,
         render_sheet,
     )
-    from mapgen.render.output import output_format  # deferred: the command's library, only when it runs
+    from mapgen.render.output import missing_glyphs, output_format  # deferred: the command's library, only when it runs
     from mapgen.render.plots import profile_steps  # deferred: the command's library, only when it runs
 
     fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
@@ -238,10 +238,16 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         shown = _named(m, map_file)
         if rules is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
             options["chapter"] = rules
-        if sheet:
-            result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
-        else:
-            result = render_map(shown, out, dpi=dpi, force=force, violations=broken, layout=layout.lower(), **options)
+        with missing_glyphs() as missing:  # CJK in a name: DejaVu has no glyph; matplotlib warns once a character
+            if sheet:
+                result = render_sheet(shown, out, paper=paper.lower(), force=force, violations=broken, **options)
+            else:
+                result = render_map(
+                    shown, out, dpi=dpi, force=force, violations=broken, layout=layout.lower(), **options
+                )
+        if missing:
+            glyphs = f"{out}: the picture's font (DejaVu Sans) has no glyph for {', '.join(missing)}: drawn as boxes"
+            extra["note"] = f"{extra['note']}; {glyphs}" if "note" in extra else glyphs
         if got is not None:
             name = m.board.name
             extra["probabilities"] = {

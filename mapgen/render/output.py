@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import numbers
 import os
+import re
 import struct
+import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -37,6 +41,28 @@ class Rendered:
             "width_px": self.width_px,
             "height_px": self.height_px,
         }
+
+
+#: matplotlib's warning for a character its font cannot draw (it draws the LastResort font's box there)
+_GLYPH_MISSING = re.compile(r"Glyph (\d+) \(.*\) missing from font\(s\) (.+?)\.?$")
+
+
+@contextlib.contextmanager
+def missing_glyphs() -> Iterator[list[str]]:
+    """Collect the characters matplotlib's font cannot draw while drawing, in the order met, each once (its warning,
+    one a character and call, is not shown: the caller says it once); every other warning is shown as it was."""
+    found: list[str] = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            yield found
+        finally:
+            for w in caught:
+                m = _GLYPH_MISSING.match(str(w.message))
+                if m is None:
+                    warnings.showwarning(w.message, w.category, w.filename, w.lineno, w.file, w.line)
+                elif chr(int(m[1])) not in found:
+                    found.append(chr(int(m[1])))
 
 
 def output_format(path: str | os.PathLike, fmt: str | None = None) -> str:
