@@ -1782,3 +1782,22 @@ def test_force_with_its_output_given_says_nothing_more(tmp_path):
     assert r.exit_code == 0 and "no effect" not in r.stderr and out.read_text(encoding="utf-8") != "old"
     r = run("chapters", "training", "--out", "-", "--force")  # stdout: no file to overwrite
     assert r.stderr == "note: --force has no effect without --out\n"
+
+
+def test_ctrl_c_while_a_command_s_first_module_loads_is_the_one_line_and_130(monkeypatch):
+    """Ctrl-C as a command began, while ``mapgen.output`` loaded (before the command's own handler was in place),
+    ended in click's "Aborted!" with exit 1 (the fresh-clone CI's Ctrl-C test hit it at 0.3 s, on repair): it is
+    the one line, "error: FILE: interrupted", exit 130, as at every other moment."""
+    import builtins
+
+    real = builtins.__import__
+
+    def importing(name, *args, **kwargs):
+        if name == "mapgen.output":
+            monkeypatch.setattr(builtins, "__import__", real)  # once
+            raise KeyboardInterrupt
+        return real(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", importing)
+    r = run("repair", "fauna-1")
+    assert (r.exit_code, r.output) == (130, "error: fauna-1: interrupted\n")

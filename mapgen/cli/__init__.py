@@ -196,6 +196,13 @@ class MapgenGroup(click.Group):
         return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
+        try:
+            return self._tracking(ctx)
+        except KeyboardInterrupt:  # before ``_invoke``'s handler is in place (mapgen.output's import): one line, 130
+            raise self._interrupted(ctx) from None
+
+    def _tracking(self, ctx):
+        """``_invoke``, with the output folders it makes removed again when it fails, and its inputs kept."""
         from mapgen.output import folder_created, inputs_kept  # deferred: mapgen.output, when a command runs
 
         made: list[str] = []  # the output folders this command created, as named
