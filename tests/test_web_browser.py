@@ -1988,6 +1988,24 @@ def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_
         driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
 
 
+def test_plain_repair_with_an_unreadable_profile_repairs_and_says_the_profile_was_not_read(driver, base_url):
+    """A half-typed profile in the Generate box (invalid TOML) made plain Repair fail, though it uses the profile
+    only to say what the repaired map breaks of it: it repairs, and says in one line the profile was not read."""
+    from selenium.webdriver.common.by import By
+
+    open_studio(driver, base_url, "fauna-1")
+    try:
+        box = driver.find_element(By.ID, "profile")
+        driver.execute_script("arguments[0].closest('details').open = true", box)
+        box.clear()
+        box.send_keys("chapter = [")
+        driver.find_element(By.ID, "repair").click()
+        said = wait_for(lambda: "Nothing to repair" in text_of(driver, "message") and text_of(driver, "message"))
+        assert "Profile not read: not valid TOML" in said and "(the repair did not need it)" in said, said
+    finally:  # the next tests' studio has no profile
+        driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
+
+
 def test_a_profile_file_opened_in_the_studio_becomes_the_generate_profile(driver, base_url, tmp_path):
     """A designer's profile file opened with "Open a map file" (the page's only file picker, now "Open a map or
     profile file") was refused as a map ("map: unknown field 'reachable' …"): it goes to Generate's profile box

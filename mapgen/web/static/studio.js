@@ -416,6 +416,8 @@ async function repair(within) {
       violationsText(ch, out.profile_violations), "), which Fill the rest and Generate keep. ");
     msg.append(MG.el("button", {type: "button", id: "repair-profile", text: "Repair within the profile",
       onclick: () => repair(true)}));
+  } else if (out.profile_note) {
+    msg.append(MG.el("br"), `${out.profile_note[0].toUpperCase()}${out.profile_note.slice(1)} (the repair did not need it).`);
   } else if (!within) {
     msg.append(` It keeps ${which} too.`);
   }
