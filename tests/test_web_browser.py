@@ -505,12 +505,16 @@ def test_phone_studio_downloads_the_tall_picture(phone, base_url):
         "  if (path === '/api/render') asked.push(body); return api(path, body, signal); };"
         "MG.download = (name, data) => saved.push([name, data instanceof Blob ? data.size : data.length]);"
     )
-    for button, layout, suffix in (("dl-png", "tall", "-map.png"), ("dl-sheet", None, "-map-sheet.pdf")):
+    # named after the map (fauna-1, as its shipped file), not every download "fauna-map": "fauna-map (1).toml"
+    for button, layout, suffix in (("dl-png", "tall", "-1.png"), ("dl-sheet", None, "-1-sheet.pdf")):
         d.execute_script("window.saved = []")
         d.find_element(By.ID, button).click()
         name, size = wait_for(lambda: d.execute_script("return saved[0]"), 120, f"the {button} download")
         assert name == f"fauna{suffix}" and size > 1000
         assert d.execute_script("return asked[asked.length - 1].layout") == layout, button
+    d.execute_script("window.saved = []")
+    d.find_element(By.ID, "dl-map").click()
+    assert wait_for(lambda: d.execute_script("return saved[0]"), 30, "the map download")[0] == "fauna-1.toml"
     # the sheet's paper is the user's pick (A4 or Letter; the default from the browser's language), a picture has none
     assert d.execute_script("return asked[0].paper") is None
     for paper in ("letter", "a4"):
@@ -2059,3 +2063,7 @@ def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_
     for ok in driver.find_elements(By.ID, "confirm-ok"):
         ok.click()
     wait_for(lambda: "Generated training map, seed 13" in text_of(driver, "message"), what="another map")
+    # its download is named as `mapgen generate --out` names it (CHAPTER-SEED), so several maps never clash
+    driver.execute_script("window.saved = []; MG.download = (name) => saved.push(name);")
+    driver.find_element(By.ID, "dl-map").click()
+    assert wait_for(lambda: driver.execute_script("return saved[0]"), 30, "the map download") == "training-13.toml"
