@@ -1428,7 +1428,7 @@ def test_the_helper_s_best_guess_reads_the_odds_solve_prints():
     assert guess["shares"] == {t: round(p, 4) for t, p in solved["probabilities"][guess["cell"]].items()}
 
 
-def test_a_profile_counting_a_terrain_the_chapter_has_not_is_400_for_generate_fill_and_repair(client):
+def test_a_profile_counting_a_terrain_the_chapter_has_not_is_400_for_generate_fill_and_repair_within_it(client):
     """A designer's profile asking for Maldonados on Fauna: one line naming the setting, as ``generate --profile``
     says it (exit 2), never "an internal error" (it was a 500 from generate, Fill the rest and Repair)."""
     profile = 'chapter = "fauna"\n[counts]\nMa = [1, 2]\n'
@@ -1437,12 +1437,15 @@ def test_a_profile_counting_a_terrain_the_chapter_has_not_is_400_for_generate_fi
     for path, body in (
         ("/api/generate", {"chapter": "fauna", "seed": 1}),
         ("/api/generate", {"from": sketch, "seed": 1}),
-        ("/api/repair", {"map": dumps_map(fauna)}),
         ("/api/repair", {"map": dumps_map(fauna), "within_profile": True}),
     ):
         r = client.post(path, json={**body, "profile": profile})
         assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), (path, body, r.text)
         assert r.json()["error"].startswith("profile: counts.Ma: Maldonado is not a terrain of fauna"), r.text
+    # plain Repair only reports what the map breaks of the profile: it repairs, and says the same in one line
+    plain = client.post("/api/repair", json={"map": dumps_map(fauna), "profile": profile})
+    assert plain.status_code == 200
+    assert plain.json()["profile_note"].startswith("profile not read: counts.Ma: Maldonado is not")
 
 
 def test_repair_within_a_profile_no_map_can_keep_names_the_setting(client):
@@ -1503,3 +1506,62 @@ def test_fill_the_rest_under_a_profile_no_map_meets_names_a_smallest_set(client)
     r = client.post("/api/generate", json={"from": sketch, "seed": 1, "profile": profile})
     assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
     assert (r.json()["rules"], r.json()["cells"]) == (["F2", "counts.Ft = [20, 20]"], []), r.json()
+
+
+def test_a_studio_map_made_under_a_typed_profile_records_it_so_the_cli_makes_it_again(client, tmp_path):
+    """The studio's Generate and Fill the rest recorded ``profile = "profile"``: no file of that name, so the map
+    could not be made again. The [generator] table now holds the profile's text (one line a string) and its
+    fingerprint; the text saved as a file, ``mapgen generate --profile FILE`` with the seed makes the same map."""
+    import hashlib
+
+    from cli import main
+
+    profile = 'chapter = "fauna"\n# a designer\'s bounds\n[counts]\nSk = [2, 3]\nWa = [6, 8]\n'
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 12, "profile": profile})
+    assert r.status_code == 200
+    text = r.json()[0]["text"]
+    record = parse_map(text).meta["generator"]
+    assert record["profile"] == "studio"
+    assert record["profile_text"] == profile.splitlines()
+    assert record["profile_fingerprint"] == hashlib.sha256(profile.encode()).hexdigest()[:16]
+    made = tmp_path / "fauna-12.toml"
+    made.write_text(text, encoding="utf-8")
+    assert CliRunner().invoke(main, ["validate", str(made)]).exit_code == 0  # a valid map file to every command
+    saved = tmp_path / "mine.toml"
+    saved.write_text("\n".join(record["profile_text"]) + "\n", encoding="utf-8")
+    again = CliRunner().invoke(main, ["generate", "-c", "fauna", "--seed", "12", "--profile", str(saved), "--json"])
+    assert again.exit_code == 0, again.output
+    assert parse_map(json.loads(again.output)[0]["text"]).cells == parse_map(text).cells
+    loose = 'chapter = "fauna"\n[counts]\nWa = [4, 12]\n'
+    fill = client.post("/api/generate", json={"from": _column_state("fauna-2", (1, 7)), "seed": 2, "profile": loose})
+    assert fill.status_code == 200, fill.json()
+    assert parse_map(fill.json()[0]["text"]).meta["generator"]["profile_text"] == loose.splitlines()
+    # without a typed profile: the chapter's default, recorded as before
+    plain = parse_map(client.post("/api/generate", json={"chapter": "fauna", "seed": 12}).json()[0]["text"])
+    assert "profile_text" not in plain.meta["generator"]
+
+
+def test_plain_repair_reads_no_profile_it_cannot_and_says_so(client):
+    """Plain Repair uses the profile only to report what the repaired map breaks of it: a profile box holding
+    invalid TOML failed the whole repair. It now repairs and says in one line the profile was not read; Repair
+    within the profile still needs a readable one."""
+    m = maps.load("fauna-1")
+    i = m.board.index("C1")
+    broken = dumps_map(m.with_cells(Terrain.SKULL if k == i else t for k, t in enumerate(m.cells)))
+    r = client.post("/api/repair", json={"map": broken, "profile": "chapter = ["})
+    assert r.status_code == 200, r.json()
+    out = r.json()
+    assert check_map(parse_map(out["text"])) == [] and out["profile_violations"] == []
+    note = out["profile_note"]
+    assert note.startswith("profile not read:") and "\n" not in note and len(note) <= 300
+    within = client.post("/api/repair", json={"map": broken, "profile": "chapter = [", "within_profile": True})
+    assert within.status_code == 400 and "profile" in within.json()["error"]
+
+
+def test_a_from_field_that_is_no_map_says_so_in_the_api_s_words(client):
+    """``{"from": "x"}`` was answered with Python's words (read_map(path), maps.load(name))."""
+    r = client.post("/api/generate", json={"from": "x"})
+    assert r.status_code == 400
+    error = r.json()["error"]
+    assert "read_map" not in error and "maps.load" not in error and "\n" not in error
+    assert "from" in error and "map file text" in error

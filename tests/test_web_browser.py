@@ -505,12 +505,16 @@ def test_phone_studio_downloads_the_tall_picture(phone, base_url):
         "  if (path === '/api/render') asked.push(body); return api(path, body, signal); };"
         "MG.download = (name, data) => saved.push([name, data instanceof Blob ? data.size : data.length]);"
     )
-    for button, layout, suffix in (("dl-png", "tall", "-map.png"), ("dl-sheet", None, "-map-sheet.pdf")):
+    # named after the map (fauna-1, as its shipped file), not every download "fauna-map": "fauna-map (1).toml"
+    for button, layout, suffix in (("dl-png", "tall", "-1.png"), ("dl-sheet", None, "-1-sheet.pdf")):
         d.execute_script("window.saved = []")
         d.find_element(By.ID, button).click()
         name, size = wait_for(lambda: d.execute_script("return saved[0]"), 120, f"the {button} download")
         assert name == f"fauna{suffix}" and size > 1000
         assert d.execute_script("return asked[asked.length - 1].layout") == layout, button
+    d.execute_script("window.saved = []")
+    d.find_element(By.ID, "dl-map").click()
+    assert wait_for(lambda: d.execute_script("return saved[0]"), 30, "the map download")[0] == "fauna-1.toml"
     # the sheet's paper is the user's pick (A4 or Letter; the default from the browser's language), a picture has none
     assert d.execute_script("return asked[0].paper") is None
     for paper in ("letter", "a4"):
@@ -1988,6 +1992,24 @@ def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_
         driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
 
 
+def test_plain_repair_with_an_unreadable_profile_repairs_and_says_the_profile_was_not_read(driver, base_url):
+    """A half-typed profile in the Generate box (invalid TOML) made plain Repair fail, though it uses the profile
+    only to say what the repaired map breaks of it: it repairs, and says in one line the profile was not read."""
+    from selenium.webdriver.common.by import By
+
+    open_studio(driver, base_url, "fauna-1")
+    try:
+        box = driver.find_element(By.ID, "profile")
+        driver.execute_script("arguments[0].closest('details').open = true", box)
+        box.clear()
+        box.send_keys("chapter = [")
+        driver.find_element(By.ID, "repair").click()
+        said = wait_for(lambda: "Nothing to repair" in text_of(driver, "message") and text_of(driver, "message"))
+        assert "Profile not read: not valid TOML" in said and "(the repair did not need it)" in said, said
+    finally:  # the next tests' studio has no profile
+        driver.execute_script("localStorage.removeItem('mapgen.studio.profile')")
+
+
 def test_a_profile_file_opened_in_the_studio_becomes_the_generate_profile(driver, base_url, tmp_path):
     """A designer's profile file opened with "Open a map file" (the page's only file picker, now "Open a map or
     profile file") was refused as a map ("map: unknown field 'reachable' …"): it goes to Generate's profile box
@@ -2041,3 +2063,7 @@ def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_
     for ok in driver.find_elements(By.ID, "confirm-ok"):
         ok.click()
     wait_for(lambda: "Generated training map, seed 13" in text_of(driver, "message"), what="another map")
+    # its download is named as `mapgen generate --out` names it (CHAPTER-SEED), so several maps never clash
+    driver.execute_script("window.saved = []; MG.download = (name) => saved.push(name);")
+    driver.find_element(By.ID, "dl-map").click()
+    assert wait_for(lambda: driver.execute_script("return saved[0]"), 30, "the map download") == "training-13.toml"

@@ -24,8 +24,8 @@ from pathlib import Path
 from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter, unknown_chapter
 from constraints.rules import BriefingCell
 from mapgen.errors import BROKEN, exit_code
-from mapgen.inputs import Unreadable, parse_toml, unknown_key
-from mapgen.mapfile import MapFileError, dumps_map, edited_by_hand, parse_map, read_map, tail_text
+from mapgen.inputs import Unreadable, parse_toml, text_problem, unknown_key
+from mapgen.mapfile import MAX_RECORD_TEXT, MapFileError, dumps_map, edited_by_hand, parse_map, read_map, tail_text
 from mapgen.model import Map
 from mapgen.terrain import quantity
 from mapgen.web.rules import SHIPPED, ServedRules
@@ -159,6 +159,9 @@ def read_map_field(body: dict, key: str = "map") -> Map:
             raise ApiError(
                 f'field \'map\' is map file text (TOML), not {word!r}: a shipped map goes by name, {{"name": "{name}"}}'
             ) from None
+        if word and "\n" not in word and "=" not in word and "is not a map file's text" in str(e):
+            # a word where a file's text belongs: said in the API's words, not the Python library's (read_map(path))
+            raise ApiError(f"field '{key}' is map file text (TOML), not {word[:60]!r}") from None
         raise ApiError(" ".join(str(e).split())[:300]) from None
 
 
@@ -817,6 +820,33 @@ def _no_quality_target(body: dict, chapter: str) -> None:
         )
 
 
+#: what a map made under a profile typed in the studio records as its ``[generator]`` profile: no file of that name
+STUDIO_PROFILE = "studio"
+
+
+def _typed_profile_record(m: Map, body: dict) -> Map:
+    """``m`` (made under ``body``'s typed profile, if any) whose ``[generator]`` table lets a designer make it again:
+    ``profile = "studio"``, ``profile_fingerprint`` (sha256 of the text, 16 hex digits, as a rules fingerprint) and
+    ``profile_text``, the profile's lines (saved as a file, ``mapgen generate --profile FILE --seed N`` makes the map
+    again). A record string is one line of at most MAX_RECORD_TEXT characters (mapfile): a profile with a longer
+    line keeps its fingerprint only."""
+    import hashlib  # deferred: hashlib, only for a typed profile; not at the app's start
+
+    text = body.get("profile")
+    record = m.meta.get("generator")
+    if not isinstance(text, str) or not isinstance(record, dict):
+        return m
+    text = text.removeprefix("\ufeff")
+    lines = text.splitlines()
+    typed: dict[str, str | list[str]] = {
+        "profile": STUDIO_PROFILE,
+        "profile_fingerprint": hashlib.sha256(text.encode()).hexdigest()[:16],
+    }
+    if not any(text_problem(line, MAX_RECORD_TEXT) for line in lines if line):
+        typed["profile_text"] = lines
+    return replace(m, meta={**m.meta, "generator": {**record, **typed}})
+
+
 def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     """What ``mapgen generate --json`` prints (one map); with ``from`` a sketch is filled instead. Under the served
     rules: a chapter served under a house-rule file gets maps that keep them, each recording the file (as
@@ -852,7 +882,7 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
         except SolveTimeout as e:
             raise _timeout(e) from None
         fields = {"from": "sketch", "seconds": round(time.perf_counter() - started, 4)}
-        return 0, [MapOutput(m.chapter).put(m, seed, **fields)]
+        return 0, [MapOutput(m.chapter).put(_typed_profile_record(m, body), seed, **fields)]
     chapter = _field(body, "chapter", str, "a chapter name", required=True).strip().lower()
     if chapter not in chapter_names():
         raise ApiError(unknown_chapter(chapter)[:200])
@@ -864,7 +894,8 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
         made = gen.generate(seed)
     except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
         raise ApiError(str(e), exit=exit_code(e) or BROKEN) from None
-    return 0, [MapOutput(chapter).put(made.map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
+    made_map = _typed_profile_record(made.map, body)
+    return 0, [MapOutput(chapter).put(made_map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
 
 
 def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
@@ -886,8 +917,15 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     m = read_map_field(body)
     within = _field(body, "within_profile", bool, "true or false", False)
     served = rules.chapter(m.chapter)
-    profile = _profile(body, served)
-    chapter = profile.applied_to(served) if within else rules.house_chapter(m.chapter)
+    unread = None
+    try:
+        profile = _profile(body, served)
+    except ApiError as e:
+        if within or not isinstance(body.get("profile"), str):  # Repair within the profile keeps it: it is read
+            raise
+        # plain Repair only reports what the map breaks of the profile: a profile it cannot read is said, not fatal
+        profile, unread = None, " ".join(f"profile not read: {str(e).removeprefix('profile: ')}".split())[:300]
+    chapter = profile.applied_to(served) if within and profile is not None else rules.house_chapter(m.chapter)
     file = rules.file(m.chapter)
     try:
         r = repair_map(m, chapter=chapter, time_limit=time_limit(body, "repair"))
@@ -900,11 +938,13 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
     # Generate use it), so a designer is never surprised by a 7th Skull later
     out = _named({"file": _source(body), **r.to_json(), "within_profile": within}, rules, m.chapter)
-    out["profile"] = profile.source
+    out["profile"] = profile.source if profile is not None else None
     out["profile_violations"] = [
         {"rule": v.rule, "title": v.title, "cells": list(v.cells), "message": v.message}
-        for v in check_design(r.map, profile)
+        for v in (check_design(r.map, profile) if profile is not None else ())
     ]
+    if unread is not None:
+        out["profile_note"] = unread
     return 0, out
 
 

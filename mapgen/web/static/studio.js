@@ -416,6 +416,8 @@ async function repair(within) {
       violationsText(ch, out.profile_violations), "), which Fill the rest and Generate keep. ");
     msg.append(MG.el("button", {type: "button", id: "repair-profile", text: "Repair within the profile",
       onclick: () => repair(true)}));
+  } else if (out.profile_note) {
+    msg.append(MG.el("br"), `${out.profile_note[0].toUpperCase()}${out.profile_note.slice(1)} (the repair did not need it).`);
   } else if (!within) {
     msg.append(` It keeps ${which} too.`);
   }
@@ -768,9 +770,16 @@ function letterPaper(languages) {
     region.toUpperCase());
 }
 
+// A download's name, after the map: CHAPTER-NUMBER as the shipped files (fauna-1) and `mapgen generate --out`
+// (CHAPTER-SEED) name theirs, so several maps never save as "fauna-map (1).toml"; CHAPTER-map for a map without one.
+function downloadStem() {
+  const n = String(S.number ?? "").trim();
+  return `${S.briefing.chapter}-${/^[0-9]+$/.test(n) ? n : "map"}`;
+}
+
 async function download(format) {
   if (format === "map") {
-    MG.download(`${S.briefing.chapter}-map.toml`, fileText(), "application/toml");
+    MG.download(`${downloadStem()}.toml`, fileText(), "application/toml");
     S.dirty = false;
     return;
   }
@@ -782,7 +791,7 @@ async function download(format) {
   const r = await MG.api("/api/render", body);
   if (!r.ok) { say(r.data.error, true); return; }
   const ext = format === "sheet" ? "pdf" : format;
-  MG.download(`${S.briefing.chapter}-map${format === "sheet" ? "-sheet" : ""}.${ext}`, r.data);
+  MG.download(`${downloadStem()}${format === "sheet" ? "-sheet" : ""}.${ext}`, r.data);
   say(`Downloaded the ${format === "sheet" ? "PDF sheet" : format.toUpperCase()}.`);
 }
 
