@@ -1801,3 +1801,20 @@ def test_ctrl_c_while_a_command_s_first_module_loads_is_the_one_line_and_130(mon
     monkeypatch.setattr(builtins, "__import__", importing)
     r = run("repair", "fauna-1")
     assert (r.exit_code, r.output) == (130, "error: fauna-1: interrupted\n")
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "what"),
+    [
+        ("--characters", "", "an empty list"),
+        ("--characters", " ", "an empty list"),
+        ("--gear", "", "an empty list"),
+    ],
+)
+def test_an_empty_team_option_is_refused_not_the_default_team(option, value, what):
+    """``playtest --characters ""`` (a script's unset variable) played the default team without a word, as an empty
+    output name wrote into the current folder: refused in one line, exit 2, before any game. (An empty name between
+    commas already reads as a count that does not match the players.)"""
+    r = run("playtest", "fauna-1", "--games", "1", "-p", "2", option, value)
+    assert r.exit_code == 2, r.output
+    assert r.output.startswith(f"error: {option}: {what}") and r.output.count("\n") == 1, r.output

@@ -273,6 +273,18 @@ class OutName(click.Path):
         return super().convert(value, param, ctx)
 
 
+class Listed(click.ParamType):
+    """A list option's text as given (``--characters``, ``--gear``): an empty one, a script's unset variable, is
+    refused: ``playtest --characters ""`` played the default team without a word."""
+
+    name = "TEXT"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value.strip():
+            self.fail("an empty list (leave the option out for the default)", param, ctx)
+        return value
+
+
 class FiniteRange(click.FloatRange):
     """A float within a range, never NaN (which every comparison lets through) nor infinite."""
 

@@ -11,6 +11,7 @@ import click
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
+    Listed,
     OutName,
     bot_option,
     checked_map,
@@ -73,10 +74,14 @@ def _play_back(path: str, step: bool) -> None:
 @bot_option
 @click.option("--players", "-p", default=1, show_default=True, type=click.IntRange(1, 4), help="Players (1 to 4).")
 @click.option(
-    "--characters", help="Characters, one per player, comma-separated (default: Lewis, Clark, York, Collins)."
+    "--characters",
+    type=Listed(),
+    help="Characters, one per player, comma-separated (default: Lewis, Clark, York, Collins).",
 )
 @click.option(
-    "--gear", help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel')."
+    "--gear",
+    type=Listed(),
+    help="Gear per player: comma-separated, players separated by ';' (e.g. 'Compass,Flint;Jar,Satchel').",
 )
 @click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
 @click.option(
