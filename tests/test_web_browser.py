@@ -65,6 +65,23 @@ def stubbed(d, source: str):
         d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
 
 
+def playtest_stub(job: dict) -> str:
+    """A page script answering Playtest with job ``stub`` queued, and the job's progress with ``job`` (JSON), everything
+    else as the server answers."""
+    import json
+
+    return r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        const json = (body, status) => new Response(JSON.stringify(body), {status,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
+        if (String(url).endsWith('/api/jobs/stub')) return json(JOB, 200);
+        return real(url, init);
+      };
+    """.replace("JOB", json.dumps(job))
+
+
 def table_stub(edit: str, before: str = "") -> str:
     """A page script answering ``/api/table`` with the server's answer ``v`` changed by the JavaScript ``edit``
     (``before``: declarations it keeps between calls), everything else as the server answers."""
@@ -301,21 +318,16 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
         "scores": [0] * 30,
         "win_scores": {"games": 11, "min": 28, "q1": 33.5, "median": 38, "q3": 41, "max": 47, "histogram": {}},
     }
-    import json
-
-    stub = r"""
-      const real = window.fetch;
-      window.fetch = async (url, init) => {
-        const json = (body, status) => new Response(JSON.stringify(body), {status,
-          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
-        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
-        if (String(url).endsWith('/api/jobs/stub')) {
-          return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 30, total: 30},
-                       result: RESULT, error: null}, 200);
+    stub = playtest_stub(
+        {
+            "id": "stub",
+            "kind": "playtest",
+            "status": "done",
+            "progress": {"done": 30, "total": 30},
+            "result": result,
+            "error": None,
         }
-        return real(url, init);
-      };
-    """.replace("RESULT", json.dumps(result))
+    )
     with stubbed(driver, stub):
         from selenium.webdriver.common.by import By
 
@@ -449,18 +461,7 @@ def test_a_job_s_progress_bar_is_named_for_a_screen_reader(driver, base_url):
     the job's title. The job is stubbed in the page (running for good, 2 of 5 games)."""
     from selenium.webdriver.common.by import By
 
-    stub = r"""
-      const real = window.fetch;
-      window.fetch = async (url, init) => {
-        const json = (body, status) => new Response(JSON.stringify(body), {status,
-          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
-        if (String(url).endsWith('/api/playtest')) return json({id: 'stub', status: 'queued'}, 202);
-        if (String(url).endsWith('/api/jobs/stub')) {
-          return json({id: 'stub', kind: 'playtest', status: 'running', progress: {done: 2, total: 5}}, 200);
-        }
-        return real(url, init);
-      };
-    """
+    stub = playtest_stub({"id": "stub", "kind": "playtest", "status": "running", "progress": {"done": 2, "total": 5}})
     with stubbed(driver, stub):
         open_studio(driver, base_url, "training-1")
         driver.find_element(By.ID, "playtest").click()
