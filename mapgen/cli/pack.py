@@ -499,6 +499,7 @@ def _write(items, chapter, out, layout, base, note, force, as_json, started, sea
         FolderMap,
         write_folder,
     )
+    from mapgen.render.output import glyph_note  # deferred: the command's library, only when it runs
     from mapgen.web.links import DEFAULT_BASE, helper_url  # deferred: the command's library, only when it runs
 
     folder = [FolderMap(m.briefing.number, m, helper_url(m, base or DEFAULT_BASE), source) for m, source, _ in items]
@@ -506,10 +507,7 @@ def _write(items, chapter, out, layout, base, note, force, as_json, started, sea
     replaced: list[str] = []
     pages = write_folder(folder, out, layout, title=title, note=note, force=force, rules=rules, replaced=replaced)
     if replaced:  # CJK: DejaVu has no glyph for them; printed visibly as a stand-in, never blank
-        click.echo(
-            f"note: {out}: the PDF's font (DejaVu Sans) has no glyph for {', '.join(replaced)}: printed as {STAND_IN}",
-            err=True,
-        )
+        click.echo(f"note: {glyph_note(out, 'PDF', replaced, f'printed as {STAND_IN}')}", err=True)
     if series is not None:  # the maps and the PDF written: the earlier folder's extra maps go, the list is written
         from mapgen.output import removed_note  # deferred: the command's library, only when it runs
 

@@ -152,7 +152,11 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         render_map,
         render_sheet,
     )
-    from mapgen.render.output import missing_glyphs, output_format  # deferred: the command's library, only when it runs
+    from mapgen.render.output import (  # deferred: the command's library, only when it runs
+        glyph_note,
+        missing_glyphs,
+        output_format,
+    )
     from mapgen.render.plots import profile_steps  # deferred: the command's library, only when it runs
 
     fmt = output_format(out)  # RenderError (exit 2): a format we cannot write
@@ -246,7 +250,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                     shown, out, dpi=dpi, force=force, violations=broken, layout=layout.lower(), **options
                 )
         if missing:
-            glyphs = f"{out}: the picture's font (DejaVu Sans) has no glyph for {', '.join(missing)}: drawn as boxes"
+            glyphs = glyph_note(out, "picture", missing, "drawn as boxes")
             extra["note"] = f"{extra['note']}; {glyphs}" if "note" in extra else glyphs
         if got is not None:
             name = m.board.name

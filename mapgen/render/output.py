@@ -65,6 +65,11 @@ def missing_glyphs() -> Iterator[list[str]]:
                     found.append(chr(int(m[1])))
 
 
+def glyph_note(out, what: str, missing: list[str], shown: str) -> str:
+    """The one note for characters ``what``'s font cannot draw (``missing``, in the order met), and how they show."""
+    return f"{out}: the {what}'s font (DejaVu Sans) has no glyph for {', '.join(missing)}: {shown}"
+
+
 def output_format(path: str | os.PathLike, fmt: str | None = None) -> str:
     """The format to write: ``fmt`` if given, otherwise the file's suffix; RenderError if unsupported."""
     if fmt is None:
