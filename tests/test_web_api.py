@@ -1565,3 +1565,27 @@ def test_a_from_field_that_is_no_map_says_so_in_the_api_s_words(client):
     error = r.json()["error"]
     assert "read_map" not in error and "maps.load" not in error and "\n" not in error
     assert "from" in error and "map file text" in error
+
+
+@pytest.mark.parametrize("fmt", ["png", "svg", "pdf", "sheet"])
+def test_render_of_a_name_the_font_cannot_draw_says_so_once_not_in_the_server_log(client, fmt):
+    """A map named in CJK, downloaded from the studio: the picture drew matplotlib's boxes and the server's log
+    filled with "UserWarning: Glyph 35895 (...) missing from font(s) DejaVu Sans", one line a character and call,
+    while the designer was told nothing. Now the answer carries ``render``'s one note (``X-Mapgen-Note``, URL-encoded:
+    a header is Latin-1) and nothing is logged."""
+    import warnings
+    from urllib.parse import unquote
+
+    from mapgen.web import service
+
+    text = maps.path("fauna-1").read_text(encoding="utf-8").replace("number = 1\n", 'number = 1\nname = "谷の道"\n', 1)
+    r = client.post("/api/render", json={"map": text, "format": fmt})
+    assert r.status_code == 200, r.text
+    note = unquote(r.headers["x-mapgen-note"])
+    assert note.endswith("font (DejaVu Sans) has no glyph for 谷, の, 道: drawn as boxes"), note
+    with warnings.catch_warnings(record=True) as caught:  # the work itself, as a worker process runs it
+        warnings.simplefilter("always")
+        service.do_render({"map": text, "format": fmt})
+    assert not [w for w in caught if "Glyph" in str(w.message)]
+    plain = client.post("/api/render", json={"name": "fauna-1", "format": fmt})
+    assert plain.status_code == 200 and "x-mapgen-note" not in plain.headers

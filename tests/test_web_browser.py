@@ -487,6 +487,17 @@ def test_studio_downloads_a_png(driver, base_url, downloads):
     driver.find_element(By.ID, "dl-png").click()
     png = wait_for(lambda: next((p for p in Path(downloads).glob("*.png")), None), 120, "the PNG download")
     wait_for(lambda: png.stat().st_size > 1000 and png.read_bytes().startswith(b"\x89PNG"), 30, "the whole file")
+    assert text_of(driver, "message") == "Downloaded the PNG."
+    # a map named in CJK: the answer's note (characters the font cannot draw), URL-encoded in a header, read back
+    import maps
+
+    text = maps.path("fauna-1").read_text(encoding="utf-8").replace("number = 1\n", 'number = 1\nname = "谷"\n', 1)
+    note = driver.execute_async_script(
+        "const done = arguments[1];"
+        "MG.api('/api/render', {map: arguments[0], format: 'svg'}).then((r) => done(r.note));",
+        text,
+    )
+    assert note == "fauna-1.svg: the picture's font (DejaVu Sans) has no glyph for 谷: drawn as boxes"
 
 
 def test_phone_studio_downloads_the_tall_picture(phone, base_url):

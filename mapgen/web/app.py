@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import asynccontextmanager
 from pathlib import Path
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.datastructures import Headers
@@ -318,12 +319,11 @@ def create_app(
         body = await read_body(request)
         service.check_fields("render", body)
         solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
-        data, media, filename = await answer("render", slow if solves else draw, service.do_render, body, request)
-        return Response(
-            data,
-            media_type=media,
-            headers={"Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"},
-        )
+        data, media, filename, note = await answer("render", slow if solves else draw, service.do_render, body, request)
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"}
+        if note is not None:  # characters the font cannot draw (CJK in a name): a header is Latin-1, so URL-encoded
+            headers["X-Mapgen-Note"] = quote(note)
+        return Response(data, media_type=media, headers=headers)
 
     async def start_job(request: Request):
         kind = request.url.path.rsplit("/", 1)[1]

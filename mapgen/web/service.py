@@ -951,9 +951,11 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
 
 
-def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str]:
+def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str, str | None]:
     """A picture of a map (``format``: png, svg, pdf or sheet; ``layout``: wide or tall, not for a sheet), with forced
-    cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them."""
+    cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them: its bytes,
+    media type, file name, and ``render``'s note on characters the font cannot draw (None when it draws them all;
+    matplotlib's warnings, one a character and call, are not left to the server's log)."""
     import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
 
     from mapgen.render import (  # deferred: mapgen.render, only for /api/render; not at the app's start
@@ -962,6 +964,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
     )
     from mapgen.render.output import (  # deferred: mapgen.render, only for /api/render; not at the app's start
         RenderError,
+        glyph_note,
+        missing_glyphs,
     )
     from mapgen.render.sheet import (  # deferred: mapgen.render, only for /api/render; not at the app's start
         render_sheet,
@@ -1013,11 +1017,12 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         # a complete map's broken rules (a designer's hand-made map) framed in red and listed, as ``mapgen render``:
         # the downloaded picture of a broken map looked sound
         broken = check_map(m, chapter) if m.complete else []
-        try:
-            if fmt == "sheet":
-                render_sheet(m, path, paper=paper, violations=broken, **kw)
-            else:
-                render_map(m, path, violations=broken, layout=layout, **kw)
+        try:  # a worker draws one picture at a time (``draw`` and ``slow`` pools): the warnings caught are its own
+            with missing_glyphs() as missing:
+                if fmt == "sheet":
+                    render_sheet(m, path, paper=paper, violations=broken, **kw)
+                else:
+                    render_map(m, path, violations=broken, layout=layout, **kw)
         except RenderError as e:
             raise ApiError(str(e)[:300]) from None
         with open(path, "rb") as f:
@@ -1026,7 +1031,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         os.unlink(path)
     stem = f"{m.chapter}-{m.briefing.number}" if m.briefing.number is not None else m.chapter
     name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
-    return data, RENDER_FORMATS[fmt], name
+    note = glyph_note(name, "picture", missing, "drawn as boxes") if missing else None
+    return data, RENDER_FORMATS[fmt], name, note
 
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------

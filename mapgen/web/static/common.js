@@ -61,7 +61,9 @@ const MG = {
       const r = await fetch(path, init);
       const type = r.headers.get("content-type") || "";
       const data = type.includes("json") ? await r.json() : await r.blob();
-      return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data};
+      const note = r.headers.get("X-Mapgen-Note");  // a picture's note (characters its font cannot draw), URL-encoded
+      return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data,
+        note: note ? decodeURIComponent(note) : null};
     } catch (e) {
       if (timedOut) {
         return {ok: false, status: 0, exit: 3, data: {error: `no answer within ${Math.round(limit / 1000)} s`}};

@@ -792,7 +792,7 @@ async function download(format) {
   if (!r.ok) { say(r.data.error, true); return; }
   const ext = format === "sheet" ? "pdf" : format;
   MG.download(`${downloadStem()}${format === "sheet" ? "-sheet" : ""}.${ext}`, r.data);
-  say(`Downloaded the ${format === "sheet" ? "PDF sheet" : format.toUpperCase()}.`);
+  say(`Downloaded the ${format === "sheet" ? "PDF sheet" : format.toUpperCase()}.${r.note ? ` Note: ${r.note}.` : ""}`);
 }
 
 // Keyboard: Ctrl+Z undoes, Ctrl+Shift+Z or Ctrl+Y redoes (text boxes keep their own); on the board the arrow
