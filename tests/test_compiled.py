@@ -969,3 +969,24 @@ def test_solve_and_hint_say_when_the_circuit_they_compiled_could_not_be_cached(c
     assert r.exit_code == 0 and {**got, "seconds": 0} == {**want, "seconds": 0}, r.output
     note = f"note: training-1: the compiled circuit was not cached: {os.strerror(errno.ENOTDIR)} ({unwritable})\n"
     assert r.stderr.endswith(note) and r.stderr.count("note:") == 1, r.stderr
+
+
+def test_compile_of_a_state_never_opens_a_cached_circuit_it_would_not_use(tmp_path, monkeypatch):
+    """`compile --reveal` wants the state's own circuit: it read (and checked) the cached briefing's, often the
+    largest file of the cache, only to find it is not that one and compile the state all the same."""
+    base = ["--cache-dir", str(tmp_path), "--json"]
+    briefing = json.loads(CliRunner().invoke(main, ["compile", "training-1", *base]).stdout)["cache"]
+    from mapgen.solving.compiled import Circuit
+
+    opened: list[str] = []
+    real = Circuit.from_file.__func__
+
+    def spy(cls, path, *args, **kwargs):
+        opened.append(str(path))
+        return real(cls, path, *args, **kwargs)
+
+    monkeypatch.setattr(Circuit, "from_file", classmethod(spy))
+    state = json.loads(CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7,C7", *base]).stdout)
+    assert not state["from_cache"] and opened == []
+    again = json.loads(CliRunner().invoke(main, ["compile", "training-1", "--reveal", "B7,C7", *base]).stdout)
+    assert again["from_cache"] and opened == [again["cache"]] and briefing not in opened

@@ -90,7 +90,7 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     folder = cache_dir or str(default_cache_dir())
     cache = CircuitCache(folder, max_bytes=int(cache_size * (1 << 30)))
     what = "the briefing (empty board)" if briefing else f"the state as revealed ({quantity(_revealed(state), 'cell')})"
-    circuit = None if recompile or not Path(folder).is_dir() else cache.load(chapter, state)
+    circuit = None if recompile or not Path(folder).is_dir() else cache.load(chapter, state, exact=True)
     from_cache = circuit is not None and circuit.base.cells == state.cells and circuit.base.hills == state.hills
     for damaged, why in cache.damaged:  # never an answer (a state it should answer is compiled again): say so
         fate = "left there (it could not be deleted), not used" if damaged.exists() else "deleted, not used"

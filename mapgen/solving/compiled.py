@@ -1341,13 +1341,14 @@ class CircuitCache:
             return []
         return [p for _n, p in sorted(files, key=lambda np: (-np[0], np[1].name))]
 
-    def load(self, chapter: Chapter, state: Map) -> Circuit | None:
-        """The cached circuit with the largest base that ``state`` extends, or None."""
+    def load(self, chapter: Chapter, state: Map, *, exact: bool = False) -> Circuit | None:
+        """The cached circuit with the largest base that ``state`` extends, or None; with ``exact``, only one
+        whose base has as many cells revealed (``state``'s own: no other file is opened)."""
         revealed = {i for i, t in enumerate(state.cells) if t is not None}
         self.found, self.damaged = None, []
         for p in self.candidates(chapter, state):
             n = _revealed_of(p)
-            if n is None or n > len(revealed):
+            if n is None or n > len(revealed) or (exact and n != len(revealed)):
                 continue
             base = self._base(p)
             if base is not None and not extends(state, base):
