@@ -220,3 +220,36 @@ def test_the_kill_cards_a_sealed_game_lacked_are_told_apart():
         "1 kill (2 Monsters in play; Kill cards: Poisoned Bait lacks Mud, Skull; Spear Trap lacks Wood, Rock, Vine; "
         "Make Ammo payable)"
     )
+
+
+def test_walled_in_with_only_the_walls_unexplored_says_what_was_still_needed():
+    """Vameter: "you cannot explore the Path it occupies". A game that explored every other Path and stopped with
+    Hearts left on the Vameter read "walled in by A1 Vameter (first Path E7, 1 Path unexplored); no other first Path
+    avoids these walls", a wall a designer would move, when the map was explored and the Hearts were what it lacked
+    (12 of vameter-4's 16 walled-in games, heuristic, seed 0). When the walls are all that is unexplored, the record
+    and the words say what the team still needed, as for a map explored."""
+    import maps
+    from mapgen.engine.playtest import play_one
+
+    m = maps.load("vameter-4")
+    rec = play_one(m, Settings(bot="heuristic", seed=0), 27)
+    d = rec.sealed
+    assert rec.outcome == "sealed" and d["why"] == "walled in" and d["unexplored"] == 1  # the game described
+    assert d["needs"] == {"hearts_left": d["needs"]["hearts_left"], "vameter_in_play": True}
+    assert d["needs"]["hearts_left"] > 0
+    (vam,) = [c for c, k in d["closed_by"].items() if k == "Vameter"]
+    hearts = d["needs"]["hearts_left"]
+    assert sealed_words(d) == (
+        f"walled in by {vam} Vameter; the rest of the map explored (1 Path left); "
+        f"still needed: {hearts} Heart{'s' if hearts > 1 else ''} left on the Vameter"
+    )
+
+
+def test_walled_in_early_keeps_its_words_without_the_needs():
+    """A trail walled in with Paths still beyond the walls: the walls are the reason, said as before (games walled
+    in alike stay on one line of the report)."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "D7")
+    d = explain_sealed(s, "walled in")
+    assert "needs" not in d
