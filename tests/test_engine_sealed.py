@@ -253,3 +253,25 @@ def test_walled_in_early_keeps_its_words_without_the_needs():
     _monster(s, "D7")
     d = explain_sealed(s, "walled in")
     assert "needs" not in d
+
+
+def test_toll_unpaid_says_when_collins_could_have_waived_the_tolls():
+    """Collins: "EXHAUST: You don't pay the Resource to Explore Paths protected by Monsters". A 2-player fauna-4 game
+    (Collins and York, heuristic, seed 3, game 12) ended "toll unpaid: open A1 (toll 2), ...; 0 Resources and Water
+    held" with Collins ready on his own last turn ("Collins: ignore Monsters this explore" was legal; the bot ended
+    the turn): the tolls were not what sealed it. The record and the words say Collins was ready."""
+    s = settle(
+        Game(read_map(DATA / "engine_fauna_201.toml"), players=2, characters=("Collins", "York")).new_initial_state()
+    )
+    opened(s, "D7")
+    _monster(s, "D1")
+    _monster(s, "A7")
+    s.pack = [0] * len(s.pack)
+    d = explain_sealed(s, "toll unpaid")
+    assert d["collins_ready"] is True
+    assert sealed_words(d) == (
+        "toll unpaid: open C7 (toll 1), D6 (toll 1), E7 (toll 1); 0 Resources and Water held; "
+        "but Collins was ready, whose ability waives every toll on his turn"
+    )
+    s.exhausted.add("Collins")
+    assert "collins_ready" not in explain_sealed(s, "toll unpaid")

@@ -8,7 +8,8 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
   red-circled Paths), and the start Paths outside the walled-in trail: with the walls where they stand at the
   end, a first Path there would not have been walled in by them (none: every landing meets the same walls);
   when the walls are all that is unexplored (the Vameter's own Path at the end), ``needs`` as for a map explored;
-- ``toll unpaid``: the open Paths and their Monster tolls, against the Resources (and Water) held;
+- ``toll unpaid``: the open Paths and their Monster tolls, against the Resources (and Water) held, and
+  ``collins_ready`` when Collins was not exhausted (his ability waives the tolls: the bot did not use it);
 - ``map explored``: every Path is explored; ``needs`` says what the team still lacked to win (the chapter's
   ``win_needs``: kills and what the Kill cards lack, Hearts left, the Fight's items, ...).
 
@@ -63,6 +64,10 @@ def explain_sealed(state, why: str) -> dict:
         out["open"] = {b.name(c): t for c, t in zip(cells, tolls)}
         out["held"] = state.carried() + (state.pack[WATER] if water else 0)  # Water pays unless toll-no-water
         out["water_pays"] = water
+        if "Collins" in g.characters and "Collins" not in state.exhausted:
+            # Collins's ability ("You don't pay the Resource to Explore Paths protected by Monsters") was ready:
+            # the tolls did not have to seal the trail (the bot ended his turn without it)
+            out["collins_ready"] = True
         return out
     chapter = g.chapter
     check = chapter.blocks_exploring
@@ -112,7 +117,10 @@ def sealed_words(d: dict) -> str:
     if why == "toll unpaid":
         tolls = ", ".join(f"{c} (toll {t})" for c, t in d["open"].items())
         pays = ("Resource or Water", "Resources and Water") if d.get("water_pays") else ("Resource", "Resources")
-        return f"toll unpaid: open {tolls}; {quantity(d['held'], *pays)} held"
+        collins = (
+            "; but Collins was ready, whose ability waives every toll on his turn" if d.get("collins_ready") else ""
+        )
+        return f"toll unpaid: open {tolls}; {quantity(d['held'], *pays)} held{collins}"
     walls = ", ".join(f"{c} {k}" for c, k in d["closed_by"].items())
     if "needs" in d:  # only the walls were left unexplored (explain_sealed)
         needs = needs_words(d["needs"] or {})
