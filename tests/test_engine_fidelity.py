@@ -471,9 +471,26 @@ def test_the_playtest_levels_line_says_it_counts_won_games():
         GameRecord(2, 3, "win", 24, 3, 20, {}),
     ]
     text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
-    assert "  levels       of the 2 won games: Master Explorer 1, Fearless Trailblazer 1" in text.splitlines()
+    assert (
+        "  levels       of the 2 won games: Master Explorer (28+) 1, Fearless Trailblazer (22-27) 1"
+        in text.splitlines()
+    )
     one = report_text(summarise(recs[:2], load("engine_fauna_201"), Settings()))
-    assert "  levels       of the 1 won game: Master Explorer 1" in one.splitlines()
+    assert "  levels       of the 1 won game: Master Explorer (28+) 1" in one.splitlines()
+
+
+def test_the_playtest_levels_line_gives_each_level_its_scores():
+    """ "levels  of the 11 won games: Master Explorer 11" on one map and "Veteran Pathfinder 10" on another: a
+    designer comparing them had to look the levels up in the rulebook ("Scoring the Game for the Level of Success":
+    28+ Master Explorer, 16-21 Veteran Pathfinder, ...). Each level says its scores."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise
+
+    recs = [GameRecord(k, k, "win", score, 3, 20, {}) for k, score in enumerate((3, 1, 16, 45))]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert (
+        "  levels       of the 4 won games: Master Explorer (28+) 1, Veteran Pathfinder (16-21) 1, "
+        "Greenhorn Scout (1-3) 2"
+    ) in text.splitlines()
 
 
 def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):

@@ -278,6 +278,13 @@ def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
     }
 
 
+def _level_scores(name: str) -> str:
+    """A level's scores, as the rulebook's table gives them: "28+" for the top, "22-27" below it."""
+    los = [lo for lo, _ in LEVELS]
+    k = _level_names().index(name)
+    return f"{los[k]}+" if k == 0 else f"{los[k]}-{los[k - 1] - 1}"
+
+
 def _level_names():
     return [name for _, name in LEVELS]
 
@@ -314,7 +321,10 @@ def report_text(rep: dict) -> str:
     if rep["levels"]:
         # the levels count won games only (a loss or a sealed game reaches none): say of how many
         won = quantity(rep["wins"], "won game")
-        lines.append(f"  levels       of the {won}: " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
+        lines.append(
+            f"  levels       of the {won}: "
+            + ", ".join(f"{k} ({_level_scores(k)}) {v}" for k, v in rep["levels"].items())
+        )
     if rep.get("win_scores"):
         lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
