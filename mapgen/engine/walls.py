@@ -124,8 +124,8 @@ def sealed_words(d: dict) -> str:
     walls = ", ".join(f"{c} {k}" for c, k in d["closed_by"].items())
     if "needs" in d:  # only the walls were left unexplored (explain_sealed)
         needs = needs_words(d["needs"] or {})
-        left = quantity(d.get("unexplored", 0), "Path")
-        return f"walled in by {walls}; the rest of the map explored ({left} left)" + (
+        rest = quantity(d.get("unexplored", 0), "Path")
+        return f"walled in by {walls}; the rest of the map explored ({rest} left)" + (
             f"; still needed: {needs}" if needs else ""
         )
     others = d.get("other_first") or {}
