@@ -275,3 +275,42 @@ def test_toll_unpaid_says_when_collins_could_have_waived_the_tolls():
     )
     s.exhausted.add("Collins")
     assert "collins_ready" not in explain_sealed(s, "toll unpaid")
+
+
+def test_the_sealed_line_counts_the_walled_in_games_that_explored_the_rest_of_the_map():
+    """vameter-4's sealed line read "walled in 16" when 12 of them had explored every Path but the Vameter's: the
+    count a designer compares with the walled-in cap. The line says how many of them explored the rest."""
+    d = {"why": "walled in", "closed_by": {"A1": "Vameter"}, "first": "E7", "unexplored": 1, "other_first": {}}
+    end = {**d, "needs": {"hearts_left": 2, "vameter_in_play": True}}
+    early = {**d, "closed_by": {"C7": "Monster"}, "first": "C7", "unexplored": 48, "other_first": {"A7": 48}}
+    rep = {
+        "map": "m",
+        "chapter": "vameter",
+        "bot": "heuristic",
+        "players": 1,
+        "team": [{"character": "Lewis", "gear": []}],
+        "seed": 0,
+        "games": 4,
+        "wins": 1,
+        "win_rate": 0.25,
+        "win_rate_ci": [0.05, 0.7],
+        "mean_score": 10.0,
+        "mean_score_wins": 40.0,
+        "levels": {},
+        "losses": {},
+        "sealed": 3,
+        "sealed_rate": 0.75,
+        "sealed_by": {"walled in": 3},
+        "sealed_games": [{"game": k, **x} for k, x in enumerate((end, end, early))],
+        "mean_days": 3.0,
+        "mean_turns": 30.0,
+        "events": {},
+    }
+    sealed = next(line for line in report_text(rep).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3 (2 of them with the rest of the map explored))")
+    one = {**rep, "sealed_games": [{"game": k, **x} for k, x in enumerate((end, early, early))]}
+    sealed = next(line for line in report_text(one).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3 (1 of them with the rest of the map explored))")
+    none = {**rep, "sealed_games": [{"game": k, **early} for k in range(3)]}
+    sealed = next(line for line in report_text(none).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3)")

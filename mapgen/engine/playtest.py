@@ -330,7 +330,13 @@ def report_text(rep: dict) -> str:
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
     # always shown, as grade shows it: games and share ("7/20 = 35.0%"), then the games of each reason
-    why = ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
+    # a game walled in with only the walls left unexplored (the Vameter's own Path at the end) explored the rest of
+    # the map: said beside the count, which the walled-in cap reads, so that the count does not read as walls to move
+    ended = sum(1 for d in rep.get("sealed_games", []) if d.get("why") == "walled in" and "needs" in d)
+    why = ", ".join(
+        f"{k} {v}" + (f" ({ended} of them with the rest of the map explored)" if k == "walled in" and ended else "")
+        for k, v in rep["sealed_by"].items()
+    )
     lines.append(
         f"  sealed       {rep['sealed']}/{rep['games']} = {100 * rep['sealed_rate']:.1f}% (no Path could be explored "
         "for a whole round: not a rulebook loss" + (f"; {why})" if why else ")")
