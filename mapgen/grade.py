@@ -439,11 +439,16 @@ class MapGrade:
         }
         for b, f in self.bots.items():
             lo, hi = f.interval
+            out[f"{b}_games"] = f.games  # the games behind the rate, as the text's "wins 6/10"
+            out[f"{b}_wins"] = f.wins
             out[f"{b}_win"] = round(f.win_rate, 4)
             out[f"{b}_ci_low"] = round(lo, 4)
             out[f"{b}_ci_high"] = round(hi, 4)
         out["gap"] = "" if self.gap is None else round(self.gap, 4)
         play = self.play
+        # the gap's 95% interval, as the text gives it (a gap on a few games is no finding without it)
+        pair = play if play else Play(self.bots["deducer"], self.bots["clairvoyant"]) if self.gap is not None else None
+        out["gap_ci_low"], out["gap_ci_high"] = (round(x, 4) for x in pair.gap_interval) if pair else ("", "")
         out["fair_bot"] = play.fair.bot if play else ""
         out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
         out["oracle_gap"] = round(play.gap, 4) if play else ""

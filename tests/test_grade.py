@@ -545,3 +545,29 @@ def test_the_markdown_table_says_what_each_column_counts():
         "mean days: ",
     ):
         assert words in legend, words
+
+
+def test_the_csv_row_holds_the_games_and_the_gap_interval_the_text_gives():
+    """The text said "scout wins 6/10 ... gap oracle − scout = +40.0 points (95% interval ...)"; the CSV row had the
+    rates (0.6, 1.0, gap 0.4) with no number of games and no interval for the gap: a +25-point gap on 8 games
+    each (interval -17 to +58) read as a finding. The row gives each bot's games and wins, and the gap's interval."""
+    from mapgen.grade import MapGrade, Play, report_csv
+    from mapgen.quality import NO_CHECKS
+
+    fair = BotFigures("scout", 10, 6, {"hunger": 2}, 3.6, {"walled in": 1, "map explored": 1})
+    oracle = BotFigures("oracle", 10, 10, {}, 3.5)
+    g = MapGrade("m", "fauna", 0, {"scout": fair, "oracle": oracle}, None, NO_CHECKS)
+    (row,) = csv.DictReader(io.StringIO(report_csv([g])))
+    assert (row["scout_games"], row["scout_wins"], row["oracle_games"], row["oracle_wins"]) == ("10", "6", "10", "10")
+    glo, ghi = Play(fair, oracle).gap_interval
+    assert (float(row["gap_ci_low"]), float(row["gap_ci_high"])) == (round(glo, 4), round(ghi, 4))
+    deducer = BotFigures("deducer", 20, 10, {}, 3.0)
+    clairvoyant = BotFigures("clairvoyant", 20, 13, {}, 3.0)
+    older = MapGrade("m", "fauna", 0, {"deducer": deducer, "clairvoyant": clairvoyant}, None, NO_CHECKS)
+    (row,) = csv.DictReader(io.StringIO(report_csv([older])))
+    glo, ghi = Play(deducer, clairvoyant).gap_interval
+    assert (float(row["gap"]), float(row["gap_ci_low"]), float(row["gap_ci_high"])) == (
+        0.15,
+        round(glo, 4),
+        round(ghi, 4),
+    )
