@@ -314,3 +314,18 @@ def test_the_sealed_line_counts_the_walled_in_games_that_explored_the_rest_of_th
     none = {**rep, "sealed_games": [{"game": k, **early} for k in range(3)]}
     sealed = next(line for line in report_text(none).splitlines() if line.startswith("  sealed "))
     assert sealed.endswith("; walled in 3)")
+
+
+def test_a_hidden_traitor_report_says_whose_wins_it_counts():
+    """In Hidden Traitor mode "wins 12/20" stood beside "losses ... the Traitor won 5" and "traitor wins 5/20": whose
+    wins the first line counts (the Loyalists', 3 or more Crew Members saved) was left to guess."""
+    import maps
+    from mapgen.engine.playtest import GameRecord
+
+    m = maps.load("maldonado-2")
+    s = Settings(players=3, mode="traitor")
+    recs = [GameRecord(0, 1, "win", 30, 4, 40, {"saved 3": 40}), GameRecord(1, 2, "traitor", 0, 4, 40, {})]
+    wins = next(line for line in report_text(summarise(recs, m, s)).splitlines() if line.startswith("  wins "))
+    assert wins.endswith(": the Loyalists' wins (3 or more Crew Members saved)")
+    coop = summarise(recs[:1], m, Settings(players=3))
+    assert "Loyalists" not in report_text(coop)

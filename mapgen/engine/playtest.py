@@ -311,6 +311,8 @@ def report_text(rep: dict) -> str:
         (
             f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
+            # Hidden Traitor: a win is the Loyalists' (the Traitor's wins are a loss cause, and the traitor line)
+            + (": the Loyalists' wins (3 or more Crew Members saved)" if rep.get("mode") == "traitor" else "")
         ),
         (
             f"  mean score   {rep['mean_score']:.1f} over all games (a loss or a sealed game scores 0); "
