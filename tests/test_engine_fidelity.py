@@ -851,3 +851,20 @@ def test_a_playtest_plays_the_same_games_with_the_compiled_weights_as_without(mo
     monkeypatch.setattr(heuristic, "COMPILED_FROM_GAMES", 3)
     run_playtest(m, Settings(bot="heuristic", seed=5), 3)
     assert heuristic.compiled()  # enough games a process: compiled
+
+
+def test_the_playtest_text_rounds_the_interval_once_as_grade_does():
+    """One game won of one: playtest's text said "95% interval 20.6% to 100.0%" and grade's, for the same game,
+    "20.7% to 100.0%": playtest printed the JSON's 4-digit rounding (0.2065) rounded again. 2,013 of the 20,300
+    (wins, games) pairs up to 200 games differed so by 0.1 point. The text rounds the interval (and the shares)
+    once."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise, wilson
+
+    recs = [GameRecord(0, 1, "win", 30, 3, 20, {})]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert "  wins         1/1 = 100.0% (95% interval 20.7% to 100.0%)" in text.splitlines()
+    _, hi = wilson(0, 3)
+    recs = [GameRecord(k, k, "sealed", 0, 1, 2, {}, [], {"why": "unknown"}) for k in range(3)]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert f"  wins         0/3 = 0.0% (95% interval 0.0% to {100 * hi:.1f}%)" in text.splitlines()
+    assert f"{100 * hi:.1f}" == "56.2"

@@ -300,7 +300,11 @@ def _cause_order(c: str):
 def report_text(rep: dict) -> str:
     """The report for people."""
     team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
-    lo, hi = rep["win_rate_ci"]
+    # from the counts, rounded once (the JSON's 4-digit figures rounded again read 20.6% where grade says 20.7%)
+    n = rep["games"]
+    lo, hi = wilson(rep["wins"], n)
+    win_rate = rep["wins"] / n if n else 0.0
+    sealed_rate = rep["sealed"] / n if n else 0.0
     lines = [
         (
             f"{rep['map']}: {rep['chapter']}, {quantity(rep['games'], 'game')}, bot {rep['bot']}, {rep['players']} player(s): {team}, "
@@ -309,7 +313,7 @@ def report_text(rep: dict) -> str:
             + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
         ),
         (
-            f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
+            f"  wins         {rep['wins']}/{rep['games']} = {100 * win_rate:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
             # Hidden Traitor: a win is the Loyalists' (the Traitor's wins are a loss cause, and the traitor line)
             + (": the Loyalists' wins (3 or more Crew Members saved)" if rep.get("mode") == "traitor" else "")
@@ -340,7 +344,7 @@ def report_text(rep: dict) -> str:
         for k, v in rep["sealed_by"].items()
     )
     lines.append(
-        f"  sealed       {rep['sealed']}/{rep['games']} = {100 * rep['sealed_rate']:.1f}% (no Path could be explored "
+        f"  sealed       {rep['sealed']}/{rep['games']} = {100 * sealed_rate:.1f}% (no Path could be explored "
         "for a whole round: not a rulebook loss" + (f"; {why})" if why else ")")
     )
     lines += _sealed_lines(rep.get("sealed_games", []))
