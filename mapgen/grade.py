@@ -449,6 +449,7 @@ class MapGrade:
         # the gap's 95% interval, as the text gives it (a gap on a few games is no finding without it)
         pair = play if play else Play(self.bots["deducer"], self.bots["clairvoyant"]) if self.gap is not None else None
         out["gap_ci_low"], out["gap_ci_high"] = (round(x, 4) for x in pair.gap_interval) if pair else ("", "")
+        out["gap_bots"] = " − ".join(self.gap_bots or ())  # which gap: "oracle − scout" or "clairvoyant − deducer"
         out["fair_bot"] = play.fair.bot if play else ""
         out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
         out["oracle_gap"] = round(play.gap, 4) if play else ""

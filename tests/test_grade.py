@@ -561,6 +561,7 @@ def test_the_csv_row_holds_the_games_and_the_gap_interval_the_text_gives():
     assert (row["scout_games"], row["scout_wins"], row["oracle_games"], row["oracle_wins"]) == ("10", "6", "10", "10")
     glo, ghi = Play(fair, oracle).gap_interval
     assert (float(row["gap_ci_low"]), float(row["gap_ci_high"])) == (round(glo, 4), round(ghi, 4))
+    assert row["gap_bots"] == "oracle − scout"  # which two bots the "gap" column compares, as --markdown's header
     deducer = BotFigures("deducer", 20, 10, {}, 3.0)
     clairvoyant = BotFigures("clairvoyant", 20, 13, {}, 3.0)
     older = MapGrade("m", "fauna", 0, {"deducer": deducer, "clairvoyant": clairvoyant}, None, NO_CHECKS)
