@@ -439,11 +439,17 @@ class MapGrade:
         }
         for b, f in self.bots.items():
             lo, hi = f.interval
+            out[f"{b}_games"] = f.games  # the games behind the rate, as the text's "wins 6/10"
+            out[f"{b}_wins"] = f.wins
             out[f"{b}_win"] = round(f.win_rate, 4)
             out[f"{b}_ci_low"] = round(lo, 4)
             out[f"{b}_ci_high"] = round(hi, 4)
         out["gap"] = "" if self.gap is None else round(self.gap, 4)
         play = self.play
+        # the gap's 95% interval, as the text gives it (a gap on a few games is no finding without it)
+        pair = play if play else Play(self.bots["deducer"], self.bots["clairvoyant"]) if self.gap is not None else None
+        out["gap_ci_low"], out["gap_ci_high"] = (round(x, 4) for x in pair.gap_interval) if pair else ("", "")
+        out["gap_bots"] = " − ".join(self.gap_bots or ())  # which gap: "oracle − scout" or "clairvoyant − deducer"
         out["fair_bot"] = play.fair.bot if play else ""
         out["fair_win"] = round(play.fair.win_rate, 4) if play else ""
         out["oracle_gap"] = round(play.gap, 4) if play else ""
@@ -949,6 +955,21 @@ def _sealed_cell(f: BotFigures) -> str:
     return f"{'–' if rate is None else f'{100 * rate:.0f}%'} ({100 * f.walled_in_rate:.0f}%)"
 
 
+def _markdown_legend(who: str) -> str:
+    """What each column of ``report_markdown``'s table counts, and in what unit (a designer grading their own maps
+    has no maps/README.md around the table)."""
+    return (
+        "grade: the deduction tier (Gentle, Moderate, Tricky, Fiendish; mapgen deduce); guesses: the explorer's "
+        "guesses before every target is known (Training: before the map is unique); reveal set: the fewest cells "
+        "whose reveal leaves this map the only one, in cells; targets known at: the explorer's step (cells revealed) "
+        "at which every target is known; BOT win (95%): the share of the bot's games won, in %, with its 95% "
+        f"interval (Wilson); {who} sealed (walled in): the share of its games in which no Path could be explored "
+        "for a whole round (walled in, toll unpaid or map explored, as mapgen playtest counts them), in brackets "
+        f"those walled in (no Path left open), in %; {who} mean days: the days its games lasted, on average; "
+        "–: a figure not measured, or none (no targets, no flags)"
+    )
+
+
 def report_csv(grades: list[MapGrade]) -> str:
     rows = [g.row() for g in grades]
     fields = list(dict.fromkeys(k for r in rows for k in r))
@@ -1005,6 +1026,7 @@ def report_markdown(grades: list[MapGrade]) -> str:
         cells.append(named + f"{head_bot.mean_days:.1f}" if head_bot else "–")
         cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
         lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", _markdown_legend(who)]  # what each column counts, in what unit
     if any(g.gap is None for g in grades):  # say what the gap is, and why a row has none
         fair = ", ".join(b for b in BOTS if b not in UNFAIR)
         what = (

@@ -471,9 +471,26 @@ def test_the_playtest_levels_line_says_it_counts_won_games():
         GameRecord(2, 3, "win", 24, 3, 20, {}),
     ]
     text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
-    assert "  levels       of the 2 won games: Master Explorer 1, Fearless Trailblazer 1" in text.splitlines()
+    assert (
+        "  levels       of the 2 won games: Master Explorer (28+) 1, Fearless Trailblazer (22-27) 1"
+        in text.splitlines()
+    )
     one = report_text(summarise(recs[:2], load("engine_fauna_201"), Settings()))
-    assert "  levels       of the 1 won game: Master Explorer 1" in one.splitlines()
+    assert "  levels       of the 1 won game: Master Explorer (28+) 1" in one.splitlines()
+
+
+def test_the_playtest_levels_line_gives_each_level_its_scores():
+    """ "levels  of the 11 won games: Master Explorer 11" on one map and "Veteran Pathfinder 10" on another: a
+    designer comparing them had to look the levels up in the rulebook ("Scoring the Game for the Level of Success":
+    28+ Master Explorer, 16-21 Veteran Pathfinder, ...). Each level says its scores."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise
+
+    recs = [GameRecord(k, k, "win", score, 3, 20, {}) for k, score in enumerate((3, 1, 16, 45))]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert (
+        "  levels       of the 4 won games: Master Explorer (28+) 1, Veteran Pathfinder (16-21) 1, "
+        "Greenhorn Scout (1-3) 2"
+    ) in text.splitlines()
 
 
 def test_the_playtest_plot_draws_sealed_games_apart(tmp_path):
@@ -834,3 +851,20 @@ def test_a_playtest_plays_the_same_games_with_the_compiled_weights_as_without(mo
     monkeypatch.setattr(heuristic, "COMPILED_FROM_GAMES", 3)
     run_playtest(m, Settings(bot="heuristic", seed=5), 3)
     assert heuristic.compiled()  # enough games a process: compiled
+
+
+def test_the_playtest_text_rounds_the_interval_once_as_grade_does():
+    """One game won of one: playtest's text said "95% interval 20.6% to 100.0%" and grade's, for the same game,
+    "20.7% to 100.0%": playtest printed the JSON's 4-digit rounding (0.2065) rounded again. 2,013 of the 20,300
+    (wins, games) pairs up to 200 games differed so by 0.1 point. The text rounds the interval (and the shares)
+    once."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, summarise, wilson
+
+    recs = [GameRecord(0, 1, "win", 30, 3, 20, {})]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert "  wins         1/1 = 100.0% (95% interval 20.7% to 100.0%)" in text.splitlines()
+    _, hi = wilson(0, 3)
+    recs = [GameRecord(k, k, "sealed", 0, 1, 2, {}, [], {"why": "unknown"}) for k in range(3)]
+    text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
+    assert f"  wins         0/3 = 0.0% (95% interval 0.0% to {100 * hi:.1f}%)" in text.splitlines()
+    assert f"{100 * hi:.1f}" == "56.2"

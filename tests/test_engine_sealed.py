@@ -220,3 +220,112 @@ def test_the_kill_cards_a_sealed_game_lacked_are_told_apart():
         "1 kill (2 Monsters in play; Kill cards: Poisoned Bait lacks Mud, Skull; Spear Trap lacks Wood, Rock, Vine; "
         "Make Ammo payable)"
     )
+
+
+def test_walled_in_with_only_the_walls_unexplored_says_what_was_still_needed():
+    """Vameter: "you cannot explore the Path it occupies". A game that explored every other Path and stopped with
+    Hearts left on the Vameter read "walled in by A1 Vameter (first Path E7, 1 Path unexplored); no other first Path
+    avoids these walls", a wall a designer would move, when the map was explored and the Hearts were what it lacked
+    (12 of vameter-4's 16 walled-in games, heuristic, seed 0). When the walls are all that is unexplored, the record
+    and the words say what the team still needed, as for a map explored."""
+    import maps
+    from mapgen.engine.playtest import play_one
+
+    m = maps.load("vameter-4")
+    rec = play_one(m, Settings(bot="heuristic", seed=0), 27)
+    d = rec.sealed
+    assert rec.outcome == "sealed" and d["why"] == "walled in" and d["unexplored"] == 1  # the game described
+    assert d["needs"] == {"hearts_left": d["needs"]["hearts_left"], "vameter_in_play": True}
+    assert d["needs"]["hearts_left"] > 0
+    (vam,) = [c for c, k in d["closed_by"].items() if k == "Vameter"]
+    hearts = d["needs"]["hearts_left"]
+    assert sealed_words(d) == (
+        f"walled in by {vam} Vameter; the rest of the map explored (1 Path left); "
+        f"still needed: {hearts} Heart{'s' if hearts > 1 else ''} left on the Vameter"
+    )
+
+
+def test_walled_in_early_keeps_its_words_without_the_needs():
+    """A trail walled in with Paths still beyond the walls: the walls are the reason, said as before (games walled
+    in alike stay on one line of the report)."""
+    s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
+    opened(s, "D7")
+    _monster(s, "D7")
+    d = explain_sealed(s, "walled in")
+    assert "needs" not in d
+
+
+def test_toll_unpaid_says_when_collins_could_have_waived_the_tolls():
+    """Collins: "EXHAUST: You don't pay the Resource to Explore Paths protected by Monsters". A 2-player fauna-4 game
+    (Collins and York, heuristic, seed 3, game 12) ended "toll unpaid: open A1 (toll 2), ...; 0 Resources and Water
+    held" with Collins ready on his own last turn ("Collins: ignore Monsters this explore" was legal; the bot ended
+    the turn): the tolls were not what sealed it. The record and the words say Collins was ready."""
+    s = settle(
+        Game(read_map(DATA / "engine_fauna_201.toml"), players=2, characters=("Collins", "York")).new_initial_state()
+    )
+    opened(s, "D7")
+    _monster(s, "D1")
+    _monster(s, "A7")
+    s.pack = [0] * len(s.pack)
+    d = explain_sealed(s, "toll unpaid")
+    assert d["collins_ready"] is True
+    assert sealed_words(d) == (
+        "toll unpaid: open C7 (toll 1), D6 (toll 1), E7 (toll 1); 0 Resources and Water held; "
+        "but Collins was ready, whose ability waives every toll on his turn"
+    )
+    s.exhausted.add("Collins")
+    assert "collins_ready" not in explain_sealed(s, "toll unpaid")
+
+
+def test_the_sealed_line_counts_the_walled_in_games_that_explored_the_rest_of_the_map():
+    """vameter-4's sealed line read "walled in 16" when 12 of them had explored every Path but the Vameter's: the
+    count a designer compares with the walled-in cap. The line says how many of them explored the rest."""
+    d = {"why": "walled in", "closed_by": {"A1": "Vameter"}, "first": "E7", "unexplored": 1, "other_first": {}}
+    end = {**d, "needs": {"hearts_left": 2, "vameter_in_play": True}}
+    early = {**d, "closed_by": {"C7": "Monster"}, "first": "C7", "unexplored": 48, "other_first": {"A7": 48}}
+    rep = {
+        "map": "m",
+        "chapter": "vameter",
+        "bot": "heuristic",
+        "players": 1,
+        "team": [{"character": "Lewis", "gear": []}],
+        "seed": 0,
+        "games": 4,
+        "wins": 1,
+        "win_rate": 0.25,
+        "win_rate_ci": [0.05, 0.7],
+        "mean_score": 10.0,
+        "mean_score_wins": 40.0,
+        "levels": {},
+        "losses": {},
+        "sealed": 3,
+        "sealed_rate": 0.75,
+        "sealed_by": {"walled in": 3},
+        "sealed_games": [{"game": k, **x} for k, x in enumerate((end, end, early))],
+        "mean_days": 3.0,
+        "mean_turns": 30.0,
+        "events": {},
+    }
+    sealed = next(line for line in report_text(rep).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3 (2 of them with the rest of the map explored))")
+    one = {**rep, "sealed_games": [{"game": k, **x} for k, x in enumerate((end, early, early))]}
+    sealed = next(line for line in report_text(one).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3 (1 of them with the rest of the map explored))")
+    none = {**rep, "sealed_games": [{"game": k, **early} for k in range(3)]}
+    sealed = next(line for line in report_text(none).splitlines() if line.startswith("  sealed "))
+    assert sealed.endswith("; walled in 3)")
+
+
+def test_a_hidden_traitor_report_says_whose_wins_it_counts():
+    """In Hidden Traitor mode "wins 12/20" stood beside "losses ... the Traitor won 5" and "traitor wins 5/20": whose
+    wins the first line counts (the Loyalists', 3 or more Crew Members saved) was left to guess."""
+    import maps
+    from mapgen.engine.playtest import GameRecord
+
+    m = maps.load("maldonado-2")
+    s = Settings(players=3, mode="traitor")
+    recs = [GameRecord(0, 1, "win", 30, 4, 40, {"saved 3": 40}), GameRecord(1, 2, "traitor", 0, 4, 40, {})]
+    wins = next(line for line in report_text(summarise(recs, m, s)).splitlines() if line.startswith("  wins "))
+    assert wins.endswith(": the Loyalists' wins (3 or more Crew Members saved)")
+    coop = summarise(recs[:1], m, Settings(players=3))
+    assert "Loyalists" not in report_text(coop)

@@ -190,7 +190,8 @@ def test_grade_json_csv_and_markdown_give_one_row_per_map():
     assert float(table[0]["heuristic_win"]) == rows[0]["bots"]["heuristic"]["win_rate"]
     md = cli("grade", *args, "--markdown").stdout.splitlines()
     assert md[0].startswith("| map | grade |") and md[3].startswith("| training-2 |")
-    assert md[4:5] == [""] and md[5].startswith("gap: ") and len(md) == 6  # the legend: no oracle, no gap
+    assert md[4:5] == [""] and md[5].startswith("grade: the deduction tier")  # what each column counts
+    assert md[6:7] == [""] and md[7].startswith("gap: ") and len(md) == 8  # the legend: no oracle, no gap
 
 
 def test_a_markdown_gap_column_says_which_bots_it_compares_and_what_a_dash_means():
@@ -208,7 +209,7 @@ def test_a_markdown_gap_column_says_which_bots_it_compares_and_what_a_dash_means
     )
     # graded without the oracle, the gap is the older clairvoyant − deducer: the header says so, no legend needed
     md = cli("grade", *args, "--bots", "deducer,clairvoyant").stdout.splitlines()
-    assert "| gap (clairvoyant − deducer) |" in md[0] and len(md) == 3
+    assert "| gap (clairvoyant − deducer) |" in md[0] and len(md) == 5 and md[-1].startswith("grade: ")
 
 
 def test_grade_json_quality_games_are_the_games_played():
@@ -526,3 +527,48 @@ def test_the_python_grade_takes_variants():
     assert g.row()["variants"] == "relaunch"
     with pytest.raises(QualityError, match="variants is a tuple of variant names, not 'relaunch'"):
         grade(m, games={"heuristic": 1}, deduce=False, variants="relaunch")  # not the variants 'r', 'e', ...
+
+
+def test_the_markdown_table_says_what_each_column_counts():
+    """`mapgen grade --markdown` on a designer's own maps printed columns ("guesses", "reveal set", "targets known
+    at", "heuristic sealed (walled in)", "mean days") with no word of their units: only maps/README.md, around the
+    library's table, said what they count. The table says it under itself."""
+    m = maps.load("fauna-1")
+    g = MapGrade.from_table("fauna-1", m, m.meta["grade"])
+    legend = report_markdown([g]).split("\n\n", 1)[1]
+    for words in (
+        "guesses: ",
+        "reveal set: ",
+        "targets known at: ",
+        "win (95%): ",
+        "sealed (walled in): ",
+        "mean days: ",
+    ):
+        assert words in legend, words
+
+
+def test_the_csv_row_holds_the_games_and_the_gap_interval_the_text_gives():
+    """The text said "scout wins 6/10 ... gap oracle − scout = +40.0 points (95% interval ...)"; the CSV row had the
+    rates (0.6, 1.0, gap 0.4) with no number of games and no interval for the gap: a +25-point gap on 8 games
+    each (interval -17 to +58) read as a finding. The row gives each bot's games and wins, and the gap's interval."""
+    from mapgen.grade import MapGrade, Play, report_csv
+    from mapgen.quality import NO_CHECKS
+
+    fair = BotFigures("scout", 10, 6, {"hunger": 2}, 3.6, {"walled in": 1, "map explored": 1})
+    oracle = BotFigures("oracle", 10, 10, {}, 3.5)
+    g = MapGrade("m", "fauna", 0, {"scout": fair, "oracle": oracle}, None, NO_CHECKS)
+    (row,) = csv.DictReader(io.StringIO(report_csv([g])))
+    assert (row["scout_games"], row["scout_wins"], row["oracle_games"], row["oracle_wins"]) == ("10", "6", "10", "10")
+    glo, ghi = Play(fair, oracle).gap_interval
+    assert (float(row["gap_ci_low"]), float(row["gap_ci_high"])) == (round(glo, 4), round(ghi, 4))
+    assert row["gap_bots"] == "oracle − scout"  # which two bots the "gap" column compares, as --markdown's header
+    deducer = BotFigures("deducer", 20, 10, {}, 3.0)
+    clairvoyant = BotFigures("clairvoyant", 20, 13, {}, 3.0)
+    older = MapGrade("m", "fauna", 0, {"deducer": deducer, "clairvoyant": clairvoyant}, None, NO_CHECKS)
+    (row,) = csv.DictReader(io.StringIO(report_csv([older])))
+    glo, ghi = Play(deducer, clairvoyant).gap_interval
+    assert (float(row["gap"]), float(row["gap_ci_low"]), float(row["gap_ci_high"])) == (
+        0.15,
+        round(glo, 4),
+        round(ghi, 4),
+    )

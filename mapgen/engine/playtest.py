@@ -278,6 +278,13 @@ def _traitor_keys(records: list[GameRecord], s: Settings) -> dict:
     }
 
 
+def _level_scores(name: str) -> str:
+    """A level's scores, as the rulebook's table gives them: "28+" for the top, "22-27" below it."""
+    los = [lo for lo, _ in LEVELS]
+    k = _level_names().index(name)
+    return f"{los[k]}+" if k == 0 else f"{los[k]}-{los[k - 1] - 1}"
+
+
 def _level_names():
     return [name for _, name in LEVELS]
 
@@ -293,7 +300,11 @@ def _cause_order(c: str):
 def report_text(rep: dict) -> str:
     """The report for people."""
     team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
-    lo, hi = rep["win_rate_ci"]
+    # from the counts, rounded once (the JSON's 4-digit figures rounded again read 20.6% where grade says 20.7%)
+    n = rep["games"]
+    lo, hi = wilson(rep["wins"], n)
+    win_rate = rep["wins"] / n if n else 0.0
+    sealed_rate = rep["sealed"] / n if n else 0.0
     lines = [
         (
             f"{rep['map']}: {rep['chapter']}, {quantity(rep['games'], 'game')}, bot {rep['bot']}, {rep['players']} player(s): {team}, "
@@ -302,8 +313,10 @@ def report_text(rep: dict) -> str:
             + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
         ),
         (
-            f"  wins         {rep['wins']}/{rep['games']} = {100 * rep['win_rate']:.1f}% "
+            f"  wins         {rep['wins']}/{rep['games']} = {100 * win_rate:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
+            # Hidden Traitor: a win is the Loyalists' (the Traitor's wins are a loss cause, and the traitor line)
+            + (": the Loyalists' wins (3 or more Crew Members saved)" if rep.get("mode") == "traitor" else "")
         ),
         (
             f"  mean score   {rep['mean_score']:.1f} over all games (a loss or a sealed game scores 0); "
@@ -314,15 +327,24 @@ def report_text(rep: dict) -> str:
     if rep["levels"]:
         # the levels count won games only (a loss or a sealed game reaches none): say of how many
         won = quantity(rep["wins"], "won game")
-        lines.append(f"  levels       of the {won}: " + ", ".join(f"{k} {v}" for k, v in rep["levels"].items()))
+        lines.append(
+            f"  levels       of the {won}: "
+            + ", ".join(f"{k} ({_level_scores(k)}) {v}" for k, v in rep["levels"].items())
+        )
     if rep.get("win_scores"):
         lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
         lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
     # always shown, as grade shows it: games and share ("7/20 = 35.0%"), then the games of each reason
-    why = ", ".join(f"{k} {v}" for k, v in rep["sealed_by"].items())
+    # a game walled in with only the walls left unexplored (the Vameter's own Path at the end) explored the rest of
+    # the map: said beside the count, which the walled-in cap reads, so that the count does not read as walls to move
+    ended = sum(1 for d in rep.get("sealed_games", []) if d.get("why") == "walled in" and "needs" in d)
+    why = ", ".join(
+        f"{k} {v}" + (f" ({ended} of them with the rest of the map explored)" if k == "walled in" and ended else "")
+        for k, v in rep["sealed_by"].items()
+    )
     lines.append(
-        f"  sealed       {rep['sealed']}/{rep['games']} = {100 * rep['sealed_rate']:.1f}% (no Path could be explored "
+        f"  sealed       {rep['sealed']}/{rep['games']} = {100 * sealed_rate:.1f}% (no Path could be explored "
         "for a whole round: not a rulebook loss" + (f"; {why})" if why else ")")
     )
     lines += _sealed_lines(rep.get("sealed_games", []))

@@ -7,7 +7,9 @@ trail"); the engine ends such a game ``"sealed"``. ``explain_sealed`` says why i
   can be explored; unexplored Paths under a Monster or the Vameter, which cannot be explored; Flora's
   red-circled Paths), and the start Paths outside the walled-in trail: with the walls where they stand at the
   end, a first Path there would not have been walled in by them (none: every landing meets the same walls);
-- ``toll unpaid``: the open Paths and their Monster tolls, against the Resources (and Water) held;
+  when the walls are all that is unexplored (the Vameter's own Path at the end), ``needs`` as for a map explored;
+- ``toll unpaid``: the open Paths and their Monster tolls, against the Resources (and Water) held, and
+  ``collins_ready`` when Collins was not exhausted (his ability waives the tolls: the bot did not use it);
 - ``map explored``: every Path is explored; ``needs`` says what the team still lacked to win (the chapter's
   ``win_needs``: kills and what the Kill cards lack, Hearts left, the Fight's items, ...).
 
@@ -62,6 +64,10 @@ def explain_sealed(state, why: str) -> dict:
         out["open"] = {b.name(c): t for c, t in zip(cells, tolls)}
         out["held"] = state.carried() + (state.pack[WATER] if water else 0)  # Water pays unless toll-no-water
         out["water_pays"] = water
+        if "Collins" in g.characters and "Collins" not in state.exhausted:
+            # Collins's ability ("You don't pay the Resource to Explore Paths protected by Monsters") was ready:
+            # the tolls did not have to seal the trail (the bot ended his turn without it)
+            out["collins_ready"] = True
         return out
     chapter = g.chapter
     check = chapter.blocks_exploring
@@ -85,6 +91,11 @@ def explain_sealed(state, why: str) -> dict:
                         closed[j] = "Vameter" if j == state.data.get("vam") else "blocked"
     out["closed_by"] = {b.name(c): closed[c] for c in sorted(closed)}
     out["unexplored"] = g.board.size - state.n_explored  # Paths the walls keep out of reach
+    if all(ex[i] or i in closed for i in range(g.board.size)):
+        # nothing but the walls themselves unexplored (Vameter: the Path it occupies, which "you cannot explore"):
+        # the trail was walked to its end, so what the team still lacked is the designer's reason, as for a map
+        # explored
+        out["needs"] = g.chapter.win_needs(state)
     first = state.ex_list[0] if state.ex_list else -1
     out["first"] = b.name(first) if first >= 0 else None
     region = _trail_region(state, first) if first >= 0 else set()
@@ -106,8 +117,17 @@ def sealed_words(d: dict) -> str:
     if why == "toll unpaid":
         tolls = ", ".join(f"{c} (toll {t})" for c, t in d["open"].items())
         pays = ("Resource or Water", "Resources and Water") if d.get("water_pays") else ("Resource", "Resources")
-        return f"toll unpaid: open {tolls}; {quantity(d['held'], *pays)} held"
+        collins = (
+            "; but Collins was ready, whose ability waives every toll on his turn" if d.get("collins_ready") else ""
+        )
+        return f"toll unpaid: open {tolls}; {quantity(d['held'], *pays)} held{collins}"
     walls = ", ".join(f"{c} {k}" for c, k in d["closed_by"].items())
+    if "needs" in d:  # only the walls were left unexplored (explain_sealed)
+        needs = needs_words(d["needs"] or {})
+        rest = quantity(d.get("unexplored", 0), "Path")
+        return f"walled in by {walls}; the rest of the map explored ({rest} left)" + (
+            f"; still needed: {needs}" if needs else ""
+        )
     others = d.get("other_first") or {}
     if others and len(set(others.values())) == 1:
         alt = f"another first Path would have avoided these walls: {', '.join(others)} ({quantity(next(iter(others.values())), 'Path')} beyond)"
