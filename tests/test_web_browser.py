@@ -1271,6 +1271,31 @@ def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, b
         wait_for(lambda: "maps fit (exact)" in text_of(driver, "count"), 30, "the answer once the server answers")
 
 
+def test_a_page_opened_while_the_server_cannot_answer_says_so_and_asks_again(driver, base_url):
+    """A reload mid-game while the server restarts: the page came but its first question (the chapters) did
+    not, and the helper stayed on "…" for ever, with no board and no word. It says so, asks again, and plays
+    the game in its link once the server answers."""
+    stub = r"""
+      const real = window.fetch;
+      window.failing = 2;  // this many /api/chapters requests fail as a server going down fails, then it answers
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/chapters') && window.failing > 0) {
+          window.failing -= 1;
+          throw new TypeError('Failed to fetch');
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+        driver.refresh()
+        wait_for(lambda: "cannot be reached" in text_of(driver, "problem"), 30, "the page saying so")
+        assert "Asking again" in text_of(driver, "problem") and text_of(driver, "count") == "no answer"
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), 30, "the game once the server answers")
+        assert "Fo" in cell(driver, "B7").text  # the reveal in the link
+        assert text_of(driver, "problem") == ""
+
+
 def test_a_full_count_out_of_time_keeps_the_quick_answer_s_forced_cells_and_chances(driver, base_url):
     """maldonado-1 with A7 revealed, on a busy machine: the full count's 504 ("the time limit ran out while the
     count was estimated") replaced the quick answer: the forced cells and the estimated chances left the board,

@@ -736,8 +736,15 @@ async function copyLink() {
   say(ok ? "Link copied: it opens this game as it stands." : `Copy this link: ${location.href}`);
 }
 
+// Before the page can ask anything (the chapters, the default map): the server's silence said in the status.
+function waiting(text) {
+  $("problem").hidden = !text;
+  $("problem").textContent = text || "";
+  if (text) $("count").textContent = "no answer";
+}
+
 async function main() {
-  await MG.loadChapters();
+  await MG.loadChapters(waiting);
   const fromHash = readHash();
   let b, revealed = [], unknownChapter = null;
   if (fromHash && MG.chapters[fromHash.briefing.chapter]) {
@@ -748,7 +755,7 @@ async function main() {
     $("heat").value = fromHash.heat;
   } else {
     if (fromHash) unknownChapter = fromHash.briefing.chapter;
-    const m = (await MG.api("/api/maps/fauna-1")).data;
+    const m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting);
     b = {chapter: "fauna", from: "fauna-1", peak: m.peak, start: m.start, greek_fire: m.greek_fire,
          fort_pattern: m.fort_pattern, number: null};
     $("setup").open = true;
