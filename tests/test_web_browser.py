@@ -826,6 +826,12 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" not in cell(driver, "B7").text, what="a second undo after reload")
     driver.find_element(By.ID, "redo").click()
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
+    # a terrain the briefing forbids, by its key: refused in one line that names the rule, as the palette does
+    focus_cell(driver, "F2")
+    keys(driver, "a")
+    wait_for(lambda: "F2" in text_of(driver, "said"), what="the refusal")
+    assert "rule C6" in text_of(driver, "said") and "Rock" in text_of(driver, "said"), text_of(driver, "said")
+    assert "Wa" not in cell(driver, "F2").text
 
 
 def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):

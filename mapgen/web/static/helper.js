@@ -538,6 +538,15 @@ function withEstimate(view, est) {
   return out;
 }
 
+// Why a cell the briefing fixes shows one terrain, naming the rule (the palette's note, and the words said when
+// another terrain's key is pressed there).
+function fixedWords(name, fixed) {
+  const ch = H.briefing.chapter;
+  const what = fixed.field === "peak" ? "the Peak" : `the ${fixed.field}`;
+  return [`${name} is ${what}: the briefing makes it a ${MG.style(ch, fixed.terrain).label} (`,
+    MG.rule(ch, fixed.rule), "), so that is all it can show."];
+}
+
 function openPalette(name, i) {
   H.picking = i;
   const ch = H.briefing.chapter;
@@ -549,11 +558,7 @@ function openPalette(name, i) {
   note.replaceChildren();
   note.hidden = !fixed;
   const codes = fixed ? [fixed.terrain] : MG.chapters[ch].terrains;
-  if (fixed) {
-    const what = fixed.field === "peak" ? "the Peak" : `the ${fixed.field}`;
-    note.append(`${name} is ${what}: the briefing makes it a ${MG.style(ch, fixed.terrain).label} (`,
-      MG.rule(ch, fixed.rule), "), so that is all it can show.");
-  }
+  if (fixed) note.append(...fixedWords(name, fixed));
   for (const code of codes) {
     const s = MG.style(ch, code);
     const key = H.keys[code];
@@ -718,7 +723,7 @@ function onKey(e) {
     if (!paletteOpen) H.picking = names.indexOf(H.focus);
     const fixed = MG.briefingTerrain(H.briefing, names[H.picking]);
     if (fixed && fixed.terrain !== code) {
-      say(`${names[H.picking]} can only be a ${MG.style(H.briefing.chapter, fixed.terrain).label}: the briefing fixes it.`);
+      $("said").replaceChildren(...fixedWords(names[H.picking], fixed));
       if (!paletteOpen) H.picking = null;
       return;
     }
