@@ -1105,6 +1105,52 @@ def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url
         assert "forced" not in cell(driver, "F2").get_attribute("class")
 
 
+def test_a_reveal_drops_the_last_state_s_chances_until_its_own_answer_comes(driver, base_url):
+    """A reveal (or a corrected one) kept the last state's chances on the board until the new state's answer came
+    (seconds on a busy server): a Wood revealed at C7 left its chance of Wood on C3 to C5, which the Wood lines rule (one
+    Wood a row) makes 0%. No chance is shown that was worked out for another state; the forced cells, which every
+    further reveal keeps, stay."""
+    stub = r"""
+      const real = window.fetch;
+      window.slow = 0;  // ms each /api/table answer is held back
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init && window.slow) {
+          await new Promise((done) => setTimeout(done, window.slow));
+        }
+        return real(url, init);
+      };
+    """
+    from selenium.webdriver.common.by import By
+
+    def chances(cells):
+        return {name: (cell(driver, name).find_elements(By.CSS_SELECTOR, ".pct") or [None])[0] for name in cells}
+
+    row_and_column = ["C3", "C4", "C5", "D7", "E7", "F7"]  # training's board: rows B to F, columns 3 to 7
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo&heat=Wo")
+        driver.refresh()
+        wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), what="the exact chances")
+        settled(driver)
+        assert any(p is not None and p.text not in ("0%", "") for p in chances(row_and_column).values())
+        driver.execute_script("window.slow = 4000")
+        cell(driver, "C7").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wo"]').click()
+        time.sleep(0.5)  # the answer is on its way
+        assert text_of(driver, "count") == "working…"
+        shown = {n: p.text for n, p in chances(row_and_column).items() if p is not None and p.text not in ("0%", "")}
+        assert shown == {}, shown
+        assert "forced" in cell(driver, "C6").get_attribute("class")  # the Peak's Rock stays
+        driver.execute_script("window.slow = 0")
+        wait_for(
+            lambda: (
+                "(exact)" in text_of(driver, "heat-note")
+                and "busy" not in driver.execute_script("return document.body.className")
+            ),
+            what="the new state's chances",
+        )
+        assert all(p is None or p.text == "0%" for p in chances(row_and_column).values())
+
+
 def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
     """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
     a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated

@@ -456,6 +456,18 @@ function status() {
   }
 }
 
+// The last answer as far as it holds for the board as it now stands, until the answer for it comes: its chances
+// were worked out for that answer's reveals and terrain alone (kept, a Wood revealed at C7 left the last state's
+// chance of Wood on the rest of row C, which rule C4 makes 0%), and its forced cells hold for every further reveal
+// (not after an undo, a corrected reveal or a cleared one).
+function stillHolds(view) {
+  if (!view || !H.viewOf) return view;
+  const {cells, heat} = H.viewOf;
+  const kept = cells.length === H.cells.length && cells.every((c, i) => c === ".." || c === H.cells[i]);
+  if (kept && heat === $("heat").value && cells.every((c, i) => c === H.cells[i])) return view;
+  return kept && !view.error && !view.conflict ? {forced: view.forced} : null;
+}
+
 async function update() {
   writeHash();
   say(""); // what was said of the last action ("New briefing.") is not said of this one
@@ -463,7 +475,9 @@ async function update() {
   H.hinted = [];
   $("hint").textContent = "Hint";
   $("hint-text").hidden = true;
+  H.view = stillHolds(H.view); // (H.viewOf stays the reveals its forced cells were worked out for)
   draw();
+  const asked = {cells: H.cells.slice(), heat: $("heat").value};
   const seq = ++H.seq;
   if (H.abort) H.abort.abort(); // the answer to the previous tap is no longer wanted
   H.abort = new AbortController();
@@ -512,6 +526,7 @@ async function update() {
       v = withEstimate(v, estimate); // the full count's heat map is no better than the estimate unless exact
     }
     H.view = v;
+    H.viewOf = asked;
     draw();
     status();
     if (failed && failures < RETRY_CAP) {
