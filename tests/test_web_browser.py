@@ -1151,6 +1151,37 @@ def test_a_reveal_drops_the_last_state_s_chances_until_its_own_answer_comes(driv
         assert all(p is None or p.text == "0%" for p in chances(row_and_column).values())
 
 
+def test_a_wait_the_page_stops_asking_about_says_so_and_can_be_asked_again(driver, base_url):
+    """An estimate still sampling when the page's polls ran out (POLL_CAP: ten minutes and more on a busy server)
+    left "Estimating the chance of Water… 612 s" on the page for good, its seconds stopped and nothing asked: it
+    read as a page still waiting. It says the page stopped asking and offers to ask again (the cap made small)."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        """
+          if (window.sampling) {
+            Object.assign(v, {sampling: {seconds: 3}, heat_exact: false, heat_method: 'none', count: null,
+              exact: false, method: 'none'});
+            for (const k in v.heat || {}) v.heat[k] = null;
+          }""",
+        "window.sampling = true;",
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo&heat=Wa")
+        driver.refresh()
+        wait_for(lambda: "Estimating the chance of Water" in text_of(driver, "heat-note"), what="the wait")
+        driver.execute_script("H.pollCap = 3")
+        cell(driver, "C7").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wa"]').click()
+        wait_for(lambda: "stopped asking" in text_of(driver, "problem"), 60, "the page saying it stopped asking")
+        assert "Estimating" not in text_of(driver, "heat-note")
+        settled(driver)
+        driver.execute_script("window.sampling = false")
+        driver.find_element(By.ID, "ask-again").click()
+        wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), 30, "the answer on Ask again")
+        assert not driver.find_element(By.ID, "problem").is_displayed()
+
+
 def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
     """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
     a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated

@@ -5,7 +5,8 @@
 //                          "N maps fit (exact)" and every Path's chance as an exact percentage;
 //   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
 //                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
-//                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
+//                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times,
+//                          then the page says it stopped asking and offers "Ask again"; "sampling" alike);
 //   - otherwise "exact": true is an exact count; "exact": false with an "estimate" from a counter ("method" not
 //     "bounds"): "about N maps fit (estimated; 95%: LO to HI)"; with only proven bounds: "more maps fit than were
 //     counted in time (proven: at least N, at most M)"; "count": null (a quick answer): "counting…";
@@ -42,7 +43,7 @@ const HISTORY_GAMES = 12;
 
 const H = {
   rf: null, briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
-  form: null, focus: null, keys: {},
+  form: null, focus: null, keys: {}, pollCap: POLL_CAP,
 };
 const $ = (id) => document.getElementById(id);
 
@@ -377,6 +378,7 @@ function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
   if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
+  if ((v.count === null || v.count === undefined) && v.gaveUp !== undefined) return "no count yet";
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
   if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
@@ -419,6 +421,11 @@ function status() {
     return;
   }
   putCount(countText(v), v.compiling ? waited(v.compiling) : null);
+  if (v.gaveUp !== undefined) {
+    problem.hidden = false;
+    problem.append(`Still no full answer after ${v.gaveUp} s, and the page stopped asking. The next reveal asks `
+      + "again, or ", MG.el("button", {type: "button", id: "ask-again", text: "Ask again", onclick: () => update()}), " now.");
+  }
   // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
   // is the hint's ("Hint 1 of N forced cells"), which never hints them.
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
@@ -535,11 +542,18 @@ async function update() {
       modes.splice(k + 1, 0, mode);
       continue;
     }
-    if (H.view.compiling && polls++ < POLL_CAP) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
-    if (k === modes.length - 1 && H.view.sampling && polls++ < POLL_CAP) { modes.push("quick"); continue; }
+    if (H.view.compiling && polls++ < H.pollCap) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
+    if (k === modes.length - 1 && H.view.sampling && polls++ < H.pollCap) { modes.push("quick"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
     if ((!r.ok && !outOfTime) || H.view.conflict || H.view.error
         || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
+  }
+  const wait = H.view && (H.view.compiling || H.view.sampling);
+  if (wait) { // the polls ran out: said, never a wait whose seconds stopped as if the page still asked
+    H.view = {...H.view, gaveUp: waited(wait)};
+    delete H.view.compiling;
+    delete H.view.sampling;
+    status();
   }
   document.body.classList.remove("busy");
 }
