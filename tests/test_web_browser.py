@@ -837,6 +837,12 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     wait_for(lambda: "Sk" not in cell(driver, "B7").text, what="a second undo after reload")
     driver.find_element(By.ID, "redo").click()
     wait_for(lambda: "Sk" in cell(driver, "B7").text, what="redo")
+    # a terrain the briefing forbids, by its key: refused in one line that names the rule, as the palette does
+    focus_cell(driver, "F2")
+    keys(driver, "a")
+    wait_for(lambda: "F2" in text_of(driver, "said"), what="the refusal")
+    assert "rule C6" in text_of(driver, "said") and "Rock" in text_of(driver, "said"), text_of(driver, "said")
+    assert "Wa" not in cell(driver, "F2").text
 
 
 def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):
@@ -1110,6 +1116,83 @@ def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url
         assert "forced" not in cell(driver, "F2").get_attribute("class")
 
 
+def test_a_reveal_drops_the_last_state_s_chances_until_its_own_answer_comes(driver, base_url):
+    """A reveal (or a corrected one) kept the last state's chances on the board until the new state's answer came
+    (seconds on a busy server): a Wood revealed at C7 left its chance of Wood on C3 to C5, which the Wood lines rule (one
+    Wood a row) makes 0%. No chance is shown that was worked out for another state; the forced cells, which every
+    further reveal keeps, stay."""
+    stub = r"""
+      const real = window.fetch;
+      window.slow = 0;  // ms each /api/table answer is held back
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/table') && init && window.slow) {
+          await new Promise((done) => setTimeout(done, window.slow));
+        }
+        return real(url, init);
+      };
+    """
+    from selenium.webdriver.common.by import By
+
+    def chances(cells):
+        return {name: (cell(driver, name).find_elements(By.CSS_SELECTOR, ".pct") or [None])[0] for name in cells}
+
+    row_and_column = ["C3", "C4", "C5", "D7", "E7", "F7"]  # training's board: rows B to F, columns 3 to 7
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo&heat=Wo")
+        driver.refresh()
+        wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), what="the exact chances")
+        settled(driver)
+        assert any(p is not None and p.text not in ("0%", "") for p in chances(row_and_column).values())
+        driver.execute_script("window.slow = 4000")
+        cell(driver, "C7").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wo"]').click()
+        time.sleep(0.5)  # the answer is on its way
+        assert text_of(driver, "count") == "working…"
+        shown = {n: p.text for n, p in chances(row_and_column).items() if p is not None and p.text not in ("0%", "")}
+        assert shown == {}, shown
+        assert "forced" in cell(driver, "C6").get_attribute("class")  # the Peak's Rock stays
+        driver.execute_script("window.slow = 0")
+        wait_for(
+            lambda: (
+                "(exact)" in text_of(driver, "heat-note")
+                and "busy" not in driver.execute_script("return document.body.className")
+            ),
+            what="the new state's chances",
+        )
+        assert all(p is None or p.text == "0%" for p in chances(row_and_column).values())
+
+
+def test_a_wait_the_page_stops_asking_about_says_so_and_can_be_asked_again(driver, base_url):
+    """An estimate still sampling when the page's polls ran out (POLL_CAP: ten minutes and more on a busy server)
+    left "Estimating the chance of Water… 612 s" on the page for good, its seconds stopped and nothing asked: it
+    read as a page still waiting. It says the page stopped asking and offers to ask again (the cap made small)."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        """
+          if (window.sampling) {
+            Object.assign(v, {sampling: {seconds: 3}, heat_exact: false, heat_method: 'none', count: null,
+              exact: false, method: 'none'});
+            for (const k in v.heat || {}) v.heat[k] = null;
+          }""",
+        "window.sampling = true;",
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo&heat=Wa")
+        driver.refresh()
+        wait_for(lambda: "Estimating the chance of Water" in text_of(driver, "heat-note"), what="the wait")
+        driver.execute_script("H.pollCap = 3")
+        cell(driver, "C7").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wa"]').click()
+        wait_for(lambda: "stopped asking" in text_of(driver, "problem"), 60, "the page saying it stopped asking")
+        assert "Estimating" not in text_of(driver, "heat-note")
+        settled(driver)
+        driver.execute_script("window.sampling = false")
+        driver.find_element(By.ID, "ask-again").click()
+        wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), 30, "the answer on Ask again")
+        assert not driver.find_element(By.ID, "problem").is_displayed()
+
+
 def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
     """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
     a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated
@@ -1280,6 +1363,31 @@ def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, b
         assert "Asking again" in text_of(driver, "problem") and text_of(driver, "count") == "no answer"
         driver.execute_script("window.hanging = false")
         wait_for(lambda: "maps fit (exact)" in text_of(driver, "count"), 30, "the answer once the server answers")
+
+
+def test_a_page_opened_while_the_server_cannot_answer_says_so_and_asks_again(driver, base_url):
+    """A reload mid-game while the server restarts: the page came but its first question (the chapters) did
+    not, and the helper stayed on "…" for ever, with no board and no word. It says so, asks again, and plays
+    the game in its link once the server answers."""
+    stub = r"""
+      const real = window.fetch;
+      window.failing = 2;  // this many /api/chapters requests fail as a server going down fails, then it answers
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/chapters') && window.failing > 0) {
+          window.failing -= 1;
+          throw new TypeError('Failed to fetch');
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+        driver.refresh()
+        wait_for(lambda: "cannot be reached" in text_of(driver, "problem"), 30, "the page saying so")
+        assert "Asking again" in text_of(driver, "problem") and text_of(driver, "count") == "no answer"
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), 30, "the game once the server answers")
+        assert "Fo" in cell(driver, "B7").text  # the reveal in the link
+        assert text_of(driver, "problem") == ""
 
 
 def test_a_full_count_out_of_time_keeps_the_quick_answer_s_forced_cells_and_chances(driver, base_url):

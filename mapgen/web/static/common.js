@@ -85,9 +85,23 @@ const MG = {
     return `${bare}: ${advice}`;
   },
 
-  async loadChapters() {
-    const r = await MG.api("/api/chapters");
-    for (const ch of r.data) MG.chapters[ch.chapter] = ch;
+  // A GET the page cannot start without (the chapters, the default map), asked until the server answers: a page
+  // loaded while the server restarts (a reload mid-game) said nothing and stayed on "…" for ever. ``onWait`` is
+  // told what went wrong each time ("The server could not answer (…). Asking again…"), and null once it answered.
+  async apiUntilAnswered(path, onWait) {
+    for (let tries = 0; ; tries++) {
+      const r = await MG.api(path);
+      if (r.ok) {
+        if (tries && onWait) onWait(null);
+        return r.data;
+      }
+      if (onWait) onWait(`The server could not answer (${(r.data && r.data.error) || "no answer"}). Asking again…`);
+      await new Promise((done) => setTimeout(done, 1000 * 2 ** Math.min(tries, 3)));
+    }
+  },
+
+  async loadChapters(onWait) {
+    for (const ch of await MG.apiUntilAnswered("/api/chapters", onWait)) MG.chapters[ch.chapter] = ch;
     return MG.chapters;
   },
 

@@ -5,7 +5,8 @@
 //                          "N maps fit (exact)" and every Path's chance as an exact percentage;
 //   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
 //                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
-//                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times);
+//                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times,
+//                          then the page says it stopped asking and offers "Ask again"; "sampling" alike);
 //   - otherwise "exact": true is an exact count; "exact": false with an "estimate" from a counter ("method" not
 //     "bounds"): "about N maps fit (estimated; 95%: LO to HI)"; with only proven bounds: "more maps fit than were
 //     counted in time (proven: at least N, at most M)"; "count": null (a quick answer): "counting…";
@@ -42,7 +43,7 @@ const HISTORY_GAMES = 12;
 
 const H = {
   rf: null, briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
-  form: null, focus: null, keys: {},
+  form: null, focus: null, keys: {}, pollCap: POLL_CAP,
 };
 const $ = (id) => document.getElementById(id);
 
@@ -377,6 +378,7 @@ function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
   if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
+  if ((v.count === null || v.count === undefined) && v.gaveUp !== undefined) return "no count yet";
   if (v.count === null || v.count === undefined) return "counting…";
   if (v.unique) return "1 map fits: fully deduced (exact)";
   if (v.exact || v.method === "d-dnnf") return `${n} map${v.count === 1 ? "" : "s"} fit (exact)`;
@@ -419,6 +421,11 @@ function status() {
     return;
   }
   putCount(countText(v), v.compiling ? waited(v.compiling) : null);
+  if (v.gaveUp !== undefined) {
+    problem.hidden = false;
+    problem.append(`Still no full answer after ${v.gaveUp} s, and the page stopped asking. The next reveal asks `
+      + "again, or ", MG.el("button", {type: "button", id: "ask-again", text: "Ask again", onclick: () => update()}), " now.");
+  }
   // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
   // is the hint's ("Hint 1 of N forced cells"), which never hints them.
   const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
@@ -456,6 +463,18 @@ function status() {
   }
 }
 
+// The last answer as far as it holds for the board as it now stands, until the answer for it comes: its chances
+// were worked out for that answer's reveals and terrain alone (kept, a Wood revealed at C7 left the last state's
+// chance of Wood on the rest of row C, which rule C4 makes 0%), and its forced cells hold for every further reveal
+// (not after an undo, a corrected reveal or a cleared one).
+function stillHolds(view) {
+  if (!view || !H.viewOf) return view;
+  const {cells, heat} = H.viewOf;
+  const kept = cells.length === H.cells.length && cells.every((c, i) => c === ".." || c === H.cells[i]);
+  if (kept && heat === $("heat").value && cells.every((c, i) => c === H.cells[i])) return view;
+  return kept && !view.error && !view.conflict ? {forced: view.forced} : null;
+}
+
 async function update() {
   writeHash();
   say(""); // what was said of the last action ("New briefing.") is not said of this one
@@ -463,7 +482,9 @@ async function update() {
   H.hinted = [];
   $("hint").textContent = "Hint";
   $("hint-text").hidden = true;
+  H.view = stillHolds(H.view); // (H.viewOf stays the reveals its forced cells were worked out for)
   draw();
+  const asked = {cells: H.cells.slice(), heat: $("heat").value};
   const seq = ++H.seq;
   if (H.abort) H.abort.abort(); // the answer to the previous tap is no longer wanted
   H.abort = new AbortController();
@@ -512,6 +533,7 @@ async function update() {
       v = withEstimate(v, estimate); // the full count's heat map is no better than the estimate unless exact
     }
     H.view = v;
+    H.viewOf = asked;
     draw();
     status();
     if (failed && failures < RETRY_CAP) {
@@ -520,11 +542,18 @@ async function update() {
       modes.splice(k + 1, 0, mode);
       continue;
     }
-    if (H.view.compiling && polls++ < POLL_CAP) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
-    if (k === modes.length - 1 && H.view.sampling && polls++ < POLL_CAP) { modes.push("quick"); continue; }
+    if (H.view.compiling && polls++ < H.pollCap) { modes.push(H.view.sampling ? "quick" : "full"); continue; }
+    if (k === modes.length - 1 && H.view.sampling && polls++ < H.pollCap) { modes.push("quick"); continue; }
     const heatDone = !body.heat || (H.view.heat && (H.view.heat_exact || H.view.method === "d-dnnf"));
     if ((!r.ok && !outOfTime) || H.view.conflict || H.view.error
         || ((H.view.exact || H.view.method === "d-dnnf") && heatDone)) break;
+  }
+  const wait = H.view && (H.view.compiling || H.view.sampling);
+  if (wait) { // the polls ran out: said, never a wait whose seconds stopped as if the page still asked
+    H.view = {...H.view, gaveUp: waited(wait)};
+    delete H.view.compiling;
+    delete H.view.sampling;
+    status();
   }
   document.body.classList.remove("busy");
 }
@@ -538,6 +567,15 @@ function withEstimate(view, est) {
   return out;
 }
 
+// Why a cell the briefing fixes shows one terrain, naming the rule (the palette's note, and the words said when
+// another terrain's key is pressed there).
+function fixedWords(name, fixed) {
+  const ch = H.briefing.chapter;
+  const what = fixed.field === "peak" ? "the Peak" : `the ${fixed.field}`;
+  return [`${name} is ${what}: the briefing makes it a ${MG.style(ch, fixed.terrain).label} (`,
+    MG.rule(ch, fixed.rule), "), so that is all it can show."];
+}
+
 function openPalette(name, i) {
   H.picking = i;
   const ch = H.briefing.chapter;
@@ -549,11 +587,7 @@ function openPalette(name, i) {
   note.replaceChildren();
   note.hidden = !fixed;
   const codes = fixed ? [fixed.terrain] : MG.chapters[ch].terrains;
-  if (fixed) {
-    const what = fixed.field === "peak" ? "the Peak" : `the ${fixed.field}`;
-    note.append(`${name} is ${what}: the briefing makes it a ${MG.style(ch, fixed.terrain).label} (`,
-      MG.rule(ch, fixed.rule), "), so that is all it can show.");
-  }
+  if (fixed) note.append(...fixedWords(name, fixed));
   for (const code of codes) {
     const s = MG.style(ch, code);
     const key = H.keys[code];
@@ -718,7 +752,7 @@ function onKey(e) {
     if (!paletteOpen) H.picking = names.indexOf(H.focus);
     const fixed = MG.briefingTerrain(H.briefing, names[H.picking]);
     if (fixed && fixed.terrain !== code) {
-      say(`${names[H.picking]} can only be a ${MG.style(H.briefing.chapter, fixed.terrain).label}: the briefing fixes it.`);
+      $("said").replaceChildren(...fixedWords(names[H.picking], fixed));
       if (!paletteOpen) H.picking = null;
       return;
     }
@@ -736,8 +770,15 @@ async function copyLink() {
   say(ok ? "Link copied: it opens this game as it stands." : `Copy this link: ${location.href}`);
 }
 
+// Before the page can ask anything (the chapters, the default map): the server's silence said in the status.
+function waiting(text) {
+  $("problem").hidden = !text;
+  $("problem").textContent = text || "";
+  if (text) $("count").textContent = "no answer";
+}
+
 async function main() {
-  await MG.loadChapters();
+  await MG.loadChapters(waiting);
   const fromHash = readHash();
   let b, revealed = [], unknownChapter = null;
   if (fromHash && MG.chapters[fromHash.briefing.chapter]) {
@@ -748,7 +789,7 @@ async function main() {
     $("heat").value = fromHash.heat;
   } else {
     if (fromHash) unknownChapter = fromHash.briefing.chapter;
-    const m = (await MG.api("/api/maps/fauna-1")).data;
+    const m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting);
     b = {chapter: "fauna", from: "fauna-1", peak: m.peak, start: m.start, greek_fire: m.greek_fire,
          fort_pattern: m.fort_pattern, number: null};
     $("setup").open = true;

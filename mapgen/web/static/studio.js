@@ -872,14 +872,15 @@ function restoreOffer(saved) {
 }
 
 async function main() {
-  await MG.loadChapters();
+  const waiting = (text) => { if (text) $("verdict").textContent = text; }; // the next check writes the verdict
+  await MG.loadChapters(waiting);
   const h = readHash();
   let m = null, from = null;
   if (h && h.name) {
     const r = await MG.api(`/api/maps/${encodeURIComponent(h.name)}`);
     if (r.ok) { m = r.data; from = h.name; }
   }
-  if (!m && !(h && h.briefing)) { m = (await MG.api("/api/maps/fauna-1")).data; from = "fauna-1"; }
+  if (!m && !(h && h.briefing)) { m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting); from = "fauna-1"; }
   const initial = h && h.briefing ? h.briefing : {chapter: m.chapter, from};
   S.form = MG.briefingForm($("briefing"), initial, async (b) => {
     // A new briefing: a shipped map opens as it is; a typed briefing keeps the cells if the board fits.
