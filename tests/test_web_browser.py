@@ -1952,7 +1952,7 @@ def test_phone_helper_shows_estimated_chances_from_the_first_reveal_on_flora(mon
             text = cell(d, "A1").text
             assert re.search(r"~\d+%\s*(±\d+|\d+–\d+%)|[≤≥]\d+%", text), text
             assert re.search(
-                r"chance, estimated( ±\d+%| \d+ to \d+%|$)",
+                r"chance of Flora creature, estimated( ±\d+%| \d+ to \d+%|$)",
                 d.execute_script("return document.querySelector('.cell[data-cell=A1] .sr').textContent"),
             )
             assert "±" not in cell(d, "A7").text and "±" not in cell(d, "F7").text  # revealed; the start (a Fort)
@@ -2014,10 +2014,11 @@ def test_an_estimate_whose_interval_reaches_past_0_or_100_shows_the_range_it_hol
         shown = "return document.querySelector('.cell[data-cell=' + arguments[0] + '] .pct').textContent"
         texts = {k: driver.execute_script(shown, k) for k in (nil, full, half, small)}
         assert texts == {nil: "≤20%", full: "≥80%", half: "~50%±20", small: "~5%0–19%"}, texts
-        assert said(nil).endswith(", up to 20% chance, estimated")
-        assert said(full).endswith(", at least 80% chance, estimated")
-        assert said(half).endswith(", 50% chance, estimated ±20%")
-        assert said(small).endswith(", 5% chance, estimated 0 to 19%")
+        # the terrain named: a screen reader's user hears the Paths, not the "Chance of" menu above the board
+        assert said(nil).endswith(", up to 20% chance of Fort, estimated")
+        assert said(full).endswith(", at least 80% chance of Fort, estimated")
+        assert said(half).endswith(", 50% chance of Fort, estimated ±20%")
+        assert said(small).endswith(", 5% chance of Fort, estimated 0 to 19%")
         assert "±" not in " ".join(texts[k] for k in (nil, full, small))
         assert "the range it holds" in text_of(driver, "heat-note")
 

@@ -249,18 +249,18 @@ function mapText() { return MG.mapText(H.briefing, H.cells); }
 // exact share (or a known 0 or 1). An interval that reaches past 0% or 100% is shown as what it holds, never as a ±
 // that reads as a chance below 0 ("~0% ±39"): "≤39%" where no draw had the terrain (as render draws it and solve
 // says "up to 39%"), "≥61%" where every draw had it, "0–19%" under any other estimate; within them, "±4" under it.
-function estimate(v, name, p) {
+function estimate(v, name, p, of = "") {
   const se = v.heat_method === "sampler" && v.heat_error ? v.heat_error[name] : undefined;
   if (se === undefined || se === null || se <= 0) return null;
   const half = 1.96 * se;
   const lo = Math.max(0, Math.round(100 * (p - half))), hi = Math.min(100, Math.round(100 * (p + half)));
-  if (p <= 0) return {main: `≤${hi}%`, under: "", said: `up to ${hi}% chance, estimated`};
-  if (p >= 1) return {main: `≥${lo}%`, under: "", said: `at least ${lo}% chance, estimated`};
+  if (p <= 0) return {main: `≤${hi}%`, under: "", said: `up to ${hi}% chance${of}, estimated`};
+  if (p >= 1) return {main: `≥${lo}%`, under: "", said: `at least ${lo}% chance${of}, estimated`};
   if (p - half < 0 || p + half > 1) {
-    return {main: `~${pctText(p)}`, under: `${lo}–${hi}%`, said: `${pctText(p)} chance, estimated ${lo} to ${hi}%`};
+    return {main: `~${pctText(p)}`, under: `${lo}–${hi}%`, said: `${pctText(p)} chance${of}, estimated ${lo} to ${hi}%`};
   }
   const pm = Math.round(100 * half) < 1 ? "<1" : String(Math.round(100 * half));
-  return {main: `~${pctText(p)}`, under: `±${pm}`, said: `${pctText(p)} chance, estimated ±${pm}%`};
+  return {main: `~${pctText(p)}`, under: `±${pm}`, said: `${pctText(p)} chance${of}, estimated ±${pm}%`};
 }
 
 // The estimate's words under the board: how many draws, and "not converged" when the chains disagree.
@@ -307,14 +307,16 @@ function draw() {
         b.append(MG.el("span", {class: "pct", text: "?"}));
       } else {
         b.style.setProperty("--heat", (p > 0 ? 0.15 + 0.85 * p : 0).toFixed(3)); // any chance at all shows
-        const est = estimate(v, name, p);
+        // the terrain named ("27% chance of Fort"): a screen reader's user hears the Paths, not the "Chance of" menu
+        const of = $("heat").value ? ` of ${MG.style(H.briefing.chapter, $("heat").value).label}` : "";
+        const est = estimate(v, name, p, of);
         const pct = MG.el("span", {class: "pct", text: est === null ? pctText(p) : est.main});
         if (est !== null) {
           b.classList.add("estimated");
           if (est.under) pct.append(MG.el("small", {text: est.under}));
         }
         b.append(pct);
-        label += est === null ? `, ${pctText(p)} chance` : `, ${est.said}`;
+        label += est === null ? `, ${pctText(p)} chance${of}` : `, ${est.said}`;
       }
     }
     const badge = MG.briefingBadge(H.briefing, name, b);
