@@ -382,6 +382,36 @@ def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeyp
     assert text.exit_code == 3 and "forced:" in text.stdout and "not in time: count" in text.stdout
 
 
+def test_solve_keeps_the_possible_terrains_when_the_odds_run_out(tmp_path, monkeypatch):
+    """Issue 40, item 5: forced cells *and possible terrains* (exact, fast) are always printed. When the wall clock
+    ends the odds (exit 3), the possible terrains of every unrevealed cell were found already: kept, in the JSON
+    (``"possible"``: codes as RULES.md, cells by name) and in the text, never dropped with the odds."""
+    path = _write_state(tmp_path, "training-1", 12)
+
+    def out_of_time(*a, **k):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    monkeypatch.setattr(Solver, "odds_answer", out_of_time)
+    got = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--json"])
+    assert got.exit_code == 3, got.output
+    report = json.loads(got.stdout)
+    assert report["missing"] == ["probabilities"] and "probabilities" not in report
+    from mapgen.mapfile import read_map
+
+    state = read_map(path)
+    possible = Solver.for_chapter(state.chapter).possible(state)
+    want = {
+        state.board.name(i): [t.code for t in sorted(possible[i], key=lambda t: t.index)] for i in state.unrevealed()
+    }
+    assert report["possible"] == want
+    assert {c: ts[0] for c, ts in want.items() if len(ts) == 1} == report["forced"]
+    text = CliRunner().invoke(main, ["solve", str(path), "--probabilities"])
+    assert text.exit_code == 3 and "possible terrains (exact" in text.stdout
+    open_cell = next(c for c, ts in want.items() if len(ts) > 1)
+    assert f"  {open_cell}: {', '.join(want[open_cell])}" in text.stdout
+    assert "not in time: probabilities" in text.stdout
+
+
 def test_a_plan_s_packed_checks_are_every_rule_centre_that_reads_the_step_s_cell():
     """Each step of a block's plan checks, at every cell, exactly the terrains whose local rules centred there read
     the cell set at that step (``make_plan`` packs a cell and its terrains' bits into one entry), one entry a cell in
