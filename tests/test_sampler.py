@@ -7,6 +7,7 @@ import functools
 import hashlib
 import json
 import random
+import time
 from collections import Counter
 
 import numpy as np
@@ -410,6 +411,26 @@ def test_solve_keeps_the_possible_terrains_when_the_odds_run_out(tmp_path, monke
     open_cell = next(c for c, ts in want.items() if len(ts) > 1)
     assert f"  {open_cell}: {', '.join(want[open_cell])}" in text.stdout
     assert "not in time: probabilities" in text.stdout
+
+
+def test_the_odds_start_no_work_once_the_wall_clock_has_run_out(monkeypatch):
+    """Measured on a 2-core machine at load 10 (``mapgen solve vameter-1 --reveal`` 8 cells ``--probabilities``): the
+    count ran out of the wall clock, then the sampler still imported its kernels, forked a SAT session and loaded
+    numba's cached loops before its first deadline check: 15.9 to 25 s for a 10 s time limit, exit 3 either way. A
+    question whose wall clock has run out before its odds start raises SolveTimeout at once, before any of that."""
+    state = maps.load("vameter-1").hide(range(8, 49))
+    s = Solver.for_chapter("vameter")
+    started = []
+    monkeypatch.setattr(Solver, "chain_starts", lambda *a, **k: started.append(1) or S.Starts())
+    monkeypatch.setattr(Solver, "_smc_check", lambda *a, **k: started.append(1))
+    from mapgen.solving.sat import Budget
+
+    spent = Budget.until(10.0, time.monotonic() - 0.01)  # 10 s of work, the wall clock already past its end
+    with pytest.raises(SolveTimeout, match="time limit ran out"):
+        s.odds_answer(state, time_limit=spent, method="sampler", possible=s.possible(state))
+    with pytest.raises(SolveTimeout, match="time limit ran out"):
+        s.sampled_odds(state, seconds=4.0, deadline=time.monotonic() - 0.01, possible=s.possible(state))
+    assert not started
 
 
 def test_a_plan_s_packed_checks_are_every_rule_centre_that_reads_the_step_s_cell():
