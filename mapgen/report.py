@@ -117,8 +117,13 @@ def solve_report(
                 seed=seed,
                 sample_seconds=SAMPLE_SECONDS * time_limit,
             )
-        except SolveTimeout as e:
-            return {**report, "timed_out": str(e), "missing": [*missing, "probabilities"]}
+        except SolveTimeout as e:  # the odds ran out: the possible terrains (exact, found first) are kept
+            return {
+                **report,
+                "possible": possible_json(state, possible),
+                "timed_out": str(e),
+                "missing": [*missing, "probabilities"],
+            }
         exact = got.method == ODDS_EXACT
         if exact and (result is None or not result.exact):  # the odds' circuit (compiled aside) counts exactly too
             tallied = solver.exact_tallies(state, 0.0)
@@ -135,6 +140,7 @@ def solve_report(
             # odds asked and none had (UniGen out of its budget): missing, as a count that ran out is (exit 3)
             missing.append("probabilities")
             report.setdefault("timed_out", NO_UNIGEN if method == ODDS_UNIGEN else NO_ODDS)
+            report["possible"] = possible_json(state, possible)  # what is exact stays: every cell's terrains
         if got.errors is not None:  # the standard error of each share (the sampler's batch means)
             report["probabilities_error"] = {
                 names[i]: {t.code: e for t, e in d.items()} for i, d in sorted(got.errors.items())
@@ -155,6 +161,14 @@ def solve_report(
 
 
 COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
+
+
+def possible_json(state: Map, possible: dict[int, frozenset[Terrain]]) -> dict[str, list[str]]:
+    """Every unrevealed cell's possible terrains (exact), by name, codes in the chapter's order: ``"possible"`` in a
+    report whose odds did not come (issue 40, item 5: the exact answers are always printed, never dropped with the
+    odds)."""
+    b = state.board
+    return {b.name(i): [t.code for t in sorted(possible[i], key=lambda t: t.index)] for i in state.unrevealed()}
 
 
 def forced_completion(state: Map, report: dict, chapter: Chapter | None = None) -> Map | None:
@@ -266,6 +280,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         if method == ODDS_NONE:
             why = NO_UNIGEN if report.get("timed_out") == NO_UNIGEN else NO_ODDS
             lines.append(f"probabilities: none in time ({why}): raise --time-limit, or reveal more cells")
+            lines += _possible_lines(report)
             return "\n".join(lines)
         errors = report.get("probabilities_error", {})
         if method == ODDS_EXACT:
@@ -282,9 +297,22 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                     f"  {cell}: "
                     + ", ".join(share_words(t, p, err.get(t)) for t, p in sorted(d.items(), key=lambda kv: -kv[1]))
                 )
+    elif "possible" in report:  # the odds ran out of time: what is exact of them stays
+        lines += _possible_lines(report)
     if "timed_out" in report:
         lines.append(f"not in time: {', '.join(report['missing'])} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
+
+
+def _possible_lines(report: dict) -> list[str]:
+    """The possible terrains of the cells not forced (``possible_json``), where the odds did not come."""
+    open_cells = {c: ts for c, ts in report.get("possible", {}).items() if len(ts) > 1}
+    if not open_cells:
+        return []
+    return [
+        "possible terrains (exact; their odds did not come in time):",
+        *(f"  {c}: {', '.join(ts)}" for c, ts in open_cells.items()),
+    ]
 
 
 def sampler_words(summary: dict) -> str:

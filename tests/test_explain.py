@@ -246,6 +246,22 @@ def test_cli_hint():
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
 
 
+def test_cli_hint_json_on_a_state_with_no_completion_names_the_conflict_as_solve_does():
+    """``hint --json`` on a state no map completes printed nothing on stdout (exit 1, the error on stderr), where
+    ``solve --json`` prints the conflict and the web's /api/hint answers ``{"forced": false, "message", "conflict"}``:
+    a script reading the JSON got nothing to read. Now the same object as the web's, exit 1, the one line on stderr."""
+    path = DATA / "invalid" / "training-201-m.toml"
+    r = run("hint", str(path), "--json")
+    assert r.exit_code == 1, r.output
+    data = json.loads(r.stdout)
+    solved = json.loads(run("solve", str(path), "--json").stdout)
+    assert data == {"forced": False, "message": solved["conflict"]["message"], "conflict": solved["conflict"]}
+    assert data["conflict"]["rules"] == ["C6"]
+    assert r.stderr == f"error: {path}: {data['message']}\n"
+    r = run("hint", str(path), "--steps", "--json")
+    assert r.exit_code == 1 and json.loads(r.stdout) == {"steps": [], "end": data}
+
+
 def test_cli_hint_on_a_chapter_that_counts_no_terrain_says_how_to_get_odds(tmp_path):
     """On Training with nothing forced, `mapgen hint` said only "you must guess": no odds, since Training counts no
     terrain, and no word of --target (which solve --target names)."""

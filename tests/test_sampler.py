@@ -7,6 +7,7 @@ import functools
 import hashlib
 import json
 import random
+import time
 from collections import Counter
 
 import numpy as np
@@ -380,6 +381,56 @@ def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeyp
     assert "printed what was found, missing: count" in got.stderr
     text = CliRunner().invoke(main, ["solve", str(path)])
     assert text.exit_code == 3 and "forced:" in text.stdout and "not in time: count" in text.stdout
+
+
+def test_solve_keeps_the_possible_terrains_when_the_odds_run_out(tmp_path, monkeypatch):
+    """Issue 40, item 5: forced cells *and possible terrains* (exact, fast) are always printed. When the wall clock
+    ends the odds (exit 3), the possible terrains of every unrevealed cell were found already: kept, in the JSON
+    (``"possible"``: codes as RULES.md, cells by name) and in the text, never dropped with the odds."""
+    path = _write_state(tmp_path, "training-1", 12)
+
+    def out_of_time(*a, **k):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    monkeypatch.setattr(Solver, "odds_answer", out_of_time)
+    got = CliRunner().invoke(main, ["solve", str(path), "--probabilities", "--json"])
+    assert got.exit_code == 3, got.output
+    report = json.loads(got.stdout)
+    assert report["missing"] == ["probabilities"] and "probabilities" not in report
+    from mapgen.mapfile import read_map
+
+    state = read_map(path)
+    possible = Solver.for_chapter(state.chapter).possible(state)
+    want = {
+        state.board.name(i): [t.code for t in sorted(possible[i], key=lambda t: t.index)] for i in state.unrevealed()
+    }
+    assert report["possible"] == want
+    assert {c: ts[0] for c, ts in want.items() if len(ts) == 1} == report["forced"]
+    text = CliRunner().invoke(main, ["solve", str(path), "--probabilities"])
+    assert text.exit_code == 3 and "possible terrains (exact" in text.stdout
+    open_cell = next(c for c, ts in want.items() if len(ts) > 1)
+    assert f"  {open_cell}: {', '.join(want[open_cell])}" in text.stdout
+    assert "not in time: probabilities" in text.stdout
+
+
+def test_the_odds_start_no_work_once_the_wall_clock_has_run_out(monkeypatch):
+    """Measured on a 2-core machine at load 10 (``mapgen solve vameter-1 --reveal`` 8 cells ``--probabilities``): the
+    count ran out of the wall clock, then the sampler still imported its kernels, forked a SAT session and loaded
+    numba's cached loops before its first deadline check: 15.9 to 25 s for a 10 s time limit, exit 3 either way. A
+    question whose wall clock has run out before its odds start raises SolveTimeout at once, before any of that."""
+    state = maps.load("vameter-1").hide(range(8, 49))
+    s = Solver.for_chapter("vameter")
+    started = []
+    monkeypatch.setattr(Solver, "chain_starts", lambda *a, **k: started.append(1) or S.Starts())
+    monkeypatch.setattr(Solver, "_smc_check", lambda *a, **k: started.append(1))
+    from mapgen.solving.sat import Budget
+
+    spent = Budget.until(10.0, time.monotonic() - 0.01)  # 10 s of work, the wall clock already past its end
+    with pytest.raises(SolveTimeout, match="time limit ran out"):
+        s.odds_answer(state, time_limit=spent, method="sampler", possible=s.possible(state))
+    with pytest.raises(SolveTimeout, match="time limit ran out"):
+        s.sampled_odds(state, seconds=4.0, deadline=time.monotonic() - 0.01, possible=s.possible(state))
+    assert not started
 
 
 def test_a_plan_s_packed_checks_are_every_rule_centre_that_reads_the_step_s_cell():

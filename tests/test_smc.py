@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import time
 
 import numpy as np
 import pytest
@@ -130,6 +131,26 @@ def test_solve_json_and_text_say_the_estimate_and_its_interval(monkeypatch):
         assert first.endswith(f"; {e['proven_low']:,} found so far)")  # never "proven: at least N" beside it
     finally:
         out.unlink(missing_ok=True)
+
+
+def test_a_larger_budget_whose_run_dies_falls_back_to_a_smaller_one_s_interval():
+    """ "A longer --time-limit never gives less than a shorter one" (issue 40). fauna-1's empty board with
+    --probabilities: at --time-limit 10 (and 5) the count's SMC, 4 runs of 100 particles, gives an interval that holds
+    the exact 11,887,738,830; at --time-limit 20 its 4 runs of 156 particles lose one (no interval), ApproxMC does not
+    land, and solve said only "proven bounds: between 1,112 and 1.9 x 10^46" (measured, exit 3). A budget whose run
+    dies now falls back to the smaller budgets' work (halving, down to the 100 particles every shorter limit runs)."""
+    state = maps.load("fauna-1").hide(range(49))
+    s = Solver.for_chapter("fauna")
+    possible = s.possible(state, 60)
+    far = time.monotonic() + 600  # work decides, never the clock
+    floor = s._smc_count(state, possible, 1.15, far, 0)  # --time-limit 10's share: 4 runs of 100 particles
+    assert floor is not None and floor.budget.particles == 100 and floor.low <= 11_887_738_830 <= floor.high
+    prog = sampler.compile_program(s.chapter, state, possible)
+    check = s._smc_check(state, prog)
+    died = smc.estimate(prog, budget=smc.SmcBudget.for_seconds(2.5), seed=0, deadline=far, check=check)
+    assert died is None  # --time-limit 20's own work: a run dies, no interval
+    got = s._smc_count(state, possible, 2.5, far, 0)
+    assert got is not None and (got.value, got.low, got.high) == (floor.value, floor.low, floor.high)
 
 
 def test_draws_are_valid_completions_near_uniform_and_seeded():

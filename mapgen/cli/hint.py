@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import json
 import time
+from typing import NoReturn
 
 import click
 
-from mapgen.cli.errors import TIMEOUT, about, exit_code, found_then_out_of_time
+from mapgen.cli.errors import BROKEN, TIMEOUT, about, exit_code, found_then_out_of_time
 from mapgen.cli.options import (
     cache_note,
     house_words,
@@ -59,7 +60,7 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
     """
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
-    from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
+    from mapgen.solving.solve import NoCompletion, Solver  # deferred: ortools, only when the command runs
 
     chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
     map_in = revealed_input(map_in, reveal, chapter)
@@ -75,8 +76,11 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
     if steps:
         solution_path(state, file, terrain, time_limit, as_json, chapter, note)
         return
-    with about(file, time_limit, note):
-        result = find_hint(Solver.for_chapter(chapter), state, terrain, time_limit=time_limit)
+    try:
+        with about(file, time_limit, note):
+            result = find_hint(Solver.for_chapter(chapter), state, terrain, time_limit=time_limit)
+    except NoCompletion as e:
+        no_completion_json(e, file, note, as_json)
     if as_json:
         click.echo(json.dumps(result, indent=2))
     else:
@@ -88,6 +92,22 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
             )
     cache_note(file)
     odds_out_of_time(result, file, time_limit)
+
+
+def no_completion_json(e: Exception, file: str, note: str, as_json: bool, steps: bool = False) -> NoReturn:
+    """A state no map completes (exit 1): with --json the conflict as ``solve --json`` and the web's /api/hint name
+    it, ``{"forced": false, "message", "conflict"}`` (--steps: as the path's ``end``), then the one line on stderr;
+    without, the error as every command raises it."""
+    if not as_json:
+        raise e
+    end = {
+        "forced": False,
+        "message": str(e),
+        "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},  # type: ignore[attr-defined]
+    }
+    click.echo(json.dumps({"steps": [], "end": end} if steps else end, indent=2))
+    click.echo(f"error: {file}: {e}{note}", err=True)
+    raise click.exceptions.Exit(BROKEN) from None
 
 
 def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
@@ -108,7 +128,7 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
     found printed)."""
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
     from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
-    from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
+    from mapgen.solving.solve import NoCompletion, Solver  # deferred: ortools, only when the command runs
 
     deadline = time.monotonic() + time_limit  # the wall clock ends the whole path here (exit 3)
     solver = Solver.for_chapter(chapter)
@@ -121,6 +141,8 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
             try:
                 result = find_hint(solver, state, terrain, time_limit=time_limit, deadline=deadline)
             except Exception as error:
+                if not found and isinstance(error, NoCompletion):  # no map completes the puzzle: exit 1
+                    no_completion_json(error, file, note, as_json, steps=True)
                 if not found or exit_code(error) != TIMEOUT:
                     raise
                 stopped, result = (
