@@ -17,8 +17,8 @@ from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter,
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
-from mapgen.inputs import near_name
-from mapgen.mapfile import cell_code, read_map
+from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin
+from mapgen.mapfile import cell_code, parse_map, read_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
 from mapgen.validate import made_under
@@ -58,6 +58,12 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
     breaks a rule of its chapter (only with ``valid``)."""
 
+    if spec == STDIN:  # a map piped in: mapgen deduce m.toml --puzzle - | mapgen solve -
+        try:
+            m = parse_map(read_stdin("map file"), spec)
+        except Unreadable as e:
+            raise BadInput(spec, str(e)) from None
+        return checked_map(MapInput(spec, m), complete=complete, valid=valid, command=command)
     path = map_path(spec)
     problem = unknown_map_name(spec, path)
     if problem:
