@@ -1890,3 +1890,24 @@ def test_a_dash_map_at_a_terminal_is_refused_at_once(monkeypatch):
     monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"")))
     with pytest.raises(inputs.Unreadable, match=r"^standard input is a terminal: pipe a map file in"):
         inputs.read_stdin("map file")
+
+
+def test_a_one_word_map_file_is_told_in_the_command_line_words(tmp_path):
+    """A map file (or a map piped in) holding one word, a shipped map's name, said "'fauna-1' is not a map file's
+    text: read_map(path) reads a file, maps.load(name) a shipped map": the Python library's words, to a user of
+    the command line. Now it says what a map file holds and, for a shipped map's name, how to name it."""
+    word = tmp_path / "which.toml"
+    word.write_text("fauna-1\n", encoding="utf-8")
+    line = (
+        "'fauna-1' is not a map file's text (a map file holds chapter, peak and terrain fields); "
+        "for the shipped map, give its name instead: fauna-1"
+    )
+    assert_fails(run("solve", word), 2, f"error: {word}: {line}")
+    assert_fails(CliRunner().invoke(main, ["solve", "-"], input="fauna-1\n"), 2, f"error: -: {line}")
+    other = tmp_path / "other.toml"
+    other.write_text("garbage\n", encoding="utf-8")
+    assert_fails(
+        run("hint", other),
+        2,
+        f"error: {other}: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)",
+    )
