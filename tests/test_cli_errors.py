@@ -1911,3 +1911,12 @@ def test_a_one_word_map_file_is_told_in_the_command_line_words(tmp_path):
         2,
         f"error: {other}: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)",
     )
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_help_says_none(command):
+    """``mapgen pack --help`` said ``--cell-mm ... [x<=None]`` (a range with no bounds, as click describes it): no
+    option's help shows Python's None."""
+    r = run(command, "--help")
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.stdout

@@ -301,6 +301,10 @@ class Listed(click.ParamType):
 class FiniteRange(click.FloatRange):
     """A float within a range, never NaN (which every comparison lets through) nor infinite."""
 
+    def _describe_range(self) -> str:
+        # no bounds (a check of its own later, pack --cell-mm): click would describe it as "x<=None" in the help
+        return "" if self.min is None and self.max is None else super()._describe_range()
+
     def convert(self, value, param, ctx):
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
