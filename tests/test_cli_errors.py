@@ -139,10 +139,13 @@ def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
     partial = tmp_path / "partial.toml"
     partial.write_text(TRAINING.replace("B   Fo  Wa  Mu", "B   ..  Wa  Mu"), encoding="utf-8")
     for command, needs in (("deduce", "mapgen deduce"), ("playtest", "mapgen playtest")):
+        # a puzzle maker checking a hand-made puzzle with deduce is told the option that takes one
+        puzzle = " (a hand-made puzzle: --puzzle FILE, or mapgen solve to count its completions)"
         assert_fails(
             run(command, partial),
             2,
-            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map",
+            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map"
+            + (puzzle if command == "deduce" else ""),
         )
     assert_fails(
         run("render", partial, "-o", tmp_path / "p.png", "--profile"),
