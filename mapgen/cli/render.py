@@ -23,6 +23,7 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
+    rules_file,
     rules_for,
     rules_option,
     typed,
@@ -199,6 +200,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         map_in = load_map(map_file)
         chapter = rules_for(map_in, rules)  # the --rules house chapter (exit 2: another chapter's map), else the map's
         m = revealed_input(map_in, reveal, chapter).map
+        # a map made under house rules, drawn without them (or under others): its solving and its sheet's rules say so
+        house = house_words(m, rules)[2]
         terrain = None
         if code == "":
             if chapter.counted is None:
@@ -224,7 +227,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:
                 kernels_ready()
-            with about(map_file, time_limit):
+            with about(map_file, time_limit, house):
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
@@ -242,6 +245,10 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                     f"{map_file}: the map breaks rules {ids}{under} ({n} violation{'s' if n != 1 else ''}; "
                     f"mapgen validate{see} {map_file} lists them){hint}"
                 )
+        if house and (sheet or forced or terrain is not None) and "note" not in extra:
+            # a sheet lists the rules, --forced and --probabilities solve under them: not the ones it was made under
+            under = f"the house rules of {rules_file()}" if rules is not None else f"the shipped {chapter.name} rules"
+            extra["note"] = f"{map_file}: drawn under {under}{house}"
         shown = _named(m, map_file)
         if rules is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
             options["chapter"] = rules
