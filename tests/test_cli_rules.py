@@ -192,6 +192,21 @@ def test_a_house_map_solved_without_its_rules_says_which_rules_it_was_made_under
     assert "made under" not in run(*args, house_map, "--rules", house).stderr
 
 
+def test_a_house_puzzle_trimmed_without_its_rules_says_which_rules_it_was_made_under(house, house_map, tmp_path):
+    """solve, hint and render said of a house-rule puzzle given without its rules "(it was made under the house
+    rules of house.toml: give --rules FILE)"; deduce --puzzle, which trims a puzzle maker's puzzle, said only that
+    it has more than one completion (under the shipped rules)."""
+    puzzle = tmp_path / "puzzle.toml"
+    r = run("deduce", house_map, "--rules", house, "--no-profile", "--puzzle", puzzle)
+    assert r.exit_code == 0, r.output
+    hint = f"(it was made under the house rules of {house.name}: give --rules FILE)\n"
+    for args in (["deduce", puzzle, "--no-profile", "--puzzle", "-"],):
+        r = run(*args)
+        assert r.exit_code == 1 and r.stdout == ""
+        assert r.stderr.startswith(f"error: {puzzle}: ") and r.stderr.endswith(hint), r.stderr
+        assert "made under" not in run(*args, "--rules", house).stderr
+
+
 @pytest.mark.parametrize("command", ["solve", "hint"])
 def test_a_map_of_another_chapter_than_the_rules_is_refused_as_validate_refuses_it(house, command):
     r = run(command, "flora-1", "--rules", house)

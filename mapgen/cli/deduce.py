@@ -14,6 +14,7 @@ from mapgen.cli.options import (
     checked_map,
     force_option,
     force_unused,
+    house_words,
     json_option,
     map_argument,
     map_out_file,
@@ -92,7 +93,8 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     if trim:
         givens = [i for i, t in enumerate(m.cells) if t is not None]
         started = time.monotonic()
-        with about(map_file, time_limit):
+        # a puzzle made under house rules, trimmed without them: no completion, or several, says which rules
+        with about(map_file, time_limit, house_words(m, house)[2]):
             m = sole_completion(m, time_limit=time_limit, chapter=house)
         time_limit = max(1.0, time_limit - (time.monotonic() - started))
 
