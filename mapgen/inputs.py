@@ -59,6 +59,31 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     return decode(raw)
 
 
+#: a MAP argument that names standard input (``mapgen deduce m.toml --puzzle - | mapgen solve -``)
+STDIN = "-"
+_stdin_read: tuple[object, str] | None = None  # (the stream, its text): read once, asked twice (render --profile)
+
+
+def read_stdin(what: str = "file") -> str:
+    """The UTF-8 text piped in on standard input, at most MAX_BYTES, read once per stream (a command that looks
+    at its input twice gets the same text); Unreadable when it is a terminal (nothing was piped in: a command
+    would wait for typing without a word) or as ``read_text``."""
+    global _stdin_read
+    import sys  # deferred: the stream of the moment (a test's runner swaps it)
+
+    stream = sys.stdin
+    if _stdin_read is not None and _stdin_read[0] is stream:
+        return _stdin_read[1]
+    if stream is None or stream.isatty():
+        raise Unreadable(f"standard input is a terminal: pipe a {what} in (mapgen generate ... | mapgen solve -)")
+    raw = stream.buffer.read(MAX_BYTES + 1) if hasattr(stream, "buffer") else stream.read().encode("utf-8")
+    if len(raw) > MAX_BYTES:
+        raise Unreadable(f"too large for a {what} (over {MAX_BYTES // (1024 * 1024)} MiB)")
+    text = decode(raw)
+    _stdin_read = (stream, text)
+    return text
+
+
 def decode(raw: bytes) -> str:
     """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes."""
     try:

@@ -59,11 +59,17 @@ def read_map(path: str | os.PathLike) -> Map:
         text = read_text(path, "map file")
     except Unreadable as e:
         raise MapFileError(source, str(e)) from None
-    return parse_map(text, source)
+    return parse_map(text, source, from_file=True)
 
 
-def parse_map(text: str, source: str | None = None) -> Map:
-    """Parse map file text (``read_map(path)`` reads a file); raises MapFileError (and nothing else) on bad input."""
+#: what a file of one word (``fauna-1``) is told: it is no map file (a map file's first line has a key = value)
+NOT_MAP_TEXT = "{line!r} is not a map file's text (a map file holds chapter, peak and terrain fields)"
+
+
+def parse_map(text: str, source: str | None = None, *, from_file: bool = False) -> Map:
+    """Parse map file text (``read_map(path)`` reads a file); raises MapFileError (and nothing else) on bad input.
+    ``from_file``: the text is a file's (read_map, a map piped in), so one word in it is told as a file's content,
+    not as a path given where text belongs."""
     if not isinstance(text, str):
         raise TypeError(f"parse_map takes a map file's text (a str), not a {type(text).__name__}: read_map(path)")
     try:
@@ -73,6 +79,8 @@ def parse_map(text: str, source: str | None = None) -> Map:
         if json_problem:
             raise MapFileError(source, json_problem) from None
         line = text.strip()
+        if line and "\n" not in line and "=" not in line and from_file:  # one word in a file: no map file
+            raise MapFileError(source, NOT_MAP_TEXT.format(line=line)) from None
         if line and "\n" not in line and "=" not in line:  # a file's path or a shipped map's name, not a file's text
             raise MapFileError(
                 source,

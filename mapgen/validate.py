@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from constraints.catalogue import Chapter, check_map, misfit
 from constraints.rules import Violation
-from mapgen.mapfile import MapFileError, read_map
+from mapgen.mapfile import MapFileError, parse_map, read_map
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,11 @@ class FileReport:
         return out
 
 
-def validate_file(path: str, chapter: Chapter | None = None) -> FileReport:
-    """Read and check one complete map; unreadable and partial files come back with ``error`` set."""
+def validate_file(path: str, chapter: Chapter | None = None, *, text: str | None = None) -> FileReport:
+    """Read and check one complete map; unreadable and partial files come back with ``error`` set. ``text``: the
+    file's text, read already (a map piped in, ``path`` then only its name)."""
     try:
-        m = read_map(path)
+        m = read_map(path) if text is None else parse_map(text, path)
     except MapFileError as e:
         return FileReport(path, error=e.problem)
     hidden = m.unrevealed()

@@ -139,10 +139,13 @@ def test_a_partial_map_where_a_complete_one_is_needed(tmp_path):
     partial = tmp_path / "partial.toml"
     partial.write_text(TRAINING.replace("B   Fo  Wa  Mu", "B   ..  Wa  Mu"), encoding="utf-8")
     for command, needs in (("deduce", "mapgen deduce"), ("playtest", "mapgen playtest")):
+        # a puzzle maker checking a hand-made puzzle with deduce is told the option that takes one
+        puzzle = " (a hand-made puzzle: --puzzle FILE, or mapgen solve to count its completions)"
         assert_fails(
             run(command, partial),
             2,
-            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map",
+            f"error: {partial}: a partial map (1 unrevealed cell, first B3); {needs} needs a complete map"
+            + (puzzle if command == "deduce" else ""),
         )
     assert_fails(
         run("render", partial, "-o", tmp_path / "p.png", "--profile"),
@@ -1818,3 +1821,105 @@ def test_an_empty_team_option_is_refused_not_the_default_team(option, value, wha
     r = run("playtest", "fauna-1", "--games", "1", "-p", "2", option, value)
     assert r.exit_code == 2, r.output
     assert r.output.startswith(f"error: {option}: {what}") and r.output.count("\n") == 1, r.output
+
+
+# --- a map piped in: MAP "-" -------------------------------------------------------------------------------------
+
+
+def test_a_map_piped_in_as_dash_is_read_from_stdin(tmp_path):
+    """``generate``, ``deduce --puzzle -``, ``repair`` and ``solve -o -`` print a map on stdout, but no command read
+    one back: ``mapgen deduce m.toml --puzzle - | mapgen solve -`` said "-: no such file, and no shipped map of that
+    name". Now MAP ``-`` is the map on stdin, for every command that takes a MAP (and validate's FILES), named "-" in
+    its messages; a reveal profile (deduce --json) piped to render --profile too."""
+    from mapgen.mapfile import parse_map
+
+    puzzle = run("deduce", "training-1", "--no-profile", "--puzzle", "-")
+    assert puzzle.exit_code == 0, puzzle.output
+    r = CliRunner().invoke(main, ["solve", "-", "--json"], input=puzzle.stdout)
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["unique"] is True
+    r = CliRunner().invoke(main, ["solve", "-", "-o", "-"], input=puzzle.stdout)
+    assert r.exit_code == 0 and parse_map(r.stdout).cells == maps.load("training-1").cells
+    assert r.stderr.startswith("-: 1 completion (unique)\n")
+    whole = dumps_map(maps.load("training-1"))
+    r = CliRunner().invoke(main, ["validate", "-"], input=whole)
+    assert (r.exit_code, r.stdout) == (0, "-: valid\n")
+    r = CliRunner().invoke(main, ["deduce", "-", "--no-profile", "--json"], input=whole)
+    assert r.exit_code == 0 and json.loads(r.stdout)["reveal_count"] > 0
+    r = CliRunner().invoke(main, ["render", "-", "-o", tmp_path / "p.svg"], input=puzzle.stdout)
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "p.svg").exists()
+    report = run("deduce", "training-1", "--json")
+    assert report.exit_code == 0
+    r = CliRunner().invoke(main, ["render", "-", "--profile", "-o", tmp_path / "c.png"], input=report.stdout)
+    assert r.exit_code == 0, r.output
+    assert "or -, a map piped in" in " ".join(run("--help").stdout.split())
+    # a file redirected in is an input: never replaced, even with --force
+    key = tmp_path / "key.toml"
+    key.write_text(puzzle.stdout, encoding="utf-8")
+    with key.open("rb") as stdin:
+        r = subprocess.run(
+            [sys.executable, "-m", "cli", "solve", "-", "-o", str(key), "--force"],
+            stdin=stdin,
+            check=False,
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).resolve().parent.parent,
+        )
+    assert (r.returncode, r.stdout) == (2, ""), r.stderr
+    assert (
+        r.stderr
+        == f"error: {key}: is also an input of this command; write to another file (--force never replaces an input)\n"
+    )
+    assert key.read_text(encoding="utf-8") == puzzle.stdout
+    # nothing piped in: one line, exit 2, never a wait for a map typed at the terminal or a traceback
+    assert_fails(
+        CliRunner().invoke(main, ["solve", "-"], input=""),
+        2,
+        "error: -: the file holds no fields (a map file needs chapter, peak and terrain)",
+    )
+
+
+def test_a_dash_map_at_a_terminal_is_refused_at_once(monkeypatch):
+    """``mapgen solve -`` typed at a terminal would wait for a map typed in without a word: refused, one line."""
+    import io
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self):
+            return True
+
+    from mapgen import inputs
+
+    monkeypatch.setattr(sys, "stdin", Terminal(io.BytesIO(b"")))
+    with pytest.raises(inputs.Unreadable, match=r"^standard input is a terminal: pipe a map file in"):
+        inputs.read_stdin("map file")
+
+
+def test_a_one_word_map_file_is_told_in_the_command_line_words(tmp_path):
+    """A map file (or a map piped in) holding one word, a shipped map's name, said "'fauna-1' is not a map file's
+    text: read_map(path) reads a file, maps.load(name) a shipped map": the Python library's words, to a user of
+    the command line. Now it says what a map file holds and, for a shipped map's name, how to name it."""
+    word = tmp_path / "which.toml"
+    word.write_text("fauna-1\n", encoding="utf-8")
+    line = (
+        "'fauna-1' is not a map file's text (a map file holds chapter, peak and terrain fields); "
+        "for the shipped map, give its name instead: fauna-1"
+    )
+    assert_fails(run("solve", word), 2, f"error: {word}: {line}")
+    assert_fails(CliRunner().invoke(main, ["solve", "-"], input="fauna-1\n"), 2, f"error: -: {line}")
+    other = tmp_path / "other.toml"
+    other.write_text("garbage\n", encoding="utf-8")
+    assert_fails(
+        run("hint", other),
+        2,
+        f"error: {other}: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)",
+    )
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_no_help_says_none(command):
+    """``mapgen pack --help`` said ``--cell-mm ... [x<=None]`` (a range with no bounds, as click describes it): no
+    option's help shows Python's None."""
+    r = run(command, "--help")
+    assert r.exit_code == 0, r.output
+    assert "None" not in r.stdout

@@ -192,6 +192,41 @@ def test_a_house_map_solved_without_its_rules_says_which_rules_it_was_made_under
     assert "made under" not in run(*args, house_map, "--rules", house).stderr
 
 
+def test_a_house_puzzle_trimmed_without_its_rules_says_which_rules_it_was_made_under(house, house_map, tmp_path):
+    """solve, hint and render said of a house-rule puzzle given without its rules "(it was made under the house
+    rules of house.toml: give --rules FILE)"; deduce --puzzle, which trims a puzzle maker's puzzle, said only that
+    it has more than one completion (under the shipped rules)."""
+    puzzle = tmp_path / "puzzle.toml"
+    r = run("deduce", house_map, "--rules", house, "--no-profile", "--puzzle", puzzle)
+    assert r.exit_code == 0, r.output
+    hint = f"(it was made under the house rules of {house.name}: give --rules FILE)\n"
+    for args in (["deduce", puzzle, "--no-profile", "--puzzle", "-"],):
+        r = run(*args)
+        assert r.exit_code == 1 and r.stdout == ""
+        assert r.stderr.startswith(f"error: {puzzle}: ") and r.stderr.endswith(hint), r.stderr
+        assert "made under" not in run(*args, "--rules", house).stderr
+
+
+def test_a_house_sketch_filled_without_its_rules_says_so(house, house_map, tmp_path):
+    """generate --from a sketch made under house rules, without --rules, filled it under the shipped rules (another
+    map, recording no house rules) without a word; solve, hint, render and deduce name the rules it was made under."""
+    sketch = tmp_path / "sketch.toml"
+    r = run("deduce", house_map, "--rules", house, "--no-profile", "--puzzle", sketch)
+    assert r.exit_code == 0, r.output
+    r = run("generate", "--from", sketch, "--seed", 1)
+    if r.exit_code == 0:  # filled under the shipped rules: said, with the option that fills it as it was made
+        assert r.stderr == (
+            f"note: {sketch}: filled under the shipped fauna rules "
+            f"(it was made under the house rules of {house.name}: give --rules FILE)\n"
+        )
+    else:  # none fits the shipped rules: the error names them
+        assert r.exit_code == 1 and r.stderr.endswith(
+            f"(it was made under the house rules of {house.name}: give --rules FILE)\n"
+        )
+    r = run("generate", "--from", sketch, "--seed", 1, "--rules", house)
+    assert r.exit_code == 0 and "made under" not in r.stderr
+
+
 @pytest.mark.parametrize("command", ["solve", "hint"])
 def test_a_map_of_another_chapter_than_the_rules_is_refused_as_validate_refuses_it(house, command):
     r = run(command, "flora-1", "--rules", house)

@@ -465,3 +465,34 @@ def test_a_name_the_font_cannot_draw_is_one_note_not_a_page_of_warnings(tmp_path
     assert notes == [f"note: {out}: the picture's font (DejaVu Sans) has no glyph for 谷, の, 道: drawn as boxes"]
     result = run(FAUNA, "-o", tmp_path / f"plain.{suffix}")  # nothing missing: no note
     assert result.exit_code == 0 and "note:" not in result.stderr
+
+
+def test_a_puzzle_made_under_house_rules_is_not_drawn_under_the_shipped_ones_without_a_word(tmp_path):
+    """A puzzle made under house rules (C7 dropped) and printed with ``render --sheet`` without ``--rules`` listed
+    the shipped rules, C7 among them, without a word: on paper it had no solution. ``--forced`` said "no
+    completion" without the hint solve gives. Now both say it was made under the house rules and to give them."""
+    from mapgen.mapfile import dumps_map
+
+    def mapgen(*args):
+        return CliRunner().invoke(main, [str(a) for a in args])
+
+    house = tmp_path / "house.toml"
+    assert mapgen("chapters", "fauna", "-o", house).exit_code == 0
+    house.write_text(house.read_text(encoding="utf-8").replace('"C7", ', ""), encoding="utf-8")
+    made = tmp_path / "made.toml"
+    r = mapgen("generate", "--rules", house, "--seed", 3)
+    assert r.exit_code == 0, r.output
+    made.write_text(r.stdout, encoding="utf-8")
+    puzzle = tmp_path / "puzzle.toml"
+    assert mapgen("deduce", made, "--rules", house, "--no-profile", "--puzzle", puzzle).exit_code == 0
+    assert "rules = " in puzzle.read_text(encoding="utf-8")
+    hint = "(it was made under the house rules of house.toml: give --rules FILE)"
+    r = run(puzzle, "-o", tmp_path / "sheet.pdf", "--sheet")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == f"note: {puzzle}: drawn under the shipped fauna rules {hint}\n"
+    r = run(puzzle, "-o", tmp_path / "forced.png", "--forced")
+    assert r.exit_code == 1 and r.stderr.startswith(f"error: {puzzle}: no completion: ")
+    assert r.stderr.endswith(f" {hint}\n")
+    r = run(puzzle, "-o", tmp_path / "house.pdf", "--sheet", "--rules", house)  # as made: no note
+    assert r.exit_code == 0 and r.stderr == ""
+    assert dumps_map(read_map(puzzle))  # the puzzle itself is untouched

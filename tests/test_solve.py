@@ -204,6 +204,33 @@ def test_cli_out_writes_the_one_completion_as_a_map(tmp_path, data_dir):
     assert r.exit_code == 1 and "no completion: rule C6 Rock conflicts" in r.stderr and not none.exists()
 
 
+def test_cli_out_dash_prints_the_completion_and_reports_on_stderr(tmp_path, monkeypatch):
+    """``solve puzzle.toml -o -`` was refused as "a map file is TOML; name the file .toml", though ``deduce --puzzle
+    -`` and ``repair -o -`` print their map on stdout: a puzzle maker piping the answer key got no key. Now the one
+    completion alone goes to stdout (a map file), the report to stderr, and no file named "-" is made; with --json
+    (its report on stdout) it is refused before the work, and a state with several completions prints no map."""
+    import maps
+    from mapgen.mapfile import parse_map
+
+    monkeypatch.chdir(tmp_path)
+    puzzle = tmp_path / "puzzle.toml"
+    assert run("deduce", "training-1", "--no-profile", "--puzzle", str(puzzle)).exit_code == 0
+    r = run("solve", str(puzzle), "-o", "-")
+    assert r.exit_code == 0, r.output
+    done = parse_map(r.stdout)
+    assert done.complete and done.cells == maps.load("training-1").cells
+    assert r.stderr.startswith(f"{puzzle}: 1 completion (unique)\n")
+    assert "written to" not in r.stderr and not (tmp_path / "-").exists()
+    r = run("solve", str(puzzle), "-o", "-", "--json")
+    assert r.exit_code == 2 and r.stdout == ""
+    assert (
+        r.stderr == "error: --out: - (stdout) cannot go with --json, which prints its report there: name a .toml file\n"
+    )
+    r = run("solve", "training-1", "--reveal", "B4", "-o", "-")
+    assert r.exit_code == 1 and r.stdout == ""
+    assert r.stderr.endswith(" completions, not one: no map printed\n")
+
+
 def test_cli_exit_codes(data_dir, tmp_path):
     assert run("solve", str(data_dir / "states" / "training-201-k16.toml")).exit_code == 0
     r = run("solve", str(data_dir / "invalid" / "training-201-m.toml"))

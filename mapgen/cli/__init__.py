@@ -31,6 +31,7 @@ import contextlib
 import importlib
 import itertools
 import os
+import stat
 import sys
 from pathlib import Path
 
@@ -362,6 +363,11 @@ def _inputs_of(args: list[str]) -> frozenset[tuple[int, int]]:
             option, _, word = word.partition("=")
             if option in OUTPUT_OPTIONS:
                 continue
+        elif word == "-":  # a map piped in: the file behind it (``solve - -o p.toml --force < p.toml``) is kept
+            identity = _stdin_identity()
+            if identity is not None:
+                kept.add(identity)
+            continue
         elif word.startswith("-"):
             continue
         try:
@@ -371,6 +377,15 @@ def _inputs_of(args: list[str]) -> frozenset[tuple[int, int]]:
         if identity is not None:
             kept.add(identity)
     return frozenset(kept)
+
+
+def _stdin_identity() -> tuple[int, int] | None:
+    """The regular file redirected to standard input (``< puzzle.toml``) as (device, inode), else None."""
+    try:
+        st = os.fstat(sys.stdin.fileno())
+    except (AttributeError, OSError, ValueError):  # no stdin, or a test's stream with no file behind it
+        return None
+    return (st.st_dev, st.st_ino) if stat.S_ISREG(st.st_mode) else None
 
 
 def _shipped(name: str) -> bool:
@@ -387,7 +402,8 @@ def _shipped(name: str) -> bool:
 def main():
     """Generate, validate, solve, deduce, playtest and render Corps of Discovery maps.
 
-    MAP arguments take a map file or the name of a shipped map (fauna-1, flora-3, ...: mapgen maps lists them).
+    MAP arguments take a map file, the name of a shipped map (fauna-1, flora-3, ...: mapgen maps lists them) or -,
+    a map piped in (mapgen deduce fauna-1 --puzzle - | mapgen solve -).
 
     Exit codes, for every command: 0 success; 1 a rule broken, no completion or an impossible
     request; 2 unreadable or invalid input (a map, profile, rules or replay file, an output file

@@ -8,12 +8,13 @@ import time
 
 import click
 
-from mapgen.cli.errors import about
+from mapgen.cli.errors import BadInput, about
 from mapgen.cli.options import (
     OutName,
     checked_map,
     force_option,
     force_unused,
+    house_words,
     json_option,
     map_argument,
     map_out_file,
@@ -73,7 +74,15 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     house = chapter if rules is not None else None
     trim = puzzle_out is not None and not m.complete  # a hand-made puzzle: its givens trimmed to a minimal set
     if not trim:
-        checked_map(map_in, complete=True, valid=True, command="mapgen deduce", chapter=house)
+        try:
+            checked_map(map_in, complete=True, valid=True, command="mapgen deduce", chapter=house)
+        except BadInput as e:
+            if m.complete:
+                raise
+            # a hand-made puzzle given without --puzzle: the option that takes one, and the command that counts
+            raise BadInput(
+                map_file, f"{e.problem} (a hand-made puzzle: --puzzle FILE, or mapgen solve to count its completions)"
+            ) from None
     to_stdout = puzzle_out == "-"  # the puzzle alone on stdout (as repair prints its map), the report on stderr
     if to_stdout and as_json:
         reject("--puzzle", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
@@ -84,7 +93,8 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     if trim:
         givens = [i for i, t in enumerate(m.cells) if t is not None]
         started = time.monotonic()
-        with about(map_file, time_limit):
+        # a puzzle made under house rules, trimmed without them: no completion, or several, says which rules
+        with about(map_file, time_limit, house_words(m, house)[2]):
             m = sole_completion(m, time_limit=time_limit, chapter=house)
         time_limit = max(1.0, time_limit - (time.monotonic() - started))
 

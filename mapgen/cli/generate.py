@@ -18,6 +18,7 @@ from mapgen.cli.options import (
     force_option,
     force_unused,
     house_chapter,
+    house_words,
     json_option,
     reject,
     rules_file,
@@ -277,7 +278,9 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     out.check([seed])
     path = out.path(seed)
     started = time.perf_counter()
-    with about(sketch.source, time_limit):
+    # a sketch made under house rules, filled without them (or under others): the fill and its failure say so
+    house = house_words(m, rules)[2]
+    with about(sketch.source, time_limit, house):
         filled = fill_sketch(
             m,
             profile,
@@ -288,6 +291,9 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
         )
     summary = [out.put(filled, seed, **{"from": sketch.source, "seconds": round(time.perf_counter() - started, 4)})]
     text = summary[0]["text"]
+    if house:
+        under = f"the house rules of {rules_file()}" if rules is not None else f"the shipped {chapter.name} rules"
+        click.echo(f"note: {sketch.source}: filled under {under}{house}", err=True)
     if m.complete:  # a finished map given as a sketch: the same map back, which a user may take for a fill
         kept = "its Hill numbers filled in" if filled.hills != m.hills else "the map is written as it is"
         click.echo(f"note: {sketch.source}: the sketch has no '..' cell, nothing to fill: {kept}", err=True)

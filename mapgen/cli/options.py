@@ -17,8 +17,8 @@ from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter,
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
-from mapgen.inputs import near_name
-from mapgen.mapfile import cell_code, read_map
+from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin
+from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, parse_map, read_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
 from mapgen.validate import made_under
@@ -58,11 +58,24 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
     breaks a rule of its chapter (only with ``valid``)."""
 
-    path = map_path(spec)
-    problem = unknown_map_name(spec, path)
-    if problem:
-        raise BadInput(spec, problem)
-    return checked_map(MapInput(spec, read_map(path)), complete=complete, valid=valid, command=command)
+    try:
+        if spec == STDIN:  # a map piped in: mapgen deduce m.toml --puzzle - | mapgen solve -
+            try:
+                m = parse_map(read_stdin("map file"), spec, from_file=True)
+            except Unreadable as e:
+                raise BadInput(spec, str(e)) from None
+        else:
+            path = map_path(spec)
+            problem = unknown_map_name(spec, path)
+            if problem:
+                raise BadInput(spec, problem)
+            m = read_map(path)
+    except MapFileError as e:
+        word = e.problem.partition(" is not a map file's text")[0].strip("'")
+        if e.problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
+            raise MapFileError(e.source, f"{e.problem}; for the shipped map, give its name instead: {word}") from None
+        raise
+    return checked_map(MapInput(spec, m), complete=complete, valid=valid, command=command)
 
 
 def checked_map(
@@ -287,6 +300,10 @@ class Listed(click.ParamType):
 
 class FiniteRange(click.FloatRange):
     """A float within a range, never NaN (which every comparison lets through) nor infinite."""
+
+    def _describe_range(self) -> str:
+        # no bounds (a check of its own later, pack --cell-mm): click would describe it as "x<=None" in the help
+        return "" if self.min is None and self.max is None else super()._describe_range()
 
     def convert(self, value, param, ctx):
         number = super().convert(value, param, ctx)

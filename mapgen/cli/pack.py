@@ -164,7 +164,7 @@ def _url_base(value: str) -> str:
     "--cell-mm",
     type=FiniteRange(),
     default=None,
-    help="Cell pitch of your Map Board in mm (default 24, an assumption: measure it with --calibrate).",
+    help="Cell pitch of your Map Board in mm, 10 to 40 (default 24, an assumption: measure it with --calibrate).",
 )
 @click.option(
     "--offset-mm",

@@ -23,11 +23,12 @@ from mapgen.cli.options import (
     reject,
     reveal_option,
     revealed_input,
+    rules_file,
     rules_for,
     rules_option,
     typed,
 )
-from mapgen.inputs import Unreadable, read_json, read_text
+from mapgen.inputs import STDIN, Unreadable, parse_json, read_json, read_stdin, read_text
 
 SOLVE_TIME = 30.0  # seconds, --forced and --probabilities
 PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
@@ -35,7 +36,7 @@ PROFILE_TIME = 300.0  # seconds, --profile on a map (a solver call per reveal)
 
 def _named(m, spec: str):
     """The map to draw: one with neither number nor name in its briefing is titled by its file (``fauna-1``)."""
-    if m.briefing.number is not None or m.briefing.name:
+    if m.briefing.number is not None or m.briefing.name or spec == STDIN:  # a map piped in has no file name
         return m
     return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
 
@@ -44,7 +45,8 @@ def _starts_as_json(path: str) -> bool:
     """A file (named other than .json: ``deduce --json > t2.txt``) whose text starts as JSON does, as no map file
     does; False when it cannot be read (load_map then says why)."""
     try:
-        return read_text(path, "file").lstrip(" \t\r\n").startswith(("{", "["))
+        text = read_stdin() if path == STDIN else read_text(path, "file")
+        return text.lstrip(" \t\r\n").startswith(("{", "["))
     except Unreadable:
         return False
 
@@ -54,7 +56,8 @@ def _read_profile(path: str):
     from mapgen.render.plots import profile_steps  # deferred: the command's library, only when it runs
 
     try:
-        data = read_json(path, "JSON reveal profile")
+        what = "JSON reveal profile"
+        data = parse_json(read_stdin(what), what) if path == STDIN else read_json(path, what)
     except Unreadable as e:
         raise BadInput(path, str(e)) from None
     try:
@@ -189,13 +192,16 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             time_limit = time_limit or PROFILE_TIME
             with about(map_file, time_limit):
                 data = reveal_profile(map_in.map, time_limit=time_limit, chapter=chapter)
-        title = f"Reveal profile of {Path(map_file).stem}: what is still open after each reveal"
+        of = "" if map_file == STDIN else f" of {Path(map_file).stem}"  # a map or report piped in: no name
+        title = f"Reveal profile{of}: what is still open after each reveal"
         result = plot_profile(data, out, title=title, dpi=dpi, force=force)
         extra["steps"] = len(profile_steps(data)[0])
     else:
         map_in = load_map(map_file)
         chapter = rules_for(map_in, rules)  # the --rules house chapter (exit 2: another chapter's map), else the map's
         m = revealed_input(map_in, reveal, chapter).map
+        # a map made under house rules, drawn without them (or under others): its solving and its sheet's rules say so
+        house = house_words(m, rules)[2]
         terrain = None
         if code == "":
             if chapter.counted is None:
@@ -221,7 +227,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:
                 kernels_ready()
-            with about(map_file, time_limit):
+            with about(map_file, time_limit, house):
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
                 if terrain is not None:
@@ -239,6 +245,10 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                     f"{map_file}: the map breaks rules {ids}{under} ({n} violation{'s' if n != 1 else ''}; "
                     f"mapgen validate{see} {map_file} lists them){hint}"
                 )
+        if house and (sheet or forced or terrain is not None) and "note" not in extra:
+            # a sheet lists the rules, --forced and --probabilities solve under them: not the ones it was made under
+            under = f"the house rules of {rules_file()}" if rules is not None else f"the shipped {chapter.name} rules"
+            extra["note"] = f"{map_file}: drawn under {under}{house}"
         shown = _named(m, map_file)
         if rules is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
             options["chapter"] = rules

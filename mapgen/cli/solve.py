@@ -74,7 +74,7 @@ from mapgen.cli.options import (
     type=OutName("file"),
     default=None,
     help="Write the completion to FILE (.toml), a complete map, when there is exactly one; else exit 1 and "
-    "write nothing.",
+    "write nothing. With -o -, the map goes to stdout and the report to stderr.",
 )
 @force_option("the --out file")
 @time_limit_option(10.0, help="Seconds for the whole answer: forced cells first, then reasons, then the count.")
@@ -93,8 +93,9 @@ def solve(
     and cells that conflict), 2 for an unreadable file, 3 when the time limit runs out: before the forced
     cells are known (nothing printed), or later (what was found is printed, and what is missing).
     With --out FILE the one completion is written as a map file (Hill numbers filled in); a map with
-    more completions than one, or none, exits 1 and writes nothing. With --rules FILE the map is solved
-    under that house-rule chapter file instead of its chapter's rules (exit 2 for a map of another chapter).
+    more completions than one, or none, exits 1 and writes nothing (-o -: the map on stdout, the report
+    on stderr). With --rules FILE the map is solved under that house-rule chapter file instead of its
+    chapter's rules (exit 2 for a map of another chapter).
 
     \b
     Example:
@@ -126,7 +127,12 @@ def solve(
                 terrain = chapter.terrain(target)
             except ValueError as e:
                 reject("--target", str(e))
-    map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
+    # -o -: the completion alone on stdout (as deduce --puzzle - and repair -o - print theirs), the report on stderr
+    to_stdout = out_path == "-"
+    if to_stdout and as_json:
+        reject("--out", "- (stdout) cannot go with --json, which prints its report there: name a .toml file")
+    if not to_stdout:
+        map_out_file(out_path, force=force)  # before the work: a missing folder or a kept file fails now
     force_unused(force, (out_path,), "--out")
     kernels_ready()
     try:
@@ -158,7 +164,7 @@ def solve(
         )
         click.echo(f"error: {file}: {e}{note}", err=True)
         raise click.exceptions.Exit(BROKEN) from None
-    several = None
+    several = key = None
     if out_path is not None:
         done = forced_completion(state, report, chapter)
         if done is None:
@@ -167,17 +173,23 @@ def solve(
         else:
             from mapgen.mapfile import dumps_map  # deferred: the command's library, only when it runs
 
-            write_text(out_path, dumps_map(done), force=force)
-            report["out"] = out_path
+            if to_stdout:
+                key = dumps_map(done)
+            else:
+                write_text(out_path, dumps_map(done), force=force)
+                report["out"] = out_path
     if as_json:
         click.echo(json.dumps(report, indent=2))
     else:
-        click.echo(solve_text(state, report, file))
+        click.echo(solve_text(state, report, file), err=to_stdout)
         if "out" in report:
             click.echo(f"the completion written to {out_path}")
+        elif key is not None:
+            click.echo(key, nl=False)
     cache_note(file)
     if several is not None:
-        click.echo(f"error: {file}: {several}, not one: nothing written to {out_path}", err=True)
+        lost = "no map printed" if to_stdout else f"nothing written to {out_path}"
+        click.echo(f"error: {file}: {several}, not one: {lost}", err=True)
         raise click.exceptions.Exit(BROKEN)
     if "timed_out" in report:  # what was found is printed above; the rest ran out of time
         raise found_then_out_of_time(file, report["timed_out"], time_limit, report["missing"])

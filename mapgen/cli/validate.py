@@ -9,10 +9,16 @@ import click
 
 from mapgen.cli.errors import BAD_INPUT, BROKEN
 from mapgen.cli.options import json_option, map_path, rules_file, rules_option, unknown_map_name
+from mapgen.inputs import STDIN, Unreadable, read_stdin
 from mapgen.validate import FileReport, validate_file
 
 
 def _report(spec: str, rules) -> FileReport:
+    if spec == STDIN:  # a map piped in: mapgen generate ... | mapgen validate -
+        try:
+            return validate_file(spec, rules, text=read_stdin("map file"))
+        except Unreadable as e:
+            return FileReport(spec, error=str(e))
     path = map_path(spec)
     problem = unknown_map_name(spec, path)  # a misspelt shipped name: as every other command says it
     if problem:
