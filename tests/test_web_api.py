@@ -1410,14 +1410,12 @@ def test_next_hint_never_says_every_forced_cell_was_named_when_some_found_no_exp
 
 
 @pytest.mark.slow
-def test_the_helper_s_best_guess_reads_the_odds_solve_prints(monkeypatch):
+def test_the_helper_s_best_guess_reads_the_odds_solve_prints(slow_clock):
     """The page's best guess sampled with half the work `solve` gives the sampler at the same time limit, so on
     fauna-1's empty board (no circuit) its shares for the guessed Path were not those `solve --probabilities`
     printed (C7: Wa 0.40 against 0.25): the same seed and work now, the same shares. The work is counted, never
     timed, but the wall clock stays a safety net that a busy machine (load 10) reached at 10 s, the guess then named
-    missing: here the clock runs 50 times slower, so both answers always come, with the work of 10 s."""
-    real = time.monotonic
-    monkeypatch.setattr(time, "monotonic", lambda: real() / 50)
+    missing: here the clock runs 50 times slower (``slow_clock``), so both answers come, with the work of 10 s."""
     from mapgen.report import solve_report
     from mapgen.solving.solve import Solver
     from mapgen.web import service
