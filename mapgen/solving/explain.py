@@ -372,7 +372,10 @@ def _lower_first(text: str) -> str:
 
 
 def _listed(words: list[str]) -> str:
-    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1] if words else ""
+    """``a``, ``a and b``, ``a, b and c`` (nothing for no words)."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
 
 
 def explanation_text(
