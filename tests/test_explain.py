@@ -529,3 +529,30 @@ def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path):
     nowhere = hint(Solver.for_chapter("fauna"), maps.load("fauna-1").hide(range(49)).with_cells(
         Terrain.HILL if i == 48 else None for i in range(49)), Terrain.FORT, time_limit=120)  # fmt: skip
     assert nowhere["odds_method"] == "exact" and nowhere["method"] == "possible terrains", nowhere
+
+
+def test_hint_steps_say_a_cited_cell_was_deduced_by_an_earlier_step_not_revealed():
+    """`mapgen hint training-1 --reveal ... --steps`: step 2 cited "the Water at E4 revealed", but E4 is hidden on the
+    player's map: step 1 deduced it. A cell an earlier step deduced is worded as deduced, with that step's number, in
+    the text and in the JSON (``deduced``: the cited cells that earlier steps deduced, by their step)."""
+    reveal = "B7,C7,D7,E7,F7,C6,D6,E6,B5,C5,D5,F6,B6,E5,F5"
+    r = run("hint", "training-1", "--reveal", reveal, "--steps", "--json")
+    assert r.exit_code == 0, r.output
+    steps = json.loads(r.stdout)["steps"]
+    shown = set(reveal.split(","))
+    found: dict[str, int] = {}
+    cited_deduced = 0
+    for n, e in enumerate(steps, 1):
+        assert set(e["cells"]) <= shown | set(found)  # a step uses only cells revealed or deduced before it
+        earlier = {c: found[c] for c in e["cells"] if c in found}
+        assert e.get("deduced", {}) == earlier
+        for c, k in earlier.items():
+            cited_deduced += 1
+            assert re.search(rf"at {c} \(deduced in step {k}\)", e["text"]), e["text"]
+        revealed_words = e["text"].split(" revealed")[0] if " revealed" in e["text"] else ""
+        assert not any(f"at {c}" in revealed_words for c in earlier), e["text"]  # never "E4 ... revealed"
+        found[e["cell"]] = n
+    assert cited_deduced >= 2  # the path does lean on its own deductions
+    text = run("hint", "training-1", "--reveal", reveal, "--steps").stdout
+    for e, line in zip(steps, text.splitlines()[1:], strict=False):
+        assert line.endswith(e["text"])

@@ -133,13 +133,16 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
     deadline = time.monotonic() + time_limit  # the wall clock ends the whole path here (exit 3)
     solver = Solver.for_chapter(chapter)
     found: list[dict] = []
+    deduced: dict[int, int] = {}  # the cells the steps deduced, each with its step: hidden on the player's map
     stopped: Exception | None = None  # the time-out that ended a path with steps found: they are printed first
     with about(file, time_limit, note):
         while True:
             # every step's search has the limit's work (counted: the same on any load), never what the wall clock
             # left of it, so the steps found are the same on a busy machine as on an idle one
             try:
-                result = find_hint(solver, state, terrain, time_limit=time_limit, deadline=deadline)
+                result = find_hint(
+                    solver, state, terrain, time_limit=time_limit, deadline=deadline, deduced=dict(deduced)
+                )
             except Exception as error:
                 if not found and isinstance(error, NoCompletion):  # no map completes the puzzle: exit 1
                     no_completion_json(error, file, note, as_json, steps=True)
@@ -155,6 +158,7 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
             e = result["explanation"]
             found.append(e)
             cell = state.board.index(e["cell"])
+            deduced[cell] = len(found)
             state = state.with_cells(
                 chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)
             )

@@ -371,9 +371,19 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
-def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cells) -> str:
+def _listed(words: list[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` (nothing for no words)."""
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def explanation_text(
+    solver, state: Map, cell: int, terrain: Terrain, rules, cells, deduced: dict[int, int] | None = None
+) -> str:
     """The reason in words, after the rulebook's worked example ("A must be Wood: Wood is always next
-    to Water, and A is the only unexplored Path beside it")."""
+    to Water, and A is the only unexplored Path beside it"). ``deduced``: the state's cells that a solution
+    path's earlier steps deduced, each with its step (``hint --steps``), worded as deduced, not revealed."""
     chapter = solver.chapter
     b = state.board
     name = b.name(cell)
@@ -397,12 +407,15 @@ def explanation_text(solver, state: Map, cell: int, terrain: Terrain, rules, cel
             said.append(f"{r} {info.title}")
     because = "; ".join(said) if len(rules) <= 2 else "rules " + ", ".join(said)
     if cells:
-        seen = [_shown(state, i, c9) for i in cells]
-        given = seen[0] if len(seen) == 1 else ", ".join(seen[:-1]) + " and " + seen[-1]
+        # ``deduced``: cells a solution path's earlier steps deduced (hidden on the player's map): never "revealed"
+        deduced = deduced or {}
+        seen = [_shown(state, i, c9) for i in cells if i not in deduced]
+        known = [f"{_shown(state, i, c9)} (deduced in step {deduced[i]})" for i in cells if i in deduced]
+        given = ", and ".join(p for p in (_listed(seen) + " revealed" if seen else "", _listed(known)) if p)
         rule_word = "that rule" if len(rules) == 1 else ("these rules" if rules else "them")
-        tail = f"With {given} revealed, any other terrain at {name} would break {rule_word}."
+        tail = f"With {given}, any other terrain at {name} would break {rule_word}."
         if not rules:
-            tail = f"With {given} revealed, nothing else fits at {name}."
+            tail = f"With {given}, nothing else fits at {name}."
         return f"{head}: {because}. {tail}" if rules else f"{head}. {tail}"
     return f"{head}: {because}; no other terrain at {name} keeps {'it' if len(rules) == 1 else 'them all'}."
 
@@ -436,7 +449,13 @@ def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
 
 
 def hint(
-    solver, state: Map, target: Terrain | str | None = None, time_limit: float = 10.0, *, deadline: float | None = None
+    solver,
+    state: Map,
+    target: Terrain | str | None = None,
+    time_limit: float = 10.0,
+    *,
+    deadline: float | None = None,
+    deduced: dict[int, int] | None = None,
 ) -> dict:
     """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
     forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
@@ -448,6 +467,10 @@ def hint(
     When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
     message) and ``"missing": ["odds"]`` (the command prints it and exits 3); a time-out before it is known whether
     a cell is forced raises ``SolveTimeout``; a state with no completion raises ``NoCompletion``.
+
+    ``deduced``: the state's cells that earlier steps of a solution path deduced (``hint --steps``), each with its
+    step: the reason words them as deduced (never "revealed": they are hidden on the player's map), and its JSON
+    names them (``"deduced"``: cell name -> step, of the cells it cites).
     """
     solver.check(state, "hint")
     target = None if target is None else as_terrain(target)  # a Terrain, or its code ("Ft")
@@ -461,7 +484,11 @@ def hint(
     if forced:
         best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), forced)
         if best is not None:
-            return {"forced": True, "explanation": best.to_json(b), "forced_cells": len(forced)}
+            said = best.to_json(b)
+            if deduced is not None:
+                said["text"] = explanation_text(solver, state, best.cell, best.terrain, best.rules, best.cells, deduced)
+                said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
+            return {"forced": True, "explanation": said, "forced_cells": len(forced)}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
     if not state.unrevealed():
         out["message"] = "every cell is revealed: nothing left to deduce"
