@@ -426,6 +426,7 @@ def deduce_report(
     circuits: CircuitStore | None = None,
     within: list[int] | None = None,
     chapter: Chapter | None = None,
+    partial: bool = False,
 ) -> dict:
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
     profile with its deduction grade; one solver session serves them all. ``circuits``: the compiled
@@ -438,7 +439,9 @@ def deduce_report(
     Returns a dict: ``reveal_set`` (cell names), ``reveal_count``, ``depends_on`` (rule ids) and, with ``profile``,
     ``profile`` (``reveal_profile``'s dict, its ``steps`` each a ``Step.to_json()``) and ``grade`` (a dict).
     WrongMapError for a partial map (a puzzle: ``sole_completion`` first), TypeError for what is not a Map,
-    SolveTimeout past ``time_limit``."""
+    SolveTimeout past ``time_limit``. With ``partial``, a time-out after the reveal set was found (all a puzzle needs)
+    returns what was found instead, with ``"timed_out"`` (the message) and ``"missing"`` (the keys that did not come:
+    ``depends_on``, ``profile``, ``grade``), as ``mapgen.report.solve_report`` keeps its exact answers."""
     expect_map(m, "deduce_report", complete=True)
     shipped = get_chapter(m.chapter)
     chapter = chapter or shipped
@@ -446,15 +449,21 @@ def deduce_report(
     t0 = time.monotonic()
     cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver, within=within)
     b = m.board
-    report = {
-        "reveal_set": [b.name(i) for i in cells],
-        "reveal_count": len(cells),
-        "depends_on": sorted(k for k, v in rule_ablation(m, cells, time_limit=time_limit, solver=solver).items() if v),
-    }
+    report: dict = {"reveal_set": [b.name(i) for i in cells], "reveal_count": len(cells)}
+    later = ["depends_on", *(["profile", "grade"] if profile else [])]  # what a time-out from here leaves missing
+    try:
+        ablation = rule_ablation(m, cells, time_limit=time_limit, solver=solver)
+        report["depends_on"] = sorted(k for k, v in ablation.items() if v)
+        later.remove("depends_on")
+        if profile:
+            left = max(1.0, time_limit - (time.monotonic() - t0))
+            counter = None if circuits is None else Solver(chapter, circuits=circuits)
+            report["profile"] = reveal_profile(m, time_limit=left, counter=counter, progress=progress, chapter=chapter)
+    except SolveTimeout as e:
+        if not partial:
+            raise
+        return {**report, "timed_out": str(e), "missing": later}
     if profile:
-        left = max(1.0, time_limit - (time.monotonic() - t0))
-        counter = None if circuits is None else Solver(chapter, circuits=circuits)
-        report["profile"] = reveal_profile(m, time_limit=left, counter=counter, progress=progress, chapter=chapter)
         report["grade"] = grade(report["profile"], m.chapter)
         if chapter != shipped:  # the score is the house rules' path; its tier, shipped maps' quartiles of scores
             report["grade"]["calibrated_on"] = m.chapter

@@ -36,12 +36,13 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             code = t.code + (str(m.hills[i]) if i in m.hills else "")
             codes.append(code if b.name(i) in shown else "..")
         lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in codes).rstrip())
-    relies = ", ".join(report["depends_on"])
-    lines.append(
-        f"uniqueness relies on rules: {relies} (without any one of them another map fits the reveal set)"
-        if relies
-        else "uniqueness relies on rules: none"
-    )
+    if "depends_on" in report:  # absent only when the time limit ran out before the rules were tried
+        relies = ", ".join(report["depends_on"])
+        lines.append(
+            f"uniqueness relies on rules: {relies} (without any one of them another map fits the reveal set)"
+            if relies
+            else "uniqueness relies on rules: none"
+        )
     if report.get("puzzle"):
         lines.append(f"puzzle written to {report['puzzle']}")
     prof = report.get("profile")
@@ -92,7 +93,14 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     g = report.get("grade")
     if g:
         lines.extend(_grade_text(g, prof or {}, m.chapter))
+    if report.get("missing"):  # the time limit ran out after the reveal set: what was found is above
+        parts = ", ".join(MISSING_WORDS.get(k, k) for k in report["missing"])
+        lines.append(f"not in time: {parts} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
+
+
+#: A deduce report's ``"missing"`` keys in words (the time limit ran out after the reveal set was found).
+MISSING_WORDS = {"depends_on": "the rules it relies on", "profile": "the reveal profile", "grade": "the grade"}
 
 
 #: The deduction tiers, easiest first: the one definition (``mapgen.deduce`` grades with it, ``mapgen.quality``

@@ -369,3 +369,40 @@ def test_the_text_says_what_each_figure_means():
     assert words.deduce_text(maps.load("fauna-1"), report, "fauna-1").endswith(
         "  read up to step 2, where every Fort is known: 2 guesses, 0 forced steps (0%)"
     )
+
+
+def test_deduce_writes_the_puzzle_when_only_the_profile_runs_out_of_time(tmp_path, monkeypatch):
+    """`mapgen deduce MAP --puzzle OUT` wrote nothing when the reveal profile (and so the grade) ran out of time,
+    though the reveal set, all the puzzle needs, was found first. Now the puzzle is written, the parts found are
+    printed (reveal set, depends_on) and the command exits 3 naming what is missing, in text and --json."""
+    from mapgen import deduce as deduce_module
+    from mapgen.solving.solve import SolveTimeout
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the reveal profile ran out of time")
+
+    monkeypatch.setattr(deduce_module, "reveal_profile", runs_out)  # deterministic: the profile alone fails
+    out = tmp_path / "puzzle.toml"
+    r = CliRunner().invoke(main, ["deduce", "training-1", "--puzzle", str(out), "--json"])
+    assert r.exit_code == 3, r.output
+    report = json.loads(r.stdout)
+    assert report["missing"] == ["profile", "grade"] and "profile" not in report and "grade" not in report
+    assert report["reveal_count"] == len(report["reveal_set"]) > 0 and "depends_on" in report
+    assert report["puzzle"] == str(out) and report["timed_out"] == "the reveal profile ran out of time"
+    puzzle = read_map(out)
+    b = puzzle.board
+    assert sorted(b.name(i) for i, t in enumerate(puzzle.cells) if t is not None) == sorted(report["reveal_set"])
+    assert "missing: profile, grade" in r.stderr and "Traceback" not in r.output
+    text_out = tmp_path / "again.toml"
+    r = CliRunner().invoke(main, ["deduce", "training-1", "--puzzle", str(text_out)])
+    assert r.exit_code == 3, r.output
+    assert text_out.read_text(encoding="utf-8") == out.read_text(encoding="utf-8")
+    assert f"puzzle written to {text_out}" in r.stdout and "uniqueness relies on rules:" in r.stdout
+    assert "not in time: the reveal profile, the grade" in r.stdout
+    assert "missing: profile, grade" in r.stderr
+    dash = CliRunner().invoke(main, ["deduce", "training-1", "--puzzle", "-"])
+    assert dash.exit_code == 3 and dash.stdout == out.read_text(encoding="utf-8")
+    assert "not in time: the reveal profile, the grade" in dash.stderr
+    # without --puzzle the report's parts found are printed too (exit 3)
+    r = CliRunner().invoke(main, ["deduce", "training-1", "--json"])
+    assert r.exit_code == 3 and json.loads(r.stdout)["missing"] == ["profile", "grade"]

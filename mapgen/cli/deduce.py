@@ -8,7 +8,7 @@ import time
 
 import click
 
-from mapgen.cli.errors import BadInput, about
+from mapgen.cli.errors import BadInput, about, found_then_out_of_time
 from mapgen.cli.options import (
     OutName,
     checked_map,
@@ -108,7 +108,13 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     with about(map_file, time_limit):
         if bar is None:
             report = deduce_report(
-                m, seed=seed, time_limit=time_limit, profile=not no_profile, within=givens, chapter=house
+                m,
+                seed=seed,
+                time_limit=time_limit,
+                profile=not no_profile,
+                within=givens,
+                chapter=house,
+                partial=True,  # the reveal set found, a later time-out keeps it (the puzzle written, exit 3)
             )
         else:
             with bar:
@@ -120,6 +126,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
                     progress=lambda k, n: bar.update(task, completed=k),
                     within=givens,
                     chapter=house,
+                    partial=True,
                 )
     if house is not None:
         report["rules"] = rules_file()  # the house-rule file it was deduced under
@@ -131,6 +138,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
         if to_stdout:
             click.echo(deduce_text(m, report, map_file), err=True)
             click.echo(dumps_map(puzzle), nl=False)
+            out_of_time(report, map_file, time_limit, "printed the puzzle and what was found")
             return
         write_text(puzzle_out, dumps_map(puzzle), force=force)
         report["puzzle"] = puzzle_out
@@ -138,3 +146,12 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
         click.echo(json.dumps(report, indent=2))
     else:
         click.echo(deduce_text(m, report, map_file))
+    out_of_time(report, map_file, time_limit, f"wrote {puzzle_out} and printed what was found" if puzzle_out else None)
+
+
+def out_of_time(report: dict, map_file: str, time_limit: float, found: str | None) -> None:
+    """A report whose later parts (the rules relied on, the reveal profile, the grade) ran out of time after the
+    reveal set was found (printed above, the puzzle written): exit 3, saying what is missing."""
+    if "missing" in report:
+        extra = {} if found is None else {"found": found}
+        raise found_then_out_of_time(map_file, report["timed_out"], time_limit, report["missing"], **extra)
