@@ -501,6 +501,7 @@ def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monke
     assert r.exit_code == 3, r.output
     assert r.stdout == (
         "flora-1: no cell is forced: you must guess\n"
+        "exact (the odds did not come in time): a Flora creature may be at B6, B7, C5, D5, E6, F7\n"
         "not in time: the Paths' odds of a Flora creature (the time limit ran out while the sampler ran (chain 3 of "
         "12)): raise --time-limit\n"
     )
@@ -556,3 +557,44 @@ def test_hint_steps_say_a_cited_cell_was_deduced_by_an_earlier_step_not_revealed
     text = run("hint", "training-1", "--reveal", reveal, "--steps").stdout
     for e, line in zip(steps, text.splitlines()[1:], strict=False):
         assert line.endswith(e["text"])
+
+
+def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(monkeypatch):
+    """When the wall clock ends a hint's odds (exit 3), which Paths can hold the target and which must (the exact
+    possible terrains, found before the odds) were dropped with them; `solve` keeps its possible terrains there. Now
+    `hint --json` keeps them (``"may_hold"``: Paths that can hold the target but need not, ``"must_hold"``: those
+    that must), the text says so in a line, "odds" stays absent (odds are not exact) and the web's /api/hint answers
+    the same keys."""
+    import maps
+    from mapgen.solving import explain
+    from mapgen.solving.explain import frontier
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import hints, service
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    monkeypatch.setattr(explain, "_odds", runs_out)
+    m = maps.load("flora-1")
+    b = m.board
+    keep = {b.index(c) for c in ("D7", "D6", "C7", "E7", "C6")}
+    state = m.hide(i for i in range(b.size) if i not in keep)
+    solver = Solver.for_chapter(m.chapter)
+    cells = frontier(state)
+    possible = solver.possible(state, cells=cells)
+    fc = solver.chapter.counted
+    may = [b.name(i) for i in cells if fc in possible[i] and len(possible[i]) > 1]
+    must = [b.name(i) for i in cells if possible[i] == {fc}]
+    assert may  # a state where the answer says something
+    r = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6", "--json")
+    assert r.exit_code == 3, r.output
+    data = json.loads(r.stdout)
+    assert data["may_hold"] == may and data["must_hold"] == must and data["target"] == "Fc"
+    assert data["missing"] == ["odds"] and "odds" not in data
+    assert r.stderr.endswith("printed what was found, missing: odds\n")
+    text = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6")
+    assert text.exit_code == 3
+    assert f"exact (the odds did not come in time): a Flora creature may be at {', '.join(may)}" in text.stdout
+    monkeypatch.setattr(hints, "best_guess", lambda *a, **k: None)  # the page's guess: not what is asked here
+    code, web = service.do_hint({"map": dumps_map(state), "target": "Fc"})
+    assert code == 3 and web["may_hold"] == may and web["must_hold"] == must and "odds" not in web

@@ -465,7 +465,9 @@ def hint(
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
 
     When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
-    message) and ``"missing": ["odds"]`` (the command prints it and exits 3); a time-out before it is known whether
+    message) and ``"missing": ["odds"]`` (the command prints it and exits 3), and with it what is exact of the odds:
+    ``"may_hold"``, the Paths that can hold ``target`` but need not, and ``"must_hold"``, those that must (from their
+    possible terrains; when those ran out too, they are missing as well); a time-out before it is known whether
     a cell is forced raises ``SolveTimeout``; a state with no completion raises ``NoCompletion``.
 
     ``deduced``: the state's cells that earlier steps of a solution path deduced (``hint --steps``), each with its
@@ -502,12 +504,17 @@ def hint(
         out["forced_cells"] = len(forced)
     if target is not None:
         cells = frontier(state)
+        possible = None
         try:
-            odds, method, errors, route = _odds(solver, state, cells, target, budget, time_limit)
+            possible = solver.possible(state, budget, cells=cells)  # exact: kept if the odds run out
+            odds, method, errors, route = _odds(solver, state, cells, target, budget, time_limit, possible=possible)
         except SolveTimeout as e:  # what was found stands (nothing is forced); say what is missing
             out["target"] = target.code
+            if possible is not None:  # which Paths can hold the target, and which must (exact, as solve's "possible")
+                out["may_hold"] = [b.name(i) for i in cells if target in possible[i] and len(possible[i]) > 1]
+                out["must_hold"] = [b.name(i) for i in cells if possible[i] == {target}]
             out["timed_out"] = str(e)
-            out["missing"] = ["odds"]
+            out["missing"] = ["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]
             out["seconds"] = round(time.monotonic() - start, 3)
             return out
         # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in;
@@ -537,7 +544,14 @@ ROUTE_CIRCUIT, ROUTE_COUNTER, ROUTE_POSSIBLE = "d-dnnf", "model counter", "possi
 
 
 def _odds(
-    solver, state: Map, cells: list[int], target: Terrain, budget: Budget, time_limit: float, seed: int = 0
+    solver,
+    state: Map,
+    cells: list[int],
+    target: Terrain,
+    budget: Budget,
+    time_limit: float,
+    seed: int = 0,
+    possible: dict[int, frozenset[Terrain]] | None = None,
 ) -> tuple[dict[int, float | None], str, dict[int, float], str]:
     """Per cell, the share of completions with ``target`` there, how it was had (``solve.ODDS_*``), for
     sampled odds each share's standard error, and what answered (``ROUTE_*``: "d-dnnf" for a compiled circuit) (``Solver.odds_answer``'s: a share of 0 with an error is a terrain
@@ -548,8 +562,10 @@ def _odds(
     (the block heat-bath sampler); else none (None) where the target may be: completions a solver finds first are
     no fair sample.
     A cell that cannot hold ``target`` (possible terrains are exact) has 0, one that must hold it 1, either way.
+    ``possible``: the cells' possible terrains when found already (``hint`` keeps them if the odds run out).
     """
-    possible = solver.possible(state, budget, cells=cells)
+    if possible is None:
+        possible = solver.possible(state, budget, cells=cells)
     can = [i for i in cells if target in possible[i]]
     odds: dict[int, float | None] = {i: 0.0 for i in cells}
     if not can:
@@ -602,6 +618,17 @@ def hint_text(state: Map, result: dict, source: str) -> str:
     lines = [f"{source}: {result['message']}"]
     if "odds" not in result and "timed_out" in result:  # the Paths' odds ran out of time (exit 3)
         label = Terrain.from_code(result["target"]).label
+        if "may_hold" in result:  # what is exact of the odds stays: which Paths can hold the target, which must
+            may, must = result["may_hold"], result["must_hold"]
+            lines.append(
+                "exact (the odds did not come in time): "
+                + (f"a {label} must be at {', '.join(must)}; " if must else "")
+                + (
+                    f"a {label} may be at {', '.join(may)}"
+                    if may
+                    else f"no {'other ' if must else ''}Path you may explore next can hold a {label}"
+                )
+            )
         lines.append(f"not in time: the Paths' odds of a {label} ({result['timed_out']}): raise --time-limit")
     if "odds" in result:
         label = Terrain.from_code(result["target"]).label
