@@ -430,6 +430,9 @@ def test_chapters_design_out_of_a_house_file_writes_the_profile_it_names(write, 
     r = run("chapters", "--rules", house, "--design", "-o", "p.toml")
     assert r.exit_code == 0, r.output
     assert (tmp_path / "p.toml").read_bytes() == (PROFILES / "fauna.toml").read_bytes()
+    r = run("chapters", "--rules", house, "--design", "-o", house, "--force")  # never over the rules it reads
+    assert r.exit_code == 2 and "is also an input of this command" in r.stderr, r.output
+    assert Path(house).read_text(encoding="utf-8") == chapter
     bare = write("bare.toml", chapter.replace('profile = "fauna.toml"\n', ""))
     r = run("chapters", "--rules", bare, "--design", "-o", "q.toml")
     assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
