@@ -223,10 +223,17 @@ def default_profile(chapter: str | Chapter) -> Profile:
             spec = get_chapter(chapter)
         except ChapterError as e:
             raise ProfileError(str(e)) from None
-    if spec.profile is None:
+    path = profile_path(spec)
+    if path is None:
         return Profile(chapter=chapter)
-    path = PROFILE_DIR / spec.profile
     return profile_from_data(read_toml(path, "profile file"), "default", chapter)
+
+
+def profile_path(chapter: Chapter) -> Path | None:
+    """The file of ``chapter``'s default profile (its ``profile`` key, a file in ``mapgen/profiles/``, with the
+    comments that explain each setting: what `mapgen chapters CHAPTER --design -o FILE` writes), or None when it
+    names none (the bare defaults, P1 only)."""
+    return None if chapter.profile is None else PROFILE_DIR / chapter.profile
 
 
 def read_profile_file(path: str | Path, error: type[ValueError] = ProfileError) -> dict:

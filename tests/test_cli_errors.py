@@ -464,6 +464,12 @@ WRITERS = {
     "repair -o": (["repair", MAP, "-o", "{dest}"], False, None, "mapgen.repair.repair_map"),
     "pack -o": (["pack", MAP, "-o", "{dest}"], False, None, "mapgen.render.folder.write_folder"),
     "chapters -o": (["chapters", "training", "-o", "{dest}"], False, None, "mapgen.cli.chapters.chapter_file"),
+    "chapters --design -o": (
+        ["chapters", "training", "--design", "-o", "{dest}"],
+        False,
+        None,
+        "mapgen.profile.profile_path",
+    ),
     "generate --from --out": (
         ["generate", "--from", "training-1", "--out", "{dest}"],
         True,
@@ -478,6 +484,7 @@ NAMES = {
     "repair -o": "fixed.toml",
     "pack -o": "folder.pdf",
     "chapters -o": "house.toml",
+    "chapters --design -o": "my-profile.toml",
 }
 
 

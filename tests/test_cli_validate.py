@@ -16,6 +16,7 @@ from cli import main
 DATA = Path(__file__).parent / "data"
 VALID = DATA / "valid"
 INVALID = DATA / "invalid"
+PROFILES = Path(__file__).parent.parent / "mapgen" / "profiles"
 FAUNA = (VALID / "fauna-201.toml").read_text(encoding="utf-8")
 
 
@@ -386,6 +387,59 @@ def test_chapters_out_writes_the_shipped_file_that_rules_takes_unchanged(name, t
     assert sorted(p.name for p in tmp_path.iterdir()) == ["house.toml"]  # no temporary file left
 
 
+@pytest.mark.parametrize("name", ["training", "fauna", "flora", "vameter", "maldonado"])
+def test_chapters_design_out_writes_the_default_profile_that_generate_takes(name, tmp_path, monkeypatch):
+    """The README said "copy mapgen/profiles/CHAPTER.toml": after `pip install .` that file sits in site-packages.
+    `chapters NAME --design -o FILE` writes the chapter's default profile (the design rules --design shows), byte
+    for byte with the comments that explain each setting; `generate --profile FILE` makes the default's map."""
+    monkeypatch.chdir(tmp_path)
+    shipped = (PROFILES / f"{name}.toml").read_bytes()
+    r = run("chapters", name.title(), "--design", "-o", "my-profile.toml")
+    assert r.exit_code == 0 and r.stdout == "", r.output
+    assert r.stderr == (
+        f"wrote my-profile.toml ({name}'s default design profile: change it, "
+        "then give generate --profile my-profile.toml)\n"
+    )
+    written = (tmp_path / "my-profile.toml").read_bytes()
+    assert written == shipped and written.startswith(b"# Design defaults")  # the comments too
+    assert run("chapters", name, "--design", "-o", "-").stdout.encode("utf-8") == shipped
+    assert run("chapters", name, "--profile", "my-profile.toml").stdout == run("chapters", name, "--design").stdout
+    default = run("generate", "-c", name, "--seed", "5")
+    mine = run("generate", "-c", name, "--seed", "5", "--profile", "my-profile.toml")
+    assert default.exit_code == mine.exit_code == 0, mine.output
+    assert 'profile = "my-profile.toml"' in mine.stdout
+    assert mine.stdout.replace('profile = "my-profile.toml"', 'profile = "default"') == default.stdout
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["my-profile.toml"]  # no temporary file left
+
+
+def test_chapters_design_out_keeps_an_existing_file_unless_force(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "my-profile.toml").write_text("mine", encoding="utf-8")
+    r = run("chapters", "fauna", "--design", "-o", "my-profile.toml")
+    assert r.exit_code == 2 and r.stderr == "error: my-profile.toml: already exists; use --force to overwrite\n"
+    assert (tmp_path / "my-profile.toml").read_text(encoding="utf-8") == "mine"
+    r = run("chapters", "fauna", "--design", "-o", "my-profile.toml", "--force")
+    assert r.exit_code == 0 and (tmp_path / "my-profile.toml").read_bytes() == (PROFILES / "fauna.toml").read_bytes()
+
+
+def test_chapters_design_out_of_a_house_file_writes_the_profile_it_names(write, tmp_path, monkeypatch):
+    """Under --rules, --design shows the house file's own profile; --design -o writes that one (none: refused)."""
+    monkeypatch.chdir(tmp_path)
+    chapter = (Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml").read_text(encoding="utf-8")
+    house = write("house.toml", chapter)
+    r = run("chapters", "--rules", house, "--design", "-o", "p.toml")
+    assert r.exit_code == 0, r.output
+    assert (tmp_path / "p.toml").read_bytes() == (PROFILES / "fauna.toml").read_bytes()
+    r = run("chapters", "--rules", house, "--design", "-o", house, "--force")  # never over the rules it reads
+    assert r.exit_code == 2 and "is also an input of this command" in r.stderr, r.output
+    assert Path(house).read_text(encoding="utf-8") == chapter
+    bare = write("bare.toml", chapter.replace('profile = "fauna.toml"\n', ""))
+    r = run("chapters", "--rules", bare, "--design", "-o", "q.toml")
+    assert r.exit_code == 2 and r.stderr.count("\n") == 1, r.output
+    assert r.stderr.startswith(f"error: {bare}: names no profile (its maps keep P1 Reachable only)")
+    assert not (tmp_path / "q.toml").exists()
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [
@@ -395,7 +449,15 @@ def test_chapters_out_writes_the_shipped_file_that_rules_takes_unchanged(name, t
         ),
         (["nope", "-o", "house.toml"], "error: unknown chapter 'nope' (expected one of training, fauna, flora, "),
         (["fauna", "-o", "house.toml", "--json"], "error: --json: --out writes the chapter's TOML file; drop --json"),
-        (["fauna", "-o", "house.toml", "--design"], "error: --design: the design rules are no part of a chapter's"),
+        (
+            ["fauna", "-o", "house.toml", "--profile", "{profile}"],
+            "error: --profile: already a profile file: copy it (--design --out writes a chapter's default profile)",
+        ),
+        (
+            ["--design", "-o", "my-profile.toml"],
+            "error: --out: name the chapter whose profile to write: mapgen chapters fauna --design -o my-profile.toml",
+        ),
+        (["fauna", "--design", "-o", "p.toml", "--json"], "error: --json: --out writes the chapter's TOML file; drop"),
         (["-o", "house.toml", "--rules", "{fauna}"], "error: --rules: already a chapter file: copy it (--out writes"),
     ],
 )
@@ -403,7 +465,8 @@ def test_chapters_out_refuses_what_it_cannot_write(args, line, tmp_path, monkeyp
     """Each refusal is one line, exit 2, and nothing written: --json, --design and --rules were else dropped."""
     monkeypatch.chdir(tmp_path)
     fauna = str(Path(__file__).parent.parent / "constraints" / "chapters" / "fauna.toml")
-    r = run("chapters", *(a.format(fauna=fauna) for a in args))
+    profile = str(PROFILES / "fauna.toml")
+    r = run("chapters", *(a.format(fauna=fauna, profile=profile) for a in args))
     assert r.exit_code == 2 and r.stderr.startswith(line) and r.stderr.count("\n") == 1, r.output
     assert list(tmp_path.iterdir()) == []
 

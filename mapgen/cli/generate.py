@@ -64,7 +64,8 @@ from mapgen.cli.options import (
     "profile_file",
     metavar="FILE",
     default=None,
-    help="A design profile (TOML) overriding the chapter's defaults (mapgen/profiles/).",
+    help="A design profile (TOML) overriding the chapter's defaults; mapgen chapters CHAPTER --design -o FILE "
+    "writes the default one, each setting explained, to change.",
 )
 @time_limit_option(
     None,
@@ -133,6 +134,8 @@ def generate(
         mapgen deduce fauna-1 --puzzle sketch.toml --no-profile
         mapgen generate --from sketch.toml --seed 3
         mapgen generate -c training --seed 1 --grade Gentle --win-rate heuristic:0.6-1
+        mapgen chapters fauna --design -o my-profile.toml
+        mapgen generate -c fauna --seed 7 --profile my-profile.toml
         mapgen chapters fauna -o house.toml
         mapgen generate --rules house.toml --seed 1 --count 2 --out house-maps/ --grade Moderate
     """
