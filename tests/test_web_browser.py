@@ -304,6 +304,8 @@ def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_t
 def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
     """Issue 42 item 15: "Wins 11/30 … Losses: thirst 4, hunger 6" left out the 9 sealed games (the chart alone
     showed them). The job's answers are stubbed in the page."""
+    from mapgen.engine.playtest import report_words
+
     result = {
         "games": 30,
         "wins": 11,
@@ -325,6 +327,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "status": "done",
             "progress": {"done": 30, "total": 30},
             "result": result,
+            "words": report_words(result),
             "error": None,
         }
     )
@@ -341,6 +344,39 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
             in said
         )
+
+
+def test_studio_playtest_says_its_figures_as_playtest_does(driver, base_url):
+    """The studio said the losses by their JSON keys ("crew died 79") where ``mapgen playtest`` says "a Crew Member
+    not saved 79", and rounded the JSON's 4-digit interval again ("16.9%" where playtest says "16.8%"): it says the
+    job's words, ``report_words``, the text report's own. The job's answers are stubbed in the page."""
+    from selenium.webdriver.common.by import By
+
+    from mapgen.engine.playtest import report_words
+
+    result = {
+        "games": 104,
+        "wins": 25,
+        "win_rate": 0.2404,
+        "win_rate_ci": [0.1685, 0.3308],
+        "mean_score": 7.2,
+        "mean_days": 20.5,
+        "bot": "heuristic",
+        "losses": {"crew_died": 79},
+        "sealed": 0,
+        "sealed_by": {},
+        "scores": [30] * 25 + [0] * 79,
+    }
+    job = {"id": "stub", "kind": "playtest", "status": "done", "progress": {"done": 104, "total": 104}}
+    with stubbed(driver, playtest_stub({**job, "result": result, "words": report_words(result)})):
+        open_studio(driver, base_url, "fauna-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "Wins 25/104" in text_of(driver, "job-result"), what="the report")
+        said = text_of(driver, "job-result").splitlines()
+        assert "Wins 25/104 = 24.0% (95% interval 16.8% to 33.1%)" in said
+        assert "Losses: a Crew Member not saved 79" in said
+        chart = driver.find_element(By.CSS_SELECTOR, "#playtest-chart svg").get_attribute("aria-label")
+        assert chart == "wins 25 of 104, a Crew Member not saved 79 of 104", chart
 
 
 def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver, base_url):
@@ -363,6 +399,7 @@ def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver
           return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 5, total: 5},
                        result: {games: 5, wins: 4, win_rate: 0.8, win_rate_ci: [0.38, 0.96], mean_score: 30,
                                 mean_days: 20, bot: 'heuristic', losses: {thirst: 1}, scores: [0, 30, 30, 30, 30]},
+                       words: {wins: '4/5 = 80.0% (95% interval 37.6% to 96.4%)', losses: 'thirst 1', causes: {thirst: 'thirst'}},
                        error: null}, 200);
         }
         return real(url, init);
