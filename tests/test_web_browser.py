@@ -1230,6 +1230,36 @@ def test_a_wait_the_page_stops_asking_about_says_so_and_can_be_asked_again(drive
         assert not driver.find_element(By.ID, "problem").is_displayed()
 
 
+def test_a_reveal_says_the_target_and_the_chances_are_being_worked_out_until_its_answer_comes(driver, base_url):
+    """Right after a tap, until the new answer came (seconds on a busy server), the target line still said the last
+    state's ("Fort: known at …; 3 Paths may still hold one") and the shading note its "(exact)" over a board whose
+    chances were already cleared. They say they are being worked out, as the count does ("working…"); the forced
+    cells, which every further reveal keeps, stay."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        "if (window.slow) await new Promise((done) => setTimeout(done, window.slow));", "window.slow = 0;"
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}&heat=Ft")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        settled(driver)
+        forced, before = text_of(driver, "forced-line"), text_of(driver, "target")
+        assert "forced" in forced and before.startswith("Fort: known at"), (forced, before)
+        assert text_of(driver, "heat-note").startswith("Shading: the chance of Fort")
+        driver.execute_script("window.slow = 4000")
+        cell(driver, "A6").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wo"]').click()
+        time.sleep(0.5)  # the answer is on its way
+        said = [text_of(driver, i) for i in ("count", "forced-line", "target", "heat-note")]
+        assert said == ["working…", forced, "Fort: being worked out…", "Working out the chance of Fort…"], said
+        driver.execute_script("window.slow = 0")
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the new state's count")
+        settled(driver)
+        assert text_of(driver, "target").startswith("Fort: known at")
+
+
 def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):
     """While the briefing compiled, each poll (about one a second) redrew the board by replacing every cell button:
     a tap landing on one that was gone was lost, and a keyboard player's focus went with it. The cells are updated
