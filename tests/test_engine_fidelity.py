@@ -868,3 +868,21 @@ def test_the_playtest_text_rounds_the_interval_once_as_grade_does():
     text = report_text(summarise(recs, load("engine_fauna_201"), Settings()))
     assert f"  wins         0/3 = 0.0% (95% interval 0.0% to {100 * hi:.1f}%)" in text.splitlines()
     assert f"{100 * hi:.1f}" == "56.2"
+
+
+def test_the_playtest_figures_in_words_are_the_text_report_s():
+    """The studio's Playtest said the losses by their JSON keys ("crew died 79") where playtest says "a Crew Member
+    not saved 79", and rounded the JSON's 4-digit interval again (16.9% where playtest says 16.8%): ``report_words``,
+    which the web job carries beside its result, are the text report's own words."""
+    from mapgen.engine.playtest import GameRecord, Settings, report_text, report_words, summarise
+
+    recs = [GameRecord(k, k, "win" if k < 25 else "crew_died", 30 if k < 25 else 0, 3, 20, {}) for k in range(104)]
+    rep = summarise(recs, load("engine_fauna_201"), Settings())
+    words = report_words(rep)
+    assert words == {
+        "wins": "25/104 = 24.0% (95% interval 16.8% to 33.1%)",
+        "losses": "a Crew Member not saved 79",
+        "causes": {"crew_died": "a Crew Member not saved"},
+    }
+    lines = report_text(rep).splitlines()
+    assert f"  wins         {words['wins']}" in lines and f"  losses       {words['losses']}" in lines

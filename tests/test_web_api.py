@@ -539,6 +539,10 @@ def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     assert job["status"] == "done" and job["progress"] == {"done": 12, "total": 12}
     cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", "12", "--seed", "3", "--json"])
     assert job["result"] == json.loads(cli.output)
+    # beside the result, its figures as playtest's text says them, for the studio to say alike
+    text = CliRunner().invoke(main, ["playtest", "training-1", "--games", "12", "--seed", "3"]).output.splitlines()
+    assert f"  wins         {job['words']['wins']}" in text
+    assert f"  losses       {job['words']['losses']}" in text
     png = client.get(job["plot"])
     assert png.status_code == 200 and png.content.startswith(b"\x89PNG")
 

@@ -304,6 +304,8 @@ def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_t
 def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
     """Issue 42 item 15: "Wins 11/30 … Losses: thirst 4, hunger 6" left out the 9 sealed games (the chart alone
     showed them). The job's answers are stubbed in the page."""
+    from mapgen.engine.playtest import report_words
+
     result = {
         "games": 30,
         "wins": 11,
@@ -325,6 +327,7 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "status": "done",
             "progress": {"done": 30, "total": 30},
             "result": result,
+            "words": report_words(result),
             "error": None,
         }
     )
@@ -341,6 +344,39 @@ def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
             "Sealed: 9 (no Path could be explored for a whole round, not a rulebook loss: walled in 7, toll unpaid 2)"
             in said
         )
+
+
+def test_studio_playtest_says_its_figures_as_playtest_does(driver, base_url):
+    """The studio said the losses by their JSON keys ("crew died 79") where ``mapgen playtest`` says "a Crew Member
+    not saved 79", and rounded the JSON's 4-digit interval again ("16.9%" where playtest says "16.8%"): it says the
+    job's words, ``report_words``, the text report's own. The job's answers are stubbed in the page."""
+    from selenium.webdriver.common.by import By
+
+    from mapgen.engine.playtest import report_words
+
+    result = {
+        "games": 104,
+        "wins": 25,
+        "win_rate": 0.2404,
+        "win_rate_ci": [0.1685, 0.3308],
+        "mean_score": 7.2,
+        "mean_days": 20.5,
+        "bot": "heuristic",
+        "losses": {"crew_died": 79},
+        "sealed": 0,
+        "sealed_by": {},
+        "scores": [30] * 25 + [0] * 79,
+    }
+    job = {"id": "stub", "kind": "playtest", "status": "done", "progress": {"done": 104, "total": 104}}
+    with stubbed(driver, playtest_stub({**job, "result": result, "words": report_words(result)})):
+        open_studio(driver, base_url, "fauna-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "Wins 25/104" in text_of(driver, "job-result"), what="the report")
+        said = text_of(driver, "job-result").splitlines()
+        assert "Wins 25/104 = 24.0% (95% interval 16.8% to 33.1%)" in said
+        assert "Losses: a Crew Member not saved 79" in said
+        chart = driver.find_element(By.CSS_SELECTOR, "#playtest-chart svg").get_attribute("aria-label")
+        assert chart == "wins 25 of 104, a Crew Member not saved 79 of 104", chart
 
 
 def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver, base_url):
@@ -363,6 +399,7 @@ def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver
           return json({id: 'stub', kind: 'playtest', status: 'done', progress: {done: 5, total: 5},
                        result: {games: 5, wins: 4, win_rate: 0.8, win_rate_ci: [0.38, 0.96], mean_score: 30,
                                 mean_days: 20, bot: 'heuristic', losses: {thirst: 1}, scores: [0, 30, 30, 30, 30]},
+                       words: {wins: '4/5 = 80.0% (95% interval 37.6% to 96.4%)', losses: 'thirst 1', causes: {thirst: 'thirst'}},
                        error: null}, 200);
         }
         return real(url, init);
@@ -1191,6 +1228,36 @@ def test_a_wait_the_page_stops_asking_about_says_so_and_can_be_asked_again(drive
         driver.find_element(By.ID, "ask-again").click()
         wait_for(lambda: "(exact)" in text_of(driver, "heat-note"), 30, "the answer on Ask again")
         assert not driver.find_element(By.ID, "problem").is_displayed()
+
+
+def test_a_reveal_says_the_target_and_the_chances_are_being_worked_out_until_its_answer_comes(driver, base_url):
+    """Right after a tap, until the new answer came (seconds on a busy server), the target line still said the last
+    state's ("Fort: known at …; 3 Paths may still hold one") and the shading note its "(exact)" over a board whose
+    chances were already cleared. They say they are being worked out, as the count does ("working…"); the forced
+    cells, which every further reveal keeps, stay."""
+    from selenium.webdriver.common.by import By
+
+    stub = table_stub(
+        "if (window.slow) await new Promise((done) => setTimeout(done, window.slow));", "window.slow = 0;"
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7}&heat=Ft")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        settled(driver)
+        forced, before = text_of(driver, "forced-line"), text_of(driver, "target")
+        assert "forced" in forced and before.startswith("Fort: known at"), (forced, before)
+        assert text_of(driver, "heat-note").startswith("Shading: the chance of Fort")
+        driver.execute_script("window.slow = 4000")
+        cell(driver, "A6").click()
+        driver.find_element(By.CSS_SELECTOR, '#terrains button[data-code="Wo"]').click()
+        time.sleep(0.5)  # the answer is on its way
+        said = [text_of(driver, i) for i in ("count", "forced-line", "target", "heat-note")]
+        assert said == ["working…", forced, "Fort: being worked out…", "Working out the chance of Fort…"], said
+        driver.execute_script("window.slow = 0")
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the new state's count")
+        settled(driver)
+        assert text_of(driver, "target").startswith("Fort: known at")
 
 
 def test_a_cell_stays_the_same_element_and_keeps_focus_while_an_answer_is_polled(driver, base_url):

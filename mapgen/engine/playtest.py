@@ -297,14 +297,27 @@ def _cause_order(c: str):
     return (LOSS_CAUSES.index(c), c) if c in LOSS_CAUSES else (len(LOSS_CAUSES), c)
 
 
-def report_text(rep: dict) -> str:
-    """The report for people."""
-    team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
-    # from the counts, rounded once (the JSON's 4-digit figures rounded again read 20.6% where grade says 20.7%)
+def report_words(rep: dict) -> dict:
+    """The report's figures as the text report says them, for another page to say alike (the studio's Playtest):
+    ``wins`` ("11/12 = 91.7% (95% interval 64.6% to 98.5%)", from the counts, rounded once: the JSON's 4-digit
+    figures rounded again read 20.6% where grade says 20.7%), ``losses`` ("a Crew Member not saved 79, hunger 1",
+    the causes in words, not the JSON's keys; "" without a loss) and ``causes`` (each loss key's words)."""
     n = rep["games"]
     lo, hi = wilson(rep["wins"], n)
     win_rate = rep["wins"] / n if n else 0.0
-    sealed_rate = rep["sealed"] / n if n else 0.0
+    causes = {k: _cause_words(k) for k in rep["losses"]}
+    return {
+        "wins": f"{rep['wins']}/{n} = {100 * win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)",
+        "losses": ", ".join(f"{causes[k]} {v}" for k, v in rep["losses"].items()),
+        "causes": causes,
+    }
+
+
+def report_text(rep: dict) -> str:
+    """The report for people."""
+    team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
+    words = report_words(rep)
+    sealed_rate = rep["sealed"] / rep["games"] if rep["games"] else 0.0
     lines = [
         (
             f"{rep['map']}: {rep['chapter']}, {quantity(rep['games'], 'game')}, bot {rep['bot']}, {rep['players']} player(s): {team}, "
@@ -313,8 +326,7 @@ def report_text(rep: dict) -> str:
             + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
         ),
         (
-            f"  wins         {rep['wins']}/{rep['games']} = {100 * win_rate:.1f}% "
-            f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)"
+            f"  wins         {words['wins']}"
             # Hidden Traitor: a win is the Loyalists' (the Traitor's wins are a loss cause, and the traitor line)
             + (": the Loyalists' wins (3 or more Crew Members saved)" if rep.get("mode") == "traitor" else "")
         ),
@@ -334,7 +346,7 @@ def report_text(rep: dict) -> str:
     if rep.get("win_scores"):
         lines.append("  win scores   " + score_words(rep["win_scores"]))
     if rep["losses"]:
-        lines.append("  losses       " + ", ".join(f"{_cause_words(k)} {v}" for k, v in rep["losses"].items()))
+        lines.append("  losses       " + words["losses"])
     # always shown, as grade shows it: games and share ("7/20 = 35.0%"), then the games of each reason
     # a game walled in with only the walls left unexplored (the Vameter's own Path at the end) explored the rest of
     # the map: said beside the count, which the walled-in cap reads, so that the count does not read as walls to move
@@ -755,6 +767,7 @@ __all__ = [
     "replay",
     "replay_paths",
     "report_text",
+    "report_words",
     "rules_entry",
     "rules_words",
     "run_playtest",

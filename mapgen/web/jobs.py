@@ -37,6 +37,7 @@ class Job:
     done: int = 0
     total: int = 0
     result: dict | None = None
+    words: dict | None = None  # a playtest's figures as ``mapgen playtest`` says them (report_words), beside result
     error: str | None = None
     plot: bytes | None = None
     started: float | None = None
@@ -53,6 +54,8 @@ class Job:
         }
         if self.result is not None:
             out["result"] = self.result
+        if self.words is not None:
+            out["words"] = self.words
         if self.error is not None:
             out["error"] = self.error
         if self.plot is not None:
@@ -68,15 +71,17 @@ def playtest_title(source: str, games: int, bot: str) -> str:
 
 
 def _run(kind: str, args: dict, out) -> None:
-    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png)."""
+    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words)."""
     from mapgen.workers import start_worker  # deferred: mapgen.workers (multiprocessing), in the job's worker only
 
     start_worker()  # Ctrl-C stops the server, which stops its jobs; a job never prints a traceback of its own
     try:
         m = parse_map(args["text"], "map")
+        words = None
         if kind == "playtest":
             from mapgen.engine.playtest import (  # deferred: ortools, in the job's worker only
                 Settings,
+                report_words,
                 run_playtest,
                 summarise,
             )
@@ -96,6 +101,7 @@ def _run(kind: str, args: dict, out) -> None:
             report = summarise(records, m, s, args["source"])
             title = playtest_title(args["source"], games, s.bot)
             chart = lambda path: plot_playtest([report], path, title=title)
+            words = report_words(report)
         else:
             from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
             from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only
@@ -123,7 +129,7 @@ def _run(kind: str, args: dict, out) -> None:
                 chart(path)
                 with open(path, "rb") as f:
                     png = f.read()
-        out.put(("done", report, png))
+        out.put(("done", report, png, words))
     except Exception as e:  # noqa: BLE001 - reported to the user as one line, never a traceback
         # the user reads what went wrong, never the exception's class name ("failed: ValueError: ..."); an
         # error that is not the library's is a bug, said as one
@@ -211,7 +217,7 @@ class Jobs:
                     if msg[0] == "progress":
                         job.done, job.total = msg[1], msg[2]
                     elif msg[0] == "done":
-                        job.result, job.plot = msg[1], msg[2]
+                        job.result, job.plot, job.words = msg[1], msg[2], msg[3]
                         if job.total:
                             job.done = job.total
                         self._end(job, "done")

@@ -20,6 +20,9 @@
 //                          asked, never going back): the page says "Estimating the chance… N s" and asks
 //                          again (a quick answer) after POLL_MS until the estimate or an exact heat map comes;
 //   - "conflict": {"rules", "cells", "message"}: no map fits; the page names the rules by title and marks the cells;
+//   - until a changed board's first answer comes, the count says "working…", the target line "Fort: being worked
+//     out…" and the shading note "Working out the chance of …" (no chance is shown); the forced cells that still hold
+//     stay (stillHolds);
 //   - the full count's 504 (its time limit ran out): the quick answer stands (forced cells, chances), the count line
 //     says "too many maps fit to count them in time", and the count is not asked again;
 //   - a failed request (another 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
@@ -396,6 +399,17 @@ function countText(v) {
   return `more maps fit than were counted in time (proven: at least ${MG.bigCount(v.count)}${hi})`;
 }
 
+// The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
+// is the hint's ("Hint 1 of N forced cells"), which never hints them.
+function forcedLine(v) {
+  const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
+  const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
+  const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
+  const marked = forcedCount + fixed.length; // "marked on their tokens" was said of no token, and of one
+  return `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
+    + (marked === 0 ? "" : marked === 1 ? " (marked on its token)" : " (marked on their tokens)");
+}
+
 function status() {
   const v = H.view;
   const problem = $("problem");
@@ -403,6 +417,14 @@ function status() {
   problem.replaceChildren();
   if (!v) return;
   const ch = H.briefing.chapter;
+  if (v.pending) { // the board changed and its answer is on its way: nothing of the last state's is said of this one
+    putCount("working…", null);
+    put("forced-line", v.forced ? forcedLine(v) : ""); // the forced cells that still hold stay
+    const counted = MG.chapters[ch].counted; // the target the page asks of (the server's: the counted terrain)
+    put("target", counted ? `${MG.style(ch, counted).label}: being worked out…` : "");
+    put("heat-note", $("heat").value ? `Working out the chance of ${MG.style(ch, $("heat").value).label}…` : "");
+    return;
+  }
   if (v.error) {
     clearStatus();
     problem.hidden = false;
@@ -428,14 +450,7 @@ function status() {
     problem.append(`Still no full answer after ${v.gaveUp} s, and the page stopped asking. The next reveal asks `
       + "again, or ", MG.el("button", {type: "button", id: "ask-again", text: "Ask again", onclick: () => update()}), " now.");
   }
-  // The cells the briefing fixes (the Peak's Rock) are forced for every map: named apart, so that the count
-  // is the hint's ("Hint 1 of N forced cells"), which never hints them.
-  const fixed = Object.keys(v.forced || {}).map((name) => MG.briefingTerrain(H.briefing, name)).filter(Boolean);
-  const forcedCount = Object.keys(v.forced || {}).length - fixed.length;
-  const also = fixed.map((f) => (f.field === "peak" ? "the Peak" : `the ${f.field}`)).join(" and ");
-  const marked = forcedCount + fixed.length; // "marked on their tokens" was said of no token, and of one
-  put("forced-line", `${forcedCount} forced cell${forcedCount === 1 ? "" : "s"}${also ? ", and " + also : ""}`
-    + (marked === 0 ? "" : marked === 1 ? " (marked on its token)" : " (marked on their tokens)"));
+  put("forced-line", forcedLine(v));
   const t = v.target;
   if (t) {
     const label = MG.style(ch, t.terrain).label;
@@ -484,14 +499,16 @@ async function update() {
   H.hinted = [];
   $("hint").textContent = "Hint";
   $("hint-text").hidden = true;
-  H.view = stillHolds(H.view); // (H.viewOf stays the reveals its forced cells were worked out for)
+  // (H.viewOf stays the reveals its forced cells were worked out for); the count, the target and the chances' note
+  // say they are being worked out until the answer comes, never the last state's (status)
+  H.view = {...stillHolds(H.view), pending: true};
   draw();
+  status();
   const asked = {cells: H.cells.slice(), heat: $("heat").value};
   const seq = ++H.seq;
   if (H.abort) H.abort.abort(); // the answer to the previous tap is no longer wanted
   H.abort = new AbortController();
   const signal = H.abort.signal;
-  $("count").textContent = "working…";
   document.body.classList.add("busy");
   const body = {map: mapText(), time_limit: 3, count: "quick"};
   if ($("heat").value) body.heat = $("heat").value;

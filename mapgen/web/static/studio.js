@@ -609,13 +609,13 @@ function showResult(kind, j) {
   const ch = S.briefing.chapter;
   const lines = [];
   if (kind === "playtest") {
-    const pct = (x) => `${(x * 100).toFixed(1)}%`;
-    lines.push(`Wins ${res.wins}/${res.games} = ${pct(res.win_rate)} (95% interval ${pct(res.win_rate_ci[0])} to ${pct(res.win_rate_ci[1])})`);
+    // the job's words are mapgen playtest's own (report_words): the interval from the counts, rounded once, and the
+    // loss causes in words ("a Crew Member not saved 79"), never the JSON's keys or its 4-digit figures rounded again
+    lines.push(`Wins ${j.words.wins}`);
     lines.push(`Mean score ${res.mean_score}; mean days ${res.mean_days}`);
     const ws = res.win_scores; // the spread of the won games' scores: nearly every win is Master Explorer
     if (ws && ws.games) lines.push(`Scores of the wins: ${ws.min} to ${ws.max}, quartiles ${ws.q1} / ${ws.median} / ${ws.q3}`);
-    const losses = Object.entries(res.losses).map(([k, v]) => `${k.replace(/_/g, " ")} ${v}`).join(", ");
-    if (losses) lines.push(`Losses: ${losses}`);
+    if (j.words.losses) lines.push(`Losses: ${j.words.losses}`);
     if (res.sealed) { // neither won nor lost by the rulebook: counted apart, so the lines add up to the games
       const by = Object.entries(res.sealed_by || {}).map(([k, v]) => `${k} ${v}`).join(", ");
       lines.push(`Sealed: ${res.sealed} (no Path could be explored for a whole round, not a rulebook loss${by ? ": " + by : ""})`);
@@ -653,7 +653,7 @@ function showResult(kind, j) {
   box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
   const chart = MG.el("div", {class: "chart-box", id: `${kind}-chart`});
   if (kind === "playtest" || (res.profile && res.profile.steps)) box.append(chart);
-  drawChart(chart, kind, res);
+  drawChart(chart, kind, res, j.words);
   if (j.plot) {
     const src = j.plot + "?t=" + Date.now();
     const img = MG.el("img", {src, alt: `${kind} chart (opens full size)`, class: "plot"});
@@ -720,9 +720,9 @@ function profileChart(box, prof) {
   box.replaceChildren(svg);
 }
 
-// A playtest's outcomes: wins and each cause of loss, as shares of the games.
-function playtestChart(box, res) {
-  const rows = [["wins", res.wins], ...Object.entries(res.losses).map(([k, v]) => [k.replace(/_/g, " "), v])];
+// A playtest's outcomes: wins and each cause of loss (in the job's words, mapgen playtest's), as shares of the games.
+function playtestChart(box, res, words) {
+  const rows = [["wins", res.wins], ...Object.entries(res.losses).map(([k, v]) => [words.causes[k] || k, v])];
   if (res.sealed) rows.push(["sealed", res.sealed]);
   const W = Math.max(280, box.clientWidth || 600), bar = 24, m = {l: Math.min(170, W * 0.38), r: 70, t: 28};
   const H = m.t + rows.length * (bar + 8) + 8;
@@ -739,8 +739,8 @@ function playtestChart(box, res) {
   box.replaceChildren(svg);
 }
 
-function drawChart(box, kind, res) {
-  const draw = () => (kind === "playtest" ? playtestChart(box, res) : res.profile && profileChart(box, res.profile));
+function drawChart(box, kind, res, words) {
+  const draw = () => (kind === "playtest" ? playtestChart(box, res, words) : res.profile && profileChart(box, res.profile));
   draw();
   if (window.ResizeObserver) {
     let last = box.clientWidth;
