@@ -28,7 +28,7 @@ from mapgen.engine.bots import BOTS, UNFAIR
 from mapgen.engine.playtest import (
     Settings,
     _cause_order,
-    _cause_words,
+    cause_words,
     make_game,
     play_one,
     score_summary,
@@ -918,7 +918,7 @@ def report_text(g: MapGrade) -> str:
     for b, f in g.bots.items():
         lo, hi = f.interval
         # the causes in mapgen playtest's words ("a Crew Member not saved", not the JSON key "crew_died")
-        losses = ", ".join(f"{_cause_words(c)} {n}" for c, n in f.losses.items()) or "none"
+        losses = ", ".join(f"{cause_words(c)} {n}" for c, n in f.losses.items()) or "none"
         lines.append(
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "

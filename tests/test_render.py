@@ -633,6 +633,21 @@ def test_playtest_chart_of_one_bot_draws_each_score(tmp_path):
     assert {"playtest-scores", "playtest-score-mean", "playtest-win-ci"} <= ids
 
 
+def test_playtest_chart_names_the_causes_of_loss_as_the_report_does(tmp_path):
+    """The chart's legend said "crew died" (the JSON's key with a space) where `mapgen playtest` and the studio say
+    "a Crew Member not saved": the report's words now, sealed games as "sealed"."""
+    import matplotlib.pyplot as plt
+
+    from mapgen.render.plots import playtest_figure
+
+    rep = {**REPORTS[1], "losses": {"crew_died": 6, "hunger": 4}, "sealed": 2}
+    fig = playtest_figure([rep])
+    legends = [t.get_text() for ax in fig.axes if ax.get_legend() for t in ax.get_legend().get_texts()]
+    plt.close(fig)
+    assert {"a Crew Member not saved", "hunger", "sealed"} <= set(legends), legends
+    assert "crew died" not in legends
+
+
 def test_playtest_chart_refuses_incomplete_reports(tmp_path):
     with pytest.raises(RenderError, match="no playtest results to plot"):
         plot_playtest([], tmp_path / "p.png")

@@ -305,7 +305,7 @@ def report_words(rep: dict) -> dict:
     n = rep["games"]
     lo, hi = wilson(rep["wins"], n)
     win_rate = rep["wins"] / n if n else 0.0
-    causes = {k: _cause_words(k) for k in rep["losses"]}
+    causes = {k: cause_words(k) for k in rep["losses"]}
     return {
         "wins": f"{rep['wins']}/{n} = {100 * win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%)",
         "losses": ", ".join(f"{causes[k]} {v}" for k, v in rep["losses"].items()),
@@ -413,7 +413,7 @@ def _event_words(e: str) -> str:
     return e
 
 
-def _cause_words(c: str) -> str:
+def cause_words(c: str) -> str:
     return {
         "thirst": "thirst",
         "hunger": "hunger",

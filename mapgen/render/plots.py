@@ -239,8 +239,9 @@ def _bot_axis(ax, bots: list[str]) -> None:
     ax.set_ylim(len(bots) - 0.5, -0.5)
 
 
-def _stacked(ax, bots: list[str], tables: list[dict], title: str, xlabel: str, gid: str) -> None:
-    """One stacked bar per bot; every segment has its own fill and hatch, and its count when it fits."""
+def _stacked(ax, bots: list[str], tables: list[dict], title: str, xlabel: str, gid: str, words=_words) -> None:
+    """One stacked bar per bot; every segment has its own fill and hatch, and its count when it fits; ``words`` names
+    a key in the legend."""
     keys: list[str] = []
     for t in tables:
         for k in t:
@@ -261,7 +262,7 @@ def _stacked(ax, bots: list[str], tables: list[dict], title: str, xlabel: str, g
             hatch=CATEGORY_HATCHES[n % len(CATEGORY_HATCHES)],
             edgecolor="#333333",
             lw=0.6,
-            label=_words(key),
+            label=words(key),
             gid=f"{gid}-{key}",
         )
         for y, x, w in zip(ys, left, widths):
@@ -359,6 +360,8 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
 
     _scores(ax_score, bots, reports)
     # sealed games (no Path could be explored for a whole round) are no loss of the rulebooks': their own segment
+    from mapgen.engine.playtest import cause_words  # deferred: the engine (0.26 s), only for a playtest chart
+
     ends = [{**dict(r["losses"]), **({"sealed": r["sealed"]} if r.get("sealed") else {})} for r in reports]
     sealed = any(r.get("sealed") for r in reports)
     _stacked(
@@ -368,6 +371,8 @@ def playtest_figure(reports: list[dict], *, title: str = ""):
         "Causes of loss, and sealed games" if sealed else "Causes of loss",
         "games lost or sealed" if sealed else "games lost",
         "playtest-loss",
+        # the causes as `mapgen playtest` and the studio say them ("a Crew Member not saved", not "crew died")
+        words=lambda k: "sealed" if k == "sealed" else cause_words(k),
     )
     if any(r.get("levels") for r in reports):
         levels = [dict(r.get("levels") or {}) for r in reports]
