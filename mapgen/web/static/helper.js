@@ -719,7 +719,9 @@ async function hint() {
         + `(${shares}${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
-    if (d.missing) box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing}; ask again.`}));
+    if (d.missing && d.missing.length) {  // a list of keys (the CLI's); the sentence is the server's
+      box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing_text || d.missing.join(", ")}; ask again.`}));
+    }
     $("hint").textContent = "Hint";
   }
   draw();
