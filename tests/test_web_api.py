@@ -868,7 +868,8 @@ def test_a_blank_board_hint_gives_a_best_guess(client):
     possible terrains; no odds are made up (issue 24: never from biased samples)."""
     body = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 15}).json()
     if "guess" not in body:  # a busy machine's wall clock ran out first (the sampler's work is counted, not timed):
-        assert body["forced"] is False and "the best guess: the time limit (15 s) ran out" in body["missing"]
+        assert body["forced"] is False and body["missing"] == ["guess"]
+        assert body["missing_text"] == "the best guess: the time limit (15 s) ran out"
         return  # what is missing is named; the guess itself is checked wherever the machine gives it its time
     guess = body["guess"]
     assert body["forced"] is False and guess["cell"][1] == "7"  # a start Path of column 7
@@ -1289,7 +1290,40 @@ def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypat
     monkeypatch.setattr(hints, "best_guess", late)
     code, out = service.do_hint({"map": _state("fauna-1", [])})
     assert code == 3 and out["forced"] is False and out["message"] == "no cell is forced: you must guess"
-    assert "guess" not in out and out["missing"].startswith("the best guess: the time limit")
+    assert "guess" not in out and out["missing"] == ["guess"]  # a list of keys, as `hint --json`'s
+    assert out["missing_text"] == "the best guess: the time limit (5 s) ran out"  # the page's words
+    assert out["timed_out"] == "the time limit ran out while the sampler ran"
+
+
+def test_a_hint_whose_odds_and_then_best_guess_run_out_keeps_missing_a_list(monkeypatch):
+    """``missing`` was the CLI's list of keys (``["odds"]``) until the page's best guess ran out too: then it was
+    replaced by a sentence, so "odds" was no longer said missing and the answer had two shapes. Now it is one list
+    (what ran out, in order), the first reason in ``timed_out`` as `hint --json` gives it, and the page's sentence
+    in ``missing_text``; what is exact of the odds (``may_hold``, ``must_hold``) stays."""
+    from mapgen.solving import explain
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import hints, service
+
+    def odds_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
+
+    def guess_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the best guess's odds were sampled")
+
+    monkeypatch.setattr(explain, "_odds", odds_out)
+    monkeypatch.setattr(hints, "best_guess", guess_out)
+    code, out = service.do_hint({"map": _state("flora-1", ["D7", "D6", "C7", "E7", "C6"]), "time_limit": 10})
+    assert code == 3 and out["forced"] is False and "odds" not in out and "guess" not in out
+    assert out["missing"] == ["odds", "guess"]
+    assert out["timed_out"] == "the time limit ran out while the sampler ran (chain 3 of 12)"
+    assert out["missing_text"] == (
+        "the Paths' odds of a Flora creature and the best guess: the time limit (10 s) ran out"
+    )
+    assert out["may_hold"] and out["target"] == "Fc"
+    monkeypatch.setattr(hints, "best_guess", lambda *a, **k: None)  # the odds alone ran out: the same shape
+    code, out = service.do_hint({"map": _state("flora-1", ["D7", "D6", "C7", "E7", "C6"]), "time_limit": 10})
+    assert code == 3 and out["missing"] == ["odds"]
+    assert out["missing_text"] == "the Paths' odds of a Flora creature: the time limit (10 s) ran out"
 
 
 def test_the_pool_error_widens_where_its_units_disagree_and_bounds_what_no_draw_shows():

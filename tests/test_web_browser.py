@@ -1538,6 +1538,82 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     assert said[0].isupper() and "among the Paths you can explore next" in said
 
 
+def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_target(driver, base_url):
+    """When the hint's odds ran out of time, /api/hint keeps what is exact of them (``may_hold``, ``must_hold``) but
+    the page showed only "Missing: odds; ask again.": a player did not learn which Paths can still hold a Flora
+    creature. The page says it as `mapgen hint` prints it, outlines them on the board, and says what is missing in
+    words (the server's answer for flora-1 with four Paths revealed, both the odds and the guess run out, stubbed in
+    the page: the same on any load)."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    answer = {
+        "forced": False,
+        "message": "no cell is forced: you must guess",
+        "target": "Fc",
+        "may_hold": ["B6", "B7", "C5", "D5", "E6", "F7"],
+        "must_hold": [],
+        "timed_out": "the time limit ran out while the sampler ran (chain 3 of 12)",
+        "missing": ["odds", "guess"],
+        "missing_text": "the Paths' odds of a Flora creature and the best guess: the time limit (10 s) ran out",
+    }
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/hint')) return new Response(JSON.stringify(window.withGuess ? {...ANSWER,
+          ...GUESS} : ANSWER), {status: 200, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+        return real(url, init);
+      };
+    """.replace("ANSWER", json.dumps(answer))
+    guess = {  # the odds alone ran out, the page's best guess came
+        "guess": {"cell": "B7", "shares": {"Fc": 0.5, "Wa": 0.3, "Fo": 0.2}, "exact": True, "method": "d-dnnf"},
+        "missing": ["odds"],
+        "missing_text": "the Paths' odds of a Flora creature: the time limit (10 s) ran out",
+    }
+    stub = stub.replace("GUESS", json.dumps(guess))
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        driver.find_element(By.ID, "hint").click()
+        said = wait_for(lambda: "Exact" in text_of(driver, "hint-text") and text_of(driver, "hint-text"), 30)
+        settled(driver)
+        marked = {
+            e.get_attribute("data-cell"): e.find_element(By.CSS_SELECTOR, ".sr").get_attribute("textContent")
+            for e in driver.find_elements(By.CSS_SELECTOR, ".cell.may-hold")  # what a screen reader says
+        }
+        must = driver.execute_script(
+            "return mayHold('flora', {target: 'Fc', may_hold: ['B6'], must_hold: ['C5', 'D5']})"
+            " + ' / ' + mayHold('flora', {target: 'Fc', may_hold: [], must_hold: ['C5']})"
+        )
+        driver.execute_script("window.withGuess = true")
+        driver.find_element(By.ID, "hint").click()
+        with_guess = wait_for(lambda: "Best guess" in text_of(driver, "hint-text") and text_of(driver, "hint-text"), 30)
+        settled(driver)
+        guessed = cell(driver, "B7").get_attribute("class").split()
+    driver.get("about:blank")  # the next test's page loads without the stub
+    assert said.startswith(
+        "No cell is forced: you must guess. Exact (the odds did not come in time): a Flora creature may be at B6, B7, "
+        "C5, D5, E6, F7."
+    ), said
+    assert (
+        "Missing: the Paths' odds of a Flora creature and the best guess: the time limit (10 s) ran out; ask again."
+        in said
+    )
+    assert "Missing: odds" not in said
+    assert "a Flora creature may be at B6, B7, C5, D5, E6, F7. Best guess: reveal B7, " in with_guess, with_guess
+    assert "Missing: the Paths' odds of a Flora creature: the time limit (10 s) ran out; ask again." in with_guess
+    assert "hinted" in guessed and "may-hold" in guessed  # the guess outlined, and still marked as one that may hold
+    assert sorted(marked) == answer["may_hold"]
+    assert all(label.endswith(", may hold a Flora creature") for label in marked.values()), marked
+    assert must == (
+        ". Exact (the odds did not come in time): a Flora creature must be at C5, D5; a Flora creature may be at B6 / "
+        ". Exact (the odds did not come in time): a Flora creature must be at C5; no other Path you may explore next "
+        "can hold a Flora creature"
+    )
+
+
 def test_copy_link_and_print_view(driver, base_url):
     from selenium.webdriver.common.by import By
 

@@ -36,8 +36,9 @@ def easiest_hint(
 
     ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
-    cannot be found in time; when only the best guess runs out of time, the answer keeps what was found and says
-    so in ``missing`` (exit 3).
+    cannot be found in time; when the odds or the best guess run out of time, the answer keeps what was found and
+    says so: ``missing``, the keys that did not come (``["odds"]`` as `hint --json`'s, then ``"guess"``),
+    ``timed_out`` the first reason, and ``missing_text`` the page's sentence (exit 3).
     """
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
@@ -74,12 +75,29 @@ def easiest_hint(
         odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
         try:
             guess = best_guess(solver, state, odds, sample_seconds=SAMPLE_SECONDS * time_limit)  # solve's odds
-        except SolveTimeout:  # what is exact (nothing forced, the odds above) stays; the guess is said missing
-            out["missing"] = f"the best guess: the time limit ({time_limit:g} s) ran out while its odds were sampled"
+        except SolveTimeout as e:  # what is exact (nothing forced, the odds above) stays; the guess is said missing
+            out["missing"] = [*out.get("missing", []), "guess"]
+            out.setdefault("timed_out", str(e))  # the first reason, as `hint --json` gives it
         else:
             if guess is not None:
                 out["guess"] = guess
+    if out.get("missing"):  # the page's sentence; ``missing`` stays the list of keys the CLI prints
+        out["missing_text"] = missing_text(out, time_limit)
     return out
+
+
+def missing_text(out: dict, time_limit: float) -> str:
+    """What an answer's ``missing`` keys name, in the page's words: "the Paths' odds of a Flora creature and the
+    best guess: the time limit (10 s) ran out"."""
+    label = Terrain.from_code(out["target"]).label if out.get("target") else "the target"
+    words = {
+        "may_hold": f"which Paths can hold a {label}",
+        "odds": f"the Paths' odds of a {label}",
+        "guess": "the best guess",
+    }
+    parts = list(dict.fromkeys(words.get(k, k) for k in out["missing"] if k != "must_hold"))
+    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
+    return f"{said}: the time limit ({time_limit:g} s) ran out"
 
 
 def _is_cell(board, name) -> bool:

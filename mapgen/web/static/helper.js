@@ -33,7 +33,10 @@
 // player chooses to answer under the server's rules (which drops "rf" from the link). No answer is shown meanwhile.
 // Contract with POST /api/hint: "odds_method": "none" (no circuit, no almost-uniform sample in time) gives no
 // percentages: the page names the Paths where the target may be (its "chance" is null), then the best guess, whose
-// "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty.
+// "method": "none" means the Path with the most possible terrains ("possible"), its "shares" empty. When the odds ran
+// out of time ("missing" holds "odds", a list of keys as `mapgen hint --json`'s; "missing_text" the server's
+// sentence), "may_hold" and "must_hold" (exact) name the Paths that can hold the target and those that must: said in
+// the hint's text as the CLI prints it and outlined on the board.
 "use strict";
 
 const POLL_MS = 1000;
@@ -326,6 +329,9 @@ function draw() {
     if (badge) label += `, ${badge}`;
     if (hint && hint.cell === name) { b.classList.add("hinted"); label += ", the hint"; }
     if (hint && (hint.cells || []).includes(name)) { b.classList.add("cited"); label += ", cited by the hint"; }
+    // the odds did not come in time: the Paths that can hold the target (exact), and those that must
+    if (hint && (hint.may || []).includes(name)) { b.classList.add("may-hold"); label += `, may hold a ${hint.target}`; }
+    if (hint && (hint.must || []).includes(name)) { b.classList.add("must-hold"); label += `, must hold a ${hint.target}`; }
     const conflict = v.conflict ? v.conflict.cells : [];
     if (conflict.includes(name)) { b.classList.add("conflict"); label += ", in the conflict"; }
     b.setAttribute("aria-label", label);
@@ -672,6 +678,17 @@ function closePalette() {
 // The server's messages are the CLI's ("no cell is forced: you must guess"): a sentence on the page.
 function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
+// When the hint's odds did not come in time, what is exact of them, worded as `mapgen hint` prints it: "Exact (the
+// odds did not come in time): a Flora creature may be at B6, B7, C5" (the Paths that must hold it first; no full stop).
+function mayHold(ch, d) {
+  const label = MG.style(ch, d.target).label;
+  const must = d.must_hold || [];
+  const may = d.may_hold || [];
+  return ". Exact (the odds did not come in time): " + (must.length ? `a ${label} must be at ${must.join(", ")}; ` : "")
+    + (may.length ? `a ${label} may be at ${may.join(", ")}`
+      : `no ${must.length ? "other " : ""}Path you may explore next can hold a ${label}`);
+}
+
 // Which Paths a best guess was chosen among: those the player can explore next, else (none can) every one.
 function among(guess) {
   return guess.explorable === false ? "among the unrevealed Paths" : "among the Paths you can explore next";
@@ -712,6 +729,8 @@ async function hint() {
     $("hint").textContent = more ? "Next hint" : "Hint";
   } else {
     box.append(capitalised(d.message || ""));
+    const holds = d.may_hold || d.must_hold ? mayHold(ch, d) : null;  // the odds did not come: what is exact of them
+    if (holds) box.append(holds + (d.guess ? "" : "."));  // a guess that came follows: ". Best guess: …"
     if (d.best && d.best.length && d.odds_method === "none") {
       // no fair odds in time (no circuit, no almost-uniform sample): where the target may be, never a number
       const label = MG.style(ch, d.target).label;
@@ -736,7 +755,15 @@ async function hint() {
         + `(${shares}${d.guess.exact ? "" : ", from almost-uniform samples"}): its reveal tells you the most.`);
       H.hint = {cell: d.guess.cell, cells: []};
     }
-    if (d.missing) box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing}; ask again.`}));
+    if (holds) {  // marked on the board, beside the guess's outline when one came
+      const target = MG.style(ch, d.target).label;
+      H.hint = {...(H.hint || {cell: null, cells: []}), may: d.may_hold || [], must: d.must_hold || [], target};
+      box.append(MG.el("span", {class: "note", text: `The Paths that may hold a ${target} are outlined in dashed green`
+        + `${(d.must_hold || []).length ? ", those that must in solid green" : ""}.`}));
+    }
+    if (d.missing && d.missing.length) {  // a list of keys (the CLI's); the sentence is the server's
+      box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing_text || d.missing.join(", ")}; ask again.`}));
+    }
     $("hint").textContent = "Hint";
   }
   draw();
