@@ -227,9 +227,18 @@ class Flag:
     code: str
     reason: str
     distance: float = 0.0  # how far from passing (0 to 1 per check): ranks the closest failures
+    #: how sure the flag is, in words, when its figures could still pass (a win rate outside the band whose 95%
+    #: interval reaches into it): the flag stands (``passes`` and every shipped map's [grade] table, which records
+    #: ``reason`` alone, are unchanged) and the note says more games would settle it; None: nothing to add
+    note: str | None = None
+
+    @property
+    def text(self) -> str:
+        """The reason and its note, as the text, CSV and Markdown reports give the flag."""
+        return f"{self.reason}; {self.note}" if self.note else self.reason
 
     def to_json(self) -> dict:
-        return {"code": self.code, "reason": self.reason}
+        return {"code": self.code, "reason": self.reason, "note": self.note}
 
 
 @dataclass(frozen=True)
@@ -463,7 +472,7 @@ class MapGrade:
             out[f"{head.bot}_sealed_by"] = "; ".join(f"{w} {n}" for w, n in head.sealed_by.items())
             out[f"{head.bot}_mean_days"] = round(head.mean_days, 3)
             out[f"{head.bot}_losses"] = "; ".join(f"{c} {n}" for c, n in head.losses.items())
-        out["flags"] = "; ".join(f.reason for f in self.flags)
+        out["flags"] = "; ".join(f.text for f in self.flags)
         if self.rules:
             out.update(self.rules)
         if self.variants:
@@ -584,6 +593,11 @@ def flags_for(
                     f"{quality.bot} wins {100 * head.win_rate:.1f}% (95% interval {100 * ci_lo:.1f}% to "
                     f"{100 * ci_hi:.1f}%), outside the band {100 * lo:.0f}% to {100 * hi:.0f}%",
                     min(1.0, max(lo - head.win_rate, head.win_rate - hi)),
+                    # the point estimate decides (as the shipped maps were graded); an interval that reaches into the
+                    # band says the games are too few to call it
+                    (f"on {head.games} games that interval reaches into the band: more --games to be sure")
+                    if ci_lo <= hi and ci_hi >= lo
+                    else None,
                 )
             )
     if deduction is not None and quality.guessed_targets is not None and deduction.target:
@@ -942,7 +956,7 @@ def report_text(g: MapGrade) -> str:
             f"(95% interval {100 * lo:+.1f} to {100 * hi:+.1f})"
         )
     for fl in g.flags:
-        lines.append(f"  flag         {fl.reason}")
+        lines.append(f"  flag         {fl.text}")
     shipped = g.shipped_calibration()
     if shipped:
         lines.append(f"  calibrated   on {g.calibration_words()}: {'; '.join(shipped)}")
@@ -1024,7 +1038,7 @@ def report_markdown(grades: list[MapGrade]) -> str:
             cells.append(("clairvoyant − deducer: " if played and not g.play else "") + f"{100 * g.gap:+.0f}")
         cells.append(named + _sealed_cell(head_bot) if head_bot else "–")
         cells.append(named + f"{head_bot.mean_days:.1f}" if head_bot else "–")
-        cells.append("; ".join(f.reason for f in g.flags).replace("|", "/") or "–")
+        cells.append("; ".join(f.text for f in g.flags).replace("|", "/") or "–")
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", _markdown_legend(who)]  # what each column counts, in what unit
     if any(g.gap is None for g in grades):  # say what the gap is, and why a row has none

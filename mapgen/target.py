@@ -63,7 +63,7 @@ class Candidate:
     def reasons(self) -> list[str]:
         if self.failure:
             return [self.failure]
-        return [f.reason for f in self.grade.flags] if self.grade else []
+        return [f.text for f in self.grade.flags] if self.grade else []
 
     def to_json(self) -> dict:
         return {

@@ -142,6 +142,38 @@ def test_a_win_rate_outside_the_band_is_flagged():
     ]
 
 
+def test_a_win_rate_flag_says_when_its_interval_reaches_into_the_band():
+    """1 win in 10 is outside a 15% to 60% band on the point estimate, but its 95% interval (1.8% to 40.4%) reaches
+    well into the band: the flag stays (what passes is unchanged, as the shipped maps record it), and its note says
+    the games are too few to be sure. An interval wholly outside the band gets no note."""
+    q = replace(chapter_quality("fauna"), win_rate=(0.15, 0.6))
+    few = {"heuristic": BotFigures("heuristic", 10, 1, {"hunger": 9}, 3.0)}
+    (flag,) = flags_for("fauna", few, None, q)
+    assert (flag.code, flag.reason) == (
+        "win_rate",
+        "heuristic wins 10.0% (95% interval 1.8% to 40.4%), outside the band 15% to 60%",
+    )
+    assert flag.note == "on 10 games that interval reaches into the band: more --games to be sure"
+    assert flag.text == f"{flag.reason}; {flag.note}"
+    assert flag.to_json() == {"code": "win_rate", "reason": flag.reason, "note": flag.note}
+    many = {"heuristic": BotFigures("heuristic", 400, 4, {"hunger": 396}, 3.0)}
+    (sure,) = flags_for("fauna", many, None, q)
+    assert (sure.note, sure.text, sure.to_json()["note"]) == (None, sure.reason, None)
+
+
+def test_the_win_rate_note_is_in_the_text_json_csv_and_markdown():
+    args = [TRAINING, "--games", "6", "--bots", "heuristic", "--no-deduction", "--win-rate", "0-0.8"]
+    note = "on 6 games that interval reaches into the band: more --games to be sure"
+    reason = "heuristic wins 100.0% (95% interval 61.0% to 100.0%), outside the band 0% to 80%"
+    text = cli("grade", *args)
+    assert text.exit_code == 0 and f"  flag         {reason}; {note}\n" in text.stdout
+    (flag,) = json.loads(cli("grade", *args, "--json").stdout)[0]["flags"]
+    assert flag == {"code": "win_rate", "reason": reason, "note": note}
+    (row,) = csv.DictReader(io.StringIO(cli("grade", *args, "--csv").stdout))
+    assert row["flags"] == f"{reason}; {note}"
+    assert f"| {reason}; {note} |" in cli("grade", *args, "--markdown").stdout
+
+
 def _deduction(tier="Gentle", guessed=()):
     grade_ = {"tier": tier, "guesses": 1, "largest_reason": 3, "deduced_share": 0.8}
     return Deduction(12, "Ft", 20, tuple(guessed), 25, grade_)
