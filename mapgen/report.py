@@ -248,8 +248,8 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     forced = report["forced"]
     # a hidden Hill's number only where the answer is one map; else only its terrain is forced (the legend says which)
     numbers = report.get("hill_numbers", {})
-    lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
-    for r, letter in enumerate(b.row_letters):
+    grid = []
+    for r in range(len(b.row_letters)):
         cells = []
         for i in b.rows[r]:
             t, name = state.cells[i], b.name(i)
@@ -259,7 +259,11 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                 cells.append(forced[name] + str(numbers.get(name, "")) + "*")
             else:
                 cells.append("..")
-        lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in cells).rstrip())
+        grid.append(cells)
+    w = max(4, *(len(c) for row in grid for c in row))  # a two-digit Hill number forced (Hi12*) widens the columns
+    lines.append("   " + " ".join(f"{c:<{w}}" for c in b.col_numbers).rstrip())
+    for letter, cells in zip(b.row_letters, grid, strict=True):
+        lines.append(f"{letter}  " + " ".join(f"{c:<{w}}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
     if numbers:
         marked = "marked *; Hills numbered as in the one completion"

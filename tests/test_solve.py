@@ -631,3 +631,17 @@ def test_a_unique_puzzle_s_board_shows_its_hidden_hills_numbers_as_the_answer_ke
     assert r.stdout.splitlines()[2].split()[5] == "Hi*"
     assert "(marked *; a forced Hill's number is shown only when the map is unique): A5 Hi\n" in r.stdout
     assert "hill_numbers" not in json.loads(run("solve", str(few), "--json").stdout)
+
+
+def test_a_two_digit_hill_number_keeps_the_board_s_columns_aligned():
+    """Vameter and Maldonado Hills can show up to 12: ``Hi12*`` is five characters, one more than a column held."""
+    import maps
+    from mapgen.report import solve_text
+
+    m = maps.load("vameter-1")
+    state = m.hide([m.board.index("A1")])
+    report = {"count": 1, "exact": True, "unique": True, "forced": {"A1": "Hi"}, "hill_numbers": {"A1": 12}}
+    rows = solve_text(state, report, "s.toml").splitlines()[1:9]
+    assert rows[1].startswith("A  Hi12* ")
+    starts = {tuple(i for i in range(1, len(r)) if r[i] != " " and r[i - 1] == " ") for r in rows}
+    assert len(starts) == 1  # every column starts where the header's number does
