@@ -91,7 +91,7 @@ class PuzzleNotUnique(UnmetError, ValueError):
 @dataclass
 class Step:
     """One step of the reveal profile: the ``cell`` revealed and its ``terrain``, ``reason`` "forced" (deduced) or
-    "guess", the ``count`` of completions left (``exact``, else ``estimate``'s proven bounds), the ``forced`` cells,
+    "guess" (a Hill's terrain, its number shown by the reveal: ``hill``), the ``count`` of completions left (``exact``, else ``estimate``'s proven bounds), the ``forced`` cells,
     the targets ``deduced`` by this reveal and, for a forced step, its ``explanation``."""
 
     step: int
@@ -104,6 +104,7 @@ class Step:
     deduced: list[str] = field(default_factory=list)  # target cells deduced by this reveal
     estimate: dict | None = None  # when the count is not exact: proven low and high
     explanation: dict | None = None  # for a forced step: why (rules, cells, text)
+    hill: int | None = None  # a Hill revealed: the number it shows (RULES.md §6)
 
     def to_json(self) -> dict:
         out = {
@@ -120,6 +121,8 @@ class Step:
             out["estimate"] = self.estimate
         if self.explanation is not None:
             out["explanation"] = self.explanation
+        if self.hill is not None:
+            out["hill"] = self.hill
         return out
 
 
@@ -313,6 +316,7 @@ def reveal_profile(
                 [b.name(i) for i in newly],
                 estimate,
                 why,
+                m.hills.get(cell),
             )
         )
         if progress:

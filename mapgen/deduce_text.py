@@ -54,8 +54,8 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             " has explored and never from a Rock"
         )
         lines.append(
-            '  how: "forced" when every map that fits the cells revealed so far has this terrain here (a deduction),'
-            ' else "guess"'
+            '  how: "forced" when every map that fits the cells revealed so far has this terrain here (a deduction;'
+            ' a Hill\'s number shows when it is revealed), else "guess"'
         )
         lines.append(
             "  completions: the maps that still fit the revealed cells; forced: the unrevealed cells that hold one"
@@ -66,7 +66,7 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         lines.append("  step cell terrain  how     completions              forced")
         for s in steps:
             lines.append(
-                f"  {s['step']:>4} {s['cell']:<4} {s['terrain']:<8} {s['reason']:<7} {_count(s):<24} {s['forced']}"
+                f"  {s['step']:>4} {s['cell']:<4} {s['terrain'] + str(s.get('hill', '')):<8} {s['reason']:<7} {_count(s):<24} {s['forced']}"
                 + (f"   deduced {', '.join(s['deduced'])}" if s["deduced"] else "")
             )
             if s.get("explanation"):

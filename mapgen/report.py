@@ -74,6 +74,10 @@ def solve_report(
         raise SolveTimeout("the time limit ran out before the forced cells were known") from None
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
+    if all(i in forced for i in state.unrevealed()):  # one map (it has a completion): its hidden Hills' numbers too
+        done = state.with_cells([forced.get(i, t) for i, t in enumerate(state.cells)], hills={})
+        numbers = solver.chapter.hill_numbers(done)
+        report["hill_numbers"] = {b.name(i): numbers[i] for i in sorted(forced) if i in numbers}
     missing: list[str] = []
     if explain:
         found = explain_forced(solver, state, reasons_budget(budget, EXPLAIN_SHARE), forced=forced)
@@ -242,22 +246,34 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     else:
         lines = [f"{source}: {count_words(report)}" + (" (unique)" if report["unique"] else "")]
     forced = report["forced"]
-    lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
-    for r, letter in enumerate(b.row_letters):
+    # a hidden Hill's number only where the answer is one map; else only its terrain is forced (the legend says which)
+    numbers = report.get("hill_numbers", {})
+    grid = []
+    for r in range(len(b.row_letters)):
         cells = []
         for i in b.rows[r]:
             t, name = state.cells[i], b.name(i)
             if t is not None:
                 cells.append(t.code + (str(state.hills[i]) if i in state.hills else ""))
             elif name in forced:
-                cells.append(forced[name] + "*")
+                cells.append(forced[name] + str(numbers.get(name, "")) + "*")
             else:
                 cells.append("..")
-        lines.append(f"{letter}  " + " ".join(f"{c:<4}" for c in cells).rstrip())
+        grid.append(cells)
+    w = max(4, *(len(c) for row in grid for c in row))  # a two-digit Hill number forced (Hi12*) widens the columns
+    lines.append("   " + " ".join(f"{c:<{w}}" for c in b.col_numbers).rstrip())
+    for letter, cells in zip(b.row_letters, grid, strict=True):
+        lines.append(f"{letter}  " + " ".join(f"{c:<{w}}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
+    if numbers:
+        marked = "marked *; Hills numbered as in the one completion"
+    elif Terrain.HILL.code in forced.values() and "hill_numbers" not in report:
+        marked = "marked *; a forced Hill's number is shown only when the map is unique"
+    else:
+        marked = "marked *"
     lines.append(
-        f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} (marked *)"
-        + (": " + ", ".join(f"{c} {t}" for c, t in forced.items()) if forced else "")
+        f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} ({marked})"
+        + (": " + ", ".join(f"{c} {t}{numbers.get(c, '')}" for c, t in forced.items()) if forced else "")
     )
     if "target" in report:
         tg = report["target"]

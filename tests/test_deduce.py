@@ -406,3 +406,21 @@ def test_deduce_writes_the_puzzle_when_only_the_profile_runs_out_of_time(tmp_pat
     # without --puzzle the report's parts found are printed too (exit 3)
     r = CliRunner().invoke(main, ["deduce", "training-1", "--json"])
     assert r.exit_code == 3 and json.loads(r.stdout)["missing"] == ["profile", "grade"]
+
+
+def test_the_reveal_profile_shows_a_revealed_hill_with_its_number():
+    """Audit: the reveal profile's table showed each revealed Hill as ``Hi``, though a revealed Hill shows its number
+    (RULES.md §6). The table shows ``Hi1`` (the JSON step adds ``"hill"``), and says that "forced" is the terrain's."""
+    import maps
+
+    m = maps.load("fauna-1")
+    r = CliRunner().invoke(main, ["deduce", "fauna-1", "--json"])
+    assert r.exit_code == 0, r.output
+    steps = json.loads(r.stdout)["profile"]["steps"]
+    hills = [s for s in steps if s["terrain"] == "Hi"]
+    assert hills and all(s["hill"] == m.hills[m.board.index(s["cell"])] for s in hills)
+    assert all("hill" not in s for s in steps if s["terrain"] != "Hi")
+    text = CliRunner().invoke(main, ["deduce", "fauna-1"]).stdout
+    for s in hills:
+        assert f" {s['cell']:<4} Hi{s['hill']:<6} {s['reason']:<7} " in text
+    assert 'this terrain here (a deduction; a Hill\'s number shows when it is revealed), else "guess"' in text

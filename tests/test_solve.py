@@ -595,3 +595,53 @@ def test_unigen_out_of_its_budget_is_a_time_limit_not_a_success(tmp_path, slow_c
     assert report["probabilities_method"] == "none" and "probabilities" in report["missing"]
     assert report["forced"] is not None and report["count"] == 7108570  # what was found is kept
     assert "missing: probabilities" in out.stderr and "Traceback" not in out.output
+
+
+def test_a_unique_puzzle_s_board_shows_its_hidden_hills_numbers_as_the_answer_key_has_them(tmp_path):
+    """Audit: ``solve`` on a puzzle with one completion showed its hidden Hills as ``Hi*``, though the one completion
+    (the answer key ``-o`` writes) numbers them. A unique state's Hills show their numbers (``Hi1*``, and in the list
+    of forced cells), ``--json`` adds ``"hill_numbers"``; a state with more completions keeps ``Hi*`` (only the
+    terrain is forced) and says so, so the two cannot be confused."""
+    import maps
+    from mapgen.mapfile import dumps_map, read_map
+
+    puzzle = tmp_path / "p.toml"
+    assert run("deduce", "fauna-1", "--no-profile", "--puzzle", str(puzzle)).exit_code == 0
+    state, key = read_map(puzzle), maps.load("fauna-1")
+    b = state.board
+    hidden = {b.name(i): key.hills[i] for i in state.unrevealed() if i in key.hills}
+    assert hidden  # the puzzle hides Hills
+    r = run("solve", str(puzzle))
+    assert r.exit_code == 0, r.output
+    rows = {line[0]: line[3:].split() for line in r.stdout.splitlines()[2:9]}
+    for cell, n in hidden.items():
+        assert rows[cell[0]][int(cell[1]) - 1] == f"Hi{n}*"
+        assert f"{cell} Hi{n}" in r.stdout.splitlines()[9]
+    assert "Hi*" not in r.stdout
+    assert "(marked *; Hills numbered as in the one completion)" in r.stdout
+    data = json.loads(run("solve", str(puzzle), "--json").stdout)
+    assert data["hill_numbers"] == dict(sorted(hidden.items()))
+    assert all(data["forced"][c] == "Hi" for c in hidden)  # the forced codes stay codes
+
+    # B5 and C6 hidden leave 6 maps: A5 is a Hill in all of them, its number is not shown
+    few = tmp_path / "few.toml"
+    few.write_text(dumps_map(key.hide([b.index(c) for c in ("A5", "B5", "C6")])), encoding="utf-8")
+    r = run("solve", str(few))
+    assert r.exit_code == 0 and r.stdout.startswith(f"{few}: 6 completions\n")
+    assert r.stdout.splitlines()[2].split()[5] == "Hi*"
+    assert "(marked *; a forced Hill's number is shown only when the map is unique): A5 Hi\n" in r.stdout
+    assert "hill_numbers" not in json.loads(run("solve", str(few), "--json").stdout)
+
+
+def test_a_two_digit_hill_number_keeps_the_board_s_columns_aligned():
+    """Vameter and Maldonado Hills can show up to 12: ``Hi12*`` is five characters, one more than a column held."""
+    import maps
+    from mapgen.report import solve_text
+
+    m = maps.load("vameter-1")
+    state = m.hide([m.board.index("A1")])
+    report = {"count": 1, "exact": True, "unique": True, "forced": {"A1": "Hi"}, "hill_numbers": {"A1": 12}}
+    rows = solve_text(state, report, "s.toml").splitlines()[1:9]
+    assert rows[1].startswith("A  Hi12* ")
+    starts = {tuple(i for i in range(1, len(r)) if r[i] != " " and r[i - 1] == " ") for r in rows}
+    assert len(starts) == 1  # every column starts where the header's number does
