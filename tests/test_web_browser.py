@@ -301,35 +301,50 @@ def test_hill_numbers_are_offered_up_to_what_the_chapter_allows_and_painted_in_t
     wait_for(lambda: "Hi2" in cell(driver, "B1").text, what="the H key's Hill")
 
 
+def _done_playtest(games: int, wins: int, losses: dict, **extra) -> dict:
+    """A finished Playtest job as the server answers it (its result's figures as ``playtest --json`` gives them, and
+    the text report's words), for a page whose job answers are stubbed (``playtest_stub``)."""
+    from mapgen.engine.playtest import report_words, wilson
+
+    lo, hi = wilson(wins, games)
+    result = {
+        "games": games,
+        "wins": wins,
+        "win_rate": round(wins / games, 4),
+        "win_rate_ci": [round(lo, 4), round(hi, 4)],
+        "mean_score": 7.2,
+        "mean_days": 20.5,
+        "bot": "heuristic",
+        "losses": losses,
+        "sealed": 0,
+        "sealed_by": {},
+        **extra,
+    }
+    progress = {"done": games, "total": games}
+    return {
+        "id": "stub",
+        "kind": "playtest",
+        "status": "done",
+        "progress": progress,
+        "result": result,
+        "words": report_words(result),
+        "error": None,
+    }
+
+
 def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
     """Issue 42 item 15: "Wins 11/30 … Losses: thirst 4, hunger 6" left out the 9 sealed games (the chart alone
     showed them). The job's answers are stubbed in the page."""
-    from mapgen.engine.playtest import report_words
-
-    result = {
-        "games": 30,
-        "wins": 11,
-        "win_rate": 0.3667,
-        "win_rate_ci": [0.22, 0.54],
-        "mean_score": 4.1,
-        "mean_days": 20.5,
-        "bot": "heuristic",
-        "losses": {"thirst": 4, "hunger": 6},
-        "sealed": 9,
-        "sealed_by": {"walled in": 7, "toll unpaid": 2},
-        "scores": [0] * 30,
-        "win_scores": {"games": 11, "min": 28, "q1": 33.5, "median": 38, "q3": 41, "max": 47, "histogram": {}},
-    }
     stub = playtest_stub(
-        {
-            "id": "stub",
-            "kind": "playtest",
-            "status": "done",
-            "progress": {"done": 30, "total": 30},
-            "result": result,
-            "words": report_words(result),
-            "error": None,
-        }
+        _done_playtest(
+            30,
+            11,
+            {"thirst": 4, "hunger": 6},
+            sealed=9,
+            sealed_by={"walled in": 7, "toll unpaid": 2},
+            scores=[0] * 30,
+            win_scores={"games": 11, "min": 28, "q1": 33.5, "median": 38, "q3": 41, "max": 47, "histogram": {}},
+        )
     )
     with stubbed(driver, stub):
         from selenium.webdriver.common.by import By
@@ -352,23 +367,9 @@ def test_studio_playtest_says_its_figures_as_playtest_does(driver, base_url):
     job's words, ``report_words``, the text report's own. The job's answers are stubbed in the page."""
     from selenium.webdriver.common.by import By
 
-    from mapgen.engine.playtest import report_words
-
-    result = {
-        "games": 104,
-        "wins": 25,
-        "win_rate": 0.2404,
-        "win_rate_ci": [0.1685, 0.3308],
-        "mean_score": 7.2,
-        "mean_days": 20.5,
-        "bot": "heuristic",
-        "losses": {"crew_died": 79},
-        "sealed": 0,
-        "sealed_by": {},
-        "scores": [30] * 25 + [0] * 79,
-    }
-    job = {"id": "stub", "kind": "playtest", "status": "done", "progress": {"done": 104, "total": 104}}
-    with stubbed(driver, playtest_stub({**job, "result": result, "words": report_words(result)})):
+    job = _done_playtest(104, 25, {"crew_died": 79}, scores=[30] * 25 + [0] * 79)
+    assert job["result"]["win_rate_ci"] == [0.1685, 0.3308]  # the JSON's figures, which "16.9%" was rounded from
+    with stubbed(driver, playtest_stub(job)):
         open_studio(driver, base_url, "fauna-1")
         driver.find_element(By.ID, "playtest").click()
         wait_for(lambda: "Wins 25/104" in text_of(driver, "job-result"), what="the report")
