@@ -270,22 +270,27 @@ class MapGrade:
         return play_of(self.bots)
 
     @property
-    def gap(self) -> float | None:
-        """Oracle minus the best fair bot's win rate (what the hidden map costs a strong player) when the
-        oracle was played; else clairvoyant minus deducer (the older, cheaper figure)."""
+    def gap_pair(self) -> Play | None:
+        """The two bots the gap compares, as a Play: the oracle and the best fair bot when the oracle was played;
+        else the clairvoyant (as the bound) and the deducer, the older, cheaper figure; None without either pair."""
         play = self.play
         if play is not None:
-            return play.gap
+            return play
         c, d = self.bots.get("clairvoyant"), self.bots.get("deducer")
-        return None if c is None or d is None else c.win_rate - d.win_rate
+        return None if c is None or d is None else Play(d, c)
+
+    @property
+    def gap(self) -> float | None:
+        """Oracle minus the best fair bot's win rate (what the hidden map costs a strong player) when the
+        oracle was played; else clairvoyant minus deducer (``gap_pair``)."""
+        pair = self.gap_pair
+        return None if pair is None else pair.gap
 
     @property
     def gap_bots(self) -> tuple[str, str] | None:
         """The two bots the gap compares (upper bound, fair bot)."""
-        play = self.play
-        if play is not None:
-            return ("oracle", play.fair.bot)
-        return ("clairvoyant", "deducer") if self.gap is not None else None
+        pair = self.gap_pair
+        return None if pair is None else (pair.oracle.bot, pair.fair.bot)
 
     @property
     def tier(self) -> str | None:
@@ -456,7 +461,7 @@ class MapGrade:
         out["gap"] = "" if self.gap is None else round(self.gap, 4)
         play = self.play
         # the gap's 95% interval, as the text gives it (a gap on a few games is no finding without it)
-        pair = play if play else Play(self.bots["deducer"], self.bots["clairvoyant"]) if self.gap is not None else None
+        pair = self.gap_pair
         out["gap_ci_low"], out["gap_ci_high"] = (round(x, 4) for x in pair.gap_interval) if pair else ("", "")
         out["gap_bots"] = " − ".join(self.gap_bots or ())  # which gap: "oracle − scout" or "clairvoyant − deducer"
         out["fair_bot"] = play.fair.bot if play else ""
@@ -950,7 +955,7 @@ def report_text(g: MapGrade) -> str:
             f"{100 * play.gap_interval[1]:+.1f})"
         )
     elif g.gap is not None:  # no oracle: the older figure, with the same interval (clairvoyant as the bound)
-        lo, hi = Play(g.bots["deducer"], g.bots["clairvoyant"]).gap_interval
+        lo, hi = g.gap_pair.gap_interval
         lines.append(
             f"  gap          clairvoyant − deducer = {100 * g.gap:+.1f} points "
             f"(95% interval {100 * lo:+.1f} to {100 * hi:+.1f})"

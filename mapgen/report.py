@@ -267,7 +267,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     hidden = len(state.unrevealed())
     if numbers:
         marked = "marked *; Hills numbered as in the one completion"
-    elif Terrain.HILL.code in forced.values() and "hill_numbers" not in report:
+    elif Terrain.HILL.code in forced.values():  # several maps: its terrain forced, its number perhaps not
         marked = "marked *; a forced Hill's number is shown only when the map is unique"
     else:
         marked = "marked *"

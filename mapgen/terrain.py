@@ -99,6 +99,11 @@ def quantity(n: int, noun: str, nouns: str | None = None) -> str:
     return f"{n} {noun if n == 1 else nouns or noun + 's'}"
 
 
+def listed(words: list[str]) -> str:
+    """Words as a list for people: "A", "A and B", "A, B and C" ("" for none)."""
+    return " and ".join([", ".join(words[:-1]), words[-1]]) if len(words) > 2 else " and ".join(words)
+
+
 def percent(p: float) -> str:
     """A chance for people: ``40%``; never ``0%`` or ``100%`` for a chance that is neither (``<1%``, ``>99%``)."""
     words = f"{p:.0%}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import time
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -22,6 +22,9 @@ from mapgen.cli.options import (
     rules_option,
     time_limit_option,
 )
+
+if TYPE_CHECKING:
+    from mapgen.solving.sat import NoCompletion
 
 
 @click.command()
@@ -94,17 +97,13 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
     odds_out_of_time(result, file, time_limit)
 
 
-def no_completion_json(e: Exception, file: str, note: str, as_json: bool, steps: bool = False) -> NoReturn:
+def no_completion_json(e: NoCompletion, file: str, note: str, as_json: bool, steps: bool = False) -> NoReturn:
     """A state no map completes (exit 1): with --json the conflict as ``solve --json`` and the web's /api/hint name
     it, ``{"forced": false, "message", "conflict"}`` (--steps: as the path's ``end``), then the one line on stderr;
     without, the error as every command raises it."""
     if not as_json:
         raise e
-    end = {
-        "forced": False,
-        "message": str(e),
-        "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},  # type: ignore[attr-defined]
-    }
+    end = {"forced": False, "message": str(e), "conflict": e.to_json()}
     click.echo(json.dumps({"steps": [], "end": end} if steps else end, indent=2))
     click.echo(f"error: {file}: {e}{note}", err=True)
     raise click.exceptions.Exit(BROKEN) from None

@@ -151,17 +151,7 @@ def solve(
     except NoCompletion as e:
         if not as_json:
             raise
-        click.echo(
-            json.dumps(
-                {
-                    "count": 0,
-                    "exact": True,
-                    "unique": False,
-                    "forced": {},
-                    "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},
-                }
-            )
-        )
+        click.echo(json.dumps(e.report_json()))
         click.echo(f"error: {file}: {e}{note}", err=True)
         raise click.exceptions.Exit(BROKEN) from None
     several = key = None

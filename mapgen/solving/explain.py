@@ -37,7 +37,7 @@ from mapgen.solving.unigen import (
     known_chance,
     share_words,
 )
-from mapgen.terrain import Terrain, as_terrain
+from mapgen.terrain import Terrain, as_terrain, listed
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
@@ -371,13 +371,6 @@ def _lower_first(text: str) -> str:
     return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
 
 
-def _listed(words: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c`` (nothing for no words)."""
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def explanation_text(
     solver, state: Map, cell: int, terrain: Terrain, rules, cells, deduced: dict[int, int] | None = None
 ) -> str:
@@ -411,7 +404,7 @@ def explanation_text(
         deduced = deduced or {}
         seen = [_shown(state, i, c9) for i in cells if i not in deduced]
         known = [f"{_shown(state, i, c9)} (deduced in step {deduced[i]})" for i in cells if i in deduced]
-        given = ", and ".join(p for p in (_listed(seen) + " revealed" if seen else "", _listed(known)) if p)
+        given = ", and ".join(p for p in (listed(seen) + " revealed" if seen else "", listed(known)) if p)
         rule_word = "that rule" if len(rules) == 1 else ("these rules" if rules else "them")
         tail = f"With {given}, any other terrain at {name} would break {rule_word}."
         if not rules:

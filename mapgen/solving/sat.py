@@ -60,6 +60,14 @@ class NoCompletion(UnmetError):
         self.rules = rules
         self.cells = cells
 
+    def to_json(self) -> dict:
+        """The conflict as every JSON answer names it: ``{"rules", "cells", "message"}``."""
+        return {"rules": list(self.rules), "cells": list(self.cells), "message": str(self)}
+
+    def report_json(self) -> dict:
+        """The report of a state no map completes, as ``solve --json`` and the web's /api/solve give it."""
+        return {"count": 0, "exact": True, "unique": False, "forced": {}, "conflict": self.to_json()}
+
 
 class SatTimeout(Exception):
     """A SAT call ran out of its budget."""

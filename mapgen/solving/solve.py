@@ -57,7 +57,7 @@ from mapgen.solving.unigen import (
     known_chance,
     unigen_samples,
 )
-from mapgen.terrain import Terrain, as_terrain
+from mapgen.terrain import Terrain, as_terrain, listed
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -1674,7 +1674,7 @@ class Solver:
             f"{b.name(i)} ({t.code}{state.hills.get(i, '')})" for i in cells if (t := state.cells[i]) is not None
         )
         cells = tuple(b.name(i) for i in cells)
-        words = _listed([f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids])
+        words = listed([f"{r} {self.chapter.rule_info(r).title}" for r in rule_ids])
         subject = (
             (f"rule {words} conflicts" if len(rule_ids) == 1 else f"rules {words} conflict")
             if rule_ids
@@ -1699,8 +1699,3 @@ class Solver:
                 if i is not None and i in cells and state.cells[i] is not None and state.cells[i] is not r.terrain:
                     out.append((r, i))
         return out
-
-
-def _listed(items: list[str]) -> str:
-    """Items as a list in words: "A", "A and B", "A, B and C" (rule titles hold no commas)."""
-    return " and ".join([", ".join(items[:-1]), items[-1]]) if len(items) > 2 else " and ".join(items)

@@ -20,7 +20,7 @@ from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_
 from mapgen.solving.sat import Budget
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
-from mapgen.terrain import Terrain, quantity
+from mapgen.terrain import Terrain, listed, quantity
 
 
 def easiest_hint(
@@ -96,8 +96,7 @@ def missing_text(out: dict, time_limit: float) -> str:
         "guess": "the best guess",
     }
     parts = list(dict.fromkeys(words.get(k, k) for k in out["missing"] if k != "must_hold"))
-    said = ", ".join(parts[:-1]) + " and " + parts[-1] if len(parts) > 1 else parts[0]
-    return f"{said}: the time limit ({time_limit:g} s) ran out"
+    return f"{listed(parts)}: the time limit ({time_limit:g} s) ran out"
 
 
 def _is_cell(board, name) -> bool:

@@ -373,16 +373,6 @@ def _timeout(e) -> ApiError:
     return ApiError(f"{e} (ask for a larger time_limit)", exit=3)
 
 
-def _conflict_json(e) -> dict:
-    return {
-        "count": 0,
-        "exact": True,
-        "unique": False,
-        "forced": {},
-        "conflict": {"rules": list(e.rules), "cells": list(e.cells), "message": str(e)},
-    }
-
-
 # -- endpoints --------------------------------------------------------------------------------------
 
 
@@ -591,7 +581,7 @@ def do_solve(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             solver=solver_for(chapter),
         )
     except NoCompletion as e:
-        return 1, _conflict_json(e)
+        return 1, e.report_json()
     except SolveTimeout as e:
         raise _timeout(e) from None
     _named(report, rules, state.chapter)
@@ -656,7 +646,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         )
         return (3 if "missing" in out else 0), _named(out, rules, state.chapter)
     except NoCompletion as e:
-        out = {"forced": False, "message": str(e), "conflict": _conflict_json(e)["conflict"]}
+        out = {"forced": False, "message": str(e), "conflict": e.to_json()}
         return 1, _named(out, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
@@ -764,7 +754,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             out["heat_method"] = "exact" if out["heat_exact"] else "sampler" if "heat_error" in out else "none"
         return 0, _named(out, rules, state.chapter)
     except NoCompletion as e:
-        return 1, _named({**_conflict_json(e), "target": None, "heat": None, "heat_exact": None}, rules, state.chapter)
+        return 1, _named({**e.report_json(), "target": None, "heat": None, "heat_exact": None}, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
 
