@@ -8,7 +8,7 @@ from constraints.catalogue import Chapter
 from mapgen.model import Map
 from mapgen.solving.explain import explain_forced, reasons_budget
 from mapgen.solving.sat import Budget
-from mapgen.solving.solve import COMPILE_SHARE, CountResult, Solver, SolveTimeout
+from mapgen.solving.solve import COMPILE_SHARE, HILL_SHARE, CountResult, HillAnswer, Solver, SolveTimeout
 from mapgen.solving.unigen import (
     NO_ODDS,
     NO_UNIGEN,
@@ -20,7 +20,7 @@ from mapgen.solving.unigen import (
     SAMPLE_SECONDS,
     share_words,
 )
-from mapgen.terrain import Terrain, big_count, quantity
+from mapgen.terrain import Terrain, big_count, listed, quantity
 
 #: Shares of a solve's time limit: the exact answers (possible terrains, forced cells) may use it all
 #: but rarely need much; explanations get this share in deterministic seconds, then the count and the
@@ -74,11 +74,15 @@ def solve_report(
         raise SolveTimeout("the time limit ran out before the forced cells were known") from None
     forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
     report: dict = {"forced": {b.name(i): t.code for i, t in sorted(forced.items())}}
-    if all(i in forced for i in state.unrevealed()):  # one map (it has a completion): its hidden Hills' numbers too
-        done = state.with_cells([forced.get(i, t) for i, t in enumerate(state.cells)], hills={})
-        numbers = solver.chapter.hill_numbers(done)
-        report["hill_numbers"] = {b.name(i): numbers[i] for i in sorted(forced) if i in numbers}
     missing: list[str] = []
+    try:  # the hidden forced Hills' numbers, where every completion gives the same (a share of the work: any load)
+        hills = solver.hill_numbers(state, reasons_budget(budget, HILL_SHARE), forced=forced, possible=possible)
+    except SolveTimeout as e:  # the wall clock ran out: no number shown, and the report says so (exit 3)
+        hills = HillAnswer({}, unsettled=tuple(i for i, t in forced.items() if t is Terrain.HILL))
+        missing.append("hill_numbers")
+        report["timed_out"] = str(e)
+    unique = all(i in forced for i in state.unrevealed())  # one map (it has a completion)
+    report.update(hill_fields(state, hills, forced, unique))
     if explain:
         found = explain_forced(solver, state, reasons_budget(budget, EXPLAIN_SHARE), forced=forced)
         report["explanations"] = [e.to_json(b) for e in found]
@@ -167,6 +171,21 @@ def solve_report(
 COUNT_KEYS = ("count", "exact", "method", "unique", "estimate")
 
 
+def hill_fields(state: Map, hills: HillAnswer, forced: dict[int, Terrain], unique: bool = False) -> dict:
+    """A report's Hill numbers (``Solver.hill_numbers``), as ``solve --json``, ``render --forced --json`` and the
+    web's /api/table give them: ``"hill_numbers"`` the hidden forced Hills whose number every completion gives alike
+    (``{"A5": 1}``; in a unique state every hidden Hill), present when a hidden Hill is forced or the state is
+    ``unique`` (as before, ``{}`` in a chapter without Hills); ``"hill_numbers_unsettled"`` the forced Hills whose
+    number the counted work did not settle in time (not shown, never guessed), only when there are some."""
+    b = state.board
+    out: dict = {}
+    if unique or any(t is Terrain.HILL for t in forced.values()):
+        out["hill_numbers"] = {b.name(i): n for i, n in sorted(hills.numbers.items())}
+    if hills.unsettled:
+        out["hill_numbers_unsettled"] = [b.name(i) for i in sorted(hills.unsettled)]
+    return out
+
+
 def possible_json(state: Map, possible: dict[int, frozenset[Terrain]]) -> dict[str, list[str]]:
     """Every unrevealed cell's possible terrains (exact), by name, codes in the chapter's order: ``"possible"`` in a
     report whose odds did not come (issue 40, item 5: the exact answers are always printed, never dropped with the
@@ -246,7 +265,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     else:
         lines = [f"{source}: {count_words(report)}" + (" (unique)" if report["unique"] else "")]
     forced = report["forced"]
-    # a hidden Hill's number only where the answer is one map; else only its terrain is forced (the legend says which)
+    # a hidden forced Hill's number where every completion gives it the same one (the legend says so)
     numbers = report.get("hill_numbers", {})
     grid = []
     for r in range(len(b.row_letters)):
@@ -265,12 +284,7 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     for letter, cells in zip(b.row_letters, grid, strict=True):
         lines.append(f"{letter}  " + " ".join(f"{c:<{w}}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
-    if numbers:
-        marked = "marked *; Hills numbered as in the one completion"
-    elif Terrain.HILL.code in forced.values():  # several maps: its terrain forced, its number perhaps not
-        marked = "marked *; a forced Hill's number is shown only when the map is unique"
-    else:
-        marked = "marked *"
+    marked = hill_legend(report, one_map=len(forced) == hidden)
     lines.append(
         f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} ({marked})"
         + (": " + ", ".join(f"{c} {t}{numbers.get(c, '')}" for c, t in forced.items()) if forced else "")
@@ -318,6 +332,35 @@ def solve_text(state: Map, report: dict, source: str) -> str:
     if "timed_out" in report:
         lines.append(f"not in time: {', '.join(report['missing'])} ({report['timed_out']}): raise --time-limit")
     return "\n".join(lines)
+
+
+def hills_late(state: Map, hills: HillAnswer) -> str:
+    """The forced Hills whose number the counted work did not settle, in words ("" for none): a picture's note."""
+    if not hills.unsettled:
+        return ""
+    cells = listed([state.board.name(i) for i in sorted(hills.unsettled)])
+    one = len(hills.unsettled) == 1
+    return (
+        f"the number{'' if one else 's'} of the forced Hill{'' if one else 's'} at {cells} "
+        f"{'was' if one else 'were'} not settled in time (drawn without {'it' if one else 'them'})"
+    )
+
+
+def hill_legend(report: dict, one_map: bool) -> str:
+    """What the marks on forced cells mean, Hill numbers included (``solve``'s text): ``marked *``, and where a
+    Hill is forced, when its number is shown (the same in every completion) and which were not settled in time
+    (``one_map``: every hidden cell forced, the state's one completion)."""
+    if one_map and report.get("hill_numbers"):
+        return "marked *; Hills numbered as in the one completion"
+    if Terrain.HILL.code not in report["forced"].values():
+        return "marked *"
+    unsettled = report.get("hill_numbers_unsettled", [])
+    late = (
+        f"; {listed(unsettled)}: {'its' if len(unsettled) == 1 else 'their'} number not settled in time"
+        if unsettled
+        else ""
+    )
+    return f"marked *; a forced Hill shows its number where every completion gives it the same one{late}"
 
 
 def _possible_lines(report: dict) -> list[str]:

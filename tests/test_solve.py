@@ -623,14 +623,154 @@ def test_a_unique_puzzle_s_board_shows_its_hidden_hills_numbers_as_the_answer_ke
     assert data["hill_numbers"] == dict(sorted(hidden.items()))
     assert all(data["forced"][c] == "Hi" for c in hidden)  # the forced codes stay codes
 
-    # B5 and C6 hidden leave 6 maps: A5 is a Hill in all of them, its number is not shown
+    # B5 and C6 hidden leave 6 maps: A5 is a Hill in all of them, and a 1 in all of them (below: shown so)
     few = tmp_path / "few.toml"
     few.write_text(dumps_map(key.hide([b.index(c) for c in ("A5", "B5", "C6")])), encoding="utf-8")
     r = run("solve", str(few))
     assert r.exit_code == 0 and r.stdout.startswith(f"{few}: 6 completions\n")
-    assert r.stdout.splitlines()[2].split()[5] == "Hi*"
-    assert "(marked *; a forced Hill's number is shown only when the map is unique): A5 Hi\n" in r.stdout
-    assert "hill_numbers" not in json.loads(run("solve", str(few), "--json").stdout)
+    assert "Hills numbered as in the one completion" not in r.stdout  # more than one: not said of them
+
+
+#: States with a hidden forced Hill and more than one completion, with what brute force finds (RULES.md §6): the
+#: numbers of the forced Hills every completion gives alike, and the forced Hills numbered differently.
+HILL_STATES = [
+    # 6 completions, A5 a Hill showing 1 in each: its row and column hold no cell that may be a Fort
+    ("fauna-1", ("A5", "B5", "C6"), {"A5": 1}, set()),
+    # 3 completions, G5 a Hill showing 1 in each, though G3 in its row is a Flora creature in two of them and a Hill
+    # in the third (G2 takes the creature then): only a search proves it
+    ("flora-4", ("G2", "G3", "G5"), {"G5": 1}, set()),
+    # 6 completions, C5 a Hill showing 2 in five and 3 in one (C6 a Flora creature): no number to show
+    ("flora-4", ("B5", "C5", "C6"), {}, {"C5"}),
+]
+
+
+def brute_hills(state) -> tuple[dict[str, int], set[str]]:
+    """The forced Hills' numbers the same in every completion, and the forced Hills numbered otherwise, by brute force."""
+    from constraints.rules import hill_number
+
+    chapter, b = get_chapter(state.chapter), state.board
+    done = list(completions_brute(state))
+    hills = [i for i in state.unrevealed() if done and all(c.cells[i] is Terrain.HILL for c in done)]
+    numbers = {i: {hill_number(b, c.cells, i, chapter.counted) for c in done} for i in hills}
+    fixed = {b.name(i): next(iter(ns)) for i, ns in numbers.items() if len(ns) == 1}
+    return fixed, {b.name(i) for i, ns in numbers.items() if len(ns) > 1}
+
+
+@pytest.mark.parametrize("name,cells,numbers,varying", HILL_STATES)
+def test_a_forced_hill_s_number_is_deduced_exactly_when_every_completion_gives_it(name, cells, numbers, varying):
+    """Audit: a forced Hill of a state with more completions than one showed ``Hi*``, though its number may be the
+    same in every completion, deduced as surely as the Hill. ``Solver.hill_numbers`` gives it exactly then, as brute
+    force finds, and never for a Hill two completions number differently."""
+    m = maps.load(name)
+    state = m.hide([m.board.index(c) for c in cells])
+    assert len(list(completions_brute(state))) > 1
+    assert brute_hills(state) == (numbers, varying)
+    got = Solver(state.chapter, time_limit=5.0).hill_numbers(state)
+    b = state.board
+    assert {b.name(i): n for i, n in got.numbers.items()} == numbers
+    assert {b.name(i) for i in got.varying} == varying and not got.unsettled
+
+
+@pytest.mark.parametrize("name", ["fauna-201", "flora-201", "vameter-201", "maldonado-201", "maldonado-202"])
+def test_hill_numbers_agree_with_brute_force_on_small_states(name, example):
+    """Every Hill of the example hidden with two cells of its row or column, and with two cells anywhere: the numbers
+    ``Solver.hill_numbers`` proves are brute force's, the Hills it finds numbered otherwise too."""
+    from constraints.rules import hill_line
+
+    m = example(name)
+    rng = random.Random(7)
+    solver = Solver(m.chapter, time_limit=5.0)
+    b = m.board
+    assert m.cells_of(Terrain.HILL)
+    for h in m.cells_of(Terrain.HILL):
+        for others in (rng.sample(hill_line(b, h), 2), rng.sample([i for i in range(b.size) if i != h], 2)):
+            state = m.hide([h, *others])
+            got = solver.hill_numbers(state)
+            assert not got.unsettled
+            numbers, varying = brute_hills(state)
+            assert ({b.name(i): n for i, n in got.numbers.items()}, {b.name(i) for i in got.varying}) == (
+                numbers,
+                varying,
+            )
+
+
+def _hill_state(tmp_path, name, cells):
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load(name)
+    path = tmp_path / f"{name}.toml"
+    path.write_text(dumps_map(m.hide([m.board.index(c) for c in cells])), encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("name,cells,numbers,varying", HILL_STATES)
+def test_solve_shows_a_forced_hill_s_number_where_every_completion_gives_it(tmp_path, name, cells, numbers, varying):
+    """``solve`` shows a deduced number on the board and in the forced list (``Hi1*``), ``--json`` in
+    ``"hill_numbers"``; a forced Hill numbered differently keeps ``Hi*``, and the text says when a number shows."""
+    path = _hill_state(tmp_path, name, cells)
+    r = run("solve", str(path))
+    assert r.exit_code == 0, r.output
+    rows = {line[0]: line[3:].split() for line in r.stdout.splitlines()[2:9]}
+    forced_line = r.stdout.splitlines()[9]
+    for cell, n in numbers.items():
+        assert rows[cell[0]][int(cell[1]) - 1] == f"Hi{n}*" and f"{cell} Hi{n}" in forced_line
+    for cell in varying:
+        assert rows[cell[0]][int(cell[1]) - 1] == "Hi*" and f"{cell} Hi," in forced_line + ","
+    assert "(marked *; a forced Hill shows its number where every completion gives it the same one)" in forced_line
+    data = json.loads(run("solve", str(path), "--json").stdout)
+    assert data["hill_numbers"] == numbers and "hill_numbers_unsettled" not in data
+    assert not data["unique"] and all(data["forced"][c] == "Hi" for c in (*numbers, *varying))
+
+
+def test_a_hill_number_the_counted_work_did_not_settle_is_not_shown(slow_clock):
+    """The numbers are proven by counted work (SAT propagations), never by the wall clock: with too little of it the
+    number is not shown, never guessed, and said to be unsettled; with enough it is, and two fresh solvers spend the
+    same work on it (the answer does not depend on the machine's load, nor on the questions asked before)."""
+    import time
+
+    from mapgen.report import hill_fields, solve_text
+    from mapgen.solving.sat import Budget
+
+    m = maps.load("flora-4")
+    b = m.board
+    state = m.hide([b.index(c) for c in ("G2", "G3", "G5")])
+    g5 = b.index("G5")
+    forced = Solver("flora").forced(state)
+    work = Budget.until(1e-6, time.monotonic() + 600, deterministic=True)  # 20 propagations, a wall clock to spare
+    starved = Solver("flora").hill_numbers(state, work, forced=forced)
+    assert starved.numbers == {} and starved.unsettled == (g5,)
+    report = {"count": 3, "exact": True, "unique": False, "forced": {"G5": "Hi"}}
+    report.update(hill_fields(state, starved, forced))
+    assert report["hill_numbers"] == {} and report["hill_numbers_unsettled"] == ["G5"]
+    text = solve_text(state, report, "s.toml")
+    assert "G  Wa   ..   ..   Hi2  Hi*" in text
+    assert "gives it the same one; G5: its number not settled in time): G5 Hi\n" in text + "\n"
+    spent = []
+    for _ in range(2):
+        solver = Solver("flora")
+        assert solver.hill_numbers(state, 1.0, forced=forced).numbers == {g5: 1}
+        spent.append(solver.spent)
+    assert spent[0] == spent[1] > 0
+
+
+def test_chapters_without_hill_numbers_answer_as_before(tmp_path):
+    """Training has no Hills: ``solve`` says nothing of Hill numbers, ``--json`` keeps ``"hill_numbers": {}`` only
+    where the state is unique (as before) and adds no key."""
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load("training-1")
+    b = m.board
+    for cells, unique in ((("B3",), True), ((), None)):
+        hidden = [b.index(c) for c in cells] or list(range(5, 20))
+        path = tmp_path / "t.toml"
+        path.write_text(dumps_map(m.hide(hidden)), encoding="utf-8")
+        data = json.loads(run("solve", str(path), "--json").stdout)
+        text = run("solve", str(path)).stdout
+        if unique:
+            assert data["unique"] and data["hill_numbers"] == {}
+        else:
+            assert not data["unique"] and "hill_numbers" not in data
+        assert "hill_numbers_unsettled" not in data and "(marked *)" in text and "Hill" not in text
 
 
 def test_a_two_digit_hill_number_keeps_the_board_s_columns_aligned():
@@ -645,3 +785,21 @@ def test_a_two_digit_hill_number_keeps_the_board_s_columns_aligned():
     assert rows[1].startswith("A  Hi12* ")
     starts = {tuple(i for i in range(1, len(r)) if r[i] != " " and r[i - 1] == " ") for r in rows}
     assert len(starts) == 1  # every column starts where the header's number does
+
+
+def test_the_wall_clock_ending_the_hill_numbers_is_a_time_limit_not_a_guess(monkeypatch):
+    """Where the wall clock (not the counted work) ends the Hill numbers' proof, ``solve_report`` shows none of them,
+    lists the forced Hills as unsettled and says what is missing (exit 3), keeping the forced cells."""
+    from mapgen.report import solve_report
+    from mapgen.solving.solve import SolveTimeout
+
+    def late(self, *args, **kwargs):
+        raise SolveTimeout("the time limit ran out")
+
+    m = maps.load("fauna-1")
+    state = m.hide([m.board.index(c) for c in ("A5", "B5", "C6")])
+    monkeypatch.setattr(Solver, "hill_numbers", late)
+    report = solve_report(state, solver=Solver("fauna"))
+    assert report["forced"] == {"A5": "Hi"} and report["hill_numbers"] == {}
+    assert report["hill_numbers_unsettled"] == ["A5"] and report["missing"] == ["hill_numbers"]
+    assert report["timed_out"] == "the time limit ran out" and report["count"] == 6

@@ -69,6 +69,10 @@ class NoCompletion(UnmetError):
         return {"count": 0, "exact": True, "unique": False, "forced": {}, "conflict": self.to_json()}
 
 
+#: What ``SatSession.count_switch``'s counters are named after (their clauses carry no rule's switch).
+_DEFINITION = HillNumbers("number", "a Hill's number")
+
+
 class SatTimeout(Exception):
     """A SAT call ran out of its budget."""
 
@@ -469,6 +473,18 @@ class SatSession:
             self._done = len(cnf.clauses)
             self._hills[key] = h
         return self._hills[key]
+
+    def count_switch(self, cells, terrain: Terrain, lo: int, hi: int | None) -> int:
+        """A fresh literal that, assumed, makes between ``lo`` and ``hi`` (None: no upper bound) of ``cells`` hold
+        ``terrain``: a definition, under no rule's switch (a hidden Hill's number asked of the completions, whether
+        or not the chapter's C9 is in force). Its clauses only bind when it is assumed."""
+        scratch = Cnf(self.cnf.state, self.chapter, x=self.x, nvars=self.cnf.nvars)  # a plain Cnf: nothing guarded
+        h = scratch.new_var(f"count_{terrain.code}_{lo}_{hi}")
+        scratch.bounds([scratch.lit(j, terrain) for j in cells], lo, hi, _DEFINITION, cond=h)
+        self.cnf.nvars = scratch.nvars
+        self.cnf.names.update(scratch.names)
+        self._sat.append_formula(scratch.clauses)
+        return h
 
     def givens(self, state: Map, cells=None, rules=None) -> list[int] | None:
         """Assumptions for a state's revealed cells (all, or ``cells``) under ``rules`` (default all).

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
-from constraints.rules import BriefingCell, hill_number
+from constraints.rules import BriefingCell, hill_line, hill_number
 from mapgen.errors import InputError
 from mapgen.inputs import is_whole
 from mapgen.model import Briefing, Map, WrongMapError, expect_map
@@ -107,6 +107,24 @@ class CountResult:
         if self.estimate is not None:
             out["estimate"] = self.estimate
         return out
+
+
+#: The share of a question's time limit, in deterministic seconds, that proving its forced Hills' numbers may take
+#: (``Solver.hill_numbers``, asked beside the forced cells by ``solve``, ``render --forced`` and the web's table):
+#: a few SAT calls where a forced Hill's row or column holds an open cell, none otherwise.
+HILL_SHARE = 0.05
+
+
+@dataclass(frozen=True)
+class HillAnswer:
+    """The numbers of a state's hidden forced Hills (``Solver.hill_numbers``), by cell index: ``numbers`` the Hills
+    whose number is the same in every completion (proven: deduced as surely as the Hill itself), ``varying`` those
+    two completions number differently, ``unsettled`` those the budget ran out on (neither: their number is not
+    shown, never guessed)."""
+
+    numbers: dict[int, int]
+    varying: tuple[int, ...] = ()
+    unsettled: tuple[int, ...] = ()
 
 
 def kernel_cache_dir() -> Path:
@@ -988,6 +1006,87 @@ class Solver:
             w = self._found(slot)
             cand = {i: t for i, t in cand.items() if w[i] is t}
         return cand
+
+    def hill_numbers(
+        self,
+        state: Map,
+        time_limit=None,
+        *,
+        forced: dict[int, Terrain] | None = None,
+        possible: dict[int, frozenset[Terrain]] | None = None,
+    ) -> HillAnswer:
+        """The number of every unrevealed cell forced to be a Hill, where every completion gives it the same one
+        (RULES.md C9: the chapter's counted terrain in its row and column); empty in a chapter without a counted
+        terrain. ``forced`` (``Solver.forced``) and ``possible`` (``Solver.possible``), exact answers the caller
+        has, save asking again; without either, the forced cells are asked here (within the same budget).
+
+        A Hill whose row and column hold no cell that may or may not be of the counted terrain has its number at
+        once. For the others, one completion gives each a candidate number, then a shrinking disjunction (as
+        ``forced``) asks for a completion in which some candidate's row and column count otherwise: each found
+        drops the Hills it numbers differently (``varying``), and none left proves the rest. The work is SAT
+        propagations on a private session (``time_limit``'s seconds as deterministic ones, a Budget's too, with
+        its wall-clock deadline), so what is proven is the same on any load and after any earlier question; the
+        work running out leaves the Hills not settled ``unsettled`` (their numbers never guessed). The wall clock
+        passing the deadline raises SolveTimeout, no completion NoCompletion."""
+        self.check(state, "Solver.hill_numbers")
+        if isinstance(time_limit, Budget):  # its seconds counted in propagations, its wall-clock deadline kept
+            budget = Budget.until(time_limit.seconds, time_limit.deadline, deterministic=True)
+        else:  # the wall clock only a safety net (``Budget.wall_factor``)
+            budget = Budget(self.budget(time_limit).seconds, deterministic=True)
+        counted, b = self.chapter.counted, state.board
+        if counted is None or not any(state.cells[i] is None for i in range(b.size)):
+            return HillAnswer({})
+        if forced is None and possible is not None:
+            forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        elif forced is None:
+            forced = self.forced(state, budget)
+        numbers: dict[int, int] = {}
+        lines: dict[int, tuple[tuple[int, ...], int, int]] = {}  # a Hill to settle: its line, the count's bounds
+        for i in sorted(forced):
+            if forced[i] is not Terrain.HILL or state.cells[i] is not None:
+                continue
+            line = hill_line(b, i)
+            sure = maybe = 0
+            for j in line:
+                t = state.cells[j] if state.cells[j] is not None else forced.get(j)
+                if t is not None:
+                    sure += t is counted
+                elif possible is None or counted in possible[j]:
+                    maybe += 1
+            if maybe:
+                lines[i] = (line, sure, sure + maybe)
+            else:
+                numbers[i] = sure
+        if not lines:
+            return HillAnswer(numbers)
+        slot = self.session(state.briefing)  # private: its work never depends on the questions asked before
+        givens = self._givens(slot, state)
+        sat = slot.sat
+        varying: list[int] = []
+        candidates: dict[int, int] = {}
+        try:
+            if not self._sat(slot, givens, budget):
+                raise self.explain(state)
+            w = sat.decode()
+            candidates = {i: hill_number(b, w, i, counted) for i in lines}
+            other: dict[int, list[int]] = {}  # per Hill: switches for a count below, above its candidate
+            for i, (line, lo, hi) in lines.items():
+                n = candidates[i]
+                other[i] = [sat.count_switch(line, counted, 0, n - 1)] if n > lo else []
+                other[i] += [sat.count_switch(line, counted, n + 1, None)] if n < hi else []
+            while candidates:
+                if not self._any_of(slot, givens, [v for i in candidates for v in other[i]], budget):
+                    break  # no completion numbers any of them otherwise
+                w = sat.decode()
+                moved = [i for i, n in candidates.items() if hill_number(b, w, i, counted) != n]
+                varying += moved
+                for i in moved:
+                    del candidates[i]
+        except SolveTimeout:
+            if time.monotonic() >= budget.deadline:
+                raise  # the wall clock, not the counted work, ended it
+            return HillAnswer(numbers, tuple(sorted(varying)), tuple(sorted(set(lines) - set(varying))))
+        return HillAnswer(dict(sorted({**numbers, **candidates}.items())), tuple(sorted(varying)))
 
     def _any_of(self, slot: _Slot, givens: list[int], lits: list[int], budget) -> bool:
         """Is there a completion with at least one of ``lits`` true? The solver leans towards all of
