@@ -496,3 +496,50 @@ def test_a_puzzle_made_under_house_rules_is_not_drawn_under_the_shipped_ones_wit
     r = run(puzzle, "-o", tmp_path / "house.pdf", "--sheet", "--rules", house)  # as made: no note
     assert r.exit_code == 0 and r.stderr == ""
     assert dumps_map(read_map(puzzle))  # the puzzle itself is untouched
+
+
+def test_forced_hills_are_drawn_with_their_number_where_every_completion_gives_it(tmp_path):
+    """Audit: ``render --forced`` drew every forced Hill without its number, even on a unique state, though ``solve``
+    shows it (``Hi1*``). A forced Hill whose number every completion gives alike is drawn with it, as a revealed Hill
+    shows its own (``--json``: ``"hill_numbers"``, as ``solve --json``); one numbered differently is drawn without,
+    and the key says which is which."""
+    import maps
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load("flora-4")
+    for cells, numbers in ((("G2", "G3", "G5"), {"G5": 1}), (("B5", "C5", "C6"), {})):
+        state = tmp_path / "state.toml"
+        state.write_text(dumps_map(m.hide([m.board.index(c) for c in cells])), encoding="utf-8")
+        for out in (tmp_path / "state.svg", tmp_path / "sheet.pdf"):
+            extra = ["--sheet"] if out.suffix == ".pdf" else []
+            result = run(state, "-o", out, "--forced", "--json", "--force", *extra)
+            assert result.exit_code == 0, result.output
+            data = json.loads(result.output)
+            assert data["forced"][cells[-1] if numbers else "C5"] == "Hi" and data["hill_numbers"] == numbers
+        text = (tmp_path / "state.svg").read_text()
+        hill = "G5" if numbers else "C5"
+        assert f'id="forced-{hill}-Hi"' in text
+        assert ('id="forced-hill-G5-1"' in text) == bool(numbers) and 'id="forced-hill-C5' not in text
+    # the key says when a forced Hill's number shows (the picture's words are glyphs: read the figure's texts)
+    from mapgen.render.board import map_figure
+    from mapgen.solving.solve import Solver
+    from mapgen.terrain import Terrain
+
+    state_map = m.hide([m.board.index(c) for c in ("G2", "G3", "G5")])
+    forced = Solver.for_chapter("flora").forced(state_map)
+    fig = map_figure(state_map, forced=forced, hill_numbers={m.board.index("G5"): 1})
+    words = " ".join(t.get_text().replace("\n", " ") for ax in fig.axes for t in ax.texts)
+    assert "a Hill shows its number where every completion gives it the same one" in words
+    drawn = {t.get_gid(): t.get_text() for t in fig.axes[0].texts}
+    assert drawn["forced-hill-G5-1"] == "1"  # on G5's token, in place of the Hill's symbol
+    plain = map_figure(state_map, forced={i: t for i, t in forced.items() if t is not Terrain.HILL})
+    assert "a Hill shows its number" not in " ".join(t.get_text() for ax in plain.axes for t in ax.texts)
+    # the unique state's Hills too (the answer key's numbers)
+    unique = tmp_path / "unique.toml"
+    key = maps.load("fauna-1")
+    unique.write_text(dumps_map(key.hide([key.board.index("A5")])), encoding="utf-8")
+    result = run(unique, "-o", tmp_path / "u.svg", "--forced", "--json")
+    assert result.exit_code == 0 and json.loads(result.output)["hill_numbers"] == {
+        "A5": key.hills[key.board.index("A5")]
+    }
+    assert f'id="forced-hill-A5-{key.hills[key.board.index("A5")]}"' in (tmp_path / "u.svg").read_text()

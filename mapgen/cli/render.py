@@ -220,9 +220,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
             raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME
-        forced_cells, got = None, None
+        forced_cells, got, hills = None, None, None
         if forced or terrain is not None:
-            from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
+            from mapgen.solving.solve import HILL_SHARE, Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:
@@ -230,10 +230,14 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             with about(map_file, time_limit, house):
                 if forced:
                     forced_cells = solver.forced(m, time_limit=time_limit)
+                    # a forced Hill's number where every completion gives the same one (counted work: any load)
+                    hills = solver.hill_numbers(m, HILL_SHARE * time_limit, forced=forced_cells)
                 if terrain is not None:
                     got = solver.heat_answer(m, terrain, time_limit=time_limit)
         label = terrain.label if terrain is not None else ""
         options = {"forced": forced_cells, **heat_options(got, label)}
+        if hills is not None and hills.numbers:
+            options["hill_numbers"] = hills.numbers
         broken = []
         if m.complete and reveal is None:  # a hand-made map drawn for print: say it breaks rules, draw it anyway
             broken = check_map(m, rules)
@@ -277,8 +281,14 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                 "errors": {name(i): round(e, 6) for i, e in sorted(got.errors.items())},
                 "converged": got.converged,
             }
-        if forced_cells is not None:
+        if forced_cells is not None and hills is not None:
+            from mapgen.report import hill_fields, hills_late  # deferred: with the solver
+
             extra["forced"] = {m.board.name(i): t.code for i, t in sorted(forced_cells.items())}
+            extra.update(hill_fields(m, hills, forced_cells))
+            late = hills_late(m, hills) and f"{hills_late(m, hills)}: raise --time-limit"
+            if late:  # said, never guessed: the picture shows those Hills without a number
+                extra["note"] = f"{extra['note']}; {late}" if "note" in extra else f"{map_file}: {late}"
     seconds = time.perf_counter() - started
     if "note" in extra:
         click.echo(f"note: {extra.pop('note')}", err=True)

@@ -36,6 +36,11 @@ TALL_CELL = 1.58
 TALL_TEXT = 19.0
 
 
+def forced_hill(forced: dict | None) -> bool:
+    """Whether a Hill is among the forced cells drawn: the key then says when its number is shown."""
+    return any(t is Terrain.HILL for t in (forced or {}).values())
+
+
 def has_plain_tokens(m: Map, forced: dict | None, heat: dict | None) -> bool:
     """Whether some unexplored cell is drawn as a bare Path token (neither shaded nor forced): the key shows one."""
     return any(i not in (heat or {}) and i not in (forced or {}) for i in m.unrevealed())
@@ -68,16 +73,22 @@ def _unit(x: object) -> bool:
 
 
 def check_overlays(
-    m: Map, forced: dict | None, heat: dict | None, heat_bounds: dict | None = None, heat_errors: dict | None = None
+    m: Map,
+    forced: dict | None,
+    heat: dict | None,
+    heat_bounds: dict | None = None,
+    heat_errors: dict | None = None,
+    hill_numbers: dict | None = None,
 ) -> None:
     """RenderError unless ``forced`` and ``heat`` name unexplored cells with terrains and chances in 0..1 (or
-    None: no fair odds, the terrain may be there), and ``heat_bounds`` shaded cells whose chance is 0 with a bound
-    in 0..1."""
+    None: no fair odds, the terrain may be there), ``heat_bounds`` shaded cells whose chance is 0 with a bound
+    in 0..1, and ``hill_numbers`` forced Hills with whole numbers from 0."""
     for name, given, what in (
         ("forced", forced, "Terrain (Solver.forced(state))"),
         ("heat", heat, "a chance from 0 to 1 (Solver.heat(state, terrain)[0])"),
         ("heat_bounds", heat_bounds, "a chance from 0 to 1 (Solver.heat_answer(state, terrain).bounds)"),
         ("heat_errors", heat_errors, "a chance from 0 to 1 (Solver.heat_answer(state, terrain).errors)"),
+        ("hill_numbers", hill_numbers, "a whole number (Solver.hill_numbers(state).numbers)"),
     ):
         if given is not None and not isinstance(given, Mapping):  # 'list' object has no attribute 'items'
             raise RenderError(f"{name} is a dict of cell index to {what}, not a {type(given).__name__}")
@@ -90,6 +101,11 @@ def check_overlays(
             raise RenderError(f"forced cell {b.name(i)} is already explored")
         if not isinstance(t, Terrain):
             raise RenderError(f"forced cell {b.name(i)} holds {t!r}, not a terrain")
+    for i, n in (hill_numbers or {}).items():
+        if (forced or {}).get(i) is not Terrain.HILL:
+            raise RenderError(f"hill number at {i!r}: only a forced Hill has one")
+        if isinstance(n, bool) or not isinstance(n, int) or n < 0:
+            raise RenderError(f"hill number {n!r} at {b.name(i)} is not a whole number from 0")
     for i, p in (heat or {}).items():
         if not isinstance(i, int) or not 0 <= i < b.size:
             raise RenderError(f"shaded cell {i!r} is not on the board")
@@ -171,17 +187,20 @@ def draw_board(
     right_labels: bool = True,
     broken: dict[int, list[str]] | None = None,
     heat_errors: dict | None = None,
+    hill_numbers: dict[int, int] | None = None,
 ) -> None:
     """Draw the board on ``ax`` in cell units (row 0 at the top); ``cell_pt`` is a cell's side in points
     (``heat_exact=False``: the chances are estimates, printed "~25%"; ``heat_bounds``: cells whose estimate is 0
     but which may hold the terrain, printed "≤31%", an upper bound; ``heat_errors``: an estimate's 95% half-width,
     printed "±14" under it, as ``solve`` prints "Sk 12% ±14"; ``broken``: per cell, the ids of the rules it breaks,
-    framed in red with the ids on a badge)."""
+    framed in red with the ids on a badge; ``hill_numbers``: forced Hills' numbers, the same in every completion,
+    ``Solver.hill_numbers``, drawn on their tokens as a revealed Hill shows its own)."""
     from matplotlib import colormaps  # deferred: matplotlib, slow, only when drawing
     from matplotlib.patches import Circle, FancyBboxPatch, Rectangle  # deferred: matplotlib, slow, only when drawing
 
     b, br = m.board, m.briefing
     forced = forced or {}
+    hill_numbers = hill_numbers or {}
     heat = heat or {}
     heat_bounds = heat_bounds or {}
     heat_errors = heat_errors or {}
@@ -330,7 +349,10 @@ def draw_board(
                     )
                 )
                 # The forced terrain on a chip of its own colour, as large as a forced token's code.
-                chip(ax, x + 0.5, y + 0.7, forced[i], cell_pt * 0.14)
+                # a forced Hill's number, the same in every completion, on its chip ("Hi2")
+                number = hill_numbers.get(i)
+                gid = None if number is None else f"forced-hill-{name}-{number}"
+                chip(ax, x + 0.5, y + 0.7, forced[i], cell_pt * 0.14, number=number, gid=gid)
         elif i in forced:
             st = style(forced[i])
             ax.add_patch(
@@ -339,7 +361,21 @@ def draw_board(
                 )
             )
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.46, fill=False, ec="#000000", lw=lw * 1.6, ls=(0, (3, 2))))
-            ax.text(x + 0.5, y + 0.46, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.28, color=st.ink)
+            number = hill_numbers.get(i)
+            if number is not None:  # a forced Hill whose number every completion gives: shown as a revealed Hill's
+                ax.text(
+                    x + 0.5,
+                    y + 0.44,
+                    str(number),
+                    ha="center",
+                    va="center",
+                    fontsize=cell_pt * 0.3,
+                    fontweight="bold",
+                    color=st.ink,
+                    gid=f"forced-hill-{name}-{number}",
+                )
+            else:
+                ax.text(x + 0.5, y + 0.46, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.28, color=st.ink)
             ax.text(
                 x + 0.5,
                 y + 0.72,
@@ -405,6 +441,7 @@ def map_figure(
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
     layout: str = "wide",
+    hill_numbers: dict | None = None,
 ):
     """A figure of the board beside its briefing panel and key (for SVG, PNG and one-page PDF); ``violations``
     (``constraints.rules.Violation``): the rules a complete map breaks, framed on the board and listed;
@@ -416,7 +453,7 @@ def map_figure(
     expect_map(m, "map_figure")
     if layout not in LAYOUTS:
         raise RenderError(f"unknown layout {layout!r} (use wide or tall)")
-    check_overlays(m, forced, heat, heat_bounds, heat_errors)
+    check_overlays(m, forced, heat, heat_bounds, heat_errors, hill_numbers)
     broken = broken_cells(m, violations)
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
@@ -440,6 +477,7 @@ def map_figure(
         heat_errors=heat_errors,
         broken=broken,
         right_labels=not tall,
+        hill_numbers=hill_numbers,
     )
     pax = fig.add_axes((0, 0, 1, 1))
     p = Panel(pax, panel_w, 40.0, size=TALL_TEXT if tall else 10.5)
@@ -466,6 +504,7 @@ def map_figure(
         broken=bool(broken),
         partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
+        forced_hill=forced_hill(forced),
         heat_label=heat_label,
         heat_unknown=unknown,
         start_cell=m.briefing.start is not None,
@@ -507,6 +546,7 @@ def render_map(
     heat_errors: dict[int, float] | None = None,
     heat_converged: bool | None = None,
     layout: str = "wide",
+    hill_numbers: dict[int, int] | None = None,
 ) -> Rendered:
     """Draw a map (or a partial map) to an SVG, PNG or PDF file.
 
@@ -516,7 +556,9 @@ def render_map(
     ``Solver.heat_answer``; ``heat_errors``: each other estimate's 95% half-width, printed "±14" under it;
     ``heat_converged=False``: the sampler's chains disagreed, said in red beside the board); ``violations``: the rules a complete map breaks (``check_map``), each cell of one framed
     in red with the rule's id and each listed beside the board; ``layout="tall"``: the panel under the board, with
-    words as large as the board's, for a phone (``--dpi 50``). The format comes from the suffix.
+    words as large as the board's, for a phone (``--dpi 50``); ``hill_numbers``: the forced Hills' numbers where every
+    completion gives the same (``Solver.hill_numbers(state).numbers``), drawn on their tokens. The format comes from
+    the suffix.
     """
     expect_map(m, "render_map")
     fmt = output_format(path, fmt)
@@ -532,5 +574,6 @@ def render_map(
         heat_errors=heat_errors,
         heat_converged=heat_converged,
         layout=layout,
+        hill_numbers=hill_numbers,
     )
     return save_figures([fig], path, fmt, dpi=dpi, force=force)

@@ -256,8 +256,10 @@ def legend(
     columns: int = 2,
     heat_unknown: bool = False,
     broken: bool = False,
+    forced_hill: bool = False,
 ) -> None:
-    """The terrain key of the chapter and the markers drawn on the board."""
+    """The terrain key of the chapter and the markers drawn on the board (``forced_hill``: a forced Hill is drawn,
+    whose number shows only where every completion gives the same)."""
     from matplotlib.patches import Circle  # deferred: matplotlib, slow, only when drawing
 
     p.text("Key", weight="bold", gid="legend")
@@ -285,7 +287,9 @@ def legend(
         marks.append(
             (
                 "forced",
-                "Forced: same terrain in every completion" + (" (its code, under the chance)" if heat_label else ""),
+                "Forced: same terrain in every completion"
+                + (" (its code, under the chance)" if heat_label else "")
+                + ("; a Hill shows its number where every completion gives it the same one" if forced_hill else ""),
             )
         )
     if heat_unknown:
@@ -341,14 +345,26 @@ def legend(
         heat_bar(p, heat_label)
 
 
-def chip(ax, x: float, y: float, t: Terrain, fontsize: float, *, pad: float = 0.2, lw: float = 0.6) -> None:
+def chip(
+    ax,
+    x: float,
+    y: float,
+    t: Terrain,
+    fontsize: float,
+    *,
+    pad: float = 0.2,
+    lw: float = 0.6,
+    number: int | None = None,
+    gid: str | None = None,
+) -> None:
     """A terrain's code in bold on a chip of its own colour (a forced terrain under a chance, on the board and in
-    the key)."""
+    the key); a Hill's ``number`` after it (``Hi2``)."""
     st = style(t)
     ax.text(
         x,
         y,
-        t.code,
+        t.code + ("" if number is None else str(number)),
+        gid=gid,
         ha="center",
         va="center",
         fontsize=fontsize,

@@ -12,6 +12,7 @@ from mapgen.render.board import (
     broken_cells,
     check_overlays,
     draw_board,
+    forced_hill,
     has_plain_tokens,
     has_unknown,
 )
@@ -54,6 +55,7 @@ def _page1(
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
     violations=None,
+    hill_numbers: dict | None = None,
 ):
     """The page to play on: title, the board at ``unit`` inches per cell, the briefing (and mini map) below;
     ``violations``: the rules a complete map breaks, framed on the board and listed under the briefing.
@@ -92,6 +94,7 @@ def _page1(
         heat_errors=heat_errors,
         right_labels=False,
         broken=broken_cells(m, violations),
+        hill_numbers=hill_numbers,
     )
     top = MARGIN + 0.5 + board_h + 0.15
     rest = page_h - MARGIN - top
@@ -145,6 +148,7 @@ def sheet_figures(
     heat_errors: dict | None = None,
     heat_converged: bool | None = None,
     violations=None,
+    hill_numbers: dict | None = None,
 ) -> list:
     """Two pages: the board with its briefing, then the key and the chapter's rules (``violations``, the rules a
     complete map breaks (``check_map``): each cell of one framed in red with the rule's id, each listed on page 1)."""
@@ -152,7 +156,7 @@ def sheet_figures(
 
     if paper not in PAPERS:
         raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
-    check_overlays(m, forced, heat, heat_bounds, heat_errors)
+    check_overlays(m, forced, heat, heat_bounds, heat_errors, hill_numbers)
     title, terrains, counted = _chapter_info(m, chapter)
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
@@ -175,6 +179,7 @@ def sheet_figures(
             heat_errors,
             heat_converged,
             violations,
+            hill_numbers,
         )
         if fits or unit < 0.5:
             break
@@ -190,6 +195,7 @@ def sheet_figures(
         broken=bool(violations),
         partial=has_plain_tokens(m, forced, heat),
         forced=bool(forced),
+        forced_hill=forced_hill(forced),
         heat_label=heat_label,
         heat_unknown=has_unknown(heat),
         start_cell=m.briefing.start is not None,
@@ -228,6 +234,7 @@ def render_sheet(
     heat_errors: dict[int, float] | None = None,
     heat_converged: bool | None = None,
     violations=None,
+    hill_numbers: dict[int, int] | None = None,
 ) -> Rendered:
     """Write a printable two-page PDF (A4 or Letter): the board to play on with its briefing, then the key and rules
     (``violations``: the rules a complete map breaks, framed on the board and listed under the briefing)."""
@@ -247,5 +254,6 @@ def render_sheet(
         heat_errors=heat_errors,
         heat_converged=heat_converged,
         violations=violations,
+        hill_numbers=hill_numbers,
     )
     return save_figures(figures, path, fmt, force=force)
