@@ -1629,3 +1629,26 @@ def test_render_of_a_name_the_font_cannot_draw_says_so_once_not_in_the_server_lo
     assert not [w for w in caught if "Glyph" in str(w.message)]
     plain = client.post("/api/render", json={"name": "fauna-1", "format": fmt})
     assert plain.status_code == 200 and "x-mapgen-note" not in plain.headers
+
+
+def test_table_and_render_give_a_forced_hill_s_number_where_every_completion_gives_it(client):
+    """Audit: /api/table gave forced Hills without their numbers (``{"G5": "Hi"}``), even where every completion
+    numbers them alike, and /api/render with ``forced`` drew them without. The table adds ``"hill_numbers"`` as
+    ``solve --json`` has them (the same function), only where a Hill is forced; the picture draws the number."""
+    from mapgen.report import solve_report
+
+    m = maps.load("flora-4")
+    for cells, numbers in ((("G2", "G3", "G5"), {"G5": 1}), (("B5", "C5", "C6"), {})):
+        state = m.hide([m.board.index(c) for c in cells])
+        text = dumps_map(state)
+        for mode in ("quick", "full"):
+            v = client.post("/api/table", json={"map": text, "count": mode, "time_limit": 15}).json()
+            assert v["hill_numbers"] == numbers == solve_report(state)["hill_numbers"]
+            assert "hill_numbers_unsettled" not in v
+        r = client.post("/api/render", json={"map": text, "format": "svg", "forced": True})
+        assert r.status_code == 200, r.text
+        assert (b'id="forced-hill-G5-1"' in r.content) == bool(numbers) and b'id="forced-hill-C5' not in r.content
+    # no Hill forced: no key (Training has no Hills at all)
+    for name in ("training-1", "fauna-1"):
+        v = client.post("/api/table", json={"map": _state(name, []), "count": "quick", "time_limit": 15}).json()
+        assert "hill_numbers" not in v and "hill_numbers_unsettled" not in v

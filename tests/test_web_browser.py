@@ -2332,3 +2332,40 @@ def test_generate_again_with_the_same_seed_says_it_is_the_same_map(driver, base_
     driver.execute_script("window.saved = []; MG.download = (name) => saved.push(name);")
     driver.find_element(By.ID, "dl-map").click()
     assert wait_for(lambda: driver.execute_script("return saved[0]"), 30, "the map download") == "training-13.toml"
+
+
+def test_a_forced_hill_shows_its_number_where_every_completion_gives_it(driver, base_url):
+    """Audit: the helper marked a forced Hill "Hi" on its token, never its number, even where every completion
+    numbers it alike. flora-4 with G2, G3 and G5 unrevealed has 3 completions, G5 a Hill showing 1 in each: its token
+    says "Hi1" (the server's ``hill_numbers``), and a screen reader hears "forced Hill showing 1"."""
+    import maps
+
+    m = maps.load("flora-4")
+    b, br = m.board, m.briefing
+    hidden = {b.index(c) for c in ("G2", "G3", "G5")}
+    shown = ",".join(
+        f"{b.name(i)}{t.code}{m.hills.get(i, '')}" for i, t in enumerate(m.cells) if i not in hidden and t is not None
+    )
+    where = f"peak={b.name(br.peak)}&start={b.name(br.start)}&gf={b.name(br.greek_fire)}"
+    driver.get(f"{base_url}/helper#ch=flora&from=flora-4&{where}&r={shown}")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    settled(driver)
+    g5 = cell(driver, "G5")
+    assert "forced" in g5.get_attribute("class").split()
+    assert g5.find_element("css selector", ".forced-mark").text.endswith("Hi1")
+    assert "G5: forced Hill showing 1" in g5.find_element("css selector", ".sr").get_attribute("textContent")
+    # on a 320 px phone the widest such mark ("∩ Hi12": Vameter and Maldonado Hills reach 12) stays inside its cell
+    inside = """const c = document.querySelector('.cell[data-cell="G5"]'), m = c.querySelector('.forced-mark');
+      const box = c.getBoundingClientRect(), r = m.getBoundingClientRect();
+      return [m.textContent, Math.max(box.left - r.left, r.right - box.right, box.top - r.top, r.bottom - box.bottom)];"""
+    d = chrome(320, 640)
+    try:
+        with stubbed(d, table_stub("if (v.hill_numbers && 'G5' in v.hill_numbers) v.hill_numbers.G5 = 12;")):
+            d.get(f"{base_url}/helper#ch=flora&from=flora-4&{where}&r={shown}")
+            wait_for(lambda: "maps fit" in text_of(d, "count"), what="the count")
+            settled(d)
+            text, out = d.execute_script(inside)
+            assert text.endswith("Hi12") and out <= 0.5
+    finally:
+        d.quit()

@@ -655,7 +655,8 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
 def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """The table helper's view of a state, in one call within one time limit.
 
-    ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact;
+    ``{"count", "exact", "unique", "forced", "target", "heat", "heat_exact"}``: forced cells always exact (with
+    ``"hill_numbers"`` where a Hill is forced: those whose number every completion gives alike, as ``solve --json``);
     the count exact when it finishes in time, else the counters' labelled estimate with ``exact: false``
     (``estimate``), null when there is none yet; ``heat`` the chance of the terrain ``heat`` names in every
     unrevealed cell, exact (``heat_exact``) when the completions could be enumerated, else only where it is
@@ -664,8 +665,10 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     circuit, or a compiled enumeration capped in search nodes (``Solver.small_count``), else ``count: null``;
     ``"full"`` (default) then asks the exact and approximate counters too.
     """
+    from mapgen.report import hill_fields  # deferred: with the solver
     from mapgen.solving.sat import Budget  # deferred: pysat, on the first request that needs it, not at the app's start
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        HILL_SHARE,
         CountResult,
         NoCompletion,
         SolveTimeout,
@@ -690,6 +693,10 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     try:
         possible = solver.possible(state, time_limit=budget)
         forced = {i: next(iter(ts)) for i, ts in possible.items() if len(ts) == 1}
+        # a forced Hill's number where every completion gives the same one (a share of the time limit, counted work)
+        hills = solver.hill_numbers(
+            state, Budget.until(HILL_SHARE * limit, budget.deadline), forced=forced, possible=possible
+        )
         # A compiled circuit answers at once: a cached one, else from ``inline_from`` reveals the state
         # compiled now (a fraction of a second; within 40% of the time limit in CPU seconds), else (from
         # ``compile_from``) compiled in the background and the answer says so. Which of these answers
@@ -727,6 +734,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             "exact": exact,
             "unique": exact and count == 1,
             "forced": {b.name(i): t.code for i, t in sorted(forced.items())},
+            **hill_fields(state, hills, forced),
             "count_mode": mode,
             "method": method,
             "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
@@ -960,7 +968,9 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
     from mapgen.render.sheet import (  # deferred: mapgen.render, only for /api/render; not at the app's start
         render_sheet,
     )
+    from mapgen.report import hills_late  # deferred: with the solver
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        HILL_SHARE,
         NoCompletion,
         SolveTimeout,
     )
@@ -985,12 +995,13 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
     heat_code = _field(body, "heat", str, "a terrain code")
     chapter = rules.chapter(m.chapter)
     heat_t = _terrain(heat_code, "heat", chapter) if heat_code else None
-    forced = heat = None
+    forced = heat = hills = None
     if (want_forced or heat_t) and not m.complete:
         solver = solver_for(chapter)
         try:
             if want_forced:
                 forced = solver.forced(m, time_limit=DEFAULT_TIME["solve"])
+                hills = solver.hill_numbers(m, HILL_SHARE * DEFAULT_TIME["solve"], forced=forced)
             if heat_t:
                 heat = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
         except NoCompletion as e:
@@ -1002,6 +1013,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
     os.close(fd)
     try:
         kw = {"forced": forced, **heat_options(heat, heat_t.label if heat_t else "")}
+        if hills is not None and hills.numbers:
+            kw["hill_numbers"] = hills.numbers
         if rules.file(m.chapter) is not None:  # its terrains and, on a sheet, the rules listed: the house chapter's
             kw["chapter"] = chapter
         # a complete map's broken rules (a designer's hand-made map) framed in red and listed, as ``mapgen render``:
@@ -1022,6 +1035,9 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
     stem = f"{m.chapter}-{m.briefing.number}" if m.briefing.number is not None else m.chapter
     name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
     note = glyph_note(name, "picture", missing, "drawn as boxes") if missing else None
+    late = hills_late(m, hills) if hills is not None else ""
+    if late:  # said, never guessed: the picture shows those Hills without a number
+        note = f"{note}; {late}" if note else late
     return data, RENDER_FORMATS[fmt], name, note
 
 

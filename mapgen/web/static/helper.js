@@ -298,12 +298,15 @@ function draw() {
     let label = code === ".." ? `${name}: not revealed` : `${name}: ${MG.style(H.briefing.chapter, code).label}`;
     if (code === ".." && forced[name]) {
       const s = MG.style(H.briefing.chapter, forced[name]);
+      // a forced Hill's number where every completion gives it the same one (the server's hill_numbers)
+      const n = (v.hill_numbers || {})[name];
       b.classList.add("forced");
-      const mark = MG.el("span", {class: "forced-mark", text: s.symbol + " " + forced[name]});
+      const mark = MG.el("span", {class: n === undefined ? "forced-mark" : "forced-mark numbered",
+        text: `${s.symbol} ${forced[name]}${n === undefined ? "" : n}`});
       mark.style.background = s.colour;
       mark.style.color = s.ink;
       b.append(mark);
-      label = `${name}: forced ${s.label}`;
+      label = `${name}: forced ${s.label}${n === undefined ? "" : ` showing ${n}`}`;
     }
     if (code === ".." && !forced[name] && heat && heat[name] !== undefined) {
       const p = heat[name];
@@ -495,7 +498,8 @@ function stillHolds(view) {
   const {cells, heat} = H.viewOf;
   const kept = cells.length === H.cells.length && cells.every((c, i) => c === ".." || c === H.cells[i]);
   if (kept && heat === $("heat").value && cells.every((c, i) => c === H.cells[i])) return view;
-  return kept && !view.error && !view.conflict ? {forced: view.forced} : null;
+  // a forced Hill's number, the same in every completion, stays the same in every completion of a later state too
+  return kept && !view.error && !view.conflict ? {forced: view.forced, hill_numbers: view.hill_numbers} : null;
 }
 
 async function update() {
