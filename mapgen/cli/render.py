@@ -80,7 +80,12 @@ def _read_profile(path: str):
 )
 @force_option("the output file")
 @reveal_option
-@click.option("--forced", is_flag=True, help="Mark unexplored cells that hold one terrain in every completion.")
+@click.option(
+    "--forced",
+    is_flag=True,
+    help="Mark unexplored cells that hold one terrain in every completion (a Hill with its number where every "
+    "completion gives it the same one).",
+)
 @click.option(
     "--probabilities",
     "code",

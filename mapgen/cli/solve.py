@@ -85,7 +85,9 @@ def solve(
 ):
     """Deduce a partial map: forced cells, their reasons, completions, probabilities and targets.
 
-    Forced cells and possible terrains are exact and come first. The count is exact when the exact
+    Forced cells and possible terrains are exact and come first; a forced Hill shows its number where every
+    completion gives it the same one (Hi1*, "hill_numbers"), proven within a share of the time limit in counted
+    work, never guessed. The count is exact when the exact
     counter finishes in time, otherwise a labelled estimate with its bounds ("exact": false and
     "estimate"). Probabilities are exact where a compiled circuit or a counter answers in time, else
     estimated by the sampler, each with its error ("probabilities_error": one standard error) and the
