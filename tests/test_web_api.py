@@ -558,6 +558,57 @@ def test_deduce_runs_as_a_job_and_matches_the_cli(client):
     assert job["result"] == json.loads(cli.output)
 
 
+def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_does(monkeypatch):
+    """The studio's deduce job failed whole ("deduce: failed: the time limit ran out ...") when the reveal profile ran
+    out of time after the reveal set (all a puzzle needs) was found, where `mapgen deduce --json` prints that reveal set
+    and the rules it relies on, says ``"missing": ["profile", "grade"]`` and exits 3. The job now ends with the CLI's
+    JSON (what was found, ``missing`` and ``timed_out``), the note the page shows in its words, and no chart."""
+    from cli import main
+    from mapgen import deduce as deduce_module
+    from mapgen import workers
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import jobs, service
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the state was compiled (3 CPU s budget)")
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(deduce_module, "reveal_profile", runs_out)  # deterministic: the profile alone runs out
+    out = queue.SimpleQueue()
+    jobs._run("deduce", service.deduce_args({"name": "training-1", "time_limit": 40}), out)
+    messages = [out.get_nowait() for _ in range(out.qsize())]
+    assert [m[0] for m in messages[:-1]] == ["progress"] * (len(messages) - 1)
+    assert messages[-1][0] == "done", messages[-1]  # was ("failed", "the time limit ran out ...", None)
+    _, result, png, words = messages[-1]
+    cli = CliRunner().invoke(main, ["deduce", "training-1", "--time-limit", "40", "--json"])
+    assert cli.exit_code == 3 and result == json.loads(cli.stdout)
+    assert result["missing"] == ["profile", "grade"] and result["reveal_count"] == len(result["reveal_set"]) > 0
+    assert "depends_on" in result and png is None
+    assert words == {
+        "missing": "not in time: the reveal profile, the grade (the time limit ran out while the state was compiled "
+        "(3 CPU s budget); time limit 40 s)"
+    }
+
+
+def test_a_deduce_job_that_kept_what_it_found_answers_exit_3_with_its_result(client):
+    """A finished job with parts missing is done (its result is shown) but, as `mapgen deduce` exits 3, says exit 3."""
+    from mapgen.web.jobs import Job
+
+    result = {"reveal_set": ["A1"], "reveal_count": 1, "depends_on": [], "timed_out": "ran out", "missing": ["profile"]}
+    jobs = client.app.state.jobs
+    job = Job("partial-1", "deduce", {}, 60.0, status="done", result=result, words={"missing": "not in time"})
+    job.ended = time.monotonic()
+    jobs._jobs[job.id] = job
+    try:
+        r = client.get(f"/api/jobs/{job.id}")
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (200, "3")
+        assert r.json()["status"] == "done" and r.json()["result"] == result
+        job.result = {k: v for k, v in result.items() if k not in ("timed_out", "missing")}
+        assert client.get(f"/api/jobs/{job.id}").headers["x-mapgen-exit"] == "0"
+    finally:
+        del jobs._jobs[job.id]
+
+
 def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
     r = client.post("/api/playtest", json={"name": "fauna-1", "games": 5000, "bot": "deducer"})
     job_id = r.json()["id"]

@@ -345,8 +345,7 @@ def create_app(
 
     async def job_status(request: Request):
         job = _job(request)
-        exit_code = {"done": 0, "failed": 1, "timeout": 3}.get(job.status, 0)
-        return _json(job.to_json(), exit=exit_code)
+        return _json(job.to_json(), exit=job.exit_code())
 
     async def job_cancel(request: Request):
         _job(request)

@@ -45,6 +45,13 @@ class Job:
     process: object = None
     cancel: threading.Event = field(default_factory=threading.Event)
 
+    def exit_code(self) -> int:
+        """The CLI's exit code for the job so far: 3 for a result whose later parts ran out of time (what was found
+        kept, ``"missing"`` naming the rest, as ``mapgen deduce`` exits 3) or a job past its limit, 1 for a failure."""
+        if self.status == "done":
+            return 3 if self.result is not None and "missing" in self.result else 0
+        return {"failed": 1, "timeout": 3}.get(self.status, 0)
+
     def to_json(self) -> dict:
         out = {
             "id": self.id,
@@ -104,6 +111,7 @@ def _run(kind: str, args: dict, out) -> None:
             words = report_words(report)
         else:
             from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
+            from mapgen.deduce_text import not_in_time  # deferred: with deduce_report, in the job's worker only
             from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only
 
             out.put(("progress", 0, 0))
@@ -114,12 +122,15 @@ def _run(kind: str, args: dict, out) -> None:
                 profile=args["profile"],
                 progress=lambda k, n: out.put(("progress", k, n)),
                 chapter=args.get("rules"),  # the house chapter ``mapgen serve --rules`` gave this map's chapter
+                partial=True,  # the reveal set found, a later time-out keeps it, as ``mapgen deduce`` (exit 3)
             )
             chart = (
                 (lambda path: plot_profile(report["profile"], path, title="reveal profile"))
-                if args["profile"]
+                if "profile" in report
                 else None
             )
+            if "missing" in report:  # the note the studio shows, in the words of deduce's text
+                words = {"missing": not_in_time(report, args["time_limit"])}
         if args.get("rules_file") is not None:  # the house-rule file it was played or deduced under
             report["rules"] = args["rules_file"]
         png = None

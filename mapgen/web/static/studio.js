@@ -623,10 +623,12 @@ function showResult(kind, j) {
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
-    const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
-    if (!res.depends_on.length) deps.append("no rule");
-    res.depends_on.forEach((id, k) => { if (k) deps.append(", "); deps.append(MG.rule(ch, id)); });
-    lines.push(deps);
+    if (res.depends_on) { // absent only when the time limit ran out before the rules were tried
+      const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
+      if (!res.depends_on.length) deps.append("no rule");
+      res.depends_on.forEach((id, k) => { if (k) deps.append(", "); deps.append(MG.rule(ch, id)); });
+      lines.push(deps);
+    }
     const prof = res.profile;
     if (prof && prof.unique_at) {
       const size = MG.cellNames(ch).length;
@@ -648,6 +650,12 @@ function showResult(kind, j) {
         + (g.calibrated_on ? `; the tier is cut at the quartiles of maps generated under shipped ${g.calibrated_on}'s `
           + `rules, not the house rules of ${res.rules || "the server"}` : ""));
     }
+    // the time limit ran out after the reveal set was found (`mapgen deduce` exits 3 alike): what did not come, in
+    // the job's words (deduce's text's), after what was found
+    if (res.missing && res.missing.length) {
+      lines.push(MG.el("p", {id: "deduce-missing", class: "problem",
+        text: `${capital(j.words.missing)}. What was found is shown.`}));
+    }
     draw();
   }
   box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
@@ -661,7 +669,7 @@ function showResult(kind, j) {
     open.addEventListener("click", () => openChart(src, kind));
     box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
-  say(`${kind} finished.`);
+  say(res.missing && res.missing.length ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
 }
 
 // -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
