@@ -1377,6 +1377,52 @@ def test_a_hint_whose_odds_and_then_best_guess_run_out_keeps_missing_a_list(monk
     assert out["missing_text"] == "the Paths' odds of a Flora creature: the time limit (10 s) ran out"
 
 
+def _table_out_of_time(monkeypatch, small, body):
+    """``do_table`` on ``body`` with the counters' time limit running out (``small``: the node-capped enumeration's
+    count, None for none): the ApiError it raises."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import service
+
+    def runs_out(self, *args, **kwargs):
+        raise SolveTimeout("the time limit ran out while completions were enumerated (0 found)")
+
+    monkeypatch.setattr(Solver, "circuit", lambda self, *a, **k: None)  # no compiled circuit: the counters count
+    monkeypatch.setattr(Solver, "small_count", lambda self, *a, **k: small)
+    monkeypatch.setattr(service.COMPILES, "status", lambda chapter, state: None)  # no compile in the background
+    monkeypatch.setattr(Solver, "count", runs_out)
+    with pytest.raises(service.ApiError) as caught:
+        service.do_table(body)
+    return caught.value
+
+
+def test_a_table_count_that_runs_out_of_time_keeps_the_forced_cells_as_solve_does(monkeypatch):
+    """/api/table's 504 said only "the time limit ran out" when its count ran out of time, though the forced cells,
+    the target and where the heat terrain can be (all exact, from each cell's possible terrains) were known: `mapgen
+    solve` prints them and exits 3, /api/solve's 504 carries them. The table's 504 now does too, with ``missing`` and
+    ``timed_out`` as solve's; a count known exact before the heat map's enumeration ran out is kept."""
+    from mapgen.solving.solve import Solver
+
+    state = _state("fauna-1", [i for i in range(maps.load("fauna-1").board.size) if i % 3 == 0])
+    m = parse_map(state, "map")
+    possible = Solver.for_chapter(m.chapter).possible(m)
+    b = m.board
+    forced = {b.name(i): next(iter(ts)).code for i, ts in sorted(possible.items()) if len(ts) == 1}
+    assert forced
+    body = {"map": state, "heat": "Ft", "count": "full", "time_limit": 4}
+    e = _table_out_of_time(monkeypatch, None, body)
+    assert (e.exit, e.status) == (3, 504) and str(e).endswith("(ask for a larger time_limit)")
+    out = e.to_json()
+    assert out["forced"] == forced and out["count"] is None and out["exact"] is False
+    assert out["missing"] == ["count", "heat"] and out["timed_out"] == str(e).removesuffix(
+        " (ask for a larger time_limit)"
+    )
+    assert out["target"]["terrain"] == "Ft" and out["heat_exact"] is False
+    assert all(out["heat"][name] == 1.0 for name, code in forced.items() if code == "Ft")
+    # the count exact (a small one, enumerated), then the heat map's enumeration ran out: the count stays
+    out = _table_out_of_time(monkeypatch, 12, body).to_json()
+    assert (out["count"], out["exact"], out["method"], out["missing"]) == (12, True, "enumeration", ["heat"])
+
+
 def test_the_pool_error_widens_where_its_units_disagree_and_bounds_what_no_draw_shows():
     """The pool's plain binomial error said "~0% ±1" where the chains sat on islands they cannot leave (vameter-1
     with A7 revealed; `solve` said "Fz up to 31%" there): the error is at least the spread of the units' shares

@@ -1509,6 +1509,44 @@ def test_a_full_count_out_of_time_keeps_the_quick_answer_s_forced_cells_and_chan
         assert driver.execute_script("return window.fulls") == 1  # not asked again: it would run out again
 
 
+def test_a_table_answer_out_of_time_shows_the_forced_cells_its_504_carries(driver, base_url):
+    """A quick answer that ran out of time (a busy server: the inline compile's wall clock) left the page with "no
+    answer" and four more tries, though the 504 said which cells are forced (exact, as `mapgen solve` prints them
+    when its count runs out). The page now shows what the 504 carries and goes on to the full count; a full count's
+    504 that kept an exact count (only the heat map's enumeration ran out) shows that count. The server's answers are
+    stubbed as 504s carrying what was found."""
+    stub = r"""
+      const real = window.fetch;
+      window.asked = {quick: 0, full: 0};
+      window.fetch = async (url, init) => {
+        const r = await real(url, init);
+        if (!String(url).endsWith('/api/table') || !init) return r;
+        const mode = JSON.parse(init.body).count;
+        window.asked[mode] += 1;
+        const v = await r.json();
+        const error = 'the time limit ran out while the state was compiled (1.2 CPU s budget)';
+        const found = mode === 'quick' || !EXACT_FULL
+          ? {count: null, exact: false, unique: false, method: 'none', missing: ['count', 'heat']}
+          : {missing: ['heat']};
+        return new Response(JSON.stringify({...v, ...found, error: error + ' (ask for a larger time_limit)',
+          timed_out: error}), {status: 504, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '3'}});
+      };
+    """
+    for exact_full in (False, True):
+        with stubbed(driver, stub.replace("EXACT_FULL", "true" if exact_full else "false")):
+            driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo,C7Wa&heat=Ro")
+            driver.refresh()
+            said = "maps fit (exact)" if exact_full else "too many maps fit to count them in time"
+            wait_for(lambda said=said: said in text_of(driver, "count"), 30, "the count line after the 504s")
+            settled(driver)
+            assert not driver.find_element("id", "problem").is_displayed()
+            assert driver.find_elements("css selector", "#board .cell.forced")  # D7: the 504's forced Wood
+            assert "forced cell" in text_of(driver, "forced-line")
+            # the quick answer's 504 is not asked again (it would run out again): the full count follows
+            assert driver.execute_script("return window.asked") == {"quick": 1, "full": 1}
+    driver.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
+
+
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
     """With the compiled circuit ("method": "d-dnnf" in the API's answer), the count and every chance are exact."""
     from starlette.testclient import TestClient
@@ -1897,6 +1935,7 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             assert console_errors(driver) == []
             violations = run_axe(driver)  # None: axe-core not installed (the accessibility test skips then)
             assert violations in (None, []), violations
+    driver.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
 
 
 def test_phone_studio_never_scrolls_sideways_with_the_profile_open_or_a_long_file_name(phone, base_url, tmp_path):

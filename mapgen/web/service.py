@@ -686,6 +686,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     budget = Budget(limit)  # shares of its seconds (not of what is left): the same answer under any load
     solver = solver_for(chapter)
     b = state.board
+    possible, result = None, None  # what is known when a time-out comes: said beside it (_table_timeout)
 
     try:
         possible = solver.possible(state, time_limit=budget)
@@ -756,7 +757,29 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     except NoCompletion as e:
         return 1, _named({**e.report_json(), "target": None, "heat": None, "heat_exact": None}, rules, state.chapter)
     except SolveTimeout as e:
-        raise _timeout(e) from None
+        if possible is None:  # nothing is known yet
+            raise _timeout(e) from None
+        exact = result is not None and result.exact
+        found = {
+            "count": result.count if exact else None,
+            "exact": exact,
+            "unique": exact and result.count == 1,
+            "forced": {b.name(i): next(iter(ts)).code for i, ts in sorted(possible.items()) if len(ts) == 1},
+            "count_mode": mode,
+            "method": result.method if exact else "none",
+            "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
+            "heat": None,
+            "heat_exact": None,
+        }
+        if heat_t is not None:  # where the terrain is known (0 or 1), null where it may be: exact as far as it goes
+            found.update(heat={b.name(i): known_chance(ts, heat_t) for i, ts in sorted(possible.items())})
+            found.update(heat_exact=False, heat_method="none")
+        # what the wall clock left out, as `mapgen solve --json` says it: the forced cells (exact) kept beside the 504
+        missing = [k for k, lost in (("count", not exact), ("heat", heat_t is not None)) if lost]
+        raise ApiError(
+            f"{e} (ask for a larger time_limit)", exit=3, **_named(found, rules, state.chapter),
+            timed_out=str(e), missing=missing,
+        ) from None  # fmt: skip
 
 
 def _profile(body: dict, chapter: Chapter):
