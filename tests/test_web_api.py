@@ -609,6 +609,44 @@ def test_a_deduce_job_that_kept_what_it_found_answers_exit_3_with_its_result(cli
         del jobs._jobs[job.id]
 
 
+def test_a_playtest_job_at_its_time_limit_keeps_the_games_played(monkeypatch):
+    """A studio playtest (no time limit on the command line; the job's wall clock, 900 s, in the server) was terminated
+    at its limit with "the job ran out of its time limit" and nothing else: every game played was lost. The worker now
+    ends the games itself before the limit and reports those played, the figures `mapgen playtest --games K` gives for
+    them (a game's play depends on its number only), with ``games_asked`` and ``timed_out``, and the note the page
+    shows. The clock is the test's: each reading 40 s later than the last."""
+    from cli import main
+    from mapgen import workers
+    from mapgen.web import jobs, service
+
+    class Clock:
+        now = 0.0
+
+        @classmethod
+        def monotonic(cls):
+            cls.now += 40.0
+            return cls.now
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(jobs, "time", Clock)
+    out = queue.SimpleQueue()
+    args = service.playtest_args({"name": "training-1", "games": 12, "seed": 3, "file": "training-1"})
+    jobs._run("playtest", args, out, limit=120.0)  # a worker's own stop: 12 s before the limit (a tenth of it)
+    messages = [out.get_nowait() for _ in range(out.qsize())]
+    assert messages[-1][0] == "done", messages[-1]
+    _, result, png, words = messages[-1]
+    played = result["games"]
+    assert 0 < played < 12 and result["games_asked"] == 12
+    assert result["timed_out"] == f"the job's time limit of 120 s ran out after {played} of 12 games"
+    cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", str(played), "--seed", "3", "--json"])
+    assert {k: v for k, v in result.items() if k not in ("games_asked", "timed_out")} == json.loads(cli.output)
+    assert words["missing"] == (
+        f"not in time: {12 - played} of the 12 games asked (the job's time limit of 120 s ran out); "
+        f"the figures are of the {played} games played"
+    )
+    assert png.startswith(b"\x89PNG") and words["wins"]
+
+
 def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
     r = client.post("/api/playtest", json={"name": "fauna-1", "games": 5000, "bot": "deducer"})
     job_id = r.json()["id"]

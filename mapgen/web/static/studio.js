@@ -650,13 +650,14 @@ function showResult(kind, j) {
         + (g.calibrated_on ? `; the tier is cut at the quartiles of maps generated under shipped ${g.calibrated_on}'s `
           + `rules, not the house rules of ${res.rules || "the server"}` : ""));
     }
-    // the time limit ran out after the reveal set was found (`mapgen deduce` exits 3 alike): what did not come, in
-    // the job's words (deduce's text's), after what was found
-    if (res.missing && res.missing.length) {
-      lines.push(MG.el("p", {id: "deduce-missing", class: "problem",
-        text: `${capital(j.words.missing)}. What was found is shown.`}));
-    }
     draw();
+  }
+  // time ran out after part of the work (a deduce's reveal set found, `mapgen deduce` exits 3 alike; a playtest's
+  // games played before the job's limit): what did not come, in the job's words, after what was found
+  const missing = j.words && j.words.missing;
+  if (missing) {
+    lines.push(MG.el("p", {id: `${kind}-missing`, class: "problem",
+      text: `${capital(missing)}.` + (kind === "deduce" ? " What was found is shown." : "")}));
   }
   box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
   const chart = MG.el("div", {class: "chart-box", id: `${kind}-chart`});
@@ -669,7 +670,7 @@ function showResult(kind, j) {
     open.addEventListener("click", () => openChart(src, kind));
     box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
-  say(res.missing && res.missing.length ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
+  say(missing ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
 }
 
 // -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
