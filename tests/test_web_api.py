@@ -1764,3 +1764,64 @@ def test_render_of_a_name_the_font_cannot_draw_says_so_once_not_in_the_server_lo
     assert not [w for w in caught if "Glyph" in str(w.message)]
     plain = client.post("/api/render", json={"name": "fauna-1", "format": fmt})
     assert plain.status_code == 200 and "x-mapgen-note" not in plain.headers
+
+
+def test_a_heat_render_whose_odds_run_out_of_time_says_so_and_exits_3_as_render_does(monkeypatch):
+    """`mapgen render STATE --probabilities` whose odds do not come in time draws what is known ("?" where the terrain
+    may be) and exits 3 naming what is missing; /api/render drew the same picture but answered exit 0 with no word,
+    so a client could not tell the shading was not there. It now says it in X-Mapgen-Note and X-Mapgen-Exit 3."""
+    from urllib.parse import unquote
+
+    from mapgen.solving.solve import Solver, SolveTimeout
+
+    def runs_out(self, *args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran")
+
+    monkeypatch.setattr(Solver, "odds_answer", runs_out)
+    with TestClient(create_app(processes=False)) as client:  # threads: the patched solver runs in this process
+        r = client.post("/api/render", json={"map": _column_state("fauna-1"), "heat": "Ft"})
+        assert r.status_code == 200 and r.content.startswith(b"\x89PNG")
+        assert r.headers["x-mapgen-exit"] == "3"
+        assert unquote(r.headers["x-mapgen-note"]) == (
+            'no odds of a Fort in time (time limit 10 s): drew what was found ("?" where it may be), '
+            "missing: probabilities"
+        )
+        plain = client.post("/api/render", json={"map": _column_state("fauna-1"), "forced": True})
+        assert plain.headers["x-mapgen-exit"] == "0" and "x-mapgen-note" not in plain.headers
+
+
+def test_an_answer_kept_in_part_because_time_ran_out_is_not_given_again(monkeypatch):
+    """The server gives the last answers again to identical requests, "never a time-out": but an answer that ran out
+    of time part way (a hint whose odds or best guess did not come, exit 3; a heat render drawn with "?") is the
+    load's doing, and was given again as it was to the next identical request, on an idle machine too. Now only a
+    whole answer is kept."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import hints
+
+    real_guess, real_odds = hints.best_guess, Solver.odds_answer
+    calls = {"guess": 0, "odds": 0}
+
+    def late_once(*args, **kwargs):
+        calls["guess"] += 1
+        if calls["guess"] == 1:
+            raise SolveTimeout("the time limit ran out while the sampler ran")
+        return real_guess(*args, **kwargs)
+
+    def odds_late_once(self, *args, **kwargs):
+        calls["odds"] += 1
+        if calls["odds"] == 1:
+            raise SolveTimeout("the time limit ran out while the sampler ran")
+        return real_odds(self, *args, **kwargs)
+
+    monkeypatch.setattr(hints, "best_guess", late_once)
+    with TestClient(create_app(processes=False)) as client:  # threads: the patched solver runs in this process
+        body = {"map": _state("fauna-1", []), "time_limit": 15}
+        first = client.post("/api/hint", json=body)
+        assert first.headers["x-mapgen-exit"] == "3" and first.json()["missing"] == ["guess"]
+        again = client.post("/api/hint", json=body)
+        assert calls["guess"] == 2 and again.json().get("missing") != ["guess"], again.json()
+        monkeypatch.setattr(Solver, "odds_answer", odds_late_once)
+        body = {"map": _column_state("fauna-1"), "heat": "Ft"}
+        assert client.post("/api/render", json=body).headers["x-mapgen-exit"] == "3"
+        client.post("/api/render", json=body)
+        assert calls["odds"] == 2
