@@ -509,7 +509,7 @@ def test_a_failed_job_says_what_went_wrong_without_the_exception_s_class(monkeyp
     assert failed_with(MapFileError("map", "line 3: unknown terrain 'Qq'")) == (
         "failed",
         "map: line 3: unknown terrain 'Qq'",
-        None,
+        2,  # the CLI's exit code for it
     )
     assert failed_with(ZeroDivisionError("division by zero")) == (
         "failed",
@@ -588,6 +588,34 @@ def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_doe
         "missing": "not in time: the reveal profile, the grade (the time limit ran out while the state was compiled "
         "(3 CPU s budget); time limit 40 s)"
     }
+
+
+def test_a_deduce_job_that_ran_out_before_its_reveal_set_says_exit_3_as_deduce_does(monkeypatch, client):
+    """A deduce job whose reveal set did not come in time failed with X-Mapgen-Exit 1 ("a rule is broken") where
+    `mapgen deduce` exits 3 (a time limit): the worker's failure carries the CLI's exit code, and the job says it."""
+    from mapgen import deduce as deduce_module
+    from mapgen import workers
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import jobs, service
+    from mapgen.web.jobs import Job
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the reveal set was thinned")
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(deduce_module, "minimal_reveal_set", runs_out)
+    out = queue.SimpleQueue()
+    jobs._run("deduce", service.deduce_args({"name": "training-1"}), out)
+    last = [out.get_nowait() for _ in range(out.qsize())][-1]
+    assert last == ("failed", "the time limit ran out while the reveal set was thinned", 3)
+    job = Job("late-1", "deduce", {}, 60.0, status="failed", error=last[1], code=last[2])
+    job.ended = time.monotonic()
+    client.app.state.jobs._jobs[job.id] = job
+    try:
+        r = client.get(f"/api/jobs/{job.id}")
+        assert r.headers["x-mapgen-exit"] == "3" and r.json()["status"] == "failed"
+    finally:
+        del client.app.state.jobs._jobs[job.id]
 
 
 def test_a_deduce_job_that_kept_what_it_found_answers_exit_3_with_its_result(client):

@@ -39,6 +39,7 @@ class Job:
     result: dict | None = None
     words: dict | None = None  # a playtest's figures as ``mapgen playtest`` says them (report_words), beside result
     error: str | None = None
+    code: int | None = None  # a failed job's exit code as the CLI's (2 bad input, 3 a time limit); None: 1
     plot: bytes | None = None
     started: float | None = None
     ended: float | None = None
@@ -48,10 +49,12 @@ class Job:
     def exit_code(self) -> int:
         """The CLI's exit code for the job so far: 3 for a result kept when time ran out (``"timed_out"``: a deduce
         report's later parts, ``"missing"`` naming them, as ``mapgen deduce`` exits 3; a playtest's games past the job's
-        limit) or a job past its limit, 1 for a failure."""
+        limit) or a job past its limit; a failure's own (2 bad input, 3 a time limit, as the CLI's), else 1."""
         if self.status == "done":
             return 3 if self.result is not None and "timed_out" in self.result else 0
-        return {"failed": 1, "timeout": 3}.get(self.status, 0)
+        if self.status == "failed":
+            return self.code or 1
+        return {"timeout": 3}.get(self.status, 0)
 
     def to_json(self) -> dict:
         out = {
@@ -79,7 +82,8 @@ def playtest_title(source: str, games: int, bot: str) -> str:
 
 
 def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
-    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words).
+    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words) or
+    ("failed", message, the CLI's exit code or None).
     ``limit``: the job's wall-clock limit (its process is ended there); a playtest stops taking games a tenth of it
     (at most a minute) before, and reports the games played."""
     from mapgen.workers import start_worker  # deferred: mapgen.workers (multiprocessing), in the job's worker only
@@ -167,7 +171,7 @@ def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
         text = str(e).strip()
         if exit_code(e) is None:
             text = f"an internal error ({text}); please report it" if text else "an internal error; please report it"
-        out.put(("failed", " ".join(text.split())[:300], None))
+        out.put(("failed", " ".join(text.split())[:300], exit_code(e)))  # the CLI's exit code; None for a bug
 
 
 class Jobs:
@@ -254,7 +258,7 @@ class Jobs:
                         self._end(job, "done")
                         return
                     else:
-                        job.error = msg[1]
+                        job.error, job.code = msg[1], msg[2]
                         self._end(job, "failed")
                         return
             finally:
