@@ -686,7 +686,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     budget = Budget(limit)  # shares of its seconds (not of what is left): the same answer under any load
     solver = solver_for(chapter)
     b = state.board
-    possible, result = None, None  # what is known when a time-out comes: said beside it (_table_timeout)
+    possible, result = None, None  # what is known when a time-out comes: carried by its 504 (below)
 
     try:
         possible = solver.possible(state, time_limit=budget)
