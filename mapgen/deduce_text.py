@@ -94,9 +94,17 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
     if g:
         lines.extend(_grade_text(g, prof or {}, m.chapter))
     if report.get("missing"):  # the time limit ran out after the reveal set: what was found is above
-        parts = ", ".join(MISSING_WORDS.get(k, k) for k in report["missing"])
-        lines.append(f"not in time: {parts} ({report['timed_out']}): raise --time-limit")
+        lines.append(f"{not_in_time(report)}: raise --time-limit")
     return "\n".join(lines)
+
+
+def not_in_time(report: dict, time_limit: float | None = None) -> str:
+    """What a deduce report whose time limit ran out after the reveal set was found lacks, in words: ``not in time:
+    the reveal profile, the grade (REASON)``, with ``; time limit N s`` inside the brackets when ``time_limit`` is
+    given (the studio's deduce job, whose limit the user did not type); the command's text and the job say it alike."""
+    parts = ", ".join(MISSING_WORDS.get(k, k) for k in report["missing"])
+    limit = "" if time_limit is None else f"; time limit {time_limit:g} s"
+    return f"not in time: {parts} ({report['timed_out']}{limit})"
 
 
 #: A deduce report's ``"missing"`` keys in words (the time limit ran out after the reveal set was found).

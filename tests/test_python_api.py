@@ -542,3 +542,17 @@ def test_a_solver_question_given_an_argument_it_cannot_use_says_so_as_invalid_in
         assert exit_code(caught.value) == 2 and isinstance(caught.value, ValueError)
     with pytest.raises(WrongMapError, match="with_cells takes 25 cells"):  # the Map's own: a bare ValueError was
         state.with_cells([None] * 3)
+
+
+def test_run_playtest_stops_when_told_and_returns_the_games_played_in_order():
+    """``stop`` (the studio's playtest job, before its wall clock ends it) ends a run with the games played: the same
+    records as a run of that many games, with one process or a pool of them."""
+    from mapgen.engine.playtest import Settings, run_playtest
+
+    m, s = maps.load("training-1"), Settings(seed=5)
+    asked = []
+    one = run_playtest(m, s, 10, 1, stop=lambda k: asked.append(k) or k >= 4)
+    assert asked == [0, 1, 2, 3, 4] and len(one) == 4
+    assert one == run_playtest(m, s, 4, 1)
+    pooled = run_playtest(m, s, 10, 2, stop=lambda k: k >= 3)
+    assert pooled == run_playtest(m, s, 3, 1)

@@ -509,7 +509,7 @@ def test_a_failed_job_says_what_went_wrong_without_the_exception_s_class(monkeyp
     assert failed_with(MapFileError("map", "line 3: unknown terrain 'Qq'")) == (
         "failed",
         "map: line 3: unknown terrain 'Qq'",
-        None,
+        2,  # the CLI's exit code for it
     )
     assert failed_with(ZeroDivisionError("division by zero")) == (
         "failed",
@@ -556,6 +556,123 @@ def test_deduce_runs_as_a_job_and_matches_the_cli(client):
     assert job["status"] == "done", job
     cli = CliRunner().invoke(main, ["deduce", "training-1", "--no-profile", "--json"])
     assert job["result"] == json.loads(cli.output)
+
+
+def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_does(monkeypatch):
+    """The studio's deduce job failed whole ("deduce: failed: the time limit ran out ...") when the reveal profile ran
+    out of time after the reveal set (all a puzzle needs) was found, where `mapgen deduce --json` prints that reveal set
+    and the rules it relies on, says ``"missing": ["profile", "grade"]`` and exits 3. The job now ends with the CLI's
+    JSON (what was found, ``missing`` and ``timed_out``), the note the page shows in its words, and no chart."""
+    from cli import main
+    from mapgen import deduce as deduce_module
+    from mapgen import workers
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import jobs, service
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the state was compiled (3 CPU s budget)")
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(deduce_module, "reveal_profile", runs_out)  # deterministic: the profile alone runs out
+    out = queue.SimpleQueue()
+    jobs._run("deduce", service.deduce_args({"name": "training-1", "time_limit": 40}), out)
+    messages = [out.get_nowait() for _ in range(out.qsize())]
+    assert [m[0] for m in messages[:-1]] == ["progress"] * (len(messages) - 1)
+    assert messages[-1][0] == "done", messages[-1]  # was ("failed", "the time limit ran out ...", None)
+    _, result, png, words = messages[-1]
+    cli = CliRunner().invoke(main, ["deduce", "training-1", "--time-limit", "40", "--json"])
+    assert cli.exit_code == 3 and result == json.loads(cli.stdout)
+    assert result["missing"] == ["profile", "grade"] and result["reveal_count"] == len(result["reveal_set"]) > 0
+    assert "depends_on" in result and png is None
+    assert words == {
+        "missing": "not in time: the reveal profile, the grade (the time limit ran out while the state was compiled "
+        "(3 CPU s budget); time limit 40 s)"
+    }
+
+
+def test_a_deduce_job_that_ran_out_before_its_reveal_set_says_exit_3_as_deduce_does(monkeypatch, client):
+    """A deduce job whose reveal set did not come in time failed with X-Mapgen-Exit 1 ("a rule is broken") where
+    `mapgen deduce` exits 3 (a time limit): the worker's failure carries the CLI's exit code, and the job says it."""
+    from mapgen import deduce as deduce_module
+    from mapgen import workers
+    from mapgen.solving.solve import SolveTimeout
+    from mapgen.web import jobs, service
+    from mapgen.web.jobs import Job
+
+    def runs_out(*args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the reveal set was thinned")
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(deduce_module, "minimal_reveal_set", runs_out)
+    out = queue.SimpleQueue()
+    jobs._run("deduce", service.deduce_args({"name": "training-1"}), out)
+    last = [out.get_nowait() for _ in range(out.qsize())][-1]
+    assert last == ("failed", "the time limit ran out while the reveal set was thinned", 3)
+    job = Job("late-1", "deduce", {}, 60.0, status="failed", error=last[1], code=last[2])
+    job.ended = time.monotonic()
+    client.app.state.jobs._jobs[job.id] = job
+    try:
+        r = client.get(f"/api/jobs/{job.id}")
+        assert r.headers["x-mapgen-exit"] == "3" and r.json()["status"] == "failed"
+    finally:
+        del client.app.state.jobs._jobs[job.id]
+
+
+def test_a_deduce_job_that_kept_what_it_found_answers_exit_3_with_its_result(client):
+    """A finished job with parts missing is done (its result is shown) but, as `mapgen deduce` exits 3, says exit 3."""
+    from mapgen.web.jobs import Job
+
+    result = {"reveal_set": ["A1"], "reveal_count": 1, "depends_on": [], "timed_out": "ran out", "missing": ["profile"]}
+    jobs = client.app.state.jobs
+    job = Job("partial-1", "deduce", {}, 60.0, status="done", result=result, words={"missing": "not in time"})
+    job.ended = time.monotonic()
+    jobs._jobs[job.id] = job
+    try:
+        r = client.get(f"/api/jobs/{job.id}")
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (200, "3")
+        assert r.json()["status"] == "done" and r.json()["result"] == result
+        job.result = {k: v for k, v in result.items() if k not in ("timed_out", "missing")}
+        assert client.get(f"/api/jobs/{job.id}").headers["x-mapgen-exit"] == "0"
+    finally:
+        del jobs._jobs[job.id]
+
+
+def test_a_playtest_job_at_its_time_limit_keeps_the_games_played(monkeypatch):
+    """A studio playtest (no time limit on the command line; the job's wall clock, 900 s, in the server) was terminated
+    at its limit with "the job ran out of its time limit" and nothing else: every game played was lost. The worker now
+    ends the games itself before the limit and reports those played, the figures `mapgen playtest --games K` gives for
+    them (a game's play depends on its number only), with ``games_asked`` and ``timed_out``, and the note the page
+    shows. The clock is the test's: each reading 40 s later than the last."""
+    from cli import main
+    from mapgen import workers
+    from mapgen.web import jobs, service
+
+    class Clock:
+        now = 0.0
+
+        @classmethod
+        def monotonic(cls):
+            cls.now += 40.0
+            return cls.now
+
+    monkeypatch.setattr(workers, "start_worker", lambda: None)  # in this process: keep Ctrl-C and the parent
+    monkeypatch.setattr(jobs, "time", Clock)
+    out = queue.SimpleQueue()
+    args = service.playtest_args({"name": "training-1", "games": 12, "seed": 3, "file": "training-1"})
+    jobs._run("playtest", args, out, limit=120.0)  # a worker's own stop: 12 s before the limit (a tenth of it)
+    messages = [out.get_nowait() for _ in range(out.qsize())]
+    assert messages[-1][0] == "done", messages[-1]
+    _, result, png, words = messages[-1]
+    played = result["games"]
+    assert 0 < played < 12 and result["games_asked"] == 12
+    assert result["timed_out"] == f"the job's time limit of 120 s ran out after {played} of 12 games"
+    cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", str(played), "--seed", "3", "--json"])
+    assert {k: v for k, v in result.items() if k not in ("games_asked", "timed_out")} == json.loads(cli.output)
+    assert words["missing"] == (
+        f"not in time: {12 - played} of the 12 games asked (the job's time limit of 120 s ran out); "
+        f"the figures are of the {played} games played"
+    )
+    assert png.startswith(b"\x89PNG") and words["wins"]
 
 
 def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
@@ -1326,6 +1443,52 @@ def test_a_hint_whose_odds_and_then_best_guess_run_out_keeps_missing_a_list(monk
     assert out["missing_text"] == "the Paths' odds of a Flora creature: the time limit (10 s) ran out"
 
 
+def _table_out_of_time(monkeypatch, small, body):
+    """``do_table`` on ``body`` with the counters' time limit running out (``small``: the node-capped enumeration's
+    count, None for none): the ApiError it raises."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import service
+
+    def runs_out(self, *args, **kwargs):
+        raise SolveTimeout("the time limit ran out while completions were enumerated (0 found)")
+
+    monkeypatch.setattr(Solver, "circuit", lambda self, *a, **k: None)  # no compiled circuit: the counters count
+    monkeypatch.setattr(Solver, "small_count", lambda self, *a, **k: small)
+    monkeypatch.setattr(service.COMPILES, "status", lambda chapter, state: None)  # no compile in the background
+    monkeypatch.setattr(Solver, "count", runs_out)
+    with pytest.raises(service.ApiError) as caught:
+        service.do_table(body)
+    return caught.value
+
+
+def test_a_table_count_that_runs_out_of_time_keeps_the_forced_cells_as_solve_does(monkeypatch):
+    """/api/table's 504 said only "the time limit ran out" when its count ran out of time, though the forced cells,
+    the target and where the heat terrain can be (all exact, from each cell's possible terrains) were known: `mapgen
+    solve` prints them and exits 3, /api/solve's 504 carries them. The table's 504 now does too, with ``missing`` and
+    ``timed_out`` as solve's; a count known exact before the heat map's enumeration ran out is kept."""
+    from mapgen.solving.solve import Solver
+
+    state = _state("fauna-1", [i for i in range(maps.load("fauna-1").board.size) if i % 3 == 0])
+    m = parse_map(state, "map")
+    possible = Solver.for_chapter(m.chapter).possible(m)
+    b = m.board
+    forced = {b.name(i): next(iter(ts)).code for i, ts in sorted(possible.items()) if len(ts) == 1}
+    assert forced
+    body = {"map": state, "heat": "Ft", "count": "full", "time_limit": 4}
+    e = _table_out_of_time(monkeypatch, None, body)
+    assert (e.exit, e.status) == (3, 504) and str(e).endswith("(ask for a larger time_limit)")
+    out = e.to_json()
+    assert out["forced"] == forced and out["count"] is None and out["exact"] is False
+    assert out["missing"] == ["count", "heat"] and out["timed_out"] == str(e).removesuffix(
+        " (ask for a larger time_limit)"
+    )
+    assert out["target"]["terrain"] == "Ft" and out["heat_exact"] is False
+    assert all(out["heat"][name] == 1.0 for name, code in forced.items() if code == "Ft")
+    # the count exact (a small one, enumerated), then the heat map's enumeration ran out: the count stays
+    out = _table_out_of_time(monkeypatch, 12, body).to_json()
+    assert (out["count"], out["exact"], out["method"], out["missing"]) == (12, True, "enumeration", ["heat"])
+
+
 def test_the_pool_error_widens_where_its_units_disagree_and_bounds_what_no_draw_shows():
     """The pool's plain binomial error said "~0% ±1" where the chains sat on islands they cannot leave (vameter-1
     with A7 revealed; `solve` said "Fz up to 31%" there): the error is at least the spread of the units' shares
@@ -1652,3 +1815,64 @@ def test_table_and_render_give_a_forced_hill_s_number_where_every_completion_giv
     for name in ("training-1", "fauna-1"):
         v = client.post("/api/table", json={"map": _state(name, []), "count": "quick", "time_limit": 15}).json()
         assert "hill_numbers" not in v and "hill_numbers_unsettled" not in v
+
+
+def test_a_heat_render_whose_odds_run_out_of_time_says_so_and_exits_3_as_render_does(monkeypatch):
+    """`mapgen render STATE --probabilities` whose odds do not come in time draws what is known ("?" where the terrain
+    may be) and exits 3 naming what is missing; /api/render drew the same picture but answered exit 0 with no word,
+    so a client could not tell the shading was not there. It now says it in X-Mapgen-Note and X-Mapgen-Exit 3."""
+    from urllib.parse import unquote
+
+    from mapgen.solving.solve import Solver, SolveTimeout
+
+    def runs_out(self, *args, **kwargs):
+        raise SolveTimeout("the time limit ran out while the sampler ran")
+
+    monkeypatch.setattr(Solver, "odds_answer", runs_out)
+    with TestClient(create_app(processes=False)) as client:  # threads: the patched solver runs in this process
+        r = client.post("/api/render", json={"map": _column_state("fauna-1"), "heat": "Ft"})
+        assert r.status_code == 200 and r.content.startswith(b"\x89PNG")
+        assert r.headers["x-mapgen-exit"] == "3"
+        assert unquote(r.headers["x-mapgen-note"]) == (
+            'no odds of a Fort in time (time limit 10 s): drew what was found ("?" where it may be), '
+            "missing: probabilities"
+        )
+        plain = client.post("/api/render", json={"map": _column_state("fauna-1"), "forced": True})
+        assert plain.headers["x-mapgen-exit"] == "0" and "x-mapgen-note" not in plain.headers
+
+
+def test_an_answer_kept_in_part_because_time_ran_out_is_not_given_again(monkeypatch):
+    """The server gives the last answers again to identical requests, "never a time-out": but an answer that ran out
+    of time part way (a hint whose odds or best guess did not come, exit 3; a heat render drawn with "?") is the
+    load's doing, and was given again as it was to the next identical request, on an idle machine too. Now only a
+    whole answer is kept."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import hints
+
+    real_guess, real_odds = hints.best_guess, Solver.odds_answer
+    calls = {"guess": 0, "odds": 0}
+
+    def late_once(*args, **kwargs):
+        calls["guess"] += 1
+        if calls["guess"] == 1:
+            raise SolveTimeout("the time limit ran out while the sampler ran")
+        return real_guess(*args, **kwargs)
+
+    def odds_late_once(self, *args, **kwargs):
+        calls["odds"] += 1
+        if calls["odds"] == 1:
+            raise SolveTimeout("the time limit ran out while the sampler ran")
+        return real_odds(self, *args, **kwargs)
+
+    monkeypatch.setattr(hints, "best_guess", late_once)
+    with TestClient(create_app(processes=False)) as client:  # threads: the patched solver runs in this process
+        body = {"map": _state("fauna-1", []), "time_limit": 15}
+        first = client.post("/api/hint", json=body)
+        assert first.headers["x-mapgen-exit"] == "3" and first.json()["missing"] == ["guess"]
+        again = client.post("/api/hint", json=body)
+        assert calls["guess"] == 2 and again.json().get("missing") != ["guess"], again.json()
+        monkeypatch.setattr(Solver, "odds_answer", odds_late_once)
+        body = {"map": _column_state("fauna-1"), "heat": "Ft"}
+        assert client.post("/api/render", json=body).headers["x-mapgen-exit"] == "3"
+        client.post("/api/render", json=body)
+        assert calls["odds"] == 2

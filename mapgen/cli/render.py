@@ -156,6 +156,7 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
     """
     from mapgen.render import (  # deferred: the command's library, only when it runs
         heat_options,
+        odds_not_in_time,
         plot_profile,
         render_map,
         render_sheet,
@@ -303,10 +304,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         size = f", {result.width_px}x{result.height_px} px" if result.width_px else ""
         pages = f", {result.pages} pages" if result.pages > 1 else ""
         click.echo(f"wrote {result.path} ({result.format.upper()}{size}{pages}) in {seconds:.1f} s")
-    odds = extra.get("probabilities")
-    if odds is not None and odds["method"] == "none" and None in odds["cells"].values():
+    late = None if profile else odds_not_in_time(got, label)
+    if late is not None:
         # no route answered in time: the picture is drawn with "?" where the terrain may be; say so, as solve does
         raise found_then_out_of_time(
-            map_file, f"no odds of a {label} in time", time_limit, ["probabilities"],
-            found='drew what was found ("?" where it may be)',
-        )  # fmt: skip
+            map_file, late, time_limit, ["probabilities"], found='drew what was found ("?" where it may be)'
+        )

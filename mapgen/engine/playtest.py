@@ -140,10 +140,13 @@ def _work(k: int) -> GameRecord:
     return play_one(w["map"], w["settings"], k, w["keep"], w["game"])
 
 
-def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: bool = False, progress=None):
+def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: bool = False, progress=None, stop=None):
     """Play ``games`` games (``jobs`` processes); returns the records in game order.
 
-    ``progress`` is called with the number of games finished so far.
+    ``progress`` is called with the number of games finished so far. ``stop`` (called with that number before a
+    further game is played, or as each game finishes when ``jobs`` processes play) ends the run when it returns true:
+    the records of the games played, in order, are what a run of that many games returns (a game's play depends on
+    its number only).
     """
     _expect(m, s, "run_playtest")
     if not is_whole(games, 0):  # -1 returned no games as if played; "5" failed on games / jobs
@@ -155,6 +158,8 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
         game = make_game(m, s, 0)
         out = []
         for k in range(games):
+            if stop is not None and stop(k):
+                break
             out.append(play_one(m, s, k, keep_actions, game))
             if progress:
                 progress(k + 1)
@@ -169,6 +174,8 @@ def run_playtest(m: Map, s: Settings, games: int, jobs: int = 1, keep_actions: b
             out.append(rec)
             if progress:
                 progress(len(out))
+            if stop is not None and len(out) < games and stop(len(out)):
+                break  # the games still running in the pool end with it (terminated)
     return out
 
 

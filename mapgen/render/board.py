@@ -51,6 +51,15 @@ def has_unknown(heat: dict | None) -> bool:
     return any(v is None for v in (heat or {}).values())
 
 
+def odds_not_in_time(answer, label: str) -> str | None:
+    """``no odds of a LABEL in time`` when ``Solver.heat_answer``'s answer (None: no shading) has no odds (no route
+    answered in time) and a cell where the terrain may be (drawn "?"); None when the shading is all there.
+    ``mapgen render --probabilities`` exits 3 with it, /api/render says it in its note."""
+    if answer is None or answer.method != "none" or None not in answer.heat.values():
+        return None
+    return f"no odds of a {label} in time"
+
+
 def heat_options(answer, label: str) -> dict:
     """The shading keywords of ``render_map`` and ``render_sheet`` from ``Solver.heat_answer``'s answer (a
     ``HeatAnswer``; None: no shading) for the terrain named ``label``: chances, whether exact, and the sampler's

@@ -36,6 +36,7 @@ from starlette.responses import FileResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from mapgen.errors import TIMEOUT
 from mapgen.inputs import Unreadable, parse_json
 from mapgen.web import service
 from mapgen.web.answers import Answers, request_key
@@ -173,7 +174,10 @@ async def _connected(request: Request) -> bool:
 def _keep(answer) -> bool:
     """Whether an answer may be given again: not one that says a background compile or sampler run is still
     under way (the next ask is better once it lands), nor odds estimated from an earlier state's draws (a run
-    for this state follows: ``draws``)."""
+    for this state follows: ``draws``), nor one kept in part because its time ran out (exit 3: a hint whose odds
+    or best guess did not come, a render's ``(..., code)`` drawn with "?"), the load's doing, not the state's."""
+    if isinstance(answer, tuple) and (answer[0] == TIMEOUT or (len(answer) == 5 and answer[4] == TIMEOUT)):
+        return False
     if not (isinstance(answer, tuple) and isinstance(answer[1], dict)):
         return True
     v = answer[1]
@@ -319,8 +323,10 @@ def create_app(
         body = await read_body(request)
         service.check_fields("render", body)
         solves = bool(body.get("forced") or body.get("heat"))  # forced cells or a heat map: a solver runs first
-        data, media, filename, note = await answer("render", slow if solves else draw, service.do_render, body, request)
-        headers = {"Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": "0"}
+        data, media, filename, note, code = await answer(
+            "render", slow if solves else draw, service.do_render, body, request
+        )
+        headers = {"Content-Disposition": f'attachment; filename="{filename}"', "X-Mapgen-Exit": str(code)}
         if note is not None:  # characters the font cannot draw (CJK in a name): a header is Latin-1, so URL-encoded
             headers["X-Mapgen-Note"] = quote(note)
         return Response(data, media_type=media, headers=headers)
@@ -345,8 +351,7 @@ def create_app(
 
     async def job_status(request: Request):
         job = _job(request)
-        exit_code = {"done": 0, "failed": 1, "timeout": 3}.get(job.status, 0)
-        return _json(job.to_json(), exit=exit_code)
+        return _json(job.to_json(), exit=job.exit_code())
 
     async def job_cancel(request: Request):
         _job(request)

@@ -16,7 +16,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 
-from mapgen.errors import exit_code
+from mapgen.errors import TimeLimitError, exit_code
 from mapgen.mapfile import parse_map
 
 KEEP = 50  # finished jobs kept for their results; older ones are forgotten
@@ -39,11 +39,22 @@ class Job:
     result: dict | None = None
     words: dict | None = None  # a playtest's figures as ``mapgen playtest`` says them (report_words), beside result
     error: str | None = None
+    code: int | None = None  # a failed job's exit code as the CLI's (2 bad input, 3 a time limit); None: 1
     plot: bytes | None = None
     started: float | None = None
     ended: float | None = None
     process: object = None
     cancel: threading.Event = field(default_factory=threading.Event)
+
+    def exit_code(self) -> int:
+        """The CLI's exit code for the job so far: 3 for a result kept when time ran out (``"timed_out"``: a deduce
+        report's later parts, ``"missing"`` naming them, as ``mapgen deduce`` exits 3; a playtest's games past the job's
+        limit) or a job past its limit; a failure's own (2 bad input, 3 a time limit, as the CLI's), else 1."""
+        if self.status == "done":
+            return 3 if self.result is not None and "timed_out" in self.result else 0
+        if self.status == "failed":
+            return self.code or 1
+        return {"timeout": 3}.get(self.status, 0)
 
     def to_json(self) -> dict:
         out = {
@@ -70,10 +81,14 @@ def playtest_title(source: str, games: int, bot: str) -> str:
     return f"Playtest: {what}" if source == "map" else f"Playtest of {source}: {what}"
 
 
-def _run(kind: str, args: dict, out) -> None:
-    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words)."""
+def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
+    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words) or
+    ("failed", message, the CLI's exit code or None).
+    ``limit``: the job's wall-clock limit (its process is ended there); a playtest stops taking games a tenth of it
+    (at most a minute) before, and reports the games played."""
     from mapgen.workers import start_worker  # deferred: mapgen.workers (multiprocessing), in the job's worker only
 
+    started = time.monotonic()
     start_worker()  # Ctrl-C stops the server, which stops its jobs; a job never prints a traceback of its own
     try:
         m = parse_map(args["text"], "map")
@@ -97,13 +112,30 @@ def _run(kind: str, args: dict, out) -> None:
             games = args["games"]
             out.put(("progress", 0, games))
             step = max(1, games // 50)
-            records = run_playtest(m, s, games, 1, progress=lambda k: k % step == 0 and out.put(("progress", k, games)))
+            stop = None
+            if limit is not None:  # the games played before the job's end, kept (the supervisor would end them all)
+                deadline = started + limit - min(60.0, limit / 10)
+                stop = lambda k: time.monotonic() >= deadline
+            records = run_playtest(
+                m, s, games, 1, progress=lambda k: k % step == 0 and out.put(("progress", k, games)), stop=stop
+            )
+            played = len(records)
+            if played == 0:
+                raise TimeLimitError(f"the job's time limit of {limit:g} s ran out before its first game ended")
             report = summarise(records, m, s, args["source"])
-            title = playtest_title(args["source"], games, s.bot)
+            title = playtest_title(args["source"], played, s.bot)
             chart = lambda path: plot_playtest([report], path, title=title)
             words = report_words(report)
+            if played < games:  # what `mapgen playtest --games PLAYED` reports, with what did not come in time
+                report["games_asked"] = games
+                report["timed_out"] = f"the job's time limit of {limit:g} s ran out after {played} of {games} games"
+                words["missing"] = (
+                    f"not in time: {games - played:,} of the {games:,} games asked (the job's time limit of {limit:g} s "
+                    f"ran out); the figures are of the {played:,} games played"
+                )
         else:
             from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
+            from mapgen.deduce_text import not_in_time  # deferred: with deduce_report, in the job's worker only
             from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only
 
             out.put(("progress", 0, 0))
@@ -114,12 +146,15 @@ def _run(kind: str, args: dict, out) -> None:
                 profile=args["profile"],
                 progress=lambda k, n: out.put(("progress", k, n)),
                 chapter=args.get("rules"),  # the house chapter ``mapgen serve --rules`` gave this map's chapter
+                partial=True,  # the reveal set found, a later time-out keeps it, as ``mapgen deduce`` (exit 3)
             )
             chart = (
                 (lambda path: plot_profile(report["profile"], path, title="reveal profile"))
-                if args["profile"]
+                if "profile" in report
                 else None
             )
+            if "missing" in report:  # the note the studio shows, in the words of deduce's text
+                words = {"missing": not_in_time(report, args["time_limit"])}
         if args.get("rules_file") is not None:  # the house-rule file it was played or deduced under
             report["rules"] = args["rules_file"]
         png = None
@@ -136,7 +171,7 @@ def _run(kind: str, args: dict, out) -> None:
         text = str(e).strip()
         if exit_code(e) is None:
             text = f"an internal error ({text}); please report it" if text else "an internal error; please report it"
-        out.put(("failed", " ".join(text.split())[:300], None))
+        out.put(("failed", " ".join(text.split())[:300], exit_code(e)))  # the CLI's exit code; None for a bug
 
 
 class Jobs:
@@ -186,7 +221,7 @@ class Jobs:
                 self._end(job, "cancelled")
                 return
             q = self._ctx.Queue()
-            p = self._ctx.Process(target=_run, args=(job.kind, job.args, q), daemon=True)
+            p = self._ctx.Process(target=_run, args=(job.kind, job.args, q, job.limit), daemon=True)
             job.process, job.status, job.started = p, "running", time.monotonic()
             try:
                 p.start()
@@ -223,7 +258,7 @@ class Jobs:
                         self._end(job, "done")
                         return
                     else:
-                        job.error = msg[1]
+                        job.error, job.code = msg[1], msg[2]
                         self._end(job, "failed")
                         return
             finally:

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter, unknown_chapter
 from constraints.rules import BriefingCell
-from mapgen.errors import BROKEN, exit_code
+from mapgen.errors import BROKEN, TIMEOUT, exit_code
 from mapgen.inputs import Unreadable, parse_toml, text_problem, unknown_key
 from mapgen.mapfile import MAX_RECORD_TEXT, MapFileError, dumps_map, edited_by_hand, parse_map, read_map, tail_text
 from mapgen.model import Map
@@ -689,6 +689,7 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     budget = Budget(limit)  # shares of its seconds (not of what is left): the same answer under any load
     solver = solver_for(chapter)
     b = state.board
+    possible, result = None, None  # what is known when a time-out comes: carried by its 504 (below)
 
     try:
         possible = solver.possible(state, time_limit=budget)
@@ -764,7 +765,29 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     except NoCompletion as e:
         return 1, _named({**e.report_json(), "target": None, "heat": None, "heat_exact": None}, rules, state.chapter)
     except SolveTimeout as e:
-        raise _timeout(e) from None
+        if possible is None:  # nothing is known yet
+            raise _timeout(e) from None
+        exact = result is not None and result.exact
+        found = {
+            "count": result.count if exact else None,
+            "exact": exact,
+            "unique": exact and result.count == 1,
+            "forced": {b.name(i): next(iter(ts)).code for i, ts in sorted(possible.items()) if len(ts) == 1},
+            "count_mode": mode,
+            "method": result.method if exact else "none",
+            "target": solver.target(state, target_t, possible=possible) if target_t is not None else None,
+            "heat": None,
+            "heat_exact": None,
+        }
+        if heat_t is not None:  # where the terrain is known (0 or 1), null where it may be: exact as far as it goes
+            found.update(heat={b.name(i): known_chance(ts, heat_t) for i, ts in sorted(possible.items())})
+            found.update(heat_exact=False, heat_method="none")
+        # what the wall clock left out, as `mapgen solve --json` says it: the forced cells (exact) kept beside the 504
+        missing = [k for k, lost in (("count", not exact), ("heat", heat_t is not None)) if lost]
+        raise ApiError(
+            f"{e} (ask for a larger time_limit)", exit=3, **_named(found, rules, state.chapter),
+            timed_out=str(e), missing=missing,
+        ) from None  # fmt: skip
 
 
 def _profile(body: dict, chapter: Chapter):
@@ -949,15 +972,17 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
 
 
-def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str, str | None]:
+def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str, str | None, int]:
     """A picture of a map (``format``: png, svg, pdf or sheet; ``layout``: wide or tall, not for a sheet), with forced
     cells and a heat map if asked, and a complete map's broken rules drawn as ``mapgen render`` draws them: its bytes,
-    media type, file name, and ``render``'s note on characters the font cannot draw (None when it draws them all;
-    matplotlib's warnings, one a character and call, are not left to the server's log)."""
+    media type, file name, ``render``'s note on characters the font cannot draw and on odds that did not come in time
+    (None when there is nothing to say; matplotlib's warnings, one a character and call, are not left to the server's
+    log), and the exit code of ``mapgen render`` (3: the odds did not come in time, the picture drawn with "?")."""
     import tempfile  # deferred: tempfile (shutil, bz2, lzma), only for /api/render; not at the app's start
 
     from mapgen.render import (  # deferred: mapgen.render, only for /api/render; not at the app's start
         heat_options,
+        odds_not_in_time,
         render_map,
     )
     from mapgen.render.output import (  # deferred: mapgen.render, only for /api/render; not at the app's start
@@ -1034,11 +1059,17 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         os.unlink(path)
     stem = f"{m.chapter}-{m.briefing.number}" if m.briefing.number is not None else m.chapter
     name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
-    note = glyph_note(name, "picture", missing, "drawn as boxes") if missing else None
-    late = hills_late(m, hills) if hills is not None else ""
-    if late:  # said, never guessed: the picture shows those Hills without a number
-        note = f"{note}; {late}" if note else late
-    return data, RENDER_FORMATS[fmt], name, note
+    notes = [glyph_note(name, "picture", missing, "drawn as boxes")] if missing else []
+    hills_note = hills_late(m, hills) if hills is not None else ""
+    if hills_note:  # said, never guessed: the picture shows those Hills without a number
+        notes.append(hills_note)
+    late = odds_not_in_time(heat, heat_t.label) if heat_t is not None else None
+    if late is not None:  # as `mapgen render --probabilities` says it, exit 3
+        limit = DEFAULT_TIME["solve"]
+        notes.append(
+            f'{late} (time limit {limit:g} s): drew what was found ("?" where it may be), missing: probabilities'
+        )
+    return data, RENDER_FORMATS[fmt], name, "; ".join(notes) or None, 0 if late is None else TIMEOUT
 
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------

@@ -24,7 +24,10 @@
 //     out…" and the shading note "Working out the chance of …" (no chance is shown); the forced cells that still hold
 //     stay (stillHolds);
 //   - the full count's 504 (its time limit ran out): the quick answer stands (forced cells, chances), the count line
-//     says "too many maps fit to count them in time", and the count is not asked again;
+//     says "too many maps fit to count them in time", and the count is not asked again; a 504 carries what was found
+//     before the time ran out ("forced", "target", "heat" where known, an exact "count" when only the heat map's
+//     enumeration ran out; "missing" and "timed_out" as `mapgen solve --json`'s): a quick answer's is shown as an
+//     answer still counting and the full count is asked, a full count's exact count is shown;
 //   - a failed request (another 5xx, or no answer at all) is shown as it is and asked again after RETRY_MS, doubling, up
 //     to RETRY_CAP times; then the page says so, and the next reveal (or "Ask again") asks afresh.
 // A link's "rf" (the fingerprint of the house rules its map was made under: mapgen pack's QR codes, links.py) goes
@@ -547,13 +550,21 @@ async function update() {
       Object.assign(w, {seconds: Math.max(w.seconds || 0, shown), at: performance.now()});
     }
     const error = (r.data && r.data.error) || "the server could not answer";
+    // a 504 that carries what was found before its time ran out (the forced cells, the target: exact; "missing"
+    // names what did not come, as `mapgen solve --json`): shown as an answer without a count
+    const found = !r.ok && r.status === 504 && r.data && r.data.forced ? {...r.data} : null;
+    if (found) delete found.error;
     // the full count ran out of its time (a 504: too many maps to count on this machine now): the quick answer's
-    // forced cells and chances stand, and asking again would only run out again
-    const outOfTime = !r.ok && r.status === 504 && mode === "full" && H.view && !H.view.error && !H.view.conflict;
+    // forced cells and chances stand (with the count when the 504 kept it exact), and asking again would only run
+    // out again; a quick answer's 504 with what was found goes on to the full count
+    const outOfTime = !r.ok && r.status === 504
+      && (found !== null || (mode === "full" && H.view && !H.view.error && !H.view.conflict));
     // a server error or no answer at all may pass (a worker that died, a cache being written): ask again
     const failed = !outOfTime && !r.ok && (r.status >= 500 || r.status === 0);
-    let v = r.ok ? r.data : outOfTime ? {...H.view, count_timeout: error} : (r.exit === 1 && r.data.conflict ? r.data
-      : failed ? {error, retry: failures < RETRY_CAP} : {error});
+    const kept = found && found.exact ? {count: found.count, exact: true, unique: found.unique, method: found.method} : {};
+    let v = r.ok ? r.data : outOfTime ? (mode === "quick" ? found
+      : {...(H.view && !H.view.error && !H.view.conflict ? H.view : found), ...kept, count_timeout: error})
+      : (r.exit === 1 && r.data.conflict ? r.data : failed ? {error, retry: failures < RETRY_CAP} : {error});
     if (!r.ok && r.data && r.data.rules_mismatch) v = {error: "No answer: the server answers under other rules than this map's (see the message at the top)."};
     if (r.ok && mode === "quick") {
       estimate = v.heat_method === "sampler" || v.sampling ? v : null;

@@ -623,10 +623,12 @@ function showResult(kind, j) {
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
-    const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
-    if (!res.depends_on.length) deps.append("no rule");
-    res.depends_on.forEach((id, k) => { if (k) deps.append(", "); deps.append(MG.rule(ch, id)); });
-    lines.push(deps);
+    if (res.depends_on) { // absent only when the time limit ran out before the rules were tried
+      const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
+      if (!res.depends_on.length) deps.append("no rule");
+      res.depends_on.forEach((id, k) => { if (k) deps.append(", "); deps.append(MG.rule(ch, id)); });
+      lines.push(deps);
+    }
     const prof = res.profile;
     if (prof && prof.unique_at) {
       const size = MG.cellNames(ch).length;
@@ -650,6 +652,13 @@ function showResult(kind, j) {
     }
     draw();
   }
+  // time ran out after part of the work (a deduce's reveal set found, `mapgen deduce` exits 3 alike; a playtest's
+  // games played before the job's limit): what did not come, in the job's words, after what was found
+  const missing = j.words && j.words.missing;
+  if (missing) {
+    lines.push(MG.el("p", {id: `${kind}-missing`, class: "problem",
+      text: `${capital(missing)}.` + (kind === "deduce" ? " What was found is shown." : "")}));
+  }
   box.replaceChildren(...lines.map((t) => (t instanceof Node ? t : MG.el("p", {text: t}))));
   const chart = MG.el("div", {class: "chart-box", id: `${kind}-chart`});
   if (kind === "playtest" || (res.profile && res.profile.steps)) box.append(chart);
@@ -661,7 +670,7 @@ function showResult(kind, j) {
     open.addEventListener("click", () => openChart(src, kind));
     box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
-  say(`${kind} finished.`);
+  say(missing ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
 }
 
 // -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
