@@ -542,3 +542,25 @@ def test_a_solver_question_given_an_argument_it_cannot_use_says_so_as_invalid_in
         assert exit_code(caught.value) == 2 and isinstance(caught.value, ValueError)
     with pytest.raises(WrongMapError, match="with_cells takes 25 cells"):  # the Map's own: a bare ValueError was
         state.with_cells([None] * 3)
+
+
+@pytest.mark.parametrize("terrain", ["Ma", Terrain.FLORA_CREATURE])
+def test_a_question_about_a_terrain_the_chapter_lacks_says_so_as_invalid_input(fauna, terrain):
+    """``solve --target Ma`` on a Fauna map is refused (exit 2: "Maldonado (Ma) is not a terrain of fauna"); from
+    Python ``target(state, "Ma")`` answered ``deduced: True`` with no cells and ``heat(state, "Ma")`` 0.0 everywhere,
+    "exact", as if the map had been searched for it. Now the QuestionError the command's words come from."""
+    from mapgen.errors import exit_code
+    from mapgen.solving.solve import QuestionError
+
+    s = Solver.for_chapter("fauna")
+    state = fauna.hide(["A7", "B7"])
+    for call in (
+        lambda: s.target(state, terrain),
+        lambda: s.heat(state, terrain),
+        lambda: s.heat_answer(state, terrain),
+        lambda: hint(s, state, target=terrain),
+    ):
+        with pytest.raises(QuestionError, match=r"\((Ma|Fc)\) is not a terrain of fauna \(its terrains: Fo Wo ") as e:
+            call()
+        assert exit_code(e.value) == 2
+    assert s.target(state, "Ft")["cells"] == ["B4", "B6", "F5"]  # the chapter's own terrains are answered as before

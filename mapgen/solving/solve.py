@@ -76,7 +76,8 @@ EPSILON, DELTA = 0.8, 0.2
 
 class QuestionError(InputError, ValueError):
     """A solver question's argument it cannot use (exit 2): an odds method that does not exist, a count's limit or
-    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session."""
+    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session, a
+    terrain the chapter's maps never hold (``target(state, "Ma")`` on Fauna)."""
 
 
 def _seconds(time_limit: float, who: str) -> None:
@@ -765,6 +766,15 @@ class Solver:
         return w
 
     # -- questions ---------------------------------------------------------------------------
+    def terrain(self, terrain: Terrain | str) -> Terrain:
+        """A terrain a question asks about (a Terrain or its code, ``"Ft"``); QuestionError for one this chapter's maps
+        never hold (``Ma`` on Fauna: ``--target``'s words), whose every share would be a vacuous 0."""
+        t = as_terrain(terrain)
+        if t not in self.chapter.terrains:
+            codes = " ".join(u.code for u in self.chapter.terrains)
+            raise QuestionError(f"{t.label} ({t.code}) is not a terrain of {self.chapter.name} (its terrains: {codes})")
+        return t
+
     def check(self, state: Map, who: str = "Solver") -> None:
         """TypeError when ``state`` is not a Map (a path or a shipped map's name), WrongMapError when it is a map of
         another shipped chapter than this solver's (a house-rule chapter takes the maps of the chapter it varies)."""
@@ -1450,7 +1460,7 @@ class Solver:
         31%``, so a picture says ``≤31%`` there, never a bare 0%; where the sampler answered, each other share's 95%
         half-width (``solve``'s ``Sk 12% ±14``) and whether its chains agreed (``sampler.Odds.converged``)."""
         self.check(state, "Solver.heat")
-        terrain = as_terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
+        terrain = self.terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
         sampled = None
@@ -1479,7 +1489,7 @@ class Solver:
         """Whether the cells of ``terrain`` (a Terrain or its code) are the same in every completion, and if so
         where."""
         self.check(state, "Solver.target")
-        terrain = as_terrain(terrain)
+        terrain = self.terrain(terrain)
         possible = possible if possible is not None else self.possible(state, time_limit)
         b = state.board
         revealed = [i for i, t in enumerate(state.cells) if t is terrain]
