@@ -22,7 +22,7 @@ from mapgen.errors import InputError, TimeLimitError, UnmetError
 from mapgen.inputs import text_problem
 from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
-from mapgen.profile import Profile, default_profile
+from mapgen.profile import Profile, ProfileError, default_profile
 from mapgen.terrain import Terrain
 
 ATTEMPTS = 8  # random briefings tried before a request is judged impossible
@@ -119,6 +119,11 @@ class Generator:
             raise TypeError(
                 f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
                 "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
+            )
+        if profile is not None and profile.chapter != self.chapter.name:  # its settings were put on another chapter
+            raise ProfileError(
+                f"Generator's profile ({profile.source}) is for chapter {profile.chapter}, not {self.chapter.name}: "
+                f"load_profile(path, {self.chapter.name!r}), or default_profile({self.chapter.name!r})"
             )
         self.profile = profile or default_profile(self.chapter)  # a house-rule file's own profile key
         #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.

@@ -564,3 +564,20 @@ def test_a_question_about_a_terrain_the_chapter_lacks_says_so_as_invalid_input(f
             call()
         assert exit_code(e.value) == 2
     assert s.target(state, "Ft")["cells"] == ["B4", "B6", "F5"]  # the chapter's own terrains are answered as before
+
+
+def test_a_generator_given_another_chapter_s_profile_refuses_it():
+    """``Generator("fauna", default_profile("flora"))`` made Fauna maps under Flora's settings without a word (its
+    counts of Fauna's terrains, its pattern terrains), where ``generate -c fauna --profile flora.toml`` is refused;
+    now the ProfileError ``load_profile(path, "fauna")`` raises."""
+    from mapgen.generate import Generator, generate_map
+    from mapgen.profile import ProfileError, default_profile
+
+    flora = default_profile("flora")
+    for call in (lambda: Generator("fauna", flora), lambda: generate_map("training", 1, flora)):
+        with pytest.raises(
+            ProfileError, match=r"profile \(default\) is for chapter flora, not (fauna|training): load_profile"
+        ) as e:
+            call()
+        assert e.value.exit_code == 2
+    assert Generator("fauna", default_profile("fauna")).generate(1).map.chapter == "fauna"
