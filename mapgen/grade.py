@@ -655,6 +655,11 @@ class GradeSettings:
 
     def __post_init__(self):
         check_games(self.games, self.budgets)
+        if not is_whole(self.seed, 0):  # a str or a float failed inside the games; -1 was played as given
+            raise QualityError(f"a grade's seed is a whole number from 0, not {self.seed!r}")
+        limit = self.time_limit
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
+            raise QualityError(f"a grade's time_limit is seconds (a number from 0), not {limit!r}")
         given = self.variants
         if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
             raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")
@@ -828,7 +833,7 @@ def grade(
     file (or a chapter loaded with ``constraints.catalogue.load_chapter``; ``rules_file``: the file it came from)
     the map is deduced and played under, recorded in the grade (``mapgen grade --rules FILE``). WrongMapError for a
     partial map or one the rules do not fit, ChapterError for a rules file that cannot be used, TypeError for what
-    is not a Map, QualityError for games or budgets it cannot use, GameError for a variant unknown or of another
+    is not a Map, QualityError for games, budgets, a seed or a time limit it cannot use, GameError for a variant unknown or of another
     chapter."""
     expect_map(m, "grade", complete=True)
     if rules is not None and not isinstance(rules, Chapter):

@@ -581,3 +581,27 @@ def test_a_generator_given_another_chapter_s_profile_refuses_it():
             call()
         assert e.value.exit_code == 2
     assert Generator("fauna", default_profile("fauna")).generate(1).map.chapter == "fauna"
+
+
+def test_grade_given_a_seed_or_time_limit_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``grade(m, seed=-1)`` graded the map with seed -1 (``mapgen grade --seed -1`` is refused, and
+    ``run_playtest`` refuses it), ``seed="x"`` failed inside the games with "can only concatenate str (not "int") to
+    str", ``seed=1.5`` with "unsupported operand type(s) for &", and ``time_limit="x"`` inside the deduction: each is
+    now a QualityError (invalid input, exit 2) before any game is played."""
+    from mapgen.grade import GradeSettings, grade
+    from mapgen.quality import QualityError
+
+    for kwargs, words in (
+        ({"seed": -1}, r"a grade's seed is a whole number from 0, not -1"),
+        ({"seed": "x"}, r"a grade's seed is a whole number from 0, not 'x'"),
+        ({"seed": 1.5}, r"a grade's seed is a whole number from 0, not 1.5"),
+        ({"time_limit": "x"}, r"a grade's time_limit is seconds \(a number from 0\), not 'x'"),
+        ({"time_limit": -1}, r"a grade's time_limit is seconds \(a number from 0\), not -1"),
+        ({"time_limit": float("nan")}, r"a grade's time_limit is seconds \(a number from 0\), not nan"),
+    ):
+        with pytest.raises(QualityError, match=words) as e:
+            grade(fauna, games={"heuristic": 2}, **kwargs)
+        assert e.value.exit_code == 2
+        with pytest.raises(QualityError, match=words):
+            GradeSettings(**kwargs)
+    assert grade(fauna, games={"heuristic": 2}, deduce=False, seed=2**63 - 1).seed == 2**63 - 1
