@@ -605,3 +605,34 @@ def test_grade_given_a_seed_or_time_limit_it_cannot_use_says_so_as_invalid_input
         with pytest.raises(QualityError, match=words):
             GradeSettings(**kwargs)
     assert grade(fauna, games={"heuristic": 2}, deduce=False, seed=2**63 - 1).seed == 2**63 - 1
+
+
+def test_a_game_given_arguments_it_cannot_use_says_what_to_pass(fauna):
+    """``Game("fauna-1")`` raised AttributeError ('str' object has no attribute 'complete'), ``Game(m, players=2.0)``
+    a TypeError about slice indices, ``players="2"`` said "players must be 1 to 4, not 2", ``chapter="Fauna"`` or
+    ``"nope"`` a GameError (exit 1: "the engine cannot play 'Fauna' yet"), ``chapter="flora"`` played a Fauna map
+    under Flora's rules, ``reference="fauna"`` raised AttributeError, and ``characters="Lewis"`` named a character
+    'L' (a str taken as its letters; so did gear and variants)."""
+    from mapgen.engine.game import BadSettingError, Game
+
+    with pytest.raises(TypeError, match=r"Game takes a Map, not a str 'fauna-1'.*maps\.load"):
+        Game("fauna-1")
+    for kwargs, words in (
+        ({"players": 2.0}, r"players must be 1 to 4, not 2\.0"),
+        ({"players": "2"}, r"players must be 1 to 4, not '2'"),
+        ({"players": 0}, r"players must be 1 to 4, not 0"),
+        ({"chapter": "Fauna"}, r"unknown chapter 'Fauna': did you mean fauna\?"),
+        ({"chapter": "nope"}, r"unknown chapter 'nope' \(expected one of training, fauna"),
+        ({"chapter": "flora"}, r"a fauna map cannot be played as flora"),
+        ({"reference": "fauna"}, r"reference is a Chapter \(get_chapter\(name\), load_chapter\(path\)\), not a str"),
+        ({"characters": "Lewis"}, r"characters is a list of names, one per player \(\['Lewis'\]\), not a str"),
+        (
+            {"gear": ["Compass"]},
+            r"gear is a list of lists of Gear names, one per player \(\[\['Compass'\], \['Jar'\]\]; .*not \['Compass'\]",
+        ),
+        ({"variants": "relaunch"}, r"variants is a list of variant names \(\['relaunch'\]\), not a str"),
+    ):
+        with pytest.raises(BadSettingError, match=words) as e:
+            Game(fauna, **kwargs)
+        assert e.value.exit_code == 2
+    assert Game(fauna, chapter="fauna", players=2, characters=["Lewis", "Clark"], variants=["relaunch"]).n == 2
