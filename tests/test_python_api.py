@@ -636,3 +636,41 @@ def test_a_game_given_arguments_it_cannot_use_says_what_to_pass(fauna):
             Game(fauna, **kwargs)
         assert e.value.exit_code == 2
     assert Game(fauna, chapter="fauna", players=2, characters=["Lewis", "Clark"], variants=["relaunch"]).n == 2
+
+
+def test_make_bot_and_play_game_given_arguments_they_cannot_use_say_what_to_pass(fauna):
+    """The engine README's recipe (``make_bot(name, rng, map=None, budget=None)``, ``play_game(state, bots, rng)``):
+    an unknown bot was a bare ValueError (``except MapgenError`` let it through), ``map="fauna-1"`` an AttributeError
+    inside the bot, a partial map was taken by the clairvoyant bot, ``budget=-1`` and ``budget="x"`` were kept for the
+    search, ``rng=5`` failed at the first decision; ``play_game`` with fewer bots than players raised IndexError and
+    ``rng=5`` AttributeError ('int' object has no attribute 'randrange')."""
+    import random
+
+    from mapgen.engine.bots import make_bot
+    from mapgen.engine.game import BadSettingError, Game, TeamCountError
+    from mapgen.engine.play import play_game
+
+    rng = random.Random(1)
+    for call, error, words in (
+        (lambda: make_bot("nobot", rng), BadSettingError, r"unknown bot 'nobot' \(expected one of random, heuristic"),
+        (lambda: make_bot("heuristc", rng), BadSettingError, r"unknown bot 'heuristc': did you mean heuristic\?"),
+        (lambda: make_bot("oracle", rng), BadSettingError, r"the oracle bot must be given the map"),
+        (lambda: make_bot("clairvoyant", rng, map="fauna-1"), TypeError, r"make_bot takes a Map, not a str 'fauna-1'"),
+        (lambda: make_bot("clairvoyant", rng, map=fauna.hide(["A7"])), WrongMapError, r"make_bot needs a complete map"),
+        (lambda: make_bot("scout", rng, budget=-1), BadSettingError, r"budget is a whole number from 1 \(None: its"),
+        (lambda: make_bot("oracle", rng, map=fauna, budget="x"), BadSettingError, r"budget is a whole number from 1"),
+        (lambda: make_bot("heuristic", 5), TypeError, r"make_bot's rng is a random\.Random \(random\.Random\(seed\)\)"),
+        (
+            lambda: play_game(Game(fauna, players=2).new_initial_state(), [make_bot("heuristic", rng)], rng),
+            TeamCountError,
+            r"play_game needs one bot per player: 2 players, 1 bot given",
+        ),
+        (
+            lambda: play_game(Game(fauna).new_initial_state(), [make_bot("heuristic", rng)], 5),
+            TypeError,
+            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not int 5",
+        ),
+    ):
+        with pytest.raises(error, match=words):
+            call()
+    assert make_bot("scout", rng, budget=None) is not None and make_bot("heuristic", rng, budget=-1) is not None
