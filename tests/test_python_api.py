@@ -674,3 +674,28 @@ def test_make_bot_and_play_game_given_arguments_they_cannot_use_say_what_to_pass
         with pytest.raises(error, match=words):
             call()
     assert make_bot("scout", rng, budget=None) is not None and make_bot("heuristic", rng, budget=-1) is not None
+
+
+def test_the_sampler_s_odds_given_a_seed_or_seconds_they_cannot_use_say_so_as_invalid_input():
+    """``odds_answer(state, method="sampler", seed=-1)`` (and ``seed="x"``, ``seed=1.5``) answered with chains seeded
+    so, where ``solve --seed -1`` is refused and ``--seed`` is what makes the shares reproducible; ``sampled_odds(state,
+    seconds="x")`` failed inside the budget with "unsupported operand type(s) for /". Each is now a QuestionError."""
+    from mapgen.solving.solve import QuestionError
+
+    s = Solver("training", time_limit=5)
+    state = maps.load("training-1").hide(range(5))
+    for call, words in (
+        (lambda: s.odds_answer(state, method="sampler", seed=-1), r"seed is a whole number from 0, not -1"),
+        (lambda: s.odds_answer(state, method="sampler", seed="x"), r"seed is a whole number from 0, not 'x'"),
+        (lambda: s.odds_answer(state, method="sampler", seed=1.5), r"seed is a whole number from 0, not 1\.5"),
+        (lambda: s.sampled_odds(state, seconds=1, seed=-2), r"seed is a whole number from 0, not -2"),
+        (lambda: s.sampled_odds(state, seconds="x"), r"seconds: seconds \(a number\) from 0, not 'x'"),
+        (lambda: s.sampled_odds(state, seconds=-1), r"seconds: seconds \(a number\) from 0, not -1"),
+        (
+            lambda: s.odds_answer(state, method="sampler", sample_seconds="x"),
+            r"sample_seconds: seconds \(a number\) from 0, not 'x'",
+        ),
+    ):
+        with pytest.raises(QuestionError, match=words):
+            call()
+    assert s.odds_answer(state, method="sampler", seed=3).method == "sampler"

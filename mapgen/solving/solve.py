@@ -86,6 +86,19 @@ def _seconds(time_limit: float, who: str) -> None:
         raise QuestionError(f"{who}: seconds from 0, not {time_limit!r}")
 
 
+def _sampler_seed(seed: object) -> None:
+    """QuestionError for a sampler's seed that is no whole number from 0 (``solve --seed``'s range: -1 and "x" seeded
+    chains no command can seed again)."""
+    if not is_whole(seed, 0):
+        raise QuestionError(f"seed is a whole number from 0, not {seed!r}")
+
+
+def _work_seconds(value: object, who: str) -> None:
+    """QuestionError for seconds of work that are no number from 0 (a str failed inside the sampler's budget)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise QuestionError(f"{who}: seconds (a number) from 0, not {value!r}")
+
+
 def _limit(limit: object) -> None:
     if not is_whole(limit, 1):
         raise QuestionError(f"limit is a whole number of completions from 1, not {limit!r}")
@@ -1257,6 +1270,9 @@ class Solver:
         """
         self.check(state, "Solver.odds_answer")
         _limit(limit)
+        _sampler_seed(seed)
+        if sample_seconds is not None:
+            _work_seconds(sample_seconds, "sample_seconds")
         if method not in ODDS_METHODS:
             raise QuestionError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
         if method != ODDS_NONE:
@@ -1362,7 +1378,10 @@ class Solver:
     ):
         """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
         ``seconds`` (a number, never the clock) or given whole (``work``: a ``sampler.Budget``); None when the state
-        has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer."""
+        has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer.
+        QuestionError for a seed that is no whole number from 0 or seconds that are no number from 0."""
+        _sampler_seed(seed)
+        _work_seconds(seconds, "seconds")
         if deadline is not None and time.monotonic() >= deadline:
             # before the imports, the session's fork and numba's loops (seconds on a busy machine): a time limit
             # that has run out ends the question here, not 6 to 15 s later (measured at load 10)
