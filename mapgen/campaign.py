@@ -220,6 +220,10 @@ class Ray:
                             ray.init(num_cpus=self.num_cpus, runtime_env=_local_env(), **quiet)
                     else:
                         ray.init(address=self.address, **quiet)
+            except KeyboardInterrupt:  # Ctrl-C while Ray starts: what it started so far ends with this process
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                raise
             except Exception as e:  # noqa: BLE001 (Ray raises many kinds: ConnectionError, RuntimeError, ...)
                 raise CampaignError(
                     f"--ray {self.address}: cannot connect ({' '.join(str(e).split())[:200]})"
