@@ -29,6 +29,7 @@ from typing import Any
 
 import mapgen
 from mapgen.errors import InputError
+from mapgen.inputs import is_whole
 from mapgen.workers import ctrl_c_held, start_worker
 
 
@@ -126,7 +127,10 @@ class Local:
     starting: str | None = None
 
     def __init__(self, jobs: int = 1):
-        self.jobs = max(1, int(jobs or os.cpu_count() or 1))
+        """``jobs``: processes, 0 for one per core (``--jobs``); CampaignError for what is no whole number from 0."""
+        if not is_whole(jobs, 0):  # -1 ran on one process, "2" on two, 2.5 on two
+            raise CampaignError(f"Local's jobs is a whole number of processes from 0 (0: one per core), not {jobs!r}")
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
 
     @property
     def workers(self) -> int:

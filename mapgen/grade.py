@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from constraints.catalogue import Chapter, get_chapter, load_chapter, misfit
 from mapgen import deduce
-from mapgen.campaign import Backend, Task, run
+from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.engine.bots import BOTS, UNFAIR
 from mapgen.engine.playtest import (
     Settings,
@@ -781,6 +781,17 @@ def grade_maps(
     """
     for _, m in maps:
         expect_map(m, "grade", complete=True)
+    if where is not None and not isinstance(where, Local | Ray):  # an int: AttributeError 'int' ... 'run'
+        raise TypeError(
+            "grade's where is a campaign backend (mapgen.campaign.Local(jobs) or mapgen.campaign.Ray(address)), "
+            f"not a {type(where).__name__} {where!r}"
+        )
+    for q in quality.values() if isinstance(quality, dict) else (quality,):
+        if q is not None and not isinstance(q, Quality):  # "replace() should be called on dataclass instances"
+            raise TypeError(
+                "grade's quality is a mapgen.quality.Quality (chapter_quality(name), or a profile's [quality] "
+                f"table: load_quality(path, chapter)), not a {type(q).__name__} {q!r}"
+            )
     settings = settings or GradeSettings()
     if settings.rules is not None:
         for source, m in maps:

@@ -699,3 +699,21 @@ def test_the_sampler_s_odds_given_a_seed_or_seconds_they_cannot_use_say_so_as_in
         with pytest.raises(QuestionError, match=words):
             call()
     assert s.odds_answer(state, method="sampler", seed=3).method == "sampler"
+
+
+def test_a_campaign_given_a_backend_it_cannot_use_says_what_to_pass(fauna):
+    """``Local(-1)`` ran on one process and ``Local("2")`` on two, where ``--jobs`` takes 0 to 256 (0: one per core);
+    ``grade(m, where=2)`` raised AttributeError ('int' object has no attribute 'run') and ``grade(m, quality="x")``
+    "replace() should be called on dataclass instances". Now CampaignError (exit 2) and TypeErrors that name what
+    to pass."""
+    from mapgen.campaign import CampaignError, Local
+    from mapgen.grade import grade
+
+    for jobs in (-1, "2", 2.5, True):
+        with pytest.raises(CampaignError, match=r"Local's jobs is a whole number of processes from 0 \(0: one per "):
+            Local(jobs)
+    assert Local(2).jobs == 2 and Local(0).jobs >= 1
+    with pytest.raises(TypeError, match=r"grade's where is a campaign backend \(mapgen\.campaign\.Local\(jobs\) or "):
+        grade(fauna, games={"heuristic": 2}, deduce=False, where=2)
+    with pytest.raises(TypeError, match=r"grade's quality is a mapgen\.quality\.Quality .*, not a str 'x'"):
+        grade(fauna, games={"heuristic": 2}, deduce=False, quality="x")
