@@ -44,6 +44,21 @@ class SeedError(InputError, ValueError):
 MAX_SEED = 2**63 - 1
 
 
+def checked_seed(seed: object) -> int:
+    """A map's seed as an int: TypeError for one that is no whole number (``"1"`` made another map than ``1``),
+    SeedError (exit 2) for one outside 0 to ``MAX_SEED`` (what a map file's number can record)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):
+        raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
+    seed = int(seed)
+    if not 0 <= seed <= MAX_SEED:
+        raise SeedError(f"seed {seed} is beyond what a map file can record (0 to 2**63 - 1, TOML's largest integer)")
+    return seed
+
+
+#: CP-SAT's random_seed is a 32-bit int: a larger map seed is folded into its range (the same below 2**31)
+CP_SAT_SEEDS = 2**31
+
+
 @dataclass(frozen=True)
 class Generated:
     """What ``Generator.generate`` made: the ``map``, the ``seed`` it was made for, the ``attempts`` (random
@@ -210,13 +225,7 @@ class Generator:
         --seed`` makes it too). TypeError for a seed that is no int, SeedError (exit 2) for one outside 0 to
         ``MAX_SEED``; GenerationError (exit 1) when the profile cannot be met, GenerationTimeout (exit 3) when no
         map is found within the generator's ``time_limit``."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):  # "1" made another map than 1
-            raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
-        seed = int(seed)
-        if not 0 <= seed <= MAX_SEED:
-            raise SeedError(
-                f"seed {seed} is beyond what a map file can record (0 to 2**63 - 1, TOML's largest integer)"
-            )
+        seed = checked_seed(seed)
         started = time.perf_counter()
         conflict = self.briefing_free_conflict(self.time_limit)
         if conflict is not None:

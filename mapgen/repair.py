@@ -22,9 +22,11 @@ from mapgen.errors import UnmetError
 from mapgen.generate import (
     CONFLICT_MOST,
     CONFLICT_WORK,
+    CP_SAT_SEEDS,
     GenerationTimeout,
     Generator,
     _Work,
+    checked_seed,
     generator_record,
     minimal_core,
     rules_record,
@@ -292,6 +294,7 @@ def fill_sketch(
     settings and placed cells that conflict, or ``SolveTimeout`` when the time limit runs out first.
     """
     expect_map(sketch, "fill_sketch")
+    seed = checked_seed(seed)  # "x" failed inside OR-Tools, -1 filled a map no --seed makes again
     if profile is not None and not isinstance(profile, Profile):
         raise TypeError(
             f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
@@ -312,7 +315,7 @@ def fill_sketch(
         )
     cm.model.add_bool_and(givens)
     gen.hint(cm, random.Random(f"mapgen:sketch:{gen.chapter.name}:{seed}"))
-    solver = make_solver(time_limit, seed=seed, presolve=True)
+    solver = make_solver(time_limit, seed=seed % CP_SAT_SEEDS, presolve=True)  # 2**31 and up: a traceback
     name = solver.status_name(solver.solve(cm.model))
     if name == "INFEASIBLE":
         raise _sketch_conflict(gen, sketch, max(0.5, time_limit - (time.perf_counter() - started)))
