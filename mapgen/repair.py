@@ -14,7 +14,7 @@ import random
 import time
 from dataclasses import dataclass, replace
 
-from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
+from constraints.catalogue import Chapter, as_chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from constraints.rules import HillNumbers
 from mapgen.design import check_design
@@ -179,7 +179,7 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
 def repair_map(
     m: Map,
     *,
-    chapter: Chapter | None = None,
+    chapter: Chapter | str | None = None,
     time_limit: float = 10.0,
     workers: int = 1,
     rules_file: str | None = None,
@@ -196,7 +196,7 @@ def repair_map(
     """
     expect_map(m, "repair_map")
     started = time.perf_counter()
-    chapter = chapter or get_chapter(m.chapter)
+    chapter = get_chapter(m.chapter) if chapter is None else as_chapter(chapter, "repair_map")
     before = tuple(check_map(m, chapter)) if m.complete else ()
     if m.complete and not before:  # valid: nothing changes but a Hill number not given (``Hi``), filled in
         numbered = with_hill_numbers(m, chapter)

@@ -717,3 +717,26 @@ def test_a_campaign_given_a_backend_it_cannot_use_says_what_to_pass(fauna):
         grade(fauna, games={"heuristic": 2}, deduce=False, where=2)
     with pytest.raises(TypeError, match=r"grade's quality is a mapgen\.quality\.Quality .*, not a str 'x'"):
         grade(fauna, games={"heuristic": 2}, deduce=False, quality="x")
+
+
+def test_a_chapter_given_by_name_where_a_chapter_is_taken_is_read_as_that_chapter(fauna, tmp_path):
+    """``check_map(m, "fauna")`` and ``repair_map(m, chapter="fauna")`` raised AttributeError ('str' object has no
+    attribute 'check'), ``validate_file(path, "fauna")`` ('... no attribute 'board'), as ``Generator("fauna")`` and
+    ``Solver.for_chapter("fauna")`` take a name: each now takes one (ChapterError for a name that is no chapter,
+    TypeError for what is neither)."""
+    from constraints.catalogue import ChapterError, check_map, get_chapter
+    from mapgen.deduce import deduce_report
+    from mapgen.mapfile import dumps_map
+    from mapgen.repair import repair_map
+    from mapgen.validate import validate_file
+
+    path = tmp_path / "m.toml"
+    path.write_text(dumps_map(fauna), encoding="utf-8")
+    assert check_map(fauna, "fauna") == check_map(fauna, get_chapter("fauna")) == []
+    assert validate_file(str(path), "fauna").valid
+    assert repair_map(fauna, chapter="fauna").map == fauna
+    assert deduce_report(fauna, chapter="fauna", profile=False)["reveal_set"]
+    with pytest.raises(ChapterError, match=r"unknown chapter 'faun': did you mean fauna\?"):
+        check_map(fauna, "faun")
+    with pytest.raises(TypeError, match=r"check_map's chapter is a Chapter \(get_chapter\(name\), load_chapter"):
+        check_map(fauna, 5)
