@@ -143,6 +143,9 @@ class Generator:
         self.profile = profile or default_profile(self.chapter)  # a house-rule file's own profile key
         #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.
         self.designed = self.profile.applied_to(self.chapter)
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
+            # "x": "could not convert string to float"; "5" was taken as 5 s, where the Solver refuses it
+            raise TypeError(f"Generator's time_limit: seconds (a number), not {time_limit!r}")
         self.time_limit = float(time_limit)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None

@@ -740,3 +740,13 @@ def test_a_chapter_given_by_name_where_a_chapter_is_taken_is_read_as_that_chapte
         check_map(fauna, "faun")
     with pytest.raises(TypeError, match=r"check_map's chapter is a Chapter \(get_chapter\(name\), load_chapter"):
         check_map(fauna, 5)
+
+
+@pytest.mark.parametrize("time_limit", ["x", "5", None, True])
+def test_a_generator_made_with_a_time_limit_that_is_no_number_says_so_when_made(time_limit):
+    """``Generator("fauna", time_limit="x")`` raised "could not convert string to float: 'x'" and ``time_limit="5"``
+    was taken as 5 s, where ``Solver("fauna", time_limit="5")`` is refused: now the Solver's TypeError."""
+    from mapgen.generate import Generator
+
+    with pytest.raises(TypeError, match=rf"Generator's time_limit: seconds \(a number\), not {time_limit!r}"):
+        Generator("fauna", time_limit=time_limit)
