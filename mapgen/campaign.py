@@ -115,6 +115,18 @@ class Task:
     args: tuple = ()
     weight: int = 1
 
+    def __post_init__(self):
+        # a lambda or a nested function ran on one process and failed on two ("Can't pickle local object"): a
+        # campaign's results must not depend on where it runs, so it is refused on every backend
+        name = getattr(self.fn, "__qualname__", "")
+        if not callable(self.fn) or "<" in name:
+            raise TypeError(
+                "a Task's fn is a module-level function (each task may run in another process, which imports it by "
+                f"name), not {name or repr(self.fn)}"
+            )
+        if not isinstance(self.args, tuple):
+            raise TypeError(f"a Task's args is a tuple of the function's arguments, not a {type(self.args).__name__}")
+
 
 def _call(task: Task):
     return task.fn(*task.args)
@@ -325,7 +337,11 @@ def backend(jobs: int = 1, ray: str | None = None) -> Backend:
 
 def run(tasks: Sequence[Task], where: Backend | None = None, progress: Callable[[int], None] | None = None) -> list:
     """Run every task; the results in task order, whatever ran where."""
-    return (where or Local(1)).run(list(tasks), progress)
+    tasks = list(tasks)
+    bad = next((t for t in tasks if not isinstance(t, Task)), None)
+    if bad is not None:  # "'int' object has no attribute 'fn'" from inside a backend
+        raise TypeError(f"run takes a list of Tasks (mapgen.campaign.Task(fn, args)), not {type(bad).__name__} {bad!r}")
+    return (where or Local(1)).run(tasks, progress)
 
 
 def total_weight(tasks: Sequence[Task]) -> int:

@@ -313,3 +313,25 @@ def test_ctrl_c_while_ray_starts_ends_what_it_started(monkeypatch):
     with pytest.raises(KeyboardInterrupt):
         campaign.Ray("local").connect()
     assert calls == ["init", "shutdown"]
+
+
+def test_a_task_that_cannot_run_in_another_process_is_refused_when_made_on_every_backend():
+    """Found by the API audit: ``run([Task(lambda: 1), ...], Local(2))`` raised "AttributeError: Can't pickle local
+    object" while ``Local(1)`` ran it, so a campaign written on one process broke on two (the module's promise is the
+    same results on any backend); ``run([1, 2])`` raised "'int' object has no attribute 'fn'". Both now say what a
+    task is, whatever the backend."""
+    from mapgen.campaign import Local, Task, run
+
+    def local_fn():
+        return 1
+
+    for fn in (lambda: 1, local_fn):
+        with pytest.raises(TypeError, match=r"a Task's fn is a module-level function .* not .*<locals>"):
+            Task(fn)
+    with pytest.raises(TypeError, match=r"a Task's fn is a module-level function .* not 5"):
+        Task(5)
+    with pytest.raises(TypeError, match=r"a Task's args is a tuple of the function's arguments, not a list"):
+        Task(pow, [2, 3])
+    with pytest.raises(TypeError, match=r"run takes a list of Tasks \(mapgen\.campaign\.Task\(fn, args\)\), not int 1"):
+        run([1, 2], Local(1))
+    assert run([Task(pow, (2, 3))], Local(1)) == [8]
