@@ -208,6 +208,8 @@ class Ray:
     starting: str | None = "starting Ray\u2026"
 
     def __init__(self, address: str = "auto", *, num_cpus: int | None = None):
+        if not isinstance(address, str) or not address.strip():  # 5: "'int' object has no attribute 'removeprefix'"
+            raise CampaignError(f"Ray's address is 'auto', 'local', HOST:PORT or ray://HOST:PORT, not {address!r}")
         self.address = address
         self.num_cpus = num_cpus
         self._ray = None

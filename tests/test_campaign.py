@@ -335,3 +335,14 @@ def test_a_task_that_cannot_run_in_another_process_is_refused_when_made_on_every
     with pytest.raises(TypeError, match=r"run takes a list of Tasks \(mapgen\.campaign\.Task\(fn, args\)\), not int 1"):
         run([1, 2], Local(1))
     assert run([Task(pow, (2, 3))], Local(1)) == [8]
+
+
+@pytest.mark.parametrize("address", [5, "", None])
+def test_a_ray_address_that_is_no_address_is_refused_when_made(address):
+    """Found by the API audit: ``Ray(5).connect()`` raised "AttributeError: 'int' object has no attribute
+    'removeprefix'" (and ``Ray("")`` asked Ray itself); now a CampaignError (exit 2) naming the addresses it takes."""
+    pytest.importorskip("ray")
+    from mapgen.campaign import CampaignError, Ray
+
+    with pytest.raises(CampaignError, match=r"Ray's address is 'auto', 'local', HOST:PORT or ray://HOST:PORT, not "):
+        Ray(address)
