@@ -779,6 +779,9 @@ def grade_maps(
     (``settings.rules``) each grade records them (``MapGrade.rules``: ``rules_file``'s name, else the chapter's
     name, and their fingerprint), as ``mapgen grade --rules FILE`` does; WrongMapError for a map they do not fit.
     """
+    bad = next((x for x in maps if not (isinstance(x, tuple) and len(x) == 2)), None)
+    if bad is not None:  # a Map alone: "cannot unpack non-iterable Map object"
+        raise TypeError(f"grade_maps takes a list of (name, Map) pairs ([('fauna-1', m)]), not {type(bad).__name__}")
     for _, m in maps:
         expect_map(m, "grade", complete=True)
     if where is not None and not isinstance(where, Local | Ray):  # an int: AttributeError 'int' ... 'run'

@@ -750,3 +750,15 @@ def test_a_generator_made_with_a_time_limit_that_is_no_number_says_so_when_made(
 
     with pytest.raises(TypeError, match=rf"Generator's time_limit: seconds \(a number\), not {time_limit!r}"):
         Generator("fauna", time_limit=time_limit)
+
+
+def test_grade_maps_given_maps_without_their_names_says_what_to_pass(fauna):
+    """``grade_maps([m])`` raised "cannot unpack non-iterable Map object": it takes (source, Map) pairs."""
+    from mapgen.grade import GradeSettings, grade_maps
+
+    with pytest.raises(
+        TypeError, match=r"grade_maps takes a list of \(name, Map\) pairs \(\[\('fauna-1', m\)\]\), not"
+    ):
+        grade_maps([fauna])
+    got = grade_maps([("mine", fauna)], GradeSettings(games={"heuristic": 2}, deduce=False))
+    assert [g.map for g in got] == ["mine"]
