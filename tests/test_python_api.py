@@ -635,6 +635,10 @@ def test_a_game_given_arguments_it_cannot_use_says_what_to_pass(fauna):
         with pytest.raises(BadSettingError, match=words) as e:
             Game(fauna, **kwargs)
         assert e.value.exit_code == 2
+    from mapgen.engine.chapters import plugin_for
+
+    with pytest.raises(BadSettingError, match=r"a fauna map cannot be played as flora"):  # the plug-in alike
+        Game(fauna, chapter=plugin_for("flora"))
     assert Game(fauna, chapter="fauna", players=2, characters=["Lewis", "Clark"], variants=["relaunch"]).n == 2
 
 

@@ -210,8 +210,8 @@ class Game:
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
-        if isinstance(chapter, str) and chapter != m.chapter:  # the same board: played under the other's rules
-            raise BadSettingError(f"a {m.chapter} map cannot be played as {chapter}")
+        if self.chapter.name != m.chapter:  # the same board: played under the other chapter's rules
+            raise BadSettingError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
         self.variants = game_variants(variants, self.chapter.name)
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)
