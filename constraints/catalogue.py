@@ -538,10 +538,25 @@ def chapter_for(m: Map) -> Chapter:
     return get_chapter(m.chapter)
 
 
-def check_map(m: Map, chapter: Chapter | None = None) -> list[Violation]:
-    """Every violation of a complete map against its chapter's rules (WrongMapError for a partial map: solve it)."""
+def as_chapter(chapter: Chapter | str, who: str) -> Chapter:
+    """``chapter`` as a Chapter: itself, or the shipped chapter a name names (ChapterError for no chapter's name, as
+    ``get_chapter``); TypeError for anything else, saying what ``who`` (a function's name) takes. A name where the
+    library's functions take a Chapter raised AttributeError ('str' object has no attribute 'check')."""
+    if isinstance(chapter, Chapter):
+        return chapter
+    if isinstance(chapter, str):
+        return get_chapter(chapter)
+    raise TypeError(
+        f"{who}'s chapter is a Chapter (get_chapter(name), load_chapter(path)) or a chapter's name, not a "
+        f"{type(chapter).__name__} {chapter!r}"
+    )
+
+
+def check_map(m: Map, chapter: Chapter | str | None = None) -> list[Violation]:
+    """Every violation of a complete map against its chapter's rules (``chapter``: a Chapter or a chapter's name;
+    default the map's); WrongMapError for a partial map (solve it)."""
     expect_map(m, "check_map", complete=True)
-    return (chapter or chapter_for(m)).check(m)
+    return (chapter_for(m) if chapter is None else as_chapter(chapter, "check_map")).check(m)
 
 
 def misfit(m: Map, chapter: Chapter) -> str | None:

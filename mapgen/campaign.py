@@ -29,6 +29,7 @@ from typing import Any
 
 import mapgen
 from mapgen.errors import InputError
+from mapgen.inputs import is_whole
 from mapgen.workers import ctrl_c_held, start_worker
 
 
@@ -114,6 +115,18 @@ class Task:
     args: tuple = ()
     weight: int = 1
 
+    def __post_init__(self):
+        # a lambda or a nested function ran on one process and failed on two ("Can't pickle local object"): a
+        # campaign's results must not depend on where it runs, so it is refused on every backend
+        name = getattr(self.fn, "__qualname__", "")
+        if not callable(self.fn) or "<" in name:
+            raise TypeError(
+                "a Task's fn is a module-level function (each task may run in another process, which imports it by "
+                f"name), not {name or repr(self.fn)}"
+            )
+        if not isinstance(self.args, tuple):
+            raise TypeError(f"a Task's args is a tuple of the function's arguments, not a {type(self.args).__name__}")
+
 
 def _call(task: Task):
     return task.fn(*task.args)
@@ -126,7 +139,10 @@ class Local:
     starting: str | None = None
 
     def __init__(self, jobs: int = 1):
-        self.jobs = max(1, int(jobs or os.cpu_count() or 1))
+        """``jobs``: processes, 0 for one per core (``--jobs``); CampaignError for what is no whole number from 0."""
+        if not is_whole(jobs, 0):  # -1 ran on one process, "2" on two, 2.5 on two
+            raise CampaignError(f"Local's jobs is a whole number of processes from 0 (0: one per core), not {jobs!r}")
+        self.jobs = max(1, jobs or os.cpu_count() or 1)
 
     @property
     def workers(self) -> int:
@@ -192,6 +208,8 @@ class Ray:
     starting: str | None = "starting Ray\u2026"
 
     def __init__(self, address: str = "auto", *, num_cpus: int | None = None):
+        if not isinstance(address, str) or not address.strip():  # 5: "'int' object has no attribute 'removeprefix'"
+            raise CampaignError(f"Ray's address is 'auto', 'local', HOST:PORT or ray://HOST:PORT, not {address!r}")
         self.address = address
         self.num_cpus = num_cpus
         self._ray = None
@@ -220,6 +238,10 @@ class Ray:
                             ray.init(num_cpus=self.num_cpus, runtime_env=_local_env(), **quiet)
                     else:
                         ray.init(address=self.address, **quiet)
+            except KeyboardInterrupt:  # Ctrl-C while Ray starts: what it started so far ends with this process
+                with contextlib.suppress(Exception):
+                    ray.shutdown()
+                raise
             except Exception as e:  # noqa: BLE001 (Ray raises many kinds: ConnectionError, RuntimeError, ...)
                 raise CampaignError(
                     f"--ray {self.address}: cannot connect ({' '.join(str(e).split())[:200]})"
@@ -317,7 +339,11 @@ def backend(jobs: int = 1, ray: str | None = None) -> Backend:
 
 def run(tasks: Sequence[Task], where: Backend | None = None, progress: Callable[[int], None] | None = None) -> list:
     """Run every task; the results in task order, whatever ran where."""
-    return (where or Local(1)).run(list(tasks), progress)
+    tasks = list(tasks)
+    bad = next((t for t in tasks if not isinstance(t, Task)), None)
+    if bad is not None:  # "'int' object has no attribute 'fn'" from inside a backend
+        raise TypeError(f"run takes a list of Tasks (mapgen.campaign.Task(fn, args)), not {type(bad).__name__} {bad!r}")
+    return (where or Local(1)).run(tasks, progress)
 
 
 def total_weight(tasks: Sequence[Task]) -> int:

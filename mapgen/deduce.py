@@ -10,7 +10,7 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from constraints.catalogue import Chapter, get_chapter
+from constraints.catalogue import Chapter, as_chapter, get_chapter
 from mapgen.deduce_text import TIERS
 from mapgen.errors import UnmetError
 from mapgen.model import Map, expect_map
@@ -429,7 +429,7 @@ def deduce_report(
     progress=None,
     circuits: CircuitStore | None = None,
     within: list[int] | None = None,
-    chapter: Chapter | None = None,
+    chapter: Chapter | str | None = None,
     partial: bool = False,
 ) -> dict:
     """The designer's report on a complete map: reveal set, ablation and (optionally) the reveal
@@ -448,7 +448,7 @@ def deduce_report(
     ``depends_on``, ``profile``, ``grade``), as ``mapgen.report.solve_report`` keeps its exact answers."""
     expect_map(m, "deduce_report", complete=True)
     shipped = get_chapter(m.chapter)
-    chapter = chapter or shipped
+    chapter = shipped if chapter is None else as_chapter(chapter, "deduce_report")
     solver = Solver(chapter, circuits=circuits)
     t0 = time.monotonic()
     cells = minimal_reveal_set(m, seed=seed, time_limit=time_limit, solver=solver, within=within)

@@ -18,8 +18,8 @@ Every error a user can meet derives from one of three bases, and its class says 
   ``mapgen.solving.solve.QuestionError`` (a solver question's argument it cannot use; a ValueError too),
   ``mapgen.engine.game.UnknownNameError`` (a character or Gear card that does not exist),
   ``mapgen.engine.game.TeamCountError`` (not one character, or one gear list, per player),
-  ``mapgen.engine.game.BadSettingError`` (players outside 1 to 4, a mode or variant that does not exist, another
-  chapter's rules),
+  ``mapgen.engine.game.BadSettingError`` (players outside 1 to 4, a mode, variant or chapter that does not exist,
+  another chapter's rules, a setting of the wrong kind: ``characters="Lewis"`` for ``["Lewis"]``),
   ``mapgen.model.WrongMapError`` (a partial map where a complete one is needed, a map of another chapter),
   ``mapgen.board.CellError`` (a cell off the board or no cell's name; a ValueError too),
   ``mapgen.terrain.UnknownTerrainError`` and ``maps.UnknownMapError`` (a terrain code or a shipped map's name that

@@ -22,7 +22,7 @@ from mapgen.errors import InputError, TimeLimitError, UnmetError
 from mapgen.inputs import text_problem
 from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
-from mapgen.profile import Profile, default_profile
+from mapgen.profile import Profile, ProfileError, default_profile
 from mapgen.terrain import Terrain
 
 ATTEMPTS = 8  # random briefings tried before a request is judged impossible
@@ -42,6 +42,21 @@ class SeedError(InputError, ValueError):
 
 #: the largest seed: a made map's number is its seed, and TOML's integers are signed 64-bit
 MAX_SEED = 2**63 - 1
+
+
+def checked_seed(seed: object) -> int:
+    """A map's seed as an int: TypeError for one that is no whole number (``"1"`` made another map than ``1``),
+    SeedError (exit 2) for one outside 0 to ``MAX_SEED`` (what a map file's number can record)."""
+    if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):
+        raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
+    seed = int(seed)
+    if not 0 <= seed <= MAX_SEED:
+        raise SeedError(f"seed {seed} is beyond what a map file can record (0 to 2**63 - 1, TOML's largest integer)")
+    return seed
+
+
+#: CP-SAT's random_seed is a 32-bit int: a larger map seed is folded into its range (the same below 2**31)
+CP_SAT_SEEDS = 2**31
 
 
 @dataclass(frozen=True)
@@ -120,9 +135,17 @@ class Generator:
                 f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
                 "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
             )
+        if profile is not None and profile.chapter != self.chapter.name:  # its settings were put on another chapter
+            raise ProfileError(
+                f"Generator's profile ({profile.source}) is for chapter {profile.chapter}, not {self.chapter.name}: "
+                f"load_profile(path, {self.chapter.name!r}), or default_profile({self.chapter.name!r})"
+            )
         self.profile = profile or default_profile(self.chapter)  # a house-rule file's own profile key
         #: The chapter with the profile's rules (P1, P2, P3) appended: what every map keeps.
         self.designed = self.profile.applied_to(self.chapter)
+        if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
+            # "x": "could not convert string to float"; "5" was taken as 5 s, where the Solver refuses it
+            raise TypeError(f"Generator's time_limit: seconds (a number), not {time_limit!r}")
         self.time_limit = float(time_limit)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None
@@ -205,13 +228,7 @@ class Generator:
         --seed`` makes it too). TypeError for a seed that is no int, SeedError (exit 2) for one outside 0 to
         ``MAX_SEED``; GenerationError (exit 1) when the profile cannot be met, GenerationTimeout (exit 3) when no
         map is found within the generator's ``time_limit``."""
-        if isinstance(seed, bool) or not isinstance(seed, (int, numbers.Integral)):  # "1" made another map than 1
-            raise TypeError(f"a seed is a whole number from 0 to 2**63 - 1, not {seed!r}")
-        seed = int(seed)
-        if not 0 <= seed <= MAX_SEED:
-            raise SeedError(
-                f"seed {seed} is beyond what a map file can record (0 to 2**63 - 1, TOML's largest integer)"
-            )
+        seed = checked_seed(seed)
         started = time.perf_counter()
         conflict = self.briefing_free_conflict(self.time_limit)
         if conflict is not None:

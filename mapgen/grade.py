@@ -23,7 +23,7 @@ from dataclasses import dataclass, field, replace
 
 from constraints.catalogue import Chapter, get_chapter, load_chapter, misfit
 from mapgen import deduce
-from mapgen.campaign import Backend, Task, run
+from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.engine.bots import BOTS, UNFAIR
 from mapgen.engine.playtest import (
     Settings,
@@ -655,6 +655,11 @@ class GradeSettings:
 
     def __post_init__(self):
         check_games(self.games, self.budgets)
+        if not is_whole(self.seed, 0):  # a str or a float failed inside the games; -1 was played as given
+            raise QualityError(f"a grade's seed is a whole number from 0, not {self.seed!r}")
+        limit = self.time_limit
+        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
+            raise QualityError(f"a grade's time_limit is seconds (a number from 0), not {limit!r}")
         given = self.variants
         if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
             raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")
@@ -774,8 +779,22 @@ def grade_maps(
     (``settings.rules``) each grade records them (``MapGrade.rules``: ``rules_file``'s name, else the chapter's
     name, and their fingerprint), as ``mapgen grade --rules FILE`` does; WrongMapError for a map they do not fit.
     """
+    bad = next((x for x in maps if not (isinstance(x, tuple) and len(x) == 2)), None)
+    if bad is not None:  # a Map alone: "cannot unpack non-iterable Map object"
+        raise TypeError(f"grade_maps takes a list of (name, Map) pairs ([('fauna-1', m)]), not {type(bad).__name__}")
     for _, m in maps:
         expect_map(m, "grade", complete=True)
+    if where is not None and not isinstance(where, Local | Ray):  # an int: AttributeError 'int' ... 'run'
+        raise TypeError(
+            "grade's where is a campaign backend (mapgen.campaign.Local(jobs) or mapgen.campaign.Ray(address)), "
+            f"not a {type(where).__name__} {where!r}"
+        )
+    for q in quality.values() if isinstance(quality, dict) else (quality,):
+        if q is not None and not isinstance(q, Quality):  # "replace() should be called on dataclass instances"
+            raise TypeError(
+                "grade's quality is a mapgen.quality.Quality (chapter_quality(name), or a profile's [quality] "
+                f"table: load_quality(path, chapter)), not a {type(q).__name__} {q!r}"
+            )
     settings = settings or GradeSettings()
     if settings.rules is not None:
         for source, m in maps:
@@ -828,7 +847,7 @@ def grade(
     file (or a chapter loaded with ``constraints.catalogue.load_chapter``; ``rules_file``: the file it came from)
     the map is deduced and played under, recorded in the grade (``mapgen grade --rules FILE``). WrongMapError for a
     partial map or one the rules do not fit, ChapterError for a rules file that cannot be used, TypeError for what
-    is not a Map, QualityError for games or budgets it cannot use, GameError for a variant unknown or of another
+    is not a Map, QualityError for games, budgets, a seed or a time limit it cannot use, GameError for a variant unknown or of another
     chapter."""
     expect_map(m, "grade", complete=True)
     if rules is not None and not isinstance(rules, Chapter):

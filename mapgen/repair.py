@@ -14,7 +14,7 @@ import random
 import time
 from dataclasses import dataclass, replace
 
-from constraints.catalogue import Chapter, check_map, get_chapter, with_hill_numbers
+from constraints.catalogue import Chapter, as_chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from constraints.rules import HillNumbers
 from mapgen.design import check_design
@@ -22,9 +22,11 @@ from mapgen.errors import UnmetError
 from mapgen.generate import (
     CONFLICT_MOST,
     CONFLICT_WORK,
+    CP_SAT_SEEDS,
     GenerationTimeout,
     Generator,
     _Work,
+    checked_seed,
     generator_record,
     minimal_core,
     rules_record,
@@ -177,7 +179,7 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
 def repair_map(
     m: Map,
     *,
-    chapter: Chapter | None = None,
+    chapter: Chapter | str | None = None,
     time_limit: float = 10.0,
     workers: int = 1,
     rules_file: str | None = None,
@@ -194,7 +196,7 @@ def repair_map(
     """
     expect_map(m, "repair_map")
     started = time.perf_counter()
-    chapter = chapter or get_chapter(m.chapter)
+    chapter = get_chapter(m.chapter) if chapter is None else as_chapter(chapter, "repair_map")
     before = tuple(check_map(m, chapter)) if m.complete else ()
     if m.complete and not before:  # valid: nothing changes but a Hill number not given (``Hi``), filled in
         numbered = with_hill_numbers(m, chapter)
@@ -292,6 +294,7 @@ def fill_sketch(
     settings and placed cells that conflict, or ``SolveTimeout`` when the time limit runs out first.
     """
     expect_map(sketch, "fill_sketch")
+    seed = checked_seed(seed)  # "x" failed inside OR-Tools, -1 filled a map no --seed makes again
     if profile is not None and not isinstance(profile, Profile):
         raise TypeError(
             f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
@@ -312,7 +315,7 @@ def fill_sketch(
         )
     cm.model.add_bool_and(givens)
     gen.hint(cm, random.Random(f"mapgen:sketch:{gen.chapter.name}:{seed}"))
-    solver = make_solver(time_limit, seed=seed, presolve=True)
+    solver = make_solver(time_limit, seed=seed % CP_SAT_SEEDS, presolve=True)  # 2**31 and up: a traceback
     name = solver.status_name(solver.solve(cm.model))
     if name == "INFEASIBLE":
         raise _sketch_conflict(gen, sketch, max(0.5, time_limit - (time.perf_counter() - started)))

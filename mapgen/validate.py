@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from constraints.catalogue import Chapter, check_map, misfit
+from constraints.catalogue import Chapter, as_chapter, check_map, misfit
 from constraints.rules import Violation
 from mapgen.mapfile import MapFileError, parse_map, read_map
 
@@ -36,9 +36,11 @@ class FileReport:
         return out
 
 
-def validate_file(path: str, chapter: Chapter | None = None, *, text: str | None = None) -> FileReport:
+def validate_file(path: str, chapter: Chapter | str | None = None, *, text: str | None = None) -> FileReport:
     """Read and check one complete map; unreadable and partial files come back with ``error`` set. ``text``: the
-    file's text, read already (a map piped in, ``path`` then only its name)."""
+    file's text, read already (a map piped in, ``path`` then only its name). ``chapter``: the rules (a Chapter or a
+    chapter's name; default the map's)."""
+    chapter = None if chapter is None else as_chapter(chapter, "validate_file")
     try:
         m = read_map(path) if text is None else parse_map(text, path)
     except MapFileError as e:

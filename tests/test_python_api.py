@@ -556,3 +556,227 @@ def test_run_playtest_stops_when_told_and_returns_the_games_played_in_order():
     assert one == run_playtest(m, s, 4, 1)
     pooled = run_playtest(m, s, 10, 2, stop=lambda k: k >= 3)
     assert pooled == run_playtest(m, s, 3, 1)
+
+
+@pytest.mark.parametrize("terrain", ["Ma", Terrain.FLORA_CREATURE])
+def test_a_question_about_a_terrain_the_chapter_lacks_says_so_as_invalid_input(fauna, terrain):
+    """``solve --target Ma`` on a Fauna map is refused (exit 2: "Maldonado (Ma) is not a terrain of fauna"); from
+    Python ``target(state, "Ma")`` answered ``deduced: True`` with no cells and ``heat(state, "Ma")`` 0.0 everywhere,
+    "exact", as if the map had been searched for it. Now the QuestionError the command's words come from."""
+    from mapgen.errors import exit_code
+    from mapgen.solving.solve import QuestionError
+
+    s = Solver.for_chapter("fauna")
+    state = fauna.hide(["A7", "B7"])
+    for call in (
+        lambda: s.target(state, terrain),
+        lambda: s.heat(state, terrain),
+        lambda: s.heat_answer(state, terrain),
+        lambda: hint(s, state, target=terrain),
+    ):
+        with pytest.raises(QuestionError, match=r"\((Ma|Fc)\) is not a terrain of fauna \(its terrains: Fo Wo ") as e:
+            call()
+        assert exit_code(e.value) == 2
+    assert s.target(state, "Ft")["cells"] == ["B4", "B6", "F5"]  # the chapter's own terrains are answered as before
+
+
+def test_a_generator_given_another_chapter_s_profile_refuses_it():
+    """``Generator("fauna", default_profile("flora"))`` made Fauna maps under Flora's settings without a word (its
+    counts of Fauna's terrains, its pattern terrains), where ``generate -c fauna --profile flora.toml`` is refused;
+    now the ProfileError ``load_profile(path, "fauna")`` raises."""
+    from mapgen.generate import Generator, generate_map
+    from mapgen.profile import ProfileError, default_profile
+
+    flora = default_profile("flora")
+    for call in (lambda: Generator("fauna", flora), lambda: generate_map("training", 1, flora)):
+        with pytest.raises(
+            ProfileError, match=r"profile \(default\) is for chapter flora, not (fauna|training): load_profile"
+        ) as e:
+            call()
+        assert e.value.exit_code == 2
+    assert Generator("fauna", default_profile("fauna")).generate(1).map.chapter == "fauna"
+
+
+def test_grade_given_a_seed_or_time_limit_it_cannot_use_says_so_as_invalid_input(fauna):
+    """``grade(m, seed=-1)`` graded the map with seed -1 (``mapgen grade --seed -1`` is refused, and
+    ``run_playtest`` refuses it), ``seed="x"`` failed inside the games with "can only concatenate str (not "int") to
+    str", ``seed=1.5`` with "unsupported operand type(s) for &", and ``time_limit="x"`` inside the deduction: each is
+    now a QualityError (invalid input, exit 2) before any game is played."""
+    from mapgen.grade import GradeSettings, grade
+    from mapgen.quality import QualityError
+
+    for kwargs, words in (
+        ({"seed": -1}, r"a grade's seed is a whole number from 0, not -1"),
+        ({"seed": "x"}, r"a grade's seed is a whole number from 0, not 'x'"),
+        ({"seed": 1.5}, r"a grade's seed is a whole number from 0, not 1.5"),
+        ({"time_limit": "x"}, r"a grade's time_limit is seconds \(a number from 0\), not 'x'"),
+        ({"time_limit": -1}, r"a grade's time_limit is seconds \(a number from 0\), not -1"),
+        ({"time_limit": float("nan")}, r"a grade's time_limit is seconds \(a number from 0\), not nan"),
+    ):
+        with pytest.raises(QualityError, match=words) as e:
+            grade(fauna, games={"heuristic": 2}, **kwargs)
+        assert e.value.exit_code == 2
+        with pytest.raises(QualityError, match=words):
+            GradeSettings(**kwargs)
+    assert grade(fauna, games={"heuristic": 2}, deduce=False, seed=2**63 - 1).seed == 2**63 - 1
+
+
+def test_a_game_given_arguments_it_cannot_use_says_what_to_pass(fauna):
+    """``Game("fauna-1")`` raised AttributeError ('str' object has no attribute 'complete'), ``Game(m, players=2.0)``
+    a TypeError about slice indices, ``players="2"`` said "players must be 1 to 4, not 2", ``chapter="Fauna"`` or
+    ``"nope"`` a GameError (exit 1: "the engine cannot play 'Fauna' yet"), ``chapter="flora"`` played a Fauna map
+    under Flora's rules, ``reference="fauna"`` raised AttributeError, and ``characters="Lewis"`` named a character
+    'L' (a str taken as its letters; so did gear and variants)."""
+    from mapgen.engine.game import BadSettingError, Game
+
+    with pytest.raises(TypeError, match=r"Game takes a Map, not a str 'fauna-1'.*maps\.load"):
+        Game("fauna-1")
+    for kwargs, words in (
+        ({"players": 2.0}, r"players must be 1 to 4, not 2\.0"),
+        ({"players": "2"}, r"players must be 1 to 4, not '2'"),
+        ({"players": 0}, r"players must be 1 to 4, not 0"),
+        ({"chapter": "Fauna"}, r"unknown chapter 'Fauna': did you mean fauna\?"),
+        ({"chapter": "nope"}, r"unknown chapter 'nope' \(expected one of training, fauna"),
+        ({"chapter": "flora"}, r"a fauna map cannot be played as flora"),
+        ({"reference": "fauna"}, r"reference is a Chapter \(get_chapter\(name\), load_chapter\(path\)\), not a str"),
+        ({"characters": "Lewis"}, r"characters is a list of names, one per player \(\['Lewis'\]\), not a str"),
+        (
+            {"gear": ["Compass"]},
+            r"gear is a list of lists of Gear names, one per player \(\[\['Compass'\], \['Jar'\]\]; .*not \['Compass'\]",
+        ),
+        ({"variants": "relaunch"}, r"variants is a list of variant names \(\['relaunch'\]\), not a str"),
+    ):
+        with pytest.raises(BadSettingError, match=words) as e:
+            Game(fauna, **kwargs)
+        assert e.value.exit_code == 2
+    from mapgen.engine.chapters import plugin_for
+
+    with pytest.raises(BadSettingError, match=r"a fauna map cannot be played as flora"):  # the plug-in alike
+        Game(fauna, chapter=plugin_for("flora"))
+    assert Game(fauna, chapter="fauna", players=2, characters=["Lewis", "Clark"], variants=["relaunch"]).n == 2
+
+
+def test_make_bot_and_play_game_given_arguments_they_cannot_use_say_what_to_pass(fauna):
+    """The engine README's recipe (``make_bot(name, rng, map=None, budget=None)``, ``play_game(state, bots, rng)``):
+    an unknown bot was a bare ValueError (``except MapgenError`` let it through), ``map="fauna-1"`` an AttributeError
+    inside the bot, a partial map was taken by the clairvoyant bot, ``budget=-1`` and ``budget="x"`` were kept for the
+    search, ``rng=5`` failed at the first decision; ``play_game`` with fewer bots than players raised IndexError and
+    ``rng=5`` AttributeError ('int' object has no attribute 'randrange')."""
+    import random
+
+    from mapgen.engine.bots import make_bot
+    from mapgen.engine.game import BadSettingError, Game, TeamCountError
+    from mapgen.engine.play import play_game
+
+    rng = random.Random(1)
+    for call, error, words in (
+        (lambda: make_bot("nobot", rng), BadSettingError, r"unknown bot 'nobot' \(expected one of random, heuristic"),
+        (lambda: make_bot("heuristc", rng), BadSettingError, r"unknown bot 'heuristc': did you mean heuristic\?"),
+        (lambda: make_bot("oracle", rng), BadSettingError, r"the oracle bot must be given the map"),
+        (lambda: make_bot("clairvoyant", rng, map="fauna-1"), TypeError, r"make_bot takes a Map, not a str 'fauna-1'"),
+        (lambda: make_bot("clairvoyant", rng, map=fauna.hide(["A7"])), WrongMapError, r"make_bot needs a complete map"),
+        (lambda: make_bot("scout", rng, budget=-1), BadSettingError, r"budget is a whole number from 1 \(None: its"),
+        (lambda: make_bot("oracle", rng, map=fauna, budget="x"), BadSettingError, r"budget is a whole number from 1"),
+        (lambda: make_bot("heuristic", 5), TypeError, r"make_bot's rng is a random\.Random \(random\.Random\(seed\)\)"),
+        (
+            lambda: play_game(Game(fauna, players=2).new_initial_state(), [make_bot("heuristic", rng)], rng),
+            TeamCountError,
+            r"play_game needs one bot per player: 2 players, 1 bot given",
+        ),
+        (
+            lambda: play_game(Game(fauna).new_initial_state(), [make_bot("heuristic", rng)], 5),
+            TypeError,
+            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not int 5",
+        ),
+    ):
+        with pytest.raises(error, match=words):
+            call()
+    assert make_bot("scout", rng, budget=None) is not None and make_bot("heuristic", rng, budget=-1) is not None
+
+
+def test_the_sampler_s_odds_given_a_seed_or_seconds_they_cannot_use_say_so_as_invalid_input():
+    """``odds_answer(state, method="sampler", seed=-1)`` (and ``seed="x"``, ``seed=1.5``) answered with chains seeded
+    so, where ``solve --seed -1`` is refused and ``--seed`` is what makes the shares reproducible; ``sampled_odds(state,
+    seconds="x")`` failed inside the budget with "unsupported operand type(s) for /". Each is now a QuestionError."""
+    from mapgen.solving.solve import QuestionError
+
+    s = Solver("training", time_limit=5)
+    state = maps.load("training-1").hide(range(5))
+    for call, words in (
+        (lambda: s.odds_answer(state, method="sampler", seed=-1), r"seed is a whole number from 0, not -1"),
+        (lambda: s.odds_answer(state, method="sampler", seed="x"), r"seed is a whole number from 0, not 'x'"),
+        (lambda: s.odds_answer(state, method="sampler", seed=1.5), r"seed is a whole number from 0, not 1\.5"),
+        (lambda: s.sampled_odds(state, seconds=1, seed=-2), r"seed is a whole number from 0, not -2"),
+        (lambda: s.sampled_odds(state, seconds="x"), r"seconds: seconds \(a number\) from 0, not 'x'"),
+        (lambda: s.sampled_odds(state, seconds=-1), r"seconds: seconds \(a number\) from 0, not -1"),
+        (
+            lambda: s.odds_answer(state, method="sampler", sample_seconds="x"),
+            r"sample_seconds: seconds \(a number\) from 0, not 'x'",
+        ),
+    ):
+        with pytest.raises(QuestionError, match=words):
+            call()
+    assert s.odds_answer(state, method="sampler", seed=3).method == "sampler"
+
+
+def test_a_campaign_given_a_backend_it_cannot_use_says_what_to_pass(fauna):
+    """``Local(-1)`` ran on one process and ``Local("2")`` on two, where ``--jobs`` takes 0 to 256 (0: one per core);
+    ``grade(m, where=2)`` raised AttributeError ('int' object has no attribute 'run') and ``grade(m, quality="x")``
+    "replace() should be called on dataclass instances". Now CampaignError (exit 2) and TypeErrors that name what
+    to pass."""
+    from mapgen.campaign import CampaignError, Local
+    from mapgen.grade import grade
+
+    for jobs in (-1, "2", 2.5, True):
+        with pytest.raises(CampaignError, match=r"Local's jobs is a whole number of processes from 0 \(0: one per "):
+            Local(jobs)
+    assert Local(2).jobs == 2 and Local(0).jobs >= 1
+    with pytest.raises(TypeError, match=r"grade's where is a campaign backend \(mapgen\.campaign\.Local\(jobs\) or "):
+        grade(fauna, games={"heuristic": 2}, deduce=False, where=2)
+    with pytest.raises(TypeError, match=r"grade's quality is a mapgen\.quality\.Quality .*, not a str 'x'"):
+        grade(fauna, games={"heuristic": 2}, deduce=False, quality="x")
+
+
+def test_a_chapter_given_by_name_where_a_chapter_is_taken_is_read_as_that_chapter(fauna, tmp_path):
+    """``check_map(m, "fauna")`` and ``repair_map(m, chapter="fauna")`` raised AttributeError ('str' object has no
+    attribute 'check'), ``validate_file(path, "fauna")`` ('... no attribute 'board'), as ``Generator("fauna")`` and
+    ``Solver.for_chapter("fauna")`` take a name: each now takes one (ChapterError for a name that is no chapter,
+    TypeError for what is neither)."""
+    from constraints.catalogue import ChapterError, check_map, get_chapter
+    from mapgen.deduce import deduce_report
+    from mapgen.mapfile import dumps_map
+    from mapgen.repair import repair_map
+    from mapgen.validate import validate_file
+
+    path = tmp_path / "m.toml"
+    path.write_text(dumps_map(fauna), encoding="utf-8")
+    assert check_map(fauna, "fauna") == check_map(fauna, get_chapter("fauna")) == []
+    assert validate_file(str(path), "fauna").valid
+    assert repair_map(fauna, chapter="fauna").map == fauna
+    assert deduce_report(fauna, chapter="fauna", profile=False)["reveal_set"]
+    with pytest.raises(ChapterError, match=r"unknown chapter 'faun': did you mean fauna\?"):
+        check_map(fauna, "faun")
+    with pytest.raises(TypeError, match=r"check_map's chapter is a Chapter \(get_chapter\(name\), load_chapter"):
+        check_map(fauna, 5)
+
+
+@pytest.mark.parametrize("time_limit", ["x", "5", None, True])
+def test_a_generator_made_with_a_time_limit_that_is_no_number_says_so_when_made(time_limit):
+    """``Generator("fauna", time_limit="x")`` raised "could not convert string to float: 'x'" and ``time_limit="5"``
+    was taken as 5 s, where ``Solver("fauna", time_limit="5")`` is refused: now the Solver's TypeError."""
+    from mapgen.generate import Generator
+
+    with pytest.raises(TypeError, match=rf"Generator's time_limit: seconds \(a number\), not {time_limit!r}"):
+        Generator("fauna", time_limit=time_limit)
+
+
+def test_grade_maps_given_maps_without_their_names_says_what_to_pass(fauna):
+    """``grade_maps([m])`` raised "cannot unpack non-iterable Map object": it takes (source, Map) pairs."""
+    from mapgen.grade import GradeSettings, grade_maps
+
+    with pytest.raises(
+        TypeError, match=r"grade_maps takes a list of \(name, Map\) pairs \(\[\('fauna-1', m\)\]\), not"
+    ):
+        grade_maps([fauna])
+    got = grade_maps([("mine", fauna)], GradeSettings(games={"heuristic": 2}, deduce=False))
+    assert [g.map for g in got] == ["mine"]

@@ -255,3 +255,26 @@ def test_a_repair_not_proven_nearest_is_the_same_map_under_any_load(monkeypatch)
     _busy_machine(monkeypatch)
     with pytest.raises(SolveTimeout, match="time limit"):
         repair_map(m, time_limit=2.0)
+
+
+def test_a_sketch_filled_with_a_seed_past_cp_sat_s_takes_it_and_a_bad_seed_is_refused():
+    """``mapgen generate --from sketch.toml --seed 2147483648`` (``--seed`` takes 0 to 2**63 - 1) ended in a
+    traceback: the seed went to CP-SAT's random_seed, a 32-bit int. From Python ``fill_sketch(..., seed=-1)`` filled
+    the sketch and ``seed="x"`` failed inside OR-Tools; now the TypeError and SeedError ``Generator.generate``
+    raises. Seeds below 2**31 fill as before."""
+    from click.testing import CliRunner
+
+    from cli import main
+    from mapgen.generate import SeedError
+    from mapgen.mapfile import dumps_map
+
+    m = maps.load("training-1")
+    sketch = m.hide(range(0, m.board.size, 2))
+    for seed in (2**31, 2**63 - 1):
+        assert check_map(fill_sketch(sketch, seed=seed)) == []
+    with pytest.raises(TypeError, match=r"a seed is a whole number from 0 to 2\*\*63 - 1, not 'x'"):
+        fill_sketch(sketch, seed="x")
+    with pytest.raises(SeedError, match=r"seed -1 is beyond what a map file can record"):
+        fill_sketch(sketch, seed=-1)
+    got = CliRunner().invoke(main, ["generate", "--from", "-", "--seed", str(2**31)], input=dumps_map(sketch))
+    assert got.exit_code == 0, got.output

@@ -366,6 +366,19 @@ def test_solve_method_sample_reports_each_share_with_its_error(tmp_path):
     assert alone.exit_code == 0 and json.loads(alone.output)["probabilities"] == report["probabilities"]
 
 
+def test_the_sampler_s_odds_of_a_complete_map_are_empty_not_a_crash():
+    """A complete map has no unrevealed cell to give odds of: ``mapgen solve fauna-1 --method sample`` and
+    ``odds_answer(m, method="sampler")`` ended in a traceback from numpy ("cannot reshape array of size 0 into shape
+    (0,11)"), where the exact odds answer with no cells."""
+    m = maps.load("training-1")
+    got = Solver.for_chapter("training").odds_answer(m, method="sampler")
+    assert got.method == "sampler" and got.shares == {} and got.errors == {}
+    run = CliRunner().invoke(main, ["solve", "training-1", "--method", "sample", "--json"])
+    assert run.exit_code == 0, run.output
+    report = json.loads(run.output)
+    assert report["count"] == 1 and report["probabilities"] == {} and report["probabilities_method"] == "sampler"
+
+
 def test_solve_prints_the_forced_cells_when_the_count_runs_out(tmp_path, monkeypatch):
     """Issue 40, item 5: the exact answers come first and are printed even when the rest runs out (exit 3)."""
     path = _write_state(tmp_path, "training-1", 12)

@@ -18,7 +18,7 @@ from __future__ import annotations
 import copy
 from typing import TYPE_CHECKING, cast
 
-from constraints.catalogue import chapter_names, get_chapter
+from constraints.catalogue import Chapter, chapter_names, get_chapter, unknown_chapter
 from mapgen.engine import actions as A
 from mapgen.engine import challenges, display, effects, explore, main_step
 from mapgen.engine.actions import ActionTable
@@ -46,7 +46,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
 )
 from mapgen.engine.steps import STEP, Step
 from mapgen.engine.variants import VARIANTS, check_variants
-from mapgen.inputs import did_you_mean
+from mapgen.inputs import did_you_mean, is_whole
 from mapgen.model import Map, expect_map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -155,6 +155,33 @@ def game_variants(variants, chapter: str) -> frozenset[str]:
         raise (BadSettingError if unknown else GameError)(str(e), setting="variants") from None
 
 
+def _check_arguments(players, chapter, characters, gear, variants, reference) -> None:
+    """BadSettingError (exit 2) for Game's arguments of the wrong kind, saying what to pass: a str where a list of
+    names belongs was read as its letters (``characters="Lewis"``: "no character 'L'"), a float for ``players`` failed
+    on slice indices, a chapter's name for ``reference`` on its ``.board``."""
+    if not is_whole(players) or players not in GEAR_PER_PLAYER:
+        raise BadSettingError(f"players must be 1 to 4, not {players!r}", setting="players")
+    if isinstance(chapter, str) and chapter not in chapter_names():  # not "the engine cannot play 'Fauna' yet"
+        raise BadSettingError(unknown_chapter(chapter))
+    if isinstance(characters, str):
+        raise BadSettingError(
+            f"characters is a list of names, one per player ([{characters!r}]), not a str", setting="characters"
+        )
+    if gear is not None and (isinstance(gear, str) or any(isinstance(g, str) for g in gear)):
+        raise BadSettingError(
+            f"gear is a list of lists of Gear names, one per player ([['Compass'], ['Jar']]; [[]]: none), not {gear!r}",
+            setting="gear",
+        )
+    if isinstance(variants, str):
+        raise BadSettingError(f"variants is a list of variant names ([{variants!r}]), not a str", setting="variants")
+    if reference is not None and not isinstance(reference, Chapter):
+        raise BadSettingError(
+            "reference is a Chapter (get_chapter(name), load_chapter(path)), not a "
+            f"{type(reference).__name__} {reference!r}",
+            setting="rules",
+        )
+
+
 class Game:
     """Fixed settings: the map, the chapter, the players' characters and gear, the cards, the seed, the named
     variants (``mapgen/engine/variants.py``; none: the rulebooks' literal reading), the ``reference`` (the
@@ -174,16 +201,17 @@ class Game:
         variants=(),
         reference=None,
     ):
-        if not m.complete:  # invalid input (exit 2, WrongMapError), as every command reports a partial map
+        if not isinstance(m, Map) or not m.complete:  # a name: TypeError; a partial map: exit 2, as every command
             expect_map(m, "Game", complete=True)
-        if players not in GEAR_PER_PLAYER:
-            raise BadSettingError(f"players must be 1 to 4, not {players}", setting="players")
+        _check_arguments(players, chapter, characters, gear, variants, reference)
         self.map = m
         self.chapter = (
             chapter if chapter is not None and not isinstance(chapter, str) else plugin_for(chapter or m.chapter)
         )
         if self.chapter.board != m.board:
             raise GameError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
+        if self.chapter.name != m.chapter:  # the same board: played under the other chapter's rules
+            raise BadSettingError(f"a {m.chapter} map cannot be played as {self.chapter.name}")
         self.variants = game_variants(variants, self.chapter.name)
         if self.variants:  # the chapter reads them too: a copy of it, so that other games keep theirs
             self.chapter = copy.copy(self.chapter)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import random
 
-from mapgen.engine.game import CHANCE_PLAYER, CHANCE_STEPS, Game, State
+from mapgen.engine.game import CHANCE_PLAYER, CHANCE_STEPS, Game, State, TeamCountError
 from mapgen.engine.infostate import information_state
 from mapgen.engine.observation import legal_only, observe
+from mapgen.terrain import quantity
 
 
 def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) -> State:
@@ -18,6 +19,12 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
     ``decides_on = "state"`` (the ``oracle``, not a fair player) the state itself; one with
     ``decides_on = "infostate_when"`` (the ``scout``) its observation, or its information state at a decision
     where ``wants_infostate(obs)`` says so (the referee's tracking is paid only up to the last such decision)."""
+    if len(bots) != state.game.n:  # fewer: an IndexError at the second player's first decision
+        raise TeamCountError(
+            f"play_game needs one bot per player: {quantity(state.game.n, 'player')}, {quantity(len(bots), 'bot')} given"
+        )
+    if not isinstance(rng, random.Random):  # an int: AttributeError 'int' object has no attribute 'randrange'
+        raise TypeError(f"play_game's rng is a random.Random (random.Random(seed)), not {type(rng).__name__} {rng!r}")
     steps = 0
     apply_action = state.apply_action
     wants = [getattr(b, "decides_on", "observation") for b in bots]

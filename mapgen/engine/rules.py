@@ -103,8 +103,8 @@ class UnknownNameError(InputError, GameError):
 
 
 class BadSettingError(InputError, GameError):
-    """A setting's value no game takes (players outside 1 to 4, a mode or a variant that does not exist, the rules
-    of another chapter than the map's): invalid input (exit 2), as the command line refuses such an option's value
+    """A setting's value no game takes (players outside 1 to 4, a mode, variant or chapter that does not exist, the
+    rules of another chapter than the map's, a str where a list of names belongs): invalid input (exit 2), as the command line refuses such an option's value
     itself; ``mapgen.engine.game`` re-exports it. Values that each could be played but not together (Hidden Traitor
     on a Fauna map, a Flora variant on a Fauna map, Hidden Traitor solo) are a GameError (exit 1)."""
 

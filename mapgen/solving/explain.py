@@ -37,7 +37,7 @@ from mapgen.solving.unigen import (
     known_chance,
     share_words,
 )
-from mapgen.terrain import Terrain, as_terrain, listed
+from mapgen.terrain import Terrain, listed
 
 #: Rule subsets up to this size are searched exhaustively for the fewest rules (3 when the core is small).
 SUBSET_SIZE = 2
@@ -468,7 +468,7 @@ def hint(
     names them (``"deduced"``: cell name -> step, of the cells it cites).
     """
     solver.check(state, "hint")
-    target = None if target is None else as_terrain(target)  # a Terrain, or its code ("Ft")
+    target = None if target is None else solver.terrain(target)  # a Terrain, or its code ("Ft"), of the chapter
     budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:
         budget.deadline = min(budget.deadline, deadline)

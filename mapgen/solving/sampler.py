@@ -1199,7 +1199,10 @@ def odds_of(
     size = sweeps // nb
     if size >= 1 and chains * nb > 1:
         means = (
-            onehot[:, : nb * size].reshape(chains, nb, size, len(hidden), nt).mean(axis=2).reshape(-1, len(hidden), nt)
+            onehot[:, : nb * size]
+            .reshape(chains, nb, size, len(hidden), nt)
+            .mean(axis=2)
+            .reshape(chains * nb, len(hidden), nt)  # not -1: a complete map's 0 cells leave it undetermined
         )
         se = means.std(axis=0, ddof=1) / math.sqrt(means.shape[0])
     else:

@@ -76,13 +76,27 @@ EPSILON, DELTA = 0.8, 0.2
 
 class QuestionError(InputError, ValueError):
     """A solver question's argument it cannot use (exit 2): an odds method that does not exist, a count's limit or
-    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session."""
+    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session, a
+    terrain the chapter's maps never hold (``target(state, "Ma")`` on Fauna)."""
 
 
 def _seconds(time_limit: float, who: str) -> None:
     """QuestionError for a time limit below 0 or NaN (a NaN deadline never passes: the question never ends)."""
     if not time_limit >= 0:
         raise QuestionError(f"{who}: seconds from 0, not {time_limit!r}")
+
+
+def _sampler_seed(seed: object) -> None:
+    """QuestionError for a sampler's seed that is no whole number from 0 (``solve --seed``'s range: -1 and "x" seeded
+    chains no command can seed again)."""
+    if not is_whole(seed, 0):
+        raise QuestionError(f"seed is a whole number from 0, not {seed!r}")
+
+
+def _work_seconds(value: object, who: str) -> None:
+    """QuestionError for seconds of work that are no number from 0 (a str failed inside the sampler's budget)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+        raise QuestionError(f"{who}: seconds (a number) from 0, not {value!r}")
 
 
 def _limit(limit: object) -> None:
@@ -783,6 +797,15 @@ class Solver:
         return w
 
     # -- questions ---------------------------------------------------------------------------
+    def terrain(self, terrain: Terrain | str) -> Terrain:
+        """A terrain a question asks about (a Terrain or its code, ``"Ft"``); QuestionError for one this chapter's maps
+        never hold (``Ma`` on Fauna: ``--target``'s words), whose every share would be a vacuous 0."""
+        t = as_terrain(terrain)
+        if t not in self.chapter.terrains:
+            codes = " ".join(u.code for u in self.chapter.terrains)
+            raise QuestionError(f"{t.label} ({t.code}) is not a terrain of {self.chapter.name} (its terrains: {codes})")
+        return t
+
     def check(self, state: Map, who: str = "Solver") -> None:
         """TypeError when ``state`` is not a Map (a path or a shipped map's name), WrongMapError when it is a map of
         another shipped chapter than this solver's (a house-rule chapter takes the maps of the chapter it varies)."""
@@ -1346,6 +1369,9 @@ class Solver:
         """
         self.check(state, "Solver.odds_answer")
         _limit(limit)
+        _sampler_seed(seed)
+        if sample_seconds is not None:
+            _work_seconds(sample_seconds, "sample_seconds")
         if method not in ODDS_METHODS:
             raise QuestionError(f"unknown odds method {method!r} (one of {', '.join(ODDS_METHODS)})")
         if method != ODDS_NONE:
@@ -1451,7 +1477,10 @@ class Solver:
     ):
         """The block heat-bath sampler's odds for ``state`` (``mapgen.solving.sampler.Odds``), its work sized by
         ``seconds`` (a number, never the clock) or given whole (``work``: a ``sampler.Budget``); None when the state
-        has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer."""
+        has no completion to start from. Chains start from ``chain_starts``: the same seed gives the same answer.
+        QuestionError for a seed that is no whole number from 0 or seconds that are no number from 0."""
+        _sampler_seed(seed)
+        _work_seconds(seconds, "seconds")
         if deadline is not None and time.monotonic() >= deadline:
             # before the imports, the session's fork and numba's loops (seconds on a busy machine): a time limit
             # that has run out ends the question here, not 6 to 15 s later (measured at load 10)
@@ -1549,7 +1578,7 @@ class Solver:
         31%``, so a picture says ``≤31%`` there, never a bare 0%; where the sampler answered, each other share's 95%
         half-width (``solve``'s ``Sk 12% ±14``) and whether its chains agreed (``sampler.Odds.converged``)."""
         self.check(state, "Solver.heat")
-        terrain = as_terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
+        terrain = self.terrain(terrain)  # a code was compared with Terrain keys: 0.0 everywhere, "exact"
         budget = self.budget(time_limit)
         possible = self.possible(state, budget)
         sampled = None
@@ -1578,7 +1607,7 @@ class Solver:
         """Whether the cells of ``terrain`` (a Terrain or its code) are the same in every completion, and if so
         where."""
         self.check(state, "Solver.target")
-        terrain = as_terrain(terrain)
+        terrain = self.terrain(terrain)
         possible = possible if possible is not None else self.possible(state, time_limit)
         b = state.board
         revealed = [i for i, t in enumerate(state.cells) if t is terrain]

@@ -40,7 +40,9 @@ from mapgen.engine.bots.planner import PlannerBot
 from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
 from mapgen.engine.bots.random_bot import RandomBot
 from mapgen.engine.bots.scout import ScoutBot
-from mapgen.model import Map
+from mapgen.engine.rules import BadSettingError
+from mapgen.inputs import did_you_mean, is_whole
+from mapgen.model import Map, expect_map
 
 BOTS = {
     "random": RandomBot,
@@ -61,15 +63,25 @@ UNFAIR = frozenset({"clairvoyant", "oracle"})
 
 
 def make_bot(name: str, rng: random.Random, map: Map | None = None, budget: int | None = None):
-    """A new bot by name; ``map`` is required by the bots in ``NEEDS_MAP`` and ignored by the others;
-    ``budget`` is given to the bots in ``HAS_BUDGET`` (their default when None) and ignored by the others."""
-    try:
-        cls = BOTS[name]
-    except KeyError:
-        raise ValueError(f"unknown bot {name!r} (expected one of {', '.join(BOTS)})") from None
+    """A new bot by name; ``map`` (a complete Map) is required by the bots in ``NEEDS_MAP`` and ignored by the others;
+    ``budget`` (a whole number from 1) is given to the bots in ``HAS_BUDGET`` (their default when None) and ignored by
+    the others. BadSettingError (invalid input, exit 2; a ValueError) for an unknown bot, a missing map or a budget it
+    cannot use; TypeError for an ``rng`` that is no ``random.Random`` or a ``map`` that is no Map, WrongMapError for
+    a partial one."""
+    cls = BOTS.get(name) if isinstance(name, str) else None
+    if cls is None:
+        near = did_you_mean(name, BOTS) if isinstance(name, str) else ""
+        raise BadSettingError(f"unknown bot {name!r}{near} (expected one of {', '.join(BOTS)})", setting="bot")
+    if not isinstance(rng, random.Random):  # an int failed at the bot's first decision
+        raise TypeError(f"make_bot's rng is a random.Random (random.Random(seed)), not {type(rng).__name__} {rng!r}")
+    if name in HAS_BUDGET and budget is not None and not is_whole(budget, 1):  # kept, and failed inside the search
+        raise BadSettingError(
+            f"a search bot's budget is a whole number from 1 (None: its default), not {budget!r}", setting="budget"
+        )
     if name in NEEDS_MAP:
         if map is None:
-            raise ValueError(f"the {name} bot must be given the map (make_bot(..., map=m))")
+            raise BadSettingError(f"the {name} bot must be given the map (make_bot(..., map=m))", setting="bot")
+        expect_map(map, "make_bot", complete=True)  # a name: an AttributeError inside the bot; a partial map: its play
         return cls(rng, map, budget) if name in HAS_BUDGET else cls(rng, map)
     if name in HAS_BUDGET:
         return cls(rng, budget)
