@@ -186,6 +186,13 @@ def ensure_kernels(announce: Callable[[], object] | None = None) -> None:
         _WARM = True
 
 
+def _briefing_says(chapter: Chapter, m: Map, rule_ids, lead: str) -> str:
+    """The briefing's cells that rules ``rule_ids`` fix (the Peak a Rock, Flora's start a Fort), in words after
+    ``lead``: what a conflict "with the briefing" is about (a Peak typed on the board's edge); empty if none."""
+    said = [r.makes(m) for r in chapter.rules if isinstance(r, BriefingCell) and r.id in rule_ids and r.makes(m)]
+    return lead + listed(said) if said else ""
+
+
 def agrees(chapter: Chapter, w, state: Map) -> bool:
     """Whether the complete terrain ``w`` is a completion's terrain for ``state``: it shows every revealed
     cell and every revealed Hill's number (``w`` itself keeps every rule: it came from a solver)."""
@@ -1682,12 +1689,15 @@ class Solver:
         )
         msg = f"no completion: {subject}"
         if rule_ids:
-            msg += f" with the revealed cells {shown}" if cells else " with the briefing"
+            msg += (
+                f" with the revealed cells {shown}"
+                if cells
+                else " with the briefing" + _briefing_says(self.chapter, state, rule_ids, ": it makes ")
+            )
         elif cells:
             msg += f": {shown}"
-        for r, i in briefed:
-            what = {"peak": "the Peak", "start": "the start"}.get(r.field, f"the {r.field}")
-            msg += f"; the briefing makes {what} {b.name(i)} a {r.terrain.label} ({r.id})"
+        for r, _ in briefed:
+            msg += f"; the briefing makes {r.makes(state)} ({r.id})"
         return NoCompletion(msg, tuple(rule_ids), cells)
 
     def _briefing_conflicts(self, state: Map, cells) -> list:
