@@ -193,6 +193,12 @@ def _briefing_says(chapter: Chapter, m: Map, rule_ids, lead: str) -> str:
     return lead + listed(said) if said else ""
 
 
+def _briefing_clash(chapter: Chapter, m: Map) -> tuple[str, ...]:
+    """The rules that fix one briefing cell to two terrains (Flora's start typed on the Peak: a Fort and a Rock)."""
+    fixed = [(r, r.cell(m)) for r in chapter.rules if isinstance(r, BriefingCell) and r.cell(m) is not None]
+    return tuple(dict.fromkeys(r.id for r, i in fixed for q, j in fixed if i == j and r.terrain is not q.terrain))
+
+
 def agrees(chapter: Chapter, w, state: Map) -> bool:
     """Whether the complete terrain ``w`` is a completion's terrain for ``state``: it shows every revealed
     cell and every revealed Hill's number (``w`` itself keeps every rule: it came from a solver)."""
@@ -1673,6 +1679,8 @@ class Solver:
         if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
             return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
         rule_ids, cells = reason
+        if not rule_ids and not cells:  # nothing but the briefing: two of its cells clash (Flora's start on the Peak)
+            rule_ids = _briefing_clash(self.chapter, state)
         briefed = self._briefing_conflicts(state, cells)
         if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
             rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
