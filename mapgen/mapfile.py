@@ -328,7 +328,15 @@ def parse_pattern(text: str, listed: str = "") -> Pattern:
         if not line.strip():
             continue
         where = f"in fort_pattern row {len(rows) + 1}"
-        rows.append(tuple(cell_code(tok, where, listed)[0] for tok in line.split()))
+        row = []
+        for tok in line.split():
+            terrain, number = cell_code(tok, where, listed)
+            if number is not None:  # the mini map is terrains: a number there would be dropped without a word
+                raise ValueError(
+                    f"Hill number {tok!r} {where}: the mini map holds terrains, not Hill numbers (write Hi)"
+                )
+            row.append(terrain)
+        rows.append(tuple(row))
     if not rows:
         raise ValueError(
             "fort_pattern is empty: a Fauna briefing needs its mini map (rows of codes with one Ft, '..' any)"

@@ -317,6 +317,15 @@ def test_a_hand_written_slip_names_its_cell_and_what_was_meant(slip):
     assert problem(FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0", row)) == f"fauna-3.toml: {message}"
 
 
+def test_a_hill_number_in_the_fort_pattern_is_refused_not_ignored():
+    """The mini map is terrains (RULES.md §7): a Hill there has no number. 'Hi2' was read as a plain Hill and its
+    number dropped without a word, so a designer who meant "a Hill showing 2" got a pattern that never asks it."""
+    text = FAUNA.replace(".. .. Ti", ".. .. Hi2")
+    assert problem(text) == (
+        "fauna-3.toml: Hill number 'Hi2' in fort_pattern row 3: the mini map holds terrains, not Hill numbers (write Hi)"
+    )
+
+
 def test_an_unknown_code_in_the_fort_pattern_names_its_row():
     text = FAUNA.replace("Sk Ft ..", "Sk Ft Zz")
     assert problem(text) == (
