@@ -283,6 +283,15 @@ class BriefingCell(Rule):
     def cell(self, m: Map) -> int | None:
         return getattr(m.briefing, self.field)
 
+    def what(self) -> str:
+        """The field in words: the Peak, the start, the greek_fire."""
+        return {"peak": "the Peak", "start": "the start"}.get(self.field, f"the {self.field}")
+
+    def makes(self, m: Map) -> str:
+        """What the briefing fixes, in words ("the Peak B3 a Rock"); empty when it names no such cell."""
+        i = self.cell(m)
+        return "" if i is None else f"{self.what()} {m.board.name(i)} a {self.terrain.label}"
+
     def check(self, view):
         i = self.cell(view.map)
         if i is None:
@@ -290,8 +299,7 @@ class BriefingCell(Rule):
         t = view.cells[i]
         if t is self.terrain:
             return []
-        what = {"peak": "the Peak", "start": "the start"}.get(self.field, f"the {self.field}")
-        return [self.violation(view, [i], f"{what} {view.board.name(i)} is {t.label}, not {self.terrain.label}")]
+        return [self.violation(view, [i], f"{self.what()} {view.board.name(i)} is {t.label}, not {self.terrain.label}")]
 
 
 @dataclass(frozen=True)

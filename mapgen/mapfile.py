@@ -254,6 +254,36 @@ def _not_a_code(tokens: list[str]) -> str | None:
     return None
 
 
+def _is_label(token: str) -> bool:
+    """A row letter at the start of a grid line (codes are two letters, so one letter is a label)."""
+    return len(token) == 1 and token.isalpha()
+
+
+def _row_at_fault(lines: list[list[str]], board: Board) -> str:
+    """Why a grid has the wrong number of rows, when the lines can tell: a line that is no row (a comment, say),
+    or, when every line carries its row letter, the row missing, typed twice or off the board. Empty when only
+    the count is known (rows without letters)."""
+    for tokens in lines:
+        if not _is_label(tokens[0]) and _not_a_code(tokens[:1]) is not None:
+            line = " ".join(tokens)
+            return f": the line {line if len(line) <= 40 else line[:37] + '...'!r} is no row of terrain codes"
+    if not lines or not all(_is_label(tokens[0]) for tokens in lines):
+        return ""
+    labels = [tokens[0].upper() for tokens in lines]
+    for letter in labels:
+        if letter not in board.row_letters:
+            return f": row {letter} is off the board"
+    for letter in board.row_letters:
+        if labels.count(letter) > 1:
+            return f": row {letter} appears twice"
+    missing = [letter for letter in board.row_letters if letter not in labels]
+    if missing:
+        return (
+            f": row{'s' if len(missing) > 1 else ''} {', '.join(missing)} {'are' if len(missing) > 1 else 'is'} missing"
+        )
+    return ""
+
+
 def parse_terrain(text: str, board: Board, *, listed: str = "") -> tuple[tuple[Terrain | None, ...], dict[int, int]]:
     """Parse the terrain grid; an optional header of column numbers and row letters are checked. An unknown
     code is named by its cell, with ``listed`` (the chapter's codes, in words) when no closer hint fits."""
@@ -266,12 +296,13 @@ def parse_terrain(text: str, board: Board, *, listed: str = "") -> tuple[tuple[T
     if len(lines) != board.height:
         raise ValueError(
             f"terrain has {len(lines)} rows, expected {board.height} (rows {board.row_letters[0]} to {board.row_letters[-1]})"
+            + _row_at_fault(lines, board)
         )
     cells: list[Terrain | None] = []
     hills: dict[int, int] = {}
     for r, tokens in enumerate(lines):
         letter = board.row_letters[r]
-        if tokens and len(tokens[0]) == 1 and tokens[0].isalpha():
+        if tokens and _is_label(tokens[0]):
             if tokens[0].upper() != letter:
                 raise ValueError(f"terrain row {r + 1} is labelled {tokens[0]}, expected {letter}")
             tokens = tokens[1:]
@@ -297,7 +328,15 @@ def parse_pattern(text: str, listed: str = "") -> Pattern:
         if not line.strip():
             continue
         where = f"in fort_pattern row {len(rows) + 1}"
-        rows.append(tuple(cell_code(tok, where, listed)[0] for tok in line.split()))
+        row = []
+        for tok in line.split():
+            terrain, number = cell_code(tok, where, listed)
+            if number is not None:  # the mini map is terrains: a number there would be dropped without a word
+                raise ValueError(
+                    f"Hill number {tok!r} {where}: the mini map holds terrains, not Hill numbers (write Hi)"
+                )
+            row.append(terrain)
+        rows.append(tuple(row))
     if not rows:
         raise ValueError(
             "fort_pattern is empty: a Fauna briefing needs its mini map (rows of codes with one Ft, '..' any)"

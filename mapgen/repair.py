@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 
 from constraints.catalogue import Chapter, as_chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
-from constraints.rules import HillNumbers
+from constraints.rules import BriefingCell, HillNumbers
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import (
@@ -36,6 +36,7 @@ from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
 from mapgen.solving.solve import SolveTimeout
+from mapgen.terrain import listed
 
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
 
@@ -173,7 +174,11 @@ def _briefing_conflict(chapter: Chapter, m: Map, time_limit: float) -> RepairErr
     ids = tuple(g.label for g in guards if g.literal.index in {k.index for k in kept})
     words = "; ".join(_rule_words(chapter, label) for label in ids)
     hold = "cannot hold with it" if len(ids) == 1 else "cannot all hold with it"  # one rule: never "all"
-    return RepairError(f"no valid {chapter.name} map has this briefing: {words} {hold}", ids)
+    # the briefing's cells those rules fix (a Peak typed on the board's edge): named, so the designer knows where
+    fixed = [r for r in chapter.rules if isinstance(r, BriefingCell) and r.label in ids and r.cell(m) is not None]
+    said = f" (the briefing makes {listed([r.makes(m) for r in fixed])})" if fixed else ""
+    cells = tuple(dict.fromkeys(m.board.name(i) for r in fixed if (i := r.cell(m)) is not None))
+    return RepairError(f"no valid {chapter.name} map has this briefing: {words} {hold}{said}", ids, cells)
 
 
 def repair_map(

@@ -99,7 +99,7 @@ UNREADABLE = {
     ),
     "wrong number of rows": (
         FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0\n", ""),
-        "terrain has 6 rows, expected 7 (rows A to G)",
+        "terrain has 6 rows, expected 7 (rows A to G): row G is missing",
     ),
     "cell off the board": (
         (VALID / "training-201.toml").read_text(encoding="utf-8").replace('peak = "C5"', 'peak = "A1"'),

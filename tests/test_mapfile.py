@@ -221,7 +221,39 @@ def test_unknown_terrain_code():
 
 def test_wrong_number_of_rows():
     text = with_grid(FAUNA, grid(FAUNA)[:-1])
-    assert problem(text) == "fauna-3.toml: terrain has 6 rows, expected 7 (rows A to G)"
+    assert problem(text) == "fauna-3.toml: terrain has 6 rows, expected 7 (rows A to G): row G is missing"
+
+
+#: a designer's slip in the number of rows -> what the message adds: which row, or which line, is at fault
+#: (with row letters it can tell; without them it can only count)
+ROW_SLIPS = {
+    "a row left out": (
+        lambda lines: lines[:4] + lines[5:],
+        "terrain has 6 rows, expected 7 (rows A to G): row D is missing",
+    ),
+    "a row typed twice": (
+        lambda lines: lines[:5] + [lines[4]] + lines[5:],
+        "terrain has 8 rows, expected 7 (rows A to G): row D appears twice",
+    ),
+    "a row off the board": (
+        lambda lines: [*lines, "H   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0"],
+        "terrain has 8 rows, expected 7 (rows A to G): row H is off the board",
+    ),
+    "a comment line": (
+        lambda lines: lines[:3] + ["# the river runs here"] + lines[3:],
+        "terrain has 8 rows, expected 7 (rows A to G): the line '# the river runs here' is no row of terrain codes",
+    ),
+    "no row letters": (
+        lambda lines: [line[4:] for line in lines[1:-1]],
+        "terrain has 6 rows, expected 7 (rows A to G)",
+    ),
+}
+
+
+@pytest.mark.parametrize("slip", ROW_SLIPS, ids=list(ROW_SLIPS))
+def test_a_wrong_number_of_rows_names_the_row_or_line_at_fault(slip):
+    change, message = ROW_SLIPS[slip]
+    assert problem(with_grid(FAUNA, change(grid(FAUNA)))) == f"fauna-3.toml: {message}"
 
 
 def test_wrong_header():
@@ -283,6 +315,15 @@ HAND_SLIPS = {
 def test_a_hand_written_slip_names_its_cell_and_what_was_meant(slip):
     row, message = HAND_SLIPS[slip]
     assert problem(FAUNA.replace("G   Sk  Ti  Wa  Wo  Hi2  Wa  Hi0", row)) == f"fauna-3.toml: {message}"
+
+
+def test_a_hill_number_in_the_fort_pattern_is_refused_not_ignored():
+    """The mini map is terrains (RULES.md §7): a Hill there has no number. 'Hi2' was read as a plain Hill and its
+    number dropped without a word, so a designer who meant "a Hill showing 2" got a pattern that never asks it."""
+    text = FAUNA.replace(".. .. Ti", ".. .. Hi2")
+    assert problem(text) == (
+        "fauna-3.toml: Hill number 'Hi2' in fort_pattern row 3: the mini map holds terrains, not Hill numbers (write Hi)"
+    )
 
 
 def test_an_unknown_code_in_the_fort_pattern_names_its_row():

@@ -151,8 +151,12 @@ def test_a_briefing_no_map_can_have_is_reported_with_its_rule():
     with pytest.raises(RepairError) as e:
         repair_map(edge_peak)
     assert "C6" in e.value.rules
-    # one rule in conflict with the briefing read "C6 Rock cannot all hold"
-    assert str(e.value) == "no valid fauna map has this briefing: C6 Rock cannot hold with it"
+    # one rule in conflict with the briefing read "C6 Rock cannot all hold"; the briefing's cell is named (a
+    # designer who typed peak = "A1" is told which cell, not only the rule)
+    assert str(e.value) == (
+        "no valid fauna map has this briefing: C6 Rock cannot hold with it (the briefing makes the Peak A1 a Rock)"
+    )
+    assert e.value.cells == ("A1",)
 
 
 def test_free_cells_are_filled_at_no_cost():

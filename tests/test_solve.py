@@ -116,6 +116,38 @@ def test_no_completion_names_rules_and_cells(example):
     assert "F4" in err.value.cells
 
 
+def test_a_briefing_no_map_can_have_names_its_cell(example):
+    """A hand-made briefing with the Peak on the board's edge (no Rock may stand there): the conflict names the
+    Peak's cell, not only "rule C6 Rock conflicts with the briefing"."""
+    from dataclasses import replace
+
+    m = example("training-201")
+    state = replace(m, briefing=replace(m.briefing, peak=m.board.index("B3"))).hide(range(m.board.size))
+    with pytest.raises(NoCompletion) as err:
+        Solver.for_chapter("training").count(state)
+    assert err.value.rules == ("C6",)
+    assert err.value.cells == ()  # a reason's cells are revealed ones: the Peak is named in words
+    assert str(err.value) == "no completion: rule C6 Rock conflicts with the briefing: it makes the Peak B3 a Rock"
+
+
+def test_a_briefing_at_odds_with_itself_names_its_rules_not_revealed_cells(example):
+    """A hand-made Flora briefing whose start Fort is the Peak's cell: nothing revealed, yet solve said "the revealed
+    cells conflict" (and named none). The rules whose briefing cells clash are named, with the cell."""
+    from dataclasses import replace
+
+    m = example("flora-201")
+    peak = m.briefing.peak
+    state = replace(m, briefing=replace(m.briefing, start=peak)).hide(range(m.board.size))
+    with pytest.raises(NoCompletion) as err:
+        Solver.for_chapter("flora").count(state)
+    assert set(err.value.rules) == {"C6", "L4"} and err.value.cells == ()
+    name = m.board.name(peak)
+    assert str(err.value) == (
+        "no completion: rules C6 Rock and L4 Start Fort conflict with the briefing: "
+        f"it makes the Peak {name} a Rock and the start {name} a Fort"
+    )
+
+
 def test_foreign_terrain_is_no_completion(example):
     m = example("training-201")
     state = m.with_cells([Terrain.SKULL, *m.cells[1:]]).hide([5, 6])

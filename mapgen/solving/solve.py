@@ -218,6 +218,19 @@ def ensure_kernels(announce: Callable[[], object] | None = None) -> None:
         _WARM = True
 
 
+def _briefing_says(chapter: Chapter, m: Map, rule_ids, lead: str) -> str:
+    """The briefing's cells that rules ``rule_ids`` fix (the Peak a Rock, Flora's start a Fort), in words after
+    ``lead``: what a conflict "with the briefing" is about (a Peak typed on the board's edge); empty if none."""
+    said = [r.makes(m) for r in chapter.rules if isinstance(r, BriefingCell) and r.id in rule_ids and r.makes(m)]
+    return lead + listed(said) if said else ""
+
+
+def _briefing_clash(chapter: Chapter, m: Map) -> tuple[str, ...]:
+    """The rules that fix one briefing cell to two terrains (Flora's start typed on the Peak: a Fort and a Rock)."""
+    fixed = [(r, r.cell(m)) for r in chapter.rules if isinstance(r, BriefingCell) and r.cell(m) is not None]
+    return tuple(dict.fromkeys(r.id for r, i in fixed for q, j in fixed if i == j and r.terrain is not q.terrain))
+
+
 def agrees(chapter: Chapter, w, state: Map) -> bool:
     """Whether the complete terrain ``w`` is a completion's terrain for ``state``: it shows every revealed
     cell and every revealed Hill's number (``w`` itself keeps every rule: it came from a solver)."""
@@ -1794,6 +1807,8 @@ class Solver:
         if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
             return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
         rule_ids, cells = reason
+        if not rule_ids and not cells:  # nothing but the briefing: two of its cells clash (Flora's start on the Peak)
+            rule_ids = _briefing_clash(self.chapter, state)
         briefed = self._briefing_conflicts(state, cells)
         if briefed:  # a revealed Peak (or Flora's start) that is not the briefing's terrain: the briefing's rule
             rule_ids = tuple(dict.fromkeys([*rule_ids, *(r.id for r, _ in briefed)]))
@@ -1810,12 +1825,15 @@ class Solver:
         )
         msg = f"no completion: {subject}"
         if rule_ids:
-            msg += f" with the revealed cells {shown}" if cells else " with the briefing"
+            msg += (
+                f" with the revealed cells {shown}"
+                if cells
+                else " with the briefing" + _briefing_says(self.chapter, state, rule_ids, ": it makes ")
+            )
         elif cells:
             msg += f": {shown}"
-        for r, i in briefed:
-            what = {"peak": "the Peak", "start": "the start"}.get(r.field, f"the {r.field}")
-            msg += f"; the briefing makes {what} {b.name(i)} a {r.terrain.label} ({r.id})"
+        for r, _ in briefed:
+            msg += f"; the briefing makes {r.makes(state)} ({r.id})"
         return NoCompletion(msg, tuple(rule_ids), cells)
 
     def _briefing_conflicts(self, state: Map, cells) -> list:
