@@ -26,6 +26,13 @@ def reveal(m: Map, cells) -> Map:
     return m.hide(i for i in range(m.board.size) if i not in keep)
 
 
+def puzzle_of(m: Map, reveal_set) -> Map:
+    """The pencil-and-paper puzzle of a complete map, as ``mapgen deduce --puzzle`` writes it (and the studio's
+    deduce job gives it): only ``reveal_set`` (cell names, ``deduce_report``'s) revealed, revealed Hills with their
+    numbers. The map's ``[grade]`` stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here."""
+    return reveal(m, [m.board.index(c) for c in reveal_set]).without_grade()
+
+
 def minimal_reveal_set(
     m: Map,
     *,

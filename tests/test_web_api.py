@@ -558,7 +558,57 @@ def test_deduce_runs_as_a_job_and_matches_the_cli(client):
     assert job["result"] == json.loads(cli.output)
 
 
-def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_does(monkeypatch):
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["fauna-1", "vameter-1"])
+def test_a_deduce_job_gives_the_puzzle_the_cli_writes_byte_for_byte(client, tmp_path, name):
+    """A puzzle maker deducing in the studio could not download the puzzle (the partial map ``mapgen deduce MAP
+    --puzzle OUT`` writes): the job now names it (``puzzle``, a URL), and the file there is the CLI's, byte for byte,
+    named after the map as the studio's other downloads are (``fauna-1-puzzle.toml``, as deduce's help names it)."""
+    from cli import main
+
+    text = maps.path(name).read_text(encoding="utf-8")  # the map file as the studio sends it (its fileText)
+    r = client.post("/api/deduce", json={"map": text, "profile": False})
+    job = _wait(client, r.json()["id"])
+    assert job["status"] == "done", job
+    out = tmp_path / "puzzle.toml"
+    cli = CliRunner().invoke(main, ["deduce", str(maps.path(name)), "--no-profile", "--puzzle", str(out)])
+    assert cli.exit_code == 0, cli.output
+    assert job["puzzle"] == f"/api/jobs/{job['id']}/puzzle.toml"
+    got = client.get(job["puzzle"])
+    assert got.status_code == 200 and got.content == out.read_bytes()
+    assert got.headers["content-disposition"] == f'attachment; filename="{name}-puzzle.toml"'
+
+
+def test_a_download_is_named_after_the_map_as_the_studio_names_its_map_file(client):
+    """/api/render named a map without a number "fauna.png" where the studio saves its map file as "fauna-map.toml":
+    one stem for every download the server names (CHAPTER-NUMBER, else CHAPTER-map)."""
+    from dataclasses import replace
+
+    m = maps.load("fauna-2")
+    r = client.post("/api/render", json={"name": "fauna-2", "format": "svg"})
+    assert r.headers["content-disposition"] == 'attachment; filename="fauna-2.svg"'
+    unnumbered = dumps_map(replace(m, briefing=replace(m.briefing, number=None)))
+    for fmt, name in (("svg", "fauna-map.svg"), ("sheet", "fauna-map-sheet.pdf")):
+        r = client.post("/api/render", json={"map": unnumbered, "format": fmt})
+        assert r.headers["content-disposition"] == f'attachment; filename="{name}"'
+
+
+def test_a_job_without_a_puzzle_says_so(client):
+    """The puzzle of a job that has none (a playtest, a deduce still running): 404 in words, never an empty file."""
+    from mapgen.web.jobs import Job
+
+    job = Job("nopuzzle-1", "playtest", {}, 60.0, status="done", result={})
+    job.ended = time.monotonic()
+    client.app.state.jobs._jobs[job.id] = job
+    try:
+        assert "puzzle" not in client.get(f"/api/jobs/{job.id}").json()
+        r = client.get(f"/api/jobs/{job.id}/puzzle.toml")
+        assert r.status_code == 404 and r.json()["error"] == "job nopuzzle-1 has no puzzle (a playtest)"
+    finally:
+        del client.app.state.jobs._jobs[job.id]
+
+
+def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_does(monkeypatch, tmp_path):
     """The studio's deduce job failed whole ("deduce: failed: the time limit ran out ...") when the reveal profile ran
     out of time after the reveal set (all a puzzle needs) was found, where `mapgen deduce --json` prints that reveal set
     and the rules it relies on, says ``"missing": ["profile", "grade"]`` and exits 3. The job now ends with the CLI's
@@ -579,9 +629,13 @@ def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_doe
     messages = [out.get_nowait() for _ in range(out.qsize())]
     assert [m[0] for m in messages[:-1]] == ["progress"] * (len(messages) - 1)
     assert messages[-1][0] == "done", messages[-1]  # was ("failed", "the time limit ran out ...", None)
-    _, result, png, words = messages[-1]
+    _, result, png, words, puzzle = messages[-1]
     cli = CliRunner().invoke(main, ["deduce", "training-1", "--time-limit", "40", "--json"])
     assert cli.exit_code == 3 and result == json.loads(cli.stdout)
+    # the puzzle, found before the time ran out, is the one `mapgen deduce --puzzle` writes then (exit 3)
+    written = tmp_path / "puzzle.toml"
+    cli = CliRunner().invoke(main, ["deduce", "training-1", "--time-limit", "40", "--puzzle", str(written)])
+    assert cli.exit_code == 3 and puzzle == written.read_text(encoding="utf-8")
     assert result["missing"] == ["profile", "grade"] and result["reveal_count"] == len(result["reveal_set"]) > 0
     assert "depends_on" in result and png is None
     assert words == {
@@ -662,7 +716,8 @@ def test_a_playtest_job_at_its_time_limit_keeps_the_games_played(monkeypatch):
     jobs._run("playtest", args, out, limit=120.0)  # a worker's own stop: 12 s before the limit (a tenth of it)
     messages = [out.get_nowait() for _ in range(out.qsize())]
     assert messages[-1][0] == "done", messages[-1]
-    _, result, png, words = messages[-1]
+    _, result, png, words, puzzle = messages[-1]
+    assert puzzle is None  # a deduce's only
     played = result["games"]
     assert 0 < played < 12 and result["games_asked"] == 12
     assert result["timed_out"] == f"the job's time limit of 120 s ran out after {played} of 12 games"

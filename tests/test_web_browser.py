@@ -1920,6 +1920,73 @@ def test_studio_deduce_names_rules_by_title_explains_the_profile_and_opens_the_c
     wait_for(lambda: "playtest finished" in text_of(driver, "message"), 240, "the playtest")
 
 
+def test_studio_downloads_the_puzzle_deduce_found_by_keyboard(driver, base_url, downloads, tmp_path):
+    """A puzzle maker deducing in the studio saw the reveal set outlined but could not download the puzzle (the file
+    `mapgen deduce MAP --puzzle OUT` writes, only the reveal set revealed). A "Download puzzle" button now comes with
+    the reveal set, and only with it (not before a deduce, nor after one that failed); it is reached with Tab, named
+    for a screen reader, pressed with Enter, and saves the CLI's file byte for byte, named after the map as the map
+    file is (fauna-1-puzzle.toml beside fauna-1.toml)."""
+    from click.testing import CliRunner
+    from selenium.webdriver.common.action_chains import ActionChains
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    from cli import main
+
+    d = driver
+    d.get("about:blank")  # a new page load, not a hash change on the last test's page
+    open_studio(d, base_url, "fauna-1")
+    settled(d)
+    assert not d.find_elements(By.ID, "dl-puzzle")  # no reveal set yet
+    d.find_element(By.ID, "deduce").click()
+    button = wait_for(lambda: d.find_elements(By.ID, "dl-puzzle"), 240, "the puzzle button")[0]
+    # reached by keyboard: Tab from the last control before the results lands on it
+    d.execute_script("document.getElementById('dl-paper').focus()")
+    ActionChains(d).send_keys(Keys.TAB).perform()
+    assert d.execute_script("return document.activeElement.id") == "dl-puzzle"
+    doc = d.execute_cdp_cmd("DOM.getDocument", {})
+    node = d.execute_cdp_cmd("DOM.querySelector", {"nodeId": doc["root"]["nodeId"], "selector": "#dl-puzzle"})
+    ax = d.execute_cdp_cmd("Accessibility.getPartialAXTree", {"nodeId": node["nodeId"], "fetchRelatives": False})
+    assert ax["nodes"][0]["role"]["value"] == "button"
+    assert ax["nodes"][0]["name"]["value"] == "Download puzzle" == button.text
+    violations = run_axe(d)  # None: axe-core not installed (the accessibility test skips then)
+    assert violations in (None, []), violations
+    ActionChains(d).send_keys(Keys.ENTER).perform()
+    saved = Path(downloads) / "fauna-1-puzzle.toml"
+    wait_for(lambda: saved.exists() and saved.stat().st_size > 0, 60, "the puzzle download")
+    wait_for(lambda: text_of(d, "message") == "Downloaded the puzzle, fauna-1-puzzle.toml.", 30, "the message")
+    out = tmp_path / "puzzle.toml"
+    cli = CliRunner().invoke(main, ["deduce", str(maps.path("fauna-1")), "--puzzle", str(out)])
+    assert cli.exit_code == 0, cli.output
+    assert saved.read_bytes() == out.read_bytes()
+    saved.unlink()
+    # the map file (named in the page) and the server's downloads follow one stem, with a number or without one
+    assert d.execute_script("return downloadStem()") == "fauna-1"
+    names = d.execute_async_script(
+        "const done = arguments[0]; const n = S.number; S.number = null; const stem = downloadStem();"
+        "MG.api('/api/render', {map: mapText(), format: 'svg'}).then((r) => { S.number = n; done([stem, r.filename]); });"
+    )
+    assert names == ["fauna-map", "fauna-map.svg"]
+    # a map edited since it was deduced has another puzzle: said, not saved
+    d.execute_script("window.scrollTo(0, 0)")  # the results below scrolled the board out of view
+    d.find_element(By.CSS_SELECTOR, '.brush[data-code="Ft"]').click()
+    cell(d, "B2").click()
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", d.find_element(By.ID, "dl-puzzle"))
+    d.find_element(By.ID, "dl-puzzle").click()
+    wait_for(lambda: "changed since it was deduced" in text_of(d, "message"), 30, "the refusal")
+    assert not saved.exists()
+    d.find_element(By.ID, "undo").click()
+    settled(d)
+    # a deduce that failed (no reveal set) offers no puzzle
+    job = {"id": "stub", "kind": "deduce", "status": "failed", "progress": {"done": 0, "total": 0}, "error": "x"}
+    with stubbed(d, playtest_stub(job, "deduce")):
+        open_studio(d, base_url, "fauna-1")
+        d.find_element(By.ID, "deduce").click()
+        wait_for(lambda: "deduce: failed" in text_of(d, "message"), 30, "the failure")
+        assert not d.find_elements(By.ID, "dl-puzzle")
+    d.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
+
+
 def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(driver, base_url):
     """A deduce job whose reveal profile ran out of time after the reveal set was found (the CLI prints that set,
     says what is missing and exits 3) now ends "done" with ``missing`` in its result: the studio showed nothing but
@@ -1943,6 +2010,7 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             "progress": {"done": 0, "total": 0},
             "result": result,
             "words": {"missing": not_in_time(result, 120)},
+            "puzzle": "/api/jobs/stub/puzzle.toml",  # the reveal set found: its puzzle too (exit 3, as the CLI writes)
         }
         console_errors(driver)
         with stubbed(driver, playtest_stub(job, "deduce")):
@@ -1958,6 +2026,7 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             outlined = driver.find_elements(By.CSS_SELECTOR, ".cell.reveal")
             assert sorted(c.get_attribute("data-cell") for c in outlined) == found["reveal_set"]
             assert text_of(driver, "message") == "deduce finished in part: see what did not come in time."
+            assert driver.find_element(By.ID, "dl-puzzle").text == "Download puzzle"
             assert console_errors(driver) == []
             violations = run_axe(driver)  # None: axe-core not installed (the accessibility test skips then)
             assert violations in (None, []), violations

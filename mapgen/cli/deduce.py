@@ -65,7 +65,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
         mapgen deduce training-1 --no-profile --puzzle -
         mapgen deduce fauna-1-puzzle.toml --no-profile --puzzle trimmed.toml
     """
-    from mapgen.deduce import deduce_report, reveal, sole_completion  # deferred: ortools, when the command runs
+    from mapgen.deduce import deduce_report, puzzle_of, sole_completion  # deferred: ortools, when the command runs
     from mapgen.deduce_text import deduce_text  # deferred: the command's library, only when it runs
     from mapgen.output import write_text  # deferred: the command's library, only when it runs
 
@@ -133,8 +133,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     if givens is not None:
         report["givens"] = len(givens)  # the puzzle's revealed cells, trimmed to the reveal set
     if puzzle_out:
-        # the map's [grade] stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here
-        puzzle = reveal(m, [m.board.index(c) for c in report["reveal_set"]]).without_grade()
+        puzzle = puzzle_of(m, report["reveal_set"])
         if to_stdout:
             click.echo(deduce_text(m, report, map_file), err=True)
             click.echo(dumps_map(puzzle), nl=False)

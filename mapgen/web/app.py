@@ -366,6 +366,18 @@ def create_app(
             raise ApiError(f"job {job.id} has no chart (status {job.status})", status=404)
         return Response(job.plot, media_type="image/png")
 
+    async def job_puzzle(request: Request):
+        job = _job(request)
+        if job.puzzle is None:
+            why = "a playtest" if job.kind != "deduce" else f"status {job.status}"
+            raise ApiError(f"job {job.id} has no puzzle ({why})", status=404)
+        name = f"{job.args['stem']}-puzzle.toml"  # named after the map deduced, as /api/render names its pictures
+        return Response(
+            job.puzzle.encode("utf-8"),
+            media_type="application/toml",
+            headers={"Content-Disposition": f'attachment; filename="{name}"', "X-Mapgen-Exit": str(job.exit_code())},
+        )
+
     async def on_api_error(request: Request, exc: ApiError):
         return _json(exc.to_json(), exc.status, exc.exit)
 
@@ -409,6 +421,7 @@ def create_app(
         Route("/api/playtest", start_job, methods=["POST"]),
         Route("/api/jobs/{id}", job_route, methods=["GET", "DELETE"]),  # one route: a 405 allows both
         Route("/api/jobs/{id}/plot.png", job_plot),
+        Route("/api/jobs/{id}/puzzle.toml", job_puzzle),
         # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so
         Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

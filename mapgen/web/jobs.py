@@ -17,7 +17,7 @@ import time
 from dataclasses import dataclass, field
 
 from mapgen.errors import TimeLimitError, exit_code
-from mapgen.mapfile import parse_map
+from mapgen.mapfile import dumps_map, parse_map
 
 KEEP = 50  # finished jobs kept for their results; older ones are forgotten
 WAITING_CAP = 20  # jobs in line before new ones are refused
@@ -41,6 +41,7 @@ class Job:
     error: str | None = None
     code: int | None = None  # a failed job's exit code as the CLI's (2 bad input, 3 a time limit); None: 1
     plot: bytes | None = None
+    puzzle: str | None = None  # a deduce's puzzle file (``mapgen deduce --puzzle``'s), once its reveal set was found
     started: float | None = None
     ended: float | None = None
     process: object = None
@@ -71,6 +72,8 @@ class Job:
             out["error"] = self.error
         if self.plot is not None:
             out["plot"] = f"/api/jobs/{self.id}/plot.png"
+        if self.puzzle is not None:
+            out["puzzle"] = f"/api/jobs/{self.id}/puzzle.toml"
         return out
 
 
@@ -82,7 +85,8 @@ def playtest_title(source: str, games: int, bot: str) -> str:
 
 
 def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
-    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words) or
+    """In the worker process: run one job, sending ("progress", done, total), then ("done", report, png, words, puzzle)
+    (``puzzle``: a deduce's puzzle file text, as ``mapgen deduce --puzzle`` writes it; None for a playtest) or
     ("failed", message, the CLI's exit code or None).
     ``limit``: the job's wall-clock limit (its process is ended there); a playtest stops taking games a tenth of it
     (at most a minute) before, and reports the games played."""
@@ -92,7 +96,7 @@ def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
     start_worker()  # Ctrl-C stops the server, which stops its jobs; a job never prints a traceback of its own
     try:
         m = parse_map(args["text"], "map")
-        words = None
+        words = puzzle = None
         if kind == "playtest":
             from mapgen.engine.playtest import (  # deferred: ortools, in the job's worker only
                 Settings,
@@ -134,7 +138,7 @@ def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
                     f"ran out); the figures are of the {played:,} games played"
                 )
         else:
-            from mapgen.deduce import deduce_report  # deferred: ortools, in the job's worker only
+            from mapgen.deduce import deduce_report, puzzle_of  # deferred: ortools, in the job's worker only
             from mapgen.deduce_text import not_in_time  # deferred: with deduce_report, in the job's worker only
             from mapgen.render import plot_profile  # deferred: mapgen.render, in the job's worker only
 
@@ -155,6 +159,7 @@ def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
             )
             if "missing" in report:  # the note the studio shows, in the words of deduce's text
                 words = {"missing": not_in_time(report, args["time_limit"])}
+            puzzle = dumps_map(puzzle_of(m, report["reveal_set"]))  # found even when later parts ran out (exit 3)
         if args.get("rules_file") is not None:  # the house-rule file it was played or deduced under
             report["rules"] = args["rules_file"]
         png = None
@@ -164,7 +169,7 @@ def _run(kind: str, args: dict, out, limit: float | None = None) -> None:
                 chart(path)
                 with open(path, "rb") as f:
                     png = f.read()
-        out.put(("done", report, png, words))
+        out.put(("done", report, png, words, puzzle))
     except Exception as e:  # noqa: BLE001 - reported to the user as one line, never a traceback
         # the user reads what went wrong, never the exception's class name ("failed: ValueError: ..."); an
         # error that is not the library's is a bug, said as one
@@ -252,7 +257,7 @@ class Jobs:
                     if msg[0] == "progress":
                         job.done, job.total = msg[1], msg[2]
                     elif msg[0] == "done":
-                        job.result, job.plot, job.words = msg[1], msg[2], msg[3]
+                        job.result, job.plot, job.words, job.puzzle = msg[1], msg[2], msg[3], msg[4]
                         if job.total:
                             job.done = job.total
                         self._end(job, "done")

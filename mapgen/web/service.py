@@ -969,6 +969,14 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     return 0, out
 
 
+def download_stem(m: Map) -> str:
+    """What a download of the map is named after (``/api/render``'s pictures, a deduce job's puzzle): CHAPTER-NUMBER as
+    the shipped files (fauna-1) and ``mapgen generate --out`` name theirs, so several maps never save as
+    "fauna-map (1).toml"; CHAPTER-map for a map without a number. The studio saves its map file without asking the
+    server, under the same stem (studio.js ``downloadStem``; tests/test_web_browser.py checks that they agree)."""
+    return f"{m.chapter}-{m.briefing.number if m.briefing.number is not None else 'map'}"
+
+
 RENDER_FORMATS = {"png": "image/png", "svg": "image/svg+xml", "pdf": "application/pdf", "sheet": "application/pdf"}
 
 
@@ -1057,7 +1065,7 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
             data = f.read()
     finally:
         os.unlink(path)
-    stem = f"{m.chapter}-{m.briefing.number}" if m.briefing.number is not None else m.chapter
+    stem = download_stem(m)
     name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
     notes = [glyph_note(name, "picture", missing, "drawn as boxes")] if missing else []
     hills_note = hills_late(m, hills) if hills is not None else ""
@@ -1099,6 +1107,7 @@ def deduce_args(body: dict, rules: ServedRules = SHIPPED) -> dict:
         "seed": _bounded(body, "seed", 0, 2**31 - 1, 0, "a whole number"),
         "profile": _field(body, "profile", bool, "true or false", True),
         "time_limit": time_limit(body, "deduce"),
+        "stem": download_stem(m),  # the puzzle's file name, CHAPTER-NUMBER-puzzle.toml
     }
 
 

@@ -62,8 +62,10 @@ const MG = {
       const type = r.headers.get("content-type") || "";
       const data = type.includes("json") ? await r.json() : await r.blob();
       const note = r.headers.get("X-Mapgen-Note");  // a picture's note (characters its font cannot draw), URL-encoded
+      // a download's file name as the server names it (/api/render's picture, a deduce job's puzzle): never guessed here
+      const named = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
       return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data,
-        note: note ? decodeURIComponent(note) : null};
+        note: note ? decodeURIComponent(note) : null, filename: named ? named[1] : null};
     } catch (e) {
       if (timedOut) {
         return {ok: false, status: 0, exit: 3, data: {error: `no answer within ${Math.round(limit / 1000)} s`}};

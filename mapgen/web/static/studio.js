@@ -15,7 +15,7 @@ const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field 
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
-           focus: null, stroke: false, file: null, making: null, profileChapter: null};
+           focus: null, stroke: false, file: null, making: null, profileChapter: null, jobMap: null};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
@@ -546,7 +546,9 @@ async function blankMap() {
 async function startJob(kind) {
   if (S.job) { say("A job is running: cancel it first.", true); return; }
   unsay();
-  const body = {map: mapText()};
+  // a deduce of the map file as it would be saved (its name, [generator] table): its puzzle is the file `mapgen deduce
+  // MAP --puzzle` writes for that file
+  const body = {map: kind === "deduce" ? fileText() : mapText()};
   let games = "";
   if (kind === "playtest") {
     // an empty field plays the default, and says so; a value the API refuses is said in the form's words
@@ -563,6 +565,7 @@ async function startJob(kind) {
   const r = await MG.api(`/api/${kind}`, body);
   if (!r.ok) { say(r.data.error, true); return; }
   S.job = r.data.id;
+  S.jobMap = body.map;
   $("job").hidden = false;
   $("job-title").textContent = kind === "playtest" ? `Playtest: ${games} (${body.bot})` : "Deduce: reveal set and reveal profile";
   $("job-result").replaceChildren();
@@ -623,6 +626,7 @@ function showResult(kind, j) {
   } else {
     S.reveal = new Set(res.reveal_set);
     lines.push(`Minimal reveal set: ${res.reveal_count} cells (outlined): ${res.reveal_set.join(" ")}`);
+    if (j.puzzle) lines.push(puzzleButton(j.puzzle, S.jobMap));
     if (res.depends_on) { // absent only when the time limit ran out before the rules were tried
       const deps = MG.el("p", {id: "depends-on"}, "Uniqueness depends on: ");
       if (!res.depends_on.length) deps.append("no rule");
@@ -671,6 +675,23 @@ function showResult(kind, j) {
     box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
   say(missing ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
+}
+
+// The puzzle a deduce found (the map with only its reveal set revealed): the file `mapgen deduce MAP --puzzle` writes,
+// made and named by the server. A map edited since it was deduced has another puzzle: said, not downloaded.
+function puzzleButton(url, deduced) {
+  const p = MG.el("p", {class: "puzzle"});
+  const button = MG.el("button", {type: "button", id: "dl-puzzle", "aria-describedby": "dl-puzzle-note"}, "Download puzzle");
+  button.addEventListener("click", async () => {
+    if (fileText() !== deduced) { say("The map changed since it was deduced: Deduce again for its puzzle.", true); return; }
+    const r = await MG.api(url);
+    if (!r.ok) { say(`Puzzle: ${r.data.error}`, true); return; }
+    MG.download(r.filename, r.data);
+    say(`Downloaded the puzzle, ${r.filename}.`);
+  });
+  p.append(button, " ", MG.el("span", {class: "note", id: "dl-puzzle-note",
+    text: "the map with only the reveal set revealed, for a player to solve (as mapgen deduce MAP --puzzle FILE writes it)"}));
+  return p;
 }
 
 // -- charts drawn for the space they have (SVG at the box's own pixel width, text at a readable size) ----
@@ -779,8 +800,10 @@ function letterPaper(languages) {
     region.toUpperCase());
 }
 
-// A download's name, after the map: CHAPTER-NUMBER as the shipped files (fauna-1) and `mapgen generate --out`
+// The map file's name, after the map: CHAPTER-NUMBER as the shipped files (fauna-1) and `mapgen generate --out`
 // (CHAPTER-SEED) name theirs, so several maps never save as "fauna-map (1).toml"; CHAPTER-map for a map without one.
+// The server names the other downloads (pictures, the puzzle) alike (service.download_stem); the map file alone is
+// saved without asking it, and tests/test_web_browser.py checks that the two agree.
 function downloadStem() {
   const n = String(S.number ?? "").trim();
   return `${S.briefing.chapter}-${/^[0-9]+$/.test(n) ? n : "map"}`;
@@ -799,8 +822,7 @@ async function download(format) {
   if (format !== "sheet" && window.matchMedia("(max-width: 700px)").matches) body.layout = "tall";
   const r = await MG.api("/api/render", body);
   if (!r.ok) { say(r.data.error, true); return; }
-  const ext = format === "sheet" ? "pdf" : format;
-  MG.download(`${downloadStem()}${format === "sheet" ? "-sheet" : ""}.${ext}`, r.data);
+  MG.download(r.filename, r.data);  // named by the server (service.download_stem), as the puzzle is
   say(`Downloaded the ${format === "sheet" ? "PDF sheet" : format.toUpperCase()}.${r.note ? ` Note: ${r.note}.` : ""}`);
 }
 
