@@ -37,7 +37,7 @@ from mapgen.engine.playtest import (
 )
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
-from mapgen.inputs import is_whole
+from mapgen.inputs import is_whole, seconds_problem
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.quality import DEFAULT_GAMES, Quality, QualityError, chapter_quality, tier_index
@@ -657,9 +657,9 @@ class GradeSettings:
         check_games(self.games, self.budgets)
         if not is_whole(self.seed, 0):  # a str or a float failed inside the games; -1 was played as given
             raise QualityError(f"a grade's seed is a whole number from 0, not {self.seed!r}")
-        limit = self.time_limit
-        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise QualityError(f"a grade's time_limit is seconds (a number from 0), not {limit!r}")
+        problem = seconds_problem(self.time_limit)
+        if problem is not None:
+            raise QualityError(f"a grade's {problem}")
         given = self.variants
         if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
             raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")

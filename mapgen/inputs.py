@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import json
+import numbers
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -150,6 +151,17 @@ def is_whole(value: object, least: int | None = None) -> bool:
     """Whether ``value`` is a whole number (an int, never a bool), from ``least`` when given: what a count, a seed
     or a budget given in code or read from JSON must be."""
     return isinstance(value, int) and not isinstance(value, bool) and (least is None or value >= least)
+
+
+def seconds_problem(value: object, name: str = "time_limit") -> str | None:
+    """What is wrong with a time limit given in code (``"time_limit is seconds (a number from 0), not -1"``): no
+    number, below 0, or NaN (a negative one has run out before anything is tried, and a NaN deadline never passes:
+    either was reported as a time-out, exit 3, where the input is at fault); None for a number from 0 (infinity
+    too: no limit). The one check of every public function's ``time_limit``; each raises its module's own input
+    error with the text (``--time-limit`` is checked by its option, mapgen/cli/options.py)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) >= 0:
+        return f"{name} is seconds (a number from 0), not {value!r}"
+    return None
 
 
 def text_problem(value: str, limit: int = MAX_TEXT) -> str | None:

@@ -35,6 +35,7 @@ from mapgen.generate import (
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
+from mapgen.solving.sat import check_time_limit
 from mapgen.solving.solve import SolveTimeout
 
 __all__ = ["Change", "Repair", "RepairError", "SketchError", "SolveTimeout", "fill_sketch", "repair_map"]
@@ -195,6 +196,7 @@ def repair_map(
     counted (``WORK_PER_SECOND``): the same map on any load, or SolveTimeout when the wall clock ends it first.
     """
     expect_map(m, "repair_map")
+    check_time_limit(time_limit, "repair_map")
     started = time.perf_counter()
     chapter = get_chapter(m.chapter) if chapter is None else as_chapter(chapter, "repair_map")
     before = tuple(check_map(m, chapter)) if m.complete else ()

@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mapgen.model import Map
-from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
+from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout, check_time_limit
 from mapgen.solving.unigen import (
     NO_ODDS,
     ODDS_EXACT,
@@ -468,6 +468,7 @@ def hint(
     names them (``"deduced"``: cell name -> step, of the cells it cites).
     """
     solver.check(state, "hint")
+    check_time_limit(time_limit, "hint")
     target = None if target is None else solver.terrain(target)  # a Terrain, or its code ("Ft"), of the chapter
     budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:

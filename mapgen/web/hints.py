@@ -17,7 +17,7 @@ import time
 
 from mapgen.model import Map
 from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
-from mapgen.solving.sat import Budget
+from mapgen.solving.sat import Budget, check_time_limit
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
 from mapgen.terrain import Terrain, listed, quantity
@@ -40,6 +40,7 @@ def easiest_hint(
     says so: ``missing``, the keys that did not come (``["odds"]`` as `hint --json`'s, then ``"guess"``),
     ``timed_out`` the first reason, and ``missing_text`` the page's sentence (exit 3).
     """
+    check_time_limit(time_limit, "easiest_hint")
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
     started = time.monotonic()
