@@ -19,7 +19,7 @@ from constraints.catalogue import Chapter, check_map, get_chapter, is_shipped, w
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from mapgen import __version__
 from mapgen.errors import InputError, TimeLimitError, UnmetError
-from mapgen.inputs import seconds_problem, text_problem
+from mapgen.inputs import a_kind, seconds_problem, text_problem
 from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
 from mapgen.profile import Profile, ProfileError, default_profile
@@ -137,7 +137,7 @@ class Generator:
         self.rules = rules_record(rules_file, self.chapter)
         if profile is not None and not isinstance(profile, Profile):  # a name or a path: an AttributeError below
             raise TypeError(
-                f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+                f"Generator's profile is a Profile, not {a_kind(profile, shown=True)}: "
                 "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
             )
         if profile is not None and profile.chapter != self.chapter.name:  # its settings were put on another chapter

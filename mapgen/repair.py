@@ -32,6 +32,7 @@ from mapgen.generate import (
     rules_record,
     with_rules_record,
 )
+from mapgen.inputs import a_kind
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
@@ -299,7 +300,7 @@ def fill_sketch(
     seed = checked_seed(seed)  # "x" failed inside OR-Tools, -1 filled a map no --seed makes again
     if profile is not None and not isinstance(profile, Profile):
         raise TypeError(
-            f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+            f"fill_sketch's profile is a Profile, not {a_kind(profile, shown=True)}: "
             "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
         )
     started = time.perf_counter()

@@ -25,7 +25,7 @@ def fauna():
 @pytest.mark.parametrize("given", ["fauna-1", "maps/fauna/fauna-1.toml", None])
 @pytest.mark.parametrize("method", ["count", "forced", "possible", "probabilities", "is_unique", "completion"])
 def test_a_solver_given_a_name_or_a_path_says_how_to_read_a_map(given, method):
-    with pytest.raises(TypeError, match=r"takes a Map, not a .*read_map\(path\).*maps\.load"):
+    with pytest.raises(TypeError, match=r"takes a Map, not .*read_map\(path\).*maps\.load"):
         getattr(Solver.for_chapter("fauna"), method)(given)
 
 
@@ -327,7 +327,7 @@ def test_read_map_given_a_number_refuses_it_and_leaves_the_process_s_files_open(
     from mapgen.mapfile import read_map
 
     with pytest.raises(
-        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not a {type(given).__name__}"
+        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not an? {type(given).__name__}"
     ):
         read_map(given)
     os.fstat(0), os.fstat(1), os.fstat(2)  # still open
@@ -686,7 +686,7 @@ def test_make_bot_and_play_game_given_arguments_they_cannot_use_say_what_to_pass
         (
             lambda: play_game(Game(fauna).new_initial_state(), [make_bot("heuristic", rng)], 5),
             TypeError,
-            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not int 5",
+            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not an int 5",
         ),
     ):
         with pytest.raises(error, match=words):
@@ -822,3 +822,24 @@ def test_a_time_limit_below_0_or_nan_is_invalid_input_wherever_it_is_given(name,
     with pytest.raises(InputError, match=rf"time_limit is seconds \(a number from 0\), not {time_limit!r}") as caught:
         _time_limit_calls()[name](time_limit)
     assert exit_code(caught.value) == 2 and not isinstance(caught.value, TimeLimitError)
+
+
+def test_a_value_of_the_wrong_type_is_named_with_its_article():
+    """``maps.info(5)`` said "not a int" and ``as_terrain(None)`` "not a NoneType": every message that names a
+    value's type says "an int", "a float", "None"."""
+    from mapgen.inputs import read_text
+    from mapgen.mapfile import parse_map
+    from mapgen.terrain import as_terrain
+
+    for call, words in (
+        (lambda: maps.info(5), "a shipped map's name is a str like 'fauna-1', not an int"),
+        (lambda: maps.load(None), "a shipped map's name is a str like 'fauna-1', not None"),
+        (lambda: maps.load(1.5), "not a float"),
+        (lambda: as_terrain(7), "(like 'Ft'), not an int"),
+        (lambda: as_terrain(None), "(like 'Ft'), not None"),
+        (lambda: parse_map(3), "parse_map takes a map file's text (a str), not an int"),
+        (lambda: read_text(None, "map file"), "a map file's path is a str or a Path, not None"),
+    ):
+        with pytest.raises(TypeError) as caught:
+            call()
+        assert words in str(caught.value)
