@@ -232,6 +232,31 @@ def test_cli_hint_whose_forced_cells_find_no_explanation_in_time_exits_3(monkeyp
     )
 
 
+def test_a_forced_cell_without_an_explanation_is_missing_in_the_json_and_exit_3_in_the_cli_and_the_web(monkeypatch):
+    """``mapgen hint`` exited 3 saying "missing: explanation" on stderr alone (its JSON did not say it), while the
+    web's /api/hint gave the same answer with exit 0: the explanation's search is counted work, a share of the time
+    limit (more --time-limit, more work), as solve's explanations are (exit 3, ``missing: ["explanations"]``).
+    Both now exit 3 with ``"missing": ["explanation"]`` in the JSON, and the page's sentence names it."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    path = DATA / "states" / "training-201-k16.toml"
+    monkeypatch.setattr(explain, "easiest_explanation", lambda *args, **kwargs: None)
+    monkeypatch.setattr(hints, "easiest_explanation", lambda *args, **kwargs: None)
+    cli = run("hint", str(path), "--json")
+    assert cli.exit_code == 3
+    printed = json.loads(cli.stdout)
+    assert printed["missing"] == ["explanation"] and printed["forced_cells"] > 0
+    code, web = service.do_hint({"map": path.read_text(), "time_limit": 10})
+    assert code == 3 and web["missing"] == ["explanation"] and web["forced_cells"] == printed["forced_cells"]
+    assert web["missing_text"] == "an explanation of a forced cell: the time limit (10 s) ran out"
+    state = read_map(path)
+    first = Solver.for_chapter(state.chapter).forced(state)
+    named = state.board.name(next(iter(first)))
+    left = hints.easiest_hint(state, exclude=(named,))  # "Next hint", the cells left finding no explanation
+    assert left["missing"] == ["explanation"] and "not named yet" in left["message"]
+
+
 def test_cli_hint():
     path = DATA / "states" / "training-201-k16.toml"
     r = run("hint", str(path), "--json")

@@ -457,6 +457,9 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
 
+    When cells are forced but none found its explanation within its share of the limit's work (counted: the same on
+    any load, more with a larger ``time_limit``), the answer says so: ``"forced": False``, ``"forced_cells"`` and
+    ``"missing": ["explanation"]`` (the command exits 3, as solve's explanations do).
     When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
     message) and ``"missing": ["odds"]`` (the command prints it and exits 3), and with it what is exact of the odds:
     ``"may_hold"``, the Paths that can hold ``target`` but need not, and ``"must_hold"``, those that must (from their
@@ -493,9 +496,10 @@ def hint(
         left = ", ".join(b.name(i) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
-    if forced:  # forced, but no explanation in time
+    if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out["forced_cells"] = len(forced)
+        out["missing"] = ["explanation"]
     if target is not None:
         cells = frontier(state)
         possible = None
@@ -508,7 +512,10 @@ def hint(
                 out["may_hold"] = [b.name(i) for i in cells if target in possible[i] and len(possible[i]) > 1]
                 out["must_hold"] = [b.name(i) for i in cells if possible[i] == {target}]
             out["timed_out"] = str(e)
-            out["missing"] = ["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]
+            out["missing"] = [
+                *out.get("missing", []),
+                *(["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]),
+            ]
             out["seconds"] = round(time.monotonic() - start, 3)
             return out
         # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in;

@@ -37,7 +37,8 @@ def easiest_hint(
     ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
     cannot be found in time; when the odds or the best guess run out of time, the answer keeps what was found and
-    says so: ``missing``, the keys that did not come (``["odds"]`` as `hint --json`'s, then ``"guess"``),
+    says so: ``missing``, the keys that did not come (``["explanation"]`` when cells are forced but none was
+    explained within its share of the work, ``["odds"]``, as `hint --json`'s, then ``"guess"``),
     ``timed_out`` the first reason, and ``missing_text`` the page's sentence (exit 3).
     """
     check_time_limit(time_limit, "easiest_hint")
@@ -69,6 +70,8 @@ def easiest_hint(
                     "reveal one, or guess"
                 )
             out = {"forced": False, "message": message, "forced_cells": len(forced)}
+            if rest:  # as hint's own answer: the explanation is missing (exit 3), more time gives its search more work
+                out["missing"] = ["explanation"]
     else:
         out = hint(solver, state, target, time_limit=time_limit)
     no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
@@ -95,6 +98,7 @@ def missing_text(out: dict, time_limit: float) -> str:
         "may_hold": f"which Paths can hold a {label}",
         "odds": f"the Paths' odds of a {label}",
         "guess": "the best guess",
+        "explanation": "an explanation of a forced cell",
     }
     parts = list(dict.fromkeys(words.get(k, k) for k in out["missing"] if k != "must_hold"))
     return f"{listed(parts)}: the time limit ({time_limit:g} s) ran out"

@@ -611,7 +611,8 @@ def _target(body: dict, chapter: Chapter):
 
 def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``;
-    exit 3 with what was found when only the page's best guess ran out of time (``missing`` says so)."""
+    exit 3 with what was found when the odds, the page's best guess, or a forced cell's explanation (its counted
+    share of the limit's work) did not come (``missing`` says so, as the CLI's JSON)."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
         NoCompletion,
         SolveTimeout,
