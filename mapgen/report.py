@@ -6,9 +6,9 @@ import time
 
 from constraints.catalogue import Chapter
 from mapgen.model import Map
-from mapgen.solving.explain import explain_forced, reasons_budget
+from mapgen.solving.explain import HILL_SHARE, explain_forced, reasons_budget
 from mapgen.solving.sat import Budget, check_time_limit
-from mapgen.solving.solve import COMPILE_SHARE, HILL_SHARE, CountResult, HillAnswer, Solver, SolveTimeout
+from mapgen.solving.solve import COMPILE_SHARE, CountResult, HillAnswer, Solver, SolveTimeout
 from mapgen.solving.unigen import (
     NO_ODDS,
     NO_UNIGEN,

@@ -156,8 +156,9 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
             found.append(e)
             cell = state.board.index(e["cell"])
             deduced[cell] = len(found)
-            state = state.with_cells(
-                chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)
+            state = state.with_cells(  # a Hill's number, where every completion gives it one, known from then on
+                (chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)),
+                hills={**state.hills, cell: e["number"]} if "number" in e else None,
             )
     timed_out = "forced_cells" in result  # cells are forced, but no explanation came in time
     if as_json:

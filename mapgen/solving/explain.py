@@ -434,11 +434,38 @@ def frontier(state: Map) -> list[int]:
     return sorted({j for i in opened for j in orth[i] if state.cells[j] is None and j != fort})
 
 
+#: The share of a question's time limit, in deterministic seconds, that proving its forced Hills' numbers may take
+#: (``Solver.hill_numbers``, asked beside the forced cells by ``solve``, ``render --forced``, the web's table
+#: and ``hint`` for the Hill it names):
+#: a few SAT calls where a forced Hill's row or column holds an open cell, none otherwise.
+HILL_SHARE = 0.05
+
+
 def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
     """``share`` of ``budget``'s seconds as deterministic seconds (SAT propagations), with its wall-clock
     deadline: which cells get explained, and how, is then the same under any load (the deadline passing
     ends the work: SolveTimeout)."""
     return Budget.until(share * budget.seconds, budget.deadline, deterministic=True)
+
+
+def said_with_number(solver, state: Map, said: dict, budget: Budget, forced: dict[int, Terrain]) -> dict:
+    """A hint's explanation (``Explanation.to_json``) of a hidden Hill, with the number ``solve`` shows for it where
+    every completion gives it the same one (``Solver.hill_numbers``, within ``HILL_SHARE`` of the budget's work, as
+    ``solve_report`` asks it): ``"number"``, and a sentence after the reason (which proves the Hill, not its number);
+    unchanged for another terrain, or a number not settled (never guessed)."""
+    b = state.board
+    cell = b.index(said["cell"])
+    if forced.get(cell) is not Terrain.HILL:
+        return said
+    hills = solver.hill_numbers(state, reasons_budget(budget, HILL_SHARE), forced=forced)
+    number = hills.numbers.get(cell)
+    if number is None:
+        return said
+    return {
+        **said,
+        "number": number,
+        "text": f"{said['text']} It shows {number}: every completion gives it that number.",
+    }
 
 
 def hint(
@@ -479,7 +506,8 @@ def hint(
     b = state.board
     start = time.monotonic()
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
-    forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+    every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
+    forced = {i: t for i, t in every.items() if i not in known}
     if forced:
         best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), forced)
         if best is not None:
@@ -487,6 +515,7 @@ def hint(
             if deduced is not None:
                 said["text"] = explanation_text(solver, state, best.cell, best.terrain, best.rules, best.cells, deduced)
                 said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
+            said = said_with_number(solver, state, said, budget, every)
             return {"forced": True, "explanation": said, "forced_cells": len(forced)}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
     if not state.unrevealed():

@@ -123,12 +123,6 @@ class CountResult:
         return out
 
 
-#: The share of a question's time limit, in deterministic seconds, that proving its forced Hills' numbers may take
-#: (``Solver.hill_numbers``, asked beside the forced cells by ``solve``, ``render --forced`` and the web's table):
-#: a few SAT calls where a forced Hill's row or column holds an open cell, none otherwise.
-HILL_SHARE = 0.05
-
-
 @dataclass(frozen=True)
 class HillAnswer:
     """The numbers of a state's hidden forced Hills (``Solver.hill_numbers``), by cell index: ``numbers`` the Hills

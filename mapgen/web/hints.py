@@ -16,7 +16,7 @@ import math
 import time
 
 from mapgen.model import Map
-from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
+from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget, said_with_number
 from mapgen.solving.sat import Budget, check_time_limit
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
@@ -50,14 +50,15 @@ def easiest_hint(
     if skip:
         budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
         known = solver.slot(state.briefing).sat.briefing_cells
-        forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+        every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
+        forced = {i: t for i, t in every.items() if i not in known}
         rest = {i: t for i, t in forced.items() if i not in skip}
         if rest:
             best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), rest)
             if best is not None:
                 return {
                     "forced": True,
-                    "explanation": best.to_json(b),
+                    "explanation": said_with_number(solver, state, best.to_json(b), budget, every),
                     "forced_cells": len(forced),
                     "next": len(forced) - len(rest) + 1,
                 }

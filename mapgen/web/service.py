@@ -667,9 +667,9 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     ``"full"`` (default) then asks the exact and approximate counters too.
     """
     from mapgen.report import hill_fields  # deferred: with the solver
+    from mapgen.solving.explain import HILL_SHARE  # deferred: with the solver
     from mapgen.solving.sat import Budget  # deferred: pysat, on the first request that needs it, not at the app's start
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
-        HILL_SHARE,
         CountResult,
         NoCompletion,
         SolveTimeout,
@@ -995,8 +995,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         render_sheet,
     )
     from mapgen.report import hills_late  # deferred: with the solver
+    from mapgen.solving.explain import HILL_SHARE  # deferred: with the solver
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
-        HILL_SHARE,
         NoCompletion,
         SolveTimeout,
     )
