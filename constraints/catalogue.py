@@ -22,7 +22,7 @@ from typing import Any
 from constraints.rules import KINDS, Count, HillNumbers, LineCount, Rule, View, Violation, hill_number
 from mapgen.board import FULL, HOODS, TRAINING, Board
 from mapgen.errors import InputError
-from mapgen.inputs import Unreadable, did_you_mean, read_toml
+from mapgen.inputs import Unreadable, a_kind, did_you_mean, read_toml
 from mapgen.model import Map, expect_map
 from mapgen.terrain import Terrain, parse_terrain
 
@@ -534,7 +534,7 @@ def checked_chapter(data: dict) -> Chapter:
 def chapter_for(m: Map) -> Chapter:
     """The shipped chapter a map belongs to (its ``chapter`` field); ``get_chapter(name)`` for a chapter's name."""
     if not isinstance(m, Map):  # a chapter's name most often: an AttributeError on .chapter
-        raise TypeError(f"chapter_for takes a Map, not a {type(m).__name__}: get_chapter(name) for a chapter's name")
+        raise TypeError(f"chapter_for takes a Map, not {a_kind(m)}: get_chapter(name) for a chapter's name")
     return get_chapter(m.chapter)
 
 
@@ -547,8 +547,8 @@ def as_chapter(chapter: Chapter | str, who: str) -> Chapter:
     if isinstance(chapter, str):
         return get_chapter(chapter)
     raise TypeError(
-        f"{who}'s chapter is a Chapter (get_chapter(name), load_chapter(path)) or a chapter's name, not a "
-        f"{type(chapter).__name__} {chapter!r}"
+        f"{who}'s chapter is a Chapter (get_chapter(name), load_chapter(path)) or a chapter's name, not "
+        f"{a_kind(chapter, shown=True)}"
     )
 
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from constraints.catalogue import Chapter, get_chapter
 from mapgen.errors import InputError, UnmetError
 from mapgen.generate import Generator
+from mapgen.inputs import seconds_problem
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map
 from mapgen.output import check_files, prepare_folder, write_text
@@ -81,6 +82,14 @@ def check_seeds(seed: int, count: int, option: str = "--count") -> None:
         )
 
 
+def check_seconds(value: object, who: str, name: str = "time_limit") -> None:
+    """BatchOptionError (exit 2) for seconds given to ``who`` that are no number, below 0 or NaN (a time-out, exit 3,
+    before the first candidate was tried)."""
+    problem = seconds_problem(value, name)
+    if problem is not None:
+        raise BatchOptionError(f"{who}'s {problem}")
+
+
 def start_batch(
     chapter: str | Chapter,
     seed: int | None,
@@ -127,6 +136,7 @@ def generate_batch(
     ``rules_file``: the file that Chapter was loaded from, which each map's ``[generator]`` table names (with the
     rules' fingerprint).
     """
+    check_seconds(time_limit, "generate_batch")
     seed, profile = start_batch(chapter, seed, count, count, out_dir, profile_file)
     seeds = range(seed, seed + count)
     out = MapOutput(chapter.name if isinstance(chapter, Chapter) else chapter, out_dir, force=force)

@@ -29,7 +29,7 @@ from typing import Any
 
 import mapgen
 from mapgen.errors import InputError
-from mapgen.inputs import is_whole
+from mapgen.inputs import a_kind, is_whole
 from mapgen.workers import ctrl_c_held, start_worker
 
 
@@ -125,7 +125,7 @@ class Task:
                 f"name), not {name or repr(self.fn)}"
             )
         if not isinstance(self.args, tuple):
-            raise TypeError(f"a Task's args is a tuple of the function's arguments, not a {type(self.args).__name__}")
+            raise TypeError(f"a Task's args is a tuple of the function's arguments, not {a_kind(self.args)}")
 
 
 def _call(task: Task):
@@ -342,7 +342,7 @@ def run(tasks: Sequence[Task], where: Backend | None = None, progress: Callable[
     tasks = list(tasks)
     bad = next((t for t in tasks if not isinstance(t, Task)), None)
     if bad is not None:  # "'int' object has no attribute 'fn'" from inside a backend
-        raise TypeError(f"run takes a list of Tasks (mapgen.campaign.Task(fn, args)), not {type(bad).__name__} {bad!r}")
+        raise TypeError(f"run takes a list of Tasks (mapgen.campaign.Task(fn, args)), not {a_kind(bad, shown=True)}")
     return (where or Local(1)).run(tasks, progress)
 
 

@@ -15,7 +15,7 @@ from mapgen.deduce_text import TIERS
 from mapgen.errors import UnmetError
 from mapgen.model import Map, expect_map
 from mapgen.solving.explain import explain_cell
-from mapgen.solving.sat import Budget
+from mapgen.solving.sat import Budget, check_time_limit
 from mapgen.solving.solve import CircuitStore, Solver, SolveTimeout, agrees, compile_from
 from mapgen.terrain import Terrain
 
@@ -52,6 +52,7 @@ def minimal_reveal_set(
     ``constraints.catalogue.load_chapter``; default: the map's chapter, or ``solver``'s).
     """
     expect_map(m, "minimal_reveal_set", complete=True)
+    check_time_limit(time_limit, "minimal_reveal_set")
     solver = solver or Solver(chapter or get_chapter(m.chapter))
     budget = solver.budget(time_limit)
     order = list(range(m.board.size)) if within is None else sorted(set(within))
@@ -77,6 +78,7 @@ def sole_completion(state: Map, *, time_limit: float = 60.0, chapter: Chapter | 
     rules it is solved under (default: the map's chapter)."""
     from constraints.catalogue import with_hill_numbers  # deferred: beside the solver, only when asked
 
+    check_time_limit(time_limit, "sole_completion")
     chapter = chapter or get_chapter(state.chapter)
     solver = Solver(chapter)
     budget = solver.budget(time_limit)
@@ -255,6 +257,7 @@ def reveal_profile(
     under (house rules; default: ``solver``'s, else the map's chapter).
     """
     expect_map(m, "reveal_profile", complete=True)
+    check_time_limit(time_limit, "reveal_profile")
     chapter = chapter or (solver.chapter if solver is not None else get_chapter(m.chapter))
     if solver is None:
         solver = Solver(chapter, deterministic=True, circuits=CircuitStore(None, compiles=False))
@@ -454,6 +457,7 @@ def deduce_report(
     returns what was found instead, with ``"timed_out"`` (the message) and ``"missing"`` (the keys that did not come:
     ``depends_on``, ``profile``, ``grade``), as ``mapgen.report.solve_report`` keeps its exact answers."""
     expect_map(m, "deduce_report", complete=True)
+    check_time_limit(time_limit, "deduce_report")
     shipped = get_chapter(m.chapter)
     chapter = shipped if chapter is None else as_chapter(chapter, "deduce_report")
     solver = Solver(chapter, circuits=circuits)

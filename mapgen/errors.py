@@ -12,7 +12,7 @@ Every error a user can meet derives from one of three bases, and its class says 
 
 - exit 2: ``mapgen.mapfile.MapFileError``, ``mapgen.output.OutputError``, ``mapgen.profile.ProfileError``,
   ``constraints.catalogue.ChapterError``, ``mapgen.quality.QualityError``, ``mapgen.batch.SeedRangeError``,
-  ``mapgen.generate.SeedError``, ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``,
+  ``mapgen.generate.SeedError``, ``mapgen.generate.SettingError`` (a Generator's time limit below 0 or NaN), ``mapgen.campaign.CampaignError``, ``mapgen.render.output.RenderError``,
   ``mapgen.engine.cards.CardError``, ``mapgen.engine.playtest.ReplayError``, ``mapgen.engine.playtest.SettingsError``,
   ``mapgen.web.ServeError``, ``mapgen.batch.BatchOptionError``,
   ``mapgen.solving.solve.QuestionError`` (a solver question's argument it cannot use; a ValueError too),

@@ -19,7 +19,7 @@ from constraints.catalogue import Chapter, check_map, get_chapter, is_shipped, w
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from mapgen import __version__
 from mapgen.errors import InputError, TimeLimitError, UnmetError
-from mapgen.inputs import text_problem
+from mapgen.inputs import a_kind, seconds_problem, text_problem
 from mapgen.mapfile import MAX_RECORD_TEXT, parse_pattern
 from mapgen.model import Briefing, Map, Pattern
 from mapgen.profile import Profile, ProfileError, default_profile
@@ -34,6 +34,11 @@ class GenerationError(UnmetError):
 
 class GenerationTimeout(TimeLimitError, GenerationError):
     """No map was found within the time limit (the request may still be possible with more time)."""
+
+
+class SettingError(InputError, ValueError):
+    """A Generator's setting it cannot use (exit 2): a time limit below 0 or NaN, which ran out before the first
+    map was tried and was reported as a time-out (exit 3)."""
 
 
 class SeedError(InputError, ValueError):
@@ -132,7 +137,7 @@ class Generator:
         self.rules = rules_record(rules_file, self.chapter)
         if profile is not None and not isinstance(profile, Profile):  # a name or a path: an AttributeError below
             raise TypeError(
-                f"Generator's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+                f"Generator's profile is a Profile, not {a_kind(profile, shown=True)}: "
                 "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
             )
         if profile is not None and profile.chapter != self.chapter.name:  # its settings were put on another chapter
@@ -146,6 +151,9 @@ class Generator:
         if isinstance(time_limit, bool) or not isinstance(time_limit, (int, float, numbers.Real)):
             # "x": "could not convert string to float"; "5" was taken as 5 s, where the Solver refuses it
             raise TypeError(f"Generator's time_limit: seconds (a number), not {time_limit!r}")
+        problem = seconds_problem(time_limit)
+        if problem is not None:
+            raise SettingError(f"Generator's {problem}")
         self.time_limit = float(time_limit)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None

@@ -37,7 +37,7 @@ from mapgen.engine.playtest import (
 )
 from mapgen.engine.rules import SEALED, SEALED_BY
 from mapgen.engine.skull_walls import WALL_POCKET, skull_walls
-from mapgen.inputs import is_whole
+from mapgen.inputs import a_kind, is_whole, seconds_problem
 from mapgen.mapfile import dumps_map, parse_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.quality import DEFAULT_GAMES, Quality, QualityError, chapter_quality, tier_index
@@ -657,9 +657,9 @@ class GradeSettings:
         check_games(self.games, self.budgets)
         if not is_whole(self.seed, 0):  # a str or a float failed inside the games; -1 was played as given
             raise QualityError(f"a grade's seed is a whole number from 0, not {self.seed!r}")
-        limit = self.time_limit
-        if isinstance(limit, bool) or not isinstance(limit, int | float) or not limit >= 0:
-            raise QualityError(f"a grade's time_limit is seconds (a number from 0), not {limit!r}")
+        problem = seconds_problem(self.time_limit)
+        if problem is not None:
+            raise QualityError(f"a grade's {problem}")
         given = self.variants
         if not isinstance(given, tuple | list | set | frozenset) or not all(isinstance(v, str) for v in given):
             raise QualityError(f"variants is a tuple of variant names, not {self.variants!r}")
@@ -676,7 +676,7 @@ def check_games(games: object, budgets: object = None) -> None:
         if given is None and name == "budgets":
             continue
         if not isinstance(given, dict):
-            raise QualityError(f"{name} is a dict of bot name to {what}, not a {type(given).__name__}")
+            raise QualityError(f"{name} is a dict of bot name to {what}, not {a_kind(given)}")
         unknown = [bot for bot in given if bot not in BOTS]
         if unknown:  # a bare ValueError from the bots' table, once the first game of that bot was played
             raise QualityError(f"unknown bot {unknown[0]!r} in {name} (expected one of {', '.join(BOTS)})")
@@ -781,19 +781,19 @@ def grade_maps(
     """
     bad = next((x for x in maps if not (isinstance(x, tuple) and len(x) == 2)), None)
     if bad is not None:  # a Map alone: "cannot unpack non-iterable Map object"
-        raise TypeError(f"grade_maps takes a list of (name, Map) pairs ([('fauna-1', m)]), not {type(bad).__name__}")
+        raise TypeError(f"grade_maps takes a list of (name, Map) pairs ([('fauna-1', m)]), not {a_kind(bad)}")
     for _, m in maps:
         expect_map(m, "grade", complete=True)
     if where is not None and not isinstance(where, Local | Ray):  # an int: AttributeError 'int' ... 'run'
         raise TypeError(
             "grade's where is a campaign backend (mapgen.campaign.Local(jobs) or mapgen.campaign.Ray(address)), "
-            f"not a {type(where).__name__} {where!r}"
+            f"not {a_kind(where, shown=True)}"
         )
     for q in quality.values() if isinstance(quality, dict) else (quality,):
         if q is not None and not isinstance(q, Quality):  # "replace() should be called on dataclass instances"
             raise TypeError(
                 "grade's quality is a mapgen.quality.Quality (chapter_quality(name), or a profile's [quality] "
-                f"table: load_quality(path, chapter)), not a {type(q).__name__} {q!r}"
+                f"table: load_quality(path, chapter)), not {a_kind(q, shown=True)}"
             )
     settings = settings or GradeSettings()
     if settings.rules is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import errno
 import json
+import numbers
 import os
 from collections.abc import Iterable
 from typing import Any
@@ -42,7 +43,7 @@ def read_text(path: str | os.PathLike, what: str = "file") -> str:
     str, bytes or PathLike: ``open`` takes a number as a file descriptor, and closes it after (``read_map(1)``
     closed the process's stdout)."""
     if not isinstance(path, (str, bytes, os.PathLike)):
-        raise TypeError(f"a {what}'s path is a str or a Path, not a {type(path).__name__}")
+        raise TypeError(f"a {what}'s path is a str or a Path, not {a_kind(path)}")
     try:
         with open(path, "rb") as f:
             raw = f.read(MAX_BYTES + 1)  # never more: /dev/zero, a log file given by mistake
@@ -150,6 +151,27 @@ def is_whole(value: object, least: int | None = None) -> bool:
     """Whether ``value`` is a whole number (an int, never a bool), from ``least`` when given: what a count, a seed
     or a budget given in code or read from JSON must be."""
     return isinstance(value, int) and not isinstance(value, bool) and (least is None or value >= least)
+
+
+def a_kind(value: object, shown: bool = False) -> str:
+    """The kind of ``value`` with its article, for a message that says what was given instead: ``"an int"``,
+    ``"a str"``, ``"None"`` (not "a int", not "a NoneType"); ``shown``: the value too (``"an int 5"``)."""
+    if value is None:
+        return "None"
+    name = type(value).__name__
+    kind = f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+    return f"{kind} {value!r}" if shown else kind
+
+
+def seconds_problem(value: object, name: str = "time_limit") -> str | None:
+    """What is wrong with a time limit given in code (``"time_limit is seconds (a number from 0), not -1"``): no
+    number, below 0, or NaN (a negative one has run out before anything is tried, and a NaN deadline never passes:
+    either was reported as a time-out, exit 3, where the input is at fault); None for a number from 0 (infinity
+    too: no limit). The one check of every public function's ``time_limit``; each raises its module's own input
+    error with the text (``--time-limit`` is checked by its option, mapgen/cli/options.py)."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not float(value) >= 0:
+        return f"{name} is seconds (a number from 0), not {value!r}"
+    return None
 
 
 def text_problem(value: str, limit: int = MAX_TEXT) -> str | None:

@@ -11,6 +11,7 @@ from mapgen.errors import InputError
 from mapgen.inputs import (
     MAX_TEXT,
     Unreadable,
+    a_kind,
     did_you_mean,
     parse_json,
     parse_toml,
@@ -51,7 +52,7 @@ def read_map(path: str | os.PathLike) -> Map:
     TypeError for a path that is no str or Path (a number would be read as a file descriptor, then closed)."""
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(
-            f"read_map takes a map file's path (a str or a Path), not a {type(path).__name__}: "
+            f"read_map takes a map file's path (a str or a Path), not {a_kind(path)}: "
             'maps.load("fauna-1") reads a shipped map by name, parse_map(text) a map file\'s text'
         )
     source = str(path)
@@ -71,7 +72,7 @@ def parse_map(text: str, source: str | None = None, *, from_file: bool = False) 
     ``from_file``: the text is a file's (read_map, a map piped in), so one word in it is told as a file's content,
     not as a path given where text belongs."""
     if not isinstance(text, str):
-        raise TypeError(f"parse_map takes a map file's text (a str), not a {type(text).__name__}: read_map(path)")
+        raise TypeError(f"parse_map takes a map file's text (a str), not {a_kind(text)}: read_map(path)")
     try:
         data = parse_toml(text)  # a BOM (editors on Windows) is allowed
     except Unreadable as e:

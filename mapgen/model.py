@@ -8,6 +8,7 @@ from dataclasses import dataclass, field, replace
 
 from mapgen.board import Board, CellError
 from mapgen.errors import InputError
+from mapgen.inputs import a_kind
 from mapgen.terrain import Terrain, as_terrain, quantity
 
 START_COLUMN = "column 7"
@@ -163,11 +164,9 @@ def expect_map(m: object, who: str, *, complete: bool = False) -> Map:
     says what to pass: TypeError for anything but a Map (a file's path or a shipped map's name, most often) and for
     a cell that holds anything but a Terrain or None (a code), WrongMapError for a partial map when ``complete``."""
     if not isinstance(m, Map):
-        what = (
-            f"{type(m).__name__} {m!r}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else type(m).__name__
-        )
+        what = f"{a_kind(m, shown=True)}" if isinstance(m, (str, bytes)) or hasattr(m, "__fspath__") else a_kind(m)
         raise TypeError(
-            f"{who} takes a Map, not a {what}: read a map file with mapgen.mapfile.read_map(path), "
+            f"{who} takes a Map, not {what}: read a map file with mapgen.mapfile.read_map(path), "
             'or a shipped map with maps.load("fauna-1")'
         )
     bad = next((i for i, t in enumerate(m.cells) if t is not None and not isinstance(t, Terrain)), None)

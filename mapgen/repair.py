@@ -32,9 +32,11 @@ from mapgen.generate import (
     rules_record,
     with_rules_record,
 )
+from mapgen.inputs import a_kind
 from mapgen.mapfile import dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
+from mapgen.solving.sat import check_time_limit
 from mapgen.solving.solve import SolveTimeout
 from mapgen.terrain import listed
 
@@ -200,6 +202,7 @@ def repair_map(
     counted (``WORK_PER_SECOND``): the same map on any load, or SolveTimeout when the wall clock ends it first.
     """
     expect_map(m, "repair_map")
+    check_time_limit(time_limit, "repair_map")
     started = time.perf_counter()
     chapter = get_chapter(m.chapter) if chapter is None else as_chapter(chapter, "repair_map")
     before = tuple(check_map(m, chapter)) if m.complete else ()
@@ -302,7 +305,7 @@ def fill_sketch(
     seed = checked_seed(seed)  # "x" failed inside OR-Tools, -1 filled a map no --seed makes again
     if profile is not None and not isinstance(profile, Profile):
         raise TypeError(
-            f"fill_sketch's profile is a Profile, not a {type(profile).__name__} {profile!r}: "
+            f"fill_sketch's profile is a Profile, not {a_kind(profile, shown=True)}: "
             "mapgen.profile.load_profile(path), or default_profile(chapter); None for the chapter's default"
         )
     started = time.perf_counter()

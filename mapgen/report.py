@@ -6,9 +6,9 @@ import time
 
 from constraints.catalogue import Chapter
 from mapgen.model import Map
-from mapgen.solving.explain import explain_forced, reasons_budget
-from mapgen.solving.sat import Budget
-from mapgen.solving.solve import COMPILE_SHARE, HILL_SHARE, CountResult, HillAnswer, Solver, SolveTimeout
+from mapgen.solving.explain import HILL_SHARE, explain_forced, reasons_budget
+from mapgen.solving.sat import Budget, check_time_limit
+from mapgen.solving.solve import COMPILE_SHARE, CountResult, HillAnswer, Solver, SolveTimeout
 from mapgen.solving.unigen import (
     NO_ODDS,
     NO_UNIGEN,
@@ -64,6 +64,7 @@ def solve_report(
     (``Solver.odds_answer``: exact where in time, else the sampler; or the sampler forced) and ``seed`` the
     sampler's seed.
     """
+    check_time_limit(time_limit, "solve_report")
     solver = solver or Solver.for_chapter(state.chapter)
     b = state.board
     # a margin for what follows the last solver call (stopping the counter's child process, printing)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from constraints.catalogue import Chapter
-from mapgen.batch import MapOutput, start_batch
+from mapgen.batch import MapOutput, check_seconds, start_batch
 from mapgen.campaign import Backend, Local, Ray, Task, run
 from mapgen.engine.game import game_variants
 from mapgen.errors import TimeLimitError, UnmetError
@@ -240,6 +240,8 @@ def search(
     ``progress`` is called with (candidates tried, maps kept). Raises GenerationError when the profile
     itself admits no map (every candidate would fail the same way).
     """
+    check_seconds(time_limit, "search")
+    check_seconds(map_time, "search", "map_time")
     variants = tuple(sorted(game_variants(variants, chapter)))
     where = where or Local(1)
     started = time.monotonic()
@@ -393,6 +395,8 @@ def generate_to_target(
     (loaded from ``rules_file``) the candidates are made and graded under, as ``search`` says (without
     ``profile_file``, its own profile key); ``variants``: the candidates' games' (``search``). Raises what ``start_batch``, ``MapOutput``, ``Ray.connect`` and
     ``search`` raise."""
+    if time_limit is not None:
+        check_seconds(time_limit, "generate_to_target")
     seed, profile = start_batch(
         chapter if rules is None else rules, seed, count, candidates, out_dir, profile_file, "--candidates"
     )

@@ -7,6 +7,7 @@ from decimal import Decimal
 from enum import Enum
 
 from mapgen.errors import InputError, MessageKeyError
+from mapgen.inputs import a_kind
 
 
 class Terrain(Enum):
@@ -82,7 +83,7 @@ def as_terrain(t: Terrain | str) -> Terrain:
         return t
     if isinstance(t, str):
         return Terrain.from_code(t)
-    raise TypeError(f"a terrain is a Terrain member or its code (like 'Ft'), not a {type(t).__name__}")
+    raise TypeError(f"a terrain is a Terrain member or its code (like 'Ft'), not {a_kind(t)}")
 
 
 def parse_terrain(code: str) -> Terrain:

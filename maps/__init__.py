@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 
 from mapgen.errors import InputError, MessageKeyError
+from mapgen.inputs import a_kind
 from mapgen.mapfile import read_map
 from mapgen.model import Map
 
@@ -61,7 +62,7 @@ class UnknownMapError(MessageKeyError, InputError):
 def path(name: str) -> Path:
     """The file of a shipped map; UnknownMapError (a KeyError) when there is none by that name."""
     if not isinstance(name, str):
-        raise TypeError(f"a shipped map's name is a str like 'fauna-1', not a {type(name).__name__}")
+        raise TypeError(f"a shipped map's name is a str like 'fauna-1', not {a_kind(name)}")
     stem = name.removesuffix(".toml")
     p = FOLDER / f"{stem}.toml"
     if not exists(p, file=True) and "/" not in stem and "\\" not in stem:

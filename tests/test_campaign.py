@@ -332,7 +332,9 @@ def test_a_task_that_cannot_run_in_another_process_is_refused_when_made_on_every
         Task(5)
     with pytest.raises(TypeError, match=r"a Task's args is a tuple of the function's arguments, not a list"):
         Task(pow, [2, 3])
-    with pytest.raises(TypeError, match=r"run takes a list of Tasks \(mapgen\.campaign\.Task\(fn, args\)\), not int 1"):
+    with pytest.raises(
+        TypeError, match=r"run takes a list of Tasks \(mapgen\.campaign\.Task\(fn, args\)\), not an int 1"
+    ):
         run([1, 2], Local(1))
     assert run([Task(pow, (2, 3))], Local(1)) == [8]
 

@@ -29,6 +29,7 @@ TABLE = [
     ("mapgen.render.output", "RenderError", 2),
     ("mapgen.batch", "SeedRangeError", 2),
     ("mapgen.generate", "SeedError", 2),
+    ("mapgen.generate", "SettingError", 2),
     ("mapgen.quality", "QualityError", 2),
     ("mapgen.campaign", "CampaignError", 2),
     ("mapgen.web", "ServeError", 2),

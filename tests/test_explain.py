@@ -16,6 +16,7 @@ import pytest
 from click.testing import CliRunner
 from pysat.solvers import Solver as SatSolver
 
+import maps
 from cli import main
 from constraints.catalogue import get_chapter
 from constraints.cnf import cnf_for_state
@@ -230,6 +231,31 @@ def test_cli_hint_whose_forced_cells_find_no_explanation_in_time_exits_3(monkeyp
         f"error: {path}: cells are forced but no explanation was found within the time limit (--time-limit 10); "
         "printed what was found, missing: explanation\n"
     )
+
+
+def test_a_forced_cell_without_an_explanation_is_missing_in_the_json_and_exit_3_in_the_cli_and_the_web(monkeypatch):
+    """``mapgen hint`` exited 3 saying "missing: explanation" on stderr alone (its JSON did not say it), while the
+    web's /api/hint gave the same answer with exit 0: the explanation's search is counted work, a share of the time
+    limit (more --time-limit, more work), as solve's explanations are (exit 3, ``missing: ["explanations"]``).
+    Both now exit 3 with ``"missing": ["explanation"]`` in the JSON, and the page's sentence names it."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    path = DATA / "states" / "training-201-k16.toml"
+    monkeypatch.setattr(explain, "easiest_explanation", lambda *args, **kwargs: None)
+    monkeypatch.setattr(hints, "easiest_explanation", lambda *args, **kwargs: None)
+    cli = run("hint", str(path), "--json")
+    assert cli.exit_code == 3
+    printed = json.loads(cli.stdout)
+    assert printed["missing"] == ["explanation"] and printed["forced_cells"] > 0
+    code, web = service.do_hint({"map": path.read_text(), "time_limit": 10})
+    assert code == 3 and web["missing"] == ["explanation"] and web["forced_cells"] == printed["forced_cells"]
+    assert web["missing_text"] == "an explanation of a forced cell: the time limit (10 s) ran out"
+    state = read_map(path)
+    first = Solver.for_chapter(state.chapter).forced(state)
+    named = state.board.name(next(iter(first)))
+    left = hints.easiest_hint(state, exclude=(named,))  # "Next hint", the cells left finding no explanation
+    assert left["missing"] == ["explanation"] and "not named yet" in left["message"]
 
 
 def test_cli_hint():
@@ -598,3 +624,25 @@ def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(m
     monkeypatch.setattr(hints, "best_guess", lambda *a, **k: None)  # the page's guess: not what is asked here
     code, web = service.do_hint({"map": dumps_map(state), "target": "Fc"})
     assert code == 3 and web["may_hold"] == may and web["must_hold"] == must and "odds" not in web
+
+
+def test_a_hinted_hill_carries_the_number_solve_shows_for_it(tmp_path):
+    """flora-4 with G2, G3 and G5 hidden: `solve` shows G5 as ``Hi1*`` (every completion numbers it 1:
+    ``Solver.hill_numbers``) while `hint` said "G5 must be Hill" without it. The hint's text and JSON now carry it
+    (``"number"``), and a solution path's later steps see it as a Hill showing 1."""
+    state = maps.load("flora-4").hide(["G2", "G3", "G5"])
+    path = tmp_path / "f4.toml"
+    path.write_text(dumps_map(state))
+    solved = json.loads(run("solve", str(path), "--json").stdout)
+    assert solved["hill_numbers"] == {"G5": 1}
+    r = run("hint", str(path), "--json")
+    assert r.exit_code == 0, r.output
+    e = json.loads(r.stdout)["explanation"]
+    assert (e["cell"], e["terrain"], e["number"]) == ("G5", "Hi", 1)
+    assert e["text"].startswith("G5 must be Hill") and e["text"].endswith(
+        "It shows 1: every completion gives it that number."
+    )
+    text = run("hint", str(path))
+    assert text.exit_code == 0 and "It shows 1: every completion gives it that number." in text.stdout
+    steps = json.loads(run("hint", str(path), "--steps", "--json").stdout)["steps"]
+    assert steps[0]["cell"] == "G5" and steps[0]["number"] == 1

@@ -25,7 +25,7 @@ def fauna():
 @pytest.mark.parametrize("given", ["fauna-1", "maps/fauna/fauna-1.toml", None])
 @pytest.mark.parametrize("method", ["count", "forced", "possible", "probabilities", "is_unique", "completion"])
 def test_a_solver_given_a_name_or_a_path_says_how_to_read_a_map(given, method):
-    with pytest.raises(TypeError, match=r"takes a Map, not a .*read_map\(path\).*maps\.load"):
+    with pytest.raises(TypeError, match=r"takes a Map, not .*read_map\(path\).*maps\.load"):
         getattr(Solver.for_chapter("fauna"), method)(given)
 
 
@@ -327,7 +327,7 @@ def test_read_map_given_a_number_refuses_it_and_leaves_the_process_s_files_open(
     from mapgen.mapfile import read_map
 
     with pytest.raises(
-        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not a {type(given).__name__}"
+        TypeError, match=rf"read_map takes a map file's path \(a str or a Path\), not an? {type(given).__name__}"
     ):
         read_map(given)
     os.fstat(0), os.fstat(1), os.fstat(2)  # still open
@@ -686,7 +686,7 @@ def test_make_bot_and_play_game_given_arguments_they_cannot_use_say_what_to_pass
         (
             lambda: play_game(Game(fauna).new_initial_state(), [make_bot("heuristic", rng)], 5),
             TypeError,
-            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not int 5",
+            r"play_game's rng is a random\.Random \(random\.Random\(seed\)\), not an int 5",
         ),
     ):
         with pytest.raises(error, match=words):
@@ -780,3 +780,66 @@ def test_grade_maps_given_maps_without_their_names_says_what_to_pass(fauna):
         grade_maps([fauna])
     got = grade_maps([("mine", fauna)], GradeSettings(games={"heuristic": 2}, deduce=False))
     assert [g.map for g in got] == ["mine"]
+
+
+def _time_limit_calls():
+    """Every public function that takes a time limit, asked with the one it is given (a lambda of it)."""
+    from mapgen import batch, deduce, generate, repair, report, target
+    from mapgen.profile import default_profile
+    from mapgen.quality import chapter_quality
+    from mapgen.web import hints
+
+    m = maps.load("training-1")
+    state = m.hide(range(5))
+    quality = chapter_quality("training")
+    return {
+        "Generator": lambda t: generate.Generator("training", time_limit=t),
+        "generate_map": lambda t: generate.generate_map("training", 1, time_limit=t),
+        "generate_batch": lambda t: batch.generate_batch("training", seed=1, time_limit=t),
+        "minimal_reveal_set": lambda t: deduce.minimal_reveal_set(m, time_limit=t),
+        "reveal_profile": lambda t: deduce.reveal_profile(m, time_limit=t),
+        "deduce_report": lambda t: deduce.deduce_report(m, time_limit=t),
+        "sole_completion": lambda t: deduce.sole_completion(state, time_limit=t),
+        "solve_report": lambda t: report.solve_report(state, time_limit=t),
+        "hint": lambda t: hint(Solver("training"), state, time_limit=t),
+        "easiest_hint": lambda t: hints.easiest_hint(state, time_limit=t),
+        "repair_map": lambda t: repair.repair_map(m, time_limit=t),
+        "fill_sketch": lambda t: repair.fill_sketch(state, time_limit=t),
+        "search": lambda t: target.search("training", default_profile("training"), quality, time_limit=t),
+        "generate_to_target": lambda t: target.generate_to_target("training", quality, seed=1, time_limit=t),
+    }
+
+
+@pytest.mark.parametrize("time_limit", [-1.0, float("nan")])
+@pytest.mark.parametrize("name", list(_time_limit_calls()))
+def test_a_time_limit_below_0_or_nan_is_invalid_input_wherever_it_is_given(name, time_limit):
+    """``Generator("fauna", time_limit=-1).generate(1)``, ``deduce_report(m, time_limit=-1)``, ``hint(..., nan)``,
+    ``fill_sketch(..., -1)`` ended with a time-out (exit 3: "no map found within the time limit of -1 s", as if more
+    time might help), and ``solve_report``, ``easiest_hint``, ``repair_map`` and the target search answered as if
+    given a limit: each is now invalid input (exit 2) naming the argument and what it takes, before any search."""
+    from mapgen.errors import TimeLimitError, exit_code
+
+    with pytest.raises(InputError, match=rf"time_limit is seconds \(a number from 0\), not {time_limit!r}") as caught:
+        _time_limit_calls()[name](time_limit)
+    assert exit_code(caught.value) == 2 and not isinstance(caught.value, TimeLimitError)
+
+
+def test_a_value_of_the_wrong_type_is_named_with_its_article():
+    """``maps.info(5)`` said "not a int" and ``as_terrain(None)`` "not a NoneType": every message that names a
+    value's type says "an int", "a float", "None"."""
+    from mapgen.inputs import read_text
+    from mapgen.mapfile import parse_map
+    from mapgen.terrain import as_terrain
+
+    for call, words in (
+        (lambda: maps.info(5), "a shipped map's name is a str like 'fauna-1', not an int"),
+        (lambda: maps.load(None), "a shipped map's name is a str like 'fauna-1', not None"),
+        (lambda: maps.load(1.5), "not a float"),
+        (lambda: as_terrain(7), "(like 'Ft'), not an int"),
+        (lambda: as_terrain(None), "(like 'Ft'), not None"),
+        (lambda: parse_map(3), "parse_map takes a map file's text (a str), not an int"),
+        (lambda: read_text(None, "map file"), "a map file's path is a str or a Path, not None"),
+    ):
+        with pytest.raises(TypeError) as caught:
+            call()
+        assert words in str(caught.value)

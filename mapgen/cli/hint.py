@@ -111,11 +111,9 @@ def no_completion_json(e: NoCompletion, file: str, note: str, as_json: bool, ste
 
 def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
     """A hint whose Paths' odds ran out of time, or whose forced cells found no explanation within the limit's work
-    (printed above, with what was found): exit 3, saying what is missing."""
-    missing = [
-        *(["explanation"] if not result["forced"] and result.get("forced_cells") else []),
-        *result.get("missing", []),
-    ]
+    (printed above, with what was found; its JSON's ``missing`` names it, as the web's /api/hint does): exit 3,
+    saying what is missing."""
+    missing = result.get("missing", [])
     if missing:
         reason = result.get("timed_out") or "cells are forced but no explanation was found within the time limit"
         raise found_then_out_of_time(file, reason, time_limit, missing)
@@ -158,8 +156,9 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
             found.append(e)
             cell = state.board.index(e["cell"])
             deduced[cell] = len(found)
-            state = state.with_cells(
-                chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)
+            state = state.with_cells(  # a Hill's number, where every completion gives it one, known from then on
+                (chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)),
+                hills={**state.hills, cell: e["number"]} if "number" in e else None,
             )
     timed_out = "forced_cells" in result  # cells are forced, but no explanation came in time
     if as_json:

@@ -228,7 +228,8 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         time_limit = time_limit or SOLVE_TIME
         forced_cells, got, hills = None, None, None
         if forced or terrain is not None:
-            from mapgen.solving.solve import HILL_SHARE, Solver  # deferred: ortools, only when the command runs
+            from mapgen.solving.explain import HILL_SHARE  # deferred: pysat, only when the command runs
+            from mapgen.solving.solve import Solver  # deferred: ortools, only when the command runs
 
             solver = Solver.for_chapter(chapter)  # a house chapter's own solver (its caches by content)
             if terrain is not None:

@@ -46,7 +46,7 @@ from mapgen.engine.rules import (  # noqa: F401  (re-exported: chapters, bots an
 )
 from mapgen.engine.steps import STEP, Step
 from mapgen.engine.variants import VARIANTS, check_variants
-from mapgen.inputs import did_you_mean, is_whole
+from mapgen.inputs import a_kind, did_you_mean, is_whole
 from mapgen.model import Map, expect_map
 from mapgen.terrain import TERRAINS, Terrain
 
@@ -176,8 +176,7 @@ def _check_arguments(players, chapter, characters, gear, variants, reference) ->
         raise BadSettingError(f"variants is a list of variant names ([{variants!r}]), not a str", setting="variants")
     if reference is not None and not isinstance(reference, Chapter):
         raise BadSettingError(
-            "reference is a Chapter (get_chapter(name), load_chapter(path)), not a "
-            f"{type(reference).__name__} {reference!r}",
+            f"reference is a Chapter (get_chapter(name), load_chapter(path)), not {a_kind(reference, shown=True)}",
             setting="rules",
         )
 

@@ -7,6 +7,7 @@ import random
 from mapgen.engine.game import CHANCE_PLAYER, CHANCE_STEPS, Game, State, TeamCountError
 from mapgen.engine.infostate import information_state
 from mapgen.engine.observation import legal_only, observe
+from mapgen.inputs import a_kind
 from mapgen.terrain import quantity
 
 
@@ -24,7 +25,7 @@ def play_game(state: State, bots, rng: random.Random, max_steps: int = 20000) ->
             f"play_game needs one bot per player: {quantity(state.game.n, 'player')}, {quantity(len(bots), 'bot')} given"
         )
     if not isinstance(rng, random.Random):  # an int: AttributeError 'int' object has no attribute 'randrange'
-        raise TypeError(f"play_game's rng is a random.Random (random.Random(seed)), not {type(rng).__name__} {rng!r}")
+        raise TypeError(f"play_game's rng is a random.Random (random.Random(seed)), not {a_kind(rng, shown=True)}")
     steps = 0
     apply_action = state.apply_action
     wants = [getattr(b, "decides_on", "observation") for b in bots]

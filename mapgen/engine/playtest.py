@@ -18,7 +18,7 @@ from mapgen.engine.play import play_game, replay
 from mapgen.engine.traitor import chapter_for_mode
 from mapgen.engine.walls import sealed_words
 from mapgen.errors import InputError
-from mapgen.inputs import Unreadable, is_whole, read_json
+from mapgen.inputs import Unreadable, a_kind, is_whole, read_json
 from mapgen.mapfile import MapFileError, dumps_map, parse_map
 from mapgen.model import Map, expect_map
 from mapgen.output import Series, prepare_folder
@@ -78,7 +78,7 @@ def _expect(m: Map, s: Settings, who: str) -> None:
     expect_map(m, who, complete=True)
     if not isinstance(s, Settings):
         raise TypeError(
-            f"{who} takes a Settings, not a {type(s).__name__}: "
+            f"{who} takes a Settings, not {a_kind(s)}: "
             "mapgen.engine.playtest.Settings(bot='heuristic', players=1, seed=0)"
         )
     if s.bot not in BOTS:  # a bare ValueError from the bots' table at the first game

@@ -7,6 +7,7 @@ import os
 from collections.abc import Mapping
 
 from constraints.catalogue import ChapterError, get_chapter
+from mapgen.inputs import a_kind
 from mapgen.model import Map, expect_map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
 from mapgen.render.panel import Panel, briefing, broken_rules, chip, ink_for, legend
@@ -100,7 +101,7 @@ def check_overlays(
         ("hill_numbers", hill_numbers, "a whole number (Solver.hill_numbers(state).numbers)"),
     ):
         if given is not None and not isinstance(given, Mapping):  # 'list' object has no attribute 'items'
-            raise RenderError(f"{name} is a dict of cell index to {what}, not a {type(given).__name__}")
+            raise RenderError(f"{name} is a dict of cell index to {what}, not {a_kind(given)}")
     hidden = set(m.unrevealed())
     b = m.board
     for i, t in (forced or {}).items():

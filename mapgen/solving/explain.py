@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from mapgen.model import Map
-from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout
+from mapgen.solving.sat import Budget, SatTimeout, SolveTimeout, check_time_limit
 from mapgen.solving.unigen import (
     NO_ODDS,
     ODDS_EXACT,
@@ -434,11 +434,38 @@ def frontier(state: Map) -> list[int]:
     return sorted({j for i in opened for j in orth[i] if state.cells[j] is None and j != fort})
 
 
+#: The share of a question's time limit, in deterministic seconds, that proving its forced Hills' numbers may take
+#: (``Solver.hill_numbers``, asked beside the forced cells by ``solve``, ``render --forced``, the web's table
+#: and ``hint`` for the Hill it names):
+#: a few SAT calls where a forced Hill's row or column holds an open cell, none otherwise.
+HILL_SHARE = 0.05
+
+
 def reasons_budget(budget: Budget, share: float = 1.0) -> Budget:
     """``share`` of ``budget``'s seconds as deterministic seconds (SAT propagations), with its wall-clock
     deadline: which cells get explained, and how, is then the same under any load (the deadline passing
     ends the work: SolveTimeout)."""
     return Budget.until(share * budget.seconds, budget.deadline, deterministic=True)
+
+
+def said_with_number(solver, state: Map, said: dict, budget: Budget, forced: dict[int, Terrain]) -> dict:
+    """A hint's explanation (``Explanation.to_json``) of a hidden Hill, with the number ``solve`` shows for it where
+    every completion gives it the same one (``Solver.hill_numbers``, within ``HILL_SHARE`` of the budget's work, as
+    ``solve_report`` asks it): ``"number"``, and a sentence after the reason (which proves the Hill, not its number);
+    unchanged for another terrain, or a number not settled (never guessed)."""
+    b = state.board
+    cell = b.index(said["cell"])
+    if forced.get(cell) is not Terrain.HILL:
+        return said
+    hills = solver.hill_numbers(state, reasons_budget(budget, HILL_SHARE), forced=forced)
+    number = hills.numbers.get(cell)
+    if number is None:
+        return said
+    return {
+        **said,
+        "number": number,
+        "text": f"{said['text']} It shows {number}: every completion gives it that number.",
+    }
 
 
 def hint(
@@ -457,6 +484,9 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
 
+    When cells are forced but none found its explanation within its share of the limit's work (counted: the same on
+    any load, more with a larger ``time_limit``), the answer says so: ``"forced": False``, ``"forced_cells"`` and
+    ``"missing": ["explanation"]`` (the command exits 3, as solve's explanations do).
     When the time limit runs out while ranking the Paths, what was found is returned with ``"timed_out"`` (the
     message) and ``"missing": ["odds"]`` (the command prints it and exits 3), and with it what is exact of the odds:
     ``"may_hold"``, the Paths that can hold ``target`` but need not, and ``"must_hold"``, those that must (from their
@@ -468,6 +498,7 @@ def hint(
     names them (``"deduced"``: cell name -> step, of the cells it cites).
     """
     solver.check(state, "hint")
+    check_time_limit(time_limit, "hint")
     target = None if target is None else solver.terrain(target)  # a Terrain, or its code ("Ft"), of the chapter
     budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))  # a margin for printing
     if deadline is not None:
@@ -475,7 +506,8 @@ def hint(
     b = state.board
     start = time.monotonic()
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
-    forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+    every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
+    forced = {i: t for i, t in every.items() if i not in known}
     if forced:
         best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), forced)
         if best is not None:
@@ -483,6 +515,7 @@ def hint(
             if deduced is not None:
                 said["text"] = explanation_text(solver, state, best.cell, best.terrain, best.rules, best.cells, deduced)
                 said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
+            said = said_with_number(solver, state, said, budget, every)
             return {"forced": True, "explanation": said, "forced_cells": len(forced)}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
     if not state.unrevealed():
@@ -492,9 +525,10 @@ def hint(
         left = ", ".join(b.name(i) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
-    if forced:  # forced, but no explanation in time
+    if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out["forced_cells"] = len(forced)
+        out["missing"] = ["explanation"]
     if target is not None:
         cells = frontier(state)
         possible = None
@@ -507,7 +541,10 @@ def hint(
                 out["may_hold"] = [b.name(i) for i in cells if target in possible[i] and len(possible[i]) > 1]
                 out["must_hold"] = [b.name(i) for i in cells if possible[i] == {target}]
             out["timed_out"] = str(e)
-            out["missing"] = ["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]
+            out["missing"] = [
+                *out.get("missing", []),
+                *(["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]),
+            ]
             out["seconds"] = round(time.monotonic() - start, 3)
             return out
         # unknown odds (None: the target may be there) rank after certainties, before the cells it cannot be in;

@@ -37,7 +37,8 @@ from pysat.solvers import Solver as _PySat
 from constraints.catalogue import Chapter
 from constraints.cnf import FALSE, TRUE, Cnf, encode_rule
 from constraints.rules import BriefingCell, Connected, Count, HillNumbers, Rule, TerrainSet, components
-from mapgen.errors import TimeLimitError, UnmetError
+from mapgen.errors import InputError, TimeLimitError, UnmetError
+from mapgen.inputs import seconds_problem
 from mapgen.model import Map
 from mapgen.terrain import Terrain
 
@@ -46,6 +47,21 @@ from mapgen.terrain import Terrain
 BACKEND = "minicard"
 #: Propagations per "deterministic second" of a budget (about a second of glucose's work here).
 PROPAGATIONS_PER_SECOND = 20_000_000
+
+
+class QuestionError(InputError, ValueError):
+    """A solver question's argument it cannot use (exit 2): an odds method that does not exist, a count's limit or
+    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session, a
+    terrain the chapter's maps never hold (``target(state, "Ma")`` on Fauna)."""
+
+
+def check_time_limit(time_limit: object, who: str) -> None:
+    """QuestionError (invalid input, exit 2) for a time limit given to ``who`` (a public function that asks the
+    solver) that is no number, below 0 or NaN: ``"deduce_report's time_limit is seconds (a number from 0), not
+    -1"`` (a negative one ran out before the first question: a time-out, exit 3)."""
+    problem = seconds_problem(time_limit)
+    if problem is not None:
+        raise QuestionError(f"{who}'s {problem}")
 
 
 class SolveTimeout(TimeLimitError):

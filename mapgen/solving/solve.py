@@ -34,14 +34,20 @@ from typing import TYPE_CHECKING, ClassVar
 from constraints.catalogue import Chapter, chapter_board, chapter_names, get_chapter
 from constraints.cnf import CountError, CountTimeout, approx_count_cnf, cnf_for_state, count_completions_cnf
 from constraints.rules import BriefingCell, hill_line, hill_number
-from mapgen.errors import InputError
-from mapgen.inputs import is_whole
+from mapgen.inputs import is_whole, seconds_problem
 from mapgen.model import Briefing, Map, WrongMapError, expect_map
 from mapgen.solving import compiled as _compiled
 from mapgen.solving.compiled import Circuit, CircuitCache, CompileError, CompileSpent, CompileTimeout
 from mapgen.solving.explain import minimal_reason
 from mapgen.solving.proofs import Proofs
-from mapgen.solving.sat import Budget, NoCompletion, SatSession, SatTimeout, SolveTimeout  # the last two: re-exported
+from mapgen.solving.sat import (  # SatTimeout, SolveTimeout, QuestionError: re-exported
+    Budget,
+    NoCompletion,
+    QuestionError,
+    SatSession,
+    SatTimeout,
+    SolveTimeout,
+)
 from mapgen.solving.unigen import (
     ODDS_AUTO,
     ODDS_EXACT,
@@ -74,15 +80,9 @@ WITNESS_CAP = 400
 EPSILON, DELTA = 0.8, 0.2
 
 
-class QuestionError(InputError, ValueError):
-    """A solver question's argument it cannot use (exit 2): an odds method that does not exist, a count's limit or
-    a number of draws that is no whole number, a time limit below 0 or not a number, proofs without their session, a
-    terrain the chapter's maps never hold (``target(state, "Ma")`` on Fauna)."""
-
-
 def _seconds(time_limit: float, who: str) -> None:
     """QuestionError for a time limit below 0 or NaN (a NaN deadline never passes: the question never ends)."""
-    if not time_limit >= 0:
+    if seconds_problem(time_limit) is not None:
         raise QuestionError(f"{who}: seconds from 0, not {time_limit!r}")
 
 
@@ -121,12 +121,6 @@ class CountResult:
         if self.estimate is not None:
             out["estimate"] = self.estimate
         return out
-
-
-#: The share of a question's time limit, in deterministic seconds, that proving its forced Hills' numbers may take
-#: (``Solver.hill_numbers``, asked beside the forced cells by ``solve``, ``render --forced`` and the web's table):
-#: a few SAT calls where a forced Hill's row or column holds an open cell, none otherwise.
-HILL_SHARE = 0.05
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ import math
 import time
 
 from mapgen.model import Map
-from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget
-from mapgen.solving.sat import Budget
+from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget, said_with_number
+from mapgen.solving.sat import Budget, check_time_limit
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
 from mapgen.terrain import Terrain, listed, quantity
@@ -37,9 +37,11 @@ def easiest_hint(
     ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
     cannot be found in time; when the odds or the best guess run out of time, the answer keeps what was found and
-    says so: ``missing``, the keys that did not come (``["odds"]`` as `hint --json`'s, then ``"guess"``),
+    says so: ``missing``, the keys that did not come (``["explanation"]`` when cells are forced but none was
+    explained within its share of the work, ``["odds"]``, as `hint --json`'s, then ``"guess"``),
     ``timed_out`` the first reason, and ``missing_text`` the page's sentence (exit 3).
     """
+    check_time_limit(time_limit, "easiest_hint")
     solver = solver or Solver.for_chapter(state.chapter)
     target = target if target is not None else solver.chapter.counted
     started = time.monotonic()
@@ -48,14 +50,15 @@ def easiest_hint(
     if skip:
         budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
         known = solver.slot(state.briefing).sat.briefing_cells
-        forced = {i: t for i, t in solver.forced(state, budget).items() if i not in known}
+        every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
+        forced = {i: t for i, t in every.items() if i not in known}
         rest = {i: t for i, t in forced.items() if i not in skip}
         if rest:
             best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), rest)
             if best is not None:
                 return {
                     "forced": True,
-                    "explanation": best.to_json(b),
+                    "explanation": said_with_number(solver, state, best.to_json(b), budget, every),
                     "forced_cells": len(forced),
                     "next": len(forced) - len(rest) + 1,
                 }
@@ -68,6 +71,8 @@ def easiest_hint(
                     "reveal one, or guess"
                 )
             out = {"forced": False, "message": message, "forced_cells": len(forced)}
+            if rest:  # as hint's own answer: the explanation is missing (exit 3), more time gives its search more work
+                out["missing"] = ["explanation"]
     else:
         out = hint(solver, state, target, time_limit=time_limit)
     no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
@@ -94,6 +99,7 @@ def missing_text(out: dict, time_limit: float) -> str:
         "may_hold": f"which Paths can hold a {label}",
         "odds": f"the Paths' odds of a {label}",
         "guess": "the best guess",
+        "explanation": "an explanation of a forced cell",
     }
     parts = list(dict.fromkeys(words.get(k, k) for k in out["missing"] if k != "must_hold"))
     return f"{listed(parts)}: the time limit ({time_limit:g} s) ran out"

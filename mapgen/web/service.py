@@ -611,7 +611,8 @@ def _target(body: dict, chapter: Chapter):
 
 def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     """What ``mapgen hint --json`` prints: the easiest deduction and its reason, or the best odds of ``target``;
-    exit 3 with what was found when only the page's best guess ran out of time (``missing`` says so)."""
+    exit 3 with what was found when the odds, the page's best guess, or a forced cell's explanation (its counted
+    share of the limit's work) did not come (``missing`` says so, as the CLI's JSON)."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
         NoCompletion,
         SolveTimeout,
@@ -666,9 +667,9 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
     ``"full"`` (default) then asks the exact and approximate counters too.
     """
     from mapgen.report import hill_fields  # deferred: with the solver
+    from mapgen.solving.explain import HILL_SHARE  # deferred: with the solver
     from mapgen.solving.sat import Budget  # deferred: pysat, on the first request that needs it, not at the app's start
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
-        HILL_SHARE,
         CountResult,
         NoCompletion,
         SolveTimeout,
@@ -1002,8 +1003,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         render_sheet,
     )
     from mapgen.report import hills_late  # deferred: with the solver
+    from mapgen.solving.explain import HILL_SHARE  # deferred: with the solver
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
-        HILL_SHARE,
         NoCompletion,
         SolveTimeout,
     )

@@ -41,7 +41,7 @@ from mapgen.engine.bots.policy import POLICIES, ChapterPolicy
 from mapgen.engine.bots.random_bot import RandomBot
 from mapgen.engine.bots.scout import ScoutBot
 from mapgen.engine.rules import BadSettingError
-from mapgen.inputs import did_you_mean, is_whole
+from mapgen.inputs import a_kind, did_you_mean, is_whole
 from mapgen.model import Map, expect_map
 
 BOTS = {
@@ -73,7 +73,7 @@ def make_bot(name: str, rng: random.Random, map: Map | None = None, budget: int 
         near = did_you_mean(name, BOTS) if isinstance(name, str) else ""
         raise BadSettingError(f"unknown bot {name!r}{near} (expected one of {', '.join(BOTS)})", setting="bot")
     if not isinstance(rng, random.Random):  # an int failed at the bot's first decision
-        raise TypeError(f"make_bot's rng is a random.Random (random.Random(seed)), not {type(rng).__name__} {rng!r}")
+        raise TypeError(f"make_bot's rng is a random.Random (random.Random(seed)), not {a_kind(rng, shown=True)}")
     if name in HAS_BUDGET and budget is not None and not is_whole(budget, 1):  # kept, and failed inside the search
         raise BadSettingError(
             f"a search bot's budget is a whole number from 1 (None: its default), not {budget!r}", setting="budget"
