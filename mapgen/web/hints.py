@@ -101,7 +101,13 @@ def missing_text(out: dict, time_limit: float) -> str:
         "guess": "the best guess",
         "explanation": "an explanation of a forced cell",
     }
-    parts = list(dict.fromkeys(words.get(k, k) for k in out["missing"] if k != "must_hold"))
+    keys = [k for k in out["missing"] if k != "must_hold"]
+    if keys == ["explanation"]:  # counted work sized by the time limit: the same request finds the same none
+        return (
+            f"{words['explanation']}: its search, sized by the time limit ({time_limit:g} s), found none "
+            "(asking again gives the same answer)"
+        )
+    parts = list(dict.fromkeys(words.get(k, k) for k in keys))
     return f"{listed(parts)}: the time limit ({time_limit:g} s) ran out"
 
 

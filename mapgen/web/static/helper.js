@@ -777,7 +777,8 @@ async function hint() {
         + `${(d.must_hold || []).length ? ", those that must in solid green" : ""}.`}));
     }
     if (d.missing && d.missing.length) {  // a list of keys (the CLI's); the sentence is the server's
-      box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing_text || d.missing.join(", ")}; ask again.`}));
+      box.append(MG.el("span", {class: "note", text: `Missing: ${d.missing_text || d.missing.join(", ")}`
+        + `${d.missing.every((k) => k === "explanation") ? "" : "; ask again"}.`}));
     }
     $("hint").textContent = "Hint";
   }
