@@ -185,6 +185,25 @@ def _spread(p: float, e: float) -> str:
     return clipped_range(p, e) or ("±<1" if e < 0.005 else f"±{round(100 * e)}")
 
 
+def _mark(ax, x: float, y: float, st, number: int | None, number_pt: float, symbol_pt: float, gid: str) -> None:
+    """A token's mark at height ``y``: a Hill's number in bold (``gid`` naming it in an SVG), else the terrain's
+    symbol."""
+    if number is not None:
+        ax.text(
+            x + 0.5,
+            y,
+            str(number),
+            ha="center",
+            va="center",
+            fontsize=number_pt,
+            fontweight="bold",
+            color=st.ink,
+            gid=gid,
+        )
+    else:
+        ax.text(x + 0.5, y, st.symbol, ha="center", va="center", fontsize=symbol_pt, color=st.ink)
+
+
 def draw_board(
     ax,
     m: Map,
@@ -287,20 +306,7 @@ def draw_board(
             number = m.hills.get(i)
             two_lines = "\n" in st.short
             sym_y = y + (0.44 if two_lines else 0.47)
-            if number is not None:
-                ax.text(
-                    x + 0.5,
-                    sym_y,
-                    str(number),
-                    ha="center",
-                    va="center",
-                    fontsize=cell_pt * 0.42,
-                    fontweight="bold",
-                    color=st.ink,
-                    gid=f"hill-{name}-{number}",
-                )
-            else:
-                ax.text(x + 0.5, sym_y, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.36, color=st.ink)
+            _mark(ax, x, sym_y, st, number, cell_pt * 0.42, cell_pt * 0.36, f"hill-{name}-{number}")
             ax.text(
                 x + 0.5,
                 y + (0.79 if two_lines else 0.82),
@@ -372,20 +378,9 @@ def draw_board(
             )
             ax.add_patch(Circle((x + 0.5, y + 0.5), 0.46, fill=False, ec="#000000", lw=lw * 1.6, ls=(0, (3, 2))))
             number = hill_numbers.get(i)
-            if number is not None:  # a forced Hill whose number every completion gives: shown as a revealed Hill's
-                ax.text(
-                    x + 0.5,
-                    y + 0.44,
-                    str(number),
-                    ha="center",
-                    va="center",
-                    fontsize=cell_pt * 0.3,
-                    fontweight="bold",
-                    color=st.ink,
-                    gid=f"forced-hill-{name}-{number}",
-                )
-            else:
-                ax.text(x + 0.5, y + 0.46, st.symbol, ha="center", va="center", fontsize=cell_pt * 0.28, color=st.ink)
+            # a forced Hill whose number every completion gives: shown as a revealed Hill's
+            sym_y = y + (0.44 if number is not None else 0.46)
+            _mark(ax, x, sym_y, st, number, cell_pt * 0.3, cell_pt * 0.28, f"forced-hill-{name}-{number}")
             ax.text(
                 x + 0.5,
                 y + 0.72,
