@@ -19,6 +19,9 @@ class FileReport:
     #: The house rules the map says it was made under (its ``[generator]`` table: ``rules``, the file's name, and
     #: ``rules_fingerprint``; ``mapgen.generate.rules_record``), else None.
     made_under: dict | None = None
+    #: The file was read but is a partial map (``..`` cells): not validated, since only a complete map's rules are
+    #: judged (exit 2 all the same, as every command given a partial map where a complete one is needed).
+    partial: bool = False
 
     @property
     def valid(self) -> bool:
@@ -50,6 +53,7 @@ def validate_file(path: str, chapter: Chapter | str | None = None, *, text: str 
         cells = "cell" if len(hidden) == 1 else "cells"
         return FileReport(
             path,
+            partial=True,
             error=(
                 f"partial map ({len(hidden)} unrevealed {cells}, first {m.board.name(hidden[0])}); "
                 "validate needs a complete map, use `mapgen solve` for partial ones"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import socket
+from dataclasses import replace
 
 import pytest
 from click.testing import CliRunner
@@ -288,3 +289,21 @@ def test_the_conflict_question_running_out_of_wall_clock_is_a_time_out(monkeypat
     monkeypatch.setattr(repair, "make_solver", busy)
     with pytest.raises(SolveTimeout):
         ask()
+
+
+def test_json_commands_print_the_unmet_request_as_json_on_exit_1(tmp_path):
+    """A script reading ``--json`` gets one document on exit 1 too, in the web's 409 shape: the error, the rules
+    and the cells that conflict; stderr keeps its one line."""
+    m = maps.load("fauna-1")
+    edge = tmp_path / "edge.toml"  # a Peak typed on the board's edge: no map has this briefing
+    edge.write_text(dumps_map(replace(m, briefing=replace(m.briefing, peak=m.board.index("A1")))), encoding="utf-8")
+    r = run("repair", edge, "--json")
+    assert r.exit_code == 1, r.output
+    body = json.loads(r.stdout)
+    assert set(body) == {"error", "rules", "cells"}
+    assert body["rules"] and body["error"] in r.stderr
+    assert r.stderr.count("\n") == 1 and r.stderr.startswith(f"error: {edge}: ")
+    r = run("generate", "--from", "examples/four-forts.toml", "--json")
+    assert r.exit_code == 1, r.output
+    body = json.loads(r.stdout)
+    assert "F2" in body["rules"] and "A1" in body["cells"] and body["error"] in r.stderr

@@ -121,7 +121,8 @@ def test_unreadable_file_exits_2_with_one_error_line(write, case):
     assert result.exit_code == 2
     assert result.stderr == f"error: {f}: {problem}\n"
     assert "Traceback" not in result.output
-    assert result.stdout == f"{f}: unreadable\n"
+    # a partial map was read: stdout says why it was not validated, not that it could not be read
+    assert result.stdout == f"{f}: {'partial map: not validated' if case == 'partial map' else 'unreadable'}\n"
 
 
 def test_the_issues_example_errors(write):
@@ -135,6 +136,9 @@ def test_partial_map_points_to_mapgen_solve():
     assert result.exit_code == 2
     assert "`mapgen solve`" in result.stderr
     assert result.stderr.startswith(f"error: {f}: partial map (15 unrevealed cells, first A2)")
+    assert result.stdout == f"{f}: partial map: not validated\n"  # it was read: "unreadable" was untrue
+    body = json.loads(run("validate", f, "--json").stdout)  # --json's keys stay as they were
+    assert body == [{"file": f, "valid": False, "violations": [], "error": result.stderr[len(f"error: {f}: ") : -1]}]
 
 
 def test_missing_file_and_directory(tmp_path):

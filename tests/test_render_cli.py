@@ -489,7 +489,9 @@ def test_a_puzzle_made_under_house_rules_is_not_drawn_under_the_shipped_ones_wit
     hint = "(it was made under the house rules of house.toml: give --rules FILE)"
     r = run(puzzle, "-o", tmp_path / "sheet.pdf", "--sheet")
     assert r.exit_code == 0, r.output
-    assert r.stderr == f"note: {puzzle}: drawn under the shipped fauna rules {hint}\n"
+    # under the shipped rules no map completes it: the note says so, and which rules it was made under
+    assert r.stderr.startswith(f"note: {puzzle}: no map completes this partial map: no completion: ")
+    assert r.stderr.endswith(f" {hint}\n") and r.stderr.count("\n") == 1
     r = run(puzzle, "-o", tmp_path / "forced.png", "--forced")
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {puzzle}: no completion: ")
     assert r.stderr.endswith(f" {hint}\n")
@@ -543,3 +545,26 @@ def test_forced_hills_are_drawn_with_their_number_where_every_completion_gives_i
         "A5": key.hills[key.board.index("A5")]
     }
     assert f'id="forced-hill-A5-{key.hills[key.board.index("A5")]}"' in (tmp_path / "u.svg").read_text()
+
+
+@pytest.mark.parametrize("sheet", [False, True], ids=["picture", "sheet"])
+def test_a_puzzle_no_map_completes_is_drawn_with_a_note_naming_the_conflict(tmp_path, sheet):
+    """A puzzle maker printing a hand-made partial map that cannot be solved is told so (it was drawn with no
+    word; only --forced said it): drawn all the same, as a complete map that breaks rules is, with a note."""
+    sketch = "examples/four-forts.toml"  # a Fort at A1 no rotation of the mini map fits
+    out = tmp_path / ("p.pdf" if sheet else "p.svg")
+    r = run(sketch, "-o", out, *(["--sheet"] if sheet else []), "--json")
+    assert r.exit_code == 0, r.output
+    assert out.exists()
+    assert r.stderr.startswith(f"note: {sketch}: no map completes this partial map: no completion: rule F2")
+    assert json.loads(r.stdout)["conflict"] == {
+        "rules": ["F2"],
+        "cells": ["A1"],
+        "message": "no completion: rule F2 Fort pattern conflicts with the revealed cells A1 (Ft)",
+    }
+
+
+def test_a_solvable_puzzle_is_drawn_without_a_note(tmp_path):
+    r = run(STATE, "-o", tmp_path / "s.svg", "--json")
+    assert r.exit_code == 0 and r.stderr == "", r.output
+    assert "conflict" not in json.loads(r.stdout)

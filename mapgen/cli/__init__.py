@@ -38,7 +38,16 @@ from pathlib import Path
 import click
 
 from mapgen import __version__
-from mapgen.cli.errors import BAD_INPUT, INTERRUPTED, Failure, catching_ctrl_c, failure, interrupted
+from mapgen.cli.errors import (
+    BAD_INPUT,
+    INTERRUPTED,
+    JSON_ASKED,
+    Failure,
+    catching_ctrl_c,
+    failure,
+    interrupted,
+    json_failure,
+)
 
 #: command name -> "module:attribute", in the order `mapgen --help` lists them
 COMMANDS: dict[str, str] = {
@@ -250,6 +259,8 @@ class MapgenGroup(click.Group):
                     raise self._interrupted(ctx) from None
                 if mapped is None:
                     raise
+                if ctx.meta.get(JSON_ASKED):
+                    json_failure(e, mapped)
                 raise mapped from None
 
     @staticmethod

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from mapgen.cli.errors import OutOfTime, RuleBroken, about
+from mapgen.cli.errors import OutOfTime, RuleBroken, about, printed
 from mapgen.cli.options import (
     FiniteRange,
     OutName,
@@ -138,7 +138,7 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
         click.echo(json.dumps(out))
         if path is None and not from_cache:  # "cache": null alone does not say why (a full disk, or the cap)
             click.echo(f"note: {file}: {cache.not_stored}", err=True)
-        _no_completion(state, chapter, file, stats.count)
+        _no_completion(state, chapter, file, stats.count, reported=True)
         return
     # a cached circuit was compiled before, not now ("compiled in 0.20 s; already cached" read as a second compile)
     when = (
@@ -154,14 +154,15 @@ def compile_(map_in, reveal, time_limit, memory_limit, cache_dir, cache_size, re
     _no_completion(state, chapter, file, stats.count)
 
 
-def _no_completion(state, chapter, file: str, count: int) -> None:
+def _no_completion(state, chapter, file: str, count: int, reported: bool = False) -> None:
     """A state no map completes (0 maps): exit 1 with the conflict `mapgen solve` names, as every command exits on
     a partial map without a completion (the circuit is reported and cached all the same)."""
     if count:
         return
     from mapgen.solving.solve import Solver  # deferred: ortools, only for a state without a completion
 
-    raise RuleBroken(file, str(Solver.for_chapter(chapter).explain(state)))
+    error = RuleBroken(file, str(Solver.for_chapter(chapter).explain(state)))
+    raise printed(error) if reported else error  # --json's report above (count 0) is the document
 
 
 def _revealed(state) -> int:

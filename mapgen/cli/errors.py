@@ -68,7 +68,38 @@ def found_then_out_of_time(
 ) -> OutOfTime:
     """The time-out of a command that printed (or drew) what it found first: ``error: FILE: REASON (--time-limit
     N); printed what was found, missing: count, probabilities``, exit 3 (``solve``, ``hint``, ``render``)."""
-    return OutOfTime(subject, f"{reason} (--time-limit {time_limit:g}); {found}, missing: {', '.join(missing)}")
+    return printed(
+        OutOfTime(subject, f"{reason} (--time-limit {time_limit:g}); {found}, missing: {', '.join(missing)}")
+    )
+
+
+def printed(e: BaseException) -> BaseException:
+    """Mark ``e`` as raised after the command printed its report (``--json``'s document): ``json_failure`` then
+    prints no second one."""
+    with contextlib.suppress(AttributeError):
+        e.mapgen_printed = True  # type: ignore[attr-defined]
+    return e
+
+
+#: ``ctx.meta``'s key (shared by the group's context and the command's): the running command was given --json
+JSON_ASKED = "mapgen.json"
+
+
+def json_failure(e: BaseException, mapped: Failure) -> None:
+    """With --json, a failure with exit 1 or 3 whose command printed no report prints its error on stdout as one
+    JSON document in the web's 409 body's shape, ``{"error", "rules", "cells"}`` (the conflict's rules and cells
+    where the error names them, else empty lists; ``error`` is stderr's line without ``error: ``), so a script
+    reading stdout has one document to parse. Exit 2 (unreadable input) stays stderr's line alone."""
+    if mapped.exit_code not in (BROKEN, TIMEOUT) or getattr(e, "mapgen_printed", False):
+        return
+    import json  # deferred: only for a failure
+
+    body = {
+        "error": mapped.message,
+        "rules": [str(r) for r in getattr(e, "rules", None) or ()],
+        "cells": [str(c) for c in getattr(e, "cells", None) or ()],
+    }
+    click.echo(json.dumps(body, indent=2, ensure_ascii=False))
 
 
 class Interrupted(CommandError):

@@ -7,6 +7,7 @@ Also the quality options shared with ``mapgen generate`` (``--grade``, ``--win-r
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
 import sys
 from dataclasses import replace
@@ -18,6 +19,7 @@ from mapgen.cli.options import (
     FiniteRange,
     checked_map,
     jobs_option,
+    json_option,
     map_argument,
     reject,
     rules_file,
@@ -219,7 +221,7 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
 @seed_option(0, help="Seed: same seed, same report, wherever it runs.")
 @campaign_options
 @time_limit_option(120.0, help="Seconds allowed for each map's deduction.")
-@click.option("--json", "as_json", is_flag=True, help="Print JSON for machines: a list, one object per map.")
+@functools.partial(json_option, help="Print JSON for machines: a list, one object per map.")
 @click.option("--csv", "as_csv", is_flag=True, help="Print CSV: one row per map.")
 @click.option("--markdown", "as_markdown", is_flag=True, help="Print a Markdown table: one row per map.")
 def grade(

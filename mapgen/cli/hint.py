@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 import click
 
-from mapgen.cli.errors import BROKEN, TIMEOUT, about, exit_code, found_then_out_of_time
+from mapgen.cli.errors import BROKEN, TIMEOUT, about, exit_code, found_then_out_of_time, printed
 from mapgen.cli.options import (
     cache_note,
     house_words,
@@ -170,7 +170,7 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
         click.echo(hint_text(state, result, "then"))
     if stopped is not None:
         with about(file, time_limit):
-            raise stopped
+            raise printed(stopped)  # the steps found are printed above: --json's document
     odds_out_of_time(result, file, time_limit)
     if timed_out:
         raise click.exceptions.Exit(TIMEOUT)

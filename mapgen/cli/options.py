@@ -15,7 +15,7 @@ import click
 import maps
 from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit
 from constraints.catalogue import chapter_names as registry_names
-from mapgen.cli.errors import BadInput, RuleBroken
+from mapgen.cli.errors import JSON_ASKED, BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
 from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin
 from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, parse_map, read_map
@@ -106,10 +106,14 @@ def checked_map(
             rules = f"rule{'s' if len(rest) > 1 else ''} {', '.join(rest)}"
             more = f", and {n - 1} more violation{'s' if n > 2 else ''} ({rules})" if n > 1 else ""
             under, see, hint = house_words(m, chapter)
-            raise RuleBroken(
+            error = RuleBroken(
                 spec,
                 f"not a valid {m.chapter} map{under}: it breaks {broken[0]}{more}; see `mapgen validate{see}`{hint}",
             )
+            # what --json's failure document names (mapgen.cli.errors.json_failure): the rules broken and where
+            error.rules = tuple(dict.fromkeys(v.rule for v in broken))  # type: ignore[attr-defined]
+            error.cells = tuple(dict.fromkeys(c for v in broken for c in v.cells))  # type: ignore[attr-defined]
+            raise error
     return map_in
 
 
@@ -221,8 +225,15 @@ def house_chapter(rules: Chapter, chapter_name: str | None) -> str:
     return rules.name
 
 
-def json_option(f):
-    return click.option("--json", "as_json", is_flag=True, help="Print JSON for machines instead of a report.")(f)
+def json_option(f, help: str = "Print JSON for machines instead of a report."):
+    """``--json``; given, a failure with exit 1 or 3 that printed no report prints its error as JSON on stdout
+    (``mapgen.cli.errors.json_failure``), so a script reading stdout always has one document to parse."""
+    return click.option("--json", "as_json", is_flag=True, callback=_json_asked, help=help)(f)
+
+
+def _json_asked(ctx: click.Context, param: click.Parameter, value: bool) -> bool:
+    ctx.meta[JSON_ASKED] = value  # ctx.meta is shared by the group's context, where failures are reported
+    return value
 
 
 def variant_option(played: str):

@@ -41,6 +41,23 @@ def _named(m, spec: str):
     return replace(m, briefing=replace(m.briefing, name=Path(spec).stem))
 
 
+def _no_completion(m, chapter, map_file: str, time_limit: float, house: str):
+    """The conflict (``NoCompletion``) of a partial map no map completes, else None: the solver's first SAT call
+    (what ``--forced`` asks first), then, only when there is none, the rules and cells that conflict. A
+    hand-made puzzle is drawn all the same, as a complete map that breaks rules is, with a note; a check that
+    ran out of time says nothing (it is no answer)."""
+    from mapgen.solving.solve import Solver, SolveTimeout  # deferred: ortools, only for a partial map
+
+    solver = Solver.for_chapter(chapter)
+    try:
+        with about(map_file, time_limit, house):
+            if solver.completion(m, time_limit=time_limit) is not None:
+                return None
+            return solver.explain(m, time_limit)
+    except SolveTimeout:
+        return None
+
+
 def _starts_as_json(path: str) -> bool:
     """A file (named other than .json: ``deduce --json > t2.txt``) whose text starts as JSON does, as no map file
     does; False when it cannot be read (load_map then says why)."""
@@ -241,6 +258,11 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
                     hills = solver.hill_numbers(m, HILL_SHARE * time_limit, forced=forced_cells)
                 if terrain is not None:
                     got = solver.heat_answer(m, terrain, time_limit=time_limit)
+        elif not m.complete:  # a puzzle drawn for print: one SAT call says whether any map completes it
+            conflict = _no_completion(m, chapter, map_file, time_limit, house)
+            if conflict is not None:
+                extra["conflict"] = conflict.to_json()
+                extra["note"] = f"{map_file}: no map completes this partial map: {conflict}{house}"
         label = terrain.label if terrain is not None else ""
         options = {"forced": forced_cells, **heat_options(got, label)}
         if hills is not None and hills.numbers:

@@ -8,6 +8,7 @@ import json
 
 import click
 
+from mapgen.cli.errors import printed
 from mapgen.cli.grade import progress_bar, qualities, where
 from mapgen.cli.options import rules_file
 
@@ -88,7 +89,7 @@ def generate_to_target(
             click.echo(f"wrote {path}")
         for c in run.result.closest:
             click.echo(f"closest: seed {c.seed}: {'; '.join(c.reasons())}")
-    raise run.missed()
+    raise printed(run.missed()) if as_json else run.missed()  # --json's report above says what was missed
 
 
 def _house_rules(run) -> str:

@@ -69,8 +69,8 @@ def validate(files, as_json, rules):
         click.echo(json.dumps([r.to_json() for r in reports], indent=2, ensure_ascii=False))
     else:
         for r in reports:
-            if r.error:
-                click.echo(f"{r.file}: unreadable")
+            if r.error:  # a partial map was read: stderr says why it was not validated
+                click.echo(f"{r.file}: {'partial map: not validated' if r.partial else 'unreadable'}")
             elif r.valid:
                 click.echo(f"{r.file}: valid")
             else:
