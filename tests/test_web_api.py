@@ -1722,6 +1722,17 @@ def test_repair_within_a_profile_no_map_can_keep_names_the_setting(client):
     assert said["rules"] == ["F2", "counts.Ft = [20, 20]"], said
 
 
+def test_repair_of_a_briefing_no_map_can_have_names_its_rules_and_cells_as_the_cli_json(client):
+    """A Peak typed on the board's edge: no map has that briefing. ``mapgen repair --json`` prints ``{"error", "rules",
+    "cells"}`` naming C6 and the Peak's cell; the web's 409 named the rules without the cells."""
+    text = maps.path("fauna-1").read_text().replace('peak = "F2"', 'peak = "A1"')
+    r = client.post("/api/repair", json={"map": text})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+    said = r.json()
+    assert said["rules"] == ["C6"] and said["cells"] == ["A1"], said
+    assert "the briefing makes the Peak A1 a Rock" in said["error"]
+
+
 def test_generate_refuses_a_profile_s_quality_target_it_would_not_meet(client):
     """``mapgen generate -c fauna --profile P`` with a ``[quality]`` target grades candidates until one meets it (and
     refuses a key it does not know); /api/generate made seed 1's ungraded map as if the target had been met, and took

@@ -954,7 +954,7 @@ def do_repair(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         if file is not None:  # the house rules it keeps, by their own fingerprint (not the profile's rules added)
             r = replace(r, map=with_rules_record(r.map, rules_record(file, served)))
     except RepairError as e:
-        raise ApiError(str(e), exit=1, rules=list(e.rules)) from None
+        raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
     except SolveTimeout as e:
         raise _timeout(e) from None
     # the repaired map keeps every rule; say whether it keeps the profile too (Fill the rest and
