@@ -95,7 +95,7 @@ def _sampler_seed(seed: object) -> None:
 
 def _work_seconds(value: object, who: str) -> None:
     """QuestionError for seconds of work that are no number from 0 (a str failed inside the sampler's budget)."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 0:
+    if seconds_problem(value) is not None:  # the one test of seconds (mapgen.inputs), in the sampler's words
         raise QuestionError(f"{who}: seconds (a number) from 0, not {value!r}")
 
 

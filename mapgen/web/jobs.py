@@ -55,7 +55,7 @@ class Job:
             return 3 if self.result is not None and "timed_out" in self.result else 0
         if self.status == "failed":
             return self.code or 1
-        return {"timeout": 3}.get(self.status, 0)
+        return 3 if self.status == "timeout" else 0
 
     def to_json(self) -> dict:
         out = {
