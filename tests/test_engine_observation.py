@@ -443,3 +443,15 @@ def test_a_busy_machine_draws_the_same_worlds_or_says_it_ran_out(monkeypatch, hi
     except SolveTimeout:
         return  # the clock ran out: said so
     assert busy == calm
+
+
+@pytest.mark.parametrize("player", [1, 3, -1])
+def test_the_observation_of_a_player_the_game_does_not_have_is_refused(player):
+    """``state.observation(3)`` in a solo game answered, as if a fourth player sat at the table (and -1 read as
+    the last player): a researcher's off-by-one went unseen. It names the players the game has."""
+    from mapgen.engine.rules import BadSettingError
+
+    state = Game(read_map(DATA / "engine_fauna_201.toml")).new_initial_state()
+    with pytest.raises(BadSettingError, match="player .* solo game has player 0 only"):
+        state.observation(player)
+    assert state.observation(0).player == 0

@@ -531,7 +531,13 @@ class State:
         return g.map.with_cells(cells, hills={i: n for i, n in g.hills.items() if self.seen[i]})
 
     def observation(self, player: int | None = None):
-        """What ``player`` (default: the one to act) may know now: see ``mapgen/engine/observation.py``."""
+        """What ``player`` (default: the one to act) may know now: see ``mapgen/engine/observation.py``. A player
+        the game does not have is a BadSettingError (the bots' own calls go to ``observe``, unchecked)."""
+        n = self.game.n
+        if player is not None and not (is_whole(player, 0) and player < n):
+            players = "player 0 only" if n == 1 else f"players 0 to {n - 1}"
+            table = "a solo game" if n == 1 else f"a {n}-player game"
+            raise BadSettingError(f"no player {player!r}: {table} has {players}", setting="players")
         return observe(self, player)
 
     def slots(self) -> int:
