@@ -63,6 +63,9 @@ def stubbed(d, source: str):
         yield
     finally:
         d.execute_cdp_cmd("Page.removeScriptToEvaluateOnNewDocument", {"identifier": added["identifier"]})
+        # the page loaded under the stub keeps it: the next test's get of a link differing only in its hash
+        # would not load the page again, and would talk to the stub
+        d.get("about:blank")
 
 
 def playtest_stub(job: dict, kind: str = "playtest") -> str:
@@ -419,7 +422,6 @@ def test_studio_playtest_stopped_at_the_job_s_limit_says_how_many_games_were_pla
         assert text_of(driver, "message") == "playtest finished in part: see what did not come in time."
         violations = run_axe(driver)  # None: axe-core not installed (the accessibility test skips then)
         assert violations in (None, []), violations
-    driver.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
 
 
 def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver, base_url):
@@ -465,7 +467,6 @@ def test_a_job_s_progress_is_asked_again_after_the_server_stops_answering(driver
         wait_for(lambda: "no longer knows" in text_of(driver, "message"), 20, "the word on a restarted server")
         assert not driver.find_element(By.ID, "job").is_displayed()
         assert driver.execute_script("return S.job") is None  # a new job may start
-        driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_studio_asks_for_the_verdict_again_when_the_server_answers_again(driver, base_url):
@@ -487,7 +488,6 @@ def test_studio_asks_for_the_verdict_again_when_the_server_answers_again(driver,
         assert said == "The server could not answer (the server cannot be reached): asking again…"
         wait_for(lambda: text_of(driver, "verdict") == "Valid: every rule holds", 30, "the verdict once it answers")
         settled(driver)
-    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url):
@@ -527,7 +527,6 @@ def test_a_time_limit_that_runs_out_is_said_in_the_page_s_words(driver, base_url
         wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
         driver.find_element(By.ID, "hint").click()
         said["hint"] = wait_for(lambda: "ran out" in text_of(driver, "hint-text") and text_of(driver, "hint-text"))
-    driver.get("about:blank")  # the next test's page loads without the stub
     assert said == {
         "repair": "no valid map found within the time limit of 10 s: mend a few cells by hand and press Repair again,"
         " or run mapgen repair with a larger --time-limit on the command line.",
@@ -556,7 +555,6 @@ def test_a_job_s_progress_bar_is_named_for_a_screen_reader(driver, base_url):
         assert ax["nodes"][0]["role"]["value"] == "progressbar"
         assert ax["nodes"][0]["name"]["value"] == "Playtest: 200 games (heuristic)"
         driver.find_element(By.ID, "job-cancel").click()
-    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_studio_downloads_a_png(driver, base_url, downloads):
@@ -1164,7 +1162,6 @@ def test_the_live_count_is_not_read_aloud_each_second_of_a_wait(driver, base_url
             time.sleep(0.2)
         assert len(shown) >= 2, shown  # the seconds go up on the page
         assert said == {(True, "compiling the briefing…")}, said  # and the live region says it once
-    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_a_new_briefing_drops_the_old_briefing_s_answer_at_once(driver, base_url):
@@ -1463,6 +1460,7 @@ def test_helper_says_so_when_the_server_stops_answering_and_asks_again(driver, b
     with stubbed(driver, stub):
         driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
         driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")  # the board is drawn
         settled(driver)
         driver.execute_script("MG.answerGraceMs = 500; window.hanging = true")
         cell(driver, "C7").click()
@@ -1570,7 +1568,6 @@ def test_a_table_answer_out_of_time_shows_the_forced_cells_its_504_carries(drive
             assert "forced cell" in text_of(driver, "forced-line")
             # the quick answer's 504 is not asked again (it would run out again): the full count follows
             assert driver.execute_script("return window.asked") == {"quick": 1, "full": 1}
-    driver.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
 
 
 def test_exact_counts_and_percentages_after_8_reveals_once_the_circuit_is_cached(driver, base_url):
@@ -1673,7 +1670,6 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
         with_guess = wait_for(lambda: "Best guess" in text_of(driver, "hint-text") and text_of(driver, "hint-text"), 30)
         settled(driver)
         guessed = cell(driver, "B7").get_attribute("class").split()
-    driver.get("about:blank")  # the next test's page loads without the stub
     assert said.startswith(
         "No cell is forced: you must guess. Exact (the odds did not come in time): a Flora creature may be at B6, B7, "
         "C5, D5, E6, F7."
@@ -1984,7 +1980,6 @@ def test_studio_downloads_the_puzzle_deduce_found_by_keyboard(driver, base_url, 
         d.find_element(By.ID, "deduce").click()
         wait_for(lambda: "deduce: failed" in text_of(d, "message"), 30, "the failure")
         assert not d.find_elements(By.ID, "dl-puzzle")
-    d.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
 
 
 def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(driver, base_url):
@@ -2030,7 +2025,6 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             assert console_errors(driver) == []
             violations = run_axe(driver)  # None: axe-core not installed (the accessibility test skips then)
             assert violations in (None, []), violations
-    driver.get("about:blank")  # the next test's page loads afresh, without this page's stub of fetch
 
 
 def test_phone_studio_never_scrolls_sideways_with_the_profile_open_or_a_long_file_name(phone, base_url, tmp_path):
@@ -2381,7 +2375,6 @@ def test_generate_again_before_the_first_answers_keeps_the_newest_map(driver, ba
         wait_for(lambda: "Generated training map, seed 4" in text_of(driver, "message"), what="the second map")
         time.sleep(3)  # the first answer has landed by now
         said, address = text_of(driver, "message"), driver.current_url
-    driver.get("about:blank")  # the next test's page loads without the stub
     assert "Generated training map, seed 4" in said and "&n=4&" in address, (said, address)
 
 
