@@ -2027,6 +2027,32 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             assert violations in (None, []), violations
 
 
+def test_studio_says_a_job_s_result_is_for_the_map_before_an_edit(driver, base_url):
+    """A deduce's reveal set and grade stayed under the board after the map was painted over, read as the new map's
+    (only its outline went). The result says it is for the map as it was, until Undo brings that map back."""
+    from selenium.webdriver.common.by import By
+
+    result = {"reveal_set": ["B4", "C2"], "reveal_count": 2, "depends_on": ["C1"]}
+    job = {"id": "stub", "kind": "deduce", "status": "done", "progress": {"done": 0, "total": 0}, "result": result}
+    with stubbed(driver, playtest_stub(job, "deduce")):
+        open_studio(driver, base_url, "training-1")
+        driver.find_element(By.ID, "deduce").click()
+        wait_for(lambda: "Minimal reveal set: 2 cells" in text_of(driver, "job-result"), what="the reveal set")
+        assert not driver.find_elements(By.ID, "result-stale")
+        settled(driver)
+        was = driver.execute_script("return S.cells[0]")  # B3 (Training: rows B-F, columns 3-7), painted over
+        brushes = driver.find_elements(By.CSS_SELECTOR, ".brush[data-code]")
+        next(b for b in brushes if b.get_attribute("data-code") not in (was, "..")).click()
+        cell(driver, "B3").click()
+        settled(driver)
+        said = wait_for(lambda: text_of(driver, "result-stale"), what="the word on the old result")
+        assert said == "These results are for the map as it was before your edits: run Deduce again for this one."
+        assert "Minimal reveal set: 2 cells" in text_of(driver, "job-result")  # kept, beside the word
+        driver.find_element(By.ID, "undo").click()
+        settled(driver)
+        wait_for(lambda: not driver.find_elements(By.ID, "result-stale"), what="the word gone with the edit undone")
+
+
 def test_phone_studio_never_scrolls_sideways_with_the_profile_open_or_a_long_file_name(phone, base_url, tmp_path):
     """On a phone the studio's page grew wider than the screen (398 px on a 360 px one) once the profile box was
     opened (its fieldset took the text box's 34 columns), and "Opened <a 200-letter file name>" made it 1,812 px."""

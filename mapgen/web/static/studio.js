@@ -15,7 +15,7 @@ const GAMES_DEFAULT = 200, GAMES_MAX = 5000; // a playtest when the Games field 
 
 const S = {briefing: null, cells: [], brush: "Wa", hill: null, painting: false, violations: [], changed: new Set(),
            reveal: new Set(), seq: 0, job: null, form: null, number: null, undo: [], redo: [], dirty: false,
-           focus: null, stroke: false, file: null, making: null, profileChapter: null, jobMap: null};
+           focus: null, stroke: false, file: null, making: null, profileChapter: null, jobMap: null, jobKind: null};
 const $ = (id) => document.getElementById(id);
 
 function say(text, bad) {
@@ -276,7 +276,7 @@ function paint(i, code) {
 }
 
 async function check(failures) {
-  if (!failures) { remember(); draw(); }
+  if (!failures) { remember(); draw(); staleResult(); }
   const seq = failures ? S.seq : ++S.seq;
   const blank = S.cells.filter((c) => c === "..").length;
   const list = $("violations");
@@ -566,6 +566,7 @@ async function startJob(kind) {
   if (!r.ok) { say(r.data.error, true); return; }
   S.job = r.data.id;
   S.jobMap = body.map;
+  S.jobKind = kind;
   $("job").hidden = false;
   $("job-title").textContent = kind === "playtest" ? `Playtest: ${games} (${body.bot})` : "Deduce: reveal set and reveal profile";
   $("job-result").replaceChildren();
@@ -675,6 +676,20 @@ function showResult(kind, j) {
     box.append(MG.el("p", {class: "note", text: "The full chart (click it to open it at full size):"}), open);
   }
   say(missing ? `${kind} finished in part: see what did not come in time.` : `${kind} finished.`);
+  staleResult(); // the map edited while the job ran: its result is for the map as it was
+}
+
+// A job's result under the board is for the map it was asked about: once the map differs (painted over, another map
+// opened, or edited while the job ran) it says so above the result, which stays; Undo back to that map takes the word away.
+function staleResult() {
+  const box = $("job-result");
+  const stale = S.jobMap !== null && box.childElementCount > 0 && fileText() !== S.jobMap;
+  const word = $("result-stale");
+  if (stale && !word) {
+    const kind = S.jobKind === "playtest" ? "Playtest" : "Deduce";
+    box.prepend(MG.el("p", {id: "result-stale", class: "problem",
+      text: `These results are for the map as it was before your edits: run ${kind} again for this one.`}));
+  } else if (!stale && word) word.remove();
 }
 
 // The puzzle a deduce found (the map with only its reveal set revealed): the file `mapgen deduce MAP --puzzle` writes,
