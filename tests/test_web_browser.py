@@ -2027,6 +2027,28 @@ def test_studio_deduce_shows_what_was_found_when_the_profile_ran_out_of_time(dri
             assert violations in (None, []), violations
 
 
+def test_studio_draws_the_eye_to_repair_only_when_a_rule_is_broken(driver, base_url):
+    """Repair was the one highlighted button on a valid map, where it has nothing to mend; it is highlighted while
+    the map breaks a rule, as the verdict says so."""
+    from selenium.webdriver.common.by import By
+
+    def highlighted() -> bool:
+        return "primary" in driver.find_element(By.ID, "repair").get_attribute("class")
+
+    open_studio(driver, base_url, "fauna-1")
+    settled(driver)
+    assert not highlighted()
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code="Ft"]').click()
+    cell(driver, "B2").click()  # a fourth Fort: F2 broken
+    wait_for(lambda: "broken rule" in text_of(driver, "verdict"), what="the violation")
+    settled(driver)
+    assert highlighted()
+    driver.find_element(By.ID, "undo").click()
+    wait_for(lambda: "Valid" in text_of(driver, "verdict"), what="the map valid again")
+    settled(driver)
+    assert not highlighted()
+
+
 def test_studio_says_a_job_s_result_is_for_the_map_before_an_edit(driver, base_url):
     """A deduce's reveal set and grade stayed under the board after the map was painted over, read as the new map's
     (only its outline went). The result says it is for the map as it was, until Undo brings that map back."""

@@ -285,6 +285,7 @@ async function check(failures) {
     S.violations = [];
     $("verdict").textContent = `${blank} blank cell${blank === 1 ? "" : "s"}: paint them or press Fill the rest`;
     $("verdict").className = "big";
+    $("repair").classList.remove("primary");
     list.replaceChildren();
     draw();
     return;
@@ -321,6 +322,7 @@ async function check(failures) {
   $("verdict").textContent = report.valid ? "Valid: every rule holds"
     : `${rules} broken rule${rules === 1 ? "" : "s"}` + (n > rules ? `: ${n} violations` : "");
   $("verdict").className = "big " + (report.valid ? "good" : "problem");
+  $("repair").classList.toggle("primary", !report.valid); // the eye drawn to Repair only where it has a rule to mend
   const ch = S.briefing.chapter;
   const named = (text, cell) => new RegExp(`\\b${cell}\\b`).test(text);
   list.replaceChildren(...report.violations.map((v) => {
