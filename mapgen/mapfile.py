@@ -151,6 +151,14 @@ def _from_data(data: dict) -> Map:
         raise ValueError(
             f"unknown field {unknown!r}{did_you_mean(unknown, known)} (map files have: {', '.join(known)})"
         )
+    for table in RECORD_FIELDS:  # a `name` added below [generator] is that table's key: said, not dropped
+        inside = data.get(table)
+        field = next((k for k in KNOWN_FIELDS if k in inside), None) if isinstance(inside, dict) else None
+        if field is not None:
+            raise ValueError(
+                f"field '{field}' is inside the [{table}] table (TOML puts every line after [{table}] in that "
+                f"table): move it above [{table}]"
+            )
     chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold
