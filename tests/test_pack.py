@@ -307,6 +307,21 @@ def test_a_given_map_that_breaks_a_rule_exits_1(tmp_path):
     assert not (tmp_path / "f.pdf").exists()
 
 
+def test_a_given_map_whose_file_omits_its_hill_numbers_is_printed_with_them(tmp_path):
+    """RULES.md C9 lets a file write a Hill as plain `Hi`: the printed Map Board still shows every Hill's number,
+    the page the same as the numbered file's (it showed a Hill symbol and no number)."""
+    text = (Path(maps.__file__).parent / "maldonado" / "maldonado-1.toml").read_text(encoding="utf-8")
+    pages = []
+    for folder, terrain in (("numbered", text), ("bare", re.sub(r"\bHi\d+", "Hi ", text))):
+        (tmp_path / folder).mkdir()
+        given = tmp_path / folder / "maldonado-1.toml"
+        given.write_text(terrain, encoding="utf-8")
+        r = cli("pack", given, "-o", tmp_path / folder / "f.pdf")
+        assert r.exit_code == 0, r.output
+        pages.append(pypdf.PdfReader(tmp_path / folder / "f.pdf").pages[2].extract_text())
+    assert "Hi " in terrain and pages[1] == pages[0]
+
+
 def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):
     args = ["pack", "-c", "training", "--seed", "1", "--count", "1", "--grade", "Fiendish", "--games", "5"]
     r = cli(*args, "--candidates", "1", "-o", tmp_path / "f.pdf", "--out", tmp_path / "maps")

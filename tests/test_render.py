@@ -161,6 +161,24 @@ def test_every_shipped_map_renders_as_svg_showing_its_cells(tmp_path, path):
     assert f"peak-{m.board.name(m.briefing.peak)}" in ids
 
 
+def test_a_complete_map_whose_file_omits_its_hill_numbers_is_drawn_with_them(tmp_path):
+    """RULES.md C9 lets a file write a Hill as plain `Hi`; the picture of a complete map is what gets printed, and a
+    Hill there showed no number at all (players read it at the table). A number the file gives is kept as given,
+    a wrong one too: it is the C9 violation the picture frames."""
+    m = maps.load("maldonado-1")
+    assert m.hills
+    bare = m.with_cells(m.cells, hills={})
+    first = min(m.hills)
+    wrong = m.with_cells(m.cells, hills={first: m.hills[first] + 1})
+    for drawn, expected in ((bare, m.hills), (wrong, {**m.hills, first: m.hills[first] + 1})):
+        out = tmp_path / "bare.svg"
+        render_map(drawn, out)
+        ids = set(svg_ids(out))
+        for i, n in expected.items():
+            assert f"hill-{m.board.name(i)}-{n}" in ids
+        assert not any(i.startswith("hill-") and i.endswith("-None") for i in ids)
+
+
 # PNG and PDF cost more: one shipped map per chapter (every shipped map is drawn above as SVG).
 SHIPPED_FIRSTS = _first_of_each_chapter(SHIPPED)
 
