@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import struct
 import xml.etree.ElementTree as ET
@@ -772,6 +773,32 @@ def test_the_list_of_broken_rules_wraps_at_the_panel_edge_not_before():
             assert box.x1 + extra > right * 0.97, f"{word!r} would have fitted after {line.get_text()!r}"
             wrapped += 1
     assert wrapped
+
+
+@pytest.mark.parametrize("layout", ["wide", "tall"])
+def test_the_heading_of_a_map_that_breaks_many_rules_stays_on_the_picture(layout):
+    """A Maldonado map breaking eight rules: "✗ BREAKS RULES C1, C2, C3, C4, C5, C6, C7, M2 (13 violations)" ran
+    off the wide picture's right edge, cut at "(13 viola". The heading wraps at the panel's edge as the list does."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    m = maps.load("maldonado-1")
+    rng = random.Random(3)
+    m = m.with_cells(rng.choice([Terrain.FOOD, Terrain.WOOD, Terrain.SKULL, Terrain.MUD]) for _ in m.cells)
+    broken = check_map(m)
+    assert len({v.rule for v in broken}) >= 6
+    fig = map_figure(m, violations=broken, layout=layout)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    heading = [t for ax in fig.axes for t in ax.texts if (t.get_gid() or "") == "broken-rules"]
+    assert heading and heading[0].get_text().startswith("✗ BREAKS RULES")
+    for ax in fig.axes:
+        for t in ax.texts:
+            box = t.get_window_extent(renderer)
+            assert box.x1 <= fig.bbox.width, f"{t.get_text()!r} runs off the picture"
+    lines = [t.get_text() for ax in fig.axes for t in ax.texts]
+    k = lines.index(heading[0].get_text())
+    assert " ".join(lines[k : k + 3]).count(f"({len(broken)} violations)") == 1  # the whole heading, wrapped
 
 
 @pytest.mark.parametrize("name", ["broken", "render_flora_state"])
