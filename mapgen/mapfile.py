@@ -96,6 +96,37 @@ def parse_map(text: str, source: str | None = None, *, from_file: bool = False) 
         raise MapFileError(source, str(e)) from None
 
 
+def comment_lines(text: str) -> tuple[int, ...]:
+    """The numbers (from 1) of the lines of a map file's text that hold a TOML comment: a ``#`` outside every
+    string. mapgen writes a map file afresh from its fields (``dumps_map``), so a repaired or filled map keeps none
+    of them; the commands that write one say so."""
+    found = []
+    closing = None  # the three quotes that close the multi-line string the line starts in, if any
+    for n, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        k = 0
+        while k < len(line):
+            if closing is not None:
+                end = line.find(closing, k)
+                if end < 0:
+                    break
+                k, closing = end + 3, None
+                continue
+            ch = line[k]
+            if ch == "#":
+                found.append(n)
+                break
+            if line.startswith(('"""', "'''"), k):
+                closing, k = line[k : k + 3], k + 3
+            elif ch in "\"'":  # a one-line string: to its closing quote (a basic string's \" escaped)
+                k += 1
+                while k < len(line) and line[k] != ch:
+                    k += 2 if ch == '"' and line[k] == "\\" else 1
+                k += 1
+            else:
+                k += 1
+    return tuple(found)
+
+
 def _json_problem(text: str, source: str | None) -> str | None:
     """What to say of a JSON document given as a map file ("not valid TOML (Invalid statement ...)" said nothing
     of it), pointing ``mapgen deduce --json``'s report at the command that draws it; None for text that does not

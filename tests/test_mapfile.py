@@ -384,6 +384,15 @@ def test_a_map_field_written_below_a_record_table_is_named_not_ignored():
     assert parse_map(generated).briefing.name is None  # the table's own keys are no map fields
 
 
+def test_comment_lines_are_the_hashes_outside_strings():
+    """What `repair` and `generate --from` say they do not keep: a `#` in a name or a terrain string is none."""
+    from mapgen.mapfile import comment_lines
+
+    text = '\ufeff# draft\nname = "Map #3"\nterrain = """\nA  Wa # here\n"""  # after\npeak = \'C#\'\r\n'
+    assert comment_lines(text) == (1, 5)
+    assert comment_lines(TRAINING) == ()
+
+
 def test_unknown_chapter():
     text = TRAINING.replace('"training"', '"atlantis"')
     assert problem(text, "t.toml") == (
