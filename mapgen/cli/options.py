@@ -13,7 +13,7 @@ from pathlib import Path
 import click
 
 import maps
-from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit
+from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit, with_every_hill_number
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import JSON_ASKED, BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
@@ -461,6 +461,7 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
         reject("--reveal", "name cells like A7,B7 or A7=Wa, or none for the empty board")
     items = [] if cells.strip().lower() == "none" else [i.strip() for i in cells.split(",")]
     chapter = chapter or get_chapter(m.chapter)
+    m = with_every_hill_number(m, chapter)  # a revealed Hill shows its number, also where the file writes `Hi`
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()
