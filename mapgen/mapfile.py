@@ -428,6 +428,46 @@ def dumps_map(m: Map) -> str:
     return tomli_w.dumps(head, multiline_strings=True)
 
 
+#: the key of a ``[grade]`` table that records the map it graded (``map_fingerprint``)
+GRADED_MAP = "map"
+
+
+def map_fingerprint(m: Map) -> str:
+    """A short hash of what a grade measures of a map: its chapter, briefing (not its ``name`` or ``number``: a folder
+    numbers its maps) and cells (a Hill as ``Hi``: its number follows from the cells). A ``[grade]`` table records
+    it (``GRADED_MAP``), so a map edited by hand since is known for one its table did not grade."""
+    import hashlib  # deferred: only where grades are written or read
+
+    br = m.board
+    b = m.briefing
+    parts = [
+        m.chapter,
+        br.name(b.peak),
+        "" if b.start is None else br.name(b.start),
+        "" if b.fort_pattern is None else b.fort_pattern.text(),
+        "" if b.greek_fire is None else br.name(b.greek_fire),
+        " ".join(".." if t is None else t.code for t in m.cells),
+    ]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def with_grade_table(m: Map, table: dict) -> Map:
+    """``m`` with ``table`` as its ``[grade]`` table, recording the map it graded (``map_fingerprint``)."""
+    from dataclasses import replace  # deferred: only where grades are written
+
+    return replace(m, meta={**m.meta, "grade": {**table, GRADED_MAP: map_fingerprint(m)}})
+
+
+def grade_table(m: Map) -> dict | None:
+    """``m``'s ``[grade]`` table when it grades this map; None when there is none or it records another map (the
+    cells or briefing edited by hand since: ``map_fingerprint``). A table without the record (written before it
+    was kept) is taken as it is."""
+    g = m.meta.get("grade")
+    if not isinstance(g, dict):
+        return None
+    return None if GRADED_MAP in g and g[GRADED_MAP] != map_fingerprint(m) else g
+
+
 def edited_by_hand(meta: dict) -> dict:
     """A map's record tables once its cells or briefing are edited by hand (the studio): ``[generator]`` kept (the
     house rules it names still say which rules the map was made for) and marked ``edited = true`` (its seed and
