@@ -576,6 +576,15 @@ def with_hill_numbers(m: Map, chapter: Chapter | None = None) -> Map:
     return m.with_cells(m.cells, hills=(chapter or chapter_for(m)).hill_numbers(m))
 
 
+def with_every_hill_number(m: Map, chapter: Chapter | None = None) -> Map:
+    """A complete map as it is printed: every Hill with a number. The numbers the file gives are kept (a wrong one
+    is a C9 violation to show, not to hide); a Hill the file writes as plain ``Hi`` (C9 allows it) gets the number
+    the rules give it. A partial map is returned as it is (its Hills' numbers depend on the hidden cells)."""
+    if not m.complete or all(i in m.hills for i in m.cells_of(Terrain.HILL)):
+        return m
+    return m.with_cells(m.cells, hills={**(chapter or chapter_for(m)).hill_numbers(m), **m.hills})
+
+
 __all__ = [
     "BRIEFING_FIELDS",
     "Chapter",
@@ -591,5 +600,6 @@ __all__ = [
     "load_chapter",
     "misfit",
     "unknown_chapter",
+    "with_every_hill_number",
     "with_hill_numbers",
 ]

@@ -361,12 +361,13 @@ class Generator:
         if briefing is None:  # a conflict whatever the briefing: the rule's words alone
             pass
         elif label == "C6":
-            extra = f", Peak {b.name(briefing.peak)}"
+            extra = f"; the Peak is {b.name(briefing.peak)}"
         elif getattr(rule, "field", None) == "fort_pattern" and briefing.fort_pattern is not None:
-            extra = f", mini map {briefing.fort_pattern.text().replace(chr(10), ' / ')}"
+            extra = f"; the mini map is {briefing.fort_pattern.text().replace(chr(10), ' / ')}"
         elif getattr(rule, "field", None) == "greek_fire" and briefing.greek_fire is not None:
-            extra = f", Greek Fire on {b.name(briefing.greek_fire)}"
-        return f"rule {info.id} {info.title} ({info.text}{extra})"
+            extra = f"; the Greek Fire is on {b.name(briefing.greek_fire)}"
+        # one sentence in the brackets: "(... the Peak is a Rock; the Peak is C4)", never "a Rock., Peak C4)"
+        return f"rule {info.id} {info.title} ({info.text.rstrip().removesuffix('.')}{extra})"
 
 
 #: CP-SAT's deterministic seconds (``max_deterministic_time``) each "is it still impossible without this one?"

@@ -96,6 +96,37 @@ def parse_map(text: str, source: str | None = None, *, from_file: bool = False) 
         raise MapFileError(source, str(e)) from None
 
 
+def comment_lines(text: str) -> tuple[int, ...]:
+    """The numbers (from 1) of the lines of a map file's text that hold a TOML comment: a ``#`` outside every
+    string. mapgen writes a map file afresh from its fields (``dumps_map``), so a repaired or filled map keeps none
+    of them; the commands that write one say so."""
+    found = []
+    closing = None  # the three quotes that close the multi-line string the line starts in, if any
+    for n, line in enumerate(text.removeprefix("\ufeff").splitlines(), 1):
+        k = 0
+        while k < len(line):
+            if closing is not None:
+                end = line.find(closing, k)
+                if end < 0:
+                    break
+                k, closing = end + 3, None
+                continue
+            ch = line[k]
+            if ch == "#":
+                found.append(n)
+                break
+            if line.startswith(('"""', "'''"), k):
+                closing, k = line[k : k + 3], k + 3
+            elif ch in "\"'":  # a one-line string: to its closing quote (a basic string's \" escaped)
+                k += 1
+                while k < len(line) and line[k] != ch:
+                    k += 2 if ch == '"' and line[k] == "\\" else 1
+                k += 1
+            else:
+                k += 1
+    return tuple(found)
+
+
 def _json_problem(text: str, source: str | None) -> str | None:
     """What to say of a JSON document given as a map file ("not valid TOML (Invalid statement ...)" said nothing
     of it), pointing ``mapgen deduce --json``'s report at the command that draws it; None for text that does not
@@ -151,6 +182,14 @@ def _from_data(data: dict) -> Map:
         raise ValueError(
             f"unknown field {unknown!r}{did_you_mean(unknown, known)} (map files have: {', '.join(known)})"
         )
+    for table in RECORD_FIELDS:  # a `name` added below [generator] is that table's key: said, not dropped
+        inside = data.get(table)
+        field = next((k for k in KNOWN_FIELDS if k in inside), None) if isinstance(inside, dict) else None
+        if field is not None:
+            raise ValueError(
+                f"field '{field}' is inside the [{table}] table (TOML puts every line after [{table}] in that "
+                f"table): move it above [{table}]"
+            )
     chapter = _require(data, "chapter", str, "a chapter name").strip().lower()
     try:
         spec = get_chapter(chapter)  # the registry says which briefing fields this chapter's maps hold
@@ -387,6 +426,46 @@ def dumps_map(m: Map) -> str:
     head["terrain"] = terrain_text(m)
     head.update(tables)
     return tomli_w.dumps(head, multiline_strings=True)
+
+
+#: the key of a ``[grade]`` table that records the map it graded (``map_fingerprint``)
+GRADED_MAP = "map"
+
+
+def map_fingerprint(m: Map) -> str:
+    """A short hash of what a grade measures of a map: its chapter, briefing (not its ``name`` or ``number``: a folder
+    numbers its maps) and cells (a Hill as ``Hi``: its number follows from the cells). A ``[grade]`` table records
+    it (``GRADED_MAP``), so a map edited by hand since is known for one its table did not grade."""
+    import hashlib  # deferred: only where grades are written or read
+
+    br = m.board
+    b = m.briefing
+    parts = [
+        m.chapter,
+        br.name(b.peak),
+        "" if b.start is None else br.name(b.start),
+        "" if b.fort_pattern is None else b.fort_pattern.text(),
+        "" if b.greek_fire is None else br.name(b.greek_fire),
+        " ".join(".." if t is None else t.code for t in m.cells),
+    ]
+    return hashlib.sha256("\n".join(parts).encode("utf-8")).hexdigest()[:16]
+
+
+def with_grade_table(m: Map, table: dict) -> Map:
+    """``m`` with ``table`` as its ``[grade]`` table, recording the map it graded (``map_fingerprint``)."""
+    from dataclasses import replace  # deferred: only where grades are written
+
+    return replace(m, meta={**m.meta, "grade": {**table, GRADED_MAP: map_fingerprint(m)}})
+
+
+def grade_table(m: Map) -> dict | None:
+    """``m``'s ``[grade]`` table when it grades this map; None when there is none or it records another map (the
+    cells or briefing edited by hand since: ``map_fingerprint``). A table without the record (written before it
+    was kept) is taken as it is."""
+    g = m.meta.get("grade")
+    if not isinstance(g, dict):
+        return None
+    return None if GRADED_MAP in g and g[GRADED_MAP] != map_fingerprint(m) else g
 
 
 def edited_by_hand(meta: dict) -> dict:

@@ -354,11 +354,13 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
             lit = cm.lit(i, t)
             assumptions.append(lit)
             labels.setdefault(lit.index, ("cell", b.name(i)))
+    shown: set[int] = set()  # a placed Hill's number: C9's count, so a conflict it is in names C9 too (as solve does)
     for i, n in sketch.hills.items():
         if any(r.id == "C9" for r in gen.chapter.rules):
             lit = cm.hill_shows(i, n)
             assumptions.append(lit)
             labels.setdefault(lit.index, ("cell", b.name(i)))
+            shown.add(lit.index)
     cm.model.add_assumptions(assumptions)
     solver = make_solver(time_left)
     name = solver.status_name(solver.solve(cm.model))
@@ -375,6 +377,10 @@ def _sketch_conflict(gen: Generator, sketch: Map, time_left: float) -> SketchErr
         return SolveTimeout("the time limit ran out before the rules and cells the sketch conflicts with were named")
     core = [labels[k.index] for k in kept if k.index in labels]
     rules = tuple(dict.fromkeys(name for kind, name in core if kind == "rule"))
+    if any(k.index in shown for k in kept):  # the rules of the game, then the profile's settings, as generate says
+        game = {r.id for r in gen.chapter.rules}
+        hill = _hill_rule(gen.chapter)
+        rules = tuple(dict.fromkeys([*(r for r in rules if r in game), *hill, *(r for r in rules if r not in game)]))
     cells = tuple(sorted(dict.fromkeys(name for kind, name in core if kind == "cell"), key=b.index))
     parts = [gen.describe(r, sketch.briefing) for r in rules]
     if cells:

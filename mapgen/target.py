@@ -21,7 +21,7 @@ from mapgen.engine.game import game_variants
 from mapgen.errors import TimeLimitError, UnmetError
 from mapgen.generate import GenerationTimeout, Generator
 from mapgen.grade import GradeSettings, MapGrade, assemble, tasks_for
-from mapgen.mapfile import dumps_map, parse_map
+from mapgen.mapfile import dumps_map, parse_map, with_grade_table
 from mapgen.model import Map
 from mapgen.profile import Profile
 from mapgen.quality import Quality
@@ -316,8 +316,7 @@ def search(
 
 def kept_map(c: Candidate) -> Map:
     """A kept candidate's map with its ``[grade]`` table (which ``validate`` ignores)."""
-    m = parse_map(c.map_text)
-    return replace(m, meta={**m.meta, "grade": c.grade.table()})
+    return with_grade_table(parse_map(c.map_text), c.grade.table())
 
 
 #: the whole search's default time limit in seconds (``generate_to_target`` with no ``time_limit``)

@@ -36,7 +36,7 @@ from mapgen.grade import (  # noqa: F401 (spearman: the library table's statisti
     report_markdown,
     spearman,
 )
-from mapgen.mapfile import dumps_map, read_map
+from mapgen.mapfile import dumps_map, read_map, with_grade_table
 from mapgen.output import check_files, prepare_folder, write_text
 from mapgen.profile import default_profile
 from mapgen.quality import DEFAULT_GAMES, SLOW_BOTS, chapter_quality, tier_index
@@ -104,8 +104,8 @@ def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Pat
     for ch, pairs in built.items():
         prepare_folder(out / ch)
         for k, (p, (m, g)) in enumerate(zip(paths[ch], pairs), start=1):
-            meta = {**{key: v for key, v in m.meta.items() if key != "grade"}, "grade": g.table()}
-            m = replace(m, briefing=replace(m.briefing, number=k), meta=meta)
+            m = replace(m, briefing=replace(m.briefing, number=k))
+            m = with_grade_table(m, g.table())  # the table records the map it graded
             written.append(write_text(p, dumps_map(m), force=force))
         if force:  # the flat files of the old layout would shadow nothing but confuse: remove them
             for old in out.glob(f"{ch}-*.toml"):

@@ -185,6 +185,29 @@ def test_generate_from_a_complete_map_notes_that_there_was_nothing_to_fill(tmp_p
     assert run("generate", "--from", sketch).stderr == ""  # a real sketch: no note
 
 
+def test_repair_and_fill_say_that_the_files_comments_are_not_kept(broken, tmp_path):
+    """A designer's notes in a draft (`# draft 3: Fezron pair on the north edge`) vanished from the repaired or
+    filled map without a word: mapgen writes a map file afresh from its fields. Now a note names their lines."""
+    text = broken.read_text(encoding="utf-8")
+    noted = tmp_path / "noted.toml"
+    noted.write_text(
+        '# draft 3, by Ann\nname = "Map #3"  # working title\n' + text,
+        encoding="utf-8",
+    )
+    said = f"note: {noted}: its comments (lines 1, 2) are not kept in the map written: copy them over by hand\n"
+    r = run("repair", noted, "-o", tmp_path / "fixed.toml")
+    assert r.exit_code == 0, r.output
+    written = (tmp_path / "fixed.toml").read_text(encoding="utf-8")
+    assert r.stderr.endswith(said) and 'name = "Map #3"\n' in written and "draft" not in written
+    sketch, _ = _sketch(tmp_path)
+    noted.write_text("# my sketch\n" + sketch.read_text(encoding="utf-8"), encoding="utf-8")
+    r = run("generate", "--from", noted, "--seed", "3")
+    assert r.exit_code == 0, r.output
+    assert r.stderr == f"note: {noted}: its comment (line 1) is not kept in the map written: copy it over by hand\n"
+    assert run("repair", broken).stderr.count("note:") == 0  # no comments, no note
+    assert "note:" not in run("generate", "--from", sketch, "--seed", "3").stderr
+
+
 def test_generate_from_an_impossible_sketch_names_the_rules_and_cells(tmp_path):
     m = maps.load("fauna-1")
     f = tmp_path / "forts.toml"

@@ -368,6 +368,31 @@ def test_missing_field(field):
     assert problem(text, "t.toml") == f"t.toml: missing field '{field}'"
 
 
+def test_a_map_field_written_below_a_record_table_is_named_not_ignored():
+    """TOML puts every line after ``[generator]`` in that table: a designer's `name` added at the end of a
+    generated file was silently dropped, and a `peak` moved below it read as "missing field 'peak'"."""
+    generated = TRAINING + '\n[generator]\nmapgen = "0.1.0"\nseed = 3\n'
+    assert problem(generated + 'name = "River Bend"\n', "t.toml") == (
+        "t.toml: field 'name' is inside the [generator] table (TOML puts every line after [generator] in that "
+        "table): move it above [generator]"
+    )
+    no_peak = "\n".join(line for line in generated.splitlines() if not line.startswith("peak ="))
+    assert problem(no_peak + '\npeak = "C5"\n', "t.toml") == (
+        "t.toml: field 'peak' is inside the [generator] table (TOML puts every line after [generator] in that "
+        "table): move it above [generator]"
+    )
+    assert parse_map(generated).briefing.name is None  # the table's own keys are no map fields
+
+
+def test_comment_lines_are_the_hashes_outside_strings():
+    """What `repair` and `generate --from` say they do not keep: a `#` in a name or a terrain string is none."""
+    from mapgen.mapfile import comment_lines
+
+    text = '\ufeff# draft\nname = "Map #3"\nterrain = """\nA  Wa # here\n"""  # after\npeak = \'C#\'\r\n'
+    assert comment_lines(text) == (1, 5)
+    assert comment_lines(TRAINING) == ()
+
+
 def test_unknown_chapter():
     text = TRAINING.replace('"training"', '"atlantis"')
     assert problem(text, "t.toml") == (

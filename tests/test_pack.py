@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import tomllib
+from dataclasses import replace
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -18,6 +19,7 @@ from cli import main
 from constraints.catalogue import check_map, load_chapter
 from mapgen.mapfile import read_map
 from mapgen.render.folder import MM, PAPERS
+from mapgen.terrain import Terrain
 from mapgen.web.links import helper_url
 
 pypdf = pytest.importorskip("pypdf")
@@ -305,6 +307,51 @@ def test_a_given_map_that_breaks_a_rule_exits_1(tmp_path):
     r = cli("pack", bad, "-o", tmp_path / "f.pdf")
     assert r.exit_code == 1 and r.stderr.startswith(f"error: {bad}: not a valid training map: it breaks C6 Rock")
     assert not (tmp_path / "f.pdf").exists()
+
+
+def test_a_given_map_whose_file_omits_its_hill_numbers_is_printed_with_them(tmp_path):
+    """RULES.md C9 lets a file write a Hill as plain `Hi`: the printed Map Board still shows every Hill's number,
+    the page the same as the numbered file's (it showed a Hill symbol and no number)."""
+    text = (Path(maps.__file__).parent / "maldonado" / "maldonado-1.toml").read_text(encoding="utf-8")
+    pages = []
+    for folder, terrain in (("numbered", text), ("bare", re.sub(r"\bHi\d+", "Hi ", text))):
+        (tmp_path / folder).mkdir()
+        given = tmp_path / folder / "maldonado-1.toml"
+        given.write_text(terrain, encoding="utf-8")
+        r = cli("pack", given, "-o", tmp_path / folder / "f.pdf")
+        assert r.exit_code == 0, r.output
+        pages.append(pypdf.PdfReader(tmp_path / folder / "f.pdf").pages[2].extract_text())
+    assert "Hi " in terrain and pages[1] == pages[0]
+
+
+def test_a_grade_table_of_a_map_edited_since_is_not_printed_for_it(tmp_path):
+    """A folder's map tweaked by hand after it was graded (a Hill turned into Water, still valid) kept its [grade]
+    table, and a later pack printed that tier on the cover as the edited map's. A [grade] table records the map it
+    graded (``map``, a fingerprint of the briefing and cells); pack leaves a table of another map out and says so.
+    A table without the record (the shipped maps', written before) is read as it was."""
+    from mapgen.mapfile import dumps_map, map_fingerprint
+
+    m = maps.load("maldonado-1")
+    graded = replace(m, meta={**m.meta, "grade": {**m.meta["grade"], "map": map_fingerprint(m)}})
+    i = m.board.index("B4")
+    assert m.cells[i] is Terrain.HILL
+    edited = graded.with_cells(Terrain.WATER if k == i else t for k, t in enumerate(m.cells))
+    assert check_map(edited) == [] and map_fingerprint(edited) != map_fingerprint(m)
+    tiers = []
+    for name, mm in (("graded", graded), ("edited", edited), ("shipped", m)):
+        f = tmp_path / f"{name}.toml"
+        f.write_text(dumps_map(mm), encoding="utf-8")
+        r = cli("pack", f, "-o", tmp_path / f"{name}.pdf", "--json")
+        assert r.exit_code == 0, r.output
+        tiers.append(json.loads(r.stdout)["maps"][0]["tier"])
+        if name == "edited":
+            assert r.stderr == (
+                f"note: {f}: its [grade] table graded the map before it was edited: left off the cover "
+                f"(mapgen grade {f} grades it as it is)\n"
+            )
+        else:
+            assert "note:" not in r.stderr
+    assert tiers == [m.meta["grade"]["tier"], None, m.meta["grade"]["tier"]]
 
 
 def test_too_few_passing_candidates_exit_1_and_write_nothing(tmp_path):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 import re
 import struct
 import xml.etree.ElementTree as ET
@@ -159,6 +160,24 @@ def test_every_shipped_map_renders_as_svg_showing_its_cells(tmp_path, path):
     for i, n in m.hills.items():
         assert f"hill-{m.board.name(i)}-{n}" in ids
     assert f"peak-{m.board.name(m.briefing.peak)}" in ids
+
+
+def test_a_complete_map_whose_file_omits_its_hill_numbers_is_drawn_with_them(tmp_path):
+    """RULES.md C9 lets a file write a Hill as plain `Hi`; the picture of a complete map is what gets printed, and a
+    Hill there showed no number at all (players read it at the table). A number the file gives is kept as given,
+    a wrong one too: it is the C9 violation the picture frames."""
+    m = maps.load("maldonado-1")
+    assert m.hills
+    bare = m.with_cells(m.cells, hills={})
+    first = min(m.hills)
+    wrong = m.with_cells(m.cells, hills={first: m.hills[first] + 1})
+    for drawn, expected in ((bare, m.hills), (wrong, {**m.hills, first: m.hills[first] + 1})):
+        out = tmp_path / "bare.svg"
+        render_map(drawn, out)
+        ids = set(svg_ids(out))
+        for i, n in expected.items():
+            assert f"hill-{m.board.name(i)}-{n}" in ids
+        assert not any(i.startswith("hill-") and i.endswith("-None") for i in ids)
 
 
 # PNG and PDF cost more: one shipped map per chapter (every shipped map is drawn above as SVG).
@@ -754,6 +773,32 @@ def test_the_list_of_broken_rules_wraps_at_the_panel_edge_not_before():
             assert box.x1 + extra > right * 0.97, f"{word!r} would have fitted after {line.get_text()!r}"
             wrapped += 1
     assert wrapped
+
+
+@pytest.mark.parametrize("layout", ["wide", "tall"])
+def test_the_heading_of_a_map_that_breaks_many_rules_stays_on_the_picture(layout):
+    """A Maldonado map breaking eight rules: "✗ BREAKS RULES C1, C2, C3, C4, C5, C6, C7, M2 (13 violations)" ran
+    off the wide picture's right edge, cut at "(13 viola". The heading wraps at the panel's edge as the list does."""
+    from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+    from constraints.catalogue import check_map
+
+    m = maps.load("maldonado-1")
+    rng = random.Random(3)
+    m = m.with_cells(rng.choice([Terrain.FOOD, Terrain.WOOD, Terrain.SKULL, Terrain.MUD]) for _ in m.cells)
+    broken = check_map(m)
+    assert len({v.rule for v in broken}) >= 6
+    fig = map_figure(m, violations=broken, layout=layout)
+    renderer = FigureCanvasAgg(fig).get_renderer()
+    heading = [t for ax in fig.axes for t in ax.texts if (t.get_gid() or "") == "broken-rules"]
+    assert heading and heading[0].get_text().startswith("✗ BREAKS RULES")
+    for ax in fig.axes:
+        for t in ax.texts:
+            box = t.get_window_extent(renderer)
+            assert box.x1 <= fig.bbox.width, f"{t.get_text()!r} runs off the picture"
+    lines = [t.get_text() for ax in fig.axes for t in ax.texts]
+    k = lines.index(heading[0].get_text())
+    assert " ".join(lines[k : k + 3]).count(f"({len(broken)} violations)") == 1  # the whole heading, wrapped
 
 
 @pytest.mark.parametrize("name", ["broken", "render_flora_state"])

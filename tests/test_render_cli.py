@@ -172,7 +172,7 @@ def test_a_state_without_completion_is_a_one_line_error(tmp_path):
     bad.write_text(Path(STATE).read_text().replace("A   Hi0  ..  Vi", "A   Hi0  Ro  Vi"))  # a Rock on the edge
     result = run(bad, "-o", tmp_path / "x.png", "--forced")
     assert result.exit_code == 1
-    assert result.output == f"error: {bad}: no completion: rule C6 Rock conflicts with the revealed cells A2 (Ro)\n"
+    assert result.output == f"error: {bad}: no completion: rule C6 Rock conflicts with the revealed cell A2 (Ro)\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.toml"]
 
 
@@ -560,7 +560,7 @@ def test_a_puzzle_no_map_completes_is_drawn_with_a_note_naming_the_conflict(tmp_
     assert json.loads(r.stdout)["conflict"] == {
         "rules": ["F2"],
         "cells": ["A1"],
-        "message": "no completion: rule F2 Fort pattern conflicts with the revealed cells A1 (Ft)",
+        "message": "no completion: rule F2 Fort pattern conflicts with the revealed cell A1 (Ft)",
     }
 
 

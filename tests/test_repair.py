@@ -214,6 +214,44 @@ def test_a_sketch_with_a_terrain_of_another_chapter_names_t1():
     assert e.value.rules == ("T1",) and e.value.cells == ("A1",)
 
 
+def test_a_sketch_whose_hill_number_cannot_hold_names_the_hill_rule():
+    """A Vameter sketch with a Fezron Camp beside a Hill that shows 0: `generate --from` named the placed cells
+    alone ("these cannot all hold: the placed cells B6 (Fz), B7 (Hi0)"), not why, while `solve` of the same
+    sketch named C9 Hill numbers. The Hill's shown number is C9's: the conflict names it."""
+    m = maps.load("vameter-1")
+    sketch = m.hide(range(m.board.size)).with_cells(
+        [
+            Terrain.FEZRON_CAMP if i == m.board.index("B6") else Terrain.HILL if i == m.board.index("B7") else None
+            for i in range(m.board.size)
+        ],
+        hills={m.board.index("B7"): 0},
+    )
+    with pytest.raises(SketchError) as e:
+        fill_sketch(sketch)
+    assert e.value.rules == ("C9",) and e.value.cells == ("B6", "B7")
+    assert str(e.value) == (
+        "the sketch cannot be completed; these cannot all hold: rule C9 Hill numbers (A Hill may stand anywhere; "
+        "its number is the count of the chapter's counted terrain in the Hill's row plus its column); "
+        "the placed cells B6 (Fz), B7 (Hi0)"
+    )
+
+
+def test_a_conflict_names_the_briefing_s_cell_after_the_rule_s_words_in_one_sentence():
+    """A Flora sketch whose Greek Fire is on the Peak: the conflict read "(No Rock on the outer rows or columns; ...;
+    the Peak is a Rock., Peak C4); rule P3 ... (..., so the expedition can collect it., Greek Fire on C4)": a full
+    stop inside the sentence, then a bare cell. The rule's words end without one, then what the briefing says."""
+    m = maps.load("flora-1")
+    b = m.board
+    briefing = replace(m.briefing, greek_fire=m.briefing.peak)
+    sketch = replace(m.hide(range(b.size)), briefing=briefing)
+    with pytest.raises(SketchError) as e:
+        fill_sketch(sketch)
+    peak = b.name(m.briefing.peak)
+    assert "., " not in str(e.value) and ".)" not in str(e.value)
+    assert f"the Peak is a Rock; the Peak is {peak})" in str(e.value)
+    assert f"so the expedition can collect it; the Greek Fire is on {peak})" in str(e.value)
+
+
 def _far_from_valid():
     """A Maldonado map of random terrain: its nearest valid map is not proven within a few seconds of work."""
     m = maps.load("maldonado-1")

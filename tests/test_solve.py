@@ -581,6 +581,28 @@ def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
     assert (r.exit_code, r.stderr) == (2, f"error: --reveal: B6 is hidden in {state}: give its terrain, like B6=Wa\n")
 
 
+def test_reveal_of_a_hill_the_file_writes_without_its_number_shows_the_number(tmp_path):
+    """RULES.md C9 lets a complete map's file write a Hill as plain `Hi`; at the table a revealed Hill shows its
+    number (RULES.md §6), and the map fixes it. `--reveal A6` of such a file revealed a Hill with no number: solve,
+    hint and render reasoned without what the players see. A number the file gives is kept as given."""
+    import re
+
+    from mapgen.cli.options import MapInput, revealed_input
+    from mapgen.mapfile import dumps_map, parse_map
+
+    m = maps.load("maldonado-1")
+    bare = parse_map(re.sub(r"\bHi\d+", "Hi ", dumps_map(m)))
+    assert not bare.hills
+    names = [m.board.name(i) for i in m.cells_of(Terrain.HILL)]
+    shown = revealed_input(MapInput("bare.toml", bare), ",".join(names)).map
+    assert shown.hills == m.hills
+    f = tmp_path / "bare.toml"
+    f.write_text(dumps_map(bare), encoding="utf-8")
+    by_bare = run("solve", str(f), "--reveal", ",".join(names), "--json", "--limit", "1")
+    by_shipped = run("solve", "maldonado-1", "--reveal", ",".join(names), "--json", "--limit", "1")
+    assert json.loads(by_bare.stdout)["forced"] == json.loads(by_shipped.stdout)["forced"]
+
+
 def test_solve_loads_ortools_only_to_enumerate():
     """ortools (with pandas: 0.4 CPU s a process) is imported where a count enumerates with CP-SAT, not by
     ``mapgen solve``'s modules nor by the SAT questions (possible terrains, forced cells): a state whose count a

@@ -15,6 +15,7 @@ from mapgen.cli.options import (
     MapType,
     OutName,
     chapter_option,
+    comments_note,
     force_option,
     force_unused,
     house_chapter,
@@ -300,6 +301,8 @@ def _fill(sketch, chapter_name, seed, count, out_dir, profile_file, time_limit, 
     if m.complete:  # a finished map given as a sketch: the same map back, which a user may take for a fill
         kept = "its Hill numbers filled in" if filled.hills != m.hills else "the map is written as it is"
         click.echo(f"note: {sketch.source}: the sketch has no '..' cell, nothing to fill: {kept}", err=True)
+    if (lost := comments_note(sketch)) is not None:  # the sketch's notes: not in the filled map
+        click.echo(lost, err=True)
     if as_json:
         click.echo(json.dumps(summary, indent=2))
     elif path is None:

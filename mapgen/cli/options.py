@@ -13,12 +13,12 @@ from pathlib import Path
 import click
 
 import maps
-from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit
+from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter, misfit, with_every_hill_number
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import JSON_ASKED, BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
-from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin
-from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, parse_map, read_map
+from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin, read_text
+from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, comment_lines, parse_map
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
 from mapgen.validate import made_under
@@ -34,6 +34,8 @@ class MapInput:
 
     source: str
     map: Map
+    #: the lines of the file that hold a TOML comment (``comment_lines``): a map written from it keeps none of them
+    comments: tuple[int, ...] = ()
 
 
 def typed(name: str) -> bool:
@@ -61,21 +63,40 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
     try:
         if spec == STDIN:  # a map piped in: mapgen deduce m.toml --puzzle - | mapgen solve -
             try:
-                m = parse_map(read_stdin("map file"), spec, from_file=True)
+                text = read_stdin("map file")
             except Unreadable as e:
                 raise BadInput(spec, str(e)) from None
+            m = parse_map(text, spec, from_file=True)
         else:
             path = map_path(spec)
             problem = unknown_map_name(spec, path)
             if problem:
                 raise BadInput(spec, problem)
-            m = read_map(path)
+            try:  # read_map's reading, keeping the text: its comments are noted where a map is written from it
+                text = read_text(path, "map file")
+            except Unreadable as e:
+                raise MapFileError(str(path), str(e)) from None
+            m = parse_map(text, str(path), from_file=True)
     except MapFileError as e:
         word = e.problem.partition(" is not a map file's text")[0].strip("'")
         if e.problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
             raise MapFileError(e.source, f"{e.problem}; for the shipped map, give its name instead: {word}") from None
         raise
-    return checked_map(MapInput(spec, m), complete=complete, valid=valid, command=command)
+    return checked_map(MapInput(spec, m, comment_lines(text)), complete=complete, valid=valid, command=command)
+
+
+def comments_note(map_in: MapInput) -> str | None:
+    """The note for a command that writes a map made from ``map_in`` (repair, generate --from): the file's comments
+    are not in it (a map file is written afresh from its fields), said with their lines; None for a file without."""
+    n = map_in.comments
+    if not n:
+        return None
+    lines = f"line{'s' if len(n) > 1 else ''} {', '.join(map(str, n))}"
+    them = ("comments", "are", "them") if len(n) > 1 else ("comment", "is", "it")
+    return (
+        f"note: {map_in.source}: its {them[0]} ({lines}) {them[1]} not kept in the map written: "
+        f"copy {them[2]} over by hand"
+    )
 
 
 def checked_map(
@@ -440,6 +461,7 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
         reject("--reveal", "name cells like A7,B7 or A7=Wa, or none for the empty board")
     items = [] if cells.strip().lower() == "none" else [i.strip() for i in cells.split(",")]
     chapter = chapter or get_chapter(m.chapter)
+    m = with_every_hill_number(m, chapter)  # a revealed Hill shows its number, also where the file writes `Hi`
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()
@@ -471,7 +493,7 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
         if number is not None:
             hills[i] = number
     state = m.with_cells((shown.get(i) for i in range(board.size)), hills)
-    return MapInput(map_in.source, state)
+    return MapInput(map_in.source, state, map_in.comments)
 
 
 def reject(option: str, problem: str):

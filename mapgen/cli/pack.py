@@ -12,7 +12,7 @@ from urllib.parse import urlsplit
 
 import click
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import get_chapter, with_every_hill_number
 from mapgen.cli.errors import BROKEN, BadInput, OutOfTime, RuleBroken, about, exit_code
 from mapgen.cli.grade import parse_win_rate, progress_bar, where
 from mapgen.cli.options import (
@@ -34,7 +34,7 @@ from mapgen.cli.options import (
     typed,
 )
 from mapgen.deduce_text import TIERS
-from mapgen.mapfile import dumps_map
+from mapgen.mapfile import dumps_map, grade_table
 from mapgen.terrain import quantity
 
 #: the whole search's default time limit (seconds), when --time-limit is not given
@@ -313,8 +313,21 @@ def pack(
             reject("MAPS", f"a folder holds at most 40 maps, not {len(maps_in)}")
         out_file(out, force=force)
         _say_repeats(maps_in)
-        items = [  # numbered in the folder as given: the number the log and the cover name it by
-            (replace(mi.map, briefing=replace(mi.map.briefing, number=n)), mi.source, None)
+        for mi in maps_in:  # a map edited by hand since it was graded: its table's figures are another map's
+            if "grade" in mi.map.meta and grade_table(mi.map) is None:
+                click.echo(
+                    f"note: {mi.source}: its [grade] table graded the map before it was edited: left off the cover "
+                    f"(mapgen grade {mi.source} grades it as it is)",
+                    err=True,
+                )
+        # numbered in the folder as given (the number the log and the cover name it by), every Hill with its
+        # number on the page (a file may write a Hill as `Hi`)
+        items = [
+            (
+                with_every_hill_number(replace(mi.map, briefing=replace(mi.map.briefing, number=n)), rules),
+                mi.source,
+                None,
+            )
             for n, mi in enumerate(maps_in, 1)
         ]
         note = "maps given: " + ", ".join(Path(mi.source).stem for mi in maps_in)

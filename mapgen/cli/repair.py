@@ -9,6 +9,7 @@ import click
 from mapgen.cli.errors import about
 from mapgen.cli.options import (
     OutName,
+    comments_note,
     force_option,
     force_unused,
     json_option,
@@ -69,11 +70,16 @@ def repair(map_in, out_path, time_limit, force, rules, as_json):
     if out_path is not None:
         write_text(out_path, report["text"], force=force)
         report["out"] = out_path
+    lost = comments_note(map_in)  # the draft's notes: not in the repaired map
     if as_json:
+        if lost is not None:
+            click.echo(lost, err=True)
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return
     for line in _summary(map_in.source, result):
         click.echo(line, err=True)  # the map alone on stdout, or nothing there with --out
+    if lost is not None:
+        click.echo(lost, err=True)
     if out_path is None:
         click.echo(report["text"], nl=False)
 

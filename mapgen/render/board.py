@@ -6,7 +6,7 @@ import numbers
 import os
 from collections.abc import Mapping
 
-from constraints.catalogue import ChapterError, get_chapter
+from constraints.catalogue import ChapterError, get_chapter, with_every_hill_number
 from mapgen.inputs import a_kind
 from mapgen.model import Map, expect_map
 from mapgen.render.output import DPI, Rendered, RenderError, output_format, save_figures
@@ -463,6 +463,7 @@ def map_figure(
     unknown = has_unknown(heat)
     title, terrains, counted = _chapter_info(m, chapter)
     tall = layout == "tall"
+    m = with_every_hill_number(m, chapter)  # a Hill written `Hi` still shows its number on paper
     x0, x1, y0, y1 = board_extent(m, right_labels=not tall)
     margin, gap, panel_w = 0.3, 0.35, 4.4
     unit = TALL_CELL if tall else 7.6 / max(x1 - x0, y1 - y0)  # inches per cell

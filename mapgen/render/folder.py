@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mapgen.board import ROW_LETTERS
+from mapgen.mapfile import grade_table
 from mapgen.model import Map
 from mapgen.output import writing
 from mapgen.render.output import RenderError
@@ -112,8 +113,8 @@ class FolderMap:
 
     @property
     def grade(self) -> dict | None:
-        g = self.map.meta.get("grade")
-        return g if isinstance(g, dict) else None
+        """The map's ``[grade]`` table, None when it has none or the table graded the map before an edit."""
+        return grade_table(self.map)
 
 
 def _pair(xy: tuple[float, float]) -> str:

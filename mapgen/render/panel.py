@@ -204,17 +204,20 @@ def broken_rules(p: Panel, violations) -> None:
     said nothing of it: a designer printed it as if it were sound)."""
     n = len(violations)
     ids = ", ".join(dict.fromkeys(v.rule for v in violations))
-    p.ax.text(
-        0,
-        p.y,
-        f"✗ BREAKS RULES {ids} ({n} violation{'s' if n != 1 else ''})",
-        fontsize=p.size * 1.05,
-        fontweight="bold",
-        va="top",
-        color=BROKEN,
-        gid="broken-rules",
-    )
-    p.y += p.line * 1.1
+    heading = f"✗ BREAKS RULES {ids} ({n} violation{'s' if n != 1 else ''})"
+    # wrapped at the panel's edge: eight rules' ids ran off the picture, cut at "(13 viola"
+    for k, part in enumerate(wrap(heading, p.width, p.size * 1.05, "bold")):
+        p.ax.text(
+            0,
+            p.y,
+            part,
+            fontsize=p.size * 1.05,
+            fontweight="bold",
+            va="top",
+            color=BROKEN,
+            gid=None if k else "broken-rules",
+        )
+        p.y += p.line * 1.1
     for k, v in enumerate(violations):
         p.text(str(v), scale=0.85, gid=f"broken-rule-{k}")
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from constraints.catalogue import get_chapter
+from constraints.catalogue import get_chapter, with_every_hill_number
 from mapgen.model import Map, expect_map
 from mapgen.render.board import (
     _chapter_info,
@@ -158,6 +158,7 @@ def sheet_figures(
         raise RenderError(f"unknown paper {paper!r} (use a4 or letter)")
     check_overlays(m, forced, heat, heat_bounds, heat_errors, hill_numbers)
     title, terrains, counted = _chapter_info(m, chapter)
+    m = with_every_hill_number(m, chapter)  # a Hill written `Hi` still shows its number on paper
     page_w, page_h = PAPERS[paper]
     inner_w = page_w - 2 * MARGIN
 

@@ -1820,7 +1820,7 @@ class Solver:
         msg = f"no completion: {subject}"
         if rule_ids:
             msg += (
-                f" with the revealed cells {shown}"
+                f" with the revealed cell{'s' if len(cells) > 1 else ''} {shown}"
                 if cells
                 else " with the briefing" + _briefing_says(self.chapter, state, rule_ids, ": it makes ")
             )
