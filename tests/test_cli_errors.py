@@ -1756,6 +1756,8 @@ def test_solve_with_a_huge_limit_gives_the_default_s_answer_and_its_help_says_wh
     assert json.loads(huge.stdout)["exact"] is True
     shown = " ".join(run("solve", "--help").stdout.split())
     assert f"at most {ENUMERATION_CAP:,}" in shown
+    # the default shown is the one that holds (it said 100000, which enumerated 2,000 all the same)
+    assert f"[default: {ENUMERATION_CAP};" in shown and "100000" not in shown
 
 
 #: command -> (its arguments, the outputs --force is for: what the note names)

@@ -32,9 +32,9 @@ from mapgen.cli.options import (
 @click.option(
     "--limit",
     type=click.IntRange(1),
-    default=100_000,
+    default=2_000,
     show_default=True,
-    # (the solver's ENUMERATION_CAP: a test holds the two the same)
+    # (the default and the 2,000 are the solver's ENUMERATION_CAP: a test holds them the same)
     help="Enumerate at most N completions (and at most 2,000 whatever N) before the exact counter or an estimate "
     "answers.",
 )
