@@ -957,6 +957,8 @@ def report_text(g: MapGrade) -> str:
         lo, hi = f.interval
         # the causes in mapgen playtest's words ("a Crew Member not saved", not the JSON key "crew_died")
         losses = ", ".join(f"{cause_words(c)} {n}" for c, n in f.losses.items()) or "none"
+        if not f.losses and f.sealed:  # "sealed 1/6 ...; lost: none" read as if every game not won was won
+            losses = "none by the rulebook (the games not won were sealed)"
         lines.append(
             f"  {b:<12} wins {f.wins}/{f.games} = {100 * f.win_rate:.1f}% "
             f"(95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "

@@ -90,6 +90,26 @@ def test_the_causes_of_loss_are_named_as_the_playtest_names_them():
     assert "crew_died" not in line and f"a Crew Member not saved {rep['losses']['crew_died']}" in line
 
 
+def test_a_bot_whose_games_not_won_were_all_sealed_is_not_said_to_have_lost_none_alone():
+    """The line "wins 5/6, sealed 1/6, ...; lost: none" read as if the sixth game was won too: it says the games not won
+    were sealed, not lost by the rulebook (and "lost: none" stays for a bot that won every game)."""
+    import dataclasses
+
+    from mapgen.grade import BotFigures
+
+    g = grade(maps.load("fauna-1"), "fauna-1", games={"heuristic": 2}, deduce=False)
+    games = [("win", 3, 30)] * 5
+    for outcomes, said in (
+        ([("sealed: walled in", 2, 0)], "; lost: none by the rulebook (the games not won were sealed)"),
+        ([("win", 3, 30)], "; lost: none"),
+        ([("thirst", 2, 0)], "; lost: thirst 1"),
+    ):
+        figures = BotFigures.from_games("heuristic", games + outcomes)
+        text = report_text(dataclasses.replace(g, bots={"heuristic": figures}))
+        line = next(x for x in text.splitlines() if x.startswith("  heuristic"))
+        assert line.endswith(said), line
+
+
 def test_every_figure_of_the_grade_text_says_what_it_is():
     """The grade text gave bare intervals ("(25.8% to 65.8%)"), a sealed share whose reasons were counts of games
     ("sealed 35% (walled in 3, ...)") and a gap whose win rates stood on no stated number of games. Each interval
