@@ -272,3 +272,35 @@ def test_every_state_of_a_map_has_the_maps_key():
     keys = {web_app.map_key({"map": dumps_map(m.hide(range(k)))}) for k in (0, 10, 49)}
     assert len(keys) == 1 and web_app.map_key({"map": dumps_map(other)}) not in keys
     assert web_app.map_key({"name": "fauna-1"}) == web_app.map_key({"name": "fauna-1"})
+
+
+def test_a_pool_shut_down_has_released_its_os_semaphores(monkeypatch):
+    """`mapgen serve` stopped with Ctrl+C now and then printed Python's "resource_tracker: There appear to be 5
+    leaked semaphore objects to clean up at shutdown" (and the line of code that warns) under its one line: the
+    command ends with ``os._exit(130)`` (no atexit handlers), and a pool's queues, which hold OS semaphores, were
+    let go only when its executor's manager thread, still running when ``shutdown`` returned, ended. A pool that
+    has shut down has released them (unlinked, and the resource tracker told)."""
+    import multiprocessing.resource_tracker as tracker
+
+    from mapgen.web.pools import ProcessPool
+
+    made: list[str] = []
+    released: list[str] = []
+    register, unregister = tracker.register, tracker.unregister
+
+    def registered(name, rtype):
+        if rtype == "semaphore":
+            made.append(name)
+        register(name, rtype)
+
+    def unregistered(name, rtype):
+        if rtype == "semaphore":
+            released.append(name)
+        unregister(name, rtype)
+
+    monkeypatch.setattr(tracker, "register", registered)
+    monkeypatch.setattr(tracker, "unregister", unregistered)
+    pool = ProcessPool(1, name="mapgen-test")
+    assert pool.submit(os.getpid).result(120) != os.getpid()
+    pool.shutdown()
+    assert made and sorted(set(made) - set(released)) == []

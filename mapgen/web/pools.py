@@ -100,13 +100,20 @@ class ProcessPool:
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor's: no public way
+        # its manager thread holds the queues; the first shutdown forgets it, so a second shutdown(wait=True) does
+        # not wait for it: it is joined here, and with it gone the queues' semaphores are unlinked before this
+        # returns (``mapgen serve`` ends with os._exit after Ctrl+C: no atexit handler would unlink them later, and
+        # Python's resource tracker warned of "leaked semaphore objects" under the command's one line)
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=cancel_futures)
         for p in processes:
             if p.is_alive():
                 p.terminate()
         for p in processes:
             p.join(5)
-        pool.shutdown(wait=True)  # its manager thread sees its workers gone and closes its queues
+        if manager is not None:
+            manager.join(5)  # it sees its workers gone and closes its queues
+        pool.shutdown(wait=True)
 
 
 class StickyPool:
