@@ -304,3 +304,21 @@ def test_a_pool_shut_down_has_released_its_os_semaphores(monkeypatch):
     assert pool.submit(os.getpid).result(120) != os.getpid()
     pool.shutdown()
     assert made and sorted(set(made) - set(released)) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="named semaphores are files in /dev/shm on Linux")
+def test_a_worker_stopped_with_its_pool_releases_the_semaphores_of_its_own_runs():
+    """A table answer from the pool of draws starts, in the worker, a process of its own for the sampler's runs, whose
+    queues hold OS semaphores. The server stopped its workers with SIGTERM, which left those unlinked (Ctrl+C on
+    `mapgen serve` after the helper's odds on Flora: "There appear to be 5 leaked semaphore objects"): SIGTERM's
+    default skips multiprocessing's exit handler, which unlinks them. A worker its pool stops unlinks them first."""
+    from mapgen.web.pools import ProcessPool
+    from tests.web_support import start_the_draws_runs
+
+    pool = ProcessPool(1, name="mapgen-test")
+    try:
+        names = pool.submit(start_the_draws_runs).result(120)
+    finally:
+        pool.shutdown()
+    assert len(names) == 5
+    assert [n for n in names if os.path.exists(f"/dev/shm/sem.{n.lstrip('/')}")] == []
