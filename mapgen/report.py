@@ -286,10 +286,13 @@ def solve_text(state: Map, report: dict, source: str) -> str:
         lines.append(f"{letter}  " + " ".join(f"{c:<{w}}" for c in cells).rstrip())
     hidden = len(state.unrevealed())
     marked = hill_legend(report, one_map=len(forced) == hidden)
-    lines.append(
-        f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} ({marked})"
-        + (": " + ", ".join(f"{c} {t}{numbers.get(c, '')}" for c, t in forced.items()) if forced else "")
-    )
+    if not hidden:  # a complete map (a shipped one by name): no count of nothing, no marks that mark nothing
+        lines.append("forced: none: every cell is revealed, nothing left to deduce")
+    else:
+        lines.append(
+            f"forced: {len(forced)} of {quantity(hidden, 'unrevealed cell')} ({marked})"
+            + (": " + ", ".join(f"{c} {t}{numbers.get(c, '')}" for c, t in forced.items()) if forced else "")
+        )
     if "target" in report:
         tg = report["target"]
         label = Terrain.from_code(tg["terrain"]).label

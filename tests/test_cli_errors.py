@@ -1271,6 +1271,16 @@ def test_grade_usage_says_it_takes_several_maps():
     assert run("grade", "--help").output.startswith("Usage: mapgen grade [OPTIONS] MAP...\n")
 
 
+def test_a_usage_error_of_mapgen_s_own_ends_its_sentence_before_saying_where_the_help_is():
+    """`mapgen playtest` with no MAP printed "... to play back a saved game) See 'mapgen playtest --help'.": the
+    refusal ran into the pointer to the help. Its sentence ends first, as click's own do ("Missing argument 'MAP...'.")."""
+    assert_fails(
+        run("playtest"),
+        2,
+        "error: give a MAP to playtest (or --show FILE to play back a saved game). See 'mapgen playtest --help'.",
+    )
+
+
 @pytest.mark.parametrize(
     ("host", "why"),
     [("not..a..host", "not a valid host name"), ("bad host name!", None)],

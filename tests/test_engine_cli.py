@@ -101,6 +101,18 @@ def test_team_errors_and_unplayable_chapters():
     assert r.exit_code == 2
 
 
+def test_a_played_back_game_says_none_where_no_destiny_card_is_face_up(tmp_path):
+    """`playtest --show` printed "Destiny: held none; face up " (nothing after it) before any Destiny card was
+    turned: it says none, as the held cards do."""
+    out = tmp_path / "runs"
+    assert run("fauna-1", "--games", "1", "--replay", str(out)).exit_code == 0
+    r = CliRunner().invoke(main, ["playtest", "--show", str(out / "game-00000.json")])
+    assert r.exit_code == 0, r.output
+    destiny = [line for line in r.output.splitlines() if line.startswith("Destiny: ")]
+    assert destiny[0] == "Destiny: held none; face up none"
+    assert not [line for line in destiny if line.endswith("face up ")]
+
+
 def test_replay_saved_and_played_back(tmp_path):
     out = tmp_path / "runs"
     r = run(TRAINING, "--games", "3", "--replay", str(out), "--json")

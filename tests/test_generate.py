@@ -203,6 +203,13 @@ def test_cli_out_named_like_a_map_file_is_refused_not_made_a_folder(tmp_path):
     assert r.exit_code == 0 and [p.name for p in out.iterdir()] == ["fauna-7.toml"]
 
 
+def test_cli_out_help_names_the_files_as_they_are_written():
+    """`generate --help` said --out writes "CH-SEED.toml" files, where the README, the refusal above and the files
+    themselves (fauna-7.toml) say CHAPTER-SEED.toml."""
+    help_text = " ".join(run("generate", "--help").output.split())
+    assert "Write CHAPTER-SEED.toml files into this folder" in help_text
+
+
 def test_a_profile_no_map_can_meet_is_the_file_the_error_names(tmp_path):
     """`generate --profile twenty-forts.toml` printed "error: no fauna map can meet ..." without the FILE the
     convention asks for (`error: FILE: what`); the profile is what is wrong, so the line names it."""

@@ -179,6 +179,15 @@ def test_cli_json_contract(data_dir, expected_states):
     assert data["target"]["terrain"] == "Fz"
 
 
+def test_cli_on_a_complete_map_says_nothing_is_left_to_deduce():
+    """`mapgen solve fauna-1` (the README's example of a shipped map by name) ended in "forced: 0 of 0 unrevealed
+    cells (marked *)": a count of nothing, marks that mark nothing. It says what `hint` says of such a map."""
+    r = run("solve", "fauna-1")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.startswith("fauna-1: 1 completion (unique)\n")
+    assert r.stdout.splitlines()[-1] == "forced: none: every cell is revealed, nothing left to deduce"
+
+
 def test_cli_conflict_names_its_rules_as_a_list(tmp_path):
     """Four rules in conflict read as a list ("A, B, C and D"), not as "A and B and C and D"."""
     path = tmp_path / "f4.toml"

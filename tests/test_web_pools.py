@@ -272,3 +272,53 @@ def test_every_state_of_a_map_has_the_maps_key():
     keys = {web_app.map_key({"map": dumps_map(m.hide(range(k)))}) for k in (0, 10, 49)}
     assert len(keys) == 1 and web_app.map_key({"map": dumps_map(other)}) not in keys
     assert web_app.map_key({"name": "fauna-1"}) == web_app.map_key({"name": "fauna-1"})
+
+
+def test_a_pool_shut_down_has_released_its_os_semaphores(monkeypatch):
+    """`mapgen serve` stopped with Ctrl+C now and then printed Python's "resource_tracker: There appear to be 5
+    leaked semaphore objects to clean up at shutdown" (and the line of code that warns) under its one line: the
+    command ends with ``os._exit(130)`` (no atexit handlers), and a pool's queues, which hold OS semaphores, were
+    let go only when its executor's manager thread, still running when ``shutdown`` returned, ended. A pool that
+    has shut down has released them (unlinked, and the resource tracker told)."""
+    import multiprocessing.resource_tracker as tracker
+
+    from mapgen.web.pools import ProcessPool
+
+    made: list[str] = []
+    released: list[str] = []
+    register, unregister = tracker.register, tracker.unregister
+
+    def registered(name, rtype):
+        if rtype == "semaphore":
+            made.append(name)
+        register(name, rtype)
+
+    def unregistered(name, rtype):
+        if rtype == "semaphore":
+            released.append(name)
+        unregister(name, rtype)
+
+    monkeypatch.setattr(tracker, "register", registered)
+    monkeypatch.setattr(tracker, "unregister", unregistered)
+    pool = ProcessPool(1, name="mapgen-test")
+    assert pool.submit(os.getpid).result(120) != os.getpid()
+    pool.shutdown()
+    assert made and sorted(set(made) - set(released)) == []
+
+
+@pytest.mark.skipif(not os.path.isdir("/dev/shm"), reason="named semaphores are files in /dev/shm on Linux")
+def test_a_worker_stopped_with_its_pool_releases_the_semaphores_of_its_own_runs():
+    """A table answer from the pool of draws starts, in the worker, a process of its own for the sampler's runs, whose
+    queues hold OS semaphores. The server stopped its workers with SIGTERM, which left those unlinked (Ctrl+C on
+    `mapgen serve` after the helper's odds on Flora: "There appear to be 5 leaked semaphore objects"): SIGTERM's
+    default skips multiprocessing's exit handler, which unlinks them. A worker its pool stops unlinks them first."""
+    from mapgen.web.pools import ProcessPool
+    from tests.web_support import start_the_draws_runs
+
+    pool = ProcessPool(1, name="mapgen-test")
+    try:
+        names = pool.submit(start_the_draws_runs).result(120)
+    finally:
+        pool.shutdown()
+    assert len(names) == 5
+    assert [n for n in names if os.path.exists(f"/dev/shm/sem.{n.lstrip('/')}")] == []

@@ -141,6 +141,17 @@ def screenshots(folder: str, *, keep_all: bool = False) -> list[str]:
     return out
 
 
+def start_the_draws_runs() -> list[str]:
+    """In a web worker process: start the draws' process for sampler runs (as a table answer from the pool of
+    draws does) and give the names of the OS semaphores its executor's queues hold."""
+    from mapgen.web.draws import POOLS
+
+    runs = POOLS.runner()
+    assert runs.submit(os.getpid).result(120) != os.getpid()
+    calls, results = runs._pool._call_queue, runs._pool._result_queue
+    return [lock._semlock.name for lock in (calls._rlock, calls._wlock, calls._sem, results._rlock, results._wlock)]
+
+
 if __name__ == "__main__":  # python -m tests.web_support docs/images [--all]
     import sys
 

@@ -203,7 +203,10 @@ class MapgenGroup(click.Group):
         where = e.ctx.command_path if e.ctx is not None else ctx.command_path
         if e.ctx is None and command is not None:
             where = f"{ctx.command_path} {ctx.invoked_subcommand}"
-        return Failure(f"{e.format_message()} See '{where} --help'.", BAD_INPUT)
+        message = e.format_message()
+        if not message.endswith((".", "?", "!")):  # mapgen's own refusals end their sentence, as click's do
+            message += "."
+        return Failure(f"{message} See '{where} --help'.", BAD_INPUT)
 
     def invoke(self, ctx):
         try:

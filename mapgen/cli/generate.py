@@ -58,7 +58,7 @@ from mapgen.cli.options import (
     metavar="DIR",
     type=OutName("folder"),
     default=None,
-    help="Write CH-SEED.toml files into this folder (made if missing) instead of printing one map.",
+    help="Write CHAPTER-SEED.toml files into this folder (made if missing) instead of printing one map.",
 )
 @click.option(
     "--profile",

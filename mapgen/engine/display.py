@@ -46,7 +46,7 @@ def describe_state(state) -> str:
             "Destiny: held "
             + (", ".join(g.destiny[k].name for k in state.de_held) or "none")
             + "; face up "
-            + ", ".join(g.destiny[k].name for k in state.de_face)
+            + (", ".join(g.destiny[k].name for k in state.de_face) or "none")
         )
     lines += g.chapter.describe_state(state)
     if state.outcome:

@@ -20,7 +20,7 @@ import threading
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from mapgen.workers import start_worker
+from mapgen.workers import release_on_sigterm, start_worker
 
 #: Ctrl-C blocked while a worker is spawned: the new interpreter starts with it blocked (the signal mask
 #: survives exec), so a Ctrl-C while it imports its first modules is not a "Fatal Python error" on the
@@ -31,6 +31,7 @@ _BLOCKED = {signal.SIGINT}
 def _start(nice: int) -> None:
     """In a new worker: ignore Ctrl-C, end with the server, yield the CPU to it, and import the work."""
     start_worker()
+    release_on_sigterm()
     if hasattr(signal, "pthread_sigmask"):
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _BLOCKED)
     if nice:
@@ -100,13 +101,23 @@ class ProcessPool:
         if pool is None:
             return
         processes = list((getattr(pool, "_processes", None) or {}).values())  # the executor's: no public way
+        # its manager thread holds the queues; the first shutdown forgets it, so a second shutdown(wait=True) does
+        # not wait for it: it is joined here, and with it gone the queues' semaphores are unlinked before this
+        # returns (``mapgen serve`` ends with os._exit after Ctrl+C: no atexit handler would unlink them later, and
+        # Python's resource tracker warned of "leaked semaphore objects" under the command's one line)
+        manager = getattr(pool, "_executor_manager_thread", None)
         pool.shutdown(wait=False, cancel_futures=cancel_futures)
         for p in processes:
             if p.is_alive():
                 p.terminate()
         for p in processes:
             p.join(5)
-        pool.shutdown(wait=True)  # its manager thread sees its workers gone and closes its queues
+            if p.is_alive():  # its release still waiting behind C code: ended now
+                p.kill()
+                p.join(1)
+        if manager is not None:
+            manager.join(5)  # it sees its workers gone and closes its queues
+        pool.shutdown(wait=True)
 
 
 class StickyPool:
