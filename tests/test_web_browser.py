@@ -2122,9 +2122,12 @@ def test_accessibility_no_serious_or_critical_violations(base_url, size):
         d.quit()
 
 
-@pytest.mark.parametrize("size", [(1366, 900), (390, 844), (800, 900)], ids=["desktop", "phone", "tablet"])
+@pytest.mark.parametrize(
+    "size", [(1366, 900), (390, 844), (800, 900), (320, 640)], ids=["desktop", "phone", "tablet", "small-phone"]
+)
 def test_briefing_badges_never_cover_a_cell_name(base_url, size):
-    """Issue 42 item 17: on a phone the "Greek Fire" badge covered the cell name D1 on flora-1."""
+    """Issue 42 item 17: on a phone the "Greek Fire" badge covered the cell name D1 on flora-1; on a 320 px phone
+    the "Peak" badge covered the 3 of F3 and "Start" the 7 of D7."""
     from selenium.webdriver.common.by import By
 
     d = chrome(*size)
