@@ -1675,8 +1675,8 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
         guessed = cell(driver, "B7").get_attribute("class").split()
     driver.get("about:blank")  # the next test's page loads without the stub
     assert said.startswith(
-        "No cell is forced: you must guess. Exact (the odds did not come in time): a Flora creature may be at B6, B7, "
-        "C5, D5, E6, F7."
+        "No cell is forced: you must guess. Exact (the odds did not come in time): of the Paths you may explore next, a "
+        "Flora creature may be at B6, B7, C5, D5, E6, F7."
     ), said
     assert (
         "Missing: the Paths' odds of a Flora creature and the best guess: the time limit (10 s) ran out; ask again."
@@ -1684,12 +1684,15 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
     )
     assert "Missing: odds" not in said
     assert "a Flora creature may be at B6, B7, C5, D5, E6, F7. Best guess: reveal B7, " in with_guess, with_guess
+    # the board shades every Path that may hold one: the outlined ones are those a player may explore next
+    assert "The Paths you may explore next that may hold a Flora creature are outlined in dashed green" in said
     assert "Missing: the Paths' odds of a Flora creature: the time limit (10 s) ran out; ask again." in with_guess
     assert "hinted" in guessed and "may-hold" in guessed  # the guess outlined, and still marked as one that may hold
     assert sorted(marked) == answer["may_hold"]
     assert all(label.endswith(", may hold a Flora creature") for label in marked.values()), marked
     assert must == (
-        ". Exact (the odds did not come in time): a Flora creature must be at C5, D5; a Flora creature may be at B6 / "
+        ". Exact (the odds did not come in time): a Flora creature must be at C5, D5; of the Paths you may explore "
+        "next, a Flora creature may be at B6 / "
         ". Exact (the odds did not come in time): a Flora creature must be at C5; no other Path you may explore next "
         "can hold a Flora creature"
     )

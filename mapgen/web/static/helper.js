@@ -694,13 +694,14 @@ function closePalette() {
 function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
 // When the hint's odds did not come in time, what is exact of them, worded as `mapgen hint` prints it: "Exact (the
-// odds did not come in time): a Flora creature may be at B6, B7, C5" (the Paths that must hold it first; no full stop).
+// odds did not come in time): of the Paths you may explore next, a Flora creature may be at B6, B7, C5" (the Paths that
+// must hold it first; no full stop). Only the Paths next to explored ones are named: the board shades the rest.
 function mayHold(ch, d) {
   const label = MG.style(ch, d.target).label;
   const must = d.must_hold || [];
   const may = d.may_hold || [];
   return ". Exact (the odds did not come in time): " + (must.length ? `a ${label} must be at ${must.join(", ")}; ` : "")
-    + (may.length ? `a ${label} may be at ${may.join(", ")}`
+    + (may.length ? `of the Paths you may explore next, a ${label} may be at ${may.join(", ")}`
       : `no ${must.length ? "other " : ""}Path you may explore next can hold a ${label}`);
 }
 
@@ -773,7 +774,7 @@ async function hint() {
     if (holds) {  // marked on the board, beside the guess's outline when one came
       const target = MG.style(ch, d.target).label;
       H.hint = {...(H.hint || {cell: null, cells: []}), may: d.may_hold || [], must: d.must_hold || [], target};
-      box.append(MG.el("span", {class: "note", text: `The Paths that may hold a ${target} are outlined in dashed green`
+      box.append(MG.el("span", {class: "note", text: `The Paths you may explore next that may hold a ${target} are outlined in dashed green`
         + `${(d.must_hold || []).length ? ", those that must in solid green" : ""}.`}));
     }
     if (d.missing && d.missing.length) {  // a list of keys (the CLI's); the sentence is the server's
