@@ -1143,6 +1143,23 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         assert "<1%" in cell(driver, "G1").text
 
 
+def test_a_state_s_own_compile_is_not_called_the_briefing_s(driver, base_url):
+    """From Maldonado's 12th reveal (Vameter 16, Flora 24) the server compiles the board as revealed, not the
+    briefing: the page said "compiling the briefing… N s" mid-game, a briefing chosen minutes before. It says what
+    the answer's "compiling" names (``"of": "reveals"``; stubbed in the page)."""
+    stub = table_stub(
+        "v.compiling = {seconds: 3, of: 'reveals'}; v.count = null; v.exact = false; v.method = 'none';"
+        " v.heat = null; v.heat_exact = false; delete v.heat_method; delete v.sampling;"
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+        driver.refresh()
+        wait_for(lambda: "compiling the board as revealed… 3 s" in text_of(driver, "count"), what="compiling")
+        assert "briefing" not in text_of(driver, "count")
+        assert text_of(driver, "heat-note") == "The chance of Fort follows once the board as revealed is compiled."
+    driver.get("about:blank")  # the next test's page loads without the stub
+
+
 def test_the_live_count_is_not_read_aloud_each_second_of_a_wait(driver, base_url):
     """The count line is a live region: while a briefing compiled, a screen reader read "compiling the briefing…
     1 s", "… 2 s", "… 3 s", once a second for minutes (fauna-3's compile takes 153 s), over the forced cells and any

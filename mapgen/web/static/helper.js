@@ -3,8 +3,9 @@
 // Contract with the API's count (POST /api/table, and /api/solve's JSON alike):
 //   - "method": "d-dnnf"  the count and the heat map come from the briefing's compiled circuit: the page shows
 //                          "N maps fit (exact)" and every Path's chance as an exact percentage;
-//   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
-//                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
+//   - "compiling": {"seconds": N, "of": "briefing" or "reveals"}  the circuit for this briefing (or, from the
+//                          chapter's rung, for the board as revealed) is being built: the page shows "compiling the
+//                          briefing… N s" ("the board as revealed") (with what it already knows: forced cells) and asks
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times,
 //                          then the page says it stopped asking and offers "Ask again"; "sampling" alike);
 //   - otherwise "exact": true is an exact count; "exact": false with an "estimate" from a counter ("method" not
@@ -391,9 +392,13 @@ function putCount(text, seconds) {
   if (seconds !== null) c.append(MG.el("span", {class: "seconds", "aria-hidden": "true", text: ` ${seconds} s`}));
 }
 
+// What a "compiling" answer waits for: the briefing (Fauna's first reveals), or from the chapter's rung (Maldonado's
+// 12th reveal, Vameter's 16th, Flora's 24th) the board as revealed, which the page called "the briefing" mid-game.
+function compiled(v) { return v.compiling && v.compiling.of === "reveals" ? "the board as revealed" : "the briefing"; }
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
-  if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
+  if (v.compiling) return `compiling ${compiled(v)}…`; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
   if ((v.count === null || v.count === undefined) && v.gaveUp !== undefined) return "no count yet";
   if (v.count === null || v.count === undefined) return "counting…";
@@ -481,7 +486,7 @@ function status() {
     note.textContent = exactHeat ? `Shading: the chance of ${label} on each Path (exact)`
       : v.heat && v.heat_method === "sampler" ? estimateText(v, label)
       : v.sampling ? `Estimating the chance of ${label}… ${waited(v.sampling)} s`
-      : v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
+      : v.compiling ? `The chance of ${label} follows once ${compiled(v)} is compiled.`
       : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
     if (!exactHeat && v.heat && v.heat_method === "sampler" && v.sampler && !v.sampler.converged) {
