@@ -925,6 +925,31 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     assert "Wa" not in cell(driver, "F2").text
 
 
+def test_a_key_that_is_no_terrain_s_or_a_hill_number_past_the_chapter_s_says_so(driver, base_url):
+    """A typo at the table: a letter that is no terrain's key (Q) on a cell, or a Hill's number past what the chapter
+    allows (9 on Flora, at most 8), did nothing and said nothing: a keyboard or screen-reader player could not tell a
+    typo from a reveal still on its way. Each says so in the line read aloud, and nothing is revealed."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#ch=flora&from=flora-2&peak=F3&start=F7&gf=E7&r=F6Wo")
+    driver.refresh()
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".cell"), what="the board")
+    settled(driver)
+    focus_cell(driver, "E6")
+    keys(driver, "q")
+    said = wait_for(lambda: text_of(driver, "said"), 10, what="the typo said")
+    assert said.startswith("Q is no terrain's key: ") and "W Wood" in said and "L Flora creature" in said, said
+    assert "E6: not revealed" in cell(driver, "E6").text and "E6" not in driver.current_url
+    keys(driver, "h")  # a Hill: its number next
+    wait_for(lambda: driver.find_element(By.ID, "hill-numbers").is_displayed(), what="the Hill's numbers")
+    keys(driver, "9")
+    said = wait_for(lambda: "9" in text_of(driver, "said") and text_of(driver, "said"), 10, what="the number said")
+    assert said == "A Hill shows 0 to 8 here: 9 is past it.", said
+    assert driver.find_element(By.ID, "palette").is_displayed() and "E6" not in driver.current_url
+    keys(driver, "3")
+    wait_for(lambda: "E6Hi3" in driver.current_url, what="the Hill revealed with its number")
+
+
 def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):
     """The palette is a modal sheet over the page, but Tab went on past its last button to the header's link, the
     briefing and the board's cells under the sheet, out of sight: a keyboard user lost the palette."""

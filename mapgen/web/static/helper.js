@@ -805,10 +805,12 @@ function onKey(e) {
   if (e.altKey) return;
   const paletteOpen = !$("palette").hidden;
   if (e.key === "Escape") { closePalette(); return; }
-  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)
-      && MG.hillNumbers(H.briefing.chapter).includes(Number(e.key))) {
+  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)) {
     e.preventDefault();
-    choose("Hi" + e.key);
+    const numbers = MG.hillNumbers(H.briefing.chapter);
+    // a number past the chapter's most (9 on Flora) did nothing, and said nothing
+    if (numbers.includes(Number(e.key))) choose("Hi" + e.key);
+    else say(`A Hill shows ${numbers[0]} to ${numbers[numbers.length - 1]} here: ${e.key} is past it.`);
     return;
   }
   const onBoard = e.target.closest && e.target.closest("#board .cell");
@@ -826,6 +828,11 @@ function onKey(e) {
     }
     if (code === "Hi" && !paletteOpen) { openPalette(H.focus, H.picking); }
     pick(code);
+  } else if (/^[A-Z]$/.test(key)) { // a typo: said, never a silence that reads as a reveal on its way
+    e.preventDefault();
+    const ch = H.briefing.chapter;
+    say(`${key} is no terrain's key: `
+      + Object.entries(H.keys).map(([c, k]) => `${k} ${MG.style(ch, c).label}`).join(", ") + ".");
   } else if (!paletteOpen && (e.key === "Delete" || e.key === "Backspace" || e.key === ".")) {
     e.preventDefault();
     H.picking = MG.cellNames(H.briefing.chapter).indexOf(H.focus);
