@@ -2241,6 +2241,35 @@ def test_at_320_px_what_is_drawn_on_a_cell_a_brush_or_a_palette_button_stays_ins
         d.quit()
 
 
+@pytest.mark.parametrize("width", [320, 360])
+def test_a_wide_estimate_never_covers_the_cell_s_name_on_a_small_phone(base_url, width):
+    """An estimate whose interval reaches past 0% or 100% shows the range it holds ("~24%" over "0–100%", seen on
+    flora-2's 15th reveal; "18–100%" on vameter-1): at 320 and 360 px the range broke over two lines and the chance
+    stood over the cell's name (B2 read "~24%"). The estimates are stubbed (the sampler's shape, ±88 points)."""
+    overlaps = """return [...document.querySelectorAll('.cell')].flatMap((c) => {
+      const p = c.querySelector('.pct'), n = c.querySelector('.name');
+      if (!p || !n) return [];
+      const a = p.getBoundingClientRect(), b = n.getBoundingClientRect(), box = c.getBoundingClientRect();
+      const apart = a.top >= b.bottom || a.left >= b.right || a.right <= b.left || a.bottom <= b.top;
+      const inside = a.left >= box.left - 0.5 && a.right <= box.right + 0.5 && a.top >= box.top - 0.5;
+      return apart && inside ? [] : [`${c.dataset.cell} "${p.textContent}"`]; })"""
+    wide = table_stub(
+        "if (v.heat) { v.heat_exact = false; v.heat_method = 'sampler'; v.heat_error = {}; delete v.method;"
+        " for (const k of Object.keys(v.heat)) { if (v.heat[k] > 0) { v.heat[k] = 0.24; v.heat_error[k] = 0.45; } }"
+        " v.sampler = {rhat: 1.01, converged: true, samples: 800, agreeing: 800, own: true}; }"
+    )
+    d = chrome(width, 640)
+    try:
+        with stubbed(d, wide):
+            d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+            wait_for(lambda: "estimated" in text_of(d, "heat-note"), what="the stubbed estimate")
+            settled(d)
+            assert "0–100%" in cell(d, "B3").text
+            assert d.execute_script(overlaps) == []
+    finally:
+        d.quit()
+
+
 def test_screenshots_of_both_pages_at_both_sizes(base_url, tmp_path):
     from selenium.webdriver.common.by import By
 
