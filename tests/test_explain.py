@@ -530,7 +530,8 @@ def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monke
     assert r.exit_code == 3, r.output
     assert r.stdout == (
         "flora-1: no cell is forced: you must guess\n"
-        "exact (the odds did not come in time): a Flora creature may be at B6, B7, C5, D5, E6, F7\n"
+        "exact (the odds did not come in time): of the Paths you may explore next, a Flora creature may be at B6, B7, C5, "
+        "D5, E6, F7\n"
         "not in time: the Paths' odds of a Flora creature (the time limit ran out while the sampler ran (chain 3 of "
         "12)): raise --time-limit\n"
     )
@@ -623,7 +624,10 @@ def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(m
     assert r.stderr.endswith("printed what was found, missing: odds\n")
     text = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6")
     assert text.exit_code == 3
-    assert f"exact (the odds did not come in time): a Flora creature may be at {', '.join(may)}" in text.stdout
+    # of the Paths a player may explore next (the frontier), never "may be at D6" alone where the board shades 31
+    # Paths that may hold one (flora-2 with 10 reveals)
+    said = f"exact (the odds did not come in time): of the Paths you may explore next, a Flora creature may be at {', '.join(may)}"
+    assert said in text.stdout
     monkeypatch.setattr(hints, "best_guess", lambda *a, **k: None)  # the page's guess: not what is asked here
     code, web = service.do_hint({"map": dumps_map(state), "target": "Fc"})
     assert code == 3 and web["may_hold"] == may and web["must_hold"] == must and "odds" not in web

@@ -1086,7 +1086,7 @@ def test_the_helper_compiles_the_briefing_behind_the_first_reveals(monkeypatch, 
     one, two = (m.hide(i for i in range(m.board.size) if i not in order[:k]) for k in (1, 2))
     body = {"map": dumps_map(one), "count": "quick", "heat": "Wo", "time_limit": 15}
     code, first = service.do_table(body)
-    assert code == 0 and first["compiling"] == {"seconds": 0.0} and first["method"] != "d-dnnf"
+    assert code == 0 and first["compiling"] == {"seconds": 0.0, "of": "briefing"} and first["method"] != "d-dnnf"
     deadline = time.monotonic() + 120
     while service.COMPILES._running and time.monotonic() < deadline:
         time.sleep(0.2)
@@ -1124,6 +1124,8 @@ def test_the_helper_compiles_in_the_background_from_its_budget_s_rung(monkeypatc
     body = {"map": dumps_map(state), "count": "quick", "time_limit": 15}
     code, first = service.do_table(body)
     assert code == 0 and "compiling" in first and first["method"] != "d-dnnf"
+    # the state as revealed is compiled, not the briefing: the helper said "compiling the briefing" 12 reveals in
+    assert first["compiling"]["of"] == "reveals"
     deadline = time.monotonic() + 120
     while service.COMPILES._running and time.monotonic() < deadline:
         time.sleep(0.2)

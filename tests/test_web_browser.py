@@ -923,6 +923,31 @@ def test_helper_keyboard_play_undo_redo_and_history_across_a_reload(driver, base
     assert "Wa" not in cell(driver, "F2").text
 
 
+def test_a_key_that_is_no_terrain_s_or_a_hill_number_past_the_chapter_s_says_so(driver, base_url):
+    """A typo at the table: a letter that is no terrain's key (Q) on a cell, or a Hill's number past what the chapter
+    allows (9 on Flora, at most 8), did nothing and said nothing: a keyboard or screen-reader player could not tell a
+    typo from a reveal still on its way. Each says so in the line read aloud, and nothing is revealed."""
+    from selenium.webdriver.common.by import By
+
+    driver.get(f"{base_url}/helper#ch=flora&from=flora-2&peak=F3&start=F7&gf=E7&r=F6Wo")
+    driver.refresh()
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".cell"), what="the board")
+    settled(driver)
+    focus_cell(driver, "E6")
+    keys(driver, "q")
+    said = wait_for(lambda: text_of(driver, "said"), 10, what="the typo said")
+    assert said.startswith("Q is no terrain's key: ") and "W Wood" in said and "L Flora creature" in said, said
+    assert "E6: not revealed" in cell(driver, "E6").text and "E6" not in driver.current_url
+    keys(driver, "h")  # a Hill: its number next
+    wait_for(lambda: driver.find_element(By.ID, "hill-numbers").is_displayed(), what="the Hill's numbers")
+    keys(driver, "9")
+    said = wait_for(lambda: "9" in text_of(driver, "said") and text_of(driver, "said"), 10, what="the number said")
+    assert said == "A Hill shows 0 to 8 here: 9 is past it.", said
+    assert driver.find_element(By.ID, "palette").is_displayed() and "E6" not in driver.current_url
+    keys(driver, "3")
+    wait_for(lambda: "E6Hi3" in driver.current_url, what="the Hill revealed with its number")
+
+
 def test_tab_stays_in_the_open_palette_and_leaves_it_when_it_closes(driver, base_url):
     """The palette is a modal sheet over the page, but Tab went on past its last button to the header's link, the
     briefing and the board's cells under the sheet, out of sight: a keyboard user lost the palette."""
@@ -1139,6 +1164,23 @@ def test_helper_shows_exact_counts_and_odds_and_compiling_per_the_api_contract(d
         wait_for(lambda: text_of(driver, "count") == "1,462,955 maps fit (exact)", what="the exact count")
         assert "33%" in cell(driver, "A1").text and "(exact)" in text_of(driver, "heat-note")
         assert "<1%" in cell(driver, "G1").text
+
+
+def test_a_state_s_own_compile_is_not_called_the_briefing_s(driver, base_url):
+    """From Maldonado's 12th reveal (Vameter 16, Flora 24) the server compiles the board as revealed, not the
+    briefing: the page said "compiling the briefing… N s" mid-game, a briefing chosen minutes before. It says what
+    the answer's "compiling" names (``"of": "reveals"``; stubbed in the page)."""
+    stub = table_stub(
+        "v.compiling = {seconds: 3, of: 'reveals'}; v.count = null; v.exact = false; v.method = 'none';"
+        " v.heat = null; v.heat_exact = false; delete v.heat_method; delete v.sampling;"
+    )
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+        driver.refresh()
+        wait_for(lambda: "compiling the board as revealed… 3 s" in text_of(driver, "count"), what="compiling")
+        assert "briefing" not in text_of(driver, "count")
+        assert text_of(driver, "heat-note") == "The chance of Fort follows once the board as revealed is compiled."
+    driver.get("about:blank")  # the next test's page loads without the stub
 
 
 def test_the_live_count_is_not_read_aloud_each_second_of_a_wait(driver, base_url):
@@ -1671,8 +1713,8 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
         settled(driver)
         guessed = cell(driver, "B7").get_attribute("class").split()
     assert said.startswith(
-        "No cell is forced: you must guess. Exact (the odds did not come in time): a Flora creature may be at B6, B7, "
-        "C5, D5, E6, F7."
+        "No cell is forced: you must guess. Exact (the odds did not come in time): of the Paths you may explore next, a "
+        "Flora creature may be at B6, B7, C5, D5, E6, F7."
     ), said
     assert (
         "Missing: the Paths' odds of a Flora creature and the best guess: the time limit (10 s) ran out; ask again."
@@ -1680,12 +1722,15 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
     )
     assert "Missing: odds" not in said
     assert "a Flora creature may be at B6, B7, C5, D5, E6, F7. Best guess: reveal B7, " in with_guess, with_guess
+    # the board shades every Path that may hold one: the outlined ones are those a player may explore next
+    assert "The Paths you may explore next that may hold a Flora creature are outlined in dashed green" in said
     assert "Missing: the Paths' odds of a Flora creature: the time limit (10 s) ran out; ask again." in with_guess
     assert "hinted" in guessed and "may-hold" in guessed  # the guess outlined, and still marked as one that may hold
     assert sorted(marked) == answer["may_hold"]
     assert all(label.endswith(", may hold a Flora creature") for label in marked.values()), marked
     assert must == (
-        ". Exact (the odds did not come in time): a Flora creature must be at C5, D5; a Flora creature may be at B6 / "
+        ". Exact (the odds did not come in time): a Flora creature must be at C5, D5; of the Paths you may explore "
+        "next, a Flora creature may be at B6 / "
         ". Exact (the odds did not come in time): a Flora creature must be at C5; no other Path you may explore next "
         "can hold a Flora creature"
     )
@@ -2164,9 +2209,12 @@ def test_accessibility_no_serious_or_critical_violations(base_url, size):
         d.quit()
 
 
-@pytest.mark.parametrize("size", [(1366, 900), (390, 844), (800, 900)], ids=["desktop", "phone", "tablet"])
+@pytest.mark.parametrize(
+    "size", [(1366, 900), (390, 844), (800, 900), (320, 640)], ids=["desktop", "phone", "tablet", "small-phone"]
+)
 def test_briefing_badges_never_cover_a_cell_name(base_url, size):
-    """Issue 42 item 17: on a phone the "Greek Fire" badge covered the cell name D1 on flora-1."""
+    """Issue 42 item 17: on a phone the "Greek Fire" badge covered the cell name D1 on flora-1; on a 320 px phone
+    the "Peak" badge covered the 3 of F3 and "Start" the 7 of D7."""
     from selenium.webdriver.common.by import By
 
     d = chrome(*size)
@@ -2231,6 +2279,35 @@ def test_at_320_px_what_is_drawn_on_a_cell_a_brush_or_a_palette_button_stays_ins
         wait_for(lambda: "Valid" in text_of(d, "verdict"), what="the studio")
         assert d.find_elements(By.CSS_SELECTOR, '.brush[data-code="Sa"]') and d.execute_script(outside) == []
         assert d.execute_script("return document.documentElement.scrollWidth") <= 320
+    finally:
+        d.quit()
+
+
+@pytest.mark.parametrize("width", [320, 360])
+def test_a_wide_estimate_never_covers_the_cell_s_name_on_a_small_phone(base_url, width):
+    """An estimate whose interval reaches past 0% or 100% shows the range it holds ("~24%" over "0–100%", seen on
+    flora-2's 15th reveal; "18–100%" on vameter-1): at 320 and 360 px the range broke over two lines and the chance
+    stood over the cell's name (B2 read "~24%"). The estimates are stubbed (the sampler's shape, ±88 points)."""
+    overlaps = """return [...document.querySelectorAll('.cell')].flatMap((c) => {
+      const p = c.querySelector('.pct'), n = c.querySelector('.name');
+      if (!p || !n) return [];
+      const a = p.getBoundingClientRect(), b = n.getBoundingClientRect(), box = c.getBoundingClientRect();
+      const apart = a.top >= b.bottom || a.left >= b.right || a.right <= b.left || a.bottom <= b.top;
+      const inside = a.left >= box.left - 0.5 && a.right <= box.right + 0.5 && a.top >= box.top - 0.5;
+      return apart && inside ? [] : [`${c.dataset.cell} "${p.textContent}"`]; })"""
+    wide = table_stub(
+        "if (v.heat) { v.heat_exact = false; v.heat_method = 'sampler'; v.heat_error = {}; delete v.method;"
+        " for (const k of Object.keys(v.heat)) { if (v.heat[k] > 0) { v.heat[k] = 0.24; v.heat_error[k] = 0.45; } }"
+        " v.sampler = {rhat: 1.01, converged: true, samples: 800, agreeing: 800, own: true}; }"
+    )
+    d = chrome(width, 640)
+    try:
+        with stubbed(d, wide):
+            d.get(f"{base_url}/helper#{FAUNA_1}&r={COLUMN_7},B6Ft&heat=Ft")
+            wait_for(lambda: "estimated" in text_of(d, "heat-note"), what="the stubbed estimate")
+            settled(d)
+            assert "0–100%" in cell(d, "B3").text
+            assert d.execute_script(overlaps) == []
     finally:
         d.quit()
 

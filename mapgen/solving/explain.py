@@ -653,8 +653,8 @@ def hint_text(state: Map, result: dict, source: str) -> str:
             lines.append(
                 "exact (the odds did not come in time): "
                 + (f"a {label} must be at {', '.join(must)}; " if must else "")
-                + (
-                    f"a {label} may be at {', '.join(may)}"
+                + (  # of the frontier: "may be at D6" alone read as the one Path left where 31 may hold one
+                    f"of the Paths you may explore next, a {label} may be at {', '.join(may)}"
                     if may
                     else f"no {'other ' if must else ''}Path you may explore next can hold a {label}"
                 )

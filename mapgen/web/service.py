@@ -245,11 +245,10 @@ class BackgroundCompiles:
         from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
             briefing_base,
             briefing_compile_cpu,
-            compile_from,
         )
 
         cpu = None
-        if sum(t is not None for t in state.cells) < compile_from(chapter, self.SECONDS / 2):
+        if self.of_briefing(chapter, state):
             cpu = briefing_compile_cpu(chapter)
             if cpu is None or os.environ.get("MAPGEN_BRIEFING_COMPILES", "1") == "0":
                 return None
@@ -271,6 +270,15 @@ class BackgroundCompiles:
             self._running[key] = (state, now, cpu is not None)
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
+
+    def of_briefing(self, chapter, state: Map) -> bool:
+        """Whether the compile that answers ``state`` is its briefing's (fewer reveals than the rung), not the state's
+        as revealed (an answer's ``"compiling": {"of"}``: ``"briefing"`` or ``"reveals"``)."""
+        from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
+            compile_from,
+        )
+
+        return sum(t is not None for t in state.cells) < compile_from(chapter, self.SECONDS / 2)
 
     def _compile(self, chapter, state: Map, key: str, cpu: float | None = None) -> None:
         """Compile ``state`` (with ``cpu``: a briefing, within that many CPU seconds) into the store."""
@@ -746,7 +754,8 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         if result is not None and not exact and result.estimate is not None:
             out["estimate"] = result.estimate
         if compiling is not None and method != "d-dnnf":
-            out["compiling"] = {"seconds": round(compiling, 1)}
+            of = "briefing" if COMPILES.of_briefing(chapter, state) else "reveals"
+            out["compiling"] = {"seconds": round(compiling, 1), "of": of}
         if heat_t is not None:
             if tallies is not None and exact:
                 out["heat"] = {b.name(i): d.get(heat_t, 0) / count for i, d in sorted(tallies.items())}

@@ -294,13 +294,15 @@ const MG = {
   // The briefing's cells, badged: the Peak, Flora's start Fort and its Greek Fire ("Fire" on the cell: "Greek
   // Fire" is wider than a cell beside its name, on a desktop too). Returns the words in full, for the cell's label.
   briefingBadge(b, name, button) {
+    // [in full, on a cell, on a small phone's cell: at 320 to 380 px "Start" beside "D7" is wider than the cell]
     const words = [];
-    if (name === b.peak) words.push(["Peak", "Peak"]);
-    if (b.chapter === "flora" && name === b.start) words.push(["Start", "Start"]);
-    if (b.chapter === "flora" && name === b.greek_fire) words.push(["Greek Fire", "Fire"]);
+    if (name === b.peak) words.push(["Peak", "Peak", "Pk"]);
+    if (b.chapter === "flora" && name === b.start) words.push(["Start", "Start", "St"]);
+    if (b.chapter === "flora" && name === b.greek_fire) words.push(["Greek Fire", "Fire", "GF"]);
     if (!words.length) return "";
     const full = words.map((w) => w[0]).join(", ");
-    button.append(MG.el("span", {class: "badge", title: full, text: words.map((w) => w[1]).join(" · ")}));
+    button.append(MG.el("span", {class: "badge", title: full, "data-short": words.map((w) => w[2]).join(" · "),
+      text: words.map((w) => w[1]).join(" · ")}));
     return full;
   },
 

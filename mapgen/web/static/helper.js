@@ -3,8 +3,9 @@
 // Contract with the API's count (POST /api/table, and /api/solve's JSON alike):
 //   - "method": "d-dnnf"  the count and the heat map come from the briefing's compiled circuit: the page shows
 //                          "N maps fit (exact)" and every Path's chance as an exact percentage;
-//   - "compiling": {"seconds": N}  the circuit for this briefing is being built: the page shows
-//                          "compiling the briefing… N s" (with what it already knows: forced cells) and asks
+//   - "compiling": {"seconds": N, "of": "briefing" or "reveals"}  the circuit for this briefing (or, from the
+//                          chapter's rung, for the board as revealed) is being built: the page shows "compiling the
+//                          briefing… N s" ("the board as revealed") (with what it already knows: forced cells) and asks
 //                          again after POLL_MS until the answer carries no "compiling" (at most POLL_CAP times,
 //                          then the page says it stopped asking and offers "Ask again"; "sampling" alike);
 //   - otherwise "exact": true is an exact count; "exact": false with an "estimate" from a counter ("method" not
@@ -391,9 +392,13 @@ function putCount(text, seconds) {
   if (seconds !== null) c.append(MG.el("span", {class: "seconds", "aria-hidden": "true", text: ` ${seconds} s`}));
 }
 
+// What a "compiling" answer waits for: the briefing (Fauna's first reveals), or from the chapter's rung (Maldonado's
+// 12th reveal, Vameter's 16th, Flora's 24th) the board as revealed, which the page called "the briefing" mid-game.
+function compiled(v) { return v.compiling && v.compiling.of === "reveals" ? "the board as revealed" : "the briefing"; }
+
 function countText(v) {
   const n = v.count === null || v.count === undefined ? "?" : v.count.toLocaleString("en");
-  if (v.compiling) return "compiling the briefing…"; // and its seconds (status)
+  if (v.compiling) return `compiling ${compiled(v)}…`; // and its seconds (status)
   if ((v.count === null || v.count === undefined) && v.count_timeout) return "too many maps fit to count them in time";
   if ((v.count === null || v.count === undefined) && v.gaveUp !== undefined) return "no count yet";
   if (v.count === null || v.count === undefined) return "counting…";
@@ -481,7 +486,7 @@ function status() {
     note.textContent = exactHeat ? `Shading: the chance of ${label} on each Path (exact)`
       : v.heat && v.heat_method === "sampler" ? estimateText(v, label)
       : v.sampling ? `Estimating the chance of ${label}… ${waited(v.sampling)} s`
-      : v.compiling ? `The chance of ${label} follows once the briefing is compiled.`
+      : v.compiling ? `The chance of ${label} follows once ${compiled(v)} is compiled.`
       : v.heat ? `Too many maps fit to give the chance of ${label} yet: "?" marks the Paths that may hold one, 0% those that cannot.`
       : v.count_mode === "quick" ? `Working out the chance of ${label}…` : `The chance of ${label} could not be worked out in time.`;
     if (!exactHeat && v.heat && v.heat_method === "sampler" && v.sampler && !v.sampler.converged) {
@@ -694,13 +699,14 @@ function closePalette() {
 function capitalised(text) { return text ? text[0].toUpperCase() + text.slice(1) : text; }
 
 // When the hint's odds did not come in time, what is exact of them, worded as `mapgen hint` prints it: "Exact (the
-// odds did not come in time): a Flora creature may be at B6, B7, C5" (the Paths that must hold it first; no full stop).
+// odds did not come in time): of the Paths you may explore next, a Flora creature may be at B6, B7, C5" (the Paths that
+// must hold it first; no full stop). Only the Paths next to explored ones are named: the board shades the rest.
 function mayHold(ch, d) {
   const label = MG.style(ch, d.target).label;
   const must = d.must_hold || [];
   const may = d.may_hold || [];
   return ". Exact (the odds did not come in time): " + (must.length ? `a ${label} must be at ${must.join(", ")}; ` : "")
-    + (may.length ? `a ${label} may be at ${may.join(", ")}`
+    + (may.length ? `of the Paths you may explore next, a ${label} may be at ${may.join(", ")}`
       : `no ${must.length ? "other " : ""}Path you may explore next can hold a ${label}`);
 }
 
@@ -773,7 +779,7 @@ async function hint() {
     if (holds) {  // marked on the board, beside the guess's outline when one came
       const target = MG.style(ch, d.target).label;
       H.hint = {...(H.hint || {cell: null, cells: []}), may: d.may_hold || [], must: d.must_hold || [], target};
-      box.append(MG.el("span", {class: "note", text: `The Paths that may hold a ${target} are outlined in dashed green`
+      box.append(MG.el("span", {class: "note", text: `The Paths you may explore next that may hold a ${target} are outlined in dashed green`
         + `${(d.must_hold || []).length ? ", those that must in solid green" : ""}.`}));
     }
     if (d.missing && d.missing.length) {  // a list of keys (the CLI's); the sentence is the server's
@@ -799,10 +805,12 @@ function onKey(e) {
   if (e.altKey) return;
   const paletteOpen = !$("palette").hidden;
   if (e.key === "Escape") { closePalette(); return; }
-  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)
-      && MG.hillNumbers(H.briefing.chapter).includes(Number(e.key))) {
+  if (paletteOpen && !$("hill-numbers").hidden && /^[0-9]$/.test(e.key)) {
     e.preventDefault();
-    choose("Hi" + e.key);
+    const numbers = MG.hillNumbers(H.briefing.chapter);
+    // a number past the chapter's most (9 on Flora) did nothing, and said nothing
+    if (numbers.includes(Number(e.key))) choose("Hi" + e.key);
+    else say(`A Hill shows ${numbers[0]} to ${numbers[numbers.length - 1]} here: ${e.key} is past it.`);
     return;
   }
   const onBoard = e.target.closest && e.target.closest("#board .cell");
@@ -820,6 +828,11 @@ function onKey(e) {
     }
     if (code === "Hi" && !paletteOpen) { openPalette(H.focus, H.picking); }
     pick(code);
+  } else if (/^[A-Z]$/.test(key)) { // a typo: said, never a silence that reads as a reveal on its way
+    e.preventDefault();
+    const ch = H.briefing.chapter;
+    say(`${key} is no terrain's key: `
+      + Object.entries(H.keys).map(([c, k]) => `${k} ${MG.style(ch, c).label}`).join(", ") + ".");
   } else if (!paletteOpen && (e.key === "Delete" || e.key === "Backspace" || e.key === ".")) {
     e.preventDefault();
     H.picking = MG.cellNames(H.briefing.chapter).indexOf(H.focus);
