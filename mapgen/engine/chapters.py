@@ -262,6 +262,10 @@ class ChapterRules:
     def apply_chance(self, state, step, card: int) -> None:
         raise ValueError(f"{self.name} has no chance step {step}")
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        """Words for a card drawn at the chapter's chance step ``step`` (None: "chance outcome N")."""
+        return None
+
     def empty_pile(self, state, step) -> None:
         """A chapter chance step whose deck is empty: nothing happens by default."""
 
@@ -326,6 +330,9 @@ class MinotaurChapter(ChapterRules):
 
     def apply_chance(self, state, step, card: int) -> None:
         state.data["kill_face"].append(card)
+
+    def describe_chance(self, state, step, card: int) -> str | None:
+        return f"turn up Kill Minotaur card: {state.game.kills[card].name}"
 
     def reveal(self, state, target, n: int) -> None:
         if target == "kill":
