@@ -8,6 +8,7 @@ import re
 import maps
 from mapgen.engine import actions as A
 from mapgen.engine.game import CHANCE_PLAYER, Game
+from mapgen.engine.maldonado import KILL_M
 
 
 def start(name: str, **kw):
@@ -61,3 +62,43 @@ def test_maldonado_face_down_cards_stay_unnamed():
     assert "remove an Influence card from the game unseen" in words
     assert any(w == f"an Influence card face down on {c.name}" for c in crew for w in words)
     assert not any(re.search(r"[+-]\d/-\d", w) for w in words)  # no Influence card's values
+
+
+def test_a_kill_names_the_minotaur_path_and_the_kill_card():
+    """Fauna, Kill a Minotaur: "You can kill a revealed Minotaur by discarding all of the Resources listed on any
+    revealed Kill Minotaur Card." The transcript read "kill Minotaur 0 with Kill card 0"."""
+    s = start("training-1")
+    draw_words(s)
+    s.pack = list(s.pack)
+    for r, n in enumerate(s.game.kills[s.data["kill_face"][0]].requires):
+        s.pack[r] += n
+    s._legal = None
+    kill = next(a for a in s.legal_actions() if A.KILL <= a < A.GUESS)
+    assert s.action_to_string(kill) == "kill the Minotaur on D4 with Kill Minotaur card: Make Ammo"
+
+
+def test_a_destiny_pick_and_a_row_rewards_threat_discard_name_their_cards():
+    """Exploration Reward: "you choose one of the face up Destiny Cards ... You can also draw the top card of the
+    Destiny Deck instead"; Fauna's row reward: "you MAY discard any 1 revealed Threat Card in play". The
+    transcript read "take face-up Destiny 1" and "row reward: discard Threat 1"."""
+    s = start("fauna-2")
+    draw_words(s)
+    first, second = (s.game.destiny[k].name for k in s.de_face)
+    assert s.action_to_string(A.DESTINY_PICK) == f"take face-up Destiny card: {first}"
+    assert s.action_to_string(A.DESTINY_PICK + 1) == f"take face-up Destiny card: {second}"
+    assert s.action_to_string(A.DESTINY_PICK + 2) == "draw the top Destiny card"
+    injured = next(k for k, t in enumerate(s.game.threats) if t.name == "Injured")
+    s.threats.append(injured)
+    assert s.action_to_string(A.THREAT_DISCARD) == "row reward: discard Threat card: Injured"
+
+
+def test_a_maldonado_kill_names_the_monster_path_and_the_kill_card():
+    """Maldonado: "To kill a Monster, resolve a Kill Monster Card by discarding any 2 different Resources or Items
+    it shows on the card." The transcript read "kill Monster 1 with Kill Monster card 1"."""
+    s = start("maldonado-3")
+    draw_words(s)
+    s.data["kill_face"].append(0)
+    vipera = next(k for k, t in enumerate(s.game.threats) if t.name.startswith("Vipera"))
+    s.monsters[s.game.board.index("C7")] = vipera
+    words = s.action_to_string(KILL_M)  # Kill Monster card 1 on Monster 1
+    assert words == f"kill the Monster on C7 with Kill Monster card: {s.game.kills[0].name}"

@@ -391,6 +391,10 @@ def apply_kill(state, action: int) -> None:
 
 def describe_kill(action: int, state=None) -> str:
     k, m = divmod(action - A.KILL, 8)
+    if state is not None and k < len(state.data["kill_face"]) and m < len(state.monsters):
+        cell = state.game.board.name(sorted(state.monsters)[m])
+        card = state.game.kills[state.data["kill_face"][k]].name
+        return f"kill the Minotaur on {cell} with Kill Minotaur card: {card}"
     return f"kill Minotaur {m} with Kill card {k}"
 
 

@@ -602,6 +602,10 @@ class Maldonado(ChapterRules):
 
     def _describe_kill(self, action: int, state) -> str:
         s, m = divmod(action - KILL_M, 4)
+        if state is not None and s < len(state.data["kill_face"]) and m < len(state.monsters):
+            cell = state.game.board.name(sorted(state.monsters)[m])
+            card = state.game.kills[state.data["kill_face"][s]].name
+            return f"kill the Monster on {cell} with Kill Monster card: {card}"
         return f"kill Monster {m + 1} with Kill Monster card {s + 1}"
 
     def _describe_pair(self, action: int, state) -> str:
