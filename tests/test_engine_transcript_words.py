@@ -102,3 +102,14 @@ def test_a_maldonado_kill_names_the_monster_path_and_the_kill_card():
     s.monsters[s.game.board.index("C7")] = vipera
     words = s.action_to_string(KILL_M)  # Kill Monster card 1 on Monster 1
     assert words == f"kill the Monster on C7 with Kill Monster card: {s.game.kills[0].name}"
+
+
+def test_destiny_cards_under_chased_are_shown():
+    """Skull Terrain Found, B: "If the Chased Threat Card is revealed, place any gained Destiny Cards in your Supply
+    under the Chased card ... You can reclaim Destiny Cards and use them again after you Kill a Monster". The
+    state's words read "Destiny: held none" and the card vanished from the transcript until the kill."""
+    s = start("fauna-2")
+    draw_words(s)
+    card = s.de_pile.pop()
+    s.chased, s.chased_pile = True, [card]
+    assert f"under Chased: {s.game.destiny[card].name}" in str(s)

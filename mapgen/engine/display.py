@@ -47,6 +47,11 @@ def describe_state(state) -> str:
             + (", ".join(g.destiny[k].name for k in state.de_held) or "none")
             + "; face up "
             + (", ".join(g.destiny[k].name for k in state.de_face) or "none")
+            + (
+                "; under Chased: " + ", ".join(g.destiny[k].name for k in state.chased_pile)
+                if state.chased_pile
+                else ""
+            )
         )
     lines += g.chapter.describe_state(state)
     if state.outcome:
