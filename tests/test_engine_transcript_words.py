@@ -113,3 +113,26 @@ def test_destiny_cards_under_chased_are_shown():
     card = s.de_pile.pop()
     s.chased, s.chased_pile = True, [card]
     assert f"under Chased: {s.game.destiny[card].name}" in str(s)
+
+
+def test_a_sealed_game_says_why():
+    """A game no Path can be explored in for a whole round ends "sealed" (a house rule: the rulebooks are silent).
+    The transcript's last line read "Game over: sealed": it now says why, as the playtest report does."""
+    s = start("fauna-2")
+    draw_words(s)
+    c7 = s.game.board.index("C7")
+    s.apply_action(A.EXPLORE + c7)
+    minotaur = next(k for k, t in enumerate(s.game.threats) if t.name.startswith("Minotaur"))
+    s.monsters[c7] = minotaur  # the only explored Path, under a Monster: nothing can be explored from it
+    for _ in range(50):  # the turn's other decisions (a Tipi's trade, ...) skipped, then turns ended
+        s._legal = None
+        if s.is_terminal():
+            break
+        if s.current_player() == CHANCE_PLAYER:
+            s.apply_action(A.CHANCE + min(s._chance_pile()))
+            continue
+        legal = s.legal_actions()
+        s.apply_action(A.END_TURN if A.END_TURN in legal else A.SKIP if A.SKIP in legal else legal[0])
+    assert s.outcome == "sealed"
+    last = str(s).splitlines()[-1]
+    assert last.startswith("Game over: sealed (no Path could be explored for a whole round: walled in by ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from mapgen.engine.cards import NRES, RESOURCE_CODES
 from mapgen.engine.challenges import injured_card
+from mapgen.engine.walls import sealed_words
 
 
 def describe_state(state) -> str:
@@ -55,8 +56,11 @@ def describe_state(state) -> str:
         )
     lines += g.chapter.describe_state(state)
     if state.outcome:
+        why = ""
+        if state.outcome == "sealed" and state.sealed_why:  # a house rule: say why, as the playtest report does
+            why = f" (no Path could be explored for a whole round: {sealed_words(state.sealed_why)})"
         lines.append(
-            f"Game over: {state.outcome}" + (f", score {state.score} ({state.level()})" if state.won() else "")
+            f"Game over: {state.outcome}" + (f", score {state.score} ({state.level()})" if state.won() else "") + why
         )
     else:
         lines.append(f"Waiting on: {state.agenda[-1][0]}")
