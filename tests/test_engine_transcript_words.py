@@ -136,3 +136,15 @@ def test_a_sealed_game_says_why():
     assert s.outcome == "sealed"
     last = str(s).splitlines()[-1]
     assert last.startswith("Game over: sealed (no Path could be explored for a whole round: walled in by ")
+
+
+def test_resources_york_placed_on_a_challenge_card_are_named():
+    """York: "When you find a Resource that's needed for any of today's challenges, place it on the Challenge Card
+    instead of in your Backpack." The Challenge Row read "holds [9, 2]" (the engine's numbers for Water and Mud)."""
+    from mapgen.engine.cards import MUD, WATER
+
+    s = start("fauna-2", characters=("York",))
+    draw_words(s)
+    s.row[0][2] = [WATER, MUD]
+    line = next(x for x in str(s).splitlines() if x.startswith("Challenges: "))
+    assert "holds Wa Mu" in line and "holds [" not in line

@@ -38,7 +38,10 @@ def describe_state(state) -> str:
             row.append(f"Injured {tokens}/{g.threats[injured_card(state)].time}")
         else:
             card = g.challenges[c]
-            row.append(f"{card.describe()} ({tokens}/{card.time})" + (f" holds {stored}" if stored else ""))
+            row.append(
+                f"{card.describe()} ({tokens}/{card.time})"
+                + (f" holds {' '.join(RESOURCE_CODES[r] for r in stored)}" if stored else "")
+            )
     lines.append("Challenges: " + ("; ".join(row) or "none"))
     if state.threats:
         lines.append("Threats: " + ", ".join(g.threats[k].name for k in state.threats))
