@@ -148,3 +148,14 @@ def test_resources_york_placed_on_a_challenge_card_are_named():
     s.row[0][2] = [WATER, MUD]
     line = next(x for x in str(s).splitlines() if x.startswith("Challenges: "))
     assert "holds Wa Mu" in line and "holds [" not in line
+
+
+def test_the_decision_waited_on_is_said_in_the_rulebooks_words():
+    """The state's last line read "Waiting on: chance_challenge", "Waiting on: limits": the engine's step names.
+    It now says what the players do, as the rulebook calls it (the step's name kept in brackets)."""
+    s = start("training-1")
+    assert str(s).splitlines()[-1] == "Waiting on: a Challenge card drawn (chance_challenge)"
+    draw_words(s)
+    assert str(s).splitlines()[-1] == "Waiting on: player 1 (Lewis): Explore a Path or take a Free Action (main)"
+    s.agenda.append(("limits",))
+    assert str(s).splitlines()[-1] == ("Waiting on: end of turn: discard down to 6 Resources and 10 Water (limits)")
