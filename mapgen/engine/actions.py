@@ -114,7 +114,8 @@ class ActionTable:
 
     def describe(self, action: int, state=None) -> str:
         if action >= CHANCE:
-            return f"chance outcome {action - CHANCE}"
+            said = state.describe_draw(action - CHANCE) if state is not None else None
+            return said or f"chance outcome {action - CHANCE}"
         kind = self.kind(action)
         if kind is None:
             return f"chapter action {action}"

@@ -269,6 +269,13 @@ def apply_threat_discard(state, step, a: int) -> None:
     state.push((STEP.CHANCE_THREAT, THREAT_DRAW.ROW, -1))
 
 
+def describe_threat_discard(a: int, state=None) -> str:
+    k = a - A.THREAT_DISCARD
+    if state is not None and k < len(state.threats):
+        return f"row reward: discard Threat card: {state.game.threats[state.threats[k]].name}"
+    return f"row reward: discard Threat {k + 1}"
+
+
 # ----- the main step's Cure Injured -----
 def legal_cure(state, out: list[int]) -> None:
     if state.injured and state.pack[MUD]:
@@ -285,7 +292,5 @@ ACTIONS = (
     ActionKind(A.PASS, A.PASS + 1, words("pass the Challenge")),
     ActionKind(A.FAIL, A.FAIL + 1, words("fail the Challenge")),
     ActionKind(A.FATIGUE_WATER, A.FATIGUE_WATER + 1, words("stay Fatigued (lose 1 Water unless Sheltered)")),
-    ActionKind(
-        A.THREAT_DISCARD, A.CHAPTER, lambda a, state=None: f"row reward: discard Threat {a - A.THREAT_DISCARD + 1}"
-    ),
+    ActionKind(A.THREAT_DISCARD, A.CHAPTER, describe_threat_discard),
 )

@@ -262,6 +262,10 @@ class ChapterRules:
     def apply_chance(self, state, step, card: int) -> None:
         raise ValueError(f"{self.name} has no chance step {step}")
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        """Words for a card drawn at the chapter's chance step ``step`` (None: "chance outcome N")."""
+        return None
+
     def empty_pile(self, state, step) -> None:
         """A chapter chance step whose deck is empty: nothing happens by default."""
 
@@ -327,6 +331,9 @@ class MinotaurChapter(ChapterRules):
     def apply_chance(self, state, step, card: int) -> None:
         state.data["kill_face"].append(card)
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        return f"turn up Kill Minotaur card: {state.game.kills[card].name}"
+
     def reveal(self, state, target, n: int) -> None:
         if target == "kill":
             state.push(*[(STEP.CHANCE_CHAPTER, MinotaurStep.KILL)] * n)
@@ -384,6 +391,10 @@ def apply_kill(state, action: int) -> None:
 
 def describe_kill(action: int, state=None) -> str:
     k, m = divmod(action - A.KILL, 8)
+    if state is not None and k < len(state.data["kill_face"]) and m < len(state.monsters):
+        cell = state.game.board.name(sorted(state.monsters)[m])
+        card = state.game.kills[state.data["kill_face"][k]].name
+        return f"kill the Minotaur on {cell} with Kill Minotaur card: {card}"
     return f"kill Minotaur {m} with Kill card {k}"
 
 

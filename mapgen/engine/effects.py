@@ -198,6 +198,15 @@ def apply_destiny_pick(state, step, a: int) -> None:
             state.push((STEP.CHANCE_DESTINY,))
 
 
+def describe_destiny_pick(a: int, state=None) -> str:
+    k = a - A.DESTINY_PICK
+    if k == 2:
+        return "draw the top Destiny card"
+    if state is not None and k < len(state.de_face):
+        return f"take face-up Destiny card: {state.game.destiny[state.de_face[k]].name}"
+    return f"take face-up Destiny {k + 1}"
+
+
 def chance_destiny(state, step, card: int) -> None:
     state.de_face.append(card)
 
@@ -208,11 +217,5 @@ def chance_held(state, step, card: int) -> None:
 
 ACTIONS = (
     ActionKind(A.GAIN, A.TRADE, lambda a, state=None: f"take {RESOURCE_CODES[a - A.GAIN]}"),
-    ActionKind(
-        A.DESTINY_PICK,
-        A.THREAT_DISCARD,
-        lambda a, state=None: ("take face-up Destiny 1", "take face-up Destiny 2", "draw the top Destiny card")[
-            a - A.DESTINY_PICK
-        ],
-    ),
+    ActionKind(A.DESTINY_PICK, A.THREAT_DISCARD, describe_destiny_pick),
 )

@@ -199,6 +199,9 @@ class Flora(ChapterRules):
     def apply_chance(self, state, step, card: int) -> None:
         state.data["trail"].append(card)
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        return f"deal Search card: {self.search[card].name}"
+
     # ----- the Trail -----
     def icons(self, state) -> list[Terrain]:
         """The Trail's Terrain icons in order (cached per deal: the chapter object is shared by games)."""

@@ -517,6 +517,26 @@ class State:
     def action_to_string(self, action: int) -> str:
         return A.describe(action, self)
 
+    def describe_draw(self, card: int) -> str | None:
+        """Words for card ``card`` drawn at this chance node, as the rulebooks name the deck and the card (a
+        hidden card is not named: the chapter says where it goes); None when no chance node is waiting."""
+        if self.outcome is not None or not self.agenda or self.agenda[-1][0] not in CHANCE_STEPS:
+            return None
+        step = self.agenda[-1]
+        g = self.game
+        kind = step[0]
+        if kind == STEP.CHANCE_CHALLENGE and 0 <= card < len(g.challenges):
+            return f"draw Challenge card: {g.challenges[card].name}"
+        if kind == STEP.CHANCE_THREAT and 0 <= card < len(g.threats):
+            return f"draw Threat card: {g.threats[card].name}"
+        if kind == STEP.CHANCE_DESTINY and 0 <= card < len(g.destiny):
+            return f"turn up Destiny card: {g.destiny[card].name}"
+        if kind == STEP.CHANCE_HELD and 0 <= card < len(g.destiny):
+            return f"draw Destiny card: {g.destiny[card].name}"
+        if kind == STEP.CHANCE_CHAPTER:
+            return g.chapter.describe_chance(self, step, card)
+        return None
+
     __str__ = display.describe_state
 
     # ----- what players know -----

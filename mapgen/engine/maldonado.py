@@ -303,6 +303,25 @@ class Maldonado(ChapterRules):
         elif kind == MaldonadoStep.KILL:
             d["kill_face"].append(card)
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        """A hidden card's draw says where it goes, not which card it is (the transcript shows what players see)."""
+        kind = step[1]
+        if kind == MaldonadoStep.REMOVE:
+            return "remove an Influence card from the game unseen"
+        if kind == MaldonadoStep.TRAITOR_SLOT:
+            return "shuffle the Traitor card into the 5 face-down setup cards"
+        if kind == MaldonadoStep.SETUP:
+            return f"an Influence card face down on {self.crew[step[2]].name}"
+        if kind == MaldonadoStep.DRAW:
+            return f"player {step[2] + 1} draws an Influence card"
+        if kind == MaldonadoStep.COMMAND:
+            return f"a Command card face down on {self.crew[step[2]].name}"
+        if kind == MaldonadoStep.IDENTITY:
+            return f"deal player {step[2] + 1} an Identity card"
+        if kind == MaldonadoStep.KILL:
+            return f"turn up Kill Monster card: {state.game.kills[card].name}"
+        return None
+
     def empty_pile(self, state, step) -> None:
         d = state.data
         if step[1] == MaldonadoStep.DRAW and d["inf_discard"]:  # the discards are shuffled into a new deck
@@ -583,6 +602,10 @@ class Maldonado(ChapterRules):
 
     def _describe_kill(self, action: int, state) -> str:
         s, m = divmod(action - KILL_M, 4)
+        if state is not None and s < len(state.data["kill_face"]) and m < len(state.monsters):
+            cell = state.game.board.name(sorted(state.monsters)[m])
+            card = state.game.kills[state.data["kill_face"][s]].name
+            return f"kill the Monster on {cell} with Kill Monster card: {card}"
         return f"kill Monster {m + 1} with Kill Monster card {s + 1}"
 
     def _describe_pair(self, action: int, state) -> str:

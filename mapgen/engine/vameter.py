@@ -308,6 +308,9 @@ class Vameter(ChapterRules):
         d["move_face"].append(card)
         self.move_vameter(state, MOVE_TOKENS[card])
 
+    def describe_chance(self, state, step, card: int) -> str | None:
+        return f"flip a Vameter Move token: {MOVE_TOKENS[card]}"
+
     def empty_pile(self, state, step) -> None:
         """Every Move token is face up: shuffle them face down again and flip one."""
         d = state.data
