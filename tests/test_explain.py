@@ -137,6 +137,23 @@ def test_a_cited_hill_brings_its_number_only_with_c9():
     assert_sound_and_minimal(state, e.cell, e.terrain, e.rules, e.cells)
 
 
+def test_a_rule_whose_words_start_with_a_one_letter_word_reads_in_lower_case_mid_sentence():
+    """C9 ("A Hill may stand anywhere; ...") and F1 ("A column that holds a Vine ...") were cited with their capital
+    A mid-sentence ("B5 must be Fort: A Hill may stand anywhere; ..."), where every other rule reads "every Food ..."
+    in `hint`, `hint --steps`, `solve --explain` and deduce's reveal profile: "A " was taken for an acronym."""
+    from mapgen.solving.explain import explanation_text
+
+    state = read_map(DATA / "states" / "flora-202-k34.toml")
+    solver = Solver.for_chapter("flora")
+    e = explain_cell(solver, state, state.board.index("A7"), Terrain.FLORA_CREATURE)
+    assert "C9" in e.rules and len(e.rules) <= 2  # the rule cited in its own words, not by its title
+    assert "a Hill may stand anywhere; its number is" in e.text and "A Hill may" not in e.text
+    fauna = read_map(DATA / "states" / "fauna-201-k34.toml")
+    f = Solver.for_chapter("fauna")
+    words = explanation_text(f, fauna, fauna.board.index("A2"), Terrain.VINE, ("F1",), ())
+    assert words.startswith("A2 must be Vine: a column that holds a Vine holds a Rock, and ")
+
+
 def test_hint_gives_the_easiest_deduction():
     state = read_map(DATA / "states" / "vameter-201-k34.toml")
     solver = Solver.for_chapter("vameter")

@@ -368,7 +368,10 @@ def _shown(state: Map, i: int, with_number: bool) -> str:
 
 
 def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+    """A rule's words mid-sentence: "Every Food ..." -> "every Food ...", "A Hill ..." -> "a Hill ..."; a first
+    word in capitals of two letters or more (an acronym, "NW") is kept."""
+    first = text.split(" ", 1)[0]
+    return text if len(first) > 1 and first.isupper() else text[:1].lower() + text[1:]
 
 
 def explanation_text(
