@@ -292,6 +292,27 @@ def test_cli_hint():
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
 
 
+def test_hint_s_cites_line_tells_a_rule_from_a_cell_of_the_same_name():
+    """Rule ids C1-C9 are also the names of cells C1-C7: `mapgen hint` on a Training puzzle printed "(cites C6, C5,
+    C6)", the rule C6 Rock and the Rock revealed at C6 alike. The line names which are rules and which are cells."""
+    from mapgen.solving.explain import hint_text
+
+    state = read_map(DATA / "states" / "training-201-k16.toml")
+
+    def cites(rules, cells):
+        said = {"forced": True, "explanation": {"rules": rules, "cells": cells, "text": "D4 must be Rock: ..."}}
+        return hint_text(state, said, "puzzle.toml").splitlines()[1]
+
+    assert cites(["C6"], ["C5", "C6"]) == "  (cites rule C6; cells C5, C6)"
+    assert cites(["C1", "C4"], ["B5"]) == "  (cites rules C1, C4; cell B5)"
+    assert cites(["C6"], []) == "  (cites rule C6)"
+    assert cites([], []) == "  (cites the briefing)"
+    r = run("hint", str(DATA / "states" / "training-201-k16.toml"))
+    assert r.exit_code == 0 and re.search(
+        r"\n  \(cites rules? C\d(, C\d)*(; cells? [A-G]\d(, [A-G]\d)*)?\)\n$", r.stdout
+    )
+
+
 def test_cli_hint_json_on_a_state_with_no_completion_names_the_conflict_as_solve_does():
     """``hint --json`` on a state no map completes printed nothing on stdout (exit 1, the error on stderr), where
     ``solve --json`` prints the conflict and the web's /api/hint answers ``{"forced": false, "message", "conflict"}``:

@@ -646,7 +646,14 @@ def _odds(
 def hint_text(state: Map, result: dict, source: str) -> str:
     if result["forced"]:
         e = result["explanation"]
-        cited = ", ".join([*e["rules"], *e["cells"]]) or "the briefing"
+        # "rule C6; cells C5, C6": rule ids C1-C9 are also cells' names, so each list says which it is
+        rules, cells = e["rules"], e["cells"]
+        cited = "; ".join(
+            f"{word}{'s' if len(names) > 1 else ''} {', '.join(names)}"
+            for word, names in (("rule", rules), ("cell", cells))
+            if names
+        )
+        cited = cited or "the briefing"
         return f"{source}: {e['text']}\n  (cites {cited})"
     lines = [f"{source}: {result['message']}"]
     if "odds" not in result and "timed_out" in result:  # the Paths' odds ran out of time (exit 3)
