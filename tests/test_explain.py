@@ -458,7 +458,8 @@ def test_hint_with_only_the_peak_hidden_says_nothing_is_left_not_guess():
         r = run("hint", "training-1", "--reveal", cells, *extra)
         assert r.exit_code == 0, r.output
         assert (
-            r.stdout == "training-1: every cell is revealed or known from the briefing (C6): nothing left to deduce\n"
+            r.stdout
+            == "training-1: every cell is revealed or known from the briefing (the Peak at C6): nothing left to deduce\n"
         )
     data = json.loads(run("hint", "training-1", "--reveal", cells, "--json").stdout)
     assert data["forced"] is False and "odds" not in data and data["message"].endswith("nothing left to deduce")
@@ -483,7 +484,21 @@ def test_hint_steps_walks_a_puzzle_to_its_one_completion(tmp_path):
     text = run("hint", str(path), "--steps").stdout.splitlines()
     assert text[0] == f"{path}: {len(hidden)} steps, each the easiest deduction"
     assert text[1].startswith("   1. ") and " must be " in text[1]
-    assert text[-1] == "then: every cell is revealed or known from the briefing (C6): nothing left to deduce"
+    # "(C6)" alone read as the rule C6 Rock: the cell is named as what the briefing makes it
+    assert (
+        text[-1] == "then: every cell is revealed or known from the briefing (the Peak at C6): nothing left to deduce"
+    )
+
+
+def test_a_flora_puzzle_solved_but_for_its_peak_and_start_names_both_as_the_briefing_makes_them():
+    m = maps.load("flora-1")
+    peak, start = m.board.name(m.briefing.peak), m.board.name(m.briefing.start)
+    cells = ",".join(m.board.name(i) for i in range(49) if m.board.name(i) not in (peak, start))
+    r = run("hint", "flora-1", "--reveal", cells)
+    assert r.exit_code == 0, r.output
+    said = {m.briefing.peak: f"the Peak at {peak}", m.briefing.start: f"the start Fort at {start}"}
+    left = ", ".join(said[i] for i in sorted(said))  # in the board's order
+    assert r.stdout == f"flora-1: every cell is revealed or known from the briefing ({left}): nothing left to deduce\n"
 
 
 def test_hint_steps_stops_where_a_guess_is_needed():

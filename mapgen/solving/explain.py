@@ -525,7 +525,8 @@ def hint(
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
     if all(i in known for i in state.unrevealed()):  # only the Peak (Flora's start) hidden: a player knows it
-        left = ", ".join(b.name(i) for i in state.unrevealed())
+        # each cell as the briefing makes it: "(C6)" alone read as the rule C6 Rock
+        left = ", ".join(_briefing_cell_words(state, i, every) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
     if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
@@ -641,6 +642,16 @@ def _odds(
         odds[i] = got.shares.get(i, {}).get(target, 0.0)
         errors[i] = float((got.errors or {}).get(i, {}).get(target, 0.0))
     return odds, ODDS_SAMPLER, errors, ODDS_SAMPLER
+
+
+def _briefing_cell_words(state: Map, i: int, forced: dict[int, Terrain]) -> str:
+    """A hidden cell the briefing decides, named as it makes it: "the Peak at C6", "the start Fort at E7"."""
+    name = state.board.name(i)
+    if i == state.briefing.peak:
+        return f"the Peak at {name}"
+    if i == state.briefing.start:
+        return f"the start Fort at {name}"
+    return f"the {forced[i].label} at {name}" if i in forced else name
 
 
 def hint_text(state: Map, result: dict, source: str) -> str:
