@@ -71,6 +71,13 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             )
             if s.get("explanation"):
                 lines.append(f"         why: {s['explanation']['text']}")
+        read = (report.get("grade") or {}).get("steps")
+        if read and any(s["reason"] == "forced" and not s.get("explanation") for s in steps[read:]):
+            # the path is explained only as far as the grade reads it: say so, not leave forced steps bare
+            lines.append(
+                f"  why: given for the forced steps up to step {read}, as far as the grade reads the path; later ones"
+                " have none"
+            )
         if label:
             for cell, ev in prof["targets"].items():
                 how = (
