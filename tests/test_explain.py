@@ -138,7 +138,7 @@ def test_a_cited_hill_brings_its_number_only_with_c9():
 
 
 def test_a_rule_whose_words_start_with_a_one_letter_word_reads_in_lower_case_mid_sentence():
-    """C9 ("A Hill may stand anywhere; ...") and F1 ("A column that holds a Vine ...") were cited with their capital
+    """C9 ("A Hill may stand anywhere; ..."; now said in the chapter's words) and F1 ("A column that holds a Vine ...") were cited with their capital
     A mid-sentence ("B5 must be Fort: A Hill may stand anywhere; ..."), where every other rule reads "every Food ..."
     in `hint`, `hint --steps`, `solve --explain` and deduce's reveal profile: "A " was taken for an acronym."""
     from mapgen.solving.explain import explanation_text
@@ -147,7 +147,9 @@ def test_a_rule_whose_words_start_with_a_one_letter_word_reads_in_lower_case_mid
     solver = Solver.for_chapter("flora")
     e = explain_cell(solver, state, state.board.index("A7"), Terrain.FLORA_CREATURE)
     assert "C9" in e.rules and len(e.rules) <= 2  # the rule cited in its own words, not by its title
-    assert "a Hill may stand anywhere; its number is" in e.text and "A Hill may" not in e.text
+    # C9 in this chapter's words, as the sheet's key says it: not "the chapter's counted terrain"
+    assert "each Hill shows the number of Flora creatures in its row plus its column (C9)" in e.text
+    assert "A Hill may" not in e.text and "counted terrain" not in e.text
     fauna = read_map(DATA / "states" / "fauna-201-k34.toml")
     f = Solver.for_chapter("fauna")
     words = explanation_text(f, fauna, fauna.board.index("A2"), Terrain.VINE, ("F1",), ())

@@ -396,7 +396,10 @@ def explanation_text(
     said = []
     for r in rules:
         info = chapter.rule_info(r)
-        if len(rules) <= 2:
+        if len(rules) <= 2 and c9 and r == hill_rule.id and chapter.counted is not None:
+            # in this chapter's words, as the sheet's key says it: "the chapter's counted terrain" named
+            said.append(f"each Hill shows the number of {chapter.counted.label}s in its row plus its column ({r})")
+        elif len(rules) <= 2:
             words = _lower_first(info.text.split(". ")[0].rstrip(".") if info.text else info.title)
             said.append(f"{words} ({r})")
         else:
