@@ -396,6 +396,20 @@ def test_the_text_says_why_forced_steps_past_the_graded_part_have_no_reason():
     assert note not in deduce_text(maps.load("fauna-1"), report, "fauna-1").splitlines()
 
 
+def test_a_hand_made_puzzle_already_minimal_is_said_so_not_trimmed():
+    """`deduce PUZZLE --puzzle OUT` on a minimal puzzle said "trimmed from the puzzle's 19 revealed cells" of a set
+    of 19: the maker looked for the cell that went. It now says none could go, or how many did."""
+    import maps
+    from mapgen.deduce_text import deduce_text
+
+    report = {"reveal_set": ["A7", "B7"], "reveal_count": 2, "depends_on": ["C1"], "givens": 2}
+    first = deduce_text(maps.load("fauna-1"), report, "p.toml").splitlines()[0]
+    assert first.endswith("; the puzzle's 2 revealed cells, every one needed: it was minimal already")
+    report["givens"] = 5
+    first = deduce_text(maps.load("fauna-1"), report, "p.toml").splitlines()[0]
+    assert first.endswith("; trimmed from the puzzle's 5 revealed cells (3 hidden)")
+
+
 def test_deduce_writes_the_puzzle_when_only_the_profile_runs_out_of_time(tmp_path, monkeypatch):
     """`mapgen deduce MAP --puzzle OUT` wrote nothing when the reveal profile (and so the grade) ran out of time,
     though the reveal set, all the puzzle needs, was found first. Now the puzzle is written, the parts found are
