@@ -27,7 +27,12 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
         )
     ]
     if report.get("givens") is not None:  # deduce --puzzle on a hand-made puzzle: its givens, trimmed
-        lines[0] += f"; trimmed from the puzzle's {quantity(report['givens'], 'revealed cell')}"
+        given, kept = report["givens"], report["reveal_count"]
+        lines[0] += (
+            f"; the puzzle's {quantity(given, 'revealed cell')}, every one needed: it was minimal already"
+            if given == kept
+            else f"; trimmed from the puzzle's {quantity(given, 'revealed cell')} ({given - kept} hidden)"
+        )
     lines.append("   " + " ".join(f"{c:<4}" for c in b.col_numbers).rstrip())
     for r, letter in enumerate(b.row_letters):
         codes = []
@@ -71,6 +76,13 @@ def deduce_text(m: Map, report: dict, source: str) -> str:
             )
             if s.get("explanation"):
                 lines.append(f"         why: {s['explanation']['text']}")
+        read = (report.get("grade") or {}).get("steps")
+        if read and any(s["reason"] == "forced" and not s.get("explanation") for s in steps[read:]):
+            # the path is explained only as far as the grade reads it: say so, not leave forced steps bare
+            lines.append(
+                f"  why: given for the forced steps up to step {read}, as far as the grade reads the path; later ones"
+                " have none"
+            )
         if label:
             for cell, ev in prof["targets"].items():
                 how = (

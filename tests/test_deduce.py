@@ -371,6 +371,45 @@ def test_the_text_says_what_each_figure_means():
     )
 
 
+def test_the_text_says_why_forced_steps_past_the_graded_part_have_no_reason():
+    """A puzzle maker read fauna's profile: forced steps 1-31 each with its "why:", steps 32-37 forced with none and
+    no word why (the path is explained only as far as the grade reads it): the text now says where reasons stop."""
+    import maps
+    from mapgen.deduce_text import deduce_text
+
+    why = {"cell": "A6", "terrain": "Wo", "rules": ["C1"], "cells": ["A7"], "text": "A6 must be Wood: ..."}
+    steps = [
+        {"step": 1, "cell": "A7", "terrain": "Wa", "reason": "guess", "count": 9, "exact": True, "forced": 2},
+        {"step": 2, "cell": "A6", "terrain": "Wo", "reason": "forced", "count": 9, "exact": True, "forced": 1},
+        {"step": 3, "cell": "A5", "terrain": "Wa", "reason": "forced", "count": 9, "exact": True, "forced": 0},
+    ]
+    for s in steps:
+        s.update(deduced=[], estimate=None)
+    steps[1]["explanation"] = why
+    prof = {"steps": steps, "target": "Ft", "targets": {}, "all_targets_known_at": 2, "unique_at": None}
+    grade = {"tier": "Gentle", "guesses": 1, "largest_reason": 2, "deduced_share": 0.5, "steps": 2}
+    report = {"reveal_set": ["A7"], "reveal_count": 1, "depends_on": ["C1"], "profile": prof, "grade": grade}
+    lines = deduce_text(maps.load("fauna-1"), report, "fauna-1").splitlines()
+    note = "  why: given for the forced steps up to step 2, as far as the grade reads the path; later ones have none"
+    assert lines[lines.index("         why: A6 must be Wood: ...") + 2] == note
+    steps[2]["reason"] = "guess"  # no forced step left unexplained: no note
+    assert note not in deduce_text(maps.load("fauna-1"), report, "fauna-1").splitlines()
+
+
+def test_a_hand_made_puzzle_already_minimal_is_said_so_not_trimmed():
+    """`deduce PUZZLE --puzzle OUT` on a minimal puzzle said "trimmed from the puzzle's 19 revealed cells" of a set
+    of 19: the maker looked for the cell that went. It now says none could go, or how many did."""
+    import maps
+    from mapgen.deduce_text import deduce_text
+
+    report = {"reveal_set": ["A7", "B7"], "reveal_count": 2, "depends_on": ["C1"], "givens": 2}
+    first = deduce_text(maps.load("fauna-1"), report, "p.toml").splitlines()[0]
+    assert first.endswith("; the puzzle's 2 revealed cells, every one needed: it was minimal already")
+    report["givens"] = 5
+    first = deduce_text(maps.load("fauna-1"), report, "p.toml").splitlines()[0]
+    assert first.endswith("; trimmed from the puzzle's 5 revealed cells (3 hidden)")
+
+
 def test_deduce_writes_the_puzzle_when_only_the_profile_runs_out_of_time(tmp_path, monkeypatch):
     """`mapgen deduce MAP --puzzle OUT` wrote nothing when the reveal profile (and so the grade) ran out of time,
     though the reveal set, all the puzzle needs, was found first. Now the puzzle is written, the parts found are

@@ -137,6 +137,25 @@ def test_a_cited_hill_brings_its_number_only_with_c9():
     assert_sound_and_minimal(state, e.cell, e.terrain, e.rules, e.cells)
 
 
+def test_a_rule_whose_words_start_with_a_one_letter_word_reads_in_lower_case_mid_sentence():
+    """C9 ("A Hill may stand anywhere; ..."; now said in the chapter's words) and F1 ("A column that holds a Vine ...") were cited with their capital
+    A mid-sentence ("B5 must be Fort: A Hill may stand anywhere; ..."), where every other rule reads "every Food ..."
+    in `hint`, `hint --steps`, `solve --explain` and deduce's reveal profile: "A " was taken for an acronym."""
+    from mapgen.solving.explain import explanation_text
+
+    state = read_map(DATA / "states" / "flora-202-k34.toml")
+    solver = Solver.for_chapter("flora")
+    e = explain_cell(solver, state, state.board.index("A7"), Terrain.FLORA_CREATURE)
+    assert "C9" in e.rules and len(e.rules) <= 2  # the rule cited in its own words, not by its title
+    # C9 in this chapter's words, as the sheet's key says it: not "the chapter's counted terrain"
+    assert "each Hill shows the number of Flora creatures in its row plus its column (C9)" in e.text
+    assert "A Hill may" not in e.text and "counted terrain" not in e.text
+    fauna = read_map(DATA / "states" / "fauna-201-k34.toml")
+    f = Solver.for_chapter("fauna")
+    words = explanation_text(f, fauna, fauna.board.index("A2"), Terrain.VINE, ("F1",), ())
+    assert words.startswith("A2 must be Vine: a column that holds a Vine holds a Rock, and ")
+
+
 def test_hint_gives_the_easiest_deduction():
     state = read_map(DATA / "states" / "vameter-201-k34.toml")
     solver = Solver.for_chapter("vameter")
@@ -273,6 +292,27 @@ def test_cli_hint():
     assert r.exit_code == 1 and "no completion" in r.stderr
     r = run("hint", str(path), "--target", "Qq")
     assert r.exit_code == 2 and "unknown terrain code 'Qq'" in r.output
+
+
+def test_hint_s_cites_line_tells_a_rule_from_a_cell_of_the_same_name():
+    """Rule ids C1-C9 are also the names of cells C1-C7: `mapgen hint` on a Training puzzle printed "(cites C6, C5,
+    C6)", the rule C6 Rock and the Rock revealed at C6 alike. The line names which are rules and which are cells."""
+    from mapgen.solving.explain import hint_text
+
+    state = read_map(DATA / "states" / "training-201-k16.toml")
+
+    def cites(rules, cells):
+        said = {"forced": True, "explanation": {"rules": rules, "cells": cells, "text": "D4 must be Rock: ..."}}
+        return hint_text(state, said, "puzzle.toml").splitlines()[1]
+
+    assert cites(["C6"], ["C5", "C6"]) == "  (cites rule C6; cells C5, C6)"
+    assert cites(["C1", "C4"], ["B5"]) == "  (cites rules C1, C4; cell B5)"
+    assert cites(["C6"], []) == "  (cites rule C6)"
+    assert cites([], []) == "  (cites the briefing)"
+    r = run("hint", str(DATA / "states" / "training-201-k16.toml"))
+    assert r.exit_code == 0 and re.search(
+        r"\n  \(cites rules? C\d(, C\d)*(; cells? [A-G]\d(, [A-G]\d)*)?\)\n$", r.stdout
+    )
 
 
 def test_cli_hint_json_on_a_state_with_no_completion_names_the_conflict_as_solve_does():
@@ -420,7 +460,8 @@ def test_hint_with_only_the_peak_hidden_says_nothing_is_left_not_guess():
         r = run("hint", "training-1", "--reveal", cells, *extra)
         assert r.exit_code == 0, r.output
         assert (
-            r.stdout == "training-1: every cell is revealed or known from the briefing (C6): nothing left to deduce\n"
+            r.stdout
+            == "training-1: every cell is revealed or known from the briefing (the Peak at C6): nothing left to deduce\n"
         )
     data = json.loads(run("hint", "training-1", "--reveal", cells, "--json").stdout)
     assert data["forced"] is False and "odds" not in data and data["message"].endswith("nothing left to deduce")
@@ -445,7 +486,21 @@ def test_hint_steps_walks_a_puzzle_to_its_one_completion(tmp_path):
     text = run("hint", str(path), "--steps").stdout.splitlines()
     assert text[0] == f"{path}: {len(hidden)} steps, each the easiest deduction"
     assert text[1].startswith("   1. ") and " must be " in text[1]
-    assert text[-1] == "then: every cell is revealed or known from the briefing (C6): nothing left to deduce"
+    # "(C6)" alone read as the rule C6 Rock: the cell is named as what the briefing makes it
+    assert (
+        text[-1] == "then: every cell is revealed or known from the briefing (the Peak at C6): nothing left to deduce"
+    )
+
+
+def test_a_flora_puzzle_solved_but_for_its_peak_and_start_names_both_as_the_briefing_makes_them():
+    m = maps.load("flora-1")
+    peak, start = m.board.name(m.briefing.peak), m.board.name(m.briefing.start)
+    cells = ",".join(m.board.name(i) for i in range(49) if m.board.name(i) not in (peak, start))
+    r = run("hint", "flora-1", "--reveal", cells)
+    assert r.exit_code == 0, r.output
+    said = {m.briefing.peak: f"the Peak at {peak}", m.briefing.start: f"the start Fort at {start}"}
+    left = ", ".join(said[i] for i in sorted(said))  # in the board's order
+    assert r.stdout == f"flora-1: every cell is revealed or known from the briefing ({left}): nothing left to deduce\n"
 
 
 def test_hint_steps_stops_where_a_guess_is_needed():

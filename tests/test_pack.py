@@ -309,6 +309,22 @@ def test_a_given_map_that_breaks_a_rule_exits_1(tmp_path):
     assert not (tmp_path / "f.pdf").exists()
 
 
+def test_a_puzzle_given_to_pack_is_refused_naming_the_command_that_prints_one(tmp_path):
+    """A puzzle maker packing `deduce --puzzle` files into one printable file was told only "mapgen pack needs a
+    complete map": a folder holds maps hidden under Path tokens; a puzzle prints with render --sheet."""
+    puzzle = tmp_path / "puzzle.toml"
+    assert cli("deduce", "training-1", "--no-profile", "--puzzle", puzzle).exit_code == 0
+    r = cli("pack", "training-2", puzzle, "-o", tmp_path / "f.pdf")
+    hidden = read_map(puzzle).unrevealed()
+    assert r.exit_code == 2
+    assert r.stderr == (
+        f"error: {puzzle}: a partial map ({len(hidden)} unrevealed cells, first {read_map(puzzle).board.name(hidden[0])}); "
+        "mapgen pack needs a complete map (a folder's maps hide under Path tokens; a puzzle prints on its own sheet: "
+        "mapgen render PUZZLE -o PUZZLE.pdf --sheet)\n"
+    )
+    assert not (tmp_path / "f.pdf").exists()
+
+
 def test_a_given_map_whose_file_omits_its_hill_numbers_is_printed_with_them(tmp_path):
     """RULES.md C9 lets a file write a Hill as plain `Hi`: the printed Map Board still shows every Hill's number,
     the page the same as the numbered file's (it showed a Hill symbol and no number)."""

@@ -442,6 +442,22 @@ def test_sheet_of_a_map_that_breaks_rules_frames_and_lists_them():
     )
 
 
+def test_a_puzzle_s_sheet_says_to_fill_in_its_path_tokens_not_to_cover_every_cell():
+    """A puzzle maker's `render PUZZLE --sheet` said "put a Path token on each cell to play", which on a puzzle
+    covers its revealed cells: a partial map's sheet says to write in the terrain under each Path token."""
+    from mapgen.render.sheet import sheet_figures
+
+    def words(m) -> str:
+        page1, _ = sheet_figures(m)
+        return " ".join(t.get_text() for ax in page1.axes for t in ax.texts)
+
+    m = maps.load("training-1")
+    assert "put a Path token on each cell to play" in words(m)
+    puzzle = words(m.hide(["B3", "B4", "C5"]))
+    assert "put a Path token on each cell" not in puzzle
+    assert "write in the terrain under each Path token (the map rules are on page 2)" in puzzle
+
+
 def test_sheet_must_be_pdf(tmp_path):
     with pytest.raises(RenderError, match="a printable sheet is a PDF"):
         render_sheet(load("render_fauna"), tmp_path / "sheet.png")

@@ -143,15 +143,22 @@ class MapType(click.ParamType):
 
     name = "map"
 
-    def __init__(self, *, complete: bool = False, valid: bool = False):
+    def __init__(self, *, complete: bool = False, valid: bool = False, partial: str = ""):
         self.complete = complete
         self.valid = valid
+        self.partial = partial  # with complete: what a partial map given here is told, after "needs a complete map"
 
     def convert(self, value, param, ctx):
         if isinstance(value, MapInput):
             return value
         command = f"mapgen {ctx.info_name}" if ctx is not None and ctx.info_name else "this command"
-        return load_map(value, complete=self.complete, valid=self.valid, command=command)
+        map_in = load_map(value, command=command)
+        try:
+            return checked_map(map_in, complete=self.complete, valid=self.valid, command=command)
+        except BadInput as e:
+            if not self.partial or map_in.map.complete:
+                raise
+            raise BadInput(e.subject, f"{e.problem} ({self.partial})") from None
 
 
 def map_argument(name: str = "map_in", *, complete: bool = False, valid: bool = False, **kw):

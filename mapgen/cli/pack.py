@@ -100,7 +100,17 @@ def _url_base(value: str) -> str:
 @click.command()
 # valid: checked in the body, against the --rules file's rules when given (a map made under house rules breaks the
 # shipped ones)
-@click.argument("maps_in", metavar="[MAPS]...", nargs=-1, type=MapType(complete=True))
+@click.argument(
+    "maps_in",
+    metavar="[MAPS]...",
+    nargs=-1,
+    type=MapType(
+        complete=True,
+        # a puzzle maker's deduce --puzzle file: the command that prints one
+        partial="a folder's maps hide under Path tokens; a puzzle prints on its own sheet: "
+        "mapgen render PUZZLE -o PUZZLE.pdf --sheet",
+    ),
+)
 @click.option(
     "-o", "--output", "out", required=True, metavar="FILE", type=OutName("file"), help="The PDF to write (.pdf)."
 )

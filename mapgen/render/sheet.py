@@ -120,9 +120,13 @@ def _page1(
         p.gap(0.4)
         broken_rules(p, violations)
         p.gap(0.3)
-    p.text(
-        f"Cells are {unit * 25.4:.0f} mm wide when printed at 100%: put a Path token on each cell to play.", scale=0.85
+    # a puzzle (a partial map) is solved on paper: tokens on every cell would cover its revealed cells
+    play = (
+        "put a Path token on each cell to play"
+        if m.complete
+        else "write in the terrain under each Path token (the map rules are on page 2)"
     )
+    p.text(f"Cells are {unit * 25.4:.0f} mm wide when printed at 100%: {play}.", scale=0.85)
     if heat_label:
         heat_bar(p, heat_label)
     fits = p.y <= rest

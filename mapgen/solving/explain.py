@@ -368,7 +368,10 @@ def _shown(state: Map, i: int, with_number: bool) -> str:
 
 
 def _lower_first(text: str) -> str:
-    return text[:1].lower() + text[1:] if text[:2] != text[:2].upper() else text
+    """A rule's words mid-sentence: "Every Food ..." -> "every Food ...", "A Hill ..." -> "a Hill ..."; a first
+    word in capitals of two letters or more (an acronym, "NW") is kept."""
+    first = text.split(" ", 1)[0]
+    return text if len(first) > 1 and first.isupper() else text[:1].lower() + text[1:]
 
 
 def explanation_text(
@@ -393,7 +396,10 @@ def explanation_text(
     said = []
     for r in rules:
         info = chapter.rule_info(r)
-        if len(rules) <= 2:
+        if len(rules) <= 2 and c9 and r == hill_rule.id and chapter.counted is not None:
+            # in this chapter's words, as the sheet's key says it: "the chapter's counted terrain" named
+            said.append(f"each Hill shows the number of {chapter.counted.label}s in its row plus its column ({r})")
+        elif len(rules) <= 2:
             words = _lower_first(info.text.split(". ")[0].rstrip(".") if info.text else info.title)
             said.append(f"{words} ({r})")
         else:
@@ -522,7 +528,8 @@ def hint(
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
     if all(i in known for i in state.unrevealed()):  # only the Peak (Flora's start) hidden: a player knows it
-        left = ", ".join(b.name(i) for i in state.unrevealed())
+        # each cell as the briefing makes it: "(C6)" alone read as the rule C6 Rock
+        left = ", ".join(_briefing_cell_words(state, i, every) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
     if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
@@ -640,10 +647,27 @@ def _odds(
     return odds, ODDS_SAMPLER, errors, ODDS_SAMPLER
 
 
+def _briefing_cell_words(state: Map, i: int, forced: dict[int, Terrain]) -> str:
+    """A hidden cell the briefing decides, named as it makes it: "the Peak at C6", "the start Fort at E7"."""
+    name = state.board.name(i)
+    if i == state.briefing.peak:
+        return f"the Peak at {name}"
+    if i == state.briefing.start:
+        return f"the start Fort at {name}"
+    return f"the {forced[i].label} at {name}" if i in forced else name
+
+
 def hint_text(state: Map, result: dict, source: str) -> str:
     if result["forced"]:
         e = result["explanation"]
-        cited = ", ".join([*e["rules"], *e["cells"]]) or "the briefing"
+        # "rule C6; cells C5, C6": rule ids C1-C9 are also cells' names, so each list says which it is
+        rules, cells = e["rules"], e["cells"]
+        cited = "; ".join(
+            f"{word}{'s' if len(names) > 1 else ''} {', '.join(names)}"
+            for word, names in (("rule", rules), ("cell", cells))
+            if names
+        )
+        cited = cited or "the briefing"
         return f"{source}: {e['text']}\n  (cites {cited})"
     lines = [f"{source}: {result['message']}"]
     if "odds" not in result and "timed_out" in result:  # the Paths' odds ran out of time (exit 3)
