@@ -7,7 +7,7 @@ import math
 import random
 import time
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from constraints.catalogue import Chapter, as_chapter, get_chapter
@@ -29,8 +29,15 @@ def reveal(m: Map, cells) -> Map:
 def puzzle_of(m: Map, reveal_set) -> Map:
     """The pencil-and-paper puzzle of a complete map, as ``mapgen deduce --puzzle`` writes it (and the studio's
     deduce job gives it): only ``reveal_set`` (cell names, ``deduce_report``'s) revealed, revealed Hills with their
-    numbers. The map's ``[grade]`` stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here."""
-    return reveal(m, [m.board.index(c) for c in reveal_set]).without_grade()
+    numbers. The map's ``[grade]`` stays with the map: its flags name hidden cells ("B7 is a Skull"), a spoiler here;
+    so do its ``[generator]`` seed and profile (``mapgen generate --seed`` makes the answer again). Of that table the
+    puzzle keeps only the house rules it is under (``RULES_KEYS``): the rules to solve it by."""
+    from mapgen.generate import RULES_KEYS  # deferred: the generator's module, only where a puzzle is made
+
+    puzzle = reveal(m, [m.board.index(c) for c in reveal_set]).without_grade()
+    rules = {k: v for k, v in (m.meta.get("generator") or {}).items() if k in RULES_KEYS}
+    meta = {k: v for k, v in puzzle.meta.items() if k != "generator"}
+    return replace(puzzle, meta={**meta, "generator": rules} if rules else meta)
 
 
 def minimal_reveal_set(
