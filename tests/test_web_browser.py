@@ -211,6 +211,36 @@ def test_helper_state_reloads_from_the_url(driver, base_url):
     assert driver.find_element(By.ID, "heat").get_attribute("value") == "Ft"
 
 
+def test_helper_shades_the_chapter_s_target_from_the_first_reveal_without_a_choice(driver, base_url):
+    """The heat map started at "(none)": a player who never opened "Chance of" saw no odds at all. A game starts
+    with the chance of the chapter's target (Fauna's Fort) shaded; "(none)" chosen stays chosen, in the link and
+    across a reload; Training, which has no target, starts with none."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    settled(driver)
+    assert driver.find_element(By.ID, "heat").get_attribute("value") == "Ft"
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, "#board .cell.heat"), what="the Fort's chances shaded")
+    assert "%" in cell(driver, "B6").text and "heat=Ft" in driver.current_url
+    Select(driver.find_element(By.ID, "heat")).select_by_value("")
+    wait_for(lambda: "heat=none" in driver.current_url, what="the choice in the link")
+    settled(driver)
+    assert not driver.find_elements(By.CSS_SELECTOR, "#board .cell.heat")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count after the reload")
+    settled(driver)
+    assert driver.find_element(By.ID, "heat").get_attribute("value") == ""
+    assert not driver.find_elements(By.CSS_SELECTOR, "#board .cell.heat")
+    driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6")
+    driver.refresh()
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="Training's count")
+    assert driver.find_element(By.ID, "heat").get_attribute("value") == ""
+    assert "heat=" not in driver.current_url
+
+
 def test_studio_shows_a_violation_and_repair_mends_it(driver, base_url):
     from selenium.webdriver.common.by import By
 

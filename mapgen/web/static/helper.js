@@ -53,7 +53,7 @@ const HISTORY_GAMES = 12;
 
 const H = {
   rf: null, briefing: null, cells: [], undo: [], redo: [], view: null, hint: null, hinted: [], seq: 0, picking: null,
-  form: null, focus: null, keys: {}, pollCap: POLL_CAP,
+  form: null, focus: null, keys: {}, pollCap: POLL_CAP, heatChosen: false,
 };
 const $ = (id) => document.getElementById(id);
 
@@ -66,7 +66,8 @@ function readHash() {
       greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null,
     },
     revealed: (p.get("r") || "").split(",").filter(Boolean),
-    heat: p.get("heat") || "",
+    // no "heat" in the link: the chapter's target (null here); "heat=none": no heat map, as chosen
+    heat: !p.has("heat") ? null : p.get("heat") === "none" ? "" : p.get("heat"),
     rf: p.get("rf") || null,
   };
 }
@@ -83,8 +84,16 @@ function hashOf(b, cells, heat) {
   const r = names.map((n, i) => (cells[i] === ".." ? null : n + cells[i])).filter(Boolean);
   if (r.length) p.set("r", r.join(","));
   if (heat) p.set("heat", heat);
+  else if (defaultHeat(b.chapter)) p.set("heat", "none"); // chosen: the chapter's target is shaded without a word
   if (H.rf) p.set("rf", H.rf);
   return "#" + p.toString();
+}
+
+// The heat map a game starts with: the chance of the chapter's target (Fort, Flora creature, Fezron Camp,
+// Maldonado: the terrain its Hills count and the hint ranks), so the odds show from the first reveal without a
+// choice; Training has none. "(none)" in the list is kept as chosen ("heat=none" in the link).
+function defaultHeat(chapter) {
+  return MG.chapters[chapter].counted || "";
 }
 
 function writeHash() {
@@ -203,7 +212,10 @@ function setBriefing(b, revealed, options) {
   for (const code of MG.chapters[b.chapter].terrains) {
     heat.append(MG.el("option", {value: code, text: MG.style(b.chapter, code).label}));
   }
-  heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep : "";
+  // a terrain chosen and in this chapter stays; "(none)" chosen stays; else (a new game, another chapter whose
+  // terrains lack the one shaded) the chapter's target
+  heat.value = MG.chapters[b.chapter].terrains.includes(keep) ? keep
+    : keep === "" && H.heatChosen ? "" : defaultHeat(b.chapter);
   $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
   return dropped;
@@ -860,8 +872,10 @@ async function main() {
     b = fromHash.briefing;
     revealed = fromHash.revealed;
     H.rf = fromHash.rf;
-    $("heat").replaceChildren(MG.el("option", {value: fromHash.heat, text: fromHash.heat}));
-    $("heat").value = fromHash.heat;
+    const h = fromHash.heat === null ? defaultHeat(b.chapter) : fromHash.heat;
+    H.heatChosen = fromHash.heat === "";
+    $("heat").replaceChildren(MG.el("option", {value: h, text: h}));
+    $("heat").value = h;
   } else {
     if (fromHash) unknownChapter = fromHash.briefing.chapter;
     const m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting);
@@ -882,8 +896,10 @@ async function main() {
       push();
       H.rf = h.rf;
       H.form.set(h.briefing);
-      $("heat").append(MG.el("option", {value: h.heat, text: h.heat})); // kept by setBriefing if a terrain
-      $("heat").value = h.heat;
+      const heat = h.heat === null ? defaultHeat(h.briefing.chapter) : h.heat;
+      H.heatChosen = h.heat === "";
+      $("heat").append(MG.el("option", {value: heat, text: heat})); // kept by setBriefing if a terrain
+      $("heat").value = heat;
       const dropped = setBriefing(h.briefing, h.revealed, {keepHistory: true});
       checkRules();
       update();
@@ -917,7 +933,7 @@ async function main() {
   });
   document.addEventListener("keydown", onKey);
   setInterval(tick, 1000);
-  $("heat").addEventListener("change", update);
+  $("heat").addEventListener("change", () => { H.heatChosen = $("heat").value === ""; update(); });
   $("export").addEventListener("click", () => MG.download(`${H.briefing.chapter}-state.toml`, mapText(), "application/toml"));
 }
 
