@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from cli import main
 from constraints.catalogue import check_map, get_chapter
 from mapgen.deduce import grade, minimal_reveal_set, reveal, reveal_profile, rule_ablation
-from mapgen.mapfile import read_map
+from mapgen.mapfile import dumps_map, read_map
 from mapgen.solving.solve import Solver
 from mapgen.terrain import Terrain
 
@@ -166,6 +166,16 @@ def test_a_puzzle_keeps_no_seed_that_makes_its_answer_again(tmp_path):
     r = CliRunner().invoke(main, ["deduce", str(generated / "fauna-11.toml"), "--no-profile", "--puzzle", str(out)])
     assert r.exit_code == 0, r.output
     assert "seed" not in out.read_text(encoding="utf-8") and "[generator]" not in out.read_text(encoding="utf-8")
+    # its number is the seed still (generate numbers a map by it): said, so that the maker renumbers it
+    assert read_map(out).briefing.number == 11
+    assert r.stderr == (
+        f"note: {out}: numbered 11, the seed that makes its answer (mapgen generate -c fauna --seed 11): "
+        "renumber it before handing it out\n"
+    )
+    hand_made = tmp_path / "hand-made.toml"  # no [generator] table: its number is the maker's own
+    hand_made.write_text(dumps_map(dataclasses.replace(m, meta={})), encoding="utf-8")
+    r = CliRunner().invoke(main, ["deduce", str(hand_made), "--no-profile", "--puzzle", str(tmp_path / "p1.toml")])
+    assert r.exit_code == 0 and r.stderr == ""
 
 
 @pytest.mark.slow

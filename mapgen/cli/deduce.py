@@ -134,6 +134,7 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
         report["givens"] = len(givens)  # the puzzle's revealed cells, trimmed to the reveal set
     if puzzle_out:
         puzzle = puzzle_of(m, report["reveal_set"])
+        _say_seed_number(m, map_file if to_stdout else puzzle_out)
         if to_stdout:
             click.echo(deduce_text(m, report, map_file), err=True)
             click.echo(dumps_map(puzzle), nl=False)
@@ -146,6 +147,22 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
     else:
         click.echo(deduce_text(m, report, map_file))
     out_of_time(report, map_file, time_limit, f"wrote {puzzle_out} and printed what was found" if puzzle_out else None)
+
+
+def _say_seed_number(m, puzzle_out: str) -> None:
+    """A generated map is numbered by its seed: its puzzle keeps the number (a maker's label, printed on the sheet),
+    which makes the answer again with ``mapgen generate``; said, so that the maker renumbers it."""
+    record = m.meta.get("generator") or {}
+    number, seed = m.briefing.number, record.get("seed")
+    if number is None or seed != number or record.get("edited"):
+        return
+    profile = record.get("profile", "default")
+    under = "" if profile == "default" else f" under profile {profile}"
+    click.echo(
+        f"note: {puzzle_out}: numbered {number}, the seed that makes its answer (mapgen generate -c {m.chapter} "
+        f"--seed {seed}{under}): renumber it before handing it out",
+        err=True,
+    )
 
 
 def out_of_time(report: dict, map_file: str, time_limit: float, found: str | None) -> None:
