@@ -55,12 +55,17 @@ def read_map(path: str | os.PathLike) -> Map:
             f"read_map takes a map file's path (a str or a Path), not {a_kind(path)}: "
             'maps.load("fauna-1") reads a shipped map by name, parse_map(text) a map file\'s text'
         )
+    return read_map_text(path)[1]
+
+
+def read_map_text(path: str | os.PathLike) -> tuple[str, Map]:
+    """``read_map``'s reading, with the file's text beside the map (its comments: ``comment_lines``)."""
     source = str(path)
     try:
         text = read_text(path, "map file")
     except Unreadable as e:
         raise MapFileError(source, str(e)) from None
-    return parse_map(text, source, from_file=True)
+    return text, parse_map(text, source, from_file=True)
 
 
 #: what a file of one word (``fauna-1``) is told: it is no map file (a map file's first line has a key = value)

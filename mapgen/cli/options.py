@@ -17,8 +17,8 @@ from constraints.catalogue import Chapter, check_map, get_chapter, load_chapter,
 from constraints.catalogue import chapter_names as registry_names
 from mapgen.cli.errors import JSON_ASKED, BadInput, RuleBroken
 from mapgen.engine.variants import VARIANTS
-from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin, read_text
-from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, comment_lines, parse_map
+from mapgen.inputs import STDIN, Unreadable, near_name, read_stdin
+from mapgen.mapfile import NOT_MAP_TEXT, MapFileError, cell_code, comment_lines, parse_map, read_map_text
 from mapgen.model import Map, WrongMapError, expect_map
 from mapgen.terrain import Terrain
 from mapgen.validate import made_under
@@ -72,11 +72,7 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
             problem = unknown_map_name(spec, path)
             if problem:
                 raise BadInput(spec, problem)
-            try:  # read_map's reading, keeping the text: its comments are noted where a map is written from it
-                text = read_text(path, "map file")
-            except Unreadable as e:
-                raise MapFileError(str(path), str(e)) from None
-            m = parse_map(text, str(path), from_file=True)
+            text, m = read_map_text(path)  # the text kept: its comments are noted where a map is written from it
     except MapFileError as e:
         word = e.problem.partition(" is not a map file's text")[0].strip("'")
         if e.problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
