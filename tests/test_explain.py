@@ -167,6 +167,34 @@ def test_hint_gives_the_easiest_deduction():
     assert Explanation.key(best)[:2] == (len(best.rules), len(best.cells))
 
 
+def test_hint_counts_the_forced_cells_solve_lists_the_peak_among_them():
+    """RULES.md §6: a cell is forced when every completion gives it the same terrain, and the hidden Peak is one (the
+    briefing alone forces it: the empty explanation). `hint --json` said "forced_cells": 2 where `solve --json` listed
+    3 forced cells of the same state (vameter-1 with C6, its Peak, D6 and E5 hidden): the Peak was left out of the
+    count. The count is now solve's, and ``from_briefing`` names the forced cells the briefing decides, which a hint
+    never names (every player knows them), for the helper's "Hint 1 of 2"."""
+    state = read_map(maps.path("vameter-1"))
+    state = state.hide(state.board.index(c) for c in ("C6", "D6", "E5"))
+    assert [state.board.name(i) for i in state.unrevealed()] == ["C6", "D6", "E5"]
+    text = dumps_map(state)
+    solved = json.loads(CliRunner().invoke(main, ["solve", "-", "--json"], input=text).stdout)
+    r = CliRunner().invoke(main, ["hint", "-", "--json"], input=text)
+    assert r.exit_code == 0, r.output
+    hinted = json.loads(r.stdout)
+    assert sorted(solved["forced"]) == ["C6", "D6", "E5"]
+    assert hinted["forced_cells"] == len(solved["forced"]) == 3
+    assert hinted["from_briefing"] == ["C6"] and hinted["explanation"]["cell"] != "C6"
+    from mapgen.web.hints import easiest_hint  # the helper's "Next hint" counts them alike
+
+    after = easiest_hint(state, exclude=(hinted["explanation"]["cell"],))
+    assert after["forced_cells"] == 3 and after["from_briefing"] == ["C6"] and after["next"] == 2
+    last = easiest_hint(state, exclude=("D6", "E5"))
+    assert last["forced"] is False and last["forced_cells"] == 3
+    assert last["message"] == (
+        "every forced cell has been named (2, and the Peak at C6 the briefing gives): reveal one, or guess"
+    )
+
+
 @pytest.mark.parametrize("name", ["fauna-201-k34", "flora-202-k34", "vameter-201-k34", "maldonado-201-k34"])
 def test_the_easiest_explanation_searched_level_by_level_needs_the_fewest_rules(name):
     """What a hint names (``easiest_explanation``, which stops at the fewest rules any cell needs) needs as few

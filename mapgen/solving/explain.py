@@ -490,6 +490,8 @@ def hint(
 
     Cells the briefing alone decides (the Peak, Flora's start) are known to every player: never a hint.
 
+    ``"forced_cells"`` counts every forced cell, as `solve` lists them (the Peak too where it is hidden), and
+    ``"from_briefing"`` names those the briefing decides (``forced_count``).
     When cells are forced but none found its explanation within its share of the limit's work (counted: the same on
     any load, more with a larger ``time_limit``), the answer says so: ``"forced": False``, ``"forced_cells"`` and
     ``"missing": ["explanation"]`` (the command exits 3, as solve's explanations do).
@@ -514,6 +516,7 @@ def hint(
     known = solver.slot(state.briefing).sat.briefing_cells  # the Peak, Flora's start: a player knows them
     every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
     forced = {i: t for i, t in every.items() if i not in known}
+    counted = forced_count(b, every, known)
     if forced:
         best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), forced)
         if best is not None:
@@ -522,19 +525,19 @@ def hint(
                 said["text"] = explanation_text(solver, state, best.cell, best.terrain, best.rules, best.cells, deduced)
                 said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
             said = said_with_number(solver, state, said, budget, every)
-            return {"forced": True, "explanation": said, "forced_cells": len(forced)}
+            return {"forced": True, "explanation": said, **counted}
     out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
     if not state.unrevealed():
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
     if all(i in known for i in state.unrevealed()):  # only the Peak (Flora's start) hidden: a player knows it
         # each cell as the briefing makes it: "(C6)" alone read as the rule C6 Rock
-        left = ", ".join(_briefing_cell_words(state, i, every) for i in state.unrevealed())
+        left = ", ".join(briefing_cell_words(state, i, every) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
     if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
-        out["forced_cells"] = len(forced)
+        out.update(counted)
         out["missing"] = ["explanation"]
     if target is not None:
         cells = frontier(state)
@@ -647,7 +650,14 @@ def _odds(
     return odds, ODDS_SAMPLER, errors, ODDS_SAMPLER
 
 
-def _briefing_cell_words(state: Map, i: int, forced: dict[int, Terrain]) -> str:
+def forced_count(board, every: dict[int, Terrain], known: set[int]) -> dict:
+    """A hint's count of the state's forced cells, ``{"forced_cells", "from_briefing"}``: every forced cell (RULES.md
+    §6, as `solve` lists them: the hidden Peak too, which the briefing alone forces), and the names of those the
+    briefing decides, which no hint names (every player knows them): the helper counts the others as its hints."""
+    return {"forced_cells": len(every), "from_briefing": [board.name(i) for i in sorted(every) if i in known]}
+
+
+def briefing_cell_words(state: Map, i: int, forced: dict[int, Terrain]) -> str:
     """A hidden cell the briefing decides, named as it makes it: "the Peak at C6", "the start Fort at E7"."""
     name = state.board.name(i)
     if i == state.briefing.peak:

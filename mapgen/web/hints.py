@@ -16,7 +16,15 @@ import math
 import time
 
 from mapgen.model import Map
-from mapgen.solving.explain import easiest_explanation, frontier, hint, reasons_budget, said_with_number
+from mapgen.solving.explain import (
+    briefing_cell_words,
+    easiest_explanation,
+    forced_count,
+    frontier,
+    hint,
+    reasons_budget,
+    said_with_number,
+)
 from mapgen.solving.sat import Budget, check_time_limit
 from mapgen.solving.solve import Solver, SolveTimeout
 from mapgen.solving.unigen import ODDS_EXACT, ODDS_NONE, ODDS_SAMPLER, SAMPLE_SECONDS
@@ -32,7 +40,8 @@ def easiest_hint(
     exclude: tuple[str, ...] = (),
 ) -> dict:
     """What ``mapgen hint --json`` prints: ``{"forced": true, "explanation": {"cell", "terrain", "rules",
-    "cells", "text"}, "forced_cells"}``, or ``{"forced": false, "message", ...odds of target, "guess"}``.
+    "cells", "text"}, "forced_cells", "from_briefing"}``, or ``{"forced": false, "message", ...odds of target,
+    "guess"}``; ``forced_cells`` counts every forced cell (the hidden Peak too: ``forced_count``), ``next`` the hints.
 
     ``target`` defaults to the chapter's counted terrain; ``exclude`` (cell names) are skipped as hints.
     Raises ``NoCompletion`` when the state has no completion and ``SolveTimeout`` when the forced cells
@@ -51,7 +60,8 @@ def easiest_hint(
         budget = solver.budget(max(0.1, time_limit - min(1.5, 0.15 * time_limit)))
         known = solver.slot(state.briefing).sat.briefing_cells
         every = solver.forced(state, budget)  # the briefing's cells too: what hill_numbers takes
-        forced = {i: t for i, t in every.items() if i not in known}
+        forced = {i: t for i, t in every.items() if i not in known}  # what a hint may name
+        counted = forced_count(b, every, known)  # every forced cell, as solve lists them: the hidden Peak too
         rest = {i: t for i, t in forced.items() if i not in skip}
         if rest:
             best = easiest_explanation(solver, state, reasons_budget(budget, 0.6), rest)
@@ -59,18 +69,20 @@ def easiest_hint(
                 return {
                     "forced": True,
                     "explanation": said_with_number(solver, state, best.to_json(b), budget, every),
-                    "forced_cells": len(forced),
+                    **counted,
                     "next": len(forced) - len(rest) + 1,
                 }
         out = hint(solver, state, None, time_limit=time_limit, deadline=started + time_limit)
         if forced:
-            message = f"every forced cell has been named ({len(forced)}): reveal one, or guess"
+            given = [briefing_cell_words(state, i, every) for i in sorted(every) if i in known]
+            also = f", and {listed(given)} the briefing gives" if given else ""
+            message = f"every forced cell has been named ({len(forced)}{also}): reveal one, or guess"
             if rest:  # cells left to name, but none explained within its share of the work (the same on any load)
                 message = (
                     f"{quantity(len(rest), 'forced cell')} not named yet, but no explanation was found in time: "
                     "reveal one, or guess"
                 )
-            out = {"forced": False, "message": message, "forced_cells": len(forced)}
+            out = {"forced": False, "message": message, **counted}
             if rest:  # as hint's own answer: the explanation is missing (exit 3), more time gives its search more work
                 out["missing"] = ["explanation"]
     else:

@@ -757,8 +757,10 @@ async function hint() {
     box.append(MG.ruleText(ch, ex.text, ex.rules));
     const cited = (ex.cells || []).length ? "; the cells it follows from are ringed in blue" : "";
     box.append(MG.el("span", {class: "note", text: `${ex.cell} is outlined in yellow${cited}.`}));
-    const more = (d.forced_cells || 1) > H.hinted.length;
-    if (more) box.append(MG.el("span", {class: "note", text: `Hint ${H.hinted.length} of ${d.forced_cells} forced cells: Next hint gives another.`}));
+    // forced_cells counts the Peak too (solve's forced cells), which no hint names: every player knows it
+    const hintable = Math.max(1, (d.forced_cells || 1) - (d.from_briefing || []).length);
+    const more = hintable > H.hinted.length;
+    if (more) box.append(MG.el("span", {class: "note", text: `Hint ${H.hinted.length} of ${hintable} forced cells: Next hint gives another.`}));
     $("hint").textContent = more ? "Next hint" : "Hint";
   } else {
     box.append(capitalised(d.message || ""));
