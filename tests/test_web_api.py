@@ -340,6 +340,33 @@ def test_render_of_a_state_marks_forced_cells(client):
     assert r.status_code == 200 and b"<svg" in r.content
 
 
+def test_render_of_a_state_no_map_completes_says_so_as_render_does(client, tmp_path):
+    """A hand-made puzzle whose revealed cells no map completes (vameter-1 with C6, D6, E5 hidden and C7 a second
+    Wood of row C), downloaded from the studio as a picture: drawn without a word, where ``mapgen render`` says
+    "note: FILE: no map completes this partial map: ..." on stderr. The answer now carries that note
+    (``X-Mapgen-Note``), the picture drawn all the same (exit 0, as the command's)."""
+    from urllib.parse import unquote
+
+    from cli import main
+
+    m = parse_map(maps.path("vameter-1").read_text(encoding="utf-8"))
+    b = m.board
+    hidden = m.hide(b.index(c) for c in ("C6", "D6", "E5"))
+    c7 = b.index("C7")
+    bad = hidden.with_cells(Terrain.WOOD if i == c7 else t for i, t in enumerate(hidden.cells))
+    path = tmp_path / "bad.toml"
+    path.write_text(dumps_map(bad), encoding="utf-8")
+    cli = CliRunner().invoke(main, ["render", str(path), "-o", str(tmp_path / "bad.png")])
+    assert cli.exit_code == 0, cli.output
+    said = cli.stderr.strip().removeprefix(f"note: {path}: ")
+    assert said.startswith("no map completes this partial map: no completion: rule C4"), said
+    r = client.post("/api/render", json={"map": dumps_map(bad), "format": "png"})
+    assert r.status_code == 200 and r.headers["x-mapgen-exit"] == "0" and r.content.startswith(b"\x89PNG")
+    assert unquote(r.headers["x-mapgen-note"]) == said
+    fine = client.post("/api/render", json={"map": dumps_map(hidden), "format": "png"})  # a puzzle that completes
+    assert fine.status_code == 200 and "x-mapgen-note" not in fine.headers
+
+
 @pytest.mark.parametrize(
     "path, body, status, words",
     [

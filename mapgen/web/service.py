@@ -1051,6 +1051,11 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
             raise ApiError(str(e), exit=1) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
+    notes = []
+    if not m.complete and not (want_forced or heat_t):  # a puzzle drawn for print, as ``mapgen render`` draws it:
+        conflict = _no_completion(m, solver_for(chapter))  # one SAT call says whether any map completes it
+        if conflict is not None:
+            notes.append(f"no map completes this partial map: {conflict}{rules.under(m.chapter)}")
     suffix = "pdf" if fmt == "sheet" else fmt
     fd, path = tempfile.mkstemp(suffix=f".{suffix}", prefix="mapgen-render-")
     os.close(fd)
@@ -1077,7 +1082,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
         os.unlink(path)
     stem = download_stem(m)
     name = f"{stem}-sheet.pdf" if fmt == "sheet" else f"{stem}.{fmt}"
-    notes = [glyph_note(name, "picture", missing, "drawn as boxes")] if missing else []
+    if missing:
+        notes.append(glyph_note(name, "picture", missing, "drawn as boxes"))
     hills_note = hills_late(m, hills) if hills is not None else ""
     if hills_note:  # said, never guessed: the picture shows those Hills without a number
         notes.append(hills_note)
@@ -1088,6 +1094,21 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
             f'{late} (time limit {limit:g} s): drew what was found ("?" where it may be), missing: probabilities'
         )
     return data, RENDER_FORMATS[fmt], name, "; ".join(notes) or None, 0 if late is None else TIMEOUT
+
+
+def _no_completion(m: Map, solver) -> Exception | None:
+    """The conflict of a partial map no map completes, else None (also when the check runs out of time: no
+    answer), as ``mapgen render`` finds it: the solver's first SAT call, then, only when there is none, the rules
+    and cells that conflict. The picture is drawn all the same, with the note."""
+    from mapgen.solving.solve import SolveTimeout  # deferred: ortools, only for a partial map
+
+    limit = DEFAULT_TIME["solve"]
+    try:
+        if solver.completion(m, time_limit=limit) is not None:
+            return None
+        return solver.explain(m, limit)
+    except SolveTimeout:
+        return None
 
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------
