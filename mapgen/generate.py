@@ -29,7 +29,17 @@ ATTEMPTS = 8  # random briefings tried before a request is judged impossible
 
 
 class GenerationError(UnmetError):
-    """A request that cannot be met; the message names the settings and rules that conflict."""
+    """A request that cannot be met; the message names the settings and rules that conflict, and ``rules`` holds
+    their labels (rule ids, profile settings as written: ``counts.Ft = [5, 5]``, as ``SketchError`` names them),
+    empty when none was named; ``cells`` is empty (no cell of a map to be made is part of a conflict)."""
+
+    def __init__(self, message: str, rules: tuple[str, ...] = (), cells: tuple[str, ...] = ()):
+        super().__init__(message)
+        self.rules = rules
+        self.cells = cells
+
+    def __reduce__(self):  # whole from a worker process (generate --jobs): the rules named too
+        return type(self), (str(self), self.rules, self.cells)
 
 
 class GenerationTimeout(TimeLimitError, GenerationError):
@@ -240,7 +250,7 @@ class Generator:
         started = time.perf_counter()
         conflict = self.briefing_free_conflict(self.time_limit)
         if conflict is not None:
-            raise GenerationError(conflict)
+            raise conflict
         rng = random.Random(f"mapgen:{self.chapter.name}:{seed}")
         briefing, name = None, "UNKNOWN"
         for attempt in range(1, ATTEMPTS + 1):
@@ -266,7 +276,7 @@ class Generator:
                 f"no {self.chapter.name} map found within the time limit of {self.time_limit:g} s "
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )
-        raise GenerationError(self.explain(briefing, self.time_limit - (time.perf_counter() - started)))
+        raise self.explain(briefing, self.time_limit - (time.perf_counter() - started))
 
     def _conflict_work(self, wall: float) -> _Work:
         """The work that names a conflict: ``CONFLICT_WORK`` deterministic seconds per second of the time limit (its
@@ -275,8 +285,9 @@ class Generator:
         total = min(CONFLICT_MOST, CONFLICT_WORK * self.time_limit)
         return _Work(total, time.monotonic() + max(0.5, wall), self.time_limit)
 
-    def briefing_free_conflict(self, time_limit: float) -> str | None:
-        """The rules and settings that admit no map whatever the briefing, named (once per Generator), or None.
+    def briefing_free_conflict(self, time_limit: float) -> GenerationError | None:
+        """The rules and settings that admit no map whatever the briefing, named (once per Generator): the
+        GenerationError to raise, or None.
 
         Settings that conflict with the chapter's rules on their own (``counts.Wa = [20, 30]`` with
         ``counts.Fo = [20, 30]`` on a 7x7 Fauna map) made each random briefing's search, which runs without
@@ -306,9 +317,7 @@ class Generator:
             rest = [k for k in kept if k != label]
             if impossible(rest):
                 kept = rest
-        return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
-            self.describe(label, None) for label in kept
-        )
+        return self._conflict(kept, None)
 
     def _has_random_briefing(self) -> bool:
         p = self.profile
@@ -331,24 +340,28 @@ class Generator:
             raise AssertionError("generated map fails its checks: " + "; ".join(map(str, problems)))
         return m
 
-    def explain(self, briefing: Briefing, time_left: float | None = None) -> str:
-        """Name a small set of rules and settings that together admit no map (CP-SAT assumptions)."""
+    def explain(self, briefing: Briefing, time_left: float | None = None) -> GenerationError:
+        """Name a small set of rules and settings that together admit no map (CP-SAT assumptions): the
+        GenerationError to raise."""
         cm = self.model_for(briefing, guarded=True)
         guards = list(cm.guards.values())
         cm.model.add_assumptions([g.literal for g in guards])
         work = self._conflict_work(self.time_limit if time_left is None else time_left)
         solver = work.solver(CONFLICT_MOST)  # all the work, if it needs it
         if solver is None or work.tell(solver, solver.solve(cm.model)) != "INFEASIBLE":
-            return (
+            return GenerationError(
                 f"no {self.chapter.name} map found for {ATTEMPTS} random briefings; "
                 "the profile settings are too tight for the work the time limit gives"
             )
         core = set(solver.sufficient_assumptions_for_infeasibility())
         kept = minimal_core(cm.model, [g.literal for g in guards if g.literal.index in core], work)
         labels = [g.label for g in guards if g.literal.index in {k.index for k in kept}]
-        return f"no {self.chapter.name} map can meet all of these together: " + "; ".join(
-            self.describe(label, briefing) for label in labels
-        )
+        return self._conflict(labels, briefing)
+
+    def _conflict(self, labels: list[str], briefing: Briefing | None) -> GenerationError:
+        """The error naming ``labels`` (rule ids, profile settings) in words, and in ``rules`` for --json and the web."""
+        words = "; ".join(self.describe(label, briefing) for label in labels)
+        return GenerationError(f"no {self.chapter.name} map can meet all of these together: {words}", tuple(labels))
 
     def describe(self, label: str, briefing: Briefing | None) -> str:
         """A guard's rule in words: a profile setting as written, or the rule's id, title and text."""

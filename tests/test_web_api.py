@@ -250,6 +250,26 @@ def test_impossible_requests_are_409_with_the_rules_named(client):
     assert r.status_code == 409 and "F2" in r.json()["rules"] and r.json()["cells"]
 
 
+def test_generate_s_409_names_the_rules_and_settings_as_repair_s_and_fill_s_do(client, tmp_path):
+    """A profile no map can meet (5 Forts on Fauna, which has exactly 3): /api/generate's 409 answered ``{"error"}``
+    alone where every other 409 (Repair, Fill the rest) carries ``{"error", "rules", "cells"}``, and ``generate
+    --json`` printed ``"rules": []`` though its line names F2 and the setting. Both now name them."""
+    from cli import main
+
+    profile = 'chapter = "fauna"\n[counts]\nFt = [5, 5]\n'
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+    said = r.json()
+    assert said["rules"] == ["F2", "counts.Ft = [5, 5]"] and said["cells"] == [], said
+    assert said["error"].startswith("no fauna map can meet all of these together: rule F2 Fort pattern")
+    path = tmp_path / "five.toml"
+    path.write_text(profile, encoding="utf-8")
+    cli = CliRunner().invoke(main, ["generate", "-c", "fauna", "--seed", "1", "--profile", str(path), "--json"])
+    assert cli.exit_code == 1
+    printed = json.loads(cli.stdout)
+    assert (printed["rules"], printed["cells"]) == (said["rules"], [])
+
+
 def test_repair_mends_a_one_cell_mutant(client):
     m = maps.load("fauna-1")
     i = m.board.index("B2")

@@ -924,7 +924,9 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
     try:
         made = gen.generate(seed)
     except GenerationError as e:  # a GenerationTimeout means exit 3, any other exit 1 (mapgen.errors)
-        raise ApiError(str(e), exit=exit_code(e) or BROKEN) from None
+        code = exit_code(e) or BROKEN
+        named = {"rules": list(e.rules), "cells": list(e.cells)} if code == BROKEN else {}  # every 409's shape
+        raise ApiError(str(e), exit=code, **named) from None
     made_map = _typed_profile_record(made.map, body)
     return 0, [MapOutput(chapter).put(made_map, seed, seconds=round(made.seconds, 4), attempts=made.attempts)]
 
