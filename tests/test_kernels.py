@@ -56,6 +56,38 @@ def test_a_first_question_from_python_compiles_the_loops_before_its_budget(monke
     assert warmed == [1]
 
 
+def test_a_first_question_from_python_says_once_through_logging_that_it_compiles(monkeypatch, caplog):
+    """From Python the first sampled odds on a fresh install sat silent for half a minute, where the CLI says
+    "first use: compiling ...". It is now said once, as a library says it: a WARNING of the ``mapgen.solving.solve``
+    logger (Python prints it on stderr when the program set no logging up, as matplotlib says it builds its font
+    cache; a program silences it with ``logging``), never printed, never a ``warnings`` warning."""
+    import logging
+    import warnings
+
+    from mapgen.solving import solve
+
+    m = maps.load("training-1")
+    warmed = []
+    monkeypatch.setattr(solve, "_WARM", False)
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
+    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    solver = solve.Solver("training")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no warnings.warn
+        with caplog.at_level(logging.INFO, logger="mapgen"):
+            solver.odds_answer(m.hide(range(8)), time_limit=20.0, method="sampler")
+            solver.odds_answer(m.hide(range(9)), time_limit=20.0, method="sampler")
+    said = [(r.name, r.levelno, r.getMessage()) for r in caplog.records]
+    assert said == [
+        (
+            "mapgen.solving.solve",
+            logging.WARNING,
+            "mapgen: first use: compiling the sampler's loops (about half a minute, once: later runs skip it)",
+        )
+    ]
+    assert warmed == [1]
+
+
 def _fake_cache(folder):
     folder.mkdir(parents=True)
     for name in ("sampler._enumerate", "sampler._chain", "smc._smc", "bot_kernels.weights"):

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import logging
 import math
 import numbers
 import os
@@ -197,17 +198,29 @@ def warm_kernels() -> None:
 
 _WARM = False  # this process has found the compiled loops on disk, or compiled them
 
+_log = logging.getLogger(__name__)
+
+#: What a first question from Python says (once) on a fresh install before it compiles the loops: ``ensure_kernels``.
+FIRST_USE_LOG = "mapgen: first use: compiling the sampler's loops (about half a minute, once: later runs skip it)"
+
 
 def ensure_kernels(announce: Callable[[], object] | None = None) -> None:
     """Before a timed question that may sample or estimate: on a fresh install compile the loops first (about 30 CPU
     s, once a process), so the question's time limit is its own; ``announce`` is called first when they compile
-    (the CLI says so). From Python the first ``odds_answer`` with the sampler raised SolveTimeout after 14.7 s with
-    a 10 s limit, and the next took 0.8 s."""
+    (the CLI says so in its words). From Python the first ``odds_answer`` with the sampler raised SolveTimeout after
+    14.7 s with a 10 s limit, and the next took 0.8 s.
+
+    Without ``announce`` (a question asked from Python) it is said once through ``logging``, a WARNING of this
+    module's logger, as matplotlib says it builds its font cache: Python prints it on stderr when the program set
+    no logging up (INFO would be shown to no one), a program that did routes or silences it, and nothing is printed
+    on later calls (nor through ``warnings``, whose filters a test suite may turn into errors)."""
     global _WARM
     if not _WARM:
         if not kernels_on_disk():
             if announce is not None:
                 announce()
+            else:
+                _log.warning(FIRST_USE_LOG)
             warm_kernels()
         _WARM = True
 
