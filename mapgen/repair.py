@@ -17,23 +17,27 @@ from dataclasses import dataclass, replace
 from constraints.catalogue import Chapter, as_chapter, check_map, get_chapter, with_hill_numbers
 from constraints.cpsat import ChapterModel, clock_stopped, make_solver
 from constraints.rules import BriefingCell, HillNumbers
+from mapgen import __version__
 from mapgen.design import check_design
 from mapgen.errors import UnmetError
 from mapgen.generate import (
     CONFLICT_MOST,
     CONFLICT_WORK,
     CP_SAT_SEEDS,
+    RULES_KEYS,
+    GenerationError,
     GenerationTimeout,
     Generator,
     _Work,
     checked_seed,
     generator_record,
     minimal_core,
+    ortools_version,
     rules_record,
     with_rules_record,
 )
 from mapgen.inputs import a_kind
-from mapgen.mapfile import dumps_map
+from mapgen.mapfile import EDITED, dumps_map
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
 from mapgen.solving.sat import check_time_limit
@@ -100,6 +104,9 @@ class Repair:
     optimal: bool
     seconds: float
     partial: bool = False
+    #: why the repaired map's ``[generator]`` table now says ``edited = true`` (its seed does not make this map, or is
+    #: not known to: ``_seed_claim``), without the file's name; None when the table was left as it was
+    seed_note: str | None = None
 
     @property
     def valid_before(self) -> bool | None:
@@ -120,6 +127,7 @@ class Repair:
             "changes": [c.to_json() for c in self.changes],
             "seconds": round(self.seconds, 4),
             "text": dumps_map(self.map),
+            **({"seed_note": self.seed_note} if self.seed_note else {}),
         }
 
 
@@ -235,15 +243,62 @@ def repair_map(
         )
     fixed = with_hill_numbers(m.with_cells(cm.decode(solver.boolean_value), hills={}), chapter)
     fixed = Map(m.chapter, m.briefing, fixed.cells, fixed.hills, dict(m.meta), board=m.board)
-    if fixed.cells != m.cells:  # another map: the input's grade is not its own
+    seed_note = None
+    if fixed.cells != m.cells:  # another map: the input's grade is not its own, nor, maybe, its seed
         fixed = fixed.without_grade()
+        fixed, seed_note = _seed_claim(fixed)
     if rules_file is not None or fixed.cells != m.cells:  # the rules it keeps now: these house rules, or shipped
         fixed = with_rules_record(fixed, rules_record(rules_file, chapter))
     problems = check_map(fixed, chapter)
     if problems:  # the model and the checks disagree: a bug, never a map to hand out
         raise AssertionError("repaired map fails its checks: " + "; ".join(map(str, problems)))
     changes = tuple(_changes(m, fixed, chapter))
-    return Repair(fixed, changes, before, name == "OPTIMAL", time.perf_counter() - started, partial=not m.complete)
+    optimal, seconds = name == "OPTIMAL", time.perf_counter() - started
+    return Repair(fixed, changes, before, optimal, seconds, partial=not m.complete, seed_note=seed_note)
+
+
+#: Wall-clock seconds for making a ``[generator]`` seed's map again (``_seed_makes``): a shipped profile's map takes
+#: 0.01-0.06 CPU s; one not made within them is not known to be the repaired map
+SEED_CHECK_SECONDS = 5.0
+
+
+def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
+    """A repaired map whose cells changed, with its ``[generator]`` table marked ``edited = true`` (as the studio
+    marks a map edited by hand, ``edited_by_hand``) unless the seed it records makes this very map (a mistyped cell
+    mended back), and the note that says so. The table kept the seed, claiming that ``generate --seed`` makes the
+    repaired map: a map filled from fauna-1 with 30 cells erased said seed 1, which makes fauna-1."""
+    record = fixed.meta.get("generator")
+    if not isinstance(record, dict) or "seed" not in record or record.get(EDITED):
+        return fixed, None
+    made = _seed_makes(fixed, record)
+    if made:
+        return fixed, None
+    seed, profile = record["seed"], record.get("profile", "default")
+    under = "" if profile == "default" else f" --profile {profile}"
+    said = (
+        f"does not make the repaired map (mapgen generate -c {fixed.chapter} --seed {seed}{under} makes another)"
+        if made is False
+        else "is not known to make the repaired map (made by another mapgen, ortools, profile or house rules)"
+    )
+    marked = replace(fixed, meta={**fixed.meta, "generator": {**record, EDITED: True}})
+    return marked, f"[generator] seed {seed} {said}: its table now says {EDITED} = true"
+
+
+def _seed_makes(m: Map, record: dict) -> bool | None:
+    """Whether the seed of ``record`` (a ``[generator]`` table) makes ``m`` (its number and name aside: a shipped map
+    is renumbered); None when that cannot be told here: the map was made by other versions, under a profile file or
+    house rules, or its map was not made again within ``SEED_CHECK_SECONDS``."""
+    versions = (record.get("mapgen"), record.get("ortools"))
+    if versions != (__version__, ortools_version()) or record.get("profile", "default") != "default":
+        return None
+    if any(k in record for k in RULES_KEYS):
+        return None
+    try:
+        made = Generator(get_chapter(m.chapter), None, time_limit=SEED_CHECK_SECONDS).generate(record["seed"]).map
+    except (GenerationError, TypeError, ValueError):  # a time-out, a seed no map file records (exit 2's SeedError)
+        return None
+    same = replace(made.briefing, number=m.briefing.number, name=m.briefing.name) == m.briefing
+    return same and made.cells == m.cells and made.hills == m.hills
 
 
 def _changes(m: Map, fixed: Map, chapter: Chapter) -> list[Change]:

@@ -119,6 +119,29 @@ def test_repair_out_dash_prints_the_map_as_without_out(broken):
     assert r.stderr.splitlines()[0].endswith("repaired by changing 1 cell (the fewest possible):")
 
 
+def test_repair_marks_a_generator_seed_that_no_longer_makes_the_map_and_says_so(broken, tmp_path):
+    """fauna-1 with 30 cells erased (the studio's eraser), repaired: the blanks filled with another map, and its
+    [generator] table still said seed 1, as if `generate -c fauna --seed 1` made it (it makes fauna-1). The table
+    is now marked ``edited = true``, as the studio marks a map edited by hand (and deduce --puzzle then makes no
+    claim about the seed), with a note; a repair back to the map the seed makes (B2 mistyped on fauna-1) keeps it."""
+    m = maps.load("fauna-1")
+    erased = tmp_path / "erased.toml"
+    erased.write_text(dumps_map(m.hide(range(30))), encoding="utf-8")
+    r = run("repair", erased)
+    assert r.exit_code == 0, r.output
+    fixed = parse_map(r.stdout)
+    assert fixed.cells != m.cells and fixed.meta["generator"] == {**m.meta["generator"], "edited": True}
+    assert r.stderr.splitlines()[-1] == (
+        f"note: {erased}: [generator] seed 1 does not make the repaired map (mapgen generate -c fauna --seed 1 makes "
+        "another): its table now says edited = true"
+    )
+    as_json = json.loads(run("repair", erased, "--json").stdout)
+    assert as_json["seed_note"] == r.stderr.splitlines()[-1].removeprefix(f"note: {erased}: ")
+    back = run("repair", broken)  # mended back to fauna-1: seed 1 makes it
+    assert back.exit_code == 0 and "note:" not in back.stderr
+    assert parse_map(back.stdout).meta["generator"] == m.meta["generator"]
+
+
 def test_repair_of_a_valid_map_changes_nothing():
     r = run("repair", "training-1")
     assert r.exit_code == 0 and r.stderr == "training-1: valid; nothing to repair\n"

@@ -71,15 +71,18 @@ def repair(map_in, out_path, time_limit, force, rules, as_json):
         write_text(out_path, report["text"], force=force)
         report["out"] = out_path
     lost = comments_note(map_in)  # the draft's notes: not in the repaired map
+    seed = f"note: {map_in.source}: {result.seed_note}" if result.seed_note else None
     if as_json:
-        if lost is not None:
-            click.echo(lost, err=True)
+        for line in (lost, seed):
+            if line is not None:
+                click.echo(line, err=True)
         click.echo(json.dumps(report, indent=2, ensure_ascii=False))
         return
     for line in _summary(map_in.source, result):
         click.echo(line, err=True)  # the map alone on stdout, or nothing there with --out
-    if lost is not None:
-        click.echo(lost, err=True)
+    for line in (lost, seed):
+        if line is not None:
+            click.echo(line, err=True)
     if out_path is None:
         click.echo(report["text"], nl=False)
 
