@@ -159,3 +159,22 @@ def _grade_text(g: dict, prof: dict, chapter: str) -> list[str]:
             f"{quantity(forced, 'forced step', 'forced steps')} ({g['deduced_share']:.0%}){reason}"
         ),
     ]
+
+
+def seed_number_note(m: Map) -> str | None:
+    """What a puzzle of ``m`` has to be told: a generated map is numbered by its seed (the shipped ones too: fauna-1
+    is ``generate -c fauna --seed 1``), and its puzzle keeps the number (a maker's label, printed on the sheet),
+    which makes the answer again with ``mapgen generate``: "numbered 1, the seed that makes its answer (mapgen
+    generate -c fauna --seed 1): renumber it before handing it out", as ``deduce --puzzle`` and the studio's
+    "Download puzzle" say it; None when the number is not the seed its ``[generator]`` table records (or the table
+    is marked edited: its seed made the map as it was)."""
+    record = m.meta.get("generator") or {}
+    number, seed = m.briefing.number, record.get("seed")
+    if number is None or seed != number or record.get("edited"):
+        return None
+    profile = record.get("profile", "default")
+    under = "" if profile == "default" else f" under profile {profile}"
+    return (
+        f"numbered {number}, the seed that makes its answer (mapgen generate -c {m.chapter} --seed {seed}{under}): "
+        "renumber it before handing it out"
+    )

@@ -655,6 +655,36 @@ def test_a_job_without_a_puzzle_says_so(client):
         del client.app.state.jobs._jobs[job.id]
 
 
+def test_a_puzzle_numbered_by_its_answer_s_seed_comes_with_deduce_s_note(client):
+    """`mapgen deduce fauna-1 --puzzle FILE` says "note: FILE: numbered 1, the seed that makes its answer (...):
+    renumber it before handing it out" (fauna-1 is `generate -c fauna --seed 1`); the studio's "Download puzzle" of
+    the same map said nothing. The puzzle's answer now carries that note (``X-Mapgen-Note``, which the page shows),
+    and none where the number is not the seed."""
+    from urllib.parse import unquote
+
+    from mapgen.web.jobs import Job
+
+    def puzzle_of(name: str):
+        text = maps.path(name).read_text(encoding="utf-8")
+        job = Job(f"seed-{name}", "deduce", {"text": text, "stem": name}, 60.0, status="done", result={})
+        job.puzzle, job.ended = (
+            text,
+            time.monotonic(),
+        )  # the file itself stands in for its puzzle: the note reads the map
+        client.app.state.jobs._jobs[job.id] = job
+        try:
+            return client.get(f"/api/jobs/{job.id}/puzzle.toml")
+        finally:
+            del client.app.state.jobs._jobs[job.id]
+
+    r = puzzle_of("fauna-1")
+    assert r.status_code == 200
+    assert unquote(r.headers["x-mapgen-note"]) == (
+        "numbered 1, the seed that makes its answer (mapgen generate -c fauna --seed 1): renumber it before handing it out"
+    )
+    assert "x-mapgen-note" not in puzzle_of("fauna-2").headers  # fauna-2 is generate --seed 4: number and seed differ
+
+
 def test_a_deduce_job_whose_profile_runs_out_keeps_the_reveal_set_as_the_cli_does(monkeypatch, tmp_path):
     """The studio's deduce job failed whole ("deduce: failed: the time limit ran out ...") when the reveal profile ran
     out of time after the reveal set (all a puzzle needs) was found, where `mapgen deduce --json` prints that reveal set

@@ -152,17 +152,11 @@ def deduce(map_in, puzzle_out, force, no_profile, seed, time_limit, rules, as_js
 def _say_seed_number(m, puzzle_out: str) -> None:
     """A generated map is numbered by its seed: its puzzle keeps the number (a maker's label, printed on the sheet),
     which makes the answer again with ``mapgen generate``; said, so that the maker renumbers it."""
-    record = m.meta.get("generator") or {}
-    number, seed = m.briefing.number, record.get("seed")
-    if number is None or seed != number or record.get("edited"):
-        return
-    profile = record.get("profile", "default")
-    under = "" if profile == "default" else f" under profile {profile}"
-    click.echo(
-        f"note: {puzzle_out}: numbered {number}, the seed that makes its answer (mapgen generate -c {m.chapter} "
-        f"--seed {seed}{under}): renumber it before handing it out",
-        err=True,
-    )
+    from mapgen.deduce_text import seed_number_note  # deferred: the command's library, only when it runs
+
+    note = seed_number_note(m)
+    if note is not None:
+        click.echo(f"note: {puzzle_out}: {note}", err=True)
 
 
 def out_of_time(report: dict, map_file: str, time_limit: float, found: str | None) -> None:

@@ -372,11 +372,11 @@ def create_app(
             why = "a playtest" if job.kind != "deduce" else f"status {job.status}"
             raise ApiError(f"job {job.id} has no puzzle ({why})", status=404)
         name = f"{job.args['stem']}-puzzle.toml"  # named after the map deduced, as /api/render names its pictures
-        return Response(
-            job.puzzle.encode("utf-8"),
-            media_type="application/toml",
-            headers={"Content-Disposition": f'attachment; filename="{name}"', "X-Mapgen-Exit": str(job.exit_code())},
-        )
+        headers = {"Content-Disposition": f'attachment; filename="{name}"', "X-Mapgen-Exit": str(job.exit_code())}
+        note = service.puzzle_note(job.args["text"])  # numbered by its answer's seed: deduce --puzzle's note
+        if note is not None:
+            headers["X-Mapgen-Note"] = quote(note)
+        return Response(job.puzzle.encode("utf-8"), media_type="application/toml", headers=headers)
 
     async def on_api_error(request: Request, exc: ApiError):
         return _json(exc.to_json(), exc.status, exc.exit)

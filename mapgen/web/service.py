@@ -23,6 +23,7 @@ from pathlib import Path
 
 from constraints.catalogue import Chapter, chapter_names, check_map, get_chapter, unknown_chapter
 from constraints.rules import BriefingCell
+from mapgen.deduce_text import seed_number_note
 from mapgen.errors import BROKEN, TIMEOUT, exit_code
 from mapgen.inputs import Unreadable, parse_toml, text_problem, unknown_key
 from mapgen.mapfile import MAX_RECORD_TEXT, MapFileError, dumps_map, edited_by_hand, parse_map, read_map, tail_text
@@ -1096,6 +1097,12 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
             f'{late} (time limit {limit:g} s): drew what was found ("?" where it may be), missing: probabilities'
         )
     return data, RENDER_FORMATS[fmt], name, "; ".join(notes) or None, 0 if late is None else TIMEOUT
+
+
+def puzzle_note(text: str) -> str | None:
+    """The note a deduce job's puzzle comes with: ``mapgen deduce --puzzle``'s when the puzzle is numbered by the seed
+    that makes its answer (``seed_number_note``), read from the map file the job deduced; else None."""
+    return seed_number_note(parse_map(text))
 
 
 def _no_completion(m: Map, solver) -> Exception | None:

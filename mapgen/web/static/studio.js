@@ -704,7 +704,8 @@ function puzzleButton(url, deduced) {
     const r = await MG.api(url);
     if (!r.ok) { say(`Puzzle: ${r.data.error}`, true); return; }
     MG.download(r.filename, r.data);
-    say(`Downloaded the puzzle, ${r.filename}.`);
+    // numbered by the seed that makes its answer (a generated map's number is its seed): deduce --puzzle's note
+    say(`Downloaded the puzzle, ${r.filename}.${r.note ? ` Note: ${r.note}.` : ""}`);
   });
   p.append(button, " ", MG.el("span", {class: "note", id: "dl-puzzle-note",
     text: "the map with only the reveal set revealed, for a player to solve (as mapgen deduce MAP --puzzle FILE writes it)"}));
