@@ -231,6 +231,9 @@ class Flag:
     #: interval reaches into it): the flag stands (``passes`` and every shipped map's [grade] table, which records
     #: ``reason`` alone, are unchanged) and the note says more games would settle it; None: nothing to add
     note: str | None = None
+    #: the ``[quality]`` key the figures were checked against (``win_rate``; the reason names it too, so a designer
+    #: knows which setting of the profile's table, or which option, to change); None: no setting (``oracle_below``)
+    setting: str | None = None
 
     @property
     def text(self) -> str:
@@ -238,7 +241,7 @@ class Flag:
         return f"{self.reason}; {self.note}" if self.note else self.reason
 
     def to_json(self) -> dict:
-        return {"code": self.code, "reason": self.reason, "note": self.note}
+        return {"code": self.code, "reason": self.reason, "note": self.note, "setting": self.setting}
 
 
 @dataclass(frozen=True)
@@ -584,8 +587,9 @@ def flags_for(
             Flag(
                 "walled_in",
                 f"{100 * head.walled_in_rate:.0f}% of {quality.bot} games sealed walled in (no Path left open; "
-                f"at most {100 * quality.max_walled_in:.0f}%)",
+                f"at most {100 * quality.max_walled_in:.0f}%: [quality] max_walled_in)",
                 min(1.0, head.walled_in_rate - quality.max_walled_in),
+                setting="max_walled_in",
             )
         )
     if head is not None and quality.win_rate is not None:
@@ -596,13 +600,14 @@ def flags_for(
                 Flag(
                     "win_rate",
                     f"{quality.bot} wins {100 * head.win_rate:.1f}% (95% interval {100 * ci_lo:.1f}% to "
-                    f"{100 * ci_hi:.1f}%), outside the band {100 * lo:.0f}% to {100 * hi:.0f}%",
+                    f"{100 * ci_hi:.1f}%), outside the band {100 * lo:.0f}% to {100 * hi:.0f}% ([quality] win_rate)",
                     min(1.0, max(lo - head.win_rate, head.win_rate - hi)),
                     # the point estimate decides (as the shipped maps were graded); an interval that reaches into the
                     # band says the games are too few to call it
                     (f"on {head.games} games that interval reaches into the band: more --games to be sure")
                     if ci_lo <= hi and ci_hi >= lo
                     else None,
+                    "win_rate",
                 )
             )
     if deduction is not None and quality.guessed_targets is not None and deduction.target:
@@ -614,22 +619,28 @@ def flags_for(
                 Flag(
                     "guessed_target",
                     f"{n} target{'s' if n > 1 else ''} ({deduction.target} at {cells}) never deduced before "
-                    f"found ({allowed})",
+                    f"found ({allowed}: [quality] guessed_targets = {quality.guessed_targets})",
                     min(1.0, (n - quality.guessed_targets) / 4),
+                    setting="guessed_targets",
                 )
             )
     if quality.grade is not None:
         tier = deduction.tier if deduction else None
         if tier is None:
-            out.append(Flag("grade", f"no deduction grade to compare with {quality.grade} (see mapgen deduce)", 1.0))
+            asked = f'[quality] grade = "{quality.grade}"'
+            out.append(
+                Flag("grade", f"no deduction grade to compare with {asked} (see mapgen deduce)", 1.0, setting="grade")
+            )
         else:
             off = abs(tier_index(tier) - tier_index(quality.grade))
             if off > quality.grade_within:
                 out.append(
                     Flag(
                         "grade",
-                        f"deduction grade {tier}, {off} tier{'s' if off > 1 else ''} from the {quality.grade} asked",
+                        f"deduction grade {tier}, {off} tier{'s' if off > 1 else ''} from the {quality.grade} asked "
+                        f'([quality] grade = "{quality.grade}", grade_within = {quality.grade_within})',
                         off / 3,
+                        setting="grade",  # with grade_within, which the reason names too
                     )
                 )
     return tuple(out)
@@ -757,8 +768,9 @@ def skull_wall_flags(m: Map, quality: Quality) -> tuple[Flag, ...]:
         Flag(
             "skull_wall",
             f"{len(walls)} start Path{'s' if len(walls) > 1 else ''} one Skull's Monster walls in within "
-            f"{WALL_POCKET} Paths: " + "; ".join(w.words() for w in walls),
+            f"{WALL_POCKET} Paths: " + "; ".join(w.words() for w in walls) + " ([quality] skull_walls)",
             min(1.0, 0.1 * len(walls)),
+            setting="skull_walls",
         ),
     )
 

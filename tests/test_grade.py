@@ -142,7 +142,9 @@ def test_a_map_walled_in_most_of_the_time_is_flagged_with_its_share():
     share = g.bots["heuristic"].walled_in_rate
     assert share > 0.6 and not g.passes
     (flag,) = [f for f in g.flags if f.code == "walled_in"]
-    assert flag.reason == (f"{100 * share:.0f}% of heuristic games sealed walled in (no Path left open; at most 45%)")
+    assert flag.reason == (
+        f"{100 * share:.0f}% of heuristic games sealed walled in (no Path left open; at most 45%: [quality] max_walled_in)"
+    )
     # (skull_walls off: its B7 start is a Skull, which issue 22's check flags; see the test below)
     looser = replace(chapter_quality("vameter"), max_walled_in=0.95, win_rate=None, skull_walls=None)
     assert grade(m, "v", games={"heuristic": 30}, deduce=False, quality=looser).passes
@@ -157,7 +159,7 @@ def test_a_win_rate_outside_the_band_is_flagged():
     assert [fl.reason for fl in g.flags] == [
         (
             f"heuristic wins {100 * f.win_rate:.1f}% (95% interval {100 * lo:.1f}% to {100 * hi:.1f}%), "
-            "outside the band 0% to 5%"
+            "outside the band 0% to 5% ([quality] win_rate)"
         )
     ]
 
@@ -171,11 +173,11 @@ def test_a_win_rate_flag_says_when_its_interval_reaches_into_the_band():
     (flag,) = flags_for("fauna", few, None, q)
     assert (flag.code, flag.reason) == (
         "win_rate",
-        "heuristic wins 10.0% (95% interval 1.8% to 40.4%), outside the band 15% to 60%",
+        "heuristic wins 10.0% (95% interval 1.8% to 40.4%), outside the band 15% to 60% ([quality] win_rate)",
     )
     assert flag.note == "on 10 games that interval reaches into the band: more --games to be sure"
     assert flag.text == f"{flag.reason}; {flag.note}"
-    assert flag.to_json() == {"code": "win_rate", "reason": flag.reason, "note": flag.note}
+    assert flag.to_json() == {"code": "win_rate", "reason": flag.reason, "note": flag.note, "setting": "win_rate"}
     many = {"heuristic": BotFigures("heuristic", 400, 4, {"hunger": 396}, 3.0)}
     (sure,) = flags_for("fauna", many, None, q)
     assert (sure.note, sure.text, sure.to_json()["note"]) == (None, sure.reason, None)
@@ -184,11 +186,11 @@ def test_a_win_rate_flag_says_when_its_interval_reaches_into_the_band():
 def test_the_win_rate_note_is_in_the_text_json_csv_and_markdown():
     args = [TRAINING, "--games", "6", "--bots", "heuristic", "--no-deduction", "--win-rate", "0-0.8"]
     note = "on 6 games that interval reaches into the band: more --games to be sure"
-    reason = "heuristic wins 100.0% (95% interval 61.0% to 100.0%), outside the band 0% to 80%"
+    reason = "heuristic wins 100.0% (95% interval 61.0% to 100.0%), outside the band 0% to 80% ([quality] win_rate)"
     text = cli("grade", *args)
     assert text.exit_code == 0 and f"  flag         {reason}; {note}\n" in text.stdout
     (flag,) = json.loads(cli("grade", *args, "--json").stdout)[0]["flags"]
-    assert flag == {"code": "win_rate", "reason": reason, "note": note}
+    assert flag == {"code": "win_rate", "reason": reason, "note": note, "setting": "win_rate"}
     (row,) = csv.DictReader(io.StringIO(cli("grade", *args, "--csv").stdout))
     assert row["flags"] == f"{reason}; {note}"
     assert f"| {reason}; {note} |" in cli("grade", *args, "--markdown").stdout
@@ -204,10 +206,46 @@ def test_targets_found_before_deduced_and_a_grade_far_from_the_one_asked_are_fla
     q = replace(chapter_quality("fauna"), grade="Fiendish", grade_within=1)
     flags = flags_for("fauna", bots, _deduction("Moderate", ["B4", "F5"]), q)
     assert [(f.code, f.reason) for f in flags] == [
-        ("guessed_target", "2 targets (Ft at B4, F5) never deduced before found (none allowed)"),
-        ("grade", "deduction grade Moderate, 2 tiers from the Fiendish asked"),
+        (
+            "guessed_target",
+            "2 targets (Ft at B4, F5) never deduced before found (none allowed: [quality] guessed_targets = 0)",
+        ),
+        (
+            "grade",
+            'deduction grade Moderate, 2 tiers from the Fiendish asked ([quality] grade = "Fiendish", grade_within = 1)',
+        ),
     ]
     assert flags_for("fauna", bots, _deduction("Tricky"), q) == ()  # one tier away: within 1
+
+
+def test_each_flag_names_the_quality_setting_it_was_checked_against():
+    """A flag said "outside the band 15% to 60%" or "(none allowed)" without naming the [quality] setting behind it, so
+    a designer could not tell which key of the profile's table (or which option) to change. Each flag of a setting now
+    names it in its reason (which text, CSV, Markdown and a [grade] table give) and in ``setting`` (JSON)."""
+    bots = {"heuristic": BotFigures("heuristic", 400, 4, {"hunger": 396}, 3.0, {"walled in": 300})}
+    q = replace(chapter_quality("fauna"), grade="Fiendish", grade_within=1, skull_walls=None)
+    flags = flags_for("fauna", bots, _deduction("Moderate", ["B4", "F5"]), q)
+    assert [(f.code, f.setting) for f in flags] == [
+        ("walled_in", "max_walled_in"),
+        ("win_rate", "win_rate"),
+        ("guessed_target", "guessed_targets"),
+        ("grade", "grade"),  # and grade_within, named in the reason
+    ]
+    for f in flags:
+        assert f"[quality] {f.setting}" in f.reason, f.reason
+        assert f.to_json()["setting"] == f.setting
+    assert (
+        flags[2].reason
+        == "2 targets (Ft at B4, F5) never deduced before found (none allowed: [quality] guessed_targets = 0)"
+    )
+    assert flags[3].reason == (
+        'deduction grade Moderate, 2 tiers from the Fiendish asked ([quality] grade = "Fiendish", grade_within = 1)'
+    )
+    (none,) = flags_for("fauna", {}, None, replace(q, win_rate=None, max_walled_in=None))
+    assert (none.setting, none.reason) == (
+        "grade",
+        'no deduction grade to compare with [quality] grade = "Fiendish" (see mapgen deduce)',
+    )
 
 
 @pytest.mark.slow
@@ -397,7 +435,7 @@ def test_a_start_one_skull_can_wall_in_is_flagged_with_its_cells():
     (flag,) = [f for f in g.flags if f.code == "skull_wall"]
     assert flag.reason == (
         "1 start Path one Skull's Monster walls in within 5 Paths: "
-        "B7 is a Skull: a Monster drawn there walls the first Path in"
+        "B7 is a Skull: a Monster drawn there walls the first Path in ([quality] skull_walls)"
     )
     off = replace(chapter_quality("vameter"), skull_walls=None)
     assert not [
