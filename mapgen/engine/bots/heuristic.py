@@ -33,7 +33,9 @@ Tried and dropped (fauna-1..4, 500 games a map, seed 0): Food at 0 held worth 3.
 last Challenge is in the row, 608 -> 615 alone and 803 -> 810 with the Samples dropped (hunger losses 315 -> 186, but
 thirst and sealed games up as much); Food worth 2.5 while fewer are held than the row's Challenges and the End of Day
 take, 608 -> 605; a second Fire whenever Wood or Rock is spare, 608 -> 606; one more Food in the team's needs, 825 ->
-481; failing any Challenge (not only the day's last) whose Pass takes the last Food, 825 -> 819.
+481; failing any Challenge (not only the day's last) whose Pass takes the last Food, 825 -> 819. On top of the five
+rules (996 of 2,000): discarding any Minotaur at the row reward, tolling or not, 991; a Shelter whenever the backpack
+holds 4 or more and one can be built, 987.
 """
 
 from __future__ import annotations
