@@ -6,8 +6,9 @@ compares them with a recording (``--check FILE``: exits 1 and names the first di
 before a change meant to be pure speed, check after it. Not a ``bench_*`` module: ``python -m bench`` does
 not run it; run ``python -m bench.engine_outcomes --check bench/engine_outcomes.json`` (``--only deducer,oracle``
 for some bots, ``--maps fauna-4`` for some maps, ``--games N`` to scale every case). ``engine_outcomes.json``
-was recorded on main at 28b9c95 (issue 41's speed work; its CPU seconds are that run's, under load): a change
-meant to alter play records it again in the same commit and says why. A whole check takes 3-4 CPU minutes.
+was recorded on main at 28b9c95 (issue 41's speed work) and again with the heuristic's five new rules (issue 41's
+blunders: every bot's games changed; its CPU seconds are that run's, under load): a change meant to alter play
+records it again in the same commit and says why. A whole check takes 3-4 CPU minutes.
 """
 
 from __future__ import annotations
