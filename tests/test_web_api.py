@@ -1500,6 +1500,92 @@ def test_a_hint_whose_odds_and_then_best_guess_run_out_keeps_missing_a_list(monk
     assert out["missing_text"] == "the Paths' odds of a Flora creature: the time limit (10 s) ran out"
 
 
+FLORA_5 = ["D7", "D6", "C7", "E7", "C6"]  # flora-1: nothing forced, several Paths next to them may hold a creature
+
+
+def _board_odds_state():
+    """flora-1 with FLORA_5 revealed, the Paths a player may explore next that may hold a Flora creature (and may
+    not: the board shades them), and a board's heat map of every unrevealed cell (0 where none can be)."""
+    from mapgen.solving.explain import frontier
+    from mapgen.solving.solve import Solver
+
+    text = _state("flora-1", FLORA_5)
+    state = parse_map(text, "state")
+    b = state.board
+    possible = Solver.for_chapter("flora").possible(state)
+    fc = Terrain.FLORA_CREATURE
+    may = [b.name(i) for i in frontier(state) if fc in possible[i] and len(possible[i]) > 1]
+    heat = {b.name(i): (0.2 if fc in ts else 0.0) for i, ts in possible.items() if state.cells[i] is None}
+    return text, may, heat
+
+
+def test_the_web_hint_ranks_by_the_odds_the_board_shows(monkeypatch):
+    """The helper's board shades the pool's estimate of the target, but its hint worked out odds of its own (another
+    sampler run: other shares, or the time ran out and it said "the odds did not come in time" beside a shaded
+    board). The page now sends the odds the board shows (``odds``) and the hint ranks by them, never its own:
+    the same shares, the same errors, said to be estimated."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    def own(*args, **kwargs):
+        raise AssertionError("the hint worked out odds of its own")
+
+    monkeypatch.setattr(explain, "_odds", own)
+    monkeypatch.setattr(hints, "best_guess", own)
+    text, may, heat = _board_odds_state()
+    assert len(may) >= 2
+    heat.update({may[0]: 0.12, may[1]: 0.46})
+    errors = {name: (0.03 if p not in (0.0, 1.0) else 0.0) for name, p in heat.items()}
+    errors[may[1]] = 0.05
+    odds = {"terrain": "Fc", "heat": heat, "heat_error": errors, "heat_exact": False}
+    code, out = service.do_hint({"map": text, "odds": odds})
+    assert code == 0 and out["forced"] is False and "missing" not in out and "guess" not in out
+    assert out["odds_from"] == "board" and out["odds_method"] == "sampler" and out["odds_exact"] is False
+    assert out["best"] == [may[1]] and out["target"] == "Fc"
+    got = {o["cell"]: (o["chance"], o.get("error")) for o in out["odds"]}
+    assert all(got[c] == (heat[c], errors[c]) for c in may)
+    # exact shares shown on the board: exact in the hint
+    code, out = service.do_hint({"map": text, "odds": {**odds, "heat_error": {}, "heat_exact": True}})
+    assert code == 0 and out["odds_exact"] is True and out["odds_method"] == "exact" and out["best"] == [may[1]]
+    assert all("error" not in o for o in out["odds"])
+
+
+def test_the_web_hint_waits_with_the_board_where_it_shows_no_chance_yet(monkeypatch):
+    """While the board still works its chances out ("?" on the Paths that may hold the target), the hint says so and
+    names those Paths (exact), never odds of its own the board would then contradict, nor a guess made on them."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    def own(*args, **kwargs):
+        raise AssertionError("the hint worked out odds of its own")
+
+    monkeypatch.setattr(explain, "_odds", own)
+    monkeypatch.setattr(hints, "best_guess", own)
+    text, may, heat = _board_odds_state()
+    heat.update({name: None for name in may})
+    code, out = service.do_hint({"map": text, "odds": {"terrain": "Fc", "heat": heat}})
+    assert code == 3 and out["forced"] is False and "odds" not in out and "guess" not in out
+    assert out["missing"] == ["odds"] and out["odds_from"] == "board"
+    assert out["may_hold"] == may and out["must_hold"] == []
+    assert out["missing_text"] == (
+        "the Paths' odds of a Flora creature: the board is still working them out (ask again once it shades them)"
+    )
+
+
+def test_the_board_odds_a_hint_is_sent_are_checked(client):
+    text, may, heat = _board_odds_state()
+    bad = {
+        "a list": ([0.2], "field 'odds' must be an object"),
+        "another terrain": ({"terrain": "Wa", "heat": heat}, "field 'odds': the odds of Wa, not of the hint's Fc"),
+        "a chance past 1": ({"terrain": "Fc", "heat": {may[0]: 1.5}}, "field 'odds': the chance at " + may[0]),
+        "no cell": ({"terrain": "Fc", "heat": {"Z9": 0.5}}, "field 'odds': "),
+        "an error below 0": ({"terrain": "Fc", "heat": heat, "heat_error": {may[0]: -1}}, "field 'odds': the error at"),
+    }
+    for what, (odds, said) in bad.items():
+        r = client.post("/api/hint", json={"map": text, "odds": odds})
+        assert r.status_code == 400 and r.json()["error"].startswith(said), (what, r.json())
+
+
 def _table_out_of_time(monkeypatch, small, body):
     """``do_table`` on ``body`` with the counters' time limit running out (``small``: the node-capped enumeration's
     count, None for none): the ApiError it raises."""

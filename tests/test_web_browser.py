@@ -1766,6 +1766,39 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
     )
 
 
+def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver, base_url):
+    """The board shaded the pool's estimate of a Flora creature while the hint worked out odds of its own: "the odds
+    did not come in time", or other shares, beside a shaded board. The page now sends the board's chances with the
+    hint, which ranks by them and says them as the Paths show them, estimated (the pool's estimate stubbed in the
+    page: the same on any load; the hint is the server's)."""
+    from selenium.webdriver.common.by import By
+
+    edit = """
+      const err = v.heat_error || {};
+      v.heat_error = {};
+      for (const name of Object.keys(v.heat || {})) {  // known (0 or 1, no error) stays; the pool's own estimate not
+        const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
+        if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+        v.heat_error[name] = known ? 0 : name === 'B7' ? 0.025 : 0.02;
+      }
+      v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
+      v.sampler = {own: true, samples: 800, agreeing: 800, converged: true, rhat: 1.01};
+    """
+    with stubbed(driver, table_stub(edit)):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "±5" in cell(driver, "B7").text, what="the board's estimate")
+        settled(driver)
+        shown = cell(driver, "B7").text
+        driver.find_element(By.ID, "hint").click()
+        said = wait_for(lambda: "Best odds" in text_of(driver, "hint-text") and text_of(driver, "hint-text"), 60)
+        settled(driver)
+        hinted = driver.find_element(By.CSS_SELECTOR, ".cell.hinted").get_attribute("data-cell")
+    assert "~35%" in shown and "±5" in shown
+    assert "Best odds of Flora creature (estimated, as shaded on the board): B7 ~35% ±5." in said, said
+    assert "did not come in time" not in said and hinted == "B7"
+
+
 def test_copy_link_and_print_view(driver, base_url):
     from selenium.webdriver.common.by import By
 

@@ -68,7 +68,7 @@ FIELDS = {
     "parse": MAP_FIELDS,
     "validate": MAP_FIELDS,
     "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit", "rules_fingerprint"),
-    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit", "rules_fingerprint"),
+    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit", "rules_fingerprint", "odds"),
     "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit", "rules_fingerprint"),
     "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
     "generate": ("chapter", "from", "seed", "profile", "time_limit"),
@@ -645,6 +645,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             state.board.index(cell)
         except ValueError as e:
             raise ApiError(f"field 'exclude': {e}"[:300]) from None
+    given = board_odds(body, state, target or chapter.counted)
     try:
         out = easiest_hint(
             state,
@@ -652,6 +653,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             target=target,
             time_limit=time_limit(body, "hint"),
             exclude=tuple(exclude),
+            given=given,
         )
         return (3 if "missing" in out else 0), _named(out, rules, state.chapter)
     except NoCompletion as e:
@@ -659,6 +661,59 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         return 1, _named(out, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
+
+
+def board_odds(body: dict, state: Map, target):
+    """The hint body's ``odds``: the chances of ``target`` the helper's board shows for ``state`` (``/api/table``'s
+    ``heat``, ``heat_error`` and ``heat_exact`` for that terrain, named by ``terrain``), as ``explain.GivenOdds``; None
+    when the body has none. A chance is a number from 0 to 1, or null where the board has none yet ("?")."""
+    from mapgen.solving.explain import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        GivenOdds,
+    )
+
+    odds = _field(body, "odds", dict, "an object (the board's odds: terrain, heat, heat_error, heat_exact)")
+    if odds is None:
+        return None
+
+    def bad(problem: str) -> ApiError:
+        return ApiError(f"field 'odds': {problem}"[:300])
+
+    unknown = unknown_key(odds, ("terrain", "heat", "heat_error", "heat_exact"))
+    if unknown is not None:
+        raise bad(f"unknown key {unknown!r} (known: terrain, heat, heat_error, heat_exact)")
+    if target is None:
+        raise bad(f"the {state.chapter} chapter has no counted terrain for the hint to rank: name one in 'target'")
+    terrain = odds.get("terrain")
+    if terrain != target.code:  # the board shades another terrain: its odds are not the hint's
+        raise bad(
+            f"the odds of {terrain if isinstance(terrain, str) else shown(terrain)}, not of the hint's {target.code}"
+        )
+    b = state.board
+
+    def cells(key: str, lo: float, hi: float, what: str, nullable: bool) -> dict[int, float | None]:
+        given = odds.get(key) or {}
+        if not isinstance(given, dict):
+            raise bad(f"'{key}' must be an object (cell name: {what}), not {shown(given)}")
+        out: dict[int, float | None] = {}
+        for name, value in given.items():
+            try:
+                i = b.index(name)
+            except (KeyError, ValueError, TypeError, IndexError) as e:
+                raise bad(f"'{key}': {e}") from None
+            if value is None and nullable:
+                out[i] = None
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+                raise bad(f"the {what} at {name} must be a number from {lo:g} to {hi:g}, not {shown(value)}")
+            out[i] = float(value)
+        return out
+
+    exact = odds.get("heat_exact", False)
+    if not isinstance(exact, bool):
+        raise bad(f"'heat_exact' must be true or false, not {shown(exact)}")
+    chances = cells("heat", 0.0, 1.0, "chance", True)
+    errors = cells("heat_error", 0.0, 1.0, "error", False)
+    return GivenOdds(chances, {i: e for i, e in errors.items() if e is not None}, exact)
 
 
 def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
