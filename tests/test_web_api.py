@@ -1586,6 +1586,71 @@ def test_the_board_odds_a_hint_is_sent_are_checked(client):
         assert r.status_code == 400 and r.json()["error"].startswith(said), (what, r.json())
 
 
+def test_a_quick_answer_whose_inline_compile_runs_out_of_time_goes_on_compiling(monkeypatch):
+    """Under heavy load (≥ 9) the quick answer ran out of its 3 s on Vameter taps while it compiled the state inline:
+    a 504, and the page showed "?" until the next reveal (asking again compiled it again, and ran out again). The
+    compile now goes on in the background and the answer says so (``"compiling"``, of the reveals) with what is known,
+    so the page asks again until the exact answer; a later tap while it runs does not compile inline again."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import draws, service
+
+    inline = []
+
+    def runs_out(self, state, time_limit=0.0, **kwargs):
+        if time_limit:
+            inline.append(state)
+            raise SolveTimeout("the time limit ran out while the state was compiled (1.2 CPU s budget)")
+
+    class Compiles:  # the background compiles: one asked for, running
+        def __init__(self):
+            self.asked = []
+
+        def status(self, chapter, state):
+            self.asked.append(state)
+            return 0.0 if len(self.asked) == 1 else 2.5
+
+        def of_briefing(self, chapter, state):
+            return False
+
+        def running(self, chapter, state):
+            return bool(self.asked)
+
+    class Pools:  # the pool of draws: a run for the state under way
+        def answer(self, chapter, state, terrain, possible):
+            return {"sampling": {"seconds": 0.0}}
+
+    compiles = Compiles()
+    monkeypatch.setattr(Solver, "circuit", runs_out)
+    monkeypatch.setattr(service, "COMPILES", compiles)
+    monkeypatch.setattr(draws, "POOLS", Pools())
+    text = _column_state("vameter-1", columns=(4, 5, 6, 7))
+    body = {"map": text, "heat": "Fz", "count": "quick", "time_limit": 3}
+    code, v = service.do_table(body)
+    assert code == 0 and v["compiling"] == {"seconds": 0.0, "of": "reveals"} and len(compiles.asked) == 1
+    assert v["forced"] is not None and v["heat_exact"] is False and v["sampling"] == {"seconds": 0.0}
+    assert len(inline) == 1
+    code, v = service.do_table(body)  # asked again (the page's poll) while the compile runs: no inline compile
+    assert code == 0 and v["compiling"] == {"seconds": 2.5, "of": "reveals"} and len(inline) == 1
+
+
+def test_a_background_compile_says_which_states_it_answers():
+    """``BackgroundCompiles.running``: a state compiled as revealed answers that state and every later one of it (no
+    inline compile for them meanwhile); an earlier state, another map, or a briefing's compile does not count."""
+    from mapgen.web.service import BackgroundCompiles
+
+    compiles = BackgroundCompiles()
+    base = parse_map(_column_state("vameter-1", (5, 6, 7)), "s")
+    later = parse_map(_column_state("vameter-1", (4, 5, 6, 7)), "s")
+    earlier = parse_map(_column_state("vameter-1", (6, 7)), "s")
+    other = parse_map(_column_state("vameter-2", (4, 5, 6, 7)), "s")
+    assert not compiles.running(None, later)
+    compiles._running["key"] = (base, 0.0, False)
+    assert compiles.running(None, base) and compiles.running(None, later)
+    assert not compiles.running(None, earlier) and not compiles.running(None, other)
+    compiles._running["key"] = (base, 0.0, True)  # the briefing's own compile: minutes, or never
+    assert not compiles.running(None, later)
+
+
 def _table_out_of_time(monkeypatch, small, body):
     """``do_table`` on ``body`` with the counters' time limit running out (``small``: the node-capped enumeration's
     count, None for none): the ApiError it raises."""

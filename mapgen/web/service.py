@@ -271,6 +271,16 @@ class BackgroundCompiles:
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
 
+    def running(self, chapter, state: Map) -> bool:
+        """Whether a compile of the state as revealed that answers ``state`` (``state`` extends its base) runs here now:
+        a briefing's compile (minutes, or no circuit at all) does not count."""
+        from mapgen.solving.compiled import (  # deferred: pysat and numpy, on the first request that needs them, not at the app's start
+            extends,
+        )
+
+        with self._lock:
+            return any(extends(state, base) and not briefing for base, _, briefing in self._running.values())
+
     def of_briefing(self, chapter, state: Map) -> bool:
         """Whether the compile that answers ``state`` is its briefing's (fewer reveals than the rung), not the state's
         as revealed (an answer's ``"compiling": {"of"}``: ``"briefing"`` or ``"reveals"``)."""
@@ -767,9 +777,20 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         # ``compile_from``) compiled in the background and the answer says so. Which of these answers
         # depends on the state and on what was compiled before, not on the load: the wall clock running
         # out is a time-out (exit 3), never a weaker answer.
+        # The wall clock ending the inline compile (a busy machine) is no time-out: the compile goes on in the background
+        # and the answer says "compiling" (the page asks again until it lands); while it runs, the state and the later
+        # ones it answers are not compiled inline again (each such ask would run out the same way).
         compiling = None
         inline = 0.4 * limit if sum(t is not None for t in state.cells) >= inline_from(chapter) else 0.0
-        if solver.circuit(state, inline, deadline=budget.deadline) is not None:
+        if inline and COMPILES.running(chapter, state):
+            inline = 0.0
+        try:
+            circuit = solver.circuit(state, inline, deadline=budget.deadline)
+        except SolveTimeout:
+            if not inline:
+                raise
+            circuit = None
+        if circuit is not None:
             # the circuit answers at once, with every cell's tallies (an exact heat map)
             result = solver.count(state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible)
         else:
