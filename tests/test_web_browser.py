@@ -1807,6 +1807,52 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
     assert "did not come in time" not in said and hinted == ["B7"]
 
 
+def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(driver, base_url):
+    """The page sends the hint the board's chances, and where the board shows "?" the hint waits with it ("the board
+    is still working out the chances"). A board whose answers ran out of time (both 504s: the page stopped asking) has
+    nothing coming: it sends no odds, and the hint works them out itself (the hint's request read in the page)."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.hintBodies = [];
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/hint')) {
+          window.hintBodies.push(JSON.parse(init.body));
+          return new Response(JSON.stringify(ANSWER), {status: 200, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}});
+        }
+        if (String(url).endsWith('/api/table') && init) {
+          const v = await (await real(url, init)).json();
+          for (const name of Object.keys(v.heat || {})) {
+            const known = (v.heat[name] === 0 || v.heat[name] === 1) && !((v.heat_error || {})[name] > 0);
+            if (!known) v.heat[name] = null;
+          }
+          Object.assign(v, {error: 'the time limit ran out while the state was compiled (ask for a larger time_limit)',
+            count: null, exact: false, heat_exact: false, heat_method: 'none', missing: ['count', 'heat'],
+            timed_out: 'the time limit ran out while the state was compiled'});
+          for (const key of ['heat_error', 'sampler', 'sampling', 'compiling', 'estimate']) delete v[key];
+          return new Response(JSON.stringify(v), {status: 504, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '3'}});
+        }
+        return real(url, init);
+      };
+    """.replace("ANSWER", json.dumps({"forced": False, "message": "no cell is forced: you must guess"}))
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "too many maps fit to count them in time" in text_of(driver, "count"), what="both 504s")
+        settled(driver)
+        shown = cell(driver, "B7").text
+        driver.find_element(By.ID, "hint").click()
+        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
+        body = driver.execute_script("return window.hintBodies[0]")
+    assert "?" in shown
+    assert "odds" not in body and "map" in body
+
+
 def test_copy_link_and_print_view(driver, base_url):
     from selenium.webdriver.common.by import By
 

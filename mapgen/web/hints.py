@@ -7,7 +7,9 @@ Paths with the best odds of the target terrain. Two things on top for the page:
 - ``exclude``: cells already hinted on this state; "Next hint" asks for the easiest forced cell not among
   them (and says so once every forced cell has been named, or that those left found no explanation in time);
 - a best guess whenever nothing is forced and no Path the player can explore next may hold the target
-  (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most.
+  (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most;
+- ``given``: the odds of the target the page's board shades (its pool's estimate, or exact), sent with the request:
+  the Paths are ranked by them, never by odds of the hint's own, so the hint and the board never disagree.
 """
 
 from __future__ import annotations

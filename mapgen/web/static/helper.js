@@ -735,12 +735,17 @@ function among(guess) {
 
 // The chances of the hint's target (the chapter's counted terrain) the board shows for the board as it stands, as
 // /api/hint's "odds" (the table's "heat", "heat_error", "heat_exact"): the hint ranks by them, so its odds are the
-// shaded ones, never others; null when the board shades another terrain or none, or its answer is not this state's.
+// shaded ones, never others; null when the board shades another terrain or none, its answer is not this state's, or it
+// shows "?" and has stopped asking.
 function boardOdds() {
   const v = H.view;
   const target = MG.chapters[H.briefing.chapter].counted;
   if (!target || $("heat").value !== target || !v || v.pending || v.error || v.conflict || !H.viewOf) return null;
   if (H.viewOf.heat !== target || !H.viewOf.cells.every((c, i) => c === H.cells[i])) return null;
+  // "?" left on a board that stopped asking (its answers ran out of time): no chance is coming to wait for
+  const unknown = Object.values(v.heat || {}).some((p) => p === null);
+  const working = Boolean(v.sampling || v.compiling) || document.body.classList.contains("busy");
+  if (!v.heat || (unknown && !working)) return null;
   const heat = {};
   for (const [name, p] of Object.entries(v.heat || {})) heat[name] = p === undefined ? null : p;
   const exact = Boolean(v.heat && (v.heat_exact || v.method === "d-dnnf"));
