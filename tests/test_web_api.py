@@ -1576,6 +1576,7 @@ def test_the_board_odds_a_hint_is_sent_are_checked(client):
     text, may, heat = _board_odds_state()
     bad = {
         "a list": ([0.2], "field 'odds' must be an object"),
+        "chances in a list": ({"terrain": "Fc", "heat": []}, "field 'odds': 'heat' must be an object"),
         "another terrain": ({"terrain": "Wa", "heat": heat}, "field 'odds': the odds of Wa, not of the hint's Fc"),
         "a chance past 1": ({"terrain": "Fc", "heat": {may[0]: 1.5}}, "field 'odds': the chance at " + may[0]),
         "no cell": ({"terrain": "Fc", "heat": {"Z9": 0.5}}, "field 'odds': "),

@@ -701,7 +701,7 @@ def board_odds(body: dict, state: Map, target):
     b = state.board
 
     def cells(key: str, lo: float, hi: float, what: str, nullable: bool) -> dict[int, float | None]:
-        given = odds.get(key) or {}
+        given = odds.get(key, {})
         if not isinstance(given, dict):
             raise bad(f"'{key}' must be an object (cell name: {what}), not {shown(given)}")
         out: dict[int, float | None] = {}
