@@ -1853,6 +1853,49 @@ def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(
     assert "odds" not in body and "map" in body
 
 
+def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_url):
+    """A Hint pressed right after a reveal, before the board's answer came, was asked without the board's odds: the
+    hint worked out its own, and the board then shaded others beside it. The page now waits for the board's first
+    answer and sends its chances (the table's answer delayed and the hint's request read in the page)."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.hintBodies = [];
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/hint')) {
+          window.hintBodies.push(JSON.parse(init.body));
+          return new Response(JSON.stringify({forced: false, message: 'no cell is forced: you must guess'}),
+            {status: 200, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        }
+        if (String(url).endsWith('/api/table') && init) {
+          const v = await (await real(url, init)).json();
+          await new Promise((done) => setTimeout(done, 2000));  // the board's answer comes late
+          const err = v.heat_error || {};
+          v.heat_error = {};
+          for (const name of Object.keys(v.heat || {})) {
+            const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
+            if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+            v.heat_error[name] = known ? 0 : 0.02;
+          }
+          v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
+          v.sampler = {own: true, samples: 800, agreeing: 800, converged: true, rhat: 1.01};
+          return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}});
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "working" in text_of(driver, "count"), what="the board's answer on its way")
+        driver.find_element(By.ID, "hint").click()
+        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
+        body = driver.execute_script("return window.hintBodies[0]")
+    assert body.get("odds", {}).get("heat", {}).get("B7") == 0.35, body.get("odds")
+
+
 def test_copy_link_and_print_view(driver, base_url):
     from selenium.webdriver.common.by import By
 

@@ -52,6 +52,7 @@ const POLL_MS = 1000;
 const POLL_CAP = 600;
 const RETRY_MS = 1000;
 const RETRY_CAP = 4;
+const BOARD_WAIT_MS = 15000; // how long a hint asked before the board's answer waits for it (its odds are the board's)
 const HISTORY_KEY = "mapgen.helper.history";
 const HISTORY_CAP = 200;
 const HISTORY_GAMES = 12;
@@ -768,6 +769,14 @@ async function hint() {
   box.textContent = "Looking for the easiest deduction…";
   box.scrollIntoView({block: "nearest"});
   const seq = H.seq;
+  // the board shades the target but its answer for this board is on its way: the hint waits for it (at most
+  // BOARD_WAIT_MS), so that it ranks by the chances the board is about to show, never by others
+  const counted = MG.chapters[H.briefing.chapter].counted;
+  for (let waited = 0; counted && $("heat").value === counted && H.view && H.view.pending && waited < BOARD_WAIT_MS;
+    waited += 100) {
+    await new Promise((done) => setTimeout(done, 100));
+    if (seq !== H.seq) return;
+  }
   const body = {map: mapText(), time_limit: 10, exclude: H.hinted};
   if (H.rf) body.rules_fingerprint = H.rf;
   const odds = boardOdds();
