@@ -1577,6 +1577,158 @@ def test_a_hint_whose_odds_and_then_best_guess_run_out_keeps_missing_a_list(monk
     assert out["missing_text"] == "the Paths' odds of a Flora creature: the time limit (10 s) ran out"
 
 
+FLORA_5 = ["D7", "D6", "C7", "E7", "C6"]  # flora-1: nothing forced, several Paths next to them may hold a creature
+
+
+def _board_odds_state():
+    """flora-1 with FLORA_5 revealed, the Paths a player may explore next that may hold a Flora creature (and may
+    not: the board shades them), and a board's heat map of every unrevealed cell (0 where none can be)."""
+    from mapgen.solving.explain import frontier
+    from mapgen.solving.solve import Solver
+
+    text = _state("flora-1", FLORA_5)
+    state = parse_map(text, "state")
+    b = state.board
+    possible = Solver.for_chapter("flora").possible(state)
+    fc = Terrain.FLORA_CREATURE
+    may = [b.name(i) for i in frontier(state) if fc in possible[i] and len(possible[i]) > 1]
+    heat = {b.name(i): (0.2 if fc in ts else 0.0) for i, ts in possible.items() if state.cells[i] is None}
+    return text, may, heat
+
+
+def test_the_web_hint_ranks_by_the_odds_the_board_shows(monkeypatch):
+    """The helper's board shades the pool's estimate of the target, but its hint worked out odds of its own (another
+    sampler run: other shares, or the time ran out and it said "the odds did not come in time" beside a shaded
+    board). The page now sends the odds the board shows (``odds``) and the hint ranks by them, never its own:
+    the same shares, the same errors, said to be estimated."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    def own(*args, **kwargs):
+        raise AssertionError("the hint worked out odds of its own")
+
+    monkeypatch.setattr(explain, "_odds", own)
+    monkeypatch.setattr(hints, "best_guess", own)
+    text, may, heat = _board_odds_state()
+    assert len(may) >= 2
+    heat.update({may[0]: 0.12, may[1]: 0.46})
+    errors = {name: (0.03 if p not in (0.0, 1.0) else 0.0) for name, p in heat.items()}
+    errors[may[1]] = 0.05
+    odds = {"terrain": "Fc", "heat": heat, "heat_error": errors, "heat_exact": False}
+    code, out = service.do_hint({"map": text, "odds": odds})
+    assert code == 0 and out["forced"] is False and "missing" not in out and "guess" not in out
+    assert out["odds_from"] == "board" and out["odds_method"] == "sampler" and out["odds_exact"] is False
+    assert out["best"] == [may[1]] and out["target"] == "Fc"
+    got = {o["cell"]: (o["chance"], o.get("error")) for o in out["odds"]}
+    assert all(got[c] == (heat[c], errors[c]) for c in may)
+    # exact shares shown on the board: exact in the hint
+    code, out = service.do_hint({"map": text, "odds": {**odds, "heat_error": {}, "heat_exact": True}})
+    assert code == 0 and out["odds_exact"] is True and out["odds_method"] == "exact" and out["best"] == [may[1]]
+    assert all("error" not in o for o in out["odds"])
+
+
+def test_the_web_hint_waits_with_the_board_where_it_shows_no_chance_yet(monkeypatch):
+    """While the board still works its chances out ("?" on the Paths that may hold the target), the hint says so and
+    names those Paths (exact), never odds of its own the board would then contradict, nor a guess made on them."""
+    from mapgen.solving import explain
+    from mapgen.web import hints, service
+
+    def own(*args, **kwargs):
+        raise AssertionError("the hint worked out odds of its own")
+
+    monkeypatch.setattr(explain, "_odds", own)
+    monkeypatch.setattr(hints, "best_guess", own)
+    text, may, heat = _board_odds_state()
+    heat.update({name: None for name in may})
+    code, out = service.do_hint({"map": text, "odds": {"terrain": "Fc", "heat": heat}})
+    assert code == 3 and out["forced"] is False and "odds" not in out and "guess" not in out
+    assert out["missing"] == ["odds"] and out["odds_from"] == "board"
+    assert out["may_hold"] == may and out["must_hold"] == []
+    assert out["missing_text"] == (
+        "the Paths' odds of a Flora creature: the board is still working them out (ask again once it shades them)"
+    )
+
+
+def test_the_board_odds_a_hint_is_sent_are_checked(client):
+    text, may, heat = _board_odds_state()
+    bad = {
+        "a list": ([0.2], "field 'odds' must be an object"),
+        "chances in a list": ({"terrain": "Fc", "heat": []}, "field 'odds': 'heat' must be an object"),
+        "another terrain": ({"terrain": "Wa", "heat": heat}, "field 'odds': the odds of Wa, not of the hint's Fc"),
+        "a chance past 1": ({"terrain": "Fc", "heat": {may[0]: 1.5}}, "field 'odds': the chance at " + may[0]),
+        "no cell": ({"terrain": "Fc", "heat": {"Z9": 0.5}}, "field 'odds': "),
+        "an error below 0": ({"terrain": "Fc", "heat": heat, "heat_error": {may[0]: -1}}, "field 'odds': the error at"),
+    }
+    for what, (odds, said) in bad.items():
+        r = client.post("/api/hint", json={"map": text, "odds": odds})
+        assert r.status_code == 400 and r.json()["error"].startswith(said), (what, r.json())
+
+
+def test_a_quick_answer_whose_inline_compile_runs_out_of_time_goes_on_compiling(monkeypatch):
+    """Under heavy load (≥ 9) the quick answer ran out of its 3 s on Vameter taps while it compiled the state inline:
+    a 504, and the page showed "?" until the next reveal (asking again compiled it again, and ran out again). The
+    compile now goes on in the background and the answer says so (``"compiling"``, of the reveals) with what is known,
+    so the page asks again until the exact answer; a later tap while it runs does not compile inline again."""
+    from mapgen.solving.solve import Solver, SolveTimeout
+    from mapgen.web import draws, service
+
+    inline = []
+
+    def runs_out(self, state, time_limit=0.0, **kwargs):
+        if time_limit:
+            inline.append(state)
+            raise SolveTimeout("the time limit ran out while the state was compiled (1.2 CPU s budget)")
+
+    class Compiles:  # the background compiles: one asked for, running
+        def __init__(self):
+            self.asked = []
+
+        def status(self, chapter, state):
+            self.asked.append(state)
+            return 0.0 if len(self.asked) == 1 else 2.5
+
+        def of_briefing(self, chapter, state):
+            return False
+
+        def running(self, chapter, state):
+            return bool(self.asked)
+
+    class Pools:  # the pool of draws: a run for the state under way
+        def answer(self, chapter, state, terrain, possible):
+            return {"sampling": {"seconds": 0.0}}
+
+    compiles = Compiles()
+    monkeypatch.setattr(Solver, "circuit", runs_out)
+    monkeypatch.setattr(service, "COMPILES", compiles)
+    monkeypatch.setattr(draws, "POOLS", Pools())
+    text = _column_state("vameter-1", columns=(4, 5, 6, 7))
+    body = {"map": text, "heat": "Fz", "count": "quick", "time_limit": 3}
+    code, v = service.do_table(body)
+    assert code == 0 and v["compiling"] == {"seconds": 0.0, "of": "reveals"} and len(compiles.asked) == 1
+    assert v["forced"] is not None and v["heat_exact"] is False and v["sampling"] == {"seconds": 0.0}
+    assert len(inline) == 1
+    code, v = service.do_table(body)  # asked again (the page's poll) while the compile runs: no inline compile
+    assert code == 0 and v["compiling"] == {"seconds": 2.5, "of": "reveals"} and len(inline) == 1
+
+
+def test_a_background_compile_says_which_states_it_answers():
+    """``BackgroundCompiles.running``: a state compiled as revealed answers that state and every later one of it (no
+    inline compile for them meanwhile); an earlier state, another map, or a briefing's compile does not count."""
+    from mapgen.web.service import BackgroundCompiles
+
+    compiles = BackgroundCompiles()
+    base = parse_map(_column_state("vameter-1", (5, 6, 7)), "s")
+    later = parse_map(_column_state("vameter-1", (4, 5, 6, 7)), "s")
+    earlier = parse_map(_column_state("vameter-1", (6, 7)), "s")
+    other = parse_map(_column_state("vameter-2", (4, 5, 6, 7)), "s")
+    assert not compiles.running(None, later)
+    compiles._running["key"] = (base, 0.0, False)
+    assert compiles.running(None, base) and compiles.running(None, later)
+    assert not compiles.running(None, earlier) and not compiles.running(None, other)
+    compiles._running["key"] = (base, 0.0, True)  # the briefing's own compile: minutes, or never
+    assert not compiles.running(None, later)
+
+
 def _table_out_of_time(monkeypatch, small, body):
     """``do_table`` on ``body`` with the counters' time limit running out (``small``: the node-capped enumeration's
     count, None for none): the ApiError it raises."""

@@ -1766,6 +1766,136 @@ def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_
     )
 
 
+def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver, base_url):
+    """The board shaded the pool's estimate of a Flora creature while the hint worked out odds of its own: "the odds
+    did not come in time", or other shares, beside a shaded board. The page now sends the board's chances with the
+    hint, which ranks by them and says them as the Paths show them, estimated (the pool's estimate stubbed in the
+    page: the same on any load; the hint is the server's)."""
+    from selenium.webdriver.common.by import By
+
+    edit = """
+      const err = v.heat_error || {};
+      v.heat_error = {};
+      for (const name of Object.keys(v.heat || {})) {  // known (0 or 1, no error) stays; the pool's own estimate not
+        const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
+        if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+        v.heat_error[name] = known ? 0 : name === 'B7' ? 0.025 : 0.02;
+      }
+      v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
+      v.sampler = {own: true, samples: 800, agreeing: 800, converged: true, rhat: 1.01};
+    """
+    with stubbed(driver, table_stub(edit)):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "±5" in cell(driver, "B7").text, what="the board's estimate")
+        settled(driver)
+        shown = cell(driver, "B7").text
+        driver.find_element(By.ID, "hint").click()
+        said = wait_for(lambda: not text_of(driver, "hint-text").startswith("Looking") and text_of(driver, "hint-text"))
+        settled(driver)
+        hinted = [e.get_attribute("data-cell") for e in driver.find_elements(By.CSS_SELECTOR, ".cell.hinted")]
+        # where the board still shows "?", the hint waits with it (the server's "odds_from": "board", odds missing)
+        waits = driver.execute_script(
+            "return mayHold('flora', {target: 'Fc', may_hold: ['B6', 'B7'], must_hold: [], odds_from: 'board'})"
+        )
+    assert waits == (
+        ". Exact (the board is still working out the chances): of the Paths you may explore next, a Flora creature "
+        "may be at B6, B7"
+    )
+    assert "~35%" in shown and "±5" in shown
+    assert "Best odds of Flora creature (estimated, as shaded on the board): B7 ~35% ±5." in said, said
+    assert "did not come in time" not in said and hinted == ["B7"]
+
+
+def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(driver, base_url):
+    """The page sends the hint the board's chances, and where the board shows "?" the hint waits with it ("the board
+    is still working out the chances"). A board whose answers ran out of time (both 504s: the page stopped asking) has
+    nothing coming: it sends no odds, and the hint works them out itself (the hint's request read in the page)."""
+    import json
+
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.hintBodies = [];
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/hint')) {
+          window.hintBodies.push(JSON.parse(init.body));
+          return new Response(JSON.stringify(ANSWER), {status: 200, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}});
+        }
+        if (String(url).endsWith('/api/table') && init) {
+          const v = await (await real(url, init)).json();
+          for (const name of Object.keys(v.heat || {})) {
+            const known = (v.heat[name] === 0 || v.heat[name] === 1) && !((v.heat_error || {})[name] > 0);
+            if (!known) v.heat[name] = null;
+          }
+          Object.assign(v, {error: 'the time limit ran out while the state was compiled (ask for a larger time_limit)',
+            count: null, exact: false, heat_exact: false, heat_method: 'none', missing: ['count', 'heat'],
+            timed_out: 'the time limit ran out while the state was compiled'});
+          for (const key of ['heat_error', 'sampler', 'sampling', 'compiling', 'estimate']) delete v[key];
+          return new Response(JSON.stringify(v), {status: 504, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '3'}});
+        }
+        return real(url, init);
+      };
+    """.replace("ANSWER", json.dumps({"forced": False, "message": "no cell is forced: you must guess"}))
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "too many maps fit to count them in time" in text_of(driver, "count"), what="both 504s")
+        settled(driver)
+        shown = cell(driver, "B7").text
+        driver.find_element(By.ID, "hint").click()
+        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
+        body = driver.execute_script("return window.hintBodies[0]")
+    assert "?" in shown
+    assert "odds" not in body and "map" in body
+
+
+def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_url):
+    """A Hint pressed right after a reveal, before the board's answer came, was asked without the board's odds: the
+    hint worked out its own, and the board then shaded others beside it. The page now waits for the board's first
+    answer and sends its chances (the table's answer delayed and the hint's request read in the page)."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.hintBodies = [];
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/hint')) {
+          window.hintBodies.push(JSON.parse(init.body));
+          return new Response(JSON.stringify({forced: false, message: 'no cell is forced: you must guess'}),
+            {status: 200, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
+        }
+        if (String(url).endsWith('/api/table') && init) {
+          const v = await (await real(url, init)).json();
+          await new Promise((done) => setTimeout(done, 2000));  // the board's answer comes late
+          const err = v.heat_error || {};
+          v.heat_error = {};
+          for (const name of Object.keys(v.heat || {})) {
+            const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
+            if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+            v.heat_error[name] = known ? 0 : 0.02;
+          }
+          v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
+          v.sampler = {own: true, samples: 800, agreeing: 800, converged: true, rhat: 1.01};
+          return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
+            'X-Mapgen-Exit': '0'}});
+        }
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
+        driver.refresh()
+        wait_for(lambda: "working" in text_of(driver, "count"), what="the board's answer on its way")
+        driver.find_element(By.ID, "hint").click()
+        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
+        body = driver.execute_script("return window.hintBodies[0]")
+    assert body.get("odds", {}).get("heat", {}).get("B7") == 0.35, body.get("odds")
+
+
 def test_copy_link_and_print_view(driver, base_url):
     from selenium.webdriver.common.by import By
 

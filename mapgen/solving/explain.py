@@ -482,6 +482,7 @@ def hint(
     *,
     deadline: float | None = None,
     deduced: dict[int, int] | None = None,
+    given: GivenOdds | None = None,
 ) -> dict:
     """The single easiest deduction (``{"forced": True, "explanation": ...}``), or, when no cell is
     forced, the unexplored Paths with the best odds of ``target`` (``{"forced": False, "odds": ...}``).
@@ -504,6 +505,12 @@ def hint(
     ``deduced``: the state's cells that earlier steps of a solution path deduced (``hint --steps``), each with its
     step: the reason words them as deduced (never "revealed": they are hidden on the player's map), and its JSON
     names them (``"deduced"``: cell name -> step, of the cells it cites).
+
+    ``given``: the odds of ``target`` already had for this state (the table helper's board, which shades them): the
+    Paths are ranked by them and no odds are worked out here, so the hint and the board never disagree; the answer
+    says so (``"odds_from": "board"``). Where they give no chance for a Path that may hold the target (the board
+    still works it out), the answer names the Paths that can hold it and those that must (exact), with
+    ``"missing": ["odds"]`` as when the odds run out of time.
     """
     solver.check(state, "hint")
     check_time_limit(time_limit, "hint")
@@ -544,13 +551,18 @@ def hint(
         possible = None
         try:
             possible = solver.possible(state, budget, cells=cells)  # exact: kept if the odds run out
-            odds, method, errors, route = _odds(solver, state, cells, target, budget, time_limit, possible=possible)
-        except SolveTimeout as e:  # what was found stands (nothing is forced); say what is missing
+            if given is not None:
+                out["odds_from"] = "board"
+                odds, method, errors, route = given.ranked(cells, target, possible)
+            else:
+                odds, method, errors, route = _odds(solver, state, cells, target, budget, time_limit, possible=possible)
+        except (SolveTimeout, OddsPending) as e:  # what was found stands (nothing is forced); say what is missing
             out["target"] = target.code
             if possible is not None:  # which Paths can hold the target, and which must (exact, as solve's "possible")
                 out["may_hold"] = [b.name(i) for i in cells if target in possible[i] and len(possible[i]) > 1]
                 out["must_hold"] = [b.name(i) for i in cells if possible[i] == {target}]
-            out["timed_out"] = str(e)
+            if isinstance(e, SolveTimeout):
+                out["timed_out"] = str(e)
             out["missing"] = [
                 *out.get("missing", []),
                 *(["odds"] if possible is not None else ["may_hold", "must_hold", "odds"]),
@@ -579,8 +591,43 @@ def hint(
 
 #: What answered a hint's odds (its JSON's ``"method"``, besides ``"odds_method"``): a compiled circuit (as
 #: solve's ``"method"`` says it), the model counter's counts per cell, or the possible terrains alone (no Path
-#: can hold the target); else the sampler, or none (``ODDS_SAMPLER``, ``ODDS_NONE``).
-ROUTE_CIRCUIT, ROUTE_COUNTER, ROUTE_POSSIBLE = "d-dnnf", "model counter", "possible terrains"
+#: can hold the target); else the sampler, or none (``ODDS_SAMPLER``, ``ODDS_NONE``); or the odds given (``GivenOdds``:
+#: the helper's board).
+ROUTE_CIRCUIT, ROUTE_COUNTER, ROUTE_POSSIBLE, ROUTE_BOARD = "d-dnnf", "model counter", "possible terrains", "board"
+
+
+class OddsPending(Exception):
+    """The odds given for a state have no chance yet for a Path that may hold the target (the board works it out)."""
+
+
+@dataclass(frozen=True)
+class GivenOdds:
+    """Odds of a hint's target already had for its state, as another view shows them (the table helper's board:
+    its pool of sampler draws' estimate, or exact shares): ``chances`` per cell (None: not known yet), ``errors`` each
+    estimated chance's standard error, ``exact`` whether they are exact shares."""
+
+    chances: dict[int, float | None]
+    errors: dict[int, float]
+    exact: bool
+
+    def ranked(
+        self, cells: list[int], target: Terrain, possible: dict[int, frozenset[Terrain]]
+    ) -> tuple[dict[int, float | None], str, dict[int, float], str]:
+        """``_odds``'s answer for ``cells`` from these odds: a cell that cannot hold ``target`` 0 and one that must 1
+        (possible terrains are exact), every other its given chance and error. OddsPending when one has none."""
+        odds: dict[int, float | None] = {}
+        errors: dict[int, float] = {}
+        for i in cells:
+            if target not in possible[i] or possible[i] == {target}:
+                odds[i] = 0.0 if target not in possible[i] else 1.0
+                continue
+            chance = self.chances.get(i)
+            if chance is None:
+                raise OddsPending("the odds given have no chance yet for a Path that may hold the target")
+            odds[i] = chance
+            if not self.exact and self.errors.get(i):
+                errors[i] = self.errors[i]
+        return odds, (ODDS_EXACT if self.exact else ODDS_SAMPLER), errors, ROUTE_BOARD
 
 
 def _odds(

@@ -7,7 +7,9 @@ Paths with the best odds of the target terrain. Two things on top for the page:
 - ``exclude``: cells already hinted on this state; "Next hint" asks for the easiest forced cell not among
   them (and says so once every forced cell has been named, or that those left found no explanation in time);
 - a best guess whenever nothing is forced and no Path the player can explore next may hold the target
-  (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most.
+  (a blank board): the Path whose terrain is least certain, the one whose reveal tells the most;
+- ``given``: the odds of the target the page's board shades (its pool's estimate, or exact), sent with the request:
+  the Paths are ranked by them, never by odds of the hint's own, so the hint and the board never disagree.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import time
 
 from mapgen.model import Map
 from mapgen.solving.explain import (
+    GivenOdds,
     briefing_cell_words,
     easiest_explanation,
     forced_count,
@@ -38,6 +41,7 @@ def easiest_hint(
     target: Terrain | None = None,
     time_limit: float = 5.0,
     exclude: tuple[str, ...] = (),
+    given: GivenOdds | None = None,
 ) -> dict:
     """What ``mapgen hint --json`` prints: ``{"forced": true, "explanation": {"cell", "terrain", "rules",
     "cells", "text"}, "forced_cells", "from_briefing"}``, or ``{"forced": false, "message", ...odds of target,
@@ -49,6 +53,9 @@ def easiest_hint(
     says so: ``missing``, the keys that did not come (``["explanation"]`` when cells are forced but none was
     explained within its share of the work, ``["odds"]``, as `hint --json`'s, then ``"guess"``),
     ``timed_out`` the first reason, and ``missing_text`` the page's sentence (exit 3).
+    ``given``: the odds of ``target`` the page's board shows for this state (``hint``'s): the Paths are ranked by them,
+    never by odds worked out here; while the board has no chance yet for a Path that may hold the target, no best guess
+    is made either (its shares would be odds the board then contradicts).
     """
     check_time_limit(time_limit, "easiest_hint")
     solver = solver or Solver.for_chapter(state.chapter)
@@ -86,9 +93,10 @@ def easiest_hint(
             if rest:  # as hint's own answer: the explanation is missing (exit 3), more time gives its search more work
                 out["missing"] = ["explanation"]
     else:
-        out = hint(solver, state, target, time_limit=time_limit)
+        out = hint(solver, state, target, time_limit=time_limit, given=given)
     no_odds = out.get("odds_method") == ODDS_NONE  # where the target may be is no ranking: guess as without one
-    if not out.get("forced") and state.unrevealed() and (no_odds or not out.get("best")):
+    pending = _board_pending(out)  # the board still works its chances out: the hint waits with it
+    if not out.get("forced") and state.unrevealed() and (no_odds or not out.get("best")) and not pending:
         odds = Budget.until(0.5 * time_limit, started + time_limit)  # a share of the limit, not of what is left
         try:
             guess = best_guess(solver, state, odds, sample_seconds=SAMPLE_SECONDS * time_limit)  # solve's odds
@@ -114,6 +122,10 @@ def missing_text(out: dict, time_limit: float) -> str:
         "explanation": "an explanation of a forced cell",
     }
     keys = [k for k in out["missing"] if k != "must_hold"]
+    if _board_pending(out):  # not the time limit: the board's own answer has not come yet
+        said = f"{words['odds']}: the board is still working them out (ask again once it shades them)"
+        rest = [k for k in keys if k != "odds"]
+        return said if not rest else f"{said}; {missing_text({**out, 'missing': rest, 'odds_from': None}, time_limit)}"
     if keys == ["explanation"]:  # counted work sized by the time limit: the same request finds the same none
         return (
             f"{words['explanation']}: its search, sized by the time limit ({time_limit:g} s), found none "
@@ -121,6 +133,11 @@ def missing_text(out: dict, time_limit: float) -> str:
         )
     parts = list(dict.fromkeys(words.get(k, k) for k in keys))
     return f"{listed(parts)}: the time limit ({time_limit:g} s) ran out"
+
+
+def _board_pending(out: dict) -> bool:
+    """Whether the answer ranked nothing because the board's odds it was given have no chance yet (``GivenOdds``)."""
+    return out.get("odds_from") == "board" and "odds" in out.get("missing", ())
 
 
 def _is_cell(board, name) -> bool:

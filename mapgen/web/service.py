@@ -69,7 +69,7 @@ FIELDS = {
     "parse": MAP_FIELDS,
     "validate": MAP_FIELDS,
     "solve": (*MAP_FIELDS, "limit", "probabilities", "explain", "target", "time_limit", "rules_fingerprint"),
-    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit", "rules_fingerprint"),
+    "hint": (*MAP_FIELDS, "target", "exclude", "time_limit", "rules_fingerprint", "odds"),
     "table": (*MAP_FIELDS, "heat", "target", "count", "time_limit", "rules_fingerprint"),
     "repair": (*MAP_FIELDS, "within_profile", "profile", "time_limit"),
     "generate": ("chapter", "from", "seed", "profile", "time_limit"),
@@ -271,6 +271,16 @@ class BackgroundCompiles:
             self._running[key] = (state, now, cpu is not None)
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
+
+    def running(self, chapter, state: Map) -> bool:
+        """Whether a compile of the state as revealed that answers ``state`` (``state`` extends its base) runs here now:
+        a briefing's compile (minutes, or no circuit at all) does not count."""
+        from mapgen.solving.compiled import (  # deferred: pysat and numpy, on the first request that needs them, not at the app's start
+            extends,
+        )
+
+        with self._lock:
+            return any(extends(state, base) and not briefing for base, _, briefing in self._running.values())
 
     def of_briefing(self, chapter, state: Map) -> bool:
         """Whether the compile that answers ``state`` is its briefing's (fewer reveals than the rung), not the state's
@@ -646,6 +656,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             state.board.index(cell)
         except ValueError as e:
             raise ApiError(f"field 'exclude': {e}"[:300]) from None
+    given = board_odds(body, state, target or chapter.counted)
     try:
         out = easiest_hint(
             state,
@@ -653,6 +664,7 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
             target=target,
             time_limit=time_limit(body, "hint"),
             exclude=tuple(exclude),
+            given=given,
         )
         return (3 if "missing" in out else 0), _named(out, rules, state.chapter)
     except NoCompletion as e:
@@ -660,6 +672,59 @@ def do_hint(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         return 1, _named(out, rules, state.chapter)
     except SolveTimeout as e:
         raise _timeout(e) from None
+
+
+def board_odds(body: dict, state: Map, target):
+    """The hint body's ``odds``: the chances of ``target`` the helper's board shows for ``state`` (``/api/table``'s
+    ``heat``, ``heat_error`` and ``heat_exact`` for that terrain, named by ``terrain``), as ``explain.GivenOdds``; None
+    when the body has none. A chance is a number from 0 to 1, or null where the board has none yet ("?")."""
+    from mapgen.solving.explain import (  # deferred: ortools, on the first request that needs it, not at the app's start
+        GivenOdds,
+    )
+
+    odds = _field(body, "odds", dict, "an object (the board's odds: terrain, heat, heat_error, heat_exact)")
+    if odds is None:
+        return None
+
+    def bad(problem: str) -> ApiError:
+        return ApiError(f"field 'odds': {problem}"[:300])
+
+    unknown = unknown_key(odds, ("terrain", "heat", "heat_error", "heat_exact"))
+    if unknown is not None:
+        raise bad(f"unknown key {unknown!r} (known: terrain, heat, heat_error, heat_exact)")
+    if target is None:
+        raise bad(f"the {state.chapter} chapter has no counted terrain for the hint to rank: name one in 'target'")
+    terrain = odds.get("terrain")
+    if terrain != target.code:  # the board shades another terrain: its odds are not the hint's
+        raise bad(
+            f"the odds of {terrain if isinstance(terrain, str) else shown(terrain)}, not of the hint's {target.code}"
+        )
+    b = state.board
+
+    def cells(key: str, lo: float, hi: float, what: str, nullable: bool) -> dict[int, float | None]:
+        given = odds.get(key, {})
+        if not isinstance(given, dict):
+            raise bad(f"'{key}' must be an object (cell name: {what}), not {shown(given)}")
+        out: dict[int, float | None] = {}
+        for name, value in given.items():
+            try:
+                i = b.index(name)
+            except (KeyError, ValueError, TypeError, IndexError) as e:
+                raise bad(f"'{key}': {e}") from None
+            if value is None and nullable:
+                out[i] = None
+                continue
+            if isinstance(value, bool) or not isinstance(value, int | float) or not lo <= value <= hi:
+                raise bad(f"the {what} at {name} must be a number from {lo:g} to {hi:g}, not {shown(value)}")
+            out[i] = float(value)
+        return out
+
+    exact = odds.get("heat_exact", False)
+    if not isinstance(exact, bool):
+        raise bad(f"'heat_exact' must be true or false, not {shown(exact)}")
+    chances = cells("heat", 0.0, 1.0, "chance", True)
+    errors = cells("heat_error", 0.0, 1.0, "error", False)
+    return GivenOdds(chances, {i: e for i, e in errors.items() if e is not None}, exact)
 
 
 def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
@@ -713,9 +778,20 @@ def do_table(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, dict]:
         # ``compile_from``) compiled in the background and the answer says so. Which of these answers
         # depends on the state and on what was compiled before, not on the load: the wall clock running
         # out is a time-out (exit 3), never a weaker answer.
+        # The wall clock ending the inline compile (a busy machine) is no time-out: the compile goes on in the background
+        # and the answer says "compiling" (the page asks again until it lands); while it runs, the state and the later
+        # ones it answers are not compiled inline again (each such ask would run out the same way).
         compiling = None
         inline = 0.4 * limit if sum(t is not None for t in state.cells) >= inline_from(chapter) else 0.0
-        if solver.circuit(state, inline, deadline=budget.deadline) is not None:
+        if inline and COMPILES.running(chapter, state):
+            inline = 0.0
+        try:
+            circuit = solver.circuit(state, inline, deadline=budget.deadline)
+        except SolveTimeout:
+            if not inline:
+                raise
+            circuit = None
+        if circuit is not None:
             # the circuit answers at once, with every cell's tallies (an exact heat map)
             result = solver.count(state, limit=QUICK_COUNT, time_limit=budget, exact_counter=False, possible=possible)
         else:

@@ -41,12 +41,18 @@
 // out of time ("missing" holds "odds", a list of keys as `mapgen hint --json`'s; "missing_text" the server's
 // sentence), "may_hold" and "must_hold" (exact) name the Paths that can hold the target and those that must: said in
 // the hint's text as the CLI prints it and outlined on the board.
+// The hint's odds are the board's: while the board shades the chapter's target for the board as it stands, the page
+// sends those chances as "odds" ({terrain, heat, heat_error, heat_exact}, the table's keys) and the hint ranks by them
+// ("odds_from": "board"), said "estimated, as shaded on the board" with the Paths' own "~35% ±5", or exact; where the
+// board has no chance yet ("?"), the hint names the Paths that may hold the target ("missing": ["odds"]) and waits
+// with it, never odds of its own that the board would contradict.
 "use strict";
 
 const POLL_MS = 1000;
 const POLL_CAP = 600;
 const RETRY_MS = 1000;
 const RETRY_CAP = 4;
+const BOARD_WAIT_MS = 15000; // how long a hint asked before the board's answer waits for it (its odds are the board's)
 const HISTORY_KEY = "mapgen.helper.history";
 const HISTORY_CAP = 200;
 const HISTORY_GAMES = 12;
@@ -717,7 +723,8 @@ function mayHold(ch, d) {
   const label = MG.style(ch, d.target).label;
   const must = d.must_hold || [];
   const may = d.may_hold || [];
-  return ". Exact (the odds did not come in time): " + (must.length ? `a ${label} must be at ${must.join(", ")}; ` : "")
+  const why = d.odds_from === "board" ? "the board is still working out the chances" : "the odds did not come in time";
+  return `. Exact (${why}): ` + (must.length ? `a ${label} must be at ${must.join(", ")}; ` : "")
     + (may.length ? `of the Paths you may explore next, a ${label} may be at ${may.join(", ")}`
       : `no ${must.length ? "other " : ""}Path you may explore next can hold a ${label}`);
 }
@@ -727,14 +734,53 @@ function among(guess) {
   return guess.explorable === false ? "among the unrevealed Paths" : "among the Paths you can explore next";
 }
 
+// The chances of the hint's target (the chapter's counted terrain) the board shows for the board as it stands, as
+// /api/hint's "odds" (the table's "heat", "heat_error", "heat_exact"): the hint ranks by them, so its odds are the
+// shaded ones, never others; null when the board shades another terrain or none, its answer is not this state's, or it
+// shows "?" and has stopped asking.
+function boardOdds() {
+  const v = H.view;
+  const target = MG.chapters[H.briefing.chapter].counted;
+  if (!target || $("heat").value !== target || !v || v.pending || v.error || v.conflict || !H.viewOf) return null;
+  if (H.viewOf.heat !== target || !H.viewOf.cells.every((c, i) => c === H.cells[i])) return null;
+  // "?" left on a board that stopped asking (its answers ran out of time): no chance is coming to wait for
+  const unknown = Object.values(v.heat || {}).some((p) => p === null);
+  const working = Boolean(v.sampling || v.compiling) || document.body.classList.contains("busy");
+  if (!v.heat || (unknown && !working)) return null;
+  const heat = {};
+  for (const [name, p] of Object.entries(v.heat || {})) heat[name] = p === undefined ? null : p;
+  const exact = Boolean(v.heat && (v.heat_exact || v.method === "d-dnnf"));
+  const out = {terrain: target, heat, heat_exact: exact};
+  if (!exact && v.heat_method === "sampler" && v.heat_error) out.heat_error = v.heat_error;
+  return out;
+}
+
+// A hint's chance of its target at a Path as the board shows it ("~35% ±5", "≤3%", "35%"), from the hint's "odds".
+function oddsText(d, o) {
+  if (d.odds_from !== "board") return `${o.cell} ${pctText(o.chance)}`;
+  const est = d.odds_exact ? null : estimate({heat_method: "sampler", heat_error: {[o.cell]: o.error}}, o.cell, o.chance);
+  if (est === null) return `${o.cell} ${pctText(o.chance)}`;
+  return `${o.cell} ${est.main}${est.under ? (est.under.startsWith("±") ? " " + est.under : ` (${est.under})`) : ""}`;
+}
+
 async function hint() {
   const box = $("hint-text");
   box.hidden = false;
   box.textContent = "Looking for the easiest deduction…";
   box.scrollIntoView({block: "nearest"});
   const seq = H.seq;
+  // the board shades the target but its answer for this board is on its way: the hint waits for it (at most
+  // BOARD_WAIT_MS), so that it ranks by the chances the board is about to show, never by others
+  const counted = MG.chapters[H.briefing.chapter].counted;
+  for (let waited = 0; counted && $("heat").value === counted && H.view && H.view.pending && waited < BOARD_WAIT_MS;
+    waited += 100) {
+    await new Promise((done) => setTimeout(done, 100));
+    if (seq !== H.seq) return;
+  }
   const body = {map: mapText(), time_limit: 10, exclude: H.hinted};
   if (H.rf) body.rules_fingerprint = H.rf;
+  const odds = boardOdds();
+  if (odds) body.odds = odds;
   const r = await MG.api("/api/hint", body);
   if (seq !== H.seq) return;
   const ch = H.briefing.chapter;
@@ -774,8 +820,10 @@ async function hint() {
     }
     if (d.best && d.best.length && d.odds_method !== "none") {
       const label = MG.style(ch, d.target).label;
-      const odds = (d.odds || []).filter((o) => d.best.includes(o.cell)).map((o) => `${o.cell} ${pctText(o.chance)}`);
-      const how = d.odds_exact ? "" : " (from almost-uniform samples)";
+      const odds = (d.odds || []).filter((o) => d.best.includes(o.cell)).map((o) => oddsText(d, o));
+      // the board's odds: said as the board shades them, estimated (with its ± as on the Paths) or exact
+      const how = d.odds_from === "board" ? (d.odds_exact ? " (exact, as shaded on the board)"
+        : " (estimated, as shaded on the board)") : d.odds_exact ? "" : " (from almost-uniform samples)";
       box.append(`. Best odds of ${label}${how}: ${odds.join(", ") || d.best.join(", ")}.`);
       H.hint = {cell: d.best[0], cells: []};
     } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
