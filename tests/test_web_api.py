@@ -580,14 +580,20 @@ def _wait(client, job_id, until=("done", "failed", "cancelled", "timeout"), seco
 def test_playtest_runs_as_a_job_with_progress_and_a_chart(client):
     from cli import main
 
-    r = client.post("/api/playtest", json={"name": "training-1", "games": 12, "seed": 3, "file": "training-1"})
+    # the random bot, so that the games have losses to word (the heuristic wins all 12 of these since its decision
+    # rules of 2026-12-07)
+    r = client.post(
+        "/api/playtest", json={"name": "training-1", "games": 12, "seed": 3, "file": "training-1", "bot": "random"}
+    )
     assert r.status_code == 202
     job = _wait(client, r.json()["id"])
     assert job["status"] == "done" and job["progress"] == {"done": 12, "total": 12}
-    cli = CliRunner().invoke(main, ["playtest", "training-1", "--games", "12", "--seed", "3", "--json"])
+    run = ["playtest", "training-1", "--games", "12", "--seed", "3", "--bot", "random"]
+    cli = CliRunner().invoke(main, [*run, "--json"])
     assert job["result"] == json.loads(cli.output)
     # beside the result, its figures as playtest's text says them, for the studio to say alike
-    text = CliRunner().invoke(main, ["playtest", "training-1", "--games", "12", "--seed", "3"]).output.splitlines()
+    text = CliRunner().invoke(main, run).output.splitlines()
+    assert job["words"]["losses"], job["words"]
     assert f"  wins         {job['words']['wins']}" in text
     assert f"  losses       {job['words']['losses']}" in text
     png = client.get(job["plot"])
