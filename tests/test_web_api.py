@@ -25,8 +25,16 @@ ROOT = Path(__file__).parent.parent
 
 @pytest.fixture(scope="module")
 def client():
-    with TestClient(create_app(), raise_server_exceptions=False) as c:
-        yield c
+    """The app, its worker processes at this process's priority: the server's ``NICE`` (the slow pool at nice 10, for
+    a player's taps before downloads) put them behind every other busy process, and beside other test workers
+    (load 10 on 2 cores) a nice-10 worker got about 2% of a core: generate and solve ran out of their time limits
+    (504s) with the answer unasked. The priorities themselves are tested in tests/test_web_pools.py."""
+    from mapgen.web import app as web_app
+
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(web_app, "NICE", dict.fromkeys(web_app.NICE, 0))
+        with TestClient(create_app(), raise_server_exceptions=False) as c:
+            yield c
 
 
 def _state(name: str, shown) -> str:
@@ -242,13 +250,14 @@ def test_generate_from_a_sketch_keeps_its_cells(client):
 @pytest.mark.slow
 def test_impossible_requests_are_409_with_the_rules_named(client):
     profile = 'chapter = "fauna"\n[counts]\nFt = [5, 5]\n'
-    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    # the largest time limit: the default 10 s ran out under load (a 504; the slow pool runs at nice 10)
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile, "time_limit": 30})
     assert r.status_code == 409 and r.headers["x-mapgen-exit"] == "1"
     assert "F2" in r.json()["error"]
     m = maps.load("fauna-1")
     forts = [Terrain.FORT if i < 4 else None for i in range(m.board.size)]
     sketch = dumps_map(m.hide(range(m.board.size)).with_cells(forts))
-    r = client.post("/api/generate", json={"from": sketch})
+    r = client.post("/api/generate", json={"from": sketch, "time_limit": 30})
     assert r.status_code == 409 and "F2" in r.json()["rules"] and r.json()["cells"]
 
 
@@ -809,7 +818,7 @@ def test_a_profile_with_a_byte_order_mark_is_read_as_the_cli_reads_it(client):
     import mapgen
 
     profile = "\ufeff" + (Path(mapgen.__file__).parent / "profiles" / "fauna.toml").read_text(encoding="utf-8")
-    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile})
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": profile, "time_limit": 30})
     assert r.status_code == 200, r.text
 
 
@@ -1766,7 +1775,7 @@ def test_generate_refuses_a_profile_s_quality_target_it_would_not_meet(client):
         ).json()["error"]
     )
     games = 'chapter = "fauna"\n[quality]\ngames = { heuristic = 50 }\n'
-    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": games})
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 1, "profile": games, "time_limit": 30})
     assert r.status_code == 200, r.text
 
 
@@ -1784,7 +1793,7 @@ def test_fill_the_rest_under_a_profile_no_map_meets_names_a_smallest_set(client)
     m = maps.load("fauna-1")
     sketch = dumps_map(m.hide(range(m.board.size)))
     profile = 'chapter = "fauna"\n[counts]\nFt = [20, 20]\n'
-    r = client.post("/api/generate", json={"from": sketch, "seed": 1, "profile": profile})
+    r = client.post("/api/generate", json={"from": sketch, "seed": 1, "profile": profile, "time_limit": 30})
     assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
     assert (r.json()["rules"], r.json()["cells"]) == (["F2", "counts.Ft = [20, 20]"], []), r.json()
 
@@ -1798,7 +1807,7 @@ def test_a_studio_map_made_under_a_typed_profile_records_it_so_the_cli_makes_it_
     from cli import main
 
     profile = 'chapter = "fauna"\n# a designer\'s bounds\n[counts]\nSk = [2, 3]\nWa = [6, 8]\n'
-    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 12, "profile": profile})
+    r = client.post("/api/generate", json={"chapter": "fauna", "seed": 12, "profile": profile, "time_limit": 30})
     assert r.status_code == 200
     text = r.json()[0]["text"]
     record = parse_map(text).meta["generator"]
@@ -1814,11 +1823,14 @@ def test_a_studio_map_made_under_a_typed_profile_records_it_so_the_cli_makes_it_
     assert again.exit_code == 0, again.output
     assert parse_map(json.loads(again.output)[0]["text"]).cells == parse_map(text).cells
     loose = 'chapter = "fauna"\n[counts]\nWa = [4, 12]\n'
-    fill = client.post("/api/generate", json={"from": _column_state("fauna-2", (1, 7)), "seed": 2, "profile": loose})
+    fill = client.post(
+        "/api/generate", json={"from": _column_state("fauna-2", (1, 7)), "seed": 2, "profile": loose, "time_limit": 30}
+    )
     assert fill.status_code == 200, fill.json()
     assert parse_map(fill.json()[0]["text"]).meta["generator"]["profile_text"] == loose.splitlines()
     # without a typed profile: the chapter's default, recorded as before
-    plain = parse_map(client.post("/api/generate", json={"chapter": "fauna", "seed": 12}).json()[0]["text"])
+    plain = client.post("/api/generate", json={"chapter": "fauna", "seed": 12, "time_limit": 30}).json()
+    plain = parse_map(plain[0]["text"])
     assert "profile_text" not in plain.meta["generator"]
 
 

@@ -45,10 +45,14 @@ def house(tmp_path_factory) -> Path:
 def served(house):
     """The app of ``mapgen serve --rules house.toml``, its work in worker processes as served (the rules cross
     to them with every call)."""
+    from mapgen.web import app as web_app
+
     rules = ServedRules.of([(str(house), load_chapter(house))])
-    app = create_app(rules=rules, quick_workers=1, slow_workers=1, draw_workers=1, hint_workers=1, job_workers=1)
-    with TestClient(app, raise_server_exceptions=False) as c:
-        yield c
+    with pytest.MonkeyPatch.context() as m:  # its workers at this process's priority, as test_web_api's client's
+        m.setattr(web_app, "NICE", dict.fromkeys(web_app.NICE, 0))
+        app = create_app(rules=rules, quick_workers=1, slow_workers=1, draw_workers=1, hint_workers=1, job_workers=1)
+        with TestClient(app, raise_server_exceptions=False) as c:
+            yield c
 
 
 @pytest.fixture(scope="module")
@@ -60,7 +64,7 @@ def shipped():
 @pytest.fixture(scope="module")
 def house_map(served) -> str:
     """A map the served app's studio generated: under the house rules, 4 Forts."""
-    r = served.post("/api/generate", json={"chapter": "fauna", "seed": 7})
+    r = served.post("/api/generate", json={"chapter": "fauna", "seed": 7, "time_limit": 30})  # the largest: load 10
     assert r.status_code == 200, r.text
     return r.json()[0]["text"]
 
