@@ -448,7 +448,7 @@ def test_target_odds_without_a_circuit_or_a_sampler_say_where_it_may_be(monkeypa
 
 
 @pytest.mark.slow
-def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch):
+def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch, slow_clock):
     """On a state no circuit answers (maldonado-1 with C1 and G1 revealed, nothing forced), ``hint --target``
     ranks the Paths by the sampler's odds that ``solve --probabilities`` prints at the same time limit, with
     their error bars: it gave the sampler all of its budget where solve gave it 0.4 of the time limit (other
@@ -459,8 +459,8 @@ def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch):
     from mapgen.report import solve_report
     from mapgen.solving.explain import hint_text
 
-    # the default 10 s's sampler work (4 s of sweeps) under a wall clock of 40 s: the same odds, and room for a
-    # busy machine (the wall clock running out is a time-out, never other odds)
+    # the default 10 s's sampler work (4 s of sweeps) under a wall clock of 40 s, run 50 times slower (``slow_clock``):
+    # the same odds on any load (a busy one ran out of the 40 s: a time-out, never other odds, but none to compare)
     for module in (mapgen.report, mapgen.solving.explain):
         monkeypatch.setattr(module, "SAMPLE_SECONDS", 0.1)
     m = maps.load("maldonado-1")
@@ -623,7 +623,7 @@ def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monke
     assert data["forced"] is False and data["missing"] == ["odds"] and "odds" not in data
 
 
-def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path):
+def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path, slow_clock):
     """`solve --json` says `"method": "d-dnnf"` where a compiled circuit answered, as the README promises of `hint`
     too; `hint --json` said only `"odds_method": "exact"`, the same for a circuit as for the model counter's
     counts per cell. Now `"method"` names the route, and the odds are the same either way."""
@@ -636,7 +636,8 @@ def test_hint_says_whether_a_compiled_circuit_gave_its_odds(example, tmp_path):
     chapter = get_chapter("training")
     compiled = hint(Solver(chapter, circuits=CircuitStore(CircuitCache(tmp_path))), state, Terrain.WOOD, time_limit=120)
     counted = hint(Solver(chapter, circuits=CircuitStore(None, compiles=False)), state, Terrain.WOOD, time_limit=120)
-    # (a wall clock of 120 s: what answers is the CPU shares' doing, the deadline only ends the work on a busy machine)
+    # (what answers is the CPU shares' doing; the wall clock, 50 times slower here, only ends the work: a busy
+    # machine ran out of 120 s of it, a time-out with no odds to compare)
     assert (compiled.get("method"), compiled["odds_method"]) == ("d-dnnf", "exact"), compiled
     assert (counted.get("method"), counted["odds_method"]) == ("model counter", "exact"), counted
     assert compiled["odds"] == counted["odds"]
@@ -672,7 +673,7 @@ def test_hint_steps_say_a_cited_cell_was_deduced_by_an_earlier_step_not_revealed
         assert line.endswith(e["text"])
 
 
-def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(monkeypatch):
+def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(monkeypatch, slow_clock):
     """When the wall clock ends a hint's odds (exit 3), which Paths can hold the target and which must (the exact
     possible terrains, found before the odds) were dropped with them; `solve` keeps its possible terrains there. Now
     `hint --json` keeps them (``"may_hold"``: Paths that can hold the target but need not, ``"must_hold"``: those
@@ -687,7 +688,8 @@ def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(m
     def runs_out(*args, **kwargs):
         raise SolveTimeout("the time limit ran out while the sampler ran (chain 3 of 12)")
 
-    monkeypatch.setattr(explain, "_odds", runs_out)
+    monkeypatch.setattr(explain, "_odds", runs_out)  # the one time-out here: the wall clock runs 50 times slower, so
+    # that the possible terrains before it come on a busy machine too (there they ran out: "may_hold" missing as well)
     m = maps.load("flora-1")
     b = m.board
     keep = {b.index(c) for c in ("D7", "D6", "C7", "E7", "C6")}

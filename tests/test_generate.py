@@ -102,11 +102,12 @@ def test_contradictory_minimums_are_explained(tmp_path):
     assert "counts.Wa" in str(err.value) and "counts.Fo" in str(err.value)
 
 
-def test_minimums_no_7x7_map_can_hold_name_the_settings_not_a_time_out(tmp_path):
+def test_minimums_no_7x7_map_can_hold_name_the_settings_not_a_time_out(tmp_path, slow_clock):
     """20 Waters and 20 Foods on a 7x7 Fauna map (with its 7 Woods and 3 Forts: 50 cells of 49): each random
     briefing's search ran to the 10 s time limit, so `generate --profile` ended with exit 3 ("try a larger
     --time-limit") or named a conflict of one random briefing's mini map, never the two settings. (Naming them takes
-    CONFLICT_MOST's work, 6.6 CPU s: the limit leaves a busy machine room.)"""
+    CONFLICT_MOST's work, 6.6 CPU s, counted: the wall clock runs 50 times slower here (``slow_clock``), as 60 s of it
+    ran out first on a machine busy enough to give the test a tenth of a core.)"""
     p = tmp_path / "wet-and-fed.toml"
     p.write_text('chapter = "fauna"\n[counts]\nWa = [20, 30]\nFo = [20, 30]\n', encoding="utf-8")
     r = run("generate", "--chapter", "fauna", "--seed", "2", "--profile", str(p), "--time-limit", "60")

@@ -866,3 +866,32 @@ def test_the_wall_clock_ending_the_hill_numbers_is_a_time_limit_not_a_guess(monk
     assert report["forced"] == {"A5": "Hi"} and report["hill_numbers"] == {}
     assert report["hill_numbers_unsettled"] == ["A5"] and report["missing"] == ["hill_numbers"]
     assert report["timed_out"] == "the time limit ran out" and report["count"] == 6
+
+
+def test_a_conflict_s_reason_is_the_same_on_a_busy_machine(monkeypatch):
+    """A state with no completion names the rules and revealed cells that conflict (``Solver.explain``). Their search
+    had 5 s of the wall clock: on a machine busy enough that its 0.05-0.1 CPU s took longer, the same state was "no
+    completion found (the time limit ran out while looking for its reason)", no rule named (and exit 1, as a found
+    reason). The search is counted work now (SAT propagations): the same reason under any load, the wall clock only
+    a safety net far beyond it. Shown with a wall clock 1000 times faster than the CPU (a 0.03 CPU s search: 30 s)."""
+    import time
+
+    m = maps.load("fauna-1")
+    b = m.board
+    shown = {b.index(c): m.at(c) for c in ("A7", "B7", "C7", "D7", "E7", "F7", "G7", "C6", "D6", "E5")}
+    shown[b.index("D6")] = Terrain.ROCK if m.at("D6") is not Terrain.ROCK else Terrain.WATER
+    state = m.hide(range(b.size)).with_cells(shown.get(i) for i in range(b.size))
+
+    def fresh() -> Solver:
+        solver = Solver(get_chapter("fauna"))
+        solver.slot(state.briefing)  # its SAT session built before the search's budget starts
+        return solver
+
+    idle = fresh().explain(state)
+    assert idle.rules and "time limit" not in str(idle), idle
+    busy = fresh()
+    real = time.monotonic
+    start = real()
+    monkeypatch.setattr(time, "monotonic", lambda: start + 1000 * (real() - start))
+    loaded = busy.explain(state)
+    assert (str(loaded), loaded.rules, loaded.cells) == (str(idle), idle.rules, idle.cells)

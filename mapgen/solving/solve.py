@@ -1797,7 +1797,11 @@ class Solver:
         return {i: {t: n / total for t, n in items} for i, items in order.items()}
 
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
-        """A subset-minimal set of rules and revealed cells that admit no completion together."""
+        """A subset-minimal set of rules and revealed cells that admit no completion together.
+
+        The search is counted work, ``time_limit`` (default the solver's, at least 5 s) as deterministic seconds
+        (SAT propagations): the same reason on any load. The wall clock, ``Budget``'s safety net of 200 times that,
+        may end it first only on a machine that stalls; the answer then says so."""
         self.check(state, "Solver.explain")
         b = state.board
         slot = self.slot(state.briefing)
@@ -1805,11 +1809,13 @@ class Solver:
             self._givens(slot, state)
         except NoCompletion as e:
             return e
+        seconds = self.budget(max(5.0, self.time_limit) if time_limit is None else time_limit).seconds
+        work = Budget(seconds, deterministic=True)
         try:
-            reason = minimal_reason(
-                self, state, None, self.budget(max(5.0, self.time_limit) if time_limit is None else time_limit)
-            )
+            reason = minimal_reason(self, state, None, work)
         except SolveTimeout:
+            if time.monotonic() < work.deadline:  # the counted work ran out: the same on any machine
+                return NoCompletion("no completion found (its reason was not found within the search's work)")
             return NoCompletion("no completion found (the time limit ran out while looking for its reason)")
         if reason is None:  # every rule and revealed cell together admit a completion: not a conflict of them
             return NoCompletion("no completion found (no conflicting set of rules and cells could be named)")
