@@ -9,8 +9,8 @@ then heuristic win rate, highest first). ``maps/README.md`` gets the table ``map
 prints, the rank correlations between tier and the deducer's win rate, the best fair bot's (play difficulty)
 and the oracle gap, and this command. Same seed, same library.
 
-``--regrade`` grades the shipped maps again instead (after an engine or bot change): the same maps, with
-new ``[grade]`` tables, renumbered easiest first.
+``--regrade`` grades the shipped maps again instead (after an engine or bot change): the same maps under the
+same numbers (a map's name is how users know it), with new ``[grade]`` tables.
 
 Options: ``--chapters training,fauna``, ``--seed S``, ``--jobs J`` or ``--ray ADDRESS``, ``--time-limit``
 (seconds per chapter), ``--candidates`` (per chapter), ``--out DIR`` (default: this folder), ``--force`` (replace the library
@@ -47,7 +47,7 @@ FOLDER = Path(__file__).parent
 PER_TIER = {"training": {"Gentle": 1, "Moderate": 1}}
 DEFAULT_PER_TIER = {"Gentle": 2, "Moderate": 2, "Tricky": 2, "Fiendish": 2}
 COMMAND = "python -m maps.build --force --jobs 2"
-#: after an engine or bot change: the same maps graded again, their [grade] tables and order refreshed
+#: after an engine or bot change: the same maps graded again under the same numbers, their [grade] tables refreshed
 REGRADE = "python -m maps.build --regrade --force --jobs 2"
 
 
@@ -74,25 +74,34 @@ def build_chapter(
     return grade_in_order(chapter, [kept_map(c) for c in res.kept], where=where, games=games)
 
 
-def grade_in_order(chapter: str, chosen: list, *, where, games: dict) -> list:
-    """(map, full grade) for each map, easiest first: deduction tier, then heuristic win rate, highest first."""
+def grade_all(chapter: str, chosen: list, *, where, games: dict) -> list:
+    """(map, full grade) for each map, in the order given."""
     full = grade_maps(
         [(f"{chapter}-{m.briefing.number}", m) for m in chosen],
         GradeSettings(games=dict(games), seed=0),  # mapgen grade's default seed: the README table is its output
         quality=chapter_quality(chapter),
         where=where,
     )
-    return sorted(zip(chosen, full), key=lambda mg: (tier_index(mg[1].tier), -mg[1].bots["heuristic"].win_rate))
+    return list(zip(chosen, full))
+
+
+def grade_in_order(chapter: str, chosen: list, *, where, games: dict) -> list:
+    """(map, full grade) for each map, easiest first: deduction tier, then heuristic win rate, highest first."""
+    graded = grade_all(chapter, chosen, where=where, games=games)
+    return sorted(graded, key=lambda mg: (tier_index(mg[1].tier), -mg[1].bots["heuristic"].win_rate))
 
 
 def regrade_chapter(chapter: str, folder: Path, *, where, games: dict, log=print) -> list:
-    """The chapter's shipped maps graded again (after an engine change), easiest first: same maps, new
-    ``[grade]`` tables and numbering."""
-    paths = sorted((folder / chapter).glob(f"{chapter}-*.toml"))
+    """The chapter's shipped maps graded again (after an engine or bot change): the same maps under the same
+    numbers, new ``[grade]`` tables. A map's name is how users know it (``mapgen playtest fauna-1``, a printed
+    sheet's "Map 1"), so a regrade keeps it: the deduction tier, which orders the library, does not change with
+    the bots, and within a tier the order stays the one the build gave (measured 2026-12-07: the heuristic's
+    decision rules would have swapped flora-1 with flora-2, 95.5% against 95.0%, and maldonado-5 with -6)."""
+    paths = sorted((folder / chapter).glob(f"{chapter}-*.toml"), key=lambda p: int(p.stem.rsplit("-", 1)[1]))
     if not paths:
         raise ValueError(f"{folder / chapter}: no {chapter}-N.toml maps to grade again")
     log(f"{chapter}: grading {len(paths)} maps again")
-    return grade_in_order(chapter, [read_map(p) for p in paths], where=where, games=games)
+    return grade_all(chapter, [read_map(p) for p in paths], where=where, games=games)
 
 
 def write_library(out: Path, built: dict[str, list], *, force: bool) -> list[Path]:
@@ -127,9 +136,10 @@ def readme(grades: list) -> str:
 
 A folder per chapter (`fauna/fauna-1.toml` ...): 8 maps per chapter (Training: 2, like the printed game),
 from the gentlest deduction grade to the most fiendish, numbered easiest first (deduction grade, then
-the heuristic bot's win rate, highest first). Use them by name: `mapgen render fauna-1 -o fauna-1.png`,
-`mapgen playtest fauna-1`, or `maps.load("fauna-1")`. Each file records its grade and playtest figures in
-a `[grade]` table (which `mapgen validate` ignores); every map passes `mapgen validate maps/*/*.toml`.
+the heuristic bot's win rate when the library was built, highest first; a regrade keeps the numbers). Use
+them by name: `mapgen render fauna-1 -o fauna-1.png`, `mapgen playtest fauna-1`, or `maps.load("fauna-1")`.
+Each file records its grade and playtest figures in a `[grade]` table (which `mapgen validate` ignores);
+every map passes `mapgen validate maps/*/*.toml`.
 
 The one command that rebuilds the library (same seed, same maps; it takes a while: each candidate is
 deduced and played):
@@ -138,8 +148,9 @@ deduced and played):
 {COMMAND}
 ```
 
-After a change to the engine or the bots, the same maps graded again (new `[grade]` tables, renumbered
-easiest first):
+After a change to the engine or the bots, the same maps graded again (new `[grade]` tables; each map keeps
+its number, the name users know it by: the deduction tiers that order the library do not change with the
+bots):
 
 ```bash
 {REGRADE}
@@ -186,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", default=str(FOLDER))
     ap.add_argument("--force", action="store_true")
     ap.add_argument(
-        "--regrade", action="store_true", help="grade the shipped maps again (same maps): new [grade] tables and order"
+        "--regrade",
+        action="store_true",
+        help="grade the shipped maps again (same maps, same numbers): new [grade] tables",
     )
     ap.add_argument(
         "--readme",
