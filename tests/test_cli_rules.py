@@ -449,7 +449,7 @@ def test_grade_deduces_plays_and_checks_under_the_house_rules(house, house_map):
     text = run("grade", house_map, "--rules", house, *args).stdout
     assert text.startswith(f"{house_map} under the house rules of house.toml: fauna, games seed 0: ")
     assert "  calibrated   on shipped fauna, not these house rules: the deduction tier, cut at the quartiles" in text
-    assert "the heuristic win-rate band 15% to 60% and the walled-in cap 25% (measured on shipped maps" in text
+    assert "the heuristic win-rate band 25% to 80% and the walled-in cap 25% (measured on shipped maps" in text
 
 
 def test_grade_refuses_a_map_the_rules_do_not_fit_or_that_breaks_them(house, house_map):
