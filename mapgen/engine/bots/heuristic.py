@@ -56,7 +56,9 @@ than its Pass by ``unit_value``, 956 (only when the Pass takes a Resource a Kill
 64 gained, 58 lost); an unexplored Skull worth -1.0 rather than -0.4 while a Minotaur is in play, on RM 1,158 (234
 gained, 201 lost), and 1,191 either way with the kept three and the Fort rule below; a Fort worth 1.5 more when every face-up Kill
 card lacks 2 or more Resources, on RM 1,140 (25 gained, 10 lost), with the kept three 1,191 (19 gained, 10 lost: not
-clear of the noise).
+clear of the noise) and, as kept (the Fatigue rule on Kill cards' Resources only), 1,182 -> 1,190 (17 gained, 9
+lost; at a gap of 1 or more, 1,181); a Resource a face-up Kill card asks for worth 1.0 or 1.5 to the search (the
+explore's terrain values) rather than 0.5, 1,182 -> 1,187 either way (142 gained, 137 lost; 199 / 194).
 Tried and dropped (fauna-1..4, 500 games a map, seed 0): Food at 0 held worth 3.5 (above Water's 3.0) while the day's
 last Challenge is in the row, 608 -> 615 alone and 803 -> 810 with the Samples dropped (hunger losses 315 -> 186, but
 thirst and sealed games up as much); Food worth 2.5 while fewer are held than the row's Challenges and the End of Day
