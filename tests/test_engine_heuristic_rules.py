@@ -9,9 +9,9 @@ from pathlib import Path
 
 from mapgen.engine import actions as A
 from mapgen.engine.bots import make_bot
-from mapgen.engine.cards import FOOD, ROCK, WATER
+from mapgen.engine.cards import FOOD, ROCK, SKULL, VINE, WATER, WOOD, ThreatKind
 from mapgen.engine.game import Game
-from mapgen.engine.steps import STEP
+from mapgen.engine.steps import PAYMENT, STEP
 from mapgen.mapfile import read_map
 from tests.engine_support import cell, opened, settle
 
@@ -188,3 +188,72 @@ def test_the_row_reward_discards_a_minotaur_that_tolls_an_open_path():
 def test_the_row_reward_keeps_a_minotaur_out_of_the_way():
     s = _row_reward("A1")
     assert _bot().step(s.observation()) == A.SKIP
+
+
+def test_the_row_reward_discards_a_minotaur_in_the_way_before_injured():
+    """A Minotaur on G6 tolls D6, an open Path: every Path explored there costs a Resource, while Injured costs a
+    Character's action. The row reward discards the Minotaur first (it discarded Injured or Chased first: 996 ->
+    1,125 won of 2,000, fauna-1..4, 500 games a map); with no Minotaur in the way, Injured goes."""
+    s = _row_reward("G6")
+    injured = next(k for k, t in enumerate(s.game.threats) if t.kind == ThreatKind.INJURED)
+    s.th_pile.remove(injured)
+    s.threats.insert(0, injured)
+    s._legal = None
+    obs = s.observation()
+    g6 = s.monsters[cell(s, "G6")]
+    assert A.THREAT_DISCARD + s.threats.index(injured) in obs.legal
+    assert _bot().step(obs) == A.THREAT_DISCARD + s.threats.index(g6)
+    quiet = _row_reward("A1")
+    quiet.th_pile.remove(injured)
+    quiet.threats.insert(0, injured)
+    quiet._legal = None
+    assert _bot().step(quiet.observation()) == A.THREAT_DISCARD + 0
+
+
+def _kill_cards_face_up(s, *names):
+    g = s.game
+    face = [next(k for k, c in enumerate(g.kills) if c.name == name) for name in names]
+    s.data["kill_face"] = face
+    s.data["kill_pile"] = [k for k in range(len(g.kills)) if k not in face]
+
+
+def test_a_toll_is_paid_with_a_resource_no_face_up_kill_card_asks_for():
+    """Make Ammo (Wood, 2 Rocks) and Vine Snare (Wood, 2 Vines) are face up; the team holds 2 Rocks, a Vine and a
+    Skull and aims at Make Ammo. Neither the Vine nor the Skull is needed now, but the Vine is half of Vine Snare's
+    Vines: the Monster's toll ("discard any 1 Resource") takes the Skull (it took the Vine, worth 0.1 to a
+    Skull's 0.15)."""
+    s = _start(characters=("Clark",))
+    opened(s, "D7")
+    _kill_cards_face_up(s, "Make Ammo", "Vine Snare")
+    s.pack[:] = [0] * len(s.pack)
+    s.pack[ROCK], s.pack[VINE], s.pack[SKULL] = 2, 1, 1
+    s.push((STEP.PAY, 1, PAYMENT.ANY))
+    s._legal = None
+    bot = _bot()
+    obs = s.observation()
+    need = bot.needs(obs)
+    assert need[ROCK] >= 2 and need[VINE] < 1 and need[SKULL] < 1  # both spare for the card aimed at
+    assert A.DISCARD + VINE in obs.legal and A.DISCARD + SKULL in obs.legal
+    assert bot.step(obs) == A.DISCARD + SKULL
+
+
+def test_fatigue_costs_a_water_rather_than_a_resource_the_kill_needs():
+    """Fatigued after a Challenge ("discard down to 4 Resource Tokens ... OR lose 1 Water Token"), with 3 Water and
+    every Resource carried needed (Vine Snare's Wood and 2 Vines, Food for the End of Day): the bot loses the Water
+    (it discarded a Vine whenever 3 Water or fewer were held); at 1 Water it discards."""
+    s = _start(characters=("Clark",))
+    opened(s, "D7")
+    _kill_cards_face_up(s, "Vine Snare")
+    s.pack[:] = [0] * len(s.pack)
+    s.pack[FOOD], s.pack[WOOD], s.pack[VINE], s.pack[WATER] = 2, 1, 2, 3
+    s.push((STEP.FATIGUE,))
+    s._legal = None
+    bot = _bot()
+    obs = s.observation()
+    need = bot.needs(obs)
+    assert obs.slots() == 5 and need[FOOD] >= 2 and need[WOOD] >= 1 and need[VINE] >= 2
+    assert A.FATIGUE_WATER in obs.legal and A.DISCARD + VINE in obs.legal
+    assert bot.step(obs) == A.FATIGUE_WATER
+    s.pack[WATER] = 1
+    s._legal = None
+    assert _bot().step(s.observation()) != A.FATIGUE_WATER

@@ -79,10 +79,11 @@ def test_the_oracle_searches_and_departs_from_the_clairvoyant_bot():
     from mapgen.engine.play import play_game
 
     m = read_map(FAUNA)
-    # game 16: game 11 was, before issue 41's heuristic rules made the clairvoyant bot win every gate there
-    state = make_game(m, Settings(), 16).new_initial_state()
+    # game 21: game 11 was, before issue 41's heuristic rules made the clairvoyant bot win every gate there, then game
+    # 16 until their second round (8 searches there now, no departure)
+    state = make_game(m, Settings(), 21).new_initial_state()
     bot = OracleBot(random.Random(3), m, 2)
-    play_game(state, [bot], random.Random(16))
+    play_game(state, [bot], random.Random(21))
     assert bot.searches > 10 and bot.rollouts > bot.searches and bot.departures > 0
 
 
@@ -101,9 +102,9 @@ def test_after_a_won_gate_the_oracle_searches_again_only_after_a_card_is_drawn(m
 
     monkeypatch.setattr(oracle, "rollout_search", spy)
     m = read_map(FAUNA)
-    state = make_game(m, Settings(), 16).new_initial_state()  # game 11 before issue 41's heuristic rules
+    state = make_game(m, Settings(), 21).new_initial_state()  # game 11, then 16, before issue 41's heuristic rules
     bot = OracleBot(random.Random(3), m, 2)
-    play_game(state, [bot], random.Random(16))
+    play_game(state, [bot], random.Random(21))
     gates = [h for h, played in searched if played == 1]
     assert gates and len(searched) > len(gates)  # gates won, and searches past a lost gate
     for (h, played), (later, _) in itertools.pairwise(searched):
@@ -111,10 +112,10 @@ def test_after_a_won_gate_the_oracle_searches_again_only_after_a_card_is_drawn(m
             assert any(a >= A.CHANCE for a in state.history[h:later])
     # without the carry, more decisions are searched on the same game's first moves
     searched.clear()
-    state = make_game(m, Settings(), 16).new_initial_state()
+    state = make_game(m, Settings(), 21).new_initial_state()
     bot = OracleBot(random.Random(3), m, 2)
     bot.carry = False
-    play_game(state, [bot], random.Random(16))
+    play_game(state, [bot], random.Random(21))
     assert any(
         played == 1 and not any(a >= A.CHANCE for a in state.history[h:later])
         for (h, played), (later, _) in itertools.pairwise(searched)

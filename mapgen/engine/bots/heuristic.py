@@ -29,6 +29,36 @@ Confirmed on fresh game seeds (seed 7, paired; 95% intervals), all five together
 47.5% (44.1-51.0) pooled over fauna-1..4 at 200 games a map; deducer 33.6% (30.4-37.0) -> 50.5% (47.0-54.0); scout
 51.2% (46.4-56.1) -> 67.0% (62.2-71.4) at 100 a map; flora-1, maldonado-1, vameter-1 (100 each) 183 -> 193 of 300.
 The engine README ("The heuristic's decision rules") has the table and the losses by cause.
+
+Second round (2026-12-07), at the games that explored the whole map still a kill short (the top cause, 178 of 800):
+their backpacks ended nearly empty, and they had paid about three times as many Monster tolls as the games won (per
+game, 9.7 Resources and 4.3 Water against 3.1 and 1.6, fauna-1..2, 150 games a map). Kept, each measured by paired
+games (fauna-1..4, 500 games a map, game seed 0; 996 of 2,000 won before):
+
+- **The row reward discards the Minotaur in the way before Injured or Chased** (``_step_threat_discard``): 996 ->
+  1,125 (234 games gained, 105 lost).
+- **A Resource a face-up Kill card asks for is worth 0.5, not 0.1-0.15, when not needed now** (``_kill_most``):
+  tolls, Samples and the backpack's limit take another first. With the other two: 1,145 -> 1,182.
+- **Fatigue costs a Water rather than a Resource a Kill card asks for** while 2 or more Water are held
+  (``_step_fatigue``): 1,151 -> 1,182.
+
+All three: 996 -> 1,182 (318 gained, 132 lost); lost games by cause hunger 202 -> 117, thirst 93 -> 41, toll unpaid
+94 -> 23, walled in 195 -> 193, map explored 420 -> 444 (more games now live to the map's end). Confirmed on fresh
+game seeds (seed 7, paired; 95% intervals): heuristic 47.5% (44.1-51.0) -> 55.4% (51.9-58.8), 800 games (118
+gained, 55 lost); deducer 50.5% (47.0-54.0) -> 58.4% (54.9-61.7) (109 / 46); scout 67.0% (62.2-71.4) -> 71.0%
+(66.4-75.2), 400 games (35 / 19); flora-1 91 -> 91, maldonado-1 34 -> 31, vameter-1 68 -> 68 of 100 (maldonado-1
+at game seed 0: 80 -> 79 of 400). Tried and dropped
+(same games; "on RM": on top of the row reward rule, 1,125): a second face-up Kill card's Resources added to the
+team's needs, 996 -> 847; the face-down Kill cards' Resources counted in ``_kill_most``, 962 (worth 1.0: 898); a
+Monster toll priced at the cheapest Resource held rather than 0.6, 952 (half that, 923); a toll of 1.2, 988 (toll
+unpaid 94 -> 142); Water paying the toll from 5 held, 889 (from 6, 913); a Challenge failed when its Fail costs less
+than its Pass by ``unit_value``, 956 (only when the Pass takes a Resource a Kill card asks for: 1,012; on RM 1,131,
+64 gained, 58 lost); an unexplored Skull worth -1.0 rather than -0.4 while a Minotaur is in play, on RM 1,158 (234
+gained, 201 lost), and 1,191 either way with the kept three and the Fort rule below; a Fort worth 1.5 more when every face-up Kill
+card lacks 2 or more Resources, on RM 1,140 (25 gained, 10 lost), with the kept three 1,191 (19 gained, 10 lost: not
+clear of the noise) and, as kept (the Fatigue rule on Kill cards' Resources only), 1,182 -> 1,190 (17 gained, 9
+lost; at a gap of 1 or more, 1,181); a Resource a face-up Kill card asks for worth 1.0 or 1.5 to the search (the
+explore's terrain values) rather than 0.5, 1,182 -> 1,187 either way (142 gained, 137 lost; 199 / 194).
 Tried and dropped (fauna-1..4, 500 games a map, seed 0): Food at 0 held worth 3.5 (above Water's 3.0) while the day's
 last Challenge is in the row, 608 -> 615 alone and 803 -> 810 with the Samples dropped (hunger losses 315 -> 186, but
 thirst and sealed games up as much); Food worth 2.5 while fewer are held than the row's Challenges and the End of Day
@@ -125,6 +155,10 @@ _WATER_VALUE = (3.0, 3.0, 3.0, 1.5, 1.5, 0.6, 0.6, 0.6)
 #: unit_value of a Resource already held as needed, by Resource: backpack nearly full, and not
 _SPARE_FULL = (0.02,) * NRES
 _SPARE = tuple(0.15 if r in _COMMON else 0.1 for r in range(NRES))
+#: unit_value of a Resource held as needed that a face-up Kill card asks for beyond what is held (``_kill_most``):
+#: backpack not nearly full, and nearly full. Above a spare Resource's, below a needed one's (1.5): a toll, a Sample
+#: or the backpack's limit takes another first, while the search still goes for what the team needs now.
+_KILL_SPARE, _KILL_SPARE_FULL = 0.5, 0.04
 #: backpack spaces filled from which a player is Fatigued ("If you are carrying 5 or 6 Resource Tokens")
 FATIGUED = 5
 
@@ -176,6 +210,8 @@ class HeuristicBot:
         self._k_masks: dict[int, object] = {}  # cell -> the answer its mask in _k_possible was made from
         self._k_args: tuple = ()  # kernels.weights' arguments from the above (but cells and out), for _k_args_of
         self._k_args_of: tuple | None = None  # the geometry's local_arrays _k_args was made with
+        self._kill_most_of: tuple | None = None  # (game, face-up Kill cards) the last _kill_most answer was made for
+        self._kill_most_now: list[int] = []
         self._needs: tuple[tuple, list[float]] | None = (
             None  # (key, needs) of the last needs() answer (chapters without a policy)
         )
@@ -271,9 +307,36 @@ class HeuristicBot:
         if have < need[r]:
             base = 2.5 if r == FOOD and have == 0 else 1.5
             return base
-        if obs.slots() >= BACKPACK_SLOTS - 1:
+        full = obs.slots() >= BACKPACK_SLOTS - 1
+        most = self._kill_most(obs)
+        if most is not None and have < most[r]:
+            return _KILL_SPARE_FULL if full else _KILL_SPARE
+        if full:
             return 0.02
         return 0.15 if r in _COMMON else 0.1
+
+    def _kill_most(self, obs) -> list[int] | None:
+        """The most units of each Resource that one face-up Kill card asks for; None: no Kill card face up.
+
+        A Resource that no card the team aims at needs now is still worth more than a spare one while a face-up
+        card asks for it (``_KILL_SPARE``): Fauna's Minotaurs are killed with the cards that Forts reveal, and a
+        toll or the backpack's limit took the Vine that Vine Snare asks for before the Skull that no card does.
+        Measured (fauna-1..4, 500 games a map, game seed 0, with the row reward's Minotaur first): 1,145 -> 1,182
+        won of 2,000 with the Fatigue rule (123 games gained, 86 lost; that rule then kept any needed Resource);
+        1,125 -> 1,151 without it. Worth 1.0
+        (nearly full: 0.3): 1,014 before the other two; worth 0.3: 1,003 (from 996); the cards still face down
+        counted too, 996 -> 962."""
+        face = obs.data.get("kill_face")
+        if not face:
+            return None
+        key = (obs.game, tuple(face))
+        if self._kill_most_of != key:
+            most = [0] * NRES
+            for k in face:
+                for r, n in self._geo(obs.game).kill_needs[k]:
+                    most[r] = max(most[r], n)
+            self._kill_most_of, self._kill_most_now = key, most
+        return self._kill_most_now
 
     def keep_value(self, obs, need, r: int) -> float:
         """What discarding one unit of r would cost."""
@@ -501,13 +564,18 @@ class HeuristicBot:
         """
         pack = obs.pack
         res, hill, fort, skull, tipi, field, rock, terrains = kinds
-        spare = _SPARE_FULL if obs.slots() >= BACKPACK_SLOTS - 1 else _SPARE  # (the pack does not change)
+        full = obs.slots() >= BACKPACK_SLOTS - 1
+        spare = _SPARE_FULL if full else _SPARE  # (the pack does not change)
+        most = self._kill_most(obs)
+        kill_spare = _KILL_SPARE_FULL if full else _KILL_SPARE
         for k, r in res:
             have = pack[r]
             if r == WATER:
                 v = _WATER_VALUE[have] if have < 8 else 0.05
             elif have < need[r]:
                 v = 2.5 if r == FOOD and have == 0 else 1.5
+            elif most is not None and have < most[r]:
+                v = kill_spare
             else:
                 v = spare[r]
             if lewis:
@@ -516,6 +584,8 @@ class HeuristicBot:
                     v += _WATER_VALUE[have] if have < 8 else 0.05
                 elif have < need[r]:
                     v += 2.5 if r == FOOD and have == 0 else 1.5
+                elif most is not None and have < most[r]:
+                    v += kill_spare
                 else:
                     v += spare[r]
             out[k] = v
@@ -944,27 +1014,50 @@ class HeuristicBot:
         return kept >= 1 and water >= 0
 
     def _step_fatigue(self, obs, la, need) -> int:
+        """Fatigued ("discard down to 4 Resource Tokens ... OR lose 1 Water Token"): the Resource valued least goes
+        when it is worth little, or when 3 Water or fewer are held, unless a face-up Kill card asks for it (then only
+        at 1 Water); else the Water. It discarded the Wood or Vine a Kill card asks for whenever 3 Water or fewer
+        were held: 1,151 -> 1,182 won of 2,000 (fauna-1..4, 500 games a map, game seed 0, with the row reward's
+        Minotaur first and ``_kill_most``; 61 games gained, 30 lost). Keeping any needed Resource so, Kill card or
+        not: 1,182 as well (13 games gained, 13 lost), maldonado-1 (400 games) 77 won rather than 79; at 2 Water
+        rather than 1: 1,169."""
         discards = [a - A.DISCARD for a in la if a != A.FATIGUE_WATER]
-        r = self.cheapest(obs, need, discards) if discards else None
-        if r is not None and (self.keep_value(obs, need, r) < 0.5 or obs.pack[WATER] <= 3):
-            return A.DISCARD + r
+        if discards:
+            r = self.cheapest(obs, need, discards)
+            value = self.keep_value(obs, need, r)
+            water = obs.pack[WATER]
+            most = self._kill_most(obs)
+            kill = most is not None and obs.pack[r] <= most[r]
+            if value < 0.5 or (water <= 3 and (value < 1.5 or water <= 1 or not kill)):
+                return A.DISCARD + r
         return A.FATIGUE_WATER
 
     def _step_threat_discard(self, obs, la, need) -> int:
+        """Fauna's row reward ("you MAY discard any 1 revealed Threat Card in play"): the Minotaur whose row and column
+        toll the most open Paths, when one tolls any (discarded, it leaves the board: a new Threat is drawn in its
+        place, which may be no Monster or land elsewhere); else Injured or Chased; else none.
+
+        It kept every Minotaur at first; then discarded a tolling one after Injured and Chased: 825 -> 942 won of
+        2,000 (fauna-1..4, 500 games a map, game seed 0; 202 games gained, 85 lost), with the Kill choice
+        (``_kill``) 892 -> 996. The Minotaur first: 996 -> 1,125 (234 games gained, 105 lost; hunger 202 -> 126,
+        thirst 93 -> 33, toll unpaid 94 -> 23 of the games lost): each Path explored in its lines costs a Resource.
+        Only a Minotaur tolling 3 open Paths or more first: 1,101."""
         g = obs.game
+        front = obs.frontier()
+        lines = g.lines
+        best, most = A.SKIP, 0
+        for cell, card in obs.monsters.items():
+            if card in obs.threats:
+                n = sum(c in lines[cell] for c in front)
+                if n > most:
+                    best, most = A.THREAT_DISCARD + obs.threats.index(card), n
+        if most:
+            return best
         for a in la:
             if a == A.SKIP:
                 continue
             if g.threats[obs.threats[a - A.THREAT_DISCARD]].kind in (ThreatKind.INJURED, ThreatKind.CHASED):
                 return a
-        # then a Monster whose row or column tolls an open Path: discarded, it leaves the board (a new Threat is drawn in
-        # its place, which may be no Monster or land elsewhere). It was kept before: 825 -> 942 won of 2,000 (fauna-1..4,
-        # 500 games a map, game seed 0; 202 games gained, 85 lost); with the Kill choice (``_kill``) too, 892 -> 996.
-        front = obs.frontier()
-        lines = g.lines
-        for cell, card in obs.monsters.items():
-            if card in obs.threats and any(c in lines[cell] for c in front):
-                return A.THREAT_DISCARD + obs.threats.index(card)
         return A.SKIP
 
 
