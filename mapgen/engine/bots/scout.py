@@ -120,7 +120,9 @@ observation's legal actions, which a key must hold (a world's legal actions are 
 **After the heuristic's five decision rules** (twentieth session, 2026-12-07; ``mapgen/engine/bots/heuristic.py``:
 Samples dropped, the day's last Challenge failed rather than starve, Collins on tolled Paths, the Kill chosen, a
 tolling Minotaur discarded at Fauna's row reward), the figures above are the old heuristic's: paired on fauna-1..4
-(game seed 7, 100 games a map) the scout went 51.2% -> 67.0%; ``python -m bench.bench_engine --bots scout`` (seed 0,
+(game seed 7, 100 games a map) the scout went 51.2% -> 67.0%, and to 71.0% with three more rules (the Kill cards'
+Resources valued and kept at Fatigue, the most tolling Minotaur discarded first); ``python -m bench.bench_engine
+--bots scout`` after the first five (seed 0,
 100 games a map) 62.0% at budget 1 and 62.8% at budget 2 pooled on fauna-1..4 (66.1% and 65.4% on the 8 Fauna maps),
 above issue 41's 58%, at the same games per CPU-second as before on fauna-7 side by side (budget 1 8.2 -> 8.7,
 budget 2 6.1 -> 6.2 on that slower machine). The searches' own levers above were measured on the old heuristic.
