@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 
 import maps
@@ -39,16 +40,25 @@ def test_a_first_solve_compiles_the_loops_before_its_time_limit_and_says_so(tmp_
     assert again.exit_code == 0 and "first use" not in again.stderr and warmed == [1]
 
 
-def test_a_first_question_from_python_compiles_the_loops_before_its_budget(monkeypatch):
+@pytest.fixture
+def fresh_install(monkeypatch):
+    """A process on a fresh install (no compiled loops on disk, none warmed yet): the list of warm-ups made."""
+    from mapgen.solving import solve
+
+    warmed: list[int] = []
+    monkeypatch.setattr(solve, "_WARM", False)
+    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)
+    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    return warmed
+
+
+def test_a_first_question_from_python_compiles_the_loops_before_its_budget(fresh_install):
     """From Python, the first sampled odds on a fresh install compiled the loops inside the question's time limit
     (SolveTimeout after 14.7 s with 10 s): they are compiled first, once a process."""
     from mapgen.solving import solve
 
     m = maps.load("training-1")
-    warmed = []
-    monkeypatch.setattr(solve, "_WARM", False)
-    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
-    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    warmed = fresh_install
     solver = solve.Solver("training")
     got = solver.odds_answer(m.hide(range(8)), time_limit=20.0, method="sampler")
     assert got.method == "sampler" and warmed == [1]
@@ -56,7 +66,7 @@ def test_a_first_question_from_python_compiles_the_loops_before_its_budget(monke
     assert warmed == [1]
 
 
-def test_a_first_question_from_python_says_once_through_logging_that_it_compiles(monkeypatch, caplog):
+def test_a_first_question_from_python_says_once_through_logging_that_it_compiles(fresh_install, caplog):
     """From Python the first sampled odds on a fresh install sat silent for half a minute, where the CLI says
     "first use: compiling ...". It is now said once, as a library says it: a WARNING of the ``mapgen.solving.solve``
     logger (Python prints it on stderr when the program set no logging up, as matplotlib says it builds its font
@@ -67,10 +77,7 @@ def test_a_first_question_from_python_says_once_through_logging_that_it_compiles
     from mapgen.solving import solve
 
     m = maps.load("training-1")
-    warmed = []
-    monkeypatch.setattr(solve, "_WARM", False)
-    monkeypatch.setattr(solve, "kernels_on_disk", lambda: False)  # a fresh install
-    monkeypatch.setattr(solve, "warm_kernels", lambda: warmed.append(1))
+    warmed = fresh_install
     solver = solve.Solver("training")
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no warnings.warn
