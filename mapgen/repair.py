@@ -37,7 +37,7 @@ from mapgen.generate import (
     with_rules_record,
 )
 from mapgen.inputs import a_kind
-from mapgen.mapfile import EDITED, dumps_map
+from mapgen.mapfile import EDITED, dumps_map, edited_by_hand
 from mapgen.model import Map, expect_map
 from mapgen.profile import Profile
 from mapgen.solving.sat import check_time_limit
@@ -280,7 +280,7 @@ def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
         if made is False
         else "is not known to make the repaired map (made by another mapgen, ortools, profile or house rules)"
     )
-    marked = replace(fixed, meta={**fixed.meta, "generator": {**record, EDITED: True}})
+    marked = replace(fixed, meta=edited_by_hand(fixed.meta))  # (its [grade] is gone already: another map)
     return marked, f"[generator] seed {seed} {said}: its table now says {EDITED} = true"
 
 

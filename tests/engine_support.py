@@ -32,6 +32,16 @@ def opened(state, *names: str) -> None:
     state._legal = None
 
 
+def monsters_on(state, *names: str) -> None:
+    """Put a Monster on each named Path, as if drawn there: the next Threat card with a Monster, from the pile."""
+    for name in names:
+        card = next(k for k in state.th_pile if state.game.threats[k].monster)
+        state.th_pile.remove(card)
+        state.threats.append(card)
+        state.monsters[cell(state, name)] = card
+    state._legal = None
+
+
 def random_playout(game, seed: int, check):
     """Play one game with uniformly random legal actions and chance outcomes, calling ``check(state)``
     after every step; legal actions must be sorted, distinct and non-empty. Returns the final state."""

@@ -13,7 +13,7 @@ from mapgen.engine.cards import FOOD, ROCK, SKULL, VINE, WATER, WOOD, ThreatKind
 from mapgen.engine.game import Game
 from mapgen.engine.steps import PAYMENT, STEP
 from mapgen.mapfile import read_map
-from tests.engine_support import cell, opened, settle
+from tests.engine_support import cell, monsters_on, opened, settle
 
 DATA = Path(__file__).parent / "data"
 
@@ -137,15 +137,6 @@ def test_the_days_last_challenge_is_passed_when_food_is_left_for_the_end_of_day(
     assert _bot().step(s.observation()) == A.PASS
 
 
-def _minotaurs_on(s, *names):
-    for name in names:
-        card = next(k for k in s.th_pile if s.game.threats[k].monster)
-        s.th_pile.remove(card)
-        s.threats.append(card)
-        s.monsters[cell(s, name)] = card
-    s._legal = None
-
-
 def test_the_kill_uses_the_card_the_team_can_spare_on_the_monster_in_the_way():
     """Two Kill Minotaur cards can be played: Poisoned Bait (Food, Mud, Skull: the row's Challenges and the End of Day
     want the Food and the Mud) and Vine Snare (Wood, 2 Vines: spare). The bot plays Vine Snare (it played the first
@@ -154,7 +145,7 @@ def test_the_kill_uses_the_card_the_team_can_spare_on_the_monster_in_the_way():
     opened(s, "D7")
     s.data["kill_pile"] = [0, 3]
     s.data["kill_face"] = [2, 1]  # Poisoned Bait, Vine Snare
-    _minotaurs_on(s, "A1", "G6")
+    monsters_on(s, "A1", "G6")
     s.pack[:] = [1, 3, 1, 0, 1, 2, 0, 0, 0, 6]  # Food, Wood, Mud, Rock, Skull, Vine, ..., Water
     s._legal = None
     legal = s.legal_actions()
@@ -170,7 +161,7 @@ def _row_reward(*minotaurs):
     """Fauna's row reward ("discard a Threat card"), D7 explored, with Minotaurs on ``minotaurs``."""
     s = _start(characters=("Clark",))
     opened(s, "D7")
-    _minotaurs_on(s, *minotaurs)
+    monsters_on(s, *minotaurs)
     s.push((STEP.THREAT_DISCARD,))
     s._legal = None
     return s

@@ -16,17 +16,9 @@ from mapgen.engine.game import SEALED_BY, Game
 from mapgen.engine.playtest import Settings, report_text, run_playtest, summarise
 from mapgen.engine.walls import explain_sealed, needs_words, sealed_words
 from mapgen.mapfile import read_map
-from tests.engine_support import cell, opened, settle
+from tests.engine_support import cell, monsters_on, opened, settle
 
 DATA = Path(__file__).parent / "data"
-
-
-def _monster(s, name: str) -> None:
-    card = next(k for k in s.th_pile if s.game.threats[k].monster)
-    s.th_pile.remove(card)
-    s.threats.append(card)
-    s.monsters[cell(s, name)] = card
-    s._legal = None
 
 
 def test_walled_in_names_the_closing_cells_and_the_other_first_paths():
@@ -34,7 +26,7 @@ def test_walled_in_names_the_closing_cells_and_the_other_first_paths():
     trail is walled in by that Path; a first Path elsewhere on column 7 would not meet this wall."""
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     opened(s, "D7")
-    _monster(s, "D7")
+    monsters_on(s, "D7")
     s.apply_action(A.END_TURN)
     assert s.outcome == "sealed"
     d = s.sealed_why
@@ -52,10 +44,10 @@ def test_walled_in_by_rocks_and_a_monster_counts_every_wall():
     part of the wall, and so is an unexplored Path under a Monster."""
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     opened(s, "B7", "B6", "B5")  # Wo, Mu, Ro (row B: Mu Ro Ro Ro Ro Mu Wo)
-    _monster(s, "A7")
-    _monster(s, "C7")
-    _monster(s, "A6")
-    _monster(s, "C6")
+    monsters_on(s, "A7")
+    monsters_on(s, "C7")
+    monsters_on(s, "A6")
+    monsters_on(s, "C6")
     d = explain_sealed(s, "walled in")
     assert d["closed_by"] == {"A6": "Monster", "A7": "Monster", "B5": "Rock", "C6": "Monster", "C7": "Monster"}
     assert "B7" not in d["other_first"] and "A7" not in d["other_first"]  # explored, or under a Monster
@@ -66,8 +58,8 @@ def test_toll_unpaid_lists_the_open_paths_and_what_is_held():
     discard, the open Paths cannot be explored."""
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     opened(s, "D7")
-    _monster(s, "D1")  # row D
-    _monster(s, "A7")  # column 7
+    monsters_on(s, "D1")  # row D
+    monsters_on(s, "A7")  # column 7
     s.pack = [0] * len(s.pack)
     d = explain_sealed(s, "toll unpaid")
     assert d == {"why": "toll unpaid", "open": {"C7": 1, "D6": 1, "E7": 1}, "held": 0, "water_pays": True}
@@ -135,7 +127,7 @@ def test_a_backtracked_path_does_not_seal_the_trail():
     (before: a solo game ended "sealed: toll unpaid" listing that Path at toll 0; fauna-1, random bot, game 521)."""
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     opened(s, "D7")
-    _monster(s, "A7")  # column 7: C7 and E7 cost 1, D6 nothing
+    monsters_on(s, "A7")  # column 7: C7 and E7 cost 1, D6 nothing
     s.pack = [0] * len(s.pack)
     s.fires = 2
     d6 = cell(s, "D6")
@@ -160,7 +152,7 @@ def test_a_map_explored_game_says_what_was_still_needed_to_win():
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     g = s.game
     opened(s, *(g.board.name(i) for i in range(g.board.size)))
-    _monster(s, "A1")
+    monsters_on(s, "A1")
     card = s.data["kill_pile"].pop(0)
     s.data["kill_face"].append(card)
     s.data["kills"] = 1
@@ -253,7 +245,7 @@ def test_walled_in_early_keeps_its_words_without_the_needs():
     in alike stay on one line of the report)."""
     s = settle(Game(read_map(DATA / "engine_fauna_201.toml"), characters=("Clark",)).new_initial_state())
     opened(s, "D7")
-    _monster(s, "D7")
+    monsters_on(s, "D7")
     d = explain_sealed(s, "walled in")
     assert "needs" not in d
 
@@ -267,8 +259,8 @@ def test_toll_unpaid_says_when_collins_could_have_waived_the_tolls():
         Game(read_map(DATA / "engine_fauna_201.toml"), players=2, characters=("Collins", "York")).new_initial_state()
     )
     opened(s, "D7")
-    _monster(s, "D1")
-    _monster(s, "A7")
+    monsters_on(s, "D1")
+    monsters_on(s, "A7")
     s.pack = [0] * len(s.pack)
     d = explain_sealed(s, "toll unpaid")
     assert d["collins_ready"] is True

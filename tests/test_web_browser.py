@@ -1816,15 +1816,21 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
     assert "did not come in time" not in said and hinted == ["B7"]
 
 
-def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(driver, base_url):
-    """The page sends the hint the board's chances, and where the board shows "?" the hint waits with it ("the board
-    is still working out the chances"). A board whose answers ran out of time (both 504s: the page stopped asking) has
-    nothing coming: it sends no odds, and the hint works them out itself (the hint's request read in the page)."""
+#: the flora-1 state whose hint requests the two tests below read (D6 and C6 revealed around the start)
+HINTED_STATE = "/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo"
+
+
+def _hint_request(driver, base_url: str, table_js: str, ready, what: str, before=None):
+    """Press Hint on ``HINTED_STATE`` with the page's ``/api/table`` answers made by ``table_js`` (a branch of a fetch
+    stub, ``v`` the server's answer) once ``ready()`` holds: the hint's request body as the page sent it (the hint
+    itself answered "no cell is forced"), and what ``before()`` read first."""
     import json
 
     from selenium.webdriver.common.by import By
 
-    stub = r"""
+    answer = json.dumps({"forced": False, "message": "no cell is forced: you must guess"})
+    stub = (
+        r"""
       const real = window.fetch;
       window.hintBodies = [];
       window.fetch = async (url, init) => {
@@ -1833,6 +1839,35 @@ def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(
           return new Response(JSON.stringify(ANSWER), {status: 200, headers: {'Content-Type': 'application/json',
             'X-Mapgen-Exit': '0'}});
         }
+"""
+        + table_js
+        + r"""        return real(url, init);
+      };
+    """
+    ).replace("ANSWER", answer)
+    with stubbed(driver, stub):
+        driver.get(base_url + HINTED_STATE)
+        driver.refresh()
+        wait_for(ready, what=what)
+        read = before() if before is not None else None
+        driver.find_element(By.ID, "hint").click()
+        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
+        return driver.execute_script("return window.hintBodies[0]"), read
+
+
+def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(driver, base_url):
+    """The page sends the hint the board's chances, and where the board shows "?" the hint waits with it ("the board
+    is still working out the chances"). A board whose answers ran out of time (both 504s: the page stopped asking) has
+    nothing coming: it sends no odds, and the hint works them out itself (the hint's request read in the page)."""
+
+    def shown():
+        settled(driver)
+        return cell(driver, "B7").text
+
+    body, shown_b7 = _hint_request(
+        driver,
+        base_url,
+        r"""
         if (String(url).endsWith('/api/table') && init) {
           const v = await (await real(url, init)).json();
           for (const name of Object.keys(v.heat || {})) {
@@ -1846,19 +1881,12 @@ def test_a_board_that_stopped_asking_with_question_marks_sends_the_hint_no_odds(
           return new Response(JSON.stringify(v), {status: 504, headers: {'Content-Type': 'application/json',
             'X-Mapgen-Exit': '3'}});
         }
-        return real(url, init);
-      };
-    """.replace("ANSWER", json.dumps({"forced": False, "message": "no cell is forced: you must guess"}))
-    with stubbed(driver, stub):
-        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
-        driver.refresh()
-        wait_for(lambda: "too many maps fit to count them in time" in text_of(driver, "count"), what="both 504s")
-        settled(driver)
-        shown = cell(driver, "B7").text
-        driver.find_element(By.ID, "hint").click()
-        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
-        body = driver.execute_script("return window.hintBodies[0]")
-    assert "?" in shown
+""",
+        lambda: "too many maps fit to count them in time" in text_of(driver, "count"),
+        "both 504s",
+        before=shown,
+    )
+    assert "?" in shown_b7
     assert "odds" not in body and "map" in body
 
 
@@ -1866,17 +1894,10 @@ def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_
     """A Hint pressed right after a reveal, before the board's answer came, was asked without the board's odds: the
     hint worked out its own, and the board then shaded others beside it. The page now waits for the board's first
     answer and sends its chances (the table's answer delayed and the hint's request read in the page)."""
-    from selenium.webdriver.common.by import By
-
-    stub = r"""
-      const real = window.fetch;
-      window.hintBodies = [];
-      window.fetch = async (url, init) => {
-        if (String(url).endsWith('/api/hint')) {
-          window.hintBodies.push(JSON.parse(init.body));
-          return new Response(JSON.stringify({forced: false, message: 'no cell is forced: you must guess'}),
-            {status: 200, headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '0'}});
-        }
+    body, _ = _hint_request(
+        driver,
+        base_url,
+        r"""
         if (String(url).endsWith('/api/table') && init) {
           const v = await (await real(url, init)).json();
           await new Promise((done) => setTimeout(done, 2000));  // the board's answer comes late
@@ -1892,16 +1913,10 @@ def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_
           return new Response(JSON.stringify(v), {status: 200, headers: {'Content-Type': 'application/json',
             'X-Mapgen-Exit': '0'}});
         }
-        return real(url, init);
-      };
-    """
-    with stubbed(driver, stub):
-        driver.get(f"{base_url}/helper#ch=flora&from=flora-1&peak=F3&start=D7&gf=D1&r=D6Pf,C7Hi,E7Wo,C6Fo")
-        driver.refresh()
-        wait_for(lambda: "working" in text_of(driver, "count"), what="the board's answer on its way")
-        driver.find_element(By.ID, "hint").click()
-        wait_for(lambda: driver.execute_script("return window.hintBodies.length"), what="the hint's request")
-        body = driver.execute_script("return window.hintBodies[0]")
+""",
+        lambda: "working" in text_of(driver, "count"),
+        "the board's answer on its way",
+    )
     assert body.get("odds", {}).get("heat", {}).get("B7") == 0.35, body.get("odds")
 
 

@@ -46,16 +46,10 @@ def _no_completion(m, chapter, map_file: str, time_limit: float, house: str):
     (what ``--forced`` asks first), then, only when there is none, the rules and cells that conflict. A
     hand-made puzzle is drawn all the same, as a complete map that breaks rules is, with a note; a check that
     ran out of time says nothing (it is no answer)."""
-    from mapgen.solving.solve import Solver, SolveTimeout  # deferred: ortools, only for a partial map
+    from mapgen.solving.solve import Solver  # deferred: ortools, only for a partial map
 
-    solver = Solver.for_chapter(chapter)
-    try:
-        with about(map_file, time_limit, house):
-            if solver.completion(m, time_limit=time_limit) is not None:
-                return None
-            return solver.explain(m, time_limit)
-    except SolveTimeout:
-        return None
+    with about(map_file, time_limit, house):
+        return Solver.for_chapter(chapter).partial_conflict(m, time_limit)
 
 
 def _starts_as_json(path: str) -> bool:

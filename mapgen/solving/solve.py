@@ -1796,6 +1796,18 @@ class Solver:
         order = {i: sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index)) for i, d in tallies.items()}
         return {i: {t: n / total for t, n in items} for i, items in order.items()}
 
+    def partial_conflict(self, state: Map, time_limit: float) -> NoCompletion | None:
+        """The conflict (``NoCompletion``) of a partial map no map completes, else None: one SAT call (what
+        ``forced`` asks first), then, only when there is no completion, the rules and cells that conflict
+        (``explain``). A check that ran out of time is no answer: None. For pictures of a hand-made puzzle
+        (``mapgen render``, ``/api/render``), drawn all the same with a note."""
+        try:
+            if self.completion(state, time_limit=time_limit) is not None:
+                return None
+            return self.explain(state, time_limit)
+        except SolveTimeout:
+            return None
+
     def explain(self, state: Map, time_limit: float | None = None) -> NoCompletion:
         """A subset-minimal set of rules and revealed cells that admit no completion together.
 

@@ -81,8 +81,8 @@ def easiest_hint(
                 }
         out = hint(solver, state, None, time_limit=time_limit, deadline=started + time_limit)
         if forced:
-            given = [briefing_cell_words(state, i, every) for i in sorted(every) if i in known]
-            also = f", and {listed(given)} the briefing gives" if given else ""
+            briefing_words = [briefing_cell_words(state, i, every) for i in sorted(every) if i in known]
+            also = f", and {listed(briefing_words)} the briefing gives" if briefing_words else ""
             message = f"every forced cell has been named ({len(forced)}{also}): reveal one, or guess"
             if rest:  # cells left to name, but none explained within its share of the work (the same on any load)
                 message = (

@@ -1132,7 +1132,7 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
             raise _timeout(e) from None
     notes = []
     if not m.complete and not (want_forced or heat_t):  # a puzzle drawn for print, as ``mapgen render`` draws it:
-        conflict = _no_completion(m, solver_for(chapter))  # one SAT call says whether any map completes it
+        conflict = solver_for(chapter).partial_conflict(m, DEFAULT_TIME["solve"])  # as ``mapgen render``
         if conflict is not None:
             notes.append(f"no map completes this partial map: {conflict}{rules.under(m.chapter)}")
     suffix = "pdf" if fmt == "sheet" else fmt
@@ -1179,21 +1179,6 @@ def puzzle_note(text: str) -> str | None:
     """The note a deduce job's puzzle comes with: ``mapgen deduce --puzzle``'s when the puzzle is numbered by the seed
     that makes its answer (``seed_number_note``), read from the map file the job deduced; else None."""
     return seed_number_note(parse_map(text))
-
-
-def _no_completion(m: Map, solver) -> Exception | None:
-    """The conflict of a partial map no map completes, else None (also when the check runs out of time: no
-    answer), as ``mapgen render`` finds it: the solver's first SAT call, then, only when there is none, the rules
-    and cells that conflict. The picture is drawn all the same, with the note."""
-    from mapgen.solving.solve import SolveTimeout  # deferred: ortools, only for a partial map
-
-    limit = DEFAULT_TIME["solve"]
-    try:
-        if solver.completion(m, time_limit=limit) is not None:
-            return None
-        return solver.explain(m, limit)
-    except SolveTimeout:
-        return None
 
 
 # -- long jobs: bodies checked here, run in worker processes (see jobs.py) ----------------------------

@@ -831,6 +831,7 @@ class HeuristicBot:
         if len(kills) == 1:
             return kills[0]
         g = obs.game
+        kill_needs = self._geo(g).kill_needs  # each card's non-zero requirements
         face = obs.data["kill_face"]
         front = obs.frontier()
         mons = sorted(obs.monsters)  # apply_kill's order of the Monsters
@@ -839,9 +840,8 @@ class HeuristicBot:
         for a in kills:
             slot, m = divmod(a - A.KILL, 8)
             cost = 0.0
-            for r, n in enumerate(g.kills[face[slot]].requires):
-                if n:
-                    cost += n * keep(obs, need, r)
+            for r, n in kill_needs[face[slot]]:
+                cost += n * keep(obs, need, r)
             line = g.lines[mons[m]]
             key = (cost, -sum(c in line for c in front))
             if best_key is None or key < best_key:
