@@ -31,11 +31,14 @@ import argparse
 import time
 from pathlib import Path
 
+from bench.machine import describe
 from mapgen.engine.bots import heuristic
 from mapgen.engine.playtest import Settings, run_playtest, summarise, wilson
 from mapgen.mapfile import read_map
 
 ROOT = Path(__file__).resolve().parent.parent
+#: games per CPU-second, each on every Fauna map (issue 41 says so of the deducer, the scout and the oracle; the
+#: heuristic's issue 5 of every map too): the verdict reads the slowest map, the pooled rate printed beside it
 GOALS = {"heuristic": 200.0, "deducer": 200.0, "planner": 20.0, "scout": 10.0, "oracle": 5.0}
 #: the scout's goals (issue 41): games per CPU-second on every Fauna map (and the stretch), and its pooled
 #: fauna-1..4 win rate against the planner's and the oracle's measured there (58% and 76%)
@@ -46,6 +49,13 @@ SCOUT_MAPS = ("fauna-1", "fauna-2", "fauna-3", "fauna-4")
 PLANNER_POOLED, ORACLE_POOLED = 58.3, 87.5
 #: the planner's other goal: its win rate on the Fauna maps within this many points of the oracle's
 ORACLE_POINTS = 10.0
+
+
+def speed_verdict(slowest: float, where: str, goal: float) -> str:
+    """The goal's verdict on the slowest map, and by how much it misses when it does."""
+    if slowest >= goal:
+        return f"met (goal {goal:g} on every map; slowest {where} {slowest:.1f})"
+    return f"NOT met (goal {goal:g} on every map; slowest {where} {slowest:.1f}, {slowest / goal:.2f} of it)"
 
 
 def fauna_maps() -> list[Path]:
@@ -107,6 +117,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
     maps = fauna_maps()
+    print(describe(), flush=True)
     print(
         f"{'map':<36} {'bot':<12} {'games':>5} {'win rate':>9} {'95% interval':>15} {'score':>6} "
         f"{'days':>5} {'games/cpu-s':>12}  goal"
@@ -134,9 +145,10 @@ def main() -> None:
         heuristic.prefer_compiled()
     totals = {}  # (bot, budget) -> (wins, games)
     scouts = []  # per scout budget: (budget, slowest map's games per CPU-second, wins and games on SCOUT_MAPS)
+    pooled = {}  # (bot, budget) -> (wins, games) on SCOUT_MAPS
     for bot, budget in runs:
         total_games, total_cpu, total_wins = 0, 0.0, 0
-        slowest, pooled_wins, pooled_games = float("inf"), 0, 0
+        slowest, slowest_map, pooled_wins, pooled_games = float("inf"), "", 0, 0
         label = bot if budget is None else f"{bot}@{budget}"
         for path in maps:
             n = {
@@ -152,7 +164,8 @@ def main() -> None:
             total_games += n
             total_wins += rep["wins"]
             total_cpu += n / rate
-            slowest = min(slowest, rate)
+            if rate < slowest:
+                slowest, slowest_map = rate, path.stem
             if path.stem in SCOUT_MAPS:
                 pooled_wins += rep["wins"]
                 pooled_games += n
@@ -163,17 +176,23 @@ def main() -> None:
                 flush=True,
             )
         totals[bot, budget] = (total_wins, total_games)
+        pooled[bot, budget] = (pooled_wins, pooled_games)
         if bot == "scout":
             scouts.append((budget, slowest, pooled_wins, pooled_games))
         rate = total_games / total_cpu if total_cpu else float("inf")
         goal = GOALS.get(bot)
-        verdict = "" if goal is None else f"{'met' if rate >= goal else 'NOT met'} (goal {goal:g})"
+        verdict = "" if goal is None else speed_verdict(slowest, slowest_map, goal)
         lo, hi = wilson(total_wins, total_games)
         print(
             f"{'all maps':<36} {label:<12} {total_games:>5} {100 * total_wins / total_games:>8.1f}% "
             f"{100 * lo:>6.1f}-{100 * hi:>5.1f}% {'':>6} {'':>5} {rate:>12.1f}  {verdict}",
             flush=True,
         )
+    oracle_fauna = [pooled[k] for k in sorted(pooled, key=lambda k: -(k[1] or 0)) if k[0] == "oracle" and pooled[k][1]]
+    if oracle_fauna:  # the stretch goal against the oracle of this run (its largest budget), not a recorded figure
+        oracle_pooled, oracle_said = 100 * oracle_fauna[0][0] / oracle_fauna[0][1], "this run's oracle"
+    else:
+        oracle_pooled, oracle_said = ORACLE_POOLED, "the oracle's recorded"
     for budget, slowest, wins, games in scouts:
         speed = "met" if slowest >= SCOUT_SPEED else "NOT met"
         stretch = "met" if slowest >= SCOUT_STRETCH else "not met"
@@ -182,11 +201,12 @@ def main() -> None:
             lo, hi = wilson(wins, games)
             rate = 100 * wins / games
             strong = "met" if rate >= PLANNER_POOLED else f"NOT met by {PLANNER_POOLED - rate:.1f} points"
-            near = "met" if ORACLE_POOLED - rate <= ORACLE_POINTS else "not met"
+            gap = oracle_pooled - rate
+            near = "met" if gap <= ORACLE_POINTS else f"not met: {gap:.1f} points below"
             line += (
                 f"; {'+'.join(m.removeprefix('fauna-') for m in SCOUT_MAPS)} pooled {rate:.1f}% ({100 * lo:.1f}-{100 * hi:.1f}%,"
                 f" {games} games: {strong}: goal the planner's {PLANNER_POOLED:g}%; stretch within {ORACLE_POINTS:g} of"
-                f" the oracle's {ORACLE_POOLED:g}% {near})"
+                f" {oracle_said} {oracle_pooled:.1f}% {near})"
             )
         print(line, flush=True)
     oracles = [(b, totals[k]) for k in totals if (b := k[1]) is not None and k[0] == "oracle"]

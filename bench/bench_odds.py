@@ -23,6 +23,7 @@ import statistics
 import time
 
 import maps
+from bench.machine import describe
 from mapgen.model import Map
 from mapgen.solving.solve import Solver, SolveTimeout
 
@@ -247,6 +248,7 @@ def main() -> None:
     ap.add_argument("--no-unigen", action="store_true", help="leave out the UniGen comparison")
     ap.add_argument("--islands", action="store_true", help="only the islands of the accuracy states' completions")
     args = ap.parse_args()
+    print(describe(), flush=True)
     if args.islands:
         island_table(args.exact_seconds)
         return
