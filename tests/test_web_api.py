@@ -835,6 +835,29 @@ def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
     assert client.get(f"/api/jobs/{job_id}/plot.png").status_code == 404
 
 
+def test_a_503_says_when_to_ask_again(monkeypatch):
+    """A full job line (``/api/playtest``, ``/api/deduce``) and a server stopping under a request answered 503 without
+    ``Retry-After``: a client could not tell when to ask again, and hammered or gave up. Both now carry it (whole
+    seconds), and the words say what to do."""
+    from concurrent.futures import Future
+
+    from mapgen.web import jobs
+
+    monkeypatch.setattr(jobs, "WAITING_CAP", 0)  # the line is full: no job starts
+    with TestClient(create_app(processes=False)) as client:
+        for path, body in (("/api/playtest", {"name": "training-1"}), ("/api/deduce", {"name": "training-1"})):
+            r = client.post(path, json=body)
+            assert r.status_code == 503, r.text
+            assert int(r.headers["Retry-After"]) == 60
+            assert r.json() == {"error": "the server's job line is full (0 jobs waiting); try again in a minute"}
+        stopped: Future = Future()
+        stopped.cancel()  # what a worker's future is when the server stops under it
+        monkeypatch.setattr(client.app.state.pools["checks"], "submit", lambda *args: stopped)
+        r = client.get("/api/chapters")
+        assert r.status_code == 503 and r.json() == {"error": "the server is stopping"}
+        assert int(r.headers["Retry-After"]) == 10
+
+
 def test_only_loopback_hosts_count_as_local():
     assert is_loopback("127.0.0.1") and is_loopback("::1") and is_loopback("localhost")
     assert not is_loopback("0.0.0.0") and not is_loopback("192.168.1.4") and not is_loopback("example.org")
