@@ -150,7 +150,10 @@ def test_hint_returns_what_the_cli_prints(client, tmp_path):
     assert body["forced"] and maps.load("fauna-1").at(e["cell"]).code == e["terrain"]  # true of the real map
     assert e["cell"] != "F2" and e["text"].startswith(f"{e['cell']} must be ")  # the Peak is no hint
     nothing = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 15}).json()
-    assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
+    assert (
+        nothing["forced"] is False
+        and nothing["message"] == "no cell is forced but the Peak at F2, known from the briefing: you must guess"
+    )
 
 
 @pytest.mark.slow
@@ -1588,7 +1591,11 @@ def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypat
 
     monkeypatch.setattr(hints, "best_guess", late)
     code, out = service.do_hint({"map": _state("fauna-1", [])})
-    assert code == 3 and out["forced"] is False and out["message"] == "no cell is forced: you must guess"
+    assert (
+        code == 3
+        and out["forced"] is False
+        and out["message"] == "no cell is forced but the Peak at F2, known from the briefing: you must guess"
+    )
     assert "guess" not in out and out["missing"] == ["guess"]  # a list of keys, as `hint --json`'s
     assert out["missing_text"] == "the best guess: the time limit (5 s) ran out"  # the page's words
     assert out["timed_out"] == "the time limit ran out while the sampler ran"

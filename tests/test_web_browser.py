@@ -1716,7 +1716,9 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     )
     if "Best" not in said:  # the page's 10 s ran out first on a busy machine (load 10): what is missing is named
         if "Missing: " in said:  # nothing forced (exact), the guess (and on a busier one the odds) missing
-            assert said.startswith("No cell is forced: you must guess"), said
+            assert said.startswith("No cell is forced but the Peak at F2, known from the briefing: you must guess"), (
+                said
+            )
             assert "the best guess: the time limit (10 s) ran out; ask again." in said, said
         else:  # ran out before it was known whether a cell is forced: nothing to show but the time-out
             assert "the time limit ran out" in said and "press Hint to ask again" in said, said
@@ -1726,6 +1728,8 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     # a sentence, and the guess says which Paths it was chosen among (issue 42 item 9)
     said = text_of(driver, "hint-text")
     assert said[0].isupper() and "among the Paths you can explore next" in said
+    # the hidden Peak is forced (solve lists it): the words say so, as `mapgen hint` does
+    assert said.startswith("No cell is forced but the Peak at F2, known from the briefing: you must guess"), said
 
 
 def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_target(driver, base_url):

@@ -43,6 +43,10 @@ from mapgen.terrain import Terrain, listed
 SUBSET_SIZE = 2
 #: Boards kept per rule subset while the easiest explanation of a state is searched (``_Reason.level``).
 MODELS_KEPT = 8
+#: The end of a hint's words when a guess is needed (no cell is forced, or only those the briefing decides)
+MUST_GUESS = "you must guess"
+#: A hint's words when no cell is forced at all
+NO_FORCED = f"no cell is forced: {MUST_GUESS}"
 
 
 @dataclass(frozen=True)
@@ -517,7 +521,7 @@ def hint(
                 said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
             said = said_with_number(solver, state, said, budget, every)
             return {"forced": True, "explanation": said, **counted}
-    out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
+    out: dict = {"forced": False, "message": NO_FORCED}
     if not state.unrevealed():
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
@@ -526,6 +530,11 @@ def hint(
         left = ", ".join(briefing_cell_words(state, i, every) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
+    if every and not forced:  # only cells the briefing decides are forced (the hidden Peak): said, and counted as
+        # solve lists them ("no cell is forced" beside solve's "forced: 1 of 25 ... D5 Ro" was not true)
+        known_words = listed([briefing_cell_words(state, i, every) for i in sorted(every)])
+        out["message"] = f"no cell is forced but {known_words}, known from the briefing: {MUST_GUESS}"
+        out.update(counted)
     if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out.update(counted)
