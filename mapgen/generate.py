@@ -140,9 +140,12 @@ class Generator:
         *,
         time_limit: float = 10.0,
         rules_file: str | None = None,
+        work: float | None = None,
     ):
         """``rules_file``: the house-rule chapter file ``chapter`` was loaded from; each map records its name and
-        the rules' fingerprint (``rules_record``)."""
+        the rules' fingerprint (``rules_record``). ``work``: CP-SAT's deterministic seconds the search for one map
+        may take in all (its attempts together), so that whether a seed's map is found is the same on any load;
+        ``time_limit`` is then the wall clock's safety net. None: the time limit alone bounds it."""
         self.chapter = get_chapter(chapter) if isinstance(chapter, str) else chapter
         self.rules = rules_record(rules_file, self.chapter)
         if profile is not None and not isinstance(profile, Profile):  # a name or a path: an AttributeError below
@@ -165,6 +168,7 @@ class Generator:
         if problem is not None:
             raise SettingError(f"Generator's {problem}")
         self.time_limit = float(time_limit)
+        self.work = None if work is None else float(work)
         self.board = self.chapter.board
         self._base: ChapterModel | None = None
         # a shipped chapter under its own profile admits maps (the shipped maps are some, and the tests generate
@@ -253,6 +257,7 @@ class Generator:
             raise conflict
         rng = random.Random(f"mapgen:{self.chapter.name}:{seed}")
         briefing, name = None, "UNKNOWN"
+        spent = 0.0  # deterministic seconds, with ``work``
         for attempt in range(1, ATTEMPTS + 1):
             briefing = self.random_briefing(rng)
             cm = self.model_for(briefing)
@@ -260,13 +265,20 @@ class Generator:
             left = self.time_limit - (time.perf_counter() - started)
             if left <= 0:
                 break
-            solver = make_solver(left, seed=rng.randrange(2**31), presolve=False)
+            if self.work is not None and self.work - spent <= 1e-3:
+                raise self._out_of_work(seed)
+            # the work bounds the search only (one worker: the same search, so the same map, as without it)
+            work = None if self.work is None else self.work - spent
+            solver = make_solver(left, seed=rng.randrange(2**31), presolve=False, work=work)
             _tune(solver)
             status = solver.solve(cm.model)
             name = solver.status_name(status)
+            spent += solver.response_proto.deterministic_time
             if name in ("OPTIMAL", "FEASIBLE"):
                 m = self._finish(cm.decode(solver.boolean_value), briefing, seed)
                 return Generated(m, seed, attempt, time.perf_counter() - started)
+            if name == "UNKNOWN" and self.work is not None and not clock_stopped(solver):
+                raise self._out_of_work(seed)
             if name != "INFEASIBLE":  # UNKNOWN: the time limit, the search's only bound, ran out
                 break
             if not self._has_random_briefing():
@@ -277,6 +289,12 @@ class Generator:
                 f"(seed {seed}); try a larger --time-limit or looser profile settings"
             )
         raise self.explain(briefing, self.time_limit - (time.perf_counter() - started))
+
+    def _out_of_work(self, seed: int) -> GenerationTimeout:
+        """The search's ``work`` ran out (the same on any load), before a map was found."""
+        return GenerationTimeout(
+            f"no {self.chapter.name} map found within the work of {self.work:g} deterministic seconds (seed {seed})"
+        )
 
     def _conflict_work(self, wall: float) -> _Work:
         """The work that names a conflict: ``CONFLICT_WORK`` deterministic seconds per second of the time limit (its

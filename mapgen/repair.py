@@ -257,9 +257,14 @@ def repair_map(
     return Repair(fixed, changes, before, optimal, seconds, partial=not m.complete, seed_note=seed_note)
 
 
-#: Wall-clock seconds for making a ``[generator]`` seed's map again (``_seed_makes``): a shipped profile's map takes
-#: 0.01-0.06 CPU s; one not made within them is not known to be the repaired map
-SEED_CHECK_SECONDS = 5.0
+#: CP-SAT's deterministic seconds for making a ``[generator]`` seed's map again (``_seed_makes``): counted work, so
+#: the answer is the same on any load (5 s of the wall clock marked a busy machine's maps "not known to make").
+#: Measured (2026-12-07, default profiles, seeds 0-199; Training 0-39): at most 0.133 deterministic s
+#: (Fauna, two attempts; Vameter 0.024, Flora and Maldonado 0.008, Training 0.0003), 0.13 CPU s; 15 times that here.
+SEED_CHECK_WORK = 2.0
+#: the wall clock's safety net for it, in seconds: only a machine that stalls reaches it (2 deterministic seconds
+#: are at most about 3.4 CPU s, at generate.py's measured 1.4-1.7 CPU s each)
+SEED_CHECK_WALL = 60.0
 
 
 def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
@@ -279,23 +284,35 @@ def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
         f"does not make the repaired map (mapgen generate -c {fixed.chapter} --seed {seed}{under} makes another)"
         if made is False
         else "is not known to make the repaired map (made by another mapgen, ortools, profile or house rules)"
+        if not _seed_checkable(record)
+        else "is not known to make the repaired map (its map was not made again within the check's work)"
     )
     marked = replace(fixed, meta=edited_by_hand(fixed.meta))  # (its [grade] is gone already: another map)
     return marked, f"[generator] seed {seed} {said}: its table now says {EDITED} = true"
 
 
+def _seed_checkable(record: dict) -> bool:
+    """Whether this mapgen can make the map of ``record`` (a ``[generator]`` table) again: made by these versions of
+    mapgen and ortools, under the chapter's default profile and its shipped rules, from a seed a map file records."""
+    try:
+        checked_seed(record.get("seed"))
+    except (TypeError, ValueError):  # SeedError is a ValueError
+        return False
+    versions = (record.get("mapgen"), record.get("ortools"))
+    default = record.get("profile", "default") == "default"
+    return versions == (__version__, ortools_version()) and default and not any(k in record for k in RULES_KEYS)
+
+
 def _seed_makes(m: Map, record: dict) -> bool | None:
     """Whether the seed of ``record`` (a ``[generator]`` table) makes ``m`` (its number and name aside: a shipped map
     is renumbered); None when that cannot be told here: the map was made by other versions, under a profile file or
-    house rules, or its map was not made again within ``SEED_CHECK_SECONDS``."""
-    versions = (record.get("mapgen"), record.get("ortools"))
-    if versions != (__version__, ortools_version()) or record.get("profile", "default") != "default":
-        return None
-    if any(k in record for k in RULES_KEYS):
+    house rules, or its map was not made again within ``SEED_CHECK_WORK`` (or the wall clock's ``SEED_CHECK_WALL``)."""
+    if not _seed_checkable(record):
         return None
     try:
-        made = Generator(get_chapter(m.chapter), None, time_limit=SEED_CHECK_SECONDS).generate(record["seed"]).map
-    except (GenerationError, TypeError, ValueError):  # a time-out, a seed no map file records (exit 2's SeedError)
+        generator = Generator(get_chapter(m.chapter), None, time_limit=SEED_CHECK_WALL, work=SEED_CHECK_WORK)
+        made = generator.generate(record["seed"]).map
+    except GenerationError:  # the work (or the wall clock's safety net) ran out
         return None
     same = replace(made.briefing, number=m.briefing.number, name=m.briefing.name) == m.briefing
     return same and made.cells == m.cells and made.hills == m.hills

@@ -304,7 +304,8 @@ def solve_text(state: Map, report: dict, source: str) -> str:
                 f"still open at {', '.join(tg['undecided'])}"
             )
     if "explanations" in report:
-        lines.append("why:" if report["explanations"] else "why: no cell is forced")
+        # no explanation and none missing: no cell is forced (cells left unexplained are forced: said below)
+        lines.append("why:" if report["explanations"] or report.get("unexplained") else "why: no cell is forced")
         for e in report["explanations"]:
             lines.append(f"  {e['text']}")
         if report.get("unexplained"):

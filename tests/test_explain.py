@@ -195,6 +195,24 @@ def test_hint_counts_the_forced_cells_solve_lists_the_peak_among_them():
     )
 
 
+def test_explain_forced_with_a_plain_time_limit_explains_the_same_cells_under_any_load(monkeypatch):
+    """``explain_forced(solver, state, time_limit=10)`` from the Python API gave each cell a share of what was left of
+    the wall clock: on a busy machine fewer cells were explained (8 of fauna-201-k34's 12 with the clock run 50 times
+    faster, as a load of 50 would). Each cell now gets an equal share of the limit's counted work (SAT propagations),
+    the wall clock only a safety net, so the same cells are explained, the same way, under any load."""
+    import time
+
+    state = read_map(DATA / "states" / "fauna-201-k34.toml")
+    solver = Solver.for_chapter(state.chapter)
+    forced = solver.forced(state)
+    idle = explain_forced(solver, state, time_limit=10, forced=forced)
+    assert {e.cell: e.terrain for e in idle} == forced  # every cell within the work of 10 s
+    real = time.monotonic
+    monkeypatch.setattr(time, "monotonic", lambda: real() * 50)  # the wall clock runs 50 times faster: load 50
+    busy = explain_forced(solver, state, time_limit=10, forced=forced)
+    assert [(e.cell, e.rules, e.cells) for e in busy] == [(e.cell, e.rules, e.cells) for e in idle]
+
+
 @pytest.mark.parametrize("name", ["fauna-201-k34", "flora-202-k34", "vameter-201-k34", "maldonado-201-k34"])
 def test_the_easiest_explanation_searched_level_by_level_needs_the_fewest_rules(name):
     """What a hint names (``easiest_explanation``, which stops at the fewest rules any cell needs) needs as few
@@ -264,6 +282,20 @@ def test_cli_solve_explain_whose_share_runs_out_says_what_is_missing_and_exits_3
         f"error: {path}: no explanation within the time limit for {first} (--time-limit 10); "
         "printed what was found, missing: explanations\n"
     )
+
+
+def test_cli_solve_explain_with_no_explanation_in_time_never_says_no_cell_is_forced(monkeypatch):
+    """When no forced cell's explanation fit its share of the work, `solve --explain` printed "why: no cell is forced"
+    above the list of the forced cells it had not explained."""
+    from mapgen import report
+
+    path = DATA / "states" / "training-201-k16.toml"
+    monkeypatch.setattr(report, "explain_forced", lambda *args, **kwargs: [])
+    r = run("solve", str(path), "--explain")
+    assert r.exit_code == 3
+    lines = r.stdout.splitlines()
+    why = lines.index("why:")
+    assert lines[why + 1].endswith(": no explanation in time)") and "no cell is forced" not in r.stdout
 
 
 def test_cli_hint_whose_forced_cells_find_no_explanation_in_time_exits_3(monkeypatch):
@@ -370,11 +402,37 @@ def test_cli_hint_on_a_chapter_that_counts_no_terrain_says_how_to_get_odds(tmp_p
     r = run("hint", str(path))
     assert r.exit_code == 0, r.output
     assert r.stdout == (
-        f"{path}: no cell is forced: you must guess\n"
+        f"{path}: no cell is forced but the Peak at C6, known from the briefing: you must guess\n"
         "  (the training chapter counts no terrain: name one with --target CODE for the Paths' odds)\n"
     )
     assert "--target" not in run("hint", str(path), "--target", "Wo").stdout
-    assert json.loads(run("hint", str(path), "--json").stdout)["message"] == "no cell is forced: you must guess"
+    assert (
+        json.loads(run("hint", str(path), "--json").stdout)["message"]
+        == "no cell is forced but the Peak at C6, known from the briefing: you must guess"
+    )
+
+
+def test_a_hint_whose_only_forced_cell_is_the_peak_says_so_and_counts_it_as_solve_does():
+    """Before the first move (training-start.toml: only the briefing known) `mapgen hint` said "no cell is forced: you
+    must guess" where `mapgen solve` lists the hidden Peak among the forced cells ("forced: 1 of 25 ... D5 Ro"), and
+    `hint --json` gave no "forced_cells", as it does wherever a cell is forced. The words now name the Peak as known
+    from the briefing, the JSON counts it as solve does, and the helper's hint says the same."""
+    from mapgen.web.hints import easiest_hint
+
+    path = DATA.parent.parent / "examples" / "training-start.toml"
+    solved = json.loads(run("solve", str(path), "--json").stdout)
+    assert solved["forced"] == {"D5": "Ro"}  # the Peak, hidden
+    said = "no cell is forced but the Peak at D5, known from the briefing: you must guess"
+    r = run("hint", str(path))
+    assert r.exit_code == 0, r.output
+    assert r.stdout == (
+        f"{path}: {said}\n  (the training chapter counts no terrain: name one with --target CODE for the Paths' odds)\n"
+    )
+    hinted = json.loads(run("hint", str(path), "--json").stdout)
+    assert hinted["forced"] is False and hinted["message"] == said
+    assert hinted["forced_cells"] == len(solved["forced"]) == 1 and hinted["from_briefing"] == ["D5"]
+    web = easiest_hint(read_map(path))
+    assert web["message"] == said and web["forced_cells"] == 1 and web["from_briefing"] == ["D5"]
 
 
 def test_hint_where_no_path_can_hold_the_target_names_the_paths_without_odds():
@@ -383,7 +441,7 @@ def test_hint_where_no_path_can_hold_the_target_names_the_paths_without_odds():
     r = run("hint", "fauna-1", "--reveal", "G7=Hi")
     assert r.exit_code == 0, r.output
     assert r.stdout == (
-        "fauna-1: no cell is forced: you must guess\n"
+        "fauna-1: no cell is forced but the Peak at F2, known from the briefing: you must guess\n"
         "no unexplored Path next to the explored ones can hold a Fort\n"
         "  the Paths you may explore: F7, G6\n"
     )
@@ -536,7 +594,9 @@ def test_hint_steps_stops_where_a_guess_is_needed():
     assert r.exit_code == 0, r.output
     lines = r.stdout.splitlines()
     assert lines[0] == "training-1: 0 steps, each the easiest deduction"
-    assert lines[1] == "then: no cell is forced: you must guess" and lines[2].startswith("best odds of a Wood: ")
+    assert lines[1] == "then: no cell is forced but the Peak at C6, known from the briefing: you must guess" and lines[
+        2
+    ].startswith("best odds of a Wood: ")
 
 
 def test_hint_steps_that_run_out_of_time_print_the_steps_found_and_exit_3(monkeypatch):
@@ -612,7 +672,7 @@ def test_hint_whose_odds_run_out_of_time_prints_what_was_found_and_exits_3(monke
     r = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6")
     assert r.exit_code == 3, r.output
     assert r.stdout == (
-        "flora-1: no cell is forced: you must guess\n"
+        "flora-1: no cell is forced but the Peak at F3, known from the briefing: you must guess\n"
         "exact (the odds did not come in time): of the Paths you may explore next, a Flora creature may be at B6, B7, C5, "
         "D5, E6, F7\n"
         "not in time: the Paths' odds of a Flora creature (the time limit ran out while the sampler ran (chain 3 of "

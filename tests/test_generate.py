@@ -49,6 +49,18 @@ def test_same_seed_same_bytes_and_seeds_differ(chapter):
     assert sum(distances) / len(distances) > maps[0].board.size / 4
 
 
+@pytest.mark.parametrize("chapter", chapter_names())
+def test_a_generator_bounded_by_counted_work_makes_the_seed_s_map_or_says_its_work_ran_out(chapter):
+    """``Generator(..., work=...)`` (repair's check that a seed still makes its map, the same on any load) bounds the
+    search by CP-SAT's deterministic time alone: the same map as `generate --seed` for every seed (one worker: the
+    same search), and a work too small to find one is a GenerationTimeout that says so, never another map."""
+    bounded = Generator(chapter, work=2.0)
+    for seed in (0, 1, 11, 23):
+        assert dumps_map(bounded.generate(seed).map) == dumps_map(GENERATORS[chapter].generate(seed).map)
+    with pytest.raises(GenerationError, match=r"within the work of 1e-09 deterministic seconds \(seed 3\)$"):
+        Generator(chapter, work=1e-9).generate(3)
+
+
 def test_generate_map_is_the_one_call_api():
     from mapgen.generate import generate_map
 

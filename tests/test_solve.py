@@ -576,7 +576,11 @@ def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
     given = run("solve", str(state), "--reveal", f"B7,C7,D7={d7}", "--json")
     assert json.loads(given.stdout) == json.loads(by_file.stdout)
     empty = run("hint", "training-1", "--reveal", "none", "--json")  # the board before the first reveal
-    assert empty.exit_code == 0 and json.loads(empty.stdout)["message"] == "no cell is forced: you must guess"
+    assert (
+        empty.exit_code == 0
+        and json.loads(empty.stdout)["message"]
+        == "no cell is forced but the Peak at C6, known from the briefing: you must guess"
+    )
     for bad, problem in [
         ("Z9", "cell Z9 is off the board (B3 to F7)"),
         ("B7,B7", "B7 is named twice"),

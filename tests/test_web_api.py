@@ -150,7 +150,10 @@ def test_hint_returns_what_the_cli_prints(client, tmp_path):
     assert body["forced"] and maps.load("fauna-1").at(e["cell"]).code == e["terrain"]  # true of the real map
     assert e["cell"] != "F2" and e["text"].startswith(f"{e['cell']} must be ")  # the Peak is no hint
     nothing = client.post("/api/hint", json={"map": _state("fauna-1", []), "time_limit": 15}).json()
-    assert nothing["forced"] is False and nothing["message"] == "no cell is forced: you must guess"
+    assert (
+        nothing["forced"] is False
+        and nothing["message"] == "no cell is forced but the Peak at F2, known from the briefing: you must guess"
+    )
 
 
 @pytest.mark.slow
@@ -833,6 +836,29 @@ def test_a_job_can_be_cancelled_and_unknown_jobs_are_404(client):
     assert _wait(client, job_id)["status"] == "cancelled"
     assert client.get("/api/jobs/nope").status_code == 404
     assert client.get(f"/api/jobs/{job_id}/plot.png").status_code == 404
+
+
+def test_a_503_says_when_to_ask_again(monkeypatch):
+    """A full job line (``/api/playtest``, ``/api/deduce``) and a server stopping under a request answered 503 without
+    ``Retry-After``: a client could not tell when to ask again, and hammered or gave up. Both now carry it (whole
+    seconds), and the words say what to do."""
+    from concurrent.futures import Future
+
+    from mapgen.web import jobs
+
+    monkeypatch.setattr(jobs, "WAITING_CAP", 0)  # the line is full: no job starts
+    with TestClient(create_app(processes=False)) as client:
+        for path, body in (("/api/playtest", {"name": "training-1"}), ("/api/deduce", {"name": "training-1"})):
+            r = client.post(path, json=body)
+            assert r.status_code == 503, r.text
+            assert int(r.headers["Retry-After"]) == 60
+            assert r.json() == {"error": "the server's job line is full (0 jobs waiting); try again in a minute"}
+        stopped: Future = Future()
+        stopped.cancel()  # what a worker's future is when the server stops under it
+        monkeypatch.setattr(client.app.state.pools["checks"], "submit", lambda *args: stopped)
+        r = client.get("/api/chapters")
+        assert r.status_code == 503 and r.json() == {"error": "the server is stopping"}
+        assert int(r.headers["Retry-After"]) == 10
 
 
 def test_only_loopback_hosts_count_as_local():
@@ -1565,7 +1591,11 @@ def test_a_hint_whose_best_guess_runs_out_of_time_keeps_what_was_found(monkeypat
 
     monkeypatch.setattr(hints, "best_guess", late)
     code, out = service.do_hint({"map": _state("fauna-1", [])})
-    assert code == 3 and out["forced"] is False and out["message"] == "no cell is forced: you must guess"
+    assert (
+        code == 3
+        and out["forced"] is False
+        and out["message"] == "no cell is forced but the Peak at F2, known from the briefing: you must guess"
+    )
     assert "guess" not in out and out["missing"] == ["guess"]  # a list of keys, as `hint --json`'s
     assert out["missing_text"] == "the best guess: the time limit (5 s) ran out"  # the page's words
     assert out["timed_out"] == "the time limit ran out while the sampler ran"

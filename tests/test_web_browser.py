@@ -381,6 +381,37 @@ def _done_playtest(games: int, wins: int, losses: dict, **extra) -> dict:
     }
 
 
+def test_studio_says_a_job_the_server_could_not_start_and_when_to_try_again(driver, base_url):
+    """A 503 (the server's job line full, or the server stopping) said only the server's bare words ("the server is
+    stopping"), with no word of what failed or when to try again: it now names the job not started and says when,
+    from the answer's Retry-After where its words do not. The answers are stubbed in the page."""
+    from selenium.webdriver.common.by import By
+
+    stub = r"""
+      const real = window.fetch;
+      window.fetch = async (url, init) => {
+        const busy = (error, after) => new Response(JSON.stringify({error}), {status: 503,
+          headers: {'Content-Type': 'application/json', 'X-Mapgen-Exit': '2', 'Retry-After': after}});
+        if (String(url).endsWith('/api/playtest')) {
+          return busy("the server's job line is full (20 jobs waiting); try again in a minute", '60');
+        }
+        if (String(url).endsWith('/api/deduce')) return busy('the server is stopping', '10');
+        return real(url, init);
+      };
+    """
+    with stubbed(driver, stub):
+        open_studio(driver, base_url, "training-1")
+        driver.find_element(By.ID, "playtest").click()
+        wait_for(lambda: "not started" in text_of(driver, "message"), 20, "the playtest's refusal")
+        assert text_of(driver, "message") == (
+            "Playtest not started: the server's job line is full (20 jobs waiting); try again in a minute"
+        )
+        driver.find_element(By.ID, "deduce").click()
+        wait_for(lambda: "Deduce not started" in text_of(driver, "message"), 20, "the deduce's refusal")
+        assert text_of(driver, "message") == "Deduce not started: the server is stopping; try again in 10 s"
+        assert not driver.find_element(By.ID, "job").is_displayed()
+
+
 def test_studio_playtest_text_counts_the_sealed_games(driver, base_url):
     """Issue 42 item 15: "Wins 11/30 … Losses: thirst 4, hunger 6" left out the 9 sealed games (the chart alone
     showed them). The job's answers are stubbed in the page."""
@@ -1685,7 +1716,9 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     )
     if "Best" not in said:  # the page's 10 s ran out first on a busy machine (load 10): what is missing is named
         if "Missing: " in said:  # nothing forced (exact), the guess (and on a busier one the odds) missing
-            assert said.startswith("No cell is forced: you must guess"), said
+            assert said.startswith("No cell is forced but the Peak at F2, known from the briefing: you must guess"), (
+                said
+            )
             assert "the best guess: the time limit (10 s) ran out; ask again." in said, said
         else:  # ran out before it was known whether a cell is forced: nothing to show but the time-out
             assert "the time limit ran out" in said and "press Hint to ask again" in said, said
@@ -1695,6 +1728,8 @@ def test_a_blank_board_hint_gives_a_best_guess(driver, base_url):
     # a sentence, and the guess says which Paths it was chosen among (issue 42 item 9)
     said = text_of(driver, "hint-text")
     assert said[0].isupper() and "among the Paths you can explore next" in said
+    # the hidden Peak is forced (solve lists it): the words say so, as `mapgen hint` does
+    assert said.startswith("No cell is forced but the Peak at F2, known from the briefing: you must guess"), said
 
 
 def test_a_hint_whose_odds_did_not_come_says_and_marks_which_paths_may_hold_the_target(driver, base_url):

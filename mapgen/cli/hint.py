@@ -61,8 +61,8 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
         mapgen hint puzzle.toml --target Sk --json
         mapgen hint puzzle.toml --steps --time-limit 60
     """
+    from mapgen.solving.explain import MUST_GUESS, hint_text  # deferred: pysat, only when the command runs
     from mapgen.solving.explain import hint as find_hint  # deferred: pysat, only when the command runs
-    from mapgen.solving.explain import hint_text  # deferred: pysat, only when the command runs
     from mapgen.solving.solve import NoCompletion, Solver  # deferred: ortools, only when the command runs
 
     chapter = rules_for(map_in, rules)  # exit 2: a map of another chapter than the --rules file's
@@ -88,7 +88,7 @@ def hint(map_in, reveal, target, steps, time_limit, rules, as_json):
         click.echo(json.dumps(result, indent=2))
     else:
         click.echo(hint_text(state, result, file))
-        if terrain is None and not result["forced"] and result["message"] == "no cell is forced: you must guess":
+        if terrain is None and not result["forced"] and result["message"].endswith(MUST_GUESS):
             # a chapter with no counted terrain (Training): say how to get the odds, as solve --target does
             click.echo(
                 f"  (the {state.chapter} chapter counts no terrain: name one with --target CODE for the Paths' odds)"
@@ -160,7 +160,8 @@ def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
                 (chapter.terrain(e["terrain"]) if i == cell else t for i, t in enumerate(state.cells)),
                 hills={**state.hills, cell: e["number"]} if "number" in e else None,
             )
-    timed_out = "forced_cells" in result  # cells are forced, but no explanation came in time
+    # cells are forced, but no explanation came in time ("forced_cells" alone is no sign: a guess beside the Peak has it)
+    timed_out = "explanation" in result.get("missing", ())
     if as_json:
         click.echo(json.dumps({"steps": found, "end": result}, indent=2))
     else:

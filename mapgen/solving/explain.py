@@ -43,6 +43,10 @@ from mapgen.terrain import Terrain, listed
 SUBSET_SIZE = 2
 #: Boards kept per rule subset while the easiest explanation of a state is searched (``_Reason.level``).
 MODELS_KEPT = 8
+#: The end of a hint's words when a guess is needed (no cell is forced, or only those the briefing decides)
+MUST_GUESS = "you must guess"
+#: A hint's words when no cell is forced at all
+NO_FORCED = f"no cell is forced: {MUST_GUESS}"
 
 
 @dataclass(frozen=True)
@@ -236,52 +240,36 @@ def explain_forced(
 ) -> list[Explanation]:
     """An explanation for every forced unrevealed cell, in reading order.
 
-    The forced cells come first (exact). With a deterministic budget on a wall-clock solver (``solve
-    --explain``, hints: ``reasons_budget``) each cell gets an equal share of it, so which cells are explained
-    is the same under any load, and the wall clock passing raises SolveTimeout; otherwise each explanation
-    gets its share of what is left of the budget (at least ``per_cell`` seconds when given). SolveTimeout if
-    the forced cells cannot be found in time; cells whose explanation runs out of budget are left out.
-    NoCompletion when the state has no completion.
+    The forced cells come first (exact; within ``time_limit`` of the solver's kind, else SolveTimeout). The
+    explanations are counted work: each cell gets an equal share of ``time_limit``'s seconds as deterministic
+    seconds (SAT propagations; ``per_cell`` of them at least when given), so which cells are explained, and how,
+    is the same under any load. A deterministic budget (``solve --explain``, hints: ``reasons_budget``) keeps its
+    own wall-clock deadline; a plain time limit gets ``Budget``'s safety net of 200 times the work. A cell whose
+    share runs out is left out (the same on any machine; compare with ``forced``); the wall clock passing ends
+    the work: SolveTimeout. NoCompletion when the state has no completion.
     """
     solver.check(state, "explain_forced")
     budget = solver.budget(time_limit)
     if forced is None:
         forced = solver.forced(state, budget)
-    out = []
     items = sorted(forced.items())
+    if not items:
+        return []
+    share = budget.seconds / len(items) if per_cell is None else max(per_cell, budget.seconds / len(items))
+    # The work's wall clock: a deterministic budget's own deadline, else a fresh safety net (the forced cells' wall
+    # time, which depends on the load, takes nothing from the explanations' work).
+    deadline = budget.deadline if budget.deterministic else Budget(share * len(items), deterministic=True).deadline
     # a fresh session of its own: the reasons found depend on the state alone, never on what the briefing's
     # shared session was asked before (a web hint beside other requests gave another reason for the same cell)
     session = solver.session(state.briefing)
-    if budget.deterministic and not solver.deterministic:
-        # A deterministic budget (``solve --explain``): each cell an equal share of it, so which cells are
-        # explained, and how, is the same under any load; the wall clock passing ends the work (SolveTimeout).
-        for i, t in items:
-            cell = Budget.until(budget.seconds / len(items), budget.deadline, deterministic=True)
-            try:
-                e = explain_cell(solver, state, i, t, cell, session=session)
-            except SolveTimeout:
-                if time.monotonic() >= budget.deadline:
-                    raise
-                continue
-            if e is not None:
-                out.append(e)
-        return out
-    for k, (i, t) in enumerate(items):
-        left = budget.left()
-        share = left / (len(items) - k) if per_cell is None else max(per_cell, left / (len(items) - k))
-        if left <= 0:
-            break
+    out = []
+    for i, t in items:
         try:
-            e = explain_cell(
-                solver,
-                state,
-                i,
-                t,
-                solver.budget(min(left, share)) if not solver.deterministic else Budget(min(left, share), True),
-                session=session,
-            )
+            e = explain_cell(solver, state, i, t, Budget.until(share, deadline, deterministic=True), session=session)
         except SolveTimeout:
-            continue
+            if time.monotonic() >= deadline:
+                raise
+            continue  # its share of the work ran out: left out, on any load
         if e is not None:
             out.append(e)
     return out
@@ -533,7 +521,7 @@ def hint(
                 said["deduced"] = {b.name(i): deduced[i] for i in best.cells if i in deduced}
             said = said_with_number(solver, state, said, budget, every)
             return {"forced": True, "explanation": said, **counted}
-    out: dict = {"forced": False, "message": "no cell is forced: you must guess"}
+    out: dict = {"forced": False, "message": NO_FORCED}
     if not state.unrevealed():
         out["message"] = "every cell is revealed: nothing left to deduce"
         return out
@@ -542,6 +530,11 @@ def hint(
         left = ", ".join(briefing_cell_words(state, i, every) for i in state.unrevealed())
         out["message"] = f"every cell is revealed or known from the briefing ({left}): nothing left to deduce"
         return out
+    if every and not forced:  # only cells the briefing decides are forced (the hidden Peak): said, and counted as
+        # solve lists them ("no cell is forced" beside solve's "forced: 1 of 25 ... D5 Ro" was not true)
+        known_words = listed([briefing_cell_words(state, i, every) for i in sorted(every)])
+        out["message"] = f"no cell is forced but {known_words}, known from the briefing: {MUST_GUESS}"
+        out.update(counted)
     if forced:  # forced, but no explanation within its share of the limit's work: more --time-limit, more work
         out["message"] = "cells are forced but no explanation was found in time (raise --time-limit)"
         out.update(counted)

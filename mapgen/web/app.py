@@ -90,12 +90,23 @@ def map_key(body: dict) -> int:
     return zlib.crc32(head.encode("utf-8", "replace"))
 
 
-def _json(payload, status: int = 200, exit: int = 0) -> JSONResponse:
-    return JSONResponse(payload, status_code=status, headers={"X-Mapgen-Exit": str(exit)})
+#: Retry-After of a 503, in seconds (RFC 9110: when a client may ask again). A full job line: 20 jobs wait behind
+#: two running, each up to minutes (deduce's default limit is 120 s), so a client asking sooner than a minute finds
+#: the line still full; the message says "try again in a minute" alike.
+RETRY_JOBS_FULL = 60
+#: The server stopping under a request: a restart (``mapgen serve`` again, or its supervisor) takes a few seconds.
+RETRY_STOPPING = 10
 
 
-def _error(message: str, status: int, exit: int = 2, **extra) -> JSONResponse:
-    return _json({"error": message, **extra}, status, exit)
+def _json(payload, status: int = 200, exit: int = 0, retry_after: int | None = None) -> JSONResponse:
+    headers = {"X-Mapgen-Exit": str(exit)}
+    if retry_after is not None:
+        headers["Retry-After"] = str(retry_after)
+    return JSONResponse(payload, status_code=status, headers=headers)
+
+
+def _error(message: str, status: int, exit: int = 2, retry_after: int | None = None, **extra) -> JSONResponse:
+    return _json({"error": message, **extra}, status, exit, retry_after)
 
 
 def cut(text: str, most: int = 200) -> str:
@@ -340,7 +351,7 @@ def create_app(
         try:
             job = jobs.submit(kind, args, limit)
         except JobsFull as e:
-            return _error(str(e), 503)
+            return _error(str(e), 503, retry_after=RETRY_JOBS_FULL)
         return _json(job.to_json(), 202)
 
     def _job(request: Request):
@@ -379,7 +390,8 @@ def create_app(
         return Response(job.puzzle.encode("utf-8"), media_type="application/toml", headers=headers)
 
     async def on_api_error(request: Request, exc: ApiError):
-        return _json(exc.to_json(), exc.status, exc.exit)
+        # a 503 is the server stopping under the request (``run``, ``answer``): ask again once it is back
+        return _json(exc.to_json(), exc.status, exc.exit, RETRY_STOPPING if exc.status == 503 else None)
 
     async def on_http(request: Request, exc: HTTPException):
         if exc.status_code == 405:

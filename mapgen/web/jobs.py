@@ -195,7 +195,7 @@ class Jobs:
         with self._lock:
             waiting = sum(j.status == "queued" for j in self._jobs.values())
             if waiting >= WAITING_CAP:
-                raise JobsFull(f"{waiting} jobs are waiting already; try again later")
+                raise JobsFull(f"the server's job line is full ({waiting} jobs waiting); try again in a minute")
             job = Job(f"{next(self._ids)}", kind, args, limit or self.limit)
             self._jobs[job.id] = job
             ended = [j for j in self._jobs.values() if j.ended is not None]

@@ -64,8 +64,10 @@ const MG = {
       const note = r.headers.get("X-Mapgen-Note");  // a picture's note (characters its font cannot draw), URL-encoded
       // a download's file name as the server names it (/api/render's picture, a deduce job's puzzle): never guessed here
       const named = /filename="([^"]+)"/.exec(r.headers.get("Content-Disposition") || "");
+      // a 503's Retry-After (whole seconds): when the server may answer again (a full job line, a restart)
+      const retryAfter = Number(r.headers.get("Retry-After")) || null;
       return {ok: r.ok, status: r.status, exit: Number(r.headers.get("X-Mapgen-Exit") || 0), data,
-        note: note ? decodeURIComponent(note) : null, filename: named ? named[1] : null};
+        note: note ? decodeURIComponent(note) : null, filename: named ? named[1] : null, retryAfter};
     } catch (e) {
       if (timedOut) {
         return {ok: false, status: 0, exit: 3, data: {error: `no answer within ${Math.round(limit / 1000)} s`}};
@@ -79,9 +81,13 @@ const MG = {
 
   // What a failed request says on the page: the server's words, but for a time limit that ran out (504) without its
   // advice to the API's caller ("ask for a larger time_limit", "try a larger --time-limit"), which a page's user
-  // cannot follow: ``advice`` instead, what they can do here.
+  // cannot follow: ``advice`` instead, what they can do here. A 503 (the server busy or stopping) says when to try
+  // again (its Retry-After) where its words do not.
   errorText(r, advice) {
     const said = (r.data && r.data.error) || "the server could not answer";
+    if (r.status === 503 && !/try again/.test(said)) {
+      return `${said}; try again ${r.retryAfter ? `in ${r.retryAfter} s` : "in a moment"}`;
+    }
     if (r.status !== 504 || !advice) return said;
     const bare = said.replace(/\s*\(ask for a larger time_limit\)/, "").replace(/;?\s*try a larger --time-limit.*$/, "");
     return `${bare}: ${advice}`;

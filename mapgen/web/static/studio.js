@@ -565,7 +565,8 @@ async function startJob(kind) {
     body.bot = $("bot").value;
   }
   const r = await MG.api(`/api/${kind}`, body);
-  if (!r.ok) { say(r.data.error, true); return; }
+  // not started: a full job line (503) or a server stopping says so, and when to try again
+  if (!r.ok) { say(`${capital(kind)} not started: ${MG.errorText(r)}`, true); return; }
   S.job = r.data.id;
   S.jobMap = body.map;
   S.jobKind = kind;
