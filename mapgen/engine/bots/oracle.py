@@ -48,7 +48,12 @@ games/s against 4.3: the speed figures alone move 10-15% with luck and load):
 
 The first two buy about 15% on fauna-4 (within the speed's own noise) for 2-3 points pooled, the lost carry 2.4
 times the speed for 10 points, each beyond the control's 1: none keeps the bound, so the budget-1 search above
-stays the oracle. Per game on fauna-4 (seed 0) the search spends
+stays the oracle. On Maldonado (twenty-first session, 2026-12-07; 60 games a map, game seed 0, budget 1,
+where the oracle costs ``mapgen grade`` 109 of maldonado-1's 146 CPU s: 220 rollouts a game, its clairvoyant
+choice losing most gates): the lost carry 2.6 times the speed on maldonado-1 (0.87 -> 2.31 games/s) for 26 -> 24
+wins, but 31 -> 18 on maldonado-2; lost rollouts ranked by the share of Crew Members their piles would save (a loss
+worth 0.001 times it, every win still above every loss) 26 -> 14 wins on maldonado-1 (one rollout's Crew count is
+luck, and the search departed from the clairvoyant on it). Neither kept. Per game on fauna-4 (seed 0) the search spends
 77 of its 106 rollouts at the main step (explores), 12 at pay, 6 at fatigue, 3 at limits; fauna-1 31 of 42.
 
 Speed-ups that keep every game, looked for and not found (fourteenth session, 2026-12-06; py-spy and cProfile on
