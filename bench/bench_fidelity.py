@@ -62,7 +62,9 @@ def row(chapter: str, bot: str, games: int, seed: int, variants: tuple[str, ...]
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--games", type=int, default=30, help="games per bot and map (default 30: 150 per chapter)")
+    ap.add_argument(
+        "--games", type=int, default=30, help="games per bot and map (default 30: 240 per chapter of 8 shipped maps)"
+    )
     ap.add_argument("--bots", default="heuristic,clairvoyant")
     ap.add_argument("--chapters", default=",".join(CHAPTERS))
     ap.add_argument("--variants", default="", help="extra rows: CHAPTER:VARIANT,... (e.g. flora:flora-minotaurs)")
