@@ -1279,7 +1279,7 @@ def test_a_state_s_background_compile_is_a_cpu_budget_and_the_wall_clock_never_e
         asked.append((time_limit, cpu_limit))
         raise failure
 
-    monkeypatch.setattr(solve, "default_store", lambda: types.SimpleNamespace(compile=compile_))
+    monkeypatch.setattr(solve, "default_store", lambda: types.SimpleNamespace(cache=None, compile=compile_))
     for failure, tries in ((CompileTimeout("busy"), service.BackgroundCompiles.WALL_TRIES), (CompileSpent("spent"), 1)):
         compiles, asked = service.BackgroundCompiles(), []
         for _ in range(tries):
@@ -1380,6 +1380,121 @@ def test_an_empty_claim_left_by_a_dead_process_is_taken_over(monkeypatch, tmp_pa
     os.utime(marker, (old, old))
     assert service._claim("k", 900.0) is None  # taken over
     assert marker.read_text().split()[0] == str(os.getpid())
+
+
+def _shared_compiles(monkeypatch, tmp_path, outcome):
+    """A state from the background compile's rung (Vameter, 16 revealed), and a store over ``tmp_path`` whose compile
+    calls ``outcome()`` (its result, or what it raises) and records each call: a server's worker processes share the
+    cache folder (two ``BackgroundCompiles`` stand for two of them)."""
+    from mapgen.solving import solve
+    from mapgen.solving.compiled import CircuitCache
+
+    asked = []
+
+    def compile_(chapter, state, time_limit, memory_limit=None, cpu_limit=None):
+        asked.append(state)
+        return outcome()
+
+    store = types.SimpleNamespace(cache=CircuitCache(tmp_path), compile=compile_)
+    monkeypatch.setattr(solve, "default_store", lambda: store)
+    state = parse_map(_column_state("vameter-1", (5, 6, 7)), "s")
+    chapter = get_chapter("vameter")
+    assert sum(t is not None for t in state.cells) >= solve.compile_from(chapter, 30.0)  # compiled as revealed
+    return chapter, state, asked
+
+
+def _settled(*compiles) -> None:
+    deadline = time.monotonic() + 30
+    while any(c._running for c in compiles) and time.monotonic() < deadline:
+        time.sleep(0.02)
+
+
+def test_a_state_s_compile_is_claimed_once_between_the_server_s_processes(monkeypatch, tmp_path):
+    """The table's quick answer (the quick worker) and its full count 250 ms later (the slow worker) each compiled the
+    same state in the background: on Vameter with 16 revealed two compiles of 44-48 CPU s each, the machine's other core
+    taken from every other answer. A state's compile is now claimed in the cache folder like a briefing's: one
+    process compiles, the others say how long it has run, and the circuit comes to them from the disk cache."""
+    import threading
+
+    from mapgen.web import service
+
+    release = threading.Event()
+    chapter, state, asked = _shared_compiles(monkeypatch, tmp_path, lambda: release.wait(30) and object())
+    quick, slow = service.BackgroundCompiles(), service.BackgroundCompiles()
+    assert quick.status(chapter, state) == 0.0
+    assert slow.running(chapter, state)  # no inline compile of it there either (the full count compiles inline)
+    age = slow.status(chapter, state)
+    assert age is not None and age >= 0.0 and not slow._running  # "compiling", without a compile of its own
+    m = maps.load("vameter-1")
+    later = state.with_cells(m.cells[i] if i == m.board.col_cells(4)[0] else t for i, t in enumerate(state.cells))
+    age = slow.status(chapter, later)  # the next tap's full count: the compile under way answers it too
+    assert age is not None and age >= 0.0 and not slow._running and slow.running(chapter, later)
+    release.set()
+    _settled(quick)
+    assert len(asked) == 1
+    assert not list((tmp_path / "compiling").iterdir())  # the claim is gone with the compile
+
+
+def test_a_state_whose_compile_failed_is_not_compiled_again_by_another_process(monkeypatch, tmp_path):
+    """A compile that spends its CPU budget (or that the compiler fails) says "never exact here" for the server's
+    life: the process that ran it remembered that, and with the compile claimed between the processes each of the
+    others would then have tried it in turn (up to a minute of CPU each). The failure is left beside the claim; a
+    compile the wall clock ended (a busy machine) is tried again, ``WALL_TRIES`` times between them all."""
+    from mapgen.solving.compiled import CompileTimeout
+    from mapgen.web import service
+
+    chapter, state, asked = _shared_compiles(monkeypatch, tmp_path, lambda: None)  # the store's None: it failed
+    first, other = service.BackgroundCompiles(), service.BackgroundCompiles()
+    assert first.status(chapter, state) == 0.0
+    _settled(first)
+    assert other.status(chapter, state) is None and not other._running and len(asked) == 1
+    assert first.status(chapter, state) is None and len(asked) == 1
+
+    def walled():
+        raise CompileTimeout("busy")
+
+    chapter, state, asked = _shared_compiles(monkeypatch, tmp_path / "walled", walled)
+    first, other = service.BackgroundCompiles(), service.BackgroundCompiles()
+    assert service.BackgroundCompiles.WALL_TRIES == 2
+    assert first.status(chapter, state) == 0.0
+    _settled(first)
+    assert other.status(chapter, state) == 0.0  # tried again: the load's doing, not the state's
+    _settled(other)
+    assert first.status(chapter, state) is None and other.status(chapter, state) is None and len(asked) == 2
+
+
+def test_a_compile_failure_left_by_an_earlier_server_is_not_taken_as_this_one_s(monkeypatch, tmp_path):
+    """A failure is remembered for the server's life, as before: one left in the cache folder by a server that has
+    ended (its worker processes' parent) does not keep the state from compiling under the next."""
+    import subprocess
+    import sys
+
+    from mapgen.web import service
+
+    chapter, state, asked = _shared_compiles(monkeypatch, tmp_path, lambda: None)
+    first = service.BackgroundCompiles()
+    assert first.status(chapter, state) == 0.0
+    _settled(first)
+    (failure,) = (tmp_path / "compiling").iterdir()
+    gone = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True, check=True
+    )
+    failure.write_text(failure.read_text().replace(str(os.getppid()), gone.stdout.strip(), 1))
+    assert service.BackgroundCompiles().status(chapter, state) == 0.0 and len(asked) == 2
+
+
+def test_a_state_s_compile_without_a_writable_cache_folder_runs_here(monkeypatch, tmp_path):
+    """A cache folder where no claim can be written (read-only; here its ``compiling`` a file) shares nothing: each
+    process compiles the state itself, and remembers its failure itself, as before."""
+    from mapgen.web import service
+
+    chapter, state, asked = _shared_compiles(monkeypatch, tmp_path, lambda: None)
+    (tmp_path / "compiling").write_text("")
+    first, other = service.BackgroundCompiles(), service.BackgroundCompiles()
+    assert first.status(chapter, state) == 0.0 and other.status(chapter, state) == 0.0
+    _settled(first, other)
+    assert len(asked) == 2
+    assert first.status(chapter, state) is None and other.status(chapter, state) is None and len(asked) == 2
 
 
 def test_the_playtest_chart_is_titled_by_the_map_games_and_bot():
@@ -1772,16 +1887,17 @@ def test_a_background_compile_says_which_states_it_answers():
     from mapgen.web.service import BackgroundCompiles
 
     compiles = BackgroundCompiles()
+    chapter = get_chapter("vameter")
     base = parse_map(_column_state("vameter-1", (5, 6, 7)), "s")
     later = parse_map(_column_state("vameter-1", (4, 5, 6, 7)), "s")
     earlier = parse_map(_column_state("vameter-1", (6, 7)), "s")
     other = parse_map(_column_state("vameter-2", (4, 5, 6, 7)), "s")
-    assert not compiles.running(None, later)
+    assert not compiles.running(chapter, later)
     compiles._running["key"] = (base, 0.0, False)
-    assert compiles.running(None, base) and compiles.running(None, later)
-    assert not compiles.running(None, earlier) and not compiles.running(None, other)
+    assert compiles.running(chapter, base) and compiles.running(chapter, later)
+    assert not compiles.running(chapter, earlier) and not compiles.running(chapter, other)
     compiles._running["key"] = (base, 0.0, True)  # the briefing's own compile: minutes, or never
-    assert not compiles.running(None, later)
+    assert not compiles.running(chapter, later)
 
 
 def _table_out_of_time(monkeypatch, small, body):

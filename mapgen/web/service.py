@@ -211,9 +211,13 @@ class BackgroundCompiles:
     briefing itself is compiled (``solve.briefing_base``: the empty board and any revealed Hills), as soon
     as the helper shows the briefing: one to two minutes of CPU and about 2 GB, after which every state of
     the game is exact from its first reveal. ``MAPGEN_BRIEFING_COMPILES=0`` turns those off (a small
-    machine; the test suite). A briefing's compile is claimed by a marker file in the cache folder
-    (``compiling/KEY``: its process and start), so the server's worker processes run it once between them:
-    the others say how long it has run, and load the circuit from the disk cache once it is there."""
+    machine; the test suite). A compile, a briefing's or a state's, is claimed by a marker file in the cache folder
+    (``compiling/KEY``: its process and start), so the server's worker processes (the table's quick answer and its
+    full count go to two) run it once between them: the others say how long it has run (a later state of a compile
+    claimed there too), and load the circuit from the disk cache once it is there. A compile that fails for good
+    leaves ``compiling/KEY.failed`` (this server's, by their parent process; the wall clock's ends counted there
+    against ``WALL_TRIES``), so no other process tries it again. Without a writable cache folder each process
+    compiles (and remembers failures) for itself."""
 
     MAX = 2
     QUEUE = 32
@@ -234,6 +238,7 @@ class BackgroundCompiles:
         self._running: dict[str, tuple[Map, float, bool]] = {}  # key -> (base, started, a briefing's compile)
         self._failed: set[str] = set()
         self._walled: dict[str, int] = {}  # key -> compiles the wall clock ended (the load's doing, not the state's)
+        self._elsewhere: dict[str, Map] = {}  # key -> base of a state's compile another process was found claiming
 
     def status(self, chapter, state: Map) -> float | None:
         """Seconds since the compile that will answer ``state`` was asked for (asking for it if needed; it
@@ -262,25 +267,43 @@ class BackgroundCompiles:
                 # its own compile takes seconds, in the other slot
                 if extends(state, base) and (cpu is not None or not briefing):
                     return now - started
-            if key in self._failed or len(self._running) >= self.QUEUE:
+            for other, base in list(self._elsewhere.items()):  # as above, for a state's compile in another process
+                if extends(state, base):
+                    age = _claimed(other, 2 * self.STATE_WALL)
+                    if age is not None:
+                        return age
+                    del self._elsewhere[other]  # landed (the disk cache answers), failed, or its process is gone
+            if key in self._failed or len(self._running) >= self.QUEUE or self._failed_here(key):
                 return None
-            if cpu is not None:
-                elsewhere = _claim(key, self.BRIEFING_SECONDS)
-                if elsewhere is not None:  # another worker process of this server compiles it
-                    return elsewhere
+            elsewhere = _claim(key, self.BRIEFING_SECONDS if cpu is not None else 2 * self.STATE_WALL)
+            if elsewhere is not None:  # another worker process of this server compiles it
+                if cpu is None:
+                    self._elsewhere[key] = state
+                    if len(self._elsewhere) > self.QUEUE:  # the oldest: most likely long landed or given up
+                        del self._elsewhere[next(iter(self._elsewhere))]
+                return elsewhere
+            if self._failed_here(key):  # it failed there between the two looks: the claim was its end's
+                _unclaim(key)
+                return None
             self._running[key] = (state, now, cpu is not None)
         threading.Thread(target=self._compile, args=(chapter, state, key, cpu), name="compile", daemon=True).start()
         return 0.0
 
     def running(self, chapter, state: Map) -> bool:
-        """Whether a compile of the state as revealed that answers ``state`` (``state`` extends its base) runs here now:
-        a briefing's compile (minutes, or no circuit at all) does not count."""
+        """Whether a compile of the state as revealed that answers ``state`` (``state`` extends its base) runs now, here
+        or in another process of the server (of ``state`` itself, or of a base seen claimed there): a briefing's
+        compile (minutes, or no circuit at all) does not count."""
         from mapgen.solving.compiled import (  # deferred: pysat and numpy, on the first request that needs them, not at the app's start
+            circuit_key,
             extends,
         )
 
         with self._lock:
-            return any(extends(state, base) and not briefing for base, _, briefing in self._running.values())
+            if any(extends(state, base) and not briefing for base, _, briefing in self._running.values()):
+                return True
+            elsewhere = [key for key, base in self._elsewhere.items() if extends(state, base)]
+        longest = 2 * self.STATE_WALL
+        return any(_claimed(key, longest) is not None for key in [circuit_key(chapter, state), *elsewhere])
 
     def of_briefing(self, chapter, state: Map) -> bool:
         """Whether the compile that answers ``state`` is its briefing's (fewer reveals than the rung), not the state's
@@ -315,25 +338,94 @@ class BackgroundCompiles:
             walled = True
         except Exception:  # noqa: BLE001 - a failed background compile only means: no exact answer yet
             got = None
-        finally:
-            if cpu is not None:
-                _unclaim(key)
         with self._lock:
-            self._running.pop(key, None)
-            if walled:
-                self._walled[key] = self._walled.get(key, 0) + 1
-            if got is None and (not walled or self._walled[key] >= self.WALL_TRIES):
-                self._failed.add(key)
+            try:
+                # the outcome is left for the other processes before the claim goes, so none takes it up meanwhile
+                walls = self._walled.get(key, 0)
+                if walled:
+                    walls = self._walled[key] = max(walls, _failure(key)[1]) + 1
+                if got is None and (not walled or walls >= self.WALL_TRIES):
+                    self._failed.add(key)
+                if got is not None:
+                    _forget_failure(key)
+                else:
+                    _record_failure(key, walls if walled else None)
+            finally:
+                _unclaim(key)
+                self._running.pop(key, None)
+
+    def _failed_here(self, key: str) -> bool:
+        """Whether a compile of ``key`` by another process of this server failed for good (its CPU budget spent,
+        the compiler's error, or the wall clock ``WALL_TRIES`` times between them): remembered here too."""
+        failed, walls = _failure(key)
+        if failed or walls >= self.WALL_TRIES:
+            self._failed.add(key)
+            return True
+        return False
 
 
-def _marker(key: str) -> Path | None:
-    """The file that claims a briefing's compile (``compiling/KEY`` in the circuit cache), or None without a cache."""
+def _marker(key: str, kind: str = "claim") -> Path | None:
+    """The file that claims a compile (``compiling/KEY`` in the circuit cache), or with ``kind="failed"`` says how it
+    failed (``compiling/KEY.failed``); None without a cache."""
     from mapgen.solving.solve import (  # deferred: ortools, on the first request that needs it, not at the app's start
         default_store,
     )
 
     cache = default_store().cache
-    return None if cache is None else cache.folder / "compiling" / key
+    return None if cache is None else cache.folder / "compiling" / (key if kind == "claim" else f"{key}.{kind}")
+
+
+def _server() -> int:
+    """The server whose worker processes share compiles: their parent (a failure is remembered for its life)."""
+    return os.getppid()
+
+
+def _failure(key: str) -> tuple[bool, int]:
+    """How this server's compiles of ``key`` failed, as its processes left it beside the claim: (failed for good,
+    times the wall clock ended one); (False, 0) for none, or one left by a server that has ended."""
+    path = _marker(key, "failed")
+    try:
+        server, kind, walls = path.read_text(encoding="ascii").split() if path is not None else ("0", "", "0")
+        if int(server) != _server():
+            return False, 0
+        return kind == "failed", int(walls)
+    except (OSError, ValueError):  # none, or unreadable: not known to have failed
+        return False, 0
+
+
+def _record_failure(key: str, walls: int | None) -> None:
+    """Leave the failure of a compile of ``key`` for the other processes: for good (``walls`` None), or the wall
+    clock's ``walls``-th; failures left by servers that have ended are dropped meanwhile. Nothing without a
+    writable cache folder (each process then remembers its own)."""
+    path = _marker(key, "failed")
+    if path is None:
+        return
+    with contextlib.suppress(OSError):
+        for old in path.parent.glob("*.failed"):
+            with contextlib.suppress(OSError, ValueError):
+                server = int(old.read_text(encoding="ascii").split()[0])
+                if server != _server() and not _alive(server):
+                    old.unlink()
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(f"{_server()} {'failed' if walls is None else 'walled'} {walls or 0}", encoding="ascii")
+        os.replace(tmp, path)  # whole or not at all: another process never reads half of it
+
+
+def _forget_failure(key: str) -> None:
+    path = _marker(key, "failed")
+    if path is not None:
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: alive
+        return True
+    return True
 
 
 #: A claim's file is written the moment it is made: one still empty after this many seconds is a process's that
@@ -354,21 +446,10 @@ def _claim(key: str, longest: float) -> float | None:
             try:
                 fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             except FileExistsError:
-                try:
-                    text = path.read_text(encoding="ascii")
-                    if not text:  # claimed a moment ago, not yet written; or by a process that died right then
-                        age = max(0.0, time.time() - path.stat().st_mtime)
-                        if age <= EMPTY_CLAIM_SECONDS:
-                            return age
-                        raise ValueError("a stale claim")
-                    pid, started = text.split()
-                    age = time.time() - float(started)
-                    os.kill(int(pid), 0)  # ProcessLookupError: that process is gone
-                    if age <= longest:
-                        return max(0.0, age)
-                except (OSError, ValueError):  # gone or unreadable: a stale claim
-                    pass
-                path.unlink(missing_ok=True)
+                age = _claimed(key, longest)
+                if age is not None:
+                    return age
+                path.unlink(missing_ok=True)  # a stale claim
                 continue
             with os.fdopen(fd, "w", encoding="ascii") as f:
                 f.write(f"{os.getpid()} {time.time()}")
@@ -376,6 +457,25 @@ def _claim(key: str, longest: float) -> float | None:
     except OSError:  # a read-only cache folder: compile here, unshared
         return None
     return None
+
+
+def _claimed(key: str, longest: float) -> float | None:
+    """The seconds since another live process claimed the compile of ``key``, or None: no claim, or a stale one
+    (older than ``longest``, by a process gone, unreadable, or empty for longer than ``EMPTY_CLAIM_SECONDS``)."""
+    path = _marker(key)
+    if path is None:
+        return None
+    try:
+        text = path.read_text(encoding="ascii")
+        if not text:  # claimed a moment ago, not yet written; or by a process that died right then
+            age = max(0.0, time.time() - path.stat().st_mtime)
+            return age if age <= EMPTY_CLAIM_SECONDS else None
+        pid, started = text.split()
+        age = time.time() - float(started)
+        os.kill(int(pid), 0)  # ProcessLookupError: that process is gone
+    except (OSError, ValueError):  # none, gone or unreadable
+        return None
+    return max(0.0, age) if age <= longest else None
 
 
 def _unclaim(key: str) -> None:
