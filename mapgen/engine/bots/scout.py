@@ -6,7 +6,7 @@ information state (``decides_on = "infostate_when"``: ``play_game`` hands it the
 
 Every decision is the deducer's (``mapgen/engine/bots/deducer.py``: the heuristic, with each reachable cell's
 possible terrains from exact deduction) but the choice of a Path once a share ``LATE`` of the board is
-explored (26 of Fauna's 49 cells). There it weighs the deducer's cell and the ``ALTERNATIVES`` cells
+explored (35 of Fauna's 49 cells; 26 until 2026-12-07: ``LATE``'s notes). There it weighs the deducer's cell and the ``ALTERNATIVES`` cells
 it values next as the planner does (``mapgen/engine/bots/planner.py``: determinized rollouts): on
 ``budget`` worlds the player cannot tell
 from the real game, every candidate is played to the end once per world by the clairvoyant bot of that
@@ -24,8 +24,9 @@ so are the rollouts (a few turns), while the early searches are dear and pay lit
 
 Measured (issue 41; seed 0, 20 games a map of fauna-1..4, pooled): the planner searching every explore
 wins 55% (budget 2); searching only its first 4 or 8 explores, 33-34%; only from the 8th or 14th
-explored cell on, 55% and 64%. So the scout searches late, and from the 26th (the speed goal's 10
-games per CPU-second; the strength is the same within the intervals). What it does not use: the
+explored cell on, 55% and 64%. So the scout searches late: from the 26th (the speed goal's 10
+games per CPU-second; the strength is the same within the intervals), from the 35th since the heuristic's rules made
+the search worth fewer points (``LATE``). What it does not use: the
 sampler's pool of draws of the start state (``mapgen.solving.sampler``, as the web's pool of draws filters it by each
 reveal). Tried as the heuristic's terrain odds and as the first Paths' worlds, it lost: its draws
 (chains from SAT starts that mix slowly on early Fauna states) rated the true terrain of a cell about
@@ -145,11 +146,22 @@ if TYPE_CHECKING:
     from mapgen.solving.solve import Solver, _Slot
 
 DEFAULT_BUDGET = 1
-#: the share of the board explored from which every explore decision with a choice is searched (26 of a Fauna
-#: board's 49 cells; measured on fauna-1..4 at budget 1, 20 games a map: from 14 cells 57.5% at 5.7 games per
-#: CPU-second, from 22 45% at 8.5, from 26 54% at 11, from 30 49% at 17: the intervals overlap, 26 is the
-#: first at the speed goal)
-LATE = 0.53
+#: the share of the board explored from which every explore decision with a choice is searched (35 of a Fauna
+#: board's 49 cells). First measured on fauna-1..4 at budget 1, 20 games a map, before the heuristic's decision
+#: rules: from 14 cells 57.5% at 5.7 games per CPU-second, from 22 45% at 8.5, from 26 54% at 11, from 30 49% at
+#: 17: the intervals overlap, and 26 (0.53) was the first at the speed goal. With the heuristic's rules (twentieth
+#: session) every game the scout plays between searches is stronger, and the search is worth fewer points: measured
+#: again (twenty-first session, 2026-12-07; 100 games on each of the 8 Fauna maps, game seeds 7 and 11, two runs
+#: side by side, load about 2), fauna-1..4 pooled and the slowest map's games per CPU-second:
+#:   from 26 (0.53): budget 1 71.0% (seed 7), 8.3; budget 2 72.0% and 71.8% (seeds 7, 11), 5.7 and 5.8
+#:   from 30 (0.61): budget 1 71.0%, 11.1; budget 2 70.8%, 8.5
+#:   from 33 (0.67): budget 1 68.0%, 13.6; budget 2 67.5% and 69.3%, 10.4 and 11.7
+#:   from 35 (0.71): budget 1 68.0% and 67.3%, 17.8 and 14.3; budget 2 68.8% and 66.5%, 14.5 and 13.7
+#: over all 8 maps 74.3% (budget 2, seed 7) at 0.53 against 69.9% at 0.71, and on flora-1, vameter-1 and -4,
+#: maldonado-1 and -2 (100 games each, budget 1, seed 7) 296 against 291 wins of 500 at 1.7-2 times the speed. So
+#: from 35 cells: both of issue 41's goals (10 games per CPU-second on every Fauna map, at both budgets, and the
+#: planner's 58% pooled) with a margin, for about 4 points of strength.
+LATE = 0.71
 #: deterministic seconds (SAT propagations) for one search's fresh completions
 SAMPLE_BUDGET = 0.5
 #: the gate: the deducer's cell is played out on every world first, and played without a further search when
