@@ -275,7 +275,8 @@ def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
     record = fixed.meta.get("generator")
     if not isinstance(record, dict) or "seed" not in record or record.get(EDITED):
         return fixed, None
-    made = _seed_makes(fixed, record)
+    checkable = _seed_checkable(record)
+    made = _seed_makes(fixed, record) if checkable else None
     if made:
         return fixed, None
     seed, profile = record["seed"], record.get("profile", "default")
@@ -284,7 +285,7 @@ def _seed_claim(fixed: Map) -> tuple[Map, str | None]:
         f"does not make the repaired map (mapgen generate -c {fixed.chapter} --seed {seed}{under} makes another)"
         if made is False
         else "is not known to make the repaired map (made by another mapgen, ortools, profile or house rules)"
-        if not _seed_checkable(record)
+        if not checkable
         else "is not known to make the repaired map (its map was not made again within the check's work)"
     )
     marked = replace(fixed, meta=edited_by_hand(fixed.meta))  # (its [grade] is gone already: another map)
@@ -304,11 +305,9 @@ def _seed_checkable(record: dict) -> bool:
 
 
 def _seed_makes(m: Map, record: dict) -> bool | None:
-    """Whether the seed of ``record`` (a ``[generator]`` table) makes ``m`` (its number and name aside: a shipped map
-    is renumbered); None when that cannot be told here: the map was made by other versions, under a profile file or
-    house rules, or its map was not made again within ``SEED_CHECK_WORK`` (or the wall clock's ``SEED_CHECK_WALL``)."""
-    if not _seed_checkable(record):
-        return None
+    """Whether the seed of ``record`` (a ``[generator]`` table that ``_seed_checkable`` passed) makes ``m`` (its
+    number and name aside: a shipped map is renumbered); None when its map was not made again within
+    ``SEED_CHECK_WORK`` (or the wall clock's ``SEED_CHECK_WALL``)."""
     try:
         generator = Generator(get_chapter(m.chapter), None, time_limit=SEED_CHECK_WALL, work=SEED_CHECK_WORK)
         made = generator.generate(record["seed"]).map

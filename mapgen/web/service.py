@@ -472,8 +472,9 @@ def _claimed(key: str, longest: float) -> float | None:
             return age if age <= EMPTY_CLAIM_SECONDS else None
         pid, started = text.split()
         age = time.time() - float(started)
-        os.kill(int(pid), 0)  # ProcessLookupError: that process is gone
-    except (OSError, ValueError):  # none, gone or unreadable
+        if not _alive(int(pid)):  # that process is gone
+            return None
+    except (OSError, ValueError):  # none or unreadable
         return None
     return max(0.0, age) if age <= longest else None
 
