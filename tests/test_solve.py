@@ -557,6 +557,63 @@ def test_the_watchdog_interrupts_a_call_past_its_deadline_and_no_other():
     dog.disarm(slow)
 
 
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="forks a child")
+def test_a_child_forked_while_the_watchdog_is_awake_still_gets_its_deadlines():
+    """playtest's and grade's workers are forked from a process whose SAT calls started the watchdog's thread. Its
+    lock is held whenever that thread is awake; a fork at that moment left the child's copy held by a thread the
+    child does not have, and the child's first call with a deadline waited for it for good (a CI run hung on a
+    test until its 90-minute limit). A forked child now starts its watchdog afresh, and it interrupts on time."""
+    import threading
+    import time
+
+    from mapgen.solving import sat as sat_module
+
+    class Call:
+        def __init__(self):
+            self.stopped = threading.Event()
+
+        def interrupt(self):
+            self.stopped.set()
+
+    dog = sat_module._WATCH
+    awake = threading.Event()
+    leave = threading.Event()
+
+    def hold():  # the watchdog's thread, awake (it holds the lock while it looks at the deadlines)
+        with dog._cond:
+            awake.set()
+            leave.wait(30)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert awake.wait(30)
+        pid = os.fork()
+        if pid == 0:  # the child: arm a call with a deadline 50 ms away; exit 0 only once it was interrupted
+            code = 1
+            try:
+                call = Call()
+                dog.arm(call, time.monotonic() + 0.05)
+                code = 0 if call.stopped.wait(10) else 3
+                dog.disarm(call)
+            finally:
+                os._exit(code)
+    finally:
+        leave.set()
+        holder.join(30)
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            break
+        time.sleep(0.02)
+    else:
+        os.kill(pid, 9)
+        os.waitpid(pid, 0)
+        pytest.fail("the forked child's call with a deadline hung on the watchdog's lock")
+    assert os.waitstatus_to_exitcode(status) == 0, "the child's watchdog did not interrupt its call"
+
+
 def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
     """`--reveal` spares a player writing a partial map by hand: the shipped map's briefing with only the named
     cells shown (their terrain from the map, or the one given) answers as that state's file does."""

@@ -25,6 +25,7 @@ name rules, for explanations) and the exact counter keep ``constraints.cnf``'s e
 from __future__ import annotations
 
 import math
+import os
 import threading
 import time
 from dataclasses import dataclass, field
@@ -150,9 +151,17 @@ class Budget:
 class _Watchdog:
     """One daemon thread that interrupts SAT calls past their wall-clock deadline (a thread per call
     costs more than most calls). It sleeps until the nearest deadline armed, woken only when an earlier one
-    is armed: a call that ends in time costs no wake-up (polling every 5 ms took 7% of the deducer's CPU)."""
+    is armed: a call that ends in time costs no wake-up (polling every 5 ms took 7% of the deducer's CPU).
+
+    A forked child (playtest's and grade's worker processes) starts afresh: it has no such thread, and the lock may
+    have been held by the parent's at the fork (it holds it whenever it is awake), which would hang the child's
+    first call with a deadline for good."""
 
     def __init__(self):
+        self._start_afresh()
+        os.register_at_fork(after_in_child=self._start_afresh)
+
+    def _start_afresh(self) -> None:
         self._armed: dict[int, tuple[Any, float]] = {}  # a pysat solver (untyped) and its deadline
         self._cond = threading.Condition()
         self._thread: threading.Thread | None = None
