@@ -150,11 +150,12 @@ class MapgenGroup(click.Group):
         try:
             return super().main(args, *rest, **kwargs)
         except SystemExit as e:
-            if e.code == INTERRUPTED and interrupted() and _own_process():
+            if e.code == INTERRUPTED and _own_process():
                 # Ctrl-C during an extension module's import (its init code run through PyRun_String) leaves
                 # CPython's "unhandled KeyboardInterrupt" mark set although the interrupt was handled here, and
                 # the interpreter would then end itself by SIGINT (-2) instead of exiting 130: exit now, after
-                # the one line is out (every cleanup in a finally already ran on the way here).
+                # the one line is out (every cleanup in a finally already ran on the way here). Whether or not
+                # mapgen's own handler was in place yet: an import in Python's start-up, before it, is the same.
                 for stream in (sys.stdout, sys.stderr):
                     with contextlib.suppress(Exception):
                         stream.flush()
