@@ -528,23 +528,27 @@ def test_the_deducers_ruled_session_answers_like_the_guarded_session():
         SatSession(chapter, state, lazy=True).fork()
 
 
+class _Call:
+    """A SAT call as the watchdog sees it: ``interrupt`` is what it calls past the deadline."""
+
+    def __init__(self):
+        import threading
+
+        self.stopped = threading.Event()
+
+    def interrupt(self):
+        self.stopped.set()
+
+
 def test_the_watchdog_interrupts_a_call_past_its_deadline_and_no_other():
     """The one thread that ends SAT calls at their wall-clock deadline: a call armed later with an earlier deadline
     is still interrupted on time (the thread sleeps until the nearest deadline), a call disarmed in time never is."""
-    import threading
     import time
 
     from mapgen.solving.sat import _Watchdog
 
-    class Call:
-        def __init__(self):
-            self.stopped = threading.Event()
-
-        def interrupt(self):
-            self.stopped.set()
-
     dog = _Watchdog()
-    slow, late, quick = Call(), Call(), Call()
+    slow, late, quick = _Call(), _Call(), _Call()
     now = time.monotonic()
     dog.arm(slow, now + 3600)  # the thread now sleeps for an hour...
     dog.arm(late, now + 0.05)  # ...and must wake for this one
@@ -567,13 +571,7 @@ def test_a_child_forked_while_the_watchdog_is_awake_still_gets_its_deadlines():
     import time
 
     from mapgen.solving import sat as sat_module
-
-    class Call:
-        def __init__(self):
-            self.stopped = threading.Event()
-
-        def interrupt(self):
-            self.stopped.set()
+    from mapgen.workers import ForkedChild
 
     dog = sat_module._WATCH
     awake = threading.Event()
@@ -584,34 +582,27 @@ def test_a_child_forked_while_the_watchdog_is_awake_still_gets_its_deadlines():
             awake.set()
             leave.wait(30)
 
+    def child():  # a call with a deadline 50 ms away: exit 0 only once it was interrupted
+        call = _Call()
+        dog.arm(call, time.monotonic() + 0.05)
+        assert call.stopped.wait(10)
+        dog.disarm(call)
+
     holder = threading.Thread(target=hold)
     holder.start()
     try:
         assert awake.wait(30)
-        pid = os.fork()
-        if pid == 0:  # the child: arm a call with a deadline 50 ms away; exit 0 only once it was interrupted
-            code = 1
-            try:
-                call = Call()
-                dog.arm(call, time.monotonic() + 0.05)
-                code = 0 if call.stopped.wait(10) else 3
-                dog.disarm(call)
-            finally:
-                os._exit(code)
+        forked = ForkedChild(child)
+        forked.start()
     finally:
         leave.set()
         holder.join(30)
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        done, status = os.waitpid(pid, os.WNOHANG)
-        if done:
-            break
-        time.sleep(0.02)
-    else:
-        os.kill(pid, 9)
-        os.waitpid(pid, 0)
+    forked.join(20)
+    if forked.is_alive():
+        forked.kill()
+        forked.join()
         pytest.fail("the forked child's call with a deadline hung on the watchdog's lock")
-    assert os.waitstatus_to_exitcode(status) == 0, "the child's watchdog did not interrupt its call"
+    assert forked.exitcode == 0, "the child's watchdog did not interrupt its call"
 
 
 def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
