@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from constraints.catalogue import Chapter
@@ -100,68 +101,80 @@ def solve_report(
             min(budget.deadline, time.monotonic() + COUNT_WALL * budget.left()),
             budget.deterministic,
         )
+    aside = None
     if probabilities and method == ODDS_AUTO:  # the whole question's compile share, beside the estimates
-        solver.compile_aside(state, COMPILE_SHARE * budget.seconds, budget.deadline)
-    result = None
-    try:
-        result = solver.count(
-            state, limit=limit, time_limit=count_budget, possible=possible, seed=seed,
-            wait_aside=not (probabilities and method == ODDS_AUTO),  # the odds wait for it, after the sampler
-        )  # fmt: skip
-    except SolveTimeout as e:
-        missing.append("count")
-        report["timed_out"] = str(e)
-    report = {**_count_fields(result), **report}
-    if probabilities:
-        if result is None and method == ODDS_AUTO:  # no count in time: no exact odds either, so straight to the sampler
-            method = ODDS_SAMPLER
+        aside = solver.compile_aside(state, COMPILE_SHARE * budget.seconds, budget.deadline)
+    # the sampler's chains start beside the count estimate, from its runs, where no compile takes the other core
+    ahead = (
+        solver.chains_ahead(state, SAMPLE_SECONDS * time_limit, seed=seed, deadline=budget.deadline)
+        if probabilities and method in (ODDS_AUTO, ODDS_SAMPLER) and aside is None
+        else contextlib.nullcontext()
+    )
+    with ahead:
+        result = None
         try:
-            got = solver.odds_answer(
-                state,
-                limit=limit,
-                time_limit=budget.part(PROBABILITY_SHARE),
-                counted=result,
-                possible=possible,
-                method=method,
-                seed=seed,
-                sample_seconds=SAMPLE_SECONDS * time_limit,
-            )
-        except SolveTimeout as e:  # the odds ran out: the possible terrains (exact, found first) are kept
-            return {
-                **report,
-                "possible": possible_json(state, possible),
-                "timed_out": str(e),
-                "missing": [*missing, "probabilities"],
+            result = solver.count(
+                state, limit=limit, time_limit=count_budget, possible=possible, seed=seed,
+                wait_aside=not (probabilities and method == ODDS_AUTO),  # the odds wait for it, after the sampler
+            )  # fmt: skip
+        except SolveTimeout as e:
+            missing.append("count")
+            report["timed_out"] = str(e)
+        report = {**_count_fields(result), **report}
+        if probabilities:
+            if result is None and method == ODDS_AUTO:
+                method = ODDS_SAMPLER  # no count in time: no exact odds either, so straight to the sampler
+            try:
+                got = solver.odds_answer(
+                    state,
+                    limit=limit,
+                    time_limit=budget.part(PROBABILITY_SHARE),
+                    counted=result,
+                    possible=possible,
+                    method=method,
+                    seed=seed,
+                    sample_seconds=SAMPLE_SECONDS * time_limit,
+                )
+            except SolveTimeout as e:  # the odds ran out: the possible terrains (exact, found first) are kept
+                return {
+                    **report,
+                    "possible": possible_json(state, possible),
+                    "timed_out": str(e),
+                    "missing": [*missing, "probabilities"],
+                }
+            exact = got.method == ODDS_EXACT
+            if exact and (result is None or not result.exact):  # the odds' circuit (compiled aside) counts exactly too
+                tallied = solver.exact_tallies(state, 0.0)
+                if tallied is not None:
+                    result = CountResult(tallied[0], True, "d-dnnf", tallied[1])
+                    report = {**_count_fields(result), **{k: v for k, v in report.items() if k not in COUNT_KEYS}}
+                    report.pop("timed_out", None)
+                    missing = [m for m in missing if m != "count"]
+            names = {i: b.name(i) for i in got.shares}
+            report["probabilities"] = {
+                names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())
             }
-        exact = got.method == ODDS_EXACT
-        if exact and (result is None or not result.exact):  # the odds' circuit (compiled aside) counts exactly too
-            tallied = solver.exact_tallies(state, 0.0)
-            if tallied is not None:
-                result = CountResult(tallied[0], True, "d-dnnf", tallied[1])
-                report = {**_count_fields(result), **{k: v for k, v in report.items() if k not in COUNT_KEYS}}
-                report.pop("timed_out", None)
-                missing = [m for m in missing if m != "count"]
-        names = {i: b.name(i) for i in got.shares}
-        report["probabilities"] = {names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())}
-        report["probabilities_exact"] = exact
-        report["probabilities_method"] = got.method  # exact, sampler, unigen (almost uniform), none (known cells only)
-        if got.method == ODDS_NONE and any(len(ts) > 1 for ts in possible.values()):
-            # odds asked and none had (UniGen out of its budget): missing, as a count that ran out is (exit 3)
-            missing.append("probabilities")
-            report.setdefault("timed_out", NO_UNIGEN if method == ODDS_UNIGEN else NO_ODDS)
-            report["possible"] = possible_json(state, possible)  # what is exact stays: every cell's terrains
-        if got.errors is not None:  # the standard error of each share (the sampler's batch means)
-            report["probabilities_error"] = {
-                names[i]: {t.code: e for t, e in d.items()} for i, d in sorted(got.errors.items())
-            }
-        if got.sampled is not None:
-            report["sampler"] = got.sampled.summary()
-        if exact and result is not None and result.tallies is not None:
-            # exact rationals: each probability is this many completions over "count"
-            report["probability_counts"] = {
-                b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index))}
-                for i, d in sorted(result.tallies.items())
-            }
+            report["probabilities_exact"] = exact
+            report["probabilities_method"] = (
+                got.method
+            )  # exact, sampler, unigen (almost uniform), none (known cells only)
+            if got.method == ODDS_NONE and any(len(ts) > 1 for ts in possible.values()):
+                # odds asked and none had (UniGen out of its budget): missing, as a count that ran out is (exit 3)
+                missing.append("probabilities")
+                report.setdefault("timed_out", NO_UNIGEN if method == ODDS_UNIGEN else NO_ODDS)
+                report["possible"] = possible_json(state, possible)  # what is exact stays: every cell's terrains
+            if got.errors is not None:  # the standard error of each share (the sampler's batch means)
+                report["probabilities_error"] = {
+                    names[i]: {t.code: e for t, e in d.items()} for i, d in sorted(got.errors.items())
+                }
+            if got.sampled is not None:
+                report["sampler"] = got.sampled.summary()
+            if exact and result is not None and result.tallies is not None:
+                # exact rationals: each probability is this many completions over "count"
+                report["probability_counts"] = {
+                    b.name(i): {t.code: n for t, n in sorted(d.items(), key=lambda kv: (-kv[1], kv[0].index))}
+                    for i, d in sorted(result.tallies.items())
+                }
     if missing:
         report["missing"] = missing
         if "timed_out" not in report:  # the explanations' share alone ran out

@@ -531,3 +531,57 @@ def test_chain_starts_topped_up_by_sat_never_depend_on_the_load(monkeypatch):
     except SolveTimeout:
         return  # honest: the time ran out
     assert list(busy) == list(calm) and busy.groups == calm.groups
+
+
+def test_chains_run_ahead_beside_the_count_give_the_same_report_to_the_digit(monkeypatch):
+    """``solve --probabilities`` starts the sampler's chains beside the count estimate, each run's as soon as that
+    SMC run ends (``Solver.chains_ahead``): the sampler takes them from there, and the report is the one it gives
+    without (a chain's draws depend on its start, index, seed and budget alone). A deterministic solver: its wall
+    clock a safety net far off, so the work, not this machine's load, decides the answer."""
+    from mapgen.report import solve_report
+
+    m = maps.load("flora-1")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[8:])  # column G and A6 revealed: no circuit, the count estimated by SMC runs
+    seen = []
+    real = Solver.chains_ahead
+
+    def spying(self, *a, **k):
+        with real(self, *a, **k) as tally:
+            seen.append(tally)
+            yield tally
+
+    import contextlib
+
+    monkeypatch.setattr(Solver, "chains_ahead", contextlib.contextmanager(spying))
+    ahead = solve_report(state, probabilities=True, solver=Solver(get_chapter("flora"), deterministic=True), seed=3)
+    monkeypatch.setattr(Solver, "chains_ahead", lambda self, *a, **k: contextlib.nullcontext())
+    alone = solve_report(state, probabilities=True, solver=Solver(get_chapter("flora"), deterministic=True), seed=3)
+    assert ahead["probabilities_method"] == "sampler" and ahead["estimate"]["method"] == "smc"
+    assert ahead == alone
+    (tally,) = seen
+    assert tally.started == ahead["sampler"]["chains"] and 0 < tally.taken <= tally.started
+
+
+def test_chains_run_ahead_are_taken_only_for_the_same_program_start_and_budget():
+    """A chain run ahead answers only the question it was run for: another seed, budget or start runs afresh (the
+    same draws as if nothing had run ahead), and closing stops what is left."""
+    state, solver, starts = _game_state("flora-1", 28, 2)
+    prog = S.compile_program(solver.chapter, state)
+    xs = [S.encode(prog, w) for w in starts]
+    ahead = S.ChainsAhead(prog, chains=2, per_run=2, particles=50, step=1, sweeps=10, burn=2, seed=1)
+    ahead.offer(prog, 50, 1, "smc:1:0", lambda k: xs[:k])
+    try:
+        plain = S.run_chains(prog, xs, sweeps=10, burn=2, seed=1)
+        other_seed = S.run_chains(prog, xs, sweeps=10, burn=2, seed=2, ahead=ahead)
+        assert ahead.tally.taken == 0
+        assert np.array_equal(other_seed[0], S.run_chains(prog, xs, sweeps=10, burn=2, seed=2)[0])
+        for job in list(ahead._jobs.values()):  # both run ahead to the end: taken, not run again
+            job.result(timeout=60)
+        taken = S.run_chains(prog, xs, sweeps=10, burn=2, seed=1, ahead=ahead)
+        assert np.array_equal(taken[0], plain[0]) and np.array_equal(taken[1], plain[1])
+        assert ahead.tally.started == 2 and ahead.tally.taken == 2
+    finally:
+        ahead.close()
+    ahead.offer(prog, 50, 1, "smc:1:1", lambda k: xs[:k])  # closed: nothing starts
+    assert ahead.tally.started == 2

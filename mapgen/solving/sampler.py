@@ -53,8 +53,9 @@ from __future__ import annotations
 
 import math
 import random
+import threading
 import time
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -1024,6 +1025,136 @@ def count_small(prog: Program, x: np.ndarray | None = None, *, order: np.ndarray
     return int(_enumerate(m, *args, *_rules(prog), rng, cap, True))
 
 
+class _Kit:
+    """What every chain of one program runs with: the blocks' plans and the rules, the counts' bounds relaxed."""
+
+    def __init__(self, prog: Program) -> None:
+        self.prog = prog
+        self.stacked = _stacked(prog)
+        relax = list(_rules(prog))
+        relax[14] = np.maximum(prog.cnt_lo - RELAX_LOW, 0)  # cnt_lo
+        relax[15] = prog.cnt_hi + RELAX  # cnt_hi
+        self.relaxed = tuple(relax)
+
+
+class _Stopped(Exception):
+    """A chain run ahead that is no longer wanted (``ChainsAhead.close``)."""
+
+
+def _one_chain(
+    kit: _Kit, start, c: int, sweeps: int, burn: int, seed: int, cap: int, deadline: float | None, total: int,
+    stop: threading.Event | None = None,
+) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """Chain ``c`` (of ``total``) from ``start``, seeded from (seed, c): its ``sweeps`` draws after ``burn`` sweeps
+    discarded, int8 [sweeps, cells], and its moves' tally. SamplerTimeout past the wall-clock ``deadline``."""
+    prog = kit.prog
+    out = np.zeros((sweeps, prog.size), dtype=np.int8)
+    stats = np.zeros(4, dtype=np.int64)
+    rng = np.asarray([random.Random(f"{seed}:{c}").getrandbits(63)], dtype=np.uint64)
+    x = np.array(start, dtype=np.int64)
+    last = x.copy()
+    lam = np.asarray([RELAX_WEIGHT], dtype=np.float64)
+    tune = np.zeros(3, dtype=np.int64)
+    steps: list[tuple[int, tuple[int, int] | None]] = [(min(CHUNK, burn - a), None) for a in range(0, burn, CHUNK)]
+    steps += [(0, (a, min(sweeps, a + CHUNK))) for a in range(0, sweeps, CHUNK)]
+    empty = np.zeros((0, prog.size), dtype=np.int8)
+    for skip, rec in steps:
+        if stop is not None and stop.is_set():
+            raise _Stopped
+        if deadline is not None and time.monotonic() > deadline:
+            raise SamplerTimeout(f"the time limit ran out while the sampler ran (chain {c + 1} of {total})")
+        dest = empty if rec is None else out[rec[0] : rec[1]]
+        _chain(
+            x, *kit.stacked, prog.width, *kit.relaxed, rng, skip, cap, SUBSET_SHARE, dest, stats, prog.cnt_lo,
+            prog.cnt_hi, lam, tune, last, RELAX_EXTRA,
+        )  # fmt: skip
+    return out, stats
+
+
+def _fingerprint(prog: Program) -> bytes:
+    """Programs with the same fingerprint (a state and its cells' possible terrains, of one chapter) are one."""
+    return prog.dom.tobytes() + b"|" + np.asarray(prog.hidden, dtype=np.int64).tobytes()
+
+
+@dataclass
+class AheadTally:
+    """What chains run ahead did for one question (``Solver.chains_ahead``): chains started from the count's runs,
+    and chains the sampler took from there."""
+
+    started: int = 0
+    taken: int = 0
+
+
+class ChainsAhead:
+    """Chains run ahead, on a thread of their own, from starts known before the sampler is asked for its odds.
+
+    At ``solve``'s default the chains start from the count estimate's SMC runs (``Solver.chain_starts`` rereads
+    them), and the count runs them one by one on one core, its SAT checks holding the GIL, while the other core
+    waits. A run's starts are known as soon as it ends (``offer``, called by ``smc.estimate``), so their chains can
+    run then, beside the next runs; ``run_chains`` takes a chain's draws from here when its program, start, index,
+    seed and budget are the ones run ahead (a chain's draws depend on nothing else), and runs it itself otherwise:
+    the odds are the same to the digit, only sooner. ``close`` stops what is no longer wanted."""
+
+    def __init__(
+        self, prog: Program, *, chains: int, per_run: int, particles: int, step: int, sweeps: int, burn: int,
+        seed: int, deadline: float | None = None, cap: int = MOVE_CAP, tally: AheadTally | None = None,
+    ) -> None:  # fmt: skip
+        self.key = _fingerprint(prog)
+        self.tally = AheadTally() if tally is None else tally
+        self.chains, self.per_run, self.particles, self.step = chains, max(1, per_run), particles, step
+        self.sweeps, self.burn, self.seed, self.cap, self.deadline = sweeps, burn, seed, cap, deadline
+        self._kit = _Kit(prog)
+        self._stop = threading.Event()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chains-ahead")
+        self._jobs: dict[tuple[int, bytes], Future] = {}
+        self._given = 0  # chains offered so far (the starts ``smc.draws`` takes from the same runs, in order)
+        self._runs = 0  # runs offered so far
+        self._open = True  # runs still come in order, none dead before
+
+    def offer(self, prog: Program, particles: int, step: int, key: str, picks) -> None:
+        """Run ``key`` of SMC runs of ``particles`` particles of ``step`` cells ended; ``picks(k)`` draws its k
+        starts as ``smc.draws`` does, or None when every particle died. The runs must come in order from the first
+        (as ``smc.estimate`` makes them): a chain's index is its start's place among the draws."""
+        if not self._open or self._stop.is_set():
+            return
+        if (particles, step, key) != (self.particles, self.step, f"smc:{self.seed}:{self._runs}") or (
+            _fingerprint(prog) != self.key
+        ):
+            self._open = False
+            return
+        self._runs += 1
+        if picks is None:  # a dead run: draws goes on with other runs than the count's, left to run_chains
+            self._open = False
+            return
+        for x in picks(self.per_run)[: self.chains - self._given]:
+            start = np.array(x, dtype=np.int64)
+            c = self._given
+            self._given += 1
+            self.tally.started += 1
+            self._jobs[(c, start.tobytes())] = self._pool.submit(
+                _one_chain, self._kit, start, c, self.sweeps, self.burn, self.seed, self.cap, self.deadline,
+                self.chains, self._stop,
+            )  # fmt: skip
+
+    def take(self, prog: Program, c: int, start: np.ndarray, sweeps: int, burn: int, seed: int, cap: int):
+        """Chain ``c``'s draws and tally from ``start`` if run ahead with the same program, seed and budget (waiting
+        for it when it is running), else None (not run ahead, or not started yet: run it where you are)."""
+        if _fingerprint(prog) != self.key or (sweeps, burn, seed, cap) != (self.sweeps, self.burn, self.seed, self.cap):
+            return None
+        job = self._jobs.pop((c, np.asarray(start, dtype=np.int64).tobytes()), None)
+        if job is None or job.cancel():
+            return None
+        got = job.result()
+        self.tally.taken += 1
+        return got
+
+    def close(self) -> None:
+        """Stop the chains no longer wanted (each within a chunk of its sweeps) and the thread."""
+        self._stop.set()
+        self._pool.shutdown(wait=True, cancel_futures=True)
+        self._jobs.clear()
+
+
 def run_chains(
     prog: Program,
     starts: list[np.ndarray],
@@ -1034,38 +1165,22 @@ def run_chains(
     threads: int = 2,
     cap: int = MOVE_CAP,
     deadline: float | None = None,
+    ahead: ChainsAhead | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One chain from each start: ``burn`` sweeps discarded, then ``sweeps`` recorded. Returns the draws, int8
     [chains, sweeps, cells], and the moves' tally (made, skipped at the cap, block completions met). Chain c is
     seeded from (seed, c), so the result is the same whatever the threads. The chains run ``CHUNK`` sweeps at a
-    time; past the wall-clock ``deadline`` (``time.monotonic()``) they stop and SamplerTimeout is raised."""
-    stacked = _stacked(prog)
-    rules = _rules(prog)
+    time; past the wall-clock ``deadline`` (``time.monotonic()``) they stop and SamplerTimeout is raised. A chain
+    ``ahead`` ran already (``ChainsAhead``) is taken from there."""
+    kit = _Kit(prog)
     out = np.zeros((len(starts), sweeps, prog.size), dtype=np.int8)
     stats = np.zeros((len(starts), 4), dtype=np.int64)
-    true_lo, true_hi = prog.cnt_lo, prog.cnt_hi
-    relax = list(rules)
-    relax[14] = np.maximum(true_lo - RELAX_LOW, 0)  # cnt_lo
-    relax[15] = true_hi + RELAX  # cnt_hi
-    relaxed = tuple(relax)
-    empty = np.zeros((0, prog.size), dtype=np.int8)
 
     def one(c: int) -> None:
-        rng = np.asarray([random.Random(f"{seed}:{c}").getrandbits(63)], dtype=np.uint64)
-        x = np.array(starts[c], dtype=np.int64)
-        last = x.copy()
-        lam = np.asarray([RELAX_WEIGHT], dtype=np.float64)
-        tune = np.zeros(3, dtype=np.int64)
-        steps: list[tuple[int, tuple[int, int] | None]] = [(min(CHUNK, burn - a), None) for a in range(0, burn, CHUNK)]
-        steps += [(0, (a, min(sweeps, a + CHUNK))) for a in range(0, sweeps, CHUNK)]
-        for skip, rec in steps:
-            if deadline is not None and time.monotonic() > deadline:
-                raise SamplerTimeout(f"the time limit ran out while the sampler ran (chain {c + 1} of {len(starts)})")
-            dest = empty if rec is None else out[c, rec[0] : rec[1]]
-            _chain(
-                x, *stacked, prog.width, *relaxed, rng, skip, cap, SUBSET_SHARE, dest, stats[c], true_lo, true_hi,
-                lam, tune, last, RELAX_EXTRA,
-            )  # fmt: skip
+        got = None if ahead is None else ahead.take(prog, c, starts[c], sweeps, burn, seed, cap)
+        if got is None:
+            got = _one_chain(kit, starts[c], c, sweeps, burn, seed, cap, deadline, len(starts))
+        out[c], stats[c] = got
 
     if threads > 1 and len(starts) > 1:
         with ThreadPoolExecutor(max_workers=threads) as pool:
@@ -1319,16 +1434,17 @@ def sample_odds(
     possible: dict[int, frozenset[Terrain]] | None = None,
     threads: int = 2,
     deadline: float | None = None,
+    ahead: ChainsAhead | None = None,
 ) -> Odds:
     """Odds for ``state`` from one chain per start (completions of the state; different ones make R-hat
     meaningful). Starts are used in turn when there are fewer than ``budget.chains``; the bars count the chains of
-    one start, or of starts of one group (``Starts.groups``), as one."""
+    one start, or of starts of one group (``Starts.groups``), as one. Chains run ``ahead`` are taken from there."""
     if not starts:
         raise SamplerError("no completion to start a chain from")
     prog = compile_program(chapter, state, possible)
     xs = [encode(prog, starts[c % len(starts)]) for c in range(budget.chains)]
     draws, stats = run_chains(
-        prog, xs, sweeps=budget.sweeps, burn=budget.burn_in, seed=seed, threads=threads, deadline=deadline
+        prog, xs, sweeps=budget.sweeps, burn=budget.burn_in, seed=seed, threads=threads, deadline=deadline, ahead=ahead
     )
     # chains from one start, or from starts of one SMC run (``Starts.groups``), are one unit of the bars' spread
     given = getattr(starts, "groups", None)

@@ -60,6 +60,7 @@ from mapgen.solving.unigen import t95
 
 if TYPE_CHECKING:
     from mapgen.model import Map
+    from mapgen.solving.sampler import ChainsAhead
     from mapgen.solving.sat import SatSession
 
 #: Default work: particles per run, independent runs, cells per step, and the effective share of particles
@@ -998,12 +999,14 @@ def estimate(
     proposal: np.ndarray | None = None,
     check: Check | None = None,
     runs: Runs | None = None,
+    ahead: ChainsAhead | None = None,
 ) -> SmcEstimate | None:
     """The program's number of completions estimated by ``budget.runs`` independent SMC runs (run r seeded from
     (seed, r)); None when a run's particles all died or fewer than two runs were made (no interval to give:
     ``interval``). Past the wall-clock
     ``deadline`` (``time.monotonic()``), checked between runs, the runs done so far answer (``cut``), or
-    SmcTimeout with fewer than two."""
+    SmcTimeout with fewer than two. Each run's end is offered to ``ahead`` (``sampler.ChainsAhead``): the sampler's
+    chains that start from its particles run beside the next runs."""
     run = _Runner(prog, budget, proposal, check)
     logs: list[float] = []
     resamplings = 0
@@ -1014,6 +1017,9 @@ def estimate(
             break
         key = f"smc:{seed}:{r}"
         log_z, res = run(key) if runs is None or proposal is not None or trace is not None else runs.run(run, key)
+        if ahead is not None and proposal is None:
+            picks = (lambda k, key=key: run.picks(key, k)) if math.isfinite(log_z) else None
+            ahead.offer(prog, budget.particles, budget.step, key, picks)
         if trace is not None:
             trace.append(run.alive.copy())
         logs.append(float(log_z))
