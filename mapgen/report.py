@@ -33,8 +33,13 @@ PROBABILITY_SHARE = 0.25
 #: With probabilities asked, the share of the wall clock left that the count may take (the rest is the odds'),
 #: and the share of the time limit its counters' CPU shares are of (``Solver.count``): measured on flora-1 with 8
 #: revealed, the counters at 0.75 of 10 s took 7.3 s of wall clock (Ganak in its process, then the sequential
-#: Monte Carlo) and the sampler's 60 sweeps 5.8 CPU s, 13 s in all: the default solve ran out of time.
-COUNT_WALL = 0.5
+#: Monte Carlo) and the sampler's 60 sweeps 5.8 CPU s, 13 s in all: the default solve ran out of time. 0.6 since the
+#: sampler's chains run beside the count (``Solver.chains_ahead``): measured at the defaults, idle machine, the count
+#: then takes 2.0-2.4 s and the odds 1.9-2.8 s on the empty and 8-revealed boards of flora-1, vameter-1, fauna-1 and
+#: maldonado-1 at 8 revealed, but the empty maldonado-1 board's count 3.4-4.3 s, at or past half the 8.4 s left (a
+#: count cut there, exit 3, in 1 of 4 runs in a row at 0.5); at 0.6 each part of every one of them fits a machine about 1.5 times
+#: slower (the count of the empty maldonado-1 board 1.48, the whole of the empty flora-1 board's 1.61).
+COUNT_WALL = 0.6
 COUNT_SHARE_WITH_ODDS = 0.45
 
 
