@@ -585,3 +585,27 @@ def test_chains_run_ahead_are_taken_only_for_the_same_program_start_and_budget()
         ahead.close()
     ahead.offer(prog, 50, 1, "smc:1:1", lambda k: xs[:k])  # closed: nothing starts
     assert ahead.tally.started == 2
+
+
+def test_the_sampler_s_chains_start_as_their_smc_run_ends_with_the_same_odds(monkeypatch):
+    """Outside ``solve`` (``hint``, ``render``, the web) the chain starts' own SMC runs feed chains run ahead
+    (``Solver.sampled_odds``): each run's chains start as it ends, beside the next runs, and the odds are those of
+    the starts and chains made one after the other."""
+    m = maps.load("vameter-1")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[5:])
+    started = []
+    real = S.ChainsAhead.offer
+
+    def counting(self, *a, **k):
+        real(self, *a, **k)
+        started.append(self.tally.started)
+
+    monkeypatch.setattr(S.ChainsAhead, "offer", counting)
+    got = Solver(get_chapter("vameter"), deterministic=True).sampled_odds(state, seconds=4, seed=5)
+    solver = Solver(get_chapter("vameter"), deterministic=True)
+    work = S.Budget.for_seconds(4, 5 / 49)
+    starts = solver.chain_starts(state, work.chains, seed=5, particles=work.start_particles)
+    alone = S.sample_odds(solver.chapter, state, starts, budget=work, seed=5)
+    assert np.array_equal(got.draws, alone.draws) and got.shares == alone.shares and got.errors == alone.errors
+    assert started and started[-1] == work.chains  # every chain was started ahead, run by run

@@ -1108,23 +1108,23 @@ class ChainsAhead:
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chains-ahead")
         self._jobs: dict[tuple[int, bytes], Future] = {}
         self._given = 0  # chains offered so far (the starts ``smc.draws`` takes from the same runs, in order)
-        self._runs = 0  # runs offered so far
+        self._offered: set[str] = set()  # the runs offered so far, by key
         self._open = True  # runs still come in order, none dead before
 
     def offer(self, prog: Program, particles: int, step: int, key: str, picks) -> None:
         """Run ``key`` of SMC runs of ``particles`` particles of ``step`` cells ended; ``picks(k)`` draws its k
-        starts as ``smc.draws`` does, or None when every particle died. The runs must come in order from the first
-        (as ``smc.estimate`` makes them): a chain's index is its start's place among the draws."""
-        if not self._open or self._stop.is_set():
+        starts as ``smc.draws`` does, or None when every particle died (no start, as in draws). The runs come in
+        order from the first, as ``smc.estimate`` and ``smc.draws`` make them (a run offered again, as draws rereads
+        the count's, is passed over): a chain's index is its start's place among the draws. Any other run ends
+        the offers: its chains are left to ``run_chains``."""
+        if not self._open or self._stop.is_set() or key in self._offered:
             return
-        if (particles, step, key) != (self.particles, self.step, f"smc:{self.seed}:{self._runs}") or (
-            _fingerprint(prog) != self.key
-        ):
+        expected = (self.particles, self.step, f"smc:{self.seed}:{len(self._offered)}")
+        if (particles, step, key) != expected or _fingerprint(prog) != self.key:
             self._open = False
             return
-        self._runs += 1
-        if picks is None:  # a dead run: draws goes on with other runs than the count's, left to run_chains
-            self._open = False
+        self._offered.add(key)
+        if picks is None:
             return
         for x in picks(self.per_run)[: self.chains - self._given]:
             start = np.array(x, dtype=np.int64)

@@ -956,6 +956,7 @@ def draws(
     per_run: int = 1,
     runs: Runs | None = None,
     runs_of: list[int] | None = None,
+    ahead: ChainsAhead | None = None,
 ) -> list[np.ndarray]:
     """Up to ``n`` completions of the program's state, ``per_run`` from the final weighted particles of each SMC run
     of ``particles`` (run r keyed ``smc:{seed}:{r}``, as ``estimate``'s: with ``runs`` the count's runs are reread;
@@ -967,7 +968,8 @@ def draws(
     particles all die gives none); fewer than ``n`` when too many die (without ``check``: early Fauna, the Forts'
     patterns; Maldonado, its counts), none when the first half of the runs needed all died. The same seed gives
     the same draws. Past the wall-clock ``deadline``, checked between runs, the draws so far. ``runs_of``, when
-    given, gets the run of each draw appended (draws of one run are not independent: ``sampler.odds_of``'s groups)."""
+    given, gets the run of each draw appended (draws of one run are not independent: ``sampler.odds_of``'s groups).
+    Each run's end is offered to ``ahead`` (``sampler.ChainsAhead``): the chains from its draws start at once."""
     if n <= 0:
         return []
     run = _Runner(prog, SmcBudget(particles, 1, STEP), check=check)
@@ -981,6 +983,10 @@ def draws(
             break
         key = f"smc:{seed}:{r}"
         log_z, _ = run(key) if runs is None else runs.run(run, key)
+        if ahead is not None:
+            ahead.offer(
+                prog, particles, STEP, key, (lambda k, key=key: run.picks(key, k)) if math.isfinite(log_z) else None
+            )
         if math.isfinite(log_z):
             picked = run.picks(key, per_run)[: n - len(out)]
             out += picked

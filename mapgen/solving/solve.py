@@ -1520,20 +1520,32 @@ class Solver:
         from mapgen.solving import sampler  # deferred: numba's kernels, loaded only where odds are sampled
 
         work = work or _sample_work(state, seconds)
-        starts = self.chain_starts(
-            state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles
-        )
-        if not starts:
-            return None
-        if deadline is not None and time.monotonic() >= deadline:
-            raise SolveTimeout("the time limit ran out before the sampler started")
+        ahead = self._ahead  # solve's, fed by the count's runs (``chains_ahead``)
+        own = None  # else one of this question's own, fed by the chain starts' runs as they end
+        if ahead is None:
+            try:
+                prog = sampler.compile_program(self.chapter, state, possible)
+            except sampler.SamplerError:
+                pass
+            else:
+                own = ahead = self._new_ahead(prog, work, seed, deadline)
         try:
-            return sampler.sample_odds(
-                self.chapter, state, starts, budget=work, seed=seed, possible=possible, deadline=deadline,
-                ahead=self._ahead,
+            starts = self.chain_starts(
+                state, work.chains, seed=seed, possible=possible, deadline=deadline, particles=work.start_particles,
+                ahead=ahead,
             )  # fmt: skip
+            if not starts:
+                return None
+            if deadline is not None and time.monotonic() >= deadline:
+                raise SolveTimeout("the time limit ran out before the sampler started")
+            return sampler.sample_odds(
+                self.chapter, state, starts, budget=work, seed=seed, possible=possible, deadline=deadline, ahead=ahead
+            )
         except sampler.SamplerTimeout as e:
             raise SolveTimeout(str(e)) from None
+        finally:
+            if own is not None:
+                own.close()
 
     def chain_starts(
         self,
@@ -1544,6 +1556,7 @@ class Solver:
         possible: dict[int, frozenset[Terrain]] | None = None,
         deadline: float | None = None,
         particles: int | None = None,
+        ahead: sampler.ChainsAhead | None = None,
     ) -> sampler.Starts:
         """Completions for the sampler's ``n`` chains to start from: near-uniform ones drawn by sequential Monte
         Carlo, ``n / sampler.RUNS`` from each of SAT-checked runs of ``particles`` (default
@@ -1582,6 +1595,7 @@ class Solver:
                 per_run=math.ceil(n / sampler.RUNS),
                 runs=self._runs_of(state, prog) if check is not None else None,
                 runs_of=runs_of,
+                ahead=ahead,
             )
             got += [tuple(prog.terrains[k] for k in x.tolist()) for x in drawn]
             got.groups += runs_of
@@ -1786,19 +1800,22 @@ class Solver:
 
     def _chains_ahead(self, state: Map, prog, seed: int):
         """The chains run ahead for ``state``'s odds from the count's runs of ``prog`` (``chains_ahead``), or None."""
-        from mapgen.solving import sampler, smc  # deferred: numba's kernels
-
         want = self._ahead_for
         if want is None or want[0] != state or want[2] != seed:
             return None
         if self._ahead is None:
-            work = _sample_work(state, want[1])
-            self._ahead = sampler.ChainsAhead(
-                prog, chains=work.chains, per_run=math.ceil(work.chains / sampler.RUNS),
-                particles=work.start_particles, step=smc.STEP, sweeps=work.sweeps, burn=work.burn_in, seed=seed,
-                deadline=want[3], tally=want[4],
-            )  # fmt: skip
+            self._ahead = self._new_ahead(prog, _sample_work(state, want[1]), seed, want[3], want[4])
         return self._ahead
+
+    @staticmethod
+    def _new_ahead(prog, work, seed: int, deadline: float | None, tally=None):
+        """Chains run ahead for ``prog``'s odds at the sampler's ``work`` (``sampler.ChainsAhead``)."""
+        from mapgen.solving import sampler, smc  # deferred: numba's kernels
+
+        return sampler.ChainsAhead(
+            prog, chains=work.chains, per_run=math.ceil(work.chains / sampler.RUNS), particles=work.start_particles,
+            step=smc.STEP, sweeps=work.sweeps, burn=work.burn_in, seed=seed, deadline=deadline, tally=tally,
+        )  # fmt: skip
 
     def _runs_of(self, state: Map, prog):
         """The finished SMC runs kept for ``state``'s program ``prog`` (``smc.Runs``, checked runs), new for another
