@@ -609,3 +609,41 @@ def test_the_sampler_s_chains_start_as_their_smc_run_ends_with_the_same_odds(mon
     alone = S.sample_odds(solver.chapter, state, starts, budget=work, seed=5)
     assert np.array_equal(got.draws, alone.draws) and got.shares == alone.shares and got.errors == alone.errors
     assert started and started[-1] == work.chains  # every chain was started ahead, run by run
+
+
+def test_the_count_s_enumeration_beside_its_estimate_gives_the_estimate_made_after_it(monkeypatch):
+    """Below the exact counter's rung the count's enumeration (CP-SAT) runs on a thread of its own while the
+    sequential Monte Carlo estimate runs (``Solver._enumerate_beside``): the count is the one made one after the
+    other, and an enumeration that finds every completion stops the estimate, which is then not needed."""
+    from mapgen.solving import solve as solve_module
+    from mapgen.solving.solve import _Tally
+
+    m = maps.load("flora-1")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[8:])
+    beside = Solver(get_chapter("flora"), deterministic=True)
+    got = beside.count(state, time_limit=4, possible=beside.possible(state, 30), seed=2)
+    monkeypatch.setattr(solve_module, "counter_from", lambda chapter: 0)  # the rung passed: one after the other
+    alone = Solver(get_chapter("flora"), deterministic=True)
+    want = alone.count(state, time_limit=4, possible=alone.possible(state, 30), seed=2)
+    assert got.method == "smc" and not got.exact
+    assert (got.count, got.estimate) == (want.count, want.estimate)
+
+    def found_them_all():
+        t = _Tally({}, [], 2000, None)
+        t.count = 12
+        return t
+
+    solver = Solver(get_chapter("flora"), deterministic=True)
+    possible = solver.possible(state, 30)
+    real = solver._smc_count
+
+    def once_the_enumeration_is_done(*a, stop, **k):
+        until = time.monotonic() + 60
+        while not stop() and time.monotonic() < until:
+            time.sleep(0.01)
+        return real(*a, stop=stop, **k)
+
+    monkeypatch.setattr(solver, "_smc_count", once_the_enumeration_is_done)
+    tally, early = solver._enumerate_beside(found_them_all, state, possible, 1.2, time.monotonic() + 60, 2)
+    assert tally.count == 12 and early.result() is None  # stopped before its first run

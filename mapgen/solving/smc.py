@@ -1006,18 +1006,22 @@ def estimate(
     check: Check | None = None,
     runs: Runs | None = None,
     ahead: ChainsAhead | None = None,
+    stop: Callable[[], bool] | None = None,
 ) -> SmcEstimate | None:
     """The program's number of completions estimated by ``budget.runs`` independent SMC runs (run r seeded from
     (seed, r)); None when a run's particles all died or fewer than two runs were made (no interval to give:
     ``interval``). Past the wall-clock
     ``deadline`` (``time.monotonic()``), checked between runs, the runs done so far answer (``cut``), or
-    SmcTimeout with fewer than two. Each run's end is offered to ``ahead`` (``sampler.ChainsAhead``): the sampler's
+    SmcTimeout with fewer than two; None as soon as ``stop()`` says so between runs (the estimate no longer wanted).
+    Each run's end is offered to ``ahead`` (``sampler.ChainsAhead``): the sampler's
     chains that start from its particles run beside the next runs."""
     run = _Runner(prog, budget, proposal, check)
     logs: list[float] = []
     resamplings = 0
     cut = False
     for r in range(budget.runs):
+        if stop is not None and stop():
+            return None
         if deadline is not None and time.monotonic() > deadline:
             cut = True
             break

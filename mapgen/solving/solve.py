@@ -293,6 +293,19 @@ class _Tally:
         self.samples: list[list[int]] = []
 
 
+@dataclass
+class _Beside:
+    """An estimate made beside the enumeration (``Solver._enumerate_beside``): its value, or what it raised."""
+
+    value: object = None
+    error: SolveTimeout | None = None
+
+    def result(self):
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
 @functools.cache
 def _callback_class() -> Callable[[_Tally], cp_model.CpSolverSolutionCallback]:
     """CP-SAT's solution callback that counts into a ``_Tally``, made on first use: ortools (with pandas, 0.4 s) is
@@ -1260,7 +1273,8 @@ class Solver:
         """``count`` past the circuits: enumeration, Ganak, then the estimates."""
         deadline = budget.deadline
         cap = min(limit, ENUMERATION_CAP) if exact_counter else limit
-        tally = self._enumerate(
+        enumerate_it = functools.partial(
+            self._enumerate,
             slot,
             state,
             cap,
@@ -1268,6 +1282,15 @@ class Solver:
             allow_partial=True,
             work=ENUMERATION_WORK if work is None else work,
         )
+        early: _Beside | None = None  # the estimate made while the completions were enumerated
+        if exact_counter and approximate and possible is not None and _revealed(state) < counter_from(self.chapter):
+            # no exact counter between the two: the estimate on this thread, the enumeration (CP-SAT, which lets go
+            # of the GIL) beside it; the estimate is used as it would be after, or dropped when the count is exact
+            tally, early = self._enumerate_beside(
+                enumerate_it, state, possible, SMC_SHARE * budget.seconds, deadline, seed
+            )
+        else:
+            tally = enumerate_it()
         if tally.timed_out:  # the wall clock ran out before the deterministic work did
             raise SolveTimeout(f"the time limit ran out while completions were enumerated ({tally.count} found)")
         if tally.count == 0 and (not tally.partial or self.completion(state, max(0.05, budget.left())) is None):
@@ -1310,7 +1333,10 @@ class Solver:
         if aside is not None and aside.done() and aside.circuit is not None:
             return self._circuit_count(aside.circuit, state)
         if exact_counter and approximate and low < high:
-            got_smc = self._smc_count(state, possible, SMC_SHARE * budget.seconds, deadline, seed)
+            if early is not None:
+                got_smc = early.result()
+            else:
+                got_smc = self._smc_count(state, possible, SMC_SHARE * budget.seconds, deadline, seed)
             if got_smc is not None:
                 e = got_smc.as_json()
                 # the proven bounds hold always: the interval never reaches past them
@@ -1738,7 +1764,42 @@ class Solver:
         except (CountError, OSError, EOFError):  # its CPU budget spent, or the counter failed
             return None
 
-    def _smc_count(self, state: Map, possible, seconds: float, deadline: float, seed: int):
+    def _enumerate_beside(self, enumerate_it, state: Map, possible, seconds: float, deadline: float, seed: int):
+        """``enumerate_it()`` (the count's enumeration, CP-SAT) on a thread of its own while the sequential Monte
+        Carlo estimate (``_smc_count``) runs on this one: (the tally, a ``_Beside`` holding the estimate or the
+        SolveTimeout it raised). The estimate stops between its runs once the enumeration has found every
+        completion (the count is exact: the estimate is not needed). Both are counted in work, so each is what it
+        would be alone: the enumeration's wall clock hides behind the estimate's. Measured on the empty maldonado-1
+        board: the enumeration 0.77 s and the estimate 3.00 s one after the other, 0.73 and 3.01 side by side (3.01
+        in all), the same tally and estimate."""
+        box: dict[str, object] = {}
+        done = threading.Event()
+
+        def enumerate_here() -> None:
+            try:
+                box["tally"] = enumerate_it()
+            except Exception as e:  # noqa: BLE001 - raised again on the caller's thread once the estimate is done
+                box["error"] = e
+            finally:
+                done.set()
+
+        def exact() -> bool:
+            t = box.get("tally")
+            return done.is_set() and isinstance(t, _Tally) and t.count < t.limit and not t.partial and not t.timed_out
+
+        beside = threading.Thread(target=enumerate_here, name="enumerate", daemon=True)
+        beside.start()
+        got = _Beside()
+        try:
+            got.value = self._smc_count(state, possible, seconds, deadline, seed, stop=exact)
+        except SolveTimeout as e:
+            got.error = e
+        beside.join()
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        return box["tally"], got
+
+    def _smc_count(self, state: Map, possible, seconds: float, deadline: float, seed: int, stop=None):
         """The sequential Monte Carlo estimate (``smc.SmcEstimate``) with the work ``seconds`` buy, or None
         (no interval: a run whose particles all died (``smc.interval``), or a rule the kernels cannot read);
         SolveTimeout when the wall clock ends it before every run is done (an interval over fewer runs would be
@@ -1755,15 +1816,17 @@ class Solver:
             runs = self._runs_of(state, prog) if check is not None else None
             budget = smc.SmcBudget.for_seconds(seconds)
             ahead = self._chains_ahead(state, prog, seed) if runs is not None else None
-            got = smc.estimate(prog, budget=budget, seed=seed, deadline=deadline, check=check, runs=runs, ahead=ahead)
+            got = smc.estimate(
+                prog, budget=budget, seed=seed, deadline=deadline, check=check, runs=runs, ahead=ahead, stop=stop
+            )
             # A run that died gives no interval, and more particles are other runs, not more of the same: fauna-1's
             # empty board held its exact count in the 4 runs of 100 particles of --time-limit 10, and lost a run of
             # 156 at --time-limit 20 (proven bounds only). So a larger budget falls back to the smaller budgets'
             # work, halving its seconds down to the floor every shorter limit runs: a longer limit never gives less.
-            while got is None and budget.particles > smc.SmcBudget.for_seconds(0).particles:
+            while got is None and budget.particles > smc.SmcBudget.for_seconds(0).particles and not (stop and stop()):
                 seconds /= 2
                 budget = smc.SmcBudget.for_seconds(seconds)
-                got = smc.estimate(prog, budget=budget, seed=seed, deadline=deadline, check=check, runs=runs)
+                got = smc.estimate(prog, budget=budget, seed=seed, deadline=deadline, check=check, runs=runs, stop=stop)
         except sampler.SamplerError:
             return None
         except smc.SmcTimeout as e:
