@@ -1847,8 +1847,9 @@ class Solver:
         (a chain's draws depend on its start, index, seed and budget alone), only sooner. Measured on the empty
         maldonado-1 board at ``solve``'s defaults, medians of 6 runs taken in turn with and without on an idle 2-core
         machine: 7.29 -> 6.55 s wall; flora-1, vameter-1, fauna-1 empty 5.86 -> 5.53, 4.97 -> 4.71, 5.16 -> 4.92
-        (4 runs each), maldonado-1 with 3 revealed 6.39 -> 5.78; flora-1 with 8 revealed 5.73 -> 5.59. Yields the tally of chains started and taken
-        (``sampler.AheadTally``); the chains still running are stopped when the block ends."""
+        (4 runs each), maldonado-1 with 3 revealed 6.39 -> 5.78; flora-1 with 8 revealed 5.73 -> 5.59. Yields the
+        tally of chains started and taken (``sampler.AheadTally``); the chains still running are stopped when the
+        block ends."""
         from mapgen.solving import sampler  # deferred: numba's kernels
 
         tally = sampler.AheadTally()
