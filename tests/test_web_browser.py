@@ -2451,14 +2451,16 @@ def test_briefing_badges_never_cover_a_cell_name(base_url, size):
                 "return [...document.querySelectorAll('.cell')].filter((c) => c.querySelector('.badge')).map((c) => {"
                 "  const r = (e) => e.getBoundingClientRect();"
                 "  return {cell: c.dataset.cell, box: r(c), name: r(c.querySelector('.name')),"
-                "          badge: r(c.querySelector('.badge')), text: c.querySelector('.badge').innerText}; })"
+                "          badge: r(c.querySelector('.badge')), text: c.querySelector('.badge').innerText,"
+                "          said: (c.querySelector('.sr') || {}).textContent || ''}; })"
             )
             assert {b["cell"] for b in boxes} == {"F3", "D7", "D1"}
             for b in boxes:
                 name, badge, box = b["name"], b["badge"], b["box"]
                 apart = name["right"] <= badge["left"] or badge["top"] >= name["bottom"]
                 assert apart and box["left"] <= badge["left"] and badge["right"] <= box["right"] + 0.5, (path, b)
-            said = d.find_element(By.CSS_SELECTOR, '.cell[data-cell="D1"] .sr').get_attribute("textContent")
+            # read with the boxes, in one script: the page may draw its cells anew between two calls (a stale element)
+            said = next(b["said"] for b in boxes if b["cell"] == "D1")
             assert "Greek Fire" in said and "Greek Fire D1" in text_of(d, "briefing-summary")
             # the summary names every cell the briefing places: the start was left out on both pages
             assert "Start D7" in text_of(d, "briefing-summary")
