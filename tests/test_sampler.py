@@ -570,6 +570,8 @@ def test_chains_run_ahead_are_taken_only_for_the_same_program_start_and_budget()
     prog = S.compile_program(solver.chapter, state)
     xs = [S.encode(prog, w) for w in starts]
     ahead = S.ChainsAhead(prog, chains=2, per_run=2, particles=50, step=1, sweeps=10, burn=2, seed=1)
+    ahead.offer(prog, 99, 1, "smc:1:0", lambda k: xs[:k])  # another budget's run (the count's at another limit)
+    assert ahead.tally.started == 0
     ahead.offer(prog, 50, 1, "smc:1:0", lambda k: xs[:k])
     try:
         plain = S.run_chains(prog, xs, sweeps=10, burn=2, seed=1)

@@ -1115,12 +1115,14 @@ class ChainsAhead:
         """Run ``key`` of SMC runs of ``particles`` particles of ``step`` cells ended; ``picks(k)`` draws its k
         starts as ``smc.draws`` does, or None when every particle died (no start, as in draws). The runs come in
         order from the first, as ``smc.estimate`` and ``smc.draws`` make them (a run offered again, as draws rereads
-        the count's, is passed over): a chain's index is its start's place among the draws. Any other run ends
-        the offers: its chains are left to ``run_chains``."""
+        the count's, is passed over): a chain's index is its start's place among the draws. Runs of other particles
+        or of another program are not the draws' and are passed over too (the count's at another time limit); a run
+        out of order ends the offers: the chains left are ``run_chains``'."""
         if not self._open or self._stop.is_set() or key in self._offered:
             return
-        expected = (self.particles, self.step, f"smc:{self.seed}:{len(self._offered)}")
-        if (particles, step, key) != expected or _fingerprint(prog) != self.key:
+        if (particles, step) != (self.particles, self.step) or _fingerprint(prog) != self.key:
+            return
+        if key != f"smc:{self.seed}:{len(self._offered)}":
             self._open = False
             return
         self._offered.add(key)
