@@ -37,8 +37,8 @@ PROBABILITY_SHARE = 0.25
 #: sampler's chains run beside the count (``Solver.chains_ahead``): measured at the defaults, idle machine, the count
 #: then takes 2.0-2.4 s and the odds 1.9-2.8 s on the empty and 8-revealed boards of flora-1, vameter-1, fauna-1 and
 #: maldonado-1 at 8 revealed, but the empty maldonado-1 board's count 3.4-4.3 s, at or past half the 8.4 s left (a
-#: count cut there, exit 3, in 1 of 4 runs in a row at 0.5); at 0.6 each part of every one of them fits a machine about 1.5 times
-#: slower (the count of the empty maldonado-1 board 1.48, the whole of the empty flora-1 board's 1.61).
+#: count cut there, exit 3, in 1 of 4 runs in a row at 0.5); at 0.6 each part of every one of them fits a machine
+#: about 1.5 times slower (the count of the empty maldonado-1 board 1.48, the whole of the empty flora-1 board 1.61).
 COUNT_WALL = 0.6
 COUNT_SHARE_WITH_ODDS = 0.45
 
@@ -160,9 +160,8 @@ def solve_report(
                 names[i]: {t.code: p for t, p in d.items()} for i, d in sorted(got.shares.items())
             }
             report["probabilities_exact"] = exact
-            report["probabilities_method"] = (
-                got.method
-            )  # exact, sampler, unigen (almost uniform), none (known cells only)
+            # exact, sampler, unigen (almost uniform), none (known cells only)
+            report["probabilities_method"] = got.method
             if got.method == ODDS_NONE and any(len(ts) > 1 for ts in possible.values()):
                 # odds asked and none had (UniGen out of its budget): missing, as a count that ran out is (exit 3)
                 missing.append("probabilities")

@@ -1030,6 +1030,7 @@ class _Kit:
 
     def __init__(self, prog: Program) -> None:
         self.prog = prog
+        self.key = _fingerprint(prog)  # which chains run ahead are this program's (``ChainsAhead.take``)
         self.stacked = _stacked(prog)
         relax = list(_rules(prog))
         relax[14] = np.maximum(prog.cnt_lo - RELAX_LOW, 0)  # cnt_lo
@@ -1099,7 +1100,6 @@ class ChainsAhead:
         self, prog: Program, *, chains: int, per_run: int, particles: int, step: int, sweeps: int, burn: int,
         seed: int, deadline: float | None = None, cap: int = MOVE_CAP, tally: AheadTally | None = None,
     ) -> None:  # fmt: skip
-        self.key = _fingerprint(prog)
         self.tally = AheadTally() if tally is None else tally
         self.chains, self.per_run, self.particles, self.step = chains, max(1, per_run), particles, step
         self.sweeps, self.burn, self.seed, self.cap, self.deadline = sweeps, burn, seed, cap, deadline
@@ -1120,7 +1120,7 @@ class ChainsAhead:
         out of order ends the offers: the chains left are ``run_chains``'."""
         if not self._open or self._stop.is_set() or key in self._offered:
             return
-        if (particles, step) != (self.particles, self.step) or _fingerprint(prog) != self.key:
+        if (particles, step) != (self.particles, self.step) or _fingerprint(prog) != self._kit.key:
             return
         if key != f"smc:{self.seed}:{len(self._offered)}":
             self._open = False
@@ -1138,10 +1138,10 @@ class ChainsAhead:
                 self.chains, self._stop,
             )  # fmt: skip
 
-    def take(self, prog: Program, c: int, start: np.ndarray, sweeps: int, burn: int, seed: int, cap: int):
-        """Chain ``c``'s draws and tally from ``start`` if run ahead with the same program, seed and budget (waiting
-        for it when it is running), else None (not run ahead, or not started yet: run it where you are)."""
-        if _fingerprint(prog) != self.key or (sweeps, burn, seed, cap) != (self.sweeps, self.burn, self.seed, self.cap):
+    def take(self, kit: _Kit, c: int, start: np.ndarray, sweeps: int, burn: int, seed: int, cap: int):
+        """Chain ``c``'s draws and tally from ``start`` if run ahead for the same program (``kit``), seed and budget
+        (waiting for it when it is running), else None (not run ahead, or not started yet: run it where you are)."""
+        if kit.key != self._kit.key or (sweeps, burn, seed, cap) != (self.sweeps, self.burn, self.seed, self.cap):
             return None
         job = self._jobs.pop((c, np.asarray(start, dtype=np.int64).tobytes()), None)
         if job is None or job.cancel():
@@ -1179,7 +1179,7 @@ def run_chains(
     stats = np.zeros((len(starts), 4), dtype=np.int64)
 
     def one(c: int) -> None:
-        got = None if ahead is None else ahead.take(prog, c, starts[c], sweeps, burn, seed, cap)
+        got = None if ahead is None else ahead.take(kit, c, starts[c], sweeps, burn, seed, cap)
         if got is None:
             got = _one_chain(kit, starts[c], c, sweeps, burn, seed, cap, deadline, len(starts))
         out[c], stats[c] = got

@@ -29,6 +29,7 @@ import random
 import threading
 import time
 from collections import OrderedDict
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, ClassVar
@@ -1772,32 +1773,21 @@ class Solver:
         would be alone: the enumeration's wall clock hides behind the estimate's. Measured on the empty maldonado-1
         board: the enumeration 0.77 s and the estimate 3.00 s one after the other, 0.73 and 3.01 side by side (3.01
         in all), the same tally and estimate."""
-        box: dict[str, object] = {}
-        done = threading.Event()
-
-        def enumerate_here() -> None:
-            try:
-                box["tally"] = enumerate_it()
-            except Exception as e:  # noqa: BLE001 - raised again on the caller's thread once the estimate is done
-                box["error"] = e
-            finally:
-                done.set()
 
         def exact() -> bool:
-            t = box.get("tally")
-            return done.is_set() and isinstance(t, _Tally) and t.count < t.limit and not t.partial and not t.timed_out
+            if not beside.done() or beside.exception() is not None:
+                return False
+            t = beside.result()
+            return t.count < t.limit and not t.partial and not t.timed_out
 
-        beside = threading.Thread(target=enumerate_here, name="enumerate", daemon=True)
-        beside.start()
-        got = _Beside()
-        try:
-            got.value = self._smc_count(state, possible, seconds, deadline, seed, stop=exact)
-        except SolveTimeout as e:
-            got.error = e
-        beside.join()
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["tally"], got
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="enumerate") as pool:
+            beside = pool.submit(enumerate_it)
+            got = _Beside()
+            try:
+                got.value = self._smc_count(state, possible, seconds, deadline, seed, stop=exact)
+            except SolveTimeout as e:
+                got.error = e
+            return beside.result(), got  # the enumeration's own error, if any, raised here as it would be alone
 
     def _smc_count(self, state: Map, possible, seconds: float, deadline: float, seed: int, stop=None):
         """The sequential Monte Carlo estimate (``smc.SmcEstimate``) with the work ``seconds`` buy, or None
