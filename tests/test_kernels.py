@@ -97,7 +97,7 @@ def test_a_first_question_from_python_says_once_through_logging_that_it_compiles
 
 def _fake_cache(folder):
     folder.mkdir(parents=True)
-    for name in ("sampler._enumerate", "sampler._chain", "smc._smc", "bot_kernels.weights"):
+    for name in ("sampler._enumerate", "sampler._chain", "smc._smc", "smc._witnessed", "bot_kernels.weights"):
         (folder / f"{name}-1.py311.nbi").write_bytes(b"")
     for name in ("bot_kernels.expected_values", "bot_kernels.cell_values"):
         (folder / f"{name}-2.py311.nbi").write_bytes(b"")

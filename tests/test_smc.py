@@ -299,6 +299,43 @@ def test_the_sat_check_cuts_exactly_the_prefixes_without_a_completion():
     assert 0 < sum(n > 0 for n in counts) < len(counts)  # some prefixes are doomed, some are not
 
 
+def _training_prefixes(k: int):
+    """training-1 with 7 cells hidden: its ruled SAT session, its program, and every assignment of its first two
+    hidden cells (the other hidden cells unset), each with whether a completion extends it (the exact count)."""
+    import itertools
+
+    state = maps.load("training-1").hide(range(k))
+    solver = Solver.for_chapter("training")
+    prog = sampler.compile_program(solver.chapter, state)
+    a, b = (int(c) for c in prog.hidden[:2])
+    rest = np.asarray([int(c) for c in prog.hidden[2:]], dtype=np.int64)
+    parts, alive = [], []
+    for ta, tb in itertools.product(np.flatnonzero(prog.dom[a]), np.flatnonzero(prog.dom[b])):
+        x = np.full(prog.size, -1, dtype=np.int64)
+        for i in range(prog.size):
+            if i not in prog.hidden:
+                x[i] = int(np.argmax(prog.dom[i]))
+        x[a], x[b] = ta, tb
+        parts.append(x)
+        alive.append(sampler.count_small(prog, x, order=rest) > 0)
+    return solver.session(state.briefing, ruled=True).sat, state, prog, np.asarray(parts), alive
+
+
+def test_the_sat_check_keeps_a_particle_a_model_found_before_completes_without_asking_again():
+    """A particle whose set cells a model found earlier holds has a completion (that model): the check keeps it
+    without a SAT call. The answers are the solver's: every prefix with a completion kept, every doomed one cut;
+    asked again, the kept prefixes and every prefix of them (fewer cells set) cost no call."""
+    session, state, prog, parts, alive = _training_prefixes(7)
+    check = smc.sat_check(session, state, prog)
+    assert [bool(g) for g in check(parts)] == alive
+    calls = session.calls
+    kept = parts[np.asarray(alive)]
+    shorter = kept.copy()
+    shorter[:, int(prog.hidden[1])] = -1  # the second hidden cell unset again
+    assert check(np.concatenate([kept, shorter])).all()
+    assert session.calls == calls  # every one witnessed by a model already found
+
+
 def test_every_run_survives_where_the_sat_check_cuts_doomed_particles():
     """fauna-1 with 5 cells revealed (column 7 from the top): without the check every run's particles died (the
     Forts' patterns, rules meeting rows later); with it, every run of a default ``solve``'s estimate lives and

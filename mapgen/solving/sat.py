@@ -592,6 +592,10 @@ class SatSession:
     def core(self) -> list[int]:
         return list(self._sat.get_core() or [])
 
+    def model(self) -> list[int]:
+        """The last satisfying assignment: item v - 1 is v (true) or -v (false)."""
+        return self._sat.get_model() or []
+
     def decode(self) -> tuple[Terrain, ...]:
         """The terrain of every cell in the last model (decoded once per model)."""
         if self._decoded is None:

@@ -172,6 +172,7 @@ def kernels_on_disk() -> bool:
         "sampler._enumerate",
         "sampler._chain",
         "smc._smc",
+        "smc._witnessed",
         "bot_kernels.weights",
         "bot_kernels.expected_values",
         "bot_kernels.cell_values",
