@@ -505,6 +505,30 @@ def test_target_odds_without_a_circuit_or_a_sampler_say_where_it_may_be(monkeypa
     assert "%" not in text
 
 
+@pytest.mark.parametrize("revealed, asked", [(0, False), (16, True)])
+def test_a_hint_asks_the_model_counter_only_where_solve_s_count_does(monkeypatch, revealed, asked):
+    """Below ``counter_from`` revealed cells Ganak was measured never to land within its share, and ``solve``'s
+    count does not ask it; ``hint`` asked it all the same for the state's total (0.35 s of a 10 s limit on the empty
+    maldonado-1 board, its odds then out of time on a busy machine). Now it asks it where solve does."""
+    import maps
+    from constraints.catalogue import get_chapter
+    from mapgen.solving.explain import hint
+    from mapgen.solving.solve import CircuitStore, Solver, counter_from
+    from mapgen.terrain import Terrain
+
+    m = maps.load("vameter-1")
+    order = [i for col in reversed(m.board.cols) for i in col]
+    state = m.hide(order[revealed:])
+    solver = Solver(get_chapter("vameter"), circuits=CircuitStore(None, compiles=False))
+    assert (revealed >= counter_from(solver.chapter)) is asked
+    counted: list = []
+    monkeypatch.setattr(solver, "model_count", lambda *a, **k: counted.append(a) and None)
+    monkeypatch.setattr(solver, "sampled_odds", lambda *a, **k: None)  # no odds: only the route to them matters
+    out = hint(solver, state, Terrain.FEZRON_CAMP, time_limit=20.0)
+    assert out["forced"] is False  # no cell forced: the odds are what a hint gives
+    assert bool(counted) is asked
+
+
 @pytest.mark.slow
 def test_hint_ranks_by_the_odds_solve_prints_with_their_error_bars(monkeypatch, slow_clock):
     """On a state no circuit answers (maldonado-1 with C1 and G1 revealed, nothing forced), ``hint --target``

@@ -663,7 +663,10 @@ def _odds(
         return odds, ODDS_EXACT, {}, ROUTE_CIRCUIT
     counted = solver.count(state, time_limit=budget.part(0.1), exact_counter=False, limit=2_000)
     share = 0.25 * cpu / (len(can) + (0 if counted.exact else 1))
-    total = counted.count if counted.exact else solver.model_count(state, share, budget.deadline)
+    if counted.exact:
+        total = counted.count
+    else:  # Ganak, from the revealed cells where solve's count asks it (below, it never landed in its share)
+        total = solver.model_count(state, share, budget.deadline) if solver.counter_reaches(state) else None
     parts = []
     for i in can if total else ():
         sub = state.with_cells(target if j == i else t for j, t in enumerate(state.cells))

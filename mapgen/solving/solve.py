@@ -1262,6 +1262,11 @@ class Solver:
                 return self._circuit_count(landed, state)
         return result
 
+    def counter_reaches(self, state: Map) -> bool:
+        """Whether the exact model counter (Ganak) is asked about ``state``: from ``counter_from`` revealed cells
+        (below, it was measured never to land within its share). A rule of the state, never of the clock."""
+        return _revealed(state) >= counter_from(self.chapter)
+
     def _circuit_count(self, circuit: Circuit, state: Map) -> CountResult:
         total, tallies = circuit.tallies(state)
         if total == 0:
@@ -1285,7 +1290,7 @@ class Solver:
             work=ENUMERATION_WORK if work is None else work,
         )
         early: _Beside | None = None  # the estimate made while the completions were enumerated
-        if exact_counter and approximate and possible is not None and _revealed(state) < counter_from(self.chapter):
+        if exact_counter and approximate and possible is not None and not self.counter_reaches(state):
             # no exact counter between the two: the estimate on this thread, the enumeration (CP-SAT, which lets go
             # of the GIL) beside it; the estimate is used as it would be after, or dropped when the count is exact
             tally, early = self._enumerate_beside(
@@ -1303,7 +1308,7 @@ class Solver:
         aside = self._asides.get(_compiled.circuit_key(self.chapter, state)) if self._asides else None
         if aside is not None and aside.done() and aside.circuit is not None:  # compiled beside: no estimate needed
             return self._circuit_count(aside.circuit, state)
-        if exact_counter and _revealed(state) >= counter_from(self.chapter):
+        if exact_counter and self.counter_reaches(state):
             # Ganak gets half the compile's share too when no compile was tried (a rule of the state)
             tried = wall and (
                 _revealed(state) >= compile_from(self.chapter, COMPILE_SHARE * budget.seconds)
