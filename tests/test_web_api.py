@@ -970,6 +970,8 @@ def test_a_post_to_a_get_endpoint_is_405(client):
         ("GET", "/api/render", 405, "/api/render answers POST, not GET"),
         ("PUT", "/api/hint", 405, "/api/hint answers POST, not PUT"),
         ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
+        ("POST", "/api/maps", 405, "/api/maps answers GET, not POST"),  # was a 404 "no API endpoint /api/maps"
+        ("DELETE", "/api/maps/", 405, "/api/maps answers GET, not DELETE"),
         ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
         ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
         ("GET", "/api/", 404, "no API endpoint /api/"),

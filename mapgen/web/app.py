@@ -48,8 +48,8 @@ from mapgen.web.service import ApiError
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
 DISCARD_BODY = 16 * 1024 * 1024  # a larger body is read (and dropped) up to this before the 413 answer
-#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint")
-GET_ONLY = ("chapters",)
+#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint"; a POST to /api/maps was a 404)
+GET_ONLY = ("chapters", "maps")
 #: endpoints with a route of their own that answer POST only (a GET of one is a 405 too)
 POST_ROUTES = ("render", "deduce", "playtest")
 CSP = (
