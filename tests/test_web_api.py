@@ -2234,6 +2234,18 @@ def test_plain_repair_reads_no_profile_it_cannot_and_says_so(client):
     assert within.status_code == 400 and "profile" in within.json()["error"]
 
 
+def test_a_chapter_beside_a_sketch_of_another_chapter_is_refused_as_generate_from_refuses_it(client):
+    """``{"chapter": "training", "from": FAUNA_SKETCH}`` filled the sketch as a Fauna map without a word, the chapter
+    asked for passed over (an unknown one too); ``mapgen generate --from SKETCH -c training`` refuses it (exit 2)."""
+    sketch = _column_state("fauna-2", (1, 7))
+    for chapter, said in (("training", "training"), ("atlantis", "atlantis")):
+        r = client.post("/api/generate", json={"chapter": chapter, "from": sketch, "seed": 2})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), r.text
+        assert r.json() == {"error": f"field 'chapter': the sketch is a fauna map, not {said}"}
+    r = client.post("/api/generate", json={"chapter": "Fauna", "from": sketch, "seed": 2})  # its own chapter: filled
+    assert r.status_code == 200 and r.json()[0]["chapter"] == "fauna"
+
+
 def test_a_from_field_that_is_no_map_says_so_in_the_api_s_words(client):
     """``{"from": "x"}`` was answered with Python's words (read_map(path), maps.load(name))."""
     r = client.post("/api/generate", json={"from": "x"})

@@ -1079,6 +1079,9 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
         seed = random.SystemRandom().randrange(1_000_000)
     if body.get("from") is not None:
         sketch = read_map_field(body, "from")
+        asked = _field(body, "chapter", str, "a chapter name")
+        if asked is not None and asked.strip().lower() != sketch.chapter:  # as generate --from SKETCH -c refuses it
+            raise ApiError(f"field 'chapter': the sketch is a {sketch.chapter} map, not {asked.strip()[:60]}")
         house = rules.house_chapter(sketch.chapter)
         profile = _profile(body, rules.chapter(sketch.chapter))
         started = time.perf_counter()
