@@ -1499,6 +1499,24 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_out_and_said(driver, base_url):
+    """``r=a7wa`` (a link typed by hand, or lowercased on its way) drew A7 as "?" and "wa" though the server read it
+    as Water; ``r=A7Zz`` (no terrain of the chapter) stopped the whole game at "no answer" with the server's "unknown
+    terrain code 'Zz' at A7". A reveal's terrain is read in any case, and one naming no terrain of the chapter is left
+    out and said, as one naming no cell is."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=a7wa,b7SK,G7hi0,C7Zz")
+    wait_for(lambda: "left out" in text_of(driver, "said"), what="the reveal left out said")
+    assert "reveal C7Zz names no terrain of fauna (like A7Wa): left out" in text_of(driver, "said")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="an answer for the reveals kept")
+    for name, code, label in (("A7", "Wa", "Water"), ("B7", "Sk", "Skull"), ("G7", "Hi0", "Hill")):
+        shown = cell(driver, name).text.split()
+        assert code in shown and "?" not in shown, (name, shown)
+        assert f"{name}: {label}" in cell(driver, name).find_element("css selector", ".sr").get_attribute("textContent")
+    assert "Zz" not in cell(driver, "C7").text
+    assert "r=A7Wa%2CB7Sk%2CG7Hi0" in driver.execute_script("return location.hash")
+
+
 def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
     error is shown and asked again; once the page gives up, the next reveal asks afresh."""

@@ -203,11 +203,17 @@ function setBriefing(b, revealed, options) {
   H.briefing = b;
   const names = MG.cellNames(b.chapter);
   H.cells = names.map(() => "..");
-  const dropped = [];
+  const dropped = [], unknown = [];
   for (const item of revealed || []) {
     const m = /^([A-Z][0-9]+)(.+)$/i.exec(item);
     const i = m ? names.indexOf(m[1].toUpperCase()) : -1;
-    if (i >= 0) H.cells[i] = m[2]; else dropped.push(item);
+    // the terrain in any case ("a7wa" drew "?" and "wa" though the server read Water); one the chapter has not
+    // ("A7Zz") is left out and said, not sent (the server's "unknown terrain code" stopped the whole game)
+    const code = m ? m[2][0].toUpperCase() + m[2].slice(1).toLowerCase() : "";
+    if (i < 0) dropped.push(item);
+    else if (MG.chapters[b.chapter].terrains.includes(code.slice(0, 2)) && /^(?:[A-Z][a-z]|Hi[0-9]+)$/.test(code)) {
+      H.cells[i] = code;
+    } else unknown.push(item);
   }
   if (!opts.keepHistory) { H.undo = []; H.redo = []; }
   H.keys = MG.terrainKeys(b.chapter);
@@ -224,11 +230,11 @@ function setBriefing(b, revealed, options) {
     : keep === "" && H.heatChosen ? "" : defaultHeat(b.chapter);
   $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
-  return dropped;
+  return {dropped, unknown};
 }
 
 // What a link held that the page could not use, said rather than dropped in silence (a link cut short or edited).
-function sayLinkProblems(chapter, dropped) {
+function sayLinkProblems(chapter, {dropped, unknown}) {
   const problems = [];
   if (chapter) {
     problems.push(`This link's chapter "${chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
@@ -237,6 +243,10 @@ function sayLinkProblems(chapter, dropped) {
   if (dropped.length) {
     problems.push(`This link's reveal${dropped.length === 1 ? "" : "s"} ${dropped.join(", ")} name${dropped.length === 1 ? "s" : ""} `
       + "no cell of the board (like A7Wa): left out.");
+  }
+  if (unknown.length) {
+    problems.push(`This link's reveal${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} name${unknown.length === 1 ? "s" : ""} `
+      + `no terrain of ${H.briefing.chapter} (like A7Wa): left out.`);
   }
   if (problems.length) say(problems.join(" "));
 }
@@ -934,11 +944,11 @@ async function main() {
     $("setup").open = true;
   }
   H.form = MG.briefingForm($("briefing"), b, applyBriefing);
-  const dropped = setBriefing(b, revealed, {keepHistory: true});
+  const left = setBriefing(b, revealed, {keepHistory: true});
   checkRules();
   loadHistory();
   update();
-  sayLinkProblems(unknownChapter, dropped); // after update(), which clears what was said
+  sayLinkProblems(unknownChapter, left); // after update(), which clears what was said
   window.addEventListener("hashchange", () => { // a shared link opened in this tab
     if (location.hash === hashOf(H.briefing, H.cells, $("heat").value)) return;
     const h = readHash();
@@ -950,10 +960,10 @@ async function main() {
       H.heatChosen = h.heat === "";
       $("heat").append(MG.el("option", {value: heat, text: heat})); // kept by setBriefing if a terrain
       $("heat").value = heat;
-      const dropped = setBriefing(h.briefing, h.revealed, {keepHistory: true});
+      const left = setBriefing(h.briefing, h.revealed, {keepHistory: true});
       checkRules();
       update();
-      sayLinkProblems(null, dropped);
+      sayLinkProblems(null, left);
     }
   });
   MG.rovingBoard($("board"), () => H.focus, (name) => { H.focus = name; });
