@@ -1517,6 +1517,46 @@ def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_o
     assert "r=A7Wa%2CB7Sk%2CG7Hi0" in driver.execute_script("return location.hash")
 
 
+def test_a_shipped_briefing_the_server_could_not_send_is_said_and_can_be_chosen_again(driver, base_url):
+    """Choosing fauna-2's briefing while the server could not answer wrote "undefined" in the Peak box (and emptied
+    the mini map), kept that failed answer for the page's life (fauna-2 chosen again once the server answered gave
+    "undefined" again) and "Use this briefing" then played Peak "UNDEFINED". The form now says the briefing could
+    not be read, keeps the briefing it showed, and asks again when it is chosen again."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    stub = r"""
+      const real = window.fetch;
+      window.failing = true;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/maps/fauna-2') && window.failing) throw new TypeError('Failed to fetch');
+        return real(url, init);
+      };
+    """
+
+    def value(name):
+        return driver.find_element(By.ID, name).get_attribute("value")
+
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        driver.find_element(By.ID, "briefing-summary").click()
+        Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
+        wait_for(lambda: "fauna-2" in text_of(driver, "briefing-problem"), 30, "the failure said")
+        assert "could not be read (the server cannot be reached)" in text_of(driver, "briefing-problem")
+        # the briefing shown stays, under its own name: never "undefined", never fauna-1's Peak as fauna-2's
+        assert (value("peak"), value("shipped")) == ("F2", "fauna-1")
+        assert value("fort_pattern") == "Ti .. Vi\nSk Ft ..\n.. .. Hi"
+        driver.execute_script("window.failing = false")
+        Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
+        wait_for(lambda: value("peak") == "E5", 30, "fauna-2's Peak once the server answers")
+        assert not driver.find_element(By.ID, "briefing-problem").is_displayed()
+        driver.find_element(By.ID, "apply-briefing").click()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="fauna-2's game")
+        assert "Peak E5" in text_of(driver, "briefing-summary") and text_of(driver, "problem") == ""
+
+
 def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
     error is shown and asked again; once the page gives up, the next reveal asks afresh."""
