@@ -466,6 +466,9 @@ def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
         ),
         ("/api/generate", b'{"chapter": {"a": 1}}', "field 'chapter' must be a chapter name, not {\"a\": 1}"),
         ("/api/hint", b'{"name": "fauna-1", "exclude": [null]}', "cell names (like E3), not one holding null"),
+        # "request body: is not a text file (not UTF-8)", and "the odds of null" for a key not sent
+        ("/api/solve", b'{"name": "fauna-\xff1"}', "request body is not a text file (not UTF-8)"),
+        ("/api/hint", b'{"name": "fauna-1", "odds": {}}', "field 'odds': missing key 'terrain' (the hint's Ft)"),
     ],
 )
 def test_bad_values_are_named_as_the_json_that_was_sent(client, path, body, message):

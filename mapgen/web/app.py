@@ -159,9 +159,8 @@ async def read_body(request: Request) -> dict:
         body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
     except Unreadable as e:
         problem = str(e)
-        raise ApiError(
-            "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"
-        ) from None
+        said = f"request body {problem}" if problem.startswith("is ") else f"request body: {problem}"  # not UTF-8
+        raise ApiError("request body is not JSON" if problem.startswith("not") else said) from None
     if not isinstance(body, dict):
         raise ApiError(f"request body must be a JSON object, not {service.json_kind(body)}")
     return body

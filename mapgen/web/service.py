@@ -796,6 +796,8 @@ def board_odds(body: dict, state: Map, target):
     if target is None:
         raise bad(f"the {state.chapter} chapter has no counted terrain for the hint to rank: name one in 'target'")
     terrain = odds.get("terrain")
+    if terrain is None:
+        raise bad(f"missing key 'terrain' (the hint's {target.code})")
     if terrain != target.code:  # the board shades another terrain: its odds are not the hint's
         raise bad(
             f"the odds of {terrain if isinstance(terrain, str) else shown(terrain)}, not of the hint's {target.code}"
