@@ -514,6 +514,29 @@ def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
     assert r.status_code == 409 and "the map breaks" in r.json()["error"]
 
 
+def test_a_409_about_broken_rules_names_them_and_their_cells_as_every_409(client):
+    """Deduce and playtest of a map that breaks rules, and render's forced cells of a state no map completes, were
+    409s with ``{"error"}`` alone, though the README gives every 409 ``{"error", "rules", "cells"}`` (and the
+    conflict was known: ``/api/solve`` of the same state names C7 and its cells)."""
+    m = maps.load("fauna-1")
+    text = maps.path("fauna-1").read_text(encoding="utf-8").replace("A  Sk  Ti  Vi", "A  Wa  Wa  Wa")
+    broken = check_map(parse_map(text))
+    assert broken
+    rules = list(dict.fromkeys(v.rule for v in broken))
+    cells = sorted({c for v in broken for c in v.cells}, key=lambda name: m.board.index(name))
+    for endpoint, extra in (("deduce", {}), ("playtest", {"games": 2})):
+        r = client.post(f"/api/{endpoint}", json={"map": text, **extra})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+        assert (r.json()["rules"], r.json()["cells"]) == (rules, cells)
+    state = _column_state("fauna-1", (7,)).replace("B  ..  ..  ..  ..  ..  ..  Sk", "B  ..  ..  ..  ..  ..  Wa  Sk")
+    assert "Wa  Sk" in state
+    conflict = client.post("/api/solve", json={"map": state}).json()["conflict"]
+    for asked in ({"forced": True}, {"heat": "Ft"}):
+        r = client.post("/api/render", json={"map": state, "format": "svg", **asked})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+        assert r.json() == {"error": conflict["message"], "rules": conflict["rules"], "cells": conflict["cells"]}
+
+
 def test_a_solver_time_limit_gives_504_and_exit_3(monkeypatch):
     from mapgen.solving.solve import Solver, SolveTimeout
 

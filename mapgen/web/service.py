@@ -1232,8 +1232,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
                 hills = solver.hill_numbers(m, HILL_SHARE * DEFAULT_TIME["solve"], forced=forced)
             if heat_t:
                 heat = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
-        except NoCompletion as e:
-            raise ApiError(str(e), exit=1) from None
+        except NoCompletion as e:  # every 409's shape: the conflict's rules and cells, as /api/solve names them
+            raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
     notes = []
@@ -1296,7 +1296,14 @@ def complete_valid_map(body: dict, rules: ServedRules = SHIPPED) -> Map:
         raise ApiError(f"a partial map ({quantity(len(m.unrevealed()), 'unrevealed cell')}); this needs a complete map")
     broken = check_map(m, rules.chapter(m.chapter))
     if broken:
-        raise ApiError(f"the map breaks {broken[0]}{rules.under(m.chapter)} (validate it first)"[:300], exit=1)
+        # every 409's shape: the rules broken and their cells, as a client marks them (the message names the first)
+        cells = {c for v in broken for c in v.cells}
+        raise ApiError(
+            f"the map breaks {broken[0]}{rules.under(m.chapter)} (validate it first)"[:300],
+            exit=1,
+            rules=list(dict.fromkeys(v.rule for v in broken)),
+            cells=[name for name in (m.board.name(i) for i in range(m.board.size)) if name in cells],
+        )
     return m
 
 
