@@ -2806,6 +2806,27 @@ def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, ba
     assert shown == [t.code for t in want.cells]
 
 
+def test_a_seed_out_of_range_is_said_in_the_form_s_words_before_anything_is_replaced(driver, base_url):
+    """Seed -5 (or 1.5, or past 2^63 - 1) and Generate on an edited map asked "Generate a new map? It replaces this
+    one", then said the API's "field 'seed' must be between 0 and 9223372036854775807, not -5"; Fill the rest said it
+    too. The page now says it as the Games field says its range, before asking anything, and sends nothing."""
+    from selenium.webdriver.common.by import By
+
+    open_studio(driver, base_url, "training-1")
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code=".."]').click()
+    cell(driver, "B3").click()  # an edit (Generate would ask before replacing it) and a blank cell to fill
+    settled(driver)
+    for seed in ("-5", "1.5", str(2**63)):
+        for button in ("generate", "fill"):
+            driver.execute_script("document.getElementById('message').textContent = ''")
+            press_generate(driver, seed) if button == "generate" else driver.find_element(By.ID, "fill").click()
+            wait_for(lambda: text_of(driver, "message"), 10, f"seed {seed} said ({button})")
+            assert text_of(driver, "message") == f"Seed: a whole number from 0 to {2**63 - 1}", (seed, button)
+            assert not driver.find_elements(By.CSS_SELECTOR, "dialog[open]")
+            assert driver.switch_to.active_element.get_attribute("id") == "seed"
+    assert "hidden" in cell(driver, "B3").get_attribute("class")  # the map as it was: B3 blank, not filled
+
+
 def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_before_replacing_it(driver, base_url):
     """A designer's profile in the studio's box was lost to a reload (the map was kept, the profile not), and "Start
     from the chapter's default profile" replaced it without a word (nothing brought it back). It is kept in the

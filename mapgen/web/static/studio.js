@@ -370,11 +370,18 @@ function supersede() {
 }
 
 // The Seed field as /api/generate takes it: exact. A seed past 2^53 (seeds run to 2^63 - 1) is sent as a BigInt
-// (MG.api writes its digits): a JavaScript number would round it and make another seed's map.
+// (MG.api writes its digits): a JavaScript number would round it and make another seed's map. Empty: 0. A value the
+// API refuses (-5, 1.5, past 2^63 - 1) is said in the form's words, as the Games field's range is, and gives null:
+// nothing is asked or sent (Generate asked to replace the map, then said the API's "field 'seed' must be between").
+const SEED_MAX = 2n ** 63n - 1n;
 function seedValue() {
-  const raw = $("seed").value.trim();
-  if (!/^[0-9]+$/.test(raw)) return Number(raw || 0); // the API says what is wrong with -1 or 1.5
-  const n = BigInt(raw);
+  const field = $("seed"), raw = field.value.trim();
+  if (field.validity.badInput || !/^[0-9]*$/.test(raw) || (raw && BigInt(raw) > SEED_MAX)) {
+    say(`Seed: a whole number from 0 to ${SEED_MAX}`, true);
+    field.focus();
+    return null;
+  }
+  const n = BigInt(raw || 0);
   return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
 }
 
@@ -429,9 +436,11 @@ async function repair(within) {
 
 async function fill() {
   if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
+  const seed = seedValue();
+  if (seed === null) return;
   const signal = supersede();
   say("Filling the blank cells…");
-  const body = {from: mapText(), seed: seedValue(), time_limit: 20};
+  const body = {from: mapText(), seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body, signal);
   if (r.aborted) return;
@@ -461,6 +470,7 @@ function markCells(cells) {
 async function generate() {
   const b = S.form.read();
   const seed = seedValue();
+  if (seed === null) return;
   const body = {chapter: b.chapter, seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   // the map this Generate would make is the one shown, as made (a seed makes one map): say so, not "replace it?"
