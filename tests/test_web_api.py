@@ -998,6 +998,10 @@ def test_a_post_to_a_get_endpoint_is_405(client):
         ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
         ("POST", "/api/maps", 405, "/api/maps answers GET, not POST"),  # was a 404 "no API endpoint /api/maps"
         ("DELETE", "/api/maps/", 405, "/api/maps answers GET, not DELETE"),
+        # was "/api/solve answers GET or POST or PUT or PATCH or DELETE, not OPTIONS" (the catch-all route's methods)
+        ("OPTIONS", "/api/solve", 405, "/api/solve answers POST, not OPTIONS"),
+        ("OPTIONS", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),
+        ("OPTIONS", "/api/render", 405, "/api/render answers POST, not OPTIONS"),
         ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
         ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
         ("GET", "/api/", 404, "no API endpoint /api/"),

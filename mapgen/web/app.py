@@ -433,8 +433,9 @@ def create_app(
         Route("/api/jobs/{id}", job_route, methods=["GET", "DELETE"]),  # one route: a 405 allows both
         Route("/api/jobs/{id}/plot.png", job_plot),
         Route("/api/jobs/{id}/puzzle.toml", job_puzzle),
-        # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so
-        Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so (an OPTIONS was
+        # refused by this route's own list: "/api/solve answers GET or POST or PUT or PATCH or DELETE")
+        Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(
