@@ -1499,6 +1499,30 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_typed_flora_start_is_read_in_any_case_as_the_peak_and_greek_fire_are(driver, base_url):
+    """Flora's briefing typed in with Start "d7" (Peak "f3", Greek Fire "d1" were upper-cased): the board lost its
+    "Start" badge, D7 said "forced Fort" alone, and the briefing line said "Start d7"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    driver.find_element(By.ID, "briefing-summary").click()
+    Select(driver.find_element(By.ID, "chapter")).select_by_value("flora")
+    wait_for(lambda: driver.find_element(By.ID, "peak").get_attribute("value") == "F3", 30, "flora-1's briefing")
+    for field, typed in (("peak", "f3"), ("start", "d7"), ("greek_fire", "d1")):
+        box = driver.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(typed)
+    driver.find_element(By.ID, "apply-briefing").click()
+    wait_for(lambda: "Start" in text_of(driver, "briefing-summary"), what="the new briefing")
+    assert text_of(driver, "briefing-summary") == "Briefing: flora, Peak F3, Start D7, Greek Fire D1"
+    wait_for(lambda: "start=D7" in driver.execute_script("return location.hash"), what="the link")
+    said = cell(driver, "D7").find_element(By.CSS_SELECTOR, ".sr").get_attribute("textContent")
+    assert said.startswith("D7: ") and said.endswith(", Start"), said
+
+
 def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_out_and_said(driver, base_url):
     """``r=a7wa`` (a link typed by hand, or lowercased on its way) drew A7 as "?" and "wa" though the server read it
     as Water; ``r=A7Zz`` (no terrain of the chapter) stopped the whole game at "no answer" with the server's "unknown

@@ -296,9 +296,11 @@ const MG = {
       peak.value = m.peak; start.value = m.start || ""; gf.value = m.greek_fire || ""; fp.value = m.fort_pattern || "";
       shown = name;
     });
+    // a cell in any case, as the server reads it ("d7": Flora's Start lost its badge on the board); "column 7" as typed
+    const cellCase = (text) => (/^[a-z][0-9]+$/i.test(text) ? text.toUpperCase() : text);
     const read = () => ({
       chapter: chSel.value, from: mapSel.value || null, peak: peak.value.trim().toUpperCase(),
-      start: start.value.trim() || null, greek_fire: gf.value.trim().toUpperCase() || null,
+      start: cellCase(start.value.trim()) || null, greek_fire: gf.value.trim().toUpperCase() || null,
       fort_pattern: fp.value.trim() || null, number: null,
     });
     apply.addEventListener("click", () => onApply(read()));
