@@ -1499,6 +1499,14 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_link_without_a_peak_says_so_never_peak_null(driver, base_url):
+    """``/helper#ch=fauna`` (a link cut short) showed "Briefing: fauna, Peak null" above the board."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=fauna")
+    wait_for(lambda: "peak" in text_of(driver, "problem"), what="the server's word on the missing Peak")
+    assert text_of(driver, "briefing-summary") == "Briefing: fauna, no Peak"
+
+
 def test_a_typed_flora_start_is_read_in_any_case_as_the_peak_and_greek_fire_are(driver, base_url):
     """Flora's briefing typed in with Start "d7" (Peak "f3", Greek Fire "d1" were upper-cased): the board lost its
     "Start" badge, D7 said "forced Fort" alone, and the briefing line said "Start d7"."""

@@ -315,7 +315,8 @@ const MG = {
   briefingSummary(b) {
     const flora = b.chapter === "flora";
     const house = (MG.chapters[b.chapter] || {}).house_rules;
-    return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    // a link cut short has no Peak: said, never "Peak null" (the server's answer says what is missing)
+    return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, ${b.peak ? "Peak " + b.peak : "no Peak"}`
       + (flora && b.start ? `, Start ${b.start}` : "") + (flora && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "")
       + (house ? ` · house rules: ${house.file}` : "");
   },
