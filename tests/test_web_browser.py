@@ -2067,6 +2067,30 @@ def test_copy_link_and_print_view(driver, base_url):
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
 
 
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ("map=fauna-99", "No shipped map named 'fauna-99' (shipped: fauna-1 to fauna-8)."),
+        (
+            "ch=atlantis&peak=F2&c=SkTi",
+            'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado.',
+        ),
+        (
+            "ch=training&peak=C6&c=FoWoWa",
+            "This link's map has 3 cells, not the 25 of a training board (a link cut short?).",
+        ),
+    ],
+)
+def test_a_studio_link_it_cannot_open_says_so_and_what_it_shows_instead(driver, base_url, link, said):
+    """``/studio#map=fauna-99`` (a shared link with a typo), a link of an unknown chapter, or one cut short in its cells
+    opened fauna-1 without a word: the designer took it for the map sent. The studio says so, as the helper does."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/studio#{link}")
+    wait_for(lambda: text_of(driver, "message"), what="the link's problem said")
+    assert text_of(driver, "message").startswith(f"{said} Showing fauna-1 instead."), text_of(driver, "message")
+    assert "fauna-1" in text_of(driver, "briefing-summary")
+
+
 def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_blanking(driver, base_url):
     from selenium.webdriver.common.by import By
 

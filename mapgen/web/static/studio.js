@@ -86,9 +86,16 @@ function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   if (p.get("map")) return {name: p.get("map")};
   const ch = p.get("ch");
-  if (!ch || !MG.chapters[ch] || p.get("c") === null) return null;
+  // a map link the page cannot open is said (it opened fauna-1 without a word, taken for the map sent)
+  if (ch && !MG.chapters[ch]) {
+    return {problem: `This link's chapter "${ch}" is not one of ${Object.keys(MG.chapters).join(", ")}.`};
+  }
+  if (!ch || p.get("c") === null) return null;
   const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]*/g) || [];
-  if (cells.length !== MG.cellNames(ch).length) return null;
+  const size = MG.cellNames(ch).length;
+  if (cells.length !== size) {
+    return {problem: `This link's map has ${cells.length} cells, not the ${size} of a ${ch} board (a link cut short?).`};
+  }
   const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
              greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
   return {briefing: b, number: p.get("n") === null ? null : MG.exactWhole(p.get("n")), cells};
@@ -908,8 +915,10 @@ function savedMaps() {
 
 function lastSaved() { return savedMaps()[0] || null; }
 
-function restoreOffer(saved) {
-  // Opened without a map in the address: offer the last map worked on in this browser.
+function restoreOffer(saved, problem) {
+  // Opened without a map in the address (or with one it cannot open: ``problem`` says so first): offer the last map
+  // worked on in this browser.
+  if (problem) say(problem, true);
   if (!saved || !saved.hash || saved.hash === hashOf()) return;
   const when = new Date(saved.saved).toLocaleString("en-GB");
   const b = MG.el("button", {type: "button", id: "restore", text: `Reopen your last map (${when})`});
@@ -928,17 +937,17 @@ function restoreOffer(saved) {
     }
     b.remove();
   });
-  say(b);
+  if (problem) $("message").append(" ", b); else say(b);
 }
 
 async function main() {
   const waiting = (text) => { if (text) $("verdict").textContent = text; }; // the next check writes the verdict
   await MG.loadChapters(waiting);
   const h = readHash();
-  let m = null, from = null;
+  let m = null, from = null, problem = h && h.problem;
   if (h && h.name) {
     const r = await MG.api(`/api/maps/${encodeURIComponent(h.name)}`);
-    if (r.ok) { m = r.data; from = h.name; }
+    if (r.ok) { m = r.data; from = h.name; } else problem = `${capital(MG.errorText(r))}.`;
   }
   if (!m && !(h && h.briefing)) { m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting); from = "fauna-1"; }
   const initial = h && h.briefing ? h.briefing : {chapter: m.chapter, from};
@@ -974,12 +983,13 @@ async function main() {
   } else {
     const saved = lastSaved(); // read before this map is remembered in its place
     setMap(m, from);
-    restoreOffer(saved);
+    restoreOffer(saved, problem ? `${problem} Showing ${from} instead.` : null);
   }
   window.addEventListener("hashchange", async () => { // a link to another shipped map: /studio#map=flora-2
     if (location.hash === hashOf()) return;
     const wanted = readHash();
     if (!wanted) return;
+    if (wanted.problem) { say(`${wanted.problem} This map stays.`, true); return; }
     if (wanted.name) { await openShipped(wanted.name); return; }
     push();
     S.briefing = wanted.briefing; S.number = wanted.number; S.cells = wanted.cells;
