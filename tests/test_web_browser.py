@@ -1499,6 +1499,21 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_link_of_an_unknown_chapter_opened_in_a_helper_tab_says_so_and_the_game_stays(driver, base_url):
+    """A link pasted into the address bar of a helper tab already open (a hash change, not a page load) whose chapter
+    the server has not: nothing happened and nothing was said."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    driver.execute_script("location.hash = '#ch=atlantis&peak=F2'")
+    wait_for(lambda: "atlantis" in text_of(driver, "said"), 10, "the unknown chapter said")
+    assert text_of(driver, "said") == (
+        'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado: this game stays.'
+    )
+    assert "Fo" in cell(driver, "B7").text and "training" in text_of(driver, "briefing-summary")
+    assert driver.execute_script("return location.hash") == "#ch=training&from=training-1&peak=C6&r=B7Fo"
+
+
 def test_a_link_without_a_peak_says_so_never_peak_null(driver, base_url):
     """``/helper#ch=fauna`` (a link cut short) showed "Briefing: fauna, Peak null" above the board."""
     driver.get("about:blank")

@@ -964,6 +964,10 @@ async function main() {
       checkRules();
       update();
       sayLinkProblems(null, left);
+    } else if (h) { // said, as on a page load; the game on the board stays, and its address with it
+      writeHash();
+      say(`This link's chapter "${h.briefing.chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
+        + "this game stays.");
     }
   });
   MG.rovingBoard($("board"), () => H.focus, (name) => { H.focus = name; });
