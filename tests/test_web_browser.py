@@ -1499,6 +1499,17 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_link_s_heat_map_of_no_terrain_of_the_chapter_is_said_and_the_target_shaded(driver, base_url):
+    """``heat=Zz`` (or Flora's ``heat=Fc`` on a Fauna link) was replaced by the chapter's target without a word."""
+    from selenium.webdriver.common.by import By
+
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa&heat=Fc")
+    wait_for(lambda: "heat" in text_of(driver, "said"), what="the heat map left out said")
+    assert text_of(driver, "said") == 'This link\'s heat map "Fc" is no terrain of fauna: shading Fort instead.'
+    assert driver.find_element(By.ID, "heat").get_attribute("value") == "Ft"
+
+
 def test_a_link_of_an_unknown_chapter_opened_in_a_helper_tab_says_so_and_the_game_stays(driver, base_url):
     """A link pasted into the address bar of a helper tab already open (a hash change, not a page load) whose chapter
     the server has not: nothing happened and nothing was said."""

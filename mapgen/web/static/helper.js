@@ -230,11 +230,12 @@ function setBriefing(b, revealed, options) {
     : keep === "" && H.heatChosen ? "" : defaultHeat(b.chapter);
   $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
-  return {dropped, unknown};
+  // (a link's heat map that is no terrain of its chapter, "heat=Zz": said by sayLinkProblems)
+  return {dropped, unknown, heat: keep && heat.value !== keep ? keep : null};
 }
 
 // What a link held that the page could not use, said rather than dropped in silence (a link cut short or edited).
-function sayLinkProblems(chapter, {dropped, unknown}) {
+function sayLinkProblems(chapter, {dropped, unknown, heat}) {
   const problems = [];
   if (chapter) {
     problems.push(`This link's chapter "${chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
@@ -247,6 +248,11 @@ function sayLinkProblems(chapter, {dropped, unknown}) {
   if (unknown.length) {
     problems.push(`This link's reveal${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} name${unknown.length === 1 ? "s" : ""} `
       + `no terrain of ${H.briefing.chapter} (like A7Wa): left out.`);
+  }
+  if (heat && !chapter) {
+    const shaded = $("heat").value;
+    problems.push(`This link's heat map "${heat}" is no terrain of ${H.briefing.chapter}: `
+      + (shaded ? `shading ${MG.style(H.briefing.chapter, shaded).label} instead.` : "no terrain is shaded."));
   }
   if (problems.length) say(problems.join(" "));
 }
