@@ -1938,7 +1938,7 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
       v.heat_error = {};
       for (const name of Object.keys(v.heat || {})) {  // known (0 or 1, no error) stays; the pool's own estimate not
         const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
-        if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+        if (!known) v.heat[name] = name === 'B7' ? 0.35 : name === 'G1' ? 0.6 : 0.1;  // G1: no Path to explore next
         v.heat_error[name] = known ? 0 : name === 'B7' ? 0.025 : 0.02;
       }
       v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
@@ -1963,7 +1963,12 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
         "may be at B6, B7"
     )
     assert "~35%" in shown and "±5" in shown
-    assert "Best odds of Flora creature (estimated, as shaded on the board): B7 ~35% ±5." in said, said
+    # among the Paths the player can explore next, as the best guess says it: "Best odds …: B7 ~35%" beside a board
+    # shading G1 at 60% read as a wrong hint
+    assert (
+        "Best odds of Flora creature among the Paths you can explore next (estimated, as shaded on the board): "
+        "B7 ~35% ±5." in said
+    ), said
     assert "did not come in time" not in said and hinted == ["B7"]
 
 
@@ -2056,7 +2061,7 @@ def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_
           v.heat_error = {};
           for (const name of Object.keys(v.heat || {})) {
             const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
-            if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+            if (!known) v.heat[name] = name === 'B7' ? 0.35 : name === 'G1' ? 0.6 : 0.1;  // G1: no Path to explore next
             v.heat_error[name] = known ? 0 : 0.02;
           }
           v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;

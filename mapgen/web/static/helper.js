@@ -840,7 +840,8 @@ async function hint() {
       // the board's odds: said as the board shades them, estimated (with its ± as on the Paths) or exact
       const how = d.odds_from === "board" ? (d.odds_exact ? " (exact, as shaded on the board)"
         : " (estimated, as shaded on the board)") : d.odds_exact ? "" : " (from almost-uniform samples)";
-      box.append(`. Best odds of ${label}${how}: ${odds.join(", ") || d.best.join(", ")}.`);
+      // among the Paths next to the explored ones, as the best guess says it: a Path farther off may be shaded higher
+      box.append(`. Best odds of ${label} among the Paths you can explore next${how}: ${odds.join(", ") || d.best.join(", ")}.`);
       H.hint = {cell: d.best[0], cells: []};
     } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
       const can = (d.guess.possible || []).map((code) => MG.style(ch, code).label).join(", ");
