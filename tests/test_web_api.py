@@ -466,6 +466,9 @@ def test_bad_bodies_get_a_4xx_with_one_line(client, path, body, status, words):
         ),
         ("/api/generate", b'{"chapter": {"a": 1}}', "field 'chapter' must be a chapter name, not {\"a\": 1}"),
         ("/api/hint", b'{"name": "fauna-1", "exclude": [null]}', "cell names (like E3), not one holding null"),
+        # "request body: is not a text file (not UTF-8)", and "the odds of null" for a key not sent
+        ("/api/solve", b'{"name": "fauna-\xff1"}', "request body is not a text file (not UTF-8)"),
+        ("/api/hint", b'{"name": "fauna-1", "odds": {}}', "field 'odds': missing key 'terrain' (the hint's Ft)"),
     ],
 )
 def test_bad_values_are_named_as_the_json_that_was_sent(client, path, body, message):
@@ -509,6 +512,29 @@ def test_a_deduce_of_a_broken_map_is_refused(client, data_dir):
     text = (data_dir / "invalid" / "fauna-201-m.toml").read_text(encoding="utf-8")
     r = client.post("/api/deduce", json={"map": text})
     assert r.status_code == 409 and "the map breaks" in r.json()["error"]
+
+
+def test_a_409_about_broken_rules_names_them_and_their_cells_as_every_409(client):
+    """Deduce and playtest of a map that breaks rules, and render's forced cells of a state no map completes, were
+    409s with ``{"error"}`` alone, though the README gives every 409 ``{"error", "rules", "cells"}`` (and the
+    conflict was known: ``/api/solve`` of the same state names C7 and its cells)."""
+    m = maps.load("fauna-1")
+    text = maps.path("fauna-1").read_text(encoding="utf-8").replace("A  Sk  Ti  Vi", "A  Wa  Wa  Wa")
+    broken = check_map(parse_map(text))
+    assert broken
+    rules = list(dict.fromkeys(v.rule for v in broken))
+    cells = sorted({c for v in broken for c in v.cells}, key=lambda name: m.board.index(name))
+    for endpoint, extra in (("deduce", {}), ("playtest", {"games": 2})):
+        r = client.post(f"/api/{endpoint}", json={"map": text, **extra})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+        assert (r.json()["rules"], r.json()["cells"]) == (rules, cells)
+    state = _column_state("fauna-1", (7,)).replace("B  ..  ..  ..  ..  ..  ..  Sk", "B  ..  ..  ..  ..  ..  Wa  Sk")
+    assert "Wa  Sk" in state
+    conflict = client.post("/api/solve", json={"map": state}).json()["conflict"]
+    for asked in ({"forced": True}, {"heat": "Ft"}):
+        r = client.post("/api/render", json={"map": state, "format": "svg", **asked})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (409, "1"), r.text
+        assert r.json() == {"error": conflict["message"], "rules": conflict["rules"], "cells": conflict["cells"]}
 
 
 def test_a_solver_time_limit_gives_504_and_exit_3(monkeypatch):
@@ -970,6 +996,12 @@ def test_a_post_to_a_get_endpoint_is_405(client):
         ("GET", "/api/render", 405, "/api/render answers POST, not GET"),
         ("PUT", "/api/hint", 405, "/api/hint answers POST, not PUT"),
         ("POST", "/api/maps/fauna-1", 405, "/api/maps/fauna-1 answers GET, not POST"),
+        ("POST", "/api/maps", 405, "/api/maps answers GET, not POST"),  # was a 404 "no API endpoint /api/maps"
+        ("DELETE", "/api/maps/", 405, "/api/maps answers GET, not DELETE"),
+        # was "/api/solve answers GET or POST or PUT or PATCH or DELETE, not OPTIONS" (the catch-all route's methods)
+        ("OPTIONS", "/api/solve", 405, "/api/solve answers POST, not OPTIONS"),
+        ("OPTIONS", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),
+        ("OPTIONS", "/api/render", 405, "/api/render answers POST, not OPTIONS"),
         ("POST", "/api/jobs/nope", 405, "/api/jobs/nope answers GET or DELETE, not POST"),
         ("GET", "/api/frobnicate", 404, "no API endpoint /api/frobnicate"),  # was a 405 "Method Not Allowed"
         ("GET", "/api/", 404, "no API endpoint /api/"),
@@ -2230,6 +2262,18 @@ def test_plain_repair_reads_no_profile_it_cannot_and_says_so(client):
     assert note.startswith("profile not read:") and "\n" not in note and len(note) <= 300
     within = client.post("/api/repair", json={"map": broken, "profile": "chapter = [", "within_profile": True})
     assert within.status_code == 400 and "profile" in within.json()["error"]
+
+
+def test_a_chapter_beside_a_sketch_of_another_chapter_is_refused_as_generate_from_refuses_it(client):
+    """``{"chapter": "training", "from": FAUNA_SKETCH}`` filled the sketch as a Fauna map without a word, the chapter
+    asked for passed over (an unknown one too); ``mapgen generate --from SKETCH -c training`` refuses it (exit 2)."""
+    sketch = _column_state("fauna-2", (1, 7))
+    for chapter, said in (("training", "training"), ("atlantis", "atlantis")):
+        r = client.post("/api/generate", json={"chapter": chapter, "from": sketch, "seed": 2})
+        assert (r.status_code, r.headers["x-mapgen-exit"]) == (400, "2"), r.text
+        assert r.json() == {"error": f"field 'chapter': the sketch is a fauna map, not {said}"}
+    r = client.post("/api/generate", json={"chapter": "Fauna", "from": sketch, "seed": 2})  # its own chapter: filled
+    assert r.status_code == 200 and r.json()[0]["chapter"] == "fauna"
 
 
 def test_a_from_field_that_is_no_map_says_so_in_the_api_s_words(client):

@@ -1499,6 +1499,122 @@ def test_a_link_the_helper_cannot_use_in_full_says_what_it_left_out(driver, base
     assert "Wa" in cell(driver, "A7").text  # the rest of the link is used
 
 
+def test_a_link_s_heat_map_of_no_terrain_of_the_chapter_is_said_and_the_target_shaded(driver, base_url):
+    """``heat=Zz`` (or Flora's ``heat=Fc`` on a Fauna link) was replaced by the chapter's target without a word."""
+    from selenium.webdriver.common.by import By
+
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=A7Wa&heat=Fc")
+    wait_for(lambda: "heat" in text_of(driver, "said"), what="the heat map left out said")
+    assert text_of(driver, "said") == 'This link\'s heat map "Fc" is no terrain of fauna: shading Fort instead.'
+    assert driver.find_element(By.ID, "heat").get_attribute("value") == "Ft"
+
+
+def test_a_link_of_an_unknown_chapter_opened_in_a_helper_tab_says_so_and_the_game_stays(driver, base_url):
+    """A link pasted into the address bar of a helper tab already open (a hash change, not a page load) whose chapter
+    the server has not: nothing happened and nothing was said."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6&r=B7Fo")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    driver.execute_script("location.hash = '#ch=atlantis&peak=F2'")
+    wait_for(lambda: "atlantis" in text_of(driver, "said"), 10, "the unknown chapter said")
+    assert text_of(driver, "said") == (
+        'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado: this game stays.'
+    )
+    assert "Fo" in cell(driver, "B7").text and "training" in text_of(driver, "briefing-summary")
+    assert driver.execute_script("return location.hash") == "#ch=training&from=training-1&peak=C6&r=B7Fo"
+
+
+def test_a_link_without_a_peak_says_so_never_peak_null(driver, base_url):
+    """``/helper#ch=fauna`` (a link cut short) showed "Briefing: fauna, Peak null" above the board."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=fauna")
+    wait_for(lambda: "peak" in text_of(driver, "problem"), what="the server's word on the missing Peak")
+    assert text_of(driver, "briefing-summary") == "Briefing: fauna, no Peak"
+
+
+def test_a_typed_flora_start_is_read_in_any_case_as_the_peak_and_greek_fire_are(driver, base_url):
+    """Flora's briefing typed in with Start "d7" (Peak "f3", Greek Fire "d1" were upper-cased): the board lost its
+    "Start" badge, D7 said "forced Fort" alone, and the briefing line said "Start d7"."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#ch=training&from=training-1&peak=C6")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+    driver.find_element(By.ID, "briefing-summary").click()
+    Select(driver.find_element(By.ID, "chapter")).select_by_value("flora")
+    wait_for(lambda: driver.find_element(By.ID, "peak").get_attribute("value") == "F3", 30, "flora-1's briefing")
+    for field, typed in (("peak", "f3"), ("start", "d7"), ("greek_fire", "d1")):
+        box = driver.find_element(By.ID, field)
+        box.clear()
+        box.send_keys(typed)
+    driver.find_element(By.ID, "apply-briefing").click()
+    wait_for(lambda: "Start" in text_of(driver, "briefing-summary"), what="the new briefing")
+    assert text_of(driver, "briefing-summary") == "Briefing: flora, Peak F3, Start D7, Greek Fire D1"
+    wait_for(lambda: "start=D7" in driver.execute_script("return location.hash"), what="the link")
+    said = cell(driver, "D7").find_element(By.CSS_SELECTOR, ".sr").get_attribute("textContent")
+    assert said.startswith("D7: ") and said.endswith(", Start"), said
+
+
+def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_out_and_said(driver, base_url):
+    """``r=a7wa`` (a link typed by hand, or lowercased on its way) drew A7 as "?" and "wa" though the server read it
+    as Water; ``r=A7Zz`` (no terrain of the chapter) stopped the whole game at "no answer" with the server's "unknown
+    terrain code 'Zz' at A7". A reveal's terrain is read in any case, and one naming no terrain of the chapter is left
+    out and said, as one naming no cell is."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/helper#{FAUNA_1}&r=a7wa,b7SK,G7hi0,C7Zz")
+    wait_for(lambda: "left out" in text_of(driver, "said"), what="the reveal left out said")
+    assert "reveal C7Zz names no terrain of fauna (like A7Wa): left out" in text_of(driver, "said")
+    wait_for(lambda: "maps fit" in text_of(driver, "count"), what="an answer for the reveals kept")
+    for name, code, label in (("A7", "Wa", "Water"), ("B7", "Sk", "Skull"), ("G7", "Hi0", "Hill")):
+        shown = cell(driver, name).text.split()
+        assert code in shown and "?" not in shown, (name, shown)
+        assert f"{name}: {label}" in cell(driver, name).find_element("css selector", ".sr").get_attribute("textContent")
+    assert "Zz" not in cell(driver, "C7").text
+    assert "r=A7Wa%2CB7Sk%2CG7Hi0" in driver.execute_script("return location.hash")
+
+
+def test_a_shipped_briefing_the_server_could_not_send_is_said_and_can_be_chosen_again(driver, base_url):
+    """Choosing fauna-2's briefing while the server could not answer wrote "undefined" in the Peak box (and emptied
+    the mini map), kept that failed answer for the page's life (fauna-2 chosen again once the server answered gave
+    "undefined" again) and "Use this briefing" then played Peak "UNDEFINED". The form now says the briefing could
+    not be read, keeps the briefing it showed, and asks again when it is chosen again."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    stub = r"""
+      const real = window.fetch;
+      window.failing = true;
+      window.fetch = async (url, init) => {
+        if (String(url).endsWith('/api/maps/fauna-2') && window.failing) throw new TypeError('Failed to fetch');
+        return real(url, init);
+      };
+    """
+
+    def value(name):
+        return driver.find_element(By.ID, name).get_attribute("value")
+
+    with stubbed(driver, stub):
+        driver.get(f"{base_url}/helper#{FAUNA_1}")
+        driver.refresh()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="the count")
+        driver.find_element(By.ID, "briefing-summary").click()
+        Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
+        wait_for(lambda: "fauna-2" in text_of(driver, "briefing-problem"), 30, "the failure said")
+        assert "could not be read (the server cannot be reached)" in text_of(driver, "briefing-problem")
+        # the briefing shown stays, under its own name: never "undefined", never fauna-1's Peak as fauna-2's
+        assert (value("peak"), value("shipped")) == ("F2", "fauna-1")
+        assert value("fort_pattern") == "Ti .. Vi\nSk Ft ..\n.. .. Hi"
+        driver.execute_script("window.failing = false")
+        Select(driver.find_element(By.ID, "shipped")).select_by_value("fauna-2")
+        wait_for(lambda: value("peak") == "E5", 30, "fauna-2's Peak once the server answers")
+        assert not driver.find_element(By.ID, "briefing-problem").is_displayed()
+        driver.find_element(By.ID, "apply-briefing").click()
+        wait_for(lambda: "maps fit" in text_of(driver, "count"), what="fauna-2's game")
+        assert "Peak E5" in text_of(driver, "briefing-summary") and text_of(driver, "problem") == ""
+
+
 def test_helper_asks_again_after_a_server_error_and_says_so(driver, base_url):
     """Issue 40: one 500 (the cache read racing a writer) left "—" and the page stopped asking. A server
     error is shown and asked again; once the page gives up, the next reveal asks afresh."""
@@ -1822,7 +1938,7 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
       v.heat_error = {};
       for (const name of Object.keys(v.heat || {})) {  // known (0 or 1, no error) stays; the pool's own estimate not
         const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
-        if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+        if (!known) v.heat[name] = name === 'B7' ? 0.35 : name === 'G1' ? 0.6 : 0.1;  // G1: no Path to explore next
         v.heat_error[name] = known ? 0 : name === 'B7' ? 0.025 : 0.02;
       }
       v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
@@ -1847,7 +1963,12 @@ def test_the_hint_ranks_by_the_odds_the_board_shades_and_says_them_alike(driver,
         "may be at B6, B7"
     )
     assert "~35%" in shown and "±5" in shown
-    assert "Best odds of Flora creature (estimated, as shaded on the board): B7 ~35% ±5." in said, said
+    # among the Paths the player can explore next, as the best guess says it: "Best odds …: B7 ~35%" beside a board
+    # shading G1 at 60% read as a wrong hint
+    assert (
+        "Best odds of Flora creature among the Paths you can explore next (estimated, as shaded on the board): "
+        "B7 ~35% ±5." in said
+    ), said
     assert "did not come in time" not in said and hinted == ["B7"]
 
 
@@ -1940,7 +2061,7 @@ def test_a_hint_asked_before_the_board_s_answer_waits_for_its_odds(driver, base_
           v.heat_error = {};
           for (const name of Object.keys(v.heat || {})) {
             const known = (v.heat[name] === 0 || v.heat[name] === 1) && !(err[name] > 0);
-            if (!known) v.heat[name] = name === 'B7' ? 0.35 : 0.1;
+            if (!known) v.heat[name] = name === 'B7' ? 0.35 : name === 'G1' ? 0.6 : 0.1;  // G1: no Path to explore next
             v.heat_error[name] = known ? 0 : 0.02;
           }
           v.heat_exact = false; v.heat_method = 'sampler'; delete v.sampling;
@@ -1975,6 +2096,30 @@ def test_copy_link_and_print_view(driver, base_url):
         assert "Hi0" in cell(driver, "G7").text
     finally:
         driver.execute_cdp_cmd("Emulation.setEmulatedMedia", {"media": ""})
+
+
+@pytest.mark.parametrize(
+    ("link", "said"),
+    [
+        ("map=fauna-99", "No shipped map named 'fauna-99' (shipped: fauna-1 to fauna-8)."),
+        (
+            "ch=atlantis&peak=F2&c=SkTi",
+            'This link\'s chapter "atlantis" is not one of training, fauna, flora, vameter, maldonado.',
+        ),
+        (
+            "ch=training&peak=C6&c=FoWoWa",
+            "This link's map has 3 cells, not the 25 of a training board (a link cut short?).",
+        ),
+    ],
+)
+def test_a_studio_link_it_cannot_open_says_so_and_what_it_shows_instead(driver, base_url, link, said):
+    """``/studio#map=fauna-99`` (a shared link with a typo), a link of an unknown chapter, or one cut short in its cells
+    opened fauna-1 without a word: the designer took it for the map sent. The studio says so, as the helper does."""
+    driver.get("about:blank")
+    driver.get(f"{base_url}/studio#{link}")
+    wait_for(lambda: text_of(driver, "message"), what="the link's problem said")
+    assert text_of(driver, "message").startswith(f"{said} Showing fauna-1 instead."), text_of(driver, "message")
+    assert "fauna-1" in text_of(driver, "briefing-summary")
 
 
 def test_studio_keeps_the_map_across_a_reload_with_undo_redo_and_asks_before_blanking(driver, base_url):
@@ -2746,6 +2891,27 @@ def test_a_seed_past_2_to_the_53_makes_the_map_the_command_line_makes(driver, ba
     assert driver.execute_script("return mapText()").startswith(f'chapter = "training"\nnumber = {seed}\n')
     shown = driver.execute_script("return S.cells")
     assert shown == [t.code for t in want.cells]
+
+
+def test_a_seed_out_of_range_is_said_in_the_form_s_words_before_anything_is_replaced(driver, base_url):
+    """Seed -5 (or 1.5, or past 2^63 - 1) and Generate on an edited map asked "Generate a new map? It replaces this
+    one", then said the API's "field 'seed' must be between 0 and 9223372036854775807, not -5"; Fill the rest said it
+    too. The page now says it as the Games field says its range, before asking anything, and sends nothing."""
+    from selenium.webdriver.common.by import By
+
+    open_studio(driver, base_url, "training-1")
+    driver.find_element(By.CSS_SELECTOR, '.brush[data-code=".."]').click()
+    cell(driver, "B3").click()  # an edit (Generate would ask before replacing it) and a blank cell to fill
+    settled(driver)
+    for seed in ("-5", "1.5", str(2**63)):
+        for button in ("generate", "fill"):
+            driver.execute_script("document.getElementById('message').textContent = ''")
+            press_generate(driver, seed) if button == "generate" else driver.find_element(By.ID, "fill").click()
+            wait_for(lambda: text_of(driver, "message"), 10, f"seed {seed} said ({button})")
+            assert text_of(driver, "message") == f"Seed: a whole number from 0 to {2**63 - 1}", (seed, button)
+            assert not driver.find_elements(By.CSS_SELECTOR, "dialog[open]")
+            assert driver.switch_to.active_element.get_attribute("id") == "seed"
+    assert "hidden" in cell(driver, "B3").get_attribute("class")  # the map as it was: B3 blank, not filled
 
 
 def test_the_profile_being_written_is_kept_across_a_reload_and_the_default_asks_before_replacing_it(driver, base_url):

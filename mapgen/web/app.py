@@ -48,8 +48,8 @@ from mapgen.web.service import ApiError
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 64 * 1024  # a map file is a few hundred bytes; a profile a few kilobytes
 DISCARD_BODY = 16 * 1024 * 1024  # a larger body is read (and dropped) up to this before the 413 answer
-#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint")
-GET_ONLY = ("chapters",)
+#: endpoints answered with GET: a POST to one is a 405 (not "no such endpoint"; a POST to /api/maps was a 404)
+GET_ONLY = ("chapters", "maps")
 #: endpoints with a route of their own that answer POST only (a GET of one is a 405 too)
 POST_ROUTES = ("render", "deduce", "playtest")
 CSP = (
@@ -159,9 +159,8 @@ async def read_body(request: Request) -> dict:
         body = parse_json(raw)  # the reader of every input: nesting at most mapgen.inputs.MAX_DEPTH
     except Unreadable as e:
         problem = str(e)
-        raise ApiError(
-            "request body is not JSON" if problem.startswith("not") else f"request body: {problem}"
-        ) from None
+        said = f"request body {problem}" if problem.startswith("is ") else f"request body: {problem}"  # not UTF-8
+        raise ApiError("request body is not JSON" if problem.startswith("not") else said) from None
     if not isinstance(body, dict):
         raise ApiError(f"request body must be a JSON object, not {service.json_kind(body)}")
     return body
@@ -434,8 +433,9 @@ def create_app(
         Route("/api/jobs/{id}", job_route, methods=["GET", "DELETE"]),  # one route: a 405 allows both
         Route("/api/jobs/{id}/plot.png", job_plot),
         Route("/api/jobs/{id}/puzzle.toml", job_puzzle),
-        # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so
-        Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE"]),
+        # every method: an unknown name is a 404 and a GET of a POST endpoint a 405 that says so (an OPTIONS was
+        # refused by this route's own list: "/api/solve answers GET or POST or PUT or PATCH or DELETE")
+        Route("/api/{name:str}", api, methods=["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

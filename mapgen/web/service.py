@@ -796,6 +796,8 @@ def board_odds(body: dict, state: Map, target):
     if target is None:
         raise bad(f"the {state.chapter} chapter has no counted terrain for the hint to rank: name one in 'target'")
     terrain = odds.get("terrain")
+    if terrain is None:
+        raise bad(f"missing key 'terrain' (the hint's {target.code})")
     if terrain != target.code:  # the board shades another terrain: its odds are not the hint's
         raise bad(
             f"the odds of {terrain if isinstance(terrain, str) else shown(terrain)}, not of the hint's {target.code}"
@@ -1079,6 +1081,9 @@ def do_generate(body: dict, rules: ServedRules = SHIPPED) -> tuple[int, list]:
         seed = random.SystemRandom().randrange(1_000_000)
     if body.get("from") is not None:
         sketch = read_map_field(body, "from")
+        asked = _field(body, "chapter", str, "a chapter name")
+        if asked is not None and asked.strip().lower() != sketch.chapter:  # as generate --from SKETCH -c refuses it
+            raise ApiError(f"field 'chapter': the sketch is a {sketch.chapter} map, not {asked.strip()[:60]}")
         house = rules.house_chapter(sketch.chapter)
         profile = _profile(body, rules.chapter(sketch.chapter))
         started = time.perf_counter()
@@ -1227,8 +1232,8 @@ def do_render(body: dict, rules: ServedRules = SHIPPED) -> tuple[bytes, str, str
                 hills = solver.hill_numbers(m, HILL_SHARE * DEFAULT_TIME["solve"], forced=forced)
             if heat_t:
                 heat = solver.heat_answer(m, heat_t, time_limit=DEFAULT_TIME["solve"])
-        except NoCompletion as e:
-            raise ApiError(str(e), exit=1) from None
+        except NoCompletion as e:  # every 409's shape: the conflict's rules and cells, as /api/solve names them
+            raise ApiError(str(e), exit=1, rules=list(e.rules), cells=list(e.cells)) from None
         except SolveTimeout as e:
             raise _timeout(e) from None
     notes = []
@@ -1291,7 +1296,14 @@ def complete_valid_map(body: dict, rules: ServedRules = SHIPPED) -> Map:
         raise ApiError(f"a partial map ({quantity(len(m.unrevealed()), 'unrevealed cell')}); this needs a complete map")
     broken = check_map(m, rules.chapter(m.chapter))
     if broken:
-        raise ApiError(f"the map breaks {broken[0]}{rules.under(m.chapter)} (validate it first)"[:300], exit=1)
+        # every 409's shape: the rules broken and their cells, as a client marks them (the message names the first)
+        cells = {c for v in broken for c in v.cells}
+        raise ApiError(
+            f"the map breaks {broken[0]}{rules.under(m.chapter)} (validate it first)"[:300],
+            exit=1,
+            rules=list(dict.fromkeys(v.rule for v in broken)),
+            cells=[name for name in (m.board.name(i) for i in range(m.board.size)) if name in cells],
+        )
     return m
 
 

@@ -239,6 +239,7 @@ const MG = {
     const gf = MG.el("input", {id: "greek_fire", size: 4, "aria-label": "Greek Fire"});
     const fp = MG.el("textarea", {id: "fort_pattern", rows: 3, cols: 12, spellcheck: "false", "aria-label": "mini map"});
     const apply = MG.el("button", {type: "button", class: "primary", id: "apply-briefing", text: opts.applyText || "Use this briefing"});
+    const problem = MG.el("p", {id: "briefing-problem", class: "problem", role: "alert", hidden: true});
     const row = (label, input, cls) => MG.el("label", {class: "field " + (cls || "")}, MG.el("span", {text: label}), input);
     root.replaceChildren(
       row("Chapter", chSel),
@@ -248,8 +249,11 @@ const MG = {
       row("Greek Fire", gf, "flora-only"),
       row("Mini map", fp, "fauna-only"),
       apply,
+      problem,
     );
     const shipped = new Map();
+    let shown = initial.from || ""; // the shipped map whose briefing the boxes hold ("": typed in)
+    const said = (text) => { problem.textContent = text || ""; problem.hidden = !text; };
     const fillMaps = () => {
       mapSel.replaceChildren(MG.el("option", {value: "", text: "typed in"}));
       for (const m of MG.chapters[chSel.value].maps) mapSel.append(MG.el("option", {value: m, text: m}));
@@ -259,6 +263,8 @@ const MG = {
       chSel.value = b.chapter;
       fillMaps();
       mapSel.value = b.from || "";
+      shown = mapSel.value;
+      said("");
       peak.value = b.peak || "";
       start.value = b.start || "";
       gf.value = b.greek_fire || "";
@@ -270,18 +276,35 @@ const MG = {
       if (first) { mapSel.value = first; mapSel.dispatchEvent(new Event("change")); }
     });
     mapSel.addEventListener("change", async () => {
-      if (!mapSel.value) return;
-      let m = shipped.get(mapSel.value);
-      if (!m) { m = (await MG.api(`/api/maps/${mapSel.value}`)).data; shipped.set(mapSel.value, m); }
+      const name = mapSel.value;
+      said("");
+      if (!name) { shown = ""; return; }
+      let m = shipped.get(name);
+      if (!m) {
+        // an answer that failed (the server unreachable) is said and not kept: it wrote "undefined" in the Peak box,
+        // for good, and "Use this briefing" played it
+        const r = await MG.api(`/api/maps/${encodeURIComponent(name)}`);
+        if (mapSel.value !== name) return; // another chosen meanwhile
+        if (!r.ok) {
+          mapSel.value = [...mapSel.options].some((o) => o.value === shown) ? shown : "";
+          said(`The briefing of ${name} could not be read (${(r.data && r.data.error) || "no answer"}): choose it again.`);
+          return;
+        }
+        m = r.data;
+        shipped.set(name, m);
+      }
       peak.value = m.peak; start.value = m.start || ""; gf.value = m.greek_fire || ""; fp.value = m.fort_pattern || "";
+      shown = name;
     });
+    // a cell in any case, as the server reads it ("d7": Flora's Start lost its badge on the board); "column 7" as typed
+    const cellCase = (text) => (/^[a-z][0-9]+$/i.test(text) ? text.toUpperCase() : text);
     const read = () => ({
       chapter: chSel.value, from: mapSel.value || null, peak: peak.value.trim().toUpperCase(),
-      start: start.value.trim() || null, greek_fire: gf.value.trim().toUpperCase() || null,
+      start: cellCase(start.value.trim()) || null, greek_fire: gf.value.trim().toUpperCase() || null,
       fort_pattern: fp.value.trim() || null, number: null,
     });
     apply.addEventListener("click", () => onApply(read()));
-    for (const input of [peak, start, gf, fp]) input.addEventListener("input", () => { mapSel.value = ""; });
+    for (const input of [peak, start, gf, fp]) input.addEventListener("input", () => { mapSel.value = ""; shown = ""; });
     set(initial);
     return {set, read};
   },
@@ -292,7 +315,8 @@ const MG = {
   briefingSummary(b) {
     const flora = b.chapter === "flora";
     const house = (MG.chapters[b.chapter] || {}).house_rules;
-    return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, Peak ${b.peak}`
+    // a link cut short has no Peak: said, never "Peak null" (the server's answer says what is missing)
+    return `Briefing: ${b.chapter}${b.from ? " (" + b.from + ")" : ""}, ${b.peak ? "Peak " + b.peak : "no Peak"}`
       + (flora && b.start ? `, Start ${b.start}` : "") + (flora && b.greek_fire ? `, Greek Fire ${b.greek_fire}` : "")
       + (house ? ` · house rules: ${house.file}` : "");
   },

@@ -203,11 +203,17 @@ function setBriefing(b, revealed, options) {
   H.briefing = b;
   const names = MG.cellNames(b.chapter);
   H.cells = names.map(() => "..");
-  const dropped = [];
+  const dropped = [], unknown = [];
   for (const item of revealed || []) {
     const m = /^([A-Z][0-9]+)(.+)$/i.exec(item);
     const i = m ? names.indexOf(m[1].toUpperCase()) : -1;
-    if (i >= 0) H.cells[i] = m[2]; else dropped.push(item);
+    // the terrain in any case ("a7wa" drew "?" and "wa" though the server read Water); one the chapter has not
+    // ("A7Zz") is left out and said, not sent (the server's "unknown terrain code" stopped the whole game)
+    const code = m ? m[2][0].toUpperCase() + m[2].slice(1).toLowerCase() : "";
+    if (i < 0) dropped.push(item);
+    else if (MG.chapters[b.chapter].terrains.includes(code.slice(0, 2)) && /^(?:[A-Z][a-z]|Hi[0-9]+)$/.test(code)) {
+      H.cells[i] = code;
+    } else unknown.push(item);
   }
   if (!opts.keepHistory) { H.undo = []; H.redo = []; }
   H.keys = MG.terrainKeys(b.chapter);
@@ -224,11 +230,12 @@ function setBriefing(b, revealed, options) {
     : keep === "" && H.heatChosen ? "" : defaultHeat(b.chapter);
   $("briefing-summary").textContent = MG.briefingSummary(b);
   if (!opts.keepHistory) update();
-  return dropped;
+  // (a link's heat map that is no terrain of its chapter, "heat=Zz": said by sayLinkProblems)
+  return {dropped, unknown, heat: keep && heat.value !== keep ? keep : null};
 }
 
 // What a link held that the page could not use, said rather than dropped in silence (a link cut short or edited).
-function sayLinkProblems(chapter, dropped) {
+function sayLinkProblems(chapter, {dropped, unknown, heat}) {
   const problems = [];
   if (chapter) {
     problems.push(`This link's chapter "${chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
@@ -237,6 +244,15 @@ function sayLinkProblems(chapter, dropped) {
   if (dropped.length) {
     problems.push(`This link's reveal${dropped.length === 1 ? "" : "s"} ${dropped.join(", ")} name${dropped.length === 1 ? "s" : ""} `
       + "no cell of the board (like A7Wa): left out.");
+  }
+  if (unknown.length) {
+    problems.push(`This link's reveal${unknown.length === 1 ? "" : "s"} ${unknown.join(", ")} name${unknown.length === 1 ? "s" : ""} `
+      + `no terrain of ${H.briefing.chapter} (like A7Wa): left out.`);
+  }
+  if (heat && !chapter) {
+    const shaded = $("heat").value;
+    problems.push(`This link's heat map "${heat}" is no terrain of ${H.briefing.chapter}: `
+      + (shaded ? `shading ${MG.style(H.briefing.chapter, shaded).label} instead.` : "no terrain is shaded."));
   }
   if (problems.length) say(problems.join(" "));
 }
@@ -824,7 +840,8 @@ async function hint() {
       // the board's odds: said as the board shades them, estimated (with its ± as on the Paths) or exact
       const how = d.odds_from === "board" ? (d.odds_exact ? " (exact, as shaded on the board)"
         : " (estimated, as shaded on the board)") : d.odds_exact ? "" : " (from almost-uniform samples)";
-      box.append(`. Best odds of ${label}${how}: ${odds.join(", ") || d.best.join(", ")}.`);
+      // among the Paths next to the explored ones, as the best guess says it: a Path farther off may be shaded higher
+      box.append(`. Best odds of ${label} among the Paths you can explore next${how}: ${odds.join(", ") || d.best.join(", ")}.`);
       H.hint = {cell: d.best[0], cells: []};
     } else if (d.guess && d.guess.method === "none") {  // (after "no fair odds" above, when a target was asked)
       const can = (d.guess.possible || []).map((code) => MG.style(ch, code).label).join(", ");
@@ -934,11 +951,11 @@ async function main() {
     $("setup").open = true;
   }
   H.form = MG.briefingForm($("briefing"), b, applyBriefing);
-  const dropped = setBriefing(b, revealed, {keepHistory: true});
+  const left = setBriefing(b, revealed, {keepHistory: true});
   checkRules();
   loadHistory();
   update();
-  sayLinkProblems(unknownChapter, dropped); // after update(), which clears what was said
+  sayLinkProblems(unknownChapter, left); // after update(), which clears what was said
   window.addEventListener("hashchange", () => { // a shared link opened in this tab
     if (location.hash === hashOf(H.briefing, H.cells, $("heat").value)) return;
     const h = readHash();
@@ -950,10 +967,14 @@ async function main() {
       H.heatChosen = h.heat === "";
       $("heat").append(MG.el("option", {value: heat, text: heat})); // kept by setBriefing if a terrain
       $("heat").value = heat;
-      const dropped = setBriefing(h.briefing, h.revealed, {keepHistory: true});
+      const left = setBriefing(h.briefing, h.revealed, {keepHistory: true});
       checkRules();
       update();
-      sayLinkProblems(null, dropped);
+      sayLinkProblems(null, left);
+    } else if (h) { // said, as on a page load; the game on the board stays, and its address with it
+      writeHash();
+      say(`This link's chapter "${h.briefing.chapter}" is not one of ${Object.keys(MG.chapters).join(", ")}: `
+        + "this game stays.");
     }
   });
   MG.rovingBoard($("board"), () => H.focus, (name) => { H.focus = name; });

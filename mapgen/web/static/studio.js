@@ -86,9 +86,16 @@ function readHash() {
   const p = new URLSearchParams(location.hash.slice(1));
   if (p.get("map")) return {name: p.get("map")};
   const ch = p.get("ch");
-  if (!ch || !MG.chapters[ch] || p.get("c") === null) return null;
+  // a map link the page cannot open is said (it opened fauna-1 without a word, taken for the map sent)
+  if (ch && !MG.chapters[ch]) {
+    return {problem: `This link's chapter "${ch}" is not one of ${Object.keys(MG.chapters).join(", ")}.`};
+  }
+  if (!ch || p.get("c") === null) return null;
   const cells = p.get("c").match(/\.\.|[A-Z][a-z][0-9]*/g) || [];
-  if (cells.length !== MG.cellNames(ch).length) return null;
+  const size = MG.cellNames(ch).length;
+  if (cells.length !== size) {
+    return {problem: `This link's map has ${cells.length} cells, not the ${size} of a ${ch} board (a link cut short?).`};
+  }
   const b = {chapter: ch, from: p.get("from"), peak: p.get("peak") || "", start: p.get("start"),
              greek_fire: p.get("gf"), fort_pattern: p.get("fp") ? MG.unpackPattern(p.get("fp")) : null, number: null};
   return {briefing: b, number: p.get("n") === null ? null : MG.exactWhole(p.get("n")), cells};
@@ -370,11 +377,18 @@ function supersede() {
 }
 
 // The Seed field as /api/generate takes it: exact. A seed past 2^53 (seeds run to 2^63 - 1) is sent as a BigInt
-// (MG.api writes its digits): a JavaScript number would round it and make another seed's map.
+// (MG.api writes its digits): a JavaScript number would round it and make another seed's map. Empty: 0. A value the
+// API refuses (-5, 1.5, past 2^63 - 1) is said in the form's words, as the Games field's range is, and gives null:
+// nothing is asked or sent (Generate asked to replace the map, then said the API's "field 'seed' must be between").
+const SEED_MAX = 2n ** 63n - 1n;
 function seedValue() {
-  const raw = $("seed").value.trim();
-  if (!/^[0-9]+$/.test(raw)) return Number(raw || 0); // the API says what is wrong with -1 or 1.5
-  const n = BigInt(raw);
+  const field = $("seed"), raw = field.value.trim();
+  if (field.validity.badInput || !/^[0-9]*$/.test(raw) || (raw && BigInt(raw) > SEED_MAX)) {
+    say(`Seed: a whole number from 0 to ${SEED_MAX}`, true);
+    field.focus();
+    return null;
+  }
+  const n = BigInt(raw || 0);
   return n <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(n) : n;
 }
 
@@ -429,9 +443,11 @@ async function repair(within) {
 
 async function fill() {
   if (!S.cells.includes("..")) { say("Nothing to fill: every cell is painted (Erase some to have them filled)."); return; }
+  const seed = seedValue();
+  if (seed === null) return;
   const signal = supersede();
   say("Filling the blank cells…");
-  const body = {from: mapText(), seed: seedValue(), time_limit: 20};
+  const body = {from: mapText(), seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   const r = await MG.api("/api/generate", body, signal);
   if (r.aborted) return;
@@ -461,6 +477,7 @@ function markCells(cells) {
 async function generate() {
   const b = S.form.read();
   const seed = seedValue();
+  if (seed === null) return;
   const body = {chapter: b.chapter, seed, time_limit: 20};
   if ($("profile").value.trim()) body.profile = $("profile").value;
   // the map this Generate would make is the one shown, as made (a seed makes one map): say so, not "replace it?"
@@ -898,8 +915,10 @@ function savedMaps() {
 
 function lastSaved() { return savedMaps()[0] || null; }
 
-function restoreOffer(saved) {
-  // Opened without a map in the address: offer the last map worked on in this browser.
+function restoreOffer(saved, problem) {
+  // Opened without a map in the address (or with one it cannot open: ``problem`` says so first): offer the last map
+  // worked on in this browser.
+  if (problem) say(problem, true);
   if (!saved || !saved.hash || saved.hash === hashOf()) return;
   const when = new Date(saved.saved).toLocaleString("en-GB");
   const b = MG.el("button", {type: "button", id: "restore", text: `Reopen your last map (${when})`});
@@ -918,17 +937,17 @@ function restoreOffer(saved) {
     }
     b.remove();
   });
-  say(b);
+  if (problem) $("message").append(" ", b); else say(b);
 }
 
 async function main() {
   const waiting = (text) => { if (text) $("verdict").textContent = text; }; // the next check writes the verdict
   await MG.loadChapters(waiting);
   const h = readHash();
-  let m = null, from = null;
+  let m = null, from = null, problem = h && h.problem;
   if (h && h.name) {
     const r = await MG.api(`/api/maps/${encodeURIComponent(h.name)}`);
-    if (r.ok) { m = r.data; from = h.name; }
+    if (r.ok) { m = r.data; from = h.name; } else problem = `${capital(MG.errorText(r))}.`;
   }
   if (!m && !(h && h.briefing)) { m = await MG.apiUntilAnswered("/api/maps/fauna-1", waiting); from = "fauna-1"; }
   const initial = h && h.briefing ? h.briefing : {chapter: m.chapter, from};
@@ -964,12 +983,13 @@ async function main() {
   } else {
     const saved = lastSaved(); // read before this map is remembered in its place
     setMap(m, from);
-    restoreOffer(saved);
+    restoreOffer(saved, problem ? `${problem} Showing ${from} instead.` : null);
   }
   window.addEventListener("hashchange", async () => { // a link to another shipped map: /studio#map=flora-2
     if (location.hash === hashOf()) return;
     const wanted = readHash();
     if (!wanted) return;
+    if (wanted.problem) { say(`${wanted.problem} This map stays.`, true); return; }
     if (wanted.name) { await openShipped(wanted.name); return; }
     push();
     S.briefing = wanted.briefing; S.number = wanted.number; S.cells = wanted.cells;
