@@ -83,8 +83,8 @@ def test_a_shipped_map_and_a_parsed_map_round_trip(client):
     assert data["peak"] == "F2" and len(data["cells"]) == 49 and data["cells"][0] == "Sk"
     assert parse_map(data["text"]) == maps.load("fauna-1")
     assert client.post("/api/parse", json={"map": data["text"]}).json() == data
-    missing = client.get("/api/maps/fauna-99")
-    assert missing.status_code == 400 and "no shipped map named 'fauna-99'" in missing.json()["error"]
+    missing = client.get("/api/maps/fauna-99")  # a path to no map: not found (a body naming none is a 400)
+    assert missing.status_code == 404 and "no shipped map named 'fauna-99'" in missing.json()["error"]
     # a misspelt name says which was meant, as the command line does (it listed every shipped name, cut at 300)
     for typed in ("Fauna-1", "fauna-01"):
         answer = client.post("/api/validate", json={"name": typed})
@@ -1082,8 +1082,8 @@ def test_a_scout_and_an_oracle_playtest_run_as_jobs_and_an_unknown_bot_is_a_400(
 def test_a_shipped_map_name_too_long_for_a_file_name_is_a_400_not_a_500(client):
     """``Path.is_file`` raised OSError (ENAMETOOLONG) on a 5,000-character name: "internal error (OSError)"."""
     long = "x" * 5000
-    for r in (client.get(f"/api/maps/{long}"), client.post("/api/solve", json={"name": long})):
-        assert r.status_code == 400 and r.json()["error"].startswith("no shipped map named 'xxx")
+    for r, status in ((client.get(f"/api/maps/{long}"), 404), (client.post("/api/solve", json={"name": long}), 400)):
+        assert r.status_code == status and r.json()["error"].startswith("no shipped map named 'xxx")
 
 
 def test_a_name_reads_only_a_shipped_map_never_a_file_elsewhere(client, tmp_path):

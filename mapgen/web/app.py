@@ -301,7 +301,12 @@ def create_app(
 
     async def shipped(request: Request):
         name = request.path_params["name"]
-        code, payload = await run(checks, service.do_parse, {"name": name}, rules)
+        try:
+            code, payload = await run(checks, service.do_parse, {"name": name}, rules)
+        except ApiError as e:  # the path names no shipped map: a resource that is not there (a body's name is a 400)
+            if e.status == 400:
+                raise ApiError(str(e), exit=e.exit, status=404, **e.extra) from None
+            raise
         return _json(payload, exit=code)
 
     async def api(request: Request):
