@@ -1942,6 +1942,26 @@ def test_a_one_word_map_file_is_told_in_the_command_line_words(tmp_path):
     )
 
 
+def test_validate_tells_a_one_word_map_in_the_command_line_words_too(tmp_path):
+    """``echo fauna-1 | mapgen validate -`` said "'fauna-1' is not a map file's text: read_map(path) reads a file,
+    maps.load(name) a shipped map" (the Python library's words), and ``mapgen validate word.toml`` left out the hint
+    every other command gives for a shipped map's name. validate now says what solve says."""
+    line = (
+        "'fauna-1' is not a map file's text (a map file holds chapter, peak and terrain fields); "
+        "for the shipped map, give its name instead: fauna-1"
+    )
+    r = CliRunner().invoke(main, ["validate", "-"], input="fauna-1\n")
+    assert (r.exit_code, r.stderr, r.stdout) == (2, f"error: -: {line}\n", "-: unreadable\n")
+    word = tmp_path / "which.toml"
+    word.write_text("fauna-1\n", encoding="utf-8")
+    r = run("validate", word)
+    assert (r.exit_code, r.stderr) == (2, f"error: {word}: {line}\n")
+    r = CliRunner().invoke(main, ["validate", "-"], input="garbage\n")
+    assert (
+        r.stderr == "error: -: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)\n"
+    )
+
+
 @pytest.mark.parametrize("command", sorted(COMMANDS))
 def test_no_help_says_none(command):
     """``mapgen pack --help`` said ``--cell-mm ... [x<=None]`` (a range with no bounds, as click describes it): no

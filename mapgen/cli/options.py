@@ -56,6 +56,15 @@ def unknown_map_name(spec: str, path: str) -> str | None:
     return f"no such file, and no shipped map of that name{maps.unknown(spec, '`mapgen maps` lists them')}"
 
 
+def told_map_problem(problem: str) -> str:
+    """A map file's problem as the command line tells it: a file (or a map piped in) holding only a shipped map's
+    name gets the hint to give that name instead."""
+    word = problem.partition(" is not a map file's text")[0].strip("'")
+    if problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
+        return f"{problem}; for the shipped map, give its name instead: {word}"
+    return problem
+
+
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
     """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
     breaks a rule of its chapter (only with ``valid``)."""
@@ -74,9 +83,9 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
                 raise BadInput(spec, problem)
             text, m = read_map_text(path)  # the text kept: its comments are noted where a map is written from it
     except MapFileError as e:
-        word = e.problem.partition(" is not a map file's text")[0].strip("'")
-        if e.problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
-            raise MapFileError(e.source, f"{e.problem}; for the shipped map, give its name instead: {word}") from None
+        told = told_map_problem(e.problem)
+        if told != e.problem:
+            raise MapFileError(e.source, told) from None
         raise
     return checked_map(MapInput(spec, m, comment_lines(text)), complete=complete, valid=valid, command=command)
 
