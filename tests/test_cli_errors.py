@@ -114,6 +114,20 @@ def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
         )
 
 
+@pytest.mark.parametrize("typed", ["fauna-9", "fauna-0", "fauna-10", "fauna-l"])
+def test_a_number_past_the_chapters_maps_lists_them_rather_than_guess_one(typed):
+    """``mapgen solve fauna-9`` said "did you mean fauna-8?" (and ``fauna-l``, an l for a 1, the same: difflib
+    breaks a tie between fauna-1 ... fauna-8 by the last), where ``fauna-99`` lists the chapter's maps. A chapter's
+    name with a number it has no map of, or a name as near to several maps as to one, lists them."""
+    fauna = maps.names("fauna")
+    assert_fails(
+        run("solve", typed),
+        2,
+        f"error: {typed}: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]}; "
+        "`mapgen maps` lists them)",
+    )
+
+
 def test_a_map_name_too_long_for_a_file_name_is_an_unknown_name_not_a_traceback():
     """A name past the system's file-name limit made ``Path.exists`` raise OSError (ENAMETOOLONG): a traceback."""
     long = "x" * 5000
