@@ -104,7 +104,7 @@ def solve(
         mapgen solve fauna-1 --reveal A7,B7,C7 --probabilities
         mapgen solve flora-2 --reveal none --probabilities --json
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
-        mapgen solve puzzle.toml --explain
+        mapgen solve puzzle.toml --explain --time-limit 30
         mapgen solve puzzle.toml --probabilities --target Ft --json
         mapgen solve puzzle.toml -o solution.toml
     """
