@@ -240,6 +240,10 @@ def playtest(
                     "(playtest has no --time-limit to raise: fewer --jobs, or a quieter machine)"
                 ) from None
     rep = summarise(records, m, s, source)
+    if rules is not None and rules_file():  # the house rules named as grade names them: the file, its fingerprint
+        from mapgen.generate import rules_record  # deferred: the command's library, only for house rules
+
+        rep.update(rules_record(rules_file(), rules))
     if replay_dir:
         from mapgen.output import removed_note  # deferred: the command's library, only when it runs
 
