@@ -1707,6 +1707,24 @@ def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
     assert snapshot(tmp_path) == {}
 
 
+@pytest.mark.parametrize("output", [o for o, (_, kind) in OUTPUT_OPTIONS.items() if kind == "folder"])
+def test_a_dash_is_no_output_folder(tmp_path, monkeypatch, output):
+    """``-`` is standard output wherever mapgen writes one file (``solve -o -``, ``chapters -o -``), but ``generate
+    --out -`` made a folder named ``-`` and wrote the map in it, as ``playtest --replay -``, ``pack --out -`` and
+    ``compile --cache-dir -`` did. A folder option now refuses it, before any work."""
+    monkeypatch.chdir(tmp_path)
+    args, _ = OUTPUT_OPTIONS[output]
+    option = output.split()[1]
+    assert_fails(
+        run(*[a.replace("{}", "-") for a in args]),
+        2,
+        f"error: {option}: - is standard output, not a folder: name a folder (./- for one named -)",
+    )
+    assert snapshot(tmp_path) == {}
+    r = run(*[a.replace("{}", "./-") for a in args])  # a folder named - all the same, for whoever wants one
+    assert r.exit_code == 0, r.output
+
+
 @pytest.mark.parametrize(
     "args",
     [

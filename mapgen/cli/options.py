@@ -317,7 +317,8 @@ def force_unused(force: bool, outputs: tuple[str | None, ...], names: str) -> No
 class OutName(click.Path):
     """An output file's or folder's name as given (``kind``: "file" or "folder"). An empty one, a script's unset
     variable (``--out "$DIR"``), is refused: ``generate --out ''`` wrote into the current folder, ``playtest --replay
-    ''`` saved nothing without a word, and a file's refusal named no file (``error: : is a folder``)."""
+    ''`` saved nothing without a word, and a file's refusal named no file (``error: : is a folder``). A folder's
+    ``-`` too: it is standard output wherever one file is written, and ``generate --out -`` made a folder ``-``."""
 
     def __init__(self, kind: str = "file", **path):
         super().__init__(readable=False, **path)  # only the name is checked here; mapgen.output checks the rest
@@ -327,6 +328,8 @@ class OutName(click.Path):
         if isinstance(value, str) and not value.strip():
             where = " (. is the current folder)" if self.kind == "folder" else ""
             self.fail(f"an empty {self.kind} name{where}", param, ctx)
+        if self.kind == "folder" and value == "-":  # -o - prints one file; a folder of them has no stdout
+            self.fail("- is standard output, not a folder: name a folder (./- for one named -)", param, ctx)
         return super().convert(value, param, ctx)
 
 
