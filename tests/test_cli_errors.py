@@ -1158,6 +1158,26 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
     assert snapshot(tmp_path) == before
 
 
+def test_max_walled_in_takes_a_percentage_as_win_rate_does():
+    """``--win-rate 25%-60%`` is taken beside ``--max-walled-in 20%``, which said "'20%' is not a number". A share
+    option now takes a percentage too, as the band beside it does; past 100% it is refused as past 1."""
+    args = ["grade", "training-1", "--bots", "heuristic", "--games", "5", "--no-deduction", "--json"]
+    share, percent = (run(*args, "--max-walled-in", v) for v in ("0.2", "20%"))
+    assert (share.exit_code, percent.exit_code) == (0, 0), percent.output
+    assert json.loads(percent.stdout) == json.loads(share.stdout)
+    assert_fails(
+        run(*args, "--max-walled-in", "120%"),
+        2,
+        "error: --max-walled-in: 120% is not in the range 0<=x<=1 (0% to 100%)",
+    )
+    for command in (["generate", "-c", "training"], ["pack", "-c", "training", "-o", "f.pdf", "--out", "f"]):
+        assert_fails(
+            run(*command, "--max-walled-in", "1e3%"),
+            2,
+            "error: --max-walled-in: 1e3% is not in the range 0<=x<=1 (0% to 100%)",
+        )
+
+
 @pytest.mark.parametrize(
     ("args", "line"),
     [

@@ -16,7 +16,7 @@ import click
 
 from mapgen.cli.errors import about, about_settings
 from mapgen.cli.options import (
-    FiniteRange,
+    Share,
     checked_map,
     jobs_option,
     json_option,
@@ -56,9 +56,9 @@ def quality_options(f):
     """--grade, --win-rate, --max-walled-in: targets that override a profile's [quality] table."""
     f = click.option(
         "--max-walled-in",
-        type=FiniteRange(0, 1),
+        type=Share(),
         default=None,
-        help="Largest share of games sealed walled in: no Path left open (the band's bot).",
+        help="Largest share of games sealed walled in: no Path left open (the band's bot); 0.2 or 20%.",
     )(f)
     f = click.option(
         "--win-rate",

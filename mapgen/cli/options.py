@@ -359,6 +359,25 @@ class FiniteRange(click.FloatRange):
         return number
 
 
+class Share(FiniteRange):
+    """A share from 0 to 1, or the same as a percentage (``0.2`` or ``20%``), as ``--win-rate`` takes its band:
+    ``--max-walled-in 20%`` said "'20%' is not a number" beside ``--win-rate 25%-60%``."""
+
+    def __init__(self):
+        super().__init__(0, 1)
+
+    def convert(self, value, param, ctx):
+        if not (isinstance(value, str) and value.strip().endswith("%")):
+            return super().convert(value, param, ctx)
+        try:
+            number = float(value.strip()[:-1]) / 100
+        except ValueError:
+            self.fail(f"{value!r} is not a share (0.2) or a percentage (20%)", param, ctx)
+        if not (math.isfinite(number) and 0 <= number <= 1):
+            self.fail(f"{value} is not in the range 0<=x<=1 (0% to 100%)", param, ctx)
+        return number
+
+
 def time_limit_option(default: float | None, *, minimum: float = 0.1, help: str = "Seconds allowed."):
     def deco(f):
         return click.option(
