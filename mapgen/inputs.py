@@ -86,10 +86,15 @@ def read_stdin(what: str = "file") -> str:
 
 
 def decode(raw: bytes) -> str:
-    """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes."""
+    """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes (said of UTF-16 text, which Windows
+    PowerShell's ``>`` writes: ``mapgen generate ... > my-map.toml`` there, then ``mapgen validate my-map.toml``)."""
     try:
         return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
+        if raw.startswith((b"\xff\xfe", b"\xfe\xff")):  # UTF-16's byte-order mark, either way round
+            raise Unreadable(
+                "is UTF-16 text, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8"
+            ) from None
         raise Unreadable("is not a text file (not UTF-8)") from None
 
 

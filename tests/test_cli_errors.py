@@ -71,6 +71,11 @@ BAD_MAPS = {
         TRAINING.replace('chapter = "training"', 'chapter = "atlantis"'),
         f"unknown chapter 'atlantis' (expected one of {CHAPTERS})",
     ),
+    # Windows PowerShell's `mapgen generate ... > my-map.toml` writes UTF-16: it was "is not a text file (not UTF-8)"
+    "UTF-16 text": (
+        TRAINING.encode("utf-16"),
+        "is UTF-16 text, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8",
+    ),
 }
 
 #: command -> its arguments around a MAP (``{map}``) and an output folder (``{tmp}``)
@@ -95,7 +100,9 @@ MAP_COMMANDS = {
 def test_every_map_command_reports_a_bad_map_in_one_line(tmp_path, command, kind):
     text, problem = BAD_MAPS[kind]
     f = tmp_path / "bad.toml"
-    if text is not None:
+    if isinstance(text, bytes):
+        f.write_bytes(text)
+    elif text is not None:
         f.write_text(text, encoding="utf-8")
     before = snapshot(tmp_path)
     args = [a.format(map=f, tmp=tmp_path) for a in MAP_COMMANDS[command]]
