@@ -1263,6 +1263,14 @@ def test_max_walled_in_takes_a_percentage_as_win_rate_does():
             ["render", "fauna-1", "-o", "map.png", "--time-limit", "5"],
             "error: --time-limit: limits the solver of --forced, --probabilities and --profile; none is asked",
         ),
+        (  # before, --dpi on an SVG or a PDF was dropped without a word (it sets a PNG's pixels)
+            ["render", "fauna-1", "-o", "map.svg", "--dpi", "50"],
+            "error: --dpi: sets a PNG's pixels per inch; map.svg is an SVG, drawn to scale: name the file .png",
+        ),
+        (
+            ["render", "fauna-1", "-o", "sheet.pdf", "--sheet", "--dpi", "300"],
+            "error: --dpi: sets a PNG's pixels per inch; sheet.pdf is a PDF, drawn to scale: name the file .png",
+        ),
         (  # before, --games, --candidates, --time-limit and --jobs beside MAPS were dropped without a word
             ["pack", "fauna-1", "-o", "folder.pdf", "--games", "5"],
             "error: --games: makes new maps with -c CHAPTER; MAPS are packed as they are",

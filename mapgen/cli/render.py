@@ -192,6 +192,12 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
     if (sheet or profile) and typed("layout"):  # it was dropped without a word
         reject("--layout", "arranges a picture of a map; --sheet and --profile have layouts of their own")
+    if fmt != "png" and typed("dpi"):  # it was dropped without a word: an SVG or a PDF has no pixels
+        article = "an" if fmt == "svg" else "a"
+        reject(
+            "--dpi",
+            f"sets a PNG's pixels per inch; {out} is {article} {fmt.upper()}, drawn to scale: name the file .png",
+        )
     if time_limit is not None and not (forced or shades or profile):
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
