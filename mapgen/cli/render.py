@@ -239,7 +239,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             except ValueError as e:
                 reject("--probabilities", str(e))
         if terrain is not None and m.complete:
-            raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
+            raise BadInput(
+                map_file, "the map is complete; --probabilities shades unexplored cells only (hide some: --reveal)"
+            )
         if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
             raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME
