@@ -1742,6 +1742,27 @@ def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
     assert snapshot(tmp_path) == {}
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate", "training-1", "--rules", "-"],
+        ["serve", "--rules", "-"],
+        ["generate", "-c", "training", "--profile", "-"],
+        ["chapters", "training", "--profile", "-"],
+        ["grade", "training-1", "--profile", "-"],
+        ["playtest", "--show", "-"],
+    ],
+)
+def test_a_dash_for_a_file_only_a_map_may_pipe_in_is_told_so(tmp_path, monkeypatch, args):
+    """``mapgen chapters fauna -o - | mapgen validate fauna-1 --rules -`` said "-: no such file" with the rules on
+    stdin: only a MAP reads ``-``. Each other file option now says so, before any work."""
+    monkeypatch.chdir(tmp_path)
+    option = next(a for a in args if a.startswith("--"))
+    r = CliRunner().invoke(main, args, input="name = 'training'\n")
+    assert_fails(r, 2, f"error: {option}: - is standard input, which only a MAP reads: name a file")
+    assert snapshot(tmp_path) == {}
+
+
 @pytest.mark.parametrize("output", [o for o, (_, kind) in OUTPUT_OPTIONS.items() if kind == "folder"])
 def test_a_dash_is_no_output_folder(tmp_path, monkeypatch, output):
     """``-`` is standard output wherever mapgen writes one file (``solve -o -``, ``chapters -o -``), but ``generate

@@ -16,6 +16,7 @@ import click
 
 from mapgen.cli.errors import about, about_settings
 from mapgen.cli.options import (
+    InName,
     Share,
     checked_map,
     jobs_option,
@@ -211,6 +212,7 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
     "--profile",
     "profile_file",
     metavar="FILE",
+    type=InName(),
     default=None,
     help="A profile whose [quality] table says what passes and, unless --games, how many games each bot plays "
     "(default: the chapter's defaults).",

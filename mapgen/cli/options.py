@@ -172,6 +172,22 @@ def map_argument(name: str = "map_in", *, complete: bool = False, valid: bool = 
     return click.argument(name, metavar=metavar, type=MapType(complete=complete, valid=valid), **kw)
 
 
+#: what a file option given ``-`` is told: standard input is a MAP's (``chapters fauna -o - | validate --rules -``
+#: said "-: no such file" with the rules piped in)
+NOT_STDIN = "- is standard input, which only a MAP reads: name a file"
+
+
+class InName(click.ParamType):
+    """An input file's name as given, other than a MAP's: ``-`` is refused (``NOT_STDIN``)."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
+        return value
+
+
 class RulesType(click.ParamType):
     """A house-rule chapter file, loaded (ChapterError, exit 2, when it cannot be used)."""
 
@@ -180,6 +196,8 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
         if ctx is not None:  # the file as given: an impossible set of its rules names it (``generate``)
             ctx.meta[RULES_FILE] = value
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
@@ -194,6 +212,8 @@ class HouseRulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
         return value, load_chapter(value)
 
 

@@ -11,6 +11,7 @@ import click
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
+    InName,
     Listed,
     OutName,
     bot_option,
@@ -113,6 +114,7 @@ def _play_back(path: str, step: bool) -> None:
     "--show",
     "show_file",
     metavar="FILE",
+    type=InName(),
     help="Play back one saved game (a file written by --replay) instead of playtesting; exit 2 when its actions "
     "do not play to the end it records.",
 )
