@@ -1165,6 +1165,46 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("typed", "lower"),
+    [
+        (["playtest", "training-1", "--games", "2", "--bot", "Heuristic"], ["--bot", "heuristic"]),
+        (["playtest", "training-1", "--games", "2", "--variant", "Relaunch"], ["--variant", "relaunch"]),
+        (["playtest", "maldonado-1", "--games", "1", "--players", "3", "--mode", "Traitor"], ["--mode", "traitor"]),
+        (["grade", "training-1", "--games", "2", "--no-deduction", "--bots", "Heuristic"], ["--bots", "heuristic"]),
+        (
+            [
+                "grade",
+                "training-1",
+                "--games",
+                "2",
+                "--no-deduction",
+                "--bots",
+                "heuristic",
+                "--win-rate",
+                "HEURISTIC:0-1",
+            ],
+            ["--win-rate", "heuristic:0-1"],
+        ),
+        (
+            ["solve", "training-1", "--reveal", "none", "--time-limit", "5", "--method", "Sample"],
+            ["--method", "sample"],
+        ),
+    ],
+)
+def test_names_are_taken_in_any_case_as_chapters_and_grades_are(typed, lower):
+    """``--chapter Fauna``, ``--grade Gentle``, ``--paper A4``, ``--characters lewis`` and terrain codes are taken
+    in any case, but ``--bot Heuristic`` said "'Heuristic' is not one of ... (did you mean heuristic?)", as did
+    ``--variant``, ``--bots`` and ``--win-rate``'s bot, and ``--mode Traitor`` and ``--method Sample`` refused.
+    Each now gives what the lower-case name gives."""
+    given = run(*typed, "--json")
+    assert given.exit_code == 0, given.output
+    option = lower[0]
+    at = typed.index(option)
+    expected = run(*typed[:at], *lower, *typed[at + 2 :], "--json")
+    assert json.loads(given.stdout) == json.loads(expected.stdout)
+
+
 def test_max_walled_in_takes_a_percentage_as_win_rate_does():
     """``--win-rate 25%-60%`` is taken beside ``--max-walled-in 20%``, which said "'20%' is not a number". A share
     option now takes a percentage too, as the band beside it does; past 100% it is refused as past 1."""

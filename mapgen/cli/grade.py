@@ -39,6 +39,7 @@ def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] 
     if value is None:
         return None
     bot, _, band = value.rpartition(":")
+    bot = bot.strip().lower()  # any case, as --bot takes it
     from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
     if bot and bot not in BOTS:
@@ -167,7 +168,7 @@ def progress_bar(label: str, total: int, enabled: bool, *, where=None):
 def parse_bots(value: str) -> list[str]:
     from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
-    names = [b.strip() for b in value.split(",") if b.strip()]
+    names = [b.strip().lower() for b in value.split(",") if b.strip()]  # any case, as --bot takes it
     bad = [b for b in names if b not in BOTS]
     if bad or not names:
         hint = did_you_mean(bad[0], BOTS) if bad else ""

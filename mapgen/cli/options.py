@@ -446,7 +446,11 @@ def chapter_option(*names: str, **kw):
 
 class NearChoice(click.Choice):
     """A ``click.Choice`` whose refusal names the nearest choice: "'heuristc' is not one of ... (did you mean
-    heuristic?)", as a misspelt map name does."""
+    heuristic?)", as a misspelt map name does. Any case is taken (``--bot Heuristic``), as chapters, grades and
+    terrain codes are: it said "did you mean heuristic?"."""
+
+    def __init__(self, choices, case_sensitive: bool = False):
+        super().__init__(choices, case_sensitive=case_sensitive)
 
     def convert(self, value, param, ctx):
         try:

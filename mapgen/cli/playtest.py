@@ -13,6 +13,7 @@ from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
     InName,
     Listed,
+    NearChoice,
     OutName,
     bot_option,
     checked_map,
@@ -87,7 +88,7 @@ def _play_back(path: str, step: bool) -> None:
 @click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
 @click.option(
     "--mode",
-    type=click.Choice(["coop", "traitor"]),
+    type=NearChoice(["coop", "traitor"]),
     help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
 )
 @click.option(

@@ -8,6 +8,7 @@ import click
 
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
+    NearChoice,
     OutName,
     cache_note,
     force_option,
@@ -49,7 +50,7 @@ from mapgen.cli.options import (
 )
 @click.option(
     "--method",
-    type=click.Choice(["auto", "sample", "unigen"]),
+    type=NearChoice(["auto", "sample", "unigen"]),
     default="auto",
     show_default=True,
     help="How --probabilities are had: auto (exact where in time, else the sampler, each share with its error), "
