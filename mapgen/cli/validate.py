@@ -57,7 +57,7 @@ def validate(files, as_json, rules):
     """Check complete map files (or shipped maps by name) against every rule of their chapter.
 
     Every file is checked, even after an unreadable one: exit 0 when every map is valid, 1 when
-    any breaks a rule, 2 when any file cannot be read.
+    any breaks a rule, 2 when any file cannot be read or is a partial map (mapgen solve deduces one).
 
     \b
     Example:
