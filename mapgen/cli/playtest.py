@@ -95,7 +95,7 @@ def _play_back(path: str, step: bool) -> None:
     "--budget",
     type=click.IntRange(1, 100_000),
     help="Search bots: ismcts simulations per decision (default 16), planner worlds per Path (default 2), "
-    "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action "
+    "scout worlds per Path once 71% of the board is explored (default 1), oracle rollouts per candidate action "
     "where it searches (default 1); more plays better and slower.",
 )
 @variant_option("the games")
@@ -160,8 +160,8 @@ def playtest(
     seeing the map: a cheap reference), ismcts (OpenSpiel's Information Set MCTS on worlds drawn from what the
     player knows, --budget simulations per decision; needs the openspiel extra), planner (the strong fair bot: the
     deducer, each Path it explores chosen by rollouts on --budget worlds drawn from what the player knows), scout
-    (the fast fair bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once about
-    half the board is explored), oracle (a rollout search with the map in view, chance drawn at random: the upper
+    (the fast fair bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once 71% of
+    the board is explored), oracle (a rollout search with the map in view, chance drawn at random: the upper
     bound, --budget rollouts per candidate). --plot and --replay are checked before the first game.
 
     \b
