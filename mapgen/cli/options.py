@@ -523,12 +523,15 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()
+        if not item:  # a trailing comma (a script's list), or two together
+            reject("--reveal", f"an empty cell name in {cells!r} (a comma too many?): name cells like {_pair(board)}")
         if not name:
             reject("--reveal", f"{item!r}: a cell name first, like A7 or A7=Wa")
         try:
             i = board.index(name)
         except ValueError as e:
-            reject("--reveal", str(e))
+            apart = any(ch.isspace() or ch == ";" for ch in name)  # a list typed with spaces or semicolons
+            reject("--reveal", f"{e}: separate cells with commas, like {_pair(board)}" if apart else str(e))
         if i in shown:
             reject("--reveal", f"{board.name(i)} is named twice")
         if given:
@@ -552,6 +555,12 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
             hills[i] = number
     state = m.with_cells((shown.get(i) for i in range(board.size)), hills)
     return MapInput(map_in.source, state, map_in.comments)
+
+
+def _pair(board) -> str:
+    """Two cells of ``board``'s start column as ``--reveal`` writes them: ``A7,B7`` (Training: ``B7,C7``)."""
+    column = [n for n in board.names if n.endswith(board.names[-1][1:])]
+    return f"{column[0]},{column[1]}"
 
 
 def reject(option: str, problem: str):
