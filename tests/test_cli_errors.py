@@ -257,6 +257,31 @@ def test_generate_reports_a_bad_profile_before_any_work(tmp_path, kind):
     assert snapshot(tmp_path) == before
 
 
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        (
+            '[fort_pattern]\nterrains = ["Vi", "Ma"]\n',
+            "fort_pattern.terrains: Maldonado (Ma) is not a terrain of fauna (its terrains: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+        ),
+        (
+            'fort_pattern = """\nMa Ft\n"""\n',
+            "fort_pattern: Maldonado (Ma) is not a terrain of fauna (its terrains: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+        ),
+    ],
+)
+def test_a_mini_map_terrain_of_another_chapter_is_the_profiles_mistake(tmp_path, table, problem):
+    """A Fauna profile's ``[fort_pattern] terrains = ["Ma"]`` (or a fixed mini map holding Ma) ended in exit 1, "no
+    fauna map can meet all of these together: rule F2 Fort pattern", where ``counts.Ma`` is refused (exit 2,
+    "Maldonado is not a terrain of fauna"). The mini map's terrains are now refused the same way, before any work."""
+    f = tmp_path / "profile.toml"
+    f.write_text('chapter = "fauna"\n' + table, encoding="utf-8")
+    before = snapshot(tmp_path)
+    r = run("generate", "-c", "fauna", "--seed", "1", "--out", tmp_path / "out", "--profile", f)
+    assert_fails(r, 2, f"error: {f}: {problem}")
+    assert snapshot(tmp_path) == before
+
+
 @pytest.mark.parametrize("command", [["validate", str(DATA / "valid" / "training-201.toml")], ["chapters"]])
 def test_a_bad_rules_file(tmp_path, command):
     missing = tmp_path / "none.toml"
