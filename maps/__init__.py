@@ -77,9 +77,10 @@ def path(name: str) -> Path:
 
 
 def resolve(name_or_path: str) -> str:
-    """A path as given when it exists (or looks like a path), else the shipped map of that name."""
+    """A path as given when it exists (or looks like a path), else the shipped map of that name. A folder is no map
+    file: one named like a shipped map (``playtest training-1 --replay training-1``) does not hide it."""
     given = Path(name_or_path)
-    if exists(given) or looks_like_path(name_or_path):
+    if looks_like_path(name_or_path) or (exists(given) and not (given.is_dir() and name_or_path in names())):
         return name_or_path
     try:
         return str(path(name_or_path))

@@ -135,6 +135,20 @@ def test_a_number_past_the_chapters_maps_lists_them_rather_than_guess_one(typed)
     )
 
 
+def test_a_folder_named_like_a_shipped_map_does_not_hide_it(tmp_path, monkeypatch):
+    """``mapgen playtest training-1 --replay training-1`` (a replay folder named after its map), then ``mapgen
+    validate training-1`` in that folder said "training-1: is a directory, not a map file": the folder hid the
+    shipped map. A folder is no map file: the name is the shipped map's, as in any other folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "training-1").mkdir()
+    r = run("validate", "training-1")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "training-1: valid\n", "")
+    r = run("solve", "training-1", "--reveal", "none", "--json")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "fauna-99").mkdir()  # no shipped map of that name: the folder is what it names
+    assert_fails(run("validate", "fauna-99"), 2, "error: fauna-99: is a directory, not a map file")
+
+
 def test_a_map_name_too_long_for_a_file_name_is_an_unknown_name_not_a_traceback():
     """A name past the system's file-name limit made ``Path.exists`` raise OSError (ENAMETOOLONG): a traceback."""
     long = "x" * 5000
