@@ -156,6 +156,11 @@ PATTERN_TERRAINS = ("Vi", "Sk", "Ti", "Fi", "Fo", "Wa", "Hi")
 
 
 def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Profile:
+    if "terrain" in data:  # a map file: it said "unknown key 'terrain'"
+        raise ProfileError(
+            f"{source}: a map file, not a design profile (it says terrain = ...): mapgen chapters CHAPTER --design -o "
+            "FILE writes a profile to start from"
+        )
     _unknown_keys(data, PROFILE_KEYS, source)
     name = data.get("chapter", chapter)
     if not isinstance(name, str) or name not in chapter_names():

@@ -71,6 +71,16 @@ BAD_MAPS = {
         TRAINING.replace('chapter = "training"', 'chapter = "atlantis"'),
         f"unknown chapter 'atlantis' (expected one of {CHAPTERS})",
     ),
+    # a design profile or a chapter file given as a map said "unknown field 'reachable'" ('title'), where a map
+    # given to --rules says "a map file, not a chapter file"
+    "a design profile": (
+        'chapter = "training"\nreachable = true\n[counts]\nWa = [3, 6]\n',
+        "a design profile, not a map file (it has no terrain): mapgen generate --profile takes it",
+    ),
+    "a chapter file": (
+        (ROOT / "constraints" / "chapters" / "training.toml").read_text(encoding="utf-8"),
+        "a chapter file, not a map file (it says name = ..., terrains and rules): --rules takes it",
+    ),
     # Windows PowerShell's `mapgen generate ... > my-map.toml` writes UTF-16: it was "is not a text file (not UTF-8)"
     "UTF-16 text": (
         TRAINING.encode("utf-16"),
@@ -250,6 +260,14 @@ BAD_PROFILES = {
     "terrain of another chapter": (
         'chapter = "training"\n[counts]\nFt = [1, 2]\n',
         "counts.Ft: Fort is not a terrain of training (its terrains: Fo Wo Wa Mu Ro)",
+    ),
+    # a map file given as a profile said "unknown key 'terrain'"
+    "a map file": (
+        TRAINING,
+        (
+            "a map file, not a design profile (it says terrain = ...): mapgen chapters CHAPTER --design -o FILE "
+            "writes a profile to start from"
+        ),
     ),
     # a bound past TOML's largest integer (which Python's reader takes) was a traceback from CP-SAT
     "bound past 2**63": (
