@@ -527,6 +527,8 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
             reject("--reveal", f"an empty cell name in {cells!r} (a comma too many?): name cells like {_pair(board)}")
         if not name:
             reject("--reveal", f"{item!r}: a cell name first, like A7 or A7=Wa")
+        if name.lower() == "none":  # none,A7: the empty board is asked alone
+            reject("--reveal", "none is the board before the first reveal, alone: name cells, or none")
         try:
             i = board.index(name)
         except ValueError as e:
