@@ -491,8 +491,9 @@ def _check_files(chapter: Chapter) -> None:
         data = tomllib.loads((PROFILE_DIR / chapter.profile).read_text(encoding="utf-8"))
         if data.get("chapter") != chapter.name:
             if chapter.name not in chapter_names():  # a renamed copy: the name is what is wrong, not the profile
+                near = did_you_mean(chapter.name, chapter_names())  # `Fauna`: names are lower case
                 raise ChapterError(
-                    f"name: {chapter.name!r} is no shipped chapter ({', '.join(chapter_names())}): keep name the "
+                    f"name: {chapter.name!r} is no shipped chapter{near} ({', '.join(chapter_names())}): keep name the "
                     f"chapter the house rules vary, the chapter its maps and its profile {chapter.profile!r} name"
                 )
             raise ChapterError(

@@ -162,8 +162,8 @@ def _grade_text(g: dict, prof: dict, chapter: str) -> list[str]:
 
 
 def seed_number_note(m: Map) -> str | None:
-    """What a puzzle of ``m`` has to be told: a generated map is numbered by its seed (the shipped ones too: fauna-1
-    is ``generate -c fauna --seed 1``), and its puzzle keeps the number (a maker's label, printed on the sheet),
+    """What a puzzle of ``m`` has to be told: a generated map is numbered by its seed (a shipped map by its place,
+    easiest first: fauna-1 is ``generate -c fauna --seed 1``, fauna-2 seed 4), and its puzzle keeps the number (a maker's label, printed on the sheet),
     which makes the answer again with ``mapgen generate``: "numbered 1, the seed that makes its answer (mapgen
     generate -c fauna --seed 1): renumber it before handing it out", as ``deduce --puzzle`` and the studio's
     "Download puzzle" say it; None when the number is not the seed its ``[generator]`` table records (or the table

@@ -85,11 +85,28 @@ def read_stdin(what: str = "file") -> str:
     return text
 
 
+def _utf16_text(raw: bytes) -> bool:
+    """Whether ``raw`` is UTF-16 text as an editor or a shell writes it: its byte-order mark, either way round, then
+    mostly ASCII characters (a map file's are), not binary bytes that happen to start so."""
+    if not raw.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return False
+    try:
+        text = raw.decode("utf-16")
+    except UnicodeDecodeError:
+        return False
+    return sum(c.isascii() for c in text) >= 0.9 * len(text)
+
+
 def decode(raw: bytes) -> str:
-    """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes."""
+    """UTF-8 text, a byte-order mark dropped; Unreadable for other bytes (said of UTF-16 text, which Windows
+    PowerShell's ``>`` writes: ``mapgen generate ... > my-map.toml`` there, then ``mapgen validate my-map.toml``)."""
     try:
         return raw.decode("utf-8").removeprefix("\ufeff")
     except UnicodeDecodeError:
+        if _utf16_text(raw):
+            raise Unreadable(
+                "is UTF-16 text, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8"
+            ) from None
         raise Unreadable("is not a text file (not UTF-8)") from None
 
 

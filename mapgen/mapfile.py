@@ -180,7 +180,27 @@ def _cell(data: dict, key: str, board: Board) -> int:
         raise ValueError(f"field '{key}': {e}") from None
 
 
+#: keys of the other TOML files mapgen reads, none of them a map file's: a design profile's, a chapter file's
+PROFILE_ONLY = ("reachable", "counts", "quality")
+CHAPTER_ONLY = ("terrains", "rules", "rule", "board")
+
+
+def _other_kind(data: dict) -> str | None:
+    """What a file given as a map is when it is another of mapgen's files (it said "unknown field 'reachable'"),
+    with where it goes, as a map given to ``--rules`` is told; None for what may be a map file."""
+    if "terrain" in data:
+        return None
+    if "chapter" not in data and "name" in data and any(k in data for k in CHAPTER_ONLY):
+        return "a chapter file, not a map file (it says name = ..., terrains and rules): --rules takes it"
+    if any(k in data for k in PROFILE_ONLY):
+        return "a design profile, not a map file (it has no terrain): mapgen generate --profile takes it"
+    return None
+
+
 def _from_data(data: dict) -> Map:
+    other = _other_kind(data)
+    if other is not None:
+        raise ValueError(other)
     unknown = unknown_key(data, KNOWN_FIELDS + RECORD_FIELDS)
     if unknown is not None:  # a typo (`colour`, `fortpattern`) would otherwise be kept and silently ignored
         known = KNOWN_FIELDS + RECORD_FIELDS  # `Peak` or `fortpattern` names the field meant, as `--chapter faun` does

@@ -71,12 +71,28 @@ class Profile:
         the profile's shipped chapter has is a typo (``Fi`` on Vameter, for its Mushroom Field ``Mf``): ProfileError;
         one the shipped chapter has and a house chapter left out is passed over (its default profile still applies)."""
         shipped = get_chapter(self.chapter).terrains
+        codes = " ".join(u.code for u in chapter.terrains)
         for t in self.counts:
             if t not in chapter.terrains and t not in shipped:
-                codes = " ".join(u.code for u in chapter.terrains)
                 raise ProfileError(
                     f"{self.source}: counts.{t.code}: {t.label} is not a terrain of {chapter.name} (its terrains: "
                     f"{codes})"
+                )
+        # a mini map of a terrain the chapter lacks can match no Fort: the profile's typo (exit 2), not a request no
+        # map can meet (it said "no fauna map can meet ... rule F2", exit 1)
+        fixed = parse_pattern(self.fort_pattern).rows if self.fort_pattern else ()
+        mini = "fort_pattern" in chapter.briefing  # the default table's terrains stand in every profile: Fauna's
+        for key, terrains in (
+            ("fort_pattern", [t for row in fixed for t in row]),
+            ("fort_pattern.terrains", self.pattern_terrains),
+        ):
+            wrong = next(
+                (t for t in terrains if t is not None and t not in chapter.terrains and t not in shipped), None
+            )
+            if mini and wrong is not None:
+                raise ProfileError(
+                    f"{self.source}: {key}: {wrong.label} ({wrong.code}) is not a terrain of {chapter.name} "
+                    f"(its terrains: {codes})"
                 )
         out: list[Rule] = [
             Count(
@@ -140,6 +156,11 @@ PATTERN_TERRAINS = ("Vi", "Sk", "Ti", "Fi", "Fo", "Wa", "Hi")
 
 
 def profile_from_data(data: dict, source: str, chapter: str | None = None) -> Profile:
+    if "terrain" in data:  # a map file: it said "unknown key 'terrain'"
+        raise ProfileError(
+            f"{source}: a map file, not a design profile (it says terrain = ...): mapgen chapters CHAPTER --design -o "
+            "FILE writes a profile to start from"
+        )
     _unknown_keys(data, PROFILE_KEYS, source)
     name = data.get("chapter", chapter)
     if not isinstance(name, str) or name not in chapter_names():

@@ -45,7 +45,7 @@ def validate_file(path: str, chapter: Chapter | str | None = None, *, text: str 
     chapter's name; default the map's)."""
     chapter = None if chapter is None else as_chapter(chapter, "validate_file")
     try:
-        m = read_map(path) if text is None else parse_map(text, path)
+        m = read_map(path) if text is None else parse_map(text, path, from_file=True)
     except MapFileError as e:
         return FileReport(path, error=e.problem)
     hidden = m.unrevealed()

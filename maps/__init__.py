@@ -77,9 +77,10 @@ def path(name: str) -> Path:
 
 
 def resolve(name_or_path: str) -> str:
-    """A path as given when it exists (or looks like a path), else the shipped map of that name."""
+    """A path as given when it exists (or looks like a path), else the shipped map of that name. A folder is no map
+    file: one named like a shipped map (``playtest training-1 --replay training-1``) does not hide it."""
     given = Path(name_or_path)
-    if exists(given) or looks_like_path(name_or_path):
+    if looks_like_path(name_or_path) or (exists(given) and not (given.is_dir() and name_or_path in names())):
         return name_or_path
     try:
         return str(path(name_or_path))
@@ -135,11 +136,21 @@ def unknown(name: str, listing: str = "") -> str:
     if not shipped:
         return ""
     written = re.fullmatch(r"\s*([A-Za-z]+)\s*[-_ ]?\s*0*(\d+)\s*", name)
-    near = [f"{written[1].lower()}-{int(written[2])}"] if written else []
+    near = [n for n in ([f"{written[1].lower()}-{int(written[2])}"] if written else []) if n in shipped]
+    # a chapter's name with a number it has no map of (fauna-9): its maps, never one of them guessed
+    chapter = [n for n in shipped if written and n.rpartition("-")[0] == written[1].lower()]
+    if not near and not chapter:
+        near = _nearest(name.lower(), shipped)
+    if len(near) == 1:
+        return f" (did you mean {near[0]}?)"
+    return f" (shipped: {_spans(chapter or near or shipped)}{'; ' + listing if listing else ''})"
+
+
+def _nearest(name: str, shipped: list[str]) -> list[str]:
+    """The shipped names nearest ``name`` (``fuana-1``: fauna-1), all of them where several are as near
+    (``fauna-l``, an l typed for a 1: fauna-1 ... fauna-8), or none near enough."""
     import difflib  # deferred: only for a name that is not shipped
 
-    near = [n for n in near if n in shipped] or difflib.get_close_matches(name.lower(), shipped, n=1, cutoff=0.85)
-    if near:
-        return f" (did you mean {near[0]}?)"
-    chapter = [n for n in shipped if written and n.rpartition("-")[0] == written[1].lower()]
-    return f" (shipped: {_spans(chapter or shipped)}{'; ' + listing if listing else ''})"
+    score = {n: difflib.SequenceMatcher(None, name, n).ratio() for n in shipped}
+    best = max(score.values())
+    return [n for n in shipped if score[n] == best] if best >= 0.85 else []

@@ -290,6 +290,13 @@ CODES = "(the chapter's codes: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)"
                 "the chapter the house rules vary, the chapter its maps and its profile 'fauna.toml' name"
             ),
         ),
+        (  # 'Fauna' beside the list that holds fauna, with no word on the case: chapter = "Fauna" in a map is taken
+            FAUNA_TEXT.replace('name = "fauna"', 'name = "Fauna"'),
+            (
+                "name: 'Fauna' is no shipped chapter: did you mean fauna? (training, fauna, flora, vameter, maldonado): "
+                "keep name the chapter the house rules vary, the chapter its maps and its profile 'fauna.toml' name"
+            ),
+        ),
         (
             FAUNA_TEXT.replace('board = "7x7"', 'board = "5x5"'),
             (

@@ -71,6 +71,21 @@ BAD_MAPS = {
         TRAINING.replace('chapter = "training"', 'chapter = "atlantis"'),
         f"unknown chapter 'atlantis' (expected one of {CHAPTERS})",
     ),
+    # a design profile or a chapter file given as a map said "unknown field 'reachable'" ('title'), where a map
+    # given to --rules says "a map file, not a chapter file"
+    "a design profile": (
+        'chapter = "training"\nreachable = true\n[counts]\nWa = [3, 6]\n',
+        "a design profile, not a map file (it has no terrain): mapgen generate --profile takes it",
+    ),
+    "a chapter file": (
+        (ROOT / "constraints" / "chapters" / "training.toml").read_text(encoding="utf-8"),
+        "a chapter file, not a map file (it says name = ..., terrains and rules): --rules takes it",
+    ),
+    # Windows PowerShell's `mapgen generate ... > my-map.toml` writes UTF-16: it was "is not a text file (not UTF-8)"
+    "UTF-16 text": (
+        TRAINING.encode("utf-16"),
+        "is UTF-16 text, not UTF-8 (as Windows PowerShell's > writes it): save it as UTF-8",
+    ),
 }
 
 #: command -> its arguments around a MAP (``{map}``) and an output folder (``{tmp}``)
@@ -95,7 +110,9 @@ MAP_COMMANDS = {
 def test_every_map_command_reports_a_bad_map_in_one_line(tmp_path, command, kind):
     text, problem = BAD_MAPS[kind]
     f = tmp_path / "bad.toml"
-    if text is not None:
+    if isinstance(text, bytes):
+        f.write_bytes(text)
+    elif text is not None:
         f.write_text(text, encoding="utf-8")
     before = snapshot(tmp_path)
     args = [a.format(map=f, tmp=tmp_path) for a in MAP_COMMANDS[command]]
@@ -112,6 +129,34 @@ def test_an_unknown_map_name_says_there_is_no_shipped_map_of_that_name():
             f"error: fauna-99: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]}; "
             "`mapgen maps` lists them)",
         )
+
+
+@pytest.mark.parametrize("typed", ["fauna-9", "fauna-0", "fauna-10", "fauna-l"])
+def test_a_number_past_the_chapters_maps_lists_them_rather_than_guess_one(typed):
+    """``mapgen solve fauna-9`` said "did you mean fauna-8?" (and ``fauna-l``, an l for a 1, the same: difflib
+    breaks a tie between fauna-1 ... fauna-8 by the last), where ``fauna-99`` lists the chapter's maps. A chapter's
+    name with a number it has no map of, or a name as near to several maps as to one, lists them."""
+    fauna = maps.names("fauna")
+    assert_fails(
+        run("solve", typed),
+        2,
+        f"error: {typed}: no such file, and no shipped map of that name (shipped: {fauna[0]} to {fauna[-1]}; "
+        "`mapgen maps` lists them)",
+    )
+
+
+def test_a_folder_named_like_a_shipped_map_does_not_hide_it(tmp_path, monkeypatch):
+    """``mapgen playtest training-1 --replay training-1`` (a replay folder named after its map), then ``mapgen
+    validate training-1`` in that folder said "training-1: is a directory, not a map file": the folder hid the
+    shipped map. A folder is no map file: the name is the shipped map's, as in any other folder."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "training-1").mkdir()
+    r = run("validate", "training-1")
+    assert (r.exit_code, r.stdout, r.stderr) == (0, "training-1: valid\n", "")
+    r = run("solve", "training-1", "--reveal", "none", "--json")
+    assert r.exit_code == 0, r.output
+    (tmp_path / "fauna-99").mkdir()  # no shipped map of that name: the folder is what it names
+    assert_fails(run("validate", "fauna-99"), 2, "error: fauna-99: is a directory, not a map file")
 
 
 def test_a_map_name_too_long_for_a_file_name_is_an_unknown_name_not_a_traceback():
@@ -216,6 +261,14 @@ BAD_PROFILES = {
         'chapter = "training"\n[counts]\nFt = [1, 2]\n',
         "counts.Ft: Fort is not a terrain of training (its terrains: Fo Wo Wa Mu Ro)",
     ),
+    # a map file given as a profile said "unknown key 'terrain'"
+    "a map file": (
+        TRAINING,
+        (
+            "a map file, not a design profile (it says terrain = ...): mapgen chapters CHAPTER --design -o FILE "
+            "writes a profile to start from"
+        ),
+    ),
     # a bound past TOML's largest integer (which Python's reader takes) was a traceback from CP-SAT
     "bound past 2**63": (
         'chapter = "training"\n[counts]\nWa = [0, 100000000000000000000000]\n',
@@ -232,6 +285,31 @@ def test_generate_reports_a_bad_profile_before_any_work(tmp_path, kind):
         f.write_text(text, encoding="utf-8")
     before = snapshot(tmp_path)
     r = run("generate", "-c", "training", "--seed", "1", "--out", tmp_path / "out", "--profile", f)
+    assert_fails(r, 2, f"error: {f}: {problem}")
+    assert snapshot(tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("table", "problem"),
+    [
+        (
+            '[fort_pattern]\nterrains = ["Vi", "Ma"]\n',
+            "fort_pattern.terrains: Maldonado (Ma) is not a terrain of fauna (its terrains: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+        ),
+        (
+            'fort_pattern = """\nMa Ft\n"""\n',
+            "fort_pattern: Maldonado (Ma) is not a terrain of fauna (its terrains: Fo Wo Wa Mu Ro Sk Ti Fi Hi Vi Ft)",
+        ),
+    ],
+)
+def test_a_mini_map_terrain_of_another_chapter_is_the_profiles_mistake(tmp_path, table, problem):
+    """A Fauna profile's ``[fort_pattern] terrains = ["Ma"]`` (or a fixed mini map holding Ma) ended in exit 1, "no
+    fauna map can meet all of these together: rule F2 Fort pattern", where ``counts.Ma`` is refused (exit 2,
+    "Maldonado is not a terrain of fauna"). The mini map's terrains are now refused the same way, before any work."""
+    f = tmp_path / "profile.toml"
+    f.write_text('chapter = "fauna"\n' + table, encoding="utf-8")
+    before = snapshot(tmp_path)
+    r = run("generate", "-c", "fauna", "--seed", "1", "--out", tmp_path / "out", "--profile", f)
     assert_fails(r, 2, f"error: {f}: {problem}")
     assert snapshot(tmp_path) == before
 
@@ -762,6 +840,19 @@ def test_every_help_ends_with_examples_that_work_from_any_folder(command, tmp_pa
             assert r.exit_code == 0, (line, r.output)
 
 
+def test_solves_explain_example_explains_every_forced_cell_as_written(tmp_path, monkeypatch):
+    """``mapgen solve puzzle.toml --explain`` (fauna-1's puzzle, 42 cells forced) exited 3 at the default 10 s: each
+    cell's equal share of that counted work left 7 cells unexplained, the same on any machine, and the test above
+    retried it with --time-limit 60 as if a busy clock were to blame. The example now runs as written."""
+    monkeypatch.chdir(tmp_path)
+    lines = _examples("solve")
+    assert run("deduce", "fauna-1", "--puzzle", "puzzle.toml", "--no-profile").exit_code == 0
+    (line,) = [ln for ln in lines if "--explain" in ln]
+    r = run(*line.split()[1:])
+    assert (r.exit_code, r.stderr) == (0, ""), (line, r.stderr)
+    assert "no explanation in time" not in r.stdout
+
+
 #: the parameters whose value is a file or folder the command writes, and those whose value it reads
 WRITES = {"out", "out_path", "out_dir", "puzzle_out", "replay_dir", "plot_file"}
 READS = {"map_in", "maps_in", "files", "map_file", "sketch", "rules", "show_file", "profile_file"}
@@ -1132,6 +1223,66 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
 
 
 @pytest.mark.parametrize(
+    ("typed", "lower"),
+    [
+        (["playtest", "training-1", "--games", "2", "--bot", "Heuristic"], ["--bot", "heuristic"]),
+        (["playtest", "training-1", "--games", "2", "--variant", "Relaunch"], ["--variant", "relaunch"]),
+        (["playtest", "maldonado-1", "--games", "1", "--players", "3", "--mode", "Traitor"], ["--mode", "traitor"]),
+        (["grade", "training-1", "--games", "2", "--no-deduction", "--bots", "Heuristic"], ["--bots", "heuristic"]),
+        (
+            [
+                "grade",
+                "training-1",
+                "--games",
+                "2",
+                "--no-deduction",
+                "--bots",
+                "heuristic",
+                "--win-rate",
+                "HEURISTIC:0-1",
+            ],
+            ["--win-rate", "heuristic:0-1"],
+        ),
+        (
+            ["solve", "training-1", "--reveal", "none", "--time-limit", "5", "--method", "Sample"],
+            ["--method", "sample"],
+        ),
+    ],
+)
+def test_names_are_taken_in_any_case_as_chapters_and_grades_are(typed, lower):
+    """``--chapter Fauna``, ``--grade Gentle``, ``--paper A4``, ``--characters lewis`` and terrain codes are taken
+    in any case, but ``--bot Heuristic`` said "'Heuristic' is not one of ... (did you mean heuristic?)", as did
+    ``--variant``, ``--bots`` and ``--win-rate``'s bot, and ``--mode Traitor`` and ``--method Sample`` refused.
+    Each now gives what the lower-case name gives."""
+    given = run(*typed, "--json")
+    assert given.exit_code == 0, given.output
+    option = lower[0]
+    at = typed.index(option)
+    expected = run(*typed[:at], *lower, *typed[at + 2 :], "--json")
+    assert json.loads(given.stdout) == json.loads(expected.stdout)
+
+
+def test_max_walled_in_takes_a_percentage_as_win_rate_does():
+    """``--win-rate 25%-60%`` is taken beside ``--max-walled-in 20%``, which said "'20%' is not a number". A share
+    option now takes a percentage too, as the band beside it does; past 100% it is refused as past 1."""
+    args = ["grade", "training-1", "--bots", "heuristic", "--games", "5", "--no-deduction", "--json"]
+    share, percent = (run(*args, "--max-walled-in", v) for v in ("0.2", "20%"))
+    assert (share.exit_code, percent.exit_code) == (0, 0), percent.output
+    assert json.loads(percent.stdout) == json.loads(share.stdout)
+    assert_fails(
+        run(*args, "--max-walled-in", "120%"),
+        2,
+        "error: --max-walled-in: 120% is not in the range 0<=x<=1 (0% to 100%)",
+    )
+    for command in (["generate", "-c", "training"], ["pack", "-c", "training", "-o", "f.pdf", "--out", "f"]):
+        assert_fails(
+            run(*command, "--max-walled-in", "1e3%"),
+            2,
+            "error: --max-walled-in: 1e3% is not in the range 0<=x<=1 (0% to 100%)",
+        )
+
+
+@pytest.mark.parametrize(
     ("args", "line"),
     [
         (
@@ -1208,6 +1359,14 @@ def test_a_time_limit_that_is_not_a_finite_positive_number_is_refused(tmp_path, 
         (
             ["render", "fauna-1", "-o", "map.png", "--time-limit", "5"],
             "error: --time-limit: limits the solver of --forced, --probabilities and --profile; none is asked",
+        ),
+        (  # before, --dpi on an SVG or a PDF was dropped without a word (it sets a PNG's pixels)
+            ["render", "fauna-1", "-o", "map.svg", "--dpi", "50"],
+            "error: --dpi: sets a PNG's pixels per inch; map.svg is an SVG, drawn to scale: name the file .png",
+        ),
+        (
+            ["render", "fauna-1", "-o", "sheet.pdf", "--sheet", "--dpi", "300"],
+            "error: --dpi: sets a PNG's pixels per inch; sheet.pdf is a PDF, drawn to scale: name the file .png",
         ),
         (  # before, --games, --candidates, --time-limit and --jobs beside MAPS were dropped without a word
             ["pack", "fauna-1", "-o", "folder.pdf", "--games", "5"],
@@ -1683,6 +1842,45 @@ def test_an_empty_output_name_is_refused(tmp_path, monkeypatch, output, value):
 @pytest.mark.parametrize(
     "args",
     [
+        ["validate", "training-1", "--rules", "-"],
+        ["serve", "--rules", "-"],
+        ["generate", "-c", "training", "--profile", "-"],
+        ["chapters", "training", "--profile", "-"],
+        ["grade", "training-1", "--profile", "-"],
+        ["playtest", "--show", "-"],
+    ],
+)
+def test_a_dash_for_a_file_only_a_map_may_pipe_in_is_told_so(tmp_path, monkeypatch, args):
+    """``mapgen chapters fauna -o - | mapgen validate fauna-1 --rules -`` said "-: no such file" with the rules on
+    stdin: only a MAP reads ``-``. Each other file option now says so, before any work."""
+    monkeypatch.chdir(tmp_path)
+    option = next(a for a in args if a.startswith("--"))
+    r = CliRunner().invoke(main, args, input="name = 'training'\n")
+    assert_fails(r, 2, f"error: {option}: - is standard input, which only a MAP reads: name a file")
+    assert snapshot(tmp_path) == {}
+
+
+@pytest.mark.parametrize("output", [o for o, (_, kind) in OUTPUT_OPTIONS.items() if kind == "folder"])
+def test_a_dash_is_no_output_folder(tmp_path, monkeypatch, output):
+    """``-`` is standard output wherever mapgen writes one file (``solve -o -``, ``chapters -o -``), but ``generate
+    --out -`` made a folder named ``-`` and wrote the map in it, as ``playtest --replay -``, ``pack --out -`` and
+    ``compile --cache-dir -`` did. A folder option now refuses it, before any work."""
+    monkeypatch.chdir(tmp_path)
+    args, _ = OUTPUT_OPTIONS[output]
+    option = output.split()[1]
+    assert_fails(
+        run(*[a.replace("{}", "-") for a in args]),
+        2,
+        f"error: {option}: - is standard output, not a folder: name a folder (./- for one named -)",
+    )
+    assert snapshot(tmp_path) == {}
+    r = run(*[a.replace("{}", "./-") for a in args])  # a folder named - all the same, for whoever wants one
+    assert r.exit_code == 0, r.output
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
         ["generate", "--from", "sketch.toml", "--seed", "1", "--out", "new"],
         [
             "pack",
@@ -1939,6 +2137,26 @@ def test_a_one_word_map_file_is_told_in_the_command_line_words(tmp_path):
         run("hint", other),
         2,
         f"error: {other}: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)",
+    )
+
+
+def test_validate_tells_a_one_word_map_in_the_command_line_words_too(tmp_path):
+    """``echo fauna-1 | mapgen validate -`` said "'fauna-1' is not a map file's text: read_map(path) reads a file,
+    maps.load(name) a shipped map" (the Python library's words), and ``mapgen validate word.toml`` left out the hint
+    every other command gives for a shipped map's name. validate now says what solve says."""
+    line = (
+        "'fauna-1' is not a map file's text (a map file holds chapter, peak and terrain fields); "
+        "for the shipped map, give its name instead: fauna-1"
+    )
+    r = CliRunner().invoke(main, ["validate", "-"], input="fauna-1\n")
+    assert (r.exit_code, r.stderr, r.stdout) == (2, f"error: -: {line}\n", "-: unreadable\n")
+    word = tmp_path / "which.toml"
+    word.write_text("fauna-1\n", encoding="utf-8")
+    r = run("validate", word)
+    assert (r.exit_code, r.stderr) == (2, f"error: {word}: {line}\n")
+    r = CliRunner().invoke(main, ["validate", "-"], input="garbage\n")
+    assert (
+        r.stderr == "error: -: 'garbage' is not a map file's text (a map file holds chapter, peak and terrain fields)\n"
     )
 
 

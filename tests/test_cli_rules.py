@@ -424,6 +424,22 @@ def test_playtest_plays_a_map_made_under_house_rules_with_them(house, house_map)
     assert r.exit_code == 2 and "a flora map, but the rules are chapter fauna's" in r.output
 
 
+def test_playtest_names_the_house_rules_file_it_played_under(tmp_path):
+    """`playtest fauna-1 --rules house.toml` headed its report "..., house rules fauna": the name every Fauna house
+    file must keep, so it named no file. It now names the file and its fingerprint, as the replays' header and
+    `grade` do (`--json`: "rules" and "rules_fingerprint", grade's keys)."""
+    house = house_file(tmp_path, "mine.toml", SHIPPED_F2)  # fauna's rules, under a file of one's own
+    fingerprint = chapter_fingerprint(load_chapter(house))
+    r = run("playtest", "fauna-1", "--rules", house, "--games", 2, "--jobs", 1)
+    assert r.exit_code == 0, r.output
+    first = r.stdout.splitlines()[0]
+    assert first.endswith(f", house rules {house.name} (fingerprint {fingerprint})"), first
+    rep = json.loads(run("playtest", "fauna-1", "--rules", house, "--games", 2, "--jobs", 1, "--json").stdout)
+    assert (rep["rules"], rep["rules_fingerprint"]) == (house.name, fingerprint)
+    rep = json.loads(run("playtest", "fauna-1", "--games", 2, "--jobs", 1, "--json").stdout)
+    assert "rules" not in rep and "rules_fingerprint" not in rep
+
+
 # --- grade -------------------------------------------------------------------------------------------------
 
 

@@ -141,6 +141,13 @@ def test_partial_map_points_to_mapgen_solve():
     assert body == [{"file": f, "valid": False, "violations": [], "error": result.stderr[len(f"error: {f}: ") : -1]}]
 
 
+def test_help_says_a_partial_map_exits_2():
+    """`mapgen validate --help` said "2 when any file cannot be read", but a partial map, read, exits 2 as well
+    (the README says so): the help now says it, and where a partial map is deduced."""
+    text = " ".join(run("validate", "--help").stdout.split())
+    assert "2 when any file cannot be read or is a partial map (mapgen solve deduces one)" in text
+
+
 def test_missing_file_and_directory(tmp_path):
     missing = str(tmp_path / "nope.toml")
     result = run("validate", missing, str(tmp_path))

@@ -237,3 +237,17 @@ def test_maldonado_finale_says_how_many_crew_members_were_saved():
     assert not any(x.startswith("saved ") for x in lines)
     events = json.loads(run("maldonado-4", "--bot", "clairvoyant", "--games", "3", "--json").output)["events"]
     assert any(e.startswith("saved ") for e in events)
+
+
+def test_help_and_readme_say_where_the_scout_starts_to_search():
+    """`playtest --help` (twice) and the README's --budget said the scout searches "once (about) half the board is
+    explored": 26 of 49 cells until 2026-12-07, 35 (``LATE``, 71%) since. They now give its share."""
+    from mapgen.engine.bots.scout import LATE
+
+    share = f"once {round(LATE * 100)}% of the board is explored"
+    text = " ".join(run("playtest", "--help").output.split())
+    readme = " ".join((Path(__file__).parent.parent / "README.md").read_text(encoding="utf-8").split())
+    for where, said in (("help", text), ("README", readme)):
+        assert "half the board" not in said, where
+    assert text.count(share) == 2
+    assert f"scout: worlds per Path {share}" in readme

@@ -334,7 +334,7 @@ def _refusal(params):
 @pytest.mark.parametrize(
     ("params", "parameter", "words"),
     [
-        ({"map": "fauna-9"}, "map='fauna-9'", "no shipped map named 'fauna-9' (did you mean fauna-8?)"),
+        ({"map": "fauna-9"}, "map='fauna-9'", "no shipped map named 'fauna-9' (shipped: fauna-1 to fauna-8)"),
         ({"map": ""}, "map=''", "no such file"),
         ({"map": "no/such/map.toml"}, "map='no/such/map.toml'", "no such file"),
         ({"players": 0}, "players=0", "players must be 1 to 4, not 0"),

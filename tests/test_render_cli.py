@@ -59,7 +59,7 @@ def test_sheet_on_letter(tmp_path):
         ),
         (
             ["-o", "{tmp}/x.png", "--probabilities", "Ft"],
-            "error: {map}: the map is complete; --probabilities shades unexplored cells only",
+            "error: {map}: the map is complete; --probabilities shades unexplored cells only (hide some: --reveal)",
         ),
         (
             ["-o", "{tmp}/x.png", "--forced"],
@@ -427,7 +427,7 @@ def test_probabilities_alone_is_asked_as_a_named_terrain_is(tmp_path):
         r = run("fauna-1", "--probabilities", *given, "-o", tmp_path / "c.svg")
         assert (r.exit_code, r.stderr) == (
             2,
-            "error: fauna-1: the map is complete; --probabilities shades unexplored cells only\n",
+            "error: fauna-1: the map is complete; --probabilities shades unexplored cells only (hide some: --reveal)\n",
         ), given
     assert not (tmp_path / "p.png").exists() and not (tmp_path / "c.svg").exists()
 

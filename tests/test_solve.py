@@ -642,6 +642,30 @@ def test_reveal_asks_about_a_map_as_the_table_sees_it(tmp_path):
     assert (r.exit_code, r.stderr) == (2, f"error: --reveal: B6 is hidden in {state}: give its terrain, like B6=Wa\n")
 
 
+@pytest.mark.parametrize(
+    ("bad", "problem"),
+    [
+        ("B7,", "an empty cell name in 'B7,' (a comma too many?): name cells like B7,C7"),
+        ("B7,,C7", "an empty cell name in 'B7,,C7' (a comma too many?): name cells like B7,C7"),
+        (
+            "B7 C7",
+            "'B7 C7' is not a cell name (a row letter and a column number, like E3): separate cells with commas, like B7,C7",
+        ),
+        (
+            "B7;C7",
+            "'B7;C7' is not a cell name (a row letter and a column number, like E3): separate cells with commas, like B7,C7",
+        ),
+        ("none,B7", "none is the board before the first reveal, alone: name cells, or none"),
+        ("B7,none", "none is the board before the first reveal, alone: name cells, or none"),
+    ],
+)
+def test_a_reveal_list_typed_as_a_list_is_told_how_to_write_it(bad, problem):
+    """`--reveal A7,` (a script's trailing comma) said "'': a cell name first, like A7 or A7=Wa", and `--reveal
+    "A7 B7"` or `A7;B7` said only that it is no cell name, as `none,A7` did of none: each now says what to write."""
+    r = run("solve", "training-1", "--reveal", bad)
+    assert (r.exit_code, r.stderr) == (2, f"error: --reveal: {problem}\n")
+
+
 def test_reveal_of_a_hill_the_file_writes_without_its_number_shows_the_number(tmp_path):
     """RULES.md C9 lets a complete map's file write a Hill as plain `Hi`; at the table a revealed Hill shows its
     number (RULES.md §6), and the map fixes it. `--reveal A6` of such a file revealed a Hill with no number: solve,

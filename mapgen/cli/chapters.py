@@ -8,6 +8,7 @@ import click
 
 from constraints.catalogue import ChapterError, chapter_file, get_chapter, unknown_chapter
 from mapgen.cli.options import (
+    InName,
     OutName,
     chapter_names,
     force_option,
@@ -33,6 +34,7 @@ from mapgen.cli.options import (
     "--profile",
     "profile_file",
     metavar="FILE",
+    type=InName(),
     default=None,
     help="Add this design profile's rules instead of the default profile's (implies --design).",
 )

@@ -12,6 +12,7 @@ import click
 from mapgen.cli.errors import BROKEN, BadInput, about, about_settings, exit_code
 from mapgen.cli.grade import campaign_options, quality_options
 from mapgen.cli.options import (
+    InName,
     MapType,
     OutName,
     chapter_option,
@@ -64,6 +65,7 @@ from mapgen.cli.options import (
     "--profile",
     "profile_file",
     metavar="FILE",
+    type=InName(),
     default=None,
     help="A design profile (TOML) overriding the chapter's defaults; mapgen chapters CHAPTER --design -o FILE "
     "writes the default one, each setting explained, to change.",

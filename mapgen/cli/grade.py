@@ -16,7 +16,8 @@ import click
 
 from mapgen.cli.errors import about, about_settings
 from mapgen.cli.options import (
-    FiniteRange,
+    InName,
+    Share,
     checked_map,
     jobs_option,
     json_option,
@@ -38,6 +39,7 @@ def parse_win_rate(value: str | None) -> tuple[str | None, tuple[float, float]] 
     if value is None:
         return None
     bot, _, band = value.rpartition(":")
+    bot = bot.strip().lower()  # any case, as --bot takes it
     from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
     if bot and bot not in BOTS:
@@ -56,9 +58,9 @@ def quality_options(f):
     """--grade, --win-rate, --max-walled-in: targets that override a profile's [quality] table."""
     f = click.option(
         "--max-walled-in",
-        type=FiniteRange(0, 1),
+        type=Share(),
         default=None,
-        help="Largest share of games sealed walled in: no Path left open (the band's bot).",
+        help="Largest share of games sealed walled in: no Path left open (the band's bot); 0.2 or 20%.",
     )(f)
     f = click.option(
         "--win-rate",
@@ -166,7 +168,7 @@ def progress_bar(label: str, total: int, enabled: bool, *, where=None):
 def parse_bots(value: str) -> list[str]:
     from mapgen.engine.bots import BOTS  # deferred: ortools, only when the command runs
 
-    names = [b.strip() for b in value.split(",") if b.strip()]
+    names = [b.strip().lower() for b in value.split(",") if b.strip()]  # any case, as --bot takes it
     bad = [b for b in names if b not in BOTS]
     if bad or not names:
         hint = did_you_mean(bad[0], BOTS) if bad else ""
@@ -211,6 +213,7 @@ def games_per_bot(bots: list[str], games: int | None, table: dict[str, int] | No
     "--profile",
     "profile_file",
     metavar="FILE",
+    type=InName(),
     default=None,
     help="A profile whose [quality] table says what passes and, unless --games, how many games each bot plays "
     "(default: the chapter's defaults).",

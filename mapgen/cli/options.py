@@ -56,6 +56,15 @@ def unknown_map_name(spec: str, path: str) -> str | None:
     return f"no such file, and no shipped map of that name{maps.unknown(spec, '`mapgen maps` lists them')}"
 
 
+def told_map_problem(problem: str) -> str:
+    """A map file's problem as the command line tells it: a file (or a map piped in) holding only a shipped map's
+    name gets the hint to give that name instead."""
+    word = problem.partition(" is not a map file's text")[0].strip("'")
+    if problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
+        return f"{problem}; for the shipped map, give its name instead: {word}"
+    return problem
+
+
 def load_map(spec: str, *, complete: bool = False, valid: bool = False, command: str = "this command") -> MapInput:
     """Read a map argument; MapFileError/BadInput (exit 2) when unreadable or partial, RuleBroken (exit 1) when it
     breaks a rule of its chapter (only with ``valid``)."""
@@ -74,9 +83,9 @@ def load_map(spec: str, *, complete: bool = False, valid: bool = False, command:
                 raise BadInput(spec, problem)
             text, m = read_map_text(path)  # the text kept: its comments are noted where a map is written from it
     except MapFileError as e:
-        word = e.problem.partition(" is not a map file's text")[0].strip("'")
-        if e.problem == NOT_MAP_TEXT.format(line=word) and word in maps.names():  # a shipped map's name in a file
-            raise MapFileError(e.source, f"{e.problem}; for the shipped map, give its name instead: {word}") from None
+        told = told_map_problem(e.problem)
+        if told != e.problem:
+            raise MapFileError(e.source, told) from None
         raise
     return checked_map(MapInput(spec, m, comment_lines(text)), complete=complete, valid=valid, command=command)
 
@@ -163,6 +172,22 @@ def map_argument(name: str = "map_in", *, complete: bool = False, valid: bool = 
     return click.argument(name, metavar=metavar, type=MapType(complete=complete, valid=valid), **kw)
 
 
+#: what a file option given ``-`` is told: standard input is a MAP's (``chapters fauna -o - | validate --rules -``
+#: said "-: no such file" with the rules piped in)
+NOT_STDIN = "- is standard input, which only a MAP reads: name a file"
+
+
+class InName(click.ParamType):
+    """An input file's name as given, other than a MAP's: ``-`` is refused (``NOT_STDIN``)."""
+
+    name = "file"
+
+    def convert(self, value, param, ctx):
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
+        return value
+
+
 class RulesType(click.ParamType):
     """A house-rule chapter file, loaded (ChapterError, exit 2, when it cannot be used)."""
 
@@ -171,6 +196,8 @@ class RulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
         if ctx is not None:  # the file as given: an impossible set of its rules names it (``generate``)
             ctx.meta[RULES_FILE] = value
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
@@ -185,6 +212,8 @@ class HouseRulesType(click.ParamType):
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
+        if value == STDIN:
+            self.fail(NOT_STDIN, param, ctx)
         return value, load_chapter(value)
 
 
@@ -308,7 +337,8 @@ def force_unused(force: bool, outputs: tuple[str | None, ...], names: str) -> No
 class OutName(click.Path):
     """An output file's or folder's name as given (``kind``: "file" or "folder"). An empty one, a script's unset
     variable (``--out "$DIR"``), is refused: ``generate --out ''`` wrote into the current folder, ``playtest --replay
-    ''`` saved nothing without a word, and a file's refusal named no file (``error: : is a folder``)."""
+    ''`` saved nothing without a word, and a file's refusal named no file (``error: : is a folder``). A folder's
+    ``-`` too: it is standard output wherever one file is written, and ``generate --out -`` made a folder ``-``."""
 
     def __init__(self, kind: str = "file", **path):
         super().__init__(readable=False, **path)  # only the name is checked here; mapgen.output checks the rest
@@ -318,6 +348,8 @@ class OutName(click.Path):
         if isinstance(value, str) and not value.strip():
             where = " (. is the current folder)" if self.kind == "folder" else ""
             self.fail(f"an empty {self.kind} name{where}", param, ctx)
+        if self.kind == "folder" and value == "-":  # -o - prints one file; a folder of them has no stdout
+            self.fail("- is standard output, not a folder: name a folder (./- for one named -)", param, ctx)
         return super().convert(value, param, ctx)
 
 
@@ -344,6 +376,25 @@ class FiniteRange(click.FloatRange):
         number = super().convert(value, param, ctx)
         if not math.isfinite(number):
             self.fail(f"{value} is not a finite number.", param, ctx)
+        return number
+
+
+class Share(FiniteRange):
+    """A share from 0 to 1, or the same as a percentage (``0.2`` or ``20%``), as ``--win-rate`` takes its band:
+    ``--max-walled-in 20%`` said "'20%' is not a number" beside ``--win-rate 25%-60%``."""
+
+    def __init__(self):
+        super().__init__(0, 1)
+
+    def convert(self, value, param, ctx):
+        if not (isinstance(value, str) and value.strip().endswith("%")):
+            return super().convert(value, param, ctx)
+        try:
+            number = float(value.strip()[:-1]) / 100
+        except ValueError:
+            self.fail(f"{value!r} is not a share (0.2) or a percentage (20%)", param, ctx)
+        if not (math.isfinite(number) and 0 <= number <= 1):
+            self.fail(f"{value} is not in the range 0<=x<=1 (0% to 100%)", param, ctx)
         return number
 
 
@@ -395,7 +446,11 @@ def chapter_option(*names: str, **kw):
 
 class NearChoice(click.Choice):
     """A ``click.Choice`` whose refusal names the nearest choice: "'heuristc' is not one of ... (did you mean
-    heuristic?)", as a misspelt map name does."""
+    heuristic?)", as a misspelt map name does. Any case is taken (``--bot Heuristic``), as chapters, grades and
+    terrain codes are: it said "did you mean heuristic?"."""
+
+    def __init__(self, choices, case_sensitive: bool = False):
+        super().__init__(choices, case_sensitive=case_sensitive)
 
     def convert(self, value, param, ctx):
         try:
@@ -468,12 +523,17 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
     for item in items:
         name, given, code = item.partition("=")
         name, code = name.strip(), code.strip()
+        if not item:  # a trailing comma (a script's list), or two together
+            reject("--reveal", f"an empty cell name in {cells!r} (a comma too many?): name cells like {_pair(board)}")
         if not name:
             reject("--reveal", f"{item!r}: a cell name first, like A7 or A7=Wa")
+        if name.lower() == "none":  # none,A7: the empty board is asked alone
+            reject("--reveal", "none is the board before the first reveal, alone: name cells, or none")
         try:
             i = board.index(name)
         except ValueError as e:
-            reject("--reveal", str(e))
+            apart = any(ch.isspace() or ch == ";" for ch in name)  # a list typed with spaces or semicolons
+            reject("--reveal", f"{e}: separate cells with commas, like {_pair(board)}" if apart else str(e))
         if i in shown:
             reject("--reveal", f"{board.name(i)} is named twice")
         if given:
@@ -497,6 +557,12 @@ def revealed_input(map_in: MapInput, cells: str | None, chapter: Chapter | None 
             hills[i] = number
     state = m.with_cells((shown.get(i) for i in range(board.size)), hills)
     return MapInput(map_in.source, state, map_in.comments)
+
+
+def _pair(board) -> str:
+    """Two cells of ``board``'s start column as ``--reveal`` writes them: ``A7,B7`` (Training: ``B7,C7``)."""
+    column = [n for n in board.names if n.endswith(board.names[-1][1:])]
+    return f"{column[0]},{column[1]}"
 
 
 def reject(option: str, problem: str):

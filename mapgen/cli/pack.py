@@ -19,6 +19,7 @@ from mapgen.cli.options import (
     FiniteRange,
     MapType,
     OutName,
+    Share,
     chapter_option,
     checked_map,
     force_option,
@@ -137,7 +138,9 @@ def _url_base(value: str) -> str:
     default=None,
     help="Win-rate band for a bot (default: the chapter's heuristic band).",
 )
-@click.option("--max-walled-in", type=FiniteRange(0, 1), default=None, help="Largest share of games sealed walled in.")
+@click.option(
+    "--max-walled-in", type=Share(), default=None, help="Largest share of games sealed walled in: 0.2 or 20%."
+)
 @click.option(
     "--games",
     type=click.IntRange(1, 100_000),

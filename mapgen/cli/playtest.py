@@ -11,7 +11,9 @@ import click
 from mapgen.cli.errors import RuleBroken, about, about_settings
 from mapgen.cli.grade import progress_bar
 from mapgen.cli.options import (
+    InName,
     Listed,
+    NearChoice,
     OutName,
     bot_option,
     checked_map,
@@ -86,14 +88,14 @@ def _play_back(path: str, step: bool) -> None:
 @click.option("--medicine", is_flag=True, help="Add the Training Gear Medicine to the first player.")
 @click.option(
     "--mode",
-    type=click.Choice(["coop", "traitor"]),
+    type=NearChoice(["coop", "traitor"]),
     help="Maldonado: co-operative (default) or Hidden Traitor mode (reports traitor_wins and traitor_caught).",
 )
 @click.option(
     "--budget",
     type=click.IntRange(1, 100_000),
     help="Search bots: ismcts simulations per decision (default 16), planner worlds per Path (default 2), "
-    "scout worlds per Path once half the board is explored (default 1), oracle rollouts per candidate action "
+    "scout worlds per Path once 71% of the board is explored (default 1), oracle rollouts per candidate action "
     "where it searches (default 1); more plays better and slower.",
 )
 @variant_option("the games")
@@ -113,6 +115,7 @@ def _play_back(path: str, step: bool) -> None:
     "--show",
     "show_file",
     metavar="FILE",
+    type=InName(),
     help="Play back one saved game (a file written by --replay) instead of playtesting; exit 2 when its actions "
     "do not play to the end it records.",
 )
@@ -157,8 +160,8 @@ def playtest(
     seeing the map: a cheap reference), ismcts (OpenSpiel's Information Set MCTS on worlds drawn from what the
     player knows, --budget simulations per decision; needs the openspiel extra), planner (the strong fair bot: the
     deducer, each Path it explores chosen by rollouts on --budget worlds drawn from what the player knows), scout
-    (the fast fair bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once about
-    half the board is explored), oracle (a rollout search with the map in view, chance drawn at random: the upper
+    (the fast fair bot `mapgen grade` plays: the deducer, each Path chosen by rollouts on --budget worlds once 71% of
+    the board is explored), oracle (a rollout search with the map in view, chance drawn at random: the upper
     bound, --budget rollouts per candidate). --plot and --replay are checked before the first game.
 
     \b
@@ -240,6 +243,10 @@ def playtest(
                     "(playtest has no --time-limit to raise: fewer --jobs, or a quieter machine)"
                 ) from None
     rep = summarise(records, m, s, source)
+    if rules is not None and rules_file():  # the house rules named as grade names them: the file, its fingerprint
+        from mapgen.generate import rules_record  # deferred: the command's library, only for house rules
+
+        rep.update(rules_record(rules_file(), rules))
     if replay_dir:
         from mapgen.output import removed_note  # deferred: the command's library, only when it runs
 

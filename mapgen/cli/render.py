@@ -192,6 +192,12 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
         reject("--paper", "is the paper of a printable sheet: add --sheet (a map alone is drawn to its own size)")
     if (sheet or profile) and typed("layout"):  # it was dropped without a word
         reject("--layout", "arranges a picture of a map; --sheet and --profile have layouts of their own")
+    if fmt != "png" and typed("dpi"):  # it was dropped without a word: an SVG or a PDF has no pixels
+        article = "an" if fmt == "svg" else "a"
+        reject(
+            "--dpi",
+            f"sets a PNG's pixels per inch; {out} is {article} {fmt.upper()}, drawn to scale: name the file .png",
+        )
     if time_limit is not None and not (forced or shades or profile):
         reject("--time-limit", "limits the solver of --forced, --probabilities and --profile; none is asked")
     started = time.perf_counter()
@@ -233,7 +239,9 @@ def render(map_file, out, force, reveal, forced, code, profile, sheet, paper, ti
             except ValueError as e:
                 reject("--probabilities", str(e))
         if terrain is not None and m.complete:
-            raise BadInput(map_file, "the map is complete; --probabilities shades unexplored cells only")
+            raise BadInput(
+                map_file, "the map is complete; --probabilities shades unexplored cells only (hide some: --reveal)"
+            )
         if forced and m.complete:  # as --probabilities: it drew the map with nothing marked, without a word
             raise BadInput(map_file, "the map is complete; --forced marks unexplored cells only (hide some: --reveal)")
         time_limit = time_limit or SOLVE_TIME

@@ -8,6 +8,7 @@ import click
 
 from mapgen.cli.errors import BROKEN, about, found_then_out_of_time
 from mapgen.cli.options import (
+    NearChoice,
     OutName,
     cache_note,
     force_option,
@@ -49,7 +50,7 @@ from mapgen.cli.options import (
 )
 @click.option(
     "--method",
-    type=click.Choice(["auto", "sample", "unigen"]),
+    type=NearChoice(["auto", "sample", "unigen"]),
     default="auto",
     show_default=True,
     help="How --probabilities are had: auto (exact where in time, else the sampler, each share with its error), "
@@ -104,7 +105,7 @@ def solve(
         mapgen solve fauna-1 --reveal A7,B7,C7 --probabilities
         mapgen solve flora-2 --reveal none --probabilities --json
         mapgen deduce fauna-1 --puzzle puzzle.toml --no-profile
-        mapgen solve puzzle.toml --explain
+        mapgen solve puzzle.toml --explain --time-limit 30
         mapgen solve puzzle.toml --probabilities --target Ft --json
         mapgen solve puzzle.toml -o solution.toml
     """

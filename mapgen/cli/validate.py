@@ -8,12 +8,17 @@ from dataclasses import replace
 import click
 
 from mapgen.cli.errors import BAD_INPUT, BROKEN
-from mapgen.cli.options import json_option, map_path, rules_file, rules_option, unknown_map_name
+from mapgen.cli.options import json_option, map_path, rules_file, rules_option, told_map_problem, unknown_map_name
 from mapgen.inputs import STDIN, Unreadable, read_stdin
 from mapgen.validate import FileReport, validate_file
 
 
 def _report(spec: str, rules) -> FileReport:
+    r = _read_report(spec, rules)
+    return replace(r, error=told_map_problem(r.error)) if r.error else r  # as every other command tells it
+
+
+def _read_report(spec: str, rules) -> FileReport:
     if spec == STDIN:  # a map piped in: mapgen generate ... | mapgen validate -
         try:
             return validate_file(spec, rules, text=read_stdin("map file"))
@@ -52,7 +57,7 @@ def validate(files, as_json, rules):
     """Check complete map files (or shipped maps by name) against every rule of their chapter.
 
     Every file is checked, even after an unreadable one: exit 0 when every map is valid, 1 when
-    any breaks a rule, 2 when any file cannot be read.
+    any breaks a rule, 2 when any file cannot be read or is a partial map (mapgen solve deduces one).
 
     \b
     Example:

@@ -320,6 +320,14 @@ def report_words(rep: dict) -> dict:
     }
 
 
+def _house_words(rep: dict) -> str:
+    """The report's house rules: ", house rules house.toml (fingerprint 0123...)" as a replay's header names them
+    where the file is known (``rules``, as ``mapgen playtest --rules`` adds it), else the chapter file's name."""
+    if rep.get("rules"):
+        return f", house rules {rep['rules']} (fingerprint {rep['rules_fingerprint']})"
+    return f", house rules {rep['house_rules']}" if rep.get("house_rules") else ""
+
+
 def report_text(rep: dict) -> str:
     """The report for people."""
     team = "; ".join(f"{t['character'] or '-'} ({', '.join(t['gear']) or 'no gear'})" for t in rep["team"])
@@ -330,7 +338,7 @@ def report_text(rep: dict) -> str:
             f"{rep['map']}: {rep['chapter']}, {quantity(rep['games'], 'game')}, bot {rep['bot']}, {rep['players']} player(s): {team}, "
             f"seed {rep['seed']}"
             + (f", variants {', '.join(rep['variants'])}" if rep.get("variants") else "")
-            + (f", house rules {rep['house_rules']}" if rep.get("house_rules") else "")
+            + _house_words(rep)
         ),
         (
             f"  wins         {words['wins']}"
