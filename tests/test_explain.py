@@ -757,6 +757,26 @@ def test_hint_steps_say_a_cited_cell_was_deduced_by_an_earlier_step_not_revealed
         assert line.endswith(e["text"])
 
 
+def test_a_hint_out_of_time_before_its_possible_terrains_says_what_is_missing_in_words(monkeypatch):
+    """When the wall clock ends a hint before the Paths' possible terrains, its JSON's ``missing`` is
+    ``["may_hold", "must_hold", "odds"]``; stderr said those keys ("missing: may_hold, must_hold, odds"). It says
+    them in words now, the JSON keeps its keys."""
+    from mapgen.solving.solve import SolveTimeout
+
+    real = Solver.possible
+
+    def runs_out(self, state, *args, **kwargs):
+        if kwargs.get("cells") is not None:  # the frontier's possible terrains, asked after the forced cells
+            raise SolveTimeout("the time limit ran out while the possible terrains were found")
+        return real(self, state, *args, **kwargs)
+
+    monkeypatch.setattr(Solver, "possible", runs_out)
+    r = run("hint", "flora-1", "--reveal", "D7,D6,C7,E7,C6", "--json")
+    assert r.exit_code == 3, r.output
+    assert json.loads(r.stdout)["missing"] == ["may_hold", "must_hold", "odds"]
+    assert r.stderr.endswith("missing: which Paths may hold the target, which must, odds\n"), r.stderr
+
+
 def test_hint_whose_odds_run_out_of_time_keeps_which_paths_may_hold_the_target(monkeypatch, slow_clock):
     """When the wall clock ends a hint's odds (exit 3), which Paths can hold the target and which must (the exact
     possible terrains, found before the odds) were dropped with them; `solve` keeps its possible terrains there. Now

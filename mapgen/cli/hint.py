@@ -109,14 +109,18 @@ def no_completion_json(e: NoCompletion, file: str, note: str, as_json: bool, ste
     raise click.exceptions.Exit(BROKEN) from None
 
 
+#: What the stderr line calls an item of a hint's ``missing`` (its JSON's keys), where the key is no word of its own.
+MISSING_WORDS = {"may_hold": "which Paths may hold the target", "must_hold": "which must"}
+
+
 def odds_out_of_time(result: dict, file: str, time_limit: float) -> None:
     """A hint whose Paths' odds ran out of time, or whose forced cells found no explanation within the limit's work
     (printed above, with what was found; its JSON's ``missing`` names it, as the web's /api/hint does): exit 3,
-    saying what is missing."""
+    saying what is missing, in words (``MISSING_WORDS``)."""
     missing = result.get("missing", [])
     if missing:
         reason = result.get("timed_out") or "cells are forced but no explanation was found within the time limit"
-        raise found_then_out_of_time(file, reason, time_limit, missing)
+        raise found_then_out_of_time(file, reason, time_limit, [MISSING_WORDS.get(m, m) for m in missing])
 
 
 def solution_path(state, file, terrain, time_limit, as_json, chapter, note=""):
