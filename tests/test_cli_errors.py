@@ -420,6 +420,24 @@ def test_an_unknown_option_still_says_which_was_meant():
     assert_fails(run("--colour"), 2, "error: No such option '--colour'. See 'mapgen --help'.")  # was 4 lines
 
 
+@pytest.mark.parametrize(
+    "args, line",
+    [
+        (["maps", "fauna"], "error: Got unexpected extra argument (fauna): a chapter is named with --chapter fauna."),
+        (
+            ["solve", "training-1", "--probabilities", "wo"],
+            "error: Got unexpected extra argument (wo): a terrain is named with --target Wo.",
+        ),
+        (["solve", "training-1", "fauna-1"], "error: Got unexpected extra argument (fauna-1)."),
+    ],
+)
+def test_an_extra_argument_says_which_option_takes_it(args, line):
+    """``mapgen maps fauna`` (``chapters fauna`` takes its chapter so) and ``solve MAP --probabilities Ft`` (``render``
+    takes a terrain after it) said only "Got unexpected extra argument"; now they name the option that takes it."""
+    r = run(*args)
+    assert_fails(r, 2, f"{line} See 'mapgen {args[0]} --help'.")
+
+
 BAD_REPLAYS = {
     "missing file": (None, "no such file"),
     "malformed JSON": (

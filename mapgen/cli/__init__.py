@@ -204,7 +204,7 @@ class MapgenGroup(click.Group):
         where = e.ctx.command_path if e.ctx is not None else ctx.command_path
         if e.ctx is None and command is not None:
             where = f"{ctx.command_path} {ctx.invoked_subcommand}"
-        message = e.format_message()
+        message = e.format_message() + _extra_meant(e.format_message(), command)
         if not message.endswith((".", "?", "!")):  # mapgen's own refusals end their sentence, as click's do
             message += "."
         return Failure(f"{message} See '{where} --help'.", BAD_INPUT)
@@ -360,6 +360,32 @@ def _unmake(folders: list[str]) -> None:
 
 #: the options whose value is a file or folder a command writes, not one it reads
 OUTPUT_OPTIONS = frozenset({"-o", "--out", "--output", "--puzzle", "--plot", "--replay", "--cache-dir"})
+
+
+def _extra_meant(message: str, command) -> str:
+    """For click's "Got unexpected extra argument (fauna)", the option that takes such a word where the command has
+    one: a chapter is ``--chapter fauna`` (``mapgen maps fauna``), a terrain ``--target Ft`` (``mapgen solve MAP
+    --probabilities Ft``, as ``render`` takes it). Else nothing."""
+    import re
+
+    got = re.match(r"Got unexpected extra arguments? \((\S+)", message)
+    if got is None or command is None:
+        return ""
+    word = got.group(1).rstrip(")")
+    opts = {o for p in command.params for o in getattr(p, "opts", ())}
+    from mapgen.cli.options import chapter_names  # deferred: the registry, only for this refusal
+
+    if "--chapter" in opts and word.lower() in chapter_names():
+        return f": a chapter is named with --chapter {word.lower()}"
+    if "--target" in opts:
+        from mapgen.terrain import Terrain  # deferred: only for this refusal
+
+        try:
+            code = Terrain.from_code(word).value
+        except KeyError:
+            return ""
+        return f": a terrain is named with --target {code}"
+    return ""
 
 
 def _inputs_of(args: list[str]) -> frozenset[tuple[int, int]]:
