@@ -438,6 +438,22 @@ def test_an_extra_argument_says_which_option_takes_it(args, line):
     assert_fails(r, 2, f"{line} See 'mapgen {args[0]} --help'.")
 
 
+def test_a_shipped_name_beside_a_file_of_that_name_says_which_map_it_read(tmp_path, monkeypatch):
+    """``mapgen generate -c fauna --seed 2 > fauna-2.toml`` then ``mapgen solve fauna-2`` read the shipped fauna-2
+    without a word (another map: the shipped ones are numbered easiest first); a note now says so and names the
+    file to give. The file by its name reads the file, without a note."""
+    import maps
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "fauna-2.toml").write_text(maps.path("fauna-1").read_text(encoding="utf-8"), encoding="utf-8")
+    note = "note: fauna-2 is the shipped map fauna-2; for the file here, give fauna-2.toml\n"
+    for command in (["validate", "fauna-2"], ["solve", "fauna-2", "--json"]):
+        r = run(*command)
+        assert r.exit_code == 0 and r.stderr == note, (command, r.stderr)
+    r = run("validate", "fauna-2.toml")
+    assert r.exit_code == 0 and r.stderr == "" and r.stdout.startswith("fauna-2.toml: valid")
+
+
 BAD_REPLAYS = {
     "missing file": (None, "no such file"),
     "malformed JSON": (

@@ -45,8 +45,14 @@ def typed(name: str) -> bool:
 
 
 def map_path(spec: str) -> str:
-    """The file for a map argument: the path as given, or a shipped map's file for its name (``fauna-1``)."""
-    return resolve(spec)
+    """The file for a map argument: the path as given, or a shipped map's file for its name (``fauna-1``). A shipped
+    name with a map file of that name here (``mapgen generate -c fauna --seed 2 > fauna-2.toml``, then ``mapgen
+    solve fauna-2``) is the shipped map, said in a note on stderr with the file's name to give instead."""
+    path = resolve(spec)
+    beside = Path(f"{spec}.toml")
+    if path != spec and beside.is_file():
+        click.echo(f"note: {spec} is the shipped map {spec}; for the file here, give {beside}", err=True)
+    return path
 
 
 def unknown_map_name(spec: str, path: str) -> str | None:
