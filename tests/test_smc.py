@@ -273,34 +273,14 @@ def test_the_sat_check_cuts_exactly_the_prefixes_without_a_completion():
     """``smc.sat_check`` (the SAT check between an SMC run's steps) says no only where a partial map has no
     completion: on a training state with 7 cells hidden, every assignment of its first two hidden cells, against
     the exact count of its completions."""
-    import itertools
-
-    import numpy as np
-
-    import maps
-
-    state = maps.load("training-1").hide(range(7))
-    solver = Solver.for_chapter("training")
-    prog = sampler.compile_program(solver.chapter, state)  # every terrain in every hidden cell's domain
-    check = solver._smc_check(state, prog)
-    a, b = (int(c) for c in prog.hidden[:2])
-    rest = np.asarray([int(c) for c in prog.hidden[2:]], dtype=np.int64)
-    parts, counts = [], []
-    for ta, tb in itertools.product(np.flatnonzero(prog.dom[a]), np.flatnonzero(prog.dom[b])):
-        x = np.full(prog.size, -1, dtype=np.int64)
-        for i in range(prog.size):
-            if i not in prog.hidden:
-                x[i] = int(np.argmax(prog.dom[i]))
-        x[a], x[b] = ta, tb
-        parts.append(x)
-        counts.append(sampler.count_small(prog, x, order=rest))
-    got = check(np.asarray(parts))
-    assert [bool(g) for g in got] == [n > 0 for n in counts]
-    assert 0 < sum(n > 0 for n in counts) < len(counts)  # some prefixes are doomed, some are not
+    _, state, prog, parts, alive = _training_prefixes(7)
+    check = Solver.for_chapter("training")._smc_check(state, prog)
+    assert [bool(g) for g in check(parts)] == alive
+    assert 0 < sum(alive) < len(alive)  # some prefixes are doomed, some are not
 
 
 def _training_prefixes(k: int):
-    """training-1 with 7 cells hidden: its ruled SAT session, its program, and every assignment of its first two
+    """training-1 with its first k cells hidden: its ruled SAT session, its program, and every assignment of its first two
     hidden cells (the other hidden cells unset), each with whether a completion extends it (the exact count)."""
     import itertools
 
