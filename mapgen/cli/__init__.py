@@ -31,6 +31,7 @@ import contextlib
 import importlib
 import itertools
 import os
+import re
 import stat
 import sys
 from pathlib import Path
@@ -366,8 +367,6 @@ def _extra_meant(message: str, command) -> str:
     """For click's "Got unexpected extra argument (fauna)", the option that takes such a word where the command has
     one: a chapter is ``--chapter fauna`` (``mapgen maps fauna``), a terrain ``--target Ft`` (``mapgen solve MAP
     --probabilities Ft``, as ``render`` takes it). Else nothing."""
-    import re
-
     got = re.match(r"Got unexpected extra arguments? \((\S+)", message)
     if got is None or command is None:
         return ""
