@@ -958,14 +958,15 @@ def test_a_profile_with_a_byte_order_mark_is_read_as_the_cli_reads_it(client):
 
 
 def test_playtest_refuses_up_front_what_the_cli_refuses(client, monkeypatch):
-    """No job is started (202) only to fail later: the same words as ``mapgen playtest``, 409 and exit 1."""
+    """No job is started (202) only to fail later: the same words as ``mapgen playtest``, 409 and exit 1, in every
+    409's shape (``rules`` and ``cells``, empty: the refusal names none; it was ``{"error"}`` alone)."""
     import sys
 
     before = len(client.app.state.jobs._jobs)
     r = client.post("/api/playtest", json={"name": "fauna-1", "mode": "traitor"})
     assert (r.status_code, r.json(), r.headers["x-mapgen-exit"]) == (
         409,
-        {"error": "mode: traitor is Maldonado's Hidden Traitor mode, not a mode of fauna"},
+        {"error": "mode: traitor is Maldonado's Hidden Traitor mode, not a mode of fauna", "rules": [], "cells": []},
         "1",
     )
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # import pyspiel now raises ImportError
@@ -974,7 +975,9 @@ def test_playtest_refuses_up_front_what_the_cli_refuses(client, monkeypatch):
         409,
         {
             "error": 'bot ismcts: the ismcts bot needs OpenSpiel: pip install ".[openspiel]" in the mapgen folder '
-            "(PyPI open-spiel)"
+            "(PyPI open-spiel)",
+            "rules": [],
+            "cells": [],
         },
     )
     assert len(client.app.state.jobs._jobs) == before

@@ -50,7 +50,13 @@ class ApiError(Exception):
         self.extra = extra
 
     def to_json(self) -> dict:
-        return {"error": str(self), **self.extra}
+        """``{"error", ...extra}``; a 409 always with ``rules`` and ``cells`` (empty where the refusal names none: a
+        mode the chapter lacks, house rules of another fingerprint), the shape the README gives every 409."""
+        out = {"error": str(self), **self.extra}
+        if self.status == 409:
+            out.setdefault("rules", [])
+            out.setdefault("cells", [])
+        return out
 
     def __reduce__(self):  # whole from a worker process: the exit code, status and extra fields too
         return _api_error, (str(self), self.exit, self.status, self.extra)
