@@ -54,6 +54,12 @@ def cell(d, name):
     return d.find_element(By.CSS_SELECTOR, f'.cell[data-cell="{name}"]')
 
 
+def spoken(d, name) -> str:
+    """A cell's spoken name (its ``.sr`` text), read in one script: found and read in two calls, the board could be
+    drawn anew between them (an answer came) and the second call met a stale element."""
+    return d.execute_script(f"return document.querySelector('.cell[data-cell={name}] .sr').textContent")
+
+
 @contextlib.contextmanager
 def stubbed(d, source: str):
     """The page loads with ``source`` run first (a stub of ``window.fetch``: an answer the server would give only
@@ -1553,8 +1559,8 @@ def test_a_typed_flora_start_is_read_in_any_case_as_the_peak_and_greek_fire_are(
     wait_for(lambda: "Start" in text_of(driver, "briefing-summary"), what="the new briefing")
     assert text_of(driver, "briefing-summary") == "Briefing: flora, Peak F3, Start D7, Greek Fire D1"
     wait_for(lambda: "start=D7" in driver.execute_script("return location.hash"), what="the link")
-    said = cell(driver, "D7").find_element(By.CSS_SELECTOR, ".sr").get_attribute("textContent")
-    assert said.startswith("D7: ") and said.endswith(", Start"), said
+    wait_for(lambda: spoken(driver, "D7").endswith(", Start"), what="D7's Start badge said")
+    assert spoken(driver, "D7").startswith("D7: ")
 
 
 def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_out_and_said(driver, base_url):
@@ -1570,7 +1576,7 @@ def test_a_link_s_reveal_is_read_in_any_case_and_one_naming_no_terrain_is_left_o
     for name, code, label in (("A7", "Wa", "Water"), ("B7", "Sk", "Skull"), ("G7", "Hi0", "Hill")):
         shown = cell(driver, name).text.split()
         assert code in shown and "?" not in shown, (name, shown)
-        assert f"{name}: {label}" in cell(driver, name).find_element("css selector", ".sr").get_attribute("textContent")
+        assert f"{name}: {label}" in spoken(driver, name)
     assert "Zz" not in cell(driver, "C7").text
     assert "r=A7Wa%2CB7Sk%2CG7Hi0" in driver.execute_script("return location.hash")
 
