@@ -194,32 +194,26 @@ class InName(click.ParamType):
         return value
 
 
-class RulesType(click.ParamType):
+class RulesType(InName):
     """A house-rule chapter file, loaded (ChapterError, exit 2, when it cannot be used)."""
-
-    name = "file"
 
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        if value == STDIN:
-            self.fail(NOT_STDIN, param, ctx)
+        value = super().convert(value, param, ctx)  # ``-`` refused
         if ctx is not None:  # the file as given: an impossible set of its rules names it (``generate``)
             ctx.meta[RULES_FILE] = value
         return load_chapter(value)  # ChapterError (exit 2): no such file, a symlink loop, too large, ...
 
 
-class HouseRulesType(click.ParamType):
+class HouseRulesType(InName):
     """``serve --rules``, which takes several: a house-rule chapter file, loaded, with the file as given
     (``(FILE, Chapter)``; ChapterError, exit 2, when it cannot be used)."""
-
-    name = "file"
 
     def convert(self, value, param, ctx):
         if not isinstance(value, str):
             return value
-        if value == STDIN:
-            self.fail(NOT_STDIN, param, ctx)
+        value = super().convert(value, param, ctx)  # ``-`` refused
         return value, load_chapter(value)
 
 
